@@ -1,0 +1,98 @@
+"""Sessions: the tokens Betfair's interactive login hands out.
+
+A token is a random string bound to an account and to the application key it
+logged in with. It lasts ``ttl_ms`` from login or from the last ``keepAlive``
+(Betfair: hours), after which every call with it is refused with
+``INVALID_SESSION_INFORMATION``. Sessions live in memory: a restarted server
+asks clients to log in again, as a Betfair session can end at any time.
+
+>>> from exchange.clock import VirtualClock
+>>> clock = VirtualClock(start_ms=0)
+>>> sessions = Sessions(clock, ttl_ms=1_000)
+>>> token = sessions.open("alice", "app").token
+>>> sessions.check(token, "app").account
+'alice'
+>>> clock.advance(1_001)
+>>> sessions.check(token, "app")
+Traceback (most recent call last):
+...
+exchange.server.errors.ApiError: INVALID_SESSION_INFORMATION: the session has expired; log in again
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, replace
+
+from exchange.clock import Clock
+from exchange.server.errors import ApiError, ApingCode
+
+DEFAULT_TTL_MS = 12 * 60 * 60 * 1000
+MAX_APP_KEY = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    token: str
+    account: str
+    app_key: str
+    expires_ms: int
+
+
+def check_app_key(app_key: str | None) -> str:
+    """The X-Application header: required, printable, at most 64 characters."""
+    if not app_key:
+        raise ApiError(ApingCode.NO_APP_KEY, "an application key header ('X-Application') is required")
+    if len(app_key) > MAX_APP_KEY or not app_key.isprintable():
+        raise ApiError(ApingCode.INVALID_APP_KEY, f"the application key must be 1-{MAX_APP_KEY} printable characters")
+    return app_key
+
+
+class Sessions:
+    """Live sessions by token. All methods are O(1) but :meth:`purge`, which is O(sessions)."""
+
+    def __init__(self, clock: Clock, ttl_ms: int = DEFAULT_TTL_MS) -> None:
+        self._clock = clock
+        self.ttl_ms = ttl_ms
+        self._by_token: dict[str, Session] = {}
+
+    def open(self, account: str, app_key: str) -> Session:
+        session = Session(secrets.token_urlsafe(24), account, app_key, self._clock.now() + self.ttl_ms)
+        self._by_token[session.token] = session
+        return session
+
+    def check(self, token: str | None, app_key: str | None) -> Session:
+        """The live session for ``token`` used with ``app_key``; raises the API-NG error otherwise."""
+        app_key = check_app_key(app_key)
+        if not token:
+            raise ApiError(ApingCode.NO_SESSION, "a session token header ('X-Authentication') is required")
+        session = self._by_token.get(token)
+        if session is None:
+            raise ApiError(ApingCode.INVALID_SESSION_INFORMATION, "the session token is not valid; log in again")
+        if self._clock.now() >= session.expires_ms:
+            del self._by_token[token]
+            raise ApiError(ApingCode.INVALID_SESSION_INFORMATION, "the session has expired; log in again")
+        if session.app_key != app_key:
+            raise ApiError(ApingCode.INVALID_APP_KEY, "the application key is not the one this session logged in with")
+        return session
+
+    def keep_alive(self, token: str | None, app_key: str | None) -> Session:
+        session = replace(self.check(token, app_key), expires_ms=self._clock.now() + self.ttl_ms)
+        self._by_token[session.token] = session
+        return session
+
+    def close(self, token: str | None, app_key: str | None) -> Session:
+        session = self.check(token, app_key)
+        del self._by_token[session.token]
+        return session
+
+    def purge(self) -> int:
+        """Forget expired sessions; returns how many."""
+        now = self._clock.now()
+        dead = [token for token, s in self._by_token.items() if now >= s.expires_ms]
+        for token in dead:
+            del self._by_token[token]
+        return len(dead)
+
+    def __len__(self) -> int:
+        return len(self._by_token)

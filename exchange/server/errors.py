@@ -1,0 +1,95 @@
+"""Errors the HTTP edge turns into Betfair-shaped answers.
+
+There are three families, as in Betfair's own API:
+
+* :class:`ApiError` is an ``APINGException`` (or ``AccountAPINGException``):
+  the whole call is refused (bad session, bad input, too much data). JSON-RPC
+  carries it as error ``-32099`` with ``ANGX-00NN`` as the message.
+* :class:`LoginFailure` is the identity service's ``{"status": "FAIL", "error": ...}``.
+* Order-level failures are not exceptions at all: they are reports with
+  ``status: FAILURE`` and an ``errorCode`` (see :mod:`exchange.server.betting`).
+
+>>> err = ApiError(ApingCode.INVALID_INPUT_DATA, "size must be a number")
+>>> err.angx
+'ANGX-0002'
+>>> err.http_status
+400
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ApingCode(StrEnum):
+    """APINGExceptionCode, in Betfair's ANGX order."""
+
+    TOO_MUCH_DATA = "TOO_MUCH_DATA"
+    INVALID_INPUT_DATA = "INVALID_INPUT_DATA"
+    INVALID_SESSION_INFORMATION = "INVALID_SESSION_INFORMATION"
+    NO_APP_KEY = "NO_APP_KEY"
+    NO_SESSION = "NO_SESSION"
+    UNEXPECTED_ERROR = "UNEXPECTED_ERROR"
+    INVALID_APP_KEY = "INVALID_APP_KEY"
+    TOO_MANY_REQUESTS = "TOO_MANY_REQUESTS"
+    SERVICE_BUSY = "SERVICE_BUSY"
+    TIMEOUT_ERROR = "TIMEOUT_ERROR"
+    REQUEST_SIZE_EXCEEDS_LIMIT = "REQUEST_SIZE_EXCEEDS_LIMIT"
+    ACCESS_DENIED = "ACCESS_DENIED"
+
+
+_ANGX = {code: f"ANGX-{i:04d}" for i, code in enumerate(ApingCode, start=1)}
+
+_HTTP_STATUS = {
+    ApingCode.INVALID_SESSION_INFORMATION: 401,
+    ApingCode.NO_SESSION: 401,
+    ApingCode.NO_APP_KEY: 401,
+    ApingCode.INVALID_APP_KEY: 401,
+    ApingCode.ACCESS_DENIED: 403,
+    ApingCode.TOO_MANY_REQUESTS: 429,
+    ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT: 413,
+    ApingCode.SERVICE_BUSY: 503,
+    ApingCode.TIMEOUT_ERROR: 504,
+    ApingCode.UNEXPECTED_ERROR: 500,
+}
+
+
+class ApiError(Exception):
+    """An APINGException: the call as a whole is refused, with a stable code and a clear reason."""
+
+    def __init__(self, code: ApingCode, details: str) -> None:
+        super().__init__(f"{code}: {details}")
+        self.code = code
+        self.details = details
+
+    @property
+    def angx(self) -> str:
+        return _ANGX[self.code]
+
+    @property
+    def http_status(self) -> int:
+        """The status a plain REST route answers with (JSON-RPC answers 200 with an error body, as Betfair does)."""
+        return _HTTP_STATUS.get(self.code, 400)
+
+
+def invalid_input(details: str) -> ApiError:
+    return ApiError(ApingCode.INVALID_INPUT_DATA, details)
+
+
+class LoginCode(StrEnum):
+    """The identity service's error values (interactive login, keepAlive, logout)."""
+
+    INVALID_USERNAME_OR_PASSWORD = "INVALID_USERNAME_OR_PASSWORD"
+    INPUT_VALIDATION_ERROR = "INPUT_VALIDATION_ERROR"
+    NO_SESSION = "NO_SESSION"
+    INVALID_APP_KEY = "INVALID_APP_KEY"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+class LoginFailure(Exception):
+    """Login, keepAlive or logout refused: answered as ``{"status": "FAIL", "error": code}``."""
+
+    def __init__(self, code: LoginCode, details: str = "") -> None:
+        super().__init__(f"{code}: {details}" if details else str(code))
+        self.code = code
+        self.details = details

@@ -1,0 +1,130 @@
+"""JSON-RPC 2.0 as Betfair's API-NG speaks it: envelopes, batches and APINGException errors.
+
+An :class:`Endpoint` is one URL (``/exchange/betting/json-rpc/v1`` or
+``/exchange/account/json-rpc/v1``) with its table of methods named as API-NG
+names them (``SportsAPING/v1.0/placeOrders``). It parses the body, checks the
+envelope, calls the method and wraps the answer; it never raises. A method
+refuses a call by raising :class:`~exchange.server.errors.ApiError`, which
+becomes error ``-32099`` with ``ANGX-00NN`` as the message and the
+``APINGException`` in ``data``, as Betfair sends it.
+
+A body that is a JSON array is a batch: its calls run one after another, in
+order, and the answer is the array of their answers.
+
+>>> import asyncio
+>>> async def echo(session: object, params: dict) -> dict:
+...     return {"seen": params["x"]}
+>>> endpoint = Endpoint("SportsAPING", "APINGException", {"SportsAPING/v1.0/echo": echo})
+>>> body = b'{"jsonrpc":"2.0","method":"SportsAPING/v1.0/echo","params":{"x":1},"id":7}'
+>>> out = asyncio.run(endpoint.handle(body, None))
+>>> json.loads(out)
+{'jsonrpc': '2.0', 'result': {'seen': 1}, 'id': 7}
+>>> json.loads(asyncio.run(endpoint.handle(b'{"method":"SportsAPING/v1.0/nope","id":1}', None)))["error"]["code"]
+-32601
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from exchange.server.errors import ApiError, ApingCode
+
+log = logging.getLogger(__name__)
+
+Params = Mapping[str, Any]
+Method = Callable[[Any, Params], Awaitable[Any]]
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+APING_ERROR = -32099
+
+MAX_BATCH = 50
+
+
+def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        out["data"] = data
+    return out
+
+
+def aping_error(err: ApiError, exception_name: str) -> dict[str, Any]:
+    """The ``error`` member for an APINGException, shaped as Betfair sends it."""
+    detail = {"requestUUID": str(uuid.uuid4()), "errorCode": str(err.code), "errorDetails": err.details}
+    return error_object(APING_ERROR, err.angx, {exception_name: detail, "exceptionname": exception_name})
+
+
+def envelope_error(request_id: Any, error: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "error": error, "id": request_id}
+
+
+def _valid_id(value: Any) -> bool:
+    return value is None or (isinstance(value, int | str) and not isinstance(value, bool))
+
+
+class Endpoint:
+    """One JSON-RPC URL: a service prefix, the name its exceptions carry, and its methods."""
+
+    def __init__(self, service: str, exception_name: str, methods: Mapping[str, Method]) -> None:
+        self.service = service
+        self.exception_name = exception_name
+        self.methods = dict(methods)
+
+    async def handle(self, body: bytes, session: Any) -> bytes:
+        """The response body for a request body, calling methods with ``session``."""
+        try:
+            request = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            return _dump(envelope_error(None, error_object(PARSE_ERROR, f"Parse error: the body is not JSON ({exc})")))
+        if isinstance(request, list):
+            if not request:
+                return _dump(envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: empty batch")))
+            if len(request) > MAX_BATCH:
+                err = ApiError(ApingCode.TOO_MUCH_DATA, f"a batch holds at most {MAX_BATCH} calls, not {len(request)}")
+                return _dump(envelope_error(None, aping_error(err, self.exception_name)))
+            return _dump([await self.call(item, session) for item in request])
+        return _dump(await self.call(request, session))
+
+    async def call(self, request: Any, session: Any) -> dict[str, Any]:
+        """One call: its response object (result or error), never an exception."""
+        if not isinstance(request, dict):
+            return envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: expected a JSON object"))
+        request_id = request.get("id")
+        if not _valid_id(request_id):
+            return envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: id must be a string or number"))
+        version = request.get("jsonrpc", "2.0")
+        if version != "2.0":
+            return envelope_error(request_id, error_object(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
+        name = request.get("method")
+        if not isinstance(name, str):
+            return envelope_error(request_id, error_object(INVALID_REQUEST, "Invalid Request: method must be a string"))
+        method = self.methods.get(name)
+        if method is None:
+            known = ", ".join(sorted(self.methods))
+            message = f"Method not found: {name[:100]!r}; this endpoint has {known}"
+            return envelope_error(request_id, error_object(METHOD_NOT_FOUND, message))
+        params = request.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            message = "Invalid params: params must be a JSON object of named parameters"
+            return envelope_error(request_id, error_object(INVALID_PARAMS, message))
+        try:
+            result = await method(session, params)
+        except ApiError as err:
+            return envelope_error(request_id, aping_error(err, self.exception_name))
+        except Exception:
+            log.exception("unexpected error in %s", name)
+            err = ApiError(ApingCode.UNEXPECTED_ERROR, "an unexpected internal error occurred; it has been logged")
+            return envelope_error(request_id, aping_error(err, self.exception_name))
+        return {"jsonrpc": "2.0", "result": result, "id": request_id}
+
+
+def _dump(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()

@@ -1,0 +1,144 @@
+"""Accounts: names, salted password hashes and deposits, in the server's SQLite file.
+
+The same database file holds the journal (:mod:`exchange.server.journal`); this
+module owns only the ``accounts`` table. Passwords are never stored: only a
+random salt and ``hashlib.scrypt`` of the password with it. Money is integer
+minor units (pence).
+
+>>> store = AccountStore.open(":memory:")
+>>> store.add("alice", "s3cret", deposit=100_000)
+Account(name='alice', deposit=100000, currency='GBP', created_ms=...)
+>>> store.verify("alice", "s3cret") is not None, store.verify("alice", "wrong")
+(True, None)
+>>> [a.name for a in store.list()]
+['alice']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+import time
+from dataclasses import dataclass
+
+# scrypt cost: ~16 MiB and a few tens of milliseconds per check; logins are rare.
+_SCRYPT_N = 2**14
+_SCRYPT_R = 8
+_SCRYPT_P = 1
+_NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (
+    name TEXT PRIMARY KEY,
+    salt BLOB NOT NULL,
+    pw_hash BLOB NOT NULL,
+    deposit INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+);
+"""
+
+
+class AccountExists(ValueError):
+    """An account of that name is already in the database."""
+
+
+class UnknownAccount(KeyError):
+    """No account of that name."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """An account as stored: its deposit (minor units) is the money it was opened with."""
+
+    name: str
+    deposit: int
+    currency: str
+    created_ms: int
+
+    def __repr__(self) -> str:
+        return f"Account(name={self.name!r}, deposit={self.deposit}, currency={self.currency!r}, created_ms=...)"
+
+
+def hash_password(password: str, salt: bytes) -> bytes:
+    return hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32)
+
+
+def check_name(name: str) -> str:
+    """Account names are 1–64 letters, digits or ``_.@-``; anything else is refused with the rule."""
+    if not _NAME.match(name):
+        raise ValueError(f"account name {name!r} is not allowed: use 1-64 letters, digits or _ . @ -")
+    return name
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A connection to the server database in WAL mode with full fsync on commit."""
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    return conn
+
+
+class AccountStore:
+    """The ``accounts`` table. Safe to share between the server and ``exchange-poker accounts``."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._conn.executescript(SCHEMA)
+
+    @classmethod
+    def open(cls, path: str) -> AccountStore:
+        return cls(connect(path))
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def add(self, name: str, password: str, *, deposit: int, currency: str = "GBP") -> Account:
+        """Create an account; raises :class:`AccountExists` if the name is taken."""
+        check_name(name)
+        if not password:
+            raise ValueError("a password must not be empty")
+        if deposit < 0:
+            raise ValueError(f"the opening balance must not be negative, not {deposit}")
+        salt = secrets.token_bytes(16)
+        account = Account(name, deposit, currency, time.time_ns() // 1_000_000)
+        try:
+            self._conn.execute(
+                "INSERT INTO accounts (name, salt, pw_hash, deposit, currency, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                (name, salt, hash_password(password, salt), deposit, currency, account.created_ms),
+            )
+        except sqlite3.IntegrityError:
+            raise AccountExists(f"account {name!r} already exists") from None
+        return account
+
+    def get(self, name: str) -> Account:
+        row = self._conn.execute(
+            "SELECT name, deposit, currency, created_ms FROM accounts WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            raise UnknownAccount(name)
+        return Account(*row)
+
+    def verify(self, name: str, password: str) -> Account | None:
+        """The account if ``password`` is its password, else None (same answer for an unknown name)."""
+        row = self._conn.execute(
+            "SELECT salt, pw_hash, name, deposit, currency, created_ms FROM accounts WHERE name = ?", (name,)
+        ).fetchone()
+        if row is None:
+            hash_password(password, b"0" * 16)  # spend the same time as a real check
+            return None
+        salt, stored, *rest = row
+        if not hmac.compare_digest(hash_password(password, salt), stored):
+            return None
+        return Account(*rest)
+
+    def list(self) -> list[Account]:
+        rows = self._conn.execute("SELECT name, deposit, currency, created_ms FROM accounts ORDER BY name").fetchall()
+        return [Account(*row) for row in rows]
+
+    def __len__(self) -> int:
+        (count,) = self._conn.execute("SELECT COUNT(*) FROM accounts").fetchone()
+        return int(count)
