@@ -1,0 +1,108 @@
+"""Each hand's exact prospects from the cards face up, and what they settle early.
+
+:class:`Prospects` holds integer counts over every remaining board: how often
+each hand wins alone, ties, and its exact dead-heat equity. :func:`resolve`
+reads them the way the market must: a hand with no win and no tie on any
+remaining board can no longer win (settled LOSER at once); when only one hand
+can still win or tie it has won; when every hand that can still score ties on
+every board, the dead heat is certain.
+
+>>> shares = (Fraction(17, 2), Fraction(3, 2), 0, 0)
+>>> p = Prospects.from_counts(boards=10, wins=(7, 0, 0, 0), ties=(3, 3, 0, 0), shares=shares)
+>>> resolve(p, live=(1, 2, 3, 4))
+Resolution(losers=(3, 4), winners=())
+>>> resolve(Prospects.uniform(4), live=(1, 2, 3, 4))
+Resolution(losers=(), winners=())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from exchange.game.events import HandEquity
+from exchange.game.pricing import fair_odds
+
+
+@dataclass(frozen=True, slots=True)
+class Prospects:
+    """Exact prospects of every hand (hand numbers 1..n, in order) over ``boards`` remaining boards.
+
+    ``boards == 0`` marks prospects known by symmetry alone (nothing face up), without counts.
+    """
+
+    boards: int
+    hands: tuple[HandEquity, ...]
+
+    @classmethod
+    def from_counts(
+        cls, boards: int, wins: Sequence[int], ties: Sequence[int], shares: Sequence[Fraction | int]
+    ) -> Prospects:
+        """From counts: ``shares[i]`` is hand i's wins plus its dead-heat shares (1/n per n-way tie)."""
+        if not len(wins) == len(ties) == len(shares):
+            raise ValueError(f"need one count per hand: {len(wins)} wins, {len(ties)} ties, {len(shares)} shares")
+        if boards <= 0:
+            raise ValueError(f"prospects need at least one board, not {boards}")
+        hands = []
+        for i, (win, tie, share) in enumerate(zip(wins, ties, shares, strict=True), start=1):
+            equity = Fraction(share) / boards
+            hands.append(HandEquity(hand=i, win=win, tie=tie, equity=equity, fair_odds=fair_odds(equity)))
+        prospects = cls(boards, tuple(hands))
+        prospects._check()
+        return prospects
+
+    @classmethod
+    def uniform(cls, hands: int) -> Prospects:
+        """Before any card is turned every hand is the same to a bettor: equity 1/n, fair odds n."""
+        share = Fraction(1, hands)
+        return cls(0, tuple(HandEquity(i, 0, 0, share, fair_odds(share)) for i in range(1, hands + 1)))
+
+    def _check(self) -> None:
+        total = sum(h.equity for h in self.hands)
+        assert total == 1, f"equities sum to {total}, not 1"
+        for h in self.hands:
+            if self.boards == 0:
+                assert h.win == h.tie == 0, f"hand {h.hand}: counts without boards"
+                continue
+            assert 0 <= h.win + h.tie <= self.boards, f"hand {h.hand}: {h.win} wins + {h.tie} ties > {self.boards}"
+            assert h.win / self.boards <= h.equity <= (h.win + h.tie) / self.boards, f"hand {h.hand}: bad equity"
+
+    def equity(self, hand: int) -> Fraction:
+        return self.hands[hand - 1].equity
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What the cards already decide: hands lost for sure, and (if certain) the winners — more than one: a dead heat."""
+
+    losers: tuple[int, ...]
+    winners: tuple[int, ...]
+
+    @property
+    def decided(self) -> bool:
+        return bool(self.winners)
+
+
+def resolve(prospects: Prospects, live: Sequence[int]) -> Resolution:
+    """Settle-now decisions for the ``live`` hands (those not already settled).
+
+    >>> p = Prospects.from_counts(boards=4, wins=(0, 0, 0, 0), ties=(4, 4, 0, 0), shares=(2, 2, 0, 0))
+    >>> resolve(p, live=(1, 2, 3, 4))
+    Resolution(losers=(3, 4), winners=(1, 2))
+    >>> p = Prospects.from_counts(boards=4, wins=(4, 0, 0, 0), ties=(0, 0, 0, 0), shares=(4, 0, 0, 0))
+    >>> resolve(p, live=(1, 2, 4))
+    Resolution(losers=(2, 4), winners=(1,))
+    """
+    if prospects.boards == 0:
+        return Resolution((), ())
+    by_hand = {h.hand: h for h in prospects.hands}
+    scoring = [h for h in prospects.hands if h.win + h.tie > 0]
+    losers = tuple(n for n in live if by_hand[n].win + by_hand[n].tie == 0)
+    winners: tuple[int, ...] = ()
+    if len(scoring) == 1:
+        winners = (scoring[0].hand,)
+    elif scoring and all(h.win == 0 and h.tie == prospects.boards for h in scoring):
+        # Every scoring hand ties on every board, so on each board all of them are in the tie.
+        winners = tuple(h.hand for h in scoring)
+    return Resolution(losers, winners)
