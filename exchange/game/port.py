@@ -1,0 +1,45 @@
+"""What a game asks of its market: the narrow port between cards-and-time and money.
+
+The game never touches books or accounts. It tells its :class:`MarketPort`
+to open a window, suspend, lapse unmatched orders, settle hands that cannot
+win, settle the result or void, and republishes whatever events come back.
+:class:`~exchange.game.market.ExchangeMarket` implements the port on the
+exchange core; a test may implement it with a recorder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from exchange.game.rounds import Round
+
+
+class MarketPort(Protocol):
+    """One game's market. Every method takes the clock time and returns the core's events, in order."""
+
+    market_id: str
+
+    def open_window(self, round: Round, at_ms: int) -> Sequence[object]:
+        """Make the market ACTIVE for ``round``'s betting window."""
+        ...
+
+    def suspend(self, at_ms: int) -> Sequence[object]:
+        """Close the window: SUSPENDED, no order accepted."""
+        ...
+
+    def lapse(self, at_ms: int) -> Sequence[object]:
+        """Lapse every unmatched remainder (persistence LAPSE)."""
+        ...
+
+    def settle_losers(self, hands: Sequence[int], at_ms: int) -> Sequence[object]:
+        """Settle these hands LOSER at once (they cannot win or tie on any remaining board)."""
+        ...
+
+    def settle(self, winners: Sequence[int], at_ms: int) -> Sequence[object]:
+        """Settle the market: ``winners`` won (more than one: a dead heat); commission charged."""
+        ...
+
+    def void(self, reason: str, at_ms: int) -> Sequence[object]:
+        """Void the market: unmatched cancelled, unsettled matched bets refunded."""
+        ...

@@ -1,0 +1,241 @@
+"""One exchange game as a state machine driven by clock callbacks.
+
+A :class:`Game` never sleeps and never reads the time by itself: at
+:meth:`Game.start` it asks the clock to call it back at the game's start,
+and every step schedules the next with ``call_at``. The same object therefore
+runs under asyncio (``WallClock``) and in a backtest (``VirtualClock``), where
+a whole game takes milliseconds.
+
+Phases: ``SCHEDULED → BETTING(Deal) → PLAYING → BETTING(Pre-flop) → PLAYING →
+BETTING(Flop) → PLAYING → BETTING(Turn) → PLAYING → FINISHED`` (or ``VOID``
+at any point). At every close: suspend, lapse, turn the next cards, compute
+exact equities from the cards face up, settle at once the hands that cannot
+win, and settle the whole market once the outcome is certain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+
+from engine.cards import Card
+from engine.dealer import Dealer
+from exchange.channels import BOARD_STREETS, ChannelConfig
+from exchange.clock import Clock, Timer
+from exchange.game.deal import GameDeal, PublicCards
+from exchange.game.events import (
+    BoardTurned,
+    DealRecorded,
+    EquitiesPublished,
+    EventBus,
+    GameEnded,
+    GameStarted,
+    GameVoided,
+    HandsCannotWin,
+    HoleCardsDealt,
+    HoleCardsTurned,
+    ResultDeclared,
+    WindowClosed,
+    WindowOpened,
+)
+from exchange.game.port import MarketPort
+from exchange.game.prospects import Prospects, resolve
+from exchange.game.rounds import Round, Window, timetable
+
+EquityFn = Callable[[str, Sequence[Sequence[Card]], Sequence[Card]], Prospects]
+"""Exact prospects for ``(variant, hole cards of every hand, board)``: see :mod:`exchange.game.equities`."""
+
+STREET_NAMES = ("flop", "turn", "river")
+
+
+class Phase(StrEnum):
+    SCHEDULED = "SCHEDULED"
+    BETTING = "BETTING"
+    PLAYING = "PLAYING"
+    FINISHED = "FINISHED"
+    VOID = "VOID"
+
+
+class Game:
+    """One deal on a channel, its market and its timetable."""
+
+    def __init__(
+        self,
+        *,
+        config: ChannelConfig,
+        number: int,
+        dealer: Dealer,
+        start_ms: int,
+        clock: Clock,
+        port: MarketPort,
+        bus: EventBus,
+        equities: EquityFn,
+        on_finished: Callable[[Game], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.number = number
+        self.market_id = port.market_id
+        self.windows: tuple[Window, ...] = timetable(config, start_ms)
+        self.phase = Phase.SCHEDULED
+        self.round: Round | None = None
+        self.prospects = Prospects.uniform(config.hands)
+        self.settled: dict[int, str] = {}
+        self.winners: tuple[int, ...] = ()
+        self._dealer = dealer
+        self._deal: GameDeal | None = None
+        self._clock = clock
+        self._port = port
+        self._bus = bus
+        self._equities = equities
+        self._on_finished = on_finished
+        self._timer: Timer | None = None
+
+    # --- what anyone may read ---------------------------------------------------------
+
+    @property
+    def start_ms(self) -> int:
+        return self.windows[0].opens_ms
+
+    @property
+    def public(self) -> PublicCards:
+        """The cards face up now (nothing before the deal)."""
+        if self._deal is None:
+            return PublicCards(hands=(None,) * self.config.hands)
+        return self._deal.public
+
+    @property
+    def window(self) -> Window | None:
+        """The current betting window (the last one while suspended), ``None`` before the first."""
+        return None if self.round is None else self.windows[self.round - 1]
+
+    @property
+    def live_hands(self) -> tuple[int, ...]:
+        return tuple(h for h in range(1, self.config.hands + 1) if h not in self.settled)
+
+    @property
+    def over(self) -> bool:
+        return self.phase in (Phase.FINISHED, Phase.VOID)
+
+    # --- driving -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Schedule the game on the clock; nothing happens before ``start_ms``."""
+        if self.phase is not Phase.SCHEDULED or self._timer is not None:
+            raise RuntimeError(f"game {self.market_id} is already started")
+        self._timer = self._clock.call_at(self.start_ms, self._begin)
+
+    def void(self, reason: str) -> None:
+        """Stop the game now and void its market (a fault or a misdeal)."""
+        if self.over:
+            raise RuntimeError(f"game {self.market_id} is already over ({self.phase})")
+        self._cancel_timer()
+        self.phase = Phase.VOID
+        self._emit(*self._port.void(reason, self._clock.now()))
+        self._emit(GameVoided(reason))
+        self._end("VOID")
+
+    def _begin(self) -> None:
+        self._timer = None
+        cfg = self.config
+        self._emit(GameStarted(cfg.name, self.number, cfg.variant, cfg.hands, self.windows))
+        self._deal = GameDeal(self._dealer, hands=cfg.hands, hole_cards=cfg.hole_cards)
+        self._emit(HoleCardsDealt(cfg.hands, cfg.hole_cards))
+        self._emit(EquitiesPublished(Round.DEAL, self.prospects.boards, self.prospects.hands))
+        self._open(Round.DEAL)
+
+    def _open(self, rnd: Round) -> None:
+        self._timer = None
+        window = self.windows[rnd - 1]
+        self.round = rnd
+        self.phase = Phase.BETTING
+        self._emit(*self._port.open_window(rnd, self._clock.now()))
+        self._emit(WindowOpened(rnd, window.closes_ms))
+        self._timer = self._clock.call_at(window.closes_ms, self._close)
+
+    def _close(self) -> None:
+        self._timer = None
+        assert self.round is not None
+        rnd = self.round
+        now = self._clock.now()
+        self.phase = Phase.PLAYING
+        self._emit(*self._port.suspend(now))
+        self._emit(WindowClosed(rnd))
+        self._emit(*self._port.lapse(now))
+        self._reveal(rnd)
+        if self.over:
+            return
+        following = rnd.next
+        assert following is not None, "the Turn close always settles the market"
+        self._timer = self._clock.call_at(self.windows[following - 1].opens_ms, lambda: self._open(following))
+
+    def _reveal(self, closing: Round) -> None:
+        deal = self._require_deal()
+        if closing is Round.DEAL:
+            self._emit(HoleCardsTurned(deal.public.visible_hands()))
+        else:
+            self._turn_street(closing - 2)
+        self.prospects = self._compute()
+        self._emit(EquitiesPublished(closing.next, self.prospects.boards, self.prospects.hands))
+        resolution = resolve(self.prospects, self.live_hands)
+        if resolution.decided:
+            self._finish(resolution.winners)
+            return
+        if resolution.losers:
+            self._emit(HandsCannotWin(resolution.losers))
+            self._emit(*self._port.settle_losers(resolution.losers, self._clock.now()))
+            self.settled.update(dict.fromkeys(resolution.losers, "LOSER"))
+
+    def _turn_street(self, street: int) -> None:
+        deal = self._require_deal()
+        cards = deal.turn_board(BOARD_STREETS[street])
+        self._emit(BoardTurned(STREET_NAMES[street], cards, deal.public.board))
+
+    def _compute(self) -> Prospects:
+        public = self._require_deal().public
+        return self._equities(self.config.variant, public.visible_hands(), public.board)
+
+    def _finish(self, winners: tuple[int, ...]) -> None:
+        deal = self._require_deal()
+        early = len(deal.public.board) < sum(BOARD_STREETS)
+        while len(deal.public.board) < sum(BOARD_STREETS):
+            street = {0: 0, 3: 1, 4: 2}[len(deal.public.board)]
+            self._turn_street(street)
+        self.winners = winners
+        self._emit(ResultDeclared(winners, deal.public.board, early))
+        self._emit(*self._port.settle(winners, self._clock.now()))
+        self.settled.update({h: ("LOSER" if h not in winners else "WINNER") for h in self.live_hands})
+        self.phase = Phase.FINISHED
+        self._end("SETTLED")
+
+    def _end(self, status: str) -> None:
+        if self._deal is not None:
+            self._emit(DealRecorded(self._deal.record()))
+        self._emit(GameEnded(status))
+        if self._on_finished is not None:
+            self._on_finished(self)
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _emit(self, *events: object) -> None:
+        now = self._clock.now()
+        for event in events:
+            self._bus.publish(now, self.market_id, event)
+
+    def _require_deal(self) -> GameDeal:
+        if self._deal is None:
+            raise RuntimeError(f"game {self.market_id} has not been dealt yet")
+        return self._deal
+
+    def _cancel_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _check(self) -> None:
+        assert (self.round is None) == (self.phase is Phase.SCHEDULED) or self.phase is Phase.VOID
+        assert set(self.settled) <= set(range(1, self.config.hands + 1))
+        if self.phase is Phase.FINISHED:
+            assert self.winners and len(self.settled) == self.config.hands
+            assert len(self.public.board) == sum(BOARD_STREETS)
+        if self.round is not None:
+            assert len(self.public.board) >= self.round.board_cards_visible
