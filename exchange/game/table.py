@@ -171,6 +171,7 @@ class Game:
     def _reveal(self, closing: Round) -> None:
         deal = self._require_deal()
         if closing is Round.DEAL:
+            deal.turn_hole_cards()
             self._emit(HoleCardsTurned(deal.public.visible_hands()))
         else:
             self._turn_street(closing - 2)

@@ -1,0 +1,101 @@
+"""The game state machine alone: a recording market port and a stub equity function."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from engine.cards import Card, parse_cards
+from engine.dealer import Dealer, arrange_deck
+from exchange.channels import HOLDEM
+from exchange.clock import VirtualClock
+from exchange.game.events import BoardTurned, EventBus, EventLog, WindowClosed, WindowOpened
+from exchange.game.prospects import Prospects
+from exchange.game.rounds import Round
+from exchange.game.table import Game, Phase
+
+
+class RecordingPort:
+    market_id = "holdem.0"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[object, ...]] = []
+
+    def _rec(self, *call: object) -> Sequence[object]:
+        self.calls.append(call)
+        return ()
+
+    def open_window(self, round: Round, at_ms: int) -> Sequence[object]:
+        return self._rec("open", round, at_ms)
+
+    def suspend(self, at_ms: int) -> Sequence[object]:
+        return self._rec("suspend", at_ms)
+
+    def lapse(self, at_ms: int) -> Sequence[object]:
+        return self._rec("lapse", at_ms)
+
+    def settle_losers(self, hands: Sequence[int], at_ms: int) -> Sequence[object]:
+        return self._rec("losers", tuple(hands), at_ms)
+
+    def settle(self, winners: Sequence[int], at_ms: int) -> Sequence[object]:
+        return self._rec("settle", tuple(winners), at_ms)
+
+    def void(self, reason: str, at_ms: int) -> Sequence[object]:
+        return self._rec("void", reason, at_ms)
+
+
+def hand_one_wins_after_flop(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> Prospects:
+    if len(board) < 3:
+        return Prospects.from_counts(4, (1, 1, 1, 1), (0, 0, 0, 0), (1, 1, 1, 1))
+    if len(board) == 3:
+        return Prospects.from_counts(2, (1, 1, 0, 0), (0, 0, 0, 0), (1, 1, 0, 0))
+    return Prospects.from_counts(1, (1, 0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0))
+
+
+DECK = arrange_deck([parse_cards(h) for h in ("AsKs", "QdQc", "7h6h", "2c2d")], parse_cards("Ah7c2s9d3h"))
+
+
+def test_a_game_runs_its_timetable_and_settles_early_losers() -> None:
+    clock, bus, port = VirtualClock(), EventBus(), RecordingPort()
+    log = EventLog.attach(bus)
+    finished: list[Game] = []
+    game = Game(
+        config=HOLDEM, number=0, dealer=Dealer(DECK), start_ms=1_000, clock=clock, port=port, bus=bus,
+        equities=hand_one_wins_after_flop, on_finished=finished.append,
+    )
+    game.start()
+    clock.run()
+    assert finished == [game]
+    assert game.phase is Phase.FINISHED
+    game._check()
+    assert port.calls == [
+        ("open", Round.DEAL, 1_000),
+        ("suspend", 31_000), ("lapse", 31_000),
+        ("open", Round.PREFLOP, 34_000),
+        ("suspend", 64_000), ("lapse", 64_000),
+        ("losers", (3, 4), 64_000),
+        ("open", Round.FLOP, 67_000),
+        ("suspend", 97_000), ("lapse", 97_000),
+        ("settle", (1,), 97_000),
+    ]
+    opened = [e.round for e in log.of_type(WindowOpened)]  # type: ignore[attr-defined]
+    assert opened == [Round.DEAL, Round.PREFLOP, Round.FLOP]
+    assert len(log.of_type(WindowClosed)) == 3
+    # Decided at the turn: the river is turned at once.
+    assert [e.street for e in log.of_type(BoardTurned)] == ["flop", "turn", "river"]  # type: ignore[attr-defined]
+    assert game.prospects.equity(1) == Fraction(1)
+
+
+def test_void_stops_the_timetable() -> None:
+    clock, bus, port = VirtualClock(), EventBus(), RecordingPort()
+    game = Game(
+        config=HOLDEM, number=0, dealer=Dealer(DECK), start_ms=0, clock=clock, port=port, bus=bus,
+        equities=hand_one_wins_after_flop,
+    )
+    game.start()
+    clock.run(until_ms=40_000)
+    game.void("dealer fault")
+    clock.run()
+    assert game.phase is Phase.VOID
+    assert port.calls[-1] == ("void", "dealer fault", 40_000)
+    assert clock.pending == 0
