@@ -121,8 +121,8 @@ class Endpoint:
             return envelope_error(request_id, aping_error(err, self.exception_name))
         except Exception:
             log.exception("unexpected error in %s", name)
-            err = ApiError(ApingCode.UNEXPECTED_ERROR, "an unexpected internal error occurred; it has been logged")
-            return envelope_error(request_id, aping_error(err, self.exception_name))
+            unexpected = ApiError(ApingCode.UNEXPECTED_ERROR, "an unexpected internal error occurred; it was logged")
+            return envelope_error(request_id, aping_error(unexpected, self.exception_name))
         return {"jsonrpc": "2.0", "result": result, "id": request_id}
 
 

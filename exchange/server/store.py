@@ -63,6 +63,23 @@ class Account:
         return f"Account(name={self.name!r}, deposit={self.deposit}, currency={self.currency!r}, created_ms=...)"
 
 
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    account: Account
+    salt: bytes
+    pw_hash: bytes
+
+
+def check_password(credentials: Credentials | None, password: str) -> Account | None:
+    """The account if ``password`` matches; slow on purpose (scrypt), so callers run it off the event loop."""
+    if credentials is None:
+        hash_password(password, b"0" * 16)  # spend the same time as a real check
+        return None
+    if not hmac.compare_digest(hash_password(password, credentials.salt), credentials.pw_hash):
+        return None
+    return credentials.account
+
+
 def hash_password(password: str, salt: bytes) -> bytes:
     return hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32)
 
@@ -122,18 +139,19 @@ class AccountStore:
             raise UnknownAccount(name)
         return Account(*row)
 
-    def verify(self, name: str, password: str) -> Account | None:
-        """The account if ``password`` is its password, else None (same answer for an unknown name)."""
+    def credentials(self, name: str) -> Credentials | None:
+        """What a password is checked against; None for an unknown name. Cheap: no hashing here."""
         row = self._conn.execute(
             "SELECT salt, pw_hash, name, deposit, currency, created_ms FROM accounts WHERE name = ?", (name,)
         ).fetchone()
         if row is None:
-            hash_password(password, b"0" * 16)  # spend the same time as a real check
             return None
         salt, stored, *rest = row
-        if not hmac.compare_digest(hash_password(password, salt), stored):
-            return None
-        return Account(*rest)
+        return Credentials(Account(*rest), salt, stored)
+
+    def verify(self, name: str, password: str) -> Account | None:
+        """The account if ``password`` is its password, else None (same answer for an unknown name)."""
+        return check_password(self.credentials(name), password)
 
     def list(self) -> list[Account]:
         rows = self._conn.execute("SELECT name, deposit, currency, created_ms FROM accounts ORDER BY name").fetchall()

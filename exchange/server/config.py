@@ -1,0 +1,40 @@
+"""What ``exchange-poker serve`` can be told: one frozen value, so tests build servers the same way.
+
+>>> ServerConfig(channels=("holdem",), window_ms=5_000).window_ms
+5000
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from exchange.server.auth import DEFAULT_TTL_MS
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """Server settings. ``window_ms`` / ``playing_ms`` override every channel's window lengths when set."""
+
+    db_path: str = "exchange.db"
+    channels: tuple[str, ...] = ("holdem",)
+    window_ms: int | None = None
+    playing_ms: int | None = None
+    seed: int | None = None
+    house: bool = True
+    session_ttl_ms: int = DEFAULT_TTL_MS
+    heartbeat_ms: int = 5_000
+    max_body_bytes: int = 1024 * 1024
+    demo_account: str = "demo"
+    demo_password: str = "demo"
+    demo_balance: int = 100_000
+    run_games: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.channels:
+            raise ValueError("at least one channel must run")
+        if self.window_ms is not None and self.window_ms <= 0:
+            raise ValueError(f"the betting window must be positive, not {self.window_ms} ms")
+        if self.playing_ms is not None and self.playing_ms < 0:
+            raise ValueError(f"the playing window must not be negative, not {self.playing_ms} ms")
+        if self.session_ttl_ms <= 0 or self.heartbeat_ms <= 0:
+            raise ValueError("session lifetime and heartbeat must be positive")

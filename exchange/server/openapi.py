@@ -1,0 +1,192 @@
+"""The OpenAPI 3.1 document for the server's routes, served at ``/openapi.json``.
+
+JSON-RPC endpoints are described as one POST each, with the envelope and the
+method names; the method parameters and results are API-NG's own (see the
+README's "HTTP API" section).
+
+>>> doc = document()
+>>> sorted(doc["paths"])[:3]
+['/api/keepAlive', '/api/login', '/api/logout']
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+BETTING_METHODS = (
+    "SportsAPING/v1.0/placeOrders",
+    "SportsAPING/v1.0/cancelOrders",
+    "SportsAPING/v1.0/replaceOrders",
+    "SportsAPING/v1.0/listCurrentOrders",
+    "SportsAPING/v1.0/listClearedOrders",
+    "SportsAPING/v1.0/listMarketBook",
+    "SportsAPING/v1.0/listMarketCatalogue",
+)
+ACCOUNT_METHODS = ("AccountAPING/v1.0/getAccountFunds",)
+
+_AUTH_HEADERS = [
+    {"name": "X-Application", "in": "header", "required": True, "schema": {"type": "string"}},
+    {"name": "X-Authentication", "in": "header", "required": True, "schema": {"type": "string"}},
+]
+
+_IDENTITY_ANSWER = {
+    "type": "object",
+    "required": ["token", "product", "status", "error"],
+    "properties": {
+        "token": {"type": "string"},
+        "product": {"type": "string", "description": "the application key"},
+        "status": {"enum": ["SUCCESS", "FAIL"]},
+        "error": {
+            "type": "string",
+            "description": "empty on success; INVALID_USERNAME_OR_PASSWORD, INPUT_VALIDATION_ERROR, "
+            "INVALID_APP_KEY or NO_SESSION otherwise",
+        },
+    },
+}
+
+_ERROR = {
+    "type": "object",
+    "required": ["error", "details"],
+    "properties": {"error": {"type": "string"}, "details": {"type": "string"}},
+}
+
+
+def _rpc_call(methods: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["method"],
+        "properties": {
+            "jsonrpc": {"const": "2.0"},
+            "method": {"enum": list(methods)},
+            "params": {"type": "object", "description": "named parameters, as API-NG documents them"},
+            "id": {"type": ["integer", "string", "null"]},
+        },
+    }
+
+
+def _rpc_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
+    call = _rpc_call(methods)
+    return {
+        "post": {
+            "summary": summary,
+            "parameters": _AUTH_HEADERS,
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"oneOf": [call, {"type": "array", "items": call}]}}},
+            },
+            "responses": {
+                "200": {
+                    "description": "a JSON-RPC response (or an array of them for a batch): ``result``, or ``error`` "
+                    "with code -32700 (parse), -32600 (invalid request), -32601 (method not found), -32602 "
+                    "(invalid params) or -32099 (APINGException, message ANGX-00NN, data.APINGException.errorCode)",
+                    "content": {"application/json": {"schema": {"type": ["object", "array"]}}},
+                },
+                "413": {"description": "body over the size limit", "content": {"application/json": {"schema": _ERROR}}},
+            },
+        }
+    }
+
+
+def _identity_path(summary: str, form: bool) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "summary": summary,
+        "parameters": [{"name": "X-Application", "in": "header", "required": True, "schema": {"type": "string"}}]
+        + ([] if form else [_AUTH_HEADERS[1]]),
+        "responses": {"200": {"description": "status SUCCESS or FAIL", "content": {"application/json": {
+            "schema": _IDENTITY_ANSWER}}}},
+    }
+    if form:
+        op["requestBody"] = {
+            "required": True,
+            "content": {
+                "application/x-www-form-urlencoded": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["username", "password"],
+                        "properties": {"username": {"type": "string"}, "password": {"type": "string"}},
+                    }
+                }
+            },
+        }
+    return {"post": op}
+
+
+_SELECTION = {
+    "type": "object",
+    "properties": {
+        "selectionId": {"type": "integer"},
+        "name": {"type": "string"},
+        "status": {"enum": ["IN_PLAY", "WINNER", "LOSER", "TIED_DEAD_HEAT", "CAN_NOT_WIN"]},
+        "cards": {"type": "array", "items": {"type": "string"}, "description": '"NOT AVAILABLE" while face down'},
+        "bestAvailableToBackPrices": {"type": "array"},
+        "bestAvailableToLayPrices": {"type": "array"},
+    },
+}
+
+_SNAPSHOT = {
+    "type": "object",
+    "properties": {
+        "channel": {"type": "object"},
+        "game": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "round": {"type": "integer", "minimum": 1, "maximum": 4},
+                "bettingWindowTime": {"type": "integer", "description": "seconds per betting window"},
+                "bettingWindowPercentageComplete": {"type": "integer", "minimum": 0, "maximum": 100},
+                "gameData": {"type": "object", "description": "hands and community cards"},
+                "markets": {"type": "array", "items": {"type": "object", "properties": {
+                    "marketId": {"type": "string"}, "status": {"type": "string"},
+                    "selections": {"type": "array", "items": _SELECTION}}}},
+            },
+        },
+    },
+}
+
+
+def document() -> dict[str, Any]:
+    """The whole document, a fresh dict each call."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Exchange Poker Sim server",
+            "version": "1.0",
+            "description": "Betfair-compatible API-NG (JSON-RPC), interactive login, Exchange Games snapshots and "
+            "an Exchange Stream API over WebSocket at /stream.",
+        },
+        "servers": [{"url": "http://127.0.0.1:8080"}],
+        "paths": {
+            "/api/login": _identity_path("Interactive login: form username, password → session token", form=True),
+            "/api/keepAlive": _identity_path("Extend the session's lifetime", form=False),
+            "/api/logout": _identity_path("End the session", form=False),
+            "/exchange/betting/json-rpc/v1": _rpc_path("API-NG betting (JSON-RPC 2.0)", BETTING_METHODS),
+            "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
+            "/games/v1/channels": {
+                "get": {
+                    "summary": "The channels this server runs",
+                    "responses": {"200": {"description": "channel list", "content": {"application/json": {
+                        "schema": {"type": "object"}}}}},
+                }
+            },
+            "/games/v1/channels/{channelId}/snapshot": {
+                "get": {
+                    "summary": "Exchange Games API channel snapshot: the game, its cards and its market",
+                    "parameters": [{"name": "channelId", "in": "path", "required": True,
+                                    "schema": {"type": "string"}}],
+                    "responses": {
+                        "200": {"description": "snapshot", "content": {"application/json": {"schema": _SNAPSHOT}}},
+                        "404": {"description": "no such channel", "content": {"application/json": {
+                            "schema": _ERROR}}},
+                    },
+                }
+            },
+            "/stream": {
+                "get": {
+                    "summary": "WebSocket: Exchange Stream API messages (authentication, marketSubscription, "
+                    "orderSubscription, heartbeat; mcm, ocm, status, connection)",
+                    "responses": {"101": {"description": "switching to WebSocket"}},
+                }
+            },
+            "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
+        },
+    }
