@@ -1,0 +1,138 @@
+"""Reading API-NG parameters: typed getters that refuse with a message naming the field.
+
+A parameter of the wrong JSON type refuses the whole call with
+``INVALID_INPUT_DATA`` (Betfair's DSC errors); a parameter of the right type
+with a bad value (a price off the ladder) is the business of the method and
+is reported per instruction.
+
+>>> get_str({"marketId": "holdem.1"}, "marketId")
+'holdem.1'
+>>> get_int({"selectionId": "7"}, "selectionId", where="instructions[0].")
+Traceback (most recent call last):
+...
+exchange.server.errors.ApiError: INVALID_INPUT_DATA: instructions[0].selectionId must be an integer, not '7'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from exchange.server.errors import invalid_input
+
+T = TypeVar("T")
+_MISSING = object()
+MAX_STRING = 256
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _get(params: Mapping[str, Any], name: str, required: bool, where: str) -> Any:
+    value = params.get(name, _MISSING)
+    if value is _MISSING or value is None:
+        if required:
+            raise invalid_input(f"{where}{name} is required")
+        return _MISSING
+    return value
+
+
+def get_str(
+    params: Mapping[str, Any], name: str, *, required: bool = True, max_len: int = MAX_STRING, where: str = ""
+) -> str:
+    value = _get(params, name, required, where)
+    if value is _MISSING:
+        return ""
+    if not isinstance(value, str):
+        raise invalid_input(f"{where}{name} must be a string, not {_show(value)}")
+    if len(value) > max_len:
+        raise invalid_input(f"{where}{name} is at most {max_len} characters, not {len(value)}")
+    return value
+
+
+def get_opt_str(params: Mapping[str, Any], name: str, *, max_len: int = MAX_STRING, where: str = "") -> str | None:
+    if params.get(name) is None:
+        return None
+    return get_str(params, name, max_len=max_len, where=where)
+
+
+def get_int(params: Mapping[str, Any], name: str, *, where: str = "", default: int | None = None) -> int:
+    value = _get(params, name, default is None, where)
+    if value is _MISSING:
+        assert default is not None
+        return default
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+            return int(value)
+        raise invalid_input(f"{where}{name} must be an integer, not {_show(value)}")
+    return value
+
+
+def get_number(params: Mapping[str, Any], name: str, *, where: str = "") -> int | float:
+    value = _get(params, name, True, where)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise invalid_input(f"{where}{name} must be a number, not {_show(value)}")
+    return value
+
+
+def get_bool(params: Mapping[str, Any], name: str, *, default: bool, where: str = "") -> bool:
+    value = _get(params, name, False, where)
+    if value is _MISSING:
+        return default
+    if not isinstance(value, bool):
+        raise invalid_input(f"{where}{name} must be true or false, not {_show(value)}")
+    return value
+
+
+def get_object(params: Mapping[str, Any], name: str, *, required: bool = True, where: str = "") -> Mapping[str, Any]:
+    value = _get(params, name, required, where)
+    if value is _MISSING:
+        return {}
+    if not isinstance(value, dict):
+        raise invalid_input(f"{where}{name} must be an object, not {_show(value)}")
+    return value
+
+
+def get_list(
+    params: Mapping[str, Any], name: str, *, required: bool = False, max_items: int | None = None, where: str = ""
+) -> list[Any]:
+    value = _get(params, name, required, where)
+    if value is _MISSING:
+        return []
+    if not isinstance(value, list):
+        raise invalid_input(f"{where}{name} must be a list, not {_show(value)}")
+    if max_items is not None and len(value) > max_items:
+        raise invalid_input(f"{where}{name} holds at most {max_items} items, not {len(value)}")
+    return value
+
+
+def get_str_list(params: Mapping[str, Any], name: str, *, max_items: int = 1000, where: str = "") -> list[str]:
+    items = get_list(params, name, max_items=max_items, where=where)
+    for i, item in enumerate(items):
+        if not isinstance(item, str) or len(item) > MAX_STRING:
+            raise invalid_input(f"{where}{name}[{i}] must be a string, not {_show(item)}")
+    return items
+
+
+def get_int_list(params: Mapping[str, Any], name: str, *, max_items: int = 1000, where: str = "") -> list[int]:
+    items = get_list(params, name, max_items=max_items, where=where)
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise invalid_input(f"{where}{name}[{i}] must be an integer, not {_show(item)}")
+        out.append(item)
+    return out
+
+
+def get_enum(
+    params: Mapping[str, Any], name: str, allowed: tuple[str, ...], *, default: str | None = None, where: str = ""
+) -> str:
+    value = _get(params, name, default is None, where)
+    if value is _MISSING:
+        assert default is not None
+        return default
+    if not isinstance(value, str) or value not in allowed:
+        raise invalid_input(f"{where}{name} must be one of {', '.join(allowed)}, not {_show(value)}")
+    return value
