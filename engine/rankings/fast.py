@@ -77,3 +77,12 @@ def best_omaha(code: int, hole: np.ndarray, nh: int, board: np.ndarray, nb: int)
                         if k > best:
                             best = k
     return best
+
+
+@njit(cache=True)
+def keys_batch(code: int, hands: np.ndarray) -> np.ndarray:
+    """The best key of each row of ``hands`` (shape ``(n, k)``, k >= 5): best of any five."""
+    out = np.empty(hands.shape[0], dtype=np.int64)
+    for i in range(hands.shape[0]):
+        out[i] = best_any(code, hands[i], hands.shape[1])
+    return out
