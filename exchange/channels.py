@@ -2,8 +2,9 @@
 
 A channel is *data*: which variant it deals, how many hands, how long each
 betting window and each playing window lasts, the minimum stake and the
-commission rate. The game code reads nothing else, so a new table (a slower
-Omaha, a hyper-turbo Hold'em) is one more :class:`ChannelConfig`, not new code.
+commission (in basis points: 250 = 2.5 %). The game code reads nothing else,
+so a new table (a slower Omaha, a hyper-turbo Hold'em) is one more
+:class:`ChannelConfig`, not new code.
 
 >>> CHANNELS["holdem-turbo"].betting_window_ms
 18000
@@ -18,7 +19,6 @@ Omaha, a hyper-turbo Hold'em) is one more :class:`ChannelConfig`, not new code.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from fractions import Fraction
 from types import MappingProxyType
 
 # Hole cards per hand for the variants the exchange game deals.
@@ -47,7 +47,7 @@ class ChannelConfig:
     playing_window_ms: int = 3_000
     hands: int = 4
     min_stake: int = 200
-    commission_rate: Fraction = Fraction(1, 40)
+    commission_bps: int = 250
     currency: str = "GBP"
 
     def __post_init__(self) -> None:
@@ -62,8 +62,8 @@ class ChannelConfig:
             raise ValueError(f"an exchange game deals 2 to 4 hands, not {self.hands}")
         if self.min_stake <= 0:
             raise ValueError(f"minimum stake must be positive, not {self.min_stake}")
-        if not 0 <= self.commission_rate < 1:
-            raise ValueError(f"commission rate must be in [0, 1), not {self.commission_rate}")
+        if not 0 <= self.commission_bps < 10_000:
+            raise ValueError(f"commission must be 0 to 9999 basis points, not {self.commission_bps}")
 
     @property
     def hole_cards(self) -> int:

@@ -161,7 +161,7 @@ class Stamped:
     def to_dict(self) -> dict[str, JsonValue]:
         """``{"seq", "at", "market", "type", **event fields}`` in that order; plain JSON values."""
         out: dict[str, JsonValue] = {"seq": self.seq, "at": self.at_ms, "market": self.market_id, "type": self.type}
-        body = to_jsonable(self.event)
+        body = _record_dict(self.event) if hasattr(self.event, "TYPE_TAG") else to_jsonable(self.event)
         if isinstance(body, dict):
             out.update(body)
         else:
@@ -233,6 +233,13 @@ class EventLog:
 
     def json_lines(self) -> list[str]:
         return [s.to_json() for s in self.events]
+
+
+def _record_dict(record: object) -> JsonValue:
+    """A core event's own ``to_dict()`` (the journal's form), without its ``type`` tag (the envelope has it)."""
+    body: dict[str, JsonValue] = record.to_dict()  # type: ignore[attr-defined]
+    body.pop("type", None)
+    return body
 
 
 def to_jsonable(value: object) -> JsonValue:
