@@ -1,0 +1,204 @@
+"""The backtest's Parquet tables: their schemas, columnar accumulation, merging and writing.
+
+Four tables, one file each in the output directory:
+
+``games.parquet``
+    one row per game: cards, winners, dead heat, early result, status.
+``orders.parquet``
+    one row per order instruction that became an order (its final state) or was rejected.
+``fills.parquet``
+    one row per match (a back and a lay), with the matched hand's exact equity at that moment.
+``settlements.parquet``
+    one row per account per market — every account of the game, the house's included.
+
+Money is **integer minor units** (pennies: ``net_profit == 1250`` is 12.50), as
+everywhere in the simulator; prices are given both as the ladder ``tick``
+(exact) and as ``price`` (the decimal odds as a float, for plotting). The
+schema is fixed here, so tables from different chunks concatenate, and two
+runs of the same backtest write identical files.
+
+>>> t = Table(GAMES)
+>>> t.append(game_index=0, market_id="holdem.0", channel="holdem", variant="holdem", start_ms=0,
+...          hand_1="As Ks", hand_2="Qd Qc", hand_3="7h 6h", hand_4="2c 2d", board="Ah 7c 2s 9d 3h",
+...          winners="1", n_winners=1, dead_heat=False, early=False, status="SETTLED", total_matched=0)
+>>> merge([t, t]).num_rows
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+MONEY_NOTE = "money columns are integer minor units (1/100 of the currency); prices are ladder ticks and decimal odds"
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A table's file name and column schema."""
+
+    name: str
+    schema: pa.Schema
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}.parquet"
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(self.schema.names)
+
+
+def _spec(name: str, *fields: tuple[str, pa.DataType]) -> TableSpec:
+    return TableSpec(name, pa.schema([pa.field(n, t) for n, t in fields], metadata={"note": MONEY_NOTE}))
+
+
+GAMES = _spec(
+    "games",
+    ("game_index", pa.int64()),
+    ("market_id", pa.string()),
+    ("channel", pa.string()),
+    ("variant", pa.string()),
+    ("start_ms", pa.int64()),
+    ("hand_1", pa.string()),
+    ("hand_2", pa.string()),
+    ("hand_3", pa.string()),
+    ("hand_4", pa.string()),
+    ("board", pa.string()),
+    ("winners", pa.string()),
+    ("n_winners", pa.int64()),
+    ("dead_heat", pa.bool_()),
+    ("early", pa.bool_()),
+    ("status", pa.string()),
+    ("total_matched", pa.int64()),
+)
+
+ORDERS = _spec(
+    "orders",
+    ("game_index", pa.int64()),
+    ("market_id", pa.string()),
+    ("bet_id", pa.int64()),
+    ("account", pa.string()),
+    ("selection_id", pa.int64()),
+    ("side", pa.string()),
+    ("tick", pa.int64()),
+    ("price", pa.float64()),
+    ("size", pa.int64()),
+    ("size_matched", pa.int64()),
+    ("size_lapsed", pa.int64()),
+    ("size_cancelled", pa.int64()),
+    ("size_voided", pa.int64()),
+    ("average_price_matched", pa.float64()),
+    ("round", pa.int64()),
+    ("placed_ms", pa.int64()),
+    ("status", pa.string()),
+    ("outcome", pa.string()),
+    ("profit", pa.int64()),
+    ("replaces", pa.int64()),
+    ("customer_ref", pa.string()),
+    ("error_code", pa.string()),
+    ("action", pa.string()),
+)
+
+FILLS = _spec(
+    "fills",
+    ("game_index", pa.int64()),
+    ("market_id", pa.string()),
+    ("match_id", pa.int64()),
+    ("at_ms", pa.int64()),
+    ("round", pa.int64()),
+    ("selection_id", pa.int64()),
+    ("tick", pa.int64()),
+    ("price", pa.float64()),
+    ("size", pa.int64()),
+    ("back_bet_id", pa.int64()),
+    ("lay_bet_id", pa.int64()),
+    ("back_account", pa.string()),
+    ("lay_account", pa.string()),
+    ("taker_side", pa.string()),
+    ("equity", pa.float64()),
+    ("equity_exact", pa.string()),
+    ("voided", pa.bool_()),
+)
+
+SETTLEMENTS = _spec(
+    "settlements",
+    ("game_index", pa.int64()),
+    ("market_id", pa.string()),
+    ("account", pa.string()),
+    ("gross_profit", pa.int64()),
+    ("commission", pa.int64()),
+    ("net_profit", pa.int64()),
+    ("commission_received", pa.int64()),
+    ("rounding_received", pa.int64()),
+    ("bets", pa.int64()),
+    ("matched_stake", pa.int64()),
+    ("status", pa.string()),
+)
+
+TABLES: Mapping[str, TableSpec] = MappingProxyType({t.name: t for t in (GAMES, ORDERS, FILLS, SETTLEMENTS)})
+
+
+class Table:
+    """Rows of one table held column by column (cheap to pickle between processes)."""
+
+    __slots__ = ("columns", "spec")
+
+    def __init__(self, spec: TableSpec) -> None:
+        self.spec = spec
+        self.columns: dict[str, list[object]] = {name: [] for name in spec.columns}
+
+    def __len__(self) -> int:
+        return len(next(iter(self.columns.values())))
+
+    def append(self, **row: object) -> None:
+        """Add a row; every column must be given (``None`` for a null)."""
+        if row.keys() != self.columns.keys():
+            missing = sorted(self.columns.keys() - row.keys())
+            extra = sorted(row.keys() - self.columns.keys())
+            raise ValueError(f"{self.spec.name} row: missing columns {missing}, unknown columns {extra}")
+        for name, value in row.items():
+            self.columns[name].append(value)
+
+    def to_arrow(self) -> pa.Table:
+        return pa.Table.from_pydict(self.columns, schema=self.spec.schema)
+
+
+def merge(parts: Sequence[Table]) -> pa.Table:
+    """Concatenate tables of one spec in the order given (callers pass them in game order)."""
+    if not parts:
+        raise ValueError("nothing to merge")
+    spec = parts[0].spec
+    if any(p.spec != spec for p in parts):
+        raise ValueError("cannot merge tables of different kinds")
+    columns = {name: [v for p in parts for v in p.columns[name]] for name in spec.columns}
+    return pa.Table.from_pydict(columns, schema=spec.schema)
+
+
+def empty_tables() -> dict[str, Table]:
+    """One empty :class:`Table` per output table."""
+    return {name: Table(spec) for name, spec in TABLES.items()}
+
+
+def write_tables(directory: Path, tables: Mapping[str, pa.Table]) -> list[Path]:
+    """Write each table as ``directory/<name>.parquet`` (deterministic: no timestamps, fixed row groups)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, table in tables.items():
+        spec = TABLES[name]
+        if table.schema != spec.schema:
+            raise ValueError(f"{name}: schema differs from the declared one")
+        path = directory / spec.file_name
+        pq.write_table(table, path, compression="zstd", row_group_size=1 << 20)
+        paths.append(path)
+    return paths
+
+
+def read_tables(directory: Path, names: Iterable[str] = TABLES) -> dict[str, pa.Table]:
+    """Read the tables back (for tests and tools)."""
+    return {name: pq.read_table(directory / TABLES[name].file_name) for name in names}

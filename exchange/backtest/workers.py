@@ -1,0 +1,199 @@
+"""Where chunks of games run: in this process, a local process pool, or a Dask cluster — one interface.
+
+An :class:`Executor` maps a picklable function over a list of work items and
+yields ``(index, result)`` pairs *as they complete* (so a progress bar moves);
+:func:`run_ordered` puts them back in input order. Nothing about a result may
+depend on where or in which order it ran: the caller merges by index, so a
+backtest gives byte-identical output on one process, on K processes and on a
+cluster.
+
+>>> with InlineExecutor() as pool:
+...     run_ordered(pool, abs, [-3, 2, -1])
+[3, 2, 1]
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from types import TracebackType
+from typing import Any, Protocol, Self, TypeVar, cast
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Executor(Protocol):
+    """Runs ``fn(item)`` for every item somewhere, and reports each result with its item's index."""
+
+    @property
+    def workers(self) -> int:
+        """How many items can run at once (for sizing chunks)."""
+        ...
+
+    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        """``(index, fn(items[index]))`` for every item, in completion order. An item's exception propagates."""
+        ...
+
+    def close(self) -> None:
+        """Release the workers (idempotent)."""
+        ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+
+class _Closing:
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class InlineExecutor(_Closing):
+    """Runs every item here, one after another: the reference the others must agree with."""
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        for index, item in enumerate(items):
+            yield index, fn(item)
+
+
+def _start_method() -> str:
+    """``fork`` where the platform has it (workers inherit imported and JIT-compiled code), else ``spawn``."""
+    override = os.environ.get("EXCHANGE_POKER_START_METHOD")
+    if override:
+        return override
+    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+
+
+class ProcessExecutor(_Closing):
+    """A pool of ``workers`` local processes; at most ``2 × workers`` items in flight at once."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self._workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def workers(self) -> int:
+        return self._workers
+
+    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        if self._pool is None:
+            context = multiprocessing.get_context(_start_method())
+            self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
+        pool = self._pool
+        pending: dict[Future[R], int] = {}
+        queue = iter(enumerate(items))
+        try:
+            for index, item in queue:
+                pending[pool.submit(fn, item)] = index
+                if len(pending) >= 2 * self._workers:
+                    break
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=pending.__getitem__):
+                    index = pending.pop(future)
+                    yield index, future.result()
+                    for next_index, item in queue:
+                        pending[pool.submit(fn, item)] = next_index
+                        break
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor(_Closing):
+    """Items as tasks on a Dask distributed cluster (``pip install '.[cluster]'``).
+
+    ``target`` is a scheduler address (``tcp://host:8786``), a ``LocalCluster``
+    or an existing ``distributed.Client``. A client this executor opened is
+    closed by :meth:`close`; one passed in is left open. The function and items
+    are pickled with cloudpickle, so every worker needs this package installed
+    (a strategy given as a file travels as source text, see :mod:`exchange.backtest.runner`).
+    """
+
+    def __init__(self, target: str | Any) -> None:
+        try:
+            from distributed import Client
+        except ImportError as exc:  # pragma: no cover - depends on the extra
+            raise RuntimeError("the Dask scheduler needs the cluster extra: pip install '.[cluster]'") from exc
+        if isinstance(target, Client):
+            self._client, self._owned = target, False
+        else:
+            self._client, self._owned = Client(target), True
+
+    @property
+    def workers(self) -> int:
+        info = self._client.scheduler_info()
+        threads = sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values())
+        return max(1, threads)
+
+    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+        from distributed import as_completed
+
+        futures = self._client.map(fn, list(items), pure=False)
+        index_of = {future.key: i for i, future in enumerate(futures)}
+        try:
+            for future, result in as_completed(futures, with_results=True):
+                yield index_of[future.key], result
+        finally:
+            for future in futures:
+                future.release()
+
+    def close(self) -> None:
+        if self._owned:
+            self._client.close()
+            self._owned = False
+
+
+def make_executor(workers: int = 1, scheduler: str | None = None) -> Executor:
+    """The executor a command line asks for: Dask if ``scheduler`` is given, else ``workers`` local processes."""
+    if scheduler is not None:
+        return DaskExecutor(scheduler)
+    if workers == 1:
+        return InlineExecutor()
+    return ProcessExecutor(workers)
+
+
+def run_ordered(
+    executor: Executor,
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    on_result: Callable[[int, R], None] | None = None,
+) -> list[R]:
+    """Every ``fn(item)`` through ``executor``, returned in input order; ``on_result`` sees each as it completes."""
+    results: list[R | None] = [None] * len(items)
+    seen = [False] * len(items)
+    for index, result in executor.imap(fn, items):
+        if seen[index]:
+            raise RuntimeError(f"item {index} was reported twice")
+        seen[index] = True
+        results[index] = result
+        if on_result is not None:
+            on_result(index, result)
+    missing = [i for i, ok in enumerate(seen) if not ok]
+    if missing:
+        raise RuntimeError(f"no result for items {missing[:10]}")
+    return cast("list[R]", results)
