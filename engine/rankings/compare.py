@@ -15,6 +15,7 @@ check ``n * (n - 1) / 2`` pairs in ``O(n log n)``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +33,7 @@ def order_mismatches(keys: Sequence[Any], reference: Sequence[Any], *, refines: 
         raise ValueError(f"{len(keys)} keys but {len(reference)} reference values")
     order = sorted(range(len(keys)), key=lambda i: keys[i])
     bad: list[tuple[int, int]] = []
-    for i, j in zip(order, order[1:], strict=False):
+    for i, j in itertools.pairwise(order):
         if keys[i] == keys[j]:
             ok = reference[i] == reference[j]
         elif refines:
