@@ -1,0 +1,323 @@
+"""The eleven games of the seed text, each one frozen record (see ``spec/variants.md``).
+
+A :class:`Variant` says which pack is used, what each street deals (cards down,
+up, to the board, or a draw), how a hand is formed from a seat's cards and the
+board, which ranking decides the pot (and the low half, in hi/lo games), and how
+many seats the table has. Code reads these records; no game is special-cased by
+name outside this module.
+
+>>> v = get_variant("stud7-hilo")
+>>> v.deck, v.hole_cards, v.board_cards, v.betting_rounds, v.is_hilo
+(<DeckSize.FULL: 52>, 7, 0, 5, True)
+>>> get_variant("telesina").board_cards, get_variant("telesina").ranking.name
+(1, 'telesina')
+>>> get_variant("razz")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+engine.variants.UnknownVariantError: unknown variant 'razz'; the variants are holdem, omaha, ..., draw32
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.cards import Suit
+from engine.rankings import (
+    AMERICANA,
+    DEUCE_TO_SEVEN,
+    DRAW32,
+    EIGHT_OR_BETTER,
+    HIGH,
+    SOKO,
+    TELESINA,
+    DeckSize,
+    Ranking,
+)
+
+
+class Face(StrEnum):
+    """Where a dealt card goes."""
+
+    DOWN = "down"  # to a seat, face down
+    UP = "up"  # to a seat, face up
+    BOARD = "board"  # to the middle, shared (Hold'em board, Telesina's vela)
+    DRAW = "draw"  # a seat may replace up to ``count`` of its cards
+
+
+@dataclass(frozen=True)
+class Deal:
+    """``count`` cards going ``face``; for a draw, the most cards a seat may replace."""
+
+    face: Face
+    count: int
+
+
+@dataclass(frozen=True)
+class Street:
+    """One dealing step, followed by a betting round."""
+
+    name: str
+    deals: tuple[Deal, ...]
+
+    def count(self, face: Face) -> int:
+        return sum(d.count for d in self.deals if d.face is face)
+
+
+class HandForm(StrEnum):
+    """How a seat makes its five-card hand."""
+
+    BEST_FIVE = "best five of the seat's cards and the board"
+    OMAHA = "exactly two hole cards and exactly three board cards"
+    EXACT_FIVE = "exactly the seat's five cards"
+
+
+class ForcedBets(StrEnum):
+    BLINDS = "small and big blind"
+    ANTE_BRING_IN = "ante and bring-in"
+
+
+@dataclass(frozen=True)
+class BringIn:
+    """Which up card brings in: the lowest or highest, ties by ``suit_order`` (strongest first)."""
+
+    lowest: bool
+    suit_order: tuple[Suit, ...]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One game, as data.
+
+    ``ranking`` decides the pot (the high half of a hi/lo pot; for 2-7 Triple Draw
+    it is the deuce-to-seven low); ``low`` is the low half's ranking, or ``None``.
+    ``shared_last_card``: if the pack runs short, one face-up card is dealt to the
+    board as everyone's last card (7-Card Stud).
+    """
+
+    name: str
+    title: str
+    deck: DeckSize
+    max_seats: int
+    forced_bets: ForcedBets
+    streets: tuple[Street, ...]
+    hand_form: HandForm
+    ranking: Ranking
+    low: Ranking | None = None
+    bring_in: BringIn | None = None
+    shared_last_card: bool = False
+
+    @property
+    def hole_cards(self) -> int:
+        """Cards each seat holds at the showdown (down and up)."""
+        return sum(s.count(Face.DOWN) + s.count(Face.UP) for s in self.streets)
+
+    @property
+    def board_cards(self) -> int:
+        """Shared cards at the showdown (board, or Telesina's vela)."""
+        return sum(s.count(Face.BOARD) for s in self.streets)
+
+    @property
+    def draws(self) -> tuple[int, ...]:
+        """For each draw, the most cards a seat may replace."""
+        return tuple(d.count for s in self.streets for d in s.deals if d.face is Face.DRAW)
+
+    @property
+    def betting_rounds(self) -> int:
+        return len(self.streets)
+
+    @property
+    def is_hilo(self) -> bool:
+        return self.low is not None
+
+    @property
+    def has_draws(self) -> bool:
+        """Draw games: the cards depend on the players' decisions, so no equity."""
+        return bool(self.draws)
+
+    def _check(self) -> None:
+        """Assert the record's invariants (called for every variant at import)."""
+        assert self.deck is self.ranking.deck, f"{self.name}: the pack and the ranking disagree"
+        assert self.low is None or self.low.deck is self.deck
+        if self.hand_form is HandForm.EXACT_FIVE:
+            assert self.hole_cards == 5 and self.board_cards == 0, self.name
+        if self.hand_form is HandForm.OMAHA:
+            assert self.hole_cards >= 2 and self.board_cards >= 3, self.name
+        if self.hand_form is HandForm.BEST_FIVE:
+            assert self.hole_cards + self.board_cards >= 5, self.name
+        assert self.max_seats * self.hole_cards + self.board_cards <= self.deck or self.shared_last_card
+        assert (self.forced_bets is ForcedBets.ANTE_BRING_IN) == (self.bring_in is not None)
+
+
+def _down(n: int) -> Deal:
+    return Deal(Face.DOWN, n)
+
+
+def _up(n: int) -> Deal:
+    return Deal(Face.UP, n)
+
+
+def _board(n: int) -> Deal:
+    return Deal(Face.BOARD, n)
+
+
+def _draw(n: int) -> Deal:
+    return Deal(Face.DRAW, n)
+
+
+_BOARD_STREETS = (
+    Street("preflop", (_down(2),)),
+    Street("flop", (_board(3),)),
+    Street("turn", (_board(1),)),
+    Street("river", (_board(1),)),
+)
+_OMAHA_STREETS = (Street("preflop", (_down(4),)), *_BOARD_STREETS[1:])
+_FIVE_STUD_STREETS = (
+    Street("second street", (_down(1), _up(1))),
+    Street("third street", (_up(1),)),
+    Street("fourth street", (_up(1),)),
+    Street("fifth street", (_up(1),)),
+)
+_SEVEN_STUD_STREETS = (
+    Street("third street", (_down(2), _up(1))),
+    Street("fourth street", (_up(1),)),
+    Street("fifth street", (_up(1),)),
+    Street("sixth street", (_up(1),)),
+    Street("seventh street", (_down(1),)),
+)
+_TELESINA_STREETS = (*_FIVE_STUD_STREETS, Street("vela", (_board(1),)))
+
+_SHSDC = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+_HDCS = (Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS, Suit.SPADES)
+_LOWEST_UP = BringIn(lowest=True, suit_order=_SHSDC)
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant(
+            "holdem", "Texas Hold'em", DeckSize.FULL, 8, ForcedBets.BLINDS, _BOARD_STREETS, HandForm.BEST_FIVE, HIGH
+        ),
+        Variant("omaha", "Omaha", DeckSize.FULL, 8, ForcedBets.BLINDS, _OMAHA_STREETS, HandForm.OMAHA, HIGH),
+        Variant(
+            "omaha-hilo",
+            "Omaha Hi/Lo",
+            DeckSize.FULL,
+            8,
+            ForcedBets.BLINDS,
+            _OMAHA_STREETS,
+            HandForm.OMAHA,
+            HIGH,
+            low=EIGHT_OR_BETTER,
+        ),
+        Variant(
+            "soko",
+            "Soko",
+            DeckSize.FULL,
+            8,
+            ForcedBets.ANTE_BRING_IN,
+            _FIVE_STUD_STREETS,
+            HandForm.EXACT_FIVE,
+            SOKO,
+            bring_in=_LOWEST_UP,
+        ),
+        Variant(
+            "stud7",
+            "7-Card Stud",
+            DeckSize.FULL,
+            8,
+            ForcedBets.ANTE_BRING_IN,
+            _SEVEN_STUD_STREETS,
+            HandForm.BEST_FIVE,
+            HIGH,
+            bring_in=_LOWEST_UP,
+            shared_last_card=True,
+        ),
+        Variant(
+            "stud7-hilo",
+            "7-Card Stud Hi/Lo",
+            DeckSize.FULL,
+            8,
+            ForcedBets.ANTE_BRING_IN,
+            _SEVEN_STUD_STREETS,
+            HandForm.BEST_FIVE,
+            HIGH,
+            low=EIGHT_OR_BETTER,
+            bring_in=_LOWEST_UP,
+            shared_last_card=True,
+        ),
+        Variant(
+            "draw5",
+            "5-Card Draw",
+            DeckSize.FULL,
+            6,
+            ForcedBets.BLINDS,
+            (Street("deal", (_down(5),)), Street("draw", (_draw(5),))),
+            HandForm.EXACT_FIVE,
+            HIGH,
+        ),
+        Variant(
+            "triple-draw-27",
+            "2-7 Triple Draw",
+            DeckSize.FULL,
+            6,
+            ForcedBets.BLINDS,
+            (
+                Street("deal", (_down(5),)),
+                Street("first draw", (_draw(5),)),
+                Street("second draw", (_draw(5),)),
+                Street("third draw", (_draw(5),)),
+            ),
+            HandForm.EXACT_FIVE,
+            DEUCE_TO_SEVEN,
+        ),
+        Variant(
+            "americana",
+            "Americana",
+            DeckSize.SHORT,
+            6,
+            ForcedBets.ANTE_BRING_IN,
+            _FIVE_STUD_STREETS,
+            HandForm.EXACT_FIVE,
+            AMERICANA,
+            bring_in=BringIn(lowest=False, suit_order=_SHSDC),
+        ),
+        Variant(
+            "telesina",
+            "Telesina",
+            DeckSize.SHORT,
+            6,
+            ForcedBets.ANTE_BRING_IN,
+            _TELESINA_STREETS,
+            HandForm.BEST_FIVE,
+            TELESINA,
+            bring_in=BringIn(lowest=False, suit_order=_HDCS),
+        ),
+        Variant(
+            "draw32",
+            "32-Card Draw",
+            DeckSize.SHORT,
+            5,
+            ForcedBets.BLINDS,
+            (Street("deal", (_down(5),)), Street("draw", (_draw(4),))),
+            HandForm.EXACT_FIVE,
+            DRAW32,
+        ),
+    )
+}
+
+for _variant in VARIANTS.values():
+    _variant._check()
+
+
+class UnknownVariantError(ValueError):
+    """A variant name that is not one of :data:`VARIANTS`."""
+
+
+def get_variant(name: str | Variant) -> Variant:
+    """The variant called ``name`` (a :class:`Variant` is returned as it is)."""
+    if isinstance(name, Variant):
+        return name
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise UnknownVariantError(f"unknown variant {name!r}; the variants are {', '.join(VARIANTS)}") from None
