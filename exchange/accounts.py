@@ -1,0 +1,162 @@
+"""Accounts, and each account's position (exposure) on each market.
+
+Exposure follows exchange.md: the worst loss over the outright outcomes
+"selection i wins alone", counting matched bets and the unmatched remainder of
+open orders.  Unmatched orders count *conservatively*, as Betfair does: an
+unmatched order adds only its downside (a back's stake on the outcomes where
+its selection loses, a lay's liability on the outcome where it wins) and none
+of its upside, so an unmatched hedge frees nothing until it is matched.  With
+that rule a fill can only lower exposure, so checking funds when an order is
+placed is enough for ``available >= 0`` to hold afterwards.
+
+A :class:`Position` keeps, in hundredths of a minor unit (exact: prices have
+two decimals), a vector ``d`` and a scalar ``ltot`` such that the account's
+market P&L if selection ``i`` wins alone is at least ``ltot + d[i]``:
+
+==================  ===========================  ============
+contribution        ``d[j]``                     ``ltot``
+==================  ===========================  ============
+matched back m@P    ``+ m·P``                    ``- 100·m``
+matched lay m@P     ``- m·P``                    ``+ 100·m``
+unmatched back S    ``+ 100·S``                  ``- 100·S``
+unmatched lay S@P   ``- S·(P - 100)``            ``0``
+==================  ===========================  ============
+
+(``P`` is the price in hundredths, ``j`` the order's selection.)  Exposure is
+then ``max(0, ceil(-(ltot + min over live i of d[i]) / 100))`` minor units,
+O(N) for N selections, with O(1) updates per fill.  Selections settled early
+drop out of the minimum; their bets' results are already the ``ltot`` part.
+
+Cash moves only when a market settles or is voided: early settlement of a
+losing selection fixes its bets' results (and shrinks exposure), and the
+account's net market P&L is posted in one amount at the end.  That keeps
+``available >= 0`` true at every step (a loss settled early cannot overdraw an
+account whose remaining outcomes all pay it back).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from exchange.records import Record
+
+if TYPE_CHECKING:
+    from exchange.events import AccountResult
+    from exchange.market import Market
+    from exchange.orders import Order
+
+from exchange.ladder import PRICE_X100
+
+
+@dataclass(frozen=True, slots=True)
+class AccountFunds(Record):
+    """What ``getAccountFunds`` reports, in minor units."""
+
+    account_id: str
+    balance: int
+    exposure: int
+    available: int
+
+
+class Position:
+    """One account's stake in one market: its orders and incremental exposure vectors."""
+
+    __slots__ = ("account_id", "d", "ltot", "market", "orders")
+
+    def __init__(self, account_id: str, market: Market) -> None:
+        self.account_id = account_id
+        self.market = market
+        self.d: list[int] = [0] * len(market.selection_ids)
+        self.ltot = 0
+        self.orders: list[Order] = []
+
+    def worst_x100(self) -> int:
+        """The worst outright P&L over live selections, in hundredths of a minor unit."""
+        d = self.d
+        return self.ltot + min([d[i] for i in self.market.live])
+
+    def exposure(self) -> int:
+        """The worst loss over outcomes still possible, in minor units (never negative)."""
+        d = self.d
+        x = self.ltot + min([d[i] for i in self.market.live])
+        return -(x // 100) if x < 0 else 0
+
+    def exposure_if(self, sel: int, dd: int, dl: int) -> int:
+        """:meth:`exposure` if ``d[sel]`` grew by ``dd`` and ``ltot`` by ``dl``."""
+        d = self.d
+        worst = None
+        for i in self.market.live:
+            v = d[i] + dd if i == sel else d[i]
+            if worst is None or v < worst:
+                worst = v
+        assert worst is not None
+        x = self.ltot + dl + worst
+        return -(x // 100) if x < 0 else 0
+
+    def recompute(self) -> tuple[list[int], int]:
+        """``(d, ltot)`` rebuilt from the orders, for :meth:`_check`."""
+        d = [0] * len(self.d)
+        ltot = 0
+        for o in self.orders:
+            p = PRICE_X100[o.tick]
+            if o.is_back:
+                d[o.sel] += o.matched_x100 + 100 * o.remaining
+                ltot -= 100 * (o.matched + o.remaining)
+            else:
+                d[o.sel] -= o.matched_x100 + o.remaining * (p - 100)
+                ltot += 100 * o.matched
+        return d, ltot
+
+    def if_win(self) -> dict[int, int]:
+        """Matched P&L if each selection wins alone, in hundredths of a minor unit (``listMarketProfitAndLoss``)."""
+        d = [0] * len(self.d)
+        ltot = 0
+        for o in self.orders:
+            if o.is_back:
+                d[o.sel] += o.matched_x100
+                ltot -= 100 * o.matched
+            else:
+                d[o.sel] -= o.matched_x100
+                ltot += 100 * o.matched
+        return {sid: ltot + d[i] for i, sid in enumerate(self.market.selection_ids)}
+
+    def _check(self) -> None:
+        d, ltot = self.recompute()
+        assert d == self.d and ltot == self.ltot, (self.account_id, self.market.market_id, d, self.d, ltot, self.ltot)
+        for o in self.orders:
+            assert o.position is self and o.account_id == self.account_id
+
+
+class Account:
+    """An account: a balance in minor units and its open positions (one per unsettled market)."""
+
+    __slots__ = ("account_id", "balance", "closed", "positions", "results")
+
+    def __init__(self, account_id: str) -> None:
+        self.account_id = account_id
+        self.balance = 0
+        #: market id -> position, for markets not yet settled or voided
+        self.positions: dict[str, Position] = {}
+        #: market id -> position, for settled or voided markets (its orders are cleared orders)
+        self.closed: dict[str, Position] = {}
+        #: market id -> the account's net P&L and commission there
+        self.results: dict[str, AccountResult] = {}
+
+    def exposure(self) -> int:
+        """Total exposure over open markets (minor units)."""
+        return sum(p.exposure() for p in self.positions.values())
+
+    def available(self) -> int:
+        """Available to bet: balance minus total exposure (minor units)."""
+        return self.balance - self.exposure()
+
+    def funds(self) -> AccountFunds:
+        exposure = self.exposure()
+        return AccountFunds(self.account_id, self.balance, exposure, self.balance - exposure)
+
+    def _check(self) -> None:
+        for market_id, pos in self.positions.items():
+            assert pos.market.market_id == market_id and pos.account_id == self.account_id
+            assert pos.market.is_open, market_id
+            pos._check()

@@ -1,0 +1,213 @@
+"""The order book of one selection: price-time priority on ladder ticks.
+
+Resting **lays** are *available to back* (best = highest tick); resting
+**backs** are *available to lay* (best = lowest tick).  Each side is an array
+of 350 FIFO queues (``collections.deque``), one per tick, plus an ``int`` of
+unmatched size per tick and a bitmask of non-empty ticks, so the best price is
+``mask.bit_length() - 1`` (highest) or ``(mask & -mask).bit_length() - 1``
+(lowest): O(1)-ish, no sorted container to maintain.
+
+Cancellation is lazy: a cancelled or lapsed order keeps its place in its
+queue with ``remaining == 0`` and is dropped when it reaches the front; the
+per-tick size counts live orders only, and a queue whose size reaches zero is
+cleared at once.  So placing, filling and cancelling are all O(1) amortised.
+
+The matching loop itself lives in :mod:`exchange.core` (it has to move money
+and emit events per fill); this module owns the queue mechanics and the views.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from decimal import Decimal
+
+from exchange import ladder
+from exchange.orders import Order
+from exchange.records import Record
+
+_N = ladder.TICK_COUNT
+
+
+@dataclass(frozen=True, slots=True)
+class PriceSize(Record):
+    """A price level: ladder tick and size in minor units (API-NG ``PriceSize``)."""
+
+    tick: int
+    size: int
+
+    @property
+    def price(self) -> Decimal:
+        return ladder.price(self.tick)
+
+
+class SelectionBook:
+    """Resting orders and trade statistics for one selection.
+
+    >>> from exchange.side import Side
+    >>> book = SelectionBook(7)
+    >>> book.best_to_back(), book.best_to_lay()
+    (None, None)
+    """
+
+    __slots__ = (
+        "back_mask",
+        "back_size",
+        "backs",
+        "last_tick",
+        "lay_mask",
+        "lay_size",
+        "lays",
+        "selection_id",
+        "total_matched",
+        "volume",
+    )
+
+    def __init__(self, selection_id: int) -> None:
+        self.selection_id = selection_id
+        #: Resting back orders per tick (these are available to *lay*).
+        self.backs: list[deque[Order] | None] = [None] * _N
+        #: Resting lay orders per tick (these are available to *back*).
+        self.lays: list[deque[Order] | None] = [None] * _N
+        self.back_size = [0] * _N
+        self.lay_size = [0] * _N
+        self.back_mask = 0
+        self.lay_mask = 0
+        #: Matched back stake per tick (= matched lay stake at that tick).
+        self.volume = [0] * _N
+        self.last_tick: int | None = None
+        self.total_matched = 0
+
+    # -- queue mechanics -------------------------------------------------
+
+    def add(self, order: Order) -> None:
+        """Append an order's unmatched remainder at the back of its price queue. O(1)."""
+        t = order.tick
+        if order.is_back:
+            q = self.backs[t]
+            if q is None:
+                q = self.backs[t] = deque()
+            q.append(order)
+            self.back_size[t] += order.remaining
+            self.back_mask |= 1 << t
+        else:
+            q = self.lays[t]
+            if q is None:
+                q = self.lays[t] = deque()
+            q.append(order)
+            self.lay_size[t] += order.remaining
+            self.lay_mask |= 1 << t
+
+    def reduce(self, order: Order, amount: int) -> None:
+        """Take ``amount`` of ``order``'s unmatched size off its level (the caller updates the order).
+
+        The order keeps its queue position (a partial cancel does not lose
+        priority); a level that empties is cleared.  O(1).
+        """
+        t = order.tick
+        if order.is_back:
+            left = self.back_size[t] - amount
+            self.back_size[t] = left
+            if not left:
+                q = self.backs[t]
+                assert q is not None
+                q.clear()
+                self.back_mask &= ~(1 << t)
+        else:
+            left = self.lay_size[t] - amount
+            self.lay_size[t] = left
+            if not left:
+                q = self.lays[t]
+                assert q is not None
+                q.clear()
+                self.lay_mask &= ~(1 << t)
+
+    def front(self, is_back: bool, tick: int) -> Order:
+        """The first live order at ``tick`` on a side, dropping dead ones. O(1) amortised."""
+        q = self.backs[tick] if is_back else self.lays[tick]
+        assert q is not None
+        while not q[0].remaining:
+            q.popleft()
+        return q[0]
+
+    def record_trade(self, tick: int, size: int) -> None:
+        self.volume[tick] += size
+        self.last_tick = tick
+        self.total_matched += size
+
+    def unrecord_trade(self, tick: int, size: int, last_tick: int | None) -> None:
+        """Undo a trade (a voided match); the caller says what the last traded tick now is."""
+        self.volume[tick] -= size
+        self.total_matched -= size
+        self.last_tick = last_tick
+
+    def clear(self) -> None:
+        """Drop every resting order (they are all dead: lapsed, cancelled or filled)."""
+        assert not self.back_mask and not self.lay_mask
+        self.backs = [None] * _N
+        self.lays = [None] * _N
+
+    # -- views -------------------------------------------------------------
+
+    def best_to_back(self) -> int | None:
+        """Best tick available to back (highest resting lay), or ``None``."""
+        m = self.lay_mask
+        return m.bit_length() - 1 if m else None
+
+    def best_to_lay(self) -> int | None:
+        """Best tick available to lay (lowest resting back), or ``None``."""
+        m = self.back_mask
+        return (m & -m).bit_length() - 1 if m else None
+
+    def available_to_back(self, depth: int | None = None) -> tuple[PriceSize, ...]:
+        """Levels available to back, best (highest) first; all levels if ``depth`` is None."""
+        out: list[PriceSize] = []
+        m = self.lay_mask
+        size = self.lay_size
+        while m and (depth is None or len(out) < depth):
+            t = m.bit_length() - 1
+            out.append(PriceSize(t, size[t]))
+            m &= ~(1 << t)
+        return tuple(out)
+
+    def available_to_lay(self, depth: int | None = None) -> tuple[PriceSize, ...]:
+        """Levels available to lay, best (lowest) first; all levels if ``depth`` is None."""
+        out: list[PriceSize] = []
+        m = self.back_mask
+        size = self.back_size
+        while m and (depth is None or len(out) < depth):
+            low = m & -m
+            t = low.bit_length() - 1
+            out.append(PriceSize(t, size[t]))
+            m ^= low
+        return tuple(out)
+
+    def traded_volume(self) -> tuple[PriceSize, ...]:
+        """Matched volume per tick (backer's stake), lowest price first."""
+        return tuple(PriceSize(t, v) for t, v in enumerate(self.volume) if v)
+
+    def orders_at(self, is_back: bool, tick: int) -> list[Order]:
+        """Live orders at a level in queue order (for tests and debugging)."""
+        q = self.backs[tick] if is_back else self.lays[tick]
+        return [o for o in q if o.remaining] if q is not None else []
+
+    def _check(self) -> None:
+        """Assert: masks match sizes, sizes match live orders, queues in time order, book not crossed."""
+        for is_back, queues, sizes, mask in (
+            (True, self.backs, self.back_size, self.back_mask),
+            (False, self.lays, self.lay_size, self.lay_mask),
+        ):
+            for t in range(_N):
+                q = queues[t]
+                live = [o for o in q if o.remaining] if q is not None else []
+                assert sum(o.remaining for o in live) == sizes[t], (t, sizes[t])
+                assert bool(sizes[t]) == bool(mask >> t & 1), t
+                assert sizes[t] >= 0
+                ids = [o.bet_id for o in live]
+                assert ids == sorted(ids) and len(set(ids)) == len(ids), ids
+                for o in live:
+                    assert o.is_back == is_back and o.tick == t and o.selection_id == self.selection_id
+        best_back, best_lay = self.best_to_back(), self.best_to_lay()
+        assert best_back is None or best_lay is None or best_back < best_lay, (best_back, best_lay)
+        assert all(v >= 0 for v in self.volume)
+        assert sum(self.volume) == self.total_matched

@@ -1,0 +1,224 @@
+"""Commands: what drivers ask the exchange to do.
+
+Each command is a frozen record carrying its own timestamp ``ts`` (integer
+milliseconds; the core reads no clock).  Order and account commands come from
+traders (through the HTTP layer, a backtest or a bot) and are refused with a
+rejection event when invalid; market lifecycle commands come from the game
+driver, and misuse of them (an unknown market, settling twice) is a bug that
+raises :class:`exchange.errors.ExchangeError`.
+
+Sizes and amounts are integer minor units; prices are exact ``Decimal`` (use
+:func:`exchange.ladder.price` for a tick, or parse client input with
+:func:`exchange.money.to_minor` / ``Decimal``).
+
+>>> from decimal import Decimal
+>>> cmd = PlaceOrder(ts=5, account_id="alice", market_id="1.1", selection_id=1,
+...                  side=Side.BACK, price=Decimal("2.5"), size=1000)
+>>> command_from_dict(cmd.to_dict()) == cmd
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from exchange.orders import OrderType, PersistenceType
+from exchange.records import Record, fast_init
+from exchange.side import Side
+
+
+class Command(Record):
+    """Base of all commands."""
+
+    __slots__ = ()
+
+
+@fast_init
+@dataclass(frozen=True)
+class OpenAccount(Command):
+    TYPE_TAG: ClassVar[str] = "OpenAccount"
+    ts: int
+    account_id: str
+
+
+@fast_init
+@dataclass(frozen=True)
+class Deposit(Command):
+    """Add ``amount`` (minor units, > 0) to an account's balance."""
+
+    TYPE_TAG: ClassVar[str] = "Deposit"
+    ts: int
+    account_id: str
+    amount: int
+    reason: str = "deposit"
+
+
+@fast_init
+@dataclass(frozen=True)
+class Withdraw(Command):
+    """Take ``amount`` (minor units, > 0, at most the available to bet) out of an account."""
+
+    TYPE_TAG: ClassVar[str] = "Withdraw"
+    ts: int
+    account_id: str
+    amount: int
+    reason: str = "withdrawal"
+
+
+@fast_init
+@dataclass(frozen=True)
+class CreateMarket(Command):
+    """Create a SUSPENDED market (round 0) with these selections; ``None`` takes the exchange defaults."""
+
+    TYPE_TAG: ClassVar[str] = "CreateMarket"
+    ts: int
+    market_id: str
+    selection_ids: tuple[int, ...]
+    min_stake: int | None = None
+    commission_bps: int | None = None
+
+
+@fast_init
+@dataclass(frozen=True)
+class OpenMarket(Command):
+    """Open the next betting window: round += 1, status ACTIVE."""
+
+    TYPE_TAG: ClassVar[str] = "OpenMarket"
+    ts: int
+    market_id: str
+
+
+@fast_init
+@dataclass(frozen=True)
+class SuspendMarket(Command):
+    """Close the betting window: every unmatched order lapses, status SUSPENDED."""
+
+    TYPE_TAG: ClassVar[str] = "SuspendMarket"
+    ts: int
+    market_id: str
+
+
+@fast_init
+@dataclass(frozen=True)
+class PlaceOrder(Command):
+    """API-NG ``placeOrders`` with one LIMIT instruction.
+
+    ``round``: the betting round the client saw; an earlier one is refused
+    with ``BET_REJECTED_ROUND_STALE`` (``None`` skips the check).
+    """
+
+    TYPE_TAG: ClassVar[str] = "PlaceOrder"
+    ts: int
+    account_id: str
+    market_id: str
+    selection_id: int
+    side: Side
+    price: Decimal
+    size: int
+    round: int | None = None
+    customer_ref: str | None = None
+    order_type: OrderType = OrderType.LIMIT
+    persistence_type: PersistenceType = PersistenceType.LAPSE
+
+
+@fast_init
+@dataclass(frozen=True)
+class CancelOrder(Command):
+    """API-NG ``cancelOrders`` with one instruction: cancel all, or ``size_reduction`` of, the unmatched part."""
+
+    TYPE_TAG: ClassVar[str] = "CancelOrder"
+    ts: int
+    account_id: str
+    bet_id: int
+    size_reduction: int | None = None
+
+
+@fast_init
+@dataclass(frozen=True)
+class ReplaceOrder(Command):
+    """API-NG ``replaceOrders``: cancel the unmatched part and place it anew at ``new_price`` (new bet id).
+
+    Atomic: if the new order would be refused, nothing changes.
+    """
+
+    TYPE_TAG: ClassVar[str] = "ReplaceOrder"
+    ts: int
+    account_id: str
+    bet_id: int
+    new_price: Decimal
+    round: int | None = None
+
+
+@fast_init
+@dataclass(frozen=True)
+class SettleSelection(Command):
+    """Settle a selection early as a LOSER (it can no longer win or tie).
+
+    If that leaves a single selection in play, the market settles with it as the winner.
+    """
+
+    TYPE_TAG: ClassVar[str] = "SettleSelection"
+    ts: int
+    market_id: str
+    selection_id: int
+
+
+@fast_init
+@dataclass(frozen=True)
+class SettleMarket(Command):
+    """Settle the market at the result: ``winners`` tie for the win (dead heat when more than one)."""
+
+    TYPE_TAG: ClassVar[str] = "SettleMarket"
+    ts: int
+    market_id: str
+    winners: tuple[int, ...]
+
+
+@fast_init
+@dataclass(frozen=True)
+class VoidMarket(Command):
+    """Void the market: cancel unmatched, void matched bets not yet settled, keep what was settled."""
+
+    TYPE_TAG: ClassVar[str] = "VoidMarket"
+    ts: int
+    market_id: str
+    reason: str = "void"
+
+
+@fast_init
+@dataclass(frozen=True)
+class VoidMatchedSince(Command):
+    """Void every match at or after ``since_ts`` on selections not yet settled (a card exposed early)."""
+
+    TYPE_TAG: ClassVar[str] = "VoidMatchedSince"
+    ts: int
+    market_id: str
+    since_ts: int
+    reason: str = "card exposed"
+
+
+COMMAND_TYPES: dict[str, type[Command]] = {
+    cls.TYPE_TAG: cls  # type: ignore[misc]
+    for cls in (
+        OpenAccount,
+        Deposit,
+        Withdraw,
+        CreateMarket,
+        OpenMarket,
+        SuspendMarket,
+        PlaceOrder,
+        CancelOrder,
+        ReplaceOrder,
+        SettleSelection,
+        SettleMarket,
+        VoidMarket,
+        VoidMatchedSince,
+    )
+}
+
+
+def command_from_dict(data: dict[str, Any]) -> Command:
+    """Rebuild a command from its ``to_dict()`` form."""
+    return COMMAND_TYPES[data["type"]].from_dict(data)

@@ -1,0 +1,1067 @@
+"""The exchange: accounts and markets; commands in, events out.
+
+:class:`Exchange` is the one place money changes.  Drivers (the game, the
+HTTP server, backtests, tests) send it commands (:mod:`exchange.commands`)
+and get back the events (:mod:`exchange.events`) that record what happened.
+It reads no clock (each command carries ``ts``) and no randomness; bet ids and
+match ids are counters.  State is a fold over the events: :meth:`Exchange.apply`
+replays one, :meth:`Exchange.replay` rebuilds an exchange from a journal of
+events (or of commands), and :meth:`Exchange.state_digest` compares states.
+
+>>> from decimal import Decimal
+>>> from exchange.commands import *
+>>> ex = Exchange()
+>>> for cmd in (OpenAccount(0, "alice"), Deposit(0, "alice", 10_000), OpenAccount(0, "bob"),
+...             Deposit(0, "bob", 10_000), CreateMarket(0, "1.1", (1, 2, 3, 4)), OpenMarket(1, "1.1")):
+...     _ = ex.execute(cmd)
+>>> [type(e).__name__ for e in ex.execute(PlaceOrder(2, "alice", "1.1", 1, Side.LAY, Decimal("3"), 1000))]
+['OrderPlaced']
+>>> [type(e).__name__ for e in ex.execute(PlaceOrder(3, "bob", "1.1", 1, Side.BACK, Decimal("2.5"), 400))]
+['OrderPlaced', 'Matched']
+>>> ex.order_view("bob", 2).average_price_matched
+Fraction(3, 1)
+>>> ex.execute(PlaceOrder(4, "bob", "1.1", 1, Side.BACK, Decimal("2.03"), 400))[0].message
+'price 2.03 is not on the ladder; nearest ticks 2.02, 2.04'
+>>> _ = ex.execute(SuspendMarket(5, "1.1"))  # alice's unmatched 6.00 lapses
+>>> ev = ex.execute(SettleMarket(6, "1.1", winners=(1,)))[-1]
+>>> [(a.account_id, a.profit, a.commission) for a in ev.accounts]
+[('alice', -800, 0), ('bob', 800, 20)]
+>>> ex.funds("bob").balance, ex.funds("HOUSE").balance
+(10780, 20)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from exchange import ladder
+from exchange.accounts import Account, AccountFunds, Position
+from exchange.commands import (
+    CancelOrder,
+    Command,
+    CreateMarket,
+    Deposit,
+    OpenAccount,
+    OpenMarket,
+    PlaceOrder,
+    ReplaceOrder,
+    SettleMarket,
+    SettleSelection,
+    SuspendMarket,
+    VoidMarket,
+    VoidMatchedSince,
+    Withdraw,
+)
+from exchange.errors import ErrorCode, ExchangeError, Rejection
+from exchange.events import (
+    AccountCredited,
+    AccountDebited,
+    AccountOpened,
+    AccountResult,
+    CancelReason,
+    CommandRejected,
+    Event,
+    LapseReason,
+    MarketCreated,
+    MarketOpened,
+    MarketSettled,
+    MarketSuspended,
+    MarketVoided,
+    Matched,
+    MatchVoided,
+    OrderAction,
+    OrderCancelled,
+    OrderLapsed,
+    OrderPlaced,
+    OrderRejected,
+    SelectionSettled,
+)
+from exchange.market import Market, MarketBook, MarketStatus, SelectionStatus
+from exchange.money import format_minor
+from exchange.orders import ClearedOrder, Order, OrderType, OrderView, PersistenceType
+from exchange.records import Record
+from exchange.settlement import final_results, loser_results, void_results
+from exchange.side import Side
+
+_PX = ladder.PRICE_X100
+_TICK_OF_PRICE = ladder.TICK_OF_PRICE
+_BACK = Side.BACK
+_LAY = Side.LAY
+_ACTIVE = MarketStatus.ACTIVE
+_IN_PLAY = SelectionStatus.IN_PLAY
+_LIMIT = OrderType.LIMIT
+_LAPSE = PersistenceType.LAPSE
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeConfig(Record):
+    """Exchange-wide settings: the house account (receives commission and rounding) and market defaults."""
+
+    house_account_id: str = "HOUSE"
+    min_stake: int = 200
+    commission_bps: int = 250
+
+
+class Exchange:
+    """Accounts, markets and orders; the single entry point for changing them.
+
+    Write side: :meth:`execute` (a command -> its events), :meth:`apply` (an
+    event -> state), :meth:`replay`.  Read side: :meth:`market_book`,
+    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`,
+    :meth:`funds`, :meth:`market_result`, :meth:`profit_and_loss`.
+    """
+
+    def __init__(self, config: ExchangeConfig | None = None) -> None:
+        self.config = config if config is not None else ExchangeConfig()
+        self.accounts: dict[str, Account] = {self.config.house_account_id: Account(self.config.house_account_id)}
+        self.markets: dict[str, Market] = {}
+        #: Every order ever accepted, by bet id.
+        self.orders: dict[int, Order] = {}
+        self.next_bet_id = 1
+        self.next_match_id = 1
+        #: Deposits minus withdrawals: the sum of all balances, always.
+        self.money_in = 0
+        self._handlers: dict[type, Callable[[Any], list[Event]]] = {
+            PlaceOrder: self._place,
+            CancelOrder: self._cancel,
+            ReplaceOrder: self._replace,
+            OpenAccount: self._open_account,
+            Deposit: self._deposit,
+            Withdraw: self._withdraw,
+            CreateMarket: self._create_market,
+            OpenMarket: self._open_market,
+            SuspendMarket: self._suspend_market,
+            SettleSelection: self._settle_selection,
+            SettleMarket: self._settle_market,
+            VoidMarket: self._void_market,
+            VoidMatchedSince: self._void_matched_since,
+        }
+        self._appliers: dict[type, Callable[[Any], None]] = {
+            OrderPlaced: self._apply_placed,
+            Matched: self._apply_matched,
+            OrderCancelled: self._apply_cancelled,
+            OrderLapsed: self._apply_lapsed,
+            MatchVoided: self._apply_match_voided,
+            AccountOpened: self._apply_account_opened,
+            AccountCredited: self._apply_credited,
+            AccountDebited: self._apply_debited,
+            MarketCreated: self._apply_market_created,
+            MarketOpened: self._apply_market_opened,
+            MarketSuspended: self._apply_market_suspended,
+            SelectionSettled: self._apply_selection_settled,
+            MarketSettled: self._apply_market_settled,
+            MarketVoided: self._apply_market_voided,
+            OrderRejected: _ignore,
+            CommandRejected: _ignore,
+        }
+
+    # ------------------------------------------------------------------ write side
+
+    def execute(self, command: Command) -> list[Event]:
+        """Carry out one command; return the events it produced (state already updated).
+
+        A trader's invalid request yields a single rejection event; a driver's
+        invalid lifecycle command raises :class:`ExchangeError`.
+        """
+        handler = self._handlers.get(type(command))
+        if handler is None:
+            raise ExchangeError(f"not a command: {command!r}")
+        return handler(command)
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state (what :meth:`execute` does after deciding)."""
+        applier = self._appliers.get(type(event))
+        if applier is None:
+            raise ExchangeError(f"not an event: {event!r}")
+        applier(event)
+
+    @classmethod
+    def replay(cls, records: Iterable[Event | Command], config: ExchangeConfig | None = None) -> Exchange:
+        """A new exchange rebuilt from a journal: events are applied, commands executed."""
+        exchange = cls(config)
+        for record in records:
+            if isinstance(record, Event):
+                exchange.apply(record)
+            elif isinstance(record, Command):
+                exchange.execute(record)
+            else:
+                raise ExchangeError(f"not an event or command: {record!r}")
+        return exchange
+
+    # -- orders ------------------------------------------------------------
+
+    def _place(self, cmd: PlaceOrder) -> list[Event]:
+        try:
+            account, market, sel, tick = self._verify_place(cmd)
+        except Rejection as r:
+            return [
+                OrderRejected(
+                    cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
+                    cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
+                )
+            ]  # fmt: skip
+        placed = OrderPlaced(
+            cmd.ts, self.next_bet_id, cmd.account_id, cmd.market_id, cmd.selection_id,
+            cmd.side, tick, cmd.size, market.round, cmd.customer_ref, None,
+        )  # fmt: skip
+        order = self._add_order(placed, account, market, sel)
+        events: list[Event] = [placed]
+        if order.is_back:
+            self._match_back(order, market, cmd.ts, events)
+        else:
+            self._match_lay(order, market, cmd.ts, events)
+        return events
+
+    def _verify_place(self, cmd: PlaceOrder) -> tuple[Account, Market, int, int]:
+        """Check a place instruction; raise :class:`Rejection` with the first problem found."""
+        account = self.accounts.get(cmd.account_id)
+        if account is None:
+            raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r} does not exist")
+        market = self._open_market_for_betting(cmd.market_id)
+        sel = market.index.get(cmd.selection_id)
+        if sel is None:
+            raise Rejection(
+                ErrorCode.INVALID_RUNNER,
+                f"selection {cmd.selection_id!r} is not in market {market.market_id}; "
+                f"selections are {', '.join(map(str, market.selection_ids))}",
+            )
+        _check_selection_in_play(market, sel)
+        _check_market_active(market, cmd.round)
+        if cmd.order_type is not _LIMIT:
+            raise Rejection(ErrorCode.INVALID_ORDER_TYPE, f"order type {cmd.order_type} is not offered; use LIMIT")
+        if cmd.persistence_type is not _LAPSE:
+            raise Rejection(
+                ErrorCode.INVALID_PERSISTENCE_TYPE,
+                f"persistence type {cmd.persistence_type} is not offered; use LAPSE",
+            )
+        if cmd.side is not _BACK and cmd.side is not _LAY:
+            raise ExchangeError(f"side must be a Side, not {cmd.side!r}")
+        tick = _tick_of(cmd.price)
+        size = cmd.size
+        if type(size) is not int or size < market.min_stake:
+            raise Rejection(ErrorCode.INVALID_BET_SIZE, _size_message(size, market.min_stake))
+        if cmd.side is _BACK:
+            self._check_funds(account, market, sel, 100 * size, -100 * size)
+        else:
+            self._check_funds(account, market, sel, -size * (_PX[tick] - 100), 0)
+        return account, market, sel, tick
+
+    def _open_market_for_betting(self, market_id: str) -> Market:
+        market = self.markets.get(market_id)
+        if market is None:
+            raise Rejection(ErrorCode.INVALID_MARKET_ID, f"market {market_id!r} does not exist")
+        return market
+
+    def _check_funds(self, account: Account, market: Market, sel: int, dd: int, dl: int) -> None:
+        """Refuse a change of ``d[sel]`` by ``dd`` and ``ltot`` by ``dl`` that would overdraw the account."""
+        positions = account.positions
+        pos = positions.get(market.market_id)
+        if pos is None:
+            worst = None
+            for i in market.live:
+                v = dd if i == sel else 0
+                if worst is None or v < worst:
+                    worst = v
+            assert worst is not None
+            x = worst + dl
+            current, after = 0, (-(x // 100) if x < 0 else 0)
+        else:
+            current, after = pos.exposure(), pos.exposure_if(sel, dd, dl)
+        if after <= current:
+            return
+        exposure = sum(p.exposure() for p in positions.values()) if len(positions) > (pos is not None) else current
+        available = account.balance - exposure
+        if available - (after - current) < 0:
+            raise Rejection(
+                ErrorCode.INSUFFICIENT_FUNDS,
+                f"this order needs {format_minor(after - current)} more exposure "
+                f"but only {format_minor(max(available, 0))} is available to bet",
+            )
+
+    def _add_order(self, ev: OrderPlaced, account: Account, market: Market, sel: int) -> Order:
+        """Create the order of an :class:`OrderPlaced`, reserve its exposure and queue it in the book."""
+        pos = account.positions.get(market.market_id)
+        if pos is None:
+            pos = account.positions[market.market_id] = market.positions[account.account_id] = Position(
+                account.account_id, market
+            )
+        order = Order(
+            ev.bet_id, ev.account_id, ev.market_id, ev.selection_id, sel,
+            ev.side, ev.tick, ev.size, ev.ts, ev.round, ev.customer_ref, pos,
+        )  # fmt: skip
+        self.orders[ev.bet_id] = order
+        self.next_bet_id = ev.bet_id + 1
+        pos.orders.append(order)
+        size = ev.size
+        if order.is_back:
+            pos.d[sel] += 100 * size
+            pos.ltot -= 100 * size
+        else:
+            pos.d[sel] -= size * (_PX[ev.tick] - 100)
+        market.books[sel].add(order)
+        return order
+
+    def _match_back(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
+        """Match an incoming back against resting lays at ticks >= its own, best (highest) first.
+
+        The hot loop: each fill is at the resting lay's tick, updates both
+        orders, both positions and the level in O(1), and emits a Matched.
+        """
+        book = market.books[order.sel]
+        mask = book.lay_mask
+        limit = order.tick
+        if not mask or mask.bit_length() - 1 < limit:
+            return
+        sel = order.sel
+        rem = order.remaining
+        lays = book.lays
+        lay_size = book.lay_size
+        volume = book.volume
+        fills = market.fills
+        bet_id = order.bet_id
+        account_id = order.account_id
+        market_id = market.market_id
+        selection_id = order.selection_id
+        match_id = self.next_match_id
+        filled = 0
+        filled_x100 = 0
+        t = limit
+        while rem and mask:
+            t = mask.bit_length() - 1
+            if t < limit:
+                break
+            q = lays[t]
+            assert q is not None
+            p = _PX[t]
+            left = lay_size[t]
+            while True:
+                r = q[0]
+                rr = r.remaining
+                if not rr:
+                    q.popleft()
+                    continue
+                m = rr if rr < rem else rem
+                rr -= m
+                r.remaining = rr
+                r.matched += m
+                r.matched_x100 += m * p
+                r.matched_ts = ts
+                rpos = r.position
+                rpos.d[sel] -= 100 * m
+                rpos.ltot += 100 * m
+                rem -= m
+                filled += m
+                filled_x100 += m * p
+                ev = Matched(ts, match_id, market_id, selection_id, t, m, bet_id, r.bet_id, account_id, r.account_id, _BACK)
+                events.append(ev)
+                fills[match_id] = ev
+                match_id += 1
+                volume[t] += m
+                left -= m
+                if not rr:
+                    q.popleft()
+                if not left or not rem:
+                    break
+            lay_size[t] = left
+            if not left:
+                q.clear()
+                mask &= ~(1 << t)
+        book.lay_mask = mask
+        if filled:
+            self.next_match_id = match_id
+            order.remaining = rem
+            order.matched += filled
+            order.matched_x100 += filled_x100
+            order.matched_ts = ts
+            order.position.d[sel] += filled_x100 - 100 * filled
+            book.last_tick = t
+            book.total_matched += filled
+            book.reduce(order, filled)
+
+    def _match_lay(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
+        """Match an incoming lay against resting backs at ticks <= its own, best (lowest) first."""
+        book = market.books[order.sel]
+        mask = book.back_mask
+        limit = order.tick
+        if not mask or (mask & -mask).bit_length() - 1 > limit:
+            return
+        sel = order.sel
+        rem = order.remaining
+        backs = book.backs
+        back_size = book.back_size
+        volume = book.volume
+        fills = market.fills
+        bet_id = order.bet_id
+        account_id = order.account_id
+        market_id = market.market_id
+        selection_id = order.selection_id
+        match_id = self.next_match_id
+        filled = 0
+        filled_x100 = 0
+        t = limit
+        while rem and mask:
+            low = mask & -mask
+            t = low.bit_length() - 1
+            if t > limit:
+                break
+            q = backs[t]
+            assert q is not None
+            p = _PX[t]
+            left = back_size[t]
+            while True:
+                r = q[0]
+                rr = r.remaining
+                if not rr:
+                    q.popleft()
+                    continue
+                m = rr if rr < rem else rem
+                rr -= m
+                r.remaining = rr
+                r.matched += m
+                r.matched_x100 += m * p
+                r.matched_ts = ts
+                r.position.d[sel] += m * (p - 100)
+                rem -= m
+                filled += m
+                filled_x100 += m * p
+                ev = Matched(ts, match_id, market_id, selection_id, t, m, r.bet_id, bet_id, r.account_id, account_id, _LAY)
+                events.append(ev)
+                fills[match_id] = ev
+                match_id += 1
+                volume[t] += m
+                left -= m
+                if not rr:
+                    q.popleft()
+                if not left or not rem:
+                    break
+            back_size[t] = left
+            if not left:
+                q.clear()
+                mask ^= low
+        book.back_mask = mask
+        if filled:
+            self.next_match_id = match_id
+            order.remaining = rem
+            order.matched += filled
+            order.matched_x100 += filled_x100
+            order.matched_ts = ts
+            pos = order.position
+            pos.d[sel] += filled * (_PX[limit] - 100) - filled_x100
+            pos.ltot += 100 * filled
+            book.last_tick = t
+            book.total_matched += filled
+            book.reduce(order, filled)
+
+    def _cancel(self, cmd: CancelOrder) -> list[Event]:
+        try:
+            order = self._own_live_order(cmd.account_id, cmd.bet_id)
+            reduction = cmd.size_reduction
+            if reduction is None:
+                amount = order.remaining
+            elif type(reduction) is not int or reduction <= 0:
+                raise Rejection(
+                    ErrorCode.INVALID_BET_SIZE,
+                    f"size reduction {reduction!r} must be a positive number of minor units",
+                )
+            else:
+                amount = min(reduction, order.remaining)
+        except Rejection as r:
+            return [_order_rejected(cmd.ts, OrderAction.CANCEL, cmd.account_id, r, cmd.bet_id)]
+        ev = OrderCancelled(
+            cmd.ts, order.bet_id, order.account_id, order.market_id, order.selection_id, amount, CancelReason.BY_USER
+        )
+        self._apply_cancelled(ev)
+        return [ev]
+
+    def _own_live_order(self, account_id: str, bet_id: int) -> Order:
+        """The caller's own order with unmatched size in an ACTIVE market, else a Rejection."""
+        if account_id not in self.accounts:
+            raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {account_id!r} does not exist")
+        order = self.orders.get(bet_id) if type(bet_id) is int else None
+        if order is None or order.account_id != account_id:
+            # Someone else's bet is reported exactly like a bet that does not exist.
+            raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
+        if not order.remaining:
+            raise Rejection(
+                ErrorCode.BET_TAKEN_OR_LAPSED,
+                f"bet {bet_id} has no unmatched size left (matched {format_minor(order.matched)}, "
+                f"lapsed {format_minor(order.lapsed)}, cancelled {format_minor(order.cancelled)})",
+            )
+        market = self.markets[order.market_id]
+        if market.status is not _ACTIVE:  # pragma: no cover - unmatched orders lapse when a window closes
+            raise Rejection(ErrorCode.MARKET_NOT_OPEN_FOR_BETTING, f"market {market.market_id} is {market.status}")
+        return order
+
+    def _replace(self, cmd: ReplaceOrder) -> list[Event]:
+        try:
+            order = self._own_live_order(cmd.account_id, cmd.bet_id)
+            market = self.markets[order.market_id]
+            _check_market_active(market, cmd.round)
+            tick = _tick_of(cmd.new_price)
+            amount = order.remaining
+            if not order.is_back:
+                # Only a lay's exposure depends on its price; the old reservation is released first.
+                dd = amount * (_PX[order.tick] - _PX[tick])
+                self._check_funds(self.accounts[cmd.account_id], market, order.sel, dd, 0)
+        except Rejection as r:
+            return [_order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)]
+        cancelled = OrderCancelled(
+            cmd.ts, order.bet_id, order.account_id, order.market_id, order.selection_id, amount, CancelReason.REPLACED
+        )
+        self._apply_cancelled(cancelled)
+        placed = OrderPlaced(
+            cmd.ts, self.next_bet_id, order.account_id, order.market_id, order.selection_id,
+            order.side, tick, amount, market.round, order.customer_ref, order.bet_id,
+        )  # fmt: skip
+        new = self._add_order(placed, self.accounts[cmd.account_id], market, order.sel)
+        events: list[Event] = [cancelled, placed]
+        if new.is_back:
+            self._match_back(new, market, cmd.ts, events)
+        else:
+            self._match_lay(new, market, cmd.ts, events)
+        return events
+
+    # -- accounts ----------------------------------------------------------
+
+    def _open_account(self, cmd: OpenAccount) -> list[Event]:
+        if not isinstance(cmd.account_id, str) or not cmd.account_id:
+            return [_command_rejected(cmd, ErrorCode.INVALID_ACCOUNT, "account id must be a non-empty string")]
+        if cmd.account_id in self.accounts:
+            return [_command_rejected(cmd, ErrorCode.DUPLICATE_ACCOUNT, f"account {cmd.account_id!r} already exists")]
+        ev = AccountOpened(cmd.ts, cmd.account_id)
+        self._apply_account_opened(ev)
+        return [ev]
+
+    def _deposit(self, cmd: Deposit) -> list[Event]:
+        if cmd.account_id not in self.accounts:
+            return [_command_rejected(cmd, ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r} does not exist")]
+        if type(cmd.amount) is not int or cmd.amount <= 0:
+            return [_command_rejected(cmd, ErrorCode.INVALID_AMOUNT, f"amount {cmd.amount!r} must be positive")]
+        ev = AccountCredited(cmd.ts, cmd.account_id, cmd.amount, cmd.reason)
+        self._apply_credited(ev)
+        return [ev]
+
+    def _withdraw(self, cmd: Withdraw) -> list[Event]:
+        account = self.accounts.get(cmd.account_id)
+        if account is None:
+            return [_command_rejected(cmd, ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r} does not exist")]
+        if type(cmd.amount) is not int or cmd.amount <= 0:
+            return [_command_rejected(cmd, ErrorCode.INVALID_AMOUNT, f"amount {cmd.amount!r} must be positive")]
+        available = account.available()
+        if cmd.amount > available:
+            return [
+                _command_rejected(
+                    cmd,
+                    ErrorCode.INSUFFICIENT_FUNDS,
+                    f"cannot withdraw {format_minor(cmd.amount)}; available {format_minor(max(available, 0))}",
+                )
+            ]
+        ev = AccountDebited(cmd.ts, cmd.account_id, cmd.amount, cmd.reason)
+        self._apply_debited(ev)
+        return [ev]
+
+    # -- market lifecycle (game driver; misuse raises) ------------------------
+
+    def _market(self, market_id: str) -> Market:
+        market = self.markets.get(market_id)
+        if market is None:
+            raise ExchangeError(f"market {market_id!r} does not exist")
+        return market
+
+    def _open_only(self, market_id: str, action: str) -> Market:
+        market = self._market(market_id)
+        if not market.is_open:
+            raise ExchangeError(f"cannot {action} market {market_id}: it is {market.status}")
+        return market
+
+    def _create_market(self, cmd: CreateMarket) -> list[Event]:
+        if cmd.market_id in self.markets:
+            raise ExchangeError(f"market {cmd.market_id!r} already exists")
+        ids = tuple(cmd.selection_ids)
+        if len(ids) < 2 or len(set(ids)) != len(ids) or not all(type(i) is int for i in ids):
+            raise ExchangeError(f"selection ids must be at least two distinct ints, not {ids!r}")
+        min_stake = self.config.min_stake if cmd.min_stake is None else cmd.min_stake
+        bps = self.config.commission_bps if cmd.commission_bps is None else cmd.commission_bps
+        if type(min_stake) is not int or min_stake <= 0:
+            raise ExchangeError(f"minimum stake must be a positive int of minor units, not {min_stake!r}")
+        if type(bps) is not int or not 0 <= bps <= 10_000:
+            raise ExchangeError(f"commission must be 0..10000 basis points, not {bps!r}")
+        ev = MarketCreated(cmd.ts, cmd.market_id, ids, min_stake, bps)
+        self._apply_market_created(ev)
+        return [ev]
+
+    def _open_market(self, cmd: OpenMarket) -> list[Event]:
+        market = self._market(cmd.market_id)
+        if market.status is not MarketStatus.SUSPENDED:
+            raise ExchangeError(f"cannot open market {cmd.market_id}: it is {market.status}")
+        ev = MarketOpened(cmd.ts, cmd.market_id, market.round + 1)
+        self._apply_market_opened(ev)
+        return [ev]
+
+    def _suspend_market(self, cmd: SuspendMarket) -> list[Event]:
+        market = self._market(cmd.market_id)
+        if market.status is not _ACTIVE:
+            raise ExchangeError(f"cannot suspend market {cmd.market_id}: it is {market.status}")
+        events: list[Event] = self._lapse(market, None, cmd.ts, LapseReason.WINDOW_CLOSED)
+        ev = MarketSuspended(cmd.ts, cmd.market_id, market.round)
+        self._apply_market_suspended(ev)
+        events.append(ev)
+        return events
+
+    def _lapse(self, market: Market, only_sel: int | None, ts: int, reason: LapseReason) -> list[Event]:
+        """Lapse every live order of a market (or one selection), in book order; apply and return the events."""
+        events: list[Event] = []
+        for sel, book in enumerate(market.books):
+            if only_sel is not None and sel != only_sel:
+                continue
+            live = [o for is_back in (True, False) for t in range(ladder.TICK_COUNT) for o in book.orders_at(is_back, t)]
+            for o in live:
+                ev = OrderLapsed(ts, o.bet_id, o.account_id, o.market_id, o.selection_id, o.remaining, reason)
+                self._apply_lapsed(ev)
+                events.append(ev)
+        return events
+
+    def _settle_selection(self, cmd: SettleSelection) -> list[Event]:
+        market = self._open_only(cmd.market_id, "settle a selection of")
+        sel = market.index.get(cmd.selection_id)
+        if sel is None:
+            raise ExchangeError(f"selection {cmd.selection_id!r} is not in market {cmd.market_id}")
+        if market.selection_status[sel] is not _IN_PLAY:
+            raise ExchangeError(f"selection {cmd.selection_id} is already {market.selection_status[sel]}")
+        events = self._lapse(market, sel, cmd.ts, LapseReason.SELECTION_SETTLED)
+        bets = loser_results(o for pos in market.positions.values() for o in pos.orders if o.sel == sel)
+        ev = SelectionSettled(cmd.ts, cmd.market_id, cmd.selection_id, SelectionStatus.LOSER, tuple(bets))
+        self._apply_selection_settled(ev)
+        events.append(ev)
+        if len(market.live) == 1:
+            winner = market.selection_ids[market.live[0]]
+            events.extend(self._settle(market, (winner,), cmd.ts))
+        return events
+
+    def _settle_market(self, cmd: SettleMarket) -> list[Event]:
+        market = self._open_only(cmd.market_id, "settle")
+        winners = tuple(cmd.winners)
+        if not winners or len(set(winners)) != len(winners):
+            raise ExchangeError(f"winners must be distinct selection ids, not {winners!r}")
+        for w in winners:
+            if w not in market.index:
+                raise ExchangeError(f"winner {w!r} is not a selection of market {cmd.market_id}")
+            if market.selection_status[market.index[w]] is not _IN_PLAY:
+                raise ExchangeError(f"winner {w} was already settled {market.selection_status[market.index[w]]}")
+        return self._settle(market, winners, cmd.ts)
+
+    def _settle(self, market: Market, winners: tuple[int, ...], ts: int) -> list[Event]:
+        events = self._lapse(market, None, ts, LapseReason.MARKET_SETTLED)
+        indices = frozenset(market.index[w] for w in winners)
+        bets, accounts, rounding = final_results(market.positions.values(), indices, market.commission_bps)
+        ev = MarketSettled(
+            ts, market.market_id, winners, tuple(bets), tuple(accounts), rounding, self.config.house_account_id
+        )
+        self._apply_market_settled(ev)
+        events.append(ev)
+        return events
+
+    def _void_market(self, cmd: VoidMarket) -> list[Event]:
+        market = self._open_only(cmd.market_id, "void")
+        events: list[Event] = []
+        for sel, book in enumerate(market.books):
+            live = [o for is_back in (True, False) for t in range(ladder.TICK_COUNT) for o in book.orders_at(is_back, t)]
+            for o in live:
+                ev = OrderCancelled(
+                    cmd.ts, o.bet_id, o.account_id, o.market_id, o.selection_id, o.remaining, CancelReason.MARKET_VOIDED
+                )
+                self._apply_cancelled(ev)
+                events.append(ev)
+        events.extend(self._void_matches(market, None, cmd.ts, cmd.reason))
+        accounts = void_results(market.positions.values(), market.commission_bps)
+        voided = MarketVoided(cmd.ts, cmd.market_id, tuple(accounts), self.config.house_account_id, cmd.reason)
+        self._apply_market_voided(voided)
+        events.append(voided)
+        return events
+
+    def _void_matched_since(self, cmd: VoidMatchedSince) -> list[Event]:
+        market = self._open_only(cmd.market_id, "void bets of")
+        return self._void_matches(market, cmd.since_ts, cmd.ts, cmd.reason)
+
+    def _void_matches(self, market: Market, since_ts: int | None, ts: int, reason: str) -> list[Event]:
+        """Void every unvoided match on selections still in play (at or after ``since_ts`` if given)."""
+        events: list[Event] = []
+        live = {market.selection_ids[i] for i in market.live}
+        targets = [
+            m
+            for m in market.fills.values()
+            if m.match_id not in market.voided_matches
+            and m.selection_id in live
+            and (since_ts is None or m.ts >= since_ts)
+        ]
+        for m in targets:
+            ev = MatchVoided(
+                ts, m.match_id, m.market_id, m.selection_id, m.tick, m.size,
+                m.back_bet_id, m.lay_bet_id, m.back_account_id, m.lay_account_id, reason,
+            )  # fmt: skip
+            self._apply_match_voided(ev)
+            events.append(ev)
+        return events
+
+    # ------------------------------------------------------------------ appliers
+
+    def _apply_placed(self, ev: OrderPlaced) -> None:
+        market = self.markets[ev.market_id]
+        self._add_order(ev, self.accounts[ev.account_id], market, market.index[ev.selection_id])
+
+    def _apply_matched(self, ev: Matched) -> None:
+        market = self.markets[ev.market_id]
+        sel = market.index[ev.selection_id]
+        book = market.books[sel]
+        back = self.orders[ev.back_bet_id]
+        lay = self.orders[ev.lay_bet_id]
+        taker, resting = (back, lay) if ev.taker_side is _BACK else (lay, back)
+        if book.front(resting.is_back, ev.tick) is not resting or ev.match_id != self.next_match_id:
+            raise ExchangeError(f"event out of order: {ev!r}")
+        m = ev.size
+        p = _PX[ev.tick]
+        for o in (back, lay):
+            o.remaining -= m
+            o.matched += m
+            o.matched_x100 += m * p
+            o.matched_ts = ev.ts
+        back.position.d[sel] += m * (p - 100)
+        lay.position.d[sel] += m * (_PX[lay.tick] - p - 100)
+        lay.position.ltot += 100 * m
+        book.reduce(resting, m)
+        book.reduce(taker, m)
+        book.record_trade(ev.tick, m)
+        market.fills[ev.match_id] = ev
+        self.next_match_id = ev.match_id + 1
+
+    def _release(self, order: Order, amount: int) -> None:
+        """Take ``amount`` of an order's unmatched size out of the book and its exposure."""
+        market = self.markets[order.market_id]
+        market.books[order.sel].reduce(order, amount)
+        order.remaining -= amount
+        pos = order.position
+        if order.is_back:
+            pos.d[order.sel] -= 100 * amount
+            pos.ltot += 100 * amount
+        else:
+            pos.d[order.sel] += amount * (_PX[order.tick] - 100)
+
+    def _apply_cancelled(self, ev: OrderCancelled) -> None:
+        order = self.orders[ev.bet_id]
+        self._release(order, ev.size)
+        order.cancelled += ev.size
+
+    def _apply_lapsed(self, ev: OrderLapsed) -> None:
+        order = self.orders[ev.bet_id]
+        self._release(order, ev.size)
+        order.lapsed += ev.size
+
+    def _apply_match_voided(self, ev: MatchVoided) -> None:
+        market = self.markets[ev.market_id]
+        sel = market.index[ev.selection_id]
+        back = self.orders[ev.back_bet_id]
+        lay = self.orders[ev.lay_bet_id]
+        m = ev.size
+        p = _PX[ev.tick]
+        for o in (back, lay):
+            o.matched -= m
+            o.matched_x100 -= m * p
+            o.voided += m
+        back.position.d[sel] -= m * p
+        back.position.ltot += 100 * m
+        lay.position.d[sel] += m * p
+        lay.position.ltot -= 100 * m
+        market.voided_matches.add(ev.match_id)
+        market.books[sel].unrecord_trade(ev.tick, m, market.last_traded_tick(sel))
+
+    def _apply_account_opened(self, ev: AccountOpened) -> None:
+        self.accounts[ev.account_id] = Account(ev.account_id)
+
+    def _apply_credited(self, ev: AccountCredited) -> None:
+        self.accounts[ev.account_id].balance += ev.amount
+        self.money_in += ev.amount
+
+    def _apply_debited(self, ev: AccountDebited) -> None:
+        self.accounts[ev.account_id].balance -= ev.amount
+        self.money_in -= ev.amount
+
+    def _apply_market_created(self, ev: MarketCreated) -> None:
+        self.markets[ev.market_id] = Market(ev.market_id, ev.selection_ids, ev.min_stake, ev.commission_bps)
+
+    def _apply_market_opened(self, ev: MarketOpened) -> None:
+        market = self.markets[ev.market_id]
+        market.status = _ACTIVE
+        market.round = ev.round
+
+    def _apply_market_suspended(self, ev: MarketSuspended) -> None:
+        self.markets[ev.market_id].status = MarketStatus.SUSPENDED
+
+    def _apply_selection_settled(self, ev: SelectionSettled) -> None:
+        market = self.markets[ev.market_id]
+        sel = market.index[ev.selection_id]
+        market.selection_status[sel] = ev.status
+        market.live.remove(sel)
+        market.books[sel].clear()
+        for bet in ev.bets:
+            order = self.orders[bet.bet_id]
+            order.outcome = bet.outcome
+            order.profit = bet.profit
+            order.settled_ts = ev.ts
+
+    def _apply_market_settled(self, ev: MarketSettled) -> None:
+        market = self.markets[ev.market_id]
+        winners = {market.index[w] for w in ev.winners}
+        won = SelectionStatus.WINNER if len(winners) == 1 else SelectionStatus.TIED_DEAD_HEAT
+        for i in market.live:
+            market.selection_status[i] = won if i in winners else SelectionStatus.LOSER
+        market.live = []
+        for bet in ev.bets:
+            order = self.orders[bet.bet_id]
+            order.outcome = bet.outcome
+            order.profit = bet.profit
+            order.settled_ts = ev.ts
+        self._close(market, MarketStatus.SETTLED, ev.ts, ev.accounts, ev.house_account_id, ev.rounding)
+
+    def _apply_market_voided(self, ev: MarketVoided) -> None:
+        self._close(self.markets[ev.market_id], MarketStatus.VOID, ev.ts, ev.accounts, ev.house_account_id, 0)
+
+    def _close(
+        self,
+        market: Market,
+        status: MarketStatus,
+        ts: int,
+        results: tuple[AccountResult, ...],
+        house_account_id: str,
+        rounding: int,
+    ) -> None:
+        """Post each account's result, pay the house, and move positions to the accounts' history."""
+        house = self.accounts[house_account_id]
+        for result in results:
+            account = self.accounts[result.account_id]
+            account.balance += result.profit - result.commission
+            house.balance += result.commission
+            account.results[market.market_id] = result
+            account.closed[market.market_id] = account.positions.pop(market.market_id)
+        house.balance += rounding
+        market.status = status
+        market.settled_ts = ts
+        for book in market.books:
+            book.clear()
+
+    # ------------------------------------------------------------------ read side
+
+    def market_book(self, market_id: str, depth: int | None = 3) -> MarketBook | None:
+        """``listMarketBook``: status, round, and per runner the best ``depth`` levels (all if None)."""
+        market = self.markets.get(market_id)
+        return market.view(depth) if market is not None else None
+
+    def market_status(self, market_id: str) -> MarketStatus | None:
+        market = self.markets.get(market_id)
+        return market.status if market is not None else None
+
+    def order_view(self, account_id: str, bet_id: int) -> OrderView | None:
+        """One of the account's orders, or ``None`` (also for another account's bet id)."""
+        order = self.orders.get(bet_id)
+        if order is None or order.account_id != account_id:
+            return None
+        return order.view()
+
+    def current_orders(self, account_id: str, market_id: str | None = None) -> tuple[OrderView, ...]:
+        """``listCurrentOrders``: the account's orders on markets not yet settled or voided, by bet id."""
+        account = self.accounts.get(account_id)
+        if account is None:
+            return ()
+        positions = [account.positions[market_id]] if market_id in account.positions else []
+        if market_id is None:
+            positions = list(account.positions.values())
+        return tuple(o.view() for pos in positions for o in pos.orders)
+
+    def cleared_orders(self, account_id: str, market_id: str | None = None) -> tuple[ClearedOrder, ...]:
+        """``listClearedOrders``: the account's orders on settled or voided markets, and on selections settled early."""
+        account = self.accounts.get(account_id)
+        if account is None:
+            return ()
+        out: list[ClearedOrder] = []
+        for mid, pos in account.closed.items():
+            if market_id is None or mid == market_id:
+                settled_ts = pos.market.settled_ts
+                assert settled_ts is not None
+                out.extend(o.cleared(settled_ts) for o in pos.orders)
+        for mid, pos in account.positions.items():
+            if market_id is None or mid == market_id:
+                market = pos.market
+                out.extend(o.cleared(o.settled_ts or 0) for o in pos.orders if o.outcome is not None)
+                out.extend(
+                    o.cleared(0)
+                    for o in pos.orders
+                    if o.outcome is None and market.selection_status[o.sel] is not _IN_PLAY
+                )
+        return tuple(sorted(out, key=lambda c: c.bet_id))
+
+    def funds(self, account_id: str) -> AccountFunds | None:
+        """``getAccountFunds``: balance, exposure, available to bet (minor units)."""
+        account = self.accounts.get(account_id)
+        return account.funds() if account is not None else None
+
+    def market_result(self, account_id: str, market_id: str) -> AccountResult | None:
+        """An account's net P&L and commission on a settled or voided market."""
+        account = self.accounts.get(account_id)
+        return account.results.get(market_id) if account is not None else None
+
+    def profit_and_loss(self, account_id: str, market_id: str) -> dict[int, Decimal] | None:
+        """``listMarketProfitAndLoss``: matched P&L if each selection wins alone (exact ``Decimal``)."""
+        account = self.accounts.get(account_id)
+        pos = account.positions.get(market_id) if account is not None else None
+        if pos is None:
+            return None
+        return {sid: Decimal(x).scaleb(-2) for sid, x in pos.if_win().items()}
+
+    # ------------------------------------------------------------------ checking
+
+    def state_digest(self) -> str:
+        """A SHA-256 of the whole state (balances, markets, books' live queues, orders, counters).
+
+        Two exchanges with equal digests are in the same state; replaying a
+        journal must reproduce the digest exactly.
+        """
+        parts: list[object] = [self.config, self.next_bet_id, self.next_match_id, self.money_in]
+        for account in sorted(self.accounts.values(), key=lambda a: a.account_id):
+            parts.append(
+                (
+                    account.account_id,
+                    account.balance,
+                    [(m, p.d, p.ltot, [o.bet_id for o in p.orders]) for m, p in account.positions.items()],
+                    sorted(account.closed),
+                    sorted(account.results.items()),
+                )
+            )
+        for market in self.markets.values():
+            parts.append(
+                (
+                    market.market_id, market.selection_ids, market.status, market.round,
+                    market.selection_status, market.live, market.min_stake, market.commission_bps,
+                    market.settled_ts, sorted(market.voided_matches), list(market.fills), list(market.positions),
+                )
+            )  # fmt: skip
+            for book in market.books:
+                levels = [
+                    (is_back, t, [o.bet_id for o in book.orders_at(is_back, t)])
+                    for is_back in (True, False)
+                    for t in range(ladder.TICK_COUNT)
+                    if (book.back_size if is_back else book.lay_size)[t]
+                ]
+                parts.append((levels, book.volume, book.last_tick, book.total_matched, book.back_mask, book.lay_mask))
+        for order in self.orders.values():
+            parts.append(
+                (
+                    order.bet_id, order.account_id, order.market_id, order.selection_id, order.side,
+                    order.tick, order.size, order.remaining, order.matched, order.matched_x100, order.lapsed,
+                    order.cancelled, order.voided, order.placed_ts, order.matched_ts, order.round,
+                    order.customer_ref, order.outcome, order.profit, order.settled_ts,
+                )
+            )  # fmt: skip
+        return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+    def _check(self) -> None:
+        """Assert every invariant of the exchange (O(size of state); for tests)."""
+        assert sum(a.balance for a in self.accounts.values()) == self.money_in, "money created or destroyed"
+        for market in self.markets.values():
+            market._check()
+        for account in self.accounts.values():
+            account._check()
+        assert all(bet_id < self.next_bet_id for bet_id in self.orders)
+        assert all(m < self.next_match_id for market in self.markets.values() for m in market.fills)
+        matched: dict[int, list[int]] = {}
+        for market in self.markets.values():
+            for match in market.fills.values():
+                if match.match_id in market.voided_matches:
+                    continue
+                for bet_id in (match.back_bet_id, match.lay_bet_id):
+                    acc = matched.setdefault(bet_id, [0, 0])
+                    acc[0] += match.size
+                    acc[1] += match.size * _PX[match.tick]
+                assert self.orders[match.back_bet_id].is_back and not self.orders[match.lay_bet_id].is_back
+                assert self.orders[match.back_bet_id].selection_id == match.selection_id
+                assert self.orders[match.lay_bet_id].selection_id == match.selection_id
+        for order in self.orders.values():
+            order._check()
+            market = self.markets[order.market_id]
+            assert [order.matched, order.matched_x100] == matched.get(order.bet_id, [0, 0]), order
+            if order.remaining:
+                assert market.status is _ACTIVE and market.selection_status[order.sel] is _IN_PLAY, order
+            position = self.accounts[order.account_id].positions.get(order.market_id) or self.accounts[
+                order.account_id
+            ].closed.get(order.market_id)
+            assert position is order.position, order
+        for market in self.markets.values():
+            for sel, book in enumerate(market.books):
+                backs = sum(o.matched for p in market.positions.values() for o in p.orders if o.sel == sel and o.is_back)
+                lays = sum(o.matched for p in market.positions.values() for o in p.orders if o.sel == sel and not o.is_back)
+                assert backs == lays == book.total_matched, (market.market_id, sel, backs, lays, book.total_matched)
+
+
+def _ignore(event: Event) -> None:
+    """Rejections change nothing."""
+
+
+def _tick_of(price: object) -> int:
+    """The tick of a price (``Decimal`` fast path; str/int/float parsed exactly), else INVALID_ODDS."""
+    if type(price) is Decimal:
+        try:
+            tick = _TICK_OF_PRICE.get(price)
+        except TypeError:  # signalling NaN
+            tick = None
+        if tick is not None:
+            return tick
+    try:
+        return ladder.parse_price(price)  # type: ignore[arg-type]
+    except ladder.InvalidPrice as exc:
+        raise Rejection(ErrorCode.INVALID_ODDS, str(exc)) from None
+
+
+def _check_selection_in_play(market: Market, sel: int) -> None:
+    status = market.selection_status[sel]
+    if status is _IN_PLAY:
+        return
+    sid = market.selection_ids[sel]
+    if status is SelectionStatus.LOSER:
+        raise Rejection(
+            ErrorCode.SELECTION_ALREADY_LOST, f"selection {sid} has already lost and takes no more bets"
+        )
+    raise Rejection(ErrorCode.SELECTION_ALREADY_WON, f"selection {sid} has already won ({status}) and takes no more bets")
+
+
+def _check_market_active(market: Market, round_: int | None) -> None:
+    if market.status is not _ACTIVE:
+        raise Rejection(
+            ErrorCode.MARKET_NOT_OPEN_FOR_BETTING,
+            f"market {market.market_id} is {market.status}; orders are accepted only while it is ACTIVE",
+        )
+    if round_ is not None and round_ != market.round:
+        if type(round_) is int and round_ < market.round:
+            raise Rejection(
+                ErrorCode.BET_REJECTED_ROUND_STALE,
+                f"order is for round {round_} but market {market.market_id} is in round {market.round}",
+            )
+        raise Rejection(
+            ErrorCode.MARKET_NOT_OPEN_FOR_BETTING,
+            f"round {round_!r} is not open; market {market.market_id} is in round {market.round}",
+        )
+
+
+def _size_message(size: object, min_stake: int) -> str:
+    if type(size) is not int or size <= 0:
+        return f"size {size!r} must be a positive whole number of minor units"
+    return f"size {format_minor(size)} is below the minimum stake {format_minor(min_stake)}"
+
+
+def _order_rejected(ts: int, action: OrderAction, account_id: str, r: Rejection, bet_id: int) -> OrderRejected:
+    return OrderRejected(ts, action, account_id, r.code, r.message, None, None, bet_id, None)
+
+
+def _command_rejected(cmd: OpenAccount | Deposit | Withdraw, code: ErrorCode, message: str) -> CommandRejected:
+    return CommandRejected(cmd.ts, type(cmd).__name__, cmd.account_id, code, message)

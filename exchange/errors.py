@@ -1,0 +1,65 @@
+"""Error codes the exchange core reports, and the two exception types it uses.
+
+User-caused problems (a price off the ladder, too little money, someone else's
+bet id) never raise out of the core: :class:`exchange.core.Exchange` turns them
+into an :class:`exchange.events.OrderRejected` (or :class:`CommandRejected`)
+event carrying an :class:`ErrorCode` and a message that says what was wrong
+and what is allowed.  Internally the validators raise :class:`Rejection`,
+which the exchange catches at the command boundary.
+
+Programming errors (a game driver settling a market that does not exist,
+winners that are not selections of the market, corrupt replay input) raise
+:class:`ExchangeError`: those are bugs, not requests to refuse.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Stable error codes, named as Betfair API-NG names them where it has one.
+
+    >>> ErrorCode.INVALID_ODDS
+    <ErrorCode.INVALID_ODDS: 'INVALID_ODDS'>
+    >>> str(ErrorCode.INSUFFICIENT_FUNDS)
+    'INSUFFICIENT_FUNDS'
+    """
+
+    INVALID_ODDS = "INVALID_ODDS"
+    INVALID_BET_SIZE = "INVALID_BET_SIZE"
+    INVALID_RUNNER = "INVALID_RUNNER"
+    BET_TAKEN_OR_LAPSED = "BET_TAKEN_OR_LAPSED"
+    MARKET_NOT_OPEN_FOR_BETTING = "MARKET_NOT_OPEN_FOR_BETTING"
+    INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
+    INVALID_BET_ID = "INVALID_BET_ID"
+    BET_REJECTED_ROUND_STALE = "BET_REJECTED_ROUND_STALE"
+    SELECTION_ALREADY_LOST = "SELECTION_ALREADY_LOST"
+    SELECTION_ALREADY_WON = "SELECTION_ALREADY_WON"
+    INVALID_MARKET_ID = "INVALID_MARKET_ID"
+    INVALID_ACCOUNT = "INVALID_ACCOUNT"
+    DUPLICATE_ACCOUNT = "DUPLICATE_ACCOUNT"
+    INVALID_PERSISTENCE_TYPE = "INVALID_PERSISTENCE_TYPE"
+    INVALID_ORDER_TYPE = "INVALID_ORDER_TYPE"
+    INVALID_AMOUNT = "INVALID_AMOUNT"
+    # Reserved for the HTTP edge (batched instructions); the core's commands
+    # carry one instruction each and never produce it.
+    DUPLICATE_BETIDS = "DUPLICATE_BETIDS"
+
+
+class Rejection(Exception):
+    """Raised by validators inside the core; caught and turned into a rejection event.
+
+    >>> r = Rejection(ErrorCode.INVALID_BET_SIZE, "size 1.99 is below the minimum stake 2.00")
+    >>> r.code, r.message
+    (<ErrorCode.INVALID_BET_SIZE: 'INVALID_BET_SIZE'>, 'size 1.99 is below the minimum stake 2.00')
+    """
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+class ExchangeError(ValueError):
+    """A programming error in a caller of the core (not a user's bad request)."""

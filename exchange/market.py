@@ -1,0 +1,167 @@
+"""A market: N selections, one order book each, and its lifecycle.
+
+Lifecycle (driven by the game through commands)::
+
+    create ──► SUSPENDED ──open──► ACTIVE ──suspend──► SUSPENDED ──► … ──► SETTLED
+                    │                 │                                     ▲
+                    └────── void ─────┴──────────────► VOID   settle / last selection standing
+
+A new market starts SUSPENDED at round 0; each open starts the next round.
+Selections start IN_PLAY; one settled early becomes LOSER (it drops out of
+exposure and takes no more bets); at the result the winners become WINNER
+(or TIED_DEAD_HEAT when several tie) and the rest LOSER.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from exchange.book import PriceSize, SelectionBook
+from exchange.records import Record
+
+if TYPE_CHECKING:
+    from exchange.accounts import Position
+    from exchange.events import Matched
+
+
+class MarketStatus(StrEnum):
+    ACTIVE = "ACTIVE"
+    SUSPENDED = "SUSPENDED"
+    SETTLED = "SETTLED"
+    VOID = "VOID"
+
+
+class SelectionStatus(StrEnum):
+    IN_PLAY = "IN_PLAY"
+    WINNER = "WINNER"
+    LOSER = "LOSER"
+    TIED_DEAD_HEAT = "TIED_DEAD_HEAT"
+
+
+@dataclass(frozen=True, slots=True)
+class RunnerBook(Record):
+    """One selection in a market view (API-NG ``Runner`` with ``ex``)."""
+
+    selection_id: int
+    status: SelectionStatus
+    last_traded_tick: int | None
+    total_matched: int
+    available_to_back: tuple[PriceSize, ...]
+    available_to_lay: tuple[PriceSize, ...]
+    traded_volume: tuple[PriceSize, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MarketBook(Record):
+    """A market view (API-NG ``MarketBook``): status, round, totals and each runner's ladder."""
+
+    market_id: str
+    status: MarketStatus
+    round: int
+    total_matched: int
+    runners: tuple[RunnerBook, ...]
+
+
+class Market:
+    """State of one market.  Mutated only by :class:`exchange.core.Exchange`."""
+
+    __slots__ = (
+        "books",
+        "commission_bps",
+        "fills",
+        "index",
+        "live",
+        "market_id",
+        "min_stake",
+        "positions",
+        "round",
+        "selection_ids",
+        "selection_status",
+        "settled_ts",
+        "status",
+        "voided_matches",
+    )
+
+    def __init__(self, market_id: str, selection_ids: tuple[int, ...], min_stake: int, commission_bps: int) -> None:
+        self.market_id = market_id
+        self.selection_ids = selection_ids
+        #: selection id -> index 0..N-1
+        self.index = {sid: i for i, sid in enumerate(selection_ids)}
+        self.min_stake = min_stake
+        self.commission_bps = commission_bps
+        self.status = MarketStatus.SUSPENDED
+        self.round = 0
+        self.selection_status = [SelectionStatus.IN_PLAY] * len(selection_ids)
+        #: Indices of selections still IN_PLAY (the outcomes exposure ranges over).
+        self.live: list[int] = list(range(len(selection_ids)))
+        self.books = [SelectionBook(sid) for sid in selection_ids]
+        #: Every match, by match id, in time order (voided ones too).
+        self.fills: dict[int, Matched] = {}
+        self.voided_matches: set[int] = set()
+        #: account id -> that account's position on this market
+        self.positions: dict[str, Position] = {}
+        self.settled_ts: int | None = None
+
+    @property
+    def is_open(self) -> bool:
+        """Not yet settled or voided."""
+        return self.status is MarketStatus.ACTIVE or self.status is MarketStatus.SUSPENDED
+
+    @property
+    def total_matched(self) -> int:
+        return sum(b.total_matched for b in self.books)
+
+    def last_traded_tick(self, sel: int) -> int | None:
+        """The last non-voided trade's tick on selection index ``sel`` (scans back through fills)."""
+        voided = self.voided_matches
+        for match in reversed(self.fills.values()):
+            if match.selection_id == self.selection_ids[sel] and match.match_id not in voided:
+                return match.tick
+        return None
+
+    def view(self, depth: int | None = 3) -> MarketBook:
+        """The market as ``listMarketBook`` shows it, ``depth`` levels per side (all if None)."""
+        runners = tuple(
+            RunnerBook(
+                selection_id=sid,
+                status=self.selection_status[i],
+                last_traded_tick=book.last_tick,
+                total_matched=book.total_matched,
+                available_to_back=book.available_to_back(depth),
+                available_to_lay=book.available_to_lay(depth),
+                traded_volume=book.traded_volume(),
+            )
+            for i, (sid, book) in enumerate(zip(self.selection_ids, self.books, strict=True))
+        )
+        return MarketBook(self.market_id, self.status, self.round, self.total_matched, runners)
+
+    def _check(self) -> None:
+        """Assert the market's invariants: books, statuses, and matched stakes from the fill record."""
+        assert len(set(self.selection_ids)) == len(self.selection_ids) >= 2
+        assert self.live == [i for i, s in enumerate(self.selection_status) if s is SelectionStatus.IN_PLAY]
+        if self.status is MarketStatus.SETTLED:
+            assert not self.live
+            assert any(s is not SelectionStatus.LOSER for s in self.selection_status)
+        elif self.is_open:
+            assert len(self.live) >= 2 or (self.status is MarketStatus.VOID)
+        volume: list[dict[int, int]] = [{} for _ in self.selection_ids]
+        last: list[int | None] = [None] * len(self.selection_ids)
+        for match_id, m in self.fills.items():
+            assert m.match_id == match_id and m.size > 0 and m.market_id == self.market_id
+            if match_id in self.voided_matches:
+                continue
+            i = self.index[m.selection_id]
+            volume[i][m.tick] = volume[i].get(m.tick, 0) + m.size
+            last[i] = m.tick
+        for i, book in enumerate(self.books):
+            book._check()
+            # back and lay stakes matched at each price are equal by construction (one record per
+            # match carries both bet ids); the book's per-tick volume must equal that record.
+            assert {t: v for t, v in enumerate(book.volume) if v} == volume[i], (i, volume[i])
+            assert book.last_tick == last[i], (book.last_tick, last[i])
+            if not self.is_open:
+                assert not book.back_mask and not book.lay_mask
+        for account_id, pos in self.positions.items():
+            assert pos.account_id == account_id and pos.market is self

@@ -1,0 +1,91 @@
+"""Money as integer minor units (pennies), and the few rounding rules the core uses.
+
+Every amount inside the core is an ``int`` of minor units (1.00 = 100).  The
+edges convert: :func:`to_minor` parses what clients send (strings, ints,
+``Decimal``, and floats through their shortest ``repr``), :func:`to_decimal`
+formats for output.  Nothing here or in the core does float arithmetic.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+MINOR_PER_MAJOR = 100
+
+
+def to_minor(value: str | int | float | Decimal) -> int:
+    """Parse an amount in major units (e.g. ``"2.50"``) into minor units.
+
+    Raises ``ValueError`` if the value is not a finite number with at most two
+    decimals.  Floats go through ``repr`` so that ``2.3`` means ``2.30``.
+
+    >>> to_minor("2.50"), to_minor(2), to_minor(2.3), to_minor(Decimal("1000.00"))
+    (250, 200, 230, 100000)
+    >>> to_minor("2.505")
+    Traceback (most recent call last):
+    ...
+    ValueError: amount 2.505 has more than two decimals
+    """
+    amount = _to_exact_decimal(value, "amount")
+    minor = amount * MINOR_PER_MAJOR
+    if minor != minor.to_integral_value():
+        raise ValueError(f"amount {value} has more than two decimals")
+    return int(minor)
+
+
+def to_decimal(minor: int) -> Decimal:
+    """Minor units as a two-decimal ``Decimal``.
+
+    >>> to_decimal(250), to_decimal(-5), to_decimal(100000)
+    (Decimal('2.50'), Decimal('-0.05'), Decimal('1000.00'))
+    """
+    return Decimal(minor).scaleb(-2).quantize(Decimal("0.01"))
+
+
+def format_minor(minor: int) -> str:
+    """Minor units as a string with two decimals: ``format_minor(250) == '2.50'``.
+
+    >>> format_minor(250), format_minor(-1)
+    ('2.50', '-0.01')
+    """
+    return str(to_decimal(minor))
+
+
+def _to_exact_decimal(value: str | int | float | Decimal, what: str) -> Decimal:
+    """Convert a client value to a finite ``Decimal`` without float arithmetic."""
+    if isinstance(value, bool):
+        raise ValueError(f"{what} {value!r} is not a number")
+    try:
+        if isinstance(value, Decimal):
+            result = value
+        elif isinstance(value, int):
+            result = Decimal(value)
+        elif isinstance(value, float):
+            result = Decimal(repr(value))
+        elif isinstance(value, str):
+            result = Decimal(value.strip())
+        else:
+            raise ValueError(f"{what} {value!r} is not a number")
+    except InvalidOperation:
+        raise ValueError(f"{what} {value!r} is not a number") from None
+    if not result.is_finite():
+        raise ValueError(f"{what} {value!r} is not a finite number")
+    return result
+
+
+def floor_div(numerator: int, denominator: int) -> int:
+    """Floor of ``numerator / denominator`` for a positive denominator.
+
+    >>> floor_div(7, 2), floor_div(-7, 2)
+    (3, -4)
+    """
+    return numerator // denominator
+
+
+def ceil_div(numerator: int, denominator: int) -> int:
+    """Ceiling of ``numerator / denominator`` for a positive denominator.
+
+    >>> ceil_div(7, 2), ceil_div(-7, 2)
+    (4, -3)
+    """
+    return -(-numerator // denominator)

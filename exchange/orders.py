@@ -1,0 +1,284 @@
+"""Orders: the mutable record the book and accounts share, and its immutable views.
+
+An :class:`Order` is the core's working state for one bet (API-NG's ``betId``):
+sizes in integer minor units, the price as a ladder tick, and the running sums
+needed for an exact ``averagePriceMatched``.  Outside the core it is only ever
+seen through :class:`OrderView` (current orders) and :class:`ClearedOrder`.
+
+Size accounting: ``size == matched + remaining + lapsed + cancelled + voided``
+at all times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from exchange import ladder
+from exchange.records import Record
+from exchange.side import Side
+
+if TYPE_CHECKING:
+    from exchange.accounts import Position
+
+
+class OrderType(StrEnum):
+    """API-NG order types; the exchange accepts only LIMIT."""
+
+    LIMIT = "LIMIT"
+    LIMIT_ON_CLOSE = "LIMIT_ON_CLOSE"
+    MARKET_ON_CLOSE = "MARKET_ON_CLOSE"
+
+
+class PersistenceType(StrEnum):
+    """API-NG persistence types; the exchange accepts only LAPSE (unmatched lapses at window close)."""
+
+    LAPSE = "LAPSE"
+    PERSIST = "PERSIST"
+    MARKET_ON_CLOSE = "MARKET_ON_CLOSE"
+
+
+class OrderStatus(StrEnum):
+    """``EXECUTABLE`` while some size is unmatched and live, else ``EXECUTION_COMPLETE``."""
+
+    EXECUTABLE = "EXECUTABLE"
+    EXECUTION_COMPLETE = "EXECUTION_COMPLETE"
+
+
+class BetOutcome(StrEnum):
+    """The result of a settled bet (a dead-heat win is ``WON`` at reduced odds)."""
+
+    WON = "WON"
+    LOST = "LOST"
+
+
+class BetStatus(StrEnum):
+    """How a cleared order ended, as API-NG's ``listClearedOrders`` names it."""
+
+    SETTLED = "SETTLED"
+    VOIDED = "VOIDED"
+    LAPSED = "LAPSED"
+    CANCELLED = "CANCELLED"
+
+
+class Order:
+    """One bet's working state.  Mutated only by the exchange core.
+
+    ``matched_x100`` is the sum of ``fill size × fill price in hundredths``, so
+    ``averagePriceMatched = matched_x100 / (100 × matched)`` exactly.
+    """
+
+    __slots__ = (
+        "account_id",
+        "bet_id",
+        "cancelled",
+        "customer_ref",
+        "is_back",
+        "lapsed",
+        "market_id",
+        "matched",
+        "matched_ts",
+        "matched_x100",
+        "outcome",
+        "placed_ts",
+        "position",
+        "profit",
+        "remaining",
+        "round",
+        "sel",
+        "selection_id",
+        "settled_ts",
+        "side",
+        "size",
+        "tick",
+        "voided",
+    )
+
+    def __init__(
+        self,
+        bet_id: int,
+        account_id: str,
+        market_id: str,
+        selection_id: int,
+        sel: int,
+        side: Side,
+        tick: int,
+        size: int,
+        placed_ts: int,
+        round: int,
+        customer_ref: str | None,
+        position: Position,
+    ) -> None:
+        self.bet_id = bet_id
+        self.account_id = account_id
+        self.market_id = market_id
+        self.selection_id = selection_id
+        self.sel = sel
+        self.side = side
+        self.is_back = side is Side.BACK
+        self.tick = tick
+        self.size = size
+        self.remaining = size
+        self.matched = 0
+        self.matched_x100 = 0
+        self.lapsed = 0
+        self.cancelled = 0
+        self.voided = 0
+        self.placed_ts = placed_ts
+        self.matched_ts: int | None = None
+        self.round = round
+        self.customer_ref = customer_ref
+        self.position = position
+        self.outcome: BetOutcome | None = None
+        self.profit: int | None = None
+        self.settled_ts: int | None = None
+
+    @property
+    def status(self) -> OrderStatus:
+        return OrderStatus.EXECUTABLE if self.remaining else OrderStatus.EXECUTION_COMPLETE
+
+    @property
+    def average_price_matched(self) -> Fraction | None:
+        """The stake-weighted average matched price, exactly; ``None`` if nothing is matched."""
+        if not self.matched:
+            return None
+        return Fraction(self.matched_x100, 100 * self.matched)
+
+    def __repr__(self) -> str:
+        return (
+            f"Order(bet_id={self.bet_id}, account={self.account_id!r}, selection={self.selection_id}, "
+            f"{self.side.value} {self.size}@{ladder.price_str(self.tick)}, matched={self.matched}, "
+            f"remaining={self.remaining})"
+        )
+
+    def _check(self) -> None:
+        """Assert the order's invariants."""
+        assert self.size > 0, self
+        for part in (self.matched, self.remaining, self.lapsed, self.cancelled, self.voided):
+            assert part >= 0, self
+        assert self.matched + self.remaining + self.lapsed + self.cancelled + self.voided == self.size, self
+        assert self.is_back == (self.side is Side.BACK)
+        assert ladder.is_tick(self.tick)
+        if self.matched == 0:
+            assert self.matched_x100 == 0, self
+        else:
+            # Each fill is at a price at least as good as the limit for this order.
+            limit = ladder.PRICE_X100[self.tick] * self.matched
+            assert (self.matched_x100 >= limit) if self.is_back else (self.matched_x100 <= limit), self
+            assert 101 * self.matched <= self.matched_x100 <= 100000 * self.matched, self
+        if self.outcome is not None:
+            assert self.profit is not None and self.remaining == 0
+
+    def view(self) -> OrderView:
+        """The order as its owner sees it (``listCurrentOrders``)."""
+        return OrderView(
+            bet_id=self.bet_id,
+            market_id=self.market_id,
+            selection_id=self.selection_id,
+            side=self.side,
+            tick=self.tick,
+            price=ladder.price(self.tick),
+            size=self.size,
+            status=self.status,
+            size_matched=self.matched,
+            average_price_matched=self.average_price_matched,
+            size_remaining=self.remaining,
+            size_lapsed=self.lapsed,
+            size_cancelled=self.cancelled,
+            size_voided=self.voided,
+            placed_ts=self.placed_ts,
+            matched_ts=self.matched_ts,
+            round=self.round,
+            customer_ref=self.customer_ref,
+            order_type=OrderType.LIMIT,
+            persistence_type=PersistenceType.LAPSE,
+        )
+
+    def cleared(self, settled_ts: int) -> ClearedOrder:
+        """The order as ``listClearedOrders`` reports it, once its market or selection is closed."""
+        if self.outcome is not None:
+            status = BetStatus.SETTLED
+        elif self.voided:
+            status = BetStatus.VOIDED
+        elif self.lapsed:
+            status = BetStatus.LAPSED
+        else:
+            status = BetStatus.CANCELLED
+        return ClearedOrder(
+            bet_id=self.bet_id,
+            market_id=self.market_id,
+            selection_id=self.selection_id,
+            side=self.side,
+            price_requested=ladder.price(self.tick),
+            size=self.size,
+            bet_status=status,
+            bet_outcome=self.outcome,
+            size_settled=self.matched if self.outcome is not None else 0,
+            price_matched=self.average_price_matched,
+            profit=self.profit if self.profit is not None else 0,
+            size_cancelled=self.cancelled,
+            size_lapsed=self.lapsed,
+            size_voided=self.voided,
+            placed_ts=self.placed_ts,
+            last_matched_ts=self.matched_ts,
+            settled_ts=self.settled_ts if self.settled_ts is not None else settled_ts,
+            customer_ref=self.customer_ref,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class OrderView(Record):
+    """An order as API-NG's ``CurrentOrderSummary`` reports it (sizes in minor units)."""
+
+    bet_id: int
+    market_id: str
+    selection_id: int
+    side: Side
+    tick: int
+    price: Decimal
+    size: int
+    status: OrderStatus
+    size_matched: int
+    average_price_matched: Fraction | None
+    size_remaining: int
+    size_lapsed: int
+    size_cancelled: int
+    size_voided: int
+    placed_ts: int
+    matched_ts: int | None
+    round: int
+    customer_ref: str | None
+    order_type: OrderType
+    persistence_type: PersistenceType
+
+
+@dataclass(frozen=True, slots=True)
+class ClearedOrder(Record):
+    """An order as API-NG's ``ClearedOrderSummary`` reports it.
+
+    ``profit`` is the bet's settled P&L in minor units before commission
+    (commission is charged per account per market, see
+    :class:`exchange.events.AccountResult`); 0 for unsettled statuses.
+    """
+
+    bet_id: int
+    market_id: str
+    selection_id: int
+    side: Side
+    price_requested: Decimal
+    size: int
+    bet_status: BetStatus
+    bet_outcome: BetOutcome | None
+    size_settled: int
+    price_matched: Fraction | None
+    profit: int
+    size_cancelled: int
+    size_lapsed: int
+    size_voided: int
+    placed_ts: int
+    last_matched_ts: int | None
+    settled_ts: int
+    customer_ref: str | None
