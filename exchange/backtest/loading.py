@@ -1,0 +1,117 @@
+"""Naming a strategy on the command line and building it inside any worker.
+
+A strategy is named ``module:Class`` (an importable module) or
+``path/to/file.py:Class`` (a file). A :class:`StrategySpec` carries the name,
+the file's *source text* (so a worker on another machine, where the file does
+not exist, builds the same class) and the keyword parameters as canonical JSON.
+
+>>> spec = StrategySpec.parse("exchange.backtest.strategy:Strategy", params='{"b": 1, "a": 2}')
+>>> spec.params_json, spec.class_name
+('{"a":2,"b":1}', 'Strategy')
+>>> type(spec.build()).__name__
+'Strategy'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+class StrategyLoadError(ValueError):
+    """The strategy reference or its parameters cannot be used; the message says why and what is expected."""
+
+
+@dataclass(frozen=True, slots=True)
+class StrategySpec:
+    """``reference`` (``module:Class`` or ``file.py:Class``), the file's source if it is a file, params as JSON."""
+
+    reference: str
+    class_name: str
+    module: str | None = None
+    source: str | None = None
+    path: str | None = None
+    params_json: str = "{}"
+
+    @classmethod
+    def parse(cls, reference: str, params: str | dict[str, Any] | None = None) -> StrategySpec:
+        """Check the reference, read a file's source, and canonicalise the parameters."""
+        target, sep, class_name = reference.rpartition(":")
+        if not sep or not target or not class_name.isidentifier():
+            raise StrategyLoadError(
+                f"strategy {reference!r} must be 'module:Class' or 'path/to/file.py:Class'"
+            )
+        params_json = _canonical_params(params)
+        if target.endswith(".py") or "/" in target or "\\" in target:
+            path = Path(target)
+            if not path.is_file():
+                raise StrategyLoadError(f"strategy file {target!r} does not exist")
+            source = path.read_text(encoding="utf-8")
+            return cls(reference, class_name, source=source, path=str(path), params_json=params_json)
+        return cls(reference, class_name, module=target, params_json=params_json)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.params_json)
+        return value
+
+    def strategy_class(self) -> type:
+        """The class, importing the module or executing the file's source (once per process)."""
+        module = self._module()
+        try:
+            found = getattr(module, self.class_name)
+        except AttributeError:
+            raise StrategyLoadError(f"{self.module or self.path} has no class {self.class_name!r}") from None
+        if not isinstance(found, type):
+            raise StrategyLoadError(f"{self.reference} is not a class")
+        return found
+
+    def build(self) -> Any:
+        """A new instance: ``Class(**params)``."""
+        cls = self.strategy_class()
+        try:
+            return cls(**self.params)
+        except TypeError as exc:
+            raise StrategyLoadError(f"cannot build {self.reference} with params {self.params_json}: {exc}") from None
+
+    def _module(self) -> types.ModuleType:
+        if self.module is not None:
+            try:
+                return importlib.import_module(self.module)
+            except ImportError as exc:
+                raise StrategyLoadError(f"cannot import strategy module {self.module!r}: {exc}") from None
+        assert self.source is not None and self.path is not None
+        digest = hashlib.sha256(self.source.encode()).hexdigest()[:16]
+        name = f"_exchange_poker_strategy_{Path(self.path).stem}_{digest}"
+        loaded = sys.modules.get(name)
+        if loaded is None:
+            loaded = types.ModuleType(name)
+            loaded.__file__ = self.path
+            sys.modules[name] = loaded
+            try:
+                exec(compile(self.source, self.path, "exec"), loaded.__dict__)
+            except BaseException:
+                del sys.modules[name]
+                raise
+        return loaded
+
+
+def _canonical_params(params: str | dict[str, Any] | None) -> str:
+    if params is None:
+        value: object = {}
+    elif isinstance(params, str):
+        try:
+            value = json.loads(params) if params.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise StrategyLoadError(f"--params is not valid JSON: {exc}") from None
+    else:
+        value = params
+    if not isinstance(value, dict):
+        raise StrategyLoadError(f"--params must be a JSON object of keyword arguments, not {type(value).__name__}")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,304 @@
+"""The strategy API: a flumine-style class with hooks, trading through a handle.
+
+A strategy is a small class. The driver calls its hooks; it answers by placing,
+cancelling and replacing orders through the :class:`MarketHandle` it is given.
+The handle shows only what a bettor may see (the public market book, the
+strategy's own orders and funds, the cards face up, the published exact
+equities), and every instruction reaches the exchange ``latency_ms`` after the
+decision — scheduled on the clock, so in a backtest the delay is exact and
+costs no real time. The same class runs wherever a driver gives it a handle:
+the backtester's virtual clock today, a live channel on the wall clock too.
+
+Hooks, in the order a game calls them (names as flumine's where it has one)::
+
+    on_market_open(market)                      a new game's market exists
+    on_window_open(market, round)               a betting window has opened
+    check_market_book(market) -> bool           on every market update …
+    process_market_book(market)                 … if check_market_book said yes
+    process_orders(market, orders)              some of this strategy's orders changed
+    on_order_rejected(market, rejection)        an instruction was refused (error code, message)
+    on_window_close(market, round)              the window closed (unmatched orders lapsed)
+    on_settlement(market, settlement)           the market settled (or was voided)
+
+A "market update" is the market as it stands after everything that happened
+at one instant of the clock (a window opening, cards turned, orders placed or
+matched): the hooks see a consistent state once per instant, as a stream
+subscriber sees one conflated message.
+
+>>> class Backer(Strategy):
+...     def process_market_book(self, market):
+...         if market.betting_open and not market.orders:
+...             market.place_order(1, Side.BACK, "4.1", 200)
+>>> Backer().latency_ms, Backer(latency_ms=0).latency_ms
+(100, 0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Protocol
+
+from engine.cards import Card
+from exchange.accounts import AccountFunds
+from exchange.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
+from exchange.events import BetResult, OrderRejected
+from exchange.game.events import HandEquity
+from exchange.game.rounds import Round
+from exchange.market import MarketBook
+from exchange.orders import OrderView
+from exchange.side import Side
+from exchange.view import BettorView
+
+DEFAULT_LATENCY_MS = 100
+
+PriceLike = Decimal | str | float | int
+"""A price as a trader writes it: ``"2.5"``, ``Decimal("2.5")``, ``2.5`` (floats via their shortest repr)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """How a market ended for one account. Money in minor units.
+
+    ``winners`` is empty for a void market; several winners are a dead heat.
+    ``profit`` is the account's gross P&L on the market, ``commission`` what it paid.
+    """
+
+    market_id: str
+    status: str
+    winners: tuple[int, ...]
+    profit: int
+    commission: int
+    bets: tuple[BetResult, ...]
+
+    @property
+    def net_profit(self) -> int:
+        return self.profit - self.commission
+
+    @property
+    def dead_heat(self) -> bool:
+        return len(self.winners) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class OrderTicket:
+    """An instruction on its way: what was asked and when it reaches the exchange (``arrives_ms``).
+
+    The outcome comes back through ``process_orders`` (placed, matched, lapsed …)
+    or ``on_order_rejected``; ``customer_ref`` ties the two together.
+    """
+
+    command: str
+    customer_ref: str | None
+    decided_ms: int
+    arrives_ms: int
+
+
+class Venue(Protocol):
+    """What a handle needs from its driver: the time, the bettor's view, and a way to send commands."""
+
+    def now(self) -> int: ...
+
+    def view(self) -> BettorView:
+        """The market as this strategy's account may see it, now."""
+        ...
+
+    def market_book(self) -> MarketBook:
+        """The public market book, now."""
+        ...
+
+    def send_later(self, delay_ms: int, build: BuildCommand) -> None:
+        """In ``delay_ms``, build the command (with the arrival time) and execute it on the exchange."""
+        ...
+
+
+class BuildCommand(Protocol):
+    def __call__(self, ts: int) -> Command: ...
+
+
+class MarketHandle:
+    """One market as one strategy trades it: read the view, send instructions (after the latency).
+
+    Prices are decimal odds on the ladder; sizes are the backer's stake in
+    minor units (``200`` = 2.00). An off-ladder price or a too-small size is
+    not refused here: it travels and comes back as a rejection with the
+    exchange's error code, as it would live.
+    """
+
+    def __init__(self, market_id: str, account_id: str, venue: Venue, latency_ms: int) -> None:
+        if latency_ms < 0:
+            raise ValueError(f"latency must be ≥ 0 ms, not {latency_ms}")
+        self.market_id = market_id
+        self.account_id = account_id
+        self.latency_ms = latency_ms
+        self._venue = venue
+        self._refs = 0
+
+    # --- reading --------------------------------------------------------------------------
+
+    @property
+    def view(self) -> BettorView:
+        """Everything a bettor may see now, as one frozen snapshot."""
+        return self._venue.view()
+
+    @property
+    def now_ms(self) -> int:
+        return self._venue.now()
+
+    @property
+    def round(self) -> Round | None:
+        return self.view.round
+
+    @property
+    def betting_open(self) -> bool:
+        return self.view.betting_open
+
+    @property
+    def market_book(self) -> MarketBook:
+        """The public book: every runner's status, ladders, traded volume."""
+        return self._venue.market_book()
+
+    @property
+    def orders(self) -> tuple[OrderView, ...]:
+        """This strategy's orders on this market (all of them, unmatched or not)."""
+        return self.view.orders
+
+    @property
+    def funds(self) -> AccountFunds | None:
+        return self.view.funds
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...] | None, ...]:
+        """Each hand's hole cards, ``None`` while face down."""
+        return tuple(h.cards for h in self.view.hands)
+
+    @property
+    def board(self) -> tuple[Card, ...]:
+        return self.view.board
+
+    @property
+    def equities(self) -> tuple[HandEquity, ...]:
+        """Each hand's published exact prospects (equity counts a dead heat as 1/n of a win)."""
+        return tuple(
+            HandEquity(hand=h.hand, win=0, tie=0, equity=h.equity, fair_odds=h.fair_odds) for h in self.view.hands
+        )
+
+    def equity(self, hand: int) -> Fraction:
+        return self.view.hand(hand).equity
+
+    # --- trading --------------------------------------------------------------------------
+
+    def place_order(
+        self, hand: int, side: Side, price: PriceLike, size: int, *, customer_ref: str | None = None
+    ) -> OrderTicket:
+        """Back or lay ``hand`` at ``price`` for ``size`` minor units (API-NG ``placeOrders``, LIMIT, LAPSE)."""
+        seen_round = self._seen_round()
+        ref = customer_ref if customer_ref is not None else self._next_ref()
+        exact = _decimal(price)
+
+        def build(ts: int) -> Command:
+            return PlaceOrder(
+                ts=ts,
+                account_id=self.account_id,
+                market_id=self.market_id,
+                selection_id=hand,
+                side=side,
+                price=exact,
+                size=size,
+                round=seen_round,
+                customer_ref=ref,
+            )
+
+        return self._send("place", ref, build)
+
+    def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
+        """Cancel an order's unmatched part, or reduce it by ``size_reduction`` (API-NG ``cancelOrders``)."""
+
+        def build(ts: int) -> Command:
+            return CancelOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, size_reduction=size_reduction)
+
+        return self._send("cancel", None, build)
+
+    def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
+        """Move an order's unmatched part to ``new_price`` (a new bet id, the back of the new queue)."""
+        seen_round = self._seen_round()
+        exact = _decimal(new_price)
+
+        def build(ts: int) -> Command:
+            return ReplaceOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, new_price=exact, round=seen_round)
+
+        return self._send("replace", None, build)
+
+    def cancel_all(self) -> list[OrderTicket]:
+        """Cancel every unmatched order of this strategy on this market."""
+        return [self.cancel_order(o.bet_id) for o in self.view.open_orders()]
+
+    # --- helpers ----------------------------------------------------------------------------
+
+    def _seen_round(self) -> int | None:
+        rnd = self.view.round
+        return None if rnd is None else int(rnd)
+
+    def _next_ref(self) -> str:
+        self._refs += 1
+        return f"{self.account_id}-{self._refs}"
+
+    def _send(self, kind: str, ref: str | None, build: BuildCommand) -> OrderTicket:
+        now = self._venue.now()
+        self._venue.send_later(self.latency_ms, build)
+        return OrderTicket(kind, ref, now, now + self.latency_ms)
+
+
+def _decimal(price: PriceLike) -> Decimal:
+    if isinstance(price, Decimal):
+        return price
+    if isinstance(price, float):
+        return Decimal(repr(price))
+    if isinstance(price, bool):
+        raise TypeError(f"price {price!r} is not a number")
+    return Decimal(price)
+
+
+class Strategy:
+    """Base class of backtestable strategies. Override the hooks you need; all default to doing nothing.
+
+    Constructor keyword arguments come from ``--params`` JSON; subclasses take
+    their own and pass ``latency_ms`` / ``name`` on. One instance trades one
+    game's market (a backtest builds a fresh instance per game, so that games
+    are independent and results do not depend on how games are split between
+    workers); carry nothing across games that you want reproduced.
+    """
+
+    def __init__(self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, **context: Any) -> None:
+        if latency_ms < 0:
+            raise ValueError(f"latency must be ≥ 0 ms, not {latency_ms}")
+        self.latency_ms = latency_ms
+        self.name = name or type(self).__name__
+        self.context: dict[str, Any] = dict(context)
+
+    def on_market_open(self, market: MarketHandle) -> None:
+        """A new game's market exists (before its first window opens)."""
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        """``round``'s betting window has just opened."""
+
+    def check_market_book(self, market: MarketHandle) -> bool:
+        """Whether :meth:`process_market_book` should run for this update; default: while betting is open."""
+        return market.betting_open
+
+    def process_market_book(self, market: MarketHandle) -> None:
+        """The market changed (once per clock instant with changes)."""
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        """Some of this strategy's orders changed: placed, matched, cancelled, lapsed, settled."""
+
+    def on_order_rejected(self, market: MarketHandle, rejection: OrderRejected) -> None:
+        """An instruction was refused; ``rejection.error_code`` says why (API-NG codes)."""
+
+    def on_window_close(self, market: MarketHandle, round: Round) -> None:
+        """``round``'s window has closed; its unmatched orders have lapsed."""
+
+    def on_settlement(self, market: MarketHandle, settlement: Settlement) -> None:
+        """The market is settled (or void): this account's result."""
