@@ -1,0 +1,192 @@
+"""Agents: anything that trades on a channel — house market makers, noise traders, user strategies.
+
+An :class:`Agent` is a small class with hooks (flumine-style). Each hook gets
+a :class:`~exchange.view.BettorView` — what a bettor may see, nothing more —
+and a :class:`Trader`, the agent's only way to act: it builds the same
+``PlaceOrder`` / ``CancelOrder`` / ``ReplaceOrder`` commands a user's HTTP
+request becomes, and delivers them to the exchange through the clock after
+the agent's *latency* (0 for the house; a backtest gives user strategies
+~100 ms). A command is stamped with the round the agent saw when it decided,
+so one that arrives after its window closed is refused
+(``MARKET_NOT_OPEN_FOR_BETTING``) or, once the next window is open,
+``BET_REJECTED_ROUND_STALE`` — exactly as for a slow user.
+
+Hooks run from clock callbacks, never inside another component's step, so an
+agent always sees a settled state and cannot re-enter the game or the
+exchange. :class:`AgentHost` (see :mod:`exchange.game.seats`) does the wiring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import Protocol
+
+from exchange import ladder
+from exchange.clock import Clock
+from exchange.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
+from exchange.events import Matched, OrderRejected
+from exchange.side import Side
+from exchange.view import BettorView
+
+
+class Gateway(Protocol):
+    """Where an agent's commands go and where its views come from (a channel implements it)."""
+
+    clock: Clock
+
+    def submit(self, command: Command) -> Sequence[object]:
+        """Hand a command to the exchange now; returns the events it produced (also published)."""
+        ...
+
+    def view(self, account_id: str | None) -> BettorView | None:
+        """The current game as ``account_id`` may see it; ``None`` before the first game."""
+        ...
+
+
+class Trader:
+    """One agent's hands on the exchange: its account, its latency, its commands.
+
+    Every method schedules the command for ``now + latency_ms`` and returns at
+    once; outcomes come back through the agent's hooks (``on_fill``,
+    ``on_order_rejected``) and the next view's ``orders``.
+    """
+
+    def __init__(self, gateway: Gateway, account_id: str, *, latency_ms: int = 0) -> None:
+        if latency_ms < 0:
+            raise ValueError(f"latency cannot be negative, not {latency_ms} ms")
+        self.gateway = gateway
+        self.account_id = account_id
+        self.latency_ms = latency_ms
+        #: The round the agent last saw: commands are stamped with it.
+        self.seen_round: int | None = None
+        self.seen_market: str | None = None
+        self.sent = 0
+        #: Commands scheduled but not yet delivered.
+        self.in_flight = 0
+        self._idle: list[Callable[[], None]] = []
+
+    def now(self) -> int:
+        return self.gateway.clock.now()
+
+    def view(self) -> BettorView | None:
+        """A fresh view of the current game for this account (and remember its round for stamping)."""
+        view = self.gateway.view(self.account_id)
+        if view is not None:
+            self.saw(view)
+        return view
+
+    def saw(self, view: BettorView) -> None:
+        """Note what the agent has seen: later commands are stamped with this market and round."""
+        self.seen_market = view.market_id
+        self.seen_round = None if view.round is None else int(view.round)
+
+    def when_idle(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once every command sent so far has been delivered (at once if none is in flight)."""
+        if self.in_flight == 0:
+            callback()
+        else:
+            self._idle.append(callback)
+
+    def place(self, hand: int, side: Side, tick: int, size: int, *, customer_ref: str | None = None) -> None:
+        """Back or lay ``hand`` at ladder ``tick`` for ``size`` minor units (backer's stake)."""
+        if not ladder.is_tick(tick):
+            raise ValueError(f"tick {tick!r} is not on the ladder (0 to {ladder.MAX_TICK})")
+        self.place_price(hand, side, ladder.price(tick), size, customer_ref=customer_ref)
+
+    def place_price(
+        self, hand: int, side: Side, price: Decimal, size: int, *, customer_ref: str | None = None
+    ) -> None:
+        """As :meth:`place` with a raw decimal price, as a user might send it (the exchange validates it)."""
+        market, rnd = self._seen()
+
+        def build(ts: int) -> Command:
+            return PlaceOrder(
+                ts=ts, account_id=self.account_id, market_id=market, selection_id=hand,
+                side=side, price=price, size=size, round=rnd, customer_ref=customer_ref,
+            )  # fmt: skip
+
+        self._send(build)
+
+    def cancel(self, bet_id: int, size_reduction: int | None = None) -> None:
+        """Cancel an order's unmatched remainder (or reduce it by ``size_reduction``)."""
+
+        def build(ts: int) -> Command:
+            return CancelOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, size_reduction=size_reduction)
+
+        self._send(build)
+
+    def replace(self, bet_id: int, tick: int) -> None:
+        """Move an order's unmatched remainder to ``tick`` (a new bet at the back of the queue)."""
+        _, rnd = self._seen()
+        new_price = ladder.price(tick)
+
+        def build(ts: int) -> Command:
+            return ReplaceOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, new_price=new_price, round=rnd)
+
+        self._send(build)
+
+    def call_later(self, delay_ms: int, callback: Callable[[], None]) -> None:
+        """Run ``callback`` after ``delay_ms`` of clock time (for agents that act at chosen moments)."""
+        self.gateway.clock.call_later(delay_ms, callback)
+
+    def _seen(self) -> tuple[str, int | None]:
+        if self.seen_market is None:
+            raise RuntimeError("an agent can trade only from a hook, once it has seen a market")
+        return self.seen_market, self.seen_round
+
+    def _send(self, build: Callable[[int], Command]) -> None:
+        self.sent += 1
+        self.in_flight += 1
+        gateway = self.gateway
+
+        def deliver() -> None:
+            self.in_flight -= 1
+            gateway.submit(build(gateway.clock.now()))
+            if self.in_flight == 0 and self._idle:
+                callbacks, self._idle = self._idle, []
+                for callback in callbacks:
+                    callback()
+
+        gateway.clock.call_later(self.latency_ms, deliver)
+
+
+class Agent:
+    """Base class of every agent: override the hooks you need; the rest do nothing.
+
+    Hooks are called with the view as of the moment they run and the agent's
+    :class:`Trader`. ``on_market_update`` is only delivered to agents that
+    override it (at most once per clock instant), since it is frequent.
+    """
+
+    #: A label for logs and reports.
+    name: str = "agent"
+
+    def on_game_start(self, view: BettorView, trader: Trader) -> None:
+        """A new game (and market) exists; no window is open yet."""
+
+    def on_window_open(self, view: BettorView, trader: Trader) -> None:
+        """A betting window has opened: orders are accepted until ``view.window.closes_ms``."""
+
+    def on_window_close(self, view: BettorView, trader: Trader) -> None:
+        """The window has closed; unmatched orders have lapsed."""
+
+    def on_reveal(self, view: BettorView, trader: Trader) -> None:
+        """Cards were turned and new exact equities published (during the playing window)."""
+
+    def on_market_update(self, view: BettorView, trader: Trader) -> None:
+        """The public book changed (an order placed, matched, cancelled or lapsed)."""
+
+    def on_fill(self, view: BettorView, trader: Trader, fill: Matched) -> None:
+        """One of this agent's orders was matched (``fill.size`` at ``fill.tick``)."""
+
+    def on_order_rejected(self, view: BettorView, trader: Trader, rejection: OrderRejected) -> None:
+        """The exchange refused one of this agent's instructions."""
+
+    def on_game_end(self, view: BettorView, trader: Trader) -> None:
+        """The market is settled or void."""
+
+
+def overrides(agent: Agent, hook: str) -> bool:
+    """Whether ``agent``'s class overrides ``hook`` (so the host can skip delivering no-ops)."""
+    return getattr(type(agent), hook) is not getattr(Agent, hook)

@@ -1,0 +1,199 @@
+"""House liquidity: market makers that quote around the exact fair price, and noise traders.
+
+Both are ordinary :class:`~exchange.agents.Agent` subclasses: they see only a
+:class:`~exchange.view.BettorView` and act only through their
+:class:`~exchange.agents.Trader`, like any user.
+
+:class:`MarketMaker` rests, on every hand still in play, ``levels`` lays at
+and above ``fair + margin`` (what a user sees as *available to back*) and
+``levels`` backs at and below ``fair − margin`` (*available to lay*), with
+the fair price ``1 / equity`` taken from the equities published for the
+cards face up (4.0 for every hand in the Deal window). It requotes when a
+window opens (after every reveal) and after each of its fills, and only
+changes what differs from what it wants, so a resting quote keeps its place
+in the queue. Quotes respect the account's available funds (each new order
+is charged its worst case: a back its stake, a lay its liability), so the
+house never runs into ``INSUFFICIENT_FUNDS``.
+
+:class:`NoiseTrader` takes liquidity at random moments of each window: a
+random hand, a random side, at the best price offered, a random stake, all
+drawn from its own seeded ``random.Random``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from exchange import ladder
+from exchange.agents import Agent, Trader
+from exchange.events import Matched
+from exchange.game.pricing import QuoteSpec, quote_ticks
+from exchange.side import Side
+from exchange.view import BettorView
+
+#: The ladder's prices as exact fractions, for :func:`~exchange.game.pricing.quote_ticks`.
+LADDER: tuple[Fraction, ...] = tuple(Fraction(p, 100) for p in ladder.PRICE_X100)
+
+Key = tuple[int, Side, int]
+"""A quote level: (hand, side the maker takes, tick)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MakerConfig:
+    """How the house quotes. Sizes and money in minor units.
+
+    ``max_liability`` caps one lay level's liability (``size × (price − 1)``):
+    at long odds the level shrinks (never below the channel's minimum stake)
+    instead of tying up the bankroll. ``reserve`` is kept out of quoting.
+    """
+
+    quote: QuoteSpec = field(default_factory=QuoteSpec)
+    max_liability: int = 5_000_000
+    reserve: int = 0
+    requote_on_fill: bool = True
+
+
+def desired_quotes(view: BettorView, config: MakerConfig) -> dict[Key, int]:
+    """What the maker wants resting now: ``{(hand, side, tick): size}``, inner levels first.
+
+    Pure: a function of the public view only.
+
+    >>> from exchange.game.prospects import Prospects
+    >>> from exchange.market import MarketStatus
+    >>> from exchange.view import build_hands
+    >>> hands = build_hands((None,) * 4, Prospects.uniform(4).hands, None)
+    >>> v = BettorView("holdem", "holdem.0", 0, 0, None, None, True, MarketStatus.ACTIVE, hands, ())
+    >>> q = desired_quotes(v, MakerConfig(QuoteSpec(levels=1, size=5_000)))
+    >>> [(hand, side.value, ladder.price_str(tick), size) for (hand, side, tick), size in q.items()][:2]
+    [(1, 'LAY', '4.1', 5000), (1, 'BACK', '3.95', 5000)]
+    """
+    spec = config.quote
+    out: dict[Key, int] = {}
+    for level in range(spec.levels):
+        for hand in view.live_hands:
+            ticks = quote_ticks(LADDER, hand.equity, spec)
+            if level < len(ticks.lay_ticks):
+                tick = ticks.lay_ticks[level]
+                size = _lay_size(tick, spec.size, config.max_liability, view.min_stake)
+                if size:
+                    out[(hand.hand, Side.LAY, tick)] = size
+            if level < len(ticks.back_ticks):
+                out[(hand.hand, Side.BACK, ticks.back_ticks[level])] = spec.size
+    return out
+
+
+def _lay_size(tick: int, size: int, max_liability: int, min_stake: int) -> int:
+    """``size``, cut so that the liability ``size × (price − 1)`` stays within ``max_liability``."""
+    odds_minus_one_x100 = ladder.PRICE_X100[tick] - 100
+    capped = min(size, max_liability * 100 // odds_minus_one_x100)
+    return capped if capped >= min_stake else 0
+
+
+def worst_case_cost(side: Side, tick: int, size: int) -> int:
+    """The most a new order can add to exposure: a back's stake, a lay's liability (rounded up)."""
+    if side is Side.BACK:
+        return size
+    return -(-size * (ladder.PRICE_X100[tick] - 100) // 100)
+
+
+class MarketMaker(Agent):
+    """Quotes both sides of every live hand around its exact fair price."""
+
+    name = "house-maker"
+
+    def __init__(self, config: MakerConfig | None = None) -> None:
+        self.config = config or MakerConfig()
+        self._waiting = False
+        self.requotes = 0
+
+    def on_window_open(self, view: BettorView, trader: Trader) -> None:
+        self._request(trader)
+
+    def on_fill(self, view: BettorView, trader: Trader, fill: Matched) -> None:
+        if self.config.requote_on_fill:
+            self._request(trader)
+
+    def _request(self, trader: Trader) -> None:
+        """Requote once every command already sent has landed (so the view it reads is current)."""
+        if self._waiting:
+            return
+        self._waiting = True
+        trader.when_idle(lambda: self._requote(trader))
+
+    def _requote(self, trader: Trader) -> None:
+        self._waiting = False
+        view = trader.view()
+        if view is None or not view.betting_open:
+            return
+        self.requotes += 1
+        want = desired_quotes(view, self.config)
+        have: dict[Key, list[tuple[int, int]]] = {}
+        for order in view.open_orders():
+            have.setdefault((order.selection_id, order.side, order.tick), []).append(
+                (order.bet_id, order.size_remaining)
+            )
+        for key, orders in have.items():
+            if key not in want:
+                for bet_id, _ in orders:
+                    trader.cancel(bet_id)
+        budget = (view.funds.available if view.funds is not None else 0) - self.config.reserve
+        for (hand, side, tick), size in want.items():
+            missing = size - sum(remaining for _, remaining in have.get((hand, side, tick), ()))
+            if missing < view.min_stake:
+                continue
+            cost = worst_case_cost(side, tick, missing)
+            if cost > budget:
+                continue
+            budget -= cost
+            trader.place(hand, side, tick, missing)
+
+
+@dataclass(frozen=True, slots=True)
+class NoiseConfig:
+    """How often and how much a noise trader bets. Sizes in minor units, multiples of ``size_step``."""
+
+    trades_per_window: int = 3
+    min_size: int = 200
+    max_size: int = 2_000
+    size_step: int = 100
+    back_probability: Fraction = Fraction(1, 2)
+
+
+class NoiseTrader(Agent):
+    """Takes the best price offered at random moments; every draw from its own seeded generator."""
+
+    name = "house-noise"
+
+    def __init__(self, seed: int | str, config: NoiseConfig | None = None) -> None:
+        self.config = config or NoiseConfig()
+        self.rng = random.Random(f"noise/{seed}")
+
+    def on_window_open(self, view: BettorView, trader: Trader) -> None:
+        window = view.window
+        if window is None:
+            return
+        for delay in sorted(self._moments(window.closes_ms - view.now_ms)):
+            trader.call_later(delay, lambda: self._trade(trader))
+
+    def _moments(self, span_ms: int) -> Iterator[int]:
+        for _ in range(self.config.trades_per_window):
+            yield self.rng.randrange(max(span_ms, 1))
+
+    def _trade(self, trader: Trader) -> None:
+        view = trader.view()
+        if view is None or not view.betting_open:
+            return
+        live = view.live_hands
+        if not live:
+            return
+        hand = live[self.rng.randrange(len(live))]
+        cfg = self.config
+        back = self.rng.randrange(cfg.back_probability.denominator) < cfg.back_probability.numerator
+        size = self.rng.randrange(cfg.min_size, cfg.max_size + 1, cfg.size_step)
+        tick = hand.best_to_back if back else hand.best_to_lay
+        if tick is None:
+            return
+        trader.place(hand.hand, Side.BACK if back else Side.LAY, tick, max(size, view.min_stake))

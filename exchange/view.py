@@ -1,0 +1,158 @@
+"""What a bettor may see: the one window through which every agent looks at a game.
+
+A :class:`BettorView` is a frozen snapshot built from public state only — the
+cards face up, the published equities, the public market book — plus the
+viewing account's own orders and funds. It holds no reference to the game, the
+dealer or the exchange, so a face-down card cannot reach a strategy through
+it: :meth:`BettorView.hole_cards` raises :class:`CardNotVisible` until the
+cards are turned, and the snapshot shows ``"not available"`` (as the Exchange
+Games API does).
+
+The house market makers, noise traders, user strategies in a backtest and the
+HTTP server all read this same object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from engine.cards import Card, format_cards
+from exchange import ladder
+from exchange.accounts import AccountFunds
+from exchange.game.events import HandEquity
+from exchange.game.rounds import Round, Window
+from exchange.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
+from exchange.orders import OrderStatus, OrderView
+from exchange.side import Side
+
+NOT_AVAILABLE = "not available"
+
+
+class CardNotVisible(LookupError):
+    """A card that is still face down was asked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandView:
+    """One hand (selection) as a bettor sees it: its cards if face up, its exact prospects, its book."""
+
+    hand: int
+    cards: tuple[Card, ...] | None
+    equity: Fraction
+    fair_odds: Fraction | None
+    book: RunnerBook | None
+
+    @property
+    def name(self) -> str:
+        return f"Hand {self.hand}"
+
+    @property
+    def status(self) -> SelectionStatus:
+        return SelectionStatus.IN_PLAY if self.book is None else self.book.status
+
+    @property
+    def in_play(self) -> bool:
+        return self.status is SelectionStatus.IN_PLAY
+
+    @property
+    def best_to_back(self) -> int | None:
+        """Tick of the best price available to back (the highest resting lay)."""
+        return self.book.available_to_back[0].tick if self.book and self.book.available_to_back else None
+
+    @property
+    def best_to_lay(self) -> int | None:
+        """Tick of the best price available to lay (the lowest resting back)."""
+        return self.book.available_to_lay[0].tick if self.book and self.book.available_to_lay else None
+
+
+@dataclass(frozen=True, slots=True)
+class BettorView:
+    """A game at one instant, as the account ``account_id`` may see it (``None``: an anonymous viewer)."""
+
+    channel: str
+    market_id: str
+    game_number: int
+    now_ms: int
+    round: Round | None
+    window: Window | None
+    betting_open: bool
+    market_status: MarketStatus
+    hands: tuple[HandView, ...]
+    board: tuple[Card, ...]
+    min_stake: int = 200
+    account_id: str | None = None
+    orders: tuple[OrderView, ...] = ()
+    funds: AccountFunds | None = None
+
+    def hand(self, number: int) -> HandView:
+        """Hand ``number`` (1-based, the selection id)."""
+        if not 1 <= number <= len(self.hands):
+            raise IndexError(f"no hand {number}; hands are 1 to {len(self.hands)}")
+        return self.hands[number - 1]
+
+    def hole_cards(self, number: int) -> tuple[Card, ...]:
+        """Hand ``number``'s hole cards; raises :class:`CardNotVisible` while they are face down."""
+        cards = self.hand(number).cards
+        if cards is None:
+            raise CardNotVisible(f"Hand {number}'s cards are face down until the Deal window closes")
+        return cards
+
+    @property
+    def live_hands(self) -> tuple[HandView, ...]:
+        return tuple(h for h in self.hands if h.in_play)
+
+    def open_orders(self, hand: int | None = None, side: Side | None = None) -> tuple[OrderView, ...]:
+        """This account's orders with an unmatched remainder, optionally of one hand and side."""
+        return tuple(
+            o
+            for o in self.orders
+            if o.status is OrderStatus.EXECUTABLE
+            and (hand is None or o.selection_id == hand)
+            and (side is None or o.side is side)
+        )
+
+    @property
+    def percentage_complete(self) -> int:
+        return 0 if self.window is None else self.window.percentage_complete(self.now_ms)
+
+    def snapshot(self) -> dict[str, object]:
+        """The Exchange Games API channel snapshot shape (prices as decimal strings, sizes in minor units)."""
+        return {
+            "channel": self.channel,
+            "gameId": self.market_id,
+            "round": 0 if self.round is None else int(self.round),
+            "bettingWindowTime": 0 if self.window is None else self.window.length_ms // 1000,
+            "bettingWindowPercentageComplete": self.percentage_complete,
+            "marketStatus": self.market_status.value,
+            "bettingOpen": self.betting_open,
+            "communityCards": [str(c) for c in self.board],
+            "hands": [_hand_snapshot(h) for h in self.hands],
+        }
+
+
+def _hand_snapshot(h: HandView) -> dict[str, object]:
+    return {
+        "selectionId": h.hand,
+        "name": h.name,
+        "cards": NOT_AVAILABLE if h.cards is None else format_cards(h.cards).split(),
+        "status": h.status.value,
+        "equity": str(h.equity),
+        "fairOdds": None if h.fair_odds is None else str(h.fair_odds),
+        "bestToBack": None if h.best_to_back is None else ladder.price_str(h.best_to_back),
+        "bestToLay": None if h.best_to_lay is None else ladder.price_str(h.best_to_lay),
+    }
+
+
+def build_hands(
+    cards: tuple[tuple[Card, ...] | None, ...],
+    equities: tuple[HandEquity, ...],
+    book: MarketBook | None,
+) -> tuple[HandView, ...]:
+    """Join public cards, published equities and the public book into hand views (hand i = selection i)."""
+    runners: Mapping[int, RunnerBook] = {} if book is None else {r.selection_id: r for r in book.runners}
+    return tuple(
+        HandView(hand=e.hand, cards=cards[e.hand - 1], equity=e.equity, fair_odds=e.fair_odds, book=runners.get(e.hand))
+        for e in equities
+    )
