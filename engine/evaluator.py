@@ -1,0 +1,291 @@
+"""Exact high-hand evaluation for Hold'em (best five of 5, 6 or 7 cards) and Omaha.
+
+**Value encoding.** Every evaluator here returns an ``int`` *value*: higher is
+better, equal values tie, and there are exactly 7,462 distinct values::
+
+    value = category << 12 | index
+
+where ``category`` is a :class:`Category` (``value >> 12``) and ``index``
+ranks the hand among the distinct hands of its category, from 0 for the
+weakest (``7 5 4 3 2`` high card is 0, a royal flush is ``8 << 12 | 9``).
+Values compare across 5-, 6- and 7-card hands and Omaha hands alike.
+
+>>> evaluate("As Ks Qs Js Ts 2c 3d") == (Category.STRAIGHT_FLUSH << 12) + 9
+True
+>>> category(evaluate("Ah Ad Kc Ks 7d 7c 2h")).label
+'two pair'
+>>> format_cards(best_five("Ah Ad Kc Ks 7d 7c 2h"))
+'Ah Ad Ks Kc 7d'
+>>> evaluate("5c 4d 3h 2s Ac") < evaluate("6c 5d 4h 3s 2c")  # the wheel is the lowest straight
+True
+>>> category(evaluate_omaha("Ah Kh Qh Jh", "Th 2c 3d 4s 5s")).label  # exactly two hole + three board cards
+'high card'
+
+Scalar calls are pure Python over the lookup tables (about 2 µs a hand). The
+batched calls run numba kernels (numba is imported on first use). Code that
+needs the evaluator *inside* its own njit code can call
+:func:`engine._kernels.eval_ids` (one hand of 5-7 ids) or
+:func:`engine._kernels.eval5` with the arrays from :func:`tables`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import IntEnum
+from functools import cache
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from engine._errors import EngineInputError
+from engine.cards import Card, CardLike, check_distinct, format_cards, parse_cards
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from engine._tables import Tables
+
+__all__ = [
+    "Category",
+    "EngineInputError",
+    "best_five",
+    "best_five_omaha",
+    "category",
+    "evaluate",
+    "evaluate_batch",
+    "evaluate_omaha",
+    "evaluate_omaha_batch",
+    "format_cards",
+    "tables",
+]
+
+VALUE_SHIFT = 12
+OMAHA_HOLE_CARDS = 4
+
+Cards = str | Iterable[CardLike]
+
+
+class Category(IntEnum):
+    """The nine high-hand categories, weakest first (``value >> 12``)."""
+
+    HIGH_CARD = 0
+    PAIR = 1
+    TWO_PAIR = 2
+    THREE_OF_A_KIND = 3
+    STRAIGHT = 4
+    FLUSH = 5
+    FULL_HOUSE = 6
+    FOUR_OF_A_KIND = 7
+    STRAIGHT_FLUSH = 8
+
+    @property
+    def label(self) -> str:
+        """Lower-case English name, e.g. ``'straight flush'``.
+
+        >>> Category.FOUR_OF_A_KIND.label
+        'four of a kind'
+        """
+        return self.name.lower().replace("_", " ")
+
+
+def category(value: int) -> Category:
+    """The :class:`Category` of a hand value.
+
+    >>> category(evaluate("Kh Kd Kc 9s 9d"))
+    <Category.FULL_HOUSE: 6>
+    """
+    if value < 0 or value >> VALUE_SHIFT > Category.STRAIGHT_FLUSH:
+        raise EngineInputError(f"{value} is not a hand value; values run from 0 to {(8 << VALUE_SHIFT) | 9}")
+    return Category(value >> VALUE_SHIFT)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def tables() -> Tables:
+    """The lookup arrays (built or loaded from the verified disk cache on first use)."""
+    from engine._tables import load_tables
+
+    return load_tables()
+
+
+class _Scalar:
+    """The tables as Python lists, for the pure-Python scalar path."""
+
+    def __init__(self, t: Tables) -> None:
+        self.card_keys: list[int] = t.card_keys.tolist()
+        self.hash_rows: list[int] = t.hash_rows.tolist()
+        self.hash_values: list[int] = t.hash_values.tolist()
+        self.flush_values: list[int] = t.flush_values.tolist()
+
+
+@cache
+def _scalar() -> _Scalar:
+    return _Scalar(tables())
+
+
+def _value_of_ids(ids: Iterable[int]) -> int:
+    """Value of 5 to 7 distinct card ids (unchecked)."""
+    from engine._tables import FLUSH_BITS, HASH_COLUMN_MASK, HASH_SHIFT, RANK_KEY_MASK, SUIT_OFFSET, SUIT_SHIFT
+
+    s = _scalar()
+    ids = list(ids)
+    key = SUIT_OFFSET + sum(s.card_keys[c] for c in ids)
+    if key & FLUSH_BITS:
+        suit = next(q for q in range(4) if key >> (SUIT_SHIFT + 4 * q + 3) & 1)
+        return s.flush_values[sum(1 << (c >> 2) for c in ids if c & 3 == suit)]
+    r = key & RANK_KEY_MASK
+    return s.hash_values[s.hash_rows[r >> HASH_SHIFT] + (r & HASH_COLUMN_MASK)]
+
+
+def _hand(cards: Cards, sizes: range, what: str) -> tuple[Card, ...]:
+    parsed = parse_cards(cards)
+    if len(parsed) not in sizes:
+        raise EngineInputError(
+            f"{what} has {len(parsed)} cards ({format_cards(parsed) or 'none'}); "
+            f"it needs {sizes.start} to {sizes.stop - 1} cards"
+            if len(sizes) > 1
+            else f"{what} has {len(parsed)} cards ({format_cards(parsed) or 'none'}); it needs exactly {sizes.start}"
+        )
+    check_distinct(parsed)
+    return parsed
+
+
+# --------------------------------------------------------------------------- Hold'em (best five of N)
+
+
+def evaluate(cards: Cards) -> int:
+    """Value of the best five of 5, 6 or 7 distinct cards (``"AsKd..."``, Cards, strings or ids).
+
+    >>> evaluate([51, 47, 43, 39, 35]) == evaluate("As Ks Qs Js Ts")
+    True
+    """
+    return _value_of_ids(c.id for c in _hand(cards, range(5, 8), "a hand"))
+
+
+def _display_order(five: tuple[Card, ...], value: int) -> tuple[Card, ...]:
+    """Cards as a player reads them: sets before kickers, high before low, the wheel's ace last."""
+    ranks = [c.rank for c in five]
+    ordered = sorted(five, key=lambda c: (ranks.count(c.rank), c.rank, c.suit), reverse=True)
+    if category(value) in (Category.STRAIGHT, Category.STRAIGHT_FLUSH) and ordered[-1].rank == 2 and ordered[0].rank == 14:
+        ordered = ordered[1:] + ordered[:1]
+    return tuple(ordered)
+
+
+def best_five(cards: Cards) -> tuple[Card, ...]:
+    """The five cards that make the hand's value, in display order (pure Python; for showdowns).
+
+    When several choices tie, the one with the highest card ids wins (stable, suit-blind in value).
+
+    >>> format_cards(best_five("2c 3d 4h 5s Ac Kd Kh"))
+    '5s 4h 3d 2c Ac'
+    """
+    hand = _hand(cards, range(5, 8), "a hand")
+    best = max(combinations(sorted(hand, reverse=True), 5), key=lambda five: _value_of_ids(c.id for c in five))
+    return _display_order(best, _value_of_ids(c.id for c in best))
+
+
+def evaluate_batch(ids: np.ndarray) -> np.ndarray:
+    """Values (int32, shape ``(n,)``) of the hands in the rows of an integer array of shape ``(n, k)``, 5 <= k <= 7.
+
+    Any integer dtype works; ``uint8`` is fastest. Every row must hold
+    distinct ids 0-51, else :class:`engine.cards.CardError` names the row.
+
+    >>> import numpy as np
+    >>> evaluate_batch(np.array([[51, 47, 43, 39, 35, 0, 1]], dtype=np.uint8)).tolist() == [evaluate("AsKsQsJsTs2c2d")]
+    True
+    """
+    import numpy as np
+
+    from engine import _kernels
+
+    ids = _check_id_array(ids, range(5, 8), "ids")
+    out = np.empty(ids.shape[0], dtype=np.int32)
+    t = tables()
+    bad = _kernels.evaluate_rows(ids, out, t.card_keys, t.hash_rows, t.hash_values, t.flush_values)
+    if bad >= 0:
+        _raise_bad_row(ids[bad], bad, "ids")
+    return out
+
+
+# --------------------------------------------------------------------------- Omaha
+
+
+def _omaha_hand(hole: Cards, board: Cards) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    hole_cards = _hand(hole, range(OMAHA_HOLE_CARDS, OMAHA_HOLE_CARDS + 1), "an Omaha hand")
+    board_cards = _hand(board, range(3, 6), "an Omaha board")
+    check_distinct(hole_cards, board_cards)
+    return hole_cards, board_cards
+
+
+def _omaha_fives(hole: tuple[Card, ...], board: tuple[Card, ...]) -> Iterable[tuple[Card, ...]]:
+    for pair in combinations(hole, 2):
+        for triple in combinations(board, 3):
+            yield pair + triple
+
+
+def evaluate_omaha(hole: Cards, board: Cards) -> int:
+    """Omaha value: the best hand of exactly two of the four hole cards and exactly three of the 3-5 board cards.
+
+    >>> category(evaluate_omaha("As Ks 2d 3d", "Qs Js Ts 9h 8h")).label  # one spade on the board too few
+    'straight flush'
+    >>> category(evaluate_omaha("As Kh 2c 3d", "Qs Js Ts 9s 8s")).label  # five spades on board, one in hand
+    'straight'
+    """
+    hole_cards, board_cards = _omaha_hand(hole, board)
+    return max(_value_of_ids(c.id for c in five) for five in _omaha_fives(hole_cards, board_cards))
+
+
+def best_five_omaha(hole: Cards, board: Cards) -> tuple[Card, ...]:
+    """The five cards (two hole, three board) that make the Omaha value, in display order."""
+    hole_cards, board_cards = _omaha_hand(hole, board)
+    best = max(_omaha_fives(hole_cards, board_cards), key=lambda five: _value_of_ids(c.id for c in five))
+    return _display_order(best, _value_of_ids(c.id for c in best))
+
+
+def evaluate_omaha_batch(holes: np.ndarray, boards: np.ndarray) -> np.ndarray:
+    """Omaha values (int32) for hole rows ``(n, 4)`` against board rows ``(n, 3..5)``.
+
+    >>> import numpy as np
+    >>> holes = np.array([[51, 50, 45, 40]]); boards = np.array([[49, 48, 22, 23, 0]])
+    >>> evaluate_omaha_batch(holes, boards).tolist() == [evaluate_omaha("As Ah Kd Qc", "Ad Ac 7h 7s 2c")]
+    True
+    """
+    import numpy as np
+
+    from engine import _kernels
+
+    holes = _check_id_array(holes, range(OMAHA_HOLE_CARDS, OMAHA_HOLE_CARDS + 1), "holes")
+    boards = _check_id_array(boards, range(3, 6), "boards")
+    if holes.shape[0] != boards.shape[0]:
+        raise EngineInputError(f"holes has {holes.shape[0]} rows but boards has {boards.shape[0]}; they must match")
+    out = np.empty(holes.shape[0], dtype=np.int32)
+    t = tables()
+    bad = _kernels.evaluate_omaha_rows(holes, boards, out, t.card_keys, t.hash_rows, t.hash_values, t.flush_values)
+    if bad >= 0:
+        _raise_bad_row(np.concatenate([holes[bad], boards[bad]]), bad, "holes/boards")
+    return out
+
+
+# --------------------------------------------------------------------------- array checks
+
+
+def _check_id_array(ids: np.ndarray, widths: range, name: str) -> np.ndarray:
+    import numpy as np
+
+    array = np.asarray(ids)
+    if array.ndim != 2 or array.shape[1] not in widths:
+        allowed = f"{widths.start}" if len(widths) == 1 else f"{widths.start} to {widths.stop - 1}"
+        raise EngineInputError(f"{name} has shape {array.shape}; it must be (n, k) with k = {allowed} card ids")
+    if not np.issubdtype(array.dtype, np.integer):
+        raise EngineInputError(f"{name} has dtype {array.dtype}; card ids must be integers 0-51")
+    return np.ascontiguousarray(array)
+
+
+def _raise_bad_row(row: np.ndarray, index: int, name: str) -> None:
+    from engine.cards import CardError
+
+    values = row.tolist()
+    out_of_range = [v for v in values if not 0 <= v < 52]
+    if out_of_range:
+        raise CardError(f"{name} row {index} holds card id {out_of_range[0]}; ids run from 0 (2c) to 51 (As)")
+    raise CardError(f"{name} row {index} ({format_cards(Card(v) for v in values)}) holds a card twice")
