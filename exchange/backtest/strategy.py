@@ -35,17 +35,18 @@ subscriber sees one conflated message.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any
 
 from engine.cards import Card
+from exchange import ladder
 from exchange.accounts import AccountFunds
-from exchange.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
+from exchange.agents import Trader
 from exchange.events import BetResult, OrderRejected
-from exchange.game.events import HandEquity
 from exchange.game.rounds import Round
 from exchange.market import MarketBook
 from exchange.orders import OrderView
@@ -96,97 +97,101 @@ class OrderTicket:
     arrives_ms: int
 
 
-class Venue(Protocol):
-    """What a handle needs from its driver: the time, the bettor's view, and a way to send commands."""
-
-    def now(self) -> int: ...
-
-    def view(self) -> BettorView:
-        """The market as this strategy's account may see it, now."""
-        ...
-
-    def market_book(self) -> MarketBook:
-        """The public market book, now."""
-        ...
-
-    def send_later(self, delay_ms: int, build: BuildCommand) -> None:
-        """In ``delay_ms``, build the command (with the arrival time) and execute it on the exchange."""
-        ...
-
-
-class BuildCommand(Protocol):
-    def __call__(self, ts: int) -> Command: ...
-
-
 class MarketHandle:
     """One market as one strategy trades it: read the view, send instructions (after the latency).
 
-    Prices are decimal odds on the ladder; sizes are the backer's stake in
-    minor units (``200`` = 2.00). An off-ladder price or a too-small size is
-    not refused here: it travels and comes back as a rejection with the
-    exchange's error code, as it would live.
+    A thin layer over the game's :class:`~exchange.agents.Trader` (which stamps
+    each command with the round the strategy saw and delivers it through the
+    clock after its latency) and the :class:`~exchange.view.BettorView` of the
+    hook being run. Prices are decimal odds on the ladder; sizes are the
+    backer's stake in minor units (``200`` = 2.00). An off-ladder price or a
+    too-small size is not refused here: it travels and comes back through
+    ``on_order_rejected`` with the exchange's error code, as it would live.
     """
 
-    def __init__(self, market_id: str, account_id: str, venue: Venue, latency_ms: int) -> None:
-        if latency_ms < 0:
-            raise ValueError(f"latency must be ≥ 0 ms, not {latency_ms}")
-        self.market_id = market_id
-        self.account_id = account_id
-        self.latency_ms = latency_ms
-        self._venue = venue
+    def __init__(self, trader: Trader, view: BettorView, rng: random.Random | None = None) -> None:
+        self._trader = trader
+        self._view = view
         self._refs = 0
+        #: A generator seeded for this strategy in this game: use it for any randomness.
+        self.rng = rng if rng is not None else random.Random(view.market_id)
 
     # --- reading --------------------------------------------------------------------------
 
     @property
     def view(self) -> BettorView:
-        """Everything a bettor may see now, as one frozen snapshot."""
-        return self._venue.view()
+        """Everything a bettor may see, as of the hook being run (see :meth:`refresh`)."""
+        return self._view
+
+    def refresh(self) -> BettorView:
+        """Take a fresh view now (the hook's view does not change while the hook runs)."""
+        view = self._trader.view()
+        if view is not None:
+            self._view = view
+        return self._view
+
+    def _see(self, view: BettorView) -> None:
+        self._view = view
+        self._trader.saw(view)
+
+    @property
+    def market_id(self) -> str:
+        return self._view.market_id
+
+    @property
+    def account_id(self) -> str:
+        return self._trader.account_id
+
+    @property
+    def latency_ms(self) -> int:
+        return self._trader.latency_ms
 
     @property
     def now_ms(self) -> int:
-        return self._venue.now()
+        return self._trader.now()
 
     @property
     def round(self) -> Round | None:
-        return self.view.round
+        return self._view.round
 
     @property
     def betting_open(self) -> bool:
-        return self.view.betting_open
+        return self._view.betting_open
 
     @property
     def market_book(self) -> MarketBook:
-        """The public book: every runner's status, ladders, traded volume."""
-        return self._venue.market_book()
+        """The public book (API-NG ``listMarketBook``): every runner's status, ladders, traded volume."""
+        view = self._view
+        runners = tuple(h.book for h in view.hands if h.book is not None)
+        total = sum(r.total_matched for r in runners)
+        return MarketBook(view.market_id, view.market_status, 0 if view.round is None else int(view.round), total,
+                          runners)  # fmt: skip
 
     @property
     def orders(self) -> tuple[OrderView, ...]:
         """This strategy's orders on this market (all of them, unmatched or not)."""
-        return self.view.orders
+        return self._view.orders
 
     @property
     def funds(self) -> AccountFunds | None:
-        return self.view.funds
+        return self._view.funds
 
     @property
     def hands(self) -> tuple[tuple[Card, ...] | None, ...]:
         """Each hand's hole cards, ``None`` while face down."""
-        return tuple(h.cards for h in self.view.hands)
+        return tuple(h.cards for h in self._view.hands)
 
     @property
     def board(self) -> tuple[Card, ...]:
-        return self.view.board
+        return self._view.board
 
     @property
-    def equities(self) -> tuple[HandEquity, ...]:
-        """Each hand's published exact prospects (equity counts a dead heat as 1/n of a win)."""
-        return tuple(
-            HandEquity(hand=h.hand, win=0, tie=0, equity=h.equity, fair_odds=h.fair_odds) for h in self.view.hands
-        )
+    def equities(self) -> tuple[Fraction, ...]:
+        """Each hand's published exact equity (a dead heat counted as 1/n of a win), hand 1 first."""
+        return tuple(h.equity for h in self._view.hands)
 
     def equity(self, hand: int) -> Fraction:
-        return self.view.hand(hand).equity
+        return self._view.hand(hand).equity
 
     # --- trading --------------------------------------------------------------------------
 
@@ -194,61 +199,34 @@ class MarketHandle:
         self, hand: int, side: Side, price: PriceLike, size: int, *, customer_ref: str | None = None
     ) -> OrderTicket:
         """Back or lay ``hand`` at ``price`` for ``size`` minor units (API-NG ``placeOrders``, LIMIT, LAPSE)."""
-        seen_round = self._seen_round()
         ref = customer_ref if customer_ref is not None else self._next_ref()
-        exact = _decimal(price)
-
-        def build(ts: int) -> Command:
-            return PlaceOrder(
-                ts=ts,
-                account_id=self.account_id,
-                market_id=self.market_id,
-                selection_id=hand,
-                side=side,
-                price=exact,
-                size=size,
-                round=seen_round,
-                customer_ref=ref,
-            )
-
-        return self._send("place", ref, build)
+        self._trader.place_price(hand, side, _decimal(price), size, customer_ref=ref)
+        return self._ticket("place", ref)
 
     def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
         """Cancel an order's unmatched part, or reduce it by ``size_reduction`` (API-NG ``cancelOrders``)."""
-
-        def build(ts: int) -> Command:
-            return CancelOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, size_reduction=size_reduction)
-
-        return self._send("cancel", None, build)
+        self._trader.cancel(bet_id, size_reduction)
+        return self._ticket("cancel", None)
 
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
-        """Move an order's unmatched part to ``new_price`` (a new bet id, the back of the new queue)."""
-        seen_round = self._seen_round()
-        exact = _decimal(new_price)
+        """Move an order's unmatched part to ``new_price`` (a new bet id, at the back of the new queue).
 
-        def build(ts: int) -> Command:
-            return ReplaceOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, new_price=exact, round=seen_round)
-
-        return self._send("replace", None, build)
+        Raises :class:`~exchange.ladder.InvalidPrice` at once for a price off the ladder.
+        """
+        self._trader.replace(bet_id, ladder.parse_price(_decimal(new_price)))
+        return self._ticket("replace", None)
 
     def cancel_all(self) -> list[OrderTicket]:
         """Cancel every unmatched order of this strategy on this market."""
-        return [self.cancel_order(o.bet_id) for o in self.view.open_orders()]
-
-    # --- helpers ----------------------------------------------------------------------------
-
-    def _seen_round(self) -> int | None:
-        rnd = self.view.round
-        return None if rnd is None else int(rnd)
+        return [self.cancel_order(o.bet_id) for o in self._view.open_orders()]
 
     def _next_ref(self) -> str:
         self._refs += 1
-        return f"{self.account_id}-{self._refs}"
+        return f"{self._trader.account_id}-{self._refs}"
 
-    def _send(self, kind: str, ref: str | None, build: BuildCommand) -> OrderTicket:
-        now = self._venue.now()
-        self._venue.send_later(self.latency_ms, build)
-        return OrderTicket(kind, ref, now, now + self.latency_ms)
+    def _ticket(self, kind: str, ref: str | None) -> OrderTicket:
+        now = self._trader.now()
+        return OrderTicket(kind, ref, now, now + self._trader.latency_ms)
 
 
 def _decimal(price: PriceLike) -> Decimal:

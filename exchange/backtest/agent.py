@@ -1,0 +1,117 @@
+"""A :class:`~exchange.backtest.strategy.Strategy` seated at a channel as an ordinary game agent.
+
+The game drives :class:`~exchange.agents.Agent` hooks (house makers, noise
+traders and strategies alike, live or in a backtest); :class:`StrategyAgent`
+translates them into the flumine-style strategy hooks:
+
+==========================  ==============================================================
+agent hook                  strategy hooks
+==========================  ==============================================================
+``on_game_start``           ``on_market_open``
+``on_window_open``          ``on_window_open``, then a market update
+``on_reveal``               a market update (cards turned, new equities)
+``on_market_update``        a market update
+``on_fill``                 ``process_orders`` (the orders that changed)
+``on_order_rejected``       ``on_order_rejected``
+``on_window_close``         ``process_orders`` (lapsed), ``on_window_close``
+``on_game_end``             ``process_orders``, ``on_settlement``
+==========================  ==============================================================
+
+A *market update* is ``process_orders`` for the strategy's orders that changed
+since it last saw them, then ``check_market_book`` and, if that says yes,
+``process_market_book``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from exchange.agents import Agent, Trader
+from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
+from exchange.events import Matched, OrderRejected
+from exchange.orders import OrderView
+from exchange.view import BettorView
+
+SettlementSource = Callable[[str, str], Settlement | None]
+"""``(market id, account id) -> Settlement`` once the market is over (``None`` if unknown)."""
+
+
+class StrategyAgent(Agent):
+    """Runs one :class:`Strategy` through the agent hooks of the game it is seated at."""
+
+    def __init__(
+        self,
+        strategy: Strategy,
+        *,
+        rng: random.Random | None = None,
+        settlements: SettlementSource | None = None,
+    ) -> None:
+        self.strategy = strategy
+        self.name = strategy.name
+        self._rng = rng
+        self._settlements = settlements
+        self._handle: MarketHandle | None = None
+        self._seen: dict[int, OrderView] = {}
+
+    @property
+    def latency_ms(self) -> int:
+        return self.strategy.latency_ms
+
+    # --- agent hooks --------------------------------------------------------------------------
+
+    def on_game_start(self, view: BettorView, trader: Trader) -> None:
+        self.strategy.on_market_open(self._enter(view, trader))
+
+    def on_window_open(self, view: BettorView, trader: Trader) -> None:
+        handle = self._enter(view, trader)
+        if view.round is not None:
+            self.strategy.on_window_open(handle, view.round)
+        self._update(handle)
+
+    def on_reveal(self, view: BettorView, trader: Trader) -> None:
+        self._update(self._enter(view, trader))
+
+    def on_market_update(self, view: BettorView, trader: Trader) -> None:
+        self._update(self._enter(view, trader))
+
+    def on_fill(self, view: BettorView, trader: Trader, fill: Matched) -> None:
+        self._orders_changed(self._enter(view, trader))
+
+    def on_order_rejected(self, view: BettorView, trader: Trader, rejection: OrderRejected) -> None:
+        self.strategy.on_order_rejected(self._enter(view, trader), rejection)
+
+    def on_window_close(self, view: BettorView, trader: Trader) -> None:
+        handle = self._enter(view, trader)
+        self._orders_changed(handle)
+        if view.round is not None:
+            self.strategy.on_window_close(handle, view.round)
+
+    def on_game_end(self, view: BettorView, trader: Trader) -> None:
+        handle = self._enter(view, trader)
+        self._orders_changed(handle)
+        if self._settlements is not None:
+            settlement = self._settlements(view.market_id, trader.account_id)
+            if settlement is not None:
+                self.strategy.on_settlement(handle, settlement)
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    def _enter(self, view: BettorView, trader: Trader) -> MarketHandle:
+        handle = self._handle
+        if handle is None or handle.market_id != view.market_id:
+            handle = self._handle = MarketHandle(trader, view, self._rng)
+            self._seen = {}
+        handle._see(view)
+        return handle
+
+    def _update(self, handle: MarketHandle) -> None:
+        self._orders_changed(handle)
+        if self.strategy.check_market_book(handle):
+            self.strategy.process_market_book(handle)
+
+    def _orders_changed(self, handle: MarketHandle) -> None:
+        changed = [o for o in handle.view.orders if self._seen.get(o.bet_id) != o]
+        if changed:
+            self._seen.update((o.bet_id, o) for o in changed)
+            self.strategy.process_orders(handle, changed)

@@ -1,0 +1,165 @@
+"""Running a backtest: games split into chunks, chunks run anywhere, results merged in game order.
+
+Every game is an independent world: its own virtual clock, exchange, channel,
+house market makers and a fresh strategy instance, dealt from a deck seeded by
+``(seed, game index)`` (:func:`exchange.game.deal.seeded_decks`), with its
+market id ``<channel>.<game index>`` and its clock starting where game *i*
+would start on a channel dealing back to back. So a game's result is a pure
+function of the configuration and its index, and any split of the games into
+chunks, over any number of processes or cluster workers, gives the same
+tables, row for row; the merge orders them by game index.
+
+>>> plan_chunks(10, workers=2, chunk_size=None)
+[(0, 3), (3, 3), (6, 3), (9, 1)]
+>>> plan_chunks(5, workers=1, chunk_size=2)
+[(0, 2), (2, 2), (4, 1)]
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import pyarrow as pa
+
+from exchange.backtest.loading import StrategySpec
+from exchange.backtest.outputs import TABLES, Table, empty_tables, merge, write_tables
+from exchange.backtest.recorder import write_stream
+from exchange.backtest.summary import Summary, summarise
+from exchange.backtest.workers import Executor, run_ordered
+
+#: 2026-01-01T00:00:00Z: where the first game's clock starts (epoch milliseconds).
+EPOCH_MS = 1_767_225_600_000
+STRATEGY_ACCOUNT = "strategy"
+
+
+@dataclass(frozen=True, slots=True)
+class BacktestConfig:
+    """Everything a backtest's result depends on (and nothing it must not: no worker count, no paths).
+
+    ``balance`` is the strategy account's starting balance (minor units) in every game.
+    """
+
+    strategy: StrategySpec
+    games: int
+    seed: int
+    channel: str = "holdem"
+    latency_ms: int | None = None
+    record_streams: bool = True
+    account: str = STRATEGY_ACCOUNT
+    balance: int = 1_000_000
+    start_ms: int = EPOCH_MS
+
+    def __post_init__(self) -> None:
+        if self.games < 1:
+            raise ValueError(f"a backtest needs at least one game, not {self.games}")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """Games ``first`` … ``first + count - 1`` of a backtest: one work item."""
+
+    config: BacktestConfig
+    first: int
+    count: int
+
+
+@dataclass(slots=True)
+class ChunkResult:
+    """A chunk's table rows and its markets' stream recordings (zlib-compressed text), in game order."""
+
+    first: int
+    count: int
+    tables: dict[str, Table]
+    streams: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class BacktestResult:
+    tables: dict[str, pa.Table]
+    summary: Summary
+    paths: tuple[Path, ...]
+
+
+def plan_chunks(games: int, workers: int, chunk_size: int | None) -> list[tuple[int, int]]:
+    """``(first, count)`` work items: about four per worker unless ``chunk_size`` says otherwise."""
+    if chunk_size is None:
+        chunk_size = max(1, -(-games // (4 * workers)))
+        chunk_size = min(chunk_size, 50)
+    return [(first, min(chunk_size, games - first)) for first in range(0, games, chunk_size)]
+
+
+def run_chunk(chunk: Chunk) -> ChunkResult:
+    """Play the chunk's games one after another, each in a fresh world. Top-level: picklable for any executor."""
+    from exchange.backtest.world import play_game
+
+    tables = empty_tables()
+    streams: list[tuple[str, bytes]] = []
+    for index in range(chunk.first, chunk.first + chunk.count):
+        recording = play_game(chunk.config, index, tables)
+        if recording is not None:
+            market_id, text = recording
+            streams.append((market_id, zlib.compress(text.encode("utf-8"), 6)))
+    return ChunkResult(chunk.first, chunk.count, tables, streams)
+
+
+def run_backtest(
+    config: BacktestConfig,
+    executor: Executor,
+    out: Path | None,
+    *,
+    progress: bool = False,
+    chunk_size: int | None = None,
+) -> BacktestResult:
+    """Run every game through ``executor``, merge in game order, write the tables (and streams) to ``out``."""
+    chunks = [Chunk(config, first, count) for first, count in plan_chunks(config.games, executor.workers, chunk_size)]
+    bar = _progress_bar(config.games) if progress else None
+    streams_dir = None if out is None else out / "streams"
+
+    def on_result(_: int, result: ChunkResult) -> None:
+        if streams_dir is not None:
+            for market_id, packed in result.streams:
+                write_stream(streams_dir, market_id, zlib.decompress(packed).decode("utf-8"))
+            result.streams.clear()
+        if bar is not None:
+            bar.update(result.count)
+
+    try:
+        results = run_ordered(executor, run_chunk, chunks, on_result)
+    finally:
+        if bar is not None:
+            bar.close()
+    tables = merge_results(results)
+    paths: tuple[Path, ...] = ()
+    if out is not None:
+        paths = tuple(write_tables(out, tables))
+        if config.record_streams:
+            paths += (out / "streams",)
+    return BacktestResult(tables, summarise(tables, config.account), paths)
+
+
+def merge_results(results: Sequence[ChunkResult]) -> dict[str, pa.Table]:
+    """One table of each kind from chunk results, in game order (whatever order they arrived in)."""
+    ordered = sorted(results, key=lambda r: r.first)
+    expected = 0
+    for result in ordered:
+        if result.first != expected:
+            raise RuntimeError(f"chunk results do not tile the games: expected game {expected}, got {result.first}")
+        expected += result.count
+    return {name: merge([r.tables[name] for r in ordered]) for name in TABLES}
+
+
+def _progress_bar(total: int) -> _Bar:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+
+
+class _Bar(Protocol):
+    def update(self, n: int = 1) -> object: ...
+
+    def close(self) -> None: ...
