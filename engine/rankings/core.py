@@ -250,6 +250,7 @@ def highest_rank(mask: int) -> int:
 # ---------------------------------------------------------------- Python side
 
 Key5 = Callable[[int, int, int, int, int], int]
+HeadsUpRule = Callable[[Sequence[int], Sequence[Sequence[Card]]], "tuple[int, tuple[Card, ...]] | None"]
 
 
 @dataclass(frozen=True, order=True)
@@ -298,7 +299,10 @@ class Ranking:
 
     ``code`` names the ranking inside the numba kernels (:mod:`engine.rankings.fast`).
     ``low`` says the ranking is a low (for display; keys are still higher-is-better).
-    ``arrange`` puts the five played cards in reading order.
+    ``arrange`` puts the five played cards in reading order. ``heads_up``, where a
+    ranking has one, overrides the order when exactly two hands meet: given the two
+    best keys and the cards each may play from, it returns the winner and the five
+    cards it plays, or ``None`` when the usual order stands.
     """
 
     name: str
@@ -309,6 +313,7 @@ class Ranking:
     key5: Key5
     low: bool = False
     arrange: Callable[[tuple[Card, ...], HandCategory], tuple[Card, ...]] = field(default=arrange_by_groups, repr=False)
+    heads_up: HeadsUpRule | None = field(default=None, repr=False)
 
     def category(self, key: int) -> HandCategory:
         """The category of a key this ranking produced."""

@@ -97,17 +97,8 @@ def telesina_key5(c0: int, c1: int, c2: int, c3: int, c4: int) -> int:
     return pack(T_TWO_PAIR, (fields << 4) | best_suit_of_rank(top_pair, c0, c1, c2, c3, c4), 0)
 
 
-TELESINA = Ranking(
-    name="telesina",
-    title="Telesina",
-    code=5,
-    deck=DeckSize.SHORT,
-    categories=SHORT_CATEGORIES,
-    key5=telesina_key5,
-)
-
-LOW_SPADE_STRAIGHT_FLUSH = parse_cards("As 7s 8s 9s Ts")
-HEARTS_ROYAL_FLUSH = parse_cards("Th Jh Qh Kh Ah")
+LOW_SPADE_STRAIGHT_FLUSH = parse_cards("Ts 9s 8s 7s As")
+HEARTS_ROYAL_FLUSH = parse_cards("Ah Kh Qh Jh Th")
 LOW_SPADES_MASK = sum(1 << c.id for c in LOW_SPADE_STRAIGHT_FLUSH)
 HEARTS_ROYAL_KEY = pack(T_STRAIGHT_FLUSH, (14 << 4) | 3, 0)
 
@@ -126,21 +117,35 @@ def heads_up_override(key_a: int, mask_a: int, key_b: int, mask_b: int) -> int:
     return -1
 
 
-def heads_up_winner(best_keys: Sequence[int], pools: Sequence[Sequence[Card]]) -> int | None:
-    """The index of the winner under the heads-up rule, or ``None`` if it does not apply.
+def heads_up_winner(best_keys: Sequence[int], pools: Sequence[Sequence[Card]]) -> tuple[int, tuple[Card, ...]] | None:
+    """The winner under the heads-up rule and the five cards it plays, or ``None``.
 
     ``best_keys`` are the hands' best Telesina keys and ``pools`` the cards each hand
-    plays from (own five and the vela). Only for exactly two hands.
+    plays from (own five and the vela). Applies to exactly two hands only.
 
     >>> own_spades = parse_cards("As 7s 8s 9s Ts")
     >>> own_hearts = parse_cards("Th Jh Qh Kh Ah")
     >>> vela = parse_cards("Js")
     >>> keys = [TELESINA.best(own_spades + vela).key, TELESINA.best(own_hearts + vela).key]
-    >>> keys[0] < keys[1], heads_up_winner(keys, [own_spades + vela, own_hearts + vela])
-    (True, 0)
+    >>> keys[0] < keys[1]  # 789TJ of spades: the usual order puts it below the hearts royal
+    True
+    >>> winner, played = heads_up_winner(keys, [own_spades + vela, own_hearts + vela])
+    >>> winner, " ".join(map(str, played))
+    (0, 'Ts 9s 8s 7s As')
     """
     if len(best_keys) != 2:
         return None
     masks = [sum(1 << c.id for c in pool) for pool in pools]
     winner = heads_up_override(best_keys[0], masks[0], best_keys[1], masks[1])
-    return None if winner < 0 else int(winner)
+    return None if winner < 0 else (int(winner), LOW_SPADE_STRAIGHT_FLUSH)
+
+
+TELESINA = Ranking(
+    name="telesina",
+    title="Telesina",
+    code=5,
+    deck=DeckSize.SHORT,
+    categories=SHORT_CATEGORIES,
+    key5=telesina_key5,
+    heads_up=heads_up_winner,
+)

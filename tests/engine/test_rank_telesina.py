@@ -177,12 +177,12 @@ def test_best_of_six_uses_the_vela() -> None:
 
 
 def test_heads_up_rule_lowest_straight_flush_of_spades_beats_hearts_royal() -> None:
-    spades = parse_cards("As 7s 8s 9s Ts")
+    spades = parse_cards("Ts 9s 8s 7s As")
     hearts = parse_cards("Th Jh Qh Kh Ah")
     keys = [tel("As 7s 8s 9s Ts"), tel("Th Jh Qh Kh Ah")]
     assert keys[0] < keys[1]  # not heads-up: the order stands
-    assert heads_up_winner(keys, [spades, hearts]) == 0
-    assert heads_up_winner(keys[::-1], [hearts, spades]) == 1
+    assert heads_up_winner(keys, [spades, hearts]) == (0, spades)
+    assert heads_up_winner(keys[::-1], [hearts, spades]) == (1, spades)
     assert heads_up_winner([*keys, tel("7h 7d 7c 8h 8d")], [spades, hearts, parse_cards("7h 7d 7c 8h 8d")]) is None
 
 

@@ -1,0 +1,165 @@
+"""Who wins the pot: :func:`showdown` for any variant.
+
+``hands`` are each seat's cards at the showdown: the hole cards in board games, all
+seven (or five) cards in stud games, the five own cards in Telesina (whose ``board``
+is the vela), the final five in draw games. A dead heat returns every tied hand.
+
+In hi/lo games the pot has two halves. When no hand makes a qualifying low, ``low``
+is ``None`` and the high hand scoops the whole pot.
+
+>>> r = showdown("telesina", ["Ah Qc 9d 8s 7h", "Ad Kc 9h 8c 7d"], board="Jh")
+>>> r.high.winners
+(0,)
+>>> r.to_dict()["high"]["hands"][0]
+{'category': 'high card', 'cards': ['Ah', 'Qc', 'Jh', '9d', '8s']}
+>>> r = showdown("omaha-hilo", ["As 2s Kd Kh", "3c 4c Qd Qh"], board="5h 6d 8c Ks Jd")
+>>> r.high.winners, r.low.winners, [str(s) for s in r.shares()]
+((0,), (0,), ['1', '0'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
+from engine.rankings import HandValue, Ranking
+from engine.variants import HandForm, Variant, get_variant
+
+CardsLike = str | Iterable[CardLike]
+
+
+class ShowdownError(ValueError):
+    """The hands or board do not fit the game: wrong counts, foreign or repeated cards."""
+
+
+@dataclass(frozen=True)
+class PotHalf:
+    """One ranking's verdict: the winners (every tied hand) and each hand's made hand.
+
+    A hand that makes no hand in this ranking (no qualifying low) is ``None``.
+    """
+
+    winners: tuple[int, ...]
+    hands: tuple[HandValue | None, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"winners": list(self.winners), "hands": [None if h is None else h.to_dict() for h in self.hands]}
+
+
+@dataclass(frozen=True)
+class ShowdownResult:
+    """The outcome of one showdown; ``low`` is ``None`` in high-only games and when no low qualifies."""
+
+    variant: str
+    high: PotHalf
+    low: PotHalf | None
+
+    def shares(self) -> tuple[Fraction, ...]:
+        """Each hand's share of the pot (odd chips aside): halves in hi/lo, split among tied hands."""
+        n = len(self.high.hands)
+        out = [Fraction(0)] * n
+        halves = [self.high] if self.low is None else [self.high, self.low]
+        for half in halves:
+            for i in half.winners:
+                out[i] += Fraction(1, len(halves) * len(half.winners))
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "variant": self.variant,
+            "high": self.high.to_dict(),
+            "low": None if self.low is None else self.low.to_dict(),
+        }
+
+
+def parse_hand(cards: CardsLike) -> tuple[Card, ...]:
+    """A hand given as ``"As Kd"``, ``"AsKd"`` or an iterable of cards, strings or ids."""
+    try:
+        return parse_cards(cards)
+    except CardError as err:
+        raise ShowdownError(str(err)) from None
+
+
+def check_cards(
+    variant: Variant,
+    hands: Sequence[Sequence[Card]],
+    board: Sequence[Card],
+    *,
+    complete: bool = True,
+    dead: Sequence[Card] = (),
+) -> None:
+    """Raise :class:`ShowdownError` unless the cards fit ``variant``.
+
+    With ``complete`` (a showdown) every hand and the board must be full; otherwise
+    (an equity question) they may be partly dealt.
+    """
+    n = len(hands)
+    if not 2 <= n <= variant.max_seats:
+        raise ShowdownError(f"{variant.title} needs 2 to {variant.max_seats} hands, got {n}")
+    want, want_board = variant.hole_cards, variant.board_cards
+    if complete and variant.shared_last_card and len(board) == 1 and all(len(h) == want - 1 for h in hands):
+        want, want_board = want - 1, 1  # the pack ran short: one shared face-up last card
+    for i, hand in enumerate(hands):
+        if complete and len(hand) != want:
+            raise ShowdownError(f"hand {i + 1} has {len(hand)} cards; a {variant.title} hand has {want}")
+        if not complete and len(hand) > want:
+            raise ShowdownError(f"hand {i + 1} has {len(hand)} cards; a {variant.title} hand has at most {want}")
+    if complete and len(board) != want_board:
+        what = "the vela" if variant.name == "telesina" else "the board"
+        raise ShowdownError(f"{what} has {len(board)} cards; {variant.title} needs {want_board}")
+    if not complete and len(board) > want_board:
+        raise ShowdownError(f"the board has {len(board)} cards; {variant.title} has at most {want_board}")
+    try:
+        variant.deck.check(c for group in (*hands, board, dead) for c in group)
+        check_distinct(*hands, board, dead)
+    except CardError as err:
+        raise ShowdownError(str(err)) from None
+
+
+def made_hand(variant: Variant, ranking: Ranking, hand: Sequence[Card], board: Sequence[Card]) -> HandValue | None:
+    """The best hand ``ranking`` allows from a seat's cards and the board, as the game forms hands."""
+    if variant.hand_form is HandForm.OMAHA:
+        return ranking.best_omaha(hand, board)
+    if variant.hand_form is HandForm.EXACT_FIVE:
+        return ranking.evaluate(hand)
+    return ranking.best((*hand, *board))
+
+
+def _winners(values: Sequence[HandValue | None]) -> tuple[int, ...]:
+    keys = [-1 if v is None else v.key for v in values]
+    best = max(keys)
+    return () if best < 0 else tuple(i for i, k in enumerate(keys) if k == best)
+
+
+def showdown(variant: str | Variant, hands: Sequence[CardsLike], board: CardsLike = ()) -> ShowdownResult:
+    """Decide the pot (both halves in hi/lo games) between complete hands.
+
+    Raises :class:`ShowdownError` (a ``ValueError``) for cards that do not fit the
+    game, and :class:`~engine.variants.UnknownVariantError` for an unknown name.
+    """
+    game = get_variant(variant)
+    seats = [parse_hand(h) for h in hands]
+    shared = parse_hand(board)
+    check_cards(game, seats, shared)
+
+    highs: list[HandValue | None] = [made_hand(game, game.ranking, h, shared) for h in seats]
+    winners = _winners(highs)
+    rule = game.ranking.heads_up
+    if rule is not None and len(seats) == 2:
+        keys = [-1 if v is None else v.key for v in highs]
+        override = rule(keys, [(*h, *shared) for h in seats])
+        if override is not None:
+            winner, played = override
+            highs[winner] = game.ranking.evaluate(played)
+            winners = (winner,)
+    high = PotHalf(winners, tuple(highs))
+
+    low = None
+    if game.low is not None:
+        lows = tuple(made_hand(game, game.low, h, shared) for h in seats)
+        low_winners = _winners(lows)
+        if low_winners:
+            low = PotHalf(low_winners, lows)
+    return ShowdownResult(game.name, high, low)

@@ -1,0 +1,259 @@
+"""Showdowns: worked examples per game, hi/lo halves, dead heats, the Telesina heads-up rule,
+bad input, and random deals against pokerkit."""
+
+from __future__ import annotations
+
+import json
+import random
+from fractions import Fraction
+
+import pytest
+from pokerkit import EightOrBetterLowHand, OmahaEightOrBetterLowHand, OmahaHoldemHand, StandardHighHand
+
+from engine.cards import Card
+from engine.rankings import HandCategory
+from engine.showdown import ShowdownError, showdown
+from engine.variants import UnknownVariantError
+
+
+def cards_of(value: object) -> list[str]:
+    assert value is not None
+    return [str(c) for c in value.cards]  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ one example per game
+
+
+def test_holdem() -> None:
+    r = showdown("holdem", ["As Ks", "Qd Qc", "7h 6h"], board="Qs Jh Th 2c 3d")
+    assert r.high.winners == (0,)
+    assert r.high.hands[0] is not None and r.high.hands[0].category is HandCategory.STRAIGHT
+    assert r.low is None
+
+
+def test_holdem_board_plays_is_a_dead_heat_of_every_hand() -> None:
+    r = showdown("holdem", ["2c 3d", "2h 3s", "4c 5c", "2d 4d"], board="As Ks Qs Js Ts")
+    assert r.high.winners == (0, 1, 2, 3)
+    assert r.shares() == (Fraction(1, 4),) * 4
+
+
+def test_omaha_uses_exactly_two_hole_cards() -> None:
+    # four spades in hand and one on the board is no flush in Omaha
+    r = showdown("omaha", ["As Ks Qs Js", "9c 9d 2h 3h"], board="2s 7d 8c Td 9h")
+    assert r.high.hands[0] is not None and r.high.hands[0].category is HandCategory.STRAIGHT
+    assert r.high.hands[1] is not None and r.high.hands[1].category is HandCategory.THREE_OF_A_KIND
+    assert r.high.winners == (0,)
+
+
+def test_omaha_hilo_split_between_high_and_low() -> None:
+    r = showdown("omaha-hilo", ["Kd Kh Qs Qc", "As 2d 9c 9h"], board="Ks 3h 7c 8d Jh")
+    assert r.high.winners == (0,) and r.low is not None and r.low.winners == (1,)
+    assert cards_of(r.low.hands[1]) == ["8d", "7c", "3h", "2d", "As"]
+    assert r.low.hands[0] is None
+    assert r.shares() == (Fraction(1, 2), Fraction(1, 2))
+
+
+def test_omaha_hilo_no_qualifying_low_high_scoops() -> None:
+    r = showdown("omaha-hilo", ["Kd Kh Qs Qc", "As 2d 9c 9h"], board="Ks 3h 9d Td Jh")
+    assert r.low is None
+    assert r.to_dict()["low"] is None
+    assert r.shares() == (Fraction(1), Fraction(0))
+
+
+def test_omaha_hilo_needs_two_low_hole_cards() -> None:
+    # one low hole card only: no low, even though the board has three
+    r = showdown("omaha-hilo", ["As Kd Kh Qc", "Jc Jd Tc Th"], board="2s 3h 4c 9d Kc")
+    assert r.low is None
+
+
+def test_omaha_hilo_tied_lows_are_quartered() -> None:
+    r = showdown("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs", "Jc 5d Tc Th"], board="3s 4h 5c Jd Js")
+    assert r.low is not None and r.low.winners == (0, 1)
+    assert r.high.winners == (2,)  # jacks full of fives beats the two wheels
+    assert r.shares() == (Fraction(1, 4), Fraction(1, 4), Fraction(1, 2))
+
+
+def test_soko_four_flush_beats_a_pair() -> None:
+    r = showdown("soko", ["As Ks 9s 4s 4h", "Qc Qd 8h 5c 2d"])
+    assert r.high.winners == (0,)
+    assert r.high.hands[0] is not None and r.high.hands[0].category is HandCategory.FOUR_FLUSH
+
+
+def test_stud7_best_five_of_seven() -> None:
+    r = showdown("stud7", ["As Ad Kc Kd 2h 3h 7s", "9c Tc Jc Qc 2c 4d 5s"])
+    assert r.high.winners == (1,)
+    assert r.high.hands[1] is not None and r.high.hands[1].category is HandCategory.FLUSH
+
+
+def test_stud7_with_a_shared_last_card() -> None:
+    r = showdown("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d"], board="Ah")
+    assert r.high.winners == (0,)
+    assert r.high.hands[0] is not None and r.high.hands[0].category is HandCategory.FULL_HOUSE
+
+
+def test_stud7_hilo_low_from_any_five_of_seven() -> None:
+    r = showdown("stud7-hilo", ["As 2d 3c 4d 8h Kh Ks", "9c Tc Jc Qc 2c 4h 5s"])
+    assert r.high.winners == (1,) and r.low is not None and r.low.winners == (0,)
+    assert r.low.hands[1] is None
+
+
+def test_draw5_and_triple_draw() -> None:
+    assert showdown("draw5", ["As Ad Kc Kd 2h", "Qs Qd Qc 3d 4h"]).high.winners == (1,)
+    r = showdown("triple-draw-27", ["7c 5d 4h 3s 2c", "7d 6d 4d 3d 2d", "8s 5s 4s 3c 2h"])
+    assert r.high.winners == (0,)  # the flush is bad in deuce-to-seven
+    assert r.high.hands[1] is not None and r.high.hands[1].category is HandCategory.FLUSH
+
+
+def test_americana_flush_over_full_house() -> None:
+    r = showdown("americana", ["7s 9s Js Ks As", "Ah Ac Ad Kh Kd"])
+    assert r.high.winners == (0,)
+
+
+def test_americana_identical_ranks_split() -> None:
+    r = showdown("americana", ["Ah Kc 9d 8s 7h", "As Kh 9c 8d 7d"])
+    assert r.high.winners == (0, 1)
+
+
+def test_telesina_cli_example() -> None:
+    r = showdown("telesina", ["Ah Qc 9d 8s 7h", "Ad Kc 9h 8c 7d"], board=["Jh"])
+    assert r.high.winners == (0,)
+    assert cards_of(r.high.hands[1]) == ["Ad", "Kc", "Jh", "9h", "8c"]
+
+
+def test_telesina_players_share_the_vela() -> None:
+    r = showdown("telesina", ["Kh Ks Jd Jc 7d", "Kd Kc Jh Js 8d"], board="9c")
+    assert r.high.winners == (0,)  # both play K K J J 9♣: the K♥ decides
+
+
+def test_draw32_never_splits() -> None:
+    r = showdown("draw32", ["Ah Kc 9d 8s 7h", "As Kh 9c 8d 7d"])
+    assert r.high.winners == (0,)
+
+
+# ------------------------------------------------------------------ Telesina heads-up rule
+
+SPADES_LOW = "As 7s 8s 9s Ts"
+HEARTS_ROYAL = "Th Jh Qh Kh Ah"
+
+
+def test_heads_up_lowest_spade_straight_flush_beats_hearts_royal() -> None:
+    r = showdown("telesina", [HEARTS_ROYAL, SPADES_LOW], board="Kc")
+    assert r.high.winners == (1,)
+    assert r.high.hands[1] is not None and r.high.hands[1].category is HandCategory.STRAIGHT_FLUSH
+
+
+def test_three_hands_the_usual_order_holds() -> None:
+    r = showdown("telesina", [HEARTS_ROYAL, SPADES_LOW, "7h 7d 7c 8h 8d"], board="Kc")
+    assert r.high.winners == (0,)
+
+
+def test_heads_up_the_spade_hand_plays_a789t_even_with_a_higher_spade_straight_flush() -> None:
+    r = showdown("telesina", [SPADES_LOW, HEARTS_ROYAL], board="Js")
+    assert r.high.winners == (0,)
+    assert cards_of(r.high.hands[0]) == ["Ts", "9s", "8s", "7s", "As"]
+
+
+def test_heads_up_spade_straight_flush_using_the_vela() -> None:
+    r = showdown("telesina", ["As 7s 8s 9s Kd", HEARTS_ROYAL], board="Ts")
+    assert r.high.winners == (0,)
+
+
+def test_heads_up_rule_does_not_touch_other_straight_flushes() -> None:
+    assert showdown("telesina", ["Ad 7d 8d 9d Td", HEARTS_ROYAL], board="Kc").high.winners == (1,)
+    assert showdown("telesina", [SPADES_LOW, "Td Jd Qd Kd Ad"], board="Kc").high.winners == (1,)
+
+
+# ------------------------------------------------------------------ result shape
+
+
+def test_to_dict_shape_and_json() -> None:
+    r = showdown("stud7-hilo", ["As 2d 3c 4d 8h Kh Ks", "9c Tc Jc Qc 2c 4h 5s"])
+    d = r.to_dict()
+    assert d == json.loads(json.dumps(d))
+    assert set(d) == {"variant", "high", "low"} and d["variant"] == "stud7-hilo"
+    assert d["high"] == {
+        "winners": [1],
+        "hands": [
+            {"category": "one pair", "cards": ["Ks", "Kh", "As", "8h", "4d"]},
+            {"category": "flush", "cards": ["Qc", "Jc", "Tc", "9c", "2c"]},
+        ],
+    }
+    low = {"category": "eight low", "cards": ["8h", "4d", "3c", "2d", "As"]}
+    assert d["low"] == {"winners": [0], "hands": [low, None]}
+
+
+def test_result_is_frozen() -> None:
+    r = showdown("draw5", ["As Ad Kc Kd 2h", "Qs Qd Qc 3d 4h"])
+    with pytest.raises(AttributeError):
+        r.variant = "x"  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands", "board", "message"),
+    [
+        ("telesina", ["Ah Qc 9d 8s", "Ad Kc 9h 8c 7d"], "Jh", "hand 1 has 4 cards; a Telesina hand has 5"),
+        ("telesina", ["Ah Qc 9d 8s 2h", "Ad Kc 9h 8c 7d"], "Jh", "2h is not in the 32-card deck"),
+        ("telesina", ["Ah Qc 9d 8s 7h", "Ad Kc 9h 8c 7d"], "", "the vela has 0 cards; Telesina needs 1"),
+        ("holdem", ["As Ks", "As Qd"], "2c 3c 4c 5c 7d", "card As appears more than once"),
+        ("holdem", ["As Ks", "Qs Qd"], "2c 3c 4c", "the board has 3 cards; Texas Hold'em needs 5"),
+        ("holdem", ["As Ks"], "2c 3c 4c 5c 7d", "needs 2 to 8 hands, got 1"),
+        ("draw32", ["As Ks Qs Js Ts"] * 1 + ["9s 9h 9d 9c 8s"] * 5, "", "needs 2 to 5 hands, got 6"),
+        ("soko", ["As Ks Qs Js Xs", "9s 9h 9d 9c 8s"], "", "unknown rank 'X'"),
+    ],
+)
+def test_bad_input_names_the_problem(variant: str, hands: list[str], board: str, message: str) -> None:
+    with pytest.raises(ShowdownError, match=message):
+        showdown(variant, hands, board)
+
+
+def test_unknown_variant() -> None:
+    with pytest.raises(UnknownVariantError, match="the variants are holdem"):
+        showdown("razz", ["As Ks", "Qs Qd"])
+
+
+# ------------------------------------------------------------------ random deals against pokerkit
+
+
+def _text(ids: list[int]) -> str:
+    return "".join(str(Card(i)) for i in ids)
+
+
+def _pk_winners(values: list[object]) -> tuple[int, ...]:
+    present = [(v, i) for i, v in enumerate(values) if v is not None]
+    if not present:
+        return ()
+    best = max(v for v, _ in present)  # type: ignore[type-var]
+    return tuple(i for v, i in present if v == best)
+
+
+def test_holdem_and_stud7_hilo_against_pokerkit() -> None:
+    rng = random.Random(51)
+    for _ in range(300):
+        ids = rng.sample(range(52), 13)
+        board = ids[8:]
+        holes = [ids[2 * i : 2 * i + 2] for i in range(4)]
+        r = showdown("holdem", [_text(h) for h in holes], _text(board))
+        pk = [StandardHighHand.from_game(_text(h), _text(board)) for h in holes]
+        assert r.high.winners == _pk_winners(pk)
+    for _ in range(300):
+        ids = rng.sample(range(52), 28)
+        seats = [ids[7 * i : 7 * i + 7] for i in range(4)]
+        r = showdown("stud7-hilo", [_text(s) for s in seats])
+        assert r.high.winners == _pk_winners([StandardHighHand.from_game(_text(s)) for s in seats])
+        lows = _pk_winners([EightOrBetterLowHand.from_game_or_none(_text(s)) for s in seats])
+        assert (r.low.winners if r.low else ()) == lows
+
+
+def test_omaha_hilo_against_pokerkit() -> None:
+    rng = random.Random(52)
+    for _ in range(300):
+        ids = rng.sample(range(52), 21)
+        board = ids[16:]
+        holes = [ids[4 * i : 4 * i + 4] for i in range(4)]
+        r = showdown("omaha-hilo", [_text(h) for h in holes], _text(board))
+        assert r.high.winners == _pk_winners([OmahaHoldemHand.from_game(_text(h), _text(board)) for h in holes])
+        lows = _pk_winners([OmahaEightOrBetterLowHand.from_game_or_none(_text(h), _text(board)) for h in holes])
+        assert (r.low.winners if r.low else ()) == lows

@@ -1,0 +1,102 @@
+"""The variant records against the table in spec/variants.md."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engine.cards import Suit
+from engine.rankings import (
+    AMERICANA,
+    DEUCE_TO_SEVEN,
+    DRAW32,
+    EIGHT_OR_BETTER,
+    HIGH,
+    SOKO,
+    TELESINA,
+    DeckSize,
+)
+from engine.variants import VARIANTS, Face, ForcedBets, HandForm, UnknownVariantError, get_variant
+
+# name: (deck, max seats, forced bets, hole cards, board cards, draws, betting rounds, hand form, ranking, low)
+TABLE = {
+    "holdem": (52, 8, ForcedBets.BLINDS, 2, 5, (), 4, HandForm.BEST_FIVE, HIGH, None),
+    "omaha": (52, 8, ForcedBets.BLINDS, 4, 5, (), 4, HandForm.OMAHA, HIGH, None),
+    "omaha-hilo": (52, 8, ForcedBets.BLINDS, 4, 5, (), 4, HandForm.OMAHA, HIGH, EIGHT_OR_BETTER),
+    "soko": (52, 8, ForcedBets.ANTE_BRING_IN, 5, 0, (), 4, HandForm.EXACT_FIVE, SOKO, None),
+    "stud7": (52, 8, ForcedBets.ANTE_BRING_IN, 7, 0, (), 5, HandForm.BEST_FIVE, HIGH, None),
+    "stud7-hilo": (52, 8, ForcedBets.ANTE_BRING_IN, 7, 0, (), 5, HandForm.BEST_FIVE, HIGH, EIGHT_OR_BETTER),
+    "draw5": (52, 6, ForcedBets.BLINDS, 5, 0, (5,), 2, HandForm.EXACT_FIVE, HIGH, None),
+    "triple-draw-27": (52, 6, ForcedBets.BLINDS, 5, 0, (5, 5, 5), 4, HandForm.EXACT_FIVE, DEUCE_TO_SEVEN, None),
+    "americana": (32, 6, ForcedBets.ANTE_BRING_IN, 5, 0, (), 4, HandForm.EXACT_FIVE, AMERICANA, None),
+    "telesina": (32, 6, ForcedBets.ANTE_BRING_IN, 5, 1, (), 5, HandForm.BEST_FIVE, TELESINA, None),
+    "draw32": (32, 5, ForcedBets.BLINDS, 5, 0, (4,), 2, HandForm.EXACT_FIVE, DRAW32, None),
+}
+
+
+def test_the_eleven_names() -> None:
+    assert list(VARIANTS) == list(TABLE)
+
+
+@pytest.mark.parametrize("name", list(TABLE))
+def test_variant_matches_the_spec_table(name: str) -> None:
+    deck, seats, forced, hole, board, draws, rounds, form, ranking, low = TABLE[name]
+    v = get_variant(name)
+    assert (v.deck, v.max_seats, v.forced_bets) == (DeckSize(deck), seats, forced)
+    assert (v.hole_cards, v.board_cards, v.draws, v.betting_rounds) == (hole, board, draws, rounds)
+    assert (v.hand_form, v.ranking, v.low) == (form, ranking, low)
+    assert v.is_hilo == (low is not None)
+    assert v.has_draws == bool(draws)
+    v._check()
+
+
+def test_street_by_street_deals() -> None:
+    stud = get_variant("stud7")
+    assert [s.name for s in stud.streets] == [
+        "third street", "fourth street", "fifth street", "sixth street", "seventh street",
+    ]  # fmt: skip
+    assert [(s.count(Face.DOWN), s.count(Face.UP)) for s in stud.streets] == [(2, 1), (0, 1), (0, 1), (0, 1), (1, 0)]
+    holdem = get_variant("holdem")
+    assert [s.count(Face.BOARD) for s in holdem.streets] == [0, 3, 1, 1]  # the flop is three cards
+    telesina = get_variant("telesina")
+    assert telesina.streets[-1].name == "vela" and telesina.streets[-1].count(Face.BOARD) == 1
+    soko = get_variant("soko")
+    assert [(s.count(Face.DOWN), s.count(Face.UP)) for s in soko.streets] == [(1, 1), (0, 1), (0, 1), (0, 1)]
+
+
+def test_bring_in_rules() -> None:
+    shdc = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+    for name in ("soko", "stud7", "stud7-hilo"):
+        bring_in = get_variant(name).bring_in
+        assert bring_in is not None and bring_in.lowest and bring_in.suit_order == shdc
+    americana = get_variant("americana").bring_in
+    assert americana is not None and not americana.lowest and americana.suit_order == shdc
+    telesina = get_variant("telesina").bring_in
+    assert telesina is not None and not telesina.lowest
+    assert telesina.suit_order == (Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS, Suit.SPADES)
+    assert get_variant("holdem").bring_in is None
+
+
+def test_stud7_may_share_a_last_card() -> None:
+    assert get_variant("stud7").shared_last_card and get_variant("stud7-hilo").shared_last_card
+    assert not get_variant("soko").shared_last_card
+
+
+def test_variants_are_frozen() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        get_variant("holdem").max_seats = 9  # type: ignore[misc]
+
+
+def test_unknown_variant_lists_the_valid_names() -> None:
+    with pytest.raises(UnknownVariantError) as err:
+        get_variant("razz")
+    message = str(err.value)
+    assert "'razz'" in message
+    for name in TABLE:
+        assert name in message
+
+
+def test_get_variant_passes_a_variant_through() -> None:
+    v = get_variant("soko")
+    assert get_variant(v) is v
