@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ("equity",)
+SUBCOMMANDS = ("equity", "serve", "accounts")
 
 
 def build_parser() -> argparse.ArgumentParser:

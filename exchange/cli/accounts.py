@@ -1,0 +1,61 @@
+"""``exchange-poker accounts``: add and list accounts in the server's database.
+
+The server reads the same SQLite file, so an account added while it runs can
+log in at once. Balances shown are the journal's (the opening deposit until the
+account first logs in, when the server opens it on the exchange).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from decimal import Decimal, InvalidOperation
+
+from exchange.server.ledger import balances_from_db
+from exchange.server.store import AccountExists, AccountStore
+
+
+def parse_money(text: str) -> int:
+    """Pounds with at most two decimals → minor units (``"1000"`` → 100000)."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50") from None
+    if not value.is_finite() or value < 0 or value != value.quantize(Decimal("0.01")) or value > 10**12:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative amount with at most two decimals")
+    return int(value * 100)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("accounts", help="add or list exchange accounts")
+    parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="create an account")
+    add.add_argument("name")
+    add.add_argument("--password", required=True)
+    add.add_argument("--balance", type=parse_money, default=parse_money("1000"), help="opening balance (default 1000)")
+    add.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    listing = actions.add_parser("list", help="list accounts and balances")
+    listing.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = AccountStore.open(args.db)
+    try:
+        if args.action == "add":
+            try:
+                account = store.add(args.name, args.password, deposit=args.balance)
+            except (AccountExists, ValueError) as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+            print(f"added {account.name} with balance {account.deposit / 100:.2f} {account.currency}")
+            return 0
+        balances = balances_from_db(args.db)
+        print(f"{'name':<24} {'balance':>14} currency")
+        for account in store.list():
+            balance = balances.get(account.name, account.deposit)
+            print(f"{account.name:<24} {balance / 100:>14.2f} {account.currency}")
+        return 0
+    finally:
+        store.close()

@@ -1,0 +1,66 @@
+"""``exchange-poker serve``: the exchange server on the wall clock, with house liquidity and SQLite.
+
+On first start (an empty database) it creates a demo account and prints its
+credentials with the URL; later starts recover from the journal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+
+from aiohttp import web
+
+from exchange.channels import CHANNELS
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.store import AccountStore
+
+LOOPBACK = "127.0.0.1"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("serve", help="run the Betfair-compatible exchange server")
+    parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--db", default="exchange.db", help="SQLite database: accounts and journal")
+    parser.add_argument("--channel", action="append", choices=sorted(CHANNELS), dest="channels",
+                        help="a channel to run (repeat for several; default holdem)")
+    parser.add_argument("--window-seconds", type=float, default=None, help="betting window length")
+    parser.add_argument("--playing-seconds", type=float, default=None, help="playing (suspended) window length")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the decks (default: random)")
+    parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
+    parser.set_defaults(run=run)
+
+
+def config_from(args: argparse.Namespace) -> ServerConfig:
+    return ServerConfig(
+        db_path=args.db,
+        channels=tuple(args.channels or ("holdem",)),
+        window_ms=None if args.window_seconds is None else int(args.window_seconds * 1000),
+        playing_ms=None if args.playing_seconds is None else int(args.playing_seconds * 1000),
+        seed=args.seed,
+        house=not args.no_house,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = config_from(args)
+    store = AccountStore.open(config.db_path)
+    first_start = len(store) == 0
+    store.close()
+    url = f"http://{args.host}:{args.port}"
+    print(f"Exchange Poker server on {url}  (database {config.db_path})")
+    if first_start:
+        print(f"demo account created: username {config.demo_account!r}, password {config.demo_password!r}, "
+              f"balance {config.demo_balance / 100:.2f}")
+    print(f"  login:    curl -s -X POST {url}/api/login -H 'X-Application: demo' "
+          f"-d username={config.demo_account} -d password={config.demo_password}")
+    print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
+    print(f"  OpenAPI:  {url}/openapi.json", flush=True)
+    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+        web.run_app(create_app(config), host=args.host, port=args.port, print=None, access_log=None)
+    return 0

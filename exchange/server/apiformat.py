@@ -1,0 +1,205 @@
+"""The core's views in API-NG's JSON shapes (what betfairlightweight's resources read).
+
+Money leaves the core as integer minor units and is shown in major units with
+two decimals; prices leave as ladder ``Decimal`` s; times as ISO-8601 UTC with
+milliseconds, as Betfair writes them. Field names and which fields are present
+follow API-NG (``CurrentOrderSummary``, ``ClearedOrderSummary``, ``MarketBook``,
+``Runner``, ``ExchangePrices``, ``AccountFundsResponse``).
+
+>>> money(250), money(-5), iso(0)
+(2.5, -0.05, '1970-01-01T00:00:00.000Z')
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from exchange.accounts import AccountFunds
+from exchange.book import PriceSize
+from exchange.ladder import price as tick_price
+from exchange.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
+from exchange.orders import ClearedOrder, OrderView
+
+JsonDict = dict[str, Any]
+
+MARKET_STATUS = {
+    MarketStatus.ACTIVE: "OPEN",
+    MarketStatus.SUSPENDED: "SUSPENDED",
+    MarketStatus.SETTLED: "CLOSED",
+    MarketStatus.VOID: "CLOSED",
+}
+RUNNER_STATUS = {
+    SelectionStatus.IN_PLAY: "ACTIVE",
+    SelectionStatus.WINNER: "WINNER",
+    SelectionStatus.TIED_DEAD_HEAT: "WINNER",
+    SelectionStatus.LOSER: "LOSER",
+}
+
+
+def money(minor: int) -> float:
+    """Minor units as the float API-NG carries (exact to the penny for any realistic amount)."""
+    return round(minor / 100, 2)
+
+
+def price(value: Decimal | Fraction | None) -> float:
+    return 0.0 if value is None else round(float(value), 4)
+
+
+def iso(ms: int | None) -> str | None:
+    if ms is None:
+        return None
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def price_sizes(levels: Iterable[PriceSize]) -> list[JsonDict]:
+    return [{"price": float(level.price), "size": money(level.size)} for level in levels]
+
+
+def current_order(view: OrderView) -> JsonDict:
+    """``CurrentOrderSummary``."""
+    out: JsonDict = {
+        "betId": str(view.bet_id),
+        "marketId": view.market_id,
+        "selectionId": view.selection_id,
+        "handicap": 0.0,
+        "priceSize": {"price": float(view.price), "size": money(view.size)},
+        "bspLiability": 0.0,
+        "side": str(view.side),
+        "status": str(view.status),
+        "persistenceType": str(view.persistence_type),
+        "orderType": str(view.order_type),
+        "placedDate": iso(view.placed_ts),
+        "averagePriceMatched": price(view.average_price_matched),
+        "sizeMatched": money(view.size_matched),
+        "sizeRemaining": money(view.size_remaining),
+        "sizeLapsed": money(view.size_lapsed),
+        "sizeCancelled": money(view.size_cancelled),
+        "sizeVoided": money(view.size_voided),
+        "regulatorCode": "EXCHANGE POKER SIM",
+    }
+    if view.matched_ts is not None:
+        out["matchedDate"] = iso(view.matched_ts)
+    if view.customer_ref:
+        out["customerOrderRef"] = view.customer_ref
+    return out
+
+
+def runner_order(view: OrderView) -> JsonDict:
+    """API-NG ``Order`` inside ``Runner.orders`` (listMarketBook with an orderProjection)."""
+    return {
+        "betId": str(view.bet_id),
+        "orderType": str(view.order_type),
+        "status": str(view.status),
+        "persistenceType": str(view.persistence_type),
+        "side": str(view.side),
+        "price": float(view.price),
+        "size": money(view.size),
+        "bspLiability": 0.0,
+        "placedDate": iso(view.placed_ts),
+        "avgPriceMatched": price(view.average_price_matched),
+        "sizeMatched": money(view.size_matched),
+        "sizeRemaining": money(view.size_remaining),
+        "sizeLapsed": money(view.size_lapsed),
+        "sizeCancelled": money(view.size_cancelled),
+        "sizeVoided": money(view.size_voided),
+    }
+
+
+def cleared_order(order: ClearedOrder, event_type_id: str, event_id: str) -> JsonDict:
+    """``ClearedOrderSummary`` at bet level."""
+    out: JsonDict = {
+        "eventTypeId": event_type_id,
+        "eventId": event_id,
+        "marketId": order.market_id,
+        "selectionId": order.selection_id,
+        "handicap": 0.0,
+        "betId": str(order.bet_id),
+        "placedDate": iso(order.placed_ts),
+        "persistenceType": "LAPSE",
+        "orderType": "LIMIT",
+        "side": str(order.side),
+        "priceRequested": float(order.price_requested),
+        "settledDate": iso(order.settled_ts),
+        "betCount": 1,
+        "priceReduced": False,
+        "sizeSettled": money(order.size_settled),
+        "sizeCancelled": money(order.size_cancelled + order.size_lapsed + order.size_voided),
+        "profit": money(order.profit),
+    }
+    if order.bet_outcome is not None:
+        out["betOutcome"] = str(order.bet_outcome)
+    if order.price_matched is not None:
+        out["priceMatched"] = price(order.price_matched)
+    if order.last_matched_ts is not None:
+        out["lastMatchedDate"] = iso(order.last_matched_ts)
+    if order.customer_ref:
+        out["customerOrderRef"] = order.customer_ref
+    return out
+
+
+def runner(book: RunnerBook, *, with_prices: bool, depth: int | None, traded: bool) -> JsonDict:
+    """API-NG ``Runner``; ``ex`` only when a price projection asked for it (all three lists then present)."""
+    out: JsonDict = {
+        "selectionId": book.selection_id,
+        "handicap": 0.0,
+        "status": RUNNER_STATUS[book.status],
+        "totalMatched": money(book.total_matched),
+    }
+    if book.last_traded_tick is not None:
+        out["lastPriceTraded"] = float(tick_price(book.last_traded_tick))
+    if with_prices or traded:
+        atb = book.available_to_back if with_prices else ()
+        atl = book.available_to_lay if with_prices else ()
+        if depth is not None:
+            atb, atl = atb[:depth], atl[:depth]
+        out["ex"] = {
+            "availableToBack": price_sizes(atb),
+            "availableToLay": price_sizes(atl),
+            "tradedVolume": price_sizes(book.traded_volume) if traded else [],
+        }
+    return out
+
+
+def market_book(book: MarketBook, *, version: int, runners: list[JsonDict], last_match_ms: int | None) -> JsonDict:
+    """API-NG ``MarketBook``."""
+    active = sum(1 for r in book.runners if r.status is SelectionStatus.IN_PLAY)
+    available = sum(level.size for r in book.runners for level in (*r.available_to_back, *r.available_to_lay))
+    out: JsonDict = {
+        "marketId": book.market_id,
+        "isMarketDataDelayed": False,
+        "status": MARKET_STATUS[book.status],
+        "betDelay": 0,
+        "bspReconciled": False,
+        "complete": True,
+        "inplay": book.round > 0,
+        "numberOfWinners": 1,
+        "numberOfRunners": len(book.runners),
+        "numberOfActiveRunners": active,
+        "totalMatched": money(book.total_matched),
+        "totalAvailable": money(available),
+        "crossMatching": False,
+        "runnersVoidable": False,
+        "version": version,
+        "runners": runners,
+    }
+    if last_match_ms is not None:
+        out["lastMatchTime"] = iso(last_match_ms)
+    return out
+
+
+def account_funds(funds: AccountFunds) -> JsonDict:
+    """``AccountFundsResponse``: exposure is negative, as Betfair shows it."""
+    return {
+        "availableToBetBalance": money(funds.available),
+        "exposure": money(-funds.exposure),
+        "retainedCommission": 0.0,
+        "exposureLimit": money(-10**11),
+        "discountRate": 0.0,
+        "pointsBalance": 0,
+        "wallet": "UK",
+    }

@@ -1,0 +1,177 @@
+"""The aiohttp application: ``create_app(config)``, its routes in one place, and its lifecycle.
+
+Background work runs in ``cleanup_ctx`` contexts, in order: the database
+(accounts store and journal writer), the exchange (recovery from the journal,
+then the channels on the clock with the house seated), and the stream hub's
+heartbeats. Handlers are thin: they read the request, call one function and
+write JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from exchange.channels import get_channel
+from exchange.clock import Clock, WallClock
+from exchange.game.table import EquityFn
+from exchange.server import account, betting, games_api, identity, keys, listings, openapi
+from exchange.server.auth import Session, Sessions
+from exchange.server.config import ServerConfig
+from exchange.server.errors import ApiError
+from exchange.server.journal import Journal
+from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
+from exchange.server.middleware import error_middleware
+from exchange.server.service import ExchangeService
+from exchange.server.store import AccountExists, AccountStore
+from exchange.server.stream import StreamHub
+
+ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
+
+BETTING_PREFIX = "SportsAPING/v1.0/"
+ACCOUNT_PREFIX = "AccountAPING/v1.0/"
+
+
+def create_app(
+    config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None
+) -> web.Application:
+    """The server as an aiohttp application; nothing runs until the app starts."""
+    app = web.Application(middlewares=[error_middleware], client_max_size=config.max_body_bytes)
+    app[keys.CONFIG] = config
+    clock = clock or WallClock()
+    app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
+    app.cleanup_ctx.append(functools.partial(_database, config=config))
+    app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities))
+    app.cleanup_ctx.append(_stream)
+    _routes(app)
+    return app
+
+
+def _routes(app: web.Application) -> None:
+    app.router.add_post("/api/login", identity.login)
+    app.router.add_post("/api/keepAlive", identity.keep_alive)
+    app.router.add_post("/api/logout", identity.logout)
+    app.router.add_post("/exchange/betting/json-rpc/v1", betting_rpc)
+    app.router.add_post("/exchange/account/json-rpc/v1", account_rpc)
+    app.router.add_get("/games/v1/channels", games_api.list_channels)
+    app.router.add_get("/games/v1/channels/{channel}/snapshot", games_api.snapshot)
+    app.router.add_get("/stream", stream)
+    app.router.add_get("/openapi.json", openapi_json)
+
+
+# --- lifecycle -------------------------------------------------------------------------------
+
+
+async def _database(app: web.Application, *, config: ServerConfig) -> AsyncIterator[None]:
+    store = AccountStore.open(config.db_path)
+    journal = Journal.open(config.db_path)
+    journal.start()
+    app[keys.STORE] = store
+    app[keys.JOURNAL] = journal
+    yield
+    await journal.stop()
+    journal.close()
+    store.close()
+
+
+async def _exchange(
+    app: web.Application, *, config: ServerConfig, clock: Clock, equities: EquityFn | None
+) -> AsyncIterator[None]:
+    channels = []
+    for name in config.channels:
+        channel = get_channel(name)
+        if config.window_ms is not None or config.playing_ms is not None:
+            channel = channel.with_times(config.window_ms or channel.betting_window_ms, config.playing_ms)
+        channels.append(channel)
+    service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
+                              house=config.house)
+    service.recover()
+    store = app[keys.STORE]
+    if config.demo_account and len(store) == 0:
+        with contextlib.suppress(AccountExists):
+            store.add(config.demo_account, config.demo_password, deposit=config.demo_balance)
+    hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
+    app[keys.SERVICE] = service
+    app[keys.HUB] = hub
+    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, {
+        "placeOrders": betting.place_orders,
+        "cancelOrders": betting.cancel_orders,
+        "replaceOrders": betting.replace_orders,
+        "listCurrentOrders": listings.list_current_orders,
+        "listClearedOrders": listings.list_cleared_orders,
+        "listMarketBook": listings.list_market_book,
+        "listMarketCatalogue": listings.list_market_catalogue,
+    })
+    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, {
+        "getAccountFunds": account.get_account_funds,
+    })
+    service.start(hub.touched, run_games=config.run_games)
+    await service.durable()
+    yield
+    service.stop()
+    await service.durable()
+
+
+async def _stream(app: web.Application) -> AsyncIterator[None]:
+    hub = app[keys.HUB]
+    task = asyncio.get_running_loop().create_task(hub.heartbeats(), name="stream-heartbeats")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    await hub.close()
+
+
+def _endpoint(service_name: str, exception_name: str, prefix: str, service: ExchangeService,
+              methods: dict[str, ServiceMethod]) -> Endpoint:
+    bound: dict[str, Method] = {prefix + name: functools.partial(fn, service) for name, fn in methods.items()}
+    return Endpoint(service_name, exception_name, bound)
+
+
+# --- handlers --------------------------------------------------------------------------------
+
+
+def _session(request: web.Request) -> Session:
+    return request.app[keys.SESSIONS].check(request.headers.get("X-Authentication"),
+                                             request.headers.get("X-Application"))
+
+
+async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
+    body = await request.read()
+    try:
+        session = _session(request)
+    except ApiError as err:
+        answer = envelope_error(_request_id(body), aping_error(err, endpoint.exception_name))
+        return web.json_response(answer)
+    return web.Response(body=await endpoint.handle(body, session), content_type="application/json")
+
+
+def _request_id(body: bytes) -> object:
+    import json
+
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    return parsed.get("id") if isinstance(parsed, dict) and isinstance(parsed.get("id"), int | str) else None
+
+
+async def betting_rpc(request: web.Request) -> web.Response:
+    return await _rpc(request, request.app[keys.BETTING])
+
+
+async def account_rpc(request: web.Request) -> web.Response:
+    return await _rpc(request, request.app[keys.ACCOUNT])
+
+
+async def stream(request: web.Request) -> web.StreamResponse:
+    return await request.app[keys.HUB].handle(request)
+
+
+async def openapi_json(request: web.Request) -> web.Response:
+    return web.json_response(openapi.document())

@@ -1,0 +1,372 @@
+"""API-NG betting methods: parse the call, send the core one command per instruction, report.
+
+Each method takes the caller's session and the JSON params and returns the
+API-NG result (``PlaceExecutionReport``, ``CancelExecutionReport``, …).
+Order-changing methods wait for the journal before answering, so every
+acknowledged order survives a crash.
+
+Refusals come at two levels, as in API-NG: a malformed call (a field of the
+wrong type, an unknown enum value) is an ``INVALID_INPUT_DATA``
+APINGException; a well-formed instruction the exchange refuses gets a report
+with ``status: FAILURE`` and an ``errorCode``. Reports carry a non-standard
+``errorMessage`` at the execution level saying what was wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from exchange.commands import CancelOrder, PlaceOrder, ReplaceOrder
+from exchange.events import Matched, OrderCancelled, OrderPlaced, OrderRejected
+from exchange.ladder import price as tick_price
+from exchange.money import _to_exact_decimal, to_minor
+from exchange.orders import OrderType, PersistenceType
+from exchange.server import apiformat
+from exchange.server.auth import Session
+from exchange.server.errors import ApiError, ApingCode, invalid_input
+from exchange.server.params import (
+    get_enum,
+    get_list,
+    get_number,
+    get_object,
+    get_opt_str,
+    get_str,
+)
+from exchange.server.service import ExchangeService
+from exchange.side import Side
+
+MAX_INSTRUCTIONS = 200
+MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE before it reaches the core
+CUSTOMER_REF_MAX = 32
+# Instruction-level codes that Betfair also reports as the execution-level errorCode.
+EXECUTION_LEVEL = frozenset({"INSUFFICIENT_FUNDS", "MARKET_NOT_OPEN_FOR_BETTING", "INVALID_MARKET_ID"})
+
+JsonDict = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one instruction came to: success, or an error code with its explanation."""
+
+    report: JsonDict
+    error: str | None = None
+    message: str = ""
+
+
+def _execution(
+    market_id: str | None, customer_ref: str | None, outcomes: Sequence[Outcome], *, dependent: bool
+) -> JsonDict:
+    """An execution report from instruction outcomes; ``dependent``: one failure fails all (placeOrders)."""
+    failures = [(i, o) for i, o in enumerate(outcomes) if o.error]
+    out: JsonDict = {"status": "SUCCESS"}
+    if failures:
+        first = failures[0][1]
+        assert first.error is not None
+        if len(failures) < len(outcomes) and not dependent:
+            code = "PROCESSED_WITH_ERRORS"
+        elif first.error in EXECUTION_LEVEL:
+            code = first.error
+        else:
+            code = "BET_ACTION_ERROR"
+        out = {"status": "FAILURE", "errorCode": code}
+        out["errorMessage"] = "; ".join(f"instruction {i}: {o.error}: {o.message}" for i, o in failures)
+    if market_id is not None:
+        out["marketId"] = market_id
+    if customer_ref is not None:
+        out["customerRef"] = customer_ref
+    out["instructionReports"] = [o.report for o in outcomes]
+    return out
+
+
+def _failed(report_base: JsonDict, code: str, message: str) -> Outcome:
+    return Outcome({"status": "FAILURE", "errorCode": code, **report_base}, code, message)
+
+
+# --- placeOrders -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceRequest:
+    echo: JsonDict
+    selection_id: int
+    side: Side
+    price: Decimal | None
+    size: int | None
+    customer_ref: str | None
+    problem: tuple[str, str] | None  # (error code, message) found before the core sees it
+
+
+def parse_place(raw: Any, i: int) -> PlaceRequest:
+    """Read one ``PlaceInstruction``; type errors raise, bad values become a ``problem``."""
+    where = f"instructions[{i}]."
+    if not isinstance(raw, dict):
+        raise invalid_input(f"instructions[{i}] must be an object")
+    selection_id = raw.get("selectionId")
+    if isinstance(selection_id, bool) or not isinstance(selection_id, int):
+        raise invalid_input(f"{where}selectionId must be an integer, not {selection_id!r:.40}")
+    side = Side(get_enum(raw, "side", ("BACK", "LAY"), where=where))
+    order_type = get_enum(raw, "orderType", tuple(OrderType), where=where)
+    customer_ref = get_opt_str(raw, "customerOrderRef", max_len=CUSTOMER_REF_MAX, where=where)
+    echo: JsonDict = {"selectionId": selection_id, "side": str(side), "orderType": order_type, "handicap": 0.0}
+    if customer_ref is not None:
+        echo["customerOrderRef"] = customer_ref
+    if order_type != OrderType.LIMIT:
+        message = f"orderType {order_type} is not offered on exchange games; use LIMIT"
+        return PlaceRequest(echo, selection_id, side, None, None, customer_ref, ("INVALID_ORDER_TYPE", message))
+    limit = get_object(raw, "limitOrder", where=where)
+    lwhere = f"{where}limitOrder."
+    raw_price = get_number(limit, "price", where=lwhere)
+    raw_size = get_number(limit, "size", where=lwhere)
+    persistence = get_enum(limit, "persistenceType", tuple(PersistenceType), default="LAPSE", where=lwhere)
+    echo["limitOrder"] = {"size": raw_size, "price": raw_price, "persistenceType": persistence}
+    problem: tuple[str, str] | None = None
+    size: int | None = None
+    price: Decimal | None = None
+    try:
+        price = _to_exact_decimal(raw_price, "price")
+    except ValueError as exc:
+        problem = ("INVALID_ODDS", str(exc))
+    try:
+        size = to_minor(raw_size)
+        if size <= 0 or size > MAX_STAKE:
+            raise ValueError(f"size {raw_size} must be positive and at most {MAX_STAKE // 100}")
+    except ValueError as exc:
+        problem = problem or ("INVALID_BET_SIZE", str(exc))
+    if persistence != PersistenceType.LAPSE and problem is None:
+        message = f"persistenceType {persistence} is not offered: unmatched bets lapse when the window closes (LAPSE)"
+        problem = ("INVALID_PERSISTENCE_TYPE", message)
+    if limit.get("timeInForce") is not None or limit.get("betTargetType") is not None:
+        problem = problem or ("INVALID_ORDER_TYPE", "timeInForce and betTargetType are not offered; omit them")
+    return PlaceRequest(echo, selection_id, side, price, size, customer_ref, problem)
+
+
+def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeService) -> Outcome:
+    """A ``PlaceInstructionReport`` from the events one ``PlaceOrder`` produced."""
+    base: JsonDict = {"instruction": echo}
+    placed: OrderPlaced | None = None
+    matched = matched_x100 = 0
+    for event in events:
+        if isinstance(event, OrderRejected):
+            return _failed(base, str(event.error_code), event.message)
+        if isinstance(event, OrderPlaced) and placed is None:
+            placed = event
+        elif isinstance(event, Matched) and placed is not None and placed.bet_id in (
+            event.back_bet_id,
+            event.lay_bet_id,
+        ):
+            matched += event.size
+            matched_x100 += event.size * int(tick_price(event.tick) * 100)
+    if placed is None:
+        return _failed(base, "ERROR_IN_MATCHER", "the exchange produced no order for this instruction")
+    report: JsonDict = {
+        "status": "SUCCESS",
+        **base,
+        "betId": str(placed.bet_id),
+        "placedDate": apiformat.iso(placed.ts),
+        "averagePriceMatched": round(matched_x100 / (100 * matched), 4) if matched else 0.0,
+        "sizeMatched": apiformat.money(matched),
+        "orderStatus": "EXECUTION_COMPLETE" if matched == placed.size else "EXECUTABLE",
+    }
+    return Outcome(report)
+
+
+async def place_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
+    market_id = get_str(params, "marketId", max_len=64)
+    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    raw = get_list(params, "instructions", required=True)
+    if len(raw) > MAX_INSTRUCTIONS:
+        return {
+            "status": "FAILURE",
+            "errorCode": "TOO_MANY_INSTRUCTIONS",
+            "errorMessage": f"at most {MAX_INSTRUCTIONS} instructions a call, not {len(raw)}",
+            "marketId": market_id,
+            "instructionReports": [],
+        }
+    if not raw:
+        raise invalid_input("instructions must hold at least one instruction")
+    requests = [parse_place(item, i) for i, item in enumerate(raw)]
+    if any(r.problem for r in requests):
+        outcomes = [
+            _failed({"instruction": r.echo}, *r.problem)
+            if r.problem
+            else _failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
+            for r in requests
+        ]
+        return _execution(market_id, customer_ref, outcomes, dependent=True)
+    outcomes = []
+    for r in requests:
+        assert r.price is not None and r.size is not None
+        command = PlaceOrder(
+            ts=service.now(),
+            account_id=session.account,
+            market_id=market_id,
+            selection_id=r.selection_id,
+            side=r.side,
+            price=r.price,
+            size=r.size,
+            customer_ref=r.customer_ref,
+        )
+        outcomes.append(place_report(service.execute(command), r.echo, service))
+    await service.durable()
+    return _execution(market_id, customer_ref, outcomes, dependent=False)
+
+
+# --- cancelOrders ----------------------------------------------------------------------------
+
+
+def _bet_id(raw: Mapping[str, Any], where: str) -> int | None:
+    """A betId as API-NG sends it (a string of digits); None if it cannot be one of ours."""
+    value = raw.get("betId")
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise invalid_input(f"{where}betId must be a string, not {value!r:.40}")
+    text = str(value)
+    if not text.isdigit() or len(text) > 18:
+        return None
+    return int(text)
+
+
+def _cancel_report(instruction: JsonDict, events: Sequence[object]) -> Outcome:
+    base: JsonDict = {"instruction": instruction}
+    cancelled = 0
+    when: int | None = None
+    for event in events:
+        if isinstance(event, OrderRejected):
+            return _failed(base, str(event.error_code), event.message)
+        if isinstance(event, OrderCancelled):
+            cancelled += event.size
+            when = event.ts
+    return Outcome(
+        {"status": "SUCCESS", **base, "sizeCancelled": apiformat.money(cancelled), "cancelledDate": apiformat.iso(when)}
+    )
+
+
+def _cancel_one(service: ExchangeService, session: Session, market_id: str | None, bet_id: int | None,
+                reduction: int | None, instruction: JsonDict) -> Outcome:
+    base: JsonDict = {"instruction": instruction}
+    view = service.order(session.account, bet_id) if bet_id is not None else None
+    if view is None or (market_id is not None and view.market_id != market_id):
+        return _failed(base, "INVALID_BET_ID", f"no bet {instruction.get('betId')} of yours on this market")
+    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, size_reduction=reduction)
+    return _cancel_report(instruction, service.execute(command))
+
+
+async def cancel_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
+    market_id = get_opt_str(params, "marketId", max_len=64)
+    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    raw = get_list(params, "instructions")
+    if len(raw) > MAX_INSTRUCTIONS:
+        return {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS", "marketId": market_id,
+                "errorMessage": f"at most {MAX_INSTRUCTIONS} instructions a call, not {len(raw)}",
+                "instructionReports": []}
+    if raw and market_id is None:
+        raise invalid_input("marketId is required when instructions are given")
+    outcomes: list[Outcome] = []
+    if raw:
+        for i, item in enumerate(raw):
+            where = f"instructions[{i}]."
+            if not isinstance(item, dict):
+                raise invalid_input(f"instructions[{i}] must be an object")
+            bet_id = _bet_id(item, where)
+            instruction: JsonDict = {"betId": str(item["betId"])}
+            reduction: int | None = None
+            if item.get("sizeReduction") is not None:
+                raw_reduction = get_number(item, "sizeReduction", where=where)
+                instruction["sizeReduction"] = raw_reduction
+                try:
+                    reduction = to_minor(raw_reduction)
+                    if reduction <= 0:
+                        raise ValueError(f"sizeReduction {raw_reduction} must be positive")
+                except ValueError as exc:
+                    outcomes.append(_failed({"instruction": instruction}, "INVALID_BET_SIZE", str(exc)))
+                    continue
+            outcomes.append(_cancel_one(service, session, market_id, bet_id, reduction, instruction))
+    else:
+        for view in service.orders(session.account):
+            if view.size_remaining and (market_id is None or view.market_id == market_id):
+                instruction = {"betId": str(view.bet_id)}
+                outcomes.append(_cancel_one(service, session, view.market_id, view.bet_id, None, instruction))
+    await service.durable()
+    return _execution(market_id, customer_ref, outcomes, dependent=False)
+
+
+# --- replaceOrders ---------------------------------------------------------------------------
+
+
+def _replace_outcome(instruction: JsonDict, bet_id: int, events: Sequence[object], service: ExchangeService,
+                     view_side: Side, view_selection: int) -> Outcome:
+    cancel_instruction: JsonDict = {"betId": instruction["betId"]}
+    place_echo: JsonDict = {"selectionId": view_selection, "side": str(view_side), "orderType": "LIMIT",
+                            "handicap": 0.0}
+    rejected = next((e for e in events if isinstance(e, OrderRejected)), None)
+    if rejected is not None:
+        code, message = str(rejected.error_code), rejected.message
+        report = {
+            "status": "FAILURE",
+            "errorCode": code,
+            "cancelInstructionReport": {"status": "FAILURE", "errorCode": code, "instruction": cancel_instruction},
+            "placeInstructionReport": {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED",
+                                       "instruction": place_echo},
+        }
+        return Outcome(report, code, message)
+    placed = next((e for e in events if isinstance(e, OrderPlaced)), None)
+    cancel = _cancel_report(cancel_instruction, [e for e in events if isinstance(e, OrderCancelled)])
+    if placed is not None:
+        place_echo["limitOrder"] = {"size": apiformat.money(placed.size), "price": float(tick_price(placed.tick)),
+                                    "persistenceType": "LAPSE"}
+    place = place_report(events, place_echo, service)
+    return Outcome({"status": "SUCCESS", "cancelInstructionReport": cancel.report,
+                    "placeInstructionReport": place.report})
+
+
+async def replace_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
+    market_id = get_str(params, "marketId", max_len=64)
+    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    raw = get_list(params, "instructions", required=True)
+    if len(raw) > MAX_INSTRUCTIONS:
+        return {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS", "marketId": market_id,
+                "errorMessage": f"at most {MAX_INSTRUCTIONS} instructions a call, not {len(raw)}",
+                "instructionReports": []}
+    if not raw:
+        raise invalid_input("instructions must hold at least one instruction")
+    outcomes: list[Outcome] = []
+    for i, item in enumerate(raw):
+        where = f"instructions[{i}]."
+        if not isinstance(item, dict):
+            raise invalid_input(f"instructions[{i}] must be an object")
+        bet_id = _bet_id(item, where)
+        raw_price = get_number(item, "newPrice", where=where)
+        instruction: JsonDict = {"betId": str(item["betId"]), "newPrice": raw_price}
+        view = service.order(session.account, bet_id) if bet_id is not None else None
+        if view is None or view.market_id != market_id:
+            outcomes.append(_replace_failure(instruction, "INVALID_BET_ID",
+                                             f"no bet {item['betId']} of yours on market {market_id}"))
+            continue
+        try:
+            new_price = _to_exact_decimal(raw_price, "newPrice")
+        except ValueError as exc:
+            outcomes.append(_replace_failure(instruction, "INVALID_ODDS", str(exc)))
+            continue
+        command = ReplaceOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, new_price=new_price)
+        events = service.execute(command)
+        outcomes.append(_replace_outcome(instruction, view.bet_id, events, service, view.side, view.selection_id))
+    await service.durable()
+    return _execution(market_id, customer_ref, outcomes, dependent=False)
+
+
+def _replace_failure(instruction: JsonDict, code: str, message: str) -> Outcome:
+    report = {
+        "status": "FAILURE",
+        "errorCode": code,
+        "cancelInstructionReport": {"status": "FAILURE", "errorCode": code,
+                                    "instruction": {"betId": instruction["betId"]}},
+        "placeInstructionReport": {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED",
+                                   "instruction": {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}},
+    }
+    return Outcome(report, code, message)
+
+
+def too_much(what: str, limit: int, asked: int) -> ApiError:
+    return ApiError(ApingCode.TOO_MUCH_DATA, f"{what} is at most {limit}, not {asked}")

@@ -1,0 +1,67 @@
+"""Betfair's identity service, interactive flavour: ``/api/login``, ``/api/keepAlive``, ``/api/logout``.
+
+Login takes form fields ``username`` and ``password`` with the
+``X-Application`` header and answers ``{"token", "product", "status", "error"}``
+(``status: FAIL`` and an error code when refused, still HTTP 200, as Betfair
+does and as its clients expect). keepAlive and logout take the
+``X-Authentication`` header too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from exchange.server import keys
+from exchange.server.auth import check_app_key
+from exchange.server.errors import ApiError, LoginCode, LoginFailure
+from exchange.server.store import check_password
+
+MAX_FIELD = 256
+
+
+def _identity_answer(token: str, product: str) -> web.Response:
+    return web.json_response({"token": token, "product": product, "status": "SUCCESS", "error": ""})
+
+
+def _app_key(request: web.Request) -> str:
+    try:
+        return check_app_key(request.headers.get("X-Application"))
+    except ApiError as err:
+        raise LoginFailure(LoginCode.INVALID_APP_KEY, err.details) from None
+
+
+async def login(request: web.Request) -> web.Response:
+    app_key = _app_key(request)
+    form = await request.post()
+    username, password = form.get("username"), form.get("password")
+    if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
+        raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, "form fields username and password are required")
+    if len(username) > MAX_FIELD or len(password) > MAX_FIELD:
+        raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"username and password are at most {MAX_FIELD} long")
+    credentials = request.app[keys.STORE].credentials(username)
+    account = await asyncio.to_thread(check_password, credentials, password)
+    if account is None:
+        raise LoginFailure(LoginCode.INVALID_USERNAME_OR_PASSWORD)
+    request.app[keys.SERVICE].ensure_account(account)
+    session = request.app[keys.SESSIONS].open(account.name, app_key)
+    return _identity_answer(session.token, app_key)
+
+
+async def keep_alive(request: web.Request) -> web.Response:
+    app_key = _app_key(request)
+    try:
+        session = request.app[keys.SESSIONS].keep_alive(request.headers.get("X-Authentication"), app_key)
+    except ApiError as err:
+        raise LoginFailure(LoginCode.NO_SESSION, err.details) from None
+    return _identity_answer(session.token, app_key)
+
+
+async def logout(request: web.Request) -> web.Response:
+    app_key = _app_key(request)
+    try:
+        session = request.app[keys.SESSIONS].close(request.headers.get("X-Authentication"), app_key)
+    except ApiError as err:
+        raise LoginFailure(LoginCode.NO_SESSION, err.details) from None
+    return _identity_answer(session.token, app_key)

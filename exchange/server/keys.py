@@ -1,0 +1,22 @@
+"""Typed application keys: everything a handler may take from ``request.app``."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from exchange.server.auth import Sessions
+from exchange.server.config import ServerConfig
+from exchange.server.journal import Journal
+from exchange.server.jsonrpc import Endpoint
+from exchange.server.service import ExchangeService
+from exchange.server.store import AccountStore
+from exchange.server.stream import StreamHub
+
+CONFIG = web.AppKey("config", ServerConfig)
+STORE = web.AppKey("store", AccountStore)
+JOURNAL = web.AppKey("journal", Journal)
+SESSIONS = web.AppKey("sessions", Sessions)
+SERVICE = web.AppKey("service", ExchangeService)
+HUB = web.AppKey("hub", StreamHub)
+BETTING = web.AppKey("betting_endpoint", Endpoint)
+ACCOUNT = web.AppKey("account_endpoint", Endpoint)

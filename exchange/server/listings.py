@@ -1,0 +1,268 @@
+"""API-NG read methods: listCurrentOrders, listClearedOrders, listMarketBook, listMarketCatalogue.
+
+Every list is of the caller's own orders only; nothing here can show one
+account another's bets. Sizes are capped the way API-NG caps them
+(``TOO_MUCH_DATA`` past the limit) so an absurd request cannot make the
+server build an absurd answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from exchange.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
+from exchange.server import apiformat
+from exchange.server.auth import Session
+from exchange.server.errors import ApiError, ApingCode, invalid_input
+from exchange.server.params import (
+    get_bool,
+    get_enum,
+    get_int,
+    get_list,
+    get_object,
+    get_str_list,
+)
+from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
+
+JsonDict = dict[str, Any]
+MAX_RECORDS = 1000
+MAX_MARKETS_BOOK = 40
+MAX_CATALOGUE = 1000
+
+
+def _page(items: Sequence[Any], params: Mapping[str, Any]) -> tuple[list[Any], bool]:
+    start = get_int(params, "fromRecord", default=0)
+    count = get_int(params, "recordCount", default=MAX_RECORDS)
+    if start < 0 or count < 0:
+        raise invalid_input("fromRecord and recordCount must not be negative")
+    count = min(count or MAX_RECORDS, MAX_RECORDS)
+    page = list(items[start : start + count])
+    return page, start + count < len(items)
+
+
+def _bet_ids(params: Mapping[str, Any]) -> set[str] | None:
+    ids = get_str_list(params, "betIds", max_items=MAX_RECORDS)
+    return set(ids) if ids else None
+
+
+async def list_current_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
+    bet_ids = _bet_ids(params)
+    market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
+    projection = get_enum(params, "orderProjection", ("ALL", "EXECUTABLE", "EXECUTION_COMPLETE"), default="ALL")
+    order_by = get_enum(params, "orderBy", ("BY_BET", "BY_MARKET", "BY_MATCH_TIME", "BY_PLACE_TIME",
+                                             "BY_SETTLED_TIME", "BY_VOID_TIME"), default="BY_PLACE_TIME")
+    descending = get_enum(params, "sortDir", ("EARLIEST_TO_LATEST", "LATEST_TO_EARLIEST"),
+                          default="EARLIEST_TO_LATEST") == "LATEST_TO_EARLIEST"
+    refs = set(get_str_list(params, "customerOrderRefs")) or None
+    orders = [
+        o
+        for o in service.orders(session.account)
+        if (bet_ids is None or str(o.bet_id) in bet_ids)
+        and (market_ids is None or o.market_id in market_ids)
+        and (refs is None or o.customer_ref in refs)
+        and (projection == "ALL" or str(o.status) == projection)
+    ]
+    orders.sort(key=_order_key(order_by), reverse=descending)
+    page, more = _page(orders, params)
+    return {"currentOrders": [apiformat.current_order(o) for o in page], "moreAvailable": more}
+
+
+def _order_key(order_by: str) -> Any:
+    if order_by == "BY_MARKET":
+        return lambda o: (o.market_id, o.placed_ts, o.bet_id)
+    if order_by == "BY_MATCH_TIME":
+        return lambda o: (o.matched_ts or 0, o.bet_id)
+    return lambda o: (o.placed_ts, o.bet_id)
+
+
+GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER")
+
+
+async def list_cleared_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
+    status = BetStatus(get_enum(params, "betStatus", tuple(BetStatus)))
+    bet_ids = _bet_ids(params)
+    market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
+    runner_ids = set(get_list(params, "runnerIds")) or None
+    side = params.get("side")
+    if side is not None and side not in ("BACK", "LAY"):
+        raise invalid_input(f"side must be BACK or LAY, not {side!r:.40}")
+    group_by = get_enum(params, "groupBy", GROUPS, default="BET")
+    get_bool(params, "includeItemDescription", default=False)
+    orders = [
+        o
+        for o in service.cleared(session.account)
+        if o.bet_status is status
+        and (bet_ids is None or str(o.bet_id) in bet_ids)
+        and (market_ids is None or o.market_id in market_ids)
+        and (runner_ids is None or o.selection_id in runner_ids)
+        and (side is None or str(o.side) == side)
+    ]
+    orders.sort(key=lambda o: (o.settled_ts, o.bet_id))
+    rows = _grouped(service, session, orders, group_by)
+    page, more = _page(rows, params)
+    return {"clearedOrders": page, "moreAvailable": more}
+
+
+def _grouped(
+    service: ExchangeService, session: Session, orders: Iterable[ClearedOrder], group_by: str
+) -> list[JsonDict]:
+    def event_of(market_id: str) -> str:
+        return service.event_id(market_id)
+
+    if group_by in ("BET", "SIDE", "RUNNER"):
+        return [apiformat.cleared_order(o, EVENT_TYPE_ID, event_of(o.market_id)) for o in orders]
+    groups: dict[str, list[ClearedOrder]] = {}
+    for o in orders:
+        key = {"EVENT_TYPE": EVENT_TYPE_ID, "EVENT": event_of(o.market_id), "MARKET": o.market_id}[group_by]
+        groups.setdefault(key, []).append(o)
+    rows = []
+    for key, members in groups.items():
+        markets = {o.market_id for o in members}
+        row: JsonDict = {
+            "eventTypeId": EVENT_TYPE_ID,
+            "betCount": len(members),
+            "profit": apiformat.money(sum(o.profit for o in members)),
+            "commission": apiformat.money(sum(service.commission(session.account, m) for m in markets)),
+            "settledDate": apiformat.iso(max(o.settled_ts for o in members)),
+            "lastMatchedDate": apiformat.iso(max((o.last_matched_ts or 0) for o in members) or None),
+        }
+        if group_by in ("EVENT", "MARKET"):
+            row["eventId"] = event_of(members[0].market_id)
+        if group_by == "MARKET":
+            row["marketId"] = key
+        rows.append({k: v for k, v in row.items() if v is not None})
+    return rows
+
+
+async def list_market_book(
+    service: ExchangeService, session: Session, params: Mapping[str, Any]
+) -> list[JsonDict]:
+    market_ids = get_str_list(params, "marketIds", max_items=MAX_MARKETS_BOOK * 10)
+    if not params.get("marketIds"):
+        raise invalid_input("marketIds is required (a list of market ids)")
+    if len(market_ids) > MAX_MARKETS_BOOK:
+        raise ApiError(ApingCode.TOO_MUCH_DATA, f"listMarketBook takes at most {MAX_MARKETS_BOOK} markets, "
+                       f"not {len(market_ids)}")
+    price_projection = get_object(params, "priceProjection", required=False)
+    price_data = set(get_str_list(price_projection, "priceData", where="priceProjection."))
+    unknown = price_data - {"EX_BEST_OFFERS", "EX_ALL_OFFERS", "EX_TRADED", "SP_AVAILABLE", "SP_TRADED"}
+    if unknown:
+        raise invalid_input(f"priceProjection.priceData has unknown values {sorted(unknown)}")
+    overrides = get_object(price_projection, "exBestOffersOverrides", required=False, where="priceProjection.")
+    depth: int | None = get_int(overrides, "bestPricesDepth", default=3, where="priceProjection.exBestOffersOverrides.")
+    if depth is not None and depth <= 0:
+        raise invalid_input("bestPricesDepth must be positive")
+    with_prices = bool(price_data & {"EX_BEST_OFFERS", "EX_ALL_OFFERS"})
+    if "EX_ALL_OFFERS" in price_data:
+        depth = None
+    traded = "EX_TRADED" in price_data
+    order_projection = params.get("orderProjection")
+    if order_projection is not None and order_projection not in ("ALL", "EXECUTABLE", "EXECUTION_COMPLETE"):
+        raise invalid_input(
+            f"orderProjection must be ALL, EXECUTABLE or EXECUTION_COMPLETE, not {order_projection!r:.40}"
+        )
+    match_projection = params.get("matchProjection")
+    if match_projection is not None and match_projection not in ("NO_ROLLUP", "ROLLED_UP_BY_PRICE",
+                                                                 "ROLLED_UP_BY_AVG_PRICE"):
+        raise invalid_input(f"matchProjection must be NO_ROLLUP, ROLLED_UP_BY_PRICE or ROLLED_UP_BY_AVG_PRICE, "
+                            f"not {match_projection!r:.40}")
+    out = []
+    for market_id in dict.fromkeys(market_ids):
+        book = service.market_book(market_id)
+        if book is None:
+            continue
+        mine = [o for o in service.orders(session.account) if o.market_id == market_id] if (
+            order_projection or match_projection) else []
+        runners = []
+        for r in book.runners:
+            entry = apiformat.runner(r, with_prices=with_prices, depth=depth, traded=traded)
+            theirs = [o for o in mine if o.selection_id == r.selection_id]
+            if order_projection:
+                entry["orders"] = [apiformat.runner_order(o) for o in theirs
+                                   if order_projection == "ALL" or str(o.status) == order_projection]
+            if match_projection:
+                entry["matches"] = _matches(theirs, match_projection)
+            runners.append(entry)
+        out.append(apiformat.market_book(book, version=service.market_version(market_id), runners=runners,
+                                         last_match_ms=service.last_match_ms(market_id)))
+    return out
+
+
+def _matches(orders: Sequence[OrderView], projection: str) -> list[JsonDict]:
+    matched = [o for o in orders if o.size_matched]
+    if projection == "NO_ROLLUP":
+        return [{"betId": str(o.bet_id), "side": str(o.side), "price": apiformat.price(o.average_price_matched),
+                 "size": apiformat.money(o.size_matched), "matchDate": apiformat.iso(o.matched_ts)} for o in matched]
+    rolled: dict[tuple[str, float], int] = {}
+    for o in matched:
+        key = (str(o.side), apiformat.price(o.average_price_matched))
+        rolled[key] = rolled.get(key, 0) + o.size_matched
+    return [{"side": side, "price": p, "size": apiformat.money(size)} for (side, p), size in sorted(rolled.items())]
+
+
+async def list_market_catalogue(
+    service: ExchangeService, session: Session, params: Mapping[str, Any]
+) -> list[JsonDict]:
+    market_filter = get_object(params, "filter", required=False)
+    max_results = get_int(params, "maxResults")
+    if max_results <= 0:
+        raise invalid_input(f"maxResults must be positive, not {max_results}")
+    if max_results > MAX_CATALOGUE:
+        raise ApiError(ApingCode.TOO_MUCH_DATA, f"maxResults is at most {MAX_CATALOGUE}, not {max_results}")
+    projection = set(get_str_list(params, "marketProjection"))
+    market_ids = set(get_str_list(market_filter, "marketIds", where="filter.")) or None
+    event_ids = set(get_str_list(market_filter, "eventIds", where="filter.")) or None
+    event_types = set(get_str_list(market_filter, "eventTypeIds", where="filter.")) or None
+    text = market_filter.get("textQuery")
+    if text is not None and not isinstance(text, str):
+        raise invalid_input("filter.textQuery must be a string")
+    out = []
+    for info in service.catalogue():
+        if market_ids is not None and info.market_id not in market_ids:
+            continue
+        if event_ids is not None and info.event_id not in event_ids:
+            continue
+        if event_types is not None and EVENT_TYPE_ID not in event_types:
+            continue
+        if text and text.lower() not in f"{info.event_name} {info.market_name}".lower():
+            continue
+        out.append(_catalogue_entry(service, info, projection))
+        if len(out) >= max_results:
+            break
+    return out
+
+
+def _catalogue_entry(service: ExchangeService, info: Any, projection: set[str]) -> JsonDict:
+    book = service.market_book(info.market_id)
+    entry: JsonDict = {
+        "marketId": info.market_id,
+        "marketName": info.market_name,
+        "totalMatched": apiformat.money(book.total_matched if book else 0),
+    }
+    if "MARKET_START_TIME" in projection:
+        entry["marketStartTime"] = apiformat.iso(info.market_time_ms)
+    if "EVENT_TYPE" in projection:
+        entry["eventType"] = {"id": EVENT_TYPE_ID, "name": EVENT_TYPE_NAME}
+    if "EVENT" in projection:
+        entry["event"] = {"id": info.event_id, "name": info.event_name, "countryCode": "GB", "timezone": "UTC",
+                          "openDate": apiformat.iso(info.open_ms)}
+    if "MARKET_DESCRIPTION" in projection:
+        entry["description"] = {
+            "persistenceEnabled": False, "bspMarket": False, "marketTime": apiformat.iso(info.market_time_ms),
+            "suspendTime": apiformat.iso(info.suspend_ms), "bettingType": "ODDS", "turnInPlayEnabled": True,
+            "marketType": "WIN", "regulator": "MR_INT", "marketBaseRate": float(info.commission_percent),
+            "discountAllowed": False, "wallet": "UK", "rules": "Exchange Poker: four hands that never fold; "
+            "dead-heat rule; unmatched bets lapse at each window close.", "rulesHasDate": False,
+            "priceLadderDescription": {"type": "CLASSIC"},
+        }
+    if "RUNNER_DESCRIPTION" in projection or "RUNNER_METADATA" in projection:
+        entry["runners"] = [
+            {"selectionId": i + 1, "runnerName": name, "handicap": 0.0, "sortPriority": i + 1}
+            | ({"metadata": {"runnerId": str(i + 1)}} if "RUNNER_METADATA" in projection else {})
+            for i, name in enumerate(info.runner_names)
+        ]
+    return entry
+
+
+_ = OrderStatus

@@ -1,0 +1,407 @@
+"""The server's one handle on the exchange: the core, the channels, the journal and the stream.
+
+:class:`ExchangeService` owns the exchange core and the channels that run
+games on it. Every event the core produces — for a client's order, a house
+bot's quote, a window closing, a settlement — is published on a channel's
+event bus (or, for account commands, directly here); the service listens
+first on every bus and appends each state-changing core event to the
+journal, so the journal is the complete, ordered record. Handlers call
+:meth:`execute` and then ``await`` :meth:`durable` before answering.
+
+On start, :meth:`recover` folds the journal back into a fresh core
+(``Exchange.apply``), voids every market the crash interrupted (Betfair voided
+games on a technical fault: matched bets refunded, unmatched cancelled) and
+lets each channel carry on with its next game number.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from exchange.accounts import AccountFunds
+from exchange.backtest.recorder import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
+from exchange.backtest.recorder import MarketInfo as RecorderInfo
+from exchange.channels import ChannelConfig
+from exchange.clock import Clock
+from exchange.commands import Command, Deposit, OpenAccount, VoidMarket
+from exchange.core import Exchange, ExchangeConfig
+from exchange.events import Event, MarketCreated, Matched, OrderPlaced, event_from_dict
+from exchange.game.channel import Channel
+from exchange.game.deal import seeded_decks
+from exchange.game.events import Stamped
+from exchange.game.table import EquityFn, Game
+from exchange.house import MarketMaker
+from exchange.market import MarketBook, MarketStatus, SelectionStatus
+from exchange.orders import ClearedOrder, OrderStatus, OrderView
+from exchange.server import apiformat
+from exchange.server.journal import Journal
+from exchange.server.store import Account
+from exchange.side import Side
+
+log = logging.getLogger(__name__)
+
+EVENT_TYPE_ID = "990001"  # the same id the stream recordings write (exchange.backtest.recorder)
+EVENT_TYPE_NAME = "Exchange Poker"
+HOUSE_MAKER = "house-maker"
+HOUSE_BANKROLL = 10**9  # minor units: ten million, enough to quote every channel for ever
+VOID_REASON = "technical fault: the server stopped during the game; matched bets refunded, unmatched cancelled"
+
+Listener = Callable[[Event], None]
+
+
+@dataclass(frozen=True, slots=True)
+class MarketInfo:
+    """What the catalogue says about a market: ids, names and times (epoch ms)."""
+
+    market_id: str
+    channel: str
+    game_number: int
+    event_id: str
+    event_name: str
+    market_name: str
+    open_ms: int
+    market_time_ms: int
+    suspend_ms: int
+    runner_names: tuple[str, ...]
+    commission_percent: str
+
+
+def _accounts_of(event: Event) -> set[str]:
+    """The accounts whose orders or money an event touches."""
+    out = set()
+    for name in ("account_id", "back_account_id", "lay_account_id"):
+        value = getattr(event, name, None)
+        if isinstance(value, str):
+            out.add(value)
+    for part in ("bets", "accounts"):
+        for item in getattr(event, part, ()) or ():
+            out.add(item.account_id)
+    return out
+
+
+def _game_number(market_id: str, channel: str) -> int | None:
+    prefix = f"{channel}."
+    if market_id.startswith(prefix) and market_id[len(prefix):].isdigit():
+        return int(market_id[len(prefix):])
+    return None
+
+
+class ExchangeService:
+    """The exchange core plus the channels on it, journaled; what every handler talks to."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        clock: Clock,
+        channels: Iterable[ChannelConfig],
+        *,
+        seed: int | None = None,
+        equities: EquityFn | None = None,
+        house: bool = True,
+    ) -> None:
+        self.journal = journal
+        self.clock = clock
+        self.configs = {c.name: c for c in channels}
+        self.seed = seed
+        self.exchange = Exchange(ExchangeConfig())
+        self.channels: dict[str, Channel] = {}
+        self.infos: dict[str, MarketInfo] = {}
+        self.versions: dict[str, int] = {}
+        self.last_match: dict[str, int] = {}
+        self._equities = equities
+        self._house = house
+        self._touch: Callable[[str | None, set[str]], None] | None = None
+        self.recovered_voids: list[str] = []
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """Fold the journal into the core, then void every market a crash left open. Returns records read."""
+        count = 0
+        for record in self.journal.records():
+            if record.kind != "event":
+                continue
+            event = event_from_dict(dict(record.body))
+            self.exchange.apply(event)
+            self._note(event)
+            count += 1
+        now = self.clock.now()
+        for market_id, market in list(self.exchange.markets.items()):
+            if market.is_open:
+                self._record(self.exchange.execute(VoidMarket(now, market_id, VOID_REASON)))
+                self.recovered_voids.append(market_id)
+        return count
+
+    def start(self, touch: Callable[[str | None, set[str]], None] | None = None, *, run_games: bool = True) -> None:
+        """Build the channels (next game numbers after the journal's), seat the house, start the games."""
+        self._touch = touch
+        for name, config in self.configs.items():
+            decks = seeded_decks(f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8))
+            kwargs: dict[str, Any] = {"equities": self._equities} if self._equities is not None else {}
+            channel = Channel(config, self.clock, self.exchange, decks=decks, **kwargs)
+            channel.subscribe(self._on_stamped)
+            channel.on_new_game(self._on_new_game)
+            numbers = [n for m in self.exchange.markets if (n := _game_number(m, name)) is not None]
+            # Channel numbers games from 0; carry on after the journal's last game so market ids stay unique.
+            channel._next_number = max(numbers, default=-1) + 1
+            self.channels[name] = channel
+            if self._house:
+                channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
+                channel.attach(MarketMaker(), HOUSE_MAKER)
+            if run_games:
+                channel.start()
+
+    def stop(self) -> None:
+        for channel in self.channels.values():
+            channel.stop()
+            game = channel.current
+            if game is not None and not game.over:
+                game._cancel_timer()
+
+    # --- the write side -------------------------------------------------------------------
+
+    def now(self) -> int:
+        return self.clock.now()
+
+    def execute(self, command: Command) -> list[Event]:
+        """Run a client command on the core through its market's channel (journaled and published there)."""
+        channel = self._channel_of(getattr(command, "market_id", None))
+        if channel is None:
+            order = self.exchange.orders.get(getattr(command, "bet_id", -1))
+            channel = self._channel_of(order.market_id if order is not None else None)
+        if channel is not None:
+            return channel.submit(command)
+        events = self.exchange.execute(command)
+        self._record(events)
+        return events
+
+    async def durable(self) -> None:
+        """Wait until everything executed so far is in the journal on disk."""
+        await self.journal.sync()
+
+    def ensure_account(self, account: Account) -> None:
+        """Open ``account`` in the core with its deposit, once (journaled)."""
+        if account.name in self.exchange.accounts:
+            return
+        now = self.clock.now()
+        self.execute(OpenAccount(now, account.name))
+        if account.deposit > 0:
+            self.execute(Deposit(now, account.name, account.deposit, "opening balance"))
+
+    def _record(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self._journal_event(event, self.clock.now())
+
+    def _journal_event(self, event: Event, at_ms: int) -> None:
+        if event.CHANGES_STATE:
+            self.journal.append("event", event.to_dict(), ts_ms=at_ms)
+        self._note(event)
+        if self._touch is not None:
+            self._touch(getattr(event, "market_id", None), _accounts_of(event))
+
+    def _on_stamped(self, stamped: Stamped) -> None:
+        if isinstance(stamped.event, Event):
+            self._journal_event(stamped.event, stamped.at_ms)
+        elif self._touch is not None and stamped.market_id is not None:
+            self._touch(stamped.market_id, set())
+
+    def _note(self, event: Event) -> None:
+        """Keep the catalogue and the market versions in step with the events."""
+        market_id = getattr(event, "market_id", None)
+        if market_id is None:
+            return
+        if isinstance(event, MarketCreated) and market_id not in self.infos:
+            self.infos[market_id] = self._info_for(market_id, event.ts, None)
+        if isinstance(event, Matched):
+            self.last_match[market_id] = event.ts
+        if not isinstance(event, Matched | OrderPlaced) or market_id not in self.versions:
+            self.versions[market_id] = self.versions.get(market_id, 0) + 1
+
+    def _on_new_game(self, game: Game) -> None:
+        self.infos[game.market_id] = self._info_for(game.market_id, game.start_ms, game)
+
+    def _info_for(self, market_id: str, start_ms: int, game: Game | None) -> MarketInfo:
+        channel = market_id.rsplit(".", 1)[0]
+        config = self.configs.get(channel)
+        number = _game_number(market_id, channel) or 0
+        hands = config.hands if config else 4
+        suspend = game.windows[-1].closes_ms if game is not None else start_ms + (config.game_ms if config else 0)
+        bps = config.commission_bps if config else 250
+        return MarketInfo(
+            market_id=market_id,
+            channel=channel,
+            game_number=number,
+            event_id=channel,
+            event_name=config.title if config else channel,
+            market_name=f"Game {number}",
+            open_ms=start_ms,
+            market_time_ms=start_ms,
+            suspend_ms=suspend,
+            runner_names=tuple(f"Hand {i}" for i in range(1, hands + 1)),
+            commission_percent=str(Decimal(bps) / 100),
+        )
+
+    def _channel_of(self, market_id: str | None) -> Channel | None:
+        if market_id is None:
+            return None
+        return self.channels.get(market_id.rsplit(".", 1)[0])
+
+    # --- the read side --------------------------------------------------------------------
+
+    def order(self, account: str, bet_id: int) -> OrderView | None:
+        return self.exchange.order_view(account, bet_id)
+
+    def orders(self, account: str) -> list[OrderView]:
+        return list(self.exchange.current_orders(account))
+
+    def cleared(self, account: str) -> list[ClearedOrder]:
+        return list(self.exchange.cleared_orders(account))
+
+    def funds(self, account: str) -> AccountFunds:
+        funds = self.exchange.funds(account)
+        return funds if funds is not None else AccountFunds(account, 0, 0, 0)
+
+    def commission(self, account: str, market_id: str) -> int:
+        result = self.exchange.market_result(account, market_id)
+        return result.commission if result is not None else 0
+
+    def market_book(self, market_id: str, depth: int | None = None) -> MarketBook | None:
+        return self.exchange.market_book(market_id, depth)
+
+    def market_version(self, market_id: str) -> int:
+        return self.versions.get(market_id, 0)
+
+    def last_match_ms(self, market_id: str) -> int | None:
+        return self.last_match.get(market_id)
+
+    def event_id(self, market_id: str) -> str:
+        return market_id.rsplit(".", 1)[0]
+
+    def catalogue(self) -> list[MarketInfo]:
+        """Markets newest first: the open ones, then the most recent closed ones."""
+        infos = sorted(self.infos.values(), key=lambda i: (i.open_ms, i.market_id), reverse=True)
+        return infos
+
+    def live_market_ids(self) -> list[str]:
+        return [m for m, market in self.exchange.markets.items() if market.is_open]
+
+    def current_game(self, channel: str) -> Game | None:
+        ch = self.channels.get(channel)
+        return ch.current if ch is not None else None
+
+    # --- stream projections ---------------------------------------------------------------
+
+    def recorder_info(self, market_id: str) -> RecorderInfo | None:
+        info = self.infos.get(market_id)
+        if info is None:
+            return None
+        return RecorderInfo(
+            market_id=info.market_id,
+            event_id=info.event_id,
+            event_name=info.event_name,
+            market_name=info.market_name,
+            open_ms=info.open_ms,
+            market_time_ms=info.market_time_ms,
+            suspend_ms=info.suspend_ms,
+            runner_names=info.runner_names,
+            commission_percent=info.commission_percent,
+        )
+
+    def stream_snapshot(self, market_id: str) -> MarketSnapshot | None:
+        book = self.exchange.market_book(market_id, None)
+        if book is None:
+            return None
+        void = book.status is MarketStatus.VOID
+        runners = tuple(
+            RunnerSnapshot(
+                selection_id=r.selection_id,
+                status=RunnerStatus.REMOVED if void else _STREAM_RUNNER[r.status],
+                atb=tuple((level.tick, level.size) for level in r.available_to_back),
+                atl=tuple((level.tick, level.size) for level in r.available_to_lay),
+                trd=tuple((level.tick, level.size) for level in r.traded_volume),
+                ltp=r.last_traded_tick,
+                tv=r.total_matched,
+            )
+            for r in book.runners
+        )
+        return MarketSnapshot(_STREAM_MARKET[book.status], book.round > 0, runners, book.total_matched)
+
+    def stream_market_ids(self, wanted: frozenset[str] | None) -> list[str]:
+        """Markets for a subscription image: the ones asked for, else every market still open."""
+        if wanted is not None:
+            return [m for m in sorted(wanted) if m in self.exchange.markets]
+        return self.live_market_ids()
+
+    def order_changes(self, account: str, market_ids: set[str] | None) -> list[dict[str, Any]]:
+        """``oc`` entries: per market, per runner, the account's orders (full image) and matched totals."""
+        if market_ids is None:
+            market_ids = {o.market_id for o in self.exchange.current_orders(account)}
+        out = []
+        for market_id in sorted(market_ids):
+            rows = [_uo_open(o) for o in self.exchange.current_orders(account, market_id)]
+            if not rows:
+                rows = [_uo_cleared(o) for o in self.exchange.cleared_orders(account, market_id)]
+            by_runner: dict[int, list[tuple[dict[str, Any], str, float, float]]] = {}
+            for selection_id, uo, side, avp, matched in rows:
+                by_runner.setdefault(selection_id, []).append((uo, side, avp, matched))
+            orc = []
+            for selection_id, items in sorted(by_runner.items()):
+                mb: dict[float, float] = {}
+                ml: dict[float, float] = {}
+                for _, side, avp, matched in items:
+                    if matched:
+                        target = mb if side == "B" else ml
+                        target[avp] = round(target.get(avp, 0.0) + matched, 2)
+                orc.append({"id": selection_id, "fullImage": True, "uo": [i[0] for i in items],
+                            "mb": [[p, s] for p, s in sorted(mb.items())],
+                            "ml": [[p, s] for p, s in sorted(ml.items())]})
+            out.append({"id": market_id, "orc": orc, "closed": market_id not in self.live_market_ids()})
+        return out
+
+
+_STREAM_MARKET = {
+    MarketStatus.ACTIVE: BetfairMarketStatus.OPEN,
+    MarketStatus.SUSPENDED: BetfairMarketStatus.SUSPENDED,
+    MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
+    MarketStatus.VOID: BetfairMarketStatus.CLOSED,
+}
+_STREAM_RUNNER = {
+    SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
+    SelectionStatus.WINNER: RunnerStatus.WINNER,
+    SelectionStatus.TIED_DEAD_HEAT: RunnerStatus.WINNER,
+    SelectionStatus.LOSER: RunnerStatus.LOSER,
+}
+
+
+def _uo(bet_id: int, price: Decimal, size: int, side: Side, complete: bool, placed: int, matched_ts: int | None,
+        avp: float, sm: int, sr: int, sl: int, sc: int, sv: int, ref: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": str(bet_id), "p": float(price), "s": apiformat.money(size), "side": "B" if side is Side.BACK else "L",
+        "status": "EC" if complete else "E", "pt": "L", "ot": "L", "pd": placed, "avp": avp,
+        "sm": apiformat.money(sm), "sr": apiformat.money(sr), "sl": apiformat.money(sl), "sc": apiformat.money(sc),
+        "sv": apiformat.money(sv), "rac": "", "rc": "REG_GGC", "rfo": ref or "", "rfs": "",
+    }
+    if matched_ts is not None:
+        out["md"] = matched_ts
+    return out
+
+
+def _uo_open(o: OrderView) -> tuple[int, dict[str, Any], str, float, float]:
+    avp = apiformat.price(o.average_price_matched)
+    uo = _uo(o.bet_id, o.price, o.size, o.side, o.status is OrderStatus.EXECUTION_COMPLETE, o.placed_ts,
+             o.matched_ts, avp, o.size_matched, o.size_remaining, o.size_lapsed, o.size_cancelled, o.size_voided,
+             o.customer_ref)
+    return o.selection_id, uo, uo["side"], avp, apiformat.money(o.size_matched)
+
+
+def _uo_cleared(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, float]:
+    avp = apiformat.price(o.price_matched)
+    matched = o.size - o.size_cancelled - o.size_lapsed - o.size_voided
+    uo = _uo(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
+             matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref)
+    return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
