@@ -74,12 +74,14 @@ class Position:
     def worst_x100(self) -> int:
         """The worst outright P&L over live selections, in hundredths of a minor unit."""
         d = self.d
-        return self.ltot + min([d[i] for i in self.market.live])
+        live = self.market.live
+        return self.ltot + (min(d) if len(live) == len(d) else min([d[i] for i in live]))
 
     def exposure(self) -> int:
-        """The worst loss over outcomes still possible, in minor units (never negative)."""
+        """The worst loss over outcomes still possible, in minor units (never negative). O(N)."""
         d = self.d
-        x = self.ltot + min([d[i] for i in self.market.live])
+        live = self.market.live
+        x = self.ltot + (min(d) if len(live) == len(d) else min([d[i] for i in live]))
         return -(x // 100) if x < 0 else 0
 
     def exposure_if(self, sel: int, dd: int, dl: int) -> int:

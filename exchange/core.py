@@ -195,25 +195,63 @@ class Exchange:
     # -- orders ------------------------------------------------------------
 
     def _place(self, cmd: PlaceOrder) -> list[Event]:
+        # Hot path: the common case checked inline; anything unusual goes to _verify_place,
+        # which finds the precise reason (or accepts, e.g. a price sent as text).
         try:
-            account, market, sel, tick = self._verify_place(cmd)
-        except Rejection as r:
-            return [
-                OrderRejected(
-                    cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
-                    cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
+            account = self.accounts.get(cmd.account_id)
+            market = self.markets.get(cmd.market_id)
+            side = cmd.side
+            size = cmd.size
+            ok = (
+                account is not None
+                and market is not None
+                and market.status is _ACTIVE
+                and (side is _BACK or side is _LAY)
+                and type(size) is int
+                and type(cmd.price) is Decimal
+                and (cmd.round is None or cmd.round == market.round)
+                and cmd.order_type is _LIMIT
+                and cmd.persistence_type is _LAPSE
+            )
+            if ok:
+                assert market is not None and account is not None
+                sel = market.index.get(cmd.selection_id)
+                tick = _TICK_OF_PRICE.get(cmd.price)
+                ok = (
+                    sel is not None
+                    and tick is not None
+                    and size >= market.min_stake
+                    and market.selection_status[sel] is _IN_PLAY
+                    and _funds_ok(account, market, sel, side is _BACK, tick, size)
                 )
-            ]  # fmt: skip
+        except TypeError:  # an unhashable selection id or a signalling-NaN price
+            ok = False
+        if not ok:
+            try:
+                account, market, sel, tick = self._verify_place(cmd)
+            except Rejection as r:
+                return [
+                    OrderRejected(
+                        cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
+                        cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
+                    )
+                ]  # fmt: skip
+        assert account is not None and market is not None and sel is not None and tick is not None
         placed = OrderPlaced(
             cmd.ts, self.next_bet_id, cmd.account_id, cmd.market_id, cmd.selection_id,
-            cmd.side, tick, cmd.size, market.round, cmd.customer_ref, None,
+            side, tick, size, market.round, cmd.customer_ref, None,
         )  # fmt: skip
         order = self._add_order(placed, account, market, sel)
         events: list[Event] = [placed]
+        book = market.books[sel]
         if order.is_back:
-            self._match_back(order, market, cmd.ts, events)
+            mask = book.lay_mask
+            if mask and mask.bit_length() - 1 >= tick:
+                self._match_back(order, market, cmd.ts, events)
         else:
-            self._match_lay(order, market, cmd.ts, events)
+            mask = book.back_mask
+            if mask and (mask & -mask).bit_length() - 1 <= tick:
+                self._match_lay(order, market, cmd.ts, events)
         return events
 
     def _verify_place(self, cmd: PlaceOrder) -> tuple[Account, Market, int, int]:
@@ -221,8 +259,10 @@ class Exchange:
         account = self.accounts.get(cmd.account_id)
         if account is None:
             raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r} does not exist")
-        market = self._open_market_for_betting(cmd.market_id)
-        sel = market.index.get(cmd.selection_id)
+        market = self.markets.get(cmd.market_id)
+        if market is None:
+            raise Rejection(ErrorCode.INVALID_MARKET_ID, f"market {cmd.market_id!r} does not exist")
+        sel = market.index.get(cmd.selection_id) if type(cmd.selection_id) is int else None
         if sel is None:
             raise Rejection(
                 ErrorCode.INVALID_RUNNER,
@@ -244,43 +284,16 @@ class Exchange:
         size = cmd.size
         if type(size) is not int or size < market.min_stake:
             raise Rejection(ErrorCode.INVALID_BET_SIZE, _size_message(size, market.min_stake))
-        if cmd.side is _BACK:
-            self._check_funds(account, market, sel, 100 * size, -100 * size)
-        else:
-            self._check_funds(account, market, sel, -size * (_PX[tick] - 100), 0)
-        return account, market, sel, tick
-
-    def _open_market_for_betting(self, market_id: str) -> Market:
-        market = self.markets.get(market_id)
-        if market is None:
-            raise Rejection(ErrorCode.INVALID_MARKET_ID, f"market {market_id!r} does not exist")
-        return market
-
-    def _check_funds(self, account: Account, market: Market, sel: int, dd: int, dl: int) -> None:
-        """Refuse a change of ``d[sel]`` by ``dd`` and ``ltot`` by ``dl`` that would overdraw the account."""
-        positions = account.positions
-        pos = positions.get(market.market_id)
-        if pos is None:
-            worst = None
-            for i in market.live:
-                v = dd if i == sel else 0
-                if worst is None or v < worst:
-                    worst = v
-            assert worst is not None
-            x = worst + dl
-            current, after = 0, (-(x // 100) if x < 0 else 0)
-        else:
-            current, after = pos.exposure(), pos.exposure_if(sel, dd, dl)
-        if after <= current:
-            return
-        exposure = sum(p.exposure() for p in positions.values()) if len(positions) > (pos is not None) else current
-        available = account.balance - exposure
-        if available - (after - current) < 0:
+        if not _funds_ok(account, market, sel, cmd.side is _BACK, tick, size):
+            pos = account.positions.get(market.market_id)
+            current, after = _exposure_change(pos, market, sel, cmd.side is _BACK, tick, size)
+            available = account.available()
             raise Rejection(
                 ErrorCode.INSUFFICIENT_FUNDS,
                 f"this order needs {format_minor(after - current)} more exposure "
                 f"but only {format_minor(max(available, 0))} is available to bet",
             )
+        return account, market, sel, tick
 
     def _add_order(self, ev: OrderPlaced, account: Account, market: Market, sel: int) -> Order:
         """Create the order of an :class:`OrderPlaced`, reserve its exposure and queue it in the book."""
@@ -356,7 +369,9 @@ class Exchange:
                 rem -= m
                 filled += m
                 filled_x100 += m * p
-                ev = Matched(ts, match_id, market_id, selection_id, t, m, bet_id, r.bet_id, account_id, r.account_id, _BACK)
+                ev = Matched(
+                    ts, match_id, market_id, selection_id, t, m, bet_id, r.bet_id, account_id, r.account_id, _BACK
+                )
                 events.append(ev)
                 fills[match_id] = ev
                 match_id += 1
@@ -428,7 +443,9 @@ class Exchange:
                 rem -= m
                 filled += m
                 filled_x100 += m * p
-                ev = Matched(ts, match_id, market_id, selection_id, t, m, r.bet_id, bet_id, r.account_id, account_id, _LAY)
+                ev = Matched(
+                    ts, match_id, market_id, selection_id, t, m, r.bet_id, bet_id, r.account_id, account_id, _LAY
+                )
                 events.append(ev)
                 fills[match_id] = ev
                 match_id += 1
@@ -503,10 +520,20 @@ class Exchange:
             _check_market_active(market, cmd.round)
             tick = _tick_of(cmd.new_price)
             amount = order.remaining
-            if not order.is_back:
-                # Only a lay's exposure depends on its price; the old reservation is released first.
+            if not order.is_back and tick > order.tick:
+                # Only a lay's exposure depends on its price, and only a longer price needs more.
+                account = self.accounts[cmd.account_id]
+                pos = order.position
                 dd = amount * (_PX[order.tick] - _PX[tick])
-                self._check_funds(self.accounts[cmd.account_id], market, order.sel, dd, 0)
+                current = pos.exposure()
+                after = pos.exposure_if(order.sel, dd, 0)
+                available = account.available()
+                if available - (after - current) < 0:
+                    raise Rejection(
+                        ErrorCode.INSUFFICIENT_FUNDS,
+                        f"the new price needs {format_minor(after - current)} more exposure "
+                        f"but only {format_minor(max(available, 0))} is available to bet",
+                    )
         except Rejection as r:
             return [_order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)]
         cancelled = OrderCancelled(
@@ -618,8 +645,7 @@ class Exchange:
         for sel, book in enumerate(market.books):
             if only_sel is not None and sel != only_sel:
                 continue
-            live = [o for is_back in (True, False) for t in range(ladder.TICK_COUNT) for o in book.orders_at(is_back, t)]
-            for o in live:
+            for o in book.live_orders():
                 ev = OrderLapsed(ts, o.bet_id, o.account_id, o.market_id, o.selection_id, o.remaining, reason)
                 self._apply_lapsed(ev)
                 events.append(ev)
@@ -668,9 +694,8 @@ class Exchange:
     def _void_market(self, cmd: VoidMarket) -> list[Event]:
         market = self._open_only(cmd.market_id, "void")
         events: list[Event] = []
-        for sel, book in enumerate(market.books):
-            live = [o for is_back in (True, False) for t in range(ladder.TICK_COUNT) for o in book.orders_at(is_back, t)]
-            for o in live:
+        for book in market.books:
+            for o in book.live_orders():
                 ev = OrderCancelled(
                     cmd.ts, o.bet_id, o.account_id, o.market_id, o.selection_id, o.remaining, CancelReason.MARKET_VOIDED
                 )
@@ -881,7 +906,7 @@ class Exchange:
         return tuple(o.view() for pos in positions for o in pos.orders)
 
     def cleared_orders(self, account_id: str, market_id: str | None = None) -> tuple[ClearedOrder, ...]:
-        """``listClearedOrders``: the account's orders on settled or voided markets, and on selections settled early."""
+        """``listClearedOrders``: orders on settled or voided markets, and on selections settled early."""
         account = self.accounts.get(account_id)
         if account is None:
             return ()
@@ -998,10 +1023,58 @@ class Exchange:
             ].closed.get(order.market_id)
             assert position is order.position, order
         for market in self.markets.values():
-            for sel, book in enumerate(market.books):
-                backs = sum(o.matched for p in market.positions.values() for o in p.orders if o.sel == sel and o.is_back)
-                lays = sum(o.matched for p in market.positions.values() for o in p.orders if o.sel == sel and not o.is_back)
-                assert backs == lays == book.total_matched, (market.market_id, sel, backs, lays, book.total_matched)
+            backs = [0] * len(market.books)
+            lays = [0] * len(market.books)
+            for pos in market.positions.values():
+                for o in pos.orders:
+                    (backs if o.is_back else lays)[o.sel] += o.matched
+            totals = [book.total_matched for book in market.books]
+            assert backs == lays == totals, (market.market_id, backs, lays, totals)
+
+
+def _exposure_change(
+    pos: Position | None, market: Market, sel: int, is_back: bool, tick: int, size: int
+) -> tuple[int, int]:
+    """The market exposure of an account now and with one more unmatched order (minor units)."""
+    if is_back:
+        dd = 100 * size
+        dl = -dd
+    else:
+        dd = (100 - _PX[tick]) * size
+        dl = 0
+    if pos is None:
+        x = (dd if dd < 0 or len(market.live) == 1 else 0) + dl
+        return 0, (-(x // 100) if x < 0 else 0)
+    d = pos.d
+    ltot = pos.ltot
+    if len(market.live) == len(d):
+        now = min(d)
+        d[sel] += dd
+        then = min(d)
+        d[sel] -= dd
+    else:
+        live = market.live
+        now = min([d[i] for i in live])
+        then = min([d[i] + dd if i == sel else d[i] for i in live])
+    x = ltot + now
+    y = ltot + dl + then
+    return (-(x // 100) if x < 0 else 0), (-(y // 100) if y < 0 else 0)
+
+
+def _funds_ok(account: Account, market: Market, sel: int, is_back: bool, tick: int, size: int) -> bool:
+    """Whether one more unmatched order keeps the account's available to bet from going negative.
+
+    An order that does not raise the account's exposure is always allowed.
+    """
+    positions = account.positions
+    pos = positions.get(market.market_id)
+    current, after = _exposure_change(pos, market, sel, is_back, tick, size)
+    if after <= current:
+        return True
+    exposure = current
+    if len(positions) > (pos is not None):  # other markets hold exposure too
+        exposure = sum(p.exposure() for p in positions.values() if p is not pos) + current
+    return account.balance - exposure - (after - current) >= 0
 
 
 def _ignore(event: Event) -> None:
@@ -1032,7 +1105,9 @@ def _check_selection_in_play(market: Market, sel: int) -> None:
         raise Rejection(
             ErrorCode.SELECTION_ALREADY_LOST, f"selection {sid} has already lost and takes no more bets"
         )
-    raise Rejection(ErrorCode.SELECTION_ALREADY_WON, f"selection {sid} has already won ({status}) and takes no more bets")
+    raise Rejection(
+        ErrorCode.SELECTION_ALREADY_WON, f"selection {sid} has already won ({status}) and takes no more bets"
+    )
 
 
 def _check_market_active(market: Market, round_: int | None) -> None:

@@ -1,0 +1,246 @@
+"""Benchmark the exchange core's order flow against a bare order book.
+
+Usage::
+
+    python scripts/bench_exchange.py [--ops 200000] [--repeats 5] [--seed 1] [--profile]
+
+One seeded stream of operations on one market with four selections, from 50
+funded accounts: about 60 % passive limit orders (resting near the touch),
+30 % crossing orders (taking one or more resting orders), 10 % cancels of a
+recent order.  The stream is generated up front (as a driver would receive
+it) and fed to
+
+* ``exchange``: :class:`exchange.core.Exchange` through ``execute(command)``,
+  with validation, exposure checks, accounts and every event appended to a
+  journal list;
+* ``bare``: a minimal book — price levels in a ``sortedcontainers.SortedDict``
+  of ``deque``\\ s per side and selection, lazy cancels, no accounts, no
+  events, no validation.
+
+Each is timed ``--repeats`` times (alternating); min / median / max of
+operations per second are printed, with the ratio of medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import statistics
+import sys
+import time
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sortedcontainers import SortedDict  # noqa: E402
+
+from exchange import ladder  # noqa: E402
+from exchange.commands import CancelOrder, Command, CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder  # noqa: E402
+from exchange.core import Exchange  # noqa: E402
+from exchange.events import Event, Matched, OrderRejected  # noqa: E402
+from exchange.side import Side  # noqa: E402
+
+SELECTIONS = (1, 2, 3, 4)
+MARKET = "1.1"
+
+# An operation: ("P", account, selection index, is_back, tick, size) or ("C", account, bet_id).
+Op = tuple[object, ...]
+
+
+def generate(n: int, seed: int, accounts: int) -> list[Op]:
+    """A seeded operation stream; bet ids are predicted (every placement is accepted)."""
+    rng = random.Random(seed)
+    mids = [120 + 25 * i for i in range(len(SELECTIONS))]
+    owners: list[int] = []
+    ops: list[Op] = []
+    for _ in range(n):
+        r = rng.random()
+        sel = rng.randrange(len(SELECTIONS))
+        if rng.random() < 0.02:
+            mids[sel] = max(30, min(320, mids[sel] + rng.choice((-1, 1))))
+        mid = mids[sel]
+        if r < 0.10 and owners:
+            bet_id = rng.randrange(max(0, len(owners) - 500), len(owners)) + 1
+            ops.append(("C", owners[bet_id - 1], bet_id))
+            continue
+        account = rng.randrange(accounts)
+        is_back = rng.random() < 0.5
+        if r < 0.40:  # crossing: reaches into the other side's resting orders
+            k = rng.randint(1, 3)
+            tick = mid - k if is_back else mid - 1 + k
+            size = rng.randint(200, 6000)
+        else:  # passive: rests on its own side of the mid
+            k = rng.randint(0, 8)
+            tick = mid + k if is_back else mid - 1 - k
+            size = rng.randint(200, 3000)
+        owners.append(account)
+        ops.append(("P", account, sel, is_back, tick, size))
+    return ops
+
+
+def to_commands(ops: Sequence[Op]) -> tuple[list[Command], list[Command]]:
+    """(setup commands, timed commands) for the exchange."""
+    names = [f"acct{i:02d}" for i in range(max(int(op[1]) for op in ops) + 1)]  # type: ignore[call-overload]
+    setup: list[Command] = []
+    for name in names:
+        setup += [OpenAccount(0, name), Deposit(0, name, 10**12)]
+    setup += [CreateMarket(0, MARKET, SELECTIONS), OpenMarket(0, MARKET)]
+    timed: list[Command] = []
+    for ts, op in enumerate(ops, start=1):
+        if op[0] == "P":
+            _, account, sel, is_back, tick, size = op
+            timed.append(
+                PlaceOrder(
+                    ts, names[account], MARKET, SELECTIONS[sel],  # type: ignore[index]
+                    Side.BACK if is_back else Side.LAY, ladder.PRICES[tick], size,  # type: ignore[index, arg-type]
+                )
+            )  # fmt: skip
+        else:
+            timed.append(CancelOrder(ts, names[op[1]], op[2]))  # type: ignore[index, arg-type]
+    return setup, timed
+
+
+def run_exchange(setup: Sequence[Command], timed: Sequence[Command]) -> tuple[float, list[Event], Exchange]:
+    ex = Exchange()
+    for cmd in setup:
+        ex.execute(cmd)
+    journal: list[Event] = []
+    append = journal.extend
+    execute = ex.execute
+    gc.collect()
+    start = time.perf_counter()
+    for cmd in timed:
+        append(execute(cmd))
+    return time.perf_counter() - start, journal, ex
+
+
+class BareBook:
+    """The baseline: SortedDict of deques per side and selection, lazy cancels, nothing else."""
+
+    def __init__(self, selections: int) -> None:
+        self.backs: list[SortedDict] = [SortedDict() for _ in range(selections)]  # resting backs, best = lowest
+        self.lays: list[SortedDict] = [SortedDict() for _ in range(selections)]  # resting lays, best = highest
+        self.sizes: list[dict[tuple[bool, int], int]] = [{} for _ in range(selections)]
+        self.orders: dict[int, list[int]] = {}
+        self.next_id = 1
+        self.fills = 0
+
+    def place(self, sel: int, is_back: bool, tick: int, size: int) -> int:
+        oid = self.next_id
+        self.next_id += 1
+        order = [size, tick, is_back, sel]
+        self.orders[oid] = order
+        book = self.lays[sel] if is_back else self.backs[sel]
+        sizes = self.sizes[sel]
+        while size and book:
+            t, q = book.peekitem(-1) if is_back else book.peekitem(0)
+            if (t < tick) if is_back else (t > tick):
+                break
+            key = (not is_back, t)
+            while size:
+                r = q[0]
+                if not r[0]:
+                    q.popleft()
+                    continue
+                m = r[0] if r[0] < size else size
+                r[0] -= m
+                size -= m
+                sizes[key] -= m
+                self.fills += 1
+                if not r[0]:
+                    q.popleft()
+                if not sizes[key]:
+                    break
+            if not sizes[key]:
+                del book[t]
+        order[0] = size
+        if size:
+            own = self.backs[sel] if is_back else self.lays[sel]
+            q = own.get(tick)
+            if q is None:
+                q = own[tick] = deque()
+            q.append(order)
+            sizes[(is_back, tick)] = sizes.get((is_back, tick), 0) + size
+        return oid
+
+    def cancel(self, oid: int) -> bool:
+        order = self.orders.get(oid)
+        if order is None or not order[0]:
+            return False
+        size, tick, is_back, sel = order
+        order[0] = 0
+        sizes = self.sizes[sel]
+        sizes[(is_back, tick)] -= size
+        if not sizes[(is_back, tick)]:
+            del (self.backs[sel] if is_back else self.lays[sel])[tick]
+        return True
+
+
+def run_bare(ops: Sequence[Op]) -> tuple[float, BareBook]:
+    book = BareBook(len(SELECTIONS))
+    place = book.place
+    cancel = book.cancel
+    gc.collect()
+    start = time.perf_counter()
+    for op in ops:
+        if op[0] == "P":
+            place(op[2], op[3], op[4], op[5])  # type: ignore[arg-type]
+        else:
+            cancel(op[2])  # type: ignore[arg-type]
+    return time.perf_counter() - start, book
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--ops", type=int, default=200_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--accounts", type=int, default=50)
+    parser.add_argument("--profile", action="store_true", help="profile one exchange run instead of timing")
+    args = parser.parse_args(argv)
+
+    ops = generate(args.ops, args.seed, args.accounts)
+    setup, timed = to_commands(ops)
+    if args.profile:
+        import cProfile
+        import pstats
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        run_exchange(setup, timed)
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+        return 0
+
+    ex_rates: list[float] = []
+    bare_rates: list[float] = []
+    for _ in range(args.repeats):
+        seconds, journal, ex = run_exchange(setup, timed)
+        ex_rates.append(len(timed) / seconds)
+        seconds, bare = run_bare(ops)
+        bare_rates.append(len(ops) / seconds)
+
+    ex._check()
+    places = sum(1 for op in ops if op[0] == "P")
+    fills = sum(1 for e in journal if isinstance(e, Matched))
+    rejected = [e for e in journal if isinstance(e, OrderRejected)]
+    assert all(e.error_code == "BET_TAKEN_OR_LAPSED" for e in rejected), rejected[:3]
+    takers = len({e.back_bet_id if e.taker_side is Side.BACK else e.lay_bet_id for e in journal if isinstance(e, Matched)})
+    assert fills == bare.fills, (fills, bare.fills)
+    print(f"operations: {len(ops):,} ({places:,} placements, {len(ops) - places:,} cancels), {args.accounts} accounts")
+    print(f"orders that took liquidity: {takers:,} ({takers / len(ops):.0%} of operations); fills: {fills:,}")
+    print(f"events per run: {len(journal):,}; cancels refused (already filled/cancelled): {len(rejected):,}")
+    for name, rates in (("exchange", ex_rates), ("bare book", bare_rates)):
+        print(
+            f"{name:>10}: median {statistics.median(rates):>10,.0f} ops/s"
+            f"   (min {min(rates):,.0f}, max {max(rates):,.0f}, {len(rates)} repeats)"
+        )
+    print(f"     ratio: exchange / bare = {statistics.median(ex_rates) / statistics.median(bare_rates):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
