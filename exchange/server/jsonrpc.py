@@ -80,7 +80,7 @@ class Endpoint:
         """The response body for a request body, calling methods with ``session``."""
         try:
             request = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _dump(envelope_error(None, error_object(PARSE_ERROR, f"Parse error: the body is not JSON ({exc})")))
         if isinstance(request, list):
             if not request:

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
+from engine.cards import Card
+from engine.showdown import showdown
 from exchange.accounts import AccountFunds
 from exchange.backtest.recorder import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.backtest.recorder import MarketInfo as RecorderInfo
@@ -34,6 +37,7 @@ from exchange.events import Event, MarketCreated, Matched, OrderPlaced, event_fr
 from exchange.game.channel import Channel
 from exchange.game.deal import seeded_decks
 from exchange.game.events import Stamped
+from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
 from exchange.house import MarketMaker
 from exchange.market import MarketBook, MarketStatus, SelectionStatus
@@ -113,7 +117,7 @@ class ExchangeService:
         self.infos: dict[str, MarketInfo] = {}
         self.versions: dict[str, int] = {}
         self.last_match: dict[str, int] = {}
-        self._equities = equities
+        self._equities = equities if equities is not None else default_equities()
         self._house = house
         self._touch: Callable[[str | None, set[str]], None] | None = None
         self.recovered_voids: list[str] = []
@@ -405,3 +409,32 @@ def _uo_cleared(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, float
     uo = _uo(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
              matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref)
     return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
+
+
+def river_only_equities(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> Prospects:
+    """Prospects that decide only at the river: exact there (one board), "nothing known" before.
+
+    A stopgap for when the engine has no exact equity function (``engine.equity``):
+    before the river it returns equal equities with ``boards == 0``, which
+    settles nothing early and leaves the house quoting every hand at fair odds
+    of ``n``; at the river it is the showdown. Money is therefore always right;
+    only the early-settlement feature and the house's prices are lost.
+    """
+    if len(board) < 5:
+        return Prospects.uniform(len(hands))
+    winners = showdown(variant, list(hands), list(board)).high.winners
+    n = len(hands)
+    wins = [1 if i in winners and len(winners) == 1 else 0 for i in range(n)]
+    ties = [1 if i in winners and len(winners) > 1 else 0 for i in range(n)]
+    shares = [Fraction(1, len(winners)) if i in winners else Fraction(0) for i in range(n)]
+    return Prospects.from_counts(1, wins, ties, shares)
+
+
+def default_equities() -> EquityFn | None:
+    """None (the game's exact equities) when the engine has them, else :func:`river_only_equities`."""
+    import engine
+
+    if hasattr(engine, "equity"):
+        return None
+    log.warning("engine.equity is missing: using river-only prospects (no early settlement, flat house quotes)")
+    return river_only_equities

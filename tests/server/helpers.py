@@ -1,0 +1,52 @@
+"""Shared helpers for the server tests: an in-process app, logins and JSON-RPC calls."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+APP_KEY = "test-app"
+BETTING = "/exchange/betting/json-rpc/v1"
+ACCOUNT = "/exchange/account/json-rpc/v1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def login(client: TestClient, name: str, password: str) -> str:
+    resp = await client.post("/api/login", data={"username": name, "password": password},
+                             headers={"X-Application": APP_KEY})
+    body = await resp.json()
+    assert body["status"] == "SUCCESS", body
+    return str(body["token"])
+
+
+def headers(token: str | None, app_key: str | None = APP_KEY) -> dict[str, str]:
+    out = {"Content-Type": "application/json"}
+    if app_key is not None:
+        out["X-Application"] = app_key
+    if token is not None:
+        out["X-Authentication"] = token
+    return out
+
+
+async def rpc(client: TestClient, token: str | None, method: str, params: dict[str, Any] | None = None,
+              *, path: str = BETTING, app_key: str | None = APP_KEY) -> dict[str, Any]:
+    prefix = "AccountAPING/v1.0/" if path == ACCOUNT else "SportsAPING/v1.0/"
+    body = {"jsonrpc": "2.0", "method": prefix + method, "params": params or {}, "id": 1}
+    resp = await client.post(path, data=json.dumps(body), headers=headers(token, app_key))
+    assert resp.status == 200, await resp.text()
+    out: dict[str, Any] = await resp.json()
+    return out
+
+
+def place(market_id: str, selection: int, side: str, price: float, size: float, **extra: Any) -> dict[str, Any]:
+    return {"marketId": market_id, "instructions": [{
+        "selectionId": selection, "side": side, "orderType": "LIMIT",
+        "limitOrder": {"size": size, "price": price, "persistenceType": "LAPSE"}, **extra}]}

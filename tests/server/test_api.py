@@ -1,0 +1,210 @@
+"""The HTTP API in-process: identity, every JSON-RPC method, the error codes and the snapshot."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from aiohttp.test_utils import TestClient
+
+from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, headers, login, place, rpc
+
+MARKET = "holdem.0"
+
+
+async def test_login_succeeds_and_refuses_bad_passwords(client: TestClient) -> None:
+    token = await login(client, "alice", "pw-alice")
+    assert len(token) > 20
+    resp = await client.post("/api/login", data={"username": "alice", "password": "nope"},
+                             headers={"X-Application": APP_KEY})
+    assert (await resp.json()) == {"token": "", "product": APP_KEY, "status": "FAIL",
+                                   "error": "INVALID_USERNAME_OR_PASSWORD"}
+    resp = await client.post("/api/login", data={"username": "alice", "password": "pw-alice"})
+    assert (await resp.json())["error"] == "INVALID_APP_KEY"
+    resp = await client.post("/api/login", data={"username": "alice"}, headers={"X-Application": APP_KEY})
+    assert (await resp.json())["error"] == "INPUT_VALIDATION_ERROR"
+    resp = await client.post("/api/login", data={"username": "ghost", "password": "x"},
+                             headers={"X-Application": APP_KEY})
+    assert (await resp.json())["error"] == "INVALID_USERNAME_OR_PASSWORD"
+
+
+async def test_keep_alive_and_logout(client: TestClient) -> None:
+    token = await login(client, "alice", "pw-alice")
+    auth = {"X-Application": APP_KEY, "X-Authentication": token}
+    body = await (await client.post("/api/keepAlive", headers=auth)).json()
+    assert body == {"token": token, "product": APP_KEY, "status": "SUCCESS", "error": ""}
+    assert (await (await client.post("/api/logout", headers=auth)).json())["status"] == "SUCCESS"
+    assert (await (await client.post("/api/keepAlive", headers=auth)).json())["error"] == "NO_SESSION"
+    answer = await rpc(client, token, "listCurrentOrders")
+    assert answer["error"]["data"]["APINGException"]["errorCode"] == "INVALID_SESSION_INFORMATION"
+
+
+async def test_missing_or_bad_auth_is_an_aping_error(client: TestClient) -> None:
+    cases = {(None, APP_KEY): "NO_SESSION", ("junk", APP_KEY): "INVALID_SESSION_INFORMATION",
+             ("junk", None): "NO_APP_KEY"}
+    for (token, app_key), code in cases.items():
+        answer = await rpc(client, token, "listCurrentOrders", app_key=app_key)
+        assert answer["error"]["code"] == -32099
+        assert answer["error"]["data"]["APINGException"]["errorCode"] == code
+        assert answer["error"]["message"].startswith("ANGX-")
+    token = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, token, "listCurrentOrders", app_key="another-app")
+    assert answer["error"]["data"]["APINGException"]["errorCode"] == "INVALID_APP_KEY"
+    answer = await rpc(client, None, "getAccountFunds", path=ACCOUNT)
+    assert answer["error"]["data"]["exceptionname"] == "AccountAPINGException"
+
+
+async def test_place_match_cancel_replace_and_lists(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    bob = await login(client, "bob", "pw-bob")
+    lay = await rpc(client, alice, "placeOrders", place(MARKET, 1, "LAY", 3.0, 10, customerOrderRef="a1"))
+    report = lay["result"]
+    assert report["status"] == "SUCCESS", report
+    lay_id = report["instructionReports"][0]["betId"]
+    assert report["instructionReports"][0]["orderStatus"] == "EXECUTABLE"
+    back = (await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 2.5, 4)))["result"]
+    first = back["instructionReports"][0]
+    assert first["status"] == "SUCCESS" and first["sizeMatched"] == 4.0 and first["averagePriceMatched"] == 3.0
+    assert first["orderStatus"] == "EXECUTION_COMPLETE"
+
+    current = (await rpc(client, alice, "listCurrentOrders", {"betIds": [lay_id]}))["result"]
+    (order,) = current["currentOrders"]
+    assert order["sizeMatched"] == 4.0 and order["sizeRemaining"] == 6.0 and order["customerOrderRef"] == "a1"
+    assert current["moreAvailable"] is False
+
+    book = (await rpc(client, alice, "listMarketBook", {"marketIds": [MARKET], "priceProjection": {
+        "priceData": ["EX_BEST_OFFERS", "EX_TRADED"]}, "orderProjection": "ALL"}))["result"][0]
+    runner = next(r for r in book["runners"] if r["selectionId"] == 1)
+    assert runner["ex"]["availableToBack"] == [{"price": 3.0, "size": 6.0}]
+    assert runner["ex"]["tradedVolume"] == [{"price": 3.0, "size": 4.0}]
+    assert runner["lastPriceTraded"] == 3.0 and [o["betId"] for o in runner["orders"]] == [lay_id]
+    assert book["status"] == "OPEN" and book["totalMatched"] == 4.0
+
+    replaced = (await rpc(client, alice, "replaceOrders", {"marketId": MARKET, "instructions": [
+        {"betId": lay_id, "newPrice": 3.5}]}))["result"]
+    assert replaced["status"] == "SUCCESS", replaced
+    new_id = replaced["instructionReports"][0]["placeInstructionReport"]["betId"]
+    assert replaced["instructionReports"][0]["cancelInstructionReport"]["sizeCancelled"] == 6.0
+    cancelled = (await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [
+        {"betId": new_id, "sizeReduction": 2}]}))["result"]
+    assert cancelled["instructionReports"][0]["sizeCancelled"] == 2.0
+    everything = (await rpc(client, alice, "cancelOrders", {}))["result"]
+    assert everything["status"] == "SUCCESS" and everything["instructionReports"][0]["sizeCancelled"] == 4.0
+
+    funds = (await rpc(client, alice, "getAccountFunds", path=ACCOUNT))["result"]
+    assert funds["exposure"] == -8.0 and funds["availableToBetBalance"] == 992.0
+
+    catalogue = (await rpc(client, alice, "listMarketCatalogue", {"filter": {}, "maxResults": 10,
+                 "marketProjection": ["RUNNER_DESCRIPTION", "EVENT", "MARKET_DESCRIPTION"]}))["result"]
+    assert catalogue[0]["marketId"] == MARKET and catalogue[0]["runners"][0]["runnerName"] == "Hand 1"
+
+
+async def test_one_account_cannot_touch_or_see_anothers_bet(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    bob = await login(client, "bob", "pw-bob")
+    bet = (await rpc(client, alice, "placeOrders", place(MARKET, 2, "BACK", 5.0, 2)))["result"]
+    bet_id = bet["instructionReports"][0]["betId"]
+    cancel = (await rpc(client, bob, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": bet_id}]}))
+    report = cancel["result"]["instructionReports"][0]
+    assert report["errorCode"] == "INVALID_BET_ID" and "sizeCancelled" not in report
+    replace = (await rpc(client, bob, "replaceOrders", {"marketId": MARKET, "instructions": [
+        {"betId": bet_id, "newPrice": 6.0}]}))["result"]
+    assert replace["instructionReports"][0]["errorCode"] == "INVALID_BET_ID"
+    seen = (await rpc(client, bob, "listCurrentOrders", {"betIds": [bet_id]}))["result"]
+    assert seen["currentOrders"] == []
+    book = (await rpc(client, bob, "listMarketBook", {"marketIds": [MARKET], "orderProjection": "ALL"}))["result"]
+    assert all(r["orders"] == [] for r in book[0]["runners"])
+    still = (await rpc(client, alice, "listCurrentOrders", {"betIds": [bet_id]}))["result"]["currentOrders"]
+    assert still[0]["sizeRemaining"] == 2.0
+
+
+async def test_error_codes(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    poor = await login(client, "poor", "pw-poor")
+
+    async def code(token: str, params: dict[str, object], method: str = "placeOrders") -> tuple[str, str]:
+        result = (await rpc(client, token, method, params))["result"]
+        return result["errorCode"], result["instructionReports"][0]["errorCode"] if result["instructionReports"] else ""
+
+    assert await code(alice, place(MARKET, 1, "BACK", 2.03, 2)) == ("BET_ACTION_ERROR", "INVALID_ODDS")
+    assert await code(alice, place(MARKET, 1, "BACK", 1e308, 2)) == ("BET_ACTION_ERROR", "INVALID_ODDS")
+    assert await code(alice, place(MARKET, 1, "BACK", -3, 2)) == ("BET_ACTION_ERROR", "INVALID_ODDS")
+    assert await code(alice, place(MARKET, 1, "BACK", 2.0, 1.5)) == ("BET_ACTION_ERROR", "INVALID_BET_SIZE")
+    assert await code(alice, place(MARKET, 1, "BACK", 2.0, 2.001)) == ("BET_ACTION_ERROR", "INVALID_BET_SIZE")
+    assert await code(alice, place(MARKET, 1, "BACK", 2.0, 1e300)) == ("BET_ACTION_ERROR", "INVALID_BET_SIZE")
+    assert await code(alice, place(MARKET, 9, "BACK", 2.0, 2)) == ("BET_ACTION_ERROR", "INVALID_RUNNER")
+    assert await code(poor, place(MARKET, 1, "LAY", 10.0, 2)) == ("INSUFFICIENT_FUNDS", "INSUFFICIENT_FUNDS")
+    assert (await code(alice, place("holdem.999", 1, "BACK", 2.0, 2)))[1] in ("INVALID_MARKET_ID",
+                                                                              "MARKET_NOT_OPEN_FOR_BETTING")
+    bad = place(MARKET, 1, "BACK", 2.0, 2)
+    bad["instructions"][0]["limitOrder"]["persistenceType"] = "PERSIST"  # type: ignore[index]
+    assert (await code(alice, bad))[1] == "INVALID_PERSISTENCE_TYPE"
+    many = {"marketId": MARKET, "instructions": place(MARKET, 1, "BACK", 2.0, 2)["instructions"] * 201}
+    result = (await rpc(client, alice, "placeOrders", many))["result"]
+    assert result["errorCode"] == "TOO_MANY_INSTRUCTIONS" and result["status"] == "FAILURE"
+    ok = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 1000, 2)))["result"]
+    bet_id = ok["instructionReports"][0]["betId"]
+    await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": bet_id}]})
+    again = (await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": bet_id}]}))
+    assert again["result"]["instructionReports"][0]["errorCode"] == "BET_TAKEN_OR_LAPSED"
+    assert (await code(alice, {"marketId": MARKET, "instructions": [{"betId": "abc"}]}, "cancelOrders"))[1] == (
+        "INVALID_BET_ID")
+    too_much = await rpc(client, alice, "listMarketCatalogue", {"filter": {}, "maxResults": 10**6})
+    assert too_much["error"]["data"]["APINGException"]["errorCode"] == "TOO_MUCH_DATA"
+
+
+async def test_market_not_open_between_windows(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    service = client.server.app[__import__("exchange.server.keys", fromlist=["SERVICE"]).SERVICE]
+    game = service.current_game("holdem")
+    assert game is not None
+    while service.exchange.market_status(MARKET).value == "ACTIVE":
+        await asyncio.sleep(0.05)
+    result = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 2.0, 2)))["result"]
+    assert result["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
+    assert result["instructionReports"][0]["errorCode"] in ("MARKET_NOT_OPEN_FOR_BETTING", "BET_REJECTED_ROUND_STALE")
+
+
+async def test_malformed_requests_get_json_rpc_errors(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    h = headers(alice)
+
+    async def post(body: str | bytes) -> object:
+        resp = await client.post(BETTING, data=body, headers=h)
+        assert resp.status == 200
+        return await resp.json()
+
+    assert (await post("{not json"))["error"]["code"] == -32700  # type: ignore[index]
+    assert (await post("[" * 100_000))["error"]["code"] == -32700  # type: ignore[index]
+    assert (await post('"a string"'))["error"]["code"] == -32600  # type: ignore[index]
+    assert (await post('{"jsonrpc":"2.0","method":"SportsAPING/v1.0/nothing","id":3}'))["error"]["code"] == -32601  # type: ignore[index]
+    assert (await post('{"jsonrpc":"2.0","method":"SportsAPING/v1.0/placeOrders","params":[1],"id":3}'))[
+        "error"]["code"] == -32602  # type: ignore[index]
+    wrong = {"jsonrpc": "2.0", "method": "SportsAPING/v1.0/placeOrders", "id": 4,
+             "params": {"marketId": MARKET, "instructions": [{"selectionId": "one", "side": "BACK"}]}}
+    answer = await post(json.dumps(wrong))
+    assert answer["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"  # type: ignore[index]
+    assert "selectionId" in answer["error"]["data"]["APINGException"]["errorDetails"]  # type: ignore[index]
+    batch = [{"jsonrpc": "2.0", "method": "SportsAPING/v1.0/listCurrentOrders", "id": i} for i in range(3)]
+    answers = await post(json.dumps(batch))
+    assert [a["id"] for a in answers] == [0, 1, 2] and all("result" in a for a in answers)  # type: ignore[union-attr, index]
+    resp = await client.post(BETTING, data=b"x" * (2 * 1024 * 1024), headers=h)
+    assert resp.status == 413 and (await resp.json())["error"] == "REQUEST_ENTITY_TOO_LARGE"
+    resp = await client.get("/nowhere")
+    assert resp.status == 404 and "error" in await resp.json()
+
+
+async def test_snapshot_channels_and_openapi(client: TestClient) -> None:
+    channels = await (await client.get("/games/v1/channels")).json()
+    assert channels["channels"][0]["id"] == "holdem"
+    snap = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
+    game = snap["game"]
+    assert game["id"] == MARKET and game["round"] == 1 and game["bettingWindowTime"] == 3
+    assert 0 <= game["bettingWindowPercentageComplete"] <= 100
+    assert all(card == "NOT AVAILABLE" for hand in game["gameData"]["hands"] for card in hand["cards"])
+    assert game["gameData"]["communityCards"] == ["NOT AVAILABLE"] * 5
+    assert [s["status"] for s in game["markets"][0]["selections"]] == ["IN_PLAY"] * 4
+    resp = await client.get("/games/v1/channels/nope/snapshot")
+    assert resp.status == 400 and (await resp.json())["error"] == "INVALID_INPUT_DATA"
+    doc = await (await client.get("/openapi.json")).json()
+    assert "/api/login" in doc["paths"] and doc["openapi"].startswith("3.")
