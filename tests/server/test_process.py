@@ -1,0 +1,159 @@
+"""A real server process on a free loopback port: betfairlightweight unmodified, and crash recovery.
+
+The crash test SIGKILLs the server while a betting window is open, restarts
+it on the same database and checks that every acknowledged order is there
+(voided with its game, as Betfair voided games on a technical fault) and
+every balance is what the journal says.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import betfairlightweight
+import pytest
+import requests
+from betfairlightweight import filters
+
+from exchange.server.ledger import balances_from_db
+from tests.server.helpers import free_port
+
+APP_KEY = "bflw-app"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "exchange.server", *args], capture_output=True, text=True, timeout=60,
+                          check=True)
+
+
+class Server:
+    def __init__(self, db: Path, port: int, window_s: float = 30) -> None:
+        self.db, self.port, self.window_s = db, port, window_s
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = f"http://127.0.0.1:{port}"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "exchange.server", "serve", "--db", str(self.db), "--port", str(self.port),
+             "--window-seconds", str(self.window_s), "--playing-seconds", "0.5", "--seed", "7", "--no-house"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                if requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"):
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def client(self, name: str, password: str) -> betfairlightweight.APIClient:
+        client = betfairlightweight.APIClient(name, password, app_key=APP_KEY, lightweight=False)
+        client.identity_uri = f"{self.url}/api/"
+        client.api_uri = f"{self.url}/exchange/"
+        client.login_interactive()
+        return client
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    db = tmp_path / "exchange.db"
+    cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a", "--balance", "1000")
+    cli("accounts", "--db", str(db), "add", "bob", "--password", "pw-b", "--balance", "500.50")
+    srv = Server(db, free_port())
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def test_betfairlightweight_resources_work_unmodified(server: Server) -> None:
+    alice, bob = server.client("alice", "pw-a"), server.client("bob", "pw-b")
+    assert alice.session_token
+    catalogue = alice.betting.list_market_catalogue(
+        filter=filters.market_filter(), max_results=5,
+        market_projection=["EVENT", "EVENT_TYPE", "MARKET_START_TIME", "MARKET_DESCRIPTION", "RUNNER_DESCRIPTION"])
+    market_id = catalogue[0].market_id
+    assert [r.runner_name for r in catalogue[0].runners] == ["Hand 1", "Hand 2", "Hand 3", "Hand 4"]
+    assert catalogue[0].description.betting_type == "ODDS"
+
+    lay = alice.betting.place_orders(market_id, [filters.place_instruction(
+        "LIMIT", 1, "LAY", limit_order=filters.limit_order(size=10, price=3.0, persistence_type="LAPSE"))])
+    assert lay.status == "SUCCESS"
+    lay_id = lay.place_instruction_reports[0].bet_id
+    back = bob.betting.place_orders(market_id, [filters.place_instruction(
+        "LIMIT", 1, "BACK", limit_order=filters.limit_order(size=4, price=2.5, persistence_type="LAPSE"))])
+    assert back.place_instruction_reports[0].size_matched == 4.0
+
+    books = alice.betting.list_market_book([market_id], price_projection=filters.price_projection(
+        price_data=["EX_BEST_OFFERS", "EX_TRADED"]), order_projection="ALL", match_projection="ROLLED_UP_BY_PRICE")
+    runner = books[0].runners[0]
+    assert runner.ex.available_to_back[0].price == 3.0 and runner.orders[0].bet_id == lay_id
+    assert runner.matches[0].size == 4.0
+
+    orders = alice.betting.list_current_orders()
+    assert [o.bet_id for o in orders.orders] == [lay_id] and orders.orders[0].size_remaining == 6.0
+    replaced = alice.betting.replace_orders(market_id, [{"betId": lay_id, "newPrice": 3.5}])
+    new_id = replaced.replace_instruction_reports[0].place_instruction_reports.bet_id
+    cancelled = alice.betting.cancel_orders(market_id, [filters.cancel_instruction(new_id, size_reduction=1.0)])
+    assert cancelled.cancel_instruction_reports[0].size_cancelled == 1.0
+    funds = alice.account.get_account_funds()
+    assert funds.available_to_bet_balance < 1000 and funds.exposure < 0
+    cleared = alice.betting.list_cleared_orders(bet_status="SETTLED")
+    assert cleared.orders == []
+    assert alice.keep_alive().status == "SUCCESS"
+    assert alice.logout().status == "SUCCESS"
+    with pytest.raises(betfairlightweight.exceptions.APIError):
+        alice.session_token = "expired"
+        alice.betting.list_current_orders()
+
+
+def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: Server) -> None:
+    alice, bob = server.client("alice", "pw-a"), server.client("bob", "pw-b")
+    market_id = "holdem.0"
+    acked: dict[str, str] = {}
+    for price, side, client, size in ((3.0, "LAY", alice, 10), (2.5, "BACK", bob, 4), (1000, "BACK", alice, 2),
+                                      (20, "LAY", bob, 3)):
+        report = client.betting.place_orders(market_id, [filters.place_instruction(
+            "LIMIT", 2, side, limit_order=filters.limit_order(size=size, price=price, persistence_type="LAPSE"))])
+        assert report.status == "SUCCESS"
+        acked[report.place_instruction_reports[0].bet_id] = client.username
+    assert requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()["game"]["round"] == 1
+    server.kill()  # SIGKILL in the middle of the Deal window
+
+    journal_balances = balances_from_db(str(server.db))
+    server.start()
+    alice, bob = server.client("alice", "pw-a"), server.client("bob", "pw-b")
+    for client, opening in ((alice, 1000.0), (bob, 500.5)):
+        funds = client.account.get_account_funds()
+        assert funds.available_to_bet_balance == opening and funds.exposure == 0
+        assert journal_balances[client.username] == round(opening * 100)
+        mine = {b for b, owner in acked.items() if owner == client.username}
+        seen = set()
+        for status in ("VOIDED", "CANCELLED", "LAPSED"):
+            seen |= {o.bet_id for o in client.betting.list_cleared_orders(bet_status=status).orders}
+        assert mine <= seen, (client.username, mine, seen)
+        assert client.betting.list_current_orders().orders == []
+    snapshot = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()
+    assert snapshot["game"]["id"] == "holdem.1"
+    listed = cli("accounts", "--db", str(server.db), "list").stdout
+    assert "alice" in listed and "1000.00" in listed and "500.50" in listed
