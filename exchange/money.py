@@ -69,7 +69,8 @@ def _to_exact_decimal(value: str | int | float | Decimal, what: str) -> Decimal:
     except InvalidOperation:
         raise ValueError(f"{what} {value!r} is not a number") from None
     if not result.is_finite():
-        raise ValueError(f"{what} {value!r} is not a finite number")
+        shown = repr(value) if isinstance(value, str) else str(value)
+        raise ValueError(f"{what} {shown} is not a finite number")
     return result
 
 

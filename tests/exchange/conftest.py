@@ -1,0 +1,177 @@
+"""Fixtures for the exchange core tests: a harness that checks invariants after every command."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+
+import pytest
+
+from exchange.commands import (
+    CancelOrder,
+    Command,
+    CreateMarket,
+    Deposit,
+    OpenAccount,
+    OpenMarket,
+    PlaceOrder,
+    ReplaceOrder,
+    SettleMarket,
+    SettleSelection,
+    SuspendMarket,
+    VoidMarket,
+    VoidMatchedSince,
+)
+from exchange.core import Exchange, ExchangeConfig
+from exchange.events import Event, OrderPlaced, OrderRejected
+from exchange.side import Side
+
+BACK = Side.BACK
+LAY = Side.LAY
+
+
+class Harness:
+    """An exchange plus the journal of every command and event, checked after each command.
+
+    Prices are given as strings (``"2.5"``), money in minor units.
+    """
+
+    def __init__(self, config: ExchangeConfig | None = None) -> None:
+        self.config = config
+        self.ex = Exchange(config)
+        self.commands: list[Command] = []
+        self.events: list[Event] = []
+        self.ts = 0
+
+    def run(self, command: Command) -> list[Event]:
+        events = self.ex.execute(command)
+        self.commands.append(command)
+        self.events.extend(events)
+        self.ex._check()
+        return events
+
+    def tick(self) -> int:
+        self.ts += 1
+        return self.ts
+
+    # -- setup -------------------------------------------------------------
+
+    def accounts(self, *names: str, balance: int = 100_000) -> None:
+        for name in names:
+            self.run(OpenAccount(self.tick(), name))
+            if balance:
+                self.run(Deposit(self.tick(), name, balance))
+
+    def market(
+        self,
+        market_id: str = "1.1",
+        selections: tuple[int, ...] = (1, 2, 3, 4),
+        open_: bool = True,
+        min_stake: int | None = None,
+        commission_bps: int | None = None,
+    ) -> None:
+        self.run(CreateMarket(self.tick(), market_id, selections, min_stake, commission_bps))
+        if open_:
+            self.run(OpenMarket(self.tick(), market_id))
+
+    # -- trading -------------------------------------------------------------
+
+    def place(
+        self,
+        account: str,
+        selection: int,
+        side: Side,
+        price: str | Decimal | int | float,
+        size: int,
+        market_id: str = "1.1",
+        round_: int | None = None,
+    ) -> list[Event]:
+        p = price if isinstance(price, Decimal) else Decimal(str(price)) if not isinstance(price, float) else price
+        return self.run(PlaceOrder(self.tick(), account, market_id, selection, side, p, size, round_))  # type: ignore[arg-type]
+
+    def back(self, account: str, selection: int, price: str, size: int, market_id: str = "1.1") -> int:
+        """Place a back that must be accepted; return its bet id."""
+        return self._accepted(self.place(account, selection, BACK, price, size, market_id))
+
+    def lay(self, account: str, selection: int, price: str, size: int, market_id: str = "1.1") -> int:
+        """Place a lay that must be accepted; return its bet id."""
+        return self._accepted(self.place(account, selection, LAY, price, size, market_id))
+
+    @staticmethod
+    def _accepted(events: list[Event]) -> int:
+        placed = events[0]
+        assert isinstance(placed, OrderPlaced), placed
+        return placed.bet_id
+
+    def cancel(self, account: str, bet_id: int, reduction: int | None = None) -> list[Event]:
+        return self.run(CancelOrder(self.tick(), account, bet_id, reduction))
+
+    def replace(self, account: str, bet_id: int, price: str) -> list[Event]:
+        return self.run(ReplaceOrder(self.tick(), account, bet_id, Decimal(price)))
+
+    def rejected(self, events: list[Event]) -> OrderRejected:
+        assert len(events) == 1 and isinstance(events[0], OrderRejected | Event), events
+        rejection = events[0]
+        assert isinstance(rejection, OrderRejected), rejection
+        return rejection
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def suspend(self, market_id: str = "1.1") -> list[Event]:
+        return self.run(SuspendMarket(self.tick(), market_id))
+
+    def open(self, market_id: str = "1.1") -> list[Event]:
+        return self.run(OpenMarket(self.tick(), market_id))
+
+    def lose(self, selection: int, market_id: str = "1.1") -> list[Event]:
+        return self.run(SettleSelection(self.tick(), market_id, selection))
+
+    def settle(self, *winners: int, market_id: str = "1.1") -> list[Event]:
+        return self.run(SettleMarket(self.tick(), market_id, winners))
+
+    def void(self, market_id: str = "1.1") -> list[Event]:
+        return self.run(VoidMarket(self.tick(), market_id))
+
+    def void_since(self, since_ts: int, market_id: str = "1.1") -> list[Event]:
+        return self.run(VoidMatchedSince(self.tick(), market_id, since_ts))
+
+    # -- reading -------------------------------------------------------------
+
+    def balance(self, account: str) -> int:
+        funds = self.ex.funds(account)
+        assert funds is not None
+        return funds.balance
+
+    def available(self, account: str) -> int:
+        funds = self.ex.funds(account)
+        assert funds is not None
+        return funds.available
+
+    def exposure(self, account: str) -> int:
+        funds = self.ex.funds(account)
+        assert funds is not None
+        return funds.exposure
+
+    def assert_replays(self) -> None:
+        """Replaying the events, and re-executing the commands, rebuild the same state."""
+        digest = self.ex.state_digest()
+        assert Exchange.replay(self.events, self.config).state_digest() == digest
+        assert Exchange.replay(self.commands, self.config).state_digest() == digest
+
+
+def types(events: Iterable[Event]) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+@pytest.fixture
+def hx() -> Harness:
+    """A fresh harness with accounts alice, bob, carol, dave (1000.00 each) and an open market 1.1."""
+    h = Harness()
+    h.accounts("alice", "bob", "carol", "dave")
+    h.market()
+    return h
+
+
+@pytest.fixture
+def types_of():  # type: ignore[no-untyped-def]
+    return types

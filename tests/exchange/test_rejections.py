@@ -1,0 +1,239 @@
+"""Every rejection kind: its API-NG error code, a message that says what is allowed, and no state change."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from exchange.commands import (
+    CancelOrder,
+    CreateMarket,
+    OpenMarket,
+    PlaceOrder,
+    ReplaceOrder,
+    SettleMarket,
+    SettleSelection,
+    SuspendMarket,
+    VoidMarket,
+    VoidMatchedSince,
+)
+from exchange.errors import ErrorCode, ExchangeError
+from exchange.events import OrderAction, OrderRejected
+from exchange.orders import OrderType, PersistenceType
+from exchange.side import Side
+
+from .conftest import Harness
+
+
+def place(hx: Harness, **changes: object) -> OrderRejected:
+    """Place a (by default valid) back of 5.00 at 3 on selection 1 for alice, with changes; expect a rejection."""
+    fields: dict[str, object] = dict(
+        ts=hx.tick(), account_id="alice", market_id="1.1", selection_id=1, side=Side.BACK,
+        price=Decimal("3"), size=500,
+    )  # fmt: skip
+    fields.update(changes)
+    digest = hx.ex.state_digest()
+    events = hx.run(PlaceOrder(**fields))  # type: ignore[arg-type]
+    assert len(events) == 1, events
+    rejection = events[0]
+    assert isinstance(rejection, OrderRejected), rejection
+    assert rejection.action is OrderAction.PLACE
+    assert hx.ex.state_digest() == digest
+    return rejection
+
+
+@pytest.mark.parametrize(
+    ("changes", "code", "message"),
+    [
+        ({"price": Decimal("2.03")}, ErrorCode.INVALID_ODDS, "price 2.03 is not on the ladder; nearest ticks 2.02, 2.04"),
+        ({"price": Decimal("1000.5")}, ErrorCode.INVALID_ODDS, "price 1000.5 is above the highest price 1000"),
+        ({"price": Decimal("1")}, ErrorCode.INVALID_ODDS, "price 1 is below the lowest price 1.01"),
+        ({"price": "abc"}, ErrorCode.INVALID_ODDS, "price 'abc' is not a number"),
+        ({"price": Decimal("sNaN")}, ErrorCode.INVALID_ODDS, "price sNaN is not a finite number"),
+        ({"size": 199}, ErrorCode.INVALID_BET_SIZE, "size 1.99 is below the minimum stake 2.00"),
+        ({"size": 0}, ErrorCode.INVALID_BET_SIZE, "size 0 must be a positive whole number of minor units"),
+        ({"size": -500}, ErrorCode.INVALID_BET_SIZE, "size -500 must be a positive whole number of minor units"),
+        (
+            {"size": Decimal("5.00")},
+            ErrorCode.INVALID_BET_SIZE,
+            "size Decimal('5.00') must be a positive whole number of minor units",
+        ),
+        ({"selection_id": 7}, ErrorCode.INVALID_RUNNER, "selection 7 is not in market 1.1; selections are 1, 2, 3, 4"),
+        ({"selection_id": "1"}, ErrorCode.INVALID_RUNNER, "selection '1' is not in market 1.1; selections are 1, 2, 3, 4"),
+        ({"market_id": "9.9"}, ErrorCode.INVALID_MARKET_ID, "market '9.9' does not exist"),
+        ({"account_id": "mallory"}, ErrorCode.INVALID_ACCOUNT, "account 'mallory' does not exist"),
+        (
+            {"persistence_type": PersistenceType.PERSIST},
+            ErrorCode.INVALID_PERSISTENCE_TYPE,
+            "persistence type PERSIST is not offered; use LAPSE",
+        ),
+        (
+            {"order_type": OrderType.MARKET_ON_CLOSE},
+            ErrorCode.INVALID_ORDER_TYPE,
+            "order type MARKET_ON_CLOSE is not offered; use LIMIT",
+        ),
+        (
+            {"size": 200_000},
+            ErrorCode.INSUFFICIENT_FUNDS,
+            "this order needs 2000.00 more exposure but only 1000.00 is available to bet",
+        ),
+        (
+            {"round": 2},
+            ErrorCode.MARKET_NOT_OPEN_FOR_BETTING,
+            "round 2 is not open; market 1.1 is in round 1",
+        ),
+    ],
+)
+def test_place_rejections(hx: Harness, changes: dict[str, object], code: ErrorCode, message: str) -> None:
+    rejection = place(hx, **changes)
+    assert rejection.error_code is code
+    assert rejection.message == message
+
+
+def test_stale_round(hx: Harness) -> None:
+    hx.suspend()
+    hx.open()
+    rejection = place(hx, round=1)
+    assert rejection.error_code is ErrorCode.BET_REJECTED_ROUND_STALE
+    assert rejection.message == "order is for round 1 but market 1.1 is in round 2"
+    hx.place("alice", 1, Side.BACK, "3", 500, round_=2)
+
+
+def test_market_not_open_before_first_window_while_suspended_and_after_void(hx: Harness) -> None:
+    hx.market("1.2", open_=False)
+    rejection = place(hx, market_id="1.2")
+    assert rejection.error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
+    assert rejection.message == "market 1.2 is SUSPENDED; orders are accepted only while it is ACTIVE"
+    hx.suspend()
+    assert place(hx).error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
+    hx.void()
+    assert place(hx).message == "market 1.1 is VOID; orders are accepted only while it is ACTIVE"
+
+
+def test_selection_already_lost_and_won(hx: Harness) -> None:
+    hx.suspend()
+    hx.lose(3)
+    hx.open()
+    rejection = place(hx, selection_id=3)
+    assert rejection.error_code is ErrorCode.SELECTION_ALREADY_LOST
+    assert rejection.message == "selection 3 has already lost and takes no more bets"
+    hx.suspend()
+    hx.settle(1, 2)
+    rejection = place(hx, selection_id=1)
+    assert rejection.error_code is ErrorCode.SELECTION_ALREADY_WON
+    assert rejection.message == "selection 1 has already won (TIED_DEAD_HEAT) and takes no more bets"
+    assert place(hx, selection_id=4).error_code is ErrorCode.SELECTION_ALREADY_LOST
+    assert place(hx, selection_id=3).error_code is ErrorCode.SELECTION_ALREADY_LOST
+
+
+def cancel(hx: Harness, account: str, bet_id: object, reduction: object = None) -> OrderRejected:
+    digest = hx.ex.state_digest()
+    events = hx.run(CancelOrder(hx.tick(), account, bet_id, reduction))  # type: ignore[arg-type]
+    assert len(events) == 1 and isinstance(events[0], OrderRejected), events
+    assert events[0].action is OrderAction.CANCEL
+    assert hx.ex.state_digest() == digest
+    return events[0]
+
+
+def test_cancel_rejections(hx: Harness) -> None:
+    mine = hx.lay("alice", 1, "3", 500)
+    theirs = hx.lay("bob", 2, "3", 500)
+    # someone else's bet looks exactly like one that does not exist
+    other = cancel(hx, "alice", theirs)
+    missing = cancel(hx, "alice", 999)
+    assert other.error_code is missing.error_code is ErrorCode.INVALID_BET_ID
+    assert other.message == f"bet id {theirs} is not one of your orders"
+    assert missing.message == "bet id 999 is not one of your orders"
+    assert cancel(hx, "alice", "1").error_code is ErrorCode.INVALID_BET_ID
+    assert cancel(hx, "mallory", mine).error_code is ErrorCode.INVALID_ACCOUNT
+    rejection = cancel(hx, "alice", mine, 0)
+    assert rejection.error_code is ErrorCode.INVALID_BET_SIZE
+    assert rejection.message == "size reduction 0 must be a positive number of minor units"
+    assert cancel(hx, "alice", mine, -1).error_code is ErrorCode.INVALID_BET_SIZE
+    hx.back("carol", 1, "3", 500)  # fully matches alice's lay
+    taken = cancel(hx, "alice", mine)
+    assert taken.error_code is ErrorCode.BET_TAKEN_OR_LAPSED
+    assert taken.message == f"bet {mine} has no unmatched size left (matched 5.00, lapsed 0.00, cancelled 0.00)"
+    hx.suspend()  # bob's lay lapses
+    lapsed = cancel(hx, "bob", theirs)
+    assert lapsed.error_code is ErrorCode.BET_TAKEN_OR_LAPSED
+    assert lapsed.message == f"bet {theirs} has no unmatched size left (matched 0.00, lapsed 5.00, cancelled 0.00)"
+
+
+def test_cancel_twice(hx: Harness) -> None:
+    bet = hx.lay("alice", 1, "3", 500)
+    hx.cancel("alice", bet)
+    assert cancel(hx, "alice", bet).error_code is ErrorCode.BET_TAKEN_OR_LAPSED
+
+
+def replace(hx: Harness, account: str, bet_id: int, price: object, round_: int | None = None) -> OrderRejected:
+    digest = hx.ex.state_digest()
+    events = hx.run(ReplaceOrder(hx.tick(), account, bet_id, price, round_))  # type: ignore[arg-type]
+    assert len(events) == 1 and isinstance(events[0], OrderRejected), events
+    assert events[0].action is OrderAction.REPLACE
+    assert hx.ex.state_digest() == digest
+    return events[0]
+
+
+def test_replace_rejections_leave_the_order_alone(hx: Harness) -> None:
+    bet = hx.lay("carol", 1, "3", 40_000)  # liability 800.00 of carol's 1000.00
+    assert replace(hx, "carol", bet, Decimal("3.01")).error_code is ErrorCode.INVALID_ODDS
+    rejection = replace(hx, "carol", bet, Decimal("4"))  # would need 1200.00
+    assert rejection.error_code is ErrorCode.INSUFFICIENT_FUNDS
+    assert rejection.message == "the new price needs 400.00 more exposure but only 200.00 is available to bet"
+    assert replace(hx, "alice", bet, Decimal("2")).error_code is ErrorCode.INVALID_BET_ID
+    hx.suspend()
+    hx.open()
+    # unmatched orders lapsed at the window close
+    assert replace(hx, "carol", bet, Decimal("2")).error_code is ErrorCode.BET_TAKEN_OR_LAPSED
+    fresh = hx.lay("carol", 1, "3", 500)
+    assert replace(hx, "carol", fresh, Decimal("2"), round_=1).error_code is ErrorCode.BET_REJECTED_ROUND_STALE
+    # a cheaper lay price is always affordable
+    hx.replace("carol", fresh, "2")
+
+
+def test_driver_misuse_raises(hx: Harness) -> None:
+    ex = hx.ex
+    with pytest.raises(ExchangeError, match="does not exist"):
+        ex.execute(SuspendMarket(1, "9.9"))
+    with pytest.raises(ExchangeError, match="already exists"):
+        ex.execute(CreateMarket(1, "1.1", (1, 2)))
+    with pytest.raises(ExchangeError, match="at least two distinct"):
+        ex.execute(CreateMarket(1, "2.1", (1, 1)))
+    with pytest.raises(ExchangeError, match="at least two distinct"):
+        ex.execute(CreateMarket(1, "2.1", (1,)))
+    with pytest.raises(ExchangeError, match="minimum stake"):
+        ex.execute(CreateMarket(1, "2.1", (1, 2), min_stake=0))
+    with pytest.raises(ExchangeError, match="basis points"):
+        ex.execute(CreateMarket(1, "2.1", (1, 2), commission_bps=10_001))
+    with pytest.raises(ExchangeError, match="cannot open market 1.1: it is ACTIVE"):
+        ex.execute(OpenMarket(1, "1.1"))
+    with pytest.raises(ExchangeError, match="not a selection"):
+        ex.execute(SettleMarket(1, "1.1", (9,)))
+    with pytest.raises(ExchangeError, match="distinct"):
+        ex.execute(SettleMarket(1, "1.1", ()))
+    with pytest.raises(ExchangeError, match="not in market"):
+        ex.execute(SettleSelection(1, "1.1", 9))
+    with pytest.raises(ExchangeError, match="not a command"):
+        ex.execute("PlaceOrder")  # type: ignore[arg-type]
+    with pytest.raises(ExchangeError, match="side must be a Side"):
+        ex.execute(PlaceOrder(1, "alice", "1.1", 1, "BACKK", Decimal("2"), 500))  # type: ignore[arg-type]
+    ex.execute(SuspendMarket(2, "1.1"))
+    with pytest.raises(ExchangeError, match="cannot suspend"):
+        ex.execute(SuspendMarket(3, "1.1"))
+    ex.execute(SettleSelection(4, "1.1", 4))
+    with pytest.raises(ExchangeError, match="already LOSER"):
+        ex.execute(SettleSelection(5, "1.1", 4))
+    with pytest.raises(ExchangeError, match="already settled LOSER"):
+        ex.execute(SettleMarket(5, "1.1", (4,)))
+    ex.execute(SettleMarket(6, "1.1", (1,)))
+    for cmd in (
+        SettleMarket(7, "1.1", (1,)),
+        VoidMarket(7, "1.1"),
+        VoidMatchedSince(7, "1.1", 0),
+        SettleSelection(7, "1.1", 2),
+    ):
+        with pytest.raises(ExchangeError, match="it is SETTLED"):
+            ex.execute(cmd)
+    ex._check()
