@@ -186,6 +186,18 @@ class SelectionBook:
         """Matched volume per tick (backer's stake), lowest price first."""
         return tuple(PriceSize(t, v) for t, v in enumerate(self.volume) if v)
 
+    def live_orders(self) -> list[Order]:
+        """Every live order: backs then lays, by tick ascending, in queue order."""
+        out: list[Order] = []
+        for queues, mask in ((self.backs, self.back_mask), (self.lays, self.lay_mask)):
+            while mask:
+                low = mask & -mask
+                q = queues[low.bit_length() - 1]
+                assert q is not None
+                out.extend(o for o in q if o.remaining)
+                mask ^= low
+        return out
+
     def orders_at(self, is_back: bool, tick: int) -> list[Order]:
         """Live orders at a level in queue order (for tests and debugging)."""
         q = self.backs[tick] if is_back else self.lays[tick]

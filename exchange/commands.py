@@ -200,7 +200,7 @@ class VoidMatchedSince(Command):
 
 
 COMMAND_TYPES: dict[str, type[Command]] = {
-    cls.TYPE_TAG: cls  # type: ignore[misc]
+    cls.TYPE_TAG: cls
     for cls in (
         OpenAccount,
         Deposit,

@@ -298,8 +298,9 @@ class MarketSettled(Event):
     ``bets``: results of the bets settled now (those settled early are in
     their :class:`SelectionSettled`).  ``accounts``: each account's net market
     P&L and commission; balances move by ``profit - commission``.  The house
-    account receives the commissions plus ``rounding`` (the sub-unit residue of
-    flooring each account's P&L, always ``>= 0``).
+    account receives the commissions plus ``rounding``: the residue of rounding
+    each account's P&L to the unit (under half a unit per account, either
+    sign; see :mod:`exchange.settlement`), so ``Σ profit + rounding == 0``.
     """
 
     TYPE_TAG: ClassVar[str] = "MarketSettled"

@@ -8,30 +8,34 @@ selection settles at odds ``O/n``: back P&L ``S·(O/n − 1)``, lay the negative
 A bet on any other selection loses: back ``−S``, lay ``+S``.  ``n = 1`` is an
 ordinary win.
 
-**Rounding.**  Exact P&L can have fractions of a minor unit (``2.01 × 1.01``,
-or ``O/n``).  The rule, which conserves money exactly:
+**Rounding.**  Exact P&L can have fractions of a minor unit (a 2.01 stake won
+at 1.01 wins 2.01 *pennies*; dead-heat odds ``O/n``).  The rule, which
+conserves money exactly:
 
-1. each account's exact net P&L on the bets settled now is **floored** to the
-   minor unit (never paying out a fraction that does not exist);
+1. each account's exact P&L on the bets settled now is rounded **once**, to
+   the nearest minor unit, an exact half rounding down (:func:`round_half_down`);
 2. that integer is split over the account's bets by largest remainder (each
    bet gets the floor of its exact P&L; the units left go to the bets with the
    largest fractional parts, ties to the lower bet id), so bet profits add up
    to the account's total;
-3. the sub-unit residue, ``−Σ floors`` (``0 <= rounding < number of
-   accounts``), goes to the house account.
+3. the residue, ``−Σ rounded totals`` (under half a unit per account, either
+   sign), is posted to the house account as ``rounding``.
 
 Because matched stakes pair a back with a lay at one price, the exact P&Ls sum
-to zero; so ``Σ account P&L + rounding = 0`` to the unit.  Flooring the
-account's *total* (not each bet) also keeps the loss within the exposure
-reserved for it: the floored total is at least the floor of the worst
-outright outcome, which is what exposure reserves.
+to zero; so ``Σ account P&L + rounding = 0`` to the unit.  Rounding the
+account's *total* (not each bet) also keeps every loss within the exposure
+reserved for it: the rounded total is at least the floor of the exact total,
+which is at least the floor of the worst outright outcome, and exposure
+reserves exactly ``−floor(worst outcome)``.
 
 **Commission** is charged per account per market on positive net P&L:
 ``floor(net × bps / 10000)``, to the house account.
 
 >>> commission(1000, 250), commission(39, 250), commission(-500, 250)
 (25, 0, 0)
->>> allocate([150, 150, 150], 100)  # three bets of 1.5 units each -> floor(4.5) = 4 units
+>>> round_half_down(450, 100), round_half_down(451, 100), round_half_down(-450, 100)
+(4, 5, -5)
+>>> allocate([150, 150, 150], 100, 4)  # three bets of 1.5 units each, 4 units in all
 [2, 1, 1]
 """
 
@@ -72,27 +76,30 @@ def exact_profit(order: Order, won: bool, n: int) -> int:
     in hundredths; lay: the negative.  On a loser: back ``−S``, lay ``+S``.
     """
     den = 100 * n
-    if won:
-        num = order.matched_x100 - den * order.matched
-    else:
-        num = -den * order.matched
+    num = order.matched_x100 - den * order.matched if won else -den * order.matched
     return num if order.is_back else -num
 
 
-def allocate(nums: Sequence[int], den: int) -> list[int]:
-    """Split ``floor(Σ nums / den)`` into integers close to each ``nums[i] / den`` (largest remainder).
+def round_half_down(num: int, den: int) -> int:
+    """``num / den`` (``den > 0``) rounded to the nearest integer, an exact half rounding down."""
+    return -((den - 2 * num) // (2 * den))
 
+
+def allocate(nums: Sequence[int], den: int, total: int) -> list[int]:
+    """Split ``total`` into integers close to each ``nums[i] / den`` (largest remainder).
+
+    ``total`` must lie in ``[Σ floor(nums[i] / den), Σ floor(nums[i] / den) + len(nums)]``.
     Each part is ``floor(nums[i] / den)`` or one more; the extra units go to
     the largest remainders, ties to the earlier index.
 
-    >>> allocate([250, -50], 100)   # 2.5 and -0.5 -> total floor(2.0) = 2
+    >>> allocate([250, -50], 100, 2)   # 2.5 and -0.5 -> 2 in all
     [3, -1]
-    >>> allocate([-150, -150], 100)  # -1.5 each -> floor(-3.0) = -3
+    >>> allocate([-150, -150], 100, -3)  # -1.5 each -> -3 in all
     [-1, -2]
     """
-    total = sum(nums) // den
     parts = [n // den for n in nums]
     extra = total - sum(parts)
+    assert 0 <= extra <= len(nums), (nums, den, total)
     if extra:
         order = sorted(range(len(nums)), key=lambda i: (-(nums[i] - parts[i] * den), i))
         for i in order[:extra]:
@@ -107,7 +114,7 @@ def final_results(
 
     Returns the new bet results, each position's account result (net market
     P&L including bets settled early, and commission) and the rounding residue
-    for the house.
+    for the house (see the module's rounding rule).
     """
     n = len(winners)
     den = 100 * n
@@ -124,7 +131,7 @@ def final_results(
                 todo.append(o)
         todo.sort(key=lambda o: o.bet_id)
         nums = [exact_profit(o, o.sel in winners, n) for o in todo]
-        profits = allocate(nums, den)
+        profits = allocate(nums, den, round_half_down(sum(nums), den))
         for o, profit in zip(todo, profits, strict=True):
             won = (o.sel in winners) == o.is_back
             bets.append(BetResult(o.bet_id, o.account_id, o.selection_id, _outcome(won), profit))

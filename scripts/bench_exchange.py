@@ -35,13 +35,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sortedcontainers import SortedDict  # noqa: E402
+from sortedcontainers import SortedDict
 
-from exchange import ladder  # noqa: E402
-from exchange.commands import CancelOrder, Command, CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder  # noqa: E402
-from exchange.core import Exchange  # noqa: E402
-from exchange.events import Event, Matched, OrderRejected  # noqa: E402
-from exchange.side import Side  # noqa: E402
+from exchange import ladder
+from exchange.commands import CancelOrder, Command, CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder
+from exchange.core import Exchange
+from exchange.events import Event, Matched, OrderRejected
+from exchange.side import Side
 
 SELECTIONS = (1, 2, 3, 4)
 MARKET = "1.1"
@@ -228,7 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     fills = sum(1 for e in journal if isinstance(e, Matched))
     rejected = [e for e in journal if isinstance(e, OrderRejected)]
     assert all(e.error_code == "BET_TAKEN_OR_LAPSED" for e in rejected), rejected[:3]
-    takers = len({e.back_bet_id if e.taker_side is Side.BACK else e.lay_bet_id for e in journal if isinstance(e, Matched)})
+    matches = [e for e in journal if isinstance(e, Matched)]
+    takers = len({e.back_bet_id if e.taker_side is Side.BACK else e.lay_bet_id for e in matches})
     assert fills == bare.fills, (fills, bare.fills)
     print(f"operations: {len(ops):,} ({places:,} placements, {len(ops) - places:,} cancels), {args.accounts} accounts")
     print(f"orders that took liquidity: {takers:,} ({takers / len(ops):.0%} of operations); fills: {fills:,}")

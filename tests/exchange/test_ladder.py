@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from itertools import pairwise
 from decimal import Decimal
 from fractions import Fraction
 
@@ -45,7 +46,7 @@ def test_golden_digest_pins_the_table() -> None:
 def test_every_band_steps_as_the_table_says(first: str, last: str, step: str) -> None:
     t0, t1 = parse_price(first), parse_price(last)
     prices = [price(t) for t in range(t0, t1 + 1)]
-    assert all(b - a == Decimal(step) for a, b in zip(prices, prices[1:], strict=False))
+    assert all(b - a == Decimal(step) for a, b in pairwise(prices))
     # the step changes exactly at the band boundary
     if t1 < ladder.MAX_TICK:
         assert price(t1 + 1) - price(t1) != Decimal(step)

@@ -1,0 +1,348 @@
+"""Settlement, hand-computed: outright wins, dead heats of 2, 3 and 4, commission on net, rounding, voids."""
+
+from __future__ import annotations
+
+from exchange.events import AccountResult, BetResult, MarketSettled, MarketVoided, MatchVoided, SelectionSettled
+from exchange.ladder import parse_price
+from exchange.market import MarketStatus, SelectionStatus
+from exchange.orders import BetOutcome, BetStatus
+
+from .conftest import Harness, types
+
+START = 100_000  # each fixture account's balance (1000.00)
+HOUSE = "HOUSE"
+
+
+def settled(events: list) -> MarketSettled:  # type: ignore[type-arg]
+    last = events[-1]
+    assert isinstance(last, MarketSettled), events
+    return last
+
+
+def results(ev: MarketSettled | MarketVoided) -> dict[str, tuple[int, int]]:
+    return {a.account_id: (a.profit, a.commission) for a in ev.accounts}
+
+
+def assert_conserved(hx: Harness, ev: MarketSettled) -> None:
+    """Σ P&L + rounding == 0, and the house got every commission plus the rounding."""
+    assert sum(a.profit for a in ev.accounts) + ev.rounding == 0
+    assert sum(a.profit - a.commission for a in ev.accounts) + sum(a.commission for a in ev.accounts) + ev.rounding == 0
+
+
+def test_outright_win_with_commission(hx: Harness) -> None:
+    hx.lay("alice", 1, "3", 1000)
+    hx.back("bob", 1, "3", 1000)
+    hx.back("carol", 2, "4", 500)
+    hx.lay("dave", 2, "4", 500)
+    hx.suspend()
+    ev = settled(hx.settle(1))
+    assert results(ev) == {
+        "alice": (-2000, 0),
+        "bob": (2000, 50),  # 2.5 % of 20.00
+        "carol": (-500, 0),
+        "dave": (500, 12),  # 2.5 % of 5.00 = 0.125 -> 0.12 (rounded down)
+    }
+    assert ev.rounding == 0
+    assert_conserved(hx, ev)
+    assert hx.balance("alice") == START - 2000
+    assert hx.balance("bob") == START + 1950
+    assert hx.balance("dave") == START + 488
+    assert hx.balance(HOUSE) == 62
+    assert hx.exposure("alice") == 0
+    market = hx.ex.markets["1.1"]
+    assert market.status is MarketStatus.SETTLED
+    assert market.selection_status == [SelectionStatus.WINNER] + [SelectionStatus.LOSER] * 3
+    hx.assert_replays()
+
+
+def test_dead_heat_of_two(hx: Harness) -> None:
+    hx.lay("alice", 1, "3", 1000)
+    hx.back("bob", 1, "3", 1000)
+    hx.back("carol", 2, "4", 500)
+    hx.lay("dave", 2, "4", 500)
+    hx.back("alice", 3, "6", 400)
+    hx.lay("bob", 3, "6", 400)
+    hx.suspend()
+    ev = settled(hx.settle(1, 2))
+    # selection 1: 10.00 × (3/2 − 1) = +5.00 to the backer; selection 2: 5.00 × (4/2 − 1) = +5.00
+    # selection 3 lost: alice −4.00, bob +4.00
+    assert results(ev) == {
+        "alice": (-500 - 400, 0),
+        "bob": (500 + 400, 22),  # 2.5 % of 9.00 = 0.225
+        "carol": (500, 12),
+        "dave": (-500, 0),
+    }
+    assert {(b.account_id, b.selection_id): (b.outcome, b.profit) for b in ev.bets} == {
+        ("alice", 1): (BetOutcome.LOST, -500),
+        ("bob", 1): (BetOutcome.WON, 500),
+        ("carol", 2): (BetOutcome.WON, 500),
+        ("dave", 2): (BetOutcome.LOST, -500),
+        ("alice", 3): (BetOutcome.LOST, -400),
+        ("bob", 3): (BetOutcome.WON, 400),
+    }
+    assert hx.ex.markets["1.1"].selection_status[:2] == [SelectionStatus.TIED_DEAD_HEAT] * 2
+    assert_conserved(hx, ev)
+    hx.assert_replays()
+
+
+def test_dead_heat_of_three_at_short_odds_loses_for_the_backer(hx: Harness) -> None:
+    hx.lay("alice", 1, "2.5", 1000)
+    hx.back("bob", 1, "2.5", 1000)
+    hx.suspend()
+    ev = settled(hx.settle(1, 2, 3))
+    # 10.00 × (2.5/3 − 1) = −1.666… : the backer "wins" at odds 0.833 and loses 1.67; the layer gets 1.67
+    assert results(ev) == {"alice": (167, 4), "bob": (-167, 0)}
+    assert [(b.account_id, b.outcome, b.profit) for b in ev.bets] == [
+        ("alice", BetOutcome.LOST, 167),
+        ("bob", BetOutcome.WON, -167),
+    ]
+    assert ev.rounding == 0
+    assert_conserved(hx, ev)
+
+
+def test_dead_heat_of_four(hx: Harness) -> None:
+    hx.lay("alice", 1, "4", 1000)
+    hx.back("bob", 1, "4", 1000)  # 10.00 × (4/4 − 1) = 0
+    hx.lay("dave", 2, "10", 300)
+    hx.back("carol", 2, "10", 300)  # 3.00 × (10/4 − 1) = +4.50
+    hx.lay("bob", 3, "2", 800)
+    hx.back("alice", 3, "2", 800)  # 8.00 × (2/4 − 1) = −4.00
+    hx.suspend()
+    ev = settled(hx.settle(4, 3, 2, 1))
+    assert ev.winners == (4, 3, 2, 1)
+    assert results(ev) == {"alice": (-400, 0), "bob": (400, 10), "dave": (-450, 0), "carol": (450, 11)}
+    assert all(s is SelectionStatus.TIED_DEAD_HEAT for s in hx.ex.markets["1.1"].selection_status)
+    assert_conserved(hx, ev)
+    hx.assert_replays()
+
+
+def test_one_account_backing_and_laying_the_same_hand_pays_commission_on_net(hx: Harness) -> None:
+    hx.lay("bob", 1, "3", 1000)
+    hx.back("alice", 1, "3", 1000)  # alice backs 10.00 at 3
+    hx.back("carol", 1, "2.5", 1000)
+    hx.lay("alice", 1, "2.5", 1000)  # ... and lays 10.00 at 2.5: +5.00 if 1 wins, 0 otherwise
+    assert hx.exposure("alice") == 0
+    hx.suspend()
+    ev = settled(hx.settle(1))
+    # per bet +20.00 and −15.00; commission on the net 5.00 only (not on the winning bet's 20.00)
+    assert results(ev)["alice"] == (500, 12)
+    assert sorted(b.profit for b in ev.bets if b.account_id == "alice") == [-1500, 2000]
+    assert_conserved(hx, ev)
+
+
+def test_back_and_lay_same_hand_that_loses_nets_to_zero(hx: Harness) -> None:
+    hx.lay("bob", 1, "3", 1000)
+    hx.back("alice", 1, "3", 1000)
+    hx.back("carol", 1, "2.5", 1000)
+    hx.lay("alice", 1, "2.5", 1000)
+    hx.suspend()
+    ev = settled(hx.settle(2))
+    assert results(ev)["alice"] == (0, 0)
+    assert sorted((b.outcome, b.profit) for b in ev.bets if b.account_id == "alice") == [
+        (BetOutcome.LOST, -1000),
+        (BetOutcome.WON, 1000),
+    ]
+
+
+def test_commission_only_on_positive_net(hx: Harness) -> None:
+    hx.lay("bob", 1, "3", 1000)
+    hx.back("alice", 1, "3", 1000)  # +20.00 if 1 wins
+    hx.lay("carol", 2, "2", 1500)
+    hx.back("alice", 2, "2", 1500)  # −15.00 if 1 wins
+    hx.lay("carol", 3, "2", 1000)
+    hx.back("alice", 3, "2", 1000)  # −10.00 if 1 wins
+    hx.suspend()
+    ev = settled(hx.settle(1))
+    assert results(ev)["alice"] == (2000 - 1500 - 1000, 0)
+    assert results(ev)["carol"] == (2500, 62)
+    assert hx.balance(HOUSE) == 62 + 50 * 0  # bob lost
+
+
+def test_commission_rate_per_market(hx: Harness) -> None:
+    hx.market("1.2", commission_bps=500)
+    hx.lay("bob", 1, "3", 1000, market_id="1.2")
+    hx.back("alice", 1, "3", 1000, market_id="1.2")
+    hx.suspend("1.2")
+    ev = settled(hx.settle(1, market_id="1.2"))
+    assert results(ev)["alice"] == (2000, 100)
+    assert hx.ex.market_result("alice", "1.2") == AccountResult("alice", 2000, 100)
+
+
+def test_rounding_is_explicit_and_conserves_money(hx: Harness) -> None:
+    # 2.50 backed at 1.01 wins exactly 2.5 minor units: an exact half rounds down for both sides
+    hx.lay("alice", 1, "1.01", 250)
+    hx.back("bob", 1, "1.01", 250)
+    # 2.01 backed at 1.01 wins 2.01 minor units: rounds to 2 each way
+    hx.lay("carol", 2, "1.01", 201)
+    hx.back("dave", 2, "1.01", 201)
+    hx.suspend()
+    hx.lose(3)
+    ev = settled(hx.settle(1, 2))
+    # dead heat of 1 and 2: bob 250 × (1.01/2 − 1) = −123.75 minor units -> −124; alice +123.75 -> +124
+    # dave 201 × (0.505 − 1) = −99.495 -> −99; carol +99.495 -> +99; commissions 3.1 -> 3 and 2.475 -> 2
+    assert results(ev) == {"alice": (124, 3), "bob": (-124, 0), "carol": (99, 2), "dave": (-99, 0)}
+    assert ev.rounding == 0
+    assert_conserved(hx, ev)
+
+
+def test_rounding_residue_goes_to_the_house(hx: Harness) -> None:
+    hx.lay("alice", 1, "1.01", 250)
+    hx.back("bob", 1, "1.01", 250)
+    hx.suspend()
+    ev = settled(hx.settle(1))
+    # exact +2.5 / −2.5 minor units: both halves round down: +2 and −3, the house keeps 1
+    assert results(ev) == {"alice": (-3, 0), "bob": (2, 0)}
+    assert ev.rounding == 1
+    assert hx.balance(HOUSE) == 1
+    assert_conserved(hx, ev)
+
+
+def test_window_close_lapses_unmatched_and_next_window_is_a_new_round(hx: Harness) -> None:
+    partly = hx.lay("alice", 1, "3", 1000)
+    hx.back("bob", 1, "3", 400)
+    untouched = hx.back("carol", 2, "5", 300)
+    events = hx.suspend()
+    assert types(events) == ["OrderLapsed", "OrderLapsed", "MarketSuspended"]
+    view = hx.ex.order_view("alice", partly)
+    assert view is not None and (view.size_matched, view.size_lapsed, view.size_remaining) == (400, 600, 0)
+    assert hx.ex.order_view("carol", untouched).size_lapsed == 300  # type: ignore[union-attr]
+    assert hx.exposure("carol") == 0
+    book = hx.ex.market_book("1.1")
+    assert book is not None and book.status is MarketStatus.SUSPENDED and book.round == 1
+    assert all(r.available_to_back == r.available_to_lay == () for r in book.runners)
+    hx.open()
+    assert hx.ex.market_book("1.1").round == 2  # type: ignore[union-attr]
+    hx.assert_replays()
+
+
+def test_early_loser_settles_its_bets_at_once_and_cash_moves_at_the_end(hx: Harness) -> None:
+    hx.lay("alice", 3, "5", 1000)
+    hx.back("bob", 3, "5", 1000)  # alice: −40.00 if 3 wins
+    hx.back("carol", 1, "2", 1000)
+    hx.lay("dave", 1, "2", 1000)
+    hx.suspend()
+    assert hx.exposure("alice") == 4000
+    events = hx.lose(3)
+    assert types(events) == ["SelectionSettled"]
+    ev = events[0]
+    assert isinstance(ev, SelectionSettled) and ev.status is SelectionStatus.LOSER
+    assert {(b.account_id, b.outcome, b.profit) for b in ev.bets} == {
+        ("alice", BetOutcome.WON, 1000),
+        ("bob", BetOutcome.LOST, -1000),
+    }
+    # results are fixed now; exposure now ranges over 1, 2, 4 only; balances move at the market's end,
+    # so bob's settled loss is still held as exposure and alice's win is not yet available
+    assert hx.exposure("alice") == 0 and hx.exposure("bob") == 1000
+    assert hx.balance("alice") == START and hx.balance("bob") == START
+    cleared = hx.ex.cleared_orders("alice")
+    assert [(c.bet_status, c.bet_outcome, c.profit) for c in cleared] == [(BetStatus.SETTLED, BetOutcome.WON, 1000)]
+    assert hx.ex.current_orders("alice")[0].size_matched == 1000
+    hx.open()
+    final = settled(hx.settle(2))
+    assert results(final)["alice"] == (1000, 25)  # commission on the whole market's net
+    assert results(final)["bob"] == (-1000, 0)
+    assert results(final)["carol"] == (-1000, 0) and results(final)["dave"] == (1000, 25)
+    assert {b.bet_id for b in final.bets}.isdisjoint(b.bet_id for b in ev.bets)
+    assert hx.balance("alice") == START + 975
+    hx.assert_replays()
+
+
+def test_market_settles_when_one_selection_is_left(hx: Harness) -> None:
+    hx.lay("alice", 1, "1.5", 1000)
+    hx.back("bob", 1, "1.5", 1000)
+    hx.suspend()
+    hx.lose(2)
+    hx.lose(3)
+    events = hx.lose(4)
+    assert types(events) == ["SelectionSettled", "MarketSettled"]
+    ev = settled(events)
+    assert ev.winners == (1,)
+    assert results(ev) == {"alice": (-500, 0), "bob": (500, 12)}
+    assert hx.ex.markets["1.1"].selection_status == [SelectionStatus.WINNER] + [SelectionStatus.LOSER] * 3
+    hx.assert_replays()
+
+
+def test_settling_an_active_market_lapses_what_is_unmatched(hx: Harness) -> None:
+    hx.lay("alice", 1, "3", 1000)
+    events = hx.settle(1)
+    assert types(events) == ["OrderLapsed", "MarketSettled"]
+    assert results(settled(events)) == {"alice": (0, 0)}
+
+
+def test_void_after_partial_early_settlement_keeps_what_was_settled(hx: Harness) -> None:
+    hx.lay("alice", 3, "5", 1000)
+    hx.back("bob", 3, "5", 1000)
+    hx.back("carol", 1, "2", 1000)
+    hx.lay("dave", 1, "2", 1000)
+    hx.lay("dave", 2, "3", 500)  # lapses at the window close
+    hx.suspend()
+    hx.lose(3)  # alice +10.00, bob −10.00: fixed
+    hx.open()
+    resting = hx.lay("dave", 2, "3", 500)
+    events = hx.void()
+    assert types(events) == ["OrderCancelled", "MatchVoided", "MarketVoided"]
+    voided = events[-1]
+    assert isinstance(voided, MarketVoided)
+    assert results(voided) == {"alice": (1000, 25), "bob": (-1000, 0), "carol": (0, 0), "dave": (0, 0)}
+    assert hx.balance("alice") == START + 975 and hx.balance("bob") == START - 1000
+    assert hx.balance("carol") == START and hx.balance("dave") == START
+    assert hx.balance(HOUSE) == 25
+    carol = hx.ex.cleared_orders("carol")
+    assert [(c.bet_status, c.size_voided, c.profit) for c in carol] == [(BetStatus.VOIDED, 1000, 0)]
+    dave = {c.bet_id: c for c in hx.ex.cleared_orders("dave")}
+    assert dave[resting].bet_status is BetStatus.CANCELLED
+    assert [c.bet_status for c in hx.ex.cleared_orders("alice")] == [BetStatus.SETTLED]
+    market = hx.ex.markets["1.1"]
+    assert market.status is MarketStatus.VOID and market.selection_status[2] is SelectionStatus.LOSER
+    hx.assert_replays()
+
+
+def test_void_matched_since_a_card_exposure(hx: Harness) -> None:
+    lay = hx.lay("alice", 1, "3", 2000)
+    hx.back("bob", 1, "3", 500)  # matched before the exposure
+    exposed_at = hx.tick()
+    hx.back("carol", 1, "2.9", 700)  # matched after, at 3
+    hx.lay("dave", 2, "4", 300)
+    hx.back("bob", 2, "4", 300)  # matched after, on selection 2
+    events = hx.void_since(exposed_at)
+    assert types(events) == ["MatchVoided", "MatchVoided"]
+    assert all(isinstance(e, MatchVoided) for e in events)
+    alice = hx.ex.order_view("alice", lay)
+    assert alice is not None and (alice.size_matched, alice.size_voided, alice.size_remaining) == (500, 700, 800)
+    carol = hx.ex.current_orders("carol")[0]
+    assert (carol.size_matched, carol.size_voided, carol.average_price_matched) == (0, 700, None)
+    runner1, runner2 = hx.ex.market_book("1.1", depth=None).runners[:2]  # type: ignore[union-attr]
+    assert runner1.total_matched == 500 and runner1.last_traded_tick == parse_price("3")
+    assert runner2.total_matched == 0 and runner2.last_traded_tick is None and runner2.traded_volume == ()
+    # exposure counts only what is still matched (and alice's unmatched 8.00 at 3)
+    assert hx.exposure("alice") == 500 * 2 + 800 * 2
+    hx.suspend()
+    ev = settled(hx.settle(1))
+    assert results(ev) == {"alice": (-1000, 0), "bob": (1000, 25), "carol": (0, 0), "dave": (0, 0)}
+    hx.assert_replays()
+
+
+def test_cleared_orders_report_every_ending(hx: Harness) -> None:
+    won = hx.back("alice", 1, "3", 1000)
+    hx.lay("bob", 1, "3", 600)
+    cancelled = hx.lay("alice", 2, "3", 500)
+    hx.cancel("alice", cancelled)
+    hx.suspend()
+    hx.settle(1)
+    cleared = {c.bet_id: c for c in hx.ex.cleared_orders("alice", "1.1")}
+    assert cleared[won].bet_status is BetStatus.SETTLED and cleared[won].profit == 1200
+    assert (cleared[won].size_settled, cleared[won].size_lapsed) == (600, 400)
+    assert cleared[cancelled].bet_status is BetStatus.CANCELLED and cleared[cancelled].profit == 0
+    assert hx.ex.cleared_orders("alice", "9.9") == ()
+    assert hx.ex.cleared_orders("nobody") == ()
+    assert hx.ex.current_orders("alice") == ()
+    d = cleared[won].to_dict()
+    assert d["bet_outcome"] == "WON" and d["price_matched"] == "3" and d["settled_ts"] > 0
+
+
+def test_bet_results_are_records(hx: Harness) -> None:
+    hx.lay("alice", 1, "3", 1000)
+    hx.back("bob", 1, "3", 1000)
+    ev = settled(hx.settle(1))
+    assert BetResult(2, "bob", 1, BetOutcome.WON, 2000) in ev.bets
+    assert ev.to_dict()["accounts"][1] == {"account_id": "bob", "profit": 2000, "commission": 50}
