@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from itertools import pairwise
 from decimal import Decimal
 from fractions import Fraction
+from itertools import pairwise
 
 import pytest
 from hypothesis import given
