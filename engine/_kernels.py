@@ -113,7 +113,8 @@ def eval5(
     """Value of exactly five cards: a flush is five cards of one suit, so no counting is needed."""
     if ((a ^ b) | (a ^ c) | (a ^ d) | (a ^ e)) & 3 == 0:
         return flush_values[(1 << (a >> 2)) | (1 << (b >> 2)) | (1 << (c >> 2)) | (1 << (d >> 2)) | (1 << (e >> 2))]
-    return lookup_ranks(card_keys[a] + card_keys[b] + card_keys[c] + card_keys[d] + card_keys[e], hash_rows, hash_values)
+    key = card_keys[a] + card_keys[b] + card_keys[c] + card_keys[d] + card_keys[e]
+    return lookup_ranks(key, hash_rows, hash_values)
 
 
 @njit(cache=True, nogil=True)
@@ -135,8 +136,15 @@ def eval_omaha_ids(
                 for m in range(k + 1, nb):
                     for n in range(m + 1, nb):
                         v = eval5(
-                            hole[i], hole[j], board[k], board[m], board[n],
-                            card_keys, hash_rows, hash_values, flush_values,
+                            hole[i],
+                            hole[j],
+                            board[k],
+                            board[m],
+                            board[n],
+                            card_keys,
+                            hash_rows,
+                            hash_values,
+                            flush_values,
                         )
                         if v > best:
                             best = v

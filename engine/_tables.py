@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations, combinations_with_replacement
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -245,8 +245,9 @@ def _write_cache(path: Path, tables: Tables) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         try:
+            arrays: dict[str, Any] = tables.arrays()
             with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, **tables.arrays())
+                np.savez(handle, **arrays)
             os.chmod(tmp, 0o644)
             os.replace(tmp, path)
         finally:

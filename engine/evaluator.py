@@ -166,7 +166,8 @@ def _display_order(five: tuple[Card, ...], value: int) -> tuple[Card, ...]:
     """Cards as a player reads them: sets before kickers, high before low, the wheel's ace last."""
     ranks = [c.rank for c in five]
     ordered = sorted(five, key=lambda c: (ranks.count(c.rank), c.rank, c.suit), reverse=True)
-    if category(value) in (Category.STRAIGHT, Category.STRAIGHT_FLUSH) and ordered[-1].rank == 2 and ordered[0].rank == 14:
+    wheel = ordered[0].rank == 14 and ordered[-1].rank == 2
+    if wheel and category(value) in (Category.STRAIGHT, Category.STRAIGHT_FLUSH):
         ordered = ordered[1:] + ordered[:1]
     return tuple(ordered)
 
