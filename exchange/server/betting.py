@@ -45,6 +45,8 @@ CUSTOMER_REF_MAX = 32
 EXECUTION_LEVEL = frozenset({"INSUFFICIENT_FUNDS", "MARKET_NOT_OPEN_FOR_BETTING", "INVALID_MARKET_ID"})
 
 JsonDict = dict[str, Any]
+ORDER_TYPES = tuple(str(t.value) for t in OrderType)
+PERSISTENCE_TYPES = tuple(str(t.value) for t in PersistenceType)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +110,7 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     if isinstance(selection_id, bool) or not isinstance(selection_id, int):
         raise invalid_input(f"{where}selectionId must be an integer, not {selection_id!r:.40}")
     side = Side(get_enum(raw, "side", ("BACK", "LAY"), where=where))
-    order_type = get_enum(raw, "orderType", tuple(OrderType), where=where)
+    order_type = get_enum(raw, "orderType", ORDER_TYPES, where=where)
     customer_ref = get_opt_str(raw, "customerOrderRef", max_len=CUSTOMER_REF_MAX, where=where)
     echo: JsonDict = {"selectionId": selection_id, "side": str(side), "orderType": order_type, "handicap": 0.0}
     if customer_ref is not None:
@@ -120,7 +122,7 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     lwhere = f"{where}limitOrder."
     raw_price = get_number(limit, "price", where=lwhere)
     raw_size = get_number(limit, "size", where=lwhere)
-    persistence = get_enum(limit, "persistenceType", tuple(PersistenceType), default="LAPSE", where=lwhere)
+    persistence = get_enum(limit, "persistenceType", PERSISTENCE_TYPES, default="LAPSE", where=lwhere)
     echo["limitOrder"] = {"size": raw_size, "price": raw_price, "persistenceType": persistence}
     problem: tuple[str, str] | None = None
     size: int | None = None

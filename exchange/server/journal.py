@@ -46,6 +46,11 @@ CREATE TABLE IF NOT EXISTS journal (
 """
 
 
+def _plain(body: Any) -> Any:
+    """A record body as JSON values: a mapping as is, a core record through its ``to_dict()``."""
+    return body if isinstance(body, Mapping) else body.to_dict()
+
+
 class JournalFailed(RuntimeError):
     """A write to the journal failed; the server must stop accepting commands."""
 
@@ -67,7 +72,7 @@ class Journal:
         (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
         self._next_seq = int(last) + 1
         self._durable_seq = int(last)
-        self._pending: list[tuple[int, int, str, Mapping[str, Any]]] = []
+        self._pending: list[tuple[int, int, str, Any]] = []
         self._waiters: list[tuple[int, asyncio.Future[None]]] = []
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
@@ -94,8 +99,12 @@ class Journal:
         for seq, ts_ms, kind, body in cursor:
             yield Record(seq, ts_ms, kind, json.loads(body))
 
-    def append(self, kind: str, body: Mapping[str, Any], *, ts_ms: int) -> int:
-        """Queue one record (not yet durable); returns its sequence number. ``body`` must not change afterwards."""
+    def append(self, kind: str, body: Any, *, ts_ms: int) -> int:
+        """Queue one record (not yet durable); returns its sequence number.
+
+        ``body`` is a JSON mapping or a frozen record with ``to_dict()`` (serialised on the writer thread);
+        it must not change afterwards.
+        """
         if self._failure is not None:
             raise JournalFailed("the journal has failed; no command can be accepted") from self._failure
         seq = self._next_seq
@@ -180,8 +189,8 @@ class Journal:
                 waiting.append((target, future))
         self._waiters = waiting
 
-    def _write(self, batch: list[tuple[int, int, str, Mapping[str, Any]]]) -> None:
-        rows = [(seq, ts, kind, json.dumps(body, separators=(",", ":"))) for seq, ts, kind, body in batch]
+    def _write(self, batch: list[tuple[int, int, str, Any]]) -> None:
+        rows = [(seq, ts, kind, json.dumps(_plain(body), separators=(",", ":"))) for seq, ts, kind, body in batch]
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -133,6 +133,6 @@ def get_enum(
     if value is _MISSING:
         assert default is not None
         return default
-    if not isinstance(value, str) or value not in allowed:
+    if value.__class__ is not str or value not in allowed:
         raise invalid_input(f"{where}{name} must be one of {', '.join(allowed)}, not {_show(value)}")
     return value

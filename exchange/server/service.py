@@ -203,7 +203,7 @@ class ExchangeService:
 
     def _journal_event(self, event: Event, at_ms: int) -> None:
         if event.CHANGES_STATE:
-            self.journal.append("event", event.to_dict(), ts_ms=at_ms)
+            self.journal.append("event", event, ts_ms=at_ms)
         self._note(event)
         if self._touch is not None:
             self._touch(getattr(event, "market_id", None), _accounts_of(event))
