@@ -194,7 +194,8 @@ def equity(
     if len(board_cards) not in spec.streets:
         streets = ", ".join(map(str, spec.streets[:-1])) + f" or {spec.streets[-1]}"
         raise EngineInputError(
-            f"board has {len(board_cards)} cards ({format_cards(board_cards)}); {spec.name} equity needs {streets}"
+            f"board has {len(board_cards)} cards ({format_cards(board_cards)}); "
+            f"{spec.name} equity needs {streets} board cards"
         )
     check_distinct(*hand_cards, board_cards, dead_cards)
     missing = BOARD_CARDS - len(board_cards)
@@ -249,7 +250,8 @@ def _hands(spec: EquityVariant, hands: Sequence[Cards]) -> tuple[tuple[Card, ...
         raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
     hands = list(hands)
     if not MIN_HANDS <= len(hands) <= MAX_HANDS:
-        raise EngineInputError(f"got {len(hands)} hands; equity needs {MIN_HANDS} to {MAX_HANDS} hands")
+        count = f"{len(hands)} hand" + ("" if len(hands) == 1 else "s")
+        raise EngineInputError(f"got {count}; equity needs {MIN_HANDS} to {MAX_HANDS} hands")
     parsed = []
     for number, hand in enumerate(hands, 1):
         cards = _cards(hand, f"hand {number}")

@@ -1,0 +1,101 @@
+"""``exchange-poker equity``: equities of 2-8 hands, exact or Monte Carlo.
+
+    exchange-poker equity --variant holdem AsKs QdQc 7h6h 2c2d --board Ah7c2s
+    exchange-poker equity --variant omaha AsKsQhJh QdQc9c8d --samples 100000 --seed 7 --json
+
+Bad input exits with status 2 and one line on stderr naming the problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from engine import EquityResult
+
+PROG = "exchange-poker"
+BAD_INPUT = 2
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``equity`` subcommand."""
+    parser = subparsers.add_parser(
+        "equity",
+        help="equity of 2-8 hands (exact, or Monte Carlo with --samples)",
+        description="Equity of 2 to 8 hands: exact over every remaining board, or Monte Carlo with --samples.",
+    )
+    parser.add_argument("hands", nargs="+", metavar="HAND", help="hole cards, e.g. AsKs (four cards for omaha)")
+    parser.add_argument("--variant", default="holdem", help="holdem (default) or omaha")
+    parser.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ah7c2s")
+    parser.add_argument("--dead", default="", help="cards known to be out of the deck, e.g. 3c4d")
+    parser.add_argument("--samples", type=int, help="Monte Carlo over this many random boards instead of exact")
+    parser.add_argument("--seed", type=int, help="seed for --samples (same seed, same boards)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    _one_line_errors(parser)
+    parser.set_defaults(run=run)
+
+
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Make argparse's errors for this subcommand one line, status 2, without the usage block.
+
+    Unrecognized arguments would otherwise be reported by the top-level parser
+    with its usage, so this parser rejects leftovers itself.
+    """
+    parse_known_args = parser.parse_known_args
+
+    def strict_parse_known_args(*args: Any, **kwargs: Any) -> tuple[argparse.Namespace, list[str]]:
+        namespace, extras = parse_known_args(*args, **kwargs)
+        if extras:
+            _fail(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    # Instance attributes shadow the methods (mypy rejects assigning to a method, hence setattr).
+    setattr(parser, "error", _fail)  # noqa: B010
+    setattr(parser, "parse_known_args", strict_parse_known_args)  # noqa: B010
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    raise SystemExit(BAD_INPUT)
+
+
+def run(args: argparse.Namespace) -> int:
+    import engine
+
+    if args.seed is not None and args.samples is None:
+        _fail("--seed needs --samples (exact equity uses no randomness)")
+    try:
+        result = engine.equity(
+            args.variant, args.hands, board=args.board, dead=args.dead, samples=args.samples, seed=args.seed
+        )
+    except ValueError as error:
+        _fail(str(error))
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(format_table(result))
+    return 0
+
+
+def format_table(result: EquityResult) -> str:
+    """A readable table: a header line, then hand, win %, tie %, equity % (and ± stderr for Monte Carlo)."""
+    board = f"board {' '.join(map(str, result.board))}" if result.board else "preflop"
+    if result.exact:
+        how = f"exact over {result.boards:,} boards"
+    else:
+        how = f"Monte Carlo over {result.boards:,} samples (seed {result.seed})"
+    lines = [f"{result.variant} equity, {board}: {how}"]
+    width = max(len("hand"), *(len(" ".join(map(str, h.cards))) for h in result.results))
+    header = f"{'hand':<{width}}  {'win %':>8}  {'tie %':>8}  {'equity %':>9}"
+    lines.append(header + ("  ± stderr %" if not result.exact else ""))
+    for h in result.results:
+        cards = " ".join(map(str, h.cards))
+        row = f"{cards:<{width}}  {100 * h.win:8.3f}  {100 * h.tie:8.3f}  {100 * h.equity:9.3f}"
+        if h.stderr is not None:
+            row += f"  ± {100 * h.stderr:.3f}"
+        lines.append(row)
+    return "\n".join(lines)
+
