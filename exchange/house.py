@@ -5,8 +5,8 @@ Both are ordinary :class:`~exchange.agents.Agent` subclasses: they see only a
 :class:`~exchange.agents.Trader`, like any user.
 
 :class:`MarketMaker` rests, on every hand still in play, ``levels`` lays at
-and above ``fair + margin`` (what a user sees as *available to back*) and
-``levels`` backs at and below ``fair − margin`` (*available to lay*), with
+and below ``fair − margin`` (what a user sees as *available to back*) and
+``levels`` backs at and above ``fair + margin`` (*available to lay*), with
 the fair price ``1 / equity`` taken from the equities published for the
 cards face up (4.0 for every hand in the Deal window). It requotes when a
 window opens (after every reveal) and after each of its fills, and only
@@ -68,7 +68,7 @@ def desired_quotes(view: BettorView, config: MakerConfig) -> dict[Key, int]:
     >>> v = BettorView("holdem", "holdem.0", 0, 0, None, None, True, MarketStatus.ACTIVE, hands, ())
     >>> q = desired_quotes(v, MakerConfig(QuoteSpec(levels=1, size=5_000)))
     >>> [(hand, side.value, ladder.price_str(tick), size) for (hand, side, tick), size in q.items()][:2]
-    [(1, 'LAY', '4.1', 5000), (1, 'BACK', '3.95', 5000)]
+    [(1, 'LAY', '3.95', 5000), (1, 'BACK', '4.1', 5000)]
     """
     spec = config.quote
     out: dict[Key, int] = {}

@@ -1,54 +1,87 @@
-"""A channel: games back to back on one clock, one event bus, one deck source.
+"""A channel: games back to back on one clock, one exchange, one event bus.
 
 The channel numbers its games 0, 1, 2, … and gives each a market id derived
 from the channel name and the number (``holdem.17``), so a replay from the
 same seed produces the same ids. When a game ends, the next starts after one
 playing window.
+
+The channel is also the *gateway* of everyone who trades on it: users (the
+HTTP server), backtest strategies and the house agents all send commands
+through :meth:`Channel.submit` and look at the game through
+:meth:`Channel.view`. Every event — the game's and the exchange's — goes out
+on the channel's :class:`~exchange.game.events.EventBus`, stamped by the clock.
+
+>>> from exchange.channels import HOLDEM
+>>> from exchange.clock import VirtualClock
+>>> from exchange.core import Exchange
+>>> from exchange.game.deal import seeded_decks
+>>> channel = Channel(HOLDEM, VirtualClock(), Exchange(), decks=seeded_decks(1))
+>>> _ = channel.start(games=1)
+>>> channel.view() is not None
+True
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 
+from exchange.agents import Agent, Trader
 from exchange.channels import ChannelConfig
 from exchange.clock import Clock
+from exchange.commands import Command, Deposit, OpenAccount
+from exchange.core import Exchange
+from exchange.events import Event
 from exchange.game.deal import DeckSource
+from exchange.game.equities import exact_equities
 from exchange.game.events import EventBus, Listener
+from exchange.game.host import AgentHost
+from exchange.game.market import ExchangeMarket
 from exchange.game.port import MarketPort
-from exchange.game.table import EquityFn, Game
+from exchange.game.table import EquityFn, Game, Phase
+from exchange.market import MarketStatus
+from exchange.view import BettorView, build_hands
 
 MarketFactory = Callable[[ChannelConfig, str], MarketPort]
 """Create the market for a new game: ``(channel config, market id) -> port``."""
 
+#: How many finished games a channel keeps for late views (hooks of a game that just ended).
+KEEP_GAMES = 4
+
 
 class Channel:
-    """Runs a channel's games back to back.
-
-    ``games`` limits how many are dealt (``None``: until :meth:`stop`).
-    """
+    """Runs a channel's games back to back and is the gateway for everyone trading on them."""
 
     def __init__(
         self,
         config: ChannelConfig,
         clock: Clock,
+        exchange: Exchange,
         *,
-        markets: MarketFactory,
         decks: DeckSource,
-        equities: EquityFn,
+        equities: EquityFn = exact_equities,
         bus: EventBus | None = None,
+        markets: MarketFactory | None = None,
+        view_depth: int | None = 3,
     ) -> None:
         self.config = config
         self.clock = clock
+        self.exchange = exchange
         self.bus = bus if bus is not None else EventBus()
-        self._markets = markets
+        self.view_depth = view_depth
+        self._markets: MarketFactory = markets or (lambda cfg, market_id: ExchangeMarket(exchange, cfg, market_id))
         self._decks = decks
         self._equities = equities
         self._next_number = 0
         self._remaining: int | None = None
         self._stopping = False
         self.current: Game | None = None
-        self.finished: list[Game] = []
+        self.games_finished = 0
+        self._recent: OrderedDict[str, Game] = OrderedDict()
         self._game_listeners: list[Callable[[Game], None]] = []
+        self.host = AgentHost(self)
+
+    # --- listening ------------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Receive every stamped event of every game on this channel; returns an unsubscribe function."""
@@ -58,9 +91,15 @@ class Channel:
         """Call ``callback(game)`` when each game is created, before its first event."""
         self._game_listeners.append(callback)
 
+    # --- running --------------------------------------------------------------------------
+
     def start(self, at_ms: int | None = None, *, games: int | None = None) -> Game:
-        """Schedule the first game at ``at_ms`` (default: now); deal ``games`` games in all (``None``: no limit)."""
-        if self.current is not None:
+        """Schedule the first game at ``at_ms`` (default: now); deal ``games`` games in all (``None``: no limit).
+
+        Nothing runs until the clock does: ``VirtualClock.run()`` plays them all at once,
+        a ``WallClock`` in real time on the asyncio loop.
+        """
+        if self.current is not None and not self.current.over:
             raise RuntimeError(f"channel {self.config.name} is already running")
         if games is not None and games < 1:
             raise ValueError(f"games must be at least 1, not {games}")
@@ -72,11 +111,80 @@ class Channel:
         """Deal no further game once the current one is over."""
         self._stopping = True
 
-    def game(self, market_id: str) -> Game | None:
-        """The current game if it has this market id (earlier games are over)."""
-        if self.current is not None and self.current.market_id == market_id:
-            return self.current
-        return None
+    def game(self, market_id: str | None = None) -> Game | None:
+        """The game of ``market_id``; only recent games are kept.
+
+        With no ``market_id``: the game on the table — the latest that has begun
+        (a finished one stays on show until the next deals), else the scheduled one.
+        """
+        if market_id is not None:
+            return self._recent.get(market_id)
+        for game in reversed(self._recent.values()):
+            if game.phase is not Phase.SCHEDULED:
+                return game
+        return self.current
+
+    # --- the gateway ------------------------------------------------------------------------
+
+    def submit(self, command: Command) -> list[Event]:
+        """Execute a trader's command on the exchange now and publish its events; returns them.
+
+        The command's ``ts`` should be the clock's now (its arrival). Order
+        rules — window open, round not stale, funds, ladder — are the exchange's.
+        """
+        events = self.exchange.execute(command)
+        now = self.clock.now()
+        fallback = getattr(command, "market_id", None)
+        for event in events:
+            self.bus.publish(now, getattr(event, "market_id", None) or fallback, event)
+        return events
+
+    def open_account(self, account_id: str, deposit: int = 0) -> list[Event]:
+        """Open (and fund) an account on the exchange, if it does not exist yet."""
+        events: list[Event] = []
+        now = self.clock.now()
+        if self.exchange.funds(account_id) is None:
+            events += self.submit(OpenAccount(now, account_id))
+        if deposit:
+            events += self.submit(Deposit(now, account_id, deposit, "funding"))
+        return events
+
+    def attach(self, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
+        """Seat an agent trading for ``account_id``; its hooks run on this channel's clock."""
+        return self.host.attach(agent, account_id, latency_ms=latency_ms)
+
+    def view(self, account_id: str | None = None, market_id: str | None = None) -> BettorView | None:
+        """The game (current, or ``market_id``) as ``account_id`` may see it; ``None`` if there is none."""
+        game = self.game(market_id)
+        if game is None:
+            return None
+        exchange = self.exchange
+        book = exchange.market_book(game.market_id, self.view_depth)
+        status = MarketStatus.SUSPENDED if book is None else book.status
+        public = game.public
+        orders: Sequence = ()
+        funds = None
+        if account_id is not None:
+            orders = exchange.current_orders(account_id, game.market_id)
+            funds = exchange.funds(account_id)
+        return BettorView(
+            channel=self.config.name,
+            market_id=game.market_id,
+            game_number=game.number,
+            now_ms=self.clock.now(),
+            round=game.round,
+            window=game.window,
+            betting_open=game.phase is Phase.BETTING and status is MarketStatus.ACTIVE,
+            market_status=status,
+            hands=build_hands(public.hands, game.prospects.hands, book),
+            board=public.board,
+            min_stake=self.config.min_stake,
+            account_id=account_id,
+            orders=tuple(orders),
+            funds=funds,
+        )
+
+    # --- internals --------------------------------------------------------------------------
 
     def _schedule(self, start_ms: int) -> Game:
         number = self._next_number
@@ -94,13 +202,16 @@ class Channel:
             on_finished=self._finished,
         )
         self.current = game
+        self._recent[market_id] = game
+        while len(self._recent) > KEEP_GAMES:
+            self._recent.popitem(last=False)
         for callback in self._game_listeners:
             callback(game)
         game.start()
         return game
 
     def _finished(self, game: Game) -> None:
-        self.finished.append(game)
+        self.games_finished += 1
         if self._remaining is not None:
             self._remaining -= 1
         if self._stopping or self._remaining == 0:

@@ -151,7 +151,7 @@ class Stamped:
 
     seq: int
     at_ms: int
-    market_id: str
+    market_id: str | None
     event: object
 
     @property
@@ -193,7 +193,7 @@ class EventBus:
 
         return unsubscribe
 
-    def publish(self, at_ms: int, market_id: str, event: object) -> Stamped:
+    def publish(self, at_ms: int, market_id: str | None, event: object) -> Stamped:
         stamped = Stamped(self._seq, at_ms, market_id, event)
         self._seq += 1
         for listener in tuple(self._listeners):

@@ -20,6 +20,10 @@ class MarketPort(Protocol):
 
     market_id: str
 
+    def create(self, at_ms: int) -> Sequence[object]:
+        """Create the market (suspended, round 0) when the game starts."""
+        ...
+
     def open_window(self, round: Round, at_ms: int) -> Sequence[object]:
         """Make the market ACTIVE for ``round``'s betting window."""
         ...

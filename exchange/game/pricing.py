@@ -2,16 +2,20 @@
 
 A hand's *fair odds* are ``1 / equity`` where the equity counts a dead heat
 among n hands as 1/n of a win — exactly what the dead-heat rule pays, so a
-back at the fair odds has zero expected value. The house market maker then
-quotes on the exchange ladder *outside* the fair price:
+back at the fair odds has zero expected value. The house market maker quotes
+on the exchange ladder on the side of the fair price that pays *it*:
 
-* it offers "available to back" by resting **lay** orders at ticks at or above
-  ``fair × (1 + margin_percent)`` rounded up to the ladder, plus ``margin_ticks``;
-* it offers "available to lay" by resting **back** orders at ticks at or below
-  ``fair / (1 + margin_percent)`` rounded down, minus ``margin_ticks``;
+* it offers "available to back" by resting **lay** orders at ticks at or below
+  ``fair / (1 + margin_percent)`` rounded down to the ladder, minus
+  ``margin_ticks`` (a layer gains from shorter odds);
+* it offers "available to lay" by resting **back** orders at ticks at or above
+  ``fair × (1 + margin_percent)`` rounded up, plus ``margin_ticks`` (a backer
+  gains from longer odds);
 
-so that best available to back ≥ fair ≥ best available to lay, and the two
-sides never cross (the maker would otherwise match itself).
+so that, in ticks, best available to back ≤ fair ≤ best available to lay, as
+on any Betfair ladder (back 3.95 | lay 4.1 around a fair 4.0). The other way
+round the book would be crossed: an incoming back at p matches every resting
+lay at q ≥ p, so the maker's own back would match its own lay.
 
 Ticks are indexes into an ascending tuple of ladder prices, exact as
 ``Fraction``; no float is involved anywhere.
@@ -21,7 +25,7 @@ Ticks are indexes into an ascending tuple of ladder prices, exact as
 Fraction(4, 1)
 >>> q = quote_ticks(ladder, Fraction(1, 4), QuoteSpec(margin_ticks=1, levels=2))
 >>> [float(ladder[t]) for t in q.lay_ticks], [float(ladder[t]) for t in q.back_ticks]
-([4.1, 4.2], [3.95, 3.9])
+([3.95, 3.9], [4.1, 4.2])
 """
 
 from __future__ import annotations
@@ -73,7 +77,10 @@ class QuoteSpec:
 
 @dataclass(frozen=True, slots=True)
 class QuoteTicks:
-    """Ticks to quote, best first: ``lay_ticks`` ascending (available to back), ``back_ticks`` descending."""
+    """Ticks to quote, best first: ``lay_ticks`` descending (available to back), ``back_ticks`` ascending.
+
+    Every lay tick is below every back tick (the maker never crosses itself).
+    """
 
     lay_ticks: tuple[int, ...]
     back_ticks: tuple[int, ...]
@@ -85,24 +92,24 @@ NO_QUOTE = QuoteTicks((), ())
 def quote_ticks(prices: Sequence[Fraction], equity: Fraction, spec: QuoteSpec) -> QuoteTicks:
     """Where to rest the maker's lays and backs for a hand of ``equity``.
 
-    A side is left empty where the ladder ends (fair odds above the top tick:
-    no lay; below the bottom tick: no back). A hand at equity 0 or 1 is not
+    A side is left empty where the ladder ends (fair odds below the bottom
+    tick: no lay; above the top tick: no back). A hand at equity 0 or 1 is not
     quoted at all (its outcome is known).
     """
     odds = fair_odds(equity)
     if odds is None or equity == 1:
         return NO_QUOTE
     widen = 1 + spec.margin_percent
-    top = tick_at_or_above(prices, odds * widen)
-    bottom = tick_at_or_below(prices, odds / widen)
-    if top is not None:
-        top += spec.margin_ticks
-    if bottom is not None:
-        bottom -= spec.margin_ticks
-        if top is not None and bottom >= top:
-            bottom = top - 1
-    lay = _levels(top, +spec.level_step_ticks, spec.levels, len(prices))
-    back = _levels(bottom, -spec.level_step_ticks, spec.levels, len(prices))
+    lay_top = tick_at_or_below(prices, odds / widen)
+    back_bottom = tick_at_or_above(prices, odds * widen)
+    if lay_top is not None:
+        lay_top -= spec.margin_ticks
+    if back_bottom is not None:
+        back_bottom += spec.margin_ticks
+        if lay_top is not None and back_bottom <= lay_top:
+            back_bottom = lay_top + 1
+    lay = _levels(lay_top, -spec.level_step_ticks, spec.levels, len(prices))
+    back = _levels(back_bottom, +spec.level_step_ticks, spec.levels, len(prices))
     return QuoteTicks(lay, back)
 
 

@@ -66,7 +66,8 @@ class Prospects:
                 assert h.win == h.tie == 0, f"hand {h.hand}: counts without boards"
                 continue
             assert 0 <= h.win + h.tie <= self.boards, f"hand {h.hand}: {h.win} wins + {h.tie} ties > {self.boards}"
-            assert h.win / self.boards <= h.equity <= (h.win + h.tie) / self.boards, f"hand {h.hand}: bad equity"
+            low, high = Fraction(h.win, self.boards), Fraction(h.win + h.tie, self.boards)
+            assert low <= h.equity <= high, f"hand {h.hand}: equity {h.equity} outside [{low}, {high}]"
 
     def equity(self, hand: int) -> Fraction:
         return self.hands[hand - 1].equity

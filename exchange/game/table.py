@@ -138,6 +138,7 @@ class Game:
         self._timer = None
         cfg = self.config
         self._emit(GameStarted(cfg.name, self.number, cfg.variant, cfg.hands, self.windows))
+        self._emit(*self._port.create(self._clock.now()))
         self._deal = GameDeal(self._dealer, hands=cfg.hands, hole_cards=cfg.hole_cards)
         self._emit(HoleCardsDealt(cfg.hands, cfg.hole_cards))
         self._emit(EquitiesPublished(Round.DEAL, self.prospects.boards, self.prospects.hands))

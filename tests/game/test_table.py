@@ -25,6 +25,9 @@ class RecordingPort:
         self.calls.append(call)
         return ()
 
+    def create(self, at_ms: int) -> Sequence[object]:
+        return self._rec("create", at_ms)
+
     def open_window(self, round: Round, at_ms: int) -> Sequence[object]:
         return self._rec("open", round, at_ms)
 
@@ -69,6 +72,7 @@ def test_a_game_runs_its_timetable_and_settles_early_losers() -> None:
     assert game.phase is Phase.FINISHED
     game._check()
     assert port.calls == [
+        ("create", 1_000),
         ("open", Round.DEAL, 1_000),
         ("suspend", 31_000), ("lapse", 31_000),
         ("open", Round.PREFLOP, 34_000),

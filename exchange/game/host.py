@@ -1,0 +1,98 @@
+"""Seats agents at a channel: turns the channel's events into agent hooks.
+
+The host listens to the channel's event bus and, for every event that
+concerns an agent, schedules the hook on the clock *after* the current step
+(``call_later(0)``): the agent then reads a view of a settled state and its
+commands cannot re-enter the game or the exchange mid-step. Hooks an agent
+does not override are never scheduled, and ``on_market_update`` is
+conflated to at most one call per agent per clock instant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from exchange.agents import Agent, Trader, overrides
+from exchange.events import Matched, MatchVoided, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
+from exchange.game.events import EquitiesPublished, GameEnded, GameStarted, Stamped, WindowClosed, WindowOpened
+
+if TYPE_CHECKING:
+    from exchange.game.channel import Channel
+
+_BOOK_EVENTS = (OrderPlaced, Matched, OrderCancelled, OrderLapsed, MatchVoided)
+_BROADCAST: dict[type, str] = {
+    GameStarted: "on_game_start",
+    WindowOpened: "on_window_open",
+    WindowClosed: "on_window_close",
+    GameEnded: "on_game_end",
+}
+
+
+@dataclass(slots=True)
+class Seat:
+    agent: Agent
+    trader: Trader
+    update_pending: bool = False
+
+
+class AgentHost:
+    """The agents seated at one channel, in the order they were attached (which is the order hooks run)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.seats: list[Seat] = []
+        self._by_account: dict[str, list[Seat]] = {}
+        channel.subscribe(self._on_event)
+
+    def attach(self, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
+        """Seat ``agent`` trading for ``account_id`` (the account must exist and be funded)."""
+        trader = Trader(self.channel, account_id, latency_ms=latency_ms)
+        seat = Seat(agent, trader)
+        self.seats.append(seat)
+        self._by_account.setdefault(account_id, []).append(seat)
+        return trader
+
+    def _on_event(self, stamped: Stamped) -> None:
+        event = stamped.event
+        kind = type(event)
+        market_id = stamped.market_id
+        hook = _BROADCAST.get(kind)
+        if hook is not None:
+            for seat in self.seats:
+                self._defer(seat, hook, market_id)
+        elif kind is EquitiesPublished:
+            if event.round is None or event.round > 1:  # type: ignore[attr-defined]
+                for seat in self.seats:
+                    self._defer(seat, "on_reveal", market_id)
+        elif kind is OrderRejected:
+            for seat in self._by_account.get(event.account_id, ()):  # type: ignore[attr-defined]
+                self._defer(seat, "on_order_rejected", market_id, event)
+        if kind is Matched:
+            fill: Matched = event  # type: ignore[assignment]
+            for account in {fill.back_account_id, fill.lay_account_id}:
+                for seat in self._by_account.get(account, ()):
+                    self._defer(seat, "on_fill", market_id, fill)
+        if kind in _BOOK_EVENTS:
+            for seat in self.seats:
+                if not seat.update_pending and overrides(seat.agent, "on_market_update"):
+                    seat.update_pending = True
+                    self._defer(seat, "on_market_update", market_id)
+
+    def _defer(self, seat: Seat, hook: str, market_id: str | None, *args: object) -> None:
+        if not overrides(seat.agent, hook):
+            return
+        channel = self.channel
+
+        def run() -> None:
+            if hook == "on_market_update":
+                seat.update_pending = False
+            view = channel.view(seat.trader.account_id, market_id)
+            if view is None:
+                return
+            seat.trader.saw(view)
+            method: Callable[..., None] = getattr(seat.agent, hook)
+            method(view, seat.trader, *args)
+
+        channel.clock.call_later(0, run)

@@ -1,0 +1,56 @@
+"""The game's market on the exchange core: :class:`MarketPort` as core commands.
+
+Selections are the hand numbers 1..n. Suspending the market lapses its
+unmatched orders in the same command (the core does both), so :meth:`lapse`
+has nothing left to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from exchange.channels import ChannelConfig
+from exchange.commands import CreateMarket, OpenMarket, SettleMarket, SettleSelection, SuspendMarket, VoidMarket
+from exchange.core import Exchange
+from exchange.events import Event
+from exchange.game.rounds import Round
+
+
+class ExchangeMarket:
+    """One game's market on an :class:`~exchange.core.Exchange`."""
+
+    def __init__(self, exchange: Exchange, config: ChannelConfig, market_id: str) -> None:
+        self.exchange = exchange
+        self.config = config
+        self.market_id = market_id
+
+    def create(self, at_ms: int) -> Sequence[Event]:
+        selections = tuple(range(1, self.config.hands + 1))
+        return self.exchange.execute(
+            CreateMarket(at_ms, self.market_id, selections, self.config.min_stake, self.config.commission_bps)
+        )
+
+    def open_window(self, round: Round, at_ms: int) -> Sequence[Event]:
+        events = self.exchange.execute(OpenMarket(at_ms, self.market_id))
+        opened = getattr(events[-1], "round", None)
+        if opened != int(round):
+            raise AssertionError(f"market {self.market_id} opened round {opened}, the game is in round {int(round)}")
+        return events
+
+    def suspend(self, at_ms: int) -> Sequence[Event]:
+        return self.exchange.execute(SuspendMarket(at_ms, self.market_id))
+
+    def lapse(self, at_ms: int) -> Sequence[Event]:
+        return ()
+
+    def settle_losers(self, hands: Sequence[int], at_ms: int) -> Sequence[Event]:
+        events: list[Event] = []
+        for hand in hands:
+            events.extend(self.exchange.execute(SettleSelection(at_ms, self.market_id, hand)))
+        return events
+
+    def settle(self, winners: Sequence[int], at_ms: int) -> Sequence[Event]:
+        return self.exchange.execute(SettleMarket(at_ms, self.market_id, tuple(winners)))
+
+    def void(self, reason: str, at_ms: int) -> Sequence[Event]:
+        return self.exchange.execute(VoidMarket(at_ms, self.market_id, reason))
