@@ -31,6 +31,8 @@ from exchange.backtest.outputs import TABLES, Table, empty_tables, merge, write_
 from exchange.backtest.recorder import write_stream
 from exchange.backtest.summary import Summary, summarise
 from exchange.backtest.workers import Executor, run_ordered
+from exchange.backtest.world import GameSetup, HouseSpec, play_game
+from exchange.game.table import EquityFn
 
 #: 2026-01-01T00:00:00Z: where the first game's clock starts (epoch milliseconds).
 EPOCH_MS = 1_767_225_600_000
@@ -53,10 +55,26 @@ class BacktestConfig:
     account: str = STRATEGY_ACCOUNT
     balance: int = 1_000_000
     start_ms: int = EPOCH_MS
+    house: HouseSpec = field(default_factory=HouseSpec)
+    #: The exact-equity function (default: the engine's); a test may pass a module-level stand-in.
+    equities: EquityFn | None = None
 
     def __post_init__(self) -> None:
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
+
+    def setup(self) -> GameSetup:
+        return GameSetup(
+            channel=self.channel,
+            seed=self.seed,
+            account=self.account,
+            balance=self.balance,
+            start_ms=self.start_ms,
+            latency_ms=self.latency_ms,
+            record_streams=self.record_streams,
+            house=self.house,
+            equities=self.equities,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,12 +113,12 @@ def plan_chunks(games: int, workers: int, chunk_size: int | None) -> list[tuple[
 
 def run_chunk(chunk: Chunk) -> ChunkResult:
     """Play the chunk's games one after another, each in a fresh world. Top-level: picklable for any executor."""
-    from exchange.backtest.world import play_game
-
+    setup = chunk.config.setup()
+    spec = chunk.config.strategy
     tables = empty_tables()
     streams: list[tuple[str, bytes]] = []
     for index in range(chunk.first, chunk.first + chunk.count):
-        recording = play_game(chunk.config, index, tables)
+        recording = play_game(setup, index, spec.build(), tables)
         if recording is not None:
             market_id, text = recording
             streams.append((market_id, zlib.compress(text.encode("utf-8"), 6)))

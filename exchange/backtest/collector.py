@@ -1,0 +1,372 @@
+"""The Parquet rows of a game, as a projection of the channel's event stream.
+
+A :class:`Collector` listens to every stamped event of a channel and keeps
+just enough state to write, when the game ends, its rows of the four tables
+(:mod:`exchange.backtest.outputs`): the game (cards, winners, dead heat), each
+order's final state, each fill with the matched hand's exact equity at that
+moment, and each account's settlement. Nothing is read from the exchange's
+internals: what the tables say, the events said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from engine.cards import format_cards
+from exchange import ladder
+from exchange.backtest.outputs import Table
+from exchange.events import (
+    AccountResult,
+    BetResult,
+    MarketSettled,
+    MarketVoided,
+    Matched,
+    MatchVoided,
+    OrderCancelled,
+    OrderLapsed,
+    OrderPlaced,
+    OrderRejected,
+    SelectionSettled,
+)
+from exchange.game.events import (
+    BoardTurned,
+    EquitiesPublished,
+    GameEnded,
+    GameStarted,
+    HoleCardsTurned,
+    ResultDeclared,
+    Stamped,
+    WindowOpened,
+)
+
+MAX_HANDS = 4
+
+
+@dataclass(slots=True)
+class _Order:
+    placed: OrderPlaced
+    matched: int = 0
+    matched_x100: int = 0
+    lapsed: int = 0
+    cancelled: int = 0
+    voided: int = 0
+    outcome: str | None = None
+    profit: int | None = None
+
+
+@dataclass(slots=True)
+class _Game:
+    game_index: int
+    market_id: str
+    channel: str = ""
+    variant: str = ""
+    start_ms: int = 0
+    hands: tuple[str | None, ...] = (None,) * MAX_HANDS
+    board: str = ""
+    winners: tuple[int, ...] = ()
+    early: bool = False
+    status: str = ""
+    round: int = 0
+    equities: dict[int, Fraction] = field(default_factory=dict)
+    orders: dict[int, _Order] = field(default_factory=dict)
+    rejected: list[OrderRejected] = field(default_factory=list)
+    fills: list[tuple[Matched, int, Fraction | None]] = field(default_factory=list)
+    voided: set[int] = field(default_factory=set)
+    results: dict[str, AccountResult] = field(default_factory=dict)
+    commission_received: int = 0
+    rounding: int = 0
+    house: str | None = None
+    ended: bool = False
+
+
+class Collector:
+    """Builds one game's rows from its events; call :meth:`write` once the game has ended.
+
+    ``accounts`` are every account of the world (the house's included): each gets
+    a settlement row, zeros if it did not bet.
+    """
+
+    def __init__(self, game_index: int, market_id: str, accounts: Iterable[str]) -> None:
+        self.accounts = tuple(accounts)
+        self._game = _Game(game_index, market_id)
+
+    @property
+    def ended(self) -> bool:
+        return self._game.ended
+
+    def __call__(self, stamped: Stamped) -> None:
+        game = self._game
+        if stamped.market_id != game.market_id:
+            return
+        event = stamped.event
+        handler = _HANDLERS.get(type(event))
+        if handler is not None:
+            handler(game, stamped, event)
+
+    def write(self, tables: dict[str, Table]) -> None:
+        """Append this game's rows to ``tables`` (games, orders, fills, settlements)."""
+        game = self._game
+        if not game.ended:
+            raise RuntimeError(f"game {game.market_id} has not ended; its rows are not final")
+        self._write_game(tables["games"])
+        self._write_orders(tables["orders"])
+        self._write_fills(tables["fills"])
+        self._write_settlements(tables["settlements"])
+
+    # --- rows ------------------------------------------------------------------------------
+
+    def _write_game(self, table: Table) -> None:
+        g = self._game
+        hands = tuple(g.hands) + (None,) * (MAX_HANDS - len(g.hands))
+        table.append(
+            game_index=g.game_index,
+            market_id=g.market_id,
+            channel=g.channel,
+            variant=g.variant,
+            start_ms=g.start_ms,
+            hand_1=hands[0],
+            hand_2=hands[1],
+            hand_3=hands[2],
+            hand_4=hands[3],
+            board=g.board,
+            winners=",".join(str(w) for w in g.winners),
+            n_winners=len(g.winners),
+            dead_heat=len(g.winners) > 1,
+            early=g.early,
+            status=g.status,
+            total_matched=sum(m.size for m, _, _ in g.fills if m.match_id not in g.voided),
+        )
+
+    def _write_orders(self, table: Table) -> None:
+        g = self._game
+        for bet_id in sorted(g.orders):
+            o = g.orders[bet_id]
+            p = o.placed
+            table.append(
+                game_index=g.game_index,
+                market_id=g.market_id,
+                bet_id=bet_id,
+                account=p.account_id,
+                selection_id=p.selection_id,
+                side=p.side.value,
+                tick=p.tick,
+                price=ladder.PRICE_X100[p.tick] / 100,
+                size=p.size,
+                size_matched=o.matched,
+                size_lapsed=o.lapsed,
+                size_cancelled=o.cancelled,
+                size_voided=o.voided,
+                average_price_matched=(o.matched_x100 / (100 * o.matched)) if o.matched else None,
+                round=p.round,
+                placed_ms=p.ts,
+                status=_order_status(o),
+                outcome=o.outcome,
+                profit=o.profit,
+                replaces=p.replaces,
+                customer_ref=p.customer_ref,
+                error_code=None,
+                action="PLACE" if p.replaces is None else "REPLACE",
+            )
+        for r in g.rejected:
+            table.append(
+                game_index=g.game_index,
+                market_id=g.market_id,
+                bet_id=r.bet_id,
+                account=r.account_id,
+                selection_id=r.selection_id,
+                side=None,
+                tick=None,
+                price=None,
+                size=None,
+                size_matched=0,
+                size_lapsed=0,
+                size_cancelled=0,
+                size_voided=0,
+                average_price_matched=None,
+                round=None,
+                placed_ms=r.ts,
+                status="REJECTED",
+                outcome=None,
+                profit=None,
+                replaces=None,
+                customer_ref=r.customer_ref,
+                error_code=r.error_code.value,
+                action=r.action.value,
+            )
+
+    def _write_fills(self, table: Table) -> None:
+        g = self._game
+        for m, rnd, equity in g.fills:
+            table.append(
+                game_index=g.game_index,
+                market_id=g.market_id,
+                match_id=m.match_id,
+                at_ms=m.ts,
+                round=rnd,
+                selection_id=m.selection_id,
+                tick=m.tick,
+                price=ladder.PRICE_X100[m.tick] / 100,
+                size=m.size,
+                back_bet_id=m.back_bet_id,
+                lay_bet_id=m.lay_bet_id,
+                back_account=m.back_account_id,
+                lay_account=m.lay_account_id,
+                taker_side=m.taker_side.value,
+                equity=None if equity is None else float(equity),
+                equity_exact=None if equity is None else str(equity),
+                voided=m.match_id in g.voided,
+            )
+
+    def _write_settlements(self, table: Table) -> None:
+        g = self._game
+        accounts = list(self.accounts)
+        accounts += sorted(a for a in g.results if a not in accounts)
+        if g.house is not None and g.house not in accounts:
+            accounts.append(g.house)
+        for account in accounts:
+            result = g.results.get(account)
+            profit = result.profit if result else 0
+            commission = result.commission if result else 0
+            mine = [o for o in g.orders.values() if o.placed.account_id == account]
+            is_house = account == g.house
+            table.append(
+                game_index=g.game_index,
+                market_id=g.market_id,
+                account=account,
+                gross_profit=profit,
+                commission=commission,
+                net_profit=profit - commission,
+                commission_received=g.commission_received if is_house else 0,
+                rounding_received=g.rounding if is_house else 0,
+                bets=sum(1 for o in mine if o.matched),
+                matched_stake=sum(o.matched for o in mine),
+                status=g.status,
+            )
+
+
+def _order_status(o: _Order) -> str:
+    """The order's final state as ``listClearedOrders`` names it (``EXECUTABLE`` if still live)."""
+    if o.outcome is not None:
+        return "SETTLED"
+    if o.voided:
+        return "VOIDED"
+    if o.placed.size - o.matched - o.lapsed - o.cancelled - o.voided > 0:
+        return "EXECUTABLE"
+    if o.matched:
+        return "EXECUTION_COMPLETE"
+    if o.lapsed:
+        return "LAPSED"
+    return "CANCELLED"
+
+
+# --- event handlers ---------------------------------------------------------------------------
+
+
+def _started(g: _Game, s: Stamped, e: GameStarted) -> None:
+    g.channel, g.variant, g.start_ms = e.channel, e.variant, s.at_ms
+    g.hands = (None,) * e.hands
+
+
+def _window(g: _Game, s: Stamped, e: WindowOpened) -> None:
+    g.round = int(e.round)
+
+
+def _equities(g: _Game, s: Stamped, e: EquitiesPublished) -> None:
+    g.equities = {h.hand: h.equity for h in e.hands}
+
+
+def _holes(g: _Game, s: Stamped, e: HoleCardsTurned) -> None:
+    g.hands = tuple(format_cards(h) for h in e.hands)
+
+
+def _board(g: _Game, s: Stamped, e: BoardTurned) -> None:
+    g.board = format_cards(e.board)
+
+
+def _result(g: _Game, s: Stamped, e: ResultDeclared) -> None:
+    g.winners, g.early, g.board = tuple(e.winners), e.early, format_cards(e.board)
+
+
+def _ended(g: _Game, s: Stamped, e: GameEnded) -> None:
+    g.status, g.ended = e.status, True
+
+
+def _placed(g: _Game, s: Stamped, e: OrderPlaced) -> None:
+    g.orders[e.bet_id] = _Order(e)
+
+
+def _rejected(g: _Game, s: Stamped, e: OrderRejected) -> None:
+    g.rejected.append(e)
+
+
+def _matched(g: _Game, s: Stamped, e: Matched) -> None:
+    g.fills.append((e, g.round, g.equities.get(e.selection_id)))
+    value = e.size * ladder.PRICE_X100[e.tick]
+    for bet_id in (e.back_bet_id, e.lay_bet_id):
+        o = g.orders[bet_id]
+        o.matched += e.size
+        o.matched_x100 += value
+
+
+def _cancelled(g: _Game, s: Stamped, e: OrderCancelled) -> None:
+    g.orders[e.bet_id].cancelled += e.size
+
+
+def _lapsed(g: _Game, s: Stamped, e: OrderLapsed) -> None:
+    g.orders[e.bet_id].lapsed += e.size
+
+
+def _match_voided(g: _Game, s: Stamped, e: MatchVoided) -> None:
+    g.voided.add(e.match_id)
+    value = e.size * ladder.PRICE_X100[e.tick]
+    for bet_id in (e.back_bet_id, e.lay_bet_id):
+        o = g.orders[bet_id]
+        o.matched -= e.size
+        o.matched_x100 -= value
+        o.voided += e.size
+
+
+def _bets(g: _Game, bets: Iterable[BetResult]) -> None:
+    for b in bets:
+        o = g.orders[b.bet_id]
+        o.outcome, o.profit = b.outcome.value, b.profit
+
+
+def _selection_settled(g: _Game, s: Stamped, e: SelectionSettled) -> None:
+    _bets(g, e.bets)
+
+
+def _market_settled(g: _Game, s: Stamped, e: MarketSettled) -> None:
+    _bets(g, e.bets)
+    g.results = {a.account_id: a for a in e.accounts}
+    g.commission_received = sum(a.commission for a in e.accounts)
+    g.rounding, g.house = e.rounding, e.house_account_id
+
+
+def _market_voided(g: _Game, s: Stamped, e: MarketVoided) -> None:
+    g.results = {a.account_id: a for a in e.accounts}
+    g.commission_received = sum(a.commission for a in e.accounts)
+    g.house = e.house_account_id
+
+
+_HANDLERS: dict[type, Callable[[_Game, Stamped, Any], None]] = {
+    GameStarted: _started,
+    WindowOpened: _window,
+    EquitiesPublished: _equities,
+    HoleCardsTurned: _holes,
+    BoardTurned: _board,
+    ResultDeclared: _result,
+    GameEnded: _ended,
+    OrderPlaced: _placed,
+    OrderRejected: _rejected,
+    Matched: _matched,
+    OrderCancelled: _cancelled,
+    OrderLapsed: _lapsed,
+    MatchVoided: _match_voided,
+    SelectionSettled: _selection_settled,
+    MarketSettled: _market_settled,
+    MarketVoided: _market_voided,
+}

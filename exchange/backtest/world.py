@@ -1,0 +1,241 @@
+"""One backtest game in a world of its own: clock, exchange, channel, house liquidity, the strategy.
+
+:func:`play_game` builds everything fresh for game ``index`` — so the game's
+result depends on nothing but the configuration and the index — seats the
+house market maker, the noise traders and the strategy (through
+:class:`~exchange.backtest.agent.StrategyAgent`, at its latency) at a
+:class:`~exchange.game.channel.Channel`, runs the virtual clock until the game
+is over, and leaves behind its table rows and its stream recording.
+
+* the deck is :func:`~exchange.game.deal.seeded_decks` of the backtest seed at
+  game ``index``: game *i* of seed *S* is the same deal whoever plays it;
+* the market id is ``<channel>.<index>``, the clock starts at
+  ``start_ms + index × game length``;
+* every other random draw (noise traders, the strategy's ``market.rng``) is
+  seeded from ``(seed, index, role)``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, fields
+
+from exchange.backtest.agent import StrategyAgent
+from exchange.backtest.collector import Collector
+from exchange.backtest.outputs import Table
+from exchange.backtest.recorder import (
+    BetfairMarketStatus,
+    MarketInfo,
+    MarketRecorder,
+    MarketSnapshot,
+    RunnerSnapshot,
+    RunnerStatus,
+)
+from exchange.backtest.strategy import Settlement, Strategy
+from exchange.channels import ChannelConfig, get_channel
+from exchange.clock import VirtualClock
+from exchange.core import Exchange, ExchangeConfig
+from exchange.events import BetResult
+from exchange.game.channel import Channel
+from exchange.game.deal import seeded_decks
+from exchange.game.equities import exact_equities
+from exchange.game.events import HoleCardsTurned, Stamped
+from exchange.game.table import EquityFn
+from exchange.house import MakerConfig, MarketMaker, NoiseConfig, NoiseTrader
+from exchange.market import MarketBook, MarketStatus, SelectionStatus
+
+MAKER_ACCOUNT = "house-maker"
+NOISE_ACCOUNT = "house-noise"
+
+
+@dataclass(frozen=True, slots=True)
+class HouseSpec:
+    """The house liquidity in every game: one market maker and ``noise_traders`` noise traders.
+
+    Balances in minor units; each house account is funded afresh every game.
+    """
+
+    maker: MakerConfig = field(default_factory=MakerConfig)
+    maker_balance: int = 100_000_000
+    noise_traders: int = 1
+    noise: NoiseConfig = field(default_factory=NoiseConfig)
+    noise_balance: int = 10_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """What :func:`play_game` needs besides the index (a :class:`~exchange.backtest.runner.BacktestConfig` fits)."""
+
+    channel: str
+    seed: int
+    account: str
+    balance: int
+    start_ms: int
+    latency_ms: int | None
+    record_streams: bool
+    house: HouseSpec
+    equities: EquityFn | None
+
+
+@dataclass(frozen=True, slots=True)
+class _NumberedChannel(ChannelConfig):
+    """A channel config whose game 0 is game ``first_game`` (market ids and deals follow the backtest index)."""
+
+    first_game: int = 0
+
+    def market_id(self, game_number: int) -> str:
+        return ChannelConfig.market_id(self, game_number + self.first_game)
+
+
+def numbered(config: ChannelConfig, first_game: int) -> ChannelConfig:
+    """``config`` with its games numbered from ``first_game``.
+
+    >>> numbered(get_channel("holdem"), 17).market_id(0)
+    'holdem.17'
+    """
+    values = {f.name: getattr(config, f.name) for f in fields(config)}
+    return _NumberedChannel(**values, first_game=first_game)
+
+
+def accounts_of(setup: GameSetup) -> tuple[str, ...]:
+    """Every account of a game's world, in settlement-row order (the exchange's house account last)."""
+    noise = tuple(f"{NOISE_ACCOUNT}-{k + 1}" for k in range(setup.house.noise_traders))
+    return (setup.account, MAKER_ACCOUNT, *noise, ExchangeConfig().house_account_id)
+
+
+def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str, Table]) -> tuple[str, str] | None:
+    """Play game ``index`` to its end; append its rows to ``tables``; return ``(market id, stream text)``."""
+    base = get_channel(setup.channel)
+    config = numbered(base, index)
+    market_id = config.market_id(0)
+    clock = VirtualClock(start_ms=setup.start_ms + index * base.game_ms)
+    exchange = Exchange(ExchangeConfig(min_stake=base.min_stake, commission_bps=base.commission_bps))
+    deck = seeded_decks(setup.seed)(index)
+    channel = Channel(
+        config,
+        clock,
+        exchange,
+        decks=lambda _number: deck,
+        equities=setup.equities or exact_equities,
+    )
+    collector = Collector(index, market_id, accounts_of(setup))
+    channel.subscribe(collector)
+    feed = _StreamFeed(channel, exchange, market_id, base) if setup.record_streams else None
+
+    channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
+    channel.attach(MarketMaker(setup.house.maker), MAKER_ACCOUNT)
+    for k in range(setup.house.noise_traders):
+        account = f"{NOISE_ACCOUNT}-{k + 1}"
+        channel.open_account(account, setup.house.noise_balance)
+        channel.attach(NoiseTrader(f"{setup.seed}/{index}/{k}", setup.house.noise), account)
+    channel.open_account(setup.account, setup.balance)
+    if setup.latency_ms is not None:
+        strategy.latency_ms = setup.latency_ms
+    agent = StrategyAgent(
+        strategy,
+        rng=random.Random(f"{setup.seed}/{index}/strategy"),
+        settlements=lambda mid, account: _settlement(channel, exchange, mid, account),
+    )
+    channel.attach(agent, setup.account, latency_ms=strategy.latency_ms)
+
+    channel.start(games=1)
+    clock.run()
+    collector.write(tables)
+    if feed is None:
+        return None
+    return market_id, feed.recorder.text()
+
+
+def _settlement(channel: Channel, exchange: Exchange, market_id: str, account: str) -> Settlement | None:
+    result = exchange.market_result(account, market_id)
+    game = channel.game(market_id)
+    if game is None:
+        return None
+    bets = tuple(
+        BetResult(c.bet_id, account, c.selection_id, c.bet_outcome, c.profit)
+        for c in exchange.cleared_orders(account, market_id)
+        if c.bet_outcome is not None
+    )
+    return Settlement(
+        market_id=market_id,
+        status=game.phase.value,
+        winners=tuple(game.winners),
+        profit=0 if result is None else result.profit,
+        commission=0 if result is None else result.commission,
+        bets=bets,
+    )
+
+
+_RUNNER_STATUS = {
+    SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
+    SelectionStatus.WINNER: RunnerStatus.WINNER,
+    SelectionStatus.TIED_DEAD_HEAT: RunnerStatus.WINNER,
+    SelectionStatus.LOSER: RunnerStatus.LOSER,
+}
+_MARKET_STATUS = {
+    MarketStatus.ACTIVE: BetfairMarketStatus.OPEN,
+    MarketStatus.SUSPENDED: BetfairMarketStatus.SUSPENDED,
+    MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
+    MarketStatus.VOID: BetfairMarketStatus.CLOSED,
+}
+
+
+def snapshot_of(book: MarketBook, in_play: bool) -> MarketSnapshot:
+    """The stream's view of a core market book (every level, not just the best three)."""
+    void = book.status is MarketStatus.VOID
+    runners = tuple(
+        RunnerSnapshot(
+            selection_id=r.selection_id,
+            status=RunnerStatus.REMOVED if void and r.status is SelectionStatus.IN_PLAY else _RUNNER_STATUS[r.status],
+            atb=tuple((p.tick, p.size) for p in r.available_to_back),
+            atl=tuple((p.tick, p.size) for p in r.available_to_lay),
+            trd=tuple((p.tick, p.size) for p in r.traded_volume),
+            ltp=r.last_traded_tick,
+            tv=r.total_matched,
+        )
+        for r in book.runners
+    )
+    return MarketSnapshot(_MARKET_STATUS[book.status], in_play, runners, book.total_matched)
+
+
+class _StreamFeed:
+    """Records the market after every clock instant at which one of its events happened."""
+
+    def __init__(self, channel: Channel, exchange: Exchange, market_id: str, config: ChannelConfig) -> None:
+        clock = channel.clock
+        start = clock.now()
+        windows_end = start + 3 * config.round_ms + config.betting_window_ms
+        self.recorder = MarketRecorder(
+            MarketInfo(
+                market_id=market_id,
+                event_id=market_id,
+                event_name=config.title,
+                market_name=f"{config.title} {market_id}",
+                open_ms=start,
+                market_time_ms=start,
+                suspend_ms=windows_end,
+                runner_names=tuple(f"Hand {h}" for h in range(1, config.hands + 1)),
+                commission_percent=str(config.commission_bps / 100),
+            )
+        )
+        self._channel = channel
+        self._exchange = exchange
+        self._market_id = market_id
+        self._pending = False
+        self._in_play = False
+        channel.subscribe(self._on_event)
+
+    def _on_event(self, stamped: Stamped) -> None:
+        if stamped.market_id != self._market_id:
+            return
+        if isinstance(stamped.event, HoleCardsTurned):
+            self._in_play = True
+        if not self._pending:
+            self._pending = True
+            self._channel.clock.call_later(0, self._flush)
+
+    def _flush(self) -> None:
+        self._pending = False
+        book = self._exchange.market_book(self._market_id, None)
+        if book is not None:
+            self.recorder.update(snapshot_of(book, self._in_play), self._channel.clock.now())
