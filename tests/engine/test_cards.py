@@ -1,0 +1,117 @@
+"""engine.cards: ids, both notations, errors, the two packs and seeded shuffling."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.cards import (
+    Card,
+    CardError,
+    Rank,
+    Suit,
+    check_distinct,
+    deck32,
+    deck52,
+    format_cards,
+    parse_cards,
+    shuffled,
+    to_card,
+)
+
+
+def test_ids_follow_rank_then_suit() -> None:
+    assert Card.parse("2c").id == 0
+    assert Card.parse("2s").id == 3
+    assert Card.parse("3c").id == 4
+    assert Card.parse("Td").id == 4 * (10 - 2) + 1 == 33
+    assert Card.parse("As").id == 51
+    assert Card.of(Rank.ACE, Suit.SPADES) == Card(51)
+    assert Card.of(12, 2) == Card.parse("Qh")
+
+
+@given(st.integers(0, 51))
+def test_id_round_trips_through_text(card_id: int) -> None:
+    card = Card(card_id)
+    assert Card.parse(str(card)) == card
+    assert card.id == 4 * (card.rank - 2) + card.suit
+    assert str(card) == card.rank.char + card.suit.char
+    assert repr(card) == f"Card('{card}')"
+
+
+def test_parse_both_notations_and_separators() -> None:
+    expected = (Card.parse("As"), Card.parse("Kd"), Card.parse("7c"))
+    assert parse_cards("As Kd 7c") == expected
+    assert parse_cards("AsKd7c") == expected
+    assert parse_cards("As,Kd,7c") == expected
+    assert parse_cards(" as  kD\t7C ") == expected  # rank and suit case-insensitive
+    assert parse_cards(["As", Card(45), 20]) == expected
+    assert parse_cards("") == ()
+    assert format_cards(expected) == "As Kd 7c"
+    assert format_cards(()) == ""
+
+
+def test_cards_order_by_rank_then_suit() -> None:
+    assert sorted(parse_cards("As 2c Ah Kd 2s")) == list(parse_cards("2c 2s Kd Ah As"))
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("Xs", "unknown rank 'X'"),
+        ("Ax", "unknown suit 'x'"),
+        ("A", "not a card"),
+        ("10s", "not a card"),
+    ],
+)
+def test_bad_card_text_names_the_problem(text: str, fragment: str) -> None:
+    with pytest.raises(CardError, match=fragment):
+        Card.parse(text)
+
+
+def test_bad_card_lists_and_values() -> None:
+    with pytest.raises(CardError, match="each card is two characters"):
+        parse_cards("AsK")
+    with pytest.raises(CardError, match="out of range"):
+        Card(52)
+    with pytest.raises(CardError, match="out of range"):
+        Card(-1)
+    with pytest.raises(CardError, match="not a card"):
+        to_card(1.5)  # type: ignore[arg-type]
+    with pytest.raises(CardError, match="not a card"):
+        to_card(True)
+    assert issubclass(CardError, ValueError)
+
+
+def test_check_distinct_names_the_repeated_card() -> None:
+    check_distinct(parse_cards("As Kd"), parse_cards("Qc"))
+    with pytest.raises(CardError, match="card Kd appears more than once"):
+        check_distinct(parse_cards("As Kd"), parse_cards("Qc Kd"))
+
+
+def test_packs() -> None:
+    full = deck52()
+    assert len(full) == 52 == len(set(full))
+    assert [c.id for c in full] == list(range(52))
+    short = deck32()
+    assert len(short) == 32 == len(set(short))
+    assert {c.rank for c in short} == set(Rank) - {Rank.TWO, Rank.THREE, Rank.FOUR, Rank.FIVE, Rank.SIX}
+    assert all(sum(1 for c in short if c.suit == suit) == 8 for suit in Suit)
+
+
+def test_shuffling_depends_only_on_the_rng_passed() -> None:
+    pack = deck52()
+    first = shuffled(pack, random.Random(2024))
+    second = shuffled(pack, random.Random(2024))
+    other = shuffled(pack, random.Random(2025))
+    assert first == second
+    assert first != other
+    assert sorted(first) == list(pack)
+    assert pack == deck52()  # the input is not touched
+    random.seed(0)
+    third = shuffled(pack, random.Random(2024))
+    random.seed(1)
+    assert third == first  # global random state plays no part
