@@ -1,0 +1,62 @@
+"""Building channels for tests: virtual clock, fresh exchange, funded accounts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from engine.cards import parse_cards
+from engine.dealer import arrange_deck
+from exchange.channels import HOLDEM, ChannelConfig
+from exchange.clock import VirtualClock
+from exchange.commands import PlaceOrder
+from exchange.core import Exchange
+from exchange.events import Event
+from exchange.game.channel import Channel
+from exchange.game.deal import DeckSource, fixed_decks
+from exchange.game.events import EventLog
+from exchange.house import MarketMaker, NoiseTrader
+from exchange.side import Side
+
+HOUSE_BANKROLL = 1_000_000_000
+USER_BANKROLL = 10_000_000
+
+
+def deck(hands: Sequence[str], board: str) -> list:
+    return arrange_deck([parse_cards(h) for h in hands], parse_cards(board))
+
+
+def make_channel(
+    decks: DeckSource,
+    *,
+    config: ChannelConfig = HOLDEM,
+    makers: int = 1,
+    noise: int = 0,
+    users: Sequence[str] = ("alice", "bob"),
+) -> tuple[Channel, VirtualClock, EventLog]:
+    clock = VirtualClock()
+    channel = Channel(config, clock, Exchange(), decks=decks)
+    log = EventLog.attach(channel.bus)
+    for i in range(makers):
+        channel.open_account(f"house-maker-{i}", HOUSE_BANKROLL)
+        channel.attach(MarketMaker(), f"house-maker-{i}")
+    for i in range(noise):
+        channel.open_account(f"house-noise-{i}", USER_BANKROLL)
+        channel.attach(NoiseTrader(seed=i), f"house-noise-{i}")
+    for user in users:
+        channel.open_account(user, USER_BANKROLL)
+    return channel, clock, log
+
+
+def one_deck(hands: Sequence[str], board: str) -> DeckSource:
+    return fixed_decks([deck(hands, board)])
+
+
+def place(channel: Channel, account: str, hand: int, side: Side, price: str, size: int, rnd: int | None) -> Event:
+    """A user's order arriving now (as the HTTP server would submit it); returns the first event."""
+    game = channel.game()
+    assert game is not None
+    events = channel.submit(
+        PlaceOrder(channel.clock.now(), account, game.market_id, hand, side, Decimal(price), size, round=rnd)
+    )
+    return events[0]

@@ -1,0 +1,145 @@
+"""Whole games on the virtual clock from fixed decks, with the real exchange core and equity engine."""
+
+from __future__ import annotations
+
+from helpers import make_channel, one_deck, place
+
+from exchange import ladder
+from exchange.channels import HOLDEM
+from exchange.errors import ErrorCode
+from exchange.events import MarketSettled, OrderLapsed, OrderPlaced, OrderRejected, SelectionSettled
+from exchange.game.events import BoardTurned, HandsCannotWin, ResultDeclared, WindowClosed
+from exchange.game.rounds import Round, timetable
+from exchange.game.table import Phase
+from exchange.market import SelectionStatus
+from exchange.side import Side
+
+# Every hand plays the royal flush on the board: a 4-way dead heat whatever happens.
+ROYAL = (("2c3d", "4c5d", "6c7d", "8c9d"), "AsKsQsJsTs")
+# After the turn (Ah Kh 7c 2d) 9s9d cannot win or tie on any river; the others still can.
+DEAD_AFTER_TURN = (("AsAc", "KsKc", "7h7d", "9s9d"), "AhKh7c2d3s")
+# The turn (Ad, on Ah 7c 2s) gives AsAc quad aces that nothing can beat: settled before the Turn window.
+DECIDED_AT_TURN = (("AsAc", "7h7d", "KsKh", "QsQh"), "Ah7c2sAd3h")
+
+
+def opens(rnd: Round) -> int:
+    return timetable(HOLDEM, 0)[rnd - 1].opens_ms
+
+
+def closes(rnd: Round) -> int:
+    return timetable(HOLDEM, 0)[rnd - 1].closes_ms
+
+
+def test_four_way_dead_heat_settles_every_bet_at_a_quarter_of_the_odds() -> None:
+    channel, clock, log = make_channel(one_deck(*ROYAL), makers=0)
+    channel.start(at_ms=0, games=1)
+    clock.run(until_ms=opens(Round.DEAL) + 1_000)
+    assert isinstance(place(channel, "alice", 1, Side.LAY, "8", 1_000, rnd=1), OrderPlaced)
+    assert isinstance(place(channel, "bob", 1, Side.BACK, "8", 1_000, rnd=1), OrderPlaced)
+    clock.run(until_ms=opens(Round.FLOP) + 1_000)
+    assert isinstance(place(channel, "alice", 2, Side.LAY, "4", 2_000, rnd=3), OrderPlaced)
+    assert isinstance(place(channel, "bob", 2, Side.BACK, "4", 2_000, rnd=3), OrderPlaced)
+    clock.run()
+    (result,) = log.of_type(ResultDeclared)
+    assert result.winners == (1, 2, 3, 4)  # type: ignore[attr-defined]
+    (settled,) = log.of_type(MarketSettled)
+    profits = {(b.account_id, b.selection_id): b.profit for b in settled.bets}  # type: ignore[attr-defined]
+    # Back 10.00 at 8 in a 4-way dead heat: odds 8/4 = 2, profit 10.00; the layer loses it.
+    assert profits[("bob", 1)] == 1_000 and profits[("alice", 1)] == -1_000
+    # Back 20.00 at 4: odds 4/4 = 1, profit 0.
+    assert profits[("bob", 2)] == 0 and profits[("alice", 2)] == 0
+    accounts = {a.account_id: (a.profit, a.commission) for a in settled.accounts}  # type: ignore[attr-defined]
+    assert accounts["bob"] == (1_000, 25) and accounts["alice"] == (-1_000, 0)
+    game = channel.game()
+    assert game is not None and game.phase is Phase.FINISHED
+    game._check()
+
+
+def test_house_bets_in_a_dead_heat_settle_at_a_quarter_too() -> None:
+    channel, clock, log = make_channel(one_deck(*ROYAL), makers=1)
+    channel.start(at_ms=0, games=1)
+    clock.run(until_ms=opens(Round.DEAL) + 1_000)
+    view = channel.view("bob")
+    assert view is not None
+    best = view.hand(3).best_to_back
+    assert best is not None and str(ladder.price(best)) == "3.95"  # one tick under the fair 4.0
+    assert isinstance(place(channel, "bob", 3, Side.BACK, "3.95", 500, 1), OrderPlaced)
+    clock.run()
+    (settled,) = log.of_type(MarketSettled)
+    (bet,) = [b for b in settled.bets if b.account_id == "bob"]  # type: ignore[attr-defined]
+    # 5.00 backed at 3.95 in a 4-way dead heat: 5 × (3.95/4 − 1) = −0.0625, to the unit.
+    assert -7 <= bet.profit <= -6
+
+
+def test_a_hand_drawing_dead_after_the_turn_is_settled_loser_before_the_river() -> None:
+    channel, clock, log = make_channel(one_deck(*DEAD_AFTER_TURN), makers=1)
+    channel.start(at_ms=0, games=1)
+    clock.run(until_ms=opens(Round.PREFLOP) + 1_000)
+    assert isinstance(place(channel, "bob", 4, Side.BACK, "1000", 200, rnd=2), OrderPlaced)
+    clock.run(until_ms=closes(Round.FLOP))
+    (dead,) = log.of_type(HandsCannotWin)
+    assert dead.hands == (4,)  # type: ignore[attr-defined]
+    (early,) = log.of_type(SelectionSettled)
+    assert early.selection_id == 4 and early.status is SelectionStatus.LOSER  # type: ignore[attr-defined]
+    # Settled at the Flop close, when the turn was turned: before the Turn window and the river.
+    settled_at = next(s.at_ms for s in log if isinstance(s.event, SelectionSettled))
+    assert settled_at == closes(Round.FLOP)
+    assert [b.street for b in log.of_type(BoardTurned)] == ["flop", "turn"]  # type: ignore[attr-defined]
+    # Hand 4 takes no more bets.
+    clock.run(until_ms=opens(Round.TURN) + 1_000)
+    rejected = place(channel, "bob", 4, Side.BACK, "1000", 200, rnd=4)
+    assert isinstance(rejected, OrderRejected) and rejected.error_code is ErrorCode.SELECTION_ALREADY_LOST
+    clock.run()
+    (result,) = log.of_type(ResultDeclared)
+    assert result.winners == (1,) and not result.early  # type: ignore[attr-defined]
+
+
+def test_when_only_one_hand_can_win_the_market_settles_at_once() -> None:
+    channel, clock, log = make_channel(one_deck(*DECIDED_AT_TURN), makers=1)
+    channel.start(at_ms=0, games=1)
+    clock.run()
+    (result,) = log.of_type(ResultDeclared)
+    assert result.winners == (1,) and result.early  # type: ignore[attr-defined]
+    (settled,) = log.of_type(MarketSettled)
+    stamped = next(s for s in log if isinstance(s.event, MarketSettled))
+    assert stamped.at_ms == closes(Round.FLOP)
+    assert settled.winners == (1,)  # type: ignore[attr-defined]
+    # No Turn window was opened; the river was dealt out with the result.
+    assert [w.round for w in log.of_type(WindowClosed)] == [Round.DEAL, Round.PREFLOP, Round.FLOP]  # type: ignore[attr-defined]
+    assert [b.street for b in log.of_type(BoardTurned)] == ["flop", "turn", "river"]  # type: ignore[attr-defined]
+
+
+def test_orders_between_windows_are_rejected_and_stale_rounds_too() -> None:
+    channel, clock, _ = make_channel(one_deck(*ROYAL), makers=0)
+    channel.start(at_ms=0, games=1)
+    clock.run(until_ms=closes(Round.DEAL) + 1_000)  # the playing window after Deal
+    between = place(channel, "bob", 1, Side.BACK, "4", 200, rnd=1)
+    assert isinstance(between, OrderRejected)
+    assert between.error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
+    unstamped = place(channel, "bob", 1, Side.BACK, "4", 200, rnd=None)
+    assert isinstance(unstamped, OrderRejected) and unstamped.error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
+    clock.run(until_ms=opens(Round.PREFLOP) + 10)
+    stale = place(channel, "bob", 1, Side.BACK, "4", 200, rnd=1)
+    assert isinstance(stale, OrderRejected) and stale.error_code is ErrorCode.BET_REJECTED_ROUND_STALE
+    assert isinstance(place(channel, "bob", 1, Side.BACK, "4", 200, rnd=2), OrderPlaced)
+    clock.run()
+    after = place(channel, "bob", 1, Side.BACK, "4", 200, rnd=4)
+    # A settled market refuses too (the core names the settled selection first).
+    assert isinstance(after, OrderRejected)
+    assert after.error_code in (ErrorCode.MARKET_NOT_OPEN_FOR_BETTING, ErrorCode.SELECTION_ALREADY_WON)
+
+
+def test_unmatched_orders_lapse_at_every_close() -> None:
+    channel, clock, log = make_channel(one_deck(*ROYAL), makers=0)
+    channel.start(at_ms=0, games=1)
+    for rnd in Round:
+        clock.run(until_ms=opens(rnd) + 500)
+        placed = place(channel, "bob", 2, Side.BACK, "900", 200, rnd=int(rnd))
+        assert isinstance(placed, OrderPlaced)
+        clock.run(until_ms=closes(rnd))
+        lapsed = [e for e in log.of_type(OrderLapsed) if e.bet_id == placed.bet_id]  # type: ignore[attr-defined]
+        assert len(lapsed) == 1 and lapsed[0].size == 200  # type: ignore[attr-defined]
+        assert not channel.exchange.current_orders("bob", "holdem.0") or all(
+            o.size_remaining == 0 for o in channel.exchange.current_orders("bob", "holdem.0")
+        )
+    clock.run()
