@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from numba import njit
 
 from engine.cards import Card, parse_cards
@@ -138,6 +139,26 @@ def heads_up_winner(best_keys: Sequence[int], pools: Sequence[Sequence[Card]]) -
     masks = [sum(1 << c.id for c in pool) for pool in pools]
     winner = heads_up_override(best_keys[0], masks[0], best_keys[1], masks[1])
     return None if winner < 0 else (int(winner), LOW_SPADE_STRAIGHT_FLUSH)
+
+
+@njit(cache=True)
+def telesina_best(cards: np.ndarray, n: int) -> int:
+    """The best Telesina key of any five of ``cards[:n]`` (five or six cards)."""
+    best = telesina_key5(cards[0], cards[1], cards[2], cards[3], cards[4])
+    if n == 6:
+        c = cards
+        for skip in range(5):
+            # the five cards other than cards[skip]: cards[5] stands in for it
+            k = telesina_key5(
+                c[5] if skip == 0 else c[0],
+                c[5] if skip == 1 else c[1],
+                c[5] if skip == 2 else c[2],
+                c[5] if skip == 3 else c[3],
+                c[5] if skip == 4 else c[4],
+            )
+            if k > best:
+                best = k
+    return best
 
 
 TELESINA = Ranking(

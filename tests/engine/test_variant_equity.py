@@ -1,0 +1,220 @@
+"""Equity for the stud games and Omaha Hi/Lo: exact cases against brute force over showdown(),
+Monte Carlo reproducibility, the exact/sampled switch, and bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+
+from engine.cards import Card, parse_cards
+from engine.showdown import ShowdownError, showdown
+from engine.variant_equity import (
+    DEFAULT_SAMPLES,
+    NoEquityError,
+    deal_count,
+    equity_variants,
+    variant_equity,
+)
+from engine.variants import get_variant
+
+
+def completions(
+    rest: Sequence[Card], needs: Sequence[int]
+) -> Iterator[tuple[tuple[Card, ...], ...]]:
+    """Every way to give needs[0] cards to group 0, needs[1] to group 1, ... from ``rest``."""
+    if not needs:
+        yield ()
+        return
+    for first in combinations(rest, needs[0]):
+        left = [c for c in rest if c not in first]
+        for tail in completions(left, needs[1:]):
+            yield (first, *tail)
+
+
+def brute_force(variant: str, hands: Sequence[str], board: str = "", dead: str = "") -> dict[str, object]:
+    """Settle every completion with showdown(): exact shares as Fractions."""
+    game = get_variant(variant)
+    seats = [parse_cards(h) for h in hands]
+    shared = parse_cards(board)
+    used = {c for group in (*seats, shared, parse_cards(dead)) for c in group}
+    rest = [c for c in game.deck.cards() if c not in used]
+    needs = [game.hole_cards - len(s) for s in seats] + [game.board_cards - len(shared)]
+    n = len(seats)
+    equity, win, tie = [Fraction(0)] * n, [0] * n, [0] * n
+    count = 0
+    for dealt in completions(rest, needs):
+        full = [s + d for s, d in zip(seats, dealt[:-1], strict=True)]
+        shares = showdown(game, full, shared + dealt[-1]).shares()
+        count += 1
+        for i, share in enumerate(shares):
+            equity[i] += share
+            win[i] += share == 1
+            tie[i] += 0 < share < 1
+    return {
+        "boards": count,
+        "equity": [e / count for e in equity],
+        "win": [Fraction(w, count) for w in win],
+        "tie": [Fraction(t, count) for t in tie],
+    }
+
+
+def dead_all_but(variant: str, hands: Sequence[str], board: str, keep: int) -> str:
+    """Dead cards leaving only ``keep`` unseen cards (a fixed pseudo-random choice): small exact spaces."""
+    used = {c for h in (*hands, board) for c in parse_cards(h)}
+    rest = [c for c in get_variant(variant).deck.cards() if c not in used]
+    rest.sort(key=lambda c: (c.id * 37) % 53)
+    return " ".join(str(c) for c in rest[keep:])
+
+
+# (variant, hands, board, unseen cards left in play or None for all)
+CASES = [
+    ("soko", ["As Ks 9s 4s", "Qc Qd 8h 5c", "7d 8d 9c Tc"], "", 12),
+    ("soko", ["As Ks 9s", "Qc Qd 8h"], "", 9),
+    ("soko", ["2s 3s", "Qc Qd", "7d 8d"], "", 9),
+    ("americana", ["Ah 7c 8d 9s", "Th Jc Qd Ks", "7h 7d 8c 9h"], "", 10),
+    ("americana", ["Ah 7c 8d", "Th Jc Qd", "7h 7d 8c"], "", 7),
+    ("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d", "5s 5d 5h 7c 8c Td"], "", 12),
+    ("stud7", ["As Ad Kc Kd", "9c Tc Jc Qc", "5s 5d 5h 7c"], "", 9),
+    ("stud7-hilo", ["As 2d 3c Kd 8h Kh", "9c Tc Jc Qc 2c 4h", "4s 5s 6c 7d Js Jd"], "", 12),
+    ("stud7-hilo", ["As 2d 3c Kd", "9c Tc Jc Qc", "4s 5s 6c 7d"], "", 9),
+    ("telesina", ["Ah Qc 9d 8s 7h", "Ad Kc 9h 8c 7d", "Tc Td Jh Js 7c"], "", None),
+    ("telesina", ["Ah Qc 9d 8s", "Ad Kc 9h 8c"], "", 12),
+    ("telesina", ["Ah Qc 9d", "Ad Kc 9h", "Ts Js 7c"], "", 7),
+    ("telesina", ["As 7s 8s 9s Ts", "Th Jh Qh Kh Ah"], "", None),
+    ("telesina", ["As 7s 8s 9s", "Th Jh Qh Kh Ah"], "", None),
+    ("telesina", ["As 7s 8s", "Th Jh Qh Kh"], "", 9),
+    ("omaha-hilo", ["As 2d Kh Kc", "3c 4c Qd Qs", "Jc 5d Tc Th"], "3s 4h 9c", None),
+    ("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs"], "3s 4h 5c Jd", None),
+    ("omaha-hilo", ["As 2d Kh Kc", "Ac 3h Qd Qs", "4c 5d 6h 7h"], "", 12),
+]
+
+
+@pytest.mark.parametrize(("variant", "hands", "board", "keep"), CASES)
+def test_exact_equity_equals_brute_force_over_showdown(
+    variant: str, hands: list[str], board: str, keep: int | None
+) -> None:
+    dead = "" if keep is None else dead_all_but(variant, hands, board, keep)
+    mine = variant_equity(variant, hands, board, dead)
+    ref = brute_force(variant, hands, board, dead)
+    assert mine.exact and mine.boards == ref["boards"]
+    for got, want in zip(mine.equity, ref["equity"], strict=True):  # type: ignore[call-overload]
+        assert got == pytest.approx(float(want), abs=1e-12)
+    for got, want in zip(mine.win, ref["win"], strict=True):  # type: ignore[call-overload]
+        assert got == pytest.approx(float(want), abs=1e-12)
+    for got, want in zip(mine.tie, ref["tie"], strict=True):  # type: ignore[call-overload]
+        assert got == pytest.approx(float(want), abs=1e-12)
+    assert sum(mine.equity) == pytest.approx(1.0)
+
+
+def test_dead_cards_are_out_of_play() -> None:
+    hands, dead = ["As 7s 8s 9s", "Th Jh Qh Kh Ah"], "Ts 7h 8h"
+    mine = variant_equity("telesina", hands, dead=dead)
+    ref = brute_force("telesina", hands, dead=dead)
+    assert mine.boards == ref["boards"] == 20 * 19
+    assert mine.equity[0] == pytest.approx(float(ref["equity"][0]), abs=1e-12)  # type: ignore[index]
+
+
+def test_telesina_heads_up_rule_in_equity() -> None:
+    spades, hearts = "As 7s 8s 9s Ts", "Th Jh Qh Kh Ah"
+    assert variant_equity("telesina", [spades, hearts]).equity == (1.0, 0.0)
+    three = variant_equity("telesina", [spades, hearts, "7h 7d 7c 8h 8d"])
+    assert three.equity == (0.0, 1.0, 0.0)
+
+
+def test_hilo_reports_both_halves_and_no_low() -> None:
+    r = variant_equity("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs"], "3s 4h 5c Jd")
+    assert r.no_low == 0.0  # the board already gives both A-2 a low
+    assert r.low_tie == (1.0, 1.0)
+    assert r.high_win is not None and r.high_share is not None and r.low_share == (0.5, 0.5)
+    d = r.to_dict()
+    assert d["no_low"] == 0.0 and set(d["hands"][0]) >= {"high_win", "high_tie", "low_win", "low_tie"}  # type: ignore[index]
+
+
+def test_hilo_without_any_possible_low_is_all_high() -> None:
+    r = variant_equity("omaha-hilo", ["Ks Kd Qh Qc", "Js Jd Th Tc"], "9s 9h 2c")
+    ref = brute_force("omaha-hilo", ["Ks Kd Qh Qc", "Js Jd Th Tc"], "9s 9h 2c")
+    assert r.equity[0] == pytest.approx(float(ref["equity"][0]), abs=1e-12)  # type: ignore[index]
+    assert r.low_win == (0.0, 0.0) and r.low_tie == (0.0, 0.0)
+    assert r.no_low == 1.0
+
+
+def test_high_only_games_have_no_low_fields() -> None:
+    r = variant_equity("soko", ["As Ks 9s 4s", "Qc Qd 8h 5c"])
+    assert r.no_low is None and r.low_win is None
+    assert "no_low" not in r.to_dict()
+
+
+# ------------------------------------------------------------------ exact or sampled
+
+
+def test_four_hand_stud7_from_three_cards_is_sampled() -> None:
+    hands = ["As Ad Kc", "9c Tc Jc", "5s 5d 5h", "2c 3d 4h"]
+    game = get_variant("stud7")
+    assert deal_count(game, [parse_cards(h) for h in hands], (), ()) * 4 > 50_000_000
+    r = variant_equity("stud7", hands, seed=3)
+    assert not r.exact and r.boards == DEFAULT_SAMPLES and r.seed == 3
+    assert sum(r.equity) == pytest.approx(1.0)
+    assert r.equity[2] > r.equity[0] > r.equity[3]  # rolled-up fives lead
+
+
+def test_monte_carlo_is_reproducible_and_seeded() -> None:
+    hands = ["As Ks 9s", "Qc Qd 8h", "7d 8d 9c", "2h 2s 3c"]
+    a = variant_equity("soko", hands, samples=20_000, seed=11)
+    b = variant_equity("soko", hands, samples=20_000, seed=11)
+    c = variant_equity("soko", hands, samples=20_000, seed=12)
+    assert a == b
+    assert a.equity != c.equity
+    assert not a.exact and a.boards == 20_000
+
+
+def test_monte_carlo_agrees_with_exact() -> None:
+    hands = ["As Ks 9s 4s", "Qc Qd 8h 5c", "7d 8d 9c Tc"]
+    exact = variant_equity("soko", hands)
+    sampled = variant_equity("soko", hands, samples=200_000, seed=5)
+    assert exact.exact and not sampled.exact
+    for e, s in zip(exact.equity, sampled.equity, strict=True):
+        assert s == pytest.approx(e, abs=0.01)
+
+
+def test_everything_known_is_one_showdown() -> None:
+    r = variant_equity("stud7-hilo", ["As 2d 3c 4d 8h Kh Ks", "9c Tc Jc Qc 2c 4h 5s"])
+    assert r.exact and r.boards == 1
+    assert r.equity == (0.5, 0.5) and r.high_win == (0.0, 1.0) and r.low_win == (1.0, 0.0)
+
+
+# ------------------------------------------------------------------ what is refused
+
+
+def test_equity_variants_are_the_games_without_draws() -> None:
+    assert equity_variants() == (
+        "holdem", "omaha", "omaha-hilo", "soko", "stud7", "stud7-hilo", "americana", "telesina",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", ["draw5", "triple-draw-27", "draw32"])
+def test_draw_games_have_no_equity(variant: str) -> None:
+    with pytest.raises(NoEquityError, match="draw game"):
+        variant_equity(variant, ["As Ks Qs Js Ts", "9s 9h 9d 9c 8s"])
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands", "board", "message"),
+    [
+        ("stud7", ["As Ad Kc Kd 2h 3h 4h 5h", "9c Tc Jc"], "", "hand 1 has 8 cards; a 7-Card Stud hand has at most 7"),
+        ("telesina", ["As 2s", "Kd Kh"], "", "2s is not in the 32-card deck"),
+        ("soko", ["As Ks", "As Qd"], "", "card As appears more than once"),
+        ("omaha-hilo", ["As Ks Qs Js", "2c 3c 4c 5c"], "6d 7d 8d 9d Td Jd", "the board has 6 cards"),
+        ("soko", ["As Ks"], "", "needs 2 to 8 hands, got 1"),
+    ],
+)
+def test_bad_input(variant: str, hands: list[str], board: str, message: str) -> None:
+    with pytest.raises(ShowdownError, match=message):
+        variant_equity(variant, hands, board)
+
+
+def test_bad_samples() -> None:
+    with pytest.raises(ValueError, match="samples must be a positive"):
+        variant_equity("soko", ["As Ks", "Qd Qc"], samples=0)
