@@ -1,0 +1,96 @@
+"""House liquidity: quotes bracket the exact fair price, a newcomer can match, the house never overdraws."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import make_channel, place
+
+from exchange import ladder
+from exchange.events import Matched, OrderPlaced, OrderRejected
+from exchange.game.deal import seeded_decks
+from exchange.game.rounds import Round
+from exchange.side import Side
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_maker_quotes_bracket_the_fair_price_in_every_window(seed: int) -> None:
+    channel, clock, _ = make_channel(seeded_decks(seed), makers=1)
+    game = channel.start(at_ms=0, games=1)
+    checked = 0
+    for window in game.windows:
+        clock.run(until_ms=window.opens_ms + 1)
+        view = channel.view("alice")
+        assert view is not None
+        if not view.betting_open:
+            break  # settled early
+        for hand in view.live_hands:
+            fair = hand.fair_odds
+            assert fair is not None and hand.equity < 1
+            back, lay = hand.best_to_back, hand.best_to_lay
+            # Betfair's ladder: available to back ≤ fair ≤ available to lay (the maker earns the spread).
+            if back is not None:
+                assert ladder.PRICE_X100[back] <= fair * 100
+                assert back >= (ladder.tick_at_or_below(fair) or 0) - 2  # within a few ticks
+            if lay is not None:
+                assert ladder.PRICE_X100[lay] >= fair * 100
+                assert lay <= (ladder.tick_at_or_above(fair) or ladder.MAX_TICK) + 2
+            assert back is not None or lay is not None
+            checked += 1
+    clock.run()
+    assert checked >= 8
+
+
+def test_deal_window_fair_price_is_four_for_every_hand() -> None:
+    channel, clock, _ = make_channel(seeded_decks(5), makers=1)
+    channel.start(at_ms=0, games=1)
+    clock.run(until_ms=100)
+    view = channel.view()
+    assert view is not None and view.round is Round.DEAL
+    assert {h.fair_odds for h in view.hands} == {4}
+    assert {(ladder.price_str(h.best_to_back), ladder.price_str(h.best_to_lay)) for h in view.hands} == {  # type: ignore[arg-type]
+        ("3.95", "4.1")
+    }
+
+
+@pytest.mark.parametrize("size", [200, 1_000, 5_000])
+def test_a_newcomer_matches_two_to_fifty_within_a_few_ticks_of_fair(size: int) -> None:
+    channel, clock, log = make_channel(seeded_decks(11), makers=1, noise=2)
+    channel.start(at_ms=0, games=1)
+    for rnd in Round:
+        game = channel.game()
+        assert game is not None
+        if game.over:
+            break
+        clock.run(until_ms=game.windows[rnd - 1].opens_ms + 5_000)
+        view = channel.view("alice")
+        assert view is not None
+        if not view.betting_open:
+            continue
+        for hand in view.live_hands:
+            if hand.fair_odds is None or hand.equity == 1:
+                continue
+            for side, tick in ((Side.BACK, hand.best_to_back), (Side.LAY, hand.best_to_lay)):
+                if tick is None:
+                    continue
+                fair_tick = ladder.nearest_tick(hand.fair_odds)
+                assert abs(tick - fair_tick) <= 3, (hand.hand, side, tick, fair_tick)
+                placed = place(channel, "alice", hand.hand, side, str(ladder.price(tick)), size, int(rnd))
+                assert isinstance(placed, OrderPlaced)
+                order = channel.exchange.order_view("alice", placed.bet_id)
+                assert order is not None and order.size_matched == size, (rnd, hand.hand, side)
+                clock.run(until_ms=clock.now() + 10)  # the maker requotes after its fill
+    clock.run()
+    assert any(isinstance(s.event, Matched) for s in log)
+
+
+def test_the_house_never_runs_into_insufficient_funds() -> None:
+    channel, clock, log = make_channel(seeded_decks(21), makers=2, noise=3)
+    channel.start(at_ms=0, games=4)
+    clock.run()
+    assert channel.games_finished == 4
+    rejected = [s.event for s in log if isinstance(s.event, OrderRejected)]
+    assert not [r for r in rejected if r.account_id.startswith("house-maker")], rejected[:3]
+    fills = [s.event for s in log if isinstance(s.event, Matched)]
+    assert fills, "the noise traders should have traded with the makers"
+    funds = channel.exchange.funds("house-maker-0")
+    assert funds is not None and funds.exposure == 0
