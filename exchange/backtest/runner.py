@@ -9,7 +9,7 @@ function of the configuration and its index, and any split of the games into
 chunks, over any number of processes or cluster workers, gives the same
 tables, row for row; the merge orders them by game index.
 
->>> plan_chunks(10, workers=2, chunk_size=None)
+>>> plan_chunks(10, workers=1, chunk_size=None)
 [(0, 3), (3, 3), (6, 3), (9, 1)]
 >>> plan_chunks(5, workers=1, chunk_size=2)
 [(0, 2), (2, 2), (4, 1)]

@@ -23,13 +23,10 @@ from dataclasses import dataclass, field, fields
 from exchange.backtest.agent import StrategyAgent
 from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
+from exchange.backtest.projection import BookProjection
 from exchange.backtest.recorder import (
-    BetfairMarketStatus,
     MarketInfo,
     MarketRecorder,
-    MarketSnapshot,
-    RunnerSnapshot,
-    RunnerStatus,
 )
 from exchange.backtest.strategy import Settlement, Strategy
 from exchange.channels import ChannelConfig, get_channel
@@ -42,7 +39,6 @@ from exchange.game.equities import exact_equities
 from exchange.game.events import HoleCardsTurned, Stamped
 from exchange.game.table import EquityFn
 from exchange.house import MakerConfig, MarketMaker, NoiseConfig, NoiseTrader
-from exchange.market import MarketBook, MarketStatus, SelectionStatus
 
 MAKER_ACCOUNT = "house-maker"
 NOISE_ACCOUNT = "house-noise"
@@ -120,7 +116,7 @@ def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str
     )
     collector = Collector(index, market_id, accounts_of(setup))
     channel.subscribe(collector)
-    feed = _StreamFeed(channel, exchange, market_id, base) if setup.record_streams else None
+    feed = _StreamFeed(channel, market_id, base) if setup.record_streams else None
 
     channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
     channel.attach(MarketMaker(setup.house.maker), MAKER_ACCOUNT)
@@ -166,42 +162,14 @@ def _settlement(channel: Channel, exchange: Exchange, market_id: str, account: s
     )
 
 
-_RUNNER_STATUS = {
-    SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
-    SelectionStatus.WINNER: RunnerStatus.WINNER,
-    SelectionStatus.TIED_DEAD_HEAT: RunnerStatus.WINNER,
-    SelectionStatus.LOSER: RunnerStatus.LOSER,
-}
-_MARKET_STATUS = {
-    MarketStatus.ACTIVE: BetfairMarketStatus.OPEN,
-    MarketStatus.SUSPENDED: BetfairMarketStatus.SUSPENDED,
-    MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
-    MarketStatus.VOID: BetfairMarketStatus.CLOSED,
-}
-
-
-def snapshot_of(book: MarketBook, in_play: bool) -> MarketSnapshot:
-    """The stream's view of a core market book (every level, not just the best three)."""
-    void = book.status is MarketStatus.VOID
-    runners = tuple(
-        RunnerSnapshot(
-            selection_id=r.selection_id,
-            status=RunnerStatus.REMOVED if void and r.status is SelectionStatus.IN_PLAY else _RUNNER_STATUS[r.status],
-            atb=tuple((p.tick, p.size) for p in r.available_to_back),
-            atl=tuple((p.tick, p.size) for p in r.available_to_lay),
-            trd=tuple((p.tick, p.size) for p in r.traded_volume),
-            ltp=r.last_traded_tick,
-            tv=r.total_matched,
-        )
-        for r in book.runners
-    )
-    return MarketSnapshot(_MARKET_STATUS[book.status], in_play, runners, book.total_matched)
-
-
 class _StreamFeed:
-    """Records the market after every clock instant at which one of its events happened."""
+    """Records the market after every clock instant at which one of its events happened.
 
-    def __init__(self, channel: Channel, exchange: Exchange, market_id: str, config: ChannelConfig) -> None:
+    The book comes from :class:`~exchange.backtest.projection.BookProjection`, a
+    fold over the market's events, not from the exchange's internals.
+    """
+
+    def __init__(self, channel: Channel, market_id: str, config: ChannelConfig) -> None:
         clock = channel.clock
         start = clock.now()
         windows_end = start + 3 * config.round_ms + config.betting_window_ms
@@ -218,24 +186,23 @@ class _StreamFeed:
                 commission_percent=str(config.commission_bps / 100),
             )
         )
-        self._channel = channel
-        self._exchange = exchange
+        self.book = BookProjection()
+        self._clock = clock
         self._market_id = market_id
         self._pending = False
-        self._in_play = False
         channel.subscribe(self._on_event)
 
     def _on_event(self, stamped: Stamped) -> None:
         if stamped.market_id != self._market_id:
             return
-        if isinstance(stamped.event, HoleCardsTurned):
-            self._in_play = True
+        event = stamped.event
+        if isinstance(event, HoleCardsTurned):
+            self.book.in_play = True
+        self.book.apply(event)
         if not self._pending:
             self._pending = True
-            self._channel.clock.call_later(0, self._flush)
+            self._clock.call_later(0, self._flush)
 
     def _flush(self) -> None:
         self._pending = False
-        book = self._exchange.market_book(self._market_id, None)
-        if book is not None:
-            self.recorder.update(snapshot_of(book, self._in_play), self._channel.clock.now())
+        self.recorder.update(self.book.snapshot(), self._clock.now())
