@@ -194,7 +194,7 @@ def equity(
     if len(board_cards) not in spec.streets:
         streets = ", ".join(map(str, spec.streets[:-1])) + f" or {spec.streets[-1]}"
         raise EngineInputError(
-            f"board has {len(board_cards)} cards ({format_cards(board_cards)}); "
+            f"board has {_cards_count(board_cards)} ({format_cards(board_cards)}); "
             f"{spec.name} equity needs {streets} board cards"
         )
     check_distinct(*hand_cards, board_cards, dead_cards)
@@ -257,11 +257,15 @@ def _hands(spec: EquityVariant, hands: Sequence[Cards]) -> tuple[tuple[Card, ...
         cards = _cards(hand, f"hand {number}")
         if len(cards) != spec.hole_cards:
             raise EngineInputError(
-                f"hand {number} ({format_cards(cards) or 'empty'}) has {len(cards)} cards; "
+                f"hand {number} ({format_cards(cards) or 'empty'}) has {_cards_count(cards)}; "
                 f"{spec.name} hands have exactly {spec.hole_cards} hole cards"
             )
         parsed.append(cards)
     return tuple(parsed)
+
+
+def _cards_count(cards: Sequence[Card]) -> str:
+    return f"{len(cards)} card" + ("" if len(cards) == 1 else "s")
 
 
 def _check_samples(samples: object, seed: object) -> None:

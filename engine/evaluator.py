@@ -140,12 +140,9 @@ def _value_of_ids(ids: Iterable[int]) -> int:
 def _hand(cards: Cards, sizes: range, what: str) -> tuple[Card, ...]:
     parsed = parse_cards(cards)
     if len(parsed) not in sizes:
-        raise EngineInputError(
-            f"{what} has {len(parsed)} cards ({format_cards(parsed) or 'none'}); "
-            f"it needs {sizes.start} to {sizes.stop - 1} cards"
-            if len(sizes) > 1
-            else f"{what} has {len(parsed)} cards ({format_cards(parsed) or 'none'}); it needs exactly {sizes.start}"
-        )
+        needs = f"exactly {sizes.start}" if len(sizes) == 1 else f"{sizes.start} to {sizes.stop - 1} cards"
+        count = f"{len(parsed)} card" + ("" if len(parsed) == 1 else "s")
+        raise EngineInputError(f"{what} has {count} ({format_cards(parsed) or 'none'}); it needs {needs}")
     check_distinct(parsed)
     return parsed
 

@@ -360,7 +360,7 @@ def test_rule_codes_match_the_kernels() -> None:
         ({"hands": ["As Ks"] + [f"{r}c {r}d" for r in "23456789"]}, EngineInputError, "got 9 hands"),
         ({"hands": "As Ks Qd Qc"}, EngineInputError, "must be a list of hands"),
         ({"hands": ["As Ks", "Qd Qx"]}, CardError, "hand 2: 'Qx' has an unknown suit"),
-        ({"hands": ["As Ks", "Qd"]}, EngineInputError, "hand 2 \\(Qd\\) has 1 cards; holdem hands have exactly 2"),
+        ({"hands": ["As Ks", "Qd"]}, EngineInputError, "hand 2 \\(Qd\\) has 1 card; holdem hands have exactly 2"),
         ({"hands": ["As Ks", "As Qc"]}, CardError, "card As appears more than once"),
         ({"board": "Ah 7c"}, EngineInputError, "board has 2 cards .*needs 0, 3, 4 or 5 board cards"),
         ({"board": "Ah 7c 2s 3s 4s 5s"}, EngineInputError, "board has 6 cards"),

@@ -1,0 +1,109 @@
+"""``exchange-poker equity``: the table, the JSON shape, and one-line errors with status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from exchange.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(["equity", *argv])
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_exact_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "--variant", "holdem", "AsKs", "QdQc", "7h6h", "2c2d")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "holdem equity, preflop: exact over 1,086,008 boards"
+    assert lines[1].split() == ["hand", "win", "%", "tie", "%", "equity", "%"]
+    assert lines[2].split() == ["As", "Ks", "31.691", "0.193", "31.740"]
+    assert [line.split()[:2] for line in lines[2:]] == [["As", "Ks"], ["Qd", "Qc"], ["7h", "6h"], ["2c", "2d"]]
+    assert len(lines) == 6
+
+
+def test_monte_carlo_table_shows_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "AsKs", "QdQc", "--board", "Ah7c2s", "--samples", "20000", "--seed", "5")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "holdem equity, board Ah 7c 2s: Monte Carlo over 20,000 samples (seed 5)"
+    assert "± stderr %" in lines[1]
+    assert all("±" in line for line in lines[2:]) and len(lines) == 4
+    again = run_cli(capsys, "AsKs", "QdQc", "--board", "Ah7c2s", "--samples", "20000", "--seed", "5")[1]
+    assert again == out
+
+
+def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(
+        capsys, "--variant", "omaha", "AsKsQhJh", "Qd Qc 9c 8d", "--board", "2c3d4h", "--dead", "5s", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"variant", "board", "exact", "boards", "hands"}
+    assert (data["variant"], data["board"], data["exact"], data["boards"]) == ("omaha", "2c 3d 4h", True, 780)
+    assert [h["cards"] for h in data["hands"]] == ["As Ks Qh Jh", "Qd Qc 9c 8d"]
+    assert all(set(h) == {"cards", "win", "tie", "equity"} for h in data["hands"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--variant", "razz", "AsKs", "QdQc"], "unknown variant 'razz'"),
+        (["AsKs"], "got 1 hand; equity needs 2 to 8 hands"),
+        ([f"{r}c{r}d" for r in "23456789T"], "got 9 hands"),
+        (["AsKs", "QdQx"], "hand 2: 'Qx' has an unknown suit"),
+        (["AsKs", "1dQc"], "hand 2: '1d' has an unknown rank"),
+        (["AsKs", "AsQc"], "card As appears more than once"),
+        (["AsKsQh", "QdQc"], "hand 1 (As Ks Qh) has 3 cards; holdem hands have exactly 2 hole cards"),
+        (["--variant", "omaha", "AsKs", "QdQc"], "omaha hands have exactly 4 hole cards"),
+        (["AsKs", "QdQc", "--board", "Ah7c2s3d4d5d"], "board has 6 cards"),
+        (["AsKs", "QdQc", "--board", "Ah7c"], "needs 0, 3, 4 or 5 board cards"),
+        (["AsKs", "QdQc", "--board", "Ah7"], "board: 'Ah7' is not a list of cards"),
+        (["AsKs", "QdQc", "--dead", "Ks"], "card Ks appears more than once"),
+        (["AsKs", "QdQc", "--samples", "0"], "samples must be a positive whole number"),
+        (["AsKs", "QdQc", "--samples", "many"], "argument --samples: invalid int value: 'many'"),
+        (["AsKs", "QdQc", "--seed", "3"], "--seed needs --samples"),
+        (["AsKs", "QdQc", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        ([], "the following arguments are required: HAND"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str) -> None:
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("exchange-poker: error: ")
+    assert fragment in err
+
+
+def test_real_process_exit_codes() -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "exchange.cli", "equity", "AsKs", "QdQc", "--board", "Ah7c2sTd3h", "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["boards"] == 1
+    bad = subprocess.run(
+        [sys.executable, "-m", "exchange.cli", "equity", "AsKs", "AsQc"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == "exchange-poker: error: card As appears more than once\n"
+    assert "Traceback" not in bad.stderr
