@@ -39,7 +39,7 @@ class Gateway(Protocol):
         """Hand a command to the exchange now; returns the events it produced (also published)."""
         ...
 
-    def view(self, account_id: str | None) -> BettorView | None:
+    def view(self, account_id: str | None, *, open_orders_only: bool = False) -> BettorView | None:
         """The current game as ``account_id`` may see it; ``None`` before the first game."""
         ...
 
@@ -69,9 +69,9 @@ class Trader:
     def now(self) -> int:
         return self.gateway.clock.now()
 
-    def view(self) -> BettorView | None:
+    def view(self, *, open_orders_only: bool = False) -> BettorView | None:
         """A fresh view of the current game for this account (and remember its round for stamping)."""
-        view = self.gateway.view(self.account_id)
+        view = self.gateway.view(self.account_id, open_orders_only=open_orders_only)
         if view is not None:
             self.saw(view)
         return view

@@ -26,11 +26,12 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 from exchange import ladder
 from exchange.agents import Agent, Trader
 from exchange.events import Matched
-from exchange.game.pricing import QuoteSpec, quote_ticks
+from exchange.game.pricing import QuoteSpec, QuoteTicks, quote_ticks
 from exchange.side import Side
 from exchange.view import BettorView
 
@@ -74,7 +75,7 @@ def desired_quotes(view: BettorView, config: MakerConfig) -> dict[Key, int]:
     out: dict[Key, int] = {}
     for level in range(spec.levels):
         for hand in view.live_hands:
-            ticks = quote_ticks(LADDER, hand.equity, spec)
+            ticks = _ticks(hand.equity, spec)
             if level < len(ticks.lay_ticks):
                 tick = ticks.lay_ticks[level]
                 size = _lay_size(tick, spec.size, config.max_liability, view.min_stake)
@@ -83,6 +84,12 @@ def desired_quotes(view: BettorView, config: MakerConfig) -> dict[Key, int]:
             if level < len(ticks.back_ticks):
                 out[(hand.hand, Side.BACK, ticks.back_ticks[level])] = spec.size
     return out
+
+
+@lru_cache(maxsize=4096)
+def _ticks(equity: Fraction, spec: QuoteSpec) -> QuoteTicks:
+    """:func:`quote_ticks` on the exchange ladder, memoised: equities change only at reveals."""
+    return quote_ticks(LADDER, equity, spec)
 
 
 def _lay_size(tick: int, size: int, max_liability: int, min_stake: int) -> int:
@@ -125,7 +132,7 @@ class MarketMaker(Agent):
 
     def _requote(self, trader: Trader) -> None:
         self._waiting = False
-        view = trader.view()
+        view = trader.view(open_orders_only=True)
         if view is None or not view.betting_open:
             return
         self.requotes += 1

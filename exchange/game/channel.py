@@ -39,7 +39,8 @@ from exchange.game.host import AgentHost
 from exchange.game.market import ExchangeMarket
 from exchange.game.port import MarketPort
 from exchange.game.table import EquityFn, Game, Phase
-from exchange.market import MarketStatus
+from exchange.market import MarketBook, MarketStatus
+from exchange.orders import OrderView
 from exchange.view import BettorView, build_hands
 
 MarketFactory = Callable[[ChannelConfig, str], MarketPort]
@@ -79,6 +80,7 @@ class Channel:
         self.games_finished = 0
         self._recent: OrderedDict[str, Game] = OrderedDict()
         self._game_listeners: list[Callable[[Game], None]] = []
+        self._book_cache: tuple[tuple[str, int], MarketBook | None] | None = None
         self.host = AgentHost(self)
 
     # --- listening ------------------------------------------------------------------------
@@ -153,19 +155,29 @@ class Channel:
         """Seat an agent trading for ``account_id``; its hooks run on this channel's clock."""
         return self.host.attach(agent, account_id, latency_ms=latency_ms)
 
-    def view(self, account_id: str | None = None, market_id: str | None = None) -> BettorView | None:
-        """The game (current, or ``market_id``) as ``account_id`` may see it; ``None`` if there is none."""
+    def view(
+        self, account_id: str | None = None, market_id: str | None = None, *, open_orders_only: bool = False
+    ) -> BettorView | None:
+        """The game (current, or ``market_id``) as ``account_id`` may see it; ``None`` if there is none.
+
+        ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
+        of ``orders`` (cheaper, for agents that only manage resting quotes).
+        """
         game = self.game(market_id)
         if game is None:
             return None
         exchange = self.exchange
-        book = exchange.market_book(game.market_id, self.view_depth)
+        book = self._market_book(game.market_id)
         status = MarketStatus.SUSPENDED if book is None else book.status
         public = game.public
-        orders: Sequence = ()
+        orders: Sequence[OrderView] = ()
         funds = None
         if account_id is not None:
-            orders = exchange.current_orders(account_id, game.market_id)
+            orders = (
+                _open_orders(exchange, account_id, game.market_id)
+                if open_orders_only
+                else exchange.current_orders(account_id, game.market_id)
+            )
             funds = exchange.funds(account_id)
         return BettorView(
             channel=self.config.name,
@@ -185,6 +197,15 @@ class Channel:
         )
 
     # --- internals --------------------------------------------------------------------------
+
+    def _market_book(self, market_id: str) -> MarketBook | None:
+        """The public book, cached until the next event (every change to a market publishes one)."""
+        key = (market_id, self.bus.published)
+        if self._book_cache is not None and self._book_cache[0] == key:
+            return self._book_cache[1]
+        book = self.exchange.market_book(market_id, self.view_depth)
+        self._book_cache = (key, book)
+        return book
 
     def _schedule(self, start_ms: int) -> Game:
         number = self._next_number
@@ -217,3 +238,16 @@ class Channel:
         if self._stopping or self._remaining == 0:
             return
         self._schedule(self.clock.now() + self.config.playing_window_ms)
+
+
+def _open_orders(exchange: Exchange, account_id: str, market_id: str) -> tuple[OrderView, ...]:
+    """The account's orders on the market with an unmatched remainder, by bet id.
+
+    Reads the core's public account records directly: ``current_orders`` would
+    build a view of every order the account ever placed on the market.
+    """
+    account = exchange.accounts.get(account_id)
+    position = account.positions.get(market_id) if account is not None else None
+    if position is None:
+        return ()
+    return tuple(o.view() for o in position.orders if o.remaining)

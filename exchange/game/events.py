@@ -193,6 +193,11 @@ class EventBus:
 
         return unsubscribe
 
+    @property
+    def published(self) -> int:
+        """How many events have been published (the next sequence number)."""
+        return self._seq
+
     def publish(self, at_ms: int, market_id: str | None, event: object) -> Stamped:
         stamped = Stamped(self._seq, at_ms, market_id, event)
         self._seq += 1
