@@ -1,35 +1,45 @@
-"""Equity for every game dealt without decisions: the board games and the stud games.
+"""Equity for the games dealt without decisions beyond Hold'em and Omaha: Omaha Hi/Lo and the stud games.
 
-Given what each hand holds so far (and the board or vela), every way the rest of
-the cards can fall is either enumerated exactly or sampled, and each deal is
-settled as at the showdown: the pot, or its two halves in hi/lo games, goes to the
-best hands, split on a dead heat. A hand's ``equity`` is its expected share of the
-pot. Draw games have no equity here: their cards depend on the players' draws.
+Given what each hand holds so far (and the board, or Telesina's vela), every way
+the rest of the cards can fall is enumerated exactly or sampled, and each deal is
+settled as at :func:`engine.showdown.showdown`: the pot, or each half of it in
+hi/lo games, goes to the best hands, split on a dead heat. The result has the
+shape of Hold'em's :class:`engine.equity.EquityResult`: per hand ``win`` (the
+share of deals where it takes the whole pot alone), ``tie`` (where it gets part of
+the pot) and ``equity`` (its expected share of the pot), with the integer counts
+behind them. Hi/lo games add each half's outcomes (:class:`HiLoHandEquity`).
 
-Exact enumeration is used when it costs at most :data:`EXACT_LIMIT` hand
-evaluations (deals times hands); beyond that, or when ``samples`` is given, a
-seeded Monte Carlo deals ``samples`` random completions. The same seed gives the
-same result on any machine and any number of threads.
+Exact enumeration is used unless it would cost more than :data:`EXACT_LIMIT` hand
+evaluations (deals times hands) or ``samples`` is given; then a Monte Carlo deals
+``samples`` (default :data:`DEFAULT_SAMPLES`) random completions from a SplitMix64
+stream. A missing seed is drawn from the OS and recorded in the result, so every
+run can be replayed. Draw games have no equity: their cards depend on the draws.
 
 >>> r = variant_equity("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d"])
->>> r.exact, r.boards, [round(e, 4) for e in r.equity]
-(True, 1560, [0.0974, 0.9026])
+>>> r.exact, r.boards, [h.wins for h in r.results], r.results[0].exact_equity
+(True, 1560, [152, 1408], Fraction(19, 195))
 """
 
 from __future__ import annotations
 
+import math
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from math import comb
+from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from engine._errors import EngineInputError
 from engine._kernels import eval_ids, eval_omaha_ids
-from engine.cards import Card, format_cards
+from engine.cards import Card
+from engine.equity import EquityResult, HandEquity
+from engine.rankings import EIGHT_OR_BETTER
 from engine.rankings.americana import americana_key5
-from engine.rankings.fast import AMERICANA_CODE, EIGHT_LOW_CODE, HIGH_CODE, SOKO_CODE, TELESINA_CODE
+from engine.rankings.fast import AMERICANA_CODE, HIGH_CODE, SOKO_CODE, TELESINA_CODE
 from engine.rankings.lowball import eight_low_best, eight_low_omaha
 from engine.rankings.soko import soko_key5
 from engine.rankings.telesina import heads_up_override, telesina_best
@@ -38,7 +48,8 @@ from engine.variants import VARIANTS, HandForm, Variant, get_variant
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
-CHUNKS = 64  # work units: fixed, so results do not depend on the number of threads
+MAX_HANDS = 8
+SHARE_UNIT = 1680  # pot shares are counted in 1/1680ths: 1/k and 1/(2k) are whole units for k <= 8
 
 FORM_BEST, FORM_OMAHA, FORM_EXACT = range(3)
 FORM_CODES = {HandForm.BEST_FIVE: FORM_BEST, HandForm.OMAHA: FORM_OMAHA, HandForm.EXACT_FIVE: FORM_EXACT}
@@ -52,9 +63,11 @@ KERNEL_PAIRS = {
 }
 NO_LOW = -1
 
-# tally rows, per hand (NO_LOW_DEALS is the same in every column)
-HIGH_WIN, HIGH_TIE, HIGH_SHARE, LOW_WIN, LOW_TIE, LOW_SHARE, EQUITY, SCOOP, PARTIAL, NO_LOW_DEALS = range(10)
-TALLY_ROWS = 10
+# Integer tally rows, one column per hand. SPLIT + k counts the deals where the hand tied
+# for the (high) pot with k - 1 others. NO_LOW_DEALS is the same in every column.
+SCOOP, PARTIAL, SHARE, SHARE_SQ, HIGH_WIN, HIGH_TIE, HIGH_SHARE, LOW_WIN, LOW_TIE, LOW_SHARE, NO_LOW_DEALS = range(11)
+SPLIT = 11
+TALLY_ROWS = SPLIT + MAX_HANDS + 1
 
 
 class NoEquityError(EngineInputError):
@@ -78,7 +91,7 @@ def binomials(n: int = 52, k: int = 8) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _splitmix(state: np.ndarray) -> np.uint64:
     state[0] += np.uint64(0x9E3779B97F4A7C15)
     z = state[0]
@@ -172,26 +185,18 @@ def _low_key(form: int, hole: np.ndarray, board: np.ndarray, pool: np.ndarray) -
 
 
 @njit(cache=True)
-def _settle(keys: np.ndarray, n: int, tally: np.ndarray, row_win: int, row_tie: int, row_share: int) -> int:
-    """Tally one pot half; return the number of winners (0 when no hand qualifies)."""
+def _winners(keys: np.ndarray, n: int) -> tuple[int, int]:
+    """(best key, how many hands hold it); ``(NO_LOW, 0)`` when no hand qualifies."""
     best = NO_LOW
     for i in range(n):
-        if keys[i] > best:
-            best = keys[i]
-    if best < 0:
-        return 0
-    winners = 0
+        best = max(best, keys[i])
+    if best == NO_LOW:
+        return best, 0
+    count = 0
     for i in range(n):
         if keys[i] == best:
-            winners += 1
-    for i in range(n):
-        if keys[i] == best:
-            if winners == 1:
-                tally[row_win, i] += 1.0
-            else:
-                tally[row_tie, i] += 1.0
-            tally[row_share, i] += 1.0 / winners
-    return winners
+            count += 1
+    return best, count
 
 
 @njit(cache=True)
@@ -202,7 +207,7 @@ def _play_deal(
     need: np.ndarray,
     board_known: np.ndarray,
     code_hi: int,
-    code_lo: int,
+    hilo: bool,
     form: int,
     heads_up: bool,
     tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
@@ -234,7 +239,7 @@ def _play_deal(
         for j in range(board.shape[0]):
             pools[i, hole_size + j] = board[j]
         hi[i] = _high_key(code_hi, form, holes[i], board, pools[i], tables)
-        if code_lo >= 0:
+        if hilo:
             lo[i] = _low_key(form, holes[i], board, pools[i])
     if heads_up:
         m0 = 0
@@ -244,35 +249,37 @@ def _play_deal(
             m1 |= np.int64(1) << pools[1, j]
         winner = heads_up_override(hi[0], m0, hi[1], m1)
         if winner >= 0:
-            hi[winner] = 1 << 62
-    high_winners = _settle(hi, n, tally, HIGH_WIN, HIGH_TIE, HIGH_SHARE)
-    low_winners = _settle(lo, n, tally, LOW_WIN, LOW_TIE, LOW_SHARE) if code_lo >= 0 else 0
-    half = 0.5 if low_winners else 1.0
-    best_hi = hi[0]
-    best_lo = lo[0]
-    for i in range(1, n):
-        best_hi = max(best_hi, hi[i])
-        best_lo = max(best_lo, lo[i])
+            hi[winner] = np.int64(1) << 62
+    best_hi, k_hi = _winners(hi, n)
+    best_lo, k_lo = _winners(lo, n) if hilo else (NO_LOW, 0)
+    half = SHARE_UNIT // 2 if k_lo else SHARE_UNIT
     for i in range(n):
-        share = 0.0
+        share = 0
         if hi[i] == best_hi:
-            share += half / high_winners
-        if low_winners and lo[i] == best_lo:
-            share += half / low_winners
-        tally[EQUITY, i] += share
-        if share == 1.0:
-            tally[SCOOP, i] += 1.0
-        elif share > 0.0:
-            tally[PARTIAL, i] += 1.0
-        if code_lo >= 0 and low_winners == 0:
-            tally[NO_LOW_DEALS, i] += 1.0
+            share += half // k_hi
+            tally[HIGH_WIN if k_hi == 1 else HIGH_TIE, i] += 1
+            tally[HIGH_SHARE, i] += SHARE_UNIT // k_hi
+            if k_hi > 1:
+                tally[SPLIT + k_hi, i] += 1
+        if k_lo and lo[i] == best_lo:
+            share += half // k_lo
+            tally[LOW_WIN if k_lo == 1 else LOW_TIE, i] += 1
+            tally[LOW_SHARE, i] += SHARE_UNIT // k_lo
+        tally[SHARE, i] += share
+        tally[SHARE_SQ, i] += share * share
+        if share == SHARE_UNIT:
+            tally[SCOOP, i] += 1
+        elif share:
+            tally[PARTIAL, i] += 1
+        if hilo and not k_lo:
+            tally[NO_LOW_DEALS, i] += 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def run_deals(
     exact: bool,
     count: int,
-    seed: int,
+    seed: np.uint64,
     known: np.ndarray,
     known_n: np.ndarray,
     need: np.ndarray,
@@ -280,17 +287,16 @@ def run_deals(
     board_size: int,
     rest: np.ndarray,
     code_hi: int,
-    code_lo: int,
+    hilo: bool,
     form: int,
     heads_up: bool,
     tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     binom: np.ndarray,
 ) -> np.ndarray:
-    """Tally ``count`` deals: all of them in order (``exact``) or ``count`` random ones.
+    """Tally ``count`` deals: all of them in order (``exact``), or ``count`` random ones.
 
-    The work is cut into :data:`CHUNKS` fixed pieces, each with its own random
-    stream derived from ``seed``, so the result does not depend on scheduling.
-    Returns the tally, shape ``(TALLY_ROWS, hands)``.
+    Random deals come from one SplitMix64 stream started at ``seed``. Returns the
+    integer tally, shape ``(TALLY_ROWS, hands)``.
     """
     n = known.shape[0]
     hole_size = known.shape[1]
@@ -301,101 +307,91 @@ def run_deals(
     dealt_total = 0
     for g in range(n + 1):
         dealt_total += groups[g]
-    chunk_tallies = np.zeros((CHUNKS, TALLY_ROWS, n))
-    for c in prange(CHUNKS):
-        start = count * c // CHUNKS
-        stop = count * (c + 1) // CHUNKS
-        state = np.empty(1, dtype=np.uint64)
-        state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(c)
-        _splitmix(state)
-        avail = np.empty(rest.shape[0], dtype=np.int64)
-        dealt = np.empty(max(dealt_total, 1), dtype=np.int64)
-        holes = np.empty((n, hole_size), dtype=np.int64)
-        board = np.empty(board_size, dtype=np.int64)
-        pools = np.empty((n, hole_size + board_size), dtype=np.int64)
-        hi = np.empty(n, dtype=np.int64)
-        lo = np.empty(n, dtype=np.int64)
-        lo[:] = NO_LOW
-        tally = chunk_tallies[c]
-        for d in range(start, stop):
-            if exact:
-                _deal_exact(d, groups, rest, binom, avail, dealt)
-            else:
-                _deal_random(state, dealt_total, rest, avail, dealt)
-            _play_deal(
-                dealt, known, known_n, need, board_known, code_hi, code_lo, form, heads_up, tables,
-                holes, board, pools, hi, lo, tally,
-            )  # fmt: skip
-    total = np.zeros((TALLY_ROWS, n))
-    for c in range(CHUNKS):
-        total += chunk_tallies[c]
-    return total
+    state = np.empty(1, dtype=np.uint64)
+    state[0] = seed
+    avail = np.empty(rest.shape[0], dtype=np.int64)
+    dealt = np.empty(max(dealt_total, 1), dtype=np.int64)
+    holes = np.empty((n, hole_size), dtype=np.int64)
+    board = np.empty(board_size, dtype=np.int64)
+    pools = np.empty((n, hole_size + board_size), dtype=np.int64)
+    hi = np.empty(n, dtype=np.int64)
+    lo = np.empty(n, dtype=np.int64)
+    lo[:] = NO_LOW
+    tally = np.zeros((TALLY_ROWS, n), dtype=np.int64)
+    for d in range(count):
+        if exact:
+            _deal_exact(d, groups, rest, binom, avail, dealt)
+        else:
+            _deal_random(state, dealt_total, rest, avail, dealt)
+        _play_deal(
+            dealt, known, known_n, need, board_known, code_hi, hilo, form, heads_up, tables,
+            holes, board, pools, hi, lo, tally,
+        )  # fmt: skip
+    return tally
+
+
+# ------------------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True, slots=True)
+class HiLoHandEquity(HandEquity):
+    """One hand's result in a hi/lo game.
+
+    ``win``/``wins``: deals where it takes the whole pot alone (scoops); ``tie``/``ties``:
+    deals where it gets part of the pot; ``equity``: its expected share of the pot.
+    ``splits`` is all zeros here (pot shares are not 1/k); ``share_units`` is the pot
+    won, in 1/1680ths, so :attr:`share` and :attr:`exact_equity` stay exact.
+    ``high_win``/``high_tie`` and ``low_win``/``low_tie``: each half won alone or
+    shared; ``high_share``/``low_share``: the expected share of each half (the low half
+    counts only in deals where some hand qualifies).
+    """
+
+    share_units: int
+    high_win: float
+    high_tie: float
+    high_share: float
+    low_win: float
+    low_tie: float
+    low_share: float
+
+    @property
+    def share(self) -> Fraction:
+        return Fraction(self.share_units, SHARE_UNIT)
+
+
+@dataclass(frozen=True, slots=True)
+class HiLoEquityResult(EquityResult):
+    """:class:`~engine.equity.EquityResult` for hi/lo games; ``no_low`` is the share of deals without a low."""
+
+    no_low: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = EquityResult.to_dict(self)
+        for entry, hand in zip(out["hands"], self.results, strict=True):
+            assert isinstance(hand, HiLoHandEquity)
+            entry.update(
+                high_win=hand.high_win,
+                high_tie=hand.high_tie,
+                high_share=hand.high_share,
+                low_win=hand.low_win,
+                low_tie=hand.low_tie,
+                low_share=hand.low_share,
+            )
+        out["no_low"] = self.no_low
+        return out
+
+    def _check(self) -> None:
+        """Invariants: every deal's pot is shared out exactly once; each half too."""
+        assert sum((h.share for h in self.results), Fraction(0)) == self.boards, "pot shares do not add up"
+        for h in self.results:
+            assert isinstance(h, HiLoHandEquity)
+            assert h.wins + h.ties <= self.boards and h.boards == self.boards
+        assert math.isclose(sum(h.high_share for h in self.results), 1.0)  # type: ignore[attr-defined]
+        low = sum(h.low_share for h in self.results)  # type: ignore[attr-defined]
+        assert math.isclose(low, 1.0 - self.no_low) or (self.no_low == 1.0 and low == 0.0)
 
 
 # ------------------------------------------------------------------------------ Python side
-
-
-@dataclass(frozen=True)
-class VariantEquityResult:
-    """Each hand's chances over every deal considered (all of them, or ``boards`` samples).
-
-    For every hand: ``win``, the share of deals where it takes the whole pot alone;
-    ``tie``, where it gets part of the pot (a dead heat, or in hi/lo games one half or
-    a split half); ``equity``, its expected share of the pot. Hi/lo games add, per
-    hand, each half's outcomes (``high_win``, ``high_tie``, ``low_win``, ``low_tie``:
-    sole and shared wins of that half) and expected shares of each half
-    (``high_share``, ``low_share``), and ``no_low``, the share of deals where no hand
-    qualifies for low (the high hand then takes the whole pot).
-    """
-
-    variant: str
-    hands: tuple[tuple[Card, ...], ...]
-    board: tuple[Card, ...]
-    dead: tuple[Card, ...]
-    exact: bool
-    boards: int
-    win: tuple[float, ...]
-    tie: tuple[float, ...]
-    equity: tuple[float, ...]
-    seed: int | None = None
-    high_win: tuple[float, ...] | None = None
-    high_tie: tuple[float, ...] | None = None
-    high_share: tuple[float, ...] | None = None
-    low_win: tuple[float, ...] | None = None
-    low_tie: tuple[float, ...] | None = None
-    low_share: tuple[float, ...] | None = None
-    no_low: float | None = None
-
-    @property
-    def is_hilo(self) -> bool:
-        return self.no_low is not None
-
-    def to_dict(self) -> dict[str, object]:
-        hands: list[dict[str, object]] = []
-        for i, cards in enumerate(self.hands):
-            entry: dict[str, object] = {
-                "cards": format_cards(cards),
-                "win": self.win[i],
-                "tie": self.tie[i],
-                "equity": self.equity[i],
-            }
-            for name in ("high_win", "high_tie", "high_share", "low_win", "low_tie", "low_share"):
-                values = getattr(self, name)
-                if values is not None:
-                    entry[name] = values[i]
-            hands.append(entry)
-        out: dict[str, object] = {
-            "variant": self.variant,
-            "board": format_cards(self.board),
-            "dead": format_cards(self.dead),
-            "exact": self.exact,
-            "boards": self.boards,
-            "seed": self.seed,
-            "hands": hands,
-        }
-        if self.no_low is not None:
-            out["no_low"] = self.no_low
-        return out
 
 
 def deal_count(variant: Variant, hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence[Card]) -> int:
@@ -415,34 +411,49 @@ def variant_equity(
     dead: CardsLike = (),
     samples: int | None = None,
     seed: int | None = None,
-) -> VariantEquityResult:
+) -> EquityResult:
     """Each hand's equity in ``variant`` given the cards known so far.
 
-    ``hands``: each seat's known cards (hole cards in board games; the cards dealt so
-    far in stud games, up to 7 or 5). ``board``: the community cards so far, or
-    Telesina's vela. ``dead``: cards known to be out of play. ``samples``: force a
-    Monte Carlo of this many deals; otherwise exact when it costs at most
-    :data:`EXACT_LIMIT` hand evaluations, else :data:`DEFAULT_SAMPLES` deals.
-    ``seed`` (default 0) makes the sampling reproducible.
+    ``hands``: each seat's known cards (hole cards in board games; the cards dealt
+    so far in stud games, up to 7 or 5; Telesina's own five). ``board``: the board
+    so far, or Telesina's vela. ``dead``: cards known to be out of play.
+    ``samples``: Monte Carlo over this many deals; without it, exact unless that
+    costs more than :data:`EXACT_LIMIT` hand evaluations (then
+    :data:`DEFAULT_SAMPLES` deals). ``seed``: the Monte Carlo seed (drawn from the
+    OS and recorded in the result when missing).
+
+    Returns an :class:`~engine.equity.EquityResult` (a :class:`HiLoEquityResult`
+    in hi/lo games). Raises :class:`~engine.EngineInputError` (a ``ValueError``)
+    naming the problem: an unknown or draw game, cards that do not fit the game.
     """
-    game = get_variant(variant)
-    if game.has_draws:
-        raise NoEquityError(
-            f"{game.title} is a draw game: its cards depend on the players' draws, so it has no equity; "
-            f"equity covers {', '.join(equity_variants())}"
-        )
+    game = _equity_game(variant)
     seats = [parse_hand(h) for h in hands]
     shared = parse_hand(board)
     out_of_play = parse_hand(dead)
     check_cards(game, seats, shared, complete=False, dead=out_of_play)
-    if samples is not None and samples < 1:
-        raise EngineInputError(f"samples must be a positive number of deals, got {samples}")
-
+    if samples is not None and (not isinstance(samples, int) or isinstance(samples, bool) or samples < 1):
+        raise EngineInputError(f"samples must be a positive whole number of deals, not {samples!r}")
     total = deal_count(game, seats, shared, out_of_play)
     exact = samples is None and total * len(seats) <= EXACT_LIMIT
-    count = total if exact else (samples or DEFAULT_SAMPLES)
-    tally = _run(game, seats, shared, out_of_play, exact, count, 0 if seed is None else seed)
-    return _result(game, seats, shared, out_of_play, exact, count, None if exact else (seed or 0), tally)
+    if exact:
+        count, seed = total, None
+    else:
+        count = samples or DEFAULT_SAMPLES
+        seed = secrets.randbits(64) if seed is None else seed
+    tally = _run(game, seats, shared, out_of_play, exact, count, seed or 0)
+    return _result(game, seats, shared, out_of_play, exact, count, seed, tally)
+
+
+def _equity_game(variant: str | Variant) -> Variant:
+    if isinstance(variant, str) and variant not in VARIANTS:
+        raise EngineInputError(f"unknown variant {variant!r}; equity knows {', '.join(equity_variants())}")
+    game = get_variant(variant)
+    if game.has_draws:
+        raise NoEquityError(
+            f"{game.title} is a draw game: its cards depend on the players' draws, so it has no equity; "
+            f"equity knows {', '.join(equity_variants())}"
+        )
+    return game
 
 
 def _run(
@@ -461,21 +472,27 @@ def _run(
     for i, seat in enumerate(seats):
         known[i, : len(seat)] = [c.id for c in seat]
     known_n = np.array([len(s) for s in seats], dtype=np.int64)
-    need = game.hole_cards - known_n
     used = {c.id for group in (*seats, shared, dead) for c in group}
     rest = np.array([c.id for c in game.deck.cards() if c.id not in used], dtype=np.int64)
-    t = tables()
-    arrays = (t.card_keys, t.hash_rows, t.hash_values, t.flush_values)
-    heads_up = game.ranking.code == TELESINA_CODE and n == 2
-    code_lo = NO_LOW if game.low is None else game.low.code
     form = FORM_CODES[game.hand_form]
-    if (game.ranking.code, form) not in KERNEL_PAIRS or code_lo not in (NO_LOW, EIGHT_LOW_CODE):
+    if (game.ranking.code, form) not in KERNEL_PAIRS or game.low not in (None, EIGHT_OR_BETTER):
         raise NoEquityError(f"the equity kernel does not evaluate {game.title} hands")
+    t = tables()
     return run_deals(
-        exact, count, seed & (2**63 - 1), known, known_n, need,
+        exact, count, np.uint64(seed % 2**64), known, known_n, game.hole_cards - known_n,
         np.array([c.id for c in shared], dtype=np.int64), game.board_cards, rest,
-        game.ranking.code, code_lo, form, heads_up, arrays, binomials(),
+        game.ranking.code, game.low is not None, form, game.ranking.code == TELESINA_CODE and n == 2,
+        (t.card_keys, t.hash_rows, t.hash_values, t.flush_values), binomials(),
     )  # fmt: skip
+
+
+def _stderr(share_sum: int, square_sum: int, n: int) -> float:
+    """Standard error of the mean pot share over ``n`` sampled deals (sums in share units)."""
+    if n < 2:
+        return math.nan
+    mean = share_sum / SHARE_UNIT / n
+    variance = (square_sum / SHARE_UNIT**2 - n * mean * mean) / (n - 1)
+    return math.sqrt(max(variance, 0.0) / n)
 
 
 def _result(
@@ -487,29 +504,39 @@ def _result(
     count: int,
     seed: int | None,
     tally: np.ndarray,
-) -> VariantEquityResult:
-    rates = tally / count
-
-    def row(r: int) -> tuple[float, ...]:
-        return tuple(float(x) for x in rates[r])
-
-    hilo = game.low is not None
-    return VariantEquityResult(
-        variant=game.name,
-        hands=tuple(seats),
-        board=shared,
-        dead=dead,
-        exact=exact,
-        boards=count,
-        win=row(SCOOP),
-        tie=row(PARTIAL),
-        equity=row(EQUITY),
-        seed=seed,
-        high_win=row(HIGH_WIN) if hilo else None,
-        high_tie=row(HIGH_TIE) if hilo else None,
-        high_share=row(HIGH_SHARE) if hilo else None,
-        low_win=row(LOW_WIN) if hilo else None,
-        low_tie=row(LOW_TIE) if hilo else None,
-        low_share=row(LOW_SHARE) if hilo else None,
-        no_low=float(rates[NO_LOW_DEALS, 0]) if hilo else None,
-    )
+) -> EquityResult:
+    t = tally.tolist()
+    results: list[HandEquity] = []
+    for i, cards in enumerate(seats):
+        wins, ties = t[SCOOP][i], t[PARTIAL][i]
+        equity = float(Fraction(t[SHARE][i], SHARE_UNIT * count))
+        stderr = None if exact else _stderr(t[SHARE][i], t[SHARE_SQ][i], count)
+        if game.low is None:
+            splits = tuple(t[SPLIT + k][i] for k in range(MAX_HANDS + 1))
+            results.append(HandEquity(cards, wins / count, ties / count, equity, wins, ties, splits, count, stderr))
+        else:
+            results.append(
+                HiLoHandEquity(
+                    cards, wins / count, ties / count, equity, wins, ties, (0,) * (MAX_HANDS + 1), count, stderr,
+                    share_units=t[SHARE][i],
+                    high_win=t[HIGH_WIN][i] / count,
+                    high_tie=t[HIGH_TIE][i] / count,
+                    high_share=t[HIGH_SHARE][i] / SHARE_UNIT / count,
+                    low_win=t[LOW_WIN][i] / count,
+                    low_tie=t[LOW_TIE][i] / count,
+                    low_share=t[LOW_SHARE][i] / SHARE_UNIT / count,
+                )
+            )
+    common: dict[str, Any] = {
+        "variant": game.name,
+        "hands": tuple(seats),
+        "board": shared,
+        "dead": dead,
+        "exact": exact,
+        "boards": count,
+        "results": tuple(results),
+        "seed": seed,
+    }
+    if game.low is None:
+        return EquityResult(**common)
+    return HiLoEquityResult(**common, no_low=t[NO_LOW_DEALS][0] / count)

@@ -10,15 +10,29 @@ from itertools import combinations
 import pytest
 
 from engine.cards import Card, parse_cards
+from engine.equity import EquityResult
 from engine.showdown import ShowdownError, showdown
 from engine.variant_equity import (
     DEFAULT_SAMPLES,
+    HiLoEquityResult,
+    HiLoHandEquity,
     NoEquityError,
     deal_count,
     equity_variants,
     variant_equity,
 )
 from engine.variants import get_variant
+
+
+def equities(result: EquityResult) -> tuple[float, ...]:
+    return tuple(h.equity for h in result.results)
+
+
+def hilo(result: EquityResult) -> tuple[HiLoEquityResult, list[HiLoHandEquity]]:
+    assert isinstance(result, HiLoEquityResult)
+    hands = [h for h in result.results if isinstance(h, HiLoHandEquity)]
+    assert len(hands) == len(result.results)
+    return result, hands
 
 
 def completions(
@@ -100,13 +114,11 @@ def test_exact_equity_equals_brute_force_over_showdown(
     mine = variant_equity(variant, hands, board, dead)
     ref = brute_force(variant, hands, board, dead)
     assert mine.exact and mine.boards == ref["boards"]
-    for got, want in zip(mine.equity, ref["equity"], strict=True):  # type: ignore[call-overload]
-        assert got == pytest.approx(float(want), abs=1e-12)
-    for got, want in zip(mine.win, ref["win"], strict=True):  # type: ignore[call-overload]
-        assert got == pytest.approx(float(want), abs=1e-12)
-    for got, want in zip(mine.tie, ref["tie"], strict=True):  # type: ignore[call-overload]
-        assert got == pytest.approx(float(want), abs=1e-12)
-    assert sum(mine.equity) == pytest.approx(1.0)
+    assert [h.exact_equity for h in mine.results] == ref["equity"]
+    assert [Fraction(h.wins, h.boards) for h in mine.results] == ref["win"]
+    assert [Fraction(h.ties, h.boards) for h in mine.results] == ref["tie"]
+    assert [h.equity for h in mine.results] == [float(e) for e in ref["equity"]]  # type: ignore[attr-defined]
+    mine._check()
 
 
 def test_dead_cards_are_out_of_play() -> None:
@@ -114,37 +126,45 @@ def test_dead_cards_are_out_of_play() -> None:
     mine = variant_equity("telesina", hands, dead=dead)
     ref = brute_force("telesina", hands, dead=dead)
     assert mine.boards == ref["boards"] == 20 * 19
-    assert mine.equity[0] == pytest.approx(float(ref["equity"][0]), abs=1e-12)  # type: ignore[index]
+    assert [h.exact_equity for h in mine.results] == ref["equity"]
 
 
 def test_telesina_heads_up_rule_in_equity() -> None:
     spades, hearts = "As 7s 8s 9s Ts", "Th Jh Qh Kh Ah"
-    assert variant_equity("telesina", [spades, hearts]).equity == (1.0, 0.0)
+    assert equities(variant_equity("telesina", [spades, hearts])) == (1.0, 0.0)
     three = variant_equity("telesina", [spades, hearts, "7h 7d 7c 8h 8d"])
-    assert three.equity == (0.0, 1.0, 0.0)
+    assert equities(three) == (0.0, 1.0, 0.0)
 
 
 def test_hilo_reports_both_halves_and_no_low() -> None:
-    r = variant_equity("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs"], "3s 4h 5c Jd")
+    r, hands = hilo(variant_equity("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs"], "3s 4h 5c Jd"))
     assert r.no_low == 0.0  # the board already gives both A-2 a low
-    assert r.low_tie == (1.0, 1.0)
-    assert r.high_win is not None and r.high_share is not None and r.low_share == (0.5, 0.5)
+    assert [h.low_tie for h in hands] == [1.0, 1.0] and [h.low_share for h in hands] == [0.5, 0.5]
+    assert sum(h.high_share for h in hands) == pytest.approx(1.0)
     d = r.to_dict()
-    assert d["no_low"] == 0.0 and set(d["hands"][0]) >= {"high_win", "high_tie", "low_win", "low_tie"}  # type: ignore[index]
+    assert d["no_low"] == 0.0
+    assert set(d["hands"][0]) == {
+        "cards", "win", "tie", "equity", "high_win", "high_tie", "high_share", "low_win", "low_tie", "low_share",
+    }  # fmt: skip
+    r._check()
 
 
 def test_hilo_without_any_possible_low_is_all_high() -> None:
-    r = variant_equity("omaha-hilo", ["Ks Kd Qh Qc", "Js Jd Th Tc"], "9s 9h 2c")
-    ref = brute_force("omaha-hilo", ["Ks Kd Qh Qc", "Js Jd Th Tc"], "9s 9h 2c")
-    assert r.equity[0] == pytest.approx(float(ref["equity"][0]), abs=1e-12)  # type: ignore[index]
-    assert r.low_win == (0.0, 0.0) and r.low_tie == (0.0, 0.0)
+    r, hands = hilo(variant_equity("omaha-hilo", ["Ks Kd Qh Qc", "Js Jd Th Tc"], "9s 9h Kc"))
+    ref = brute_force("omaha-hilo", ["Ks Kd Qh Qc", "Js Jd Th Tc"], "9s 9h Kc")
+    assert [h.exact_equity for h in hands] == ref["equity"]
+    assert [h.low_win + h.low_tie for h in hands] == [0.0, 0.0]
     assert r.no_low == 1.0
+    assert [h.win for h in hands] == [h.high_win for h in hands]  # the high hand scoops
+    r._check()
 
 
-def test_high_only_games_have_no_low_fields() -> None:
+def test_high_only_games_have_the_holdem_result_shape() -> None:
     r = variant_equity("soko", ["As Ks 9s 4s", "Qc Qd 8h 5c"])
-    assert r.no_low is None and r.low_win is None
-    assert "no_low" not in r.to_dict()
+    assert type(r) is EquityResult
+    assert set(r.to_dict()) == {"variant", "board", "exact", "boards", "hands"}
+    assert set(r.to_dict()["hands"][0]) == {"cards", "win", "tie", "equity"}
+    r._check()
 
 
 # ------------------------------------------------------------------ exact or sampled
@@ -156,8 +176,18 @@ def test_four_hand_stud7_from_three_cards_is_sampled() -> None:
     assert deal_count(game, [parse_cards(h) for h in hands], (), ()) * 4 > 50_000_000
     r = variant_equity("stud7", hands, seed=3)
     assert not r.exact and r.boards == DEFAULT_SAMPLES and r.seed == 3
-    assert sum(r.equity) == pytest.approx(1.0)
-    assert r.equity[2] > r.equity[0] > r.equity[3]  # rolled-up fives lead
+    e = equities(r)
+    assert sum(e) == pytest.approx(1.0)
+    assert e[2] > e[0] > e[3]  # rolled-up fives lead
+    assert all(h.stderr is not None and 0 < h.stderr < 0.01 for h in r.results)
+    r._check()
+
+
+def test_sampling_without_a_seed_records_the_seed_it_drew() -> None:
+    hands = ["As Ks 9s", "Qc Qd 8h", "7d 8d 9c", "2h 2s 3c"]
+    a = variant_equity("soko", hands, samples=2_000)
+    assert a.seed is not None
+    assert variant_equity("soko", hands, samples=2_000, seed=a.seed) == a
 
 
 def test_monte_carlo_is_reproducible_and_seeded() -> None:
@@ -166,7 +196,7 @@ def test_monte_carlo_is_reproducible_and_seeded() -> None:
     b = variant_equity("soko", hands, samples=20_000, seed=11)
     c = variant_equity("soko", hands, samples=20_000, seed=12)
     assert a == b
-    assert a.equity != c.equity
+    assert equities(a) != equities(c)
     assert not a.exact and a.boards == 20_000
 
 
@@ -175,14 +205,17 @@ def test_monte_carlo_agrees_with_exact() -> None:
     exact = variant_equity("soko", hands)
     sampled = variant_equity("soko", hands, samples=200_000, seed=5)
     assert exact.exact and not sampled.exact
-    for e, s in zip(exact.equity, sampled.equity, strict=True):
-        assert s == pytest.approx(e, abs=0.01)
+    for e, s in zip(exact.results, sampled.results, strict=True):
+        assert s.stderr is not None
+        assert abs(s.equity - e.equity) < 5 * s.stderr + 1e-9
 
 
 def test_everything_known_is_one_showdown() -> None:
-    r = variant_equity("stud7-hilo", ["As 2d 3c 4d 8h Kh Ks", "9c Tc Jc Qc 2c 4h 5s"])
+    r, hands = hilo(variant_equity("stud7-hilo", ["As 2d 3c 4d 8h Kh Ks", "9c Tc Jc Qc 2c 4h 5s"]))
     assert r.exact and r.boards == 1
-    assert r.equity == (0.5, 0.5) and r.high_win == (0.0, 1.0) and r.low_win == (1.0, 0.0)
+    assert equities(r) == (0.5, 0.5)
+    assert [h.high_win for h in hands] == [0.0, 1.0] and [h.low_win for h in hands] == [1.0, 0.0]
+    assert [h.tie for h in hands] == [1.0, 1.0] and [h.win for h in hands] == [0.0, 0.0]
 
 
 # ------------------------------------------------------------------ what is refused
@@ -218,3 +251,20 @@ def test_bad_input(variant: str, hands: list[str], board: str, message: str) -> 
 def test_bad_samples() -> None:
     with pytest.raises(ValueError, match="samples must be a positive"):
         variant_equity("soko", ["As Ks", "Qd Qc"], samples=0)
+
+
+def test_unknown_variant_lists_the_equity_variants() -> None:
+    with pytest.raises(ValueError, match="unknown variant 'razz'; equity knows holdem, omaha, omaha-hilo"):
+        variant_equity("razz", ["As Ks", "Qd Qc"])
+
+
+def test_holdem_through_the_variant_kernel_matches_engine_equity() -> None:
+    from engine.equity import equity
+
+    hands, board = ["As Ks", "Qd Qc", "7h 6h", "2c 2d"], "Ah 7c 2s"
+    mine, theirs = variant_equity("holdem", hands, board), equity("holdem", hands, board)
+    assert [h.wins for h in mine.results] == [h.wins for h in theirs.results]
+    assert [h.splits for h in mine.results] == [h.splits for h in theirs.results]
+    hands = ["As Ks Qh Jh", "Qd Qc 9c 8d", "7h 6h 5s 4s"]
+    mine, theirs = variant_equity("omaha", hands, "Ah 7c 2s Td"), equity("omaha", hands, "Ah 7c 2s Td")
+    assert [h.exact_equity for h in mine.results] == [h.exact_equity for h in theirs.results]
