@@ -39,7 +39,9 @@ class Gateway(Protocol):
         """Hand a command to the exchange now; returns the events it produced (also published)."""
         ...
 
-    def view(self, account_id: str | None, *, open_orders_only: bool = False) -> BettorView | None:
+    def view(
+        self, account_id: str | None, *, open_orders_only: bool = False, with_book: bool = True
+    ) -> BettorView | None:
         """The current game as ``account_id`` may see it; ``None`` before the first game."""
         ...
 
@@ -69,9 +71,9 @@ class Trader:
     def now(self) -> int:
         return self.gateway.clock.now()
 
-    def view(self, *, open_orders_only: bool = False) -> BettorView | None:
+    def view(self, *, open_orders_only: bool = False, with_book: bool = True) -> BettorView | None:
         """A fresh view of the current game for this account (and remember its round for stamping)."""
-        view = self.gateway.view(self.account_id, open_orders_only=open_orders_only)
+        view = self.gateway.view(self.account_id, open_orders_only=open_orders_only, with_book=with_book)
         if view is not None:
             self.saw(view)
         return view
@@ -161,6 +163,10 @@ class Agent:
 
     #: A label for logs and reports.
     name: str = "agent"
+    #: Views given to the hooks list only orders with an unmatched remainder (cheaper for busy quoters).
+    open_orders_only: bool = False
+    #: Views given to the hooks carry the public price ladders (an agent that never reads them can say no).
+    wants_book: bool = True
 
     def on_game_start(self, view: BettorView, trader: Trader) -> None:
         """A new game (and market) exists; no window is open yet."""

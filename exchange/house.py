@@ -110,6 +110,8 @@ class MarketMaker(Agent):
     """Quotes both sides of every live hand around its exact fair price."""
 
     name = "house-maker"
+    open_orders_only = True
+    wants_book = False
 
     def __init__(self, config: MakerConfig | None = None) -> None:
         self.config = config or MakerConfig()
@@ -132,7 +134,7 @@ class MarketMaker(Agent):
 
     def _requote(self, trader: Trader) -> None:
         self._waiting = False
-        view = trader.view(open_orders_only=True)
+        view = trader.view(open_orders_only=True, with_book=False)
         if view is None or not view.betting_open:
             return
         self.requotes += 1
@@ -173,6 +175,7 @@ class NoiseTrader(Agent):
     """Takes the best price offered at random moments; every draw from its own seeded generator."""
 
     name = "house-noise"
+    open_orders_only = True
 
     def __init__(self, seed: int | str, config: NoiseConfig | None = None) -> None:
         self.config = config or NoiseConfig()
@@ -190,7 +193,7 @@ class NoiseTrader(Agent):
             yield self.rng.randrange(max(span_ms, 1))
 
     def _trade(self, trader: Trader) -> None:
-        view = trader.view()
+        view = trader.view(open_orders_only=True)
         if view is None or not view.betting_open:
             return
         live = view.live_hands

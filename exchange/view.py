@@ -14,7 +14,7 @@ HTTP server all read this same object.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -43,6 +43,8 @@ class HandView:
     equity: Fraction
     fair_odds: Fraction | None
     book: RunnerBook | None
+    #: The selection's status when the view was built without the book.
+    selection_status: SelectionStatus = SelectionStatus.IN_PLAY
 
     @property
     def name(self) -> str:
@@ -50,7 +52,7 @@ class HandView:
 
     @property
     def status(self) -> SelectionStatus:
-        return SelectionStatus.IN_PLAY if self.book is None else self.book.status
+        return self.selection_status if self.book is None else self.book.status
 
     @property
     def in_play(self) -> bool:
@@ -149,10 +151,21 @@ def build_hands(
     cards: tuple[tuple[Card, ...] | None, ...],
     equities: tuple[HandEquity, ...],
     book: MarketBook | None,
+    statuses: Sequence[SelectionStatus] | None = None,
 ) -> tuple[HandView, ...]:
-    """Join public cards, published equities and the public book into hand views (hand i = selection i)."""
+    """Join public cards, published equities and the public book into hand views (hand i = selection i).
+
+    Without a book, ``statuses`` (one per hand) says which hands are still in play.
+    """
     runners: Mapping[int, RunnerBook] = {} if book is None else {r.selection_id: r for r in book.runners}
     return tuple(
-        HandView(hand=e.hand, cards=cards[e.hand - 1], equity=e.equity, fair_odds=e.fair_odds, book=runners.get(e.hand))
+        HandView(
+            hand=e.hand,
+            cards=cards[e.hand - 1],
+            equity=e.equity,
+            fair_odds=e.fair_odds,
+            book=runners.get(e.hand),
+            selection_status=SelectionStatus.IN_PLAY if statuses is None else statuses[e.hand - 1],
+        )
         for e in equities
     )

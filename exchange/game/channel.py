@@ -156,19 +156,27 @@ class Channel:
         return self.host.attach(agent, account_id, latency_ms=latency_ms)
 
     def view(
-        self, account_id: str | None = None, market_id: str | None = None, *, open_orders_only: bool = False
+        self,
+        account_id: str | None = None,
+        market_id: str | None = None,
+        *,
+        open_orders_only: bool = False,
+        with_book: bool = True,
     ) -> BettorView | None:
         """The game (current, or ``market_id``) as ``account_id`` may see it; ``None`` if there is none.
 
         ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
-        of ``orders`` (cheaper, for agents that only manage resting quotes).
+        of ``orders``; ``with_book=False`` leaves out the price ladders (hands keep
+        their status). Both are for busy agents that do not read those parts.
         """
         game = self.game(market_id)
         if game is None:
             return None
         exchange = self.exchange
-        book = self._market_book(game.market_id)
-        status = MarketStatus.SUSPENDED if book is None else book.status
+        market = exchange.markets.get(game.market_id)
+        book = self._market_book(game.market_id) if with_book else None
+        status = MarketStatus.SUSPENDED if market is None else market.status
+        statuses = None if market is None else market.selection_status
         public = game.public
         orders: Sequence[OrderView] = ()
         funds = None
@@ -188,7 +196,7 @@ class Channel:
             window=game.window,
             betting_open=game.phase is Phase.BETTING and status is MarketStatus.ACTIVE,
             market_status=status,
-            hands=build_hands(public.hands, game.prospects.hands, book),
+            hands=build_hands(public.hands, game.prospects.hands, book, statuses),
             board=public.board,
             min_stake=self.config.min_stake,
             account_id=account_id,

@@ -88,7 +88,10 @@ class AgentHost:
         def run() -> None:
             if hook == "on_market_update":
                 seat.update_pending = False
-            view = channel.view(seat.trader.account_id, market_id)
+            agent = seat.agent
+            view = channel.view(
+                seat.trader.account_id, market_id, open_orders_only=agent.open_orders_only, with_book=agent.wants_book
+            )
             if view is None:
                 return
             seat.trader.saw(view)
