@@ -54,9 +54,11 @@ class FlopMover(Strategy):
         view = market.view
         hand = view.hand(self._hand)
         backs = [o for o in view.orders if o.selection_id == self._hand and o.side is Side.BACK and o.size_matched]
-        if not hand.in_play or not backs or hand.best_to_lay is None:
+        if not hand.in_play or not backs:
             self._hedged = True
             return
+        if hand.best_to_lay is None:
+            return  # no one is offering yet (the makers requote as the window opens): try on the next update
         stake, back_price = _matched(backs)
         lay_price = Fraction(ladder.PRICE_X100[hand.best_to_lay], 100)
         if self.let_drifters_run and lay_price > back_price:

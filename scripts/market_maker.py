@@ -1,16 +1,18 @@
 """Example strategy: make a two-sided market around the fair price in every window.
 
-At each window's open it rests, for every live hand, a **lay** below the fair
-odds (what other traders see as *available to back*) and a **back** above them
-(*available to lay*), ``edge_ticks`` ladder ticks away from fair, so whichever
-side is taken the expected value is ours. The window's close lapses what is
-left; the next window requotes from the new equities. It never crosses the
-house: it joins the queue at its own prices.
+At each window's open it rests, for every live hand, a **lay** at or below the
+fair odds (what other traders see as *available to back*) and a **back** at or
+above them (*available to lay*): the fair price rounded to the ladder in its
+own favour, then ``edge_ticks`` further out. Whichever side is taken, the
+expected value is ours. With ``edge_ticks=0`` it quotes inside the house's
+spread (the house stays a tick outside fair), so takers meet it first. The
+window's close lapses what is left; the next window requotes from the new
+equities.
 
 Run it::
 
     exchange-poker backtest --strategy scripts/market_maker.py:MarketMaker \\
-        --params '{"edge_ticks": 2, "stake": 300}' --games 200 --seed 1 --out out/maker
+        --params '{"edge_ticks": 0, "stake": 300}' --games 200 --seed 1 --out out/maker
 """
 
 from __future__ import annotations
@@ -26,10 +28,10 @@ from exchange.side import Side
 class MarketMaker(Strategy):
     """Quote both sides of every live hand ``edge_ticks`` outside its fair odds, ``stake`` each side."""
 
-    def __init__(self, *, edge_ticks: int = 2, stake: int = 300, skip_deal: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *, edge_ticks: int = 0, stake: int = 300, skip_deal: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if edge_ticks < 1:
-            raise ValueError(f"edge_ticks must be at least 1, not {edge_ticks}")
+        if edge_ticks < 0:
+            raise ValueError(f"edge_ticks must be at least 0, not {edge_ticks}")
         self.edge_ticks = edge_ticks
         self.stake = stake
         self.skip_deal = skip_deal

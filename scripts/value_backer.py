@@ -3,7 +3,9 @@
 The fair odds of a hand are ``1 / equity`` from the exact equity the game
 publishes (a dead heat counted as its share). When the best price available
 to back is at least ``fair × (1 + margin)``, the bet has positive expected
-value by at least ``margin``; back it, once per hand per betting window.
+value by at least ``margin``; back it, once per hand per betting window. It
+only *takes* prices: whatever is not matched on arrival (someone faster took
+the price first) is cancelled rather than left resting.
 
 Run it (from the repository root)::
 
@@ -13,12 +15,14 @@ Run it (from the repository root)::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 from exchange import ladder
 from exchange.backtest.strategy import MarketHandle, Strategy
 from exchange.game.rounds import Round
+from exchange.orders import OrderStatus, OrderView
 from exchange.side import Side
 
 
@@ -43,3 +47,8 @@ class ValueBacker(Strategy):
             if offered >= hand.fair_odds * (1 + self.margin):
                 market.place_order(hand.hand, Side.BACK, ladder.price(hand.best_to_back), self.stake)
                 self._backed.add(key)
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        for order in orders:
+            if order.status is OrderStatus.EXECUTABLE:
+                market.cancel_order(order.bet_id)

@@ -20,6 +20,10 @@ agent hook                  strategy hooks
 A *market update* is ``process_orders`` for the strategy's orders that changed
 since it last saw them, then ``check_market_book`` and, if that says yes,
 ``process_market_book``.
+
+Every agent hook costs the host a fresh view, so :func:`seat` builds the
+adapter with only the agent hooks the strategy's own overrides need: a
+strategy that only acts when windows open is never woken for each fill.
 """
 
 from __future__ import annotations
@@ -115,3 +119,49 @@ class StrategyAgent(Agent):
         if changed:
             self._seen.update((o.bet_id, o) for o in changed)
             self.strategy.process_orders(handle, changed)
+
+
+#: Agent hook -> the strategy hooks that need it delivered.
+_NEEDS: dict[str, tuple[str, ...]] = {
+    "on_game_start": ("on_market_open",),
+    "on_window_open": ("on_window_open", "check_market_book", "process_market_book", "process_orders"),
+    "on_reveal": ("check_market_book", "process_market_book"),
+    "on_market_update": ("check_market_book", "process_market_book", "process_orders"),
+    "on_fill": ("process_orders",),
+    "on_order_rejected": ("on_order_rejected",),
+    "on_window_close": ("on_window_close", "process_orders"),
+    "on_game_end": ("on_settlement", "process_orders"),
+}
+_ADAPTERS: dict[type[Strategy], type[StrategyAgent]] = {}
+
+
+def _strategy_overrides(cls: type[Strategy], hook: str) -> bool:
+    return getattr(cls, hook) is not getattr(Strategy, hook)
+
+
+def adapter_class(cls: type[Strategy]) -> type[StrategyAgent]:
+    """A :class:`StrategyAgent` subclass that leaves out the agent hooks ``cls`` has no use for.
+
+    >>> from exchange.agents import overrides
+    >>> class AtOpen(Strategy):
+    ...     def on_window_open(self, market, round): ...
+    >>> sorted(h for h in _NEEDS if overrides(adapter_class(AtOpen)(AtOpen()), h))
+    ['on_window_open']
+    """
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        unused = {
+            hook: getattr(Agent, hook)
+            for hook, wanted in _NEEDS.items()
+            if not any(_strategy_overrides(cls, name) for name in wanted)
+        }
+        adapter = type(f"StrategyAgent[{cls.__name__}]", (StrategyAgent,), unused)
+        _ADAPTERS[cls] = adapter
+    return adapter
+
+
+def seat(
+    strategy: Strategy, *, rng: random.Random | None = None, settlements: SettlementSource | None = None
+) -> StrategyAgent:
+    """The agent that runs ``strategy``, woken only for the hooks it uses."""
+    return adapter_class(type(strategy))(strategy, rng=rng, settlements=settlements)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, fields
 
-from exchange.backtest.agent import StrategyAgent
+from exchange.backtest.agent import seat
 from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
 from exchange.backtest.projection import BookProjection
@@ -44,6 +44,12 @@ MAKER_ACCOUNT = "house-maker"
 NOISE_ACCOUNT = "house-noise"
 
 
+#: The backtest's default noise: stakes up to 150.00, more than one house level (100.00), so a
+#: noise trade sometimes sweeps a level and leaves its remainder resting *through* the fair
+#: price — the kind of mispricing a value strategy exists to catch.
+BACKTEST_NOISE = NoiseConfig(trades_per_window=4, min_size=200, max_size=15_000, size_step=100)
+
+
 @dataclass(frozen=True, slots=True)
 class HouseSpec:
     """The house liquidity in every game: one market maker and ``noise_traders`` noise traders.
@@ -54,7 +60,7 @@ class HouseSpec:
     maker: MakerConfig = field(default_factory=MakerConfig)
     maker_balance: int = 100_000_000
     noise_traders: int = 1
-    noise: NoiseConfig = field(default_factory=NoiseConfig)
+    noise: NoiseConfig = BACKTEST_NOISE
     noise_balance: int = 10_000_000
 
 
@@ -127,7 +133,7 @@ def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str
     channel.open_account(setup.account, setup.balance)
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
-    agent = StrategyAgent(
+    agent = seat(
         strategy,
         rng=random.Random(f"{setup.seed}/{index}/strategy"),
         settlements=lambda mid, account: _settlement(channel, exchange, mid, account),
