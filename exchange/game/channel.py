@@ -64,6 +64,7 @@ class Channel:
         bus: EventBus | None = None,
         markets: MarketFactory | None = None,
         view_depth: int | None = 3,
+        first_game: int = 0,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -73,7 +74,10 @@ class Channel:
         self._markets: MarketFactory = markets or (lambda cfg, market_id: ExchangeMarket(exchange, cfg, market_id))
         self._decks = decks
         self._equities = equities
-        self._next_number = 0
+        if first_game < 0:
+            raise ValueError(f"game numbers start at 0, not {first_game}")
+        #: The number (deck and market id) of the next game to be scheduled.
+        self.next_game_number = first_game
         self._remaining: int | None = None
         self._stopping = False
         self.current: Game | None = None
@@ -112,6 +116,16 @@ class Channel:
     def stop(self) -> None:
         """Deal no further game once the current one is over."""
         self._stopping = True
+
+    def halt(self) -> None:
+        """Stop at once (a server shutting down): no further game, the current one frozen where it is.
+
+        The market is left as it stands (not voided): a driver that restarts
+        from its journal decides what to do with it.
+        """
+        self._stopping = True
+        if self.current is not None and not self.current.over:
+            self.current.halt()
 
     def game(self, market_id: str | None = None) -> Game | None:
         """The game of ``market_id``; only recent games are kept.
@@ -206,6 +220,15 @@ class Channel:
 
     # --- internals --------------------------------------------------------------------------
 
+    @property
+    def _next_number(self) -> int:
+        """Old private name of :attr:`next_game_number`, still set by a driver; use ``first_game=`` instead."""
+        return self.next_game_number
+
+    @_next_number.setter
+    def _next_number(self, number: int) -> None:
+        self.next_game_number = number
+
     def _market_book(self, market_id: str) -> MarketBook | None:
         """The public book, cached until the next event (every change to a market publishes one)."""
         key = (market_id, self.bus.published)
@@ -216,8 +239,8 @@ class Channel:
         return book
 
     def _schedule(self, start_ms: int) -> Game:
-        number = self._next_number
-        self._next_number += 1
+        number = self.next_game_number
+        self.next_game_number += 1
         market_id = self.config.market_id(number)
         game = Game(
             config=self.config,

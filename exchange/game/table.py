@@ -124,6 +124,10 @@ class Game:
             raise RuntimeError(f"game {self.market_id} is already started")
         self._timer = self._clock.call_at(self.start_ms, self._begin)
 
+    def halt(self) -> None:
+        """Cancel the pending step: nothing more happens to this game (for a driver shutting down)."""
+        self._cancel_timer()
+
     def void(self, reason: str) -> None:
         """Stop the game now and void its market (a fault or a misdeal)."""
         if self.over:
