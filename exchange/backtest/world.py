@@ -105,8 +105,25 @@ def accounts_of(setup: GameSetup) -> tuple[str, ...]:
     return (setup.account, MAKER_ACCOUNT, *noise, ExchangeConfig().house_account_id)
 
 
-def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str, Table]) -> tuple[str, str] | None:
-    """Play game ``index`` to its end; append its rows to ``tables``; return ``(market id, stream text)``."""
+@dataclass(slots=True)
+class World:
+    """One game's world, built and seated but not yet run (tests look inside; :func:`play_game` runs it)."""
+
+    market_id: str
+    clock: VirtualClock
+    exchange: Exchange
+    channel: Channel
+    collector: Collector
+    feed: StreamFeed | None
+
+    def run(self) -> None:
+        """Deal the game and run the clock until nothing is left to do."""
+        self.channel.start(games=1)
+        self.clock.run()
+
+
+def build_world(setup: GameSetup, index: int, strategy: Strategy) -> World:
+    """Game ``index``'s world: clock, exchange, channel, collector, recorder, the house and the strategy seated."""
     base = get_channel(setup.channel)
     config = numbered(base, index)
     market_id = config.market_id(0)
@@ -122,7 +139,7 @@ def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str
     )
     collector = Collector(index, market_id, accounts_of(setup))
     channel.subscribe(collector)
-    feed = _StreamFeed(channel, market_id, base) if setup.record_streams else None
+    feed = StreamFeed(channel, market_id, base) if setup.record_streams else None
 
     channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
     channel.attach(MarketMaker(setup.house.maker), MAKER_ACCOUNT)
@@ -139,13 +156,17 @@ def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str
         settlements=lambda mid, account: _settlement(channel, exchange, mid, account),
     )
     channel.attach(agent, setup.account, latency_ms=strategy.latency_ms)
+    return World(market_id, clock, exchange, channel, collector, feed)
 
-    channel.start(games=1)
-    clock.run()
-    collector.write(tables)
-    if feed is None:
+
+def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str, Table]) -> tuple[str, str] | None:
+    """Play game ``index`` to its end; append its rows to ``tables``; return ``(market id, stream text)``."""
+    world = build_world(setup, index, strategy)
+    world.run()
+    world.collector.write(tables)
+    if world.feed is None:
         return None
-    return market_id, feed.recorder.text()
+    return world.market_id, world.feed.recorder.text()
 
 
 def _settlement(channel: Channel, exchange: Exchange, market_id: str, account: str) -> Settlement | None:
@@ -168,7 +189,7 @@ def _settlement(channel: Channel, exchange: Exchange, market_id: str, account: s
     )
 
 
-class _StreamFeed:
+class StreamFeed:
     """Records the market after every clock instant at which one of its events happened.
 
     The book comes from :class:`~exchange.backtest.projection.BookProjection`, a

@@ -1,0 +1,126 @@
+"""One game's world: the strategy hooks, latency, visibility, and the stream book against the exchange's own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from conftest import small_config
+
+from exchange import ladder
+from exchange.backtest.outputs import empty_tables
+from exchange.backtest.projection import snapshot_of
+from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
+from exchange.backtest.world import build_world, play_game
+from exchange.errors import ErrorCode
+from exchange.events import OrderRejected
+from exchange.game.rounds import Round
+from exchange.orders import OrderView
+from exchange.side import Side
+
+
+class Probe(Strategy):
+    """Records what it is shown and when; places one good order and one off-ladder order."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.calls: list[str] = []
+        self.seen: list[tuple[Round, int, int]] = []
+        self.decided_ms: int | None = None
+        self.orders: dict[int, OrderView] = {}
+        self.rejections: list[OrderRejected] = []
+        self.settlement: Settlement | None = None
+        self.bad_sent = False
+
+    def on_market_open(self, market: MarketHandle) -> None:
+        self.calls.append("open")
+        assert market.hands == (None, None, None, None) and market.board == ()
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        self.calls.append(f"window {int(round)}")
+        visible = sum(cards is not None for cards in market.hands)
+        self.seen.append((round, visible, len(market.board)))
+        assert sum(market.equities) == 1
+        if round is Round.PREFLOP and not self.bad_sent:
+            market.place_order(1, Side.BACK, "2.03", 200)
+            self.bad_sent = True
+
+    def process_market_book(self, market: MarketHandle) -> None:
+        if market.round is Round.PREFLOP and self.decided_ms is None:
+            hand = market.view.hand(2)
+            if hand.best_to_back is not None:
+                book = market.market_book
+                assert book.market_id == market.market_id and len(book.runners) == 4
+                self.decided_ms = market.now_ms
+                market.place_order(2, Side.BACK, ladder.price(hand.best_to_back), 500)
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        for order in orders:
+            self.orders[order.bet_id] = order
+
+    def on_order_rejected(self, market: MarketHandle, rejection: OrderRejected) -> None:
+        self.rejections.append(rejection)
+
+    def on_window_close(self, market: MarketHandle, round: Round) -> None:
+        self.calls.append(f"close {int(round)}")
+
+    def on_settlement(self, market: MarketHandle, settlement: Settlement) -> None:
+        self.calls.append("settled")
+        self.settlement = settlement
+
+
+def run_probe(latency_ms: int | None) -> tuple[Probe, dict]:
+    config = replace(small_config(), latency_ms=latency_ms)
+    probe = Probe()
+    tables = empty_tables()
+    play_game(config.setup(), 1, probe, tables)
+    return probe, {name: t.to_arrow().to_pylist() for name, t in tables.items()}
+
+
+def test_hooks_run_in_game_order_and_show_only_the_cards_face_up() -> None:
+    probe, _ = run_probe(None)
+    assert probe.calls[:3] == ["open", "window 1", "close 1"]
+    assert probe.calls[-1] == "settled"
+    windows = [c for c in probe.calls if c.startswith("window")]
+    assert [c for c in probe.calls if c.startswith("close")] == [w.replace("window", "close") for w in windows]
+    expected = {Round.DEAL: (0, 0), Round.PREFLOP: (4, 0), Round.FLOP: (4, 3), Round.TURN: (4, 4)}
+    assert [(visible, board) for rnd, visible, board in probe.seen] == [expected[rnd] for rnd, _, _ in probe.seen]
+
+
+def test_orders_arrive_after_the_latency_and_off_ladder_prices_come_back_rejected() -> None:
+    for latency, expected in ((None, 100), (250, 250)):
+        probe, tables = run_probe(latency)
+        assert probe.latency_ms == expected
+        assert probe.decided_ms is not None
+        mine = [o for o in tables["orders"] if o["account"] == "strategy" and o["status"] != "REJECTED"]
+        assert [o["placed_ms"] for o in mine] == [probe.decided_ms + expected]
+        assert [o.placed_ts for o in probe.orders.values()] == [probe.decided_ms + expected]
+        assert [r.error_code for r in probe.rejections] == [ErrorCode.INVALID_ODDS]
+        assert "2.02, 2.04" in probe.rejections[0].message
+
+
+def test_settlement_hook_agrees_with_the_settlements_table() -> None:
+    probe, tables = run_probe(None)
+    row = next(r for r in tables["settlements"] if r["account"] == "strategy")
+    assert probe.settlement is not None
+    assert (probe.settlement.profit, probe.settlement.commission) == (row["gross_profit"], row["commission"])
+    assert probe.settlement.net_profit == row["net_profit"]
+    game = tables["games"][0]
+    assert ",".join(map(str, probe.settlement.winners)) == game["winners"]
+    assert sum(b.profit for b in probe.settlement.bets) == row["gross_profit"]
+
+
+def test_the_recorded_book_equals_the_exchanges_book_after_every_step() -> None:
+    config = small_config()
+    world = build_world(config.setup(), 0, config.strategy.build())
+    assert world.feed is not None
+    world.channel.start(games=1)
+    steps = compared = 0
+    while world.clock.step():
+        steps += 1
+        book = world.exchange.market_book(world.market_id, None)
+        if book is not None:
+            assert world.feed.book.snapshot() == snapshot_of(book, world.feed.book.in_play), f"after step {steps}"
+            compared += 1
+    assert compared > 50
+    assert world.collector.ended
