@@ -116,6 +116,7 @@ class MarketMaker(Agent):
     def __init__(self, config: MakerConfig | None = None) -> None:
         self.config = config or MakerConfig()
         self._waiting = False
+        self._wanted: tuple[object, dict[Key, int]] | None = None
         self.requotes = 0
 
     def on_window_open(self, view: BettorView, trader: Trader) -> None:
@@ -124,6 +125,13 @@ class MarketMaker(Agent):
     def on_fill(self, view: BettorView, trader: Trader, fill: Matched) -> None:
         if self.config.requote_on_fill:
             self._request(trader)
+
+    def _desired(self, view: BettorView) -> dict[Key, int]:
+        """:func:`desired_quotes`, recomputed only when the market, the live hands or their equities change."""
+        key = (view.market_id, view.min_stake, tuple((h.hand, h.equity) for h in view.live_hands))
+        if self._wanted is None or self._wanted[0] != key:
+            self._wanted = (key, desired_quotes(view, self.config))
+        return self._wanted[1]
 
     def _request(self, trader: Trader) -> None:
         """Requote once every command already sent has landed (so the view it reads is current)."""
@@ -138,7 +146,7 @@ class MarketMaker(Agent):
         if view is None or not view.betting_open:
             return
         self.requotes += 1
-        want = desired_quotes(view, self.config)
+        want = self._desired(view)
         have: dict[Key, list[tuple[int, int]]] = {}
         for order in view.open_orders():
             have.setdefault((order.selection_id, order.side, order.tick), []).append(

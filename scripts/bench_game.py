@@ -4,8 +4,10 @@ Each game: one house market maker (3 levels a side on every live hand,
 requoting after every reveal and every fill), two noise traders, and a simple
 strategy (backs the favourite at the best price once per window, 100 ms
 latency); exact equities from ``engine.equity`` at every street. Prints
-min / median / max over repeats, and the share of time spent in the equity
-engine.
+min / median / max over repeats of games per second of wall time and per
+second of this process's CPU time (the fairer figure on a shared machine,
+where the wall rate also measures the other processes), and the share of the
+CPU time spent in the equity engine.
 
     python scripts/bench_game.py [--games 40] [--repeats 5] [--channel holdem]
 """
@@ -21,20 +23,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.cards import Card  # noqa: E402
-from exchange.agents import Agent, Trader  # noqa: E402
-from exchange.channels import get_channel  # noqa: E402
-from exchange.clock import VirtualClock  # noqa: E402
-from exchange.core import Exchange  # noqa: E402
-from exchange.events import Matched, OrderPlaced  # noqa: E402
-from exchange.game.channel import Channel  # noqa: E402
-from exchange.game.deal import seeded_decks  # noqa: E402
-from exchange.game.equities import exact_equities  # noqa: E402
-from exchange.game.events import Stamped  # noqa: E402
-from exchange.game.prospects import Prospects  # noqa: E402
-from exchange.house import MarketMaker, NoiseTrader  # noqa: E402
-from exchange.side import Side  # noqa: E402
-from exchange.view import BettorView  # noqa: E402
+from engine.cards import Card
+from exchange.agents import Agent, Trader
+from exchange.channels import get_channel
+from exchange.clock import VirtualClock
+from exchange.core import Exchange
+from exchange.events import Matched, OrderPlaced
+from exchange.game.channel import Channel
+from exchange.game.deal import seeded_decks
+from exchange.game.equities import exact_equities
+from exchange.game.events import Stamped
+from exchange.game.prospects import Prospects
+from exchange.house import MarketMaker, NoiseTrader
+from exchange.side import Side
+from exchange.view import BettorView
 
 
 class BackTheFavourite(Agent):
@@ -56,15 +58,16 @@ class Timed:
         self.calls = 0
 
     def __call__(self, variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> Prospects:
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             return exact_equities(variant, hands, board)
         finally:
-            self.seconds += time.perf_counter() - start
+            self.seconds += time.process_time() - start
             self.calls += 1
 
 
-def run(channel_name: str, games: int, seed: int) -> tuple[float, Timed, dict[str, int]]:
+def run(channel_name: str, games: int, seed: int) -> tuple[float, float, Timed, dict[str, int]]:
+    """Play ``games`` games; returns (wall seconds, CPU seconds, equity timer, counts)."""
     clock = VirtualClock()
     timed = Timed()
     channel = Channel(get_channel(channel_name), clock, Exchange(), decks=seeded_decks(seed), equities=timed)
@@ -86,11 +89,11 @@ def run(channel_name: str, games: int, seed: int) -> tuple[float, Timed, dict[st
     channel.open_account("strategy", 10**7)
     channel.attach(BackTheFavourite(), "strategy", latency_ms=100)
     channel.start(at_ms=0, games=games)
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     clock.run()
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
     assert channel.games_finished == games
-    return elapsed, timed, counts
+    return elapsed, cpu, timed, counts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -100,18 +103,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--channel", default="holdem", help="holdem, holdem-turbo or omaha")
     args = parser.parse_args(argv)
     run(args.channel, 2, seed=-1)  # warm-up: load the engine's tables and compiled kernels
-    rates, shares = [], []
+    rates, cpu_rates, shares = [], [], []
     counts: dict[str, int] = {}
     for repeat in range(args.repeats):
-        elapsed, timed, counts = run(args.channel, args.games, seed=repeat)
+        elapsed, cpu, timed, counts = run(args.channel, args.games, seed=repeat)
         rates.append(args.games / elapsed)
-        shares.append(timed.seconds / elapsed)
+        cpu_rates.append(args.games / cpu)
+        shares.append(timed.seconds / cpu)
     print(f"channel {args.channel}: {args.games} games x {args.repeats} repeats, virtual clock, one core")
-    print(
-        f"games/s  min {min(rates):.1f}  median {statistics.median(rates):.1f}  max {max(rates):.1f}"
-        f"   (per game {1000 / statistics.median(rates):.1f} ms)"
-    )
-    print(f"equity engine share of the time: median {100 * statistics.median(shares):.0f}%")
+    for label, values in (("games/s (wall)", rates), ("games/CPU-s", cpu_rates)):
+        median = statistics.median(values)
+        print(
+            f"{label:15} min {min(values):.1f}  median {median:.1f}  max {max(values):.1f}"
+            f"   (per game {1000 / median:.1f} ms)"
+        )
+    print(f"equity engine share of the CPU time: median {100 * statistics.median(shares):.0f}%")
     print(
         f"per game (last repeat): {counts['events'] / args.games:.0f} events, "
         f"{counts['orders'] / args.games:.0f} orders placed, {counts['fills'] / args.games:.1f} fills"
