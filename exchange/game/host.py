@@ -30,10 +30,17 @@ _BROADCAST: dict[type, str] = {
 }
 
 
+_HOOKS = (
+    "on_game_start", "on_window_open", "on_window_close", "on_reveal",
+    "on_market_update", "on_fill", "on_order_rejected", "on_game_end",
+)  # fmt: skip
+
+
 @dataclass(slots=True)
 class Seat:
     agent: Agent
     trader: Trader
+    hooks: frozenset[str] = frozenset()
     update_pending: bool = False
 
 
@@ -49,7 +56,7 @@ class AgentHost:
     def attach(self, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
         """Seat ``agent`` trading for ``account_id`` (the account must exist and be funded)."""
         trader = Trader(self.channel, account_id, latency_ms=latency_ms)
-        seat = Seat(agent, trader)
+        seat = Seat(agent, trader, frozenset(h for h in _HOOKS if overrides(agent, h)))
         self.seats.append(seat)
         self._by_account.setdefault(account_id, []).append(seat)
         return trader
@@ -76,12 +83,12 @@ class AgentHost:
                     self._defer(seat, "on_fill", market_id, fill)
         if kind in _BOOK_EVENTS:
             for seat in self.seats:
-                if not seat.update_pending and overrides(seat.agent, "on_market_update"):
+                if not seat.update_pending and "on_market_update" in seat.hooks:
                     seat.update_pending = True
                     self._defer(seat, "on_market_update", market_id)
 
     def _defer(self, seat: Seat, hook: str, market_id: str | None, *args: object) -> None:
-        if not overrides(seat.agent, hook):
+        if hook not in seat.hooks:
             return
         channel = self.channel
 
