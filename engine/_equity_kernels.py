@@ -1,17 +1,25 @@
 """Numba kernels for equity: score every remaining board (or a sample of them) for 2-8 hands.
 
-The idea: a hand's non-flush value depends only on its own cards and on the
-*ranks* of the board, so before looping over boards each hand gets a *row*:
-its non-flush value for every multiset of ranks the missing board cards can
-show. The missing cards are enumerated in id order, so their ranks come out
-sorted and the multiset's index is a combinatorial number accumulated one card
-at a time (``contrib[level, deck position]``). Per board and hand the work is
-then one load from a small row, plus a flush check only when the board shows
-three or more cards of one suit.
+The idea: a hand's non-flush value depends only on its own cards, the known
+board and the *ranks* of the missing board cards. So before looping over
+boards, ``rows[i, h]`` holds hand ``h``'s non-flush value for every multiset
+``i`` of ranks the missing cards can show. The missing cards are enumerated in
+id order, so their ranks come out sorted and the multiset's index is a
+combinatorial number accumulated one card at a time (``contrib[level,
+position]``). Per board and hand the work is one load from a small table (the
+hands of one board share a cache line) and one flush-table load for Hold'em;
+Omaha looks for a flush only when the board shows three cards of a suit and the
+hand holds two.
 
-Rows are indexed like this: for ranks ``r0 <= r1 <= ... <= r(m-1)`` (0 = deuce)
-the index is ``sum(comb(r_j + j, j + 1))``, a bijection onto
-``range(comb(12 + m, m))``.
+Row index: for ranks ``r0 <= r1 <= ... <= r(m-1)`` (0 = deuce) the index is
+``sum(comb(r_j + j, j + 1))``, a bijection onto ``range(comb(12 + m, m))``.
+
+Board positions: the kernels always walk five levels. With ``m`` cards missing,
+the first ``fixed = 5 - m`` positions are placeholders that add nothing (the
+known cards are folded into the rows and the ``known_*`` arguments) and the
+rest are the deck's cards in id order. The last two levels run inside
+:func:`score_tail`, so the per-board work is inline: a numba call per board
+costs more than the board itself.
 
 Results are integer counts: ``wins[h]`` boards won alone and ``splits[h, k]``
 boards where hand ``h`` tied for best with ``k - 1`` others.
@@ -34,7 +42,7 @@ _THREE_OR_MORE = 0x5555  # added to the board's suit nibbles: bit 3 set <=> thre
 _NIBBLE_TOPS = 0x8888
 
 
-# --------------------------------------------------------------------------- rows (per hand, per rank multiset)
+# --------------------------------------------------------------------------- rows (per rank multiset, per hand)
 
 
 @njit(cache=True, nogil=True)
