@@ -1,0 +1,33 @@
+"""Seeded stress: several games with every agent type, invariants checked after every clock step."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import make_channel
+
+from exchange.channels import HOLDEM_TURBO, OMAHA
+from exchange.events import MarketSettled
+from exchange.game.deal import seeded_decks
+
+
+@pytest.mark.parametrize("config", [HOLDEM_TURBO, OMAHA], ids=lambda c: c.name)
+def test_invariants_hold_at_every_step(config: object) -> None:
+    channel, clock, log = make_channel(seeded_decks(99), config=config, makers=2, noise=3)  # type: ignore[arg-type]
+    channel.start(at_ms=0, games=3)
+    steps = 0
+    while clock.step():
+        steps += 1
+        game = channel.game()
+        assert game is not None
+        game._check()
+        if steps % 25 == 0:
+            channel.exchange._check()
+    channel.exchange._check()
+    assert channel.games_finished == 3
+    for settled in log.of_type(MarketSettled):
+        total = sum(a.profit for a in settled.accounts) + settled.rounding  # type: ignore[attr-defined]
+        assert total == 0
+    house = sum(channel.exchange.funds(a).balance for a in ("house-maker-0", "house-maker-1"))  # type: ignore[union-attr]
+    users = sum(channel.exchange.funds(f"house-noise-{i}").balance for i in range(3))  # type: ignore[union-attr]
+    commission = channel.exchange.funds("HOUSE").balance  # type: ignore[union-attr]
+    assert house + users + commission == 2 * 1_000_000_000 + 3 * 10_000_000
