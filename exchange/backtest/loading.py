@@ -5,11 +5,11 @@ A strategy is named ``module:Class`` (an importable module) or
 the file's *source text* (so a worker on another machine, where the file does
 not exist, builds the same class) and the keyword parameters as canonical JSON.
 
->>> spec = StrategySpec.parse("exchange.backtest.strategy:Strategy", params='{"b": 1, "a": 2}')
+>>> spec = StrategySpec.parse("exchange.backtest.strategy:Strategy", params='{"name": "mine", "latency_ms": 5}')
 >>> spec.params_json, spec.class_name
-('{"a":2,"b":1}', 'Strategy')
->>> type(spec.build()).__name__
-'Strategy'
+('{"latency_ms":5,"name":"mine"}', 'Strategy')
+>>> spec.build().latency_ms
+5
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ class StrategySpec:
         cls = self.strategy_class()
         try:
             return cls(**self.params)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise StrategyLoadError(f"cannot build {self.reference} with params {self.params_json}: {exc}") from None
 
     def _module(self) -> types.ModuleType:

@@ -249,12 +249,15 @@ class Strategy:
     workers); carry nothing across games that you want reproduced.
     """
 
-    def __init__(self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, **context: Any) -> None:
+    def __init__(
+        self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, context: dict[str, Any] | None = None
+    ) -> None:
         if latency_ms < 0:
             raise ValueError(f"latency must be ≥ 0 ms, not {latency_ms}")
         self.latency_ms = latency_ms
         self.name = name or type(self).__name__
-        self.context: dict[str, Any] = dict(context)
+        #: Free-form settings (flumine's ``context``); unknown keyword arguments are an error, not context.
+        self.context: dict[str, Any] = dict(context or {})
 
     def on_market_open(self, market: MarketHandle) -> None:
         """A new game's market exists (before its first window opens)."""

@@ -60,11 +60,14 @@ def _non_negative(text: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
     from exchange.backtest.runner import BacktestConfig, run_backtest
+    from exchange.backtest.strategy import Strategy
     from exchange.backtest.workers import make_executor
 
     try:
         spec = StrategySpec.parse(args.strategy, args.params)
-        spec.build()  # fail here, before any worker starts, if the class or params are wrong
+        # fail here, before any worker starts, if the class or params are wrong
+        if not isinstance(spec.build(), Strategy):
+            raise StrategyLoadError(f"{args.strategy} is not a subclass of exchange.backtest.strategy.Strategy")
     except StrategyLoadError as exc:
         print(f"exchange-poker backtest: {exc}", file=sys.stderr)
         return 2

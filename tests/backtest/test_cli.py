@@ -1,0 +1,67 @@
+"""``exchange-poker backtest`` end to end, in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from exchange.backtest.outputs import TABLES, read_tables
+from exchange.cli import main
+
+
+def test_backtest_command_writes_tables_streams_and_a_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    strategy = f"{ROOT / 'scripts' / 'flop_mover.py'}:FlopMover"
+    code = main(["backtest", "--strategy", strategy, "--params", '{"stake": 500}', "--games", "3", "--seed", "4",
+                 "--out", str(tmp_path)])  # fmt: skip
+    assert code == 0
+    captured = capsys.readouterr()
+    for line in ("games           3", "bets", "matched volume", "net P&L", "ROI", "commission", "max drawdown"):
+        assert line in captured.out
+    assert "game" in captured.err  # the progress bar is on stderr
+    tables = read_tables(tmp_path)
+    assert set(tables) == set(TABLES) and tables["games"].num_rows == 3
+    assert sorted(p.name for p in (tmp_path / "streams").iterdir()) == ["holdem.0", "holdem.1", "holdem.2"]
+    settlements = tables["settlements"].to_pylist()
+    assert {"market_id", "account", "gross_profit", "commission", "net_profit"} <= set(settlements[0])
+
+
+def test_module_references_and_channels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["backtest", "--strategy", "exchange.backtest.strategy:Strategy", "--channel", "omaha",
+                 "--games", "1", "--seed", "2", "--out", str(tmp_path), "--no-progress", "--no-streams"])  # fmt: skip
+    assert code == 0
+    assert capsys.readouterr().err == ""
+    games = read_tables(tmp_path)["games"].to_pylist()
+    assert games[0]["market_id"] == "omaha.0" and len(games[0]["hand_1"].split()) == 4
+    assert not (tmp_path / "streams").exists()
+
+
+@pytest.mark.parametrize(
+    ("strategy", "params", "message"),
+    [
+        ("nowhere.py:Nope", "{}", "does not exist"),
+        ("exchange.backtest.strategy:Missing", "{}", "has no class 'Missing'"),
+        ("exchange.backtest.strategy:Strategy", "[1]", "JSON object"),
+        ("exchange.backtest.strategy:Strategy", "{bad", "not valid JSON"),
+        ("exchange.backtest.strategy:Strategy", '{"latency_ms": -5}', "latency"),
+        ("no_colon", "{}", "module:Class"),
+    ],
+)
+def test_bad_strategies_fail_fast_with_a_reason(
+    strategy: str, params: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["backtest", "--strategy", strategy, "--params", params, "--games", "1", "--seed", "1",
+                 "--out", str(tmp_path)])  # fmt: skip
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_class_that_is_not_a_strategy_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["backtest", "--strategy", "exchange.backtest.workers:InlineExecutor", "--games", "1", "--seed", "1",
+                 "--out", str(tmp_path)])  # fmt: skip
+    assert code == 2
+    assert "not a subclass" in capsys.readouterr().err

@@ -1,0 +1,107 @@
+"""Small pieces: executors, strategy loading, the recorder's deltas, summaries, and the package's doctests."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from exchange.backtest.loading import StrategyLoadError, StrategySpec
+from exchange.backtest.recorder import (
+    BetfairMarketStatus,
+    MarketInfo,
+    MarketRecorder,
+    MarketSnapshot,
+    RunnerSnapshot,
+    RunnerStatus,
+)
+from exchange.backtest.summary import max_drawdown
+from exchange.backtest.workers import InlineExecutor, ProcessExecutor, run_ordered
+
+MODULES = [
+    "exchange.backtest.agent",
+    "exchange.backtest.collector",
+    "exchange.backtest.loading",
+    "exchange.backtest.outputs",
+    "exchange.backtest.projection",
+    "exchange.backtest.recorder",
+    "exchange.backtest.runner",
+    "exchange.backtest.strategy",
+    "exchange.backtest.summary",
+    "exchange.backtest.workers",
+    "exchange.backtest.world",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_doctests(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def _square(x: int) -> int:
+    if x < 0:
+        raise ValueError(f"negative {x}")
+    return x * x
+
+
+def test_process_executor_returns_results_in_input_order() -> None:
+    seen: list[int] = []
+    with ProcessExecutor(2) as pool:
+        assert run_ordered(pool, _square, list(range(9)), lambda i, _: seen.append(i)) == [i * i for i in range(9)]
+        assert sorted(seen) == list(range(9))
+        with pytest.raises(ValueError, match="negative -1"):
+            run_ordered(pool, _square, [1, -1, 2])
+    with InlineExecutor() as inline:
+        assert run_ordered(inline, _square, [3]) == [9]
+
+
+def test_a_strategy_file_is_shipped_as_source(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "from exchange.backtest.strategy import Strategy\n"
+        "class Mine(Strategy):\n"
+        "    def __init__(self, *, edge=1, **kw):\n"
+        "        super().__init__(**kw)\n"
+        "        self.edge = edge\n"
+    )
+    spec = StrategySpec.parse(f"{path}:Mine", '{"edge": 3, "latency_ms": 20}')
+    path.unlink()  # a worker elsewhere never sees the file
+    built = spec.build()
+    assert (built.edge, built.latency_ms, type(built).__name__) == (3, 20, "Mine")
+    with pytest.raises(StrategyLoadError, match="cannot build"):
+        replace(spec, params_json='{"x": 1}').build()
+
+
+def _snap(status: BetfairMarketStatus, *runners: RunnerSnapshot) -> MarketSnapshot:
+    return MarketSnapshot(status, False, runners, sum(r.tv for r in runners))
+
+
+def test_recorder_sends_only_what_changed_and_a_new_definition_on_status_changes() -> None:
+    info = MarketInfo("m.1", "m.1", "Event", "Market", 0, 0, 10, ("Hand 1", "Hand 2"))
+    rec = MarketRecorder(info)
+    a = RunnerSnapshot(1, RunnerStatus.ACTIVE, ((10, 300), (9, 200)), ((12, 100),), (), None, 0)
+    b = RunnerSnapshot(2, RunnerStatus.ACTIVE, (), (), (), None, 0)
+    first = json.loads(rec.update(_snap(BetfairMarketStatus.OPEN, a, b), 1) or "")["mc"][0]
+    assert first["img"] and first["marketDefinition"]["version"] == 1
+    assert first["rc"][0]["atb"] == [[1.1, 2.0], [1.11, 3.0]] and first["rc"][0]["atl"] == [[1.13, 1.0]]
+    a2 = RunnerSnapshot(1, RunnerStatus.ACTIVE, ((10, 300),), ((12, 100),), ((9, 200),), 9, 200)
+    second = json.loads(rec.update(_snap(BetfairMarketStatus.OPEN, a2, b), 2) or "")["mc"][0]
+    assert second == {"id": "m.1", "rc": [{"id": 1, "atb": [[1.1, 0.0]], "trd": [[1.1, 2.0]], "ltp": 1.1, "tv": 2.0}],
+                      "tv": 2.0}  # fmt: skip
+    closed = RunnerSnapshot(1, RunnerStatus.WINNER, (), (), ((9, 200),), 9, 200)
+    third = json.loads(rec.update(_snap(BetfairMarketStatus.CLOSED, closed, b), 3) or "")["mc"][0]
+    definition = third["marketDefinition"]
+    assert definition["version"] == 2 and definition["status"] == "CLOSED" and "settledTime" in definition
+    assert [r["status"] for r in definition["runners"]] == ["WINNER", "ACTIVE"]
+    assert rec.update(_snap(BetfairMarketStatus.CLOSED, closed, b), 4) is None
+    assert len(rec.text().splitlines()) == 3
+
+
+def test_max_drawdown() -> None:
+    assert max_drawdown([5, -10, 3, -4, 20, -1]) == 11
+    assert max_drawdown([-3, -3]) == 6
