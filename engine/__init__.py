@@ -12,6 +12,7 @@ from engine._errors import EngineInputError
 from engine.cards import Card, CardError, format_cards, parse_cards
 from engine.equity import EquityResult, HandEquity, equity
 from engine.evaluator import Category, best_five, category, evaluate, evaluate_omaha
+from engine.showdown import showdown
 
 __all__ = [
     "Card",
@@ -27,4 +28,5 @@ __all__ = [
     "evaluate_omaha",
     "format_cards",
     "parse_cards",
+    "showdown",
 ]

@@ -186,7 +186,15 @@ def equity(
 
     Raises :class:`EngineInputError` (or :class:`~engine.cards.CardError` for a
     bad or repeated card), both ``ValueError``, naming the problem.
+
+    The other games dealt without decisions (``omaha-hilo`` and the stud games
+    ``soko``, ``stud7``, ``stud7-hilo``, ``americana``, ``telesina``) go to
+    :func:`engine.variant_equity.variant_equity`, which returns the same shape.
     """
+    if isinstance(variant, str) and variant not in EQUITY_VARIANTS:
+        from engine.variant_equity import variant_equity  # imports numba: only when asked
+
+        return variant_equity(variant, hands, board, dead, samples, seed)
     spec = _variant(variant)
     hand_cards = _hands(spec, hands)
     board_cards = _cards(board, "board")

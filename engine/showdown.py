@@ -22,15 +22,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
+from engine._errors import EngineInputError
 from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
-from engine.rankings import HandValue, Ranking
-from engine.variants import HandForm, Variant, get_variant
+
+if TYPE_CHECKING:  # the rankings import numba; ``import engine`` stays light without them
+    from engine.rankings import HandValue, Ranking
+    from engine.variants import Variant
 
 CardsLike = str | Iterable[CardLike]
 
 
-class ShowdownError(ValueError):
+class ShowdownError(EngineInputError):
     """The hands or board do not fit the game: wrong counts, foreign or repeated cards."""
 
 
@@ -120,6 +124,8 @@ def check_cards(
 
 def made_hand(variant: Variant, ranking: Ranking, hand: Sequence[Card], board: Sequence[Card]) -> HandValue | None:
     """The best hand ``ranking`` allows from a seat's cards and the board, as the game forms hands."""
+    from engine.variants import HandForm
+
     if variant.hand_form is HandForm.OMAHA:
         return ranking.best_omaha(hand, board)
     if variant.hand_form is HandForm.EXACT_FIVE:
@@ -137,8 +143,11 @@ def showdown(variant: str | Variant, hands: Sequence[CardsLike], board: CardsLik
     """Decide the pot (both halves in hi/lo games) between complete hands.
 
     Raises :class:`ShowdownError` (a ``ValueError``) for cards that do not fit the
-    game, and :class:`~engine.variants.UnknownVariantError` for an unknown name.
+    game, and :class:`~engine.variants.UnknownVariantError` for an unknown name
+    (both :class:`~engine.EngineInputError`).
     """
+    from engine.variants import get_variant
+
     game = get_variant(variant)
     seats = [parse_hand(h) for h in hands]
     shared = parse_hand(board)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine._errors import EngineInputError
 from engine.cards import Suit
 from engine.rankings import (
     AMERICANA,
@@ -309,7 +310,7 @@ for _variant in VARIANTS.values():
     _variant._check()
 
 
-class UnknownVariantError(ValueError):
+class UnknownVariantError(EngineInputError):
     """A variant name that is not one of :data:`VARIANTS`."""
 
 
