@@ -211,6 +211,9 @@ class SelectionBook:
         ):
             for t in range(_N):
                 q = queues[t]
+                if q is None and not sizes[t]:
+                    assert not mask >> t & 1, t
+                    continue
                 live = [o for o in q if o.remaining] if q is not None else []
                 assert sum(o.remaining for o in live) == sizes[t], (t, sizes[t])
                 assert bool(sizes[t]) == bool(mask >> t & 1), t

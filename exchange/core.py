@@ -342,11 +342,12 @@ class Exchange:
         match_id = self.next_match_id
         filled = 0
         filled_x100 = 0
-        t = limit
+        last = limit
         while rem and mask:
             t = mask.bit_length() - 1
             if t < limit:
                 break
+            last = t
             q = lays[t]
             assert q is not None
             p = _PX[t]
@@ -393,7 +394,7 @@ class Exchange:
             order.matched_x100 += filled_x100
             order.matched_ts = ts
             order.position.d[sel] += filled_x100 - 100 * filled
-            book.last_tick = t
+            book.last_tick = last
             book.total_matched += filled
             book.reduce(order, filled)
 
@@ -417,12 +418,13 @@ class Exchange:
         match_id = self.next_match_id
         filled = 0
         filled_x100 = 0
-        t = limit
+        last = limit
         while rem and mask:
             low = mask & -mask
             t = low.bit_length() - 1
             if t > limit:
                 break
+            last = t
             q = backs[t]
             assert q is not None
             p = _PX[t]
@@ -469,7 +471,7 @@ class Exchange:
             pos = order.position
             pos.d[sel] += filled * (_PX[limit] - 100) - filled_x100
             pos.ltot += 100 * filled
-            book.last_tick = t
+            book.last_tick = last
             book.total_matched += filled
             book.reduce(order, filled)
 

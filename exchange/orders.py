@@ -141,7 +141,7 @@ class Order:
             assert part >= 0, self
         assert self.matched + self.remaining + self.lapsed + self.cancelled + self.voided == self.size, self
         assert self.is_back == (self.side is Side.BACK)
-        assert ladder.is_tick(self.tick)
+        assert 0 <= self.tick < ladder.TICK_COUNT
         if self.matched == 0:
             assert self.matched_x100 == 0, self
         else:

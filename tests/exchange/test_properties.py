@@ -1,0 +1,50 @@
+"""Property tests (hypothesis) and a seeded stress test over random order flows.
+
+See :mod:`flows` for the invariants checked after every step.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from exchange.events import Matched, MatchVoided, SelectionSettled
+
+from .flows import FlowRunner, random_steps
+
+steps = st.lists(st.tuples(*[st.integers(0, 999)] * 5), min_size=1, max_size=60)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps)
+def test_random_flows_keep_every_invariant(flow: list[tuple[int, ...]]) -> None:
+    runner = FlowRunner()
+    for step in flow:
+        runner.step(step)
+    runner.check_replay()
+
+
+@settings(max_examples=40, deadline=None)
+@given(steps, st.integers(2, 12))
+def test_random_flows_with_many_accounts_and_one_market(flow: list[tuple[int, ...]], accounts: int) -> None:
+    runner = FlowRunner(accounts=accounts, markets=1, balance=5_000)
+    for step in flow:
+        runner.step(step)
+    runner.check_replay()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_seeded_stress(seed: int) -> None:
+    rng = random.Random(seed)
+    runner = FlowRunner(accounts=20, markets=2, balance=50_000)
+    for step in random_steps(rng, 1500, lifecycle=0.06):
+        runner.step(step)
+    runner.check_replay()
+    kinds = {type(e) for e in runner.events}
+    # the flow really exercised matching, early settlement, voids and many settlements
+    assert {Matched, MatchVoided, SelectionSettled} <= kinds
+    assert runner.settlements >= 10
+    assert sum(isinstance(e, Matched) for e in runner.events) >= 250
