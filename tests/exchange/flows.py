@@ -111,7 +111,7 @@ class FlowRunner:
     # -- steps ---------------------------------------------------------------
 
     def step(self, step: Step) -> None:
-        kind, a, b, c, d = (step + (0, 0, 0, 0, 0))[:5]
+        kind, a, b, c, d = (*step, 0, 0, 0, 0, 0)[:5]
         slot = a % len(self.slots)
         market_id = self.slots[slot]
         market = self.ex.markets[market_id]
