@@ -78,12 +78,15 @@ class ShowdownResult:
         }
 
 
-def parse_hand(cards: CardsLike) -> tuple[Card, ...]:
-    """A hand given as ``"As Kd"``, ``"AsKd"`` or an iterable of cards, strings or ids."""
+def parse_hand(cards: CardsLike, what: str = "") -> tuple[Card, ...]:
+    """A hand given as ``"As Kd"``, ``"AsKd"`` or an iterable of cards, strings or ids.
+
+    ``what`` (e.g. ``"hand 2"``) prefixes the error message.
+    """
     try:
         return parse_cards(cards)
     except CardError as err:
-        raise ShowdownError(str(err)) from None
+        raise ShowdownError(f"{what}: {err}" if what else str(err)) from None
 
 
 def check_cards(
@@ -149,8 +152,10 @@ def showdown(variant: str | Variant, hands: Sequence[CardsLike], board: CardsLik
     from engine.variants import get_variant
 
     game = get_variant(variant)
-    seats = [parse_hand(h) for h in hands]
-    shared = parse_hand(board)
+    if isinstance(hands, str):
+        raise ShowdownError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
+    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
+    shared = parse_hand(board, "board")
     check_cards(game, seats, shared)
 
     highs: list[HandValue | None] = [made_hand(game, game.ranking, h, shared) for h in seats]

@@ -427,9 +427,11 @@ def variant_equity(
     naming the problem: an unknown or draw game, cards that do not fit the game.
     """
     game = _equity_game(variant)
-    seats = [parse_hand(h) for h in hands]
-    shared = parse_hand(board)
-    out_of_play = parse_hand(dead)
+    if isinstance(hands, str):
+        raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
+    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
+    shared = parse_hand(board, "board")
+    out_of_play = parse_hand(dead, "dead cards")
     check_cards(game, seats, shared, complete=False, dead=out_of_play)
     if samples is not None and (not isinstance(samples, int) or isinstance(samples, bool) or samples < 1):
         raise EngineInputError(f"samples must be a positive whole number of deals, not {samples!r}")

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from engine import EquityResult
 
 PROG = "exchange-poker"
+HILO = ("high_win", "high_tie", "low_win", "low_tie")  # extra columns for hi/lo games
 BAD_INPUT = 2
 
 
@@ -27,9 +28,15 @@ def register(subparsers: Any) -> None:
         help="equity of 2-8 hands (exact, or Monte Carlo with --samples)",
         description="Equity of 2 to 8 hands: exact over every remaining board, or Monte Carlo with --samples.",
     )
-    parser.add_argument("hands", nargs="+", metavar="HAND", help="hole cards, e.g. AsKs (four cards for omaha)")
-    parser.add_argument("--variant", default="holdem", help="holdem (default) or omaha")
-    parser.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ah7c2s")
+    parser.add_argument(
+        "hands", nargs="+", metavar="HAND", help="hole cards, e.g. AsKs (four for omaha games; stud: the cards so far)"
+    )
+    parser.add_argument(
+        "--variant",
+        default="holdem",
+        help="holdem (default), omaha, omaha-hilo, soko, stud7, stud7-hilo, americana or telesina",
+    )
+    parser.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ah7c2s (telesina: the vela)")
     parser.add_argument("--dead", default="", help="cards known to be out of the deck, e.g. 3c4d")
     parser.add_argument("--samples", type=int, help="Monte Carlo over this many random boards instead of exact")
     parser.add_argument("--seed", type=int, help="seed for --samples (same seed, same boards)")
@@ -82,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
 
 def format_table(result: EquityResult) -> str:
     """A readable table: a header line, then hand, win %, tie %, equity % (and ± stderr for Monte Carlo)."""
-    board = f"board {' '.join(map(str, result.board))}" if result.board else "preflop"
+    no_board = "preflop" if result.variant.startswith(("holdem", "omaha")) else "no board"
+    board = f"board {' '.join(map(str, result.board))}" if result.board else no_board
     if result.exact:
         how = f"exact over {result.boards:,} boards"
     else:
@@ -90,10 +98,14 @@ def format_table(result: EquityResult) -> str:
     lines = [f"{result.variant} equity, {board}: {how}"]
     width = max(len("hand"), *(len(" ".join(map(str, h.cards))) for h in result.results))
     header = f"{'hand':<{width}}  {'win %':>8}  {'tie %':>8}  {'equity %':>9}"
+    hilo = [f"{100 * getattr(h, k):7.3f}" for h in result.results for k in HILO] if hasattr(result, "no_low") else []
+    header += "  hi win %  hi tie %  lo win %  lo tie %" if hilo else ""
     lines.append(header + ("  ± stderr %" if not result.exact else ""))
-    for h in result.results:
+    for i, h in enumerate(result.results):
         cards = " ".join(map(str, h.cards))
         row = f"{cards:<{width}}  {100 * h.win:8.3f}  {100 * h.tie:8.3f}  {100 * h.equity:9.3f}"
+        if hilo:
+            row += "".join(f"  {cell:>8}" for cell in hilo[4 * i : 4 * i + 4])
         if h.stderr is not None:
             row += f"  ± {100 * h.stderr:.3f}"
         lines.append(row)

@@ -1,0 +1,174 @@
+"""``exchange-poker showdown`` (readable and JSON), and ``equity`` for the variants beyond Hold'em and Omaha."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from exchange.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_readable_telesina(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(
+        capsys, "showdown", "--variant", "telesina", "--hands", "Ah Qc 9d 8s 7h", "Ad Kc 9h 8c 7d", "--board", "Jh"
+    )
+    assert code == 0 and err == ""
+    assert out.splitlines() == [
+        "telesina showdown, vela Jh",
+        "hand 1: high card (Ah Qc Jh 9d 8s) *",
+        "hand 2: high card (Ad Kc Jh 9h 8c)",
+        "hand 1 wins",
+    ]
+
+
+def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(
+        capsys, "showdown", "--variant", "telesina", "--hands", "Ah Qc 9d 8s 7h", "Ad Kc 9h 8c 7d", "--board", "Jh",
+        "--json",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert data == {
+        "variant": "telesina",
+        "high": {
+            "winners": [0],
+            "hands": [
+                {"category": "high card", "cards": ["Ah", "Qc", "Jh", "9d", "8s"]},
+                {"category": "high card", "cards": ["Ad", "Kc", "Jh", "9h", "8c"]},
+            ],
+        },
+        "low": None,
+    }
+
+
+def test_hilo_halves_and_scoop(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(
+        capsys, "showdown", "--variant", "omaha-hilo", "--hands", "AsKs2d3c", "QdQh9c8d", "--board", "4h5s6dKcJd"
+    )
+    assert code == 0
+    assert out.splitlines()[-1] == "high: hand 1 wins; low: hand 1 wins"
+    assert "low: no low" in out.splitlines()[2]
+    code, out, _ = run_cli(
+        capsys, "showdown", "--variant", "omaha-hilo", "--hands", "KdKhQsQc", "As2d9c9h", "--board", "Ks3h9dTdJh"
+    )
+    assert out.splitlines()[-1] == "high: hand 1 wins; no qualifying low, so high takes the whole pot"
+    code, out, _ = run_cli(
+        capsys, "showdown", "--variant", "omaha-hilo", "--hands", "KdKhQsQc", "As2d9c9h", "--board", "Ks3h9dTdJh",
+        "--json",
+    )  # fmt: skip
+    assert json.loads(out)["low"] is None
+
+
+def test_dead_heat(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "showdown", "--hands", "2c3d", "2h3s", "--board", "AsKsQsJsTs")
+    assert code == 0 and out.splitlines()[-1] == "dead heat: hands 1, 2 split"
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--variant", "razz", "--hands", "AsKs", "QdQc"], "unknown variant 'razz'; the variants are holdem, omaha"),
+        (
+            ["--variant", "telesina", "--hands", "Ah Qc 9d 8s", "Ad Kc 9h 8c 7d", "--board", "Jh"],
+            "hand 1 has 4 cards; a Telesina hand has 5",
+        ),
+        (
+            ["--variant", "telesina", "--hands", "Ah Qc 9d 8s 2h", "Ad Kc 9h 8c 7d", "--board", "Jh"],
+            "card 2h is not in the 32-card deck; it holds ranks 7 8 9 T J Q K A only",
+        ),
+        (["--hands", "AsKs", "AsQd", "--board", "2c3c4c5c7d"], "card As appears more than once"),
+        (["--hands", "AsKs", "QdQc", "--board", "2c3c4c"], "the board has 3 cards; Texas Hold'em needs 5"),
+        (["--hands", "AsKs", "--board", "2c3c4c5c7d"], "Texas Hold'em needs 2 to 8 hands, got 1"),
+        (["--hands", "AsKs", "QdQx", "--board", "2c3c4c5c7d"], "hand 2: 'Qx' has an unknown suit 'x'"),
+        (["--variant", "draw32", "--hands", *["As Ks Qs Js Ts"] * 6], "32-Card Draw needs 2 to 5 hands, got 6"),
+        (["--variant", "stud7"], "the following arguments are required: --hands"),
+        (["--hands", "AsKs", "QdQc", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str) -> None:
+    code, out, err = run_cli(capsys, "showdown", *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("exchange-poker: error: ")
+    assert fragment in err
+
+
+def test_real_process() -> None:
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "exchange.cli", "showdown", *argv], cwd=REPO, capture_output=True, text=True
+        )
+
+    ok = run("--variant", "draw32", "--hands", "Ah Kc 9d 8s 7h", "As Kh 9c 8d 7d", "--json")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["high"]["winners"] == [0]
+    bad = run("--variant", "telesina", "--hands", "Ah Qc 9d 8s 2h", "Ad Kc 9h 8c 7d", "--board", "Jh")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr == (
+        "exchange-poker: error: card 2h is not in the 32-card deck; it holds ranks 7 8 9 T J Q K A only\n"
+    )
+
+
+# ------------------------------------------------------------------ equity for every dealt-out game
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands", "board"),
+    [
+        ("omaha-hilo", ["AsKs2d3c", "QdQh9c8d"], "4h5s6dKc"),
+        ("soko", ["AsKs9s4s", "QcQd8h5c"], ""),
+        ("stud7", ["AsAdKcKd2h3h", "9cTcJcQc2c4d"], ""),
+        ("stud7-hilo", ["As2d3cKd8hKh", "9cTcJcQc2c4h"], ""),
+        ("americana", ["Ah7c8d9s", "ThJcQdKs"], ""),
+        ("telesina", ["AhQc9d8s7h", "AdKc9h8c7d"], ""),
+    ],
+)
+def test_equity_accepts_every_dealt_out_variant(
+    capsys: pytest.CaptureFixture[str], variant: str, hands: list[str], board: str
+) -> None:
+    code, out, err = run_cli(capsys, "equity", "--variant", variant, *hands, "--board", board, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["variant"] == variant and data["exact"] is True
+    assert sum(h["equity"] for h in data["hands"]) == pytest.approx(1.0)
+    assert ("no_low" in data) == variant.endswith("hilo")
+    code, out, _ = run_cli(capsys, "equity", "--variant", variant, *hands, "--board", board)
+    assert code == 0 and out.startswith(f"{variant} equity, ")
+    assert ("lo win %" in out) == variant.endswith("hilo")
+
+
+def test_equity_sampled_when_exact_is_too_big(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "equity", "--variant", "stud7", "AsAdKc", "9cTcJc", "5s5d5h", "2c3d4h", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["exact"] is False and data["boards"] == 200_000
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s"], "5-Card Draw is a draw game"),
+        (["--variant", "telesina", "As2s", "KdKh"], "card 2s is not in the 32-card deck"),
+        (["--variant", "stud7", "AsAdKcKd2h3h4h5h", "9cTc"], "a 7-Card Stud hand has at most 7"),
+        (["--variant", "razz", "AsKs", "QdQc"], "unknown variant 'razz'; equity knows holdem, omaha, omaha-hilo"),
+    ],
+)
+def test_equity_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str) -> None:
+    code, out, err = run_cli(capsys, "equity", *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and fragment in err
