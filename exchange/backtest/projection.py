@@ -82,6 +82,8 @@ class BookProjection:
         self.in_play = False
         self._runners: dict[int, _Runner] = {}
         self._orders: dict[int, _Resting] = {}
+        #: Each runner's last snapshot, reused (the same object) until the runner changes.
+        self._cache: dict[int, RunnerSnapshot] = {}
 
     def apply(self, event: object) -> None:
         """Fold one event in; events this projection does not need are ignored."""
@@ -98,46 +100,54 @@ class BookProjection:
             self.status = BetfairMarketStatus.SUSPENDED
         elif kind is MarketCreated:
             self._runners = {sid: _Runner() for sid in event.selection_ids}  # type: ignore[attr-defined]
+            self._cache.clear()
         elif kind is SelectionSettled:
             self._settle_selection(event)  # type: ignore[arg-type]
         elif kind is MarketSettled:
             self._settled(event)  # type: ignore[arg-type]
         elif kind is MarketVoided:
             self.status = BetfairMarketStatus.CLOSED
-            for runner in self._runners.values():
+            for sid, runner in self._runners.items():
                 if runner.status is RunnerStatus.ACTIVE:
-                    runner.status = RunnerStatus.REMOVED
+                    self._touch(sid).status = RunnerStatus.REMOVED
         elif kind is MatchVoided:
             self._match_voided(event)  # type: ignore[arg-type]
 
     def snapshot(self) -> MarketSnapshot:
-        """The book now, as the recorder takes it."""
-        runners = tuple(
-            RunnerSnapshot(
-                selection_id=sid,
-                status=r.status,
-                atb=tuple(sorted(r.to_back.items(), reverse=True)),
-                atl=tuple(sorted(r.to_lay.items())),
-                trd=tuple(sorted(r.traded.items())),
-                ltp=r.last_tick(),
-                tv=sum(r.traded.values()),
-            )
-            for sid, r in self._runners.items()
-        )
-        return MarketSnapshot(self.status, self.in_play, runners, sum(r.tv for r in runners))
+        """The book now, as the recorder takes it. A runner that has not changed is the same object as before."""
+        cache = self._cache
+        runners = []
+        for sid, r in self._runners.items():
+            snap = cache.get(sid)
+            if snap is None:
+                snap = cache[sid] = RunnerSnapshot(
+                    selection_id=sid,
+                    status=r.status,
+                    atb=tuple(sorted(r.to_back.items(), reverse=True)),
+                    atl=tuple(sorted(r.to_lay.items())),
+                    trd=tuple(sorted(r.traded.items())),
+                    ltp=r.last_tick(),
+                    tv=sum(r.traded.values()),
+                )
+            runners.append(snap)
+        return MarketSnapshot(self.status, self.in_play, tuple(runners), sum(r.tv for r in runners))
+
+    def _touch(self, selection_id: int) -> _Runner:
+        self._cache.pop(selection_id, None)
+        return self._runners[selection_id]
 
     # --- folding ---------------------------------------------------------------------------
 
     def _placed(self, e: OrderPlaced) -> None:
         self._orders[e.bet_id] = _Resting(e.selection_id, e.side, e.tick, e.size)
-        runner = self._runners[e.selection_id]
+        runner = self._touch(e.selection_id)
         levels = runner.to_lay if e.side is Side.BACK else runner.to_back
         levels[e.tick] = levels.get(e.tick, 0) + e.size
 
     def _reduce(self, bet_id: int, size: int) -> None:
         order = self._orders[bet_id]
         order.remaining -= size
-        runner = self._runners[order.selection_id]
+        runner = self._touch(order.selection_id)
         _take(runner.to_lay if order.side is Side.BACK else runner.to_back, order.tick, size)
         if not order.remaining:
             del self._orders[bet_id]
@@ -145,17 +155,17 @@ class BookProjection:
     def _matched(self, e: Matched) -> None:
         self._reduce(e.back_bet_id, e.size)
         self._reduce(e.lay_bet_id, e.size)
-        runner = self._runners[e.selection_id]
+        runner = self._touch(e.selection_id)
         runner.traded[e.tick] = runner.traded.get(e.tick, 0) + e.size
         runner.fills.append((e.match_id, e.tick))
 
     def _match_voided(self, e: MatchVoided) -> None:
-        runner = self._runners[e.selection_id]
+        runner = self._touch(e.selection_id)
         _take(runner.traded, e.tick, e.size)
         runner.voided.add(e.match_id)
 
     def _settle_selection(self, e: SelectionSettled) -> None:
-        self._runners[e.selection_id].status = (
+        self._touch(e.selection_id).status = (
             RunnerStatus.LOSER if e.status is SelectionStatus.LOSER else RunnerStatus.WINNER
         )
 
@@ -164,7 +174,7 @@ class BookProjection:
         winners = set(e.winners)
         for sid, runner in self._runners.items():
             if runner.status is RunnerStatus.ACTIVE:
-                runner.status = RunnerStatus.WINNER if sid in winners else RunnerStatus.LOSER
+                self._touch(sid).status = RunnerStatus.WINNER if sid in winners else RunnerStatus.LOSER
 
 
 _RUNNER_STATUS = {

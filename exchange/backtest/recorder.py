@@ -191,6 +191,8 @@ class MarketRecorder:
 
     def _runner_change(self, runner: RunnerSnapshot, image: bool) -> dict[str, object]:
         old = self._runners.get(runner.selection_id)
+        if old is runner and not image:
+            return {}
         self._runners[runner.selection_id] = runner
         change: dict[str, object] = {"id": runner.selection_id}
         for name in ("atb", "atl", "trd"):
