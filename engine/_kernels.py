@@ -4,11 +4,17 @@ The kernels take the lookup arrays as arguments (see :class:`engine._tables.Tabl
 for what each holds) so that other njit code can call them:
 
 * :func:`eval_ids` — value of one hand of 5 to 7 card ids (a 1-D array).
-* :func:`eval5` — value of five card ids given as scalars (the Omaha fast path).
+* :func:`eval5` — value of five card ids given as scalars.
+* :func:`eval_omaha_ids` / :func:`omaha_best` — Omaha value of hole and board ids
+  (``omaha_best`` reuses a scratch array: use it in loops).
 * :func:`lookup_ranks` — value of the non-flush hand with a given rank-key sum.
 * :func:`evaluate_rows` / :func:`evaluate_omaha_rows` — the batched loops.
 
 Values follow the encoding in :mod:`engine._tables` (higher is better).
+
+A numba call that passes arrays costs 10-30 ns (more than a whole evaluation),
+so the small helpers are inlined at numba-IR level (``inline="always"``) and
+the batched loops evaluate inline rather than calling :func:`eval_ids` per row.
 """
 
 from __future__ import annotations
@@ -22,14 +28,14 @@ from engine._tables import FLUSH_BITS, HASH_COLUMN_MASK, HASH_SHIFT, RANK_KEY_MA
 _SUIT_FLUSH_NIBBLES = FLUSH_BITS >> SUIT_SHIFT
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def lookup_ranks(key: int, hash_rows: np.ndarray, hash_values: np.ndarray) -> int:
     """Value of the best non-flush hand whose rank-key sum is in the low bits of ``key``."""
     r = key & RANK_KEY_MASK
     return hash_values[hash_rows[r >> HASH_SHIFT] + (r & HASH_COLUMN_MASK)]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def flush_suit(key: int) -> int:
     """Suit (0-3) whose counter in ``key`` shows five or more cards; only call when one does."""
     nibbles = (key >> SUIT_SHIFT) & _SUIT_FLUSH_NIBBLES
@@ -98,7 +104,7 @@ def evaluate_rows(
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def eval5(
     a: int,
     b: int,
@@ -118,6 +124,57 @@ def eval5(
 
 
 @njit(cache=True, nogil=True)
+def omaha_best(
+    hole: np.ndarray,
+    board: np.ndarray,
+    scratch: np.ndarray,
+    card_keys: np.ndarray,
+    hash_rows: np.ndarray,
+    hash_values: np.ndarray,
+    flush_values: np.ndarray,
+) -> int:
+    """Best value over exactly two of the 2-6 ``hole`` ids and exactly three of the 3-5 ``board`` ids.
+
+    ``scratch`` is an int64 array of shape (3, 25) reused between calls (room
+    for up to six hole cards: 15 pairs and 10 triples). Each
+    hole pair and board triple is summarised once (key, suit or -1/-2 when
+    mixed, rank bits); a pair and a triple make a flush exactly when their
+    suits agree.
+    """
+    nh = hole.shape[0]
+    nb = board.shape[0]
+    npairs = 0
+    for i in range(nh):
+        for j in range(i + 1, nh):
+            a, b = hole[i], hole[j]
+            scratch[0, npairs] = card_keys[a] + card_keys[b]
+            scratch[1, npairs] = a & 3 if (a ^ b) & 3 == 0 else -1
+            scratch[2, npairs] = (1 << (a >> 2)) | (1 << (b >> 2))
+            npairs += 1
+    ntriples = 0
+    for i in range(nb):
+        for j in range(i + 1, nb):
+            for k in range(j + 1, nb):
+                a, b, c = board[i], board[j], board[k]
+                t = npairs + ntriples
+                scratch[0, t] = card_keys[a] + card_keys[b] + card_keys[c]
+                scratch[1, t] = a & 3 if ((a ^ b) | (a ^ c)) & 3 == 0 else -2
+                scratch[2, t] = (1 << (a >> 2)) | (1 << (b >> 2)) | (1 << (c >> 2))
+                ntriples += 1
+    best = 0
+    for p in range(npairs):
+        for t in range(npairs, npairs + ntriples):
+            if scratch[1, p] == scratch[1, t]:
+                v = flush_values[scratch[2, p] | scratch[2, t]]
+            else:
+                r = (scratch[0, p] + scratch[0, t]) & RANK_KEY_MASK
+                v = hash_values[hash_rows[r >> HASH_SHIFT] + (r & HASH_COLUMN_MASK)]
+            if v > best:
+                best = v
+    return best
+
+
+@njit(cache=True, nogil=True)
 def eval_omaha_ids(
     hole: np.ndarray,
     board: np.ndarray,
@@ -126,29 +183,9 @@ def eval_omaha_ids(
     hash_values: np.ndarray,
     flush_values: np.ndarray,
 ) -> int:
-    """Best value over exactly two of the hole ids and exactly three of the 3 to 5 board ids."""
-    best = 0
-    nh = hole.shape[0]
-    nb = board.shape[0]
-    for i in range(nh):
-        for j in range(i + 1, nh):
-            for k in range(nb):
-                for m in range(k + 1, nb):
-                    for n in range(m + 1, nb):
-                        v = eval5(
-                            hole[i],
-                            hole[j],
-                            board[k],
-                            board[m],
-                            board[n],
-                            card_keys,
-                            hash_rows,
-                            hash_values,
-                            flush_values,
-                        )
-                        if v > best:
-                            best = v
-    return best
+    """Best value over exactly two of the 2-6 hole ids and exactly three of the 3 to 5 board ids."""
+    scratch = np.empty((3, 25), np.int64)
+    return omaha_best(hole, board, scratch, card_keys, hash_rows, hash_values, flush_values)
 
 
 @njit(cache=True, nogil=True)
@@ -165,6 +202,7 @@ def evaluate_omaha_rows(
 
     Returns -1, or the index of the first row pair with a bad or repeated id.
     """
+    scratch = np.empty((3, 25), np.int64)
     for i in range(holes.shape[0]):
         seen = 0
         for j in range(holes.shape[1]):
@@ -177,7 +215,7 @@ def evaluate_omaha_rows(
             if c < 0 or c >= 52 or (seen >> c) & 1:
                 return i
             seen |= 1 << c
-        out[i] = eval_omaha_ids(holes[i], boards[i], card_keys, hash_rows, hash_values, flush_values)
+        out[i] = omaha_best(holes[i], boards[i], scratch, card_keys, hash_rows, hash_values, flush_values)
     return -1
 
 
