@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -65,3 +66,32 @@ def test_a_class_that_is_not_a_strategy_is_refused(tmp_path: Path, capsys: pytes
                  "--out", str(tmp_path)])  # fmt: skip
     assert code == 2
     assert "not a subclass" in capsys.readouterr().err
+
+
+def _readme_section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text[text.index("## Backtesting") :]
+
+
+def test_the_readme_strategy_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    section = _readme_section()
+    code = section[section.index("```python\n") + len("```python\n") :]
+    (tmp_path / "fav.py").write_text(code[: code.index("```")], encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["backtest", "--strategy", f"{tmp_path / 'fav.py'}:BackTheFavourite", "--games", "2", "--seed", "3",
+                 "--out", str(out), "--no-progress", "--no-streams"]) == 0  # fmt: skip
+    assert "bets            2 placed" in capsys.readouterr().out
+
+
+def test_the_readme_example_commands_name_real_strategies() -> None:
+    from exchange.backtest.loading import StrategySpec
+    from exchange.backtest.strategy import Strategy
+
+    commands = [line for line in _readme_section().splitlines() if line.startswith("exchange-poker backtest")]
+    assert len(commands) == 3
+    for line in commands:
+        words = shlex.split(line)
+        reference = words[words.index("--strategy") + 1]
+        path, name = reference.split(":")
+        params = words[words.index("--params") + 1] if "--params" in words else "{}"
+        assert isinstance(StrategySpec.parse(f"{ROOT / path}:{name}", params).build(), Strategy)
