@@ -70,6 +70,34 @@ class ShowdownResult:
                 out[i] += Fraction(1, len(halves) * len(half.winners))
         return tuple(out)
 
+    def payouts(self, pot: int, closest_first: Sequence[int] | None = None) -> tuple[int, ...]:
+        """Split ``pot`` (whole smallest units, e.g. pennies) among the winners.
+
+        Hi/lo games halve the pot, the odd unit going to the high half. Each part is
+        shared equally by its winners; units left over go one each to the winners
+        closest to the dealer box. ``closest_first`` lists the hands' indices
+        clockwise from the button (default: the order given).
+
+        >>> r = showdown("holdem", ["2c 3d", "2h 3s", "4c 5c"], board="As Ks Qs Js Ts")
+        >>> r.payouts(100), r.payouts(100, closest_first=[2, 1, 0])
+        ((34, 33, 33), (33, 33, 34))
+        """
+        if pot < 0 or int(pot) != pot:
+            raise ShowdownError(f"the pot must be a whole, non-negative number of units, not {pot!r}")
+        n = len(self.high.hands)
+        order = list(range(n)) if closest_first is None else list(closest_first)
+        if sorted(order) != list(range(n)):
+            raise ShowdownError(f"closest_first must list each of the {n} hands once, got {order}")
+        seat = {hand: place for place, hand in enumerate(order)}
+        out = [0] * n
+        parts = [(self.high, pot)] if self.low is None else [(self.high, pot - pot // 2), (self.low, pot // 2)]
+        for half, amount in parts:
+            winners = sorted(half.winners, key=seat.__getitem__)
+            each, left = divmod(amount, len(winners))
+            for place, hand in enumerate(winners):
+                out[hand] += each + (1 if place < left else 0)
+        return tuple(out)
+
     def to_dict(self) -> dict[str, object]:
         return {
             "variant": self.variant,

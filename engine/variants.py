@@ -19,11 +19,12 @@ engine.variants.UnknownVariantError: unknown variant 'razz'; the variants are ho
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from engine._errors import EngineInputError
-from engine.cards import Suit
+from engine.cards import Card, Suit
 from engine.rankings import (
     AMERICANA,
     DEUCE_TO_SEVEN,
@@ -80,10 +81,28 @@ class ForcedBets(StrEnum):
 
 @dataclass(frozen=True)
 class BringIn:
-    """Which up card brings in: the lowest or highest, ties by ``suit_order`` (strongest first)."""
+    """Which up card brings in: the lowest or highest, ties by ``suit_order`` (strongest first).
+
+    >>> from engine.cards import parse_cards
+    >>> get_variant("stud7").bring_in.seat(parse_cards("2s 2c Kd"))  # the 2 of clubs is the lowest card
+    1
+    >>> get_variant("telesina").bring_in.seat(parse_cards("As Ah Kd"))  # hearts are the highest suit
+    1
+    """
 
     lowest: bool
     suit_order: tuple[Suit, ...]
+
+    def strength(self, card: Card) -> tuple[int, int]:
+        """Rank (ace high), then suit by this game's order; greater is higher."""
+        return card.rank, len(self.suit_order) - self.suit_order.index(card.suit)
+
+    def seat(self, up_cards: Sequence[Card]) -> int:
+        """The index (in ``up_cards``, one per seat) of the seat that must bring in."""
+        if not up_cards:
+            raise EngineInputError("the bring-in needs at least one seat's up card")
+        pick = min if self.lowest else max
+        return pick(range(len(up_cards)), key=lambda i: self.strength(up_cards[i]))
 
 
 @dataclass(frozen=True)

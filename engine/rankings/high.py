@@ -13,9 +13,9 @@ True
 >>> str(HIGH.best(parse_cards("As Ks Qs Js 9s Ts 2c")))
 'straight flush (As Ks Qs Js Ts)'
 
-:func:`fast_high_key` is the adapter to the engine's numba evaluator
-(:mod:`engine.evaluator`) when that module is present: its values order hands
-exactly as :func:`high_key5` does (the tests check this on random samples).
+:func:`fast_high_key` is the adapter to the engine's table evaluator
+(:mod:`engine.evaluator`): its values order hands exactly as :func:`high_key5`
+does (the tests check this on random samples).
 """
 
 from __future__ import annotations
@@ -91,15 +91,18 @@ HIGH = Ranking(
 
 
 def fast_high_key(cards: Sequence[int]) -> int:
-    """The fast evaluator's value of 5 to 7 card ids (greater is better).
+    """The engine evaluator's value of 5 to 7 card ids: the best five, greater is better.
 
-    Falls back to the best :func:`high_key5` of any five when :mod:`engine.evaluator`
-    is not installed; the two scales differ, but each orders hands the same way.
+    Its scale differs from :func:`high_key5`'s (categories and kickers are packed
+    as an index, not as fields), but it orders hands the same way; the tests check
+    that on random samples. The equity kernels call the evaluator's numba kernels
+    (``engine._kernels.eval_ids`` / ``eval_omaha_ids``) directly for the high hand.
+
+    >>> from engine.cards import parse_cards
+    >>> ids = [c.id for c in parse_cards("Ah Ad Kc Ks 7d 7c 2h")]
+    >>> fast_high_key(ids) > fast_high_key([c.id for c in parse_cards("Ah Ad Kc Qs 7d 6c 2h")])
+    True
     """
-    try:
-        from engine import evaluator  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:  # pragma: no cover - the evaluator ships with the engine
-        from itertools import combinations
+    from engine.evaluator import evaluate
 
-        return max(high_key5(*five) for five in combinations(cards, 5))
-    return int(evaluator.evaluate(list(cards)))
+    return evaluate(list(cards))

@@ -60,6 +60,16 @@ def test_seven_card_order_matches_eval7_on_every_pair_of_100k_hands() -> None:
     assert order_mismatches(mine, theirs) == []
 
 
+def test_order_matches_the_engines_fast_evaluator() -> None:
+    from engine.evaluator import evaluate_batch
+
+    for size in (5, 7):
+        hands = random_hands(50_000, size, seed=5 + size)
+        mine = keys_batch(HIGH.code, hands).tolist()
+        theirs = evaluate_batch(hands.astype(np.uint8)).tolist()
+        assert order_mismatches(mine, theirs) == []
+
+
 def test_best_reports_the_five_cards_played() -> None:
     value = HIGH.best(parse_cards("Kd Kc 7h 7s 2c Ad 3h"))
     assert value is not None

@@ -257,3 +257,34 @@ def test_omaha_hilo_against_pokerkit() -> None:
         assert r.high.winners == _pk_winners([OmahaHoldemHand.from_game(_text(h), _text(board)) for h in holes])
         lows = _pk_winners([OmahaEightOrBetterLowHand.from_game_or_none(_text(h), _text(board)) for h in holes])
         assert (r.low.winners if r.low else ()) == lows
+
+
+# ------------------------------------------------------------------ odd chip (spec: "Odd chip")
+
+
+def test_odd_chip_goes_to_the_winner_closest_to_the_dealer_box() -> None:
+    r = showdown("holdem", ["2c 3d", "2h 3s", "4c 5c"], board="As Ks Qs Js Ts")
+    assert r.payouts(100) == (34, 33, 33)
+    assert r.payouts(100, closest_first=[1, 2, 0]) == (33, 34, 33)
+    assert r.payouts(101, closest_first=[2, 0, 1]) == (34, 33, 34)  # two leftover units: the two closest
+
+
+def test_hilo_odd_chip_goes_to_the_high_half_first() -> None:
+    r = showdown("omaha-hilo", ["Kd Kh Qs Qc", "As 2d 9c 9h"], board="Ks 3h 7c 8d Jh")
+    assert r.payouts(101) == (51, 50)
+    quartered = showdown("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs", "Jc 5d Tc Th"], board="3s 4h 5c Jd Js")
+    assert quartered.payouts(101) == (25, 25, 51)  # high 51; low 50 split 25/25
+    assert quartered.payouts(103, closest_first=[1, 0, 2]) == (25, 26, 52)  # low 51: the closer low winner
+
+
+def test_scoop_takes_the_whole_pot_and_payouts_add_up() -> None:
+    r = showdown("omaha-hilo", ["Kd Kh Qs Qc", "As 2d 9c 9h"], board="Ks 3h 9d Td Jh")
+    assert r.payouts(101) == (101, 0)
+
+
+def test_payouts_reject_bad_input() -> None:
+    r = showdown("holdem", ["2c 3d", "4c 5c"], board="As Ks Qs Js Ts")
+    with pytest.raises(ShowdownError, match="whole, non-negative"):
+        r.payouts(-1)
+    with pytest.raises(ShowdownError, match="each of the 2 hands once"):
+        r.payouts(10, closest_first=[0, 0])

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from engine.cards import Suit
+from engine.cards import Suit, parse_cards
 from engine.rankings import (
     AMERICANA,
     DEUCE_TO_SEVEN,
@@ -100,3 +100,38 @@ def test_unknown_variant_lists_the_valid_names() -> None:
 def test_get_variant_passes_a_variant_through() -> None:
     v = get_variant("soko")
     assert get_variant(v) is v
+
+
+# ------------------------------------------------------------------ bring-in (spec: "Bring-in")
+
+
+@pytest.mark.parametrize("name", ["soko", "stud7", "stud7-hilo"])
+def test_lowest_up_card_brings_in_with_spades_over_hearts_over_diamonds_over_clubs(name: str) -> None:
+    bring_in = get_variant(name).bring_in
+    assert bring_in is not None
+    assert bring_in.seat(parse_cards("5h 3d 9c")) == 1
+    assert bring_in.seat(parse_cards("2s 2h 2d 2c")) == 3  # the 2 of clubs is the lowest card
+    assert bring_in.seat(parse_cards("2s 2h 2d")) == 2
+    assert bring_in.seat(parse_cards("As Kd")) == 1  # the ace is high
+
+
+def test_americana_highest_up_card_brings_in_spades_first() -> None:
+    bring_in = get_variant("americana").bring_in
+    assert bring_in is not None
+    assert bring_in.seat(parse_cards("Ah As Kd")) == 1
+    assert bring_in.seat(parse_cards("7c 9d 8s")) == 1
+
+
+def test_telesina_highest_up_card_brings_in_hearts_first() -> None:
+    bring_in = get_variant("telesina").bring_in
+    assert bring_in is not None
+    assert bring_in.seat(parse_cards("As Ah Ad Ac")) == 1
+    assert bring_in.seat(parse_cards("As Ad Ac")) == 1
+    assert bring_in.seat(parse_cards("As Ac")) == 1  # clubs over spades
+
+
+def test_bring_in_needs_up_cards() -> None:
+    bring_in = get_variant("soko").bring_in
+    assert bring_in is not None
+    with pytest.raises(ValueError, match="at least one"):
+        bring_in.seat(())
