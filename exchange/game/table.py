@@ -10,7 +10,10 @@ Phases: ``SCHEDULED → BETTING(Deal) → PLAYING → BETTING(Pre-flop) → PLAY
 BETTING(Flop) → PLAYING → BETTING(Turn) → PLAYING → FINISHED`` (or ``VOID``
 at any point). At every close: suspend, lapse, turn the next cards, compute
 exact equities from the cards face up, settle at once the hands that cannot
-win, and settle the whole market once the outcome is certain.
+win, and settle the whole market once the outcome is certain (one hand left
+that can win or tie, or a dead heat certain on every remaining board). A game
+settled early deals out the rest of its board at once, declares the result and
+ends; the channel deals the next game one playing window later.
 """
 
 from __future__ import annotations
