@@ -6,10 +6,14 @@ boards, ``rows[i, h]`` holds hand ``h``'s non-flush value for every multiset
 ``i`` of ranks the missing cards can show. The missing cards are enumerated in
 id order, so their ranks come out sorted and the multiset's index is a
 combinatorial number accumulated one card at a time (``contrib[level,
-position]``). Per board and hand the work is one load from a small table (the
-hands of one board share a cache line) and one flush-table load for Hold'em;
-Omaha looks for a flush only when the board shows three cards of a suit and the
-hand holds two.
+position]``).
+
+Most boards give nobody a flush (a suit-count test against per-suit offsets
+that depend on the hands, see ``flush_offsets``); there the outcome depends on
+the rank multiset alone, so such a board only adds one to a histogram over
+multisets, folded into wins and ties once at the end. The other boards are
+scored hand by hand: a row load plus a flush-table load (Hold'em) or a search
+over suited pairs and triples (Omaha).
 
 Row index: for ranks ``r0 <= r1 <= ... <= r(m-1)`` (0 = deuce) the index is
 ``sum(comb(r_j + j, j + 1))``, a bijection onto ``range(comb(12 + m, m))``.
@@ -38,7 +42,6 @@ RULE_OMAHA = 1  # exactly two of the four hole cards + exactly three board cards
 
 Board = tuple[np.ndarray, np.ndarray, np.ndarray]  # (contrib[5, positions], suit_unit, card_bit)
 
-_THREE_OR_MORE = 0x5555  # added to the board's suit nibbles: bit 3 set <=> three or more of that suit
 _NIBBLE_TOPS = 0x8888
 
 
@@ -186,14 +189,21 @@ def score_tail(
     rows: np.ndarray,
     hole_bits: np.ndarray,
     rule: int,
+    flush_offsets: int,
     flush_values: np.ndarray,
+    hist: np.ndarray,
     wins: np.ndarray,
     splits: np.ndarray,
 ) -> None:
     """Count the boards that complete a three-card base with positions ``d < e`` (d in [d_lo, d_hi), e in [e_lo, e_hi)).
 
-    The last two levels sit in one function so that the per-board work is
-    inline (a numba call per board costs more than the board itself).
+    A board on which no hand can make a flush only adds one to ``hist`` at
+    its rank-multiset index (:func:`fold_histogram` turns those into wins
+    later); ``flush_offsets`` holds, per suit nibble, 8 minus the number of
+    board cards of that suit some hand needs for a flush (0 when none can).
+    Other boards are scored hand by hand here. The last two levels sit in one
+    function so that this per-board work is inline (a numba call per board
+    costs more than the board itself).
     """
     contrib, suit_unit, card_bit = board
     nhands = rows.shape[1]
@@ -204,16 +214,16 @@ def score_tail(
         bits_d = base_bits | card_bit[d]
         for e in range(max(d + 1, e_lo), e_hi):
             index = index_d + contrib[4, e]
-            suits = suits_d + suit_unit[e]
-            bits = bits_d | card_bit[e]
-            flush = (suits + _THREE_OR_MORE) & _NIBBLE_TOPS
-            # At most one suit can show three of five board cards: its nibble's top bit is 3, 7, 11 or 15.
+            flush = (suits_d + suit_unit[e] + flush_offsets) & _NIBBLE_TOPS
+            if flush == 0:
+                hist[index] += 1
+                continue
+            # Only one suit can show three of five board cards: its nibble's top bit is 3, 7, 11 or 15.
             shift = 16 * ((flush >= 0x80) + (flush >= 0x800) + (flush >= 0x8000))
-            suited = (bits >> shift) & 0x1FFF if flush else 0
+            suited = ((bits_d | card_bit[e]) >> shift) & 0x1FFF
             best = 0
             if rule == RULE_HOLDEM:
-                # Branch-free: without three suited board cards the lookup sees < 5 bits and gives 0;
-                # with them it is made even without suited hole cards (the board may hold the flush).
+                # The board alone may hold the flush, so the lookup is made even without suited hole cards.
                 for h in range(nhands):
                     v = rows[index, h]
                     f = flush_values[suited | ((hole_bits[h] >> shift) & 0x1FFF)]
@@ -247,6 +257,32 @@ def score_tail(
                         splits[h, nbest] += 1
 
 
+@njit(cache=True, nogil=True)
+def fold_histogram(rows: np.ndarray, hist: np.ndarray, wins: np.ndarray, splits: np.ndarray) -> None:
+    """Add the flush-free boards counted per rank multiset: there the row values alone decide."""
+    nhands = rows.shape[1]
+    for index in range(hist.shape[0]):
+        count = hist[index]
+        if count == 0:
+            continue
+        best = 0
+        for h in range(nhands):
+            if rows[index, h] > best:
+                best = rows[index, h]
+        nbest = 0
+        winner = 0
+        for h in range(nhands):
+            if rows[index, h] == best:
+                nbest += 1
+                winner = h
+        if nbest == 1:
+            wins[winner] += count
+        else:
+            for h in range(nhands):
+                if rows[index, h] == best:
+                    splits[h, nbest] += count
+
+
 # --------------------------------------------------------------------------- boards: all of them, or a sample
 
 
@@ -259,6 +295,7 @@ def enumerate_boards(
     known_bits: int,
     board: Board,
     fixed: int,
+    flush_offsets: int,
     flush_values: np.ndarray,
     wins: np.ndarray,
     splits: np.ndarray,
@@ -271,6 +308,7 @@ def enumerate_boards(
     """
     contrib, suit_unit, card_bit = board
     size = suit_unit.shape[0]
+    hist = np.zeros(rows.shape[0], np.int64)
     count = 0
     for a in range(0, 1 if fixed > 0 else size - 4):
         index_a = contrib[0, a]
@@ -294,12 +332,15 @@ def enumerate_boards(
                     rows,
                     hole_bits,
                     rule,
+                    flush_offsets,
                     flush_values,
+                    hist,
                     wins,
                     splits,
                 )
                 for d in range(c + 1, d_hi):
                     count += (5 if fixed > 4 else size) - d - 1
+    fold_histogram(rows, hist, wins, splits)
     return count
 
 
@@ -312,6 +353,7 @@ def sample_boards(
     known_bits: int,
     board: Board,
     fixed: int,
+    flush_offsets: int,
     flush_values: np.ndarray,
     samples: int,
     seed: np.uint64,
@@ -330,6 +372,7 @@ def sample_boards(
     m = 5 - fixed
     n = size - fixed
     perm = np.arange(n)
+    hist = np.zeros(rows.shape[0], np.int64)
     chosen = np.empty(5, np.int64)
     for j in range(fixed):
         chosen[j] = j
@@ -370,8 +413,11 @@ def sample_boards(
             rows,
             hole_bits,
             rule,
+            flush_offsets,
             flush_values,
+            hist,
             wins,
             splits,
         )
+    fold_histogram(rows, hist, wins, splits)
     return samples

@@ -359,12 +359,29 @@ def _count(
     board = _board_positions(deck, by_rank, fixed)
     wins = np.zeros(holes.shape[0], dtype=np.int64)
     splits = np.zeros((holes.shape[0], MAX_HANDS + 1), dtype=np.int64)
-    common = (rows, hole_bits, int(rule), known_suits, known_bits, board, fixed, t.flush_values)
+    offsets = _flush_offsets(rule, holes)
+    common = (rows, hole_bits, int(rule), known_suits, known_bits, board, fixed, offsets, t.flush_values)
     if samples is None:
         boards = kernels.enumerate_boards(*common, wins, splits)
     else:
         boards = kernels.sample_boards(*common, samples, np.uint64(seed % 2**64), wins, splits)
     return EquityCounts(int(boards), tuple(wins.tolist()), tuple(tuple(row) for row in splits.tolist()))
+
+
+def _flush_offsets(rule: HandRule, holes: np.ndarray) -> int:
+    """Per suit nibble: 8 minus the board cards of that suit with which some hand can make a flush (0: none can).
+
+    Added to a board's suit counts, a nibble's top bit is then set exactly when
+    the board may give someone a flush, so flush-free boards are one test.
+    Hold'em: a hand holding ``k`` of the suit needs ``5 - k`` on the board.
+    Omaha: a hand needs two of the suit and the board three.
+    """
+    offsets = 0
+    for suit in range(4):
+        held = int(((holes & 3) == suit).sum(axis=1).max())
+        needed = BOARD_CARDS - held if rule == HandRule.BEST_FIVE else (3 if held >= 2 else None)
+        offsets |= (8 - needed if needed is not None else 0) << (4 * suit)
+    return offsets
 
 
 def _board_positions(deck: np.ndarray, by_rank: np.ndarray, fixed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -111,7 +111,10 @@ def counts_of(result: engine.EquityResult) -> tuple[int, list[int], list[list[in
         ("holdem", ["As Ks", "Qd Qc"], "Ah 7c 2s", ""),  # flop
         ("holdem", PREFLOP_HANDS, "Kh 9h 4h", "5h 5c"),  # three-suited flop, dead cards
         ("holdem", ["Ac 2c", "Ad 2d", "Ah 2h", "As 2s"], "Kc Qd Jh", ""),  # many ties
+        ("holdem", ["As Kd", "Qd Qc", "7c 6d"], "2h 5h 9h Jh", ""),  # nobody holds the board's suit
+        ("holdem", ["Ah Kd", "Qd Qc", "7c 6d"], "2h 5h 9h", "3h"),  # one hand holds it
         ("omaha", OMAHA_HANDS, "Ah 7c 2s Td 9h", ""),  # river
+        ("omaha", ["As Ks Qd Jd", "Tc 9c 8d 7h"], "2h 5h 9h", ""),  # flop: nobody holds two hearts
         ("omaha", OMAHA_HANDS, "Kh 9h 4h Th", ""),  # turn: four hearts on board
         ("omaha", ["As Ks Qh Jh", "Td 9d 8c 7c"], "6d 5d 2h", ""),  # flop
     ],
