@@ -12,6 +12,11 @@ ranking                 module                       deck
 ``DRAW32``              :mod:`.draw32`               32
 ======================  ===========================  =====
 
+The five-card key functions are compiled by numba with ``cache=True``. numba's
+on-disk cache only notices edits to a function's own file: after changing a
+ranking, delete ``engine/**/__pycache__/*.nbi`` and ``*.nbc`` so that the code
+that calls it (:mod:`.fast`, :mod:`engine.variant_equity`) is compiled afresh.
+
 >>> sorted(RANKINGS)
 ['americana', 'deuce-to-seven', 'draw32', 'eight-or-better', 'high', 'soko', 'telesina']
 """
