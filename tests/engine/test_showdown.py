@@ -53,6 +53,22 @@ def test_omaha_hilo_split_between_high_and_low() -> None:
     assert r.shares() == (Fraction(1, 2), Fraction(1, 2))
 
 
+def test_omaha_hilo_high_and_low_may_use_different_hole_cards() -> None:
+    r = showdown("omaha-hilo", ["As 2d Kh Kc", "Qc Qd Jc Td"], board="Ks 3h 7c 8d Jh")
+    assert r.high.winners == (0,) and r.low is not None and r.low.winners == (0,)
+    assert {str(c) for c in r.high.hands[0].cards} >= {"Kh", "Kc"}  # type: ignore[union-attr]
+    assert {str(c) for c in r.low.hands[0].cards} >= {"As", "2d"}  # type: ignore[union-attr]
+    assert r.shares() == (Fraction(1), Fraction(0))
+
+
+def test_spec_slip_four_flush_does_not_beat_a_pair_in_omaha_hilo() -> None:
+    # the seed's "a four flush and a four straight beat a pair" belongs to Soko
+    r = showdown("omaha-hilo", ["As Ts Qd Jd", "7c 7h 3d 3c"], board="4s 6s 8d 9c 2h")
+    assert r.high.hands[0] is not None and r.high.hands[0].category is HandCategory.HIGH_CARD  # A♠ T♠ 6♠ 4♠ ...
+    assert r.high.hands[1] is not None and r.high.hands[1].category is HandCategory.ONE_PAIR
+    assert r.high.winners == (1,)
+
+
 def test_omaha_hilo_no_qualifying_low_high_scoops() -> None:
     r = showdown("omaha-hilo", ["Kd Kh Qs Qc", "As 2d 9c 9h"], board="Ks 3h 9d Td Jh")
     assert r.low is None
