@@ -98,6 +98,21 @@ class ShowdownResult:
                 out[hand] += each + (1 if place < left else 0)
         return tuple(out)
 
+    def _check(self) -> None:
+        """Invariants: the winners hold the best hand of their half (bar Telesina's heads-up rule),
+        every tied best hand is a winner, and the shares add up to the pot."""
+        n = len(self.high.hands)
+        for half in (self.high, self.low):
+            if half is None:
+                continue
+            assert len(half.hands) == n and half.winners and list(half.winners) == sorted(set(half.winners))
+            keys = [-1 if h is None else h.key for h in half.hands]
+            assert all(keys[w] >= 0 for w in half.winners) and len({keys[w] for w in half.winners}) == 1
+            heads_up = half is self.high and self.variant == "telesina" and n == 2 and len(half.winners) == 1
+            if not heads_up:
+                assert keys[half.winners[0]] == max(keys) and keys.count(max(keys)) == len(half.winners)
+        assert sum(self.shares()) == 1
+
     def to_dict(self) -> dict[str, object]:
         return {
             "variant": self.variant,

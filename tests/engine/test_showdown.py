@@ -252,12 +252,14 @@ def test_holdem_and_stud7_hilo_against_pokerkit() -> None:
         board = ids[8:]
         holes = [ids[2 * i : 2 * i + 2] for i in range(4)]
         r = showdown("holdem", [_text(h) for h in holes], _text(board))
+        r._check()
         pk = [StandardHighHand.from_game(_text(h), _text(board)) for h in holes]
         assert r.high.winners == _pk_winners(pk)
     for _ in range(300):
         ids = rng.sample(range(52), 28)
         seats = [ids[7 * i : 7 * i + 7] for i in range(4)]
         r = showdown("stud7-hilo", [_text(s) for s in seats])
+        r._check()
         assert r.high.winners == _pk_winners([StandardHighHand.from_game(_text(s)) for s in seats])
         lows = _pk_winners([EightOrBetterLowHand.from_game_or_none(_text(s)) for s in seats])
         assert (r.low.winners if r.low else ()) == lows
@@ -270,6 +272,7 @@ def test_omaha_hilo_against_pokerkit() -> None:
         board = ids[16:]
         holes = [ids[4 * i : 4 * i + 4] for i in range(4)]
         r = showdown("omaha-hilo", [_text(h) for h in holes], _text(board))
+        r._check()
         assert r.high.winners == _pk_winners([OmahaHoldemHand.from_game(_text(h), _text(board)) for h in holes])
         lows = _pk_winners([OmahaEightOrBetterLowHand.from_game_or_none(_text(h), _text(board)) for h in holes])
         assert (r.low.winners if r.low else ()) == lows
@@ -304,3 +307,20 @@ def test_payouts_reject_bad_input() -> None:
         r.payouts(-1)
     with pytest.raises(ShowdownError, match="each of the 2 hands once"):
         r.payouts(10, closest_first=[0, 0])
+
+
+@pytest.mark.parametrize("variant", ["soko", "americana", "telesina", "draw32", "triple-draw-27", "draw5"])
+def test_random_showdowns_keep_their_invariants(variant: str) -> None:
+    from engine.variants import get_variant
+
+    game = get_variant(variant)
+    rng = random.Random(53)
+    deck = list(game.deck.cards())
+    for _ in range(300):
+        n = rng.randint(2, game.max_seats)
+        cards = rng.sample(deck, n * game.hole_cards + game.board_cards)
+        hands = [cards[i * game.hole_cards : (i + 1) * game.hole_cards] for i in range(n)]
+        r = showdown(game, hands, cards[n * game.hole_cards :])
+        r._check()
+        if variant == "draw32":
+            assert len(r.high.winners) == 1
