@@ -6,7 +6,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from backtest_support import ROOT
 
 from exchange.backtest.outputs import TABLES, read_tables
 from exchange.cli import main

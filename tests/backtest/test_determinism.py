@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import Run
+from backtest_support import Run
 
 from exchange.backtest.outputs import TABLES, read_tables
 from exchange.backtest.runner import run_backtest

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from fractions import Fraction
 
-from conftest import Run
+from backtest_support import Run
 
 from exchange.channels import get_channel
 from exchange.ladder import PRICE_X100

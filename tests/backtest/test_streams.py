@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import multiprocessing
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Run
+from backtest_support import Run, flumine_replay
 
 from exchange.backtest.recorder import EVENT_TYPE_ID
 
@@ -62,57 +65,23 @@ def test_betfairlightweight_rebuilds_each_market_as_it_ended(small_run: Run) -> 
 
 
 def test_a_flumine_backtest_replays_the_recorded_markets(small_run: Run) -> None:
-    """Back one hand in each market through flumine's own simulation; it settles them by our dead-heat rule."""
-    flumine = pytest.importorskip("flumine")
-    from flumine.order.ordertype import LimitOrder
-    from flumine.order.trade import Trade
-    from flumine.streams.betfairhistoricalstream import BetfairHistoricalStream
+    """Back one hand in each market through flumine's own simulation; it settles them by our dead-heat rule.
 
+    Run in a fresh process: importing flumine patches betfairlightweight's classes for the whole process.
+    """
+    if importlib.util.find_spec("flumine") is None:  # not importorskip: importing flumine here would patch bflw
+        pytest.skip("flumine is not installed")
     games = {g["market_id"]: g for g in small_run.result.tables["games"].to_pylist()}
-
-    class BackAWinner(flumine.BaseStrategy):  # type: ignore[misc,name-defined]
-        """Back the first listed winner at the first price offered (so dead heats are exercised)."""
-
-        def __init__(self, **kwargs: Any) -> None:
-            super().__init__(**kwargs)
-            self.books = 0
-            self.closed: dict[str, list[tuple[int, float, float, float, str]]] = {}
-
-        def check_market_book(self, market: Any, market_book: Any) -> bool:
-            self.books += 1
-            return bool(market_book.status == "OPEN")
-
-        def process_market_book(self, market: Any, market_book: Any) -> None:
-            if market.blotter.strategy_orders(self):
-                return
-            hand = int(games[market.market_id]["winners"].split(",")[0])
-            runner = next(r for r in market_book.runners if r.selection_id == hand)
-            if runner.status == "ACTIVE" and runner.ex.available_to_back:
-                price = runner.ex.available_to_back[0]["price"]
-                trade = Trade(market_book.market_id, runner.selection_id, runner.handicap, self)
-                market.place_order(trade.create_order(side="BACK", order_type=LimitOrder(price, 2.0)))
-
-        def process_closed_market(self, market: Any, market_book: Any) -> None:
-            self.closed[market.market_id] = [
-                (o.selection_id, o.size_matched, o.average_price_matched, o.simulated.profit, o.runner_status)
-                for o in market.blotter
-            ]
-
+    first_winner = {market_id: int(g["winners"].split(",")[0]) for market_id, g in games.items()}
     files = sorted(str(p) for p in (small_run.out / "streams").iterdir())
     assert len(files) == len(games)
-    framework = flumine.FlumineSimulation(client=flumine.clients.SimulatedClient())
-    strategy = BackAWinner(
-        streams=[BetfairHistoricalStream(file_path=f) for f in files],
-        max_order_exposure=100,
-        max_selection_exposure=100,
-    )
-    framework.add_strategy(strategy)
-    framework.run()
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        books, closed = pool.submit(flumine_replay, files, first_winner).result(timeout=120)
 
-    assert strategy.books > len(files) * 4
-    assert set(strategy.closed) == set(games)
+    assert books > len(files) * 4
+    assert set(closed) == set(games)
     dead_heats = 0
-    for market_id, orders in strategy.closed.items():
+    for market_id, orders in closed.items():
         tied = len(games[market_id]["winners"].split(","))
         for _, matched, price, profit, status in orders:
             assert status == "WINNER"

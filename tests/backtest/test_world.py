@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from conftest import small_config
+from backtest_support import small_config
 
 from exchange import ladder
 from exchange.backtest.outputs import empty_tables
