@@ -21,7 +21,7 @@ True
 >>> category(evaluate_omaha("Ah Kh Qh Jh", "Th 2c 3d 4s 5s")).label  # exactly two hole + three board cards
 'high card'
 
-Scalar calls are pure Python over the lookup tables (about 2 µs a hand). The
+Scalar calls are pure Python over the lookup tables (5-10 µs a hand, mostly parsing). The
 batched calls run numba kernels (numba is imported on first use). Code that
 needs the evaluator *inside* its own njit code can call
 :func:`engine._kernels.eval_ids` (one hand of 5-7 ids) or
