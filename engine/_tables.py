@@ -100,8 +100,10 @@ def straight_top(mask: int) -> int | None:
 
     >>> straight_top(0b1_0000_0000_1111)  # A 5 4 3 2: the wheel, five high
     3
-    >>> straight_top(0b1_1111_0000_0000) is None
-    False
+    >>> straight_top(0b1_1111_0000_0000)  # A K Q J T
+    12
+    >>> straight_top(0b1_1110_1111_0000) is None
+    True
     """
     for top in range(12, 3, -1):
         window = 0b11111 << (top - 4)

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine._errors import EngineInputError
 from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, parse_cards
+from engine.evaluator import _plain
 
 if TYPE_CHECKING:
     import numpy as np
@@ -248,7 +249,7 @@ def _variant(variant: str) -> EquityVariant:
 
 def _cards(cards: Cards, what: str) -> tuple[Card, ...]:
     try:
-        return parse_cards(cards)
+        return parse_cards(_plain(cards))
     except CardError as error:
         raise CardError(f"{what}: {error}") from None
 

@@ -138,13 +138,19 @@ def _value_of_ids(ids: Iterable[int]) -> int:
 
 
 def _hand(cards: Cards, sizes: range, what: str) -> tuple[Card, ...]:
-    parsed = parse_cards(cards)
+    parsed = parse_cards(_plain(cards))
     if len(parsed) not in sizes:
         needs = f"exactly {sizes.start}" if len(sizes) == 1 else f"{sizes.start} to {sizes.stop - 1} cards"
         count = f"{len(parsed)} card" + ("" if len(parsed) == 1 else "s")
         raise EngineInputError(f"{what} has {count} ({format_cards(parsed) or 'none'}); it needs {needs}")
     check_distinct(parsed)
     return parsed
+
+
+def _plain(cards: Cards) -> Cards:
+    """A numpy array of ids becomes a list of Python ints (engine.cards takes ``int`` ids only)."""
+    tolist = getattr(cards, "tolist", None)
+    return tolist() if callable(tolist) else cards
 
 
 # --------------------------------------------------------------------------- Hold'em (best five of N)

@@ -329,6 +329,12 @@ def test_result_keeps_its_inputs() -> None:
     assert result.results[0].cards == parse_cards("As Ks Qh Jh")
 
 
+def test_numpy_ids_are_accepted() -> None:
+    holes = np.array([[c.id for c in parse_cards(h)] for h in PREFLOP_HANDS], dtype=np.uint8)
+    board = np.array([c.id for c in parse_cards("Ah 7c 2s")])
+    assert engine.equity("holdem", holes, board=board) == engine.equity("holdem", PREFLOP_HANDS, board="Ah 7c 2s")
+
+
 def test_kernels_are_callable_with_ids() -> None:
     holes = np.array([[c.id for c in parse_cards(h)] for h in PREFLOP_HANDS])
     board = [c.id for c in parse_cards("Ah 7c 2s")]

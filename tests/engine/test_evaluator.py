@@ -131,6 +131,13 @@ def test_scalar_path_equals_batch_path() -> None:
         assert [evaluate(row) for row in hands.tolist()] == batch.tolist()
 
 
+def test_scalar_calls_take_numpy_ids() -> None:
+    row = np.array([51, 47, 43, 39, 35, 0, 1], dtype=np.uint8)
+    assert evaluate(row) == evaluate("As Ks Qs Js Ts 2c 2d")
+    assert evaluate_omaha(row[:4], row[4:]) == evaluate_omaha("As Ks Qs Js", "Ts 2c 2d")
+    assert best_five(row) == best_five("As Ks Qs Js Ts 2c 2d")
+
+
 def test_any_integer_dtype_is_accepted() -> None:
     hands = random_hands(1_000, 7, seed=3)
     expected = evaluate_batch(hands)
