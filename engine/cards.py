@@ -10,7 +10,7 @@ True
 >>> format_cards(parse_cards("AsKd7c"))
 'As Kd 7c'
 >>> Card.parse("Td").id
-35
+33
 """
 
 from __future__ import annotations
