@@ -36,7 +36,7 @@ class Command(Record):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OpenAccount(Command):
     TYPE_TAG: ClassVar[str] = "OpenAccount"
     ts: int
@@ -44,7 +44,7 @@ class OpenAccount(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Deposit(Command):
     """Add ``amount`` (minor units, > 0) to an account's balance."""
 
@@ -56,7 +56,7 @@ class Deposit(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Withdraw(Command):
     """Take ``amount`` (minor units, > 0, at most the available to bet) out of an account."""
 
@@ -68,7 +68,7 @@ class Withdraw(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CreateMarket(Command):
     """Create a SUSPENDED market (round 0) with these selections; ``None`` takes the exchange defaults."""
 
@@ -81,7 +81,7 @@ class CreateMarket(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OpenMarket(Command):
     """Open the next betting window: round += 1, status ACTIVE."""
 
@@ -91,7 +91,7 @@ class OpenMarket(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SuspendMarket(Command):
     """Close the betting window: every unmatched order lapses, status SUSPENDED."""
 
@@ -101,7 +101,7 @@ class SuspendMarket(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlaceOrder(Command):
     """API-NG ``placeOrders`` with one LIMIT instruction.
 
@@ -124,7 +124,7 @@ class PlaceOrder(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CancelOrder(Command):
     """API-NG ``cancelOrders`` with one instruction: cancel all, or ``size_reduction`` of, the unmatched part."""
 
@@ -136,7 +136,7 @@ class CancelOrder(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ReplaceOrder(Command):
     """API-NG ``replaceOrders``: cancel the unmatched part and place it anew at ``new_price`` (new bet id).
 
@@ -152,7 +152,7 @@ class ReplaceOrder(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SettleSelection(Command):
     """Settle a selection early as a LOSER (it can no longer win or tie).
 
@@ -166,7 +166,7 @@ class SettleSelection(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SettleMarket(Command):
     """Settle the market at the result: ``winners`` tie for the win (dead heat when more than one)."""
 
@@ -177,7 +177,7 @@ class SettleMarket(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VoidMarket(Command):
     """Void the market: cancel unmatched, void matched bets not yet settled, keep what was settled."""
 
@@ -188,7 +188,7 @@ class VoidMarket(Command):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VoidMatchedSince(Command):
     """Void every match at or after ``since_ts`` on selections not yet settled (a card exposed early)."""
 

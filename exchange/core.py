@@ -195,14 +195,16 @@ class Exchange:
     # -- orders ------------------------------------------------------------
 
     def _place(self, cmd: PlaceOrder) -> list[Event]:
-        # Hot path: the common case checked inline; anything unusual goes to _verify_place,
-        # which finds the precise reason (or accepts, e.g. a price sent as text).
+        # The hot path: the common case is checked inline, including the funds check for an
+        # account with one open market (the arithmetic of accounts.py, unrolled); anything else
+        # goes to _verify_place, which finds the precise reason for a rejection (or accepts,
+        # e.g., a price sent as text).
         try:
             account = self.accounts.get(cmd.account_id)
             market = self.markets.get(cmd.market_id)
             side = cmd.side
             size = cmd.size
-            ok = (
+            if (
                 account is not None
                 and market is not None
                 and market.status is _ACTIVE
@@ -212,47 +214,82 @@ class Exchange:
                 and (cmd.round is None or cmd.round == market.round)
                 and cmd.order_type is _LIMIT
                 and cmd.persistence_type is _LAPSE
-            )
-            if ok:
-                assert market is not None and account is not None
+            ):
                 sel = market.index.get(cmd.selection_id)
                 tick = _TICK_OF_PRICE.get(cmd.price)
-                ok = (
+                if (
                     sel is not None
                     and tick is not None
                     and size >= market.min_stake
                     and market.selection_status[sel] is _IN_PLAY
-                    and _funds_ok(account, market, sel, side is _BACK, tick, size)
-                )
+                ):
+                    positions = account.positions
+                    pos = positions.get(cmd.market_id)
+                    if pos is not None and len(positions) == 1 and len(market.live) == len(pos.d):
+                        d = pos.d
+                        ltot = pos.ltot
+                        now = min(d)
+                        if side is _BACK:
+                            dd = 100 * size
+                            d[sel] += dd
+                            then = min(d) - dd
+                            d[sel] -= dd
+                        else:
+                            v = d[sel] + (100 - _PX[tick]) * size
+                            then = v if v < now else now
+                        y = ltot + then  # the worst outcome with the order, in hundredths of a unit
+                        if y >= 0:
+                            return self._accept(cmd, account, market, sel, tick, pos)
+                        x = ltot + now  # ... and without it
+                        after = -(y // 100)
+                        if after <= (-(x // 100) if x < 0 else 0) or account.balance >= after:
+                            return self._accept(cmd, account, market, sel, tick, pos)
+                    elif _funds_ok(account, market, sel, side is _BACK, tick, size):
+                        return self._accept(cmd, account, market, sel, tick, pos)
         except TypeError:  # an unhashable selection id or a signalling-NaN price
-            ok = False
-        if not ok:
-            try:
-                account, market, sel, tick = self._verify_place(cmd)
-            except Rejection as r:
-                return [
-                    OrderRejected(
-                        cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
-                        cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
-                    )
-                ]  # fmt: skip
-        assert account is not None and market is not None and sel is not None and tick is not None
+            pass
+        try:
+            account, market, sel, tick = self._verify_place(cmd)
+        except Rejection as r:
+            return [
+                OrderRejected(
+                    cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
+                    cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
+                )
+            ]  # fmt: skip
+        return self._accept(cmd, account, market, sel, tick, account.positions.get(cmd.market_id))
+
+    def _accept(
+        self, cmd: PlaceOrder, account: Account, market: Market, sel: int, tick: int, pos: Position | None
+    ) -> list[Event]:
+        """Place a checked order: record it, match it, queue what is left."""
         placed = OrderPlaced(
             cmd.ts, self.next_bet_id, cmd.account_id, cmd.market_id, cmd.selection_id,
-            side, tick, size, market.round, cmd.customer_ref, None,
+            cmd.side, tick, cmd.size, market.round, cmd.customer_ref, None,
         )  # fmt: skip
-        order = self._add_order(placed, account, market, sel)
+        order = self._add_order(placed, account, market, sel, pos, queue=False)
         events: list[Event] = [placed]
-        book = market.books[sel]
+        self._match_and_queue(order, market, cmd.ts, events)
+        return events
+
+    def _match_and_queue(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
+        """Match a new order against the book, then queue what is left of it at its price.
+
+        (Replaying the events queues the order first and takes the fills off its
+        level; the resulting book is the same.)
+        """
+        book = market.books[order.sel]
+        tick = order.tick
         if order.is_back:
             mask = book.lay_mask
             if mask and mask.bit_length() - 1 >= tick:
-                self._match_back(order, market, cmd.ts, events)
+                self._match_back(order, market, ts, events)
         else:
             mask = book.back_mask
             if mask and (mask & -mask).bit_length() - 1 <= tick:
-                self._match_lay(order, market, cmd.ts, events)
-        return events
+                self._match_lay(order, market, ts, events)
+        if order.remaining:
+            book.add(order)
 
     def _verify_place(self, cmd: PlaceOrder) -> tuple[Account, Market, int, int]:
         """Check a place instruction; raise :class:`Rejection` with the first problem found."""
@@ -295,9 +332,13 @@ class Exchange:
             )
         return account, market, sel, tick
 
-    def _add_order(self, ev: OrderPlaced, account: Account, market: Market, sel: int) -> Order:
-        """Create the order of an :class:`OrderPlaced`, reserve its exposure and queue it in the book."""
-        pos = account.positions.get(market.market_id)
+    def _add_order(
+        self, ev: OrderPlaced, account: Account, market: Market, sel: int, pos: Position | None, queue: bool = True
+    ) -> Order:
+        """Create the order of an :class:`OrderPlaced`, reserve its exposure and (if ``queue``) queue it.
+
+        ``pos`` is the account's position on the market, or ``None`` to create it.
+        """
         if pos is None:
             pos = account.positions[market.market_id] = market.positions[account.account_id] = Position(
                 account.account_id, market
@@ -315,7 +356,8 @@ class Exchange:
             pos.ltot -= 100 * size
         else:
             pos.d[sel] -= size * (_PX[ev.tick] - 100)
-        market.books[sel].add(order)
+        if queue:
+            market.books[sel].add(order)
         return order
 
     def _match_back(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
@@ -327,8 +369,6 @@ class Exchange:
         book = market.books[order.sel]
         mask = book.lay_mask
         limit = order.tick
-        if not mask or mask.bit_length() - 1 < limit:
-            return
         sel = order.sel
         rem = order.remaining
         lays = book.lays
@@ -370,11 +410,11 @@ class Exchange:
                 rem -= m
                 filled += m
                 filled_x100 += m * p
-                ev = Matched(
-                    ts, match_id, market_id, selection_id, t, m, bet_id, r.bet_id, account_id, r.account_id, _BACK
+                r_id = r.bet_id
+                events.append(
+                    Matched(ts, match_id, market_id, selection_id, t, m, bet_id, r_id, account_id, r.account_id, _BACK)
                 )
-                events.append(ev)
-                fills[match_id] = ev
+                fills[match_id] = (ts, sel, t, m, bet_id, r_id)
                 match_id += 1
                 volume[t] += m
                 left -= m
@@ -396,15 +436,12 @@ class Exchange:
             order.position.d[sel] += filled_x100 - 100 * filled
             book.last_tick = last
             book.total_matched += filled
-            book.reduce(order, filled)
 
     def _match_lay(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
         """Match an incoming lay against resting backs at ticks <= its own, best (lowest) first."""
         book = market.books[order.sel]
         mask = book.back_mask
         limit = order.tick
-        if not mask or (mask & -mask).bit_length() - 1 > limit:
-            return
         sel = order.sel
         rem = order.remaining
         backs = book.backs
@@ -445,11 +482,11 @@ class Exchange:
                 rem -= m
                 filled += m
                 filled_x100 += m * p
-                ev = Matched(
-                    ts, match_id, market_id, selection_id, t, m, r.bet_id, bet_id, r.account_id, account_id, _LAY
+                r_id = r.bet_id
+                events.append(
+                    Matched(ts, match_id, market_id, selection_id, t, m, r_id, bet_id, r.account_id, account_id, _LAY)
                 )
-                events.append(ev)
-                fills[match_id] = ev
+                fills[match_id] = (ts, sel, t, m, r_id, bet_id)
                 match_id += 1
                 volume[t] += m
                 left -= m
@@ -473,7 +510,6 @@ class Exchange:
             pos.ltot += 100 * filled
             book.last_tick = last
             book.total_matched += filled
-            book.reduce(order, filled)
 
     def _cancel(self, cmd: CancelOrder) -> list[Event]:
         try:
@@ -546,12 +582,9 @@ class Exchange:
             cmd.ts, self.next_bet_id, order.account_id, order.market_id, order.selection_id,
             order.side, tick, amount, market.round, order.customer_ref, order.bet_id,
         )  # fmt: skip
-        new = self._add_order(placed, self.accounts[cmd.account_id], market, order.sel)
+        new = self._add_order(placed, self.accounts[cmd.account_id], market, order.sel, order.position, queue=False)
         events: list[Event] = [cancelled, placed]
-        if new.is_back:
-            self._match_back(new, market, cmd.ts, events)
-        else:
-            self._match_lay(new, market, cmd.ts, events)
+        self._match_and_queue(new, market, cmd.ts, events)
         return events
 
     # -- accounts ----------------------------------------------------------
@@ -717,18 +750,14 @@ class Exchange:
     def _void_matches(self, market: Market, since_ts: int | None, ts: int, reason: str) -> list[Event]:
         """Void every unvoided match on selections still in play (at or after ``since_ts`` if given)."""
         events: list[Event] = []
-        live = {market.selection_ids[i] for i in market.live}
-        targets = [
-            m
-            for m in market.fills.values()
-            if m.match_id not in market.voided_matches
-            and m.selection_id in live
-            and (since_ts is None or m.ts >= since_ts)
-        ]
-        for m in targets:
+        live = set(market.live)
+        voided = market.voided_matches
+        for match_id, (fill_ts, sel, tick, size, back_id, lay_id) in list(market.fills.items()):
+            if match_id in voided or sel not in live or (since_ts is not None and fill_ts < since_ts):
+                continue
             ev = MatchVoided(
-                ts, m.match_id, m.market_id, m.selection_id, m.tick, m.size,
-                m.back_bet_id, m.lay_bet_id, m.back_account_id, m.lay_account_id, reason,
+                ts, match_id, market.market_id, market.selection_ids[sel], tick, size,
+                back_id, lay_id, self.orders[back_id].account_id, self.orders[lay_id].account_id, reason,
             )  # fmt: skip
             self._apply_match_voided(ev)
             events.append(ev)
@@ -738,7 +767,9 @@ class Exchange:
 
     def _apply_placed(self, ev: OrderPlaced) -> None:
         market = self.markets[ev.market_id]
-        self._add_order(ev, self.accounts[ev.account_id], market, market.index[ev.selection_id])
+        account = self.accounts[ev.account_id]
+        sel = market.index[ev.selection_id]
+        self._add_order(ev, account, market, sel, account.positions.get(ev.market_id))
 
     def _apply_matched(self, ev: Matched) -> None:
         market = self.markets[ev.market_id]
@@ -762,7 +793,7 @@ class Exchange:
         book.reduce(resting, m)
         book.reduce(taker, m)
         book.record_trade(ev.tick, m)
-        market.fills[ev.match_id] = ev
+        market.fills[ev.match_id] = (ev.ts, sel, ev.tick, m, ev.back_bet_id, ev.lay_bet_id)
         self.next_match_id = ev.match_id + 1
 
     def _release(self, order: Order, amount: int) -> None:
@@ -1004,16 +1035,16 @@ class Exchange:
         assert all(m < self.next_match_id for market in self.markets.values() for m in market.fills)
         matched: dict[int, list[int]] = {}
         for market in self.markets.values():
-            for match in market.fills.values():
-                if match.match_id in market.voided_matches:
+            for match_id, (_, sel, tick, size, back_id, lay_id) in market.fills.items():
+                if match_id in market.voided_matches:
                     continue
-                for bet_id in (match.back_bet_id, match.lay_bet_id):
+                for bet_id in (back_id, lay_id):
                     acc = matched.setdefault(bet_id, [0, 0])
-                    acc[0] += match.size
-                    acc[1] += match.size * _PX[match.tick]
-                assert self.orders[match.back_bet_id].is_back and not self.orders[match.lay_bet_id].is_back
-                assert self.orders[match.back_bet_id].selection_id == match.selection_id
-                assert self.orders[match.lay_bet_id].selection_id == match.selection_id
+                    acc[0] += size
+                    acc[1] += size * _PX[tick]
+                back, lay = self.orders[back_id], self.orders[lay_id]
+                assert back.is_back and not lay.is_back, match_id
+                assert back.market_id == lay.market_id == market.market_id and back.sel == lay.sel == sel, match_id
         for order in self.orders.values():
             order._check()
             market = self.markets[order.market_id]

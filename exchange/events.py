@@ -50,7 +50,7 @@ class LapseReason(StrEnum):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BetResult(Record):
     """A bet's settled outcome and profit (minor units, before commission)."""
 
@@ -62,7 +62,7 @@ class BetResult(Record):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AccountResult(Record):
     """An account's net P&L on a market and the commission charged on it.
 
@@ -84,7 +84,7 @@ class Event(Record):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AccountOpened(Event):
     TYPE_TAG: ClassVar[str] = "AccountOpened"
     ts: int
@@ -92,7 +92,7 @@ class AccountOpened(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AccountCredited(Event):
     """Money into an account from outside the markets (a deposit)."""
 
@@ -104,7 +104,7 @@ class AccountCredited(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AccountDebited(Event):
     """Money out of an account to outside the markets (a withdrawal)."""
 
@@ -116,7 +116,7 @@ class AccountDebited(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MarketCreated(Event):
     TYPE_TAG: ClassVar[str] = "MarketCreated"
     ts: int
@@ -127,7 +127,7 @@ class MarketCreated(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MarketOpened(Event):
     """A betting window opened: the market is ACTIVE for ``round``."""
 
@@ -138,7 +138,7 @@ class MarketOpened(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MarketSuspended(Event):
     """A betting window closed (after its unmatched orders lapsed)."""
 
@@ -149,7 +149,7 @@ class MarketSuspended(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderPlaced(Event):
     """An order was accepted with a new ``bet_id``; any fills follow as :class:`Matched`.
 
@@ -171,7 +171,7 @@ class OrderPlaced(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderRejected(Event):
     """An order instruction was refused; nothing changed."""
 
@@ -189,7 +189,7 @@ class OrderRejected(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CommandRejected(Event):
     """An account command (open, deposit, withdraw) was refused; nothing changed."""
 
@@ -203,7 +203,7 @@ class CommandRejected(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Matched(Event):
     """A back and a lay matched ``size`` (backer's stake) at the resting order's ``tick``.
 
@@ -226,7 +226,7 @@ class Matched(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderCancelled(Event):
     """``size`` of an order's unmatched remainder was cancelled."""
 
@@ -241,7 +241,7 @@ class OrderCancelled(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderLapsed(Event):
     """An order's unmatched remainder (``size``) lapsed."""
 
@@ -256,7 +256,7 @@ class OrderLapsed(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MatchVoided(Event):
     """A match was voided: both bets lose ``size`` of matched stake to ``sizeVoided``."""
 
@@ -275,7 +275,7 @@ class MatchVoided(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SelectionSettled(Event):
     """A selection was settled early as ``status`` (LOSER); ``bets`` are its matched bets' results.
 
@@ -291,7 +291,7 @@ class SelectionSettled(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MarketSettled(Event):
     """The market settled with ``winners`` (several = dead heat).
 
@@ -314,7 +314,7 @@ class MarketSettled(Event):
 
 
 @fast_init
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MarketVoided(Event):
     """The market was voided.  Bets settled early keep their results: ``accounts`` post them."""
 

@@ -24,7 +24,13 @@ from exchange.records import Record
 
 if TYPE_CHECKING:
     from exchange.accounts import Position
-    from exchange.events import Matched
+
+#: A match as a market keeps it: ``(ts, sel, tick, size, back_bet_id, lay_bet_id)`` with ``sel`` the
+#: selection's index.  A plain tuple of ints on purpose: a market keeps every match (to void those
+#: after a card exposure) and the garbage collector stops tracking such tuples, where a record
+#: object per match would be scanned by every full collection.
+Fill = tuple[int, int, int, int, int, int]
+FILL_TS, FILL_SEL, FILL_TICK, FILL_SIZE, FILL_BACK, FILL_LAY = range(6)
 
 
 class MarketStatus(StrEnum):
@@ -99,7 +105,7 @@ class Market:
         self.live: list[int] = list(range(len(selection_ids)))
         self.books = [SelectionBook(sid) for sid in selection_ids]
         #: Every match, by match id, in time order (voided ones too).
-        self.fills: dict[int, Matched] = {}
+        self.fills: dict[int, Fill] = {}
         self.voided_matches: set[int] = set()
         #: account id -> that account's position on this market
         self.positions: dict[str, Position] = {}
@@ -117,9 +123,9 @@ class Market:
     def last_traded_tick(self, sel: int) -> int | None:
         """The last non-voided trade's tick on selection index ``sel`` (scans back through fills)."""
         voided = self.voided_matches
-        for match in reversed(self.fills.values()):
-            if match.selection_id == self.selection_ids[sel] and match.match_id not in voided:
-                return match.tick
+        for match_id, fill in reversed(self.fills.items()):
+            if fill[FILL_SEL] == sel and match_id not in voided:
+                return fill[FILL_TICK]
         return None
 
     def view(self, depth: int | None = 3) -> MarketBook:
@@ -149,13 +155,12 @@ class Market:
             assert len(self.live) >= 2
         volume = [[0] * TICK_COUNT for _ in self.selection_ids]
         last: list[int | None] = [None] * len(self.selection_ids)
-        for match_id, m in self.fills.items():
-            assert m.match_id == match_id and m.size > 0 and m.market_id == self.market_id
+        for match_id, (_, i, tick, size, _, _) in self.fills.items():
+            assert size > 0, match_id
             if match_id in self.voided_matches:
                 continue
-            i = self.index[m.selection_id]
-            volume[i][m.tick] += m.size
-            last[i] = m.tick
+            volume[i][tick] += size
+            last[i] = tick
         for i, book in enumerate(self.books):
             if self.is_open:
                 book._check()

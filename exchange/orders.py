@@ -69,21 +69,33 @@ class Order:
 
     ``matched_x100`` is the sum of ``fill size × fill price in hundredths``, so
     ``averagePriceMatched = matched_x100 / (100 × matched)`` exactly.
-
-    (No ``__slots__``: the fields that start at zero or ``None`` are class
-    defaults, so creating an order, which happens once per placement, sets
-    only the fields it must.)
     """
 
-    matched = 0
-    matched_x100 = 0
-    lapsed = 0
-    cancelled = 0
-    voided = 0
-    matched_ts: int | None = None
-    outcome: BetOutcome | None = None
-    profit: int | None = None
-    settled_ts: int | None = None
+    __slots__ = (
+        "account_id",
+        "bet_id",
+        "cancelled",
+        "customer_ref",
+        "is_back",
+        "lapsed",
+        "market_id",
+        "matched",
+        "matched_ts",
+        "matched_x100",
+        "outcome",
+        "placed_ts",
+        "position",
+        "profit",
+        "remaining",
+        "round",
+        "sel",
+        "selection_id",
+        "settled_ts",
+        "side",
+        "size",
+        "tick",
+        "voided",
+    )
 
     def __init__(
         self,
@@ -111,10 +123,19 @@ class Order:
         self.tick = tick
         self.size = size
         self.remaining = size
+        self.matched = 0
+        self.matched_x100 = 0
+        self.lapsed = 0
+        self.cancelled = 0
+        self.voided = 0
         self.placed_ts = placed_ts
+        self.matched_ts: int | None = None
         self.round = round
         self.customer_ref = customer_ref
         self.position = position
+        self.outcome: BetOutcome | None = None
+        self.profit: int | None = None
+        self.settled_ts: int | None = None
 
     @property
     def status(self) -> OrderStatus:

@@ -62,8 +62,9 @@ def fast_init(cls: _T) -> _T:
     >>> P(1), P(1, y=2) == P(1, 2)
     (P(x=1, y=0), True)
     """
-    assert dataclasses.is_dataclass(cls) and "__slots__" not in cls.__dict__, cls
+    assert dataclasses.is_dataclass(cls), cls
     assert not hasattr(cls, "__post_init__"), cls
+    slots = "__slots__" in cls.__dict__
     params: list[str] = []
     namespace: dict[str, Any] = {}
     lines: list[str] = []
@@ -75,8 +76,13 @@ def fast_init(cls: _T) -> _T:
         else:
             namespace[f"_default_{name}"] = field.default
             params.append(f"{name}=_default_{name}")
-        lines.append(f"    d[{name!r}] = {name}")
-    source = f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(lines) + "\n"
+        if slots:
+            namespace[f"_set_{name}"] = cls.__dict__[name].__set__
+            lines.append(f"    _set_{name}(self, {name})")
+        else:
+            lines.append(f"    d[{name!r}] = {name}")
+    head = "" if slots else "    d = self.__dict__\n"
+    source = f"def __init__(self, {', '.join(params)}):\n{head}" + "\n".join(lines) + "\n"
     exec(source, namespace)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
