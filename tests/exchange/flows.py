@@ -18,10 +18,13 @@ id, a live selection, a market that is open...), executes it and checks:
 from __future__ import annotations
 
 import json
+import math
 import random
 from decimal import Decimal
+from fractions import Fraction
 
 from exchange import ladder
+from exchange.accounts import Position
 from exchange.commands import (
     CancelOrder,
     Command,
@@ -89,6 +92,9 @@ class FlowRunner:
     def check(self, events: list[Event], before: dict[str, int]) -> None:
         ex = self.ex
         ex._check()
+        for account in ex.accounts.values():
+            for pos in account.positions.values():
+                assert pos.exposure() == oracle_exposure(pos), (account.account_id, pos.market.market_id)
         for order in ex.orders.values():
             assert order.matched <= order.size and order.remaining <= order.size
         for name, account in ex.accounts.items():
@@ -100,6 +106,8 @@ class FlowRunner:
                 rounding = ev.rounding if isinstance(ev, MarketSettled) else 0
                 assert sum(a.profit for a in ev.accounts) + rounding == 0
                 commission = sum(a.commission for a in ev.accounts)
+                if isinstance(ev, MarketSettled):
+                    check_against_exact(ex, ev)
                 for a in ev.accounts:
                     assert 0 <= a.commission <= max(a.profit, 0)
                     if a.account_id != HOUSE:
@@ -192,6 +200,50 @@ class FlowRunner:
         assert Exchange.replay(rebuilt).state_digest() == digest
         commands = [command_from_dict(d) for d in json.loads(json.dumps([c.to_dict() for c in self.commands]))]
         assert commands == self.commands
+
+
+def oracle_exposure(pos: Position) -> int:
+    """Exposure recomputed independently: the worst outright outcome, exactly, from each order's sizes."""
+    market = pos.market
+    worst: Fraction | None = None
+    for i in market.live:
+        pnl = Fraction(0)
+        for o in pos.orders:
+            wins = o.sel == i
+            avg = Fraction(o.matched_x100, 100 * o.matched) if o.matched else Fraction(0)
+            price = Fraction(ladder.PRICE_X100[o.tick], 100)
+            if o.is_back:
+                pnl += o.matched * (avg - 1) if wins else -o.matched
+                pnl += 0 if wins else -o.remaining  # unmatched: only its downside counts
+            else:
+                pnl += -o.matched * (avg - 1) if wins else o.matched
+                pnl += -o.remaining * (price - 1) if wins else 0
+        worst = pnl if worst is None or pnl < worst else worst
+    assert worst is not None
+    return max(0, math.ceil(-worst))
+
+
+def check_against_exact(ex: Exchange, ev: MarketSettled) -> None:
+    """Each account's settled P&L is its exact dead-heat P&L rounded to the nearest unit, and adds up."""
+    market = ex.markets[ev.market_id]
+    n = len(ev.winners)
+    exact: dict[str, Fraction] = {}
+    for bet in ev.bets:
+        o = ex.orders[bet.bet_id]
+        avg = Fraction(o.matched_x100, 100 * o.matched)
+        back = o.matched * (avg / n - 1) if o.selection_id in ev.winners else Fraction(-o.matched)
+        exact[o.account_id] = exact.get(o.account_id, Fraction(0)) + (back if o.is_back else -back)
+        assert market.selection_status[o.sel].value in {"WINNER", "TIED_DEAD_HEAT", "LOSER"}
+    settled_now: dict[str, int] = {}
+    for bet in ev.bets:
+        settled_now[bet.account_id] = settled_now.get(bet.account_id, 0) + bet.profit
+    for account_id, value in exact.items():
+        assert abs(settled_now[account_id] - value) <= Fraction(1, 2), (account_id, settled_now[account_id], value)
+    now = {b.bet_id for b in ev.bets}
+    for a in ev.accounts:
+        orders = market.positions[a.account_id].orders
+        earlier = sum(o.profit or 0 for o in orders if o.bet_id not in now)
+        assert a.profit == earlier + settled_now.get(a.account_id, 0)
 
 
 def random_steps(rng: random.Random, n: int, lifecycle: float = 0.05) -> list[Step]:
