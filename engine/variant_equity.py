@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from engine._errors import EngineInputError
-from engine._kernels import eval_ids, eval_omaha_ids
+from engine._kernels import eval_ids, lookup_ranks
 from engine.cards import Card
 from engine.equity import EquityResult, HandEquity
 from engine.rankings import EIGHT_OR_BETTER
@@ -166,7 +166,7 @@ def _high_key(
     """
     card_keys, hash_rows, hash_values, flush_values = tables
     if form == FORM_OMAHA:
-        return eval_omaha_ids(hole, board, card_keys, hash_rows, hash_values, flush_values)
+        return _omaha_high(hole, board, tables)
     if form == FORM_EXACT:
         if code == SOKO_CODE:
             return soko_key5(hole[0], hole[1], hole[2], hole[3], hole[4])
@@ -174,6 +174,47 @@ def _high_key(
     if code == HIGH_CODE:
         return eval_ids(pool, card_keys, hash_rows, hash_values, flush_values)
     return telesina_best(pool, pool.shape[0])
+
+
+@njit(cache=True)
+def _omaha_high(
+    hole: np.ndarray, board: np.ndarray, tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+) -> int:
+    """The best standard high value of exactly two hole cards and three board cards.
+
+    The engine evaluator's value, computed from partial sums: each two-card and
+    three-card part's rank-key sum, suit (or -1 if mixed) and rank mask are formed
+    once, so each of the (up to) 60 hands costs one addition and one table lookup.
+    """
+    card_keys, hash_rows, hash_values, flush_values = tables
+    nh = hole.shape[0]
+    nb = board.shape[0]
+    tri_key = np.empty(10, dtype=np.int64)
+    tri_suit = np.empty(10, dtype=np.int64)
+    tri_mask = np.empty(10, dtype=np.int64)
+    t = 0
+    for a in range(nb - 2):
+        for b in range(a + 1, nb - 1):
+            for c in range(b + 1, nb):
+                x, y, z = board[a], board[b], board[c]
+                tri_key[t] = card_keys[x] + card_keys[y] + card_keys[z]
+                tri_suit[t] = x & 3 if (x & 3) == (y & 3) == (z & 3) else -1
+                tri_mask[t] = (1 << (x >> 2)) | (1 << (y >> 2)) | (1 << (z >> 2))
+                t += 1
+    best = 0
+    for i in range(nh - 1):
+        for j in range(i + 1, nh):
+            p, q = hole[i], hole[j]
+            pair_key = card_keys[p] + card_keys[q]
+            pair_suit = p & 3 if (p & 3) == (q & 3) else -2
+            pair_mask = (1 << (p >> 2)) | (1 << (q >> 2))
+            for k in range(t):
+                if tri_suit[k] == pair_suit:
+                    v = int(flush_values[pair_mask | tri_mask[k]])
+                else:
+                    v = int(lookup_ranks(pair_key + tri_key[k], hash_rows, hash_values))
+                best = max(best, v)
+    return best
 
 
 @njit(cache=True)
