@@ -25,7 +25,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from exchange.orders import OrderType, PersistenceType
-from exchange.records import Record, fast_init
+from exchange.records import Record
 from exchange.side import Side
 
 
@@ -35,7 +35,6 @@ class Command(Record):
     __slots__ = ()
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class OpenAccount(Command):
     TYPE_TAG: ClassVar[str] = "OpenAccount"
@@ -43,7 +42,6 @@ class OpenAccount(Command):
     account_id: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Deposit(Command):
     """Add ``amount`` (minor units, > 0) to an account's balance."""
@@ -55,7 +53,6 @@ class Deposit(Command):
     reason: str = "deposit"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Withdraw(Command):
     """Take ``amount`` (minor units, > 0, at most the available to bet) out of an account."""
@@ -67,7 +64,6 @@ class Withdraw(Command):
     reason: str = "withdrawal"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CreateMarket(Command):
     """Create a SUSPENDED market (round 0) with these selections; ``None`` takes the exchange defaults."""
@@ -80,7 +76,6 @@ class CreateMarket(Command):
     commission_bps: int | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class OpenMarket(Command):
     """Open the next betting window: round += 1, status ACTIVE."""
@@ -90,7 +85,6 @@ class OpenMarket(Command):
     market_id: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SuspendMarket(Command):
     """Close the betting window: every unmatched order lapses, status SUSPENDED."""
@@ -100,7 +94,6 @@ class SuspendMarket(Command):
     market_id: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class PlaceOrder(Command):
     """API-NG ``placeOrders`` with one LIMIT instruction.
@@ -123,7 +116,6 @@ class PlaceOrder(Command):
     persistence_type: PersistenceType = PersistenceType.LAPSE
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CancelOrder(Command):
     """API-NG ``cancelOrders`` with one instruction: cancel all, or ``size_reduction`` of, the unmatched part."""
@@ -135,7 +127,6 @@ class CancelOrder(Command):
     size_reduction: int | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ReplaceOrder(Command):
     """API-NG ``replaceOrders``: cancel the unmatched part and place it anew at ``new_price`` (new bet id).
@@ -151,7 +142,6 @@ class ReplaceOrder(Command):
     round: int | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SettleSelection(Command):
     """Settle a selection early as a LOSER (it can no longer win or tie).
@@ -165,7 +155,6 @@ class SettleSelection(Command):
     selection_id: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SettleMarket(Command):
     """Settle the market at the result: ``winners`` tie for the win (dead heat when more than one)."""
@@ -176,7 +165,6 @@ class SettleMarket(Command):
     winners: tuple[int, ...]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class VoidMarket(Command):
     """Void the market: cancel unmatched, void matched bets not yet settled, keep what was settled."""
@@ -187,7 +175,6 @@ class VoidMarket(Command):
     reason: str = "void"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class VoidMatchedSince(Command):
     """Void every match at or after ``since_ts`` on selections not yet settled (a card exposed early)."""

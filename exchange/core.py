@@ -79,6 +79,10 @@ from exchange.events import (
     OrderPlaced,
     OrderRejected,
     SelectionSettled,
+    new_matched,
+    new_order_cancelled,
+    new_order_lapsed,
+    new_order_placed,
 )
 from exchange.market import Market, MarketBook, MarketStatus, SelectionStatus
 from exchange.money import format_minor
@@ -263,7 +267,7 @@ class Exchange:
         self, cmd: PlaceOrder, account: Account, market: Market, sel: int, tick: int, pos: Position | None
     ) -> list[Event]:
         """Place a checked order: record it, match it, queue what is left."""
-        placed = OrderPlaced(
+        placed = new_order_placed(
             cmd.ts, self.next_bet_id, cmd.account_id, cmd.market_id, cmd.selection_id,
             cmd.side, tick, cmd.size, market.round, cmd.customer_ref, None,
         )  # fmt: skip
@@ -378,7 +382,7 @@ class Exchange:
         bet_id = order.bet_id
         account_id = order.account_id
         market_id = market.market_id
-        selection_id = order.selection_id
+        sid = order.selection_id
         match_id = self.next_match_id
         filled = 0
         filled_x100 = 0
@@ -412,7 +416,7 @@ class Exchange:
                 filled_x100 += m * p
                 r_id = r.bet_id
                 events.append(
-                    Matched(ts, match_id, market_id, selection_id, t, m, bet_id, r_id, account_id, r.account_id, _BACK)
+                    new_matched(ts, match_id, market_id, sid, t, m, bet_id, r_id, account_id, r.account_id, _BACK)
                 )
                 fills[match_id] = (ts, sel, t, m, bet_id, r_id)
                 match_id += 1
@@ -451,7 +455,7 @@ class Exchange:
         bet_id = order.bet_id
         account_id = order.account_id
         market_id = market.market_id
-        selection_id = order.selection_id
+        sid = order.selection_id
         match_id = self.next_match_id
         filled = 0
         filled_x100 = 0
@@ -484,7 +488,7 @@ class Exchange:
                 filled_x100 += m * p
                 r_id = r.bet_id
                 events.append(
-                    Matched(ts, match_id, market_id, selection_id, t, m, r_id, bet_id, r.account_id, account_id, _LAY)
+                    new_matched(ts, match_id, market_id, sid, t, m, r_id, bet_id, r.account_id, account_id, _LAY)
                 )
                 fills[match_id] = (ts, sel, t, m, r_id, bet_id)
                 match_id += 1
@@ -526,7 +530,7 @@ class Exchange:
                 amount = min(reduction, order.remaining)
         except Rejection as r:
             return [_order_rejected(cmd.ts, OrderAction.CANCEL, cmd.account_id, r, cmd.bet_id)]
-        ev = OrderCancelled(
+        ev = new_order_cancelled(
             cmd.ts, order.bet_id, order.account_id, order.market_id, order.selection_id, amount, CancelReason.BY_USER
         )
         self._apply_cancelled(ev)
@@ -681,7 +685,7 @@ class Exchange:
             if only_sel is not None and sel != only_sel:
                 continue
             for o in book.live_orders():
-                ev = OrderLapsed(ts, o.bet_id, o.account_id, o.market_id, o.selection_id, o.remaining, reason)
+                ev = new_order_lapsed(ts, o.bet_id, o.account_id, o.market_id, o.selection_id, o.remaining, reason)
                 self._apply_lapsed(ev)
                 events.append(ev)
         return events

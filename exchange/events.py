@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from exchange.errors import ErrorCode
 from exchange.market import SelectionStatus
 from exchange.orders import BetOutcome
-from exchange.records import Record, fast_init
+from exchange.records import Record, fast_constructor
 from exchange.side import Side
 
 
@@ -49,7 +49,6 @@ class LapseReason(StrEnum):
     MARKET_SETTLED = "MARKET_SETTLED"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class BetResult(Record):
     """A bet's settled outcome and profit (minor units, before commission)."""
@@ -61,7 +60,6 @@ class BetResult(Record):
     profit: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class AccountResult(Record):
     """An account's net P&L on a market and the commission charged on it.
@@ -83,7 +81,6 @@ class Event(Record):
     CHANGES_STATE: ClassVar[bool] = True
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class AccountOpened(Event):
     TYPE_TAG: ClassVar[str] = "AccountOpened"
@@ -91,7 +88,6 @@ class AccountOpened(Event):
     account_id: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class AccountCredited(Event):
     """Money into an account from outside the markets (a deposit)."""
@@ -103,7 +99,6 @@ class AccountCredited(Event):
     reason: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class AccountDebited(Event):
     """Money out of an account to outside the markets (a withdrawal)."""
@@ -115,7 +110,6 @@ class AccountDebited(Event):
     reason: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class MarketCreated(Event):
     TYPE_TAG: ClassVar[str] = "MarketCreated"
@@ -126,7 +120,6 @@ class MarketCreated(Event):
     commission_bps: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class MarketOpened(Event):
     """A betting window opened: the market is ACTIVE for ``round``."""
@@ -137,7 +130,6 @@ class MarketOpened(Event):
     round: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class MarketSuspended(Event):
     """A betting window closed (after its unmatched orders lapsed)."""
@@ -148,7 +140,6 @@ class MarketSuspended(Event):
     round: int
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class OrderPlaced(Event):
     """An order was accepted with a new ``bet_id``; any fills follow as :class:`Matched`.
@@ -170,7 +161,6 @@ class OrderPlaced(Event):
     replaces: int | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class OrderRejected(Event):
     """An order instruction was refused; nothing changed."""
@@ -188,7 +178,6 @@ class OrderRejected(Event):
     customer_ref: str | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CommandRejected(Event):
     """An account command (open, deposit, withdraw) was refused; nothing changed."""
@@ -202,7 +191,6 @@ class CommandRejected(Event):
     message: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Matched(Event):
     """A back and a lay matched ``size`` (backer's stake) at the resting order's ``tick``.
@@ -225,7 +213,6 @@ class Matched(Event):
     taker_side: Side
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class OrderCancelled(Event):
     """``size`` of an order's unmatched remainder was cancelled."""
@@ -240,7 +227,6 @@ class OrderCancelled(Event):
     reason: CancelReason
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class OrderLapsed(Event):
     """An order's unmatched remainder (``size``) lapsed."""
@@ -255,7 +241,6 @@ class OrderLapsed(Event):
     reason: LapseReason
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class MatchVoided(Event):
     """A match was voided: both bets lose ``size`` of matched stake to ``sizeVoided``."""
@@ -274,7 +259,6 @@ class MatchVoided(Event):
     reason: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class SelectionSettled(Event):
     """A selection was settled early as ``status`` (LOSER); ``bets`` are its matched bets' results.
@@ -290,7 +274,6 @@ class SelectionSettled(Event):
     bets: tuple[BetResult, ...]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class MarketSettled(Event):
     """The market settled with ``winners`` (several = dead heat).
@@ -313,7 +296,6 @@ class MarketSettled(Event):
     house_account_id: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class MarketVoided(Event):
     """The market was voided.  Bets settled early keep their results: ``accounts`` post them."""
@@ -325,6 +307,12 @@ class MarketVoided(Event):
     house_account_id: str
     reason: str
 
+
+#: Fast constructors for the events made on the hot path (see :func:`exchange.records.fast_constructor`).
+new_order_placed = fast_constructor(OrderPlaced)
+new_matched = fast_constructor(Matched)
+new_order_cancelled = fast_constructor(OrderCancelled)
+new_order_lapsed = fast_constructor(OrderLapsed)
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.TYPE_TAG: cls

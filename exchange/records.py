@@ -11,13 +11,14 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Callable
 from decimal import Decimal
 from enum import Enum
 from fractions import Fraction
 from typing import Any, ClassVar, Self, TypeVar
 
 _HINTS: dict[type, dict[str, Any]] = {}
-_T = TypeVar("_T", bound=type)
+_R = TypeVar("_R", bound="Record")
 
 
 class Record:
@@ -44,51 +45,58 @@ class Record:
         return cls(**kwargs)
 
 
-def fast_init(cls: _T) -> _T:
-    """Give a frozen dataclass (without slots) a faster ``__init__`` that fills ``__dict__`` directly.
+def fast_constructor(cls: type[_R]) -> Callable[..., _R]:
+    """A function that builds instances of a frozen, slotted dataclass about three times faster.
 
-    A frozen dataclass's generated ``__init__`` sets each field through
-    ``object.__setattr__``, which costs about 100 ns a field; events are made
-    on the exchange's hot path (one per order and per fill), so this writes
-    the instance dictionary instead.  Instances stay frozen (assignment still
-    raises ``FrozenInstanceError``), compare and hash as before.  Defaults are
-    kept; ``default_factory`` and ``__post_init__`` are not supported.
+    A frozen dataclass's ``__init__`` must set each field through
+    ``object.__setattr__`` (its own ``__setattr__`` refuses), about 70 ns a
+    field.  Events are made on the exchange's hot path (one per order, one per
+    fill), so this returns a function, taking the same arguments as the class,
+    that fills an unfrozen twin class with the same slots (plain attribute
+    stores) and then switches the instance's class to the frozen one, which
+    Python allows between classes of identical layout.  The result is an
+    ordinary instance of ``cls``: frozen, compared, hashed, printed and
+    pickled as usual.  ``default_factory`` and ``__post_init__`` are not
+    supported.
 
-    >>> @fast_init
-    ... @dataclasses.dataclass(frozen=True)
-    ... class P:
+    >>> @dataclasses.dataclass(frozen=True, slots=True)
+    ... class P(Record):
     ...     x: int
     ...     y: int = 0
-    >>> P(1), P(1, y=2) == P(1, 2)
-    (P(x=1, y=0), True)
+    >>> new_p = fast_constructor(P)
+    >>> new_p(1), new_p(1, y=2) == P(1, 2), type(new_p(1)) is P
+    (P(x=1, y=0), True, True)
+    >>> new_p(1).x = 2
+    Traceback (most recent call last):
+    ...
+    dataclasses.FrozenInstanceError: cannot assign to field 'x'
     """
-    assert dataclasses.is_dataclass(cls), cls
+    assert dataclasses.is_dataclass(cls) and "__slots__" in cls.__dict__, cls
     assert not hasattr(cls, "__post_init__"), cls
-    slots = "__slots__" in cls.__dict__
+    fields = dataclasses.fields(cls)
+    names = tuple(field.name for field in fields)
+    assert tuple(cls.__slots__) == names, (cls, cls.__slots__)
+    builder = type(f"_{cls.__name__}Builder", cls.__bases__, {"__slots__": names})
+    namespace: dict[str, Any] = {"_new": object.__new__, "_Builder": builder, "_cls": cls}
     params: list[str] = []
-    namespace: dict[str, Any] = {}
-    lines: list[str] = []
-    for field in dataclasses.fields(cls):
-        name = field.name
-        assert field.default_factory is dataclasses.MISSING, (cls, name)
+    for field in fields:
+        assert field.default_factory is dataclasses.MISSING, (cls, field.name)
         if field.default is dataclasses.MISSING:
-            params.append(name)
+            params.append(field.name)
         else:
-            namespace[f"_default_{name}"] = field.default
-            params.append(f"{name}=_default_{name}")
-        if slots:
-            namespace[f"_set_{name}"] = cls.__dict__[name].__set__
-            lines.append(f"    _set_{name}(self, {name})")
-        else:
-            lines.append(f"    d[{name!r}] = {name}")
-    head = "" if slots else "    d = self.__dict__\n"
-    source = f"def __init__(self, {', '.join(params)}):\n{head}" + "\n".join(lines) + "\n"
+            namespace[f"_default_{field.name}"] = field.default
+            params.append(f"{field.name}=_default_{field.name}")
+    source = (
+        f"def new_{cls.__name__}({', '.join(params)}):\n"
+        "    o = _new(_Builder)\n"
+        + "".join(f"    o.{name} = {name}\n" for name in names)
+        + "    o.__class__ = _cls\n"
+        "    return o\n"
+    )
     exec(source, namespace)
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
+    function: Callable[..., _R] = namespace[f"new_{cls.__name__}"]
+    function.__doc__ = f"Build a :class:`{cls.__name__}` (fast path; same arguments as the class)."
+    return function
 
 
 def _hints(cls: type) -> dict[str, Any]:
