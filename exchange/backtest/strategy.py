@@ -1,13 +1,15 @@
 """The strategy API: a flumine-style class with hooks, trading through a handle.
 
-A strategy is a small class. The driver calls its hooks; it answers by placing,
+A strategy is a small class. The game calls its hooks; it answers by placing,
 cancelling and replacing orders through the :class:`MarketHandle` it is given.
 The handle shows only what a bettor may see (the public market book, the
 strategy's own orders and funds, the cards face up, the published exact
-equities), and every instruction reaches the exchange ``latency_ms`` after the
-decision — scheduled on the clock, so in a backtest the delay is exact and
-costs no real time. The same class runs wherever a driver gives it a handle:
-the backtester's virtual clock today, a live channel on the wall clock too.
+equities: a :class:`~exchange.view.BettorView`), and every instruction reaches
+the exchange ``latency_ms`` after the decision — scheduled on the clock by the
+game's :class:`~exchange.agents.Trader`, so in a backtest the delay is exact and
+costs no real time. A strategy is seated at a channel as an ordinary game agent
+(:mod:`exchange.backtest.agent`), like the house market makers: the same class
+runs on any channel, the backtester's virtual clock or a live one.
 
 Hooks, in the order a game calls them (names as flumine's where it has one)::
 
@@ -39,6 +41,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
@@ -48,6 +51,7 @@ from exchange.accounts import AccountFunds
 from exchange.agents import Trader
 from exchange.events import BetResult, OrderRejected
 from exchange.game.rounds import Round
+from exchange.game.table import Phase
 from exchange.market import MarketBook
 from exchange.orders import OrderView
 from exchange.side import Side
@@ -63,12 +67,13 @@ PriceLike = Decimal | str | float | int
 class Settlement:
     """How a market ended for one account. Money in minor units.
 
-    ``winners`` is empty for a void market; several winners are a dead heat.
-    ``profit`` is the account's gross P&L on the market, ``commission`` what it paid.
+    ``status`` is ``FINISHED`` (settled) or ``VOID``; ``winners`` is empty for a
+    void market, several winners are a dead heat. ``profit`` is the account's
+    gross P&L on the market, ``commission`` what it paid.
     """
 
     market_id: str
-    status: str
+    status: Phase
     winners: tuple[int, ...]
     profit: int
     commission: int
@@ -83,6 +88,14 @@ class Settlement:
         return len(self.winners) > 1
 
 
+class Instruction(StrEnum):
+    """What an :class:`OrderTicket` asked for (API-NG's three order operations)."""
+
+    PLACE = "PLACE"
+    CANCEL = "CANCEL"
+    REPLACE = "REPLACE"
+
+
 @dataclass(frozen=True, slots=True)
 class OrderTicket:
     """An instruction on its way: what was asked and when it reaches the exchange (``arrives_ms``).
@@ -91,7 +104,7 @@ class OrderTicket:
     or ``on_order_rejected``; ``customer_ref`` ties the two together.
     """
 
-    command: str
+    instruction: Instruction
     customer_ref: str | None
     decided_ms: int
     arrives_ms: int
@@ -201,12 +214,12 @@ class MarketHandle:
         """Back or lay ``hand`` at ``price`` for ``size`` minor units (API-NG ``placeOrders``, LIMIT, LAPSE)."""
         ref = customer_ref if customer_ref is not None else self._next_ref()
         self._trader.place_price(hand, side, _decimal(price), size, customer_ref=ref)
-        return self._ticket("place", ref)
+        return self._ticket(Instruction.PLACE, ref)
 
     def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
         """Cancel an order's unmatched part, or reduce it by ``size_reduction`` (API-NG ``cancelOrders``)."""
         self._trader.cancel(bet_id, size_reduction)
-        return self._ticket("cancel", None)
+        return self._ticket(Instruction.CANCEL, None)
 
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
         """Move an order's unmatched part to ``new_price`` (a new bet id, at the back of the new queue).
@@ -214,7 +227,7 @@ class MarketHandle:
         Raises :class:`~exchange.ladder.InvalidPrice` at once for a price off the ladder.
         """
         self._trader.replace(bet_id, ladder.parse_price(_decimal(new_price)))
-        return self._ticket("replace", None)
+        return self._ticket(Instruction.REPLACE, None)
 
     def cancel_all(self) -> list[OrderTicket]:
         """Cancel every unmatched order of this strategy on this market."""
@@ -224,7 +237,7 @@ class MarketHandle:
         self._refs += 1
         return f"{self._trader.account_id}-{self._refs}"
 
-    def _ticket(self, kind: str, ref: str | None) -> OrderTicket:
+    def _ticket(self, kind: Instruction, ref: str | None) -> OrderTicket:
         now = self._trader.now()
         return OrderTicket(kind, ref, now, now + self._trader.latency_ms)
 

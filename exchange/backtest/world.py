@@ -181,7 +181,7 @@ def _settlement(channel: Channel, exchange: Exchange, market_id: str, account: s
     )
     return Settlement(
         market_id=market_id,
-        status=game.phase.value,
+        status=game.phase,
         winners=tuple(game.winners),
         profit=0 if result is None else result.profit,
         commission=0 if result is None else result.commission,

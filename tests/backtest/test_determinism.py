@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from backtest_support import Run
+from backtest_support import ROOT, Run
 
 from exchange.backtest.outputs import TABLES, read_tables
 from exchange.backtest.runner import run_backtest
@@ -48,3 +51,27 @@ def test_game_ids_and_deals_follow_the_seed_and_index(small_run: Run) -> None:
     assert all(g["status"] == "SETTLED" for g in games)
     assert len({(g["hand_1"], g["board"]) for g in games}) == len(games)
     assert any(g["dead_heat"] for g in games), "seed 1 deals dead heats in its first ten games"
+
+
+def test_separate_runs_agree_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """Two processes with different string-hash seeds (set and dict-of-set orders differ) write the same files."""
+    strategy = tmp_path / "busy.py"
+    strategy.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'scripts')!r})\n"
+        "from market_maker import MarketMaker\n"
+        "class Busy(MarketMaker):\n"
+        "    def process_orders(self, market, orders):\n"
+        "        self.context['seen'] = self.context.get('seen', 0) + len(orders)\n"
+    )
+    outs = []
+    for hash_seed in ("0", "12345"):
+        out = tmp_path / f"hash{hash_seed}"
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run(
+            [sys.executable, "-m", "exchange.cli", "backtest", "--strategy", f"{strategy}:Busy", "--games", "4",
+             "--seed", "1", "--out", str(out), "--no-progress"],
+            check=True, env=env, cwd=ROOT, capture_output=True, timeout=300,
+        )  # fmt: skip
+        outs.append(out)
+    assert_same_outputs(*outs)
