@@ -214,13 +214,12 @@ class Exchange:
                 and market.status is _ACTIVE
                 and (side is _BACK or side is _LAY)
                 and type(size) is int
-                and type(cmd.price) is Decimal
                 and (cmd.round is None or cmd.round == market.round)
                 and cmd.order_type is _LIMIT
                 and cmd.persistence_type is _LAPSE
             ):
                 sel = market.index.get(cmd.selection_id)
-                tick = _TICK_OF_PRICE.get(cmd.price)
+                tick = _TICK_OF_PRICE.get(cmd.price)  # a Decimal (or an equal int) on the ladder
                 if (
                     sel is not None
                     and tick is not None
@@ -229,7 +228,7 @@ class Exchange:
                 ):
                     positions = account.positions
                     pos = positions.get(cmd.market_id)
-                    if pos is not None and len(positions) == 1 and len(market.live) == len(pos.d):
+                    if pos is not None and len(positions) == 1 and market.all_live:
                         d = pos.d
                         ltot = pos.ltot
                         now = min(d)
@@ -867,6 +866,7 @@ class Exchange:
         sel = market.index[ev.selection_id]
         market.selection_status[sel] = ev.status
         market.live.remove(sel)
+        market.all_live = False
         market.books[sel].clear()
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
@@ -881,6 +881,7 @@ class Exchange:
         for i in market.live:
             market.selection_status[i] = won if i in winners else SelectionStatus.LOSER
         market.live = []
+        market.all_live = False
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
             order.outcome = bet.outcome

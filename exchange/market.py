@@ -75,6 +75,7 @@ class Market:
     """State of one market.  Mutated only by :class:`exchange.core.Exchange`."""
 
     __slots__ = (
+        "all_live",
         "books",
         "commission_bps",
         "fills",
@@ -103,6 +104,8 @@ class Market:
         self.selection_status = [SelectionStatus.IN_PLAY] * len(selection_ids)
         #: Indices of selections still IN_PLAY (the outcomes exposure ranges over).
         self.live: list[int] = list(range(len(selection_ids)))
+        #: Whether every selection is still IN_PLAY (a fast path for exposure).
+        self.all_live = True
         self.books = [SelectionBook(sid) for sid in selection_ids]
         #: Every match, by match id, in time order (voided ones too).
         self.fills: dict[int, Fill] = {}
@@ -148,6 +151,7 @@ class Market:
         """Assert the market's invariants: books, statuses, and matched stakes from the fill record."""
         assert len(set(self.selection_ids)) == len(self.selection_ids) >= 2
         assert self.live == [i for i, s in enumerate(self.selection_status) if s is SelectionStatus.IN_PLAY]
+        assert self.all_live == (len(self.live) == len(self.selection_ids))
         if self.status is MarketStatus.SETTLED:
             assert not self.live
             assert any(s is not SelectionStatus.LOSER for s in self.selection_status)
