@@ -801,10 +801,9 @@ class Exchange:
 
     def _release(self, order: Order, amount: int) -> None:
         """Take ``amount`` of an order's unmatched size out of the book and its exposure."""
-        market = self.markets[order.market_id]
-        market.books[order.sel].reduce(order, amount)
-        order.remaining -= amount
         pos = order.position
+        pos.market.books[order.sel].reduce(order, amount)
+        order.remaining -= amount
         if order.is_back:
             pos.d[order.sel] -= 100 * amount
             pos.ltot += 100 * amount

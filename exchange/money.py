@@ -45,10 +45,11 @@ def to_decimal(minor: int) -> Decimal:
 def format_minor(minor: int) -> str:
     """Minor units as a string with two decimals: ``format_minor(250) == '2.50'``.
 
-    >>> format_minor(250), format_minor(-1)
-    ('2.50', '-0.01')
+    >>> format_minor(250), format_minor(-1), format_minor(100000), format_minor(0)
+    ('2.50', '-0.01', '1000.00', '0.00')
     """
-    return str(to_decimal(minor))
+    whole, cents = divmod(abs(minor), MINOR_PER_MAJOR)
+    return f"{'-' if minor < 0 else ''}{whole}.{cents:02d}"
 
 
 def _to_exact_decimal(value: str | int | float | Decimal, what: str) -> Decimal:
