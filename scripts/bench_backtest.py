@@ -1,8 +1,11 @@
 """Benchmark: games per second of a backtest with the house liquidity and one example strategy.
 
 Times :func:`exchange.backtest.runner.run_backtest` end to end — games,
-Parquet tables and stream files written to a temporary directory — on 1 and on
-2 local worker processes, and prints min / median / max over the repeats::
+Parquet tables and stream files written to a temporary directory, pool start
+and shutdown included — on 1 and on 2 local worker processes, and prints wall
+time min / median / max over the repeats, the games per second they give, and
+the CPU time per game of all processes (the figure that does not depend on
+whatever else the machine is running)::
 
     python scripts/bench_backtest.py                      # 1,000 games, market maker, 3 repeats
     python scripts/bench_backtest.py --games 200 --repeats 1 --strategy scripts/flop_mover.py:FlopMover
@@ -14,6 +17,8 @@ processes are forked from the warmed parent).
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -27,11 +32,24 @@ from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import make_executor
 
 
-def time_once(config: BacktestConfig, workers: int) -> float:
-    with tempfile.TemporaryDirectory() as tmp, make_executor(workers) as executor:
-        start = time.perf_counter()
-        run_backtest(config, executor, Path(tmp))
-        return time.perf_counter() - start
+def _cpu() -> tuple[float, float]:
+    """CPU seconds of this process, and of its children that have exited (the pool's workers, once shut down)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def time_once(config: BacktestConfig, workers: int) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds of all processes, and of this (the merging) process, for one backtest.
+
+    Pool start and shutdown are included.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        (own, children), start = _cpu(), time.perf_counter()
+        with make_executor(workers) as executor:
+            run_backtest(config, executor, Path(tmp))
+        wall = time.perf_counter() - start
+        own_after, children_after = _cpu()
+        return wall, own_after - own + children_after - children, own_after - own
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,13 +69,18 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"backtest of {args.games} games, {args.strategy}, house maker + noise, "
           f"streams {'off' if args.no_streams else 'on'}; {args.repeats} repeat(s)")  # fmt: skip
-    print(f"{'workers':>7}  {'min s':>7}  {'median s':>8}  {'max s':>7}  {'games/s (best)':>14}  "
-          f"{'games/s (median)':>16}")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print("workers | wall s min / median / max | games/s wall (max / median / min) | CPU ms/game all | parent")
     for workers in args.workers:
-        times = [time_once(config, workers) for _ in range(args.repeats)]
-        best, median, worst = min(times), statistics.median(times), max(times)
-        print(f"{workers:>7}  {best:7.2f}  {median:8.2f}  {worst:7.2f}  {args.games / best:14.1f}  "
-              f"{args.games / median:16.1f}")  # fmt: skip
+        runs = [time_once(config, workers) for _ in range(args.repeats)]
+        walls = sorted(wall for wall, _, _ in runs)
+        cpu = statistics.median(c for _, c, _ in runs)
+        parent = statistics.median(p for _, _, p in runs)
+        best, median, worst = walls[0], statistics.median(walls), walls[-1]
+        print(f"{workers:>7} | {best:6.2f} / {median:6.2f} / {worst:6.2f} | "
+              f"{args.games / best:6.1f} / {args.games / median:6.1f} / {args.games / worst:6.1f} | "
+              f"{1000 * cpu / args.games:15.1f} | {1000 * parent / args.games:6.1f}")  # fmt: skip
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
 
