@@ -11,8 +11,9 @@ id, a live selection, a market that is open...), executes it and checks:
   void overdrew: voiding a hedge legitimately brings back the risk it covered);
 * at every market settlement or void: Σ P&L + rounding = 0, the house gets
   every commission, and each balance moves by P&L − commission;
-* at the end: replaying the events, the JSON round trip of the events, and
-  the commands all rebuild the same state digest.
+* replaying the events rebuilds the same state digest (after every step, or
+  every ``replay_every`` steps); at the end, so do the JSON round trip of the
+  events and the commands.
 """
 
 from __future__ import annotations
@@ -53,8 +54,11 @@ HOUSE = "HOUSE"
 
 
 class FlowRunner:
-    def __init__(self, accounts: int = 6, markets: int = 2, balance: int = 20_000) -> None:
+    def __init__(self, accounts: int = 6, markets: int = 2, balance: int = 20_000, replay_every: int = 1) -> None:
         self.ex = Exchange()
+        #: replay the event journal and compare digests every this many steps
+        self.replay_every = replay_every
+        self.steps = 0
         self.names = [f"a{i}" for i in range(accounts)]
         self.commands: list[Command] = []
         self.events: list[Event] = []
@@ -156,6 +160,9 @@ class FlowRunner:
             self._run(Withdraw(self._tick(), account, 100 + c * 53))
         if not self.ex.markets[market_id].is_open:
             self.slots[slot] = self._new_market()
+        self.steps += 1
+        if self.steps % self.replay_every == 0:
+            assert Exchange.replay(self.events).state_digest() == self.ex.state_digest()
 
     def _place(self, market_id: str, account: str, c: int, d: int, kind: int) -> None:
         market = self.ex.markets[market_id]

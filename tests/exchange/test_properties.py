@@ -39,7 +39,7 @@ def test_random_flows_with_many_accounts_and_one_market(flow: list[tuple[int, ..
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_seeded_stress(seed: int) -> None:
     rng = random.Random(seed)
-    runner = FlowRunner(accounts=20, markets=2, balance=50_000)
+    runner = FlowRunner(accounts=20, markets=2, balance=50_000, replay_every=100)
     for step in random_steps(rng, 1500, lifecycle=0.06):
         runner.step(step)
     runner.check_replay()
