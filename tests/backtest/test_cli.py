@@ -95,3 +95,16 @@ def test_the_readme_example_commands_name_real_strategies() -> None:
         path, name = reference.split(":")
         params = words[words.index("--params") + 1] if "--params" in words else "{}"
         assert isinstance(StrategySpec.parse(f"{ROOT / path}:{name}", params).build(), Strategy)
+
+
+def test_scheduler_option_runs_on_a_dask_cluster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    distributed = pytest.importorskip("distributed")
+    strategy = f"{ROOT / 'scripts' / 'flop_mover.py'}:FlopMover"
+    args = ["backtest", "--strategy", strategy, "--games", "3", "--seed", "4", "--no-progress"]
+    cluster_options = {"n_workers": 1, "threads_per_worker": 2, "processes": False, "dashboard_address": None}
+    with distributed.LocalCluster(**cluster_options) as cluster:
+        assert main([*args, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask")]) == 0
+    assert main([*args, "--out", str(tmp_path / "local")]) == 0
+    capsys.readouterr()
+    dask, local = read_tables(tmp_path / "dask"), read_tables(tmp_path / "local")
+    assert all(dask[name].equals(local[name]) for name in TABLES)
