@@ -33,7 +33,8 @@ from collections.abc import Callable
 
 from exchange.agents import Agent, Trader
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
-from exchange.events import Matched, OrderRejected
+from exchange.events import BetResult, Matched, OrderRejected
+from exchange.game.channel import Channel
 from exchange.orders import OrderView
 from exchange.view import BettorView
 
@@ -165,3 +166,41 @@ def seat(
 ) -> StrategyAgent:
     """The agent that runs ``strategy``, woken only for the hooks it uses."""
     return adapter_class(type(strategy))(strategy, rng=rng, settlements=settlements)
+
+
+def channel_settlements(channel: Channel) -> SettlementSource:
+    """Each account's :class:`Settlement` of a market on ``channel``, read from its exchange once the game is over."""
+
+    def settlement(market_id: str, account: str) -> Settlement | None:
+        game = channel.game(market_id)
+        if game is None:
+            return None
+        exchange = channel.exchange
+        result = exchange.market_result(account, market_id)
+        bets = tuple(
+            BetResult(c.bet_id, account, c.selection_id, c.bet_outcome, c.profit)
+            for c in exchange.cleared_orders(account, market_id)
+            if c.bet_outcome is not None
+        )
+        return Settlement(
+            market_id=market_id,
+            status=game.phase,
+            winners=tuple(game.winners),
+            profit=0 if result is None else result.profit,
+            commission=0 if result is None else result.commission,
+            bets=bets,
+        )
+
+    return settlement
+
+
+def attach_strategy(
+    channel: Channel, strategy: Strategy, account_id: str, *, rng: random.Random | None = None
+) -> StrategyAgent:
+    """Seat ``strategy`` at ``channel`` trading for ``account_id`` (funded already), at the strategy's latency.
+
+    The same call seats it on a backtest's virtual-clock channel or on a live one.
+    """
+    agent = seat(strategy, rng=rng, settlements=channel_settlements(channel))
+    channel.attach(agent, account_id, latency_ms=strategy.latency_ms)
+    return agent

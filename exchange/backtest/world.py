@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, fields
 
-from exchange.backtest.agent import seat
+from exchange.backtest.agent import attach_strategy
 from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
 from exchange.backtest.projection import BookProjection
@@ -28,11 +28,10 @@ from exchange.backtest.recorder import (
     MarketInfo,
     MarketRecorder,
 )
-from exchange.backtest.strategy import Settlement, Strategy
+from exchange.backtest.strategy import Strategy
 from exchange.channels import ChannelConfig, get_channel
 from exchange.clock import VirtualClock
 from exchange.core import Exchange, ExchangeConfig
-from exchange.events import BetResult
 from exchange.game.channel import Channel
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import exact_equities
@@ -150,12 +149,7 @@ def build_world(setup: GameSetup, index: int, strategy: Strategy) -> World:
     channel.open_account(setup.account, setup.balance)
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
-    agent = seat(
-        strategy,
-        rng=random.Random(f"{setup.seed}/{index}/strategy"),
-        settlements=lambda mid, account: _settlement(channel, exchange, mid, account),
-    )
-    channel.attach(agent, setup.account, latency_ms=strategy.latency_ms)
+    attach_strategy(channel, strategy, setup.account, rng=random.Random(f"{setup.seed}/{index}/strategy"))
     return World(market_id, clock, exchange, channel, collector, feed)
 
 
@@ -167,26 +161,6 @@ def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str
     if world.feed is None:
         return None
     return world.market_id, world.feed.recorder.text()
-
-
-def _settlement(channel: Channel, exchange: Exchange, market_id: str, account: str) -> Settlement | None:
-    result = exchange.market_result(account, market_id)
-    game = channel.game(market_id)
-    if game is None:
-        return None
-    bets = tuple(
-        BetResult(c.bet_id, account, c.selection_id, c.bet_outcome, c.profit)
-        for c in exchange.cleared_orders(account, market_id)
-        if c.bet_outcome is not None
-    )
-    return Settlement(
-        market_id=market_id,
-        status=game.phase,
-        winners=tuple(game.winners),
-        profit=0 if result is None else result.profit,
-        commission=0 if result is None else result.commission,
-        bets=bets,
-    )
 
 
 class StreamFeed:
