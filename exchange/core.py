@@ -32,13 +32,12 @@ Fraction(3, 1)
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from exchange import ladder
+from exchange import audit, ladder
 from exchange.accounts import Account, AccountFunds, Position
 from exchange.commands import (
     CancelOrder,
@@ -985,88 +984,12 @@ class Exchange:
     # ------------------------------------------------------------------ checking
 
     def state_digest(self) -> str:
-        """A SHA-256 of the whole state (balances, markets, books' live queues, orders, counters).
-
-        Two exchanges with equal digests are in the same state; replaying a
-        journal must reproduce the digest exactly.
-        """
-        parts: list[object] = [self.config, self.next_bet_id, self.next_match_id, self.money_in]
-        for account in sorted(self.accounts.values(), key=lambda a: a.account_id):
-            parts.append(
-                (
-                    account.account_id,
-                    account.balance,
-                    [(m, p.d, p.ltot, [o.bet_id for o in p.orders]) for m, p in account.positions.items()],
-                    sorted(account.closed),
-                    sorted(account.results.items()),
-                )
-            )
-        for market in self.markets.values():
-            parts.append(
-                (
-                    market.market_id, market.selection_ids, market.status, market.round,
-                    market.selection_status, market.live, market.min_stake, market.commission_bps,
-                    market.settled_ts, sorted(market.voided_matches), list(market.fills), list(market.positions),
-                )
-            )  # fmt: skip
-            for book in market.books:
-                levels = [
-                    (is_back, t, [o.bet_id for o in book.orders_at(is_back, t)])
-                    for is_back in (True, False)
-                    for t in range(ladder.TICK_COUNT)
-                    if (book.back_size if is_back else book.lay_size)[t]
-                ]
-                parts.append((levels, book.volume, book.last_tick, book.total_matched, book.back_mask, book.lay_mask))
-        for order in self.orders.values():
-            parts.append(
-                (
-                    order.bet_id, order.account_id, order.market_id, order.selection_id, order.side,
-                    order.tick, order.size, order.remaining, order.matched, order.matched_x100, order.lapsed,
-                    order.cancelled, order.voided, order.placed_ts, order.matched_ts, order.round,
-                    order.customer_ref, order.outcome, order.profit, order.settled_ts,
-                )
-            )  # fmt: skip
-        return hashlib.sha256(repr(parts).encode()).hexdigest()
+        """A SHA-256 of the whole state; equal digests mean equal states (see :mod:`exchange.audit`)."""
+        return audit.state_digest(self)
 
     def _check(self) -> None:
-        """Assert every invariant of the exchange (O(size of state); for tests)."""
-        assert sum(a.balance for a in self.accounts.values()) == self.money_in, "money created or destroyed"
-        for market in self.markets.values():
-            market._check()
-        for account in self.accounts.values():
-            account._check()
-        assert all(bet_id < self.next_bet_id for bet_id in self.orders)
-        assert all(m < self.next_match_id for market in self.markets.values() for m in market.fills)
-        matched: dict[int, list[int]] = {}
-        for market in self.markets.values():
-            for match_id, (_, sel, tick, size, back_id, lay_id) in market.fills.items():
-                if match_id in market.voided_matches:
-                    continue
-                for bet_id in (back_id, lay_id):
-                    acc = matched.setdefault(bet_id, [0, 0])
-                    acc[0] += size
-                    acc[1] += size * _PX[tick]
-                back, lay = self.orders[back_id], self.orders[lay_id]
-                assert back.is_back and not lay.is_back, match_id
-                assert back.market_id == lay.market_id == market.market_id and back.sel == lay.sel == sel, match_id
-        for order in self.orders.values():
-            order._check()
-            market = self.markets[order.market_id]
-            assert [order.matched, order.matched_x100] == matched.get(order.bet_id, [0, 0]), order
-            if order.remaining:
-                assert market.status is _ACTIVE and market.selection_status[order.sel] is _IN_PLAY, order
-            position = self.accounts[order.account_id].positions.get(order.market_id) or self.accounts[
-                order.account_id
-            ].closed.get(order.market_id)
-            assert position is order.position, order
-        for market in self.markets.values():
-            backs = [0] * len(market.books)
-            lays = [0] * len(market.books)
-            for pos in market.positions.values():
-                for o in pos.orders:
-                    (backs if o.is_back else lays)[o.sel] += o.matched
-            totals = [book.total_matched for book in market.books]
-            assert backs == lays == totals, (market.market_id, backs, lays, totals)
+        """Assert every invariant of the exchange (O(size of state); for tests; see :mod:`exchange.audit`)."""
+        audit.check(self)
 
 
 def _exposure_change(
