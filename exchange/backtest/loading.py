@@ -18,10 +18,14 @@ import hashlib
 import importlib
 import json
 import sys
+import threading
 import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+
+_LOADING = threading.Lock()
 
 
 class StrategyLoadError(ValueError):
@@ -89,16 +93,17 @@ class StrategySpec:
         assert self.source is not None and self.path is not None
         digest = hashlib.sha256(self.source.encode()).hexdigest()[:16]
         name = f"_exchange_poker_strategy_{Path(self.path).stem}_{digest}"
-        loaded = sys.modules.get(name)
-        if loaded is None:
-            loaded = types.ModuleType(name)
-            loaded.__file__ = self.path
-            sys.modules[name] = loaded
-            try:
-                exec(compile(self.source, self.path, "exec"), loaded.__dict__)
-            except BaseException:
-                del sys.modules[name]
-                raise
+        with _LOADING:  # Dask may run several chunks as threads of one worker
+            loaded = sys.modules.get(name)
+            if loaded is None:
+                loaded = types.ModuleType(name)
+                loaded.__file__ = self.path
+                sys.modules[name] = loaded
+                try:
+                    exec(compile(self.source, self.path, "exec"), loaded.__dict__)
+                except BaseException:
+                    del sys.modules[name]
+                    raise
         return loaded
 
 
