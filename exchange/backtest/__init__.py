@@ -1,9 +1,14 @@
 """Backtesting strategies on the exchange game, and the files a backtest leaves behind.
 
 * :mod:`exchange.backtest.strategy` — the flumine-style :class:`Strategy` base and the handle it trades through;
-* :mod:`exchange.backtest.runner` — one game (or a chunk of games) on a virtual clock, with house liquidity;
+* :mod:`exchange.backtest.agent` — a strategy seated at a channel as an ordinary game agent;
+* :mod:`exchange.backtest.loading` — ``module:Class`` / ``file.py:Class`` references, built in any worker;
+* :mod:`exchange.backtest.world` — one game's world (clock, exchange, channel, house liquidity, strategy);
+* :mod:`exchange.backtest.runner` — games in chunks, run anywhere, merged in game order;
 * :mod:`exchange.backtest.workers` — where chunks run: in-process, a local process pool, or a Dask cluster;
+* :mod:`exchange.backtest.collector` — a game's table rows, projected from its events;
 * :mod:`exchange.backtest.outputs` — the Parquet tables (games, orders, fills, settlements);
+* :mod:`exchange.backtest.projection` — the public book rebuilt from events, for the recording;
 * :mod:`exchange.backtest.recorder` — each market in Betfair's Exchange Stream format;
 * :mod:`exchange.backtest.summary` — the figures printed at the end.
 """
