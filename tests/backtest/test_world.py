@@ -124,3 +124,26 @@ def test_the_recorded_book_equals_the_exchanges_book_after_every_step() -> None:
             compared += 1
     assert compared > 50
     assert world.collector.ended
+
+
+def test_a_voided_game_is_recorded_as_void_with_refunds() -> None:
+    config = small_config()
+    world = build_world(config.setup(), 2, config.strategy.build())
+    assert world.feed is not None
+    game = world.channel.start(games=1)
+    flop_open = game.windows[2].opens_ms
+    world.clock.run(until_ms=flop_open + 5_000)  # matched bets in the Deal, Pre-flop and Flop windows
+    game.void("dealer fault")
+    world.clock.run()
+    tables = empty_tables()
+    world.collector.write(tables)
+    rows = {name: t.to_arrow().to_pylist() for name, t in tables.items()}
+    assert rows["games"][0]["status"] == "VOID" and rows["games"][0]["winners"] == ""
+    assert rows["fills"] and all(f["voided"] for f in rows["fills"])
+    for row in rows["settlements"]:
+        assert row["status"] == "VOID"
+        assert (row["gross_profit"], row["commission"], row["net_profit"]) == (0, 0, 0), row
+    assert all(o["size_matched"] == 0 and o["status"] in ("VOIDED", "CANCELLED", "LAPSED") for o in rows["orders"])
+    final = world.feed.book.snapshot()
+    assert final.status.value == "CLOSED" and {r.status.value for r in final.runners} == {"REMOVED"}
+    assert final.tv == 0
