@@ -1,10 +1,10 @@
 """Running a backtest: games split into chunks, chunks run anywhere, results merged in game order.
 
-Every game is an independent world: its own virtual clock, exchange, channel,
-house market makers and a fresh strategy instance, dealt from a deck seeded by
-``(seed, game index)`` (:func:`exchange.game.deal.seeded_decks`), with its
-market id ``<channel>.<game index>`` and its clock starting where game *i*
-would start on a channel dealing back to back. So a game's result is a pure
+Every game is an independent world (:mod:`exchange.backtest.world`): its own
+virtual clock, exchange, channel, house market maker and noise trader, and a
+fresh strategy instance, dealt from a deck seeded by ``(seed, game index)``
+(:func:`exchange.game.deal.seeded_decks`), with market id ``<channel>.<game
+index>`` and its clock starting at ``start + index × game length``. So a game's result is a pure
 function of the configuration and its index, and any split of the games into
 chunks, over any number of processes or cluster workers, gives the same
 tables, row for row; the merge orders them by game index.
