@@ -8,6 +8,36 @@ match ids are counters.  State is a fold over the events: :meth:`Exchange.apply`
 replays one, :meth:`Exchange.replay` rebuilds an exchange from a journal of
 events (or of commands), and :meth:`Exchange.state_digest` compares states.
 
+How the drivers use it:
+
+* **Game driver** (owns the clock and the cards): ``CreateMarket`` (SUSPENDED,
+  round 0); per betting window ``OpenMarket`` (ACTIVE, next round) and
+  ``SuspendMarket`` (lapses every unmatched order); ``SettleSelection`` when a
+  hand can no longer win or tie (its bets settle at once; the market settles
+  by itself when one hand is left); ``SettleMarket(winners)`` at the river
+  (several winners = dead heat); ``VoidMarket`` on a misdeal;
+  ``VoidMatchedSince(since_ts)`` when a card was exposed early.  Misuse
+  (unknown market, settling twice) raises :class:`ExchangeError`.
+* **HTTP layer / agents** (trade for one account each): ``PlaceOrder``,
+  ``CancelOrder``, ``ReplaceOrder``, ``OpenAccount``, ``Deposit``,
+  ``Withdraw``; a refused instruction comes back as one ``OrderRejected`` /
+  ``CommandRejected`` event with an API-NG error code and a message.  Reads:
+  :meth:`Exchange.market_book` (``listMarketBook``), :meth:`Exchange.current_orders`,
+  :meth:`Exchange.order_view`, :meth:`Exchange.cleared_orders` and
+  :meth:`Exchange.market_result` (``listClearedOrders`` with commission),
+  :meth:`Exchange.funds` (``getAccountFunds``), :meth:`Exchange.profit_and_loss`.
+  Every read takes the caller's account id and shows only that account's data.
+* **Journal / stream / backtests**: every event has ``to_dict()``;
+  :func:`exchange.events.event_from_dict` and :meth:`Exchange.replay` read a
+  journal back.
+
+Precedence of a place instruction's checks: account, market, runner, then the
+selection's own status (a bet on a settled selection gets
+``SELECTION_ALREADY_LOST`` / ``SELECTION_ALREADY_WON``, also after the market
+settled), then the market's (``MARKET_NOT_OPEN_FOR_BETTING`` while suspended,
+before the first window and once voided), round, order and persistence type,
+price, size, funds.
+
 >>> from decimal import Decimal
 >>> from exchange.commands import *
 >>> ex = Exchange()
