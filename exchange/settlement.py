@@ -120,7 +120,7 @@ def final_results(
     den = 100 * n
     bets: list[BetResult] = []
     accounts: list[AccountResult] = []
-    floors = 0
+    posted = 0
     for pos in positions:
         settled_before = 0
         todo: list[Order] = []
@@ -136,10 +136,10 @@ def final_results(
             won = (o.sel in winners) == o.is_back
             bets.append(BetResult(o.bet_id, o.account_id, o.selection_id, _outcome(won), profit))
         now = sum(profits)
-        floors += now
+        posted += now
         net = settled_before + now
         accounts.append(AccountResult(pos.account_id, net, commission(net, bps)))
-    return bets, accounts, -floors
+    return bets, accounts, -posted
 
 
 def void_results(positions: Iterable[Position], bps: int) -> list[AccountResult]:
