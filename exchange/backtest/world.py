@@ -18,7 +18,7 @@ is over, and leaves behind its table rows and its stream recording.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.collector import Collector
@@ -78,26 +78,6 @@ class GameSetup:
     equities: EquityFn | None
 
 
-@dataclass(frozen=True, slots=True)
-class _NumberedChannel(ChannelConfig):
-    """A channel config whose game 0 is game ``first_game`` (market ids and deals follow the backtest index)."""
-
-    first_game: int = 0
-
-    def market_id(self, game_number: int) -> str:
-        return ChannelConfig.market_id(self, game_number + self.first_game)
-
-
-def numbered(config: ChannelConfig, first_game: int) -> ChannelConfig:
-    """``config`` with its games numbered from ``first_game``.
-
-    >>> numbered(get_channel("holdem"), 17).market_id(0)
-    'holdem.17'
-    """
-    values = {f.name: getattr(config, f.name) for f in fields(config)}
-    return _NumberedChannel(**values, first_game=first_game)
-
-
 def accounts_of(setup: GameSetup) -> tuple[str, ...]:
     """Every account of a game's world, in settlement-row order (the exchange's house account last)."""
     noise = tuple(f"{NOISE_ACCOUNT}-{k + 1}" for k in range(setup.house.noise_traders))
@@ -124,16 +104,15 @@ class World:
 def build_world(setup: GameSetup, index: int, strategy: Strategy) -> World:
     """Game ``index``'s world: clock, exchange, channel, collector, recorder, the house and the strategy seated."""
     base = get_channel(setup.channel)
-    config = numbered(base, index)
-    market_id = config.market_id(0)
+    market_id = base.market_id(index)
     clock = VirtualClock(start_ms=setup.start_ms + index * base.game_ms)
     exchange = Exchange(ExchangeConfig(min_stake=base.min_stake, commission_bps=base.commission_bps))
-    deck = seeded_decks(setup.seed)(index)
     channel = Channel(
-        config,
+        base,
         clock,
         exchange,
-        decks=lambda _number: deck,
+        decks=seeded_decks(setup.seed),
+        first_game=index,
         equities=setup.equities or exact_equities,
     )
     collector = Collector(index, market_id, accounts_of(setup))

@@ -78,7 +78,7 @@ class AgentHost:
                 self._defer(seat, "on_order_rejected", market_id, event)
         if kind is Matched:
             fill: Matched = event  # type: ignore[assignment]
-            for account in {fill.back_account_id, fill.lay_account_id}:
+            for account in dict.fromkeys((fill.back_account_id, fill.lay_account_id)):
                 for seat in self._by_account.get(account, ()):
                     self._defer(seat, "on_fill", market_id, fill)
         if kind in _BOOK_EVENTS:
