@@ -3,13 +3,24 @@
 Starts, in child processes on 127.0.0.1 only: (1) a bare aiohttp app whose one
 handler parses a JSON body and answers JSON, and (2) the exchange server
 (``python -m exchange.server serve``, one long betting window, no house, a
-fresh database). 64 concurrent clients then send single-instruction
-``placeOrders`` (a back at 1000 that rests, so every order is accepted and
-journaled with an fsync before it is acknowledged) for a fixed time or count,
-whichever comes first, and the same clients hit the bare handler the same way.
-It prints orders/s, p50/p99 latency and the ratio, then stops both servers.
+fresh database). A closed-loop load generator with ``--clients`` keep-alive
+connections then sends single-instruction ``placeOrders`` (a back at 1000 that
+rests, so every order is accepted and journaled with an fsync before it is
+acknowledged) to each server in turn, bare then exchange, ``--repeats`` times,
+each phase bounded by ``--seconds`` and ``--max-requests``. It prints every
+phase, the medians, the ratio to the ceiling and the servers' CPU time per
+request, then stops both servers and reads the exchange's journal statistics
+(records per fsync: the group commit at work).
 
-    python scripts/load_http.py --seconds 8 --clients 64
+The load generator must not be the bottleneck, or the "ceiling" is the
+client's. It is ``wrk`` (``apt-get install wrk``; one thread, a Lua script for
+the body, headers, failure count and request cap) when on the PATH, else
+Python processes on raw asyncio streams with pre-encoded requests (one per
+client CPU; about three times dearer per request than wrk, and said so in the
+output). With two or more CPUs the servers are pinned to the first and the
+load generator to the others (``--no-pin`` to let the scheduler place them).
+
+    python scripts/load_http.py --seconds 5 --repeats 3 --clients 64
 """
 
 from __future__ import annotations
@@ -17,17 +28,33 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
+import re
+import resource
+import shutil
+import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 
-import aiohttp
-
 HOST = "127.0.0.1"
+PATH = "/exchange/betting/json-rpc/v1"
+MAX_SECONDS = 60.0
+MAX_REQUESTS = 2_000_000
+TARGET_RATIO = 0.7
+TARGET_P99_MS = 15.0
 BARE = """
 import sys
 from aiohttp import web
@@ -38,6 +65,72 @@ app = web.Application()
 app.router.add_post("/exchange/betting/json-rpc/v1", handle)
 web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None, access_log=None)
 """
+PLACE_BODY = json.dumps({"jsonrpc": "2.0", "method": "SportsAPING/v1.0/placeOrders", "id": 1, "params": {
+    "marketId": "holdem.0", "instructions": [{"selectionId": 1, "side": "BACK", "orderType": "LIMIT",
+                                              "limitOrder": {"size": 2, "price": 1000, "persistenceType": "LAPSE"}}]}},
+                        separators=(",", ":"))
+# wrk's Lua: one thread; counts answers that are not 200 with "SUCCESS" in the body, stops at the cap,
+# and prints one machine-readable line (latencies in microseconds).
+WRK_SCRIPT = """
+wrk.method = "POST"
+wrk.body = %(body)s
+wrk.headers["Content-Type"] = "application/json"
+%(headers)s
+local cap = %(cap)d
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) failures = 0; answered = 0 end
+function response(status, headers, body)
+  answered = answered + 1
+  if status ~= 200 or not string.find(body, '"SUCCESS"', 1, true) then failures = failures + 1 end
+  if answered >= cap then wrk.thread:stop() end
+end
+function done(summary, latency, requests)
+  local failed = 0
+  for _, t in ipairs(threads) do failed = failed + t:get("failures") end
+  local e = summary.errors
+  io.write(string.format("LOAD requests=%%d duration_us=%%d p50_us=%%d p99_us=%%d failures=%%d errors=%%d\\n",
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99), failed,
+    e.connect + e.read + e.write + e.status + e.timeout))
+end
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Phase:
+    """One bounded run against one server."""
+
+    name: str
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    failures: int
+    server_cpu_us: float  # server process CPU time (all threads) per request
+    client_cpu: float  # load generator CPU seconds per wall second (1.0 = one core busy)
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
+
+    def line(self) -> str:
+        return (f"{self.name:<26} {self.requests:>7} req in {self.seconds:5.2f} s = {self.rate:7.0f} /s"
+                f"   p50 {self.p50_ms:6.2f} ms   p99 {self.p99_ms:6.2f} ms   failures {self.failures}"
+                f"   server {self.server_cpu_us:5.0f} µs CPU/req   client {self.client_cpu:4.2f} cores")
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """A load generator's view of one run: what it sent, how long, and its latencies (ms)."""
+
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    failures: int
+
+
+# --- servers ---------------------------------------------------------------------------------
 
 
 def free_port() -> int:
@@ -46,14 +139,18 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_up(url: str, proc: subprocess.Popen[bytes]) -> None:
-    import urllib.error
-    import urllib.request
+def pinned(cpus: set[int] | None) -> dict[str, object]:
+    """Popen arguments that start a child on ``cpus`` (nothing when not pinning)."""
+    if not cpus:
+        return {}
+    return {"preexec_fn": lambda: os.sched_setaffinity(0, cpus)}
 
-    deadline = time.time() + 30
-    while time.time() < deadline:
+
+def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"server exited with {proc.returncode}")
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{log.read_text()[-2000:]}")
         try:
             urllib.request.urlopen(url, timeout=1)
             return
@@ -64,93 +161,250 @@ def wait_up(url: str, proc: subprocess.Popen[bytes]) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
-async def login(base: str, name: str, password: str) -> str:
-    async with aiohttp.ClientSession() as session, session.post(
-        f"{base}/api/login", data={"username": name, "password": password}, headers={"X-Application": "load"}
-    ) as resp:
-        return str((await resp.json())["token"])
+def login(base: str, name: str, password: str) -> str:
+    data = urllib.parse.urlencode({"username": name, "password": password}).encode()
+    request = urllib.request.Request(f"{base}/api/login", data=data, headers={"X-Application": "load"})
+    with urllib.request.urlopen(request, timeout=30) as resp:
+        return str(json.load(resp)["token"])
 
 
-async def run_load(url: str, headers: dict[str, str], body: bytes, clients: int, seconds: float,
-                   max_requests: int) -> tuple[int, float, list[float], int]:
-    latencies: list[float] = []
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a live process, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGINT (a clean shutdown that flushes the journal), then SIGKILL if it hangs."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+# --- load generators ---------------------------------------------------------------------------
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_wrk(port: int, headers: dict[str, str], clients: int, seconds: float, cap: int,
+            cpus: set[int] | None, tmp: Path) -> Load:
+    header_lines = "\n".join(f"wrk.headers[{json.dumps(k)}] = {json.dumps(v)}" for k, v in headers.items())
+    script = tmp / "load.lua"
+    script.write_text(WRK_SCRIPT % {"body": json.dumps(PLACE_BODY), "headers": header_lines, "cap": cap})
+    duration = max(1, round(seconds))
+    command = ["wrk", "-t1", f"-c{clients}", f"-d{duration}s", "--timeout", "10s", "-s", str(script),
+               f"http://{HOST}:{port}{PATH}"]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=duration + 60, check=True,
+                         **pinned(cpus)).stdout  # type: ignore[call-overload]
+    match = re.search(r"LOAD requests=(\d+) duration_us=(\d+) p50_us=(\d+) p99_us=(\d+) failures=(\d+) "
+                      r"errors=(\d+)", out)
+    if match is None:
+        raise RuntimeError(f"wrk printed no result line:\n{out}")
+    requests, duration_us, p50, p99, failures, errors = map(int, match.groups())
+    return Load(requests, duration_us / 1e6, p50 / 1000, p99 / 1000, failures + errors)
+
+
+async def _drive(port: int, request: bytes, clients: int, seconds: float, cap: int) -> tuple[array[float], int]:
+    """``clients`` keep-alive connections, each sending ``request`` and reading the answer, until time or cap."""
+    latencies: array[float] = array("d")
     failures = 0
-    done = 0
+    sent = 0
     stop_at = time.perf_counter() + seconds
-    connector = aiohttp.TCPConnector(limit=clients)
-    async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
 
-        async def worker() -> None:
-            nonlocal done, failures
-            while time.perf_counter() < stop_at and done < max_requests:
-                done += 1
+    async def client() -> None:
+        nonlocal failures, sent
+        reader, writer = await asyncio.open_connection(HOST, port)
+        try:
+            while sent < cap and time.perf_counter() < stop_at:
+                sent += 1
                 start = time.perf_counter()
-                async with session.post(url, data=body) as resp:
-                    answer = await resp.read()
+                writer.write(request)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?i)\r\ncontent-length:\s*(\d+)", head)
+                if length is None:
+                    raise RuntimeError(f"an answer without Content-Length: {head[:200]!r}")
+                body = await reader.readexactly(int(length.group(1)))
                 latencies.append(time.perf_counter() - start)
-                if resp.status != 200 or b'"SUCCESS"' not in answer:
+                if not head.startswith(b"HTTP/1.1 200") or b'"SUCCESS"' not in body:
                     failures += 1
+        finally:
+            writer.close()
 
-        began = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(clients)))
-        elapsed = time.perf_counter() - began
-    return len(latencies), elapsed, latencies, failures
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return latencies, failures
 
 
-def report(name: str, count: int, elapsed: float, latencies: list[float], failures: int) -> float:
-    rate = count / elapsed
-    print(f"{name:<28} {count:>7} req in {elapsed:5.2f} s = {rate:8.0f} /s   p50 {percentile(latencies, 0.5):6.2f} ms"
-          f"   p99 {percentile(latencies, 0.99):6.2f} ms   failures {failures}")
-    return rate
+def _python_worker(port: int, request: bytes, clients: int, seconds: float, cap: int, cpus: set[int] | None,
+                   out: Connection) -> None:
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    latencies, failures = asyncio.run(_drive(port, request, clients, seconds, cap))
+    out.send((latencies.tobytes(), failures))
+    out.close()
 
 
-async def main() -> None:
+def run_python(port: int, headers: dict[str, str], clients: int, seconds: float, cap: int,
+               cpus: set[int] | None) -> Load:
+    """The fallback: one process per client CPU, each with its share of the connections."""
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    body = PLACE_BODY.encode()
+    request = (f"POST {PATH} HTTP/1.1\r\nHost: {HOST}:{port}\r\n{head}Content-Length: {len(body)}\r\n\r\n"
+               .encode() + body)
+    workers = max(1, min(clients, len(cpus) if cpus else 1))
+    context = multiprocessing.get_context("fork")
+    procs, pipes = [], []
+    for i in range(workers):
+        share = clients // workers + (i < clients % workers)
+        receiver, sender = context.Pipe(duplex=False)
+        proc = context.Process(target=_python_worker, daemon=True,
+                               args=(port, request, share, seconds, max(1, cap // workers), cpus, sender))
+        procs.append(proc)
+        pipes.append(receiver)
+    began = time.perf_counter()
+    for proc in procs:
+        proc.start()
+    latencies: array[float] = array("d")
+    failures = 0
+    for receiver in pipes:
+        if not receiver.poll(seconds + 60):
+            raise RuntimeError("a load process did not report")
+        raw, failed = receiver.recv()
+        latencies.frombytes(raw)
+        failures += failed
+    elapsed = time.perf_counter() - began
+    for proc in procs:
+        proc.join(timeout=10)
+    ordered = sorted(latencies)
+    return Load(len(ordered), elapsed, percentile(ordered, 0.5), percentile(ordered, 0.99), failures)
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000 if ordered else float("nan")
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+def measure(name: str, server: subprocess.Popen[bytes], port: int, headers: dict[str, str],
+            args: argparse.Namespace, cpus: set[int] | None, tmp: Path, seconds: float) -> Phase:
+    cpu_before, children_before = cpu_seconds(server.pid), children_cpu()
+    if args.generator == "wrk":
+        load = run_wrk(port, headers, args.clients, seconds, args.max_requests, cpus, tmp)
+    else:
+        load = run_python(port, headers, args.clients, seconds, args.max_requests, cpus)
+    server_cpu = cpu_seconds(server.pid) - cpu_before
+    client_cpu = (children_cpu() - children_before) / load.seconds
+    return Phase(name, load.requests, load.seconds, load.p50_ms, load.p99_ms, load.failures,
+                 server_cpu / max(1, load.requests) * 1e6, client_cpu)
+
+
+def cpu_plan(pin: bool) -> tuple[set[int] | None, set[int] | None, str]:
+    """(server CPUs, client CPUs, a sentence saying so)."""
+    available = sorted(os.sched_getaffinity(0))
+    if not pin or len(available) < 2:
+        return None, None, f"not pinned ({len(available)} CPUs shared by servers and load generator)"
+    server, client = {available[0]}, set(available[1:])
+    return server, client, f"servers pinned to CPU {available[0]}, load generator to CPU {sorted(client)}"
+
+
+def summarise(phases: list[Phase], names: tuple[str, str]) -> None:
+    bare = [p for p in phases if p.name == names[0]]
+    place = [p for p in phases if p.name == names[1]]
+    print(f"\nmedian of {len(bare)}:")
+    for name, runs in zip(names, (bare, place), strict=True):
+        print(f"  {name:<26} {statistics.median(p.rate for p in runs):7.0f} /s"
+              f"   p50 {statistics.median(p.p50_ms for p in runs):6.2f} ms"
+              f"   p99 {statistics.median(p.p99_ms for p in runs):6.2f} ms"
+              f"   server {statistics.median(p.server_cpu_us for p in runs):5.0f} µs CPU/req")
+    ratios = [p.rate / b.rate for b, p in zip(bare, place, strict=True)]
+    ratio = statistics.median(ratios)
+    p99 = statistics.median(p.p99_ms for p in place)
+    cpu_ratio = statistics.median(b.server_cpu_us for b in bare) / statistics.median(p.server_cpu_us for p in place)
+    print(f"ratio to ceiling: {ratio:.2f} (per repeat: {', '.join(f'{r:.2f}' for r in ratios)});"
+          f" by server CPU per request: {cpu_ratio:.2f}")
+    verdict = "met" if ratio >= TARGET_RATIO and p99 <= TARGET_P99_MS else "NOT met"
+    print(f"target (>= {TARGET_RATIO:.1f}x the ceiling, p99 <= {TARGET_P99_MS:.0f} ms): {verdict}")
+
+
+def journal_stats(log: Path) -> str:
+    match = re.search(r"journal: (\d+) records in (\d+) commits", log.read_text())
+    if match is None:
+        return "journal statistics not found in the server log"
+    records, commits = map(int, match.groups())
+    return f"journal: {records} records in {commits} commits ({records / max(1, commits):.1f} records per fsync)"
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clients", type=int, default=64)
-    parser.add_argument("--seconds", type=float, default=8.0, help="per phase (default 8)")
-    parser.add_argument("--max-requests", type=int, default=200_000, help="per phase (default 200000)")
+    parser.add_argument("--clients", type=int, default=64, help="concurrent keep-alive connections (default 64)")
+    parser.add_argument("--seconds", type=float, default=5.0, help=f"per phase (default 5, at most {MAX_SECONDS:.0f})")
+    parser.add_argument("--repeats", type=int, default=3, help="bare/exchange pairs (default 3, at most 20)")
+    parser.add_argument("--max-requests", type=int, default=500_000,
+                        help=f"per phase (default 500000, at most {MAX_REQUESTS})")
+    parser.add_argument("--generator", choices=("auto", "wrk", "python"), default="auto",
+                        help="auto: wrk if on the PATH, else Python processes")
+    parser.add_argument("--no-pin", dest="pin", action="store_false", help="do not pin servers and client to CPUs")
     args = parser.parse_args()
-    clients, seconds, cap = args.clients, min(args.seconds, 60.0), min(args.max_requests, 1_000_000)
-    with tempfile.TemporaryDirectory() as tmp:
-        db = str(Path(tmp) / "load.db")
+    args.seconds = min(max(args.seconds, 1.0), MAX_SECONDS)
+    args.repeats = min(max(args.repeats, 1), 20)
+    args.max_requests = min(max(args.max_requests, 1), MAX_REQUESTS)
+    args.clients = min(max(args.clients, 1), 1024)
+    if args.generator == "auto":
+        args.generator = "wrk" if shutil.which("wrk") else "python"
+        if args.generator == "python":
+            print("wrk is not on the PATH (apt-get install wrk): falling back to the Python load generator, "
+                  "which costs the client CPU about three times what wrk does", file=sys.stderr)
+    elif args.generator == "wrk" and not shutil.which("wrk"):
+        parser.error("--generator wrk: wrk is not on the PATH (apt-get install wrk)")
+    server_cpus, client_cpus, placement = cpu_plan(args.pin)
+    names = ("bare aiohttp JSON handler", "placeOrders (journaled)")
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        db = str(tmp / "load.db")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         subprocess.run([sys.executable, "-m", "exchange.server", "accounts", "--db", db, "add", "load",
                         "--password", "load", "--balance", "100000000"], check=True, env=env, capture_output=True)
         bare_port, server_port = free_port(), free_port()
-        bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)], env=env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        server = subprocess.Popen(
-            [sys.executable, "-m", "exchange.server", "serve", "--db", db, "--port", str(server_port),
-             "--window-seconds", "3600", "--seed", "1", "--no-house"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            base = f"http://{HOST}:{server_port}"
-            wait_up(f"{base}/openapi.json", server)
-            wait_up(f"http://{HOST}:{bare_port}/", bare)
-            token = await login(base, "load", "load")
-            headers = {"X-Application": "load", "X-Authentication": token, "Content-Type": "application/json"}
-            body = json.dumps({"jsonrpc": "2.0", "method": "SportsAPING/v1.0/placeOrders", "id": 1, "params": {
-                "marketId": "holdem.0", "instructions": [{"selectionId": 1, "side": "BACK", "orderType": "LIMIT",
-                "limitOrder": {"size": 2, "price": 1000, "persistenceType": "LAPSE"}}]}}).encode()
-            print(f"{clients} clients, {seconds:.0f} s or {cap} requests per phase, loopback only")
-            bare_rate = report("bare aiohttp JSON handler", *await run_load(
-                f"http://{HOST}:{bare_port}/exchange/betting/json-rpc/v1", headers, body, clients, seconds, cap))
-            rate = report("placeOrders (journaled)", *await run_load(
-                f"{base}/exchange/betting/json-rpc/v1", headers, body, clients, seconds, cap))
-            print(f"ratio to ceiling: {rate / bare_rate:.2f}")
-        finally:
-            for proc in (bare, server):
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+        bare_log, server_log = tmp / "bare.log", tmp / "server.log"
+        with bare_log.open("wb") as bare_out, server_log.open("wb") as server_out:
+            bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)], env=env, stdout=bare_out,
+                                    stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
+            server = subprocess.Popen(
+                [sys.executable, "-m", "exchange.server", "serve", "--db", db, "--port", str(server_port),
+                 "--window-seconds", "3600", "--seed", "1", "--no-house"],
+                env=env, stdout=server_out, stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
+            try:
+                base = f"http://{HOST}:{server_port}"
+                wait_up(f"{base}/openapi.json", server, server_log)
+                wait_up(f"http://{HOST}:{bare_port}/", bare, bare_log)
+                token = login(base, "load", "load")
+                headers = {"X-Application": "load", "X-Authentication": token}
+                print(f"{args.clients} clients, {args.seconds:.0f} s or {args.max_requests} requests per phase, "
+                      f"{args.repeats} repeats, loopback only; load generator: {args.generator}; {placement}; "
+                      f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
+                targets = ((names[0], bare, bare_port), (names[1], server, server_port))
+                for _, proc, port in targets:  # warm up: one second each, not reported
+                    measure("warm-up", proc, port, headers, args, client_cpus, tmp, 1.0)
+                phases = []
+                for _ in range(args.repeats):
+                    for phase_name, proc, port in targets:
+                        phase = measure(phase_name, proc, port, headers, args, client_cpus, tmp, args.seconds)
+                        print(phase.line(), flush=True)
+                        phases.append(phase)
+                summarise(phases, names)
+            finally:
+                for proc in (bare, server):
+                    stop(proc)
+        print(journal_stats(server_log))
+        print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 
 from aiohttp import web
@@ -19,6 +20,8 @@ from exchange.server.config import ServerConfig
 from exchange.server.store import AccountStore
 
 LOOPBACK = "127.0.0.1"
+# Young-generation threshold: 10,000 net allocations instead of Python's 700 (see tune_gc).
+GC_YOUNG_THRESHOLD = 10_000
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,6 +64,28 @@ def run(args: argparse.Namespace) -> int:
           f"-d username={config.demo_account} -d password={config.demo_password}")
     print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
+    app = create_app(config)
+    tune_gc(app)
     with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-        web.run_app(create_app(config), host=args.host, port=args.port, print=None, access_log=None)
+        web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
     return 0
+
+
+def tune_gc(app: web.Application) -> None:
+    """Garbage collection for a server whose heap only grows during a game: rarer, and never over startup.
+
+    With Python's default thresholds (700, 10, 10) the objects of every request
+    in flight (alive across the ~10 ms fsync wait) are promoted, which forces
+    full collections over the whole heap, resting orders included: under 64
+    clients that was 8 % of the CPU and pauses of 50-100 ms, the p99 latency.
+    With a young threshold of 10,000 few request objects live long enough to be
+    promoted, and what the server built at startup (modules, the recovered
+    exchange) is frozen out of every collection once the app has started.
+    """
+    gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
+
+    async def freeze(_app: web.Application) -> None:
+        gc.collect()
+        gc.freeze()
+
+    app.on_startup.append(freeze)

@@ -6,13 +6,14 @@ milliseconds, as Betfair writes them. Field names and which fields are present
 follow API-NG (``CurrentOrderSummary``, ``ClearedOrderSummary``, ``MarketBook``,
 ``Runner``, ``ExchangePrices``, ``AccountFundsResponse``).
 
->>> money(250), money(-5), iso(0)
-(2.5, -0.05, '1970-01-01T00:00:00.000Z')
+>>> money(250), money(-5), iso(0), iso(1_714_564_800_250), iso(-1)
+(2.5, -0.05, '1970-01-01T00:00:00.000Z', '2024-05-01T12:00:00.250Z', '1969-12-31T23:59:59.999Z')
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
@@ -50,10 +51,16 @@ def price(value: Decimal | Fraction | None) -> float:
 
 
 def iso(ms: int | None) -> str | None:
+    """Epoch milliseconds as Betfair writes a date (``2024-05-01T12:00:00.250Z``); each second formatted once."""
     if ms is None:
         return None
-    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    seconds, millis = divmod(ms, 1000)
+    return f"{_iso_seconds(seconds)}.{millis:03d}Z"
+
+
+@functools.lru_cache(maxsize=1024)
+def _iso_seconds(seconds: int) -> str:
+    return datetime.datetime.fromtimestamp(seconds, tz=datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def price_sizes(levels: Iterable[PriceSize]) -> list[JsonDict]:

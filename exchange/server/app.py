@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -20,7 +21,7 @@ from aiohttp import web
 from exchange.channels import get_channel
 from exchange.clock import Clock, WallClock
 from exchange.game.table import EquityFn
-from exchange.server import account, betting, games_api, identity, keys, listings, openapi
+from exchange.server import account, betting, games_api, identity, jsoncodec, keys, listings, openapi
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
 from exchange.server.errors import ApiError
@@ -35,6 +36,8 @@ ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
 
 BETTING_PREFIX = "SportsAPING/v1.0/"
 ACCOUNT_PREFIX = "AccountAPING/v1.0/"
+
+log = logging.getLogger(__name__)
 
 
 def create_app(
@@ -75,6 +78,7 @@ async def _database(app: web.Application, *, config: ServerConfig) -> AsyncItera
     app[keys.JOURNAL] = journal
     yield
     await journal.stop()
+    log.info("journal: %d records in %d commits", journal.written, journal.commits)
     journal.close()
     store.close()
 
@@ -152,10 +156,8 @@ async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
 
 
 def _request_id(body: bytes) -> object:
-    import json
-
     try:
-        parsed = json.loads(body)
+        parsed = jsoncodec.loads(body)
     except (ValueError, RecursionError):
         return None
     return parsed.get("id") if isinstance(parsed, dict) and isinstance(parsed.get("id"), int | str) else None

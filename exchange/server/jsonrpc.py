@@ -17,20 +17,20 @@ order, and the answer is the array of their answers.
 >>> endpoint = Endpoint("SportsAPING", "APINGException", {"SportsAPING/v1.0/echo": echo})
 >>> body = b'{"jsonrpc":"2.0","method":"SportsAPING/v1.0/echo","params":{"x":1},"id":7}'
 >>> out = asyncio.run(endpoint.handle(body, None))
->>> json.loads(out)
+>>> jsoncodec.loads(out)
 {'jsonrpc': '2.0', 'result': {'seen': 1}, 'id': 7}
->>> json.loads(asyncio.run(endpoint.handle(b'{"method":"SportsAPING/v1.0/nope","id":1}', None)))["error"]["code"]
+>>> jsoncodec.loads(asyncio.run(endpoint.handle(b'{"method":"SportsAPING/v1.0/nope","id":1}', None)))["error"]["code"]
 -32601
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from exchange.server import jsoncodec
 from exchange.server.errors import ApiError, ApingCode
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class Endpoint:
     async def handle(self, body: bytes, session: Any) -> bytes:
         """The response body for a request body, calling methods with ``session``."""
         try:
-            request = json.loads(body)
+            request = jsoncodec.loads(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _dump(envelope_error(None, error_object(PARSE_ERROR, f"Parse error: the body is not JSON ({exc})")))
         if isinstance(request, list):
@@ -127,4 +127,4 @@ class Endpoint:
 
 
 def _dump(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
+    return jsoncodec.dumps(value)

@@ -1,0 +1,91 @@
+"""The journal's group commit: nothing is acknowledged before it is on disk, batches really batch,
+and a failed write fails every waiter and refuses what comes after."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from exchange.server.journal import MAX_ROWS_PER_STATEMENT, Journal, JournalFailed
+
+
+def _on_disk(path: Path) -> int:
+    """Records another connection sees: what a crash would leave."""
+    conn = sqlite3.connect(path)
+    try:
+        (count,) = conn.execute("SELECT COUNT(*) FROM journal").fetchone()
+        return int(count)
+    finally:
+        conn.close()
+
+
+async def test_sixty_four_concurrent_writers_share_fsyncs_and_see_their_records_on_disk(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal = Journal.open(str(path))
+    journal.start()
+    seen: list[int] = []
+
+    async def client(i: int) -> None:
+        for n in range(20):
+            seq = journal.append("event", {"client": i, "n": n}, ts_ms=n)
+            await journal.sync()
+            assert journal.durable_seq >= seq
+            seen.append(_on_disk(path) >= seq)
+
+    await asyncio.gather(*(client(i) for i in range(64)))
+    await journal.stop()
+    assert all(seen) and len(seen) == 64 * 20
+    assert journal.written == 64 * 20
+    assert journal.commits <= 64 * 20 / 8, journal.commits  # about one fsync per round of 64, not one each
+    bodies = [r.body for r in journal.records()]
+    assert [r.seq for r in journal.records()] == list(range(1, 64 * 20 + 1))
+    assert sorted((b["client"], b["n"]) for b in bodies) == [(i, n) for i in range(64) for n in range(20)]
+    journal.close()
+
+
+async def test_a_batch_larger_than_one_statement_is_one_transaction(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    count = MAX_ROWS_PER_STATEMENT * 2 + 3
+    for i in range(count):
+        journal.append("event", {"i": i}, ts_ms=i)
+    await journal.sync()
+    await journal.stop()
+    assert journal.commits == 1
+    assert [r.body["i"] for r in journal.records()] == list(range(count))
+    journal.close()
+
+
+async def test_a_failed_write_fails_every_waiter_and_refuses_later_appends(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    journal.append("event", {"ok": 1}, ts_ms=0)
+    await journal.sync()
+    journal._conn.execute("DROP TABLE journal")  # the next write fails, as a full disk would
+    journal.append("event", {"lost": 1}, ts_ms=1)
+    waiters = [asyncio.ensure_future(journal.sync()) for _ in range(3)]
+    results = await asyncio.gather(*waiters, return_exceptions=True)
+    assert all(isinstance(r, JournalFailed) for r in results), results
+    with pytest.raises(JournalFailed):
+        journal.append("event", {"refused": 1}, ts_ms=2)
+    with pytest.raises(JournalFailed):
+        await journal.sync()
+    await journal.stop()
+    journal.close()
+
+
+async def test_stop_writes_what_is_pending(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    journal = Journal.open(str(path))
+    journal.start()
+    for i in range(5):
+        journal.append("event", {"i": i}, ts_ms=i)
+    await journal.stop()
+    assert _on_disk(path) == 5 and journal.durable_seq == 5
+    journal.close()
+    reopened = Journal.open(str(path))
+    assert reopened.last_seq == 5
+    reopened.close()
