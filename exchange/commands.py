@@ -177,7 +177,17 @@ class VoidMarket(Command):
 
 @dataclass(frozen=True, slots=True)
 class VoidMatchedSince(Command):
-    """Void every match at or after ``since_ts`` on selections not yet settled (a card exposed early)."""
+    """Void every match at or after ``since_ts`` on selections not yet settled (a card exposed early).
+
+    Voiding is mandatory, even when a voided match was a hedge whose return
+    raises an account's exposure past its balance.  Then, after the voids,
+    each account party to a voided match whose available to bet is below zero
+    has its unmatched orders on this market cancelled (``ACCOUNT_OVERDRAWN``),
+    in bet-id order; if it is still below zero it stays so: orders that would
+    raise its exposure and withdrawals are refused until settlement or a
+    deposit makes room, and what it loses at settlement is debited in full
+    (its balance may go below zero: money is conserved, nobody else pays).
+    """
 
     TYPE_TAG: ClassVar[str] = "VoidMatchedSince"
     ts: int

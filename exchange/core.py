@@ -16,8 +16,10 @@ How the drivers use it:
   hand can no longer win or tie (its bets settle at once; the market settles
   by itself when one hand is left); ``SettleMarket(winners)`` at the river
   (several winners = dead heat); ``VoidMarket`` on a misdeal;
-  ``VoidMatchedSince(since_ts)`` when a card was exposed early.  Misuse
-  (unknown market, settling twice) raises :class:`ExchangeError`.
+  ``VoidMatchedSince(since_ts)`` when a card was exposed early (an account
+  that a voided hedge leaves short has its unmatched orders on the market
+  cancelled, ``ACCOUNT_OVERDRAWN``; see the command).  Misuse (unknown
+  market, settling twice) raises :class:`ExchangeError`.
 * **HTTP layer / agents** (trade for one account each): ``PlaceOrder``,
   ``CancelOrder``, ``ReplaceOrder``, ``OpenAccount``, ``Deposit``,
   ``Withdraw``; a refused instruction comes back as one ``OrderRejected`` /
@@ -777,7 +779,37 @@ class Exchange:
 
     def _void_matched_since(self, cmd: VoidMatchedSince) -> list[Event]:
         market = self._open_only(cmd.market_id, "void bets of")
-        return self._void_matches(market, cmd.since_ts, cmd.ts, cmd.reason)
+        events = self._void_matches(market, cmd.since_ts, cmd.ts, cmd.reason)
+        events.extend(self._cancel_overdrawn(market, events, cmd.ts))
+        return events
+
+    def _cancel_overdrawn(self, market: Market, voided: list[Event], ts: int) -> list[Event]:
+        """Cancel the unmatched orders on ``market`` of each account that the voids left below zero.
+
+        A voided hedge brings back the risk it covered, so an account party to
+        a voided match can find its exposure above its balance.  Cancelling its
+        unmatched orders on the market releases what they reserve (unmatched
+        orders only ever add exposure); whatever is still short stays short.
+        Accounts are taken in order of their first voided match, orders by bet id.
+        """
+        parties: dict[str, None] = {}
+        for ev in voided:
+            assert isinstance(ev, MatchVoided)
+            parties[ev.back_account_id] = None
+            parties[ev.lay_account_id] = None
+        events: list[Event] = []
+        for account_id in parties:
+            if self.accounts[account_id].available() >= 0:
+                continue
+            for o in market.positions[account_id].orders:
+                if o.remaining:
+                    ev = OrderCancelled(
+                        ts, o.bet_id, account_id, o.market_id, o.selection_id, o.remaining,
+                        CancelReason.ACCOUNT_OVERDRAWN,
+                    )  # fmt: skip
+                    self._apply_cancelled(ev)
+                    events.append(ev)
+        return events
 
     def _void_matches(self, market: Market, since_ts: int | None, ts: int, reason: str) -> list[Event]:
         """Void every unvoided match on selections still in play (at or after ``since_ts`` if given)."""

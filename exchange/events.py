@@ -38,9 +38,18 @@ class OrderAction(StrEnum):
 
 
 class CancelReason(StrEnum):
+    """Why unmatched size was cancelled.
+
+    ``ACCOUNT_OVERDRAWN``: matches voided after a card exposure took back a
+    hedge, and the account's available to bet fell below zero; its unmatched
+    orders on that market are cancelled to release what they reserve
+    (see :meth:`exchange.core.Exchange` and ``VoidMatchedSince``).
+    """
+
     BY_USER = "BY_USER"
     REPLACED = "REPLACED"
     MARKET_VOIDED = "MARKET_VOIDED"
+    ACCOUNT_OVERDRAWN = "ACCOUNT_OVERDRAWN"
 
 
 class LapseReason(StrEnum):

@@ -7,8 +7,11 @@ id, a live selection, a market that is open...), executes it and checks:
 * ``Exchange._check()`` (books, orders' size identity, back = lay matched per
   price and selection, exposure = recomputation, Σ balances = money paid in);
 * no order matched beyond its size;
-* no account's available to bet below zero (except an account that a partial
-  void overdrew: voiding a hedge legitimately brings back the risk it covered);
+* no command but a void lowers an account's available to bet below zero, or
+  further below zero (a void may: a voided hedge brings back the risk it covered);
+* after ``VoidMatchedSince``, exactly the accounts party to a voided match that
+  were left below zero had their unmatched orders on the market cancelled
+  (``ACCOUNT_OVERDRAWN``), and an account still below zero has none left there;
 * at every market settlement or void: Σ P&L + rounding = 0, the house gets
   every commission, and each balance moves by P&L − commission;
 * replaying the events rebuilds the same state digest (after every step, or
@@ -44,7 +47,15 @@ from exchange.commands import (
     command_from_dict,
 )
 from exchange.core import Exchange
-from exchange.events import Event, MarketSettled, MarketVoided, event_from_dict
+from exchange.events import (
+    CancelReason,
+    Event,
+    MarketSettled,
+    MarketVoided,
+    MatchVoided,
+    OrderCancelled,
+    event_from_dict,
+)
 from exchange.market import MarketStatus
 from exchange.side import Side
 
@@ -63,7 +74,6 @@ class FlowRunner:
         self.commands: list[Command] = []
         self.events: list[Event] = []
         self.ts = 0
-        self.tainted: set[str] = set()
         self.market_count = 0
         self.settlements = 0
         for name in self.names:
@@ -84,14 +94,41 @@ class FlowRunner:
 
     def _run(self, command: Command) -> list[Event]:
         before = {name: account.balance for name, account in self.ex.accounts.items()}
+        available = {name: account.available() for name, account in self.ex.accounts.items()}
         events = self.ex.execute(command)
         self.commands.append(command)
         self.events.extend(events)
-        if isinstance(command, VoidMatchedSince):
-            # voiding a hedge brings back the risk it covered: the accounts it overdraws are exempt from now on
-            self.tainted.update(name for name, account in self.ex.accounts.items() if account.available() < 0)
         self.check(events, before)
+        if isinstance(command, VoidMatchedSince):
+            self.check_overdrawn_cancels(command.market_id, events)
+        elif not isinstance(command, VoidMarket):
+            for name, account in self.ex.accounts.items():
+                if name != HOUSE and name in available:
+                    assert account.available() >= min(available[name], 0), (name, available[name], account.funds())
         return events
+
+    def check_overdrawn_cancels(self, market_id: str, events: list[Event]) -> None:
+        """The voids' parties left below zero lost their unmatched orders on the market; no one else did."""
+        ex = self.ex
+        parties = {a for e in events if isinstance(e, MatchVoided) for a in (e.back_account_id, e.lay_account_id)}
+        cancelled: dict[str, dict[int, int]] = {}
+        for e in events:
+            if isinstance(e, OrderCancelled):
+                assert e.reason is CancelReason.ACCOUNT_OVERDRAWN and e.market_id == market_id, e
+                cancelled.setdefault(e.account_id, {})[e.bet_id] = e.size
+        assert set(cancelled) <= parties, (cancelled, parties)
+        for name in parties:
+            account = ex.accounts[name]
+            pos = account.positions[market_id]
+            live = [o.bet_id for o in pos.orders if o.remaining]
+            if name in cancelled:
+                # it was below zero before the cancels (restore them to see), and every live order went
+                others = sum(oracle_exposure(p) for m, p in account.positions.items() if m != market_id)
+                restored = account.balance - others - oracle_exposure(pos, cancelled[name])
+                assert restored < 0, (name, restored)
+                assert not live, (name, live)
+            elif live:
+                assert account.available() >= 0, (name, account.funds(), live)
 
     def check(self, events: list[Event], before: dict[str, int]) -> None:
         ex = self.ex
@@ -101,9 +138,6 @@ class FlowRunner:
                 assert pos.exposure() == oracle_exposure(pos), (account.account_id, pos.market.market_id)
         for order in ex.orders.values():
             assert order.matched <= order.size and order.remaining <= order.size
-        for name, account in ex.accounts.items():
-            if name not in self.tainted and name != HOUSE:
-                assert account.available() >= 0, (name, account.funds())
         for ev in events:
             if isinstance(ev, MarketSettled | MarketVoided):
                 self.settlements += 1
@@ -166,10 +200,18 @@ class FlowRunner:
 
     def _place(self, market_id: str, account: str, c: int, d: int, kind: int) -> None:
         market = self.ex.markets[market_id]
-        sel = market.selection_ids[c % len(SELECTIONS)]
+        index = c % len(SELECTIONS)
         side = Side.BACK if kind % 2 else Side.LAY
+        pos = self.ex.accounts[account].positions.get(market_id)
+        matched = (
+            [o for o in pos.orders if o.matched and o.sel in market.live] if pos is not None and d % 5 == 0 else []
+        )
+        if matched:  # a hedge: the other side of the account's latest matched bet (what a card exposure can void)
+            index = matched[-1].sel
+            side = Side.LAY if matched[-1].is_back else Side.BACK
+        sel = market.selection_ids[index]
         # prices cluster around a per-selection mid so that orders cross often
-        mid = 40 + 30 * (c % len(SELECTIONS))
+        mid = 40 + 30 * index
         tick = ladder.clamp_tick(mid + (d % 13) - 6)
         size = 150 + (d * 97 + c * 31) % 3000  # some below the 2.00 minimum
         if d % 17 == 0:
@@ -209,22 +251,26 @@ class FlowRunner:
         assert commands == self.commands
 
 
-def oracle_exposure(pos: Position) -> int:
-    """Exposure recomputed independently: the worst outright outcome, exactly, from each order's sizes."""
+def oracle_exposure(pos: Position, restore: dict[int, int] | None = None) -> int:
+    """Exposure recomputed independently: the worst outright outcome, exactly, from each order's sizes.
+
+    ``restore``: bet id -> unmatched size to count as if it had not been cancelled.
+    """
     market = pos.market
     worst: Fraction | None = None
     for i in market.live:
         pnl = Fraction(0)
         for o in pos.orders:
+            remaining = o.remaining + (restore or {}).get(o.bet_id, 0)
             wins = o.sel == i
             avg = Fraction(o.matched_x100, 100 * o.matched) if o.matched else Fraction(0)
             price = Fraction(ladder.PRICE_X100[o.tick], 100)
             if o.is_back:
                 pnl += o.matched * (avg - 1) if wins else -o.matched
-                pnl += 0 if wins else -o.remaining  # unmatched: only its downside counts
+                pnl += 0 if wins else -remaining  # unmatched: only its downside counts
             else:
                 pnl += -o.matched * (avg - 1) if wins else o.matched
-                pnl += -o.remaining * (price - 1) if wins else 0
+                pnl += -remaining * (price - 1) if wins else 0
         worst = pnl if worst is None or pnl < worst else worst
     assert worst is not None
     return max(0, math.ceil(-worst))

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exchange.events import Matched, MatchVoided, SelectionSettled
+from exchange.events import CancelReason, Matched, MatchVoided, OrderCancelled, SelectionSettled
 
 from .flows import FlowRunner, random_steps
 
@@ -48,3 +48,17 @@ def test_seeded_stress(seed: int) -> None:
     assert {Matched, MatchVoided, SelectionSettled} <= kinds
     assert runner.settlements >= 10
     assert sum(isinstance(e, Matched) for e in runner.events) >= 250
+
+
+@pytest.mark.parametrize("seed", [8, 17])
+def test_seeded_stress_with_small_balances_where_voided_hedges_overdraw(seed: int) -> None:
+    """Small balances and frequent hedges: some card-exposure voids leave accounts short (seeds chosen so)."""
+    rng = random.Random(seed)
+    runner = FlowRunner(accounts=3, markets=2, balance=8_000, replay_every=100)
+    for step in random_steps(rng, 1000, lifecycle=0.08):
+        runner.step(step)
+    runner.check_replay()
+    overdrawn = [
+        e for e in runner.events if isinstance(e, OrderCancelled) and e.reason is CancelReason.ACCOUNT_OVERDRAWN
+    ]
+    assert overdrawn

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from exchange.events import AccountResult, BetResult, MarketSettled, MarketVoided, MatchVoided, SelectionSettled
+from exchange.commands import Withdraw
+from exchange.errors import ErrorCode
+from exchange.events import (
+    AccountResult,
+    BetResult,
+    CancelReason,
+    CommandRejected,
+    MarketSettled,
+    MarketVoided,
+    MatchVoided,
+    OrderCancelled,
+    SelectionSettled,
+)
 from exchange.ladder import parse_price
 from exchange.market import MarketStatus, SelectionStatus
 from exchange.orders import BetOutcome, BetStatus
 
-from .conftest import Harness, types
+from .conftest import BACK, Harness, types
 
 START = 100_000  # each fixture account's balance (1000.00)
 HOUSE = "HOUSE"
@@ -320,6 +332,63 @@ def test_void_matched_since_a_card_exposure(hx: Harness) -> None:
     ev = settled(hx.settle(1))
     assert results(ev) == {"alice": (-1000, 0), "bob": (1000, 25), "carol": (0, 0), "dave": (0, 0)}
     hx.assert_replays()
+
+
+def test_voiding_a_hedge_overdraws_cancels_unmatched_and_leaves_the_rest_owed() -> None:
+    h = Harness()
+    h.accounts("alice", balance=2000)  # 20.00
+    h.accounts("bob", "carol", "dave")
+    h.market("1.1")
+    h.market("1.2")
+    h.lay("alice", 1, "3", 1000)  # liability 20.00: alice's whole balance
+    h.back("bob", 1, "3", 1000)  # matched before the card is exposed
+    assert h.available("alice") == 0
+    exposed_at = h.tick()
+    h.back("alice", 1, "3.05", 1000)  # the hedge (it cannot raise her exposure, so it is allowed) ...
+    h.lay("carol", 1, "3.05", 1000)  # ... matched after the exposure: 1 wins +0.50, otherwise 0
+    assert h.exposure("alice") == 0 and h.available("alice") == 2000
+    h.lay("alice", 1, "2", 1000, market_id="1.2")  # the freed 20.00 goes to work: 10.00 on market 1.2 ...
+    h.back("dave", 1, "2", 1000, market_id="1.2")
+    back3 = h.back("alice", 3, "4", 600)  # ... and unmatched on 1.1: outcomes 1, 2, 4 now -5.50, -6.00, -6.00
+    lay2 = h.lay("alice", 2, "3", 200)  # liability 4.00 if 2 wins: -10.00
+    assert (h.exposure("alice"), h.available("alice")) == (1000 + 1000, 0)
+
+    events = h.void_since(exposed_at)
+
+    assert types(events) == ["MatchVoided", "OrderCancelled", "OrderCancelled"]
+    assert isinstance(events[0], MatchVoided) and (events[0].back_account_id, events[0].lay_account_id) == (
+        "alice",
+        "carol",
+    )
+    # with the hedge voided, 1.1's outcomes for alice are 1: -20.00 - 6.00 = -26.00, 2: +10.00 - 6.00 - 4.00 = 0,
+    # 3: +10.00, 4: +4.00; with 1.2's 10.00, exposure 36.00 > balance 20.00: available -16.00.  Her unmatched orders on
+    # 1.1 are cancelled (bet-id order) to release 6.00; 1.1's worst is then -20.00 (1 wins): exposure 20.00 + 10.00.
+    cancels = [(e.bet_id, e.size, e.reason) for e in events if isinstance(e, OrderCancelled)]
+    assert cancels == [(back3, 600, CancelReason.ACCOUNT_OVERDRAWN), (lay2, 200, CancelReason.ACCOUNT_OVERDRAWN)]
+    assert (h.balance("alice"), h.exposure("alice"), h.available("alice")) == (2000, 3000, -1000)
+    # carol's side of the void only lowers her exposure: her orders are not touched
+    assert h.exposure("carol") == 0 and h.available("carol") == START
+    # short of 10.00, alice may still hedge (nothing that raises her exposure), not add risk nor withdraw
+    h.back("alice", 1, "3", 200)  # 1 wins: -20.00 unchanged; otherwise +10.00 - 2.00
+    refused = h.rejected(h.place("alice", 2, BACK, "3", 200))
+    assert refused.error_code is ErrorCode.INSUFFICIENT_FUNDS
+    assert refused.message == "this order needs 2.00 more exposure but only 0.00 is available to bet"
+    withdrawal = h.run(Withdraw(h.tick(), "alice", 1))[0]
+    assert isinstance(withdrawal, CommandRejected) and withdrawal.error_code is ErrorCode.INSUFFICIENT_FUNDS
+    assert h.available("alice") == -1000
+
+    # settlement debits what she lost in full: money is conserved, and her balance goes below zero
+    h.suspend("1.1")
+    first = settled(h.settle(1, market_id="1.1"))
+    assert results(first) == {"alice": (-2000, 0), "bob": (2000, 50), "carol": (0, 0)}
+    assert (h.balance("alice"), h.available("alice")) == (0, -1000)
+    h.suspend("1.2")
+    second = settled(h.settle(1, market_id="1.2"))
+    assert results(second) == {"alice": (-1000, 0), "dave": (1000, 25)}
+    assert (h.balance("alice"), h.exposure("alice"), h.available("alice")) == (-1000, 0, -1000)
+    assert h.balance("bob") == START + 1950 and h.balance("dave") == START + 975 and h.balance(HOUSE) == 75
+    assert sum(h.balance(a) for a in ("alice", "bob", "carol", "dave", HOUSE)) == 2000 + 3 * START
+    h.assert_replays()
 
 
 def test_cleared_orders_report_every_ending(hx: Harness) -> None:
