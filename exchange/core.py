@@ -114,10 +114,11 @@ from exchange.events import (
     new_order_cancelled,
     new_order_lapsed,
     new_order_placed,
+    new_order_rejected,
 )
 from exchange.market import Market, MarketBook, MarketStatus, SelectionStatus
 from exchange.money import format_minor
-from exchange.orders import ClearedOrder, Order, OrderType, OrderView, PersistenceType
+from exchange.orders import ClearedOrder, Order, OrderType, OrderView, PersistenceType, new_order
 from exchange.records import Record
 from exchange.settlement import final_results, loser_results, void_results
 from exchange.side import Side
@@ -130,6 +131,10 @@ _ACTIVE = MarketStatus.ACTIVE
 _IN_PLAY = SelectionStatus.IN_PLAY
 _LIMIT = OrderType.LIMIT
 _LAPSE = PersistenceType.LAPSE
+#: ``_AT_OR_BELOW[t]``: the bitmask of ticks ``0..t`` (a book's resting backs at or below ``t`` are ``mask & this``).
+_AT_OR_BELOW = tuple((2 << t) - 1 for t in range(ladder.TICK_COUNT))
+#: ``_BIT[t] == 1 << t`` (a level's bit in a book's mask), without making the big int each time.
+_BIT = tuple(1 << t for t in range(ladder.TICK_COUNT))
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,13 +242,11 @@ class Exchange:
         try:
             account = self.accounts.get(cmd.account_id)
             market = self.markets.get(cmd.market_id)
-            side = cmd.side
             size = cmd.size
             if (
                 account is not None
                 and market is not None
                 and market.status is _ACTIVE
-                and (side is _BACK or side is _LAY)
                 and type(size) is int
                 and (cmd.round is None or cmd.round == market.round)
                 and cmd.order_type is _LIMIT
@@ -251,42 +254,44 @@ class Exchange:
             ):
                 sel = market.index.get(cmd.selection_id)
                 tick = _TICK_OF_PRICE.get(cmd.price)  # a Decimal (or an equal int) on the ladder
+                side = cmd.side
                 if (
                     sel is not None
                     and tick is not None
                     and size >= market.min_stake
                     and market.selection_status[sel] is _IN_PLAY
+                    and (side is _BACK or side is _LAY)
                 ):
                     positions = account.positions
                     pos = positions.get(cmd.market_id)
-                    if pos is not None and len(positions) == 1 and market.all_live:
+                    if pos is None or len(positions) != 1 or not market.all_live:
+                        if _funds_ok(account, market, sel, side is _BACK, tick, size):
+                            return self._accept(cmd, account, market, sel, tick, pos)
+                    else:
+                        # The worst outcome with the order (hundredths of a unit); an unmatched back
+                        # adds its stake to its selection's outcome and takes it from every outcome.
                         d = pos.d
-                        ltot = pos.ltot
-                        now = min(d)
                         if side is _BACK:
                             dd = 100 * size
                             d[sel] += dd
-                            then = min(d) - dd
+                            y = pos.ltot + min(d) - dd
                             d[sel] -= dd
                         else:
+                            y = min(d)
                             v = d[sel] + (100 - _PX[tick]) * size
-                            then = v if v < now else now
-                        y = ltot + then  # the worst outcome with the order, in hundredths of a unit
-                        if y >= 0:
+                            y = pos.ltot + (v if v < y else y)
+                        if y >= 0 or account.balance >= -(y // 100):
                             return self._accept(cmd, account, market, sel, tick, pos)
-                        x = ltot + now  # ... and without it
-                        after = -(y // 100)
-                        if after <= (-(x // 100) if x < 0 else 0) or account.balance >= after:
+                        x = pos.ltot + min(d)  # short of funds: allowed only if exposure does not rise
+                        if -(y // 100) <= (-(x // 100) if x < 0 else 0):
                             return self._accept(cmd, account, market, sel, tick, pos)
-                    elif _funds_ok(account, market, sel, side is _BACK, tick, size):
-                        return self._accept(cmd, account, market, sel, tick, pos)
         except TypeError:  # an unhashable selection id or a signalling-NaN price
             pass
         try:
             account, market, sel, tick = self._verify_place(cmd)
         except Rejection as r:
             return [
-                OrderRejected(
+                new_order_rejected(
                     cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
                     cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
                 )
@@ -296,14 +301,40 @@ class Exchange:
     def _accept(
         self, cmd: PlaceOrder, account: Account, market: Market, sel: int, tick: int, pos: Position | None
     ) -> list[Event]:
-        """Place a checked order: record it, match it, queue what is left."""
+        """Place a checked order: record it, reserve its exposure, match it, queue what is left."""
+        ts = cmd.ts
+        bet_id = self.next_bet_id
+        self.next_bet_id = bet_id + 1
+        side = cmd.side
+        size = cmd.size
+        account_id = cmd.account_id
+        market_id = cmd.market_id
+        selection_id = cmd.selection_id
+        round_ = market.round
+        customer_ref = cmd.customer_ref
         placed = new_order_placed(
-            cmd.ts, self.next_bet_id, cmd.account_id, cmd.market_id, cmd.selection_id,
-            cmd.side, tick, cmd.size, market.round, cmd.customer_ref, None,
+            ts, bet_id, account_id, market_id, selection_id, side, tick, size, round_, customer_ref, None
         )  # fmt: skip
-        order = self._add_order(placed, account, market, sel, pos, queue=False)
         events: list[Event] = [placed]
-        self._match_and_queue(order, market, cmd.ts, events)
+        if pos is None:
+            pos = _open_position(account, market)
+        order = new_order(
+            bet_id, account_id, market_id, selection_id, sel, side, tick, size, ts, round_, customer_ref, pos
+        )  # fmt: skip
+        self.orders[bet_id] = order
+        pos.orders.append(order)
+        book = market.books[sel]
+        if side is _BACK:
+            pos.d[sel] += 100 * size
+            pos.ltot -= 100 * size
+            if book.lay_mask >> tick:  # a resting lay at or above the order's price
+                self._match_back(order, market, ts, events)
+        else:
+            pos.d[sel] -= size * (_PX[tick] - 100)
+            if book.back_mask & _AT_OR_BELOW[tick]:  # a resting back at or below it
+                self._match_lay(order, market, ts, events)
+        if order.remaining:
+            book.add(order)
         return events
 
     def _match_and_queue(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
@@ -313,15 +344,11 @@ class Exchange:
         level; the resulting book is the same.)
         """
         book = market.books[order.sel]
-        tick = order.tick
         if order.is_back:
-            mask = book.lay_mask
-            if mask and mask.bit_length() - 1 >= tick:
+            if book.lay_mask >> order.tick:
                 self._match_back(order, market, ts, events)
-        else:
-            mask = book.back_mask
-            if mask and (mask & -mask).bit_length() - 1 <= tick:
-                self._match_lay(order, market, ts, events)
+        elif book.back_mask & _AT_OR_BELOW[order.tick]:
+            self._match_lay(order, market, ts, events)
         if order.remaining:
             book.add(order)
 
@@ -374,10 +401,8 @@ class Exchange:
         ``pos`` is the account's position on the market, or ``None`` to create it.
         """
         if pos is None:
-            pos = account.positions[market.market_id] = market.positions[account.account_id] = Position(
-                account.account_id, market
-            )
-        order = Order(
+            pos = _open_position(account, market)
+        order = new_order(
             ev.bet_id, ev.account_id, ev.market_id, ev.selection_id, sel,
             ev.side, ev.tick, ev.size, ev.ts, ev.round, ev.customer_ref, pos,
         )  # fmt: skip
@@ -397,8 +422,11 @@ class Exchange:
     def _match_back(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
         """Match an incoming back against resting lays at ticks >= its own, best (highest) first.
 
-        The hot loop: each fill is at the resting lay's tick, updates both
-        orders, both positions and the level in O(1), and emits a Matched.
+        Called only when the book crosses the order.  The hot loop: each fill is
+        at the resting lay's tick, updates the resting order, its position and
+        the level in O(1), and emits a Matched; the taker's own sums, the
+        level's volume and the book's totals are updated once per level or once
+        per order.
         """
         book = market.books[order.sel]
         mask = book.lay_mask
@@ -414,18 +442,18 @@ class Exchange:
         market_id = market.market_id
         sid = order.selection_id
         match_id = self.next_match_id
-        filled = 0
         filled_x100 = 0
         last = limit
-        while rem and mask:
+        append = events.append
+        while mask:
             t = mask.bit_length() - 1
             if t < limit:
                 break
-            last = t
             q = lays[t]
             assert q is not None
             p = _PX[t]
             left = lay_size[t]
+            start = rem
             while True:
                 r = q[0]
                 rr = r.remaining
@@ -433,46 +461,47 @@ class Exchange:
                     q.popleft()
                     continue
                 m = rr if rr < rem else rem
-                rr -= m
-                r.remaining = rr
+                r.remaining = rr - m
                 r.matched += m
                 r.matched_x100 += m * p
                 r.matched_ts = ts
                 rpos = r.position
-                rpos.d[sel] -= 100 * m
-                rpos.ltot += 100 * m
-                rem -= m
-                filled += m
-                filled_x100 += m * p
+                c = 100 * m
+                rpos.d[sel] -= c
+                rpos.ltot += c
                 r_id = r.bet_id
-                events.append(
-                    new_matched(ts, match_id, market_id, sid, t, m, bet_id, r_id, account_id, r.account_id, _BACK)
-                )
+                append(new_matched(ts, match_id, market_id, sid, t, m, bet_id, r_id, account_id, r.account_id, _BACK))
                 fills[match_id] = (ts, sel, t, m, bet_id, r_id)
                 match_id += 1
-                volume[t] += m
+                rem -= m
                 left -= m
-                if not rr:
+                if m == rr:
                     q.popleft()
                 if not left or not rem:
                     break
+            last = t
+            traded = start - rem
+            volume[t] += traded
+            filled_x100 += traded * p
             lay_size[t] = left
             if not left:
                 q.clear()
-                mask &= ~(1 << t)
+                mask ^= _BIT[t]
+            if not rem:
+                break
         book.lay_mask = mask
-        if filled:
-            self.next_match_id = match_id
-            order.remaining = rem
-            order.matched += filled
-            order.matched_x100 += filled_x100
-            order.matched_ts = ts
-            order.position.d[sel] += filled_x100 - 100 * filled
-            book.last_tick = last
-            book.total_matched += filled
+        filled = order.remaining - rem
+        self.next_match_id = match_id
+        order.remaining = rem
+        order.matched += filled
+        order.matched_x100 += filled_x100
+        order.matched_ts = ts
+        order.position.d[sel] += filled_x100 - 100 * filled
+        book.last_tick = last
+        book.total_matched += filled
 
     def _match_lay(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
-        """Match an incoming lay against resting backs at ticks <= its own, best (lowest) first."""
+        """Match an incoming lay against resting backs at ticks <= its own, best (lowest) first (see _match_back)."""
         book = market.books[order.sel]
         mask = book.back_mask
         limit = order.tick
@@ -487,19 +516,20 @@ class Exchange:
         market_id = market.market_id
         sid = order.selection_id
         match_id = self.next_match_id
-        filled = 0
         filled_x100 = 0
         last = limit
-        while rem and mask:
+        append = events.append
+        while mask:
             low = mask & -mask
             t = low.bit_length() - 1
             if t > limit:
                 break
-            last = t
             q = backs[t]
             assert q is not None
             p = _PX[t]
+            gain = p - 100
             left = back_size[t]
+            start = rem
             while True:
                 r = q[0]
                 rr = r.remaining
@@ -507,43 +537,43 @@ class Exchange:
                     q.popleft()
                     continue
                 m = rr if rr < rem else rem
-                rr -= m
-                r.remaining = rr
+                r.remaining = rr - m
                 r.matched += m
                 r.matched_x100 += m * p
                 r.matched_ts = ts
-                r.position.d[sel] += m * (p - 100)
-                rem -= m
-                filled += m
-                filled_x100 += m * p
+                r.position.d[sel] += m * gain
                 r_id = r.bet_id
-                events.append(
-                    new_matched(ts, match_id, market_id, sid, t, m, r_id, bet_id, r.account_id, account_id, _LAY)
-                )
+                append(new_matched(ts, match_id, market_id, sid, t, m, r_id, bet_id, r.account_id, account_id, _LAY))
                 fills[match_id] = (ts, sel, t, m, r_id, bet_id)
                 match_id += 1
-                volume[t] += m
+                rem -= m
                 left -= m
-                if not rr:
+                if m == rr:
                     q.popleft()
                 if not left or not rem:
                     break
+            last = t
+            traded = start - rem
+            volume[t] += traded
+            filled_x100 += traded * p
             back_size[t] = left
             if not left:
                 q.clear()
                 mask ^= low
+            if not rem:
+                break
         book.back_mask = mask
-        if filled:
-            self.next_match_id = match_id
-            order.remaining = rem
-            order.matched += filled
-            order.matched_x100 += filled_x100
-            order.matched_ts = ts
-            pos = order.position
-            pos.d[sel] += filled * (_PX[limit] - 100) - filled_x100
-            pos.ltot += 100 * filled
-            book.last_tick = last
-            book.total_matched += filled
+        filled = order.remaining - rem
+        self.next_match_id = match_id
+        order.remaining = rem
+        order.matched += filled
+        order.matched_x100 += filled_x100
+        order.matched_ts = ts
+        pos = order.position
+        pos.d[sel] += filled * (_PX[limit] - 100) - filled_x100
+        pos.ltot += 100 * filled
+        book.last_tick = last
+        book.total_matched += filled
 
     def _cancel(self, cmd: CancelOrder) -> list[Event]:
         try:
@@ -1099,6 +1129,14 @@ def _funds_ok(account: Account, market: Market, sel: int, is_back: bool, tick: i
     return account.balance - exposure - (after - current) >= 0
 
 
+def _open_position(account: Account, market: Market) -> Position:
+    """The account's new (empty) position on the market, registered with both."""
+    pos = account.positions[market.market_id] = market.positions[account.account_id] = Position(
+        account.account_id, market
+    )
+    return pos
+
+
 def _ignore(event: Event) -> None:
     """Rejections change nothing."""
 
@@ -1157,7 +1195,7 @@ def _size_message(size: object, min_stake: int) -> str:
 
 
 def _order_rejected(ts: int, action: OrderAction, account_id: str, r: Rejection, bet_id: int) -> OrderRejected:
-    return OrderRejected(ts, action, account_id, r.code, r.message, None, None, bet_id, None)
+    return new_order_rejected(ts, action, account_id, r.code, r.message, None, None, bet_id, None)
 
 
 def _command_rejected(cmd: OpenAccount | Deposit | Withdraw, code: ErrorCode, message: str) -> CommandRejected:

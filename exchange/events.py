@@ -322,6 +322,7 @@ new_order_placed = fast_constructor(OrderPlaced)
 new_matched = fast_constructor(Matched)
 new_order_cancelled = fast_constructor(OrderCancelled)
 new_order_lapsed = fast_constructor(OrderLapsed)
+new_order_rejected = fast_constructor(OrderRejected)
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.TYPE_TAG: cls

@@ -230,6 +230,64 @@ class Order:
         )
 
 
+_new = object.__new__
+
+
+def new_order(
+    bet_id: int,
+    account_id: str,
+    market_id: str,
+    selection_id: int,
+    sel: int,
+    side: Side,
+    tick: int,
+    size: int,
+    placed_ts: int,
+    round: int,
+    customer_ref: str | None,
+    position: Position,
+) -> Order:
+    """``Order(...)``, about twice as fast: the exchange makes one per placement.
+
+    Calling a class enters ``__init__`` through C, in a fresh interpreter
+    frame; a plain function that fills a bare instance is an inlined Python
+    call.  Same arguments and result as the class.
+
+    >>> a = new_order(7, "alice", "1.1", 3, 2, Side.LAY, 99, 500, 10, 1, None, None)  # type: ignore[arg-type]
+    >>> b = Order(7, "alice", "1.1", 3, 2, Side.LAY, 99, 500, 10, 1, None, None)  # type: ignore[arg-type]
+    >>> [getattr(a, name) for name in Order.__slots__] == [getattr(b, name) for name in Order.__slots__]
+    True
+    """
+    o = _new(Order)
+    o.bet_id = bet_id
+    o.account_id = account_id
+    o.market_id = market_id
+    o.selection_id = selection_id
+    o.sel = sel
+    o.side = side
+    o.is_back = side is _BACK
+    o.tick = tick
+    o.size = size
+    o.remaining = size
+    o.matched = 0
+    o.matched_x100 = 0
+    o.lapsed = 0
+    o.cancelled = 0
+    o.voided = 0
+    o.placed_ts = placed_ts
+    o.matched_ts = None
+    o.round = round
+    o.customer_ref = customer_ref
+    o.position = position
+    o.outcome = None
+    o.profit = None
+    o.settled_ts = None
+    return o
+
+
+_BACK = Side.BACK
+
+
 @dataclass(frozen=True, slots=True)
 class OrderView(Record):
     """An order as API-NG's ``CurrentOrderSummary`` reports it (sizes in minor units)."""
