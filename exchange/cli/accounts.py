@@ -8,9 +8,11 @@ account first logs in, when the server opens it on the exchange).
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from decimal import Decimal, InvalidOperation
 
+from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
 from exchange.server.store import AccountExists, AccountStore
 
@@ -41,6 +43,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except (DatabaseUnusable, sqlite3.Error) as exc:
+        print(refusal(args.db, exc), file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     store = AccountStore.open(args.db)
     try:
         if args.action == "add":

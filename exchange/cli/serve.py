@@ -11,12 +11,15 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sqlite3
+import sys
 
 from aiohttp import web
 
 from exchange.channels import CHANNELS
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
+from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.store import AccountStore
 
 LOOPBACK = "127.0.0.1"
@@ -52,9 +55,15 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = config_from(args)
-    store = AccountStore.open(config.db_path)
-    first_start = len(store) == 0
-    store.close()
+    try:
+        store = AccountStore.open(config.db_path)
+        try:
+            first_start = len(store) == 0
+        finally:
+            store.close()
+    except (DatabaseUnusable, sqlite3.Error) as exc:
+        print(refusal(config.db_path, exc), file=sys.stderr)
+        return 2
     url = f"http://{args.host}:{args.port}"
     print(f"Exchange Poker server on {url}  (database {config.db_path})")
     if first_start:
@@ -66,8 +75,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
     app = create_app(config)
     tune_gc(app)
-    with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-        web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
+    try:
+        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+            web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
+    except (DatabaseUnusable, sqlite3.Error) as exc:  # went bad between the check above and the start
+        print(refusal(config.db_path, exc), file=sys.stderr)
+        return 2
     return 0
 
 

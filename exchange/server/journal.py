@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from exchange.server import jsoncodec
-from exchange.server.store import connect
+from exchange.server.database import open_with
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
@@ -84,7 +84,8 @@ class Journal:
 
     @classmethod
     def open(cls, path: str) -> Journal:
-        return cls(connect(path))
+        """The journal in the file at ``path``; :class:`~exchange.server.database.DatabaseUnusable` if unusable."""
+        return open_with(path, cls)
 
     @property
     def last_seq(self) -> int:

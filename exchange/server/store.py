@@ -24,6 +24,8 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from exchange.server.database import open_with
+
 # scrypt cost: ~16 MiB and a few tens of milliseconds per check; logins are rare.
 _SCRYPT_N = 2**14
 _SCRYPT_R = 8
@@ -91,14 +93,6 @@ def check_name(name: str) -> str:
     return name
 
 
-def connect(path: str) -> sqlite3.Connection:
-    """A connection to the server database in WAL mode with full fsync on commit."""
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
-    return conn
-
-
 class AccountStore:
     """The ``accounts`` table. Safe to share between the server and ``exchange-poker accounts``."""
 
@@ -108,7 +102,8 @@ class AccountStore:
 
     @classmethod
     def open(cls, path: str) -> AccountStore:
-        return cls(connect(path))
+        """The store in the file at ``path``; :class:`~exchange.server.database.DatabaseUnusable` if unusable."""
+        return open_with(path, cls)
 
     def close(self) -> None:
         self._conn.close()

@@ -1,0 +1,99 @@
+"""The server's SQLite file: opened in WAL mode with full fsync, or refused with a sentence saying why.
+
+The accounts (:mod:`exchange.server.store`) and the journal
+(:mod:`exchange.server.journal`) share one file. When it cannot be used — a
+directory, a missing folder, a file that is not a database, no permission, or
+``-wal`` / ``-shm`` files left beside a database that was deleted while a
+server still had it open — SQLite only says ``disk I/O error`` or ``unable to
+open database file``; :func:`open_with` turns that into
+:class:`DatabaseUnusable`, whose message names the file and the likely cause,
+for the command line to print on one line.
+
+>>> open_with("/nonexistent-folder/exchange.db", lambda conn: conn)
+Traceback (most recent call last):
+...
+exchange.server.database.DatabaseUnusable: cannot use the database /nonexistent-folder/exchange.db: \
+the folder /nonexistent-folder does not exist (SQLite: unable to open database file)
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class DatabaseUnusable(Exception):
+    """The database file cannot be opened or written; the message names it and says why."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"cannot use the database {path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A connection in WAL mode with full fsync on commit (no checks: see :func:`open_with`)."""
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def open_with(path: str, build: Callable[[sqlite3.Connection], T]) -> T:
+    """``build(connection)`` on a fresh connection to ``path``; any SQLite error becomes :class:`DatabaseUnusable`."""
+    try:
+        conn = connect(path)
+    except sqlite3.Error as exc:
+        raise DatabaseUnusable(path, diagnose(path, exc)) from None
+    try:
+        return build(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise DatabaseUnusable(path, diagnose(path, exc)) from None
+    except BaseException:
+        conn.close()
+        raise
+
+
+def refusal(path: str, exc: DatabaseUnusable | sqlite3.Error) -> str:
+    """The one line a command prints when the database fails it (at open, or in a later query)."""
+    if isinstance(exc, sqlite3.Error):
+        exc = DatabaseUnusable(path, diagnose(path, exc))
+    return f"error: {exc}"
+
+
+def diagnose(path: str, exc: sqlite3.Error) -> str:
+    """What is probably wrong with ``path``, from the file system and SQLite's terse message."""
+    said = f"(SQLite: {exc})"
+    if path == ":memory:" or path.startswith("file:"):
+        return said[1:-1]
+    file = Path(path)
+    if file.is_dir():
+        return f"it is a directory; give a file name such as {file / 'exchange.db'} {said}"
+    if not file.parent.is_dir():
+        return f"the folder {file.parent} does not exist {said}"
+    if "not a database" in str(exc):
+        return f"it is not an SQLite database (another file of that name?) {said}"
+    sidecars = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
+    odd = [p.name for p in sidecars if p.exists() and not p.is_file()]
+    if odd:
+        return f"{' and '.join(odd)} beside it should be SQLite's own files but are not; remove them {said}"
+    leftovers = [p.name for p in sidecars if p.exists()]
+    if leftovers and isinstance(exc, sqlite3.OperationalError) and "readonly" not in str(exc):
+        verb = "belongs" if len(leftovers) == 1 else "belong"
+        return (f"{' and '.join(leftovers)} beside it {verb} to a database that was deleted or is open in another "
+                f"process (a server still running on it?); stop that process, or remove them if none is {said}")
+    if not os.access(file.parent, os.W_OK) or (file.exists() and not os.access(file, os.R_OK | os.W_OK)):
+        return f"no permission to read and write it and its folder {said}"
+    if "readonly" in str(exc):
+        return f"it cannot be written (check its permissions and those of its -wal and -shm files) {said}"
+    return said[1:-1]

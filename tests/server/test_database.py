@@ -1,0 +1,103 @@
+"""An unusable ``--db`` is one line on stderr naming the file and the problem, and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from exchange.server.database import DatabaseUnusable
+from exchange.server.journal import Journal
+from exchange.server.store import AccountStore
+from tests.server.helpers import free_port
+
+HOLD_OPEN = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("PRAGMA journal_mode=WAL")
+conn.execute("CREATE TABLE t (x)")
+conn.execute("INSERT INTO t VALUES (1)")
+print("open", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def deleted_while_open(tmp_path: Path) -> Iterator[Path]:
+    """The issue's case: a database deleted while a process still has it open, its -wal and -shm left beside."""
+    db = tmp_path / "exchange.db"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_OPEN, str(db)], stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"open\n"
+        db.unlink()
+        yield db
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "exchange.server", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def _assert_refused(result: subprocess.CompletedProcess[str], db: Path, problem: str) -> None:
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"error: cannot use the database {db}: ") and problem in lines[0], lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_serve_and_accounts_refuse_a_database_deleted_while_open(deleted_while_open: Path) -> None:
+    db = deleted_while_open
+    expected = "exchange.db-wal and exchange.db-shm beside it belong to a database that was deleted"
+    _assert_refused(_cli("accounts", "--db", str(db), "list"), db, expected)
+    _assert_refused(_cli("accounts", "--db", str(db), "add", "x", "--password", "p"), db, expected)
+    _assert_refused(_cli("serve", "--db", str(db), "--port", str(free_port())), db, expected)
+
+
+def test_serve_refuses_a_directory(tmp_path: Path) -> None:
+    _assert_refused(_cli("serve", "--db", str(tmp_path), "--port", str(free_port())), tmp_path, "it is a directory")
+
+
+def _wal_is_a_directory(tmp_path: Path) -> Path:
+    (tmp_path / "x.db-wal").mkdir()
+    return tmp_path / "x.db"
+
+
+def _not_sqlite(tmp_path: Path) -> Path:
+    (tmp_path / "x.db").write_text("not a database " * 100)
+    return tmp_path / "x.db"
+
+
+CASES: list[tuple[Callable[[Path], Path], str]] = [
+    (lambda tmp: tmp, "it is a directory; give a file name"),
+    (lambda tmp: tmp / "missing" / "x.db", "the folder"),
+    (_wal_is_a_directory, "x.db-wal beside it should be SQLite's own files"),
+    (_not_sqlite, "it is not an SQLite database"),
+]
+
+
+@pytest.mark.parametrize(("make", "problem"), CASES)
+def test_accounts_refuses_each_unusable_file_in_one_line(tmp_path: Path, make: Callable[[Path], Path],
+                                                         problem: str) -> None:
+    db = make(tmp_path)
+    _assert_refused(_cli("accounts", "--db", str(db), "list"), db, problem)
+
+
+@pytest.mark.parametrize(("make", "problem"), CASES)
+def test_store_and_journal_raise_database_unusable(tmp_path: Path, make: Callable[[Path], Path],
+                                                   problem: str) -> None:
+    db = make(tmp_path)
+    for opener in (AccountStore.open, Journal.open):
+        with pytest.raises(DatabaseUnusable, match=problem):
+            opener(str(db))
+
+
+def test_a_usable_database_still_opens(tmp_path: Path) -> None:
+    result = _cli("accounts", "--db", str(tmp_path / "x.db"), "add", "alice", "--password", "pw")
+    assert result.returncode == 0 and "added alice" in result.stdout
