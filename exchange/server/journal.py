@@ -31,9 +31,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import queue
 import sqlite3
+import threading
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,8 +63,18 @@ class Record:
     body: Mapping[str, Any]
 
 
+Row = tuple[int, int, str, Any]  # seq, ts_ms, kind, body (a mapping or a core record)
+
+
 class Journal:
-    """An append-only log in the ``journal`` table, with group commit on one writer thread."""
+    """An append-only log in the ``journal`` table, with group commit on one writer thread.
+
+    The event loop hands the writer thread one batch at a time (``_submit``);
+    the thread serialises and commits it and calls back on the loop
+    (``_committed``), which releases that batch's waiters and hands over
+    whatever was appended meanwhile as the next batch. So at most one commit is
+    in flight, and it carries everything that arrived while the last one was.
+    """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
@@ -71,13 +82,14 @@ class Journal:
         (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
         self._next_seq = int(last) + 1
         self._durable_seq = int(last)
-        self._pending: list[tuple[int, int, str, Any]] = []
+        self._pending: list[Row] = []
         self._pending_waiters: list[asyncio.Future[None]] = []  # released when _pending is on disk
         self._writing_waiters: list[asyncio.Future[None]] = []  # released when the batch being written is
-        self._wake: asyncio.Event | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._executor: ThreadPoolExecutor | None = None
-        self._stopping = False
+        self._writing = False
+        self._submit_soon = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._batches: queue.SimpleQueue[list[Row] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
         self.commits = 0
         self.written = 0
@@ -113,8 +125,10 @@ class Journal:
         seq = self._next_seq
         self._next_seq = seq + 1
         self._pending.append((seq, ts_ms, kind, body))
-        if self._wake is not None:
-            self._wake.set()
+        if not self._writing and not self._submit_soon and self._loop is not None:
+            # After the callbacks already due: what they append goes in the same batch.
+            self._submit_soon = True
+            self._loop.call_soon(self._submit)
         return seq
 
     async def sync(self) -> None:
@@ -123,10 +137,10 @@ class Journal:
             raise JournalFailed("the journal has failed") from self._failure
         if self._next_seq - 1 <= self._durable_seq:
             return
-        if self._task is None:
+        if self._loop is None:  # no writer thread: write now
             self.flush()
             return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future = self._loop.create_future()
         # Records become durable in order: the last one appended is pending, or else in the batch being written.
         (self._pending_waiters if self._pending else self._writing_waiters).append(future)
         await future
@@ -135,58 +149,70 @@ class Journal:
         """Write everything pending now, on the calling thread (for tools and shutdown)."""
         batch, self._pending = self._pending, []
         if batch:
-            self._insert(self._rows(batch))
+            self._write(batch)
             self._durable_seq = batch[-1][0]
         waiters, self._pending_waiters = self._pending_waiters, []
         _release(waiters)
 
     def start(self) -> None:
-        """Start the writer task on the running loop."""
-        self._wake = asyncio.Event()
-        self._stopping = False
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="journal-writer")
+        """Start the writer thread, calling back on the running loop."""
+        self._loop = asyncio.get_running_loop()
+        self._thread = threading.Thread(target=self._writer, name="journal-writer", daemon=True)
+        self._thread.start()
+        if self._pending:
+            self._submit()
 
     async def stop(self) -> None:
-        """Write what is pending, stop the writer task and its thread."""
-        if self._task is not None:
-            assert self._wake is not None
-            self._stopping = True
-            self._wake.set()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        """Write what is pending, then stop the writer thread."""
+        if self._thread is not None:
+            with contextlib.suppress(JournalFailed):
+                await self.sync()
+            self._batches.put(None)
+            await asyncio.to_thread(self._thread.join)
+            self._thread = None
+            self._loop = None
         if self._failure is None:
             self.flush()
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
 
     def close(self) -> None:
         self._conn.close()
 
-    async def _run(self) -> None:
-        """The group commit: whatever was appended while the last batch was written goes in the next one."""
-        assert self._wake is not None
-        loop = asyncio.get_running_loop()
-        while True:
-            if not self._pending:
-                if self._stopping:
-                    return
-                await self._wake.wait()
-                self._wake.clear()
-                continue
-            batch, self._pending = self._pending, []
-            waiters, self._pending_waiters = self._pending_waiters, []
-            self._writing_waiters = waiters
+    # --- the group commit -----------------------------------------------------------------------
+
+    def _submit(self) -> None:
+        """On the loop: hand everything pending to the writer thread, unless a batch is already there."""
+        self._submit_soon = False
+        if self._writing or not self._pending or self._failure is not None:
+            return
+        batch, self._pending = self._pending, []
+        self._writing_waiters, self._pending_waiters = self._pending_waiters, []
+        self._writing = True
+        self._batches.put(batch)
+
+    def _writer(self) -> None:
+        """The writer thread: commit each batch, then call back on the loop."""
+        assert self._loop is not None
+        loop = self._loop
+        while (batch := self._batches.get()) is not None:
+            error: Exception | None = None
             try:
-                await loop.run_in_executor(self._executor, self._write, batch)
+                self._write(batch)
             except Exception as exc:  # disk full, I/O error: fail fast, never acknowledge
-                self._fail(exc, waiters)
-                return
-            self._durable_seq = batch[-1][0]
-            self._writing_waiters = []
-            _release(waiters)
+                error = exc
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+                loop.call_soon_threadsafe(self._committed, batch[-1][0], error)
+
+    def _committed(self, last_seq: int, error: Exception | None) -> None:
+        """On the loop: the batch up to ``last_seq`` is on disk (or failed); release it, send the next."""
+        self._writing = False
+        waiters, self._writing_waiters = self._writing_waiters, []
+        if error is not None:
+            self._fail(error, waiters)
+            return
+        self._durable_seq = last_seq
+        _release(waiters)
+        if self._pending:
+            self._submit()
 
     def _fail(self, exc: Exception, writing: list[asyncio.Future[None]]) -> None:
         self._failure = exc
@@ -194,15 +220,11 @@ class Journal:
         for future in (*writing, *self._pending_waiters):
             if not future.done():
                 future.set_exception(failure)
-        self._writing_waiters, self._pending_waiters = [], []
+        self._pending_waiters = []
 
-    @staticmethod
-    def _rows(batch: list[tuple[int, int, str, Any]]) -> list[tuple[int, int, str, str]]:
-        return [(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch]
-
-    def _write(self, batch: list[tuple[int, int, str, Any]]) -> None:
-        """On the writer thread: serialise (the event loop has better things to do) and commit."""
-        self._insert(self._rows(batch))
+    def _write(self, batch: list[Row]) -> None:
+        """Serialise (on the writer thread: the event loop has better things to do) and commit."""
+        self._insert([(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch])
 
     def _insert(self, rows: list[tuple[int, int, str, str]]) -> None:
         """One INSERT statement per chunk of rows, in one transaction.

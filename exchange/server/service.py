@@ -56,6 +56,8 @@ HOUSE_BANKROLL = 10**9  # minor units: ten million, enough to quote every channe
 VOID_REASON = "technical fault: the server stopped during the game; matched bets refunded, unmatched cancelled"
 
 Listener = Callable[[Event], None]
+#: Told of every change: the market (if any) and the core event (None for a game event such as a card turned).
+Touch = Callable[[str | None, Event | None], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ class MarketInfo:
     commission_percent: str
 
 
-def _accounts_of(event: Event) -> set[str]:
+def accounts_of(event: Event) -> set[str]:
     """The accounts whose orders or money an event touches."""
     out = set()
     for name in ("account_id", "back_account_id", "lay_account_id"):
@@ -119,7 +121,7 @@ class ExchangeService:
         self.last_match: dict[str, int] = {}
         self._equities = equities if equities is not None else default_equities()
         self._house = house
-        self._touch: Callable[[str | None, set[str]], None] | None = None
+        self._touch: Touch | None = None
         self.recovered_voids: list[str] = []
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -141,7 +143,7 @@ class ExchangeService:
                 self.recovered_voids.append(market_id)
         return count
 
-    def start(self, touch: Callable[[str | None, set[str]], None] | None = None, *, run_games: bool = True) -> None:
+    def start(self, touch: Touch | None = None, *, run_games: bool = True) -> None:
         """Build the channels (next game numbers after the journal's), seat the house, start the games."""
         self._touch = touch
         for name, config in self.configs.items():
@@ -206,13 +208,13 @@ class ExchangeService:
             self.journal.append("event", event, ts_ms=at_ms)
         self._note(event)
         if self._touch is not None:
-            self._touch(getattr(event, "market_id", None), _accounts_of(event))
+            self._touch(getattr(event, "market_id", None), event)
 
     def _on_stamped(self, stamped: Stamped) -> None:
         if isinstance(stamped.event, Event):
             self._journal_event(stamped.event, stamped.at_ms)
         elif self._touch is not None and stamped.market_id is not None:
-            self._touch(stamped.market_id, set())
+            self._touch(stamped.market_id, None)
 
     def _note(self, event: Event) -> None:
         """Keep the catalogue and the market versions in step with the events."""

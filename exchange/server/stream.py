@@ -26,16 +26,17 @@ import contextlib
 import itertools
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from exchange.backtest.recorder import MarketRecorder
+from exchange.events import Event
 from exchange.server.auth import Sessions
 from exchange.server.errors import ApiError
-from exchange.server.service import ExchangeService
+from exchange.server.service import ExchangeService, accounts_of
 
 log = logging.getLogger(__name__)
 
@@ -242,17 +243,19 @@ class StreamHub:
 
     # --- fed by the service -------------------------------------------------------------
 
-    def touched(self, market_id: str | None, accounts: Iterable[str]) -> None:
-        """An event changed ``market_id`` and/or the orders of ``accounts``; flush soon."""
-        if market_id is not None:
-            self._dirty_markets.add(market_id)
-            self._dirty_orders.update((a, market_id) for a in accounts)
-        if self._flush_handle is None and self.connections:
+    def touched(self, market_id: str | None, event: Event | None) -> None:
+        """``event`` (or a game event, None) changed ``market_id`` and the orders of the accounts it names; flush soon.
+
+        Called for every event the exchange makes: with no stream client connected it returns at once.
+        """
+        if not self.connections or market_id is None:
+            return
+        self._dirty_markets.add(market_id)
+        if event is not None:
+            self._dirty_orders.update((a, market_id) for a in accounts_of(event))
+        if self._flush_handle is None:
             loop = asyncio.get_running_loop()
             self._flush_handle = loop.call_later(self.conflate_ms / 1000, self._flush_soon)
-        elif not self.connections:
-            self._dirty_markets.clear()
-            self._dirty_orders.clear()
 
     def _flush_soon(self) -> None:
         self._flush_handle = None
