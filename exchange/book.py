@@ -27,6 +27,8 @@ from exchange.orders import Order
 from exchange.records import Record
 
 _N = ladder.TICK_COUNT
+#: ``_BIT[t] == 1 << t``, a level's bit in a side's mask, made once.
+_BIT = tuple(1 << t for t in range(_N))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,15 +90,19 @@ class SelectionBook:
             if q is None:
                 q = self.backs[t] = deque()
             q.append(order)
-            self.back_size[t] += order.remaining
-            self.back_mask |= 1 << t
+            left = self.back_size[t]
+            self.back_size[t] = left + order.remaining
+            if not left:
+                self.back_mask |= _BIT[t]
         else:
             q = self.lays[t]
             if q is None:
                 q = self.lays[t] = deque()
             q.append(order)
-            self.lay_size[t] += order.remaining
-            self.lay_mask |= 1 << t
+            left = self.lay_size[t]
+            self.lay_size[t] = left + order.remaining
+            if not left:
+                self.lay_mask |= _BIT[t]
 
     def reduce(self, order: Order, amount: int) -> None:
         """Take ``amount`` of ``order``'s unmatched size off its level (the caller updates the order).

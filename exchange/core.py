@@ -252,34 +252,43 @@ class Exchange:
                 and cmd.order_type is _LIMIT
                 and cmd.persistence_type is _LAPSE
             ):
-                sel = market.index.get(cmd.selection_id)
+                sel = market.betting.get(cmd.selection_id)  # None unless the selection takes bets now
                 tick = _TICK_OF_PRICE.get(cmd.price)  # a Decimal (or an equal int) on the ladder
                 side = cmd.side
                 if (
                     sel is not None
                     and tick is not None
                     and size >= market.min_stake
-                    and market.selection_status[sel] is _IN_PLAY
                     and (side is _BACK or side is _LAY)
                 ):
                     positions = account.positions
                     pos = positions.get(cmd.market_id)
-                    if pos is None or len(positions) != 1 or not market.all_live:
+                    if pos is None or len(positions) != 1 or not market.all_live or len(pos.d) != 4:
                         if _funds_ok(account, market, sel, side is _BACK, tick, size):
                             return self._accept(cmd, account, market, sel, tick, pos)
                     else:
-                        # The worst outcome with the order (hundredths of a unit); an unmatched back
-                        # adds its stake to its selection's outcome and takes it from every outcome.
+                        # Four selections in play, one market: the worst outcome with the order (in
+                        # hundredths of a unit), unrolled.  An unmatched back adds its stake to its
+                        # selection's outcome and takes it from every outcome; a lay takes its
+                        # liability from its selection's.
                         d = pos.d
                         if side is _BACK:
                             dd = 100 * size
                             d[sel] += dd
-                            y = pos.ltot + min(d) - dd
+                            a, b, c, e = d
                             d[sel] -= dd
+                            y = pos.ltot - dd
                         else:
-                            y = min(d)
+                            a, b, c, e = d
                             v = d[sel] + (100 - _PX[tick]) * size
-                            y = pos.ltot + (v if v < y else y)
+                            if v < a:
+                                a = v
+                            y = pos.ltot
+                        if b < a:
+                            a = b
+                        if e < c:
+                            c = e
+                        y += a if a < c else c
                         if y >= 0 or account.balance >= -(y // 100):
                             return self._accept(cmd, account, market, sel, tick, pos)
                         x = pos.ltot + min(d)  # short of funds: allowed only if exposure does not rise
@@ -947,9 +956,12 @@ class Exchange:
         market = self.markets[ev.market_id]
         market.status = _ACTIVE
         market.round = ev.round
+        market.sync_betting()
 
     def _apply_market_suspended(self, ev: MarketSuspended) -> None:
-        self.markets[ev.market_id].status = MarketStatus.SUSPENDED
+        market = self.markets[ev.market_id]
+        market.status = MarketStatus.SUSPENDED
+        market.sync_betting()
 
     def _apply_selection_settled(self, ev: SelectionSettled) -> None:
         market = self.markets[ev.market_id]
@@ -957,6 +969,7 @@ class Exchange:
         market.selection_status[sel] = ev.status
         market.live.remove(sel)
         market.all_live = False
+        market.sync_betting()
         market.books[sel].clear()
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
@@ -972,6 +985,7 @@ class Exchange:
             market.selection_status[i] = won if i in winners else SelectionStatus.LOSER
         market.live = []
         market.all_live = False
+        market.sync_betting()
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
             order.outcome = bet.outcome
@@ -1001,6 +1015,7 @@ class Exchange:
             account.closed[market.market_id] = account.positions.pop(market.market_id)
         house.balance += rounding
         market.status = status
+        market.sync_betting()
         market.settled_ts = ts
         for book in market.books:
             book.clear()

@@ -76,6 +76,7 @@ class Market:
 
     __slots__ = (
         "all_live",
+        "betting",
         "books",
         "commission_bps",
         "fills",
@@ -106,6 +107,9 @@ class Market:
         self.live: list[int] = list(range(len(selection_ids)))
         #: Whether every selection is still IN_PLAY (a fast path for exposure).
         self.all_live = True
+        #: Selection id -> index of the selections taking bets now: IN_PLAY ones while the market is
+        #: ACTIVE, none otherwise (one lookup on the hot path answers all three questions).
+        self.betting: dict[int, int] = {}
         self.books = [SelectionBook(sid) for sid in selection_ids]
         #: Every match, by match id, in time order (voided ones too).
         self.fills: dict[int, Fill] = {}
@@ -113,6 +117,11 @@ class Market:
         #: account id -> that account's position on this market
         self.positions: dict[str, Position] = {}
         self.settled_ts: int | None = None
+
+    def sync_betting(self) -> None:
+        """Recompute :attr:`betting` after the market's or a selection's status changed."""
+        ids = self.selection_ids
+        self.betting = {ids[i]: i for i in self.live} if self.status is MarketStatus.ACTIVE else {}
 
     @property
     def is_open(self) -> bool:
@@ -152,6 +161,8 @@ class Market:
         assert len(set(self.selection_ids)) == len(self.selection_ids) >= 2
         assert self.live == [i for i, s in enumerate(self.selection_status) if s is SelectionStatus.IN_PLAY]
         assert self.all_live == (len(self.live) == len(self.selection_ids))
+        active = self.status is MarketStatus.ACTIVE
+        assert self.betting == {sid: i for i, sid in enumerate(self.selection_ids) if active and i in self.live}
         if self.status is MarketStatus.SETTLED:
             assert not self.live
             assert any(s is not SelectionStatus.LOSER for s in self.selection_status)
