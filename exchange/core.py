@@ -327,9 +327,7 @@ class Exchange:
         events: list[Event] = [placed]
         if pos is None:
             pos = _open_position(account, market)
-        order = new_order(
-            bet_id, account_id, market_id, selection_id, sel, side, tick, size, ts, round_, customer_ref, pos
-        )  # fmt: skip
+        order = new_order(bet_id, sel, side is _BACK, tick, size, ts, round_, customer_ref, pos)
         self.orders[bet_id] = order
         pos.orders.append(order)
         book = market.books[sel]
@@ -411,10 +409,7 @@ class Exchange:
         """
         if pos is None:
             pos = _open_position(account, market)
-        order = new_order(
-            ev.bet_id, ev.account_id, ev.market_id, ev.selection_id, sel,
-            ev.side, ev.tick, ev.size, ev.ts, ev.round, ev.customer_ref, pos,
-        )  # fmt: skip
+        order = new_order(ev.bet_id, sel, ev.side is _BACK, ev.tick, ev.size, ev.ts, ev.round, ev.customer_ref, pos)
         self.orders[ev.bet_id] = order
         self.next_bet_id = ev.bet_id + 1
         pos.orders.append(order)
@@ -447,9 +442,9 @@ class Exchange:
         volume = book.volume
         fills = market.fills
         bet_id = order.bet_id
-        account_id = order.account_id
+        account_id = order.position.account_id
         market_id = market.market_id
-        sid = order.selection_id
+        sid = market.selection_ids[sel]
         match_id = self.next_match_id
         filled_x100 = 0
         last = limit
@@ -479,7 +474,8 @@ class Exchange:
                 rpos.d[sel] -= c
                 rpos.ltot += c
                 r_id = r.bet_id
-                append(new_matched(ts, match_id, market_id, sid, t, m, bet_id, r_id, account_id, r.account_id, _BACK))
+                r_acc = rpos.account_id
+                append(new_matched(ts, match_id, market_id, sid, t, m, bet_id, r_id, account_id, r_acc, _BACK))
                 fills[match_id] = (ts, sel, t, m, bet_id, r_id)
                 match_id += 1
                 rem -= m
@@ -521,9 +517,9 @@ class Exchange:
         volume = book.volume
         fills = market.fills
         bet_id = order.bet_id
-        account_id = order.account_id
+        account_id = order.position.account_id
         market_id = market.market_id
-        sid = order.selection_id
+        sid = market.selection_ids[sel]
         match_id = self.next_match_id
         filled_x100 = 0
         last = limit
@@ -550,9 +546,11 @@ class Exchange:
                 r.matched += m
                 r.matched_x100 += m * p
                 r.matched_ts = ts
-                r.position.d[sel] += m * gain
+                rpos = r.position
+                rpos.d[sel] += m * gain
                 r_id = r.bet_id
-                append(new_matched(ts, match_id, market_id, sid, t, m, r_id, bet_id, r.account_id, account_id, _LAY))
+                r_acc = rpos.account_id
+                append(new_matched(ts, match_id, market_id, sid, t, m, r_id, bet_id, r_acc, account_id, _LAY))
                 fills[match_id] = (ts, sel, t, m, r_id, bet_id)
                 match_id += 1
                 rem -= m
@@ -610,7 +608,7 @@ class Exchange:
         if account_id not in self.accounts:
             raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {account_id!r} does not exist")
         order = self.orders.get(bet_id) if type(bet_id) is int else None
-        if order is None or order.account_id != account_id:
+        if order is None or order.position.account_id != account_id:
             # Someone else's bet is reported exactly like a bet that does not exist.
             raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
         if not order.remaining:
@@ -619,7 +617,7 @@ class Exchange:
                 f"bet {bet_id} has no unmatched size left (matched {format_minor(order.matched)}, "
                 f"lapsed {format_minor(order.lapsed)}, cancelled {format_minor(order.cancelled)})",
             )
-        market = self.markets[order.market_id]
+        market = order.position.market
         if market.status is not _ACTIVE:  # pragma: no cover - unmatched orders lapse when a window closes
             raise Rejection(ErrorCode.MARKET_NOT_OPEN_FOR_BETTING, f"market {market.market_id} is {market.status}")
         return order
@@ -627,7 +625,7 @@ class Exchange:
     def _replace(self, cmd: ReplaceOrder) -> list[Event]:
         try:
             order = self._own_live_order(cmd.account_id, cmd.bet_id)
-            market = self.markets[order.market_id]
+            market = order.position.market
             _check_market_active(market, cmd.round)
             tick = _tick_of(cmd.new_price)
             amount = order.remaining
@@ -973,8 +971,7 @@ class Exchange:
         market.books[sel].clear()
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
-            order.outcome = bet.outcome
-            order.profit = bet.profit
+            order.result = bet
             order.settled_ts = ev.ts
 
     def _apply_market_settled(self, ev: MarketSettled) -> None:
@@ -988,8 +985,7 @@ class Exchange:
         market.sync_betting()
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
-            order.outcome = bet.outcome
-            order.profit = bet.profit
+            order.result = bet
             order.settled_ts = ev.ts
         self._close(market, MarketStatus.SETTLED, ev.ts, ev.accounts, ev.house_account_id, ev.rounding)
 

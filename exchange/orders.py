@@ -23,6 +23,7 @@ from exchange.side import Side
 
 if TYPE_CHECKING:
     from exchange.accounts import Position
+    from exchange.events import BetResult
 
 
 class OrderType(StrEnum):
@@ -69,29 +70,29 @@ class Order:
 
     ``matched_x100`` is the sum of ``fill size × fill price in hundredths``, so
     ``averagePriceMatched = matched_x100 / (100 × matched)`` exactly.
+
+    What the order shares with its position (account, market, selection id)
+    and its settled result (outcome, profit) are read through it rather than
+    stored again: an order is made per placement and kept for good, so each
+    slot costs on every placement and in every garbage-collector pass.
     """
 
     __slots__ = (
-        "account_id",
         "bet_id",
         "cancelled",
         "customer_ref",
         "is_back",
         "lapsed",
-        "market_id",
         "matched",
         "matched_ts",
         "matched_x100",
-        "outcome",
         "placed_ts",
         "position",
-        "profit",
         "remaining",
+        "result",
         "round",
         "sel",
-        "selection_id",
         "settled_ts",
-        "side",
         "size",
         "tick",
         "voided",
@@ -100,11 +101,8 @@ class Order:
     def __init__(
         self,
         bet_id: int,
-        account_id: str,
-        market_id: str,
-        selection_id: int,
         sel: int,
-        side: Side,
+        is_back: bool,
         tick: int,
         size: int,
         placed_ts: int,
@@ -113,13 +111,9 @@ class Order:
         position: Position,
     ) -> None:
         self.bet_id = bet_id
-        self.account_id = account_id
-        self.market_id = market_id
-        self.selection_id = selection_id
         #: the selection's index in its market
         self.sel = sel
-        self.side = side
-        self.is_back = side is Side.BACK
+        self.is_back = is_back
         self.tick = tick
         self.size = size
         self.remaining = size
@@ -133,9 +127,35 @@ class Order:
         self.round = round
         self.customer_ref = customer_ref
         self.position = position
-        self.outcome: BetOutcome | None = None
-        self.profit: int | None = None
+        #: the bet's settled result, once its selection or market is settled
+        self.result: BetResult | None = None
         self.settled_ts: int | None = None
+
+    @property
+    def account_id(self) -> str:
+        return self.position.account_id
+
+    @property
+    def market_id(self) -> str:
+        return self.position.market.market_id
+
+    @property
+    def selection_id(self) -> int:
+        return self.position.market.selection_ids[self.sel]
+
+    @property
+    def side(self) -> Side:
+        return Side.BACK if self.is_back else Side.LAY
+
+    @property
+    def outcome(self) -> BetOutcome | None:
+        result = self.result
+        return None if result is None else result.outcome
+
+    @property
+    def profit(self) -> int | None:
+        result = self.result
+        return None if result is None else result.profit
 
     @property
     def status(self) -> OrderStatus:
@@ -161,7 +181,6 @@ class Order:
         for part in (self.matched, self.remaining, self.lapsed, self.cancelled, self.voided):
             assert part >= 0, self
         assert self.matched + self.remaining + self.lapsed + self.cancelled + self.voided == self.size, self
-        assert self.is_back == (self.side is Side.BACK)
         assert 0 <= self.tick < ladder.TICK_COUNT
         if self.matched == 0:
             assert self.matched_x100 == 0, self
@@ -170,8 +189,8 @@ class Order:
             limit = ladder.PRICE_X100[self.tick] * self.matched
             assert (self.matched_x100 >= limit) if self.is_back else (self.matched_x100 <= limit), self
             assert 101 * self.matched <= self.matched_x100 <= 100000 * self.matched, self
-        if self.outcome is not None:
-            assert self.profit is not None and self.remaining == 0
+        if self.result is not None:
+            assert self.result.bet_id == self.bet_id and self.remaining == 0, self
 
     def view(self) -> OrderView:
         """The order as its owner sees it (``listCurrentOrders``)."""
@@ -235,11 +254,8 @@ _new = object.__new__
 
 def new_order(
     bet_id: int,
-    account_id: str,
-    market_id: str,
-    selection_id: int,
     sel: int,
-    side: Side,
+    is_back: bool,
     tick: int,
     size: int,
     placed_ts: int,
@@ -253,19 +269,15 @@ def new_order(
     frame; a plain function that fills a bare instance is an inlined Python
     call.  Same arguments and result as the class.
 
-    >>> a = new_order(7, "alice", "1.1", 3, 2, Side.LAY, 99, 500, 10, 1, None, None)  # type: ignore[arg-type]
-    >>> b = Order(7, "alice", "1.1", 3, 2, Side.LAY, 99, 500, 10, 1, None, None)  # type: ignore[arg-type]
+    >>> a = new_order(7, 2, False, 99, 500, 10, 1, None, None)  # type: ignore[arg-type]
+    >>> b = Order(7, 2, False, 99, 500, 10, 1, None, None)  # type: ignore[arg-type]
     >>> [getattr(a, name) for name in Order.__slots__] == [getattr(b, name) for name in Order.__slots__]
     True
     """
     o = _new(Order)
     o.bet_id = bet_id
-    o.account_id = account_id
-    o.market_id = market_id
-    o.selection_id = selection_id
     o.sel = sel
-    o.side = side
-    o.is_back = side is _BACK
+    o.is_back = is_back
     o.tick = tick
     o.size = size
     o.remaining = size
@@ -279,13 +291,9 @@ def new_order(
     o.round = round
     o.customer_ref = customer_ref
     o.position = position
-    o.outcome = None
-    o.profit = None
+    o.result = None
     o.settled_ts = None
     return o
-
-
-_BACK = Side.BACK
 
 
 @dataclass(frozen=True, slots=True)
