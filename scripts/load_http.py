@@ -18,7 +18,7 @@ the body, headers, failure count and request cap) when on the PATH, else
 Python processes on raw asyncio streams with pre-encoded requests (one per
 client CPU; about three times dearer per request than wrk, and said so in the
 output). With two or more CPUs the servers are pinned to the first and the
-load generator to the others (``--no-pin`` to let the scheduler place them).
+load generator to the others (``--pin``).
 
     python scripts/load_http.py --seconds 5 --repeats 3 --clients 64
 """
@@ -305,13 +305,16 @@ def measure(name: str, server: subprocess.Popen[bytes], port: int, headers: dict
                  server_cpu / max(1, load.requests) * 1e6, client_cpu)
 
 
-def cpu_plan(pin: bool) -> tuple[set[int] | None, set[int] | None, str]:
-    """(server CPUs, client CPUs, a sentence saying so)."""
+def cpu_plan(pin: str) -> tuple[set[int] | None, set[int] | None, str]:
+    """(server CPUs, client CPUs, a sentence saying so) for ``--pin split|client|none``."""
     available = sorted(os.sched_getaffinity(0))
-    if not pin or len(available) < 2:
+    if pin == "none" or len(available) < 2:
         return None, None, f"not pinned ({len(available)} CPUs shared by servers and load generator)"
-    server, client = {available[0]}, set(available[1:])
-    return server, client, f"servers pinned to CPU {available[0]}, load generator to CPU {sorted(client)}"
+    client = {available[-1]}
+    if pin == "client":
+        return None, client, f"load generator pinned to CPU {available[-1]}, servers free on all {len(available)}"
+    server = set(available[:-1])
+    return server, client, f"servers pinned to CPU {sorted(server)}, load generator to CPU {available[-1]}"
 
 
 def summarise(phases: list[Phase], names: tuple[str, str]) -> None:
@@ -350,7 +353,9 @@ def main() -> None:
                         help=f"per phase (default 500000, at most {MAX_REQUESTS})")
     parser.add_argument("--generator", choices=("auto", "wrk", "python"), default="auto",
                         help="auto: wrk if on the PATH, else Python processes")
-    parser.add_argument("--no-pin", dest="pin", action="store_false", help="do not pin servers and client to CPUs")
+    parser.add_argument("--pin", choices=("split", "client", "none"), default="split",
+                        help="split: servers on all CPUs but the last, load generator on the last (default); "
+                             "client: only the load generator pinned; none: the scheduler places both")
     args = parser.parse_args()
     args.seconds = min(max(args.seconds, 1.0), MAX_SECONDS)
     args.repeats = min(max(args.repeats, 1), 20)

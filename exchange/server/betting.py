@@ -52,6 +52,11 @@ class Outcome:
     message: str = ""
 
 
+# exchange.records.fast_constructor builds a frozen, slotted dataclass about three times faster than its
+# __init__; it is typed for the core's records but needs nothing else from them. One of each per instruction.
+_new_outcome = fast_constructor(Outcome)  # type: ignore[type-var]
+
+
 def _execution(
     market_id: str | None, customer_ref: str | None, outcomes: Sequence[Outcome], *, dependent: bool
 ) -> JsonDict:
@@ -95,8 +100,7 @@ class PlaceRequest:
     problem: tuple[str, str] | None  # (error code, message) found before the core sees it
 
 
-# fast_constructor is typed for the core's records, but needs only a frozen, slotted dataclass.
-_new_place_request = fast_constructor(PlaceRequest)  # type: ignore[type-var]
+_new_place_request = fast_constructor(PlaceRequest)  # type: ignore[type-var]  # see _new_outcome
 _new_place_order = fast_constructor(PlaceOrder)
 _SIDES = {side.value: side for side in Side}
 _ORDER_TYPES = frozenset(ORDER_TYPES)
@@ -195,7 +199,7 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
         "sizeMatched": apiformat.money(matched),
         "orderStatus": "EXECUTION_COMPLETE" if matched == placed.size else "EXECUTABLE",
     }
-    return Outcome(report)
+    return _new_outcome(report)
 
 
 async def place_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -186,9 +186,9 @@ class ExchangeService:
         self._record(events)
         return events
 
-    async def durable(self) -> None:
-        """Wait until everything executed so far is in the journal on disk."""
-        await self.journal.sync()
+    def durable(self) -> Awaitable[None]:
+        """Wait until everything executed so far is in the journal on disk (the journal's own awaitable)."""
+        return self.journal.sync()
 
     def ensure_account(self, account: Account) -> None:
         """Open ``account`` in the core with its deposit, once (journaled)."""
