@@ -110,20 +110,21 @@ from exchange.events import (
     OrderPlaced,
     OrderRejected,
     SelectionSettled,
-    new_matched,
     new_order_cancelled,
     new_order_lapsed,
-    new_order_placed,
     new_order_rejected,
 )
 from exchange.market import Market, MarketBook, MarketStatus, SelectionStatus
 from exchange.money import format_minor
 from exchange.orders import ClearedOrder, Order, OrderType, OrderView, PersistenceType, new_order
-from exchange.records import Record
+from exchange.records import Record, mutable_twin
 from exchange.settlement import final_results, loser_results, void_results
 from exchange.side import Side
 
 _PX = ladder.PRICE_X100
+_new = object.__new__
+_MatchedTwin = mutable_twin(Matched)
+_OrderPlacedTwin = mutable_twin(OrderPlaced)
 _TICK_OF_PRICE = ladder.TICK_OF_PRICE
 _BACK = Side.BACK
 _LAY = Side.LAY
@@ -321,9 +322,19 @@ class Exchange:
         selection_id = cmd.selection_id
         round_ = market.round
         customer_ref = cmd.customer_ref
-        placed = new_order_placed(
-            ts, bet_id, account_id, market_id, selection_id, side, tick, size, round_, customer_ref, None
-        )  # fmt: skip
+        placed: Any = _new(_OrderPlacedTwin)  # new_order_placed(...), inlined: one per placement
+        placed.ts = ts
+        placed.bet_id = bet_id
+        placed.account_id = account_id
+        placed.market_id = market_id
+        placed.selection_id = selection_id
+        placed.side = side
+        placed.tick = tick
+        placed.size = size
+        placed.round = round_
+        placed.customer_ref = customer_ref
+        placed.replaces = None
+        placed.__class__ = OrderPlaced
         events: list[Event] = [placed]
         if pos is None:
             pos = _open_position(account, market)
@@ -475,7 +486,20 @@ class Exchange:
                 rpos.ltot += c
                 r_id = r.bet_id
                 r_acc = rpos.account_id
-                append(new_matched(ts, match_id, market_id, sid, t, m, bet_id, r_id, account_id, r_acc, _BACK))
+                ev: Any = _new(_MatchedTwin)  # new_matched(...), inlined: the loop makes one per fill
+                ev.ts = ts
+                ev.match_id = match_id
+                ev.market_id = market_id
+                ev.selection_id = sid
+                ev.tick = t
+                ev.size = m
+                ev.back_bet_id = bet_id
+                ev.lay_bet_id = r_id
+                ev.back_account_id = account_id
+                ev.lay_account_id = r_acc
+                ev.taker_side = _BACK
+                ev.__class__ = Matched
+                append(ev)
                 fills[match_id] = (ts, sel, t, m, bet_id, r_id)
                 match_id += 1
                 rem -= m
@@ -550,7 +574,20 @@ class Exchange:
                 rpos.d[sel] += m * gain
                 r_id = r.bet_id
                 r_acc = rpos.account_id
-                append(new_matched(ts, match_id, market_id, sid, t, m, r_id, bet_id, r_acc, account_id, _LAY))
+                ev: Any = _new(_MatchedTwin)  # new_matched(...), inlined: the loop makes one per fill
+                ev.ts = ts
+                ev.match_id = match_id
+                ev.market_id = market_id
+                ev.selection_id = sid
+                ev.tick = t
+                ev.size = m
+                ev.back_bet_id = r_id
+                ev.lay_bet_id = bet_id
+                ev.back_account_id = r_acc
+                ev.lay_account_id = account_id
+                ev.taker_side = _LAY
+                ev.__class__ = Matched
+                append(ev)
                 fills[match_id] = (ts, sel, t, m, r_id, bet_id)
                 match_id += 1
                 rem -= m
