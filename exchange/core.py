@@ -620,6 +620,30 @@ class Exchange:
         book.total_matched += filled
 
     def _cancel(self, cmd: CancelOrder) -> list[Event]:
+        # The common cases inline: a whole cancel of one's own live order, and a bet already filled
+        # or cancelled (refused without raising); anything else goes through _own_live_order.
+        bet_id = cmd.bet_id
+        order = self.orders.get(bet_id) if type(bet_id) is int else None
+        if order is not None and cmd.size_reduction is None:
+            pos = order.position
+            if pos.account_id == cmd.account_id:
+                amount = order.remaining
+                if amount and pos.market.status is _ACTIVE:
+                    market = pos.market
+                    ev = new_order_cancelled(
+                        cmd.ts, bet_id, pos.account_id, market.market_id, market.selection_ids[order.sel], amount,
+                        CancelReason.BY_USER,
+                    )  # fmt: skip
+                    self._apply_cancelled(ev)
+                    return [ev]
+                if not amount:
+                    message = _taken_message(order)
+                    return [
+                        new_order_rejected(
+                            cmd.ts, OrderAction.CANCEL, cmd.account_id, ErrorCode.BET_TAKEN_OR_LAPSED, message,
+                            None, None, bet_id, None,
+                        )
+                    ]  # fmt: skip
         try:
             order = self._own_live_order(cmd.account_id, cmd.bet_id)
             reduction = cmd.size_reduction
@@ -649,11 +673,7 @@ class Exchange:
             # Someone else's bet is reported exactly like a bet that does not exist.
             raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
         if not order.remaining:
-            raise Rejection(
-                ErrorCode.BET_TAKEN_OR_LAPSED,
-                f"bet {bet_id} has no unmatched size left (matched {format_minor(order.matched)}, "
-                f"lapsed {format_minor(order.lapsed)}, cancelled {format_minor(order.cancelled)})",
-            )
+            raise Rejection(ErrorCode.BET_TAKEN_OR_LAPSED, _taken_message(order))
         market = order.position.market
         if market.status is not _ACTIVE:  # pragma: no cover - unmatched orders lapse when a window closes
             raise Rejection(ErrorCode.MARKET_NOT_OPEN_FOR_BETTING, f"market {market.market_id} is {market.status}")
@@ -1240,6 +1260,13 @@ def _size_message(size: object, min_stake: int) -> str:
     if type(size) is not int or size <= 0:
         return f"size {size!r} must be a positive whole number of minor units"
     return f"size {format_minor(size)} is below the minimum stake {format_minor(min_stake)}"
+
+
+def _taken_message(order: Order) -> str:
+    return (
+        f"bet {order.bet_id} has no unmatched size left (matched {format_minor(order.matched)}, "
+        f"lapsed {format_minor(order.lapsed)}, cancelled {format_minor(order.cancelled)})"
+    )
 
 
 def _order_rejected(ts: int, action: OrderAction, account_id: str, r: Rejection, bet_id: int) -> OrderRejected:
