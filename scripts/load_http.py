@@ -13,12 +13,15 @@ request, then stops both servers and reads the exchange's journal statistics
 (records per fsync: the group commit at work).
 
 The load generator must not be the bottleneck, or the "ceiling" is the
-client's. It is ``wrk`` (``apt-get install wrk``; one thread, a Lua script for
-the body, headers, failure count and request cap) when on the PATH, else
-Python processes on raw asyncio streams with pre-encoded requests (one per
-client CPU; about three times dearer per request than wrk, and said so in the
-output). With two or more CPUs the servers are pinned to the first and the
-load generator to the others (``--pin``).
+client's (the old aiohttp-client version of this script spent most of a core
+and measured its own queueing). It is ``wrk`` (``apt-get install wrk``; one
+thread, a Lua script for the body, headers, failure count and request cap)
+when on the PATH, else Python processes on raw asyncio streams with
+pre-encoded requests and keep-alive (one per load-generator CPU). Both cost
+about 15 us of client CPU a request; each phase prints the load generator's
+CPU (in cores) and the server's CPU time per request, the figure least
+disturbed by other work on the machine. With two or more CPUs the servers are
+pinned to all but the last CPU and the load generator to the last (``--pin``).
 
     python scripts/load_http.py --seconds 5 --repeats 3 --clients 64
 """
