@@ -192,7 +192,7 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
         return _failed(base, "ERROR_IN_MATCHER", "the exchange produced no order for this instruction")
     report: JsonDict = {
         "status": "SUCCESS",
-        **base,
+        "instruction": echo,
         "betId": str(placed.bet_id),
         "placedDate": apiformat.iso(placed.ts),
         "averagePriceMatched": round(matched_x100 / (100 * matched), 4) if matched else 0.0,
@@ -217,7 +217,7 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
-    if any(r.problem for r in requests):
+    if [r for r in requests if r.problem is not None]:
         outcomes = [
             _failed({"instruction": r.echo}, *r.problem)
             if r.problem

@@ -40,7 +40,7 @@ FAST_BRACKETS = 512  # a 50-call batch of one-instruction placeOrders has 250
 
 def loads(data: bytes | str) -> Any:
     """Parse JSON; raises ``ValueError`` (or ``RecursionError``, ``UnicodeDecodeError``) as :func:`json.loads`."""
-    if _brackets(data) > FAST_BRACKETS:
+    if len(data) > FAST_BRACKETS and _brackets(data) > FAST_BRACKETS:  # a short body cannot have that many
         return json.loads(data)
     try:
         return orjson.loads(data)
