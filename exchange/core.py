@@ -64,6 +64,7 @@ Fraction(3, 1)
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -208,7 +209,10 @@ class Exchange:
         A trader's invalid request yields a single rejection event; a driver's
         invalid lifecycle command raises :class:`ExchangeError`.
         """
-        handler = self._handlers.get(type(command))
+        kind = type(command)
+        if kind is PlaceOrder:  # the common command, without the table lookup
+            return self._place(command)  # type: ignore[arg-type]
+        handler = self._handlers.get(kind)
         if handler is None:
             raise ExchangeError(f"not a command: {command!r}")
         return handler(command)
@@ -239,7 +243,9 @@ class Exchange:
         # The hot path: the common case is checked inline, including the funds check for an
         # account with one open market (the arithmetic of accounts.py, unrolled); anything else
         # goes to _verify_place, which finds the precise reason for a rejection (or accepts,
-        # e.g., a price sent as text).
+        # e.g., a price sent as text).  Then the order is accepted: recorded, its exposure
+        # reserved, matched, and what is left queued.
+        ok = False
         try:
             account = self.accounts.get(cmd.account_id)
             market = self.markets.get(cmd.market_id)
@@ -265,8 +271,7 @@ class Exchange:
                     positions = account.positions
                     pos = positions.get(cmd.market_id)
                     if pos is None or len(positions) != 1 or not market.all_live or len(pos.d) != 4:
-                        if _funds_ok(account, market, sel, side is _BACK, tick, size):
-                            return self._accept(cmd, account, market, sel, tick, pos)
+                        ok = _funds_ok(account, market, sel, side is _BACK, tick, size)
                     else:
                         # Four selections in play, one market: the worst outcome with the order (in
                         # hundredths of a unit), unrolled.  An unmatched back adds its stake to its
@@ -291,27 +296,24 @@ class Exchange:
                             c = e
                         y += a if a < c else c
                         if y >= 0 or account.balance >= -(y // 100):
-                            return self._accept(cmd, account, market, sel, tick, pos)
-                        x = pos.ltot + min(d)  # short of funds: allowed only if exposure does not rise
-                        if -(y // 100) <= (-(x // 100) if x < 0 else 0):
-                            return self._accept(cmd, account, market, sel, tick, pos)
+                            ok = True
+                        else:
+                            x = pos.ltot + min(d)  # short of funds: allowed only if exposure does not rise
+                            ok = -(y // 100) <= (-(x // 100) if x < 0 else 0)
         except TypeError:  # an unhashable selection id or a signalling-NaN price
             pass
-        try:
-            account, market, sel, tick = self._verify_place(cmd)
-        except Rejection as r:
-            return [
-                new_order_rejected(
-                    cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
-                    cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
-                )
-            ]  # fmt: skip
-        return self._accept(cmd, account, market, sel, tick, account.positions.get(cmd.market_id))
-
-    def _accept(
-        self, cmd: PlaceOrder, account: Account, market: Market, sel: int, tick: int, pos: Position | None
-    ) -> list[Event]:
-        """Place a checked order: record it, reserve its exposure, match it, queue what is left."""
+        if not ok:
+            try:
+                account, market, sel, tick = self._verify_place(cmd)
+            except Rejection as r:
+                return [
+                    new_order_rejected(
+                        cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
+                        cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
+                    )
+                ]  # fmt: skip
+            pos = account.positions.get(cmd.market_id)
+        assert account is not None and market is not None and sel is not None and tick is not None
         ts = cmd.ts
         bet_id = self.next_bet_id
         self.next_bet_id = bet_id + 1
@@ -338,21 +340,59 @@ class Exchange:
         events: list[Event] = [placed]
         if pos is None:
             pos = _open_position(account, market)
-        order = new_order(bet_id, sel, side is _BACK, tick, size, ts, round_, customer_ref, pos)
+        is_back = side is _BACK
+        order: Any = _new(Order)  # orders.new_order(...), inlined: one per placement
+        order.bet_id = bet_id
+        order.sel = sel
+        order.is_back = is_back
+        order.tick = tick
+        order.size = size
+        order.remaining = size
+        order.matched = 0
+        order.matched_x100 = 0
+        order.lapsed = 0
+        order.cancelled = 0
+        order.voided = 0
+        order.placed_ts = ts
+        order.matched_ts = None
+        order.round = round_
+        order.customer_ref = customer_ref
+        order.position = pos
+        order.result = None
+        order.settled_ts = None
         self.orders[bet_id] = order
         pos.orders.append(order)
         book = market.books[sel]
-        if side is _BACK:
+        # Match, then queue what is left (Book.add, inlined: the side is known here).
+        if is_back:
             pos.d[sel] += 100 * size
             pos.ltot -= 100 * size
             if book.lay_mask >> tick:  # a resting lay at or above the order's price
                 self._match_back(order, market, ts, events)
+            left = order.remaining
+            if left:
+                q = book.backs[tick]
+                if q is None:
+                    q = book.backs[tick] = deque()
+                q.append(order)
+                resting = book.back_size[tick]
+                book.back_size[tick] = resting + left
+                if not resting:
+                    book.back_mask |= _BIT[tick]
         else:
             pos.d[sel] -= size * (_PX[tick] - 100)
             if book.back_mask & _AT_OR_BELOW[tick]:  # a resting back at or below it
                 self._match_lay(order, market, ts, events)
-        if order.remaining:
-            book.add(order)
+            left = order.remaining
+            if left:
+                q = book.lays[tick]
+                if q is None:
+                    q = book.lays[tick] = deque()
+                q.append(order)
+                resting = book.lay_size[tick]
+                book.lay_size[tick] = resting + left
+                if not resting:
+                    book.lay_mask |= _BIT[tick]
         return events
 
     def _match_and_queue(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
@@ -634,7 +674,15 @@ class Exchange:
                         cmd.ts, bet_id, pos.account_id, market.market_id, market.selection_ids[order.sel], amount,
                         CancelReason.BY_USER,
                     )  # fmt: skip
-                    self._apply_cancelled(ev)
+                    # self._apply_cancelled(ev), inlined: the whole remainder comes off the book
+                    market.books[order.sel].reduce(order, amount)
+                    order.remaining = 0
+                    order.cancelled += amount
+                    if order.is_back:
+                        pos.d[order.sel] -= 100 * amount
+                        pos.ltot += 100 * amount
+                    else:
+                        pos.d[order.sel] += amount * (_PX[order.tick] - 100)
                     return [ev]
                 if not amount:
                     message = _taken_message(order)
