@@ -34,7 +34,10 @@ def _app_key(request: web.Request) -> str:
 
 async def login(request: web.Request) -> web.Response:
     app_key = _app_key(request)
-    form = await request.post()
+    try:
+        form = await request.post()
+    except ValueError as err:  # a malformed form or multipart body
+        raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err}") from None
     username, password = form.get("username"), form.get("password")
     if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, "form fields username and password are required")

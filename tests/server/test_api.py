@@ -28,6 +28,15 @@ async def test_login_succeeds_and_refuses_bad_passwords(client: TestClient) -> N
     assert (await resp.json())["error"] == "INVALID_USERNAME_OR_PASSWORD"
 
 
+async def test_a_malformed_multipart_login_is_an_input_error_not_a_500(client: TestClient) -> None:
+    resp = await client.post("/api/login", data=b"--x\r\n", headers={
+        "X-Application": APP_KEY, "Content-Type": "multipart/form-data; boundary=x"})
+    assert resp.status < 500
+    body = await resp.json()
+    assert body["status"] == "FAIL"
+    assert body["error"] == "INPUT_VALIDATION_ERROR"
+
+
 async def test_keep_alive_and_logout(client: TestClient) -> None:
     token = await login(client, "alice", "pw-alice")
     auth = {"X-Application": APP_KEY, "X-Authentication": token}
