@@ -52,12 +52,17 @@ class Trader:
     Every method schedules the command for ``now + latency_ms`` and returns at
     once; outcomes come back through the agent's hooks (``on_fill``,
     ``on_order_rejected``) and the next view's ``orders``.
+
+    The gateway (the channel) is held privately: an agent reaches the exchange
+    only through these methods, for its own account, and sees only its own
+    views. (Python cannot sandbox a strategy; this keeps the public API from
+    handing out the channel, other accounts' views or face-down cards.)
     """
 
     def __init__(self, gateway: Gateway, account_id: str, *, latency_ms: int = 0) -> None:
         if latency_ms < 0:
             raise ValueError(f"latency cannot be negative, not {latency_ms} ms")
-        self.gateway = gateway
+        self._gateway = gateway
         self.account_id = account_id
         self.latency_ms = latency_ms
         #: The round the agent last saw: commands are stamped with it.
@@ -69,11 +74,11 @@ class Trader:
         self._idle: list[Callable[[], None]] = []
 
     def now(self) -> int:
-        return self.gateway.clock.now()
+        return self._gateway.clock.now()
 
     def view(self, *, open_orders_only: bool = False, with_book: bool = True) -> BettorView | None:
         """A fresh view of the current game for this account (and remember its round for stamping)."""
-        view = self.gateway.view(self.account_id, open_orders_only=open_orders_only, with_book=with_book)
+        view = self._gateway.view(self.account_id, open_orders_only=open_orders_only, with_book=with_book)
         if view is not None:
             self.saw(view)
         return view
@@ -130,7 +135,7 @@ class Trader:
 
     def call_later(self, delay_ms: int, callback: Callable[[], None]) -> None:
         """Run ``callback`` after ``delay_ms`` of clock time (for agents that act at chosen moments)."""
-        self.gateway.clock.call_later(delay_ms, callback)
+        self._gateway.clock.call_later(delay_ms, callback)
 
     def _seen(self) -> tuple[str, int | None]:
         if self.seen_market is None:
@@ -140,7 +145,7 @@ class Trader:
     def _send(self, build: Callable[[int], Command]) -> None:
         self.sent += 1
         self.in_flight += 1
-        gateway = self.gateway
+        gateway = self._gateway
 
         def deliver() -> None:
             self.in_flight -= 1

@@ -157,3 +157,22 @@ async def test_the_same_game_runs_on_the_wall_clock() -> None:
     (result,) = log.of_type(ResultDeclared)
     assert result.winners == (4,)  # type: ignore[attr-defined]  (2c2d makes a set of deuces)
     assert [w.round for w in log.of_type(WindowClosed)] == list(Round)  # type: ignore[attr-defined]
+
+
+def test_a_trader_hands_out_no_public_route_to_the_channel() -> None:
+    from exchange.agents import Trader
+    from exchange.clock import VirtualClock
+
+    class _Gateway:
+        clock = VirtualClock()
+
+        def submit(self, command: object) -> list[object]:
+            return []
+
+        def view(self, account_id: str | None, **_: object) -> None:
+            return None
+
+    trader = Trader(_Gateway(), "someone")
+    public = {name for name in dir(trader) if not name.startswith("_")}
+    assert "gateway" not in public
+    assert not any(isinstance(getattr(trader, name), _Gateway) for name in public)
