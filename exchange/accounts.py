@@ -1,8 +1,10 @@
 """Accounts, and each account's position (exposure) on each market.
 
-Exposure follows exchange.md: the worst loss over the outright outcomes
-"selection i wins alone", counting matched bets and the unmatched remainder of
-open orders.  Unmatched orders count *conservatively*, as Betfair does: an
+Exposure is the worst loss over every outcome still possible: the outright
+outcomes "live selection i wins alone" and the VOID outcome (the market is
+voided: bets already settled early keep their results, every other matched bet
+is refunded), counting matched bets and the unmatched remainder of open
+orders.  Unmatched orders count *conservatively*, as Betfair does: an
 unmatched order adds only its downside (a back's stake on the outcomes where
 its selection loses, a lay's liability on the outcome where it wins) and none
 of its upside, so an unmatched hedge frees nothing until it is matched.  With
@@ -26,6 +28,14 @@ unmatched lay S@P   ``- S·(P - 100)``            ``0``
 then ``max(0, ceil(-(ltot + min over live i of d[i]) / 100))`` minor units,
 O(N) for N selections, with O(1) updates per fill.  Selections settled early
 drop out of the minimum; their bets' results are already the ``ltot`` part.
+
+The VOID outcome's P&L is ``settled``, the sum of the results of the
+position's bets settled early (minor units; updated when a selection settles
+early, never by a new order or fill, since unsettled bets are refunded on a
+void).  So the exposure is the larger of the outright figure above and
+``-settled`` when that is positive: without it an account whose early-settled
+loss is covered by its other bets would show that loss as available, and a
+later ``VoidMarket`` would book it against nothing.
 
 Cash moves only when a market settles or is voided: early settlement of a
 losing selection fixes its bets' results (and shrinks exposure), and the
@@ -62,27 +72,33 @@ class AccountFunds(Record):
 class Position:
     """One account's stake in one market: its orders and incremental exposure vectors."""
 
-    __slots__ = ("account_id", "d", "ltot", "market", "orders")
+    __slots__ = ("account_id", "d", "ltot", "market", "orders", "settled")
 
     def __init__(self, account_id: str, market: Market) -> None:
         self.account_id = account_id
         self.market = market
         self.d: list[int] = [0] * len(market.selection_ids)
         self.ltot = 0
+        #: the sum of the results of this position's bets settled early: its P&L if the market is voided
+        self.settled = 0
         self.orders: list[Order] = []
 
     def worst_x100(self) -> int:
-        """The worst outright P&L over live selections, in hundredths of a minor unit."""
-        d = self.d
-        live = self.market.live
-        return self.ltot + (min(d) if len(live) == len(d) else min([d[i] for i in live]))
-
-    def exposure(self) -> int:
-        """The worst loss over outcomes still possible, in minor units (never negative). O(N)."""
+        """The worst P&L over live selections and the VOID outcome, in hundredths of a minor unit."""
         d = self.d
         live = self.market.live
         x = self.ltot + (min(d) if len(live) == len(d) else min([d[i] for i in live]))
-        return -(x // 100) if x < 0 else 0
+        v = 100 * self.settled
+        return v if v < x else x
+
+    def exposure(self) -> int:
+        """The worst loss over outcomes still possible (VOID included), in minor units (never negative). O(N)."""
+        d = self.d
+        live = self.market.live
+        x = self.ltot + (min(d) if len(live) == len(d) else min([d[i] for i in live]))
+        e = -(x // 100) if x < 0 else 0
+        v = -self.settled  # the loss if the market is voided
+        return v if v > e else e
 
     def exposure_if(self, sel: int, dd: int, dl: int) -> int:
         """:meth:`exposure` if ``d[sel]`` grew by ``dd`` and ``ltot`` by ``dl``."""
@@ -94,7 +110,9 @@ class Position:
                 worst = v
         assert worst is not None
         x = self.ltot + dl + worst
-        return -(x // 100) if x < 0 else 0
+        e = -(x // 100) if x < 0 else 0
+        v = -self.settled  # an order changes nothing in the VOID outcome
+        return v if v > e else e
 
     def recompute(self) -> tuple[list[int], int]:
         """``(d, ltot)`` rebuilt from the orders, for :meth:`_check`."""
@@ -126,6 +144,10 @@ class Position:
     def _check(self) -> None:
         d, ltot = self.recompute()
         assert d == self.d and ltot == self.ltot, (self.account_id, self.market.market_id, d, self.d, ltot, self.ltot)
+        settled = sum(o.profit or 0 for o in self.orders if o.outcome is not None)
+        assert settled == self.settled, (self.account_id, self.market.market_id, settled, self.settled)
+        if self.market.all_live:
+            assert settled == 0, (self.account_id, self.market.market_id, settled)
         for o in self.orders:
             assert o.position is self and o.account_id == self.account_id
 

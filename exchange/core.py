@@ -270,13 +270,20 @@ class Exchange:
                 ):
                     positions = account.positions
                     pos = positions.get(cmd.market_id)
-                    if pos is None or len(positions) != 1 or not market.all_live or len(pos.d) != 4:
+                    if (
+                        pos is None
+                        or len(positions) != 1
+                        or not market.all_live
+                        or len(pos.d) != 4
+                        or pos.settled
+                    ):
                         ok = _funds_ok(account, market, sel, side is _BACK, tick, size)
                     else:
                         # Four selections in play, one market: the worst outcome with the order (in
                         # hundredths of a unit), unrolled.  An unmatched back adds its stake to its
                         # selection's outcome and takes it from every outcome; a lay takes its
-                        # liability from its selection's.
+                        # liability from its selection's.  Nothing is settled early here (all four
+                        # in play, pos.settled == 0), so the VOID outcome loses nothing.
                         d = pos.d
                         if side is _BACK:
                             dd = 100 * size
@@ -1078,6 +1085,7 @@ class Exchange:
             order = self.orders[bet.bet_id]
             order.result = bet
             order.settled_ts = ev.ts
+            order.position.settled += bet.profit  # the position's P&L if the market is voided
 
     def _apply_market_settled(self, ev: MarketSettled) -> None:
         market = self.markets[ev.market_id]
@@ -1226,7 +1234,10 @@ def _exposure_change(
         then = min([d[i] + dd if i == sel else d[i] for i in live])
     x = ltot + now
     y = ltot + dl + then
-    return (-(x // 100) if x < 0 else 0), (-(y // 100) if y < 0 else 0)
+    e = -(x // 100) if x < 0 else 0
+    f = -(y // 100) if y < 0 else 0
+    v = -pos.settled  # the loss if the market is voided; an order does not change it
+    return (v if v > e else e), (v if v > f else f)
 
 
 def _funds_ok(account: Account, market: Market, sel: int, is_back: bool, tick: int, size: int) -> bool:

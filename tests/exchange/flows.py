@@ -7,8 +7,13 @@ id, a live selection, a market that is open...), executes it and checks:
 * ``Exchange._check()`` (books, orders' size identity, back = lay matched per
   price and selection, exposure = recomputation, Σ balances = money paid in);
 * no order matched beyond its size;
-* no command but a void lowers an account's available to bet below zero, or
-  further below zero (a void may: a voided hedge brings back the risk it covered);
+* no command but ``VoidMatchedSince`` lowers an account's available to bet below
+  zero, or further below zero (it may: a voided hedge brings back the risk it
+  covered); ``VoidMarket`` may not (exposure reserves the loss of the VOID
+  outcome, bets settled early keeping their results);
+* after ``VoidMarket``, no account's balance is below zero, unless matches in
+  that market were voided by ``VoidMatchedSince`` or the account was already
+  left short by one (the separate, documented case above);
 * after ``VoidMatchedSince``, exactly the accounts party to a voided match that
   were left below zero had their unmatched orders on the market cancelled
   (``ACCOUNT_OVERDRAWN``), and an account still below zero has none left there;
@@ -76,6 +81,9 @@ class FlowRunner:
         self.ts = 0
         self.market_count = 0
         self.settlements = 0
+        #: markets where VoidMatchedSince voided a match, and accounts it left below zero available
+        self.void_since_markets: set[str] = set()
+        self.void_since_short: set[str] = set()
         for name in self.names:
             self._run(OpenAccount(self._tick(), name))
             self._run(Deposit(self._tick(), name, balance))
@@ -101,10 +109,17 @@ class FlowRunner:
         self.check(events, before)
         if isinstance(command, VoidMatchedSince):
             self.check_overdrawn_cancels(command.market_id, events)
-        elif not isinstance(command, VoidMarket):
+            if any(isinstance(e, MatchVoided) for e in events):
+                self.void_since_markets.add(command.market_id)
+            self.void_since_short |= {n for n, a in self.ex.accounts.items() if n != HOUSE and a.available() < 0}
+        else:
             for name, account in self.ex.accounts.items():
                 if name != HOUSE and name in available:
                     assert account.available() >= min(available[name], 0), (name, available[name], account.funds())
+        if isinstance(command, VoidMarket) and command.market_id not in self.void_since_markets:
+            for name, account in self.ex.accounts.items():
+                if name != HOUSE and name not in self.void_since_short:
+                    assert account.balance >= 0, (name, command.market_id, account.funds())
         return events
 
     def check_overdrawn_cancels(self, market_id: str, events: list[Event]) -> None:
@@ -252,7 +267,7 @@ class FlowRunner:
 
 
 def oracle_exposure(pos: Position, restore: dict[int, int] | None = None) -> int:
-    """Exposure recomputed independently: the worst outright outcome, exactly, from each order's sizes.
+    """Exposure recomputed independently: the worst outright or VOID outcome, exactly, from each order's sizes.
 
     ``restore``: bet id -> unmatched size to count as if it had not been cancelled.
     """
@@ -273,6 +288,9 @@ def oracle_exposure(pos: Position, restore: dict[int, int] | None = None) -> int
                 pnl += -remaining * (price - 1) if wins else 0
         worst = pnl if worst is None or pnl < worst else worst
     assert worst is not None
+    # the VOID outcome: bets settled early keep their results, every other bet is refunded
+    void = sum(Fraction(o.profit or 0) for o in pos.orders if o.outcome is not None)
+    worst = min(worst, void)
     return max(0, math.ceil(-worst))
 
 

@@ -415,3 +415,48 @@ def test_bet_results_are_records(hx: Harness) -> None:
     ev = settled(hx.settle(1))
     assert BetResult(2, "bob", 1, BetOutcome.WON, 2000) in ev.bets
     assert ev.to_dict()["accounts"][1] == {"account_id": "bob", "profit": 2000, "commission": 50}
+
+
+def test_a_loss_settled_early_stays_reserved_for_a_void() -> None:
+    """Exposure counts the VOID outcome: bets settled early keep their results, the rest are refunded.
+
+    C (4.00) backs hand 4 at 2.0 for 2.00 and lays hands 1-3 at 1.01 for 2.00
+    each; D takes the other side of everything.  P&L if hand 4 wins: +2.00 +
+    3 x 2.00 = +8.00; if hand 1, 2 or 3 wins: -2.00 - 0.02 + 2 x 2.00 = +1.98.
+    Exposure 0.  Hand 4 is settled early as a loser: C's back is -2.00 for
+    good.  The outright outcomes still pay C +1.98, but a void would refund
+    the lays and keep the -2.00, so exposure is 2.00 and only 2.00 is
+    available.  (Before the fix C could withdraw 4.00 and a void left -2.00.)
+    """
+    h = Harness()
+    h.accounts("C", balance=400)
+    h.accounts("D", balance=100_000)
+    h.market()
+    h.lay("D", 4, "2.0", 200)
+    h.back("C", 4, "2.0", 200)
+    for sel in (1, 2, 3):
+        h.back("D", sel, "1.01", 200)
+        h.lay("C", sel, "1.01", 200)
+    assert (h.balance("C"), h.exposure("C"), h.available("C")) == (400, 0, 400)
+    h.suspend()
+    lost = h.lose(4)[-1]
+    assert isinstance(lost, SelectionSettled)
+    assert {(b.account_id, b.profit) for b in lost.bets} == {("C", -200), ("D", 200)}
+    assert (h.balance("C"), h.exposure("C"), h.available("C")) == (400, 200, 200)
+    pos = h.ex.accounts["C"].positions["1.1"]
+    assert pos.settled == -200 and pos.worst_x100() == -20_000
+    refused = h.run(Withdraw(h.tick(), "C", 400))
+    assert len(refused) == 1 and isinstance(refused[0], CommandRejected)
+    assert refused[0].error_code is ErrorCode.INSUFFICIENT_FUNDS
+    assert h.balance("C") == 400
+    allowed = h.run(Withdraw(h.tick(), "C", 200))
+    assert types(allowed) == ["AccountDebited"]
+    assert (h.balance("C"), h.exposure("C"), h.available("C")) == (200, 200, 0)
+    voided = h.void()[-1]
+    assert isinstance(voided, MarketVoided)
+    assert results(voided) == {"C": (-200, 0), "D": (200, 5)}  # 2.5 % of 2.00 = 0.05
+    assert h.balance("C") == 0 and h.available("C") == 0
+    assert h.balance("D") == 100_000 + 195
+    assert h.balance(HOUSE) == 5
+    assert sum(a.balance for a in h.ex.accounts.values()) == 400 + 100_000 - 200  # 2.00 withdrawn
+    h.assert_replays()
