@@ -123,7 +123,6 @@ from exchange.settlement import final_results, loser_results, void_results
 from exchange.side import Side
 
 _PX = ladder.PRICE_X100
-_new = object.__new__
 _MatchedTwin = mutable_twin(Matched)
 _OrderPlacedTwin = mutable_twin(OrderPlaced)
 _TICK_OF_PRICE = ladder.TICK_OF_PRICE
@@ -331,7 +330,7 @@ class Exchange:
         selection_id = cmd.selection_id
         round_ = market.round
         customer_ref = cmd.customer_ref
-        placed: Any = _new(_OrderPlacedTwin)  # new_order_placed(...), inlined: one per placement
+        placed: Any = _OrderPlacedTwin()  # new_order_placed(...), inlined: one per placement
         placed.ts = ts
         placed.bet_id = bet_id
         placed.account_id = account_id
@@ -348,7 +347,7 @@ class Exchange:
         if pos is None:
             pos = _open_position(account, market)
         is_back = side is _BACK
-        order: Any = _new(Order)  # orders.new_order(...), inlined: one per placement
+        order: Any = Order()  # orders.new_order(...), inlined: one per placement
         order.bet_id = bet_id
         order.sel = sel
         order.is_back = is_back
@@ -533,7 +532,7 @@ class Exchange:
                 rpos.ltot += c
                 r_id = r.bet_id
                 r_acc = rpos.account_id
-                ev: Any = _new(_MatchedTwin)  # new_matched(...), inlined: the loop makes one per fill
+                ev: Any = _MatchedTwin()  # new_matched(...), inlined: the loop makes one per fill
                 ev.ts = ts
                 ev.match_id = match_id
                 ev.market_id = market_id
@@ -621,7 +620,7 @@ class Exchange:
                 rpos.d[sel] += m * gain
                 r_id = r.bet_id
                 r_acc = rpos.account_id
-                ev: Any = _new(_MatchedTwin)  # new_matched(...), inlined: the loop makes one per fill
+                ev: Any = _MatchedTwin()  # new_matched(...), inlined: the loop makes one per fill
                 ev.ts = ts
                 ev.match_id = match_id
                 ev.market_id = market_id
