@@ -37,6 +37,16 @@ void).  So the exposure is the larger of the outright figure above and
 loss is covered by its other bets would show that loss as available, and a
 later ``VoidMarket`` would book it against nothing.
 
+Checking funds exactly costs more than the rest of a placement, so the
+account also keeps ``reserved``: the sum over its orders on open markets of
+each order's largest possible loss on its live size (matched and unmatched,
+early-settled bets included, since their cash moves at the market's end), a
+back's stake and a lay's liability at its own price, each rounded up to a
+whole minor unit.  Every outcome's loss, and so the exposure of every market,
+is at most that sum.  An order for which ``balance - reserved`` covers its own
+largest loss is therefore affordable without computing exposure; only when it
+is not does the exchange compute the exact figures (:func:`order_reserve`).
+
 Cash moves only when a market settles or is voided: early settlement of a
 losing selection fixes its bets' results (and shrinks exposure), and the
 account's net market P&L is posted in one amount at the end.  That keeps
@@ -67,6 +77,19 @@ class AccountFunds(Record):
     balance: int
     exposure: int
     available: int
+
+
+def order_reserve(is_back: bool, tick: int, live: int) -> int:
+    """An order's largest possible loss on ``live`` of its size, in whole minor units (rounded up).
+
+    A back's stake; a lay's liability at its own price (``live × (price - 1)``).
+
+    >>> order_reserve(True, 0, 1000), order_reserve(False, 0, 1000), order_reserve(False, 1, 3)
+    (1000, 10, 1)
+    """
+    if is_back:
+        return live
+    return -((live * (100 - PRICE_X100[tick])) // 100)
 
 
 class Position:
@@ -128,6 +151,10 @@ class Position:
                 ltot += 100 * o.matched
         return d, ltot
 
+    def reserve(self) -> int:
+        """The sum of :func:`order_reserve` over the position's orders (their live size: matched + unmatched)."""
+        return sum(order_reserve(o.is_back, o.tick, o.remaining + o.matched) for o in self.orders)
+
     def if_win(self) -> dict[int, int]:
         """Matched P&L if each selection wins alone, in hundredths of a minor unit (``listMarketProfitAndLoss``)."""
         d = [0] * len(self.d)
@@ -155,11 +182,13 @@ class Position:
 class Account:
     """An account: a balance in minor units and its open positions (one per unsettled market)."""
 
-    __slots__ = ("account_id", "balance", "closed", "positions", "results")
+    __slots__ = ("account_id", "balance", "closed", "positions", "reserved", "results")
 
     def __init__(self, account_id: str) -> None:
         self.account_id = account_id
         self.balance = 0
+        #: the sum of the open positions' :meth:`Position.reserve`: a bound on the total exposure
+        self.reserved = 0
         #: market id -> position, for markets not yet settled or voided
         self.positions: dict[str, Position] = {}
         #: market id -> position, for settled or voided markets (its orders are cleared orders)
@@ -180,6 +209,8 @@ class Account:
         return AccountFunds(self.account_id, self.balance, exposure, self.balance - exposure)
 
     def _check(self) -> None:
+        assert self.reserved == sum(p.reserve() for p in self.positions.values()), (self.account_id, self.reserved)
+        assert self.reserved >= self.exposure(), (self.account_id, self.reserved)
         for market_id, pos in self.positions.items():
             assert pos.market.market_id == market_id and pos.account_id == self.account_id
             assert pos.market.is_open, market_id

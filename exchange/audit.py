@@ -32,6 +32,7 @@ def state_digest(ex: Exchange) -> str:
             (
                 account.account_id,
                 account.balance,
+                account.reserved,
                 [(m, p.d, p.ltot, [o.bet_id for o in p.orders]) for m, p in account.positions.items()],
                 sorted(account.closed),
                 sorted(account.results.items()),

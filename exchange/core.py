@@ -71,7 +71,7 @@ from decimal import Decimal
 from typing import Any
 
 from exchange import audit, ladder
-from exchange.accounts import Account, AccountFunds, Position
+from exchange.accounts import Account, AccountFunds, Position, order_reserve
 from exchange.commands import (
     CancelOrder,
     Command,
@@ -267,45 +267,53 @@ class Exchange:
                     and size >= market.min_stake
                     and (side is _BACK or side is _LAY)
                 ):
-                    positions = account.positions
-                    pos = positions.get(cmd.market_id)
-                    if (
-                        pos is None
-                        or len(positions) != 1
-                        or not market.all_live
-                        or len(pos.d) != 4
-                        or pos.settled
+                    # First the account's bound (accounts.py): if what it has not reserved covers this
+                    # order's largest loss, the order is affordable whatever its exposure is.
+                    if account.balance - account.reserved >= (
+                        size if side is _BACK else -((size * (100 - _PX[tick])) // 100)
                     ):
-                        ok = _funds_ok(account, market, sel, side is _BACK, tick, size)
+                        ok = True
+                        pos = account.positions.get(cmd.market_id)
                     else:
-                        # Four selections in play, one market: the worst outcome with the order (in
-                        # hundredths of a unit), unrolled.  An unmatched back adds its stake to its
-                        # selection's outcome and takes it from every outcome; a lay takes its
-                        # liability from its selection's.  Nothing is settled early here (all four
-                        # in play, pos.settled == 0), so the VOID outcome loses nothing.
-                        d = pos.d
-                        if side is _BACK:
-                            dd = 100 * size
-                            d[sel] += dd
-                            a, b, c, e = d
-                            d[sel] -= dd
-                            y = pos.ltot - dd
+                        positions = account.positions
+                        pos = positions.get(cmd.market_id)
+                        if (
+                            pos is None
+                            or len(positions) != 1
+                            or not market.all_live
+                            or len(pos.d) != 4
+                            or pos.settled
+                        ):
+                            ok = _funds_ok(account, market, sel, side is _BACK, tick, size)
                         else:
-                            a, b, c, e = d
-                            v = d[sel] + (100 - _PX[tick]) * size
-                            if v < a:
-                                a = v
-                            y = pos.ltot
-                        if b < a:
-                            a = b
-                        if e < c:
-                            c = e
-                        y += a if a < c else c
-                        if y >= 0 or account.balance >= -(y // 100):
-                            ok = True
-                        else:
-                            x = pos.ltot + min(d)  # short of funds: allowed only if exposure does not rise
-                            ok = -(y // 100) <= (-(x // 100) if x < 0 else 0)
+                            # Four selections in play, one market: the worst outcome with the order (in
+                            # hundredths of a unit), unrolled.  An unmatched back adds its stake to its
+                            # selection's outcome and takes it from every outcome; a lay takes its
+                            # liability from its selection's.  Nothing is settled early here (all four
+                            # in play, pos.settled == 0), so the VOID outcome loses nothing.
+                            d = pos.d
+                            if side is _BACK:
+                                dd = 100 * size
+                                d[sel] += dd
+                                a, b, c, e = d
+                                d[sel] -= dd
+                                y = pos.ltot - dd
+                            else:
+                                a, b, c, e = d
+                                v = d[sel] + (100 - _PX[tick]) * size
+                                if v < a:
+                                    a = v
+                                y = pos.ltot
+                            if b < a:
+                                a = b
+                            if e < c:
+                                c = e
+                            y += a if a < c else c
+                            if y >= 0 or account.balance >= -(y // 100):
+                                ok = True
+                            else:
+                                x = pos.ltot + min(d)  # short of funds: allowed only if exposure does not rise
+                                ok = -(y // 100) <= (-(x // 100) if x < 0 else 0)
         except TypeError:  # an unhashable selection id or a signalling-NaN price
             pass
         if not ok:
@@ -371,6 +379,7 @@ class Exchange:
         book = market.books[sel]
         # Match, then queue what is left (Book.add, inlined: the side is known here).
         if is_back:
+            account.reserved += size
             pos.d[sel] += 100 * size
             pos.ltot -= 100 * size
             if book.lay_mask >> tick:  # a resting lay at or above the order's price
@@ -386,6 +395,7 @@ class Exchange:
                 if not resting:
                     book.back_mask |= _BIT[tick]
         else:
+            account.reserved -= (size * (100 - _PX[tick])) // 100
             pos.d[sel] -= size * (_PX[tick] - 100)
             if book.back_mask & _AT_OR_BELOW[tick]:  # a resting back at or below it
                 self._match_lay(order, market, ts, events)
@@ -471,6 +481,7 @@ class Exchange:
         self.next_bet_id = ev.bet_id + 1
         pos.orders.append(order)
         size = ev.size
+        account.reserved += order_reserve(order.is_back, ev.tick, size)
         if order.is_back:
             pos.d[sel] += 100 * size
             pos.ltot -= 100 * size
@@ -684,11 +695,16 @@ class Exchange:
                     market.books[order.sel].reduce(order, amount)
                     order.remaining = 0
                     order.cancelled += amount
+                    account = self.accounts[pos.account_id]
                     if order.is_back:
+                        account.reserved -= amount
                         pos.d[order.sel] -= 100 * amount
                         pos.ltot += 100 * amount
                     else:
-                        pos.d[order.sel] += amount * (_PX[order.tick] - 100)
+                        unit = _PX[order.tick] - 100
+                        matched = order.matched  # the live size falls from matched + amount to matched
+                        account.reserved += ((matched + amount) * -unit) // 100 - (matched * -unit) // 100
+                        pos.d[order.sel] += amount * unit
                     return [ev]
                 if not amount:
                     message = _taken_message(order)
@@ -1009,9 +1025,13 @@ class Exchange:
         self.next_match_id = ev.match_id + 1
 
     def _release(self, order: Order, amount: int) -> None:
-        """Take ``amount`` of an order's unmatched size out of the book and its exposure."""
+        """Take ``amount`` of an order's unmatched size out of the book, its exposure and its reserve."""
         pos = order.position
         pos.market.books[order.sel].reduce(order, amount)
+        live = order.remaining + order.matched
+        self.accounts[pos.account_id].reserved -= order_reserve(order.is_back, order.tick, live) - order_reserve(
+            order.is_back, order.tick, live - amount
+        )
         order.remaining -= amount
         if order.is_back:
             pos.d[order.sel] -= 100 * amount
@@ -1037,6 +1057,10 @@ class Exchange:
         m = ev.size
         p = _PX[ev.tick]
         for o in (back, lay):
+            live = o.remaining + o.matched
+            self.accounts[o.position.account_id].reserved -= order_reserve(o.is_back, o.tick, live) - order_reserve(
+                o.is_back, o.tick, live - m
+            )
             o.matched -= m
             o.matched_x100 -= m * p
             o.voided += m
@@ -1120,7 +1144,8 @@ class Exchange:
             account.balance += result.profit - result.commission
             house.balance += result.commission
             account.results[market.market_id] = result
-            account.closed[market.market_id] = account.positions.pop(market.market_id)
+            pos = account.closed[market.market_id] = account.positions.pop(market.market_id)
+            account.reserved -= pos.reserve()
         house.balance += rounding
         market.status = status
         market.sync_betting()

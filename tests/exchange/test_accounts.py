@@ -134,3 +134,43 @@ def test_funds_view(hx: Harness) -> None:
     }
     assert hx.ex.funds("nobody") is None
     assert hx.ex.profit_and_loss("nobody", "1.1") is None
+
+
+def reserved(hx: Harness, account: str) -> int:
+    return hx.ex.accounts[account].reserved
+
+
+def test_the_reserve_bounds_exposure_through_every_lifecycle_step(hx: Harness) -> None:
+    # The reserve: each order's largest loss on its live size, a back's stake or a lay's liability at its own price.
+    bet = hx.lay("alice", 1, "3", 1000)
+    assert reserved(hx, "alice") == 2000
+    hx.back("alice", 2, "1.01", 201)
+    assert reserved(hx, "alice") == 2201
+    hx.back("bob", 1, "2.5", 400)  # fills 400 of alice's lay at 3: the reserve stays at the lay's own price
+    assert reserved(hx, "alice") == 2201 and reserved(hx, "bob") == 400
+    hx.cancel("alice", bet, 100)  # live size 900: liability 18.00
+    assert reserved(hx, "alice") == 2001
+    hx.lay("alice", 3, "1.01", 201)  # liability 2.01 rounds up to 3
+    assert reserved(hx, "alice") == 2004
+    hx.suspend()  # unmatched remainders lapse; the 400 matched stays reserved
+    assert reserved(hx, "alice") == 800
+    assert hx.exposure("alice") <= reserved(hx, "alice")
+    hx.settle(2)
+    assert reserved(hx, "alice") == reserved(hx, "bob") == 0
+
+
+def test_an_account_over_its_reserve_still_places_an_order_that_does_not_raise_exposure(hx: Harness) -> None:
+    hx.accounts("dora", balance=1000)
+    hx.back("dora", 1, "2", 1000)  # exposure 10.00: the whole balance
+    hx.lay("dora", 1, "1.9", 1000)  # 9.00 more reserved, but selection 1 winning costs only 9.00 of the 10.00
+    assert reserved(hx, "dora") == 1900 > hx.balance("dora")
+    assert hx.exposure("dora") == 1000 and hx.available("dora") == 0
+    assert hx.rejected(hx.place("dora", 2, Side.LAY, "2", 200)).error_code is ErrorCode.INSUFFICIENT_FUNDS
+
+
+def test_a_voided_match_releases_its_reserve(hx: Harness) -> None:
+    start = hx.tick()
+    hx.lay("alice", 1, "3", 1000)
+    hx.back("bob", 1, "3", 1000)
+    hx.void_since(start)
+    assert reserved(hx, "alice") == 0 and reserved(hx, "bob") == 0
