@@ -68,7 +68,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from exchange import audit, ladder
 from exchange.accounts import Account, AccountFunds, Position, order_reserve
@@ -249,18 +249,18 @@ class Exchange:
             account = self.accounts.get(cmd.account_id)
             market = self.markets.get(cmd.market_id)
             size = cmd.size
+            side = cmd.side
             if (
                 account is not None
                 and market is not None
-                and market.status is _ACTIVE
                 and type(size) is int
                 and (cmd.round is None or cmd.round == market.round)
                 and cmd.order_type is _LIMIT
                 and cmd.persistence_type is _LAPSE
             ):
-                sel = market.betting.get(cmd.selection_id)  # None unless the selection takes bets now
+                # None unless the market is ACTIVE and the selection in play (Market.betting)
+                sel = market.betting.get(cmd.selection_id)
                 tick = _TICK_OF_PRICE.get(cmd.price)  # a Decimal (or an equal int) on the ladder
-                side = cmd.side
                 if (
                     sel is not None
                     and tick is not None
@@ -327,12 +327,11 @@ class Exchange:
                     )
                 ]  # fmt: skip
             pos = account.positions.get(cmd.market_id)
-        assert account is not None and market is not None and sel is not None and tick is not None
+        if TYPE_CHECKING:  # (both paths set them; a runtime assert would cost every placement)
+            assert account is not None and market is not None and sel is not None and tick is not None
         ts = cmd.ts
         bet_id = self.next_bet_id
         self.next_bet_id = bet_id + 1
-        side = cmd.side
-        size = cmd.size
         account_id = cmd.account_id
         market_id = cmd.market_id
         selection_id = cmd.selection_id
@@ -360,7 +359,6 @@ class Exchange:
         order.sel = sel
         order.is_back = is_back
         order.tick = tick
-        order.size = size
         order.remaining = size
         order.matched = 0
         order.matched_x100 = 0

@@ -101,7 +101,6 @@ class Order:
         "round",
         "sel",
         "settled_ts",
-        "size",
         "tick",
         "voided",
     )
@@ -110,7 +109,6 @@ class Order:
     sel: int
     is_back: bool
     tick: int
-    size: int
     remaining: int
     matched: int
     matched_x100: int
@@ -124,6 +122,11 @@ class Order:
     position: Position
     result: BetResult | None
     settled_ts: int | None
+
+    @property
+    def size(self) -> int:
+        """The size placed: every part of it is matched, remaining, lapsed, cancelled or voided."""
+        return self.matched + self.remaining + self.lapsed + self.cancelled + self.voided
 
     @property
     def account_id(self) -> str:
@@ -171,10 +174,9 @@ class Order:
 
     def _check(self) -> None:
         """Assert the order's invariants."""
-        assert self.size > 0, self
+        assert self.size > 0, self  # (the size is the sum of its parts)
         for part in (self.matched, self.remaining, self.lapsed, self.cancelled, self.voided):
             assert part >= 0, self
-        assert self.matched + self.remaining + self.lapsed + self.cancelled + self.voided == self.size, self
         assert 0 <= self.tick < ladder.TICK_COUNT
         if self.matched == 0:
             assert self.matched_x100 == 0, self
@@ -266,7 +268,6 @@ def new_order(
     o.sel = sel
     o.is_back = is_back
     o.tick = tick
-    o.size = size
     o.remaining = size
     o.matched = 0
     o.matched_x100 = 0

@@ -59,6 +59,7 @@ from exchange.events import (
     MarketVoided,
     MatchVoided,
     OrderCancelled,
+    OrderPlaced,
     event_from_dict,
 )
 from exchange.market import MarketStatus
@@ -75,6 +76,8 @@ class FlowRunner:
         #: replay the event journal and compare digests every this many steps
         self.replay_every = replay_every
         self.steps = 0
+        #: bet id -> the size its OrderPlaced event gave
+        self.placed_size: dict[int, int] = {}
         self.names = [f"a{i}" for i in range(accounts)]
         self.commands: list[Command] = []
         self.events: list[Event] = []
@@ -151,8 +154,15 @@ class FlowRunner:
         for account in ex.accounts.values():
             for pos in account.positions.values():
                 assert pos.exposure() == oracle_exposure(pos), (account.account_id, pos.market.market_id)
+        for ev in events:
+            if isinstance(ev, OrderPlaced):
+                self.placed_size[ev.bet_id] = ev.size
+        assert self.placed_size.keys() == ex.orders.keys()
         for order in ex.orders.values():
-            assert order.matched <= order.size and order.remaining <= order.size
+            # the size placed (from the event, not the order's own sum) is split, never exceeded
+            placed = self.placed_size[order.bet_id]
+            assert order.matched + order.remaining + order.lapsed + order.cancelled + order.voided == placed, order
+            assert order.matched <= placed and order.remaining <= placed
         for ev in events:
             if isinstance(ev, MarketSettled | MarketVoided):
                 self.settlements += 1
