@@ -100,7 +100,7 @@ _TWINS: dict[type, type] = {}
 
 
 def mutable_twin(cls: type) -> type:
-    """The unfrozen class with the same slots as a frozen, slotted dataclass (one per class).
+    """An unfrozen builder for a frozen, slotted dataclass (one per class).
 
     :func:`fast_constructor` fills an instance of it and switches its class.
     The exchange's innermost loop does the same inline, to save the call (a
@@ -108,9 +108,12 @@ def mutable_twin(cls: type) -> type:
 
         ev = twin(); ev.x = ...; ...; ev.__class__ = cls
 
-    which must set every field.  (Calling the twin, which has no ``__init__``,
-    is about twice as fast as ``object.__new__(twin)``, whose wrapper checks
-    and slices its arguments.)
+    which must set every field.  The twin is a subclass of ``cls`` that adds
+    no slots and puts back ``object``'s ``__init__`` (so ``twin()`` makes a
+    blank instance, about twice as fast as ``object.__new__(twin)``),
+    ``__setattr__`` and ``__delattr__`` (so stores are plain slot stores).
+    Being a layout-identical subclass also makes the class switch cheap:
+    Python need not compare the two classes' slot lists.
 
     >>> @dataclasses.dataclass(frozen=True, slots=True)
     ... class P(Record):
@@ -125,7 +128,16 @@ def mutable_twin(cls: type) -> type:
         assert not hasattr(cls, "__post_init__"), cls
         names = tuple(field.name for field in dataclasses.fields(cls))
         assert tuple(cls.__dict__["__slots__"]) == names, cls
-        twin = _TWINS[cls] = type(f"_{cls.__name__}Builder", cls.__bases__, {"__slots__": names})
+        twin = _TWINS[cls] = type(
+            f"_{cls.__name__}Builder",
+            (cls,),
+            {
+                "__slots__": (),
+                "__init__": object.__init__,
+                "__setattr__": object.__setattr__,
+                "__delattr__": object.__delattr__,
+            },
+        )
     return twin
 
 
