@@ -3,13 +3,15 @@
 The server applies a command to the in-memory exchange, appends the records it
 produced with :meth:`Journal.append`, and only answers after
 ``await journal.sync()`` says they are on disk (WAL, ``synchronous=FULL``).
-Writes happen on one background thread; records appended while a commit is in
-flight go together in the next one (*group commit*), so 64 clients cost one
-fsync per batch rather than one each (``commits`` and ``written`` count them).
-A batch is one ``INSERT`` statement, its own transaction, so the writer thread
-gives up the GIL once for the whole batch and its fsync. Order is the order of
-``append``; a record is never acknowledged before every record appended
-earlier.
+Writes happen in a writer process (:mod:`exchange.server.journal_writer`);
+records appended while a commit is in flight go together in the next one
+(*group commit*), so 64 clients cost one fsync per batch rather than one each
+(``commits`` and ``written`` count them). The loop serialises each record to
+JSON when it hands its batch over, so the writer needs nothing but SQLite and
+takes no time from this interpreter. Order is the order of ``append``; a record
+is never acknowledged before every record appended earlier. A journal on
+``:memory:`` (tests, tools) has no writer process: it writes each batch on the
+loop.
 
 On start, :meth:`Journal.records` replays what was written; the server folds
 it back into state (:meth:`exchange.server.service.ExchangeService.recover`).
@@ -30,25 +32,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import queue
+import logging
 import sqlite3
-import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from exchange.server import jsoncodec
 from exchange.server.database import open_with
+from exchange.server.journal_writer import MAX_ROWS_PER_STATEMENT, SCHEMA, WriterProcess, insert_rows
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS journal (
-    seq INTEGER PRIMARY KEY,
-    ts_ms INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    body TEXT NOT NULL
-);
-"""
+__all__ = ["MAX_ROWS_PER_STATEMENT", "SCHEMA", "Journal", "JournalFailed", "Record"]
+
+log = logging.getLogger(__name__)
+STOP_TIMEOUT_S = 30.0  # how long stop() waits for the writer to finish before killing it
 
 
 class JournalFailed(RuntimeError):
@@ -67,13 +64,13 @@ Row = tuple[int, int, str, Any]  # seq, ts_ms, kind, body (a mapping or a core r
 
 
 class Journal:
-    """An append-only log in the ``journal`` table, with group commit on one writer thread.
+    """An append-only log in the ``journal`` table, with group commit through one writer process.
 
-    The event loop hands the writer thread one batch at a time (``_submit``);
-    the thread serialises and commits it and calls back on the loop
-    (``_committed``), which releases that batch's waiters and hands over
-    whatever was appended meanwhile as the next batch. So at most one commit is
-    in flight, and it carries everything that arrived while the last one was.
+    The event loop hands the writer one batch at a time (``_submit``); the
+    writer commits it and answers ``ok <seq>`` on its pipe, which the loop
+    reads (``_on_acks``) to release that batch's waiters and hand over whatever
+    was appended meanwhile as the next batch. So at most one commit is in
+    flight, and it carries everything that arrived while the last one was.
     """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
@@ -85,11 +82,11 @@ class Journal:
         self._pending: list[Row] = []
         self._pending_waiters: list[asyncio.Future[None]] = []  # released when _pending is on disk
         self._writing_waiters: list[asyncio.Future[None]] = []  # released when the batch being written is
-        self._writing = False
+        self._writing_last = 0  # the last seq of the batch being written (0: none)
+        self._writing_count = 0  # and how many records it holds
         self._submit_soon = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._batches: queue.SimpleQueue[list[Row] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
+        self._writer: WriterProcess | None = None
         self._failure: BaseException | None = None
         self.commits = 0
         self.written = 0
@@ -108,6 +105,11 @@ class Journal:
     def durable_seq(self) -> int:
         return self._durable_seq
 
+    @property
+    def writer_pid(self) -> int | None:
+        """The writer process's id while it runs (None for ``:memory:`` or when stopped)."""
+        return self._writer.pid if self._writer is not None else None
+
     def records(self, after: int = 0) -> Iterator[Record]:
         """Every committed record with ``seq > after``, in order."""
         cursor = self._conn.execute("SELECT seq, ts_ms, kind, body FROM journal WHERE seq > ? ORDER BY seq", (after,))
@@ -117,36 +119,41 @@ class Journal:
     def append(self, kind: str, body: Any, *, ts_ms: int) -> int:
         """Queue one record (not yet durable); returns its sequence number.
 
-        ``body`` is a JSON mapping or a frozen record with ``to_dict()`` (serialised by the writer);
-        it must not change afterwards.
+        ``body`` is a JSON mapping or a frozen record with ``to_dict()`` (serialised when its batch is
+        handed over); it must not change afterwards.
         """
         if self._failure is not None:
             raise JournalFailed("the journal has failed; no command can be accepted") from self._failure
         seq = self._next_seq
         self._next_seq = seq + 1
         self._pending.append((seq, ts_ms, kind, body))
-        if not self._writing and not self._submit_soon and self._loop is not None:
+        if not self._writing_last and not self._submit_soon and self._loop is not None:
             # After the callbacks already due: what they append goes in the same batch.
             self._submit_soon = True
             self._loop.call_soon(self._submit)
         return seq
 
-    async def sync(self) -> None:
-        """Wait until every record appended so far is on disk."""
+    def sync(self) -> Awaitable[None]:
+        """An awaitable that completes when every record appended so far is on disk.
+
+        A plain function returning a future (not a coroutine): one object fewer per order.
+        """
         if self._failure is not None:
             raise JournalFailed("the journal has failed") from self._failure
+        loop = self._loop or asyncio.get_running_loop()
+        future = loop.create_future()
         if self._next_seq - 1 <= self._durable_seq:
-            return
-        if self._loop is None:  # no writer thread: write now
+            future.set_result(None)
+        elif self._loop is None:  # not started: write now
             self.flush()
-            return
-        future = self._loop.create_future()
-        # Records become durable in order: the last one appended is pending, or else in the batch being written.
-        (self._pending_waiters if self._pending else self._writing_waiters).append(future)
-        await future
+            future.set_result(None)
+        else:
+            # Records become durable in order: the last one appended is pending, or else in the batch being written.
+            (self._pending_waiters if self._pending else self._writing_waiters).append(future)
+        return future
 
     def flush(self) -> None:
-        """Write everything pending now, on the calling thread (for tools and shutdown)."""
+        """Write everything pending now, on the calling thread (for tools, ``:memory:`` and shutdown)."""
         batch, self._pending = self._pending, []
         if batch:
             self._write(batch)
@@ -155,21 +162,27 @@ class Journal:
         _release(waiters)
 
     def start(self) -> None:
-        """Start the writer thread, calling back on the running loop."""
+        """Start the writer process (none for ``:memory:``); its answers are read on the running loop."""
         self._loop = asyncio.get_running_loop()
-        self._thread = threading.Thread(target=self._writer, name="journal-writer", daemon=True)
-        self._thread.start()
+        path = self._path()
+        if path:
+            self._writer = WriterProcess.start(path)
+            self._loop.add_reader(self._writer.ack_fd, self._on_acks)
         if self._pending:
             self._submit()
 
     async def stop(self) -> None:
-        """Write what is pending, then stop the writer thread."""
-        if self._thread is not None:
+        """Write what is pending, then end the writer process (it exits when its input closes)."""
+        if self._loop is not None:
             with contextlib.suppress(JournalFailed):
                 await self.sync()
-            self._batches.put(None)
-            await asyncio.to_thread(self._thread.join)
-            self._thread = None
+            writer, self._writer = self._writer, None
+            if writer is not None:
+                self._loop.remove_reader(writer.ack_fd)
+                writer.close()
+                code = await asyncio.to_thread(writer.wait, STOP_TIMEOUT_S)
+                if code != 0:
+                    log.warning("the journal writer exited with %s", code)
             self._loop = None
         if self._failure is None:
             self.flush()
@@ -177,34 +190,57 @@ class Journal:
     def close(self) -> None:
         self._conn.close()
 
+    def _path(self) -> str:
+        """The database file ('' for an in-memory database, which no other process can open)."""
+        for _, name, file in self._conn.execute("PRAGMA database_list"):
+            if name == "main":
+                return str(file or "")
+        return ""
+
     # --- the group commit -----------------------------------------------------------------------
 
     def _submit(self) -> None:
-        """On the loop: hand everything pending to the writer thread, unless a batch is already there."""
+        """On the loop: hand everything pending to the writer, unless a batch is already there."""
         self._submit_soon = False
-        if self._writing or not self._pending or self._failure is not None:
+        if self._writing_last or not self._pending or self._failure is not None:
             return
         batch, self._pending = self._pending, []
         self._writing_waiters, self._pending_waiters = self._pending_waiters, []
-        self._writing = True
-        self._batches.put(batch)
-
-    def _writer(self) -> None:
-        """The writer thread: commit each batch, then call back on the loop."""
-        assert self._loop is not None
-        loop = self._loop
-        while (batch := self._batches.get()) is not None:
-            error: Exception | None = None
+        last = batch[-1][0]
+        self._writing_last, self._writing_count = last, len(batch)
+        if self._writer is None:  # in memory: write here
             try:
                 self._write(batch)
-            except Exception as exc:  # disk full, I/O error: fail fast, never acknowledge
-                error = exc
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
-                loop.call_soon_threadsafe(self._committed, batch[-1][0], error)
+            except Exception as exc:
+                self._committed(last, exc)
+                return
+            self._committed(last, None)
+            return
+        try:
+            self._writer.send([(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch])
+        except Exception as exc:  # the writer is gone (BrokenPipeError), or a record would not serialise
+            self._committed(last, exc)
+
+    def _on_acks(self) -> None:
+        """On the loop, when the writer's pipe is readable: each ``ok <seq>`` releases its batch."""
+        assert self._writer is not None
+        lines = self._writer.read_lines()
+        if lines is None:
+            self._loop.remove_reader(self._writer.ack_fd)  # type: ignore[union-attr]
+            self._committed(self._writing_last, OSError("the journal writer process exited"))
+            return
+        for line in lines:
+            verdict, _, detail = line.partition(" ")
+            if verdict == "ok":
+                self.commits += 1
+                self.written += self._writing_count
+                self._committed(int(detail), None)
+            else:
+                self._committed(self._writing_last, sqlite3.OperationalError(detail))
 
     def _committed(self, last_seq: int, error: Exception | None) -> None:
         """On the loop: the batch up to ``last_seq`` is on disk (or failed); release it, send the next."""
-        self._writing = False
+        self._writing_last = 0
         waiters, self._writing_waiters = self._writing_waiters, []
         if error is not None:
             self._fail(error, waiters)
@@ -215,6 +251,8 @@ class Journal:
             self._submit()
 
     def _fail(self, exc: Exception, writing: list[asyncio.Future[None]]) -> None:
+        if self._failure is None:
+            log.error("journal write failed: %s", exc)
         self._failure = exc
         failure = JournalFailed(f"journal write failed: {exc}")
         for future in (*writing, *self._pending_waiters):
@@ -223,39 +261,10 @@ class Journal:
         self._pending_waiters = []
 
     def _write(self, batch: list[Row]) -> None:
-        """Serialise (on the writer thread: the event loop has better things to do) and commit."""
-        self._insert([(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch])
-
-    def _insert(self, rows: list[tuple[int, int, str, str]]) -> None:
-        """One INSERT statement per chunk of rows, in one transaction.
-
-        A statement, not ``executemany``: each row of ``executemany`` is its own ``sqlite3_step``, and each
-        step gives up the GIL and must win it back from the busy event loop (up to a switch interval, 5 ms,
-        each time), so a batch of 60 rows took tens of milliseconds to commit under load.
-        """
-        conn = self._conn
-        if len(rows) <= MAX_ROWS_PER_STATEMENT:  # the usual case: one statement, its own transaction
-            conn.execute(_insert_sql(len(rows)), [value for row in rows for value in row])
-        else:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for start in range(0, len(rows), MAX_ROWS_PER_STATEMENT):
-                    chunk = rows[start:start + MAX_ROWS_PER_STATEMENT]
-                    conn.execute(_insert_sql(len(chunk)), [value for row in chunk for value in row])
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+        """Serialise and commit on this thread (``:memory:``, tools, shutdown)."""
+        insert_rows(self._conn, [(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch])
         self.commits += 1
-        self.written += len(rows)
-
-
-MAX_ROWS_PER_STATEMENT = 256  # 1024 bound values, well under SQLite's limit (32766)
-
-
-@functools.lru_cache(maxsize=MAX_ROWS_PER_STATEMENT)
-def _insert_sql(rows: int) -> str:
-    return "INSERT INTO journal (seq, ts_ms, kind, body) VALUES " + ",".join(("(?,?,?,?)",) * rows)
+        self.written += len(batch)
 
 
 def _release(waiters: list[asyncio.Future[None]]) -> None:

@@ -4,6 +4,8 @@ and a failed write fails every waiter and refuses what comes after."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -89,3 +91,65 @@ async def test_stop_writes_what_is_pending(tmp_path: Path) -> None:
     reopened = Journal.open(str(path))
     assert reopened.last_seq == 5
     reopened.close()
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting to be reaped has exited)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+async def test_the_writer_process_starts_with_the_journal_and_exits_when_it_stops(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    pid = journal.writer_pid
+    assert pid is not None and _alive(pid)
+    journal.append("event", {"i": 1}, ts_ms=0)
+    await journal.sync()
+    await journal.stop()
+    assert journal.writer_pid is None and not _alive(pid)
+    journal.close()
+
+
+async def test_a_writer_that_dies_fails_every_waiter_and_refuses_later_appends(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    journal.append("event", {"ok": 1}, ts_ms=0)
+    await journal.sync()
+    assert journal.writer_pid is not None
+    os.kill(journal.writer_pid, signal.SIGKILL)
+    journal.append("event", {"lost": 1}, ts_ms=1)
+    results = await asyncio.gather(*(asyncio.ensure_future(journal.sync()) for _ in range(3)),
+                                   return_exceptions=True)
+    assert all(isinstance(r, JournalFailed) for r in results), results
+    with pytest.raises(JournalFailed):
+        journal.append("event", {"refused": 1}, ts_ms=2)
+    await journal.stop()
+    assert [r.body for r in journal.records()] == [{"ok": 1}]
+    journal.close()
+
+
+async def test_the_writer_ignores_sigint_sent_to_the_process_group(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    assert journal.writer_pid is not None
+    os.kill(journal.writer_pid, signal.SIGINT)  # what Ctrl-C in a terminal sends it, beside the server
+    journal.append("event", {"after": 1}, ts_ms=0)
+    await journal.sync()
+    await journal.stop()
+    assert [r.body for r in journal.records()] == [{"after": 1}]
+    journal.close()
+
+
+async def test_a_journal_in_memory_has_no_writer_process() -> None:
+    journal = Journal.open(":memory:")
+    journal.start()
+    assert journal.writer_pid is None
+    journal.append("event", {"i": 1}, ts_ms=0)
+    await journal.sync()
+    assert journal.durable_seq == 1 and journal.commits == 1
+    await journal.stop()
+    journal.close()

@@ -54,6 +54,11 @@ class Server:
             time.sleep(0.1)
         raise RuntimeError("the server did not start")
 
+    def children(self) -> list[int]:
+        """The server's child processes (the journal writer)."""
+        assert self.proc is not None
+        return [int(pid) for pid in Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()]
+
     def kill(self) -> None:
         assert self.proc is not None
         os.kill(self.proc.pid, signal.SIGKILL)
@@ -84,6 +89,27 @@ def server(tmp_path: Path) -> Iterator[Server]:
     srv.start()
     yield srv
     srv.stop()
+
+
+def _exits(pid: int, within_s: float = 10) -> bool:
+    """Whether ``pid`` is gone (or a zombie) within ``within_s`` seconds."""
+    deadline = time.time() + within_s
+    while time.time() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_clean_stop_ends_the_journal_writer_too(server: Server) -> None:
+    (writer,) = server.children()
+    server.stop()
+    assert server.proc is not None and server.proc.returncode == 0
+    assert _exits(writer)
 
 
 def test_betfairlightweight_resources_work_unmodified(server: Server) -> None:
@@ -138,7 +164,9 @@ def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: S
         assert report.status == "SUCCESS"
         acked[report.place_instruction_reports[0].bet_id] = client.username
     assert requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()["game"]["round"] == 1
+    (writer,) = server.children()
     server.kill()  # SIGKILL in the middle of the Deal window
+    assert _exits(writer), "the journal writer outlived the server"
 
     journal_balances = balances_from_db(str(server.db))
     server.start()

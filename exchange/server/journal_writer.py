@@ -1,0 +1,226 @@
+"""The journal's writer process: batches of rows in on a pipe, one SQLite commit each, acknowledgements out.
+
+The server's event loop and a writer *thread* shared one interpreter lock:
+the thread took it to bind each batch to its ``INSERT`` and again after every
+``sqlite3_step`` and fsync, and each hand-over cost the busy loop a wait for
+the lock. A process has its own interpreter, so SQLite's work and the fsync
+happen beside the loop, not between its requests.
+
+The protocol is two pipes (the child's stdin and stdout), one batch in flight:
+
+* server → writer: a frame per batch, a 4-byte little-endian length and a
+  pickle of ``[(seq, ts_ms, kind, body_json), ...]``, in journal order;
+* writer → server: a line per batch, ``ok <last seq>`` once the batch is
+  committed (WAL, ``synchronous=FULL``), or ``error <message>`` if it could
+  not be, and ``ready`` first, once the database is open.
+
+The writer ends when its input ends: when the server closes the pipe on
+stop, or when the kernel closes it because the server died (SIGKILL
+included), so it never outlives the server by more than the batch it is
+writing, and no acknowledged record depends on it afterwards. It ignores
+SIGINT and SIGTERM, which a terminal or a service manager sends to the
+whole process group: the server decides when the journal stops.
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "j.db")
+>>> conn = connect(path); _ = conn.executescript(SCHEMA)
+>>> writer = WriterProcess.start(path)
+>>> writer.send([(1, 5, "place", '{"betId":"1"}')])
+>>> writer.read_line_blocking()
+'ok 1'
+>>> writer.close(); writer.wait(10)
+0
+>>> conn.execute("SELECT seq, kind, body FROM journal").fetchall()
+[(1, 'place', '{"betId":"1"}')]
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import pickle
+import select
+import signal
+import sqlite3
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+from exchange.server.database import connect
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY,
+    ts_ms INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL
+);
+"""
+
+MAX_ROWS_PER_STATEMENT = 256  # 1024 bound values, well under SQLite's limit (32766)
+_LENGTH = struct.Struct("<I")
+
+Row = tuple[int, int, str, str]  # seq, ts_ms, kind, body as JSON text
+
+
+def insert_rows(conn: sqlite3.Connection, rows: list[Row]) -> None:
+    """The rows in one transaction: one multi-row INSERT per chunk of :data:`MAX_ROWS_PER_STATEMENT`.
+
+    A statement, not ``executemany``: each row of ``executemany`` is its own ``sqlite3_step``, which in a
+    thread of the server gave up the interpreter lock and had to win it back from the busy event loop.
+    """
+    if len(rows) <= MAX_ROWS_PER_STATEMENT:  # the usual case: one statement, its own transaction
+        conn.execute(_insert_sql(len(rows)), [value for row in rows for value in row])
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for start in range(0, len(rows), MAX_ROWS_PER_STATEMENT):
+            chunk = rows[start:start + MAX_ROWS_PER_STATEMENT]
+            conn.execute(_insert_sql(len(chunk)), [value for row in chunk for value in row])
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+@functools.lru_cache(maxsize=MAX_ROWS_PER_STATEMENT)
+def _insert_sql(rows: int) -> str:
+    return "INSERT INTO journal (seq, ts_ms, kind, body) VALUES " + ",".join(("(?,?,?,?)",) * rows)
+
+
+# --- the server's side ---------------------------------------------------------------------------
+
+
+class WriterProcess:
+    """The server's handle on a running writer: send a batch, read the acknowledgement lines, close."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        self._proc = proc
+        self._to_writer = proc.stdin.fileno()
+        self.ack_fd = proc.stdout.fileno()  # the server's loop watches it (add_reader) for acknowledgement lines
+        self._buffer = b""
+
+    @classmethod
+    def start(cls, path: str) -> WriterProcess:
+        """Start a writer on the database file at ``path`` and wait until it has opened it.
+
+        Raises ``sqlite3.OperationalError`` with the writer's message if it could not.
+        """
+        root = str(Path(__file__).resolve().parents[2])  # the writer imports this package from where the server did
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+        proc = subprocess.Popen([sys.executable, "-m", "exchange.server.journal_writer", path],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
+        writer = cls(proc)
+        first = writer.read_line_blocking()
+        if first != "ready":
+            writer.close()
+            writer.wait(10)
+            raise sqlite3.OperationalError(first.removeprefix("error ") or "the journal writer did not start")
+        os.set_blocking(writer.ack_fd, False)
+        return writer
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def send(self, rows: list[Row]) -> None:
+        """Hand over one batch (``BrokenPipeError`` if the writer is gone).
+
+        A blocking write: the writer has acknowledged the previous batch, so it is waiting to read this one,
+        and a batch larger than the pipe's buffer streams through as it reads.
+        """
+        payload = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
+        data = memoryview(_LENGTH.pack(len(payload)) + payload)
+        while data:
+            data = data[os.write(self._to_writer, data):]
+
+    def read_lines(self) -> list[str] | None:
+        """The complete lines waiting on the pipe (non-blocking); None once the writer has closed it."""
+        try:
+            chunk = os.read(self.ack_fd, 65536)
+        except BlockingIOError:
+            return []
+        if not chunk:
+            return None
+        self._buffer += chunk
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return [line.decode() for line in lines]
+
+    def read_line_blocking(self) -> str:
+        """One line, waiting for it (start-up, and tools); '' if the writer closed the pipe first."""
+        while b"\n" not in self._buffer:
+            select.select([self.ack_fd], [], [])
+            chunk = os.read(self.ack_fd, 65536)
+            if not chunk:
+                return ""
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line.decode()
+
+    def close(self) -> None:
+        """End the writer's input: it commits what it has read and exits."""
+        assert self._proc.stdin is not None
+        if not self._proc.stdin.closed:
+            self._proc.stdin.close()
+
+    def wait(self, timeout: float) -> int:
+        """Wait for the writer to exit (after :meth:`close`); killed if it takes longer than ``timeout``."""
+        try:
+            code = self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            code = self._proc.wait()
+        assert self._proc.stdout is not None
+        self._proc.stdout.close()
+        return code
+
+
+# --- the writer's side ---------------------------------------------------------------------------
+
+
+def _read_exactly(fd: int, size: int) -> bytes | None:
+    """``size`` bytes from ``fd``; None at the end of input (nothing or a partial frame: the server is gone)."""
+    parts = []
+    while size:
+        chunk = os.read(fd, size)
+        if not chunk:
+            return None
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
+
+
+def _reply(line: str) -> None:
+    os.write(1, line.encode() + b"\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The writer: open the database, then commit each batch read from stdin and answer on stdout."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    (path,) = sys.argv[1:] if argv is None else argv
+    try:
+        conn = connect(path)
+    except sqlite3.Error as exc:
+        _reply(f"error {exc}")
+        return 1
+    _reply("ready")
+    while (header := _read_exactly(0, _LENGTH.size)) is not None:
+        payload = _read_exactly(0, _LENGTH.unpack(header)[0])
+        if payload is None:
+            break
+        rows: list[Row] = pickle.loads(payload)
+        try:
+            insert_rows(conn, rows)
+        except Exception as exc:  # disk full, I/O error: say so, never acknowledge
+            _reply(f"error {type(exc).__name__}: {exc}".replace("\n", " "))
+        else:
+            _reply(f"ok {rows[-1][0]}")
+    conn.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
