@@ -27,7 +27,7 @@ from exchange.server.config import ServerConfig
 from exchange.server.errors import ApiError
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
-from exchange.server.rest_errors import add_fallbacks, http_error, json_errors, unexpected
+from exchange.server.middleware import error_middleware
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore
 from exchange.server.stream import StreamHub
@@ -44,7 +44,7 @@ def create_app(
     config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None
 ) -> web.Application:
     """The server as an aiohttp application; nothing runs until the app starts."""
-    app = web.Application(client_max_size=config.max_body_bytes)  # no middleware: see rest_errors
+    app = web.Application(middlewares=[error_middleware], client_max_size=config.max_body_bytes)
     app[keys.CONFIG] = config
     clock = clock or WallClock()
     app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
@@ -56,18 +56,15 @@ def create_app(
 
 
 def _routes(app: web.Application) -> None:
-    """Every route; REST handlers wrapped in :func:`json_errors`, JSON-RPC ones answer their own errors."""
-    router = app.router
-    router.add_post("/api/login", json_errors(identity.login))
-    router.add_post("/api/keepAlive", json_errors(identity.keep_alive))
-    router.add_post("/api/logout", json_errors(identity.logout))
-    router.add_post("/exchange/betting/json-rpc/v1", _rpc(keys.BETTING))
-    router.add_post("/exchange/account/json-rpc/v1", _rpc(keys.ACCOUNT))
-    router.add_get("/games/v1/channels", json_errors(games_api.list_channels))
-    router.add_get("/games/v1/channels/{channel}/snapshot", json_errors(games_api.snapshot))
-    router.add_get("/stream", json_errors(stream))
-    router.add_get("/openapi.json", json_errors(openapi_json))
-    add_fallbacks(router)
+    app.router.add_post("/api/login", identity.login)
+    app.router.add_post("/api/keepAlive", identity.keep_alive)
+    app.router.add_post("/api/logout", identity.logout)
+    app.router.add_post("/exchange/betting/json-rpc/v1", betting_rpc)
+    app.router.add_post("/exchange/account/json-rpc/v1", account_rpc)
+    app.router.add_get("/games/v1/channels", games_api.list_channels)
+    app.router.add_get("/games/v1/channels/{channel}/snapshot", games_api.snapshot)
+    app.router.add_get("/stream", stream)
+    app.router.add_get("/openapi.json", openapi_json)
 
 
 # --- lifecycle -------------------------------------------------------------------------------
@@ -144,29 +141,18 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 
 
 def _session(request: web.Request) -> Session:
-    headers = request.headers
-    return request.app[keys.SESSIONS].check(headers.get("X-Authentication"), headers.get("X-Application"))
+    return request.app[keys.SESSIONS].check(request.headers.get("X-Authentication"),
+                                             request.headers.get("X-Application"))
 
 
-def _rpc(key: web.AppKey[Endpoint]) -> Callable[[web.Request], Awaitable[web.Response]]:
-    """The handler of one JSON-RPC URL: every failure is answered in the envelope (no middleware runs here)."""
-
-    async def json_rpc(request: web.Request) -> web.Response:
-        try:
-            body = await request.read()
-            endpoint = request.app[key]
-            try:
-                session = _session(request)
-            except ApiError as err:
-                answer = envelope_error(_request_id(body), aping_error(err, endpoint.exception_name))
-                return web.json_response(answer)
-            return web.Response(body=await endpoint.handle(body, session), content_type="application/json")
-        except web.HTTPException as exc:  # the body is too large (413) or unreadable
-            return http_error(exc)
-        except Exception:
-            return unexpected(request)
-
-    return json_rpc
+async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
+    body = await request.read()
+    try:
+        session = _session(request)
+    except ApiError as err:
+        answer = envelope_error(_request_id(body), aping_error(err, endpoint.exception_name))
+        return web.json_response(answer)
+    return web.Response(body=await endpoint.handle(body, session), content_type="application/json")
 
 
 def _request_id(body: bytes) -> object:
@@ -175,6 +161,14 @@ def _request_id(body: bytes) -> object:
     except (ValueError, RecursionError):
         return None
     return parsed.get("id") if isinstance(parsed, dict) and isinstance(parsed.get("id"), int | str) else None
+
+
+async def betting_rpc(request: web.Request) -> web.Response:
+    return await _rpc(request, request.app[keys.BETTING])
+
+
+async def account_rpc(request: web.Request) -> web.Response:
+    return await _rpc(request, request.app[keys.ACCOUNT])
 
 
 async def stream(request: web.Request) -> web.StreamResponse:
