@@ -1,0 +1,82 @@
+"""Errors on every route, REST or JSON-RPC: bad requests answered in JSON with a stable code.
+
+The app's one error middleware turns aiohttp's 404, 405 and 413 into JSON,
+domain errors into 4xx, and a bug into a logged JSON 500 rather than aiohttp's
+plain-text page; these pin that for every route.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from exchange.server import keys
+from tests.server.helpers import APP_KEY, BETTING, headers, login
+
+ROUTES = [("POST", "/api/login"), ("POST", "/api/keepAlive"), ("POST", "/api/logout"), ("POST", BETTING),
+          ("POST", "/exchange/account/json-rpc/v1"), ("GET", "/games/v1/channels"),
+          ("GET", "/games/v1/channels/holdem/snapshot"), ("GET", "/stream"), ("GET", "/openapi.json")]
+
+
+@pytest.mark.parametrize(("method", "path"), ROUTES)
+async def test_a_wrong_method_on_every_route_is_a_json_405_with_allow(client: TestClient, method: str,
+                                                                        path: str) -> None:
+    wrong = "PUT"
+    resp = await client.request(wrong, path)
+    assert resp.status == 405
+    assert await resp.json() == {"error": "METHOD_NOT_ALLOWED", "details": "Method Not Allowed"}
+    assert method in resp.headers["Allow"].split(",")
+
+
+@pytest.mark.parametrize("path", ["/nowhere", "/", "/api/login/extra", "/games/v1/channels/holdem/snapshot/x"])
+async def test_an_unknown_path_is_a_json_404_whatever_the_method(client: TestClient, path: str) -> None:
+    for method in ("GET", "POST", "DELETE"):
+        resp = await client.request(method, path)
+        assert resp.status == 404
+        assert await resp.json() == {"error": "NOT_FOUND", "details": "Not Found"}
+
+
+async def test_a_domain_error_on_a_rest_route_is_a_json_4xx(client: TestClient) -> None:
+    resp = await client.get("/games/v1/channels/nothing/snapshot")
+    assert resp.status == 400 and (await resp.json())["error"] == "INVALID_INPUT_DATA"
+
+
+async def test_too_large_a_body_is_a_json_413_on_json_rpc_and_rest_routes(client: TestClient) -> None:
+    h = headers(await login(client, "alice", "pw-alice"))
+    for path in (BETTING, "/exchange/account/json-rpc/v1"):
+        resp = await client.post(path, data=b"x" * (2 * 1024 * 1024), headers=h)
+        assert resp.status == 413 and (await resp.json())["error"] == "REQUEST_ENTITY_TOO_LARGE"
+    resp = await client.post("/api/login", data=b"x" * (2 * 1024 * 1024),
+                             headers={"X-Application": APP_KEY, "Content-Type": "application/x-www-form-urlencoded"})
+    assert resp.status == 413 and (await resp.json())["error"] == "REQUEST_ENTITY_TOO_LARGE"
+
+
+async def test_a_bug_in_a_json_rpc_handler_is_a_logged_json_500(client: TestClient,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    h = headers(await login(client, "alice", "pw-alice"))
+    endpoint = client.app[keys.BETTING]  # type: ignore[index]
+
+    async def broken(body: bytes, session: object) -> bytes:
+        raise RuntimeError("a bug")
+
+    endpoint.handle = broken  # type: ignore[method-assign]
+    with caplog.at_level(logging.ERROR):
+        resp = await client.post(BETTING, data=b"{}", headers=h)
+    assert resp.status == 500 and (await resp.json())["error"] == "UNEXPECTED_ERROR"
+    assert "a bug" in caplog.text
+
+
+class _Broken:
+    def items(self) -> object:
+        raise RuntimeError("another bug")
+
+
+async def test_a_bug_in_a_rest_handler_is_a_logged_json_500(client: TestClient, caplog: pytest.LogCaptureFixture,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(client.app[keys.SERVICE], "channels", _Broken())  # type: ignore[index]
+    with caplog.at_level(logging.ERROR):
+        resp = await client.get("/games/v1/channels")
+    assert resp.status == 500 and (await resp.json())["error"] == "UNEXPECTED_ERROR"
+    assert "another bug" in caplog.text
