@@ -167,7 +167,6 @@ class Exchange:
         #: Deposits minus withdrawals: the sum of all balances, always.
         self.money_in = 0
         self._handlers: dict[type, Callable[[Any], list[Event]]] = {
-            PlaceOrder: self._place,
             CancelOrder: self._cancel,
             ReplaceOrder: self._replace,
             OpenAccount: self._open_account,
@@ -208,42 +207,19 @@ class Exchange:
         A trader's invalid request yields a single rejection event; a driver's
         invalid lifecycle command raises :class:`ExchangeError`.
         """
-        kind = type(command)
-        if kind is PlaceOrder:  # the common command, without the table lookup
-            return self._place(command)  # type: ignore[arg-type]
-        handler = self._handlers.get(kind)
-        if handler is None:
-            raise ExchangeError(f"not a command: {command!r}")
-        return handler(command)
-
-    def apply(self, event: Event) -> None:
-        """Fold one event into the state (what :meth:`execute` does after deciding)."""
-        applier = self._appliers.get(type(event))
-        if applier is None:
-            raise ExchangeError(f"not an event: {event!r}")
-        applier(event)
-
-    @classmethod
-    def replay(cls, records: Iterable[Event | Command], config: ExchangeConfig | None = None) -> Exchange:
-        """A new exchange rebuilt from a journal: events are applied, commands executed."""
-        exchange = cls(config)
-        for record in records:
-            if isinstance(record, Event):
-                exchange.apply(record)
-            elif isinstance(record, Command):
-                exchange.execute(record)
-            else:
-                raise ExchangeError(f"not an event or command: {record!r}")
-        return exchange
-
-    # -- orders ------------------------------------------------------------
-
-    def _place(self, cmd: PlaceOrder) -> list[Event]:
-        # The hot path: the common case is checked inline, including the funds check for an
-        # account with one open market (the arithmetic of accounts.py, unrolled); anything else
-        # goes to _verify_place, which finds the precise reason for a rejection (or accepts,
-        # e.g., a price sent as text).  Then the order is accepted: recorded, its exposure
-        # reserved, matched, and what is left queued.
+        if type(command) is not PlaceOrder:
+            handler = self._handlers.get(type(command))
+            if handler is None:
+                raise ExchangeError(f"not a command: {command!r}")
+            return handler(command)
+        # A PlaceOrder: the hot path, written here rather than in a method of its own, which
+        # would cost every placement one more call.  The common case is checked inline,
+        # including the funds check (first the account's reserve, then the exact arithmetic of
+        # accounts.py, unrolled for an account with one open market); anything else goes to
+        # _verify_place, which finds the precise reason for a rejection (or accepts, e.g., a
+        # price sent as text).  Then the order is accepted: recorded, its exposure reserved,
+        # matched, and what is left queued.
+        cmd: PlaceOrder = command
         ok = False
         try:
             account = self.accounts.get(cmd.account_id)
@@ -408,6 +384,29 @@ class Exchange:
                 if not resting:
                     book.lay_mask |= _BIT[tick]
         return events
+
+
+    def apply(self, event: Event) -> None:
+        """Fold one event into the state (what :meth:`execute` does after deciding)."""
+        applier = self._appliers.get(type(event))
+        if applier is None:
+            raise ExchangeError(f"not an event: {event!r}")
+        applier(event)
+
+    @classmethod
+    def replay(cls, records: Iterable[Event | Command], config: ExchangeConfig | None = None) -> Exchange:
+        """A new exchange rebuilt from a journal: events are applied, commands executed."""
+        exchange = cls(config)
+        for record in records:
+            if isinstance(record, Event):
+                exchange.apply(record)
+            elif isinstance(record, Command):
+                exchange.execute(record)
+            else:
+                raise ExchangeError(f"not an event or command: {record!r}")
+        return exchange
+
+    # -- orders ------------------------------------------------------------
 
     def _match_and_queue(self, order: Order, market: Market, ts: int, events: list[Event]) -> None:
         """Match a new order against the book, then queue what is left of it at its price.
