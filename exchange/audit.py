@@ -43,7 +43,7 @@ def state_digest(ex: Exchange) -> str:
             (
                 market.market_id, market.selection_ids, market.status, market.round,
                 market.selection_status, market.live, market.min_stake, market.commission_bps,
-                market.settled_ts, sorted(market.voided_matches), list(market.fills.items()), list(market.positions),
+                market.settled_ts, sorted(market.voided_matches), list(market.matches()), list(market.positions),
             )
         )  # fmt: skip
         for book in market.books:
@@ -82,10 +82,10 @@ def check(ex: Exchange) -> None:
     for account in ex.accounts.values():
         account._check()
     assert all(bet_id < ex.next_bet_id for bet_id in ex.orders)
-    assert all(m < ex.next_match_id for market in ex.markets.values() for m in market.fills)
+    assert all(m < ex.next_match_id for market in ex.markets.values() for m, _ in market.matches())
     matched: dict[int, list[int]] = {}
     for market in ex.markets.values():
-        for match_id, (_, sel, tick, size, back_id, lay_id) in market.fills.items():
+        for match_id, (_, sel, tick, size, back_id, lay_id) in market.matches():
             if match_id in market.voided_matches:
                 continue
             for bet_id in (back_id, lay_id):

@@ -505,7 +505,7 @@ class Exchange:
         lays = book.lays
         lay_size = book.lay_size
         volume = book.volume
-        fills = market.fills
+        add_fill = market.fills.extend
         bet_id = order.bet_id
         account_id = order.position.account_id
         market_id = market.market_id
@@ -554,7 +554,7 @@ class Exchange:
                 ev.taker_side = _BACK
                 ev.__class__ = Matched
                 append(ev)
-                fills[match_id] = (ts, sel, t, m, bet_id, r_id)
+                add_fill((match_id, ts, sel, t, m, bet_id, r_id))
                 match_id += 1
                 rem -= m
                 left -= m
@@ -593,7 +593,7 @@ class Exchange:
         backs = book.backs
         back_size = book.back_size
         volume = book.volume
-        fills = market.fills
+        add_fill = market.fills.extend
         bet_id = order.bet_id
         account_id = order.position.account_id
         market_id = market.market_id
@@ -642,7 +642,7 @@ class Exchange:
                 ev.taker_side = _LAY
                 ev.__class__ = Matched
                 append(ev)
-                fills[match_id] = (ts, sel, t, m, r_id, bet_id)
+                add_fill((match_id, ts, sel, t, m, r_id, bet_id))
                 match_id += 1
                 rem -= m
                 left -= m
@@ -977,7 +977,7 @@ class Exchange:
         events: list[Event] = []
         live = set(market.live)
         voided = market.voided_matches
-        for match_id, (fill_ts, sel, tick, size, back_id, lay_id) in list(market.fills.items()):
+        for match_id, (fill_ts, sel, tick, size, back_id, lay_id) in list(market.matches()):
             if match_id in voided or sel not in live or (since_ts is not None and fill_ts < since_ts):
                 continue
             ev = MatchVoided(
@@ -1018,7 +1018,7 @@ class Exchange:
         book.reduce(resting, m)
         book.reduce(taker, m)
         book.record_trade(ev.tick, m)
-        market.fills[ev.match_id] = (ev.ts, sel, ev.tick, m, ev.back_bet_id, ev.lay_bet_id)
+        market.add_match(ev.match_id, (ev.ts, sel, ev.tick, m, ev.back_bet_id, ev.lay_bet_id))
         self.next_match_id = ev.match_id + 1
 
     def _release(self, order: Order, amount: int) -> None:

@@ -14,6 +14,7 @@ exposure and takes no more bets); at the result the winners become WINNER
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -25,12 +26,12 @@ from exchange.records import Record
 if TYPE_CHECKING:
     from exchange.accounts import Position
 
-#: A match as a market keeps it: ``(ts, sel, tick, size, back_bet_id, lay_bet_id)`` with ``sel`` the
-#: selection's index.  A plain tuple of ints on purpose: a market keeps every match (to void those
-#: after a card exposure) and the garbage collector stops tracking such tuples, where a record
-#: object per match would be scanned by every full collection.
+#: A match as a market reports it: ``(ts, sel, tick, size, back_bet_id, lay_bet_id)`` with ``sel`` the
+#: selection's index (see :meth:`Market.matches`).
 Fill = tuple[int, int, int, int, int, int]
 FILL_TS, FILL_SEL, FILL_TICK, FILL_SIZE, FILL_BACK, FILL_LAY = range(6)
+#: How many ints :attr:`Market.fills` keeps per match: the match id, then a :data:`Fill`.
+FILL_WIDTH = 7
 
 
 class MarketStatus(StrEnum):
@@ -111,8 +112,11 @@ class Market:
         #: ACTIVE, none otherwise (one lookup on the hot path answers all three questions).
         self.betting: dict[int, int] = {}
         self.books = [SelectionBook(sid) for sid in selection_ids]
-        #: Every match, by match id, in time order (voided ones too).
-        self.fills: dict[int, Fill] = {}
+        #: Every match in time order (voided ones too), flat: ``FILL_WIDTH`` ints each, the match id
+        #: then its :data:`Fill`.  One list of ints rather than an object (or a tuple) per match: the
+        #: matching loop appends with one ``extend``, and the garbage collector has one object to
+        #: skip in young collections instead of one more per fill.  Read it with :meth:`matches`.
+        self.fills: list[int] = []
         self.voided_matches: set[int] = set()
         #: account id -> that account's position on this market
         self.positions: dict[str, Position] = {}
@@ -132,12 +136,24 @@ class Market:
     def total_matched(self) -> int:
         return sum(b.total_matched for b in self.books)
 
+    def matches(self) -> Iterator[tuple[int, Fill]]:
+        """``(match id, fill)`` for every match, in time order (voided ones too)."""
+        fills = self.fills
+        for i in range(0, len(fills), FILL_WIDTH):
+            yield fills[i], (fills[i + 1], fills[i + 2], fills[i + 3], fills[i + 4], fills[i + 5], fills[i + 6])
+
+    def add_match(self, match_id: int, fill: Fill) -> None:
+        """Record a match (the matching loop extends :attr:`fills` itself)."""
+        self.fills.append(match_id)
+        self.fills.extend(fill)
+
     def last_traded_tick(self, sel: int) -> int | None:
         """The last non-voided trade's tick on selection index ``sel`` (scans back through fills)."""
         voided = self.voided_matches
-        for match_id, fill in reversed(self.fills.items()):
-            if fill[FILL_SEL] == sel and match_id not in voided:
-                return fill[FILL_TICK]
+        fills = self.fills
+        for i in range(len(fills) - FILL_WIDTH, -1, -FILL_WIDTH):
+            if fills[i + 1 + FILL_SEL] == sel and fills[i] not in voided:
+                return fills[i + 1 + FILL_TICK]
         return None
 
     def view(self, depth: int | None = 3) -> MarketBook:
@@ -170,7 +186,8 @@ class Market:
             assert len(self.live) >= 2
         volume = [[0] * TICK_COUNT for _ in self.selection_ids]
         last: list[int | None] = [None] * len(self.selection_ids)
-        for match_id, (_, i, tick, size, _, _) in self.fills.items():
+        assert len(self.fills) % FILL_WIDTH == 0
+        for match_id, (_, i, tick, size, _, _) in self.matches():
             assert size > 0, match_id
             if match_id in self.voided_matches:
                 continue
