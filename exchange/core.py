@@ -245,9 +245,8 @@ class Exchange:
                 ):
                     # First the account's bound (accounts.py): if what it has not reserved covers this
                     # order's largest loss, the order is affordable whatever its exposure is.
-                    if account.balance - account.reserved >= (
-                        size if side is _BACK else -((size * (100 - _PX[tick])) // 100)
-                    ):
+                    reserve = size if side is _BACK else -((size * (100 - _PX[tick])) // 100)
+                    if account.balance - account.reserved >= reserve:
                         ok = True
                         pos = account.positions.get(cmd.market_id)
                     else:
@@ -303,6 +302,7 @@ class Exchange:
                     )
                 ]  # fmt: skip
             pos = account.positions.get(cmd.market_id)
+            reserve = order_reserve(side is _BACK, tick, size)
         if TYPE_CHECKING:  # (both paths set them; a runtime assert would cost every placement)
             assert account is not None and market is not None and sel is not None and tick is not None
         ts = cmd.ts
@@ -352,10 +352,11 @@ class Exchange:
         pos.orders.append(order)
         book = market.books[sel]
         # Match, then queue what is left (Book.add, inlined: the side is known here).
+        account.reserved += reserve
         if is_back:
-            account.reserved += size
-            pos.d[sel] += 100 * size
-            pos.ltot -= 100 * size
+            stake = 100 * size
+            pos.d[sel] += stake
+            pos.ltot -= stake
             if book.lay_mask >> tick:  # a resting lay at or above the order's price
                 self._match_back(order, market, ts, events)
             left = order.remaining
@@ -369,7 +370,6 @@ class Exchange:
                 if not resting:
                     book.back_mask |= _BIT[tick]
         else:
-            account.reserved -= (size * (100 - _PX[tick])) // 100
             pos.d[sel] -= size * (_PX[tick] - 100)
             if book.back_mask & _AT_OR_BELOW[tick]:  # a resting back at or below it
                 self._match_lay(order, market, ts, events)
