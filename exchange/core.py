@@ -1104,8 +1104,11 @@ class Exchange:
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
             order.result = bet
-            order.settled_ts = ev.ts
             order.position.settled += bet.profit  # the position's P&L if the market is voided
+        for pos in market.positions.values():  # every order on the selection is cleared now
+            for order in pos.orders:
+                if order.sel == sel and order.settled_ts is None:
+                    order.settled_ts = ev.ts
 
     def _apply_market_settled(self, ev: MarketSettled) -> None:
         market = self.markets[ev.market_id]
@@ -1192,12 +1195,7 @@ class Exchange:
         for mid, pos in account.positions.items():
             if market_id is None or mid == market_id:
                 market = pos.market
-                out.extend(o.cleared(o.settled_ts or 0) for o in pos.orders if o.outcome is not None)
-                out.extend(
-                    o.cleared(0)
-                    for o in pos.orders
-                    if o.outcome is None and market.selection_status[o.sel] is not _IN_PLAY
-                )
+                out.extend(o.cleared(0) for o in pos.orders if market.selection_status[o.sel] is not _IN_PLAY)
         return tuple(sorted(out, key=lambda c: c.bet_id))
 
     def funds(self, account_id: str) -> AccountFunds | None:

@@ -409,6 +409,23 @@ def test_cleared_orders_report_every_ending(hx: Harness) -> None:
     assert d["bet_outcome"] == "WON" and d["price_matched"] == "3" and d["settled_ts"] > 0
 
 
+def test_orders_on_a_selection_settled_early_are_cleared_at_that_time(hx: Harness) -> None:
+    matched = hx.lay("alice", 2, "3", 1000)
+    hx.back("bob", 2, "3", 400)  # 400 of alice's lay matched, 600 unmatched
+    unmatched = hx.back("alice", 2, "5", 300)
+    hx.tick()
+    lost = hx.lose(2)  # alice's unmatched backs and lays on 2 lapse; her matched lay wins
+    ts = next(e.ts for e in lost if isinstance(e, SelectionSettled))
+    early = {c.bet_id: c for c in hx.ex.cleared_orders("alice", "1.1")}
+    assert early[matched].settled_ts == early[unmatched].settled_ts == ts
+    assert early[unmatched].bet_status is BetStatus.LAPSED and early[unmatched].size_lapsed == 300
+    hx.suspend()
+    hx.settle(1)
+    late = {c.bet_id: c for c in hx.ex.cleared_orders("alice", "1.1")}
+    assert late[matched].settled_ts == late[unmatched].settled_ts == ts  # the market's end changes nothing
+    hx.assert_replays()
+
+
 def test_bet_results_are_records(hx: Harness) -> None:
     hx.lay("alice", 1, "3", 1000)
     hx.back("bob", 1, "3", 1000)
