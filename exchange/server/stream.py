@@ -7,16 +7,26 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
   with a token from ``/api/login``), then subscribes with
   ``marketSubscription`` (``marketFilter.marketIds``; none means every market)
   and ``orderSubscription`` (its own orders only); each request is answered by
-  ``{"op": "status", "id", "statusCode": "SUCCESS" | "FAILURE", ...}``;
+  ``{"op": "status", "id", "statusCode": "SUCCESS" | "FAILURE", ...}``. Every
+  subscription field is checked by :mod:`exchange.server.stream_params`; a
+  wrong one is answered ``FAILURE`` / ``INVALID_INPUT`` with a message naming it;
 * market changes come as ``mcm`` (``ct: "SUB_IMAGE"`` first, then deltas:
-  ``rc: [{id, atb, atl, trd, ltp, tv}]``, ``marketDefinition`` when a status
-  changes), order changes as ``ocm`` (``oc: [{id, orc: [{id, uo, mb, ml}]}]``),
-  and ``ct: "HEARTBEAT"`` when nothing else was sent for ``heartbeatMs``.
+  ``rc: [{id, atb, atl, batb, batl, trd, ltp, tv}]``, ``marketDefinition`` when
+  a status changes), order changes as ``ocm`` (``oc: [{id, orc: [{id, uo, mb,
+  ml}]}]``), and ``ct: "HEARTBEAT"`` when nothing else was sent for ``heartbeatMs``.
+  ``EX_ALL_OFFERS`` gives the full ladder as ``atb``/``atl``; ``EX_BEST_OFFERS``
+  the best ``ladderLevels`` levels as ``batb``/``batl``
+  (:mod:`exchange.server.best_offers`); ``EX_BEST_OFFERS_DISP`` the same as
+  ``bdatb``/``bdatl``, as no simulator market cross-matches (no virtual prices).
 
 Changes are conflated: an event marks its market (and the accounts it
 touches) dirty, and one flush ``conflate_ms`` later diffs each dirty market
 once (with :class:`exchange.backtest.recorder.MarketRecorder`, the same code
-that writes the simulator's stream recordings) and fans the change out.
+that writes the simulator's stream recordings) and fans the change out. The
+hub's recorder of a market always holds what every subscriber of it was last
+shown: a new subscription first brings the recorders of its markets up to date
+(sending those changes to the other subscribers) and takes its image from the
+very same snapshots, so no later delta is computed against a state it never saw.
 """
 
 from __future__ import annotations
@@ -26,26 +36,51 @@ import contextlib
 import itertools
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from exchange.backtest.recorder import MarketRecorder
+from exchange.backtest.recorder import MarketRecorder, MarketSnapshot, RunnerSnapshot
 from exchange.events import Event
 from exchange.server.auth import Sessions
+from exchange.server.best_offers import levels_delta
 from exchange.server.errors import ApiError
 from exchange.server.service import ExchangeService, accounts_of
+from exchange.server.stream_params import (
+    DEFAULT_FIELDS,
+    DEFAULT_LADDER_LEVELS,
+    MIN_HEARTBEAT_MS,
+    StreamInputError,
+    parse_market_subscription,
+    parse_order_subscription,
+)
 
 log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 MAX_MESSAGE = 64 * 1024
-MIN_HEARTBEAT_MS = 500
-MAX_HEARTBEAT_MS = 30_000
-ALL_FIELDS = frozenset({"EX_ALL_OFFERS", "EX_BEST_OFFERS", "EX_TRADED", "EX_TRADED_VOL", "EX_LTP", "EX_MARKET_DEF"})
-_RC_FIELD = {"atb": "offers", "atl": "offers", "trd": "EX_TRADED", "tv": "EX_TRADED_VOL", "ltp": "EX_LTP"}
+_RC_FIELD = {"atb": "EX_ALL_OFFERS", "atl": "EX_ALL_OFFERS", "trd": "EX_TRADED", "tv": "EX_TRADED_VOL",
+             "ltp": "EX_LTP"}
+_MC_FIELD = {"marketDefinition": "EX_MARKET_DEF", "tv": "EX_TRADED_VOL"}
+#: The level-keyed views: the field that asks for one, and its back and lay keys.
+_BEST_OFFERS = (("EX_BEST_OFFERS", "batb", "batl"), ("EX_BEST_OFFERS_DISP", "bdatb", "bdatl"))
+
+
+@dataclass(frozen=True, slots=True)
+class MarketDelta:
+    """One market's change as the recorder wrote it, and its runners before and after.
+
+    ``change`` is the recorder's ``mc`` entry (the full ladder as price-keyed
+    ``atb``/``atl``); ``before`` is what subscribers were last shown (empty for
+    an image), ``after`` the runners now: each subscription derives its
+    level-keyed best offers from the two at its own ``ladderLevels``.
+    """
+
+    change: JsonDict
+    before: Mapping[int, RunnerSnapshot]
+    after: Mapping[int, RunnerSnapshot]
 
 
 @dataclass
@@ -55,30 +90,55 @@ class Subscription:
     id: int
     heartbeat_ms: int
     market_ids: frozenset[str] | None = None
-    fields: frozenset[str] = ALL_FIELDS
+    fields: frozenset[str] = DEFAULT_FIELDS
+    ladder_levels: int = DEFAULT_LADDER_LEVELS
+    overall_position: bool = True
+    strategy_refs: frozenset[str] | None = None
     clk: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     last_sent_ms: int = 0
 
     def wants(self, market_id: str) -> bool:
         return self.market_ids is None or market_id in self.market_ids
 
-    def filter_change(self, change: JsonDict) -> JsonDict:
-        """A market change with only the fields this subscription asked for."""
-        out = {k: v for k, v in change.items() if k != "marketDefinition" or "EX_MARKET_DEF" in self.fields}
-        if "tv" in out and "EX_TRADED_VOL" not in self.fields:
-            del out["tv"]
-        if "rc" in change:
-            offers = bool(self.fields & {"EX_ALL_OFFERS", "EX_BEST_OFFERS"})
-            rcs = []
-            for rc in change["rc"]:
-                kept = {k: v for k, v in rc.items()
-                        if k == "id" or (_RC_FIELD.get(k) == "offers" and offers) or _RC_FIELD.get(k) in self.fields}
-                if len(kept) > 1 or change.get("img"):
-                    rcs.append(kept)
-            if rcs:
-                out["rc"] = rcs
-            else:
-                out.pop("rc", None)
+    def filter_change(self, delta: MarketDelta) -> JsonDict:
+        """A market change with only the fields this subscription asked for, best offers at its ladder depth."""
+        change = delta.change
+        image = bool(change.get("img"))
+        out: JsonDict = {}
+        for key, value in change.items():
+            if key == "rc":
+                rcs = [rc for rc in (self._runner_change(rc, delta, image) for rc in value) if rc]
+                if rcs:
+                    out["rc"] = rcs
+            elif key not in _MC_FIELD or _MC_FIELD[key] in self.fields:
+                out[key] = value
+        return out
+
+    def _runner_change(self, rc: JsonDict, delta: MarketDelta, image: bool) -> JsonDict:
+        kept = {k: v for k, v in rc.items() if k == "id" or _RC_FIELD.get(k) in self.fields}
+        before, after = delta.before.get(rc["id"]), delta.after.get(rc["id"])
+        for name, back_key, lay_key in _BEST_OFFERS:
+            if name in self.fields and after is not None:
+                for key, back in ((back_key, True), (lay_key, False)):
+                    old = None if before is None else (before.atb if back else before.atl)
+                    levels = levels_delta(old, after.atb if back else after.atl, back=back, depth=self.ladder_levels)
+                    if levels or image:
+                        kept[key] = levels
+        return kept if len(kept) > 1 or image else {}
+
+    def filter_orders(self, changes: list[JsonDict]) -> list[JsonDict]:
+        """Order changes as ``orderFilter`` asked: without ``mb``/``ml`` if no overall position, only the refs asked."""
+        if self.overall_position and self.strategy_refs is None:
+            return changes
+        out = []
+        for market in changes:
+            orcs = []
+            for orc in market["orc"]:
+                orc = {k: v for k, v in orc.items() if self.overall_position or k not in ("mb", "ml")}
+                if self.strategy_refs is not None:
+                    orc["uo"] = [uo for uo in orc.get("uo", ()) if uo.get("rfs") in self.strategy_refs]
+                orcs.append(orc)
+            out.append({**market, "orc": orcs})
         return out
 
 
@@ -157,41 +217,29 @@ class StreamConnection:
         self.account = session.account
         await self.status(request_id)
 
-    def _heartbeat(self, message: Mapping[str, Any]) -> int:
-        value = message.get("heartbeatMs", self.hub.heartbeat_ms)
-        if isinstance(value, bool) or not isinstance(value, int):
-            value = self.hub.heartbeat_ms
-        return max(MIN_HEARTBEAT_MS, min(MAX_HEARTBEAT_MS, value))
-
     async def _subscribe_markets(self, request_id: int | None, message: Mapping[str, Any]) -> None:
-        market_filter = message.get("marketFilter") or {}
-        data_filter = message.get("marketDataFilter") or {}
-        if not isinstance(market_filter, dict) or not isinstance(data_filter, dict):
-            await self.status(request_id, "INVALID_INPUT", "marketFilter and marketDataFilter must be objects")
+        try:
+            params = parse_market_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms)
+        except StreamInputError as err:
+            await self.status(request_id, "INVALID_INPUT", str(err))
             return
-        ids = market_filter.get("marketIds")
-        if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)
-                                or len(ids) > 1000):
-            await self.status(request_id, "INVALID_INPUT", "marketFilter.marketIds must be a list of strings")
-            return
-        fields = data_filter.get("fields")
-        if fields is not None and (not isinstance(fields, list) or not all(isinstance(f, str) for f in fields)):
-            await self.status(request_id, "INVALID_INPUT", "marketDataFilter.fields must be a list of strings")
-            return
-        sub = Subscription(
-            id=request_id or 0,
-            heartbeat_ms=self._heartbeat(message),
-            market_ids=frozenset(ids) if ids else None,
-            fields=frozenset(fields) & ALL_FIELDS if fields else ALL_FIELDS,
-        )
+        sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
+                           fields=params.fields, ladder_levels=params.ladder_levels)
+        pending, images = self.hub.images_in_step(sub)
         self.market_sub = sub
         await self.status(request_id)
-        images = [sub.filter_change(change) for change in self.hub.market_images(sub)]
-        await self.send_market(sub, images, ct="SUB_IMAGE")
+        await self.send_market(sub, [sub.filter_change(image) for image in images], ct="SUB_IMAGE")
+        await self.hub.fan_out(pending, skip=sub)
 
     async def _subscribe_orders(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         assert self.account is not None
-        sub = Subscription(id=request_id or 0, heartbeat_ms=self._heartbeat(message))
+        try:
+            params = parse_order_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms)
+        except StreamInputError as err:
+            await self.status(request_id, "INVALID_INPUT", str(err))
+            return
+        sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
+                           overall_position=params.include_overall_position, strategy_refs=params.strategy_refs)
         self.order_sub = sub
         await self.status(request_id)
         await self.send_orders(sub, self.hub.order_images(self.account, None), ct="SUB_IMAGE")
@@ -201,7 +249,8 @@ class StreamConnection:
         clk = str(next(sub.clk))
         out: JsonDict = {"op": "mcm", "id": sub.id, "clk": clk, "pt": now}
         if ct == "SUB_IMAGE":
-            out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms, "conflateMs": 0})
+            out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms,
+                        "conflateMs": self.hub.conflate_ms})
         elif ct:
             out["ct"] = ct
         if changes or ct == "SUB_IMAGE":
@@ -214,13 +263,26 @@ class StreamConnection:
         clk = str(next(sub.clk))
         out: JsonDict = {"op": "ocm", "id": sub.id, "clk": clk, "pt": now}
         if ct == "SUB_IMAGE":
-            out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms, "conflateMs": 0})
+            out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms,
+                        "conflateMs": self.hub.conflate_ms})
         elif ct:
             out["ct"] = ct
         if changes or ct == "SUB_IMAGE":
-            out["oc"] = changes
+            out["oc"] = sub.filter_orders(changes)
         sub.last_sent_ms = now
         await self.send(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """Changes collected by one flush: each changed market, and the ``(account, market)`` pairs whose orders moved."""
+
+    markets: list[MarketDelta]
+    orders: set[tuple[str, str]]
+
+
+def _runners(snapshot: MarketSnapshot | None) -> dict[int, RunnerSnapshot]:
+    return {} if snapshot is None else {r.selection_id: r for r in snapshot.runners}
 
 
 class StreamHub:
@@ -235,7 +297,7 @@ class StreamHub:
         self.connections: set[StreamConnection] = set()
         self._ids = itertools.count(1)
         self._recorders: dict[str, MarketRecorder] = {}
-        self._last_change: dict[str, JsonDict] = {}
+        self._shown: dict[str, MarketSnapshot] = {}
         self._dirty_markets: set[str] = set()
         self._dirty_orders: set[tuple[str, str]] = set()
         self._flush_handle: asyncio.Handle | None = None
@@ -264,23 +326,31 @@ class StreamHub:
         task.add_done_callback(self._tasks.discard)
 
     async def flush(self) -> None:
-        markets, self._dirty_markets = self._dirty_markets, set()
+        await self.fan_out(self._collect(()))
+
+    def _collect(self, also: Iterable[str]) -> Pending:
+        """Take the dirty markets (and ``also``) and orders: diff each market once against what was shown."""
+        markets, self._dirty_markets = self._dirty_markets | set(also), set()
         orders, self._dirty_orders = self._dirty_orders, set()
-        changes = [c for c in (self._market_change(m) for m in sorted(markets)) if c is not None]
+        deltas = [d for d in (self._market_delta(m) for m in sorted(markets)) if d is not None]
+        return Pending(deltas, orders)
+
+    async def fan_out(self, pending: Pending, *, skip: Subscription | None = None) -> None:
+        """Send collected changes to every subscriber (but ``skip``, which has just had an image of them)."""
         for conn in list(self.connections):
             sub = conn.market_sub
-            if sub is not None:
-                mine = [sub.filter_change(c) for c in changes if sub.wants(c["id"])]
+            if sub is not None and sub is not skip:
+                mine = [sub.filter_change(d) for d in pending.markets if sub.wants(d.change["id"])]
                 mine = [c for c in mine if len(c) > 1]
                 if mine:
                     await conn.send_market(sub, mine)
             osub = conn.order_sub
             if osub is not None and conn.account is not None:
-                touched = {m for a, m in orders if a == conn.account}
+                touched = {m for a, m in pending.orders if a == conn.account}
                 if touched:
                     await conn.send_orders(osub, self.order_images(conn.account, touched))
 
-    def _market_change(self, market_id: str) -> JsonDict | None:
+    def _market_delta(self, market_id: str) -> MarketDelta | None:
         snapshot = self.service.stream_snapshot(market_id)
         if snapshot is None:
             return None
@@ -292,29 +362,45 @@ class StreamHub:
             recorder = self._recorders[market_id] = MarketRecorder(info)
         line = recorder.update(snapshot, self.service.now())
         recorder.lines.clear()
+        before = self._shown.get(market_id)
+        self._shown[market_id] = snapshot
         if line is None:
             return None
         change: JsonDict = json.loads(line)["mc"][0]
         change.pop("img", None)
         self._forget_closed()
-        return change
+        return MarketDelta(change, _runners(before), _runners(snapshot))
 
     def _forget_closed(self) -> None:
         if len(self._recorders) > 64:
             live = set(self.service.live_market_ids())
             for market_id in [m for m in self._recorders if m not in live][:-16]:
                 del self._recorders[market_id]
+                self._shown.pop(market_id, None)
 
-    def market_images(self, sub: Subscription) -> list[JsonDict]:
+    def images_in_step(self, sub: Subscription) -> tuple[Pending, list[MarketDelta]]:
+        """Bring the recorders of ``sub``'s markets up to date, then image those same states for ``sub``.
+
+        Synchronous on purpose: nothing can change the exchange between the
+        collect and the images, so the next delta ``sub`` receives is computed
+        against exactly what its image showed. The collected changes are for the
+        other subscribers (:meth:`fan_out` with ``skip=sub``).
+        """
+        market_ids = self.service.stream_market_ids(sub.market_ids)
+        pending = self._collect(market_ids)
+        return pending, self.market_images(market_ids)
+
+    def market_images(self, market_ids: Iterable[str]) -> list[MarketDelta]:
+        """A full image (``img: true``) of each market as it is now."""
         images = []
-        for market_id in self.service.stream_market_ids(sub.market_ids):
+        for market_id in market_ids:
             snapshot = self.service.stream_snapshot(market_id)
             info = self.service.recorder_info(market_id)
             if snapshot is None or info is None:
                 continue
             line = MarketRecorder(info).update(snapshot, self.service.now())
             if line is not None:
-                images.append(json.loads(line)["mc"][0])
+                images.append(MarketDelta(json.loads(line)["mc"][0], {}, _runners(snapshot)))
         return images
 
     def order_images(self, account: str, market_ids: set[str] | None) -> list[JsonDict]:

@@ -78,3 +78,233 @@ async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestCl
         assert (await receive(ws, "status"))["errorCode"] == "INVALID_INPUT"
         await ws.send_str("{broken")
         assert (await receive(ws, "status"))["errorCode"] == "INVALID_INPUT"
+
+
+# --- subscription input: every field checked, a wrong one refused by name -------------------------------------
+
+async def authenticated(client: TestClient, ws: ClientWebSocketResponse, name: str = "alice") -> str:
+    token = await login(client, name, f"pw-{name}")
+    await receive(ws, "connection")
+    await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": token})
+    assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+    return token
+
+
+MS, OS = "marketSubscription", "orderSubscription"
+BAD_SUBSCRIPTIONS: list[tuple[str, dict[str, Any], str]] = [
+    (OS, {"orderFilter": [1]}, "orderFilter must be an object"),
+    (MS, {"heartbeatMs": "x"}, "heartbeatMs must be an integer number of milliseconds (500 to 30000"),
+    (MS, {"heartbeatMs": True}, "heartbeatMs must be an integer"),
+    (OS, {"heartbeatMs": 1500.0}, "heartbeatMs must be an integer"),
+    (MS, {"conflateMs": -1}, "conflateMs must be an integer number of milliseconds >= 0, got -1"),
+    (OS, {"conflateMs": "0"}, "conflateMs must be an integer"),
+    (MS, {"segmentationEnabled": "yes"}, "segmentationEnabled must be true or false"),
+    (MS, {"clk": 5}, "clk must be a string"),
+    (OS, {"initialClk": ["a"]}, "initialClk must be a string"),
+    (MS, {"heartbeatMS": 500}, "marketSubscription: unknown key 'heartbeatMS'; allowed: clk, conflateMs,"),
+    (MS, {"marketFilter": ["holdem.0"]}, "marketFilter must be an object"),
+    (MS, {"marketFilter": {"marketIds": MARKET}}, "marketFilter.marketIds must be a list of strings"),
+    (MS, {"marketFilter": {"marketIds": [f"m{i}" for i in range(1001)]}}, "at most 1000 entries, got 1001"),
+    (MS, {"marketFilter": {"eventTypeIds": [990001]}}, "marketFilter.eventTypeIds must be a list of strings"),
+    (MS, {"marketFilter": {"bspMarket": 0}}, "marketFilter.bspMarket must be true or false"),
+    (MS, {"marketFilter": {"marketId": [MARKET]}}, "marketFilter: unknown key 'marketId'; allowed: bettingTypes"),
+    (MS, {"marketDataFilter": "EX_BEST_OFFERS"}, "marketDataFilter must be an object"),
+    (MS, {"marketDataFilter": {"fields": ["EX_BEST"]}}, "unknown field 'EX_BEST'; allowed: EX_ALL_OFFERS"),
+    (MS, {"marketDataFilter": {"ladderLevels": 0}}, "marketDataFilter.ladderLevels must be an integer from 1 to 10"),
+    (MS, {"marketDataFilter": {"ladderLevels": 11}}, "ladderLevels must be an integer from 1 to 10, got 11"),
+    (MS, {"marketDataFilter": {"ladderLevels": True}}, "ladderLevels must be an integer from 1 to 10, got True"),
+    (MS, {"marketDataFilter": {"ladderLevels": "3"}}, "ladderLevels must be an integer from 1 to 10, got '3'"),
+    (MS, {"marketDataFilter": {"ladderLevel": 3}}, "marketDataFilter: unknown key 'ladderLevel'"),
+    (OS, {"orderFilter": {"includeOverallPosition": 1}}, "orderFilter.includeOverallPosition must be true or false"),
+    (OS, {"orderFilter": {"customerStrategyRefs": ["a", 1]}}, "customerStrategyRefs must be a list of strings"),
+    (OS, {"orderFilter": {"partitionMatchedByStrategyRef": "x"}}, "partitionMatchedByStrategyRef must be true or"),
+    (OS, {"orderFilter": {"accountIds": [True]}}, "orderFilter.accountIds must be a list of integers, got [True]"),
+    (OS, {"orderFilter": {"accountIds": ["1"]}}, "orderFilter.accountIds must be a list of integers"),
+    (OS, {"orderFilter": {"accountId": [1]}}, "orderFilter: unknown key 'accountId'; allowed: accountIds,"),
+]
+
+
+async def test_every_wrong_subscription_field_is_refused_with_invalid_input_naming_it(client: TestClient) -> None:
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        for i, (op, extra, expected) in enumerate(BAD_SUBSCRIPTIONS, start=10):
+            await ws.send_json({"op": op, "id": i, **extra})
+            status = await receive(ws, "status")
+            assert status["id"] == i and status["statusCode"] == "FAILURE", (op, extra, status)
+            assert status["errorCode"] == "INVALID_INPUT" and status["connectionClosed"] is False, status
+            assert expected in status["errorMessage"], (expected, status["errorMessage"])
+        # nothing was subscribed, and the connection still takes a good subscription
+        await ws.send_json({"op": MS, "id": 99, "marketFilter": {"marketIds": [MARKET]}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        assert (await receive(ws, "mcm", ct="SUB_IMAGE"))["id"] == 99
+
+
+async def test_heartbeat_is_clamped_and_nulls_count_as_not_given(client: TestClient) -> None:
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        # what betfairlightweight's subscribe_to_markets sends when given no clk, conflation or heartbeat
+        await ws.send_json({"op": MS, "id": 2, "marketFilter": {"marketIds": [MARKET]},
+                            "marketDataFilter": {"fields": ["EX_BEST_OFFERS"], "ladderLevels": None},
+                            "initialClk": None, "clk": None, "conflateMs": None, "heartbeatMs": None,
+                            "segmentationEnabled": True})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        image = await receive(ws, "mcm", ct="SUB_IMAGE")
+        assert image["heartbeatMs"] == 500 and image["conflateMs"] == 50  # the server's default and conflation
+        for asked, used in ((100, 500), (-5, 500), (1_000_000, 30_000), (2_000, 2_000)):
+            await ws.send_json({"op": MS, "id": 3, "heartbeatMs": asked, "conflateMs": 0, "clk": "7",
+                                "initialClk": "1", "marketFilter": {"marketIds": [MARKET], "bspMarket": False}})
+            assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+            assert (await receive(ws, "mcm", ct="SUB_IMAGE"))["heartbeatMs"] == used
+        await ws.send_json({"op": OS, "id": 4, "heartbeatMs": 99_999, "orderFilter": {
+            "includeOverallPosition": True, "customerStrategyRefs": [], "partitionMatchedByStrategyRef": False,
+            "accountIds": [1]}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        assert (await receive(ws, "ocm", ct="SUB_IMAGE"))["heartbeatMs"] == 30_000
+
+
+async def test_order_filter_without_overall_position_drops_mb_ml(client: TestClient) -> None:
+    async with client.ws_connect("/stream") as ws:
+        token = await authenticated(client, ws)
+        bob = await login(client, "bob", "pw-bob")
+        await ws.send_json({"op": OS, "id": 2, "orderFilter": {"includeOverallPosition": False}})
+        assert (await receive(ws, "ocm", ct="SUB_IMAGE"))["oc"] == []
+        await rpc(client, token, "placeOrders", place(MARKET, 1, "LAY", 3.0, 10))
+        await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 3.0, 4))
+        orders = await receive(ws, "ocm")
+        while "oc" not in orders:
+            orders = await receive(ws, "ocm")
+        orc = orders["oc"][0]["orc"][0]
+        assert orc["uo"][0]["sm"] == 4.0 and "mb" not in orc and "ml" not in orc
+        # orders carry no strategy ref here: asking for one shows none of them, but the position still
+        await ws.send_json({"op": OS, "id": 3, "orderFilter": {"customerStrategyRefs": ["other"]}})
+        orc = (await receive(ws, "ocm", ct="SUB_IMAGE"))["oc"][0]["orc"][0]
+        assert orc["uo"] == [] and orc["ml"] == [[3.0, 4.0]]
+
+
+# --- EX_BEST_OFFERS: batb / batl by level; EX_ALL_OFFERS: atb / atl by price -----------------------------------
+
+async def next_runner_change(ws: ClientWebSocketResponse, selection_id: int = 1) -> dict[str, Any]:
+    """The next ``rc`` entry for ``selection_id`` in a market delta (heartbeats and other runners skipped)."""
+    while True:
+        message = await receive(ws, "mcm")
+        for mc in message.get("mc", ()):
+            for rc in mc.get("rc", ()):
+                if rc["id"] == selection_id:
+                    return dict(rc)
+
+
+async def lay(client: TestClient, token: str, price: float, size: float) -> str:
+    result = (await rpc(client, token, "placeOrders", place(MARKET, 1, "LAY", price, size)))["result"]
+    return str(result["instructionReports"][0]["betId"])
+
+
+async def cancel(client: TestClient, token: str, bet_id: str) -> None:
+    result = (await rpc(client, token, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": bet_id}]}))
+    assert result["result"]["status"] == "SUCCESS"
+
+
+async def subscribe_offers(ws: ClientWebSocketResponse, fields: list[str], **data_filter: Any) -> dict[str, Any]:
+    await ws.send_json({"op": MS, "id": 2, "marketFilter": {"marketIds": [MARKET]},
+                        "marketDataFilter": {"fields": fields, **data_filter}})
+    assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+    image = await receive(ws, "mcm", ct="SUB_IMAGE")
+    rc: dict[str, Any] = next(rc for rc in image["mc"][0]["rc"] if rc["id"] == 1)
+    return rc
+
+
+async def test_best_offers_default_three_levels_image_and_deltas(client: TestClient) -> None:
+    async with client.ws_connect("/stream") as ws:
+        alice = await authenticated(client, ws)
+        bob = await login(client, "bob", "pw-bob")
+        bets = {p: await lay(client, alice, p, s) for p, s in ((3.0, 10), (2.98, 5), (2.96, 4), (2.94, 3))}
+        image = await subscribe_offers(ws, ["EX_BEST_OFFERS"])
+        assert image == {"id": 1, "batb": [[0, 3.0, 10.0], [1, 2.98, 5.0], [2, 2.96, 4.0]], "batl": []}
+
+        await cancel(client, alice, bets[3.0])  # every level moves up one; 2.94 comes into view
+        assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 2.98, 5.0], [1, 2.96, 4.0], [2, 2.94, 3.0]]}
+        await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 3.5, 2))  # the lay side only
+        assert await next_runner_change(ws) == {"id": 1, "batl": [[0, 3.5, 2.0]]}
+        await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 2.96, 2))  # matches 2.00 at 2.98
+        assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 2.98, 3.0]]}  # no trd: not asked for
+        await cancel(client, alice, bets[2.94])
+        await cancel(client, alice, bets[2.96])  # two levels emptied: each re-sent with size 0
+        change = await next_runner_change(ws)
+        while change.get("batb") != [[1, 0, 0], [2, 0, 0]]:  # the two cancels may come in one flush or two
+            assert change["batb"] == [[2, 0, 0]], change
+            change = await next_runner_change(ws)
+
+
+async def test_best_offers_one_level_ignores_deeper_changes(client: TestClient) -> None:
+    async with client.ws_connect("/stream") as ws:
+        alice = await authenticated(client, ws)
+        top = await lay(client, alice, 3.0, 10)
+        second = await lay(client, alice, 2.98, 5)
+        await ws.send_json({"op": OS, "id": 3})  # its image, after the market's, marks where the first delta starts
+        assert (await receive(ws, "status"))["id"] == 3
+        assert await subscribe_offers(ws, ["EX_BEST_OFFERS"], ladderLevels=1) == {
+            "id": 1, "batb": [[0, 3.0, 10.0]], "batl": []}
+        await cancel(client, alice, second)  # below the one level shown: nothing to send
+        orders = await receive(ws, "ocm")
+        while "oc" not in orders or orders.get("ct"):  # the cancel's order change has been flushed ...
+            orders = await receive(ws, "ocm")
+        third = await lay(client, alice, 3.05, 2)  # ... so the next market change is this new best price
+        assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 3.05, 2.0]]}
+        await cancel(client, alice, top)
+        await cancel(client, alice, third)
+        change = await next_runner_change(ws)
+        if change == {"id": 1, "batb": [[0, 3.0, 10.0]]}:  # the two cancels came in two flushes
+            change = await next_runner_change(ws)
+        assert change == {"id": 1, "batb": [[0, 0, 0]]}
+
+
+async def test_all_offers_are_by_price_and_both_views_come_when_both_are_asked(client: TestClient) -> None:
+    async with client.ws_connect("/stream") as ws:
+        alice = await authenticated(client, ws)
+        await lay(client, alice, 3.0, 10)
+        bet = await lay(client, alice, 2.98, 5)
+        assert await subscribe_offers(ws, ["EX_ALL_OFFERS"], ladderLevels=1) == {
+            "id": 1, "atb": [[2.98, 5.0], [3.0, 10.0]], "atl": []}
+        image = await subscribe_offers(ws, ["EX_ALL_OFFERS", "EX_BEST_OFFERS", "EX_BEST_OFFERS_DISP"])
+        assert image["atb"] == [[2.98, 5.0], [3.0, 10.0]] and image["batb"] == [[0, 3.0, 10.0], [1, 2.98, 5.0]]
+        assert image["bdatb"] == image["batb"] and image["batl"] == image["bdatl"] == image["atl"] == []
+        await cancel(client, alice, bet)
+        assert await next_runner_change(ws) == {"id": 1, "atb": [[2.98, 0.0]], "batb": [[1, 0, 0]],
+                                                "bdatb": [[1, 0, 0]]}
+
+
+async def test_a_delta_after_the_image_is_against_what_the_image_showed(client: TestClient) -> None:
+    """An order placed while no client was connected, shown in the image, then cancelled: the delta removes it."""
+    async with client.ws_connect("/stream") as ws:
+        alice = await authenticated(client, ws)
+        bet = await lay(client, alice, 3.0, 10)  # with no subscription yet the hub tracks nothing
+        assert (await subscribe_offers(ws, ["EX_ALL_OFFERS", "EX_BEST_OFFERS"]))["atb"] == [[3.0, 10.0]]
+        await cancel(client, alice, bet)
+        assert await next_runner_change(ws) == {"id": 1, "atb": [[3.0, 0.0]], "batb": [[0, 0, 0]]}
+
+
+async def test_betfairlightweight_cache_shows_best_offers_from_batb_batl(client: TestClient) -> None:
+    async with client.ws_connect("/stream") as ws:
+        listener = StreamListener(max_latency=None)
+        listener.register_stream(2, "marketSubscription")
+        alice = await authenticated(client, ws)
+        bob = await login(client, "bob", "pw-bob")
+        await lay(client, alice, 3.0, 10)
+        bet = await lay(client, alice, 2.98, 5)
+        await lay(client, alice, 2.96, 4)
+        await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 3.5, 2))
+        await ws.send_json({"op": MS, "id": 2, "marketFilter": {"marketIds": [MARKET]},
+                            "marketDataFilter": {"fields": ["EX_BEST_OFFERS", "EX_MARKET_DEF"], "ladderLevels": 2}})
+        listener.on_data(json.dumps(await receive(ws, "mcm", ct="SUB_IMAGE")))
+        (book,) = listener.snap([MARKET])
+        runner = next(r for r in book.runners if r.selection_id == 1)
+        assert [(p.price, p.size) for p in runner.ex.available_to_back] == [(3.0, 10.0), (2.98, 5.0)]
+        assert [(p.price, p.size) for p in runner.ex.available_to_lay] == [(3.5, 2.0)]
+
+        await cancel(client, alice, bet)
+        delta = await receive(ws, "mcm")
+        while "mc" not in delta:
+            delta = await receive(ws, "mcm")
+        listener.on_data(json.dumps(delta))
+        (book,) = listener.snap([MARKET])
+        runner = next(r for r in book.runners if r.selection_id == 1)
+        assert [(p.price, p.size) for p in runner.ex.available_to_back] == [(3.0, 10.0), (2.96, 4.0)]

@@ -1,0 +1,230 @@
+"""What a stream client may ask for: subscription messages checked field by field.
+
+A ``marketSubscription`` or ``orderSubscription`` is parsed into a frozen
+:class:`MarketParams` or :class:`OrderParams`, or refused with a
+:class:`StreamInputError` whose message names the field and says what is
+allowed; the stream answers that with ``status`` ``FAILURE`` /
+``INVALID_INPUT`` and keeps the previous subscription. Nothing wrong is
+passed over silently: a field of the wrong type, a value out of range, and a
+key Betfair does not define (a typo such as ``ladderLevel`` would otherwise do
+nothing) are all refused. Betfair's own behaviour for unknown keys is not
+documented; refusing them is the choice that fails fast.
+
+``null`` counts as "not given" for every field, because betfairlightweight's
+``subscribe_to_markets`` sends ``"clk": null, "conflateMs": null, ...`` for the
+arguments it was not given.
+
+The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``):
+
+* ``heartbeatMs``: an integer; Betfair clamps it to 500..30000 and loops the
+  value it uses back in the initial image, so do we (a client that asks for
+  100 gets 500). Not an integer (``"x"``, ``1.5``, ``true``) is refused.
+* ``conflateMs``: an integer >= 0 (negative is refused). It is checked but not
+  used: the simulator conflates every subscription at the server's own rate,
+  which the initial image reports as its ``conflateMs`` (Betfair, too, may
+  answer with a rate other than the one asked for).
+* ``segmentationEnabled``: a boolean (the simulator never segments).
+* ``clk`` / ``initialClk``: strings (a resubscription gets a fresh full image).
+* ``marketFilter``: an object; ``marketIds`` (at most 1000 strings) narrows the
+  subscription; the other Betfair keys are type-checked but narrow nothing, as
+  every simulator market has the same event type, country, market and betting type.
+* ``marketDataFilter``: an object; ``fields`` a list of Betfair field names
+  (absent or empty: :data:`DEFAULT_FIELDS`), ``ladderLevels`` an integer 1..10
+  (default 3) used by ``EX_BEST_OFFERS`` / ``EX_BEST_OFFERS_DISP``.
+* ``orderFilter``: an object; ``includeOverallPosition`` (boolean, default
+  true: ``mb``/``ml`` are sent), ``customerStrategyRefs`` (list of strings: only
+  orders with one of those refs are shown; empty means all — and as the
+  simulator's orders carry no strategy ref, a non-empty list shows none), ``partitionMatchedByStrategyRef``
+  (boolean; strategy positions ``smc`` are not produced), ``accountIds`` (list
+  of integers; ignored, as the stream only ever shows the authenticated
+  account's own orders).
+
+>>> parse_market_subscription({"op": "marketSubscription", "heartbeatMs": 100}, default_heartbeat_ms=5000).heartbeat_ms
+500
+>>> parse_order_subscription({"op": "orderSubscription", "orderFilter": [1]}, default_heartbeat_ms=5000)
+Traceback (most recent call last):
+...
+exchange.server.stream_params.StreamInputError: orderFilter must be an object, got [1]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MIN_HEARTBEAT_MS = 500
+MAX_HEARTBEAT_MS = 30_000
+MIN_LADDER_LEVELS = 1
+MAX_LADDER_LEVELS = 10
+DEFAULT_LADDER_LEVELS = 3
+MAX_MARKET_IDS = 1000
+
+#: Every ``marketDataFilter.fields`` name Betfair defines. ``SP_TRADED`` and
+#: ``SP_PROJECTED`` are accepted and produce nothing: no simulator market is a BSP market.
+KNOWN_FIELDS = frozenset({"EX_BEST_OFFERS_DISP", "EX_BEST_OFFERS", "EX_ALL_OFFERS", "EX_TRADED", "EX_TRADED_VOL",
+                          "EX_LTP", "EX_MARKET_DEF", "SP_TRADED", "SP_PROJECTED"})
+#: What a subscription without ``fields`` gets: the full ladder (``atb``/``atl``), trades, volumes, last price
+#: and the market definition — everything but the best-offers views, which would repeat the ladder.
+DEFAULT_FIELDS = frozenset({"EX_ALL_OFFERS", "EX_TRADED", "EX_TRADED_VOL", "EX_LTP", "EX_MARKET_DEF"})
+
+_COMMON_KEYS = frozenset({"op", "id", "heartbeatMs", "conflateMs", "segmentationEnabled", "clk", "initialClk"})
+_MARKET_KEYS = _COMMON_KEYS | {"marketFilter", "marketDataFilter"}
+_ORDER_KEYS = _COMMON_KEYS | {"orderFilter"}
+_MARKET_FILTER_LISTS = frozenset({"marketIds", "bettingTypes", "eventTypeIds", "eventIds", "marketTypes", "venues",
+                                  "countryCodes", "raceTypes"})
+_MARKET_FILTER_BOOLS = frozenset({"bspMarket", "turnInPlayEnabled"})
+_DATA_FILTER_KEYS = frozenset({"fields", "ladderLevels"})
+_ORDER_FILTER_KEYS = frozenset({"includeOverallPosition", "customerStrategyRefs", "partitionMatchedByStrategyRef",
+                                "accountIds"})
+
+
+class StreamInputError(ValueError):
+    """A subscription field has the wrong type or value; the message says which field and what is allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class MarketParams:
+    """A valid ``marketSubscription``: heartbeat (clamped), the markets (None: all) and what to send of them."""
+
+    heartbeat_ms: int
+    market_ids: frozenset[str] | None
+    fields: frozenset[str]
+    ladder_levels: int
+
+
+@dataclass(frozen=True, slots=True)
+class OrderParams:
+    """A valid ``orderSubscription``: heartbeat (clamped), whether to send ``mb``/``ml``, the strategy refs shown."""
+
+    heartbeat_ms: int
+    include_overall_position: bool
+    strategy_refs: frozenset[str] | None
+
+
+def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_ms: int) -> MarketParams:
+    """Check every field of a ``marketSubscription``; raise :class:`StreamInputError` on the first wrong one.
+
+    >>> p = parse_market_subscription({"op": "marketSubscription", "marketFilter": {"marketIds": ["holdem.0"]},
+    ...     "marketDataFilter": {"fields": ["EX_BEST_OFFERS"], "ladderLevels": 1}}, default_heartbeat_ms=5000)
+    >>> sorted(p.market_ids), sorted(p.fields), p.ladder_levels, p.heartbeat_ms
+    (['holdem.0'], ['EX_BEST_OFFERS'], 1, 5000)
+    >>> try:
+    ...     parse_market_subscription({"marketDataFilter": {"ladderLevels": 11}}, default_heartbeat_ms=5000)
+    ... except StreamInputError as err:
+    ...     print(err)
+    marketDataFilter.ladderLevels must be an integer from 1 to 10, got 11
+    """
+    _only("marketSubscription", message, _MARKET_KEYS)
+    heartbeat_ms = _common(message, default_heartbeat_ms)
+    market_filter = _object("marketFilter", message.get("marketFilter"))
+    _only("marketFilter", market_filter, _MARKET_FILTER_LISTS | _MARKET_FILTER_BOOLS)
+    for key in sorted(_MARKET_FILTER_LISTS & market_filter.keys()):
+        _strings(f"marketFilter.{key}", market_filter[key], limit=MAX_MARKET_IDS)
+    for key in sorted(_MARKET_FILTER_BOOLS & market_filter.keys()):
+        _bool(f"marketFilter.{key}", market_filter[key])
+    ids = market_filter.get("marketIds")
+    data_filter = _object("marketDataFilter", message.get("marketDataFilter"))
+    _only("marketDataFilter", data_filter, _DATA_FILTER_KEYS)
+    fields = _strings("marketDataFilter.fields", data_filter.get("fields"))
+    unknown = sorted(set(fields or ()) - KNOWN_FIELDS)
+    if unknown:
+        raise StreamInputError(f"marketDataFilter.fields: unknown field {unknown[0]!r:.40}; "
+                               f"allowed: {', '.join(sorted(KNOWN_FIELDS))}")
+    levels = data_filter.get("ladderLevels")
+    if levels is not None:
+        _int("marketDataFilter.ladderLevels", levels, MIN_LADDER_LEVELS, MAX_LADDER_LEVELS)
+    return MarketParams(
+        heartbeat_ms=heartbeat_ms,
+        market_ids=frozenset(ids) if ids else None,
+        fields=frozenset(fields) if fields else DEFAULT_FIELDS,
+        ladder_levels=DEFAULT_LADDER_LEVELS if levels is None else levels,
+    )
+
+
+def parse_order_subscription(message: Mapping[str, Any], *, default_heartbeat_ms: int) -> OrderParams:
+    """Check every field of an ``orderSubscription``; raise :class:`StreamInputError` on the first wrong one.
+
+    >>> parse_order_subscription({"orderFilter": {"includeOverallPosition": False}}, default_heartbeat_ms=5000)
+    OrderParams(heartbeat_ms=5000, include_overall_position=False, strategy_refs=None)
+    >>> parse_order_subscription({"orderFilter": {"accountIds": [True]}}, default_heartbeat_ms=5000)
+    Traceback (most recent call last):
+    ...
+    exchange.server.stream_params.StreamInputError: orderFilter.accountIds must be a list of integers, got [True]
+    """
+    _only("orderSubscription", message, _ORDER_KEYS)
+    heartbeat_ms = _common(message, default_heartbeat_ms)
+    order_filter = _object("orderFilter", message.get("orderFilter"))
+    _only("orderFilter", order_filter, _ORDER_FILTER_KEYS)
+    overall = order_filter.get("includeOverallPosition")
+    _bool("orderFilter.includeOverallPosition", overall)
+    refs = _strings("orderFilter.customerStrategyRefs", order_filter.get("customerStrategyRefs"))
+    _bool("orderFilter.partitionMatchedByStrategyRef", order_filter.get("partitionMatchedByStrategyRef"))
+    accounts = order_filter.get("accountIds")
+    if accounts is not None and (not isinstance(accounts, list)
+                                 or any(isinstance(a, bool) or not isinstance(a, int) for a in accounts)):
+        raise StreamInputError(f"orderFilter.accountIds must be a list of integers, got {accounts!r:.60}")
+    return OrderParams(
+        heartbeat_ms=heartbeat_ms,
+        include_overall_position=overall is not False,
+        strategy_refs=frozenset(refs) if refs else None,
+    )
+
+
+def _common(message: Mapping[str, Any], default_heartbeat_ms: int) -> int:
+    """Check the fields both subscriptions share; return the heartbeat to use, clamped as Betfair clamps it."""
+    heartbeat = message.get("heartbeatMs")
+    if heartbeat is not None:
+        _int("heartbeatMs", heartbeat, None, None,
+             allowed=f"an integer number of milliseconds ({MIN_HEARTBEAT_MS} to {MAX_HEARTBEAT_MS}; "
+                     "values outside are clamped)")
+    conflate = message.get("conflateMs")
+    if conflate is not None:
+        _int("conflateMs", conflate, 0, None, allowed="an integer number of milliseconds >= 0")
+    _bool("segmentationEnabled", message.get("segmentationEnabled"))
+    for key in ("clk", "initialClk"):
+        value = message.get(key)
+        if value is not None and not isinstance(value, str):
+            raise StreamInputError(f"{key} must be a string (a clock token from an earlier message), "
+                                   f"got {value!r:.40}")
+    value = default_heartbeat_ms if heartbeat is None else heartbeat
+    return max(MIN_HEARTBEAT_MS, min(MAX_HEARTBEAT_MS, value))
+
+
+def _only(name: str, obj: Mapping[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(k for k in obj if k not in allowed)
+    if unknown:
+        raise StreamInputError(f"{name}: unknown key {unknown[0]!r:.40}; allowed: {', '.join(sorted(allowed))}")
+
+
+def _object(name: str, value: object) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise StreamInputError(f"{name} must be an object, got {value!r:.40}")
+    return value
+
+
+def _bool(name: str, value: object) -> None:
+    if value is not None and not isinstance(value, bool):
+        raise StreamInputError(f"{name} must be true or false, got {value!r:.40}")
+
+
+def _int(name: str, value: object, low: int | None, high: int | None, *, allowed: str = "") -> int:
+    """``value`` as an int within ``low..high`` (None: unbounded); a bool is not an int here."""
+    if (isinstance(value, int) and not isinstance(value, bool)
+            and (low is None or value >= low) and (high is None or value <= high)):
+        return value
+    if not allowed:
+        allowed = f"an integer from {low} to {high}" if high is not None else f"an integer >= {low}"
+    raise StreamInputError(f"{name} must be {allowed}, got {value!r:.40}")
+
+
+def _strings(name: str, value: object, *, limit: int | None = None) -> list[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise StreamInputError(f"{name} must be a list of strings, got {value!r:.40}")
+    if limit is not None and len(value) > limit:
+        raise StreamInputError(f"{name} may hold at most {limit} entries, got {len(value)}")
+    return value
