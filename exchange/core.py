@@ -65,7 +65,7 @@ Fraction(3, 1)
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -385,6 +385,54 @@ class Exchange:
                     book.lay_mask |= _BIT[tick]
         return events
 
+
+    def check_places(self, commands: Sequence[PlaceOrder]) -> list[Rejection | None]:
+        """What each of several place instructions would meet if they were executed one after another.
+
+        API-NG's ``placeOrders`` is atomic: a call's instructions are all placed
+        or none is.  This checks each one as :meth:`execute` would, counting the
+        ones before it as placed and unmatched, and returns ``None`` for each
+        that would be accepted or the :class:`Rejection` it would get.  A fill
+        only lowers exposure, so an instruction that passes here passes when the
+        batch is then executed (barring a driver command in between).  Nothing
+        changes: the tentative exposure is taken back before returning.
+
+        >>> from exchange.commands import *
+        >>> ex = Exchange()
+        >>> for cmd in (OpenAccount(0, "al"), Deposit(0, "al", 1000),
+        ...             CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1")):
+        ...     _ = ex.execute(cmd)
+        >>> batch = [PlaceOrder(1, "al", "1.1", 1, Side.BACK, Decimal("2"), 600)] * 2
+        >>> [r if r is None else r.code.value for r in ex.check_places(batch)], ex.funds("al").exposure
+        ([None, 'INSUFFICIENT_FUNDS'], 0)
+        """
+        results: list[Rejection | None] = []
+        undo: list[tuple[Position, int, int, int]] = []
+        opened: list[tuple[Account, Market]] = []
+        try:
+            for cmd in commands:
+                try:
+                    account, market, sel, tick = self._verify_place(cmd)
+                except Rejection as r:
+                    results.append(r)
+                    continue
+                results.append(None)
+                pos = account.positions.get(market.market_id)
+                if pos is None:
+                    pos = _open_position(account, market)
+                    opened.append((account, market))
+                dd, dl = (100 * cmd.size, -100 * cmd.size) if cmd.side is _BACK else (-cmd.size * (_PX[tick] - 100), 0)
+                pos.d[sel] += dd
+                pos.ltot += dl
+                undo.append((pos, sel, dd, dl))
+        finally:
+            for pos, sel, dd, dl in reversed(undo):
+                pos.d[sel] -= dd
+                pos.ltot -= dl
+            for account, market in opened:
+                del account.positions[market.market_id]
+                del market.positions[account.account_id]
+        return results
 
     def apply(self, event: Event) -> None:
         """Fold one event into the state (what :meth:`execute` does after deciding)."""

@@ -10,6 +10,13 @@ wrong type, an unknown enum value) is an ``INVALID_INPUT_DATA``
 APINGException; a well-formed instruction the exchange refuses gets a report
 with ``status: FAILURE`` and an ``errorCode``. Reports carry a non-standard
 ``errorMessage`` at the execution level saying what was wrong.
+
+``placeOrders`` is atomic, as API-NG documents it (it never answers
+``PROCESSED_WITH_ERRORS``): a call with several instructions is checked whole
+first (:meth:`exchange.core.Exchange.check_places`, each instruction counting
+the ones before it as placed), and if any would be refused none is placed; the
+others report ``RELATED_ACTION_FAILED``. ``cancelOrders`` and
+``replaceOrders`` carry out each instruction on its own.
 """
 
 from __future__ import annotations
@@ -64,7 +71,8 @@ def _execution(
     failures = [(i, o) for i, o in enumerate(outcomes) if o.error]
     out: JsonDict = {"status": "SUCCESS"}
     if failures:
-        first = failures[0][1]
+        # the cause, not an instruction refused only because another one was
+        first = next((o for _, o in failures if o.error != "RELATED_ACTION_FAILED"), failures[0][1])
         assert first.error is not None
         if len(failures) < len(outcomes) and not dependent:
             code = "PROCESSED_WITH_ERRORS"
@@ -225,22 +233,38 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
             for r in requests
         ]
         return _execution(market_id, customer_ref, outcomes, dependent=True)
-    outcomes = []
+    commands = []
     for r in requests:
         assert r.price is not None and r.size is not None
-        command = _new_place_order(
-            ts=service.now(),
-            account_id=session.account,
-            market_id=market_id,
-            selection_id=r.selection_id,
-            side=r.side,
-            price=r.price,
-            size=r.size,
-            customer_ref=r.customer_ref,
+        commands.append(
+            _new_place_order(
+                ts=service.now(),
+                account_id=session.account,
+                market_id=market_id,
+                selection_id=r.selection_id,
+                side=r.side,
+                price=r.price,
+                size=r.size,
+                customer_ref=r.customer_ref,
+            )
         )
-        outcomes.append(place_report(service.execute(command), r.echo, service))
+    if len(commands) > 1:
+        # placeOrders is atomic in API-NG: if the exchange would refuse one instruction (counting the ones
+        # before it as placed), none is placed. A single instruction needs no separate check.
+        checks = service.exchange.check_places(commands)
+        if any(rejection is not None for rejection in checks):
+            outcomes = [
+                _failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
+                if rejection is None
+                else _failed({"instruction": r.echo}, rejection.code.value, rejection.message)
+                for r, rejection in zip(requests, checks, strict=True)
+            ]
+            return _execution(market_id, customer_ref, outcomes, dependent=True)
+    outcomes = [
+        place_report(service.execute(command), r.echo, service) for r, command in zip(requests, commands, strict=True)
+    ]
     await service.durable()
-    return _execution(market_id, customer_ref, outcomes, dependent=False)
+    return _execution(market_id, customer_ref, outcomes, dependent=True)
 
 
 # --- cancelOrders ----------------------------------------------------------------------------

@@ -162,6 +162,26 @@ async def test_error_codes(client: TestClient) -> None:
     assert too_much["error"]["data"]["APINGException"]["errorCode"] == "TOO_MUCH_DATA"
 
 
+async def test_place_orders_is_all_or_nothing(client: TestClient) -> None:
+    poor = await login(client, "poor", "pw-poor")  # 3.00: one back of 2.00 fits, two on different hands do not
+    batch = place(MARKET, 1, "BACK", 1000, 2)
+    batch["instructions"] += place(MARKET, 2, "BACK", 1000, 2)["instructions"]
+    result = (await rpc(client, poor, "placeOrders", batch))["result"]
+    assert result["status"] == "FAILURE" and result["errorCode"] == "INSUFFICIENT_FUNDS"
+    reports = result["instructionReports"]
+    assert [(r["status"], r["errorCode"]) for r in reports] == [
+        ("FAILURE", "RELATED_ACTION_FAILED"), ("FAILURE", "INSUFFICIENT_FUNDS")]
+    assert all("betId" not in r for r in reports)
+    assert (await rpc(client, poor, "listCurrentOrders"))["result"]["currentOrders"] == []
+    funds = (await rpc(client, poor, "getAccountFunds", path=ACCOUNT))["result"]
+    assert funds["exposure"] == 0 and funds["availableToBetBalance"] == 3
+    alone = (await rpc(client, poor, "placeOrders", place(MARKET, 2, "BACK", 1000, 2)))["result"]
+    assert alone["status"] == "SUCCESS"  # each instruction alone would have been accepted
+    alice = await login(client, "alice", "pw-alice")
+    result = (await rpc(client, alice, "placeOrders", batch))["result"]
+    assert result["status"] == "SUCCESS" and [r["status"] for r in result["instructionReports"]] == ["SUCCESS"] * 2
+
+
 async def test_market_not_open_between_windows(client: TestClient) -> None:
     alice = await login(client, "alice", "pw-alice")
     service = client.server.app[__import__("exchange.server.keys", fromlist=["SERVICE"]).SERVICE]
