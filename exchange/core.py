@@ -347,7 +347,6 @@ class Exchange:
         order.customer_ref = customer_ref
         order.position = pos
         order.result = None
-        order.settled_ts = None
         self.orders[bet_id] = order
         pos.orders.append(order)
         book = market.books[sel]
@@ -1153,10 +1152,7 @@ class Exchange:
             order = self.orders[bet.bet_id]
             order.result = bet
             order.position.settled += bet.profit  # the position's P&L if the market is voided
-        for pos in market.positions.values():  # every order on the selection is cleared now
-            for order in pos.orders:
-                if order.sel == sel and order.settled_ts is None:
-                    order.settled_ts = ev.ts
+        market.selection_settled_ts[sel] = ev.ts  # every order on the selection is cleared now
 
     def _apply_market_settled(self, ev: MarketSettled) -> None:
         market = self.markets[ev.market_id]
@@ -1170,7 +1166,6 @@ class Exchange:
         for bet in ev.bets:
             order = self.orders[bet.bet_id]
             order.result = bet
-            order.settled_ts = ev.ts
         self._close(market, MarketStatus.SETTLED, ev.ts, ev.accounts, ev.house_account_id, ev.rounding)
 
     def _apply_market_voided(self, ev: MarketVoided) -> None:
@@ -1237,13 +1232,11 @@ class Exchange:
         out: list[ClearedOrder] = []
         for mid, pos in account.closed.items():
             if market_id is None or mid == market_id:
-                settled_ts = pos.market.settled_ts
-                assert settled_ts is not None
-                out.extend(o.cleared(settled_ts) for o in pos.orders)
+                out.extend(o.cleared() for o in pos.orders)
         for mid, pos in account.positions.items():
             if market_id is None or mid == market_id:
                 market = pos.market
-                out.extend(o.cleared(0) for o in pos.orders if market.selection_status[o.sel] is not _IN_PLAY)
+                out.extend(o.cleared() for o in pos.orders if market.selection_status[o.sel] is not _IN_PLAY)
         return tuple(sorted(out, key=lambda c: c.bet_id))
 
     def funds(self, account_id: str) -> AccountFunds | None:

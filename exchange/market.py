@@ -88,6 +88,7 @@ class Market:
         "positions",
         "round",
         "selection_ids",
+        "selection_settled_ts",
         "selection_status",
         "settled_ts",
         "status",
@@ -121,6 +122,8 @@ class Market:
         #: account id -> that account's position on this market
         self.positions: dict[str, Position] = {}
         self.settled_ts: int | None = None
+        #: per selection index, when it was settled early (LOSER before the market's end), else None
+        self.selection_settled_ts: list[int | None] = [None] * len(selection_ids)
 
     def sync_betting(self) -> None:
         """Recompute :attr:`betting` after the market's or a selection's status changed."""

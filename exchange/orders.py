@@ -82,7 +82,8 @@ class Order:
 
     Slots: ``sel`` is the selection's index in its market; ``result`` the
     bet's settled :class:`~exchange.events.BetResult` once its selection or
-    market is settled, and ``settled_ts`` when; ``matched_ts`` the last fill's.
+    market is settled; ``matched_ts`` the last fill's.  When the order was
+    cleared (``settled_ts``) is its market's to say.
     """
 
     __slots__ = (
@@ -100,7 +101,6 @@ class Order:
         "result",
         "round",
         "sel",
-        "settled_ts",
         "tick",
         "voided",
     )
@@ -121,12 +121,18 @@ class Order:
     customer_ref: str | None
     position: Position
     result: BetResult | None
-    settled_ts: int | None
 
     @property
     def size(self) -> int:
         """The size placed: every part of it is matched, remaining, lapsed, cancelled or voided."""
         return self.matched + self.remaining + self.lapsed + self.cancelled + self.voided
+
+    @property
+    def settled_ts(self) -> int | None:
+        """When the order was cleared: its selection's early settlement, else its market's settlement or void."""
+        market = self.position.market
+        early = market.selection_settled_ts[self.sel]
+        return market.settled_ts if early is None else early
 
     @property
     def account_id(self) -> str:
@@ -213,8 +219,10 @@ class Order:
             persistence_type=PersistenceType.LAPSE,
         )
 
-    def cleared(self, settled_ts: int) -> ClearedOrder:
+    def cleared(self) -> ClearedOrder:
         """The order as ``listClearedOrders`` reports it, once its market or selection is closed."""
+        settled_ts = self.settled_ts
+        assert settled_ts is not None, self
         if self.outcome is not None:
             status = BetStatus.SETTLED
         elif self.voided:
@@ -240,7 +248,7 @@ class Order:
             size_voided=self.voided,
             placed_ts=self.placed_ts,
             last_matched_ts=self.matched_ts,
-            settled_ts=self.settled_ts if self.settled_ts is not None else settled_ts,
+            settled_ts=settled_ts,
             customer_ref=self.customer_ref,
         )
 
@@ -280,7 +288,6 @@ def new_order(
     o.customer_ref = customer_ref
     o.position = position
     o.result = None
-    o.settled_ts = None
     return o
 
 
