@@ -340,7 +340,6 @@ class Exchange:
         order.matched_x100 = 0
         order.lapsed = 0
         order.cancelled = 0
-        order.voided = 0
         order.placed_ts = ts
         order.matched_ts = None
         order.round = round_
@@ -1107,7 +1106,7 @@ class Exchange:
             )
             o.matched -= m
             o.matched_x100 -= m * p
-            o.voided += m
+            market.voided_stakes[o.bet_id] = market.voided_stakes.get(o.bet_id, 0) + m
         back.position.d[sel] -= m * p
         back.position.ltot += 100 * m
         lay.position.d[sel] += m * p

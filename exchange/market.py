@@ -93,6 +93,7 @@ class Market:
         "settled_ts",
         "status",
         "voided_matches",
+        "voided_stakes",
     )
 
     def __init__(self, market_id: str, selection_ids: tuple[int, ...], min_stake: int, commission_bps: int) -> None:
@@ -119,6 +120,8 @@ class Market:
         #: skip in young collections instead of one more per fill.  Read it with :meth:`matches`.
         self.fills: list[int] = []
         self.voided_matches: set[int] = set()
+        #: bet id -> the stake of its voided matches (rare: kept here, not in a slot of every order)
+        self.voided_stakes: dict[int, int] = {}
         #: account id -> that account's position on this market
         self.positions: dict[str, Position] = {}
         self.settled_ts: int | None = None
@@ -190,12 +193,16 @@ class Market:
         volume = [[0] * TICK_COUNT for _ in self.selection_ids]
         last: list[int | None] = [None] * len(self.selection_ids)
         assert len(self.fills) % FILL_WIDTH == 0
-        for match_id, (_, i, tick, size, _, _) in self.matches():
+        voided: dict[int, int] = {}
+        for match_id, (_, i, tick, size, back_id, lay_id) in self.matches():
             assert size > 0, match_id
             if match_id in self.voided_matches:
+                voided[back_id] = voided.get(back_id, 0) + size
+                voided[lay_id] = voided.get(lay_id, 0) + size
                 continue
             volume[i][tick] += size
             last[i] = tick
+        assert voided == self.voided_stakes, (voided, self.voided_stakes)
         for i, book in enumerate(self.books):
             if self.is_open:
                 book._check()

@@ -102,7 +102,6 @@ class Order:
         "round",
         "sel",
         "tick",
-        "voided",
     )
 
     bet_id: int
@@ -114,7 +113,6 @@ class Order:
     matched_x100: int
     lapsed: int
     cancelled: int
-    voided: int
     placed_ts: int
     matched_ts: int | None
     round: int
@@ -126,6 +124,11 @@ class Order:
     def size(self) -> int:
         """The size placed: every part of it is matched, remaining, lapsed, cancelled or voided."""
         return self.matched + self.remaining + self.lapsed + self.cancelled + self.voided
+
+    @property
+    def voided(self) -> int:
+        """The stake of this order's matches voided (after a card exposure, or with its market)."""
+        return self.position.market.voided_stakes.get(self.bet_id, 0)
 
     @property
     def settled_ts(self) -> int | None:
@@ -281,7 +284,6 @@ def new_order(
     o.matched_x100 = 0
     o.lapsed = 0
     o.cancelled = 0
-    o.voided = 0
     o.placed_ts = placed_ts
     o.matched_ts = None
     o.round = round
