@@ -1380,11 +1380,14 @@ def _size_message(size: object, min_stake: int) -> str:
     return f"size {format_minor(size)} is below the minimum stake {format_minor(min_stake)}"
 
 
+_TAKEN = "bet %d has no unmatched size left (matched %d.%02d, lapsed %d.%02d, cancelled %d.%02d)"
+
+
 def _taken_message(order: Order) -> str:
-    return (
-        f"bet {order.bet_id} has no unmatched size left (matched {format_minor(order.matched)}, "
-        f"lapsed {format_minor(order.lapsed)}, cancelled {format_minor(order.cancelled)})"
-    )
+    """Why a cancel was refused: one ``%`` format (the three sizes are never negative), as cancels of
+    orders already filled are common (a cancel racing a fill) and this is the cost of refusing one."""
+    m, lapsed, c = order.matched, order.lapsed, order.cancelled
+    return _TAKEN % (order.bet_id, m // 100, m % 100, lapsed // 100, lapsed % 100, c // 100, c % 100)
 
 
 def _order_rejected(ts: int, action: OrderAction, account_id: str, r: Rejection, bet_id: int) -> OrderRejected:
