@@ -734,20 +734,16 @@ class Exchange:
                         cmd.ts, bet_id, pos.account_id, market.market_id, market.selection_ids[order.sel], amount,
                         CancelReason.BY_USER,
                     )  # fmt: skip
-                    # self._apply_cancelled(ev), inlined: the whole remainder comes off the book
+                    # self._apply_cancelled(ev), inlined (cancels are common): the whole remainder comes off
                     market.books[order.sel].reduce(order, amount)
+                    self._unreserve(order, amount)
                     order.remaining = 0
                     order.cancelled += amount
-                    account = self.accounts[pos.account_id]
                     if order.is_back:
-                        account.reserved -= amount
                         pos.d[order.sel] -= 100 * amount
                         pos.ltot += 100 * amount
                     else:
-                        unit = _PX[order.tick] - 100
-                        matched = order.matched  # the live size falls from matched + amount to matched
-                        account.reserved += ((matched + amount) * -unit) // 100 - (matched * -unit) // 100
-                        pos.d[order.sel] += amount * unit
+                        pos.d[order.sel] += amount * (_PX[order.tick] - 100)
                     return [ev]
                 if not amount:
                     message = _taken_message(order)
@@ -1067,14 +1063,18 @@ class Exchange:
         market.add_match(ev.match_id, (ev.ts, sel, ev.tick, m, ev.back_bet_id, ev.lay_bet_id))
         self.next_match_id = ev.match_id + 1
 
+    def _unreserve(self, order: Order, amount: int) -> None:
+        """Take ``amount`` off the order's live size in its account's reserve (before the order changes)."""
+        live = order.remaining + order.matched
+        self.accounts[order.position.account_id].reserved -= order_reserve(
+            order.is_back, order.tick, live
+        ) - order_reserve(order.is_back, order.tick, live - amount)
+
     def _release(self, order: Order, amount: int) -> None:
         """Take ``amount`` of an order's unmatched size out of the book, its exposure and its reserve."""
         pos = order.position
         pos.market.books[order.sel].reduce(order, amount)
-        live = order.remaining + order.matched
-        self.accounts[pos.account_id].reserved -= order_reserve(order.is_back, order.tick, live) - order_reserve(
-            order.is_back, order.tick, live - amount
-        )
+        self._unreserve(order, amount)
         order.remaining -= amount
         if order.is_back:
             pos.d[order.sel] -= 100 * amount
@@ -1100,10 +1100,7 @@ class Exchange:
         m = ev.size
         p = _PX[ev.tick]
         for o in (back, lay):
-            live = o.remaining + o.matched
-            self.accounts[o.position.account_id].reserved -= order_reserve(o.is_back, o.tick, live) - order_reserve(
-                o.is_back, o.tick, live - m
-            )
+            self._unreserve(o, m)
             o.matched -= m
             o.matched_x100 -= m * p
             market.voided_stakes[o.bet_id] = market.voided_stakes.get(o.bet_id, 0) + m

@@ -129,18 +129,20 @@ def iso_ms(epoch_ms: int) -> str:
     return f"{moment.strftime('%Y-%m-%dT%H:%M:%S')}.{epoch_ms % 1000:03d}Z"
 
 
-def _price(tick: int) -> float:
+def stream_price(tick: int) -> float:
+    """A tick as the stream's JSON number (``2.5``): Betfair's stream sends prices as numbers."""
     return PRICE_X100[tick] / 100
 
 
-def _major(minor: int) -> float:
+def stream_size(minor: int) -> float:
+    """Minor units as the stream's JSON number in major units (``2.5`` for 250)."""
     return minor / 100
 
 
 def _ladder_delta(old: Mapping[int, int], new: Mapping[int, int]) -> list[list[float]]:
     """Levels whose size changed, ascending by price; a removed level has size 0."""
     ticks = sorted(old.keys() | new.keys())
-    return [[_price(t), _major(new.get(t, 0))] for t in ticks if old.get(t, 0) != new.get(t, 0)]
+    return [[stream_price(t), stream_size(new.get(t, 0))] for t in ticks if old.get(t, 0) != new.get(t, 0)]
 
 
 class MarketRecorder:
@@ -171,7 +173,7 @@ class MarketRecorder:
         if runner_changes:
             change["rc"] = runner_changes
         if image or snapshot.tv != self._tv:
-            change["tv"] = _major(snapshot.tv)
+            change["tv"] = stream_size(snapshot.tv)
             self._tv = snapshot.tv
         if len(change) == 1:
             return None
@@ -201,9 +203,9 @@ class MarketRecorder:
             if delta or (image and name != "trd"):
                 change[name] = delta
         if runner.ltp is not None and (old is None or old.ltp != runner.ltp):
-            change["ltp"] = _price(runner.ltp)
+            change["ltp"] = stream_price(runner.ltp)
         if old is None or old.tv != runner.tv:
-            change["tv"] = _major(runner.tv)
+            change["tv"] = stream_size(runner.tv)
         return change if (len(change) > 1 or image) else {}
 
     def _definition(self, snapshot: MarketSnapshot) -> dict[str, object]:

@@ -21,8 +21,7 @@ empty is sent as ``[level, 0, 0]`` (size 0 removes it, as betfairlightweight's
 
 from __future__ import annotations
 
-from exchange.backtest.recorder import PriceLevels
-from exchange.ladder import PRICE_X100
+from exchange.backtest.recorder import PriceLevels, stream_price, stream_size
 
 
 def best_levels(levels: PriceLevels, *, back: bool, depth: int) -> PriceLevels:
@@ -49,5 +48,5 @@ def levels_delta(before: PriceLevels | None, after: PriceLevels, *, back: bool, 
     for level in range(max(len(old), len(new))):
         now = new[level] if level < len(new) else None
         if now != (old[level] if level < len(old) else None):
-            out.append([level, 0, 0] if now is None else [level, PRICE_X100[now[0]] / 100, now[1] / 100])
+            out.append([level, 0, 0] if now is None else [level, stream_price(now[0]), stream_size(now[1])])
     return out
