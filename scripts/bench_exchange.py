@@ -10,7 +10,7 @@ funded accounts: about 60 % passive limit orders (resting near the touch),
 recent order.  The stream is generated up front (as a driver would receive
 it: commands already built) and fed to
 
-* ``exchange``: :class:`exchange.core.Exchange` through ``execute(command)``,
+* ``exchange``: :class:`exchange.core.exchange.Exchange` through ``execute(command)``,
   with validation, exposure checks, accounts, and every event created and
   returned (the loop counts them and drops them, as a driver that writes its
   journal out would; ``--keep-journal`` keeps them all in a list instead);
@@ -41,11 +41,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sortedcontainers import SortedDict
 
-from exchange import ladder
-from exchange.commands import CancelOrder, Command, CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder
-from exchange.core import Exchange
-from exchange.events import Event, Matched, OrderRejected
-from exchange.side import Side
+from exchange.core import ladder
+from exchange.core.commands import CancelOrder, Command, CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder
+from exchange.core.events import Event, Matched, OrderRejected
+from exchange.core.exchange import Exchange
+from exchange.core.side import Side
 
 SELECTIONS = (1, 2, 3, 4)
 MARKET = "1.1"

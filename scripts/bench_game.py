@@ -24,19 +24,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.cards import Card
-from exchange.agents import Agent, Trader
-from exchange.channels import get_channel
+from exchange.agents.host import seat
+from exchange.agents.house import MarketMaker, NoiseTrader
+from exchange.agents.trader import Agent, Trader
+from exchange.agents.view import BettorView
 from exchange.clock import VirtualClock
-from exchange.core import Exchange
-from exchange.events import Matched, OrderPlaced
+from exchange.core.events import Matched, OrderPlaced
+from exchange.core.exchange import Exchange
+from exchange.core.side import Side
 from exchange.game.channel import Channel
+from exchange.game.channels import get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import exact_equities
 from exchange.game.events import Stamped
 from exchange.game.prospects import Prospects
-from exchange.house import MarketMaker, NoiseTrader
-from exchange.side import Side
-from exchange.view import BettorView
 
 
 class BackTheFavourite(Agent):
@@ -82,12 +83,12 @@ def run(channel_name: str, games: int, seed: int) -> tuple[float, float, Timed, 
 
     channel.subscribe(count)
     channel.open_account("house-maker", 10**10)
-    channel.attach(MarketMaker(), "house-maker")
+    seat(channel, MarketMaker(), "house-maker")
     for i in range(2):
         channel.open_account(f"noise-{i}", 10**8)
-        channel.attach(NoiseTrader(seed=f"{seed}/{i}"), f"noise-{i}")
+        seat(channel, NoiseTrader(seed=f"{seed}/{i}"), f"noise-{i}")
     channel.open_account("strategy", 10**7)
-    channel.attach(BackTheFavourite(), "strategy", latency_ms=100)
+    seat(channel, BackTheFavourite(), "strategy", latency_ms=100)
     channel.start(at_ms=0, games=games)
     start, start_cpu = time.perf_counter(), time.process_time()
     clock.run()

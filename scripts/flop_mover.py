@@ -18,11 +18,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from exchange import ladder
 from exchange.backtest.strategy import MarketHandle, Strategy
+from exchange.core import ladder
+from exchange.core.orders import OrderView
+from exchange.core.side import Side
 from exchange.game.rounds import Round
-from exchange.orders import OrderView
-from exchange.side import Side
 
 
 class FlopMover(Strategy):

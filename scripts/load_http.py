@@ -2,7 +2,7 @@
 
 Starts, in child processes on 127.0.0.1 only: (1) a bare aiohttp app whose one
 handler parses a JSON body and answers JSON, and (2) the exchange server
-(``python -m exchange.server serve``, one long betting window, no house, a
+(``python -m exchange.cli serve``, one long betting window, no house, a
 fresh database). A closed-loop load generator with ``--clients`` keep-alive
 connections then sends single-instruction ``placeOrders`` (a back at 1000 that
 rests, so every order is accepted and journaled with an fsync before it is
@@ -399,7 +399,7 @@ def main() -> None:
         tmp = Path(name)
         db = str(tmp / "load.db")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        subprocess.run([sys.executable, "-m", "exchange.server", "accounts", "--db", db, "add", "load",
+        subprocess.run([sys.executable, "-m", "exchange.cli", "accounts", "--db", db, "add", "load",
                         "--password", "load", "--balance", "100000000"], check=True, env=env, capture_output=True)
         bare_port, server_port = free_port(), free_port()
         bare_log, server_log = tmp / "bare.log", tmp / "server.log"
@@ -407,7 +407,7 @@ def main() -> None:
             bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)], env=env, stdout=bare_out,
                                     stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
             server = subprocess.Popen(
-                [sys.executable, "-m", "exchange.server", "serve", "--db", db, "--port", str(server_port),
+                [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(server_port),
                  "--window-seconds", "3600", "--seed", "1", "--no-house"],
                 env=env, stdout=server_out, stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
             try:

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from exchange import ladder
 from exchange.backtest.strategy import MarketHandle, Strategy
+from exchange.core import ladder
+from exchange.core.side import Side
 from exchange.game.rounds import Round
-from exchange.side import Side
 
 
 class MarketMaker(Strategy):

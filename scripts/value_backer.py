@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from exchange import ladder
 from exchange.backtest.strategy import MarketHandle, Strategy
+from exchange.core import ladder
+from exchange.core.orders import OrderStatus, OrderView
+from exchange.core.side import Side
 from exchange.game.rounds import Round
-from exchange.orders import OrderStatus, OrderView
-from exchange.side import Side
 
 
 class ValueBacker(Strategy):

@@ -9,6 +9,6 @@
 * :mod:`exchange.backtest.collector` — a game's table rows, projected from its events;
 * :mod:`exchange.backtest.outputs` — the Parquet tables (games, orders, fills, settlements);
 * :mod:`exchange.backtest.projection` — the public book rebuilt from events, for the recording;
-* :mod:`exchange.backtest.recorder` — each market in Betfair's Exchange Stream format;
+* :mod:`exchange.betfair.stream` — each market in Betfair's Exchange Stream format;
 * :mod:`exchange.backtest.summary` — the figures printed at the end.
 """

@@ -1,6 +1,6 @@
 """A :class:`~exchange.backtest.strategy.Strategy` seated at a channel as an ordinary game agent.
 
-The game drives :class:`~exchange.agents.Agent` hooks (house makers, noise
+The game drives :class:`~exchange.agents.trader.Agent` hooks (house makers, noise
 traders and strategies alike, live or in a backtest); :class:`StrategyAgent`
 translates them into the flumine-style strategy hooks:
 
@@ -31,12 +31,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from exchange.agents import Agent, Trader
+from exchange.agents import host
+from exchange.agents.trader import Agent, Trader
+from exchange.agents.view import BettorView
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
-from exchange.events import BetResult, Matched, OrderRejected
+from exchange.core.events import BetResult, Matched, OrderRejected
+from exchange.core.orders import OrderView
 from exchange.game.channel import Channel
-from exchange.orders import OrderView
-from exchange.view import BettorView
 
 SettlementSource = Callable[[str, str], Settlement | None]
 """``(market id, account id) -> Settlement`` once the market is over (``None`` if unknown)."""
@@ -143,7 +144,7 @@ def _strategy_overrides(cls: type[Strategy], hook: str) -> bool:
 def adapter_class(cls: type[Strategy]) -> type[StrategyAgent]:
     """A :class:`StrategyAgent` subclass that leaves out the agent hooks ``cls`` has no use for.
 
-    >>> from exchange.agents import overrides
+    >>> from exchange.agents.trader import overrides
     >>> class AtOpen(Strategy):
     ...     def on_window_open(self, market, round): ...
     >>> sorted(h for h in _NEEDS if overrides(adapter_class(AtOpen)(AtOpen()), h))
@@ -202,5 +203,5 @@ def attach_strategy(
     The same call seats it on a backtest's virtual-clock channel or on a live one.
     """
     agent = seat(strategy, rng=rng, settlements=channel_settlements(channel))
-    channel.attach(agent, account_id, latency_ms=strategy.latency_ms)
+    host.seat(channel, agent, account_id, latency_ms=strategy.latency_ms)
     return agent

@@ -16,9 +16,9 @@ from fractions import Fraction
 from typing import Any
 
 from engine.cards import format_cards
-from exchange import ladder
 from exchange.backtest.outputs import Table
-from exchange.events import (
+from exchange.core import ladder
+from exchange.core.events import (
     AccountResult,
     BetResult,
     MarketSettled,

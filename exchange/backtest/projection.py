@@ -5,12 +5,12 @@ cancelled, lapsed; matches voided; the market opened, suspended, settled or
 voided) into each runner's resting sizes per tick on each side, its traded
 volume per tick, last traded price and status — the public book a stream
 subscriber maintains — and hands it out as a
-:class:`~exchange.backtest.recorder.MarketSnapshot`. Every update is O(1), so
+:class:`~exchange.betfair.stream.MarketSnapshot`. Every update is O(1), so
 recording a market costs little more than reading its events; a test checks
 the projection against the exchange's own ``market_book`` after every step.
 
->>> from exchange.events import MarketCreated, MarketOpened, OrderPlaced
->>> from exchange.side import Side
+>>> from exchange.core.events import MarketCreated, MarketOpened, OrderPlaced
+>>> from exchange.core.side import Side
 >>> p = BookProjection()
 >>> p.apply(MarketCreated(0, "m", (1, 2), 200, 250))
 >>> p.apply(MarketOpened(0, "m", 1))
@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from exchange.backtest.recorder import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
-from exchange.events import (
+from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
+from exchange.core.events import (
     MarketCreated,
     MarketOpened,
     MarketSettled,
@@ -38,8 +38,8 @@ from exchange.events import (
     OrderPlaced,
     SelectionSettled,
 )
-from exchange.market import MarketBook, MarketStatus, SelectionStatus
-from exchange.side import Side
+from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
+from exchange.core.side import Side
 
 
 @dataclass(slots=True)

@@ -28,10 +28,10 @@ import pyarrow as pa
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.outputs import TABLES, Table, empty_tables, merge, write_tables
-from exchange.backtest.recorder import write_stream
 from exchange.backtest.summary import Summary, summarise
 from exchange.backtest.workers import Executor, run_ordered
 from exchange.backtest.world import GameSetup, HouseSpec, play_game
+from exchange.betfair.stream import write_stream
 from exchange.game.table import EquityFn
 
 #: 2026-01-01T00:00:00Z: where the first game's clock starts (epoch milliseconds).

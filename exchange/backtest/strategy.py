@@ -4,9 +4,9 @@ A strategy is a small class. The game calls its hooks; it answers by placing,
 cancelling and replacing orders through the :class:`MarketHandle` it is given.
 The handle shows only what a bettor may see (the public market book, the
 strategy's own orders and funds, the cards face up, the published exact
-equities: a :class:`~exchange.view.BettorView`), and every instruction reaches
+equities: a :class:`~exchange.agents.view.BettorView`), and every instruction reaches
 the exchange ``latency_ms`` after the decision — scheduled on the clock by the
-game's :class:`~exchange.agents.Trader`, so in a backtest the delay is exact and
+game's :class:`~exchange.agents.trader.Trader`, so in a backtest the delay is exact and
 costs no real time. A strategy is seated at a channel as an ordinary game agent
 (:mod:`exchange.backtest.agent`), like the house market makers: the same class
 runs on any channel, the backtester's virtual clock or a live one.
@@ -46,16 +46,16 @@ from fractions import Fraction
 from typing import Any
 
 from engine.cards import Card
-from exchange import ladder
-from exchange.accounts import AccountFunds
-from exchange.agents import Trader
-from exchange.events import BetResult, OrderRejected
+from exchange.agents.trader import Trader
+from exchange.agents.view import BettorView
+from exchange.core import ladder
+from exchange.core.accounts import AccountFunds
+from exchange.core.events import BetResult, OrderRejected
+from exchange.core.market import MarketBook
+from exchange.core.orders import OrderView
+from exchange.core.side import Side
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
-from exchange.market import MarketBook
-from exchange.orders import OrderView
-from exchange.side import Side
-from exchange.view import BettorView
 
 DEFAULT_LATENCY_MS = 100
 
@@ -113,9 +113,9 @@ class OrderTicket:
 class MarketHandle:
     """One market as one strategy trades it: read the view, send instructions (after the latency).
 
-    A thin layer over the game's :class:`~exchange.agents.Trader` (which stamps
+    A thin layer over the game's :class:`~exchange.agents.trader.Trader` (which stamps
     each command with the round the strategy saw and delivers it through the
-    clock after its latency) and the :class:`~exchange.view.BettorView` of the
+    clock after its latency) and the :class:`~exchange.agents.view.BettorView` of the
     hook being run. Prices are decimal odds on the ladder; sizes are the
     backer's stake in minor units (``200`` = 2.00). An off-ladder price or a
     too-small size is not refused here: it travels and comes back through
@@ -224,7 +224,7 @@ class MarketHandle:
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
         """Move an order's unmatched part to ``new_price`` (a new bet id, at the back of the new queue).
 
-        Raises :class:`~exchange.ladder.InvalidPrice` at once for a price off the ladder.
+        Raises :class:`~exchange.core.ladder.InvalidPrice` at once for a price off the ladder.
         """
         self._trader.replace(bet_id, ladder.parse_price(_decimal(new_price)))
         return self._ticket(Instruction.REPLACE, None)

@@ -19,7 +19,7 @@ from fractions import Fraction
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from exchange.money import format_minor
+from exchange.core.money import format_minor
 
 
 @dataclass(frozen=True, slots=True)

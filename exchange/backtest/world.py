@@ -20,24 +20,25 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from exchange.agents.host import seat
+from exchange.agents.house import MakerConfig, MarketMaker, NoiseConfig, NoiseTrader
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
 from exchange.backtest.projection import BookProjection
-from exchange.backtest.recorder import (
+from exchange.backtest.strategy import Strategy
+from exchange.betfair.stream import (
     MarketInfo,
     MarketRecorder,
 )
-from exchange.backtest.strategy import Strategy
-from exchange.channels import ChannelConfig, get_channel
 from exchange.clock import VirtualClock
-from exchange.core import Exchange, ExchangeConfig
+from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.game.channel import Channel
+from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import exact_equities
 from exchange.game.events import HoleCardsTurned, Stamped
 from exchange.game.table import EquityFn
-from exchange.house import MakerConfig, MarketMaker, NoiseConfig, NoiseTrader
 
 MAKER_ACCOUNT = "house-maker"
 NOISE_ACCOUNT = "house-noise"
@@ -120,11 +121,11 @@ def build_world(setup: GameSetup, index: int, strategy: Strategy) -> World:
     feed = StreamFeed(channel, market_id, base) if setup.record_streams else None
 
     channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
-    channel.attach(MarketMaker(setup.house.maker), MAKER_ACCOUNT)
+    seat(channel, MarketMaker(setup.house.maker), MAKER_ACCOUNT)
     for k in range(setup.house.noise_traders):
         account = f"{NOISE_ACCOUNT}-{k + 1}"
         channel.open_account(account, setup.house.noise_balance)
-        channel.attach(NoiseTrader(f"{setup.seed}/{index}/{k}", setup.house.noise), account)
+        seat(channel, NoiseTrader(f"{setup.seed}/{index}/{k}", setup.house.noise), account)
     channel.open_account(setup.account, setup.balance)
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms

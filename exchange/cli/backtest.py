@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from exchange.channels import CHANNELS
+from exchange.game.channels import CHANNELS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

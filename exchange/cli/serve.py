@@ -16,7 +16,7 @@ import sys
 
 from aiohttp import web
 
-from exchange.channels import CHANNELS
+from exchange.game.channels import CHANNELS
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.database import DatabaseUnusable, refusal

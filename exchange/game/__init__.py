@@ -10,14 +10,13 @@ Modules, one idea each:
 * :mod:`~exchange.game.port` / :mod:`~exchange.game.market` — the game's market on the exchange core;
 * :mod:`~exchange.game.table` — one game's state machine on clock callbacks;
 * :mod:`~exchange.game.channel` — games back to back; the gateway for everyone who trades;
-* :mod:`~exchange.game.host` — seats agents (:mod:`exchange.agents`, :mod:`exchange.house`) at a channel.
 
 In short::
 
     channel = Channel(get_channel("holdem"), VirtualClock(), Exchange(), decks=seeded_decks(7))
     log = EventLog.attach(channel.bus)            # or channel.subscribe(listener)
     channel.open_account("house", 10**10)
-    channel.attach(MarketMaker(), "house")        # any Agent, with latency_ms=...
+    seat(channel, MarketMaker(), "house")        # exchange.agents.host.seat: any Agent, with latency_ms=...
     channel.start(games=10)
     clock.run()                                   # a WallClock runs the same on asyncio
 """

@@ -7,41 +7,38 @@ playing window.
 
 The channel is also the *gateway* of everyone who trades on it: users (the
 HTTP server), backtest strategies and the house agents all send commands
-through :meth:`Channel.submit` and look at the game through
-:meth:`Channel.view`. Every event — the game's and the exchange's — goes out
+through :meth:`Channel.submit` and look at the game through its public state
+(:meth:`Channel.game`, :meth:`Channel.market_book`; the agents' views are built from these in
+:mod:`exchange.agents.view`). Every event — the game's and the exchange's — goes out
 on the channel's :class:`~exchange.game.events.EventBus`, stamped by the clock.
 
->>> from exchange.channels import HOLDEM
+>>> from exchange.game.channels import HOLDEM
 >>> from exchange.clock import VirtualClock
->>> from exchange.core import Exchange
+>>> from exchange.core.exchange import Exchange
 >>> from exchange.game.deal import seeded_decks
 >>> channel = Channel(HOLDEM, VirtualClock(), Exchange(), decks=seeded_decks(1))
 >>> _ = channel.start(games=1)
->>> channel.view() is not None
-True
+>>> channel.game().market_id
+'holdem.0'
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from exchange.agents import Agent, Trader
-from exchange.channels import ChannelConfig
 from exchange.clock import Clock
-from exchange.commands import Command, Deposit, OpenAccount
-from exchange.core import Exchange
-from exchange.events import Event
+from exchange.core.commands import Command, Deposit, OpenAccount
+from exchange.core.events import Event
+from exchange.core.exchange import Exchange
+from exchange.core.market import MarketBook
+from exchange.game.channels import ChannelConfig
 from exchange.game.deal import DeckSource
 from exchange.game.equities import exact_equities
 from exchange.game.events import EventBus, Listener
-from exchange.game.host import AgentHost
 from exchange.game.market import ExchangeMarket
 from exchange.game.port import MarketPort
 from exchange.game.table import EquityFn, Game, Phase
-from exchange.market import MarketBook, MarketStatus
-from exchange.orders import OrderView
-from exchange.view import BettorView, build_hands
 
 MarketFactory = Callable[[ChannelConfig, str], MarketPort]
 """Create the market for a new game: ``(channel config, market id) -> port``."""
@@ -85,7 +82,6 @@ class Channel:
         self._recent: OrderedDict[str, Game] = OrderedDict()
         self._game_listeners: list[Callable[[Game], None]] = []
         self._book_cache: tuple[tuple[str, int], MarketBook | None] | None = None
-        self.host = AgentHost(self)
 
     # --- listening ------------------------------------------------------------------------
 
@@ -165,72 +161,10 @@ class Channel:
             events += self.submit(Deposit(now, account_id, deposit, "funding"))
         return events
 
-    def attach(self, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
-        """Seat an agent trading for ``account_id``; its hooks run on this channel's clock."""
-        return self.host.attach(agent, account_id, latency_ms=latency_ms)
-
-    def view(
-        self,
-        account_id: str | None = None,
-        market_id: str | None = None,
-        *,
-        open_orders_only: bool = False,
-        with_book: bool = True,
-    ) -> BettorView | None:
-        """The game (current, or ``market_id``) as ``account_id`` may see it; ``None`` if there is none.
-
-        ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
-        of ``orders``; ``with_book=False`` leaves out the price ladders (hands keep
-        their status). Both are for busy agents that do not read those parts.
-        """
-        game = self.game(market_id)
-        if game is None:
-            return None
-        exchange = self.exchange
-        market = exchange.markets.get(game.market_id)
-        book = self._market_book(game.market_id) if with_book else None
-        status = MarketStatus.SUSPENDED if market is None else market.status
-        statuses = None if market is None else market.selection_status
-        public = game.public
-        orders: Sequence[OrderView] = ()
-        funds = None
-        if account_id is not None:
-            orders = (
-                _open_orders(exchange, account_id, game.market_id)
-                if open_orders_only
-                else exchange.current_orders(account_id, game.market_id)
-            )
-            funds = exchange.funds(account_id)
-        return BettorView(
-            channel=self.config.name,
-            market_id=game.market_id,
-            game_number=game.number,
-            now_ms=self.clock.now(),
-            round=game.round,
-            window=game.window,
-            betting_open=game.phase is Phase.BETTING and status is MarketStatus.ACTIVE,
-            market_status=status,
-            hands=build_hands(public.hands, game.prospects.hands, book, statuses),
-            board=public.board,
-            min_stake=self.config.min_stake,
-            account_id=account_id,
-            orders=tuple(orders),
-            funds=funds,
-        )
-
     # --- internals --------------------------------------------------------------------------
 
-    @property
-    def _next_number(self) -> int:
-        """Old private name of :attr:`next_game_number`, still set by a driver; use ``first_game=`` instead."""
-        return self.next_game_number
-
-    @_next_number.setter
-    def _next_number(self, number: int) -> None:
-        self.next_game_number = number
-
-    def _market_book(self, market_id: str) -> MarketBook | None:
-        """The public book, cached until the next event (every change to a market publishes one)."""
+    def market_book(self, market_id: str) -> MarketBook | None:
+        """The public book (``view_depth`` levels), cached until the next event (every change publishes one)."""
         key = (market_id, self.bus.published)
         if self._book_cache is not None and self._book_cache[0] == key:
             return self._book_cache[1]
@@ -269,16 +203,3 @@ class Channel:
         if self._stopping or self._remaining == 0:
             return
         self._schedule(self.clock.now() + self.config.playing_window_ms)
-
-
-def _open_orders(exchange: Exchange, account_id: str, market_id: str) -> tuple[OrderView, ...]:
-    """The account's orders on the market with an unmatched remainder, by bet id.
-
-    Reads the core's public account records directly: ``current_orders`` would
-    build a view of every order the account ever placed on the market.
-    """
-    account = exchange.accounts.get(account_id)
-    position = account.positions.get(market_id) if account is not None else None
-    if position is None:
-        return ()
-    return tuple(o.view() for o in position.orders if o.remaining)

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from exchange.channels import ChannelConfig
-from exchange.commands import CreateMarket, OpenMarket, SettleMarket, SettleSelection, SuspendMarket, VoidMarket
-from exchange.core import Exchange
-from exchange.events import Event
+from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket, SettleSelection, SuspendMarket, VoidMarket
+from exchange.core.events import Event
+from exchange.core.exchange import Exchange
+from exchange.game.channels import ChannelConfig
 from exchange.game.rounds import Round
 
 
 class ExchangeMarket:
-    """One game's market on an :class:`~exchange.core.Exchange`."""
+    """One game's market on an :class:`~exchange.core.exchange.Exchange`."""
 
     def __init__(self, exchange: Exchange, config: ChannelConfig, market_id: str) -> None:
         self.exchange = exchange

@@ -9,7 +9,7 @@ window* while cards are turned::
 The timetable is a pure function of the channel's times and the game's start,
 so the server and a backtest agree on every instant.
 
->>> from exchange.channels import HOLDEM
+>>> from exchange.game.channels import HOLDEM
 >>> [(w.round.label, w.opens_ms, w.closes_ms) for w in timetable(HOLDEM, 0)]
 [('Deal', 0, 30000), ('Pre-flop', 33000, 63000), ('Flop', 66000, 96000), ('Turn', 99000, 129000)]
 >>> Round.FLOP.reveal_at_close
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from exchange.channels import ChannelConfig
+from exchange.game.channels import ChannelConfig
 
 
 class Round(IntEnum):

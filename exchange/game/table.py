@@ -23,8 +23,8 @@ from enum import StrEnum
 
 from engine.cards import Card
 from engine.dealer import Dealer
-from exchange.channels import BOARD_STREETS, ChannelConfig
 from exchange.clock import Clock, Timer
+from exchange.game.channels import BOARD_STREETS, ChannelConfig
 from exchange.game.deal import GameDeal, PublicCards
 from exchange.game.events import (
     BoardTurned,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from exchange.server import apiformat
+from exchange.betfair import apiformat
 from exchange.server.auth import Session
 from exchange.server.params import get_opt_str
 from exchange.server.service import ExchangeService

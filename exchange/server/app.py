@@ -18,8 +18,8 @@ from typing import Any
 
 from aiohttp import web
 
-from exchange.channels import get_channel
 from exchange.clock import Clock, WallClock
+from exchange.game.channels import get_channel
 from exchange.game.table import EquityFn
 from exchange.server import account, betting, games_api, identity, jsoncodec, keys, listings, openapi
 from exchange.server.auth import Session, Sessions

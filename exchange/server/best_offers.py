@@ -9,7 +9,7 @@ arrived or the best one went — the level is re-sent whole; a level that is now
 empty is sent as ``[level, 0, 0]`` (size 0 removes it, as betfairlightweight's
 ``Available(batb, 2)`` cache reads it). An image sends every non-empty level.
 
->>> from exchange.ladder import parse_price
+>>> from exchange.core.ladder import parse_price
 >>> t = parse_price
 >>> levels_delta(None, ((t("3.0"), 600), (t("2.98"), 250)), back=True, depth=3)
 [[0, 3.0, 6.0], [1, 2.98, 2.5]]
@@ -21,7 +21,7 @@ empty is sent as ``[level, 0, 0]`` (size 0 removes it, as betfairlightweight's
 
 from __future__ import annotations
 
-from exchange.backtest.recorder import PriceLevels, stream_price, stream_size
+from exchange.betfair.stream import PriceLevels, stream_price, stream_size
 
 
 def best_levels(levels: PriceLevels, *, back: bool, depth: int) -> PriceLevels:

@@ -13,7 +13,7 @@ with ``status: FAILURE`` and an ``errorCode``. Reports carry a non-standard
 
 ``placeOrders`` is atomic, as API-NG documents it (it never answers
 ``PROCESSED_WITH_ERRORS``): a call with several instructions is checked whole
-first (:meth:`exchange.core.Exchange.check_places`, each instruction counting
+first (:meth:`exchange.core.exchange.Exchange.check_places`, each instruction counting
 the ones before it as placed), and if any would be refused none is placed; the
 others report ``RELATED_ACTION_FAILED``. ``cancelOrders`` and
 ``replaceOrders`` carry out each instruction on its own.
@@ -26,18 +26,18 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from exchange.commands import CancelOrder, PlaceOrder, ReplaceOrder
-from exchange.events import Matched, OrderCancelled, OrderPlaced, OrderRejected
-from exchange.ladder import price as tick_price
-from exchange.money import _to_exact_decimal, to_minor
-from exchange.orders import OrderType, PersistenceType
-from exchange.records import fast_constructor
-from exchange.server import apiformat
+from exchange.betfair import apiformat
+from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
+from exchange.core.events import Matched, OrderCancelled, OrderPlaced, OrderRejected
+from exchange.core.ladder import price as tick_price
+from exchange.core.money import to_exact_decimal, to_minor
+from exchange.core.orders import OrderType, PersistenceType
+from exchange.core.records import fast_constructor
+from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.params import get_enum, get_list, get_number, get_object, get_opt_str, get_str
 from exchange.server.service import ExchangeService
-from exchange.side import Side
 
 MAX_INSTRUCTIONS = 200
 MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE before it reaches the core
@@ -59,7 +59,7 @@ class Outcome:
     message: str = ""
 
 
-# exchange.records.fast_constructor builds a frozen, slotted dataclass about three times faster than its
+# exchange.core.records.fast_constructor builds a frozen, slotted dataclass about three times faster than its
 # __init__; it is typed for the core's records but needs nothing else from them. One of each per instruction.
 _new_outcome = fast_constructor(Outcome)  # type: ignore[type-var]
 
@@ -163,7 +163,7 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     size: int | None = None
     price: Decimal | None = None
     try:
-        price = _to_exact_decimal(raw_price, "price")
+        price = to_exact_decimal(raw_price, "price")
     except ValueError as exc:
         problem = ("INVALID_ODDS", str(exc))
     try:
@@ -398,7 +398,7 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
                                              f"no bet {item['betId']} of yours on market {market_id}"))
             continue
         try:
-            new_price = _to_exact_decimal(raw_price, "newPrice")
+            new_price = to_exact_decimal(raw_price, "newPrice")
         except ValueError as exc:
             outcomes.append(_replace_failure(instruction, "INVALID_ODDS", str(exc)))
             continue

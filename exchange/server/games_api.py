@@ -13,8 +13,10 @@ from typing import Any
 
 from aiohttp import web
 
-from exchange.market import MarketStatus, SelectionStatus
-from exchange.server import apiformat, keys
+from exchange.agents.view import bettor_view
+from exchange.betfair import apiformat
+from exchange.core.market import MarketStatus, SelectionStatus
+from exchange.server import keys
 from exchange.server.errors import ApiError, ApingCode
 
 NOT_AVAILABLE = "NOT AVAILABLE"
@@ -54,7 +56,7 @@ async def snapshot(request: web.Request) -> web.Response:
     if channel is None:
         raise ApiError(ApingCode.INVALID_INPUT_DATA, f"no channel {name[:40]!r}; channels are "
                        f"{', '.join(service.channels)}")
-    view = channel.view()
+    view = bettor_view(channel)
     cfg = channel.config
     out: dict[str, Any] = {"channel": {"id": name, "name": cfg.title, "variant": cfg.variant, "status": "RUNNING"}}
     if view is None:

@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from exchange.records import Record
+from exchange.core.records import Record
 
 FAST_BRACKETS = 512  # a 50-call batch of one-instruction placeOrders has 250
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from exchange.core import Exchange
-from exchange.events import event_from_dict
+from exchange.core.events import event_from_dict
+from exchange.core.exchange import Exchange
 from exchange.server.journal import Journal
 
 

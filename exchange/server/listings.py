@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from exchange.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
-from exchange.server import apiformat
+from exchange.betfair import apiformat
+from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
 from exchange.server.auth import Session
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.params import (

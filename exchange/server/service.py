@@ -26,30 +26,31 @@ from typing import Any
 
 from engine.cards import Card
 from engine.showdown import showdown
-from exchange.accounts import AccountFunds
-from exchange.backtest.recorder import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
-from exchange.backtest.recorder import MarketInfo as RecorderInfo
-from exchange.channels import ChannelConfig
+from exchange.agents.host import seat
+from exchange.agents.house import MarketMaker
+from exchange.betfair import apiformat
+from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
+from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.clock import Clock
-from exchange.commands import Command, Deposit, OpenAccount, VoidMarket
-from exchange.core import Exchange, ExchangeConfig
-from exchange.events import Event, MarketCreated, Matched, OrderPlaced, event_from_dict
+from exchange.core.accounts import AccountFunds
+from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
+from exchange.core.events import Event, MarketCreated, Matched, OrderPlaced, event_from_dict
+from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
+from exchange.core.orders import ClearedOrder, OrderStatus, OrderView
+from exchange.core.side import Side
 from exchange.game.channel import Channel
+from exchange.game.channels import ChannelConfig
 from exchange.game.deal import seeded_decks
 from exchange.game.events import Stamped
 from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
-from exchange.house import MarketMaker
-from exchange.market import MarketBook, MarketStatus, SelectionStatus
-from exchange.orders import ClearedOrder, OrderStatus, OrderView
-from exchange.server import apiformat
 from exchange.server.journal import Journal
 from exchange.server.store import Account
-from exchange.side import Side
 
 log = logging.getLogger(__name__)
 
-EVENT_TYPE_ID = "990001"  # the same id the stream recordings write (exchange.backtest.recorder)
+EVENT_TYPE_ID = "990001"  # the same id the stream recordings write (exchange.betfair.stream)
 EVENT_TYPE_NAME = "Exchange Poker"
 HOUSE_MAKER = "house-maker"
 HOUSE_BANKROLL = 10**9  # minor units: ten million, enough to quote every channel for ever
@@ -154,20 +155,17 @@ class ExchangeService:
             channel.on_new_game(self._on_new_game)
             numbers = [n for m in self.exchange.markets if (n := _game_number(m, name)) is not None]
             # Channel numbers games from 0; carry on after the journal's last game so market ids stay unique.
-            channel._next_number = max(numbers, default=-1) + 1
+            channel.next_game_number = max(numbers, default=-1) + 1
             self.channels[name] = channel
             if self._house:
                 channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
-                channel.attach(MarketMaker(), HOUSE_MAKER)
+                seat(channel, MarketMaker(), HOUSE_MAKER)
             if run_games:
                 channel.start()
 
     def stop(self) -> None:
         for channel in self.channels.values():
-            channel.stop()
-            game = channel.current
-            if game is not None and not game.over:
-                game._cancel_timer()
+            channel.halt()
 
     # --- the write side -------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
 
 Changes are conflated: an event marks its market (and the accounts it
 touches) dirty, and one flush ``conflate_ms`` later diffs each dirty market
-once (with :class:`exchange.backtest.recorder.MarketRecorder`, the same code
+once (with :class:`exchange.betfair.stream.MarketRecorder`, the same code
 that writes the simulator's stream recordings) and fans the change out. The
 hub's recorder of a market always holds what every subscriber of it was last
 shown: a new subscription first brings the recorders of its markets up to date
@@ -42,8 +42,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from exchange.backtest.recorder import MarketRecorder, MarketSnapshot, RunnerSnapshot
-from exchange.events import Event
+from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
+from exchange.core.events import Event
 from exchange.server.auth import Sessions
 from exchange.server.best_offers import levels_delta
 from exchange.server.errors import ApiError

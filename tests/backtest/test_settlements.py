@@ -7,8 +7,8 @@ from fractions import Fraction
 
 from backtest_support import Run
 
-from exchange.channels import get_channel
-from exchange.ladder import PRICE_X100
+from exchange.core.ladder import PRICE_X100
+from exchange.game.channels import get_channel
 
 
 def recompute(fills: list[dict], games: list[dict], bps: int) -> dict[tuple[str, str], tuple[int, int]]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from backtest_support import Run, flumine_replay
 
-from exchange.backtest.recorder import EVENT_TYPE_ID
+from exchange.betfair.stream import EVENT_TYPE_ID
 
 
 def market_books(path: Path) -> list[Any]:

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
-from exchange.backtest.recorder import (
+from exchange.backtest.summary import max_drawdown
+from exchange.backtest.workers import InlineExecutor, ProcessExecutor, run_ordered
+from exchange.betfair.stream import (
     BetfairMarketStatus,
     MarketInfo,
     MarketRecorder,
@@ -19,8 +21,6 @@ from exchange.backtest.recorder import (
     RunnerSnapshot,
     RunnerStatus,
 )
-from exchange.backtest.summary import max_drawdown
-from exchange.backtest.workers import InlineExecutor, ProcessExecutor, run_ordered
 
 MODULES = [
     "exchange.backtest.agent",
@@ -28,7 +28,7 @@ MODULES = [
     "exchange.backtest.loading",
     "exchange.backtest.outputs",
     "exchange.backtest.projection",
-    "exchange.backtest.recorder",
+    "exchange.betfair.stream",
     "exchange.backtest.runner",
     "exchange.backtest.strategy",
     "exchange.backtest.summary",

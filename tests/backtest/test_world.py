@@ -7,16 +7,16 @@ from dataclasses import replace
 
 from backtest_support import small_config
 
-from exchange import ladder
 from exchange.backtest.outputs import empty_tables
 from exchange.backtest.projection import snapshot_of
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
 from exchange.backtest.world import build_world, play_game
-from exchange.errors import ErrorCode
-from exchange.events import OrderRejected
+from exchange.core import ladder
+from exchange.core.errors import ErrorCode
+from exchange.core.events import OrderRejected
+from exchange.core.orders import OrderView
+from exchange.core.side import Side
 from exchange.game.rounds import Round
-from exchange.orders import OrderView
-from exchange.side import Side
 
 
 class Probe(Strategy):

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from exchange.commands import (
+from exchange.core.commands import (
     CancelOrder,
     Command,
     CreateMarket,
@@ -22,9 +22,9 @@ from exchange.commands import (
     VoidMarket,
     VoidMatchedSince,
 )
-from exchange.core import Exchange, ExchangeConfig
-from exchange.events import Event, OrderPlaced, OrderRejected
-from exchange.side import Side
+from exchange.core.events import Event, OrderPlaced, OrderRejected
+from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.core.side import Side
 
 BACK = Side.BACK
 LAY = Side.LAY

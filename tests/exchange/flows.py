@@ -32,9 +32,9 @@ import random
 from decimal import Decimal
 from fractions import Fraction
 
-from exchange import ladder
-from exchange.accounts import Position
-from exchange.commands import (
+from exchange.core import ladder
+from exchange.core.accounts import Position
+from exchange.core.commands import (
     CancelOrder,
     Command,
     CreateMarket,
@@ -51,8 +51,7 @@ from exchange.commands import (
     Withdraw,
     command_from_dict,
 )
-from exchange.core import Exchange
-from exchange.events import (
+from exchange.core.events import (
     CancelReason,
     Event,
     MarketSettled,
@@ -62,8 +61,9 @@ from exchange.events import (
     OrderPlaced,
     event_from_dict,
 )
-from exchange.market import MarketStatus
-from exchange.side import Side
+from exchange.core.exchange import Exchange
+from exchange.core.market import MarketStatus
+from exchange.core.side import Side
 
 Step = tuple[int, ...]
 SELECTIONS = (11, 22, 33, 44)

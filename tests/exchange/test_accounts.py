@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from exchange.commands import Deposit, OpenAccount, Withdraw
-from exchange.errors import ErrorCode
-from exchange.events import CommandRejected
-from exchange.side import Side
+from exchange.core.commands import Deposit, OpenAccount, Withdraw
+from exchange.core.errors import ErrorCode
+from exchange.core.events import CommandRejected
+from exchange.core.side import Side
 
 from .conftest import Harness
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from exchange import ladder
-from exchange.commands import PlaceOrder
-from exchange.errors import ErrorCode
-from exchange.events import OrderPlaced
-from exchange.side import Side
+from exchange.core import ladder
+from exchange.core.commands import PlaceOrder
+from exchange.core.errors import ErrorCode
+from exchange.core.events import OrderPlaced
+from exchange.core.side import Side
 
 from .conftest import Harness
 

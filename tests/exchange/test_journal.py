@@ -8,11 +8,11 @@ from decimal import Decimal
 
 import pytest
 
-from exchange.commands import PlaceOrder, Withdraw, command_from_dict
-from exchange.core import Exchange, ExchangeConfig
-from exchange.errors import ExchangeError
-from exchange.events import EVENT_TYPES, Matched, OrderPlaced, event_from_dict
-from exchange.side import Side
+from exchange.core.commands import PlaceOrder, Withdraw, command_from_dict
+from exchange.core.errors import ExchangeError
+from exchange.core.events import EVENT_TYPES, Matched, OrderPlaced, event_from_dict
+from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.core.side import Side
 
 from .conftest import Harness
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from exchange import ladder
-from exchange.ladder import InvalidPrice, parse_price, price, tick_down, tick_up
-from exchange.side import Side
+from exchange.core import ladder
+from exchange.core.ladder import InvalidPrice, parse_price, price, tick_down, tick_up
+from exchange.core.side import Side
 
 # (first price above the band start, band end, step) — exchange.md's table.
 BAND_TABLE = [

@@ -5,11 +5,11 @@ from __future__ import annotations
 from decimal import Decimal
 from fractions import Fraction
 
-from exchange.book import PriceSize
-from exchange.events import CancelReason, Matched, OrderCancelled, OrderPlaced
-from exchange.ladder import parse_price
-from exchange.orders import OrderStatus
-from exchange.side import Side
+from exchange.core.book import PriceSize
+from exchange.core.events import CancelReason, Matched, OrderCancelled, OrderPlaced
+from exchange.core.ladder import parse_price
+from exchange.core.orders import OrderStatus
+from exchange.core.side import Side
 
 from .conftest import Harness, types
 

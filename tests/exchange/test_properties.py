@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exchange.commands import SettleSelection, SuspendMarket, VoidMarket, Withdraw
-from exchange.events import CancelReason, Matched, MatchVoided, OrderCancelled, SelectionSettled
-from exchange.market import MarketStatus
+from exchange.core.commands import SettleSelection, SuspendMarket, VoidMarket, Withdraw
+from exchange.core.events import CancelReason, Matched, MatchVoided, OrderCancelled, SelectionSettled
+from exchange.core.market import MarketStatus
 
 from .flows import FlowRunner, random_steps
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from exchange.commands import (
+from exchange.core.commands import (
     CancelOrder,
     CreateMarket,
     OpenMarket,
@@ -18,10 +18,10 @@ from exchange.commands import (
     VoidMarket,
     VoidMatchedSince,
 )
-from exchange.errors import ErrorCode, ExchangeError
-from exchange.events import OrderAction, OrderRejected
-from exchange.orders import OrderType, PersistenceType
-from exchange.side import Side
+from exchange.core.errors import ErrorCode, ExchangeError
+from exchange.core.events import OrderAction, OrderRejected
+from exchange.core.orders import OrderType, PersistenceType
+from exchange.core.side import Side
 
 from .conftest import Harness
 

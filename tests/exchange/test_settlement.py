@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from exchange.commands import Withdraw
-from exchange.errors import ErrorCode
-from exchange.events import (
+from exchange.core.commands import Withdraw
+from exchange.core.errors import ErrorCode
+from exchange.core.events import (
     AccountResult,
     BetResult,
     CancelReason,
@@ -15,9 +15,9 @@ from exchange.events import (
     OrderCancelled,
     SelectionSettled,
 )
-from exchange.ladder import parse_price
-from exchange.market import MarketStatus, SelectionStatus
-from exchange.orders import BetOutcome, BetStatus
+from exchange.core.ladder import parse_price
+from exchange.core.market import MarketStatus, SelectionStatus
+from exchange.core.orders import BetOutcome, BetStatus
 
 from .conftest import BACK, Harness, types
 

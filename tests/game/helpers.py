@@ -7,16 +7,17 @@ from decimal import Decimal
 
 from engine.cards import parse_cards
 from engine.dealer import arrange_deck
-from exchange.channels import HOLDEM, ChannelConfig
+from exchange.agents.host import seat
+from exchange.agents.house import MarketMaker, NoiseTrader
 from exchange.clock import VirtualClock
-from exchange.commands import PlaceOrder
-from exchange.core import Exchange
-from exchange.events import Event
+from exchange.core.commands import PlaceOrder
+from exchange.core.events import Event
+from exchange.core.exchange import Exchange
+from exchange.core.side import Side
 from exchange.game.channel import Channel
+from exchange.game.channels import HOLDEM, ChannelConfig
 from exchange.game.deal import DeckSource, fixed_decks
 from exchange.game.events import EventLog
-from exchange.house import MarketMaker, NoiseTrader
-from exchange.side import Side
 
 HOUSE_BANKROLL = 1_000_000_000
 USER_BANKROLL = 10_000_000
@@ -39,10 +40,10 @@ def make_channel(
     log = EventLog.attach(channel.bus)
     for i in range(makers):
         channel.open_account(f"house-maker-{i}", HOUSE_BANKROLL)
-        channel.attach(MarketMaker(), f"house-maker-{i}")
+        seat(channel, MarketMaker(), f"house-maker-{i}")
     for i in range(noise):
         channel.open_account(f"house-noise-{i}", USER_BANKROLL)
-        channel.attach(NoiseTrader(seed=i), f"house-noise-{i}")
+        seat(channel, NoiseTrader(seed=i), f"house-noise-{i}")
     for user in users:
         channel.open_account(user, USER_BANKROLL)
     return channel, clock, log

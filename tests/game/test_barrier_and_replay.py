@@ -8,19 +8,20 @@ import re
 import pytest
 from helpers import deck, make_channel, one_deck
 
-from exchange.agents import Agent, Trader
-from exchange.channels import HOLDEM, OMAHA
+from exchange.agents.host import seat
+from exchange.agents.house import MarketMaker
+from exchange.agents.trader import Agent, Trader
+from exchange.agents.view import NOT_AVAILABLE, BettorView, CardNotVisible, bettor_view
 from exchange.clock import WallClock
-from exchange.core import Exchange
-from exchange.events import OrderPlaced
+from exchange.core.events import OrderPlaced
+from exchange.core.exchange import Exchange
+from exchange.core.side import Side
 from exchange.game.channel import Channel
+from exchange.game.channels import HOLDEM, OMAHA
 from exchange.game.deal import fixed_decks, seeded_decks
 from exchange.game.events import EventLog, GameEnded, HoleCardsTurned, ResultDeclared, WindowClosed
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
-from exchange.house import MarketMaker
-from exchange.side import Side
-from exchange.view import NOT_AVAILABLE, BettorView, CardNotVisible
 
 BOARD = "Ah7c2sTd3h"
 HANDS_A = ("AsKs", "QdQc", "7h6h", "2c2d")
@@ -32,14 +33,14 @@ def test_view_hides_hole_cards_until_the_deal_closes() -> None:
     channel, clock, _ = make_channel(one_deck(HANDS_A, BOARD), makers=0)
     channel.start(at_ms=0, games=1)
     clock.run(until_ms=1_000)
-    view = channel.view("alice")
+    view = bettor_view(channel, "alice")
     assert view is not None and view.round is Round.DEAL
     with pytest.raises(CardNotVisible):
         view.hole_cards(1)
     assert all(h.cards is None for h in view.hands) and view.board == ()
     assert all(h["cards"] == NOT_AVAILABLE for h in view.snapshot()["hands"])  # type: ignore[union-attr, index]
     clock.run(until_ms=HOLDEM.round_ms + 1_000)
-    view = channel.view("alice")
+    view = bettor_view(channel, "alice")
     assert view is not None and view.round is Round.PREFLOP
     assert [str(c) for c in view.hole_cards(1)] == ["As", "Ks"]
     assert view.board == ()
@@ -97,7 +98,7 @@ class Probe(Agent):
 def test_an_agent_sees_no_card_before_it_is_turned() -> None:
     channel, clock, _ = make_channel(one_deck(HANDS_A, BOARD), makers=1)
     probe = Probe()
-    channel.attach(probe, "alice", latency_ms=100)
+    seat(channel, probe, "alice", latency_ms=100)
     channel.start(at_ms=0, games=1)
     clock.run()
     assert probe.seen[0] == ("open", Round.DEAL, (None, None, None, None))
@@ -106,7 +107,7 @@ def test_an_agent_sees_no_card_before_it_is_turned() -> None:
 
 def run_games(seed: int, games: int = 3) -> list[str]:
     channel, clock, log = make_channel(seeded_decks(seed), makers=1, noise=2)
-    channel.attach(Probe(), "alice", latency_ms=100)
+    seat(channel, Probe(), "alice", latency_ms=100)
     channel.start(at_ms=1_700_000_000_000, games=games)
     clock.run()
     assert channel.games_finished == games
@@ -149,7 +150,7 @@ async def test_the_same_game_runs_on_the_wall_clock() -> None:
     channel = Channel(config, clock, Exchange(), decks=fixed_decks([deck(HANDS_A, BOARD)]))
     log = EventLog.attach(channel.bus)
     channel.open_account("house", 10**9)
-    channel.attach(MarketMaker(), "house")
+    seat(channel, MarketMaker(), "house")
     done = asyncio.get_running_loop().create_future()
     channel.subscribe(lambda s: isinstance(s.event, GameEnded) and not done.done() and done.set_result(s))
     channel.start(games=1)
@@ -160,7 +161,7 @@ async def test_the_same_game_runs_on_the_wall_clock() -> None:
 
 
 def test_a_trader_hands_out_no_public_route_to_the_channel() -> None:
-    from exchange.agents import Trader
+    from exchange.agents.trader import Trader
     from exchange.clock import VirtualClock
 
     class _Gateway:

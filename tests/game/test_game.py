@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from helpers import make_channel, one_deck, place
 
-from exchange import ladder
-from exchange.channels import HOLDEM
-from exchange.errors import ErrorCode
-from exchange.events import MarketSettled, OrderLapsed, OrderPlaced, OrderRejected, SelectionSettled
+from exchange.agents.view import bettor_view
+from exchange.core import ladder
+from exchange.core.errors import ErrorCode
+from exchange.core.events import MarketSettled, OrderLapsed, OrderPlaced, OrderRejected, SelectionSettled
+from exchange.core.market import SelectionStatus
+from exchange.core.side import Side
+from exchange.game.channels import HOLDEM
 from exchange.game.events import BoardTurned, HandsCannotWin, ResultDeclared, WindowClosed
 from exchange.game.rounds import Round, timetable
 from exchange.game.table import Phase
-from exchange.market import SelectionStatus
-from exchange.side import Side
 
 # Every hand plays the royal flush on the board: a 4-way dead heat whatever happens.
 ROYAL = (("2c3d", "4c5d", "6c7d", "8c9d"), "AsKsQsJsTs")
@@ -59,7 +60,7 @@ def test_house_bets_in_a_dead_heat_settle_at_a_quarter_too() -> None:
     channel, clock, log = make_channel(one_deck(*ROYAL), makers=1)
     channel.start(at_ms=0, games=1)
     clock.run(until_ms=opens(Round.DEAL) + 1_000)
-    view = channel.view("bob")
+    view = bettor_view(channel, "bob")
     assert view is not None
     best = view.hand(3).best_to_back
     assert best is not None and str(ladder.price(best)) == "3.95"  # one tick under the fair 4.0

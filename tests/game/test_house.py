@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from helpers import make_channel, place
 
-from exchange import ladder
-from exchange.events import Matched, OrderPlaced, OrderRejected
+from exchange.agents.view import bettor_view
+from exchange.core import ladder
+from exchange.core.events import Matched, OrderPlaced, OrderRejected
+from exchange.core.side import Side
 from exchange.game.deal import seeded_decks
 from exchange.game.rounds import Round
-from exchange.side import Side
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -19,7 +20,7 @@ def test_maker_quotes_bracket_the_fair_price_in_every_window(seed: int) -> None:
     checked = 0
     for window in game.windows:
         clock.run(until_ms=window.opens_ms + 1)
-        view = channel.view("alice")
+        view = bettor_view(channel, "alice")
         assert view is not None
         if not view.betting_open:
             break  # settled early
@@ -44,7 +45,7 @@ def test_deal_window_fair_price_is_four_for_every_hand() -> None:
     channel, clock, _ = make_channel(seeded_decks(5), makers=1)
     channel.start(at_ms=0, games=1)
     clock.run(until_ms=100)
-    view = channel.view()
+    view = bettor_view(channel)
     assert view is not None and view.round is Round.DEAL
     assert {h.fair_odds for h in view.hands} == {4}
     assert {(ladder.price_str(h.best_to_back), ladder.price_str(h.best_to_lay)) for h in view.hands} == {  # type: ignore[arg-type]
@@ -62,7 +63,7 @@ def test_a_newcomer_matches_two_to_fifty_within_a_few_ticks_of_fair(size: int) -
         if game.over:
             break
         clock.run(until_ms=game.windows[rnd - 1].opens_ms + 5_000)
-        view = channel.view("alice")
+        view = bettor_view(channel, "alice")
         assert view is not None
         if not view.betting_open:
             continue

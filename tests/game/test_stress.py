@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from helpers import make_channel
 
-from exchange.channels import HOLDEM_TURBO, OMAHA
-from exchange.events import MarketSettled
+from exchange.core.events import MarketSettled
+from exchange.game.channels import HOLDEM_TURBO, OMAHA
 from exchange.game.deal import seeded_decks
 
 

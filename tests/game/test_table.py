@@ -7,8 +7,8 @@ from fractions import Fraction
 
 from engine.cards import Card, parse_cards
 from engine.dealer import Dealer, arrange_deck
-from exchange.channels import HOLDEM
 from exchange.clock import VirtualClock
+from exchange.game.channels import HOLDEM
 from exchange.game.events import BoardTurned, EventBus, EventLog, WindowClosed, WindowOpened
 from exchange.game.prospects import Prospects
 from exchange.game.rounds import Round

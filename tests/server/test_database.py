@@ -40,7 +40,7 @@ def deleted_while_open(tmp_path: Path) -> Iterator[Path]:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "exchange.server", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "exchange.cli", *args], capture_output=True, text=True,
                           timeout=60)
 
 

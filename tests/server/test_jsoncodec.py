@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from exchange.events import EVENT_TYPES, event_from_dict
+from exchange.core.events import EVENT_TYPES, event_from_dict
 from exchange.server import jsoncodec
 from tests.exchange.conftest import Harness
 from tests.exchange.test_journal import scenario

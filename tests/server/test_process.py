@@ -28,7 +28,7 @@ APP_KEY = "bflw-app"
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "exchange.server", *args], capture_output=True, text=True, timeout=60,
+    return subprocess.run([sys.executable, "-m", "exchange.cli", *args], capture_output=True, text=True, timeout=60,
                           check=True)
 
 
@@ -40,7 +40,7 @@ class Server:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "exchange.server", "serve", "--db", str(self.db), "--port", str(self.port),
+            [sys.executable, "-m", "exchange.cli", "serve", "--db", str(self.db), "--port", str(self.port),
              "--window-seconds", str(self.window_s), "--playing-seconds", "0.5", "--seed", "7", "--no-house"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )

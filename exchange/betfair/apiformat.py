@@ -19,11 +19,11 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from exchange.accounts import AccountFunds
-from exchange.book import PriceSize
-from exchange.ladder import price as tick_price
-from exchange.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
-from exchange.orders import ClearedOrder, OrderView
+from exchange.core.accounts import AccountFunds
+from exchange.core.book import PriceSize
+from exchange.core.ladder import price as tick_price
+from exchange.core.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
+from exchange.core.orders import ClearedOrder, OrderView
 
 JsonDict = dict[str, Any]
 

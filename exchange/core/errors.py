@@ -1,8 +1,8 @@
 """Error codes the exchange core reports, and the two exception types it uses.
 
 User-caused problems (a price off the ladder, too little money, someone else's
-bet id) never raise out of the core: :class:`exchange.core.Exchange` turns them
-into an :class:`exchange.events.OrderRejected` (or :class:`CommandRejected`)
+bet id) never raise out of the core: :class:`exchange.core.exchange.Exchange` turns them
+into an :class:`exchange.core.events.OrderRejected` (or :class:`CommandRejected`)
 event carrying an :class:`ErrorCode` and a message that says what was wrong
 and what is allowed.  Internally the validators raise :class:`Rejection`,
 which the exchange catches at the command boundary.

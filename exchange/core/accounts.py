@@ -59,14 +59,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from exchange.records import Record
+from exchange.core.records import Record
 
 if TYPE_CHECKING:
-    from exchange.events import AccountResult
-    from exchange.market import Market
-    from exchange.orders import Order
+    from exchange.core.events import AccountResult
+    from exchange.core.market import Market
+    from exchange.core.orders import Order
 
-from exchange.ladder import PRICE_X100
+from exchange.core.ladder import PRICE_X100
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ def to_minor(value: str | int | float | Decimal) -> int:
     ...
     ValueError: amount 2.505 has more than two decimals
     """
-    amount = _to_exact_decimal(value, "amount")
+    amount = to_exact_decimal(value, "amount")
     minor = amount * MINOR_PER_MAJOR
     if minor != minor.to_integral_value():
         raise ValueError(f"amount {value} has more than two decimals")
@@ -52,7 +52,7 @@ def format_minor(minor: int) -> str:
     return f"{'-' if minor < 0 else ''}{whole}.{cents:02d}"
 
 
-def _to_exact_decimal(value: str | int | float | Decimal, what: str) -> Decimal:
+def to_exact_decimal(value: str | int | float | Decimal, what: str) -> Decimal:
     """Convert a client value to a finite ``Decimal`` without float arithmetic."""
     if isinstance(value, bool):
         raise ValueError(f"{what} {value!r} is not a number")

@@ -1,8 +1,8 @@
 """The exchange: accounts and markets; commands in, events out.
 
 :class:`Exchange` is the one place money changes.  Drivers (the game, the
-HTTP server, backtests, tests) send it commands (:mod:`exchange.commands`)
-and get back the events (:mod:`exchange.events`) that record what happened.
+HTTP server, backtests, tests) send it commands (:mod:`exchange.core.commands`)
+and get back the events (:mod:`exchange.core.events`) that record what happened.
 It reads no clock (each command carries ``ts``) and no randomness; bet ids and
 match ids are counters.  State is a fold over the events: :meth:`Exchange.apply`
 replays one, :meth:`Exchange.replay` rebuilds an exchange from a journal of
@@ -30,7 +30,7 @@ How the drivers use it:
   :meth:`Exchange.funds` (``getAccountFunds``), :meth:`Exchange.profit_and_loss`.
   Every read takes the caller's account id and shows only that account's data.
 * **Journal / stream / backtests**: every event has ``to_dict()``;
-  :func:`exchange.events.event_from_dict` and :meth:`Exchange.replay` read a
+  :func:`exchange.core.events.event_from_dict` and :meth:`Exchange.replay` read a
   journal back.
 
 Precedence of a place instruction's checks: account, market, runner, then the
@@ -41,7 +41,7 @@ before the first window and once voided), round, order and persistence type,
 price, size, funds.
 
 >>> from decimal import Decimal
->>> from exchange.commands import *
+>>> from exchange.core.commands import *
 >>> ex = Exchange()
 >>> for cmd in (OpenAccount(0, "alice"), Deposit(0, "alice", 10_000), OpenAccount(0, "bob"),
 ...             Deposit(0, "bob", 10_000), CreateMarket(0, "1.1", (1, 2, 3, 4)), OpenMarket(1, "1.1")):
@@ -70,9 +70,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from exchange import audit, ladder
-from exchange.accounts import Account, AccountFunds, Position, order_reserve
-from exchange.commands import (
+from exchange.core import audit, ladder
+from exchange.core.accounts import Account, AccountFunds, Position, order_reserve
+from exchange.core.commands import (
     CancelOrder,
     Command,
     CreateMarket,
@@ -88,8 +88,8 @@ from exchange.commands import (
     VoidMatchedSince,
     Withdraw,
 )
-from exchange.errors import ErrorCode, ExchangeError, Rejection
-from exchange.events import (
+from exchange.core.errors import ErrorCode, ExchangeError, Rejection
+from exchange.core.events import (
     AccountCredited,
     AccountDebited,
     AccountOpened,
@@ -115,12 +115,12 @@ from exchange.events import (
     new_order_lapsed,
     new_order_rejected,
 )
-from exchange.market import Market, MarketBook, MarketStatus, SelectionStatus
-from exchange.money import format_minor
-from exchange.orders import ClearedOrder, Order, OrderType, OrderView, PersistenceType, new_order
-from exchange.records import Record, mutable_twin
-from exchange.settlement import final_results, loser_results, void_results
-from exchange.side import Side
+from exchange.core.market import Market, MarketBook, MarketStatus, SelectionStatus
+from exchange.core.money import format_minor
+from exchange.core.orders import ClearedOrder, Order, OrderType, OrderView, PersistenceType, new_order
+from exchange.core.records import Record, mutable_twin
+from exchange.core.settlement import final_results, loser_results, void_results
+from exchange.core.side import Side
 
 _PX = ladder.PRICE_X100
 _MatchedTwin = mutable_twin(Matched)
@@ -395,7 +395,7 @@ class Exchange:
         batch is then executed (barring a driver command in between).  Nothing
         changes: the tentative exposure is taken back before returning.
 
-        >>> from exchange.commands import *
+        >>> from exchange.core.commands import *
         >>> ex = Exchange()
         >>> for cmd in (OpenAccount(0, "al"), Deposit(0, "al", 1000),
         ...             CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1")):
@@ -1210,15 +1210,25 @@ class Exchange:
             return None
         return order.view()
 
-    def current_orders(self, account_id: str, market_id: str | None = None) -> tuple[OrderView, ...]:
-        """``listCurrentOrders``: the account's orders on markets not yet settled or voided, by bet id."""
+    def selection_statuses(self, market_id: str) -> tuple[SelectionStatus, ...] | None:
+        """Each selection's status, in the market's selection order; ``None`` for an unknown market."""
+        market = self.markets.get(market_id)
+        return None if market is None else tuple(market.selection_status)
+
+    def current_orders(
+        self, account_id: str, market_id: str | None = None, *, live_only: bool = False
+    ) -> tuple[OrderView, ...]:
+        """``listCurrentOrders``: the account's orders on markets not yet settled or voided, by bet id.
+
+        ``live_only``: only the orders with an unmatched remainder.
+        """
         account = self.accounts.get(account_id)
         if account is None:
             return ()
         positions = [account.positions[market_id]] if market_id in account.positions else []
         if market_id is None:
             positions = list(account.positions.values())
-        return tuple(o.view() for pos in positions for o in pos.orders)
+        return tuple(o.view() for pos in positions for o in pos.orders if o.remaining or not live_only)
 
     def cleared_orders(self, account_id: str, market_id: str | None = None) -> tuple[ClearedOrder, ...]:
         """``listClearedOrders``: orders on settled or voided markets, and on selections settled early."""
@@ -1256,11 +1266,11 @@ class Exchange:
     # ------------------------------------------------------------------ checking
 
     def state_digest(self) -> str:
-        """A SHA-256 of the whole state; equal digests mean equal states (see :mod:`exchange.audit`)."""
+        """A SHA-256 of the whole state; equal digests mean equal states (see :mod:`exchange.core.audit`)."""
         return audit.state_digest(self)
 
     def _check(self) -> None:
-        """Assert every invariant of the exchange (O(size of state); for tests; see :mod:`exchange.audit`)."""
+        """Assert every invariant of the exchange (O(size of state); for tests; see :mod:`exchange.core.audit`)."""
         audit.check(self)
 
 

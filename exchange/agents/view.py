@@ -17,15 +17,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from engine.cards import Card, format_cards
-from exchange import ladder
-from exchange.accounts import AccountFunds
+from exchange.core import ladder
+from exchange.core.accounts import AccountFunds
+from exchange.core.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
+from exchange.core.orders import OrderStatus, OrderView
+from exchange.core.side import Side
 from exchange.game.events import HandEquity
 from exchange.game.rounds import Round, Window
-from exchange.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
-from exchange.orders import OrderStatus, OrderView
-from exchange.side import Side
+from exchange.game.table import Phase
+
+if TYPE_CHECKING:
+    from exchange.core.exchange import Exchange
+    from exchange.game.channel import Channel
 
 NOT_AVAILABLE = "not available"
 
@@ -169,3 +175,57 @@ def build_hands(
         )
         for e in equities
     )
+
+
+def bettor_view(
+    channel: Channel,
+    account_id: str | None = None,
+    market_id: str | None = None,
+    *,
+    open_orders_only: bool = False,
+    with_book: bool = True,
+) -> BettorView | None:
+    """The channel's game (current, or ``market_id``) as ``account_id`` may see it; ``None`` if there is none.
+
+    ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
+    of ``orders``; ``with_book=False`` leaves out the price ladders (hands keep
+    their status). Both are for busy agents that do not read those parts.
+    """
+    game = channel.game(market_id)
+    if game is None:
+        return None
+    exchange = channel.exchange
+    status = exchange.market_status(game.market_id) or MarketStatus.SUSPENDED
+    book = channel.market_book(game.market_id) if with_book else None
+    statuses = exchange.selection_statuses(game.market_id)
+    public = game.public
+    orders: Sequence[OrderView] = ()
+    funds = None
+    if account_id is not None:
+        orders = (
+            _open_orders(exchange, account_id, game.market_id)
+            if open_orders_only
+            else exchange.current_orders(account_id, game.market_id)
+        )
+        funds = exchange.funds(account_id)
+    return BettorView(
+        channel=channel.config.name,
+        market_id=game.market_id,
+        game_number=game.number,
+        now_ms=channel.clock.now(),
+        round=game.round,
+        window=game.window,
+        betting_open=game.phase is Phase.BETTING and status is MarketStatus.ACTIVE,
+        market_status=status,
+        hands=build_hands(public.hands, game.prospects.hands, book, statuses),
+        board=public.board,
+        min_stake=channel.config.min_stake,
+        account_id=account_id,
+        orders=tuple(orders),
+        funds=funds,
+    )
+
+
+def _open_orders(exchange: Exchange, account_id: str, market_id: str) -> tuple[OrderView, ...]:
+    """The account's orders on the market with an unmatched remainder, by bet id."""
+    return exchange.current_orders(account_id, market_id, live_only=True)

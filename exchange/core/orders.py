@@ -17,13 +17,13 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from exchange import ladder
-from exchange.records import Record
-from exchange.side import Side
+from exchange.core import ladder
+from exchange.core.records import Record
+from exchange.core.side import Side
 
 if TYPE_CHECKING:
-    from exchange.accounts import Position
-    from exchange.events import BetResult
+    from exchange.core.accounts import Position
+    from exchange.core.events import BetResult
 
 
 class OrderType(StrEnum):
@@ -81,7 +81,7 @@ class Order:
     path fills field by field, about twice as fast as a constructor call.
 
     Slots: ``sel`` is the selection's index in its market; ``result`` the
-    bet's settled :class:`~exchange.events.BetResult` once its selection or
+    bet's settled :class:`~exchange.core.events.BetResult` once its selection or
     market is settled; ``matched_ts`` the last fill's.  When the order was
     cleared (``settled_ts``) is its market's to say.
     """
@@ -325,7 +325,7 @@ class ClearedOrder(Record):
 
     ``profit`` is the bet's settled P&L in minor units before commission
     (commission is charged per account per market, see
-    :class:`exchange.events.AccountResult`); 0 for unsettled statuses.
+    :class:`exchange.core.events.AccountResult`); 0 for unsettled statuses.
     """
 
     bet_id: int

@@ -9,11 +9,11 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from exchange import ladder
-from exchange.market import MarketStatus, SelectionStatus
+from exchange.core import ladder
+from exchange.core.market import MarketStatus, SelectionStatus
 
 if TYPE_CHECKING:
-    from exchange.core import Exchange
+    from exchange.core.exchange import Exchange
 
 _PX = ladder.PRICE_X100
 _ACTIVE = MarketStatus.ACTIVE

@@ -10,12 +10,16 @@ conflated to at most one call per agent per clock instant.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from exchange.agents import Agent, Trader, overrides
-from exchange.events import Matched, MatchVoided, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
+from exchange.agents.trader import Agent, Trader, overrides
+from exchange.agents.view import BettorView, bettor_view
+from exchange.clock import Clock
+from exchange.core.commands import Command
+from exchange.core.events import Matched, MatchVoided, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
 from exchange.game.events import EquitiesPublished, GameEnded, GameStarted, Stamped, WindowClosed, WindowOpened
 
 if TYPE_CHECKING:
@@ -55,7 +59,7 @@ class AgentHost:
 
     def attach(self, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
         """Seat ``agent`` trading for ``account_id`` (the account must exist and be funded)."""
-        trader = Trader(self.channel, account_id, latency_ms=latency_ms)
+        trader = Trader(ChannelGateway(self.channel), account_id, latency_ms=latency_ms)
         seat = Seat(agent, trader, frozenset(h for h in _HOOKS if overrides(agent, h)))
         self.seats.append(seat)
         self._by_account.setdefault(account_id, []).append(seat)
@@ -96,8 +100,12 @@ class AgentHost:
             if hook == "on_market_update":
                 seat.update_pending = False
             agent = seat.agent
-            view = channel.view(
-                seat.trader.account_id, market_id, open_orders_only=agent.open_orders_only, with_book=agent.wants_book
+            view = bettor_view(
+                channel,
+                seat.trader.account_id,
+                market_id,
+                open_orders_only=agent.open_orders_only,
+                with_book=agent.wants_book,
             )
             if view is None:
                 return
@@ -106,3 +114,41 @@ class AgentHost:
             method(view, seat.trader, *args)
 
         channel.clock.call_later(0, run)
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelGateway:
+    """A channel as a :class:`~exchange.agents.trader.Gateway`: commands to its exchange, views of its game."""
+
+    channel: Channel
+
+    @property
+    def clock(self) -> Clock:
+        return self.channel.clock
+
+    def submit(self, command: Command) -> Sequence[object]:
+        return self.channel.submit(command)
+
+    def view(
+        self, account_id: str | None, *, open_orders_only: bool = False, with_book: bool = True
+    ) -> BettorView | None:
+        return bettor_view(self.channel, account_id, open_orders_only=open_orders_only, with_book=with_book)
+
+
+_HOSTS: weakref.WeakKeyDictionary[Channel, AgentHost] = weakref.WeakKeyDictionary()
+
+
+def host_of(channel: Channel) -> AgentHost:
+    """The channel's agent host (made on first use: one per channel, so hooks run in seating order)."""
+    host = _HOSTS.get(channel)
+    if host is None:
+        host = _HOSTS[channel] = AgentHost(channel)
+    return host
+
+
+def seat(channel: Channel, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
+    """Seat ``agent`` at ``channel`` trading for ``account_id``; its hooks run on the channel's clock.
+
+    The account must exist and be funded (:meth:`Channel.open_account`).
+    """
+    return host_of(channel).attach(agent, account_id, latency_ms=latency_ms)

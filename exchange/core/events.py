@@ -1,7 +1,7 @@
 """Events: the immutable record of everything the exchange did.
 
 Every command returns a list of events; state is a fold over them
-(:meth:`exchange.core.Exchange.apply`), so a journal of events rebuilds the
+(:meth:`exchange.core.exchange.Exchange.apply`), so a journal of events rebuilds the
 exchange exactly.  The journal, the WebSocket stream and the settlement tables
 are projections of these records (``to_dict()`` gives JSON-ready dicts tagged
 with ``"type"``; :func:`event_from_dict` reads them back).
@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from exchange.errors import ErrorCode
-from exchange.market import SelectionStatus
-from exchange.orders import BetOutcome
-from exchange.records import Record, fast_constructor
-from exchange.side import Side
+from exchange.core.errors import ErrorCode
+from exchange.core.market import SelectionStatus
+from exchange.core.orders import BetOutcome
+from exchange.core.records import Record, fast_constructor
+from exchange.core.side import Side
 
 
 class OrderAction(StrEnum):
@@ -43,7 +43,7 @@ class CancelReason(StrEnum):
     ``ACCOUNT_OVERDRAWN``: matches voided after a card exposure took back a
     hedge, and the account's available to bet fell below zero; its unmatched
     orders on that market are cancelled to release what they reserve
-    (see :meth:`exchange.core.Exchange` and ``VoidMatchedSince``).
+    (see :meth:`exchange.core.exchange.Exchange` and ``VoidMatchedSince``).
     """
 
     BY_USER = "BY_USER"
@@ -292,7 +292,7 @@ class MarketSettled(Event):
     P&L and commission; balances move by ``profit - commission``.  The house
     account receives the commissions plus ``rounding``: the residue of rounding
     each account's P&L to the unit (under half a unit per account, either
-    sign; see :mod:`exchange.settlement`), so ``Σ profit + rounding == 0``.
+    sign; see :mod:`exchange.core.settlement`), so ``Σ profit + rounding == 0``.
     """
 
     TYPE_TAG: ClassVar[str] = "MarketSettled"
@@ -317,7 +317,7 @@ class MarketVoided(Event):
     reason: str
 
 
-#: Fast constructors for the events made on the hot path (see :func:`exchange.records.fast_constructor`).
+#: Fast constructors for the events made on the hot path (see :func:`exchange.core.records.fast_constructor`).
 new_order_placed = fast_constructor(OrderPlaced)
 new_matched = fast_constructor(Matched)
 new_order_cancelled = fast_constructor(OrderCancelled)

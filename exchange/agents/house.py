@@ -1,8 +1,8 @@
 """House liquidity: market makers that quote around the exact fair price, and noise traders.
 
-Both are ordinary :class:`~exchange.agents.Agent` subclasses: they see only a
-:class:`~exchange.view.BettorView` and act only through their
-:class:`~exchange.agents.Trader`, like any user.
+Both are ordinary :class:`~exchange.agents.trader.Agent` subclasses: they see only a
+:class:`~exchange.agents.view.BettorView` and act only through their
+:class:`~exchange.agents.trader.Trader`, like any user.
 
 :class:`MarketMaker` rests, on every hand still in play, ``levels`` lays at
 and below ``fair − margin`` (what a user sees as *available to back*) and
@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from exchange import ladder
-from exchange.agents import Agent, Trader
-from exchange.events import Matched
+from exchange.agents.trader import Agent, Trader
+from exchange.agents.view import BettorView
+from exchange.core import ladder
+from exchange.core.events import Matched
+from exchange.core.side import Side
 from exchange.game.pricing import QuoteSpec, QuoteTicks, quote_ticks
-from exchange.side import Side
-from exchange.view import BettorView
 
 #: The ladder's prices as exact fractions, for :func:`~exchange.game.pricing.quote_ticks`.
 LADDER: tuple[Fraction, ...] = tuple(Fraction(p, 100) for p in ladder.PRICE_X100)
@@ -63,8 +63,8 @@ def desired_quotes(view: BettorView, config: MakerConfig) -> dict[Key, int]:
     Pure: a function of the public view only.
 
     >>> from exchange.game.prospects import Prospects
-    >>> from exchange.market import MarketStatus
-    >>> from exchange.view import build_hands
+    >>> from exchange.core.market import MarketStatus
+    >>> from exchange.agents.view import build_hands
     >>> hands = build_hands((None,) * 4, Prospects.uniform(4).hands, None)
     >>> v = BettorView("holdem", "holdem.0", 0, 0, None, None, True, MarketStatus.ACTIVE, hands, ())
     >>> q = desired_quotes(v, MakerConfig(QuoteSpec(levels=1, size=5_000)))

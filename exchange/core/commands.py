@@ -5,11 +5,11 @@ milliseconds; the core reads no clock).  Order and account commands come from
 traders (through the HTTP layer, a backtest or a bot) and are refused with a
 rejection event when invalid; market lifecycle commands come from the game
 driver, and misuse of them (an unknown market, settling twice) is a bug that
-raises :class:`exchange.errors.ExchangeError`.
+raises :class:`exchange.core.errors.ExchangeError`.
 
 Sizes and amounts are integer minor units; prices are exact ``Decimal`` (use
-:func:`exchange.ladder.price` for a tick, or parse client input with
-:func:`exchange.money.to_minor` / ``Decimal``).
+:func:`exchange.core.ladder.price` for a tick, or parse client input with
+:func:`exchange.core.money.to_minor` / ``Decimal``).
 
 >>> from decimal import Decimal
 >>> cmd = PlaceOrder(ts=5, account_id="alice", market_id="1.1", selection_id=1,
@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from exchange.orders import OrderType, PersistenceType
-from exchange.records import Record
-from exchange.side import Side
+from exchange.core.orders import OrderType, PersistenceType
+from exchange.core.records import Record
+from exchange.core.side import Side
 
 
 class Command(Record):

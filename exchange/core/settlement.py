@@ -1,6 +1,6 @@
 """Settlement arithmetic: bet results, the dead-heat rule, rounding, commission.
 
-Pure functions over orders; :class:`exchange.core.Exchange` calls them and
+Pure functions over orders; :class:`exchange.core.exchange.Exchange` calls them and
 posts the results.
 
 **Dead heat.**  With ``n`` selections tied for the win, a bet on a tied
@@ -43,9 +43,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from exchange.accounts import Position
-from exchange.events import AccountResult, BetResult
-from exchange.orders import BetOutcome, Order
+from exchange.core.accounts import Position
+from exchange.core.events import AccountResult, BetResult
+from exchange.core.orders import BetOutcome, Order
 
 BPS_DENOMINATOR = 10_000
 

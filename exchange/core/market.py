@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from exchange.book import PriceSize, SelectionBook
-from exchange.ladder import TICK_COUNT
-from exchange.records import Record
+from exchange.core.book import PriceSize, SelectionBook
+from exchange.core.ladder import TICK_COUNT
+from exchange.core.records import Record
 
 if TYPE_CHECKING:
-    from exchange.accounts import Position
+    from exchange.core.accounts import Position
 
 #: A match as a market reports it: ``(ts, sel, tick, size, back_bet_id, lay_bet_id)`` with ``sel`` the
 #: selection's index (see :meth:`Market.matches`).
@@ -73,7 +73,7 @@ class MarketBook(Record):
 
 
 class Market:
-    """State of one market.  Mutated only by :class:`exchange.core.Exchange`."""
+    """State of one market.  Mutated only by :class:`exchange.core.exchange.Exchange`."""
 
     __slots__ = (
         "all_live",

@@ -12,7 +12,7 @@ queue with ``remaining == 0`` and is dropped when it reaches the front; the
 per-tick size counts live orders only, and a queue whose size reaches zero is
 cleared at once.  So placing, filling and cancelling are all O(1) amortised.
 
-The matching loop itself lives in :mod:`exchange.core` (it has to move money
+The matching loop itself lives in :mod:`exchange.core.exchange` (it has to move money
 and emit events per fill); this module owns the queue mechanics and the views.
 """
 
@@ -22,9 +22,9 @@ from collections import deque
 from dataclasses import dataclass
 from decimal import Decimal
 
-from exchange import ladder
-from exchange.orders import Order
-from exchange.records import Record
+from exchange.core import ladder
+from exchange.core.orders import Order
+from exchange.core.records import Record
 
 _N = ladder.TICK_COUNT
 #: ``_BIT[t] == 1 << t``, a level's bit in a side's mask, made once.
@@ -46,7 +46,7 @@ class PriceSize(Record):
 class SelectionBook:
     """Resting orders and trade statistics for one selection.
 
-    >>> from exchange.side import Side
+    >>> from exchange.core.side import Side
     >>> book = SelectionBook(7)
     >>> book.best_to_back(), book.best_to_lay()
     (None, None)

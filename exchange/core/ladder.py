@@ -14,7 +14,7 @@ arithmetic.
 >>> parse_price("2.03")
 Traceback (most recent call last):
 ...
-exchange.ladder.InvalidPrice: price 2.03 is not on the ladder; nearest ticks 2.02, 2.04
+exchange.core.ladder.InvalidPrice: price 2.03 is not on the ladder; nearest ticks 2.02, 2.04
 >>> price(tick_up(parse_price("1.99"), 3))
 Decimal('2.04')
 """
@@ -25,8 +25,8 @@ from bisect import bisect_left, bisect_right
 from decimal import Decimal
 from fractions import Fraction
 
-from exchange.money import _to_exact_decimal
-from exchange.side import Side
+from exchange.core.money import to_exact_decimal
+from exchange.core.side import Side
 
 #: The ladder's bands as ``(from, to, step)`` in hundredths: prices in
 #: ``(from, to]`` step by ``step``; the first band also includes 1.01.
@@ -121,10 +121,10 @@ def parse_price(value: str | int | float | Decimal) -> int:
     >>> parse_price("1.005")
     Traceback (most recent call last):
     ...
-    exchange.ladder.InvalidPrice: price 1.005 is below the lowest price 1.01
+    exchange.core.ladder.InvalidPrice: price 1.005 is below the lowest price 1.01
     """
     try:
-        exact = _to_exact_decimal(value, "price")
+        exact = to_exact_decimal(value, "price")
     except ValueError as exc:
         raise InvalidPrice(str(exc)) from None
     tick = tick_of(exact)

@@ -1,7 +1,7 @@
 """Agents: anything that trades on a channel — house market makers, noise traders, user strategies.
 
 An :class:`Agent` is a small class with hooks (flumine-style). Each hook gets
-a :class:`~exchange.view.BettorView` — what a bettor may see, nothing more —
+a :class:`~exchange.agents.view.BettorView` — what a bettor may see, nothing more —
 and a :class:`Trader`, the agent's only way to act: it builds the same
 ``PlaceOrder`` / ``CancelOrder`` / ``ReplaceOrder`` commands a user's HTTP
 request becomes, and delivers them to the exchange through the clock after
@@ -22,18 +22,21 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Protocol
 
-from exchange import ladder
+from exchange.agents.view import BettorView
 from exchange.clock import Clock
-from exchange.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
-from exchange.events import Matched, OrderRejected
-from exchange.side import Side
-from exchange.view import BettorView
+from exchange.core import ladder
+from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
+from exchange.core.events import Matched, OrderRejected
+from exchange.core.side import Side
 
 
 class Gateway(Protocol):
     """Where an agent's commands go and where its views come from (a channel implements it)."""
 
-    clock: Clock
+    @property
+    def clock(self) -> Clock:
+        """The clock the commands are stamped and scheduled on."""
+        ...
 
     def submit(self, command: Command) -> Sequence[object]:
         """Hand a command to the exchange now; returns the events it produced (also published)."""

@@ -51,7 +51,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
-from exchange.ladder import PRICE_X100
+from exchange.core.ladder import PRICE_X100
 
 #: Event type id written into every market definition. Betfair's ids are numeric
 #: strings; this one is ours, chosen so as not to collide with a real sport.
