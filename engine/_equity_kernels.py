@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from engine._kernels import lookup_ranks
-from engine._tables import RANK_KEY_MASK
+from engine._layout import RANK_KEY_MASK
 
 RULE_HOLDEM = 0  # best five of two hole + five board cards
 RULE_OMAHA = 1  # exactly two of the four hole cards + exactly three board cards

@@ -10,7 +10,7 @@ for what each holds) so that other njit code can call them:
 * :func:`lookup_ranks` — value of the non-flush hand with a given rank-key sum.
 * :func:`evaluate_rows` / :func:`evaluate_omaha_rows` — the batched loops.
 
-Values follow the encoding in :mod:`engine._tables` (higher is better).
+Keys and values follow the layout in :mod:`engine._layout` (higher is better).
 
 A numba call that passes arrays costs 10-30 ns (more than a whole evaluation),
 so the small helpers are inlined at numba-IR level (``inline="always"``) and
@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine._tables import FLUSH_BITS, HASH_COLUMN_MASK, HASH_SHIFT, RANK_KEY_MASK, SUIT_OFFSET, SUIT_SHIFT
+from engine._layout import FLUSH_BITS, HASH_COLUMN_MASK, HASH_SHIFT, RANK_KEY_MASK, SUIT_OFFSET, SUIT_SHIFT
 
 # Each suit counter is a nibble; a flush sets bit 3 of one of them.
 _SUIT_FLUSH_NIBBLES = FLUSH_BITS >> SUIT_SHIFT
@@ -280,7 +280,7 @@ def search_rank_keys(nranks: int, max_cards: int, max_per_rank: int, limit: int)
     multiset of at most ``max_cards`` of the first ``j + 1`` ranks, at most
     ``max_per_rank`` of each, has its own sum. ``limit`` bounds the sums (the
     size of the scratch array). Keys do not depend on ``nranks`` beyond the
-    prefix, so a short search checks the start of :data:`engine._tables.RANK_KEYS`.
+    prefix, so a short search checks the start of :data:`engine._layout.RANK_KEYS`.
     With (13, 7, 4) this takes a few minutes.
     """
     keys = np.zeros(nranks, np.int64)

@@ -32,6 +32,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
 from engine._errors import EngineInputError
 from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, parse_cards
 from engine.evaluator import _plain
@@ -55,7 +56,6 @@ __all__ = [
 ]
 
 MIN_HANDS = 2
-MAX_HANDS = 8
 BOARD_CARDS = 5
 DECK_CARDS = 52
 
@@ -103,66 +103,6 @@ class EquityCounts:
     boards: int
     wins: tuple[int, ...]
     splits: tuple[tuple[int, ...], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class HandEquity:
-    """One hand's result. ``splits[k]`` counts boards where it tied for best with ``k - 1`` others (k = 2..8)."""
-
-    cards: tuple[Card, ...]
-    win: float
-    tie: float
-    equity: float
-    wins: int
-    ties: int
-    splits: tuple[int, ...]
-    boards: int
-    stderr: float | None  # standard error of ``equity`` (Monte Carlo only)
-
-    @property
-    def share(self) -> Fraction:
-        """Boards' worth of pot won: ``wins + sum(splits[k] / k)`` (exact)."""
-        return self.wins + sum((Fraction(n, k) for k, n in enumerate(self.splits) if n), Fraction(0))
-
-    @property
-    def exact_equity(self) -> Fraction:
-        """``equity`` as an exact fraction of the boards counted."""
-        return self.share / self.boards
-
-
-@dataclass(frozen=True, slots=True)
-class EquityResult:
-    """Equities of every hand; ``exact`` when every remaining board was counted, else Monte Carlo."""
-
-    variant: str
-    hands: tuple[tuple[Card, ...], ...]
-    board: tuple[Card, ...]
-    dead: tuple[Card, ...]
-    exact: bool
-    boards: int  # boards enumerated (exact) or sampled
-    results: tuple[HandEquity, ...]
-    seed: int | None = None  # the Monte Carlo seed used (replays the same boards)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON shape: variant, board, exact, boards and per hand cards, win, tie, equity."""
-        return {
-            "variant": self.variant,
-            "board": format_cards(self.board),
-            "exact": self.exact,
-            "boards": self.boards,
-            "hands": [
-                {"cards": format_cards(h.cards), "win": h.win, "tie": h.tie, "equity": h.equity} for h in self.results
-            ],
-        }
-
-    def _check(self) -> None:
-        """Invariants: every board's pot is shared out exactly once; counts fit in the boards."""
-        assert sum((h.share for h in self.results), Fraction(0)) == self.boards, "pot shares do not add up"
-        for h in self.results:
-            assert h.wins + h.ties <= self.boards and h.ties == sum(h.splits) and h.boards == self.boards
-            assert all(n % 1 == 0 for n in h.splits[:2]) and h.splits[0] == h.splits[1] == 0
-        for k in range(2, MAX_HANDS + 1):
-            assert sum(h.splits[k] for h in self.results) % k == 0, f"{k}-way ties do not come in groups of {k}"
 
 
 # ============================================================================ the public call

@@ -37,6 +37,15 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from engine._errors import EngineInputError
+from engine._layout import (
+    FLUSH_BITS,
+    HASH_COLUMN_MASK,
+    HASH_SHIFT,
+    RANK_KEY_MASK,
+    SUIT_OFFSET,
+    SUIT_SHIFT,
+    VALUE_SHIFT,
+)
 from engine.cards import Card, CardLike, check_distinct, format_cards, parse_cards
 
 if TYPE_CHECKING:
@@ -58,7 +67,6 @@ __all__ = [
     "tables",
 ]
 
-VALUE_SHIFT = 12
 OMAHA_HOLE_CARDS = 4
 
 Cards = str | Iterable[CardLike]
@@ -125,8 +133,6 @@ def _scalar() -> _Scalar:
 
 def _value_of_ids(ids: Iterable[int]) -> int:
     """Value of 5 to 7 distinct card ids (unchecked)."""
-    from engine._tables import FLUSH_BITS, HASH_COLUMN_MASK, HASH_SHIFT, RANK_KEY_MASK, SUIT_OFFSET, SUIT_SHIFT
-
     s = _scalar()
     ids = list(ids)
     key = SUIT_OFFSET + sum(s.card_keys[c] for c in ids)

@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
 from engine._errors import EngineInputError
 from engine._kernels import eval_ids, lookup_ranks
 from engine.cards import Card
-from engine.equity import EquityResult, HandEquity
 from engine.rankings import EIGHT_OR_BETTER
 from engine.rankings.americana import americana_key5
 from engine.rankings.fast import AMERICANA_CODE, HIGH_CODE, SOKO_CODE, TELESINA_CODE
@@ -48,7 +48,6 @@ from engine.variants import VARIANTS, HandForm, Variant, get_variant
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
-MAX_HANDS = 8
 SHARE_UNIT = 1680  # pot shares are counted in 1/1680ths: 1/k and 1/(2k) are whole units for k <= 8
 
 FORM_BEST, FORM_OMAHA, FORM_EXACT = range(3)
