@@ -8,7 +8,7 @@ first needed).
 1.0
 """
 
-from engine._errors import EngineInputError
+from engine._errors import EngineInputError, InvariantError
 from engine.cards import Card, CardError, format_cards, parse_cards
 from engine.equity import EquityResult, HandEquity, equity
 from engine.evaluator import Category, best_five, category, evaluate, evaluate_omaha
@@ -21,6 +21,7 @@ __all__ = [
     "EngineInputError",
     "EquityResult",
     "HandEquity",
+    "InvariantError",
     "best_five",
     "category",
     "equity",

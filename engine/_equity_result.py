@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from engine._errors import InvariantError
 from engine.cards import Card, format_cards
 
 # The most hands one question may hold; ``HandEquity.splits`` is indexed by the
@@ -73,10 +74,23 @@ class EquityResult:
         }
 
     def _check(self) -> None:
-        """Invariants: every board's pot is shared out exactly once; counts fit in the boards."""
-        assert sum((h.share for h in self.results), Fraction(0)) == self.boards, "pot shares do not add up"
-        for h in self.results:
-            assert h.wins + h.ties <= self.boards and h.ties == sum(h.splits) and h.boards == self.boards
-            assert all(n % 1 == 0 for n in h.splits[:2]) and h.splits[0] == h.splits[1] == 0
+        """Invariants: every board's pot is shared out exactly once; counts fit in the boards.
+
+        Raises :class:`~engine.InvariantError` naming the broken one.
+        """
+        for i, h in enumerate(self.results):
+            if h.boards != self.boards:
+                raise InvariantError(f"hand {i}: counted over {h.boards} boards, the result over {self.boards}")
+            if h.wins + h.ties > self.boards:
+                raise InvariantError(f"hand {i}: {h.wins} wins + {h.ties} ties > {self.boards} boards")
+            if h.ties != sum(h.splits):
+                raise InvariantError(f"hand {i}: {h.ties} ties but its splits add up to {sum(h.splits)}")
+            if h.splits[0] or h.splits[1]:  # before the shares: share divides splits[k] by k
+                raise InvariantError(f"hand {i}: splits[0] and splits[1] must be 0 (a tie has 2+ hands): {h.splits}")
+        shared = sum((h.share for h in self.results), Fraction(0))
+        if shared != self.boards:
+            raise InvariantError(f"pot shares add up to {shared} boards, not {self.boards}")
         for k in range(2, MAX_HANDS + 1):
-            assert sum(h.splits[k] for h in self.results) % k == 0, f"{k}-way ties do not come in groups of {k}"
+            tied = sum(h.splits[k] for h in self.results)
+            if tied % k:
+                raise InvariantError(f"{k}-way ties do not come in groups of {k}: {tied} hands tied {k} ways")

@@ -1,4 +1,4 @@
-"""The engine's input error (re-exported as :class:`engine.EngineInputError`)."""
+"""The engine's errors: bad input, and a broken invariant (re-exported from :mod:`engine`)."""
 
 from __future__ import annotations
 
@@ -8,4 +8,12 @@ class EngineInputError(ValueError):
 
     Card problems (malformed, unknown or duplicated cards) raise
     :class:`engine.cards.CardError` instead; both are ``ValueError``.
+    """
+
+
+class InvariantError(AssertionError):
+    """A structure's ``_check()`` found one of its invariants broken: a bug, not bad input.
+
+    ``_check()`` raises it explicitly (not with ``assert``) so the checks still run
+    under ``python -O``; the message names the invariant and the values that break it.
     """

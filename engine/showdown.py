@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from engine._errors import EngineInputError
+from engine._errors import EngineInputError, InvariantError
 from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
 
 if TYPE_CHECKING:  # the rankings import numba; ``import engine`` stays light without them
@@ -102,16 +102,24 @@ class ShowdownResult:
         """Invariants: the winners hold the best hand of their half (bar Telesina's heads-up rule),
         every tied best hand is a winner, and the shares add up to the pot."""
         n = len(self.high.hands)
-        for half in (self.high, self.low):
+        for name, half in (("high", self.high), ("low", self.low)):
             if half is None:
                 continue
-            assert len(half.hands) == n and half.winners and list(half.winners) == sorted(set(half.winners))
+            if len(half.hands) != n:
+                raise InvariantError(f"{name}: {len(half.hands)} hands, the high half has {n}")
+            if not half.winners or list(half.winners) != sorted(set(half.winners)):
+                raise InvariantError(f"{name}: winners {half.winners} are not distinct hands in order")
             keys = [-1 if h is None else h.key for h in half.hands]
-            assert all(keys[w] >= 0 for w in half.winners) and len({keys[w] for w in half.winners}) == 1
+            if any(keys[w] < 0 for w in half.winners):
+                raise InvariantError(f"{name}: a winner among {half.winners} makes no hand")
+            if len({keys[w] for w in half.winners}) != 1:
+                raise InvariantError(f"{name}: winners {half.winners} hold different hands")
             heads_up = half is self.high and self.variant == "telesina" and n == 2 and len(half.winners) == 1
-            if not heads_up:
-                assert keys[half.winners[0]] == max(keys) and keys.count(max(keys)) == len(half.winners)
-        assert sum(self.shares()) == 1
+            if not heads_up and (keys[half.winners[0]] != max(keys) or keys.count(max(keys)) != len(half.winners)):
+                best = [i for i, k in enumerate(keys) if k == max(keys)]
+                raise InvariantError(f"{name}: winners {half.winners}, but the best hands are {tuple(best)}")
+        if sum(self.shares()) != 1:
+            raise InvariantError(f"the shares add up to {sum(self.shares())} pots, not 1")
 
     def to_dict(self) -> dict[str, object]:
         return {

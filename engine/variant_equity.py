@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
-from engine._errors import EngineInputError
+from engine._errors import EngineInputError, InvariantError
 from engine._kernels import eval_ids, lookup_ranks
 from engine.cards import Card
 from engine.rankings import EIGHT_OR_BETTER
@@ -421,14 +421,26 @@ class HiLoEquityResult(EquityResult):
         return out
 
     def _check(self) -> None:
-        """Invariants: every deal's pot is shared out exactly once; each half too."""
-        assert sum((h.share for h in self.results), Fraction(0)) == self.boards, "pot shares do not add up"
-        for h in self.results:
-            assert isinstance(h, HiLoHandEquity)
-            assert h.wins + h.ties <= self.boards and h.boards == self.boards
-        assert math.isclose(sum(h.high_share for h in self.results), 1.0)  # type: ignore[attr-defined]
+        """Invariants: every deal's pot is shared out exactly once; each half too.
+
+        Raises :class:`~engine.InvariantError` naming the broken one.
+        """
+        for i, h in enumerate(self.results):
+            if not isinstance(h, HiLoHandEquity):
+                raise InvariantError(f"hand {i}: a {type(h).__name__} in a hi/lo result")
+            if h.boards != self.boards:
+                raise InvariantError(f"hand {i}: counted over {h.boards} deals, the result over {self.boards}")
+            if h.wins + h.ties > self.boards:
+                raise InvariantError(f"hand {i}: {h.wins} scoops + {h.ties} shared pots > {self.boards} deals")
+        shared = sum((h.share for h in self.results), Fraction(0))
+        if shared != self.boards:
+            raise InvariantError(f"pot shares add up to {shared} deals, not {self.boards}")
+        high = sum(h.high_share for h in self.results)  # type: ignore[attr-defined]
+        if not math.isclose(high, 1.0):
+            raise InvariantError(f"the high half's shares add up to {high}, not 1")
         low = sum(h.low_share for h in self.results)  # type: ignore[attr-defined]
-        assert math.isclose(low, 1.0 - self.no_low) or (self.no_low == 1.0 and low == 0.0)
+        if not (math.isclose(low, 1.0 - self.no_low) or (self.no_low == 1.0 and low == 0.0)):
+            raise InvariantError(f"the low half's shares add up to {low}, not 1 - no_low = {1.0 - self.no_low}")
 
 
 # ------------------------------------------------------------------------------ Python side

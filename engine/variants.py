@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine._errors import EngineInputError
+from engine._errors import EngineInputError, InvariantError
 from engine.cards import Card, Suit
 from engine.rankings import (
     AMERICANA,
@@ -156,17 +156,27 @@ class Variant:
         return bool(self.draws)
 
     def _check(self) -> None:
-        """Assert the record's invariants (called for every variant at import)."""
-        assert self.deck is self.ranking.deck, f"{self.name}: the pack and the ranking disagree"
-        assert self.low is None or self.low.deck is self.deck
-        if self.hand_form is HandForm.EXACT_FIVE:
-            assert self.hole_cards == 5 and self.board_cards == 0, self.name
-        if self.hand_form is HandForm.OMAHA:
-            assert self.hole_cards >= 2 and self.board_cards >= 3, self.name
-        if self.hand_form is HandForm.BEST_FIVE:
-            assert self.hole_cards + self.board_cards >= 5, self.name
-        assert self.max_seats * self.hole_cards + self.board_cards <= self.deck or self.shared_last_card
-        assert (self.forced_bets is ForcedBets.ANTE_BRING_IN) == (self.bring_in is not None)
+        """Check the record's invariants (called for every variant at import).
+
+        Raises :class:`~engine.InvariantError` naming the broken one.
+        """
+        hole, board = self.hole_cards, self.board_cards
+        if self.deck is not self.ranking.deck:
+            raise InvariantError(f"{self.name}: a {self.deck}-card pack, a ranking for {self.ranking.deck} cards")
+        if self.low is not None and self.low.deck is not self.deck:
+            raise InvariantError(f"{self.name}: a {self.deck}-card pack, a low ranking for {self.low.deck} cards")
+        if self.hand_form is HandForm.EXACT_FIVE and (hole, board) != (5, 0):
+            raise InvariantError(f"{self.name}: an exact-five hand needs 5 own cards and no board, not {hole}, {board}")
+        if self.hand_form is HandForm.OMAHA and (hole < 2 or board < 3):
+            raise InvariantError(f"{self.name}: an Omaha hand needs 2+ hole and 3+ board cards, not {hole}, {board}")
+        if self.hand_form is HandForm.BEST_FIVE and hole + board < 5:
+            raise InvariantError(f"{self.name}: a best-five hand from {hole} hole and {board} board cards")
+        if self.max_seats * hole + board > self.deck and not self.shared_last_card:
+            need = self.max_seats * hole + board
+            raise InvariantError(f"{self.name}: {self.max_seats} seats deal {need} cards from a {self.deck}-card pack")
+        if (self.forced_bets is ForcedBets.ANTE_BRING_IN) != (self.bring_in is not None):
+            rule = "no bring-in rule" if self.bring_in is None else "a bring-in rule"
+            raise InvariantError(f"{self.name}: {rule} with forced bets '{self.forced_bets}' (ante games bring in)")
 
 
 def _down(n: int) -> Deal:

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from engine import InvariantError
 from exchange.game.events import HandEquity
 from exchange.game.pricing import fair_odds
 
@@ -59,15 +60,20 @@ class Prospects:
         return cls(0, tuple(HandEquity(i, 0, 0, share, fair_odds(share)) for i in range(1, hands + 1)))
 
     def _check(self) -> None:
+        """Invariants: equities sum to 1; each fits its counts. Raises :class:`~engine.InvariantError`."""
         total = sum(h.equity for h in self.hands)
-        assert total == 1, f"equities sum to {total}, not 1"
+        if total != 1:
+            raise InvariantError(f"equities sum to {total}, not 1")
         for h in self.hands:
             if self.boards == 0:
-                assert h.win == h.tie == 0, f"hand {h.hand}: counts without boards"
+                if h.win or h.tie:
+                    raise InvariantError(f"hand {h.hand}: {h.win} wins and {h.tie} ties counted without boards")
                 continue
-            assert 0 <= h.win + h.tie <= self.boards, f"hand {h.hand}: {h.win} wins + {h.tie} ties > {self.boards}"
+            if not (h.win >= 0 and h.tie >= 0 and h.win + h.tie <= self.boards):
+                raise InvariantError(f"hand {h.hand}: {h.win} wins + {h.tie} ties do not fit {self.boards} boards")
             low, high = Fraction(h.win, self.boards), Fraction(h.win + h.tie, self.boards)
-            assert low <= h.equity <= high, f"hand {h.hand}: equity {h.equity} outside [{low}, {high}]"
+            if not low <= h.equity <= high:
+                raise InvariantError(f"hand {h.hand}: equity {h.equity} outside [{low}, {high}]")
 
     def equity(self, hand: int) -> Fraction:
         return self.hands[hand - 1].equity

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import StrEnum
 
+from engine import InvariantError
 from engine.cards import Card
 from engine.dealer import Dealer
 from exchange.clock import Clock, Timer
@@ -241,10 +242,18 @@ class Game:
             self._timer = None
 
     def _check(self) -> None:
-        assert (self.round is None) == (self.phase is Phase.SCHEDULED) or self.phase is Phase.VOID
-        assert set(self.settled) <= set(range(1, self.config.hands + 1))
+        """Invariants of the phase, round, settled hands and board. Raises :class:`~engine.InvariantError`."""
+        if (self.round is None) != (self.phase is Phase.SCHEDULED) and self.phase is not Phase.VOID:
+            raise InvariantError(f"game {self.market_id}: round {self.round} in phase {self.phase}")
+        if not set(self.settled) <= set(range(1, self.config.hands + 1)):
+            raise InvariantError(f"game {self.market_id}: settled hands {sorted(self.settled)} of {self.config.hands}")
+        board = len(self.public.board)
         if self.phase is Phase.FINISHED:
-            assert self.winners and len(self.settled) == self.config.hands
-            assert len(self.public.board) == sum(BOARD_STREETS)
-        if self.round is not None:
-            assert len(self.public.board) >= self.round.board_cards_visible
+            if not self.winners or len(self.settled) != self.config.hands:
+                raise InvariantError(f"game {self.market_id}: finished with winners {self.winners}, settled "
+                                     f"{sorted(self.settled)} of {self.config.hands} hands")
+            if board != sum(BOARD_STREETS):
+                raise InvariantError(f"game {self.market_id}: finished with {board} board cards")
+        if self.round is not None and board < self.round.board_cards_visible:
+            raise InvariantError(f"game {self.market_id}: {board} board cards in round {self.round.name}, "
+                                 f"which shows {self.round.board_cards_visible}")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pytest
@@ -398,3 +400,45 @@ def test_omaha_needs_four_hole_cards_and_enough_cards_left() -> None:
     with pytest.raises(EngineInputError, match=r"only 2 cards are left .* the board needs 5 more"):
         engine.equity("omaha", hands, dead=dead)
     assert engine.equity("omaha", hands, dead=dead[:15]).boards == 1  # exactly five left
+
+
+# ------------------------------------------------------------------ _check catches corruption
+
+# Flop, 903 boards: the two big slicks split 154 boards two ways and win 43 each; the queens win 663.
+SLICKS_AND_QUEENS = engine.equity("holdem", ["As Ks", "Ad Kd", "Qh Qc"], board="2c 7d 9s")
+
+
+def corrupt(result: engine.EquityResult, changes: dict[int, dict[str, Any]]) -> engine.EquityResult:
+    """``result`` with fields of some hands changed: ``corrupt(r, {0: {"ties": 1}})``."""
+    results = list(result.results)
+    for i, change in changes.items():
+        results[i] = dataclasses.replace(results[i], **change)
+    return dataclasses.replace(result, results=tuple(results))
+
+
+def splits(two: int = 0, four: int = 0, one: int = 0) -> tuple[int, ...]:
+    return (0, one, two, 0, four, 0, 0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("result", "match"),
+    [
+        (corrupt(SLICKS_AND_QUEENS, {0: {"boards": 904}}), "hand 0: counted over 904 boards, the result over 903"),
+        (corrupt(SLICKS_AND_QUEENS, {2: {"ties": 241}}), r"hand 2: 663 wins \+ 241 ties > 903 boards"),
+        (corrupt(SLICKS_AND_QUEENS, {2: {"ties": 1}}), "hand 2: 1 ties but its splits add up to 0"),
+        # A "1-way tie" for the queens, counted among their ties too.
+        (corrupt(SLICKS_AND_QUEENS, {2: {"ties": 1, "splits": splits(one=1)}}),
+         r"hand 2: splits\[0\] and splits\[1\] must be 0"),
+        (corrupt(SLICKS_AND_QUEENS, {2: {"wins": 664}}), "pot shares add up to 904 boards, not 903"),
+        # One more two-way tie for hand 0 and a four-way one for hand 1, paid for by a win of hand 2:
+        # every hand's counts still fit and the shares still add up, but 309 hands tied two ways.
+        (corrupt(SLICKS_AND_QUEENS, {0: {"ties": 155, "splits": splits(two=155)},
+                                     1: {"ties": 156, "splits": splits(two=154, four=2)}, 2: {"wins": 662}}),
+         "2-way ties do not come in groups of 2: 309 hands tied 2 ways"),
+    ],
+    ids=["hand-boards", "counts-exceed-boards", "ties-and-splits", "one-way-tie", "pot-shares", "tie-groups"],
+)
+def test_a_corrupted_result_is_caught(result: engine.EquityResult, match: str) -> None:
+    SLICKS_AND_QUEENS._check()
+    with pytest.raises(engine.InvariantError, match=match):
+        result._check()

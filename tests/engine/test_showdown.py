@@ -3,16 +3,19 @@ bad input, and random deals against pokerkit."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from pokerkit import EightOrBetterLowHand, OmahaEightOrBetterLowHand, OmahaHoldemHand, StandardHighHand
 
+from engine import InvariantError
 from engine.cards import Card
 from engine.rankings import HandCategory
-from engine.showdown import ShowdownError, showdown
+from engine.showdown import ShowdownError, ShowdownResult, showdown
 from engine.variants import UnknownVariantError
 
 
@@ -324,3 +327,38 @@ def test_random_showdowns_keep_their_invariants(variant: str) -> None:
         r._check()
         if variant == "draw32":
             assert len(r.high.winners) == 1
+
+
+# ------------------------------------------------------------------ _check catches corruption
+
+# Kings full take the high half; A-2 the low half, 3-4 has a worse low, the tens none.
+HILO = showdown("omaha-hilo", ["As 2s Kd Kh", "3c 4c Qd Qh", "Th Tc 9d 9c"], board="5h 6d 8c Ks Jd")
+
+
+def _high(**change: Any) -> ShowdownResult:
+    return dataclasses.replace(HILO, high=dataclasses.replace(HILO.high, **change))
+
+
+def _low(**change: Any) -> ShowdownResult:
+    assert HILO.low is not None
+    return dataclasses.replace(HILO, low=dataclasses.replace(HILO.low, **change))
+
+
+# The last invariant, that the shares add up to one pot, follows from the others: no single
+# corrupted field reaches it, so it stands as a safety net for changes to shares().
+@pytest.mark.parametrize(
+    ("result", "match"),
+    [
+        (_low(hands=HILO.low.hands[:2] if HILO.low else ()), "low: 2 hands, the high half has 3"),
+        (_high(winners=()), r"high: winners \(\) are not distinct hands in order"),
+        (_high(winners=(1, 0)), r"high: winners \(1, 0\) are not distinct hands in order"),
+        (_low(winners=(2,)), r"low: a winner among \(2,\) makes no hand"),
+        (_low(winners=(0, 1)), r"low: winners \(0, 1\) hold different hands"),
+        (_high(winners=(1,)), r"high: winners \(1,\), but the best hands are \(0,\)"),
+    ],
+    ids=["hand-count", "no-winner", "winners-out-of-order", "winner-without-hand", "unequal-winners", "not-best"],
+)
+def test_a_corrupted_showdown_is_caught(result: ShowdownResult, match: str) -> None:
+    HILO._check()
+    with pytest.raises(InvariantError, match=match):
+        result._check()

@@ -3,17 +3,21 @@ Monte Carlo reproducibility, the exact/sampled switch, and bad input."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 import pytest
 
+from engine import InvariantError
 from engine.cards import Card, parse_cards
-from engine.equity import EquityResult
+from engine.equity import EquityResult, HandEquity
 from engine.showdown import ShowdownError, showdown
 from engine.variant_equity import (
     DEFAULT_SAMPLES,
+    SHARE_UNIT,
     HiLoEquityResult,
     HiLoHandEquity,
     NoEquityError,
@@ -268,3 +272,40 @@ def test_holdem_through_the_variant_kernel_matches_engine_equity() -> None:
     hands = ["As Ks Qh Jh", "Qd Qc 9c 8d", "7h 6h 5s 4s"]
     mine, theirs = variant_equity("omaha", hands, "Ah 7c 2s Td"), equity("omaha", hands, "Ah 7c 2s Td")
     assert [h.exact_equity for h in mine.results] == [h.exact_equity for h in theirs.results]
+
+
+# ------------------------------------------------------------------ _check catches corruption
+
+# 40 deals to come; the two A-2 hands split both halves of every pot (20 pots' worth each).
+SPLIT, _ = hilo(variant_equity("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs"], "3s 4h 5c Jd"))
+
+
+def _hand(i: int, **change: Any) -> EquityResult:
+    results = list(SPLIT.results)
+    results[i] = dataclasses.replace(results[i], **change)
+    return dataclasses.replace(SPLIT, results=tuple(results))
+
+
+def _plain_hand() -> EquityResult:
+    """Hand 0 as a plain (high-only) :class:`HandEquity`."""
+    hand = SPLIT.results[0]
+    plain = HandEquity(**{f.name: getattr(hand, f.name) for f in dataclasses.fields(HandEquity)})
+    return dataclasses.replace(SPLIT, results=(plain, *SPLIT.results[1:]))
+
+
+@pytest.mark.parametrize(
+    ("result", "match"),
+    [
+        (_plain_hand(), "hand 0: a HandEquity in a hi/lo result"),
+        (_hand(1, boards=41), "hand 1: counted over 41 deals, the result over 40"),
+        (_hand(0, ties=41), r"hand 0: 0 scoops \+ 41 shared pots > 40 deals"),
+        (_hand(0, share_units=21 * SHARE_UNIT), "pot shares add up to 41 deals, not 40"),
+        (_hand(0, high_share=0.75), "the high half's shares add up to 1.25, not 1"),
+        (dataclasses.replace(SPLIT, no_low=0.5), "the low half's shares add up to 1.0, not 1 - no_low = 0.5"),
+    ],
+    ids=["plain-hand", "hand-deals", "counts-exceed-deals", "pot-shares", "high-half", "low-half"],
+)
+def test_a_corrupted_hilo_result_is_caught(result: EquityResult, match: str) -> None:
+    SPLIT._check()
+    with pytest.raises(InvariantError, match=match):
+        result._check()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
+from engine import InvariantError
 from engine.cards import Suit, parse_cards
 from engine.rankings import (
     AMERICANA,
@@ -135,3 +137,26 @@ def test_bring_in_needs_up_cards() -> None:
     assert bring_in is not None
     with pytest.raises(ValueError, match="at least one"):
         bring_in.seat(())
+
+
+# ------------------------------------------------------------------ _check catches corruption
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "match"),
+    [
+        ("holdem", {"deck": DeckSize.SHORT}, "holdem: a 32-card pack, a ranking for 52 cards"),
+        ("omaha-hilo", {"low": TELESINA}, "omaha-hilo: a 52-card pack, a low ranking for 32 cards"),
+        ("stud7", {"hand_form": HandForm.EXACT_FIVE}, "stud7: an exact-five hand needs 5 own cards and no board"),
+        ("soko", {"hand_form": HandForm.OMAHA}, "soko: an Omaha hand needs 2\\+ hole and 3\\+ board cards, not 5, 0"),
+        ("holdem", {"streets": get_variant("holdem").streets[:1]}, "holdem: a best-five hand from 2 hole and 0 board"),
+        ("holdem", {"max_seats": 24}, "holdem: 24 seats deal 53 cards from a 52-card pack"),
+        ("stud7", {"bring_in": None}, "stud7: no bring-in rule with forced bets 'ante and bring-in'"),
+        ("holdem", {"bring_in": get_variant("stud7").bring_in}, "holdem: a bring-in rule with forced bets 'small"),
+    ],
+    ids=["deck", "low-deck", "exact-five", "omaha", "best-five", "seats", "no-bring-in", "stray-bring-in"],
+)
+def test_a_corrupted_variant_is_caught(name: str, change: dict[str, Any], match: str) -> None:
+    corrupted = dataclasses.replace(get_variant(name), **change)
+    with pytest.raises(InvariantError, match=match):
+        corrupted._check()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
+import pytest
+
+from engine import InvariantError
 from engine.cards import Card, parse_cards
 from engine.dealer import Dealer, arrange_deck
 from exchange.clock import VirtualClock
@@ -103,3 +107,44 @@ def test_void_stops_the_timetable() -> None:
     assert game.phase is Phase.VOID
     assert port.calls[-1] == ("void", "dealer fault", 40_000)
     assert clock.pending == 0
+
+
+PREFLOP_BETTING_MS = 40_000  # the pre-flop window is open, no board card turned yet
+
+
+def _game_until(until_ms: int | None) -> Game:
+    """The game of these tests run on a virtual clock until ``until_ms`` (to its end if ``None``)."""
+    clock = VirtualClock()
+    game = Game(
+        config=HOLDEM, number=0, dealer=Dealer(DECK), start_ms=0, clock=clock, port=RecordingPort(), bus=EventBus(),
+        equities=hand_one_wins_after_flop,
+    )
+    game.start()
+    clock.run(until_ms=until_ms)
+    game._check()
+    return game
+
+
+def _drop_the_river(game: Game) -> None:
+    deal = game._require_deal()
+    deal.public = dataclasses.replace(deal.public, board=deal.public.board[:4])
+
+
+@pytest.mark.parametrize(
+    ("until_ms", "corrupt", "match"),
+    [
+        (PREFLOP_BETTING_MS, lambda g: setattr(g, "round", None), "round None in phase BETTING"),
+        (None, lambda g: g.settled.update({5: "LOSER"}), r"settled hands \[1, 2, 3, 4, 5\] of 4"),
+        (None, lambda g: setattr(g, "winners", ()), r"finished with winners \(\), settled"),
+        (None, lambda g: g.settled.pop(2), r"finished with winners \(1,\), settled \[1, 3, 4\] of 4 hands"),
+        (None, _drop_the_river, "finished with 4 board cards"),
+        (PREFLOP_BETTING_MS, lambda g: setattr(g, "round", Round.TURN), "0 board cards in round TURN, which shows 4"),
+    ],
+    ids=["round-without-phase", "unknown-hand-settled", "finished-without-winners", "finished-with-a-live-hand",
+         "finished-without-river", "round-ahead-of-board"],
+)
+def test_a_corrupted_field_is_caught(until_ms: int | None, corrupt: Callable[[Game], object], match: str) -> None:
+    game = _game_until(until_ms)
+    corrupt(game)
+    with pytest.raises(InvariantError, match=match):
+        game._check()

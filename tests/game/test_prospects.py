@@ -1,0 +1,45 @@
+"""Prospects._check: each corrupted field is caught, by an exception that survives ``python -O``."""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from engine import InvariantError
+from exchange.game.prospects import Prospects
+
+# 10 boards: hand 1 wins 7 and ties 3, hand 2 ties those 3, hands 3 and 4 are drawing dead.
+COUNTED = Prospects.from_counts(
+    boards=10, wins=(7, 0, 0, 0), ties=(3, 3, 0, 0), shares=(Fraction(17, 2), Fraction(3, 2), 0, 0)
+)
+
+
+def corrupt(prospects: Prospects, hand: int, **change: Any) -> Prospects:
+    """``prospects`` with one field of one hand's counts changed."""
+    hands = list(prospects.hands)
+    hands[hand - 1] = dataclasses.replace(hands[hand - 1], **change)
+    return dataclasses.replace(prospects, hands=tuple(hands))
+
+
+def test_the_fixtures_hold() -> None:
+    COUNTED._check()
+    Prospects.uniform(4)._check()
+
+
+@pytest.mark.parametrize(
+    ("prospects", "match"),
+    [
+        (corrupt(COUNTED, 1, equity=Fraction(9, 10)), "equities sum to 21/20, not 1"),
+        (corrupt(Prospects.uniform(4), 2, win=1), "hand 2: 1 wins and 0 ties counted without boards"),
+        (corrupt(COUNTED, 1, tie=4), "hand 1: 7 wins \\+ 4 ties do not fit 10 boards"),
+        (corrupt(COUNTED, 3, win=-1), "hand 3: -1 wins \\+ 0 ties do not fit 10 boards"),
+        (corrupt(COUNTED, 2, tie=1), "hand 2: equity 3/20 outside \\[0, 1/10\\]"),
+    ],
+    ids=["equities-sum", "counts-without-boards", "counts-exceed-boards", "negative-count", "equity-outside-counts"],
+)
+def test_a_corrupted_field_is_caught(prospects: Prospects, match: str) -> None:
+    with pytest.raises(InvariantError, match=match):
+        prospects._check()
