@@ -40,12 +40,11 @@ class Restored:
 
     def summary(self) -> str:
         """One sentence for the log."""
+        span = f" (seq {self.last_seq - self.replayed + 1}-{self.last_seq})" if self.replayed else ""
         if self.snapshot_seq:
-            how = f"snapshot at seq {self.snapshot_seq} + {self.replayed} journal records"
+            how = f"snapshot at seq {self.snapshot_seq} + {self.replayed} journal records{span}"
         else:
-            how = f"full replay of {self.replayed} journal records (no snapshot)"
-        if self.replayed:
-            how += f" (seq {self.last_seq - self.replayed + 1}-{self.last_seq})"
+            how = f"full replay of {self.replayed} journal records{span} (no snapshot)"
         if self.damaged:
             how += "; damaged, passed over: " + "; ".join(str(d) for d in self.damaged)
         return how
