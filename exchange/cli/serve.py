@@ -13,6 +13,7 @@ import gc
 import logging
 import sqlite3
 import sys
+from collections.abc import Callable
 
 from aiohttp import web
 
@@ -20,6 +21,7 @@ from exchange.game.channels import CHANNELS
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.database import DatabaseUnusable, refusal
+from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 
 LOOPBACK = "127.0.0.1"
@@ -38,7 +40,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--playing-seconds", type=float, default=None, help="playing (suspended) window length")
     parser.add_argument("--seed", type=int, default=None, help="seed for the decks (default: random)")
     parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
+    parser.add_argument("--snapshot-every-records", type=_not_negative(int), default=DEFAULT_EVERY_RECORDS,
+                        metavar="N",
+                        help=f"snapshot the state every N journal records (default {DEFAULT_EVERY_RECORDS}; 0: never)")
+    parser.add_argument("--snapshot-every-minutes", type=_not_negative(float), default=DEFAULT_EVERY_MS / 60_000,
+                        metavar="M",
+                        help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
+                             "0: never)")
     parser.set_defaults(run=run)
+
+
+def _not_negative(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        value = kind(text)
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must not be negative (0 turns it off), not {text}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its "invalid int value" message
+    return parse
 
 
 def config_from(args: argparse.Namespace) -> ServerConfig:
@@ -49,6 +69,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         playing_ms=None if args.playing_seconds is None else int(args.playing_seconds * 1000),
         seed=args.seed,
         house=not args.no_house,
+        snapshots=SnapshotPolicy(args.snapshot_every_records, round(args.snapshot_every_minutes * 60_000)),
     )
 
 

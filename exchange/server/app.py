@@ -73,7 +73,7 @@ def _routes(app: web.Application) -> None:
 async def _database(app: web.Application, *, config: ServerConfig) -> AsyncIterator[None]:
     store = AccountStore.open(config.db_path)
     journal = Journal.open(config.db_path)
-    journal.start()
+    journal.start(config.snapshots)
     app[keys.STORE] = store
     app[keys.JOURNAL] = journal
     yield

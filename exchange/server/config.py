@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from exchange.server.auth import DEFAULT_TTL_MS
+from exchange.server.snapshots import SnapshotPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class ServerConfig:
     demo_password: str = "demo"
     demo_balance: int = 100_000
     run_games: bool = True
+    snapshots: SnapshotPolicy = field(default_factory=SnapshotPolicy)
 
     def __post_init__(self) -> None:
         if not self.channels:

@@ -13,8 +13,12 @@ is never acknowledged before every record appended earlier. A journal on
 ``:memory:`` (tests, tools) has no writer process: it writes each batch on the
 loop.
 
-On start, :meth:`Journal.records` replays what was written; the server folds
-it back into state (:meth:`exchange.server.service.ExchangeService.recover`).
+On start, the server rebuilds its state from the newest valid snapshot and
+the records after it (:mod:`exchange.server.recovery`). Given a
+:class:`~exchange.server.snapshots.SnapshotPolicy`, the journal has a new
+snapshot taken every so many committed records or minutes, by a process of
+its own (:class:`~exchange.server.snapshots.SnapshotTaker`) that reads only
+committed records, so the loop's only cost is starting it.
 
 >>> import asyncio
 >>> async def demo():
@@ -38,9 +42,12 @@ from collections.abc import Awaitable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from exchange.server import jsoncodec
+from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.server import jsoncodec, snapshots
 from exchange.server.database import open_with
 from exchange.server.journal_writer import MAX_ROWS_PER_STATEMENT, SCHEMA, WriterProcess, insert_rows
+from exchange.server.notes import MarketNotes
+from exchange.server.snapshots import Damaged, Loaded, Saved, SnapshotPolicy, SnapshotTaker
 
 __all__ = ["MAX_ROWS_PER_STATEMENT", "SCHEMA", "Journal", "JournalFailed", "Record"]
 
@@ -75,7 +82,7 @@ class Journal:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
-        self._conn.executescript(SCHEMA)
+        self._conn.executescript(SCHEMA + snapshots.SCHEMA)
         (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
         self._next_seq = int(last) + 1
         self._durable_seq = int(last)
@@ -90,6 +97,12 @@ class Journal:
         self._failure: BaseException | None = None
         self.commits = 0
         self.written = 0
+        self._policy: SnapshotPolicy | None = None
+        self._snapshot_seq = snapshots.newest_seq(conn)  # the newest snapshot's (0: none)
+        self._snapshot_mark = self._snapshot_seq  # the durable seq when the last snapshot was begun
+        self._taker: SnapshotTaker | None = None
+        self._snapshot_timer: asyncio.TimerHandle | None = None
+        self.snapshots_taken: list[int] = []  # the seq of each snapshot taken while running
 
     @classmethod
     def open(cls, path: str) -> Journal:
@@ -109,6 +122,25 @@ class Journal:
     def writer_pid(self) -> int | None:
         """The writer process's id while it runs (None for ``:memory:`` or when stopped)."""
         return self._writer.pid if self._writer is not None else None
+
+    @property
+    def snapshot_seq(self) -> int:
+        """The newest snapshot's sequence number (0: none)."""
+        return self._snapshot_seq
+
+    @property
+    def snapshot_taker_pid(self) -> int | None:
+        return self._taker.pid if self._taker is not None else None
+
+    def load_snapshot(self, config: ExchangeConfig | None = None) -> tuple[Loaded | None, list[Damaged]]:
+        """The newest valid snapshot and the damaged newer ones (:func:`~exchange.server.snapshots.newest_valid`)."""
+        return snapshots.newest_valid(self._conn, self.last_seq, config)
+
+    def save_snapshot(self, seq: int, exchange: Exchange, notes: MarketNotes) -> Saved:
+        """Write a snapshot of the state after record ``seq`` on this thread (the taker process, tests, tools)."""
+        saved = snapshots.save(self._conn, seq, exchange, notes)
+        self._snapshot_seq = max(self._snapshot_seq, seq)
+        return saved
 
     def records(self, after: int = 0) -> Iterator[Record]:
         """Every committed record with ``seq > after``, in order."""
@@ -161,19 +193,33 @@ class Journal:
         waiters, self._pending_waiters = self._pending_waiters, []
         _release(waiters)
 
-    def start(self) -> None:
-        """Start the writer process (none for ``:memory:``); its answers are read on the running loop."""
+    def start(self, policy: SnapshotPolicy | None = None) -> None:
+        """Start the writer process (none for ``:memory:``); its answers are read on the running loop.
+
+        With a ``policy`` (and a file), snapshots are taken as it says.
+        """
         self._loop = asyncio.get_running_loop()
         path = self._path()
         if path:
             self._writer = WriterProcess.start(path)
             self._loop.add_reader(self._writer.ack_fd, self._on_acks)
+            self._policy = policy
+            if policy is not None and policy.every_ms:
+                self._snapshot_timer = self._loop.call_later(policy.every_ms / 1000, self._on_snapshot_timer)
         if self._pending:
             self._submit()
 
     async def stop(self) -> None:
         """Write what is pending, then end the writer process (it exits when its input closes)."""
         if self._loop is not None:
+            if self._snapshot_timer is not None:
+                self._snapshot_timer.cancel()
+                self._snapshot_timer = None
+            self._policy = None
+            if self._taker is not None:  # a snapshot half written is rolled back; the journal is what counts
+                self._loop.remove_reader(self._taker.fd)
+                taker, self._taker = self._taker, None
+                await asyncio.to_thread(taker.kill)
             with contextlib.suppress(JournalFailed):
                 await self.sync()
             writer, self._writer = self._writer, None
@@ -249,6 +295,52 @@ class Journal:
         _release(waiters)
         if self._pending:
             self._submit()
+        policy = self._policy
+        if policy is not None and policy.every_records and last_seq - self._snapshot_mark >= policy.every_records:
+            self._take_snapshot()
+
+    # --- snapshots ------------------------------------------------------------------------------
+
+    def _on_snapshot_timer(self) -> None:
+        assert self._loop is not None and self._policy is not None
+        self._snapshot_timer = self._loop.call_later(self._policy.every_ms / 1000, self._on_snapshot_timer)
+        if self._durable_seq > self._snapshot_seq:
+            self._take_snapshot()
+
+    def _take_snapshot(self) -> None:
+        """Start a snapshot taker, unless one is at work (it will be followed by another if still due)."""
+        if self._taker is not None or self._loop is None or self._failure is not None:
+            return
+        self._snapshot_mark = self._durable_seq  # if it fails, the next try is a full interval later
+        try:
+            self._taker = SnapshotTaker.start(self._path())
+        except OSError as exc:  # no snapshot this time; the journal itself is unharmed
+            log.error("could not start the snapshot taker: %s", exc)
+            return
+        self._loop.add_reader(self._taker.fd, self._on_snapshot_done)
+
+    def _on_snapshot_done(self) -> None:
+        """On the loop, when the taker's output is readable: once it has closed it, log its report and reap it."""
+        assert self._taker is not None and self._loop is not None
+        report = self._taker.read()
+        if report is None:
+            return
+        self._loop.remove_reader(self._taker.fd)
+        taker, self._taker = self._taker, None
+        code = taker.finish()
+        *damaged, verdict = report.splitlines() or [""]
+        for line in damaged:
+            log.warning("snapshot taker: %s", line)
+        word, _, rest = verdict.partition(" ")
+        if word == "saved" and code == 0:
+            seq, size, build_ms = rest.split()
+            self._snapshot_seq = max(self._snapshot_seq, int(seq))
+            self.snapshots_taken.append(int(seq))
+            log.info("snapshot taken at seq %s: %s bytes in %s ms (pid %d)", seq, size, build_ms, taker.pid)
+        elif word == "none" and code == 0:
+            self._snapshot_seq = max(self._snapshot_seq, int(rest))
+        else:
+            log.error("the snapshot taker failed (exit %s): %s", code, verdict or "no report")
 
     def _fail(self, exc: Exception, writing: list[asyncio.Future[None]]) -> None:
         if self._failure is None:

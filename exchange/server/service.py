@@ -8,10 +8,12 @@ first on every bus and appends each state-changing core event to the
 journal, so the journal is the complete, ordered record. Handlers call
 :meth:`execute` and then ``await`` :meth:`durable` before answering.
 
-On start, :meth:`recover` folds the journal back into a fresh core
-(``Exchange.apply``), voids every market the crash interrupted (Betfair voided
-games on a technical fault: matched bets refunded, unmatched cancelled) and
-lets each channel carry on with its next game number.
+On start, :meth:`recover` rebuilds the core and the market notes from the
+newest valid snapshot and the journal records after it
+(:func:`exchange.server.recovery.restore`; a full replay without one), voids
+every market the crash interrupted (Betfair voided games on a technical
+fault: matched bets refunded, unmatched cancelled), logs one line saying
+what it did, and lets each channel carry on with its next game number.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.clock import Clock
 from exchange.core.accounts import AccountFunds
 from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
-from exchange.core.events import Event, MarketCreated, Matched, OrderPlaced, event_from_dict
+from exchange.core.events import Event, MarketCreated
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
 from exchange.core.orders import ClearedOrder, OrderStatus, OrderView
@@ -46,6 +48,8 @@ from exchange.game.events import Stamped
 from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
 from exchange.server.journal import Journal
+from exchange.server.notes import MarketNotes
+from exchange.server.recovery import Restored, restore
 from exchange.server.store import Account
 
 log = logging.getLogger(__name__)
@@ -118,8 +122,7 @@ class ExchangeService:
         self.exchange = Exchange(ExchangeConfig())
         self.channels: dict[str, Channel] = {}
         self.infos: dict[str, MarketInfo] = {}
-        self.versions: dict[str, int] = {}
-        self.last_match: dict[str, int] = {}
+        self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
         self._house = house
         self._touch: Touch | None = None
@@ -127,22 +130,27 @@ class ExchangeService:
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    def recover(self) -> int:
-        """Fold the journal into the core, then void every market a crash left open. Returns records read."""
-        count = 0
-        for record in self.journal.records():
-            if record.kind != "event":
-                continue
-            event = event_from_dict(dict(record.body))
-            self.exchange.apply(event)
-            self._note(event)
-            count += 1
+    def recover(self) -> Restored:
+        """Restore the core and notes (snapshot + journal tail), void every market a crash left open, log it."""
+        restored = restore(self.journal, self.exchange.config)
+        self.exchange = restored.exchange
+        self._use_notes(restored.notes)
+        for market_id, created_ms in restored.notes.created.items():
+            self.infos.setdefault(market_id, self._info_for(market_id, created_ms, None))
         now = self.clock.now()
         for market_id, market in list(self.exchange.markets.items()):
             if market.is_open:
                 self._record(self.exchange.execute(VoidMarket(now, market_id, VOID_REASON)))
                 self.recovered_voids.append(market_id)
-        return count
+        voided = ", ".join(self.recovered_voids) or "none"
+        log.log(logging.WARNING if restored.damaged else logging.INFO,
+                "recovery: %s in %.0f ms; markets voided: %s", restored.summary(), restored.elapsed_ms, voided)
+        return restored
+
+    def _use_notes(self, notes: MarketNotes) -> None:
+        self.notes = notes
+        self.versions = notes.versions  # the same dicts: the read side looks here
+        self.last_match = notes.last_match
 
     def start(self, touch: Touch | None = None, *, run_games: bool = True) -> None:
         """Build the channels (next game numbers after the journal's), seat the house, start the games."""
@@ -216,15 +224,9 @@ class ExchangeService:
 
     def _note(self, event: Event) -> None:
         """Keep the catalogue and the market versions in step with the events."""
-        market_id = getattr(event, "market_id", None)
-        if market_id is None:
-            return
-        if isinstance(event, MarketCreated) and market_id not in self.infos:
+        market_id = self.notes.note(event)
+        if isinstance(event, MarketCreated) and market_id is not None and market_id not in self.infos:
             self.infos[market_id] = self._info_for(market_id, event.ts, None)
-        if isinstance(event, Matched):
-            self.last_match[market_id] = event.ts
-        if not isinstance(event, Matched | OrderPlaced) or market_id not in self.versions:
-            self.versions[market_id] = self.versions.get(market_id, 0) + 1
 
     def _on_new_game(self, game: Game) -> None:
         self.infos[game.market_id] = self._info_for(game.market_id, game.start_ms, game)

@@ -1,0 +1,64 @@
+"""What the server keeps per market beside the core, folded from the same events: creation time, version, last match.
+
+:class:`~exchange.server.service.ExchangeService` notes every event it
+journals here; recovery folds the journal's events here too, so these facts
+come back after a restart exactly as a full replay would give them, and a
+snapshot stores them beside the exchange (:meth:`MarketNotes.to_json`).
+They are *facts from events*, not the catalogue itself: the catalogue's names
+and times also depend on the channels' settings, which the service applies
+when it reads them.
+
+>>> from exchange.core.events import MarketCreated
+>>> notes = MarketNotes()
+>>> notes.note(MarketCreated(ts=5, market_id="holdem.0", selection_ids=(1, 2), min_stake=200, commission_bps=250))
+'holdem.0'
+>>> notes.created, notes.versions
+({'holdem.0': 5}, {'holdem.0': 1})
+>>> MarketNotes.from_json(notes.to_json()) == notes
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from exchange.core.events import Event, MarketCreated, Matched, OrderPlaced
+from exchange.server import jsoncodec
+
+
+@dataclass(slots=True)
+class MarketNotes:
+    """Per market id: when it was created (ms), its version (bumped by each change but fills), its last match (ms)."""
+
+    created: dict[str, int] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
+    last_match: dict[str, int] = field(default_factory=dict)
+
+    def note(self, event: Event) -> str | None:
+        """Fold one event in; returns its market id (None if it has none)."""
+        market_id = getattr(event, "market_id", None)
+        if market_id is None:
+            return None
+        if isinstance(event, MarketCreated):
+            self.created.setdefault(market_id, event.ts)
+        if isinstance(event, Matched):
+            self.last_match[market_id] = event.ts
+        if not isinstance(event, Matched | OrderPlaced) or market_id not in self.versions:
+            self.versions[market_id] = self.versions.get(market_id, 0) + 1
+        return market_id
+
+    def to_json(self) -> bytes:
+        return jsoncodec.dumps({"created": self.created, "versions": self.versions, "lastMatch": self.last_match})
+
+    @classmethod
+    def from_json(cls, data: bytes) -> MarketNotes:
+        """The notes :meth:`to_json` wrote; ``ValueError`` if ``data`` is not that shape."""
+        try:
+            raw = jsoncodec.loads(data)
+            parts = [raw["created"], raw["versions"], raw["lastMatch"]]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise ValueError(f"market notes are not readable: {exc}") from None
+        for part in parts:
+            if not isinstance(part, dict) or not all(isinstance(k, str) and type(v) is int for k, v in part.items()):
+                raise ValueError("market notes must map market ids to integers")
+        return cls(*parts)

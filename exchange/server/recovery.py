@@ -1,0 +1,106 @@
+"""State from the database: the newest valid snapshot plus the journal records after it; and taking a new snapshot.
+
+:func:`restore` is the one fold both users share: the server at start-up
+(:meth:`exchange.server.service.ExchangeService.recover`) and the process
+that takes snapshots (``python -m exchange.server.recovery DB``, started by
+the journal), so a snapshot is exactly what a restart would have rebuilt.
+Without a usable snapshot it folds the whole journal from record 1; with
+one, only the tail after it. Every snapshot it had to pass over is in
+:attr:`Restored.damaged`, with the reason.
+
+>>> journal = Journal.open(":memory:")
+>>> restore(journal).summary()
+'full replay of 0 journal records (no snapshot)'
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+
+from exchange.core.events import event_from_dict
+from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.server.journal import Journal
+from exchange.server.notes import MarketNotes
+from exchange.server.snapshots import Damaged, Saved
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    """The rebuilt state, and how: the snapshot used (seq 0: none), the records folded after it, what was damaged."""
+
+    exchange: Exchange
+    notes: MarketNotes
+    snapshot_seq: int
+    replayed: int
+    last_seq: int
+    damaged: tuple[Damaged, ...]
+    elapsed_ms: float
+
+    def summary(self) -> str:
+        """One sentence for the log."""
+        span = f" (seq {self.last_seq - self.replayed + 1}-{self.last_seq})" if self.replayed else ""
+        if self.snapshot_seq:
+            how = f"snapshot at seq {self.snapshot_seq} + {self.replayed} journal records{span}"
+        else:
+            how = f"full replay of {self.replayed} journal records{span} (no snapshot)"
+        if self.damaged:
+            how += "; damaged, passed over: " + "; ".join(str(d) for d in self.damaged)
+        return how
+
+
+def restore(journal: Journal, config: ExchangeConfig | None = None) -> Restored:
+    """The exchange and market notes after every committed record: newest valid snapshot, then the tail.
+
+    ``config``: the exchange config the caller runs with (a snapshot taken with another is passed over); None
+    takes any snapshot's, and the default for a full replay.
+    """
+    started = time.perf_counter()
+    loaded, damaged = journal.load_snapshot(config)
+    if loaded is None:
+        exchange, notes, seq = Exchange(config), MarketNotes(), 0
+    else:
+        exchange, notes, seq = loaded.exchange, loaded.notes, loaded.seq
+    snapshot_seq, replayed = seq, 0
+    for record in journal.records(after=seq):
+        seq, replayed = record.seq, replayed + 1
+        if record.kind == "event":
+            event = event_from_dict(dict(record.body))
+            exchange.apply(event)
+            notes.note(event)
+    elapsed = (time.perf_counter() - started) * 1000
+    return Restored(exchange, notes, snapshot_seq, replayed, seq, tuple(damaged), elapsed)
+
+
+def take_snapshot(journal: Journal) -> tuple[Saved | None, Restored]:
+    """Restore, then save the result as a snapshot (None if no record came after the newest valid one)."""
+    restored = restore(journal)
+    if restored.replayed == 0:
+        return None, restored
+    return journal.save_snapshot(restored.last_seq, restored.exchange, restored.notes), restored
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The snapshot taker: one snapshot of the database at ``argv[0]``; reports on stdout (see SnapshotTaker)."""
+    (path,) = sys.argv[1:] if argv is None else argv
+    try:
+        journal = Journal.open(path)
+        try:
+            saved, restored = take_snapshot(journal)
+        finally:
+            journal.close()
+    except Exception as exc:
+        print(f"error {type(exc).__name__}: {exc}".replace("\n", " "), flush=True)
+        return 1
+    for damaged in restored.damaged:
+        print(f"damaged {damaged.seq} {damaged.problem}".replace("\n", " "))
+    if saved is None:
+        print(f"none {restored.snapshot_seq}", flush=True)
+    else:
+        print(f"saved {saved.seq} {saved.size} {saved.build_ms + restored.elapsed_ms:.0f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""The ``snapshots`` table: the exchange's whole state at a journal sequence number, checksummed, a few kept.
+
+A snapshot row holds the state after every journal record up to ``seq``:
+the exchange (:func:`exchange.core.snapshot.dump`) and the server's market
+notes (:class:`~exchange.server.notes.MarketNotes`), a SHA-256 of those bytes
+(the exchange's, then the notes') and the exchange's ``state_digest()``. A row
+is *valid* when the checksum matches, both parts load, and the loaded
+exchange's digest equals the stored one; :func:`newest_valid` returns the
+newest such row and says what was wrong with every newer one.
+
+Snapshots are taken from committed records only, by a process of their own
+(:class:`SnapshotTaker`, which runs :mod:`exchange.server.recovery`): it
+restores the newest valid snapshot, folds the journal records after it, and
+writes the result as a new row. The server's event loop only starts that
+process, so a dump of a large state (about a second for 50,000 orders in
+1,000 markets) never stalls a request. The journal records themselves are
+never deleted (they are the audit trail); only snapshots beyond the newest
+:data:`KEEP` are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from exchange.core import snapshot as core_snapshot
+from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.server.notes import MarketNotes
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS snapshots (
+    seq INTEGER PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    exchange BLOB NOT NULL,
+    notes BLOB NOT NULL,
+    sha256 TEXT NOT NULL,
+    state_digest TEXT NOT NULL
+);
+"""
+
+KEEP = 3  # snapshots kept: the newest, and two to fall back on if it is damaged
+DEFAULT_EVERY_RECORDS = 50_000
+DEFAULT_EVERY_MS = 10 * 60_000
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotPolicy:
+    """When the journal takes a snapshot: after ``every_records`` committed records or ``every_ms`` (0: never).
+
+    >>> SnapshotPolicy(every_records=0, every_ms=60_000).every_records
+    0
+    """
+
+    every_records: int = DEFAULT_EVERY_RECORDS
+    every_ms: int = DEFAULT_EVERY_MS
+
+    def __post_init__(self) -> None:
+        if self.every_records < 0 or self.every_ms < 0:
+            raise ValueError(f"snapshot intervals must not be negative (0 turns one off), not "
+                             f"{self.every_records} records / {self.every_ms} ms")
+
+
+@dataclass(frozen=True, slots=True)
+class Damaged:
+    """A snapshot that could not be used, and why."""
+
+    seq: int
+    problem: str
+
+    def __str__(self) -> str:
+        return f"snapshot at seq {self.seq}: {self.problem}"
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """What :func:`save` wrote: the sequence number covered, the size in bytes and the time taken to build it."""
+
+    seq: int
+    size: int
+    digest: str
+    build_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    seq: int
+    exchange: Exchange
+    notes: MarketNotes
+
+
+def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes) -> Saved:
+    """Write the state after record ``seq`` as a snapshot, then keep only the newest :data:`KEEP`; one transaction."""
+    started = time.perf_counter()
+    state = core_snapshot.dump(exchange)
+    notes_bytes = notes.to_json()
+    digest = exchange.state_digest()
+    checksum = _checksum(state, notes_bytes)
+    build_ms = (time.perf_counter() - started) * 1000
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "INSERT OR REPLACE INTO snapshots (seq, created_ms, exchange, notes, sha256, state_digest) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (seq, time.time_ns() // 1_000_000, state, notes_bytes, checksum, digest),
+        )
+        conn.execute("DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)",
+                     (KEEP,))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return Saved(seq, len(state) + len(notes_bytes), digest, build_ms)
+
+
+def newest_seq(conn: sqlite3.Connection) -> int:
+    """The sequence number of the newest snapshot (valid or not); 0 if there is none."""
+    (seq,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM snapshots").fetchone()
+    return int(seq)
+
+
+def newest_valid(
+    conn: sqlite3.Connection, last_seq: int, config: ExchangeConfig | None = None
+) -> tuple[Loaded | None, list[Damaged]]:
+    """The newest valid snapshot at or before journal record ``last_seq`` (made with exchange ``config`` if given).
+
+    Returns it (None: there is none, replay everything) and every newer snapshot that was not usable, with why.
+    """
+    damaged: list[Damaged] = []
+    seqs = [int(seq) for (seq,) in conn.execute("SELECT seq FROM snapshots ORDER BY seq DESC")]
+    for seq in seqs:  # one at a time: each row may be tens of megabytes
+        if seq > last_seq:
+            damaged.append(Damaged(seq, f"it is beyond the journal's last record ({last_seq})"))
+            continue
+        row = conn.execute("SELECT exchange, notes, sha256, state_digest FROM snapshots WHERE seq = ?",
+                           (seq,)).fetchone()
+        try:
+            exchange, notes = _verified(*row)
+        except core_snapshot.SnapshotError as exc:
+            damaged.append(Damaged(seq, str(exc)))
+            continue
+        if config is not None and exchange.config != config:
+            damaged.append(Damaged(seq, f"it was taken with another exchange config ({exchange.config})"))
+            continue
+        return Loaded(seq, exchange, notes), damaged
+    return None, damaged
+
+
+def _verified(state: bytes, notes_bytes: bytes, checksum: str, digest: str) -> tuple[Exchange, MarketNotes]:
+    """The snapshot's exchange and notes; :class:`~exchange.core.snapshot.SnapshotError` saying why not."""
+    actual = _checksum(state, notes_bytes)
+    if actual != checksum:
+        raise core_snapshot.SnapshotError(f"checksum mismatch: stored sha256 {checksum[:12]}..., "
+                                          f"bytes hash to {actual[:12]}...")
+    exchange = core_snapshot.load(state)
+    try:
+        restored = exchange.state_digest()
+    except Exception as exc:  # loaded into a shape this core does not walk: written by other code
+        raise core_snapshot.SnapshotError(f"the loaded state cannot be digested: {type(exc).__name__}: {exc}") from None
+    if restored != digest:
+        raise core_snapshot.SnapshotError(f"the loaded state's digest {restored[:12]}... is not the stored "
+                                          f"{digest[:12]}...")
+    try:
+        notes = MarketNotes.from_json(notes_bytes)
+    except ValueError as exc:
+        raise core_snapshot.SnapshotError(str(exc)) from None
+    return exchange, notes
+
+
+def _checksum(state: bytes, notes_bytes: bytes) -> str:
+    digest = hashlib.sha256(state)
+    digest.update(notes_bytes)
+    return digest.hexdigest()
+
+
+# --- the process that takes them -----------------------------------------------------------------
+
+
+class SnapshotTaker:
+    """A running ``python -m exchange.server.recovery DB`` that writes one snapshot and reports on one line.
+
+    Its line is ``saved <seq> <bytes> <build ms>``, ``none <seq>`` (nothing newer to save) or
+    ``error <message>``; then it exits. The server watches :attr:`fd` and calls :meth:`finish` when it is
+    readable.
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None
+        self._proc = proc
+        self.fd = proc.stdout.fileno()
+        self._output = b""
+
+    @classmethod
+    def start(cls, path: str) -> SnapshotTaker:
+        root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+        proc = subprocess.Popen([sys.executable, "-m", "exchange.server.recovery", path],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, bufsize=0)
+        taker = cls(proc)
+        os.set_blocking(taker.fd, False)
+        return taker
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    def read(self) -> str | None:
+        """What it said, once it has closed its output (it is then exiting); None while it is still working."""
+        try:
+            while chunk := os.read(self.fd, 65536):
+                self._output += chunk
+        except BlockingIOError:
+            return None
+        return self._output.decode(errors="replace").strip()
+
+    def finish(self, timeout: float = 30) -> int:
+        """Reap it (killed if it has not exited within ``timeout``); its exit code."""
+        try:
+            code = self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            code = self._proc.wait()
+        assert self._proc.stdout is not None
+        self._proc.stdout.close()
+        return code
+
+    def kill(self) -> int:
+        """Stop it now (a snapshot half written is rolled back by SQLite) and reap it."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        return self.finish()

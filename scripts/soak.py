@@ -1,0 +1,278 @@
+"""Soak test of the live server: memory and file descriptors over many games, then restart times.
+
+Runs ``python -m exchange.cli serve`` on 127.0.0.1 with the house market
+maker, short windows and a fresh database, for ``--games`` games (or until
+``--time-limit`` seconds, whichever comes first). Every ``--sample-seconds``
+it reads the server's resident memory (``VmRSS`` in ``/proc/PID/status``) and
+its open file descriptors (``/proc/PID/fd``), and, unless ``--no-trade``, a
+small client backs one hand at the best price on offer, so orders match and
+markets settle with positions in them. Then it SIGKILLs the server and times
+three starts until the server answers HTTP:
+
+* the restart on the killed server's database (the newest snapshot plus the
+  journal after it);
+* the same, on a copy of the database with its snapshots removed (a full
+  replay of the journal: what a restart cost before snapshots);
+* a fresh start on an empty database.
+
+and prints a table of the figures, with each start's recovery log line.
+
+    python scripts/soak.py --games 200 --window-seconds 0.15 --playing-seconds 0.03
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+HOST = "127.0.0.1"
+APP_KEY = "soak"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Sample:
+    at_s: float
+    games: int
+    rss_kib: int
+    fds: int
+
+
+@dataclass
+class Server:
+    """One ``serve`` process on a free loopback port, its stderr in a file."""
+
+    db: Path
+    args: list[str]
+    log: Path
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def start(self, timeout_s: float = 120) -> float:
+        """Start it; the seconds until it answers HTTP."""
+        started = time.perf_counter()
+        with self.log.open("wb") as err:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "exchange.cli", "serve", "--db", str(self.db), "--host", HOST,
+                 "--port", str(self.port), *self.args],
+                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err,
+            )
+        while time.perf_counter() - started < timeout_s:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/games/v1/channels", timeout=1):
+                    return time.perf_counter() - started
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.02)
+        raise RuntimeError(f"the server did not answer within {timeout_s} s")
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(f"{self.url}{path}", timeout=5) as answer:
+            return json.loads(answer.read())
+
+    def sample(self, at_s: float, games: int) -> Sample:
+        assert self.proc is not None
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+        return Sample(at_s, games, rss, len(os.listdir(f"/proc/{self.proc.pid}/fd")))
+
+    def recovery_line(self) -> str:
+        lines = [line for line in self.log.read_text().splitlines() if "recovery:" in line]
+        return lines[0].split("recovery: ", 1)[1] if lines else "(no recovery line)"
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Trader:
+    """Logs in as the demo account and backs hand 1 at the best price offered (2.00 a bet), over JSON-RPC."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.token = ""
+        self.placed = self.matched = 0
+
+    def _post(self, path: str, body: bytes, content_type: str) -> Any:
+        headers = {"X-Application": APP_KEY, "Content-Type": content_type}
+        if self.token:
+            headers["X-Authentication"] = self.token
+        request = urllib.request.Request(f"{self.server.url}{path}", body, headers)
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            return json.loads(answer.read())
+
+    def _rpc(self, method: str, params: dict[str, Any]) -> Any:
+        body = json.dumps({"jsonrpc": "2.0", "method": f"SportsAPING/v1.0/{method}", "params": params, "id": 1})
+        return self._post("/exchange/betting/json-rpc/v1", body.encode(), "application/json").get("result")
+
+    def trade(self, market_id: str) -> None:
+        if not self.token:
+            form = urllib.parse.urlencode({"username": "demo", "password": "demo"}).encode()
+            self.token = self._post("/api/login", form, "application/x-www-form-urlencoded")["token"]
+        books = self._rpc("listMarketBook", {"marketIds": [market_id],
+                                             "priceProjection": {"priceData": ["EX_BEST_OFFERS"]}})
+        offers = (books or [{}])[0].get("runners", [{}])[0].get("ex", {}).get("availableToBack", [])
+        if not offers:
+            return
+        report = self._rpc("placeOrders", {"marketId": market_id, "instructions": [{
+            "selectionId": 1, "side": "BACK", "orderType": "LIMIT",
+            "limitOrder": {"size": 2.0, "price": offers[0]["price"], "persistenceType": "LAPSE"}}]})
+        if report and report.get("status") == "SUCCESS":
+            self.placed += 1
+            self.matched += report["instructionReports"][0].get("sizeMatched", 0) > 0
+
+
+def run_games(server: Server, games: int, time_limit_s: float, sample_s: float, trade: bool) -> list[Sample]:
+    trader = Trader(server) if trade else None
+    samples: list[Sample] = []
+    started = time.perf_counter()
+    next_sample = 0.0
+    game = 0
+    while game < games and time.perf_counter() - started < time_limit_s:
+        snapshot = server.get("/games/v1/channels/holdem/snapshot").get("game") or {}
+        game = int(snapshot.get("gameNumber", 0))
+        now = time.perf_counter() - started
+        if trader is not None and snapshot.get("bettingOpen"):
+            try:
+                trader.trade(snapshot["id"])
+            except (urllib.error.URLError, OSError, KeyError, IndexError, TypeError) as exc:
+                print(f"  trade failed: {exc}", file=sys.stderr)
+        if now >= next_sample:
+            samples.append(server.sample(now, game))
+            print(f"  {now:7.1f} s  game {game:5d}  rss {samples[-1].rss_kib / 1024:7.1f} MiB  "
+                  f"fds {samples[-1].fds}", flush=True)
+            next_sample = now + sample_s
+        time.sleep(0.05)
+    samples.append(server.sample(time.perf_counter() - started, game))
+    if trader is not None:
+        print(f"  trader: {trader.placed} bets placed, {trader.matched} matched")
+    return samples
+
+
+def db_figures(db: Path) -> dict[str, Any]:
+    conn = sqlite3.connect(db)
+    try:
+        (records,) = conn.execute("SELECT COUNT(*) FROM journal").fetchone()
+        snaps = conn.execute("SELECT seq, LENGTH(exchange) + LENGTH(notes) FROM snapshots ORDER BY seq").fetchall()
+    finally:
+        conn.close()
+    return {"records": records, "snapshots": snaps}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=200, help="games to run before the kill (default 200)")
+    parser.add_argument("--time-limit", type=float, default=600, help="seconds at most before the kill (600)")
+    parser.add_argument("--sample-seconds", type=float, default=10, help="seconds between samples (10)")
+    parser.add_argument("--window-seconds", type=float, default=0.15)
+    parser.add_argument("--playing-seconds", type=float, default=0.03)
+    parser.add_argument("--snapshot-every-records", type=int, default=5_000)
+    parser.add_argument("--snapshot-every-minutes", type=float, default=1)
+    parser.add_argument("--no-trade", action="store_true", help="only the house's orders, no client bets")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
+    args = parser.parse_args(argv)
+
+    serve_args = ["--window-seconds", str(args.window_seconds), "--playing-seconds", str(args.playing_seconds),
+                  "--seed", "1", "--snapshot-every-records", str(args.snapshot_every_records),
+                  "--snapshot-every-minutes", str(args.snapshot_every_minutes)]
+    work = Path(tempfile.mkdtemp(prefix="soak-"))
+    db = work / "soak.db"
+    servers: list[Server] = []
+    try:
+        print(f"soak: up to {args.games} games or {args.time_limit:g} s, windows {args.window_seconds} s / "
+              f"{args.playing_seconds} s, in {work}")
+        live = Server(db, serve_args, work / "live.log")
+        servers.append(live)
+        first_start = live.start()
+        started = time.perf_counter()
+        samples = run_games(live, args.games, args.time_limit, args.sample_seconds, not args.no_trade)
+        ran_s = time.perf_counter() - started
+        live.kill()
+        figures = db_figures(db)
+
+        bare = work / "no-snapshots.db"
+        shutil.copy(db, bare)
+        conn = sqlite3.connect(bare)
+        conn.execute("DELETE FROM snapshots")
+        conn.commit()
+        conn.close()
+
+        starts = []
+        for name, path in (("restart (snapshot + tail)", db), ("restart (full replay, snapshots removed)", bare),
+                           ("fresh start, empty database", work / "fresh.db")):
+            server = Server(path, serve_args, work / f"{len(servers)}.log")
+            servers.append(server)
+            seconds = server.start()
+            starts.append((name, seconds, server.recovery_line()))
+            server.stop()
+    finally:
+        for server in servers:
+            server.stop()
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+    first, last = samples[0], samples[-1]
+    warm = samples[1] if len(samples) > 2 else first  # the first game loads the equity tables: grow from after it
+    rss_max = max(s.rss_kib for s in samples)
+    fds_max = max(s.fds for s in samples)
+    games = last.games
+    snaps = figures["snapshots"]
+    rows = [
+        ("games played", f"{games} in {ran_s:.0f} s"),
+        ("journal records", f"{figures['records']:,}"),
+        ("snapshots kept (seq: bytes)", ", ".join(f"{seq}: {size:,}" for seq, size in snaps) or "none"),
+        ("RSS first / last / max", f"{first.rss_kib / 1024:.1f} / {last.rss_kib / 1024:.1f} / "
+                                   f"{rss_max / 1024:.1f} MiB"),
+        (f"RSS growth per game after game {warm.games}",
+         f"{(last.rss_kib - warm.rss_kib) / max(1, last.games - warm.games):.1f} KiB"),
+        ("open fds first / last / max", f"{first.fds} / {last.fds} / {fds_max}"),
+        ("first start (empty database)", f"{first_start:.2f} s"),
+    ]
+    rows += [(name, f"{seconds:.2f} s") for name, seconds, _ in starts]
+    width = max(len(name) for name, _ in rows)
+    print()
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    print()
+    for name, _, line in starts:
+        print(f"{name}: {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

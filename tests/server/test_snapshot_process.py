@@ -1,0 +1,141 @@
+"""A real server takes snapshots as it runs; SIGKILLed and restarted, it starts from one and says so, and the state
+it rebuilds is the state a full replay of the journal gives."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from exchange.server.journal import Journal
+from exchange.server.recovery import restore
+from tests.server.helpers import free_port
+
+
+class Server:
+    """``exchange-poker serve`` with the house, 0.3 s windows and a snapshot every 200 records; its log in a file."""
+
+    def __init__(self, db: Path, port: int) -> None:
+        self.db, self.port, self.url = db, port, f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.logs: list[Path] = []
+
+    def start(self) -> None:
+        log = self.db.with_name(f"server-{len(self.logs)}.log")
+        self.logs.append(log)
+        with log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "exchange.cli", "serve", "--db", str(self.db), "--port", str(self.port),
+                 "--window-seconds", "0.3", "--playing-seconds", "0.05", "--seed", "7",
+                 "--snapshot-every-records", "200", "--snapshot-every-minutes", "0"],
+                stdout=subprocess.DEVNULL, stderr=out,
+            )
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            try:
+                requests.get(f"{self.url}/games/v1/channels", timeout=1)
+                return
+            except requests.RequestException:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not start")
+
+    def log(self) -> str:
+        return self.logs[-1].read_text()
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    srv = Server(tmp_path / "exchange.db", free_port())
+    yield srv
+    srv.stop()
+
+
+def _snapshot_seqs(db: Path) -> list[int]:
+    conn = sqlite3.connect(db)
+    try:
+        return [seq for (seq,) in conn.execute("SELECT seq FROM snapshots ORDER BY seq")]
+    except sqlite3.OperationalError:  # not created yet
+        return []
+    finally:
+        conn.close()
+
+
+def _wait_for_snapshots(db: Path, count: int, *, after: int = 0, within_s: float = 60) -> list[int]:
+    """The snapshots' seqs once ``count`` of them are newer than ``after``."""
+    deadline = time.time() + within_s
+    while time.time() < deadline:
+        seqs = _snapshot_seqs(db)
+        if len([seq for seq in seqs if seq > after]) >= count:
+            return seqs
+        time.sleep(0.2)
+    raise AssertionError(f"fewer than {count} snapshots after seq {after} within {within_s} s: {_snapshot_seqs(db)}")
+
+
+def _digests(db: Path, tmp_path: Path) -> tuple[str, str]:
+    """The state restored from the newest snapshot, and from a copy of the database without snapshots."""
+    journal = Journal.open(str(db))
+    try:
+        restored = restore(journal)
+        assert restored.snapshot_seq > 0 and not restored.damaged
+        with_snapshot = restored.exchange.state_digest()
+    finally:
+        journal.close()
+    bare = tmp_path / "bare.db"
+    shutil.copy(db, bare)
+    conn = sqlite3.connect(bare)
+    conn.execute("DELETE FROM snapshots")
+    conn.commit()
+    conn.close()
+    journal = Journal.open(str(bare))
+    try:
+        full = restore(journal)
+        assert full.snapshot_seq == 0
+        return with_snapshot, full.exchange.state_digest()
+    finally:
+        journal.close()
+
+
+def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replays_state(
+    server: Server, tmp_path: Path,
+) -> None:
+    server.start()
+    assert "recovery: full replay of 0 journal records (no snapshot)" in server.log()
+    seqs = _wait_for_snapshots(server.db, 2)
+    assert "snapshot taken at seq" in server.log()
+    server.kill()
+
+    server.start()
+    (line,) = [line for line in server.log().splitlines() if "recovery:" in line]
+    found = re.search(r"recovery: snapshot at seq (\d+) \+ (\d+) journal records", line)
+    assert found is not None, line
+    assert int(found[1]) >= seqs[-1]  # the newest (a snapshot taker may have outlived the kill and written one more)
+    assert "markets voided: holdem." in line  # the kill came in the middle of a game
+    _wait_for_snapshots(server.db, 1, after=int(found[1]))  # the restarted server takes snapshots too
+    server.stop()
+    assert server.proc is not None and server.proc.returncode == 0
+
+    with_snapshot, full = _digests(server.db, tmp_path)
+    assert with_snapshot == full
