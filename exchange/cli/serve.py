@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
 import sqlite3
@@ -85,7 +86,21 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
-    url = f"http://{args.host}:{args.port}"
+    app = create_app(config)
+    app.on_startup.append(functools.partial(announce, config=config, url=f"http://{args.host}:{args.port}",
+                                            first_start=first_start))
+    tune_gc(app)
+    try:
+        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
+            web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
+    except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
+        print(refusal(config.db_path, exc), file=sys.stderr)
+        return 2
+    return 0
+
+
+async def announce(_app: web.Application, *, config: ServerConfig, url: str, first_start: bool) -> None:
+    """The startup lines, once the app holds the database (a refused server prints only its reason)."""
     print(f"Exchange Poker server on {url}  (database {config.db_path})")
     if first_start:
         print(f"demo account created: username {config.demo_account!r}, password {config.demo_password!r}, "
@@ -94,15 +109,6 @@ def run(args: argparse.Namespace) -> int:
           f"-d username={config.demo_account} -d password={config.demo_password}")
     print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
-    app = create_app(config)
-    tune_gc(app)
-    try:
-        with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-            web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
-    except (DatabaseUnusable, sqlite3.Error) as exc:  # went bad between the check above and the start
-        print(refusal(config.db_path, exc), file=sys.stderr)
-        return 2
-    return 0
 
 
 def tune_gc(app: web.Application) -> None:

@@ -1,7 +1,8 @@
 """The aiohttp application: ``create_app(config)``, its routes in one place, and its lifecycle.
 
 Background work runs in ``cleanup_ctx`` contexts, in order: the database
-(accounts store and journal writer), the exchange (recovery from the journal,
+(its lock, so that one server alone runs on it, then the accounts store and
+journal writer), the exchange (recovery from the journal,
 then the channels on the clock with the house seated), and the stream hub's
 heartbeats. Handlers are thin: they read the request, call one function and
 write JSON.
@@ -24,6 +25,7 @@ from exchange.game.table import EquityFn
 from exchange.server import account, betting, games_api, identity, jsoncodec, keys, listings, openapi
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
+from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
@@ -71,16 +73,19 @@ def _routes(app: web.Application) -> None:
 
 
 async def _database(app: web.Application, *, config: ServerConfig) -> AsyncIterator[None]:
-    store = AccountStore.open(config.db_path)
-    journal = Journal.open(config.db_path)
-    journal.start(config.snapshots)
-    app[keys.STORE] = store
-    app[keys.JOURNAL] = journal
-    yield
-    await journal.stop()
-    log.info("journal: %d records in %d commits", journal.written, journal.commits)
-    journal.close()
-    store.close()
+    with contextlib.ExitStack() as opened:  # closed in reverse order, however the start or the stop ends
+        lock = DatabaseLock.acquire(config.db_path)  # before the journal is read: one server per database
+        opened.callback(lock.release)
+        store = AccountStore.open(config.db_path)
+        opened.callback(store.close)
+        journal = Journal.open(config.db_path)
+        opened.callback(journal.close)
+        journal.start(config.snapshots)
+        app[keys.STORE] = store
+        app[keys.JOURNAL] = journal
+        yield
+        await journal.stop()
+        log.info("journal: %d records in %d commits", journal.written, journal.commits)
 
 
 async def _exchange(

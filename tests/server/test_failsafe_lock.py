@@ -1,0 +1,74 @@
+"""One server per database: a second ``serve`` on the same ``--db`` is refused and leaves the first one's game alone.
+
+The issue: ``serve --db X --port A``, then ``serve --db X --port B``; B started,
+folded the journal and voided A's live game as if A had crashed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from exchange.server.dblock import DatabaseInUse, DatabaseLock
+from tests.server.serverproc import ServerProcess, cli
+
+
+@pytest.fixture
+def first(tmp_path: Path) -> Iterator[ServerProcess]:
+    db = tmp_path / "exchange.db"
+    assert cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a").returncode == 0
+    server = ServerProcess(db).start()
+    yield server
+    server.stop()
+
+
+def _game(server: ServerProcess) -> dict[str, object]:
+    game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
+    assert isinstance(game, dict)
+    return game
+
+
+def test_a_second_server_on_the_same_database_is_refused_in_one_line(first: ServerProcess) -> None:
+    before = _game(first)
+    second = cli("serve", "--db", str(first.db), "--port", str(first.port + 1 if first.port < 65535 else 1025),
+                 "--no-house", timeout=30)
+    assert second.returncode == 2, second
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1, second.stderr
+    assert lines[0].startswith(f"error: cannot use the database {first.db}: another server (process {first.pid})")
+    assert f"{first.db}.lock" in lines[0] and "Traceback" not in second.stderr
+    assert second.stdout == ""
+    after = _game(first)  # the first server's game runs on: not voided, same game, same round
+    assert after["id"] == before["id"] and after["markets"][0]["status"] == "OPEN"  # type: ignore[index]
+
+
+def test_the_lock_dies_with_a_killed_server(first: ServerProcess) -> None:
+    first.kill()  # SIGKILL: no clean-up ran, the kernel dropped the lock
+    again = ServerProcess(first.db).start()
+    try:
+        assert _game(again)["id"] == "holdem.1"  # it recovered: the killed server's game was voided
+    finally:
+        again.stop()
+
+
+def test_a_cleanly_stopped_server_frees_the_database(first: ServerProcess) -> None:
+    first.stop()
+    assert first.proc is not None and first.proc.returncode == 0
+    lock = DatabaseLock.acquire(str(first.db))
+    assert lock.held
+    lock.release()
+
+
+def test_the_lock_is_per_database_and_refuses_within_one_process(tmp_path: Path) -> None:
+    a, b = str(tmp_path / "a.db"), str(tmp_path / "b.db")
+    held = DatabaseLock.acquire(a)
+    try:
+        DatabaseLock.acquire(b).release()
+        with pytest.raises(DatabaseInUse, match="another server"):
+            DatabaseLock.acquire(a)
+    finally:
+        held.release()
+    assert not DatabaseLock.acquire(":memory:").held
