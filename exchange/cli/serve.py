@@ -1,7 +1,8 @@
 """``exchange-poker serve``: the exchange server on the wall clock, with house liquidity and SQLite.
 
-On first start (an empty database) it creates a demo account and prints its
-credentials with the URL; later starts recover from the journal.
+With ``--demo`` it creates the account ``demo`` (if absent) and prints its
+password on the startup line; without it no account is made, and a server on
+an empty database says how to add one. Every start recovers from the journal.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from aiohttp import web
 
 from exchange.game.channels import CHANNELS
+from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.database import DatabaseUnusable, refusal
@@ -48,6 +50,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
+    parser.add_argument("--demo", action="store_true",
+                        help="create the account demo/demo with 1000.00 if absent (its password is printed)")
     parser.set_defaults(run=run)
 
 
@@ -71,6 +75,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         seed=args.seed,
         house=not args.no_house,
         snapshots=SnapshotPolicy(args.snapshot_every_records, round(args.snapshot_every_minutes * 60_000)),
+        demo=args.demo,
     )
 
 
@@ -78,17 +83,12 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     config = config_from(args)
     try:
-        store = AccountStore.open(config.db_path)
-        try:
-            first_start = len(store) == 0
-        finally:
-            store.close()
+        AccountStore.open(config.db_path).close()
     except (DatabaseUnusable, sqlite3.Error) as exc:
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
     app = create_app(config)
-    app.on_startup.append(functools.partial(announce, config=config, url=f"http://{args.host}:{args.port}",
-                                            first_start=first_start))
+    app.on_startup.append(functools.partial(announce, config=config, url=f"http://{args.host}:{args.port}"))
     tune_gc(app)
     try:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
@@ -99,14 +99,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def announce(_app: web.Application, *, config: ServerConfig, url: str, first_start: bool) -> None:
+async def announce(app: web.Application, *, config: ServerConfig, url: str) -> None:
     """The startup lines, once the app holds the database (a refused server prints only its reason)."""
-    print(f"Exchange Poker server on {url}  (database {config.db_path})")
-    if first_start:
-        print(f"demo account created: username {config.demo_account!r}, password {config.demo_password!r}, "
-              f"balance {config.demo_balance / 100:.2f}")
-    print(f"  login:    curl -s -X POST {url}/api/login -H 'X-Application: demo' "
-          f"-d username={config.demo_account} -d password={config.demo_password}")
+    store = app[keys.STORE]
+    demo = ""
+    if config.demo:
+        if store.verify(config.demo_account, config.demo_password) is not None:
+            demo = f"; demo account {config.demo_account!r}, password {config.demo_password!r}"
+        else:
+            demo = f"; account {config.demo_account!r} exists with another password (--demo left it as it was)"
+    print(f"Exchange Poker server on {url}  (database {config.db_path}{demo})")
+    if config.demo:
+        print(f"  login:    curl -s -X POST {url}/api/login -H 'X-Application: demo' "
+              f"-d username={config.demo_account} -d password={config.demo_password}")
+    elif len(store) == 0:
+        print(f"  no accounts yet: add one with 'exchange-poker accounts --db {config.db_path} add NAME "
+              "--password P --balance 1000', or start with --demo")
     print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
 

@@ -2,10 +2,10 @@
 
 Background work runs in ``cleanup_ctx`` contexts, in order: the database
 (its lock, so that one server alone runs on it, then the accounts store and
-journal writer), the exchange (recovery from the journal,
-then the channels on the clock with the house seated), and the stream hub's
-heartbeats. Handlers are thin: they read the request, call one function and
-write JSON.
+journal writer), the exchange (recovery from the journal, then the channels
+on the clock with the house seated), the stream hub's heartbeats, and the
+sweep of expired sessions on the clock. Handlers are thin: they read the
+request, call one function and write JSON.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from exchange.clock import Clock, WallClock
+from exchange.clock import Clock, Timer, WallClock
 from exchange.game.channels import get_channel
 from exchange.game.table import EquityFn
 from exchange.server import account, betting, games_api, identity, jsoncodec, keys, listings, openapi
@@ -30,6 +30,7 @@ from exchange.server.errors import ApiError
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
 from exchange.server.middleware import error_middleware
+from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore
 from exchange.server.stream import StreamHub
@@ -50,9 +51,12 @@ def create_app(
     app[keys.CONFIG] = config
     clock = clock or WallClock()
     app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
+    app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
+                                         per_address=config.login_per_address, window_ms=config.login_window_ms)
     app.cleanup_ctx.append(functools.partial(_database, config=config))
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities))
     app.cleanup_ctx.append(_stream)
+    app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
     return app
 
@@ -100,11 +104,11 @@ async def _exchange(
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house)
     service.recover()
-    store = app[keys.STORE]
-    if config.demo_account and len(store) == 0:
+    if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
         with contextlib.suppress(AccountExists):
-            store.add(config.demo_account, config.demo_password, deposit=config.demo_balance)
+            app[keys.STORE].add(config.demo_account, config.demo_password, deposit=config.demo_balance)
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
+    app[keys.SESSIONS].on_end(hub.session_ended)
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
     app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, {
@@ -134,6 +138,23 @@ async def _stream(app: web.Application) -> AsyncIterator[None]:
     with contextlib.suppress(asyncio.CancelledError):
         await task
     await hub.close()
+
+
+async def _sweeper(app: web.Application, *, clock: Clock, every_ms: int) -> AsyncIterator[None]:
+    """Every ``every_ms`` on the clock: end expired sessions (closing their streams) and forget old login counts."""
+    timer: Timer | None = None
+
+    def sweep() -> None:
+        nonlocal timer
+        ended = app[keys.SESSIONS].purge()
+        app[keys.LOGIN_LIMITS].purge()
+        if ended:
+            log.info("sessions: %d expired, %d live", ended, len(app[keys.SESSIONS]))
+        timer = clock.call_later(every_ms, sweep)
+
+    timer = clock.call_later(every_ms, sweep)
+    yield
+    timer.cancel()
 
 
 def _endpoint(service_name: str, exception_name: str, prefix: str, service: ExchangeService,

@@ -6,6 +6,12 @@ logged in with. It lasts ``ttl_ms`` from login or from the last ``keepAlive``
 ``INVALID_SESSION_INFORMATION``. Sessions live in memory: a restarted server
 asks clients to log in again, as a Betfair session can end at any time.
 
+A session ends at logout (:meth:`Sessions.close`) or when it is found expired
+(:meth:`Sessions.check`, or :meth:`Sessions.purge`, which the server runs on a
+timer so that expired sessions do not pile up); either way every listener
+given to :meth:`Sessions.on_end` is told, so the stream can close the
+connections that authenticated with it.
+
 >>> from exchange.clock import VirtualClock
 >>> clock = VirtualClock(start_ms=0)
 >>> sessions = Sessions(clock, ttl_ms=1_000)
@@ -17,11 +23,17 @@ asks clients to log in again, as a Betfair session can end at any time.
 Traceback (most recent call last):
 ...
 exchange.server.errors.ApiError: INVALID_SESSION_INFORMATION: the session has expired; log in again
+>>> ended = []
+>>> sessions.on_end(ended.append)
+>>> _ = sessions.open("bob", "app"); clock.advance(1_000)
+>>> sessions.purge(), len(sessions), [s.account for s in ended]
+(1, 0, ['bob'])
 """
 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from exchange.clock import Clock
@@ -55,6 +67,16 @@ class Sessions:
         self._clock = clock
         self.ttl_ms = ttl_ms
         self._by_token: dict[str, Session] = {}
+        self._listeners: list[Callable[[Session], None]] = []
+
+    def on_end(self, listener: Callable[[Session], None]) -> None:
+        """Call ``listener(session)`` whenever a session ends: logout, or found expired."""
+        self._listeners.append(listener)
+
+    def _end(self, session: Session) -> None:
+        del self._by_token[session.token]
+        for listener in self._listeners:
+            listener(session)
 
     def open(self, account: str, app_key: str) -> Session:
         session = Session(secrets.token_urlsafe(24), account, app_key, self._clock.now() + self.ttl_ms)
@@ -70,7 +92,7 @@ class Sessions:
         if session is None:
             raise ApiError(ApingCode.INVALID_SESSION_INFORMATION, "the session token is not valid; log in again")
         if self._clock.now() >= session.expires_ms:
-            del self._by_token[token]
+            self._end(session)
             raise ApiError(ApingCode.INVALID_SESSION_INFORMATION, "the session has expired; log in again")
         if session.app_key != app_key:
             raise ApiError(ApingCode.INVALID_APP_KEY, "the application key is not the one this session logged in with")
@@ -81,17 +103,28 @@ class Sessions:
         self._by_token[session.token] = session
         return session
 
+    def alive(self, token: str) -> bool:
+        """Whether ``token`` is a session that has neither ended nor expired (an expired one ends here)."""
+        session = self._by_token.get(token)
+        if session is None:
+            return False
+        if self._clock.now() >= session.expires_ms:
+            self._end(session)
+            return False
+        return True
+
     def close(self, token: str | None, app_key: str | None) -> Session:
+        """Logout: end the session (its stream connections are closed by the listeners)."""
         session = self.check(token, app_key)
-        del self._by_token[session.token]
+        self._end(session)
         return session
 
     def purge(self) -> int:
-        """Forget expired sessions; returns how many."""
+        """End every expired session; returns how many."""
         now = self._clock.now()
-        dead = [token for token, s in self._by_token.items() if now >= s.expires_ms]
-        for token in dead:
-            del self._by_token[token]
+        dead = [s for s in self._by_token.values() if now >= s.expires_ms]
+        for session in dead:
+            self._end(session)
         return len(dead)
 
     def __len__(self) -> int:

@@ -9,12 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from exchange.server.auth import DEFAULT_TTL_MS
+from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
 from exchange.server.snapshots import SnapshotPolicy
 
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
-    """Server settings. ``window_ms`` / ``playing_ms`` override every channel's window lengths when set."""
+    """Server settings. ``window_ms`` / ``playing_ms`` override every channel's window lengths when set.
+
+    ``demo``: create the account ``demo_account`` (if absent) at start. ``session_sweep_ms``: how often
+    expired sessions (and login counts past their window) are purged. ``login_per_account`` /
+    ``login_per_address``: login attempts allowed per ``login_window_ms``.
+    """
 
     db_path: str = "exchange.db"
     channels: tuple[str, ...] = ("holdem",)
@@ -23,8 +29,13 @@ class ServerConfig:
     seed: int | None = None
     house: bool = True
     session_ttl_ms: int = DEFAULT_TTL_MS
+    session_sweep_ms: int = 60_000
+    login_per_account: int = DEFAULT_PER_ACCOUNT
+    login_per_address: int = DEFAULT_PER_ADDRESS
+    login_window_ms: int = DEFAULT_WINDOW_MS
     heartbeat_ms: int = 5_000
     max_body_bytes: int = 1024 * 1024
+    demo: bool = False
     demo_account: str = "demo"
     demo_password: str = "demo"
     demo_balance: int = 100_000
@@ -38,5 +49,7 @@ class ServerConfig:
             raise ValueError(f"the betting window must be positive, not {self.window_ms} ms")
         if self.playing_ms is not None and self.playing_ms < 0:
             raise ValueError(f"the playing window must not be negative, not {self.playing_ms} ms")
-        if self.session_ttl_ms <= 0 or self.heartbeat_ms <= 0:
-            raise ValueError("session lifetime and heartbeat must be positive")
+        if self.session_ttl_ms <= 0 or self.heartbeat_ms <= 0 or self.session_sweep_ms <= 0:
+            raise ValueError("session lifetime, session sweep and heartbeat must be positive")
+        if min(self.login_per_account, self.login_per_address, self.login_window_ms) <= 0:
+            raise ValueError("login limits and their window must be positive")

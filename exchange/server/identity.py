@@ -4,7 +4,9 @@ Login takes form fields ``username`` and ``password`` with the
 ``X-Application`` header and answers ``{"token", "product", "status", "error"}``
 (``status: FAIL`` and an error code when refused, still HTTP 200, as Betfair
 does and as its clients expect). keepAlive and logout take the
-``X-Authentication`` header too.
+``X-Authentication`` header too. Login attempts are limited per account and
+per client address (:mod:`exchange.server.ratelimit`); one past either limit
+is answered ``TEMPORARY_BAN_TOO_MANY_REQUESTS`` before any password is checked.
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ async def login(request: web.Request) -> web.Response:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, "form fields username and password are required")
     if len(username) > MAX_FIELD or len(password) > MAX_FIELD:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"username and password are at most {MAX_FIELD} long")
+    wait_ms = request.app[keys.LOGIN_LIMITS].attempt(username, request.remote or "")
+    if wait_ms:
+        raise LoginFailure(LoginCode.TEMPORARY_BAN_TOO_MANY_REQUESTS,
+                           f"too many login attempts for this account or from this address; wait {wait_ms} ms")
     credentials = request.app[keys.STORE].credentials(username)
     account = await asyncio.to_thread(check_password, credentials, password)
     if account is None:

@@ -8,6 +8,7 @@ from exchange.server.auth import Sessions
 from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint
+from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountStore
 from exchange.server.stream import StreamHub
@@ -16,6 +17,7 @@ CONFIG = web.AppKey("config", ServerConfig)
 STORE = web.AppKey("store", AccountStore)
 JOURNAL = web.AppKey("journal", Journal)
 SESSIONS = web.AppKey("sessions", Sessions)
+LOGIN_LIMITS = web.AppKey("login_limits", LoginLimits)
 SERVICE = web.AppKey("service", ExchangeService)
 HUB = web.AppKey("hub", StreamHub)
 BETTING = web.AppKey("betting_endpoint", Endpoint)

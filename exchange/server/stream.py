@@ -18,6 +18,10 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
   the best ``ladderLevels`` levels as ``batb``/``batl``
   (:mod:`exchange.server.best_offers`); ``EX_BEST_OFFERS_DISP`` the same as
   ``bdatb``/``bdatl``, as no simulator market cross-matches (no virtual prices).
+* a connection lives no longer than the session it authenticated with: at
+  logout or expiry it is sent ``status`` ``FAILURE`` /
+  ``INVALID_SESSION_INFORMATION`` with ``connectionClosed: true`` and closed,
+  and nothing more of its subscriptions is sent.
 
 Changes are conflated: an event marks its market (and the accounts it
 touches) dirty, and one flush ``conflate_ms`` later diffs each dirty market
@@ -44,7 +48,7 @@ from aiohttp import WSMsgType, web
 
 from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
 from exchange.core.events import Event
-from exchange.server.auth import Sessions
+from exchange.server.auth import Session, Sessions
 from exchange.server.best_offers import levels_delta
 from exchange.server.errors import ApiError
 from exchange.server.service import ExchangeService, accounts_of
@@ -150,6 +154,7 @@ class StreamConnection:
         self.ws = ws
         self.connection_id = connection_id
         self.account: str | None = None
+        self.token: str | None = None
         self.market_sub: Subscription | None = None
         self.order_sub: Subscription | None = None
         self.closed = False
@@ -198,6 +203,8 @@ class StreamConnection:
         elif op in ("marketSubscription", "orderSubscription"):
             if self.account is None:
                 await self.status(request_id, "NOT_AUTHORIZED", "authenticate first", close=True)
+            elif self.token is None or not self.hub.sessions.alive(self.token):
+                await self.end_session(request_id)
             elif op == "marketSubscription":
                 await self._subscribe_markets(request_id, message)
             else:
@@ -215,7 +222,18 @@ class StreamConnection:
             await self.status(request_id, str(err.code), err.details, close=True)
             return
         self.account = session.account
+        self.token = session.token
         await self.status(request_id)
+
+    def forget_session(self) -> None:
+        """Stop everything for this connection at once (its session ended); :meth:`end_session` tells and closes."""
+        self.account = None
+        self.market_sub = self.order_sub = None
+
+    async def end_session(self, request_id: int | None = None) -> None:
+        self.forget_session()
+        await self.status(request_id, "INVALID_SESSION_INFORMATION",
+                          "the session has ended (logout or expiry); log in again", close=True)
 
     async def _subscribe_markets(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         try:
@@ -338,6 +356,8 @@ class StreamHub:
     async def fan_out(self, pending: Pending, *, skip: Subscription | None = None) -> None:
         """Send collected changes to every subscriber (but ``skip``, which has just had an image of them)."""
         for conn in list(self.connections):
+            if conn.token is not None and not self.sessions.alive(conn.token):
+                continue  # ended here: the listener has scheduled its close
             sub = conn.market_sub
             if sub is not None and sub is not skip:
                 mine = [sub.filter_change(d) for d in pending.markets if sub.wants(d.change["id"])]
@@ -408,6 +428,14 @@ class StreamHub:
 
     # --- connections and heartbeats -------------------------------------------------------
 
+    def session_ended(self, session: Session) -> None:
+        """A session ended (logout or expiry): its connections get nothing more, then are told and closed."""
+        for conn in [c for c in self.connections if c.token == session.token]:
+            conn.forget_session()
+            task = asyncio.get_running_loop().create_task(conn.end_session())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
@@ -433,6 +461,8 @@ class StreamHub:
             await asyncio.sleep(MIN_HEARTBEAT_MS / 1000 / 2)
             now = self.service.now()
             for conn in list(self.connections):
+                if conn.token is not None and not self.sessions.alive(conn.token):
+                    continue  # expired: ended here, and the listener closes it
                 if conn.market_sub and now - conn.market_sub.last_sent_ms >= conn.market_sub.heartbeat_ms:
                     await conn.send_market(conn.market_sub, [], ct="HEARTBEAT")
                 if conn.order_sub and now - conn.order_sub.last_sent_ms >= conn.order_sub.heartbeat_ms:
