@@ -26,7 +26,7 @@ from exchange.server import account, betting, games_api, identity, jsoncodec, ke
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
 from exchange.server.dblock import DatabaseLock
-from exchange.server.errors import ApiError
+from exchange.server.errors import ApiError, ApingCode
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
 from exchange.server.middleware import error_middleware
@@ -172,7 +172,12 @@ def _session(request: web.Request) -> Session:
 
 
 async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
-    body = await request.read()
+    try:
+        body = await request.read()
+    except web.HTTPRequestEntityTooLarge:  # refused in API-NG's shape, as every other JSON-RPC error
+        limit = request.app[keys.CONFIG].max_body_bytes
+        err = ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT, f"a request body is at most {limit} bytes")
+        return web.json_response(envelope_error(None, aping_error(err, endpoint.exception_name)))
     try:
         session = _session(request)
     except ApiError as err:

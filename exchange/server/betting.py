@@ -16,7 +16,9 @@ with ``status: FAILURE`` and an ``errorCode``. Reports carry a non-standard
 first (:meth:`exchange.core.exchange.Exchange.check_places`, each instruction counting
 the ones before it as placed), and if any would be refused none is placed; the
 others report ``RELATED_ACTION_FAILED``. ``cancelOrders`` and
-``replaceOrders`` carry out each instruction on its own.
+``replaceOrders`` carry out each instruction on its own. A call holds at most
+200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
+limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.params import get_enum, get_list, get_number, get_object, get_opt_str, get_str
 from exchange.server.service import ExchangeService
 
-MAX_INSTRUCTIONS = 200
+MAX_INSTRUCTIONS = 200  # placeOrders, as Betfair
+MAX_CHANGE_INSTRUCTIONS = 60  # cancelOrders and replaceOrders, as Betfair
 MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE before it reaches the core
 CUSTOMER_REF_MAX = 32
 # Instruction-level codes that Betfair also reports as the execution-level errorCode.
@@ -87,6 +90,18 @@ def _execution(
     if customer_ref is not None:
         out["customerRef"] = customer_ref
     out["instructionReports"] = [o.report for o in outcomes]
+    return out
+
+
+def _too_many(market_id: str | None, customer_ref: str | None, limit: int, asked: int) -> JsonDict:
+    """The execution report refusing a call of more than ``limit`` instructions (none is carried out)."""
+    out: JsonDict = {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS",
+                     "errorMessage": f"at most {limit} instructions a call, not {asked}"}
+    if market_id is not None:
+        out["marketId"] = market_id
+    if customer_ref is not None:
+        out["customerRef"] = customer_ref
+    out["instructionReports"] = []
     return out
 
 
@@ -215,13 +230,7 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
     raw = get_list(params, "instructions", required=True)
     if len(raw) > MAX_INSTRUCTIONS:
-        return {
-            "status": "FAILURE",
-            "errorCode": "TOO_MANY_INSTRUCTIONS",
-            "errorMessage": f"at most {MAX_INSTRUCTIONS} instructions a call, not {len(raw)}",
-            "marketId": market_id,
-            "instructionReports": [],
-        }
+        return _too_many(market_id, customer_ref, MAX_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
@@ -310,10 +319,8 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
     market_id = get_opt_str(params, "marketId", max_len=64)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
     raw = get_list(params, "instructions")
-    if len(raw) > MAX_INSTRUCTIONS:
-        return {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS", "marketId": market_id,
-                "errorMessage": f"at most {MAX_INSTRUCTIONS} instructions a call, not {len(raw)}",
-                "instructionReports": []}
+    if len(raw) > MAX_CHANGE_INSTRUCTIONS:
+        return _too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if raw and market_id is None:
         raise invalid_input("marketId is required when instructions are given")
     outcomes: list[Outcome] = []
@@ -378,10 +385,8 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     market_id = get_str(params, "marketId", max_len=64)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
     raw = get_list(params, "instructions", required=True)
-    if len(raw) > MAX_INSTRUCTIONS:
-        return {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS", "marketId": market_id,
-                "errorMessage": f"at most {MAX_INSTRUCTIONS} instructions a call, not {len(raw)}",
-                "instructionReports": []}
+    if len(raw) > MAX_CHANGE_INSTRUCTIONS:
+        return _too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     outcomes: list[Outcome] = []

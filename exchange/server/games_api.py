@@ -17,7 +17,6 @@ from exchange.agents.view import bettor_view
 from exchange.betfair import apiformat
 from exchange.core.market import MarketStatus, SelectionStatus
 from exchange.server import keys
-from exchange.server.errors import ApiError, ApingCode
 
 NOT_AVAILABLE = "NOT AVAILABLE"
 BOARD_CARDS = 5
@@ -53,9 +52,8 @@ async def snapshot(request: web.Request) -> web.Response:
     service = request.app[keys.SERVICE]
     name = request.match_info["channel"]
     channel = service.channels.get(name)
-    if channel is None:
-        raise ApiError(ApingCode.INVALID_INPUT_DATA, f"no channel {name[:40]!r}; channels are "
-                       f"{', '.join(service.channels)}")
+    if channel is None:  # 404, as the OpenAPI document says: the path names nothing
+        raise web.HTTPNotFound(text=f"no channel {name[:40]!r}; channels are {', '.join(service.channels)}")
     view = bettor_view(channel)
     cfg = channel.config
     out: dict[str, Any] = {"channel": {"id": name, "name": cfg.title, "variant": cfg.variant, "status": "RUNNING"}}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from exchange.server import keys
 from exchange.server.auth import check_app_key
@@ -21,6 +22,9 @@ from exchange.server.errors import ApiError, LoginCode, LoginFailure
 from exchange.server.store import check_password
 
 MAX_FIELD = 256
+#: What aiohttp raises for a form it cannot read: a bad part header (HttpProcessingError), an unknown charset
+#: (LookupError) or Content-Transfer-Encoding (RuntimeError), a part without a name or bad bytes (ValueError).
+FORM_ERRORS = (ValueError, LookupError, RuntimeError, HttpProcessingError)
 
 
 def _identity_answer(token: str, product: str) -> web.Response:
@@ -38,7 +42,7 @@ async def login(request: web.Request) -> web.Response:
     app_key = _app_key(request)
     try:
         form = await request.post()
-    except ValueError as err:  # a malformed form or multipart body
+    except FORM_ERRORS as err:  # a malformed form or multipart body
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err}") from None
     username, password = form.get("username"), form.get("password")
     if not isinstance(username, str) or not isinstance(password, str) or not username or not password:

@@ -19,7 +19,7 @@ from exchange.server.params import (
     get_bool,
     get_enum,
     get_int,
-    get_list,
+    get_int_list,
     get_object,
     get_str_list,
 )
@@ -83,7 +83,7 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
     status = BetStatus(get_enum(params, "betStatus", tuple(BetStatus)))
     bet_ids = _bet_ids(params)
     market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
-    runner_ids = set(get_list(params, "runnerIds")) or None
+    runner_ids = set(get_int_list(params, "runnerIds", max_items=MAX_RECORDS)) or None
     side = params.get("side")
     if side is not None and side not in ("BACK", "LAY"):
         raise invalid_input(f"side must be BACK or LAY, not {side!r:.40}")

@@ -39,7 +39,7 @@ _IDENTITY_ANSWER = {
         "error": {
             "type": "string",
             "description": "empty on success; INVALID_USERNAME_OR_PASSWORD, INPUT_VALIDATION_ERROR, "
-            "INVALID_APP_KEY or NO_SESSION otherwise",
+            "INVALID_APP_KEY, NO_SESSION or TEMPORARY_BAN_TOO_MANY_REQUESTS otherwise",
         },
     },
 }
@@ -78,10 +78,10 @@ def _rpc_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
                 "200": {
                     "description": "a JSON-RPC response (or an array of them for a batch): ``result``, or ``error`` "
                     "with code -32700 (parse), -32600 (invalid request), -32601 (method not found), -32602 "
-                    "(invalid params) or -32099 (APINGException, message ANGX-00NN, data.APINGException.errorCode)",
+                    "(invalid params) or -32099 (APINGException, message ANGX-00NN, data.APINGException.errorCode; "
+                    "REQUEST_SIZE_EXCEEDS_LIMIT for a body over 1 MiB)",
                     "content": {"application/json": {"schema": {"type": ["object", "array"]}}},
                 },
-                "413": {"description": "body over the size limit", "content": {"application/json": {"schema": _ERROR}}},
             },
         }
     }

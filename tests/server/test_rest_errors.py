@@ -1,6 +1,7 @@
 """Errors on every route, REST or JSON-RPC: bad requests answered in JSON with a stable code.
 
-The app's one error middleware turns aiohttp's 404, 405 and 413 into JSON,
+The app's one error middleware turns aiohttp's 404, 405 and 413 into JSON (a JSON-RPC
+route answers an over-size body in API-NG's envelope instead),
 domain errors into 4xx, and a bug into a logged JSON 500 rather than aiohttp's
 plain-text page; these pin that for every route.
 """
@@ -40,14 +41,15 @@ async def test_an_unknown_path_is_a_json_404_whatever_the_method(client: TestCli
 
 async def test_a_domain_error_on_a_rest_route_is_a_json_4xx(client: TestClient) -> None:
     resp = await client.get("/games/v1/channels/nothing/snapshot")
-    assert resp.status == 400 and (await resp.json())["error"] == "INVALID_INPUT_DATA"
+    assert resp.status == 404 and (await resp.json())["error"] == "NOT_FOUND"
 
 
-async def test_too_large_a_body_is_a_json_413_on_json_rpc_and_rest_routes(client: TestClient) -> None:
+async def test_too_large_a_body_is_an_aping_error_on_json_rpc_and_a_json_413_on_rest(client: TestClient) -> None:
     h = headers(await login(client, "alice", "pw-alice"))
-    for path in (BETTING, "/exchange/account/json-rpc/v1"):
+    for path, exception in ((BETTING, "APINGException"), ("/exchange/account/json-rpc/v1", "AccountAPINGException")):
         resp = await client.post(path, data=b"x" * (2 * 1024 * 1024), headers=h)
-        assert resp.status == 413 and (await resp.json())["error"] == "REQUEST_ENTITY_TOO_LARGE"
+        too_large = (await resp.json())["error"]["data"][exception]["errorCode"]
+        assert resp.status == 200 and too_large == "REQUEST_SIZE_EXCEEDS_LIMIT"
     resp = await client.post("/api/login", data=b"x" * (2 * 1024 * 1024),
                              headers={"X-Application": APP_KEY, "Content-Type": "application/x-www-form-urlencoded"})
     assert resp.status == 413 and (await resp.json())["error"] == "REQUEST_ENTITY_TOO_LARGE"

@@ -1,0 +1,135 @@
+"""Bad input is refused with the documented code, never a 500 or a traceback: the cases of the issue.
+
+* ``listClearedOrders`` with ``runnerIds: [[]]`` raised a TypeError (UNEXPECTED_ERROR);
+* a malformed multipart body on ``/api/login`` was an HTTP 500;
+* an unknown channel's snapshot was 400 where the OpenAPI document says 404;
+* a JSON-RPC body over 1 MiB was a bare 413, not API-NG's ``REQUEST_SIZE_EXCEEDS_LIMIT``;
+* cancelOrders and replaceOrders took 200 instructions where Betfair's limit is 60.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from exchange.clock import VirtualClock
+from exchange.server import keys, openapi
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.service import river_only_equities
+from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, headers, login, place, rpc
+
+MARKET = "holdem.0"
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1)
+    clock = VirtualClock(start_ms=1_700_000_000_000)
+    app = create_app(config, clock=clock, equities=river_only_equities)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        clock.advance(0)  # the first game's market opens
+        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+        yield test_client
+
+
+def _aping_code(answer: dict[str, Any], exception: str = "APINGException") -> str:
+    assert answer["error"]["code"] == -32099, answer
+    return str(answer["error"]["data"][exception]["errorCode"])
+
+
+@pytest.mark.parametrize("runner_ids", [[[]], [{}], ["1"], [1.5], [True], "1"])
+async def test_cleared_orders_with_bad_runner_ids_is_invalid_input(client: TestClient, runner_ids: Any) -> None:
+    token = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "runnerIds": runner_ids})
+    assert _aping_code(answer) == "INVALID_INPUT_DATA"
+    assert "runnerIds" in answer["error"]["data"]["APINGException"]["errorDetails"]
+
+
+async def test_cleared_orders_with_good_runner_ids_answers(client: TestClient) -> None:
+    token = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "runnerIds": [1, 2]})
+    assert answer["result"] == {"clearedOrders": [], "moreAvailable": False}
+
+
+_PART = b"--xyz\r\nContent-Disposition: form-data; name=username\r\n"
+MALFORMED_MULTIPART = [
+    b"garbage",
+    b"--xyz\r\nbad header line\r\n\r\nv\r\n--xyz--\r\n",
+    _PART + b"Content-Transfer-Encoding: weird\r\n\r\nv\r\n--xyz--\r\n",
+    _PART + b"Content-Type: text/plain; charset=nope\r\n\r\nv\r\n--xyz--\r\n",
+    _PART + b"\r\nv",
+    b"--xyz\r\nContent-Disposition: form-data\r\n\r\nv\r\n--xyz--\r\n",
+]
+
+
+@pytest.mark.parametrize("body", MALFORMED_MULTIPART)
+async def test_a_malformed_login_form_is_input_validation_error_not_500(client: TestClient, body: bytes,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.ERROR):
+        resp = await client.post("/api/login", data=body, headers={
+            "X-Application": APP_KEY, "Content-Type": "multipart/form-data; boundary=xyz"})
+    assert resp.status == 200
+    assert await resp.json() == {"token": "", "product": APP_KEY, "status": "FAIL", "error": "INPUT_VALIDATION_ERROR"}
+    assert "Traceback" not in caplog.text and "unhandled" not in caplog.text
+
+
+async def test_a_form_with_an_unknown_charset_is_input_validation_error(client: TestClient) -> None:
+    resp = await client.post("/api/login", data=b"username=a&password=b", headers={
+        "X-Application": APP_KEY, "Content-Type": "application/x-www-form-urlencoded; charset=nope"})
+    assert (await resp.json())["error"] == "INPUT_VALIDATION_ERROR"
+
+
+async def test_an_unknown_channels_snapshot_is_the_documented_404(client: TestClient) -> None:
+    documented = openapi.document()["paths"]["/games/v1/channels/{channelId}/snapshot"]["get"]["responses"]
+    assert "404" in documented
+    resp = await client.get("/games/v1/channels/nope/snapshot")
+    assert resp.status == 404
+    body = await resp.json()
+    assert body["error"] == "NOT_FOUND" and "no channel 'nope'" in body["details"] and "holdem" in body["details"]
+
+
+async def test_a_json_rpc_body_over_the_limit_is_an_aping_error(client: TestClient) -> None:
+    h = headers(await login(client, "alice", "pw-alice"))
+    for path, exception in ((BETTING, "APINGException"), (ACCOUNT, "AccountAPINGException")):
+        resp = await client.post(path, data=b"x" * (2 * 1024 * 1024), headers=h)
+        assert resp.status == 200
+        answer = await resp.json()
+        assert answer["jsonrpc"] == "2.0" and answer["id"] is None
+        assert _aping_code(answer, exception) == "REQUEST_SIZE_EXCEEDS_LIMIT"
+        assert "1048576 bytes" in answer["error"]["data"][exception]["errorDetails"]
+    resp = await client.post(BETTING, data=b"x" * (2 * 1024 * 1024), headers=headers(None))  # no session: the size
+    assert _aping_code(await resp.json()) == "REQUEST_SIZE_EXCEEDS_LIMIT"
+    answer = await rpc(client, h["X-Authentication"], "listCurrentOrders")  # the server is fine after
+    assert "result" in answer
+
+
+async def test_cancel_and_replace_take_at_most_sixty_instructions_and_place_two_hundred(client: TestClient) -> None:
+    token = await login(client, "alice", "pw-alice")
+    placed = (await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2)))["result"]
+    bet_id = placed["instructionReports"][0]["betId"]
+    for method, instruction in (("cancelOrders", {"betId": bet_id}), ("replaceOrders", {"betId": bet_id,
+                                                                                       "newPrice": 990})):
+        too_many = (await rpc(client, token, method, {"marketId": MARKET, "instructions": [instruction] * 61}))
+        result = too_many["result"]
+        assert result["status"] == "FAILURE" and result["errorCode"] == "TOO_MANY_INSTRUCTIONS", result
+        assert "at most 60" in result["errorMessage"] and result["instructionReports"] == []
+    orders = (await rpc(client, token, "listCurrentOrders"))["result"]["currentOrders"]
+    assert [o["betId"] for o in orders] == [bet_id] and orders[0]["sizeRemaining"] == 2  # nothing was done
+    sixty = (await rpc(client, token, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": bet_id}] * 60}))
+    assert sixty["result"]["instructionReports"][0]["status"] == "SUCCESS"
+    two_hundred = {"marketId": MARKET, "instructions": place(MARKET, 1, "BACK", 1000, 2)["instructions"] * 200}
+    assert (await rpc(client, token, "placeOrders", two_hundred))["result"]["status"] == "SUCCESS"
+    too_many_places = {"marketId": MARKET, "instructions": two_hundred["instructions"] * 2}
+    assert (await rpc(client, token, "placeOrders", too_many_places))["result"]["errorCode"] == "TOO_MANY_INSTRUCTIONS"
+
+
+def test_the_documents_agree(client: TestClient) -> None:
+    rpc_responses = openapi.document()["paths"][BETTING]["post"]["responses"]
+    assert "413" not in rpc_responses and "REQUEST_SIZE_EXCEEDS_LIMIT" in json.dumps(rpc_responses)
