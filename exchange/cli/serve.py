@@ -23,6 +23,12 @@ from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
+from exchange.server.connections import (
+    DEFAULT_BODY_TIMEOUT_MS,
+    DEFAULT_HEADER_TIMEOUT_MS,
+    DEFAULT_MAX_CONNECTIONS,
+    run_app,
+)
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
@@ -50,6 +56,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
+    parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+                        help=f"connections open at once; past it a new one is answered 503 (default "
+                             f"{DEFAULT_MAX_CONNECTIONS})")
+    parser.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT_MS / 1000, metavar="S",
+                        help="seconds a connection has to send a request's head, from opening or from its last "
+                             f"response; also the keep-alive idle limit (default {DEFAULT_HEADER_TIMEOUT_MS // 1000})")
+    parser.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT_MS / 1000, metavar="S",
+                        help=f"seconds a request's body has to arrive once its head has; else 408 (default "
+                             f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")
     parser.add_argument("--demo", action="store_true",
                         help="create the account demo/demo with 1000.00 if absent (its password is printed)")
     parser.set_defaults(run=run)
@@ -76,31 +91,41 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         house=not args.no_house,
         snapshots=SnapshotPolicy(args.snapshot_every_records, round(args.snapshot_every_minutes * 60_000)),
         demo=args.demo,
+        max_connections=args.max_connections,
+        header_timeout_ms=round(args.header_timeout * 1000),
+        body_timeout_ms=round(args.body_timeout * 1000),
     )
 
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    config = config_from(args)
+    try:
+        config = config_from(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         AccountStore.open(config.db_path).close()
     except (DatabaseUnusable, sqlite3.Error) as exc:
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
     app = create_app(config)
-    app.on_startup.append(functools.partial(announce, config=config, url=f"http://{args.host}:{args.port}"))
     tune_gc(app)
     try:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-            web.run_app(app, host=args.host, port=args.port, print=None, access_log=None)
+            run_app(app, host=args.host, port=args.port,
+                    ready=functools.partial(announce, config=config, url=f"http://{args.host}:{args.port}"))
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
         print(refusal(config.db_path, exc), file=sys.stderr)
+        return 2
+    except OSError as exc:  # the address: taken, or not this machine's
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0
 
 
-async def announce(app: web.Application, *, config: ServerConfig, url: str) -> None:
-    """The startup lines, once the app holds the database (a refused server prints only its reason)."""
+def announce(app: web.Application, *, config: ServerConfig, url: str) -> None:
+    """The startup lines, once the app holds the database and the port (a refused server prints only why)."""
     store = app[keys.STORE]
     demo = ""
     if config.demo:

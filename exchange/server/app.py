@@ -22,7 +22,7 @@ from aiohttp import web
 from exchange.clock import Clock, Timer, WallClock
 from exchange.game.channels import get_channel
 from exchange.game.table import EquityFn
-from exchange.server import account, betting, games_api, identity, jsoncodec, keys, listings, openapi
+from exchange.server import account, betting, connections, games_api, identity, jsoncodec, keys, listings, openapi
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
 from exchange.server.dblock import DatabaseLock
@@ -47,8 +47,12 @@ def create_app(
     config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None
 ) -> web.Application:
     """The server as an aiohttp application; nothing runs until the app starts."""
-    app = web.Application(middlewares=[error_middleware], client_max_size=config.max_body_bytes)
+    app = web.Application(middlewares=[connections.connection_middleware, error_middleware],
+                          client_max_size=config.max_body_bytes)
     app[keys.CONFIG] = config
+    app[connections.GUARD] = connections.ConnectionGuard(max_connections=config.max_connections,
+                                                         header_timeout_ms=config.header_timeout_ms)
+    app[connections.BODY_TIMEOUT_MS] = config.body_timeout_ms
     clock = clock or WallClock()
     app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
     app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
@@ -173,7 +177,7 @@ def _session(request: web.Request) -> Session:
 
 async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
     try:
-        body = await request.read()
+        body = await connections.read_body(request)
     except web.HTTPRequestEntityTooLarge:  # refused in API-NG's shape, as every other JSON-RPC error
         limit = request.app[keys.CONFIG].max_body_bytes
         err = ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT, f"a request body is at most {limit} bytes")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from exchange.server.auth import DEFAULT_TTL_MS
+from exchange.server.connections import DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
 from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
 from exchange.server.snapshots import SnapshotPolicy
 
@@ -19,7 +20,9 @@ class ServerConfig:
 
     ``demo``: create the account ``demo_account`` (if absent) at start. ``session_sweep_ms``: how often
     expired sessions (and login counts past their window) are purged. ``login_per_account`` /
-    ``login_per_address``: login attempts allowed per ``login_window_ms``.
+    ``login_per_address``: login attempts allowed per ``login_window_ms``. ``max_connections``,
+    ``header_timeout_ms``, ``body_timeout_ms``: what a client connection may cost
+    (:mod:`exchange.server.connections`).
     """
 
     db_path: str = "exchange.db"
@@ -33,6 +36,9 @@ class ServerConfig:
     login_per_account: int = DEFAULT_PER_ACCOUNT
     login_per_address: int = DEFAULT_PER_ADDRESS
     login_window_ms: int = DEFAULT_WINDOW_MS
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    header_timeout_ms: int = DEFAULT_HEADER_TIMEOUT_MS
+    body_timeout_ms: int = DEFAULT_BODY_TIMEOUT_MS
     heartbeat_ms: int = 5_000
     max_body_bytes: int = 1024 * 1024
     demo: bool = False
@@ -53,3 +59,6 @@ class ServerConfig:
             raise ValueError("session lifetime, session sweep and heartbeat must be positive")
         if min(self.login_per_account, self.login_per_address, self.login_window_ms) <= 0:
             raise ValueError("login limits and their window must be positive")
+        if min(self.max_connections, self.header_timeout_ms, self.body_timeout_ms) <= 0:
+            raise ValueError(f"the connection cap and the header and body timeouts must be positive, not "
+                             f"{self.max_connections}, {self.header_timeout_ms} ms and {self.body_timeout_ms} ms")

@@ -18,6 +18,7 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from exchange.server import keys
 from exchange.server.auth import check_app_key
+from exchange.server.connections import read_form
 from exchange.server.errors import ApiError, LoginCode, LoginFailure
 from exchange.server.store import check_password
 
@@ -41,7 +42,7 @@ def _app_key(request: web.Request) -> str:
 async def login(request: web.Request) -> web.Response:
     app_key = _app_key(request)
     try:
-        form = await request.post()
+        form = await read_form(request)
     except FORM_ERRORS as err:  # a malformed form or multipart body
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err}") from None
     username, password = form.get("username"), form.get("password")

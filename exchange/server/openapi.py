@@ -50,6 +50,9 @@ _ERROR = {
     "properties": {"error": {"type": "string"}, "details": {"type": "string"}},
 }
 
+_BODY_TIMEOUT = {"description": "REQUEST_TIMEOUT: the body did not arrive within the body timeout (serve "
+                 "--body-timeout); the connection is closed", "content": {"application/json": {"schema": _ERROR}}}
+
 
 def _rpc_call(methods: tuple[str, ...]) -> dict[str, Any]:
     return {
@@ -82,6 +85,7 @@ def _rpc_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
                     "REQUEST_SIZE_EXCEEDS_LIMIT for a body over 1 MiB)",
                     "content": {"application/json": {"schema": {"type": ["object", "array"]}}},
                 },
+                "408": _BODY_TIMEOUT,
             },
         }
     }
@@ -96,6 +100,7 @@ def _identity_path(summary: str, form: bool) -> dict[str, Any]:
             "schema": _IDENTITY_ANSWER}}}},
     }
     if form:
+        op["responses"]["408"] = _BODY_TIMEOUT
         op["requestBody"] = {
             "required": True,
             "content": {

@@ -1,0 +1,285 @@
+"""What a client connection may cost the server: how many there are, and how long a request may take to arrive.
+
+Without limits, 3,000 connections that each sent half a request stayed open
+for as long as their clients liked, a file handle each. Three limits, all
+options of ``serve``:
+
+* **connections** (``max_connections``): past the cap a new connection is
+  answered ``503`` (``SERVICE_BUSY``, ``Retry-After: 1``) and closed at once;
+* **request head** (``header_timeout_ms``): a connection must deliver a
+  complete request line and headers within this time of opening, and again of
+  each response (so it is also the keep-alive idle limit), or it is closed;
+* **request body** (``body_timeout_ms``): once the head has arrived, the body
+  must arrive within this time, or the request is answered ``408``
+  (``REQUEST_TIMEOUT``) and the connection closed.
+
+aiohttp has neither a connection cap nor a head timeout of its own (its
+keep-alive timer covers a connection that never sends anything only in recent
+versions), so :class:`ConnectionGuard` wraps each connection's protocol: it
+counts connections and keeps a head deadline per connection, which
+:func:`connection_middleware` stops when a request reaches the app and
+restarts when the app has answered. :func:`run_app` is ``web.run_app`` with
+the guarded listener (:class:`GuardedSite`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import resource
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+from multidict import MultiDictProxy
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_CONNECTIONS = 1000
+DEFAULT_HEADER_TIMEOUT_MS = 10_000
+DEFAULT_BODY_TIMEOUT_MS = 10_000
+_FDS_BESIDE_CONNECTIONS = 64  # the database, the journal writer's pipes, the listening socket, ...
+
+_BUSY_BODY = json.dumps({"error": "SERVICE_BUSY", "details": "the server has as many connections as it takes; "
+                                                              "try again shortly"}).encode()
+BUSY_RESPONSE = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+                 b"Connection: close\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
+
+
+class _Guarded(asyncio.Protocol):
+    """One connection: the aiohttp protocol inside, made only once the connection is admitted."""
+
+    def __init__(self, guard: ConnectionGuard, make_inner: Callable[[], asyncio.Protocol]) -> None:
+        self._guard = guard
+        self._make_inner = make_inner
+        self._inner: asyncio.Protocol | None = None
+        self.transport: asyncio.Transport | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        if not self._guard._admit(self, transport):
+            transport.write(BUSY_RESPONSE)
+            transport.close()
+            return
+        self.transport = transport
+        self._inner = self._make_inner()
+        self.arm()
+        self._inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._inner is not None:
+            self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received() if self._inner is not None else None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.disarm()
+        if self._inner is not None:
+            self._guard._forget(self)
+            self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        if self._inner is not None:
+            self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self._inner is not None:
+            self._inner.resume_writing()
+
+    def arm(self) -> None:
+        """Start the head deadline: a whole request head must arrive within the guard's header timeout."""
+        self.disarm()
+        loop = asyncio.get_running_loop()
+        self._deadline = loop.call_later(self._guard.header_timeout_ms / 1000, self._expire)
+
+    def disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self) -> None:
+        self._deadline = None
+        if self.transport is not None and not self.transport.is_closing():
+            self._guard.timed_out += 1
+            self.transport.close()
+
+
+class ConnectionGuard:
+    """The connection cap and the per-connection head deadlines of one listening server."""
+
+    def __init__(self, *, max_connections: int = DEFAULT_MAX_CONNECTIONS,
+                 header_timeout_ms: int = DEFAULT_HEADER_TIMEOUT_MS) -> None:
+        if max_connections <= 0 or header_timeout_ms <= 0:
+            raise ValueError(f"the connection cap and the header timeout must be positive, not {max_connections} "
+                             f"and {header_timeout_ms} ms")
+        self.max_connections = max_connections
+        self.header_timeout_ms = header_timeout_ms
+        self._open: dict[asyncio.BaseTransport, _Guarded] = {}
+        self.refused = 0
+        self.timed_out = 0
+
+    def protocol_factory(self, make_inner: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
+        """What ``loop.create_server`` takes: each connection guarded, ``make_inner`` (aiohttp's) inside."""
+        return lambda: _Guarded(self, make_inner)
+
+    def _admit(self, conn: _Guarded, transport: asyncio.BaseTransport) -> bool:
+        if len(self._open) >= self.max_connections:
+            self.refused += 1
+            if self.refused == 1 or self.refused % 1000 == 0:
+                log.warning("connections: %d open, the cap; refused %d so far", len(self._open), self.refused)
+            return False
+        self._open[transport] = conn
+        return True
+
+    def _forget(self, conn: _Guarded) -> None:
+        if conn.transport is not None:
+            self._open.pop(conn.transport, None)
+
+    def request_started(self, transport: asyncio.BaseTransport | None) -> None:
+        """A request's head has arrived on ``transport``: no deadline while the app handles it."""
+        conn = self._open.get(transport) if transport is not None else None
+        if conn is not None:
+            conn.disarm()
+
+    def request_done(self, transport: asyncio.BaseTransport | None) -> None:
+        """The app has answered: the next request's head must arrive within the header timeout."""
+        conn = self._open.get(transport) if transport is not None else None
+        if conn is not None:
+            conn.arm()
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+
+#: The app's guard (:func:`run_app` listens through it) and the body timeout its handlers read bodies with.
+GUARD = web.AppKey("connection_guard", ConnectionGuard)
+BODY_TIMEOUT_MS = web.AppKey("body_timeout_ms", int)
+
+
+@web.middleware
+async def connection_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Outermost: stop the connection's head deadline while the app handles the request; restart it after."""
+    guard = request.app[GUARD]
+    guard.request_started(request.transport)
+    try:
+        return await handler(request)
+    finally:
+        guard.request_done(request.transport)
+
+
+def _body_timeout(request: web.Request) -> float:
+    return request.app[BODY_TIMEOUT_MS] / 1000
+
+
+def _too_slow(request: web.Request) -> web.HTTPRequestTimeout:
+    return web.HTTPRequestTimeout(text=f"the request body did not arrive within {_body_timeout(request):g} s")
+
+
+async def read_body(request: web.Request) -> bytes:
+    """The request body, or 408 if it does not arrive within the body timeout (413 past ``client_max_size``)."""
+    try:
+        async with asyncio.timeout(_body_timeout(request)):
+            return await request.read()
+    except TimeoutError:
+        raise _too_slow(request) from None
+
+
+async def read_form(request: web.Request) -> MultiDictProxy[Any]:
+    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout."""
+    try:
+        async with asyncio.timeout(_body_timeout(request)):
+            return await request.post()
+    except TimeoutError:
+        raise _too_slow(request) from None
+
+
+# --- running --------------------------------------------------------------------------------------------------
+
+
+class GuardedSite(web.BaseSite):
+    """A TCP listener whose connections pass through a :class:`ConnectionGuard`."""
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, guard: ConnectionGuard) -> None:
+        super().__init__(runner, backlog=128)
+        self._host, self._port, self._guard = host, port, guard
+
+    @property
+    def name(self) -> str:
+        return f"http://{self._host}:{self._port}"
+
+    async def start(self) -> None:
+        await super().start()
+        server = self._runner.server
+        assert server is not None
+        self._server = await asyncio.get_running_loop().create_server(
+            self._guard.protocol_factory(server), self._host, self._port, backlog=self._backlog,
+            reuse_address=True)
+
+
+def ensure_file_limit(max_connections: int) -> None:
+    """Raise the soft limit on open files to fit the connection cap if it is lower (up to the hard limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = max_connections + _FDS_BESIDE_CONNECTIONS
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        if target < wanted:
+            log.warning("open-file limit %d is below the connection cap %d plus %d; lower --max-connections",
+                        target, max_connections, _FDS_BESIDE_CONNECTIONS)
+
+
+async def _serve(app: web.Application, host: str, port: int, ready: Callable[[web.Application], None]) -> None:
+    guard = app[GUARD]
+    runner = web.AppRunner(app, handle_signals=True, access_log=None,
+                           keepalive_timeout=guard.header_timeout_ms / 1000)
+    await runner.setup()
+    try:
+        await GuardedSite(runner, host, port, guard).start()
+        ready(app)
+        while True:
+            await asyncio.sleep(3600)
+    finally:
+        await runner.cleanup()
+
+
+def run_app(app: web.Application, *, host: str, port: int,
+            ready: Callable[[web.Application], None] = lambda app: None) -> None:
+    """``web.run_app(app, host=host, port=port)`` with the app's connection guard on the listener.
+
+    ``ready(app)`` is called once the app has started and the port is bound. Returns on SIGINT or
+    SIGTERM after a clean shutdown (the app's cleanup contexts have run); an error at startup (the
+    database in use, the port taken) propagates.
+    """
+    ensure_file_limit(app[GUARD].max_connections)
+    loop = asyncio.new_event_loop()
+    main = loop.create_task(_serve(app, host, port, ready))
+    try:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(main)
+    except (web.GracefulExit, KeyboardInterrupt):
+        pass
+    finally:
+        try:
+            main.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                loop.run_until_complete(main)
+        finally:
+            _cancel_all(loop)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+            loop.close()
+            asyncio.set_event_loop(None)
+
+
+def _cancel_all(loop: asyncio.AbstractEventLoop) -> None:
+    tasks = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        loop.run_until_complete(asyncio.gather(*tasks, return_exceptions=True))
