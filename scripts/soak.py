@@ -207,8 +207,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
     args = parser.parse_args(argv)
 
-    serve_args = ["--window-seconds", str(args.window_seconds), "--playing-seconds", str(args.playing_seconds),
-                  "--seed", "1", "--snapshot-every-records", str(args.snapshot_every_records),
+    serve_args = ["--demo", "--window-seconds", str(args.window_seconds),
+                  "--playing-seconds", str(args.playing_seconds), "--seed", "1",
+                  "--snapshot-every-records", str(args.snapshot_every_records),
                   "--snapshot-every-minutes", str(args.snapshot_every_minutes)]
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     db = work / "soak.db"
