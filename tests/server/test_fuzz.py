@@ -47,7 +47,8 @@ REFUSALS = {str(code) for code in ApingCode} - {str(ApingCode.UNEXPECTED_ERROR)}
 
 async def exchange_answers(db_path: str, bodies: list[dict[str, Any]]) -> list[tuple[int, str]]:
     """``(HTTP status, body text)`` of each call, sent in order by the demo account to a new server."""
-    config = ServerConfig(db_path=db_path, window_ms=3_000, playing_ms=100, house=False, seed=1, heartbeat_ms=500)
+    config = ServerConfig(db_path=db_path, window_ms=3_000, playing_ms=100, house=False, seed=1, heartbeat_ms=500,
+                          demo=True)
     app = create_app(config, equities=river_only_equities)
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         token = await login(client, config.demo_account, config.demo_password)
