@@ -63,6 +63,10 @@ class VirtualClock:
     """Simulated time: callbacks run in (time, scheduling order) without real waiting.
 
     Deterministic: two callbacks at the same time run in the order they were scheduled.
+    Time moves only when the owner calls :meth:`step`, :meth:`run` or :meth:`advance`,
+    and the callbacks run inside that call; so it also drives the in-process server
+    under asyncio in tests (``create_app(config, clock=VirtualClock(...))``): a callback
+    may use the running loop, and the test awaits whatever that starts.
     """
 
     def __init__(self, start_ms: int = 0) -> None:
@@ -110,7 +114,18 @@ class VirtualClock:
             self._now = until_ms
 
     def advance(self, delay_ms: int) -> None:
-        """Run everything due within the next ``delay_ms`` and move time forward by it."""
+        """Run everything due within the next ``delay_ms`` and move time forward by it.
+
+        A callback due exactly at the new time runs; one a millisecond later does not:
+
+        >>> clock = VirtualClock(start_ms=0)
+        >>> seen = []
+        >>> for when in (100, 101):
+        ...     _ = clock.call_at(when, lambda: seen.append(clock.now()))
+        >>> clock.advance(100)
+        >>> seen, clock.now(), clock.pending
+        ([100], 100, 1)
+        """
         self.run(until_ms=self._now + delay_ms)
 
 

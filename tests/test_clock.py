@@ -47,3 +47,26 @@ async def test_wall_clock_runs_on_the_loop() -> None:
     clock.call_later(20, done.set)
     await asyncio.wait_for(done.wait(), 2)
     assert clock.now() - start >= 15
+
+
+async def test_virtual_clock_under_asyncio_runs_callbacks_inside_advance_and_they_may_use_the_loop() -> None:
+    """What the in-process server tests rely on: nothing runs before the test advances, then all that is due."""
+    clock = VirtualClock(start_ms=5_000)
+    loop = asyncio.get_running_loop()
+    seen: list[tuple[str, int]] = []
+    done = asyncio.Event()
+
+    async def later(tag: str) -> None:
+        seen.append((tag, clock.now()))
+        done.set()
+
+    clock.call_later(50, lambda: loop.create_task(later("task")))  # what the stream's conflated flush does
+    clock.call_later(50, lambda: seen.append(("sync", clock.now())))
+    await asyncio.sleep(0)
+    assert seen == []  # the loop turning does not move a virtual clock
+    clock.advance(49)
+    assert seen == [] and clock.now() == 5_049
+    clock.advance(1)
+    assert seen == [("sync", 5_050)]  # ran inside advance; the task it started runs when the test awaits
+    await asyncio.wait_for(done.wait(), 2)
+    assert seen == [("sync", 5_050), ("task", 5_050)]

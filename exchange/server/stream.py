@@ -47,6 +47,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
+from exchange.clock import Timer
 from exchange.core.events import Event
 from exchange.server.auth import Session, Sessions
 from exchange.server.best_offers import levels_delta
@@ -318,7 +319,7 @@ class StreamHub:
         self._shown: dict[str, MarketSnapshot] = {}
         self._dirty_markets: set[str] = set()
         self._dirty_orders: set[tuple[str, str]] = set()
-        self._flush_handle: asyncio.Handle | None = None
+        self._flush_handle: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
     # --- fed by the service -------------------------------------------------------------
@@ -333,9 +334,8 @@ class StreamHub:
         self._dirty_markets.add(market_id)
         if event is not None:
             self._dirty_orders.update((a, market_id) for a in accounts_of(event))
-        if self._flush_handle is None:
-            loop = asyncio.get_running_loop()
-            self._flush_handle = loop.call_later(self.conflate_ms / 1000, self._flush_soon)
+        if self._flush_handle is None:  # on the service's clock, so a test's clock decides when it flushes
+            self._flush_handle = self.service.clock.call_later(self.conflate_ms, self._flush_soon)
 
     def _flush_soon(self) -> None:
         self._flush_handle = None

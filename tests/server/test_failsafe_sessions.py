@@ -94,13 +94,15 @@ async def _closed_with_session_error(ws: ClientWebSocketResponse) -> None:
     assert ws.closed
 
 
-async def test_logout_closes_the_sessions_stream_and_stops_its_order_updates(client: TestClient) -> None:
+async def test_logout_closes_the_sessions_stream_and_stops_its_order_updates(client: TestClient,
+                                                                              clock: VirtualClock) -> None:
     token = await login(client, "alice", "pw-alice")
     other = await login(client, "alice", "pw-alice")  # a second session of the same account
     ws, kept = await _subscribed(client, token), await _subscribed(client, other)
     resp = await client.post("/api/logout", headers={"X-Application": APP_KEY, "X-Authentication": token})
     assert (await resp.json())["status"] == "SUCCESS"
     await rpc(client, other, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))  # an order update for alice
+    clock.advance(client.app[keys.HUB].conflate_ms)  # type: ignore[index]  # the stream's flush is on the clock
     await _closed_with_session_error(ws)
     assert (await _until(kept, "ocm"))["oc"][0]["id"] == MARKET  # the other session's stream carries on
     await kept.close()
@@ -115,7 +117,9 @@ async def test_expiry_closes_the_stream_at_the_next_sweep(client: TestClient, cl
 
 async def test_an_expired_session_cannot_subscribe_even_before_the_sweep(tmp_path: Path,
                                                                           clock: VirtualClock) -> None:
-    async with _client(tmp_path, clock, session_sweep_ms=10 * TTL_MS) as client:
+    # no games: a game's change would be flushed on the clock as it advances, and that flush, finding the session
+    # expired, would end the stream before the subscription could be refused
+    async with _client(tmp_path, clock, session_sweep_ms=10 * TTL_MS, run_games=False) as client:
         token = await login(client, "alice", "pw-alice")
         ws = await client.ws_connect("/stream")
         await _until(ws, "connection")
