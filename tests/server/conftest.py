@@ -1,3 +1,12 @@
+"""The in-process server runs on a :class:`~exchange.clock.VirtualClock` the test advances.
+
+Nothing in the app waits on the wall clock for its outcome: the games' windows
+and the stream's conflated flush are scheduled on the injected clock, so a test
+moves time to exactly the moment it needs (``clock.advance(ms)`` or
+``clock.run(until_ms=...)``) and every callback due by then runs, in order,
+before the call returns.
+"""
+
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
@@ -6,21 +15,33 @@ from pathlib import Path
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
+from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS
 
 
 @pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
-    """A server with one Hold'em channel, 3 s windows, no house, alice and bob with 1000.00 each."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1,
-                          heartbeat_ms=500)
-    app = create_app(config, equities=river_only_equities)
+def clock() -> VirtualClock:
+    """The server's clock: still until the test advances it."""
+    return VirtualClock(start_ms=START_MS)
+
+
+@pytest.fixture
+async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
+    """A server with one Hold'em channel, 3 s windows, no house, alice and bob with 1000.00 each.
+
+    Game ``holdem.0`` has begun at ``START_MS``: its Deal window is open and closes ``WINDOW_MS`` later.
+    """
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1, heartbeat_ms=HEARTBEAT_MS)
+    app = create_app(config, clock=clock, equities=river_only_equities)
     async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
         store = app[keys.STORE]
         store.add("alice", "pw-alice", deposit=100_000)
         store.add("bob", "pw-bob", deposit=100_000)
         store.add("poor", "pw-poor", deposit=300)
+        clock.advance(0)  # the channel scheduled its first game at "now": deal it
         yield test_client

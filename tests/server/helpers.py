@@ -1,9 +1,11 @@
-"""Shared helpers for the server tests: an in-process app, logins and JSON-RPC calls."""
+"""Shared helpers for the server tests: the in-process app's times, logins and JSON-RPC calls."""
 
 from __future__ import annotations
 
 import json
 import socket
+import time
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp.test_utils import TestClient
@@ -11,6 +13,26 @@ from aiohttp.test_utils import TestClient
 APP_KEY = "test-app"
 BETTING = "/exchange/betting/json-rpc/v1"
 ACCOUNT = "/exchange/account/json-rpc/v1"
+
+# The in-process server's times (tests/server/conftest.py): its clock starts at START_MS and moves only when a
+# test advances it.
+START_MS = 1_700_000_000_000  # an epoch time, so timestamps in answers look like a real server's
+WINDOW_MS = 3_000
+PLAYING_MS = 100
+HEARTBEAT_MS = 500
+
+
+def wait_until(condition: Callable[[], bool], *, timeout_s: float, what: str, poll_s: float = 0.05) -> None:
+    """Return as soon as ``condition()`` holds; fail naming ``what`` if it does not within ``timeout_s``.
+
+    For the tests that run a real server process on the wall clock: they wait for
+    a state, never for a fixed time.
+    """
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"{what}: not within {timeout_s} s")
+        time.sleep(poll_s)
 
 
 def free_port() -> int:

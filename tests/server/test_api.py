@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from aiohttp.test_utils import TestClient
 
-from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, headers, login, place, rpc
+from exchange.clock import VirtualClock
+from exchange.core.market import MarketStatus
+from exchange.server import keys
+from tests.server.helpers import (
+    ACCOUNT,
+    APP_KEY,
+    BETTING,
+    PLAYING_MS,
+    START_MS,
+    WINDOW_MS,
+    headers,
+    login,
+    place,
+    rpc,
+)
 
 MARKET = "holdem.0"
 
@@ -143,8 +156,7 @@ async def test_error_codes(client: TestClient) -> None:
     assert await code(alice, place(MARKET, 1, "BACK", 2.0, 1e300)) == ("BET_ACTION_ERROR", "INVALID_BET_SIZE")
     assert await code(alice, place(MARKET, 9, "BACK", 2.0, 2)) == ("BET_ACTION_ERROR", "INVALID_RUNNER")
     assert await code(poor, place(MARKET, 1, "LAY", 10.0, 2)) == ("INSUFFICIENT_FUNDS", "INSUFFICIENT_FUNDS")
-    assert (await code(alice, place("holdem.999", 1, "BACK", 2.0, 2)))[1] in ("INVALID_MARKET_ID",
-                                                                              "MARKET_NOT_OPEN_FOR_BETTING")
+    assert await code(alice, place("holdem.999", 1, "BACK", 2.0, 2)) == ("INVALID_MARKET_ID", "INVALID_MARKET_ID")
     bad = place(MARKET, 1, "BACK", 2.0, 2)
     bad["instructions"][0]["limitOrder"]["persistenceType"] = "PERSIST"  # type: ignore[index]
     assert (await code(alice, bad))[1] == "INVALID_PERSISTENCE_TYPE"
@@ -182,16 +194,30 @@ async def test_place_orders_is_all_or_nothing(client: TestClient) -> None:
     assert result["status"] == "SUCCESS" and [r["status"] for r in result["instructionReports"]] == ["SUCCESS"] * 2
 
 
-async def test_market_not_open_between_windows(client: TestClient) -> None:
+async def test_market_not_open_between_windows(client: TestClient, clock: VirtualClock) -> None:
     alice = await login(client, "alice", "pw-alice")
-    service = client.server.app[__import__("exchange.server.keys", fromlist=["SERVICE"]).SERVICE]
+    service = client.app[keys.SERVICE]
     game = service.current_game("holdem")
-    assert game is not None
-    while service.exchange.market_status(MARKET).value == "ACTIVE":
-        await asyncio.sleep(0.05)
+    assert game is not None and game.market_id == MARKET
+    deal, flop = game.windows[0], game.windows[1]
+    assert (deal.opens_ms, deal.closes_ms, flop.opens_ms) == (START_MS, START_MS + WINDOW_MS,
+                                                              START_MS + WINDOW_MS + PLAYING_MS)
+
+    clock.run(until_ms=deal.closes_ms - 1)  # the last millisecond of the Deal window: still open
+    assert service.exchange.market_status(MARKET) is MarketStatus.ACTIVE
+    clock.run(until_ms=deal.closes_ms)  # the window closes: suspended while the hole cards are turned
+    assert service.exchange.market_status(MARKET) is MarketStatus.SUSPENDED
     result = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 2.0, 2)))["result"]
     assert result["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
-    assert result["instructionReports"][0]["errorCode"] in ("MARKET_NOT_OPEN_FOR_BETTING", "BET_REJECTED_ROUND_STALE")
+    assert result["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
+
+    clock.run(until_ms=flop.opens_ms - 1)
+    result = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 2.0, 2)))["result"]
+    assert result["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
+    clock.run(until_ms=flop.opens_ms)  # the Flop window opens: the same order is taken
+    assert service.exchange.market_status(MARKET) is MarketStatus.ACTIVE
+    result = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 2.0, 2)))["result"]
+    assert result["status"] == "SUCCESS", result
 
 
 async def test_malformed_requests_get_json_rpc_errors(client: TestClient) -> None:
@@ -224,13 +250,16 @@ async def test_malformed_requests_get_json_rpc_errors(client: TestClient) -> Non
     assert resp.status == 404 and "error" in await resp.json()
 
 
-async def test_snapshot_channels_and_openapi(client: TestClient) -> None:
+async def test_snapshot_channels_and_openapi(client: TestClient, clock: VirtualClock) -> None:
     channels = await (await client.get("/games/v1/channels")).json()
     assert channels["channels"][0]["id"] == "holdem"
     snap = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
     game = snap["game"]
     assert game["id"] == MARKET and game["round"] == 1 and game["bettingWindowTime"] == 3
-    assert 0 <= game["bettingWindowPercentageComplete"] <= 100
+    assert game["bettingWindowPercentageComplete"] == 0
+    clock.advance(WINDOW_MS * 2 // 5)
+    snap = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
+    assert snap["game"]["bettingWindowPercentageComplete"] == 40 and snap["game"]["bettingOpen"] is True
     assert all(card == "NOT AVAILABLE" for hand in game["gameData"]["hands"] for card in hand["cards"])
     assert game["gameData"]["communityCards"] == ["NOT AVAILABLE"] * 5
     assert [s["status"] for s in game["markets"][0]["selections"]] == ["IN_PLAY"] * 4

@@ -1,5 +1,11 @@
 """The WebSocket stream: authentication, market and order subscriptions, heartbeats, and
-betfairlightweight's own stream listener reading what we send."""
+betfairlightweight's own stream listener reading what we send.
+
+The server's clock stands still until a test moves it: changes are sent when
+the test advances it by the conflation interval (:func:`flush`), so every test
+knows which changes share a message, and a heartbeat comes only when the test
+lets ``heartbeatMs`` pass.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +16,33 @@ from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient
 from betfairlightweight.streaming.listener import StreamListener
 
-from tests.server.helpers import APP_KEY, login, place, rpc
+from exchange.clock import VirtualClock
+from exchange.server import keys
+from tests.server.helpers import APP_KEY, HEARTBEAT_MS, login, place, rpc
 
 MARKET = "holdem.0"
 
 
+async def next_message(ws: ClientWebSocketResponse, timeout: float = 3) -> dict[str, Any]:
+    """The next message the server sends; ``timeout`` (seconds) bounds the wait for one already due."""
+    message: dict[str, Any] = json.loads((await ws.receive(timeout=timeout)).data)
+    return message
+
+
 async def receive(ws: ClientWebSocketResponse, op: str, *, ct: str | None = None, timeout: float = 3) -> dict[str, Any]:
+    """The next message with ``op`` (and ``ct``), skipping the others."""
     while True:
-        message = json.loads((await ws.receive(timeout=timeout)).data)
+        message = await next_message(ws, timeout)
         if message.get("op") == op and (ct is None or message.get("ct") == ct):
             return message
 
 
-async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestClient) -> None:
+def flush(client: TestClient, clock: VirtualClock) -> None:
+    """Let the conflation interval pass: every change made since the last flush goes out in one message."""
+    clock.advance(client.app[keys.HUB].conflate_ms)
+
+
+async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestClient, clock: VirtualClock) -> None:
     token = await login(client, "alice", "pw-alice")
     bob = await login(client, "bob", "pw-bob")
     async with client.ws_connect("/stream") as ws:
@@ -55,9 +75,9 @@ async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestCl
 
         await rpc(client, token, "placeOrders", place(MARKET, 1, "LAY", 3.0, 10))
         await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 3.0, 4))
-        delta = await receive(ws, "mcm")
-        while "mc" not in delta:
-            delta = await receive(ws, "mcm")
+        flush(client, clock)
+        delta = await next_message(ws)  # the market's change first, then the orders'
+        assert delta["op"] == "mcm" and delta["id"] == 2 and "ct" not in delta and delta["pt"] == clock.now()
         rc = delta["mc"][0]["rc"][0]
         assert rc["id"] == 1 and rc["atb"] == [[3.0, 6.0]] and rc["trd"] == [[3.0, 4.0]] and rc["ltp"] == 3.0
         listener.on_data(json.dumps(delta))
@@ -65,15 +85,16 @@ async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestCl
         runner = next(r for r in book.runners if r.selection_id == 1)
         assert runner.ex.available_to_back[0].price == 3.0 and runner.last_price_traded == 3.0
 
-        orders = await receive(ws, "ocm")
-        while "oc" not in orders:
-            orders = await receive(ws, "ocm")
+        orders = await next_message(ws)
+        assert orders["op"] == "ocm" and orders["id"] == 3 and "ct" not in orders
         (uo,) = orders["oc"][0]["orc"][0]["uo"]
         assert uo["side"] == "L" and uo["sm"] == 4.0 and uo["sr"] == 6.0 and uo["status"] == "E"
         assert orders["oc"][0]["orc"][0]["ml"] == [[3.0, 4.0]]
 
-        heartbeat = await receive(ws, "mcm", ct="HEARTBEAT", timeout=5)
-        assert heartbeat["id"] == 2 and "clk" in heartbeat
+        clock.advance(HEARTBEAT_MS)  # both subscriptions now idle for exactly heartbeatMs: one heartbeat each
+        heartbeat = await next_message(ws)
+        assert heartbeat == {"op": "mcm", "id": 2, "clk": "3", "pt": clock.now(), "ct": "HEARTBEAT"}
+        assert await next_message(ws) == {"op": "ocm", "id": 3, "clk": "3", "pt": clock.now(), "ct": "HEARTBEAT"}
         await ws.send_json({"op": "nonsense", "id": 9})
         assert (await receive(ws, "status"))["errorCode"] == "INVALID_INPUT"
         await ws.send_str("{broken")
@@ -162,7 +183,7 @@ async def test_heartbeat_is_clamped_and_nulls_count_as_not_given(client: TestCli
         assert (await receive(ws, "ocm", ct="SUB_IMAGE"))["heartbeatMs"] == 30_000
 
 
-async def test_order_filter_without_overall_position_drops_mb_ml(client: TestClient) -> None:
+async def test_order_filter_without_overall_position_drops_mb_ml(client: TestClient, clock: VirtualClock) -> None:
     async with client.ws_connect("/stream") as ws:
         token = await authenticated(client, ws)
         bob = await login(client, "bob", "pw-bob")
@@ -170,9 +191,9 @@ async def test_order_filter_without_overall_position_drops_mb_ml(client: TestCli
         assert (await receive(ws, "ocm", ct="SUB_IMAGE"))["oc"] == []
         await rpc(client, token, "placeOrders", place(MARKET, 1, "LAY", 3.0, 10))
         await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 3.0, 4))
-        orders = await receive(ws, "ocm")
-        while "oc" not in orders:
-            orders = await receive(ws, "ocm")
+        flush(client, clock)
+        orders = await next_message(ws)
+        assert orders["op"] == "ocm" and "ct" not in orders
         orc = orders["oc"][0]["orc"][0]
         assert orc["uo"][0]["sm"] == 4.0 and "mb" not in orc and "ml" not in orc
         # orders carry no strategy ref here: asking for one shows none of them, but the position still
@@ -212,7 +233,7 @@ async def subscribe_offers(ws: ClientWebSocketResponse, fields: list[str], **dat
     return rc
 
 
-async def test_best_offers_default_three_levels_image_and_deltas(client: TestClient) -> None:
+async def test_best_offers_default_three_levels_image_and_deltas(client: TestClient, clock: VirtualClock) -> None:
     async with client.ws_connect("/stream") as ws:
         alice = await authenticated(client, ws)
         bob = await login(client, "bob", "pw-bob")
@@ -221,43 +242,49 @@ async def test_best_offers_default_three_levels_image_and_deltas(client: TestCli
         assert image == {"id": 1, "batb": [[0, 3.0, 10.0], [1, 2.98, 5.0], [2, 2.96, 4.0]], "batl": []}
 
         await cancel(client, alice, bets[3.0])  # every level moves up one; 2.94 comes into view
+        flush(client, clock)
         assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 2.98, 5.0], [1, 2.96, 4.0], [2, 2.94, 3.0]]}
         await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 3.5, 2))  # the lay side only
+        flush(client, clock)
         assert await next_runner_change(ws) == {"id": 1, "batl": [[0, 3.5, 2.0]]}
         await rpc(client, bob, "placeOrders", place(MARKET, 1, "BACK", 2.96, 2))  # matches 2.00 at 2.98
+        flush(client, clock)
         assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 2.98, 3.0]]}  # no trd: not asked for
         await cancel(client, alice, bets[2.94])
-        await cancel(client, alice, bets[2.96])  # two levels emptied: each re-sent with size 0
-        change = await next_runner_change(ws)
-        while change.get("batb") != [[1, 0, 0], [2, 0, 0]]:  # the two cancels may come in one flush or two
-            assert change["batb"] == [[2, 0, 0]], change
-            change = await next_runner_change(ws)
+        await cancel(client, alice, bets[2.96])
+        flush(client, clock)  # both cancels in one flush: two levels emptied, each re-sent with size 0
+        assert await next_runner_change(ws) == {"id": 1, "batb": [[1, 0, 0], [2, 0, 0]]}
 
 
-async def test_best_offers_one_level_ignores_deeper_changes(client: TestClient) -> None:
+async def test_best_offers_one_level_ignores_deeper_changes(client: TestClient, clock: VirtualClock) -> None:
     async with client.ws_connect("/stream") as ws:
         alice = await authenticated(client, ws)
         top = await lay(client, alice, 3.0, 10)
         second = await lay(client, alice, 2.98, 5)
-        await ws.send_json({"op": OS, "id": 3})  # its image, after the market's, marks where the first delta starts
+        await ws.send_json({"op": OS, "id": 3})
         assert (await receive(ws, "status"))["id"] == 3
+        assert (await receive(ws, "ocm", ct="SUB_IMAGE"))["id"] == 3
         assert await subscribe_offers(ws, ["EX_BEST_OFFERS"], ladderLevels=1) == {
             "id": 1, "batb": [[0, 3.0, 10.0]], "batl": []}
-        await cancel(client, alice, second)  # below the one level shown: nothing to send
-        orders = await receive(ws, "ocm")
-        while "oc" not in orders or orders.get("ct"):  # the cancel's order change has been flushed ...
-            orders = await receive(ws, "ocm")
-        third = await lay(client, alice, 3.05, 2)  # ... so the next market change is this new best price
+        orders = await next_message(ws)  # the lays' order change, sent on by the market subscription's collect
+        assert orders["op"] == "ocm" and "ct" not in orders
+        assert {uo["id"]: uo["sr"] for uo in orders["oc"][0]["orc"][0]["uo"]} == {top: 10.0, second: 5.0}
+        await cancel(client, alice, second)  # below the one level shown: no market change to send
+        flush(client, clock)
+        orders = await next_message(ws)  # a market change would have come first: this is the order change alone
+        assert orders["op"] == "ocm" and "ct" not in orders
+        assert {uo["id"]: uo["sc"] for uo in orders["oc"][0]["orc"][0]["uo"]} == {top: 0.0, second: 5.0}
+        third = await lay(client, alice, 3.05, 2)
+        flush(client, clock)
         assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 3.05, 2.0]]}
         await cancel(client, alice, top)
         await cancel(client, alice, third)
-        change = await next_runner_change(ws)
-        if change == {"id": 1, "batb": [[0, 3.0, 10.0]]}:  # the two cancels came in two flushes
-            change = await next_runner_change(ws)
-        assert change == {"id": 1, "batb": [[0, 0, 0]]}
+        flush(client, clock)  # both cancels in one flush: the one level shown is empty
+        assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 0, 0]]}
 
 
-async def test_all_offers_are_by_price_and_both_views_come_when_both_are_asked(client: TestClient) -> None:
+async def test_all_offers_are_by_price_and_both_views_come_when_both_are_asked(client: TestClient,
+                                                                               clock: VirtualClock) -> None:
     async with client.ws_connect("/stream") as ws:
         alice = await authenticated(client, ws)
         await lay(client, alice, 3.0, 10)
@@ -268,21 +295,25 @@ async def test_all_offers_are_by_price_and_both_views_come_when_both_are_asked(c
         assert image["atb"] == [[2.98, 5.0], [3.0, 10.0]] and image["batb"] == [[0, 3.0, 10.0], [1, 2.98, 5.0]]
         assert image["bdatb"] == image["batb"] and image["batl"] == image["bdatl"] == image["atl"] == []
         await cancel(client, alice, bet)
+        flush(client, clock)
         assert await next_runner_change(ws) == {"id": 1, "atb": [[2.98, 0.0]], "batb": [[1, 0, 0]],
                                                 "bdatb": [[1, 0, 0]]}
 
 
-async def test_a_delta_after_the_image_is_against_what_the_image_showed(client: TestClient) -> None:
+async def test_a_delta_after_the_image_is_against_what_the_image_showed(client: TestClient,
+                                                                       clock: VirtualClock) -> None:
     """An order placed while no client was connected, shown in the image, then cancelled: the delta removes it."""
     async with client.ws_connect("/stream") as ws:
         alice = await authenticated(client, ws)
         bet = await lay(client, alice, 3.0, 10)  # with no subscription yet the hub tracks nothing
         assert (await subscribe_offers(ws, ["EX_ALL_OFFERS", "EX_BEST_OFFERS"]))["atb"] == [[3.0, 10.0]]
         await cancel(client, alice, bet)
+        flush(client, clock)
         assert await next_runner_change(ws) == {"id": 1, "atb": [[3.0, 0.0]], "batb": [[0, 0, 0]]}
 
 
-async def test_betfairlightweight_cache_shows_best_offers_from_batb_batl(client: TestClient) -> None:
+async def test_betfairlightweight_cache_shows_best_offers_from_batb_batl(client: TestClient,
+                                                                         clock: VirtualClock) -> None:
     async with client.ws_connect("/stream") as ws:
         listener = StreamListener(max_latency=None)
         listener.register_stream(2, "marketSubscription")
@@ -301,9 +332,9 @@ async def test_betfairlightweight_cache_shows_best_offers_from_batb_batl(client:
         assert [(p.price, p.size) for p in runner.ex.available_to_lay] == [(3.5, 2.0)]
 
         await cancel(client, alice, bet)
-        delta = await receive(ws, "mcm")
-        while "mc" not in delta:
-            delta = await receive(ws, "mcm")
+        flush(client, clock)
+        delta = await next_message(ws)
+        assert delta["op"] == "mcm" and "ct" not in delta
         listener.on_data(json.dumps(delta))
         (book,) = listener.snap([MARKET])
         runner = next(r for r in book.runners if r.selection_id == 1)
