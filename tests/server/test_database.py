@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import select
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -31,7 +32,9 @@ def deleted_while_open(tmp_path: Path) -> Iterator[Path]:
     db = tmp_path / "exchange.db"
     holder = subprocess.Popen([sys.executable, "-c", HOLD_OPEN, str(db)], stdout=subprocess.PIPE)
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == b"open\n"
+        assert holder.stdout is not None
+        readable, _, _ = select.select([holder.stdout], [], [], 30)  # a bounded wait for "open", not a fixed sleep
+        assert readable and holder.stdout.readline() == b"open\n", "the holder did not open the database in 30 s"
         db.unlink()
         yield db
     finally:

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import requests
 from betfairlightweight import filters
 
 from exchange.server.ledger import balances_from_db
-from tests.server.helpers import free_port
+from tests.server.helpers import free_port, wait_until
 
 APP_KEY = "bflw-app"
 
@@ -44,15 +43,14 @@ class Server:
              "--window-seconds", str(self.window_s), "--playing-seconds", "0.5", "--seed", "7", "--no-house"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                if requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"):
-                    return
-            except requests.RequestException:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError("the server did not start")
+        wait_until(self.dealing, timeout_s=30, what="the server answering with its first game")
+
+    def dealing(self) -> bool:
+        """Whether the server answers and has a game on its table."""
+        try:
+            return bool(requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"))
+        except requests.RequestException:
+            return False
 
     def children(self) -> list[int]:
         """The server's child processes (the journal writer)."""
@@ -91,25 +89,20 @@ def server(tmp_path: Path) -> Iterator[Server]:
     srv.stop()
 
 
-def _exits(pid: int, within_s: float = 10) -> bool:
-    """Whether ``pid`` is gone (or a zombie) within ``within_s`` seconds."""
-    deadline = time.time() + within_s
-    while time.time() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return True
-        if state == "Z":
-            return True
-        time.sleep(0.05)
-    return False
+def _gone(pid: int) -> bool:
+    """Whether ``pid`` has exited (a zombie waiting to be reaped has)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state == "Z"
 
 
 def test_a_clean_stop_ends_the_journal_writer_too(server: Server) -> None:
     (writer,) = server.children()
     server.stop()
     assert server.proc is not None and server.proc.returncode == 0
-    assert _exits(writer)
+    wait_until(lambda: _gone(writer), timeout_s=10, what="the journal writer exiting after the server")
 
 
 def test_betfairlightweight_resources_work_unmodified(server: Server) -> None:
@@ -156,17 +149,19 @@ def test_betfairlightweight_resources_work_unmodified(server: Server) -> None:
 def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: Server) -> None:
     alice, bob = server.client("alice", "pw-a"), server.client("bob", "pw-b")
     market_id = "holdem.0"
-    acked: dict[str, str] = {}
-    for price, side, client, size in ((3.0, "LAY", alice, 10), (2.5, "BACK", bob, 4), (1000, "BACK", alice, 2),
-                                      (20, "LAY", bob, 3)):
+    # each order and what the void makes of it: matched (even in part) is VOIDED, never matched is CANCELLED
+    acked: dict[str, tuple[str, str]] = {}
+    for price, side, client, size, after_void in ((3.0, "LAY", alice, 10, "VOIDED"), (2.5, "BACK", bob, 4, "VOIDED"),
+                                                  (1000, "BACK", alice, 2, "CANCELLED"),
+                                                  (20, "LAY", bob, 3, "CANCELLED")):
         report = client.betting.place_orders(market_id, [filters.place_instruction(
             "LIMIT", 2, side, limit_order=filters.limit_order(size=size, price=price, persistence_type="LAPSE"))])
         assert report.status == "SUCCESS"
-        acked[report.place_instruction_reports[0].bet_id] = client.username
+        acked[report.place_instruction_reports[0].bet_id] = (client.username, after_void)
     assert requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()["game"]["round"] == 1
     (writer,) = server.children()
     server.kill()  # SIGKILL in the middle of the Deal window
-    assert _exits(writer), "the journal writer outlived the server"
+    wait_until(lambda: _gone(writer), timeout_s=10, what="the journal writer exiting after a SIGKILLed server")
 
     journal_balances = balances_from_db(str(server.db))
     server.start()
@@ -175,11 +170,10 @@ def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: S
         funds = client.account.get_account_funds()
         assert funds.available_to_bet_balance == opening and funds.exposure == 0
         assert journal_balances[client.username] == round(opening * 100)
-        mine = {b for b, owner in acked.items() if owner == client.username}
-        seen = set()
-        for status in ("VOIDED", "CANCELLED", "LAPSED"):
-            seen |= {o.bet_id for o in client.betting.list_cleared_orders(bet_status=status).orders}
-        assert mine <= seen, (client.username, mine, seen)
+        for status in ("VOIDED", "CANCELLED", "LAPSED"):  # the window was open when it died: nothing lapsed
+            mine = {bet for bet, owner_status in acked.items() if owner_status == (client.username, status)}
+            seen = {o.bet_id for o in client.betting.list_cleared_orders(bet_status=status).orders}
+            assert seen == mine, (client.username, status, seen, mine)
         assert client.betting.list_current_orders().orders == []
     snapshot = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()
     assert snapshot["game"]["id"] == "holdem.1"
