@@ -57,7 +57,7 @@ def create_app(
     app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
     app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)
-    app.cleanup_ctx.append(functools.partial(_database, config=config))
+    app.cleanup_ctx.append(functools.partial(_database, config=config, clock=clock))
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities))
     app.cleanup_ctx.append(_stream)
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
@@ -80,7 +80,7 @@ def _routes(app: web.Application) -> None:
 # --- lifecycle -------------------------------------------------------------------------------
 
 
-async def _database(app: web.Application, *, config: ServerConfig) -> AsyncIterator[None]:
+async def _database(app: web.Application, *, config: ServerConfig, clock: Clock) -> AsyncIterator[None]:
     with contextlib.ExitStack() as opened:  # closed in reverse order, however the start or the stop ends
         lock = DatabaseLock.acquire(config.db_path)  # before the journal is read: one server per database
         opened.callback(lock.release)
@@ -88,7 +88,7 @@ async def _database(app: web.Application, *, config: ServerConfig) -> AsyncItera
         opened.callback(store.close)
         journal = Journal.open(config.db_path)
         opened.callback(journal.close)
-        journal.start(config.snapshots)
+        journal.start(config.snapshots, clock=clock)
         app[keys.STORE] = store
         app[keys.JOURNAL] = journal
         yield

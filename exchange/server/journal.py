@@ -42,6 +42,7 @@ from collections.abc import Awaitable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from exchange.clock import Clock, Timer, WallClock
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec, snapshots
 from exchange.server.database import open_with
@@ -101,7 +102,8 @@ class Journal:
         self._snapshot_seq = snapshots.newest_seq(conn)  # the newest snapshot's (0: none)
         self._snapshot_mark = self._snapshot_seq  # the durable seq when the last snapshot was begun
         self._taker: SnapshotTaker | None = None
-        self._snapshot_timer: asyncio.TimerHandle | None = None
+        self._clock: Clock | None = None  # times the every_ms snapshots while running
+        self._snapshot_timer: Timer | None = None
         self.snapshots_taken: list[int] = []  # the seq of each snapshot taken while running
 
     @classmethod
@@ -193,19 +195,21 @@ class Journal:
         waiters, self._pending_waiters = self._pending_waiters, []
         _release(waiters)
 
-    def start(self, policy: SnapshotPolicy | None = None) -> None:
+    def start(self, policy: SnapshotPolicy | None = None, *, clock: Clock | None = None) -> None:
         """Start the writer process (none for ``:memory:``); its answers are read on the running loop.
 
-        With a ``policy`` (and a file), snapshots are taken as it says.
+        With a ``policy`` (and a file), snapshots are taken as it says, its ``every_ms`` on ``clock``
+        (the server's; by default the loop's wall clock).
         """
         self._loop = asyncio.get_running_loop()
+        self._clock = clock or WallClock(self._loop)
         path = self._path()
         if path:
             self._writer = WriterProcess.start(path)
             self._loop.add_reader(self._writer.ack_fd, self._on_acks)
             self._policy = policy
             if policy is not None and policy.every_ms:
-                self._snapshot_timer = self._loop.call_later(policy.every_ms / 1000, self._on_snapshot_timer)
+                self._snapshot_timer = self._clock.call_later(policy.every_ms, self._on_snapshot_timer)
         if self._pending:
             self._submit()
 
@@ -302,8 +306,8 @@ class Journal:
     # --- snapshots ------------------------------------------------------------------------------
 
     def _on_snapshot_timer(self) -> None:
-        assert self._loop is not None and self._policy is not None
-        self._snapshot_timer = self._loop.call_later(self._policy.every_ms / 1000, self._on_snapshot_timer)
+        assert self._clock is not None and self._policy is not None
+        self._snapshot_timer = self._clock.call_later(self._policy.every_ms, self._on_snapshot_timer)
         if self._durable_seq > self._snapshot_seq:
             self._take_snapshot()
 

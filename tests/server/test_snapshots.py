@@ -255,13 +255,24 @@ async def test_the_journal_has_a_snapshot_taken_every_n_records(tmp_path: Path) 
 
 
 async def test_the_journal_has_a_snapshot_taken_every_m_minutes_if_anything_changed(tmp_path: Path) -> None:
+    clock = VirtualClock(START_MS)
     journal = Journal.open(str(tmp_path / "j.db"))
-    journal.start(SnapshotPolicy(every_records=0, every_ms=200))
-    for i, event in enumerate(_events(3)):
+    journal.start(SnapshotPolicy(every_records=0, every_ms=200), clock=clock)
+    events = _events(4)
+    for i, event in enumerate(events[:3]):
         journal.append("event", event, ts_ms=i)
     await journal.sync()
+    clock.advance(199)
+    assert journal.snapshot_taker_pid is None  # not yet due
+    clock.advance(1)
+    assert journal.snapshot_taker_pid is not None  # due at 200 ms: a taker at work
     await _taken(journal, 1)
-    await asyncio.sleep(0.5)  # nothing changed: no more
-    assert journal.snapshots_taken == [3]
+    clock.advance(200)  # nothing changed: no taker, no snapshot
+    assert journal.snapshot_taker_pid is None and journal.snapshots_taken == [3]
+    journal.append("event", events[3], ts_ms=3)
+    await journal.sync()
+    clock.advance(200)  # one record since: due again
+    await _taken(journal, 2)
+    assert journal.snapshots_taken == [3, 4]
     await journal.stop()
     journal.close()
