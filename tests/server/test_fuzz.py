@@ -1,9 +1,10 @@
 """Hypothesis throws arbitrary JSON at the betting endpoint: every answer is JSON-RPC, never a 5xx
 and never an UNEXPECTED_ERROR.
 
-Each example starts a fresh server on a fresh event loop (``asyncio.run``), logs in, sends one to
-three fuzzed calls and checks every answer before the example ends, so a failing example replays
-from the same state and hypothesis can shrink it. ``@given`` cannot wrap an ``async def`` test,
+Each example starts a fresh server on a fresh event loop (``asyncio.run``) and a clock standing at
+the same moment (``holdem.0`` just dealt), logs in, sends one to three fuzzed calls and checks
+every answer before the example ends, so a failing example replays from the same state, whatever
+the machine's load, and hypothesis can shrink it. ``@given`` cannot wrap an ``async def`` test,
 hence the synchronous test driving its own loop.
 """
 
@@ -19,12 +20,13 @@ from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from exchange.clock import VirtualClock
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.errors import ApingCode
 from exchange.server.jsonrpc import APING_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
 from exchange.server.service import river_only_equities
-from tests.server.helpers import BETTING, headers, login
+from tests.server.helpers import BETTING, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, headers, login
 
 METHODS = ["placeOrders", "cancelOrders", "replaceOrders", "listCurrentOrders", "listClearedOrders",
            "listMarketBook", "listMarketCatalogue"]
@@ -47,10 +49,12 @@ REFUSALS = {str(code) for code in ApingCode} - {str(ApingCode.UNEXPECTED_ERROR)}
 
 async def exchange_answers(db_path: str, bodies: list[dict[str, Any]]) -> list[tuple[int, str]]:
     """``(HTTP status, body text)`` of each call, sent in order by the demo account to a new server."""
-    config = ServerConfig(db_path=db_path, window_ms=3_000, playing_ms=100, house=False, seed=1, heartbeat_ms=500,
-                          demo=True)
-    app = create_app(config, equities=river_only_equities)
+    config = ServerConfig(db_path=db_path, window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False, seed=1,
+                          heartbeat_ms=HEARTBEAT_MS, demo=True)
+    clock = VirtualClock(start_ms=START_MS)
+    app = create_app(config, clock=clock, equities=river_only_equities)
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        clock.advance(0)  # deal holdem.0; the clock stands still from here
         token = await login(client, config.demo_account, config.demo_password)
         answers = []
         for body in bodies:
