@@ -19,7 +19,7 @@ import requests
 
 from exchange.server.journal import Journal
 from exchange.server.recovery import restore
-from tests.server.helpers import free_port
+from tests.server.helpers import free_port, wait_until
 
 
 class Server:
@@ -94,6 +94,28 @@ def _wait_for_snapshots(db: Path, count: int, *, after: int = 0, within_s: float
     raise AssertionError(f"fewer than {count} snapshots after seq {after} within {within_s} s: {_snapshot_seqs(db)}")
 
 
+def _takers(db: Path) -> list[int]:
+    """The snapshot takers (``python -m exchange.server.recovery DB``) still running on ``db``, orphans included."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # not a process, or gone
+            continue
+        if b"exchange.server.recovery" in argv and str(db).encode() in argv:
+            pids.append(int(proc.name))
+    return pids
+
+
+def _mid_window(server: Server) -> bool:
+    """A betting window open and not half gone: killed now, the server dies with a market open."""
+    try:
+        game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=1).json()["game"]
+    except requests.RequestException:
+        return False
+    return bool(game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < 50)
+
+
 def _digests(db: Path, tmp_path: Path) -> tuple[str, str]:
     """The state restored from the newest snapshot, and from a copy of the database without snapshots."""
     journal = Journal.open(str(db))
@@ -123,15 +145,19 @@ def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replay
 ) -> None:
     server.start()
     assert "recovery: full replay of 0 journal records (no snapshot)" in server.log()
-    seqs = _wait_for_snapshots(server.db, 2)
+    _wait_for_snapshots(server.db, 2)
     assert "snapshot taken at seq" in server.log()
+    wait_until(lambda: _mid_window(server), timeout_s=10, what="a betting window in its first half")
     server.kill()
+    # a snapshot taker at work outlives the kill and may still write one: let it finish before reading the newest
+    wait_until(lambda: not _takers(server.db), timeout_s=30, what="the snapshot taker exiting after the kill")
+    newest = _snapshot_seqs(server.db)[-1]
 
     server.start()
     (line,) = [line for line in server.log().splitlines() if "recovery:" in line]
     found = re.search(r"recovery: snapshot at seq (\d+) \+ (\d+) journal records", line)
     assert found is not None, line
-    assert int(found[1]) >= seqs[-1]  # the newest (a snapshot taker may have outlived the kill and written one more)
+    assert int(found[1]) == newest
     assert "markets voided: holdem." in line  # the kill came in the middle of a game
     _wait_for_snapshots(server.db, 1, after=int(found[1]))  # the restarted server takes snapshots too
     server.stop()
