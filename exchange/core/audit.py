@@ -1,7 +1,9 @@
 """Audit of an exchange's state: a digest for replay comparisons, and the full invariant check.
 
-Both walk the whole state, so they are for tests, replays and debugging, not
-for the hot path.
+Both walk the whole state, so they are for tests, replays, snapshots and
+debugging, not for the hot path.  :func:`check` raises
+:class:`~exchange.core.errors.LedgerError` (never a bare ``assert``, which
+``python -O`` strips).
 """
 
 from __future__ import annotations
@@ -10,40 +12,40 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from exchange.core import ladder
-from exchange.core.market import MarketStatus, SelectionStatus
+from exchange.core.errors import require
+from exchange.core.market import Market, MarketStatus, SelectionStatus
 
 if TYPE_CHECKING:
-    from exchange.core.exchange import Exchange
-
-_PX = ladder.PRICE_X100
-_ACTIVE = MarketStatus.ACTIVE
-_IN_PLAY = SelectionStatus.IN_PLAY
+    from exchange.core.state import ExchangeState
 
 
-def state_digest(ex: Exchange) -> str:
+def state_digest(ex: ExchangeState) -> str:
     """A SHA-256 of the whole state: balances, positions, markets, books' live queues, matches, orders, counters.
 
     Two exchanges with equal digests are in the same state; replaying a
     journal must reproduce the digest exactly.
     """
-    parts: list[object] = [ex.config, ex.next_bet_id, ex.next_match_id, ex.money_in]
+    parts: list[object] = [ex.config, ex.next_bet_id, ex.next_match_id, ex.money_in, list(ex.closed)]
     for account in sorted(ex.accounts.values(), key=lambda a: a.account_id):
         parts.append(
             (
                 account.account_id,
                 account.balance,
                 account.reserved,
-                [(m, p.d, p.ltot, [o.bet_id for o in p.orders]) for m, p in account.positions.items()],
-                sorted(account.closed),
+                [(m, p.d, p.ltot, p.settled, [o.bet_id for o in p.orders]) for m, p in account.positions.items()],
+                sorted(account.cleared.items()),
                 sorted(account.results.items()),
             )
         )
     for market in ex.markets.values():
+        if not isinstance(market, Market):
+            parts.append(market)
+            continue
         parts.append(
             (
                 market.market_id, market.selection_ids, market.status, market.round,
                 market.selection_status, market.live, market.min_stake, market.commission_bps,
-                market.settled_ts, sorted(market.voided_matches), list(market.matches()), list(market.positions),
+                market.selection_settled_ts, sorted(market.voided_matches), market.fills, list(market.positions),
             )
         )  # fmt: skip
         for book in market.books:
@@ -60,56 +62,69 @@ def state_digest(ex: Exchange) -> str:
                 order.bet_id, order.account_id, order.market_id, order.selection_id, order.side,
                 order.tick, order.size, order.remaining, order.matched, order.matched_x100, order.lapsed,
                 order.cancelled, order.voided, order.placed_ts, order.matched_ts, order.round,
-                order.customer_ref, order.outcome, order.profit, order.settled_ts,
+                order.customer_ref, order.result,
             )
         )  # fmt: skip
+    parts.append(sorted(ex.cleared))
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-def check(ex: Exchange) -> None:
-    """Assert every invariant of the exchange, from each structure's ``_check()`` up.
+def check(ex: ExchangeState) -> None:
+    """Raise :class:`~exchange.core.errors.LedgerError` unless every invariant of the exchange holds.
 
-    Money: the balances add up to what was paid in.  Matches: each pairs a back
-    and a lay of one selection, and every order's matched size and price sum
-    equal its (unvoided) matches.  Orders: size identity, only live markets and
-    selections hold unmatched size, each order sits in its account's position.
-    Per selection: back stakes matched = lay stakes matched = traded volume.
-    O(size of the state).
+    Money: the balances add up to what was paid in.  Each structure's own
+    ``_check()``.  Matches: each pairs a back and a lay of one selection, and
+    every order's matched size and price sum equal its unvoided matches.
+    Orders: only live markets and selections hold unmatched size; each order
+    sits in its account's position.  Per selection: back stakes matched = lay
+    stakes matched = traded volume.  Closed markets: their cleared orders are
+    filed under their accounts and nothing else of them is held.  O(state).
     """
-    assert sum(a.balance for a in ex.accounts.values()) == ex.money_in, "money created or destroyed"
-    for market in ex.markets.values():
+    total = sum(a.balance for a in ex.accounts.values())
+    require(total == ex.money_in, f"money created or destroyed: balances {total}, paid in {ex.money_in}")
+    require(all(ex.markets[m] is market for m, market in ex.open_markets.items()), "open markets not kept")
+    for market in ex.open_markets.values():
         market._check()
+        _check_matches(ex, market)
     for account in ex.accounts.values():
         account._check()
-    assert all(bet_id < ex.next_bet_id for bet_id in ex.orders)
-    assert all(m < ex.next_match_id for market in ex.markets.values() for m, _ in market.matches())
-    matched: dict[int, list[int]] = {}
-    for market in ex.markets.values():
-        for match_id, (_, sel, tick, size, back_id, lay_id) in market.matches():
-            if match_id in market.voided_matches:
-                continue
-            for bet_id in (back_id, lay_id):
-                acc = matched.setdefault(bet_id, [0, 0])
-                acc[0] += size
-                acc[1] += size * _PX[tick]
-            back, lay = ex.orders[back_id], ex.orders[lay_id]
-            assert back.is_back and not lay.is_back, match_id
-            assert back.market_id == lay.market_id == market.market_id and back.sel == lay.sel == sel, match_id
+    require(all(bet_id < ex.next_bet_id for bet_id in ex.orders), "a bet id at or above next_bet_id")
     for order in ex.orders.values():
         order._check()
-        market = ex.markets[order.market_id]
-        assert [order.matched, order.matched_x100] == matched.get(order.bet_id, [0, 0]), order
+        market = order.position.market
+        require(ex.markets.get(market.market_id) is market, f"bet {order.bet_id} on a market not held as open")
         if order.remaining:
-            assert market.status is _ACTIVE and market.selection_status[order.sel] is _IN_PLAY, order
-        position = ex.accounts[order.account_id].positions.get(order.market_id) or ex.accounts[
-            order.account_id
-        ].closed.get(order.market_id)
-        assert position is order.position, order
-    for market in ex.markets.values():
-        backs = [0] * len(market.books)
-        lays = [0] * len(market.books)
-        for pos in market.positions.values():
-            for o in pos.orders:
-                (backs if o.is_back else lays)[o.sel] += o.matched
-        totals = [book.total_matched for book in market.books]
-        assert backs == lays == totals, (market.market_id, backs, lays, totals)
+            in_play = market.selection_status[order.sel] is SelectionStatus.IN_PLAY
+            require(
+                market.status is MarketStatus.ACTIVE and in_play,
+                f"bet {order.bet_id} has unmatched size on a market or selection not taking bets",
+            )
+        require(ex.accounts[order.account_id].positions.get(order.market_id) is order.position, f"bet {order.bet_id}")
+    filed = {c.bet_id for a in ex.accounts.values() for cleared in a.cleared.values() for c in cleared}
+    require(filed == set(ex.cleared), "cleared orders by bet id disagree with the accounts' records")
+    require(not filed & set(ex.orders), "a bet is both open and cleared")
+    closed = [m for m in ex.markets if m not in ex.open_markets]
+    require(sorted(closed) == sorted(ex.closed), f"closed markets {sorted(closed)} but the record says {ex.closed}")
+
+
+def _check_matches(ex: ExchangeState, market: Market) -> None:
+    matched: dict[int, list[int]] = {}
+    for match_id, _, sel, tick, size, back_id, lay_id in market.fills:
+        require(match_id < ex.next_match_id, f"match {match_id} at or above next_match_id")
+        if match_id in market.voided_matches:
+            continue
+        for bet_id in (back_id, lay_id):
+            acc = matched.setdefault(bet_id, [0, 0])
+            acc[0] += size
+            acc[1] += size * ladder.PRICE_X100[tick]
+        back, lay = ex.orders[back_id], ex.orders[lay_id]
+        require(back.is_back and not lay.is_back, f"match {match_id} does not pair a back with a lay")
+        require(back.sel == lay.sel == sel, f"match {match_id} pairs bets on different selections")
+    backs = [0] * len(market.books)
+    lays = [0] * len(market.books)
+    for pos in market.positions.values():
+        for o in pos.orders:
+            require([o.matched, o.matched_x100] == matched.get(o.bet_id, [0, 0]), f"bet {o.bet_id}: matched sums")
+            (backs if o.is_back else lays)[o.sel] += o.matched
+    totals = [book.total_matched for book in market.books]
+    require(backs == lays == totals, f"market {market.market_id}: matched backs {backs}, lays {lays}, books {totals}")

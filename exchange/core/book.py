@@ -12,8 +12,9 @@ queue with ``remaining == 0`` and is dropped when it reaches the front; the
 per-tick size counts live orders only, and a queue whose size reaches zero is
 cleared at once.  So placing, filling and cancelling are all O(1) amortised.
 
-The matching loop itself lives in :mod:`exchange.core.exchange` (it has to move money
-and emit events per fill); this module owns the queue mechanics and the views.
+The matching loop itself lives in :mod:`exchange.core.trading` (it has to move money
+and emit events per fill); this module owns the queue mechanics (:meth:`SelectionBook.crossing`
+tells it which resting order an incoming one meets first) and the views.
 """
 
 from __future__ import annotations
@@ -23,12 +24,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from exchange.core import ladder
+from exchange.core.errors import LedgerError, require
 from exchange.core.orders import Order
 from exchange.core.records import Record
 
 _N = ladder.TICK_COUNT
 #: ``_BIT[t] == 1 << t``, a level's bit in a side's mask, made once.
 _BIT = tuple(1 << t for t in range(_N))
+#: ``_AT_OR_BELOW[t]``: the bits of ticks ``0..t``.
+_AT_OR_BELOW = tuple((2 << t) - 1 for t in range(_N))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,33 +117,54 @@ class SelectionBook:
         t = order.tick
         if order.is_back:
             left = self.back_size[t] - amount
+            if left < 0 or amount <= 0:
+                raise _bad_reduce(order, amount, self.back_size[t])
             self.back_size[t] = left
             if not left:
-                q = self.backs[t]
-                assert q is not None
-                q.clear()
-                self.back_mask &= ~(1 << t)
+                self._queue(self.backs, t).clear()
+                self.back_mask &= ~_BIT[t]
         else:
             left = self.lay_size[t] - amount
+            if left < 0 or amount <= 0:
+                raise _bad_reduce(order, amount, self.lay_size[t])
             self.lay_size[t] = left
             if not left:
-                q = self.lays[t]
-                assert q is not None
-                q.clear()
-                self.lay_mask &= ~(1 << t)
+                self._queue(self.lays, t).clear()
+                self.lay_mask &= ~_BIT[t]
+
+    def trade(self, back: Order, lay: Order, size: int, tick: int) -> None:
+        """A match of ``size`` at ``tick``: both orders' levels shrink, the traded volume grows."""
+        self.reduce(back, size)
+        self.reduce(lay, size)
+        self.volume[tick] += size
+        self.last_tick = tick
+        self.total_matched += size
 
     def front(self, is_back: bool, tick: int) -> Order:
         """The first live order at ``tick`` on a side, dropping dead ones. O(1) amortised."""
-        q = self.backs[tick] if is_back else self.lays[tick]
-        assert q is not None
+        q = self._queue(self.backs if is_back else self.lays, tick)
         while not q[0].remaining:
             q.popleft()
         return q[0]
 
-    def record_trade(self, tick: int, size: int) -> None:
-        self.volume[tick] += size
-        self.last_tick = tick
-        self.total_matched += size
+    def crossing(self, taker_is_back: bool, limit: int) -> Order | None:
+        """The resting order an incoming order at tick ``limit`` would match first, or ``None``.
+
+        A back meets the best (highest) lay at or above its tick, a lay the best
+        (lowest) back at or below its own: price first, then time.
+        """
+        if taker_is_back:
+            mask = self.lay_mask >> limit  # resting lays at or above the limit, the lowest bit at ``limit``
+            return self.front(False, limit + mask.bit_length() - 1) if mask else None
+        mask = self.back_mask & _AT_OR_BELOW[limit]
+        return self.front(True, (mask & -mask).bit_length() - 1) if mask else None
+
+    @staticmethod
+    def _queue(queues: list[deque[Order] | None], tick: int) -> deque[Order]:
+        q = queues[tick]
+        if q is None:
+            raise LedgerError(f"no queue at tick {tick} where the book's sizes say there are orders")
+        return q
 
     def unrecord_trade(self, tick: int, size: int, last_tick: int | None) -> None:
         """Undo a trade (a voided match); the caller says what the last traded tick now is."""
@@ -149,7 +174,8 @@ class SelectionBook:
 
     def clear(self) -> None:
         """Drop every resting order (they are all dead: lapsed, cancelled or filled)."""
-        assert not self.back_mask and not self.lay_mask
+        if self.back_mask or self.lay_mask:
+            raise LedgerError(f"selection {self.selection_id}: cannot clear a book with live orders")
         self.backs = [None] * _N
         self.lays = [None] * _N
 
@@ -198,8 +224,7 @@ class SelectionBook:
         for queues, mask in ((self.backs, self.back_mask), (self.lays, self.lay_mask)):
             while mask:
                 low = mask & -mask
-                q = queues[low.bit_length() - 1]
-                assert q is not None
+                q = self._queue(queues, low.bit_length() - 1)
                 out.extend(o for o in q if o.remaining)
                 mask ^= low
         return out
@@ -210,25 +235,27 @@ class SelectionBook:
         return [o for o in q if o.remaining] if q is not None else []
 
     def _check(self) -> None:
-        """Assert: masks match sizes, sizes match live orders, queues in time order, book not crossed."""
+        """Raise :class:`LedgerError` unless masks match sizes, sizes match live orders, queues are in time
+        order and the book is not crossed."""
+        name = f"book of selection {self.selection_id}"
         for is_back, queues, sizes, mask in (
             (True, self.backs, self.back_size, self.back_mask),
             (False, self.lays, self.lay_size, self.lay_mask),
         ):
             for t in range(_N):
                 q = queues[t]
-                if q is None and not sizes[t]:
-                    assert not mask >> t & 1, t
-                    continue
                 live = [o for o in q if o.remaining] if q is not None else []
-                assert sum(o.remaining for o in live) == sizes[t], (t, sizes[t])
-                assert bool(sizes[t]) == bool(mask >> t & 1), t
-                assert sizes[t] >= 0
+                where = f"{name}, {'backs' if is_back else 'lays'} at tick {t}"
+                require(sizes[t] >= 0 and sum(o.remaining for o in live) == sizes[t], f"{where}: size {sizes[t]}")
+                require(bool(sizes[t]) == bool(mask >> t & 1), f"{where}: mask bit disagrees with size")
                 ids = [o.bet_id for o in live]
-                assert ids == sorted(ids) and len(set(ids)) == len(ids), ids
+                require(ids == sorted(set(ids)), f"{where}: queue out of time order {ids}")
                 for o in live:
-                    assert o.is_back == is_back and o.tick == t and o.selection_id == self.selection_id
+                    require(o.is_back == is_back and o.tick == t and o.selection_id == self.selection_id, where)
         best_back, best_lay = self.best_to_back(), self.best_to_lay()
-        assert best_back is None or best_lay is None or best_back < best_lay, (best_back, best_lay)
-        assert all(v >= 0 for v in self.volume)
-        assert sum(self.volume) == self.total_matched
+        require(best_back is None or best_lay is None or best_back < best_lay, f"{name}: crossed")
+        require(min(self.volume) >= 0 and sum(self.volume) == self.total_matched, f"{name}: traded volume")
+
+
+def _bad_reduce(order: Order, amount: int, level: int) -> LedgerError:
+    return LedgerError(f"cannot take {amount} off a level of {level} (bet {order.bet_id}, tick {order.tick})")

@@ -63,3 +63,26 @@ class Rejection(Exception):
 
 class ExchangeError(ValueError):
     """A programming error in a caller of the core (not a user's bad request)."""
+
+
+class LedgerError(AssertionError):
+    """An invariant of the books or of the money is broken: a bug, never a user's request.
+
+    Raised explicitly (never by ``assert``, which ``python -O`` strips): by the
+    money checks on the live path (a fill larger than what is unmatched, a
+    rounding split outside its bounds) and by every ``_check()``.  Subclasses
+    ``AssertionError`` so test helpers that expect a failed check see one.
+    """
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise :class:`LedgerError` with ``message`` unless ``condition`` holds (for ``_check()`` methods).
+
+    >>> require(1 + 1 == 2, "arithmetic")
+    >>> require(False, "books crossed")
+    Traceback (most recent call last):
+    ...
+    exchange.core.errors.LedgerError: books crossed
+    """
+    if not condition:
+        raise LedgerError(message)

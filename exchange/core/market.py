@@ -14,24 +14,21 @@ exposure and takes no more bets); at the result the winners become WINNER
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from exchange.core.book import PriceSize, SelectionBook
+from exchange.core.errors import require
 from exchange.core.ladder import TICK_COUNT
 from exchange.core.records import Record
 
 if TYPE_CHECKING:
     from exchange.core.accounts import Position
 
-#: A match as a market reports it: ``(ts, sel, tick, size, back_bet_id, lay_bet_id)`` with ``sel`` the
-#: selection's index (see :meth:`Market.matches`).
-Fill = tuple[int, int, int, int, int, int]
-FILL_TS, FILL_SEL, FILL_TICK, FILL_SIZE, FILL_BACK, FILL_LAY = range(6)
-#: How many ints :attr:`Market.fills` keeps per match: the match id, then a :data:`Fill`.
-FILL_WIDTH = 7
+#: A match as a market records it: ``(match_id, ts, sel, tick, size, back_bet_id, lay_bet_id)`` with
+#: ``sel`` the selection's index.
+Fill = tuple[int, int, int, int, int, int, int]
 
 
 class MarketStatus(StrEnum):
@@ -76,8 +73,6 @@ class Market:
     """State of one market.  Mutated only by :class:`exchange.core.exchange.Exchange`."""
 
     __slots__ = (
-        "all_live",
-        "betting",
         "books",
         "commission_bps",
         "fills",
@@ -93,7 +88,6 @@ class Market:
         "settled_ts",
         "status",
         "voided_matches",
-        "voided_stakes",
     )
 
     def __init__(self, market_id: str, selection_ids: tuple[int, ...], min_stake: int, commission_bps: int) -> None:
@@ -108,30 +102,15 @@ class Market:
         self.selection_status = [SelectionStatus.IN_PLAY] * len(selection_ids)
         #: Indices of selections still IN_PLAY (the outcomes exposure ranges over).
         self.live: list[int] = list(range(len(selection_ids)))
-        #: Whether every selection is still IN_PLAY (a fast path for exposure).
-        self.all_live = True
-        #: Selection id -> index of the selections taking bets now: IN_PLAY ones while the market is
-        #: ACTIVE, none otherwise (one lookup on the hot path answers all three questions).
-        self.betting: dict[int, int] = {}
         self.books = [SelectionBook(sid) for sid in selection_ids]
-        #: Every match in time order (voided ones too), flat: ``FILL_WIDTH`` ints each, the match id
-        #: then its :data:`Fill`.  One list of ints rather than an object (or a tuple) per match: the
-        #: matching loop appends with one ``extend``, and the garbage collector has one object to
-        #: skip in young collections instead of one more per fill.  Read it with :meth:`matches`.
-        self.fills: list[int] = []
+        #: Every match in time order (voided ones too).
+        self.fills: list[Fill] = []
         self.voided_matches: set[int] = set()
-        #: bet id -> the stake of its voided matches (rare: kept here, not in a slot of every order)
-        self.voided_stakes: dict[int, int] = {}
         #: account id -> that account's position on this market
         self.positions: dict[str, Position] = {}
         self.settled_ts: int | None = None
         #: per selection index, when it was settled early (LOSER before the market's end), else None
         self.selection_settled_ts: list[int | None] = [None] * len(selection_ids)
-
-    def sync_betting(self) -> None:
-        """Recompute :attr:`betting` after the market's or a selection's status changed."""
-        ids = self.selection_ids
-        self.betting = {ids[i]: i for i in self.live} if self.status is MarketStatus.ACTIVE else {}
 
     @property
     def is_open(self) -> bool:
@@ -139,28 +118,28 @@ class Market:
         return self.status is MarketStatus.ACTIVE or self.status is MarketStatus.SUSPENDED
 
     @property
+    def is_active(self) -> bool:
+        """Taking bets now (a betting window is open)."""
+        return self.status is MarketStatus.ACTIVE
+
+    @property
     def total_matched(self) -> int:
         return sum(b.total_matched for b in self.books)
 
-    def matches(self) -> Iterator[tuple[int, Fill]]:
-        """``(match id, fill)`` for every match, in time order (voided ones too)."""
-        fills = self.fills
-        for i in range(0, len(fills), FILL_WIDTH):
-            yield fills[i], (fills[i + 1], fills[i + 2], fills[i + 3], fills[i + 4], fills[i + 5], fills[i + 6])
-
-    def add_match(self, match_id: int, fill: Fill) -> None:
-        """Record a match (the matching loop extends :attr:`fills` itself)."""
-        self.fills.append(match_id)
-        self.fills.extend(fill)
-
     def last_traded_tick(self, sel: int) -> int | None:
         """The last non-voided trade's tick on selection index ``sel`` (scans back through fills)."""
-        voided = self.voided_matches
-        fills = self.fills
-        for i in range(len(fills) - FILL_WIDTH, -1, -FILL_WIDTH):
-            if fills[i + 1 + FILL_SEL] == sel and fills[i] not in voided:
-                return fills[i + 1 + FILL_TICK]
+        for match_id, _, i, tick, _, _, _ in reversed(self.fills):
+            if i == sel and match_id not in self.voided_matches:
+                return tick
         return None
+
+    def close(self, status: MarketStatus, ts: int) -> ClosedMarket:
+        """The market's closed record (books empty by now): its final view and statuses."""
+        self.status = status
+        self.settled_ts = ts
+        return ClosedMarket(
+            self.market_id, status, self.selection_ids, tuple(self.selection_status), ts, self.view(None)
+        )
 
     def view(self, depth: int | None = 3) -> MarketBook:
         """The market as ``listMarketBook`` shows it, ``depth`` levels per side (all if None)."""
@@ -179,38 +158,48 @@ class Market:
         return MarketBook(self.market_id, self.status, self.round, self.total_matched, runners)
 
     def _check(self) -> None:
-        """Assert the market's invariants: books, statuses, and matched stakes from the fill record."""
-        assert len(set(self.selection_ids)) == len(self.selection_ids) >= 2
-        assert self.live == [i for i, s in enumerate(self.selection_status) if s is SelectionStatus.IN_PLAY]
-        assert self.all_live == (len(self.live) == len(self.selection_ids))
-        active = self.status is MarketStatus.ACTIVE
-        assert self.betting == {sid: i for i, sid in enumerate(self.selection_ids) if active and i in self.live}
-        if self.status is MarketStatus.SETTLED:
-            assert not self.live
-            assert any(s is not SelectionStatus.LOSER for s in self.selection_status)
-        elif self.is_open:
-            assert len(self.live) >= 2
+        """Raise :class:`LedgerError` unless the books, statuses and traded volumes agree with the fill record."""
+        name = f"market {self.market_id}"
+        require(len(set(self.selection_ids)) == len(self.selection_ids) >= 2, f"{name}: selection ids")
+        in_play = [i for i, s in enumerate(self.selection_status) if s is SelectionStatus.IN_PLAY]
+        require(self.live == in_play, f"{name}: live {self.live} but in play {in_play}")
+        require(self.is_open and len(self.live) >= 2, f"{name}: an open market has two live selections or more")
         volume = [[0] * TICK_COUNT for _ in self.selection_ids]
         last: list[int | None] = [None] * len(self.selection_ids)
-        assert len(self.fills) % FILL_WIDTH == 0
-        voided: dict[int, int] = {}
-        for match_id, (_, i, tick, size, back_id, lay_id) in self.matches():
-            assert size > 0, match_id
-            if match_id in self.voided_matches:
-                voided[back_id] = voided.get(back_id, 0) + size
-                voided[lay_id] = voided.get(lay_id, 0) + size
-                continue
-            volume[i][tick] += size
-            last[i] = tick
-        assert voided == self.voided_stakes, (voided, self.voided_stakes)
+        for match_id, _, i, tick, size, _, _ in self.fills:
+            require(size > 0, f"{name}: match {match_id} of size {size}")
+            if match_id not in self.voided_matches:
+                volume[i][tick] += size
+                last[i] = tick
         for i, book in enumerate(self.books):
-            if self.is_open:
-                book._check()
-            else:  # a closed market's books are empty; its deep state was checked while it was open
-                assert not book.back_mask and not book.lay_mask and not any(book.back_size) and not any(book.lay_size)
-            # back and lay stakes matched at each price are equal by construction (one record per
+            book._check()
+            # Back and lay stakes matched at each price are equal by construction (one record per
             # match carries both bet ids); the book's per-tick volume must equal that record.
-            assert book.volume == volume[i], i
-            assert book.last_tick == last[i], (book.last_tick, last[i])
+            require(book.volume == volume[i], f"{name}: traded volume of selection index {i} disagrees with fills")
+            require(book.last_tick == last[i], f"{name}: last traded tick {book.last_tick}, fills say {last[i]}")
         for account_id, pos in self.positions.items():
-            assert pos.account_id == account_id and pos.market is self
+            require(pos.account_id == account_id and pos.market is self, f"{name}: position of {account_id!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedMarket(Record):
+    """What is kept of a market once it is settled or voided: its final book and when it closed.
+
+    Its orders are compacted into their accounts' cleared orders; books,
+    positions and the match record are released.
+    """
+
+    market_id: str
+    status: MarketStatus
+    selection_ids: tuple[int, ...]
+    selection_status: tuple[SelectionStatus, ...]
+    settled_ts: int
+    book: MarketBook
+
+    @property
+    def is_open(self) -> bool:
+        return False
+
+    @property
+    def round(self) -> int:
+        return self.book.round

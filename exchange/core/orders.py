@@ -6,7 +6,9 @@ needed for an exact ``averagePriceMatched``.  Outside the core it is only ever
 seen through :class:`OrderView` (current orders) and :class:`ClearedOrder`.
 
 Size accounting: ``size == matched + remaining + lapsed + cancelled + voided``
-at all times.
+at all times.  Only :class:`~exchange.core.positions.Position` changes the
+first, second and last; the exchange's transitions add to ``lapsed`` and
+``cancelled`` beside its :meth:`~exchange.core.positions.Position.release`.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from exchange.core import ladder
+from exchange.core.errors import LedgerError
 from exchange.core.records import Record
 from exchange.core.side import Side
 
 if TYPE_CHECKING:
-    from exchange.core.accounts import Position
     from exchange.core.events import BetResult
+    from exchange.core.positions import Position
 
 
 class OrderType(StrEnum):
@@ -66,24 +69,16 @@ class BetStatus(StrEnum):
 
 
 class Order:
-    """One bet's working state.  Mutated only by the exchange core.
+    """One bet's working state while its market is open.  Changed only through its
+    :class:`~exchange.core.positions.Position` (sizes) and the exchange's transitions.
 
     ``matched_x100`` is the sum of ``fill size × fill price in hundredths``, so
-    ``averagePriceMatched = matched_x100 / (100 × matched)`` exactly.
-
-    What the order shares with its position (account, market, selection id)
-    and its settled result (outcome, profit) are read through it rather than
-    stored again: an order is made per placement and kept for good, so each
-    slot costs on every placement and in every garbage-collector pass.
-
-    Build one with :func:`new_order`.  The class has no ``__init__``:
-    ``Order()`` is a blank instance (no slot set), which the exchange's hot
-    path fills field by field, about twice as fast as a constructor call.
-
-    Slots: ``sel`` is the selection's index in its market; ``result`` the
-    bet's settled :class:`~exchange.core.events.BetResult` once its selection or
-    market is settled; ``matched_ts`` the last fill's.  When the order was
-    cleared (``settled_ts``) is its market's to say.
+    ``averagePriceMatched = matched_x100 / (100 × matched)`` exactly.  What the
+    order shares with its position (account, market, selection id) is read
+    through it rather than stored again.  ``sel`` is the selection's index in
+    its market; ``result`` the bet's settled :class:`~exchange.core.events.BetResult`
+    once its selection or market is settled; ``matched_ts`` the last fill's.
+    When its market closes the order is compacted into a :class:`ClearedOrder`.
     """
 
     __slots__ = (
@@ -102,33 +97,42 @@ class Order:
         "round",
         "sel",
         "tick",
+        "voided",
     )
 
-    bet_id: int
-    sel: int
-    is_back: bool
-    tick: int
-    remaining: int
-    matched: int
-    matched_x100: int
-    lapsed: int
-    cancelled: int
-    placed_ts: int
-    matched_ts: int | None
-    round: int
-    customer_ref: str | None
-    position: Position
-    result: BetResult | None
+    def __init__(
+        self,
+        bet_id: int,
+        position: Position,
+        sel: int,
+        is_back: bool,
+        tick: int,
+        size: int,
+        placed_ts: int,
+        round: int,
+        customer_ref: str | None,
+    ) -> None:
+        self.bet_id = bet_id
+        self.position = position
+        self.sel = sel
+        self.is_back = is_back
+        self.tick = tick
+        self.remaining = size
+        self.matched = 0
+        self.matched_x100 = 0
+        self.lapsed = 0
+        self.cancelled = 0
+        self.voided = 0
+        self.placed_ts = placed_ts
+        self.matched_ts: int | None = None
+        self.round = round
+        self.customer_ref = customer_ref
+        self.result: BetResult | None = None
 
     @property
     def size(self) -> int:
         """The size placed: every part of it is matched, remaining, lapsed, cancelled or voided."""
         return self.matched + self.remaining + self.lapsed + self.cancelled + self.voided
-
-    @property
-    def voided(self) -> int:
-        """The stake of this order's matches voided (after a card exposure, or with its market)."""
-        return self.position.market.voided_stakes.get(self.bet_id, 0)
 
     @property
     def settled_ts(self) -> int | None:
@@ -182,20 +186,26 @@ class Order:
         )
 
     def _check(self) -> None:
-        """Assert the order's invariants."""
-        assert self.size > 0, self  # (the size is the sum of its parts)
-        for part in (self.matched, self.remaining, self.lapsed, self.cancelled, self.voided):
-            assert part >= 0, self
-        assert 0 <= self.tick < ladder.TICK_COUNT
-        if self.matched == 0:
-            assert self.matched_x100 == 0, self
-        else:
-            # Each fill is at a price at least as good as the limit for this order.
+        """Raise :class:`~exchange.core.errors.LedgerError` if the order's sizes or prices are inconsistent."""
+        parts = (self.matched, self.remaining, self.lapsed, self.cancelled, self.voided)
+        problem = None
+        if self.size <= 0 or min(parts) < 0:
+            problem = f"sizes {parts} must be non-negative with a positive sum"
+        elif not 0 <= self.tick < ladder.TICK_COUNT:
+            problem = f"tick {self.tick} is off the ladder"
+        elif self.matched == 0 and self.matched_x100 != 0:
+            problem = f"matched_x100 {self.matched_x100} with nothing matched"
+        elif self.matched and not 101 * self.matched <= self.matched_x100 <= 100000 * self.matched:
+            problem = f"average matched price {self.matched_x100}/{self.matched} is off the ladder"
+        elif self.matched:
+            # Each fill is at a price at least as good as the order's limit.
             limit = ladder.PRICE_X100[self.tick] * self.matched
-            assert (self.matched_x100 >= limit) if self.is_back else (self.matched_x100 <= limit), self
-            assert 101 * self.matched <= self.matched_x100 <= 100000 * self.matched, self
-        if self.result is not None:
-            assert self.result.bet_id == self.bet_id and self.remaining == 0, self
+            if (self.matched_x100 < limit) if self.is_back else (self.matched_x100 > limit):
+                problem = f"matched at a worse price than its limit ({self.matched_x100} vs {limit})"
+        if problem is None and self.result is not None and (self.result.bet_id != self.bet_id or self.remaining):
+            problem = f"settled result {self.result} does not fit"
+        if problem is not None:
+            raise LedgerError(f"bet {self.bet_id}: {problem}")
 
     def view(self) -> OrderView:
         """The order as its owner sees it (``listCurrentOrders``)."""
@@ -225,7 +235,8 @@ class Order:
     def cleared(self) -> ClearedOrder:
         """The order as ``listClearedOrders`` reports it, once its market or selection is closed."""
         settled_ts = self.settled_ts
-        assert settled_ts is not None, self
+        if settled_ts is None:
+            raise LedgerError(f"bet {self.bet_id} is not cleared yet: its market and selection are open")
         if self.outcome is not None:
             status = BetStatus.SETTLED
         elif self.voided:
@@ -236,6 +247,7 @@ class Order:
             status = BetStatus.CANCELLED
         return ClearedOrder(
             bet_id=self.bet_id,
+            account_id=self.account_id,
             market_id=self.market_id,
             selection_id=self.selection_id,
             side=self.side,
@@ -253,44 +265,8 @@ class Order:
             last_matched_ts=self.matched_ts,
             settled_ts=settled_ts,
             customer_ref=self.customer_ref,
+            round=self.round,
         )
-
-
-def new_order(
-    bet_id: int,
-    sel: int,
-    is_back: bool,
-    tick: int,
-    size: int,
-    placed_ts: int,
-    round: int,
-    customer_ref: str | None,
-    position: Position,
-) -> Order:
-    """A new order: nothing matched, all of ``size`` remaining, not settled.
-
-    >>> o = new_order(7, 2, False, 99, 500, 10, 1, None, None)  # type: ignore[arg-type]
-    >>> o.remaining, o.matched, o.result, sorted(Order.__slots__) == sorted(
-    ...     name for name in Order.__slots__ if hasattr(o, name))
-    (500, 0, None, True)
-    """
-    o = Order()
-    o.bet_id = bet_id
-    o.sel = sel
-    o.is_back = is_back
-    o.tick = tick
-    o.remaining = size
-    o.matched = 0
-    o.matched_x100 = 0
-    o.lapsed = 0
-    o.cancelled = 0
-    o.placed_ts = placed_ts
-    o.matched_ts = None
-    o.round = round
-    o.customer_ref = customer_ref
-    o.position = position
-    o.result = None
-    return o
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,6 +305,7 @@ class ClearedOrder(Record):
     """
 
     bet_id: int
+    account_id: str
     market_id: str
     selection_id: int
     side: Side
@@ -346,3 +323,29 @@ class ClearedOrder(Record):
     last_matched_ts: int | None
     settled_ts: int
     customer_ref: str | None
+    round: int
+
+    def view(self) -> OrderView:
+        """The cleared bet as ``listCurrentOrders`` shows an order that is complete."""
+        return OrderView(
+            bet_id=self.bet_id,
+            market_id=self.market_id,
+            selection_id=self.selection_id,
+            side=self.side,
+            tick=ladder.parse_price(self.price_requested),
+            price=self.price_requested,
+            size=self.size,
+            status=OrderStatus.EXECUTION_COMPLETE,
+            size_matched=self.size_settled,
+            average_price_matched=self.price_matched,
+            size_remaining=0,
+            size_lapsed=self.size_lapsed,
+            size_cancelled=self.size_cancelled,
+            size_voided=self.size_voided,
+            placed_ts=self.placed_ts,
+            matched_ts=self.last_matched_ts,
+            round=self.round,
+            customer_ref=self.customer_ref,
+            order_type=OrderType.LIMIT,
+            persistence_type=PersistenceType.LAPSE,
+        )

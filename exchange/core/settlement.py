@@ -43,9 +43,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from exchange.core.accounts import Position
+from exchange.core.errors import LedgerError
 from exchange.core.events import AccountResult, BetResult
 from exchange.core.orders import BetOutcome, Order
+from exchange.core.positions import Position
 
 BPS_DENOMINATOR = 10_000
 
@@ -99,7 +100,8 @@ def allocate(nums: Sequence[int], den: int, total: int) -> list[int]:
     """
     parts = [n // den for n in nums]
     extra = total - sum(parts)
-    assert 0 <= extra <= len(nums), (nums, den, total)
+    if not 0 <= extra <= len(nums):
+        raise LedgerError(f"cannot split {total} over {len(nums)} bets whose floors sum to {sum(parts)}")
     if extra:
         order = sorted(range(len(nums)), key=lambda i: (-(nums[i] - parts[i] * den), i))
         for i in order[:extra]:

@@ -77,9 +77,12 @@ class AttemptLimiter:
         return len(self._times)
 
     def _check(self) -> None:
+        """Raise :class:`AssertionError` unless each key's attempt times are in order and within the limit."""
         for key, times in self._times.items():
-            assert all(a <= b for a, b in zip(times, list(times)[1:], strict=False)), key
-            assert len(times) <= self.limit, (key, len(times))
+            if any(a > b for a, b in zip(times, list(times)[1:], strict=False)):
+                raise AssertionError(f"attempts of {key!r} out of time order: {list(times)}")
+            if len(times) > self.limit:
+                raise AssertionError(f"{len(times)} attempts kept for {key!r}, over the limit {self.limit}")
 
 
 class LoginLimits:

@@ -157,7 +157,11 @@ class FlowRunner:
         for ev in events:
             if isinstance(ev, OrderPlaced):
                 self.placed_size[ev.bet_id] = ev.size
-        assert self.placed_size.keys() == ex.orders.keys()
+        # every order placed is open, or cleared with its closed market (never lost, never both)
+        assert self.placed_size.keys() == ex.orders.keys() | ex.cleared.keys()
+        assert not ex.orders.keys() & ex.cleared.keys()
+        for cleared in ex.cleared.values():
+            assert cleared.size == self.placed_size[cleared.bet_id], cleared
         for order in ex.orders.values():
             # the size placed (from the event, not the order's own sum) is split, never exceeded
             placed = self.placed_size[order.bet_id]
@@ -310,11 +314,12 @@ def check_against_exact(ex: Exchange, ev: MarketSettled) -> None:
     n = len(ev.winners)
     exact: dict[str, Fraction] = {}
     for bet in ev.bets:
-        o = ex.orders[bet.bet_id]
-        avg = Fraction(o.matched_x100, 100 * o.matched)
-        back = o.matched * (avg / n - 1) if o.selection_id in ev.winners else Fraction(-o.matched)
-        exact[o.account_id] = exact.get(o.account_id, Fraction(0)) + (back if o.is_back else -back)
-        assert market.selection_status[o.sel].value in {"WINNER", "TIED_DEAD_HEAT", "LOSER"}
+        o = ex.cleared[bet.bet_id]  # the market is closed: its orders are cleared records now
+        assert o.price_matched is not None
+        back = o.size_settled * (o.price_matched / n - 1) if o.selection_id in ev.winners else -o.size_settled
+        exact[o.account_id] = exact.get(o.account_id, Fraction(0)) + (back if o.side is Side.BACK else -back)
+        status = market.selection_status[market.selection_ids.index(o.selection_id)]
+        assert status.value in {"WINNER", "TIED_DEAD_HEAT", "LOSER"}
     settled_now: dict[str, int] = {}
     for bet in ev.bets:
         settled_now[bet.account_id] = settled_now.get(bet.account_id, 0) + bet.profit
@@ -322,8 +327,8 @@ def check_against_exact(ex: Exchange, ev: MarketSettled) -> None:
         assert abs(settled_now[account_id] - value) <= Fraction(1, 2), (account_id, settled_now[account_id], value)
     now = {b.bet_id for b in ev.bets}
     for a in ev.accounts:
-        orders = market.positions[a.account_id].orders
-        earlier = sum(o.profit or 0 for o in orders if o.bet_id not in now)
+        cleared = ex.accounts[a.account_id].cleared[ev.market_id]
+        earlier = sum(c.profit for c in cleared if c.bet_id not in now)
         assert a.profit == earlier + settled_now.get(a.account_id, 0)
 
 

@@ -63,7 +63,7 @@ def test_outright_win_with_commission(hx: Harness) -> None:
     assert hx.exposure("alice") == 0
     market = hx.ex.markets["1.1"]
     assert market.status is MarketStatus.SETTLED
-    assert market.selection_status == [SelectionStatus.WINNER] + [SelectionStatus.LOSER] * 3
+    assert list(market.selection_status) == [SelectionStatus.WINNER] + [SelectionStatus.LOSER] * 3
     hx.assert_replays()
 
 
@@ -92,7 +92,7 @@ def test_dead_heat_of_two(hx: Harness) -> None:
         ("alice", 3): (BetOutcome.LOST, -400),
         ("bob", 3): (BetOutcome.WON, 400),
     }
-    assert hx.ex.markets["1.1"].selection_status[:2] == [SelectionStatus.TIED_DEAD_HEAT] * 2
+    assert list(hx.ex.markets["1.1"].selection_status[:2]) == [SelectionStatus.TIED_DEAD_HEAT] * 2
     assert_conserved(hx, ev)
     hx.assert_replays()
 
@@ -270,7 +270,7 @@ def test_market_settles_when_one_selection_is_left(hx: Harness) -> None:
     ev = settled(events)
     assert ev.winners == (1,)
     assert results(ev) == {"alice": (-500, 0), "bob": (500, 12)}
-    assert hx.ex.markets["1.1"].selection_status == [SelectionStatus.WINNER] + [SelectionStatus.LOSER] * 3
+    assert list(hx.ex.markets["1.1"].selection_status) == [SelectionStatus.WINNER] + [SelectionStatus.LOSER] * 3
     hx.assert_replays()
 
 

@@ -1,0 +1,348 @@
+"""A trader's instructions: place, cancel, replace; checked, matched, turned into events.
+
+Each function decides the events of one command and applies each as it goes
+(through :class:`~exchange.core.state.ExchangeState`'s ``apply_*``, the same
+functions the journal fold calls), since matching depends on the state the
+previous fill left.  A refused instruction yields one ``OrderRejected`` event
+and changes nothing.
+
+Precedence of a place instruction's checks: account, market, runner, then the
+selection's own status (a bet on a settled selection gets
+``SELECTION_ALREADY_LOST`` / ``SELECTION_ALREADY_WON``, also after the market
+settled), then the market's (``MARKET_NOT_OPEN_FOR_BETTING`` while suspended,
+before the first window and once voided), round, order and persistence type,
+side, price, size, funds.
+
+**Matching** is price-time priority at the resting order's price: an incoming
+order is queued (``OrderPlaced``), then meets the best opposite level while
+the book crosses, one ``Matched`` per resting order, until it is filled or
+the book no longer crosses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import NoReturn
+
+from exchange.core import ladder
+from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
+from exchange.core.errors import ErrorCode, ExchangeError, Rejection
+from exchange.core.events import (
+    CancelReason,
+    Event,
+    OrderAction,
+    OrderCancelled,
+    OrderPlaced,
+    OrderRejected,
+    new_matched,
+    new_order_cancelled,
+    new_order_placed,
+    new_order_rejected,
+)
+from exchange.core.market import ClosedMarket, Market, MarketStatus, SelectionStatus
+from exchange.core.money import format_minor
+from exchange.core.orders import Order, OrderType, PersistenceType
+from exchange.core.positions import Position, exposure_of, unmatched_effect
+from exchange.core.side import Side
+from exchange.core.state import ExchangeState
+
+# Enum members used on every instruction, as module constants: on CPython 3.11 ``Enum.MEMBER``
+# is a class-attribute lookup through the enum's metaclass (about 60 ns, a tenth of a placement).
+_BACK = Side.BACK
+_LAY = Side.LAY
+_IN_PLAY = SelectionStatus.IN_PLAY
+_ACTIVE = MarketStatus.ACTIVE
+_LIMIT = OrderType.LIMIT
+_LAPSE = PersistenceType.LAPSE
+
+_TICK_OF_PRICE = ladder.TICK_OF_PRICE
+
+#: What a checked place instruction resolves to: its market, the selection's index, the price's tick.
+Placement = tuple[Market, int, int]
+
+
+def place(state: ExchangeState, cmd: PlaceOrder) -> list[Event]:
+    """Check a place instruction; if accepted, queue the order and match it."""
+    try:
+        market, _, tick = verify_place(state, cmd)
+    except Rejection as r:
+        return [
+            new_order_rejected(
+                cmd.ts, OrderAction.PLACE, cmd.account_id, r.code, r.message,
+                cmd.market_id, cmd.selection_id, None, cmd.customer_ref,
+            )
+        ]  # fmt: skip
+    placed = new_order_placed(
+        cmd.ts, state.next_bet_id, cmd.account_id, cmd.market_id, cmd.selection_id,
+        cmd.side, tick, cmd.size, market.round, cmd.customer_ref,
+    )  # fmt: skip
+    events: list[Event] = [placed]
+    match(state, state.apply_order_placed(placed), cmd.ts, events)
+    return events
+
+
+def match(state: ExchangeState, order: Order, ts: int, events: list[Event]) -> None:
+    """Match a just-queued order against the opposite side while the book crosses; append the fills."""
+    market = order.position.market
+    book = market.books[order.sel]
+    taker_is_back = order.is_back
+    taker_side = _BACK if taker_is_back else _LAY
+    while order.remaining:
+        resting = book.crossing(taker_is_back, order.tick)
+        if resting is None:
+            return
+        back, lay = (order, resting) if taker_is_back else (resting, order)
+        ev = new_matched(
+            ts, state.next_match_id, market.market_id, market.selection_ids[order.sel], resting.tick,
+            min(order.remaining, resting.remaining), back.bet_id, lay.bet_id,
+            back.position.account.account_id, lay.position.account.account_id, taker_side,
+        )  # fmt: skip
+        state.apply_matched(ev)
+        events.append(ev)
+
+
+def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
+    """Check a place instruction; raise :class:`Rejection` with the first problem found (see the module)."""
+    account = state.accounts.get(cmd.account_id)
+    if account is None:
+        raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r} does not exist")
+    market = state.open_markets.get(cmd.market_id)
+    if market is None:
+        _refuse_closed_market(state, cmd)
+    sel = market.index.get(cmd.selection_id) if type(cmd.selection_id) is int else None
+    if sel is None:
+        raise _invalid_runner(market, cmd.selection_id)
+    status = market.selection_status[sel]
+    if status is not _IN_PLAY:
+        raise _selection_settled(cmd.selection_id, status)
+    if market.status is not _ACTIVE or (cmd.round is not None and cmd.round != market.round):
+        check_market_active(market, cmd.round)
+    if cmd.order_type is not _LIMIT:
+        raise Rejection(ErrorCode.INVALID_ORDER_TYPE, f"order type {cmd.order_type} is not offered; use LIMIT")
+    if cmd.persistence_type is not _LAPSE:
+        raise Rejection(
+            ErrorCode.INVALID_PERSISTENCE_TYPE, f"persistence type {cmd.persistence_type} is not offered; use LAPSE"
+        )
+    is_back = cmd.side is _BACK
+    if not is_back and cmd.side is not _LAY:
+        raise ExchangeError(f"side must be a Side, not {cmd.side!r}")
+    price = cmd.price
+    tick = _TICK_OF_PRICE.get(price) if type(price) is Decimal and price.is_finite() else None
+    if tick is None:  # text, a number, or a Decimal off the ladder: parsed exactly, or INVALID_ODDS
+        tick = tick_of(price)
+    size = cmd.size
+    if type(size) is not int or size < market.min_stake:
+        raise Rejection(ErrorCode.INVALID_BET_SIZE, _size_message(size, market.min_stake))
+    if not account.can_afford(market, sel, is_back, tick, size):
+        current, after = account.exposure_change(market, sel, is_back, tick, size)
+        raise Rejection(
+            ErrorCode.INSUFFICIENT_FUNDS,
+            f"this order needs {format_minor(after - current)} more exposure "
+            f"but only {format_minor(max(account.available(), 0))} is available to bet",
+        )
+    return market, sel, tick
+
+
+def _refuse_closed_market(state: ExchangeState, cmd: PlaceOrder) -> NoReturn:
+    """Why a place instruction for a market not open is refused: unknown, or its runner, or closed."""
+    market = state.markets.get(cmd.market_id)
+    if market is None:
+        raise Rejection(ErrorCode.INVALID_MARKET_ID, f"market {cmd.market_id!r} does not exist")
+    if type(cmd.selection_id) is not int or cmd.selection_id not in market.selection_ids:
+        raise _invalid_runner(market, cmd.selection_id)
+    status = market.selection_status[market.selection_ids.index(cmd.selection_id)]
+    if status is not _IN_PLAY:
+        raise _selection_settled(cmd.selection_id, status)
+    raise _not_open(market.market_id, market.status)
+
+
+def check_places(state: ExchangeState, commands: Sequence[PlaceOrder]) -> list[Rejection | None]:
+    """What each of several place instructions would meet if executed one after another (nothing changes).
+
+    Each is checked as :func:`place` would, counting the ones before it as
+    placed and unmatched; a fill only lowers exposure, so an instruction that
+    passes here passes when the batch is executed.  The tentative orders'
+    effect on positions and reserves is taken back before returning.
+    """
+    results: list[Rejection | None] = []
+    tentative: list[tuple[Position, Order]] = []
+    opened: list[tuple[str, Market]] = []
+    try:
+        for cmd in commands:
+            try:
+                market, sel, tick = verify_place(state, cmd)
+            except Rejection as r:
+                results.append(r)
+                continue
+            results.append(None)
+            account = state.accounts[cmd.account_id]
+            if market.market_id not in account.positions:
+                opened.append((cmd.account_id, market))
+            pos = account.open_position(market)
+            order = Order(0, pos, sel, cmd.side is _BACK, tick, cmd.size, cmd.ts, 0, None)
+            pos.add_order(order)
+            tentative.append((pos, order))
+    finally:
+        for pos, order in reversed(tentative):
+            pos.release(order, order.remaining)
+            pos.orders.remove(order)
+        for account_id, market in opened:
+            del state.accounts[account_id].positions[market.market_id]
+            del market.positions[account_id]
+    return results
+
+
+def cancel(state: ExchangeState, cmd: CancelOrder) -> list[Event]:
+    """Cancel an order's unmatched remainder, or reduce it by ``size_reduction``."""
+    try:
+        order = own_live_order(state, cmd.account_id, cmd.bet_id)
+        reduction = cmd.size_reduction
+        if reduction is None:
+            amount = order.remaining
+        elif type(reduction) is not int or reduction <= 0:
+            raise Rejection(
+                ErrorCode.INVALID_BET_SIZE, f"size reduction {reduction!r} must be a positive number of minor units"
+            )
+        else:
+            amount = min(reduction, order.remaining)
+    except Rejection as r:
+        return [_order_rejected(cmd.ts, OrderAction.CANCEL, cmd.account_id, r, cmd.bet_id)]
+    ev = _cancelled(cmd.ts, order, amount, CancelReason.BY_USER)
+    state.apply_order_cancelled(ev)
+    return [ev]
+
+
+def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
+    """Move an order's unmatched remainder to a new price: cancel it and place a new bet for it."""
+    try:
+        order = own_live_order(state, cmd.account_id, cmd.bet_id)
+        market = order.position.market
+        check_market_active(market, cmd.round)
+        tick = tick_of(cmd.new_price)
+        _check_replace_funds(order, tick)
+    except Rejection as r:
+        return [_order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)]
+    amount = order.remaining
+    cancelled = _cancelled(cmd.ts, order, amount, CancelReason.REPLACED)
+    state.apply_order_cancelled(cancelled)
+    placed = OrderPlaced(
+        cmd.ts, state.next_bet_id, order.account_id, market.market_id, order.selection_id,
+        order.side, tick, amount, market.round, order.customer_ref, order.bet_id,
+    )  # fmt: skip
+    events: list[Event] = [cancelled, placed]
+    match(state, state.apply_order_placed(placed), cmd.ts, events)
+    return events
+
+
+def _check_replace_funds(order: Order, tick: int) -> None:
+    """Only a lay's exposure depends on its price, and only a longer price needs more."""
+    if order.is_back or tick <= order.tick:
+        return
+    pos = order.position
+    old_d, _ = unmatched_effect(False, order.tick, order.remaining)
+    new_d, _ = unmatched_effect(False, tick, order.remaining)
+    current = pos.exposure()
+    after = exposure_of(pos.outright_x100(order.sel, new_d - old_d), pos.settled)
+    available = pos.account.available()
+    if available - (after - current) < 0:
+        raise Rejection(
+            ErrorCode.INSUFFICIENT_FUNDS,
+            f"the new price needs {format_minor(after - current)} more exposure "
+            f"but only {format_minor(max(available, 0))} is available to bet",
+        )
+
+
+def own_live_order(state: ExchangeState, account_id: str, bet_id: object) -> Order:
+    """The caller's own order with unmatched size in an ACTIVE market, else a :class:`Rejection`."""
+    if account_id not in state.accounts:
+        raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {account_id!r} does not exist")
+    if type(bet_id) is not int:
+        raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
+    order = state.orders.get(bet_id)
+    if order is None:
+        cleared = state.cleared.get(bet_id)
+        if cleared is not None and cleared.account_id == account_id:
+            raise Rejection(ErrorCode.BET_TAKEN_OR_LAPSED, _taken_message(
+                bet_id, cleared.size_settled, cleared.size_lapsed, cleared.size_cancelled))  # fmt: skip
+    if order is None or order.account_id != account_id:
+        # Someone else's bet is reported exactly like a bet that does not exist.
+        raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
+    if not order.remaining:
+        raise Rejection(
+            ErrorCode.BET_TAKEN_OR_LAPSED, _taken_message(bet_id, order.matched, order.lapsed, order.cancelled)
+        )
+    return order
+
+
+def _invalid_runner(market: Market | ClosedMarket, selection_id: object) -> Rejection:
+    return Rejection(
+        ErrorCode.INVALID_RUNNER,
+        f"selection {selection_id!r} is not in market {market.market_id}; "
+        f"selections are {', '.join(map(str, market.selection_ids))}",
+    )
+
+
+def _selection_settled(selection_id: int, status: SelectionStatus) -> Rejection:
+    if status is SelectionStatus.LOSER:
+        return Rejection(
+            ErrorCode.SELECTION_ALREADY_LOST, f"selection {selection_id} has already lost and takes no more bets"
+        )
+    return Rejection(
+        ErrorCode.SELECTION_ALREADY_WON, f"selection {selection_id} has already won ({status}) and takes no more bets"
+    )
+
+
+def check_market_active(market: Market, round_: int | None) -> None:
+    if market.status is not _ACTIVE:
+        raise _not_open(market.market_id, market.status)
+    if round_ is not None and round_ != market.round:
+        if type(round_) is int and round_ < market.round:
+            raise Rejection(
+                ErrorCode.BET_REJECTED_ROUND_STALE,
+                f"order is for round {round_} but market {market.market_id} is in round {market.round}",
+            )
+        raise Rejection(
+            ErrorCode.MARKET_NOT_OPEN_FOR_BETTING,
+            f"round {round_!r} is not open; market {market.market_id} is in round {market.round}",
+        )
+
+
+def _not_open(market_id: str, status: MarketStatus) -> Rejection:
+    return Rejection(
+        ErrorCode.MARKET_NOT_OPEN_FOR_BETTING,
+        f"market {market_id} is {status}; orders are accepted only while it is ACTIVE",
+    )
+
+
+def tick_of(price: object) -> int:
+    """The tick of a price (``Decimal``, str, int or float, parsed exactly), else ``INVALID_ODDS``."""
+    if type(price) is Decimal and price.is_finite():
+        tick = ladder.TICK_OF_PRICE.get(price)
+        if tick is not None:
+            return tick
+    try:
+        return ladder.parse_price(price)  # type: ignore[arg-type]
+    except ladder.InvalidPrice as exc:
+        raise Rejection(ErrorCode.INVALID_ODDS, str(exc)) from None
+
+
+def _size_message(size: object, min_stake: int) -> str:
+    if type(size) is not int or size <= 0:
+        return f"size {size!r} must be a positive whole number of minor units"
+    return f"size {format_minor(size)} is below the minimum stake {format_minor(min_stake)}"
+
+
+def _taken_message(bet_id: int, matched: int, lapsed: int, cancelled: int) -> str:
+    return (
+        f"bet {bet_id} has no unmatched size left (matched {format_minor(matched)}, "
+        f"lapsed {format_minor(lapsed)}, cancelled {format_minor(cancelled)})"
+    )
+
+
+def _cancelled(ts: int, order: Order, amount: int, reason: CancelReason) -> OrderCancelled:
+    return new_order_cancelled(ts, order.bet_id, order.account_id, order.market_id, order.selection_id, amount, reason)
+
+
+def _order_rejected(ts: int, action: OrderAction, account_id: str, r: Rejection, bet_id: int) -> OrderRejected:
+    return new_order_rejected(ts, action, account_id, r.code, r.message, None, None, bet_id, None)
