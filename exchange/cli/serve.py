@@ -3,6 +3,13 @@
 With ``--demo`` it creates the account ``demo`` (if absent) and prints its
 password on the startup line; without it no account is made, and a server on
 an empty database says how to add one. Every start recovers from the journal.
+
+If the journal fails (its writer died, failed or stalled past
+``--journal-timeout``), the server logs one line saying why and exits with
+status 3 a moment later, once the clients waiting have been answered
+``SERVICE_UNAVAILABLE``; the next start rebuilds the state from the journal.
+A journal that lost or damaged acknowledged records refuses the start
+(status 2) unless ``--accept-damaged-journal`` is given.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import contextlib
 import functools
 import gc
 import logging
+import os
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -30,10 +38,13 @@ from exchange.server.connections import (
     run_app,
 )
 from exchange.server.database import DatabaseUnusable, refusal
+from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 
 LOOPBACK = "127.0.0.1"
+EXIT_JOURNAL_FAILED = 3
+FAIL_STOP_GRACE_S = 0.2  # time for the answers already refused to reach their clients before the exit
 # Young-generation threshold: 10,000 net allocations instead of Python's 700 (see tune_gc).
 GC_YOUNG_THRESHOLD = 10_000
 
@@ -56,6 +67,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
+    parser.add_argument("--journal-timeout", type=float, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
+                        help="seconds a journal record may wait for its commit; past it the server answers "
+                             f"SERVICE_UNAVAILABLE and stops (default {DEFAULT_COMMIT_TIMEOUT_MS / 1000:g})")
+    parser.add_argument("--accept-damaged-journal", action="store_true",
+                        help="start even if the journal lost or damaged acknowledged records (they are logged, "
+                             "and damaged ones set aside); without it such a start is refused")
     parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
                         help=f"connections open at once; past it a new one is answered 503 (default "
                              f"{DEFAULT_MAX_CONNECTIONS})")
@@ -94,6 +111,8 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         max_connections=args.max_connections,
         header_timeout_ms=round(args.header_timeout * 1000),
         body_timeout_ms=round(args.body_timeout * 1000),
+        journal_timeout_ms=round(args.journal_timeout * 1000),
+        accept_damaged_journal=args.accept_damaged_journal,
     )
 
 
@@ -109,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
-    app = create_app(config)
+    app = create_app(config, on_fatal=exit_soon)
     tune_gc(app)
     try:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
@@ -142,6 +161,21 @@ def announce(app: web.Application, *, config: ServerConfig, url: str) -> None:
               "--password P --balance 1000', or start with --demo")
     print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
+
+
+def exit_soon(reason: str) -> None:
+    """Fail-stop: the journal failed (the service has logged why); exit once waiting clients have their answer.
+
+    ``os._exit``: no cleanup may write or show anything more, and nothing the process holds in memory alone
+    is worth keeping; the kernel closes the sockets and drops the database lock.
+    """
+    asyncio.get_running_loop().call_later(FAIL_STOP_GRACE_S, _exit_now)
+
+
+def _exit_now() -> None:
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(EXIT_JOURNAL_FAILED)
 
 
 def tune_gc(app: web.Application) -> None:

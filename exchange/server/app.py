@@ -6,6 +6,12 @@ journal writer), the exchange (recovery from the journal, then the channels
 on the clock with the house seated), the stream hub's heartbeats, and the
 sweep of expired sessions on the clock. Handlers are thin: they read the
 request, call one function and write JSON.
+
+Every answer is held until the journal has committed the records behind it
+(:func:`durability_gate` for REST routes, :func:`_rpc` for JSON-RPC, the
+stream hub for its messages), and once the journal has failed every request
+is refused with ``SERVICE_UNAVAILABLE`` while ``on_fatal`` (the command
+line: exit) stops the process (see :mod:`exchange.server.service`).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from exchange.clock import Clock, Timer, WallClock
 from exchange.game.channels import get_channel
@@ -44,10 +51,15 @@ log = logging.getLogger(__name__)
 
 
 def create_app(
-    config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None
+    config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None,
+    on_fatal: Callable[[str], None] | None = None,
 ) -> web.Application:
-    """The server as an aiohttp application; nothing runs until the app starts."""
-    app = web.Application(middlewares=[connections.connection_middleware, error_middleware],
+    """The server as an aiohttp application; nothing runs until the app starts.
+
+    ``on_fatal(reason)`` is called once if the journal fails, after the app has stopped serving (the command
+    line exits; in a test the app just refuses everything).
+    """
+    app = web.Application(middlewares=[connections.connection_middleware, error_middleware, durability_gate],
                           client_max_size=config.max_body_bytes)
     app[keys.CONFIG] = config
     app[connections.GUARD] = connections.ConnectionGuard(max_connections=config.max_connections,
@@ -58,7 +70,8 @@ def create_app(
     app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)
     app.cleanup_ctx.append(functools.partial(_database, config=config, clock=clock))
-    app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities))
+    app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
+                                             on_fatal=on_fatal))
     app.cleanup_ctx.append(_stream)
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
@@ -73,7 +86,7 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/exchange/account/json-rpc/v1", account_rpc)
     app.router.add_get("/games/v1/channels", games_api.list_channels)
     app.router.add_get("/games/v1/channels/{channel}/snapshot", games_api.snapshot)
-    app.router.add_get("/stream", stream)
+    app.router.add_get(STREAM_PATH, stream)
     app.router.add_get("/openapi.json", openapi_json)
 
 
@@ -88,7 +101,8 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
         opened.callback(store.close)
         journal = Journal.open(config.db_path)
         opened.callback(journal.close)
-        journal.start(config.snapshots, clock=clock)
+        journal.check(accept_damaged=config.accept_damaged_journal)  # lost or damaged records refuse the start
+        journal.start(config.snapshots, clock=clock, commit_timeout_ms=config.journal_timeout_ms)
         app[keys.STORE] = store
         app[keys.JOURNAL] = journal
         yield
@@ -97,7 +111,8 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
 
 
 async def _exchange(
-    app: web.Application, *, config: ServerConfig, clock: Clock, equities: EquityFn | None
+    app: web.Application, *, config: ServerConfig, clock: Clock, equities: EquityFn | None,
+    on_fatal: Callable[[str], None] | None,
 ) -> AsyncIterator[None]:
     channels = []
     for name in config.channels:
@@ -107,12 +122,15 @@ async def _exchange(
         channels.append(channel)
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house)
-    service.recover()
+    service.recover(accept_damaged=config.accept_damaged_journal)
     if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
         with contextlib.suppress(AccountExists):
             app[keys.STORE].add(config.demo_account, config.demo_password, deposit=config.demo_balance)
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
     app[keys.SESSIONS].on_end(hub.session_ended)
+    service.on_failure(hub.fail)
+    if on_fatal is not None:
+        service.on_failure(on_fatal)
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
     app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, {
@@ -131,7 +149,8 @@ async def _exchange(
     await service.durable()
     yield
     service.stop()
-    await service.durable()
+    with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
+        await service.durable()
 
 
 async def _stream(app: web.Application) -> AsyncIterator[None]:
@@ -169,6 +188,24 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 
 # --- handlers --------------------------------------------------------------------------------
 
+#: JSON-RPC routes check and hold their answers themselves (:func:`_rpc`), to answer in their envelope.
+_JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1"})
+STREAM_PATH = "/stream"  # the hub holds each message it sends (:meth:`StreamHub.flush`)
+
+
+@web.middleware
+async def durability_gate(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Refuse everything once the journal has failed; hold each answer until what it shows is on disk."""
+    service = request.app.get(keys.SERVICE)
+    if service is None or request.path in _JSON_RPC:
+        return await handler(request)
+    service.check_available()
+    response = await handler(request)
+    if request.path != STREAM_PATH:
+        await service.durable()
+    return response
+
+
 
 def _session(request: web.Request) -> Session:
     return request.app[keys.SESSIONS].check(request.headers.get("X-Authentication"),
@@ -184,10 +221,13 @@ async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
         return web.json_response(envelope_error(None, aping_error(err, endpoint.exception_name)))
     try:
         session = _session(request)
+        service = request.app[keys.SERVICE]
+        service.check_available()
+        answer = await endpoint.handle(body, session)
+        await service.durable()  # what the answer shows is on disk before it leaves
     except ApiError as err:
-        answer = envelope_error(_request_id(body), aping_error(err, endpoint.exception_name))
-        return web.json_response(answer)
-    return web.Response(body=await endpoint.handle(body, session), content_type="application/json")
+        answer = jsoncodec.dumps(envelope_error(_request_id(body), aping_error(err, endpoint.exception_name)))
+    return web.Response(body=answer, content_type="application/json")
 
 
 def _request_id(body: bytes) -> object:

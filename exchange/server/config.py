@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from exchange.server.auth import DEFAULT_TTL_MS
 from exchange.server.connections import DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
+from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
 from exchange.server.snapshots import SnapshotPolicy
 
@@ -22,7 +23,9 @@ class ServerConfig:
     expired sessions (and login counts past their window) are purged. ``login_per_account`` /
     ``login_per_address``: login attempts allowed per ``login_window_ms``. ``max_connections``,
     ``header_timeout_ms``, ``body_timeout_ms``: what a client connection may cost
-    (:mod:`exchange.server.connections`).
+    (:mod:`exchange.server.connections`). ``journal_timeout_ms``: the longest a journal record may wait for
+    its commit before the server fails (stops) rather than answer; ``accept_damaged_journal``: start on a
+    journal that lost or damaged acknowledged records (:mod:`exchange.server.journal_check`).
     """
 
     db_path: str = "exchange.db"
@@ -47,6 +50,8 @@ class ServerConfig:
     demo_balance: int = 100_000
     run_games: bool = True
     snapshots: SnapshotPolicy = field(default_factory=SnapshotPolicy)
+    journal_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS
+    accept_damaged_journal: bool = False
 
     def __post_init__(self) -> None:
         if not self.channels:
@@ -59,6 +64,8 @@ class ServerConfig:
             raise ValueError("session lifetime, session sweep and heartbeat must be positive")
         if min(self.login_per_account, self.login_per_address, self.login_window_ms) <= 0:
             raise ValueError("login limits and their window must be positive")
+        if self.journal_timeout_ms <= 0:
+            raise ValueError(f"the journal timeout must be positive, not {self.journal_timeout_ms} ms")
         if min(self.max_connections, self.header_timeout_ms, self.body_timeout_ms) <= 0:
             raise ValueError(f"the connection cap and the header and body timeouts must be positive, not "
                              f"{self.max_connections}, {self.header_timeout_ms} ms and {self.body_timeout_ms} ms")

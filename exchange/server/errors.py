@@ -36,6 +36,8 @@ class ApingCode(StrEnum):
     TIMEOUT_ERROR = "TIMEOUT_ERROR"
     REQUEST_SIZE_EXCEEDS_LIMIT = "REQUEST_SIZE_EXCEEDS_LIMIT"
     ACCESS_DENIED = "ACCESS_DENIED"
+    #: Not one of Betfair's codes: the journal cannot make records durable, so the server is stopping.
+    SERVICE_UNAVAILABLE = "SERVICE_UNAVAILABLE"
 
 
 _ANGX = {code: f"ANGX-{i:04d}" for i, code in enumerate(ApingCode, start=1)}
@@ -49,6 +51,7 @@ _HTTP_STATUS = {
     ApingCode.TOO_MANY_REQUESTS: 429,
     ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT: 413,
     ApingCode.SERVICE_BUSY: 503,
+    ApingCode.SERVICE_UNAVAILABLE: 503,
     ApingCode.TIMEOUT_ERROR: 504,
     ApingCode.UNEXPECTED_ERROR: 500,
 }

@@ -13,6 +13,17 @@ is never acknowledged before every record appended earlier. A journal on
 ``:memory:`` (tests, tools) has no writer process: it writes each batch on the
 loop.
 
+**Fail-stop.** A record that cannot be made durable fails the journal: the
+writer answered an error, its pipe broke or closed (it died), or it left a
+record unacknowledged for ``commit_timeout_ms`` (stalled: stopped, or stuck
+in I/O). The journal then kills the writer (and any snapshot taker), fails
+every waiter with :class:`JournalFailed`, refuses every later append, and
+tells its failure listeners once (:meth:`Journal.on_failure`): the server
+stops taking commands and exits. So no wait on the journal lasts longer
+than the timeout, and nothing a client was told depends on a record that is
+not on disk. Before use, :meth:`Journal.check` looks for acknowledged
+records that are missing or damaged (:mod:`exchange.server.journal_check`).
+
 On start, the server rebuilds its state from the newest valid snapshot and
 the records after it (:mod:`exchange.server.recovery`). Given a
 :class:`~exchange.server.snapshots.SnapshotPolicy`, the journal has a new
@@ -38,7 +49,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Awaitable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,14 +57,17 @@ from exchange.clock import Clock, Timer, WallClock
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec, snapshots
 from exchange.server.database import open_with
+from exchange.server.journal_check import JournalCheck, JournalDamaged, check, reset_mark, verify_record
+from exchange.server.journal_mark import DurableMark
 from exchange.server.journal_writer import MAX_ROWS_PER_STATEMENT, SCHEMA, WriterProcess, insert_rows
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import Damaged, Loaded, Saved, SnapshotPolicy, SnapshotTaker
 
-__all__ = ["MAX_ROWS_PER_STATEMENT", "SCHEMA", "Journal", "JournalFailed", "Record"]
+__all__ = ["MAX_ROWS_PER_STATEMENT", "SCHEMA", "Journal", "JournalDamaged", "JournalFailed", "Record"]
 
 log = logging.getLogger(__name__)
 STOP_TIMEOUT_S = 30.0  # how long stop() waits for the writer to finish before killing it
+DEFAULT_COMMIT_TIMEOUT_MS = 5_000  # the longest a record may wait for its commit before the journal fails
 
 
 class JournalFailed(RuntimeError):
@@ -84,9 +98,17 @@ class Journal:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self._conn.executescript(SCHEMA + snapshots.SCHEMA)
+        if "crc" not in {row[1] for row in conn.execute("PRAGMA table_info(journal)")}:
+            conn.execute("ALTER TABLE journal ADD COLUMN crc INTEGER")  # a journal from before checksums
         (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
         self._next_seq = int(last) + 1
         self._durable_seq = int(last)
+        self.checked: JournalCheck | None = None
+        self._mark: DurableMark | None = None  # for writes on this thread (flush), opened when first needed
+        self._commit_timeout_s = DEFAULT_COMMIT_TIMEOUT_MS / 1000
+        self._pending_since = 0.0  # loop time of the oldest pending record's append
+        self._stall_timer: asyncio.TimerHandle | None = None
+        self._failure_listeners: list[Callable[[str], None]] = []
         self._pending: list[Row] = []
         self._pending_waiters: list[asyncio.Future[None]] = []  # released when _pending is on disk
         self._writing_waiters: list[asyncio.Future[None]] = []  # released when the batch being written is
@@ -121,6 +143,45 @@ class Journal:
         return self._durable_seq
 
     @property
+    def failure(self) -> BaseException | None:
+        """Why the journal failed (None while it works)."""
+        return self._failure
+
+    def on_failure(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(reason)`` once, on the loop, when the journal fails (at once if it already has)."""
+        if self._failure is not None:
+            listener(str(self._failure))
+        else:
+            self._failure_listeners.append(listener)
+
+    def check(self, *, accept_damaged: bool = False) -> JournalCheck:
+        """Look for lost or damaged acknowledged records (:func:`exchange.server.journal_check.check`)."""
+        self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged)
+        return self.checked
+
+    def set_aside(self, first_seq: int, problem: str) -> int:
+        """Move the records from ``first_seq`` on into ``journal_damaged`` (damage accepted at start); how many.
+
+        Only before :meth:`start`: the journal then carries on after the last record kept.
+        """
+        assert self._loop is None and not self._pending, "set_aside is for start-up, before anything is appended"
+        self._conn.execute("CREATE TABLE IF NOT EXISTS journal_damaged AS SELECT * FROM journal WHERE 0")
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.execute("INSERT INTO journal_damaged SELECT * FROM journal WHERE seq >= ?", (first_seq,))
+            moved = self._conn.execute("DELETE FROM journal WHERE seq >= ?", (first_seq,)).rowcount
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+        self._next_seq = first_seq
+        self._durable_seq = first_seq - 1
+        if self._path():
+            reset_mark(self._path(), first_seq - 1)
+        log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)
+        return int(moved)
+
+    @property
     def writer_pid(self) -> int | None:
         """The writer process's id while it runs (None for ``:memory:`` or when stopped)."""
         return self._writer.pid if self._writer is not None else None
@@ -145,9 +206,19 @@ class Journal:
         return saved
 
     def records(self, after: int = 0) -> Iterator[Record]:
-        """Every committed record with ``seq > after``, in order."""
-        cursor = self._conn.execute("SELECT seq, ts_ms, kind, body FROM journal WHERE seq > ? ORDER BY seq", (after,))
-        for seq, ts_ms, kind, body in cursor:
+        """Every committed record with ``seq > after``, in order.
+
+        Each is checked as it is read (numbered on from ``after``, body matching its checksum):
+        :class:`JournalDamaged` at the first that is not, with ``first_bad`` set to its number.
+        """
+        cursor = self._conn.execute("SELECT seq, ts_ms, kind, body, crc FROM journal WHERE seq > ? ORDER BY seq",
+                                    (after,))
+        expected = after + 1
+        for seq, ts_ms, kind, body, crc in cursor:
+            problem = verify_record(seq, body, crc, expected=expected)
+            if problem is not None:
+                raise JournalDamaged(self._path() or ":memory:", problem, first_bad=expected)
+            expected = seq + 1
             yield Record(seq, ts_ms, kind, jsoncodec.loads(body))
 
     def append(self, kind: str, body: Any, *, ts_ms: int) -> int:
@@ -160,6 +231,8 @@ class Journal:
             raise JournalFailed("the journal has failed; no command can be accepted") from self._failure
         seq = self._next_seq
         self._next_seq = seq + 1
+        if not self._pending and self._loop is not None:
+            self._pending_since = self._loop.time()
         self._pending.append((seq, ts_ms, kind, body))
         if not self._writing_last and not self._submit_soon and self._loop is not None:
             # After the callbacks already due: what they append goes in the same batch.
@@ -167,7 +240,7 @@ class Journal:
             self._loop.call_soon(self._submit)
         return seq
 
-    def sync(self) -> Awaitable[None]:
+    def sync(self) -> asyncio.Future[None]:
         """An awaitable that completes when every record appended so far is on disk.
 
         A plain function returning a future (not a coroutine): one object fewer per order.
@@ -192,17 +265,28 @@ class Journal:
         if batch:
             self._write(batch)
             self._durable_seq = batch[-1][0]
+            if self._path():
+                if self._mark is None:
+                    self._mark = DurableMark.open(self._path())
+                self._mark.write(self._durable_seq)
         waiters, self._pending_waiters = self._pending_waiters, []
         _release(waiters)
 
-    def start(self, policy: SnapshotPolicy | None = None, *, clock: Clock | None = None) -> None:
+    def start(self, policy: SnapshotPolicy | None = None, *, clock: Clock | None = None,
+              commit_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS) -> None:
         """Start the writer process (none for ``:memory:``); its answers are read on the running loop.
 
         With a ``policy`` (and a file), snapshots are taken as it says, its ``every_ms`` on ``clock``
-        (the server's; by default the loop's wall clock).
+        (the server's; by default the loop's wall clock). A record not committed within
+        ``commit_timeout_ms`` of its append fails the journal (real time, the loop's: the writer is a
+        real process, whatever clock the games run on).
         """
+        if commit_timeout_ms <= 0:
+            raise ValueError(f"the commit timeout must be positive, not {commit_timeout_ms} ms")
+        self._commit_timeout_s = commit_timeout_ms / 1000
         self._loop = asyncio.get_running_loop()
         self._clock = clock or WallClock(self._loop)
+        self._pending_since = self._loop.time()
         path = self._path()
         if path:
             self._writer = WriterProcess.start(path)
@@ -238,6 +322,9 @@ class Journal:
             self.flush()
 
     def close(self) -> None:
+        if self._mark is not None:
+            self._mark.close()
+            self._mark = None
         self._conn.close()
 
     def _path(self) -> str:
@@ -258,6 +345,8 @@ class Journal:
         self._writing_waiters, self._pending_waiters = self._pending_waiters, []
         last = batch[-1][0]
         self._writing_last, self._writing_count = last, len(batch)
+        if self._writer is not None and self._loop is not None:  # the oldest record in it must not wait longer
+            self._stall_timer = self._loop.call_at(self._pending_since + self._commit_timeout_s, self._on_stall)
         if self._writer is None:  # in memory: write here
             try:
                 self._write(batch)
@@ -288,8 +377,22 @@ class Journal:
             else:
                 self._committed(self._writing_last, sqlite3.OperationalError(detail))
 
+    def _on_stall(self) -> None:
+        """On the loop, when the batch in flight is past its deadline: fail, unless its answer is waiting unread."""
+        self._stall_timer = None
+        late = self._writing_last
+        if self._writer is not None:
+            self._on_acks()  # the loop itself may have been late: read what the writer has said
+        if late and self._writing_last == late and self._failure is None:  # (a next batch has its own timer)
+            self._committed(late, TimeoutError(
+                f"the journal writer has not committed records for {self._commit_timeout_s:g} s (stalled: "
+                "stopped, or stuck in I/O)"))
+
     def _committed(self, last_seq: int, error: Exception | None) -> None:
         """On the loop: the batch up to ``last_seq`` is on disk (or failed); release it, send the next."""
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
         self._writing_last = 0
         waiters, self._writing_waiters = self._writing_waiters, []
         if error is not None:
@@ -347,7 +450,8 @@ class Journal:
             log.error("the snapshot taker failed (exit %s): %s", code, verdict or "no report")
 
     def _fail(self, exc: Exception, writing: list[asyncio.Future[None]]) -> None:
-        if self._failure is None:
+        first = self._failure is None
+        if first:
             log.error("journal write failed: %s", exc)
         self._failure = exc
         failure = JournalFailed(f"journal write failed: {exc}")
@@ -355,6 +459,24 @@ class Journal:
             if not future.done():
                 future.set_exception(failure)
         self._pending_waiters = []
+        if first:
+            self._stop_children()
+            listeners, self._failure_listeners = self._failure_listeners, []
+            for listener in listeners:
+                listener(f"journal write failed: {exc}")
+
+    def _stop_children(self) -> None:
+        """Kill the writer (a stalled one must never commit after this) and any snapshot taker; reaped by stop()."""
+        if self._stall_timer is not None:
+            self._stall_timer.cancel()
+            self._stall_timer = None
+        if self._loop is not None and self._writer is not None:
+            self._loop.remove_reader(self._writer.ack_fd)
+            self._writer.kill()
+        if self._loop is not None and self._taker is not None:
+            self._loop.remove_reader(self._taker.fd)
+            taker, self._taker = self._taker, None
+            taker.kill()
 
     def _write(self, batch: list[Row]) -> None:
         """Serialise and commit on this thread (``:memory:``, tools, shutdown)."""

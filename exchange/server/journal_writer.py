@@ -11,8 +11,12 @@ The protocol is two pipes (the child's stdin and stdout), one batch in flight:
 * server → writer: a frame per batch, a 4-byte little-endian length and a
   pickle of ``[(seq, ts_ms, kind, body_json), ...]``, in journal order;
 * writer → server: a line per batch, ``ok <last seq>`` once the batch is
-  committed (WAL, ``synchronous=FULL``), or ``error <message>`` if it could
+  committed (WAL, ``synchronous=FULL``) and the durable mark says so
+  (:mod:`exchange.server.journal_mark`), or ``error <message>`` if it could
   not be, and ``ready`` first, once the database is open.
+
+Each row is stored with the CRC-32 of its body (``crc``), which recovery
+checks (:func:`exchange.server.journal_check.verify_record`).
 
 The writer ends when its input ends: when the server closes the pipe on
 stop, or when the kernel closes it because the server died (SIGKILL
@@ -45,20 +49,23 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 from exchange.server.database import connect
+from exchange.server.journal_mark import DurableMark
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY,
     ts_ms INTEGER NOT NULL,
     kind TEXT NOT NULL,
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    crc INTEGER
 );
 """
 
-MAX_ROWS_PER_STATEMENT = 256  # 1024 bound values, well under SQLite's limit (32766)
+MAX_ROWS_PER_STATEMENT = 256  # 1280 bound values, well under SQLite's limit (32766)
 _LENGTH = struct.Struct("<I")
 
 Row = tuple[int, int, str, str]  # seq, ts_ms, kind, body as JSON text
@@ -71,22 +78,31 @@ def insert_rows(conn: sqlite3.Connection, rows: list[Row]) -> None:
     thread of the server gave up the interpreter lock and had to win it back from the busy event loop.
     """
     if len(rows) <= MAX_ROWS_PER_STATEMENT:  # the usual case: one statement, its own transaction
-        conn.execute(_insert_sql(len(rows)), [value for row in rows for value in row])
+        conn.execute(_insert_sql(len(rows)), _values(rows))
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
         for start in range(0, len(rows), MAX_ROWS_PER_STATEMENT):
             chunk = rows[start:start + MAX_ROWS_PER_STATEMENT]
-            conn.execute(_insert_sql(len(chunk)), [value for row in chunk for value in row])
+            conn.execute(_insert_sql(len(chunk)), _values(chunk))
     except BaseException:
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
 
+def body_crc(body: str) -> int:
+    """The checksum stored beside a record's body: CRC-32 of its UTF-8 bytes."""
+    return zlib.crc32(body.encode())
+
+
+def _values(rows: list[Row]) -> list[object]:
+    return [value for seq, ts, kind, body in rows for value in (seq, ts, kind, body, body_crc(body))]
+
+
 @functools.lru_cache(maxsize=MAX_ROWS_PER_STATEMENT)
 def _insert_sql(rows: int) -> str:
-    return "INSERT INTO journal (seq, ts_ms, kind, body) VALUES " + ",".join(("(?,?,?,?)",) * rows)
+    return "INSERT INTO journal (seq, ts_ms, kind, body, crc) VALUES " + ",".join(("(?,?,?,?,?)",) * rows)
 
 
 # --- the server's side ---------------------------------------------------------------------------
@@ -165,6 +181,11 @@ class WriterProcess:
         if not self._proc.stdin.closed:
             self._proc.stdin.close()
 
+    def kill(self) -> None:
+        """End the writer now (SIGKILL works on a stopped process too): it must never commit after a failure."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+
     def wait(self, timeout: float) -> int:
         """Wait for the writer to exit (after :meth:`close`); killed if it takes longer than ``timeout``."""
         try:
@@ -203,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     (path,) = sys.argv[1:] if argv is None else argv
     try:
         conn = connect(path)
-    except sqlite3.Error as exc:
+        mark = DurableMark.open(path)
+    except (sqlite3.Error, OSError) as exc:
         _reply(f"error {exc}")
         return 1
     _reply("ready")
@@ -214,10 +236,12 @@ def main(argv: list[str] | None = None) -> int:
         rows: list[Row] = pickle.loads(payload)
         try:
             insert_rows(conn, rows)
+            mark.write(rows[-1][0])  # before the acknowledgement: the mark is never behind what was acknowledged
         except Exception as exc:  # disk full, I/O error: say so, never acknowledge
             _reply(f"error {type(exc).__name__}: {exc}".replace("\n", " "))
         else:
             _reply(f"ok {rows[-1][0]}")
+    mark.close()
     conn.close()
     return 0
 

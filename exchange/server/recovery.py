@@ -6,7 +6,12 @@ that takes snapshots (``python -m exchange.server.recovery DB``, started by
 the journal), so a snapshot is exactly what a restart would have rebuilt.
 Without a usable snapshot it folds the whole journal from record 1; with
 one, only the tail after it. Every snapshot it had to pass over is in
-:attr:`Restored.damaged`, with the reason.
+:attr:`Restored.damaged`, with the reason. Every record folded is checked
+(numbering and checksum, :meth:`Journal.records`): a damaged one stops the
+restore with :class:`~exchange.server.journal_check.JournalDamaged`, or, when
+the operator accepted damage, ends the fold there and sets the rest aside.
+The summary says what the journal's start-up check found
+(:meth:`Journal.check`) when it ran.
 
 >>> journal = Journal.open(":memory:")
 >>> restore(journal).summary()
@@ -21,7 +26,7 @@ from dataclasses import dataclass
 
 from exchange.core.events import event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
-from exchange.server.journal import Journal
+from exchange.server.journal import Journal, JournalDamaged
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import Damaged, Saved
 
@@ -37,6 +42,8 @@ class Restored:
     last_seq: int
     damaged: tuple[Damaged, ...]
     elapsed_ms: float
+    checked: str = ""  # the journal's start-up check, when it ran
+    set_aside: str = ""  # damaged records set aside (damage accepted)
 
     def summary(self) -> str:
         """One sentence for the log."""
@@ -47,14 +54,20 @@ class Restored:
             how = f"full replay of {self.replayed} journal records{span} (no snapshot)"
         if self.damaged:
             how += "; damaged, passed over: " + "; ".join(str(d) for d in self.damaged)
+        if self.set_aside:
+            how += "; DAMAGED RECORDS SET ASIDE: " + self.set_aside
+        if self.checked:
+            how += "; " + self.checked
         return how
 
 
-def restore(journal: Journal, config: ExchangeConfig | None = None) -> Restored:
+def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_damaged: bool = False) -> Restored:
     """The exchange and market notes after every committed record: newest valid snapshot, then the tail.
 
     ``config``: the exchange config the caller runs with (a snapshot taken with another is passed over); None
-    takes any snapshot's, and the default for a full replay.
+    takes any snapshot's, and the default for a full replay. A damaged record raises
+    :class:`~exchange.server.journal_check.JournalDamaged`; with ``accept_damaged`` the state is the one
+    before it, and it and every later record are set aside (:meth:`Journal.set_aside`).
     """
     started = time.perf_counter()
     loaded, damaged = journal.load_snapshot(config)
@@ -62,15 +75,22 @@ def restore(journal: Journal, config: ExchangeConfig | None = None) -> Restored:
         exchange, notes, seq = Exchange(config), MarketNotes(), 0
     else:
         exchange, notes, seq = loaded.exchange, loaded.notes, loaded.seq
-    snapshot_seq, replayed = seq, 0
-    for record in journal.records(after=seq):
-        seq, replayed = record.seq, replayed + 1
-        if record.kind == "event":
-            event = event_from_dict(dict(record.body))
-            exchange.apply(event)
-            notes.note(event)
+    snapshot_seq, replayed, set_aside = seq, 0, ""
+    try:
+        for record in journal.records(after=seq):
+            seq, replayed = record.seq, replayed + 1
+            if record.kind == "event":
+                event = event_from_dict(dict(record.body))
+                exchange.apply(event)
+                notes.note(event)
+    except JournalDamaged as exc:
+        if not accept_damaged or exc.first_bad is None:
+            raise
+        moved = journal.set_aside(exc.first_bad, exc.detail)
+        set_aside = f"{moved} records from seq {exc.first_bad} ({exc.detail})"
     elapsed = (time.perf_counter() - started) * 1000
-    return Restored(exchange, notes, snapshot_seq, replayed, seq, tuple(damaged), elapsed)
+    checked = journal.checked.summary() if journal.checked is not None else ""
+    return Restored(exchange, notes, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked, set_aside)
 
 
 def take_snapshot(journal: Journal) -> tuple[Saved | None, Restored]:

@@ -8,6 +8,22 @@ first on every bus and appends each state-changing core event to the
 journal, so the journal is the complete, ordered record. Handlers call
 :meth:`execute` and then ``await`` :meth:`durable` before answering.
 
+**Durable before visible.** The in-memory state runs ahead of the disk by
+the records not yet committed, and a settlement or a fill made by a game
+timer has no client waiting on it. So nothing read from the state may leave
+the process before the records behind it are committed: every answer and
+every stream message is computed, then held until :meth:`durable` (every
+record appended so far is on disk) — the HTTP edge does it for each answer
+and the stream hub for each flush. :meth:`durable` is bounded by the
+journal's commit timeout.
+
+**Fail-stop.** When the journal fails (:meth:`Journal.on_failure
+<exchange.server.journal.Journal.on_failure>`), the service logs one line,
+halts the channels, refuses every later call with ``SERVICE_UNAVAILABLE``
+(:meth:`check_available`) and tells its own failure listeners, which stop
+the process: what only memory held is never shown, and a restart rebuilds
+the state from the journal.
+
 On start, :meth:`recover` rebuilds the core and the market notes from the
 newest valid snapshot and the journal records after it
 (:func:`exchange.server.recovery.restore`; a full replay without one), voids
@@ -18,6 +34,7 @@ what it did, and lets each channel carry on with its next game number.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -47,7 +64,8 @@ from exchange.game.deal import seeded_decks
 from exchange.game.events import Stamped
 from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
-from exchange.server.journal import Journal
+from exchange.server.errors import ApiError, ApingCode
+from exchange.server.journal import Journal, JournalFailed
 from exchange.server.notes import MarketNotes
 from exchange.server.recovery import Restored, restore
 from exchange.server.store import Account
@@ -127,12 +145,18 @@ class ExchangeService:
         self._house = house
         self._touch: Touch | None = None
         self.recovered_voids: list[str] = []
+        self.failure: str | None = None  # why the journal failed: nothing is served any more
+        self._failure_listeners: list[Callable[[str], None]] = []
+        journal.on_failure(self._journal_failed)
 
     # --- lifecycle ------------------------------------------------------------------------
 
-    def recover(self) -> Restored:
-        """Restore the core and notes (snapshot + journal tail), void every market a crash left open, log it."""
-        restored = restore(self.journal, self.exchange.config)
+    def recover(self, *, accept_damaged: bool = False) -> Restored:
+        """Restore the core and notes (snapshot + journal tail), void every market a crash left open, log it.
+
+        ``accept_damaged``: carry on from before a damaged record instead of refusing (see :func:`restore`).
+        """
+        restored = restore(self.journal, self.exchange.config, accept_damaged=accept_damaged)
         self.exchange = restored.exchange
         self._use_notes(restored.notes)
         for market_id, created_ms in restored.notes.created.items():
@@ -143,7 +167,8 @@ class ExchangeService:
                 self._record(self.exchange.execute(VoidMarket(now, market_id, VOID_REASON)))
                 self.recovered_voids.append(market_id)
         voided = ", ".join(self.recovered_voids) or "none"
-        log.log(logging.WARNING if restored.damaged else logging.INFO,
+        worrying = restored.damaged or restored.set_aside or (self.journal.checked and self.journal.checked.accepted)
+        log.log(logging.WARNING if worrying else logging.INFO,
                 "recovery: %s in %.0f ms; markets voided: %s", restored.summary(), restored.elapsed_ms, voided)
         return restored
 
@@ -193,8 +218,42 @@ class ExchangeService:
         return events
 
     def durable(self) -> Awaitable[None]:
-        """Wait until everything executed so far is in the journal on disk (the journal's own awaitable)."""
-        return self.journal.sync()
+        """Wait until everything executed so far is in the journal on disk; the gate of every answer.
+
+        ``SERVICE_UNAVAILABLE`` (:class:`~exchange.server.errors.ApiError`) if the journal has failed or fails
+        meanwhile (a stalled writer fails it after its commit timeout). The journal's own future when it is
+        already done or sure to be: one coroutine fewer on the hot path.
+        """
+        self.check_available()
+        try:
+            future = self.journal.sync()
+        except JournalFailed:
+            raise self._unavailable() from None
+        return _durable_or_unavailable(future, self)
+
+    def check_available(self) -> None:
+        """Raise ``SERVICE_UNAVAILABLE`` once the journal has failed (every call is refused from then on)."""
+        if self.failure is not None:
+            raise self._unavailable()
+
+    def on_failure(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(reason)`` once when the journal fails (after the service has stopped its games)."""
+        self._failure_listeners.append(listener)
+
+    def _unavailable(self) -> ApiError:
+        return ApiError(ApingCode.SERVICE_UNAVAILABLE,
+                        f"the exchange is stopping: {self.failure or 'the journal failed'}; nothing more is accepted "
+                        "until it restarts from its journal")
+
+    def _journal_failed(self, reason: str) -> None:
+        if self.failure is not None:
+            return
+        self.failure = reason
+        log.critical("fail-stop: %s; no command or read is served any more, the state is rebuilt from the "
+                     "journal at the next start", reason)
+        self.stop()
+        for listener in self._failure_listeners:
+            listener(reason)
 
     def ensure_account(self, account: Account) -> None:
         """Open ``account`` in the core with its deposit, once (journaled)."""
@@ -210,6 +269,8 @@ class ExchangeService:
             self._journal_event(event, self.clock.now())
 
     def _journal_event(self, event: Event, at_ms: int) -> None:
+        if self.failure is not None:  # stopping: nothing more is recorded, shown or answered
+            return
         if event.CHANGES_STATE:
             self.journal.append("event", event, ts_ms=at_ms)
         self._note(event)
@@ -411,6 +472,19 @@ def _uo_cleared(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, float
     uo = _uo(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
              matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref)
     return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
+
+
+async def _await_durable(future: Awaitable[None], service: ExchangeService) -> None:
+    try:
+        await future
+    except JournalFailed:
+        raise service._unavailable() from None
+
+
+def _durable_or_unavailable(future: asyncio.Future[None], service: ExchangeService) -> Awaitable[None]:
+    if future.done() and future.exception() is None:
+        return future
+    return _await_durable(future, service)
 
 
 def river_only_equities(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> Prospects:

@@ -31,6 +31,12 @@ hub's recorder of a market always holds what every subscriber of it was last
 shown: a new subscription first brings the recorders of its markets up to date
 (sending those changes to the other subscribers) and takes its image from the
 very same snapshots, so no later delta is computed against a state it never saw.
+
+Nothing is sent before the journal holds it: each flush and each
+subscription image is computed, then held until the records behind it are
+committed (:meth:`StreamHub.held`), one at a time (the hub's ``sending``
+lock keeps them in order). If the journal fails, every connection is told
+``SERVICE_UNAVAILABLE`` and closed (:meth:`StreamHub.fail`).
 """
 
 from __future__ import annotations
@@ -244,11 +250,14 @@ class StreamConnection:
             return
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
                            fields=params.fields, ladder_levels=params.ladder_levels)
-        pending, images = self.hub.images_in_step(sub)
-        self.market_sub = sub
-        await self.status(request_id)
-        await self.send_market(sub, [sub.filter_change(image) for image in images], ct="SUB_IMAGE")
-        await self.hub.fan_out(pending, skip=sub)
+        async with self.hub.sending:
+            pending, images = self.hub.images_in_step(sub)
+            if not await self.hub.held():
+                return
+            self.market_sub = sub
+            await self.status(request_id)
+            await self.send_market(sub, [sub.filter_change(image) for image in images], ct="SUB_IMAGE")
+            await self.hub.fan_out(pending, skip=sub)
 
     async def _subscribe_orders(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         assert self.account is not None
@@ -259,9 +268,13 @@ class StreamConnection:
             return
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
                            overall_position=params.include_overall_position, strategy_refs=params.strategy_refs)
-        self.order_sub = sub
-        await self.status(request_id)
-        await self.send_orders(sub, self.hub.order_images(self.account, None), ct="SUB_IMAGE")
+        async with self.hub.sending:
+            images = self.hub.order_images(self.account, None)
+            if not await self.hub.held():
+                return
+            self.order_sub = sub
+            await self.status(request_id)
+            await self.send_orders(sub, images, ct="SUB_IMAGE")
 
     async def send_market(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:
         now = self.hub.service.now()
@@ -321,6 +334,7 @@ class StreamHub:
         self._dirty_orders: set[tuple[str, str]] = set()
         self._flush_handle: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.sending = asyncio.Lock()  # one flush or subscription image at a time, in order
 
     # --- fed by the service -------------------------------------------------------------
 
@@ -344,7 +358,27 @@ class StreamHub:
         task.add_done_callback(self._tasks.discard)
 
     async def flush(self) -> None:
-        await self.fan_out(self._collect(()))
+        async with self.sending:
+            pending = self._collect(())
+            if await self.held():
+                await self.fan_out(pending)
+
+    async def held(self) -> bool:
+        """Wait until the state just read is on disk; False if it never will be (the journal failed)."""
+        try:
+            await self.service.durable()
+        except ApiError:
+            return False
+        return True
+
+    def fail(self, reason: str) -> None:
+        """The journal failed: every connection gets nothing more, then is told and closed."""
+        for conn in list(self.connections):
+            conn.forget_session()
+            task = asyncio.get_running_loop().create_task(
+                conn.status(None, "SERVICE_UNAVAILABLE", f"the exchange is stopping: {reason}", close=True))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     def _collect(self, also: Iterable[str]) -> Pending:
         """Take the dirty markets (and ``also``) and orders: diff each market once against what was shown."""

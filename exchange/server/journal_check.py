@@ -1,0 +1,128 @@
+"""The journal's start-up check: is every acknowledged record there, and is each one intact?
+
+Three things can betray a damaged journal, and SQLite reports none of them
+on open:
+
+* **lost records**: a ``-wal`` file that is missing, has a bad header or a
+  damaged frame makes SQLite stop reading it there; the records after that
+  point vanish. The durable mark (:mod:`exchange.server.journal_mark`) says
+  how far the journal had been acknowledged: a journal that ends before it
+  has lost records;
+* **damaged pages**: ``PRAGMA quick_check`` walks every b-tree page;
+* **damaged records**: each row carries the CRC-32 of its body and rows are
+  numbered 1, 2, 3, …; the fold at recovery checks both
+  (:func:`verify_record`), so a record that changed or went missing in the
+  middle stops the start.
+
+Damage refuses the start (:class:`JournalDamaged`, a
+:class:`~exchange.server.database.DatabaseUnusable` whose message says
+what was found and what to do), unless the operator starts with
+``--accept-damaged-journal``: then the loss is logged, the mark is reset to
+what is there and the server carries on from it.
+
+>>> JournalCheck(last_seq=10, mark=10, quick_check="ok").summary()
+'journal checked: 10 records, all acknowledged records present, pages ok'
+>>> verify_record(5, '{"a":1}', 123, expected=5)
+'record 5: its body does not match its checksum (crc 123, body crc 1444654255)'
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from dataclasses import dataclass
+
+from exchange.server.database import DatabaseUnusable
+from exchange.server.journal_mark import DurableMark, MarkUnreadable, read_mark
+from exchange.server.journal_writer import body_crc
+
+log = logging.getLogger(__name__)
+
+ACCEPT_OPTION = "--accept-damaged-journal"
+
+
+class JournalDamaged(DatabaseUnusable):
+    """The journal has lost or damaged acknowledged records; the server must not start on it as it is."""
+
+    def __init__(self, path: str, detail: str, first_bad: int | None = None) -> None:
+        super().__init__(path, f"the journal is damaged: {detail}; restore the database (with its -wal and "
+                               f"-durable files) from a backup, or start with {ACCEPT_OPTION} to carry on "
+                               "without what is lost")
+        self.detail = detail
+        self.first_bad = first_bad  # the first damaged record, when one record is (not a loss at the end)
+
+
+@dataclass(frozen=True, slots=True)
+class JournalCheck:
+    """What the start-up check found: the journal's last record, the mark, SQLite's page check, any loss accepted."""
+
+    last_seq: int
+    mark: int | None
+    quick_check: str
+    accepted: tuple[str, ...] = ()
+
+    def summary(self) -> str:
+        """One clause for the recovery log line."""
+        if self.mark is None:
+            found = "no durable mark to compare with (a journal from before marks, or a new database)"
+        elif self.mark <= self.last_seq:
+            found = "all acknowledged records present"
+        else:
+            found = f"acknowledged up to seq {self.mark}"
+        out = f"journal checked: {self.last_seq} records, {found}, pages {self.quick_check}"
+        if self.accepted:
+            out += "; DAMAGE ACCEPTED: " + "; ".join(self.accepted)
+        return out
+
+
+def check(conn: sqlite3.Connection, path: str, *, accept_damaged: bool = False) -> JournalCheck:
+    """Check the journal in ``conn`` (the database at ``path``) before it is used; see the module docstring.
+
+    Raises :class:`JournalDamaged` on damage unless ``accept_damaged``; then the mark is reset to the journal's
+    last record, so the next start does not stop on the same loss.
+    """
+    (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
+    last = int(last)
+    problems = []
+    pages = "; ".join(str(row[0]) for row in conn.execute("PRAGMA quick_check")) or "ok"
+    if pages != "ok":
+        problems.append(f"SQLite's quick_check found damaged pages ({pages[:300]})")
+    mark: int | None
+    if path in ("", ":memory:"):
+        mark = None
+    else:
+        try:
+            mark = read_mark(path)
+        except MarkUnreadable as exc:
+            mark = None
+            problems.append(f"{exc}, so lost records cannot be ruled out")
+    if mark is not None and mark > last:
+        problems.append(f"records up to seq {mark} were acknowledged to clients (the durable mark), but the "
+                        f"journal ends at seq {last}: {mark - last} acknowledged records are missing (the -wal "
+                        "file was lost, or damaged from that point)")
+    if problems and not accept_damaged:
+        raise JournalDamaged(path, "; ".join(problems))
+    if problems:
+        log.warning("starting on a damaged journal (%s): %s", ACCEPT_OPTION, "; ".join(problems))
+    if path not in ("", ":memory:") and (problems or mark is None):
+        reset_mark(path, last)
+    return JournalCheck(last, mark, "ok" if pages == "ok" else "DAMAGED", tuple(problems))
+
+
+def reset_mark(path: str, seq: int) -> None:
+    """Make the mark say ``seq`` (a first start, or damage accepted), durably."""
+    mark = DurableMark.open(path)
+    try:
+        mark.write(seq)
+        mark.sync()
+    finally:
+        mark.close()
+
+
+def verify_record(seq: int, body: str, crc: int | None, *, expected: int) -> str | None:
+    """What is wrong with the record read as ``seq`` when ``expected`` was due, or None if nothing."""
+    if seq != expected:
+        return f"record {expected} is missing (the next one is {seq})"
+    if crc is not None and body_crc(body) != crc:
+        return f"record {seq}: its body does not match its checksum (crc {crc}, body crc {body_crc(body)})"
+    return None

@@ -1,0 +1,310 @@
+"""The server fails safe on its journal (issues 3 and 4): fail-stop, and durable before visible.
+
+Issue 3: with the journal writer killed, ``placeOrders`` answered
+``UNEXPECTED_ERROR`` yet the order stayed live in memory, listed and holding
+exposure, while logins and reads carried on. Issue 4: with the writer
+stalled (SIGSTOP), clients saw results the journal did not hold — after a
+restart the same bet was voided and the market id reused — and
+``placeOrders`` hung with no timeout.
+
+Now the journal fails on a dead, failing or stalled writer (bounded by its
+commit timeout), everything is then refused with ``SERVICE_UNAVAILABLE``,
+the command line exits 3 with one line saying why, and no answer or stream
+message leaves before the records behind it are on disk. Chaos here is a
+SIGKILL or SIGSTOP of the real writer process; servers listen on 127.0.0.1
+and every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from aiohttp.test_utils import TestClient, TestServer
+
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.journal import Journal, JournalFailed
+from exchange.server.service import river_only_equities
+from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, login, place, rpc
+from tests.server.serverproc import ServerProcess, cli
+
+MARKET = "holdem.0"
+TIMEOUT_MS = 1_000  # the journal timeout the stall tests run with
+BOUND_S = 10  # every wait in these tests
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state == "Z"
+
+
+def _unavailable(answer: dict[str, Any]) -> bool:
+    data = answer.get("error", {}).get("data", {})
+    exception = data.get(data.get("exceptionname"), {})
+    return bool(exception.get("errorCode") == "SERVICE_UNAVAILABLE")
+
+
+# --- the journal alone -----------------------------------------------------------------------
+
+
+async def test_a_stalled_writer_fails_the_journal_within_its_timeout_and_is_killed(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start(commit_timeout_ms=300)
+    reasons: list[str] = []
+    journal.on_failure(reasons.append)
+    journal.append("event", {"ok": 1}, ts_ms=0)
+    await journal.sync()
+    pid = journal.writer_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        journal.append("event", {"stalled": 1}, ts_ms=1)
+        started = time.monotonic()
+        with pytest.raises(JournalFailed, match=r"has not committed records for 0\.3 s"):
+            await asyncio.wait_for(journal.sync(), BOUND_S)
+        assert time.monotonic() - started < 2
+        assert len(reasons) == 1 and "stalled" in reasons[0]
+        deadline = time.monotonic() + BOUND_S
+        while not _gone(pid) and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert _gone(pid), "a stalled writer must be killed: it must never commit after the failure"
+        with pytest.raises(JournalFailed):
+            journal.append("event", {"refused": 1}, ts_ms=2)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+    await asyncio.wait_for(journal.stop(), BOUND_S)
+    assert [r.body for r in journal.records()] == [{"ok": 1}]
+    journal.close()
+
+
+async def test_a_writer_that_dies_while_idle_fails_the_journal_at_once(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    reasons: list[str] = []
+    journal.on_failure(reasons.append)
+    assert journal.writer_pid is not None
+    os.kill(journal.writer_pid, signal.SIGKILL)
+    deadline = time.monotonic() + BOUND_S
+    while not reasons and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    assert reasons == ["journal write failed: the journal writer process exited"]
+    await asyncio.wait_for(journal.stop(), BOUND_S)
+    journal.close()
+
+
+# --- the app in this process --------------------------------------------------------------------
+
+
+@pytest.fixture
+async def app_client(tmp_path: Path) -> AsyncIterator[tuple[TestClient, list[str]]]:
+    """The API tests' server (Hold'em, 3 s windows, no house) with a 1 s journal timeout; fatal reasons listed."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1,
+                          heartbeat_ms=500, journal_timeout_ms=TIMEOUT_MS)
+    fatal: list[str] = []
+    app = create_app(config, equities=river_only_equities, on_fatal=fatal.append)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+        yield client, fatal
+        pid = app[keys.JOURNAL].writer_pid
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
+def _writer(client: TestClient) -> int:
+    pid = client.app[keys.JOURNAL].writer_pid
+    assert pid is not None
+    return int(pid)
+
+
+async def _everything_refused(client: TestClient, token: str) -> None:
+    """Commands, reads, logins and the Games API: all SERVICE_UNAVAILABLE, none showing state."""
+    for method, params, path in (("placeOrders", place(MARKET, 1, "BACK", 3.0, 2), BETTING),
+                                 ("listCurrentOrders", {}, BETTING), ("listMarketBook", {"marketIds": [MARKET]},
+                                                                      BETTING), ("getAccountFunds", {}, ACCOUNT)):
+        answer = await rpc(client, token, method, params, path=path)
+        assert _unavailable(answer), (method, answer)
+    resp = await client.get("/games/v1/channels/holdem/snapshot")
+    assert resp.status == 503 and (await resp.json())["error"] == "SERVICE_UNAVAILABLE"
+    resp = await client.post("/api/login", data={"username": "bob", "password": "pw-bob"},
+                             headers={"X-Application": APP_KEY})
+    assert resp.status == 503
+
+
+async def test_a_killed_writer_refuses_the_command_and_everything_after(
+        app_client: tuple[TestClient, list[str]]) -> None:
+    client, fatal = app_client
+    alice = await login(client, "alice", "pw-alice")
+    os.kill(_writer(client), signal.SIGKILL)
+    answer = await asyncio.wait_for(rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 3.0, 2)), BOUND_S)
+    assert _unavailable(answer), answer  # not UNEXPECTED_ERROR, and never a success
+    assert len(fatal) == 1 and "journal writer process exited" in fatal[0]
+    await _everything_refused(client, alice)
+
+
+async def test_with_the_writer_stalled_nothing_undurable_is_shown_and_every_wait_ends(
+        app_client: tuple[TestClient, list[str]]) -> None:
+    client, fatal = app_client
+    alice = await login(client, "alice", "pw-alice")
+    funds = (await rpc(client, alice, "getAccountFunds", path=ACCOUNT))["result"]
+    ws = await client.ws_connect("/stream")
+    await ws.receive_json(timeout=BOUND_S)  # connection
+    await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": alice})
+    await ws.send_json({"op": "orderSubscription", "id": 2})
+    seen: list[dict[str, Any]] = []
+    while not any(m.get("ct") == "SUB_IMAGE" for m in seen):
+        seen.append(await ws.receive_json(timeout=BOUND_S))
+
+    os.kill(_writer(client), signal.SIGSTOP)
+    started = time.monotonic()
+    place_task = asyncio.ensure_future(rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 3.0, 2)))
+    await asyncio.sleep(0.1)  # the order is in memory now, its record stuck behind the stalled writer
+    reads = await asyncio.wait_for(asyncio.gather(
+        rpc(client, alice, "listCurrentOrders"), rpc(client, alice, "getAccountFunds", path=ACCOUNT),
+        client.get("/games/v1/channels/holdem/snapshot")), BOUND_S)
+    placed = await asyncio.wait_for(place_task, BOUND_S)
+    assert time.monotonic() - started < TIMEOUT_MS / 1000 + 3, "the wait must end at the journal timeout"
+    assert _unavailable(placed), placed  # not a bet id the journal does not hold
+    orders, now_funds, snapshot = reads
+    assert _unavailable(orders), orders  # not the order listed EXECUTABLE
+    assert _unavailable(now_funds), now_funds  # not the exposure reserved
+    assert snapshot.status == 503
+    assert now_funds != funds
+
+    with contextlib.suppress(asyncio.TimeoutError, TypeError):  # the stream: closed, never the order
+        while True:
+            seen.append(await ws.receive_json(timeout=3))
+    text = json.dumps(seen)
+    assert '"uo"' not in text or '"p": 3.0' not in text, seen
+    assert seen[-1].get("errorCode") == "SERVICE_UNAVAILABLE" and seen[-1].get("connectionClosed") is True, seen
+    assert len(fatal) == 1 and "stalled" in fatal[0]
+    await _everything_refused(client, alice)
+
+
+# --- real server processes -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "exchange.db"
+    assert cli("accounts", "--db", str(path), "add", "alice", "--password", "pw-a", "--balance", "1000"
+               ).returncode == 0
+    return path
+
+
+@pytest.fixture
+def servers() -> Iterator[list[ServerProcess]]:
+    started: list[ServerProcess] = []
+    yield started
+    for server in started:
+        for pid in _children(server):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        server.stop()
+
+
+def _children(server: ServerProcess) -> list[int]:
+    try:
+        text = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text()
+    except FileNotFoundError:
+        return []
+    return [int(pid) for pid in text.split()]
+
+
+class Api:
+    """JSON-RPC over requests against a server process, as alice."""
+
+    def __init__(self, server: ServerProcess) -> None:
+        self.url = server.url
+        resp = requests.post(f"{self.url}/api/login", data={"username": "alice", "password": "pw-a"},
+                             headers={"X-Application": APP_KEY}, timeout=BOUND_S)
+        self.token = resp.json()["token"]
+
+    def call(self, method: str, params: dict[str, Any], path: str = BETTING) -> dict[str, Any]:
+        prefix = "AccountAPING/v1.0/" if path == ACCOUNT else "SportsAPING/v1.0/"
+        body = {"jsonrpc": "2.0", "method": prefix + method, "params": params, "id": 1}
+        resp = requests.post(f"{self.url}{path}", json=body, timeout=BOUND_S,
+                             headers={"X-Application": APP_KEY, "X-Authentication": self.token})
+        out: dict[str, Any] = resp.json()
+        return out
+
+
+def _exit_code(server: ServerProcess) -> int:
+    assert server.proc is not None
+    return server.proc.wait(timeout=BOUND_S)
+
+
+def _after_restart(db: Path, servers: list[ServerProcess]) -> tuple[Api, ServerProcess]:
+    again = ServerProcess(db).start()
+    servers.append(again)
+    return Api(again), again
+
+
+def _game_number(server: ServerProcess) -> int:
+    game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=BOUND_S).json()["game"]
+    return int(game["gameNumber"])
+
+
+def test_serve_exits_3_in_one_line_when_its_writer_is_killed_and_restarts_clean(
+        db: Path, servers: list[ServerProcess]) -> None:
+    server = ServerProcess(db).start()
+    servers.append(server)
+    api = Api(server)
+    market = f"holdem.{_game_number(server)}"
+    (writer,) = _children(server)
+    os.kill(writer, signal.SIGKILL)
+    with contextlib.suppress(requests.ConnectionError):  # it may be gone already: either way, no success
+        answer = api.call("placeOrders", place(market, 1, "BACK", 3.0, 2))
+        assert _unavailable(answer), answer
+    assert _exit_code(server) == 3
+    fatal = [line for line in server.err.read_text().splitlines() if "fail-stop" in line]
+    assert len(fatal) == 1 and "CRITICAL" in fatal[0] and "journal writer process exited" in fatal[0], fatal
+
+    api, _ = _after_restart(db, servers)
+    assert api.call("listCurrentOrders", {})["result"]["currentOrders"] == []
+    funds = api.call("getAccountFunds", {}, path=ACCOUNT)["result"]
+    assert funds["availableToBetBalance"] == 1000 and funds["exposure"] == 0
+
+
+def test_serve_with_a_stalled_writer_answers_in_time_exits_and_never_reuses_a_market_id(
+        db: Path, servers: list[ServerProcess]) -> None:
+    server = ServerProcess(db, "--journal-timeout", "1", "--window-seconds", "1", "--playing-seconds", "0.2").start()
+    servers.append(server)
+    api = Api(server)
+    shown = _game_number(server)
+    deadline = time.monotonic() + BOUND_S
+    while _game_number(server) < shown + 2 and time.monotonic() < deadline:  # a few games come and go
+        time.sleep(0.1)
+    (writer,) = _children(server)
+    os.kill(writer, signal.SIGSTOP)
+    started = time.monotonic()
+    with contextlib.suppress(requests.ConnectionError, KeyError):  # 503 (no "game") or gone
+        shown = max(shown, _game_number(server))  # a game the journal holds, or the request fails
+    with contextlib.suppress(requests.ConnectionError, requests.ReadTimeout):
+        answer = api.call("placeOrders", place(f"holdem.{shown}", 1, "BACK", 3.0, 2))
+        assert _unavailable(answer), answer
+    assert _exit_code(server) == 3 and time.monotonic() - started < 1 + 5
+    assert _gone(writer), "the stalled writer must not outlive the server (it could commit after a restart)"
+    fatal = [line for line in server.err.read_text().splitlines() if "fail-stop" in line]
+    assert len(fatal) == 1 and "stalled" in fatal[0], fatal
+
+    api, again = _after_restart(db, servers)
+    assert _game_number(again) > shown  # the interrupted game is voided, its id never dealt again
+    assert api.call("listCurrentOrders", {})["result"]["currentOrders"] == []
+    assert api.call("getAccountFunds", {}, path=ACCOUNT)["result"]["availableToBetBalance"] == 1000
