@@ -29,6 +29,7 @@ from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
+from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
 from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
@@ -44,9 +45,13 @@ log = logging.getLogger(__name__)
 
 
 def create_app(
-    config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None
+    config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None,
+    limits: Limits | None = None,
 ) -> web.Application:
-    """The server as an aiohttp application; nothing runs until the app starts."""
+    """The server as an aiohttp application; nothing runs until the app starts.
+
+    ``limits``: what one call, batch and account may cost (:mod:`exchange.server.limits`; default ``Limits()``).
+    """
     app = web.Application(middlewares=[connections.connection_middleware, error_middleware],
                           client_max_size=config.max_body_bytes)
     app[keys.CONFIG] = config
@@ -57,8 +62,10 @@ def create_app(
     app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
     app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)
+    gate = AccountGate(limits or Limits())
     app.cleanup_ctx.append(functools.partial(_database, config=config, clock=clock))
-    app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities))
+    app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
+                                            gate=gate))
     app.cleanup_ctx.append(_stream)
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
@@ -97,7 +104,7 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
 
 
 async def _exchange(
-    app: web.Application, *, config: ServerConfig, clock: Clock, equities: EquityFn | None
+    app: web.Application, *, config: ServerConfig, clock: Clock, equities: EquityFn | None, gate: AccountGate
 ) -> AsyncIterator[None]:
     channels = []
     for name in config.channels:
@@ -115,7 +122,7 @@ async def _exchange(
     app[keys.SESSIONS].on_end(hub.session_ended)
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
-    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, {
+    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, {
         "placeOrders": betting.place_orders,
         "cancelOrders": betting.cancel_orders,
         "replaceOrders": betting.replace_orders,
@@ -124,7 +131,7 @@ async def _exchange(
         "listMarketBook": listings.list_market_book,
         "listMarketCatalogue": listings.list_market_catalogue,
     })
-    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, {
+    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
         "getAccountFunds": account.get_account_funds,
     })
     service.start(hub.touched, run_games=config.run_games)
@@ -161,10 +168,10 @@ async def _sweeper(app: web.Application, *, clock: Clock, every_ms: int) -> Asyn
     timer.cancel()
 
 
-def _endpoint(service_name: str, exception_name: str, prefix: str, service: ExchangeService,
+def _endpoint(service_name: str, exception_name: str, prefix: str, service: ExchangeService, gate: AccountGate,
               methods: dict[str, ServiceMethod]) -> Endpoint:
     bound: dict[str, Method] = {prefix + name: functools.partial(fn, service) for name, fn in methods.items()}
-    return Endpoint(service_name, exception_name, bound)
+    return Endpoint(service_name, exception_name, bound, gate=gate)
 
 
 # --- handlers --------------------------------------------------------------------------------

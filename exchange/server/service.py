@@ -26,6 +26,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from sortedcontainers import SortedKeyList
+
 from engine.cards import Card
 from engine.showdown import showdown
 from exchange.agents.host import seat
@@ -39,7 +41,7 @@ from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
 from exchange.core.events import Event, MarketCreated
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, OrderStatus, OrderView
+from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
 from exchange.core.side import Side
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig
@@ -47,7 +49,9 @@ from exchange.game.deal import seeded_decks
 from exchange.game.events import Stamped
 from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
+from exchange.server.cleared_index import ClearedIndex
 from exchange.server.journal import Journal
+from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
 from exchange.server.recovery import Restored, restore
 from exchange.server.store import Account
@@ -122,6 +126,7 @@ class ExchangeService:
         self.exchange = Exchange(ExchangeConfig())
         self.channels: dict[str, Channel] = {}
         self.infos: dict[str, MarketInfo] = {}
+        self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER,))
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
         self._house = house
@@ -142,6 +147,7 @@ class ExchangeService:
             if market.is_open:
                 self._record(self.exchange.execute(VoidMarket(now, market_id, VOID_REASON)))
                 self.recovered_voids.append(market_id)
+        self.cleared_index.rebuild()
         voided = ", ".join(self.recovered_voids) or "none"
         log.log(logging.WARNING if restored.damaged else logging.INFO,
                 "recovery: %s in %.0f ms; markets voided: %s", restored.summary(), restored.elapsed_ms, voided)
@@ -225,6 +231,7 @@ class ExchangeService:
     def _note(self, event: Event) -> None:
         """Keep the catalogue and the market versions in step with the events."""
         market_id = self.notes.note(event)
+        self.cleared_index.note(event)
         if isinstance(event, MarketCreated) and market_id is not None and market_id not in self.infos:
             self.infos[market_id] = self._info_for(market_id, event.ts, None)
 
@@ -267,6 +274,14 @@ class ExchangeService:
 
     def cleared(self, account: str) -> list[ClearedOrder]:
         return list(self.exchange.cleared_orders(account))
+
+    async def cleared_rows(self, account: str, status: BetStatus) -> SortedKeyList:
+        """The account's cleared orders of ``status`` by ``(settled_ts, bet_id)``.
+
+        Brings the index (:mod:`~exchange.server.cleared_index`) up to date a
+        few markets per turn of the loop: call it in the list lane.
+        """
+        return await self.cleared_index.rows_soon(account, status, pause)
 
     def funds(self, account: str) -> AccountFunds:
         funds = self.exchange.funds(account)
