@@ -2,10 +2,11 @@
 
 Background work runs in ``cleanup_ctx`` contexts, in order: the database
 (its lock, so that one server alone runs on it, then the accounts store and
-journal writer), the exchange (recovery from the journal, then the channels
-on the clock with the house seated), the stream hub's heartbeats, and the
-sweep of expired sessions on the clock. Handlers are thin: they read the
-request, call one function and write JSON.
+journal writer), the exchange (the poker engine warmed, recovery from the
+journal, then the channels on the clock with the house seated; on the wall
+clock, reveals' equities computed on a worker thread), the stream hub's
+heartbeats, and the sweep of expired sessions on the clock. Handlers are thin:
+they read the request, call one function and write JSON.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
 from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
+from exchange.server.offload import ThreadedEquities, warm_engine
 from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore
@@ -112,8 +114,16 @@ async def _exchange(
         if config.window_ms is not None or config.playing_ms is not None:
             channel = channel.with_times(config.window_ms or channel.betting_window_ms, config.playing_ms)
         channels.append(channel)
+    # On the wall clock, reveals' equities off the loop (the engine's kernels release the GIL); a virtual
+    # clock (tests) keeps them inline, so what happens at a given clock time does not depend on threads.
+    runner = ThreadedEquities() if isinstance(clock, WallClock) else None
+    if equities is None:  # the engine's exact equities: tables and kernels ready before the first game
+        warmer = runner or ThreadedEquities()
+        await warm_engine(warmer, [c.variant for c in channels])
+        if warmer is not runner:
+            warmer.close()
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
-                              house=config.house)
+                              house=config.house, runner=runner)
     service.recover()
     if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
         with contextlib.suppress(AccountExists):
@@ -138,6 +148,8 @@ async def _exchange(
     await service.durable()
     yield
     service.stop()
+    if runner is not None:
+        runner.close()
     await service.durable()
 
 

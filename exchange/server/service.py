@@ -46,6 +46,7 @@ from exchange.core.side import Side
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import seeded_decks
+from exchange.game.equities import EquityRunner
 from exchange.game.events import Stamped
 from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
@@ -118,6 +119,7 @@ class ExchangeService:
         seed: int | None = None,
         equities: EquityFn | None = None,
         house: bool = True,
+        runner: EquityRunner | None = None,
     ) -> None:
         self.journal = journal
         self.clock = clock
@@ -130,6 +132,7 @@ class ExchangeService:
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
         self._house = house
+        self._runner = runner
         self._touch: Touch | None = None
         self.recovered_voids: list[str] = []
 
@@ -164,6 +167,8 @@ class ExchangeService:
         for name, config in self.configs.items():
             decks = seeded_decks(f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8))
             kwargs: dict[str, Any] = {"equities": self._equities} if self._equities is not None else {}
+            if self._runner is not None:
+                kwargs["runner"] = self._runner
             channel = Channel(config, self.clock, self.exchange, decks=decks, **kwargs)
             channel.subscribe(self._on_stamped)
             channel.on_new_game(self._on_new_game)
