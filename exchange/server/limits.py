@@ -70,7 +70,7 @@ class Limits:
     calls_per_second: int = 1000
     reads_in_flight: int = 3
     read_rows_per_second: int = 10_000
-    rows_per_slice: int = 50
+    rows_per_slice: int = 25
 
     def __post_init__(self) -> None:
         for name in ("max_rows_per_call", "max_rows_per_batch", "max_bytes_per_call", "max_bytes_per_batch",

@@ -142,7 +142,7 @@ async def test_the_heavy_batch_never_holds_the_loop_long(heavy: tuple[TestClient
         started = time.perf_counter()
         await asyncio.gather(*(_post(client, token, _cleared(50)) for _ in range(3)))
         elapsed = time.perf_counter() - started
-    # Each slice is ~50 records (about 2 ms); the serialisation of a 1000-record answer is ~1 ms.
+    # Each slice is 25 records (about 1 ms); the serialisation of a 1000-record answer is ~1 ms.
     assert watch.worst < 0.025, f"the loop was held for {watch.worst * 1000:.1f} ms"
     assert elapsed < 3.0
 
