@@ -408,7 +408,8 @@ def main() -> None:
                                     stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
             server = subprocess.Popen(
                 [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(server_port),
-                 "--window-seconds", "3600", "--seed", "1", "--no-house"],
+                 "--window-seconds", "3600", "--seed", "1", "--no-house",
+                 "--calls-per-second", "0"],  # one account sends every order: no per-account rate limit
                 env=env, stdout=server_out, stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
             try:
                 base = f"http://{HOST}:{server_port}"

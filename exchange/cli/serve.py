@@ -39,6 +39,7 @@ from exchange.server.connections import (
 )
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
+from exchange.server.limits import Limits
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 
@@ -84,7 +85,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")
     parser.add_argument("--demo", action="store_true",
                         help="create the account demo/demo with 1000.00 if absent (its password is printed)")
+    defaults = Limits()
+    parser.add_argument("--calls-per-second", type=_not_negative(int), default=defaults.calls_per_second,
+                        metavar="N", help=f"JSON-RPC calls a second per account, batch members counted "
+                                          f"(default {defaults.calls_per_second}; 0: no limit); "
+                                          "past it: TOO_MANY_REQUESTS")
+    parser.add_argument("--reads-in-flight", type=_not_negative(int), default=defaults.reads_in_flight,
+                        metavar="N", help=f"list calls in progress at once per account (default "
+                                          f"{defaults.reads_in_flight}; 0: no limit); past it: TOO_MANY_REQUESTS")
+    parser.add_argument("--read-records-per-second", type=_not_negative(int), default=defaults.read_rows_per_second,
+                        metavar="N", help=f"records a second per account from the order lists before its list calls "
+                                          f"are paced (default {defaults.read_rows_per_second}; 0: no limit)")
+    parser.add_argument("--max-rows-per-batch", type=_positive_int, default=defaults.max_rows_per_batch,
+                        metavar="N", help=f"records one request (a batch) may return (default "
+                                          f"{defaults.max_rows_per_batch}); past it: TOO_MUCH_DATA")
     parser.set_defaults(run=run)
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    return value
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    return Limits(calls_per_second=args.calls_per_second, reads_in_flight=args.reads_in_flight,
+                  read_rows_per_second=args.read_records_per_second, max_rows_per_batch=args.max_rows_per_batch)
 
 
 def _not_negative(kind: type[int] | type[float]) -> Callable[[str], int | float]:
@@ -128,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
-    app = create_app(config, on_fatal=exit_soon)
+    app = create_app(config, on_fatal=exit_soon, limits=limits_from(args))
     tune_gc(app)
     try:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):

@@ -34,7 +34,7 @@ from exchange.core.exchange import Exchange
 from exchange.core.market import MarketBook
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import DeckSource
-from exchange.game.equities import exact_equities
+from exchange.game.equities import EquityRunner, exact_equities, run_inline
 from exchange.game.events import EventBus, Listener
 from exchange.game.market import ExchangeMarket
 from exchange.game.port import MarketPort
@@ -58,6 +58,7 @@ class Channel:
         *,
         decks: DeckSource,
         equities: EquityFn = exact_equities,
+        runner: EquityRunner = run_inline,
         bus: EventBus | None = None,
         markets: MarketFactory | None = None,
         view_depth: int | None = 3,
@@ -71,6 +72,7 @@ class Channel:
         self._markets: MarketFactory = markets or (lambda cfg, market_id: ExchangeMarket(exchange, cfg, market_id))
         self._decks = decks
         self._equities = equities
+        self._runner = runner
         if first_game < 0:
             raise ValueError(f"game numbers start at 0, not {first_game}")
         #: The number (deck and market id) of the next game to be scheduled.
@@ -186,6 +188,7 @@ class Channel:
             bus=self.bus,
             equities=self._equities,
             on_finished=self._finished,
+            runner=self._runner,
         )
         self.current = game
         self._recent[market_id] = game

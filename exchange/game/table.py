@@ -11,7 +11,12 @@ BETTING(Flop) → PLAYING → BETTING(Turn) → PLAYING → FINISHED`` (or ``VOI
 at any point). At every close: suspend, lapse, turn the next cards, compute
 exact equities from the cards face up, settle at once the hands that cannot
 win, and settle the whole market once the outcome is certain (one hand left
-that can win or tie, or a dead heat certain on every remaining board). A game
+that can win or tie, or a dead heat certain on every remaining board). The
+equities are computed by an :class:`~exchange.game.equities.EquityRunner`:
+inline by default (a backtest), off the event loop on the server, whose
+result may arrive later; the next window then opens when it is in (never
+before: a bettor must not trade on a hand already decided) and closes at its
+timetable time, so the timetable never depends on how long it took. A game
 settled early deals out the rest of its board at once, declares the result and
 ends; the channel deals the next game one playing window later.
 """
@@ -27,6 +32,7 @@ from engine.dealer import Dealer
 from exchange.clock import Clock, Timer
 from exchange.game.channels import BOARD_STREETS, ChannelConfig
 from exchange.game.deal import GameDeal, PublicCards
+from exchange.game.equities import EquityRunner, run_inline
 from exchange.game.events import (
     BoardTurned,
     DealRecorded,
@@ -75,6 +81,7 @@ class Game:
         bus: EventBus,
         equities: EquityFn,
         on_finished: Callable[[Game], None] | None = None,
+        runner: EquityRunner = run_inline,
     ) -> None:
         self.config = config
         self.number = number
@@ -93,6 +100,10 @@ class Game:
         self._equities = equities
         self._on_finished = on_finished
         self._timer: Timer | None = None
+        self._runner = runner
+        self._awaiting = False  # a reveal's equities are being computed
+        self._open_when_ready: Round | None = None  # the window due while they were
+        self._halted = False
 
     # --- what anyone may read ---------------------------------------------------------
 
@@ -130,6 +141,7 @@ class Game:
 
     def halt(self) -> None:
         """Cancel the pending step: nothing more happens to this game (for a driver shutting down)."""
+        self._halted = True
         self._cancel_timer()
 
     def void(self, reason: str) -> None:
@@ -154,6 +166,9 @@ class Game:
 
     def _open(self, rnd: Round) -> None:
         self._timer = None
+        if self._awaiting:  # the last reveal's equities are not in yet: open when they are, close on time
+            self._open_when_ready = rnd
+            return
         window = self.windows[rnd - 1]
         self.round = rnd
         self.phase = Phase.BETTING
@@ -174,7 +189,8 @@ class Game:
         if self.over:
             return
         following = rnd.next
-        assert following is not None, "the Turn close always settles the market"
+        if following is None:  # the Turn close: the river's result settles the market when it is in
+            return
         self._timer = self._clock.call_at(self.windows[following - 1].opens_ms, lambda: self._open(following))
 
     def _reveal(self, closing: Round) -> None:
@@ -184,8 +200,32 @@ class Game:
             self._emit(HoleCardsTurned(deal.public.visible_hands()))
         else:
             self._turn_street(closing - 2)
-        self.prospects = self._compute()
+        public = deal.public
+        variant, hands, board = self.config.variant, public.visible_hands(), public.board
+        self._awaiting = True
+        self._runner(lambda: self._equities(variant, hands, board),
+                     lambda prospects: self._apply(closing, prospects), self._failed)
+
+    def _apply(self, closing: Round, prospects: Prospects) -> None:
+        """The reveal's equities are in: publish them, settle what they decide, open a window held for them."""
+        if self.over or self._halted:
+            return
+        self._awaiting = False
+        self.prospects = prospects
         self._emit(EquitiesPublished(closing.next, self.prospects.boards, self.prospects.hands))
+        self._resolve()
+        due, self._open_when_ready = self._open_when_ready, None
+        if self.over:
+            self._cancel_timer()
+        elif due is not None:
+            self._open(due)
+
+    def _failed(self, error: BaseException) -> None:
+        if not self.over and not self._halted:
+            self._awaiting = False
+            self.void(f"technical fault: the equity computation failed ({error!r:.200})")
+
+    def _resolve(self) -> None:
         resolution = resolve(self.prospects, self.live_hands)
         if resolution.decided:
             self._finish(resolution.winners)
@@ -199,10 +239,6 @@ class Game:
         deal = self._require_deal()
         cards = deal.turn_board(BOARD_STREETS[street])
         self._emit(BoardTurned(STREET_NAMES[street], cards, deal.public.board))
-
-    def _compute(self) -> Prospects:
-        public = self._require_deal().public
-        return self._equities(self.config.variant, public.visible_hands(), public.board)
 
     def _finish(self, winners: tuple[int, ...]) -> None:
         deal = self._require_deal()

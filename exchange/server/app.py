@@ -2,10 +2,11 @@
 
 Background work runs in ``cleanup_ctx`` contexts, in order: the database
 (its lock, so that one server alone runs on it, then the accounts store and
-journal writer), the exchange (recovery from the journal, then the channels
-on the clock with the house seated), the stream hub's heartbeats, and the
-sweep of expired sessions on the clock. Handlers are thin: they read the
-request, call one function and write JSON.
+journal writer), the exchange (the poker engine warmed, recovery from the
+journal, then the channels on the clock with the house seated; on the wall
+clock, reveals' equities computed on a worker thread), the stream hub's
+heartbeats, and the sweep of expired sessions on the clock. Handlers are thin:
+they read the request, call one function and write JSON.
 
 Every answer is held until the journal has committed the records behind it
 (:func:`durability_gate` for REST routes, :func:`_rpc` for JSON-RPC, the
@@ -36,7 +37,9 @@ from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
+from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
+from exchange.server.offload import ThreadedEquities, warm_engine
 from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore
@@ -52,12 +55,13 @@ log = logging.getLogger(__name__)
 
 def create_app(
     config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None,
-    on_fatal: Callable[[str], None] | None = None,
+    on_fatal: Callable[[str], None] | None = None, limits: Limits | None = None,
 ) -> web.Application:
     """The server as an aiohttp application; nothing runs until the app starts.
 
     ``on_fatal(reason)`` is called once if the journal fails, after the app has stopped serving (the command
-    line exits; in a test the app just refuses everything).
+    line exits; in a test the app just refuses everything). ``limits``: what one call, batch and account may
+    cost (:mod:`exchange.server.limits`; default ``Limits()``).
     """
     app = web.Application(middlewares=[connections.connection_middleware, error_middleware, durability_gate],
                           client_max_size=config.max_body_bytes)
@@ -69,9 +73,10 @@ def create_app(
     app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
     app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)
+    gate = AccountGate(limits or Limits())
     app.cleanup_ctx.append(functools.partial(_database, config=config, clock=clock))
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
-                                             on_fatal=on_fatal))
+                                             on_fatal=on_fatal, gate=gate))
     app.cleanup_ctx.append(_stream)
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
@@ -112,7 +117,7 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
 
 async def _exchange(
     app: web.Application, *, config: ServerConfig, clock: Clock, equities: EquityFn | None,
-    on_fatal: Callable[[str], None] | None,
+    on_fatal: Callable[[str], None] | None, gate: AccountGate,
 ) -> AsyncIterator[None]:
     channels = []
     for name in config.channels:
@@ -120,8 +125,16 @@ async def _exchange(
         if config.window_ms is not None or config.playing_ms is not None:
             channel = channel.with_times(config.window_ms or channel.betting_window_ms, config.playing_ms)
         channels.append(channel)
+    # On the wall clock, reveals' equities off the loop (the engine's kernels release the GIL); a virtual
+    # clock (tests) keeps them inline, so what happens at a given clock time does not depend on threads.
+    runner = ThreadedEquities() if isinstance(clock, WallClock) else None
+    if equities is None:  # the engine's exact equities: tables and kernels ready before the first game
+        warmer = runner or ThreadedEquities()
+        await warm_engine(warmer, [c.variant for c in channels])
+        if warmer is not runner:
+            warmer.close()
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
-                              house=config.house)
+                              house=config.house, runner=runner)
     service.recover(accept_damaged=config.accept_damaged_journal)
     if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
         with contextlib.suppress(AccountExists):
@@ -133,7 +146,7 @@ async def _exchange(
         service.on_failure(on_fatal)
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
-    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, {
+    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, {
         "placeOrders": betting.place_orders,
         "cancelOrders": betting.cancel_orders,
         "replaceOrders": betting.replace_orders,
@@ -142,13 +155,15 @@ async def _exchange(
         "listMarketBook": listings.list_market_book,
         "listMarketCatalogue": listings.list_market_catalogue,
     })
-    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, {
+    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
         "getAccountFunds": account.get_account_funds,
     })
     service.start(hub.touched, run_games=config.run_games)
     await service.durable()
     yield
     service.stop()
+    if runner is not None:
+        runner.close()
     with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
         await service.durable()
 
@@ -180,10 +195,10 @@ async def _sweeper(app: web.Application, *, clock: Clock, every_ms: int) -> Asyn
     timer.cancel()
 
 
-def _endpoint(service_name: str, exception_name: str, prefix: str, service: ExchangeService,
+def _endpoint(service_name: str, exception_name: str, prefix: str, service: ExchangeService, gate: AccountGate,
               methods: dict[str, ServiceMethod]) -> Endpoint:
     bound: dict[str, Method] = {prefix + name: functools.partial(fn, service) for name, fn in methods.items()}
-    return Endpoint(service_name, exception_name, bound)
+    return Endpoint(service_name, exception_name, bound, gate=gate)
 
 
 # --- handlers --------------------------------------------------------------------------------

@@ -9,7 +9,10 @@ becomes error ``-32099`` with ``ANGX-00NN`` as the message and the
 ``APINGException`` in ``data``, as Betfair sends it.
 
 A body that is a JSON array is a batch: its calls run one after another, in
-order, and the answer is the array of their answers.
+order, and the answer is the array of their answers. The calls of one body
+share one budget of records and bytes, and each counts against its account's
+call rate (:mod:`exchange.server.limits`): past them a call is refused with
+``TOO_MUCH_DATA`` or ``TOO_MANY_REQUESTS``.
 
 >>> import asyncio
 >>> async def echo(session: object, params: dict) -> dict:
@@ -32,6 +35,7 @@ from typing import Any
 
 from exchange.server import jsoncodec
 from exchange.server.errors import ApiError, ApingCode
+from exchange.server.limits import AccountGate, Budget, Limits, too_much, use_budget
 
 log = logging.getLogger(__name__)
 
@@ -71,25 +75,48 @@ def _valid_id(value: Any) -> bool:
 class Endpoint:
     """One JSON-RPC URL: a service prefix, the name its exceptions carry, and its methods."""
 
-    def __init__(self, service: str, exception_name: str, methods: Mapping[str, Method]) -> None:
+    def __init__(self, service: str, exception_name: str, methods: Mapping[str, Method], *,
+                 limits: Limits | None = None, gate: AccountGate | None = None) -> None:
         self.service = service
         self.exception_name = exception_name
         self.methods = dict(methods)
+        self.limits = limits or (gate.limits if gate is not None else Limits())
+        self.gate = gate
 
     async def handle(self, body: bytes, session: Any) -> bytes:
-        """The response body for a request body, calling methods with ``session``."""
+        """The response body for a request body, calling methods with ``session``.
+
+        The calls of one body share a :class:`~exchange.server.limits.Budget`;
+        each call takes a token from the account's rate (``gate``), and an answer
+        past the budget's bytes is replaced by a ``TOO_MUCH_DATA`` error.
+        """
         try:
             request = jsoncodec.loads(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _dump(envelope_error(None, error_object(PARSE_ERROR, f"Parse error: the body is not JSON ({exc})")))
+        budget = Budget(self.limits, self.gate, getattr(session, "account", ""))
+        use_budget(budget)
         if isinstance(request, list):
             if not request:
                 return _dump(envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: empty batch")))
             if len(request) > MAX_BATCH:
                 err = ApiError(ApingCode.TOO_MUCH_DATA, f"a batch holds at most {MAX_BATCH} calls, not {len(request)}")
                 return _dump(envelope_error(None, aping_error(err, self.exception_name)))
-            return _dump([await self.call(item, session) for item in request])
-        return _dump(await self.call(request, session))
+            return b"[" + b",".join([await self._answer(item, session, budget) for item in request]) + b"]"
+        return await self._answer(request, session, budget)
+
+    async def _answer(self, request: Any, session: Any, budget: Budget) -> bytes:
+        """One call's answer as JSON bytes, within the account's rate and the request's byte budget."""
+        refused = self.gate.admit(budget.account) if self.gate is not None and budget.account else None
+        if refused is not None:
+            request_id = request.get("id") if isinstance(request, dict) and _valid_id(request.get("id")) else None
+            return _dump(envelope_error(request_id, aping_error(refused, self.exception_name)))
+        answer = await self.call(request, session)
+        out = _dump(answer)
+        problem = budget.charge_bytes(len(out))
+        if problem is not None:
+            return _dump(envelope_error(answer.get("id"), aping_error(too_much(problem), self.exception_name)))
+        return out
 
     async def call(self, request: Any, session: Any) -> dict[str, Any]:
         """One call: its response object (result or error), never an exception."""

@@ -3,18 +3,23 @@
 Every list is of the caller's own orders only; nothing here can show one
 account another's bets. Sizes are capped the way API-NG caps them
 (``TOO_MUCH_DATA`` past the limit) so an absurd request cannot make the
-server build an absurd answer.
+server build an absurd answer: a page is at most 1000 records, a batch shares
+one budget, and listMarketBook is weighted as Betfair weights it (see
+:mod:`exchange.server.limits`). The order lists build their answers in the
+server's one list lane, a slice at a time with a turn of the loop between
+slices, so a large read never holds the loop for more than a millisecond or two.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
 from exchange.server.auth import Session
 from exchange.server.errors import ApiError, ApingCode, invalid_input
+from exchange.server.limits import MAX_BOOK_WEIGHT, Budget, current_budget, market_book_weight, pause, slices
 from exchange.server.params import (
     get_bool,
     get_enum,
@@ -27,18 +32,44 @@ from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeServ
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 1000
-MAX_MARKETS_BOOK = 40
+MAX_MARKETS_BOOK = MAX_BOOK_WEIGHT // 5  # with EX_BEST_OFFERS (weight 5): ids a client may name at most
+SCAN_SLICE = 2000  # orders filtered between two turns of the loop (about 1 ms)
 MAX_CATALOGUE = 1000
 
 
-def _page(items: Sequence[Any], params: Mapping[str, Any]) -> tuple[list[Any], bool]:
+def _window(params: Mapping[str, Any], limit: int) -> tuple[int, int]:
+    """``fromRecord`` and ``recordCount`` (0 or absent: a full page; more than a page: a page)."""
     start = get_int(params, "fromRecord", default=0)
-    count = get_int(params, "recordCount", default=MAX_RECORDS)
+    count = get_int(params, "recordCount", default=limit)
     if start < 0 or count < 0:
         raise invalid_input("fromRecord and recordCount must not be negative")
-    count = min(count or MAX_RECORDS, MAX_RECORDS)
+    return start, min(count or limit, limit)
+
+
+def _page(items: Sequence[Any], params: Mapping[str, Any], limit: int = MAX_RECORDS) -> tuple[list[Any], bool]:
+    start, count = _window(params, limit)
     page = list(items[start : start + count])
     return page, start + count < len(items)
+
+
+async def _formatted(items: Sequence[Any], format_one: Callable[[Any], JsonDict], budget: Budget) -> list[JsonDict]:
+    """``format_one`` of every item, ``rows_per_slice`` at a time with a turn of the loop between slices."""
+    out: list[JsonDict] = []
+    for chunk in slices(items, budget.limits.rows_per_slice):
+        if out:
+            await pause()
+        out += [format_one(item) for item in chunk]
+    return out
+
+
+async def _matching(items: Iterable[Any], keep: Callable[[Any], bool], budget: Budget) -> list[Any]:
+    """The items ``keep`` accepts, scanned in slices with a turn of the loop between them."""
+    out: list[Any] = []
+    for i, chunk in enumerate(slices(items, SCAN_SLICE)):
+        if i:
+            await pause()
+        out += [item for item in chunk if keep(item)]
+    return out
 
 
 def _bet_ids(params: Mapping[str, Any]) -> set[str] | None:
@@ -55,17 +86,17 @@ async def list_current_orders(service: ExchangeService, session: Session, params
     descending = get_enum(params, "sortDir", ("EARLIEST_TO_LATEST", "LATEST_TO_EARLIEST"),
                           default="EARLIEST_TO_LATEST") == "LATEST_TO_EARLIEST"
     refs = set(get_str_list(params, "customerOrderRefs")) or None
-    orders = [
-        o
-        for o in service.orders(session.account)
-        if (bet_ids is None or str(o.bet_id) in bet_ids)
-        and (market_ids is None or o.market_id in market_ids)
-        and (refs is None or o.customer_ref in refs)
-        and (projection == "ALL" or str(o.status) == projection)
-    ]
-    orders.sort(key=_order_key(order_by), reverse=descending)
-    page, more = _page(orders, params)
-    return {"currentOrders": [apiformat.current_order(o) for o in page], "moreAvailable": more}
+    budget = current_budget()
+    async with budget.reading():
+        orders = await _matching(service.orders(session.account), lambda o: (
+            (bet_ids is None or str(o.bet_id) in bet_ids)
+            and (market_ids is None or o.market_id in market_ids)
+            and (refs is None or o.customer_ref in refs)
+            and (projection == "ALL" or str(o.status) == projection)), budget)
+        orders.sort(key=_order_key(order_by), reverse=descending)
+        page, more = _page(orders, params, budget.limits.max_rows_per_call)
+        budget.charge_rows(len(page), "listCurrentOrders")
+        return {"currentOrders": await _formatted(page, apiformat.current_order, budget), "moreAvailable": more}
 
 
 def _order_key(order_by: str) -> Any:
@@ -89,19 +120,27 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
         raise invalid_input(f"side must be BACK or LAY, not {side!r:.40}")
     group_by = get_enum(params, "groupBy", GROUPS, default="BET")
     get_bool(params, "includeItemDescription", default=False)
-    orders = [
-        o
-        for o in service.cleared(session.account)
-        if o.bet_status is status
-        and (bet_ids is None or str(o.bet_id) in bet_ids)
-        and (market_ids is None or o.market_id in market_ids)
-        and (runner_ids is None or o.selection_id in runner_ids)
-        and (side is None or str(o.side) == side)
-    ]
-    orders.sort(key=lambda o: (o.settled_ts, o.bet_id))
-    rows = _grouped(service, session, orders, group_by)
-    page, more = _page(rows, params)
-    return {"clearedOrders": page, "moreAvailable": more}
+    budget = current_budget()
+    limit = budget.limits.max_rows_per_call
+    async with budget.reading():
+        # In (settled_ts, bet_id) order already; a page of an unfiltered list is an index lookup.
+        orders: Sequence[ClearedOrder] = await service.cleared_rows(session.account, status)
+        if bet_ids is not None or market_ids is not None or runner_ids is not None or side is not None:
+            orders = await _matching(orders, lambda o: (
+                (bet_ids is None or str(o.bet_id) in bet_ids)
+                and (market_ids is None or o.market_id in market_ids)
+                and (runner_ids is None or o.selection_id in runner_ids)
+                and (side is None or str(o.side) == side)), budget)
+        if group_by in ("BET", "SIDE", "RUNNER"):
+            page, more = _page(orders, params, limit)
+            budget.charge_rows(len(page), "listClearedOrders")
+            rows = await _formatted(page, lambda o: apiformat.cleared_order(o, EVENT_TYPE_ID,
+                                                                             service.event_id(o.market_id)), budget)
+            return {"clearedOrders": rows, "moreAvailable": more}
+        grouped = _grouped(service, session, orders, group_by)
+        rows, more = _page(grouped, params, limit)
+        budget.charge_rows(len(rows), "listClearedOrders")
+        return {"clearedOrders": rows, "moreAvailable": more}
 
 
 def _grouped(
@@ -141,9 +180,6 @@ async def list_market_book(
     market_ids = get_str_list(params, "marketIds", max_items=MAX_MARKETS_BOOK * 10)
     if not params.get("marketIds"):
         raise invalid_input("marketIds is required (a list of market ids)")
-    if len(market_ids) > MAX_MARKETS_BOOK:
-        raise ApiError(ApingCode.TOO_MUCH_DATA, f"listMarketBook takes at most {MAX_MARKETS_BOOK} markets, "
-                       f"not {len(market_ids)}")
     price_projection = get_object(params, "priceProjection", required=False)
     price_data = set(get_str_list(price_projection, "priceData", where="priceProjection."))
     unknown = price_data - {"EX_BEST_OFFERS", "EX_ALL_OFFERS", "EX_TRADED", "SP_AVAILABLE", "SP_TRADED"}
@@ -153,6 +189,12 @@ async def list_market_book(
     depth: int | None = get_int(overrides, "bestPricesDepth", default=3, where="priceProjection.exBestOffersOverrides.")
     if depth is not None and depth <= 0:
         raise invalid_input("bestPricesDepth must be positive")
+    unique_ids = list(dict.fromkeys(market_ids))
+    weight = market_book_weight(price_data, depth)
+    if weight * len(unique_ids) > MAX_BOOK_WEIGHT:
+        raise ApiError(ApingCode.TOO_MUCH_DATA, f"listMarketBook weighs {weight} a market with this priceProjection; "
+                       f"{len(unique_ids)} markets weigh {weight * len(unique_ids)}, over the limit of "
+                       f"{MAX_BOOK_WEIGHT} (at most {MAX_BOOK_WEIGHT // weight} markets a call)")
     with_prices = bool(price_data & {"EX_BEST_OFFERS", "EX_ALL_OFFERS"})
     if "EX_ALL_OFFERS" in price_data:
         depth = None
@@ -168,7 +210,9 @@ async def list_market_book(
         raise invalid_input(f"matchProjection must be NO_ROLLUP, ROLLED_UP_BY_PRICE or ROLLED_UP_BY_AVG_PRICE, "
                             f"not {match_projection!r:.40}")
     out = []
-    for market_id in dict.fromkeys(market_ids):
+    for i, market_id in enumerate(unique_ids):
+        if i:
+            await pause()
         book = service.market_book(market_id)
         if book is None:
             continue

@@ -43,6 +43,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from sortedcontainers import SortedKeyList
+
 from engine.cards import Card
 from engine.showdown import showdown
 from exchange.agents.host import seat
@@ -56,16 +58,19 @@ from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
 from exchange.core.events import Event, MarketCreated
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, OrderStatus, OrderView
+from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
 from exchange.core.side import Side
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import seeded_decks
+from exchange.game.equities import EquityRunner
 from exchange.game.events import Stamped
 from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
+from exchange.server.cleared_index import ClearedIndex
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.journal import Journal, JournalFailed
+from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
 from exchange.server.recovery import Restored, restore
 from exchange.server.store import Account
@@ -132,6 +137,7 @@ class ExchangeService:
         seed: int | None = None,
         equities: EquityFn | None = None,
         house: bool = True,
+        runner: EquityRunner | None = None,
     ) -> None:
         self.journal = journal
         self.clock = clock
@@ -140,9 +146,11 @@ class ExchangeService:
         self.exchange = Exchange(ExchangeConfig())
         self.channels: dict[str, Channel] = {}
         self.infos: dict[str, MarketInfo] = {}
+        self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER,))
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
         self._house = house
+        self._runner = runner
         self._touch: Touch | None = None
         self.recovered_voids: list[str] = []
         self.failure: str | None = None  # why the journal failed: nothing is served any more
@@ -166,6 +174,7 @@ class ExchangeService:
             if market.is_open:
                 self._record(self.exchange.execute(VoidMarket(now, market_id, VOID_REASON)))
                 self.recovered_voids.append(market_id)
+        self.cleared_index.rebuild()
         voided = ", ".join(self.recovered_voids) or "none"
         worrying = restored.damaged or restored.set_aside or (self.journal.checked and self.journal.checked.accepted)
         log.log(logging.WARNING if worrying else logging.INFO,
@@ -183,6 +192,8 @@ class ExchangeService:
         for name, config in self.configs.items():
             decks = seeded_decks(f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8))
             kwargs: dict[str, Any] = {"equities": self._equities} if self._equities is not None else {}
+            if self._runner is not None:
+                kwargs["runner"] = self._runner
             channel = Channel(config, self.clock, self.exchange, decks=decks, **kwargs)
             channel.subscribe(self._on_stamped)
             channel.on_new_game(self._on_new_game)
@@ -286,6 +297,7 @@ class ExchangeService:
     def _note(self, event: Event) -> None:
         """Keep the catalogue and the market versions in step with the events."""
         market_id = self.notes.note(event)
+        self.cleared_index.note(event)
         if isinstance(event, MarketCreated) and market_id is not None and market_id not in self.infos:
             self.infos[market_id] = self._info_for(market_id, event.ts, None)
 
@@ -328,6 +340,14 @@ class ExchangeService:
 
     def cleared(self, account: str) -> list[ClearedOrder]:
         return list(self.exchange.cleared_orders(account))
+
+    async def cleared_rows(self, account: str, status: BetStatus) -> SortedKeyList:
+        """The account's cleared orders of ``status`` by ``(settled_ts, bet_id)``.
+
+        Brings the index (:mod:`~exchange.server.cleared_index`) up to date a
+        few markets per turn of the loop: call it in the list lane.
+        """
+        return await self.cleared_index.rows_soon(account, status, pause)
 
     def funds(self, account: str) -> AccountFunds:
         funds = self.exchange.funds(account)

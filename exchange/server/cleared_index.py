@@ -1,0 +1,158 @@
+"""Each account's cleared orders, kept in ``listClearedOrders`` order between requests.
+
+The core answers :meth:`~exchange.core.exchange.Exchange.cleared_orders` by
+walking every order of every market the account ever bet on: about 9 µs an
+order, so 45 ms for an account with 5,000 settled bets, on every call, with the
+loop stopped. This index does that walk once per account, at the server's start (or
+when an account opens, with nothing to walk) and afterwards refreshes only the
+markets whose cleared orders may have changed: those named by a settling,
+voiding, lapsing or cancelling event since the account's last request, among
+the markets it has orders on, a few markets per turn of the loop. The house's
+own account (thousands of orders a game, and no client) is left out. A page
+is then an index lookup (``O(log n + page)``) in a
+:class:`~sortedcontainers.SortedKeyList` per bet status, sorted by
+``(settled_ts, bet_id)`` as the listing is.
+
+The core stays the authority: :meth:`ClearedIndex._check` compares the index
+with the core's own answer, and the tests call it after random flows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass, field
+
+from sortedcontainers import SortedKeyList
+
+from engine import InvariantError
+from exchange.core.events import (
+    AccountOpened,
+    Event,
+    MarketSettled,
+    MarketVoided,
+    MatchVoided,
+    OrderCancelled,
+    OrderLapsed,
+    OrderPlaced,
+    SelectionSettled,
+)
+from exchange.core.exchange import Exchange
+from exchange.core.orders import BetStatus, ClearedOrder
+
+#: Events after which a market's cleared orders may differ.
+_CHANGES = (SelectionSettled, MarketSettled, MarketVoided, MatchVoided, OrderLapsed, OrderCancelled)
+
+
+def _key(order: ClearedOrder) -> tuple[int, int]:
+    return order.settled_ts, order.bet_id
+
+
+def _rows() -> SortedKeyList:
+    return SortedKeyList(key=_key)
+
+
+@dataclass
+class _AccountRows:
+    seen: int  # how much of the change log this account's rows reflect
+    markets: set[str]  # markets the account has orders on (the ones a change can concern)
+    by_market: dict[str, tuple[ClearedOrder, ...]] = field(default_factory=dict)
+    by_status: dict[BetStatus, SortedKeyList] = field(default_factory=lambda: {s: _rows() for s in BetStatus})
+
+
+class ClearedIndex:
+    """Cleared orders by account and bet status, refreshed from the events the service sees."""
+
+    def __init__(self, exchange: Callable[[], Exchange], *, unindexed: Collection[str] = ()) -> None:
+        self._exchange = exchange
+        self._unindexed = frozenset(unindexed)
+        self._changed: list[str] = []  # market ids, in the order their changes happened (runs collapsed)
+        self._accounts: dict[str, _AccountRows] = {}
+        self._read = 0  # the length of the change log at the last read
+
+    def note(self, event: Event) -> None:
+        """Called with every core event (O(1)); an account is indexed from its opening (but ``unindexed`` ones)."""
+        if isinstance(event, OrderPlaced):
+            rows = self._accounts.get(event.account_id)
+            if rows is not None:
+                rows.markets.add(event.market_id)
+        elif isinstance(event, _CHANGES):
+            # A run of changes to one market is one entry, unless someone has read since it began.
+            if len(self._changed) <= self._read or self._changed[-1] != event.market_id:
+                self._changed.append(event.market_id)
+        elif isinstance(event, AccountOpened) and event.account_id not in self._unindexed:
+            self._accounts.setdefault(event.account_id, _AccountRows(seen=len(self._changed), markets=set()))
+
+    def rebuild(self) -> None:
+        """Index every account of the exchange now (but ``unindexed`` ones): at start, before serving."""
+        self._changed.clear()
+        self._accounts.clear()
+        self._read = 0
+        for account in list(self._exchange().accounts):
+            if account not in self._unindexed:
+                self._build(account)
+
+    def rows(self, account: str, status: BetStatus) -> SortedKeyList:
+        """The account's cleared orders of ``status`` in ``(settled_ts, bet_id)`` order; do not modify."""
+        rows = self._accounts.get(account)
+        if rows is None:
+            rows = self._build(account)
+        for market_id in self._stale(rows):
+            self._refresh(account, rows, market_id)
+        rows.seen = len(self._changed)
+        return rows.by_status[status]
+
+    async def rows_soon(self, account: str, status: BetStatus, pause: Callable[[], Awaitable[None]],
+                        per_turn: int = 20) -> SortedKeyList:
+        """:meth:`rows`, refreshing ``per_turn`` markets between turns of the loop (``await pause()``).
+
+        The caller must keep other readers of this index out meanwhile (the server's list lane).
+        """
+        rows = self._accounts.get(account)
+        if rows is None:
+            rows = self._build(account)
+        stale, seen = self._stale(rows), len(self._changed)
+        for i, market_id in enumerate(stale):
+            if i and i % per_turn == 0:
+                await pause()
+            self._refresh(account, rows, market_id)
+        rows.seen = seen
+        return rows.by_status[status]
+
+    def _stale(self, rows: _AccountRows) -> list[str]:
+        self._read = len(self._changed)
+        if rows.seen >= len(self._changed):
+            return []
+        return sorted(set(self._changed[rows.seen:]) & rows.markets)
+
+    def _build(self, account: str) -> _AccountRows:
+        exchange = self._exchange()
+        current = exchange.current_orders(account)
+        rows = _AccountRows(seen=len(self._changed), markets={o.market_id for o in current})
+        grouped: dict[str, list[ClearedOrder]] = {}
+        for order in exchange.cleared_orders(account):
+            grouped.setdefault(order.market_id, []).append(order)
+            rows.by_status[order.bet_status].add(order)
+        rows.by_market = {m: tuple(orders) for m, orders in grouped.items()}
+        rows.markets |= set(grouped)
+        self._accounts[account] = rows
+        return rows
+
+    def _refresh(self, account: str, rows: _AccountRows, market_id: str) -> None:
+        for old in rows.by_market.pop(market_id, ()):
+            rows.by_status[old.bet_status].remove(old)
+        fresh = self._exchange().cleared_orders(account, market_id)
+        if fresh:
+            rows.by_market[market_id] = fresh
+            for order in fresh:
+                rows.by_status[order.bet_status].add(order)
+
+    def _check(self) -> None:
+        """Every indexed account's rows, brought up to date, equal the core's cleared orders."""
+        for account in list(self._accounts):
+            mine = sorted((o for s in BetStatus for o in self.rows(account, s)), key=lambda o: o.bet_id)
+            theirs = list(self._exchange().cleared_orders(account))
+            if mine != theirs:
+                raise InvariantError(f"cleared index of {account!r}: {len(mine)} orders, the core has {len(theirs)}")
+            for status, listed in self._accounts[account].by_status.items():
+                if any(o.bet_status is not status for o in listed) or list(listed) != sorted(listed, key=_key):
+                    raise InvariantError(f"cleared index of {account!r}: {status} rows out of place or order")

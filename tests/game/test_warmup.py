@@ -1,0 +1,182 @@
+"""A reveal never stalls the server (issue "the server fails safe", item 9).
+
+Two parts: the game with an equity runner that answers later (a virtual
+clock, the result handed over by the test), and a real ``serve`` process on a
+cold engine cache, whose first game must keep every window at its full length.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+from exchange.clock import VirtualClock
+from exchange.core.exchange import Exchange
+from exchange.core.market import MarketStatus
+from exchange.game.channel import Channel
+from exchange.game.channels import HOLDEM
+from exchange.game.deal import seeded_decks
+from exchange.game.equities import Job
+from exchange.game.prospects import Prospects
+from exchange.game.rounds import Round
+from exchange.game.table import Phase
+from tests.server.helpers import free_port
+
+Pending = tuple[Job, Callable[[Prospects], None], Callable[[BaseException], None]]
+
+
+class Later:
+    """An equity runner that keeps each job until the test hands its result over."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Pending] = []
+
+    def __call__(self, job: Job, deliver: Callable[[Prospects], None], fail: Callable[[BaseException], None]) -> None:
+        self.jobs.append((job, deliver, fail))
+
+    def deliver(self) -> None:
+        job, deliver, _ = self.jobs.pop(0)
+        deliver(job())
+
+    def fail(self) -> None:
+        _, _, fail = self.jobs.pop(0)
+        fail(RuntimeError("the worker died"))
+
+
+def _channel(runner: Later) -> tuple[Channel, VirtualClock, Exchange]:
+    clock, exchange = VirtualClock(start_ms=0), Exchange()
+    channel = Channel(HOLDEM, clock, exchange, decks=seeded_decks(3), runner=runner)
+    channel.start(games=1)
+    return channel, clock, exchange
+
+
+def test_a_result_in_time_keeps_the_timetable_to_the_millisecond() -> None:
+    runner = Later()
+    channel, clock, exchange = _channel(runner)
+    game = channel.current
+    assert game is not None
+    deal, preflop = game.windows[0], game.windows[1]
+    clock.run(until_ms=deal.closes_ms)
+    assert game.phase is Phase.PLAYING and len(runner.jobs) == 1
+    clock.run(until_ms=deal.closes_ms + 10)  # the result arrives 10 ms later, well inside the playing window
+    runner.deliver()
+    clock.run(until_ms=preflop.opens_ms)
+    assert game.round is Round.PREFLOP and game.phase is Phase.BETTING
+    assert exchange.market_status(game.market_id) is MarketStatus.ACTIVE
+    clock.run(until_ms=preflop.closes_ms - 1)
+    assert game.phase is Phase.BETTING
+    clock.run(until_ms=preflop.closes_ms)
+    assert game.phase is Phase.PLAYING
+
+
+def test_a_late_result_holds_the_window_shut_until_it_comes_and_the_close_stays_on_time() -> None:
+    runner = Later()
+    channel, clock, exchange = _channel(runner)
+    game = channel.current
+    assert game is not None
+    preflop = game.windows[1]
+    clock.run(until_ms=preflop.opens_ms + 2_000)
+    assert game.phase is Phase.PLAYING  # no one trades hands whose fate is not yet known
+    assert exchange.market_status(game.market_id) is MarketStatus.SUSPENDED
+    runner.deliver()
+    assert game.round is Round.PREFLOP and game.phase is Phase.BETTING
+    clock.run(until_ms=preflop.closes_ms)
+    assert game.phase is Phase.PLAYING and game.windows[1] == preflop
+
+
+def test_the_whole_game_with_late_results_ends_as_it_does_inline() -> None:
+    inline_channel = Channel(HOLDEM, VirtualClock(), Exchange(), decks=seeded_decks(3))
+    inline_channel.start(games=1)
+    inline_channel.clock.run()  # type: ignore[attr-defined]
+    expected = inline_channel.game("holdem.0")
+    runner = Later()
+    channel, clock, _ = _channel(runner)
+    while runner.jobs or clock.pending:
+        clock.run(until_ms=clock.now() + 500)
+        while runner.jobs:
+            runner.deliver()
+    game = channel.game("holdem.0")
+    assert game is not None and expected is not None
+    assert game.phase is Phase.FINISHED and game.winners == expected.winners
+    assert game.public.board == expected.public.board
+
+
+def test_a_result_after_a_halt_is_ignored_and_a_failure_voids_the_game() -> None:
+    runner = Later()
+    channel, clock, _ = _channel(runner)
+    game = channel.current
+    assert game is not None
+    clock.run(until_ms=game.windows[0].closes_ms)
+    channel.halt()
+    runner.deliver()
+    assert game.round is Round.DEAL and game.phase is Phase.PLAYING
+
+    runner = Later()
+    channel, clock, exchange = _channel(runner)
+    game = channel.current
+    assert game is not None
+    clock.run(until_ms=game.windows[0].closes_ms)
+    runner.fail()
+    assert game.phase is Phase.VOID
+    assert exchange.market_status(game.market_id) is MarketStatus.VOID
+
+
+def _snapshot(port: int) -> tuple[dict[str, object], float]:
+    began = time.perf_counter()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/games/v1/channels/holdem/snapshot", timeout=30) as resp:
+        body = json.load(resp)
+    return body, time.perf_counter() - began
+
+
+def test_a_cold_engine_cache_is_warmed_before_listening_and_the_first_game_keeps_full_windows(tmp_path: Path) -> None:
+    """A fresh install: empty table and numba caches. Every window of the first game lasts its 3 s."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, "EXCHANGE_POKER_CACHE_DIR": str(cache / "tables"), "NUMBA_CACHE_DIR": str(cache / "numba"),
+           "PYTHONUNBUFFERED": "1"}
+    port = free_port()
+    log = tmp_path / "serve.log"
+    window_s, playing_s = 3.0, 1.0
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "exchange.cli", "serve", "--db", str(tmp_path / "ex.db"), "--port", str(port),
+             "--window-seconds", str(window_s), "--playing-seconds", str(playing_s), "--seed", "5"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=Path(__file__).resolve().parents[2])
+        try:
+            deadline = time.monotonic() + 240
+            while True:  # the port opens only once the engine is warm
+                assert server.poll() is None, log.read_text()[-3000:]
+                assert time.monotonic() < deadline, "the server did not come up"
+                try:
+                    _snapshot(port)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+            text = log.read_text()
+            assert "first run: building its tables and compiling its kernels" in text
+            assert "poker engine ready in" in text
+            seen: dict[tuple[object, object], list[float]] = {}  # (game, round) -> times seen open
+            slowest = 0.0
+            stop_at = time.monotonic() + 3 * window_s + 3 * playing_s + 2.0
+            while time.monotonic() < stop_at:
+                body, took = _snapshot(port)
+                slowest = max(slowest, took)
+                game = body["game"]
+                if isinstance(game, dict) and game["bettingOpen"]:
+                    seen.setdefault((game["id"], game["round"]), []).append(time.monotonic())
+                time.sleep(0.05)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    assert slowest < 0.5, f"a request waited {slowest * 1000:.0f} ms"
+    first_game = [key for key in seen if key[0] == "holdem.0"]
+    assert [r for _, r in sorted(first_game)][:3] == [1, 2, 3], seen.keys()  # no window skipped
+    for key, times in seen.items():
+        if times[-1] > stop_at - 0.3:
+            continue  # cut by the end of the watch
+        assert times[-1] - times[0] >= window_s - 0.3, f"window {key} was open {times[-1] - times[0]:.2f} s"

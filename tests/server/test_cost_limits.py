@@ -1,0 +1,279 @@
+"""One account must not be able to freeze the server: cost limits, paging, slices, rates (issue "fails safe").
+
+The account under test holds thousands of settled bets (seeded on markets no
+channel runs, straight through the service), then asks for them as the issue
+did: a batch of 50 ``listClearedOrders`` of 1000 records each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import AsyncIterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from exchange.core.commands import (
+    CancelOrder,
+    CreateMarket,
+    Deposit,
+    OpenAccount,
+    OpenMarket,
+    PlaceOrder,
+    SettleMarket,
+    SettleSelection,
+    SuspendMarket,
+    VoidMarket,
+)
+from exchange.core.orders import BetStatus
+from exchange.core.side import Side
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.limits import Limits
+from exchange.server.service import ExchangeService, river_only_equities
+from tests.server.helpers import BETTING, headers, login, rpc
+
+MARKETS = 250
+BETS_PER_MARKET = 20  # 5,000 settled bets
+
+
+def seed(service: ExchangeService, account: str, markets: int = MARKETS, per_market: int = BETS_PER_MARKET) -> None:
+    """``markets`` settled markets on which ``account`` backed ``per_market`` matched bets (layer: ``seed-layer``)."""
+    now = service.now
+    service.execute(OpenAccount(now(), "seed-layer"))
+    service.execute(Deposit(now(), "seed-layer", 10**12))
+    service.execute(Deposit(now(), account, 10**12))
+    for m in range(markets):
+        market_id = f"seed.{m}"
+        service.execute(CreateMarket(now(), market_id, (1, 2, 3, 4)))
+        service.execute(OpenMarket(now(), market_id))
+        for i in range(per_market):
+            service.execute(PlaceOrder(now(), "seed-layer", market_id, 1 + i % 4, Side.LAY, Decimal("2"), 200))
+            service.execute(PlaceOrder(now(), account, market_id, 1 + i % 4, Side.BACK, Decimal("2"), 200))
+        service.execute(SuspendMarket(now(), market_id))
+        service.execute(SettleMarket(now(), market_id, (1,)))
+
+
+async def _client(tmp_path: Path, limits: Limits | None = None) -> tuple[TestClient, Any]:
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1)
+    app = create_app(config, equities=river_only_equities, limits=limits)
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    await client.start_server()
+    app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+    app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+    return client, app
+
+
+@pytest.fixture
+async def heavy(tmp_path: Path) -> AsyncIterator[tuple[TestClient, str]]:
+    """A server where alice has 5,000 settled bets; yields the client and alice's token."""
+    client, app = await _client(tmp_path)
+    token = await login(client, "alice", "pw-alice")
+    await rpc(client, token, "getAccountFunds", path="/exchange/account/json-rpc/v1")  # opens alice in the core
+    seed(app[keys.SERVICE], "alice")
+    try:
+        yield client, token
+    finally:
+        await client.close()
+
+
+def _cleared(n: int, **extra: Any) -> list[dict[str, Any]]:
+    return [{"jsonrpc": "2.0", "id": i, "method": "SportsAPING/v1.0/listClearedOrders",
+             "params": {"betStatus": "SETTLED", "recordCount": 1000, "fromRecord": 1000 * (i % 5), **extra}}
+            for i in range(n)]
+
+
+async def _post(client: TestClient, token: str, body: Any) -> tuple[Any, int]:
+    resp = await client.post(BETTING, data=json.dumps(body), headers=headers(token))
+    raw = await resp.read()
+    return json.loads(raw), len(raw)
+
+
+class LoopWatch:
+    """The longest gap between ticks of a 1 ms timer: how long the loop was held."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            self.worst = max(self.worst, now - last)
+            last = now
+
+    def __enter__(self) -> LoopWatch:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+
+
+async def test_a_batch_of_50_full_pages_is_cut_at_the_batch_budget(heavy: tuple[TestClient, str]) -> None:
+    client, token = heavy
+    answers, size = await _post(client, token, _cleared(50))
+    served = [a for a in answers if "result" in a]
+    refused = [a for a in answers if "error" in a]
+    limits = Limits()
+    assert sum(len(a["result"]["clearedOrders"]) for a in served) <= limits.max_rows_per_batch
+    assert len(served) == limits.max_rows_per_batch // 1000
+    assert len(refused) == 50 - len(served)
+    for answer in refused:
+        assert answer["error"]["data"]["APINGException"]["errorCode"] == "TOO_MUCH_DATA"
+        assert "page across requests" in answer["error"]["data"]["APINGException"]["errorDetails"]
+    assert size < limits.max_bytes_per_batch + 100_000  # was 22 MB
+
+
+async def test_the_heavy_batch_never_holds_the_loop_long(heavy: tuple[TestClient, str]) -> None:
+    client, token = heavy
+    await _post(client, token, _cleared(1))  # the first use of the client (imports, the connection)
+    with LoopWatch() as watch:
+        started = time.perf_counter()
+        await asyncio.gather(*(_post(client, token, _cleared(50)) for _ in range(3)))
+        elapsed = time.perf_counter() - started
+    # Each slice is 25 records (about 1 ms); the serialisation of a 1000-record answer is ~1 ms.
+    assert watch.worst < 0.025, f"the loop was held for {watch.worst * 1000:.1f} ms"
+    assert elapsed < 3.0
+
+
+async def test_paging_returns_every_settled_bet_once_in_order(heavy: tuple[TestClient, str]) -> None:
+    client, token = heavy
+    seen: list[dict[str, Any]] = []
+    start = 0
+    while True:
+        out = await rpc(client, token, "listClearedOrders",
+                        {"betStatus": "SETTLED", "fromRecord": start, "recordCount": 700})
+        page = out["result"]["clearedOrders"]
+        seen += page
+        start += len(page)
+        if not out["result"]["moreAvailable"]:
+            break
+        assert len(page) == 700
+    assert len(seen) == MARKETS * BETS_PER_MARKET
+    assert len({row["betId"] for row in seen}) == len(seen)
+    keys_ = [(row["settledDate"], int(row["betId"])) for row in seen]
+    assert keys_ == sorted(keys_)
+    # recordCount past the page size gives a full page, never more
+    out = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "recordCount": 5000})
+    assert len(out["result"]["clearedOrders"]) == 1000 and out["result"]["moreAvailable"] is True
+    # filters still apply (scanned in slices)
+    out = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "marketIds": ["seed.3"]})
+    assert len(out["result"]["clearedOrders"]) == BETS_PER_MARKET
+    out = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "groupBy": "MARKET",
+                                                         "recordCount": 10})
+    assert len(out["result"]["clearedOrders"]) == 10 and out["result"]["moreAvailable"] is True
+
+
+async def test_list_market_book_is_weighted_as_betfair_weights_it(tmp_path: Path) -> None:
+    client, _app = await _client(tmp_path)
+    try:
+        token = await login(client, "alice", "pw-alice")
+        ids = [f"holdem.{i}" for i in range(7)]
+        out = await rpc(client, token, "listMarketBook", {
+            "marketIds": ids, "priceProjection": {"priceData": ["EX_ALL_OFFERS", "EX_TRADED"]}})
+        detail = out["error"]["data"]["APINGException"]
+        assert detail["errorCode"] == "TOO_MUCH_DATA" and "at most 6 markets" in detail["errorDetails"]
+        out = await rpc(client, token, "listMarketBook", {
+            "marketIds": ids[:6], "priceProjection": {"priceData": ["EX_ALL_OFFERS", "EX_TRADED"]}})
+        assert "result" in out
+        out = await rpc(client, token, "listMarketBook", {
+            "marketIds": [f"holdem.{i}" for i in range(40)], "priceProjection": {"priceData": ["EX_BEST_OFFERS"]}})
+        assert "result" in out
+    finally:
+        await client.close()
+
+
+async def test_an_account_over_its_call_rate_gets_too_many_requests(tmp_path: Path) -> None:
+    client, _app = await _client(tmp_path, Limits(calls_per_second=20))
+    try:
+        alice = await login(client, "alice", "pw-alice")
+        bob = await login(client, "bob", "pw-bob")
+        batch = [{"jsonrpc": "2.0", "id": i, "method": "SportsAPING/v1.0/listCurrentOrders", "params": {}}
+                 for i in range(30)]
+        answers, _ = await _post(client, alice, batch)
+        codes = [a["error"]["data"]["APINGException"]["errorCode"] if "error" in a else "OK" for a in answers]
+        assert codes[:20] == ["OK"] * 20
+        assert set(codes[20:]) == {"TOO_MANY_REQUESTS"}
+        assert answers[25]["id"] == 25
+        # another account is not affected; alice's bucket refills with time
+        assert "result" in await rpc(client, bob, "listCurrentOrders")
+        await asyncio.sleep(0.2)
+        assert "result" in await rpc(client, alice, "listCurrentOrders")
+    finally:
+        await client.close()
+
+
+async def test_more_than_three_list_calls_in_flight_are_refused(heavy: tuple[TestClient, str]) -> None:
+    client, token = heavy
+    bodies = [_cleared(1)[0] for _ in range(6)]
+    answers = await asyncio.gather(*(_post(client, token, body) for body in bodies))
+    codes = [a["error"]["data"]["APINGException"]["errorCode"] if "error" in a else "OK" for a, _ in answers]
+    assert codes.count("OK") >= 3
+    assert set(codes) <= {"OK", "TOO_MANY_REQUESTS"}
+    assert "TOO_MANY_REQUESTS" in codes
+
+
+def test_the_cleared_index_matches_the_core_through_random_flows(tmp_path: Path) -> None:
+    """Seeded random settles, voids, early settlements, lapses and cancels; the index checked after each step."""
+
+    async def scenario() -> None:
+        client, app = await _client(tmp_path)
+        try:
+            service: ExchangeService = app[keys.SERVICE]
+            rng = random.Random(7)
+            now = service.now
+            accounts = ["p1", "p2", "p3"]
+            for account in accounts:
+                service.execute(OpenAccount(now(), account))
+                service.execute(Deposit(now(), account, 10**9))
+            index = service.cleared_index
+            for m in range(30):
+                market_id = f"flow.{m}"
+                service.execute(CreateMarket(now(), market_id, (1, 2, 3, 4)))
+                service.execute(OpenMarket(now(), market_id))
+                for _ in range(rng.randrange(1, 12)):
+                    side = rng.choice((Side.BACK, Side.LAY))
+                    events = service.execute(PlaceOrder(now(), rng.choice(accounts), market_id, rng.randint(1, 4),
+                                                        side, Decimal(rng.choice(("2", "3", "4"))), 200))
+                    bet = next((getattr(e, "bet_id", None) for e in events), None)
+                    if bet is not None and rng.random() < 0.2:
+                        account = next(e.account_id for e in events if hasattr(e, "account_id"))
+                        service.execute(CancelOrder(now(), account, bet))
+                    if rng.random() < 0.3:
+                        index._check()
+                suspended = rng.random() < 0.3
+                loser = rng.randint(1, 4)
+                if suspended:
+                    service.execute(SuspendMarket(now(), market_id))
+                    service.execute(SettleSelection(now(), market_id, loser))
+                    index._check()
+                ending = rng.random()
+                if ending < 0.15:
+                    service.execute(VoidMarket(now(), market_id, "test"))
+                elif ending < 0.85:
+                    if not suspended:
+                        service.execute(SuspendMarket(now(), market_id))
+                    winner = rng.choice([h for h in (1, 2, 3, 4) if not suspended or h != loser])
+                    service.execute(SettleMarket(now(), market_id, (winner,)))
+                index._check()
+                for account in accounts:
+                    for status in BetStatus:
+                        await service.cleared_rows(account, status)
+            index._check()
+            statuses = {o.bet_status for a in accounts for o in service.exchange.cleared_orders(a)}
+            assert statuses == set(BetStatus), statuses  # the flow reached every kind of cleared order
+        finally:
+            await client.close()
+
+    asyncio.run(scenario())
