@@ -107,20 +107,17 @@ def exposure_of(worst_x100: int, settled: int) -> int:
 class Position:
     """One account's stake in one market: its orders and the exposure vectors of the module's table."""
 
-    __slots__ = ("account", "d", "ltot", "market", "orders", "settled")
+    __slots__ = ("account", "account_id", "d", "ltot", "market", "orders", "settled")
 
     def __init__(self, account: Account, market: Market) -> None:
         self.account = account
+        self.account_id = account.account_id
         self.market = market
         self.d: list[int] = [0] * len(market.selection_ids)
         self.ltot = 0
         #: the sum of the results of this position's bets settled early: its P&L if the market is voided
         self.settled = 0
         self.orders: list[Order] = []
-
-    @property
-    def account_id(self) -> str:
-        return self.account.account_id
 
     # -- the four state changes ------------------------------------------------------
     #

@@ -156,20 +156,21 @@ class ExchangeState:
 
     def apply_matched(self, ev: Matched) -> None:
         """Both orders fill ``size`` at the match's tick; the book's levels and traded volume follow."""
-        if ev.match_id != self.next_match_id:
-            raise ExchangeError(f"match id {ev.match_id} out of order; next is {self.next_match_id}")
+        match_id, size, tick = ev.match_id, ev.size, ev.tick
+        if match_id != self.next_match_id:
+            raise ExchangeError(f"match id {match_id} out of order; next is {self.next_match_id}")
         back = self.orders[ev.back_bet_id]
         lay = self.orders[ev.lay_bet_id]
         market = back.position.market
         book = market.books[back.sel]
         resting = lay if ev.taker_side is _BACK else back
-        if book.front(resting.is_back, ev.tick) is not resting:
-            raise ExchangeError(f"match {ev.match_id} out of order: bet {resting.bet_id} is not first in its queue")
-        book.trade(back, lay, ev.size, ev.tick)
-        back.position.fill(back, ev.size, ev.tick, ev.ts)
-        lay.position.fill(lay, ev.size, ev.tick, ev.ts)
-        market.fills.append((ev.match_id, ev.ts, back.sel, ev.tick, ev.size, ev.back_bet_id, ev.lay_bet_id))
-        self.next_match_id = ev.match_id + 1
+        if book.front(resting.is_back, tick) is not resting:
+            raise ExchangeError(f"match {match_id} out of order: bet {resting.bet_id} is not first in its queue")
+        book.trade(back, lay, size, tick)
+        back.position.fill(back, size, tick, ev.ts)
+        lay.position.fill(lay, size, tick, ev.ts)
+        market.fills.append((match_id, ev.ts, back.sel, tick, size, back.bet_id, lay.bet_id))
+        self.next_match_id = match_id + 1
 
     def apply_order_cancelled(self, ev: OrderCancelled) -> None:
         order = self._take_unmatched(ev.bet_id, ev.size)

@@ -93,10 +93,10 @@ def match(state: ExchangeState, order: Order, ts: int, events: list[Event]) -> N
         if resting is None:
             return
         back, lay = (order, resting) if taker_is_back else (resting, order)
+        size = order.remaining if order.remaining < resting.remaining else resting.remaining
         ev = new_matched(
-            ts, state.next_match_id, market.market_id, market.selection_ids[order.sel], resting.tick,
-            min(order.remaining, resting.remaining), back.bet_id, lay.bet_id,
-            back.position.account.account_id, lay.position.account.account_id, taker_side,
+            ts, state.next_match_id, market.market_id, market.selection_ids[order.sel], resting.tick, size,
+            back.bet_id, lay.bet_id, back.position.account_id, lay.position.account_id, taker_side,
         )  # fmt: skip
         state.apply_matched(ev)
         events.append(ev)
