@@ -34,7 +34,9 @@ async def list_channels(request: web.Request) -> web.Response:
     channels = []
     for name, channel in service.channels.items():
         cfg = channel.config
-        game = channel.current
+        # The game on the table, never one only scheduled: its market id is not journaled yet, so a
+        # crash before it deals could deal that id again with other cards.
+        game = channel.game()
         channels.append({
             "id": name,
             "name": cfg.title,

@@ -267,3 +267,22 @@ async def test_snapshot_channels_and_openapi(client: TestClient, clock: VirtualC
     assert resp.status == 404 and (await resp.json())["error"] == "NOT_FOUND"
     doc = await (await client.get("/openapi.json")).json()
     assert "/api/login" in doc["paths"] and doc["openapi"].startswith("3.")
+
+
+async def test_the_channel_list_never_shows_a_game_before_it_is_dealt(client: TestClient, clock: VirtualClock) -> None:
+    service = client.app[keys.SERVICE]
+    first = service.current_game("holdem")
+    assert first is not None and first.market_id == MARKET
+    for _ in range(10_000):  # bounded: a game lasts a few virtual seconds
+        if first.over:
+            break
+        clock.advance(50)
+    assert first.over
+    following = service.current_game("holdem")
+    assert following is not None and following.market_id != MARKET
+    assert service.exchange.market_status(following.market_id) is None  # scheduled, not yet dealt
+    listed = await (await client.get("/games/v1/channels")).json()
+    assert [c["gameId"] for c in listed["channels"]] == [MARKET]
+    clock.run(until_ms=following.start_ms)
+    listed = await (await client.get("/games/v1/channels")).json()
+    assert [c["gameId"] for c in listed["channels"]] == [following.market_id]
