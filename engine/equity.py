@@ -140,26 +140,10 @@ def equity(
     hand_cards = _hands(spec, hands)
     board_cards = _cards(board, "board")
     dead_cards = _cards(dead, "dead cards")
-    if len(board_cards) not in spec.streets:
-        streets = ", ".join(map(str, spec.streets[:-1])) + f" or {spec.streets[-1]}"
-        raise EngineInputError(
-            f"board has {_cards_count(board_cards)} ({format_cards(board_cards)}); "
-            f"{spec.name} equity needs {streets} board cards"
-        )
+    _check_street(spec, board_cards)
     check_distinct(*hand_cards, board_cards, dead_cards)
-    missing = BOARD_CARDS - len(board_cards)
-    left = DECK_CARDS - sum(map(len, hand_cards)) - len(board_cards) - len(dead_cards)
-    if left < missing:
-        raise EngineInputError(
-            f"only {left} cards are left in the deck after the hands, board and dead cards; "
-            f"the board needs {missing} more"
-        )
-    if samples is not None:
-        _check_samples(samples, seed)
-        if seed is None:
-            seed = secrets.randbits(64)
-    else:
-        seed = None
+    _check_deck_left(hand_cards, board_cards, dead_cards)
+    seed = _run_seed(samples, seed)
     counts = _count(
         spec.rule,
         [[c.id for c in hand] for hand in hand_cards],
@@ -185,6 +169,37 @@ def _variant(variant: str) -> EquityVariant:
     if spec is None:
         raise EngineInputError(f"unknown variant {variant!r}; equity knows {', '.join(EQUITY_VARIANTS)}")
     return spec
+
+
+def _check_street(spec: EquityVariant, board_cards: Sequence[Card]) -> None:
+    """Refuse a board whose size is not one of ``spec.streets`` (the board sizes equity may be asked at)."""
+    if len(board_cards) not in spec.streets:
+        streets = ", ".join(map(str, spec.streets[:-1])) + f" or {spec.streets[-1]}"
+        raise EngineInputError(
+            f"board has {_cards_count(board_cards)} ({format_cards(board_cards)}); "
+            f"{spec.name} equity needs {streets} board cards"
+        )
+
+
+def _check_deck_left(
+    hand_cards: Sequence[Sequence[Card]], board_cards: Sequence[Card], dead_cards: Sequence[Card]
+) -> None:
+    """Refuse a deal whose known cards leave too few in the deck to complete the board."""
+    missing = BOARD_CARDS - len(board_cards)
+    left = DECK_CARDS - sum(map(len, hand_cards)) - len(board_cards) - len(dead_cards)
+    if left < missing:
+        raise EngineInputError(
+            f"only {left} cards are left in the deck after the hands, board and dead cards; "
+            f"the board needs {missing} more"
+        )
+
+
+def _run_seed(samples: int | None, seed: int | None) -> int | None:
+    """The seed a run records: ``None`` when exact, else ``seed`` checked, or drawn from the OS when missing."""
+    if samples is None:
+        return None
+    _check_samples(samples, seed)
+    return secrets.randbits(64) if seed is None else seed
 
 
 def _cards(cards: Cards, what: str) -> tuple[Card, ...]:
