@@ -258,9 +258,38 @@ def _play_deal(
     lo: np.ndarray,
     tally: np.ndarray,
 ) -> None:
-    """Complete every hand and the board from ``dealt``, settle the pot and add to ``tally``."""
-    n = known.shape[0]
+    """Complete every hand and the board from ``dealt``, settle the pot and add to ``tally``.
+
+    The helpers are inlined by numba (``inline="always"``): as plain calls, once per deal, they made
+    the kernel about 20 % slower. The ranking loop stays here: moved out, it cost 3-4 % even inlined.
+    """
+    _complete_cards(dealt, known, known_n, need, board_known, holes, board)
     hole_size = holes.shape[1]
+    for i in range(holes.shape[0]):
+        for j in range(hole_size):
+            pools[i, j] = holes[i, j]
+        for j in range(board.shape[0]):
+            pools[i, hole_size + j] = board[j]
+        hi[i] = _high_key(code_hi, form, holes[i], board, pools[i], tables)
+        if hilo:
+            lo[i] = _low_key(form, holes[i], board, pools[i])
+    if heads_up:
+        _heads_up_override(pools, hi)
+    _settle(hilo, hi, lo, tally)
+
+
+@njit(cache=True, inline="always")
+def _complete_cards(
+    dealt: np.ndarray,
+    known: np.ndarray,
+    known_n: np.ndarray,
+    need: np.ndarray,
+    board_known: np.ndarray,
+    holes: np.ndarray,
+    board: np.ndarray,
+) -> None:
+    """Fill ``holes`` and ``board``: the known cards, then ``dealt`` in order (hand by hand, the board last)."""
+    n = known.shape[0]
     off = 0
     for i in range(n):
         for j in range(known_n[i]):
@@ -273,23 +302,25 @@ def _play_deal(
         board[j] = board_known[j]
     for j in range(board.shape[0] - nb):
         board[nb + j] = dealt[off + j]
-    for i in range(n):
-        for j in range(hole_size):
-            pools[i, j] = holes[i, j]
-        for j in range(board.shape[0]):
-            pools[i, hole_size + j] = board[j]
-        hi[i] = _high_key(code_hi, form, holes[i], board, pools[i], tables)
-        if hilo:
-            lo[i] = _low_key(form, holes[i], board, pools[i])
-    if heads_up:
-        m0 = 0
-        m1 = 0
-        for j in range(pools.shape[1]):
-            m0 |= np.int64(1) << pools[0, j]
-            m1 |= np.int64(1) << pools[1, j]
-        winner = heads_up_override(hi[0], m0, hi[1], m1)
-        if winner >= 0:
-            hi[winner] = np.int64(1) << 62
+
+
+@njit(cache=True, inline="always")
+def _heads_up_override(pools: np.ndarray, hi: np.ndarray) -> None:
+    """Telesina heads-up: where :func:`heads_up_override` names a winner, lift its key above any other."""
+    m0 = 0
+    m1 = 0
+    for j in range(pools.shape[1]):
+        m0 |= np.int64(1) << pools[0, j]
+        m1 |= np.int64(1) << pools[1, j]
+    winner = heads_up_override(hi[0], m0, hi[1], m1)
+    if winner >= 0:
+        hi[winner] = np.int64(1) << 62
+
+
+@njit(cache=True, inline="always")
+def _settle(hilo: bool, hi: np.ndarray, lo: np.ndarray, tally: np.ndarray) -> None:
+    """Share the pot (each half in hi/lo games) among the best keys and add each hand's outcome to ``tally``."""
+    n = hi.shape[0]
     best_hi, k_hi = _winners(hi, n)
     best_lo, k_lo = _winners(lo, n) if hilo else (NO_LOW, 0)
     half = SHARE_UNIT // 2 if k_lo else SHARE_UNIT
