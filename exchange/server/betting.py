@@ -142,6 +142,24 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     if not isinstance(raw, dict):
         raise invalid_input(f"instructions[{i}] must be an object")
     where = f"instructions[{i}]."
+    selection_id, side, order_type, customer_ref = _instruction_fields(raw, where)
+    echo: JsonDict = {"selectionId": selection_id, "side": side.value, "orderType": order_type, "handicap": 0.0}
+    if customer_ref is not None:
+        echo["customerOrderRef"] = customer_ref
+    if order_type != OrderType.LIMIT:
+        message = f"orderType {order_type} is not offered on exchange games; use LIMIT"
+        return _new_place_request(echo, selection_id, side, None, None, customer_ref, ("INVALID_ORDER_TYPE", message))
+    limit = raw.get("limitOrder")
+    if limit.__class__ is not dict:
+        limit = get_object(raw, "limitOrder", where=where)
+    raw_price, raw_size, persistence = _limit_fields(limit, where)
+    echo["limitOrder"] = {"size": raw_size, "price": raw_price, "persistenceType": persistence}
+    price, size, problem = _limit_values(limit, raw_price, raw_size, persistence)
+    return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem)
+
+
+def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str | None]:
+    """``(selectionId, side, orderType, customerOrderRef)`` of one instruction; a wrong type raises."""
     selection_id = raw.get("selectionId")
     if selection_id.__class__ is not int and (isinstance(selection_id, bool) or not isinstance(selection_id, int)):
         raise invalid_input(f"{where}selectionId must be an integer, not {selection_id!r:.40}")
@@ -155,15 +173,11 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     customer_ref = raw.get("customerOrderRef")
     if customer_ref is not None:
         customer_ref = get_str(raw, "customerOrderRef", max_len=CUSTOMER_REF_MAX, where=where)
-    echo: JsonDict = {"selectionId": selection_id, "side": side.value, "orderType": order_type, "handicap": 0.0}
-    if customer_ref is not None:
-        echo["customerOrderRef"] = customer_ref
-    if order_type != OrderType.LIMIT:
-        message = f"orderType {order_type} is not offered on exchange games; use LIMIT"
-        return _new_place_request(echo, selection_id, side, None, None, customer_ref, ("INVALID_ORDER_TYPE", message))
-    limit = raw.get("limitOrder")
-    if limit.__class__ is not dict:
-        limit = get_object(raw, "limitOrder", where=where)
+    return selection_id, side, order_type, customer_ref
+
+
+def _limit_fields(limit: Mapping[str, Any], where: str) -> tuple[Any, Any, str]:
+    """``(price, size, persistenceType)`` of a ``limitOrder`` as sent (numbers unconverted); a wrong type raises."""
     raw_price, raw_size, persistence = limit.get("price"), limit.get("size"), limit.get("persistenceType")
     if raw_price.__class__ not in _NUMBERS:
         raw_price = get_number(limit, "price", where=f"{where}limitOrder.")
@@ -173,7 +187,13 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
         persistence = PersistenceType.LAPSE.value
     elif persistence.__class__ is not str or persistence not in _PERSISTENCE_TYPES:
         persistence = get_enum(limit, "persistenceType", PERSISTENCE_TYPES, where=f"{where}limitOrder.")
-    echo["limitOrder"] = {"size": raw_size, "price": raw_price, "persistenceType": persistence}
+    return raw_price, raw_size, persistence
+
+
+def _limit_values(
+    limit: Mapping[str, Any], raw_price: Any, raw_size: Any, persistence: str
+) -> tuple[Decimal | None, int | None, tuple[str, str] | None]:
+    """``(price, size in minor units, problem)``: the first bad value found becomes the problem, not an exception."""
     problem: tuple[str, str] | None = None
     size: int | None = None
     price: Decimal | None = None
@@ -192,7 +212,7 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
         problem = ("INVALID_PERSISTENCE_TYPE", message)
     if limit.get("timeInForce") is not None or limit.get("betTargetType") is not None:
         problem = problem or ("INVALID_ORDER_TYPE", "timeInForce and betTargetType are not offered; omit them")
-    return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem)
+    return price, size, problem
 
 
 def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeService) -> Outcome:
