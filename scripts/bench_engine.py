@@ -98,69 +98,73 @@ class Peer:
 
 
 def load_peers() -> list[Peer]:
-    peers: list[Peer] = []
+    """The installed peers, in the order they are reported; a missing library is skipped."""
+    loaders = (phevaluator_peer, eval7_peer, treys_peer, pokerkit_peer)
+    return [peer for peer in (load() for load in loaders) if peer is not None]
+
+
+def phevaluator_peer() -> Peer | None:
+    """phevaluator: card ids as ours; lower is stronger, so strengths are negated."""
     try:
         from phevaluator import evaluate_cards, evaluate_omaha_cards
-
-        peers.append(
-            Peer(
-                "phevaluator",
-                lambda c: c.id,
-                lambda hole, board: -evaluate_cards(*hole, *board),
-                lambda hole, board: -evaluate_omaha_cards(*board, *hole),
-            )
-        )
     except ImportError:
-        pass
+        return None
+    return Peer(
+        "phevaluator",
+        lambda c: c.id,
+        lambda hole, board: -evaluate_cards(*hole, *board),
+        lambda hole, board: -evaluate_omaha_cards(*board, *hole),
+    )
+
+
+def eval7_peer() -> Peer | None:
+    """eval7: no Omaha evaluator, so Omaha is the best of the 60 two-plus-three five-card hands."""
     try:
         import eval7
-
-        def eval7_omaha(hole: Sequence[Any], board: Sequence[Any]) -> int:
-            return max(
-                eval7.evaluate([*two, *three]) for two in combinations(hole, 2) for three in combinations(board, 3)
-            )
-
-        peers.append(
-            Peer(
-                "eval7",
-                lambda c: eval7.Card(str(c)),
-                lambda hole, board: eval7.evaluate([*hole, *board]),
-                eval7_omaha,
-                "no Omaha evaluator: max of 60 five-card evaluations",
-            )
-        )
     except ImportError:
-        pass
+        return None
+
+    def eval7_omaha(hole: Sequence[Any], board: Sequence[Any]) -> int:
+        return max(eval7.evaluate([*two, *three]) for two in combinations(hole, 2) for three in combinations(board, 3))
+
+    return Peer(
+        "eval7",
+        lambda c: eval7.Card(str(c)),
+        lambda hole, board: eval7.evaluate([*hole, *board]),
+        eval7_omaha,
+        "no Omaha evaluator: max of 60 five-card evaluations",
+    )
+
+
+def treys_peer() -> Peer | None:
+    """treys: one evaluator object per game; lower is stronger, so strengths are negated."""
     try:
         from treys import Card as TreysCard
         from treys import Evaluator, PLOEvaluator
-
-        holdem_evaluator, plo_evaluator = Evaluator(), PLOEvaluator()
-        peers.append(
-            Peer(
-                "treys",
-                lambda c: TreysCard.new(str(c)),
-                lambda hole, board: -holdem_evaluator.evaluate(list(board), list(hole)),
-                lambda hole, board: -plo_evaluator.evaluate(list(hole), list(board)),
-            )
-        )
     except ImportError:
-        pass
+        return None
+    holdem_evaluator, plo_evaluator = Evaluator(), PLOEvaluator()
+    return Peer(
+        "treys",
+        lambda c: TreysCard.new(str(c)),
+        lambda hole, board: -holdem_evaluator.evaluate(list(board), list(hole)),
+        lambda hole, board: -plo_evaluator.evaluate(list(hole), list(board)),
+    )
+
+
+def pokerkit_peer() -> Peer | None:
+    """pokerkit: hand objects that compare by strength."""
     try:
         from pokerkit import Card as PokerkitCard
         from pokerkit import OmahaHoldemHand, StandardHighHand
-
-        peers.append(
-            Peer(
-                "pokerkit",
-                lambda c: next(iter(PokerkitCard.parse(str(c)))),
-                lambda hole, board: StandardHighHand.from_game(hole, board),
-                lambda hole, board: OmahaHoldemHand.from_game(hole, board),
-            )
-        )
     except ImportError:
-        pass
-    return peers
+        return None
+    return Peer(
+        "pokerkit",
+        lambda c: next(iter(PokerkitCard.parse(str(c)))),
+        lambda hole, board: StandardHighHand.from_game(hole, board),
+        lambda hole, board: OmahaHoldemHand.from_game(hole, board),
+    )
 
 
 def loop_equity(

@@ -35,6 +35,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -210,7 +211,18 @@ def run_bare(ops: Sequence[Op]) -> tuple[float, float, BareBook]:
     return wall, cpu, book
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+@dataclass(frozen=True)
+class Flow:
+    """What one untimed run of the stream did: the exchange's journal, checked against the bare book."""
+
+    journal: list[Event]
+    places: int
+    matches: list[Matched]
+    rejected: list[OrderRejected]
+    takers: int
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", type=int, default=200_000)
     parser.add_argument("--repeats", type=int, default=5)
@@ -219,22 +231,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="profile one exchange run instead of timing")
     parser.add_argument("--keep-journal", action="store_true", help="keep every event in a list while timing")
     parser.add_argument("--no-gc", action="store_true", help="disable the garbage collector while timing")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    ops = generate(args.ops, args.seed, args.accounts)
-    setup, timed = to_commands(ops)
-    if args.profile:
-        import cProfile
-        import pstats
 
-        profiler = cProfile.Profile()
-        profiler.enable()
-        run_exchange(setup, timed)
-        profiler.disable()
-        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
-        return 0
+def profile(setup: Sequence[Command], timed: Sequence[Command]) -> None:
+    """Print the 15 functions with the most own time in one exchange run."""
+    import cProfile
+    import pstats
 
-    # One untimed run with the journal, to check the flow and describe it.
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run_exchange(setup, timed)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
+def check_flow(ops: Sequence[Op], setup: Sequence[Command], timed: Sequence[Command]) -> Flow:
+    """Run the stream once untimed through both, keeping the journal.
+
+    Asserts the exchange's invariants, that the only refusals are cancels of
+    orders already gone, and that the exchange and the bare book fill alike.
+    """
     ex = Exchange()
     journal: list[Event] = []
     for cmd in setup:
@@ -254,23 +271,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     assert all(e.error_code == "BET_TAKEN_OR_LAPSED" for e in rejected), rejected[:3]
     assert len(matches) == bare.fills, (len(matches), bare.fills)
     takers = len({e.back_bet_id if e.taker_side is Side.BACK else e.lay_bet_id for e in matches})
+    return Flow(journal, places, matches, rejected, takers)
 
+
+def time_runs(
+    ops: Sequence[Op], setup: Sequence[Command], timed: Sequence[Command], args: argparse.Namespace, events: int
+) -> dict[str, list[float]]:
+    """Operations per second, wall and CPU, of ``--repeats`` alternating exchange and bare-book runs."""
     rates: dict[str, list[float]] = {"exchange": [], "bare book": [], "exchange cpu": [], "bare book cpu": []}
     if args.no_gc:
         gc.disable()
     for _ in range(args.repeats):
-        wall, cpu, events, _ex = run_exchange(setup, timed, args.keep_journal)
-        assert events == len(journal)
+        wall, cpu, produced, _ex = run_exchange(setup, timed, args.keep_journal)
+        assert produced == events
         rates["exchange"].append(len(timed) / wall)
         rates["exchange cpu"].append(len(timed) / cpu)
         wall, cpu, _bare = run_bare(ops)
         rates["bare book"].append(len(ops) / wall)
         rates["bare book cpu"].append(len(ops) / cpu)
     gc.enable()
+    return rates
 
-    print(f"operations: {len(ops):,} ({places:,} placements, {len(ops) - places:,} cancels), {args.accounts} accounts")
-    print(f"orders that took liquidity: {takers:,} ({takers / len(ops):.0%} of operations); fills: {len(matches):,}")
-    print(f"events per run: {len(journal):,}; cancels refused (already filled/cancelled): {len(rejected):,}")
+
+def report(ops: Sequence[Op], flow: Flow, rates: dict[str, list[float]], args: argparse.Namespace) -> None:
+    """Print the stream's shape, then min / median / max rates and the ratio of medians, wall and CPU."""
+    print(f"operations: {len(ops):,} ({flow.places:,} placements, {len(ops) - flow.places:,} cancels), "
+          f"{args.accounts} accounts")  # fmt: skip
+    print(f"orders that took liquidity: {flow.takers:,} ({flow.takers / len(ops):.0%} of operations); "
+          f"fills: {len(flow.matches):,}")  # fmt: skip
+    print(f"events per run: {len(flow.journal):,}; cancels refused (already filled/cancelled): {len(flow.rejected):,}")
     print(f"journal kept in memory: {args.keep_journal}; garbage collector: {'off' if args.no_gc else 'on'}")
     for clock in ("wall clock", "CPU time"):
         suffix = "" if clock == "wall clock" else " cpu"
@@ -283,6 +312,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         ratio = statistics.median(rates["exchange" + suffix]) / statistics.median(rates["bare book" + suffix])
         print(f"       ratio: exchange / bare = {ratio:.2f}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    ops = generate(args.ops, args.seed, args.accounts)
+    setup, timed = to_commands(ops)
+    if args.profile:
+        profile(setup, timed)
+        return 0
+    flow = check_flow(ops, setup, timed)
+    rates = time_runs(ops, setup, timed, args, len(flow.journal))
+    report(ops, flow, rates, args)
     return 0
 
 

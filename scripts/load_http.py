@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import BinaryIO
 
 HOST = "127.0.0.1"
 PATH = "/exchange/betting/json-rpc/v1"
@@ -369,7 +370,8 @@ def journal_stats(log: Path) -> str:
     return f"journal: {records} records in {commits} commits ({records / max(1, commits):.1f} records per fsync)"
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The command line, every bound clamped and ``--generator auto`` resolved to wrk or python."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=64, help="concurrent keep-alive connections (default 64)")
     parser.add_argument("--seconds", type=float, default=5.0, help=f"per phase (default 5, at most {MAX_SECONDS:.0f})")
@@ -393,24 +395,59 @@ def main() -> None:
                   "which costs the client CPU about three times what wrk does", file=sys.stderr)
     elif args.generator == "wrk" and not shutil.which("wrk"):
         parser.error("--generator wrk: wrk is not on the PATH (apt-get install wrk)")
+    return args
+
+
+def start_bare(port: int, env: dict[str, str], out: BinaryIO, cpus: set[int] | None) -> subprocess.Popen[bytes]:
+    """The bare aiohttp JSON handler (the ceiling) on ``port``, logging to ``out``."""
+    return subprocess.Popen([sys.executable, "-c", BARE, str(port)], env=env, stdout=out,
+                            stderr=subprocess.STDOUT, **pinned(cpus))  # type: ignore[call-overload]
+
+
+def add_load_account(db: str, env: dict[str, str]) -> None:
+    """Create the funded account ``load`` (password ``load``) that sends every order, in a fresh ``db``."""
+    subprocess.run([sys.executable, "-m", "exchange.cli", "accounts", "--db", db, "add", "load",
+                    "--password", "load", "--balance", "100000000"], check=True, env=env, capture_output=True)
+
+
+def start_exchange(db: str, port: int, env: dict[str, str], out: BinaryIO,
+                   cpus: set[int] | None) -> subprocess.Popen[bytes]:
+    """The exchange server on ``port`` over ``db``: one long betting window, no house, no call-rate limit."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(port),
+         "--window-seconds", "3600", "--seed", "1", "--no-house",
+         "--calls-per-second", "0"],  # one account sends every order: no per-account rate limit
+        env=env, stdout=out, stderr=subprocess.STDOUT, **pinned(cpus))  # type: ignore[call-overload]
+
+
+def run_phases(targets: Sequence[tuple[str, subprocess.Popen[bytes], int]], headers: dict[str, str],
+               args: argparse.Namespace, client_cpus: set[int] | None, tmp: Path) -> list[Phase]:
+    """One unreported second of warm-up per server, then ``--repeats`` rounds of every target in turn."""
+    for _, proc, port in targets:
+        measure("warm-up", proc, port, headers, args, client_cpus, tmp, 1.0)
+    phases = []
+    for _ in range(args.repeats):
+        for phase_name, proc, port in targets:
+            phase = measure(phase_name, proc, port, headers, args, client_cpus, tmp, args.seconds)
+            print(phase.line(), flush=True)
+            phases.append(phase)
+    return phases
+
+
+def main() -> None:
+    args = parse_args()
     server_cpus, client_cpus, placement = cpu_plan(args.pin)
     names = ("bare aiohttp JSON handler", "placeOrders (journaled)")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         db = str(tmp / "load.db")
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        subprocess.run([sys.executable, "-m", "exchange.cli", "accounts", "--db", db, "add", "load",
-                        "--password", "load", "--balance", "100000000"], check=True, env=env, capture_output=True)
+        add_load_account(db, env)
         bare_port, server_port = free_port(), free_port()
         bare_log, server_log = tmp / "bare.log", tmp / "server.log"
         with bare_log.open("wb") as bare_out, server_log.open("wb") as server_out:
-            bare = subprocess.Popen([sys.executable, "-c", BARE, str(bare_port)], env=env, stdout=bare_out,
-                                    stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
-            server = subprocess.Popen(
-                [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(server_port),
-                 "--window-seconds", "3600", "--seed", "1", "--no-house",
-                 "--calls-per-second", "0"],  # one account sends every order: no per-account rate limit
-                env=env, stdout=server_out, stderr=subprocess.STDOUT, **pinned(server_cpus))  # type: ignore[call-overload]
+            bare = start_bare(bare_port, env, bare_out, server_cpus)
+            server = start_exchange(db, server_port, env, server_out, server_cpus)
             try:
                 base = f"http://{HOST}:{server_port}"
                 wait_up(f"{base}/openapi.json", server, server_log)
@@ -421,15 +458,7 @@ def main() -> None:
                       f"{args.repeats} repeats, loopback only; load generator: {args.generator}; {placement}; "
                       f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")
                 targets = ((names[0], bare, bare_port), (names[1], server, server_port))
-                for _, proc, port in targets:  # warm up: one second each, not reported
-                    measure("warm-up", proc, port, headers, args, client_cpus, tmp, 1.0)
-                phases = []
-                for _ in range(args.repeats):
-                    for phase_name, proc, port in targets:
-                        phase = measure(phase_name, proc, port, headers, args, client_cpus, tmp, args.seconds)
-                        print(phase.line(), flush=True)
-                        phases.append(phase)
-                summarise(phases, names)
+                summarise(run_phases(targets, headers, args, client_cpus, tmp), names)
             finally:
                 for proc in (bare, server):
                     stop(proc)
