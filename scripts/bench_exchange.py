@@ -4,7 +4,7 @@ Usage::
 
     python scripts/bench_exchange.py [--ops 200000] [--repeats 5] [--seed 1] [--profile]
 
-One seeded stream of operations on one market with four selections, from 50
+One seeded stream of operations on one market with four selections (``--selections N``, 2 to 8), from 50
 funded accounts: about 60 % passive limit orders (resting near the touch),
 30 % crossing orders (taking one or more resting orders), 10 % cancels of a
 recent order.  The stream is generated up front (as a driver would receive
@@ -48,22 +48,23 @@ from exchange.core.events import Event, Matched, OrderRejected
 from exchange.core.exchange import Exchange
 from exchange.core.side import Side
 
-SELECTIONS = (1, 2, 3, 4)
+#: The most selections a market is benchmarked with (``--selections``, default 4 as Exchange Poker).
+MAX_SELECTIONS = 8
 MARKET = "1.1"
 
 # An operation: ("P", account, selection index, is_back, tick, size) or ("C", account, bet_id).
 Op = tuple[object, ...]
 
 
-def generate(n: int, seed: int, accounts: int) -> list[Op]:
-    """A seeded operation stream; bet ids are predicted (every placement is accepted)."""
+def generate(n: int, seed: int, accounts: int, selections: int = 4) -> list[Op]:
+    """A seeded operation stream on ``selections`` selections; bet ids are predicted (every placement is accepted)."""
     rng = random.Random(seed)
-    mids = [120 + 25 * i for i in range(len(SELECTIONS))]
+    mids = [120 + 25 * i for i in range(selections)]
     owners: list[int] = []
     ops: list[Op] = []
     for _ in range(n):
         r = rng.random()
-        sel = rng.randrange(len(SELECTIONS))
+        sel = rng.randrange(selections)
         if rng.random() < 0.02:
             mids[sel] = max(30, min(320, mids[sel] + rng.choice((-1, 1))))
         mid = mids[sel]
@@ -86,20 +87,21 @@ def generate(n: int, seed: int, accounts: int) -> list[Op]:
     return ops
 
 
-def to_commands(ops: Sequence[Op]) -> tuple[list[Command], list[Command]]:
-    """(setup commands, timed commands) for the exchange."""
+def to_commands(ops: Sequence[Op], selections: int = 4) -> tuple[list[Command], list[Command]]:
+    """(setup commands, timed commands) for the exchange: one market of ``selections`` selections 1, 2, ..."""
+    selection_ids = tuple(range(1, selections + 1))
     names = [f"acct{i:02d}" for i in range(max(int(op[1]) for op in ops) + 1)]  # type: ignore[call-overload]
     setup: list[Command] = []
     for name in names:
         setup += [OpenAccount(0, name), Deposit(0, name, 10**12)]
-    setup += [CreateMarket(0, MARKET, SELECTIONS), OpenMarket(0, MARKET)]
+    setup += [CreateMarket(0, MARKET, selection_ids), OpenMarket(0, MARKET)]
     timed: list[Command] = []
     for ts, op in enumerate(ops, start=1):
         if op[0] == "P":
             _, account, sel, is_back, tick, size = op
             timed.append(
                 PlaceOrder(
-                    ts, names[account], MARKET, SELECTIONS[sel],  # type: ignore[index]
+                    ts, names[account], MARKET, selection_ids[sel],  # type: ignore[index]
                     Side.BACK if is_back else Side.LAY, ladder.PRICES[tick], size,  # type: ignore[index, arg-type]
                 )
             )  # fmt: skip
@@ -197,7 +199,7 @@ class BareBook:
 
 def run_bare(ops: Sequence[Op]) -> tuple[float, float, BareBook]:
     """(wall seconds, CPU seconds, the book) for one timed run."""
-    book = BareBook(len(SELECTIONS))
+    book = BareBook(MAX_SELECTIONS)
     place = book.place
     cancel = book.cancel
     gc.collect()
@@ -228,6 +230,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--accounts", type=int, default=50)
+    parser.add_argument("--selections", type=int, default=4, choices=range(2, MAX_SELECTIONS + 1),
+                        help="selections in the market (default 4, as Exchange Poker)")
     parser.add_argument("--profile", action="store_true", help="profile one exchange run instead of timing")
     parser.add_argument("--keep-journal", action="store_true", help="keep every event in a list while timing")
     parser.add_argument("--no-gc", action="store_true", help="disable the garbage collector while timing")
@@ -259,7 +263,7 @@ def check_flow(ops: Sequence[Op], setup: Sequence[Command], timed: Sequence[Comm
     for cmd in timed:
         journal.extend(ex.execute(cmd))
     ex._check()
-    bare = BareBook(len(SELECTIONS))
+    bare = BareBook(MAX_SELECTIONS)
     for op in ops:
         if op[0] == "P":
             bare.place(op[2], op[3], op[4], op[5])  # type: ignore[arg-type]
@@ -296,7 +300,7 @@ def time_runs(
 def report(ops: Sequence[Op], flow: Flow, rates: dict[str, list[float]], args: argparse.Namespace) -> None:
     """Print the stream's shape, then min / median / max rates and the ratio of medians, wall and CPU."""
     print(f"operations: {len(ops):,} ({flow.places:,} placements, {len(ops) - flow.places:,} cancels), "
-          f"{args.accounts} accounts")  # fmt: skip
+          f"{args.accounts} accounts, {args.selections} selections")  # fmt: skip
     print(f"orders that took liquidity: {flow.takers:,} ({flow.takers / len(ops):.0%} of operations); "
           f"fills: {len(flow.matches):,}")  # fmt: skip
     print(f"events per run: {len(flow.journal):,}; cancels refused (already filled/cancelled): {len(flow.rejected):,}")
@@ -316,8 +320,8 @@ def report(ops: Sequence[Op], flow: Flow, rates: dict[str, list[float]], args: a
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    ops = generate(args.ops, args.seed, args.accounts)
-    setup, timed = to_commands(ops)
+    ops = generate(args.ops, args.seed, args.accounts, args.selections)
+    setup, timed = to_commands(ops, args.selections)
     if args.profile:
         profile(setup, timed)
         return 0
