@@ -8,9 +8,6 @@ cold engine cache, whose first game must keep every window at its full length.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Callable
@@ -26,7 +23,7 @@ from exchange.game.equities import Job
 from exchange.game.prospects import Prospects
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
-from tests.server.helpers import free_port
+from tests.server.serverproc import ServerProcess
 
 Pending = tuple[Job, Callable[[Prospects], None], Callable[[BaseException], None]]
 
@@ -137,42 +134,24 @@ def _snapshot(port: int) -> tuple[dict[str, object], float]:
 def test_a_cold_engine_cache_is_warmed_before_listening_and_the_first_game_keeps_full_windows(tmp_path: Path) -> None:
     """A fresh install: empty table and numba caches. Every window of the first game lasts its 3 s."""
     cache = tmp_path / "cache"
-    env = {**os.environ, "EXCHANGE_POKER_CACHE_DIR": str(cache / "tables"), "NUMBA_CACHE_DIR": str(cache / "numba"),
+    env = {"EXCHANGE_POKER_CACHE_DIR": str(cache / "tables"), "NUMBA_CACHE_DIR": str(cache / "numba"),
            "PYTHONUNBUFFERED": "1"}
-    port = free_port()
-    log = tmp_path / "serve.log"
     window_s, playing_s = 3.0, 1.0
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "exchange.cli", "serve", "--db", str(tmp_path / "ex.db"), "--port", str(port),
-             "--window-seconds", str(window_s), "--playing-seconds", str(playing_s), "--seed", "5"],
-            env=env, stdout=out, stderr=subprocess.STDOUT, cwd=Path(__file__).resolve().parents[2])
-        try:
-            deadline = time.monotonic() + 240
-            while True:  # the port opens only once the engine is warm
-                assert server.poll() is None, log.read_text()[-3000:]
-                assert time.monotonic() < deadline, "the server did not come up"
-                try:
-                    _snapshot(port)
-                    break
-                except OSError:
-                    time.sleep(0.2)
-            text = log.read_text()
-            assert "first run: building its tables and compiling its kernels" in text
-            assert "poker engine ready in" in text
-            seen: dict[tuple[object, object], list[float]] = {}  # (game, round) -> times seen open
-            slowest = 0.0
-            stop_at = time.monotonic() + 3 * window_s + 3 * playing_s + 2.0
-            while time.monotonic() < stop_at:
-                body, took = _snapshot(port)
-                slowest = max(slowest, took)
-                game = body["game"]
-                if isinstance(game, dict) and game["bettingOpen"]:
-                    seen.setdefault((game["id"], game["round"]), []).append(time.monotonic())
-                time.sleep(0.05)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with ServerProcess(tmp_path / "ex.db", window_s=window_s, playing_s=playing_s, seed=5, house=True,
+                       start_timeout_s=240, env=env) as server:  # the port opens only once the engine is warm
+        text = server.log()
+        assert "first run: building its tables and compiling its kernels" in text
+        assert "poker engine ready in" in text
+        seen: dict[tuple[object, object], list[float]] = {}  # (game, round) -> times seen open
+        slowest = 0.0
+        stop_at = time.monotonic() + 3 * window_s + 3 * playing_s + 2.0
+        while time.monotonic() < stop_at:
+            body, took = _snapshot(server.port)
+            slowest = max(slowest, took)
+            game = body["game"]
+            if isinstance(game, dict) and game["bettingOpen"]:
+                seen.setdefault((game["id"], game["round"]), []).append(time.monotonic())
+            time.sleep(0.05)
     assert slowest < 0.5, f"a request waited {slowest * 1000:.0f} ms"
     first_game = [key for key in seen if key[0] == "holdem.0"]
     assert [r for _, r in sorted(first_game)][:3] == [1, 2, 3], seen.keys()  # no window skipped

@@ -1,4 +1,20 @@
-"""A real ``exchange-poker serve`` process on 127.0.0.1 for the fail-safe tests; every wait is bounded."""
+"""A real ``python -m exchange.cli serve`` process on 127.0.0.1, for the tests that need one; every wait is bounded.
+
+One class serves every such test: the crash and restart tests (``kill()`` and
+``start()`` again on the same database and port), the fail-stop tests (the
+journal writer among ``children()``, the exit code from ``wait()``), the
+snapshot tests (the log of each start through ``log()``) and the warm-up test
+(a cold cache through ``env``, a long ``start_timeout_s``). Usage::
+
+    with ServerProcess(db, "--demo", window_s=1) as server:
+        requests.get(f"{server.url}/games/v1/channels", timeout=5)
+        assert "recovery:" in server.log()
+
+Each start writes the server's stdout and stderr to two new files beside the
+database (``serve-PORT.N.out`` and ``.err``), so a restart keeps the first
+run's log and a test reads what its server said after the fact. Python's
+logging goes to stderr: that is what ``log()`` returns.
+"""
 
 from __future__ import annotations
 
@@ -6,66 +22,146 @@ import os
 import signal
 import subprocess
 import sys
-import time
+from collections.abc import Mapping
 from pathlib import Path
+from types import TracebackType
 
 import requests
 
-from tests.server.helpers import free_port
+from tests.server.helpers import free_port, wait_until
 
-START_TIMEOUT_S = 30
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 30.0  # a warm engine cache: the server listens within a few seconds
+STOP_TIMEOUT_S = 20.0  # SIGINT to exit: the server stops its games, syncs the journal and ends its children
+KILL_TIMEOUT_S = 10.0
 
 
-def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, timeout: float = 60, check: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m exchange.cli ARGS`` to its end (at most ``timeout`` seconds), its output captured as text."""
     return subprocess.run([sys.executable, "-m", "exchange.cli", *args], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, check=check, cwd=REPO)
+
+
+def gone(pid: int) -> bool:
+    """Whether process ``pid`` has exited (a zombie waiting to be reaped has)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return True
+    return state == "Z"
 
 
 class ServerProcess:
-    """``serve --db DB --port PORT`` with short windows, no house and ``extra`` options; stdout and stderr to files."""
+    """``serve --db DB --port PORT`` on 127.0.0.1 with the given times, seed, house and ``extra`` options.
 
-    def __init__(self, db: Path, *extra: str, port: int | None = None) -> None:
+    The defaults suit a test that trades by hand: 30 s betting windows (time to
+    place orders in one), 0.5 s between them, seed 7 and no house. ``extra``
+    comes last on the command line, so it may add any other option. Nothing
+    runs until ``start()`` (or ``with``); ``start()`` may be called again after
+    ``kill()`` or ``stop()`` to restart on the same database and port.
+    """
+
+    def __init__(self, db: Path, *extra: str, port: int | None = None, window_s: float = 30,
+                 playing_s: float = 0.5, seed: int = 7, house: bool = False,
+                 start_timeout_s: float = START_TIMEOUT_S, env: Mapping[str, str] | None = None) -> None:
         self.db = db
         self.port = port or free_port()
-        self.extra = extra
         self.url = f"http://127.0.0.1:{self.port}"
+        self.argv = [sys.executable, "-m", "exchange.cli", "serve", "--db", str(db), "--port", str(self.port),
+                     "--window-seconds", str(window_s), "--playing-seconds", str(playing_s), "--seed", str(seed),
+                     *([] if house else ["--no-house"]), *extra]
+        self.start_timeout_s = start_timeout_s
+        self.env = {**os.environ, **env} if env is not None else None
         self.proc: subprocess.Popen[bytes] | None = None
-        self.out = db.parent / f"serve-{self.port}.out"
-        self.err = db.parent / f"serve-{self.port}.err"
+        self.runs: list[tuple[Path, Path]] = []  # each start's (stdout, stderr) files, oldest first
 
     def start(self) -> ServerProcess:
-        with self.out.open("wb") as out, self.err.open("wb") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "exchange.cli", "serve", "--db", str(self.db), "--port", str(self.port),
-                 "--window-seconds", "30", "--playing-seconds", "0.5", "--seed", "7", "--no-house", *self.extra],
-                stdout=out, stderr=err)
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.proc.returncode}: {self.err.read_text()}")
-            try:
-                if requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"):
-                    return self
-            except requests.RequestException:
-                pass
-            time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"the server did not start within {START_TIMEOUT_S} s: {self.err.read_text()}")
+        """Start the server and return once it has a game on its table.
+
+        Raises ``AssertionError`` with the end of its log if it exits first, or
+        if it is not dealing within ``start_timeout_s`` (it is killed then).
+        """
+        n = len(self.runs)
+        while self.db.with_name(f"serve-{self.port}.{n}.err").exists():  # another server's files, same port
+            n += 1
+        out, err = self.db.with_name(f"serve-{self.port}.{n}.out"), self.db.with_name(f"serve-{self.port}.{n}.err")
+        self.runs.append((out, err))
+        with out.open("wb") as out_file, err.open("wb") as err_file:
+            self.proc = subprocess.Popen(self.argv, stdout=out_file, stderr=err_file, env=self.env, cwd=REPO)
+        try:
+            wait_until(self._dealing, timeout_s=self.start_timeout_s, what=f"the server on {self.url} dealing",
+                       poll_s=0.1)
+        except AssertionError as exc:
+            self.kill()
+            raise AssertionError(f"{exc}; its log ends: {self.log()[-3000:]}") from None
+        return self
+
+    def _dealing(self) -> bool:
+        """Whether the server answers with a game on its table; raises if it has exited."""
+        assert self.proc is not None
+        if self.proc.poll() is not None:
+            raise AssertionError(f"the server exited with {self.proc.returncode}; its log ends: {self.log()[-3000:]}")
+        try:
+            return bool(requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"))
+        except requests.RequestException:
+            return False
+
+    @property
+    def out(self) -> Path:
+        """The file the latest start's stdout goes to."""
+        return self.runs[-1][0]
+
+    @property
+    def err(self) -> Path:
+        """The file the latest start's stderr (its log) goes to."""
+        return self.runs[-1][1]
+
+    def log(self) -> str:
+        """What the latest start has logged so far (its stderr)."""
+        return self.err.read_text()
 
     @property
     def pid(self) -> int:
-        assert self.proc is not None
+        assert self.proc is not None, "the server was never started"
         return self.proc.pid
 
-    def kill(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
+    def children(self) -> list[int]:
+        """The server's child processes (the journal writer among them); none once it has been reaped."""
+        try:
+            return [int(pid) for pid in Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()]
+        except FileNotFoundError:
+            return []
 
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+    def wait(self, timeout_s: float = KILL_TIMEOUT_S) -> int:
+        """The server's exit code once it exits by itself; ``subprocess.TimeoutExpired`` after ``timeout_s``."""
+        assert self.proc is not None, "the server was never started"
+        return self.proc.wait(timeout=timeout_s)
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a crash would, and reap it; its children are left to notice by themselves."""
+        assert self.proc is not None, "the server was never started"
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=KILL_TIMEOUT_S)
+
+    def stop(self, timeout_s: float = STOP_TIMEOUT_S) -> None:
+        """SIGINT, as Ctrl-C would, and wait up to ``timeout_s`` for a clean exit; SIGKILL if it does not come.
+
+        Does nothing if the server is not running: a fixture may call it after a
+        test that stopped or killed the server itself.
+        """
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def __enter__(self) -> ServerProcess:
+        """Start the server unless it is running already."""
+        return self if self.proc is not None and self.proc.poll() is None else self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()

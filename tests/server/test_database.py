@@ -14,6 +14,7 @@ from exchange.server.database import DatabaseUnusable
 from exchange.server.journal import Journal
 from exchange.server.store import AccountStore
 from tests.server.helpers import free_port
+from tests.server.serverproc import cli
 
 HOLD_OPEN = """
 import sqlite3, sys, time
@@ -42,11 +43,6 @@ def deleted_while_open(tmp_path: Path) -> Iterator[Path]:
         holder.wait(timeout=10)
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "exchange.cli", *args], capture_output=True, text=True,
-                          timeout=60)
-
-
 def _assert_refused(result: subprocess.CompletedProcess[str], db: Path, problem: str) -> None:
     assert result.returncode == 2, result
     lines = result.stderr.strip().splitlines()
@@ -58,13 +54,13 @@ def _assert_refused(result: subprocess.CompletedProcess[str], db: Path, problem:
 def test_serve_and_accounts_refuse_a_database_deleted_while_open(deleted_while_open: Path) -> None:
     db = deleted_while_open
     expected = "exchange.db-wal and exchange.db-shm beside it belong to a database that was deleted"
-    _assert_refused(_cli("accounts", "--db", str(db), "list"), db, expected)
-    _assert_refused(_cli("accounts", "--db", str(db), "add", "x", "--password", "p"), db, expected)
-    _assert_refused(_cli("serve", "--db", str(db), "--port", str(free_port())), db, expected)
+    _assert_refused(cli("accounts", "--db", str(db), "list"), db, expected)
+    _assert_refused(cli("accounts", "--db", str(db), "add", "x", "--password", "p"), db, expected)
+    _assert_refused(cli("serve", "--db", str(db), "--port", str(free_port())), db, expected)
 
 
 def test_serve_refuses_a_directory(tmp_path: Path) -> None:
-    _assert_refused(_cli("serve", "--db", str(tmp_path), "--port", str(free_port())), tmp_path, "it is a directory")
+    _assert_refused(cli("serve", "--db", str(tmp_path), "--port", str(free_port())), tmp_path, "it is a directory")
 
 
 def _wal_is_a_directory(tmp_path: Path) -> Path:
@@ -89,7 +85,7 @@ CASES: list[tuple[Callable[[Path], Path], str]] = [
 def test_accounts_refuses_each_unusable_file_in_one_line(tmp_path: Path, make: Callable[[Path], Path],
                                                          problem: str) -> None:
     db = make(tmp_path)
-    _assert_refused(_cli("accounts", "--db", str(db), "list"), db, problem)
+    _assert_refused(cli("accounts", "--db", str(db), "list"), db, problem)
 
 
 @pytest.mark.parametrize(("make", "problem"), CASES)
@@ -102,5 +98,5 @@ def test_store_and_journal_raise_database_unusable(tmp_path: Path, make: Callabl
 
 
 def test_a_usable_database_still_opens(tmp_path: Path) -> None:
-    result = _cli("accounts", "--db", str(tmp_path / "x.db"), "add", "alice", "--password", "pw")
+    result = cli("accounts", "--db", str(tmp_path / "x.db"), "add", "alice", "--password", "pw")
     assert result.returncode == 0 and "added alice" in result.stdout

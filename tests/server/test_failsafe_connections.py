@@ -27,9 +27,8 @@ SOCKETS = 50
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     db = tmp_path_factory.mktemp("conn") / "exchange.db"
     assert cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a").returncode == 0
-    srv = ServerProcess(db, "--header-timeout", "1", "--body-timeout", "1", "--max-connections", "200").start()
-    yield srv
-    srv.stop()
+    with ServerProcess(db, "--header-timeout", "1", "--body-timeout", "1", "--max-connections", "200") as srv:
+        yield srv
 
 
 def _connect(server: ServerProcess) -> socket.socket:
@@ -128,26 +127,25 @@ def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(server: 
 
 
 def test_past_the_connection_cap_a_new_connection_gets_503_at_once(tmp_path: Path) -> None:
-    capped = ServerProcess(tmp_path / "exchange.db", "--max-connections", "20", "--header-timeout", "10").start()
     held: list[socket.socket] = []
-    try:
-        held = [_connect(capped) for _ in range(20)]
-        time.sleep(0.3)  # the server has accepted them all
-        with _connect(capped) as extra:
-            closed, got = _closed_by_server(extra, within_s=3)
-        assert closed and got.startswith(b"HTTP/1.1 503 "), got[:200]
-        assert b"Retry-After: 1" in got and b'"SERVICE_BUSY"' in got
-        for sock in held:
-            sock.close()
-        deadline = time.monotonic() + 5
-        ok = False
-        while not ok and time.monotonic() < deadline:  # once the server has seen the closes, it takes more
-            try:
-                ok = _works(capped)
-            except requests.RequestException:
-                time.sleep(0.1)
-        assert ok
-    finally:
-        for sock in held:
-            sock.close()
-        capped.stop()
+    with ServerProcess(tmp_path / "exchange.db", "--max-connections", "20", "--header-timeout", "10") as capped:
+        try:
+            held = [_connect(capped) for _ in range(20)]
+            time.sleep(0.3)  # the server has accepted them all
+            with _connect(capped) as extra:
+                closed, got = _closed_by_server(extra, within_s=3)
+            assert closed and got.startswith(b"HTTP/1.1 503 "), got[:200]
+            assert b"Retry-After: 1" in got and b'"SERVICE_BUSY"' in got
+            for sock in held:
+                sock.close()
+            deadline = time.monotonic() + 5
+            ok = False
+            while not ok and time.monotonic() < deadline:  # once the server has seen the closes, it takes more
+                try:
+                    ok = _works(capped)
+                except requests.RequestException:
+                    time.sleep(0.1)
+            assert ok
+        finally:
+            for sock in held:
+                sock.close()

@@ -20,9 +20,8 @@ from tests.server.serverproc import ServerProcess, cli
 def first(tmp_path: Path) -> Iterator[ServerProcess]:
     db = tmp_path / "exchange.db"
     assert cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a").returncode == 0
-    server = ServerProcess(db).start()
-    yield server
-    server.stop()
+    with ServerProcess(db) as server:
+        yield server
 
 
 def _game(server: ServerProcess) -> dict[str, object]:
@@ -47,11 +46,8 @@ def test_a_second_server_on_the_same_database_is_refused_in_one_line(first: Serv
 
 def test_the_lock_dies_with_a_killed_server(first: ServerProcess) -> None:
     first.kill()  # SIGKILL: no clean-up ran, the kernel dropped the lock
-    again = ServerProcess(first.db).start()
-    try:
+    with ServerProcess(first.db) as again:
         assert _game(again)["id"] == "holdem.1"  # it recovered: the killed server's game was voided
-    finally:
-        again.stop()
 
 
 def test_a_cleanly_stopped_server_frees_the_database(first: ServerProcess) -> None:

@@ -186,16 +186,10 @@ def _demo_login(server: ServerProcess) -> str:
 
 
 def test_the_demo_account_exists_only_with_serve_demo(tmp_path: Path) -> None:
-    plain = ServerProcess(tmp_path / "ex.db").start()
-    try:
+    with ServerProcess(tmp_path / "ex.db") as plain:
         assert _demo_login(plain) == "FAIL"
         assert "no accounts yet" in plain.out.read_text()
-    finally:
-        plain.stop()
-    demo = ServerProcess(tmp_path / "ex.db", "--demo").start()
-    try:
+    with ServerProcess(tmp_path / "ex.db", "--demo") as demo:
         assert _demo_login(demo) == "SUCCESS"
         first_line = demo.out.read_text().splitlines()[0]
         assert first_line.startswith(f"Exchange Poker server on {demo.url}") and "password 'demo'" in first_line
-    finally:
-        demo.stop()

@@ -37,19 +37,11 @@ from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal, JournalFailed
 from exchange.server.service import river_only_equities
 from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, login, place, rpc
-from tests.server.serverproc import ServerProcess, cli
+from tests.server.serverproc import ServerProcess, cli, gone
 
 MARKET = "holdem.0"
 TIMEOUT_MS = 1_000  # the journal timeout the stall tests run with
 BOUND_S = 10  # every wait in these tests
-
-
-def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state == "Z"
 
 
 def _unavailable(answer: dict[str, Any]) -> bool:
@@ -79,9 +71,9 @@ async def test_a_stalled_writer_fails_the_journal_within_its_timeout_and_is_kill
         assert time.monotonic() - started < 2
         assert len(reasons) == 1 and "stalled" in reasons[0]
         deadline = time.monotonic() + BOUND_S
-        while not _gone(pid) and time.monotonic() < deadline:
+        while not gone(pid) and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
-        assert _gone(pid), "a stalled writer must be killed: it must never commit after the failure"
+        assert gone(pid), "a stalled writer must be killed: it must never commit after the failure"
         with pytest.raises(JournalFailed):
             journal.append("event", {"refused": 1}, ts_ms=2)
     finally:
@@ -213,18 +205,10 @@ def servers() -> Iterator[list[ServerProcess]]:
     started: list[ServerProcess] = []
     yield started
     for server in started:
-        for pid in _children(server):
+        for pid in server.children():  # a stalled writer would hold up a clean stop
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         server.stop()
-
-
-def _children(server: ServerProcess) -> list[int]:
-    try:
-        text = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text()
-    except FileNotFoundError:
-        return []
-    return [int(pid) for pid in text.split()]
 
 
 class Api:
@@ -245,11 +229,6 @@ class Api:
         return out
 
 
-def _exit_code(server: ServerProcess) -> int:
-    assert server.proc is not None
-    return server.proc.wait(timeout=BOUND_S)
-
-
 def _after_restart(db: Path, servers: list[ServerProcess]) -> tuple[Api, ServerProcess]:
     again = ServerProcess(db).start()
     servers.append(again)
@@ -267,13 +246,13 @@ def test_serve_exits_3_in_one_line_when_its_writer_is_killed_and_restarts_clean(
     servers.append(server)
     api = Api(server)
     market = f"holdem.{_game_number(server)}"
-    (writer,) = _children(server)
+    (writer,) = server.children()
     os.kill(writer, signal.SIGKILL)
     with contextlib.suppress(requests.ConnectionError):  # it may be gone already: either way, no success
         answer = api.call("placeOrders", place(market, 1, "BACK", 3.0, 2))
         assert _unavailable(answer), answer
-    assert _exit_code(server) == 3
-    fatal = [line for line in server.err.read_text().splitlines() if "fail-stop" in line]
+    assert server.wait(BOUND_S) == 3
+    fatal = [line for line in server.log().splitlines() if "fail-stop" in line]
     assert len(fatal) == 1 and "CRITICAL" in fatal[0] and "journal writer process exited" in fatal[0], fatal
 
     api, _ = _after_restart(db, servers)
@@ -284,14 +263,14 @@ def test_serve_exits_3_in_one_line_when_its_writer_is_killed_and_restarts_clean(
 
 def test_serve_with_a_stalled_writer_answers_in_time_exits_and_never_reuses_a_market_id(
         db: Path, servers: list[ServerProcess]) -> None:
-    server = ServerProcess(db, "--journal-timeout", "1", "--window-seconds", "1", "--playing-seconds", "0.2").start()
+    server = ServerProcess(db, "--journal-timeout", "1", window_s=1, playing_s=0.2).start()
     servers.append(server)
     api = Api(server)
     shown = _game_number(server)
     deadline = time.monotonic() + BOUND_S
     while _game_number(server) < shown + 2 and time.monotonic() < deadline:  # a few games come and go
         time.sleep(0.1)
-    (writer,) = _children(server)
+    (writer,) = server.children()
     os.kill(writer, signal.SIGSTOP)
     started = time.monotonic()
     with contextlib.suppress(requests.ConnectionError, KeyError):  # 503 (no "game") or gone
@@ -299,9 +278,9 @@ def test_serve_with_a_stalled_writer_answers_in_time_exits_and_never_reuses_a_ma
     with contextlib.suppress(requests.ConnectionError, requests.ReadTimeout):
         answer = api.call("placeOrders", place(f"holdem.{shown}", 1, "BACK", 3.0, 2))
         assert _unavailable(answer), answer
-    assert _exit_code(server) == 3 and time.monotonic() - started < 1 + 5
-    assert _gone(writer), "the stalled writer must not outlive the server (it could commit after a restart)"
-    fatal = [line for line in server.err.read_text().splitlines() if "fail-stop" in line]
+    assert server.wait(BOUND_S) == 3 and time.monotonic() - started < 1 + 5
+    assert gone(writer), "the stalled writer must not outlive the server (it could commit after a restart)"
+    fatal = [line for line in server.log().splitlines() if "fail-stop" in line]
     assert len(fatal) == 1 and "stalled" in fatal[0], fatal
 
     api, again = _after_restart(db, servers)

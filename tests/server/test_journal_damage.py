@@ -159,11 +159,8 @@ def test_serve_refuses_a_damaged_journal_in_one_line_unless_told_to_accept_it(tm
     (line,) = refused.stderr.strip().splitlines()
     assert line.startswith(f"error: cannot use the database {db}: the journal is damaged: records up to seq "
                            f"{RECORDS} were acknowledged"), line
-    server = ServerProcess(db, "--accept-damaged-journal").start()
-    try:
-        server.stop()
-    finally:
-        server.stop()
-    log = server.err.read_text()
+    with ServerProcess(db, "--accept-damaged-journal") as server:
+        pass  # started (its recovery done, a game dealt), then stopped
+    log = server.log()
     recovery = next(line for line in log.splitlines() if "recovery:" in line)
     assert "WARNING" in recovery and "DAMAGE ACCEPTED" in recovery and f"seq {RECORDS}" in recovery

@@ -8,10 +8,6 @@ every balance is what the journal says.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,92 +17,39 @@ import requests
 from betfairlightweight import filters
 
 from exchange.server.ledger import balances_from_db
-from tests.server.helpers import free_port, wait_until
+from tests.server.helpers import wait_until
+from tests.server.serverproc import ServerProcess, cli, gone
 
 APP_KEY = "bflw-app"
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "exchange.cli", *args], capture_output=True, text=True, timeout=60,
-                          check=True)
-
-
-class Server:
-    def __init__(self, db: Path, port: int, window_s: float = 30) -> None:
-        self.db, self.port, self.window_s = db, port, window_s
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.url = f"http://127.0.0.1:{port}"
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "exchange.cli", "serve", "--db", str(self.db), "--port", str(self.port),
-             "--window-seconds", str(self.window_s), "--playing-seconds", "0.5", "--seed", "7", "--no-house"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        wait_until(self.dealing, timeout_s=30, what="the server answering with its first game")
-
-    def dealing(self) -> bool:
-        """Whether the server answers and has a game on its table."""
-        try:
-            return bool(requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"))
-        except requests.RequestException:
-            return False
-
-    def children(self) -> list[int]:
-        """The server's child processes (the journal writer)."""
-        assert self.proc is not None
-        return [int(pid) for pid in Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()]
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def client(self, name: str, password: str) -> betfairlightweight.APIClient:
-        client = betfairlightweight.APIClient(name, password, app_key=APP_KEY, lightweight=False)
-        client.identity_uri = f"{self.url}/api/"
-        client.api_uri = f"{self.url}/exchange/"
-        client.login_interactive()
-        return client
+def _client(server: ServerProcess, name: str, password: str) -> betfairlightweight.APIClient:
+    """A betfairlightweight client, unmodified but for its two base URLs, logged in to ``server``."""
+    client = betfairlightweight.APIClient(name, password, app_key=APP_KEY, lightweight=False)
+    client.identity_uri = f"{server.url}/api/"
+    client.api_uri = f"{server.url}/exchange/"
+    client.login_interactive()
+    return client
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
     db = tmp_path / "exchange.db"
-    cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a", "--balance", "1000")
-    cli("accounts", "--db", str(db), "add", "bob", "--password", "pw-b", "--balance", "500.50")
-    srv = Server(db, free_port())
-    srv.start()
-    yield srv
-    srv.stop()
+    cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a", "--balance", "1000", check=True)
+    cli("accounts", "--db", str(db), "add", "bob", "--password", "pw-b", "--balance", "500.50", check=True)
+    with ServerProcess(db) as srv:
+        yield srv
 
 
-def _gone(pid: int) -> bool:
-    """Whether ``pid`` has exited (a zombie waiting to be reaped has)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state == "Z"
-
-
-def test_a_clean_stop_ends_the_journal_writer_too(server: Server) -> None:
+def test_a_clean_stop_ends_the_journal_writer_too(server: ServerProcess) -> None:
     (writer,) = server.children()
     server.stop()
     assert server.proc is not None and server.proc.returncode == 0
-    wait_until(lambda: _gone(writer), timeout_s=10, what="the journal writer exiting after the server")
+    wait_until(lambda: gone(writer), timeout_s=10, what="the journal writer exiting after the server")
 
 
-def test_betfairlightweight_resources_work_unmodified(server: Server) -> None:
-    alice, bob = server.client("alice", "pw-a"), server.client("bob", "pw-b")
+def test_betfairlightweight_resources_work_unmodified(server: ServerProcess) -> None:
+    alice, bob = _client(server, "alice", "pw-a"), _client(server, "bob", "pw-b")
     assert alice.session_token
     catalogue = alice.betting.list_market_catalogue(
         filter=filters.market_filter(), max_results=5,
@@ -146,8 +89,8 @@ def test_betfairlightweight_resources_work_unmodified(server: Server) -> None:
         alice.betting.list_current_orders()
 
 
-def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: Server) -> None:
-    alice, bob = server.client("alice", "pw-a"), server.client("bob", "pw-b")
+def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: ServerProcess) -> None:
+    alice, bob = _client(server, "alice", "pw-a"), _client(server, "bob", "pw-b")
     market_id = "holdem.0"
     # each order and what the void makes of it: matched (even in part) is VOIDED, never matched is CANCELLED
     acked: dict[str, tuple[str, str]] = {}
@@ -161,11 +104,11 @@ def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: S
     assert requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()["game"]["round"] == 1
     (writer,) = server.children()
     server.kill()  # SIGKILL in the middle of the Deal window
-    wait_until(lambda: _gone(writer), timeout_s=10, what="the journal writer exiting after a SIGKILLed server")
+    wait_until(lambda: gone(writer), timeout_s=10, what="the journal writer exiting after a SIGKILLed server")
 
     journal_balances = balances_from_db(str(server.db))
     server.start()
-    alice, bob = server.client("alice", "pw-a"), server.client("bob", "pw-b")
+    alice, bob = _client(server, "alice", "pw-a"), _client(server, "bob", "pw-b")
     for client, opening in ((alice, 1000.0), (bob, 500.5)):
         funds = client.account.get_account_funds()
         assert funds.available_to_bet_balance == opening and funds.exposure == 0
@@ -177,5 +120,5 @@ def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: S
         assert client.betting.list_current_orders().orders == []
     snapshot = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()
     assert snapshot["game"]["id"] == "holdem.1"
-    listed = cli("accounts", "--db", str(server.db), "list").stdout
+    listed = cli("accounts", "--db", str(server.db), "list", check=True).stdout
     assert "alice" in listed and "1000.00" in listed and "500.50" in listed

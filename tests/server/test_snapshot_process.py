@@ -3,13 +3,9 @@ it rebuilds is the state a full replay of the journal gives."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,56 +15,15 @@ import requests
 
 from exchange.server.journal import Journal
 from exchange.server.recovery import restore
-from tests.server.helpers import free_port, wait_until
-
-
-class Server:
-    """``exchange-poker serve`` with the house, 0.3 s windows and a snapshot every 200 records; its log in a file."""
-
-    def __init__(self, db: Path, port: int) -> None:
-        self.db, self.port, self.url = db, port, f"http://127.0.0.1:{port}"
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.logs: list[Path] = []
-
-    def start(self) -> None:
-        log = self.db.with_name(f"server-{len(self.logs)}.log")
-        self.logs.append(log)
-        with log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "exchange.cli", "serve", "--db", str(self.db), "--port", str(self.port),
-                 "--window-seconds", "0.3", "--playing-seconds", "0.05", "--seed", "7",
-                 "--snapshot-every-records", "200", "--snapshot-every-minutes", "0"],
-                stdout=subprocess.DEVNULL, stderr=out,
-            )
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                requests.get(f"{self.url}/games/v1/channels", timeout=1)
-                return
-            except requests.RequestException:
-                time.sleep(0.1)
-        raise RuntimeError("the server did not start")
-
-    def log(self) -> str:
-        return self.logs[-1].read_text()
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=10)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.kill()
+from tests.server.helpers import wait_until
+from tests.server.serverproc import ServerProcess
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Server]:
-    srv = Server(tmp_path / "exchange.db", free_port())
+def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    """``exchange-poker serve`` with the house, 0.3 s windows and a snapshot every 200 records; not yet started."""
+    srv = ServerProcess(tmp_path / "exchange.db", "--snapshot-every-records", "200", "--snapshot-every-minutes", "0",
+                        window_s=0.3, playing_s=0.05, house=True)
     yield srv
     srv.stop()
 
@@ -107,7 +62,7 @@ def _takers(db: Path) -> list[int]:
     return pids
 
 
-def _mid_window(server: Server) -> bool:
+def _mid_window(server: ServerProcess) -> bool:
     """A betting window open and not half gone: killed now, the server dies with a market open."""
     try:
         game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=1).json()["game"]
@@ -141,7 +96,7 @@ def _digests(db: Path, tmp_path: Path) -> tuple[str, str]:
 
 
 def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replays_state(
-    server: Server, tmp_path: Path,
+    server: ServerProcess, tmp_path: Path,
 ) -> None:
     server.start()
     assert "recovery: full replay of 0 journal records (no snapshot)" in server.log()
