@@ -30,7 +30,7 @@ from aiohttp import web
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
+from exchange.server.config import DEFAULT_KEEP_CLOSED_MARKETS, ServerConfig
 from exchange.server.connections import (
     DEFAULT_BODY_TIMEOUT_MS,
     DEFAULT_HEADER_TIMEOUT_MS,
@@ -68,6 +68,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
+    parser.add_argument("--keep-closed-markets", type=_positive_int, default=DEFAULT_KEEP_CLOSED_MARKETS,
+                        metavar="N",
+                        help=f"settled or voided markets kept in memory with their cleared orders, newest first "
+                             f"(default {DEFAULT_KEEP_CLOSED_MARKETS}); listClearedOrders and listMarketCatalogue "
+                             "answer for these, the journal keeps everything")
     parser.add_argument("--journal-timeout", type=float, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
                         help="seconds a journal record may wait for its commit; past it the server answers "
                              f"SERVICE_UNAVAILABLE and stops (default {DEFAULT_COMMIT_TIMEOUT_MS / 1000:g})")
@@ -140,6 +145,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         body_timeout_ms=round(args.body_timeout * 1000),
         journal_timeout_ms=round(args.journal_timeout * 1000),
         accept_damaged_journal=args.accept_damaged_journal,
+        keep_closed_markets=args.keep_closed_markets,
     )
 
 

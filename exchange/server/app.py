@@ -107,7 +107,8 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
         journal = Journal.open(config.db_path)
         opened.callback(journal.close)
         journal.check(accept_damaged=config.accept_damaged_journal)  # lost or damaged records refuse the start
-        journal.start(config.snapshots, clock=clock, commit_timeout_ms=config.journal_timeout_ms)
+        journal.start(config.snapshots, clock=clock, commit_timeout_ms=config.journal_timeout_ms,
+                      exchange_config=config.exchange_config())
         app[keys.STORE] = store
         app[keys.JOURNAL] = journal
         yield
@@ -134,7 +135,7 @@ async def _exchange(
         if warmer is not runner:
             warmer.close()
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
-                              house=config.house, runner=runner)
+                              house=config.house, runner=runner, exchange_config=config.exchange_config())
     service.recover(accept_damaged=config.accept_damaged_journal)
     if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
         with contextlib.suppress(AccountExists):

@@ -13,6 +13,12 @@ is then an index lookup (``O(log n + page)``) in a
 :class:`~sortedcontainers.SortedKeyList` per bet status, sorted by
 ``(settled_ts, bet_id)`` as the listing is.
 
+Memory stays bounded as the core's does: when the core forgets a closed
+market (``ExchangeConfig.keep_closed_markets``) the service calls
+:meth:`ClearedIndex.forget`, and the log of changed markets is cut short once
+it is :data:`LOG_LIMIT` long (an account that has not read since the part cut
+off keeps the markets it named, among its own, as pending).
+
 The core stays the authority: :meth:`ClearedIndex._check` compares the index
 with the core's own answer, and the tests call it after random flows.
 """
@@ -41,6 +47,8 @@ from exchange.core.orders import BetStatus, ClearedOrder
 
 #: Events after which a market's cleared orders may differ.
 _CHANGES = (SelectionSettled, MarketSettled, MarketVoided, MatchVoided, OrderLapsed, OrderCancelled)
+#: The change log is cut to half this length when it reaches it.
+LOG_LIMIT = 4096
 
 
 def _key(order: ClearedOrder) -> tuple[int, int]:
@@ -53,8 +61,9 @@ def _rows() -> SortedKeyList:
 
 @dataclass
 class _AccountRows:
-    seen: int  # how much of the change log this account's rows reflect
+    seen: int  # the change log's end (an absolute position) when this account's rows were last brought up to date
     markets: set[str]  # markets the account has orders on (the ones a change can concern)
+    pending: set[str] = field(default_factory=set)  # its changed markets named by log entries cut before it read
     by_market: dict[str, tuple[ClearedOrder, ...]] = field(default_factory=dict)
     by_status: dict[BetStatus, SortedKeyList] = field(default_factory=lambda: {s: _rows() for s in BetStatus})
 
@@ -66,27 +75,52 @@ class ClearedIndex:
         self._exchange = exchange
         self._unindexed = frozenset(unindexed)
         self._changed: list[str] = []  # market ids, in the order their changes happened (runs collapsed)
+        self._base = 0  # the absolute position of _changed[0] (entries cut from the front so far)
         self._accounts: dict[str, _AccountRows] = {}
-        self._read = 0  # the length of the change log at the last read
+        self._read = 0  # the log's end (absolute) at the last read
+
+    @property
+    def _end(self) -> int:
+        return self._base + len(self._changed)
 
     def note(self, event: Event) -> None:
-        """Called with every core event (O(1)); an account is indexed from its opening (but ``unindexed`` ones)."""
+        """Called with every core event (O(1) amortised); an account is indexed from its opening (but ``unindexed``)."""
         if isinstance(event, OrderPlaced):
             rows = self._accounts.get(event.account_id)
             if rows is not None:
                 rows.markets.add(event.market_id)
         elif isinstance(event, _CHANGES):
             # A run of changes to one market is one entry, unless someone has read since it began.
-            if len(self._changed) <= self._read or self._changed[-1] != event.market_id:
+            if self._end <= self._read or self._changed[-1] != event.market_id:
                 self._changed.append(event.market_id)
+                if len(self._changed) >= LOG_LIMIT:
+                    self._cut(len(self._changed) - LOG_LIMIT // 2)
         elif isinstance(event, AccountOpened) and event.account_id not in self._unindexed:
-            self._accounts.setdefault(event.account_id, _AccountRows(seen=len(self._changed), markets=set()))
+            self._accounts.setdefault(event.account_id, _AccountRows(seen=self._end, markets=set()))
+
+    def _cut(self, count: int) -> None:
+        """Drop the oldest ``count`` log entries; an account not yet past them keeps its markets among them."""
+        cut_end = self._base + count
+        for rows in self._accounts.values():
+            if rows.seen < cut_end:
+                rows.pending.update(set(self._changed[max(0, rows.seen - self._base):count]) & rows.markets)
+        del self._changed[:count]
+        self._base = cut_end
+
+    def forget(self, market_id: str) -> None:
+        """The core no longer keeps ``market_id``: drop its rows from every account. O(accounts)."""
+        for rows in self._accounts.values():
+            if market_id in rows.markets:
+                rows.markets.discard(market_id)
+                rows.pending.discard(market_id)
+                for old in rows.by_market.pop(market_id, ()):
+                    rows.by_status[old.bet_status].remove(old)
 
     def rebuild(self) -> None:
         """Index every account of the exchange now (but ``unindexed`` ones): at start, before serving."""
         self._changed.clear()
+        self._base = self._read = 0
         self._accounts.clear()
-        self._read = 0
         for account in list(self._exchange().accounts):
             if account not in self._unindexed:
                 self._build(account)
@@ -96,9 +130,10 @@ class ClearedIndex:
         rows = self._accounts.get(account)
         if rows is None:
             rows = self._build(account)
-        for market_id in self._stale(rows):
+        stale, seen = self._stale(rows), self._end
+        for market_id in stale:
             self._refresh(account, rows, market_id)
-        rows.seen = len(self._changed)
+        self._caught_up(rows, stale, seen)
         return rows.by_status[status]
 
     async def rows_soon(self, account: str, status: BetStatus, pause: Callable[[], Awaitable[None]],
@@ -110,24 +145,30 @@ class ClearedIndex:
         rows = self._accounts.get(account)
         if rows is None:
             rows = self._build(account)
-        stale, seen = self._stale(rows), len(self._changed)
+        stale, seen = self._stale(rows), self._end
         for i, market_id in enumerate(stale):
             if i and i % per_turn == 0:
                 await pause()
             self._refresh(account, rows, market_id)
-        rows.seen = seen
+        self._caught_up(rows, stale, seen)
         return rows.by_status[status]
 
     def _stale(self, rows: _AccountRows) -> list[str]:
-        self._read = len(self._changed)
-        if rows.seen >= len(self._changed):
+        """The account's markets changed since it last read (the log's entries after it, and its pending ones)."""
+        self._read = self._end
+        if rows.seen >= self._end and not rows.pending:
             return []
-        return sorted(set(self._changed[rows.seen:]) & rows.markets)
+        return sorted((set(self._changed[max(0, rows.seen - self._base):]) & rows.markets) | rows.pending)
+
+    @staticmethod
+    def _caught_up(rows: _AccountRows, refreshed: list[str], seen: int) -> None:
+        rows.seen = seen
+        rows.pending.difference_update(refreshed)  # a cut during the refresh may have added some of them
 
     def _build(self, account: str) -> _AccountRows:
         exchange = self._exchange()
         current = exchange.current_orders(account)
-        rows = _AccountRows(seen=len(self._changed), markets={o.market_id for o in current})
+        rows = _AccountRows(seen=self._end, markets={o.market_id for o in current})
         grouped: dict[str, list[ClearedOrder]] = {}
         for order in exchange.cleared_orders(account):
             grouped.setdefault(order.market_id, []).append(order)

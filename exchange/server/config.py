@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from exchange.core.exchange import ExchangeConfig
 from exchange.server.auth import DEFAULT_TTL_MS
 from exchange.server.connections import DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
 from exchange.server.snapshots import SnapshotPolicy
+
+#: Closed markets the server keeps in memory (with their cleared orders); older ones are in the journal only.
+DEFAULT_KEEP_CLOSED_MARKETS = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +30,8 @@ class ServerConfig:
     (:mod:`exchange.server.connections`). ``journal_timeout_ms``: the longest a journal record may wait for
     its commit before the server fails (stops) rather than answer; ``accept_damaged_journal``: start on a
     journal that lost or damaged acknowledged records (:mod:`exchange.server.journal_check`).
+    ``keep_closed_markets``: how many settled or voided markets (newest first) the exchange keeps, with their
+    cleared orders, catalogue entries and notes; ``None`` keeps them all (memory then grows with every game).
     """
 
     db_path: str = "exchange.db"
@@ -52,6 +58,7 @@ class ServerConfig:
     snapshots: SnapshotPolicy = field(default_factory=SnapshotPolicy)
     journal_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS
     accept_damaged_journal: bool = False
+    keep_closed_markets: int | None = DEFAULT_KEEP_CLOSED_MARKETS
 
     def __post_init__(self) -> None:
         if not self.channels:
@@ -64,8 +71,19 @@ class ServerConfig:
             raise ValueError("session lifetime, session sweep and heartbeat must be positive")
         if min(self.login_per_account, self.login_per_address, self.login_window_ms) <= 0:
             raise ValueError("login limits and their window must be positive")
+        if self.keep_closed_markets is not None and self.keep_closed_markets < 0:
+            raise ValueError(f"closed markets kept must not be negative, not {self.keep_closed_markets}")
         if self.journal_timeout_ms <= 0:
             raise ValueError(f"the journal timeout must be positive, not {self.journal_timeout_ms} ms")
         if min(self.max_connections, self.header_timeout_ms, self.body_timeout_ms) <= 0:
             raise ValueError(f"the connection cap and the header and body timeouts must be positive, not "
                              f"{self.max_connections}, {self.header_timeout_ms} ms and {self.body_timeout_ms} ms")
+
+    def exchange_config(self) -> ExchangeConfig:
+        """The exchange's settings: the same for the server, its snapshot taker and recovery (a snapshot taken
+        with other settings is passed over).
+
+        >>> ServerConfig(keep_closed_markets=20).exchange_config().keep_closed_markets
+        20
+        """
+        return ExchangeConfig(keep_closed_markets=self.keep_closed_markets)

@@ -126,6 +126,7 @@ class Journal:
         self._taker: SnapshotTaker | None = None
         self._clock: Clock | None = None  # times the every_ms snapshots while running
         self._snapshot_timer: Timer | None = None
+        self._exchange_config: ExchangeConfig | None = None  # what snapshots are folded with
         self.snapshots_taken: list[int] = []  # the seq of each snapshot taken while running
 
     @classmethod
@@ -273,17 +274,20 @@ class Journal:
         _release(waiters)
 
     def start(self, policy: SnapshotPolicy | None = None, *, clock: Clock | None = None,
-              commit_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS) -> None:
+              commit_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS,
+              exchange_config: ExchangeConfig | None = None) -> None:
         """Start the writer process (none for ``:memory:``); its answers are read on the running loop.
 
         With a ``policy`` (and a file), snapshots are taken as it says, its ``every_ms`` on ``clock``
-        (the server's; by default the loop's wall clock). A record not committed within
-        ``commit_timeout_ms`` of its append fails the journal (real time, the loop's: the writer is a
-        real process, whatever clock the games run on).
+        (the server's; by default the loop's wall clock), folding the journal with ``exchange_config`` (the
+        server's: a snapshot taken with another config would be passed over at the next start). A record
+        not committed within ``commit_timeout_ms`` of its append fails the journal (real time, the loop's:
+        the writer is a real process, whatever clock the games run on).
         """
         if commit_timeout_ms <= 0:
             raise ValueError(f"the commit timeout must be positive, not {commit_timeout_ms} ms")
         self._commit_timeout_s = commit_timeout_ms / 1000
+        self._exchange_config = exchange_config
         self._loop = asyncio.get_running_loop()
         self._clock = clock or WallClock(self._loop)
         self._pending_since = self._loop.time()
@@ -420,7 +424,7 @@ class Journal:
             return
         self._snapshot_mark = self._durable_seq  # if it fails, the next try is a full interval later
         try:
-            self._taker = SnapshotTaker.start(self._path())
+            self._taker = SnapshotTaker.start(self._path(), self._exchange_config)
         except OSError as exc:  # no snapshot this time; the journal itself is unharmed
             log.error("could not start the snapshot taker: %s", exc)
             return

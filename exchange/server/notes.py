@@ -8,18 +8,29 @@ They are *facts from events*, not the catalogue itself: the catalogue's names
 and times also depend on the channels' settings, which the service applies
 when it reads them.
 
+They are kept for the markets the exchange keeps: when the core forgets a
+closed market (``ExchangeConfig.keep_closed_markets``), :meth:`MarketNotes.forget`
+drops its notes too. One fact outlives the markets: per channel (a market
+id's part before its last dot), the highest game number ever created, so a
+restart numbers the next game after it even when every market of that channel
+has been forgotten (a market id is never reused).
+
 >>> from exchange.core.events import MarketCreated
 >>> notes = MarketNotes()
 >>> notes.note(MarketCreated(ts=5, market_id="holdem.0", selection_ids=(1, 2), min_stake=200, commission_bps=250))
 'holdem.0'
->>> notes.created, notes.versions
-({'holdem.0': 5}, {'holdem.0': 1})
+>>> notes.created, notes.versions, notes.numbers
+({'holdem.0': 5}, {'holdem.0': 1}, {'holdem': 0})
 >>> MarketNotes.from_json(notes.to_json()) == notes
 True
+>>> notes.forget("holdem.0")
+>>> notes.created, notes.versions, notes.numbers
+({}, {}, {'holdem': 0})
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from exchange.core.events import Event, MarketCreated, Matched, OrderPlaced
@@ -28,11 +39,16 @@ from exchange.server import jsoncodec
 
 @dataclass(slots=True)
 class MarketNotes:
-    """Per market id: when it was created (ms), its version (bumped by each change but fills), its last match (ms)."""
+    """Per market id: when it was created (ms), its version (bumped by each change but fills), its last match (ms).
+
+    ``numbers``: per channel, the highest game number of a market created (``holdem.17`` is game 17 of
+    ``holdem``); never forgotten.
+    """
 
     created: dict[str, int] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     last_match: dict[str, int] = field(default_factory=dict)
+    numbers: dict[str, int] = field(default_factory=dict)
 
     def note(self, event: Event) -> str | None:
         """Fold one event in; returns its market id (None if it has none)."""
@@ -41,21 +57,37 @@ class MarketNotes:
             return None
         if isinstance(event, MarketCreated):
             self.created.setdefault(market_id, event.ts)
+            channel, _, number = market_id.rpartition(".")
+            if channel and number.isdigit():
+                self.numbers[channel] = max(int(number), self.numbers.get(channel, -1))
         if isinstance(event, Matched):
             self.last_match[market_id] = event.ts
         if not isinstance(event, Matched | OrderPlaced) or market_id not in self.versions:
             self.versions[market_id] = self.versions.get(market_id, 0) + 1
         return market_id
 
+    def forget(self, market_id: str) -> None:
+        """Drop what is noted of ``market_id`` (the exchange no longer keeps it); its game number stays counted."""
+        self.created.pop(market_id, None)
+        self.versions.pop(market_id, None)
+        self.last_match.pop(market_id, None)
+
+    def keep_only(self, market_ids: Collection[str]) -> None:
+        """Forget every market not in ``market_ids`` (the markets the exchange keeps)."""
+        for market_id in [m for m in self.versions if m not in market_ids]:
+            self.forget(market_id)
+
     def to_json(self) -> bytes:
-        return jsoncodec.dumps({"created": self.created, "versions": self.versions, "lastMatch": self.last_match})
+        return jsoncodec.dumps({"created": self.created, "versions": self.versions, "lastMatch": self.last_match,
+                                "numbers": self.numbers})
 
     @classmethod
     def from_json(cls, data: bytes) -> MarketNotes:
         """The notes :meth:`to_json` wrote; ``ValueError`` if ``data`` is not that shape."""
         try:
             raw = jsoncodec.loads(data)
-            parts = [raw["created"], raw["versions"], raw["lastMatch"]]
+            # "numbers" is absent from snapshots written before it was noted: those kept every market.
+            parts = [raw["created"], raw["versions"], raw["lastMatch"], raw.get("numbers", {})]
         except (ValueError, TypeError, KeyError) as exc:
             raise ValueError(f"market notes are not readable: {exc}") from None
         for part in parts:

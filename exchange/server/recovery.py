@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from exchange.core.events import event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.server import jsoncodec
 from exchange.server.journal import Journal, JournalDamaged
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import Damaged, Saved
@@ -88,26 +89,32 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
             raise
         moved = journal.set_aside(exc.first_bad, exc.detail)
         set_aside = f"{moved} records from seq {exc.first_bad} ({exc.detail})"
+    notes.keep_only(exchange.markets)  # what the live server forgets as the core forgets closed markets
     elapsed = (time.perf_counter() - started) * 1000
     checked = journal.checked.summary() if journal.checked is not None else ""
     return Restored(exchange, notes, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked, set_aside)
 
 
-def take_snapshot(journal: Journal) -> tuple[Saved | None, Restored]:
-    """Restore, then save the result as a snapshot (None if no record came after the newest valid one)."""
-    restored = restore(journal)
+def take_snapshot(journal: Journal, config: ExchangeConfig | None = None) -> tuple[Saved | None, Restored]:
+    """Restore (with ``config``, see :func:`restore`), then save the result as a snapshot (None if no record came
+    after the newest valid one)."""
+    restored = restore(journal, config)
     if restored.replayed == 0:
         return None, restored
     return journal.save_snapshot(restored.last_seq, restored.exchange, restored.notes), restored
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The snapshot taker: one snapshot of the database at ``argv[0]``; reports on stdout (see SnapshotTaker)."""
-    (path,) = sys.argv[1:] if argv is None else argv
+    """The snapshot taker: one snapshot of the database at ``argv[0]``; reports on stdout (see SnapshotTaker).
+
+    ``argv[1]``, if given, is the exchange config as JSON (``ExchangeConfig.to_dict()``): the server's.
+    """
+    path, *rest = sys.argv[1:] if argv is None else argv
     try:
+        config = ExchangeConfig.from_dict(jsoncodec.loads(rest[0])) if rest else None
         journal = Journal.open(path)
         try:
-            saved, restored = take_snapshot(journal)
+            saved, restored = take_snapshot(journal, config)
         finally:
             journal.close()
     except Exception as exc:

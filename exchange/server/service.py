@@ -30,6 +30,16 @@ newest valid snapshot and the journal records after it
 every market the crash interrupted (Betfair voided games on a technical
 fault: matched bets refunded, unmatched cancelled), logs one line saying
 what it did, and lets each channel carry on with its next game number.
+
+**Bounded memory.** The core keeps only the newest
+``ExchangeConfig.keep_closed_markets`` closed markets (with their cleared
+orders and account results) and forgets older ones as new ones close. The
+service follows it: when the core forgets a market (:meth:`_forget_pruned`,
+watching ``exchange.closed``), its catalogue entry, its notes and its rows in
+the cleared-orders index go too, so ``listMarketCatalogue`` and
+``listClearedOrders`` answer for the markets kept. The journal keeps every
+record (the audit trail); a restart folds only the tail after the newest
+snapshot, whose size is bounded the same way.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -55,7 +66,7 @@ from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.clock import Clock
 from exchange.core.accounts import AccountFunds
 from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
-from exchange.core.events import Event, MarketCreated
+from exchange.core.events import Event, MarketCreated, MarketSettled, MarketVoided
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
 from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
@@ -138,12 +149,15 @@ class ExchangeService:
         equities: EquityFn | None = None,
         house: bool = True,
         runner: EquityRunner | None = None,
+        exchange_config: ExchangeConfig | None = None,
     ) -> None:
         self.journal = journal
         self.clock = clock
         self.configs = {c.name: c for c in channels}
         self.seed = seed
-        self.exchange = Exchange(ExchangeConfig())
+        self.exchange = Exchange(exchange_config or ExchangeConfig())
+        #: The core's closed markets as this service last saw them, oldest first (see :meth:`_forget_pruned`).
+        self._closed: deque[str] = deque()
         self.channels: dict[str, Channel] = {}
         self.infos: dict[str, MarketInfo] = {}
         self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER,))
@@ -166,6 +180,7 @@ class ExchangeService:
         """
         restored = restore(self.journal, self.exchange.config, accept_damaged=accept_damaged)
         self.exchange = restored.exchange
+        self._closed = deque(self.exchange.closed)
         self._use_notes(restored.notes)
         for market_id, created_ms in restored.notes.created.items():
             self.infos.setdefault(market_id, self._info_for(market_id, created_ms, None))
@@ -198,8 +213,9 @@ class ExchangeService:
             channel.subscribe(self._on_stamped)
             channel.on_new_game(self._on_new_game)
             numbers = [n for m in self.exchange.markets if (n := _game_number(m, name)) is not None]
+            numbers.append(self.notes.numbers.get(name, -1))  # its markets may all have been forgotten since
             # Channel numbers games from 0; carry on after the journal's last game so market ids stay unique.
-            channel.next_game_number = max(numbers, default=-1) + 1
+            channel.next_game_number = max(numbers) + 1
             self.channels[name] = channel
             if self._house:
                 channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
@@ -300,6 +316,22 @@ class ExchangeService:
         self.cleared_index.note(event)
         if isinstance(event, MarketCreated) and market_id is not None and market_id not in self.infos:
             self.infos[market_id] = self._info_for(market_id, event.ts, None)
+        elif isinstance(event, MarketSettled | MarketVoided) and market_id is not None:
+            self._closed.append(market_id)
+            self._forget_pruned()
+
+    def _forget_pruned(self) -> None:
+        """Forget, beside the core, every market it no longer keeps (it forgets the oldest closed ones first).
+
+        O(1) a close: the core prunes ``exchange.closed`` from its oldest end, in the order this service saw them
+        close, so the ones gone are a prefix of :attr:`_closed`.
+        """
+        markets = self.exchange.markets
+        while self._closed and self._closed[0] not in markets:
+            market_id = self._closed.popleft()
+            self.infos.pop(market_id, None)
+            self.notes.forget(market_id)
+            self.cleared_index.forget(market_id)
 
     def _on_new_game(self, game: Game) -> None:
         self.infos[game.market_id] = self._info_for(game.market_id, game.start_ms, game)

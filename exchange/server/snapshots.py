@@ -31,6 +31,7 @@ from pathlib import Path
 
 from exchange.core import snapshot as core_snapshot
 from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.server import jsoncodec
 from exchange.server.notes import MarketNotes
 
 SCHEMA = """
@@ -182,7 +183,10 @@ def _checksum(state: bytes, notes_bytes: bytes) -> str:
 
 
 class SnapshotTaker:
-    """A running ``python -m exchange.server.recovery DB`` that writes one snapshot and reports on one line.
+    """A running ``python -m exchange.server.recovery DB [CONFIG]`` that writes one snapshot and reports on one line.
+
+    ``CONFIG`` is the server's exchange config as JSON (:meth:`ExchangeConfig.to_dict`): the taker folds the
+    journal with the same settings (``keep_closed_markets`` above all), so the server can load what it writes.
 
     Its line is ``saved <seq> <bytes> <build ms>``, ``none <seq>`` (nothing newer to save) or
     ``error <message>``; then it exits. The server watches :attr:`fd` and calls :meth:`finish` when it is
@@ -196,10 +200,12 @@ class SnapshotTaker:
         self._output = b""
 
     @classmethod
-    def start(cls, path: str) -> SnapshotTaker:
+    def start(cls, path: str, config: ExchangeConfig | None = None) -> SnapshotTaker:
+        """Start a taker on the database at ``path``, folding with ``config`` (None: the newest snapshot's)."""
         root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
-        proc = subprocess.Popen([sys.executable, "-m", "exchange.server.recovery", path],
+        extra = [] if config is None else [jsoncodec.dumps(config.to_dict()).decode()]
+        proc = subprocess.Popen([sys.executable, "-m", "exchange.server.recovery", path, *extra],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, bufsize=0)
         taker = cls(proc)
         os.set_blocking(taker.fd, False)

@@ -78,6 +78,7 @@ def _digests(db: Path, tmp_path: Path) -> tuple[str, str]:
         restored = restore(journal)
         assert restored.snapshot_seq > 0 and not restored.damaged
         with_snapshot = restored.exchange.state_digest()
+        config = restored.exchange.config  # the server's (keep_closed_markets): a full replay folds with it too
     finally:
         journal.close()
     bare = tmp_path / "bare.db"
@@ -88,7 +89,7 @@ def _digests(db: Path, tmp_path: Path) -> tuple[str, str]:
     conn.close()
     journal = Journal.open(str(bare))
     try:
-        full = restore(journal)
+        full = restore(journal, config)
         assert full.snapshot_seq == 0
         return with_snapshot, full.exchange.state_digest()
     finally:
