@@ -23,7 +23,7 @@ from exchange.core.accounts import AccountFunds
 from exchange.core.book import PriceSize
 from exchange.core.ladder import price as tick_price
 from exchange.core.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
-from exchange.core.orders import ClearedOrder, OrderView
+from exchange.core.orders import BetStatus, ClearedOrder, OrderView
 
 JsonDict = dict[str, Any]
 
@@ -118,7 +118,12 @@ def runner_order(view: OrderView) -> JsonDict:
 
 
 def cleared_order(order: ClearedOrder, event_type_id: str, event_id: str) -> JsonDict:
-    """``ClearedOrderSummary`` at bet level."""
+    """``ClearedOrderSummary`` at bet level.
+
+    As Betfair defines them: ``sizeSettled`` is the size "settled as matched or voided under this item" (the
+    matched size of a settled bet, the voided size of a VOIDED one), ``sizeCancelled`` the size "available to
+    be matched, before cancellation or lapsing" (cancelled plus lapsed; a voided match is not in it).
+    """
     out: JsonDict = {
         "eventTypeId": event_type_id,
         "eventId": event_id,
@@ -134,8 +139,8 @@ def cleared_order(order: ClearedOrder, event_type_id: str, event_id: str) -> Jso
         "settledDate": iso(order.settled_ts),
         "betCount": 1,
         "priceReduced": False,
-        "sizeSettled": money(order.size_settled),
-        "sizeCancelled": money(order.size_cancelled + order.size_lapsed + order.size_voided),
+        "sizeSettled": money(order.size_voided if order.bet_status is BetStatus.VOIDED else order.size_settled),
+        "sizeCancelled": money(order.size_cancelled + order.size_lapsed),
         "profit": money(order.profit),
     }
     if order.bet_outcome is not None:
