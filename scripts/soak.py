@@ -157,9 +157,12 @@ class Trader:
             self.matched += report["instructionReports"][0].get("sizeMatched", 0) > 0
 
 
-def run_games(server: Server, games: int, time_limit_s: float, sample_s: float, trade: bool) -> list[Sample]:
+def run_games(server: Server, games: int, time_limit_s: float, sample_s: float, trade: bool,
+              marks: list[int]) -> tuple[list[Sample], dict[int, Sample]]:
+    """Play until ``games`` games or ``time_limit_s``; samples every ``sample_s`` and at each game of ``marks``."""
     trader = Trader(server) if trade else None
     samples: list[Sample] = []
+    at_marks: dict[int, Sample] = {}
     started = time.perf_counter()
     next_sample = 0.0
     game = 0
@@ -172,6 +175,10 @@ def run_games(server: Server, games: int, time_limit_s: float, sample_s: float, 
                 trader.trade(snapshot["id"])
             except (urllib.error.URLError, OSError, KeyError, IndexError, TypeError) as exc:
                 print(f"  trade failed: {exc}", file=sys.stderr)
+        for mark in marks:
+            if game >= mark and mark not in at_marks:
+                at_marks[mark] = server.sample(now, game)
+                print(f"  mark: game {game} at {now:.0f} s, rss {at_marks[mark].rss_kib / 1024:.1f} MiB", flush=True)
         if now >= next_sample:
             samples.append(server.sample(now, game))
             print(f"  {now:7.1f} s  game {game:5d}  rss {samples[-1].rss_kib / 1024:7.1f} MiB  "
@@ -181,7 +188,7 @@ def run_games(server: Server, games: int, time_limit_s: float, sample_s: float, 
     samples.append(server.sample(time.perf_counter() - started, game))
     if trader is not None:
         print(f"  trader: {trader.placed} bets placed, {trader.matched} matched")
-    return samples
+    return samples, at_marks
 
 
 def db_figures(db: Path) -> dict[str, Any]:
@@ -203,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--playing-seconds", type=float, default=0.03)
     parser.add_argument("--snapshot-every-records", type=int, default=5_000)
     parser.add_argument("--snapshot-every-minutes", type=float, default=1)
+    parser.add_argument("--keep-closed-markets", type=int, default=None, help="passed to serve (default: serve's)")
+    parser.add_argument("--marks", default="1000,10000",
+                        help="game numbers at which to report RSS, comma-separated (default 1000,10000)")
     parser.add_argument("--no-trade", action="store_true", help="only the house's orders, no client bets")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
     args = parser.parse_args(argv)
@@ -211,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                   "--playing-seconds", str(args.playing_seconds), "--seed", "1",
                   "--snapshot-every-records", str(args.snapshot_every_records),
                   "--snapshot-every-minutes", str(args.snapshot_every_minutes)]
+    if args.keep_closed_markets is not None:
+        serve_args += ["--keep-closed-markets", str(args.keep_closed_markets)]
+    marks = sorted(int(m) for m in args.marks.split(",") if m)
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     db = work / "soak.db"
     servers: list[Server] = []
@@ -221,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         servers.append(live)
         first_start = live.start()
         started = time.perf_counter()
-        samples = run_games(live, args.games, args.time_limit, args.sample_seconds, not args.no_trade)
+        samples, at_marks = run_games(live, args.games, args.time_limit, args.sample_seconds, not args.no_trade,
+                                      marks)
         ran_s = time.perf_counter() - started
         live.kill()
         figures = db_figures(db)
@@ -254,13 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     games = last.games
     snaps = figures["snapshots"]
     rows = [
-        ("games played", f"{games} in {ran_s:.0f} s"),
+        ("games played", f"{games} in {ran_s:.0f} s ({games / max(ran_s, 1e-9):.1f} games/s)"),
         ("journal records", f"{figures['records']:,}"),
         ("snapshots kept (seq: bytes)", ", ".join(f"{seq}: {size:,}" for seq, size in snaps) or "none"),
         ("RSS first / last / max", f"{first.rss_kib / 1024:.1f} / {last.rss_kib / 1024:.1f} / "
                                    f"{rss_max / 1024:.1f} MiB"),
         (f"RSS growth per game after game {warm.games}",
          f"{(last.rss_kib - warm.rss_kib) / max(1, last.games - warm.games):.1f} KiB"),
+        *((f"RSS at game {mark}", f"{at_marks[mark].rss_kib / 1024:.1f} MiB (game {at_marks[mark].games}, "
+           f"{at_marks[mark].at_s:.0f} s)") for mark in marks if mark in at_marks),
         ("open fds first / last / max", f"{first.fds} / {last.fds} / {fds_max}"),
         ("first start (empty database)", f"{first_start:.2f} s"),
     ]
