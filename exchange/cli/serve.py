@@ -76,6 +76,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--journal-timeout", type=float, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
                         help="seconds a journal record may wait for its commit; past it the server answers "
                              f"SERVICE_UNAVAILABLE and stops (default {DEFAULT_COMMIT_TIMEOUT_MS / 1000:g})")
+    parser.add_argument("--check-pages", action="store_true",
+                        help="also check every page of the database with SQLite's quick_check at start "
+                             "(its time grows with the journal; records a restart reads are always checked)")
     parser.add_argument("--accept-damaged-journal", action="store_true",
                         help="start even if the journal lost or damaged acknowledged records (they are logged, "
                              "and damaged ones set aside); without it such a start is refused")
@@ -145,6 +148,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         body_timeout_ms=round(args.body_timeout * 1000),
         journal_timeout_ms=round(args.journal_timeout * 1000),
         accept_damaged_journal=args.accept_damaged_journal,
+        check_pages=args.check_pages,
         keep_closed_markets=args.keep_closed_markets,
     )
 

@@ -106,7 +106,8 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
         opened.callback(store.close)
         journal = Journal.open(config.db_path)
         opened.callback(journal.close)
-        journal.check(accept_damaged=config.accept_damaged_journal)  # lost or damaged records refuse the start
+        # lost or damaged records refuse the start
+        journal.check(accept_damaged=config.accept_damaged_journal, check_pages=config.check_pages)
         journal.start(config.snapshots, clock=clock, commit_timeout_ms=config.journal_timeout_ms,
                       exchange_config=config.exchange_config())
         app[keys.STORE] = store

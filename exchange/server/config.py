@@ -29,7 +29,8 @@ class ServerConfig:
     ``header_timeout_ms``, ``body_timeout_ms``: what a client connection may cost
     (:mod:`exchange.server.connections`). ``journal_timeout_ms``: the longest a journal record may wait for
     its commit before the server fails (stops) rather than answer; ``accept_damaged_journal``: start on a
-    journal that lost or damaged acknowledged records (:mod:`exchange.server.journal_check`).
+    journal that lost or damaged acknowledged records; ``check_pages``: also walk every database page at start
+    (:mod:`exchange.server.journal_check`).
     ``keep_closed_markets``: how many settled or voided markets (newest first) the exchange keeps, with their
     cleared orders, catalogue entries and notes; ``None`` keeps them all (memory then grows with every game).
     """
@@ -58,6 +59,7 @@ class ServerConfig:
     snapshots: SnapshotPolicy = field(default_factory=SnapshotPolicy)
     journal_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS
     accept_damaged_journal: bool = False
+    check_pages: bool = False
     keep_closed_markets: int | None = DEFAULT_KEEP_CLOSED_MARKETS
 
     def __post_init__(self) -> None:

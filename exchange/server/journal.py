@@ -155,9 +155,9 @@ class Journal:
         else:
             self._failure_listeners.append(listener)
 
-    def check(self, *, accept_damaged: bool = False) -> JournalCheck:
+    def check(self, *, accept_damaged: bool = False, check_pages: bool = False) -> JournalCheck:
         """Look for lost or damaged acknowledged records (:func:`exchange.server.journal_check.check`)."""
-        self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged)
+        self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged, check_pages=check_pages)
         return self.checked
 
     def set_aside(self, first_seq: int, problem: str) -> int:
