@@ -82,7 +82,11 @@ def check(ex: ExchangeState) -> None:
     """
     total = sum(a.balance for a in ex.accounts.values())
     require(total == ex.money_in, f"money created or destroyed: balances {total}, paid in {ex.money_in}")
-    require(all(ex.markets[m] is market for m, market in ex.open_markets.items()), "open markets not kept")
+    for market_id, market in ex.open_markets.items():
+        require(ex.markets.get(market_id) is market, f"open market {market_id} is not kept in markets")
+        for pos in market.positions.values():
+            for o in pos.orders:
+                require(ex.orders.get(o.bet_id) is o, f"bet {o.bet_id} is in a position but not in the orders")
     for market in ex.open_markets.values():
         market._check()
         _check_matches(ex, market)
@@ -117,7 +121,9 @@ def _check_matches(ex: ExchangeState, market: Market) -> None:
             acc = matched.setdefault(bet_id, [0, 0])
             acc[0] += size
             acc[1] += size * ladder.PRICE_X100[tick]
-        back, lay = ex.orders[back_id], ex.orders[lay_id]
+        back, lay = ex.orders.get(back_id), ex.orders.get(lay_id)
+        require(back is not None and lay is not None, f"match {match_id} names a bet not in the orders")
+        assert back is not None and lay is not None  # (for the type checker: required just above)
         require(back.is_back and not lay.is_back, f"match {match_id} does not pair a back with a lay")
         require(back.sel == lay.sel == sel, f"match {match_id} pairs bets on different selections")
     backs = [0] * len(market.books)

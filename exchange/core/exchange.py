@@ -195,7 +195,8 @@ class Exchange(ExchangeState):
     def current_orders(
         self, account_id: str, market_id: str | None = None, *, live_only: bool = False
     ) -> tuple[OrderView, ...]:
-        """``listCurrentOrders``: the account's orders on markets not yet settled or voided, by bet id.
+        """``listCurrentOrders``: the account's orders on markets not yet settled or voided, market by market
+        (in the order it first bet on them), each market's by bet id.
 
         ``live_only``: only the orders with an unmatched remainder.
         """

@@ -245,7 +245,7 @@ def _check_replace_funds(order: Order, tick: int) -> None:
     current = pos.exposure()
     after = exposure_of(pos.outright_x100(order.sel, new_d - old_d), pos.settled)
     available = pos.account.available()
-    if available - (after - current) < 0:
+    if after > current and available - (after - current) < 0:
         raise Rejection(
             ErrorCode.INSUFFICIENT_FUNDS,
             f"the new price needs {format_minor(after - current)} more exposure "

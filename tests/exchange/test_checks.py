@@ -387,7 +387,7 @@ def test_audit_catches_an_open_market_not_kept(s: State, how: str) -> None:
         s.ex.markets[OPEN] = s.ex.markets[CLOSED]
     else:
         del s.ex.markets[OPEN]
-    with pytest.raises(LedgerError, match=r"open markets not kept"):
+    with pytest.raises(LedgerError, match=r"is not kept in markets"):
         s.ex._check()
 
 
