@@ -201,7 +201,7 @@ def db_figures(db: Path) -> dict[str, Any]:
     return {"records": records, "snapshots": snaps}
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=200, help="games to run before the kill (default 200)")
     parser.add_argument("--time-limit", type=float, default=600, help="seconds at most before the kill (600)")
@@ -215,14 +215,76 @@ def main(argv: list[str] | None = None) -> int:
                         help="game numbers at which to report RSS, comma-separated (default 1000,10000)")
     parser.add_argument("--no-trade", action="store_true", help="only the house's orders, no client bets")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
 
-    serve_args = ["--demo", "--window-seconds", str(args.window_seconds),
-                  "--playing-seconds", str(args.playing_seconds), "--seed", "1",
-                  "--snapshot-every-records", str(args.snapshot_every_records),
-                  "--snapshot-every-minutes", str(args.snapshot_every_minutes)]
+
+def serve_options(args: argparse.Namespace) -> list[str]:
+    """The ``serve`` options every start of the run uses."""
+    options = ["--demo", "--window-seconds", str(args.window_seconds),
+               "--playing-seconds", str(args.playing_seconds), "--seed", "1",
+               "--snapshot-every-records", str(args.snapshot_every_records),
+               "--snapshot-every-minutes", str(args.snapshot_every_minutes)]
     if args.keep_closed_markets is not None:
-        serve_args += ["--keep-closed-markets", str(args.keep_closed_markets)]
+        options += ["--keep-closed-markets", str(args.keep_closed_markets)]
+    return options
+
+
+def without_snapshots(db: Path, copy: Path) -> Path:
+    """A copy of the database with its snapshots deleted: a restart from it replays the whole journal."""
+    shutil.copy(db, copy)
+    conn = sqlite3.connect(copy)
+    conn.execute("DELETE FROM snapshots")
+    conn.commit()
+    conn.close()
+    return copy
+
+
+def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Server]) -> list[tuple[str, float, str]]:
+    """``(name, seconds to the first answer, recovery log line)`` of the three starts after the kill."""
+    starts = []
+    bare = without_snapshots(db, work / "no-snapshots.db")
+    for name, path in (("restart (snapshot + tail)", db), ("restart (full replay, snapshots removed)", bare),
+                       ("fresh start, empty database", work / "fresh.db")):
+        server = Server(path, serve_args, work / f"{len(servers)}.log")
+        servers.append(server)
+        seconds = server.start()
+        starts.append((name, seconds, server.recovery_line()))
+        server.stop()
+    return starts
+
+
+def report(ran_s: float, samples: list[Sample], at_marks: dict[int, Sample], marks: list[int],
+           figures: dict[str, Any], first_start: float, starts: list[tuple[str, float, str]]) -> None:
+    """Print the table of figures, then each start's recovery log line."""
+    first, last = samples[0], samples[-1]
+    warm = samples[1] if len(samples) > 2 else first  # the first game loads the equity tables: grow from after it
+    games = last.games
+    rows = [
+        ("games played", f"{games} in {ran_s:.0f} s ({games / max(ran_s, 1e-9):.1f} games/s)"),
+        ("journal records", f"{figures['records']:,}"),
+        ("snapshots kept (seq: bytes)", ", ".join(f"{seq}: {size:,}" for seq, size in figures["snapshots"]) or "none"),
+        ("RSS first / last / max", f"{first.rss_kib / 1024:.1f} / {last.rss_kib / 1024:.1f} / "
+                                   f"{max(s.rss_kib for s in samples) / 1024:.1f} MiB"),
+        (f"RSS growth per game after game {warm.games}",
+         f"{(last.rss_kib - warm.rss_kib) / max(1, last.games - warm.games):.1f} KiB"),
+        *((f"RSS at game {mark}", f"{at_marks[mark].rss_kib / 1024:.1f} MiB (game {at_marks[mark].games}, "
+           f"{at_marks[mark].at_s:.0f} s)") for mark in marks if mark in at_marks),
+        ("open fds first / last / max", f"{first.fds} / {last.fds} / {max(s.fds for s in samples)}"),
+        ("first start (empty database)", f"{first_start:.2f} s"),
+    ]
+    rows += [(name, f"{seconds:.2f} s") for name, seconds, _ in starts]
+    width = max(len(name) for name, _ in rows)
+    print()
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    print()
+    for name, _, line in starts:
+        print(f"{name}: {line}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    serve_args = serve_options(args)
     marks = sorted(int(m) for m in args.marks.split(",") if m)
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     db = work / "soak.db"
@@ -239,55 +301,13 @@ def main(argv: list[str] | None = None) -> int:
         ran_s = time.perf_counter() - started
         live.kill()
         figures = db_figures(db)
-
-        bare = work / "no-snapshots.db"
-        shutil.copy(db, bare)
-        conn = sqlite3.connect(bare)
-        conn.execute("DELETE FROM snapshots")
-        conn.commit()
-        conn.close()
-
-        starts = []
-        for name, path in (("restart (snapshot + tail)", db), ("restart (full replay, snapshots removed)", bare),
-                           ("fresh start, empty database", work / "fresh.db")):
-            server = Server(path, serve_args, work / f"{len(servers)}.log")
-            servers.append(server)
-            seconds = server.start()
-            starts.append((name, seconds, server.recovery_line()))
-            server.stop()
+        starts = time_starts(work, db, serve_args, servers)
     finally:
         for server in servers:
             server.stop()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-
-    first, last = samples[0], samples[-1]
-    warm = samples[1] if len(samples) > 2 else first  # the first game loads the equity tables: grow from after it
-    rss_max = max(s.rss_kib for s in samples)
-    fds_max = max(s.fds for s in samples)
-    games = last.games
-    snaps = figures["snapshots"]
-    rows = [
-        ("games played", f"{games} in {ran_s:.0f} s ({games / max(ran_s, 1e-9):.1f} games/s)"),
-        ("journal records", f"{figures['records']:,}"),
-        ("snapshots kept (seq: bytes)", ", ".join(f"{seq}: {size:,}" for seq, size in snaps) or "none"),
-        ("RSS first / last / max", f"{first.rss_kib / 1024:.1f} / {last.rss_kib / 1024:.1f} / "
-                                   f"{rss_max / 1024:.1f} MiB"),
-        (f"RSS growth per game after game {warm.games}",
-         f"{(last.rss_kib - warm.rss_kib) / max(1, last.games - warm.games):.1f} KiB"),
-        *((f"RSS at game {mark}", f"{at_marks[mark].rss_kib / 1024:.1f} MiB (game {at_marks[mark].games}, "
-           f"{at_marks[mark].at_s:.0f} s)") for mark in marks if mark in at_marks),
-        ("open fds first / last / max", f"{first.fds} / {last.fds} / {fds_max}"),
-        ("first start (empty database)", f"{first_start:.2f} s"),
-    ]
-    rows += [(name, f"{seconds:.2f} s") for name, seconds, _ in starts]
-    width = max(len(name) for name, _ in rows)
-    print()
-    for name, value in rows:
-        print(f"{name:<{width}}  {value}")
-    print()
-    for name, _, line in starts:
-        print(f"{name}: {line}")
+    report(ran_s, samples, at_marks, marks, figures, first_start, starts)
     return 0
 
 
