@@ -219,7 +219,7 @@ async def durability_gate(request: web.Request, handler: Handler) -> web.StreamR
     service.check_available()
     response = await handler(request)
     if request.path != STREAM_PATH:
-        await service.durable()
+        await service.durable(service.journal.last_seq)  # the records there were when the answer was built
     return response
 
 
@@ -241,7 +241,8 @@ async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
         service = request.app[keys.SERVICE]
         service.check_available()
         answer = await endpoint.handle(body, session)
-        await service.durable()  # what the answer shows is on disk before it leaves
+        # What the answer shows is on disk before it leaves: the records there were when it was built.
+        await service.durable(service.journal.last_seq)
     except ApiError as err:
         answer = jsoncodec.dumps(envelope_error(_request_id(body), aping_error(err, endpoint.exception_name)))
     return web.Response(body=answer, content_type="application/json")

@@ -241,23 +241,28 @@ class Journal:
             self._loop.call_soon(self._submit)
         return seq
 
-    def sync(self) -> asyncio.Future[None]:
-        """An awaitable that completes when every record appended so far is on disk.
+    def sync(self, through: int | None = None) -> asyncio.Future[None]:
+        """An awaitable that completes when every record up to ``through`` (default: all appended so far) is on disk.
 
-        A plain function returning a future (not a coroutine): one object fewer per order.
+        An answer computed when the journal's last record was ``through`` waits
+        for that record only, not for what other requests appended while it
+        waited (which would cost it one more group commit under load). A plain
+        function returning a future (not a coroutine): one object fewer per order.
         """
         if self._failure is not None:
             raise JournalFailed("the journal has failed") from self._failure
         loop = self._loop or asyncio.get_running_loop()
         future = loop.create_future()
-        if self._next_seq - 1 <= self._durable_seq:
+        last = self._next_seq - 1 if through is None else through
+        if last <= self._durable_seq:
             future.set_result(None)
         elif self._loop is None:  # not started: write now
             self.flush()
             future.set_result(None)
+        elif self._writing_last and last <= self._writing_last:
+            self._writing_waiters.append(future)  # records become durable in order: the batch in flight has it
         else:
-            # Records become durable in order: the last one appended is pending, or else in the batch being written.
-            (self._pending_waiters if self._pending else self._writing_waiters).append(future)
+            self._pending_waiters.append(future)
         return future
 
     def flush(self) -> None:

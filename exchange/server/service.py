@@ -244,8 +244,9 @@ class ExchangeService:
         self._record(events)
         return events
 
-    def durable(self) -> Awaitable[None]:
-        """Wait until everything executed so far is in the journal on disk; the gate of every answer.
+    def durable(self, through: int | None = None) -> Awaitable[None]:
+        """Wait until everything executed so far (or up to journal record ``through``) is on disk; the gate of
+        every answer.
 
         ``SERVICE_UNAVAILABLE`` (:class:`~exchange.server.errors.ApiError`) if the journal has failed or fails
         meanwhile (a stalled writer fails it after its commit timeout). The journal's own future when it is
@@ -253,7 +254,7 @@ class ExchangeService:
         """
         self.check_available()
         try:
-            future = self.journal.sync()
+            future = self.journal.sync(through)
         except JournalFailed:
             raise self._unavailable() from None
         return _durable_or_unavailable(future, self)

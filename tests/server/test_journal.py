@@ -61,6 +61,26 @@ async def test_a_batch_larger_than_one_statement_is_one_transaction(tmp_path: Pa
     journal.close()
 
 
+async def test_waiting_through_a_record_does_not_wait_for_records_appended_after_it(tmp_path: Path) -> None:
+    """An answer built when the journal ended at record k waits for k, not for what came after (one commit less)."""
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    first = journal.append("event", {"i": 0}, ts_ms=0)
+    await asyncio.sleep(0)  # the batch with record 1 goes to the writer
+    later = journal.append("event", {"i": 1}, ts_ms=1)  # appended by someone else while record 1 is written
+    mine = journal.sync(first)  # an answer built when the journal ended at record 1
+    everything = journal.sync()
+    await mine
+    # Released by record 1's commit; record 2 went to the writer only then and needs a commit of its own,
+    # whose answer is read by the loop after this task resumes.
+    assert journal.durable_seq == first and not everything.done()
+    await everything
+    assert journal.durable_seq == later
+    assert journal.sync(first).done() and journal.sync(0).done()  # already durable: nothing to wait for
+    await journal.stop()
+    journal.close()
+
+
 async def test_a_failed_write_fails_every_waiter_and_refuses_later_appends(tmp_path: Path) -> None:
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start()
