@@ -18,8 +18,12 @@ keep-alive timer covers a connection that never sends anything only in recent
 versions), so :class:`ConnectionGuard` wraps each connection's protocol: it
 counts connections and keeps a head deadline per connection, which
 :func:`connection_middleware` stops when a request reaches the app and
-restarts when the app has answered. :func:`run_app` is ``web.run_app`` with
-the guarded listener (:class:`GuardedSite`).
+restarts when the app has answered. A deadline is a number, not a timer: one
+sweep every quarter of the header timeout closes the connections past theirs,
+so a request costs two stores rather than a timer scheduled and cancelled (a
+deadline is kept to within a quarter of the timeout). A body that came with
+its head is read without a timeout (there is nothing to wait for).
+:func:`run_app` is ``web.run_app`` with the guarded listener (:class:`GuardedSite`).
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ class _Guarded(asyncio.Protocol):
         self._make_inner = make_inner
         self._inner: asyncio.Protocol | None = None
         self.transport: asyncio.Transport | None = None
-        self._deadline: asyncio.TimerHandle | None = None
+        #: When the next request head must have arrived (the loop's clock), or None while one is handled.
+        self.deadline: float | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -93,17 +98,13 @@ class _Guarded(asyncio.Protocol):
 
     def arm(self) -> None:
         """Start the head deadline: a whole request head must arrive within the guard's header timeout."""
-        self.disarm()
-        loop = asyncio.get_running_loop()
-        self._deadline = loop.call_later(self._guard.header_timeout_ms / 1000, self._expire)
+        self.deadline = asyncio.get_running_loop().time() + self._guard.header_timeout_ms / 1000
 
     def disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        self.deadline = None
 
-    def _expire(self) -> None:
-        self._deadline = None
+    def expire(self) -> None:
+        self.deadline = None
         if self.transport is not None and not self.transport.is_closing():
             self._guard.timed_out += 1
             self.transport.close()
@@ -122,6 +123,7 @@ class ConnectionGuard:
         self._open: dict[asyncio.BaseTransport, _Guarded] = {}
         self.refused = 0
         self.timed_out = 0
+        self._sweeper: asyncio.TimerHandle | None = None
 
     def protocol_factory(self, make_inner: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         """What ``loop.create_server`` takes: each connection guarded, ``make_inner`` (aiohttp's) inside."""
@@ -134,7 +136,21 @@ class ConnectionGuard:
                 log.warning("connections: %d open, the cap; refused %d so far", len(self._open), self.refused)
             return False
         self._open[transport] = conn
+        if self._sweeper is None:
+            self._schedule_sweep()
         return True
+
+    def _schedule_sweep(self) -> None:
+        self._sweeper = asyncio.get_running_loop().call_later(self.header_timeout_ms / 4000, self._sweep)
+
+    def _sweep(self) -> None:
+        """Close every connection past its head deadline; sweep again while any is open."""
+        now = asyncio.get_running_loop().time()
+        for conn in [c for c in self._open.values() if c.deadline is not None and c.deadline <= now]:
+            conn.expire()
+        self._sweeper = None
+        if self._open:
+            self._schedule_sweep()
 
     def _forget(self, conn: _Guarded) -> None:
         if conn.transport is not None:
@@ -182,6 +198,8 @@ def _too_slow(request: web.Request) -> web.HTTPRequestTimeout:
 
 async def read_body(request: web.Request) -> bytes:
     """The request body, or 408 if it does not arrive within the body timeout (413 past ``client_max_size``)."""
+    if request.content.is_eof():  # the whole body came with the head: nothing to wait for
+        return await request.read()
     try:
         async with asyncio.timeout(_body_timeout(request)):
             return await request.read()
