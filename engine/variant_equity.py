@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -34,7 +33,8 @@ import numpy as np
 from numba import njit
 
 from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
-from engine._errors import EngineInputError, InvariantError
+from engine._errors import EngineInputError
+from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine._kernels import eval_ids, lookup_ranks
 from engine.cards import Card
 from engine.rankings import EIGHT_OR_BETTER
@@ -48,7 +48,6 @@ from engine.variants import VARIANTS, HandForm, Variant, get_variant
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
-SHARE_UNIT = 1680  # pot shares are counted in 1/1680ths: 1/k and 1/(2k) are whole units for k <= 8
 
 FORM_BEST, FORM_OMAHA, FORM_EXACT = range(3)
 FORM_CODES = {HandForm.BEST_FIVE: FORM_BEST, HandForm.OMAHA: FORM_OMAHA, HandForm.EXACT_FIVE: FORM_EXACT}
@@ -402,76 +401,6 @@ def run_deals(
 
 
 # ------------------------------------------------------------------------------ results
-
-
-@dataclass(frozen=True, slots=True)
-class HiLoHandEquity(HandEquity):
-    """One hand's result in a hi/lo game.
-
-    ``win``/``wins``: deals where it takes the whole pot alone (scoops); ``tie``/``ties``:
-    deals where it gets part of the pot; ``equity``: its expected share of the pot.
-    ``splits`` is all zeros here (pot shares are not 1/k); ``share_units`` is the pot
-    won, in 1/1680ths, so :attr:`share` and :attr:`exact_equity` stay exact.
-    ``high_win``/``high_tie`` and ``low_win``/``low_tie``: each half won alone or
-    shared; ``high_share``/``low_share``: the expected share of each half (the low half
-    counts only in deals where some hand qualifies).
-    """
-
-    share_units: int
-    high_win: float
-    high_tie: float
-    high_share: float
-    low_win: float
-    low_tie: float
-    low_share: float
-
-    @property
-    def share(self) -> Fraction:
-        return Fraction(self.share_units, SHARE_UNIT)
-
-
-@dataclass(frozen=True, slots=True)
-class HiLoEquityResult(EquityResult):
-    """:class:`~engine.equity.EquityResult` for hi/lo games; ``no_low`` is the share of deals without a low."""
-
-    no_low: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        out = EquityResult.to_dict(self)
-        for entry, hand in zip(out["hands"], self.results, strict=True):
-            assert isinstance(hand, HiLoHandEquity)
-            entry.update(
-                high_win=hand.high_win,
-                high_tie=hand.high_tie,
-                high_share=hand.high_share,
-                low_win=hand.low_win,
-                low_tie=hand.low_tie,
-                low_share=hand.low_share,
-            )
-        out["no_low"] = self.no_low
-        return out
-
-    def _check(self) -> None:
-        """Invariants: every deal's pot is shared out exactly once; each half too.
-
-        Raises :class:`~engine.InvariantError` naming the broken one.
-        """
-        for i, h in enumerate(self.results):
-            if not isinstance(h, HiLoHandEquity):
-                raise InvariantError(f"hand {i}: a {type(h).__name__} in a hi/lo result")
-            if h.boards != self.boards:
-                raise InvariantError(f"hand {i}: counted over {h.boards} deals, the result over {self.boards}")
-            if h.wins + h.ties > self.boards:
-                raise InvariantError(f"hand {i}: {h.wins} scoops + {h.ties} shared pots > {self.boards} deals")
-        shared = sum((h.share for h in self.results), Fraction(0))
-        if shared != self.boards:
-            raise InvariantError(f"pot shares add up to {shared} deals, not {self.boards}")
-        high = sum(h.high_share for h in self.results)  # type: ignore[attr-defined]
-        if not math.isclose(high, 1.0):
-            raise InvariantError(f"the high half's shares add up to {high}, not 1")
-        low = sum(h.low_share for h in self.results)  # type: ignore[attr-defined]
-        if not (math.isclose(low, 1.0 - self.no_low) or (self.no_low == 1.0 and low == 0.0)):
-            raise InvariantError(f"the low half's shares add up to {low}, not 1 - no_low = {1.0 - self.no_low}")
 
 
 # ------------------------------------------------------------------------------ Python side

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 KNOWN = {
     "engine/_equity_result.py",
     "engine/showdown.py",
-    "engine/variant_equity.py",
+    "engine/_hilo_result.py",
     "engine/variants.py",
     "exchange/game/prospects.py",
     "exchange/game/table.py",
