@@ -144,9 +144,12 @@ class ExchangeState:
         if ev.bet_id != self.next_bet_id:
             raise ExchangeError(f"bet id {ev.bet_id} out of order; next is {self.next_bet_id}")
         market = self.open_markets[ev.market_id]
-        account = self.accounts[ev.account_id]
+        return self.add_order(ev, self.accounts[ev.account_id], market, market.index[ev.selection_id])
+
+    def add_order(self, ev: OrderPlaced, account: Account, market: Market, sel: int) -> Order:
+        """:meth:`apply_order_placed` once the event's account, market and selection index are known
+        (the live path has them from its checks)."""
         position = account.positions.get(ev.market_id) or account.open_position(market)
-        sel = market.index[ev.selection_id]
         order = Order(ev.bet_id, position, sel, ev.side is _BACK, ev.tick, ev.size, ev.ts, ev.round, ev.customer_ref)
         self.orders[ev.bet_id] = order
         self.next_bet_id = ev.bet_id + 1
@@ -156,21 +159,25 @@ class ExchangeState:
 
     def apply_matched(self, ev: Matched) -> None:
         """Both orders fill ``size`` at the match's tick; the book's levels and traded volume follow."""
-        match_id, size, tick = ev.match_id, ev.size, ev.tick
-        if match_id != self.next_match_id:
-            raise ExchangeError(f"match id {match_id} out of order; next is {self.next_match_id}")
+        if ev.match_id != self.next_match_id:
+            raise ExchangeError(f"match id {ev.match_id} out of order; next is {self.next_match_id}")
         back = self.orders[ev.back_bet_id]
         lay = self.orders[ev.lay_bet_id]
-        market = back.position.market
-        book = market.books[back.sel]
+        book = back.position.market.books[back.sel]
         resting = lay if ev.taker_side is _BACK else back
-        if book.front(resting.is_back, tick) is not resting:
-            raise ExchangeError(f"match {match_id} out of order: bet {resting.bet_id} is not first in its queue")
-        book.trade(back, lay, size, tick)
+        if book.front(resting.is_back, ev.tick) is not resting:
+            raise ExchangeError(f"match {ev.match_id} out of order: bet {resting.bet_id} is not first in its queue")
+        self.fill(ev, back, lay)
+
+    def fill(self, ev: Matched, back: Order, lay: Order) -> None:
+        """:meth:`apply_matched` once its orders are known and checked (the live path has them from the book)."""
+        size, tick = ev.size, ev.tick
+        market = back.position.market
+        market.books[back.sel].trade(back, lay, size, tick)
         back.position.fill(back, size, tick, ev.ts)
         lay.position.fill(lay, size, tick, ev.ts)
-        market.fills.append((match_id, ev.ts, back.sel, tick, size, back.bet_id, lay.bet_id))
-        self.next_match_id = match_id + 1
+        market.fills.append((ev.match_id, ev.ts, back.sel, tick, size, back.bet_id, lay.bet_id))
+        self.next_match_id = ev.match_id + 1
 
     def apply_order_cancelled(self, ev: OrderCancelled) -> None:
         order = self._take_unmatched(ev.bet_id, ev.size)

@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import NoReturn
 
 from exchange.core import ladder
+from exchange.core.accounts import Account
 from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
 from exchange.core.errors import ErrorCode, ExchangeError, Rejection
 from exchange.core.events import (
@@ -58,14 +59,14 @@ _LAPSE = PersistenceType.LAPSE
 
 _TICK_OF_PRICE = ladder.TICK_OF_PRICE
 
-#: What a checked place instruction resolves to: its market, the selection's index, the price's tick.
-Placement = tuple[Market, int, int]
+#: What a checked place instruction resolves to: its account, market, the selection's index, the price's tick.
+Placement = tuple[Account, Market, int, int]
 
 
 def place(state: ExchangeState, cmd: PlaceOrder) -> list[Event]:
     """Check a place instruction; if accepted, queue the order and match it."""
     try:
-        market, _, tick = verify_place(state, cmd)
+        account, market, sel, tick = verify_place(state, cmd)
     except Rejection as r:
         return [
             new_order_rejected(
@@ -78,7 +79,7 @@ def place(state: ExchangeState, cmd: PlaceOrder) -> list[Event]:
         cmd.side, tick, cmd.size, market.round, cmd.customer_ref,
     )  # fmt: skip
     events: list[Event] = [placed]
-    match(state, state.apply_order_placed(placed), cmd.ts, events)
+    match(state, state.add_order(placed, account, market, sel), cmd.ts, events)
     return events
 
 
@@ -98,7 +99,7 @@ def match(state: ExchangeState, order: Order, ts: int, events: list[Event]) -> N
             ts, state.next_match_id, market.market_id, market.selection_ids[order.sel], resting.tick, size,
             back.bet_id, lay.bet_id, back.position.account_id, lay.position.account_id, taker_side,
         )  # fmt: skip
-        state.apply_matched(ev)
+        state.fill(ev, back, lay)  # resting is first in its queue: the book just said so
         events.append(ev)
 
 
@@ -141,7 +142,7 @@ def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
             f"this order needs {format_minor(after - current)} more exposure "
             f"but only {format_minor(max(account.available(), 0))} is available to bet",
         )
-    return market, sel, tick
+    return account, market, sel, tick
 
 
 def _refuse_closed_market(state: ExchangeState, cmd: PlaceOrder) -> NoReturn:
@@ -171,12 +172,11 @@ def check_places(state: ExchangeState, commands: Sequence[PlaceOrder]) -> list[R
     try:
         for cmd in commands:
             try:
-                market, sel, tick = verify_place(state, cmd)
+                account, market, sel, tick = verify_place(state, cmd)
             except Rejection as r:
                 results.append(r)
                 continue
             results.append(None)
-            account = state.accounts[cmd.account_id]
             if market.market_id not in account.positions:
                 opened.append((cmd.account_id, market))
             pos = account.open_position(market)
