@@ -366,7 +366,9 @@ class Journal:
             return
         try:
             self._writer.send([(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch])
-        except Exception as exc:  # the writer is gone (BrokenPipeError), or a record would not serialise
+        except BrokenPipeError:  # the writer is gone: said as when its end of the pipe is read closed
+            self._committed(last, OSError("the journal writer process exited"))
+        except Exception as exc:  # a record that would not serialise
             self._committed(last, exc)
 
     def _on_acks(self) -> None:
