@@ -44,6 +44,17 @@ class Record:
         kwargs = {name: _from_json(hints[name], value) for name, value in data.items() if name != "type"}
         return cls(**kwargs)
 
+    def __reduce__(self) -> tuple[Callable[..., Record], tuple[type, tuple[Any, ...]]]:
+        """Pickle a record as its class and its field values, rebuilt by :func:`_unpickle`.
+
+        A frozen, slotted dataclass otherwise unpickles through the ``__setstate__``
+        that ``dataclasses`` gives it, which looks up the fields and sets each one
+        through ``object.__setattr__``: two thirds of the time a restart spends
+        loading a snapshot of 90,000 cleared orders.
+        """
+        cls = type(self)
+        return _unpickle, (cls, tuple(getattr(self, name) for name in _field_names(cls)))
+
 
 def fast_constructor(cls: type[_R]) -> Callable[..., _R]:
     """A function that builds instances of a frozen, slotted dataclass about three times faster.
@@ -94,6 +105,36 @@ def fast_constructor(cls: type[_R]) -> Callable[..., _R]:
     function: Callable[..., _R] = namespace[f"new_{cls.__name__}"]
     function.__doc__ = f"Build a :class:`{cls.__name__}` (fast path; same arguments as the class)."
     return function
+
+
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_UNPICKLERS: dict[type, Callable[..., Any]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(field.name for field in dataclasses.fields(cls))
+    return names
+
+
+def _unpickle(cls: type[_R], values: tuple[Any, ...]) -> _R:
+    """A record from its pickled field values (:meth:`Record.__reduce__`): built by the class's
+    :func:`fast_constructor` where it has one, else by the class itself.
+
+    >>> import pickle
+    >>> from exchange.core.accounts import AccountFunds
+    >>> funds = AccountFunds("alice", 1000, 250, 750)
+    >>> pickle.loads(pickle.dumps(funds)) == funds, _unpickle(AccountFunds, ("bob", 5, 0, 5))
+    (True, AccountFunds(account_id='bob', balance=5, exposure=0, available=5))
+    """
+    build = _UNPICKLERS.get(cls)
+    if build is None:
+        fast = "__slots__" in cls.__dict__ and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        fast = fast and not hasattr(cls, "__post_init__") and all(
+            field.default_factory is dataclasses.MISSING for field in dataclasses.fields(cls))  # type: ignore[arg-type]
+        build = _UNPICKLERS[cls] = fast_constructor(cls) if fast else cls
+    return build(*values)
 
 
 _TWINS: dict[type, type] = {}

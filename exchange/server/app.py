@@ -2,9 +2,10 @@
 
 Background work runs in ``cleanup_ctx`` contexts, in order: the database
 (its lock, so that one server alone runs on it, then the accounts store and
-journal writer), the exchange (the poker engine warmed, recovery from the
-journal, then the channels on the clock with the house seated; on the wall
-clock, reveals' equities computed on a worker thread), the stream hub's
+journal writer), the exchange (recovery from the journal, then the channels
+on the clock with the house seated; on the wall clock the poker engine is
+warmed on a worker thread once the server answers, the games start when it
+is done, and reveals' equities are computed on that thread), the stream hub's
 heartbeats, and the sweep of expired sessions on the clock. Handlers are thin:
 they read the request, call one function and write JSON.
 
@@ -28,7 +29,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from exchange.clock import Clock, Timer, WallClock
-from exchange.game.channels import get_channel
+from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.table import EquityFn
 from exchange.server import account, betting, connections, games_api, identity, jsoncodec, keys, listings, openapi
 from exchange.server.auth import Session, Sessions
@@ -130,11 +131,14 @@ async def _exchange(
     # On the wall clock, reveals' equities off the loop (the engine's kernels release the GIL); a virtual
     # clock (tests) keeps them inline, so what happens at a given clock time does not depend on threads.
     runner = ThreadedEquities() if isinstance(clock, WallClock) else None
-    if equities is None:  # the engine's exact equities: tables and kernels ready before the first game
-        warmer = runner or ThreadedEquities()
+    # The engine's exact equities need its tables and kernels loaded before the first game is dealt. On the
+    # wall clock that happens on the worker thread once the server answers (a restart is not held up by it) and
+    # the games start when it is done; a virtual clock warms it first, so the games start at a known time.
+    warm = equities is None and runner is not None
+    if equities is None and runner is None:
+        warmer = ThreadedEquities()
         await warm_engine(warmer, [c.variant for c in channels])
-        if warmer is not runner:
-            warmer.close()
+        warmer.close()
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house, runner=runner, exchange_config=config.exchange_config())
     service.recover(accept_damaged=config.accept_damaged_journal)
@@ -160,14 +164,27 @@ async def _exchange(
     app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
         "getAccountFunds": account.get_account_funds,
     })
-    service.start(hub.touched, run_games=config.run_games)
+    service.start(hub.touched, run_games=config.run_games and not warm)
+    games = None
+    if warm and runner is not None and config.run_games:
+        games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels), name="warm-up")
     await service.durable()
     yield
+    if games is not None:
+        games.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await games
     service.stop()
     if runner is not None:
         runner.close()
     with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
         await service.durable()
+
+
+async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, channels: list[ChannelConfig]) -> None:
+    """Warm the poker engine on the equity worker thread, then start the channels' games."""
+    await warm_engine(runner, [c.variant for c in channels])
+    service.start_games()
 
 
 async def _stream(app: web.Application) -> AsyncIterator[None]:

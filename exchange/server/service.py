@@ -220,8 +220,13 @@ class ExchangeService:
             if self._house:
                 channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
                 seat(channel, MarketMaker(), HOUSE_MAKER)
-            if run_games:
-                channel.start()
+        if run_games:
+            self.start_games()
+
+    def start_games(self) -> None:
+        """Start dealing games on every channel (:meth:`start` does, unless told not to)."""
+        for channel in self.channels.values():
+            channel.start()
 
     def stop(self) -> None:
         for channel in self.channels.values():
