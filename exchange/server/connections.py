@@ -33,7 +33,7 @@ import contextlib
 import json
 import logging
 import resource
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -252,25 +252,30 @@ def ensure_file_limit(max_connections: int) -> None:
                         target, max_connections, _FDS_BESIDE_CONNECTIONS)
 
 
-async def _serve(app: web.Application, host: str, port: int, ready: Callable[[web.Application], None]) -> None:
+async def _serve(app: web.Application, host: str, port: int,
+                 ready: Callable[[web.Application], Awaitable[None]]) -> None:
     guard = app[GUARD]
     runner = web.AppRunner(app, handle_signals=True, access_log=None,
                            keepalive_timeout=guard.header_timeout_ms / 1000)
     await runner.setup()
     try:
         await GuardedSite(runner, host, port, guard).start()
-        ready(app)
+        await ready(app)  # requests are already served while it runs
         while True:
             await asyncio.sleep(3600)
     finally:
         await runner.cleanup()
 
 
+async def _nothing(app: web.Application) -> None:
+    """The default ``ready``."""
+
+
 def run_app(app: web.Application, *, host: str, port: int,
-            ready: Callable[[web.Application], None] = lambda app: None) -> None:
+            ready: Callable[[web.Application], Awaitable[None]] = _nothing) -> None:
     """``web.run_app(app, host=host, port=port)`` with the app's connection guard on the listener.
 
-    ``ready(app)`` is called once the app has started and the port is bound. Returns on SIGINT or
+    ``ready(app)`` is awaited once the app has started and the port is bound. Returns on SIGINT or
     SIGTERM after a clean shutdown (the app's cleanup contexts have run); an error at startup (the
     database in use, the port taken) propagates.
     """
