@@ -122,12 +122,7 @@ async def _exchange(
     app: web.Application, *, config: ServerConfig, clock: Clock, equities: EquityFn | None,
     on_fatal: Callable[[str], None] | None, gate: AccountGate,
 ) -> AsyncIterator[None]:
-    channels = []
-    for name in config.channels:
-        channel = get_channel(name)
-        if config.window_ms is not None or config.playing_ms is not None:
-            channel = channel.with_times(config.window_ms or channel.betting_window_ms, config.playing_ms)
-        channels.append(channel)
+    channels = _channel_configs(config)
     # On the wall clock, reveals' equities off the loop (the engine's kernels release the GIL); a virtual
     # clock (tests) keeps them inline, so what happens at a given clock time does not depend on threads.
     runner = ThreadedEquities() if isinstance(clock, WallClock) else None
@@ -179,6 +174,17 @@ async def _exchange(
         runner.close()
     with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
         await service.durable()
+
+
+def _channel_configs(config: ServerConfig) -> list[ChannelConfig]:
+    """The channels the server runs, with the window lengths it was given."""
+    channels = []
+    for name in config.channels:
+        channel = get_channel(name)
+        if config.window_ms is not None or config.playing_ms is not None:
+            channel = channel.with_times(config.window_ms or channel.betting_window_ms, config.playing_ms)
+        channels.append(channel)
+    return channels
 
 
 async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, channels: list[ChannelConfig]) -> None:
