@@ -16,6 +16,8 @@ three starts until the server answers HTTP:
 * a fresh start on an empty database.
 
 and prints a table of the figures, with each start's recovery log line.
+``--keep`` keeps the databases; ``--restarts-only DB`` times the three starts
+again on a copy of a kept one (on a quiet machine, say).
 
     python scripts/soak.py --games 200 --window-seconds 0.15 --playing-seconds 0.03
 """
@@ -107,9 +109,19 @@ class Server:
         return lines[0].split("recovery: ", 1)[1] if lines else "(no recovery line)"
 
     def kill(self) -> None:
+        """SIGKILL the server, then wait for its helper processes (journal writer, snapshot taker) to exit.
+
+        They notice the server is gone and close the database, which checkpoints
+        its write-ahead log into the main file: until they have, a copy of the
+        files may be torn.
+        """
         assert self.proc is not None
+        children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in children) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -215,6 +227,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="game numbers at which to report RSS, comma-separated (default 1000,10000)")
     parser.add_argument("--no-trade", action="store_true", help="only the house's orders, no client bets")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
+    parser.add_argument("--restarts-only", type=Path, metavar="DB",
+                        help="only time the three starts, on a copy of DB (a database a kept run left)")
     return parser.parse_args(argv)
 
 
@@ -229,9 +243,24 @@ def serve_options(args: argparse.Namespace) -> list[str]:
     return options
 
 
+def copy_database(db: Path, copy: Path) -> Path:
+    """A consistent copy of a database (SQLite's backup, which reads through its write-ahead log) and its
+    durable mark."""
+    source, target = sqlite3.connect(db), sqlite3.connect(copy)
+    try:
+        source.backup(target)
+    finally:
+        source.close()
+        target.close()
+    mark = db.with_name(db.name + "-durable")
+    if mark.exists():
+        shutil.copy(mark, copy.with_name(copy.name + "-durable"))
+    return copy
+
+
 def without_snapshots(db: Path, copy: Path) -> Path:
     """A copy of the database with its snapshots deleted: a restart from it replays the whole journal."""
-    shutil.copy(db, copy)
+    copy_database(db, copy)
     conn = sqlite3.connect(copy)
     conn.execute("DELETE FROM snapshots")
     conn.commit()
@@ -289,6 +318,16 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     db = work / "soak.db"
     servers: list[Server] = []
+    if args.restarts_only is not None:
+        try:
+            starts = time_starts(work, copy_database(args.restarts_only, db), serve_args, servers)
+        finally:
+            for server in servers:
+                server.stop()
+            shutil.rmtree(work, ignore_errors=True)
+        for name, seconds, line in starts:
+            print(f"{name}: {seconds:.2f} s; {line}")
+        return 0
     try:
         print(f"soak: up to {args.games} games or {args.time_limit:g} s, windows {args.window_seconds} s / "
               f"{args.playing_seconds} s, in {work}")
