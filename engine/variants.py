@@ -57,10 +57,15 @@ class Deal:
 
 @dataclass(frozen=True)
 class Street:
-    """One dealing step, followed by a betting round."""
+    """One dealing step, followed by a betting round.
+
+    ``big_bet``: in fixed limit the round's bets and raises are the big bet (the
+    later rounds), else the small bet.
+    """
 
     name: str
     deals: tuple[Deal, ...]
+    big_bet: bool = False
 
     def count(self, face: Face) -> int:
         return sum(d.count for d in self.deals if d.face is face)
@@ -112,7 +117,10 @@ class Variant:
     ``ranking`` decides the pot (the high half of a hi/lo pot; for 2-7 Triple Draw
     it is the deuce-to-seven low); ``low`` is the low half's ranking, or ``None``.
     ``shared_last_card``: if the pack runs short, one face-up card is dealt to the
-    board as everyone's last card (7-Card Stud).
+    board as everyone's last card (7-Card Stud). ``open_pair_double_limit``: in
+    fixed limit an open pair on the second betting round allows the big bet there
+    (7-Card Stud). ``split_offer``: in the round after the draw the first seat to act
+    may offer to split the pot (32-Card Draw).
     """
 
     name: str
@@ -126,6 +134,8 @@ class Variant:
     low: Ranking | None = None
     bring_in: BringIn | None = None
     shared_last_card: bool = False
+    open_pair_double_limit: bool = False
+    split_offer: bool = False
 
     @property
     def hole_cards(self) -> int:
@@ -198,24 +208,24 @@ def _draw(n: int) -> Deal:
 _BOARD_STREETS = (
     Street("preflop", (_down(2),)),
     Street("flop", (_board(3),)),
-    Street("turn", (_board(1),)),
-    Street("river", (_board(1),)),
+    Street("turn", (_board(1),), big_bet=True),
+    Street("river", (_board(1),), big_bet=True),
 )
 _OMAHA_STREETS = (Street("preflop", (_down(4),)), *_BOARD_STREETS[1:])
 _FIVE_STUD_STREETS = (
     Street("second street", (_down(1), _up(1))),
     Street("third street", (_up(1),)),
-    Street("fourth street", (_up(1),)),
-    Street("fifth street", (_up(1),)),
+    Street("fourth street", (_up(1),), big_bet=True),
+    Street("fifth street", (_up(1),), big_bet=True),
 )
 _SEVEN_STUD_STREETS = (
     Street("third street", (_down(2), _up(1))),
     Street("fourth street", (_up(1),)),
-    Street("fifth street", (_up(1),)),
-    Street("sixth street", (_up(1),)),
-    Street("seventh street", (_down(1),)),
+    Street("fifth street", (_up(1),), big_bet=True),
+    Street("sixth street", (_up(1),), big_bet=True),
+    Street("seventh street", (_down(1),), big_bet=True),
 )
-_TELESINA_STREETS = (*_FIVE_STUD_STREETS, Street("vela", (_board(1),)))
+_TELESINA_STREETS = (*_FIVE_STUD_STREETS, Street("vela", (_board(1),), big_bet=True))
 
 _SHSDC = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 _HDCS = (Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS, Suit.SPADES)
@@ -261,6 +271,7 @@ VARIANTS: dict[str, Variant] = {
             HIGH,
             bring_in=_LOWEST_UP,
             shared_last_card=True,
+            open_pair_double_limit=True,
         ),
         Variant(
             "stud7-hilo",
@@ -281,7 +292,7 @@ VARIANTS: dict[str, Variant] = {
             DeckSize.FULL,
             6,
             ForcedBets.BLINDS,
-            (Street("deal", (_down(5),)), Street("draw", (_draw(5),))),
+            (Street("deal", (_down(5),)), Street("draw", (_draw(5),), big_bet=True)),
             HandForm.EXACT_FIVE,
             HIGH,
         ),
@@ -294,8 +305,8 @@ VARIANTS: dict[str, Variant] = {
             (
                 Street("deal", (_down(5),)),
                 Street("first draw", (_draw(5),)),
-                Street("second draw", (_draw(5),)),
-                Street("third draw", (_draw(5),)),
+                Street("second draw", (_draw(5),), big_bet=True),
+                Street("third draw", (_draw(5),), big_bet=True),
             ),
             HandForm.EXACT_FIVE,
             DEUCE_TO_SEVEN,
@@ -328,9 +339,10 @@ VARIANTS: dict[str, Variant] = {
             DeckSize.SHORT,
             5,
             ForcedBets.BLINDS,
-            (Street("deal", (_down(5),)), Street("draw", (_draw(4),))),
+            (Street("deal", (_down(5),)), Street("draw", (_draw(4),), big_bet=True)),
             HandForm.EXACT_FIVE,
             DRAW32,
+            split_offer=True,
         ),
     )
 }

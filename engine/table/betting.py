@@ -1,0 +1,271 @@
+"""The betting round: fold, check or call, bring-in, bet, raise or complete (a part of the table state).
+
+Rules held here (``variants.md``, "Betting order" and "Stud games"; the rest *standard*):
+
+* the round's smallest bet is the small bet, or in fixed limit the big bet on the
+  later streets; a raise adds at least the last full bet or raise;
+* fixed limit allows a bet and three raises a round (a completion is the bet); an
+  open pair on 7-Card Stud's fourth street allows the big bet there too;
+* pot limit allows raising to the pot after the call; no limit to the whole stack;
+* an all-in for less than a full raise does not reopen the betting to seats that
+  have acted (unless such all-ins add up to a full raise);
+* in stud the bring-in seat must post the bring-in or complete to the small bet;
+* a seat that stood pat when its draw time ran out may not bet or raise in the
+  round after the draw.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from engine.cards import Card
+from engine.table import actions as A
+from engine.table.errors import IllegalActionError
+from engine.table.order import clockwise_from
+from engine.table.structures import MAX_BETS_FIXED_LIMIT, Stakes, Structure
+
+if TYPE_CHECKING:
+    from engine.variants import Variant
+
+
+class Betting:
+    """The betting half of :class:`~engine.table.TableState` (kept apart to be read alone)."""
+
+    seats: int
+    stacks: list[int]
+    contributed: list[int]
+    live: list[bool]
+    cards: list[list[Card]]
+    up: list[list[bool]]
+    mucked: list[Card]
+    variant: Variant
+    structure: Structure
+    stakes: Stakes
+    street: int
+    paid: int
+    _split_open: bool
+
+    def _init_betting(self, seats: int) -> None:
+        self.bets = [0] * seats
+        self.actors: deque[int] = deque()
+        self.acted: set[int] = set()
+        self.raises = 0
+        self.last_raise = 0
+        self.shorts: list[int] = []
+        self.bring_in_due = False
+        self.completing = False
+        self.aggressor: int | None = None
+        self.penalised: set[int] = set()
+        self.round_min = 0
+        self.double_limit = False
+
+    def _record(self, action: A.Action) -> None:
+        raise NotImplementedError
+
+    def _round_over(self) -> None:
+        raise NotImplementedError
+
+    def _begin_betting(self, first: int, bring_in: bool) -> None:
+        fixed = self.structure is Structure.FIXED_LIMIT
+        big = self.variant.streets[self.street].big_bet and fixed
+        self.round_min = self.stakes.big_bet if big else self.stakes.small_bet
+        self.double_limit = (
+            fixed
+            and self.variant.open_pair_double_limit
+            and self.street == 1
+            and any(self.live[s] and _open_pair(self.cards[s], self.up[s]) for s in range(self.seats))
+        )
+        self.raises = self.last_raise = 0
+        self.shorts = []
+        self.acted = set()
+        self.aggressor = None
+        self.bring_in_due = self.completing = bring_in
+        order = clockwise_from(first, self.seats)
+        self.actors = deque(s for s in order if self.live[s] and self.stacks[s] > 0)
+        if len(self.actors) == 1 and self.bets[self.actors[0]] >= max(self.bets):
+            self.actors.clear()
+
+    # ------------------------------------------------------------------ who may do what
+
+    def _turn(self, what: str) -> int:
+        if not self.actors:
+            raise IllegalActionError(f"nobody may {what} now: no betting round is waiting for a seat")
+        return self.actors[0]
+
+    def _not_bring_in(self, seat: int) -> None:
+        if self.bring_in_due:
+            stakes = self.stakes
+            raise IllegalActionError(
+                f"seat {seat} must post the bring-in ({stakes.bring_in}) or complete to {stakes.small_bet} first"
+            )
+
+    def to_call(self) -> int:
+        """What the seat to act must put in to call (its stack, if that is less)."""
+        if not self.actors:
+            return 0
+        seat = self.actors[0]
+        return min(self.stacks[seat], max(self.bets) - self.bets[seat])
+
+    def verify_fold(self) -> None:
+        self._not_bring_in(self._turn("fold"))
+
+    def can_fold(self) -> bool:
+        return bool(self.actors) and not self.bring_in_due
+
+    def fold(self) -> A.Fold:
+        self.verify_fold()
+        seat = self._pop()
+        self.live[seat] = False
+        self.mucked.extend(self.cards[seat])
+        self.cards[seat] = []
+        self.up[seat] = []
+        record = A.Fold(seat)
+        self._record(record)
+        self._round_over()
+        return record
+
+    def verify_check_call(self) -> None:
+        self._not_bring_in(self._turn("check or call"))
+
+    def can_check_call(self) -> bool:
+        return bool(self.actors) and not self.bring_in_due
+
+    def check_call(self) -> A.CheckCall:
+        self.verify_check_call()
+        amount = self.to_call()
+        seat = self._pop()
+        self._put(seat, amount)
+        record = A.CheckCall(seat, amount)
+        self._record(record)
+        self._round_over()
+        return record
+
+    def verify_post_bring_in(self) -> None:
+        seat = self._turn("post the bring-in")
+        if not self.bring_in_due:
+            raise IllegalActionError(f"seat {seat} has no bring-in to post: only the first stud round opens with one")
+
+    def can_post_bring_in(self) -> bool:
+        return bool(self.actors) and self.bring_in_due
+
+    def post_bring_in(self) -> A.PostBringIn:
+        self.verify_post_bring_in()
+        seat = self._pop()
+        amount = min(self.stacks[seat], self.stakes.bring_in)
+        self._put(seat, amount)
+        self.bring_in_due = False
+        record = A.PostBringIn(seat, amount)
+        self._record(record)
+        self._round_over()
+        return record
+
+    def _raise_refusal(self) -> str | None:
+        """Why the seat to act may not bet or raise now, or ``None`` if it may."""
+        if not self.actors:
+            return "nobody may bet or raise now: no betting round is waiting for a seat"
+        seat = self.actors[0]
+        call = max(self.bets) - self.bets[seat]
+        if seat in self.penalised:
+            return f"seat {seat} stood pat when its draw time ran out; it may only check, call or fold this round"
+        if self.structure is Structure.FIXED_LIMIT and self.raises >= MAX_BETS_FIXED_LIMIT:
+            return "the betting is capped: a bet and three raises are the most a fixed-limit round allows"
+        if min(self.stacks[seat], call) < self.last_raise:
+            return f"seat {seat} faces an all-in that is less than a full raise; it may only call or fold"
+        if self.shorts and sum(self.shorts) < self.last_raise and seat in self.acted:
+            return f"seat {seat} has acted and the all-in since is less than a full raise; it may only call or fold"
+        if self.stacks[seat] <= call:
+            return f"seat {seat} has {self.stacks[seat]} chips, not more than the {call} to call; it may only call"
+        top = max(self.bets)
+        if not any(s != seat and self.live[s] and self.stacks[s] + self.bets[s] > top for s in range(self.seats)):
+            return "every other seat still in is all in: there is nobody to bet or raise against"
+        return None
+
+    def raise_sizes(self) -> tuple[int, ...]:
+        """The totals the seat may bet or raise to: in fixed limit each allowed size, in pot
+        and no limit the smallest and the largest; empty when it may not bet or raise."""
+        if self._raise_refusal() is not None:
+            return ()
+        seat = self.actors[0]
+        cap = self.stacks[seat] + self.bets[seat]
+        top = max(self.bets)
+        base = 0 if self.completing else top
+        least = min(cap, base + max(self.last_raise, self.round_min))
+        if self.structure is Structure.FIXED_LIMIT:
+            big = min(cap, top + self.stakes.big_bet)
+            return (least, big) if self.double_limit and big > least else (least,)
+        if self.structure is Structure.POT_LIMIT:
+            pot = sum(self.contributed) - self.paid
+            return least, min(cap, max(least, 2 * top - self.bets[seat] + pot))
+        return least, cap
+
+    def verify_bet_raise(self, to: int | None = None) -> int:
+        """Raise unless the seat may bet or raise to a total of ``to`` this round (default:
+        the smallest allowed); return the total."""
+        refusal = self._raise_refusal()
+        if refusal is not None:
+            raise IllegalActionError(refusal)
+        sizes = self.raise_sizes()
+        if to is None:
+            return sizes[0]
+        if not isinstance(to, int) or isinstance(to, bool):
+            raise IllegalActionError(f"a bet is a whole number of chips, not {to!r}")
+        if self.structure is Structure.FIXED_LIMIT and to not in sizes:
+            allowed = " or ".join(map(str, sizes))
+            raise IllegalActionError(f"in fixed limit seat {self.actors[0]} may bet or raise to {allowed}, not {to}")
+        if self.structure is not Structure.FIXED_LIMIT and not sizes[0] <= to <= sizes[-1]:
+            raise IllegalActionError(
+                f"seat {self.actors[0]} may bet or raise to {sizes[0]} up to {sizes[-1]} ({self.structure}), not {to}"
+            )
+        return to
+
+    def can_bet_raise(self, to: int | None = None) -> bool:
+        try:
+            self.verify_bet_raise(to)
+        except IllegalActionError:
+            return False
+        return True
+
+    def bet_raise(self, to: int | None = None) -> A.BetRaise:
+        """Bet, raise or complete to a total of ``to`` chips this round (default: the least allowed)."""
+        to = self.verify_bet_raise(to)
+        top = max(self.bets)
+        seat = self._pop()
+        self._put(seat, to - self.bets[seat])
+        raised = to - top
+        self.bring_in_due = self.completing = False
+        self.actors = deque(s for s in clockwise_from(seat, self.seats)[1:] if self.live[s] and self.stacks[s] > 0)
+        self.aggressor = seat
+        if raised >= self.last_raise:
+            self.acted = {seat}
+        self.last_raise = max(self.last_raise, raised)
+        self.raises += 1
+        if self.stacks[seat]:
+            self.shorts.clear()
+        else:
+            self.shorts.append(raised)
+        if sum(self.shorts) >= self.last_raise:
+            self.shorts.clear()
+        record = A.BetRaise(seat, to)
+        self._record(record)
+        self._round_over()
+        return record
+
+    # ------------------------------------------------------------------ helpers
+
+    def _pop(self) -> int:
+        seat = self.actors.popleft()
+        self.acted.add(seat)
+        self._split_open = False
+        return seat
+
+    def _put(self, seat: int, amount: int) -> None:
+        self.stacks[seat] -= amount
+        self.bets[seat] += amount
+        self.contributed[seat] += amount
+
+
+def _open_pair(cards: list[Card], up: list[bool]) -> bool:
+    """Whether two of the face-up cards are a pair."""
+    ranks = [c.rank for c, face_up in zip(cards, up, strict=True) if face_up]
+    return len(set(ranks)) < len(ranks)

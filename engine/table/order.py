@@ -1,0 +1,81 @@
+"""Who acts first, and who shows first: the rules' orders (``variants.md``, "Betting order", "Stud games").
+
+Seats are numbered clockwise from the first seat left of the button (seat 0); the
+button is the last seat. Heads-up the button posts the small blind and acts first
+before the flop, last after it (the standard rule).
+
+In stud games the up cards decide: the bring-in by the variant's
+:class:`~engine.variants.BringIn` rule, later rounds by the best poker hand the up
+cards make (:func:`up_strength`; pairs and sets only, as four or fewer cards make no
+straight or flush; Soko's four-flush and four-straight count with four up cards).
+Ties go to the seat closest to the button's left.
+
+>>> from engine.cards import parse_cards
+>>> up_strength(parse_cards("Kd Kc"), soko=False) > up_strength(parse_cards("As Qs"), soko=False)
+True
+>>> up_strength(parse_cards("9s 7s 4s 2s"), soko=True) > up_strength(parse_cards("Ah Ad Kc Qs"), soko=True)
+True
+>>> up_strength(parse_cards("9s 7s 4s 2s"), soko=True) > up_strength(parse_cards("Ah Ad Kc Kd"), soko=True)
+False
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.cards import Card
+
+_HIGH, _PAIR, _FOUR_STRAIGHT, _FOUR_FLUSH, _TWO_PAIR, _TRIPS, _QUADS = range(7)
+
+
+def up_strength(cards: Sequence[Card], *, soko: bool) -> tuple[int, ...]:
+    """A comparable strength of a seat's up cards (greater is better), ranks only."""
+    counts: dict[int, int] = {}
+    for card in cards:
+        counts[card.rank] = counts.get(card.rank, 0) + 1
+    grouped = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    ranks = tuple(rank for rank, count in grouped for _ in range(count))
+    shape = tuple(count for _, count in grouped)
+    category = _HIGH
+    if shape[:1] == (4,):
+        category = _QUADS
+    elif shape[:1] == (3,):
+        category = _TRIPS
+    elif shape[:2] == (2, 2):
+        category = _TWO_PAIR
+    elif shape[:1] == (2,):
+        category = _PAIR
+    if soko and len(cards) == 4 and category < _TWO_PAIR:
+        if len({card.suit for card in cards}) == 1:
+            return (_FOUR_FLUSH, *ranks)
+        top = _four_straight_top(set(counts))
+        if top:
+            return (_FOUR_STRAIGHT, top)
+    return (category, *ranks)
+
+
+def _four_straight_top(ranks: set[int]) -> int:
+    if len(ranks) != 4:
+        return 0
+    if max(ranks) - min(ranks) == 3:
+        return max(ranks)
+    if ranks == {14, 2, 3, 4}:
+        return 4
+    return 0
+
+
+def best_up_seat(up_cards: Sequence[Sequence[Card] | None], *, soko: bool) -> int:
+    """The seat whose up cards are best (``None`` for a seat out of the hand); ties to the lowest seat."""
+    best, seat = None, -1
+    for i, cards in enumerate(up_cards):
+        if cards is None:
+            continue
+        strength = up_strength(cards, soko=soko)
+        if best is None or strength > best:
+            best, seat = strength, i
+    return seat
+
+
+def clockwise_from(first: int, seats: int) -> list[int]:
+    """Every seat, starting at ``first`` and going clockwise."""
+    return [(first + k) % seats for k in range(seats)]

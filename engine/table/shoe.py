@@ -1,0 +1,106 @@
+"""Where the table's cards come from: the stub of a shuffled deck, and the discards.
+
+Draw games can run the stub dry. Then the discards made so far are shuffled (with
+the table's own seeded ``random.Random``) and dealt, except the receiving seat's own
+discards of this round, which stay aside (``variants.md``, "Draw games").
+
+A :class:`ScriptedShoe` deals a recorded hand again, card for card (reading a hand
+history back).
+
+>>> from engine.cards import parse_cards
+>>> shoe = Shoe(parse_cards("As Kd Qh"), random.Random(0))
+>>> [str(c) for c in shoe.take(2, seat=0)[0]], len(shoe)
+(['As', 'Kd'], 1)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from engine.cards import Card
+from engine.table.errors import TableError
+
+
+class Shoe:
+    """The stub (top card first) and the discards that may be reshuffled into it."""
+
+    def __init__(self, order: Sequence[Card], rng: random.Random) -> None:
+        self._stub = list(reversed(order))  # the top card is popped from the end
+        self._rng = rng
+        self._discards: list[tuple[int, int, Card]] = []  # (round, seat, card)
+        self._round = 0
+
+    def __len__(self) -> int:
+        return len(self._stub)
+
+    def new_round(self) -> None:
+        """Discards made from now on belong to the next draw round."""
+        self._round += 1
+
+    def discard(self, seat: int, cards: Sequence[Card]) -> None:
+        self._discards.extend((self._round, seat, card) for card in cards)
+
+    def take(self, count: int, seat: int | None = None) -> tuple[tuple[Card, ...], int]:
+        """``count`` cards for ``seat`` (``None``: board or burn), and how many were reshuffled in."""
+        out: list[Card] = []
+        reshuffled = 0
+        for _ in range(count):
+            if not self._stub:
+                reshuffled += self._reshuffle(seat)
+            out.append(self._stub.pop())
+        return tuple(out), reshuffled
+
+    def burn(self) -> Card:
+        """The top card, face down to nobody."""
+        return self.take(1)[0][0]
+
+    def _reshuffle(self, seat: int | None) -> int:
+        usable = [d for d in self._discards if not (d[0] == self._round and d[1] == seat)]
+        if not usable:
+            raise TableError("the deck and the usable discards are empty: no card left to deal")
+        self._discards = [d for d in self._discards if d[0] == self._round and d[1] == seat]
+        cards = [card for _, _, card in usable]
+        self._rng.shuffle(cards)
+        self._stub = cards
+        return len(cards)
+
+    def unseen(self) -> tuple[Card, ...]:
+        """The cards still in the stub or the discards (for the state's card check)."""
+        return (*self._stub, *(card for _, _, card in self._discards))
+
+
+class ScriptedShoe(Shoe):
+    """Deals ``script`` in order (the cards a hand history recorded); burns and the
+    stub's size come from ``deck`` less every card dealt."""
+
+    def __init__(self, script: Sequence[Card], deck: Sequence[Card]) -> None:
+        named = set(script)
+        spare = [card for card in deck if card not in named]
+        super().__init__(spare, random.Random(0))
+        self._script = list(reversed(script))
+        self._dealt: set[Card] = set()
+        self._size = len(deck)
+
+    def __len__(self) -> int:
+        return self._size - len(self._dealt)
+
+    def take(self, count: int, seat: int | None = None) -> tuple[tuple[Card, ...], int]:
+        out: list[Card] = []
+        for _ in range(count):
+            if not self._script:
+                raise TableError(f"the recorded hand deals no more cards, but seat {seat} needs {count}")
+            out.append(self._script.pop())
+        self._dealt.update(out)
+        return tuple(out), 0
+
+    def burn(self) -> Card:
+        """A card nobody sees: the next spare one."""
+        if not self._stub:
+            raise TableError("no spare card left to burn")
+        card = self._stub.pop()
+        self._dealt.add(card)
+        return card
+
+    def unseen(self) -> tuple[Card, ...]:
+        return ()
