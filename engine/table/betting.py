@@ -108,10 +108,13 @@ class Betting:
         return min(self.stacks[seat], max(self.bets) - self.bets[seat])
 
     def verify_fold(self) -> None:
-        self._not_bring_in(self._turn("fold"))
+        seat = self._turn("fold")
+        self._not_bring_in(seat)
+        if self.bets[seat] >= max(self.bets):
+            raise IllegalActionError(f"seat {seat} has nothing to call; it may check, so it may not fold")
 
     def can_fold(self) -> bool:
-        return bool(self.actors) and not self.bring_in_due
+        return bool(self.actors) and not self.bring_in_due and self.bets[self.actors[0]] < max(self.bets)
 
     def fold(self) -> A.Fold:
         self.verify_fold()

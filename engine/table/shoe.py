@@ -71,36 +71,36 @@ class Shoe:
 
 
 class ScriptedShoe(Shoe):
-    """Deals ``script`` in order (the cards a hand history recorded); burns and the
-    stub's size come from ``deck`` less every card dealt."""
+    """Deals the cards a hand history recorded: ``script`` maps each seat (``None``: the
+    board) to the cards it received, in order. Burns and the stub's size come from
+    ``deck`` less every card named."""
 
-    def __init__(self, script: Sequence[Card], deck: Sequence[Card]) -> None:
-        named = set(script)
+    def __init__(self, script: dict[int | None, list[Card]], deck: Sequence[Card]) -> None:
+        named = {card for cards in script.values() for card in cards}
         spare = [card for card in deck if card not in named]
         super().__init__(spare, random.Random(0))
-        self._script = list(reversed(script))
-        self._dealt: set[Card] = set()
+        self._script = {target: list(reversed(cards)) for target, cards in script.items()}
+        self._used = 0
         self._size = len(deck)
 
     def __len__(self) -> int:
-        return self._size - len(self._dealt)
+        return self._size - self._used
 
     def take(self, count: int, seat: int | None = None) -> tuple[tuple[Card, ...], int]:
-        out: list[Card] = []
-        for _ in range(count):
-            if not self._script:
-                raise TableError(f"the recorded hand deals no more cards, but seat {seat} needs {count}")
-            out.append(self._script.pop())
-        self._dealt.update(out)
-        return tuple(out), 0
+        queue = self._script.get(seat, [])
+        if len(queue) < count:
+            who = "the board" if seat is None else f"seat {seat}"
+            raise TableError(f"the recorded hand deals {len(queue)} more cards to {who}, the table needs {count}")
+        out = tuple(queue.pop() for _ in range(count))
+        self._used += count
+        return out, 0
 
     def burn(self) -> Card:
         """A card nobody sees: the next spare one."""
         if not self._stub:
             raise TableError("no spare card left to burn")
-        card = self._stub.pop()
-        self._dealt.add(card)
-        return card
+        self._used += 1
+        return self._stub.pop()
 
     def unseen(self) -> tuple[Card, ...]:
         return ()

@@ -95,7 +95,7 @@ class TableState(Betting):
         self._penalised_next: set[int] = set()
         self._split_open = False
         self._answers: deque[int] = deque()
-        self._shown = False
+        self._shown: dict[int, tuple[Card, ...]] = {}
         self._shared_card = False
         self._init_betting(n)
         self._begin_hand()
@@ -133,12 +133,12 @@ class TableState(Betting):
         cls,
         variant: str | Variant,
         stacks: Sequence[int],
-        dealt: Sequence[Card],
+        dealt: dict[int | None, list[Card]],
         *,
         structure: Structure = Structure.FIXED_LIMIT,
         stakes: Stakes | None = None,
     ) -> TableState:
-        """A hand that deals exactly ``dealt``, in order (a recorded hand played again)."""
+        """A hand that deals exactly ``dealt`` (each seat's cards in order, ``None`` the board's)."""
         game = get_variant(variant)
         return cls(game, stacks, ScriptedShoe(dealt, game.deck.cards()), structure=structure, stakes=stakes)
 
@@ -253,7 +253,7 @@ class TableState(Betting):
     def _open_round(self) -> None:
         """Start the betting round of the street just dealt (or pass it when nobody can bet)."""
         self.phase = Phase.BETTING
-        if self._shared_card or self._shown:
+        if self._shared_card or bool(self._shown):
             self._close_round()
             return
         first = self._first_actor()
@@ -422,16 +422,19 @@ class TableState(Betting):
     # ------------------------------------------------------------------ showdown
 
     def _show(self) -> None:
-        """Every live seat shows, in the rules' order (``settle.show_order``)."""
+        """Every live seat shows, in the rules' order (``settle.show_order``); a seat shows
+        again only if it holds cards it has not shown (7-Card Stud's last card after an all-in)."""
         from engine.table.settle import show_order
 
-        self._shown = True
         for seat in show_order(self):
-            self._record(A.Show(seat, tuple(self.cards[seat])))
+            cards = tuple(self.cards[seat])
+            if cards != self._shown.get(seat):
+                self._shown[seat] = cards
+                self._record(A.Show(seat, cards))
 
     def _showdown(self) -> None:
-        if not self._shown:
-            self._show()
+        """Every live seat shows (again, if it got cards face down since it showed), then the pots are paid."""
+        self._show()
         self._finish()
 
     def _finish(self) -> None:

@@ -1,0 +1,273 @@
+"""Hand histories in the Poker Hand History format (PHH, a TOML file), written and read back.
+
+:func:`dumps` writes a finished (or unfinished) hand from its log; :func:`loads`
+reads one back into a :class:`HandHistory`, and :meth:`HandHistory.replay` plays it
+again through the table state, checking every recorded card and action.
+
+Variant codes. Where PHH names the game, its code is used, so pokerkit reads the
+file: ``FT`` and ``NT`` (Hold'em, fixed and no limit), ``PO`` (pot-limit Omaha),
+``FO/8`` (fixed-limit Omaha Hi/Lo), ``F7S`` and ``F7S/8`` (7-Card Stud and its
+Hi/Lo), ``F2L3D`` (2-7 Triple Draw). Every other game and structure has a code of
+our own, built the same way, a structure letter (``F`` fixed, ``P`` pot, ``N`` no
+limit) and a game code: ``T`` Hold'em, ``O`` Omaha, ``O/8`` Omaha Hi/Lo, ``7S`` and
+``7S/8`` stud, ``2L3D`` triple draw, ``5CD`` 5-Card Draw, ``SOKO`` Soko, ``AM``
+Americana, ``TEL`` Telesina, ``32D`` 32-Card Draw (e.g. ``PT``, ``NSOKO``, ``F32D``).
+Every file also carries ``_variant`` and ``_structure``, our names for the game.
+
+Actions are PHH's: ``d dh p1 AsKs`` (cards to seat 1), ``d db 7c8d9h`` (board),
+``p1 pb`` (bring-in), ``p1 f``, ``p1 cc``, ``p1 cbr 20``, ``p1 sd 2c3d`` (discard;
+``p1 sd`` stands pat), ``p1 sm AsKs`` (show). Ours, in our games only: ``p1 sd #
+timeout`` (the draw time ran out: stood pat, may not bet or raise next round),
+``p1 so`` (offers a split), ``p2 sa`` / ``p2 sr`` (accepts / refuses it).
+Player ``p1`` is seat 0, the first seat left of the button.
+
+>>> from engine.table import TableState
+>>> state = TableState.start("holdem", [100, 100], seed=5)
+>>> while not state.done:
+...     _ = state.check_call()
+>>> text = dumps(state)
+>>> text.splitlines()[0]
+"variant = 'FT'"
+>>> loads(text).replay().stacks == state.stacks
+True
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.cards import Card, parse_cards
+from engine.table import actions as A
+from engine.table.errors import TableError
+from engine.table.state import TableState
+from engine.table.structures import Stakes, Structure
+from engine.variants import ForcedBets, get_variant
+
+GAME_CODES = {
+    "holdem": "T",
+    "omaha": "O",
+    "omaha-hilo": "O/8",
+    "soko": "SOKO",
+    "stud7": "7S",
+    "stud7-hilo": "7S/8",
+    "draw5": "5CD",
+    "triple-draw-27": "2L3D",
+    "americana": "AM",
+    "telesina": "TEL",
+    "draw32": "32D",
+}
+STRUCTURE_LETTERS = {Structure.FIXED_LIMIT: "F", Structure.POT_LIMIT: "P", Structure.NO_LIMIT: "N"}
+POKERKIT_CODES = frozenset({"FT", "NT", "PO", "FO/8", "F7S", "F7S/8", "F2L3D"})
+"""The codes PHH defines for our games: pokerkit reads these files."""
+
+TIMEOUT = "timeout"
+
+
+class PHHError(TableError):
+    """A hand history that cannot be read, or that the rules do not allow."""
+
+
+def variant_code(variant: str, structure: Structure) -> str:
+    """The PHH variant code of a game and structure.
+
+    >>> variant_code("omaha", Structure.POT_LIMIT), variant_code("soko", Structure.FIXED_LIMIT)
+    ('PO', 'FSOKO')
+    """
+    return STRUCTURE_LETTERS[structure] + GAME_CODES[get_variant(variant).name]
+
+
+def parse_code(code: str) -> tuple[str, Structure]:
+    """The game and structure a variant code names (ours or PHH's)."""
+    for structure, letter in STRUCTURE_LETTERS.items():
+        for name, game in GAME_CODES.items():
+            if code == letter + game:
+                return name, structure
+    raise PHHError(f"unknown variant code {code!r}; codes are a structure letter (F, P, N) and one of {GAME_CODES}")
+
+
+def _cards(cards: Sequence[Card]) -> str:
+    return "".join(map(str, cards))
+
+
+def action_lines(log: Sequence[A.Action]) -> list[str]:
+    """The PHH actions of a hand's log (burns, antes, blinds, time and awards are implied)."""
+    out: list[str] = []
+    for record in log:
+        p = f"p{(record.seat or 0) + 1}"
+        match record:
+            case A.Deal(seat=None, cards=cards):
+                out.append(f"d db {_cards(cards)}")
+            case A.Deal(cards=cards):
+                out.append(f"d dh {p} {_cards(cards)}")
+            case A.PostBringIn():
+                out.append(f"{p} pb")
+            case A.Fold():
+                out.append(f"{p} f")
+            case A.CheckCall():
+                out.append(f"{p} cc")
+            case A.BetRaise(to=to):
+                out.append(f"{p} cbr {to}")
+            case A.Draw(discards=cards, timed_out=timed_out):
+                out.append(f"{p} sd # {TIMEOUT}" if timed_out else f"{p} sd {_cards(cards)}".rstrip())
+            case A.OfferSplit():
+                out.append(f"{p} so")
+            case A.AnswerSplit(accept=accept):
+                out.append(f"{p} {'sa' if accept else 'sr'}")
+            case A.Show(cards=cards):
+                out.append(f"{p} sm {_cards(cards)}")
+    return out
+
+
+def _toml(value: object) -> str:
+    if isinstance(value, str):
+        return "'" + value + "'"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return str(value)
+
+
+def fields(state: TableState, **extra: object) -> dict[str, object]:
+    """The PHH fields of a hand, in the order they are written."""
+    stakes, n = state.stakes, state.seats
+    code = variant_code(state.variant.name, state.structure)
+    out: dict[str, object] = {"variant": code, "antes": [stakes.ante] * n}
+    if state.variant.forced_bets is ForcedBets.BLINDS:
+        out["blinds_or_straddles"] = [stakes.small_blind, stakes.big_blind] + [0] * (n - 2)
+    else:
+        out["bring_in"] = stakes.bring_in
+    if state.structure is Structure.FIXED_LIMIT:
+        out["small_bet"], out["big_bet"] = stakes.small_bet, stakes.big_bet
+    else:
+        out["min_bet"] = stakes.small_bet
+    out["starting_stacks"] = list(state.starting)
+    out["actions"] = action_lines(state.log)
+    if state.done:
+        out["finishing_stacks"] = list(state.stacks)
+    out["seat_count"] = n
+    out.update(extra)
+    out["_variant"] = state.variant.name
+    out["_structure"] = str(state.structure)
+    if state.structure is not Structure.FIXED_LIMIT and state.stakes.big_bet != state.stakes.small_bet:
+        out["_big_bet"] = state.stakes.big_bet
+    return out
+
+
+def dumps(state: TableState, **extra: object) -> str:
+    """The hand as PHH text (``extra`` adds fields such as ``hand = 3`` or ``players``)."""
+    return "\n".join(f"{key} = {_toml(value)}" for key, value in fields(state, **extra).items()) + "\n"
+
+
+@dataclass(frozen=True)
+class HandHistory:
+    """A hand history read back: the game, the stakes, the stacks and the action lines."""
+
+    variant: str
+    structure: Structure
+    stakes: Stakes
+    starting_stacks: tuple[int, ...]
+    actions: tuple[str, ...]
+    finishing_stacks: tuple[int, ...] | None = None
+    other: dict[str, object] = field(default_factory=dict)
+
+    def dealt(self) -> dict[int | None, list[Card]]:
+        """The cards the history deals to each seat (``None``: the board), in order."""
+        out: dict[int | None, list[Card]] = {}
+        for line in self.actions:
+            words = line.split("#")[0].split()
+            if words[:2] == ["d", "db"] and len(words) == 3:
+                out.setdefault(None, []).extend(parse_cards(words[2]))
+            elif words[:2] == ["d", "dh"] and len(words) == 4 and words[2][1:].isdigit():
+                out.setdefault(int(words[2][1:]) - 1, []).extend(parse_cards(words[3]))
+        return out
+
+    def replay(self) -> TableState:
+        """Play the hand again through :class:`TableState`: the seats' actions are applied, and
+        the cards the table deals and the hands it shows must be the ones recorded."""
+        state = TableState.replay(
+            self.variant, self.starting_stacks, self.dealt(), structure=self.structure, stakes=self.stakes
+        )
+        for number, line in enumerate(self.actions, 1):
+            try:
+                _apply(state, line)
+            except ValueError as err:
+                raise PHHError(f"action {number} {line!r}: {err}") from None
+        played = action_lines(state.log)
+        if played != list(self.actions):
+            first = next((i for i, (a, b) in enumerate(zip(played, self.actions, strict=False)) if a != b), None)
+            where = f"at action {first + 1}: {played[first]!r}" if first is not None else f"{len(played)} actions"
+            raise PHHError(f"the table played the hand differently, {where}")
+        if self.finishing_stacks is not None and tuple(state.stacks) != self.finishing_stacks:
+            raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
+        return state
+
+
+def _apply(state: TableState, line: str) -> None:
+    """Apply one seat's action line (deals and shows are the table's own: checked afterwards)."""
+    text, _, comment = line.partition("#")
+    words = text.split()
+    if not words:
+        raise PHHError("an empty action")
+    if words[0] == "d" or words[1:2] == ["sm"]:
+        return
+    if not words[0].startswith("p") or not words[0][1:].isdigit() or len(words) < 2:
+        raise PHHError("an action is 'd ...' (the dealer) or 'pN ...' (seat N)")
+    seat = int(words[0][1:]) - 1
+    if state.actor != seat:
+        raise PHHError(f"it is seat {state.actor}'s turn, not seat {seat}'s")
+    match words[1:]:
+        case ["pb"]:
+            state.post_bring_in()
+        case ["f"]:
+            state.fold()
+        case ["cc"]:
+            state.check_call()
+        case ["cbr", amount] if amount.isdigit():
+            state.bet_raise(int(amount))
+        case ["sd"] if comment.strip() == TIMEOUT:
+            state.pass_time(state.draw_seconds)
+        case ["sd", *cards]:
+            state.draw(parse_cards("".join(cards)))
+        case ["so"]:
+            state.offer_split()
+        case ["sa"] | ["sr"]:
+            state.answer_split(words[1] == "sa")
+        case _:
+            raise PHHError("unknown action")
+
+
+def loads(text: str) -> HandHistory:
+    """Read a PHH text written by :func:`dumps` (or any PHH file of our games' codes)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise PHHError(f"not a PHH (TOML) text: {err}") from None
+    if "_variant" in data:
+        name, structure = str(data["_variant"]), Structure(str(data["_structure"]))
+    else:
+        name, structure = parse_code(str(data["variant"]))
+    variant = get_variant(name)
+    antes = list(data.get("antes", [0]))
+    if variant.forced_bets is ForcedBets.BLINDS:
+        blinds = [b for b in data["blinds_or_straddles"] if b]
+        stakes = Stakes(small_blind=int(blinds[0]), big_blind=int(blinds[1]))
+    else:
+        stakes = Stakes(ante=int(max(antes)), bring_in=int(data["bring_in"]))
+    if structure is Structure.FIXED_LIMIT:
+        small, big = int(data["small_bet"]), int(data["big_bet"])
+    else:
+        small = int(data["min_bet"])
+        big = int(data.get("_big_bet", small))
+    stakes = Stakes(stakes.ante, stakes.bring_in, stakes.small_blind, stakes.big_blind, small, big)
+    finishing = data.get("finishing_stacks")
+    known = {"variant", "antes", "blinds_or_straddles", "bring_in", "small_bet", "big_bet", "min_bet"}
+    return HandHistory(
+        variant.name,
+        structure,
+        stakes,
+        tuple(int(s) for s in data["starting_stacks"]),
+        tuple(str(a) for a in data["actions"]),
+        None if finishing is None else tuple(int(s) for s in finishing),
+        {k: v for k, v in data.items() if k not in known | {"starting_stacks", "actions", "finishing_stacks"}},
+    )
