@@ -12,7 +12,8 @@
 
 from engine.table.actions import Action
 from engine.table.errors import IllegalActionError, TableError
-from engine.table.state import Phase, TableState
+from engine.table.phase import Phase
+from engine.table.state import TableState
 from engine.table.structures import Stakes, Structure
 
 __all__ = ["Action", "IllegalActionError", "Phase", "Stakes", "Structure", "TableError", "TableState"]

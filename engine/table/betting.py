@@ -23,6 +23,7 @@ from engine.cards import Card
 from engine.table import actions as A
 from engine.table.errors import IllegalActionError
 from engine.table.order import clockwise_from
+from engine.table.phase import Phase
 from engine.table.structures import MAX_BETS_FIXED_LIMIT, Stakes, Structure
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class Betting:
     stakes: Stakes
     street: int
     paid: int
+    phase: Phase
     _split_open: bool
 
     def _init_betting(self, seats: int) -> None:
@@ -89,7 +91,7 @@ class Betting:
     # ------------------------------------------------------------------ who may do what
 
     def _turn(self, what: str) -> int:
-        if not self.actors:
+        if self.phase is not Phase.BETTING or not self.actors:
             raise IllegalActionError(f"nobody may {what} now: no betting round is waiting for a seat")
         return self.actors[0]
 
@@ -102,7 +104,7 @@ class Betting:
 
     def to_call(self) -> int:
         """What the seat to act must put in to call (its stack, if that is less)."""
-        if not self.actors:
+        if self.phase is not Phase.BETTING or not self.actors:
             return 0
         seat = self.actors[0]
         return min(self.stacks[seat], max(self.bets) - self.bets[seat])
@@ -114,7 +116,7 @@ class Betting:
             raise IllegalActionError(f"seat {seat} has nothing to call; it may check, so it may not fold")
 
     def can_fold(self) -> bool:
-        return bool(self.actors) and not self.bring_in_due and self.bets[self.actors[0]] < max(self.bets)
+        return self._betting() and not self.bring_in_due and self.bets[self.actors[0]] < max(self.bets)
 
     def fold(self) -> A.Fold:
         self.verify_fold()
@@ -132,7 +134,7 @@ class Betting:
         self._not_bring_in(self._turn("check or call"))
 
     def can_check_call(self) -> bool:
-        return bool(self.actors) and not self.bring_in_due
+        return self._betting() and not self.bring_in_due
 
     def check_call(self) -> A.CheckCall:
         self.verify_check_call()
@@ -150,7 +152,7 @@ class Betting:
             raise IllegalActionError(f"seat {seat} has no bring-in to post: only the first stud round opens with one")
 
     def can_post_bring_in(self) -> bool:
-        return bool(self.actors) and self.bring_in_due
+        return self._betting() and self.bring_in_due
 
     def post_bring_in(self) -> A.PostBringIn:
         self.verify_post_bring_in()
@@ -165,7 +167,7 @@ class Betting:
 
     def _raise_refusal(self) -> str | None:
         """Why the seat to act may not bet or raise now, or ``None`` if it may."""
-        if not self.actors:
+        if not self._betting():
             return "nobody may bet or raise now: no betting round is waiting for a seat"
         seat = self.actors[0]
         call = max(self.bets) - self.bets[seat]
@@ -255,6 +257,9 @@ class Betting:
         return record
 
     # ------------------------------------------------------------------ helpers
+
+    def _betting(self) -> bool:
+        return self.phase is Phase.BETTING and bool(self.actors)
 
     def _pop(self) -> int:
         seat = self.actors.popleft()

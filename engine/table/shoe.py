@@ -1,8 +1,9 @@
 """Where the table's cards come from: the stub of a shuffled deck, and the discards.
 
 Draw games can run the stub dry. Then the discards made so far are shuffled (with
-the table's own seeded ``random.Random``) and dealt, except the receiving seat's own
-discards of this round, which stay aside (``variants.md``, "Draw games").
+the table's own seeded ``random.Random``) and dealt, except this round's discards of
+the receiving seat and of the seats still waiting for their cards, which stay aside:
+so no seat receives its own discards of the round (``variants.md``, "Draw games").
 
 A :class:`ScriptedShoe` deals a recorded hand again, card for card (reading a hand
 history back).
@@ -41,13 +42,16 @@ class Shoe:
     def discard(self, seat: int, cards: Sequence[Card]) -> None:
         self._discards.extend((self._round, seat, card) for card in cards)
 
-    def take(self, count: int, seat: int | None = None) -> tuple[tuple[Card, ...], int]:
-        """``count`` cards for ``seat`` (``None``: board or burn), and how many were reshuffled in."""
+    def take(
+        self, count: int, seat: int | None = None, waiting: frozenset[int] = frozenset()
+    ) -> tuple[tuple[Card, ...], int]:
+        """``count`` cards for ``seat`` (``None``: board or burn), and how many were reshuffled
+        in; ``waiting`` are the seats still to receive cards this round."""
         out: list[Card] = []
         reshuffled = 0
         for _ in range(count):
             if not self._stub:
-                reshuffled += self._reshuffle(seat)
+                reshuffled += self._reshuffle(waiting | {seat} if seat is not None else waiting)
             out.append(self._stub.pop())
         return tuple(out), reshuffled
 
@@ -55,11 +59,14 @@ class Shoe:
         """The top card, face down to nobody."""
         return self.take(1)[0][0]
 
-    def _reshuffle(self, seat: int | None) -> int:
-        usable = [d for d in self._discards if not (d[0] == self._round and d[1] == seat)]
+    def _reshuffle(self, aside: frozenset[int]) -> int:
+        def kept(d: tuple[int, int, Card]) -> bool:
+            return d[0] == self._round and d[1] in aside
+
+        usable = [d for d in self._discards if not kept(d)]
         if not usable:
             raise TableError("the deck and the usable discards are empty: no card left to deal")
-        self._discards = [d for d in self._discards if d[0] == self._round and d[1] == seat]
+        self._discards = [d for d in self._discards if kept(d)]
         cards = [card for _, _, card in usable]
         self._rng.shuffle(cards)
         self._stub = cards
@@ -86,7 +93,9 @@ class ScriptedShoe(Shoe):
     def __len__(self) -> int:
         return self._size - self._used
 
-    def take(self, count: int, seat: int | None = None) -> tuple[tuple[Card, ...], int]:
+    def take(
+        self, count: int, seat: int | None = None, waiting: frozenset[int] = frozenset()
+    ) -> tuple[tuple[Card, ...], int]:
         queue = self._script.get(seat, [])
         if len(queue) < count:
             who = "the board" if seat is None else f"seat {seat}"

@@ -27,7 +27,6 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
-from enum import StrEnum
 
 from engine._errors import InvariantError
 from engine.cards import Card, check_distinct, parse_cards
@@ -35,6 +34,7 @@ from engine.table import actions as A
 from engine.table.betting import Betting
 from engine.table.errors import IllegalActionError, TableError
 from engine.table.order import best_up_seat, clockwise_from
+from engine.table.phase import Phase
 from engine.table.settle import settle
 from engine.table.shoe import ScriptedShoe, Shoe
 from engine.table.structures import Stakes, Structure
@@ -42,13 +42,6 @@ from engine.variants import Face, ForcedBets, Variant, get_variant
 
 DRAW_SECONDS = 30.0
 """The draw time (``variants.md``, "Draw games"): past it a seat stands pat, penalised."""
-
-
-class Phase(StrEnum):
-    BETTING = "betting"
-    DRAWING = "drawing"
-    SPLIT = "split offer"
-    DONE = "done"
 
 
 class TableState(Betting):
@@ -191,8 +184,8 @@ class TableState(Betting):
         if bet:
             self.bets[seat] += amount
 
-    def _take(self, count: int, seat: int | None) -> tuple[Card, ...]:
-        cards, reshuffled = self.shoe.take(count, seat)
+    def _take(self, count: int, seat: int | None, waiting: frozenset[int] = frozenset()) -> tuple[Card, ...]:
+        cards, reshuffled = self.shoe.take(count, seat, waiting)
         if reshuffled:
             self._record(A.Reshuffle(seat, reshuffled))
         return cards
@@ -368,8 +361,8 @@ class TableState(Betting):
         return record
 
     def _replace_discards(self) -> None:
-        for seat, count in self._replace:
-            cards = self._take(count, seat)
+        for k, (seat, count) in enumerate(self._replace):
+            cards = self._take(count, seat, frozenset(s for s, _ in self._replace[k:]))
             self.cards[seat].extend(cards)
             self.up[seat].extend([False] * count)
             self._record(A.Deal(seat, cards, (False,) * count))

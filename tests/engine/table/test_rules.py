@@ -1,0 +1,323 @@
+"""Hand-made hands from the rule texts (``variants.md``), above all for the five games pokerkit
+does not play: who brings in, Telesina's vela, Soko's four-flush, the 32-Card Draw split,
+7-Card Stud's shared last card; and the draw timer, the discard reshuffle, the raise cap,
+the open-pair double limit, side pots and the odd chip."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.cards import Card, parse_cards
+from engine.table import IllegalActionError, Phase, Stakes, Structure, TableError, TableState
+from engine.table import actions as A
+from engine.variants import Face, get_variant
+
+
+def stacked(variant: str, hands: list[str], board: str = "", then: str = "") -> list[Card]:
+    """A deck order from which the table deals each seat ``hands[i]`` (in dealing order) and
+    the board ``board``, with ``then`` next (draw replacements); burns and the rest from the
+    unnamed cards."""
+    game = get_variant(variant)
+    seats = [list(parse_cards(h)) for h in hands]
+    shared = list(parse_cards(board))
+    named = {c for h in seats for c in h} | set(shared) | set(parse_cards(then))
+    spare = [c for c in game.deck.cards() if c not in named]
+    order: list[Card] = []
+    for street in game.streets:
+        for deal in street.deals:
+            if deal.face is Face.DRAW:
+                return order + list(parse_cards(then)) + spare
+            if deal.face is Face.BOARD:
+                order.append(spare.pop(0))
+                order.extend(shared.pop(0) if shared else spare.pop(0) for _ in range(deal.count))
+                continue
+            for _ in range(deal.count):
+                order.extend(h.pop(0) if h else spare.pop(0) for h in seats)
+    return order + spare
+
+
+def awards(state: TableState) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for record in state.log:
+        if isinstance(record, A.Award):
+            assert record.seat is not None
+            out[record.seat] = out.get(record.seat, 0) + record.amount
+    return out
+
+
+def call_down(state: TableState) -> None:
+    """Every seat posts the bring-in if due, then checks or calls to the end; draws stand pat."""
+    while not state.done:
+        if state.phase is Phase.DRAWING:
+            state.draw(())
+        elif state.can_post_bring_in():
+            state.post_bring_in()
+        else:
+            state.check_call()
+        state._check()
+
+
+# ------------------------------------------------------------------ the bring-in
+
+
+def test_stud_lowest_up_card_brings_in_clubs_lowest() -> None:
+    deck = stacked("stud7", ["AsKs2s", "AhKh2c", "AdKdQd"])
+    state = TableState.start("stud7", [100] * 3, deck=deck)
+    assert state.actor == 1 and state.can_post_bring_in() and not state.can_fold()
+    with pytest.raises(IllegalActionError, match="must post the bring-in"):
+        state.check_call()
+    assert state.raise_sizes() == (4,)  # or complete to the small bet
+    state.bet_raise(4)
+    assert state.actor == 2 and state.to_call() == 4 and state.raise_sizes() == (8,)
+
+
+@pytest.mark.parametrize(
+    ("variant", "ups", "seat"),
+    [
+        ("americana", ["As", "Ah", "Kd"], 0),  # highest up card, spades over hearts
+        ("telesina", ["As", "Ah", "Kd"], 1),  # highest up card, hearts over every suit
+        ("soko", ["3s", "3c", "Kd"], 1),  # lowest up card, clubs lowest
+    ],
+)
+def test_bring_in_seat_by_game(variant: str, ups: list[str], seat: int) -> None:
+    downs = ["8c", "9c", "Tc"]
+    deck = stacked(variant, [d + u for d, u in zip(downs, ups, strict=True)])
+    state = TableState.start(variant, [100] * 3, deck=deck)
+    assert state.actor == seat and state.can_post_bring_in()
+    record = state.post_bring_in()
+    assert record == A.PostBringIn(seat, 2) and state.to_call() == 2
+
+
+def test_stud_later_rounds_best_up_hand_acts_first() -> None:
+    deck = stacked("stud7", ["AsKs2c7d", "AhKh9c9d", "AdQdTcJh"])
+    state = TableState.start("stud7", [100] * 3, deck=deck)
+    state.post_bring_in()  # seat 0 (2c)
+    state.check_call()
+    state.check_call()
+    assert state.street == 1 and state.actor == 1  # the open pair of nines
+
+
+def test_open_pair_on_fourth_street_allows_the_big_bet() -> None:
+    deck = stacked("stud7", ["AsKs2c7d", "AhKh9c9d", "AdQdTcJh"])
+    state = TableState.start("stud7", [100] * 3, deck=deck)
+    state.post_bring_in()
+    state.check_call()
+    state.check_call()
+    assert state.raise_sizes() == (4, 8)
+    state.bet_raise(8)
+    assert state.raise_sizes() == (16,)  # after the big bet, raises are big
+    with pytest.raises(IllegalActionError, match="may bet or raise to 16, not 12"):
+        state.bet_raise(12)
+
+
+def test_shared_seventh_card_when_the_pack_runs_short() -> None:
+    state = TableState.start("stud7", [200] * 8, seed=11)
+    call_down(state)
+    board = [r for r in state.log if isinstance(r, A.Deal) and r.seat is None]
+    assert len(board) == 1 and len(state.board) == 1  # 8 x 6 = 48 cards dealt; 4 left for 8 seats
+    last_bets = [r for r in state.log[state.log.index(board[0]) :] if isinstance(r, A.CheckCall | A.BetRaise)]
+    assert last_bets == []  # no betting on the shared card
+    assert all(len(cards) == 6 for cards in state.cards)
+    assert sum(state.stacks) == 1600
+
+
+# ------------------------------------------------------------------ Telesina, Soko
+
+
+def test_telesina_vela_plays_for_both() -> None:
+    # seat 0: Ah Kh Qh Jh 7c, seat 1: 9s 9d 8c 8d 7d; the vela Th makes seat 0 a straight flush
+    deck = stacked("telesina", ["Ah7cKhQhJh", "9s9d8c8d7d"], board="Th")
+    state = TableState.start("telesina", [50, 50], deck=deck)
+    call_down(state)
+    assert state.board == list(parse_cards("Th"))
+    assert awards(state) == {0: sum(state.contributed)}
+    assert state.stacks == [50 + state.contributed[1], 50 - state.contributed[1]]
+
+
+def test_soko_four_flush_beats_a_pair() -> None:
+    deck = stacked("soko", ["2h9hJhQh3c", "AsAd5c6d8s"])
+    state = TableState.start("soko", [50, 50], deck=deck)
+    call_down(state)
+    assert awards(state) == {0: sum(state.contributed)}
+
+
+# ------------------------------------------------------------------ 32-Card Draw split
+
+
+def _draw32_to_split(seats: int) -> TableState:
+    state = TableState.start("draw32", [40] * seats, seed=4)
+    while state.street == 0 or state.phase is Phase.DRAWING:
+        if state.phase is Phase.DRAWING:
+            state.draw(())
+        else:
+            state.check_call()
+    return state
+
+
+def test_draw32_split_accepted_divides_the_pot() -> None:
+    state = _draw32_to_split(3)
+    first = state.actor
+    assert first == 0 and state.can_offer_split()
+    pot = state.pot  # 3 x 2 = 6
+    state.offer_split()
+    assert state.phase is Phase.SPLIT and state.actor == 1 and not state.can_check_call()
+    state.answer_split(True)
+    state.answer_split(True)
+    assert state.done and awards(state) == {0: 2, 1: 2, 2: 2} and pot == 6
+    assert [type(r) for r in state.log[-5:-3]] == [A.AnswerSplit, A.AnswerSplit]
+
+
+def test_draw32_split_odd_chip_to_closest_seat_and_refusal_ends_the_offer() -> None:
+    state = _draw32_to_split(2)  # heads-up: seat 0 (big blind) acts first after the draw
+    assert state.actor == 0
+    state.offer_split()
+    state.answer_split(False)
+    assert state.phase is Phase.BETTING and state.actor == 0 and not state.can_offer_split()
+    state.bet_raise()
+    with pytest.raises(IllegalActionError, match="offered only by the first seat"):
+        state.offer_split()
+
+
+def test_split_offer_only_in_draw32_and_only_first() -> None:
+    state = _draw32_to_split(3)
+    state.check_call()
+    assert not state.can_offer_split()
+    holdem = TableState.start("holdem", [50, 50], seed=1)
+    with pytest.raises(IllegalActionError):
+        holdem.offer_split()
+
+
+# ------------------------------------------------------------------ draws: timer, reshuffle
+
+
+def test_draw_time_out_stands_pat_and_bars_betting_next_round() -> None:
+    state = TableState.start("draw5", [50, 50, 50], seed=2)
+    while state.phase is not Phase.DRAWING:
+        state.check_call()
+    assert state.actor == 0
+    cards_before = list(state.cards[0])
+    passed = state.pass_time(12.5)
+    assert passed == A.TimePassed(0, 12.5, 17.5)
+    timed_out = state.pass_time(17.5)
+    assert timed_out == A.Draw(0, (), timed_out=True) and state.cards[0] == cards_before
+    state.draw(state.cards[1][:2])
+    state.draw(())
+    assert state.phase is Phase.BETTING and state.actor == 0
+    assert state.raise_sizes() == () and state.can_check_call()
+    with pytest.raises(IllegalActionError, match="draw time ran out"):
+        state.bet_raise()
+    state.check_call()
+    assert state.raise_sizes() == (4,)  # seat 1 may bet (the big bet after the draw)
+    with pytest.raises(IllegalActionError, match="draw time runs only"):
+        state.pass_time(1)
+
+
+def test_discards_reshuffled_never_to_their_owner() -> None:
+    state = TableState.start("draw5", [50] * 6, seed=9)  # 30 dealt, 22 left
+    while state.phase is not Phase.DRAWING:
+        state.check_call()
+    discarded: dict[int, set[Card]] = {}
+    while state.phase is Phase.DRAWING:
+        seat = state.actor
+        assert seat is not None
+        discarded[seat] = set(state.cards[seat])
+        state.draw(state.cards[seat])
+        state._check()
+    assert any(isinstance(r, A.Reshuffle) for r in state.log)
+    for seat, cards in discarded.items():
+        assert not cards & set(state.cards[seat]) and len(state.cards[seat]) == 5
+
+
+def test_draw_refuses_foreign_and_too_many_cards() -> None:
+    fresh = TableState.start("draw32", [40, 40], seed=4)
+    while fresh.phase is not Phase.DRAWING:
+        fresh.check_call()
+    seat = fresh.actor
+    assert seat is not None
+    with pytest.raises(IllegalActionError, match="at most 4"):
+        fresh.draw(fresh.cards[seat])
+    other = fresh.cards[1 - seat][0]
+    with pytest.raises(IllegalActionError, match=f"does not hold {other}"):
+        fresh.draw([other])
+    with pytest.raises(IllegalActionError, match="twice"):
+        fresh.draw([fresh.cards[seat][0]] * 2)
+
+
+# ------------------------------------------------------------------ betting limits, pots
+
+
+def test_fixed_limit_cap_a_bet_and_three_raises() -> None:
+    state = TableState.start("holdem", [100] * 3, seed=1)
+    for to in (4, 6, 8, 10):
+        state.bet_raise(to)
+    assert state.raise_sizes() == () and state.can_check_call()
+    with pytest.raises(IllegalActionError, match="a bet and three raises"):
+        state.bet_raise(12)
+
+
+def test_pot_limit_and_no_limit_sizes() -> None:
+    pl = TableState.start("omaha", [100] * 3, seed=1, structure=Structure.POT_LIMIT)
+    assert pl.actor == 2 and pl.raise_sizes() == (4, 7)  # call 2, pot then 5: raise to 2 + 5
+    no = TableState.start("holdem", [100] * 3, seed=1, structure=Structure.NO_LIMIT)
+    assert no.raise_sizes() == (4, 100)
+    with pytest.raises(IllegalActionError, match="4 up to 100"):
+        no.bet_raise(3)
+
+
+def test_side_pots_and_odd_chip() -> None:
+    # every live seat plays the board's straight; seat 0 folds its small blind
+    deck = stacked("holdem", ["2c3c", "2d3d", "2h3h", "2s3s"], board="TsJsQdKhAc")
+    state = TableState.start("holdem", [50, 10, 40, 21], deck=deck, structure=Structure.NO_LIMIT)
+    state.bet_raise(40)  # seat 2 all in
+    state.check_call()  # seat 3 all in for 21
+    state.fold()  # seat 0, the small blind
+    state.check_call()  # seat 1 all in for 10
+    assert state.done
+    # main pot 31 (the folded blind in it) three ways, the odd chip to seat 1, closest to the
+    # button's left; side pot 22 two ways; 19 uncalled, returned to seat 2
+    assert [(a.seat, a.amount, a.pot, a.half) for a in state.log if isinstance(a, A.Award)] == [
+        (1, 11, 0, "high"),
+        (2, 10, 0, "high"),
+        (3, 10, 0, "high"),
+        (2, 11, 1, "high"),
+        (3, 11, 1, "high"),
+        (2, 19, 2, "returned"),
+    ]
+    assert state.stacks == [49, 11, 40, 21]
+
+
+def test_odd_chip_goes_to_high_half_in_hilo() -> None:
+    # seat 0 (all in with its small blind) wins the high of the main pot, seat 1 its low and
+    # all of the side pot; seat 2 makes neither
+    deck = stacked("omaha-hilo", ["KsKdKh9c", "2s3dQcQh", "JcJd4s4c"], board="KcAh5h7s8d")
+    state = TableState.start("omaha-hilo", [1, 3, 3], deck=deck)
+    call_down(state)
+    assert [(a.seat, a.amount, a.pot, a.half) for a in state.log if isinstance(a, A.Award)] == [
+        (0, 2, 0, "high"),
+        (1, 1, 0, "low"),
+        (1, 1, 1, "high"),
+        (1, 1, 1, "low"),
+    ]
+    assert state.stacks == [2, 4, 1]
+
+
+def test_refusals_say_why() -> None:
+    state = TableState.start("holdem", [100, 100], seed=3)
+    with pytest.raises(IllegalActionError, match="no bring-in to post"):
+        state.post_bring_in()
+    with pytest.raises(IllegalActionError, match="no draw now"):
+        state.draw(())
+    state.check_call()
+    with pytest.raises(IllegalActionError, match="nothing to call"):
+        state.fold()
+    state.check_call()
+    while not state.done:
+        state.check_call()
+    with pytest.raises(IllegalActionError, match="nobody may check or call"):
+        state.check_call()
+    with pytest.raises(TableError, match="seats 2 to 8"):
+        TableState.start("holdem", [100])
+    with pytest.raises(TableError, match="positive stack"):
+        TableState.start("holdem", [100, 0])
+    with pytest.raises(TableError, match="bring-in < small bet"):
+        TableState.start("stud7", [100, 100], stakes=Stakes(ante=1, bring_in=4, small_bet=4, big_bet=8))
