@@ -1,0 +1,151 @@
+"""``exchange-poker play``: hands of any of the eleven games between bots, written out.
+
+    exchange-poker play --variant stud7 --seats 5 --hands 1000 --seed 1 --out out/stud
+    exchange-poker play --variant holdem --structure no-limit --seats 3 --bots random calling scripts/my_bot.py:MyBot
+
+Each hand is dealt from ``(seed, hand number)`` with every player's stack reset to
+``--stack``; the players move one seat each hand, so the button goes round. Bots are
+``random`` (a random legal move), ``calling`` (checks and calls to the end) or your own
+class, ``module:Class`` or ``path/to/file.py:Class``, with a ``decide(view)`` method
+(see :mod:`engine.table.bots`). One bot name is used for every player; else give one
+per player.
+
+Writes ``DIR/hands/NNNNNN.phh`` (one PHH hand history per hand) and
+``DIR/results.parquet`` (one row per player and hand: seat, bot, stacks, net result in
+chips, whether the hand reached a showdown), and prints each player's total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from exchange.cli.equity import _fail, _one_line_errors
+
+if TYPE_CHECKING:
+    from engine.table.bots import Bot
+
+NAMES = "holdem, omaha, omaha-hilo, soko, stud7, stud7-hilo, draw5, triple-draw-27, americana, telesina, draw32"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``play`` subcommand."""
+    parser = subparsers.add_parser(
+        "play",
+        help="play hands between bots; PHH hand histories and a Parquet table of results",
+        description="Play hands of any game between bots and write their hand histories and results.",
+    )
+    parser.add_argument("--variant", default="holdem", help=f"the game (default holdem): {NAMES}")
+    parser.add_argument("--structure", default="fixed-limit", choices=("fixed-limit", "pot-limit", "no-limit"))
+    parser.add_argument("--seats", type=int, default=2, help="players at the table (default 2)")
+    parser.add_argument("--hands", type=int, default=100, help="hands to play (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random bots (default 0)")
+    parser.add_argument("--stack", type=int, default=200, help="every player's chips at the start of a hand")
+    parser.add_argument(
+        "--bots", nargs="+", default=["random"], metavar="BOT", help="random, calling, module:Class or file.py:Class"
+    )
+    parser.add_argument("--out", required=True, type=Path, help="directory for hands/*.phh and results.parquet")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _one_line_errors(parser)
+    parser.set_defaults(run=run)
+
+
+def _bots(names: list[str], players: int, seed: int) -> list[Bot]:
+    from engine.table.bots import CallingBot, RandomBot
+    from exchange.backtest.loading import StrategyLoadError, StrategySpec
+
+    if len(names) not in (1, players):
+        _fail(f"--bots names one bot for every player or one per player ({players}), not {len(names)}")
+    out: list[Bot] = []
+    for player in range(players):
+        name = names[0] if len(names) == 1 else names[player]
+        if name == "random":
+            out.append(RandomBot(seed * 1_000 + player))
+        elif name == "calling":
+            out.append(CallingBot())
+        else:
+            try:
+                bot = StrategySpec.parse(name).build()
+            except (StrategyLoadError, OSError, SyntaxError) as error:
+                _fail(f"bot {name!r}: {error}")
+            if not callable(getattr(bot, "decide", None)):
+                _fail(f"bot {name!r} has no decide(view) method")
+            out.append(bot)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.table import IllegalActionError, Structure, TableError
+    from engine.variants import UnknownVariantError, get_variant
+
+    try:
+        variant = get_variant(args.variant)
+    except UnknownVariantError as error:
+        _fail(str(error))
+    if not 2 <= args.seats <= variant.max_seats:
+        _fail(f"--seats must be 2 to {variant.max_seats} for {variant.title}, not {args.seats}")
+    if args.hands < 1 or args.stack < 1:
+        _fail("--hands and --stack must be at least 1")
+    bots = _bots(args.bots, args.seats, args.seed)
+    names = [args.bots[0] if len(args.bots) == 1 else args.bots[p] for p in range(args.seats)]
+    try:
+        rows = _play(args, variant.name, Structure(args.structure), bots, names)
+    except (IllegalActionError, TableError) as error:
+        _fail(f"a bot made an illegal move: {error}")
+    _write_results(args.out, rows)
+    totals = [sum(r["net"] for r in rows if r["player"] == p) for p in range(args.seats)]
+    print(f"{args.hands} hands of {variant.title} ({args.structure}) written to {args.out}")
+    for player, total in enumerate(totals):
+        print(f"player {player + 1} ({names[player]}): {total:+d} chips")
+    return 0
+
+
+def _play(
+    args: argparse.Namespace, variant: str, structure: Any, bots: list[Bot], names: list[str]
+) -> list[dict[str, Any]]:
+    from tqdm import tqdm
+
+    from engine.table import actions as A
+    from engine.table.bots import play_hand
+    from engine.table.phh import dumps
+
+    hands_dir = args.out / "hands"
+    hands_dir.mkdir(parents=True, exist_ok=True)
+    n = args.seats
+    rows: list[dict[str, Any]] = []
+    progress = tqdm(total=args.hands, unit="hand", file=sys.stderr, disable=args.no_progress, mininterval=0.5)
+    for hand in range(args.hands):
+        players = [(seat + hand) % n for seat in range(n)]  # the player in each seat
+        seed = args.seed * 1_000_000 + hand
+        state = play_hand(variant, [args.stack] * n, [bots[p] for p in players], seed=seed, structure=structure)
+        labels = [f"player {p + 1}" for p in players]
+        (hands_dir / f"{hand + 1:06d}.phh").write_text(dumps(state, hand=hand + 1, players=labels, _seed=seed))
+        showdown = any(isinstance(r, A.Show) for r in state.log)
+        for seat, player in enumerate(players):
+            rows.append(
+                {
+                    "hand": hand + 1,
+                    "variant": variant,
+                    "structure": str(structure),
+                    "seed": seed,
+                    "player": player,
+                    "bot": names[player],
+                    "seat": seat,
+                    "starting_stack": state.starting[seat],
+                    "final_stack": state.stacks[seat],
+                    "net": state.stacks[seat] - state.starting[seat],
+                    "folded": not state.live[seat],
+                    "showdown": showdown and state.live[seat],
+                }
+            )
+        progress.update(1)
+    progress.close()
+    return rows
+
+
+def _write_results(out: Path, rows: list[dict[str, Any]]) -> None:
+    import pandas as pd
+
+    pd.DataFrame(rows).to_parquet(out / "results.parquet", index=False)

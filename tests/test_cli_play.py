@@ -1,0 +1,79 @@
+"""``exchange-poker play``: hand histories and the results table, own bots, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine.table.phh import loads
+from exchange.cli import main
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_play_writes_histories_and_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "telesina"
+    argv = ["play", "--variant", "telesina", "--seats", "3", "--hands", "12", "--seed", "5", "--out", str(out)]
+    code, printed, _ = run_cli(capsys, *argv, "--bots", "random", "calling", "random", "--no-progress")
+    assert code == 0 and "12 hands of Telesina (fixed-limit)" in printed
+    results = pd.read_parquet(out / "results.parquet")
+    assert len(results) == 36 and set(results["bot"]) == {"random", "calling"}
+    assert (results.groupby("hand")["net"].sum() == 0).all()
+    assert list(results[results["hand"] == 2]["player"]) == [1, 2, 0]  # the players move round
+    files = sorted((out / "hands").glob("*.phh"))
+    assert len(files) == 12
+    for number, path in enumerate(files, 1):
+        history = loads(path.read_text())
+        state = history.replay()
+        rows = results[results["hand"] == number].sort_values("seat")
+        assert state.stacks == list(rows["final_stack"]) and history.other["hand"] == number
+    totals = results.groupby("player")["net"].sum()
+    assert f"player 2 (calling): {totals[1]:+d} chips" in printed
+    run_cli(capsys, *argv, "--bots", "random", "calling", "random", "--no-progress", "--out", str(tmp_path / "again"))
+    assert (tmp_path / "again" / "hands" / "000007.phh").read_text() == (out / "hands" / "000007.phh").read_text()
+
+
+def test_play_with_a_bot_of_your_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = tmp_path / "raiser.py"
+    bot.write_text(
+        "from engine.table.bots import CallingBot, Decision, Move\n"
+        "class Raiser:\n"
+        "    def decide(self, view):\n"
+        "        if view.options.raise_sizes:\n"
+        "            return Decision(Move.BET_RAISE, amount=view.options.raise_sizes[-1])\n"
+        "        return CallingBot().decide(view)\n"
+    )
+    out = tmp_path / "nl"
+    code, _, _ = run_cli(
+        capsys, "play", "--structure", "no-limit", "--hands", "5", "--out", str(out),
+        "--bots", f"{bot}:Raiser", "calling", "--no-progress",
+    )  # fmt: skip
+    assert code == 0
+    first = loads((out / "hands" / "000001.phh").read_text())
+    assert first.structure == "no-limit" and any(a.endswith(" cbr 200") for a in first.actions)  # all in
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--variant", "razz"], "unknown variant 'razz'"),
+        (["--variant", "draw32", "--seats", "6"], "--seats must be 2 to 5 for 32-Card Draw, not 6"),
+        (["--hands", "0"], "--hands and --stack must be at least 1"),
+        (["--seats", "3", "--bots", "random", "calling"], "one per player (3), not 2"),
+        (["--bots", "nowhere.py:Bot"], "does not exist"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, _, err = run_cli(capsys, "play", "--out", str(tmp_path), *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
