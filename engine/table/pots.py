@@ -16,15 +16,29 @@ contributions, and a layer only one live seat reached is its uncalled bet, retur
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine._errors import InvariantError
 
 
 @dataclass(frozen=True, slots=True)
 class Pot:
+    """``amount`` chips that the ``eligible`` seats contest: what each seat put in above
+    ``floor`` and up to ``ceiling`` (``None``: no upper bound, the last pot)."""
+
     amount: int
     eligible: tuple[int, ...]
+    floor: int = field(default=0, repr=False)
+    ceiling: int | None = field(default=None, repr=False)
+
+    def shares(self, contributed: Sequence[int]) -> list[int]:
+        """What each seat has in this pot.
+
+        >>> [p.shares([10, 30, 30, 5]) for p in pots([10, 30, 30, 5], [True, True, True, False])]
+        [[10, 10, 10, 5], [0, 20, 20, 0]]
+        """
+        top = self.ceiling
+        return [max(0, (c if top is None else min(c, top)) - self.floor) for c in contributed]
 
 
 def pots(contributed: Sequence[int], live: Sequence[bool]) -> tuple[Pot, ...]:
@@ -41,7 +55,7 @@ def pots(contributed: Sequence[int], live: Sequence[bool]) -> tuple[Pot, ...]:
         if k == len(levels) - 1:
             amount += sum(c - level for c in contributed if c > level)
         eligible = tuple(i for i, c in enumerate(contributed) if live[i] and c >= level)
-        out.append(Pot(amount, eligible))
+        out.append(Pot(amount, eligible, previous, None if k == len(levels) - 1 else level))
         previous = level
     return tuple(out)
 

@@ -54,12 +54,26 @@ def hand_key(variant: Variant, ranking: Ranking, hand: Sequence[Card], board: Se
     return max(int(key5(*five)) for five in combinations(pool, 5))
 
 
-def settle(state: TableState, *, divide: bool = False) -> list[A.Award]:
-    """The awards that empty the pot: ``divide`` (an accepted split offer) divides every pot equally among its seats."""
-    layers = pots(state.contributed, state.live)
+def remaining_pots(state: TableState) -> tuple[Pot, ...]:
+    """The pots still to be won: what was put in, less the pots already divided by a split."""
+    left = [c - d for c, d in zip(state.contributed, state.divided, strict=True)]
+    return pots(left, state.live)
+
+
+def divide(state: TableState, accepted: set[int]) -> list[A.Award]:
+    """A split offer's awards: each pot whose every seat accepted, equally among its seats."""
+    return [
+        A.Award(s, amount, k, "split")
+        for k, pot in enumerate(remaining_pots(state))
+        if set(pot.eligible) <= accepted
+        for s, amount in split(pot.amount, pot.eligible)
+    ]
+
+
+def settle(state: TableState) -> list[A.Award]:
+    """The awards that empty the pot."""
+    layers = remaining_pots(state)
     live = [s for s in range(state.seats) if state.live[s]]
-    if divide:
-        return [A.Award(s, amount, k, "split") for k, pot in enumerate(layers) for s, amount in _share(pot)]
     if len(live) == 1:
         return [A.Award(live[0], pot.amount, k, "uncontested") for k, pot in enumerate(layers) if pot.amount]
     high, low = _keys(state, live)
@@ -67,10 +81,6 @@ def settle(state: TableState, *, divide: bool = False) -> list[A.Award]:
     for k, pot in enumerate(layers):
         awards.extend(_award(k, pot, high, low, forced=_heads_up_winner(state, live, high)))
     return awards
-
-
-def _share(pot: Pot) -> tuple[tuple[int, int], ...]:
-    return split(pot.amount, pot.eligible)
 
 
 def _keys(state: TableState, live: list[int]) -> tuple[dict[int, int], dict[int, int] | None]:

@@ -35,7 +35,7 @@ from engine.table.betting import Betting
 from engine.table.errors import IllegalActionError, TableError
 from engine.table.order import best_up_seat, clockwise_from
 from engine.table.phase import Phase
-from engine.table.settle import settle
+from engine.table.settle import divide, remaining_pots, settle
 from engine.table.shoe import ScriptedShoe, Shoe
 from engine.table.structures import Stakes, Structure
 from engine.variants import Face, ForcedBets, Variant, get_variant
@@ -88,6 +88,9 @@ class TableState(Betting):
         self._penalised_next: set[int] = set()
         self._split_open = False
         self._answers: deque[int] = deque()
+        self._accepted: set[int] = set()
+        self._refused = False
+        self.divided = [0] * n
         self._shown: dict[int, tuple[Card, ...]] = {}
         self._shared_card = False
         self._init_betting(n)
@@ -386,6 +389,7 @@ class TableState(Betting):
         self.phase = Phase.SPLIT
         self._split_open = False
         self._answers = deque(s for s in clockwise_from(seat, self.seats)[1:] if self.live[s])
+        self._accepted, self._refused = {seat}, False
         record = A.OfferSplit(seat)
         self._record(record)
         return record
@@ -398,18 +402,32 @@ class TableState(Betting):
         return self.phase is Phase.SPLIT
 
     def answer_split(self, accept: bool) -> A.AnswerSplit:
-        """Accept or refuse the offer; one refusal ends it and the betting starts; if every
-        live seat accepts, every pot is divided equally among its seats and the hand ends."""
+        """Accept or refuse the offer. If every live seat accepts, every pot is divided
+        equally among its seats and the hand ends. Without side pots one refusal ends the
+        offer and the betting starts. With side pots every seat answers, and each pot all of
+        whose seats accepted is divided; the betting goes on for the rest."""
         self.verify_answer_split()
         seat = self._answers.popleft()
         record = A.AnswerSplit(seat, accept)
         self._record(record)
-        if not accept:
-            self._answers.clear()
-            self.phase = Phase.BETTING
-        elif not self._answers:
-            self.bets = [0] * self.seats
-            self._pay(settle(self, divide=True))
+        if accept:
+            self._accepted.add(seat)
+        else:
+            self._refused = True
+            if len(remaining_pots(self)) == 1:
+                self._answers.clear()
+        if self._answers:
+            return record
+        awards = divide(self, self._accepted)
+        if not self._refused:
+            self._pay(awards)
+            return record
+        left = [c - d for c, d in zip(self.contributed, self.divided, strict=True)]
+        for pot in remaining_pots(self):
+            if set(pot.eligible) <= self._accepted:
+                self.divided = [d + share for d, share in zip(self.divided, pot.shares(left), strict=True)]
+        self._pay(awards, finish=False)
+        self.phase = Phase.BETTING
         return record
 
     # ------------------------------------------------------------------ showdown
@@ -433,14 +451,15 @@ class TableState(Betting):
     def _finish(self) -> None:
         self._pay(settle(self))
 
-    def _pay(self, awards: Sequence[A.Award]) -> None:
+    def _pay(self, awards: Sequence[A.Award], *, finish: bool = True) -> None:
         for award in awards:
             assert award.seat is not None
             self.stacks[award.seat] += award.amount
             self.paid += award.amount
             self._record(award)
-        self.actors.clear()
-        self.phase = Phase.DONE
+        if finish:
+            self.actors.clear()
+            self.phase = Phase.DONE
 
     # ------------------------------------------------------------------ invariants
 

@@ -321,3 +321,26 @@ def test_refusals_say_why() -> None:
         TableState.start("holdem", [100, 0])
     with pytest.raises(TableError, match="bring-in < small bet"):
         TableState.start("stud7", [100, 100], stakes=Stakes(ante=1, bring_in=4, small_bet=4, big_bet=8))
+
+
+def test_draw32_split_with_side_pots_divides_only_the_pots_all_their_seats_accept() -> None:
+    state = TableState.start("draw32", [3, 40, 40], seed=4)
+    state.bet_raise(4)  # seat 2
+    state.check_call()  # seat 0 all in for 3
+    state.check_call()  # seat 1
+    while state.phase is Phase.DRAWING:
+        state.draw(())
+    assert state.actor == 1 and state.can_offer_split()  # seat 0 is all in: seat 1 acts first
+    state.offer_split()
+    assert state.actor == 2
+    state.answer_split(True)
+    assert state.actor == 0  # with side pots the offer goes on past any refusal
+    state.answer_split(False)
+    split = [(a.seat, a.amount, a.half) for a in state.log if isinstance(a, A.Award)]
+    assert split == [(1, 1, "split"), (2, 1, "split")]  # the side pot of seats 1 and 2 only
+    assert state.phase is Phase.BETTING and state.actor == 1 and state.pot == 9
+    state._check()
+    call_down(state)
+    assert sum(state.stacks) == 83 and state.pot == 0
+    main = [a for a in state.log if isinstance(a, A.Award) and a.half != "split"]
+    assert sum(a.amount for a in main) == 9
