@@ -19,6 +19,7 @@ KNOWN = {
     "engine/showdown.py",
     "engine/_hilo_result.py",
     "engine/variants.py",
+    "engine/table/state.py",
     "exchange/game/prospects.py",
     "exchange/game/table.py",
     "exchange/core/accounts.py",

@@ -170,9 +170,7 @@ def play_hand(
         raise ValueError(f"{len(stacks)} seats need {len(stacks)} bots, got {len(bots)}")
     state = TableState.start(variant, stacks, seed=seed, structure=structure, stakes=stakes)
     while not state.done:
-        seat = state.actor
-        assert seat is not None
-        apply(state, bots[seat].decide(view(state)))
+        apply(state, bots[state.actor or 0].decide(view(state)))
     return state
 
 

@@ -453,7 +453,8 @@ class TableState(Betting):
 
     def _pay(self, awards: Sequence[A.Award], *, finish: bool = True) -> None:
         for award in awards:
-            assert award.seat is not None
+            if award.seat is None:
+                raise InvariantError(f"an award of {award.amount} to no seat")
             self.stacks[award.seat] += award.amount
             self.paid += award.amount
             self._record(award)

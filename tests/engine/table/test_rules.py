@@ -344,3 +344,33 @@ def test_draw32_split_with_side_pots_divides_only_the_pots_all_their_seats_accep
     assert sum(state.stacks) == 83 and state.pot == 0
     main = [a for a in state.log if isinstance(a, A.Award) and a.half != "split"]
     assert sum(a.amount for a in main) == 9
+
+
+def test_telesina_heads_up_lowest_straight_flush_of_spades_beats_the_highest() -> None:
+    deck = stacked("telesina", ["As7s8s9sTs", "JhQhKhAh7d"], board="Th")
+    state = TableState.start("telesina", [50, 50], deck=deck)
+    call_down(state)
+    assert awards(state) == {0: sum(state.contributed)}
+
+
+# ------------------------------------------------------------------ _check catches corruption
+
+
+@pytest.mark.parametrize(
+    ("corrupt", "message"),
+    [
+        (lambda s: s.stacks.__setitem__(0, s.stacks[0] + 1), "do not add up"),
+        (lambda s: s.cards[1].__setitem__(0, s.cards[0][0]), "held twice"),
+        (lambda s: s.mucked.append(s.cards[0][0]), "not the pack once"),
+        (lambda s: s.live.__setitem__(s.actor, False), "has folded"),
+        (lambda s: s.bets.__setitem__(0, s.contributed[0] + 1), "seat 0: stack"),
+    ],
+)
+def test_a_corrupted_table_state_is_caught(corrupt: object, message: str) -> None:
+    from engine import InvariantError
+
+    state = TableState.start("holdem", [100, 100, 100], seed=8)
+    state._check()
+    corrupt(state)  # type: ignore[operator]
+    with pytest.raises(InvariantError, match=message):
+        state._check()
