@@ -37,6 +37,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.cards import Card, parse_cards
 from engine.table import actions as A
@@ -184,7 +185,8 @@ class HandHistory:
 
     def replay(self) -> TableState:
         """Play the hand again through :class:`TableState`: the seats' actions are applied, and
-        the cards the table deals and the hands it shows must be the ones recorded."""
+        the cards the table deals to each seat and the board must be the ones recorded (in
+        any grouping: pokerkit's files read too) and the final stacks those recorded."""
         state = TableState.replay(
             self.variant, self.starting_stacks, self.dealt(), structure=self.structure, stakes=self.stakes
         )
@@ -193,11 +195,12 @@ class HandHistory:
                 _apply(state, line)
             except ValueError as err:
                 raise PHHError(f"action {number} {line!r}: {err}") from None
-        played = action_lines(state.log)
-        if played != list(self.actions):
-            first = next((i for i, (a, b) in enumerate(zip(played, self.actions, strict=False)) if a != b), None)
-            where = f"at action {first + 1}: {played[first]!r}" if first is not None else f"{len(played)} actions"
-            raise PHHError(f"the table played the hand differently, {where}")
+        dealt: dict[int | None, list[Card]] = {}
+        for record in state.log:
+            if isinstance(record, A.Deal):
+                dealt.setdefault(record.seat, []).extend(record.cards)
+        if dealt != self.dealt():
+            raise PHHError("the table dealt other cards than the history records (or fewer, or more)")
         if self.finishing_stacks is not None and tuple(state.stacks) != self.finishing_stacks:
             raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
         return state
@@ -238,11 +241,20 @@ def _apply(state: TableState, line: str) -> None:
 
 
 def loads(text: str) -> HandHistory:
-    """Read a PHH text written by :func:`dumps` (or any PHH file of our games' codes)."""
+    """Read a PHH text written by :func:`dumps` (or by pokerkit, for the codes it shares)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise PHHError(f"not a PHH (TOML) text: {err}") from None
+    try:
+        return _history(data)
+    except KeyError as err:
+        raise PHHError(f"the hand history has no {err.args[0]!r} field") from None
+    except (TypeError, ValueError, IndexError) as err:
+        raise PHHError(f"a field of the hand history is malformed: {err}") from None
+
+
+def _history(data: dict[str, Any]) -> HandHistory:
     if "_variant" in data:
         name, structure = str(data["_variant"]), Structure(str(data["_structure"]))
     else:

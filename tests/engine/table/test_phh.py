@@ -1,0 +1,66 @@
+"""Hand histories: our own codes, fields and actions, and what a bad file is told."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.table import Structure, TableState
+from engine.table.bots import CallingBot, Decision, Move, play_hand
+from engine.table.phh import PHHError, dumps, loads, parse_code, variant_code
+from engine.variants import VARIANTS
+
+
+def test_every_game_and_structure_has_a_code_that_reads_back() -> None:
+    codes = {variant_code(name, s) for name in VARIANTS for s in Structure}
+    assert len(codes) == 33
+    assert {parse_code(variant_code(name, s)) for name in VARIANTS for s in Structure} == {
+        (name, s) for name in VARIANTS for s in Structure
+    }
+    with pytest.raises(PHHError, match="unknown variant code 'FR'"):
+        parse_code("FR")
+
+
+class Splitter:
+    """Offers a split when it may and accepts every offer; else calls down (times out in the draw)."""
+
+    def decide(self, view: object) -> Decision:
+        moves = view.options.moves  # type: ignore[attr-defined]
+        if Move.OFFER_SPLIT in moves:
+            return Decision(Move.OFFER_SPLIT)
+        if Move.ACCEPT_SPLIT in moves:
+            return Decision(Move.ACCEPT_SPLIT)
+        return CallingBot().decide(view)  # type: ignore[arg-type]
+
+
+def test_our_own_actions_are_written_and_read() -> None:
+    state = play_hand("draw32", [30, 30, 30], [Splitter(), Splitter(), CallingBot()], seed=2)
+    text_lines = loads(dumps(state)).actions
+    assert "p1 so" in text_lines and "p2 sa" in text_lines and "p3 sr" in text_lines
+    timed = TableState.start("triple-draw-27", [40, 40], seed=3)
+    while timed.phase != "drawing":
+        timed.check_call()
+    timed.pass_time(31)
+    history = loads(dumps(timed))
+    assert history.actions[-1] == "p1 sd # timeout" and history.finishing_stacks is None
+    replayed = history.replay()
+    assert replayed.penalised == set() and replayed.actor == 1  # p2 still to draw
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("variant = 'FT'\nantes = [0, 0]", "no 'blinds_or_straddles' field"),
+        ("variant = 'FT'\n[", "not a PHH"),
+        ("variant = 'XX'", "unknown variant code 'XX'"),
+        ("variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
+         "starting_stacks = [10, 10]\nactions = ['d dh p1 AsKs', 'd dh p2 AhKh', 'p2 cbr 8']", "may bet or raise to 4"),
+        ("variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
+         "starting_stacks = [10, 10]\nactions = ['d dh p1 AsKs', 'd dh p2 AhKh', 'p2 f']\n"
+         "finishing_stacks = [10, 10]", "the history says [10, 10]"),
+        ("variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
+         "starting_stacks = [10, 10]\nactions = ['d dh p1 AsKs', 'd dh p2 AhKh', 'p2 zz']", "unknown action"),
+    ],
+)  # fmt: skip
+def test_bad_histories_are_refused_with_the_reason(text: str, message: str) -> None:
+    with pytest.raises(PHHError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        loads(text).replay()
