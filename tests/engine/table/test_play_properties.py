@@ -38,7 +38,7 @@ def play(name: str, structure: Structure, stacks: list[int], seed: int, *, check
     return state
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(hands())
 def test_random_hands_keep_invariants_and_replay(hand: tuple[str, Structure, list[int], int]) -> None:
     name, structure, stacks, seed = hand

@@ -240,7 +240,7 @@ def play_both(variant: str, structure: Structure, seats: int, seed: int) -> tupl
 
 
 @pytest.mark.parametrize(("variant", "structure"), SHARED)
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seats=st.integers(2, 6), seed=st.integers(0, 2**32 - 1))
 def test_same_options_pots_and_stacks_as_pokerkit(variant: str, structure: Structure, seats: int, seed: int) -> None:
     ours, theirs = play_both(variant, structure, seats, seed)
