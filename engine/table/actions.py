@@ -109,7 +109,8 @@ class Show(Action):
 @dataclass(frozen=True, slots=True)
 class Award(Action):
     """``amount`` of pot ``pot`` (0 is the main pot) to a seat; ``half`` is "high", "low",
-    "split" (an accepted split), "uncontested" or "returned" (an uncalled bet)."""
+    "split" (an accepted split), "uncontested" (a pot only one seat still in contests) or
+    "returned" (a seat's own chips nobody matched: an uncalled bet)."""
 
     amount: int
     pot: int

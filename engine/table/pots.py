@@ -5,7 +5,8 @@ The pots are layers cut at each distinct contribution of a seat still in the han
 pot *k* holds, from every seat, what it put in between the (k-1)-th and k-th
 level, and only the live seats that reached level *k* may win it. Chips of folded
 seats above the highest live level go to the last pot. So the pots add up to all
-contributions, and a layer only one live seat reached is its uncalled bet, returned.
+contributions; a layer only one live seat reached is won by it uncontested (its uncalled bet
+returned, if nobody else has chips in it).
 
 >>> pots([10, 30, 30, 5], [True, True, True, False])
 (Pot(amount=35, eligible=(0, 1, 2)), Pot(amount=40, eligible=(1, 2)))

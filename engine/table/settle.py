@@ -77,9 +77,15 @@ def settle(state: TableState) -> list[A.Award]:
     if len(live) == 1:
         return [A.Award(live[0], pot.amount, k, "uncontested") for k, pot in enumerate(layers) if pot.amount]
     high, low = _keys(state, live)
+    left = [c - d for c, d in zip(state.contributed, state.divided, strict=True)]
     awards: list[A.Award] = []
     for k, pot in enumerate(layers):
-        awards.extend(_award(k, pot, high, low, forced=_heads_up_winner(state, live, high)))
+        if len(pot.eligible) == 1:
+            seat = pot.eligible[0]
+            own = pot.shares(left)[seat] == pot.amount
+            awards.append(A.Award(seat, pot.amount, k, "returned" if own else "uncontested"))
+        else:
+            awards.extend(_award(k, pot, high, low, forced=_heads_up_winner(state, live, high)))
     return awards
 
 
@@ -104,8 +110,6 @@ def _heads_up_winner(state: TableState, live: list[int], high: dict[int, int]) -
 def _award(k: int, pot: Pot, high: dict[int, int], low: dict[int, int] | None, *, forced: int | None) -> list[A.Award]:
     if not pot.amount:
         return []
-    if len(pot.eligible) == 1:
-        return [A.Award(pot.eligible[0], pot.amount, k, "returned")]
     if forced is not None:
         high_winners: Sequence[int] = (forced,)
     else:
