@@ -125,11 +125,19 @@ class BacktestResult:
     sessions: tuple[SessionOutcome, ...] = ()
 
 
-def plan_chunks(sessions: int, workers: int, chunk_size: int | None) -> list[tuple[int, int]]:
-    """``(first, count)`` work items of sessions: about four per worker unless ``chunk_size`` says otherwise."""
+def plan_chunks(
+    sessions: int, workers: int, chunk_size: int | None, games_per_session: int = 1
+) -> list[tuple[int, int]]:
+    """``(first, count)`` work items of sessions: about four per worker, at most 50 games each (but one session
+    at least), unless ``chunk_size`` says otherwise.
+
+    >>> chunks = plan_chunks(30, workers=1, chunk_size=None, games_per_session=25)
+    >>> len(chunks), chunks[0], chunks[-1]
+    (15, (0, 2), (28, 2))
+    """
     if chunk_size is None:
         chunk_size = max(1, -(-sessions // (4 * workers)))
-        chunk_size = min(chunk_size, 50)
+        chunk_size = min(chunk_size, max(1, 50 // games_per_session))
     return [(first, min(chunk_size, sessions - first)) for first in range(0, sessions, chunk_size)]
 
 
@@ -157,7 +165,7 @@ def run_backtest(
 
     ``chunk_size`` is in sessions (games, for one-game sessions).
     """
-    plan = plan_chunks(config.sessions, executor.workers, chunk_size)
+    plan = plan_chunks(config.sessions, executor.workers, chunk_size, config.games_per_session)
     chunks = [Chunk(config, first, count) for first, count in plan]
     bar = _progress_bar(config.games) if progress else None
     streams_dir = None if out is None else out / "streams"
