@@ -315,6 +315,9 @@ class Strategy:
     not depend on how games or sessions are split between workers.
     """
 
+    #: Why the strategy asked for no further game (:meth:`end_session`), ``None`` while it plays on.
+    session_ended: str | None = None
+
     def __init__(
         self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, context: dict[str, Any] | None = None
     ) -> None:
@@ -324,8 +327,6 @@ class Strategy:
         self.name = name or type(self).__name__
         #: Free-form settings (flumine's ``context``); unknown keyword arguments are an error, not context.
         self.context: dict[str, Any] = dict(context or {})
-        #: Why the strategy asked for no further game (:meth:`end_session`), ``None`` while it plays on.
-        self.session_ended: str | None = None
 
     def end_session(self, reason: str = "ended by the strategy") -> None:
         """Ask for no further game: a backtest session deals none once the current game is over.
