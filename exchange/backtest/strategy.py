@@ -170,7 +170,8 @@ class MarketHandle:
         self._view = view
         self._refs = 0
         self._watch = watch
-        #: A generator seeded for this strategy in this game: use it for any randomness.
+        #: A generator seeded for this strategy in this game (in a session: in this session, carried on from game
+        #: to game): use it for any randomness.
         self.rng = rng if rng is not None else random.Random(view.market_id)
 
     # --- reading --------------------------------------------------------------------------
