@@ -9,6 +9,12 @@ whatever else the machine is running)::
 
     python scripts/bench_backtest.py                      # 1,000 games, market maker, 3 repeats
     python scripts/bench_backtest.py --games 200 --repeats 1 --strategy scripts/flop_mover.py:FlopMover
+    python scripts/bench_backtest.py --sessions 10        # the same 1,000 games as 10 sessions of 100, and alone
+
+With ``--sessions K`` every repeat times the games twice, interleaved: as
+one-game worlds and as K sessions of ``games / K`` games each (one world, one
+account and one strategy instance per session), so the per-game figures of the
+two can be compared under the same load.
 
 The equity engine's JIT compilation is warmed up once before timing (worker
 processes are forked from the warmed parent).
@@ -23,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -61,27 +68,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-streams", action="store_true", help="skip the Betfair stream files")
+    parser.add_argument("--sessions", type=int, default=None, metavar="K",
+                        help="also time the games as K sessions of games/K games (interleaved with one-game worlds)")
     args = parser.parse_args(argv)
 
     spec = StrategySpec.parse(args.strategy, args.params)
     config = BacktestConfig(strategy=spec, games=args.games, seed=args.seed, record_streams=not args.no_streams)
+    modes = {"worlds": config}
+    if args.sessions is not None:
+        if args.sessions < 1 or args.games % args.sessions:
+            parser.error(f"--sessions {args.sessions} must divide --games {args.games}")
+        modes["sessions"] = replace(config, games_per_session=args.games // args.sessions)
     time_once(BacktestConfig(strategy=spec, games=2, seed=args.seed), 1)  # compile the equity kernels
 
-    print(f"backtest of {args.games} games, {args.strategy}, house maker + noise, "
+    shape = "" if args.sessions is None else f" (and as {args.sessions} sessions of {args.games // args.sessions})"
+    print(f"backtest of {args.games} games{shape}, {args.strategy}, house maker + noise, "
           f"streams {'off' if args.no_streams else 'on'}; {args.repeats} repeat(s)")  # fmt: skip
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    print("workers | wall s min / median / max | games/s wall (max / median / min) | CPU ms/game all | parent")
+    print("mode     workers | wall s min / median / max | games/s wall (max / median / min) | CPU ms/game all | parent")
     for workers in args.workers:
-        runs = [time_once(config, workers) for _ in range(args.repeats)]
-        walls = sorted(wall for wall, _, _ in runs)
-        cpu = statistics.median(c for _, c, _ in runs)
-        parent = statistics.median(p for _, _, p in runs)
-        best, median, worst = walls[0], statistics.median(walls), walls[-1]
-        print(f"{workers:>7} | {best:6.2f} / {median:6.2f} / {worst:6.2f} | "
-              f"{args.games / best:6.1f} / {args.games / median:6.1f} / {args.games / worst:6.1f} | "
-              f"{1000 * cpu / args.games:15.1f} | {1000 * parent / args.games:6.1f}")  # fmt: skip
+        runs: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in modes}
+        for _ in range(args.repeats):
+            for mode, mode_config in modes.items():
+                runs[mode].append(time_once(mode_config, workers))
+        for mode in modes:
+            print(_line(mode, workers, runs[mode], args.games))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
+
+
+def _line(mode: str, workers: int, runs: list[tuple[float, float, float]], games: int) -> str:
+    walls = sorted(wall for wall, _, _ in runs)
+    cpu = statistics.median(c for _, c, _ in runs)
+    parent = statistics.median(p for _, _, p in runs)
+    best, median, worst = walls[0], statistics.median(walls), walls[-1]
+    return (f"{mode:<8} {workers:>7} | {best:6.2f} / {median:6.2f} / {worst:6.2f} | "
+            f"{games / best:6.1f} / {games / median:6.1f} / {games / worst:6.1f} | "
+            f"{1000 * cpu / games:15.1f} | {1000 * parent / games:6.1f}")  # fmt: skip
 
 
 if __name__ == "__main__":

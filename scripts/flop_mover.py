@@ -18,7 +18,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from exchange.backtest.strategy import MarketHandle, Strategy
+from exchange.backtest.strategy import GameStart, MarketHandle, Strategy
 from exchange.core import ladder
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
@@ -35,6 +35,9 @@ class FlopMover(Strategy):
         self._hand: int | None = None
         self._entered = False
         self._hedged = False
+
+    def on_game_start(self, game: GameStart) -> None:
+        self._hand, self._entered, self._hedged = None, False, False
 
     def process_market_book(self, market: MarketHandle) -> None:
         view = market.view

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from exchange.backtest.strategy import MarketHandle, Strategy
+from exchange.backtest.strategy import GameStart, MarketHandle, Strategy
 from exchange.core import ladder
 from exchange.core.orders import OrderStatus, OrderView
 from exchange.core.side import Side
@@ -36,6 +36,9 @@ class ValueBacker(Strategy):
             raise ValueError(f"margin must be ≥ 0, not {margin}")
         self.stake = stake
         self._backed: set[tuple[Round | None, int]] = set()
+
+    def on_game_start(self, game: GameStart) -> None:
+        self._backed.clear()
 
     def process_market_book(self, market: MarketHandle) -> None:
         view = market.view

@@ -1,10 +1,12 @@
 """Backtesting strategies on the exchange game, and the files a backtest leaves behind.
 
 * :mod:`exchange.backtest.strategy` — the flumine-style :class:`Strategy` base and the handle it trades through;
+* :mod:`exchange.backtest.bankroll` — the strategy's account from game to game, as the exchange sees it;
 * :mod:`exchange.backtest.agent` — a strategy seated at a channel as an ordinary game agent;
 * :mod:`exchange.backtest.loading` — ``module:Class`` / ``file.py:Class`` references, built in any worker;
-* :mod:`exchange.backtest.world` — one game's world (clock, exchange, channel, house liquidity, strategy);
-* :mod:`exchange.backtest.runner` — games in chunks, run anywhere, merged in game order;
+* :mod:`exchange.backtest.world` — one session's world (clock, exchange, channel, house liquidity, strategy),
+  one game by default;
+* :mod:`exchange.backtest.runner` — sessions in chunks, run anywhere, merged in game order;
 * :mod:`exchange.backtest.workers` — where chunks run: in-process, a local process pool, or a Dask cluster;
 * :mod:`exchange.backtest.collector` — a game's table rows, projected from its events;
 * :mod:`exchange.backtest.outputs` — the Parquet tables (games, orders, fills, settlements);

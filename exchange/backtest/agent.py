@@ -7,14 +7,14 @@ translates them into the flumine-style strategy hooks:
 ==========================  ==============================================================
 agent hook                  strategy hooks
 ==========================  ==============================================================
-``on_game_start``           ``on_market_open``
+``on_game_start``           ``on_game_start``, ``on_market_open``
 ``on_window_open``          ``on_window_open``, then a market update
 ``on_reveal``               a market update (cards turned, new equities)
 ``on_market_update``        a market update
 ``on_fill``                 ``process_orders`` (the orders that changed)
 ``on_order_rejected``       ``on_order_rejected``
 ``on_window_close``         ``process_orders`` (lapsed), ``on_window_close``
-``on_game_end``             ``process_orders``, ``on_settlement``
+``on_game_end``             ``process_orders``, ``on_settlement``, ``on_game_end``
 ==========================  ==============================================================
 
 A *market update* is ``process_orders`` for the strategy's orders that changed
@@ -23,7 +23,11 @@ since it last saw them, then ``check_market_book`` and, if that says yes,
 
 Every agent hook costs the host a fresh view, so :func:`seat` builds the
 adapter with only the agent hooks the strategy's own overrides need: a
-strategy that only acts when windows open is never woken for each fill.
+strategy that only acts when windows open is never woken for each fill. The
+game's end is always delivered (once a game): it is where a strategy that has
+called :meth:`~exchange.backtest.strategy.Strategy.end_session` retires, and
+the driver is told (``on_session_end``) so that a backtest session deals no
+further game; a retired strategy is woken no more.
 """
 
 from __future__ import annotations
@@ -34,13 +38,16 @@ from collections.abc import Callable
 from exchange.agents import host
 from exchange.agents.trader import Agent, Trader
 from exchange.agents.view import BettorView
-from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
+from exchange.backtest.bankroll import BankrollWatch
+from exchange.backtest.strategy import GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.orders import OrderView
 from exchange.game.channel import Channel
 
 SettlementSource = Callable[[str, str], Settlement | None]
 """``(market id, account id) -> Settlement`` once the market is over (``None`` if unknown)."""
+SessionEnd = Callable[[str], None]
+"""Called once, with the strategy's reason, when a strategy that asked to end its session retires."""
 
 
 class StrategyAgent(Agent):
@@ -49,16 +56,22 @@ class StrategyAgent(Agent):
     def __init__(
         self,
         strategy: Strategy,
+        watch: BankrollWatch,
         *,
         rng: random.Random | None = None,
         settlements: SettlementSource | None = None,
+        on_session_end: SessionEnd | None = None,
     ) -> None:
         self.strategy = strategy
         self.name = strategy.name
         self._rng = rng
         self._settlements = settlements
+        self._watch = watch
+        self._on_session_end = on_session_end
         self._handle: MarketHandle | None = None
         self._seen: dict[int, OrderView] = {}
+        #: Set once the strategy has ended its session and its last game is over: no hook runs after.
+        self.retired = False
 
     @property
     def latency_ms(self) -> int:
@@ -67,9 +80,15 @@ class StrategyAgent(Agent):
     # --- agent hooks --------------------------------------------------------------------------
 
     def on_game_start(self, view: BettorView, trader: Trader) -> None:
-        self.strategy.on_market_open(self._enter(view, trader))
+        if self.retired:
+            return
+        handle = self._enter(view, trader)
+        self.strategy.on_game_start(GameStart(view.game_number, (view.market_id,), view.now_ms, handle.bankroll))
+        self.strategy.on_market_open(handle)
 
     def on_window_open(self, view: BettorView, trader: Trader) -> None:
+        if self.retired:
+            return
         handle = self._enter(view, trader)
         if view.round is not None:
             self.strategy.on_window_open(handle, view.round)
@@ -85,38 +104,57 @@ class StrategyAgent(Agent):
         self._orders_changed(self._enter(view, trader))
 
     def on_order_rejected(self, view: BettorView, trader: Trader, rejection: OrderRejected) -> None:
+        if self.retired:
+            return
         self.strategy.on_order_rejected(self._enter(view, trader), rejection)
 
     def on_window_close(self, view: BettorView, trader: Trader) -> None:
+        if self.retired:
+            return
         handle = self._enter(view, trader)
         self._orders_changed(handle)
         if view.round is not None:
             self.strategy.on_window_close(handle, view.round)
 
     def on_game_end(self, view: BettorView, trader: Trader) -> None:
+        if self.retired:
+            return
         handle = self._enter(view, trader)
         self._orders_changed(handle)
+        settlements: list[Settlement] = []
         if self._settlements is not None:
             settlement = self._settlements(view.market_id, trader.account_id)
             if settlement is not None:
+                settlements.append(settlement)
                 self.strategy.on_settlement(handle, settlement)
+        market_ids = (view.market_id,)
+        self.strategy.on_game_end(GameEnd(view.game_number, market_ids, tuple(settlements), handle.bankroll))
+        reason = self.strategy.session_ended
+        if reason is not None:
+            self.retired = True
+            if self._on_session_end is not None:
+                self._on_session_end(reason)
 
     # --- helpers ------------------------------------------------------------------------------
 
     def _enter(self, view: BettorView, trader: Trader) -> MarketHandle:
         handle = self._handle
         if handle is None or handle.market_id != view.market_id:
-            handle = self._handle = MarketHandle(trader, view, self._rng)
+            handle = self._handle = MarketHandle(trader, view, self._rng, self._watch)
             self._seen = {}
         handle._see(view)
         return handle
 
     def _update(self, handle: MarketHandle) -> None:
+        if self.retired:
+            return
         self._orders_changed(handle)
         if self.strategy.check_market_book(handle):
             self.strategy.process_market_book(handle)
 
     def _orders_changed(self, handle: MarketHandle) -> None:
+        if self.retired:
+            return
         changed = [o for o in handle.view.orders if self._seen.get(o.bet_id) != o]
         if changed:
             self._seen.update((o.bet_id, o) for o in changed)
@@ -125,15 +163,17 @@ class StrategyAgent(Agent):
 
 #: Agent hook -> the strategy hooks that need it delivered.
 _NEEDS: dict[str, tuple[str, ...]] = {
-    "on_game_start": ("on_market_open",),
+    "on_game_start": ("on_game_start", "on_market_open"),
     "on_window_open": ("on_window_open", "check_market_book", "process_market_book", "process_orders"),
     "on_reveal": ("check_market_book", "process_market_book"),
     "on_market_update": ("check_market_book", "process_market_book", "process_orders"),
     "on_fill": ("process_orders",),
     "on_order_rejected": ("on_order_rejected",),
     "on_window_close": ("on_window_close", "process_orders"),
-    "on_game_end": ("on_settlement", "process_orders"),
+    "on_game_end": ("on_settlement", "process_orders", "on_game_end"),
 }
+#: Agent hooks every strategy gets: a game's end is where a strategy that ended its session retires.
+_ALWAYS = frozenset({"on_game_end"})
 _ADAPTERS: dict[type[Strategy], type[StrategyAgent]] = {}
 
 
@@ -147,15 +187,16 @@ def adapter_class(cls: type[Strategy]) -> type[StrategyAgent]:
     >>> from exchange.agents.trader import overrides
     >>> class AtOpen(Strategy):
     ...     def on_window_open(self, market, round): ...
-    >>> sorted(h for h in _NEEDS if overrides(adapter_class(AtOpen)(AtOpen()), h))
-    ['on_window_open']
+    >>> watch = BankrollWatch("me", 0)
+    >>> sorted(h for h in _NEEDS if overrides(adapter_class(AtOpen)(AtOpen(), watch), h))
+    ['on_game_end', 'on_window_open']
     """
     adapter = _ADAPTERS.get(cls)
     if adapter is None:
         unused = {
             hook: getattr(Agent, hook)
             for hook, wanted in _NEEDS.items()
-            if not any(_strategy_overrides(cls, name) for name in wanted)
+            if hook not in _ALWAYS and not any(_strategy_overrides(cls, name) for name in wanted)
         }
         adapter = type(f"StrategyAgent[{cls.__name__}]", (StrategyAgent,), unused)
         _ADAPTERS[cls] = adapter
@@ -163,10 +204,16 @@ def adapter_class(cls: type[Strategy]) -> type[StrategyAgent]:
 
 
 def seat(
-    strategy: Strategy, *, rng: random.Random | None = None, settlements: SettlementSource | None = None
+    strategy: Strategy,
+    watch: BankrollWatch,
+    *,
+    rng: random.Random | None = None,
+    settlements: SettlementSource | None = None,
+    on_session_end: SessionEnd | None = None,
 ) -> StrategyAgent:
-    """The agent that runs ``strategy``, woken only for the hooks it uses."""
-    return adapter_class(type(strategy))(strategy, rng=rng, settlements=settlements)
+    """The agent that runs ``strategy``, woken only for the hooks it uses; ``watch`` follows its account."""
+    adapter = adapter_class(type(strategy))
+    return adapter(strategy, watch, rng=rng, settlements=settlements, on_session_end=on_session_end)
 
 
 def channel_settlements(channel: Channel) -> SettlementSource:
@@ -196,12 +243,22 @@ def channel_settlements(channel: Channel) -> SettlementSource:
 
 
 def attach_strategy(
-    channel: Channel, strategy: Strategy, account_id: str, *, rng: random.Random | None = None
+    channel: Channel,
+    strategy: Strategy,
+    account_id: str,
+    *,
+    rng: random.Random | None = None,
+    on_session_end: SessionEnd | None = None,
 ) -> StrategyAgent:
     """Seat ``strategy`` at ``channel`` trading for ``account_id`` (funded already), at the strategy's latency.
 
-    The same call seats it on a backtest's virtual-clock channel or on a live one.
+    The same call seats it on a backtest's virtual-clock channel or on a live one. Its bankroll is
+    followed from now: the account's balance now is its ``starting_balance``. ``on_session_end`` is
+    told when the strategy, having called ``end_session``, has finished its last game.
     """
-    agent = seat(strategy, rng=rng, settlements=channel_settlements(channel))
+    funds = channel.exchange.funds(account_id)
+    watch = BankrollWatch(account_id, 0 if funds is None else funds.balance)
+    channel.subscribe(watch)
+    agent = seat(strategy, watch, rng=rng, settlements=channel_settlements(channel), on_session_end=on_session_end)
     host.seat(channel, agent, account_id, latency_ms=strategy.latency_ms)
     return agent

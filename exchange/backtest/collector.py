@@ -5,12 +5,15 @@ just enough state to write, when the game ends, its rows of the four tables
 (:mod:`exchange.backtest.outputs`): the game (cards, winners, dead heat), each
 order's final state, each fill with the matched hand's exact equity at that
 moment, and each account's settlement. Nothing is read from the exchange's
-internals: what the tables say, the events said.
+internals: what the tables say, the events said — but for each account's
+balance once the game is over, which is the exchange's own figure (its
+``getAccountFunds``), read when the game ends. Every row carries the game's
+session and its place in it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -61,6 +64,8 @@ class _Order:
 class _Game:
     game_index: int
     market_id: str
+    session: int
+    session_game: int
     channel: str = ""
     variant: str = ""
     start_ms: int = 0
@@ -80,18 +85,31 @@ class _Game:
     rounding: int = 0
     house: str | None = None
     ended: bool = False
+    balances: Mapping[str, int] = field(default_factory=dict)
 
 
 class Collector:
     """Builds one game's rows from its events; call :meth:`write` once the game has ended.
 
     ``accounts`` are every account of the world (the house's included): each gets
-    a settlement row, zeros if it did not bet.
+    a settlement row, zeros if it did not bet. The game is game ``session_game``
+    (from 0) of session ``session`` (by default its own session of one game);
+    ``balance(account)`` is read for every row's account when the game ends.
     """
 
-    def __init__(self, game_index: int, market_id: str, accounts: Iterable[str]) -> None:
+    def __init__(
+        self,
+        game_index: int,
+        market_id: str,
+        accounts: Iterable[str],
+        *,
+        session: int | None = None,
+        session_game: int = 0,
+        balance: Callable[[str], int] | None = None,
+    ) -> None:
         self.accounts = tuple(accounts)
-        self._game = _Game(game_index, market_id)
+        self._game = _Game(game_index, market_id, game_index if session is None else session, session_game)
+        self._balance = balance
 
     @property
     def ended(self) -> bool:
@@ -105,6 +123,9 @@ class Collector:
         handler = _HANDLERS.get(type(event))
         if handler is not None:
             handler(game, stamped, event)
+            if game.ended and self._balance is not None and not game.balances:
+                balance = self._balance
+                game.balances = {account: balance(account) for account in self._row_accounts()}
 
     def write(self, tables: dict[str, Table]) -> None:
         """Append this game's rows to ``tables`` (games, orders, fills, settlements)."""
@@ -123,6 +144,8 @@ class Collector:
         hands = tuple(g.hands) + (None,) * (MAX_HANDS - len(g.hands))
         table.append(
             game_index=g.game_index,
+            session=g.session,
+            session_game=g.session_game,
             market_id=g.market_id,
             channel=g.channel,
             variant=g.variant,
@@ -147,6 +170,8 @@ class Collector:
             p = o.placed
             table.append(
                 game_index=g.game_index,
+                session=g.session,
+                session_game=g.session_game,
                 market_id=g.market_id,
                 bet_id=bet_id,
                 account=p.account_id,
@@ -173,6 +198,8 @@ class Collector:
         for r in g.rejected:
             table.append(
                 game_index=g.game_index,
+                session=g.session,
+                session_game=g.session_game,
                 market_id=g.market_id,
                 bet_id=r.bet_id,
                 account=r.account_id,
@@ -202,6 +229,8 @@ class Collector:
         for m, rnd, equity in g.fills:
             table.append(
                 game_index=g.game_index,
+                session=g.session,
+                session_game=g.session_game,
                 market_id=g.market_id,
                 match_id=m.match_id,
                 at_ms=m.ts,
@@ -220,13 +249,18 @@ class Collector:
                 voided=m.match_id in g.voided,
             )
 
-    def _write_settlements(self, table: Table) -> None:
+    def _row_accounts(self) -> list[str]:
+        """The accounts with a settlement row: the world's, then any other that had a result, then the house."""
         g = self._game
         accounts = list(self.accounts)
         accounts += sorted(a for a in g.results if a not in accounts)
         if g.house is not None and g.house not in accounts:
             accounts.append(g.house)
-        for account in accounts:
+        return accounts
+
+    def _write_settlements(self, table: Table) -> None:
+        g = self._game
+        for account in self._row_accounts():
             result = g.results.get(account)
             profit = result.profit if result else 0
             commission = result.commission if result else 0
@@ -234,6 +268,8 @@ class Collector:
             is_house = account == g.house
             table.append(
                 game_index=g.game_index,
+                session=g.session,
+                session_game=g.session_game,
                 market_id=g.market_id,
                 account=account,
                 gross_profit=profit,
@@ -244,6 +280,7 @@ class Collector:
                 bets=sum(1 for o in mine if o.matched),
                 matched_stake=sum(o.matched for o in mine),
                 status=g.status,
+                balance_after=g.balances.get(account),
             )
 
 

@@ -9,7 +9,11 @@ Four tables, one file each in the output directory:
 ``fills.parquet``
     one row per match (a back and a lay), with the matched hand's exact equity at that moment.
 ``settlements.parquet``
-    one row per account per market — every account of the game, the house's included.
+    one row per account per market — every account of the game, the house's included — with
+    the account's ``balance_after`` the game (the exchange's balance once the game is over).
+
+Every row carries ``game_index``, its ``session`` and ``session_game``, the game's place in
+its session from 0 (a backtest of one-game worlds: session = game index, place 0).
 
 Money is **integer minor units** (pennies: ``net_profit == 1250`` is 12.50), as
 everywhere in the simulator; prices are given both as the ladder ``tick``
@@ -18,8 +22,8 @@ schema is fixed here, so tables from different chunks concatenate, and two
 runs of the same backtest write identical files.
 
 >>> t = Table(GAMES)
->>> t.append(game_index=0, market_id="holdem.0", channel="holdem", variant="holdem", start_ms=0,
-...          hand_1="As Ks", hand_2="Qd Qc", hand_3="7h 6h", hand_4="2c 2d", board="Ah 7c 2s 9d 3h",
+>>> t.append(game_index=0, session=0, session_game=0, market_id="holdem.0", channel="holdem", variant="holdem",
+...          start_ms=0, hand_1="As Ks", hand_2="Qd Qc", hand_3="7h 6h", hand_4="2c 2d", board="Ah 7c 2s 9d 3h",
 ...          winners="1", n_winners=1, dead_heat=False, early=False, status="SETTLED", total_matched=0)
 >>> merge([t, t]).num_rows
 2
@@ -61,6 +65,8 @@ def _spec(name: str, *fields: tuple[str, pa.DataType]) -> TableSpec:
 GAMES = _spec(
     "games",
     ("game_index", pa.int64()),
+    ("session", pa.int64()),
+    ("session_game", pa.int64()),
     ("market_id", pa.string()),
     ("channel", pa.string()),
     ("variant", pa.string()),
@@ -81,6 +87,8 @@ GAMES = _spec(
 ORDERS = _spec(
     "orders",
     ("game_index", pa.int64()),
+    ("session", pa.int64()),
+    ("session_game", pa.int64()),
     ("market_id", pa.string()),
     ("bet_id", pa.int64()),
     ("account", pa.string()),
@@ -108,6 +116,8 @@ ORDERS = _spec(
 FILLS = _spec(
     "fills",
     ("game_index", pa.int64()),
+    ("session", pa.int64()),
+    ("session_game", pa.int64()),
     ("market_id", pa.string()),
     ("match_id", pa.int64()),
     ("at_ms", pa.int64()),
@@ -129,6 +139,8 @@ FILLS = _spec(
 SETTLEMENTS = _spec(
     "settlements",
     ("game_index", pa.int64()),
+    ("session", pa.int64()),
+    ("session_game", pa.int64()),
     ("market_id", pa.string()),
     ("account", pa.string()),
     ("gross_profit", pa.int64()),
@@ -139,6 +151,7 @@ SETTLEMENTS = _spec(
     ("bets", pa.int64()),
     ("matched_stake", pa.int64()),
     ("status", pa.string()),
+    ("balance_after", pa.int64()),
 )
 
 TABLES: Mapping[str, TableSpec] = MappingProxyType({t.name: t for t in (GAMES, ORDERS, FILLS, SETTLEMENTS)})

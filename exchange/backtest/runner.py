@@ -1,13 +1,15 @@
-"""Running a backtest: games split into chunks, chunks run anywhere, results merged in game order.
+"""Running a backtest: sessions split into chunks, chunks run anywhere, results merged in game order.
 
-Every game is an independent world (:mod:`exchange.backtest.world`): its own
-virtual clock, exchange, channel, house market maker and noise trader, and a
-fresh strategy instance, dealt from a deck seeded by ``(seed, game index)``
-(:func:`exchange.game.deal.seeded_decks`), with market id ``<channel>.<game
-index>`` and its clock starting at ``start + index × game length``. So a game's result is a pure
-function of the configuration and its index, and any split of the games into
-chunks, over any number of processes or cluster workers, gives the same
-tables, row for row; the merge orders them by game index.
+Every session is an independent world (:mod:`exchange.backtest.world`): its own
+virtual clock, exchange, channel, house market maker and noise trader, and one
+strategy instance and account that play its ``games_per_session`` games in a row
+(by default one: every game its own world). Game *i* is dealt from a deck
+seeded by ``(seed, i)`` (:func:`exchange.game.deal.seeded_decks`), with market
+id ``<channel>.<i>``; session *s* holds games ``s·G`` to ``s·G + G − 1`` and its
+other draws are seeded by ``(seed, s)``. So a session's result is a pure
+function of the configuration and its number, and any split of the sessions
+into chunks, over any number of processes or cluster workers, gives the same
+tables, row for row; the merge orders them by session, hence by game index.
 
 >>> plan_chunks(10, workers=1, chunk_size=None)
 [(0, 3), (3, 3), (6, 3), (9, 1)]
@@ -30,20 +32,24 @@ from exchange.backtest.loading import StrategySpec
 from exchange.backtest.outputs import TABLES, Table, empty_tables, merge, write_tables
 from exchange.backtest.summary import Summary, summarise
 from exchange.backtest.workers import Executor, run_ordered
-from exchange.backtest.world import GameSetup, HouseSpec, play_game
+from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
 from exchange.betfair.stream import write_stream
+from exchange.game.channels import get_channel
 from exchange.game.table import EquityFn
 
 #: 2026-01-01T00:00:00Z: where the first game's clock starts (epoch milliseconds).
 EPOCH_MS = 1_767_225_600_000
 STRATEGY_ACCOUNT = "strategy"
+#: The strategy account's starting balance in each world or session: 10,000.00.
+DEFAULT_BALANCE = 1_000_000
 
 
 @dataclass(frozen=True, slots=True)
 class BacktestConfig:
     """Everything a backtest's result depends on (and nothing it must not: no worker count, no paths).
 
-    ``balance`` is the strategy account's starting balance (minor units) in every game.
+    ``games`` in all, in sessions of ``games_per_session`` (which must divide it); ``balance`` is
+    the strategy account's starting balance (minor units) in every session.
     """
 
     strategy: StrategySpec
@@ -53,15 +59,24 @@ class BacktestConfig:
     latency_ms: int | None = None
     record_streams: bool = True
     account: str = STRATEGY_ACCOUNT
-    balance: int = 1_000_000
+    balance: int = DEFAULT_BALANCE
     start_ms: int = EPOCH_MS
     house: HouseSpec = field(default_factory=HouseSpec)
     #: The exact-equity function (default: the engine's); a test may pass a module-level stand-in.
     equities: EquityFn | None = None
+    games_per_session: int = 1
 
     def __post_init__(self) -> None:
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
+        if self.games_per_session < 1:
+            raise ValueError(f"a session needs at least one game, not {self.games_per_session}")
+        if self.games % self.games_per_session:
+            raise ValueError(f"{self.games} games do not split into sessions of {self.games_per_session}")
+
+    @property
+    def sessions(self) -> int:
+        return self.games // self.games_per_session
 
     def setup(self) -> GameSetup:
         return GameSetup(
@@ -74,12 +89,13 @@ class BacktestConfig:
             record_streams=self.record_streams,
             house=self.house,
             equities=self.equities,
+            games_per_session=self.games_per_session,
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """Games ``first`` … ``first + count - 1`` of a backtest: one work item."""
+    """Sessions ``first`` … ``first + count - 1`` of a backtest: one work item."""
 
     config: BacktestConfig
     first: int
@@ -88,12 +104,17 @@ class Chunk:
 
 @dataclass(slots=True)
 class ChunkResult:
-    """A chunk's table rows and its markets' stream recordings (zlib-compressed text), in game order."""
+    """A chunk's table rows, its markets' stream recordings (zlib-compressed text) and its sessions, in order."""
 
     first: int
     count: int
     tables: dict[str, Table]
     streams: list[tuple[str, bytes]] = field(default_factory=list)
+    sessions: list[SessionOutcome] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return sum(s.games for s in self.sessions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,28 +122,35 @@ class BacktestResult:
     tables: dict[str, pa.Table]
     summary: Summary
     paths: tuple[Path, ...]
+    sessions: tuple[SessionOutcome, ...] = ()
 
 
-def plan_chunks(games: int, workers: int, chunk_size: int | None) -> list[tuple[int, int]]:
-    """``(first, count)`` work items: about four per worker unless ``chunk_size`` says otherwise."""
+def plan_chunks(
+    sessions: int, workers: int, chunk_size: int | None, games_per_session: int = 1
+) -> list[tuple[int, int]]:
+    """``(first, count)`` work items of sessions: about four per worker, at most 50 games each (but one session
+    at least), unless ``chunk_size`` says otherwise.
+
+    >>> chunks = plan_chunks(30, workers=1, chunk_size=None, games_per_session=25)
+    >>> len(chunks), chunks[0], chunks[-1]
+    (15, (0, 2), (28, 2))
+    """
     if chunk_size is None:
-        chunk_size = max(1, -(-games // (4 * workers)))
-        chunk_size = min(chunk_size, 50)
-    return [(first, min(chunk_size, games - first)) for first in range(0, games, chunk_size)]
+        chunk_size = max(1, -(-sessions // (4 * workers)))
+        chunk_size = min(chunk_size, max(1, 50 // games_per_session))
+    return [(first, min(chunk_size, sessions - first)) for first in range(0, sessions, chunk_size)]
 
 
 def run_chunk(chunk: Chunk) -> ChunkResult:
-    """Play the chunk's games one after another, each in a fresh world. Top-level: picklable for any executor."""
+    """Play the chunk's sessions one after another, each in a fresh world. Top-level: picklable for any executor."""
     setup = chunk.config.setup()
     spec = chunk.config.strategy
-    tables = empty_tables()
-    streams: list[tuple[str, bytes]] = []
-    for index in range(chunk.first, chunk.first + chunk.count):
-        recording = play_game(setup, index, spec.build(), tables)
-        if recording is not None:
-            market_id, text = recording
-            streams.append((market_id, zlib.compress(text.encode("utf-8"), 6)))
-    return ChunkResult(chunk.first, chunk.count, tables, streams)
+    result = ChunkResult(chunk.first, chunk.count, empty_tables())
+    for session in range(chunk.first, chunk.first + chunk.count):
+        outcome, recordings = play_session(setup, session, spec.build(), result.tables)
+        result.sessions.append(outcome)
+        result.streams += [(market_id, zlib.compress(text.encode("utf-8"), 6)) for market_id, text in recordings]
+    return result
 
 
 def run_backtest(
@@ -133,8 +161,12 @@ def run_backtest(
     progress: bool = False,
     chunk_size: int | None = None,
 ) -> BacktestResult:
-    """Run every game through ``executor``, merge in game order, write the tables (and streams) to ``out``."""
-    chunks = [Chunk(config, first, count) for first, count in plan_chunks(config.games, executor.workers, chunk_size)]
+    """Run every session through ``executor``, merge in game order, write the tables (and streams) to ``out``.
+
+    ``chunk_size`` is in sessions (games, for one-game sessions).
+    """
+    plan = plan_chunks(config.sessions, executor.workers, chunk_size, config.games_per_session)
+    chunks = [Chunk(config, first, count) for first, count in plan]
     bar = _progress_bar(config.games) if progress else None
     streams_dir = None if out is None else out / "streams"
 
@@ -144,7 +176,7 @@ def run_backtest(
                 write_stream(streams_dir, market_id, zlib.decompress(packed).decode("utf-8"))
             result.streams.clear()
         if bar is not None:
-            bar.update(result.count)
+            bar.update(result.games)
 
     try:
         results = run_ordered(executor, run_chunk, chunks, on_result)
@@ -157,7 +189,11 @@ def run_backtest(
         paths = tuple(write_tables(out, tables))
         if config.record_streams:
             paths += (out / "streams",)
-    return BacktestResult(tables, summarise(tables, config.account), paths)
+    sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
+    in_sessions = config.games_per_session > 1
+    summary = summarise(tables, config.account, config.balance if in_sessions else None,
+                        get_channel(config.channel).min_stake)  # fmt: skip
+    return BacktestResult(tables, summary, paths, sessions)
 
 
 def merge_results(results: Sequence[ChunkResult]) -> dict[str, pa.Table]:
@@ -166,7 +202,9 @@ def merge_results(results: Sequence[ChunkResult]) -> dict[str, pa.Table]:
     expected = 0
     for result in ordered:
         if result.first != expected:
-            raise RuntimeError(f"chunk results do not tile the games: expected game {expected}, got {result.first}")
+            raise RuntimeError(
+                f"chunk results do not tile the sessions: expected session {expected}, got {result.first}"
+            )
         expected += result.count
     return {name: merge([r.tables[name] for r in ordered]) for name in TABLES}
 

@@ -13,6 +13,7 @@ runs on any channel, the backtester's virtual clock or a live one.
 
 Hooks, in the order a game calls them (names as flumine's where it has one)::
 
+    on_game_start(game)                         a new game: its market ids, the bankroll now
     on_market_open(market)                      a new game's market exists
     on_window_open(market, round)               a betting window has opened
     check_market_book(market) -> bool           on every market update …
@@ -21,11 +22,23 @@ Hooks, in the order a game calls them (names as flumine's where it has one)::
     on_order_rejected(market, rejection)        an instruction was refused (error code, message)
     on_window_close(market, round)              the window closed (unmatched orders lapsed)
     on_settlement(market, settlement)           the market settled (or was voided)
+    on_game_end(game)                           the game is over: its result, the bankroll after it
 
 A "market update" is the market as it stands after everything that happened
 at one instant of the clock (a window opening, cards turned, orders placed or
 matched): the hooks see a consistent state once per instant, as a stream
 subscriber sees one conflated message.
+
+**From game to game.** In a backtest *session* (``--sessions K
+--games-per-session G``) one instance plays G games in a row on one account,
+whose balance carries over; so does everything the instance keeps, and
+``on_game_start`` / ``on_game_end`` mark the games. ``market.bankroll`` (and
+``game.bankroll``) is the account as the exchange sees it — balance, exposure,
+available — with ``starting_balance`` and ``net_profit``, the sum of its settled
+results since it was seated (:mod:`exchange.backtest.bankroll`). An order the
+account cannot cover is refused with ``INSUFFICIENT_FUNDS`` (through
+``on_order_rejected``), as live; a strategy that wants no more games calls
+:meth:`Strategy.end_session`.
 
 >>> class Backer(Strategy):
 ...     def process_market_book(self, market):
@@ -48,6 +61,7 @@ from typing import Any
 from engine.cards import Card
 from exchange.agents.trader import Trader
 from exchange.agents.view import BettorView
+from exchange.backtest.bankroll import Bankroll, BankrollWatch
 from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.events import BetResult, OrderRejected
@@ -88,6 +102,33 @@ class Settlement:
         return len(self.winners) > 1
 
 
+@dataclass(frozen=True, slots=True)
+class GameStart:
+    """A new game on the channel: its number, its market(s), when its first window opens, the bankroll now."""
+
+    game_number: int
+    market_ids: tuple[str, ...]
+    start_ms: int
+    bankroll: Bankroll
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnd:
+    """A game is over: how each of its markets ended for this account, and the bankroll after it (minor units).
+
+    ``net_profit`` is the game's result for the account: every market of it, net of commission.
+    """
+
+    game_number: int
+    market_ids: tuple[str, ...]
+    settlements: tuple[Settlement, ...]
+    bankroll: Bankroll
+
+    @property
+    def net_profit(self) -> int:
+        return sum(s.net_profit for s in self.settlements)
+
+
 class Instruction(StrEnum):
     """What an :class:`OrderTicket` asked for (API-NG's three order operations)."""
 
@@ -122,11 +163,15 @@ class MarketHandle:
     ``on_order_rejected`` with the exchange's error code, as it would live.
     """
 
-    def __init__(self, trader: Trader, view: BettorView, rng: random.Random | None = None) -> None:
+    def __init__(
+        self, trader: Trader, view: BettorView, rng: random.Random | None = None, watch: BankrollWatch | None = None
+    ) -> None:
         self._trader = trader
         self._view = view
         self._refs = 0
-        #: A generator seeded for this strategy in this game: use it for any randomness.
+        self._watch = watch
+        #: A generator seeded for this strategy in this game (in a session: in this session, carried on from game
+        #: to game): use it for any randomness.
         self.rng = rng if rng is not None else random.Random(view.market_id)
 
     # --- reading --------------------------------------------------------------------------
@@ -188,6 +233,13 @@ class MarketHandle:
     @property
     def funds(self) -> AccountFunds | None:
         return self._view.funds
+
+    @property
+    def bankroll(self) -> Bankroll:
+        """The account as the exchange sees it (as of this hook's view), and its result since being seated."""
+        if self._watch is None:
+            raise RuntimeError("this handle follows no bankroll: seat the strategy with attach_strategy")
+        return self._watch.bankroll(self._view.funds)
 
     @property
     def hands(self) -> tuple[tuple[Card, ...] | None, ...]:
@@ -256,11 +308,16 @@ class Strategy:
     """Base class of backtestable strategies. Override the hooks you need; all default to doing nothing.
 
     Constructor keyword arguments come from ``--params`` JSON; subclasses take
-    their own and pass ``latency_ms`` / ``name`` on. One instance trades one
-    game's market (a backtest builds a fresh instance per game, so that games
-    are independent and results do not depend on how games are split between
-    workers); carry nothing across games that you want reproduced.
+    their own and pass ``latency_ms`` / ``name`` on. By default a backtest
+    builds a fresh instance for every game (games are independent worlds); in a
+    session (``--sessions K --games-per-session G``) one instance plays the G
+    games of its session in order, and what it keeps carries from game to game
+    (reset per-game state in :meth:`on_game_start`). Either way the output does
+    not depend on how games or sessions are split between workers.
     """
+
+    #: Why the strategy asked for no further game (:meth:`end_session`), ``None`` while it plays on.
+    session_ended: str | None = None
 
     def __init__(
         self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, context: dict[str, Any] | None = None
@@ -271,6 +328,24 @@ class Strategy:
         self.name = name or type(self).__name__
         #: Free-form settings (flumine's ``context``); unknown keyword arguments are an error, not context.
         self.context: dict[str, Any] = dict(context or {})
+
+    def end_session(self, reason: str = "ended by the strategy") -> None:
+        """Ask for no further game: a backtest session deals none once the current game is over.
+
+        The strategy's hooks still run to the end of the current game (its
+        orders settle as usual). Seated at a live channel, where the channel
+        plays on for everyone else, the strategy is simply woken no more after
+        that game. A strategy that runs out of money need not call this: its
+        orders are refused (``INSUFFICIENT_FUNDS``) and the session goes on.
+        """
+        if self.session_ended is None:
+            self.session_ended = reason
+
+    def on_game_start(self, game: GameStart) -> None:
+        """A new game has started (before its markets open): reset per-game state here; ``game.bankroll`` is now."""
+
+    def on_game_end(self, game: GameEnd) -> None:
+        """The game is over, every market of it settled or void: its result and the bankroll after it."""
 
     def on_market_open(self, market: MarketHandle) -> None:
         """A new game's market exists (before its first window opens)."""

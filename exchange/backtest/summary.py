@@ -2,17 +2,23 @@
 
 For one account (the strategy's): how many games, bets and how much was
 matched, net P&L after commission, ROI on matched stake, commission paid and
-the maximum drawdown of cumulative net P&L over the games in order.
+the maximum drawdown of cumulative net P&L over the games in order. A backtest
+in sessions adds each session's bankroll: the final bankrolls, the deepest
+drawdown of any session's balance from its running peak, and how many sessions
+were ruined (the balance fell below the minimum stake).
 
 >>> max_drawdown([100, -50, -80, 200, -10])
 130
 >>> max_drawdown([])
 0
+>>> figures = session_figures({0: [900, 1200, 700], 1: [1000, 150]}, starting=1000, ruin_below=200)
+>>> figures.final, figures.max_drawdown, figures.ruined
+((700, 150), 850, 1)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,6 +26,42 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from exchange.core.money import format_minor
+
+
+@dataclass(frozen=True, slots=True)
+class SessionFigures:
+    """The strategy's bankroll over sessions: each session's final balance, in session order. Minor units."""
+
+    starting: int
+    final: tuple[int, ...]
+    max_drawdown: int
+    ruined: int
+    ruin_below: int
+
+    def lines(self) -> list[str]:
+        final = sorted(self.final)
+        median = final[(len(final) - 1) // 2]
+        return [
+            f"sessions        {len(final)}, each from {format_minor(self.starting)}",
+            f"final bankroll  median {format_minor(median)}, lowest {format_minor(final[0])}, "
+            f"highest {format_minor(final[-1])}",
+            f"ruined          {self.ruined} of {len(final)} sessions (balance below {format_minor(self.ruin_below)})",
+            f"worst drawdown  {format_minor(self.max_drawdown)} (a session's balance from its peak)",
+        ]
+
+
+def session_figures(paths: Mapping[int, Sequence[int]], starting: int, ruin_below: int) -> SessionFigures:
+    """The figures of each session's path of balances after each game (sessions in key order)."""
+    final, deepest, ruined = [], 0, 0
+    for session in sorted(paths):
+        path = paths[session]
+        peak = starting
+        for balance in path:
+            peak = max(peak, balance)
+            deepest = max(deepest, peak - balance)
+        final.append(path[-1] if path else starting)
+        ruined += any(balance < ruin_below for balance in path)
+    return SessionFigures(starting, tuple(final), deepest, ruined, ruin_below)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +78,7 @@ class Summary:
     commission: int
     net_profit: int
     max_drawdown: int
+    sessions: SessionFigures | None = None
 
     @property
     def roi(self) -> Fraction | None:
@@ -54,6 +97,7 @@ class Summary:
             f"net P&L         {format_minor(self.net_profit)}",
             f"ROI             {roi} of matched stake",
             f"max drawdown    {format_minor(self.max_drawdown)}",
+            *(self.sessions.lines() if self.sessions is not None else ()),
         ]
 
     def text(self) -> str:
@@ -75,8 +119,14 @@ def _sum(table: pa.Table, column: str) -> int:
     return int(value or 0)
 
 
-def summarise(tables: dict[str, pa.Table], account: str) -> Summary:
-    """The :class:`Summary` of ``account`` from the backtest's tables (games in ``game_index`` order)."""
+def summarise(
+    tables: dict[str, pa.Table], account: str, sessions_from: int | None = None, ruin_below: int = 0
+) -> Summary:
+    """The :class:`Summary` of ``account`` from the backtest's tables (games in ``game_index`` order).
+
+    ``sessions_from``: the account's starting balance in every session, for the session figures
+    (``None``: no session figures, as for one-game worlds).
+    """
     games, orders, settlements = tables["games"], tables["orders"], tables["settlements"]
     mine = orders.filter(pc.equal(orders.column("account"), account))
     rejected = mine.filter(pc.equal(mine.column("status"), "REJECTED"))
@@ -95,4 +145,14 @@ def summarise(tables: dict[str, pa.Table], account: str) -> Summary:
         commission=_sum(rows, "commission"),
         net_profit=_sum(rows, "net_profit"),
         max_drawdown=max_drawdown(int(v) for v in rows.column("net_profit").to_pylist()),
+        sessions=None if sessions_from is None else session_figures(_paths(rows), sessions_from, ruin_below),
     )
+
+
+def _paths(rows: pa.Table) -> dict[int, list[int]]:
+    """Each session's balances after each of its games, from the account's settlement rows in game order."""
+    paths: dict[int, list[int]] = {}
+    for session, balance in zip(rows.column("session").to_pylist(), rows.column("balance_after").to_pylist(),
+                                strict=True):  # fmt: skip
+        paths.setdefault(int(session), []).append(int(balance))
+    return paths

@@ -1,18 +1,26 @@
-"""One backtest game in a world of its own: clock, exchange, channel, house liquidity, the strategy.
+"""One backtest session in a world of its own: clock, exchange, channel, house liquidity, the strategy.
 
-:func:`play_game` builds everything fresh for game ``index`` — so the game's
-result depends on nothing but the configuration and the index — seats the
-house market maker, the noise traders and the strategy (through
-:class:`~exchange.backtest.agent.StrategyAgent`, at its latency) at a
-:class:`~exchange.game.channel.Channel`, runs the virtual clock until the game
-is over, and leaves behind its table rows and its stream recording.
+A *session* is one strategy instance on one account playing ``games_per_session``
+consecutive games of one channel on one virtual clock: the balance, the
+strategy's memory, the house market maker and the noise traders all carry on
+from game to game. The default backtest is sessions of one game each — every
+game its own world, as before. :func:`play_session` builds everything fresh for
+session ``s`` — so its result depends on nothing but the configuration and
+``s`` — seats the house market maker, the noise traders and the strategy
+(through :class:`~exchange.backtest.agent.StrategyAgent`, at its latency) at a
+:class:`~exchange.game.channel.Channel`, runs the virtual clock until the
+session is over, and leaves behind its games' table rows and stream recordings.
 
-* the deck is :func:`~exchange.game.deal.seeded_decks` of the backtest seed at
-  game ``index``: game *i* of seed *S* is the same deal whoever plays it;
-* the market id is ``<channel>.<index>``, the clock starts at
-  ``start_ms + index × game length``;
+* session ``s`` of ``G`` games deals games ``s·G`` … ``s·G + G − 1``: game *i* is
+  :func:`~exchange.game.deal.seeded_decks` of the backtest seed at *i* (the same
+  deal whoever plays it, in whatever session length), with market id
+  ``<channel>.<i>``; the session's clock starts at ``start_ms + s·G × game length``
+  and each next game starts one playing window after the last ended;
 * every other random draw (noise traders, the strategy's ``market.rng``) is
-  seeded from ``(seed, index, role)``.
+  seeded from ``(seed, session, role)``;
+* the house accounts and the strategy's are funded once, at the session's start;
+* a strategy that calls :meth:`~exchange.backtest.strategy.Strategy.end_session`
+  ends the session after the game it is in: the games left are not dealt.
 """
 
 from __future__ import annotations
@@ -37,11 +45,14 @@ from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import exact_equities
-from exchange.game.events import HoleCardsTurned, Stamped
+from exchange.game.events import GameStarted, HoleCardsTurned, Stamped
 from exchange.game.table import EquityFn
 
 MAKER_ACCOUNT = "house-maker"
 NOISE_ACCOUNT = "house-noise"
+#: Settled markets the exchange of a session keeps (the newest): enough for every late read, and a
+#: long session's exchange stays the size of a short one's.
+KEEP_CLOSED_MARKETS = 8
 
 
 #: The backtest's default noise: stakes up to 150.00, more than one house level (100.00), so a
@@ -52,9 +63,9 @@ BACKTEST_NOISE = NoiseConfig(trades_per_window=4, min_size=200, max_size=15_000,
 
 @dataclass(frozen=True, slots=True)
 class HouseSpec:
-    """The house liquidity in every game: one market maker and ``noise_traders`` noise traders.
+    """The house liquidity in every session: one market maker and ``noise_traders`` noise traders.
 
-    Balances in minor units; each house account is funded afresh every game.
+    Balances in minor units; each house account is funded afresh at every session's start.
     """
 
     maker: MakerConfig = field(default_factory=MakerConfig)
@@ -66,7 +77,7 @@ class HouseSpec:
 
 @dataclass(frozen=True, slots=True)
 class GameSetup:
-    """What :func:`play_game` needs besides the index (a :class:`~exchange.backtest.runner.BacktestConfig` fits)."""
+    """What :func:`play_session` needs besides the session number (a ``BacktestConfig`` fits)."""
 
     channel: str
     seed: int
@@ -77,70 +88,156 @@ class GameSetup:
     record_streams: bool
     house: HouseSpec
     equities: EquityFn | None
+    games_per_session: int = 1
 
 
 def accounts_of(setup: GameSetup) -> tuple[str, ...]:
-    """Every account of a game's world, in settlement-row order (the exchange's house account last)."""
+    """Every account of a session's world, in settlement-row order (the exchange's house account last)."""
     noise = tuple(f"{NOISE_ACCOUNT}-{k + 1}" for k in range(setup.house.noise_traders))
     return (setup.account, MAKER_ACCOUNT, *noise, ExchangeConfig().house_account_id)
 
 
 @dataclass(slots=True)
-class World:
-    """One game's world, built and seated but not yet run (tests look inside; :func:`play_game` runs it)."""
+class GameRecord:
+    """What one game of a session leaves behind: its rows (the collector) and its market's recording."""
 
     market_id: str
-    clock: VirtualClock
-    exchange: Exchange
-    channel: Channel
     collector: Collector
     feed: StreamFeed | None
 
+
+@dataclass(frozen=True, slots=True)
+class SessionOutcome:
+    """How a session went: the games it dealt, and the strategy's reason if it ended the session early."""
+
+    session: int
+    games: int
+    ended_by: str | None
+
+
+class World:
+    """One session's world, built and seated but not yet run (tests look inside; :func:`play_session` runs it).
+
+    One listener on the channel routes each event to its game's record, made when the game starts.
+    """
+
+    def __init__(self, setup: GameSetup, session: int, config: ChannelConfig, clock: VirtualClock,
+                 exchange: Exchange) -> None:  # fmt: skip
+        self.setup = setup
+        self.session = session
+        self.first_game = session * setup.games_per_session
+        self.clock = clock
+        self.exchange = exchange
+        self.channel = Channel(
+            config,
+            clock,
+            exchange,
+            decks=seeded_decks(setup.seed),
+            first_game=self.first_game,
+            equities=setup.equities or exact_equities,
+        )
+        self.accounts = accounts_of(setup)
+        self.records: list[GameRecord] = []
+        self.ended_by: str | None = None
+        self._by_market: dict[str, GameRecord] = {}
+        self.channel.subscribe(self._route)
+
+    @property
+    def market_id(self) -> str:
+        """The market of the session's latest game (before the first starts: the first's)."""
+        return self.records[-1].market_id if self.records else self.channel.config.market_id(self.first_game)
+
+    @property
+    def collector(self) -> Collector:
+        """The latest game's collector."""
+        return self.records[-1].collector
+
+    @property
+    def feed(self) -> StreamFeed | None:
+        """The latest game's stream recording (``None`` without streams)."""
+        return self.records[-1].feed if self.records else None
+
     def run(self) -> None:
-        """Deal the game and run the clock until nothing is left to do."""
-        self.channel.start(games=1)
+        """Deal the session's games and run the clock until nothing is left to do."""
+        self.channel.start(games=self.setup.games_per_session)
         self.clock.run()
 
+    def end_session(self, reason: str) -> None:
+        """The strategy wants no further game: the one scheduled next is not dealt."""
+        self.ended_by = reason
+        self.channel.halt()
 
-def build_world(setup: GameSetup, index: int, strategy: Strategy) -> World:
-    """Game ``index``'s world: clock, exchange, channel, collector, recorder, the house and the strategy seated."""
+    def write(self, tables: dict[str, Table]) -> list[tuple[str, str]]:
+        """Append every game's rows to ``tables`` in game order; return ``(market id, stream text)`` of each."""
+        streams = []
+        for record in self.records:
+            record.collector.write(tables)
+            if record.feed is not None:
+                streams.append((record.market_id, record.feed.recorder.text()))
+        return streams
+
+    def outcome(self) -> SessionOutcome:
+        return SessionOutcome(self.session, len(self.records), self.ended_by)
+
+    def _route(self, stamped: Stamped) -> None:
+        record = self._by_market.get(stamped.market_id)  # type: ignore[arg-type]
+        if record is None:
+            if type(stamped.event) is not GameStarted:
+                return
+            record = self._start_record(stamped)
+        record.collector(stamped)
+        if record.feed is not None:
+            record.feed.on_event(stamped)
+
+    def _start_record(self, stamped: Stamped) -> GameRecord:
+        market_id = stamped.market_id
+        assert market_id is not None
+        number: int = stamped.event.game_number  # type: ignore[attr-defined]
+        exchange = self.exchange
+
+        def balance(account: str) -> int:
+            funds = exchange.funds(account)
+            return 0 if funds is None else funds.balance
+
+        collector = Collector(number, market_id, self.accounts, session=self.session,
+                              session_game=number - self.first_game, balance=balance)  # fmt: skip
+        config = self.channel.config
+        feed = StreamFeed(self.clock, market_id, config, stamped.at_ms) if self.setup.record_streams else None
+        record = self._by_market[market_id] = GameRecord(market_id, collector, feed)
+        self.records.append(record)
+        return record
+
+
+def build_world(setup: GameSetup, session: int, strategy: Strategy) -> World:
+    """Session ``session``'s world: clock, exchange, channel, the house and the strategy seated."""
     base = get_channel(setup.channel)
-    market_id = base.market_id(index)
-    clock = VirtualClock(start_ms=setup.start_ms + index * base.game_ms)
-    exchange = Exchange(ExchangeConfig(min_stake=base.min_stake, commission_bps=base.commission_bps))
-    channel = Channel(
-        base,
-        clock,
-        exchange,
-        decks=seeded_decks(setup.seed),
-        first_game=index,
-        equities=setup.equities or exact_equities,
-    )
-    collector = Collector(index, market_id, accounts_of(setup))
-    channel.subscribe(collector)
-    feed = StreamFeed(channel, market_id, base) if setup.record_streams else None
-
+    first = session * setup.games_per_session
+    clock = VirtualClock(start_ms=setup.start_ms + first * base.game_ms)
+    exchange = Exchange(ExchangeConfig(min_stake=base.min_stake, commission_bps=base.commission_bps,
+                                       keep_closed_markets=KEEP_CLOSED_MARKETS))  # fmt: skip
+    world = World(setup, session, base, clock, exchange)
+    channel = world.channel
     channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
     seat(channel, MarketMaker(setup.house.maker), MAKER_ACCOUNT)
     for k in range(setup.house.noise_traders):
         account = f"{NOISE_ACCOUNT}-{k + 1}"
         channel.open_account(account, setup.house.noise_balance)
-        seat(channel, NoiseTrader(f"{setup.seed}/{index}/{k}", setup.house.noise), account)
+        seat(channel, NoiseTrader(f"{setup.seed}/{session}/{k}", setup.house.noise), account)
     channel.open_account(setup.account, setup.balance)
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
-    attach_strategy(channel, strategy, setup.account, rng=random.Random(f"{setup.seed}/{index}/strategy"))
-    return World(market_id, clock, exchange, channel, collector, feed)
+    rng = random.Random(f"{setup.seed}/{session}/strategy")
+    attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session)
+    return world
 
 
-def play_game(setup: GameSetup, index: int, strategy: Strategy, tables: dict[str, Table]) -> tuple[str, str] | None:
-    """Play game ``index`` to its end; append its rows to ``tables``; return ``(market id, stream text)``."""
-    world = build_world(setup, index, strategy)
+def play_session(setup: GameSetup, session: int, strategy: Strategy,
+                 tables: dict[str, Table]) -> tuple[SessionOutcome, list[tuple[str, str]]]:  # fmt: skip
+    """Play session ``session`` to its end; append its rows to ``tables``; return its outcome and recordings."""
+    world = build_world(setup, session, strategy)
     world.run()
-    world.collector.write(tables)
-    if world.feed is None:
-        return None
-    return world.market_id, world.feed.recorder.text()
+    streams = world.write(tables)
+    return world.outcome(), streams
 
 
 class StreamFeed:
@@ -150,9 +247,7 @@ class StreamFeed:
     fold over the market's events, not from the exchange's internals.
     """
 
-    def __init__(self, channel: Channel, market_id: str, config: ChannelConfig) -> None:
-        clock = channel.clock
-        start = clock.now()
+    def __init__(self, clock: VirtualClock, market_id: str, config: ChannelConfig, start: int) -> None:
         windows_end = start + 3 * config.round_ms + config.betting_window_ms
         self.recorder = MarketRecorder(
             MarketInfo(
@@ -171,9 +266,8 @@ class StreamFeed:
         self._clock = clock
         self._market_id = market_id
         self._pending = False
-        channel.subscribe(self._on_event)
 
-    def _on_event(self, stamped: Stamped) -> None:
+    def on_event(self, stamped: Stamped) -> None:
         if stamped.market_id != self._market_id:
             return
         event = stamped.event

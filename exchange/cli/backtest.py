@@ -3,11 +3,18 @@
     exchange-poker backtest --strategy scripts/value_backer.py:ValueBacker --params '{"margin": 0.05}' \\
         --channel holdem --games 1000 --seed 7 --workers 2 --out out/value
 
+    exchange-poker backtest --strategy scripts/fixed_fraction.py:FixedFraction --sessions 200 \\
+        --games-per-session 100 --balance 100 --seed 7 --workers 2 --out out/fraction
+
 Writes ``games.parquet``, ``orders.parquet``, ``fills.parquet``,
 ``settlements.parquet`` and ``streams/<marketId>`` (Betfair stream format) in
-``--out``, shows a progress bar on stderr and prints a summary. The output
-depends only on the strategy, its parameters, the channel, ``--games`` and
-``--seed`` — not on ``--workers`` or ``--scheduler``.
+``--out``, shows a progress bar on stderr and prints a summary. By default
+every game is its own world (a fresh account and strategy instance); with
+``--sessions K --games-per-session G`` each of K sessions is one strategy
+instance and one account whose balance carries over G consecutive games. The
+output depends only on the strategy, its parameters, the channel, the games
+(or sessions), ``--balance`` and ``--seed`` — not on ``--workers`` or
+``--scheduler``.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS
 
 
@@ -29,15 +37,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--strategy", required=True, metavar="REF", help="module:Class or path/to/file.py:Class")
     parser.add_argument("--params", default="{}", metavar="JSON", help="keyword arguments for the strategy (JSON)")
     parser.add_argument("--channel", default="holdem", choices=sorted(CHANNELS), help="channel (default holdem)")
-    parser.add_argument("--games", type=_positive, required=True, metavar="N", help="number of games")
+    parser.add_argument("--games", type=_positive, default=None, metavar="N",
+                        help="number of games, each its own world (or give --sessions and --games-per-session)")
+    parser.add_argument("--sessions", type=_positive, default=None, metavar="K",
+                        help="number of sessions: one strategy instance and account each, its balance carried over")
+    parser.add_argument("--games-per-session", type=_positive, default=None, metavar="G",
+                        help="consecutive games of each session")
+    parser.add_argument("--balance", type=_money, default=None, metavar="AMOUNT",
+                        help="the strategy account's starting balance in each world or session (default 10000)")
     parser.add_argument("--seed", type=int, required=True, metavar="S", help="seed; game i is dealt from (S, i)")
     parser.add_argument("--workers", type=_positive, default=1, metavar="K", help="local worker processes")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask cluster instead")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
     parser.add_argument("--latency-ms", type=_non_negative, default=None, metavar="MS",
                         help="decision-to-exchange latency (default: the strategy's, 100 ms)")
-    parser.add_argument("--chunk-size", type=_positive, default=None, metavar="G",
-                        help="games per work item (default: chosen from games and workers)")
+    parser.add_argument("--chunk-size", type=_positive, default=None, metavar="N",
+                        help="sessions (or games) per work item (default: chosen from their number and workers)")
     parser.add_argument("--no-streams", action="store_true", help="do not write the Betfair stream files")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
@@ -50,6 +65,30 @@ def _positive(text: str) -> int:
     return value
 
 
+def _money(text: str) -> int:
+    try:
+        value = to_minor(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}; give an amount like 1000 or 25.50") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def _games(args: argparse.Namespace) -> tuple[int, int]:
+    """``(games, games per session)`` from ``--games`` or ``--sessions`` with ``--games-per-session``."""
+    sessions = args.sessions is not None or args.games_per_session is not None
+    if sessions and args.games is not None:
+        raise ValueError("give either --games or --sessions with --games-per-session, not both")
+    if not sessions:
+        if args.games is None:
+            raise ValueError("give --games N, or --sessions K with --games-per-session G")
+        return args.games, 1
+    if args.sessions is None or args.games_per_session is None:
+        raise ValueError("--sessions and --games-per-session go together")
+    return args.sessions * args.games_per_session, args.games_per_session
+
+
 def _non_negative(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -59,25 +98,28 @@ def _non_negative(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
-    from exchange.backtest.runner import BacktestConfig, run_backtest
+    from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, run_backtest
     from exchange.backtest.strategy import Strategy
     from exchange.backtest.workers import make_executor
 
     try:
+        games, games_per_session = _games(args)
         spec = StrategySpec.parse(args.strategy, args.params)
         # fail here, before any worker starts, if the class or params are wrong
         if not isinstance(spec.build(), Strategy):
             raise StrategyLoadError(f"{args.strategy} is not a subclass of exchange.backtest.strategy.Strategy")
-    except StrategyLoadError as exc:
+    except (StrategyLoadError, ValueError) as exc:
         print(f"exchange-poker backtest: {exc}", file=sys.stderr)
         return 2
     config = BacktestConfig(
         strategy=spec,
         channel=args.channel,
-        games=args.games,
+        games=games,
+        games_per_session=games_per_session,
         seed=args.seed,
         latency_ms=args.latency_ms,
         record_streams=not args.no_streams,
+        balance=args.balance or DEFAULT_BALANCE,
     )
     with make_executor(args.workers, args.scheduler) as executor:
         result = run_backtest(

@@ -10,7 +10,7 @@ import pytest
 # tests/backtest/backtest_support.py is imported by name.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from backtest_support import Run, small_config
+from backtest_support import Run, session_config, small_config
 
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
@@ -21,6 +21,16 @@ def small_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     """Ten games of the example market maker (it trades every window), written to a temporary directory."""
     out = tmp_path_factory.mktemp("backtest") / "inline"
     config = small_config()
+    with InlineExecutor() as executor:
+        result = run_backtest(config, executor, out)
+    return Run(config, result, out)
+
+
+@pytest.fixture(scope="session")
+def session_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """Three sessions of five games of the fixed-fraction example, written to a temporary directory."""
+    out = tmp_path_factory.mktemp("backtest") / "sessions"
+    config = session_config()
     with InlineExecutor() as executor:
         result = run_backtest(config, executor, out)
     return Run(config, result, out)

@@ -8,23 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from backtest_support import ROOT, Run
+from backtest_support import ROOT, Run, assert_same_outputs
 
-from exchange.backtest.outputs import TABLES, read_tables
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import DaskExecutor, ProcessExecutor
-
-
-def assert_same_outputs(a: Path, b: Path) -> None:
-    left, right = read_tables(a), read_tables(b)
-    for name in TABLES:
-        assert left[name].num_rows > 0, name
-        assert left[name].equals(right[name]), f"{name}.parquet differs"
-        assert (a / TABLES[name].file_name).read_bytes() == (b / TABLES[name].file_name).read_bytes(), name
-    streams_a = sorted(p.name for p in (a / "streams").iterdir())
-    assert streams_a == sorted(p.name for p in (b / "streams").iterdir())
-    for name in streams_a:
-        assert (a / "streams" / name).read_bytes() == (b / "streams" / name).read_bytes(), name
 
 
 def test_two_worker_processes_write_the_same_files(small_run: Run, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from backtest_support import small_config
 from exchange.backtest.outputs import empty_tables
 from exchange.backtest.projection import snapshot_of
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
-from exchange.backtest.world import build_world, play_game
+from exchange.backtest.world import build_world, play_session
 from exchange.core import ladder
 from exchange.core.errors import ErrorCode
 from exchange.core.events import OrderRejected
@@ -73,7 +73,7 @@ def run_probe(latency_ms: int | None) -> tuple[Probe, dict]:
     config = replace(small_config(), latency_ms=latency_ms)
     probe = Probe()
     tables = empty_tables()
-    play_game(config.setup(), 1, probe, tables)
+    play_session(config.setup(), 1, probe, tables)
     return probe, {name: t.to_arrow().to_pylist() for name, t in tables.items()}
 
 
@@ -113,13 +113,13 @@ def test_settlement_hook_agrees_with_the_settlements_table() -> None:
 def test_the_recorded_book_equals_the_exchanges_book_after_every_step() -> None:
     config = small_config()
     world = build_world(config.setup(), 0, config.strategy.build())
-    assert world.feed is not None
     world.channel.start(games=1)
     steps = compared = 0
     while world.clock.step():
         steps += 1
         book = world.exchange.market_book(world.market_id, None)
         if book is not None:
+            assert world.feed is not None, "the game's recording starts with the game"
             assert world.feed.book.snapshot() == snapshot_of(book, world.feed.book.in_play), f"after step {steps}"
             compared += 1
     assert compared > 50
@@ -129,7 +129,6 @@ def test_the_recorded_book_equals_the_exchanges_book_after_every_step() -> None:
 def test_a_voided_game_is_recorded_as_void_with_refunds() -> None:
     config = small_config()
     world = build_world(config.setup(), 2, config.strategy.build())
-    assert world.feed is not None
     game = world.channel.start(games=1)
     flop_open = game.windows[2].opens_ms
     world.clock.run(until_ms=flop_open + 5_000)  # matched bets in the Deal, Pre-flop and Flop windows
@@ -144,6 +143,7 @@ def test_a_voided_game_is_recorded_as_void_with_refunds() -> None:
         assert row["status"] == "VOID"
         assert (row["gross_profit"], row["commission"], row["net_profit"]) == (0, 0, 0), row
     assert all(o["size_matched"] == 0 and o["status"] in ("VOIDED", "CANCELLED", "LAPSED") for o in rows["orders"])
+    assert world.feed is not None
     final = world.feed.book.snapshot()
     assert final.status.value == "CLOSED" and {r.status.value for r in final.runners} == {"REMOVED"}
     assert final.tv == 0
