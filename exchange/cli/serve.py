@@ -194,6 +194,7 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
         else:
             demo = f"; account {config.demo_account!r} exists with another password (--demo left it as it was)"
     print(f"Exchange Poker server on {url}  (database {config.db_path}{demo})")
+    print(f"  page:     {url}/  (the trading page: open it in a browser)")
     if config.demo:
         print(f"  login:    curl -s -X POST {url}/api/login -H 'X-Application: demo' "
               f"-d username={config.demo_account} -d password={config.demo_password}")

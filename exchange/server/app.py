@@ -29,13 +29,16 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from exchange.clock import Clock, Timer, WallClock
+from exchange.core.events import Event
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.table import EquityFn
+from exchange.page import add_page_routes
 from exchange.server import account, betting, connections, games_api, identity, jsoncodec, keys, listings, openapi
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
 from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError, ApingCode
+from exchange.server.games_stream import GAMES_STREAM_PATH, GamesHub
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
 from exchange.server.limits import AccountGate, Limits
@@ -93,7 +96,9 @@ def _routes(app: web.Application) -> None:
     app.router.add_get("/games/v1/channels", games_api.list_channels)
     app.router.add_get("/games/v1/channels/{channel}/snapshot", games_api.snapshot)
     app.router.add_get(STREAM_PATH, stream)
+    app.router.add_get(GAMES_STREAM_PATH, games_stream)
     app.router.add_get("/openapi.json", openapi_json)
+    add_page_routes(app)  # the trading page at /, its files under /static/
 
 
 # --- lifecycle -------------------------------------------------------------------------------
@@ -141,12 +146,15 @@ async def _exchange(
         with contextlib.suppress(AccountExists):
             app[keys.STORE].add(config.demo_account, config.demo_password, deposit=config.demo_balance)
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
+    spectators = GamesHub(service)
     app[keys.SESSIONS].on_end(hub.session_ended)
     service.on_failure(hub.fail)
+    service.on_failure(spectators.fail)
     if on_fatal is not None:
         service.on_failure(on_fatal)
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
+    app[keys.GAMES] = spectators
     app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, {
         "placeOrders": betting.place_orders,
         "cancelOrders": betting.cancel_orders,
@@ -159,7 +167,7 @@ async def _exchange(
     app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
         "getAccountFunds": account.get_account_funds,
     })
-    service.start(hub.touched, run_games=config.run_games and not warm)
+    service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
     games = None
     if warm and runner is not None and config.run_games:
         games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels), name="warm-up")
@@ -201,6 +209,13 @@ async def _stream(app: web.Application) -> AsyncIterator[None]:
     with contextlib.suppress(asyncio.CancelledError):
         await task
     await hub.close()
+    await app[keys.GAMES].close()
+
+
+def _touch_both(hub: StreamHub, games: GamesHub, market_id: str | None, event: Event | None) -> None:
+    """Tell both streams of a change: the Exchange Stream's hub, then the spectators' (see :class:`GamesHub`)."""
+    hub.touched(market_id, event)
+    games.touched(market_id, event)
 
 
 async def _sweeper(app: web.Application, *, clock: Clock, every_ms: int) -> AsyncIterator[None]:
@@ -231,6 +246,8 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 #: JSON-RPC routes check and hold their answers themselves (:func:`_rpc`), to answer in their envelope.
 _JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1"})
 STREAM_PATH = "/stream"  # the hub holds each message it sends (:meth:`StreamHub.flush`)
+#: WebSocket routes: each hub holds every message it sends, so the gate only checks the journal is alive.
+_STREAMS = frozenset({STREAM_PATH, GAMES_STREAM_PATH})
 
 
 @web.middleware
@@ -241,7 +258,7 @@ async def durability_gate(request: web.Request, handler: Handler) -> web.StreamR
         return await handler(request)
     service.check_available()
     response = await handler(request)
-    if request.path != STREAM_PATH:
+    if request.path not in _STREAMS:
         await service.durable(service.journal.last_seq)  # the records there were when the answer was built
     return response
 
@@ -289,6 +306,10 @@ async def account_rpc(request: web.Request) -> web.Response:
 
 async def stream(request: web.Request) -> web.StreamResponse:
     return await request.app[keys.HUB].handle(request)
+
+
+async def games_stream(request: web.Request) -> web.StreamResponse:
+    return await request.app[keys.GAMES].handle(request)
 
 
 async def openapi_json(request: web.Request) -> web.Response:

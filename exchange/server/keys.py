@@ -6,6 +6,7 @@ from aiohttp import web
 
 from exchange.server.auth import Sessions
 from exchange.server.config import ServerConfig
+from exchange.server.games_stream import GamesHub
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint
 from exchange.server.ratelimit import LoginLimits
@@ -20,5 +21,6 @@ SESSIONS = web.AppKey("sessions", Sessions)
 LOGIN_LIMITS = web.AppKey("login_limits", LoginLimits)
 SERVICE = web.AppKey("service", ExchangeService)
 HUB = web.AppKey("hub", StreamHub)
+GAMES = web.AppKey("games_hub", GamesHub)
 BETTING = web.AppKey("betting_endpoint", Endpoint)
 ACCOUNT = web.AppKey("account_endpoint", Endpoint)

@@ -125,6 +125,9 @@ _SELECTION = {
         "cards": {"type": "array", "items": {"type": "string"}, "description": '"NOT AVAILABLE" while face down'},
         "bestAvailableToBackPrices": {"type": "array"},
         "bestAvailableToLayPrices": {"type": "array"},
+        "equity": {"type": "number", "description": "the selection's exact dead-heat share of the pot (0 to 1), "
+                   "as the engine computed it at the last reveal (not in Betfair's Games API)"},
+        "equityExact": {"type": "string", "description": "the same share as an exact fraction, \"p/q\""},
     },
 }
 
@@ -139,6 +142,8 @@ _SNAPSHOT = {
                 "round": {"type": "integer", "minimum": 1, "maximum": 4},
                 "bettingWindowTime": {"type": "integer", "description": "seconds per betting window"},
                 "bettingWindowPercentageComplete": {"type": "integer", "minimum": 0, "maximum": 100},
+                "bettingWindowRemainingMs": {"type": "integer", "minimum": 0, "description": "milliseconds until "
+                                             "the betting window closes (0 between windows)"},
                 "gameData": {"type": "object", "description": "hands and community cards"},
                 "markets": {"type": "array", "items": {"type": "object", "properties": {
                     "marketId": {"type": "string"}, "status": {"type": "string"},
@@ -192,6 +197,18 @@ def document() -> dict[str, Any]:
                     "responses": {"101": {"description": "switching to WebSocket"}},
                 }
             },
+            "/games/v1/stream": {
+                "get": {
+                    "summary": "WebSocket, read-only and open to anyone: every channel's snapshot as it changes. "
+                    "First {op: channels, pt, channels} (the list of /games/v1/channels) and one {op: snapshot, pt, "
+                    "channel, snapshot} per channel (the snapshot of /games/v1/channels/{channelId}/snapshot); then "
+                    "a snapshot message for each channel whose game changed (conflated, 50 ms) and a channels "
+                    "message when a new game starts. pt is the server's clock in epoch ms; the client sends nothing",
+                    "responses": {"101": {"description": "switching to WebSocket"}},
+                }
+            },
+            "/": {"get": {"summary": "The trading page (HTML; its scripts and styles under /static/)",
+                          "responses": {"200": {"description": "the page", "content": {"text/html": {}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
         },
     }

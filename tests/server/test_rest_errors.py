@@ -18,7 +18,8 @@ from tests.server.helpers import APP_KEY, BETTING, headers, login
 
 ROUTES = [("POST", "/api/login"), ("POST", "/api/keepAlive"), ("POST", "/api/logout"), ("POST", BETTING),
           ("POST", "/exchange/account/json-rpc/v1"), ("GET", "/games/v1/channels"),
-          ("GET", "/games/v1/channels/holdem/snapshot"), ("GET", "/stream"), ("GET", "/openapi.json")]
+          ("GET", "/games/v1/channels/holdem/snapshot"), ("GET", "/stream"), ("GET", "/games/v1/stream"),
+          ("GET", "/openapi.json"), ("GET", "/")]
 
 
 @pytest.mark.parametrize(("method", "path"), ROUTES)
@@ -31,7 +32,7 @@ async def test_a_wrong_method_on_every_route_is_a_json_405_with_allow(client: Te
     assert method in resp.headers["Allow"].split(",")
 
 
-@pytest.mark.parametrize("path", ["/nowhere", "/", "/api/login/extra", "/games/v1/channels/holdem/snapshot/x"])
+@pytest.mark.parametrize("path", ["/nowhere", "/static", "/api/login/extra", "/games/v1/channels/holdem/snapshot/x"])
 async def test_an_unknown_path_is_a_json_404_whatever_the_method(client: TestClient, path: str) -> None:
     for method in ("GET", "POST", "DELETE"):
         resp = await client.request(method, path)

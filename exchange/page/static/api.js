@@ -1,0 +1,103 @@
+// The server's public HTTP routes: interactive login, API-NG JSON-RPC (betting and accounts).
+// Every refusal becomes an ApiRefusal carrying the server's own error code and message.
+
+export const APP_KEY = "exchange-poker-page";
+const BETTING = "/exchange/betting/json-rpc/v1";
+const ACCOUNT = "/exchange/account/json-rpc/v1";
+
+export class ApiRefusal extends Error {
+  constructor(code, message) {
+    super(message ? `${message} (${code})` : code);
+    this.code = code;
+  }
+}
+
+export class Session {
+  constructor(token = null, account = null) {
+    this.token = token;
+    this.account = account;
+    this.nextId = 1;
+  }
+
+  get loggedIn() {
+    return this.token !== null;
+  }
+
+  async login(username, password) {
+    const body = new URLSearchParams({ username, password });
+    const answer = await fetchJson("/api/login", { method: "POST", body, headers: { "X-Application": APP_KEY } });
+    if (answer.status !== "SUCCESS") throw new ApiRefusal(answer.error || "LOGIN_FAILED", loginWords(answer.error));
+    this.token = answer.token;
+    this.account = username;
+  }
+
+  async logout() {
+    if (!this.token) return;
+    const token = this.token;
+    this.token = null;
+    await fetchJson("/api/logout", { method: "POST", headers: { "X-Application": APP_KEY, "X-Authentication": token } })
+      .catch(() => null); // the session is forgotten here whatever the server answers
+  }
+
+  betting(method, params) {
+    return this.call(BETTING, `SportsAPING/v1.0/${method}`, params);
+  }
+
+  account_(method, params = {}) {
+    return this.call(ACCOUNT, `AccountAPING/v1.0/${method}`, params);
+  }
+
+  async call(path, method, params) {
+    if (!this.token) throw new ApiRefusal("NO_SESSION", "log in first");
+    const answer = await fetchJson(path, {
+      method: "POST",
+      headers: { "X-Application": APP_KEY, "X-Authentication": this.token, "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: this.nextId++, method, params }),
+    });
+    if (answer.error) {
+      const data = answer.error.data ?? {};
+      const exception = data.APINGException ?? data.AccountAPINGException ?? {};
+      throw new ApiRefusal(exception.errorCode ?? String(answer.error.code), exception.errorDetails ?? answer.error.message);
+    }
+    return answer.result;
+  }
+
+  funds() {
+    return this.account_("getAccountFunds");
+  }
+}
+
+async function fetchJson(path, init) {
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new ApiRefusal("NETWORK", `the server did not answer: ${err.message}`);
+  }
+  let body;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ApiRefusal(`HTTP_${response.status}`, `the server answered ${response.status} without JSON`);
+  }
+  if (!response.ok && body && body.error) throw new ApiRefusal(body.error, body.details);
+  return body;
+}
+
+function loginWords(code) {
+  return {
+    INVALID_USERNAME_OR_PASSWORD: "wrong username or password",
+    TEMPORARY_BAN_TOO_MANY_REQUESTS: "too many login attempts: wait a minute",
+    INPUT_VALIDATION_ERROR: "give a username and a password",
+  }[code] ?? "login refused";
+}
+
+/** The refusal of one instruction of a place/cancel/replace report, or null when it succeeded. */
+export function instructionRefusal(report) {
+  if (report.status === "SUCCESS") return null;
+  const failed = (report.instructionReports ?? []).find((r) => r.status !== "SUCCESS") ?? {};
+  const code = failed.errorCode ?? report.errorCode ?? "FAILURE";
+  // The server says what was wrong in plain words: "instruction 0: INVALID_ODDS: price 2.03 is not on the ladder…"
+  const words = (report.errorMessage ?? failed.errorMessage ?? "").replace(/^instruction \d+: [A-Z_]+: /, "");
+  return new ApiRefusal(code, words);
+}

@@ -1,0 +1,401 @@
+// The trading page: lobby and tables live from the games stream; login, bet slip, orders and history over API-NG
+// and the Exchange Stream. In a replay (exchange-poker replay DIR) the same page shows a backtest's games with
+// play / pause / speed, and the strategy's orders instead of a login.
+
+import { ApiRefusal, Session, instructionRefusal } from "./api.js";
+import { $, h, replaceChildren, setText } from "./dom.js";
+import { gamesFeed, orderFeed } from "./feeds.js";
+import { formatPrice, hundredths, money, pennies } from "./ladder.js";
+import { STATUS_WORDS, TableView, roundWords } from "./table.js";
+import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
+
+const RESULTS_KEPT = 10;
+const SETTLED_KEPT = 10;
+const LADDER_REFRESH_MS = 400;
+
+const state = {
+  channels: new Map(), // id -> channel entry of the channel list
+  snapshots: new Map(), // id -> {snapshot, at: performance.now() when received}
+  current: null, // the channel shown as a table, or null for the lobby
+  showEquity: true,
+  session: new Session(),
+  orders: new Orders(),
+  orderFeed: null,
+  results: [], // the last games seen to settle, newest first
+  replay: null, // the replay's state when this page shows a backtest
+  ladderAt: 0,
+};
+
+const table = new TableView({ onPrice: (bet) => slip.fill(bet), onLadder: () => refreshLadders(true) });
+const slip = new Slip({ onSubmit: place });
+
+// --- notices --------------------------------------------------------------------------------------------------
+
+let noticeTimer = null;
+
+function notify(text, ok = false) {
+  const el = $("notice");
+  el.className = ok ? "notice ok" : "notice";
+  el.hidden = false;
+  setText(el, text);
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { el.hidden = true; }, ok ? 4000 : 10000);
+}
+
+function refused(err) {
+  if (err instanceof ApiRefusal && (err.code === "INVALID_SESSION_INFORMATION" || err.code === "NO_SESSION")) {
+    endSession();
+  }
+  notify(`Refused: ${err.message}`);
+}
+
+// --- the games stream: lobby and table --------------------------------------------------------------------------
+
+function onChannels(message) {
+  state.channels = new Map(message.channels.map((c) => [c.id, c]));
+  if (message.replay) setReplay(message.replay);
+  renderLobby();
+}
+
+function onSnapshot(message) {
+  const previous = state.snapshots.get(message.channel)?.snapshot;
+  state.snapshots.set(message.channel, { snapshot: message.snapshot, at: performance.now() });
+  noteResult(message.snapshot, previous);
+  if (message.snapshot.game?.orders) {
+    const game = message.snapshot.game;
+    state.orders.applyList(game.markets.map((m) => m.marketId), game.orders);
+  }
+  renderLobby();
+  if (message.channel === state.current) renderTable();
+}
+
+/** A game whose markets have settled joins the recent results (once); the account's history is refreshed. */
+function noteResult(snapshot, previous) {
+  const game = snapshot.game;
+  if (!game || !game.markets.length || !game.markets.every((m) => m.status === "CLOSED")) return;
+  if (state.results.some((r) => r.id === game.id)) return;
+  state.results.unshift({ id: game.id, channel: snapshot.channel.name, game });
+  state.results.length = Math.min(state.results.length, RESULTS_KEPT);
+  renderResults();
+  if (state.session.loggedIn && previous?.game?.id === game.id) {
+    refreshFunds();
+    refreshSettled();
+  }
+}
+
+function renderLobby() {
+  const cards = [...state.channels.values()].map((channel) => {
+    const entry = state.snapshots.get(channel.id);
+    const game = entry?.snapshot.game;
+    return h("a", { class: "lobby-card", href: `#/table/${encodeURIComponent(channel.id)}`, dataset: { channel: channel.id } },
+      h("h2", {}, channel.name),
+      h("dl", {},
+        h("dt", {}, "Game"), h("dd", { class: "lobby-game" }, game ? game.id : "—"),
+        h("dt", {}, "Round"), h("dd", { class: "lobby-round" }, game ? roundWords(game) : "—"),
+        h("dt", {}, "Time left"), h("dd", { class: "lobby-time", dataset: { channel: channel.id } }, timeLeft(channel.id)),
+        h("dt", {}, "Windows"), h("dd", {}, `${channel.bettingWindowTime} s betting, ${channel.playingWindowTime} s playing`)));
+  });
+  replaceChildren($("lobby-list"), cards.length ? cards : [h("p", { class: "muted" }, "No channels yet.")]);
+}
+
+function renderTable() {
+  const entry = state.snapshots.get(state.current);
+  if (!entry) return;
+  const snapshot = entry.snapshot;
+  table.render(state.channels.get(state.current), snapshot, {
+    showEquity: state.showEquity,
+    pnl: (market) => state.orders.pnl(market),
+  });
+  renderMyOrders();
+  tick();
+  refreshLadders(false);
+}
+
+function currentMarkets() {
+  const game = state.snapshots.get(state.current)?.snapshot.game;
+  return game ? game.markets : [];
+}
+
+function selectionName(marketId, selectionId) {
+  const market = currentMarkets().find((m) => m.marketId === marketId);
+  return market?.selections.find((s) => s.selectionId === selectionId)?.name ?? `Selection ${selectionId}`;
+}
+
+function renderMyOrders() {
+  const markets = currentMarkets().map((m) => m.marketId);
+  $("orders-login").hidden = state.session.loggedIn || state.replay !== null;
+  renderOrders(state.orders.of(markets), (o) => selectionName(o.marketId, o.selectionId), { onCancel: cancel, onReplace: replace });
+}
+
+function renderResults() {
+  replaceChildren($("results"), state.results.length ? state.results.map(({ id, channel, game }) => {
+    const winners = game.markets.map((m) => {
+      const won = m.selections.filter((s) => s.status === "WINNER" || s.status === "TIED_DEAD_HEAT");
+      const words = won.map((s) => `${s.name}${s.status === "TIED_DEAD_HEAT" ? " (dead heat)" : ""}`).join(", ");
+      return game.markets.length > 1 ? `${m.marketId}: ${words || "no winner"}` : words || "no winner";
+    });
+    const board = (game.gameData?.communityCards ?? []).filter((c) => typeof c === "string" && c.length === 2).join(" ");
+    return h("li", { dataset: { game: id } }, h("b", {}, `${channel} ${id}`), ` — won by ${winners.join("; ")}`,
+      board ? ` · board ${board}` : "");
+  }) : [h("li", { class: "muted" }, "none yet")]);
+}
+
+function timeLeft(channelId) {
+  const entry = state.snapshots.get(channelId);
+  const game = entry?.snapshot.game;
+  if (!game) return "—";
+  if (!game.bettingOpen) return game.markets.every((m) => m.status === "CLOSED") ? "settled" : "suspended";
+  const speed = state.replay ? (state.replay.playing ? state.replay.speed : 0) : 1;
+  const left = Math.max(0, (game.bettingWindowRemainingMs ?? 0) - (performance.now() - entry.at) * speed);
+  return `${(left / 1000).toFixed(1)} s`;
+}
+
+/** The countdowns, a few times a second between messages (the server's own figure on every message). */
+function tick() {
+  for (const el of document.querySelectorAll(".lobby-time")) setText(el, timeLeft(el.dataset.channel));
+  if (!state.current) return;
+  const entry = state.snapshots.get(state.current);
+  const game = entry?.snapshot.game;
+  setText($("countdown-text"), game ? timeLeft(state.current) : "—");
+  let share = 0;
+  if (game && game.bettingOpen) {
+    const speed = state.replay ? (state.replay.playing ? state.replay.speed : 0) : 1;
+    const left = Math.max(0, (game.bettingWindowRemainingMs ?? 0) - (performance.now() - entry.at) * speed);
+    share = 1 - left / (game.bettingWindowTime * 1000 || 1);
+  } else if (game) {
+    share = 1;
+  }
+  $("countdown-bar").style.width = `${Math.round(Math.min(1, Math.max(0, share)) * 100)}%`;
+}
+
+// --- routing ----------------------------------------------------------------------------------------------------
+
+function route() {
+  const match = /^#\/table\/(.+)$/.exec(location.hash);
+  const channel = match ? decodeURIComponent(match[1]) : null;
+  if (channel !== state.current) table.reset();
+  state.current = channel;
+  $("lobby").hidden = channel !== null;
+  $("table").hidden = channel === null;
+  if (channel) {
+    renderTable();
+    refreshOrders();
+  }
+}
+
+// --- trading ------------------------------------------------------------------------------------------------------
+
+async function place(bet) {
+  if (state.replay) return notify("This is a replay: watch the strategy's bets; nothing can be placed.");
+  if (!state.session.loggedIn) return notify("Log in to place bets (the demo account: demo / demo).");
+  try {
+    const report = await state.session.betting("placeOrders", {
+      marketId: bet.marketId,
+      instructions: [{ selectionId: bet.selectionId, side: bet.side, orderType: "LIMIT",
+        limitOrder: { size: bet.size, price: bet.price, persistenceType: "LAPSE" } }],
+    });
+    const failure = instructionRefusal(report);
+    if (failure) throw failure;
+    const done = report.instructionReports[0];
+    const matched = pennies(done.sizeMatched ?? 0);
+    notify(`${bet.side === "BACK" ? "Back" : "Lay"} ${bet.name} at ${formatPrice(hundredths(bet.price))} for ` +
+      `${money(pennies(bet.size))} placed: ${money(matched)} matched (bet ${done.betId}).`, true);
+    slip.clear();
+  } catch (err) {
+    refused(err);
+  }
+  await Promise.all([refreshOrders(), refreshFunds()]);
+}
+
+async function cancel(order) {
+  try {
+    const report = await state.session.betting("cancelOrders", { marketId: order.marketId, instructions: [{ betId: order.betId }] });
+    const failure = instructionRefusal(report);
+    if (failure) throw failure;
+    notify(`Bet ${order.betId} cancelled.`, true);
+  } catch (err) {
+    refused(err);
+  }
+  await Promise.all([refreshOrders(), refreshFunds()]);
+}
+
+async function replace(order, newPrice) {
+  try {
+    const report = await state.session.betting("replaceOrders", {
+      marketId: order.marketId, instructions: [{ betId: order.betId, newPrice }],
+    });
+    const failure = instructionRefusal(report);
+    if (failure) throw failure;
+    notify(`Bet ${order.betId} moved to ${formatPrice(hundredths(newPrice))}.`, true);
+  } catch (err) {
+    refused(err);
+  }
+  await Promise.all([refreshOrders(), refreshFunds()]);
+}
+
+async function refreshOrders() {
+  const marketIds = currentMarkets().map((m) => m.marketId);
+  if (!state.session.loggedIn || !marketIds.length) return renderMyOrders();
+  try {
+    const answer = await state.session.betting("listCurrentOrders", { marketIds });
+    state.orders.applyList(marketIds, answer.currentOrders);
+  } catch (err) {
+    refused(err);
+  }
+  renderTable();
+}
+
+async function refreshFunds() {
+  if (!state.session.loggedIn) return;
+  try {
+    setFunds(await state.session.funds());
+  } catch (err) {
+    refused(err);
+  }
+}
+
+async function refreshSettled() {
+  if (!state.session.loggedIn) return;
+  try {
+    const [markets, bets] = await Promise.all([
+      state.session.betting("listClearedOrders", { betStatus: "SETTLED", groupBy: "MARKET" }),
+      state.session.betting("listClearedOrders", { betStatus: "SETTLED" }),
+    ]);
+    renderSettled(markets.clearedOrders.slice(-SETTLED_KEPT).reverse(), bets.clearedOrders.slice(-2 * SETTLED_KEPT).reverse());
+  } catch (err) {
+    refused(err);
+  }
+}
+
+/** The full ladders open on the table: over API-NG when logged in (throttled), else the best offers known. */
+async function refreshLadders(now) {
+  const open = table.openLadders();
+  if (!open.length) return;
+  if (!state.session.loggedIn) {
+    for (const [marketId, selectionId] of open) {
+      const sel = currentMarkets().find((m) => m.marketId === marketId)?.selections.find((s) => s.selectionId === selectionId);
+      table.showLadder(marketId, selectionId, sel && { availableToBack: sel.bestAvailableToBackPrices,
+        availableToLay: sel.bestAvailableToLayPrices }, "no prices");
+    }
+    return;
+  }
+  if (!now && performance.now() - state.ladderAt < LADDER_REFRESH_MS) return;
+  state.ladderAt = performance.now();
+  const marketIds = [...new Set(open.map(([m]) => m))];
+  try {
+    const books = await state.session.betting("listMarketBook", { marketIds, priceProjection: { priceData: ["EX_ALL_OFFERS"] } });
+    for (const [marketId, selectionId] of open) {
+      const runner = books.find((b) => b.marketId === marketId)?.runners.find((r) => r.selectionId === selectionId);
+      table.showLadder(marketId, selectionId, runner?.ex, "this market is closed");
+    }
+  } catch (err) {
+    refused(err);
+  }
+}
+
+// --- login ----------------------------------------------------------------------------------------------------------
+
+async function login(event) {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  try {
+    await state.session.login(String(form.get("username")), String(form.get("password")));
+  } catch (err) {
+    return notify(`Login refused: ${err.message}`);
+  }
+  sessionStorage.setItem("session", JSON.stringify({ token: state.session.token, account: state.session.account }));
+  startSession();
+}
+
+function startSession() {
+  $("login-form").hidden = true;
+  $("funds").hidden = false;
+  setText($("who"), state.session.account);
+  state.orderFeed = orderFeed(state.session.token, {
+    onOrders(oc) {
+      state.orders.applyStream(oc);
+      if (oc.some((m) => m.closed)) refreshSettled();
+      refreshFunds();
+      if (state.current) renderTable();
+    },
+    onRefused(words) {
+      notify(`The order stream refused: ${words}`);
+    },
+  });
+  refreshFunds();
+  refreshSettled();
+  refreshOrders();
+}
+
+function endSession() {
+  state.orderFeed?.stop();
+  state.orderFeed = null;
+  state.session.token = null;
+  sessionStorage.removeItem("session");
+  state.orders.clear();
+  $("login-form").hidden = false;
+  $("funds").hidden = true;
+  renderSettled([], []);
+  if (state.current) renderTable();
+}
+
+async function logout() {
+  await state.session.logout();
+  endSession();
+}
+
+// --- replay ---------------------------------------------------------------------------------------------------------
+
+function setReplay(replay) {
+  state.replay = replay;
+  $("replay-controls").hidden = false;
+  $("account").hidden = true;
+  $("replay-speed").value = String(replay.speed);
+  setText($("replay-state"), `${replay.playing ? "playing" : "paused"} · ${replay.speed}× · ${replay.position ?? ""}`);
+}
+
+async function control(body) {
+  try {
+    const response = await fetch("/replay/v1/control", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body) });
+    const answer = await response.json();
+    if (!response.ok) throw new ApiRefusal(answer.error, answer.details);
+    setReplay(answer);
+  } catch (err) {
+    refused(err);
+  }
+}
+
+// --- start ------------------------------------------------------------------------------------------------------------
+
+function start() {
+  $("login-form").addEventListener("submit", login);
+  $("logout").addEventListener("click", logout);
+  $("equity-toggle").addEventListener("change", (event) => {
+    state.showEquity = event.target.checked;
+    renderTable();
+  });
+  $("replay-play").addEventListener("click", () => control({ action: "play" }));
+  $("replay-pause").addEventListener("click", () => control({ action: "pause" }));
+  $("replay-speed").addEventListener("change", (event) => control({ speed: Number(event.target.value) }));
+  window.addEventListener("hashchange", route);
+  const saved = sessionStorage.getItem("session");
+  if (saved) {
+    const { token, account } = JSON.parse(saved);
+    state.session.token = token;
+    state.session.account = account;
+    startSession();
+  }
+  gamesFeed({
+    onChannels, onSnapshot,
+    onState(status) {
+      setText($("connection"), status === "live" ? "● live" : "reconnecting…");
+    },
+  });
+  renderResults();
+  route();
+  setInterval(tick, 200);
+}
+
+start();
+export { STATUS_WORDS };

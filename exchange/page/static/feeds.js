@@ -1,0 +1,86 @@
+// The two WebSockets the page listens to: the spectators' games stream (cards, rounds, prices, equities; no login)
+// and, once logged in, the Exchange Stream's order subscription (the account's own orders as they change).
+
+import { APP_KEY } from "./api.js";
+
+const RETRY_MS = [500, 1000, 2000, 5000];
+
+function wsUrl(path) {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
+}
+
+/** A WebSocket that reconnects (with back-off) until stopped; ``onOpen(ws)`` after each connect. */
+class Reconnecting {
+  constructor(path, { onOpen, onMessage, onState }) {
+    this.path = path;
+    this.handlers = { onOpen, onMessage, onState };
+    this.stopped = false;
+    this.failures = 0;
+    this.ws = null;
+    this.connect();
+  }
+
+  connect() {
+    if (this.stopped) return;
+    const ws = new WebSocket(wsUrl(this.path));
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.failures = 0;
+      this.handlers.onState?.("live");
+      this.handlers.onOpen?.(ws);
+    });
+    ws.addEventListener("message", (event) => {
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.handlers.onMessage(message, ws);
+    });
+    ws.addEventListener("close", () => {
+      if (this.ws !== ws || this.stopped) return;
+      this.handlers.onState?.("reconnecting");
+      const delay = RETRY_MS[Math.min(this.failures, RETRY_MS.length - 1)];
+      this.failures += 1;
+      setTimeout(() => this.connect(), delay);
+    });
+  }
+
+  stop() {
+    this.stopped = true;
+    this.ws?.close();
+  }
+}
+
+export function gamesFeed({ onChannels, onSnapshot, onReplay, onState }) {
+  return new Reconnecting("/games/v1/stream", {
+    onState,
+    onMessage(message) {
+      if (message.op === "channels") onChannels(message);
+      else if (message.op === "snapshot") onSnapshot(message);
+      else if (message.op === "replay") onReplay?.(message);
+    },
+  });
+}
+
+/**
+ * The Exchange Stream's order subscription for ``token``: ``onOrders(oc)`` with each ``ocm``'s order changes
+ * (per market, per runner, full images), ``onRefused(message)`` when the server ends the session.
+ */
+export function orderFeed(token, { onOrders, onRefused }) {
+  const feed = new Reconnecting("/stream", {
+    onOpen(ws) {
+      ws.send(JSON.stringify({ op: "authentication", id: 1, appKey: APP_KEY, session: token }));
+      ws.send(JSON.stringify({ op: "orderSubscription", id: 2, orderFilter: { includeOverallPosition: true } }));
+    },
+    onMessage(message) {
+      if (message.op === "ocm" && message.oc) onOrders(message.oc);
+      else if (message.op === "status" && message.statusCode === "FAILURE") {
+        if (message.connectionClosed) feed.stop();
+        onRefused(`${message.errorMessage ?? ""} (${message.errorCode})`);
+      }
+    },
+  });
+  return feed;
+}

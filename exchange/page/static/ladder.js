@@ -1,0 +1,65 @@
+// Betfair's price ladder (1.01 to 1000) and money in pennies: the page does no float arithmetic on money.
+
+const BANDS = [[100, 200, 1], [200, 300, 2], [300, 400, 5], [400, 600, 10], [600, 1000, 20], [1000, 2000, 50],
+  [2000, 3000, 100], [3000, 5000, 200], [5000, 10000, 500], [10000, 100000, 1000]];
+
+/** Every price on the ladder, in hundredths (101 … 100000). */
+export const TICKS = (() => {
+  const out = [101];
+  for (const [from, to, step] of BANDS) {
+    for (let p = from + step; p <= to; p += step) out.push(p);
+  }
+  return out;
+})();
+
+/** A price typed or received (2.5, "2.50") in hundredths, or null if it is not a number. */
+export function hundredths(price) {
+  const n = Number(price);
+  return Number.isFinite(n) ? Math.round(n * 100) : null;
+}
+
+export function onLadder(x100) {
+  return TICKS.includes(x100);
+}
+
+/** The price ``steps`` ticks from ``x100`` (up is positive), clamped to the ladder; off-ladder snaps first. */
+export function stepPrice(x100, steps) {
+  let i = TICKS.findIndex((p) => p >= x100);
+  if (i < 0) i = TICKS.length - 1;
+  if (TICKS[i] !== x100 && steps > 0) steps -= 1;
+  return TICKS[Math.min(TICKS.length - 1, Math.max(0, i + steps))];
+}
+
+export function formatPrice(x100) {
+  if (x100 === null || x100 === undefined) return "";
+  const s = (x100 / 100).toFixed(2);
+  return x100 >= 1000 ? String(Number(s)) : s;
+}
+
+/** An amount in pounds from the wire (12.34) in pennies. */
+export function pennies(amount) {
+  return Math.round(Number(amount) * 100);
+}
+
+/** Pennies as "£12.34" (negative "−£1.20"). */
+export function money(p) {
+  const sign = p < 0 ? "−" : "";
+  const abs = Math.abs(p);
+  return `${sign}£${Math.floor(abs / 100).toLocaleString("en-GB")}.${String(abs % 100).padStart(2, "0")}`;
+}
+
+/** Signed pennies for a P&L: "+£1.20", "−£2.00", "£0.00". */
+export function signedMoney(p) {
+  return p > 0 ? `+${money(p)}` : money(p);
+}
+
+/** A size on the price grid: whole pounds above 100, else pennies dropped when zero ("£12", "£3.50"). */
+export function shortMoney(p) {
+  if (p >= 10000) return `£${Math.round(p / 100).toLocaleString("en-GB")}`;
+  return p % 100 === 0 ? `£${p / 100}` : money(p);
+}
+
+/** The backer's winnings (or the layer's liability) on ``stake`` pennies at ``x100``, rounded down to a penny. */
+export function winnings(stake, x100) {
+  return Math.floor((stake * (x100 - 100)) / 100);
+}

@@ -1,0 +1,237 @@
+// The table of one channel: hands and board as cards, each hand's status, and every market of the game as a
+// Betfair-style price grid built from what the server sends (any number of markets and selections).
+// The grid is built once per game and market shape, then only its texts change: focus stays, nothing jumps.
+
+import { drawCards } from "./cards.js";
+import { $, h, replaceChildren, setClass, setText } from "./dom.js";
+import { formatPrice, hundredths, pennies, shortMoney, signedMoney } from "./ladder.js";
+
+const DEPTH = 3;
+export const STATUS_WORDS = {
+  IN_PLAY: "in play", CAN_NOT_WIN: "can't win", LOSER: "lost", WINNER: "winner", TIED_DEAD_HEAT: "dead heat",
+  REMOVED: "removed",
+};
+const MARKET_WORDS = { OPEN: "open for betting", SUSPENDED: "suspended", CLOSED: "settled", INACTIVE: "not open" };
+
+export class TableView {
+  /**
+   * ``onPrice({marketId, selectionId, name, side, price})`` when a price (or an empty cell) is clicked;
+   * ``onLadder(marketId, selectionId, open)`` when a ladder is opened or closed.
+   */
+  constructor({ onPrice, onLadder }) {
+    this.onPrice = onPrice;
+    this.onLadder = onLadder;
+    this.handsKey = null;
+    this.boardKey = null;
+    this.marketsKey = null;
+    this.cells = new Map(); // `${marketId}:${selectionId}` -> the row's elements
+    this.ladders = new Map(); // same key -> {row, body} of an open ladder
+  }
+
+  reset() {
+    this.handsKey = this.boardKey = this.marketsKey = null;
+    this.cells.clear();
+    this.ladders.clear();
+    replaceChildren($("hands"), []);
+    replaceChildren($("board"), []);
+    replaceChildren($("markets"), []);
+  }
+
+  render(channel, snapshot, extras) {
+    setText($("table-title"), channel?.name ?? snapshot.channel.name);
+    const game = snapshot.game;
+    if (!game) {
+      setText($("game-id"), "waiting for the next game");
+      setText($("round-name"), "–");
+      this.reset();
+      return;
+    }
+    setText($("game-id"), `Game ${game.gameNumber} · ${game.id}`);
+    setText($("round-name"), roundWords(game));
+    this.renderHands(game);
+    this.renderBoard(game);
+    this.renderMarkets(game, extras);
+  }
+
+  renderHands(game) {
+    const hands = game.gameData?.hands ?? [];
+    const key = JSON.stringify(hands.map((hand) => [hand.name, hand.cards, hand.status]));
+    if (key === this.handsKey) return;
+    this.handsKey = key;
+    replaceChildren($("hands"), hands.map((hand) => h("div", {
+      class: `hand ${hand.status}`, dataset: { selection: hand.selectionId },
+      "aria-label": `${hand.name}: ${STATUS_WORDS[hand.status] ?? hand.status}`,
+    },
+    h("div", { class: "hand-head" }, h("span", {}, hand.name),
+      h("span", { class: `status ${hand.status}` }, STATUS_WORDS[hand.status] ?? hand.status)),
+    h("div", { class: "cards" }, drawCards(hand.cards)))));
+  }
+
+  renderBoard(game) {
+    const board = game.gameData?.communityCards ?? [];
+    const key = JSON.stringify(board);
+    if (key === this.boardKey) return;
+    this.boardKey = key;
+    replaceChildren($("board"), drawCards(board));
+  }
+
+  renderMarkets(game, extras) {
+    const markets = game.markets ?? [];
+    const key = JSON.stringify(markets.map((m) => [m.marketId, m.selections.map((s) => [s.selectionId, s.name])]));
+    if (key !== this.marketsKey) {
+      this.marketsKey = key;
+      this.cells.clear();
+      this.ladders.clear();
+      replaceChildren($("markets"), markets.map((market) => this.buildMarket(market, markets.length)));
+    }
+    for (const market of markets) {
+      const status = this.cells.get(market.marketId);
+      setText(status, MARKET_WORDS[market.status] ?? market.status);
+      setClass(status, `market-status ${market.status}`);
+      const pnl = extras.pnl(market);
+      for (const sel of market.selections) this.updateRow(market, sel, pnl, extras);
+    }
+  }
+
+  buildMarket(market, count) {
+    const title = count > 1 ? marketTitle(market) : "Winner";
+    const status = h("span", { class: "market-status" });
+    this.cells.set(market.marketId, status);
+    const head = h("tr", {},
+      h("th", { class: "sel", scope: "col" }, "Selection"),
+      ...[2, 1, 0].map((i) => h("th", { scope: "col", class: i ? "deep" : "" }, i ? "" : "Back")),
+      ...[0, 1, 2].map((i) => h("th", { scope: "col", class: i ? "deep" : "" }, i ? "" : "Lay")));
+    const body = h("tbody", {});
+    for (const sel of market.selections) {
+      const row = this.buildRow(market, sel);
+      body.append(row);
+    }
+    return h("section", { class: "market", "aria-label": `${title} market ${market.marketId}`,
+      dataset: { market: market.marketId } },
+    h("div", { class: "market-head" }, h("h2", {}, title), h("span", { class: "game-id" }, market.marketId), status),
+    h("div", { class: "grid-cap" }, h("span", { class: "cap-back" }, "Back (for)"), h("span", { class: "cap-lay" }, "Lay (against)")),
+    h("table", { class: "grid" }, h("thead", {}, head), body));
+  }
+
+  buildRow(market, sel) {
+    const key = `${market.marketId}:${sel.selectionId}`;
+    const name = h("span", { class: "sel-name" }, sel.name);
+    const status = h("span", { class: "status-word" });
+    const equity = h("span", { class: "equity" });
+    const pnl = h("span", { class: "pnl" });
+    const ltp = h("span", { class: "ltp" });
+    const ladderButton = h("button", { type: "button", class: "ladder-btn", "aria-expanded": "false",
+      "aria-label": `Full ladder of ${sel.name}` }, "Ladder");
+    const price = (side, level) => {
+      const button = h("button", { type: "button", class: `price ${side.toLowerCase()}${level === 0 ? " best" : ""}`,
+        dataset: { side, level, selection: sel.selectionId } },
+      h("span", { class: "odds" }), h("span", { class: "size" }));
+      button.addEventListener("click", () => this.onPrice({
+        marketId: market.marketId, selectionId: sel.selectionId, name: sel.name, side,
+        price: button.dataset.price ? Number(button.dataset.price) : null,
+      }));
+      return button;
+    };
+    const backs = [0, 1, 2].map((i) => price("BACK", i));
+    const lays = [0, 1, 2].map((i) => price("LAY", i));
+    const row = h("tr", { dataset: { selection: sel.selectionId } },
+      h("td", { class: "sel" }, h("div", {}, name, " ", ladderButton),
+        h("div", { class: "sel-sub" }, status, equity, ltp, pnl)),
+      ...[2, 1, 0].map((i) => h("td", { class: i ? "deep" : "" }, backs[i])),
+      ...[0, 1, 2].map((i) => h("td", { class: i ? "deep" : "" }, lays[i])));
+    ladderButton.addEventListener("click", () => {
+      const open = ladderButton.getAttribute("aria-expanded") !== "true";
+      ladderButton.setAttribute("aria-expanded", String(open));
+      if (open) {
+        const ladderBody = h("div", { class: "ladder" }, h("p", { class: "muted" }, "loading the ladder…"));
+        const ladderRow = h("tr", { class: "ladder-row" }, h("td", { colspan: 7 }, ladderBody));
+        row.after(ladderRow);
+        this.ladders.set(key, { row: ladderRow, body: ladderBody, market: market.marketId, sel });
+      } else {
+        this.ladders.get(key)?.row.remove();
+        this.ladders.delete(key);
+      }
+      this.onLadder(market.marketId, sel.selectionId, open);
+    });
+    this.cells.set(key, { status, equity, pnl, ltp, backs, lays, row });
+    return row;
+  }
+
+  updateRow(market, sel, pnl, extras) {
+    const cells = this.cells.get(`${market.marketId}:${sel.selectionId}`);
+    if (!cells) return;
+    setClass(cells.row, `sel-row ${sel.status}`);
+    setText(cells.status, sel.status === "IN_PLAY" ? "" : STATUS_WORDS[sel.status] ?? sel.status);
+    setText(cells.equity, extras.showEquity && sel.equity !== undefined ? `equity ${(sel.equity * 100).toFixed(2)}%` : "");
+    cells.equity.title = sel.equityExact ? `exact share ${sel.equityExact}` : "";
+    setText(cells.ltp, sel.lastPriceTraded ? `last ${formatPrice(hundredths(sel.lastPriceTraded))}` : "");
+    const mine = pnl?.get(sel.selectionId);
+    setText(cells.pnl, mine === undefined ? "" : `if wins ${signedMoney(mine)}`);
+    setClass(cells.pnl, mine === undefined ? "pnl" : `pnl ${mine > 0 ? "pos" : mine < 0 ? "neg" : ""}`);
+    fillPrices(cells.backs, sel.bestAvailableToBackPrices ?? [], "Back", sel.name);
+    fillPrices(cells.lays, sel.bestAvailableToLayPrices ?? [], "Lay", sel.name);
+  }
+
+  /** Show a full ladder (API-NG runner ``ex``) in the ladder opened for ``marketId``/``selectionId``. */
+  showLadder(marketId, selectionId, ex, note) {
+    const open = this.ladders.get(`${marketId}:${selectionId}`);
+    if (!open) return;
+    if (!ex) {
+      replaceChildren(open.body, [h("p", { class: "muted" }, note)]);
+      return;
+    }
+    const levels = new Map();
+    for (const { price, size } of ex.availableToBack ?? []) levels.set(hundredths(price), { back: pennies(size) });
+    for (const { price, size } of ex.availableToLay ?? []) {
+      levels.set(hundredths(price), { ...(levels.get(hundredths(price)) ?? {}), lay: pennies(size) });
+    }
+    const prices = [...levels.keys()].sort((a, b) => b - a);
+    const cell = (side, x100, size) => h("td", { class: side === "BACK" ? "b" : "l" }, size === undefined ? "" :
+      h("button", { type: "button", "aria-label": `${side === "BACK" ? "Back" : "Lay"} ${open.sel.name} at ${formatPrice(x100)}`,
+        onclick: () => this.onPrice({ marketId, selectionId, name: open.sel.name, side, price: x100 / 100 }) },
+      shortMoney(size)));
+    const rows = prices.map((x100) => {
+      const level = levels.get(x100);
+      return h("tr", {}, cell("BACK", x100, level.back), h("th", { scope: "row" }, formatPrice(x100)),
+        cell("LAY", x100, level.lay));
+    });
+    replaceChildren(open.body, [h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "to back"), h("th", {}, "odds"),
+      h("th", {}, "to lay"))), h("tbody", {}, rows.length ? rows : [h("tr", {}, h("td", { colspan: 3 }, "no prices"))]))]);
+  }
+
+  openLadders() {
+    return [...this.ladders.values()].map((l) => [l.market, l.sel.selectionId]);
+  }
+}
+
+function fillPrices(buttons, levels, verb, name) {
+  buttons.forEach((button, i) => {
+    const level = levels[i];
+    const [odds, size] = button.children;
+    if (level) {
+      const x100 = hundredths(level.price);
+      setText(odds, formatPrice(x100));
+      setText(size, shortMoney(pennies(level.size)));
+      button.dataset.price = String(level.price);
+      button.setAttribute("aria-label", `${verb} ${name} at ${formatPrice(x100)}, ${shortMoney(pennies(level.size))} available`);
+      button.classList.remove("none");
+    } else {
+      setText(odds, i === 0 ? verb : "");
+      setText(size, "");
+      delete button.dataset.price;
+      button.setAttribute("aria-label", `${verb} ${name} (no price offered: choose your own)`);
+      button.classList.add("none");
+    }
+  });
+}
+
+export function roundWords(game) {
+  if (!game.roundName) return "Starting";
+  return game.bettingOpen ? game.roundName : `${game.roundName} · suspended`;
+}
+
+function marketTitle(market) {
+  if (market.marketName) return market.marketName;
+  const suffix = market.marketId.split(".").pop();
+  return { hi: "High", high: "High", lo: "Low", low: "Low" }[suffix.toLowerCase()] ?? market.marketId;
+}

@@ -1,0 +1,168 @@
+// A trader's side of the page: own orders (from the order stream and API-NG), the "if it wins" P&L, the bet slip,
+// and the lists of bets. Money is held in pennies and prices in hundredths: no float arithmetic on money.
+
+import { $, h, replaceChildren, setText } from "./dom.js";
+import { formatPrice, hundredths, money, pennies, stepPrice, winnings } from "./ladder.js";
+
+/** An order normalised from an Exchange Stream ``uo`` entry. */
+function fromStream(marketId, selectionId, uo) {
+  return {
+    betId: String(uo.id), marketId, selectionId, side: uo.side === "B" ? "BACK" : "LAY",
+    price: hundredths(uo.p), size: pennies(uo.s), matched: pennies(uo.sm ?? 0), remaining: pennies(uo.sr ?? 0),
+    avgPrice: uo.avp ? hundredths(uo.avp) : null, complete: uo.status === "EC",
+  };
+}
+
+/** An order normalised from API-NG's ``CurrentOrderSummary``. */
+function fromApi(o) {
+  return {
+    betId: String(o.betId), marketId: o.marketId, selectionId: o.selectionId, side: o.side,
+    price: hundredths(o.priceSize.price), size: pennies(o.priceSize.size), matched: pennies(o.sizeMatched ?? 0),
+    remaining: pennies(o.sizeRemaining ?? 0), avgPrice: o.averagePriceMatched ? hundredths(o.averagePriceMatched) : null,
+    complete: o.status === "EXECUTION_COMPLETE",
+  };
+}
+
+export class Orders {
+  constructor() {
+    this.byId = new Map();
+  }
+
+  clear() {
+    this.byId.clear();
+  }
+
+  /** Apply an ``ocm``'s ``oc``: each runner's ``fullImage`` replaces what was known of it. */
+  applyStream(oc) {
+    for (const market of oc) {
+      for (const orc of market.orc ?? []) {
+        if (orc.fullImage) {
+          for (const [id, o] of this.byId) {
+            if (o.marketId === market.id && o.selectionId === orc.id) this.byId.delete(id);
+          }
+        }
+        for (const uo of orc.uo ?? []) this.byId.set(String(uo.id), fromStream(market.id, orc.id, uo));
+      }
+    }
+  }
+
+  /** Replace the orders of ``marketIds`` with a ``listCurrentOrders`` answer. */
+  applyList(marketIds, currentOrders) {
+    const markets = new Set(marketIds);
+    for (const [id, o] of this.byId) if (markets.has(o.marketId)) this.byId.delete(id);
+    for (const o of currentOrders) this.byId.set(String(o.betId), fromApi(o));
+  }
+
+  of(marketIds) {
+    const markets = new Set(marketIds);
+    return [...this.byId.values()].filter((o) => markets.has(o.marketId)).sort((a, b) => Number(a.betId) - Number(b.betId));
+  }
+
+  /** What the account wins or loses on ``market`` if each selection wins (matched bets only, before commission). */
+  pnl(market) {
+    const orders = this.of([market.marketId]).filter((o) => o.matched > 0);
+    if (!orders.length) return null;
+    const out = new Map(market.selections.map((s) => [s.selectionId, 0]));
+    for (const o of orders) {
+      const win = winnings(o.matched, o.avgPrice ?? o.price);
+      for (const selectionId of out.keys()) {
+        const mine = selectionId === o.selectionId;
+        const delta = o.side === "BACK" ? (mine ? win : -o.matched) : (mine ? -win : o.matched);
+        out.set(selectionId, out.get(selectionId) + delta);
+      }
+    }
+    return out;
+  }
+}
+
+/** The bet slip: side, selection, price and stake, with the profit or liability shown before confirming. */
+export class Slip {
+  constructor({ onSubmit }) {
+    this.bet = null;
+    this.form = $("slip-form");
+    this.price = $("slip-price");
+    this.stake = $("slip-stake");
+    this.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      if (this.bet) onSubmit({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
+    });
+    $("slip-clear").addEventListener("click", () => this.clear());
+    this.price.addEventListener("input", () => this.describe());
+    this.stake.addEventListener("input", () => this.describe());
+    this.price.addEventListener("keydown", (event) => {
+      if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
+      event.preventDefault();
+      const now = hundredths(this.price.value) ?? 200;
+      this.price.value = formatPrice(stepPrice(now, event.key === "ArrowUp" ? 1 : -1));
+      this.describe();
+    });
+  }
+
+  fill({ marketId, selectionId, name, side, price }) {
+    this.bet = { marketId, selectionId, name, side };
+    this.price.value = price ? formatPrice(hundredths(price)) : "";
+    $("slip-empty").hidden = true;
+    this.form.hidden = false;
+    const what = $("slip-what");
+    what.className = `slip-what ${side}`;
+    setText(what, `${side === "BACK" ? "Back" : "Lay"} ${name} · ${marketId}`);
+    setText($("slip-confirm"), side === "BACK" ? "Place back bet" : "Place lay bet");
+    this.describe();
+    (price ? this.stake : this.price).focus();
+  }
+
+  describe() {
+    if (!this.bet) return;
+    const x100 = hundredths(this.price.value);
+    const stake = pennies(this.stake.value);
+    let words = "Give odds and a stake.";
+    if (x100 && x100 > 100 && Number.isFinite(stake) && stake > 0) {
+      const win = winnings(stake, x100);
+      words = this.bet.side === "BACK"
+        ? `Profit ${money(win)} if ${this.bet.name} wins; you risk ${money(stake)}.`
+        : `Liability ${money(win)} if ${this.bet.name} wins; you win ${money(stake)} if it loses.`;
+    }
+    setText($("slip-outcome"), words);
+  }
+
+  clear() {
+    this.bet = null;
+    this.form.hidden = true;
+    $("slip-empty").hidden = false;
+  }
+}
+
+/** The unmatched and matched bets on the table's markets, with cancel and change-price on each unmatched one. */
+export function renderOrders(orders, names, { onCancel, onReplace }) {
+  const unmatched = orders.filter((o) => o.remaining > 0 && !o.complete);
+  const matched = orders.filter((o) => o.matched > 0);
+  const label = (o) => `${o.side === "BACK" ? "Back" : "Lay"} ${names(o)} `;
+  replaceChildren($("unmatched"), unmatched.length ? unmatched.map((o) => {
+    const input = h("input", { "aria-label": `New odds for bet ${o.betId}`, value: formatPrice(o.price), inputmode: "decimal" });
+    return h("li", { class: o.side, dataset: { bet: o.betId } },
+      h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
+      h("span", {}, `${money(o.remaining)} at ${formatPrice(o.price)}`),
+      h("span", { class: "acts" }, input,
+        h("button", { type: "button", onclick: () => onReplace(o, Number(input.value)) }, "Change"),
+        h("button", { type: "button", onclick: () => onCancel(o) }, "Cancel")));
+  }) : [h("li", { class: "muted" }, "none")]);
+  replaceChildren($("matched"), matched.length ? matched.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
+    h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
+    h("span", {}, `${money(o.matched)} at ${formatPrice(o.avgPrice ?? o.price)}`))) : [h("li", { class: "muted" }, "none")]);
+}
+
+/** The account's settled markets (profit and commission) and bets, newest first. */
+export function renderSettled(markets, bets) {
+  replaceChildren($("settled"), markets.length ? markets.map((m) => h("tr", {},
+    h("td", {}, m.marketId), h("td", {}, m.betCount), h("td", {}, money(pennies(m.profit))),
+    h("td", {}, money(pennies(m.commission ?? 0))))) : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, "none yet"))]);
+  replaceChildren($("settled-bets"), bets.map((b) => h("li", { class: b.side },
+    h("span", { class: "tag" }, b.side), h("span", {}, `${b.marketId} Hand ${b.selectionId}`),
+    h("span", {}, `${money(pennies(b.sizeSettled ?? 0))} at ${formatPrice(hundredths(b.priceMatched ?? b.priceRequested))}`),
+    h("span", { class: "acts" }, `profit ${money(pennies(b.profit ?? 0))}`))));
+}
+
+export function setFunds(funds) {
+  setText($("balance"), money(pennies(funds.availableToBetBalance)));
+  setText($("exposure"), money(pennies(Math.abs(funds.exposure ?? 0))));
+}

@@ -1,0 +1,159 @@
+"""The spectator's stream: every channel's Games API snapshot over a WebSocket at ``/games/v1/stream``.
+
+The Exchange Stream (``/stream``) carries prices and a trader's own orders but
+no cards, and only to a logged-in session; the trading page shows the table to
+anyone who opens it, so this read-only stream pushes what
+``/games/v1/channels/{id}/snapshot`` would answer (cards, round, window,
+exact equities and best prices), as it changes:
+
+* on connecting, ``{"op": "channels", "pt", "channels": [...]}`` (the list of
+  ``/games/v1/channels``), then one ``{"op": "snapshot", "pt", "channel", "snapshot"}``
+  per channel;
+* afterwards a ``snapshot`` message for a channel each time its game changed
+  (a card turned, a window opened or closed, a price moved, a settlement),
+  conflated: a change marks its channel, and one flush ``conflate_ms`` later on
+  the service's clock sends each marked channel once; a new game on a channel
+  also sends ``channels`` again.
+
+``pt`` is the server's clock (epoch ms) when the message was built. A client
+sends nothing (a text frame is answered with an ``error`` message; the
+connection stays open). As every answer of the server, a message waits until
+the journal holds the records behind it (:meth:`ExchangeService.durable`); if
+the journal fails, every connection is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from exchange.clock import Timer
+from exchange.core.events import Event
+from exchange.server.errors import ApiError
+from exchange.server.game_view import channel_list, channel_snapshot
+from exchange.server.service import ExchangeService
+
+GAMES_STREAM_PATH = "/games/v1/stream"
+MAX_MESSAGE = 4 * 1024
+
+
+class GamesHub:
+    """The spectator connections and the conflated flush of the channels that changed."""
+
+    def __init__(self, service: ExchangeService, *, conflate_ms: int = 50) -> None:
+        self.service = service
+        self.conflate_ms = conflate_ms
+        self.connections: set[web.WebSocketResponse] = set()
+        self._dirty: set[str] = set()
+        self._games: dict[str, str | None] = {}
+        self._flush_handle: Timer | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.sending = asyncio.Lock()  # one flush or first image at a time, so messages leave in order
+
+    def touched(self, market_id: str | None, event: Event | None) -> None:
+        """Something changed on ``market_id``'s channel (every channel if it names none known); flush soon."""
+        if not self.connections:
+            return
+        self._dirty.update(_channels_of(market_id, self.service.channels))
+        if self._flush_handle is None:  # on the service's clock, so a test's clock decides when it flushes
+            self._flush_handle = self.service.clock.call_later(self.conflate_ms, self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        self._flush_handle = None
+        self._spawn(self.flush())
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def flush(self) -> None:
+        async with self.sending:
+            dirty, self._dirty = sorted(self._dirty), set()
+            messages = []
+            games = self._current_games()
+            if games != self._games:
+                self._games = games
+                messages.append(self._channels_message())
+            messages += [self._snapshot_message(name) for name in dirty]
+            if not await self._held():
+                return
+            for ws in list(self.connections):
+                for message in messages:
+                    await _send(ws, message)
+
+    def _current_games(self) -> dict[str, str | None]:
+        return {c["id"]: c["gameId"] for c in channel_list(self.service)}
+
+    def _channels_message(self) -> dict[str, Any]:
+        return {"op": "channels", "pt": self.service.now(), "channels": channel_list(self.service)}
+
+    def _snapshot_message(self, name: str) -> dict[str, Any]:
+        return {"op": "snapshot", "pt": self.service.now(), "channel": name,
+                "snapshot": channel_snapshot(self.service, name)}
+
+    async def _held(self) -> bool:
+        try:
+            await self.service.durable()
+        except ApiError:
+            return False
+        return True
+
+    def fail(self, reason: str) -> None:
+        """The journal failed: every connection is closed, with nothing more sent."""
+        for ws in list(self.connections):
+            self.connections.discard(ws)
+            self._spawn(ws.close(message=b"the exchange is stopping"))
+
+    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
+        await ws.prepare(request)
+        try:
+            async with self.sending:  # the image, then every flush after it: nothing is missed or reordered
+                messages = [self._channels_message()]
+                messages += [self._snapshot_message(name) for name in self.service.channels]
+                if not await self._held():
+                    return ws
+                for message in messages:
+                    await _send(ws, message)
+                self.connections.add(ws)
+            async for msg in ws:
+                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    await _send(ws, {"op": "error", "errorMessage": "this stream is read-only: send nothing"})
+        finally:
+            self.connections.discard(ws)
+        return ws
+
+    async def close(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        for ws in list(self.connections):
+            with contextlib.suppress(Exception):
+                await ws.close()
+        for task in list(self._tasks):
+            task.cancel()
+
+
+def _channels_of(market_id: str | None, channels: Iterable[str]) -> list[str]:
+    """The channel whose game ``market_id`` is (its id starts ``CHANNEL.``); every channel when none is.
+
+    >>> _channels_of("holdem-turbo.7", ["holdem", "holdem-turbo"]), _channels_of(None, ["holdem", "omaha"])
+    (['holdem-turbo'], ['holdem', 'omaha'])
+    """
+    names = list(channels)
+    if market_id is None:
+        return names
+    mine = [name for name in names if market_id.startswith(f"{name}.")]
+    return [max(mine, key=len)] if mine else names
+
+
+async def _send(ws: web.WebSocketResponse, message: dict[str, Any]) -> None:
+    if ws.closed:
+        return
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        await ws.send_str(json.dumps(message, separators=(",", ":")))
