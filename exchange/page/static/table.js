@@ -227,6 +227,7 @@ function fillPrices(buttons, levels, verb, name) {
 
 export function roundWords(game) {
   if (!game.roundName) return "Starting";
+  if (game.markets.length && game.markets.every((m) => m.status === "CLOSED")) return `${game.roundName} · result`;
   return game.bettingOpen ? game.roundName : `${game.roundName} · suspended`;
 }
 

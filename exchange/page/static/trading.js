@@ -136,7 +136,7 @@ export class Slip {
 export function renderOrders(orders, names, { onCancel, onReplace }) {
   const unmatched = orders.filter((o) => o.remaining > 0 && !o.complete);
   const matched = orders.filter((o) => o.matched > 0);
-  const label = (o) => `${o.side === "BACK" ? "Back" : "Lay"} ${names(o)} `;
+  const label = (o) => names(o);
   replaceChildren($("unmatched"), unmatched.length ? unmatched.map((o) => {
     const input = h("input", { "aria-label": `New odds for bet ${o.betId}`, value: formatPrice(o.price), inputmode: "decimal" });
     return h("li", { class: o.side, dataset: { bet: o.betId } },

@@ -1,0 +1,152 @@
+"""A server in a thread of the test process on a virtual clock, and headless Chromium driven by Playwright.
+
+The browser needs a real listening server, and the test must decide when time
+passes: the app runs on its own event loop in a thread, on a
+:class:`~exchange.clock.VirtualClock` that only :meth:`LiveServer.advance` moves
+(on the server's loop, so every callback runs where it belongs). After each move
+the spectators' and the Exchange Stream's conflation interval is let pass too,
+so what changed is on its way to the page when ``advance`` returns; the test then
+waits for the page with Playwright's bounded ``expect``.
+
+Chromium is Debian's (``/usr/bin/chromium``, installed by ``.ci/run``), launched
+by Playwright's Python library; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import requests
+from aiohttp import web
+
+from exchange.clock import VirtualClock
+from exchange.game.channels import HOLDEM
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from tests.server.helpers import START_MS, free_port
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WINDOW_MS = 30_000
+PLAYING_MS = 1_000
+GAME_MS = 4 * (WINDOW_MS + PLAYING_MS)
+CALL_TIMEOUT_S = 20  # the first start may build the engine's tables
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+APP_KEY = "page-test"
+T = TypeVar("T")
+
+
+class LiveServer:
+    """``create_app`` with the demo account on 127.0.0.1, its clock moved only by the test."""
+
+    def __init__(self, db: Path) -> None:
+        self.clock = VirtualClock(start_ms=START_MS)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = ServerConfig(db_path=str(db), channels=("holdem",), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
+                              house=False, seed=3, demo=True)
+        self.app = create_app(config, clock=self.clock)
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="page-test-server", daemon=True)
+        self.runner: web.AppRunner | None = None
+
+    def start(self) -> LiveServer:
+        self.thread.start()
+        self.call(self._start)
+        self.advance(0)  # the channel scheduled its first game at "now": deal it
+        return self
+
+    async def _start(self) -> None:
+        self.runner = web.AppRunner(self.app)
+        await self.runner.setup()
+        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
+
+    def stop(self) -> None:
+        if self.runner is not None:
+            self.call(self.runner.cleanup)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=CALL_TIMEOUT_S)
+        self.loop.close()
+
+    def call(self, fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
+        """Run ``fn()`` on the server's loop and return its result."""
+        return asyncio.run_coroutine_threadsafe(fn(), self.loop).result(timeout=CALL_TIMEOUT_S)
+
+    def run(self, fn: Callable[[], T]) -> T:
+        """Run the plain function ``fn`` on the server's loop (the app's objects belong to its thread)."""
+        async def inside() -> T:
+            return fn()
+        return self.call(inside)
+
+    def advance(self, ms: int) -> None:
+        """Move the clock ``ms`` on, then let the streams' conflation interval pass so the changes go out."""
+        conflate = max(self.app[keys.HUB].conflate_ms, self.app[keys.GAMES].conflate_ms)
+
+        async def move() -> None:
+            self.clock.advance(ms)
+            await asyncio.sleep(0)  # let what the moves started (reveals' tasks) take their turn
+            self.clock.advance(conflate)
+
+        self.call(move)
+
+    def game_start(self) -> int:
+        """When the current game on the Hold'em table began (clock ms)."""
+        return self.run(lambda: self.app[keys.SERVICE].channels[HOLDEM.name].current.start_ms)
+
+    def to_game_time(self, offset_ms: int, *, next_game: bool = False) -> None:
+        """Advance to ``offset_ms`` after the start of the current game (or of the next one)."""
+        target = self.game_start() + (GAME_MS if next_game else 0) + offset_ms
+        self.advance(max(0, target - self.clock.now()))
+
+    def add_account(self, name: str, password: str, deposit: int) -> None:
+        self.run(lambda: self.app[keys.STORE].add(name, password, deposit=deposit))
+
+    def snapshot(self) -> dict[str, Any]:
+        body: dict[str, Any] = requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=5).json()
+        return body
+
+
+def window_opens(round_number: int) -> int:
+    """When betting window ``round_number`` (1 Deal … 4 Turn) opens, after the game's start."""
+    return (round_number - 1) * (WINDOW_MS + PLAYING_MS)
+
+
+class ApiClient:
+    """API-NG over HTTP for one account, as any other client of the server."""
+
+    def __init__(self, url: str, name: str, password: str) -> None:
+        self.url = url
+        answer = requests.post(f"{url}/api/login", data={"username": name, "password": password},
+                               headers={"X-Application": APP_KEY}, timeout=5).json()
+        assert answer["status"] == "SUCCESS", answer
+        self.headers = {"X-Application": APP_KEY, "X-Authentication": answer["token"],
+                        "Content-Type": "application/json"}
+
+    def call(self, method: str, params: dict[str, Any], *, account: bool = False) -> Any:
+        path = "/exchange/account/json-rpc/v1" if account else "/exchange/betting/json-rpc/v1"
+        prefix = "AccountAPING/v1.0/" if account else "SportsAPING/v1.0/"
+        answer = requests.post(f"{self.url}{path}", json={"jsonrpc": "2.0", "id": 1, "method": prefix + method,
+                                                          "params": params}, headers=self.headers, timeout=5).json()
+        assert "result" in answer, answer
+        return answer["result"]
+
+    def place(self, market_id: str, selection: int, side: str, price: float, size: float) -> dict[str, Any]:
+        report: dict[str, Any] = self.call("placeOrders", {"marketId": market_id, "instructions": [{
+            "selectionId": selection, "side": side, "orderType": "LIMIT",
+            "limitOrder": {"size": size, "price": price, "persistenceType": "LAPSE"}}]})
+        assert report["status"] == "SUCCESS", report
+        return report["instructionReports"][0]
+
+    def current_orders(self, market_id: str) -> list[dict[str, Any]]:
+        orders: list[dict[str, Any]] = self.call("listCurrentOrders", {"marketIds": [market_id]})["currentOrders"]
+        return orders
+
+    def funds(self) -> dict[str, Any]:
+        funds: dict[str, Any] = self.call("getAccountFunds", {}, account=True)
+        return funds

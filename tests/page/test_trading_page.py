@@ -1,0 +1,216 @@
+"""The trading page in a real headless Chromium, against a server on a virtual clock.
+
+One server and one browser for the module; each test starts from a fresh game
+(the clock moved to the next game's start) in a fresh browser context, and
+ends by checking the page logged no console error. Screenshots of the lobby,
+a table mid-game and a settled game are saved in ``tests/artifacts/``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+
+from exchange.core import ladder
+from tests.page.harness import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WINDOW_MS,
+    ApiClient,
+    LiveServer,
+    window_opens,
+)
+
+WAIT_MS = 10_000  # the longest any expectation waits for the page
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = LiveServer(tmp_path_factory.mktemp("page") / "exchange.db").start()
+    live.add_account("bob", "pw-bob", 100_000)
+    yield live
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: LiveServer) -> Iterator[Page]:
+    """A fresh tab on a fresh game; after the test, no console error may have been logged."""
+    server.to_game_time(0, next_game=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda message: _note_error(message, errors))
+    tab.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    expect.set_options(timeout=WAIT_MS)
+    tab.goto(server.url + "/")
+    yield tab
+    context.close()
+    assert errors == []
+
+
+def _note_error(message: ConsoleMessage, errors: list[str]) -> None:
+    if message.type == "error":
+        errors.append(message.text)
+
+
+def shoot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def log_in(page: Page) -> None:
+    page.get_by_role("button", name="Log in").click()  # the form comes filled with the demo account
+    expect(page.locator("#who")).to_have_text("demo")
+    expect(page.locator("#balance")).to_have_text(re.compile(r"£[\d,]+\.\d\d"))
+
+
+def shown_cards(page: Page, where: str) -> list[str | None]:
+    """The cards drawn in ``#hands`` or ``#board``: their codes, None for a face-down card."""
+    cards = page.locator(f"#{where} .card")
+    return [cards.nth(i).get_attribute("data-card") for i in range(cards.count())]
+
+
+def server_cards(server: LiveServer) -> tuple[list[str | None], list[str | None]]:
+    game = server.snapshot()["game"]
+    face = [None if c == "NOT AVAILABLE" else c for hand in game["gameData"]["hands"] for c in hand["cards"]]
+    board = [None if c == "NOT AVAILABLE" else c for c in game["gameData"]["communityCards"]]
+    return face, board
+
+
+def quote_around_fair(client: ApiClient, server: LiveServer) -> None:
+    """Three backs and three lays on every hand that can win, a few ticks either side of its fair odds."""
+    game = server.snapshot()["game"]
+    for sel in game["markets"][0]["selections"]:
+        equity = Fraction(sel["equityExact"])
+        if not 0 < equity < 1:
+            continue
+        fair = ladder.nearest_tick(1 / equity)
+        for n in (1, 2, 3):
+            below, above = float(ladder.price(ladder.tick_down(fair, n))), float(ladder.price(ladder.tick_up(fair, n)))
+            client.place(game["id"], sel["selectionId"], "LAY", below, 2 + 3 * n)
+            client.place(game["id"], sel["selectionId"], "BACK", above, 2 + 2 * n)
+    server.advance(0)
+
+
+def test_the_lobby_and_a_table_show_each_card_in_its_window(page: Page, server: LiveServer) -> None:
+    game_id = server.snapshot()["game"]["id"]
+    lobby = page.locator(".lobby-card[data-channel='holdem']")
+    expect(lobby.locator(".lobby-game")).to_have_text(game_id)
+    expect(lobby.locator(".lobby-round")).to_have_text("Deal")
+    expect(lobby.locator(".lobby-time")).to_have_text(re.compile(r"\d+\.\d s"))
+    shoot(page, "lobby.png")
+    lobby.click()
+    expect(page.locator("#round-name")).to_have_text("Deal")
+    expect(page.locator("#hands .card.back")).to_have_count(8)  # four hands face down
+    expect(page.locator("#board .card.back")).to_have_count(5)
+    for round_number, name, board_up in ((2, "Pre-flop", 0), (3, "Flop", 3), (4, "Turn", 4)):
+        server.to_game_time(window_opens(round_number))
+        expect(page.locator("#round-name")).to_have_text(name)
+        hands, board = server_cards(server)
+        assert None not in hands and sum(c is not None for c in board) == board_up
+        assert shown_cards(page, "hands") == hands
+        assert shown_cards(page, "board") == board
+        if round_number == 3:
+            quote_around_fair(ApiClient(server.url, "bob", "pw-bob"), server)
+            expect(page.locator("tr[data-selection='1'] button.price.lay.best")).not_to_contain_text("Lay")
+            shoot(page, "table-mid-game.png")
+    equity = page.locator("tr[data-selection='1'] .equity")
+    share = server.snapshot()["game"]["markets"][0]["selections"][0]["equity"]
+    expect(equity).to_have_text(f"equity {share * 100:.2f}%")
+    page.get_by_label("Exact equity").uncheck()
+    expect(equity).to_have_text("")
+
+
+def test_a_back_placed_by_clicking_is_matched_and_an_api_order_shows_and_cancels(page: Page,
+                                                                                 server: LiveServer) -> None:
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bob.place(market, 1, "LAY", 3.0, 10)
+    server.advance(0)
+    page.goto(f"{server.url}/#/table/holdem")
+    log_in(page)
+    best_back = page.locator("tr[data-selection='1'] button.price.back.best")
+    expect(best_back).to_contain_text("3.00")
+    best_back.click()
+    expect(page.locator("#slip-what")).to_have_text(f"Back Hand 1 · {market}")
+    expect(page.locator("#slip-price")).to_have_value("3.00")
+    page.locator("#slip-stake").fill("4")
+    expect(page.locator("#slip-outcome")).to_have_text("Profit £8.00 if Hand 1 wins; you risk £4.00.")
+    page.locator("#slip-confirm").click()
+    expect(page.locator("#notice")).to_contain_text("£4.00 matched")
+    [backed] = demo.current_orders(market)
+    assert (backed["side"], backed["selectionId"], backed["sizeMatched"]) == ("BACK", 1, 4.0)
+    assert backed["averagePriceMatched"] == 3.0
+    expect(page.locator(f"#matched li[data-bet='{backed['betId']}']")).to_contain_text("£4.00 at 3.00")
+    expect(page.locator("tr[data-selection='1'] .pnl")).to_have_text("if wins +£8.00")
+    expect(page.locator("tr[data-selection='2'] .pnl")).to_have_text("if wins −£4.00")
+    expect(page.locator("#exposure")).to_have_text("£4.00")
+
+    # The other way round: an order placed over API-NG reaches the page by the order stream.
+    resting = demo.place(market, 2, "BACK", 50, 2)
+    server.advance(0)
+    row = page.locator(f"#unmatched li[data-bet='{resting['betId']}']")
+    expect(row).to_contain_text("Hand 2£2.00 at 50")
+    row.get_by_role("button", name="Cancel").click()
+    expect(page.locator("#notice")).to_have_text(f"Bet {resting['betId']} cancelled.")
+    expect(row).to_have_count(0)
+    cancelled = next(o for o in demo.current_orders(market) if o["betId"] == resting["betId"])
+    assert (cancelled["status"], cancelled["sizeCancelled"]) == ("EXECUTION_COMPLETE", 2.0)
+
+    # A refusal shows the server's own words.
+    page.locator("tr[data-selection='3'] button.price.lay.best").click()
+    page.locator("#slip-price").fill("3.03")
+    page.locator("#slip-confirm").click()
+    expect(page.locator("#notice")).to_contain_text("price 3.03 is not on the ladder")
+    expect(page.locator("#notice")).to_contain_text("INVALID_ODDS")
+
+
+def test_settlement_updates_the_balance_and_the_history(page: Page, server: LiveServer) -> None:
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    server.to_game_time(window_opens(2))
+    for selection in (1, 2, 3, 4):  # 5.0 on each of four hands: backing all four wins whatever the result
+        bob.place(market, selection, "LAY", 5.0, 10)
+    server.advance(0)
+    page.goto(f"{server.url}/#/table/holdem")
+    log_in(page)
+    before = demo.funds()["availableToBetBalance"]
+    for selection in (1, 2, 3, 4):
+        page.locator(f"tr[data-selection='{selection}'] button.price.back.best").click()
+        page.locator("#slip-stake").fill("5")
+        page.locator("#slip-confirm").click()
+        expect(page.locator("#notice")).to_contain_text("£5.00 matched")
+    server.to_game_time(window_opens(4) + WINDOW_MS)  # the Turn window closes: the river, the result, settlement
+    expect(page.locator("#round-name")).to_contain_text("Turn")
+    expect(page.locator("#results li").first).to_contain_text(market)
+    settled = page.locator("#settled tr").first
+    expect(settled).to_contain_text(market)
+    cleared = demo.call("listClearedOrders", {"betStatus": "SETTLED", "groupBy": "MARKET"})["clearedOrders"]
+    row = next(r for r in cleared if r["marketId"] == market)
+    expect(settled).to_contain_text(f"£{row['commission']:.2f}")
+    assert row["profit"] == 5.0 and row["commission"] > 0  # £20 won on the winner less £15 lost on the others
+    after = demo.funds()["availableToBetBalance"]
+    assert after == pytest.approx(before + row["profit"] - row["commission"])
+    expect(page.locator("#balance")).to_have_text(f"£{after:,.2f}")
+    expect(page.locator("#exposure")).to_have_text("£0.00")
+    winners = {s["selectionId"] for s in server.snapshot()["game"]["markets"][0]["selections"]
+               if s["status"] in ("WINNER", "TIED_DEAD_HEAT")}
+    for hand in winners:
+        expect(page.locator(f"#hands .hand[data-selection='{hand}'] .status")).to_have_text(
+            re.compile("winner|dead heat"))
+    shoot(page, "settled-game.png")
