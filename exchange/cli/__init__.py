@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "backtest")
+SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "backtest", "replay")
 
 
 def build_parser() -> argparse.ArgumentParser:

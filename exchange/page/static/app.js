@@ -61,6 +61,7 @@ function onSnapshot(message) {
   const previous = state.snapshots.get(message.channel)?.snapshot;
   state.snapshots.set(message.channel, { snapshot: message.snapshot, at: performance.now() });
   noteResult(message.snapshot, previous);
+  if (message.settled) renderSettled(message.settled.slice(-SETTLED_KEPT).reverse(), []);
   if (message.snapshot.game?.orders) {
     const game = message.snapshot.game;
     state.orders.applyList(game.markets.map((m) => m.marketId), game.orders);
@@ -350,6 +351,8 @@ function setReplay(replay) {
   state.replay = replay;
   $("replay-controls").hidden = false;
   $("account").hidden = true;
+  setText($("orders-title"), "The strategy's bets");
+  setText($("settled-title"), "The strategy's settled markets");
   $("replay-speed").value = String(replay.speed);
   setText($("replay-state"), `${replay.playing ? "playing" : "paused"} · ${replay.speed}× · ${replay.position ?? ""}`);
 }
@@ -377,6 +380,7 @@ function start() {
   });
   $("replay-play").addEventListener("click", () => control({ action: "play" }));
   $("replay-pause").addEventListener("click", () => control({ action: "pause" }));
+  $("replay-next").addEventListener("click", () => control({ action: "next" }));
   $("replay-speed").addEventListener("change", (event) => control({ speed: Number(event.target.value) }));
   window.addEventListener("hashchange", route);
   const saved = sessionStorage.getItem("session");

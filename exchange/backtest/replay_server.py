@@ -1,0 +1,245 @@
+"""``exchange-poker replay DIR``: the trading page over a backtest's recorded games, with play / pause / speed.
+
+The app serves the same page and the same read routes as the live server
+(``/games/v1/channels``, ``/games/v1/channels/{id}/snapshot`` and the
+spectators' WebSocket ``/games/v1/stream``, in the same shapes), built from a
+:class:`~exchange.backtest.replay.Timeline` at the replay's position instead
+of from a running exchange. The ``channels`` message carries ``replay`` (the
+player's state), and each ``snapshot`` message ``settled`` (the strategy's
+result on each game settled so far), so the page shows controls instead of a
+login, and the strategy's bets, P&L and history.
+
+``POST /replay/v1/control`` with a JSON object: ``{"action": "play" | "pause" |
+"next"}`` and/or ``{"speed": S}`` (0.1 to 100); it answers the player's state
+``{playing, speed, position, positionMs, lengthMs}``, and every page is told.
+Bad input is a 400 ``{"error": "INVALID_INPUT", "details": ...}``.
+
+The position moves on a :class:`ReplayClock`: with the wall clock by default,
+or any ``now`` function a test injects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from exchange.backtest.replay import Timeline
+from exchange.page import add_page_routes
+
+TICK_S = 0.1  # how often (wall clock) the player looks whether the table changed
+MIN_SPEED, MAX_SPEED = 0.1, 100.0
+TIMELINE = web.AppKey("timeline", Timeline)
+JsonDict = dict[str, Any]
+
+
+class ReplayClock:
+    """The replay's position in ms since the first game's start: paused, or moving at ``speed`` × ``now()``."""
+
+    def __init__(self, length_ms: int, now: Callable[[], float] = time.monotonic) -> None:
+        self.length_ms = length_ms
+        self._now = now
+        self.speed = 1.0
+        self.playing = False
+        self._base_ms = 0.0
+        self._since = now()
+
+    def position(self) -> int:
+        moved = (self._now() - self._since) * 1000 * self.speed if self.playing else 0.0
+        return int(min(self.length_ms, self._base_ms + moved))
+
+    def _rebase(self) -> None:
+        self._base_ms = float(self.position())
+        self._since = self._now()
+
+    def play(self) -> None:
+        self._rebase()
+        self.playing = True
+
+    def pause(self) -> None:
+        self._rebase()
+        self.playing = False
+
+    def set_speed(self, speed: float) -> None:
+        self._rebase()
+        self.speed = speed
+
+    def seek(self, position_ms: int) -> None:
+        self._base_ms = float(max(0, min(self.length_ms, position_ms)))
+        self._since = self._now()
+
+
+class Player:
+    """The replay clock, the pages watching, and what each was last sent."""
+
+    def __init__(self, timeline: Timeline, clock: ReplayClock) -> None:
+        self.timeline = timeline
+        self.clock = clock
+        self.connections: set[web.WebSocketResponse] = set()
+        self._last: str | None = None
+
+    def state(self) -> JsonDict:
+        position = self.clock.position()
+        game = self.timeline.game_at(position)
+        return {"playing": self.clock.playing, "speed": self.clock.speed, "positionMs": position,
+                "lengthMs": self.timeline.length_ms,
+                "position": f"game {game.game_index + 1} of {len(self.timeline.games)}"}
+
+    def channels_message(self) -> JsonDict:
+        entry = self.timeline.channel_entry()
+        entry["gameId"] = self.timeline.game_at(self.clock.position()).market_id
+        return {"op": "channels", "pt": self.clock.position(), "channels": [entry], "replay": self.state()}
+
+    def snapshot_message(self) -> JsonDict:
+        position = self.clock.position()
+        return {"op": "snapshot", "pt": position, "channel": self.timeline.channel.name,
+                "snapshot": self.timeline.snapshot(position), "settled": self.timeline.settled_before(position)}
+
+    def control(self, body: object) -> JsonDict:
+        """Apply a control request; raise ``ValueError`` saying what is wrong with it."""
+        if not isinstance(body, dict) or not body or set(body) - {"action", "speed"}:
+            raise ValueError('send a JSON object with "action" (play, pause or next) and/or "speed"')
+        speed = body.get("speed")
+        if speed is not None and not _good_speed(speed):
+            raise ValueError(f"speed must be a number from {MIN_SPEED:g} to {MAX_SPEED:g}, not {speed!r:.40}")
+        action = body.get("action")
+        if action is not None and action not in ("play", "pause", "next"):
+            raise ValueError(f"action must be play, pause or next, not {action!r:.40}")
+        if speed is not None:
+            self.clock.set_speed(float(speed))
+        if action == "play":
+            self.clock.play()
+        elif action == "pause":
+            self.clock.pause()
+        elif action == "next":
+            following = self.timeline.next_start(self.clock.position())
+            self.clock.seek(self.timeline.length_ms if following is None else following)
+        return self.state()
+
+    async def broadcast(self, *, channels: bool) -> None:
+        """Send the snapshot if it changed since the last one sent (and the channel list if asked)."""
+        messages = [self.channels_message()] if channels else []
+        snapshot = self.snapshot_message()
+        text = json.dumps({**snapshot, "pt": 0, "snapshot": _without_countdown(snapshot["snapshot"])})
+        if channels or text != self._last:
+            self._last = text
+            messages.append(snapshot)
+        for ws in list(self.connections):
+            for message in messages:
+                await _send(ws, message)
+
+    async def run(self) -> None:
+        """Watch the position until cancelled: a page hears of every change, and the end pauses the player."""
+        while True:
+            await asyncio.sleep(TICK_S)
+            ended = self.clock.playing and self.clock.position() >= self.timeline.length_ms
+            if ended:
+                self.clock.pause()
+            await self.broadcast(channels=ended)
+
+
+def _good_speed(speed: object) -> bool:
+    return (isinstance(speed, int | float) and not isinstance(speed, bool) and math.isfinite(speed)
+            and MIN_SPEED <= speed <= MAX_SPEED)
+
+
+def _without_countdown(snapshot: JsonDict) -> JsonDict:
+    game = snapshot.get("game")
+    if not game:
+        return snapshot
+    return {**snapshot, "game": {k: v for k, v in game.items()
+                                 if k not in ("bettingWindowRemainingMs", "bettingWindowPercentageComplete")}}
+
+
+PLAYER = web.AppKey("player", Player)
+
+
+def create_replay_app(timeline: Timeline, *, clock: ReplayClock | None = None) -> web.Application:
+    """The replay as an aiohttp application: the page, the read routes, the stream and the control route."""
+    app = web.Application(middlewares=[_json_errors])
+    app[TIMELINE] = timeline
+    app[PLAYER] = Player(timeline, clock or ReplayClock(timeline.length_ms))
+    app.cleanup_ctx.append(_ticker)
+    app.router.add_get("/games/v1/channels", _channels)
+    app.router.add_get("/games/v1/channels/{channel}/snapshot", _snapshot)
+    app.router.add_get("/games/v1/stream", _stream)
+    app.router.add_post("/replay/v1/control", _control)
+    add_page_routes(app)
+    return app
+
+
+async def _ticker(app: web.Application) -> AsyncIterator[None]:
+    task = asyncio.get_running_loop().create_task(app[PLAYER].run(), name="replay-player")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    for ws in list(app[PLAYER].connections):
+        await ws.close()
+
+
+@web.middleware
+async def _json_errors(request: web.Request, handler: Any) -> web.StreamResponse:
+    try:
+        response: web.StreamResponse = await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return web.json_response({"error": exc.reason.upper().replace(" ", "_"), "details": exc.text or exc.reason},
+                                 status=exc.status)
+    return response
+
+
+async def _channels(request: web.Request) -> web.Response:
+    return web.json_response({"channels": request.app[PLAYER].channels_message()["channels"]})
+
+
+async def _snapshot(request: web.Request) -> web.Response:
+    player = request.app[PLAYER]
+    name = request.match_info["channel"]
+    if name != player.timeline.channel.name:
+        raise web.HTTPNotFound(text=f"no channel {name[:40]!r}; this replay shows {player.timeline.channel.name}")
+    return web.json_response(player.timeline.snapshot(player.clock.position()))
+
+
+async def _control(request: web.Request) -> web.Response:
+    player = request.app[PLAYER]
+    try:
+        body = json.loads(await request.text())
+    except json.JSONDecodeError as exc:
+        return web.json_response({"error": "INVALID_INPUT", "details": f"the body is not JSON: {exc}"}, status=400)
+    try:
+        state = player.control(body)
+    except ValueError as exc:
+        return web.json_response({"error": "INVALID_INPUT", "details": str(exc)}, status=400)
+    await player.broadcast(channels=True)
+    return web.json_response(state)
+
+
+async def _stream(request: web.Request) -> web.WebSocketResponse:
+    player = request.app[PLAYER]
+    ws = web.WebSocketResponse(heartbeat=30, max_msg_size=4096)
+    await ws.prepare(request)
+    await _send(ws, player.channels_message())
+    await _send(ws, player.snapshot_message())
+    player.connections.add(ws)
+    try:
+        async for msg in ws:
+            if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                await _send(ws, {"op": "error", "errorMessage": "this stream is read-only: send nothing"})
+    finally:
+        player.connections.discard(ws)
+    return ws
+
+
+async def _send(ws: web.WebSocketResponse, message: JsonDict) -> None:
+    if ws.closed:
+        return
+    with contextlib.suppress(ConnectionError, RuntimeError):
+        await ws.send_str(json.dumps(message, separators=(",", ":")))

@@ -1,0 +1,60 @@
+"""``exchange-poker replay DIR``: watch a backtest's games on the trading page, with play / pause / speed.
+
+    exchange-poker backtest --strategy scripts/value_backer.py:ValueBacker --games 20 --seed 1 --out out/value
+    exchange-poker replay out/value
+
+DIR is a backtest's ``--out`` folder (its Parquet files and ``streams/``).
+The page at the printed address shows each game as the live table shows it
+(cards turned in their windows, exact equities, the recorded prices), with the
+strategy's bets, fills, "if it wins" P&L and results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from aiohttp import web
+
+from exchange.backtest.replay import ReplayError, load_timeline
+from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
+
+LOOPBACK = "127.0.0.1"
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("replay", help="watch a backtest's games on the trading page",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir", type=Path, metavar="DIR", help="a backtest's output folder (backtest --out)")
+    parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--speed", type=float, default=1.0, help=f"replay speed, {MIN_SPEED:g} to {MAX_SPEED:g} "
+                                                                  "(default 1: real time)")
+    parser.add_argument("--paused", action="store_true", help="start paused (press Play on the page)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not MIN_SPEED <= args.speed <= MAX_SPEED:
+        print(f"error: --speed must be from {MIN_SPEED:g} to {MAX_SPEED:g}, not {args.speed:g}", file=sys.stderr)
+        return 2
+    try:
+        timeline = load_timeline(args.dir)
+    except (ReplayError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    app = create_replay_app(timeline)
+    player = app[PLAYER]
+    player.clock.set_speed(args.speed)
+    if not args.paused:
+        player.clock.play()
+    url = f"http://{args.host}:{args.port}/"
+    print(f"Replay of {len(timeline.games)} games of {timeline.channel.title} from {args.dir} on {url}  "
+          "(open it in a browser: play, pause and speed on the page)", flush=True)
+    try:
+        web.run_app(app, host=args.host, port=args.port, print=None)
+    except OSError as exc:
+        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,131 @@
+"""``exchange-poker replay``: a backtest's folder read back as the table a spectator saw, and its player.
+
+The timeline is checked against the backtest's own files, which were written
+by the live game: each card appears exactly when its window closes, the
+equities are the ones every fill recorded at its instant, and the strategy's
+orders and results at a game's end are those of ``orders.parquet`` and
+``settlements.parquet``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from backtest_support import Run
+
+from exchange.backtest.replay import NOT_AVAILABLE, ReplayError, Timeline, game_snapshot, load_timeline
+from exchange.backtest.replay_server import PLAYER, ReplayClock, create_replay_app
+from exchange.backtest.runner import STRATEGY_ACCOUNT
+from exchange.game.rounds import timetable
+
+
+@pytest.fixture(scope="module")
+def timeline(small_run: Run) -> Timeline:
+    return load_timeline(small_run.out)
+
+
+def rows(run: Run, name: str) -> list[dict[str, Any]]:
+    table: list[dict[str, Any]] = pq.read_table(run.out / f"{name}.parquet").to_pylist()
+    return table
+
+
+def test_each_card_is_shown_from_the_close_of_its_window_and_never_before(small_run: Run, timeline: Timeline) -> None:
+    for row in rows(small_run, "games"):
+        game = next(g for g in timeline.games if g.market_id == row["market_id"])
+        deal, preflop, flop, turn = timetable(game.channel, row["start_ms"])
+        hands = [row[f"hand_{i}"].split() for i in range(1, 5)]
+        board = row["board"].split()
+        for at_ms, hole_up, board_up, betting in (
+            (deal.opens_ms, False, 0, True), (deal.closes_ms - 1, False, 0, True),
+            (deal.closes_ms, True, 0, False), (preflop.opens_ms, True, 0, True),
+            (preflop.closes_ms - 1, True, 0, True), (preflop.closes_ms, True, 3, False),
+            (flop.closes_ms - 1, True, 3, True), (flop.closes_ms, True, 4, False),
+            (turn.closes_ms - 1, True, 4, True), (turn.closes_ms, True, 5, False),
+        ):
+            shown = game_snapshot(game, at_ms)["game"]
+            cards = [hand["cards"] for hand in shown["gameData"]["hands"]]
+            assert cards == (hands if hole_up else [[NOT_AVAILABLE] * 2] * 4), (row["market_id"], at_ms)
+            assert shown["gameData"]["communityCards"] == board[:board_up] + [NOT_AVAILABLE] * (5 - board_up)
+            assert shown["bettingOpen"] is (betting and row["status"] == "SETTLED"), (row["market_id"], at_ms)
+
+
+def test_the_equities_shown_are_those_the_live_game_published_at_every_fill(small_run: Run,
+                                                                           timeline: Timeline) -> None:
+    fills = [f for f in rows(small_run, "fills") if not f["voided"]]
+    assert len(fills) > 50
+    for fill in fills:
+        game = next(g for g in timeline.games if g.market_id == fill["market_id"])
+        selection = game_snapshot(game, fill["at_ms"])["game"]["markets"][0]["selections"][fill["selection_id"] - 1]
+        assert Fraction(selection["equityExact"]) == Fraction(fill["equity_exact"]), fill
+
+
+def test_the_strategys_orders_and_results_at_the_end_are_those_of_the_files(small_run: Run,
+                                                                            timeline: Timeline) -> None:
+    placed = [o for o in rows(small_run, "orders") if o["account"] == STRATEGY_ACCOUNT and not o["error_code"]]
+    assert placed
+    for game in timeline.games:
+        mine = {str(o["bet_id"]): o for o in placed if o["market_id"] == game.market_id}
+        shown = {o["betId"]: o for o in game_snapshot(game, game.end_ms - 1)["game"]["orders"]}
+        assert shown.keys() == mine.keys()
+        for bet_id, order in mine.items():
+            assert round(shown[bet_id]["sizeMatched"] * 100) == order["size_matched"]
+            assert shown[bet_id]["sizeRemaining"] == 0
+            if order["size_matched"]:
+                assert shown[bet_id]["averagePriceMatched"] == pytest.approx(order["average_price_matched"], abs=0.01)
+            before = game_snapshot(game, order["placed_ms"] - 1)["game"]["orders"]
+            assert bet_id not in {o["betId"] for o in before}
+    settled = {r["market_id"]: r for r in rows(small_run, "settlements") if r["account"] == STRATEGY_ACCOUNT}
+    results = timeline.settled_before(timeline.length_ms)
+    assert {r["marketId"] for r in results} == settled.keys()
+    for result in results:
+        row = settled[result["marketId"]]
+        assert (round(result["profit"] * 100), round(result["commission"] * 100)) == (row["gross_profit"],
+                                                                                      row["commission"])
+
+
+def test_a_folder_without_a_backtest_is_refused_with_what_is_missing(tmp_path: Any) -> None:
+    with pytest.raises(ReplayError, match=r"games\.parquet is missing"):
+        load_timeline(tmp_path)
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_the_player_plays_pauses_changes_speed_and_skips_and_refuses_bad_controls(timeline: Timeline) -> None:
+    time = FakeTime()
+    app = create_replay_app(timeline, clock=ReplayClock(timeline.length_ms, now=time))
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        async def control(body: object, status: int = 200) -> dict[str, Any]:
+            resp = await client.post("/replay/v1/control", data=body if isinstance(body, str) else None,
+                                     json=None if isinstance(body, str) else body)
+            assert resp.status == status
+            answer: dict[str, Any] = await resp.json()
+            return answer
+
+        async with client.ws_connect("/games/v1/stream") as ws:
+            first = await ws.receive_json(timeout=3)
+            assert first["op"] == "channels" and first["replay"]["playing"] is False
+            assert (await ws.receive_json(timeout=3))["snapshot"]["game"]["id"] == timeline.games[0].market_id
+        assert (await control({"action": "play", "speed": 2}))["playing"] is True
+        time.now += 10
+        assert app[PLAYER].clock.position() == 20_000
+        assert (await control({"action": "pause"}))["positionMs"] == 20_000
+        time.now += 10
+        assert (await control({"action": "next"}))["positionMs"] == timeline.games[1].start_ms - timeline.origin_ms
+        snapshot = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
+        assert snapshot["game"]["id"] == timeline.games[1].market_id
+        for bad, words in (({"speed": 0}, "speed must be a number from 0.1 to 100"),
+                           ({"action": "rewind"}, "action must be play, pause or next"),
+                           ({"volume": 3}, 'send a JSON object with "action"'), ("{", "the body is not JSON")):
+            refusal = await control(bad, 400)
+            assert refusal["error"] == "INVALID_INPUT" and words in refusal["details"]
+        assert (await client.get("/games/v1/channels/omaha/snapshot")).status == 404
