@@ -139,6 +139,19 @@ class Timeline:
         now = self.origin_ms + position_ms
         return [g.settlement for g in self.games if g.settlement is not None and g.windows[-1].closes_ms <= now]
 
+    def results_before(self, position_ms: int, count: int = 10) -> list[JsonDict]:
+        """The last ``count`` games settled by ``position_ms``, newest first: id, winners, board (for the page)."""
+        now = self.origin_ms + position_ms
+        done = [g for g in self.games if g.windows[-1].closes_ms <= now][-count:]
+        out = []
+        for game in reversed(done):
+            final = game_snapshot(game, game.windows[-1].closes_ms)["game"]
+            selections = [{"name": s["name"], "status": s["status"]} for s in final["markets"][0]["selections"]]
+            out.append({"id": game.market_id, "channel": f"{self.channel.title} (replay)", "game": {
+                "markets": [{"marketId": game.market_id, "selections": selections}],
+                "gameData": {"communityCards": final["gameData"]["communityCards"]}}})
+        return out
+
     def snapshot(self, position_ms: int) -> JsonDict:
         """The channel's snapshot ``position_ms`` after the first game's start."""
         game = self.game_at(position_ms)

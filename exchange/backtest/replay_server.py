@@ -6,8 +6,9 @@ spectators' WebSocket ``/games/v1/stream``, in the same shapes), built from a
 :class:`~exchange.backtest.replay.Timeline` at the replay's position instead
 of from a running exchange. The ``channels`` message carries ``replay`` (the
 player's state), and each ``snapshot`` message ``settled`` (the strategy's
-result on each game settled so far), so the page shows controls instead of a
-login, and the strategy's bets, P&L and history.
+result on each game settled so far) and ``results`` (the last games' winners
+and boards), so the page shows controls instead of a login, and the
+strategy's bets, P&L and history, whichever games were skipped.
 
 ``POST /replay/v1/control`` with a JSON object: ``{"action": "play" | "pause" |
 "next"}`` and/or ``{"speed": S}`` (0.1 to 100); it answers the player's state
@@ -99,7 +100,8 @@ class Player:
     def snapshot_message(self) -> JsonDict:
         position = self.clock.position()
         return {"op": "snapshot", "pt": position, "channel": self.timeline.channel.name,
-                "snapshot": self.timeline.snapshot(position), "settled": self.timeline.settled_before(position)}
+                "snapshot": self.timeline.snapshot(position), "settled": self.timeline.settled_before(position),
+                "results": self.timeline.results_before(position)}
 
     def control(self, body: object) -> JsonDict:
         """Apply a control request; raise ``ValueError`` saying what is wrong with it."""

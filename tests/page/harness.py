@@ -15,13 +15,15 @@ by Playwright's Python library; nothing is downloaded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import requests
 from aiohttp import web
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from exchange.clock import VirtualClock
 from exchange.game.channels import HOLDEM
@@ -39,28 +41,24 @@ GAME_MS = 4 * (WINDOW_MS + PLAYING_MS)
 CALL_TIMEOUT_S = 20  # the first start may build the engine's tables
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 APP_KEY = "page-test"
+WAIT_MS = 10_000  # the longest any expectation waits for the page
 T = TypeVar("T")
 
 
-class LiveServer:
-    """``create_app`` with the demo account on 127.0.0.1, its clock moved only by the test."""
+class AppThread:
+    """An aiohttp application listening on 127.0.0.1 from its own event loop, in a thread of the test process."""
 
-    def __init__(self, db: Path) -> None:
-        self.clock = VirtualClock(start_ms=START_MS)
+    def __init__(self, app: web.Application) -> None:
+        self.app = app
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = ServerConfig(db_path=str(db), channels=("holdem",), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
-                              house=False, seed=3, demo=True)
-        self.app = create_app(config, clock=self.clock)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="page-test-server", daemon=True)
         self.runner: web.AppRunner | None = None
 
-    def start(self) -> LiveServer:
+    def start(self) -> None:
         self.thread.start()
         self.call(self._start)
-        self.advance(0)  # the channel scheduled its first game at "now": deal it
-        return self
 
     async def _start(self) -> None:
         self.runner = web.AppRunner(self.app)
@@ -83,6 +81,20 @@ class LiveServer:
         async def inside() -> T:
             return fn()
         return self.call(inside)
+
+
+class LiveServer(AppThread):
+    """``create_app`` with the demo account on 127.0.0.1, its clock moved only by the test."""
+
+    def __init__(self, db: Path) -> None:
+        self.clock = VirtualClock(start_ms=START_MS)
+        config = ServerConfig(db_path=str(db), channels=("holdem",), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
+                              house=False, seed=3, demo=True)
+        super().__init__(create_app(config, clock=self.clock))
+
+    def start(self) -> None:
+        super().start()
+        self.advance(0)  # the channel scheduled its first game at "now": deal it
 
     def advance(self, ms: int) -> None:
         """Move the clock ``ms`` on, then let the streams' conflation interval pass so the changes go out."""
@@ -150,3 +162,31 @@ class ApiClient:
     def funds(self) -> dict[str, Any]:
         funds: dict[str, Any] = self.call("getAccountFunds", {}, account=True)
         return funds
+
+
+@contextlib.contextmanager
+def watched_page(browser: Browser, url: str) -> Iterator[Page]:
+    """A tab in a fresh context at ``url``, laptop-sized; on leaving, no console error may have been logged."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda message: _note_error(message, errors))
+    tab.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    expect.set_options(timeout=WAIT_MS)
+    try:
+        tab.goto(url)
+        yield tab
+    finally:
+        context.close()
+    assert errors == []
+
+
+def _note_error(message: ConsoleMessage, errors: list[str]) -> None:
+    if message.type == "error":
+        errors.append(message.text)
+
+
+def shoot(page: Page, name: str) -> None:
+    """Save a screenshot of the whole page in ``tests/artifacts/`` (kept by CI as a test artefact)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)

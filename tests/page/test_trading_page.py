@@ -11,66 +11,29 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from exchange.core import ladder
-from tests.page.harness import (
-    ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    WINDOW_MS,
-    ApiClient,
-    LiveServer,
-    window_opens,
-)
-
-WAIT_MS = 10_000  # the longest any expectation waits for the page
+from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, shoot, watched_page, window_opens
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = LiveServer(tmp_path_factory.mktemp("page") / "exchange.db").start()
+    live = LiveServer(tmp_path_factory.mktemp("page") / "exchange.db")
+    live.start()
     live.add_account("bob", "pw-bob", 100_000)
     yield live
     live.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture
 def page(browser: Browser, server: LiveServer) -> Iterator[Page]:
     """A fresh tab on a fresh game; after the test, no console error may have been logged."""
     server.to_game_time(0, next_game=True)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("console", lambda message: _note_error(message, errors))
-    tab.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
-    expect.set_options(timeout=WAIT_MS)
-    tab.goto(server.url + "/")
-    yield tab
-    context.close()
-    assert errors == []
-
-
-def _note_error(message: ConsoleMessage, errors: list[str]) -> None:
-    if message.type == "error":
-        errors.append(message.text)
-
-
-def shoot(page: Page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    with watched_page(browser, server.url + "/") as tab:
+        yield tab
 
 
 def log_in(page: Page) -> None:

@@ -62,6 +62,10 @@ function onSnapshot(message) {
   state.snapshots.set(message.channel, { snapshot: message.snapshot, at: performance.now() });
   noteResult(message.snapshot, previous);
   if (message.settled) renderSettled(message.settled.slice(-SETTLED_KEPT).reverse(), []);
+  if (message.results) {
+    state.results = message.results;
+    renderResults();
+  }
   if (message.snapshot.game?.orders) {
     const game = message.snapshot.game;
     state.orders.applyList(game.markets.map((m) => m.marketId), game.orders);
@@ -125,7 +129,9 @@ function selectionName(marketId, selectionId) {
 function renderMyOrders() {
   const markets = currentMarkets().map((m) => m.marketId);
   $("orders-login").hidden = state.session.loggedIn || state.replay !== null;
-  renderOrders(state.orders.of(markets), (o) => selectionName(o.marketId, o.selectionId), { onCancel: cancel, onReplace: replace });
+  renderOrders(state.orders.of(markets), (o) => selectionName(o.marketId, o.selectionId), {
+    onCancel: cancel, onReplace: replace, readOnly: state.replay !== null,
+  });
 }
 
 function renderResults() {

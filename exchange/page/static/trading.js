@@ -133,7 +133,7 @@ export class Slip {
 }
 
 /** The unmatched and matched bets on the table's markets, with cancel and change-price on each unmatched one. */
-export function renderOrders(orders, names, { onCancel, onReplace }) {
+export function renderOrders(orders, names, { onCancel, onReplace, readOnly = false }) {
   const unmatched = orders.filter((o) => o.remaining > 0 && !o.complete);
   const matched = orders.filter((o) => o.matched > 0);
   const label = (o) => names(o);
@@ -142,7 +142,7 @@ export function renderOrders(orders, names, { onCancel, onReplace }) {
     return h("li", { class: o.side, dataset: { bet: o.betId } },
       h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
       h("span", {}, `${money(o.remaining)} at ${formatPrice(o.price)}`),
-      h("span", { class: "acts" }, input,
+      readOnly ? null : h("span", { class: "acts" }, input,
         h("button", { type: "button", onclick: () => onReplace(o, Number(input.value)) }, "Change"),
         h("button", { type: "button", onclick: () => onCancel(o) }, "Cancel")));
   }) : [h("li", { class: "muted" }, "none")]);

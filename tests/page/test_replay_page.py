@@ -1,0 +1,95 @@
+"""``exchange-poker replay``'s page in headless Chromium: the same table, played from a backtest's files.
+
+A two-game backtest of the example market maker is written once for the
+module; the replay's position moves on a fake time the test sets, so each
+check looks at an exact instant of the recording.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from exchange.backtest.loading import StrategySpec
+from exchange.backtest.replay import load_timeline
+from exchange.backtest.replay_server import ReplayClock, create_replay_app
+from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
+from exchange.backtest.workers import InlineExecutor
+from tests.page.harness import AppThread, shoot, watched_page
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class FakeTime:
+    """Seconds as the replay's clock reads them; the test moves them."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def backtest(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("replay") / "maker"
+    config = BacktestConfig(strategy=StrategySpec.parse(f"{ROOT}/scripts/market_maker.py:MarketMaker"), games=2,
+                            seed=1)
+    with InlineExecutor() as executor:
+        run_backtest(config, executor, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def replay(backtest: Path) -> Iterator[tuple[AppThread, FakeTime]]:
+    timeline = load_timeline(backtest)
+    time = FakeTime()
+    server = AppThread(create_replay_app(timeline, clock=ReplayClock(timeline.length_ms, now=time)))
+    server.start()
+    yield server, time
+    server.stop()
+
+
+@pytest.fixture
+def page(browser: Browser, replay: tuple[AppThread, FakeTime]) -> Iterator[Page]:
+    with watched_page(browser, replay[0].url + "/#/table/holdem") as tab:
+        yield tab
+
+
+def test_the_replay_plays_a_recorded_game_with_the_strategys_bets(page: Page, backtest: Path,
+                                                                  replay: tuple[AppThread, FakeTime]) -> None:
+    _, time = replay
+    games = pq.read_table(backtest / "games.parquet").to_pylist()
+    expect(page.locator("#replay-controls")).to_be_visible()
+    expect(page.locator("#account")).to_be_hidden()
+    expect(page.locator("#game-id")).to_contain_text(games[0]["market_id"])
+    expect(page.locator("#hands .card.back")).to_have_count(8)
+    page.get_by_label("Speed").select_option("10")
+    expect(page.locator("#replay-state")).to_contain_text("10×")
+    page.get_by_role("button", name="Play").click()
+    expect(page.locator("#replay-state")).to_contain_text("playing")
+    time.now += 7.0  # 70 s of the recording at 10×: the flop is out, the Flop window open
+    expect(page.locator("#round-name")).to_have_text("Flop")
+    board = games[0]["board"].split()
+    expect(page.locator("#board .card:not(.back)")).to_have_count(3)
+    assert [page.locator("#board .card").nth(i).get_attribute("data-card") for i in range(3)] == board[:3]
+    page.get_by_role("button", name="Pause").click()
+    expect(page.locator("#replay-state")).to_contain_text("paused")
+    mine = [o for o in pq.read_table(backtest / "orders.parquet").to_pylist()
+            if o["account"] == STRATEGY_ACCOUNT and o["market_id"] == games[0]["market_id"]
+            and o["placed_ms"] <= games[0]["start_ms"] + 70_000]
+    assert mine
+    bets = page.locator("#unmatched li[data-bet], #matched li[data-bet]")
+    expect(bets.first).to_be_visible()
+    shown = {bets.nth(i).get_attribute("data-bet") for i in range(bets.count())}
+    assert shown <= {str(o["bet_id"]) for o in mine}
+    shoot(page, "replay.png")
+    page.get_by_role("button", name="Next game").click()
+    expect(page.locator("#game-id")).to_contain_text(games[1]["market_id"])
+    expect(page.locator("#results li").first).to_contain_text(games[0]["market_id"])
+    expect(page.locator("#settled tr").first).to_contain_text(re.compile(games[0]["market_id"]))
