@@ -129,3 +129,14 @@ async def test_the_player_plays_pauses_changes_speed_and_skips_and_refuses_bad_c
             refusal = await control(bad, 400)
             assert refusal["error"] == "INVALID_INPUT" and words in refusal["details"]
         assert (await client.get("/games/v1/channels/omaha/snapshot")).status == 404
+
+
+def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: Any,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from exchange.cli import main
+
+    assert main(["replay", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (f"error: {tmp_path} is not a backtest output folder: games.parquet is missing "
+                                       "(write one with 'exchange-poker backtest --out DIR')\n")
+    assert main(["replay", str(tmp_path), "--speed", "0"]) == 2
+    assert "--speed must be from 0.1 to 100" in capsys.readouterr().err

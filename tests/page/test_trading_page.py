@@ -98,17 +98,37 @@ def test_the_lobby_and_a_table_show_each_card_in_its_window(page: Page, server: 
     page.get_by_label("Exact equity").uncheck()
     expect(equity).to_have_text("")
 
+    # Keyboard: a price cell is a button; Enter on it fills the slip. The quotes lapsed when the Flop window
+    # closed, so this one offers no price and the cursor goes to the odds, to be chosen.
+    page.locator("tr[data-selection='2'] button.price.lay.best").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#slip-what")).to_contain_text("Lay Hand 2")
+    expect(page.locator("#slip-price")).to_be_focused()
+
+    # A phone's width: everything stacks, nothing wider than the screen.
+    page.set_viewport_size({"width": 390, "height": 844})
+    expect(page.locator("#hands .hand")).to_have_count(4)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shoot(page, "table-phone.png")
+
 
 def test_a_back_placed_by_clicking_is_matched_and_an_api_order_shows_and_cancels(page: Page,
                                                                                  server: LiveServer) -> None:
     market = server.snapshot()["game"]["id"]
     bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
-    bob.place(market, 1, "LAY", 3.0, 10)
-    server.advance(0)
     page.goto(f"{server.url}/#/table/holdem")
     log_in(page)
-    best_back = page.locator("tr[data-selection='1'] button.price.back.best")
+    row_1 = page.locator("tr[data-selection='1']")
+    expect(row_1.locator("button.price.back.best")).to_have_text("Back")
+    empty_box = row_1.bounding_box()
+    bob.place(market, 1, "LAY", 3.0, 10)
+    server.advance(0)
+    best_back = row_1.locator("button.price.back.best")
     expect(best_back).to_contain_text("3.00")
+    assert row_1.bounding_box() == empty_box  # a price arriving moves nothing
+    row_1.get_by_role("button", name="Full ladder of Hand 1").click()
+    expect(page.locator(".ladder-row")).to_contain_text("3.00")
+    expect(page.locator(".ladder-row")).to_contain_text("£10")
     best_back.click()
     expect(page.locator("#slip-what")).to_have_text(f"Back Hand 1 · {market}")
     expect(page.locator("#slip-price")).to_have_value("3.00")
@@ -129,10 +149,17 @@ def test_a_back_placed_by_clicking_is_matched_and_an_api_order_shows_and_cancels
     server.advance(0)
     row = page.locator(f"#unmatched li[data-bet='{resting['betId']}']")
     expect(row).to_contain_text("Hand 2£2.00 at 50")
+    row.get_by_label(f"New odds for bet {resting['betId']}").fill("40")
+    row.get_by_role("button", name="Change").click()
+    expect(page.locator("#notice")).to_have_text(f"Bet {resting['betId']} moved to 40.")
+    [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
+    assert (moved["selectionId"], moved["priceSize"]) == (2, {"price": 40.0, "size": 2.0})
+    row = page.locator(f"#unmatched li[data-bet='{moved['betId']}']")
+    expect(row).to_contain_text("Hand 2£2.00 at 40")
     row.get_by_role("button", name="Cancel").click()
-    expect(page.locator("#notice")).to_have_text(f"Bet {resting['betId']} cancelled.")
+    expect(page.locator("#notice")).to_have_text(f"Bet {moved['betId']} cancelled.")
     expect(row).to_have_count(0)
-    cancelled = next(o for o in demo.current_orders(market) if o["betId"] == resting["betId"])
+    cancelled = next(o for o in demo.current_orders(market) if o["betId"] == moved["betId"])
     assert (cancelled["status"], cancelled["sizeCancelled"]) == ("EXECUTION_COMPLETE", 2.0)
 
     # A refusal shows the server's own words.
@@ -177,3 +204,28 @@ def test_settlement_updates_the_balance_and_the_history(page: Page, server: Live
         expect(page.locator(f"#hands .hand[data-selection='{hand}'] .status")).to_have_text(
             re.compile("winner|dead heat"))
     shoot(page, "settled-game.png")
+
+
+def test_every_market_a_game_has_is_drawn_with_all_its_selections(page: Page, server: LiveServer) -> None:
+    """Hi/Lo games have a High and a Low market, the Low with a fifth selection: nothing assumes one of four."""
+    page.goto(f"{server.url}/#/table/holdem")
+    expect(page.locator("#markets .market")).to_have_count(1)
+    snapshot = server.snapshot()
+    game = snapshot["game"]
+    high = {**game["markets"][0], "marketId": f"{game['id']}.hi", "marketName": "High"}
+    low = {**game["markets"][0], "marketId": f"{game['id']}.lo", "marketName": "Low",
+           "selections": [*game["markets"][0]["selections"], {**game["markets"][0]["selections"][0],
+                                                                "selectionId": 5, "name": "No low"}]}
+    two = {**snapshot, "game": {**game, "markets": [high, low]}}
+    page.evaluate("""async (snapshot) => {
+        const { TableView } = await import("/static/table.js");
+        const view = new TableView({ onPrice: () => {}, onLadder: () => {} });
+        view.render(null, snapshot, { showEquity: true, pnl: () => null });
+    }""", two)
+    markets = page.locator("#markets .market")
+    expect(markets).to_have_count(2)
+    expect(markets.nth(0).locator("h2")).to_have_text("High")
+    expect(markets.nth(1).locator("h2")).to_have_text("Low")
+    expect(markets.nth(0).locator("tbody tr")).to_have_count(4)
+    expect(markets.nth(1).locator("tbody tr")).to_have_count(5)
+    expect(markets.nth(1).locator("tr[data-selection='5'] .sel-name")).to_have_text("No low")
