@@ -40,6 +40,7 @@ from exchange.server.service import ExchangeService
 
 GAMES_STREAM_PATH = "/games/v1/stream"
 MAX_MESSAGE = 4 * 1024
+_KNOWN_MARKETS = 1_000  # markets whose channel is remembered (a few games of every channel)
 
 
 class GamesHub:
@@ -51,6 +52,7 @@ class GamesHub:
         self.connections: set[web.WebSocketResponse] = set()
         self._dirty: set[str] = set()
         self._games: dict[str, str | None] = {}
+        self._channel_of: dict[str | None, list[str]] = {}  # a market's channel, found once
         self._flush_handle: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.sending = asyncio.Lock()  # one flush or first image at a time, so messages leave in order
@@ -59,7 +61,12 @@ class GamesHub:
         """Something changed on ``market_id``'s channel (every channel if it names none known); flush soon."""
         if not self.connections:
             return
-        self._dirty.update(_channels_of(market_id, self.service.channels))
+        channels = self._channel_of.get(market_id)
+        if channels is None:
+            if len(self._channel_of) > _KNOWN_MARKETS:
+                self._channel_of.clear()
+            channels = self._channel_of[market_id] = _channels_of(market_id, self.service.channels)
+        self._dirty.update(channels)
         if self._flush_handle is None:  # on the service's clock, so a test's clock decides when it flushes
             self._flush_handle = self.service.clock.call_later(self.conflate_ms, self._flush_soon)
 
@@ -83,9 +90,10 @@ class GamesHub:
             messages += [self._snapshot_message(name) for name in dirty]
             if not await self._held():
                 return
+            texts = [_dumps(m) for m in messages]  # once, whatever the number of pages watching
             for ws in list(self.connections):
-                for message in messages:
-                    await _send(ws, message)
+                for text in texts:
+                    await _send(ws, text)
 
     def _current_games(self) -> dict[str, str | None]:
         return {c["id"]: c["gameId"] for c in channel_list(self.service)}
@@ -120,11 +128,11 @@ class GamesHub:
                 if not await self._held():
                     return ws
                 for message in messages:
-                    await _send(ws, message)
+                    await _send(ws, _dumps(message))
                 self.connections.add(ws)
             async for msg in ws:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                    await _send(ws, {"op": "error", "errorMessage": "this stream is read-only: send nothing"})
+                    await _send(ws, _dumps({"op": "error", "errorMessage": "this stream is read-only: send nothing"}))
         finally:
             self.connections.discard(ws)
         return ws
@@ -152,8 +160,12 @@ def _channels_of(market_id: str | None, channels: Iterable[str]) -> list[str]:
     return [max(mine, key=len)] if mine else names
 
 
-async def _send(ws: web.WebSocketResponse, message: dict[str, Any]) -> None:
+def _dumps(message: dict[str, Any]) -> str:
+    return json.dumps(message, separators=(",", ":"))
+
+
+async def _send(ws: web.WebSocketResponse, text: str) -> None:
     if ws.closed:
         return
     with contextlib.suppress(ConnectionError, RuntimeError):
-        await ws.send_str(json.dumps(message, separators=(",", ":")))
+        await ws.send_str(text)

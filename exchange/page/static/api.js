@@ -43,7 +43,7 @@ export class Session {
     return this.call(BETTING, `SportsAPING/v1.0/${method}`, params);
   }
 
-  account_(method, params = {}) {
+  accountCall(method, params = {}) {
     return this.call(ACCOUNT, `AccountAPING/v1.0/${method}`, params);
   }
 
@@ -63,7 +63,7 @@ export class Session {
   }
 
   funds() {
-    return this.account_("getAccountFunds");
+    return this.accountCall("getAccountFunds");
   }
 }
 
