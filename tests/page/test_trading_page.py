@@ -184,7 +184,8 @@ def test_settlement_updates_the_balance_and_the_history(page: Page, server: Live
         page.locator(f"tr[data-selection='{selection}'] button.price.back.best").click()
         page.locator("#slip-stake").fill("5")
         page.locator("#slip-confirm").click()
-        expect(page.locator("#notice")).to_contain_text("£5.00 matched")
+        placed = f"Back Hand {selection} at 5.00 for £5.00 placed: £5.00 matched"  # this bet's, not the last one's
+        expect(page.locator("#notice")).to_contain_text(placed)
     server.to_game_time(window_opens(4) + WINDOW_MS)  # the Turn window closes: the river, the result, settlement
     expect(page.locator("#round-name")).to_contain_text("Turn")
     expect(page.locator("#results li").first).to_contain_text(market)
@@ -207,7 +208,10 @@ def test_settlement_updates_the_balance_and_the_history(page: Page, server: Live
 
 
 def test_every_market_a_game_has_is_drawn_with_all_its_selections(page: Page, server: LiveServer) -> None:
-    """Hi/Lo games have a High and a Low market, the Low with a fifth selection: nothing assumes one of four."""
+    """Hi/Lo games have a High and a Low market, the Low with a fifth selection: nothing assumes one of four.
+
+    Stud games mark each card up or down: a card sent as ``{card, up}`` is drawn, marked when it is down.
+    """
     page.goto(f"{server.url}/#/table/holdem")
     expect(page.locator("#markets .market")).to_have_count(1)
     snapshot = server.snapshot()
@@ -216,7 +220,9 @@ def test_every_market_a_game_has_is_drawn_with_all_its_selections(page: Page, se
     low = {**game["markets"][0], "marketId": f"{game['id']}.lo", "marketName": "Low",
            "selections": [*game["markets"][0]["selections"], {**game["markets"][0]["selections"][0],
                                                                 "selectionId": 5, "name": "No low"}]}
-    two = {**snapshot, "game": {**game, "markets": [high, low]}}
+    stud = [{"card": "As", "up": False}, {"card": "Kd", "up": True}, {"card": "7c", "up": True}]
+    hands = [{**game["gameData"]["hands"][0], "cards": stud}, *game["gameData"]["hands"][1:]]
+    two = {**snapshot, "game": {**game, "markets": [high, low], "gameData": {**game["gameData"], "hands": hands}}}
     page.evaluate("""async (snapshot) => {
         const { TableView } = await import("/static/table.js");
         const view = new TableView({ onPrice: () => {}, onLadder: () => {} });
@@ -229,3 +235,7 @@ def test_every_market_a_game_has_is_drawn_with_all_its_selections(page: Page, se
     expect(markets.nth(0).locator("tbody tr")).to_have_count(4)
     expect(markets.nth(1).locator("tbody tr")).to_have_count(5)
     expect(markets.nth(1).locator("tr[data-selection='5'] .sel-name")).to_have_text("No low")
+    first_hand = page.locator("#hands .hand").first
+    assert [first_hand.locator(".card").nth(i).get_attribute("data-card") for i in range(3)] == ["As", "Kd", "7c"]
+    expect(first_hand.locator(".card.down")).to_have_count(1)
+    expect(first_hand.locator(".card.down")).to_have_attribute("aria-label", "ace of spades (down)")

@@ -21,9 +21,11 @@ export function drawCard(card) {
   if (code === null) return h("span", { class: "card back", role: "img", "aria-label": "face-down card" });
   const rank = code[0].toUpperCase();
   const [symbol, suitName, red] = SUITS[code[1].toLowerCase()];
-  const label = `${RANK_NAMES[rank] ?? rank} of ${suitName}`;
-  return h("span", { class: red ? "card red" : "card", role: "img", "aria-label": label, title: label,
-    dataset: { card: code } },
+  // A card dealt face down in the poker sense (stud's hole cards) is shown to spectators, marked "down".
+  const down = typeof card === "object" && (card.up === false || card.faceUp === false);
+  const label = `${RANK_NAMES[rank] ?? rank} of ${suitName}${down ? " (down)" : ""}`;
+  return h("span", { class: `card${red ? " red" : ""}${down ? " down" : ""}`, role: "img", "aria-label": label,
+    title: label, dataset: { card: code } },
   h("span", { class: "rank", "aria-hidden": "true" }, RANKS[rank] ?? rank),
   h("span", { class: "pip", "aria-hidden": "true" }, symbol));
 }
