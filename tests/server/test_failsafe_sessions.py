@@ -191,5 +191,6 @@ def test_the_demo_account_exists_only_with_serve_demo(tmp_path: Path) -> None:
         assert "no accounts yet" in plain.out.read_text()
     with ServerProcess(tmp_path / "ex.db", "--demo") as demo:
         assert _demo_login(demo) == "SUCCESS"
-        first_line = demo.out.read_text().splitlines()[0]
+        first_line, page_line = demo.out.read_text().splitlines()[:2]
         assert first_line.startswith(f"Exchange Poker server on {demo.url}") and "password 'demo'" in first_line
+        assert page_line.split()[:2] == ["page:", f"{demo.url}/"]  # the trading page's address
