@@ -5,8 +5,8 @@ method names; the method parameters and results are API-NG's own (see the
 README's "HTTP API" section).
 
 >>> doc = document()
->>> sorted(doc["paths"])[:3]
-['/api/keepAlive', '/api/login', '/api/logout']
+>>> sorted(doc["paths"])[:4]
+['/', '/api/keepAlive', '/api/login', '/api/logout']
 """
 
 from __future__ import annotations
