@@ -16,16 +16,19 @@ from collections.abc import Sequence
 SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "backtest", "replay")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; given a known ``command``, only that subcommand is registered, so a command
+    imports only what it uses (``serve`` does not load pyarrow for ``backtest`` and ``replay``)."""
     parser = argparse.ArgumentParser(prog="exchange-poker", description="Exchange Poker simulator")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    for name in (command,) if command in SUBCOMMANDS else SUBCOMMANDS:
         importlib.import_module(f"exchange.cli.{name}").register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     code: int = args.run(args)
     return code
