@@ -142,7 +142,9 @@ async def _exchange(
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house, runner=runner, exchange_config=config.exchange_config())
     service.recover(accept_damaged=config.accept_damaged_journal)
-    if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
+    # Only when asked for (serve --demo): a known password is no default for a server. Looked up first, so a
+    # restart does not hash the password only to find the account there.
+    if config.demo and app[keys.STORE].credentials(config.demo_account) is None:
         with contextlib.suppress(AccountExists):
             app[keys.STORE].add(config.demo_account, config.demo_password, deposit=config.demo_balance)
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
