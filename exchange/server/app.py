@@ -142,11 +142,8 @@ async def _exchange(
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house, runner=runner, exchange_config=config.exchange_config())
     service.recover(accept_damaged=config.accept_damaged_journal)
-    # Only when asked for (serve --demo): a known password is no default for a server. Looked up first, so a
-    # restart does not hash the password only to find the account there.
-    if config.demo and app[keys.STORE].credentials(config.demo_account) is None:
-        with contextlib.suppress(AccountExists):
-            app[keys.STORE].add(config.demo_account, config.demo_password, deposit=config.demo_balance)
+    if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
+        _add_demo_account(app[keys.STORE], config)
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
     spectators = GamesHub(service)
     app[keys.SESSIONS].on_end(hub.session_ended)
@@ -184,6 +181,13 @@ async def _exchange(
         runner.close()
     with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
         await service.durable()
+
+
+def _add_demo_account(store: AccountStore, config: ServerConfig) -> None:
+    """The demo account, unless it exists (looked up first: a restart need not hash its password to find out)."""
+    if store.credentials(config.demo_account) is None:
+        with contextlib.suppress(AccountExists):
+            store.add(config.demo_account, config.demo_password, deposit=config.demo_balance)
 
 
 def _channel_configs(config: ServerConfig) -> list[ChannelConfig]:
