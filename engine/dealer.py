@@ -29,6 +29,7 @@ from engine.cards import Card, CardError, check_distinct, deck52
 
 BURN = "burn"
 BOARD = "board"
+DECK = "deck"
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +83,26 @@ class Dealer:
             for seat in range(seats):
                 hands[seat].append(self.draw(f"seat {seat + 1}"))
         return [tuple(hand) for hand in hands]
+
+    def mark(self, card: Card, to: str) -> None:
+        """Record a step that moves a card already out of the deck (exposed, set aside, made the burn)."""
+        self.record.append(Dealt(card, to))
+
+    def restack(self, returned: Sequence[Card], rng: random.Random, *, cut: bool = True) -> None:
+        """Shuffle ``returned`` (cards already dealt) back into the undealt deck with ``rng``, then cut.
+
+        Each returned card is recorded as going to ``"deck"``; the new order comes from ``rng``
+        alone, so a deal with a reshuffle replays from its seeds.
+        """
+        rest = list(returned) + list(self.remaining)
+        check_distinct(rest)
+        for card in returned:
+            self.mark(card, DECK)
+        rng.shuffle(rest)
+        if cut and len(rest) > 2:
+            at = rng.randrange(1, len(rest) - 1)
+            rest = rest[at:] + rest[:at]
+        self._deck = self._deck[: self._next] + rest
 
     def burn(self) -> Card:
         return self.draw(BURN)
