@@ -159,7 +159,7 @@ irregularities = st.one_of(
 def test_every_corrected_deal_is_a_valid_holdem_deal_that_replays(
     irregularity: Irregularity | None, deck_seed: int, rng_seed: int
 ) -> None:
-    def run() -> tuple[object, ...]:
+    def run() -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
         deal = IrregularDeal(Dealer.shuffled(random.Random(deck_seed)), irregularity, random.Random(rng_seed))
         hands, board = play_out(deal)
         return hands, tuple(board), tuple(steps(deal))
