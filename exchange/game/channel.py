@@ -36,6 +36,7 @@ from exchange.game.channels import ChannelConfig
 from exchange.game.deal import DeckSource
 from exchange.game.equities import EquityRunner, exact_equities, run_inline
 from exchange.game.events import EventBus, Listener
+from exchange.game.irregular import IrregularitySource
 from exchange.game.market import ExchangeMarket
 from exchange.game.port import MarketPort
 from exchange.game.table import EquityFn, Game, Phase
@@ -63,6 +64,7 @@ class Channel:
         markets: MarketFactory | None = None,
         view_depth: int | None = 3,
         first_game: int = 0,
+        irregularities: IrregularitySource | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -73,6 +75,8 @@ class Channel:
         self._decks = decks
         self._equities = equities
         self._runner = runner
+        #: Where each game's dealer error comes from (``None``: every deal clean); settable while running.
+        self.irregularities = irregularities
         if first_game < 0:
             raise ValueError(f"game numbers start at 0, not {first_game}")
         #: The number (deck and market id) of the next game to be scheduled.
@@ -189,6 +193,7 @@ class Channel:
             equities=self._equities,
             on_finished=self._finished,
             runner=self._runner,
+            irregularity=None if self.irregularities is None else self.irregularities(number),
         )
         self.current = game
         self._recent[market_id] = game

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from engine.cards import Card, format_cards
 from engine.dealer import Dealer, Dealt
+from engine.irregularities import IrregularDeal, Irregularity
 
 DeckSource = Callable[[int], Dealer]
 """Given a game number, the dealer (with its deck in order) for that game."""
@@ -77,10 +78,15 @@ def fixed_decks(decks: Sequence[Sequence[Card]], *, cycle: bool = False) -> Deck
 
 @dataclass(frozen=True, slots=True)
 class PublicCards:
-    """The cards face up on the table: each hand's hole cards (``None`` while face down) and the board."""
+    """The cards face up on the table: each hand's hole cards (``None`` while face down) and the board.
+
+    ``exposed``: cards a dealer's error showed before their time (out of play, or
+    shuffled back into the deck): everyone has seen them.
+    """
 
     hands: tuple[tuple[Card, ...] | None, ...]
     board: tuple[Card, ...] = ()
+    exposed: tuple[Card, ...] = ()
 
     @property
     def hole_cards_visible(self) -> bool:
@@ -93,33 +99,63 @@ class PublicCards:
         return tuple(hand for hand in self.hands if hand is not None)
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "hands": [None if hand is None else format_cards(hand) for hand in self.hands],
             "board": format_cards(self.board),
         }
+        if self.exposed:
+            out["exposed"] = format_cards(self.exposed)
+        return out
 
 
 class GameDeal:
     """One game's cards, dealt as ``irregularities.md`` says: hole cards round the table, a burn before each street."""
 
-    def __init__(self, dealer: Dealer, *, hands: int, hole_cards: int) -> None:
+    def __init__(
+        self, dealer: Dealer, *, hands: int, hole_cards: int,
+        irregularity: Irregularity | None = None, rng: random.Random | None = None,
+    ) -> None:
         self._dealer = dealer
-        self._hole = dealer.deal_hole(seats=hands, per_seat=hole_cards)
-        self.public = PublicCards(hands=(None,) * hands)
+        #: The misdeal (``"misdeal (...)"``) if the deal was one: the game is then void.
+        self.misdeal: str | None = None
+        self._irregular: IrregularDeal | None = None
+        exposed: tuple[Card, ...] = ()
+        if irregularity is None:
+            self._hole = dealer.deal_hole(seats=hands, per_seat=hole_cards)
+        else:
+            self._irregular = IrregularDeal(dealer, irregularity, rng or random.Random(0))
+            hole = self._irregular.deal_hole(hands, hole_cards)
+            self._hole, self.misdeal, exposed = list(hole.hands), hole.misdeal, hole.exposed
+        self.public = PublicCards(hands=(None,) * hands, exposed=exposed)
+        #: The cards a dealer's error showed while the last street was turned (too many flop cards).
+        self.last_seen: tuple[Card, ...] = ()
 
     def turn_hole_cards(self) -> None:
         """Turn every hand's hole cards face up (at the Deal close)."""
         if self.public.hole_cards_visible:
             raise RuntimeError("hole cards are already face up")
-        self.public = PublicCards(hands=tuple(self._hole), board=self.public.board)
+        self.public = PublicCards(hands=tuple(self._hole), board=self.public.board, exposed=self.public.exposed)
 
     def turn_board(self, count: int) -> tuple[Card, ...]:
         """Burn one card, then turn ``count`` board cards; returns the cards turned."""
         if not self.public.hole_cards_visible:
             raise RuntimeError("the board is dealt only after the hole cards are turned")
-        cards = self._dealer.deal_board(count)
-        self.public = PublicCards(hands=self.public.hands, board=self.public.board + cards)
+        seen: tuple[Card, ...] = ()
+        if self._irregular is None:
+            cards = self._dealer.deal_board(count)
+        else:
+            cards, seen = self._irregular.turn_board(count)
+        self.public = PublicCards(self.public.hands, self.public.board + cards, self.public.exposed + seen)
+        self.last_seen = seen
         return cards
+
+    def expose_early(self, street: int) -> tuple[Card, ...]:
+        """A premature street (0 flop, 1 turn, 2 river): turn it now and take it out of play as the rules say."""
+        if self._irregular is None:
+            raise RuntimeError("no irregularity is injected in this deal")
+        seen = self._irregular.expose_early(street)
+        self.public = PublicCards(self.public.hands, self.public.board, self.public.exposed + seen)
+        return seen
 
     def record(self) -> tuple[Dealt, ...]:
         """Every card that has left the deck, in order, burns included. Publish only after the game."""

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket, SettleSelection, SuspendMarket, VoidMarket
+from exchange.core.commands import (
+    CreateMarket,
+    OpenMarket,
+    SettleMarket,
+    SettleSelection,
+    SuspendMarket,
+    VoidMarket,
+    VoidMatchedSince,
+)
 from exchange.core.events import Event
 from exchange.core.exchange import Exchange
 from exchange.game.channels import ChannelConfig
@@ -54,3 +62,6 @@ class ExchangeMarket:
 
     def void(self, reason: str, at_ms: int) -> Sequence[Event]:
         return self.exchange.execute(VoidMarket(at_ms, self.market_id, reason))
+
+    def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[Event]:
+        return self.exchange.execute(VoidMatchedSince(at_ms, self.market_id, since_ms, reason))

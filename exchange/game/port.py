@@ -47,3 +47,7 @@ class MarketPort(Protocol):
     def void(self, reason: str, at_ms: int) -> Sequence[object]:
         """Void the market: unmatched cancelled, unsettled matched bets refunded."""
         ...
+
+    def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[object]:
+        """Void every match from ``since_ms`` on hands not settled (a card was seen before its time)."""
+        ...

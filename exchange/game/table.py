@@ -29,7 +29,9 @@ from enum import StrEnum
 from engine import InvariantError
 from engine.cards import Card
 from engine.dealer import Dealer
+from engine.irregularities import PREMATURE_STREET, Kind
 from exchange.clock import Clock, Timer
+from exchange.core.events import MatchVoided
 from exchange.game.channels import BOARD_STREETS, ChannelConfig
 from exchange.game.deal import GameDeal, PublicCards
 from exchange.game.equities import EquityRunner, run_inline
@@ -48,6 +50,7 @@ from exchange.game.events import (
     WindowClosed,
     WindowOpened,
 )
+from exchange.game.irregular import PREMATURE_ROUND, BetsVoided, IrregularityOccurred, IrregularityPlan
 from exchange.game.port import MarketPort
 from exchange.game.prospects import Prospects, resolve
 from exchange.game.rounds import Round, Window, timetable
@@ -82,6 +85,7 @@ class Game:
         equities: EquityFn,
         on_finished: Callable[[Game], None] | None = None,
         runner: EquityRunner = run_inline,
+        irregularity: IrregularityPlan | None = None,
     ) -> None:
         self.config = config
         self.number = number
@@ -104,6 +108,11 @@ class Game:
         self._awaiting = False  # a reveal's equities are being computed
         self._open_when_ready: Round | None = None  # the window due while they were
         self._halted = False
+        #: The dealer's error injected in this game (``None``: a clean deal).
+        self.irregularity = irregularity
+        self._incident_timer: Timer | None = None  # a premature street's exposure, or its notice
+        self._exposed_ms: int | None = None  # a card seen in this window, not yet acted on
+        self._suspended_early = False  # the market was suspended on an exposure before its window closed
 
     # --- what anyone may read ---------------------------------------------------------
 
@@ -159,8 +168,17 @@ class Game:
         cfg = self.config
         self._emit(GameStarted(cfg.name, self.number, cfg.variant, cfg.hands, self.windows))
         self._emit(*self._port.create(self._clock.now()))
-        self._deal = GameDeal(self._dealer, hands=cfg.hands, hole_cards=cfg.hole_cards)
+        plan = self.irregularity
+        self._deal = GameDeal(self._dealer, hands=cfg.hands, hole_cards=cfg.hole_cards,
+                              irregularity=None if plan is None else plan.irregularity,
+                              rng=None if plan is None else plan.rng())
         self._emit(HoleCardsDealt(cfg.hands, cfg.hole_cards))
+        if plan is not None and plan.kind in (Kind.EXPOSED_HOLE_CARDS, Kind.EXTRA_CARDS):
+            misdeal = self._deal.misdeal
+            self._announce(self._deal.public.exposed, "misdeal" if misdeal else "deal goes on")
+            if misdeal is not None:
+                self.void(f"{misdeal}, {plan.irregularity.describe()}")
+                return
         self._emit(EquitiesPublished(Round.DEAL, self.prospects.boards, self.prospects.hands))
         self._open(Round.DEAL)
 
@@ -175,14 +193,24 @@ class Game:
         self._emit(*self._port.open_window(rnd, self._clock.now()))
         self._emit(WindowOpened(rnd, window.closes_ms))
         self._timer = self._clock.call_at(window.closes_ms, self._close)
+        plan = self.irregularity
+        if plan is not None and PREMATURE_ROUND.get(plan.kind) == rnd:
+            at = window.opens_ms + window.length_ms * plan.at_permille // 1000
+            self._incident_timer = self._clock.call_at(max(at, self._clock.now()), self._expose)
 
     def _close(self) -> None:
         self._timer = None
         assert self.round is not None
         rnd = self.round
         now = self._clock.now()
+        if self._exposed_ms is not None:  # a card seen in the window and not yet acted on: act now
+            self._cancel_incident()
+            self._notice()
         self.phase = Phase.PLAYING
-        self._emit(*self._port.suspend(now))
+        if self._suspended_early:
+            self._suspended_early = False
+        else:
+            self._emit(*self._port.suspend(now))
         self._emit(WindowClosed(rnd))
         self._emit(*self._port.lapse(now))
         self._reveal(rnd)
@@ -238,6 +266,8 @@ class Game:
     def _turn_street(self, street: int) -> None:
         deal = self._require_deal()
         cards = deal.turn_board(BOARD_STREETS[street])
+        if deal.last_seen:  # too many flop cards: seen while the market was suspended, shuffled back
+            self._announce(deal.last_seen, "deal goes on")
         self._emit(BoardTurned(STREET_NAMES[street], cards, deal.public.board))
 
     def _finish(self, winners: tuple[int, ...]) -> None:
@@ -260,6 +290,51 @@ class Game:
         if self._on_finished is not None:
             self._on_finished(self)
 
+    # --- irregularities (engine.irregularities, exchange.game.irregular) --------------------
+
+    def _expose(self) -> None:
+        """A premature street is turned in the window before it: everyone sees it; act when it is noticed."""
+        self._incident_timer = None
+        plan = self.irregularity
+        if plan is None or self.over or self.phase is not Phase.BETTING:
+            return
+        cards = self._require_deal().expose_early(PREMATURE_STREET[plan.kind])
+        now = self._clock.now()
+        self._exposed_ms = now
+        self._announce(cards, "bets voided")
+        window = self.window
+        if plan.notice_ms == 0:
+            self._notice()
+        elif window is not None and now + plan.notice_ms < window.closes_ms:
+            self._incident_timer = self._clock.call_at(now + plan.notice_ms, self._notice)
+
+    def _notice(self) -> None:
+        """Suspend the market and void every match since the exposure; the window then runs out suspended."""
+        self._incident_timer = None
+        plan, since = self.irregularity, self._exposed_ms
+        if plan is None or since is None:
+            return
+        self._exposed_ms = None
+        now = self._clock.now()
+        self._emit(*self._port.suspend(now))
+        self._suspended_early = True
+        reason = f"card exposed before its time ({plan.irregularity.describe()})"
+        voided = [e for e in self._port.void_matched_since(since, reason, now)]
+        self._emit(*voided)
+        matches = [e for e in voided if isinstance(e, MatchVoided)]
+        self._emit(BetsVoided(plan.kind.rule, str(plan.kind), since, len(matches), sum(e.size for e in matches)))
+
+    def _announce(self, cards: tuple[Card, ...], outcome: str) -> None:
+        plan = self.irregularity
+        if plan is not None:
+            self._emit(IrregularityOccurred(plan.kind.rule, str(plan.kind), plan.irregularity.describe(), cards,
+                                            outcome, self._clock.now()))
+
+    def _cancel_incident(self) -> None:
+        if self._incident_timer is not None:
+            self._incident_timer.cancel()
+            self._incident_timer = None
+
     # --- helpers ---------------------------------------------------------------------------
 
     def _emit(self, *events: object) -> None:
@@ -273,6 +348,7 @@ class Game:
         return self._deal
 
     def _cancel_timer(self) -> None:
+        self._cancel_incident()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -1,0 +1,139 @@
+"""Dealer irregularities on the exchange: when they happen in a game, where they come from, what they announce.
+
+The dealer's side (which card, which rule, the corrected deal) is
+:mod:`engine.irregularities`. This module adds the exchange's side:
+
+* an :class:`IrregularityPlan` places one irregularity in a game's time: a
+  hole-card or extra-card error happens at the deal; a premature street
+  ``at_permille`` of the way through the betting window before it (flop in the
+  Pre-flop window, turn in the Flop window, river in the Turn window); too many
+  flop cards when the flop is turned. ``notice_ms`` is how long the exposed
+  card is on show before the exchange acts (a live dealer's feed is seen
+  before anyone can react): every bet matched from the exposure on is voided;
+* where plans come from (:data:`IrregularitySource`): scripted per game number
+  (:func:`scripted`, for tests), or drawn at a seeded rate
+  (:func:`seeded_irregularities`, ``--irregularity-rate``);
+* the events a game publishes: :class:`IrregularityOccurred` (with the cards
+  seen, for everyone: a card exposed is public) and :class:`BetsVoided`
+  (the matches voided because a card was seen before its time).
+
+What the game then does (:mod:`exchange.game.table`): a misdeal voids the
+market (matched bets refunded, unmatched cancelled, closed with no winner);
+an exposure suspends the market when noticed, voids every match since the
+exposure (the core's ``VoidMatchedSince``), and the game goes on as the rule
+says: the window runs out suspended and the street is dealt at its time.
+
+>>> source = seeded_irregularities(7, 1.0)
+>>> plan = source(3)
+>>> plan == seeded_irregularities(7, 1.0)(3) and plan is not None
+True
+>>> seeded_irregularities(7, 0.0)(3) is None
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from engine.cards import Card
+from engine.irregularities import Irregularity, Kind
+
+IrregularitySource = Callable[[int], "IrregularityPlan | None"]
+"""Given a game number, the irregularity injected in that game (``None``: a clean deal)."""
+
+#: The betting round (1 Deal .. 4 Turn) during which each premature street is turned.
+PREMATURE_ROUND = {Kind.PREMATURE_FLOP: 2, Kind.PREMATURE_TURN: 3, Kind.PREMATURE_RIVER: 4}
+
+
+@dataclass(frozen=True, slots=True)
+class IrregularityPlan:
+    """One irregularity placed in a game: what, when in its window, how soon it is noticed, the reshuffle seed."""
+
+    irregularity: Irregularity
+    at_permille: int = 500
+    notice_ms: int = 0
+    shuffle_seed: int | str = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.at_permille < 1000:
+            raise ValueError(f"at_permille is the point in the window, 0..999, not {self.at_permille}")
+        if self.notice_ms < 0:
+            raise ValueError(f"notice_ms must be 0 or more, not {self.notice_ms}")
+
+    @property
+    def kind(self) -> Kind:
+        return self.irregularity.kind
+
+    def rng(self) -> random.Random:
+        """The random source of the dealer's reshuffles (a fresh one, so a replay reshuffles the same)."""
+        return random.Random(f"irregularity/{self.shuffle_seed}")
+
+
+def scripted(plans: Mapping[int, IrregularityPlan]) -> IrregularitySource:
+    """Inject ``plans[n]`` in game ``n``; every other game is dealt cleanly."""
+    frozen = dict(plans)
+    return frozen.get
+
+
+#: What the seeded rate chooses among, with the rule each exercises.
+RATE_CHOICES: tuple[Callable[[random.Random], Irregularity], ...] = (
+    lambda rng: Irregularity(Kind.EXPOSED_HOLE_CARDS, (0,)),
+    lambda rng: Irregularity(Kind.EXPOSED_HOLE_CARDS, (rng.randrange(1, 8),)),
+    lambda rng: Irregularity(Kind.EXPOSED_HOLE_CARDS, tuple(rng.sample(range(1, 8), 2))),
+    lambda rng: Irregularity(Kind.TOO_MANY_FLOP_CARDS, count=rng.choice((1, 1, 2))),
+    lambda rng: Irregularity(Kind.PREMATURE_FLOP),
+    lambda rng: Irregularity(Kind.PREMATURE_TURN),
+    lambda rng: Irregularity(Kind.PREMATURE_RIVER),
+    lambda rng: Irregularity(Kind.EXTRA_CARDS, count=1),
+    lambda rng: Irregularity(Kind.EXTRA_CARDS, count=2),
+)
+
+
+def seeded_irregularities(seed: int | str, rate: float, *, max_notice_ms: int = 2_000) -> IrregularitySource:
+    """Each game has an irregularity with probability ``rate``, drawn from ``random.Random(f"{seed}/{n}/irregular")``.
+
+    The kind is uniform over :data:`RATE_CHOICES`; a premature street comes at a
+    uniform point of its window and is noticed up to ``max_notice_ms`` later.
+    """
+    if not 0.0 <= rate <= 1.0:
+        raise ValueError(f"the irregularity rate is a probability, 0 to 1, not {rate}")
+
+    def source(game_number: int) -> IrregularityPlan | None:
+        rng = random.Random(f"{seed}/{game_number}/irregular")
+        if rng.random() >= rate:
+            return None
+        irregularity = rng.choice(RATE_CHOICES)(rng)
+        return IrregularityPlan(irregularity, rng.randrange(1000), rng.randrange(max_notice_ms + 1),
+                                f"{seed}/{game_number}")
+
+    return source
+
+
+@dataclass(frozen=True, slots=True)
+class IrregularityOccurred:
+    """The dealer erred: which rule, what it did, the cards seen (public), and what follows.
+
+    ``outcome``: ``"misdeal"`` (the market is voided), ``"bets voided"`` (a card seen
+    in a betting window: matches since ``exposed_ms`` are voided when noticed) or
+    ``"deal goes on"`` (seen while no bet could be matched).
+    """
+
+    rule: int
+    kind: str
+    description: str
+    cards: tuple[Card, ...]
+    outcome: str
+    exposed_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetsVoided:
+    """A card was seen before its time: every match from ``since_ms`` on selections in play was voided."""
+
+    rule: int
+    kind: str
+    since_ms: int
+    matches: int
+    stake: int
