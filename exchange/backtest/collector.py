@@ -44,6 +44,7 @@ from exchange.game.events import (
     Stamped,
     WindowOpened,
 )
+from exchange.game.irregular import IrregularityOccurred
 
 MAX_HANDS = 4
 
@@ -86,6 +87,17 @@ class _Game:
     house: str | None = None
     ended: bool = False
     balances: Mapping[str, int] = field(default_factory=dict)
+    irregularities: list[_Irregularity] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Irregularity:
+    at_ms: int
+    round: int
+    event: IrregularityOccurred
+    matches: int = 0
+    stake: int = 0
+    bets: list[int] = field(default_factory=list)
 
 
 class Collector:
@@ -136,6 +148,16 @@ class Collector:
         self._write_orders(tables["orders"])
         self._write_fills(tables["fills"])
         self._write_settlements(tables["settlements"])
+        self._write_irregularities(tables["irregularities"])
+
+    def _write_irregularities(self, table: Table) -> None:
+        g = self._game
+        for i in g.irregularities:
+            e = i.event
+            table.append(game_index=g.game_index, session=g.session, session_game=g.session_game,
+                         market_id=g.market_id, at_ms=i.at_ms, round=i.round, rule=e.rule, kind=e.kind,
+                         description=e.description, cards=format_cards(e.cards), outcome=e.outcome,
+                         matches_voided=i.matches, stake_voided=i.stake, bets_voided=sorted(i.bets))
 
     # --- rows ------------------------------------------------------------------------------
 
@@ -356,8 +378,17 @@ def _lapsed(g: _Game, s: Stamped, e: OrderLapsed) -> None:
     g.orders[e.bet_id].lapsed += e.size
 
 
+def _irregularity(g: _Game, s: Stamped, e: IrregularityOccurred) -> None:
+    g.irregularities.append(_Irregularity(s.at_ms, g.round, e))
+
+
 def _match_voided(g: _Game, s: Stamped, e: MatchVoided) -> None:
     g.voided.add(e.match_id)
+    if g.irregularities and ("misdeal" in e.reason or "exposed" in e.reason):
+        last = g.irregularities[-1]
+        last.matches += 1
+        last.stake += e.size
+        last.bets.extend(b for b in (e.back_bet_id, e.lay_bet_id) if b not in last.bets)
     value = e.size * ladder.PRICE_X100[e.tick]
     for bet_id in (e.back_bet_id, e.lay_bet_id):
         o = g.orders[bet_id]
@@ -406,4 +437,5 @@ _HANDLERS: dict[type, Callable[[_Game, Stamped, Any], None]] = {
     SelectionSettled: _selection_settled,
     MarketSettled: _market_settled,
     MarketVoided: _market_voided,
+    IrregularityOccurred: _irregularity,
 }

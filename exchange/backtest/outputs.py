@@ -1,6 +1,6 @@
 """The backtest's Parquet tables: their schemas, columnar accumulation, merging and writing.
 
-Four tables, one file each in the output directory:
+Five tables, one file each in the output directory:
 
 ``games.parquet``
     one row per game: cards, winners, dead heat, early result, status.
@@ -11,6 +11,10 @@ Four tables, one file each in the output directory:
 ``settlements.parquet``
     one row per account per market — every account of the game, the house's included — with
     the account's ``balance_after`` the game (the exchange's balance once the game is over).
+
+``irregularities.parquet``
+    one row per dealer irregularity (``--irregularity-rate``): the rule, the cards seen,
+    what followed, and the matches and bets it voided (the voided stake, of every account).
 
 Every row carries ``game_index``, its ``session`` and ``session_game``, the game's place in
 its session from 0 (a backtest of one-game worlds: session = game index, place 0).
@@ -154,7 +158,27 @@ SETTLEMENTS = _spec(
     ("balance_after", pa.int64()),
 )
 
-TABLES: Mapping[str, TableSpec] = MappingProxyType({t.name: t for t in (GAMES, ORDERS, FILLS, SETTLEMENTS)})
+IRREGULARITIES = _spec(
+    "irregularities",
+    ("game_index", pa.int64()),
+    ("session", pa.int64()),
+    ("session_game", pa.int64()),
+    ("market_id", pa.string()),
+    ("at_ms", pa.int64()),
+    ("round", pa.int64()),
+    ("rule", pa.int64()),
+    ("kind", pa.string()),
+    ("description", pa.string()),
+    ("cards", pa.string()),
+    ("outcome", pa.string()),
+    ("matches_voided", pa.int64()),
+    ("stake_voided", pa.int64()),
+    ("bets_voided", pa.list_(pa.int64())),
+)
+
+TABLES: Mapping[str, TableSpec] = MappingProxyType(
+    {t.name: t for t in (GAMES, ORDERS, FILLS, SETTLEMENTS, IRREGULARITIES)}
+)
 
 
 class Table:

@@ -65,10 +65,14 @@ class BacktestConfig:
     #: The exact-equity function (default: the engine's); a test may pass a module-level stand-in.
     equities: EquityFn | None = None
     games_per_session: int = 1
+    #: The share of games dealt with a dealer's irregularity, drawn from ``(seed, game index)``.
+    irregularity_rate: float = 0.0
 
     def __post_init__(self) -> None:
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
+        if not 0.0 <= self.irregularity_rate <= 1.0:
+            raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {self.irregularity_rate}")
         if self.games_per_session < 1:
             raise ValueError(f"a session needs at least one game, not {self.games_per_session}")
         if self.games % self.games_per_session:
@@ -90,6 +94,7 @@ class BacktestConfig:
             house=self.house,
             equities=self.equities,
             games_per_session=self.games_per_session,
+            irregularity_rate=self.irregularity_rate,
         )
 
 

@@ -46,6 +46,7 @@ from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import exact_equities
 from exchange.game.events import GameStarted, HoleCardsTurned, Stamped
+from exchange.game.irregular import seeded_irregularities
 from exchange.game.table import EquityFn
 
 MAKER_ACCOUNT = "house-maker"
@@ -89,6 +90,7 @@ class GameSetup:
     house: HouseSpec
     equities: EquityFn | None
     games_per_session: int = 1
+    irregularity_rate: float = 0.0
 
 
 def accounts_of(setup: GameSetup) -> tuple[str, ...]:
@@ -135,6 +137,8 @@ class World:
             decks=seeded_decks(setup.seed),
             first_game=self.first_game,
             equities=setup.equities or exact_equities,
+            irregularities=seeded_irregularities(setup.seed, setup.irregularity_rate) if setup.irregularity_rate
+            else None,
         )
         self.accounts = accounts_of(setup)
         self.records: list[GameRecord] = []

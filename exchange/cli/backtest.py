@@ -54,8 +54,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--chunk-size", type=_positive, default=None, metavar="N",
                         help="sessions (or games) per work item (default: chosen from their number and workers)")
     parser.add_argument("--no-streams", action="store_true", help="do not write the Betfair stream files")
+    parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
+                        help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a share from 0 to 1, not {text}")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -119,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         latency_ms=args.latency_ms,
         record_streams=not args.no_streams,
+        irregularity_rate=args.irregularity_rate,
         balance=args.balance or DEFAULT_BALANCE,
     )
     with make_executor(args.workers, args.scheduler) as executor:

@@ -61,6 +61,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--playing-seconds", type=float, default=None, help="playing (suspended) window length")
     parser.add_argument("--seed", type=int, default=None, help="seed for the decks (default: random)")
     parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
+    parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
+                        help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
     parser.add_argument("--snapshot-every-records", type=_not_negative(int), default=DEFAULT_EVERY_RECORDS,
                         metavar="N",
                         help=f"snapshot the state every N journal records (default {DEFAULT_EVERY_RECORDS}; 0: never)")
@@ -117,6 +119,13 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a share from 0 to 1, not {text}")
+    return value
+
+
 def limits_from(args: argparse.Namespace) -> Limits:
     return Limits(calls_per_second=args.calls_per_second, reads_in_flight=args.reads_in_flight,
                   read_rows_per_second=args.read_records_per_second, max_rows_per_batch=args.max_rows_per_batch)
@@ -150,6 +159,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         accept_damaged_journal=args.accept_damaged_journal,
         check_pages=args.check_pages,
         keep_closed_markets=args.keep_closed_markets,
+        irregularity_rate=args.irregularity_rate,
     )
 
 

@@ -140,7 +140,8 @@ async def _exchange(
         await warm_engine(warmer, [c.variant for c in channels])
         warmer.close()
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
-                              house=config.house, runner=runner, exchange_config=config.exchange_config())
+                              house=config.house, runner=runner, exchange_config=config.exchange_config(),
+                              irregularity_rate=config.irregularity_rate)
     service.recover(accept_damaged=config.accept_damaged_journal)
     if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
         _add_demo_account(app[keys.STORE], config)

@@ -61,6 +61,8 @@ class ServerConfig:
     accept_damaged_journal: bool = False
     check_pages: bool = False
     keep_closed_markets: int | None = DEFAULT_KEEP_CLOSED_MARKETS
+    #: The share of games dealt with a dealer's irregularity (``irregularities.md``), 0 to 1.
+    irregularity_rate: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.channels:
@@ -75,6 +77,8 @@ class ServerConfig:
             raise ValueError("login limits and their window must be positive")
         if self.keep_closed_markets is not None and self.keep_closed_markets < 0:
             raise ValueError(f"closed markets kept must not be negative, not {self.keep_closed_markets}")
+        if not 0.0 <= self.irregularity_rate <= 1.0:
+            raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {self.irregularity_rate}")
         if self.journal_timeout_ms <= 0:
             raise ValueError(f"the journal timeout must be positive, not {self.journal_timeout_ms} ms")
         if min(self.max_connections, self.header_timeout_ms, self.body_timeout_ms) <= 0:

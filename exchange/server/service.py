@@ -76,6 +76,7 @@ from exchange.game.channels import ChannelConfig
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import EquityRunner
 from exchange.game.events import Stamped
+from exchange.game.irregular import seeded_irregularities
 from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
 from exchange.server.cleared_index import ClearedIndex
@@ -150,11 +151,13 @@ class ExchangeService:
         house: bool = True,
         runner: EquityRunner | None = None,
         exchange_config: ExchangeConfig | None = None,
+        irregularity_rate: float = 0.0,
     ) -> None:
         self.journal = journal
         self.clock = clock
         self.configs = {c.name: c for c in channels}
         self.seed = seed
+        self.irregularity_rate = irregularity_rate
         self.exchange = Exchange(exchange_config or ExchangeConfig())
         #: The core's closed markets as this service last saw them, oldest first (see :meth:`_forget_pruned`).
         self._closed: deque[str] = deque()
@@ -205,8 +208,11 @@ class ExchangeService:
         """Build the channels (next game numbers after the journal's), seat the house, start the games."""
         self._touch = touch
         for name, config in self.configs.items():
-            decks = seeded_decks(f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8))
             kwargs: dict[str, Any] = {"equities": self._equities} if self._equities is not None else {}
+            deck_seed = f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8)
+            decks = seeded_decks(deck_seed)
+            if self.irregularity_rate > 0:
+                kwargs["irregularities"] = seeded_irregularities(deck_seed, self.irregularity_rate)
             if self._runner is not None:
                 kwargs["runner"] = self._runner
             channel = Channel(config, self.clock, self.exchange, decks=decks, **kwargs)

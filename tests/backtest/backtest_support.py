@@ -46,7 +46,7 @@ def assert_same_outputs(a: Path, b: Path) -> None:
     """Two backtest output directories hold the same tables and stream files, byte for byte."""
     left, right = read_tables(a), read_tables(b)
     for name in TABLES:
-        assert left[name].num_rows > 0, name
+        assert left[name].num_rows > 0 or name == "irregularities", name  # the small run deals cleanly
         assert left[name].equals(right[name]), f"{name}.parquet differs"
         assert (a / TABLES[name].file_name).read_bytes() == (b / TABLES[name].file_name).read_bytes(), name
     streams_a = sorted(p.name for p in (a / "streams").iterdir())

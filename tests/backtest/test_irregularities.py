@@ -1,0 +1,45 @@
+"""A backtest with dealer irregularities: the irregularities table, the bets voided, money conserved."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from backtest_support import small_config
+
+from exchange.backtest.outputs import read_tables
+from exchange.backtest.runner import run_backtest
+from exchange.backtest.workers import InlineExecutor
+
+
+def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path) -> None:
+    config = replace(small_config(), games=12, seed=5, irregularity_rate=1.0, record_streams=False)
+    with InlineExecutor() as executor:
+        run_backtest(config, executor, tmp_path)
+    tables = {name: t.to_pylist() for name, t in read_tables(tmp_path).items()}
+    rows, games = tables["irregularities"], tables["games"]
+    with InlineExecutor() as executor:  # the same backtest again: the same files, byte for byte
+        run_backtest(config, executor, tmp_path / "again")
+    for name in ("irregularities", "orders", "fills", "settlements"):
+        file = f"{name}.parquet"
+        assert (tmp_path / file).read_bytes() == (tmp_path / "again" / file).read_bytes(), name
+    assert [r["game_index"] for r in rows] == list(range(12))  # a rate of 1: one in every game, in game order
+    assert len({r["kind"] for r in rows}) >= 4
+    for row in rows:
+        game = games[row["game_index"]]
+        if row["outcome"] == "misdeal":
+            assert game["status"] == "VOID" and row["rule"] in (1, 5)
+        else:
+            assert game["status"] == "SETTLED"
+    voided_fills = [f for f in tables["fills"] if f["voided"]]
+    assert sum(r["matches_voided"] for r in rows) == len(voided_fills)
+    assert sum(r["stake_voided"] for r in rows) == sum(f["size"] for f in voided_fills)
+    voided_bets = {b for r in rows for b in r["bets_voided"]}
+    assert voided_bets == {b for f in voided_fills for b in (f["back_bet_id"], f["lay_bet_id"])}
+    assert sum(o["size_voided"] for o in tables["orders"]) == 2 * sum(r["stake_voided"] for r in rows)
+    assert any(r["matches_voided"] for r in rows), "seed 5 must void some matches for this test to mean anything"
+    for market in {s["market_id"] for s in tables["settlements"]}:
+        settled = [s for s in tables["settlements"] if s["market_id"] == market]
+        house = next(s for s in settled if s["account"] == "HOUSE")
+        assert house["commission_received"] == sum(s["commission"] for s in settled)
+        assert sum(s["net_profit"] + s["commission_received"] + s["rounding_received"] for s in settled) == 0
