@@ -14,6 +14,7 @@ from typing import Any
 from exchange.agents.view import bettor_view
 from exchange.betfair import apiformat
 from exchange.core.market import MarketStatus, SelectionStatus
+from exchange.game.channel import Channel
 from exchange.server.service import ExchangeService
 
 NOT_AVAILABLE = "NOT AVAILABLE"
@@ -95,7 +96,7 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
         "bettingWindowPercentageComplete": view.percentage_complete,
         "bettingWindowRemainingMs": 0 if view.window is None else max(0, view.window.closes_ms - view.now_ms),
         "bettingOpen": view.betting_open,
-        "gameData": {"hands": hands, "communityCards": board},
+        "gameData": _game_data(channel, view.market_id, hands, board),
         "markets": [{
             "marketId": view.market_id,
             "status": apiformat.MARKET_STATUS[view.market_status],
@@ -104,3 +105,12 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
         }],
     }
     return out
+
+
+def _game_data(channel: Channel, market_id: str, hands: list[dict[str, Any]], board: list[str]) -> dict[str, Any]:
+    """Hands and community cards; ``exposedCards`` too when a dealer's error showed cards before their time."""
+    data: dict[str, Any] = {"hands": hands, "communityCards": board}
+    game = channel.game(market_id)
+    if game is not None and game.public.exposed:
+        data["exposedCards"] = [str(c) for c in game.public.exposed]
+    return data

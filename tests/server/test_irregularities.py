@@ -1,0 +1,72 @@
+"""Dealer irregularities on the live server: what a trader sees and what happens to their bets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from engine.irregularities import Irregularity, Kind
+from exchange.clock import VirtualClock
+from exchange.game.irregular import IrregularityPlan, scripted
+from exchange.server import keys
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+
+ROUND_MS = WINDOW_MS + PLAYING_MS
+GAME_1 = START_MS + 4 * ROUND_MS  # game 0 began at START_MS; the next deals one playing window after its end
+
+
+def inject(client: TestClient, plan: IrregularityPlan) -> None:
+    client.server.app[keys.SERVICE].channels["holdem"].irregularities = scripted({1: plan})
+
+
+async def cleared(client: TestClient, token: str, status: str) -> dict[int, dict[str, Any]]:
+    answer = await rpc(client, token, "listClearedOrders", {"betStatus": status})
+    return {int(o["betId"]): o for o in answer["result"]["clearedOrders"]}
+
+
+async def book_status(client: TestClient, token: str, market_id: str) -> str:
+    answer = await rpc(client, token, "listMarketBook", {"marketIds": [market_id]})
+    return str(answer["result"][0]["status"])
+
+
+async def test_a_premature_flop_voids_the_bets_matched_after_it(client: TestClient, clock: VirtualClock) -> None:
+    # the flop is turned halfway through game 1's Pre-flop window; the exchange acts one second later
+    inject(client, IrregularityPlan(Irregularity(Kind.PREMATURE_FLOP), at_permille=500, notice_ms=1_000))
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+    preflop_opens = GAME_1 + ROUND_MS
+    exposure = preflop_opens + WINDOW_MS // 2
+    clock.run(until_ms=preflop_opens + 10)
+    lay = await rpc(client, alice, "placeOrders", place("holdem.1", 1, "LAY", 3.0, 20))
+    before = await rpc(client, bob, "placeOrders", place("holdem.1", 1, "BACK", 3.0, 4))
+    clock.run(until_ms=exposure + 10)
+    snapshot = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
+    exposed = snapshot["game"]["gameData"]["exposedCards"]
+    assert len(exposed) == 3 and snapshot["game"]["gameData"]["communityCards"] == ["NOT AVAILABLE"] * 5
+    after = await rpc(client, bob, "placeOrders", place("holdem.1", 1, "BACK", 3.0, 6))
+    assert after["result"]["instructionReports"][0]["sizeMatched"] == 6.0  # matched: the void comes on notice
+    clock.run(until_ms=exposure + 1_000 + 10)
+    assert await book_status(client, bob, "holdem.1") == "SUSPENDED"
+    refused = await rpc(client, bob, "placeOrders", place("holdem.1", 1, "BACK", 3.0, 2))
+    assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
+    clock.run(until_ms=GAME_1 + 4 * ROUND_MS)  # game 1 plays out and settles
+    assert await book_status(client, bob, "holdem.1") == "CLOSED"
+    bet = {name: r["result"]["instructionReports"][0]["betId"] for name, r in
+           (("lay", lay), ("before", before), ("after", after))}
+    voided, settled = await cleared(client, bob, "VOIDED"), await cleared(client, bob, "SETTLED")
+    assert int(bet["after"]) in voided and voided[int(bet["after"])]["sizeSettled"] == 6.0
+    assert int(bet["before"]) in settled and int(bet["before"]) not in voided
+    assert voided[int(bet["after"])]["profit"] == 0.0
+
+
+async def test_a_misdeal_closes_the_market_with_no_winner(client: TestClient, clock: VirtualClock) -> None:
+    inject(client, IrregularityPlan(Irregularity(Kind.EXTRA_CARDS, count=2)))
+    bob = await login(client, "bob", "pw-bob")
+    clock.run(until_ms=GAME_1 + 10)
+    answer = await rpc(client, bob, "listMarketBook", {"marketIds": ["holdem.1"]})
+    book = answer["result"][0]
+    assert book["status"] == "CLOSED" and all(r["status"] != "WINNER" for r in book["runners"])
+    refused = await rpc(client, bob, "placeOrders", place("holdem.1", 1, "BACK", 3.0, 2))
+    assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
+    game = client.server.app[keys.SERVICE].channels["holdem"].game("holdem.1")
+    assert game is not None and game.phase.value == "VOID"
