@@ -36,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("name")
     add.add_argument("--password", required=True)
     add.add_argument("--balance", type=parse_money, default=parse_money("1000"), help="opening balance (default 1000)")
+    add.add_argument("--operator", action="store_true",
+                     help="the account may suspend, resume and void markets (the server's /operator routes)")
     add.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     listing = actions.add_parser("list", help="list accounts and balances")
     listing.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
@@ -55,11 +57,12 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if args.action == "add":
             try:
-                account = store.add(args.name, args.password, deposit=args.balance)
+                account = store.add(args.name, args.password, deposit=args.balance, operator=args.operator)
             except (AccountExists, ValueError) as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 1
-            print(f"added {account.name} with balance {account.deposit / 100:.2f} {account.currency}")
+            role = " (operator)" if args.operator else ""
+            print(f"added {account.name}{role} with balance {account.deposit / 100:.2f} {account.currency}")
             return 0
         balances = balances_from_db(args.db)
         print(f"{'name':<24} {'balance':>14} currency")

@@ -95,6 +95,15 @@ class SuspendMarket(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class ResumeMarket(Command):
+    """Reopen a market suspended inside its betting window (an operator's resume): ACTIVE, the same round."""
+
+    TYPE_TAG: ClassVar[str] = "ResumeMarket"
+    ts: int
+    market_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class PlaceOrder(Command):
     """API-NG ``placeOrders`` with one LIMIT instruction.
 
@@ -205,6 +214,7 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         CreateMarket,
         OpenMarket,
         SuspendMarket,
+        ResumeMarket,
         PlaceOrder,
         CancelOrder,
         ReplaceOrder,

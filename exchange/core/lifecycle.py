@@ -17,6 +17,7 @@ from exchange.core.commands import (
     Deposit,
     OpenAccount,
     OpenMarket,
+    ResumeMarket,
     SettleMarket,
     SettleSelection,
     SuspendMarket,
@@ -121,6 +122,16 @@ def open_market(state: ExchangeState, cmd: OpenMarket) -> list[Event]:
     if market.status is not MarketStatus.SUSPENDED:
         raise ExchangeError(f"cannot open market {cmd.market_id}: it is {market.status}")
     ev = MarketOpened(cmd.ts, cmd.market_id, market.round + 1)
+    state.apply_market_opened(ev)
+    return [ev]
+
+
+def resume_market(state: ExchangeState, cmd: ResumeMarket) -> list[Event]:
+    """Reopen a suspended market in the round it was suspended in (no new round: nothing lapses or is turned)."""
+    market = state.open_market(cmd.market_id, "resume")
+    if market.status is not MarketStatus.SUSPENDED or market.round < 1:
+        raise ExchangeError(f"cannot resume market {cmd.market_id}: it is {market.status} in round {market.round}")
+    ev = MarketOpened(cmd.ts, cmd.market_id, market.round)
     state.apply_market_opened(ev)
     return [ev]
 

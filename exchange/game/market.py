@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from exchange.core.commands import (
     CreateMarket,
     OpenMarket,
+    ResumeMarket,
     SettleMarket,
     SettleSelection,
     SuspendMarket,
@@ -62,6 +63,9 @@ class ExchangeMarket:
 
     def void(self, reason: str, at_ms: int) -> Sequence[Event]:
         return self.exchange.execute(VoidMarket(at_ms, self.market_id, reason))
+
+    def resume(self, at_ms: int) -> Sequence[Event]:
+        return self.exchange.execute(ResumeMarket(at_ms, self.market_id))
 
     def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[Event]:
         return self.exchange.execute(VoidMatchedSince(at_ms, self.market_id, since_ms, reason))

@@ -48,6 +48,10 @@ class MarketPort(Protocol):
         """Void the market: unmatched cancelled, unsettled matched bets refunded."""
         ...
 
+    def resume(self, at_ms: int) -> Sequence[object]:
+        """Reopen the market suspended inside the current window (an operator's resume), in the same round."""
+        ...
+
     def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[object]:
         """Void every match from ``since_ms`` on hands not settled (a card was seen before its time)."""
         ...

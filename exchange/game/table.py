@@ -61,6 +61,10 @@ EquityFn = Callable[[str, Sequence[Sequence[Card]], Sequence[Card]], Prospects]
 STREET_NAMES = ("flop", "turn", "river")
 
 
+class GameStateError(RuntimeError):
+    """An operator's action that the game's state does not allow (e.g. resuming a market that is open)."""
+
+
 class Phase(StrEnum):
     SCHEDULED = "SCHEDULED"
     BETTING = "BETTING"
@@ -112,7 +116,7 @@ class Game:
         self.irregularity = irregularity
         self._incident_timer: Timer | None = None  # a premature street's exposure, or its notice
         self._exposed_ms: int | None = None  # a card seen in this window, not yet acted on
-        self._suspended_early = False  # the market was suspended on an exposure before its window closed
+        self._hold: str | None = None  # why the market is suspended inside its window (an exposure, an operator)
 
     # --- what anyone may read ---------------------------------------------------------
 
@@ -207,8 +211,8 @@ class Game:
             self._cancel_incident()
             self._notice()
         self.phase = Phase.PLAYING
-        if self._suspended_early:
-            self._suspended_early = False
+        if self._hold is not None:
+            self._hold = None
         else:
             self._emit(*self._port.suspend(now))
         self._emit(WindowClosed(rnd))
@@ -290,6 +294,33 @@ class Game:
         if self._on_finished is not None:
             self._on_finished(self)
 
+    # --- an operator's hand ------------------------------------------------------------------
+
+    def operator_suspend(self, reason: str) -> None:
+        """Suspend the market inside its betting window (a technical fault); the window runs on its timetable."""
+        if self.phase is not Phase.BETTING or self._hold is not None:
+            raise GameStateError(f"market {self.market_id} is not open for betting ({self._state_words()}): "
+                                 "only an open market can be suspended")
+        self._suspend_in_window(f"operator: {reason}")
+
+    def operator_void(self, reason: str) -> None:
+        """Void the game now for a technical fault: matched bets refunded, unmatched cancelled, no winner."""
+        if self.over:
+            raise GameStateError(f"market {self.market_id} is already over ({self.phase}): nothing to void")
+        self.void(f"operator: {reason}")
+
+    def operator_resume(self) -> None:
+        """Reopen a market an operator suspended, while its window lasts (never one held for an exposed card)."""
+        if self.phase is not Phase.BETTING or self._hold is None or not self._hold.startswith("operator"):
+            raise GameStateError(f"market {self.market_id} was not suspended by an operator in an open window "
+                                 f"({self._state_words()}): nothing to resume")
+        self._hold = None
+        self._emit(*self._port.resume(self._clock.now()))
+
+    def _state_words(self) -> str:
+        held = f", suspended: {self._hold}" if self._hold else ""
+        return f"phase {self.phase}{held}"
+
     # --- irregularities (engine.irregularities, exchange.game.irregular) --------------------
 
     def _expose(self) -> None:
@@ -316,13 +347,18 @@ class Game:
             return
         self._exposed_ms = None
         now = self._clock.now()
-        self._emit(*self._port.suspend(now))
-        self._suspended_early = True
+        self._suspend_in_window("a card exposed before its time")
         reason = f"card exposed before its time ({plan.irregularity.describe()})"
         voided = [e for e in self._port.void_matched_since(since, reason, now)]
         self._emit(*voided)
         matches = [e for e in voided if isinstance(e, MatchVoided)]
         self._emit(BetsVoided(plan.kind.rule, str(plan.kind), since, len(matches), sum(e.size for e in matches)))
+
+    def _suspend_in_window(self, why: str) -> None:
+        if self._hold is None:
+            self._emit(*self._port.suspend(self._clock.now()))
+        if self._hold is None or why.startswith("a card"):
+            self._hold = why
 
     def _announce(self, cards: tuple[Card, ...], outcome: str) -> None:
         plan = self.irregularity

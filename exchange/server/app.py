@@ -33,7 +33,18 @@ from exchange.core.events import Event
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.table import EquityFn
 from exchange.page import add_page_routes
-from exchange.server import account, betting, connections, games_api, identity, jsoncodec, keys, listings, openapi
+from exchange.server import (
+    account,
+    betting,
+    connections,
+    games_api,
+    identity,
+    jsoncodec,
+    keys,
+    listings,
+    openapi,
+    operator,
+)
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
 from exchange.server.dblock import DatabaseLock
@@ -98,6 +109,9 @@ def _routes(app: web.Application) -> None:
     app.router.add_get(STREAM_PATH, stream)
     app.router.add_get(GAMES_STREAM_PATH, games_stream)
     app.router.add_get("/openapi.json", openapi_json)
+    app.router.add_post("/operator/v1/markets/{marketId}/suspend", operator.suspend)
+    app.router.add_post("/operator/v1/markets/{marketId}/resume", operator.resume)
+    app.router.add_post("/operator/v1/markets/{marketId}/void", operator.void)
     add_page_routes(app)  # the trading page at /, its files under /static/
 
 

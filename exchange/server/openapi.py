@@ -154,6 +154,39 @@ _SNAPSHOT = {
 }
 
 
+def _operator_path(action: str, what: str) -> dict[str, Any]:
+    refusal = {"content": {"application/json": {"schema": _ERROR}}}
+    return {"post": {
+        "summary": f"Operators only: {what}",
+        "parameters": [*_AUTH_HEADERS, {"name": "marketId", "in": "path", "required": True,
+                                        "schema": {"type": "string"}, "description": "CHANNEL.GAME, e.g. holdem.17"}],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["reason"], "additionalProperties": False,
+            "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 200}}}}}},
+        "responses": {
+            "200": {"description": f"{action} done and journaled: action, marketId, operator, reason, at, "
+                    "marketStatus", "content": {"application/json": {"schema": {"type": "object"}}}},
+            "400": {"description": "INVALID_INPUT_DATA: no reason, or an unknown field", **refusal},
+            "401": {"description": "no or an expired session, or no application key", **refusal},
+            "403": {"description": "ACCESS_DENIED: the account is not an operator; nothing changed", **refusal},
+            "404": {"description": "MARKET_NOT_FOUND: not a live game's market", **refusal},
+            "409": {"description": "MARKET_STATE_CONFLICT: the market's state does not allow it", **refusal},
+        },
+    }}
+
+
+def _operator_paths() -> dict[str, Any]:
+    return {
+        "/operator/v1/markets/{marketId}/suspend": _operator_path(
+            "suspend", "suspend an open market for a technical fault (unmatched orders lapse; the window "
+            "runs on its timetable)"),
+        "/operator/v1/markets/{marketId}/resume": _operator_path(
+            "resume", "reopen a market an operator suspended, while its betting window lasts"),
+        "/operator/v1/markets/{marketId}/void": _operator_path(
+            "void", "void the game: matched bets refunded, unmatched cancelled, market closed with no winner"),
+    }
+
+
 def document() -> dict[str, Any]:
     """The whole document, a fresh dict each call."""
     return {
@@ -210,5 +243,6 @@ def document() -> dict[str, Any]:
             "/": {"get": {"summary": "The trading page (HTML; its scripts and styles under /static/)",
                           "responses": {"200": {"description": "the page", "content": {"text/html": {}}}}}},
             "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
+            **_operator_paths(),
         },
     }

@@ -41,6 +41,9 @@ CREATE TABLE IF NOT EXISTS accounts (
     currency TEXT NOT NULL,
     created_ms INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS operators (
+    name TEXT PRIMARY KEY REFERENCES accounts(name)
+);
 """
 
 
@@ -108,8 +111,8 @@ class AccountStore:
     def close(self) -> None:
         self._conn.close()
 
-    def add(self, name: str, password: str, *, deposit: int, currency: str = "GBP") -> Account:
-        """Create an account; raises :class:`AccountExists` if the name is taken."""
+    def add(self, name: str, password: str, *, deposit: int, currency: str = "GBP", operator: bool = False) -> Account:
+        """Create an account (an operator's if ``operator``); raises :class:`AccountExists` if the name is taken."""
         check_name(name)
         if not password:
             raise ValueError("a password must not be empty")
@@ -124,7 +127,13 @@ class AccountStore:
             )
         except sqlite3.IntegrityError:
             raise AccountExists(f"account {name!r} already exists") from None
+        if operator:
+            self._conn.execute("INSERT INTO operators (name) VALUES (?)", (name,))
         return account
+
+    def is_operator(self, name: str) -> bool:
+        """Whether the account may suspend, resume and void markets (``accounts add NAME --operator``)."""
+        return self._conn.execute("SELECT 1 FROM operators WHERE name = ?", (name,)).fetchone() is not None
 
     def get(self, name: str) -> Account:
         row = self._conn.execute(

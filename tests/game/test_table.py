@@ -50,6 +50,9 @@ class RecordingPort:
     def void(self, reason: str, at_ms: int) -> Sequence[object]:
         return self._rec("void", reason, at_ms)
 
+    def resume(self, at_ms: int) -> Sequence[object]:
+        return self._rec("resume", at_ms)
+
     def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[object]:
         return self._rec("void since", since_ms, at_ms)
 

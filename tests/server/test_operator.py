@@ -1,0 +1,129 @@
+"""Operator routes: suspend, resume and void a live market; refusals for everyone else; the journal keeps it all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from exchange.clock import VirtualClock
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.service import river_only_equities
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, headers, login, place, rpc
+
+
+async def act(client: TestClient, token: str | None, action: str, market_id: str = "holdem.0",
+              body: object = None) -> tuple[int, dict[str, Any]]:
+    payload = {"reason": "video feed lost"} if body is None else body
+    resp = await client.post(f"/operator/v1/markets/{market_id}/{action}", data=json.dumps(payload),
+                             headers=headers(token))
+    return resp.status, await resp.json()
+
+
+async def status(client: TestClient, token: str, market_id: str = "holdem.0") -> str:
+    answer = await rpc(client, token, "listMarketBook", {"marketIds": [market_id]})
+    return str(answer["result"][0]["status"])
+
+
+def operator_records(client: TestClient) -> list[dict[str, Any]]:
+    journal = client.server.app[keys.SERVICE].journal
+    return [dict(r.body) for r in journal.records() if r.kind == "operator"]
+
+
+async def test_anyone_but_an_operator_is_refused_and_nothing_changes(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    code, body = await act(client, alice, "suspend")
+    assert (code, body["error"]) == (403, "ACCESS_DENIED") and "not an operator" in body["details"]
+    code, body = await act(client, None, "void")
+    assert code == 401 and body["error"] in ("NO_SESSION", "INVALID_SESSION_INFORMATION")
+    assert await status(client, alice) == "OPEN"
+    assert operator_records(client) == []
+
+
+async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock: VirtualClock) -> None:
+    client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops, alice, bob = [await login(client, n, f"pw-{n}") for n in ("ops", "alice", "bob")]
+    lay = await rpc(client, alice, "placeOrders", place("holdem.0", 2, "LAY", 4.0, 10))
+    back = await rpc(client, bob, "placeOrders", place("holdem.0", 2, "BACK", 4.0, 10))
+    assert back["result"]["instructionReports"][0]["sizeMatched"] == 10.0
+
+    code, body = await act(client, ops, "suspend")
+    assert (code, body["marketStatus"], body["operator"]) == (200, "SUSPENDED", "ops")
+    assert await status(client, bob) == "SUSPENDED"
+    refused = await rpc(client, bob, "placeOrders", place("holdem.0", 2, "BACK", 4.0, 2))
+    assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
+    code, body = await act(client, ops, "suspend")
+    assert (code, body["error"]) == (409, "MARKET_STATE_CONFLICT")
+
+    code, body = await act(client, ops, "resume")
+    assert (code, body["marketStatus"]) == (200, "ACTIVE") and await status(client, bob) == "OPEN"
+    code, body = await act(client, ops, "resume")
+    assert (code, body["error"]) == (409, "MARKET_STATE_CONFLICT")
+
+    code, body = await act(client, ops, "void", body={"reason": ""})
+    assert (code, body["error"]) == (400, "INVALID_INPUT_DATA")
+    code, body = await act(client, ops, "void", body={"reason": "shuffler jammed"})
+    assert (code, body["marketStatus"]) == (200, "VOID")
+    assert await status(client, bob) == "CLOSED"
+    voided = await rpc(client, bob, "listClearedOrders", {"betStatus": "VOIDED"})
+    bet_id = back["result"]["instructionReports"][0]["betId"]
+    assert [o["betId"] for o in voided["result"]["clearedOrders"]] == [bet_id]
+    assert lay["result"]["instructionReports"][0]["sizeMatched"] == 0.0
+    code, body = await act(client, ops, "void")
+    assert (code, body["error"]) == (404, "MARKET_NOT_FOUND")
+    records = operator_records(client)
+    assert [(r["action"], r["reason"]) for r in records] == [
+        ("suspend", "video feed lost"), ("resume", "video feed lost"), ("void", "shuffler jammed")]
+    # the channel goes on with its next game, one playing window after the void
+    clock.run(until_ms=START_MS + PLAYING_MS + 10)
+    assert await status(client, bob, "holdem.1") == "OPEN"
+
+
+async def test_a_suspension_holds_until_the_window_closes_and_the_game_goes_on(client: TestClient,
+                                                                               clock: VirtualClock) -> None:
+    client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops, bob = await login(client, "ops", "pw-ops"), await login(client, "bob", "pw-bob")
+    assert (await act(client, ops, "suspend"))[0] == 200
+    clock.run(until_ms=START_MS + WINDOW_MS + PLAYING_MS + 10)  # the Deal window closed; Pre-flop is open
+    assert await status(client, bob) == "OPEN"
+    game = client.server.app[keys.SERVICE].channels["holdem"].game("holdem.0")
+    assert game is not None and game.round is not None and int(game.round) == 2
+
+
+async def test_operator_actions_survive_a_restart(tmp_path: Path) -> None:
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1)
+    async with TestClient(TestServer(create_app(config, clock=VirtualClock(start_ms=START_MS),
+                                                equities=river_only_equities), host="127.0.0.1")) as client:
+        client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+        client.server.app[keys.SERVICE].channels["holdem"].clock.advance(0)
+        ops = await login(client, "ops", "pw-ops")
+        assert (await act(client, ops, "suspend", body={"reason": "dealer swap"}))[0] == 200
+    async with TestClient(TestServer(create_app(config, clock=VirtualClock(start_ms=START_MS + 1_000),
+                                                equities=river_only_equities), host="127.0.0.1")) as client:
+        assert [(r["action"], r["reason"], r["operator"]) for r in operator_records(client)] == [
+            ("suspend", "dealer swap", "ops")]
+        assert client.server.app[keys.STORE].is_operator("ops")
+        resp = await client.get("/openapi.json", headers={"X-Application": APP_KEY})
+        paths = (await resp.json())["paths"]
+        assert {"/operator/v1/markets/{marketId}/suspend", "/operator/v1/markets/{marketId}/resume",
+                "/operator/v1/markets/{marketId}/void"} <= set(paths)
+
+
+def test_the_accounts_command_makes_an_operator(tmp_path: Path, capsys: Any) -> None:
+    from exchange.cli import main
+    from exchange.server.store import AccountStore
+
+    db = str(tmp_path / "ex.db")
+    assert main(["accounts", "--db", db, "add", "ops", "--password", "pw", "--operator"]) == 0
+    assert "ops (operator)" in capsys.readouterr().out
+    assert main(["accounts", "--db", db, "add", "plain", "--password", "pw"]) == 0
+    store = AccountStore.open(db)
+    try:
+        assert store.is_operator("ops") and not store.is_operator("plain")
+    finally:
+        store.close()
