@@ -111,12 +111,17 @@ class RunnerSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class MarketSnapshot:
-    """The market now, as the stream shows it. ``tv`` is the market's total matched (minor units)."""
+    """The market now, as the stream shows it. ``tv`` is the market's total matched (minor units).
+
+    ``version``: the market's version where the source keeps one (the server: the same number as
+    ``listMarketBook``); ``None`` lets the recorder count definition changes itself.
+    """
 
     status: BetfairMarketStatus
     in_play: bool
     runners: tuple[RunnerSnapshot, ...]
     tv: int
+    version: int | None = None
 
 
 def iso_ms(epoch_ms: int) -> str:
@@ -162,9 +167,10 @@ class MarketRecorder:
         """Record ``snapshot`` as of ``publish_ms``; return the new line, or ``None`` if nothing changed."""
         image = self._definition_key is None
         change: dict[str, object] = {"id": self.info.market_id}
-        key = (snapshot.status, snapshot.in_play, tuple((r.selection_id, r.status) for r in snapshot.runners))
+        key = (snapshot.status, snapshot.in_play, tuple((r.selection_id, r.status) for r in snapshot.runners),
+               snapshot.version)
         if key != self._definition_key:
-            self._version += 1
+            self._version = self._version + 1 if snapshot.version is None else snapshot.version
             self._definition_key = key
             if snapshot.status is BetfairMarketStatus.CLOSED and self._settled_ms is None:
                 self._settled_ms = publish_ms

@@ -38,7 +38,7 @@ from exchange.core.records import fast_constructor
 from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import ApiError, ApingCode, invalid_input
-from exchange.server.params import get_enum, get_list, get_number, get_object, get_opt_str, get_str
+from exchange.server.params import get_enum, get_int, get_list, get_number, get_object, get_opt_str, get_str
 from exchange.server.service import ExchangeService
 
 MAX_INSTRUCTIONS = 200  # placeOrders, as Betfair
@@ -245,6 +245,22 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
     return _new_outcome(report)
 
 
+def _stale_version(service: ExchangeService, market_id: str, params: Mapping[str, Any]) -> str | None:
+    """API-NG ``marketVersion``: if the market's version is now higher than the one sent, the orders lapse.
+
+    Its version changes at every status change (each window's opening and closing, so each reveal), so an
+    order decided on cards that are no longer the latest is never matched. ``None``: no version sent, or current.
+    """
+    if "marketVersion" not in params:
+        return None
+    sent = get_int(get_object(params, "marketVersion"), "version", where="marketVersion.")
+    current = service.market_version(market_id)
+    if sent >= current:
+        return None
+    return (f"lapsed: market {market_id} is at version {current}, the order was sent for version {sent} "
+            "(its status or cards changed since)")
+
+
 async def place_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     market_id = get_str(params, "marketId", max_len=64)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
@@ -262,6 +278,10 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
             for r in requests
         ]
         return _execution(market_id, customer_ref, outcomes, dependent=True)
+    stale = _stale_version(service, market_id, params)
+    if stale is not None:
+        return _execution(market_id, customer_ref, [_failed({"instruction": r.echo}, "BET_TAKEN_OR_LAPSED", stale)
+                                                    for r in requests], dependent=True)
     commands = []
     for r in requests:
         assert r.price is not None and r.size is not None

@@ -283,6 +283,7 @@ def _catalogue_entry(service: ExchangeService, info: Any, projection: set[str]) 
         "marketId": info.market_id,
         "marketName": info.market_name,
         "totalMatched": apiformat.money(book.total_matched if book else 0),
+        "version": service.market_version(info.market_id),  # as listMarketBook's and the stream's
     }
     if "MARKET_START_TIME" in projection:
         entry["marketStartTime"] = apiformat.iso(info.market_time_ms)
