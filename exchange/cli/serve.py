@@ -55,14 +55,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--db", default="exchange.db", help="SQLite database: accounts and journal")
-    parser.add_argument("--channel", action="append", choices=sorted(CHANNELS), dest="channels",
-                        help="a channel to run (repeat for several; default holdem)")
-    parser.add_argument("--window-seconds", type=float, default=None, help="betting window length")
-    parser.add_argument("--playing-seconds", type=float, default=None, help="playing (suspended) window length")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the decks (default: random)")
-    parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
-    parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
-                        help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
+    _add_game_arguments(parser)
     parser.add_argument("--snapshot-every-records", type=_not_negative(int), default=DEFAULT_EVERY_RECORDS,
                         metavar="N",
                         help=f"snapshot the state every N journal records (default {DEFAULT_EVERY_RECORDS}; 0: never)")
@@ -112,11 +105,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the games themselves: channels, windows, decks, house liquidity, dealer errors."""
+    parser.add_argument("--channel", action="append", choices=sorted(CHANNELS), dest="channels",
+                        help="a channel to run (repeat for several; default holdem)")
+    parser.add_argument("--window-seconds", type=float, default=None, help="betting window length")
+    parser.add_argument("--playing-seconds", type=float, default=None, help="playing (suspended) window length")
+    parser.add_argument("--seed", type=int, default=None, help="seed for the decks (default: random)")
+    parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
+    parser.add_argument("--noise-traders", type=_not_negative(int), default=DEFAULT_NOISE_TRADERS, metavar="N",
+                        help=f"house noise traders taking the best prices at random moments, so the ladder moves "
+                        f"(default {DEFAULT_NOISE_TRADERS}; 0 for none)")
+    parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
+                        help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive, not {text}")
     return value
+
+
+DEFAULT_NOISE_TRADERS = 2
 
 
 def _share(text: str) -> float:
@@ -160,6 +171,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         check_pages=args.check_pages,
         keep_closed_markets=args.keep_closed_markets,
         irregularity_rate=args.irregularity_rate,
+        noise_traders=args.noise_traders,
     )
 
 

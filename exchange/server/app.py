@@ -155,7 +155,7 @@ async def _exchange(
         warmer.close()
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house, runner=runner, exchange_config=config.exchange_config(),
-                              irregularity_rate=config.irregularity_rate)
+                              irregularity_rate=config.irregularity_rate, noise_traders=config.noise_traders)
     service.recover(accept_damaged=config.accept_damaged_journal)
     if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
         _add_demo_account(app[keys.STORE], config)

@@ -63,6 +63,8 @@ class ServerConfig:
     keep_closed_markets: int | None = DEFAULT_KEEP_CLOSED_MARKETS
     #: The share of games dealt with a dealer's irregularity (``irregularities.md``), 0 to 1.
     irregularity_rate: float = 0.0
+    #: House noise traders per server (they trade on every channel): fills and a moving ladder for a watcher.
+    noise_traders: int = 0
 
     def __post_init__(self) -> None:
         if not self.channels:
@@ -77,6 +79,8 @@ class ServerConfig:
             raise ValueError("login limits and their window must be positive")
         if self.keep_closed_markets is not None and self.keep_closed_markets < 0:
             raise ValueError(f"closed markets kept must not be negative, not {self.keep_closed_markets}")
+        if self.noise_traders < 0:
+            raise ValueError(f"the number of noise traders must not be negative, not {self.noise_traders}")
         if not 0.0 <= self.irregularity_rate <= 1.0:
             raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {self.irregularity_rate}")
         if self.journal_timeout_ms <= 0:

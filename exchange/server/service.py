@@ -59,7 +59,7 @@ from sortedcontainers import SortedKeyList
 from engine.cards import Card
 from engine.showdown import showdown
 from exchange.agents.host import seat
-from exchange.agents.house import MarketMaker
+from exchange.agents.house import MarketMaker, NoiseTrader
 from exchange.betfair import apiformat
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.betfair.stream import MarketInfo as RecorderInfo
@@ -93,6 +93,8 @@ EVENT_TYPE_ID = "990001"  # the same id the stream recordings write (exchange.be
 EVENT_TYPE_NAME = "Exchange Poker"
 HOUSE_MAKER = "house-maker"
 HOUSE_BANKROLL = 10**9  # minor units: ten million, enough to quote every channel for ever
+HOUSE_NOISE = "house-noise"
+NOISE_BANKROLL = 10**7  # minor units: a hundred thousand each, topped up at each start when spent
 VOID_REASON = "technical fault: the server stopped during the game; matched bets refunded, unmatched cancelled"
 
 Listener = Callable[[Event], None]
@@ -152,18 +154,21 @@ class ExchangeService:
         runner: EquityRunner | None = None,
         exchange_config: ExchangeConfig | None = None,
         irregularity_rate: float = 0.0,
+        noise_traders: int = 0,
     ) -> None:
         self.journal = journal
         self.clock = clock
         self.configs = {c.name: c for c in channels}
         self.seed = seed
         self.irregularity_rate = irregularity_rate
+        #: The house's noise traders' accounts (exchange.agents.house.NoiseTrader), one set for every channel.
+        self.noise_accounts = tuple(f"{HOUSE_NOISE}-{k + 1}" for k in range(noise_traders))
         self.exchange = Exchange(exchange_config or ExchangeConfig())
         #: The core's closed markets as this service last saw them, oldest first (see :meth:`_forget_pruned`).
         self._closed: deque[str] = deque()
         self.channels: dict[str, Channel] = {}
         self.infos: dict[str, MarketInfo] = {}
-        self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER,))
+        self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER, *self.noise_accounts))
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
         self._house = house
@@ -226,6 +231,10 @@ class ExchangeService:
             if self._house:
                 channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
                 seat(channel, MarketMaker(), HOUSE_MAKER)
+            for account in self.noise_accounts:
+                spent = self.funds(account).balance < NOISE_BANKROLL // 10
+                channel.open_account(account, NOISE_BANKROLL if spent else 0)
+                seat(channel, NoiseTrader(f"{deck_seed}/{account}"), account)
         if run_games:
             self.start_games()
 
@@ -460,7 +469,8 @@ class ExchangeService:
             )
             for r in book.runners
         )
-        return MarketSnapshot(_STREAM_MARKET[book.status], book.round > 0, runners, book.total_matched)
+        return MarketSnapshot(_STREAM_MARKET[book.status], book.round > 0, runners, book.total_matched,
+                              self.market_version(market_id))
 
     def stream_market_ids(self, wanted: frozenset[str] | None) -> list[str]:
         """Markets for a subscription image: the ones asked for, else every market still open."""
