@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
-from backtest_support import small_config
+import pytest
+from backtest_support import ROOT, small_config
 
 from exchange.backtest.outputs import read_tables
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
 
 
-def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path) -> None:
+def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     config = replace(small_config(), games=12, seed=5, irregularity_rate=1.0, record_streams=False)
     with InlineExecutor() as executor:
         run_backtest(config, executor, tmp_path)
@@ -43,3 +46,23 @@ def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path) 
         house = next(s for s in settled if s["account"] == "HOUSE")
         assert house["commission_received"] == sum(s["commission"] for s in settled)
         assert sum(s["net_profit"] + s["commission_received"] + s["rounding_received"] for s in settled) == 0
+
+    notebook_output = run_notebook(tmp_path, monkeypatch)
+    assert "irregularities: 12 in 12 games" in notebook_output
+    assert "voided matched stake" in notebook_output and "had they stood they would have made" in notebook_output
+
+
+def run_notebook(out: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The settlements notebook run on ``out``; its printed output."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    monkeypatch.setenv("BACKTEST_DIR", str(out))
+    monkeypatch.setenv("BACKTEST_ACCOUNT", "house-noise-1")  # the noise trader bets in every window
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    notebook = nbformat.read(ROOT / "notebooks" / "settlements.ipynb", as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3",
+                                     resources={"metadata": {"path": str(ROOT)}})
+    client.execute(env=dict(os.environ))
+    return "".join(out.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
+                   for out in cell.get("outputs", []))
