@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any
 
+from aiohttp import ClientWebSocketResponse, WSMsgType
 from aiohttp.test_utils import TestClient
 
 from engine.irregularities import Irregularity, Kind
 from exchange.clock import VirtualClock
 from exchange.game.irregular import IrregularityPlan, scripted
 from exchange.server import keys
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
 
 ROUND_MS = WINDOW_MS + PLAYING_MS
 GAME_1 = START_MS + 4 * ROUND_MS  # game 0 began at START_MS; the next deals one playing window after its end
@@ -70,3 +73,51 @@ async def test_a_misdeal_closes_the_market_with_no_winner(client: TestClient, cl
     assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
     game = client.server.app[keys.SERVICE].channels["holdem"].game("holdem.1")
     assert game is not None and game.phase.value == "VOID"
+
+
+async def frames_until(ws: ClientWebSocketResponse, found: Callable[[dict[str, Any]], bool],
+                       limit: int = 40) -> dict[str, Any]:
+    """Read stream messages until one satisfies ``found`` (bounded)."""
+    for _ in range(limit):
+        msg = await ws.receive(timeout=3)
+        assert msg.type is WSMsgType.TEXT, msg
+        message: dict[str, Any] = json.loads(msg.data)
+        if found(message):
+            return message
+    raise AssertionError(f"no such stream message in {limit}")
+
+
+def voided_order(message: dict[str, Any], bet_id: str) -> bool:
+    return message.get("op") == "ocm" and any(
+        uo["id"] == bet_id and uo["sv"] > 0
+        for oc in message.get("oc", []) for orc in oc.get("orc", []) for uo in orc.get("uo", []))
+
+
+def suspended_definition(message: dict[str, Any]) -> bool:
+    return message.get("op") == "mcm" and any(
+        mc.get("marketDefinition", {}).get("status") == "SUSPENDED" for mc in message.get("mc", []))
+
+
+async def test_the_stream_republishes_the_market_and_the_voided_orders(client: TestClient,
+                                                                       clock: VirtualClock) -> None:
+    inject(client, IrregularityPlan(Irregularity(Kind.PREMATURE_FLOP), at_permille=500, notice_ms=1_000))
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+    preflop_opens = GAME_1 + ROUND_MS
+    exposure = preflop_opens + WINDOW_MS // 2
+    clock.run(until_ms=exposure + 10)
+    ws = await client.ws_connect("/stream")
+    await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": bob})
+    await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {"marketIds": ["holdem.1"]}})
+    await ws.send_json({"op": "orderSubscription", "id": 3})
+    await frames_until(ws, lambda m: m.get("op") == "ocm" and m.get("ct") == "SUB_IMAGE")
+    await rpc(client, alice, "placeOrders", place("holdem.1", 2, "LAY", 3.0, 20))
+    after = await rpc(client, bob, "placeOrders", place("holdem.1", 2, "BACK", 3.0, 6))
+    bet_id = after["result"]["instructionReports"][0]["betId"]
+    clock.run(until_ms=exposure + 1_000 + 10)  # noticed: suspended, the match voided
+    clock.advance(500)  # past the stream's conflation
+    definition = await frames_until(ws, suspended_definition)
+    version = next(mc["marketDefinition"]["version"] for mc in definition["mc"] if "marketDefinition" in mc)
+    book = (await rpc(client, bob, "listMarketBook", {"marketIds": ["holdem.1"]}))["result"][0]
+    assert book["status"] == "SUSPENDED" and book["version"] == version
+    await frames_until(ws, lambda m: voided_order(m, bet_id))
+    await ws.close()
