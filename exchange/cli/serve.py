@@ -42,6 +42,7 @@ from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.limits import Limits
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore, check_password
+from exchange.server.tls import TlsConfigError
 
 LOOPBACK = "127.0.0.1"
 EXIT_JOURNAL_FAILED = 3
@@ -91,6 +92,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT_MS / 1000, metavar="S",
                         help=f"seconds a request's body has to arrive once its head has; else 408 (default "
                              f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")
+    parser.add_argument("--stream-port", type=int, default=None, metavar="N",
+                        help="also serve the Exchange Stream as Betfair does (TLS, CRLF JSON lines) on this port, "
+                             "for betfairlightweight's BetfairStream and flumine live (default: the WebSocket only)")
+    parser.add_argument("--tls-cert", default=None, metavar="PEM",
+                        help="the stream port's certificate (with --tls-key); default: self-signed, made at start")
+    parser.add_argument("--tls-key", default=None, metavar="PEM", help="the private key of --tls-cert")
     parser.add_argument("--demo", action="store_true",
                         help="create the account demo/demo with 1000.00 if absent (its password is printed)")
     defaults = Limits()
@@ -150,6 +157,10 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         accept_damaged_journal=args.accept_damaged_journal,
         check_pages=args.check_pages,
         keep_closed_markets=args.keep_closed_markets,
+        stream_port=args.stream_port,
+        stream_host=args.host,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
     )
 
 
@@ -174,8 +185,12 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
+    except TlsConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:  # the address: taken, or not this machine's
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        ports = f"{args.port}" if args.stream_port is None else f"{args.port} (or the stream port {args.stream_port})"
+        print(f"error: cannot listen on {args.host}:{ports}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -202,6 +217,9 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
         print(f"  no accounts yet: add one with 'exchange-poker accounts --db {config.db_path} add NAME "
               "--password P --balance 1000', or start with --demo")
     print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
+    if keys.STREAM_PORT in app:
+        print(f"  stream:   TLS on port {app[keys.STREAM_PORT]} (betfairlightweight: "
+              f"BetfairStream._BetfairStream__port = {app[keys.STREAM_PORT]})")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
 
 

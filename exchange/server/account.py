@@ -1,4 +1,4 @@
-"""API-NG account methods: getAccountFunds (the caller's own funds only)."""
+"""API-NG account methods: getAccountFunds and getAccountDetails (the caller's own account only)."""
 
 from __future__ import annotations
 
@@ -14,3 +14,23 @@ from exchange.server.service import ExchangeService
 async def get_account_funds(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> dict[str, Any]:
     get_opt_str(params, "wallet", max_len=16)
     return apiformat.account_funds(service.funds(session.account))
+
+
+DEFAULT_CURRENCY = "GBP"
+
+
+async def get_account_details(service: ExchangeService, session: Session, params: Mapping[str, Any]
+                              ) -> dict[str, Any]:
+    """``AccountDetailsResponse``: the account's currency from the account store; the simulator keeps no names,
+    so ``firstName`` is the account name; no discount and no points."""
+    return {
+        "currencyCode": service.currencies.get(session.account, DEFAULT_CURRENCY),
+        "firstName": session.account,
+        "lastName": "",
+        "localeCode": "en",
+        "region": "GBR",
+        "timezone": "UTC",
+        "discountRate": 0.0,
+        "pointsBalance": 0,
+        "countryCode": "GB",
+    }

@@ -33,7 +33,18 @@ from exchange.core.events import Event
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.table import EquityFn
 from exchange.page import add_page_routes
-from exchange.server import account, betting, connections, games_api, identity, jsoncodec, keys, listings, openapi
+from exchange.server import (
+    account,
+    betting,
+    connections,
+    games_api,
+    identity,
+    jsoncodec,
+    keys,
+    listings,
+    openapi,
+    tls,
+)
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
 from exchange.server.dblock import DatabaseLock
@@ -48,6 +59,7 @@ from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore
 from exchange.server.stream import StreamHub
+from exchange.server.stream_socket import StreamSocketServer
 
 ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
 
@@ -82,6 +94,7 @@ def create_app(
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
                                              on_fatal=on_fatal, gate=gate))
     app.cleanup_ctx.append(_stream)
+    app.cleanup_ctx.append(functools.partial(_stream_socket, config=config))
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
     return app
@@ -89,6 +102,7 @@ def create_app(
 
 def _routes(app: web.Application) -> None:
     app.router.add_post("/api/login", identity.login)
+    app.router.add_post("/api/certlogin", identity.cert_login)
     app.router.add_post("/api/keepAlive", identity.keep_alive)
     app.router.add_post("/api/logout", identity.logout)
     app.router.add_post("/exchange/betting/json-rpc/v1", betting_rpc)
@@ -165,6 +179,7 @@ async def _exchange(
     })
     app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
         "getAccountFunds": account.get_account_funds,
+        "getAccountDetails": account.get_account_details,
     })
     service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
     games = None
@@ -222,6 +237,19 @@ def _touch_both(hub: StreamHub, games: GamesHub, market_id: str | None, event: E
     """Tell both streams of a change: the Exchange Stream's hub, then the spectators' (see :class:`GamesHub`)."""
     hub.touched(market_id, event)
     games.touched(market_id, event)
+
+
+async def _stream_socket(app: web.Application, *, config: ServerConfig) -> AsyncIterator[None]:
+    """The Exchange Stream on its own TLS port, when one is configured (``serve --stream-port``)."""
+    if config.stream_port is None:
+        yield
+        return
+    context = tls.server_context(config.tls_cert, config.tls_key, host=config.stream_host)
+    server = StreamSocketServer(app[keys.HUB], context)
+    app[keys.STREAM_PORT] = await server.start(config.stream_host, config.stream_port)
+    log.info("stream: TLS on %s:%d", config.stream_host, app[keys.STREAM_PORT])
+    yield
+    await server.stop()
 
 
 async def _sweeper(app: web.Application, *, clock: Clock, every_ms: int) -> AsyncIterator[None]:

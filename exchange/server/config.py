@@ -33,6 +33,8 @@ class ServerConfig:
     (:mod:`exchange.server.journal_check`).
     ``keep_closed_markets``: how many settled or voided markets (newest first) the exchange keeps, with their
     cleared orders, catalogue entries and notes; ``None`` keeps them all (memory then grows with every game).
+    ``stream_port``: also serve the Exchange Stream as Betfair does, TLS lines on ``stream_host:stream_port``
+    (0: any free port; None: only the WebSocket route), with ``tls_cert``/``tls_key`` or a self-signed certificate.
     """
 
     db_path: str = "exchange.db"
@@ -61,6 +63,10 @@ class ServerConfig:
     accept_damaged_journal: bool = False
     check_pages: bool = False
     keep_closed_markets: int | None = DEFAULT_KEEP_CLOSED_MARKETS
+    stream_port: int | None = None
+    stream_host: str = "127.0.0.1"
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
     def __post_init__(self) -> None:
         if not self.channels:
@@ -75,6 +81,10 @@ class ServerConfig:
             raise ValueError("login limits and their window must be positive")
         if self.keep_closed_markets is not None and self.keep_closed_markets < 0:
             raise ValueError(f"closed markets kept must not be negative, not {self.keep_closed_markets}")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("give both a TLS certificate and its key (--tls-cert and --tls-key), or neither")
+        if self.stream_port is not None and not 0 <= self.stream_port <= 65535:
+            raise ValueError(f"the stream port must be from 0 to 65535, not {self.stream_port}")
         if self.journal_timeout_ms <= 0:
             raise ValueError(f"the journal timeout must be positive, not {self.journal_timeout_ms} ms")
         if min(self.max_connections, self.header_timeout_ms, self.body_timeout_ms) <= 0:

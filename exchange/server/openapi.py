@@ -6,7 +6,7 @@ README's "HTTP API" section).
 
 >>> doc = document()
 >>> sorted(doc["paths"])[:4]
-['/', '/api/keepAlive', '/api/login', '/api/logout']
+['/', '/api/certlogin', '/api/keepAlive', '/api/login']
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ BETTING_METHODS = (
     "SportsAPING/v1.0/listMarketBook",
     "SportsAPING/v1.0/listMarketCatalogue",
 )
-ACCOUNT_METHODS = ("AccountAPING/v1.0/getAccountFunds",)
+ACCOUNT_METHODS = ("AccountAPING/v1.0/getAccountFunds", "AccountAPING/v1.0/getAccountDetails")
 
 _AUTH_HEADERS = [
     {"name": "X-Application", "in": "header", "required": True, "schema": {"type": "string"}},
@@ -162,11 +162,14 @@ def document() -> dict[str, Any]:
             "title": "Exchange Poker Sim server",
             "version": "1.0",
             "description": "Betfair-compatible API-NG (JSON-RPC), interactive login, Exchange Games snapshots and "
-            "an Exchange Stream API over WebSocket at /stream.",
+            "an Exchange Stream API over WebSocket at /stream and, with serve --stream-port, over TLS lines as "
+            "Betfair serves it.",
         },
         "servers": [{"url": "http://127.0.0.1:8080"}],
         "paths": {
             "/api/login": _identity_path("Interactive login: form username, password → session token", form=True),
+            "/api/certlogin": _identity_path("Non-interactive (certificate) login: form username, password → "
+                                             "{sessionToken, loginStatus}", form=True),
             "/api/keepAlive": _identity_path("Extend the session's lifetime", form=False),
             "/api/logout": _identity_path("End the session", form=False),
             "/exchange/betting/json-rpc/v1": _rpc_path("API-NG betting (JSON-RPC 2.0)", BETTING_METHODS),

@@ -160,6 +160,7 @@ class ExchangeService:
         self._closed: deque[str] = deque()
         self.channels: dict[str, Channel] = {}
         self.infos: dict[str, MarketInfo] = {}
+        self.currencies: dict[str, str] = {}  # each logged-in account's currency, from the account store
         self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER,))
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
@@ -289,7 +290,8 @@ class ExchangeService:
             listener(reason)
 
     def ensure_account(self, account: Account) -> None:
-        """Open ``account`` in the core with its deposit, once (journaled)."""
+        """Open ``account`` in the core with its deposit, once (journaled); note its currency."""
+        self.currencies[account.name] = account.currency
         if account.name in self.exchange.accounts:
             return
         now = self.clock.now()

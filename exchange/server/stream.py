@@ -1,4 +1,4 @@
-"""The Exchange Stream API over a WebSocket at ``/stream``.
+"""The Exchange Stream API: over a WebSocket at ``/stream`` and, as Betfair, over TLS (:mod:`.stream_socket`).
 
 Messages are Betfair's, one JSON object per WebSocket text frame:
 
@@ -48,7 +48,7 @@ import json
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
@@ -153,12 +153,41 @@ class Subscription:
         return out
 
 
-class StreamConnection:
-    """One WebSocket client."""
+class Transport(Protocol):
+    """How a connection's messages travel: a WebSocket (``/stream``) or a TLS socket of CRLF lines."""
 
-    def __init__(self, hub: StreamHub, ws: web.WebSocketResponse, connection_id: str) -> None:
-        self.hub = hub
+    @property
+    def closed(self) -> bool: ...
+
+    async def send_text(self, text: str) -> None:
+        """Send one message; raise ``ConnectionError`` (or ``RuntimeError``) if the peer has gone."""
+
+    async def close(self) -> None: ...
+
+
+class WebSocketTransport:
+    """One JSON message per WebSocket text frame."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
         self.ws = ws
+
+    @property
+    def closed(self) -> bool:
+        return self.ws.closed
+
+    async def send_text(self, text: str) -> None:
+        await self.ws.send_str(text)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+class StreamConnection:
+    """One stream client, whatever its transport."""
+
+    def __init__(self, hub: StreamHub, transport: Transport, connection_id: str) -> None:
+        self.hub = hub
+        self.transport = transport
         self.connection_id = connection_id
         self.account: str | None = None
         self.token: str | None = None
@@ -167,10 +196,10 @@ class StreamConnection:
         self.closed = False
 
     async def send(self, message: JsonDict) -> None:
-        if self.closed or self.ws.closed:
+        if self.closed or self.transport.closed:
             return
         try:
-            await self.ws.send_str(json.dumps(message, separators=(",", ":")))
+            await self.transport.send_text(json.dumps(message, separators=(",", ":")))
         except (ConnectionError, RuntimeError):
             self.closed = True
 
@@ -187,7 +216,7 @@ class StreamConnection:
         await self.send(out)
         if close:
             self.closed = True
-            await self.ws.close()
+            await self.transport.close()
 
     async def handle(self, text: str) -> None:
         try:
@@ -470,13 +499,22 @@ class StreamHub:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def connect(self, transport: Transport) -> StreamConnection:
+        """A new connection on ``transport``, greeted with ``{"op": "connection", "connectionId"}``."""
+        conn = StreamConnection(self, transport, f"{next(self._ids):03d}-{self.service.now()}")
+        self.connections.add(conn)
+        await conn.send({"op": "connection", "connectionId": conn.connection_id})
+        return conn
+
+    def disconnect(self, conn: StreamConnection) -> None:
+        self.connections.discard(conn)
+        conn.closed = True
+
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
-        conn = StreamConnection(self, ws, f"{next(self._ids):03d}-{self.service.now()}")
-        self.connections.add(conn)
+        conn = await self.connect(WebSocketTransport(ws))
         try:
-            await conn.send({"op": "connection", "connectionId": conn.connection_id})
             async for msg in ws:
                 if msg.type is WSMsgType.TEXT:
                     await conn.handle(msg.data)
@@ -485,8 +523,7 @@ class StreamHub:
                 if conn.closed:
                     break
         finally:
-            self.connections.discard(conn)
-            conn.closed = True
+            self.disconnect(conn)
         return ws
 
     async def heartbeats(self) -> None:
@@ -507,6 +544,6 @@ class StreamHub:
             self._flush_handle.cancel()
         for conn in list(self.connections):
             with contextlib.suppress(Exception):
-                await conn.ws.close()
+                await conn.transport.close()
         for task in list(self._tasks):
             task.cancel()
