@@ -93,6 +93,8 @@ def current_order(view: OrderView) -> JsonDict:
         out["matchedDate"] = iso(view.matched_ts)
     if view.customer_ref:
         out["customerOrderRef"] = view.customer_ref
+    if view.strategy_ref:
+        out["customerStrategyRef"] = view.strategy_ref
     return out
 
 
@@ -151,6 +153,8 @@ def cleared_order(order: ClearedOrder, event_type_id: str, event_id: str) -> Jso
         out["lastMatchedDate"] = iso(order.last_matched_ts)
     if order.customer_ref:
         out["customerOrderRef"] = order.customer_ref
+    if order.strategy_ref:
+        out["customerStrategyRef"] = order.strategy_ref
     return out
 
 

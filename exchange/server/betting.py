@@ -30,7 +30,7 @@ from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
-from exchange.core.events import Matched, OrderCancelled, OrderPlaced, OrderRejected
+from exchange.core.events import Matched, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
 from exchange.core.ladder import price as tick_price
 from exchange.core.money import to_exact_decimal, to_minor
 from exchange.core.orders import OrderType, PersistenceType
@@ -45,6 +45,7 @@ MAX_INSTRUCTIONS = 200  # placeOrders, as Betfair
 MAX_CHANGE_INSTRUCTIONS = 60  # cancelOrders and replaceOrders, as Betfair
 MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE before it reaches the core
 CUSTOMER_REF_MAX = 32
+STRATEGY_REF_MAX = 15  # customerStrategyRef, as Betfair
 # Instruction-level codes that Betfair also reports as the execution-level errorCode.
 EXECUTION_LEVEL = frozenset({"INSUFFICIENT_FUNDS", "MARKET_NOT_OPEN_FOR_BETTING", "INVALID_MARKET_ID"})
 
@@ -121,6 +122,7 @@ class PlaceRequest:
     size: int | None
     customer_ref: str | None
     problem: tuple[str, str] | None  # (error code, message) found before the core sees it
+    fill_or_kill: int | None = None  # timeInForce FILL_OR_KILL: its minFillSize (the size when none is given)
 
 
 _new_place_request = fast_constructor(PlaceRequest)  # type: ignore[type-var]  # see _new_outcome
@@ -152,10 +154,46 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     limit = raw.get("limitOrder")
     if limit.__class__ is not dict:
         limit = get_object(raw, "limitOrder", where=where)
+    if limit.get("betTargetType") is not None or limit.get("betTargetSize") is not None:
+        echo["limitOrder"] = dict(limit)
+        message = "betTargetType (a size set by payout or profit) is not offered; give limitOrder.size"
+        return _new_place_request(echo, selection_id, side, None, None, customer_ref, ("INVALID_ORDER_TYPE", message))
     raw_price, raw_size, persistence = _limit_fields(limit, where)
     echo["limitOrder"] = {"size": raw_size, "price": raw_price, "persistenceType": persistence}
     price, size, problem = _limit_values(limit, raw_price, raw_size, persistence)
-    return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem)
+    fill_or_kill = None
+    if limit.get("timeInForce") is not None or limit.get("minFillSize") is not None:
+        fill_or_kill, fok_problem = _time_in_force(limit, size, echo["limitOrder"], where)
+        problem = problem or fok_problem
+    return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem, fill_or_kill)
+
+
+def _time_in_force(limit: Mapping[str, Any], size: int | None, echo: JsonDict, where: str
+                   ) -> tuple[int | None, tuple[str, str] | None]:
+    """``(minimum fill, problem)`` of a limitOrder's ``timeInForce`` and ``minFillSize``, as API-NG has them.
+
+    FILL_OR_KILL matches at once at least ``minFillSize`` (the whole size when absent) or nothing; the rest
+    lapses. A ``minFillSize`` without FILL_OR_KILL is ``UNEXPECTED_MIN_FILL_SIZE``; one that is not positive or
+    exceeds the size, ``INVALID_MIN_FILL_SIZE``. An unknown ``timeInForce`` is a malformed call.
+    """
+    tif = limit.get("timeInForce")
+    if tif is not None:
+        tif = get_enum(limit, "timeInForce", ("FILL_OR_KILL",), where=f"{where}limitOrder.")
+        echo["timeInForce"] = tif
+    raw_min = limit.get("minFillSize")
+    if raw_min is None:
+        return size, None
+    raw_min = get_number(limit, "minFillSize", where=f"{where}limitOrder.")
+    echo["minFillSize"] = raw_min
+    if tif is None:
+        return None, ("UNEXPECTED_MIN_FILL_SIZE", "minFillSize is for timeInForce FILL_OR_KILL only")
+    try:
+        min_fill = to_minor(raw_min)
+    except ValueError as exc:
+        return None, ("INVALID_MIN_FILL_SIZE", str(exc))
+    if min_fill <= 0 or (size is not None and min_fill > size):
+        return None, ("INVALID_MIN_FILL_SIZE", f"minFillSize {raw_min} must be positive and at most the size")
+    return min_fill, None
 
 
 def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str | None]:
@@ -210,8 +248,6 @@ def _limit_values(
     if persistence != PersistenceType.LAPSE and problem is None:
         message = f"persistenceType {persistence} is not offered: unmatched bets lapse when the window closes (LAPSE)"
         problem = ("INVALID_PERSISTENCE_TYPE", message)
-    if limit.get("timeInForce") is not None or limit.get("betTargetType") is not None:
-        problem = problem or ("INVALID_ORDER_TYPE", "timeInForce and betTargetType are not offered; omit them")
     return price, size, problem
 
 
@@ -220,10 +256,13 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
     base: JsonDict = {"instruction": echo}
     placed: OrderPlaced | None = None
     matched = matched_x100 = 0
+    killed = False
     for event in events:
         if isinstance(event, OrderRejected):
             return _failed(base, str(event.error_code), event.message)
-        if isinstance(event, OrderPlaced) and placed is None:
+        if isinstance(event, OrderLapsed):
+            killed = True  # only a FILL_OR_KILL order lapses as it is placed
+        elif isinstance(event, OrderPlaced) and placed is None:
             placed = event
         elif isinstance(event, Matched) and placed is not None and placed.bet_id in (
             event.back_bet_id,
@@ -240,7 +279,8 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
         "placedDate": apiformat.iso(placed.ts),
         "averagePriceMatched": round(matched_x100 / (100 * matched), 4) if matched else 0.0,
         "sizeMatched": apiformat.money(matched),
-        "orderStatus": "EXECUTION_COMPLETE" if matched == placed.size else "EXECUTABLE",
+        "orderStatus": ("EXPIRED" if killed and not matched
+                        else "EXECUTION_COMPLETE" if matched == placed.size or killed else "EXECUTABLE"),
     }
     return _new_outcome(report)
 
@@ -248,6 +288,7 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
 async def place_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     market_id = get_str(params, "marketId", max_len=64)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX) or None
     raw = get_list(params, "instructions", required=True)
     if len(raw) > MAX_INSTRUCTIONS:
         return _too_many(market_id, customer_ref, MAX_INSTRUCTIONS, len(raw))
@@ -275,6 +316,8 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
                 price=r.price,
                 size=r.size,
                 customer_ref=r.customer_ref,
+                strategy_ref=strategy_ref,
+                fill_or_kill=r.fill_or_kill,
             )
         )
     if len(commands) > 1:

@@ -86,12 +86,14 @@ async def list_current_orders(service: ExchangeService, session: Session, params
     descending = get_enum(params, "sortDir", ("EARLIEST_TO_LATEST", "LATEST_TO_EARLIEST"),
                           default="EARLIEST_TO_LATEST") == "LATEST_TO_EARLIEST"
     refs = set(get_str_list(params, "customerOrderRefs")) or None
+    strategies = set(get_str_list(params, "customerStrategyRefs")) or None
     budget = current_budget()
     async with budget.reading():
         orders = await _matching(service.orders(session.account), lambda o: (
             (bet_ids is None or str(o.bet_id) in bet_ids)
             and (market_ids is None or o.market_id in market_ids)
             and (refs is None or o.customer_ref in refs)
+            and (strategies is None or o.strategy_ref in strategies)
             and (projection == "ALL" or str(o.status) == projection)), budget)
         orders.sort(key=_order_key(order_by), reverse=descending)
         page, more = _page(orders, params, budget.limits.max_rows_per_call)
@@ -120,17 +122,21 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
         raise invalid_input(f"side must be BACK or LAY, not {side!r:.40}")
     group_by = get_enum(params, "groupBy", GROUPS, default="BET")
     get_bool(params, "includeItemDescription", default=False)
+    strategies = set(get_str_list(params, "customerStrategyRefs")) or None
+    refs = set(get_str_list(params, "customerOrderRefs")) or None
     budget = current_budget()
     limit = budget.limits.max_rows_per_call
     async with budget.reading():
         # In (settled_ts, bet_id) order already; a page of an unfiltered list is an index lookup.
         orders: Sequence[ClearedOrder] = await service.cleared_rows(session.account, status)
-        if bet_ids is not None or market_ids is not None or runner_ids is not None or side is not None:
+        if any(f is not None for f in (bet_ids, market_ids, runner_ids, side, strategies, refs)):
             orders = await _matching(orders, lambda o: (
                 (bet_ids is None or str(o.bet_id) in bet_ids)
                 and (market_ids is None or o.market_id in market_ids)
                 and (runner_ids is None or o.selection_id in runner_ids)
-                and (side is None or str(o.side) == side)), budget)
+                and (side is None or str(o.side) == side)
+                and (strategies is None or o.strategy_ref in strategies)
+                and (refs is None or o.customer_ref in refs)), budget)
         if group_by in ("BET", "SIDE", "RUNNER"):
             page, more = _page(orders, params, limit)
             budget.charge_rows(len(page), "listClearedOrders")

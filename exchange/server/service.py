@@ -506,12 +506,13 @@ _STREAM_RUNNER = {
 
 
 def _uo(bet_id: int, price: Decimal, size: int, side: Side, complete: bool, placed: int, matched_ts: int | None,
-        avp: float, sm: int, sr: int, sl: int, sc: int, sv: int, ref: str | None) -> dict[str, Any]:
+        avp: float, sm: int, sr: int, sl: int, sc: int, sv: int, ref: str | None, rfs: str | None,
+        ) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": str(bet_id), "p": float(price), "s": apiformat.money(size), "side": "B" if side is Side.BACK else "L",
         "status": "EC" if complete else "E", "pt": "L", "ot": "L", "pd": placed, "avp": avp,
         "sm": apiformat.money(sm), "sr": apiformat.money(sr), "sl": apiformat.money(sl), "sc": apiformat.money(sc),
-        "sv": apiformat.money(sv), "rac": "", "rc": "REG_GGC", "rfo": ref or "", "rfs": "",
+        "sv": apiformat.money(sv), "rac": "", "rc": "REG_GGC", "rfo": ref or "", "rfs": rfs or "",
     }
     if matched_ts is not None:
         out["md"] = matched_ts
@@ -522,7 +523,7 @@ def _uo_open(o: OrderView) -> tuple[int, dict[str, Any], str, float, float]:
     avp = apiformat.price(o.average_price_matched)
     uo = _uo(o.bet_id, o.price, o.size, o.side, o.status is OrderStatus.EXECUTION_COMPLETE, o.placed_ts,
              o.matched_ts, avp, o.size_matched, o.size_remaining, o.size_lapsed, o.size_cancelled, o.size_voided,
-             o.customer_ref)
+             o.customer_ref, o.strategy_ref)
     return o.selection_id, uo, uo["side"], avp, apiformat.money(o.size_matched)
 
 
@@ -530,7 +531,7 @@ def _uo_cleared(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, float
     avp = apiformat.price(o.price_matched)
     matched = o.size - o.size_cancelled - o.size_lapsed - o.size_voided
     uo = _uo(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
-             matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref)
+             matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref)
     return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
 
 

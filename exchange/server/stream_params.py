@@ -33,8 +33,8 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
   (default 3) used by ``EX_BEST_OFFERS`` / ``EX_BEST_OFFERS_DISP``.
 * ``orderFilter``: an object; ``includeOverallPosition`` (boolean, default
   true: ``mb``/``ml`` are sent), ``customerStrategyRefs`` (list of strings: only
-  orders with one of those refs are shown; empty means all — and as the
-  simulator's orders carry no strategy ref, a non-empty list shows none), ``partitionMatchedByStrategyRef``
+  orders placed with one of those ``customerStrategyRef`` values are shown, as ``rfs``; empty means
+  all), ``partitionMatchedByStrategyRef``
   (boolean; strategy positions ``smc`` are not produced), ``accountIds`` (list
   of integers; ignored, as the stream only ever shows the authenticated
   account's own orders).

@@ -32,8 +32,11 @@ def cert_dir(tmp_path: Path) -> str:
     return str(folder)
 
 
-def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(tmp_path: Path, cert_dir: str) -> None:
-    strategy_ref = None
+@pytest.mark.parametrize("strategy_ref", [None, "flumine-live"])
+def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(
+        tmp_path: Path, cert_dir: str, strategy_ref: str | None) -> None:
+    """With flumine's default (no ``customer_strategy_ref``: orders carry the strategy's name and the order
+    stream is not filtered) and with one set (orders carry it and the order stream is filtered on it)."""
     assert importlib.util.find_spec("flumine") is not None, "flumine is missing: pip install '.[test]'"
     stream_port = free_port()
     with ServerProcess(tmp_path / "ex.db", "--demo", "--stream-port", str(stream_port), window_s=2, playing_s=0.3,
@@ -50,3 +53,5 @@ def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(tmp_path
     assert (market_id, selection_id) in {(m, s) for m, s, _ in seen["placed"]}
     assert size_matched == 2.0 and bet_id.isdigit()
     assert seen["order_stream"]["status"] == "EXECUTION_COMPLETE" and seen["order_stream"]["rfo"]
+    expected_ref = strategy_ref if strategy_ref is not None else "BackOnce"  # flumine's default: the strategy name
+    assert seen["order_stream"]["rfs"] == expected_ref
