@@ -1,4 +1,7 @@
-"""API-NG account methods: getAccountFunds and getAccountDetails (the caller's own account only)."""
+"""API-NG account methods: getAccountFunds, getAccountDetails, listCurrencyRates (the caller's own account only).
+
+getAccountStatement is in :mod:`exchange.server.statement`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.server.auth import Session
-from exchange.server.params import get_opt_str
+from exchange.server.params import get_enum, get_opt_str
 from exchange.server.service import ExchangeService
 
 
@@ -34,3 +37,14 @@ async def get_account_details(service: ExchangeService, session: Session, params
         "pointsBalance": 0,
         "countryCode": "GB",
     }
+
+
+#: Exchange rates from GBP, the simulator's one currency for money: it converts nothing, so every rate is 1.
+CURRENCIES = ("GBP",)
+
+
+async def list_currency_rates(service: ExchangeService, session: Session, params: Mapping[str, Any]
+                              ) -> list[dict[str, Any]]:
+    """``CurrencyRate`` from ``fromCurrency`` (only GBP, Betfair's default; another is ``INVALID_INPUT_DATA``)."""
+    get_enum(params, "fromCurrency", ("GBP",), default="GBP")
+    return [{"currencyCode": code, "rate": 1.0} for code in CURRENCIES]

@@ -36,14 +36,19 @@ from exchange.page import add_page_routes
 from exchange.server import (
     account,
     betting,
+    cleared_orders,
     connections,
+    discovery,
     games_api,
     identity,
     jsoncodec,
     keys,
     listings,
     openapi,
+    profit_and_loss,
+    statement,
     tls,
+    update_orders,
 )
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
@@ -173,13 +178,25 @@ async def _exchange(
         "cancelOrders": betting.cancel_orders,
         "replaceOrders": betting.replace_orders,
         "listCurrentOrders": listings.list_current_orders,
-        "listClearedOrders": listings.list_cleared_orders,
+        "listClearedOrders": cleared_orders.list_cleared_orders,
         "listMarketBook": listings.list_market_book,
+        "listRunnerBook": listings.list_runner_book,
+        "listMarketProfitAndLoss": profit_and_loss.list_market_profit_and_loss,
+        "updateOrders": update_orders.update_orders,
         "listMarketCatalogue": listings.list_market_catalogue,
+        "listEventTypes": discovery.list_event_types,
+        "listEvents": discovery.list_events,
+        "listCompetitions": discovery.list_competitions,
+        "listMarketTypes": discovery.list_market_types,
+        "listCountries": discovery.list_countries,
+        "listVenues": discovery.list_venues,
+        "listTimeRanges": discovery.list_time_ranges,
     })
     app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
         "getAccountFunds": account.get_account_funds,
         "getAccountDetails": account.get_account_details,
+        "listCurrencyRates": account.list_currency_rates,
+        "getAccountStatement": statement.get_account_statement,
     })
     service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
     games = None

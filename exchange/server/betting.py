@@ -68,7 +68,7 @@ class Outcome:
 _new_outcome = fast_constructor(Outcome)  # type: ignore[type-var]
 
 
-def _execution(
+def execution_report(
     market_id: str | None, customer_ref: str | None, outcomes: Sequence[Outcome], *, dependent: bool
 ) -> JsonDict:
     """An execution report from instruction outcomes; ``dependent``: one failure fails all (placeOrders)."""
@@ -94,7 +94,7 @@ def _execution(
     return out
 
 
-def _too_many(market_id: str | None, customer_ref: str | None, limit: int, asked: int) -> JsonDict:
+def too_many(market_id: str | None, customer_ref: str | None, limit: int, asked: int) -> JsonDict:
     """The execution report refusing a call of more than ``limit`` instructions (none is carried out)."""
     out: JsonDict = {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS",
                      "errorMessage": f"at most {limit} instructions a call, not {asked}"}
@@ -106,7 +106,7 @@ def _too_many(market_id: str | None, customer_ref: str | None, limit: int, asked
     return out
 
 
-def _failed(report_base: JsonDict, code: str, message: str) -> Outcome:
+def failed(report_base: JsonDict, code: str, message: str) -> Outcome:
     return Outcome({"status": "FAILURE", "errorCode": code, **report_base}, code, message)
 
 
@@ -259,7 +259,7 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
     killed = False
     for event in events:
         if isinstance(event, OrderRejected):
-            return _failed(base, str(event.error_code), event.message)
+            return failed(base, str(event.error_code), event.message)
         if isinstance(event, OrderLapsed):
             killed = True  # only a FILL_OR_KILL order lapses as it is placed
         elif isinstance(event, OrderPlaced) and placed is None:
@@ -271,7 +271,7 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
             matched += event.size
             matched_x100 += event.size * int(tick_price(event.tick) * 100)
     if placed is None:
-        return _failed(base, "ERROR_IN_MATCHER", "the exchange produced no order for this instruction")
+        return failed(base, "ERROR_IN_MATCHER", "the exchange produced no order for this instruction")
     report: JsonDict = {
         "status": "SUCCESS",
         "instruction": echo,
@@ -291,18 +291,18 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX) or None
     raw = get_list(params, "instructions", required=True)
     if len(raw) > MAX_INSTRUCTIONS:
-        return _too_many(market_id, customer_ref, MAX_INSTRUCTIONS, len(raw))
+        return too_many(market_id, customer_ref, MAX_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
     if [r for r in requests if r.problem is not None]:
         outcomes = [
-            _failed({"instruction": r.echo}, *r.problem)
+            failed({"instruction": r.echo}, *r.problem)
             if r.problem
-            else _failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
+            else failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
             for r in requests
         ]
-        return _execution(market_id, customer_ref, outcomes, dependent=True)
+        return execution_report(market_id, customer_ref, outcomes, dependent=True)
     commands = []
     for r in requests:
         assert r.price is not None and r.size is not None
@@ -326,23 +326,23 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
         checks = service.exchange.check_places(commands)
         if any(rejection is not None for rejection in checks):
             outcomes = [
-                _failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
+                failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
                 if rejection is None
-                else _failed({"instruction": r.echo}, rejection.code.value, rejection.message)
+                else failed({"instruction": r.echo}, rejection.code.value, rejection.message)
                 for r, rejection in zip(requests, checks, strict=True)
             ]
-            return _execution(market_id, customer_ref, outcomes, dependent=True)
+            return execution_report(market_id, customer_ref, outcomes, dependent=True)
     outcomes = [
         place_report(service.execute(command), r.echo, service) for r, command in zip(requests, commands, strict=True)
     ]
     await service.durable()
-    return _execution(market_id, customer_ref, outcomes, dependent=True)
+    return execution_report(market_id, customer_ref, outcomes, dependent=True)
 
 
 # --- cancelOrders ----------------------------------------------------------------------------
 
 
-def _bet_id(raw: Mapping[str, Any], where: str) -> int | None:
+def parse_bet_id(raw: Mapping[str, Any], where: str) -> int | None:
     """A betId as API-NG sends it (a string of digits); None if it cannot be one of ours."""
     value = raw.get("betId")
     if isinstance(value, bool) or not isinstance(value, str | int):
@@ -359,7 +359,7 @@ def _cancel_report(instruction: JsonDict, events: Sequence[object]) -> Outcome:
     when: int | None = None
     for event in events:
         if isinstance(event, OrderRejected):
-            return _failed(base, str(event.error_code), event.message)
+            return failed(base, str(event.error_code), event.message)
         if isinstance(event, OrderCancelled):
             cancelled += event.size
             when = event.ts
@@ -373,7 +373,7 @@ def _cancel_one(service: ExchangeService, session: Session, market_id: str | Non
     base: JsonDict = {"instruction": instruction}
     view = service.order(session.account, bet_id) if bet_id is not None else None
     if view is None or (market_id is not None and view.market_id != market_id):
-        return _failed(base, "INVALID_BET_ID", f"no bet {instruction.get('betId')} of yours on this market")
+        return failed(base, "INVALID_BET_ID", f"no bet {instruction.get('betId')} of yours on this market")
     command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, size_reduction=reduction)
     return _cancel_report(instruction, service.execute(command))
 
@@ -383,7 +383,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
     raw = get_list(params, "instructions")
     if len(raw) > MAX_CHANGE_INSTRUCTIONS:
-        return _too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
+        return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if raw and market_id is None:
         raise invalid_input("marketId is required when instructions are given")
     outcomes: list[Outcome] = []
@@ -392,7 +392,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
             where = f"instructions[{i}]."
             if not isinstance(item, dict):
                 raise invalid_input(f"instructions[{i}] must be an object")
-            bet_id = _bet_id(item, where)
+            bet_id = parse_bet_id(item, where)
             instruction: JsonDict = {"betId": str(item["betId"])}
             reduction: int | None = None
             if item.get("sizeReduction") is not None:
@@ -403,7 +403,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
                     if reduction <= 0:
                         raise ValueError(f"sizeReduction {raw_reduction} must be positive")
                 except ValueError as exc:
-                    outcomes.append(_failed({"instruction": instruction}, "INVALID_BET_SIZE", str(exc)))
+                    outcomes.append(failed({"instruction": instruction}, "INVALID_BET_SIZE", str(exc)))
                     continue
             outcomes.append(_cancel_one(service, session, market_id, bet_id, reduction, instruction))
     else:
@@ -412,7 +412,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
                 instruction = {"betId": str(view.bet_id)}
                 outcomes.append(_cancel_one(service, session, view.market_id, view.bet_id, None, instruction))
     await service.durable()
-    return _execution(market_id, customer_ref, outcomes, dependent=False)
+    return execution_report(market_id, customer_ref, outcomes, dependent=False)
 
 
 # --- replaceOrders ---------------------------------------------------------------------------
@@ -449,7 +449,7 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
     raw = get_list(params, "instructions", required=True)
     if len(raw) > MAX_CHANGE_INSTRUCTIONS:
-        return _too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
+        return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     outcomes: list[Outcome] = []
@@ -457,7 +457,7 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         where = f"instructions[{i}]."
         if not isinstance(item, dict):
             raise invalid_input(f"instructions[{i}] must be an object")
-        bet_id = _bet_id(item, where)
+        bet_id = parse_bet_id(item, where)
         raw_price = get_number(item, "newPrice", where=where)
         instruction: JsonDict = {"betId": str(item["betId"]), "newPrice": raw_price}
         view = service.order(session.account, bet_id) if bet_id is not None else None
@@ -474,7 +474,7 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         events = service.execute(command)
         outcomes.append(_replace_outcome(instruction, view.bet_id, events, service, view.side, view.selection_id))
     await service.durable()
-    return _execution(market_id, customer_ref, outcomes, dependent=False)
+    return execution_report(market_id, customer_ref, outcomes, dependent=False)
 
 
 def _replace_failure(instruction: JsonDict, code: str, message: str) -> Outcome:

@@ -13,16 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-BETTING_METHODS = (
-    "SportsAPING/v1.0/placeOrders",
-    "SportsAPING/v1.0/cancelOrders",
-    "SportsAPING/v1.0/replaceOrders",
-    "SportsAPING/v1.0/listCurrentOrders",
-    "SportsAPING/v1.0/listClearedOrders",
-    "SportsAPING/v1.0/listMarketBook",
-    "SportsAPING/v1.0/listMarketCatalogue",
-)
-ACCOUNT_METHODS = ("AccountAPING/v1.0/getAccountFunds", "AccountAPING/v1.0/getAccountDetails")
+BETTING_METHODS = tuple(f"SportsAPING/v1.0/{name}" for name in (
+    "placeOrders", "cancelOrders", "replaceOrders", "updateOrders", "listCurrentOrders", "listClearedOrders",
+    "listMarketBook", "listRunnerBook", "listMarketCatalogue", "listMarketProfitAndLoss", "listEventTypes",
+    "listEvents", "listCompetitions", "listMarketTypes", "listCountries", "listVenues", "listTimeRanges",
+))
+ACCOUNT_METHODS = tuple(f"AccountAPING/v1.0/{name}" for name in (
+    "getAccountFunds", "getAccountDetails", "getAccountStatement", "listCurrencyRates",
+))
 
 _AUTH_HEADERS = [
     {"name": "X-Application", "in": "header", "required": True, "schema": {"type": "string"}},

@@ -60,7 +60,7 @@ from engine.cards import Card
 from engine.showdown import showdown
 from exchange.agents.host import seat
 from exchange.agents.house import MarketMaker
-from exchange.betfair import apiformat
+from exchange.betfair import apiformat, description
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.clock import Clock
@@ -348,21 +348,22 @@ class ExchangeService:
         channel = market_id.rsplit(".", 1)[0]
         config = self.configs.get(channel)
         number = _game_number(market_id, channel) or 0
-        hands = config.hands if config else 4
         suspend = game.windows[-1].closes_ms if game is not None else start_ms + (config.game_ms if config else 0)
-        bps = config.commission_bps if config else 250
+        described = description.market_info(
+            market_id, title=config.title if config else channel, start_ms=start_ms, suspend_ms=suspend,
+            hands=config.hands if config else 4, commission_bps=config.commission_bps if config else 250)
         return MarketInfo(
             market_id=market_id,
             channel=channel,
             game_number=number,
-            event_id=channel,
-            event_name=config.title if config else channel,
-            market_name=f"Game {number}",
-            open_ms=start_ms,
-            market_time_ms=start_ms,
-            suspend_ms=suspend,
-            runner_names=tuple(f"Hand {i}" for i in range(1, hands + 1)),
-            commission_percent=str(Decimal(bps) / 100),
+            event_id=described.event_id,
+            event_name=described.event_name,
+            market_name=described.market_name,
+            open_ms=described.open_ms,
+            market_time_ms=described.market_time_ms,
+            suspend_ms=described.suspend_ms,
+            runner_names=described.runner_names,
+            commission_percent=described.commission_percent,
         )
 
     def _channel_of(self, market_id: str | None) -> Channel | None:
@@ -407,7 +408,12 @@ class ExchangeService:
         return self.last_match.get(market_id)
 
     def event_id(self, market_id: str) -> str:
-        return market_id.rsplit(".", 1)[0]
+        return description.event_id_of(market_id)
+
+    def in_play(self, market_id: str) -> bool:
+        """Whether the market is in play now (:func:`exchange.betfair.description.in_play`); False once closed."""
+        book = self.exchange.market_book(market_id, 0)
+        return book is not None and book.status in _OPEN_STATUSES and description.in_play(book.round)
 
     def catalogue(self) -> list[MarketInfo]:
         """Markets newest first: the open ones, then the most recent closed ones."""
@@ -456,7 +462,8 @@ class ExchangeService:
             )
             for r in book.runners
         )
-        return MarketSnapshot(_STREAM_MARKET[book.status], book.round > 0, runners, book.total_matched)
+        return MarketSnapshot(_STREAM_MARKET[book.status], description.in_play(book.round), runners,
+                              book.total_matched)
 
     def stream_market_ids(self, wanted: frozenset[str] | None) -> list[str]:
         """Markets for a subscription image: the ones asked for, else every market still open."""
@@ -497,6 +504,7 @@ _STREAM_MARKET = {
     MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
     MarketStatus.VOID: BetfairMarketStatus.CLOSED,
 }
+_OPEN_STATUSES = (MarketStatus.ACTIVE, MarketStatus.SUSPENDED)
 _STREAM_RUNNER = {
     SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
     SelectionStatus.WINNER: RunnerStatus.WINNER,

@@ -18,6 +18,7 @@ from typing import Any
 def run_flumine_live(url: str, stream_port: int, username: str, password: str, cert_dir: str,
                      strategy_ref: str | None, timeout_s: float) -> dict[str, Any]:
     import betfairlightweight
+    from betfairlightweight.resources.bettingresources import CurrentOrder
     from betfairlightweight.streaming.betfairstream import BetfairStream
     from flumine import BaseStrategy, Flumine, clients, config
     from flumine.events.events import TerminationEvent
@@ -48,8 +49,9 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
 
         def process_orders(self, market: Any, orders: list[Any]) -> None:
             for order in orders:
-                current = order.current_order  # set only by the order stream
-                if current is not None and order.size_matched > 0 and seen["matched"] is None:
+                # flumine sets current_order from the place report too; the order stream's is a CurrentOrder
+                current = order.current_order
+                if isinstance(current, CurrentOrder) and order.size_matched > 0 and seen["matched"] is None:
                     seen["matched"] = (order.market_id, order.selection_id, order.size_matched, order.bet_id)
                     seen["order_stream"] = {"rfs": current.customer_strategy_ref,
                                             "rfo": current.customer_order_ref, "status": current.status}
