@@ -92,12 +92,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT_MS / 1000, metavar="S",
                         help=f"seconds a request's body has to arrive once its head has; else 408 (default "
                              f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")
-    parser.add_argument("--stream-port", type=int, default=None, metavar="N",
-                        help="also serve the Exchange Stream as Betfair does (TLS, CRLF JSON lines) on this port, "
-                             "for betfairlightweight's BetfairStream and flumine live (default: the WebSocket only)")
-    parser.add_argument("--tls-cert", default=None, metavar="PEM",
-                        help="the stream port's certificate (with --tls-key); default: self-signed, made at start")
-    parser.add_argument("--tls-key", default=None, metavar="PEM", help="the private key of --tls-cert")
+    _stream_options(parser)
     parser.add_argument("--demo", action="store_true",
                         help="create the account demo/demo with 1000.00 if absent (its password is printed)")
     defaults = Limits()
@@ -115,6 +110,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         metavar="N", help=f"records one request (a batch) may return (default "
                                           f"{defaults.max_rows_per_batch}); past it: TOO_MUCH_DATA")
     parser.set_defaults(run=run)
+
+
+def _stream_options(parser: argparse.ArgumentParser) -> None:
+    """``--stream-port`` and its certificate: the Exchange Stream as Betfair serves it."""
+    parser.add_argument("--stream-port", type=int, default=None, metavar="N",
+                        help="also serve the Exchange Stream as Betfair does (TLS, CRLF JSON lines) on this port, "
+                             "for betfairlightweight's BetfairStream and flumine live (default: the WebSocket only)")
+    parser.add_argument("--tls-cert", default=None, metavar="PEM",
+                        help="the stream port's certificate (with --tls-key); default: self-signed, made at start")
+    parser.add_argument("--tls-key", default=None, metavar="PEM", help="the private key of --tls-cert")
 
 
 def _positive_int(text: str) -> int:

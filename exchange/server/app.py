@@ -73,6 +73,33 @@ ACCOUNT_PREFIX = "AccountAPING/v1.0/"
 
 log = logging.getLogger(__name__)
 
+#: The API-NG methods of each endpoint (without their prefix).
+BETTING_METHODS: dict[str, ServiceMethod] = {
+    "placeOrders": betting.place_orders,
+    "cancelOrders": betting.cancel_orders,
+    "replaceOrders": betting.replace_orders,
+    "listCurrentOrders": listings.list_current_orders,
+    "listClearedOrders": cleared_orders.list_cleared_orders,
+    "listMarketBook": listings.list_market_book,
+    "listRunnerBook": listings.list_runner_book,
+    "listMarketProfitAndLoss": profit_and_loss.list_market_profit_and_loss,
+    "updateOrders": update_orders.update_orders,
+    "listMarketCatalogue": listings.list_market_catalogue,
+    "listEventTypes": discovery.list_event_types,
+    "listEvents": discovery.list_events,
+    "listCompetitions": discovery.list_competitions,
+    "listMarketTypes": discovery.list_market_types,
+    "listCountries": discovery.list_countries,
+    "listVenues": discovery.list_venues,
+    "listTimeRanges": discovery.list_time_ranges,
+}
+ACCOUNT_METHODS: dict[str, ServiceMethod] = {
+    "getAccountFunds": account.get_account_funds,
+    "getAccountDetails": account.get_account_details,
+    "listCurrencyRates": account.list_currency_rates,
+    "getAccountStatement": statement.get_account_statement,
+}
+
 
 def create_app(
     config: ServerConfig, *, clock: Clock | None = None, equities: EquityFn | None = None,
@@ -173,31 +200,9 @@ async def _exchange(
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
     app[keys.GAMES] = spectators
-    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, {
-        "placeOrders": betting.place_orders,
-        "cancelOrders": betting.cancel_orders,
-        "replaceOrders": betting.replace_orders,
-        "listCurrentOrders": listings.list_current_orders,
-        "listClearedOrders": cleared_orders.list_cleared_orders,
-        "listMarketBook": listings.list_market_book,
-        "listRunnerBook": listings.list_runner_book,
-        "listMarketProfitAndLoss": profit_and_loss.list_market_profit_and_loss,
-        "updateOrders": update_orders.update_orders,
-        "listMarketCatalogue": listings.list_market_catalogue,
-        "listEventTypes": discovery.list_event_types,
-        "listEvents": discovery.list_events,
-        "listCompetitions": discovery.list_competitions,
-        "listMarketTypes": discovery.list_market_types,
-        "listCountries": discovery.list_countries,
-        "listVenues": discovery.list_venues,
-        "listTimeRanges": discovery.list_time_ranges,
-    })
-    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
-        "getAccountFunds": account.get_account_funds,
-        "getAccountDetails": account.get_account_details,
-        "listCurrencyRates": account.list_currency_rates,
-        "getAccountStatement": statement.get_account_statement,
-    })
+    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, BETTING_METHODS)
+    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate,
+                                  ACCOUNT_METHODS)
     service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
     games = None
     if warm and runner is not None and config.run_games:
