@@ -19,6 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from exchange.betfair.description import in_play
 from exchange.core.accounts import AccountFunds
 from exchange.core.book import PriceSize
 from exchange.core.ladder import price as tick_price
@@ -192,7 +193,7 @@ def market_book(book: MarketBook, *, version: int, runners: list[JsonDict], last
         "betDelay": 0,
         "bspReconciled": False,
         "complete": True,
-        "inplay": book.round > 0,
+        "inplay": in_play(book.round),
         "numberOfWinners": 1,
         "numberOfRunners": len(book.runners),
         "numberOfActiveRunners": active,

@@ -11,6 +11,9 @@ client sees the same market whichever way it reads it.
   game's start; it suspends for good when the last betting window closes.
 * A market is in play from the Pre-flop window on, once the hole cards are
   face up (round 2); the Deal window is before the off.
+* Its ``version`` counts the changes of its definition, as Betfair's does: its
+  creation, each window opening and closing, a selection settled, the market
+  settled or voided (:func:`changes_definition`); fills and orders leave it.
 
 >>> info = market_info("holdem.17", title="Exchange Hold'em", start_ms=0, suspend_ms=9, hands=2,
 ...                    commission_bps=250)
@@ -25,6 +28,15 @@ from __future__ import annotations
 from decimal import Decimal
 
 from exchange.betfair.stream import MarketInfo
+from exchange.core.events import (
+    Event,
+    MarketCreated,
+    MarketOpened,
+    MarketSettled,
+    MarketSuspended,
+    MarketVoided,
+    SelectionSettled,
+)
 
 #: The first round in play: Pre-flop, when the hole cards are face up.
 IN_PLAY_ROUND = 2
@@ -33,6 +45,14 @@ IN_PLAY_ROUND = 2
 def in_play(round: int) -> bool:
     """Whether a market whose betting round is ``round`` (0 before the first window) is in play."""
     return round >= IN_PLAY_ROUND
+
+
+_DEFINITION_EVENTS = (MarketCreated, MarketOpened, MarketSuspended, SelectionSettled, MarketSettled, MarketVoided)
+
+
+def changes_definition(event: Event) -> bool:
+    """Whether ``event`` changes its market's definition (status, in-play, a runner's status): a new version."""
+    return isinstance(event, _DEFINITION_EVENTS)
 
 
 def game_of(market_id: str) -> tuple[str, int]:

@@ -117,6 +117,9 @@ class MarketSnapshot:
     in_play: bool
     runners: tuple[RunnerSnapshot, ...]
     tv: int
+    #: The market's version (:func:`exchange.betfair.description.changes_definition` counts it); 0: the recorder
+    #: counts its definition changes itself.
+    version: int = 0
 
 
 def iso_ms(epoch_ms: int) -> str:
@@ -162,9 +165,10 @@ class MarketRecorder:
         """Record ``snapshot`` as of ``publish_ms``; return the new line, or ``None`` if nothing changed."""
         image = self._definition_key is None
         change: dict[str, object] = {"id": self.info.market_id}
-        key = (snapshot.status, snapshot.in_play, tuple((r.selection_id, r.status) for r in snapshot.runners))
+        key = (snapshot.status, snapshot.in_play, tuple((r.selection_id, r.status) for r in snapshot.runners),
+               snapshot.version)
         if key != self._definition_key:
-            self._version += 1
+            self._version = snapshot.version or self._version + 1
             self._definition_key = key
             if snapshot.status is BetfairMarketStatus.CLOSED and self._settled_ms is None:
                 self._settled_ms = publish_ms

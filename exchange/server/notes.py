@@ -33,13 +33,15 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from exchange.core.events import Event, MarketCreated, Matched, OrderPlaced
+from exchange.betfair.description import changes_definition
+from exchange.core.events import Event, MarketCreated, Matched
 from exchange.server import jsoncodec
 
 
 @dataclass(slots=True)
 class MarketNotes:
-    """Per market id: when it was created (ms), its version (bumped by each change but fills), its last match (ms).
+    """Per market id: when it was created (ms), its version (bumped by each change of its definition, as the stream's
+    ``marketDefinition.version``: :func:`exchange.betfair.description.changes_definition`), its last match (ms).
 
     ``numbers``: per channel, the highest game number of a market created (``holdem.17`` is game 17 of
     ``holdem``); never forgotten.
@@ -62,7 +64,7 @@ class MarketNotes:
                 self.numbers[channel] = max(int(number), self.numbers.get(channel, -1))
         if isinstance(event, Matched):
             self.last_match[market_id] = event.ts
-        if not isinstance(event, Matched | OrderPlaced) or market_id not in self.versions:
+        if changes_definition(event):
             self.versions[market_id] = self.versions.get(market_id, 0) + 1
         return market_id
 

@@ -463,7 +463,7 @@ class ExchangeService:
             for r in book.runners
         )
         return MarketSnapshot(_STREAM_MARKET[book.status], description.in_play(book.round), runners,
-                              book.total_matched)
+                              book.total_matched, self.market_version(market_id))
 
     def stream_market_ids(self, wanted: frozenset[str] | None) -> list[str]:
         """Markets for a subscription image: the ones asked for, else every market still open."""
