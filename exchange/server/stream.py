@@ -63,6 +63,7 @@ from exchange.server.stream_params import (
     DEFAULT_FIELDS,
     DEFAULT_LADDER_LEVELS,
     MIN_HEARTBEAT_MS,
+    MarketParams,
     StreamInputError,
     parse_market_subscription,
     parse_order_subscription,
@@ -101,6 +102,7 @@ class Subscription:
     id: int
     heartbeat_ms: int
     market_ids: frozenset[str] | None = None
+    params: MarketParams | None = None  # a market subscription's marketFilter
     fields: frozenset[str] = DEFAULT_FIELDS
     ladder_levels: int = DEFAULT_LADDER_LEVELS
     overall_position: bool = True
@@ -109,6 +111,8 @@ class Subscription:
     last_sent_ms: int = 0
 
     def wants(self, market_id: str) -> bool:
+        if self.params is not None:
+            return self.params.wants(market_id)
         return self.market_ids is None or market_id in self.market_ids
 
     def filter_change(self, delta: MarketDelta) -> JsonDict:
@@ -278,6 +282,7 @@ class StreamConnection:
             await self.status(request_id, "INVALID_INPUT", str(err))
             return
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
+                           params=params,
                            fields=params.fields, ladder_levels=params.ladder_levels)
         async with self.hub.sending:
             pending, images = self.hub.images_in_step(sub)
@@ -469,7 +474,7 @@ class StreamHub:
         against exactly what its image showed. The collected changes are for the
         other subscribers (:meth:`fan_out` with ``skip=sub``).
         """
-        market_ids = self.service.stream_market_ids(sub.market_ids)
+        market_ids = [m for m in self.service.stream_market_ids(sub.market_ids) if sub.wants(m)]
         pending = self._collect(market_ids)
         return pending, self.market_images(market_ids)
 

@@ -139,3 +139,20 @@ def test_a_certificate_given_is_used_and_a_bad_one_is_refused(tmp_path: Path) ->
         server_context(str(tmp_path / "k.pem"), str(tmp_path / "c.pem"))
     with pytest.raises(TlsConfigError, match="both"):
         server_context(str(tmp_path / "c.pem"), None)
+
+
+async def test_a_market_filter_narrows_the_subscription_by_event_and_by_what_markets_are(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    lines = await Lines.open(client.app[keys.STREAM_PORT])
+    await lines.line()
+    await lines.send({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": alice})
+    await lines.receive("status")
+    cases = [({"eventIds": [MARKET], "countryCodes": ["GB"], "marketTypes": ["WIN"]}, [MARKET]),
+             ({"eventIds": ["holdem.9"]}, []), ({"marketTypes": ["PLACE"]}, []), ({"bspMarket": True}, []),
+             ({"eventTypeIds": ["990001"], "turnInPlayEnabled": True}, [MARKET])]
+    for i, (market_filter, expected) in enumerate(cases, start=2):
+        await lines.send({"op": "marketSubscription", "id": i, "marketFilter": market_filter})
+        assert (await lines.receive("status"))["statusCode"] == "SUCCESS"
+        image = await lines.receive("mcm", "SUB_IMAGE")
+        assert [mc["id"] for mc in image["mc"]] == expected, market_filter
+    await lines.close()
