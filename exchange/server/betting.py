@@ -16,7 +16,13 @@ with ``status: FAILURE`` and an ``errorCode``. Reports carry a non-standard
 first (:meth:`exchange.core.exchange.Exchange.check_places`, each instruction counting
 the ones before it as placed), and if any would be refused none is placed; the
 others report ``RELATED_ACTION_FAILED``. ``cancelOrders`` and
-``replaceOrders`` carry out each instruction on its own. A call holds at most
+``replaceOrders`` carry out each instruction on its own.
+
+``marketVersion`` (placeOrders, replaceOrders) is honoured as Betfair documents it: if the market's version
+(:mod:`exchange.betfair.description`: it counts the material changes) is past the one given, the bets lapse —
+placeOrders places nothing (``BET_TAKEN_OR_LAPSED`` per instruction), replaceOrders cancels the old bets and
+places no new ones. ``async`` is accepted; orders are placed at once either way, so the report already has
+the bet ids an asynchronous client would wait for on the order stream. A call holds at most
 200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
 limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``.
 """
@@ -38,7 +44,7 @@ from exchange.core.records import fast_constructor
 from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import ApiError, ApingCode, invalid_input
-from exchange.server.params import get_enum, get_list, get_number, get_object, get_opt_str, get_str
+from exchange.server.params import get_bool, get_enum, get_list, get_number, get_object, get_opt_str, get_str
 from exchange.server.service import ExchangeService
 
 MAX_INSTRUCTIONS = 200  # placeOrders, as Betfair
@@ -295,6 +301,11 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
+    get_bool(params, "async", default=False)  # accepted: orders are placed at once either way (see module doc)
+    stale = stale_version(service, market_id, params)
+    if stale is not None:
+        return execution_report(market_id, customer_ref, [failed({"instruction": r.echo}, "BET_TAKEN_OR_LAPSED", stale)
+                                                          for r in requests], dependent=True)
     if [r for r in requests if r.problem is not None]:
         outcomes = [
             failed({"instruction": r.echo}, *r.problem)
@@ -337,6 +348,26 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     ]
     await service.durable()
     return execution_report(market_id, customer_ref, outcomes, dependent=True)
+
+
+def stale_version(service: ExchangeService, market_id: str, params: Mapping[str, Any]) -> str | None:
+    """Why the orders lapse, if ``marketVersion.version`` is older than the market's version; else None.
+
+    The version counts the market's material changes (each window opened or closed, a selection settled), so
+    an order sent against a book of an earlier window lapses instead of meeting a market it did not see.
+    """
+    if params.get("marketVersion") is None:
+        return None
+    raw = get_object(params, "marketVersion")
+    value = raw.get("version")
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)  # Betfair's own example sends it as a string
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise invalid_input(f"marketVersion.version must be an integer, not {value!r:.40}")
+    current = service.market_version(market_id)
+    if current > value:
+        return f"the market is at version {current}, past the marketVersion {value} given: the order lapses"
+    return None
 
 
 # --- cancelOrders ----------------------------------------------------------------------------
@@ -452,6 +483,8 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
+    get_bool(params, "async", default=False)
+    stale = stale_version(service, market_id, params)
     outcomes: list[Outcome] = []
     for i, item in enumerate(raw):
         where = f"instructions[{i}]."
@@ -470,11 +503,25 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         except ValueError as exc:
             outcomes.append(_replace_failure(instruction, "INVALID_ODDS", str(exc)))
             continue
+        if stale is not None:  # the new bet lapses: what is left is only the cancel of the old one
+            outcomes.append(_lapsed_replace(service, session, view.bet_id, instruction, stale))
+            continue
         command = ReplaceOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, new_price=new_price)
         events = service.execute(command)
         outcomes.append(_replace_outcome(instruction, view.bet_id, events, service, view.side, view.selection_id))
     await service.durable()
     return execution_report(market_id, customer_ref, outcomes, dependent=False)
+
+
+def _lapsed_replace(service: ExchangeService, session: Session, bet_id: int, instruction: JsonDict,
+                    why: str) -> Outcome:
+    """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet."""
+    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=bet_id)
+    cancel = _cancel_report({"betId": instruction["betId"]}, service.execute(command)).report
+    report = {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED", "cancelInstructionReport": cancel,
+              "placeInstructionReport": {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED",
+                                         "instruction": {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}}}
+    return Outcome(report, "BET_TAKEN_OR_LAPSED", why)
 
 
 def _replace_failure(instruction: JsonDict, code: str, message: str) -> Outcome:

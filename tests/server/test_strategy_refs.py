@@ -110,3 +110,33 @@ async def test_refusals_of_what_is_not_offered_are_per_instruction(client: TestC
     assert unknown["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
     long_ref = await rpc(client, alice, "placeOrders", _with_ref(place(MARKET, 1, "BACK", 3.0, 4), "x" * 16))
     assert long_ref["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
+
+
+async def test_market_version_lapses_orders_sent_against_an_earlier_window(client: TestClient,
+                                                                           clock: VirtualClock) -> None:
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+
+    async def version() -> int:
+        (book,) = (await rpc(client, alice, "listMarketBook", {"marketIds": [MARKET]}))["result"]
+        return int(book["version"])
+
+    seen = await version()
+    placed = (await rpc(client, alice, "placeOrders", {**place(MARKET, 1, "BACK", 9.0, 2),
+                                                       "marketVersion": {"version": seen}}))["result"]
+    assert placed["status"] == "SUCCESS"
+    clock.advance(WINDOW_MS + PLAYING_MS)  # the Deal window closed and the Pre-flop opened: two new versions
+    assert await version() == seen + 2
+    resting = (await _place(client, bob, 2, "BACK", 9.0, 2))["instructionReports"][0]["betId"]
+    lapsed = (await rpc(client, alice, "placeOrders", {**place(MARKET, 1, "BACK", 9.0, 2), "async": False,
+                                                       "marketVersion": {"version": seen}}))["result"]
+    assert lapsed["status"] == "FAILURE"
+    assert lapsed["instructionReports"][0]["errorCode"] == "BET_TAKEN_OR_LAPSED"
+    fresh = await rpc(client, alice, "placeOrders", {**place(MARKET, 1, "BACK", 9.0, 2),
+                                                     "marketVersion": {"version": str(seen + 2)}})
+    assert fresh["result"]["status"] == "SUCCESS"
+    replaced = (await rpc(client, bob, "replaceOrders", {"marketId": MARKET, "marketVersion": {"version": seen},
+                                                         "instructions": [{"betId": resting, "newPrice": 8.0}]}))
+    report = replaced["result"]["instructionReports"][0]
+    assert report["errorCode"] == "BET_TAKEN_OR_LAPSED" and report["cancelInstructionReport"]["sizeCancelled"] == 2
+    current = (await rpc(client, bob, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert [(o["betId"], o["sizeCancelled"]) for o in current if o["selectionId"] == 2] == [(resting, 2)]
