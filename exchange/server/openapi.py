@@ -152,6 +152,16 @@ _SNAPSHOT = {
 }
 
 
+def _identity_paths() -> dict[str, Any]:
+    return {
+        "/api/login": _identity_path("Interactive login: form username, password → session token", form=True),
+        "/api/certlogin": _identity_path("Non-interactive (certificate) login: form username, password → "
+                                         "{sessionToken, loginStatus}", form=True),
+        "/api/keepAlive": _identity_path("Extend the session's lifetime", form=False),
+        "/api/logout": _identity_path("End the session", form=False),
+    }
+
+
 def document() -> dict[str, Any]:
     """The whole document, a fresh dict each call."""
     return {
@@ -165,11 +175,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "http://127.0.0.1:8080"}],
         "paths": {
-            "/api/login": _identity_path("Interactive login: form username, password → session token", form=True),
-            "/api/certlogin": _identity_path("Non-interactive (certificate) login: form username, password → "
-                                             "{sessionToken, loginStatus}", form=True),
-            "/api/keepAlive": _identity_path("Extend the session's lifetime", form=False),
-            "/api/logout": _identity_path("End the session", form=False),
+            **_identity_paths(),
             "/exchange/betting/json-rpc/v1": _rpc_path("API-NG betting (JSON-RPC 2.0)", BETTING_METHODS),
             "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
             "/games/v1/channels": {
