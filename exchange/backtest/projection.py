@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from exchange.betfair import description
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.core.events import (
     MarketCreated,
@@ -80,6 +81,7 @@ class BookProjection:
     def __init__(self) -> None:
         self.status = BetfairMarketStatus.SUSPENDED
         self.in_play = False
+        self.version = 0  # the market's version, as the server's notes count it (see description.changes_definition)
         self._runners: dict[int, _Runner] = {}
         self._orders: dict[int, _Resting] = {}
         #: Each runner's last snapshot, reused (the same object) until the runner changes.
@@ -88,6 +90,8 @@ class BookProjection:
     def apply(self, event: object) -> None:
         """Fold one event in; events this projection does not need are ignored."""
         kind = type(event)
+        if description.changes_definition(event):  # type: ignore[arg-type]
+            self.version += 1
         if kind is Matched:
             self._matched(event)  # type: ignore[arg-type]
         elif kind is OrderPlaced:
@@ -96,6 +100,7 @@ class BookProjection:
             self._reduce(event.bet_id, event.size)  # type: ignore[attr-defined]
         elif kind is MarketOpened:
             self.status = BetfairMarketStatus.OPEN
+            self.in_play = self.in_play or description.in_play(event.round)  # type: ignore[attr-defined]
         elif kind is MarketSuspended:
             self.status = BetfairMarketStatus.SUSPENDED
         elif kind is MarketCreated:
@@ -130,7 +135,7 @@ class BookProjection:
                     tv=sum(r.traded.values()),
                 )
             runners.append(snap)
-        return MarketSnapshot(self.status, self.in_play, tuple(runners), sum(r.tv for r in runners))
+        return MarketSnapshot(self.status, self.in_play, tuple(runners), sum(r.tv for r in runners), self.version)
 
     def _touch(self, selection_id: int) -> _Runner:
         self._cache.pop(selection_id, None)
@@ -191,8 +196,9 @@ _MARKET_STATUS = {
 }
 
 
-def snapshot_of(book: MarketBook, in_play: bool) -> MarketSnapshot:
-    """The stream's view of a core market book (every level, not just the best three)."""
+def snapshot_of(book: MarketBook, in_play: bool, version: int = 0) -> MarketSnapshot:
+    """The stream's view of a core market book (every level, not just the best three); the in-play flag and the
+    version are the stream's, not the book's, so the caller gives them."""
     void = book.status is MarketStatus.VOID
     runners = tuple(
         RunnerSnapshot(
@@ -206,4 +212,4 @@ def snapshot_of(book: MarketBook, in_play: bool) -> MarketSnapshot:
         )
         for r in book.runners
     )
-    return MarketSnapshot(_MARKET_STATUS[book.status], in_play, runners, book.total_matched)
+    return MarketSnapshot(_MARKET_STATUS[book.status], in_play, runners, book.total_matched, version)

@@ -35,8 +35,8 @@ from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
 from exchange.backtest.projection import BookProjection
 from exchange.backtest.strategy import Strategy
+from exchange.betfair import description
 from exchange.betfair.stream import (
-    MarketInfo,
     MarketRecorder,
 )
 from exchange.clock import VirtualClock
@@ -45,7 +45,7 @@ from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import exact_equities
-from exchange.game.events import GameStarted, HoleCardsTurned, Stamped
+from exchange.game.events import GameStarted, Stamped
 from exchange.game.irregular import seeded_irregularities
 from exchange.game.table import EquityFn
 
@@ -253,19 +253,9 @@ class StreamFeed:
 
     def __init__(self, clock: VirtualClock, market_id: str, config: ChannelConfig, start: int) -> None:
         windows_end = start + 3 * config.round_ms + config.betting_window_ms
-        self.recorder = MarketRecorder(
-            MarketInfo(
-                market_id=market_id,
-                event_id=market_id,
-                event_name=config.title,
-                market_name=f"{config.title} {market_id}",
-                open_ms=start,
-                market_time_ms=start,
-                suspend_ms=windows_end,
-                runner_names=tuple(f"Hand {h}" for h in range(1, config.hands + 1)),
-                commission_percent=str(config.commission_bps / 100),
-            )
-        )
+        self.recorder = MarketRecorder(description.market_info(
+            market_id, title=config.title, start_ms=start, suspend_ms=windows_end, hands=config.hands,
+            commission_bps=config.commission_bps))
         self.book = BookProjection()
         self._clock = clock
         self._market_id = market_id
@@ -274,10 +264,7 @@ class StreamFeed:
     def on_event(self, stamped: Stamped) -> None:
         if stamped.market_id != self._market_id:
             return
-        event = stamped.event
-        if isinstance(event, HoleCardsTurned):
-            self.book.in_play = True
-        self.book.apply(event)
+        self.book.apply(stamped.event)
         if not self._pending:
             self._pending = True
             self._clock.call_later(0, self._flush)

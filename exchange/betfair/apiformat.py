@@ -19,6 +19,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from exchange.betfair.description import in_play
 from exchange.core.accounts import AccountFunds
 from exchange.core.book import PriceSize
 from exchange.core.ladder import price as tick_price
@@ -93,6 +94,8 @@ def current_order(view: OrderView) -> JsonDict:
         out["matchedDate"] = iso(view.matched_ts)
     if view.customer_ref:
         out["customerOrderRef"] = view.customer_ref
+    if view.strategy_ref:
+        out["customerStrategyRef"] = view.strategy_ref
     return out
 
 
@@ -151,6 +154,8 @@ def cleared_order(order: ClearedOrder, event_type_id: str, event_id: str) -> Jso
         out["lastMatchedDate"] = iso(order.last_matched_ts)
     if order.customer_ref:
         out["customerOrderRef"] = order.customer_ref
+    if order.strategy_ref:
+        out["customerStrategyRef"] = order.strategy_ref
     return out
 
 
@@ -188,7 +193,7 @@ def market_book(book: MarketBook, *, version: int, runners: list[JsonDict], last
         "betDelay": 0,
         "bspReconciled": False,
         "complete": True,
-        "inplay": book.round > 0,
+        "inplay": in_play(book.round),
         "numberOfWinners": 1,
         "numberOfRunners": len(book.runners),
         "numberOfActiveRunners": active,

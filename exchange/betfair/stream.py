@@ -121,7 +121,9 @@ class MarketSnapshot:
     in_play: bool
     runners: tuple[RunnerSnapshot, ...]
     tv: int
-    version: int | None = None
+    #: The market's version (:func:`exchange.betfair.description.changes_definition` counts it); 0: the recorder
+    #: counts its definition changes itself.
+    version: int = 0
 
 
 def iso_ms(epoch_ms: int) -> str:
@@ -170,7 +172,7 @@ class MarketRecorder:
         key = (snapshot.status, snapshot.in_play, tuple((r.selection_id, r.status) for r in snapshot.runners),
                snapshot.version)
         if key != self._definition_key:
-            self._version = self._version + 1 if snapshot.version is None else snapshot.version
+            self._version = snapshot.version or self._version + 1
             self._definition_key = key
             if snapshot.status is BetfairMarketStatus.CLOSED and self._settled_ms is None:
                 self._settled_ms = publish_ms

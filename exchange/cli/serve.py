@@ -42,6 +42,7 @@ from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.limits import Limits
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore, check_password
+from exchange.server.tls import TlsConfigError
 
 LOOPBACK = "127.0.0.1"
 EXIT_JOURNAL_FAILED = 3
@@ -86,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT_MS / 1000, metavar="S",
                         help=f"seconds a request's body has to arrive once its head has; else 408 (default "
                              f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")
+    _stream_options(parser)
     parser.add_argument("--demo", action="store_true",
                         help="create the account demo/demo with 1000.00 if absent (its password is printed)")
     defaults = Limits()
@@ -118,6 +120,16 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_NOISE_TRADERS}; 0 for none)")
     parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
                         help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
+
+
+def _stream_options(parser: argparse.ArgumentParser) -> None:
+    """``--stream-port`` and its certificate: the Exchange Stream as Betfair serves it."""
+    parser.add_argument("--stream-port", type=int, default=None, metavar="N",
+                        help="also serve the Exchange Stream as Betfair does (TLS, CRLF JSON lines) on this port, "
+                             "for betfairlightweight's BetfairStream and flumine live (default: the WebSocket only)")
+    parser.add_argument("--tls-cert", default=None, metavar="PEM",
+                        help="the stream port's certificate (with --tls-key); default: self-signed, made at start")
+    parser.add_argument("--tls-key", default=None, metavar="PEM", help="the private key of --tls-cert")
 
 
 def _positive_int(text: str) -> int:
@@ -172,6 +184,10 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         keep_closed_markets=args.keep_closed_markets,
         irregularity_rate=args.irregularity_rate,
         noise_traders=args.noise_traders,
+        stream_port=args.stream_port,
+        stream_host=args.host,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
     )
 
 
@@ -196,8 +212,12 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
+    except TlsConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:  # the address: taken, or not this machine's
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        ports = f"{args.port}" if args.stream_port is None else f"{args.port} (or the stream port {args.stream_port})"
+        print(f"error: cannot listen on {args.host}:{ports}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -224,6 +244,9 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
         print(f"  no accounts yet: add one with 'exchange-poker accounts --db {config.db_path} add NAME "
               "--password P --balance 1000', or start with --demo")
     print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
+    if keys.STREAM_PORT in app:
+        print(f"  stream:   TLS on port {app[keys.STREAM_PORT]} (betfairlightweight: "
+              f"BetfairStream._BetfairStream__port = {app[keys.STREAM_PORT]})")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
 
 

@@ -109,6 +109,10 @@ class PlaceOrder(Command):
 
     ``round``: the betting round the client saw; an earlier one is refused
     with ``BET_REJECTED_ROUND_STALE`` (``None`` skips the check).
+    ``strategy_ref``: API-NG's ``customerStrategyRef``, kept on the order.
+    ``fill_or_kill``: API-NG's ``timeInForce: FILL_OR_KILL`` with its ``minFillSize`` (the size when none is
+    given): the order matches at once if at least this much can, else not at all; what does not match lapses
+    (:mod:`exchange.core.fill_or_kill`). ``None``: an ordinary order that rests.
     """
 
     TYPE_TAG: ClassVar[str] = "PlaceOrder"
@@ -123,6 +127,8 @@ class PlaceOrder(Command):
     customer_ref: str | None = None
     order_type: OrderType = OrderType.LIMIT
     persistence_type: PersistenceType = PersistenceType.LAPSE
+    strategy_ref: str | None = None
+    fill_or_kill: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

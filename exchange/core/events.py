@@ -56,6 +56,7 @@ class LapseReason(StrEnum):
     WINDOW_CLOSED = "WINDOW_CLOSED"
     SELECTION_SETTLED = "SELECTION_SETTLED"
     MARKET_SETTLED = "MARKET_SETTLED"
+    FILL_OR_KILL = "FILL_OR_KILL"  # the unmatched part of a FILL_OR_KILL order, at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +169,7 @@ class OrderPlaced(Event):
     round: int
     customer_ref: str | None = None
     replaces: int | None = None
+    strategy_ref: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

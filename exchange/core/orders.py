@@ -96,6 +96,7 @@ class Order:
         "result",
         "round",
         "sel",
+        "strategy_ref",
         "tick",
         "voided",
     )
@@ -111,6 +112,7 @@ class Order:
         placed_ts: int,
         round: int,
         customer_ref: str | None,
+        strategy_ref: str | None = None,
     ) -> None:
         self.bet_id = bet_id
         self.position = position
@@ -127,6 +129,7 @@ class Order:
         self.matched_ts: int | None = None
         self.round = round
         self.customer_ref = customer_ref
+        self.strategy_ref = strategy_ref
         self.result: BetResult | None = None
 
     @property
@@ -230,6 +233,7 @@ class Order:
             customer_ref=self.customer_ref,
             order_type=OrderType.LIMIT,
             persistence_type=PersistenceType.LAPSE,
+            strategy_ref=self.strategy_ref,
         )
 
     def cleared(self) -> ClearedOrder:
@@ -266,6 +270,7 @@ class Order:
             settled_ts=settled_ts,
             customer_ref=self.customer_ref,
             round=self.round,
+            strategy_ref=self.strategy_ref,
         )
 
 
@@ -293,6 +298,7 @@ class OrderView(Record):
     customer_ref: str | None
     order_type: OrderType
     persistence_type: PersistenceType
+    strategy_ref: str | None = None  # API-NG's customerStrategyRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +330,7 @@ class ClearedOrder(Record):
     settled_ts: int
     customer_ref: str | None
     round: int
+    strategy_ref: str | None = None  # API-NG's customerStrategyRef
 
     def view(self) -> OrderView:
         """The cleared bet as ``listCurrentOrders`` shows an order that is complete."""
@@ -348,4 +355,5 @@ class ClearedOrder(Record):
             customer_ref=self.customer_ref,
             order_type=OrderType.LIMIT,
             persistence_type=PersistenceType.LAPSE,
+            strategy_ref=self.strategy_ref,
         )

@@ -150,7 +150,8 @@ class ExchangeState:
         """:meth:`apply_order_placed` once the event's account, market and selection index are known
         (the live path has them from its checks)."""
         position = account.positions.get(ev.market_id) or account.open_position(market)
-        order = Order(ev.bet_id, position, sel, ev.side is _BACK, ev.tick, ev.size, ev.ts, ev.round, ev.customer_ref)
+        order = Order(ev.bet_id, position, sel, ev.side is _BACK, ev.tick, ev.size, ev.ts, ev.round, ev.customer_ref,
+                      ev.strategy_ref)
         self.orders[ev.bet_id] = order
         self.next_bet_id = ev.bet_id + 1
         position.add_order(order)

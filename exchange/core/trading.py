@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import NoReturn
 
-from exchange.core import ladder
+from exchange.core import fill_or_kill, ladder
 from exchange.core.accounts import Account
 from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
 from exchange.core.errors import ErrorCode, ExchangeError, Rejection
@@ -76,10 +76,14 @@ def place(state: ExchangeState, cmd: PlaceOrder) -> list[Event]:
         ]  # fmt: skip
     placed = new_order_placed(
         cmd.ts, state.next_bet_id, cmd.account_id, cmd.market_id, cmd.selection_id,
-        cmd.side, tick, cmd.size, market.round, cmd.customer_ref,
+        cmd.side, tick, cmd.size, market.round, cmd.customer_ref, None, cmd.strategy_ref,
     )  # fmt: skip
     events: list[Event] = [placed]
-    match(state, state.add_order(placed, account, market, sel), cmd.ts, events)
+    order = state.add_order(placed, account, market, sel)
+    if cmd.fill_or_kill is None or fill_or_kill.can_fill(order, cmd.fill_or_kill):
+        match(state, order, cmd.ts, events)
+    if cmd.fill_or_kill is not None and order.remaining:
+        events.append(fill_or_kill.kill(state, order, cmd.ts))
     return events
 
 
@@ -228,7 +232,7 @@ def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
     state.apply_order_cancelled(cancelled)
     placed = OrderPlaced(
         cmd.ts, state.next_bet_id, order.account_id, market.market_id, order.selection_id,
-        order.side, tick, amount, market.round, order.customer_ref, order.bet_id,
+        order.side, tick, amount, market.round, order.customer_ref, order.bet_id, order.strategy_ref,
     )  # fmt: skip
     events: list[Event] = [cancelled, placed]
     match(state, state.apply_order_placed(placed), cmd.ts, events)

@@ -36,7 +36,9 @@ from exchange.page import add_page_routes
 from exchange.server import (
     account,
     betting,
+    cleared_orders,
     connections,
+    discovery,
     games_api,
     identity,
     jsoncodec,
@@ -44,6 +46,10 @@ from exchange.server import (
     listings,
     openapi,
     operator,
+    profit_and_loss,
+    statement,
+    tls,
+    update_orders,
 )
 from exchange.server.auth import Session, Sessions
 from exchange.server.config import ServerConfig
@@ -59,6 +65,7 @@ from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore
 from exchange.server.stream import StreamHub
+from exchange.server.stream_socket import StreamSocketServer
 
 ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
 
@@ -66,6 +73,33 @@ BETTING_PREFIX = "SportsAPING/v1.0/"
 ACCOUNT_PREFIX = "AccountAPING/v1.0/"
 
 log = logging.getLogger(__name__)
+
+#: The API-NG methods of each endpoint (without their prefix).
+BETTING_METHODS: dict[str, ServiceMethod] = {
+    "placeOrders": betting.place_orders,
+    "cancelOrders": betting.cancel_orders,
+    "replaceOrders": betting.replace_orders,
+    "listCurrentOrders": listings.list_current_orders,
+    "listClearedOrders": cleared_orders.list_cleared_orders,
+    "listMarketBook": listings.list_market_book,
+    "listRunnerBook": listings.list_runner_book,
+    "listMarketProfitAndLoss": profit_and_loss.list_market_profit_and_loss,
+    "updateOrders": update_orders.update_orders,
+    "listMarketCatalogue": listings.list_market_catalogue,
+    "listEventTypes": discovery.list_event_types,
+    "listEvents": discovery.list_events,
+    "listCompetitions": discovery.list_competitions,
+    "listMarketTypes": discovery.list_market_types,
+    "listCountries": discovery.list_countries,
+    "listVenues": discovery.list_venues,
+    "listTimeRanges": discovery.list_time_ranges,
+}
+ACCOUNT_METHODS: dict[str, ServiceMethod] = {
+    "getAccountFunds": account.get_account_funds,
+    "getAccountDetails": account.get_account_details,
+    "listCurrencyRates": account.list_currency_rates,
+    "getAccountStatement": statement.get_account_statement,
+}
 
 
 def create_app(
@@ -93,6 +127,7 @@ def create_app(
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
                                              on_fatal=on_fatal, gate=gate))
     app.cleanup_ctx.append(_stream)
+    app.cleanup_ctx.append(functools.partial(_stream_socket, config=config))
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
     return app
@@ -100,6 +135,7 @@ def create_app(
 
 def _routes(app: web.Application) -> None:
     app.router.add_post("/api/login", identity.login)
+    app.router.add_post("/api/certlogin", identity.cert_login)
     app.router.add_post("/api/keepAlive", identity.keep_alive)
     app.router.add_post("/api/logout", identity.logout)
     app.router.add_post("/exchange/betting/json-rpc/v1", betting_rpc)
@@ -169,18 +205,9 @@ async def _exchange(
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
     app[keys.GAMES] = spectators
-    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, {
-        "placeOrders": betting.place_orders,
-        "cancelOrders": betting.cancel_orders,
-        "replaceOrders": betting.replace_orders,
-        "listCurrentOrders": listings.list_current_orders,
-        "listClearedOrders": listings.list_cleared_orders,
-        "listMarketBook": listings.list_market_book,
-        "listMarketCatalogue": listings.list_market_catalogue,
-    })
-    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate, {
-        "getAccountFunds": account.get_account_funds,
-    })
+    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, BETTING_METHODS)
+    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate,
+                                  ACCOUNT_METHODS)
     service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
     games = None
     if warm and runner is not None and config.run_games:
@@ -237,6 +264,19 @@ def _touch_both(hub: StreamHub, games: GamesHub, market_id: str | None, event: E
     """Tell both streams of a change: the Exchange Stream's hub, then the spectators' (see :class:`GamesHub`)."""
     hub.touched(market_id, event)
     games.touched(market_id, event)
+
+
+async def _stream_socket(app: web.Application, *, config: ServerConfig) -> AsyncIterator[None]:
+    """The Exchange Stream on its own TLS port, when one is configured (``serve --stream-port``)."""
+    if config.stream_port is None:
+        yield
+        return
+    context = tls.server_context(config.tls_cert, config.tls_key, host=config.stream_host)
+    server = StreamSocketServer(app[keys.HUB], context)
+    app[keys.STREAM_PORT] = await server.start(config.stream_host, config.stream_port)
+    log.info("stream: TLS on %s:%d", config.stream_host, app[keys.STREAM_PORT])
+    yield
+    await server.stop()
 
 
 async def _sweeper(app: web.Application, *, clock: Clock, every_ms: int) -> AsyncIterator[None]:

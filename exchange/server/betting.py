@@ -16,7 +16,13 @@ with ``status: FAILURE`` and an ``errorCode``. Reports carry a non-standard
 first (:meth:`exchange.core.exchange.Exchange.check_places`, each instruction counting
 the ones before it as placed), and if any would be refused none is placed; the
 others report ``RELATED_ACTION_FAILED``. ``cancelOrders`` and
-``replaceOrders`` carry out each instruction on its own. A call holds at most
+``replaceOrders`` carry out each instruction on its own.
+
+``marketVersion`` (placeOrders, replaceOrders) is honoured as Betfair documents it: if the market's version
+(:mod:`exchange.betfair.description`: it counts the material changes) is past the one given, the bets lapse —
+placeOrders places nothing (``BET_TAKEN_OR_LAPSED`` per instruction), replaceOrders cancels the old bets and
+places no new ones. ``async`` is accepted; orders are placed at once either way, so the report already has
+the bet ids an asynchronous client would wait for on the order stream. A call holds at most
 200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
 limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``.
 """
@@ -30,7 +36,7 @@ from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
-from exchange.core.events import Matched, OrderCancelled, OrderPlaced, OrderRejected
+from exchange.core.events import Matched, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
 from exchange.core.ladder import price as tick_price
 from exchange.core.money import to_exact_decimal, to_minor
 from exchange.core.orders import OrderType, PersistenceType
@@ -38,13 +44,14 @@ from exchange.core.records import fast_constructor
 from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import ApiError, ApingCode, invalid_input
-from exchange.server.params import get_enum, get_int, get_list, get_number, get_object, get_opt_str, get_str
+from exchange.server.params import get_bool, get_enum, get_list, get_number, get_object, get_opt_str, get_str
 from exchange.server.service import ExchangeService
 
 MAX_INSTRUCTIONS = 200  # placeOrders, as Betfair
 MAX_CHANGE_INSTRUCTIONS = 60  # cancelOrders and replaceOrders, as Betfair
 MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE before it reaches the core
 CUSTOMER_REF_MAX = 32
+STRATEGY_REF_MAX = 15  # customerStrategyRef, as Betfair
 # Instruction-level codes that Betfair also reports as the execution-level errorCode.
 EXECUTION_LEVEL = frozenset({"INSUFFICIENT_FUNDS", "MARKET_NOT_OPEN_FOR_BETTING", "INVALID_MARKET_ID"})
 
@@ -67,7 +74,7 @@ class Outcome:
 _new_outcome = fast_constructor(Outcome)  # type: ignore[type-var]
 
 
-def _execution(
+def execution_report(
     market_id: str | None, customer_ref: str | None, outcomes: Sequence[Outcome], *, dependent: bool
 ) -> JsonDict:
     """An execution report from instruction outcomes; ``dependent``: one failure fails all (placeOrders)."""
@@ -93,7 +100,7 @@ def _execution(
     return out
 
 
-def _too_many(market_id: str | None, customer_ref: str | None, limit: int, asked: int) -> JsonDict:
+def too_many(market_id: str | None, customer_ref: str | None, limit: int, asked: int) -> JsonDict:
     """The execution report refusing a call of more than ``limit`` instructions (none is carried out)."""
     out: JsonDict = {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS",
                      "errorMessage": f"at most {limit} instructions a call, not {asked}"}
@@ -105,7 +112,7 @@ def _too_many(market_id: str | None, customer_ref: str | None, limit: int, asked
     return out
 
 
-def _failed(report_base: JsonDict, code: str, message: str) -> Outcome:
+def failed(report_base: JsonDict, code: str, message: str) -> Outcome:
     return Outcome({"status": "FAILURE", "errorCode": code, **report_base}, code, message)
 
 
@@ -121,6 +128,7 @@ class PlaceRequest:
     size: int | None
     customer_ref: str | None
     problem: tuple[str, str] | None  # (error code, message) found before the core sees it
+    fill_or_kill: int | None = None  # timeInForce FILL_OR_KILL: its minFillSize (the size when none is given)
 
 
 _new_place_request = fast_constructor(PlaceRequest)  # type: ignore[type-var]  # see _new_outcome
@@ -152,10 +160,46 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     limit = raw.get("limitOrder")
     if limit.__class__ is not dict:
         limit = get_object(raw, "limitOrder", where=where)
+    if limit.get("betTargetType") is not None or limit.get("betTargetSize") is not None:
+        echo["limitOrder"] = dict(limit)
+        message = "betTargetType (a size set by payout or profit) is not offered; give limitOrder.size"
+        return _new_place_request(echo, selection_id, side, None, None, customer_ref, ("INVALID_ORDER_TYPE", message))
     raw_price, raw_size, persistence = _limit_fields(limit, where)
     echo["limitOrder"] = {"size": raw_size, "price": raw_price, "persistenceType": persistence}
     price, size, problem = _limit_values(limit, raw_price, raw_size, persistence)
-    return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem)
+    fill_or_kill = None
+    if limit.get("timeInForce") is not None or limit.get("minFillSize") is not None:
+        fill_or_kill, fok_problem = _time_in_force(limit, size, echo["limitOrder"], where)
+        problem = problem or fok_problem
+    return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem, fill_or_kill)
+
+
+def _time_in_force(limit: Mapping[str, Any], size: int | None, echo: JsonDict, where: str
+                   ) -> tuple[int | None, tuple[str, str] | None]:
+    """``(minimum fill, problem)`` of a limitOrder's ``timeInForce`` and ``minFillSize``, as API-NG has them.
+
+    FILL_OR_KILL matches at once at least ``minFillSize`` (the whole size when absent) or nothing; the rest
+    lapses. A ``minFillSize`` without FILL_OR_KILL is ``UNEXPECTED_MIN_FILL_SIZE``; one that is not positive or
+    exceeds the size, ``INVALID_MIN_FILL_SIZE``. An unknown ``timeInForce`` is a malformed call.
+    """
+    tif = limit.get("timeInForce")
+    if tif is not None:
+        tif = get_enum(limit, "timeInForce", ("FILL_OR_KILL",), where=f"{where}limitOrder.")
+        echo["timeInForce"] = tif
+    raw_min = limit.get("minFillSize")
+    if raw_min is None:
+        return size, None
+    raw_min = get_number(limit, "minFillSize", where=f"{where}limitOrder.")
+    echo["minFillSize"] = raw_min
+    if tif is None:
+        return None, ("UNEXPECTED_MIN_FILL_SIZE", "minFillSize is for timeInForce FILL_OR_KILL only")
+    try:
+        min_fill = to_minor(raw_min)
+    except ValueError as exc:
+        return None, ("INVALID_MIN_FILL_SIZE", str(exc))
+    if min_fill <= 0 or (size is not None and min_fill > size):
+        return None, ("INVALID_MIN_FILL_SIZE", f"minFillSize {raw_min} must be positive and at most the size")
+    return min_fill, None
 
 
 def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str | None]:
@@ -210,8 +254,6 @@ def _limit_values(
     if persistence != PersistenceType.LAPSE and problem is None:
         message = f"persistenceType {persistence} is not offered: unmatched bets lapse when the window closes (LAPSE)"
         problem = ("INVALID_PERSISTENCE_TYPE", message)
-    if limit.get("timeInForce") is not None or limit.get("betTargetType") is not None:
-        problem = problem or ("INVALID_ORDER_TYPE", "timeInForce and betTargetType are not offered; omit them")
     return price, size, problem
 
 
@@ -220,10 +262,13 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
     base: JsonDict = {"instruction": echo}
     placed: OrderPlaced | None = None
     matched = matched_x100 = 0
+    killed = False
     for event in events:
         if isinstance(event, OrderRejected):
-            return _failed(base, str(event.error_code), event.message)
-        if isinstance(event, OrderPlaced) and placed is None:
+            return failed(base, str(event.error_code), event.message)
+        if isinstance(event, OrderLapsed):
+            killed = True  # only a FILL_OR_KILL order lapses as it is placed
+        elif isinstance(event, OrderPlaced) and placed is None:
             placed = event
         elif isinstance(event, Matched) and placed is not None and placed.bet_id in (
             event.back_bet_id,
@@ -232,7 +277,7 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
             matched += event.size
             matched_x100 += event.size * int(tick_price(event.tick) * 100)
     if placed is None:
-        return _failed(base, "ERROR_IN_MATCHER", "the exchange produced no order for this instruction")
+        return failed(base, "ERROR_IN_MATCHER", "the exchange produced no order for this instruction")
     report: JsonDict = {
         "status": "SUCCESS",
         "instruction": echo,
@@ -240,48 +285,35 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
         "placedDate": apiformat.iso(placed.ts),
         "averagePriceMatched": round(matched_x100 / (100 * matched), 4) if matched else 0.0,
         "sizeMatched": apiformat.money(matched),
-        "orderStatus": "EXECUTION_COMPLETE" if matched == placed.size else "EXECUTABLE",
+        "orderStatus": ("EXPIRED" if killed and not matched
+                        else "EXECUTION_COMPLETE" if matched == placed.size or killed else "EXECUTABLE"),
     }
     return _new_outcome(report)
-
-
-def _stale_version(service: ExchangeService, market_id: str, params: Mapping[str, Any]) -> str | None:
-    """API-NG ``marketVersion``: if the market's version is now higher than the one sent, the orders lapse.
-
-    Its version changes at every status change (each window's opening and closing, so each reveal), so an
-    order decided on cards that are no longer the latest is never matched. ``None``: no version sent, or current.
-    """
-    if "marketVersion" not in params:
-        return None
-    sent = get_int(get_object(params, "marketVersion"), "version", where="marketVersion.")
-    current = service.market_version(market_id)
-    if sent >= current:
-        return None
-    return (f"lapsed: market {market_id} is at version {current}, the order was sent for version {sent} "
-            "(its status or cards changed since)")
 
 
 async def place_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     market_id = get_str(params, "marketId", max_len=64)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX) or None
     raw = get_list(params, "instructions", required=True)
     if len(raw) > MAX_INSTRUCTIONS:
-        return _too_many(market_id, customer_ref, MAX_INSTRUCTIONS, len(raw))
+        return too_many(market_id, customer_ref, MAX_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
+    get_bool(params, "async", default=False)  # accepted: orders are placed at once either way (see module doc)
+    stale = stale_version(service, market_id, params)
+    if stale is not None:
+        return execution_report(market_id, customer_ref, [failed({"instruction": r.echo}, "BET_TAKEN_OR_LAPSED", stale)
+                                                          for r in requests], dependent=True)
     if [r for r in requests if r.problem is not None]:
         outcomes = [
-            _failed({"instruction": r.echo}, *r.problem)
+            failed({"instruction": r.echo}, *r.problem)
             if r.problem
-            else _failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
+            else failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
             for r in requests
         ]
-        return _execution(market_id, customer_ref, outcomes, dependent=True)
-    stale = _stale_version(service, market_id, params)
-    if stale is not None:
-        return _execution(market_id, customer_ref, [_failed({"instruction": r.echo}, "BET_TAKEN_OR_LAPSED", stale)
-                                                    for r in requests], dependent=True)
+        return execution_report(market_id, customer_ref, outcomes, dependent=True)
     commands = []
     for r in requests:
         assert r.price is not None and r.size is not None
@@ -295,6 +327,8 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
                 price=r.price,
                 size=r.size,
                 customer_ref=r.customer_ref,
+                strategy_ref=strategy_ref,
+                fill_or_kill=r.fill_or_kill,
             )
         )
     if len(commands) > 1:
@@ -303,23 +337,43 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
         checks = service.exchange.check_places(commands)
         if any(rejection is not None for rejection in checks):
             outcomes = [
-                _failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
+                failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
                 if rejection is None
-                else _failed({"instruction": r.echo}, rejection.code.value, rejection.message)
+                else failed({"instruction": r.echo}, rejection.code.value, rejection.message)
                 for r, rejection in zip(requests, checks, strict=True)
             ]
-            return _execution(market_id, customer_ref, outcomes, dependent=True)
+            return execution_report(market_id, customer_ref, outcomes, dependent=True)
     outcomes = [
         place_report(service.execute(command), r.echo, service) for r, command in zip(requests, commands, strict=True)
     ]
     await service.durable()
-    return _execution(market_id, customer_ref, outcomes, dependent=True)
+    return execution_report(market_id, customer_ref, outcomes, dependent=True)
+
+
+def stale_version(service: ExchangeService, market_id: str, params: Mapping[str, Any]) -> str | None:
+    """Why the orders lapse, if ``marketVersion.version`` is older than the market's version; else None.
+
+    The version counts the market's material changes (each window opened or closed, a selection settled), so
+    an order sent against a book of an earlier window lapses instead of meeting a market it did not see.
+    """
+    if params.get("marketVersion") is None:
+        return None
+    raw = get_object(params, "marketVersion")
+    value = raw.get("version")
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)  # Betfair's own example sends it as a string
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise invalid_input(f"marketVersion.version must be an integer, not {value!r:.40}")
+    current = service.market_version(market_id)
+    if current > value:
+        return f"the market is at version {current}, past the marketVersion {value} given: the order lapses"
+    return None
 
 
 # --- cancelOrders ----------------------------------------------------------------------------
 
 
-def _bet_id(raw: Mapping[str, Any], where: str) -> int | None:
+def parse_bet_id(raw: Mapping[str, Any], where: str) -> int | None:
     """A betId as API-NG sends it (a string of digits); None if it cannot be one of ours."""
     value = raw.get("betId")
     if isinstance(value, bool) or not isinstance(value, str | int):
@@ -336,7 +390,7 @@ def _cancel_report(instruction: JsonDict, events: Sequence[object]) -> Outcome:
     when: int | None = None
     for event in events:
         if isinstance(event, OrderRejected):
-            return _failed(base, str(event.error_code), event.message)
+            return failed(base, str(event.error_code), event.message)
         if isinstance(event, OrderCancelled):
             cancelled += event.size
             when = event.ts
@@ -350,7 +404,7 @@ def _cancel_one(service: ExchangeService, session: Session, market_id: str | Non
     base: JsonDict = {"instruction": instruction}
     view = service.order(session.account, bet_id) if bet_id is not None else None
     if view is None or (market_id is not None and view.market_id != market_id):
-        return _failed(base, "INVALID_BET_ID", f"no bet {instruction.get('betId')} of yours on this market")
+        return failed(base, "INVALID_BET_ID", f"no bet {instruction.get('betId')} of yours on this market")
     command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, size_reduction=reduction)
     return _cancel_report(instruction, service.execute(command))
 
@@ -360,7 +414,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
     raw = get_list(params, "instructions")
     if len(raw) > MAX_CHANGE_INSTRUCTIONS:
-        return _too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
+        return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if raw and market_id is None:
         raise invalid_input("marketId is required when instructions are given")
     outcomes: list[Outcome] = []
@@ -369,7 +423,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
             where = f"instructions[{i}]."
             if not isinstance(item, dict):
                 raise invalid_input(f"instructions[{i}] must be an object")
-            bet_id = _bet_id(item, where)
+            bet_id = parse_bet_id(item, where)
             instruction: JsonDict = {"betId": str(item["betId"])}
             reduction: int | None = None
             if item.get("sizeReduction") is not None:
@@ -380,7 +434,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
                     if reduction <= 0:
                         raise ValueError(f"sizeReduction {raw_reduction} must be positive")
                 except ValueError as exc:
-                    outcomes.append(_failed({"instruction": instruction}, "INVALID_BET_SIZE", str(exc)))
+                    outcomes.append(failed({"instruction": instruction}, "INVALID_BET_SIZE", str(exc)))
                     continue
             outcomes.append(_cancel_one(service, session, market_id, bet_id, reduction, instruction))
     else:
@@ -389,7 +443,7 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
                 instruction = {"betId": str(view.bet_id)}
                 outcomes.append(_cancel_one(service, session, view.market_id, view.bet_id, None, instruction))
     await service.durable()
-    return _execution(market_id, customer_ref, outcomes, dependent=False)
+    return execution_report(market_id, customer_ref, outcomes, dependent=False)
 
 
 # --- replaceOrders ---------------------------------------------------------------------------
@@ -426,15 +480,17 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
     raw = get_list(params, "instructions", required=True)
     if len(raw) > MAX_CHANGE_INSTRUCTIONS:
-        return _too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
+        return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
+    get_bool(params, "async", default=False)
+    stale = stale_version(service, market_id, params)
     outcomes: list[Outcome] = []
     for i, item in enumerate(raw):
         where = f"instructions[{i}]."
         if not isinstance(item, dict):
             raise invalid_input(f"instructions[{i}] must be an object")
-        bet_id = _bet_id(item, where)
+        bet_id = parse_bet_id(item, where)
         raw_price = get_number(item, "newPrice", where=where)
         instruction: JsonDict = {"betId": str(item["betId"]), "newPrice": raw_price}
         view = service.order(session.account, bet_id) if bet_id is not None else None
@@ -447,11 +503,25 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         except ValueError as exc:
             outcomes.append(_replace_failure(instruction, "INVALID_ODDS", str(exc)))
             continue
+        if stale is not None:  # the new bet lapses: what is left is only the cancel of the old one
+            outcomes.append(_lapsed_replace(service, session, view.bet_id, instruction, stale))
+            continue
         command = ReplaceOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, new_price=new_price)
         events = service.execute(command)
         outcomes.append(_replace_outcome(instruction, view.bet_id, events, service, view.side, view.selection_id))
     await service.durable()
-    return _execution(market_id, customer_ref, outcomes, dependent=False)
+    return execution_report(market_id, customer_ref, outcomes, dependent=False)
+
+
+def _lapsed_replace(service: ExchangeService, session: Session, bet_id: int, instruction: JsonDict,
+                    why: str) -> Outcome:
+    """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet."""
+    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=bet_id)
+    cancel = _cancel_report({"betId": instruction["betId"]}, service.execute(command)).report
+    report = {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED", "cancelInstructionReport": cancel,
+              "placeInstructionReport": {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED",
+                                         "instruction": {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}}}
+    return Outcome(report, "BET_TAKEN_OR_LAPSED", why)
 
 
 def _replace_failure(instruction: JsonDict, code: str, message: str) -> Outcome:

@@ -33,6 +33,8 @@ class ServerConfig:
     (:mod:`exchange.server.journal_check`).
     ``keep_closed_markets``: how many settled or voided markets (newest first) the exchange keeps, with their
     cleared orders, catalogue entries and notes; ``None`` keeps them all (memory then grows with every game).
+    ``stream_port``: also serve the Exchange Stream as Betfair does, TLS lines on ``stream_host:stream_port``
+    (0: any free port; None: only the WebSocket route), with ``tls_cert``/``tls_key`` or a self-signed certificate.
     """
 
     db_path: str = "exchange.db"
@@ -65,6 +67,10 @@ class ServerConfig:
     irregularity_rate: float = 0.0
     #: House noise traders per server (they trade on every channel): fills and a moving ladder for a watcher.
     noise_traders: int = 0
+    stream_port: int | None = None
+    stream_host: str = "127.0.0.1"
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
     def __post_init__(self) -> None:
         if not self.channels:
@@ -83,6 +89,10 @@ class ServerConfig:
             raise ValueError(f"the number of noise traders must not be negative, not {self.noise_traders}")
         if not 0.0 <= self.irregularity_rate <= 1.0:
             raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {self.irregularity_rate}")
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("give both a TLS certificate and its key (--tls-cert and --tls-key), or neither")
+        if self.stream_port is not None and not 0 <= self.stream_port <= 65535:
+            raise ValueError(f"the stream port must be from 0 to 65535, not {self.stream_port}")
         if self.journal_timeout_ms <= 0:
             raise ValueError(f"the journal timeout must be positive, not {self.journal_timeout_ms} ms")
         if min(self.max_connections, self.header_timeout_ms, self.body_timeout_ms) <= 0:

@@ -1,4 +1,4 @@
-"""Betfair's identity service, interactive flavour: ``/api/login``, ``/api/keepAlive``, ``/api/logout``.
+"""Betfair's identity service: ``/api/login``, ``/api/certlogin``, ``/api/keepAlive``, ``/api/logout``.
 
 Login takes form fields ``username`` and ``password`` with the
 ``X-Application`` header and answers ``{"token", "product", "status", "error"}``
@@ -17,7 +17,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from exchange.server import keys
-from exchange.server.auth import check_app_key
+from exchange.server.auth import Session, check_app_key
 from exchange.server.connections import read_form
 from exchange.server.errors import ApiError, LoginCode, LoginFailure
 from exchange.server.store import check_password
@@ -40,6 +40,26 @@ def _app_key(request: web.Request) -> str:
 
 
 async def login(request: web.Request) -> web.Response:
+    session = await _open_session(request)
+    return _identity_answer(session.token, session.app_key)
+
+
+async def cert_login(request: web.Request) -> web.Response:
+    """Betfair's non-interactive login: ``{"sessionToken", "loginStatus"}``, a refusal as ``loginStatus`` alone.
+
+    Betfair checks a client certificate on its own host before this; the simulator has no certificates to
+    check (its HTTP is plain), so a client's certificate files are not looked at and the login is the
+    account's username and password, with the same limits as the interactive one.
+    """
+    try:
+        session = await _open_session(request)
+    except LoginFailure as err:
+        return web.json_response({"loginStatus": str(err.code)})
+    return web.json_response({"sessionToken": session.token, "loginStatus": "SUCCESS"})
+
+
+async def _open_session(request: web.Request) -> Session:
+    """Check the login form (``username``, ``password``, header ``X-Application``) and open a session."""
     app_key = _app_key(request)
     try:
         form = await read_form(request)
@@ -59,8 +79,7 @@ async def login(request: web.Request) -> web.Response:
     if account is None:
         raise LoginFailure(LoginCode.INVALID_USERNAME_OR_PASSWORD)
     request.app[keys.SERVICE].ensure_account(account)
-    session = request.app[keys.SESSIONS].open(account.name, app_key)
-    return _identity_answer(session.token, app_key)
+    return request.app[keys.SESSIONS].open(account.name, app_key)
 
 
 async def keep_alive(request: web.Request) -> web.Response:

@@ -336,6 +336,11 @@ class Journal:
             self._mark = None
         self._conn.close()
 
+    @property
+    def path(self) -> str:
+        """The database file ('' for an in-memory database, which no other process can open)."""
+        return self._path()
+
     def _path(self) -> str:
         """The database file ('' for an in-memory database, which no other process can open)."""
         for _, name, file in self._conn.execute("PRAGMA database_list"):

@@ -1,4 +1,5 @@
-"""API-NG read methods: listCurrentOrders, listClearedOrders, listMarketBook, listMarketCatalogue.
+"""API-NG read methods: listCurrentOrders, listMarketBook, listRunnerBook, listMarketCatalogue
+(listClearedOrders: :mod:`exchange.server.cleared_orders`).
 
 Every list is of the caller's own orders only; nothing here can show one
 account another's bets. Sizes are capped the way API-NG caps them
@@ -16,19 +17,21 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
+from exchange.core.orders import OrderStatus, OrderView
 from exchange.server.auth import Session
+from exchange.server.discovery import event, open_markets
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.limits import MAX_BOOK_WEIGHT, Budget, current_budget, market_book_weight, pause, slices
+from exchange.server.market_filter import parse_market_filter, parse_time, parse_time_range
 from exchange.server.params import (
     get_bool,
     get_enum,
     get_int,
-    get_int_list,
     get_object,
+    get_str,
     get_str_list,
 )
-from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
+from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService, MarketInfo
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 1000
@@ -86,17 +89,30 @@ async def list_current_orders(service: ExchangeService, session: Session, params
     descending = get_enum(params, "sortDir", ("EARLIEST_TO_LATEST", "LATEST_TO_EARLIEST"),
                           default="EARLIEST_TO_LATEST") == "LATEST_TO_EARLIEST"
     refs = set(get_str_list(params, "customerOrderRefs")) or None
+    strategies = set(get_str_list(params, "customerStrategyRefs")) or None
+    # dateRange is on the date the ordering is by: matched for BY_MATCH_TIME, else placed (an order not yet
+    # matched has no matched date and is outside any range on it)
+    start, end = parse_time_range(params, "dateRange")
+    dated = (lambda o: o.matched_ts) if order_by == "BY_MATCH_TIME" else (lambda o: o.placed_ts)
     budget = current_budget()
     async with budget.reading():
         orders = await _matching(service.orders(session.account), lambda o: (
             (bet_ids is None or str(o.bet_id) in bet_ids)
             and (market_ids is None or o.market_id in market_ids)
             and (refs is None or o.customer_ref in refs)
-            and (projection == "ALL" or str(o.status) == projection)), budget)
+            and (strategies is None or o.strategy_ref in strategies)
+            and (projection == "ALL" or str(o.status) == projection)
+            and _in_range(dated(o), start, end)), budget)
         orders.sort(key=_order_key(order_by), reverse=descending)
         page, more = _page(orders, params, budget.limits.max_rows_per_call)
         budget.charge_rows(len(page), "listCurrentOrders")
         return {"currentOrders": await _formatted(page, apiformat.current_order, budget), "moreAvailable": more}
+
+
+def _in_range(ms: int | None, start: int | None, end: int | None) -> bool:
+    if start is None and end is None:
+        return True
+    return ms is not None and (start is None or ms >= start) and (end is None or ms <= end)
 
 
 def _order_key(order_by: str) -> Any:
@@ -105,73 +121,6 @@ def _order_key(order_by: str) -> Any:
     if order_by == "BY_MATCH_TIME":
         return lambda o: (o.matched_ts or 0, o.bet_id)
     return lambda o: (o.placed_ts, o.bet_id)
-
-
-GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER")
-
-
-async def list_cleared_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
-    status = BetStatus(get_enum(params, "betStatus", tuple(BetStatus)))
-    bet_ids = _bet_ids(params)
-    market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
-    runner_ids = set(get_int_list(params, "runnerIds", max_items=MAX_RECORDS)) or None
-    side = params.get("side")
-    if side is not None and side not in ("BACK", "LAY"):
-        raise invalid_input(f"side must be BACK or LAY, not {side!r:.40}")
-    group_by = get_enum(params, "groupBy", GROUPS, default="BET")
-    get_bool(params, "includeItemDescription", default=False)
-    budget = current_budget()
-    limit = budget.limits.max_rows_per_call
-    async with budget.reading():
-        # In (settled_ts, bet_id) order already; a page of an unfiltered list is an index lookup.
-        orders: Sequence[ClearedOrder] = await service.cleared_rows(session.account, status)
-        if bet_ids is not None or market_ids is not None or runner_ids is not None or side is not None:
-            orders = await _matching(orders, lambda o: (
-                (bet_ids is None or str(o.bet_id) in bet_ids)
-                and (market_ids is None or o.market_id in market_ids)
-                and (runner_ids is None or o.selection_id in runner_ids)
-                and (side is None or str(o.side) == side)), budget)
-        if group_by in ("BET", "SIDE", "RUNNER"):
-            page, more = _page(orders, params, limit)
-            budget.charge_rows(len(page), "listClearedOrders")
-            rows = await _formatted(page, lambda o: apiformat.cleared_order(o, EVENT_TYPE_ID,
-                                                                             service.event_id(o.market_id)), budget)
-            return {"clearedOrders": rows, "moreAvailable": more}
-        grouped = _grouped(service, session, orders, group_by)
-        rows, more = _page(grouped, params, limit)
-        budget.charge_rows(len(rows), "listClearedOrders")
-        return {"clearedOrders": rows, "moreAvailable": more}
-
-
-def _grouped(
-    service: ExchangeService, session: Session, orders: Iterable[ClearedOrder], group_by: str
-) -> list[JsonDict]:
-    def event_of(market_id: str) -> str:
-        return service.event_id(market_id)
-
-    if group_by in ("BET", "SIDE", "RUNNER"):
-        return [apiformat.cleared_order(o, EVENT_TYPE_ID, event_of(o.market_id)) for o in orders]
-    groups: dict[str, list[ClearedOrder]] = {}
-    for o in orders:
-        key = {"EVENT_TYPE": EVENT_TYPE_ID, "EVENT": event_of(o.market_id), "MARKET": o.market_id}[group_by]
-        groups.setdefault(key, []).append(o)
-    rows = []
-    for key, members in groups.items():
-        markets = {o.market_id for o in members}
-        row: JsonDict = {
-            "eventTypeId": EVENT_TYPE_ID,
-            "betCount": len(members),
-            "profit": apiformat.money(sum(o.profit for o in members)),
-            "commission": apiformat.money(sum(service.commission(session.account, m) for m in markets)),
-            "settledDate": apiformat.iso(max(o.settled_ts for o in members)),
-            "lastMatchedDate": apiformat.iso(max((o.last_matched_ts or 0) for o in members) or None),
-        }
-        if group_by in ("EVENT", "MARKET"):
-            row["eventId"] = event_of(members[0].market_id)
-        if group_by == "MARKET":
-            row["marketId"] = key
-        rows.append({k: v for k, v in row.items() if v is not None})
-    return rows
 
 
 async def list_market_book(
@@ -209,6 +158,7 @@ async def list_market_book(
                                                                  "ROLLED_UP_BY_AVG_PRICE"):
         raise invalid_input(f"matchProjection must be NO_ROLLUP, ROLLED_UP_BY_PRICE or ROLLED_UP_BY_AVG_PRICE, "
                             f"not {match_projection!r:.40}")
+    wanted, overall = _order_filters(params)
     out = []
     for i, market_id in enumerate(unique_ids):
         if i:
@@ -216,8 +166,9 @@ async def list_market_book(
         book = service.market_book(market_id)
         if book is None:
             continue
-        mine = [o for o in service.orders(session.account) if o.market_id == market_id] if (
+        every = [o for o in service.orders(session.account) if o.market_id == market_id] if (
             order_projection or match_projection) else []
+        mine = [o for o in every if wanted(o)]
         runners = []
         for r in book.runners:
             entry = apiformat.runner(r, with_prices=with_prices, depth=depth, traded=traded)
@@ -226,11 +177,50 @@ async def list_market_book(
                 entry["orders"] = [apiformat.runner_order(o) for o in theirs
                                    if order_projection == "ALL" or str(o.status) == order_projection]
             if match_projection:
-                entry["matches"] = _matches(theirs, match_projection)
+                matched = [o for o in every if o.selection_id == r.selection_id] if overall else theirs
+                entry["matches"] = _matches(matched, match_projection)
             runners.append(entry)
         out.append(apiformat.market_book(book, version=service.market_version(market_id), runners=runners,
                                          last_match_ms=service.last_match_ms(market_id)))
     return out
+
+
+def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], bool], bool]:
+    """The orders listMarketBook shows (``betIds``, ``customerStrategyRefs``, ``matchedSince``), and whether
+    its ``matches`` count every order (``includeOverallPosition``, default true) or only those.
+
+    ``currencyCode`` must be GBP (the one currency); ``partitionMatchedByStrategyRef`` (matches per strategy) is
+    not offered and refused when true; ``locale`` is accepted.
+    """
+    bet_ids = _bet_ids(params)
+    strategies = set(get_str_list(params, "customerStrategyRefs")) or None
+    since = None if params.get("matchedSince") is None else parse_time(params["matchedSince"], "matchedSince")
+    overall = get_bool(params, "includeOverallPosition", default=True)
+    if get_bool(params, "partitionMatchedByStrategyRef", default=False):
+        raise invalid_input("partitionMatchedByStrategyRef is not offered: matches are not partitioned by strategy")
+    get_enum(params, "currencyCode", ("GBP",), default="GBP")
+    get_str(params, "locale", required=False, max_len=16)
+
+    def wanted(o: OrderView) -> bool:
+        return ((bet_ids is None or str(o.bet_id) in bet_ids)
+                and (strategies is None or o.strategy_ref in strategies)
+                and (since is None or (o.matched_ts is not None and o.matched_ts >= since)))
+
+    return wanted, overall
+
+
+async def list_runner_book(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> list[JsonDict]:
+    """``listRunnerBook``: listMarketBook of one market, with only the runner ``selectionId`` (``handicap`` 0)."""
+    market_id = get_str(params, "marketId", max_len=64)
+    selection_id = get_int(params, "selectionId")
+    handicap = params.get("handicap")
+    if handicap is not None and (isinstance(handicap, bool) or not isinstance(handicap, int | float) or handicap):
+        raise invalid_input(f"handicap must be 0 (no market here has handicaps), not {handicap!r:.40}")
+    book_params = {k: v for k, v in params.items() if k not in ("marketId", "selectionId", "handicap")}
+    books = await list_market_book(service, session, {**book_params, "marketIds": [market_id]})
+    for book in books:
+        book["runners"] = [r for r in book["runners"] if r["selectionId"] == selection_id]
+    return books
 
 
 def _matches(orders: Sequence[OrderView], projection: str) -> list[JsonDict]:
@@ -245,36 +235,55 @@ def _matches(orders: Sequence[OrderView], projection: str) -> list[JsonDict]:
     return [{"side": side, "price": p, "size": apiformat.money(size)} for (side, p), size in sorted(rolled.items())]
 
 
+MARKET_SORTS = ("MINIMUM_TRADED", "MAXIMUM_TRADED", "MINIMUM_AVAILABLE", "MAXIMUM_AVAILABLE", "FIRST_TO_START",
+                "LAST_TO_START")
+
+
 async def list_market_catalogue(
     service: ExchangeService, session: Session, params: Mapping[str, Any]
 ) -> list[JsonDict]:
-    market_filter = get_object(params, "filter", required=False)
+    """The open markets passing ``filter`` (closed ones are not listed, as on Betfair), in ``sort`` order.
+
+    Without ``sort`` the newest market comes first. ``MINIMUM``/``MAXIMUM_TRADED`` sort by matched volume,
+    ``..._AVAILABLE`` by the size resting on the book, ``FIRST``/``LAST_TO_START`` by the game's start.
+    """
+    market_filter = parse_market_filter(params)
     max_results = get_int(params, "maxResults")
     if max_results <= 0:
         raise invalid_input(f"maxResults must be positive, not {max_results}")
     if max_results > MAX_CATALOGUE:
         raise ApiError(ApingCode.TOO_MUCH_DATA, f"maxResults is at most {MAX_CATALOGUE}, not {max_results}")
     projection = set(get_str_list(params, "marketProjection"))
-    market_ids = set(get_str_list(market_filter, "marketIds", where="filter.")) or None
-    event_ids = set(get_str_list(market_filter, "eventIds", where="filter.")) or None
-    event_types = set(get_str_list(market_filter, "eventTypeIds", where="filter.")) or None
-    text = market_filter.get("textQuery")
-    if text is not None and not isinstance(text, str):
-        raise invalid_input("filter.textQuery must be a string")
-    out = []
-    for info in service.catalogue():
-        if market_ids is not None and info.market_id not in market_ids:
-            continue
-        if event_ids is not None and info.event_id not in event_ids:
-            continue
-        if event_types is not None and EVENT_TYPE_ID not in event_types:
-            continue
-        if text and text.lower() not in f"{info.event_name} {info.market_name}".lower():
-            continue
-        out.append(_catalogue_entry(service, info, projection))
-        if len(out) >= max_results:
-            break
-    return out
+    unknown = projection - PROJECTIONS
+    if unknown:
+        raise invalid_input(f"marketProjection has unknown values {sorted(unknown)}; use {sorted(PROJECTIONS)}")
+    sort = params.get("sort")
+    if sort is not None:
+        sort = get_enum(params, "sort", MARKET_SORTS)
+    get_str(params, "locale", required=False, max_len=16)
+    markets = open_markets(service, session, market_filter)
+    if sort is not None:
+        markets.sort(key=_market_sort_key(service, sort), reverse=sort.startswith(("MAXIMUM", "LAST")))
+    return [_catalogue_entry(service, info, projection) for info in markets[:max_results]]
+
+
+PROJECTIONS = frozenset({"COMPETITION", "EVENT", "EVENT_TYPE", "MARKET_START_TIME", "MARKET_DESCRIPTION",
+                         "RUNNER_DESCRIPTION", "RUNNER_METADATA"})
+
+
+def _market_sort_key(service: ExchangeService, sort: str) -> Callable[[MarketInfo], tuple[int, str]]:
+    def key(info: MarketInfo) -> tuple[int, str]:
+        if sort.endswith("TO_START"):
+            return info.market_time_ms, info.market_id
+        book = service.market_book(info.market_id)
+        if book is None:
+            return 0, info.market_id
+        if sort.endswith("TRADED"):
+            return book.total_matched, info.market_id
+        resting = sum(level.size for r in book.runners for level in (*r.available_to_back, *r.available_to_lay))
+        return resting, info.market_id
+
+    return key
 
 
 def _catalogue_entry(service: ExchangeService, info: Any, projection: set[str]) -> JsonDict:
@@ -290,8 +299,7 @@ def _catalogue_entry(service: ExchangeService, info: Any, projection: set[str]) 
     if "EVENT_TYPE" in projection:
         entry["eventType"] = {"id": EVENT_TYPE_ID, "name": EVENT_TYPE_NAME}
     if "EVENT" in projection:
-        entry["event"] = {"id": info.event_id, "name": info.event_name, "countryCode": "GB", "timezone": "UTC",
-                          "openDate": apiformat.iso(info.open_ms)}
+        entry["event"] = event(info)
     if "MARKET_DESCRIPTION" in projection:
         entry["description"] = {
             "persistenceEnabled": False, "bspMarket": False, "marketTime": apiformat.iso(info.market_time_ms),

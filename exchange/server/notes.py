@@ -33,26 +33,16 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-from exchange.core.events import (
-    Event,
-    MarketCreated,
-    MarketOpened,
-    MarketSettled,
-    MarketSuspended,
-    MarketVoided,
-    Matched,
-    SelectionSettled,
-)
+from exchange.betfair.description import changes_definition
+from exchange.core.events import Event, MarketCreated, Matched
 from exchange.server import jsoncodec
-
-#: What changes a market's version (API-NG ``version``, ``marketVersion`` on placeOrders): its status or a
-#: selection's, i.e. every window opening and closing (so every reveal), settlements and voids; never orders.
-VERSION_EVENTS = (MarketCreated, MarketOpened, MarketSuspended, SelectionSettled, MarketSettled, MarketVoided)
 
 
 @dataclass(slots=True)
 class MarketNotes:
-    """Per market id: when it was created (ms), its version (bumped by each status change), its last match (ms).
+    """Per market id: when it was created (ms), its version (bumped by each change of its definition, as the stream's
+    ``marketDefinition.version``: :func:`exchange.betfair.description.changes_definition`: every window opening and
+    closing, so every reveal, settlements and voids; never orders), its last match (ms).
 
     ``numbers``: per channel, the highest game number of a market created (``holdem.17`` is game 17 of
     ``holdem``); never forgotten.
@@ -75,7 +65,7 @@ class MarketNotes:
                 self.numbers[channel] = max(int(number), self.numbers.get(channel, -1))
         if isinstance(event, Matched):
             self.last_match[market_id] = event.ts
-        if isinstance(event, VERSION_EVENTS) or market_id not in self.versions:
+        if changes_definition(event):
             self.versions[market_id] = self.versions.get(market_id, 0) + 1
         return market_id
 

@@ -6,23 +6,21 @@ README's "HTTP API" section).
 
 >>> doc = document()
 >>> sorted(doc["paths"])[:4]
-['/', '/api/keepAlive', '/api/login', '/api/logout']
+['/', '/api/certlogin', '/api/keepAlive', '/api/login']
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-BETTING_METHODS = (
-    "SportsAPING/v1.0/placeOrders",
-    "SportsAPING/v1.0/cancelOrders",
-    "SportsAPING/v1.0/replaceOrders",
-    "SportsAPING/v1.0/listCurrentOrders",
-    "SportsAPING/v1.0/listClearedOrders",
-    "SportsAPING/v1.0/listMarketBook",
-    "SportsAPING/v1.0/listMarketCatalogue",
-)
-ACCOUNT_METHODS = ("AccountAPING/v1.0/getAccountFunds",)
+BETTING_METHODS = tuple(f"SportsAPING/v1.0/{name}" for name in (
+    "placeOrders", "cancelOrders", "replaceOrders", "updateOrders", "listCurrentOrders", "listClearedOrders",
+    "listMarketBook", "listRunnerBook", "listMarketCatalogue", "listMarketProfitAndLoss", "listEventTypes",
+    "listEvents", "listCompetitions", "listMarketTypes", "listCountries", "listVenues", "listTimeRanges",
+))
+ACCOUNT_METHODS = tuple(f"AccountAPING/v1.0/{name}" for name in (
+    "getAccountFunds", "getAccountDetails", "getAccountStatement", "listCurrencyRates",
+))
 
 _AUTH_HEADERS = [
     {"name": "X-Application", "in": "header", "required": True, "schema": {"type": "string"}},
@@ -187,6 +185,16 @@ def _operator_paths() -> dict[str, Any]:
     }
 
 
+def _identity_paths() -> dict[str, Any]:
+    return {
+        "/api/login": _identity_path("Interactive login: form username, password → session token", form=True),
+        "/api/certlogin": _identity_path("Non-interactive (certificate) login: form username, password → "
+                                         "{sessionToken, loginStatus}", form=True),
+        "/api/keepAlive": _identity_path("Extend the session's lifetime", form=False),
+        "/api/logout": _identity_path("End the session", form=False),
+    }
+
+
 def document() -> dict[str, Any]:
     """The whole document, a fresh dict each call."""
     return {
@@ -195,13 +203,12 @@ def document() -> dict[str, Any]:
             "title": "Exchange Poker Sim server",
             "version": "1.0",
             "description": "Betfair-compatible API-NG (JSON-RPC), interactive login, Exchange Games snapshots and "
-            "an Exchange Stream API over WebSocket at /stream.",
+            "an Exchange Stream API over WebSocket at /stream and, with serve --stream-port, over TLS lines as "
+            "Betfair serves it.",
         },
         "servers": [{"url": "http://127.0.0.1:8080"}],
         "paths": {
-            "/api/login": _identity_path("Interactive login: form username, password → session token", form=True),
-            "/api/keepAlive": _identity_path("Extend the session's lifetime", form=False),
-            "/api/logout": _identity_path("End the session", form=False),
+            **_identity_paths(),
             "/exchange/betting/json-rpc/v1": _rpc_path("API-NG betting (JSON-RPC 2.0)", BETTING_METHODS),
             "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
             "/games/v1/channels": {

@@ -60,7 +60,7 @@ from engine.cards import Card
 from engine.showdown import showdown
 from exchange.agents.host import seat
 from exchange.agents.house import MarketMaker, NoiseTrader
-from exchange.betfair import apiformat
+from exchange.betfair import apiformat, description
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.clock import Clock
@@ -168,6 +168,7 @@ class ExchangeService:
         self._closed: deque[str] = deque()
         self.channels: dict[str, Channel] = {}
         self.infos: dict[str, MarketInfo] = {}
+        self.currencies: dict[str, str] = {}  # each logged-in account's currency, from the account store
         self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER, *self.noise_accounts))
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
@@ -304,7 +305,8 @@ class ExchangeService:
             listener(reason)
 
     def ensure_account(self, account: Account) -> None:
-        """Open ``account`` in the core with its deposit, once (journaled)."""
+        """Open ``account`` in the core with its deposit, once (journaled); note its currency."""
+        self.currencies[account.name] = account.currency
         if account.name in self.exchange.accounts:
             return
         now = self.clock.now()
@@ -361,21 +363,22 @@ class ExchangeService:
         channel = market_id.rsplit(".", 1)[0]
         config = self.configs.get(channel)
         number = _game_number(market_id, channel) or 0
-        hands = config.hands if config else 4
         suspend = game.windows[-1].closes_ms if game is not None else start_ms + (config.game_ms if config else 0)
-        bps = config.commission_bps if config else 250
+        described = description.market_info(
+            market_id, title=config.title if config else channel, start_ms=start_ms, suspend_ms=suspend,
+            hands=config.hands if config else 4, commission_bps=config.commission_bps if config else 250)
         return MarketInfo(
             market_id=market_id,
             channel=channel,
             game_number=number,
-            event_id=channel,
-            event_name=config.title if config else channel,
-            market_name=f"Game {number}",
-            open_ms=start_ms,
-            market_time_ms=start_ms,
-            suspend_ms=suspend,
-            runner_names=tuple(f"Hand {i}" for i in range(1, hands + 1)),
-            commission_percent=str(Decimal(bps) / 100),
+            event_id=described.event_id,
+            event_name=described.event_name,
+            market_name=described.market_name,
+            open_ms=described.open_ms,
+            market_time_ms=described.market_time_ms,
+            suspend_ms=described.suspend_ms,
+            runner_names=described.runner_names,
+            commission_percent=described.commission_percent,
         )
 
     def _channel_of(self, market_id: str | None) -> Channel | None:
@@ -420,7 +423,12 @@ class ExchangeService:
         return self.last_match.get(market_id)
 
     def event_id(self, market_id: str) -> str:
-        return market_id.rsplit(".", 1)[0]
+        return description.event_id_of(market_id)
+
+    def in_play(self, market_id: str) -> bool:
+        """Whether the market is in play now (:func:`exchange.betfair.description.in_play`); False once closed."""
+        book = self.exchange.market_book(market_id, 0)
+        return book is not None and book.status in _OPEN_STATUSES and description.in_play(book.round)
 
     def catalogue(self) -> list[MarketInfo]:
         """Markets newest first: the open ones, then the most recent closed ones."""
@@ -469,8 +477,8 @@ class ExchangeService:
             )
             for r in book.runners
         )
-        return MarketSnapshot(_STREAM_MARKET[book.status], book.round > 0, runners, book.total_matched,
-                              self.market_version(market_id))
+        return MarketSnapshot(_STREAM_MARKET[book.status], description.in_play(book.round), runners,
+                              book.total_matched, self.market_version(market_id))
 
     def stream_market_ids(self, wanted: frozenset[str] | None) -> list[str]:
         """Markets for a subscription image: the ones asked for, else every market still open."""
@@ -511,6 +519,7 @@ _STREAM_MARKET = {
     MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
     MarketStatus.VOID: BetfairMarketStatus.CLOSED,
 }
+_OPEN_STATUSES = (MarketStatus.ACTIVE, MarketStatus.SUSPENDED)
 _STREAM_RUNNER = {
     SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
     SelectionStatus.WINNER: RunnerStatus.WINNER,
@@ -520,12 +529,13 @@ _STREAM_RUNNER = {
 
 
 def _uo(bet_id: int, price: Decimal, size: int, side: Side, complete: bool, placed: int, matched_ts: int | None,
-        avp: float, sm: int, sr: int, sl: int, sc: int, sv: int, ref: str | None) -> dict[str, Any]:
+        avp: float, sm: int, sr: int, sl: int, sc: int, sv: int, ref: str | None, rfs: str | None,
+        ) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": str(bet_id), "p": float(price), "s": apiformat.money(size), "side": "B" if side is Side.BACK else "L",
         "status": "EC" if complete else "E", "pt": "L", "ot": "L", "pd": placed, "avp": avp,
         "sm": apiformat.money(sm), "sr": apiformat.money(sr), "sl": apiformat.money(sl), "sc": apiformat.money(sc),
-        "sv": apiformat.money(sv), "rac": "", "rc": "REG_GGC", "rfo": ref or "", "rfs": "",
+        "sv": apiformat.money(sv), "rac": "", "rc": "REG_GGC", "rfo": ref or "", "rfs": rfs or "",
     }
     if matched_ts is not None:
         out["md"] = matched_ts
@@ -536,7 +546,7 @@ def _uo_open(o: OrderView) -> tuple[int, dict[str, Any], str, float, float]:
     avp = apiformat.price(o.average_price_matched)
     uo = _uo(o.bet_id, o.price, o.size, o.side, o.status is OrderStatus.EXECUTION_COMPLETE, o.placed_ts,
              o.matched_ts, avp, o.size_matched, o.size_remaining, o.size_lapsed, o.size_cancelled, o.size_voided,
-             o.customer_ref)
+             o.customer_ref, o.strategy_ref)
     return o.selection_id, uo, uo["side"], avp, apiformat.money(o.size_matched)
 
 
@@ -544,7 +554,7 @@ def _uo_cleared(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, float
     avp = apiformat.price(o.price_matched)
     matched = o.size - o.size_cancelled - o.size_lapsed - o.size_voided
     uo = _uo(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
-             matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref)
+             matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref)
     return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
 
 

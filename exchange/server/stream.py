@@ -1,4 +1,4 @@
-"""The Exchange Stream API over a WebSocket at ``/stream``.
+"""The Exchange Stream API: over a WebSocket at ``/stream`` and, as Betfair, over TLS (:mod:`.stream_socket`).
 
 Messages are Betfair's, one JSON object per WebSocket text frame:
 
@@ -48,7 +48,7 @@ import json
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import WSMsgType, web
 
@@ -63,6 +63,7 @@ from exchange.server.stream_params import (
     DEFAULT_FIELDS,
     DEFAULT_LADDER_LEVELS,
     MIN_HEARTBEAT_MS,
+    MarketParams,
     StreamInputError,
     parse_market_subscription,
     parse_order_subscription,
@@ -101,6 +102,7 @@ class Subscription:
     id: int
     heartbeat_ms: int
     market_ids: frozenset[str] | None = None
+    params: MarketParams | None = None  # a market subscription's marketFilter
     fields: frozenset[str] = DEFAULT_FIELDS
     ladder_levels: int = DEFAULT_LADDER_LEVELS
     overall_position: bool = True
@@ -109,6 +111,8 @@ class Subscription:
     last_sent_ms: int = 0
 
     def wants(self, market_id: str) -> bool:
+        if self.params is not None:
+            return self.params.wants(market_id)
         return self.market_ids is None or market_id in self.market_ids
 
     def filter_change(self, delta: MarketDelta) -> JsonDict:
@@ -153,12 +157,41 @@ class Subscription:
         return out
 
 
-class StreamConnection:
-    """One WebSocket client."""
+class Transport(Protocol):
+    """How a connection's messages travel: a WebSocket (``/stream``) or a TLS socket of CRLF lines."""
 
-    def __init__(self, hub: StreamHub, ws: web.WebSocketResponse, connection_id: str) -> None:
-        self.hub = hub
+    @property
+    def closed(self) -> bool: ...
+
+    async def send_text(self, text: str) -> None:
+        """Send one message; raise ``ConnectionError`` (or ``RuntimeError``) if the peer has gone."""
+
+    async def close(self) -> None: ...
+
+
+class WebSocketTransport:
+    """One JSON message per WebSocket text frame."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
         self.ws = ws
+
+    @property
+    def closed(self) -> bool:
+        return self.ws.closed
+
+    async def send_text(self, text: str) -> None:
+        await self.ws.send_str(text)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+class StreamConnection:
+    """One stream client, whatever its transport."""
+
+    def __init__(self, hub: StreamHub, transport: Transport, connection_id: str) -> None:
+        self.hub = hub
+        self.transport = transport
         self.connection_id = connection_id
         self.account: str | None = None
         self.token: str | None = None
@@ -167,10 +200,10 @@ class StreamConnection:
         self.closed = False
 
     async def send(self, message: JsonDict) -> None:
-        if self.closed or self.ws.closed:
+        if self.closed or self.transport.closed:
             return
         try:
-            await self.ws.send_str(json.dumps(message, separators=(",", ":")))
+            await self.transport.send_text(json.dumps(message, separators=(",", ":")))
         except (ConnectionError, RuntimeError):
             self.closed = True
 
@@ -187,7 +220,7 @@ class StreamConnection:
         await self.send(out)
         if close:
             self.closed = True
-            await self.ws.close()
+            await self.transport.close()
 
     async def handle(self, text: str) -> None:
         try:
@@ -249,6 +282,7 @@ class StreamConnection:
             await self.status(request_id, "INVALID_INPUT", str(err))
             return
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
+                           params=params,
                            fields=params.fields, ladder_levels=params.ladder_levels)
         async with self.hub.sending:
             pending, images = self.hub.images_in_step(sub)
@@ -440,7 +474,7 @@ class StreamHub:
         against exactly what its image showed. The collected changes are for the
         other subscribers (:meth:`fan_out` with ``skip=sub``).
         """
-        market_ids = self.service.stream_market_ids(sub.market_ids)
+        market_ids = [m for m in self.service.stream_market_ids(sub.market_ids) if sub.wants(m)]
         pending = self._collect(market_ids)
         return pending, self.market_images(market_ids)
 
@@ -470,13 +504,22 @@ class StreamHub:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def connect(self, transport: Transport) -> StreamConnection:
+        """A new connection on ``transport``, greeted with ``{"op": "connection", "connectionId"}``."""
+        conn = StreamConnection(self, transport, f"{next(self._ids):03d}-{self.service.now()}")
+        self.connections.add(conn)
+        await conn.send({"op": "connection", "connectionId": conn.connection_id})
+        return conn
+
+    def disconnect(self, conn: StreamConnection) -> None:
+        self.connections.discard(conn)
+        conn.closed = True
+
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
-        conn = StreamConnection(self, ws, f"{next(self._ids):03d}-{self.service.now()}")
-        self.connections.add(conn)
+        conn = await self.connect(WebSocketTransport(ws))
         try:
-            await conn.send({"op": "connection", "connectionId": conn.connection_id})
             async for msg in ws:
                 if msg.type is WSMsgType.TEXT:
                     await conn.handle(msg.data)
@@ -485,8 +528,7 @@ class StreamHub:
                 if conn.closed:
                     break
         finally:
-            self.connections.discard(conn)
-            conn.closed = True
+            self.disconnect(conn)
         return ws
 
     async def heartbeats(self) -> None:
@@ -507,6 +549,6 @@ class StreamHub:
             self._flush_handle.cancel()
         for conn in list(self.connections):
             with contextlib.suppress(Exception):
-                await conn.ws.close()
+                await conn.transport.close()
         for task in list(self._tasks):
             task.cancel()

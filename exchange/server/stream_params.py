@@ -25,16 +25,18 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
   answer with a rate other than the one asked for).
 * ``segmentationEnabled``: a boolean (the simulator never segments).
 * ``clk`` / ``initialClk``: strings (a resubscription gets a fresh full image).
-* ``marketFilter``: an object; ``marketIds`` (at most 1000 strings) narrows the
-  subscription; the other Betfair keys are type-checked but narrow nothing, as
-  every simulator market has the same event type, country, market and betting type.
+* ``marketFilter``: an object; ``marketIds`` (at most 1000 strings) and ``eventIds``
+  (games, ``holdem.17``) narrow the subscription; the other Betfair keys are
+  honoured against what every market here is (event type ``990001``, market type
+  ``WIN``, country ``GB``, betting type ``ODDS``, turns in play, no BSP, no venue or
+  race type): a key that rules that out subscribes to nothing.
 * ``marketDataFilter``: an object; ``fields`` a list of Betfair field names
   (absent or empty: :data:`DEFAULT_FIELDS`), ``ladderLevels`` an integer 1..10
   (default 3) used by ``EX_BEST_OFFERS`` / ``EX_BEST_OFFERS_DISP``.
 * ``orderFilter``: an object; ``includeOverallPosition`` (boolean, default
   true: ``mb``/``ml`` are sent), ``customerStrategyRefs`` (list of strings: only
-  orders with one of those refs are shown; empty means all — and as the
-  simulator's orders carry no strategy ref, a non-empty list shows none), ``partitionMatchedByStrategyRef``
+  orders placed with one of those ``customerStrategyRef`` values are shown, as ``rfs``; empty means
+  all), ``partitionMatchedByStrategyRef``
   (boolean; strategy positions ``smc`` are not produced), ``accountIds`` (list
   of integers; ignored, as the stream only ever shows the authenticated
   account's own orders).
@@ -52,6 +54,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from exchange.betfair.description import event_id_of
+from exchange.betfair.stream import EVENT_TYPE_ID
 
 MIN_HEARTBEAT_MS = 500
 MAX_HEARTBEAT_MS = 30_000
@@ -91,6 +96,19 @@ class MarketParams:
     market_ids: frozenset[str] | None
     fields: frozenset[str]
     ladder_levels: int
+    event_ids: frozenset[str] | None = None
+    #: False when a marketFilter key rules out every market here (a venue, a PLACE market type, BSP, ...).
+    any_market: bool = True
+
+    def wants(self, market_id: str) -> bool:
+        """Whether ``market_id`` passes the subscription's ``marketFilter``.
+
+        >>> p = parse_market_subscription({"marketFilter": {"eventIds": ["holdem.3"]}}, default_heartbeat_ms=500)
+        >>> p.wants("holdem.3"), p.wants("holdem.4")
+        (True, False)
+        """
+        return (self.any_market and (self.market_ids is None or market_id in self.market_ids)
+                and (self.event_ids is None or event_id_of(market_id) in self.event_ids))
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +142,7 @@ def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_m
     for key in sorted(_MARKET_FILTER_BOOLS & market_filter.keys()):
         _bool(f"marketFilter.{key}", market_filter[key])
     ids = market_filter.get("marketIds")
+    events = market_filter.get("eventIds")
     data_filter = _object("marketDataFilter", message.get("marketDataFilter"))
     _only("marketDataFilter", data_filter, _DATA_FILTER_KEYS)
     fields = _strings("marketDataFilter.fields", data_filter.get("fields"))
@@ -139,7 +158,23 @@ def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_m
         market_ids=frozenset(ids) if ids else None,
         fields=frozenset(fields) if fields else DEFAULT_FIELDS,
         ladder_levels=DEFAULT_LADDER_LEVELS if levels is None else levels,
+        event_ids=frozenset(events) if events else None,
+        any_market=_any_market(market_filter),
     )
+
+
+#: What every market here is, for the marketFilter keys that do not name markets or events.
+_FACTS = {"eventTypeIds": EVENT_TYPE_ID, "marketTypes": "WIN", "countryCodes": "GB", "bettingTypes": "ODDS"}
+
+
+def _any_market(market_filter: Mapping[str, Any]) -> bool:
+    """Whether the filter's other keys let any market here through (they are the same for every market)."""
+    for key, fact in _FACTS.items():
+        if market_filter.get(key) and fact not in market_filter[key]:
+            return False
+    if market_filter.get("venues") or market_filter.get("raceTypes"):
+        return False  # no market has a venue or a race type
+    return market_filter.get("bspMarket") is not True and market_filter.get("turnInPlayEnabled") is not False
 
 
 def parse_order_subscription(message: Mapping[str, Any], *, default_heartbeat_ms: int) -> OrderParams:

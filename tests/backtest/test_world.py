@@ -120,7 +120,8 @@ def test_the_recorded_book_equals_the_exchanges_book_after_every_step() -> None:
         book = world.exchange.market_book(world.market_id, None)
         if book is not None:
             assert world.feed is not None, "the game's recording starts with the game"
-            assert world.feed.book.snapshot() == snapshot_of(book, world.feed.book.in_play), f"after step {steps}"
+            expected = snapshot_of(book, world.feed.book.in_play, world.feed.book.version)
+            assert world.feed.book.snapshot() == expected, f"after step {steps}"
             compared += 1
     assert compared > 50
     assert world.collector.ended

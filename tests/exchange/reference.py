@@ -126,6 +126,7 @@ class Bet:
     cancelled: int = 0
     fills: list[Match] = field(default_factory=list)
     result: BetResult | None = None
+    strategy_ref: str | None = None
 
     @property
     def matched(self) -> int:
@@ -293,7 +294,8 @@ class Reference:
                     c.ts, OrderAction.PLACE, c.account_id, r.code, "", c.market_id, c.selection_id, None, c.customer_ref
                 )
             ]
-        return self._place(c.ts, c.account_id, m, c.selection_id, c.side, tick, c.size, c.customer_ref, None)
+        return self._place(c.ts, c.account_id, m, c.selection_id, c.side, tick, c.size, c.customer_ref, None,
+                           c.strategy_ref)
 
     def _check_place(self, c: PlaceOrder) -> tuple[Mkt, int]:
         if c.account_id not in self.balances:
@@ -342,8 +344,10 @@ class Reference:
         size: int,
         customer_ref: str | None,
         replaces: int | None,
+        strategy_ref: str | None = None,
     ) -> list[Event]:
-        bet = Bet(self.next_bet, account, m.market_id, selection, side, tick, size, ts, m.round, customer_ref, size)
+        bet = Bet(self.next_bet, account, m.market_id, selection, side, tick, size, ts, m.round, customer_ref, size,
+                  strategy_ref=strategy_ref)
         self.next_bet += 1
         self.bets[bet.bet_id] = bet
         m.bets.append(bet)
@@ -351,7 +355,8 @@ class Reference:
             m.participants.append(account)
         events: list[Event] = [
             OrderPlaced(
-                ts, bet.bet_id, account, m.market_id, selection, side, tick, size, m.round, customer_ref, replaces
+                ts, bet.bet_id, account, m.market_id, selection, side, tick, size, m.round, customer_ref, replaces,
+                strategy_ref,
             )
         ]
         while bet.remaining:
@@ -438,7 +443,8 @@ class Reference:
         cancelled = OrderCancelled(
             c.ts, bet.bet_id, bet.account, bet.market, bet.selection, amount, CancelReason.REPLACED
         )
-        placed = self._place(c.ts, bet.account, m, bet.selection, bet.side, tick, amount, bet.customer_ref, bet.bet_id)
+        placed = self._place(c.ts, bet.account, m, bet.selection, bet.side, tick, amount, bet.customer_ref, bet.bet_id,
+                             bet.strategy_ref)
         return [cancelled, *placed]
 
     @staticmethod
@@ -669,6 +675,7 @@ class Reference:
                     "settled_ts": settled_ts,
                     "customer_ref": bet.customer_ref,
                     "round": bet.round,
+                    "strategy_ref": bet.strategy_ref,
                 }
             )
         return out

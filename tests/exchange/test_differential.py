@@ -146,6 +146,7 @@ class Decoder:
             return PlaceOrder(
                 ts, account, market, self.selection(market, e), Side.BACK if back else Side.LAY, price_of(d),
                 size_of(c), round_of(f), "ref" if f % 7 == 0 else None, order_type, persistence,
+                "strategy" if f % 5 == 0 else None,
             )  # fmt: skip
         if kind < 64:
             owner, bet_id = self.bet(a, c)

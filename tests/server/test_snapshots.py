@@ -82,7 +82,8 @@ def test_a_snapshot_round_trips_the_state_with_open_books(played: tuple[Exchange
     (b"", "does not start with"),
     (b"PICKLE" + pickle.dumps(1), "does not start with"),
     (snapshot.MAGIC + b"\x09\x00" + pickle.dumps(1), "format 9 is not supported"),
-    (snapshot.MAGIC + b"\x01\x00" + pickle.dumps({"not": "an exchange"}), "holds a dict, not an Exchange"),
+    (snapshot.MAGIC + snapshot.FORMAT_VERSION.to_bytes(2, "little") + pickle.dumps({"not": "an exchange"}),
+     "holds a dict, not an Exchange"),
     (snapshot.dump(Exchange())[:-20], "does not unpickle"),
 ])
 def test_load_refuses_what_is_not_a_snapshot_and_says_why(data: bytes, says: str) -> None:

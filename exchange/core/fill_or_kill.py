@@ -1,0 +1,50 @@
+"""FILL_OR_KILL: an order that matches at once, at least its minimum fill, or not at all.
+
+API-NG's ``timeInForce: FILL_OR_KILL`` with ``minFillSize`` (the order's size
+when none is given): if the opposite side of the book can match at least the
+minimum at the order's price or better, the order matches as far as it can,
+like any order; otherwise it matches nothing. Either way nothing of it rests:
+the unmatched part lapses at once (:class:`~exchange.core.events.OrderLapsed`,
+reason ``FILL_OR_KILL``), so the bet is reported ``EXECUTION_COMPLETE`` with
+its lapsed size, as Betfair reports a killed order.
+
+>>> from exchange.core.book import SelectionBook
+>>> book = SelectionBook(1)
+>>> available(book, is_back=True, tick=10)
+0
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from exchange.core.book import SelectionBook
+from exchange.core.events import LapseReason, OrderLapsed, new_order_lapsed
+from exchange.core.orders import Order
+
+if TYPE_CHECKING:
+    from exchange.core.state import ExchangeState
+
+
+def available(book: SelectionBook, *, is_back: bool, tick: int) -> int:
+    """The size an order on ``is_back``'s side at ``tick`` could match now: the opposite side at that price or better.
+
+    A back meets resting lays at or above its tick, a lay resting backs at or below its own.
+    """
+    if is_back:
+        return sum(level.size for level in book.available_to_back() if level.tick >= tick)
+    return sum(level.size for level in book.available_to_lay() if level.tick <= tick)
+
+
+def can_fill(order: Order, min_fill: int) -> bool:
+    """Whether ``order`` (just queued, nothing matched yet) can match at least ``min_fill`` at once."""
+    book = order.position.market.books[order.sel]
+    return available(book, is_back=order.is_back, tick=order.tick) >= min_fill
+
+
+def kill(state: ExchangeState, order: Order, ts: int) -> OrderLapsed:
+    """Lapse what is left of a FILL_OR_KILL order once it has matched what it could."""
+    event = new_order_lapsed(ts, order.bet_id, order.account_id, order.market_id, order.selection_id,
+                             order.remaining, LapseReason.FILL_OR_KILL)
+    state.apply_order_lapsed(event)
+    return event

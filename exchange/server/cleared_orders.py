@@ -1,0 +1,153 @@
+"""API-NG ``listClearedOrders``: the caller's settled, voided, lapsed or cancelled bets, filtered and grouped.
+
+Every filter of the call is honoured: ``betIds``, ``marketIds``, ``runnerIds``,
+``side``, ``eventTypeIds``, ``eventIds``, ``customerOrderRefs``,
+``customerStrategyRefs`` and ``settledDateRange`` (on the settled date), and
+``includeItemDescription`` adds each row's ``itemDescription``. ``groupBy``
+rolls the bets up as Betfair does: ``BET`` one row a bet; ``SIDE`` one row per
+market, runner and side (the stake-weighted ``priceMatched``, sizes and profit
+summed); ``RUNNER`` per market and runner; ``MARKET``, ``EVENT`` and
+``EVENT_TYPE`` coarser still, with the account's ``commission`` on their
+markets. Pages (``fromRecord``/``recordCount``) count the rows returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from exchange.betfair import apiformat
+from exchange.core.orders import BetStatus, ClearedOrder
+from exchange.server.auth import Session
+from exchange.server.errors import invalid_input
+from exchange.server.limits import current_budget
+from exchange.server.listings import MAX_RECORDS, _bet_ids, _formatted, _matching, _page
+from exchange.server.market_filter import MARKET_TYPE, parse_time_range
+from exchange.server.params import get_bool, get_enum, get_int_list, get_str_list
+from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
+
+JsonDict = dict[str, Any]
+GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER")
+
+
+def _filter(service: ExchangeService, params: Mapping[str, Any]) -> Callable[[ClearedOrder], bool] | None:
+    """A predicate for every filter the call gives, or None if it gives none (the index answers as it is)."""
+    bet_ids = _bet_ids(params)
+    market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
+    runner_ids = set(get_int_list(params, "runnerIds", max_items=MAX_RECORDS)) or None
+    side = params.get("side")
+    if side is not None and side not in ("BACK", "LAY"):
+        raise invalid_input(f"side must be BACK or LAY, not {side!r:.40}")
+    event_types = set(get_str_list(params, "eventTypeIds")) or None
+    event_ids = set(get_str_list(params, "eventIds", max_items=MAX_RECORDS)) or None
+    strategies = set(get_str_list(params, "customerStrategyRefs")) or None
+    refs = set(get_str_list(params, "customerOrderRefs")) or None
+    start, end = parse_time_range(params, "settledDateRange")
+    if all(f is None for f in (bet_ids, market_ids, runner_ids, side, event_types, event_ids, strategies, refs,
+                               start, end)):
+        return None
+    return lambda o: (
+        (bet_ids is None or str(o.bet_id) in bet_ids)
+        and (market_ids is None or o.market_id in market_ids)
+        and (runner_ids is None or o.selection_id in runner_ids)
+        and (side is None or str(o.side) == side)
+        and (event_types is None or EVENT_TYPE_ID in event_types)
+        and (event_ids is None or service.event_id(o.market_id) in event_ids)
+        and (strategies is None or o.strategy_ref in strategies)
+        and (refs is None or o.customer_ref in refs)
+        and (start is None or o.settled_ts >= start)
+        and (end is None or o.settled_ts <= end))
+
+
+async def list_cleared_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
+    status = BetStatus(get_enum(params, "betStatus", tuple(BetStatus)))
+    group_by = get_enum(params, "groupBy", GROUPS, default="BET")
+    describe = get_bool(params, "includeItemDescription", default=False)
+    keep = _filter(service, params)
+    budget = current_budget()
+    limit = budget.limits.max_rows_per_call
+    async with budget.reading():
+        # In (settled_ts, bet_id) order already; a page of an unfiltered list is an index lookup.
+        orders: Sequence[ClearedOrder] = await service.cleared_rows(session.account, status)
+        if keep is not None:
+            orders = await _matching(orders, keep, budget)
+        if group_by == "BET":
+            page, more = _page(orders, params, limit)
+            budget.charge_rows(len(page), "listClearedOrders")
+            rows = await _formatted(page, lambda o: _bet_row(service, o, describe), budget)
+            return {"clearedOrders": rows, "moreAvailable": more}
+        grouped = _grouped(service, session, orders, group_by, describe)
+        rows, more = _page(grouped, params, limit)
+        budget.charge_rows(len(rows), "listClearedOrders")
+        return {"clearedOrders": rows, "moreAvailable": more}
+
+
+def _bet_row(service: ExchangeService, order: ClearedOrder, describe: bool) -> JsonDict:
+    row = apiformat.cleared_order(order, EVENT_TYPE_ID, service.event_id(order.market_id))
+    if describe:
+        row["itemDescription"] = item_description(service, order.market_id, order.selection_id)
+    return row
+
+
+def item_description(service: ExchangeService, market_id: str, selection_id: int | None) -> JsonDict:
+    """API-NG ``ItemDescription`` of a market (and runner) from the catalogue."""
+    info = service.infos.get(market_id)
+    out: JsonDict = {"eventTypeDesc": EVENT_TYPE_NAME, "marketType": MARKET_TYPE, "numberOfWinners": 1,
+                     "eachWayDivisor": None}
+    if info is not None:
+        out |= {"eventDesc": info.event_name, "marketDesc": info.market_name,
+                "marketStartTime": apiformat.iso(info.market_time_ms)}
+        if selection_id is not None and 1 <= selection_id <= len(info.runner_names):
+            out["runnerDesc"] = info.runner_names[selection_id - 1]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _group_key(service: ExchangeService, order: ClearedOrder, group_by: str) -> tuple[Any, ...]:
+    if group_by == "SIDE":
+        return order.market_id, order.selection_id, str(order.side)
+    if group_by == "RUNNER":
+        return order.market_id, order.selection_id
+    if group_by == "MARKET":
+        return (order.market_id,)
+    return (service.event_id(order.market_id),) if group_by == "EVENT" else (EVENT_TYPE_ID,)
+
+
+def _grouped(service: ExchangeService, session: Session, orders: Iterable[ClearedOrder], group_by: str,
+             describe: bool) -> list[JsonDict]:
+    groups: dict[tuple[Any, ...], list[ClearedOrder]] = {}
+    for o in orders:
+        groups.setdefault(_group_key(service, o, group_by), []).append(o)
+    return [_group_row(service, session, members, group_by, describe) for members in groups.values()]
+
+
+def _group_row(service: ExchangeService, session: Session, members: list[ClearedOrder], group_by: str,
+               describe: bool) -> JsonDict:
+    first = members[0]
+    row: JsonDict = {
+        "eventTypeId": EVENT_TYPE_ID,
+        "betCount": len(members),
+        "profit": apiformat.money(sum(o.profit for o in members)),
+        "settledDate": apiformat.iso(max(o.settled_ts for o in members)),
+        "lastMatchedDate": apiformat.iso(max((o.last_matched_ts or 0) for o in members) or None),
+    }
+    if group_by != "EVENT_TYPE":
+        row["eventId"] = service.event_id(first.market_id)
+    if group_by in ("MARKET", "EVENT", "EVENT_TYPE"):
+        markets = {o.market_id for o in members}
+        row["commission"] = apiformat.money(sum(service.commission(session.account, m) for m in markets))
+    else:  # SIDE and RUNNER: one runner of one market
+        row |= {"marketId": first.market_id, "selectionId": first.selection_id, "handicap": 0.0,
+                "sizeSettled": apiformat.money(sum(o.size_settled for o in members)),
+                "sizeCancelled": apiformat.money(sum(o.size_cancelled + o.size_lapsed for o in members))}
+        if describe:
+            row["itemDescription"] = item_description(service, first.market_id, first.selection_id)
+    if group_by == "MARKET":
+        row["marketId"] = first.market_id
+    if group_by == "SIDE":
+        row["side"] = str(first.side)
+        matched = [(o.size_settled, o.price_matched) for o in members if o.price_matched is not None and o.size_settled]
+        total = sum(size for size, _ in matched)
+        if total:
+            row["priceMatched"] = apiformat.price(sum((size * price for size, price in matched), Fraction(0)) / total)
+    return {k: v for k, v in row.items() if v is not None}

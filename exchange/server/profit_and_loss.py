@@ -1,0 +1,90 @@
+"""API-NG ``listMarketProfitAndLoss``: the caller's P&L on each open market if each selection wins.
+
+For every matched bet at its exact average price ``p`` and matched stake ``s``:
+a back wins ``s × (p - 1)`` if its selection wins and loses ``s`` otherwise; a
+lay the reverse. ``ifWin`` of a selection is the sum over the account's bets on
+the market, assuming that selection wins alone (a dead heat would share it).
+
+* ``includeSettledBets`` (default false): also count the bets on selections
+  already settled (a hand that can no longer win is settled early).
+* ``includeBspBets``: no market here is a BSP market, so there are none to add.
+* ``netOfCommission`` (default false): a positive market result less the
+  market's commission, ``floor(net × rate)`` as settlement charges it
+  (:func:`exchange.core.settlement.commission`), with ``commissionApplied``.
+
+Markets that are closed, unknown, or where the account has no bet are left out,
+as Betfair does. Values are rounded to the penny for the wire.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from exchange.betfair import apiformat
+from exchange.core.market import SelectionStatus
+from exchange.core.settlement import commission
+from exchange.core.side import Side
+from exchange.server.auth import Session
+from exchange.server.errors import invalid_input
+from exchange.server.params import get_bool, get_str_list
+from exchange.server.service import ExchangeService
+
+JsonDict = dict[str, Any]
+MAX_MARKETS = 200
+
+
+def if_win(bets: list[tuple[int, Side, Fraction, int]], selection_ids: tuple[int, ...]) -> dict[int, Fraction]:
+    """Exact P&L (minor units) per winning selection from ``(selection, side, average price, matched)`` bets.
+
+    >>> if_win([(1, Side.BACK, Fraction(3), 200), (2, Side.LAY, Fraction(5, 2), 100)], (1, 2))
+    {1: Fraction(500, 1), 2: Fraction(-350, 1)}
+    """
+    out = dict.fromkeys(selection_ids, Fraction(0))
+    for selection, side, price, matched in bets:
+        win, lose = matched * (price - 1), Fraction(matched)
+        if side is Side.LAY:
+            win, lose = -win, -lose
+        for sid in selection_ids:
+            out[sid] += win if sid == selection else -lose
+    return out
+
+
+def _pennies(value: Fraction) -> int:
+    """Round to the penny, half away from zero."""
+    whole = math.floor(abs(value) + Fraction(1, 2))
+    return whole if value >= 0 else -whole
+
+
+async def list_market_profit_and_loss(service: ExchangeService, session: Session, params: Mapping[str, Any]
+                                      ) -> list[JsonDict]:
+    market_ids = get_str_list(params, "marketIds", max_items=MAX_MARKETS)
+    if not market_ids:
+        raise invalid_input("marketIds is required (a list of market ids)")
+    include_settled = get_bool(params, "includeSettledBets", default=False)
+    get_bool(params, "includeBspBets", default=False)  # there are no BSP bets to include
+    net = get_bool(params, "netOfCommission", default=False)
+    out = []
+    for market_id in dict.fromkeys(market_ids):
+        statuses = service.exchange.selection_statuses(market_id)
+        market = service.exchange.open_markets.get(market_id)
+        if statuses is None or market is None:
+            continue
+        mine = service.exchange.current_orders(session.account, market_id)
+        if not mine:
+            continue
+        orders = [o for o in mine if o.size_matched]
+        index = {sid: i for i, sid in enumerate(market.selection_ids)}
+        bets = [(o.selection_id, o.side, o.average_price_matched or Fraction(0), o.size_matched) for o in orders
+                if include_settled or statuses[index[o.selection_id]] is SelectionStatus.IN_PLAY]
+        pnl = {sid: _pennies(value) for sid, value in if_win(bets, market.selection_ids).items()}
+        if net:
+            pnl = {sid: value - commission(value, market.commission_bps) for sid, value in pnl.items()}
+        entry: JsonDict = {"marketId": market_id, "profitAndLosses": [
+            {"selectionId": sid, "ifWin": apiformat.money(value)} for sid, value in pnl.items()]}
+        if net:
+            entry["commissionApplied"] = market.commission_bps / 100
+        out.append(entry)
+    return out

@@ -1,0 +1,99 @@
+"""The Exchange Stream API as Betfair serves it: a TLS socket of CRLF-terminated JSON lines.
+
+betfairlightweight's ``BetfairStream`` (and so flumine live) opens a TLS TCP
+connection, not a WebSocket, to its ``HOSTS`` entry on its port, waits for the
+``{"op": "connection"}`` line, sends ``authentication`` and waits for its
+``status`` line, then subscribes. This module is only that transport: every
+message, subscription and session rule is the stream hub's
+(:mod:`exchange.server.stream`), shared with the WebSocket route, so a client
+sees the same markets and orders whichever way it connects.
+
+A line is one JSON message ended by ``\\r\\n`` (a bare ``\\n`` is accepted too);
+a line longer than 64 KiB is answered ``INVALID_INPUT`` and the connection
+closed, as is one that is not UTF-8.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+
+from exchange.server.stream import MAX_MESSAGE, StreamConnection, StreamHub
+
+CRLF = b"\r\n"
+
+
+class SocketTransport:
+    """One connection's writer: each message a line ended by CRLF."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        return self._closed or self.writer.is_closing()
+
+    async def send_text(self, text: str) -> None:
+        self.writer.write(text.encode() + CRLF)
+        await self.writer.drain()
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, ssl.SSLError, OSError):
+            await self.writer.wait_closed()
+
+
+class StreamSocketServer:
+    """The TLS listener: one :class:`SocketTransport` per client, all on the one hub."""
+
+    def __init__(self, hub: StreamHub, context: ssl.SSLContext) -> None:
+        self.hub = hub
+        self.context = context
+        self.server: asyncio.Server | None = None
+        self._transports: set[SocketTransport] = set()
+
+    async def start(self, host: str, port: int) -> int:
+        """Listen on ``host:port`` (0: any free port); return the port."""
+        self.server = await asyncio.start_server(self._serve, host, port, ssl=self.context, limit=MAX_MESSAGE)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        for transport in list(self._transports):
+            await transport.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        transport = SocketTransport(writer)
+        self._transports.add(transport)
+        conn = await self.hub.connect(transport)
+        try:
+            await _read_lines(conn, reader)
+        finally:
+            self.hub.disconnect(conn)
+            self._transports.discard(transport)
+            await transport.close()
+
+
+async def _read_lines(conn: StreamConnection, reader: asyncio.StreamReader) -> None:
+    """Hand each line to ``conn`` until the client closes, sends something unreadable, or ``conn`` is closed."""
+    while not conn.closed:
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.LimitOverrunError:
+            await conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
+            return
+        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError, OSError):
+            return  # the client went away
+        try:
+            text = line.decode()
+        except UnicodeDecodeError:
+            await conn.status(None, "INVALID_INPUT", "a message is a line of UTF-8 JSON", close=True)
+            return
+        if text.strip():
+            await conn.handle(text)

@@ -1,0 +1,75 @@
+"""flumine live, unmodified, against a server: run in a spawned process (importing flumine patches
+betfairlightweight for the whole process).
+
+The only settings are the ones a Betfair trader would change to point the clients at another host: the
+client's base URLs and the stream's host and port (``BetfairStream.HOSTS[None]`` and its port attribute).
+The strategy backs one hand at the best price offered once a market is open (once per market: a bet placed as
+a window closes is refused, and the next game's market gets another), waits until the order stream shows a bet
+matched, then asks flumine to stop. A watchdog stops flumine after ``timeout_s`` whatever
+happened, so a run is bounded; the result says what the strategy saw, and the test judges it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+
+def run_flumine_live(url: str, stream_port: int, username: str, password: str, cert_dir: str,
+                     strategy_ref: str | None, timeout_s: float) -> dict[str, Any]:
+    import betfairlightweight
+    from betfairlightweight.resources.bettingresources import CurrentOrder
+    from betfairlightweight.streaming.betfairstream import BetfairStream
+    from flumine import BaseStrategy, Flumine, clients, config
+    from flumine.events.events import TerminationEvent
+    from flumine.order.ordertype import LimitOrder
+    from flumine.order.trade import Trade
+    from flumine.streams.betfairmarketstream import BetfairMarketStream
+
+    BetfairStream.HOSTS[None] = "127.0.0.1"
+    BetfairStream._BetfairStream__port = stream_port  # type: ignore[attr-defined]
+    config.customer_strategy_ref = strategy_ref
+
+    seen: dict[str, Any] = {"books": 0, "placed": [], "matched": None, "order_stream": None}
+
+    class BackOnce(BaseStrategy):  # type: ignore[misc]
+        def check_market_book(self, market: Any, market_book: Any) -> bool:
+            seen["books"] += 1
+            return bool(market_book.status == "OPEN" and not market.blotter.strategy_orders(self))
+
+        def process_market_book(self, market: Any, market_book: Any) -> None:
+            for runner in market_book.runners:
+                if runner.status == "ACTIVE" and runner.ex.available_to_back:
+                    price = runner.ex.available_to_back[0]["price"]
+                    trade = Trade(market_book.market_id, runner.selection_id, runner.handicap, self)
+                    order = trade.create_order(side="BACK", order_type=LimitOrder(price, 2.0))
+                    market.place_order(order)
+                    seen["placed"].append((market_book.market_id, runner.selection_id, price))
+                    return
+
+        def process_orders(self, market: Any, orders: list[Any]) -> None:
+            for order in orders:
+                # flumine sets current_order from the place report too; the order stream's is a CurrentOrder
+                current = order.current_order
+                if isinstance(current, CurrentOrder) and order.size_matched > 0 and seen["matched"] is None:
+                    seen["matched"] = (order.market_id, order.selection_id, order.size_matched, order.bet_id)
+                    seen["order_stream"] = {"rfs": current.customer_strategy_ref,
+                                            "rfo": current.customer_order_ref, "status": current.status}
+                    market.flumine.handler_queue.put(TerminationEvent(market.flumine))
+
+    trading = betfairlightweight.APIClient(username, password, app_key="flumine-test", certs=cert_dir)
+    trading.identity_uri = trading.identity_cert_uri = f"{url}/api/"
+    trading.api_uri = f"{url}/exchange/"
+    framework = Flumine(client=clients.BetfairClient(trading))
+    stream = BetfairMarketStream(market_filter={}, market_data_filter={"fields": ["EX_BEST_OFFERS",
+                                                                                  "EX_MARKET_DEF"]})
+    framework.add_strategy(BackOnce(streams=[stream], max_order_exposure=10, max_selection_exposure=10))
+    watchdog = threading.Timer(timeout_s, lambda: framework.handler_queue.put(TerminationEvent(framework)))
+    watchdog.start()
+    try:
+        framework.run()
+    finally:
+        watchdog.cancel()
+    details = framework.clients.get_default().account_details
+    seen["account_currency"] = None if details is None else details.currency_code
+    return seen

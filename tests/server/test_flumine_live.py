@@ -1,0 +1,57 @@
+"""flumine live, unmodified from PyPI, trades against a real server process over Betfair's TLS stream.
+
+The server runs with house liquidity and short windows on the wall clock; flumine logs in with its default
+certificate login (any certificate files do), reads its account details, opens its order and market streams
+on the server's stream port, backs a hand, and stops once its order stream shows the bet matched. Run in a
+spawned process: importing flumine patches betfairlightweight for the whole process.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib.util
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from tests.server.flumine_live import run_flumine_live
+from tests.server.helpers import free_port
+from tests.server.serverproc import ServerProcess
+
+FLUMINE_TIMEOUT_S = 60  # the watchdog: flumine is stopped then whatever happened (a game lasts about 12 s here)
+
+
+@pytest.fixture
+def cert_dir(tmp_path: Path) -> str:
+    """Certificate files as flumine's cert login wants them; the simulator does not read them."""
+    folder = tmp_path / "certs"
+    folder.mkdir()
+    (folder / "client-2048.crt").write_text("not a real certificate\n")
+    (folder / "client-2048.key").write_text("not a real key\n")
+    return str(folder)
+
+
+@pytest.mark.parametrize("strategy_ref", [None, "flumine-live"])
+def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(
+        tmp_path: Path, cert_dir: str, strategy_ref: str | None) -> None:
+    """With flumine's default (no ``customer_strategy_ref``: orders carry the strategy's name and the order
+    stream is not filtered) and with one set (orders carry it and the order stream is filtered on it)."""
+    assert importlib.util.find_spec("flumine") is not None, "flumine is missing: pip install '.[test]'"
+    stream_port = free_port()
+    with ServerProcess(tmp_path / "ex.db", "--demo", "--stream-port", str(stream_port), window_s=2, playing_s=0.3,
+                       house=True) as server:
+        assert f"TLS on port {stream_port}" in server.out.read_text()
+        spawn = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
+            seen = pool.submit(run_flumine_live, server.url, stream_port, "demo", "demo", cert_dir, strategy_ref,
+                               FLUMINE_TIMEOUT_S).result(timeout=FLUMINE_TIMEOUT_S + 60)
+    assert seen["account_currency"] == "GBP"  # getAccountDetails answered at start
+    assert seen["books"] > 0 and seen["placed"], seen
+    assert seen["matched"] is not None, f"no fill came through the order stream: {seen}"
+    market_id, selection_id, size_matched, bet_id = seen["matched"]
+    assert (market_id, selection_id) in {(m, s) for m, s, _ in seen["placed"]}
+    assert size_matched == 2.0 and bet_id.isdigit()
+    assert seen["order_stream"]["status"] == "EXECUTION_COMPLETE" and seen["order_stream"]["rfo"]
+    expected_ref = strategy_ref if strategy_ref is not None else "BackOnce"  # flumine's default: the strategy name
+    assert seen["order_stream"]["rfs"] == expected_ref
