@@ -539,6 +539,12 @@ def _result(
                     low_win=t[LOW_WIN][i] / count,
                     low_tie=t[LOW_TIE][i] / count,
                     low_share=t[LOW_SHARE][i] / SHARE_UNIT / count,
+                    high_wins=t[HIGH_WIN][i],
+                    high_ties=t[HIGH_TIE][i],
+                    high_units=t[HIGH_SHARE][i],
+                    low_wins=t[LOW_WIN][i],
+                    low_ties=t[LOW_TIE][i],
+                    low_units=t[LOW_SHARE][i],
                 )
             )
     common: dict[str, Any] = {
@@ -553,4 +559,4 @@ def _result(
     }
     if game.low is None:
         return EquityResult(**common)
-    return HiLoEquityResult(**common, no_low=t[NO_LOW_DEALS][0] / count)
+    return HiLoEquityResult(**common, no_low=t[NO_LOW_DEALS][0] / count, no_low_deals=t[NO_LOW_DEALS][0])

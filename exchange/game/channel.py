@@ -34,7 +34,7 @@ from exchange.core.exchange import Exchange
 from exchange.core.market import MarketBook
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import DeckSource
-from exchange.game.equities import EquityRunner, exact_equities, run_inline
+from exchange.game.equities import EquityRunner, game_equities, run_inline
 from exchange.game.events import EventBus, Listener
 from exchange.game.market import ExchangeMarket
 from exchange.game.port import MarketPort
@@ -57,7 +57,7 @@ class Channel:
         exchange: Exchange,
         *,
         decks: DeckSource,
-        equities: EquityFn = exact_equities,
+        equities: EquityFn = game_equities,
         runner: EquityRunner = run_inline,
         bus: EventBus | None = None,
         markets: MarketFactory | None = None,
@@ -133,7 +133,7 @@ class Channel:
         """
         if market_id is not None:
             return self._recent.get(market_id)
-        for game in reversed(self._recent.values()):
+        for game in reversed(self._recent.values()):  # a hi/lo game is there under each market id
             if game.phase is not Phase.SCHEDULED:
                 return game
         return self.current
@@ -177,7 +177,7 @@ class Channel:
     def _schedule(self, start_ms: int) -> Game:
         number = self.next_game_number
         self.next_game_number += 1
-        market_id = self.config.market_id(number)
+        market_id, *others = self.config.market_ids(number)
         game = Game(
             config=self.config,
             number=number,
@@ -189,10 +189,12 @@ class Channel:
             equities=self._equities,
             on_finished=self._finished,
             runner=self._runner,
+            ports=[self._markets(self.config, other) for other in others],
         )
         self.current = game
-        self._recent[market_id] = game
-        while len(self._recent) > KEEP_GAMES:
+        for market in game.markets:
+            self._recent[market.market_id] = game
+        while len(self._recent) > KEEP_GAMES * len(game.markets):
             self._recent.popitem(last=False)
         for callback in self._game_listeners:
             callback(game)
