@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
 from math import comb
@@ -30,13 +31,17 @@ from math import comb
 from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
 from engine._errors import EngineInputError
 from engine.cards import Card
-from engine.draw_policy import POLICIES, decide
+from engine.draw_policy import POLICIES, decide, discards
+from engine.rankings import HIGH, DeckSize
 from engine.showdown import CardsLike, parse_hand
-from engine.variants import get_variant
+from engine.variants import Deal, Face, ForcedBets, HandForm, Street, Variant, get_variant
 
 DEFAULT_EXACT_LIMIT = 20_000
 DEFAULT_SAMPLES = 2_000
 SQ_UNIT = 840 * 840  # 1/k^2 is a whole number of these for k <= 8
+#: The policy's decision per holding (sorted card ids), kept for the process: the policy never changes.
+MEMO_SIZE = 500_000
+_MEMOS: dict[str, dict[tuple[int, ...], tuple[int, ...]]] = {}
 
 
 def draw_variants() -> tuple[str, ...]:
@@ -108,15 +113,46 @@ def draw_equity(
     stock_size = len(unseen) if stock is None else stock
     if not 0 <= stock_size <= len(unseen):
         raise EngineInputError(f"the stock cannot hold {stock_size} cards with {len(unseen)} unseen")
-    drawing = [tuple(c for c in s if c not in set(decide(game.name, s)[1])) for s in seats]
+    drawing = [discards(game.name, s) for s in seats]
     needed = sum(len(d) for d in drawing)
     total = _exact_count(len(unseen), [len(d) for d in drawing]) if draws_left == 1 else 0
+    if game.name == "draw5" and draws_left == 1 and needed < stock_size:
+        return _completions(seats, drawing, out, samples, seed, exact_limit, fallback_samples)
     if samples is None and draws_left <= 1 and (draws_left == 0 or (needed < stock_size and total <= exact_limit)):
         tally = _exact(game.name, seats, drawing, unseen, draws_left)
         return _result(game.name, seats, out, tally, exact=True, seed=None)
     rng_seed = 0 if seed is None else seed
     tally = _sampled(game.name, seats, unseen, stock_size, draws_left, samples or fallback_samples, rng_seed)
     return _result(game.name, seats, out, tally, exact=False, seed=rng_seed)
+
+
+# 5-Card Draw's one draw, when the stock can serve every hand, deals each hand's kept cards random unseen
+# cards: a stud completion, which the compiled kernels price (exact where the deals fit, else sampled).
+_DRAW5_COMPLETION = Variant(
+    "draw5", "5-Card Draw (the cards kept, completed)", DeckSize.FULL, 8, ForcedBets.BLINDS,
+    (Street("replacements", (Deal(Face.DOWN, 5),)),), HandForm.BEST_FIVE, HIGH,
+)  # fmt: skip
+
+
+def _completions(
+    seats: Sequence[tuple[Card, ...]],
+    drawing: Sequence[tuple[Card, ...]],
+    dead: tuple[Card, ...],
+    samples: int | None,
+    seed: int | None,
+    exact_limit: int,
+    fallback_samples: int,
+) -> EquityResult:
+    """5-Card Draw priced by the compiled kernels: kept cards plus random replacements, discards dead."""
+    from engine.variant_equity import deal_count, variant_equity
+
+    kept = [tuple(c for c in s if c not in d) for s, d in zip(seats, drawing, strict=True)]
+    thrown = tuple(c for d in drawing for c in d) + dead
+    if samples is None and deal_count(_DRAW5_COMPLETION, kept, (), thrown) > exact_limit:
+        samples = fallback_samples
+    result = variant_equity(_DRAW5_COMPLETION, kept, (), thrown, samples=samples, seed=0 if seed is None else seed)
+    results = tuple(replace(h, cards=s) for h, s in zip(result.results, seats, strict=True))
+    return replace(result, hands=tuple(seats), dead=dead, results=results)
 
 
 def _exact_count(unseen: int, draws: Sequence[int]) -> int:
@@ -171,10 +207,25 @@ def _sampled(
 
     Cards are ids here (ints hash and compare fast); the policy is memoised per holding.
     """
+    if variant == "triple-draw-27":
+        return _sampled_27(seats, unseen, stock_size, draws_left, samples, seed)
+    return _sampled_python(variant, seats, unseen, stock_size, draws_left, samples, seed)
+
+
+def _sampled_python(
+    variant: str,
+    seats: Sequence[tuple[Card, ...]],
+    unseen: Sequence[Card],
+    stock_size: int,
+    draws_left: int,
+    samples: int,
+    seed: int,
+) -> _Tally:
+    """The reference simulation, in Python over the policy table (the only one for 32-Card Draw)."""
     rng = random.Random(f"draw-equity/{variant}/{seed}")
     tally = _Tally(len(seats))
     key5 = get_variant(variant).ranking.key5
-    memo: dict[tuple[int, ...], tuple[int, ...]] = {}
+    memo = _MEMOS.setdefault(variant, {})
     pool = [c.id for c in unseen]
     start = [tuple(c.id for c in s) for s in seats]
     # No more than this many stock cards can be used (a burn and five per seat per draw): deal only those.
@@ -189,13 +240,34 @@ def _sampled(
     return tally
 
 
+def _sampled_27(
+    seats: Sequence[tuple[Card, ...]], unseen: Sequence[Card], stock_size: int, draws_left: int, samples: int,
+    seed: int,
+) -> _Tally:
+    """The compiled 2-7 simulation (:mod:`engine._draw_kernels`), read into a :class:`_Tally`."""
+    import numpy as np
+
+    from engine._draw_kernels import simulate_27
+
+    hands = np.array([[c.id for c in s] for s in seats], dtype=np.int64)
+    pool = np.array([c.id for c in unseen], dtype=np.int64)
+    rows = simulate_27(hands, pool, stock_size, draws_left, samples, np.uint64(seed % 2**64), 840).tolist()
+    tally = _Tally(len(seats))
+    tally.deals = samples
+    tally.wins, tally.ties, tally.share_sq = rows[0], rows[1], rows[3]
+    tally.splits = [[rows[4 + k][i] if k >= 2 else 0 for k in range(MAX_HANDS + 1)] for i in range(len(seats))]
+    return tally
+
+
 def _throw(variant: str, hand: tuple[int, ...], memo: dict[tuple[int, ...], tuple[int, ...]]) -> tuple[int, ...]:
     key = tuple(sorted(hand))
     thrown = memo.get(key)
     if thrown is None:
         cards = tuple(Card(i) for i in key)
         kept = {c.id for c in decide(variant, cards)[1]}
-        thrown = memo[key] = tuple(i for i in key if i not in kept)
+        thrown = tuple(i for i in key if i not in kept)
+        if len(memo) < MEMO_SIZE:
+            memo[key] = thrown
     return thrown
 
 

@@ -24,6 +24,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Protocol
 
 from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
@@ -38,10 +39,12 @@ from exchange.game.prospects import Prospects
 
 #: Exact enumeration up to this many remaining deals (about 40 ms of kernel time), else a Monte Carlo.
 EXACT_DEALS = 50_000
-#: Deals sampled where enumeration is too dear (standard error about 0.35 % on an even hand).
-SAMPLES = 20_000
-#: Deals sampled per remaining draw in the draw games (played through the policy in Python).
-DRAW_SAMPLES = 2_000
+#: Deals sampled where enumeration is too dear (standard error at most 0.65 % of the pot; the house
+#: widens its quotes by two of them).
+SAMPLES = 6_000
+#: Deals sampled in the draw games: compiled for 5-Card Draw and 2-7, played through the policy table in
+#: Python for 32-Card Draw (its reshuffle is common).
+DRAW_SAMPLES = MappingProxyType({"draw5": 20_000, "triple-draw-27": 10_000, "draw32": 2_000})
 EXACT_GAMES = frozenset({"holdem", "omaha"})
 
 GameProspects = tuple[Prospects, ...]
@@ -68,7 +71,7 @@ def game_equities(
     if layout.draws:
         result = draw_equity(variant, hand_cards, tuple(dead), draws_left=draws_left, stock=stock,
                              seed=_seed(hand_cards, board), exact_limit=EXACT_DEALS,
-                             fallback_samples=DRAW_SAMPLES // max(draws_left, 1))
+                             fallback_samples=DRAW_SAMPLES[variant])
         return (prospects_of(result),)
     if variant in EXACT_GAMES:
         return (prospects_of(engine_equity(variant, hand_cards, tuple(board))),)
