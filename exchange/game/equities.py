@@ -39,12 +39,18 @@ from exchange.game.prospects import Prospects
 
 #: Exact enumeration up to this many remaining deals (about 40 ms of kernel time), else a Monte Carlo.
 EXACT_DEALS = 50_000
+#: Where every hand lacks at most one card (stud's last window), each hand's keys are computed once and
+#: the deals only look them up (:mod:`engine._last_card`): exact up to this many deals (about 35 ms).
+LAST_CARD_DEALS = 1_000_000
 #: Deals sampled where enumeration is too dear (standard error at most 0.65 % of the pot; the house
 #: widens its quotes by two of them).
 SAMPLES = 6_000
 #: Deals sampled in the draw games: compiled for 5-Card Draw and 2-7, played through the policy table in
 #: Python for 32-Card Draw (its reshuffle is common).
 DRAW_SAMPLES = MappingProxyType({"draw5": 20_000, "triple-draw-27": 10_000, "draw32": 2_000})
+#: Exact enumeration of one draw's replacements up to this many deals: compiled for 5-Card Draw, in Python
+#: (about 10 us a deal) for the other two.
+DRAW_EXACT = MappingProxyType({"draw5": EXACT_DEALS, "triple-draw-27": 2_000, "draw32": 2_000})
 EXACT_GAMES = frozenset({"holdem", "omaha"})
 
 GameProspects = tuple[Prospects, ...]
@@ -70,15 +76,17 @@ def game_equities(
     layout = LAYOUTS[variant]
     if layout.draws:
         result = draw_equity(variant, hand_cards, tuple(dead), draws_left=draws_left, stock=stock,
-                             seed=_seed(hand_cards, board), exact_limit=EXACT_DEALS,
+                             seed=_seed(hand_cards, board), exact_limit=DRAW_EXACT[variant],
                              fallback_samples=DRAW_SAMPLES[variant])
         return (prospects_of(result),)
     if variant in EXACT_GAMES:
         return (prospects_of(engine_equity(variant, hand_cards, tuple(board))),)
     from engine.variant_equity import deal_count, variant_equity  # numba: only when needed
 
-    deals = deal_count(get_variant(variant), hand_cards, tuple(board), ())
-    samples = None if deals <= EXACT_DEALS else SAMPLES
+    game = get_variant(variant)
+    deals = deal_count(game, hand_cards, tuple(board), ())
+    last_card = max(game.hole_cards - len(h) for h in hand_cards) <= 1 and game.board_cards - len(board) <= 1
+    samples = None if deals <= (LAST_CARD_DEALS if last_card else EXACT_DEALS) else SAMPLES
     result = variant_equity(variant, hand_cards, tuple(board), samples=samples, seed=_seed(hand_cards, board))
     if isinstance(result, HiLoEquityResult):
         return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)))
