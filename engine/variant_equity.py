@@ -13,7 +13,8 @@ Exact enumeration is used unless it would cost more than :data:`EXACT_LIMIT` han
 evaluations (deals times hands) or ``samples`` is given; then a Monte Carlo deals
 ``samples`` (default :data:`DEFAULT_SAMPLES`) random completions from a SplitMix64
 stream. A missing seed is drawn from the OS and recorded in the result, so every
-run can be replayed. Draw games have no equity: their cards depend on the draws.
+run can be replayed. Draw games are not priced here: their cards depend on the draws,
+which :mod:`engine.draw_equity` plays under the published draw policies.
 
 >>> r = variant_equity("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d"])
 >>> r.exact, r.boards, [h.wins for h in r.results], r.results[0].exact_equity
@@ -466,8 +467,9 @@ def _equity_game(variant: str | Variant) -> Variant:
     game = get_variant(variant)
     if game.has_draws:
         raise NoEquityError(
-            f"{game.title} is a draw game: its cards depend on the players' draws, so it has no equity; "
-            f"equity knows {', '.join(equity_variants())}"
+            f"{game.title} is a draw game: its cards depend on the draws (engine.draw_equity prices them "
+            f"under the published policy); variant_equity knows "
+            f"{', '.join(equity_variants())}"
         )
     return game
 
