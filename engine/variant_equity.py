@@ -49,8 +49,6 @@ from engine.variants import VARIANTS, HandForm, Variant, get_variant
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
-#: Exact deals from which a window where each hand lacks one card goes to :mod:`engine._last_card`.
-LAST_CARD_FROM = 2_000
 
 FORM_BEST, FORM_OMAHA, FORM_EXACT = range(3)
 FORM_CODES = {HandForm.BEST_FIVE: FORM_BEST, HandForm.OMAHA: FORM_OMAHA, HandForm.EXACT_FIVE: FORM_EXACT}
@@ -498,12 +496,6 @@ def _run(
     t = tables()
     heads_up = game.ranking.code == TELESINA_CODE and n == 2
     board_known = np.array([c.id for c in shared], dtype=np.int64)
-    last_card = int((game.hole_cards - known_n).max()) <= 1 and game.board_cards - len(shared) <= 1
-    if exact and last_card and not heads_up and count >= LAST_CARD_FROM:
-        from engine._last_card import last_card_tally  # each hand's keys once, then every deal looks them up
-
-        return last_card_tally(known, known_n, board_known, game.board_cards, rest, game.ranking.code,
-                               game.low is not None, form, (t.card_keys, t.hash_rows, t.hash_values, t.flush_values))
     return run_deals(
         exact, count, np.uint64(seed % 2**64), known, known_n, game.hole_cards - known_n,
         board_known, game.board_cards, rest,

@@ -232,11 +232,7 @@ def bettor_view(
     orders: Sequence[OrderView] = ()
     funds = None
     if account_id is not None:
-        orders = (
-            _open_orders(exchange, account_id, mid)
-            if open_orders_only
-            else exchange.current_orders(account_id, mid)
-        )
+        orders = _orders(exchange, account_id, mid, open_orders_only)
         funds = exchange.funds(account_id)
     config = channel.config
     return BettorView(
@@ -270,6 +266,12 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
     if kind is None:
         return game.main
     return next((m for m in game.markets if m.kind is kind), None)
+
+
+def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool) -> Sequence[OrderView]:
+    if open_only:
+        return _open_orders(exchange, account_id, market_id)
+    return exchange.current_orders(account_id, market_id)
 
 
 def _open_orders(exchange: Exchange, account_id: str, market_id: str) -> tuple[OrderView, ...]:

@@ -241,7 +241,6 @@ def arrange_game_deck(
     >>> format_cards(deal.public.visible_hands()[1]), deal.public.faces(1)
     ('2c 3c 4c 5c 6c 7c 8c', (False, False, True, True, True, True, False))
     """
-    from engine.draw_policy import discards as policy_discards
     from engine.variants import get_variant
 
     named = [c for s in seats for c in s] + list(board) + [c for d in replacements for s in d for c in s]
@@ -269,12 +268,21 @@ def arrange_game_deck(
         else:
             if draw >= len(replacements):  # the rest comes off the deck as it lies
                 break
-            for i, got in enumerate(replacements[draw]):
-                thrown = policy_discards(layout.variant, held[i])
-                if len(got) != len(thrown):
-                    raise ValueError(f"seat {i + 1} throws {format_cards(thrown)} at draw {draw + 1}; "
-                                     f"{len(got)} replacement(s) given")
-                held[i] = [c for c in held[i] if c not in thrown] + list(got)
-                order.extend(got)
+            order.extend(_replace(layout.variant, held, replacements[draw], draw))
             draw += 1
     return order + spare
+
+
+def _replace(variant: str, held: list[list[Card]], given: Sequence[Sequence[Card]], draw: int) -> list[Card]:
+    """One draw of :func:`arrange_game_deck`: check each seat is given as many cards as it throws, update ``held``."""
+    from engine.draw_policy import discards as policy_discards
+
+    order: list[Card] = []
+    for i, got in enumerate(given):
+        thrown = policy_discards(variant, held[i])
+        if len(got) != len(thrown):
+            raise ValueError(f"seat {i + 1} throws {format_cards(thrown)} at draw {draw + 1}; "
+                             f"{len(got)} replacement(s) given")
+        held[i] = [c for c in held[i] if c not in thrown] + list(got)
+        order.extend(got)
+    return order

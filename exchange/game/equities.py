@@ -40,8 +40,9 @@ from exchange.game.prospects import Prospects
 #: Exact enumeration up to this many remaining deals (about 40 ms of kernel time), else a Monte Carlo.
 EXACT_DEALS = 50_000
 #: Where every hand lacks at most one card (stud's last window), each hand's keys are computed once and
-#: the deals only look them up (:mod:`engine._last_card`): exact up to this many deals (about 35 ms).
+#: the deals only look them up (:mod:`engine.last_card`): exact up to this many deals (about 35 ms).
 LAST_CARD_DEALS = 1_000_000
+LAST_CARD_FROM = 2_000
 #: Deals sampled where enumeration is too dear (standard error at most 0.65 % of the pot; the house
 #: widens its quotes by two of them).
 SAMPLES = 6_000
@@ -81,13 +82,15 @@ def game_equities(
         return (prospects_of(result),)
     if variant in EXACT_GAMES:
         return (prospects_of(engine_equity(variant, hand_cards, tuple(board))),)
+    from engine.last_card import last_card_applies, last_card_equity
     from engine.variant_equity import deal_count, variant_equity  # numba: only when needed
 
-    game = get_variant(variant)
-    deals = deal_count(game, hand_cards, tuple(board), ())
-    last_card = max(game.hole_cards - len(h) for h in hand_cards) <= 1 and game.board_cards - len(board) <= 1
-    samples = None if deals <= (LAST_CARD_DEALS if last_card else EXACT_DEALS) else SAMPLES
-    result = variant_equity(variant, hand_cards, tuple(board), samples=samples, seed=_seed(hand_cards, board))
+    deals = deal_count(get_variant(variant), hand_cards, tuple(board), ())
+    if LAST_CARD_FROM <= deals <= LAST_CARD_DEALS and last_card_applies(variant, hand_cards, board):
+        result = last_card_equity(variant, hand_cards, tuple(board))
+    else:
+        samples = None if deals <= EXACT_DEALS else SAMPLES
+        result = variant_equity(variant, hand_cards, tuple(board), samples=samples, seed=_seed(hand_cards, board))
     if isinstance(result, HiLoEquityResult):
         return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)))
     return (prospects_of(result),)

@@ -7,8 +7,8 @@ import random
 import numpy as np
 import pytest
 
-from engine._last_card import last_card_tally
 from engine.evaluator import tables
+from engine.last_card import last_card_tally
 from engine.variant_equity import FORM_CODES, binomials, deal_count, run_deals
 from engine.variants import get_variant
 

@@ -12,10 +12,63 @@ differential test holds them equal).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
-from engine.variant_equity import NO_LOW, TALLY_ROWS, _high_key, _low_key, _settle
+from engine._equity_result import EquityResult
+from engine._errors import EngineInputError
+from engine.cards import Card
+from engine.rankings.fast import TELESINA_CODE
+from engine.showdown import CardsLike, check_cards, parse_hand
+from engine.variant_equity import (
+    FORM_CODES,
+    NO_LOW,
+    TALLY_ROWS,
+    _equity_game,
+    _high_key,
+    _low_key,
+    _result,
+    _settle,
+    deal_count,
+)
+from engine.variants import HandForm
+
+
+def last_card_applies(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> bool:
+    """Whether every hand lacks at most one card and the board at most one (and no heads-up rule applies)."""
+    game = _equity_game(variant)
+    heads_up = game.ranking.code == TELESINA_CODE and len(hands) == 2
+    missing = max(game.hole_cards - len(h) for h in hands)
+    return not heads_up and missing <= 1 and game.board_cards - len(board) <= 1 and game.hand_form is not HandForm.OMAHA
+
+
+def last_card_equity(variant: str, hands: Sequence[CardsLike], board: CardsLike = ()) -> EquityResult:
+    """Exact equity, as :func:`engine.variant_equity.variant_equity` gives it, for a last-card window."""
+    from engine.evaluator import tables
+
+    game = _equity_game(variant)
+    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
+    shared = parse_hand(board, "board")
+    check_cards(game, seats, shared, complete=False, dead=())
+    if not last_card_applies(variant, seats, shared):
+        raise EngineInputError("the last-card kernel needs every hand (and the board) to lack at most one card")
+    n = len(seats)
+    known = np.full((n, game.hole_cards), -1, dtype=np.int64)
+    for i, seat in enumerate(seats):
+        known[i, : len(seat)] = [c.id for c in seat]
+    known_n = np.array([len(s) for s in seats], dtype=np.int64)
+    used = {c.id for group in (*seats, shared) for c in group}
+    rest = np.array([c.id for c in game.deck.cards() if c.id not in used], dtype=np.int64)
+    t = tables()
+    tally = last_card_tally(
+        known, known_n, np.array([c.id for c in shared], dtype=np.int64), game.board_cards, rest,
+        game.ranking.code, game.low is not None, FORM_CODES[game.hand_form],
+        (t.card_keys, t.hash_rows, t.hash_values, t.flush_values),
+    )  # fmt: skip
+    count = deal_count(game, seats, shared, ())
+    return _result(game, seats, shared, (), True, count, None, tally)
 
 
 @njit(cache=True)
