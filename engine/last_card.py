@@ -128,6 +128,8 @@ def last_card_tally(
             needing[k] = i
             k += 1
     shared = 1 if board_known.shape[0] < board_size else 0
+    if k == n == 4:  # 7-Card Stud's 6th street, the five-card studs' fourth card (and Telesina's vela)
+        return _tally_outcomes(_four_by_one(hi_keys, lo_keys, hilo, shared == 1), n, hilo)
     slots = k + shared
     idx = np.zeros(slots, dtype=np.int64)
     hi = np.empty(n, dtype=np.int64)
@@ -159,6 +161,40 @@ def last_card_tally(
             p -= 1
         if p < 0 or slots == 0:
             return _tally_outcomes(outcomes, n, hilo)
+
+
+@njit(cache=True)
+def _four_by_one(hi: np.ndarray, lo: np.ndarray, hilo: bool, shared: bool) -> np.ndarray:
+    """:func:`last_card_tally`'s loop for four hands lacking one card each (and a shared card): nested loops.
+
+    The general odometer checks every index tuple for repeats; here a repeated card
+    is skipped where it is chosen. The outcome counts are the same (a differential
+    test compares the tallies with the general kernel's).
+    """
+    m = hi.shape[1]
+    outcomes = np.zeros((16, 16), dtype=np.int64)
+    keys = np.empty(4, dtype=np.int64)
+    lows = np.empty(4, dtype=np.int64)
+    for v in range(m if shared else 1):
+        for a in range(m):
+            if shared and a == v:
+                continue
+            for b in range(m):
+                if b == a or (shared and b == v):
+                    continue
+                for c in range(m):
+                    if c == a or c == b or (shared and c == v):  # noqa: SIM109 (plain compares in the JIT loop)
+                        continue
+                    for d in range(m):
+                        if d == a or d == b or d == c or (shared and d == v):  # noqa: SIM109
+                            continue
+                        keys[0], keys[1], keys[2], keys[3] = hi[0, a, v], hi[1, b, v], hi[2, c, v], hi[3, d, v]
+                        low = 0
+                        if hilo:
+                            lows[0], lows[1], lows[2], lows[3] = lo[0, a, v], lo[1, b, v], lo[2, c, v], lo[3, d, v]
+                            low = _best_mask(lows)
+                        outcomes[_best_mask(keys), low] += 1
+    return outcomes
 
 
 @njit(cache=True)

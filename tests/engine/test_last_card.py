@@ -15,7 +15,8 @@ from engine.variants import get_variant
 
 @pytest.mark.parametrize(("variant", "hands", "own", "board"), [
     ("stud7", 3, 6, 0), ("stud7-hilo", 4, 6, 0), ("soko", 2, 4, 0), ("americana", 3, 4, 0),
-    ("telesina", 3, 4, 0), ("telesina", 3, 5, 0), ("omaha-hilo", 3, 4, 4), ("stud7-hilo", 2, 7, 0),
+    ("telesina", 3, 4, 0), ("telesina", 4, 4, 0), ("telesina", 3, 5, 0), ("omaha-hilo", 3, 4, 4),
+    ("stud7-hilo", 2, 7, 0), ("soko", 4, 4, 0),
 ])
 def test_last_card_tally_is_the_general_tally(variant: str, hands: int, own: int, board: int) -> None:
     game = get_variant(variant)
