@@ -25,6 +25,7 @@ so a new table (a slower Omaha, a hyper-turbo Hold'em) is one more
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from types import MappingProxyType
 
 from exchange.game.layouts import LAYOUTS, NO_LOW_NAME, Layout, MarketKind
@@ -145,6 +146,7 @@ CHANNELS: MappingProxyType[str, ChannelConfig] = MappingProxyType({
 })
 
 
+@lru_cache(maxsize=4096)
 def parse_market_id(market_id: str) -> tuple[str, int, MarketKind] | None:
     """``(channel, game number, market kind)`` of a market id such as ``holdem.17`` or ``omaha-hilo.17-low``.
 

@@ -48,7 +48,7 @@ LAST_CARD_FROM = 2_000
 SAMPLES = 3_000
 #: Deals sampled in the draw games: compiled for 5-Card Draw and 2-7, played through the policy table in
 #: Python for 32-Card Draw (its reshuffle is common).
-DRAW_SAMPLES = MappingProxyType({"draw5": 20_000, "triple-draw-27": 10_000, "draw32": 2_000})
+DRAW_SAMPLES = MappingProxyType({"draw5": 6_000, "triple-draw-27": 10_000, "draw32": 2_000})
 #: Exact enumeration of one draw's replacements up to this many deals: compiled for 5-Card Draw, in Python
 #: (about 10 us a deal) for the other two.
 DRAW_EXACT = MappingProxyType({"draw5": EXACT_DEALS, "triple-draw-27": 2_000, "draw32": 2_000})
