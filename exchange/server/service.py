@@ -58,8 +58,7 @@ from sortedcontainers import SortedKeyList
 
 from engine.cards import Card
 from engine.showdown import showdown
-from exchange.agents.host import seat
-from exchange.agents.house import MarketMaker, NoiseTrader
+from exchange.agents.house import seat_house_makers, seat_noise_traders
 from exchange.betfair import apiformat
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.betfair.stream import MarketInfo as RecorderInfo
@@ -72,7 +71,7 @@ from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
 from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
 from exchange.core.side import Side
 from exchange.game.channel import Channel
-from exchange.game.channels import ChannelConfig
+from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import EquityRunner
 from exchange.game.events import Stamped
@@ -133,9 +132,9 @@ def accounts_of(event: Event) -> set[str]:
 
 
 def _game_number(market_id: str, channel: str) -> int | None:
-    prefix = f"{channel}."
-    if market_id.startswith(prefix) and market_id[len(prefix):].isdigit():
-        return int(market_id[len(prefix):])
+    parsed = parse_market_id(market_id)
+    if parsed is not None and parsed[0] == channel:
+        return parsed[1]
     return None
 
 
@@ -216,7 +215,7 @@ class ExchangeService:
             kwargs: dict[str, Any] = {"equities": self._equities} if self._equities is not None else {}
             deck_seed = f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8)
             decks = seeded_decks(deck_seed)
-            if self.irregularity_rate > 0:
+            if self.irregularity_rate > 0 and config.layout.holdem_streets:  # Hold'em's dealer errors
                 kwargs["irregularities"] = seeded_irregularities(deck_seed, self.irregularity_rate)
             if self._runner is not None:
                 kwargs["runner"] = self._runner
@@ -230,11 +229,11 @@ class ExchangeService:
             self.channels[name] = channel
             if self._house:
                 channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
-                seat(channel, MarketMaker(), HOUSE_MAKER)
+                seat_house_makers(channel, HOUSE_MAKER)
             for account in self.noise_accounts:
                 spent = self.funds(account).balance < NOISE_BANKROLL // 10
                 channel.open_account(account, NOISE_BANKROLL if spent else 0)
-                seat(channel, NoiseTrader(f"{deck_seed}/{account}"), account)
+                seat_noise_traders(channel, account, f"{deck_seed}/{account}")
         if run_games:
             self.start_games()
 
@@ -355,13 +354,20 @@ class ExchangeService:
             self.cleared_index.forget(market_id)
 
     def _on_new_game(self, game: Game) -> None:
-        self.infos[game.market_id] = self._info_for(game.market_id, game.start_ms, game)
+        for market in game.markets:  # a hi/lo game has a High and a Low market
+            self.infos[market.market_id] = self._info_for(market.market_id, game.start_ms, game)
 
     def _info_for(self, market_id: str, start_ms: int, game: Game | None) -> MarketInfo:
         channel = market_id.rsplit(".", 1)[0]
         config = self.configs.get(channel)
-        number = _game_number(market_id, channel) or 0
-        hands = config.hands if config else 4
+        parsed = parse_market_id(market_id)
+        number = parsed[1] if parsed is not None and parsed[0] == channel else 0
+        runners = tuple(f"Hand {i}" for i in range(1, 5))
+        name = f"Game {number}"
+        if config is not None:
+            kind = parsed[2] if parsed is not None else config.markets[0]
+            runners = config.selection_names(kind)
+            name = f"Game {number} {kind.label}" if len(config.markets) > 1 else name
         suspend = game.windows[-1].closes_ms if game is not None else start_ms + (config.game_ms if config else 0)
         bps = config.commission_bps if config else 250
         return MarketInfo(
@@ -370,11 +376,11 @@ class ExchangeService:
             game_number=number,
             event_id=channel,
             event_name=config.title if config else channel,
-            market_name=f"Game {number}",
+            market_name=name,
             open_ms=start_ms,
             market_time_ms=start_ms,
             suspend_ms=suspend,
-            runner_names=tuple(f"Hand {i}" for i in range(1, hands + 1)),
+            runner_names=runners,
             commission_percent=str(Decimal(bps) / 100),
         )
 
@@ -570,7 +576,7 @@ def river_only_equities(variant: str, hands: Sequence[Sequence[Card]], board: Se
     of ``n``; at the river it is the showdown. Money is therefore always right;
     only the early-settlement feature and the house's prices are lost.
     """
-    if len(board) < 5:
+    if len(board) < 5 or variant not in ("holdem", "omaha"):
         return Prospects.uniform(len(hands))
     winners = showdown(variant, list(hands), list(board)).high.winners
     n = len(hands)
