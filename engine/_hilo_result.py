@@ -37,6 +37,13 @@ class HiLoHandEquity(HandEquity):
     low_win: float
     low_tie: float
     low_share: float
+    #: The same as integer counts: deals won alone / shared, and the half won in 1/1680ths of a half.
+    high_wins: int = 0
+    high_ties: int = 0
+    high_units: int = 0
+    low_wins: int = 0
+    low_ties: int = 0
+    low_units: int = 0
 
     @property
     def share(self) -> Fraction:
@@ -48,6 +55,7 @@ class HiLoEquityResult(EquityResult):
     """:class:`~engine.equity.EquityResult` for hi/lo games; ``no_low`` is the share of deals without a low."""
 
     no_low: float = 0.0
+    no_low_deals: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out = EquityResult.to_dict(self)

@@ -45,13 +45,19 @@ class DeckExhausted(CardError):
 
 
 class Dealer:
-    """Deals from a deck whose top card is ``deck[0]``."""
+    """Deals from a deck whose top card is ``deck[0]``.
 
-    def __init__(self, deck: Sequence[Card]) -> None:
+    ``rng`` shuffles a draw round's discards should the deck run out (draw games);
+    without one, a generator seeded from the deck order is used, so a fixed deck
+    still deals the same cards every time.
+    """
+
+    def __init__(self, deck: Sequence[Card], rng: random.Random | None = None) -> None:
         check_distinct(deck)
         self._deck = list(deck)
         self._next = 0
         self.record: list[Dealt] = []
+        self._rng = rng if rng is not None else random.Random(" ".join(str(c) for c in deck))
 
     @classmethod
     def shuffled(cls, rng: random.Random, deck: Sequence[Card] | None = None, *, cut: bool = True) -> Dealer:
@@ -61,7 +67,18 @@ class Dealer:
         if cut and len(cards) > 2:
             at = rng.randrange(1, len(cards) - 1)
             cards = cards[at:] + cards[:at]
-        return cls(cards)
+        return cls(cards, rng)
+
+    def restricted(self, pack: Sequence[Card]) -> Dealer:
+        """The same deck order keeping only the cards of ``pack`` (a 32-card game dealt from a 52-card shuffle).
+
+        A uniform shuffle of 52 cards, read without the others, is a uniform shuffle of the pack.
+        Only before the first card is dealt.
+        """
+        if self.record:
+            raise CardError("a deck can be restricted to a pack only before the deal starts")
+        keep = set(pack)
+        return Dealer([card for card in self._deck if card in keep], self._rng)
 
     @property
     def remaining(self) -> tuple[Card, ...]:
@@ -112,6 +129,51 @@ class Dealer:
         if burn:
             self.burn()
         return tuple(self.draw(BOARD) for _ in range(count))
+
+
+    def deal_seats(self, seats: int, per_seat: int, *, burn: bool) -> list[tuple[Card, ...]]:
+        """Burn one card if told to, then deal ``per_seat`` cards to each seat, one at a time round the table."""
+        if burn:
+            self.burn()
+        return self.deal_hole(seats, per_seat)
+
+    def replace(self, discards: Sequence[Sequence[Card]], *, burn: bool = True) -> list[tuple[Card, ...]]:
+        """One draw: each seat, in seat order, gets as many cards as it discarded (``discards[i]``).
+
+        Replacements come off the deck (after one burn). Should it run out, this
+        round's discards are shuffled with the dealer's ``rng`` and dealt on; a seat
+        never receives its own discards (the first card of the pile that is not
+        its own is taken). Raises :class:`DeckExhausted` if even the pile cannot serve.
+
+        >>> from engine.cards import parse_cards
+        >>> d = Dealer(parse_cards("2c 3c 4c 5c 6c 7c"))
+        >>> [str(c) for c in d.replace([parse_cards("As Ks"), parse_cards("Qs")])[0]]
+        ['3c', '4c']
+        """
+        if burn:
+            self.burn()
+        pile: list[Card] | None = None
+        out: list[tuple[Card, ...]] = []
+        for seat, own in enumerate(discards, start=1):
+            got: list[Card] = []
+            for _ in own:
+                if self._next < len(self._deck):
+                    got.append(self.draw(f"seat {seat}"))
+                    continue
+                if pile is None:
+                    pile = [card for seat_discards in discards for card in seat_discards]
+                    self._rng.shuffle(pile)
+                got.append(self._from_pile(pile, own, seat))
+            out.append(tuple(got))
+        return out
+
+    def _from_pile(self, pile: list[Card], own: Sequence[Card], seat: int) -> Card:
+        for i, card in enumerate(pile):
+            if card not in own:
+                del pile[i]
+                self.record.append(Dealt(card, f"seat {seat}"))
+                return card
+        raise DeckExhausted(f"the deck and the reshuffled discards are out; cannot deal to seat {seat}")
 
 
 def arrange_deck(

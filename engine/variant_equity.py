@@ -13,7 +13,8 @@ Exact enumeration is used unless it would cost more than :data:`EXACT_LIMIT` han
 evaluations (deals times hands) or ``samples`` is given; then a Monte Carlo deals
 ``samples`` (default :data:`DEFAULT_SAMPLES`) random completions from a SplitMix64
 stream. A missing seed is drawn from the OS and recorded in the result, so every
-run can be replayed. Draw games have no equity: their cards depend on the draws.
+run can be replayed. Draw games are not priced here: their cards depend on the draws,
+which :mod:`engine.draw_equity` plays under the published draw policies.
 
 >>> r = variant_equity("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d"])
 >>> r.exact, r.boards, [h.wins for h in r.results], r.results[0].exact_equity
@@ -464,8 +465,9 @@ def _equity_game(variant: str | Variant) -> Variant:
     game = get_variant(variant)
     if game.has_draws:
         raise NoEquityError(
-            f"{game.title} is a draw game: its cards depend on the players' draws, so it has no equity; "
-            f"equity knows {', '.join(equity_variants())}"
+            f"{game.title} is a draw game: its cards depend on the draws (engine.draw_equity prices them "
+            f"under the published policy); variant_equity knows "
+            f"{', '.join(equity_variants())}"
         )
     return game
 
@@ -492,10 +494,12 @@ def _run(
     if (game.ranking.code, form) not in KERNEL_PAIRS or game.low not in (None, EIGHT_OR_BETTER):
         raise NoEquityError(f"the equity kernel does not evaluate {game.title} hands")
     t = tables()
+    heads_up = game.ranking.code == TELESINA_CODE and n == 2
+    board_known = np.array([c.id for c in shared], dtype=np.int64)
     return run_deals(
         exact, count, np.uint64(seed % 2**64), known, known_n, game.hole_cards - known_n,
-        np.array([c.id for c in shared], dtype=np.int64), game.board_cards, rest,
-        game.ranking.code, game.low is not None, form, game.ranking.code == TELESINA_CODE and n == 2,
+        board_known, game.board_cards, rest,
+        game.ranking.code, game.low is not None, form, heads_up,
         (t.card_keys, t.hash_rows, t.hash_values, t.flush_values), binomials(),
     )  # fmt: skip
 
@@ -539,6 +543,12 @@ def _result(
                     low_win=t[LOW_WIN][i] / count,
                     low_tie=t[LOW_TIE][i] / count,
                     low_share=t[LOW_SHARE][i] / SHARE_UNIT / count,
+                    high_wins=t[HIGH_WIN][i],
+                    high_ties=t[HIGH_TIE][i],
+                    high_units=t[HIGH_SHARE][i],
+                    low_wins=t[LOW_WIN][i],
+                    low_ties=t[LOW_TIE][i],
+                    low_units=t[LOW_SHARE][i],
                 )
             )
     common: dict[str, Any] = {
@@ -553,4 +563,4 @@ def _result(
     }
     if game.low is None:
         return EquityResult(**common)
-    return HiLoEquityResult(**common, no_low=t[NO_LOW_DEALS][0] / count)
+    return HiLoEquityResult(**common, no_low=t[NO_LOW_DEALS][0] / count, no_low_deals=t[NO_LOW_DEALS][0])

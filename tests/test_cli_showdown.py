@@ -152,6 +152,15 @@ def test_equity_accepts_every_dealt_out_variant(
     assert ("lo win %" in out) == variant.endswith("hilo")
 
 
+def test_equity_of_a_draw_game_over_the_replacements(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "equity", "--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "2c3d4h5s7c", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["exact"] is True and [h["equity"] for h in data["hands"]] == [1.0, 0.0, 0.0]  # a royal flush stands
+    code, out, _ = run_cli(capsys, "equity", "--variant", "triple-draw-27", "2c3d4h7s9c", "KcQd9h8s3c", "--draws", "3")
+    assert code == 0 and "Monte Carlo over 10,000 samples" not in out and "triple-draw-27 equity" in out
+
+
 def test_equity_sampled_when_exact_is_too_big(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "equity", "--variant", "stud7", "AsAdKc", "9cTcJc", "5s5d5h", "2c3d4h", "--json")
     assert code == 0
@@ -162,7 +171,9 @@ def test_equity_sampled_when_exact_is_too_big(capsys: pytest.CaptureFixture[str]
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s"], "5-Card Draw is a draw game"),
+        (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--board", "2c"], "draw5 has no board"),
+        (["--variant", "holdem", "AsKs", "QdQc", "--draws", "1"], "--draws is for the draw games"),
+        (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--draws", "2"], "5-Card Draw has 1 draw(s)"),
         (["--variant", "telesina", "As2s", "KdKh"], "card 2s is not in the 32-card deck"),
         (["--variant", "stud7", "AsAdKcKd2h3h4h5h", "9cTc"], "a 7-Card Stud hand has at most 7"),
         (["--variant", "razz", "AsKs", "QdQc"], "unknown variant 'razz'; equity knows holdem, omaha, omaha-hilo"),

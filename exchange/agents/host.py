@@ -6,6 +6,11 @@ concerns an agent, schedules the hook on the clock *after* the current step
 commands cannot re-enter the game or the exchange mid-step. Hooks an agent
 does not override are never scheduled, and ``on_market_update`` is
 conflated to at most one call per agent per clock instant.
+
+A seat watches one market of each game: the main one, or (``market=``) a hi/lo
+game's Low market. The game's own events (start, windows, end) reach every
+seat; a market's events (equities, book changes, fills, rejections) only the
+seats watching that market.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from exchange.agents.view import BettorView, bettor_view
 from exchange.clock import Clock
 from exchange.core.commands import Command
 from exchange.core.events import Matched, MatchVoided, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
+from exchange.game.channels import parse_market_id
 from exchange.game.events import EquitiesPublished, GameEnded, GameStarted, Stamped, WindowClosed, WindowOpened
+from exchange.game.layouts import MarketKind
 
 if TYPE_CHECKING:
     from exchange.game.channel import Channel
@@ -46,6 +53,7 @@ class Seat:
     trader: Trader
     hooks: frozenset[str] = frozenset()
     update_pending: bool = False
+    market: MarketKind | None = None
 
 
 class AgentHost:
@@ -57,13 +65,23 @@ class AgentHost:
         self._by_account: dict[str, list[Seat]] = {}
         channel.subscribe(self._on_event)
 
-    def attach(self, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
-        """Seat ``agent`` trading for ``account_id`` (the account must exist and be funded)."""
-        trader = Trader(ChannelGateway(self.channel), account_id, latency_ms=latency_ms)
-        seat = Seat(agent, trader, frozenset(h for h in _HOOKS if overrides(agent, h)))
+    def attach(self, agent: Agent, account_id: str, *, latency_ms: int = 0, market: MarketKind | None = None) -> Trader:
+        """Seat ``agent`` trading for ``account_id`` (the account must exist and be funded) on ``market``."""
+        if market is not None and market not in self.channel.config.markets:
+            raise ValueError(f"channel {self.channel.config.name} has no {market.value} market")
+        trader = Trader(ChannelGateway(self.channel, market), account_id, latency_ms=latency_ms)
+        seat = Seat(agent, trader, frozenset(h for h in _HOOKS if overrides(agent, h)), market=market)
         self.seats.append(seat)
         self._by_account.setdefault(account_id, []).append(seat)
         return trader
+
+    def _watching(self, market_id: str | None) -> list[Seat]:
+        """The seats that watch the market ``market_id`` (all of them where it names no other market)."""
+        parsed = None if market_id is None or len(self.channel.config.markets) == 1 else parse_market_id(market_id)
+        if parsed is None:
+            return self.seats
+        main = self.channel.config.markets[0]
+        return [s for s in self.seats if (s.market or main) is parsed[2]]
 
     def _on_event(self, stamped: Stamped) -> None:
         event = stamped.event
@@ -75,18 +93,21 @@ class AgentHost:
                 self._defer(seat, hook, market_id)
         elif kind is EquitiesPublished:
             if event.round is None or event.round > 1:  # type: ignore[attr-defined]
-                for seat in self.seats:
+                for seat in self._watching(market_id):
                     self._defer(seat, "on_reveal", market_id)
         elif kind is OrderRejected:
             for seat in self._by_account.get(event.account_id, ()):  # type: ignore[attr-defined]
-                self._defer(seat, "on_order_rejected", market_id, event)
+                if seat in self._watching(market_id):
+                    self._defer(seat, "on_order_rejected", market_id, event)
         if kind is Matched:
             fill: Matched = event  # type: ignore[assignment]
+            watching = self._watching(market_id)
             for account in dict.fromkeys((fill.back_account_id, fill.lay_account_id)):
                 for seat in self._by_account.get(account, ()):
-                    self._defer(seat, "on_fill", market_id, fill)
+                    if seat in watching:
+                        self._defer(seat, "on_fill", market_id, fill)
         if kind in _BOOK_EVENTS:
-            for seat in self.seats:
+            for seat in self._watching(market_id):
                 if not seat.update_pending and "on_market_update" in seat.hooks:
                     seat.update_pending = True
                     self._defer(seat, "on_market_update", market_id)
@@ -106,6 +127,7 @@ class AgentHost:
                 market_id,
                 open_orders_only=agent.open_orders_only,
                 with_book=agent.wants_book,
+                market=seat.market,
             )
             if view is None:
                 return
@@ -118,9 +140,13 @@ class AgentHost:
 
 @dataclass(frozen=True, slots=True)
 class ChannelGateway:
-    """A channel as a :class:`~exchange.agents.trader.Gateway`: commands to its exchange, views of its game."""
+    """A channel as a :class:`~exchange.agents.trader.Gateway`: commands to its exchange, views of its game.
+
+    ``market``: which market of each game the views show (``None``: the main one).
+    """
 
     channel: Channel
+    market: MarketKind | None = None
 
     @property
     def clock(self) -> Clock:
@@ -132,7 +158,8 @@ class ChannelGateway:
     def view(
         self, account_id: str | None, *, open_orders_only: bool = False, with_book: bool = True
     ) -> BettorView | None:
-        return bettor_view(self.channel, account_id, open_orders_only=open_orders_only, with_book=with_book)
+        return bettor_view(self.channel, account_id, open_orders_only=open_orders_only, with_book=with_book,
+                           market=self.market)
 
 
 _HOSTS: weakref.WeakKeyDictionary[Channel, AgentHost] = weakref.WeakKeyDictionary()
@@ -146,9 +173,13 @@ def host_of(channel: Channel) -> AgentHost:
     return host
 
 
-def seat(channel: Channel, agent: Agent, account_id: str, *, latency_ms: int = 0) -> Trader:
+def seat(
+    channel: Channel, agent: Agent, account_id: str, *, latency_ms: int = 0, market: MarketKind | None = None
+) -> Trader:
     """Seat ``agent`` at ``channel`` trading for ``account_id``; its hooks run on the channel's clock.
 
-    The account must exist and be funded (:meth:`Channel.open_account`).
+    The account must exist and be funded (:meth:`Channel.open_account`). ``market``:
+    the market of each game the agent trades (``None``: the main one; ``MarketKind.LOW``
+    for a hi/lo game's Low market).
     """
-    return host_of(channel).attach(agent, account_id, latency_ms=latency_ms)
+    return host_of(channel).attach(agent, account_id, latency_ms=latency_ms, market=market)

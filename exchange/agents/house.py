@@ -27,13 +27,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
+from exchange.agents.host import seat
 from exchange.agents.trader import Agent, Trader
 from exchange.agents.view import BettorView
 from exchange.core import ladder
 from exchange.core.events import Matched
 from exchange.core.side import Side
 from exchange.game.pricing import QuoteSpec, QuoteTicks, quote_ticks
+
+if TYPE_CHECKING:
+    from exchange.game.channel import Channel
 
 #: The ladder's prices as exact fractions, for :func:`~exchange.game.pricing.quote_ticks`.
 LADDER: tuple[Fraction, ...] = tuple(Fraction(p, 100) for p in ladder.PRICE_X100)
@@ -75,7 +80,7 @@ def desired_quotes(view: BettorView, config: MakerConfig) -> dict[Key, int]:
     out: dict[Key, int] = {}
     for level in range(spec.levels):
         for hand in view.live_hands:
-            ticks = _ticks(hand.equity, spec)
+            ticks = _ticks(hand.equity, hand.stderr, spec)
             if level < len(ticks.lay_ticks):
                 tick = ticks.lay_ticks[level]
                 size = _lay_size(tick, spec.size, config.max_liability, view.min_stake)
@@ -87,9 +92,9 @@ def desired_quotes(view: BettorView, config: MakerConfig) -> dict[Key, int]:
 
 
 @lru_cache(maxsize=4096)
-def _ticks(equity: Fraction, spec: QuoteSpec) -> QuoteTicks:
+def _ticks(equity: Fraction, stderr: Fraction | None, spec: QuoteSpec) -> QuoteTicks:
     """:func:`quote_ticks` on the exchange ladder, memoised: equities change only at reveals."""
-    return quote_ticks(LADDER, equity, spec)
+    return quote_ticks(LADDER, equity, spec, stderr)
 
 
 def _lay_size(tick: int, size: int, max_liability: int, min_stake: int) -> int:
@@ -128,7 +133,7 @@ class MarketMaker(Agent):
 
     def _desired(self, view: BettorView) -> dict[Key, int]:
         """:func:`desired_quotes`, recomputed only when the market, the live hands or their equities change."""
-        key = (view.market_id, view.min_stake, tuple((h.hand, h.equity) for h in view.live_hands))
+        key = (view.market_id, view.min_stake, tuple((h.hand, h.equity, h.stderr) for h in view.live_hands))
         if self._wanted is None or self._wanted[0] != key:
             self._wanted = (key, desired_quotes(view, self.config))
         return self._wanted[1]
@@ -166,6 +171,29 @@ class MarketMaker(Agent):
                 continue
             budget -= cost
             trader.place(hand, side, tick, missing)
+
+
+def seat_house_makers(channel: Channel, account_id: str, config: MakerConfig | None = None) -> list[MarketMaker]:
+    """Seat one :class:`MarketMaker` per market of the channel's games (two in a hi/lo game), one account."""
+    makers = []
+    for kind in channel.config.markets:
+        maker = MarketMaker(config)
+        seat(channel, maker, account_id, market=None if kind is channel.config.markets[0] else kind)
+        makers.append(maker)
+    return makers
+
+
+def seat_noise_traders(channel: Channel, account_id: str, seed: str,
+                       config: NoiseConfig | None = None) -> list[NoiseTrader]:
+    """Seat one :class:`NoiseTrader` per market of the channel's games, one account; the main market's is seeded
+    with ``seed``, a hi/lo game's Low market's with ``seed/low``."""
+    traders = []
+    for kind in channel.config.markets:
+        main = kind is channel.config.markets[0]
+        trader = NoiseTrader(seed if main else f"{seed}/{kind}", config)
+        seat(channel, trader, account_id, market=None if main else kind)
+        traders.append(trader)
+    return traders
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,8 +26,9 @@ from exchange.core.market import MarketBook, MarketStatus, RunnerBook, Selection
 from exchange.core.orders import OrderStatus, OrderView
 from exchange.core.side import Side
 from exchange.game.events import HandEquity
+from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round, Window
-from exchange.game.table import Phase
+from exchange.game.table import Game, GameMarket, Phase
 
 if TYPE_CHECKING:
     from exchange.core.exchange import Exchange
@@ -51,10 +52,14 @@ class HandView:
     book: RunnerBook | None
     #: The selection's status when the view was built without the book.
     selection_status: SelectionStatus = SelectionStatus.IN_PLAY
+    #: The runner's name where it is not a hand ("No low" in a Low market).
+    title: str | None = None
+    #: The Monte Carlo standard error of ``equity`` (``None``: exact).
+    stderr: Fraction | None = None
 
     @property
     def name(self) -> str:
-        return f"Hand {self.hand}"
+        return self.title or f"Hand {self.hand}"
 
     @property
     def status(self) -> SelectionStatus:
@@ -93,6 +98,18 @@ class BettorView:
     account_id: str | None = None
     orders: tuple[OrderView, ...] = ()
     funds: AccountFunds | None = None
+    #: The game's name for the round ("Flop", "4th street").
+    round_name: str | None = None
+    #: Which of the game's markets this view shows, and the ids of all of them (the main market first).
+    market_kind: MarketKind = MarketKind.WIN
+    market_ids: tuple[str, ...] = ()
+    #: Per hand, whether each card was dealt face up (the poker meaning; bettors see every dealt card).
+    faces: tuple[tuple[bool, ...], ...] = ()
+    #: Cards each hand holds at the end of the game (what a page leaves room for).
+    seat_cards: int = 2
+    #: Draw games: per hand, the cards discarded and drawn at each draw so far.
+    discarded: tuple[tuple[tuple[Card, ...], ...], ...] = ()
+    drawn: tuple[tuple[tuple[Card, ...], ...], ...] = ()
 
     def hand(self, number: int) -> HandView:
         """Hand ``number`` (1-based, the selection id)."""
@@ -130,7 +147,9 @@ class BettorView:
         return {
             "channel": self.channel,
             "gameId": self.market_id,
+            "market": self.market_kind.value,
             "round": 0 if self.round is None else int(self.round),
+            "roundName": self.round_name,
             "bettingWindowTime": 0 if self.window is None else self.window.length_ms // 1000,
             "bettingWindowPercentageComplete": self.percentage_complete,
             "marketStatus": self.market_status.value,
@@ -158,20 +177,24 @@ def build_hands(
     equities: tuple[HandEquity, ...],
     book: MarketBook | None,
     statuses: Sequence[SelectionStatus] | None = None,
+    names: Sequence[str] = (),
 ) -> tuple[HandView, ...]:
     """Join public cards, published equities and the public book into hand views (hand i = selection i).
 
-    Without a book, ``statuses`` (one per hand) says which hands are still in play.
+    Without a book, ``statuses`` (one per selection) says which are still in play. A selection past
+    the hands ("No low") has no cards; ``names`` gives the runners' names where known.
     """
     runners: Mapping[int, RunnerBook] = {} if book is None else {r.selection_id: r for r in book.runners}
     return tuple(
         HandView(
             hand=e.hand,
-            cards=cards[e.hand - 1],
+            cards=cards[e.hand - 1] if e.hand <= len(cards) else (),
             equity=e.equity,
             fair_odds=e.fair_odds,
             book=runners.get(e.hand),
             selection_status=SelectionStatus.IN_PLAY if statuses is None else statuses[e.hand - 1],
+            title=names[e.hand - 1] if e.hand > len(cards) and e.hand <= len(names) else None,
+            stderr=e.stderr,
         )
         for e in equities
     )
@@ -184,9 +207,12 @@ def bettor_view(
     *,
     open_orders_only: bool = False,
     with_book: bool = True,
+    market: MarketKind | None = None,
 ) -> BettorView | None:
-    """The channel's game (current, or ``market_id``) as ``account_id`` may see it; ``None`` if there is none.
+    """The channel's game (current, or the one of ``market_id``) as ``account_id`` may see it; ``None`` if none.
 
+    The view shows one market: the one ``market_id`` names, else the game's
+    market of kind ``market`` (a hi/lo game's Low), else its main market.
     ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
     of ``orders``; ``with_book=False`` leaves out the price ladders (hands keep
     their status). Both are for busy agents that do not read those parts.
@@ -194,36 +220,58 @@ def bettor_view(
     game = channel.game(market_id)
     if game is None:
         return None
+    shown = _market_of(game, market_id, market)
+    if shown is None:
+        return None
     exchange = channel.exchange
-    status = exchange.market_status(game.market_id) or MarketStatus.SUSPENDED
-    book = channel.market_book(game.market_id) if with_book else None
-    statuses = exchange.selection_statuses(game.market_id)
+    mid = shown.market_id
+    status = exchange.market_status(mid) or MarketStatus.SUSPENDED
+    book = channel.market_book(mid) if with_book else None
+    statuses = exchange.selection_statuses(mid)
     public = game.public
     orders: Sequence[OrderView] = ()
     funds = None
     if account_id is not None:
-        orders = (
-            _open_orders(exchange, account_id, game.market_id)
-            if open_orders_only
-            else exchange.current_orders(account_id, game.market_id)
-        )
+        orders = _orders(exchange, account_id, mid, open_orders_only)
         funds = exchange.funds(account_id)
+    config = channel.config
     return BettorView(
-        channel=channel.config.name,
-        market_id=game.market_id,
+        channel=config.name,
+        market_id=mid,
         game_number=game.number,
         now_ms=channel.clock.now(),
         round=game.round,
         window=game.window,
         betting_open=game.phase is Phase.BETTING and status is MarketStatus.ACTIVE,
         market_status=status,
-        hands=build_hands(public.hands, game.prospects.hands, book, statuses),
+        hands=build_hands(public.hands, shown.prospects.hands, book, statuses, config.selection_names(shown.kind)),
         board=public.board,
-        min_stake=channel.config.min_stake,
+        min_stake=config.min_stake,
         account_id=account_id,
         orders=tuple(orders),
         funds=funds,
+        round_name=game.round_name,
+        market_kind=shown.kind,
+        market_ids=tuple(m.market_id for m in game.markets),
+        faces=tuple(public.faces(i) for i in range(len(public.hands))),
+        seat_cards=config.hole_cards,
+        discarded=public.discarded,
+        drawn=public.drawn,
     )
+
+
+def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> GameMarket | None:
+    if market_id is not None and kind is None:
+        return game.market(market_id) or game.main
+    if kind is None:
+        return game.main
+    return next((m for m in game.markets if m.kind is kind), None)
+
+
+def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool) -> Sequence[OrderView]:
+    if open_only:
+        return _open_orders(exchange, account_id, market_id)
+    return exchange.current_orders(account_id, market_id)
 
 
 def _open_orders(exchange: Exchange, account_id: str, market_id: str) -> tuple[OrderView, ...]:

@@ -2,9 +2,10 @@
 
 A :class:`Collector` listens to every stamped event of a channel and keeps
 just enough state to write, when the game ends, its rows of the four tables
-(:mod:`exchange.backtest.outputs`): the game (cards, winners, dead heat), each
-order's final state, each fill with the matched hand's exact equity at that
-moment, and each account's settlement. Nothing is read from the exchange's
+(:mod:`exchange.backtest.outputs`): the game (cards, the winners of each
+market, dead heat), each order's final state, each fill with the matched
+selection's equity at that moment, and each account's settlement in each
+market (a hi/lo game has two: High and Low). Nothing is read from the exchange's
 internals: what the tables say, the events said — but for each account's
 balance once the game is over, which is the exchange's own figure (its
 ``getAccountFunds``), read when the game ends. Every row carries the game's
@@ -13,7 +14,7 @@ session and its place in it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -36,17 +37,23 @@ from exchange.core.events import (
 )
 from exchange.game.events import (
     BoardTurned,
+    DrawMade,
     EquitiesPublished,
     GameEnded,
     GameStarted,
     HoleCardsTurned,
     ResultDeclared,
+    SeatCardsTurned,
     Stamped,
     WindowOpened,
 )
 from exchange.game.irregular import IrregularityOccurred
+from exchange.game.layouts import LAYOUTS
 
 MAX_HANDS = 4
+DRAW_GAMES = frozenset(name for name, layout in LAYOUTS.items() if layout.draws)
+#: Events of the whole game (stamped with its main market id) that every market's rows read.
+_GAME_WIDE = frozenset({GameStarted, WindowOpened, GameEnded})
 
 
 @dataclass(slots=True)
@@ -87,6 +94,9 @@ class _Game:
     house: str | None = None
     ended: bool = False
     balances: Mapping[str, int] = field(default_factory=dict)
+    dealt: tuple[str | None, ...] = ()
+    discarded: list[list[str]] = field(default_factory=list)
+    drawn: list[list[str]] = field(default_factory=list)
     irregularities: list[_Irregularity] = field(default_factory=list)
 
 
@@ -107,12 +117,14 @@ class Collector:
     a settlement row, zeros if it did not bet. The game is game ``session_game``
     (from 0) of session ``session`` (by default its own session of one game);
     ``balance(account)`` is read for every row's account when the game ends.
+    ``market_id``: the game's market, or all of them (the main one first: a hi/lo
+    game's High, then Low).
     """
 
     def __init__(
         self,
         game_index: int,
-        market_id: str,
+        market_id: str | Sequence[str],
         accounts: Iterable[str],
         *,
         session: int | None = None,
@@ -120,7 +132,12 @@ class Collector:
         balance: Callable[[str], int] | None = None,
     ) -> None:
         self.accounts = tuple(accounts)
-        self._game = _Game(game_index, market_id, game_index if session is None else session, session_game)
+        ids = (market_id,) if isinstance(market_id, str) else tuple(market_id)
+        session_number = game_index if session is None else session
+        self._markets = {m: _Game(game_index, m, session_number, session_game) for m in ids}
+        self._game = self._markets[ids[0]]
+        for market in self._markets.values():  # one game's irregularities: the voids of every market count
+            market.irregularities = self._game.irregularities
         self._balance = balance
 
     @property
@@ -128,16 +145,22 @@ class Collector:
         return self._game.ended
 
     def __call__(self, stamped: Stamped) -> None:
-        game = self._game
-        if stamped.market_id != game.market_id:
+        market = self._markets.get(stamped.market_id or "")
+        if market is None:
             return
         event = stamped.event
         handler = _HANDLERS.get(type(event))
-        if handler is not None:
-            handler(game, stamped, event)
-            if game.ended and self._balance is not None and not game.balances:
-                balance = self._balance
-                game.balances = {account: balance(account) for account in self._row_accounts()}
+        if handler is None:
+            return
+        if market is self._game and type(event) in _GAME_WIDE:
+            for each in self._markets.values():
+                handler(each, stamped, event)
+        else:
+            handler(market, stamped, event)
+        if self._game.ended and self._balance is not None and not self._game.balances:
+            balance = self._balance
+            for each in self._markets.values():
+                each.balances = {account: balance(account) for account in self._row_accounts(each)}
 
     def write(self, tables: dict[str, Table]) -> None:
         """Append this game's rows to ``tables`` (games, orders, fills, settlements)."""
@@ -145,12 +168,14 @@ class Collector:
         if not game.ended:
             raise RuntimeError(f"game {game.market_id} has not ended; its rows are not final")
         self._write_game(tables["games"])
-        self._write_orders(tables["orders"])
-        self._write_fills(tables["fills"])
-        self._write_settlements(tables["settlements"])
+        for market in self._markets.values():
+            self._write_orders(tables["orders"], market)
+            self._write_fills(tables["fills"], market)
+            self._write_settlements(tables["settlements"], market)
         self._write_irregularities(tables["irregularities"])
 
     def _write_irregularities(self, table: Table) -> None:
+        """One row per irregularity of the game, under its main market id; what it voided on every market."""
         g = self._game
         for i in g.irregularities:
             e = i.event
@@ -163,6 +188,7 @@ class Collector:
 
     def _write_game(self, table: Table) -> None:
         g = self._game
+        low = next((m for m in self._markets.values() if m is not g), None)
         hands = tuple(g.hands) + (None,) * (MAX_HANDS - len(g.hands))
         table.append(
             game_index=g.game_index,
@@ -182,11 +208,16 @@ class Collector:
             dead_heat=len(g.winners) > 1,
             early=g.early,
             status=g.status,
-            total_matched=sum(m.size for m, _, _ in g.fills if m.match_id not in g.voided),
+            total_matched=sum(m.size for market in self._markets.values()
+                              for m, _, _ in market.fills if m.match_id not in market.voided),
+            low_market_id=None if low is None else low.market_id,
+            low_winners=None if low is None else ",".join(str(w) for w in low.winners),
+            low_dead_heat=None if low is None else len(low.winners) > 1,
+            low_early=None if low is None else low.early,
+            **_draw_columns(g),
         )
 
-    def _write_orders(self, table: Table) -> None:
-        g = self._game
+    def _write_orders(self, table: Table, g: _Game) -> None:
         for bet_id in sorted(g.orders):
             o = g.orders[bet_id]
             p = o.placed
@@ -246,8 +277,7 @@ class Collector:
                 action=r.action.value,
             )
 
-    def _write_fills(self, table: Table) -> None:
-        g = self._game
+    def _write_fills(self, table: Table, g: _Game) -> None:
         for m, rnd, equity in g.fills:
             table.append(
                 game_index=g.game_index,
@@ -271,18 +301,16 @@ class Collector:
                 voided=m.match_id in g.voided,
             )
 
-    def _row_accounts(self) -> list[str]:
+    def _row_accounts(self, g: _Game) -> list[str]:
         """The accounts with a settlement row: the world's, then any other that had a result, then the house."""
-        g = self._game
         accounts = list(self.accounts)
         accounts += sorted(a for a in g.results if a not in accounts)
         if g.house is not None and g.house not in accounts:
             accounts.append(g.house)
         return accounts
 
-    def _write_settlements(self, table: Table) -> None:
-        g = self._game
-        for account in self._row_accounts():
+    def _write_settlements(self, table: Table, g: _Game) -> None:
+        for account in self._row_accounts(g):
             result = g.results.get(account)
             profit = result.profit if result else 0
             commission = result.commission if result else 0
@@ -304,6 +332,17 @@ class Collector:
                 status=g.status,
                 balance_after=g.balances.get(account),
             )
+
+
+def _draw_columns(g: _Game) -> dict[str, str | None]:
+    """``dealt_i``, ``discarded_i``, ``drawn_i`` for each hand of a draw game (draws split by ``" / "``); else nulls."""
+    out: dict[str, str | None] = {}
+    for i in range(MAX_HANDS):
+        dealt = g.dealt[i] if i < len(g.dealt) else None
+        out[f"dealt_{i + 1}"] = dealt
+        out[f"discarded_{i + 1}"] = " / ".join(g.discarded[i]) if dealt is not None and g.discarded else None
+        out[f"drawn_{i + 1}"] = " / ".join(g.drawn[i]) if dealt is not None and g.drawn else None
+    return out
 
 
 def _order_status(o: _Order) -> str:
@@ -339,6 +378,21 @@ def _equities(g: _Game, s: Stamped, e: EquitiesPublished) -> None:
 
 def _holes(g: _Game, s: Stamped, e: HoleCardsTurned) -> None:
     g.hands = tuple(format_cards(h) for h in e.hands)
+    if g.variant in DRAW_GAMES:
+        g.dealt = g.hands
+        g.discarded = [[] for _ in e.hands]
+        g.drawn = [[] for _ in e.hands]
+
+
+def _seat_cards(g: _Game, s: Stamped, e: SeatCardsTurned) -> None:
+    g.hands = tuple(format_cards(h) for h in e.hands)
+
+
+def _draw(g: _Game, s: Stamped, e: DrawMade) -> None:
+    g.hands = tuple(format_cards(h) for h in e.hands)
+    for i, (thrown, got) in enumerate(zip(e.discarded, e.drawn, strict=True)):
+        g.discarded[i].append(format_cards(thrown) or "-")
+        g.drawn[i].append(format_cards(got) or "-")
 
 
 def _board(g: _Game, s: Stamped, e: BoardTurned) -> None:
@@ -425,6 +479,8 @@ _HANDLERS: dict[type, Callable[[_Game, Stamped, Any], None]] = {
     WindowOpened: _window,
     EquitiesPublished: _equities,
     HoleCardsTurned: _holes,
+    SeatCardsTurned: _seat_cards,
+    DrawMade: _draw,
     BoardTurned: _board,
     ResultDeclared: _result,
     GameEnded: _ended,

@@ -3,7 +3,11 @@
 Five tables, one file each in the output directory:
 
 ``games.parquet``
-    one row per game: cards, winners, dead heat, early result, status.
+    one row per game: each hand's final cards (all seven in 7-Card Stud; what it
+    holds after the last draw in draw games, whose dealt, discarded and drawn
+    cards have their own columns), the winners of each market (a hi/lo game's
+    Low market in the ``low_*`` columns; its selection ``n + 1`` is "No low"),
+    dead heat, early result, status.
 ``orders.parquet``
     one row per order instruction that became an order (its final state) or was rejected.
 ``fills.parquet``
@@ -14,7 +18,11 @@ Five tables, one file each in the output directory:
 
 ``irregularities.parquet``
     one row per dealer irregularity (``--irregularity-rate``): the rule, the cards seen,
-    what followed, and the matches and bets it voided (the voided stake, of every account).
+    what followed, and the matches and bets it voided (the voided stake, of every account,
+    on every market of the game).
+
+Orders, fills and settlements carry their ``market_id``: a hi/lo game's High
+market is ``CHANNEL.N``, its Low market ``CHANNEL.N-low``.
 
 Every row carries ``game_index``, its ``session`` and ``session_game``, the game's place in
 its session from 0 (a backtest of one-game worlds: session = game index, place 0).
@@ -28,7 +36,9 @@ runs of the same backtest write identical files.
 >>> t = Table(GAMES)
 >>> t.append(game_index=0, session=0, session_game=0, market_id="holdem.0", channel="holdem", variant="holdem",
 ...          start_ms=0, hand_1="As Ks", hand_2="Qd Qc", hand_3="7h 6h", hand_4="2c 2d", board="Ah 7c 2s 9d 3h",
-...          winners="1", n_winners=1, dead_heat=False, early=False, status="SETTLED", total_matched=0)
+...          winners="1", n_winners=1, dead_heat=False, early=False, status="SETTLED", total_matched=0,
+...          low_market_id=None, low_winners=None, low_dead_heat=None, low_early=None,
+...          **{f"{c}_{i}": None for c in ("dealt", "discarded", "drawn") for i in range(1, 5)})
 >>> merge([t, t]).num_rows
 2
 """
@@ -86,6 +96,11 @@ GAMES = _spec(
     ("early", pa.bool_()),
     ("status", pa.string()),
     ("total_matched", pa.int64()),
+    ("low_market_id", pa.string()),
+    ("low_winners", pa.string()),
+    ("low_dead_heat", pa.bool_()),
+    ("low_early", pa.bool_()),
+    *((f"{what}_{hand}", pa.string()) for what in ("dealt", "discarded", "drawn") for hand in range(1, 5)),
 )
 
 ORDERS = _spec(

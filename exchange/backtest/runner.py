@@ -73,6 +73,10 @@ class BacktestConfig:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
         if not 0.0 <= self.irregularity_rate <= 1.0:
             raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {self.irregularity_rate}")
+        if self.irregularity_rate and not get_channel(self.channel).layout.holdem_streets:
+            raise ValueError(f"--irregularity-rate: the dealer's irregularities are Hold'em's; channel {self.channel} "
+                             "is not dealt as hole cards then flop, turn and river (holdem, holdem-turbo, omaha, "
+                             "omaha-hilo are)")
         if self.games_per_session < 1:
             raise ValueError(f"a session needs at least one game, not {self.games_per_session}")
         if self.games % self.games_per_session:

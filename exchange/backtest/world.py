@@ -29,7 +29,7 @@ import random
 from dataclasses import dataclass, field
 
 from exchange.agents.host import seat
-from exchange.agents.house import MakerConfig, MarketMaker, NoiseConfig, NoiseTrader
+from exchange.agents.house import MakerConfig, NoiseConfig, NoiseTrader, seat_house_makers
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
@@ -44,7 +44,7 @@ from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.deal import seeded_decks
-from exchange.game.equities import exact_equities
+from exchange.game.equities import game_equities
 from exchange.game.events import GameStarted, Stamped
 from exchange.game.irregular import seeded_irregularities
 from exchange.game.table import EquityFn
@@ -136,7 +136,7 @@ class World:
             exchange,
             decks=seeded_decks(setup.seed),
             first_game=self.first_game,
-            equities=setup.equities or exact_equities,
+            equities=setup.equities or game_equities,
             irregularities=seeded_irregularities(setup.seed, setup.irregularity_rate) if setup.irregularity_rate
             else None,
         )
@@ -203,11 +203,14 @@ class World:
             funds = exchange.funds(account)
             return 0 if funds is None else funds.balance
 
-        collector = Collector(number, market_id, self.accounts, session=self.session,
-                              session_game=number - self.first_game, balance=balance)  # fmt: skip
         config = self.channel.config
+        market_ids = config.market_ids(number)  # a hi/lo game's High and Low markets share the record
+        collector = Collector(number, market_ids, self.accounts, session=self.session,
+                              session_game=number - self.first_game, balance=balance)  # fmt: skip
         feed = StreamFeed(self.clock, market_id, config, stamped.at_ms) if self.setup.record_streams else None
-        record = self._by_market[market_id] = GameRecord(market_id, collector, feed)
+        record = GameRecord(market_id, collector, feed)
+        for each in market_ids:
+            self._by_market[each] = record
         self.records.append(record)
         return record
 
@@ -222,7 +225,7 @@ def build_world(setup: GameSetup, session: int, strategy: Strategy) -> World:
     world = World(setup, session, base, clock, exchange)
     channel = world.channel
     channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
-    seat(channel, MarketMaker(setup.house.maker), MAKER_ACCOUNT)
+    seat_house_makers(channel, MAKER_ACCOUNT, setup.house.maker)
     for k in range(setup.house.noise_traders):
         account = f"{NOISE_ACCOUNT}-{k + 1}"
         channel.open_account(account, setup.house.noise_balance)
@@ -252,10 +255,12 @@ class StreamFeed:
     """
 
     def __init__(self, clock: VirtualClock, market_id: str, config: ChannelConfig, start: int) -> None:
-        windows_end = start + 3 * config.round_ms + config.betting_window_ms
+        windows_end = start + (config.windows - 1) * config.round_ms + config.betting_window_ms
+        main = config.markets[0]
         self.recorder = MarketRecorder(description.market_info(
             market_id, title=config.title, start_ms=start, suspend_ms=windows_end, hands=config.hands,
-            commission_bps=config.commission_bps))
+            commission_bps=config.commission_bps, runner_names=config.selection_names(main),
+            market_label=main.label if len(config.markets) > 1 else None))
         self.book = BookProjection()
         self._clock = clock
         self._market_id = market_id

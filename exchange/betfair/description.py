@@ -25,6 +25,7 @@ client sees the same market whichever way it reads it.
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from exchange.betfair.stream import MarketInfo
@@ -56,14 +57,15 @@ def changes_definition(event: Event) -> bool:
 
 
 def game_of(market_id: str) -> tuple[str, int]:
-    """``(channel, game number)`` of a market id ``CHANNEL.N`` (a market of game N; number 0 if none).
+    """``(channel, game number)`` of a market id ``CHANNEL.N`` or ``CHANNEL.N-low`` (a market of game N; number 0
+    if none): the markets of one game share it.
 
-    >>> game_of("holdem-turbo.3"), game_of("odd")
-    (('holdem-turbo', 3), ('odd', 0))
+    >>> game_of("holdem-turbo.3"), game_of("omaha-hilo.17-low"), game_of("odd")
+    (('holdem-turbo', 3), ('omaha-hilo', 17), ('odd', 0))
     """
     channel, _, number = market_id.partition(".")
-    digits = number.split(".", 1)[0]
-    return channel, int(digits) if digits.isdigit() else 0
+    digits = re.match(r"\d+", number)
+    return channel, int(digits.group()) if digits else 0
 
 
 def event_id_of(market_id: str) -> str:
@@ -77,17 +79,22 @@ def event_id_of(market_id: str) -> str:
 
 
 def market_info(market_id: str, *, title: str, start_ms: int, suspend_ms: int, hands: int,
-                commission_bps: int) -> MarketInfo:
-    """The market's description from its channel's title, the game's times, its hands and commission."""
+                commission_bps: int, runner_names: tuple[str, ...] | None = None,
+                market_label: str | None = None) -> MarketInfo:
+    """The market's description from its channel's title, the game's times, its hands and commission.
+
+    ``runner_names``: default Hand 1..``hands``; ``market_label``: what tells a game's markets apart in its
+    name (a hi/lo game's "High" and "Low"), none for a game of one market.
+    """
     _, number = game_of(market_id)
     return MarketInfo(
         market_id=market_id,
         event_id=event_id_of(market_id),
         event_name=f"{title} {number}",
-        market_name=f"Game {number}",
+        market_name=f"Game {number}" if market_label is None else f"Game {number} {market_label}",
         open_ms=start_ms,
         market_time_ms=start_ms,
         suspend_ms=suspend_ms,
-        runner_names=tuple(f"Hand {h}" for h in range(1, hands + 1)),
+        runner_names=runner_names if runner_names is not None else tuple(f"Hand {h}" for h in range(1, hands + 1)),
         commission_percent=str(Decimal(commission_bps) / 100),
     )

@@ -117,20 +117,20 @@ def run(args: argparse.Namespace) -> int:
         # fail here, before any worker starts, if the class or params are wrong
         if not isinstance(spec.build(), Strategy):
             raise StrategyLoadError(f"{args.strategy} is not a subclass of exchange.backtest.strategy.Strategy")
+        config = BacktestConfig(
+            strategy=spec,
+            channel=args.channel,
+            games=games,
+            games_per_session=games_per_session,
+            seed=args.seed,
+            latency_ms=args.latency_ms,
+            record_streams=not args.no_streams,
+            irregularity_rate=args.irregularity_rate,
+            balance=args.balance or DEFAULT_BALANCE,
+        )
     except (StrategyLoadError, ValueError) as exc:
         print(f"exchange-poker backtest: {exc}", file=sys.stderr)
         return 2
-    config = BacktestConfig(
-        strategy=spec,
-        channel=args.channel,
-        games=games,
-        games_per_session=games_per_session,
-        seed=args.seed,
-        latency_ms=args.latency_ms,
-        record_streams=not args.no_streams,
-        irregularity_rate=args.irregularity_rate,
-        balance=args.balance or DEFAULT_BALANCE,
-    )
     with make_executor(args.workers, args.scheduler) as executor:
         result = run_backtest(
             config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size

@@ -2,6 +2,11 @@
 
     exchange-poker equity --variant holdem AsKs QdQc 7h6h 2c2d --board Ah7c2s
     exchange-poker equity --variant omaha AsKsQhJh QdQc9c8d --samples 100000 --seed 7 --json
+    exchange-poker equity --variant triple-draw-27 2c3d4h7s9c KcQd9h8s3c --draws 2
+
+Draw games are priced over the replacement cards, every hand drawing by the
+game's published policy (``engine.draw_policy``); ``--draws`` says how many draws
+are still to come (default: all of them), ``--dead`` the discards already seen.
 
 Bad input exits with status 2 and one line on stderr naming the problem.
 """
@@ -34,10 +39,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--variant",
         default="holdem",
-        help="holdem (default), omaha, omaha-hilo, soko, stud7, stud7-hilo, americana or telesina",
+        help="holdem (default), omaha, omaha-hilo, soko, stud7, stud7-hilo, americana, telesina, "
+        "draw5, triple-draw-27 or draw32",
     )
     parser.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ah7c2s (telesina: the vela)")
     parser.add_argument("--dead", default="", help="cards known to be out of the deck, e.g. 3c4d")
+    parser.add_argument("--draws", type=int, help="draw games: draws still to come (default: every draw of the game)")
     parser.add_argument("--samples", type=int, help="Monte Carlo over this many random boards instead of exact")
     parser.add_argument("--seed", type=int, help="seed for --samples (same seed, same boards)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -70,14 +77,10 @@ def _fail(message: str) -> NoReturn:
 
 
 def run(args: argparse.Namespace) -> int:
-    import engine
-
     if args.seed is not None and args.samples is None:
         _fail("--seed needs --samples (exact equity uses no randomness)")
     try:
-        result = engine.equity(
-            args.variant, args.hands, board=args.board, dead=args.dead, samples=args.samples, seed=args.seed
-        )
+        result = _compute(args)
     except ValueError as error:
         _fail(str(error))
     if args.json:
@@ -85,6 +88,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_table(result))
     return 0
+
+
+def _compute(args: argparse.Namespace) -> EquityResult:
+    import engine
+    from engine.draw_policy import POLICIES
+
+    if args.variant not in POLICIES:
+        if args.draws is not None:
+            _fail(f"--draws is for the draw games ({', '.join(POLICIES)}), not {args.variant}")
+        return engine.equity(
+            args.variant, args.hands, board=args.board, dead=args.dead, samples=args.samples, seed=args.seed
+        )
+    from engine.draw_equity import draw_equity
+    from engine.variants import get_variant
+
+    if args.board:
+        _fail(f"{args.variant} has no board; give the discards already seen with --dead")
+    draws = len(get_variant(args.variant).draws) if args.draws is None else args.draws
+    return draw_equity(args.variant, args.hands, args.dead, draws_left=draws, samples=args.samples, seed=args.seed)
 
 
 def format_table(result: EquityResult) -> str:

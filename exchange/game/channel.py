@@ -34,7 +34,7 @@ from exchange.core.exchange import Exchange
 from exchange.core.market import MarketBook
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import DeckSource
-from exchange.game.equities import EquityRunner, exact_equities, run_inline
+from exchange.game.equities import EquityRunner, game_equities, run_inline
 from exchange.game.events import EventBus, Listener
 from exchange.game.irregular import IrregularitySource
 from exchange.game.market import ExchangeMarket
@@ -58,7 +58,7 @@ class Channel:
         exchange: Exchange,
         *,
         decks: DeckSource,
-        equities: EquityFn = exact_equities,
+        equities: EquityFn = game_equities,
         runner: EquityRunner = run_inline,
         bus: EventBus | None = None,
         markets: MarketFactory | None = None,
@@ -75,7 +75,7 @@ class Channel:
         self._decks = decks
         self._equities = equities
         self._runner = runner
-        #: Where each game's dealer error comes from (``None``: every deal clean); settable while running.
+        self._irregularities: IrregularitySource | None = None
         self.irregularities = irregularities
         if first_game < 0:
             raise ValueError(f"game numbers start at 0, not {first_game}")
@@ -137,7 +137,7 @@ class Channel:
         """
         if market_id is not None:
             return self._recent.get(market_id)
-        for game in reversed(self._recent.values()):
+        for game in reversed(self._recent.values()):  # a hi/lo game is there under each market id
             if game.phase is not Phase.SCHEDULED:
                 return game
         return self.current
@@ -178,10 +178,26 @@ class Channel:
         self._book_cache = (key, book)
         return book
 
+    @property
+    def irregularities(self) -> IrregularitySource | None:
+        """Where each game's dealer error comes from (``None``: every deal clean); settable while running.
+
+        The dealer's irregularities are Hold'em's: only a channel dealt as hole cards then
+        flop, turn and river takes them (``ValueError`` otherwise).
+        """
+        return self._irregularities
+
+    @irregularities.setter
+    def irregularities(self, source: IrregularitySource | None) -> None:
+        if source is not None and not self.config.layout.holdem_streets:
+            raise ValueError(f"channel {self.config.name} ({self.config.variant}) is not dealt as hole cards then "
+                             "flop, turn and river: dealer irregularities apply only to such channels")
+        self._irregularities = source
+
     def _schedule(self, start_ms: int) -> Game:
         number = self.next_game_number
         self.next_game_number += 1
-        market_id = self.config.market_id(number)
+        market_id, *others = self.config.market_ids(number)
         game = Game(
             config=self.config,
             number=number,
@@ -193,11 +209,13 @@ class Channel:
             equities=self._equities,
             on_finished=self._finished,
             runner=self._runner,
-            irregularity=None if self.irregularities is None else self.irregularities(number),
+            ports=[self._markets(self.config, other) for other in others],
+            irregularity=None if self._irregularities is None else self._irregularities(number),
         )
         self.current = game
-        self._recent[market_id] = game
-        while len(self._recent) > KEEP_GAMES:
+        for market in game.markets:
+            self._recent[market.market_id] = game
+        while len(self._recent) > KEEP_GAMES * len(game.markets):
             self._recent.popitem(last=False)
         for callback in self._game_listeners:
             callback(game)

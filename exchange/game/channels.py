@@ -14,15 +14,23 @@ so a new table (a slower Omaha, a hyper-turbo Hold'em) is one more
 132000
 >>> CHANNELS["holdem"].market_id(42)
 'holdem.42'
+>>> CHANNELS["stud7-hilo"].market_ids(3)
+('stud7-hilo.3', 'stud7-hilo.3-low')
+>>> CHANNELS["stud7"].game_ms  # five windows
+165000
+>>> parse_market_id("omaha-hilo.17-low")
+('omaha-hilo', 17, <MarketKind.LOW: 'low'>)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from types import MappingProxyType
 
-# Hole cards per hand for the variants the exchange game deals.
-HOLE_CARDS = MappingProxyType({"holdem": 2, "omaha": 4})
+from exchange.game.layouts import LAYOUTS, NO_LOW_NAME, Layout, MarketKind
+
+# Board cards turned at each street of the board games (Hold'em, Omaha).
 BOARD_STREETS = (3, 1, 1)
 
 
@@ -34,10 +42,11 @@ class UnknownChannel(KeyError):
 class ChannelConfig:
     """Everything that differs between two tables. Times in integer milliseconds, money in minor units.
 
-    ``betting_window_ms`` is the length of each of the four betting windows
-    (Deal, Pre-flop, Flop, Turn); ``playing_window_ms`` the suspended pause
-    after each, while cards are turned (after the Turn window: the river, the
-    result and settlement, before the next game starts).
+    ``betting_window_ms`` is the length of each betting window (Hold'em's four:
+    Deal, Pre-flop, Flop, Turn; each game's are in its :class:`~exchange.game.layouts.Layout`);
+    ``playing_window_ms`` the suspended pause after each, while cards are turned
+    (after the last window: the last cards, the result and settlement, before
+    the next game starts).
     """
 
     name: str
@@ -51,8 +60,8 @@ class ChannelConfig:
     currency: str = "GBP"
 
     def __post_init__(self) -> None:
-        if self.variant not in HOLE_CARDS:
-            raise ValueError(f"variant {self.variant!r} is not dealt on the exchange; use one of {sorted(HOLE_CARDS)}")
+        if self.variant not in LAYOUTS:
+            raise ValueError(f"variant {self.variant!r} is not dealt on the exchange; use one of {sorted(LAYOUTS)}")
         if self.betting_window_ms <= 0 or self.playing_window_ms < 0:
             raise ValueError(
                 f"window lengths must be positive (betting {self.betting_window_ms} ms, "
@@ -66,8 +75,32 @@ class ChannelConfig:
             raise ValueError(f"commission must be 0 to 9999 basis points, not {self.commission_bps}")
 
     @property
+    def layout(self) -> Layout:
+        return LAYOUTS[self.variant]
+
+    @property
     def hole_cards(self) -> int:
-        return HOLE_CARDS[self.variant]
+        """Cards each hand holds at the end of a game (two in Hold'em, seven in 7-Card Stud)."""
+        return self.layout.seat_cards
+
+    @property
+    def windows(self) -> int:
+        """Betting windows per game."""
+        return len(self.layout.windows)
+
+    @property
+    def markets(self) -> tuple[MarketKind, ...]:
+        return self.layout.markets
+
+    def selection_names(self, kind: MarketKind) -> tuple[str, ...]:
+        """The runners of a market: Hand 1..n, and "No low" in a Low market."""
+        hands = tuple(f"Hand {i}" for i in range(1, self.hands + 1))
+        return (*hands, NO_LOW_NAME) if kind is MarketKind.LOW else hands
+
+    def market_ids(self, game_number: int) -> tuple[str, ...]:
+        """Every market id of a game, the main (or High) market first."""
+        main = self.market_id(game_number)
+        return tuple(main + kind.suffix for kind in self.markets)
 
     @property
     def round_ms(self) -> int:
@@ -77,7 +110,7 @@ class ChannelConfig:
     @property
     def game_ms(self) -> int:
         """From one game's start to the next game's start."""
-        return 4 * self.round_ms
+        return self.windows * self.round_ms
 
     def market_id(self, game_number: int) -> str:
         """The market id of the channel's ``game_number``-th game: deterministic, unique per channel."""
@@ -96,10 +129,40 @@ HOLDEM_TURBO = ChannelConfig(
     name="holdem-turbo", title="Exchange Hold'em Turbo", variant="holdem", betting_window_ms=18_000
 )
 OMAHA = ChannelConfig(name="omaha", title="Exchange Omaha Hi", variant="omaha")
+OMAHA_HILO = ChannelConfig(name="omaha-hilo", title="Exchange Omaha Hi/Lo", variant="omaha-hilo")
+STUD7 = ChannelConfig(name="stud7", title="Exchange 7-Card Stud", variant="stud7")
+STUD7_HILO = ChannelConfig(name="stud7-hilo", title="Exchange 7-Card Stud Hi/Lo", variant="stud7-hilo")
+SOKO = ChannelConfig(name="soko", title="Exchange Soko", variant="soko")
+AMERICANA = ChannelConfig(name="americana", title="Exchange Americana", variant="americana")
+TELESINA = ChannelConfig(name="telesina", title="Exchange Telesina", variant="telesina")
+DRAW5 = ChannelConfig(name="draw5", title="Exchange 5-Card Draw", variant="draw5")
+TRIPLE_DRAW_27 = ChannelConfig(name="triple-draw-27", title="Exchange 2-7 Triple Draw", variant="triple-draw-27")
+DRAW32 = ChannelConfig(name="draw32", title="Exchange 32-Card Draw", variant="draw32")
 
-CHANNELS: MappingProxyType[str, ChannelConfig] = MappingProxyType(
-    {channel.name: channel for channel in (HOLDEM, HOLDEM_TURBO, OMAHA)}
-)
+CHANNELS: MappingProxyType[str, ChannelConfig] = MappingProxyType({
+    channel.name: channel
+    for channel in (HOLDEM, HOLDEM_TURBO, OMAHA, OMAHA_HILO, STUD7, STUD7_HILO, SOKO, AMERICANA, TELESINA,
+                    DRAW5, TRIPLE_DRAW_27, DRAW32)
+})
+
+
+@lru_cache(maxsize=4096)
+def parse_market_id(market_id: str) -> tuple[str, int, MarketKind] | None:
+    """``(channel, game number, market kind)`` of a market id such as ``holdem.17`` or ``omaha-hilo.17-low``.
+
+    The kind of a main market is read from the channel when it is known (``HIGH``
+    for a hi/lo channel), else ``WIN``. ``None`` if ``market_id`` is not of that form.
+    """
+    channel, _, rest = market_id.rpartition(".")
+    kind = MarketKind.WIN
+    if rest.endswith(MarketKind.LOW.suffix):
+        rest, kind = rest[: -len(MarketKind.LOW.suffix)], MarketKind.LOW
+    if not channel or not rest.isdigit():
+        return None
+    config = CHANNELS.get(channel)
+    if kind is MarketKind.WIN and config is not None:
+        kind = config.markets[0]
+    return channel, int(rest), kind
 
 
 def get_channel(name: str) -> ChannelConfig:

@@ -1,48 +1,169 @@
-"""Exact prospects from the engine: :func:`exact_equities` for the cards face up.
+"""Prospects from the engine: :func:`game_equities` for the cards face up, in every game.
 
-The game calls it at every reveal with the hole cards (all face up from the
-Pre-flop window on) and the board turned so far; the engine enumerates every
-remaining board exactly. Burn cards are *not* passed as dead: no bettor has
-seen them, so the fair price a bettor can compute counts them among the
-unseen cards, and so must the house.
+The game calls it at every reveal with each hand's cards (every card dealt to
+it: bettors see them all), the board turned so far (Telesina's vela), and in
+draw games the discards seen, the draws left and the stock. It returns one
+:class:`Prospects` per market of the game: the one market, or High and Low.
+
+Hold'em and Omaha are enumerated exactly, as ever. The other games are exact
+where every remaining deal can be enumerated within :data:`EXACT_DEALS`;
+beyond that a Monte Carlo of :data:`SAMPLES` deals, seeded from the cards (so a
+replay prices alike), gives the equities with their standard errors, and
+nothing is settled from its counts. Hi/lo Low markets add the early losers an
+exact argument proves even then (:mod:`exchange.game.lowcheck`). Draw games
+price the replacement cards under the published policy
+(:func:`engine.draw_equity.draw_equity`).
+
+Burn cards are *not* passed as dead: no bettor has seen them, so the fair price
+a bettor can compute counts them among the unseen cards, and so must the house.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Sequence
+from fractions import Fraction
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Protocol
 
-from engine.cards import Card
+from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
+from engine.cards import Card, format_cards
+from engine.draw_equity import draw_equity
 from engine.equity import EquityResult
 from engine.equity import equity as engine_equity
+from engine.variants import get_variant
+from exchange.game.layouts import LAYOUTS
+from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import Prospects
+
+#: Exact enumeration up to this many remaining deals (about 40 ms of kernel time), else a Monte Carlo.
+EXACT_DEALS = 50_000
+#: Where every hand lacks at most one card (stud's last window), each hand's keys are computed once and
+#: the deals only look them up (:mod:`engine.last_card`): exact up to this many deals (about 25 ms).
+LAST_CARD_DEALS = 1_500_000
+LAST_CARD_FROM = 2_000
+#: Deals sampled where enumeration is too dear (standard error at most 0.92 % of the pot; the house
+#: widens its quotes by two of them).
+SAMPLES = 3_000
+#: Deals sampled in the draw games: compiled for 5-Card Draw and 2-7, played through the policy table in
+#: Python for 32-Card Draw (its reshuffle is common).
+DRAW_SAMPLES = MappingProxyType({"draw5": 6_000, "triple-draw-27": 10_000, "draw32": 2_000})
+#: Exact enumeration of one draw's replacements up to this many deals: compiled for 5-Card Draw, in Python
+#: (about 10 us a deal) for the other two.
+DRAW_EXACT = MappingProxyType({"draw5": EXACT_DEALS, "triple-draw-27": 2_000, "draw32": 2_000})
+EXACT_GAMES = frozenset({"holdem", "omaha"})
+
+GameProspects = tuple[Prospects, ...]
+
+
+def game_equities(
+    variant: str,
+    hands: Sequence[Sequence[Card]],
+    board: Sequence[Card],
+    *,
+    dead: Sequence[Card] = (),
+    draws_left: int = 0,
+    stock: int | None = None,
+) -> GameProspects:
+    """Every market's prospects for the cards face up (see the module docstring).
+
+    >>> from engine.cards import parse_cards
+    >>> (p,) = game_equities("stud7", [parse_cards("As Ad Kc Kd 2h 3h"), parse_cards("9c Tc Jc Qc 2c 4d")], [])
+    >>> p.exact, p.boards, [h.win for h in p.hands]
+    (True, 1560, [152, 1408])
+    """
+    hand_cards = [tuple(h) for h in hands]
+    layout = LAYOUTS[variant]
+    if layout.draws:
+        result = draw_equity(variant, hand_cards, tuple(dead), draws_left=draws_left, stock=stock,
+                             seed=_seed(hand_cards, board), exact_limit=DRAW_EXACT[variant],
+                             fallback_samples=DRAW_SAMPLES[variant])
+        return (prospects_of(result),)
+    if variant in EXACT_GAMES:
+        return (prospects_of(engine_equity(variant, hand_cards, tuple(board))),)
+    from engine.last_card import last_card_applies, last_card_equity
+    from engine.variant_equity import deal_count, variant_equity  # numba: only when needed
+
+    deals = deal_count(get_variant(variant), hand_cards, tuple(board), ())
+    if LAST_CARD_FROM <= deals <= LAST_CARD_DEALS and last_card_applies(variant, hand_cards, board):
+        result = last_card_equity(variant, hand_cards, tuple(board))
+    else:
+        samples = None if deals <= EXACT_DEALS else SAMPLES
+        result = variant_equity(variant, hand_cards, tuple(board), samples=samples, seed=_seed(hand_cards, board))
+    if isinstance(result, HiLoEquityResult):
+        return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)))
+    return (prospects_of(result),)
 
 
 def exact_equities(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> Prospects:
-    """Every hand's exact win/tie counts and dead-heat equity over all remaining boards.
+    """The one market's prospects (the High market's in hi/lo games); exact in Hold'em and Omaha.
 
     >>> from engine.cards import parse_cards
     >>> p = exact_equities("holdem", [parse_cards("AsKs"), parse_cards("QdQc")], parse_cards("Ah7c2sTd"))
     >>> p.boards, [h.win for h in p.hands], p.equity(2)
     (44, [42, 2], Fraction(1, 22))
     """
-    result = engine_equity(variant, [tuple(h) for h in hands], tuple(board))
-    return prospects_of(result)
+    return game_equities(variant, hands, board)[0]
+
+
+def _seed(hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> int:
+    """A Monte Carlo seed that is a function of the cards: the same reveal is priced the same in a replay."""
+    text = "|".join(format_cards(h) for h in hands) + "/" + format_cards(board)
+    return zlib.crc32(text.encode())
 
 
 def prospects_of(result: EquityResult) -> Prospects:
-    """Read an exact :class:`engine.EquityResult` into :class:`Prospects` (integer counts, Fraction equities)."""
-    if not result.exact:
-        raise ValueError("the game publishes exact equities only; got a Monte Carlo estimate")
+    """Read an :class:`engine.EquityResult` into :class:`Prospects` (integer counts, Fraction equities)."""
     return Prospects.from_counts(
         result.boards,
         [h.wins for h in result.results],
         [h.ties for h in result.results],
         [h.share for h in result.results],
+        exact=result.exact,
     )
 
 
-Job = Callable[[], Prospects]
+def hilo_prospects(result: HiLoEquityResult, low_known: tuple[tuple[int, ...], bool]) -> GameProspects:
+    """High and Low markets from a hi/lo result; Low's last selection is "No low".
+
+    ``low_known``: hands proven unable to win the low, and whether some hand holds
+    a made low (then "No low" has lost), from :func:`~exchange.game.lowcheck.low_losers`.
+    """
+    hands = [h for h in result.results if isinstance(h, HiLoHandEquity)]
+    n = len(hands)
+    high = Prospects.from_counts(
+        result.boards, [h.high_wins for h in hands], [h.high_ties for h in hands],
+        [Fraction(h.high_units, SHARE_UNIT) for h in hands], exact=result.exact,
+    )  # fmt: skip
+    losers, made = low_known
+    low = Prospects.from_counts(
+        result.boards,
+        [*(h.low_wins for h in hands), result.no_low_deals],
+        [*(h.low_ties for h in hands), 0],
+        [*(Fraction(h.low_units, SHARE_UNIT) for h in hands), result.no_low_deals],
+        exact=result.exact,
+        known_losers=(*losers, n + 1) if made else losers,
+    )
+    return high, low
+
+
+@lru_cache(maxsize=32)
+def opening_prospects(variant: str, hands: int) -> GameProspects:
+    """Prospects before any card is seen: 1/n each by symmetry; a Low market's from a seeded sample."""
+    uniform = Prospects.uniform(hands)
+    if not LAYOUTS[variant].hilo:
+        return (uniform,)
+    from engine.variant_equity import variant_equity
+
+    result = variant_equity(variant, [()] * hands, (), samples=SAMPLES, seed=hands)
+    if not isinstance(result, HiLoEquityResult):
+        raise TypeError(f"{variant} is a hi/lo game but its equity has no low half")
+    _, low = hilo_prospects(result, ((), False))
+    return uniform, low
+
+
+Job = Callable[[], GameProspects]
 
 
 class EquityRunner(Protocol):
@@ -54,37 +175,45 @@ class EquityRunner(Protocol):
     game opens its next window when the result is in, and closes it on time.
     """
 
-    def __call__(self, job: Job, deliver: Callable[[Prospects], None],
+    def __call__(self, job: Job, deliver: Callable[[GameProspects], None],
                  fail: Callable[[BaseException], None]) -> None: ...
 
 
-def run_inline(job: Job, deliver: Callable[[Prospects], None], fail: Callable[[BaseException], None]) -> None:
+def run_inline(job: Job, deliver: Callable[[GameProspects], None], fail: Callable[[BaseException], None]) -> None:
     """Compute now and deliver now; an exception propagates to the caller, as a direct call would.
 
     >>> seen = []
-    >>> run_inline(lambda: Prospects.uniform(2), seen.append, print)
-    >>> seen[0].boards
+    >>> run_inline(lambda: (Prospects.uniform(2),), seen.append, print)
+    >>> seen[0][0].boards
     0
     """
     deliver(job())
 
 
 def warm_up(variants: Sequence[str]) -> None:
-    """Compute one deal's equities at every street of each variant: the engine's tables and kernels are then ready.
+    """Price one seeded deal at every reveal of each variant: the engine's tables and kernels are then ready.
 
     The first call of a fresh install builds the tables and compiles the numba
     kernels (seconds); later starts load both from their caches (a few hundred
     ms). Either way the cost is paid here, not at a game's first reveal.
     """
-    from engine.cards import parse_cards
+    import random
 
-    deals = {
-        "holdem": (["AsKs", "QdQc", "7h6h", "2c2d"], "Ah7c2sTd9h"),
-        "omaha": (["AsKsQsJs", "AdKdQdJd", "2c3c4c5c", "6h7h8h9h"], "Tc9c2hTd3s"),
-    }
+    from engine.dealer import Dealer
+    from exchange.game.deal import GameDeal
+
     for variant in dict.fromkeys(variants):
-        hands, board = deals.get(variant, deals["holdem"])
-        hand_cards = [parse_cards(h) for h in hands]
-        board_cards = parse_cards(board)
-        for shown in (0, 3, 4, 5):
-            exact_equities(variant, hand_cards, board_cards[:shown])
+        pack = get_variant(variant).deck.cards()
+        deal = GameDeal(Dealer.shuffled(random.Random(f"warm-up/{variant}"), pack), hands=4, layout=LAYOUTS[variant])
+        opening_prospects(variant, 4)
+        deal.turn_hole_cards()
+        while True:
+            public = deal.public
+            extra = {}
+            if deal.layout.draws:
+                extra = {"dead": public.dead, "draws_left": deal.layout.draws_after(deal.steps_done),
+                         "stock": deal.stock}
+            game_equities(variant, public.visible_hands(), public.board, **extra)  # type: ignore[arg-type]
+            if deal.steps_done == len(deal.layout.steps):
+                break
+            deal.deal_next()

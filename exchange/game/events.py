@@ -86,11 +86,33 @@ class BoardTurned:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatCardsTurned:
+    """A stud street: ``cards`` dealt to each seat (after a burn), ``up`` their faces, ``hands`` every card now held."""
+
+    street: str
+    cards: tuple[tuple[Card, ...], ...]
+    up: tuple[bool, ...]
+    hands: tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DrawMade:
+    """A draw: what each seat ``discarded`` by the policy, what it ``drawn`` instead, and the ``hands`` now held."""
+
+    draw: int
+    discarded: tuple[tuple[Card, ...], ...]
+    drawn: tuple[tuple[Card, ...], ...]
+    hands: tuple[tuple[Card, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HandEquity:
-    """One hand's exact prospects over every remaining board: integer counts and the equity they make.
+    """One hand's (one selection's) prospects over every remaining deal: integer counts and the equity they make.
 
     ``equity`` counts an n-way tie as 1/n of a win (what the dead-heat rule pays);
     ``fair_odds`` is ``1 / equity`` (``None`` for a hand that can no longer win or tie).
+    Counts are over the deals enumerated, or sampled when ``stderr`` (the Monte
+    Carlo standard error of ``equity``, to 6 places) is not ``None``.
     """
 
     hand: int
@@ -98,6 +120,7 @@ class HandEquity:
     tie: int
     equity: Fraction
     fair_odds: Fraction | None
+    stderr: Fraction | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +130,7 @@ class EquitiesPublished:
     round: Round | None
     boards: int
     hands: tuple[HandEquity, ...]
+    exact: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,11 +142,16 @@ class HandsCannotWin:
 
 @dataclass(frozen=True, slots=True)
 class ResultDeclared:
-    """The outcome: ``winners`` (more than one: a dead heat). ``early`` if declared before the river."""
+    """A market's outcome: ``winners`` (more than one: a dead heat). ``early`` if declared before the last cards.
+
+    ``market`` is the market's kind (``win``, or ``high`` / ``low`` in hi/lo games;
+    Low's selection ``hands + 1`` is "No low").
+    """
 
     winners: tuple[int, ...]
     board: tuple[Card, ...]
     early: bool
+    market: str = "win"
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +284,7 @@ def to_jsonable(value: object) -> JsonValue:
     their number, other enums their name; tuples, lists and sets lists (sets sorted).
 
     >>> to_jsonable(HandEquity(hand=1, win=3, tie=0, equity=Fraction(3, 4), fair_odds=Fraction(4, 3)))
-    {'hand': 1, 'win': 3, 'tie': 0, 'equity': '3/4', 'fair_odds': '4/3'}
+    {'hand': 1, 'win': 3, 'tie': 0, 'equity': '3/4', 'fair_odds': '4/3', 'stderr': None}
     """
     if value is None or isinstance(value, bool | str):
         return value

@@ -1,7 +1,7 @@
-"""The game's market on the exchange core: :class:`MarketPort` as core commands.
+"""A game's market on the exchange core: :class:`MarketPort` as core commands.
 
-Selections are the hand numbers 1..n. Suspending the market lapses its
-unmatched orders in the same command (the core does both), so :meth:`lapse`
+Selections are the hand numbers 1..n, and n + 1 ("No low") in a hi/lo game's Low market.
+Suspending the market lapses its unmatched orders in the same command (the core does both), so :meth:`lapse`
 has nothing left to do.
 """
 
@@ -21,7 +21,8 @@ from exchange.core.commands import (
 )
 from exchange.core.events import Event
 from exchange.core.exchange import Exchange
-from exchange.game.channels import ChannelConfig
+from exchange.game.channels import ChannelConfig, parse_market_id
+from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
 
 
@@ -34,7 +35,9 @@ class ExchangeMarket:
         self.market_id = market_id
 
     def create(self, at_ms: int) -> Sequence[Event]:
-        selections = tuple(range(1, self.config.hands + 1))
+        parsed = parse_market_id(self.market_id)
+        kind = parsed[2] if parsed is not None else MarketKind.WIN
+        selections = tuple(range(1, len(self.config.selection_names(kind)) + 1))
         return self.exchange.execute(
             CreateMarket(at_ms, self.market_id, selections, self.config.min_stake, self.config.commission_bps)
         )

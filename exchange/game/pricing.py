@@ -89,19 +89,39 @@ class QuoteTicks:
 NO_QUOTE = QuoteTicks((), ())
 
 
-def quote_ticks(prices: Sequence[Fraction], equity: Fraction, spec: QuoteSpec) -> QuoteTicks:
+#: How many standard errors a sampled equity's quotes stand off: the house is then mispriced by more
+#: than its margin only on a two-sigma-plus sampling error.
+STDERR_WIDTH = 2
+
+
+def quote_ticks(
+    prices: Sequence[Fraction], equity: Fraction, spec: QuoteSpec, stderr: Fraction | None = None
+) -> QuoteTicks:
     """Where to rest the maker's lays and backs for a hand of ``equity``.
 
     A side is left empty where the ladder ends (fair odds below the bottom
     tick: no lay; above the top tick: no back). A hand at equity 0 or 1 is not
-    quoted at all (its outcome is known).
+    quoted at all (its outcome is known). An equity sampled with standard error
+    ``stderr`` is quoted as if it could be :data:`STDERR_WIDTH` errors either
+    side: lays from the higher equity's odds, backs from the lower's (none if
+    that reaches 0).
+
+    >>> ladder = tuple(Fraction(p) for p in ("3", "3.5", "4", "4.5", "5"))
+    >>> quote_ticks(ladder, Fraction(1, 4), QuoteSpec(margin_ticks=0, levels=1), Fraction(1, 40))
+    QuoteTicks(lay_ticks=(0,), back_ticks=(4,))
     """
     odds = fair_odds(equity)
     if odds is None or equity == 1:
         return NO_QUOTE
+    spread = STDERR_WIDTH * (stderr or 0)
     widen = 1 + spec.margin_percent
-    lay_top = tick_at_or_below(prices, odds / widen)
-    back_bottom = tick_at_or_above(prices, odds * widen)
+    lay_odds = 1 / min(equity + spread, Fraction(1))
+    back_equity = equity - spread
+    lay_top = tick_at_or_below(prices, lay_odds / widen)
+    back_bottom = tick_at_or_above(prices, widen / back_equity) if back_equity > 0 else None
+    if back_equity <= 0 and lay_top is not None:
+        lay_top -= spec.margin_ticks
+        return QuoteTicks(_levels(lay_top, -spec.level_step_ticks, spec.levels, len(prices)), ())
     if lay_top is not None:
         lay_top -= spec.margin_ticks
     if back_bottom is not None:

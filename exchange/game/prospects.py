@@ -17,6 +17,7 @@ Resolution(losers=(), winners=())
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,19 +29,35 @@ from exchange.game.pricing import fair_odds
 
 @dataclass(frozen=True, slots=True)
 class Prospects:
-    """Exact prospects of every hand (hand numbers 1..n, in order) over ``boards`` remaining boards.
+    """Prospects of every selection (hand numbers 1..n, in order) over ``boards`` remaining boards (deals).
 
     ``boards == 0`` marks prospects known by symmetry alone (nothing face up), without counts.
+    ``exact`` is false for a Monte Carlo estimate over ``boards`` sampled deals: then
+    nothing is settled from the counts, only ``known_losers`` (selections shown
+    unable to win by an exact argument, e.g. a hand that cannot make a low).
     """
 
     boards: int
     hands: tuple[HandEquity, ...]
+    exact: bool = True
+    known_losers: tuple[int, ...] = ()
 
     @classmethod
     def from_counts(
-        cls, boards: int, wins: Sequence[int], ties: Sequence[int], shares: Sequence[Fraction | int]
+        cls,
+        boards: int,
+        wins: Sequence[int],
+        ties: Sequence[int],
+        shares: Sequence[Fraction | int],
+        *,
+        exact: bool = True,
+        known_losers: Sequence[int] = (),
     ) -> Prospects:
-        """From counts: ``shares[i]`` is hand i's wins plus its dead-heat shares (1/n per n-way tie)."""
+        """From counts: ``shares[i]`` is hand i's wins plus its dead-heat shares (1/n per n-way tie).
+
+        A sampled estimate (``exact=False``) carries each equity's standard error,
+        ``sqrt(p (1 - p) / boards)``: a bound for a share between 0 and 1.
+        """
         if not len(wins) == len(ties) == len(shares):
             raise ValueError(f"need one count per hand: {len(wins)} wins, {len(ties)} ties, {len(shares)} shares")
         if boards <= 0:
@@ -48,8 +65,9 @@ class Prospects:
         hands = []
         for i, (win, tie, share) in enumerate(zip(wins, ties, shares, strict=True), start=1):
             equity = Fraction(share) / boards
-            hands.append(HandEquity(hand=i, win=win, tie=tie, equity=equity, fair_odds=fair_odds(equity)))
-        prospects = cls(boards, tuple(hands))
+            stderr = None if exact else _stderr(equity, boards)
+            hands.append(HandEquity(i, win, tie, equity, fair_odds(equity), stderr))
+        prospects = cls(boards, tuple(hands), exact, tuple(known_losers))
         prospects._check()
         return prospects
 
@@ -79,6 +97,12 @@ class Prospects:
         return self.hands[hand - 1].equity
 
 
+def _stderr(equity: Fraction, boards: int) -> Fraction:
+    """``sqrt(p (1 - p) / n)`` to six decimal places, exact as a Fraction (events carry no floats)."""
+    micro = math.isqrt(int(equity * (1 - equity) * 10**12 / boards))
+    return Fraction(micro, 10**6)
+
+
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """What the cards already decide: hands lost for sure, and (if certain) the winners — more than one: a dead heat."""
@@ -103,6 +127,11 @@ def resolve(prospects: Prospects, live: Sequence[int]) -> Resolution:
     """
     if prospects.boards == 0:
         return Resolution((), ())
+    if not prospects.exact:
+        losers = tuple(n for n in live if n in prospects.known_losers)
+        standing = [n for n in live if n not in losers]
+        # Every market has a winner: the last selection standing has won (the exchange would settle it so).
+        return Resolution(losers, (standing[0],) if len(standing) == 1 else ())
     by_hand = {h.hand: h for h in prospects.hands}
     scoring = [h for h in prospects.hands if h.win + h.tie > 0]
     losers = tuple(n for n in live if by_hand[n].win + by_hand[n].tie == 0)

@@ -1,7 +1,8 @@
-"""The four betting rounds of an exchange game and their timetable.
+"""The betting rounds of an exchange game and their timetable.
 
-A game is four timed betting windows, each followed by a suspended *playing
-window* while cards are turned::
+A game is a few timed betting windows (four in Hold'em, five in 7-Card Stud:
+the channel's :class:`~exchange.game.layouts.Layout` names them), each followed
+by a suspended *playing window* while cards are turned::
 
     | Deal (bet) | play | Pre-flop (bet) | play | Flop (bet) | play | Turn (bet) | play |
     ^ game start                                                                  next game ^
@@ -14,6 +15,9 @@ so the server and a backtest agree on every instant.
 [('Deal', 0, 30000), ('Pre-flop', 33000, 63000), ('Flop', 66000, 96000), ('Turn', 99000, 129000)]
 >>> Round.FLOP.reveal_at_close
 'turn'
+>>> from exchange.game.channels import STUD7
+>>> [w.round.number for w in timetable(STUD7, 0)], round_name(STUD7, Round.FIFTH)
+([1, 2, 3, 4, 5], '6th street')
 """
 
 from __future__ import annotations
@@ -25,15 +29,25 @@ from exchange.game.channels import ChannelConfig
 
 
 class Round(IntEnum):
-    """A betting round; the value is its number, 1 to 4, as in the Exchange Games API."""
+    """A betting round; the value is its number, 1 to 5, as in the Exchange Games API.
+
+    The member names are Hold'em's (a stud game's third window is ``Round.FLOP``,
+    its 4th street); :func:`round_name` gives each game's own name for a round.
+    """
 
     DEAL = 1
     PREFLOP = 2
     FLOP = 3
     TURN = 4
+    FIFTH = 5
+
+    @property
+    def number(self) -> int:
+        return int(self)
 
     @property
     def label(self) -> str:
+        """Hold'em's name for the round (see :func:`round_name` for any game)."""
         return _LABELS[self]
 
     @property
@@ -53,12 +67,24 @@ class Round(IntEnum):
 
     @property
     def next(self) -> Round | None:
-        return None if self is Round.TURN else Round(self + 1)
+        """The next round in Hold'em (``None`` after the Turn); :func:`next_round` for any game."""
+        return None if self >= Round.TURN else Round(self + 1)
 
 
-_LABELS = {Round.DEAL: "Deal", Round.PREFLOP: "Pre-flop", Round.FLOP: "Flop", Round.TURN: "Turn"}
-_BOARD_VISIBLE = {Round.DEAL: 0, Round.PREFLOP: 0, Round.FLOP: 3, Round.TURN: 4}
-_REVEAL = {Round.DEAL: "hole cards", Round.PREFLOP: "flop", Round.FLOP: "turn", Round.TURN: "river"}
+_LABELS = {Round.DEAL: "Deal", Round.PREFLOP: "Pre-flop", Round.FLOP: "Flop", Round.TURN: "Turn", Round.FIFTH: "Fifth"}
+_BOARD_VISIBLE = {Round.DEAL: 0, Round.PREFLOP: 0, Round.FLOP: 3, Round.TURN: 4, Round.FIFTH: 5}
+_REVEAL = {Round.DEAL: "hole cards", Round.PREFLOP: "flop", Round.FLOP: "turn", Round.TURN: "river",
+           Round.FIFTH: "last cards"}
+
+
+def round_name(config: ChannelConfig, rnd: Round) -> str:
+    """The game's name for a round: "Pre-flop" in Hold'em, "4th street" in 7-Card Stud."""
+    return config.layout.windows[rnd - 1]
+
+
+def next_round(config: ChannelConfig, rnd: Round) -> Round | None:
+    """The round after ``rnd`` in this channel's game, ``None`` after its last window."""
+    return Round(rnd + 1) if rnd < config.windows else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +109,12 @@ class Window:
 
 
 def timetable(config: ChannelConfig, start_ms: int) -> tuple[Window, ...]:
-    """The four betting windows of a game starting at ``start_ms``."""
+    """The betting windows of a game starting at ``start_ms`` (as many as the channel's game has)."""
     return tuple(
         Window(
             round=rnd,
             opens_ms=start_ms + (rnd - 1) * config.round_ms,
             closes_ms=start_ms + (rnd - 1) * config.round_ms + config.betting_window_ms,
         )
-        for rnd in Round
+        for rnd in (Round(n) for n in range(1, config.windows + 1))
     )

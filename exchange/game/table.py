@@ -7,11 +7,14 @@ runs under asyncio (``WallClock``) and in a backtest (``VirtualClock``), where
 a whole game takes milliseconds.
 
 Phases: ``SCHEDULED → BETTING(Deal) → PLAYING → BETTING(Pre-flop) → PLAYING →
-BETTING(Flop) → PLAYING → BETTING(Turn) → PLAYING → FINISHED`` (or ``VOID``
-at any point). At every close: suspend, lapse, turn the next cards, compute
-exact equities from the cards face up, settle at once the hands that cannot
-win, and settle the whole market once the outcome is certain (one hand left
-that can win or tie, or a dead heat certain on every remaining board). The
+… → BETTING(last window) → PLAYING → FINISHED`` (or ``VOID`` at any point); the
+windows and what each close deals are the channel's
+:class:`~exchange.game.layouts.Layout`. At every close: suspend, lapse, deal
+and turn the next cards, compute the equities from the cards face up, settle
+at once the selections that cannot win, and settle a market once its outcome
+is certain (one selection left that can win or tie, or a dead heat certain on
+every remaining deal). A hi/lo game runs a High and a Low market side by side,
+on the same windows; each settles when its own outcome is certain. The
 equities are computed by an :class:`~exchange.game.equities.EquityRunner`:
 inline by default (a backtest), off the event loop on the server, whose
 result may arrive later; the next window then opens when it is in (never
@@ -19,25 +22,36 @@ before: a bettor must not trade on a hand already decided) and closes at its
 timetable time, so the timetable never depends on how long it took. A game
 settled early deals out the rest of its board at once, declares the result and
 ends; the channel deals the next game one playing window later.
+
+A game dealt as Hold'em is (hole cards, then flop, turn and river) may carry a
+dealer's error (:mod:`exchange.game.irregular`); its consequences apply to every
+market of the game: a misdeal voids them all, and a card exposed early suspends
+them all and voids on each the matches made since the exposure. An operator's
+suspend, resume or void, asked through any of a game's markets, acts on all of
+the game's markets that are not yet settled.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from engine import InvariantError
 from engine.cards import Card
 from engine.dealer import Dealer
 from engine.irregularities import PREMATURE_STREET, Kind
+from engine.variants import get_variant
 from exchange.clock import Clock, Timer
 from exchange.core.events import MatchVoided
-from exchange.game.channels import BOARD_STREETS, ChannelConfig
-from exchange.game.deal import GameDeal, PublicCards
-from exchange.game.equities import EquityRunner, run_inline
+from exchange.game.channels import ChannelConfig
+from exchange.game.deal import GameDeal, PublicCards, StepDealt
+from exchange.game.equities import EquityRunner, GameProspects, opening_prospects, run_inline
 from exchange.game.events import (
     BoardTurned,
     DealRecorded,
+    DrawMade,
     EquitiesPublished,
     EventBus,
     GameEnded,
@@ -47,18 +61,19 @@ from exchange.game.events import (
     HoleCardsDealt,
     HoleCardsTurned,
     ResultDeclared,
+    SeatCardsTurned,
     WindowClosed,
     WindowOpened,
 )
 from exchange.game.irregular import PREMATURE_ROUND, BetsVoided, IrregularityOccurred, IrregularityPlan
+from exchange.game.layouts import MarketKind, StepKind
 from exchange.game.port import MarketPort
 from exchange.game.prospects import Prospects, resolve
-from exchange.game.rounds import Round, Window, timetable
+from exchange.game.rounds import Round, Window, next_round, timetable
 
-EquityFn = Callable[[str, Sequence[Sequence[Card]], Sequence[Card]], Prospects]
-"""Exact prospects for ``(variant, hole cards of every hand, board)``: see :mod:`exchange.game.equities`."""
-
-STREET_NAMES = ("flop", "turn", "river")
+EquityFn = Callable[..., "Prospects | GameProspects"]
+"""Prospects for ``(variant, cards of every hand, board)`` — one :class:`Prospects`, or one per market — and,
+in draw games, the keywords ``dead``, ``draws_left`` and ``stock``: see :mod:`exchange.game.equities`."""
 
 
 class GameStateError(RuntimeError):
@@ -73,8 +88,35 @@ class Phase(StrEnum):
     VOID = "VOID"
 
 
+@dataclass(slots=True)
+class GameMarket:
+    """One market of a game: its port, its latest prospects, the selections settled and, once decided, the winners."""
+
+    kind: MarketKind
+    port: MarketPort
+    prospects: Prospects
+    settled: dict[int, str] = field(default_factory=dict)
+    winners: tuple[int, ...] = ()
+
+    @property
+    def market_id(self) -> str:
+        return self.port.market_id
+
+    @property
+    def selections(self) -> int:
+        return len(self.prospects.hands)
+
+    @property
+    def decided(self) -> bool:
+        return bool(self.winners)
+
+    @property
+    def live(self) -> tuple[int, ...]:
+        return tuple(h for h in range(1, self.selections + 1) if h not in self.settled)
+
+
 class Game:
-    """One deal on a channel, its market and its timetable."""
+    """One deal on a channel, its market(s) and its timetable."""
 
     def __init__(
         self,
@@ -89,6 +131,7 @@ class Game:
         equities: EquityFn,
         on_finished: Callable[[Game], None] | None = None,
         runner: EquityRunner = run_inline,
+        ports: Sequence[MarketPort] = (),
         irregularity: IrregularityPlan | None = None,
     ) -> None:
         self.config = config
@@ -97,13 +140,14 @@ class Game:
         self.windows: tuple[Window, ...] = timetable(config, start_ms)
         self.phase = Phase.SCHEDULED
         self.round: Round | None = None
-        self.prospects = Prospects.uniform(config.hands)
-        self.settled: dict[int, str] = {}
-        self.winners: tuple[int, ...] = ()
+        opening = opening_prospects(config.variant, config.hands)
+        self.markets: tuple[GameMarket, ...] = tuple(
+            GameMarket(kind, p, prospects)
+            for kind, p, prospects in zip(config.markets, (port, *ports), opening, strict=True)
+        )
         self._dealer = dealer
         self._deal: GameDeal | None = None
         self._clock = clock
-        self._port = port
         self._bus = bus
         self._equities = equities
         self._on_finished = on_finished
@@ -116,9 +160,30 @@ class Game:
         self.irregularity = irregularity
         self._incident_timer: Timer | None = None  # a premature street's exposure, or its notice
         self._exposed_ms: int | None = None  # a card seen in this window, not yet acted on
-        self._hold: str | None = None  # why the market is suspended inside its window (an exposure, an operator)
+        self._hold: str | None = None  # why the markets are suspended inside their window (an exposure, an operator)
 
     # --- what anyone may read ---------------------------------------------------------
+
+    @property
+    def main(self) -> GameMarket:
+        """The game's first market (the only one, or High)."""
+        return self.markets[0]
+
+    @property
+    def prospects(self) -> Prospects:
+        return self.main.prospects
+
+    @property
+    def settled(self) -> dict[int, str]:
+        return self.main.settled
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self.main.winners
+
+    def market(self, market_id: str) -> GameMarket | None:
+        """The market of this game with that id, if any."""
+        return next((m for m in self.markets if m.market_id == market_id), None)
 
     @property
     def start_ms(self) -> int:
@@ -137,8 +202,13 @@ class Game:
         return None if self.round is None else self.windows[self.round - 1]
 
     @property
+    def round_name(self) -> str | None:
+        """The game's name for the current round ("Flop", "4th street"), ``None`` before the first."""
+        return None if self.round is None else self.config.layout.windows[self.round - 1]
+
+    @property
     def live_hands(self) -> tuple[int, ...]:
-        return tuple(h for h in range(1, self.config.hands + 1) if h not in self.settled)
+        return self.main.live
 
     @property
     def over(self) -> bool:
@@ -158,12 +228,14 @@ class Game:
         self._cancel_timer()
 
     def void(self, reason: str) -> None:
-        """Stop the game now and void its market (a fault or a misdeal)."""
+        """Stop the game now and void its markets (a fault or a misdeal)."""
         if self.over:
             raise RuntimeError(f"game {self.market_id} is already over ({self.phase})")
         self._cancel_timer()
         self.phase = Phase.VOID
-        self._emit(*self._port.void(reason, self._clock.now()))
+        for market in self.markets:
+            if not market.decided:
+                self._emit_to(market, *market.port.void(reason, self._clock.now()))
         self._emit(GameVoided(reason))
         self._end("VOID")
 
@@ -171,20 +243,30 @@ class Game:
         self._timer = None
         cfg = self.config
         self._emit(GameStarted(cfg.name, self.number, cfg.variant, cfg.hands, self.windows))
-        self._emit(*self._port.create(self._clock.now()))
+        for market in self.markets:
+            self._emit_to(market, *market.port.create(self._clock.now()))
         plan = self.irregularity
-        self._deal = GameDeal(self._dealer, hands=cfg.hands, hole_cards=cfg.hole_cards,
+        self._deal = GameDeal(self._pack_dealer(), hands=cfg.hands, layout=cfg.layout,
                               irregularity=None if plan is None else plan.irregularity,
                               rng=None if plan is None else plan.rng())
-        self._emit(HoleCardsDealt(cfg.hands, cfg.hole_cards))
+        self._emit(HoleCardsDealt(cfg.hands, cfg.layout.steps[0].per_seat))
         if plan is not None and plan.kind in (Kind.EXPOSED_HOLE_CARDS, Kind.EXTRA_CARDS):
             misdeal = self._deal.misdeal
             self._announce(self._deal.public.exposed, "misdeal" if misdeal else "deal goes on")
             if misdeal is not None:
                 self.void(f"{misdeal}, {plan.irregularity.describe()}")
                 return
-        self._emit(EquitiesPublished(Round.DEAL, self.prospects.boards, self.prospects.hands))
+        for market in self.markets:
+            prospects = market.prospects
+            self._emit_to(market, EquitiesPublished(Round.DEAL, prospects.boards, prospects.hands, prospects.exact))
         self._open(Round.DEAL)
+
+    def _pack_dealer(self) -> Dealer:
+        """The dealer, its deck cut down to the game's pack if it holds more (a 32-card game)."""
+        pack = get_variant(self.config.variant).deck.cards()
+        if set(self._dealer.remaining) <= set(pack):
+            return self._dealer
+        return self._dealer.restricted(pack)
 
     def _open(self, rnd: Round) -> None:
         self._timer = None
@@ -194,7 +276,8 @@ class Game:
         window = self.windows[rnd - 1]
         self.round = rnd
         self.phase = Phase.BETTING
-        self._emit(*self._port.open_window(rnd, self._clock.now()))
+        for market in self._undecided():
+            self._emit_to(market, *market.port.open_window(rnd, self._clock.now()))
         self._emit(WindowOpened(rnd, window.closes_ms))
         self._timer = self._clock.call_at(window.closes_ms, self._close)
         plan = self.irregularity
@@ -204,24 +287,27 @@ class Game:
 
     def _close(self) -> None:
         self._timer = None
-        assert self.round is not None
+        if self.round is None:
+            raise InvariantError(f"game {self.market_id}: a window closed before any opened")
         rnd = self.round
         now = self._clock.now()
         if self._exposed_ms is not None:  # a card seen in the window and not yet acted on: act now
             self._cancel_incident()
             self._notice()
         self.phase = Phase.PLAYING
-        if self._hold is not None:
+        if self._hold is not None:  # already suspended inside the window
             self._hold = None
         else:
-            self._emit(*self._port.suspend(now))
+            for market in self._undecided():
+                self._emit_to(market, *market.port.suspend(now))
         self._emit(WindowClosed(rnd))
-        self._emit(*self._port.lapse(now))
+        for market in self._undecided():
+            self._emit_to(market, *market.port.lapse(now))
         self._reveal(rnd)
         if self.over:
             return
-        following = rnd.next
-        if following is None:  # the Turn close: the river's result settles the market when it is in
+        following = next_round(self.config, rnd)
+        if following is None:  # the last close: the result settles the markets when it is in
             return
         self._timer = self._clock.call_at(self.windows[following - 1].opens_ms, lambda: self._open(following))
 
@@ -231,21 +317,40 @@ class Game:
             deal.turn_hole_cards()
             self._emit(HoleCardsTurned(deal.public.visible_hands()))
         else:
-            self._turn_street(closing - 2)
-        public = deal.public
-        variant, hands, board = self.config.variant, public.visible_hands(), public.board
+            self._publish_step(deal.deal_next())
+        job = self._job(deal)
         self._awaiting = True
-        self._runner(lambda: self._equities(variant, hands, board),
-                     lambda prospects: self._apply(closing, prospects), self._failed)
+        self._runner(job, lambda prospects: self._apply(closing, prospects), self._failed)
 
-    def _apply(self, closing: Round, prospects: Prospects) -> None:
+    def _job(self, deal: GameDeal) -> Callable[[], GameProspects]:
+        """The equity computation for the cards face up now (run inline, or on a worker thread)."""
+        public, layout = deal.public, deal.layout
+        variant, hands, board = self.config.variant, public.visible_hands(), public.board
+        extra: dict[str, Any] = {}
+        if layout.draws:
+            extra = {"dead": public.dead, "draws_left": layout.draws_after(deal.steps_done), "stock": deal.stock}
+        equities = self._equities
+
+        def job() -> GameProspects:
+            result = equities(variant, hands, board, **extra)
+            return (result,) if isinstance(result, Prospects) else tuple(result)
+
+        return job
+
+    def _apply(self, closing: Round, results: GameProspects) -> None:
         """The reveal's equities are in: publish them, settle what they decide, open a window held for them."""
         if self.over or self._halted:
             return
         self._awaiting = False
-        self.prospects = prospects
-        self._emit(EquitiesPublished(closing.next, self.prospects.boards, self.prospects.hands))
-        self._resolve()
+        following = next_round(self.config, closing)
+        for market, prospects in zip(self.markets, results, strict=False):
+            if market.decided:
+                continue
+            market.prospects = prospects
+            self._emit_to(market, EquitiesPublished(following, prospects.boards, prospects.hands, prospects.exact))
+            self._resolve(market)
+        if all(m.decided for m in self.markets):
+            self._finish()
         due, self._open_when_ready = self._open_when_ready, None
         if self.over:
             self._cancel_timer()
@@ -257,33 +362,45 @@ class Game:
             self._awaiting = False
             self.void(f"technical fault: the equity computation failed ({error!r:.200})")
 
-    def _resolve(self) -> None:
-        resolution = resolve(self.prospects, self.live_hands)
+    def _resolve(self, market: GameMarket) -> None:
+        resolution = resolve(market.prospects, market.live)
         if resolution.decided:
-            self._finish(resolution.winners)
+            self._settle(market, resolution.winners)
             return
         if resolution.losers:
-            self._emit(HandsCannotWin(resolution.losers))
-            self._emit(*self._port.settle_losers(resolution.losers, self._clock.now()))
-            self.settled.update(dict.fromkeys(resolution.losers, "LOSER"))
+            self._emit_to(market, HandsCannotWin(resolution.losers))
+            self._emit_to(market, *market.port.settle_losers(resolution.losers, self._clock.now()))
+            market.settled.update(dict.fromkeys(resolution.losers, "LOSER"))
 
-    def _turn_street(self, street: int) -> None:
+    def _settle(self, market: GameMarket, winners: tuple[int, ...]) -> None:
+        """Declare and settle one market (the others, in a hi/lo game, may go on)."""
         deal = self._require_deal()
-        cards = deal.turn_board(BOARD_STREETS[street])
-        if deal.last_seen:  # too many flop cards: seen while the market was suspended, shuffled back
-            self._announce(deal.last_seen, "deal goes on")
-        self._emit(BoardTurned(STREET_NAMES[street], cards, deal.public.board))
+        market.winners = winners
+        early = deal.steps_done < len(deal.layout.steps)
+        self._emit_to(market, ResultDeclared(winners, deal.public.board, early, market.kind.value))
+        self._emit_to(market, *market.port.settle(winners, self._clock.now()))
+        market.settled.update({h: ("WINNER" if h in winners else "LOSER") for h in market.live})
 
-    def _finish(self, winners: tuple[int, ...]) -> None:
+    def _publish_step(self, dealt: StepDealt) -> None:
+        public = self._require_deal().public
+        step = dealt.step
+        if step.kind is StepKind.BOARD:
+            seen = self._require_deal().last_seen
+            if seen:  # too many flop cards: seen while the markets were suspended, shuffled back
+                self._announce(seen, "deal goes on")
+            self._emit(BoardTurned(step.name, dealt.board, public.board))
+        elif step.kind is StepKind.SEATS:
+            faces = (False,) * step.down + (True,) * step.up
+            self._emit(SeatCardsTurned(step.name, dealt.cards, faces, public.visible_hands()))
+        else:
+            number = len(public.drawn[0]) if public.drawn else 0
+            self._emit(DrawMade(number, dealt.discarded, dealt.cards, public.visible_hands()))
+
+    def _finish(self) -> None:
+        """Every market is settled: deal out the rest of the cards (an early result), then end."""
         deal = self._require_deal()
-        early = len(deal.public.board) < sum(BOARD_STREETS)
-        while len(deal.public.board) < sum(BOARD_STREETS):
-            street = {0: 0, 3: 1, 4: 2}[len(deal.public.board)]
-            self._turn_street(street)
-        self.winners = winners
-        self._emit(ResultDeclared(winners, deal.public.board, early))
-        self._emit(*self._port.settle(winners, self._clock.now()))
-        self.settled.update({h: ("LOSER" if h not in winners else "WINNER") for h in self.live_hands})
+        while deal.steps_done < len(deal.layout.steps):
+            self._publish_step(deal.deal_next())
         self.phase = Phase.FINISHED
         self._end("SETTLED")
 
@@ -294,28 +411,29 @@ class Game:
         if self._on_finished is not None:
             self._on_finished(self)
 
-    # --- an operator's hand ------------------------------------------------------------------
+    # --- an operator's hand (every market of the game not yet settled) --------------------
 
     def operator_suspend(self, reason: str) -> None:
-        """Suspend the market inside its betting window (a technical fault); the window runs on its timetable."""
+        """Suspend the game's markets inside their betting window (a technical fault); the window runs on."""
         if self.phase is not Phase.BETTING or self._hold is not None:
             raise GameStateError(f"market {self.market_id} is not open for betting ({self._state_words()}): "
                                  "only an open market can be suspended")
         self._suspend_in_window(f"operator: {reason}")
 
     def operator_void(self, reason: str) -> None:
-        """Void the game now for a technical fault: matched bets refunded, unmatched cancelled, no winner."""
+        """Void the game now for a technical fault: every market's matched bets refunded, unmatched cancelled."""
         if self.over:
             raise GameStateError(f"market {self.market_id} is already over ({self.phase}): nothing to void")
         self.void(f"operator: {reason}")
 
     def operator_resume(self) -> None:
-        """Reopen a market an operator suspended, while its window lasts (never one held for an exposed card)."""
+        """Reopen markets an operator suspended, while the window lasts (never ones held for an exposed card)."""
         if self.phase is not Phase.BETTING or self._hold is None or not self._hold.startswith("operator"):
             raise GameStateError(f"market {self.market_id} was not suspended by an operator in an open window "
                                  f"({self._state_words()}): nothing to resume")
         self._hold = None
-        self._emit(*self._port.resume(self._clock.now()))
+        for market in self._undecided():
+            self._emit_to(market, *market.port.resume(self._clock.now()))
 
     def _state_words(self) -> str:
         held = f", suspended: {self._hold}" if self._hold else ""
@@ -340,7 +458,7 @@ class Game:
             self._incident_timer = self._clock.call_at(now + plan.notice_ms, self._notice)
 
     def _notice(self) -> None:
-        """Suspend the market and void every match since the exposure; the window then runs out suspended."""
+        """Suspend every market and void its matches since the exposure; the window then runs out suspended."""
         self._incident_timer = None
         plan, since = self.irregularity, self._exposed_ms
         if plan is None or since is None:
@@ -349,14 +467,17 @@ class Game:
         now = self._clock.now()
         self._suspend_in_window("a card exposed before its time")
         reason = f"card exposed before its time ({plan.irregularity.describe()})"
-        voided = [e for e in self._port.void_matched_since(since, reason, now)]
-        self._emit(*voided)
-        matches = [e for e in voided if isinstance(e, MatchVoided)]
-        self._emit(BetsVoided(plan.kind.rule, str(plan.kind), since, len(matches), sum(e.size for e in matches)))
+        for market in self._undecided():
+            voided = list(market.port.void_matched_since(since, reason, now))
+            self._emit_to(market, *voided)
+            matches = [e for e in voided if isinstance(e, MatchVoided)]
+            self._emit_to(market, BetsVoided(plan.kind.rule, str(plan.kind), since, len(matches),
+                                             sum(e.size for e in matches)))
 
     def _suspend_in_window(self, why: str) -> None:
         if self._hold is None:
-            self._emit(*self._port.suspend(self._clock.now()))
+            for market in self._undecided():
+                self._emit_to(market, *market.port.suspend(self._clock.now()))
         if self._hold is None or why.startswith("a card"):
             self._hold = why
 
@@ -373,10 +494,17 @@ class Game:
 
     # --- helpers ---------------------------------------------------------------------------
 
+    def _undecided(self) -> list[GameMarket]:
+        return [m for m in self.markets if not m.decided]
+
     def _emit(self, *events: object) -> None:
+        """Publish game events under the game's (main) market id."""
+        self._emit_to(self.main, *events)
+
+    def _emit_to(self, market: GameMarket, *events: object) -> None:
         now = self._clock.now()
         for event in events:
-            self._bus.publish(now, self.market_id, event)
+            self._bus.publish(now, market.market_id, event)
 
     def _require_deal(self) -> GameDeal:
         if self._deal is None:
@@ -390,18 +518,29 @@ class Game:
             self._timer = None
 
     def _check(self) -> None:
-        """Invariants of the phase, round, settled hands and board. Raises :class:`~engine.InvariantError`."""
+        """Invariants of the phase, round, settled selections and cards. Raises :class:`~engine.InvariantError`."""
         if (self.round is None) != (self.phase is Phase.SCHEDULED) and self.phase is not Phase.VOID:
             raise InvariantError(f"game {self.market_id}: round {self.round} in phase {self.phase}")
-        if not set(self.settled) <= set(range(1, self.config.hands + 1)):
-            raise InvariantError(f"game {self.market_id}: settled hands {sorted(self.settled)} of {self.config.hands}")
-        board = len(self.public.board)
+        for market in self.markets:
+            if not set(market.settled) <= set(range(1, market.selections + 1)):
+                raise InvariantError(f"market {market.market_id}: settled selections {sorted(market.settled)} "
+                                     f"of {market.selections}")
+            if self.phase is Phase.FINISHED and (not market.winners or len(market.settled) != market.selections):
+                raise InvariantError(f"market {market.market_id}: finished with winners {market.winners}, "
+                                     f"settled {sorted(market.settled)} of {market.selections} selections")
+        if self._deal is not None:
+            deal = self._deal
+            board = sum(step.board for step in deal.layout.steps[: deal.steps_done])
+            if len(deal.public.board) != board:
+                raise InvariantError(f"game {self.market_id}: {len(deal.public.board)} board cards after "
+                                     f"{deal.steps_done} deals, which show {board}")
         if self.phase is Phase.FINISHED:
-            if not self.winners or len(self.settled) != self.config.hands:
-                raise InvariantError(f"game {self.market_id}: finished with winners {self.winners}, settled "
-                                     f"{sorted(self.settled)} of {self.config.hands} hands")
-            if board != sum(BOARD_STREETS):
-                raise InvariantError(f"game {self.market_id}: finished with {board} board cards")
-        if self.round is not None and board < self.round.board_cards_visible:
-            raise InvariantError(f"game {self.market_id}: {board} board cards in round {self.round.name}, "
-                                 f"which shows {self.round.board_cards_visible}")
+            deal = self._require_deal()
+            if deal.steps_done != len(deal.layout.steps):
+                raise InvariantError(f"game {self.market_id}: finished after {deal.steps_done} of "
+                                     f"{len(deal.layout.steps)} deals")
+        if self._deal is not None and self.round is not None and self.phase is not Phase.VOID:
+            due = self.round - (1 if self.phase is Phase.BETTING else 0)
+            if self._deal.steps_done < due:
+                raise InvariantError(f"game {self.market_id}: {self._deal.steps_done} deals in round "
+                                     f"{self.round.name}, which shows {due}")

@@ -1,24 +1,26 @@
 """What a spectator sees of the channels: the Games API's channel list and snapshots.
 
 A snapshot is what a spectator sees: the channel, the current game, its round
-and how far through the betting window it is, each hand's cards ("NOT
-AVAILABLE" while face down, as Betfair's API wrote it), the community cards,
-and the market with each selection's status and best prices. It never shows
-a card before it is turned.
+(by the game's own name: "Flop", "4th street") and how far through the betting
+window it is, each hand's cards ("NOT AVAILABLE", as Betfair's API wrote it,
+for a card not yet dealt or turned) with each card's face (UP or DOWN in the
+poker sense) and, in draw games, its draws, the community cards, and every
+market of the game (two in hi/lo games) with each selection's status and best
+prices. It never shows a card before it is turned, except cards a dealer's
+error exposed (``exposedCards``), which everyone has seen.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from exchange.agents.view import bettor_view
+from exchange.agents.view import BettorView, HandView, bettor_view
 from exchange.betfair import apiformat
 from exchange.core.market import MarketStatus, SelectionStatus
 from exchange.game.channel import Channel
 from exchange.server.service import ExchangeService
 
 NOT_AVAILABLE = "NOT AVAILABLE"
-BOARD_CARDS = 5
 
 _SELECTION_STATUS = {
     SelectionStatus.IN_PLAY: "IN_PLAY",
@@ -41,6 +43,8 @@ def channel_list(service: ExchangeService) -> list[dict[str, Any]]:
             "name": cfg.title,
             "variant": cfg.variant,
             "status": "RUNNING",
+            "rounds": list(cfg.layout.windows),
+            "markets": [kind.value.upper() for kind in cfg.markets],
             "bettingWindowTime": cfg.betting_window_ms // 1000,
             "playingWindowTime": cfg.playing_window_ms // 1000,
             "gameId": None if game is None else game.market_id,
@@ -65,20 +69,58 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
     if view is None:
         out["game"] = None
         return out
-    open_market = view.market_status in (MarketStatus.ACTIVE, MarketStatus.SUSPENDED)
-    hands = []
+    views = [view] + [v for m in view.market_ids[1:] if (v := bettor_view(channel, market_id=m)) is not None]
+    hands = [{"name": hand.name, "selectionId": hand.hand, **_cards(view, hand.hand), "status": _status(view, hand)}
+             for hand in view.hands]
+    board = [str(c) for c in view.board] + [NOT_AVAILABLE] * (cfg.layout.board_cards - len(view.board))
+    out["game"] = {
+        "id": view.market_id,
+        "gameNumber": view.game_number,
+        "round": 0 if view.round is None else int(view.round),
+        "roundName": view.round_name,
+        "bettingWindowTime": cfg.betting_window_ms // 1000,
+        "bettingWindowPercentageComplete": view.percentage_complete,
+        "bettingWindowRemainingMs": 0 if view.window is None else max(0, view.window.closes_ms - view.now_ms),
+        "bettingOpen": view.betting_open,
+        "gameData": _game_data(channel, view.market_id, hands, board),
+        "markets": [_market(v) for v in views],
+    }
+    return out
+
+
+def _cards(view: BettorView, hand: int) -> dict[str, Any]:
+    """A hand's card slots: ``cards`` (``NOT AVAILABLE`` for the ones not dealt yet) and, beside them,
+    ``faces`` (``UP`` or ``DOWN``: how each was dealt); draw games add ``draws``, what each draw threw and drew.
+    """
+    cards = view.hands[hand - 1].cards or ()
+    faces = view.faces[hand - 1] if hand <= len(view.faces) and view.faces[hand - 1] else (False,) * len(cards)
+    missing = max(view.seat_cards - len(cards), 0)
+    out: dict[str, Any] = {
+        "cards": [str(c) for c in cards] + [NOT_AVAILABLE] * missing,
+        "faces": ["UP" if up else "DOWN" for up in faces] + ["DOWN"] * missing,
+    }
+    if view.discarded:
+        out["draws"] = [{"discarded": [str(c) for c in thrown], "drawn": [str(c) for c in got]}
+                        for thrown, got in zip(view.discarded[hand - 1], view.drawn[hand - 1], strict=True)]
+    return out
+
+
+def _status(view: BettorView, hand: HandView) -> str:
+    status = _SELECTION_STATUS[hand.status]
+    if view.market_status in (MarketStatus.ACTIVE, MarketStatus.SUSPENDED) and hand.status is SelectionStatus.LOSER:
+        status = "CAN_NOT_WIN"
+    return status
+
+
+def _market(view: BettorView) -> dict[str, Any]:
+    """One market of the game: its status and each selection's, with best prices and equity."""
     selections = []
     for hand in view.hands:
-        cards = [str(c) for c in hand.cards] if hand.cards is not None else [NOT_AVAILABLE] * cfg.hole_cards
-        status = _SELECTION_STATUS[hand.status]
-        if open_market and hand.status is SelectionStatus.LOSER:
-            status = "CAN_NOT_WIN"
-        hands.append({"name": hand.name, "selectionId": hand.hand, "cards": cards, "status": status})
         book = hand.book
         selections.append({
             "selectionId": hand.hand,
             "name": hand.name,
-            "status": status,
+            "status": _status(view, hand),
             "bestAvailableToBackPrices": apiformat.price_sizes(book.available_to_back[:3]) if book else [],
             "bestAvailableToLayPrices": apiformat.price_sizes(book.available_to_lay[:3]) if book else [],
             "lastPriceTraded": None if book is None or book.last_traded_tick is None
@@ -86,25 +128,13 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
             "equity": round(float(hand.equity), 6),
             "equityExact": f"{hand.equity.numerator}/{hand.equity.denominator}",
         })
-    board = [str(c) for c in view.board] + [NOT_AVAILABLE] * (BOARD_CARDS - len(view.board))
-    out["game"] = {
-        "id": view.market_id,
-        "gameNumber": view.game_number,
-        "round": 0 if view.round is None else int(view.round),
-        "roundName": None if view.round is None else view.round.label,
-        "bettingWindowTime": cfg.betting_window_ms // 1000,
-        "bettingWindowPercentageComplete": view.percentage_complete,
-        "bettingWindowRemainingMs": 0 if view.window is None else max(0, view.window.closes_ms - view.now_ms),
-        "bettingOpen": view.betting_open,
-        "gameData": _game_data(channel, view.market_id, hands, board),
-        "markets": [{
-            "marketId": view.market_id,
-            "status": apiformat.MARKET_STATUS[view.market_status],
-            "marketStatus": view.market_status.value,
-            "selections": selections,
-        }],
+    return {
+        "marketId": view.market_id,
+        "marketType": view.market_kind.value.upper(),
+        "status": apiformat.MARKET_STATUS[view.market_status],
+        "marketStatus": view.market_status.value,
+        "selections": selections,
     }
-    return out
 
 
 def _game_data(channel: Channel, market_id: str, hands: list[dict[str, Any]], board: list[str]) -> dict[str, Any]:

@@ -30,8 +30,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from exchange.game.equities import Job, warm_up
-from exchange.game.prospects import Prospects
+from exchange.game.equities import GameProspects, Job, warm_up
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -43,11 +42,11 @@ class ThreadedEquities:
     def __init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="equities")
 
-    def __call__(self, job: Job, deliver: Callable[[Prospects], None],
+    def __call__(self, job: Job, deliver: Callable[[GameProspects], None],
                  fail: Callable[[BaseException], None]) -> None:
         loop = asyncio.get_running_loop()
         future = self._pool.submit(job)
-        def done(finished: Future[Prospects]) -> None:
+        def done(finished: Future[GameProspects]) -> None:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (shutdown): nobody to tell
                 loop.call_soon_threadsafe(_hand_over, finished, deliver, fail)
 
@@ -61,7 +60,7 @@ class ThreadedEquities:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _hand_over(done: Future[Prospects], deliver: Callable[[Prospects], None],
+def _hand_over(done: Future[GameProspects], deliver: Callable[[GameProspects], None],
                fail: Callable[[BaseException], None]) -> None:
     if done.cancelled():
         return

@@ -137,14 +137,18 @@ _SNAPSHOT = {
             "type": "object",
             "properties": {
                 "id": {"type": "string"},
-                "round": {"type": "integer", "minimum": 1, "maximum": 4},
+                "round": {"type": "integer", "minimum": 1, "maximum": 5},
+                "roundName": {"type": "string", "description": "the game's name for the round: Flop, 4th street"},
                 "bettingWindowTime": {"type": "integer", "description": "seconds per betting window"},
                 "bettingWindowPercentageComplete": {"type": "integer", "minimum": 0, "maximum": 100},
                 "bettingWindowRemainingMs": {"type": "integer", "minimum": 0, "description": "milliseconds until "
                                              "the betting window closes (0 between windows)"},
-                "gameData": {"type": "object", "description": "hands and community cards"},
-                "markets": {"type": "array", "items": {"type": "object", "properties": {
-                    "marketId": {"type": "string"}, "status": {"type": "string"},
+                "gameData": {"type": "object", "description": "hands (cards, NOT AVAILABLE until dealt; faces UP or "
+                             "DOWN; draws in draw games) and community cards; exposedCards only when a dealer's "
+                             "error showed cards before their time (Hold'em-dealt games)"},
+                "markets": {"type": "array", "description": "every market of the game: one, or a hi/lo game's "
+                            "HIGH and LOW", "items": {"type": "object", "properties": {
+                    "marketId": {"type": "string"}, "marketType": {"type": "string"}, "status": {"type": "string"},
                     "selections": {"type": "array", "items": _SELECTION}}}},
             },
         },

@@ -50,7 +50,6 @@ import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -58,9 +57,8 @@ from sortedcontainers import SortedKeyList
 
 from engine.cards import Card
 from engine.showdown import showdown
-from exchange.agents.host import seat
-from exchange.agents.house import MarketMaker, NoiseTrader
-from exchange.betfair import apiformat, description
+from exchange.agents.house import seat_house_makers, seat_noise_traders
+from exchange.betfair import description, order_changes
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.clock import Clock
@@ -69,10 +67,9 @@ from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
 from exchange.core.events import Event, MarketCreated, MarketSettled, MarketVoided
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import BetStatus, ClearedOrder, OrderStatus, OrderView
-from exchange.core.side import Side
+from exchange.core.orders import BetStatus, ClearedOrder, OrderView
 from exchange.game.channel import Channel
-from exchange.game.channels import ChannelConfig
+from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import EquityRunner
 from exchange.game.events import Stamped
@@ -133,9 +130,9 @@ def accounts_of(event: Event) -> set[str]:
 
 
 def _game_number(market_id: str, channel: str) -> int | None:
-    prefix = f"{channel}."
-    if market_id.startswith(prefix) and market_id[len(prefix):].isdigit():
-        return int(market_id[len(prefix):])
+    parsed = parse_market_id(market_id)
+    if parsed is not None and parsed[0] == channel:
+        return parsed[1]
     return None
 
 
@@ -217,7 +214,7 @@ class ExchangeService:
             kwargs: dict[str, Any] = {"equities": self._equities} if self._equities is not None else {}
             deck_seed = f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8)
             decks = seeded_decks(deck_seed)
-            if self.irregularity_rate > 0:
+            if self.irregularity_rate > 0 and config.layout.holdem_streets:  # Hold'em's dealer errors
                 kwargs["irregularities"] = seeded_irregularities(deck_seed, self.irregularity_rate)
             if self._runner is not None:
                 kwargs["runner"] = self._runner
@@ -231,11 +228,11 @@ class ExchangeService:
             self.channels[name] = channel
             if self._house:
                 channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
-                seat(channel, MarketMaker(), HOUSE_MAKER)
+                seat_house_makers(channel, HOUSE_MAKER)
             for account in self.noise_accounts:
                 spent = self.funds(account).balance < NOISE_BANKROLL // 10
                 channel.open_account(account, NOISE_BANKROLL if spent else 0)
-                seat(channel, NoiseTrader(f"{deck_seed}/{account}"), account)
+                seat_noise_traders(channel, account, f"{deck_seed}/{account}")
         if run_games:
             self.start_games()
 
@@ -357,16 +354,25 @@ class ExchangeService:
             self.cleared_index.forget(market_id)
 
     def _on_new_game(self, game: Game) -> None:
-        self.infos[game.market_id] = self._info_for(game.market_id, game.start_ms, game)
+        for market in game.markets:  # a hi/lo game has a High and a Low market
+            self.infos[market.market_id] = self._info_for(market.market_id, game.start_ms, game)
 
     def _info_for(self, market_id: str, start_ms: int, game: Game | None) -> MarketInfo:
         channel = market_id.rsplit(".", 1)[0]
         config = self.configs.get(channel)
-        number = _game_number(market_id, channel) or 0
+        parsed = parse_market_id(market_id)
+        number = parsed[1] if parsed is not None and parsed[0] == channel else 0
+        runners: tuple[str, ...] | None = None
+        label = None
+        if config is not None:
+            kind = parsed[2] if parsed is not None else config.markets[0]
+            runners = config.selection_names(kind)
+            label = kind.label if len(config.markets) > 1 else None
         suspend = game.windows[-1].closes_ms if game is not None else start_ms + (config.game_ms if config else 0)
         described = description.market_info(
             market_id, title=config.title if config else channel, start_ms=start_ms, suspend_ms=suspend,
-            hands=config.hands if config else 4, commission_bps=config.commission_bps if config else 250)
+            hands=config.hands if config else 4, commission_bps=config.commission_bps if config else 250,
+            runner_names=runners, market_label=label)
         return MarketInfo(
             market_id=market_id,
             channel=channel,
@@ -492,9 +498,9 @@ class ExchangeService:
             market_ids = {o.market_id for o in self.exchange.current_orders(account)}
         out = []
         for market_id in sorted(market_ids):
-            rows = [_uo_open(o) for o in self.exchange.current_orders(account, market_id)]
+            rows = [order_changes.open_order(o) for o in self.exchange.current_orders(account, market_id)]
             if not rows:
-                rows = [_uo_cleared(o) for o in self.exchange.cleared_orders(account, market_id)]
+                rows = [order_changes.cleared_order(o) for o in self.exchange.cleared_orders(account, market_id)]
             by_runner: dict[int, list[tuple[dict[str, Any], str, float, float]]] = {}
             for selection_id, uo, side, avp, matched in rows:
                 by_runner.setdefault(selection_id, []).append((uo, side, avp, matched))
@@ -528,36 +534,6 @@ _STREAM_RUNNER = {
 }
 
 
-def _uo(bet_id: int, price: Decimal, size: int, side: Side, complete: bool, placed: int, matched_ts: int | None,
-        avp: float, sm: int, sr: int, sl: int, sc: int, sv: int, ref: str | None, rfs: str | None,
-        ) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "id": str(bet_id), "p": float(price), "s": apiformat.money(size), "side": "B" if side is Side.BACK else "L",
-        "status": "EC" if complete else "E", "pt": "L", "ot": "L", "pd": placed, "avp": avp,
-        "sm": apiformat.money(sm), "sr": apiformat.money(sr), "sl": apiformat.money(sl), "sc": apiformat.money(sc),
-        "sv": apiformat.money(sv), "rac": "", "rc": "REG_GGC", "rfo": ref or "", "rfs": rfs or "",
-    }
-    if matched_ts is not None:
-        out["md"] = matched_ts
-    return out
-
-
-def _uo_open(o: OrderView) -> tuple[int, dict[str, Any], str, float, float]:
-    avp = apiformat.price(o.average_price_matched)
-    uo = _uo(o.bet_id, o.price, o.size, o.side, o.status is OrderStatus.EXECUTION_COMPLETE, o.placed_ts,
-             o.matched_ts, avp, o.size_matched, o.size_remaining, o.size_lapsed, o.size_cancelled, o.size_voided,
-             o.customer_ref, o.strategy_ref)
-    return o.selection_id, uo, uo["side"], avp, apiformat.money(o.size_matched)
-
-
-def _uo_cleared(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, float]:
-    avp = apiformat.price(o.price_matched)
-    matched = o.size - o.size_cancelled - o.size_lapsed - o.size_voided
-    uo = _uo(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
-             matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref)
-    return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
-
-
 async def _await_durable(future: Awaitable[None], service: ExchangeService) -> None:
     try:
         await future
@@ -580,7 +556,7 @@ def river_only_equities(variant: str, hands: Sequence[Sequence[Card]], board: Se
     of ``n``; at the river it is the showdown. Money is therefore always right;
     only the early-settlement feature and the house's prices are lost.
     """
-    if len(board) < 5:
+    if len(board) < 5 or variant not in ("holdem", "omaha"):
         return Prospects.uniform(len(hands))
     winners = showdown(variant, list(hands), list(board)).high.winners
     n = len(hands)

@@ -66,3 +66,30 @@ def run_notebook(out: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     client.execute(env=dict(os.environ))
     return "".join(out.get("text", "") for cell in notebook.cells if cell.cell_type == "code"
                    for out in cell.get("outputs", []))
+
+
+def test_a_hi_lo_backtest_counts_the_voids_of_both_markets(tmp_path: Path) -> None:
+    config = replace(small_config(), channel="omaha-hilo", games=12, seed=5, irregularity_rate=1.0,
+                     record_streams=False)
+    with InlineExecutor() as executor:
+        run_backtest(config, executor, tmp_path)
+    tables = {name: t.to_pylist() for name, t in read_tables(tmp_path).items()}
+    rows = tables["irregularities"]
+    assert [r["game_index"] for r in rows] == list(range(12))
+    assert any(r["matches_voided"] for r in rows), "seed 5 must void some matches for this test to mean anything"
+    assert all(not r["market_id"].endswith("-low") for r in rows)  # one row a game, under its main market
+    voided_fills = [f for f in tables["fills"] if f["voided"]]
+    assert sum(r["matches_voided"] for r in rows) == len(voided_fills)
+    assert sum(r["stake_voided"] for r in rows) == sum(f["size"] for f in voided_fills)
+    for row in rows:
+        if row["outcome"] == "misdeal":
+            statuses = {s["market_id"]: s for s in tables["settlements"] if s["game_index"] == row["game_index"]}
+            assert set(statuses) == {row["market_id"], row["market_id"] + "-low"}
+    for market in {s["market_id"] for s in tables["settlements"]}:
+        settled = [s for s in tables["settlements"] if s["market_id"] == market]
+        assert sum(s["net_profit"] + s["commission_received"] + s["rounding_received"] for s in settled) == 0
+
+
+def test_a_backtest_refuses_irregularities_on_a_stud_channel() -> None:
+    with pytest.raises(ValueError, match="channel stud7 is not dealt as hole cards then flop"):
+        replace(small_config(), channel="stud7", irregularity_rate=0.5)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from engine.cards import parse_cards
 from engine.dealer import arrange_deck
 from exchange.agents.host import seat
-from exchange.agents.house import MarketMaker, NoiseTrader
+from exchange.agents.house import NoiseTrader, seat_house_makers
 from exchange.clock import VirtualClock
 from exchange.core.commands import PlaceOrder
 from exchange.core.events import Event
@@ -40,7 +40,7 @@ def make_channel(
     log = EventLog.attach(channel.bus)
     for i in range(makers):
         channel.open_account(f"house-maker-{i}", HOUSE_BANKROLL)
-        seat(channel, MarketMaker(), f"house-maker-{i}")
+        seat_house_makers(channel, f"house-maker-{i}")  # one maker per market (two in a hi/lo game)
     for i in range(noise):
         channel.open_account(f"house-noise-{i}", USER_BANKROLL)
         seat(channel, NoiseTrader(seed=i), f"house-noise-{i}")

@@ -57,7 +57,7 @@ def test_deal_window_fair_price_is_four_for_every_hand() -> None:
 def test_a_newcomer_matches_two_to_fifty_within_a_few_ticks_of_fair(size: int) -> None:
     channel, clock, log = make_channel(seeded_decks(11), makers=1, noise=2)
     channel.start(at_ms=0, games=1)
-    for rnd in Round:
+    for rnd in (Round.DEAL, Round.PREFLOP, Round.FLOP, Round.TURN):  # Hold'em's four windows
         game = channel.game()
         assert game is not None
         if game.over:
@@ -95,3 +95,30 @@ def test_the_house_never_runs_into_insufficient_funds() -> None:
     assert fills, "the noise traders should have traded with the makers"
     funds = channel.exchange.funds("house-maker-0")
     assert funds is not None and funds.exposure == 0
+
+
+def test_a_sampled_equity_is_quoted_wider_by_its_standard_error() -> None:
+    from fractions import Fraction
+
+    from exchange.agents.house import MakerConfig, desired_quotes
+    from exchange.agents.view import BettorView, build_hands
+    from exchange.core.market import MarketStatus
+    from exchange.game.prospects import Prospects
+
+    exact = Prospects.from_counts(100, [25] * 4, [0] * 4, [25] * 4)
+    sampled = Prospects.from_counts(100, [25] * 4, [0] * 4, [25] * 4, exact=False)
+    assert sampled.hands[0].stderr is not None and sampled.hands[0].stderr > Fraction(4, 100)
+
+    def inner(prospects: Prospects) -> tuple[int, int]:
+        hands = build_hands((None,) * 4, prospects.hands, None)
+        view = BettorView("stud7", "stud7.0", 0, 0, Round.DEAL, None, True, MarketStatus.ACTIVE, hands, ())
+        quotes = desired_quotes(view, MakerConfig())
+        lay = max(t for (h, s, t) in quotes if h == 1 and s is Side.LAY)
+        back = min(t for (h, s, t) in quotes if h == 1 and s is Side.BACK)
+        return lay, back
+
+    (exact_lay, exact_back), (wide_lay, wide_back) = inner(exact), inner(sampled)
+    assert wide_lay < exact_lay and wide_back > exact_back  # both sides further from the fair 4.0
+    stderr = sampled.hands[0].stderr
+    assert Fraction(ladder.PRICE_X100[wide_lay], 100) <= 1 / (Fraction(1, 4) + 2 * stderr)  # odds of p + 2 se
+    assert Fraction(ladder.PRICE_X100[wide_back], 100) >= 1 / (Fraction(1, 4) - 2 * stderr)  # odds of p - 2 se

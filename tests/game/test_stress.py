@@ -6,11 +6,11 @@ import pytest
 from helpers import make_channel
 
 from exchange.core.events import MarketSettled
-from exchange.game.channels import HOLDEM_TURBO, OMAHA
+from exchange.game.channels import DRAW32, HOLDEM_TURBO, OMAHA, STUD7_HILO
 from exchange.game.deal import seeded_decks
 
 
-@pytest.mark.parametrize("config", [HOLDEM_TURBO, OMAHA], ids=lambda c: c.name)
+@pytest.mark.parametrize("config", [HOLDEM_TURBO, OMAHA, STUD7_HILO, DRAW32], ids=lambda c: c.name)
 def test_invariants_hold_at_every_step(config: object) -> None:
     channel, clock, log = make_channel(seeded_decks(99), config=config, makers=2, noise=3)  # type: ignore[arg-type]
     channel.start(at_ms=0, games=3)

@@ -1,0 +1,128 @@
+"""Draw-game equity against a brute force over the replacement cards, and the Monte Carlo against the exact count."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+
+from engine import EngineInputError
+from engine.cards import parse_cards
+from engine.draw_equity import draw_equity
+from engine.draw_policy import discards
+from engine.showdown import showdown
+from engine.variants import get_variant
+
+
+def brute_force(variant: str, hands: list[str]) -> list[Fraction]:
+    """Each hand's pot share over every way one draw's replacements can fall: showdown by showdown."""
+    seats = [parse_cards(h) for h in hands]
+    thrown = [discards(variant, s) for s in seats]
+    kept = [tuple(c for c in s if c not in t) for s, t in zip(seats, thrown, strict=True)]
+    seen = {c for s in seats for c in s}
+    unseen = [c for c in get_variant(variant).deck.cards() if c not in seen]
+    shares = [Fraction(0)] * len(seats)
+    deals = 0
+
+    def deal(i: int, free: list, finals: list) -> None:  # type: ignore[type-arg]
+        nonlocal deals
+        if i == len(seats):
+            deals += 1
+            for w, share in enumerate(showdown(variant, finals, []).shares()):
+                shares[w] += share
+            return
+        for got in combinations(free, len(thrown[i])):
+            deal(i + 1, [c for c in free if c not in got], [*finals, kept[i] + got])
+
+    deal(0, unseen, [])
+    return [s / deals for s in shares]
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands"),
+    [
+        ("draw5", ["9s Ts Js Qs Ks", "8c 8d 8h 2s 2c", "2h 5h 9h Kh 3d"]),  # pat, pat, a four-flush
+        ("draw5", ["As Ad Ac 7d 7c", "2h 5h 9h Kh 3s", "8c 9d Th Js 2d"]),  # pat, a four-flush, a four-straight
+        ("draw32", ["As Ad Ac 7d 7c", "8h 9h Th Jh 7s", "Kc Kd Ks Qh Qd"]),
+        ("triple-draw-27", ["2c 3d 4h 5s 7c", "2d 3c 4s 6h 8c", "2h 3h 4c 5d 9s"]),
+    ],
+)
+def test_one_draw_exact_equals_brute_force(variant: str, hands: list[str]) -> None:
+    result = draw_equity(variant, hands, draws_left=1, exact_limit=10**6)
+    assert result.exact
+    assert [h.exact_equity for h in result.results] == brute_force(variant, hands)
+
+
+def test_monte_carlo_agrees_with_exact_within_four_standard_errors() -> None:
+    hands = ["As Ad Ac 4h 2s", "2h 5h 9h Kh 3c", "8c 9d Th Js Qd"]  # trips draw two, a four-flush one, a pat straight
+    exact = draw_equity("draw5", hands, draws_left=1, exact_limit=10**5)
+    sampled = draw_equity("draw5", hands, draws_left=1, samples=4_000, seed=3)
+    assert exact.exact and not sampled.exact
+    for e, s in zip(exact.results, sampled.results, strict=True):
+        assert s.stderr is not None and abs(e.equity - s.equity) < 4 * s.stderr + 1e-9
+
+
+def test_sampling_is_seeded() -> None:
+    hands = ["2c 3d 4h 7s 9c", "Kc Qd 9h 8s 3c", "2h 5h 6c 8d 7d"]
+    a = draw_equity("triple-draw-27", hands, draws_left=3, samples=300, seed=9)
+    b = draw_equity("triple-draw-27", hands, draws_left=3, samples=300, seed=9)
+    assert [h.wins for h in a.results] == [h.wins for h in b.results]
+    assert sum(h.exact_equity for h in a.results) == 1
+
+
+def test_no_draw_left_is_the_showdown() -> None:
+    hands = ["2c 3d 4h 5s 7c", "2d 3c 4s 6h 8c"]
+    result = draw_equity("triple-draw-27", hands, draws_left=0)
+    assert result.exact and result.boards == 1 and [h.wins for h in result.results] == [1, 0]
+
+
+def test_a_short_stock_reshuffles_the_discards() -> None:
+    # Four hands throwing four each, twelve cards in the stock (a burn, then eleven): five come from the discards.
+    hands = ["Kc Qd 9h 8s 7c", "Kd Qc 9s 8h 7d", "Kh Qs 9c 8d 7s", "Ks Qh 9d 8c 7h"]
+    result = draw_equity("draw32", hands, draws_left=1, stock=12, samples=200, seed=1)
+    assert result.boards == 200 and sum(h.exact_equity for h in result.results) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"variant": "holdem", "hands": ["AsKs", "QdQc"], "draws_left": 1}, "not a draw game"),
+        ({"variant": "draw5", "hands": ["As Ks Qs Js", "2c 3c 4c 5c 7d"], "draws_left": 1}, "five cards"),
+        ({"variant": "draw5", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 2}, "cannot be left"),
+        ({"variant": "draw32", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 1}, "pack"),
+    ],
+)
+def test_bad_input(kwargs: dict, message: str) -> None:  # type: ignore[type-arg]
+    with pytest.raises(EngineInputError, match=message):
+        draw_equity(**kwargs)
+
+
+def test_the_compiled_2_7_policy_is_the_table() -> None:
+    import random
+
+    import numpy as np
+
+    from engine._draw_kernels import throw_27
+    from engine.cards import Card
+
+    rng = random.Random(27)
+    for _ in range(3_000):
+        ids = rng.sample(range(52), 5)
+        cards = [Card(i) for i in ids]
+        thrown = discards("triple-draw-27", cards)
+        mask = throw_27(np.array(ids, dtype=np.int64))
+        assert [c for j, c in enumerate(cards) if (mask >> j) & 1] == list(thrown)
+
+
+def test_the_compiled_2_7_simulation_agrees_with_the_python_one() -> None:
+    from engine import draw_equity as module
+
+    seats = [parse_cards(h) for h in ("2c 3d 4h 7s 9c", "Kc Qd 9h 8s 3c", "2h 5h 6c 8d 7d", "3s 4c 5d Ah Ks")]
+    unseen = [c for c in get_variant("triple-draw-27").deck.cards() if all(c not in s for s in seats)]
+    fast = module._sampled_27(seats, unseen, 32, 3, 20_000, 5)
+    slow = module._sampled_python("triple-draw-27", seats, unseen, 32, 3, 2_000, 5)
+    for i in range(4):
+        p_fast, p_slow = fast.wins[i] / fast.deals, slow.wins[i] / slow.deals
+        spread = (p_slow * (1 - p_slow) / slow.deals) ** 0.5 + (p_fast * (1 - p_fast) / fast.deals) ** 0.5
+        assert abs(p_fast - p_slow) < 4 * spread + 1e-3

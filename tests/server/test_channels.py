@@ -1,0 +1,121 @@
+"""Several channels in one server; a hi/lo game's High and Low markets on every route that lists markets."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from exchange.clock import VirtualClock
+from exchange.game.channels import CHANNELS
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+from tests.server.test_stream import receive
+
+HIGH, LOW = "omaha-hilo.0", "omaha-hilo.0-low"
+
+
+@pytest.fixture
+def clock() -> VirtualClock:
+    return VirtualClock(start_ms=START_MS)
+
+
+@pytest.fixture
+async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
+    """Omaha Hi/Lo, 7-Card Stud and 2-7 Triple Draw with the house, the game's own equities; alice has 1000.00."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=3,
+                          channels=("omaha-hilo", "stud7", "triple-draw-27"))
+    app = create_app(config, clock=clock)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+        clock.advance(0)
+        yield test_client
+
+
+async def test_the_channel_list_names_each_games_rounds_and_markets(client: TestClient) -> None:
+    listed = {c["id"]: c for c in (await (await client.get("/games/v1/channels")).json())["channels"]}
+    assert set(listed) == {"omaha-hilo", "stud7", "triple-draw-27"}
+    assert listed["omaha-hilo"]["markets"] == ["HIGH", "LOW"] and listed["stud7"]["markets"] == ["WIN"]
+    assert listed["stud7"]["rounds"] == list(CHANNELS["stud7"].layout.windows)
+
+
+async def test_the_stud_snapshot_shows_faces_and_round_names(client: TestClient, clock: VirtualClock) -> None:
+    clock.advance(WINDOW_MS + PLAYING_MS)  # the Deal window closed: 3rd street is turned
+    game = (await (await client.get("/games/v1/channels/stud7/snapshot")).json())["game"]
+    assert game["roundName"] == "3rd street"
+    for hand in game["gameData"]["hands"]:
+        assert hand["faces"] == ["DOWN", "DOWN", "UP"] + ["DOWN"] * 4
+        assert hand["cards"][3:] == ["NOT AVAILABLE"] * 4 and "NOT AVAILABLE" not in hand["cards"][:3]
+    assert game["gameData"]["communityCards"] == []
+
+
+async def test_hilo_markets_in_catalogue_book_snapshot_stream_and_settlement(
+    client: TestClient, clock: VirtualClock
+) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    catalogue = (await rpc(client, alice, "listMarketCatalogue", {
+        "filter": {}, "maxResults": 50, "marketProjection": ["RUNNER_DESCRIPTION"]}))["result"]
+    by_id = {m["marketId"]: m for m in catalogue}
+    assert [r["runnerName"] for r in by_id[LOW]["runners"]] == ["Hand 1", "Hand 2", "Hand 3", "Hand 4", "No low"]
+    assert len(by_id[HIGH]["runners"]) == 4 and by_id[LOW]["marketName"].endswith("Low")
+
+    books = (await rpc(client, alice, "listMarketBook", {"marketIds": [HIGH, LOW]}))["result"]
+    assert [len(b["runners"]) for b in books] == [4, 5]
+
+    async with client.ws_connect("/stream") as ws:
+        await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": alice})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {"marketIds": [HIGH, LOW]}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        image = await receive(ws, "mcm", ct="SUB_IMAGE")
+        assert {m["id"] for m in image["mc"]} == {HIGH, LOW}
+
+    report = (await rpc(client, alice, "placeOrders", place(LOW, 5, "BACK", 1.01, 2)))["result"]
+    assert report["status"] == "SUCCESS"
+
+    snap = (await (await client.get("/games/v1/channels/omaha-hilo/snapshot")).json())["game"]
+    assert [m["marketId"] for m in snap["markets"]] == [HIGH, LOW]
+    assert [s["name"] for s in snap["markets"][1]["selections"]][-1] == "No low"
+
+    clock.advance(CHANNELS["omaha-hilo"].windows * (WINDOW_MS + PLAYING_MS) + PLAYING_MS)
+    cleared = (await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED"}))["result"]
+    assert [o["marketId"] for o in cleared["clearedOrders"]] == [LOW]
+    assert json.dumps(cleared)  # plain JSON all the way
+
+
+async def test_an_operator_acts_on_both_markets_of_a_hi_lo_game_through_either(client: TestClient) -> None:
+    client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops, alice = await login(client, "ops", "pw-ops"), await login(client, "alice", "pw-alice")
+
+    async def act(action: str, market_id: str) -> tuple[int, dict]:
+        resp = await client.post(f"/operator/v1/markets/{market_id}/{action}",
+                                 data=json.dumps({"reason": "feed lost"}), headers={"X-Application": APP_KEY,
+                                                                                   "X-Authentication": ops})
+        return resp.status, await resp.json()
+
+    async def statuses() -> list[str]:
+        answer = await rpc(client, alice, "listMarketBook", {"marketIds": [HIGH, LOW]})
+        return [book["status"] for book in answer["result"]]
+
+    assert await statuses() == ["OPEN", "OPEN"]
+    assert (await act("suspend", LOW))[0] == 200 and await statuses() == ["SUSPENDED", "SUSPENDED"]
+    code, body = await act("suspend", HIGH)
+    assert (code, body["error"]) == (409, "MARKET_STATE_CONFLICT")
+    assert (await act("resume", HIGH))[0] == 200 and await statuses() == ["OPEN", "OPEN"]
+    code, body = await act("void", LOW)
+    assert (code, body["marketStatus"]) == (200, "VOID") and await statuses() == ["CLOSED", "CLOSED"]
+
+
+async def test_irregularities_are_dealt_on_the_hold_em_dealt_channels_only(tmp_path: Path,
+                                                                           clock: VirtualClock) -> None:
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=3,
+                          channels=("omaha-hilo", "stud7"), irregularity_rate=1.0, house=False)
+    app = create_app(config, clock=clock)
+    async with TestClient(TestServer(app, host="127.0.0.1")):
+        channels = app[keys.SERVICE].channels
+        assert channels["omaha-hilo"].irregularities is not None and channels["stud7"].irregularities is None
