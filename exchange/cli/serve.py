@@ -41,7 +41,7 @@ from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.limits import Limits
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
-from exchange.server.store import AccountStore, check_password
+from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError
 
 LOOPBACK = "127.0.0.1"
@@ -225,13 +225,12 @@ def run(args: argparse.Namespace) -> int:
 async def announce(app: web.Application, *, config: ServerConfig, url: str) -> None:
     """The startup lines, once the app holds the database and the port (a refused server prints only why).
 
-    The demo password's check (scrypt, slow on purpose) runs on a thread: the server already answers.
+    The demo password was checked while the server recovered (``keys.DEMO_PASSWORD_OK``).
     """
     store = app[keys.STORE]
     demo = ""
     if config.demo:
-        credentials = store.credentials(config.demo_account)
-        if await asyncio.to_thread(check_password, credentials, config.demo_password) is not None:
+        if app[keys.DEMO_PASSWORD_OK]:
             demo = f"; demo account {config.demo_account!r}, password {config.demo_password!r}"
         else:
             demo = f"; account {config.demo_account!r} exists with another password (--demo left it as it was)"

@@ -63,7 +63,7 @@ from exchange.server.middleware import error_middleware
 from exchange.server.offload import ThreadedEquities, warm_engine
 from exchange.server.ratelimit import LoginLimits
 from exchange.server.service import ExchangeService
-from exchange.server.store import AccountExists, AccountStore
+from exchange.server.store import AccountExists, AccountStore, check_password
 from exchange.server.stream import StreamHub
 from exchange.server.stream_socket import StreamSocketServer
 
@@ -189,12 +189,13 @@ async def _exchange(
         warmer = ThreadedEquities()
         await warm_engine(warmer, [c.variant for c in channels])
         warmer.close()
+    demo_check = _demo_password_check(app[keys.STORE], config) if config.demo else None
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house, runner=runner, exchange_config=config.exchange_config(),
                               irregularity_rate=config.irregularity_rate, noise_traders=config.noise_traders)
     service.recover(accept_damaged=config.accept_damaged_journal)
-    if config.demo:  # only when asked for (serve --demo): a known password is no default for a server
-        _add_demo_account(app[keys.STORE], config)
+    if demo_check is not None:
+        app[keys.DEMO_PASSWORD_OK] = await demo_check
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
     spectators = GamesHub(service)
     app[keys.SESSIONS].on_end(hub.session_ended)
@@ -225,11 +226,19 @@ async def _exchange(
         await service.durable()
 
 
-def _add_demo_account(store: AccountStore, config: ServerConfig) -> None:
-    """The demo account, unless it exists (looked up first: a restart need not hash its password to find out)."""
+def _demo_password_check(store: AccountStore, config: ServerConfig) -> asyncio.Future[bool]:
+    """Add the demo account (serve --demo only: a known password is no default for a server) unless it exists;
+    then whether its password is the demo one, worked out on a thread (scrypt is slow on purpose; it releases
+    the GIL) while the server recovers."""
     if store.credentials(config.demo_account) is None:
         with contextlib.suppress(AccountExists):
             store.add(config.demo_account, config.demo_password, deposit=config.demo_balance)
+    credentials = store.credentials(config.demo_account)
+
+    def works() -> bool:
+        return check_password(credentials, config.demo_password) is not None
+
+    return asyncio.ensure_future(asyncio.to_thread(works))
 
 
 def _channel_configs(config: ServerConfig) -> list[ChannelConfig]:
