@@ -35,7 +35,6 @@ from dataclasses import dataclass, replace
 
 from engine.cards import Card, format_cards
 from engine.dealer import Dealer, Dealt
-from engine.draw_policy import discards
 from engine.irregularities import IrregularDeal, Irregularity
 from exchange.game.layouts import LAYOUTS, Layout, Step, StepKind
 
@@ -229,6 +228,8 @@ class GameDeal:
         return self._draw(step, hands)
 
     def _draw(self, step: Step, hands: tuple[tuple[Card, ...], ...]) -> StepDealt:
+        from engine.draw_policy import discards  # the rankings (numba) load with the engine, not at import
+
         thrown = tuple(discards(self.layout.variant, hand) for hand in hands)
         got = tuple(self._dealer.replace(thrown, burn=step.burn))
         now = tuple(tuple(c for c in h if c not in t) + g for h, t, g in zip(hands, thrown, got, strict=True))

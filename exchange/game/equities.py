@@ -29,10 +29,8 @@ from typing import Protocol
 
 from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, format_cards
-from engine.draw_equity import draw_equity
 from engine.equity import EquityResult
 from engine.equity import equity as engine_equity
-from engine.variants import get_variant
 from exchange.game.layouts import LAYOUTS
 from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import Prospects
@@ -76,6 +74,8 @@ def game_equities(
     hand_cards = [tuple(h) for h in hands]
     layout = LAYOUTS[variant]
     if layout.draws:
+        from engine.draw_equity import draw_equity  # the engine's rankings (numba): when first needed, not at import
+
         result = draw_equity(variant, hand_cards, tuple(dead), draws_left=draws_left, stock=stock,
                              seed=_seed(hand_cards, board), exact_limit=DRAW_EXACT[variant],
                              fallback_samples=DRAW_SAMPLES[variant])
@@ -84,6 +84,7 @@ def game_equities(
         return (prospects_of(engine_equity(variant, hand_cards, tuple(board))),)
     from engine.last_card import last_card_applies, last_card_equity
     from engine.variant_equity import deal_count, variant_equity  # numba: only when needed
+    from engine.variants import get_variant
 
     deals = deal_count(get_variant(variant), hand_cards, tuple(board), ())
     if LAST_CARD_FROM <= deals <= LAST_CARD_DEALS and last_card_applies(variant, hand_cards, board):
@@ -200,6 +201,7 @@ def warm_up(variants: Sequence[str]) -> None:
     import random
 
     from engine.dealer import Dealer
+    from engine.variants import get_variant
     from exchange.game.deal import GameDeal
 
     for variant in dict.fromkeys(variants):

@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from engine.variants import get_variant
-
 
 class StepKind(StrEnum):
     SEATS = "seats"  # cards to every seat, round the table, one at a time
@@ -196,8 +194,12 @@ LAYOUTS: MappingProxyType[str, Layout] = MappingProxyType({
 })
 
 
-def _check_layouts() -> None:
-    """Each layout deals exactly its variant's cards (``engine.variants``): per seat and to the board."""
+def check_layouts() -> None:
+    """Raise ``ValueError`` unless each layout deals exactly its variant's cards (``engine.variants``): per seat
+    and to the board, its draws, and hi/lo markets for a hi/lo game. A test calls it: run here at import, it would
+    load the engine's rankings (numba, half a second) at every start of the server."""
+    from engine.variants import get_variant
+
     for name, layout in LAYOUTS.items():
         variant = get_variant(name)
         if (layout.seat_cards, layout.board_cards, layout.draws) != (
@@ -209,8 +211,6 @@ def _check_layouts() -> None:
         if layout.hilo != variant.is_hilo:
             raise ValueError(f"{name}: hi/lo markets do not match the game")
 
-
-_check_layouts()
 
 
 def get_layout(variant: str) -> Layout:

@@ -42,7 +42,6 @@ from engine import InvariantError
 from engine.cards import Card
 from engine.dealer import Dealer
 from engine.irregularities import PREMATURE_STREET, Kind
-from engine.variants import get_variant
 from exchange.clock import Clock, Timer
 from exchange.core.events import MatchVoided
 from exchange.game.channels import ChannelConfig
@@ -263,6 +262,8 @@ class Game:
 
     def _pack_dealer(self) -> Dealer:
         """The dealer, its deck cut down to the game's pack if it holds more (a 32-card game)."""
+        from engine.variants import get_variant  # the rankings (numba) load with the engine, not at import
+
         pack = get_variant(self.config.variant).deck.cards()
         if set(self._dealer.remaining) <= set(pack):
             return self._dealer

@@ -192,3 +192,9 @@ def test_a_32_card_game_deals_from_a_52_card_shuffle_cut_down_to_its_pack() -> N
     short = dealer.restricted(parse_cards(" ".join(f"{r}{s}" for r in "789TJQKA" for s in "cdhs")))
     assert len(short.remaining) == 32 and all(c.rank >= 7 for c in short.remaining)
     assert MarketKind.LOW not in CHANNELS["telesina"].markets
+
+
+def test_every_layout_deals_its_variants_cards() -> None:
+    from exchange.game.layouts import check_layouts
+
+    check_layouts()
