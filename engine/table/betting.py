@@ -16,6 +16,7 @@ Rules held here (``variants.md``, "Betting order" and "Stud games"; the rest *st
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from engine.variants import Variant
 
 
-class Betting:
+class Betting(ABC):
     """The betting half of :class:`~engine.table.TableState` (kept apart to be read alone)."""
 
     seats: int
@@ -62,11 +63,13 @@ class Betting:
         self.round_min = 0
         self.double_limit = False
 
+    @abstractmethod
     def _record(self, action: A.Action) -> None:
-        raise NotImplementedError
+        """Append an action to the hand's record (the table state keeps it)."""
 
+    @abstractmethod
     def _round_over(self) -> None:
-        raise NotImplementedError
+        """Move on once a betting round is complete (the table state knows what comes next)."""
 
     def _begin_betting(self, first: int, bring_in: bool) -> None:
         fixed = self.structure is Structure.FIXED_LIMIT
