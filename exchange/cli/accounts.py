@@ -12,6 +12,7 @@ import sqlite3
 import sys
 from decimal import Decimal, InvalidOperation
 
+from exchange.core.money import format_minor
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
 from exchange.server.store import AccountExists, AccountStore
@@ -39,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--operator", action="store_true",
                      help="the account may suspend, resume and void markets (the server's /operator routes)")
     add.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    listing = actions.add_parser("list", help="list accounts and balances")
+    listing = actions.add_parser("list", help="list accounts, balances and roles (trader or operator)")
     listing.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
 
@@ -62,13 +63,14 @@ def _run(args: argparse.Namespace) -> int:
                 print(f"error: {exc}", file=sys.stderr)
                 return 1
             role = " (operator)" if args.operator else ""
-            print(f"added {account.name}{role} with balance {account.deposit / 100:.2f} {account.currency}")
+            print(f"added {account.name}{role} with balance {format_minor(account.deposit)} {account.currency}")
             return 0
         balances = balances_from_db(args.db)
-        print(f"{'name':<24} {'balance':>14} currency")
+        print(f"{'name':<24} {'balance':>14} currency role")
         for account in store.list():
             balance = balances.get(account.name, account.deposit)
-            print(f"{account.name:<24} {balance / 100:>14.2f} {account.currency}")
+            role = "operator" if store.is_operator(account.name) else "trader"
+            print(f"{account.name:<24} {format_minor(balance):>14} {account.currency:<8} {role}")
         return 0
     finally:
         store.close()

@@ -19,6 +19,7 @@ from exchange.core.commands import (
     VoidMarket,
     VoidMatchedSince,
 )
+from exchange.core.errors import ExchangeError
 from exchange.core.events import Event
 from exchange.core.exchange import Exchange
 from exchange.game.channels import ChannelConfig, parse_market_id
@@ -45,8 +46,8 @@ class ExchangeMarket:
     def open_window(self, round: Round, at_ms: int) -> Sequence[Event]:
         events = self.exchange.execute(OpenMarket(at_ms, self.market_id))
         opened = getattr(events[-1], "round", None)
-        if opened != int(round):
-            raise AssertionError(f"market {self.market_id} opened round {opened}, the game is in round {int(round)}")
+        if opened != int(round):  # the exchange and the game disagree on the round: a driver's bug, never ignored
+            raise ExchangeError(f"market {self.market_id} opened round {opened}, the game is in round {int(round)}")
         return events
 
     def suspend(self, at_ms: int) -> Sequence[Event]:

@@ -114,14 +114,18 @@ async def test_operator_actions_survive_a_restart(tmp_path: Path) -> None:
                 "/operator/v1/markets/{marketId}/void"} <= set(paths)
 
 
-def test_the_accounts_command_makes_an_operator(tmp_path: Path, capsys: Any) -> None:
+def test_the_accounts_command_makes_and_lists_an_operator(tmp_path: Path, capsys: Any) -> None:
     from exchange.cli import main
     from exchange.server.store import AccountStore
 
     db = str(tmp_path / "ex.db")
     assert main(["accounts", "--db", db, "add", "ops", "--password", "pw", "--operator"]) == 0
     assert "ops (operator)" in capsys.readouterr().out
-    assert main(["accounts", "--db", db, "add", "plain", "--password", "pw"]) == 0
+    assert main(["accounts", "--db", db, "add", "plain", "--password", "pw", "--balance", "25.50"]) == 0
+    capsys.readouterr()
+    assert main(["accounts", "--db", db, "list"]) == 0
+    rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[1:]}
+    assert rows == {"ops": ["1000.00", "GBP", "operator"], "plain": ["25.50", "GBP", "trader"]}
     store = AccountStore.open(db)
     try:
         assert store.is_operator("ops") and not store.is_operator("plain")
