@@ -34,7 +34,6 @@ from aiohttp import WSMsgType, web
 
 from exchange.clock import Timer
 from exchange.core.events import Event
-from exchange.server.errors import ApiError
 from exchange.server.game_view import channel_list, channel_snapshot
 from exchange.server.service import ExchangeService
 
@@ -88,7 +87,7 @@ class GamesHub:
                 self._games = games
                 messages.append(self._channels_message())
             messages += [self._snapshot_message(name) for name in dirty]
-            if not await self._held():
+            if not await self.service.held():
                 return
             texts = [_dumps(m) for m in messages]  # once, whatever the number of pages watching
             for ws in list(self.connections):
@@ -105,13 +104,6 @@ class GamesHub:
         return {"op": "snapshot", "pt": self.service.now(), "channel": name,
                 "snapshot": channel_snapshot(self.service, name)}
 
-    async def _held(self) -> bool:
-        try:
-            await self.service.durable()
-        except ApiError:
-            return False
-        return True
-
     def fail(self, reason: str) -> None:
         """The journal failed: every connection is closed, with nothing more sent."""
         for ws in list(self.connections):
@@ -125,7 +117,7 @@ class GamesHub:
             async with self.sending:  # the image, then every flush after it: nothing is missed or reordered
                 messages = [self._channels_message()]
                 messages += [self._snapshot_message(name) for name in self.service.channels]
-                if not await self._held():
+                if not await self.service.held():
                     return ws
                 for message in messages:
                     await _send(ws, _dumps(message))

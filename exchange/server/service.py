@@ -277,6 +277,15 @@ class ExchangeService:
             raise self._unavailable() from None
         return _durable_or_unavailable(future, self)
 
+    async def held(self) -> bool:
+        """Wait until the state just read is on disk; False if it never will be (the journal failed): what a
+        push feed checks before it sends what it read."""
+        try:
+            await self.durable()
+        except ApiError:
+            return False
+        return True
+
     def check_available(self) -> None:
         """Raise ``SERVICE_UNAVAILABLE`` once the journal has failed (every call is refused from then on)."""
         if self.failure is not None:

@@ -286,7 +286,7 @@ class StreamConnection:
                            fields=params.fields, ladder_levels=params.ladder_levels)
         async with self.hub.sending:
             pending, images = self.hub.images_in_step(sub)
-            if not await self.hub.held():
+            if not await self.hub.service.held():
                 return
             self.market_sub = sub
             await self.status(request_id)
@@ -304,7 +304,7 @@ class StreamConnection:
                            overall_position=params.include_overall_position, strategy_refs=params.strategy_refs)
         async with self.hub.sending:
             images = self.hub.order_images(self.account, None)
-            if not await self.hub.held():
+            if not await self.hub.service.held():
                 return
             self.order_sub = sub
             await self.status(request_id)
@@ -394,16 +394,8 @@ class StreamHub:
     async def flush(self) -> None:
         async with self.sending:
             pending = self._collect(())
-            if await self.held():
+            if await self.service.held():
                 await self.fan_out(pending)
-
-    async def held(self) -> bool:
-        """Wait until the state just read is on disk; False if it never will be (the journal failed)."""
-        try:
-            await self.service.durable()
-        except ApiError:
-            return False
-        return True
 
     def fail(self, reason: str) -> None:
         """The journal failed: every connection gets nothing more, then is told and closed."""
