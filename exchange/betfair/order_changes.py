@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -41,3 +42,32 @@ def cleared_order(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, flo
     uo = order_change(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
              matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref)
     return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
+
+
+def matched_position(matches: Iterable[tuple[str, float, float]]) -> dict[str, list[list[float]]]:
+    """``{"mb": ..., "ml": ...}``: the matched backs and lays of ``(side, average price, size matched)`` rows,
+    size summed per price, ascending by price (the ``mb``/``ml`` of an order runner change).
+
+    >>> matched_position([("B", 3.0, 2.0), ("L", 2.5, 1.0), ("B", 3.0, 4.5), ("B", 2.0, 0.0)])
+    {'mb': [[3.0, 6.5]], 'ml': [[2.5, 1.0]]}
+    """
+    mb: dict[float, float] = {}
+    ml: dict[float, float] = {}
+    for side, avp, matched in matches:
+        if matched:
+            target = mb if side == "B" else ml
+            target[avp] = round(target.get(avp, 0.0) + matched, 2)
+    return {"mb": [[p, s] for p, s in sorted(mb.items())], "ml": [[p, s] for p, s in sorted(ml.items())]}
+
+
+def strategy_matches(items: Iterable[tuple[dict[str, Any], str, float, float]]
+                     ) -> dict[str, dict[str, list[list[float]]]]:
+    """``smc``: :func:`matched_position` per ``customerStrategyRef`` (orders without one count in none).
+
+    ``items`` are one runner's ``(uo, side, average price, size matched)``; only refs with a match appear.
+    """
+    by_ref: dict[str, list[tuple[str, float, float]]] = {}
+    for uo, side, avp, matched in items:
+        if uo["rfs"] and matched:
+            by_ref.setdefault(uo["rfs"], []).append((side, avp, matched))
+    return {ref: matched_position(rows) for ref, rows in sorted(by_ref.items())}

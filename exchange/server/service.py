@@ -502,7 +502,8 @@ class ExchangeService:
         return self.live_market_ids()
 
     def order_changes(self, account: str, market_ids: set[str] | None) -> list[dict[str, Any]]:
-        """``oc`` entries: per market, per runner, the account's orders (full image) and matched totals."""
+        """``oc`` entries: per market, per runner, the account's orders (full image), matched totals (``mb``/``ml``)
+        and the same per strategy ref (``smc``; the stream sends it to the subscriptions that partition by it)."""
         if market_ids is None:
             market_ids = {o.market_id for o in self.exchange.current_orders(account)}
         out = []
@@ -515,15 +516,10 @@ class ExchangeService:
                 by_runner.setdefault(selection_id, []).append((uo, side, avp, matched))
             orc = []
             for selection_id, items in sorted(by_runner.items()):
-                mb: dict[float, float] = {}
-                ml: dict[float, float] = {}
-                for _, side, avp, matched in items:
-                    if matched:
-                        target = mb if side == "B" else ml
-                        target[avp] = round(target.get(avp, 0.0) + matched, 2)
-                orc.append({"id": selection_id, "fullImage": True, "uo": [i[0] for i in items],
-                            "mb": [[p, s] for p, s in sorted(mb.items())],
-                            "ml": [[p, s] for p, s in sorted(ml.items())]})
+                overall = order_changes.matched_position((side, avp, matched) for _, side, avp, matched in items)
+                smc = order_changes.strategy_matches(items)
+                orc.append({"id": selection_id, "fullImage": True, "uo": [i[0] for i in items], **overall,
+                            "smc": smc})
             out.append({"id": market_id, "orc": orc, "closed": market_id not in self.live_market_ids()})
         return out
 

@@ -13,7 +13,8 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
 * market changes come as ``mcm`` (``ct: "SUB_IMAGE"`` first, then deltas:
   ``rc: [{id, atb, atl, batb, batl, trd, ltp, tv}]``, ``marketDefinition`` when
   a status changes), order changes as ``ocm`` (``oc: [{id, orc: [{id, uo, mb,
-  ml}]}]``), and ``ct: "HEARTBEAT"`` when nothing else was sent for ``heartbeatMs``.
+  ml, smc}]}]``; ``smc``, the matches per ``customerStrategyRef``, with
+  ``partitionMatchedByStrategyRef``), and ``ct: "HEARTBEAT"`` when nothing else was sent for ``heartbeatMs``.
   ``EX_ALL_OFFERS`` gives the full ladder as ``atb``/``atl``; ``EX_BEST_OFFERS``
   the best ``ladderLevels`` levels as ``batb``/``batl``
   (:mod:`exchange.server.best_offers`); ``EX_BEST_OFFERS_DISP`` the same as
@@ -107,6 +108,7 @@ class Subscription:
     ladder_levels: int = DEFAULT_LADDER_LEVELS
     overall_position: bool = True
     strategy_refs: frozenset[str] | None = None
+    partition_by_strategy: bool = False  # orderFilter.partitionMatchedByStrategyRef: send smc
     clk: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     last_sent_ms: int = 0
 
@@ -142,16 +144,19 @@ class Subscription:
         return kept if len(kept) > 1 or image else {}
 
     def filter_orders(self, changes: list[JsonDict]) -> list[JsonDict]:
-        """Order changes as ``orderFilter`` asked: without ``mb``/``ml`` if no overall position, only the refs asked."""
-        if self.overall_position and self.strategy_refs is None:
-            return changes
+        """Order changes as ``orderFilter`` asked: ``mb``/``ml`` only with the overall position, ``smc`` only
+        when partitioned by strategy, and of the orders and strategy matches only the refs asked for (the
+        overall position is not filtered by ref, as Betfair's is not)."""
         out = []
         for market in changes:
             orcs = []
             for orc in market["orc"]:
-                orc = {k: v for k, v in orc.items() if self.overall_position or k not in ("mb", "ml")}
+                orc = {k: v for k, v in orc.items() if (self.overall_position or k not in ("mb", "ml"))
+                       and (self.partition_by_strategy or k != "smc")}
                 if self.strategy_refs is not None:
                     orc["uo"] = [uo for uo in orc.get("uo", ()) if uo.get("rfs") in self.strategy_refs]
+                    if "smc" in orc:
+                        orc["smc"] = {ref: m for ref, m in orc["smc"].items() if ref in self.strategy_refs}
                 orcs.append(orc)
             out.append({**market, "orc": orcs})
         return out
@@ -301,7 +306,8 @@ class StreamConnection:
             await self.status(request_id, "INVALID_INPUT", str(err))
             return
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
-                           overall_position=params.include_overall_position, strategy_refs=params.strategy_refs)
+                           overall_position=params.include_overall_position, strategy_refs=params.strategy_refs,
+                           partition_by_strategy=params.partition_by_strategy)
         async with self.hub.sending:
             images = self.hub.order_images(self.account, None)
             if not await self.hub.service.held():

@@ -37,7 +37,8 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
   true: ``mb``/``ml`` are sent), ``customerStrategyRefs`` (list of strings: only
   orders placed with one of those ``customerStrategyRef`` values are shown, as ``rfs``; empty means
   all), ``partitionMatchedByStrategyRef``
-  (boolean; strategy positions ``smc`` are not produced), ``accountIds`` (list
+  (boolean, default false: true adds ``smc``, each runner's matched backs and lays per
+  ``customerStrategyRef``, filtered by ``customerStrategyRefs`` as the orders are), ``accountIds`` (list
   of integers; ignored, as the stream only ever shows the authenticated
   account's own orders).
 
@@ -118,6 +119,7 @@ class OrderParams:
     heartbeat_ms: int
     include_overall_position: bool
     strategy_refs: frozenset[str] | None
+    partition_by_strategy: bool = False
 
 
 def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_ms: int) -> MarketParams:
@@ -181,7 +183,7 @@ def parse_order_subscription(message: Mapping[str, Any], *, default_heartbeat_ms
     """Check every field of an ``orderSubscription``; raise :class:`StreamInputError` on the first wrong one.
 
     >>> parse_order_subscription({"orderFilter": {"includeOverallPosition": False}}, default_heartbeat_ms=5000)
-    OrderParams(heartbeat_ms=5000, include_overall_position=False, strategy_refs=None)
+    OrderParams(heartbeat_ms=5000, include_overall_position=False, strategy_refs=None, partition_by_strategy=False)
     >>> parse_order_subscription({"orderFilter": {"accountIds": [True]}}, default_heartbeat_ms=5000)
     Traceback (most recent call last):
     ...
@@ -194,7 +196,8 @@ def parse_order_subscription(message: Mapping[str, Any], *, default_heartbeat_ms
     overall = order_filter.get("includeOverallPosition")
     _bool("orderFilter.includeOverallPosition", overall)
     refs = _strings("orderFilter.customerStrategyRefs", order_filter.get("customerStrategyRefs"))
-    _bool("orderFilter.partitionMatchedByStrategyRef", order_filter.get("partitionMatchedByStrategyRef"))
+    partition = order_filter.get("partitionMatchedByStrategyRef")
+    _bool("orderFilter.partitionMatchedByStrategyRef", partition)
     accounts = order_filter.get("accountIds")
     if accounts is not None and (not isinstance(accounts, list)
                                  or any(isinstance(a, bool) or not isinstance(a, int) for a in accounts)):
@@ -203,6 +206,7 @@ def parse_order_subscription(message: Mapping[str, Any], *, default_heartbeat_ms
         heartbeat_ms=heartbeat_ms,
         include_overall_position=overall is not False,
         strategy_refs=frozenset(refs) if refs else None,
+        partition_by_strategy=partition is True,
     )
 
 
