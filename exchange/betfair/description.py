@@ -11,6 +11,9 @@ client sees the same market whichever way it reads it.
   game's start; it suspends for good when the last betting window closes.
 * A market is in play from the Pre-flop window on, once the hole cards are
   face up (round 2); the Deal window is before the off.
+* Its type (``marketType``, ``marketTypeCodes``) is ``WIN`` for a game's market, and for the High market
+  of a hi/lo game, which the best high hand wins; ``LOW`` for the Low market (``omaha-hilo.17-low``), which
+  the best qualifying low hand wins, or "No low" (:func:`market_type_of`).
 * Its ``version`` counts the changes of its definition, as Betfair's does: its
   creation, each window opening and closing, a selection settled, the market
   settled or voided (:func:`changes_definition`); fills and orders leave it.
@@ -68,6 +71,23 @@ def game_of(market_id: str) -> tuple[str, int]:
     return channel, int(digits.group()) if digits else 0
 
 
+#: The market type code of a game's market (and of the High market of a hi/lo game).
+WIN_MARKET_TYPE = "WIN"
+#: The market type code of a hi/lo game's Low market.
+LOW_MARKET_TYPE = "LOW"
+#: Every market type code a market here can have.
+MARKET_TYPES = (WIN_MARKET_TYPE, LOW_MARKET_TYPE)
+
+
+def market_type_of(market_id: str) -> str:
+    """A market's type code: ``LOW`` for a hi/lo game's Low market (its id ends ``-low``), else ``WIN``.
+
+    >>> market_type_of("omaha-hilo.17"), market_type_of("omaha-hilo.17-low"), market_type_of("holdem.3")
+    ('WIN', 'LOW', 'WIN')
+    """
+    return LOW_MARKET_TYPE if market_id.endswith("-low") else WIN_MARKET_TYPE
+
+
 def event_id_of(market_id: str) -> str:
     """The event (the game) a market belongs to: ``CHANNEL.N``.
 
@@ -97,4 +117,5 @@ def market_info(market_id: str, *, title: str, start_ms: int, suspend_ms: int, h
         suspend_ms=suspend_ms,
         runner_names=runner_names if runner_names is not None else tuple(f"Hand {h}" for h in range(1, hands + 1)),
         commission_percent=str(Decimal(commission_bps) / 100),
+        market_type=market_type_of(market_id),
     )

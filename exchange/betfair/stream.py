@@ -82,7 +82,9 @@ class RunnerStatus(StrEnum):
 class MarketInfo:
     """What does not change during a market: ids, names, times (epoch ms) and the commission rate.
 
-    ``commission_percent`` is a decimal string (``"2.5"``): Betfair's ``marketBaseRate``.
+    ``commission_percent`` is a decimal string (``"2.5"``): Betfair's ``marketBaseRate``; ``market_type`` the
+    market's type code (``WIN``; ``LOW`` for a hi/lo game's Low market: see
+    :func:`exchange.betfair.description.market_type_of`).
     """
 
     market_id: str
@@ -94,6 +96,7 @@ class MarketInfo:
     suspend_ms: int
     runner_names: tuple[str, ...]
     commission_percent: str = "2.5"
+    market_type: str = "WIN"
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +240,7 @@ class MarketRecorder:
             "eventTypeId": EVENT_TYPE_ID,
             "numberOfWinners": 1,
             "bettingType": "ODDS",
-            "marketType": "WIN",
+            "marketType": info.market_type,
             "marketTime": iso_ms(info.market_time_ms),
             "suspendTime": iso_ms(info.suspend_ms),
             "bspReconciled": False,

@@ -18,12 +18,13 @@ from fractions import Fraction
 from typing import Any
 
 from exchange.betfair import apiformat
+from exchange.betfair.description import market_type_of
 from exchange.core.orders import BetStatus, ClearedOrder
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
 from exchange.server.limits import current_budget
 from exchange.server.listings import MAX_RECORDS, _bet_ids, _formatted, _matching, _page
-from exchange.server.market_filter import MARKET_TYPE, parse_time_range
+from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_bool, get_enum, get_int_list, get_str_list
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
 
@@ -93,7 +94,7 @@ def _bet_row(service: ExchangeService, order: ClearedOrder, describe: bool) -> J
 def item_description(service: ExchangeService, market_id: str, selection_id: int | None) -> JsonDict:
     """API-NG ``ItemDescription`` of a market (and runner) from the catalogue."""
     info = service.infos.get(market_id)
-    out: JsonDict = {"eventTypeDesc": EVENT_TYPE_NAME, "marketType": MARKET_TYPE, "numberOfWinners": 1,
+    out: JsonDict = {"eventTypeDesc": EVENT_TYPE_NAME, "marketType": market_type_of(market_id), "numberOfWinners": 1,
                      "eachWayDivisor": None}
     if info is not None:
         out |= {"eventDesc": info.event_name, "marketDesc": info.market_name,

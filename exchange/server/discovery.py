@@ -3,7 +3,8 @@ listCompetitions, listMarketTypes, listCountries, listVenues and listTimeRanges.
 
 Each takes a ``MarketFilter`` (:mod:`exchange.server.market_filter`, every field honoured) and counts the
 markets open now that pass it, as Betfair's navigation does: an event is a game (its markets share it), the one
-event type is Exchange Poker, every market is a ``WIN`` market in ``GB``; there are no competitions and no
+event type is Exchange Poker, every market is in ``GB`` and a ``WIN`` market but a hi/lo game's Low market
+(``LOW``); there are no competitions and no
 venues, so those two lists are always empty. ``locale`` is accepted (a string; names are English).
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.server.auth import Session
-from exchange.server.market_filter import COUNTRY, MARKET_TYPE, MarketFilter, parse_market_filter
+from exchange.server.market_filter import COUNTRY, MarketFilter, parse_market_filter
 from exchange.server.params import get_enum, get_str
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService, MarketInfo
 
@@ -79,8 +80,8 @@ async def list_venues(service: ExchangeService, session: Session, params: Mappin
 
 async def list_market_types(service: ExchangeService, session: Session, params: Mapping[str, Any]
                             ) -> list[JsonDict]:
-    count = len(_filtered(service, session, params))
-    return [{"marketType": MARKET_TYPE, "marketCount": count}] if count else []
+    counts = Counter(info.market_type for info in _filtered(service, session, params))
+    return [{"marketType": code, "marketCount": count} for code, count in sorted(counts.items())]
 
 
 async def list_countries(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> list[JsonDict]:

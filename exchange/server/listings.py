@@ -304,7 +304,7 @@ def _catalogue_entry(service: ExchangeService, info: Any, projection: set[str]) 
         entry["description"] = {
             "persistenceEnabled": False, "bspMarket": False, "marketTime": apiformat.iso(info.market_time_ms),
             "suspendTime": apiformat.iso(info.suspend_ms), "bettingType": "ODDS", "turnInPlayEnabled": True,
-            "marketType": "WIN", "regulator": "MR_INT", "marketBaseRate": float(info.commission_percent),
+            "marketType": info.market_type, "regulator": "MR_INT", "marketBaseRate": float(info.commission_percent),
             "discountAllowed": False, "wallet": "UK", "rules": "Exchange Poker: four hands that never fold; "
             "dead-heat rule; unmatched bets lapse at each window close.", "rulesHasDate": False,
             "priceLadderDescription": {"type": "CLASSIC"},

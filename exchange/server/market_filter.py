@@ -1,7 +1,7 @@
 """API-NG's ``MarketFilter`` and ``TimeRange``: every field read, checked, and honoured.
 
 Every market of the simulator is of one event type (Exchange Poker), of market
-type ``WIN``, betting type ``ODDS``, country ``GB``, turns in play (from the
+type ``WIN`` (a hi/lo game's Low market: ``LOW``), betting type ``ODDS``, country ``GB``, turns in play (from the
 Pre-flop window, when the hole cards are face up), is no BSP market, and has no
 competition and no venue. A filter on any of those is honoured against those
 facts: asking for ``marketTypeCodes: ["PLACE"]``, a venue, a competition or
@@ -28,7 +28,6 @@ from exchange.server.errors import invalid_input
 from exchange.server.params import get_bool, get_object, get_str, get_str_list
 from exchange.server.service import EVENT_TYPE_ID, MarketInfo
 
-MARKET_TYPE = "WIN"
 BETTING_TYPE = "ODDS"
 COUNTRY = "GB"
 ORDER_STATUSES = ("EXECUTABLE", "EXECUTION_COMPLETE")
@@ -101,7 +100,7 @@ class MarketFilter:
         """Whether the market ``info`` (in play or not) passes; ``order_statuses(market_id)``: the caller's orders'."""
         checks = (
             (self.event_types, EVENT_TYPE_ID), (self.event_ids, info.event_id), (self.market_ids, info.market_id),
-            (self.betting_types, BETTING_TYPE), (self.countries, COUNTRY), (self.market_types, MARKET_TYPE),
+            (self.betting_types, BETTING_TYPE), (self.countries, COUNTRY), (self.market_types, info.market_type),
         )
         if any(wanted is not None and value not in wanted for wanted, value in checks):
             return False

@@ -114,6 +114,7 @@ class MarketInfo:
     suspend_ms: int
     runner_names: tuple[str, ...]
     commission_percent: str
+    market_type: str  # WIN, or LOW for a hi/lo game's Low market (description.market_type_of)
 
 
 def accounts_of(event: Event) -> set[str]:
@@ -394,6 +395,7 @@ class ExchangeService:
             suspend_ms=described.suspend_ms,
             runner_names=described.runner_names,
             commission_percent=described.commission_percent,
+            market_type=described.market_type,
         )
 
     def _channel_of(self, market_id: str | None) -> Channel | None:
@@ -473,6 +475,7 @@ class ExchangeService:
             suspend_ms=info.suspend_ms,
             runner_names=info.runner_names,
             commission_percent=info.commission_percent,
+            market_type=info.market_type,
         )
 
     def stream_snapshot(self, market_id: str) -> MarketSnapshot | None:

@@ -28,8 +28,8 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
 * ``marketFilter``: an object; ``marketIds`` (at most 1000 strings) and ``eventIds``
   (games, ``holdem.17``) narrow the subscription; the other Betfair keys are
   honoured against what every market here is (event type ``990001``, market type
-  ``WIN``, country ``GB``, betting type ``ODDS``, turns in play, no BSP, no venue or
-  race type): a key that rules that out subscribes to nothing.
+  ``WIN``, or ``LOW`` for a hi/lo game's Low market, country ``GB``, betting type
+  ``ODDS``, turns in play, no BSP, no venue or race type): a key that rules that out subscribes to nothing.
 * ``marketDataFilter``: an object; ``fields`` a list of Betfair field names
   (absent or empty: :data:`DEFAULT_FIELDS`), ``ladderLevels`` an integer 1..10
   (default 3) used by ``EX_BEST_OFFERS`` / ``EX_BEST_OFFERS_DISP``.
@@ -56,7 +56,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from exchange.betfair.description import event_id_of
+from exchange.betfair.description import event_id_of, market_type_of
 from exchange.betfair.stream import EVENT_TYPE_ID
 
 MIN_HEARTBEAT_MS = 500
@@ -98,6 +98,7 @@ class MarketParams:
     fields: frozenset[str]
     ladder_levels: int
     event_ids: frozenset[str] | None = None
+    market_types: frozenset[str] | None = None
     #: False when a marketFilter key rules out every market here (a venue, a PLACE market type, BSP, ...).
     any_market: bool = True
 
@@ -109,7 +110,8 @@ class MarketParams:
         (True, False)
         """
         return (self.any_market and (self.market_ids is None or market_id in self.market_ids)
-                and (self.event_ids is None or event_id_of(market_id) in self.event_ids))
+                and (self.event_ids is None or event_id_of(market_id) in self.event_ids)
+                and (self.market_types is None or market_type_of(market_id) in self.market_types))
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,12 +163,13 @@ def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_m
         fields=frozenset(fields) if fields else DEFAULT_FIELDS,
         ladder_levels=DEFAULT_LADDER_LEVELS if levels is None else levels,
         event_ids=frozenset(events) if events else None,
+        market_types=frozenset(market_filter["marketTypes"]) if market_filter.get("marketTypes") else None,
         any_market=_any_market(market_filter),
     )
 
 
 #: What every market here is, for the marketFilter keys that do not name markets or events.
-_FACTS = {"eventTypeIds": EVENT_TYPE_ID, "marketTypes": "WIN", "countryCodes": "GB", "bettingTypes": "ODDS"}
+_FACTS = {"eventTypeIds": EVENT_TYPE_ID, "countryCodes": "GB", "bettingTypes": "ODDS"}
 
 
 def _any_market(market_filter: Mapping[str, Any]) -> bool:

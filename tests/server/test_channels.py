@@ -88,6 +88,39 @@ async def test_hilo_markets_in_catalogue_book_snapshot_stream_and_settlement(
     assert json.dumps(cleared)  # plain JSON all the way
 
 
+async def test_low_markets_have_their_own_market_type_and_filters_select_by_it(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+
+    async def catalogue(codes: list[str] | None) -> dict[str, str]:
+        market_filter = {} if codes is None else {"marketTypeCodes": codes}
+        answer = await rpc(client, alice, "listMarketCatalogue", {"filter": market_filter, "maxResults": 50,
+                                                                 "marketProjection": ["MARKET_DESCRIPTION"]})
+        return {m["marketId"]: m["description"]["marketType"] for m in answer["result"]}
+
+    every = await catalogue(None)
+    assert every == {HIGH: "WIN", LOW: "LOW", "stud7.0": "WIN", "triple-draw-27.0": "WIN"}
+    assert await catalogue(["LOW"]) == {LOW: "LOW"}
+    assert await catalogue(["WIN"]) == {m: t for m, t in every.items() if m != LOW}
+    assert await catalogue(["WIN", "LOW"]) == every and await catalogue(["PLACE"]) == {}
+
+    async def events(codes: list[str]) -> dict[str, int]:
+        answer = await rpc(client, alice, "listEvents", {"filter": {"marketTypeCodes": codes}})
+        return {e["event"]["id"]: e["marketCount"] for e in answer["result"]}
+
+    assert await events(["LOW"]) == {"omaha-hilo.0": 1}
+    assert await events(["WIN"]) == {"omaha-hilo.0": 1, "stud7.0": 1, "triple-draw-27.0": 1}
+    types = (await rpc(client, alice, "listMarketTypes", {"filter": {}}))["result"]
+    assert types == [{"marketType": "LOW", "marketCount": 1}, {"marketType": "WIN", "marketCount": 3}]
+
+    async with client.ws_connect("/stream") as ws:
+        await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": alice})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {"marketTypes": ["LOW"]}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        image = await receive(ws, "mcm", ct="SUB_IMAGE")
+    assert [(m["id"], m["marketDefinition"]["marketType"]) for m in image["mc"]] == [(LOW, "LOW")]
+
+
 async def test_an_operator_acts_on_both_markets_of_a_hi_lo_game_through_either(client: TestClient) -> None:
     client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
     ops, alice = await login(client, "ops", "pw-ops"), await login(client, "alice", "pw-alice")
