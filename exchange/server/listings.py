@@ -13,6 +13,7 @@ slices, so a large read never holds the loop for more than a millisecond or two.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,10 +28,10 @@ from exchange.server.params import (
     get_bool,
     get_enum,
     get_int,
-    get_object,
     get_str,
     get_str_list,
 )
+from exchange.server.price_projection import parse_price_projection
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService, MarketInfo
 
 JsonDict = dict[str, Any]
@@ -129,25 +130,13 @@ async def list_market_book(
     market_ids = get_str_list(params, "marketIds", max_items=MAX_MARKETS_BOOK * 10)
     if not params.get("marketIds"):
         raise invalid_input("marketIds is required (a list of market ids)")
-    price_projection = get_object(params, "priceProjection", required=False)
-    price_data = set(get_str_list(price_projection, "priceData", where="priceProjection."))
-    unknown = price_data - {"EX_BEST_OFFERS", "EX_ALL_OFFERS", "EX_TRADED", "SP_AVAILABLE", "SP_TRADED"}
-    if unknown:
-        raise invalid_input(f"priceProjection.priceData has unknown values {sorted(unknown)}")
-    overrides = get_object(price_projection, "exBestOffersOverrides", required=False, where="priceProjection.")
-    depth: int | None = get_int(overrides, "bestPricesDepth", default=3, where="priceProjection.exBestOffersOverrides.")
-    if depth is not None and depth <= 0:
-        raise invalid_input("bestPricesDepth must be positive")
+    projection = parse_price_projection(params, min_stake=service.exchange.config.min_stake)
     unique_ids = list(dict.fromkeys(market_ids))
-    weight = market_book_weight(price_data, depth)
+    weight = market_book_weight(projection.price_data, projection.depth)
     if weight * len(unique_ids) > MAX_BOOK_WEIGHT:
         raise ApiError(ApingCode.TOO_MUCH_DATA, f"listMarketBook weighs {weight} a market with this priceProjection; "
                        f"{len(unique_ids)} markets weigh {weight * len(unique_ids)}, over the limit of "
                        f"{MAX_BOOK_WEIGHT} (at most {MAX_BOOK_WEIGHT // weight} markets a call)")
-    with_prices = bool(price_data & {"EX_BEST_OFFERS", "EX_ALL_OFFERS"})
-    if "EX_ALL_OFFERS" in price_data:
-        depth = None
-    traded = "EX_TRADED" in price_data
     order_projection = params.get("orderProjection")
     if order_projection is not None and order_projection not in ("ALL", "EXECUTABLE", "EXECUTION_COMPLETE"):
         raise invalid_input(
@@ -171,7 +160,9 @@ async def list_market_book(
         mine = [o for o in every if wanted(o)]
         runners = []
         for r in book.runners:
-            entry = apiformat.runner(r, with_prices=with_prices, depth=depth, traded=traded)
+            shown = dataclasses.replace(r, available_to_back=projection.offers(r.available_to_back),
+                                        available_to_lay=projection.offers(r.available_to_lay))
+            entry = apiformat.runner(shown, with_prices=projection.with_prices, depth=None, traded=projection.traded)
             theirs = [o for o in mine if o.selection_id == r.selection_id]
             if order_projection:
                 entry["orders"] = [apiformat.runner_order(o) for o in theirs
