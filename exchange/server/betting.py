@@ -21,8 +21,12 @@ others report ``RELATED_ACTION_FAILED``. ``cancelOrders`` and
 ``marketVersion`` (placeOrders, replaceOrders) is honoured as Betfair documents it: if the market's version
 (:mod:`exchange.betfair.description`: it counts the material changes) is past the one given, the bets lapse —
 placeOrders places nothing (``BET_TAKEN_OR_LAPSED`` per instruction), replaceOrders cancels the old bets and
-places no new ones. ``async`` is accepted; orders are placed at once either way, so the report already has
-the bet ids an asynchronous client would wait for on the order stream. A call holds at most
+places no new ones. ``async: true`` on placeOrders answers as Betfair's asynchronous placement does: each
+accepted instruction reports ``orderStatus: PENDING`` with no ``betId``, ``placedDate``, ``sizeMatched`` or
+``averagePriceMatched``, and the client learns the bet from the order stream (or listCurrentOrders by its
+``customerOrderRef``). The orders are still checked and executed before the answer, so a refused one is
+reported as refused either way (:func:`pending`). replaceOrders accepts ``async`` and answers in full. A call
+holds at most
 200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
 limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``.
 """
@@ -301,7 +305,7 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
-    get_bool(params, "async", default=False)  # accepted: orders are placed at once either way (see module doc)
+    asynchronous = get_bool(params, "async", default=False)
     stale = stale_version(service, market_id, params)
     if stale is not None:
         return execution_report(market_id, customer_ref, [failed({"instruction": r.echo}, "BET_TAKEN_OR_LAPSED", stale)
@@ -347,7 +351,26 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
         place_report(service.execute(command), r.echo, service) for r, command in zip(requests, commands, strict=True)
     ]
     await service.durable()
+    if asynchronous:
+        outcomes = [pending(o) for o in outcomes]
     return execution_report(market_id, customer_ref, outcomes, dependent=True)
+
+
+#: What an asynchronous placement's report leaves out: Betfair gives no bet id and no match with it.
+_NOT_YET_KNOWN = frozenset({"betId", "placedDate", "averagePriceMatched", "sizeMatched"})
+
+
+def pending(outcome: Outcome) -> Outcome:
+    """The report of an accepted instruction as an asynchronous ``placeOrders`` answers it: ``PENDING``, and no
+    bet id nor match (both come on the order stream); a refused instruction's report is as it was.
+
+    >>> pending(Outcome({"status": "SUCCESS", "betId": "7", "sizeMatched": 2.0, "orderStatus": "EXECUTABLE"})).report
+    {'status': 'SUCCESS', 'orderStatus': 'PENDING'}
+    """
+    if outcome.error is not None:
+        return outcome
+    report = {k: v for k, v in outcome.report.items() if k not in _NOT_YET_KNOWN}
+    return _new_outcome({**report, "orderStatus": "PENDING"})
 
 
 def stale_version(service: ExchangeService, market_id: str, params: Mapping[str, Any]) -> str | None:

@@ -16,7 +16,7 @@ from typing import Any
 
 
 def run_flumine_live(url: str, stream_port: int, username: str, password: str, cert_dir: str,
-                     strategy_ref: str | None, timeout_s: float) -> dict[str, Any]:
+                     strategy_ref: str | None, timeout_s: float, async_place: bool = False) -> dict[str, Any]:
     import betfairlightweight
     from betfairlightweight.resources.bettingresources import CurrentOrder
     from betfairlightweight.streaming.betfairstream import BetfairStream
@@ -29,6 +29,7 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
     BetfairStream.HOSTS[None] = "127.0.0.1"
     BetfairStream._BetfairStream__port = stream_port  # type: ignore[attr-defined]
     config.customer_strategy_ref = strategy_ref
+    config.async_place_orders = async_place
 
     seen: dict[str, Any] = {"books": 0, "placed": [], "matched": None, "order_stream": None}
 
@@ -55,6 +56,8 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
                     seen["matched"] = (order.market_id, order.selection_id, order.size_matched, order.bet_id)
                     seen["order_stream"] = {"rfs": current.customer_strategy_ref,
                                             "rfo": current.customer_order_ref, "status": current.status}
+                    report = order.responses.place_response
+                    seen["place_report"] = None if report is None else (report.order_status, report.bet_id)
                     market.flumine.handler_queue.put(TerminationEvent(market.flumine))
 
     trading = betfairlightweight.APIClient(username, password, app_key="flumine-test", certs=cert_dir)

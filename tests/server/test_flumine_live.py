@@ -32,11 +32,12 @@ def cert_dir(tmp_path: Path) -> str:
     return str(folder)
 
 
-@pytest.mark.parametrize("strategy_ref", [None, "flumine-live"])
+@pytest.mark.parametrize(("strategy_ref", "async_place"), [(None, False), ("flumine-live", False), (None, True)])
 def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(
-        tmp_path: Path, cert_dir: str, strategy_ref: str | None) -> None:
+        tmp_path: Path, cert_dir: str, strategy_ref: str | None, async_place: bool) -> None:
     """With flumine's default (no ``customer_strategy_ref``: orders carry the strategy's name and the order
-    stream is not filtered) and with one set (orders carry it and the order stream is filtered on it)."""
+    stream is not filtered), with one set (orders carry it and the order stream is filtered on it), and with
+    asynchronous placement (the report is PENDING without a bet id: flumine learns it from the order stream)."""
     assert importlib.util.find_spec("flumine") is not None, "flumine is missing: pip install '.[test]'"
     stream_port = free_port()
     with ServerProcess(tmp_path / "ex.db", "--demo", "--stream-port", str(stream_port), window_s=2, playing_s=0.3,
@@ -45,13 +46,18 @@ def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(
         spawn = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
             seen = pool.submit(run_flumine_live, server.url, stream_port, "demo", "demo", cert_dir, strategy_ref,
-                               FLUMINE_TIMEOUT_S).result(timeout=FLUMINE_TIMEOUT_S + 60)
+                               FLUMINE_TIMEOUT_S, async_place).result(timeout=FLUMINE_TIMEOUT_S + 60)
     assert seen["account_currency"] == "GBP"  # getAccountDetails answered at start
     assert seen["books"] > 0 and seen["placed"], seen
     assert seen["matched"] is not None, f"no fill came through the order stream: {seen}"
     market_id, selection_id, size_matched, bet_id = seen["matched"]
     assert (market_id, selection_id) in {(m, s) for m, s, _ in seen["placed"]}
     assert size_matched == 2.0 and bet_id.isdigit()
+    status, reported_id = seen["place_report"]
+    if async_place:  # no bet id in the report: flumine took the stream's
+        assert (status, reported_id) == ("PENDING", None)
+    else:
+        assert reported_id == bet_id and status != "PENDING"
     assert seen["order_stream"]["status"] == "EXECUTION_COMPLETE" and seen["order_stream"]["rfo"]
     expected_ref = strategy_ref if strategy_ref is not None else "BackOnce"  # flumine's default: the strategy name
     assert seen["order_stream"]["rfs"] == expected_ref
