@@ -82,6 +82,7 @@ from exchange.server.journal import Journal, JournalFailed
 from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
 from exchange.server.recovery import Restored, restore
+from exchange.server.statement_index import StatementIndex
 from exchange.server.store import Account
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,8 @@ class ExchangeService:
         self.infos: dict[str, MarketInfo] = {}
         self.currencies: dict[str, str] = {}  # each logged-in account's currency, from the account store
         self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER, *self.noise_accounts))
+        #: getAccountStatement's index of the journal's money movements (none for a journal in memory).
+        self.statements = StatementIndex(journal.path) if journal.path else None
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
         self._house = house
@@ -245,6 +248,8 @@ class ExchangeService:
     def stop(self) -> None:
         for channel in self.channels.values():
             channel.halt()
+        if self.statements is not None:
+            self.statements.close()
 
     # --- the write side -------------------------------------------------------------------
 

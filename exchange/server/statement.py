@@ -1,25 +1,23 @@
-"""API-NG ``getAccountStatement``: the account's money movements, read from the journal.
+"""API-NG ``getAccountStatement``: the account's money movements, from the journal through its index.
 
-The journal keeps every record (the audit trail), so the statement is read
-from it, on a worker thread through a read-only connection (only what is
-committed, so only what is durable): deposits (``AccountCredited``),
-withdrawals (``AccountDebited``), and per settled or voided market the
-account's result (``MarketSettled``/``MarketVoided``): its net P&L and, apart,
-the commission charged on it. ``balance`` is the running balance after each
-item, counted from the account's first record. Newest first, as Betfair lists
-them; ``itemDateRange`` narrows them, ``includeItem`` picks deposits and
-withdrawals (``DEPOSITS_WITHDRAWALS``), market items (``EXCHANGE``), none
-(``POKER_ROOM``: no poker room here) or all (``ALL``, the default), and
-``fromRecord``/``recordCount`` (at most 100) page them. Reading scans the
-journal's account and market records: its time grows with the journal.
+The journal keeps every record (the audit trail), and the statement is what it
+says of the account: deposits (``AccountCredited``), withdrawals
+(``AccountDebited``), and per settled or voided market the account's result
+(``MarketSettled``/``MarketVoided``): its net P&L and, apart, the commission
+charged on it. ``balance`` is the running balance after each item, counted from
+the account's first record. Newest first, as Betfair lists them;
+``itemDateRange`` narrows them, ``includeItem`` picks deposits and withdrawals
+(``DEPOSITS_WITHDRAWALS``), market items (``EXCHANGE``), none (``POKER_ROOM``:
+no poker room here) or all (``ALL``, the default), and
+``fromRecord``/``recordCount`` (at most 100) page them. A page is read from
+:class:`~exchange.server.statement_index.StatementIndex` on a worker thread: it
+costs in proportion to the page, not to the journal.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from exchange.betfair import apiformat
@@ -29,62 +27,13 @@ from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_enum, get_int, get_str
 from exchange.server.service import EVENT_TYPE_ID, ExchangeService
+from exchange.server.statement_index import Item
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 100
 INCLUDE = ("ALL", "DEPOSITS_WITHDRAWALS", "EXCHANGE", "POKER_ROOM")
-_TYPES = ("AccountCredited", "AccountDebited", "MarketSettled", "MarketVoided")
-_QUERY = ("SELECT seq, ts_ms, body FROM journal WHERE kind = 'event' AND ("
-          + " OR ".join(f"body LIKE '{{\"type\":\"{t}\"%'" for t in _TYPES) + ") ORDER BY seq")
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One statement line: a deposit, withdrawal, market result or commission (money in minor units)."""
-
-    ref_id: str
-    ts: int
-    amount: int
-    balance: int
-    kind: str  # DEPOSIT, WITHDRAWAL, RESULT or COMMISSION
-    market_id: str | None = None
-
-
-def read_items(path: str, account: str) -> list[Item]:
-    """Every statement item of ``account`` in the journal at ``path``, oldest first."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = conn.execute(_QUERY).fetchall()
-    finally:
-        conn.close()
-    items: list[Item] = []
-    balance = 0
-    for seq, ts, body in rows:
-        event = jsoncodec.loads(body)
-        for ref, amount, kind, market in _movements(event, account, seq):
-            balance += amount
-            items.append(Item(ref, ts, amount, balance, kind, market))
-    return items
-
-
-def _movements(event: Mapping[str, Any], account: str, seq: int) -> list[tuple[str, int, str, str | None]]:
-    kind = event["type"]
-    if kind in ("AccountCredited", "AccountDebited"):
-        if event["account_id"] != account:
-            return []
-        credit = kind == "AccountCredited"
-        return [(str(seq), event["amount"] if credit else -event["amount"], "DEPOSIT" if credit else "WITHDRAWAL",
-                 None)]
-    out = []
-    for result in event.get("accounts", ()):
-        if result["account_id"] == account:
-            if result["profit"]:
-                out.append((str(seq), result["profit"], "RESULT", event["market_id"]))
-            if result["commission"]:
-                out.append((f"{seq}-c", -result["commission"], "COMMISSION", event["market_id"]))
-    return out
-
-
+_KINDS = {"ALL": ("DEPOSIT", "WITHDRAWAL", "RESULT", "COMMISSION"), "DEPOSITS_WITHDRAWALS": ("DEPOSIT", "WITHDRAWAL"),
+          "EXCHANGE": ("RESULT", "COMMISSION"), "POKER_ROOM": ()}
 async def get_account_statement(service: ExchangeService, session: Session, params: Mapping[str, Any]
                                 ) -> JsonDict:
     get_str(params, "locale", required=False, max_len=16)
@@ -97,17 +46,12 @@ async def get_account_statement(service: ExchangeService, session: Session, para
         raise invalid_input("fromRecord and recordCount must not be negative")
     if count > MAX_RECORDS:
         raise ApiError(ApingCode.TOO_MUCH_DATA, f"recordCount is at most {MAX_RECORDS}, not {count}")
-    path = service.journal.path
-    if not path:
+    index = service.statements
+    if index is None:
         raise invalid_input("this server keeps its journal in memory: it has no statement to read")
-    items = await asyncio.to_thread(read_items, path, session.account)
-    wanted = {"ALL": ("DEPOSIT", "WITHDRAWAL", "RESULT", "COMMISSION"), "DEPOSITS_WITHDRAWALS": ("DEPOSIT",
-              "WITHDRAWAL"), "EXCHANGE": ("RESULT", "COMMISSION"), "POKER_ROOM": ()}[include]
-    chosen = [i for i in reversed(items) if i.kind in wanted
-              and (start is None or i.ts >= start) and (end is None or i.ts <= end)]
-    page = chosen[first:first + (count or MAX_RECORDS)]
-    return {"accountStatement": [_item(service, i) for i in page],
-            "moreAvailable": first + len(page) < len(chosen)}
+    page, more = await asyncio.to_thread(index.page, session.account, _KINDS[include], start, end, first,
+                                         count or MAX_RECORDS)
+    return {"accountStatement": [_item(service, i) for i in page], "moreAvailable": more}
 
 
 def _item(service: ExchangeService, item: Item) -> JsonDict:

@@ -1,0 +1,222 @@
+"""The account statement's index: every account's money movements, read once from the journal and kept in a
+SQLite file of their own beside the database (``exchange.db-statement``), so a ``getAccountStatement`` page
+costs an index lookup, in proportion to the page (and ``fromRecord``), however long the journal is.
+
+The journal stays the authority: the index is derived from it and can be deleted at any time (the next call
+rebuilds it). It holds each item (``account, seq, part``: a journal record and, for a market result, part 0
+the result and part 1 the commission) with its date, amount and the account's running balance after it, each
+account's balance so far, and its *mark*: the last journal record it has read, with that record's CRC. A call
+first brings the index up to the journal's last committed record (each record is read once, ever: only the
+records committed since the last call), in one transaction with the new mark, so a crash leaves the index at
+an old mark, never between. If the record at the mark is no longer the one the index read (the journal was
+replaced, or damaged records were set aside at a start and their sequence numbers reused), the index is
+rebuilt from the start. Reads see committed records only, through a read-only connection, as before.
+
+Items are listed newest first: by date, then journal order (which is the same order while the clock runs
+forward). Two covering indexes (all items; deposits and withdrawals apart from market items) give every
+page with its ``itemDateRange`` as one index range walked from its newest end.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine import InvariantError
+from exchange.server import jsoncodec
+
+_TYPES = ("AccountCredited", "AccountDebited", "MarketSettled", "MarketVoided")
+_MATCHING = "(" + " OR ".join(f"body LIKE '{{\"type\":\"{t}\"%'" for t in _TYPES) + ")"
+#: Journal records read per query while catching up (the index is written in one transaction all the same).
+BATCH = 5_000
+#: Each item kind's class: deposits and withdrawals (``D``) or market items (``X``), indexed apart.
+CLASSES = {"DEPOSIT": "D", "WITHDRAWAL": "D", "RESULT": "X", "COMMISSION": "X"}
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS mark (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, crc INTEGER);
+CREATE TABLE IF NOT EXISTS balances (account TEXT PRIMARY KEY, balance INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS items (
+    account TEXT NOT NULL, seq INTEGER NOT NULL, part INTEGER NOT NULL, ts INTEGER NOT NULL,
+    amount INTEGER NOT NULL, balance INTEGER NOT NULL, kind TEXT NOT NULL, class TEXT NOT NULL, market_id TEXT,
+    PRIMARY KEY (account, seq, part)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS items_by_date ON items (account, ts, seq, part);
+CREATE INDEX IF NOT EXISTS items_by_class ON items (account, class, ts, seq, part);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One statement line: a deposit, withdrawal, market result or commission (money in minor units)."""
+
+    ref_id: str
+    ts: int
+    amount: int
+    balance: int
+    kind: str  # DEPOSIT, WITHDRAWAL, RESULT or COMMISSION
+    market_id: str | None = None
+
+
+Movement = tuple[str, int, int, str, str | None]  # account, part, amount, kind, market id
+
+
+def movements(event: Mapping[str, Any]) -> list[Movement]:
+    """The statement movements a journal event makes, for every account it names.
+
+    >>> movements({"type": "MarketSettled", "market_id": "holdem.3", "accounts": [
+    ...     {"account_id": "alice", "profit": 400, "commission": 10}, {"account_id": "bob", "profit": 0,
+    ...     "commission": 0}]})
+    [('alice', 0, 400, 'RESULT', 'holdem.3'), ('alice', 1, -10, 'COMMISSION', 'holdem.3')]
+    """
+    kind = event["type"]
+    if kind in ("AccountCredited", "AccountDebited"):
+        credit = kind == "AccountCredited"
+        return [(event["account_id"], 0, event["amount"] if credit else -event["amount"],
+                 "DEPOSIT" if credit else "WITHDRAWAL", None)]
+    out: list[Movement] = []
+    for result in event.get("accounts", ()):
+        if result["profit"]:
+            out.append((result["account_id"], 0, result["profit"], "RESULT", event["market_id"]))
+        if result["commission"]:
+            out.append((result["account_id"], 1, -result["commission"], "COMMISSION", event["market_id"]))
+    return out
+
+
+def page_query(account: str, classes: Collection[str], start: int | None, end: int | None
+               ) -> tuple[str, list[str | int]]:
+    """The SQL of a page of ``account``'s items of ``classes`` (one or both) within the dates, newest first, and
+    its arguments (``LIMIT`` and ``OFFSET`` to add): one walk of ``items_by_date`` or ``items_by_class``."""
+    where: list[str] = ["account = ?"]
+    args: list[str | int] = [account]
+    if len(classes) == 1:
+        where.append("class = ?")
+        args.extend(classes)
+    if start is not None:
+        where.append("ts >= ?")
+        args.append(start)
+    if end is not None:
+        where.append("ts <= ?")
+        args.append(end)
+    return ("SELECT seq, part, ts, amount, balance, kind, market_id FROM items WHERE " + " AND ".join(where)
+            + " ORDER BY ts DESC, seq DESC, part DESC LIMIT ? OFFSET ?"), args
+
+
+class StatementIndex:
+    """Statement items by account, brought up to the journal at ``journal_path`` before each read."""
+
+    def __init__(self, journal_path: str, index_path: str | None = None) -> None:
+        self.journal_path = journal_path
+        self.index_path = index_path if index_path is not None else f"{journal_path}-statement"
+        self._lock = threading.Lock()  # one catch-up and read at a time (calls run on worker threads)
+        self._conn: sqlite3.Connection | None = None
+
+    def page(self, account: str, kinds: Collection[str], start: int | None, end: int | None, first: int,
+             count: int) -> tuple[list[Item], bool]:
+        """Items ``first`` .. ``first + count`` of ``account``'s, newest first, of ``kinds`` dated within
+        ``[start, end]`` (either may be None), and whether more follow. Catches up with the journal first."""
+        classes = sorted({CLASSES[k] for k in kinds})
+        if not classes:
+            return [], False
+        sql, args = page_query(account, classes, start, end)
+        with self._lock:
+            conn = self._connection()
+            self._catch_up(conn)
+            rows = conn.execute(sql, (*args, count + 1, first)).fetchall()
+        items = [Item(str(seq) if part == 0 else f"{seq}-c", ts, amount, balance, kind, market)
+                 for seq, part, ts, amount, balance, kind, market in rows[:count]]
+        return items, len(rows) > count
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(self.index_path, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost tail is read again from the journal
+            conn.executescript(SCHEMA)
+            self._conn = conn
+        return self._conn
+
+    def _catch_up(self, conn: sqlite3.Connection) -> None:
+        """Index the journal's records after the mark, through its last committed one, in one transaction."""
+        journal = sqlite3.connect(f"file:{self.journal_path}?mode=ro", uri=True)
+        try:
+            journal.execute("BEGIN")  # one read snapshot of the journal for the whole catch-up
+            mark = conn.execute("SELECT seq, crc FROM mark").fetchone()
+            seq, crc = mark if mark is not None else (0, None)
+            if seq and journal.execute("SELECT crc FROM journal WHERE seq = ?", (seq,)).fetchone() != (crc,):
+                seq = 0  # the journal is not the one indexed: start again
+            last = journal.execute("SELECT seq, crc FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+            if (last is not None and seq == last[0]) or (last is None and mark is None):
+                return  # up to date, or nothing to index
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if not seq:
+                    conn.execute("DELETE FROM items")
+                    conn.execute("DELETE FROM balances")
+                if last is not None:
+                    self._index(conn, self._records(journal, seq, last[0]))
+                    conn.execute("INSERT OR REPLACE INTO mark (id, seq, crc) VALUES (0, ?, ?)", last)
+                else:
+                    conn.execute("DELETE FROM mark")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            journal.close()
+
+    @staticmethod
+    def _records(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, int, str]]:
+        while True:
+            rows = journal.execute(f"SELECT seq, ts_ms, body FROM journal WHERE seq > ? AND seq <= ? AND kind = "
+                                   f"'event' AND {_MATCHING} ORDER BY seq LIMIT ?", (after, through, BATCH)
+                                   ).fetchall()
+            yield from rows
+            if len(rows) < BATCH:
+                return
+            after = rows[-1][0]
+
+    @staticmethod
+    def _index(conn: sqlite3.Connection, records: Iterator[tuple[int, int, str]]) -> None:
+        balances: dict[str, int] = {}
+        rows = []
+        for seq, ts, body in records:
+            for account, part, amount, kind, market in movements(jsoncodec.loads(body)):
+                if account not in balances:
+                    known = conn.execute("SELECT balance FROM balances WHERE account = ?", (account,)).fetchone()
+                    balances[account] = known[0] if known is not None else 0
+                balances[account] += amount
+                rows.append((account, seq, part, ts, amount, balances[account], kind, CLASSES[kind], market))
+        conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany("INSERT OR REPLACE INTO balances VALUES (?, ?)", balances.items())
+
+    def _check(self) -> None:
+        """The index against a fold of the whole journal: the same items, balances and mark (tests call it)."""
+        with self._lock:
+            conn = self._connection()
+            self._catch_up(conn)
+            indexed = conn.execute("SELECT account, seq, part, ts, amount, balance, kind FROM items "
+                                   "ORDER BY account, seq, part").fetchall()
+            stored = dict(conn.execute("SELECT account, balance FROM balances").fetchall())
+        journal = sqlite3.connect(f"file:{self.journal_path}?mode=ro", uri=True)
+        try:
+            rows = journal.execute(f"SELECT seq, ts_ms, body FROM journal WHERE kind = 'event' AND {_MATCHING} "
+                                   "ORDER BY seq").fetchall()
+        finally:
+            journal.close()
+        folded: list[tuple[str, int, int, int, int, int, str]] = []
+        balance: dict[str, int] = {}
+        for seq, ts, body in rows:
+            for account, part, amount, kind, _ in movements(jsoncodec.loads(body)):
+                balance[account] = balance.get(account, 0) + amount
+                folded.append((account, seq, part, ts, amount, balance[account], kind))
+        if sorted(folded) != indexed or stored != balance:
+            raise InvariantError("the statement index differs from a fold of the journal")

@@ -1,0 +1,257 @@
+"""getAccountStatement's index against a plain fold of the whole journal (the way the statement was read
+before it had an index), on a seeded history: every page, kind and date range, as the journal grows, after a
+restart (a new index on the same files), after damaged records were set aside and their numbers reused, and
+after the index file was deleted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from exchange.betfair import apiformat
+from exchange.clock import VirtualClock
+from exchange.core.events import AccountCredited, AccountDebited, AccountResult, Event, MarketSettled, MarketVoided
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.journal import Journal
+from exchange.server.service import river_only_equities
+from exchange.server.statement_index import SCHEMA, Item, StatementIndex, page_query
+from tests.server.helpers import ACCOUNT, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+
+ACCOUNTS = ("alice", "bob", "carol")
+KINDS = {"ALL": ("DEPOSIT", "WITHDRAWAL", "RESULT", "COMMISSION"), "DEPOSITS_WITHDRAWALS": ("DEPOSIT", "WITHDRAWAL"),
+         "EXCHANGE": ("RESULT", "COMMISSION"), "POKER_ROOM": ()}
+WINDOWS = [(0, 100), (0, 1), (1, 3), (7, 100), (50, 10), (99, 100), (150, 5), (10_000, 100)]
+
+
+def _history(rng: random.Random, ts: int, count: int, market_base: int) -> list[tuple[int, str, Any]]:
+    """``count`` journal records from ``ts`` on: money movements of every kind among orders and commands."""
+    out: list[tuple[int, str, Any]] = []
+    for i in range(count):
+        ts += rng.choice((0, 1, 250, 1_000))  # some records share a millisecond
+        account = rng.choice(ACCOUNTS)
+        roll = rng.random()
+        event: Event | dict[str, Any]
+        if roll < 0.15:
+            event = AccountCredited(ts, account, rng.randint(1, 50_000), "deposit")
+        elif roll < 0.25:
+            event = AccountDebited(ts, account, rng.randint(1, 5_000), "withdrawal")
+        elif roll < 0.55:
+            results = tuple(AccountResult(a, rng.choice((0, rng.randint(-900, 900))), rng.choice((0, 0, 3, 17)))
+                            for a in rng.sample(ACCOUNTS, rng.randint(1, 3)))
+            event = (MarketSettled(ts, f"holdem.{market_base + i}", (1,), (), results, 0, "house")
+                     if rng.random() < 0.8 else MarketVoided(ts, f"holdem.{market_base + i}", results, "house", "x"))
+        elif roll < 0.8:
+            event = {"type": "OrderPlaced", "ts": ts, "account_id": account, "amount": 5}  # not a movement
+        else:
+            out.append((ts, "place", {"account": account, "size": 200}))
+            continue
+        out.append((ts, "event", event))
+    return out
+
+
+def _write(path: Path, records: list[tuple[int, str, Any]], *, set_aside_from: int | None = None) -> None:
+    async def write() -> None:
+        journal = Journal.open(str(path))
+        if set_aside_from is not None:
+            journal.set_aside(set_aside_from, "a test's damage")
+        journal.start()
+        for ts, kind, body in records:
+            journal.append(kind, body, ts_ms=ts)
+        await journal.sync()
+        await journal.stop()
+        journal.close()
+
+    asyncio.run(write())
+
+
+def _fold(path: Path) -> dict[str, list[Item]]:
+    """The statement as it was read before the index: the whole journal folded, each account's items oldest
+    first with its running balance."""
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT seq, ts_ms, kind, body FROM journal ORDER BY seq").fetchall()
+    conn.close()
+    items: dict[str, list[Item]] = {a: [] for a in ACCOUNTS}
+    balance = dict.fromkeys(ACCOUNTS, 0)
+    for seq, ts, kind, text in rows:
+        body = json.loads(text)
+        if kind != "event":
+            continue
+        if body["type"] in ("AccountCredited", "AccountDebited"):
+            account = body["account_id"]
+            credit = body["type"] == "AccountCredited"
+            amount = body["amount"] if credit else -body["amount"]
+            balance[account] += amount
+            items[account].append(Item(str(seq), ts, amount, balance[account], "DEPOSIT" if credit else "WITHDRAWAL"))
+        elif body["type"] in ("MarketSettled", "MarketVoided"):
+            for result in body["accounts"]:
+                account = result["account_id"]
+                if result["profit"]:
+                    balance[account] += result["profit"]
+                    items[account].append(Item(str(seq), ts, result["profit"], balance[account], "RESULT",
+                                               body["market_id"]))
+                if result["commission"]:
+                    balance[account] -= result["commission"]
+                    items[account].append(Item(f"{seq}-c", ts, -result["commission"], balance[account],
+                                               "COMMISSION", body["market_id"]))
+    return items
+
+
+def _cut(items: list[Item], kinds: tuple[str, ...], start: int | None, end: int | None, first: int,
+         count: int) -> tuple[list[Item], bool]:
+    """Newest first, of ``kinds`` within the dates, then the page: as the statement was cut before the index."""
+    chosen = [i for i in reversed(items) if i.kind in kinds and (start is None or i.ts >= start)
+              and (end is None or i.ts <= end)]
+    page = chosen[first:first + count]
+    return page, first + len(page) < len(chosen)
+
+
+def _agree(index: StatementIndex, path: Path, rng: random.Random, span: tuple[int, int]) -> int:
+    """Every account, kind and window, with date ranges drawn inside ``span``, as the reference; pages compared."""
+    compared = 0
+    folded = _fold(path)
+    for account in ACCOUNTS:
+        for include, kinds in KINDS.items():
+            low, high = sorted(rng.randint(*span) for _ in range(2))
+            for start, end in ((None, None), (low, None), (None, high), (low, high), (high + 1, high)):
+                if start is not None and end is not None and start > end:
+                    continue
+                for first, count in WINDOWS:
+                    got = index.page(account, kinds, start, end, first, count)
+                    want = _cut(folded[account], kinds, start, end, first, count)
+                    assert got == want, (account, include, start, end, first, count)
+                    compared += len(got[0])
+    index._check()
+    return compared
+
+
+def test_pages_match_the_full_fold_as_the_journal_grows_restarts_and_is_damaged(tmp_path: Path) -> None:
+    rng = random.Random(20261201)
+    path = tmp_path / "ex.db"
+    first = _history(rng, 1_700_000_000_000, 400, 0)
+    _write(path, first)
+    index = StatementIndex(str(path))
+    span = (first[0][0], first[-1][0])
+    assert _agree(index, path, rng, span) > 1_000  # the seed gives pages full of items
+
+    more = _history(rng, first[-1][0], 150, 1_000)  # while the index is in use: it catches up
+    _write(path, more)
+    assert _agree(index, path, rng, (span[0], more[-1][0])) > 0
+    index.close()
+
+    restarted = StatementIndex(str(path))  # a restart: the index on disk carries on from its mark
+    later = _history(rng, more[-1][0], 100, 2_000)
+    _write(path, later)
+    assert _agree(restarted, path, rng, (span[0], later[-1][0])) > 0
+
+    # damage accepted at a start: the journal's last 120 records set aside, their numbers used again
+    conn = sqlite3.connect(path)
+    (last,) = conn.execute("SELECT MAX(seq) FROM journal").fetchone()
+    conn.close()
+    other = _history(rng, later[-1][0], 150, 3_000)
+    _write(path, other, set_aside_from=last - 120)
+    assert _agree(restarted, path, rng, (span[0], other[-1][0])) > 0
+    restarted.close()
+
+    Path(restarted.index_path).unlink()  # derived data: deleted, it is built again
+    rebuilt = StatementIndex(str(path))
+    assert _agree(rebuilt, path, rng, (span[0], other[-1][0])) > 0
+    rebuilt.close()
+
+
+def test_a_call_reads_only_the_records_committed_since_the_last(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(7)
+    path = tmp_path / "ex.db"
+    history = _history(rng, 1_700_000_000_000, 300, 0)
+    _write(path, history)
+    index = StatementIndex(str(path))
+    read: list[int] = []
+    original = StatementIndex._records
+
+    def counting(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, int, str]]:
+        for row in original(journal, after, through):
+            read.append(row[0])
+            yield row
+
+    monkeypatch.setattr(StatementIndex, "_records", staticmethod(counting))
+    index.page("alice", KINDS["ALL"], None, None, 0, 10)
+    assert read and sorted(read) == read
+    indexed_once = len(read)
+    index.page("bob", KINDS["EXCHANGE"], None, None, 5, 10)
+    assert len(read) == indexed_once  # nothing new: nothing read
+    _write(path, _history(rng, history[-1][0], 50, 1_000))
+    index.page("alice", KINDS["ALL"], None, None, 0, 10)
+    assert len(read) > indexed_once and min(read[indexed_once:]) > max(read[:indexed_once])
+    index.close()
+
+
+def test_every_page_is_one_index_walk_without_a_sort() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(SCHEMA)
+    for classes in (["D"], ["X"], ["D", "X"]):
+        for start, end in ((None, None), (5, None), (None, 9), (5, 9)):
+            sql, args = page_query("alice", classes, start, end)
+            plan = " ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}", (*args, 10, 0)))
+            assert "USING INDEX items_by_" in plan and "TEMP B-TREE" not in plan, (classes, start, end, plan)
+    conn.close()
+
+
+async def _settle(client: TestClient, clock: VirtualClock, market_id: str) -> None:
+    for _ in range(12):
+        if market_id not in client.server.app[keys.SERVICE].live_market_ids():
+            return
+        clock.advance(WINDOW_MS + PLAYING_MS)
+    raise AssertionError(f"{market_id} did not settle")
+
+
+async def _statement(client: TestClient, token: str, params: dict[str, Any]) -> tuple[list[tuple[str, float]], bool]:
+    answer = (await rpc(client, token, "getAccountStatement", params, path=ACCOUNT))["result"]
+    return [(i["refId"], i["balance"]) for i in answer["accountStatement"]], answer["moreAvailable"]
+
+
+async def test_get_account_statement_pages_as_the_fold_across_a_restart(tmp_path: Path) -> None:
+    """Through the API: alice's statement after a game, and after a restart and another game, page by page."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1)
+    start_ms = START_MS
+    for game in range(2):
+        clock = VirtualClock(start_ms=start_ms)
+        app = create_app(config, clock=clock, equities=river_only_equities)
+        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+            if game == 0:
+                app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+                app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+            clock.advance(0)
+            alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+            (market_id, *_) = app[keys.SERVICE].live_market_ids()
+            for selection, size in ((1, 5), (2, 3)):  # alice wins 12.00 or 4.00, or loses 8.00: never nothing
+                await rpc(client, bob, "placeOrders", place(market_id, selection, "LAY", 4.0, 10))
+                await rpc(client, alice, "placeOrders", place(market_id, selection, "BACK", 4.0, size))
+            await _settle(client, clock, market_id)
+            await app[keys.SERVICE].durable()  # the settlement on disk, where the fold reads it
+            folded = _fold(Path(config.db_path))["alice"]
+            assert [i.kind for i in folded].count("RESULT") == game + 1  # a result per game played so far
+            for include, kinds in KINDS.items():
+                for first, count in ((0, 0), (0, 1), (1, 2), (2, 100), (5, 1)):
+                    page, more = _cut(folded, kinds, None, None, first, count or 100)
+                    want = [(i.ref_id, i.balance / 100) for i in page], more
+                    assert await _statement(client, alice, {"includeItem": include, "fromRecord": first,
+                                                            "recordCount": count}) == want, (include, first, count)
+            newest = folded[-1].ts
+            dated = {"itemDateRange": {"from": apiformat.iso(newest), "to": apiformat.iso(newest)}}
+            assert (await _statement(client, alice, dated))[0] == [
+                (i.ref_id, i.balance / 100) for i in _cut(folded, KINDS["ALL"], newest, newest, 0, 100)[0]]
+            funds = (await rpc(client, alice, "getAccountFunds", {}, path=ACCOUNT))["result"]
+            assert (await _statement(client, alice, {}))[0][0][1] == funds["availableToBetBalance"]
+            start_ms = clock.now() + 1_000
