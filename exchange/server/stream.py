@@ -147,6 +147,8 @@ class Subscription:
         """Order changes as ``orderFilter`` asked: ``mb``/``ml`` only with the overall position, ``smc`` only
         when partitioned by strategy, and of the orders and strategy matches only the refs asked for (the
         overall position is not filtered by ref, as Betfair's is not)."""
+        if self.overall_position and self.partition_by_strategy and self.strategy_refs is None:
+            return changes  # everything asked for: as built
         out = []
         for market in changes:
             orcs = []
