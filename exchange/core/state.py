@@ -57,7 +57,7 @@ from exchange.core.events import (
     SelectionSettled,
 )
 from exchange.core.market import ClosedMarket, Market, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, Order
+from exchange.core.orders import ClearedByBetId, Order
 from exchange.core.records import Record
 from exchange.core.side import Side
 
@@ -94,7 +94,7 @@ class ExchangeState:
         #: The orders of open markets, by bet id.
         self.orders: dict[int, Order] = {}
         #: The cleared orders of the closed markets kept, by bet id.
-        self.cleared: dict[int, ClearedOrder] = {}
+        self.cleared = ClearedByBetId()
         #: Closed markets kept, oldest first (pruned beyond ``keep_closed_markets``).
         self.closed: deque[str] = deque()
         self.next_bet_id = 1
