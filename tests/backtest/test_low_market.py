@@ -21,14 +21,16 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 from backtest_support import flumine_replay
 
 import engine
 from exchange.backtest.agent import traded_markets
-from exchange.backtest.outputs import empty_tables
+from exchange.backtest.outputs import TABLES, empty_tables
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
 from exchange.backtest.strategy import ALL_MARKETS, GameEnd, GameStart, MarketHandle, Settlement, Strategy
+from exchange.backtest.summary import max_drawdown, summarise
 from exchange.backtest.world import GameSetup, HouseSpec, play_session
 from exchange.betfair.stream import write_stream
 from exchange.core import ladder
@@ -295,6 +297,12 @@ def test_a_strategy_on_every_market_gets_each_hook_with_the_market_concerned() -
     rows = {r["market_id"]: r for r in played.tables["settlements"] if r["account"] == STRATEGY_ACCOUNT}
     for end in strategy.ends:
         assert end.net_profit == sum(rows[m]["net_profit"] for m in end.market_ids)
+    # The summary's drawdown is over games (a game's High and Low results together), not over market rows.
+    arrow = {name: pa.Table.from_pylist(table, schema=TABLES[name].schema) for name, table in played.tables.items()}
+    summary = summarise(arrow, STRATEGY_ACCOUNT, DEFAULT_BALANCE)
+    assert summary.net_profit == sum(e.net_profit for e in strategy.ends)
+    assert summary.max_drawdown == max_drawdown([e.net_profit for e in strategy.ends])
+    assert summary.sessions is not None and summary.sessions.final == (strategy.ends[-1].bankroll.balance,)
     # Game 0's Low market settled at the flop: it sat out the windows after, while the High market played on.
     windows: dict[str, int] = defaultdict(int)
     for hook, market in strategy.calls:
