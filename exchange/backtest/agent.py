@@ -84,10 +84,11 @@ def traded_markets(strategy: Strategy, config: ChannelConfig) -> tuple[MarketKin
     kinds = tuple(k for k in config.markets if k in wanted)
     if not kinds:
         names = " and ".join(sorted(k.value for k in wanted)) or "no"
-        has = " and ".join(k.value for k in config.markets)
-        only = " only" if len(config.markets) == 1 else "s"
-        raise ValueError(f"strategy {strategy.name} trades {names} markets; channel {config.name} has a {has} "
-                         f"market{only}: set markets = None (the main market) or ALL_MARKETS")
+        markets = config.markets
+        has = f"a {markets[0].value} market only" if len(markets) == 1 else \
+            " and ".join(k.value for k in markets) + " markets"  # fmt: skip
+        raise ValueError(f"strategy {strategy.name} trades {names} markets; channel {config.name} has {has}: "
+                         "set markets = None (the main market) or ALL_MARKETS")
     return kinds
 
 
