@@ -241,6 +241,7 @@ class BothMarkets(Strategy):
 
     def on_game_start(self, game: GameStart) -> None:
         self.starts.append(game)
+        self.calls.append(("on_game_start", ""))
 
     def on_market_open(self, market: MarketHandle) -> None:
         self.calls.append(("on_market_open", market.market_id))
@@ -277,6 +278,7 @@ class BothMarkets(Strategy):
 
     def on_game_end(self, game: GameEnd) -> None:
         self.ends.append(game)
+        self.calls.append(("on_game_end", ""))
 
 
 def test_a_strategy_on_every_market_gets_each_hook_with_the_market_concerned() -> None:
@@ -287,6 +289,16 @@ def test_a_strategy_on_every_market_gets_each_hook_with_the_market_concerned() -
     assert [e.market_ids for e in strategy.ends] == both
     assert [tuple(s.market_id for s in e.settlements) for e in strategy.ends] == both
     every = {m for pair in both for m in pair}
+    games: list[list[tuple[str, str]]] = [[]]
+    for call in strategy.calls:
+        games[-1].append(call)
+        if call[0] == "on_game_end":
+            games.append([])
+    assert games.pop() == [] and len(games) == GAMES
+    for (high, low), calls in zip(both, games, strict=True):  # once a game, around each market's hooks
+        assert calls[:3] == [("on_game_start", ""), ("on_market_open", high), ("on_market_open", low)]
+        ends = [call for call in calls if call[0] in ("on_settlement", "on_game_end")]
+        assert ends == [("on_settlement", high), ("on_settlement", low), ("on_game_end", "")]
     hooks = ("on_market_open", "on_window_open", "process_market_book", "process_orders", "on_order_rejected",
              "on_window_close", "on_settlement")  # fmt: skip
     for hook in hooks:
