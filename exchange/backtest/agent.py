@@ -1,28 +1,39 @@
-"""A :class:`~exchange.backtest.strategy.Strategy` seated at a channel as an ordinary game agent.
+"""A :class:`~exchange.backtest.strategy.Strategy` seated at a channel as ordinary game agents.
 
 The game drives :class:`~exchange.agents.trader.Agent` hooks (house makers, noise
-traders and strategies alike, live or in a backtest); :class:`StrategyAgent`
-translates them into the flumine-style strategy hooks:
+traders and strategies alike, live or in a backtest). A seated strategy is one
+:class:`StrategyAgent` per market of each game it trades (:attr:`Strategy.markets
+<exchange.backtest.strategy.Strategy.markets>`: the main market by default, a
+Hi/Lo game's Low market too if it asks), each seated on its market with its own
+:class:`~exchange.agents.trader.Trader` and its own
+:class:`~exchange.backtest.strategy.MarketHandle`, all sharing one
+:class:`SeatedStrategy`; each translates its market's agent hooks into the
+flumine-style strategy hooks:
 
 ==========================  ==============================================================
 agent hook                  strategy hooks
 ==========================  ==============================================================
-``on_game_start``           ``on_game_start``, ``on_market_open``
+``on_game_start``           ``on_game_start`` (once a game, first market), ``on_market_open``
 ``on_window_open``          ``on_window_open``, then a market update
 ``on_reveal``               a market update (cards turned, new equities)
 ``on_market_update``        a market update
 ``on_fill``                 ``process_orders`` (the orders that changed)
 ``on_order_rejected``       ``on_order_rejected``
 ``on_window_close``         ``process_orders`` (lapsed), ``on_window_close``
-``on_game_end``             ``process_orders``, ``on_settlement``, ``on_game_end``
+``on_game_end``             ``process_orders``, ``on_settlement``; ``on_game_end`` (once, last market)
 ==========================  ==============================================================
 
 A *market update* is ``process_orders`` for the strategy's orders that changed
 since it last saw them, then ``check_market_book`` and, if that says yes,
-``process_market_book``.
+``process_market_book``. A market settled before a window opens (a Hi/Lo game's
+Low market can settle early while its High market plays on) gets no window hooks
+for that window. The host runs the agents of one event in the order they were
+seated (the game's market order), so in a game the strategy sees
+``on_game_start`` before any ``on_market_open``, and ``on_game_end`` after every
+market's ``on_settlement``.
 
-Every agent hook costs the host a fresh view, so :func:`seat` builds the
-adapter with only the agent hooks the strategy's own overrides need: a
+Every agent hook costs the host a fresh view, so :func:`adapter_class` builds the
+agent with only the agent hooks the strategy's own overrides need: a
 strategy that only acts when windows open is never woken for each fill. The
 game's end is always delivered (once a game): it is where a strategy that has
 called :meth:`~exchange.backtest.strategy.Strategy.end_session` retires, and
@@ -33,7 +44,8 @@ further game; a retired strategy is woken no more.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from exchange.agents import host
 from exchange.agents.trader import Agent, Trader
@@ -41,8 +53,11 @@ from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import BankrollWatch
 from exchange.backtest.strategy import GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.core.events import BetResult, Matched, OrderRejected
+from exchange.core.market import MarketStatus
 from exchange.core.orders import OrderView
 from exchange.game.channel import Channel
+from exchange.game.channels import ChannelConfig
+from exchange.game.layouts import MarketKind
 
 SettlementSource = Callable[[str, str], Settlement | None]
 """``(market id, account id) -> Settlement`` once the market is over (``None`` if unknown)."""
@@ -50,28 +65,131 @@ SessionEnd = Callable[[str], None]
 """Called once, with the strategy's reason, when a strategy that asked to end its session retires."""
 
 
-class StrategyAgent(Agent):
-    """Runs one :class:`Strategy` through the agent hooks of the game it is seated at."""
+def traded_markets(strategy: Strategy, config: ChannelConfig) -> tuple[MarketKind, ...]:
+    """The kinds of market ``strategy`` trades in each game of ``config``'s channel, in the game's order.
+
+    >>> from exchange.game.channels import get_channel
+    >>> class Low(Strategy):
+    ...     markets = (MarketKind.LOW,)
+    >>> traded_markets(Strategy(), get_channel("omaha-hilo")), traded_markets(Low(), get_channel("omaha-hilo"))
+    ((<MarketKind.HIGH: 'high'>,), (<MarketKind.LOW: 'low'>,))
+    >>> traded_markets(Low(), get_channel("holdem"))
+    Traceback (most recent call last):
+    ...
+    ValueError: strategy Low trades low markets; channel holdem has a win market only: ...
+    """
+    if strategy.markets is None:
+        return config.markets[:1]
+    wanted = set(_kinds(strategy.name, strategy.markets))
+    kinds = tuple(k for k in config.markets if k in wanted)
+    if not kinds:
+        names = " and ".join(sorted(k.value for k in wanted)) or "no"
+        markets = config.markets
+        has = f"a {markets[0].value} market only" if len(markets) == 1 else \
+            " and ".join(k.value for k in markets) + " markets"  # fmt: skip
+        raise ValueError(f"strategy {strategy.name} trades {names} markets; channel {config.name} has {has}: "
+                         "set markets = None (the main market) or ALL_MARKETS")
+    return kinds
+
+
+def _kinds(name: str, markets: Iterable[object]) -> list[MarketKind]:
+    allowed = ", ".join(k.value for k in MarketKind)
+    if isinstance(markets, str):
+        raise ValueError(f"strategy {name}: markets is a tuple of market kinds ({allowed}), not the text {markets!r}")
+    kinds = []
+    for kind in markets:
+        if not isinstance(kind, str) or kind not in _KIND_VALUES:
+            raise ValueError(f"strategy {name}: {kind!r} is not a market kind; allowed: {allowed}")
+        kinds.append(MarketKind(kind))
+    return kinds
+
+
+_KIND_VALUES = frozenset(k.value for k in MarketKind)
+
+
+@dataclass(slots=True)
+class _Ending:
+    """A game's end as the strategy's markets report it, one after another."""
+
+    markets: int = 0
+    settlements: list[Settlement] = field(default_factory=list)
+
+
+class SeatedStrategy:
+    """One strategy seated at a channel: its market agents (one per market it trades) and what they share.
+
+    ``positions``: where the markets it trades stand among each game's markets (0: the main one).
+    ``retired`` is set once the strategy has ended its session and its last game is over: no hook runs after.
+    """
 
     def __init__(
         self,
         strategy: Strategy,
         watch: BankrollWatch,
+        positions: tuple[int, ...] = (0,),
         *,
         rng: random.Random | None = None,
         settlements: SettlementSource | None = None,
         on_session_end: SessionEnd | None = None,
     ) -> None:
         self.strategy = strategy
-        self.name = strategy.name
-        self._rng = rng
-        self._settlements = settlements
-        self._watch = watch
-        self._on_session_end = on_session_end
+        self.watch = watch
+        self.positions = positions
+        self.rng = rng
+        self.settlements = settlements
+        self.on_session_end = on_session_end
+        self.retired = False
+        self.agents: list[StrategyAgent] = []
+        self._started: int | None = None
+        self._ending: dict[int, _Ending] = {}
+
+    def market_ids(self, view: BettorView) -> tuple[str, ...]:
+        """The ids of the markets the strategy trades in ``view``'s game (``view.market_ids`` are all of its
+        markets, in the channel's order of kinds)."""
+        return tuple(view.market_ids[i] for i in self.positions)
+
+    def game_started(self, view: BettorView, handle: MarketHandle) -> None:
+        """The first of the strategy's markets to hear of a new game tells the strategy, once."""
+        if self._started == view.game_number:
+            return
+        self._started = view.game_number
+        self.strategy.on_game_start(GameStart(view.game_number, self.market_ids(view), view.now_ms,
+                                              handle.bankroll))  # fmt: skip
+
+    def market_ended(self, view: BettorView, handle: MarketHandle, settlement: Settlement | None) -> None:
+        """One market of the game is over; once the last of them is, the game's end goes to the strategy."""
+        ending = self._ending.setdefault(view.game_number, _Ending())
+        ending.markets += 1
+        if settlement is not None:
+            ending.settlements.append(settlement)
+        if ending.markets < len(self.agents):
+            return
+        del self._ending[view.game_number]
+        strategy = self.strategy
+        strategy.on_game_end(GameEnd(view.game_number, self.market_ids(view), tuple(ending.settlements),
+                                     handle.bankroll))  # fmt: skip
+        reason = strategy.session_ended
+        if reason is not None:
+            self.retired = True
+            if self.on_session_end is not None:
+                self.on_session_end(reason)
+
+
+class StrategyAgent(Agent):
+    """Runs one :class:`Strategy` on one market of each game, through the agent hooks of that market."""
+
+    def __init__(self, seated: SeatedStrategy, kind: MarketKind) -> None:
+        self.seated = seated
+        self.strategy = seated.strategy
+        self.kind = kind
+        self.name = seated.strategy.name
         self._handle: MarketHandle | None = None
         self._seen: dict[int, OrderView] = {}
-        #: Set once the strategy has ended its session and its last game is over: no hook runs after.
-        self.retired = False
+        self._quiet: tuple[str, object] | None = None  # (market, round) of a window its settled market sat out
+
+    @property
+    def retired(self) -> bool:
+        return self.seated.retired
 
     @property
     def latency_ms(self) -> int:
@@ -83,13 +201,16 @@ class StrategyAgent(Agent):
         if self.retired:
             return
         handle = self._enter(view, trader)
-        self.strategy.on_game_start(GameStart(view.game_number, (view.market_id,), view.now_ms, handle.bankroll))
+        self.seated.game_started(view, handle)
         self.strategy.on_market_open(handle)
 
     def on_window_open(self, view: BettorView, trader: Trader) -> None:
         if self.retired:
             return
         handle = self._enter(view, trader)
+        if view.market_status is MarketStatus.SETTLED:  # settled early (a Low market) while the game plays on
+            self._quiet = (view.market_id, view.round)
+            return
         if view.round is not None:
             self.strategy.on_window_open(handle, view.round)
         self._update(handle)
@@ -113,7 +234,7 @@ class StrategyAgent(Agent):
             return
         handle = self._enter(view, trader)
         self._orders_changed(handle)
-        if view.round is not None:
+        if view.round is not None and self._quiet != (view.market_id, view.round):
             self.strategy.on_window_close(handle, view.round)
 
     def on_game_end(self, view: BettorView, trader: Trader) -> None:
@@ -121,26 +242,20 @@ class StrategyAgent(Agent):
             return
         handle = self._enter(view, trader)
         self._orders_changed(handle)
-        settlements: list[Settlement] = []
-        if self._settlements is not None:
-            settlement = self._settlements(view.market_id, trader.account_id)
+        settlement = None
+        source = self.seated.settlements
+        if source is not None:
+            settlement = source(view.market_id, trader.account_id)
             if settlement is not None:
-                settlements.append(settlement)
                 self.strategy.on_settlement(handle, settlement)
-        market_ids = (view.market_id,)
-        self.strategy.on_game_end(GameEnd(view.game_number, market_ids, tuple(settlements), handle.bankroll))
-        reason = self.strategy.session_ended
-        if reason is not None:
-            self.retired = True
-            if self._on_session_end is not None:
-                self._on_session_end(reason)
+        self.seated.market_ended(view, handle, settlement)
 
     # --- helpers ------------------------------------------------------------------------------
 
     def _enter(self, view: BettorView, trader: Trader) -> MarketHandle:
         handle = self._handle
         if handle is None or handle.market_id != view.market_id:
-            handle = self._handle = MarketHandle(trader, view, self._rng, self._watch)
+            handle = self._handle = MarketHandle(trader, view, self.seated.rng, self.seated.watch)
             self._seen = {}
         handle._see(view)
         return handle
@@ -187,8 +302,8 @@ def adapter_class(cls: type[Strategy]) -> type[StrategyAgent]:
     >>> from exchange.agents.trader import overrides
     >>> class AtOpen(Strategy):
     ...     def on_window_open(self, market, round): ...
-    >>> watch = BankrollWatch("me", 0)
-    >>> sorted(h for h in _NEEDS if overrides(adapter_class(AtOpen)(AtOpen(), watch), h))
+    >>> seated = SeatedStrategy(AtOpen(), BankrollWatch("me", 0))
+    >>> sorted(h for h in _NEEDS if overrides(adapter_class(AtOpen)(seated, MarketKind.WIN), h))
     ['on_game_end', 'on_window_open']
     """
     adapter = _ADAPTERS.get(cls)
@@ -203,19 +318,6 @@ def adapter_class(cls: type[Strategy]) -> type[StrategyAgent]:
     return adapter
 
 
-def seat(
-    strategy: Strategy,
-    watch: BankrollWatch,
-    *,
-    rng: random.Random | None = None,
-    settlements: SettlementSource | None = None,
-    on_session_end: SessionEnd | None = None,
-) -> StrategyAgent:
-    """The agent that runs ``strategy``, woken only for the hooks it uses; ``watch`` follows its account."""
-    adapter = adapter_class(type(strategy))
-    return adapter(strategy, watch, rng=rng, settlements=settlements, on_session_end=on_session_end)
-
-
 def channel_settlements(channel: Channel) -> SettlementSource:
     """Each account's :class:`Settlement` of a market on ``channel``, read from its exchange once the game is over."""
 
@@ -223,6 +325,7 @@ def channel_settlements(channel: Channel) -> SettlementSource:
         game = channel.game(market_id)
         if game is None:
             return None
+        market = game.market(market_id)
         exchange = channel.exchange
         result = exchange.market_result(account, market_id)
         bets = tuple(
@@ -233,7 +336,7 @@ def channel_settlements(channel: Channel) -> SettlementSource:
         return Settlement(
             market_id=market_id,
             status=game.phase,
-            winners=tuple(game.winners),
+            winners=() if market is None else market.winners,
             profit=0 if result is None else result.profit,
             commission=0 if result is None else result.commission,
             bets=bets,
@@ -249,16 +352,27 @@ def attach_strategy(
     *,
     rng: random.Random | None = None,
     on_session_end: SessionEnd | None = None,
-) -> StrategyAgent:
+) -> SeatedStrategy:
     """Seat ``strategy`` at ``channel`` trading for ``account_id`` (funded already), at the strategy's latency.
 
-    The same call seats it on a backtest's virtual-clock channel or on a live one. Its bankroll is
-    followed from now: the account's balance now is its ``starting_balance``. ``on_session_end`` is
-    told when the strategy, having called ``end_session``, has finished its last game.
+    One agent per market it trades (:func:`traded_markets`; ``ValueError`` if the channel has none of
+    them), each woken only for the hooks the strategy uses. The same call seats it on a backtest's
+    virtual-clock channel or on a live one. Its bankroll is followed from now: the account's balance
+    now is its ``starting_balance``. ``on_session_end`` is told when the strategy, having called
+    ``end_session``, has finished its last game.
     """
+    config = channel.config
+    kinds = traded_markets(strategy, config)
     funds = channel.exchange.funds(account_id)
     watch = BankrollWatch(account_id, 0 if funds is None else funds.balance)
     channel.subscribe(watch)
-    agent = seat(strategy, watch, rng=rng, settlements=channel_settlements(channel), on_session_end=on_session_end)
-    host.seat(channel, agent, account_id, latency_ms=strategy.latency_ms)
-    return agent
+    positions = tuple(config.markets.index(kind) for kind in kinds)
+    seated = SeatedStrategy(strategy, watch, positions, rng=rng, settlements=channel_settlements(channel),
+                            on_session_end=on_session_end)  # fmt: skip
+    adapter = adapter_class(type(strategy))
+    main = config.markets[0]
+    for kind in kinds:
+        agent = adapter(seated, kind)
+        seated.agents.append(agent)
+        host.seat(channel, agent, account_id, latency_ms=strategy.latency_ms, market=None if kind is main else kind)
+    return seated

@@ -14,7 +14,7 @@ runs on any channel, the backtester's virtual clock or a live one.
 Hooks, in the order a game calls them (names as flumine's where it has one)::
 
     on_game_start(game)                         a new game: its market ids, the bankroll now
-    on_market_open(market)                      a new game's market exists
+    on_market_open(market)                      a new game's market exists (each market traded)
     on_window_open(market, round)               a betting window has opened
     check_market_book(market) -> bool           on every market update …
     process_market_book(market)                 … if check_market_book said yes
@@ -22,12 +22,32 @@ Hooks, in the order a game calls them (names as flumine's where it has one)::
     on_order_rejected(market, rejection)        an instruction was refused (error code, message)
     on_window_close(market, round)              the window closed (unmatched orders lapsed)
     on_settlement(market, settlement)           the market settled (or was voided)
-    on_game_end(game)                           the game is over: its result, the bankroll after it
+    on_game_end(game)                           the game is over: each market's result, the bankroll after it
 
 A "market update" is the market as it stands after everything that happened
 at one instant of the clock (a window opening, cards turned, orders placed or
 matched): the hooks see a consistent state once per instant, as a stream
 subscriber sees one conflated message.
+
+**Which markets.** Most games have one market; a Hi/Lo game (``omaha-hilo``,
+``stud7-hilo``) has two, High (``omaha-hilo.17``, hands 1-4) and Low
+(``omaha-hilo.17-low``, hands 1-4 and selection 5, "No low"). A strategy trades
+the markets its class attribute :attr:`Strategy.markets` names: by default
+(``None``) the game's main market only — the one market of most games, the High
+market of a Hi/Lo game — so a strategy written for one market per game (one
+stake a game, a hand number kept from window to window) stays correct on a Hi/Lo
+channel; ``markets = (MarketKind.LOW,)`` trades the Low market only, and
+``markets = ALL_MARKETS`` every market of each game. Every market hook is then
+called once per market traded, with that market's handle (``market.market_id``,
+``market.kind``), and orders go to the market of the handle they are placed
+through; ``on_game_start`` and ``on_game_end`` come once a game and list the
+markets traded (``on_game_end`` with a settlement for each).
+
+>>> class LowBacker(Strategy):
+...     markets = (MarketKind.LOW,)
+...     def on_window_open(self, market, round):
+...         if round is Round.PREFLOP:
+...             market.place_order(5, Side.BACK, "2.5", 200)   # "No low"
 
 **From game to game.** In a backtest *session* (``--sessions K
 --games-per-session G``) one instance plays G games in a row on one account,
@@ -68,10 +88,13 @@ from exchange.core.events import BetResult, OrderRejected
 from exchange.core.market import MarketBook
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
+from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
 
 DEFAULT_LATENCY_MS = 100
+#: :attr:`Strategy.markets` for a strategy that trades every market of each game (both halves of a Hi/Lo game).
+ALL_MARKETS: tuple[MarketKind, ...] = tuple(MarketKind)
 
 PriceLike = Decimal | str | float | int
 """A price as a trader writes it: ``"2.5"``, ``Decimal("2.5")``, ``2.5`` (floats via their shortest repr)."""
@@ -104,7 +127,8 @@ class Settlement:
 
 @dataclass(frozen=True, slots=True)
 class GameStart:
-    """A new game on the channel: its number, its market(s), when its first window opens, the bankroll now."""
+    """A new game on the channel: its number, the ids of the markets the strategy trades in it (the game's order:
+    High before Low), when its first window opens, the bankroll now."""
 
     game_number: int
     market_ids: tuple[str, ...]
@@ -114,7 +138,8 @@ class GameStart:
 
 @dataclass(frozen=True, slots=True)
 class GameEnd:
-    """A game is over: how each of its markets ended for this account, and the bankroll after it (minor units).
+    """A game is over: how each market the strategy traded ended for this account (one :class:`Settlement` per
+    market, in ``market_ids`` order), and the bankroll after it (minor units).
 
     ``net_profit`` is the game's result for the account: every market of it, net of commission.
     """
@@ -195,6 +220,11 @@ class MarketHandle:
     @property
     def market_id(self) -> str:
         return self._view.market_id
+
+    @property
+    def kind(self) -> MarketKind:
+        """Which of the game's markets this is: ``WIN`` (a game of one market), ``HIGH`` or ``LOW``."""
+        return self._view.market_kind
 
     @property
     def account_id(self) -> str:
@@ -318,6 +348,10 @@ class Strategy:
 
     #: Why the strategy asked for no further game (:meth:`end_session`), ``None`` while it plays on.
     session_ended: str | None = None
+    #: The markets of each game it trades: ``None``, the main market only (a Hi/Lo game's High market); or the
+    #: kinds it wants, e.g. ``(MarketKind.LOW,)`` or :data:`ALL_MARKETS`. A channel with none of them refuses
+    #: the strategy when it is seated (``ValueError``).
+    markets: tuple[MarketKind, ...] | None = None
 
     def __init__(
         self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, context: dict[str, Any] | None = None
@@ -348,7 +382,7 @@ class Strategy:
         """The game is over, every market of it settled or void: its result and the bankroll after it."""
 
     def on_market_open(self, market: MarketHandle) -> None:
-        """A new game's market exists (before its first window opens)."""
+        """A new game's market exists (before its first window opens); once for each market the strategy trades."""
 
     def on_window_open(self, market: MarketHandle, round: Round) -> None:
         """``round``'s betting window has just opened."""
@@ -370,4 +404,4 @@ class Strategy:
         """``round``'s window has closed; its unmatched orders have lapsed."""
 
     def on_settlement(self, market: MarketHandle, settlement: Settlement) -> None:
-        """The market is settled (or void): this account's result."""
+        """The market is settled (or void): this account's result; at the game's end, for each market traded."""

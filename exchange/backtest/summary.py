@@ -144,15 +144,24 @@ def summarise(
         gross_profit=_sum(rows, "gross_profit"),
         commission=_sum(rows, "commission"),
         net_profit=_sum(rows, "net_profit"),
-        max_drawdown=max_drawdown(int(v) for v in rows.column("net_profit").to_pylist()),
+        max_drawdown=max_drawdown(_per_game(rows)),
         sessions=None if sessions_from is None else session_figures(_paths(rows), sessions_from, ruin_below),
     )
 
 
+def _per_game(rows: pa.Table) -> list[int]:
+    """The account's net P&L in each game, in game order: a hi/lo game's two rows (High, Low) are one game."""
+    by_game: dict[int, int] = {}
+    for game, net in zip(rows.column("game_index").to_pylist(), rows.column("net_profit").to_pylist(), strict=True):
+        by_game[game] = by_game.get(game, 0) + int(net)
+    return list(by_game.values())
+
+
 def _paths(rows: pa.Table) -> dict[int, list[int]]:
-    """Each session's balances after each of its games, from the account's settlement rows in game order."""
-    paths: dict[int, list[int]] = {}
-    for session, balance in zip(rows.column("session").to_pylist(), rows.column("balance_after").to_pylist(),
-                                strict=True):  # fmt: skip
-        paths.setdefault(int(session), []).append(int(balance))
-    return paths
+    """Each session's balances after each of its games, from the account's settlement rows in game order (a
+    hi/lo game's two rows carry the same balance: the game's)."""
+    games: dict[int, dict[int, int]] = {}
+    columns = (rows.column(c).to_pylist() for c in ("session", "game_index", "balance_after"))
+    for session, game, balance in zip(*columns, strict=True):
+        games.setdefault(int(session), {})[int(game)] = int(balance)
+    return {session: list(balances.values()) for session, balances in games.items()}

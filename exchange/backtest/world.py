@@ -28,8 +28,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from exchange.agents.host import seat
-from exchange.agents.house import MakerConfig, NoiseConfig, NoiseTrader, seat_house_makers
+from exchange.agents.house import MakerConfig, NoiseConfig, seat_house_makers, seat_noise_traders
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
@@ -47,6 +46,7 @@ from exchange.game.deal import seeded_decks
 from exchange.game.equities import game_equities
 from exchange.game.events import GameStarted, Stamped
 from exchange.game.irregular import seeded_irregularities
+from exchange.game.layouts import MarketKind
 from exchange.game.table import EquityFn
 
 MAKER_ACCOUNT = "house-maker"
@@ -64,7 +64,7 @@ BACKTEST_NOISE = NoiseConfig(trades_per_window=4, min_size=200, max_size=15_000,
 
 @dataclass(frozen=True, slots=True)
 class HouseSpec:
-    """The house liquidity in every session: one market maker and ``noise_traders`` noise traders.
+    """The house liquidity in every session: a market maker and ``noise_traders`` noise traders on every market.
 
     Balances in minor units; each house account is funded afresh at every session's start.
     """
@@ -101,11 +101,17 @@ def accounts_of(setup: GameSetup) -> tuple[str, ...]:
 
 @dataclass(slots=True)
 class GameRecord:
-    """What one game of a session leaves behind: its rows (the collector) and its market's recording."""
+    """What one game of a session leaves behind: its rows (the collector) and each market's recording (the main
+    market first; none without streams)."""
 
     market_id: str
     collector: Collector
-    feed: StreamFeed | None
+    feeds: tuple[StreamFeed, ...] = ()
+
+    @property
+    def feed(self) -> StreamFeed | None:
+        """The main market's recording."""
+        return self.feeds[0] if self.feeds else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +178,12 @@ class World:
         self.channel.halt()
 
     def write(self, tables: dict[str, Table]) -> list[tuple[str, str]]:
-        """Append every game's rows to ``tables`` in game order; return ``(market id, stream text)`` of each."""
+        """Append every game's rows to ``tables`` in game order; return ``(market id, stream text)`` of each of
+        their markets."""
         streams = []
         for record in self.records:
             record.collector.write(tables)
-            if record.feed is not None:
-                streams.append((record.market_id, record.feed.recorder.text()))
+            streams += [(feed.market_id, feed.recorder.text()) for feed in record.feeds]
         return streams
 
     def outcome(self) -> SessionOutcome:
@@ -190,8 +196,8 @@ class World:
                 return
             record = self._start_record(stamped)
         record.collector(stamped)
-        if record.feed is not None:
-            record.feed.on_event(stamped)
+        for feed in record.feeds:
+            feed.on_event(stamped)
 
     def _start_record(self, stamped: Stamped) -> GameRecord:
         market_id = stamped.market_id
@@ -207,8 +213,11 @@ class World:
         market_ids = config.market_ids(number)  # a hi/lo game's High and Low markets share the record
         collector = Collector(number, market_ids, self.accounts, session=self.session,
                               session_game=number - self.first_game, balance=balance)  # fmt: skip
-        feed = StreamFeed(self.clock, market_id, config, stamped.at_ms) if self.setup.record_streams else None
-        record = GameRecord(market_id, collector, feed)
+        feeds: tuple[StreamFeed, ...] = ()
+        if self.setup.record_streams:  # one recording per market, as Betfair's historical files are
+            feeds = tuple(StreamFeed(self.clock, each, config, stamped.at_ms, kind)
+                          for each, kind in zip(market_ids, config.markets, strict=True))  # fmt: skip
+        record = GameRecord(market_id, collector, feeds)
         for each in market_ids:
             self._by_market[each] = record
         self.records.append(record)
@@ -226,10 +235,10 @@ def build_world(setup: GameSetup, session: int, strategy: Strategy) -> World:
     channel = world.channel
     channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
     seat_house_makers(channel, MAKER_ACCOUNT, setup.house.maker)
-    for k in range(setup.house.noise_traders):
+    for k in range(setup.house.noise_traders):  # one noise trader per market of each game, one account
         account = f"{NOISE_ACCOUNT}-{k + 1}"
         channel.open_account(account, setup.house.noise_balance)
-        seat(channel, NoiseTrader(f"{setup.seed}/{session}/{k}", setup.house.noise), account)
+        seat_noise_traders(channel, account, f"{setup.seed}/{session}/{k}", setup.house.noise)
     channel.open_account(setup.account, setup.balance)
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
@@ -248,26 +257,28 @@ def play_session(setup: GameSetup, session: int, strategy: Strategy,
 
 
 class StreamFeed:
-    """Records the market after every clock instant at which one of its events happened.
+    """Records one market after every clock instant at which one of its events happened.
 
     The book comes from :class:`~exchange.backtest.projection.BookProjection`, a
-    fold over the market's events, not from the exchange's internals.
+    fold over the market's events, not from the exchange's internals. ``kind``: which
+    of the game's markets it is (default: the main one), for its runners and its name.
     """
 
-    def __init__(self, clock: VirtualClock, market_id: str, config: ChannelConfig, start: int) -> None:
+    def __init__(self, clock: VirtualClock, market_id: str, config: ChannelConfig, start: int,
+                 kind: MarketKind | None = None) -> None:  # fmt: skip
         windows_end = start + (config.windows - 1) * config.round_ms + config.betting_window_ms
-        main = config.markets[0]
+        kind = kind or config.markets[0]
         self.recorder = MarketRecorder(description.market_info(
             market_id, title=config.title, start_ms=start, suspend_ms=windows_end, hands=config.hands,
-            commission_bps=config.commission_bps, runner_names=config.selection_names(main),
-            market_label=main.label if len(config.markets) > 1 else None))
+            commission_bps=config.commission_bps, runner_names=config.selection_names(kind),
+            market_label=kind.label if len(config.markets) > 1 else None))
         self.book = BookProjection()
         self._clock = clock
-        self._market_id = market_id
+        self.market_id = market_id
         self._pending = False
 
     def on_event(self, stamped: Stamped) -> None:
-        if stamped.market_id != self._market_id:
+        if stamped.market_id != self.market_id:
             return
         self.book.apply(stamped.event)
         if not self._pending:

@@ -34,6 +34,8 @@ def test_a_hilo_backtest_writes_both_markets(tmp_path: Path) -> None:
         mine = [r for r in rows if r["market_id"] == market]
         assert sum(r["gross_profit"] + r["rounding_received"] for r in mine) == 0  # type: ignore[operator]
     assert {o["market_id"] for o in tables["orders"]} == markets  # the house quoted both markets of every game
+    # A strategy that names no markets trades the main (High) market only, as it always has.
+    assert {o["market_id"] for o in tables["orders"] if o["account"] == "strategy"} == {g["market_id"] for g in games}
 
 
 def test_a_draw_backtest_writes_the_dealt_discarded_and_drawn_cards(tmp_path: Path) -> None:

@@ -83,6 +83,21 @@ def test_the_readme_strategy_runs(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "bets            2 placed" in capsys.readouterr().out
 
 
+def test_the_readme_low_market_strategy_trades_the_low_market(tmp_path: Path) -> None:
+    from exchange.backtest.outputs import read_tables
+
+    section = _readme_section()
+    section = section[section.index("**The Low market of a Hi/Lo game.**") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    (tmp_path / "low.py").write_text(code[: code.index("```")], encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["backtest", "--strategy", f"{tmp_path / 'low.py'}:BackNoLow", "--channel", "omaha-hilo",
+                 "--games", "2", "--seed", "3", "--out", str(out), "--no-progress", "--no-streams"]) == 0  # fmt: skip
+    orders = read_tables(out, ["orders"])["orders"].to_pylist()
+    mine = [(o["market_id"], o["selection_id"]) for o in orders if o["account"] == "strategy"]
+    assert mine == [("omaha-hilo.0-low", 5), ("omaha-hilo.1-low", 5)]
+
+
 def test_the_readme_example_commands_name_real_strategies() -> None:
     from exchange.backtest.loading import StrategySpec
     from exchange.backtest.strategy import Strategy

@@ -15,22 +15,33 @@ from exchange.server.service import river_only_equities
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, rpc
 
 
-async def total_matched(tmp_path: Path, noise: int) -> float:
-    config = ServerConfig(db_path=str(tmp_path / f"ex{noise}.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
-                          seed=3, noise_traders=noise)
+async def total_matched(tmp_path: Path, noise: int, channel: str = "holdem") -> dict[str, float]:
+    """Each market of the channel's game 0 and its total matched after two windows (only the house and the
+    noise traders trade)."""
+    config = ServerConfig(db_path=str(tmp_path / f"{channel}{noise}.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
+                          seed=3, noise_traders=noise, channels=(channel,))  # fmt: skip
     clock = VirtualClock(start_ms=START_MS)
-    app = create_app(config, clock=clock, equities=river_only_equities)
+    equities = river_only_equities if channel == "holdem" else None  # a hi/lo game's Low market needs its own
+    app = create_app(config, clock=clock, equities=equities)
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         app[keys.STORE].add("watcher", "pw", deposit=0)
         clock.advance(0)
         clock.run(until_ms=START_MS + 2 * (WINDOW_MS + PLAYING_MS) - 10)  # two windows of game 0
         token = await login(client, "watcher", "pw")
-        book = (await rpc(client, token, "listMarketBook", {"marketIds": ["holdem.0"]}))["result"][0]
+        markets = [f"{channel}.0", f"{channel}.0-low"] if channel.endswith("hilo") else [f"{channel}.0"]
+        books = (await rpc(client, token, "listMarketBook", {"marketIds": markets}))["result"]
         assert app[keys.SERVICE].noise_accounts == tuple(f"house-noise-{k + 1}" for k in range(noise))
-        return float(book["totalMatched"])
+        return {book["marketId"]: float(book["totalMatched"]) for book in books}
 
 
 async def test_noise_traders_trade_against_the_house_and_none_means_a_still_market(tmp_path: Path) -> None:
     assert DEFAULT_NOISE_TRADERS > 0
-    assert await total_matched(tmp_path, 2) > 0
-    assert await total_matched(tmp_path, 0) == 0
+    assert (await total_matched(tmp_path, 2))["holdem.0"] > 0
+    assert (await total_matched(tmp_path, 0))["holdem.0"] == 0
+
+
+async def test_noise_traders_trade_a_hilo_games_low_market_too(tmp_path: Path) -> None:
+    matched = await total_matched(tmp_path, 1, "omaha-hilo")
+    assert set(matched) == {"omaha-hilo.0", "omaha-hilo.0-low"}
+    assert all(size > 0 for size in matched.values()), matched
+    assert set((await total_matched(tmp_path, 0, "omaha-hilo")).values()) == {0}
