@@ -142,6 +142,7 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/exchange/account/json-rpc/v1", account_rpc)
     app.router.add_get("/games/v1/channels", games_api.list_channels)
     app.router.add_get("/games/v1/channels/{channel}/snapshot", games_api.snapshot)
+    app.router.add_get("/games/v1/channels/{channel}/results", games_api.results)
     app.router.add_get(STREAM_PATH, stream)
     app.router.add_get(GAMES_STREAM_PATH, games_stream)
     app.router.add_get("/openapi.json", openapi_json)
@@ -192,7 +193,8 @@ async def _exchange(
     demo_check = _demo_password_check(app[keys.STORE], config) if config.demo else None
     service = ExchangeService(app[keys.JOURNAL], clock, channels, seed=config.seed, equities=equities,
                               house=config.house, runner=runner, exchange_config=config.exchange_config(),
-                              irregularity_rate=config.irregularity_rate, noise_traders=config.noise_traders)
+                              irregularity_rate=config.irregularity_rate, noise_traders=config.noise_traders,
+                              keep_results=config.keep_results)
     service.recover(accept_damaged=config.accept_damaged_journal)
     if demo_check is not None:
         app[keys.DEMO_PASSWORD_OK] = await demo_check

@@ -13,6 +13,7 @@ from exchange.server.auth import DEFAULT_TTL_MS
 from exchange.server.connections import DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
+from exchange.server.results import KEEP_RESULTS
 from exchange.server.snapshots import SnapshotPolicy
 
 #: Closed markets the server keeps in memory (with their cleared orders); older ones are in the journal only.
@@ -63,6 +64,8 @@ class ServerConfig:
     accept_damaged_journal: bool = False
     check_pages: bool = False
     keep_closed_markets: int | None = DEFAULT_KEEP_CLOSED_MARKETS
+    #: Finished games kept per channel for ``GET /games/v1/channels/{channel}/results`` (the newest).
+    keep_results: int = KEEP_RESULTS
     #: The share of games dealt with a dealer's irregularity (``irregularities.md``), 0 to 1.
     irregularity_rate: float = 0.0
     #: House noise traders per server (they trade on every channel): fills and a moving ladder for a watcher.
@@ -85,6 +88,8 @@ class ServerConfig:
             raise ValueError("login limits and their window must be positive")
         if self.keep_closed_markets is not None and self.keep_closed_markets < 0:
             raise ValueError(f"closed markets kept must not be negative, not {self.keep_closed_markets}")
+        if self.keep_results < 1:
+            raise ValueError(f"results kept per channel must be at least 1, not {self.keep_results}")
         if self.noise_traders < 0:
             raise ValueError(f"the number of noise traders must not be negative, not {self.noise_traders}")
         if not 0.0 <= self.irregularity_rate <= 1.0:

@@ -1,7 +1,11 @@
-"""The Exchange Games API, read side: ``/games/v1/channels`` and a channel's snapshot.
+"""The Exchange Games API, read side: ``/games/v1/channels``, a channel's snapshot and its recent results.
 
-The answers are built by :mod:`exchange.server.game_view` (the same that the
-spectators' stream sends).
+The channel list and snapshots are built by :mod:`exchange.server.game_view`
+(the same that the spectators' stream sends); the results by
+:mod:`exchange.server.results`. A refusal is ``{"error": CODE, "details": ...}``:
+``404`` ``CHANNEL_NOT_FOUND`` for a channel the server does not run (the
+snapshot's own 404 keeps its ``NOT_FOUND``), ``400`` ``INVALID_INPUT_DATA`` for
+a bad query.
 """
 
 from __future__ import annotations
@@ -10,6 +14,11 @@ from aiohttp import web
 
 from exchange.server import keys
 from exchange.server.game_view import channel_list, channel_snapshot
+from exchange.server.middleware import error_body
+from exchange.server.results import result_json
+
+#: How many results the results route gives when no ``limit`` is asked for (at most the number kept).
+DEFAULT_RESULTS = 10
 
 
 async def list_channels(request: web.Request) -> web.Response:
@@ -23,3 +32,29 @@ async def snapshot(request: web.Request) -> web.Response:
     if out is None:  # 404, as the OpenAPI document says: the path names nothing
         raise web.HTTPNotFound(text=f"no channel {name[:40]!r}; channels are {', '.join(service.channels)}")
     return web.json_response(out)
+
+
+async def results(request: web.Request) -> web.Response:
+    """``GET /games/v1/channels/{channel}/results?limit=N``: the channel's last N finished games, newest first."""
+    service = request.app[keys.SERVICE]
+    name = request.match_info["channel"]
+    if name not in service.channels:
+        return web.json_response(error_body("CHANNEL_NOT_FOUND", f"no channel {name[:40]!r}; channels are "
+                                            f"{', '.join(service.channels)}"), status=404)
+    kept = service.results.keep
+    unknown = sorted(set(request.query) - {"limit"})
+    if unknown:
+        return _bad_input(f"unknown query parameters {unknown[:5]}; the only one is limit (1 to {kept})")
+    raw = request.query.get("limit", str(min(DEFAULT_RESULTS, kept)))
+    limit = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
+    if limit is None or not 1 <= limit <= kept:
+        return _bad_input(f"limit must be a whole number from 1 to {kept} (the results kept per channel), "
+                          f"not {raw[:20]!r}")
+    config = service.channels[name].config
+    found = service.results.recent(name, limit)
+    return web.json_response({"channel": name, "kept": kept,
+                              "results": [result_json(result, config) for result in found]})
+
+
+def _bad_input(details: str) -> web.Response:
+    return web.json_response(error_body("INVALID_INPUT_DATA", details), status=400)

@@ -156,6 +156,66 @@ _SNAPSHOT = {
 }
 
 
+_RESULT_MARKET = {
+    "type": "object",
+    "properties": {
+        "marketId": {"type": "string"},
+        "marketType": {"enum": ["WIN", "HIGH", "LOW"]},
+        "marketName": {"type": "string"},
+        "status": {"const": "CLOSED"},
+        "result": {"enum": ["SETTLED", "VOID"]},
+        "winners": {"type": "array", "items": {"type": "integer"}, "description": "selection ids; several: a dead "
+                    "heat; empty when voided (a Low market's No low is selection 5)"},
+        "deadHeat": {"type": "boolean"},
+        "early": {"type": "boolean", "description": "the result was certain before the last cards"},
+        "settledEarly": {"type": "array", "items": {"type": "integer"}, "description": "selections settled as "
+                         "losers at a reveal before the result"},
+        "voidReason": {"type": ["string", "null"]},
+        "selections": {"type": "array", "items": {"type": "object", "properties": {
+            "selectionId": {"type": "integer"}, "name": {"type": "string"},
+            "status": {"enum": ["WINNER", "TIED_DEAD_HEAT", "LOSER", "REMOVED"]}}}},
+    },
+}
+
+_RESULTS = {
+    "type": "object",
+    "properties": {
+        "channel": {"type": "string"},
+        "kept": {"type": "integer", "description": "results the server keeps per channel (the largest limit)"},
+        "results": {"type": "array", "description": "newest first", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "description": "the game's (main) market id"},
+            "gameNumber": {"type": "integer"},
+            "channel": {"type": "object"},
+            "status": {"enum": ["SETTLED", "VOID"]},
+            "endedMs": {"type": "integer", "description": "when the game ended (epoch ms)"},
+            "voidReason": {"type": ["string", "null"]},
+            "gameData": {"type": "object", "description": "hands (cards, faces) and community cards at the end, as "
+                         "in the snapshot"},
+            "markets": {"type": "array", "items": _RESULT_MARKET},
+        }}},
+    },
+}
+
+
+def _results_path() -> dict[str, Any]:
+    refusal = {"content": {"application/json": {"schema": _ERROR}}}
+    return {"get": {
+        "summary": "The channel's last settled or voided games, newest first: each market's winners, dead heat, "
+        "early settlement and void reason, and the cards at the end (the server keeps the last `kept` per channel, "
+        "of the games ended since it started)",
+        "parameters": [{"name": "channelId", "in": "path", "required": True, "schema": {"type": "string"}},
+                       {"name": "limit", "in": "query", "required": False,
+                        "schema": {"type": "integer", "minimum": 1, "default": 10},
+                        "description": "how many results, 1 to the number kept per channel (100)"}],
+        "responses": {
+            "200": {"description": "results", "content": {"application/json": {"schema": _RESULTS}}},
+            "400": {"description": "INVALID_INPUT_DATA: limit is not a whole number from 1 to the number kept, or "
+                    "an unknown query parameter", **refusal},
+            "404": {"description": "CHANNEL_NOT_FOUND: the server runs no such channel", **refusal},
+        },
+    }}
+
+
 def _operator_path(action: str, what: str) -> dict[str, Any]:
     refusal = {"content": {"application/json": {"schema": _ERROR}}}
     return {"post": {
@@ -234,6 +294,7 @@ def document() -> dict[str, Any]:
                     },
                 }
             },
+            "/games/v1/channels/{channelId}/results": _results_path(),
             "/stream": {
                 "get": {
                     "summary": "WebSocket: Exchange Stream API messages (authentication, marketSubscription, "

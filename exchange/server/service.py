@@ -82,6 +82,7 @@ from exchange.server.journal import Journal, JournalFailed
 from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
 from exchange.server.recovery import Restored, restore
+from exchange.server.results import KEEP_RESULTS, RecentResults
 from exchange.server.statement_index import StatementIndex
 from exchange.server.store import Account
 
@@ -154,6 +155,7 @@ class ExchangeService:
         exchange_config: ExchangeConfig | None = None,
         irregularity_rate: float = 0.0,
         noise_traders: int = 0,
+        keep_results: int = KEEP_RESULTS,
     ) -> None:
         self.journal = journal
         self.clock = clock
@@ -166,6 +168,8 @@ class ExchangeService:
         #: The core's closed markets as this service last saw them, oldest first (see :meth:`_forget_pruned`).
         self._closed: deque[str] = deque()
         self.channels: dict[str, Channel] = {}
+        #: Each channel's last ``keep_results`` finished games (``GET /games/v1/channels/{channel}/results``).
+        self.results = RecentResults(self.configs, keep=keep_results)
         self.infos: dict[str, MarketInfo] = {}
         self.currencies: dict[str, str] = {}  # each logged-in account's currency, from the account store
         self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER, *self.noise_accounts))
@@ -340,6 +344,7 @@ class ExchangeService:
             self._touch(getattr(event, "market_id", None), event)
 
     def _on_stamped(self, stamped: Stamped) -> None:
+        self.results.note(stamped)
         if isinstance(stamped.event, Event):
             self._journal_event(stamped.event, stamped.at_ms)
         elif self._touch is not None and stamped.market_id is not None:

@@ -1,0 +1,233 @@
+"""The last games each channel settled or voided: what ``GET /games/v1/channels/{channel}/results`` answers.
+
+A page opened in the middle of the day should see what the table dealt before it
+came, not only what settles while it watches. :class:`RecentResults` is a
+projection of the channels' event streams, as the journal and the Exchange Stream
+are: it folds each game's events (the cards as they are turned, each market's
+declared result or void, the hands settled early) and, when the game ends, keeps
+one frozen :class:`GameResult`. Per channel it keeps the newest ``keep`` results
+and drops older ones as new games end, so a server left running for months holds
+``keep`` × channels results, never more; a game being played holds one pending
+record, replaced when the channel deals the next.
+
+Only games that end while the server runs are listed: a game a restart voided
+(its markets voided by recovery, not by the game) is in ``listClearedOrders``,
+not here.
+
+>>> from exchange.game.events import GameStarted, ResultDeclared, GameEnded, Stamped
+>>> from exchange.game.channels import HOLDEM
+>>> from exchange.game.rounds import timetable
+>>> results = RecentResults({"holdem": HOLDEM}, keep=2)
+>>> for event in (GameStarted("holdem", 7, "holdem", 4, timetable(HOLDEM, 0)),
+...               ResultDeclared((2, 3), (), False), GameEnded("SETTLED")):
+...     results.note(Stamped(0, 1_000, "holdem.7", event))
+>>> [(r.game_id, r.markets[0].winners, r.markets[0].dead_heat) for r in results.recent("holdem", 5)]
+[('holdem.7', (2, 3), True)]
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import Card
+from exchange.core.events import MarketVoided
+from exchange.game.channels import ChannelConfig, parse_market_id
+from exchange.game.events import (
+    BoardTurned,
+    DrawMade,
+    GameEnded,
+    GameStarted,
+    GameVoided,
+    HandsCannotWin,
+    HoleCardsTurned,
+    ResultDeclared,
+    SeatCardsTurned,
+    Stamped,
+)
+from exchange.game.layouts import MarketKind
+
+#: Results kept per channel: a few hours of one channel with the default windows.
+KEEP_RESULTS = 100
+NOT_AVAILABLE = "NOT AVAILABLE"
+
+
+@dataclass(frozen=True, slots=True)
+class MarketResult:
+    """One market of a finished game: settled with ``winners`` (a dead heat if several), or voided with a reason.
+
+    ``early``: the result was certain before the last cards; ``settled_early``: selections settled as losers at
+    a reveal before the result (they could no longer win).
+    """
+
+    market_id: str
+    kind: MarketKind
+    winners: tuple[int, ...]
+    early: bool
+    settled_early: tuple[int, ...]
+    void_reason: str | None
+
+    @property
+    def voided(self) -> bool:
+        return not self.winners
+
+    @property
+    def dead_heat(self) -> bool:
+        return len(self.winners) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """A finished game of a channel: its cards at the end and each market's result."""
+
+    channel: str
+    game_id: str
+    game_number: int
+    status: str  # SETTLED or VOID, as the game ended
+    ended_ms: int
+    void_reason: str | None
+    hands: tuple[tuple[Card, ...], ...]  # empty: the cards were never turned (a misdeal)
+    board: tuple[Card, ...]
+    markets: tuple[MarketResult, ...]
+
+
+@dataclass(slots=True)
+class _Pending:
+    """What a game in play has shown so far (its hands are every card turned, in the order dealt)."""
+
+    game_id: str
+    number: int
+    hands: tuple[tuple[Card, ...], ...] = ()
+    board: tuple[Card, ...] = ()
+    results: dict[str, ResultDeclared] = field(default_factory=dict)
+    settled_early: dict[str, list[int]] = field(default_factory=dict)
+    voids: dict[str, str] = field(default_factory=dict)
+    void_reason: str | None = None
+
+
+class RecentResults:
+    """The newest ``keep`` finished games of each channel, folded from the channels' stamped events."""
+
+    def __init__(self, channels: Mapping[str, ChannelConfig], *, keep: int = KEEP_RESULTS) -> None:
+        if keep < 1:
+            raise ValueError(f"a channel keeps at least one result, not {keep}")
+        self.keep = keep
+        self.channels = dict(channels)
+        self._done: dict[str, deque[GameResult]] = {name: deque(maxlen=keep) for name in self.channels}
+        self._pending: dict[str, _Pending] = {}  # per channel: the game in play
+
+    def recent(self, channel: str, limit: int) -> list[GameResult]:
+        """Channel ``channel``'s last ``limit`` finished games, newest first (``KeyError`` for an unknown one)."""
+        done = self._done[channel]
+        return [done[-1 - i] for i in range(min(limit, len(done)))]
+
+    def note(self, stamped: Stamped) -> None:
+        """Fold one event of a channel's stream in (every other kind of event is passed over at once)."""
+        event, market_id = stamped.event, stamped.market_id
+        if market_id is None or type(event) not in _FOLDED:
+            return
+        parsed = parse_market_id(market_id)
+        if parsed is None or parsed[0] not in self.channels:
+            return
+        channel = parsed[0]
+        if isinstance(event, GameStarted):
+            self._pending[channel] = _Pending(self.channels[channel].market_id(parsed[1]), parsed[1])
+            return
+        pending = self._pending.get(channel)
+        if pending is None or pending.number != parsed[1]:
+            return  # a game begun before this listener was: nothing to say of it
+        if isinstance(event, GameEnded):
+            del self._pending[channel]
+            self._done[channel].append(self._finish(channel, pending, event.status, stamped.at_ms))
+        else:
+            _fold(pending, market_id, event)
+
+    def _finish(self, channel: str, pending: _Pending, status: str, at_ms: int) -> GameResult:
+        config = self.channels[channel]
+        markets = []
+        for market_id, kind in zip(config.market_ids(pending.number), config.markets, strict=True):
+            declared = pending.results.get(market_id)
+            reason = None if declared else pending.voids.get(market_id, pending.void_reason or "voided")
+            markets.append(MarketResult(market_id, kind, declared.winners if declared else (),
+                                        declared.early if declared else False,
+                                        tuple(pending.settled_early.get(market_id, ())), reason))
+        return GameResult(channel, pending.game_id, pending.number, status, at_ms, pending.void_reason,
+                          pending.hands, pending.board, tuple(markets))
+
+
+def _fold(pending: _Pending, market_id: str, event: object) -> None:
+    if isinstance(event, HoleCardsTurned | SeatCardsTurned | DrawMade):
+        pending.hands = event.hands
+    elif isinstance(event, BoardTurned):
+        pending.board = event.board
+    elif isinstance(event, ResultDeclared):
+        pending.results[market_id] = event
+        pending.board = event.board
+    elif isinstance(event, HandsCannotWin):
+        pending.settled_early.setdefault(market_id, []).extend(event.hands)
+    elif isinstance(event, MarketVoided):
+        pending.voids[market_id] = event.reason
+    elif isinstance(event, GameVoided):
+        pending.void_reason = event.reason
+
+
+_FOLDED = frozenset({GameStarted, GameEnded, HoleCardsTurned, SeatCardsTurned, DrawMade, BoardTurned,
+                     ResultDeclared, HandsCannotWin, MarketVoided, GameVoided})
+
+
+# --- JSON ----------------------------------------------------------------------------------------------------------
+
+
+def result_json(result: GameResult, config: ChannelConfig) -> dict[str, Any]:
+    """A finished game as the results route answers it: the snapshot's shapes (hands, community cards, markets
+    with each selection's final status) plus each market's ``winners``, ``deadHeat``, ``early``, ``settledEarly``
+    and ``voidReason``."""
+    layout = config.layout
+    faces = (False,) * layout.seat_cards if layout.draws else layout.face_up()
+    hands = []
+    for i in range(config.hands):
+        cards = [str(c) for c in result.hands[i]] if i < len(result.hands) else []
+        cards += [NOT_AVAILABLE] * (layout.seat_cards - len(cards))
+        hands.append({"name": f"Hand {i + 1}", "selectionId": i + 1, "cards": cards,
+                      "faces": ["UP" if up else "DOWN" for up in faces]})
+    board = [str(c) for c in result.board] + [NOT_AVAILABLE] * (layout.board_cards - len(result.board))
+    return {
+        "id": result.game_id,
+        "gameNumber": result.game_number,
+        "channel": {"id": config.name, "name": config.title, "variant": config.variant},
+        "status": result.status,
+        "endedMs": result.ended_ms,
+        "voidReason": result.void_reason,
+        "gameData": {"hands": hands, "communityCards": board},
+        "markets": [_market_json(m, config) for m in result.markets],
+    }
+
+
+def _selection_status(market: MarketResult, selection: int, won: str) -> str:
+    if selection in market.winners:
+        return won
+    if market.voided and selection not in market.settled_early:
+        return "REMOVED"  # voided with the market: its bets were refunded
+    return "LOSER"
+
+
+def _market_json(market: MarketResult, config: ChannelConfig) -> dict[str, Any]:
+    names = config.selection_names(market.kind)
+    won = "TIED_DEAD_HEAT" if market.dead_heat else "WINNER"
+    selections = [{"selectionId": i, "name": name, "status": _selection_status(market, i, won)}
+                  for i, name in enumerate(names, start=1)]
+    return {
+        "marketId": market.market_id,
+        "marketType": market.kind.value.upper(),
+        "marketName": market.kind.label,
+        "status": "CLOSED",
+        "result": "VOID" if market.voided else "SETTLED",
+        "winners": list(market.winners),
+        "deadHeat": market.dead_heat,
+        "early": market.early,
+        "settledEarly": sorted(market.settled_early),
+        "voidReason": market.void_reason,
+        "selections": selections,
+    }

@@ -1,0 +1,170 @@
+"""``GET /games/v1/channels/{channel}/results``: the last games a channel settled or voided, kept bounded.
+
+The winners the route reports are checked against the engine's own showdown of
+the cards it reports (High and Low of a hi/lo game), the bound by playing more
+games than are kept, and every refusal for its status and stable code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+import engine
+from exchange.clock import VirtualClock
+from exchange.core.events import MarketVoided
+from exchange.game.channels import CHANNELS, OMAHA_HILO
+from exchange.game.events import GameEnded, GameStarted, HandsCannotWin, HoleCardsTurned, ResultDeclared, Stamped
+from exchange.game.rounds import timetable
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.results import RecentResults, result_json
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login
+
+KEEP = 3
+HILO = CHANNELS["omaha-hilo"]
+GAME_MS = HILO.windows * (WINDOW_MS + PLAYING_MS)
+
+
+@pytest.fixture
+def clock() -> VirtualClock:
+    return VirtualClock(start_ms=START_MS)
+
+
+@pytest.fixture
+async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
+    """Omaha Hi/Lo and Hold'em, no house, the game's own equities; the server keeps 3 results a channel."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=5,
+                          channels=("omaha-hilo", "holdem"), house=False, keep_results=KEEP)
+    app = create_app(config, clock=clock)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+        clock.advance(0)
+        yield test_client
+
+
+async def results(client: TestClient, channel: str, query: str = "") -> dict[str, Any]:
+    resp = await client.get(f"/games/v1/channels/{channel}/results{query}")
+    assert resp.status == 200, await resp.text()
+    body: dict[str, Any] = await resp.json()
+    return body
+
+
+def play_games(clock: VirtualClock, games: int) -> None:
+    """Run the clock through ``games`` whole games of the hi/lo channel (each next one starts a playing window on)."""
+    clock.advance(games * (GAME_MS + PLAYING_MS))
+
+
+def cards(result: dict[str, Any]) -> tuple[list[str], str]:
+    hands = ["".join(hand["cards"]) for hand in result["gameData"]["hands"]]
+    return hands, "".join(result["gameData"]["communityCards"])
+
+
+async def test_a_hi_lo_games_two_markets_are_listed_with_the_showdowns_winners(client: TestClient,
+                                                                               clock: VirtualClock) -> None:
+    assert (await results(client, "omaha-hilo"))["results"] == []  # nothing has ended yet
+    play_games(clock, 2)
+    body = await results(client, "omaha-hilo")
+    assert body["channel"] == "omaha-hilo" and body["kept"] == KEEP
+    assert [r["id"] for r in body["results"]] == ["omaha-hilo.1", "omaha-hilo.0"]  # newest first
+    for result in body["results"]:
+        hands, board = cards(result)
+        assert "NOT AVAILABLE" not in board and len(board) == 10
+        shown = engine.showdown("omaha-hilo", hands, board)
+        high, low = result["markets"]
+        assert (high["marketId"], low["marketId"]) == (result["id"], result["id"] + "-low")
+        assert (high["marketType"], low["marketType"]) == ("HIGH", "LOW")
+        assert high["winners"] == sorted(i + 1 for i in shown.high.winners)
+        no_low = shown.low is None or not shown.low.winners
+        assert low["winners"] == ([5] if no_low else sorted(i + 1 for i in shown.low.winners))
+        for market in (high, low):
+            assert market["result"] == "SETTLED" and market["voidReason"] is None
+            assert market["deadHeat"] is (len(market["winners"]) > 1)
+            won = {s["selectionId"] for s in market["selections"] if s["status"] in ("WINNER", "TIED_DEAD_HEAT")}
+            assert won == set(market["winners"])
+            assert set(market["settledEarly"]).isdisjoint(won)
+    assert json.dumps(body)
+
+
+async def test_only_the_last_results_are_kept_and_limit_takes_the_newest(client: TestClient,
+                                                                         clock: VirtualClock) -> None:
+    play_games(clock, KEEP + 2)
+    body = await results(client, "omaha-hilo", f"?limit={KEEP}")
+    assert [r["gameNumber"] for r in body["results"]] == [KEEP + 1, KEEP, KEEP - 1]
+    assert [r["gameNumber"] for r in (await results(client, "omaha-hilo", "?limit=1"))["results"]] == [KEEP + 1]
+    kept = client.server.app[keys.SERVICE].results
+    assert len(kept.recent("omaha-hilo", 10**6)) == KEEP and len(kept.recent("holdem", 10**6)) == KEEP
+    assert len(kept._pending) <= 2  # the games in play on the two channels, nothing older
+
+
+async def test_a_voided_game_lists_both_markets_voided_with_the_reason(client: TestClient,
+                                                                       clock: VirtualClock) -> None:
+    ops = await login(client, "ops", "pw-ops")
+    resp = await client.post("/operator/v1/markets/omaha-hilo.0/void", data=json.dumps({"reason": "feed lost"}),
+                             headers={"X-Application": APP_KEY, "X-Authentication": ops})
+    assert resp.status == 200
+    clock.advance(0)
+    result = (await results(client, "omaha-hilo"))["results"][0]
+    assert (result["id"], result["status"]) == ("omaha-hilo.0", "VOID")
+    assert "feed lost" in result["voidReason"]
+    for market in result["markets"]:
+        assert market["result"] == "VOID" and market["winners"] == [] and "feed lost" in market["voidReason"]
+        assert {s["status"] for s in market["selections"]} == {"REMOVED"}
+    assert all(c == "NOT AVAILABLE" for hand in result["gameData"]["hands"] for c in hand["cards"])
+
+
+@pytest.mark.parametrize(("path", "status", "code"), [
+    ("/games/v1/channels/nothing/results", 404, "CHANNEL_NOT_FOUND"),
+    ("/games/v1/channels/omaha-hilo/results?limit=0", 400, "INVALID_INPUT_DATA"),
+    (f"/games/v1/channels/omaha-hilo/results?limit={KEEP + 1}", 400, "INVALID_INPUT_DATA"),
+    ("/games/v1/channels/omaha-hilo/results?limit=-1", 400, "INVALID_INPUT_DATA"),
+    ("/games/v1/channels/omaha-hilo/results?limit=1.5", 400, "INVALID_INPUT_DATA"),
+    ("/games/v1/channels/omaha-hilo/results?limit=%EF%BC%92", 400, "INVALID_INPUT_DATA"),  # a full-width 2
+    ("/games/v1/channels/omaha-hilo/results?limit=99999999999999999999", 400, "INVALID_INPUT_DATA"),
+    ("/games/v1/channels/omaha-hilo/results?count=2", 400, "INVALID_INPUT_DATA"),
+])
+async def test_a_bad_channel_or_limit_is_refused_with_a_stable_code(client: TestClient, path: str, status: int,
+                                                                     code: str) -> None:
+    resp = await client.get(path)
+    assert resp.status == status
+    body = await resp.json()
+    assert body["error"] == code and body["details"]
+
+
+async def test_the_route_is_in_the_openapi_document(client: TestClient) -> None:
+    doc = await (await client.get("/openapi.json")).json()
+    responses = doc["paths"]["/games/v1/channels/{channelId}/results"]["get"]["responses"]
+    assert {"200", "400", "404"} <= set(responses)
+
+
+def test_early_results_losers_settled_early_and_a_market_voided_on_its_own() -> None:
+    """The fold, event by event: a Low market decided early, a hand settled as a loser before the result."""
+    results = RecentResults({"omaha-hilo": OMAHA_HILO}, keep=2)
+    hands = tuple(tuple(engine.cards.parse_cards(h)) for h in ("AsKs2d3c", "QdQcJh4h", "7h6h5s8s", "2c2hTdTs"))
+
+    def note(market: str, event: object) -> None:
+        results.note(Stamped(0, 9_000, market, event))
+
+    note("omaha-hilo.4", GameStarted("omaha-hilo", 4, "omaha-hilo", 4, timetable(OMAHA_HILO, 0)))
+    note("omaha-hilo.4", HoleCardsTurned(hands))
+    note("omaha-hilo.4-low", HandsCannotWin((2, 4)))
+    note("omaha-hilo.4-low", ResultDeclared((1, 3), (), True, "low"))
+    note("omaha-hilo.4", MarketVoided(9_000, "omaha-hilo.4", (), "house", "technical fault"))
+    note("omaha-hilo.3", GameEnded("SETTLED"))  # another game's end: not this one's
+    assert results.recent("omaha-hilo", 5) == []
+    note("omaha-hilo.4", GameEnded("VOID"))
+    [result] = [result_json(r, OMAHA_HILO) for r in results.recent("omaha-hilo", 5)]
+    high, low = result["markets"]
+    assert (high["result"], high["voidReason"], high["winners"]) == ("VOID", "technical fault", [])
+    assert (low["result"], low["winners"], low["deadHeat"], low["early"]) == ("SETTLED", [1, 3], True, True)
+    assert low["settledEarly"] == [2, 4]
+    assert [s["status"] for s in low["selections"]] == ["TIED_DEAD_HEAT", "LOSER", "TIED_DEAD_HEAT", "LOSER",
+                                                        "LOSER"]
+    assert result["gameData"]["hands"][0]["cards"] == ["As", "Ks", "2d", "3c"]
+    assert result["gameData"]["communityCards"] == ["NOT AVAILABLE"] * 5
