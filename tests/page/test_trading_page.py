@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 import pytest
+import requests
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.core import ladder
@@ -239,3 +240,20 @@ def test_every_market_a_game_has_is_drawn_with_all_its_selections(page: Page, se
     assert [first_hand.locator(".card").nth(i).get_attribute("data-card") for i in range(3)] == ["As", "Kd", "7c"]
     expect(first_hand.locator(".card.down")).to_have_count(1)
     expect(first_hand.locator(".card.down")).to_have_attribute("aria-label", "ace of spades (down)")
+
+
+def test_a_game_settled_before_the_page_opened_is_in_the_recent_results(page: Page, server: LiveServer) -> None:
+    """The page opens on a fresh game: the one before settled while no page watched, so only the results route
+    can tell the page of it."""
+    finished = requests.get(f"{server.url}/games/v1/channels/holdem/results?limit=1", timeout=5).json()["results"]
+    [last] = finished
+    assert last["id"] == f"holdem.{server.snapshot()['game']['gameNumber'] - 1}"
+    winners = [s["name"] for s in last["markets"][0]["selections"] if s["status"] in ("WINNER", "TIED_DEAD_HEAT")]
+    board = " ".join(last["gameData"]["communityCards"])
+    item = page.locator(f"#results li[data-game='{last['id']}']")
+    expect(item).to_contain_text(f"won by {winners[0]}")
+    expect(item).to_contain_text(f"board {board}")
+    page.locator(".lobby-card[data-channel='holdem']").click()  # the channel's table: its results again
+    expect(page.locator("#table")).to_be_visible()
+    expect(page.locator(f"#results li[data-game='{last['id']}']")).to_be_visible()
+    expect(page.locator("#results li").first).to_have_attribute("data-game", last["id"])

@@ -7,9 +7,9 @@ import { $, h, replaceChildren, setText } from "./dom.js";
 import { gamesFeed, orderFeed } from "./feeds.js";
 import { formatPrice, hundredths, money, pennies } from "./ladder.js";
 import { STATUS_WORDS, TableView, roundWords } from "./table.js";
+import { Results } from "./results.js";
 import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
 
-const RESULTS_KEPT = 10;
 const SETTLED_KEPT = 10;
 const LADDER_REFRESH_MS = 400;
 
@@ -21,13 +21,14 @@ const state = {
   session: new Session(),
   orders: new Orders(),
   orderFeed: null,
-  results: [], // the last games seen to settle, newest first
+  resultsLoaded: false, // whether each channel's past results were asked of the server (a live server only)
   replay: null, // the replay's state when this page shows a backtest
   ladderAt: 0,
 };
 
 const table = new TableView({ onPrice: (bet) => slip.fill(bet), onLadder: () => refreshLadders(true) });
 const slip = new Slip({ onSubmit: place });
+const results = new Results($("results"));
 
 // --- notices --------------------------------------------------------------------------------------------------
 
@@ -54,16 +55,24 @@ function refused(err) {
 function onChannels(message) {
   state.channels = new Map(message.channels.map((c) => [c.id, c]));
   if (message.replay) setReplay(message.replay);
+  else if (!state.resultsLoaded) loadResults([...state.channels.keys()]);
   renderLobby();
+}
+
+/** Ask the server for the past results of ``channels`` (games settled before the page opened), then draw them. */
+async function loadResults(channels) {
+  state.resultsLoaded = true;
+  await Promise.all(channels.map((id) => results.load(id)));
+  renderResults();
 }
 
 function onSnapshot(message) {
   const previous = state.snapshots.get(message.channel)?.snapshot;
   state.snapshots.set(message.channel, { snapshot: message.snapshot, at: performance.now() });
-  noteResult(message.snapshot, previous);
+  noteResult(message, previous);
   if (message.settled) renderSettled(message.settled.slice(-SETTLED_KEPT).reverse(), []);
   if (message.results) {
-    state.results = message.results;
+    results.replaceAll(message.results);
     renderResults();
   }
   if (message.snapshot.game?.orders) {
@@ -75,12 +84,12 @@ function onSnapshot(message) {
 }
 
 /** A game whose markets have settled joins the recent results (once); the account's history is refreshed. */
-function noteResult(snapshot, previous) {
+function noteResult(message, previous) {
+  const snapshot = message.snapshot;
   const game = snapshot.game;
-  if (!game || !game.markets.length || !game.markets.every((m) => m.status === "CLOSED")) return;
-  if (state.results.some((r) => r.id === game.id)) return;
-  state.results.unshift({ id: game.id, channel: snapshot.channel.name, game });
-  state.results.length = Math.min(state.results.length, RESULTS_KEPT);
+  if (state.replay || !game || !game.markets.length || !game.markets.every((m) => m.status === "CLOSED")) return;
+  if (results.has(game.id)) return;
+  results.add(message.channel, snapshot.channel.name, message.pt ?? Date.now(), game);
   renderResults();
   if (state.session.loggedIn && previous?.game?.id === game.id) {
     refreshFunds();
@@ -135,16 +144,7 @@ function renderMyOrders() {
 }
 
 function renderResults() {
-  replaceChildren($("results"), state.results.length ? state.results.map(({ id, channel, game }) => {
-    const winners = game.markets.map((m) => {
-      const won = m.selections.filter((s) => s.status === "WINNER" || s.status === "TIED_DEAD_HEAT");
-      const words = won.map((s) => `${s.name}${s.status === "TIED_DEAD_HEAT" ? " (dead heat)" : ""}`).join(", ");
-      return game.markets.length > 1 ? `${m.marketId}: ${words || "no winner"}` : words || "no winner";
-    });
-    const board = (game.gameData?.communityCards ?? []).filter((c) => typeof c === "string" && c.length === 2).join(" ");
-    return h("li", { dataset: { game: id } }, h("b", {}, `${channel} ${id}`), ` — won by ${winners.join("; ")}`,
-      board ? ` · board ${board}` : "");
-  }) : [h("li", { class: "muted" }, "none yet")]);
+  results.render(state.current);
 }
 
 function timeLeft(channelId) {
@@ -184,9 +184,11 @@ function route() {
   state.current = channel;
   $("lobby").hidden = channel !== null;
   $("table").hidden = channel === null;
+  renderResults();
   if (channel) {
     renderTable();
     refreshOrders();
+    if (state.resultsLoaded && !state.replay) loadResults([channel]);
   }
 }
 

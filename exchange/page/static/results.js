@@ -1,0 +1,75 @@
+// Recent results: the games that ended, newest first. On load and at each channel switch they come from the
+// server's results route (games settled before the page opened); afterwards each game the games stream shows
+// settling joins them. At a table only that channel's games are listed; in the lobby every channel's.
+
+import { h, replaceChildren } from "./dom.js";
+
+const SHOWN = 10;
+const KEPT_PER_CHANNEL = 10;
+
+export class Results {
+  constructor(list) {
+    this.list = list; // the <ol> they are drawn in
+    this.games = new Map(); // game id -> {id, channelId, channelName, endedMs, game}
+  }
+
+  /** Add (or update) a finished game; ``game`` has ``markets`` (selections with statuses) and ``gameData``. */
+  add(channelId, channelName, endedMs, game) {
+    this.games.set(game.id, { id: game.id, channelId, channelName, endedMs, game });
+    const mine = [...this.games.values()].filter((r) => r.channelId === channelId).sort(newestFirst);
+    for (const old of mine.slice(KEPT_PER_CHANNEL)) this.games.delete(old.id);
+  }
+
+  has(gameId) {
+    return this.games.has(gameId);
+  }
+
+  /** Replace everything with what a replay sends: its last games, newest first. */
+  replaceAll(entries) {
+    this.games.clear();
+    entries.forEach((entry, i) => this.games.set(entry.id, {
+      id: entry.id, channelId: null, channelName: entry.channel, endedMs: -i, game: entry.game }));
+  }
+
+  /** Fetch a channel's last games from the server (``GET /games/v1/channels/{id}/results``); false if refused. */
+  async load(channelId) {
+    let answer;
+    try {
+      const response = await fetch(`/games/v1/channels/${encodeURIComponent(channelId)}/results?limit=${KEPT_PER_CHANNEL}`);
+      if (!response.ok) return false;
+      answer = await response.json();
+    } catch {
+      return false;
+    }
+    for (const result of answer.results ?? []) {
+      if (!this.has(result.id)) this.add(channelId, result.channel?.name ?? channelId, result.endedMs, result);
+    }
+    return true;
+  }
+
+  /** Draw the list: ``channelId``'s games, or every channel's when it is null. */
+  render(channelId) {
+    const shown = [...this.games.values()]
+      .filter((r) => channelId === null || r.channelId === null || r.channelId === channelId)
+      .sort(newestFirst).slice(0, SHOWN);
+    replaceChildren(this.list, shown.length ? shown.map(item) : [h("li", { class: "muted" }, "none yet")]);
+  }
+}
+
+function newestFirst(a, b) {
+  return b.endedMs - a.endedMs;
+}
+
+function item({ id, channelName, game }) {
+  const many = game.markets.length > 1;
+  const parts = game.markets.map((m) => {
+    const name = many ? `${m.marketName ?? m.marketId}: ` : "";
+    if (m.result === "VOID") return `${name}void${m.voidReason ? ` (${m.voidReason})` : ""}`;
+    const won = m.selections.filter((s) => s.status === "WINNER" || s.status === "TIED_DEAD_HEAT");
+    const words = won.map((s) => `${s.name}${s.status === "TIED_DEAD_HEAT" ? " (dead heat)" : ""}`).join(", ");
+    return `${name}${words ? `won by ${words}` : "no winner"}${m.early ? " (settled early)" : ""}`;
+  });
+  const board = (game.gameData?.communityCards ?? []).filter((c) => typeof c === "string" && c.length === 2).join(" ");
+  return h("li", { dataset: { game: id } }, h("b", {}, `${channelName} ${id}`), ` — ${parts.join("; ")}`,
+    board ? ` · board ${board}` : "");
+}
