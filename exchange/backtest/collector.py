@@ -66,6 +66,8 @@ class _Order:
     voided: int = 0
     outcome: str | None = None
     profit: int | None = None
+    cancels: list[dict[str, int]] = field(default_factory=list)
+    lapsed_ms: int | None = None
 
 
 @dataclass(slots=True)
@@ -84,6 +86,7 @@ class _Game:
     status: str = ""
     round: int = 0
     equities: dict[int, Fraction] = field(default_factory=dict)
+    published: list[tuple[int, EquitiesPublished]] = field(default_factory=list)
     orders: dict[int, _Order] = field(default_factory=dict)
     rejected: list[OrderRejected] = field(default_factory=list)
     fills: list[tuple[Matched, int, Fraction | None]] = field(default_factory=list)
@@ -172,6 +175,7 @@ class Collector:
             self._write_orders(tables["orders"], market)
             self._write_fills(tables["fills"], market)
             self._write_settlements(tables["settlements"], market)
+            self._write_equities(tables["equities"], market)
         self._write_irregularities(tables["irregularities"])
 
     def _write_irregularities(self, table: Table) -> None:
@@ -247,6 +251,8 @@ class Collector:
                 customer_ref=p.customer_ref,
                 error_code=None,
                 action="PLACE" if p.replaces is None else "REPLACE",
+                cancels=o.cancels,
+                lapsed_ms=o.lapsed_ms,
             )
         for r in g.rejected:
             table.append(
@@ -275,6 +281,8 @@ class Collector:
                 customer_ref=r.customer_ref,
                 error_code=r.error_code.value,
                 action=r.action.value,
+                cancels=[],
+                lapsed_ms=None,
             )
 
     def _write_fills(self, table: Table, g: _Game) -> None:
@@ -300,6 +308,15 @@ class Collector:
                 equity_exact=None if equity is None else str(equity),
                 voided=m.match_id in g.voided,
             )
+
+    def _write_equities(self, table: Table, g: _Game) -> None:
+        """Every publication of the market's prices: each selection's equity as the game published it."""
+        for at_ms, e in g.published:
+            for hand in e.hands:
+                table.append(game_index=g.game_index, session=g.session, session_game=g.session_game,
+                             market_id=g.market_id, at_ms=at_ms, round=None if e.round is None else int(e.round),
+                             selection_id=hand.hand, equity=float(hand.equity), equity_exact=str(hand.equity),
+                             stderr=None if hand.stderr is None else str(hand.stderr))
 
     def _row_accounts(self, g: _Game) -> list[str]:
         """The accounts with a settlement row: the world's, then any other that had a result, then the house."""
@@ -374,6 +391,7 @@ def _window(g: _Game, s: Stamped, e: WindowOpened) -> None:
 
 def _equities(g: _Game, s: Stamped, e: EquitiesPublished) -> None:
     g.equities = {h.hand: h.equity for h in e.hands}
+    g.published.append((s.at_ms, e))
 
 
 def _holes(g: _Game, s: Stamped, e: HoleCardsTurned) -> None:
@@ -425,11 +443,15 @@ def _matched(g: _Game, s: Stamped, e: Matched) -> None:
 
 
 def _cancelled(g: _Game, s: Stamped, e: OrderCancelled) -> None:
-    g.orders[e.bet_id].cancelled += e.size
+    o = g.orders[e.bet_id]
+    o.cancelled += e.size
+    o.cancels.append({"at_ms": e.ts, "size": e.size})
 
 
 def _lapsed(g: _Game, s: Stamped, e: OrderLapsed) -> None:
-    g.orders[e.bet_id].lapsed += e.size
+    o = g.orders[e.bet_id]
+    o.lapsed += e.size
+    o.lapsed_ms = e.ts
 
 
 def _irregularity(g: _Game, s: Stamped, e: IrregularityOccurred) -> None:

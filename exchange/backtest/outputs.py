@@ -1,6 +1,6 @@
 """The backtest's Parquet tables: their schemas, columnar accumulation, merging and writing.
 
-Five tables, one file each in the output directory:
+Six tables, one file each in the output directory:
 
 ``games.parquet``
     one row per game: each hand's final cards (all seven in 7-Card Stud; what it
@@ -9,13 +9,17 @@ Five tables, one file each in the output directory:
     Low market in the ``low_*`` columns; its selection ``n + 1`` is "No low"),
     dead heat, early result, status.
 ``orders.parquet``
-    one row per order instruction that became an order (its final state) or was rejected.
+    one row per order instruction that became an order (its final state, with when each part of it was
+    cancelled, ``cancels``, and when its remainder lapsed, ``lapsed_ms``) or was rejected.
 ``fills.parquet``
     one row per match (a back and a lay), with the matched hand's exact equity at that moment.
 ``settlements.parquet``
     one row per account per market — every account of the game, the house's included — with
     the account's ``balance_after`` the game (the exchange's balance once the game is over).
 
+``equities.parquet``
+    one row per selection per publication of a market's prices: the exact equity (or the Monte Carlo one,
+    with its standard error) the game published at each reveal, as the live page shows it.
 ``irregularities.parquet``
     one row per dealer irregularity (``--irregularity-rate``): the rule, the cards seen,
     what followed, and the matches and bets it voided (the voided stake, of every account,
@@ -130,6 +134,8 @@ ORDERS = _spec(
     ("customer_ref", pa.string()),
     ("error_code", pa.string()),
     ("action", pa.string()),
+    ("cancels", pa.list_(pa.struct([pa.field("at_ms", pa.int64()), pa.field("size", pa.int64())]))),
+    ("lapsed_ms", pa.int64()),
 )
 
 FILLS = _spec(
@@ -173,6 +179,20 @@ SETTLEMENTS = _spec(
     ("balance_after", pa.int64()),
 )
 
+EQUITIES = _spec(
+    "equities",
+    ("game_index", pa.int64()),
+    ("session", pa.int64()),
+    ("session_game", pa.int64()),
+    ("market_id", pa.string()),
+    ("at_ms", pa.int64()),
+    ("round", pa.int64()),
+    ("selection_id", pa.int64()),
+    ("equity", pa.float64()),
+    ("equity_exact", pa.string()),
+    ("stderr", pa.string()),
+)
+
 IRREGULARITIES = _spec(
     "irregularities",
     ("game_index", pa.int64()),
@@ -192,7 +212,7 @@ IRREGULARITIES = _spec(
 )
 
 TABLES: Mapping[str, TableSpec] = MappingProxyType(
-    {t.name: t for t in (GAMES, ORDERS, FILLS, SETTLEMENTS, IRREGULARITIES)}
+    {t.name: t for t in (GAMES, ORDERS, FILLS, SETTLEMENTS, EQUITIES, IRREGULARITIES)}
 )
 
 

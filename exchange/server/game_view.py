@@ -131,6 +131,7 @@ def _market(view: BettorView) -> dict[str, Any]:
     return {
         "marketId": view.market_id,
         "marketType": view.market_kind.value.upper(),
+        "marketName": view.market_kind.label,
         "status": apiformat.MARKET_STATUS[view.market_status],
         "marketStatus": view.market_status.value,
         "selections": selections,

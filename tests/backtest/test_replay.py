@@ -18,8 +18,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from backtest_support import Run
 
 from exchange.backtest.replay import NOT_AVAILABLE, ReplayError, Timeline, game_snapshot, load_timeline
+from exchange.backtest.replay_market import RecordedMarket, exact_average, orders_at
 from exchange.backtest.replay_server import PLAYER, ReplayClock, create_replay_app
 from exchange.backtest.runner import STRATEGY_ACCOUNT
+from exchange.game.channels import get_channel
+from exchange.game.layouts import MarketKind
 from exchange.game.rounds import timetable
 
 
@@ -75,7 +78,7 @@ def test_the_strategys_orders_and_results_at_the_end_are_those_of_the_files(smal
             assert round(shown[bet_id]["sizeMatched"] * 100) == order["size_matched"]
             assert shown[bet_id]["sizeRemaining"] == 0
             if order["size_matched"]:
-                assert shown[bet_id]["averagePriceMatched"] == pytest.approx(order["average_price_matched"], abs=0.01)
+                assert shown[bet_id]["averagePriceMatched"] == pytest.approx(order["average_price_matched"], abs=1e-4)
             before = game_snapshot(game, order["placed_ms"] - 1)["game"]["orders"]
             assert bet_id not in {o["betId"] for o in before}
     settled = {r["market_id"]: r for r in rows(small_run, "settlements") if r["account"] == STRATEGY_ACCOUNT}
@@ -85,6 +88,42 @@ def test_the_strategys_orders_and_results_at_the_end_are_those_of_the_files(smal
         row = settled[result["marketId"]]
         assert (round(result["profit"] * 100), round(result["commission"] * 100)) == (row["gross_profit"],
                                                                                       row["commission"])
+
+
+def test_the_average_matched_price_is_exact_and_rounded_only_as_the_live_api_rounds_it(
+    small_run: Run, timeline: Timeline
+) -> None:
+    """Each order's average from its fills' decimal prices (an independent reference: no ladder ticks), rounded to
+    four places as API-NG's ``averagePriceMatched`` is."""
+    fills = [f for f in rows(small_run, "fills") if not f["voided"]]
+    for game in timeline.games:
+        for shown in game_snapshot(game, game.end_ms - 1)["game"]["orders"]:
+            mine = [f for f in fills if f["market_id"] == shown["marketId"]
+                    and int(shown["betId"]) in (f["back_bet_id"], f["lay_bet_id"])]
+            if not mine:
+                assert shown["averagePriceMatched"] == 0.0
+                continue
+            exact = sum(Fraction(f["size"]) * Fraction(str(f["price"])) for f in mine) / sum(f["size"] for f in mine)
+            assert shown["averagePriceMatched"] == round(float(exact), 4), shown
+
+
+def test_an_order_matched_at_several_prices_shows_the_exact_average_to_four_places() -> None:
+    """1.00 matched at 1.01 and 2.00 at 1.02: 61/60, shown 1.0167 as the live API shows it (not 1.02)."""
+    fills = [{"size": 100, "tick": 0, "at_ms": 10, "back_bet_id": 7, "lay_bet_id": 1},
+             {"size": 200, "tick": 1, "at_ms": 20, "back_bet_id": 7, "lay_bet_id": 2}]
+    order = {"bet_id": 7, "placed_ms": 5, "round": 1, "selection_id": 1, "side": "BACK", "price": 1.01, "size": 500,
+             "size_cancelled": 0, "size_lapsed": 200, "size_voided": 0, "cancels": [], "lapsed_ms": 30}
+    market = RecordedMarket("holdem.0", MarketKind.WIN, ("Hand 1",), [], frozenset(), False, False,
+                            orders=[order], fills=fills)
+    windows = timetable(get_channel("holdem"), 0)
+    [first] = orders_at(market, 15, windows, 10**6)
+    [both] = orders_at(market, 25, windows, 10**6)
+    [lapsed] = orders_at(market, 30, windows, 10**6)
+    assert (first["averagePriceMatched"], first["sizeMatched"], first["sizeRemaining"]) == (1.01, 1.0, 4.0)
+    assert exact_average(fills) == Fraction(61, 60)
+    assert (both["averagePriceMatched"], both["sizeMatched"], both["sizeRemaining"]) == (1.0167, 3.0, 2.0)
+    assert (lapsed["sizeRemaining"], lapsed["sizeLapsed"], lapsed["status"]) == (0.0, 2.0, "EXECUTION_COMPLETE")
+    assert exact_average([]) is None
 
 
 def test_a_folder_without_a_backtest_is_refused_with_what_is_missing(tmp_path: Any) -> None:

@@ -9,7 +9,7 @@ function fromStream(marketId, selectionId, uo) {
   return {
     betId: String(uo.id), marketId, selectionId, side: uo.side === "B" ? "BACK" : "LAY",
     price: hundredths(uo.p), size: pennies(uo.s), matched: pennies(uo.sm ?? 0), remaining: pennies(uo.sr ?? 0),
-    avgPrice: uo.avp ? hundredths(uo.avp) : null, complete: uo.status === "EC",
+    avgPrice: uo.avp ? hundredths(uo.avp) : null, complete: uo.status === "EC", cancelled: pennies(uo.sc ?? 0),
   };
 }
 
@@ -19,7 +19,7 @@ function fromApi(o) {
     betId: String(o.betId), marketId: o.marketId, selectionId: o.selectionId, side: o.side,
     price: hundredths(o.priceSize.price), size: pennies(o.priceSize.size), matched: pennies(o.sizeMatched ?? 0),
     remaining: pennies(o.sizeRemaining ?? 0), avgPrice: o.averagePriceMatched ? hundredths(o.averagePriceMatched) : null,
-    complete: o.status === "EXECUTION_COMPLETE",
+    complete: o.status === "EXECUTION_COMPLETE", cancelled: pennies(o.sizeCancelled ?? 0),
   };
 }
 
@@ -132,7 +132,8 @@ export class Slip {
   }
 }
 
-/** The unmatched and matched bets on the table's markets, with cancel and change-price on each unmatched one. */
+/** The unmatched, matched and cancelled bets on the table's markets, with cancel and change-price on each unmatched
+ * one. */
 export function renderOrders(orders, names, { onCancel, onReplace, readOnly = false }) {
   const unmatched = orders.filter((o) => o.remaining > 0 && !o.complete);
   const matched = orders.filter((o) => o.matched > 0);
@@ -149,6 +150,10 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
   replaceChildren($("matched"), matched.length ? matched.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
     h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
     h("span", {}, `${money(o.matched)} at ${formatPrice(o.avgPrice ?? o.price)}`))) : [h("li", { class: "muted" }, "none")]);
+  const cancelled = orders.filter((o) => o.cancelled > 0);
+  replaceChildren($("cancelled"), cancelled.length ? cancelled.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
+    h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
+    h("span", {}, `${money(o.cancelled)} at ${formatPrice(o.price)} cancelled`))) : [h("li", { class: "muted" }, "none")]);
 }
 
 /** The account's settled markets (profit and commission) and bets, newest first. */

@@ -1,0 +1,133 @@
+"""Reading a backtest's output folder for the replay: its tables, grouped by market, and its stream recordings.
+
+A folder written before ``equities.parquet`` existed is read without equities;
+one written before hi/lo games recorded their Low market's stream shows that
+market without prices.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from exchange.backtest.replay_deal import RecordedDealError, recorded_stages
+from exchange.backtest.replay_market import RecordedMarket
+from exchange.backtest.runner import STRATEGY_ACCOUNT
+from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel
+from exchange.game.deal import PublicCards
+from exchange.game.layouts import MarketKind
+
+JsonDict = dict[str, Any]
+REQUIRED = ("games.parquet", "orders.parquet", "fills.parquet", "settlements.parquet")
+
+
+class ReplayError(ValueError):
+    """The folder is not a backtest's output (the message says what is missing)."""
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A backtest folder's rows: games in order, and the strategy's orders, fills and results by market."""
+
+    directory: Path
+    games: list[JsonDict]
+    orders: dict[str, list[JsonDict]]
+    fills: dict[str, list[JsonDict]]
+    settled: dict[str, list[JsonDict]]
+    equities: dict[str, list[JsonDict]]
+
+    def channel(self, row: JsonDict) -> ChannelConfig:
+        try:
+            return get_channel(row["channel"])
+        except UnknownChannel as exc:
+            raise ReplayError(f"{row['market_id']}: {exc.args[0]}") from None
+
+    def stages(self, row: JsonDict) -> tuple[PublicCards, ...]:
+        """The game's public cards after each reveal (a voided game whose cards cannot be dealt again: none)."""
+        config = self.channel(row)
+        try:
+            return recorded_stages(config.layout, config.hands, row)
+        except RecordedDealError as exc:
+            if row["status"] == "VOID":
+                return (PublicCards(hands=(None,) * config.hands),)
+            raise ReplayError(str(exc)) from None
+
+    def market(self, row: JsonDict, market_id: str, kind: MarketKind) -> RecordedMarket:
+        """One market of the game of ``row``: its recording, its result, its equities and the strategy's orders."""
+        low = "low_" if kind is MarketKind.LOW else ""
+        winners = frozenset(int(w) for w in (row.get(f"{low}winners") or "").split(",") if w)
+        return RecordedMarket(
+            market_id=market_id, kind=kind, names=self.channel(row).selection_names(kind),
+            stream=_read_stream(self.directory / "streams" / market_id, market_id),
+            winners=winners, dead_heat=bool(row.get(f"{low}dead_heat")), early=bool(row.get(f"{low}early")),
+            equities=_publications(self.equities.get(market_id, [])),
+            orders=self.orders.get(market_id, []), fills=self.fills.get(market_id, []),
+        )
+
+    def settlement(self, market_id: str) -> JsonDict | None:
+        """The strategy's result on ``market_id`` as a grouped cleared order (None if it had no row)."""
+        rows = self.settled.get(market_id)
+        if not rows:
+            return None
+        row = rows[0]
+        return {"marketId": market_id, "betCount": row["bets"], "profit": row["gross_profit"] / 100,
+                "commission": row["commission"] / 100}
+
+
+def read_folder(directory: Path, account: str | None = None) -> Folder:
+    """Read what the replay needs of ``directory``; :class:`ReplayError` saying what is missing if it is not a
+    backtest's output."""
+    mine = account or STRATEGY_ACCOUNT
+    for name in REQUIRED:
+        if not (directory / name).is_file():
+            raise ReplayError(f"{directory} is not a backtest output folder: {name} is missing "
+                              "(write one with 'exchange-poker backtest --out DIR')")
+    if not (directory / "streams").is_dir():
+        raise ReplayError(f"{directory}/streams is missing: the backtest was run with --no-streams, and the replay "
+                          "needs the recorded markets")
+    equities = directory / "equities.parquet"
+    return Folder(
+        directory=directory,
+        games=pq.read_table(directory / "games.parquet").to_pylist(),
+        orders=_rows_by_market(directory / "orders.parquet", lambda r: r["account"] == mine and not r["error_code"]),
+        fills=_rows_by_market(directory / "fills.parquet",
+                              lambda r: mine in (r["back_account"], r["lay_account"]) and not r["voided"]),
+        settled=_rows_by_market(directory / "settlements.parquet", lambda r: r["account"] == mine),
+        equities=_rows_by_market(equities, lambda r: True) if equities.is_file() else {},
+    )
+
+
+def _rows_by_market(path: Path, keep: Callable[[JsonDict], bool]) -> dict[str, list[JsonDict]]:
+    out: dict[str, list[JsonDict]] = {}
+    for row in pq.read_table(path).to_pylist():
+        if keep(row):
+            out.setdefault(row["market_id"], []).append(row)
+    return out
+
+
+def _publications(rows: list[JsonDict]) -> list[tuple[int, dict[int, Fraction]]]:
+    """A market's equity rows as publications in order: one per (time, round) run of rows."""
+    out: list[tuple[int, dict[int, Fraction]]] = []
+    key = None
+    for row in rows:
+        if (row["at_ms"], row["round"]) != key:
+            key = (row["at_ms"], row["round"])
+            out.append((row["at_ms"], {}))
+        out[-1][1][row["selection_id"]] = Fraction(row["equity_exact"])
+    return out
+
+
+def _read_stream(path: Path, market_id: str) -> list[tuple[int, JsonDict]]:
+    if not path.is_file():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        message = json.loads(line)
+        out += [(message["pt"], mc) for mc in message.get("mc", ()) if mc.get("id") == market_id]
+    return out

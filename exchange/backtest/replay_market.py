@@ -1,0 +1,185 @@
+"""One recorded market of a replayed game: its stream folded to any instant, its prices, the strategy's orders.
+
+A market's state at an instant comes from its ``streams/<marketId>`` recording
+(status, runner statuses, the ladders, last traded prices), its equities from
+the last publication at or before the instant (``equities.parquet``), and the
+strategy's orders from ``orders.parquet`` and ``fills.parquet``: matched as far
+as the fills by then, cancelled and lapsed at the times recorded.
+
+The average matched price is exact, as the exchange keeps it (the stake-weighted
+sum of the ladder's prices in hundredths, over the stake), and rounded only on
+the way out, as the live API rounds it (:func:`exchange.betfair.apiformat.price`):
+
+>>> fills = [{"size": 100, "tick": 0}, {"size": 200, "tick": 1}]  # 1.00 at 1.01 (tick 0), 2.00 at 1.02
+>>> exact_average(fills), apiformat.price(exact_average(fills))
+(Fraction(61, 60), 1.0167)
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from exchange.betfair import apiformat
+from exchange.core import ladder
+from exchange.game.layouts import MarketKind
+from exchange.game.rounds import Window
+
+JsonDict = dict[str, Any]
+_RUNNER_STATUS = {"ACTIVE": "IN_PLAY", "WINNER": "WINNER", "LOSER": "LOSER", "REMOVED": "REMOVED"}
+
+
+@dataclass
+class RecordedMarket:
+    """A market of a recorded game: what its recording, its published equities and the strategy's orders say."""
+
+    market_id: str
+    kind: MarketKind
+    names: tuple[str, ...]
+    stream: list[tuple[int, JsonDict]]  # (pt, mc entry), in order
+    winners: frozenset[int]
+    dead_heat: bool
+    early: bool
+    equities: list[tuple[int, dict[int, Fraction]]] = field(default_factory=list)  # publications, in order
+    orders: list[JsonDict] = field(default_factory=list)
+    fills: list[JsonDict] = field(default_factory=list)
+
+    @functools.cached_property
+    def closed_ms(self) -> int | None:
+        """When the recording first says the market is closed (settled or voided); None if it never does."""
+        for pt, change in self.stream:
+            if (change.get("marketDefinition") or {}).get("status") == "CLOSED":
+                return pt
+        return None
+
+    def shares_at(self, now_ms: int) -> dict[int, Fraction]:
+        """Each selection's equity as last published at or before ``now_ms`` (empty before any, or unrecorded)."""
+        shares: dict[int, Fraction] = {}
+        for at_ms, published in self.equities:
+            if at_ms > now_ms:
+                break
+            shares = published
+        return shares
+
+    def at(self, now_ms: int, markets: int) -> JsonDict:
+        """The market at ``now_ms`` as the live snapshot shows it (``markets``: how many the game has)."""
+        state = _fold(self.stream, now_ms)
+        shares = self.shares_at(now_ms)
+        selections = []
+        for selection_id, name in enumerate(self.names, start=1):
+            atb, atl = state["books"].get(selection_id, ({}, {}))
+            selection: JsonDict = {
+                "selectionId": selection_id, "name": name,
+                "status": _selection_status(state["runners"].get(selection_id, "ACTIVE"), state["status"],
+                                            self.dead_heat),
+                "bestAvailableToBackPrices": _best(atb, back=True),
+                "bestAvailableToLayPrices": _best(atl, back=False),
+                "lastPriceTraded": state["ltp"].get(selection_id),
+            }
+            if selection_id in shares:
+                share = shares[selection_id]
+                selection["equity"] = round(float(share), 6)
+                selection["equityExact"] = f"{share.numerator}/{share.denominator}"
+            selections.append(selection)
+        out: JsonDict = {"marketId": self.market_id, "marketType": self.kind.value.upper(),
+                         "marketName": self.kind.label if markets > 1 else "Winner", "status": state["status"],
+                         "selections": selections}
+        if state["status"] == "CLOSED":
+            out["early"] = self.early
+        return out
+
+
+def _selection_status(runner: str, market_status: str, dead_heat: bool) -> str:
+    status = _RUNNER_STATUS.get(runner, "IN_PLAY")
+    if status == "LOSER" and market_status != "CLOSED":
+        return "CAN_NOT_WIN"
+    if status == "WINNER" and dead_heat:
+        return "TIED_DEAD_HEAT"
+    return status
+
+
+def _fold(stream: Sequence[tuple[int, JsonDict]], now_ms: int) -> JsonDict:
+    """The recorded market folded up to ``now_ms``: status, runner statuses, ladders by price, last prices."""
+    status = "INACTIVE"
+    runners: dict[int, str] = {}
+    books: dict[int, tuple[dict[float, float], dict[float, float]]] = {}
+    ltp: dict[int, float] = {}
+    for pt, change in stream:
+        if pt > now_ms:
+            break
+        definition = change.get("marketDefinition")
+        if definition is not None:
+            status = definition.get("status", status)
+            runners.update({r["id"]: r.get("status", "ACTIVE") for r in definition.get("runners", ())})
+        if change.get("img"):
+            books.clear()
+        for rc in change.get("rc", ()):
+            atb, atl = books.setdefault(rc["id"], ({}, {}))
+            for key, book in (("atb", atb), ("atl", atl)):
+                for price, size in rc.get(key, ()):
+                    if size:
+                        book[price] = size
+                    else:
+                        book.pop(price, None)
+            if "ltp" in rc:
+                ltp[rc["id"]] = rc["ltp"]
+    return {"status": status, "runners": runners, "books": books, "ltp": ltp}
+
+
+def _best(book: Mapping[float, float], *, back: bool) -> list[JsonDict]:
+    prices = sorted(book, reverse=back)[:3]
+    return [{"price": p, "size": book[p]} for p in prices]
+
+
+# --- the strategy's orders -----------------------------------------------------------------------------------------
+
+
+def exact_average(fills: Iterable[Mapping[str, Any]]) -> Fraction | None:
+    """The stake-weighted average price of ``fills`` (each with ``size`` in pennies and ladder ``tick``), exactly;
+    None when nothing is matched."""
+    matched = value_x100 = 0
+    for fill in fills:
+        matched += fill["size"]
+        value_x100 += fill["size"] * ladder.PRICE_X100[fill["tick"]]
+    return Fraction(value_x100, 100 * matched) if matched else None
+
+
+def orders_at(market: RecordedMarket, now_ms: int, windows: Sequence[Window], end_ms: int) -> list[JsonDict]:
+    """The strategy's orders on ``market`` placed by ``now_ms``, as they stood then (API-NG CurrentOrderSummary)."""
+    out = []
+    for order in market.orders:
+        if order["placed_ms"] > now_ms:
+            continue
+        bet_id = order["bet_id"]
+        fills = [f for f in market.fills if f["at_ms"] <= now_ms and bet_id in (f["back_bet_id"], f["lay_bet_id"])]
+        matched = sum(f["size"] for f in fills)
+        closes = windows[order["round"] - 1].closes_ms if order["round"] else end_ms
+        cancelled = _cancelled_by(order, now_ms, closes)
+        lapsed = _lapsed_by(order, now_ms, closes)
+        remaining = max(0, order["size"] - matched - cancelled - lapsed - order["size_voided"])
+        out.append({
+            "betId": str(bet_id), "marketId": market.market_id, "selectionId": order["selection_id"],
+            "side": order["side"], "priceSize": {"price": order["price"], "size": apiformat.money(order["size"])},
+            "sizeMatched": apiformat.money(matched), "sizeRemaining": apiformat.money(remaining),
+            "sizeCancelled": apiformat.money(cancelled), "sizeLapsed": apiformat.money(lapsed),
+            "averagePriceMatched": apiformat.price(exact_average(fills)),
+            "status": "EXECUTABLE" if remaining > 0 else "EXECUTION_COMPLETE",
+        })
+    return out
+
+
+def _cancelled_by(order: Mapping[str, Any], now_ms: int, closes_ms: int) -> int:
+    """The part of ``order`` cancelled by ``now_ms``: at each recorded cancel's time (at the window's close in a
+    folder written before the times were recorded)."""
+    cancels = order.get("cancels")
+    if cancels is None:
+        return int(order["size_cancelled"]) if now_ms >= closes_ms else 0
+    return sum(c["size"] for c in cancels if c["at_ms"] <= now_ms)
+
+
+def _lapsed_by(order: Mapping[str, Any], now_ms: int, closes_ms: int) -> int:
+    at_ms = order.get("lapsed_ms", closes_ms if order["size_lapsed"] else None)
+    return int(order["size_lapsed"]) if at_ms is not None and at_ms <= now_ms else 0
