@@ -7,7 +7,8 @@
         --games-per-session 100 --balance 100 --seed 7 --workers 2 --out out/fraction
 
 Writes ``games.parquet``, ``orders.parquet``, ``fills.parquet``,
-``settlements.parquet`` and ``streams/<marketId>`` (Betfair stream format) in
+``settlements.parquet``, ``equities.parquet``, ``irregularities.parquet`` and
+``streams/<marketId>`` (Betfair stream format, every market of each game) in
 ``--out``, shows a progress bar on stderr and prints a summary. By default
 every game is its own world (a fresh account and strategy instance); with
 ``--sessions K --games-per-session G`` each of K sessions is one strategy

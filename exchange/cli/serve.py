@@ -40,6 +40,7 @@ from exchange.server.connections import (
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.limits import Limits
+from exchange.server.results import KEEP_RESULTS
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError
@@ -64,6 +65,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
+    parser.add_argument("--keep-results", type=_positive_int, default=KEEP_RESULTS, metavar="N",
+                        help=f"finished games kept per channel for GET /games/v1/channels/{{id}}/results, newest "
+                             f"first (default {KEEP_RESULTS})")
     parser.add_argument("--keep-closed-markets", type=_positive_int, default=DEFAULT_KEEP_CLOSED_MARKETS,
                         metavar="N",
                         help=f"settled or voided markets kept in memory with their cleared orders, newest first "
@@ -182,6 +186,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         accept_damaged_journal=args.accept_damaged_journal,
         check_pages=args.check_pages,
         keep_closed_markets=args.keep_closed_markets,
+        keep_results=args.keep_results,
         irregularity_rate=args.irregularity_rate,
         noise_traders=args.noise_traders,
         stream_port=args.stream_port,
