@@ -254,6 +254,9 @@ class Collector:
                 cancels=o.cancels,
                 lapsed_ms=o.lapsed_ms,
             )
+        self._write_rejected(table, g)
+
+    def _write_rejected(self, table: Table, g: _Game) -> None:
         for r in g.rejected:
             table.append(
                 game_index=g.game_index,

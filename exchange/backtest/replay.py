@@ -104,6 +104,7 @@ class Timeline:
         self._starts = [g.start_ms for g in self.games]
         self.channel = self.games[0].channel
         self.origin_ms = self.games[0].start_ms
+        self._results: dict[str, JsonDict] = {}
 
     @property
     def length_ms(self) -> int:
@@ -138,15 +139,19 @@ class Timeline:
 
     def results_before(self, position_ms: int, count: int = 10) -> list[JsonDict]:
         """The last ``count`` games settled by ``position_ms``, newest first: id, every market's winners, board."""
-        out = []
-        for game in reversed(self._done(position_ms)[-count:]):
+        return [self._result(game) for game in reversed(self._done(position_ms)[-count:])]
+
+    def _result(self, game: RecordedGame) -> JsonDict:
+        """A finished game for the page's recent results (worked out once: it never changes)."""
+        if game.market_id not in self._results:
             final = game_snapshot(game, game.windows[-1].closes_ms)["game"]
             markets = [{"marketId": m["marketId"], "marketName": m["marketName"], "early": m.get("early", False),
                         "selections": [{"name": s["name"], "status": s["status"]} for s in m["selections"]]}
                        for m in final["markets"]]
-            out.append({"id": game.market_id, "channel": f"{self.channel.title} (replay)", "game": {
-                "markets": markets, "gameData": {"communityCards": final["gameData"]["communityCards"]}}})
-        return out
+            self._results[game.market_id] = {"id": game.market_id, "channel": f"{self.channel.title} (replay)",
+                                             "game": {"markets": markets, "gameData": {
+                                                 "communityCards": final["gameData"]["communityCards"]}}}
+        return self._results[game.market_id]
 
     def snapshot(self, position_ms: int) -> JsonDict:
         """The channel's snapshot ``position_ms`` after the first game's start."""

@@ -206,7 +206,8 @@ def _results_path() -> dict[str, Any]:
         "parameters": [{"name": "channelId", "in": "path", "required": True, "schema": {"type": "string"}},
                        {"name": "limit", "in": "query", "required": False,
                         "schema": {"type": "integer", "minimum": 1, "default": 10},
-                        "description": "how many results, 1 to the number kept per channel (100)"}],
+                        "description": "how many results, 1 to the number kept per channel (serve --keep-results, "
+                                       "100 by default)"}],
         "responses": {
             "200": {"description": "results", "content": {"application/json": {"schema": _RESULTS}}},
             "400": {"description": "INVALID_INPUT_DATA: limit is not a whole number from 1 to the number kept, or "

@@ -100,3 +100,10 @@ def test_both_markets_stud_cards_and_a_cancel_at_its_time(page: Page, backtest: 
     expect(page.locator(f"#unmatched {bet}")).to_have_count(0)
     page.get_by_role("button", name="Pause").click()
     shoot(page, "replay-stud-hilo.png")
+
+    page.get_by_role("button", name="Next game").click()  # the last game: to the end of the recording
+    result = page.locator(f"#results li[data-game='{game['market_id']}']")
+    high = ", ".join(f"Hand {w}" for w in game["winners"].split(","))
+    low = ", ".join("No low" if w == "5" else f"Hand {w}" for w in game["low_winners"].split(","))
+    expect(result).to_contain_text(f"High: won by {high}")
+    expect(result).to_contain_text(f"Low: won by {low}")
