@@ -9,6 +9,7 @@ from the cancel's own time (long before its window closes) it is cancelled.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,8 @@ def test_both_markets_stud_cards_and_a_cancel_at_its_time(page: Page, backtest: 
     expect(first.locator(".card:not(.back)")).to_have_count(dealt)
     shown = [first.locator(".card").nth(i).get_attribute("data-card") for i in range(dealt)]
     assert shown == game["hand_1"].split()[:dealt]
+    expect(first.locator(".card.down")).to_have_count(2)  # the two down cards of 3rd street; the rest dealt up
+    expect(first.locator(".card.down").first).to_have_attribute("aria-label", re.compile(r"\(down\)$"))
     expect(page.locator("#board .card")).to_have_count(0)  # stud has no board
 
     time.now = (cancelled - game["start_ms"] + 1) / 1000  # the cancel, long before the window's close

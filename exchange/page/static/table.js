@@ -2,7 +2,7 @@
 // Betfair-style price grid built from what the server sends (any number of markets and selections).
 // The grid is built once per game and market shape, then only its texts change: focus stays, nothing jumps.
 
-import { drawCards } from "./cards.js";
+import { cardCode, drawCards } from "./cards.js";
 import { $, h, replaceChildren, setClass, setText } from "./dom.js";
 import { formatPrice, hundredths, pennies, shortMoney, signedMoney } from "./ladder.js";
 
@@ -64,7 +64,7 @@ export class TableView {
     },
     h("div", { class: "hand-head" }, h("span", {}, hand.name),
       h("span", { class: `status ${hand.status}` }, STATUS_WORDS[hand.status] ?? hand.status)),
-    h("div", { class: "cards" }, drawCards(hand.cards)))));
+    h("div", { class: "cards" }, drawCards(withFaces(hand))))));
   }
 
   renderBoard(game) {
@@ -223,6 +223,16 @@ function fillPrices(buttons, levels, verb, name) {
       button.classList.add("none");
     }
   });
+}
+
+/**
+ * A hand's cards with their faces where the game deals some face up (stud, Soko, Telesina): each turned card as
+ * ``{card, up}``, so a card dealt face down is marked "down"; where every card is dealt down, the plain cards.
+ */
+function withFaces(hand) {
+  const faces = hand.faces ?? [];
+  if (!faces.includes("UP")) return hand.cards;
+  return hand.cards.map((card, i) => (cardCode(card) === null ? card : { card, up: faces[i] === "UP" }));
 }
 
 export function roundWords(game) {
