@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 import eval7
@@ -22,7 +23,9 @@ from hypothesis import strategies as st
 
 from engine.cards import Card, deck52, parse_cards
 from engine.irregularities import Irregularity, Kind
+from exchange.agents.house import LADDER, MakerConfig, seat_house_makers
 from exchange.clock import VirtualClock
+from exchange.core.events import OrderPlaced
 from exchange.core.exchange import Exchange
 from exchange.game.channel import Channel
 from exchange.game.channels import CHANNELS
@@ -37,7 +40,9 @@ from exchange.game.events import (
     ResultDeclared,
 )
 from exchange.game.irregular import IrregularityOccurred, IrregularityPlan, scripted
+from exchange.game.pricing import quote_ticks
 from exchange.game.prospects import resolve
+from exchange.game.rounds import Round
 
 E7 = {c: eval7.Card(str(c)) for c in deck52()}
 Counts = tuple[int, tuple[tuple[int, int, Fraction], ...]]  # boards, (win, tie, equity) per selection
@@ -77,7 +82,8 @@ def reference(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Car
     unseen = [c for c in deck52() if c not in seen]
     n = len(hands)
     hilo = variant == "omaha-hilo"
-    tallies = [[[0, 0, Fraction(0)] for _ in range(n + (1 if m else 0))] for m in ((False, True) if hilo else (False,))]
+    tallies: list[list[Tally]] = [[Tally() for _ in range(n + (1 if low else 0))]
+                                  for low in ((False, True) if hilo else (False,))]
     boards = 0
     for rest in itertools.combinations(unseen, 5 - len(board)):
         full = (*board, *rest)
@@ -88,13 +94,23 @@ def reference(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Car
             lows = [low_value(h, full) for h in hands]
             made = [v for v in lows if v is not None]
             _score(tallies[1], [i for i, v in enumerate(lows) if made and v == min(made)] or [n])
-    return [(boards, tuple((w, t, Fraction(s) / boards) for w, t, s in tally)) for tally in tallies]
+    return [(boards, tuple((t.wins, t.ties, t.share / boards) for t in tally)) for tally in tallies]
 
 
-def _score(tally: list[list], top: list[int]) -> None:
+@dataclass
+class Tally:
+    wins: int = 0
+    ties: int = 0
+    share: Fraction = Fraction(0)
+
+
+def _score(tally: list[Tally], top: list[int]) -> None:
     for i in top:
-        tally[i][0 if len(top) == 1 else 1] += 1
-        tally[i][2] += Fraction(1, len(top))
+        if len(top) == 1:
+            tally[i].wins += 1
+        else:
+            tally[i].ties += 1
+        tally[i].share += Fraction(1, len(top))
 
 
 def published(event: EquitiesPublished) -> Counts:
@@ -127,11 +143,14 @@ def irregular_deck(hands: Sequence[str], board: str, burned: Card, kind: Kind, p
     return order + spare
 
 
-def play(channel_name: str, deck: list[Card], irregularity: Irregularity) -> EventLog:
+def play(channel_name: str, deck: list[Card], irregularity: Irregularity, *, house: bool = False) -> EventLog:
     clock = VirtualClock()
     channel = Channel(CHANNELS[channel_name], clock, Exchange(), decks=fixed_decks([deck]),
                       irregularities=scripted({0: IrregularityPlan(irregularity)}))
     log = EventLog.attach(channel.bus)
+    if house:
+        channel.open_account("house", 1_000_000_000)
+        seat_house_makers(channel, "house")
     channel.start(games=1)
     clock.run()
     return log
@@ -187,7 +206,7 @@ def test_a_burned_exposed_card_is_dead_to_every_price_and_settles_the_one_outer_
     # The turn leaves hand 2 one out, 7h, which is dead: hand 1 is the only hand left that can win.
     main = next(s.event for s in log if isinstance(s.event, ResultDeclared) and s.event.market != "low")
     turn = parse_cards(BOARD)[:4]
-    assert main.early and main.winners == (1,) and main.board[:4] == turn  # type: ignore[attr-defined]
+    assert main.early and main.winners == (1,) and main.board[:4] == turn
     held = tuple(parse_cards(h) for h in hands)
     live_deck = game_equities(variant, held, turn)[0]  # the same turn with 7h still counted in the deck
     assert live_deck.hands[1].win == 1 and not resolve(live_deck, (1, 2, 3, 4)).decided
@@ -197,6 +216,29 @@ def test_a_burned_exposed_card_is_dead_to_every_price_and_settles_the_one_outer_
         assert 2 in settled_losers
         assert game_equities(variant, held, flop)[0].hands[1].win > 0
         assert game_equities(variant, held, flop, dead=(OUT,))[0].hands[1].win == 0
+
+
+def test_the_house_quotes_the_flop_from_the_prices_without_the_burned_card() -> None:
+    irregularity = Irregularity(Kind.EXPOSED_HOLE_CARDS, (5,))
+    log = play("holdem", irregular_deck(HOLDEM_HANDS, BOARD, OUT, irregularity.kind, 5), irregularity, house=True)
+    quoted: dict[int, set[int]] = {}
+    for e in log.of_type(OrderPlaced):
+        if e.account_id == "house" and e.round == Round.FLOP:  # type: ignore[attr-defined]
+            quoted.setdefault(e.selection_id, set()).add(e.tick)  # type: ignore[attr-defined]
+    held, flop = [parse_cards(h) for h in HOLDEM_HANDS], parse_cards(BOARD)[:3]
+    spec = MakerConfig().quote
+
+    def ticks(dead: tuple[Card, ...]) -> dict[int, set[int]]:
+        counts = reference("holdem", held, flop, dead)[0][1]
+        out = {}
+        for hand, (_win, _tie, equity) in enumerate(counts, start=1):
+            q = quote_ticks(LADDER, equity, spec)
+            if q.lay_ticks or q.back_ticks:
+                out[hand] = {*q.lay_ticks, *q.back_ticks}
+        return out
+
+    assert quoted == ticks((OUT,)) and 2 not in quoted  # hand 2 is settled: its one out is dead
+    assert quoted != ticks(())
 
 
 def test_the_hi_lo_opening_low_price_counts_a_card_burned_at_the_deal() -> None:
