@@ -548,6 +548,10 @@ class Game:
             if len(deal.public.board) != board:
                 raise InvariantError(f"game {self.market_id}: {len(deal.public.board)} board cards after "
                                      f"{deal.steps_done} deals, which show {board}")
+            in_play = {c for hand in deal.public.hands if hand is not None for c in hand} | set(deal.public.board)
+            if in_play & set(deal.public.out_of_play):
+                raise InvariantError(f"game {self.market_id}: cards out of play were dealt again: "
+                                     f"{sorted(map(str, in_play & set(deal.public.out_of_play)))}")
         if self.phase is Phase.FINISHED:
             deal = self._require_deal()
             if deal.steps_done != len(deal.layout.steps):

@@ -151,8 +151,9 @@ def play(channel_name: str, deck: list[Card], irregularity: Irregularity, *, hou
     if house:
         channel.open_account("house", 1_000_000_000)
         seat_house_makers(channel, "house")
-    channel.start(games=1)
+    game = channel.start(games=1)
     clock.run()
+    game._check()  # among others: no card out of play was dealt again
     return log
 
 
@@ -283,8 +284,9 @@ def test_every_price_of_a_random_deal_leaves_out_the_burned_card(seed: int, extr
     channel = Channel(CHANNELS["holdem"], clock, Exchange(), decks=seeded_decks(seed),
                       irregularities=scripted({0: IrregularityPlan(irregularity)}))
     log = EventLog.attach(channel.bus)
-    channel.start(games=1)
+    game = channel.start(games=1)
     clock.run()
+    game._check()
     (occurred,) = log.of_type(IrregularityOccurred)
     dead = occurred.cards  # type: ignore[attr-defined]
     assert len(dead) == 1 and occurred.dead == dead  # type: ignore[attr-defined]
