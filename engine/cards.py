@@ -59,6 +59,12 @@ class Suit(IntEnum):
         return SUIT_CHARS[self]
 
 
+#: Each card id's rank and suit, built once: an enum lookup by value (``Rank(n)``) costs a few hundred
+#: nanoseconds, and ``Card.rank`` is read in hot Python loops (low ranks, draw policies, stud streets).
+_RANK_OF: tuple[Rank, ...] = tuple(Rank(i // 4 + 2) for i in range(52))
+_SUIT_OF: tuple[Suit, ...] = tuple(Suit(i % 4) for i in range(52))
+
+
 class CardError(ValueError):
     """A card or a set of cards is malformed, duplicated or not in the deck."""
 
@@ -92,11 +98,12 @@ class Card:
 
     @property
     def rank(self) -> Rank:
-        return Rank(self.id // 4 + 2)
+        """The card's rank (``Card.parse("Td").rank is Rank.TEN``)."""
+        return _RANK_OF[self.id]
 
     @property
     def suit(self) -> Suit:
-        return Suit(self.id % 4)
+        return _SUIT_OF[self.id]
 
     def __str__(self) -> str:
         return RANK_CHARS[self.id // 4] + SUIT_CHARS[self.id % 4]

@@ -143,10 +143,30 @@ class IrregularDeal:
         self._set_aside: list[Card] = []  # out of play until the river's reshuffle (rule 4)
         self._premature_done = False
         self._reshuffle_set_aside = False
+        self._dead: list[Card] = []  # seen, then burned: out of play for the rest of the hand (rules 1, 5)
 
     @property
     def kind(self) -> Kind | None:
         return None if self.irregularity is None else self.irregularity.kind
+
+    @property
+    def dead(self) -> tuple[Card, ...]:
+        """Cards seen by everyone and out of play for the rest of the hand: no later street can hold them.
+
+        Only a card that becomes the burn card is dead: the exposed hole card
+        (rule 1: "the exposed card becomes the burn card") and the one extra card
+        (rule 5: it "goes back to the deck and is used as the burn card", so it
+        goes back only to be burned). Cards that rules 3 and 4 shuffle back into
+        the deck (a redealt flop, a premature river, the set-aside turn once the
+        river is due) can be dealt again and are not dead; a misdeal deals again.
+
+        >>> from engine.dealer import Dealer
+        >>> deal = IrregularDeal(Dealer.shuffled(random.Random(1)), Irregularity(Kind.EXTRA_CARDS), random.Random(2))
+        >>> hole = deal.deal_hole(4, 2)
+        >>> deal.dead == hole.exposed and len(deal.dead) == 1
+        True
+        """
+        return tuple(self._dead)
 
     def deal_hole(self, seats: int, per_seat: int) -> HoleDeal:
         """Deal the hole cards one at a time round the table, with rule 1 or 5 applied if injected."""
@@ -171,12 +191,14 @@ class IrregularDeal:
             hands[seat][hands[seat].index(card)] = self.dealer.draw(f"seat {seat + 1}")
             self.dealer.mark(card, BURN)
             self._burned_ahead = True
+            self._dead.append(card)
         if irregular is not None and irregular.kind is Kind.EXTRA_CARDS:
             extra = [self.dealer.draw("seat 1 extra") for _ in range(irregular.count)]
             if len(extra) > 1:
                 return self._misdeal(hands, extra, "more than one extra card dealt")
             self.dealer.mark(extra[0], BURN)
             self._burned_ahead = True
+            self._dead.append(extra[0])
             return HoleDeal(tuple(map(tuple, hands)), tuple(extra), None)
         return HoleDeal(tuple(map(tuple, hands)), tuple(c for _, c in exposed), None)
 

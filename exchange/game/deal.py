@@ -89,7 +89,9 @@ class PublicCards:
     ``dealt`` five and, per draw, what it ``discarded`` and what it ``drawn``;
     ``hands`` is what it holds now. ``exposed``: cards a dealer's error showed
     before their time (out of play, or shuffled back into the deck): everyone
-    has seen them.
+    has seen them. ``out_of_play``: those of them out of play for the rest of the
+    game (a dealer's error made them the burn card): every later deal is dealt
+    without them, so every equity counts them :attr:`dead`.
     """
 
     hands: tuple[tuple[Card, ...] | None, ...]
@@ -99,6 +101,7 @@ class PublicCards:
     discarded: tuple[tuple[tuple[Card, ...], ...], ...] = ()
     drawn: tuple[tuple[tuple[Card, ...], ...], ...] = ()
     exposed: tuple[Card, ...] = ()
+    out_of_play: tuple[Card, ...] = ()
 
     @property
     def hole_cards_visible(self) -> bool:
@@ -119,9 +122,14 @@ class PublicCards:
 
     @property
     def dead(self) -> tuple[Card, ...]:
-        """Every card seen discarded and not back in a hand (a reshuffle may deal a discard again)."""
+        """Every card seen and out of play: exposed then burned, or discarded and not back in a hand.
+
+        (A draw's reshuffle may deal a discard again; a card a dealer's error took
+        out of play never comes back.)
+        """
         held = {c for hand in self.hands if hand is not None for c in hand}
-        return tuple(c for seat in self.discarded for draw in seat for c in draw if c not in held)
+        discards = tuple(c for seat in self.discarded for draw in seat for c in draw if c not in held)
+        return self.out_of_play + discards
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -130,6 +138,8 @@ class PublicCards:
         }
         if self.exposed:
             out["exposed"] = format_cards(self.exposed)
+        if self.out_of_play:
+            out["out_of_play"] = format_cards(self.out_of_play)
         return out
 
 
@@ -169,6 +179,7 @@ class GameDeal:
         self.misdeal: str | None = None
         self._irregular: IrregularDeal | None = None
         exposed: tuple[Card, ...] = ()
+        out_of_play: tuple[Card, ...] = ()
         if irregularity is None:
             self._hole = dealer.deal_seats(hands, first.per_seat, burn=False)
         else:
@@ -178,9 +189,10 @@ class GameDeal:
             self._irregular = IrregularDeal(dealer, irregularity, rng or random.Random(0))
             hole = self._irregular.deal_hole(hands, first.per_seat)
             self._hole, self.misdeal, exposed = list(hole.hands), hole.misdeal, hole.exposed
+            out_of_play = self._irregular.dead
         self._first_up = (False,) * first.down + (True,) * first.up
         self.steps_done = 1
-        self.public = PublicCards(hands=(None,) * hands, exposed=exposed)
+        self.public = PublicCards(hands=(None,) * hands, exposed=exposed, out_of_play=out_of_play)
         #: The cards a dealer's error showed while the last street was turned (too many flop cards).
         self.last_seen: tuple[Card, ...] = ()
 
@@ -199,7 +211,8 @@ class GameDeal:
             raise RuntimeError("hole cards are already face up")
         hands = tuple(self._hole)
         self.public = PublicCards(hands=hands, board=self.public.board, up=(self._first_up,) * len(hands),
-                                  dealt=hands if self.layout.draws else (), exposed=self.public.exposed)
+                                  dealt=hands if self.layout.draws else (), exposed=self.public.exposed,
+                                  out_of_play=self.public.out_of_play)
 
     def deal_next(self) -> StepDealt:
         """Deal the next step and show it; returns what it turned."""

@@ -16,6 +16,11 @@ price the replacement cards under the published policy
 
 Burn cards are *not* passed as dead: no bettor has seen them, so the fair price
 a bettor can compute counts them among the unseen cards, and so must the house.
+A card everyone *has* seen and that is out of play is: the discards of a draw,
+and a card a dealer's error showed and then made the burn card
+(``irregularities.md`` rules 1 and 5; :attr:`engine.irregularities.IrregularDeal.dead`).
+Every game passes those as ``dead``, so every count, price and early settlement
+is over the deals that can still happen.
 """
 
 from __future__ import annotations
@@ -72,45 +77,55 @@ def game_equities(
     (True, 1560, [152, 1408])
     """
     hand_cards = [tuple(h) for h in hands]
+    out = tuple(dead)
     layout = LAYOUTS[variant]
     if layout.draws:
         from engine.draw_equity import draw_equity  # the engine's rankings (numba): when first needed, not at import
 
-        result = draw_equity(variant, hand_cards, tuple(dead), draws_left=draws_left, stock=stock,
+        result = draw_equity(variant, hand_cards, out, draws_left=draws_left, stock=stock,
                              seed=_seed(hand_cards, board), exact_limit=DRAW_EXACT[variant],
                              fallback_samples=DRAW_SAMPLES[variant])
         return (prospects_of(result),)
     if variant in EXACT_GAMES:
-        return (prospects_of(engine_equity(variant, hand_cards, tuple(board))),)
+        return (prospects_of(engine_equity(variant, hand_cards, tuple(board), out)),)
     from engine.last_card import last_card_applies, last_card_equity
     from engine.variant_equity import deal_count, variant_equity  # numba: only when needed
     from engine.variants import get_variant
 
-    deals = deal_count(get_variant(variant), hand_cards, tuple(board), ())
-    if LAST_CARD_FROM <= deals <= LAST_CARD_DEALS and last_card_applies(variant, hand_cards, board):
+    deals = deal_count(get_variant(variant), hand_cards, tuple(board), out)
+    if not out and LAST_CARD_FROM <= deals <= LAST_CARD_DEALS and last_card_applies(variant, hand_cards, board):
         result = last_card_equity(variant, hand_cards, tuple(board))
     else:
         samples = None if deals <= EXACT_DEALS else SAMPLES
-        result = variant_equity(variant, hand_cards, tuple(board), samples=samples, seed=_seed(hand_cards, board))
+        result = variant_equity(variant, hand_cards, tuple(board), out, samples=samples,
+                                seed=_seed(hand_cards, board, out))
     if isinstance(result, HiLoEquityResult):
         return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)))
     return (prospects_of(result),)
 
 
-def exact_equities(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> Prospects:
+def exact_equities(
+    variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card], *, dead: Sequence[Card] = ()
+) -> Prospects:
     """The one market's prospects (the High market's in hi/lo games); exact in Hold'em and Omaha.
 
     >>> from engine.cards import parse_cards
     >>> p = exact_equities("holdem", [parse_cards("AsKs"), parse_cards("QdQc")], parse_cards("Ah7c2sTd"))
     >>> p.boards, [h.win for h in p.hands], p.equity(2)
     (44, [42, 2], Fraction(1, 22))
+    >>> p = exact_equities("holdem", [parse_cards("AsKs"), parse_cards("QdQc")], parse_cards("Ah7c2sTd"),
+    ...                    dead=parse_cards("Qs"))   # one of Qd Qc's two outs is out of play
+    >>> p.boards, [h.win for h in p.hands]
+    (43, [42, 1])
     """
-    return game_equities(variant, hands, board)[0]
+    return game_equities(variant, hands, board, dead=dead)[0]
 
 
-def _seed(hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> int:
+def _seed(hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence[Card] = ()) -> int:
     """A Monte Carlo seed that is a function of the cards: the same reveal is priced the same in a replay."""
     text = "|".join(format_cards(h) for h in hands) + "/" + format_cards(board)
+    if dead:  # (a deal without dead cards keeps the seed it always had)
+        text += "/" + format_cards(dead)
     return zlib.crc32(text.encode())
 
 
@@ -149,15 +164,21 @@ def hilo_prospects(result: HiLoEquityResult, low_known: tuple[tuple[int, ...], b
     return high, low
 
 
-@lru_cache(maxsize=32)
-def opening_prospects(variant: str, hands: int) -> GameProspects:
-    """Prospects before any card is seen: 1/n each by symmetry; a Low market's from a seeded sample."""
+@lru_cache(maxsize=64)
+def opening_prospects(variant: str, hands: int, dead: tuple[Card, ...] = ()) -> GameProspects:
+    """Prospects before any hand's card is seen: 1/n each by symmetry; a Low market's from a seeded sample.
+
+    ``dead``: cards seen and out of play before the hands are turned (a dealer's
+    error at the deal). The hands stay alike, so each still has 1/n of a win (or
+    of the high); only the chance of "No low" moves, and the Low sample counts it.
+    """
     uniform = Prospects.uniform(hands)
     if not LAYOUTS[variant].hilo:
         return (uniform,)
     from engine.variant_equity import variant_equity
 
-    result = variant_equity(variant, [()] * hands, (), samples=SAMPLES, seed=hands)
+    seed = hands if not dead else _seed([()] * hands, (), dead)
+    result = variant_equity(variant, [()] * hands, (), dead, samples=SAMPLES, seed=seed)
     if not isinstance(result, HiLoEquityResult):
         raise TypeError(f"{variant} is a hi/lo game but its equity has no low half")
     _, low = hilo_prospects(result, ((), False))

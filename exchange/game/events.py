@@ -125,12 +125,17 @@ class HandEquity:
 
 @dataclass(frozen=True, slots=True)
 class EquitiesPublished:
-    """Exact equities from the cards face up, for the window about to open (or the result)."""
+    """Exact equities from the cards face up, for the window about to open (or the result).
+
+    ``dead``: cards seen and out of play that the counts left out of every deal
+    (a draw's discards; a card a dealer's error showed and burned).
+    """
 
     round: Round | None
     boards: int
     hands: tuple[HandEquity, ...]
     exact: bool = True
+    dead: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

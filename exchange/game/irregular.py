@@ -117,7 +117,10 @@ class IrregularityOccurred:
 
     ``outcome``: ``"misdeal"`` (the market is voided), ``"bets voided"`` (a card seen
     in a betting window: matches since ``exposed_ms`` are voided when noticed) or
-    ``"deal goes on"`` (seen while no bet could be matched).
+    ``"deal goes on"`` (seen while no bet could be matched). ``dead``: the cards
+    seen that are out of play for the rest of the game (rules 1 and 5: they became
+    the burn card), which every equity from now on counts out; cards shuffled back
+    into the deck (rules 3 and 4) are not among them.
     """
 
     rule: int
@@ -126,6 +129,7 @@ class IrregularityOccurred:
     cards: tuple[Card, ...]
     outcome: str
     exposed_ms: int
+    dead: tuple[Card, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

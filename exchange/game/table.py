@@ -72,7 +72,8 @@ from exchange.game.rounds import Round, Window, next_round, timetable
 
 EquityFn = Callable[..., "Prospects | GameProspects"]
 """Prospects for ``(variant, cards of every hand, board)`` — one :class:`Prospects`, or one per market — and,
-in draw games, the keywords ``dead``, ``draws_left`` and ``stock``: see :mod:`exchange.game.equities`."""
+in draw games, the keywords ``dead``, ``draws_left`` and ``stock``: see :mod:`exchange.game.equities`. ``dead``
+also comes, in any game, once a dealer's error has shown a card and taken it out of play."""
 
 
 class GameStateError(RuntimeError):
@@ -255,9 +256,14 @@ class Game:
             if misdeal is not None:
                 self.void(f"{misdeal}, {plan.irregularity.describe()}")
                 return
+        dead = self._deal.public.dead
+        if dead:  # a card shown and burned at the deal (rules 1, 5): the opening prices count it out
+            for market, prospects in zip(self.markets, opening_prospects(cfg.variant, cfg.hands, dead), strict=True):
+                market.prospects = prospects
         for market in self.markets:
             prospects = market.prospects
-            self._emit_to(market, EquitiesPublished(Round.DEAL, prospects.boards, prospects.hands, prospects.exact))
+            self._emit_to(market, EquitiesPublished(Round.DEAL, prospects.boards, prospects.hands, prospects.exact,
+                                                    dead))
         self._open(Round.DEAL)
 
     def _pack_dealer(self) -> Dealer:
@@ -319,9 +325,9 @@ class Game:
             self._emit(HoleCardsTurned(deal.public.visible_hands()))
         else:
             self._publish_step(deal.deal_next())
-        job = self._job(deal)
+        job, dead = self._job(deal), deal.public.dead
         self._awaiting = True
-        self._runner(job, lambda prospects: self._apply(closing, prospects), self._failed)
+        self._runner(job, lambda prospects: self._apply(closing, prospects, dead), self._failed)
 
     def _job(self, deal: GameDeal) -> Callable[[], GameProspects]:
         """The equity computation for the cards face up now (run inline, or on a worker thread)."""
@@ -330,6 +336,8 @@ class Game:
         extra: dict[str, Any] = {}
         if layout.draws:
             extra = {"dead": public.dead, "draws_left": layout.draws_after(deal.steps_done), "stock": deal.stock}
+        elif public.dead:  # a card a dealer's error showed, then burned: no later street can hold it
+            extra = {"dead": public.dead}
         equities = self._equities
 
         def job() -> GameProspects:
@@ -338,8 +346,11 @@ class Game:
 
         return job
 
-    def _apply(self, closing: Round, results: GameProspects) -> None:
-        """The reveal's equities are in: publish them, settle what they decide, open a window held for them."""
+    def _apply(self, closing: Round, results: GameProspects, dead: tuple[Card, ...] = ()) -> None:
+        """The reveal's equities are in: publish them, settle what they decide, open a window held for them.
+
+        ``dead``: the cards the equities counted out of play (published with them).
+        """
         if self.over or self._halted:
             return
         self._awaiting = False
@@ -348,7 +359,8 @@ class Game:
             if market.decided:
                 continue
             market.prospects = prospects
-            self._emit_to(market, EquitiesPublished(following, prospects.boards, prospects.hands, prospects.exact))
+            self._emit_to(market, EquitiesPublished(following, prospects.boards, prospects.hands, prospects.exact,
+                                                    dead))
             self._resolve(market)
         if all(m.decided for m in self.markets):
             self._finish()
@@ -485,8 +497,9 @@ class Game:
     def _announce(self, cards: tuple[Card, ...], outcome: str) -> None:
         plan = self.irregularity
         if plan is not None:
+            dead = self._require_deal().public.out_of_play
             self._emit(IrregularityOccurred(plan.kind.rule, str(plan.kind), plan.irregularity.describe(), cards,
-                                            outcome, self._clock.now()))
+                                            outcome, self._clock.now(), dead))
 
     def _cancel_incident(self) -> None:
         if self._incident_timer is not None:
@@ -535,6 +548,10 @@ class Game:
             if len(deal.public.board) != board:
                 raise InvariantError(f"game {self.market_id}: {len(deal.public.board)} board cards after "
                                      f"{deal.steps_done} deals, which show {board}")
+            in_play = {c for hand in deal.public.hands if hand is not None for c in hand} | set(deal.public.board)
+            if in_play & set(deal.public.out_of_play):
+                raise InvariantError(f"game {self.market_id}: cards out of play were dealt again: "
+                                     f"{sorted(map(str, in_play & set(deal.public.out_of_play)))}")
         if self.phase is Phase.FINISHED:
             deal = self._require_deal()
             if deal.steps_done != len(deal.layout.steps):

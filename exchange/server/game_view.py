@@ -139,9 +139,14 @@ def _market(view: BettorView) -> dict[str, Any]:
 
 
 def _game_data(channel: Channel, market_id: str, hands: list[dict[str, Any]], board: list[str]) -> dict[str, Any]:
-    """Hands and community cards; ``exposedCards`` too when a dealer's error showed cards before their time."""
+    """Hands and community cards; ``exposedCards`` too when a dealer's error showed cards before their time.
+
+    ``deadCards``: those of them out of play for the rest of the game (burned), which every price counts out.
+    """
     data: dict[str, Any] = {"hands": hands, "communityCards": board}
     game = channel.game(market_id)
     if game is not None and game.public.exposed:
         data["exposedCards"] = [str(c) for c in game.public.exposed]
+    if game is not None and game.public.out_of_play:
+        data["deadCards"] = [str(c) for c in game.public.out_of_play]
     return data

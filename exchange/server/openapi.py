@@ -145,7 +145,9 @@ _SNAPSHOT = {
                                              "the betting window closes (0 between windows)"},
                 "gameData": {"type": "object", "description": "hands (cards, NOT AVAILABLE until dealt; faces UP or "
                              "DOWN; draws in draw games) and community cards; exposedCards only when a dealer's "
-                             "error showed cards before their time (Hold'em-dealt games)"},
+                             "error showed cards before their time (Hold'em-dealt games); deadCards only when "
+                             "some of those are out of play for the rest of the game (burned: every price counts "
+                             "them out)"},
                 "markets": {"type": "array", "description": "every market of the game: one, or a hi/lo game's "
                             "HIGH and LOW", "items": {"type": "object", "properties": {
                     "marketId": {"type": "string"}, "marketType": {"type": "string"}, "status": {"type": "string"},

@@ -565,8 +565,13 @@ def _durable_or_unavailable(future: asyncio.Future[None], service: ExchangeServi
     return _await_durable(future, service)
 
 
-def river_only_equities(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> Prospects:
+def river_only_equities(
+    variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card], *, dead: Sequence[Card] = ()
+) -> Prospects:
     """Prospects that decide only at the river: exact there (one board), "nothing known" before.
+
+    ``dead`` (cards out of play) changes neither: the showdown has every card, and
+    before it nothing is counted.
 
     A stopgap for when the engine has no exact equity function (``engine.equity``):
     before the river it returns equal equities with ``boards == 0``, which

@@ -42,6 +42,14 @@ def test_id_round_trips_through_text(card_id: int) -> None:
     assert repr(card) == f"Card('{card}')"
 
 
+def test_rank_and_suit_are_the_enum_members_of_every_card() -> None:
+    for card_id in range(52):
+        card = Card(card_id)
+        assert card.rank is Rank(card_id // 4 + 2) and type(card.rank) is Rank
+        assert card.suit is Suit(card_id % 4) and type(card.suit) is Suit
+    assert Card.parse("Td").rank is Rank.TEN and Card.parse("Td").suit is Suit.DIAMONDS
+
+
 def test_parse_both_notations_and_separators() -> None:
     expected = (Card.parse("As"), Card.parse("Kd"), Card.parse("7c"))
     assert parse_cards("As Kd 7c") == expected

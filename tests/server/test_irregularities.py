@@ -46,6 +46,7 @@ async def test_a_premature_flop_voids_the_bets_matched_after_it(client: TestClie
     snapshot = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
     exposed = snapshot["game"]["gameData"]["exposedCards"]
     assert len(exposed) == 3 and snapshot["game"]["gameData"]["communityCards"] == ["NOT AVAILABLE"] * 5
+    assert "deadCards" not in snapshot["game"]["gameData"]  # rule 3: the flop goes back into the deck
     after = await rpc(client, bob, "placeOrders", place("holdem.1", 1, "BACK", 3.0, 6))
     assert after["result"]["instructionReports"][0]["sizeMatched"] == 6.0  # matched: the void comes on notice
     clock.run(until_ms=exposure + 1_000 + 10)
@@ -60,6 +61,14 @@ async def test_a_premature_flop_voids_the_bets_matched_after_it(client: TestClie
     assert int(bet["after"]) in voided and voided[int(bet["after"])]["sizeSettled"] == 6.0
     assert int(bet["before"]) in settled and int(bet["before"]) not in voided
     assert voided[int(bet["after"])]["profit"] == 0.0
+
+
+async def test_an_extra_card_burned_is_shown_as_dead(client: TestClient, clock: VirtualClock) -> None:
+    inject(client, IrregularityPlan(Irregularity(Kind.EXTRA_CARDS, count=1)))  # rule 5: it becomes the burn card
+    clock.run(until_ms=GAME_1 + 10)
+    snapshot = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
+    data = snapshot["game"]["gameData"]
+    assert len(data["exposedCards"]) == 1 and data["deadCards"] == data["exposedCards"]
 
 
 async def test_a_misdeal_closes_the_market_with_no_winner(client: TestClient, clock: VirtualClock) -> None:
