@@ -34,6 +34,8 @@ from __future__ import annotations
 import gc
 import pickle
 import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from exchange.core.exchange import Exchange
 
@@ -50,9 +52,23 @@ class SnapshotError(ValueError):
     """The bytes are not a snapshot this code can load; the message says what is wrong with them."""
 
 
+@contextmanager
+def _no_collections() -> Iterator[None]:
+    """The garbage collector paused: pickling a state makes a tuple per record (~150,000) and unpickling as
+    many objects, none of them garbage; collections meanwhile would only walk them (twice the dump, ~5x the load)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def dump(exchange: Exchange) -> bytes:
     """The exchange's whole state as a framed pickle. O(size of the state)."""
-    return MAGIC + _VERSION.pack(FORMAT_VERSION) + pickle.dumps(exchange, protocol=PICKLE_PROTOCOL)
+    with _no_collections():
+        return MAGIC + _VERSION.pack(FORMAT_VERSION) + pickle.dumps(exchange, protocol=PICKLE_PROTOCOL)
 
 
 def load(data: bytes) -> Exchange:
@@ -62,15 +78,11 @@ def load(data: bytes) -> Exchange:
     (version,) = _VERSION.unpack_from(data, len(MAGIC))
     if version != FORMAT_VERSION:
         raise SnapshotError(f"snapshot format {version} is not supported; this code reads format {FORMAT_VERSION}")
-    collecting = gc.isenabled()
-    gc.disable()  # unpickling makes ~100,000 objects and no garbage: collections would only walk them, ~5x the load
     try:
-        exchange = pickle.loads(memoryview(data)[_HEADER:])
+        with _no_collections():
+            exchange = pickle.loads(memoryview(data)[_HEADER:])
     except Exception as exc:  # a damaged pickle can fail in any of a dozen ways; all mean "not loadable"
         raise SnapshotError(f"the snapshot does not unpickle: {type(exc).__name__}: {exc}") from None
-    finally:
-        if collecting:
-            gc.enable()
     if not isinstance(exchange, Exchange):
         raise SnapshotError(f"the snapshot holds a {type(exchange).__name__}, not an Exchange")
     return exchange
