@@ -25,6 +25,8 @@ import requests
 from aiohttp import web
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
+from exchange.backtest.replay import load_timeline
+from exchange.backtest.replay_server import ReplayClock, create_replay_app
 from exchange.clock import VirtualClock
 from exchange.game.channels import HOLDEM
 from exchange.server import keys
@@ -190,3 +192,26 @@ def shoot(page: Page, name: str) -> None:
     """Save a screenshot of the whole page in ``tests/artifacts/`` (kept by CI as a test artefact)."""
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+class FakeTime:
+    """Seconds as a replay's clock reads them; the test moves them."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@contextlib.contextmanager
+def replay_server(directory: Path) -> Iterator[tuple[AppThread, FakeTime]]:
+    """``exchange-poker replay DIRECTORY``'s app on a thread, its clock moved by the returned :class:`FakeTime`."""
+    timeline = load_timeline(directory)
+    time = FakeTime()
+    server = AppThread(create_replay_app(timeline, clock=ReplayClock(timeline.length_ms, now=time)))
+    server.start()
+    try:
+        yield server, time
+    finally:
+        server.stop()

@@ -19,14 +19,11 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.replay import load_timeline
-from exchange.backtest.replay_server import ReplayClock, create_replay_app
 from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.game.channels import STUD7_HILO
 from exchange.game.rounds import timetable
-from tests.page.harness import AppThread, shoot, watched_page
-from tests.page.test_replay_page import FakeTime
+from tests.page.harness import AppThread, FakeTime, replay_server, shoot, watched_page
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,12 +40,8 @@ def backtest(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def replay(backtest: Path) -> Iterator[tuple[AppThread, FakeTime]]:
-    timeline = load_timeline(backtest)
-    time = FakeTime()
-    server = AppThread(create_replay_app(timeline, clock=ReplayClock(timeline.length_ms, now=time)))
-    server.start()
-    yield server, time
-    server.stop()
+    with replay_server(backtest) as served:
+        yield served
 
 
 @pytest.fixture

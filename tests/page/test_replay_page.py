@@ -16,23 +16,11 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.replay import load_timeline
-from exchange.backtest.replay_server import ReplayClock, create_replay_app
 from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
-from tests.page.harness import AppThread, shoot, watched_page
+from tests.page.harness import AppThread, FakeTime, replay_server, shoot, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class FakeTime:
-    """Seconds as the replay's clock reads them; the test moves them."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +35,8 @@ def backtest(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def replay(backtest: Path) -> Iterator[tuple[AppThread, FakeTime]]:
-    timeline = load_timeline(backtest)
-    time = FakeTime()
-    server = AppThread(create_replay_app(timeline, clock=ReplayClock(timeline.length_ms, now=time)))
-    server.start()
-    yield server, time
-    server.stop()
+    with replay_server(backtest) as served:
+        yield served
 
 
 @pytest.fixture
