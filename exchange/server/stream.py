@@ -319,30 +319,24 @@ class StreamConnection:
             await self.send_orders(sub, images, ct="SUB_IMAGE")
 
     async def send_market(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:
-        now = self.hub.service.now()
-        clk = str(next(sub.clk))
-        out: JsonDict = {"op": "mcm", "id": sub.id, "clk": clk, "pt": now}
-        if ct == "SUB_IMAGE":
-            out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms,
-                        "conflateMs": self.hub.conflate_ms})
-        elif ct:
-            out["ct"] = ct
-        if changes or ct == "SUB_IMAGE":
-            out["mc"] = changes
-        sub.last_sent_ms = now
-        await self.send(out)
+        """A market change message (``mcm``) of ``changes``; ``ct`` its change type (``SUB_IMAGE``, ...)."""
+        await self._send_change(sub, "mcm", ct, {"mc": changes} if changes or ct == "SUB_IMAGE" else {})
 
     async def send_orders(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:
+        """An order change message (``ocm``) of ``changes`` as the subscription's ``orderFilter`` asks."""
+        await self._send_change(sub, "ocm", ct,
+                                {"oc": sub.filter_orders(changes)} if changes or ct == "SUB_IMAGE" else {})
+
+    async def _send_change(self, sub: Subscription, op: str, ct: str | None, body: JsonDict) -> None:
         now = self.hub.service.now()
         clk = str(next(sub.clk))
-        out: JsonDict = {"op": "ocm", "id": sub.id, "clk": clk, "pt": now}
+        out: JsonDict = {"op": op, "id": sub.id, "clk": clk, "pt": now}
         if ct == "SUB_IMAGE":
             out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms,
                         "conflateMs": self.hub.conflate_ms})
         elif ct:
             out["ct"] = ct
-        if changes or ct == "SUB_IMAGE":
-            out["oc"] = sub.filter_orders(changes)
+        out.update(body)
         sub.last_sent_ms = now
         await self.send(out)
 
