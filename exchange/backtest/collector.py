@@ -185,7 +185,8 @@ class Collector:
             e = i.event
             table.append(game_index=g.game_index, session=g.session, session_game=g.session_game,
                          market_id=g.market_id, at_ms=i.at_ms, round=i.round, rule=e.rule, kind=e.kind,
-                         description=e.description, cards=format_cards(e.cards), outcome=e.outcome,
+                         description=e.description, cards=format_cards(e.cards),
+                         dead_cards=format_cards(e.dead), outcome=e.outcome,
                          matches_voided=i.matches, stake_voided=i.stake, bets_voided=sorted(i.bets))
 
     # --- rows ------------------------------------------------------------------------------

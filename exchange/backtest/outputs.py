@@ -21,9 +21,10 @@ Six tables, one file each in the output directory:
     one row per selection per publication of a market's prices: the exact equity (or the Monte Carlo one,
     with its standard error) the game published at each reveal, as the live page shows it.
 ``irregularities.parquet``
-    one row per dealer irregularity (``--irregularity-rate``): the rule, the cards seen,
-    what followed, and the matches and bets it voided (the voided stake, of every account,
-    on every market of the game).
+    one row per dealer irregularity (``--irregularity-rate``): the rule, the cards seen
+    and those of them out of play from then on (``dead_cards``: the exposed card that became the
+    burn card, counted out of every equity after it), what followed, and the matches and bets
+    it voided (the voided stake, of every account, on every market of the game).
 
 Orders, fills and settlements carry their ``market_id``: a hi/lo game's High
 market is ``CHANNEL.N``, its Low market ``CHANNEL.N-low``.
@@ -205,6 +206,7 @@ IRREGULARITIES = _spec(
     ("kind", pa.string()),
     ("description", pa.string()),
     ("cards", pa.string()),
+    ("dead_cards", pa.string()),
     ("outcome", pa.string()),
     ("matches_voided", pa.int64()),
     ("stake_voided", pa.int64()),

@@ -34,6 +34,10 @@ def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path,
             assert game["status"] == "VOID" and row["rule"] in (1, 5)
         else:
             assert game["status"] == "SETTLED"
+        dead = set(row["dead_cards"].split())
+        assert dead <= set(row["cards"].split())  # only a card seen can be out of play
+        assert not dead or (row["rule"] in (1, 5) and row["outcome"] != "misdeal")  # it became the burn card
+    assert any(r["dead_cards"] for r in rows), "seed 5 must burn an exposed card for this test to mean anything"
     voided_fills = [f for f in tables["fills"] if f["voided"]]
     assert sum(r["matches_voided"] for r in rows) == len(voided_fills)
     assert sum(r["stake_voided"] for r in rows) == sum(f["size"] for f in voided_fills)
