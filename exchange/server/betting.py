@@ -25,8 +25,8 @@ places no new ones. ``async: true`` on placeOrders answers as Betfair's asynchro
 accepted instruction reports ``orderStatus: PENDING`` with no ``betId``, ``placedDate``, ``sizeMatched`` or
 ``averagePriceMatched``, and the client learns the bet from the order stream (or listCurrentOrders by its
 ``customerOrderRef``). The orders are still checked and executed before the answer, so a refused one is
-reported as refused either way (:func:`pending`). replaceOrders accepts ``async`` and answers in full. A call
-holds at most
+reported as refused either way (:func:`pending`). An asynchronous replaceOrders reports its cancels in full
+and its new bets the same way (:func:`pending_replace`). A call holds at most
 200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
 limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``.
 """
@@ -506,7 +506,7 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
     if not raw:
         raise invalid_input("instructions must hold at least one instruction")
-    get_bool(params, "async", default=False)
+    asynchronous = get_bool(params, "async", default=False)
     stale = stale_version(service, market_id, params)
     outcomes: list[Outcome] = []
     for i, item in enumerate(raw):
@@ -533,7 +533,18 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         events = service.execute(command)
         outcomes.append(_replace_outcome(instruction, view.bet_id, events, service, view.side, view.selection_id))
     await service.durable()
+    if asynchronous:
+        outcomes = [pending_replace(o) for o in outcomes]
     return execution_report(market_id, customer_ref, outcomes, dependent=False)
+
+
+def pending_replace(outcome: Outcome) -> Outcome:
+    """A replace as an asynchronous ``replaceOrders`` answers it: the cancel reported in full, the new bet's
+    placement as :func:`pending` reports one (``PENDING``, no bet id nor match: they come on the order stream)."""
+    if outcome.error is not None:
+        return outcome
+    place = pending(Outcome(outcome.report["placeInstructionReport"])).report
+    return _new_outcome({**outcome.report, "placeInstructionReport": place})
 
 
 def _lapsed_replace(service: ExchangeService, session: Session, bet_id: int, instruction: JsonDict,

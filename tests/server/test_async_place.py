@@ -1,5 +1,6 @@
-"""``placeOrders`` with ``async: true``: the report says PENDING without a bet id, as Betfair's, and the bet
-(executed all the same) comes on the order stream and in listCurrentOrders by its customerOrderRef.
+"""``placeOrders`` and ``replaceOrders`` with ``async: true``: the report says PENDING without a bet id, as
+Betfair's, and the bet (executed all the same) comes on the order stream and in listCurrentOrders by its
+customerOrderRef.
 
 The in-process server of ``conftest.py`` (no house): game ``holdem.0`` has its Deal window open.
 """
@@ -62,3 +63,23 @@ async def test_an_async_place_the_exchange_refuses_is_reported_refused(client: T
     assert (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"] == []
     synchronous = (await rpc(client, alice, "placeOrders", {**place(MARKET, 1, "LAY", 3.0, 10), "async": False}))
     assert synchronous["result"]["instructionReports"][0]["betId"].isdigit()
+
+
+async def test_an_async_replace_reports_the_cancel_and_a_pending_new_bet(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    placed = await rpc(client, alice, "placeOrders", place(MARKET, 1, "LAY", 3.0, 10))
+    bet_id = placed["result"]["instructionReports"][0]["betId"]
+    answer = await rpc(client, alice, "replaceOrders", {"marketId": MARKET, "async": True,
+                                                        "instructions": [{"betId": bet_id, "newPrice": 2.5}]})
+    (report,) = answer["result"]["instructionReports"]
+    assert answer["result"]["status"] == "SUCCESS" and report["status"] == "SUCCESS"
+    assert report["cancelInstructionReport"]["sizeCancelled"] == 10.0
+    new_bet = report["placeInstructionReport"]
+    assert new_bet["status"] == "SUCCESS" and new_bet["orderStatus"] == "PENDING"
+    assert not {"betId", "placedDate", "sizeMatched", "averagePriceMatched"} & new_bet.keys()
+    live = (await rpc(client, alice, "listCurrentOrders", {"orderProjection": "EXECUTABLE"}))["result"]
+    (current,) = live["currentOrders"]  # the new bet; the old one is complete (cancelled)
+    assert current["betId"] != bet_id and current["priceSize"] == {"price": 2.5, "size": 10.0}
+    refused = await rpc(client, alice, "replaceOrders", {"marketId": MARKET, "async": True,
+                                                         "instructions": [{"betId": bet_id, "newPrice": 2.6}]})
+    assert refused["result"]["instructionReports"][0]["errorCode"] == "BET_TAKEN_OR_LAPSED"
