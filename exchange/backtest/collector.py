@@ -319,7 +319,8 @@ class Collector:
             for hand in e.hands:
                 table.append(game_index=g.game_index, session=g.session, session_game=g.session_game,
                              market_id=g.market_id, at_ms=at_ms, round=None if e.round is None else int(e.round),
-                             selection_id=hand.hand, equity=float(hand.equity), equity_exact=str(hand.equity),
+                             selection_id=hand.hand, equity=float(hand.equity),  # a probability for pandas
+                             equity_exact=str(hand.equity),  # the exact share the game published
                              stderr=None if hand.stderr is None else str(hand.stderr))
 
     def _row_accounts(self, g: _Game) -> list[str]:

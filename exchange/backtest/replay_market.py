@@ -80,9 +80,7 @@ class RecordedMarket:
                 "lastPriceTraded": state["ltp"].get(selection_id),
             }
             if selection_id in shares:
-                share = shares[selection_id]
-                selection["equity"] = round(float(share), 6)
-                selection["equityExact"] = f"{share.numerator}/{share.denominator}"
+                selection.update(apiformat.equity(shares[selection_id]))
             selections.append(selection)
         out: JsonDict = {"marketId": self.market_id, "marketType": self.kind.value.upper(),
                          "marketName": self.kind.label if markets > 1 else "Winner", "status": state["status"],

@@ -51,6 +51,17 @@ def price(value: Decimal | Fraction | None) -> float:
     return 0.0 if value is None else round(float(value), 4)
 
 
+def equity(share: Fraction) -> JsonDict:
+    """A selection's equity (its exact dead-heat share of the result) as the games feeds carry it:
+    ``equityExact`` the exact fraction, and ``equity`` the same to six decimals for display and plotting
+    (a probability shown to a reader, never money or a price: nothing computes with it).
+
+    >>> equity(Fraction(1, 3))
+    {'equity': 0.333333, 'equityExact': '1/3'}
+    """
+    return {"equity": round(float(share), 6), "equityExact": f"{share.numerator}/{share.denominator}"}
+
+
 def iso(ms: int | None) -> str | None:
     """Epoch milliseconds as Betfair writes a date (``2024-05-01T12:00:00.250Z``); each second formatted once."""
     if ms is None:

@@ -125,8 +125,7 @@ def _market(view: BettorView) -> dict[str, Any]:
             "bestAvailableToLayPrices": apiformat.price_sizes(book.available_to_lay[:3]) if book else [],
             "lastPriceTraded": None if book is None or book.last_traded_tick is None
             else float(apiformat.tick_price(book.last_traded_tick)),
-            "equity": round(float(hand.equity), 6),
-            "equityExact": f"{hand.equity.numerator}/{hand.equity.denominator}",
+            **apiformat.equity(hand.equity),
         })
     return {
         "marketId": view.market_id,
