@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 from exchange.backtest.replay_deal import RecordedDealError, recorded_stages
 from exchange.backtest.replay_market import RecordedMarket
 from exchange.backtest.runner import STRATEGY_ACCOUNT
+from exchange.betfair import apiformat
 from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel
 from exchange.game.deal import PublicCards
 from exchange.game.layouts import MarketKind
@@ -76,8 +77,8 @@ class Folder:
         if not rows:
             return None
         row = rows[0]
-        return {"marketId": market_id, "betCount": row["bets"], "profit": row["gross_profit"] / 100,
-                "commission": row["commission"] / 100}
+        return {"marketId": market_id, "betCount": row["bets"], "profit": apiformat.money(row["gross_profit"]),
+                "commission": apiformat.money(row["commission"])}
 
 
 def read_folder(directory: Path, account: str | None = None) -> Folder:

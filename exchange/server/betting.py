@@ -41,6 +41,7 @@ from typing import Any
 from exchange.betfair import apiformat
 from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
 from exchange.core.events import Matched, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
+from exchange.core.ladder import PRICE_X100
 from exchange.core.ladder import price as tick_price
 from exchange.core.money import to_exact_decimal, to_minor
 from exchange.core.orders import OrderType, PersistenceType
@@ -279,7 +280,7 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
             event.lay_bet_id,
         ):
             matched += event.size
-            matched_x100 += event.size * int(tick_price(event.tick) * 100)
+            matched_x100 += event.size * PRICE_X100[event.tick]
     if placed is None:
         return failed(base, "ERROR_IN_MATCHER", "the exchange produced no order for this instruction")
     report: JsonDict = {

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from exchange.core.book import PriceSize
+from exchange.core.money import MINOR_PER_MAJOR
 from exchange.server.errors import invalid_input
 from exchange.server.params import get_bool, get_int, get_object, get_str_list
 
@@ -137,4 +138,4 @@ def _rollup_limit(overrides: Mapping[str, Any], min_stake: int) -> int | None:
         raise invalid_input(f"{_OVERRIDES}rollupLimit needs rollupModel STAKE, not {model or 'none'}")
     if limit <= 0:
         raise invalid_input(f"{_OVERRIDES}rollupLimit must be a positive whole number of pounds, not {limit}")
-    return limit * 100
+    return limit * MINOR_PER_MAJOR
