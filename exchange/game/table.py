@@ -258,13 +258,26 @@ class Game:
                 return
         dead = self._deal.public.dead
         if dead:  # a card shown and burned at the deal (rules 1, 5): the opening prices count it out
-            for market, prospects in zip(self.markets, opening_prospects(cfg.variant, cfg.hands, dead), strict=True):
-                market.prospects = prospects
-        for market in self.markets:
-            prospects = market.prospects
+            variant, hands = cfg.variant, cfg.hands
+            self._awaiting = True  # a Low market's price is sampled again: on the runner, as a reveal's
+            self._runner(lambda: opening_prospects(variant, hands, dead),
+                         lambda prospects: self._publish_opening(prospects, dead), self._failed)
+        else:
+            self._publish_opening(tuple(market.prospects for market in self.markets), dead)
+        self._open(Round.DEAL)
+
+    def _publish_opening(self, results: GameProspects, dead: tuple[Card, ...]) -> None:
+        """The deal's prices are in: publish them and open the first window if it is due meanwhile."""
+        if self.over or self._halted:
+            return
+        self._awaiting = False
+        for market, prospects in zip(self.markets, results, strict=True):
+            market.prospects = prospects
             self._emit_to(market, EquitiesPublished(Round.DEAL, prospects.boards, prospects.hands, prospects.exact,
                                                     dead))
-        self._open(Round.DEAL)
+        due, self._open_when_ready = self._open_when_ready, None
+        if due is not None:
+            self._open(due)
 
     def _pack_dealer(self) -> Dealer:
         """The dealer, its deck cut down to the game's pack if it holds more (a 32-card game)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from engine.cards import parse_cards
@@ -17,6 +17,7 @@ from exchange.core.side import Side
 from exchange.game.channel import Channel
 from exchange.game.channels import HOLDEM, ChannelConfig
 from exchange.game.deal import DeckSource, fixed_decks
+from exchange.game.equities import GameProspects, Job
 from exchange.game.events import EventLog
 
 HOUSE_BANKROLL = 1_000_000_000
@@ -61,3 +62,25 @@ def place(channel: Channel, account: str, hand: int, side: Side, price: str, siz
         PlaceOrder(channel.clock.now(), account, game.market_id, hand, side, Decimal(price), size, round=rnd)
     )
     return events[0]
+
+
+Pending = tuple[Job, Callable[[GameProspects], None], Callable[[BaseException], None]]
+
+
+class Later:
+    """An equity runner that keeps each job until the test hands its result over."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Pending] = []
+
+    def __call__(self, job: Job, deliver: Callable[[GameProspects], None],
+                 fail: Callable[[BaseException], None]) -> None:
+        self.jobs.append((job, deliver, fail))
+
+    def deliver(self) -> None:
+        job, deliver, _ = self.jobs.pop(0)
+        deliver(job())
+
+    def fail(self) -> None:
+        _, _, fail = self.jobs.pop(0)
+        fail(RuntimeError("the worker died"))

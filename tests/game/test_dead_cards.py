@@ -38,11 +38,14 @@ from exchange.game.events import (
     HandsCannotWin,
     HoleCardsTurned,
     ResultDeclared,
+    WindowClosed,
 )
 from exchange.game.irregular import IrregularityOccurred, IrregularityPlan, scripted
 from exchange.game.pricing import quote_ticks
 from exchange.game.prospects import resolve
 from exchange.game.rounds import Round
+from exchange.game.table import Phase
+from tests.game.helpers import Later
 
 E7 = {c: eval7.Card(str(c)) for c in deck52()}
 Counts = tuple[int, tuple[tuple[int, int, Fraction], ...]]  # boards, (win, tie, equity) per selection
@@ -294,3 +297,34 @@ def test_every_price_of_a_random_deal_leaves_out_the_burned_card(seed: int, extr
         assert event.dead == dead and dead[0] not in board
         if len(board) >= 3:
             assert published(event) == reference("holdem", held, board, dead)[0]
+
+
+def test_the_opening_low_price_with_a_dead_card_is_computed_off_the_caller_and_holds_the_first_window() -> None:
+    """The server computes equities on a worker: the Deal window opens only once the re-sampled price is in,
+    and closes at its timetable time all the same."""
+    irregularity = Irregularity(Kind.EXTRA_CARDS)
+    low_card = Card.parse("3h")
+    clock, runner = VirtualClock(start_ms=0), Later()
+    channel = Channel(CHANNELS["omaha-hilo"], clock, Exchange(), runner=runner,
+                      decks=fixed_decks([irregular_deck(OMAHA_HANDS, BOARD, low_card, irregularity.kind)]),
+                      irregularities=scripted({0: IrregularityPlan(irregularity)}))
+    log = EventLog.attach(channel.bus)
+    game = channel.start(games=1)
+    while not runner.jobs:
+        assert clock.step()
+    assert game.phase is not Phase.BETTING and not log.of_type(EquitiesPublished)
+    clock.advance(250)  # the worker is slow: the window waits for its price
+    assert game.phase is not Phase.BETTING and len(runner.jobs) == 1
+    runner.deliver()
+    assert game.phase is Phase.BETTING and game.round is Round.DEAL
+    published_now = log.of_type(EquitiesPublished)
+    assert [e.dead for e in published_now] == [(low_card,), (low_card,)]
+    assert published(published_now[1])[1] == tuple(
+        (h.win, h.tie, h.equity) for h in opening_prospects("omaha-hilo", 4, (low_card,))[1].hands)
+    names = [type(s.event).__name__ for s in log]
+    assert names.index("EquitiesPublished") < names.index("WindowOpened")
+    closes_at = game.windows[Round.DEAL - 1].closes_ms
+    clock.run(until_ms=closes_at - 1)
+    assert game.phase is Phase.BETTING
+    clock.run(until_ms=closes_at)
+    assert game.phase is Phase.PLAYING and log.of_type(WindowClosed)

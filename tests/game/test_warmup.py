@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 from exchange.clock import VirtualClock
@@ -19,32 +18,11 @@ from exchange.core.market import MarketStatus
 from exchange.game.channel import Channel
 from exchange.game.channels import HOLDEM
 from exchange.game.deal import seeded_decks
-from exchange.game.equities import Job
-from exchange.game.prospects import Prospects
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
 from exchange.server.journal import Journal
+from tests.game.helpers import Later
 from tests.server.serverproc import ServerProcess
-
-Pending = tuple[Job, Callable[[Prospects], None], Callable[[BaseException], None]]
-
-
-class Later:
-    """An equity runner that keeps each job until the test hands its result over."""
-
-    def __init__(self) -> None:
-        self.jobs: list[Pending] = []
-
-    def __call__(self, job: Job, deliver: Callable[[Prospects], None], fail: Callable[[BaseException], None]) -> None:
-        self.jobs.append((job, deliver, fail))
-
-    def deliver(self) -> None:
-        job, deliver, _ = self.jobs.pop(0)
-        deliver(job())
-
-    def fail(self) -> None:
-        _, _, fail = self.jobs.pop(0)
-        fail(RuntimeError("the worker died"))
 
 
 def _channel(runner: Later) -> tuple[Channel, VirtualClock, Exchange]:
