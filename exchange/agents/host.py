@@ -24,7 +24,16 @@ from exchange.agents.trader import Agent, Trader, overrides
 from exchange.agents.view import BettorView, bettor_view
 from exchange.clock import Clock
 from exchange.core.commands import Command
-from exchange.core.events import Matched, MatchVoided, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
+from exchange.core.events import (
+    MarketSettled,
+    MarketVoided,
+    Matched,
+    MatchVoided,
+    OrderCancelled,
+    OrderLapsed,
+    OrderPlaced,
+    OrderRejected,
+)
 from exchange.game.channels import parse_market_id
 from exchange.game.events import EquitiesPublished, GameEnded, GameStarted, Stamped, WindowClosed, WindowOpened
 from exchange.game.layouts import MarketKind
@@ -33,6 +42,7 @@ if TYPE_CHECKING:
     from exchange.game.channel import Channel
 
 _BOOK_EVENTS = (OrderPlaced, Matched, OrderCancelled, OrderLapsed, MatchVoided)
+_MARKET_ENDS = (MarketSettled, MarketVoided)
 _BROADCAST: dict[type, str] = {
     GameStarted: "on_game_start",
     WindowOpened: "on_window_open",
@@ -43,7 +53,7 @@ _BROADCAST: dict[type, str] = {
 
 _HOOKS = (
     "on_game_start", "on_window_open", "on_window_close", "on_reveal",
-    "on_market_update", "on_fill", "on_order_rejected", "on_game_end",
+    "on_market_update", "on_fill", "on_order_rejected", "on_market_settled", "on_game_end",
 )  # fmt: skip
 
 
@@ -99,6 +109,9 @@ class AgentHost:
             for seat in self._by_account.get(event.account_id, ()):  # type: ignore[attr-defined]
                 if seat in self._watching(market_id):
                     self._defer(seat, "on_order_rejected", market_id, event)
+        elif kind in _MARKET_ENDS:
+            for seat in self._watching(market_id):
+                self._defer(seat, "on_market_settled", market_id)
         if kind is Matched:
             fill: Matched = event  # type: ignore[assignment]
             watching = self._watching(market_id)

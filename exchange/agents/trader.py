@@ -197,8 +197,11 @@ class Agent:
     def on_order_rejected(self, view: BettorView, trader: Trader, rejection: OrderRejected) -> None:
         """The exchange refused one of this agent's instructions."""
 
+    def on_market_settled(self, view: BettorView, trader: Trader) -> None:
+        """The market is settled or void, at the instant it is: a hi/lo game's market can end before its game."""
+
     def on_game_end(self, view: BettorView, trader: Trader) -> None:
-        """The market is settled or void."""
+        """The game is over: every market of it settled or void."""
 
 
 def overrides(agent: Agent, hook: str) -> bool:

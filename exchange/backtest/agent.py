@@ -20,21 +20,29 @@ agent hook                  strategy hooks
 ``on_fill``                 ``process_orders`` (the orders that changed)
 ``on_order_rejected``       ``on_order_rejected``
 ``on_window_close``         ``process_orders`` (lapsed), ``on_window_close``
-``on_game_end``             ``process_orders``, ``on_settlement``; ``on_game_end`` (once, last market)
+``on_market_settled``       ``process_orders`` (settled), ``on_settlement`` (once a market)
+``on_game_end``             ``process_orders``; ``on_game_end`` (once, last market)
 ==========================  ==============================================================
 
 A *market update* is ``process_orders`` for the strategy's orders that changed
 since it last saw them, then ``check_market_book`` and, if that says yes,
-``process_market_book``. A market settled before a window opens (a Hi/Lo game's
-Low market can settle early while its High market plays on) gets no window hooks
-for that window. The host runs the agents of one event in the order they were
-seated (the game's market order), so in a game the strategy sees
-``on_game_start`` before any ``on_market_open``, and ``on_game_end`` after every
-market's ``on_settlement``.
+``process_market_book``. Hooks come in the order of the events behind them, each
+run just after the clock step that made its event. ``on_settlement`` comes when
+its market settles or is voided: a Hi/Lo game's Low market (or its High market)
+can settle early while the other plays on, and its settlement then reaches the
+strategy right after that step, before the hooks of the next window or reveal;
+a market settled in the game's last step hears of it just before the game's end.
+A market settled before a window opens gets no window hooks for that window. The
+host runs the agents of one event in the order they were seated (the game's
+market order), so in a game the strategy sees ``on_game_start`` before any
+``on_market_open``, and ``on_game_end`` once, after every market's
+``on_settlement``, with those same settlements in ``GameEnd.settlements`` (in the
+game's market order).
 
 Every agent hook costs the host a fresh view, so :func:`adapter_class` builds the
 agent with only the agent hooks the strategy's own overrides need: a
-strategy that only acts when windows open is never woken for each fill. The
+strategy that only acts when windows open is never woken for each fill (nor
+when a market settles: its settlements are read at the game's end). The
 game's end is always delivered (once a game): it is where a strategy that has
 called :meth:`~exchange.backtest.strategy.Strategy.end_session` retires, and
 the driver is told (``on_session_end``) so that a backtest session deals no
@@ -58,6 +66,7 @@ from exchange.core.orders import OrderView
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig
 from exchange.game.layouts import MarketKind
+from exchange.game.table import Phase
 
 SettlementSource = Callable[[str, str], Settlement | None]
 """``(market id, account id) -> Settlement`` once the market is over (``None`` if unknown)."""
@@ -186,6 +195,7 @@ class StrategyAgent(Agent):
         self._handle: MarketHandle | None = None
         self._seen: dict[int, OrderView] = {}
         self._quiet: tuple[str, object] | None = None  # (market, round) of a window its settled market sat out
+        self._ended: tuple[str, Settlement | None] | None = None  # (market, settlement) told the strategy
 
     @property
     def retired(self) -> bool:
@@ -237,18 +247,18 @@ class StrategyAgent(Agent):
         if view.round is not None and self._quiet != (view.market_id, view.round):
             self.strategy.on_window_close(handle, view.round)
 
+    def on_market_settled(self, view: BettorView, trader: Trader) -> None:
+        if self.retired:
+            return
+        self._settle(self._enter(view, trader))
+
     def on_game_end(self, view: BettorView, trader: Trader) -> None:
         if self.retired:
             return
         handle = self._enter(view, trader)
-        self._orders_changed(handle)
-        settlement = None
-        source = self.seated.settlements
-        if source is not None:
-            settlement = source(view.market_id, trader.account_id)
-            if settlement is not None:
-                self.strategy.on_settlement(handle, settlement)
-        self.seated.market_ended(view, handle, settlement)
+        self._settle(handle)  # its settlement now if it went unheard when the market ended (no hook for it)
+        ended, self._ended = self._ended, None
+        self.seated.market_ended(view, handle, None if ended is None else ended[1])
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -267,6 +277,18 @@ class StrategyAgent(Agent):
         if self.strategy.check_market_book(handle):
             self.strategy.process_market_book(handle)
 
+    def _settle(self, handle: MarketHandle) -> None:
+        """The market is over: the orders its settlement changed, then the account's settlement (once a market)."""
+        self._orders_changed(handle)
+        market_id = handle.market_id
+        if self._ended is not None and self._ended[0] == market_id:
+            return
+        source = self.seated.settlements
+        settlement = None if source is None else source(market_id, handle.account_id)
+        self._ended = (market_id, settlement)
+        if settlement is not None:
+            self.strategy.on_settlement(handle, settlement)
+
     def _orders_changed(self, handle: MarketHandle) -> None:
         if self.retired:
             return
@@ -284,6 +306,7 @@ _NEEDS: dict[str, tuple[str, ...]] = {
     "on_market_update": ("check_market_book", "process_market_book", "process_orders"),
     "on_fill": ("process_orders",),
     "on_order_rejected": ("on_order_rejected",),
+    "on_market_settled": ("on_settlement", "process_orders"),
     "on_window_close": ("on_window_close", "process_orders"),
     "on_game_end": ("on_settlement", "process_orders", "on_game_end"),
 }
@@ -335,7 +358,7 @@ def channel_settlements(channel: Channel) -> SettlementSource:
         )
         return Settlement(
             market_id=market_id,
-            status=game.phase,
+            status=Phase.FINISHED if market is not None and market.decided else Phase.VOID,
             winners=() if market is None else market.winners,
             profit=0 if result is None else result.profit,
             commission=0 if result is None else result.commission,

@@ -21,7 +21,7 @@ Hooks, in the order a game calls them (names as flumine's where it has one)::
     process_orders(market, orders)              some of this strategy's orders changed
     on_order_rejected(market, rejection)        an instruction was refused (error code, message)
     on_window_close(market, round)              the window closed (unmatched orders lapsed)
-    on_settlement(market, settlement)           the market settled (or was voided)
+    on_settlement(market, settlement)           the market settled (or was voided), as it did
     on_game_end(game)                           the game is over: each market's result, the bankroll after it
 
 A "market update" is the market as it stands after everything that happened
@@ -41,7 +41,11 @@ channel; ``markets = (MarketKind.LOW,)`` trades the Low market only, and
 called once per market traded, with that market's handle (``market.market_id``,
 ``market.kind``), and orders go to the market of the handle they are placed
 through; ``on_game_start`` and ``on_game_end`` come once a game and list the
-markets traded (``on_game_end`` with a settlement for each).
+markets traded (``on_game_end`` with a settlement for each). ``on_settlement``
+comes once a market, when it settles or is voided: a Hi/Lo game's markets can
+settle at different reveals (No low certain at the flop while High plays on to
+the river), and each market's settlement comes right after the step that settled
+it, before the next window or reveal; ``on_game_end`` follows the last of them.
 
 >>> class LowBacker(Strategy):
 ...     markets = (MarketKind.LOW,)
@@ -404,4 +408,9 @@ class Strategy:
         """``round``'s window has closed; its unmatched orders have lapsed."""
 
     def on_settlement(self, market: MarketHandle, settlement: Settlement) -> None:
-        """The market is settled (or void): this account's result; at the game's end, for each market traded."""
+        """The market is settled (or void): this account's result, once for each market traded, as it happens.
+
+        A market settled before its game ends (a Hi/Lo game's Low or High market) is reported then, not at
+        the game's end; ``settlement.status`` is the market's own (``FINISHED`` if it settled, even if the
+        game was later voided).
+        """

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import engine
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.outputs import TABLES, read_tables
 from exchange.backtest.runner import BacktestConfig, BacktestResult
@@ -101,3 +105,37 @@ def flumine_replay(files: list[str], back: dict[str, int]) -> tuple[int, dict[st
     framework.add_strategy(strategy)
     framework.run()
     return strategy.books, strategy.closed
+
+
+#: A Hi/Lo game's Low market: selection 5 is "No low".
+NO_LOW = 5
+
+
+def judged_low(channel: str, game: dict[str, Any]) -> tuple[int, ...]:
+    """A Hi/Lo game's Low winners by the engine's showdown of its final cards (a ``games`` row); No low: 5."""
+    result = engine.showdown(channel, final_hands(game), board="".join(str(game["board"]).split()))
+    return (NO_LOW,) if result.low is None else tuple(i + 1 for i in result.low.winners)
+
+
+def judged_high(channel: str, game: dict[str, Any]) -> tuple[int, ...]:
+    """A game's (High) winners by the engine's showdown of its final cards (a ``games`` row)."""
+    result = engine.showdown(channel, final_hands(game), board="".join(str(game["board"]).split()))
+    return tuple(i + 1 for i in result.high.winners)
+
+
+def final_hands(game: dict[str, Any]) -> list[str]:
+    return ["".join(str(game[f"hand_{i}"]).split()) for i in range(1, 5)]
+
+
+def round_half_down(x: Fraction) -> int:
+    return math.ceil(x - Fraction(1, 2))
+
+
+def expected_gross(fills: Sequence[dict[str, Any]], winners: tuple[int, ...]) -> int:
+    """An account's gross result on a market from its (back) fills: losers ``-S`` exactly, winners at ``O/n``,
+    rounded once in all (nearest penny, a half down). A fill needs ``size``, ``selection_id`` and
+    ``tick_price_x100`` (its price times 100)."""
+    lost = sum(-f["size"] for f in fills if f["selection_id"] not in winners)
+    won = sum(Fraction(f["size"]) * (Fraction(f["tick_price_x100"], 100) / len(winners) - 1)
+              for f in fills if f["selection_id"] in winners)  # fmt: skip
+    return lost + round_half_down(Fraction(won))
