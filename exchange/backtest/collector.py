@@ -90,7 +90,7 @@ class _Game:
     orders: dict[int, _Order] = field(default_factory=dict)
     rejected: list[OrderRejected] = field(default_factory=list)
     fills: list[tuple[Matched, int, Fraction | None]] = field(default_factory=list)
-    voided: set[int] = field(default_factory=set)
+    voided: dict[int, int] = field(default_factory=dict)  # match id -> when it was voided
     results: dict[str, AccountResult] = field(default_factory=dict)
     commission_received: int = 0
     rounding: int = 0
@@ -311,6 +311,7 @@ class Collector:
                 equity=None if equity is None else float(equity),
                 equity_exact=None if equity is None else str(equity),
                 voided=m.match_id in g.voided,
+                voided_ms=g.voided.get(m.match_id),
             )
 
     def _write_equities(self, table: Table, g: _Game) -> None:
@@ -464,7 +465,7 @@ def _irregularity(g: _Game, s: Stamped, e: IrregularityOccurred) -> None:
 
 
 def _match_voided(g: _Game, s: Stamped, e: MatchVoided) -> None:
-    g.voided.add(e.match_id)
+    g.voided[e.match_id] = e.ts
     if g.irregularities and ("misdeal" in e.reason or "exposed" in e.reason):
         last = g.irregularities[-1]
         last.matches += 1

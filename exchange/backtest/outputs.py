@@ -12,7 +12,8 @@ Six tables, one file each in the output directory:
     one row per order instruction that became an order (its final state, with when each part of it was
     cancelled, ``cancels``, and when its remainder lapsed, ``lapsed_ms``) or was rejected.
 ``fills.parquet``
-    one row per match (a back and a lay), with the matched hand's exact equity at that moment.
+    one row per match (a back and a lay), with the matched hand's exact equity at that moment; a match
+    a dealer's error voided later has ``voided`` and the time of its void, ``voided_ms``.
 ``settlements.parquet``
     one row per account per market — every account of the game, the house's included — with
     the account's ``balance_after`` the game (the exchange's balance once the game is over).
@@ -160,6 +161,7 @@ FILLS = _spec(
     ("equity", pa.float64()),
     ("equity_exact", pa.string()),
     ("voided", pa.bool_()),
+    ("voided_ms", pa.int64()),
 )
 
 SETTLEMENTS = _spec(

@@ -8,14 +8,15 @@ as Betfair's stream recorded it: prices, statuses, settlement),
 ``equities.parquet`` (each market's prices as the game published them at every
 reveal), ``orders.parquet`` (the strategy's orders, with when each was
 cancelled and when its remainder lapsed) and ``fills.parquet`` (every fill,
-with its time). The cards are dealt again from the recorded ones by the game's
+with its time, and when a dealer's error voided it if it did: the match is
+shown from its time and voided from the void's). The cards are dealt again from the recorded ones by the game's
 own dealer (:mod:`exchange.backtest.replay_deal`) and shown when the live game
 turned them, in the live snapshot's shape (faces, draws, the board a game has).
 
 :meth:`Timeline.snapshot` answers in the shape of the Games API snapshot
 (``/games/v1/channels/{id}/snapshot``), with the strategy's orders in
 ``game.orders`` (API-NG's ``CurrentOrderSummary``: matched, remaining,
-cancelled and lapsed as they stood at that instant, the average matched price
+cancelled, lapsed and voided as they stood at that instant, the average matched price
 exact and rounded only as the live API rounds it) so the page lists them and
 their "if it wins" P&L. A folder written before the equities table and the
 cancel and lapse times were recorded still replays: without equities, and with

@@ -2,7 +2,8 @@
 
 A folder written before ``equities.parquet`` existed is read without equities;
 one written before hi/lo games recorded their Low market's stream shows that
-market without prices.
+market without prices; one written before fills recorded when a dealer's error
+voided them (``voided_ms``) leaves those fills out.
 """
 
 from __future__ import annotations
@@ -98,10 +99,16 @@ def read_folder(directory: Path, account: str | None = None) -> Folder:
         games=pq.read_table(directory / "games.parquet").to_pylist(),
         orders=_rows_by_market(directory / "orders.parquet", lambda r: r["account"] == mine and not r["error_code"]),
         fills=_rows_by_market(directory / "fills.parquet",
-                              lambda r: mine in (r["back_account"], r["lay_account"]) and not r["voided"]),
+                              lambda r: mine in (r["back_account"], r["lay_account"]) and _when_known(r)),
         settled=_rows_by_market(directory / "settlements.parquet", lambda r: r["account"] == mine),
         equities=_rows_by_market(equities, lambda r: True) if equities.is_file() else {},
     )
+
+
+def _when_known(fill: JsonDict) -> bool:
+    """A fill the replay can place in time: one that stood, or one voided whose void time was recorded (a folder
+    written before ``voided_ms`` existed leaves its voided fills out, as the replay did then)."""
+    return not fill["voided"] or fill.get("voided_ms") is not None
 
 
 def _rows_by_market(path: Path, keep: Callable[[JsonDict], bool]) -> dict[str, list[JsonDict]]:

@@ -1,10 +1,14 @@
 """One recorded market of a replayed game: its stream folded to any instant, its prices, the strategy's orders.
 
 A market's state at an instant comes from its ``streams/<marketId>`` recording
-(status, runner statuses, the ladders, last traded prices), its equities from
-the last publication at or before the instant (``equities.parquet``), and the
-strategy's orders from ``orders.parquet`` and ``fills.parquet``: matched as far
-as the fills by then, cancelled and lapsed at the times recorded.
+(status, runner statuses, the ladders, last traded prices, traded volume), its
+equities from the last publication at or before the instant (``equities.parquet``),
+and the strategy's orders from ``orders.parquet`` and ``fills.parquet``: matched as
+far as the fills by then, cancelled and lapsed at the times recorded. A match a
+dealer's error voided later (an exposed card: :mod:`exchange.game.irregular`) is
+shown as it was, matched from its time, and voided from the void's: the order's
+matched size and average price, and the market's traded volume and last price
+(the recording's, which the void takes back), go back then.
 
 The average matched price is exact, as the exchange keeps it (the stake-weighted
 sum of the ladder's prices in hundredths, over the stake), and rounded only on
@@ -78,13 +82,14 @@ class RecordedMarket:
                 "bestAvailableToBackPrices": _best(atb, back=True),
                 "bestAvailableToLayPrices": _best(atl, back=False),
                 "lastPriceTraded": state["ltp"].get(selection_id),
+                "totalMatched": state["traded"].get(selection_id, 0.0),
             }
             if selection_id in shares:
                 selection.update(apiformat.equity(shares[selection_id]))
             selections.append(selection)
         out: JsonDict = {"marketId": self.market_id, "marketType": self.kind.value.upper(),
                          "marketName": self.kind.label if markets > 1 else "Winner", "status": state["status"],
-                         "selections": selections}
+                         "totalMatched": state["total"], "selections": selections}
         if state["status"] == "CLOSED":
             out["early"] = self.early
         return out
@@ -105,6 +110,8 @@ def _fold(stream: Sequence[tuple[int, JsonDict]], now_ms: int) -> JsonDict:
     runners: dict[int, str] = {}
     books: dict[int, tuple[dict[float, float], dict[float, float]]] = {}
     ltp: dict[int, float] = {}
+    traded: dict[int, float] = {}
+    total = 0.0
     for pt, change in stream:
         if pt > now_ms:
             break
@@ -114,6 +121,7 @@ def _fold(stream: Sequence[tuple[int, JsonDict]], now_ms: int) -> JsonDict:
             runners.update({r["id"]: r.get("status", "ACTIVE") for r in definition.get("runners", ())})
         if change.get("img"):
             books.clear()
+        total = change.get("tv", total)
         for rc in change.get("rc", ()):
             atb, atl = books.setdefault(rc["id"], ({}, {}))
             for key, book in (("atb", atb), ("atl", atl)):
@@ -124,7 +132,11 @@ def _fold(stream: Sequence[tuple[int, JsonDict]], now_ms: int) -> JsonDict:
                         book.pop(price, None)
             if "ltp" in rc:
                 ltp[rc["id"]] = rc["ltp"]
-    return {"status": status, "runners": runners, "books": books, "ltp": ltp}
+            if "tv" in rc:
+                traded[rc["id"]] = rc["tv"]
+                if not rc["tv"]:  # every match on it voided: nothing traded, no last price (the stream cannot say)
+                    ltp.pop(rc["id"], None)
+    return {"status": status, "runners": runners, "books": books, "ltp": ltp, "traded": traded, "total": total}
 
 
 def _best(book: Mapping[float, float], *, back: bool) -> list[JsonDict]:
@@ -146,27 +158,40 @@ def exact_average(fills: Iterable[Mapping[str, Any]]) -> Fraction | None:
 
 
 def orders_at(market: RecordedMarket, now_ms: int, windows: Sequence[Window], end_ms: int) -> list[JsonDict]:
-    """The strategy's orders on ``market`` placed by ``now_ms``, as they stood then (API-NG CurrentOrderSummary)."""
+    """The strategy's orders on ``market`` placed by ``now_ms``, as they stood then (API-NG CurrentOrderSummary).
+
+    A fill a dealer's error voided later counts as matched from its time to its void's, and as voided after.
+    """
     out = []
     for order in market.orders:
         if order["placed_ms"] > now_ms:
             continue
         bet_id = order["bet_id"]
-        fills = [f for f in market.fills if f["at_ms"] <= now_ms and bet_id in (f["back_bet_id"], f["lay_bet_id"])]
+        mine = [f for f in market.fills if bet_id in (f["back_bet_id"], f["lay_bet_id"])]
+        fills = [f for f in mine if f["at_ms"] <= now_ms and not _voided_by(f, now_ms)]
+        voided = sum(f["size"] for f in mine if _voided_by(f, now_ms))
+        # A folder without void times has no voided fill: its orders' voided part is taken off from the start.
+        unplaced = order["size_voided"] - sum(f["size"] for f in mine if f.get("voided"))
         matched = sum(f["size"] for f in fills)
         closes = windows[order["round"] - 1].closes_ms if order["round"] else end_ms
         cancelled = _cancelled_by(order, now_ms, closes)
         lapsed = _lapsed_by(order, now_ms, closes)
-        remaining = max(0, order["size"] - matched - cancelled - lapsed - order["size_voided"])
+        remaining = max(0, order["size"] - matched - voided - cancelled - lapsed - unplaced)
         out.append({
             "betId": str(bet_id), "marketId": market.market_id, "selectionId": order["selection_id"],
             "side": order["side"], "priceSize": {"price": order["price"], "size": apiformat.money(order["size"])},
             "sizeMatched": apiformat.money(matched), "sizeRemaining": apiformat.money(remaining),
             "sizeCancelled": apiformat.money(cancelled), "sizeLapsed": apiformat.money(lapsed),
+            "sizeVoided": apiformat.money(voided),
             "averagePriceMatched": apiformat.price(exact_average(fills)),
             "status": "EXECUTABLE" if remaining > 0 else "EXECUTION_COMPLETE",
         })
     return out
+
+
+def _voided_by(fill: Mapping[str, Any], now_ms: int) -> bool:
+    at_ms = fill.get("voided_ms")
+    return at_ms is not None and at_ms <= now_ms
 
 
 def _cancelled_by(order: Mapping[str, Any], now_ms: int, closes_ms: int) -> int:
