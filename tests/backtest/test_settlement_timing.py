@@ -29,7 +29,7 @@ from exchange.core import ladder
 from exchange.core.events import MarketSettled, MarketVoided
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
-from exchange.game.events import GameEnded, Stamped
+from exchange.game.events import Stamped
 from exchange.game.irregular import IrregularityPlan, scripted
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
@@ -278,4 +278,3 @@ def test_a_market_settled_before_its_game_is_voided_stays_settled() -> None:
     entries = timeline.entries
     names = [(e.name, e.market_id) for e in entries if e.name in ("on_settlement", "GameVoided", "on_game_end")]
     assert names == [("on_settlement", low), ("GameVoided", high), ("on_settlement", high), ("on_game_end", high)]
-    assert [e for e in entries if e.name == GameEnded.__name__]
