@@ -1,13 +1,23 @@
-"""The Exchange Stream's order changes (``ocm`` ``uo`` records), from the core's order views and cleared orders."""
+"""The Exchange Stream's order changes (``ocm`` ``oc`` records), from the core's order views and cleared orders.
+
+An order runner change (``orc``) carries the account's orders on the runner (``uo``) and its matched
+position: ``mb``/``ml``, the matched backs and lays "by distinct matched price", and ``smc``, the same per
+``customerStrategyRef``.  A price there is the price of a fill, not an order's average: a back at 3.0 that
+takes 2.00 at 3.2 and 2.00 at 3.0 is ``mb`` ``[[3.0, 2.0], [3.2, 2.0]]``.  The sums are exact (minor units
+per ladder tick, from :meth:`exchange.core.exchange.Exchange.matched_by_tick`, voided matches left out) and
+become floats only at the end.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core.orders import ClearedOrder, OrderStatus, OrderView
+from exchange.core import ladder
+from exchange.core.orders import ClearedOrder, MatchedByTick, OrderStatus, OrderView
 from exchange.core.side import Side
 
 
@@ -26,48 +36,88 @@ def order_change(bet_id: int, price: Decimal, size: int, side: Side, complete: b
     return out
 
 
-def open_order(o: OrderView) -> tuple[int, dict[str, Any], str, float, float]:
-    """``(selection id, uo, side, average price matched, size matched)`` of an order on an open market."""
-    avp = apiformat.price(o.average_price_matched)
+@dataclass(frozen=True, slots=True)
+class OrderRow:
+    """One order of a market's change: its ``uo`` record and what groups its matches (runner, bet, side, ref)."""
+
+    selection_id: int
+    bet_id: int
+    side: Side
+    strategy_ref: str | None
+    uo: dict[str, Any]
+
+
+def open_order(o: OrderView) -> OrderRow:
+    """The row of an order on an open market."""
     uo = order_change(o.bet_id, o.price, o.size, o.side, o.status is OrderStatus.EXECUTION_COMPLETE, o.placed_ts,
-             o.matched_ts, avp, o.size_matched, o.size_remaining, o.size_lapsed, o.size_cancelled, o.size_voided,
-             o.customer_ref, o.strategy_ref)
-    return o.selection_id, uo, uo["side"], avp, apiformat.money(o.size_matched)
+             o.matched_ts, apiformat.price(o.average_price_matched), o.size_matched, o.size_remaining, o.size_lapsed,
+             o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref)
+    return OrderRow(o.selection_id, o.bet_id, o.side, o.strategy_ref, uo)
 
 
-def cleared_order(o: ClearedOrder) -> tuple[int, dict[str, Any], str, float, float]:
-    """The same of a cleared order (its market closed)."""
-    avp = apiformat.price(o.price_matched)
+def cleared_order(o: ClearedOrder) -> OrderRow:
+    """The row of a cleared order (its market closed)."""
     matched = o.size - o.size_cancelled - o.size_lapsed - o.size_voided
-    uo = order_change(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts, avp,
-             matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref)
-    return o.selection_id, uo, uo["side"], avp, apiformat.money(matched)
+    uo = order_change(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts,
+             apiformat.price(o.price_matched), matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided,
+             o.customer_ref, o.strategy_ref)
+    return OrderRow(o.selection_id, o.bet_id, o.side, o.strategy_ref, uo)
 
 
-def matched_position(matches: Iterable[tuple[str, float, float]]) -> dict[str, list[list[float]]]:
-    """``{"mb": ..., "ml": ...}``: the matched backs and lays of ``(side, average price, size matched)`` rows,
-    size summed per price, ascending by price (the ``mb``/``ml`` of an order runner change).
+def matched_position(matches: Iterable[tuple[Side, MatchedByTick]]) -> dict[str, list[list[float]]]:
+    """``{"mb": ..., "ml": ...}``: the matched backs and lays of ``(side, matched stake by tick)`` rows (one
+    per order), stakes summed per tick in minor units, ascending by price, then shown as ``[price, size]``.
 
-    >>> matched_position([("B", 3.0, 2.0), ("L", 2.5, 1.0), ("B", 3.0, 4.5), ("B", 2.0, 0.0)])
-    {'mb': [[3.0, 6.5]], 'ml': [[2.5, 1.0]]}
+    Two backs, one filled at 3.0 and 3.2 (ticks 149, 153), one at 3.0; a lay filled at 2.5 (tick 124):
+
+    >>> matched_position([(Side.BACK, ((149, 200), (153, 200))), (Side.LAY, ((124, 100),)),
+    ...                   (Side.BACK, ((149, 450),)), (Side.BACK, ())])
+    {'mb': [[3.0, 6.5], [3.2, 2.0]], 'ml': [[2.5, 1.0]]}
     """
-    mb: dict[float, float] = {}
-    ml: dict[float, float] = {}
-    for side, avp, matched in matches:
-        if matched:
-            target = mb if side == "B" else ml
-            target[avp] = round(target.get(avp, 0.0) + matched, 2)
-    return {"mb": [[p, s] for p, s in sorted(mb.items())], "ml": [[p, s] for p, s in sorted(ml.items())]}
+    backs: dict[int, int] = {}
+    lays: dict[int, int] = {}
+    for side, by_tick in matches:
+        sums = backs if side is Side.BACK else lays
+        for tick, size in by_tick:
+            sums[tick] = sums.get(tick, 0) + size
+    return {"mb": _price_sizes(backs), "ml": _price_sizes(lays)}
 
 
-def strategy_matches(items: Iterable[tuple[dict[str, Any], str, float, float]]
+def _price_sizes(sums: Mapping[int, int]) -> list[list[float]]:
+    return [[float(ladder.price(tick)), apiformat.money(size)] for tick, size in sorted(sums.items())]
+
+
+def strategy_matches(matches: Iterable[tuple[Side, str | None, MatchedByTick]]
                      ) -> dict[str, dict[str, list[list[float]]]]:
-    """``smc``: :func:`matched_position` per ``customerStrategyRef`` (orders without one count in none).
+    """``smc``: :func:`matched_position` per ``customerStrategyRef`` of ``(side, ref, matched stake by tick)``
+    rows; orders without a ref count in none, and only refs with a match appear, in order of ref.
 
-    ``items`` are one runner's ``(uo, side, average price, size matched)``; only refs with a match appear.
+    >>> strategy_matches([(Side.BACK, "s1", ((149, 200), (153, 200))), (Side.LAY, None, ((124, 100),)),
+    ...                   (Side.LAY, "s2", ()), (Side.BACK, "s1", ((149, 100),))])
+    {'s1': {'mb': [[3.0, 3.0], [3.2, 2.0]], 'ml': []}}
     """
-    by_ref: dict[str, list[tuple[str, float, float]]] = {}
-    for uo, side, avp, matched in items:
-        if uo["rfs"] and matched:
-            by_ref.setdefault(uo["rfs"], []).append((side, avp, matched))
+    by_ref: dict[str, list[tuple[Side, MatchedByTick]]] = {}
+    for side, ref, by_tick in matches:
+        if ref and by_tick:
+            by_ref.setdefault(ref, []).append((side, by_tick))
     return {ref: matched_position(rows) for ref, rows in sorted(by_ref.items())}
+
+
+def market_change(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int, MatchedByTick], *,
+                  closed: bool) -> dict[str, Any]:
+    """One market's ``oc`` entry: per runner (by selection id) a full image of the account's orders with
+    ``mb``/``ml`` and ``smc`` (the stream sends the last only to the subscriptions that partition by it).
+
+    ``rows`` are the account's orders on the market; ``matched`` their matched stake by tick, by bet id (a bet
+    with nothing matched may be absent).
+    """
+    by_runner: dict[int, list[OrderRow]] = {}
+    for row in rows:
+        by_runner.setdefault(row.selection_id, []).append(row)
+    orc = []
+    for selection_id, runner_rows in sorted(by_runner.items()):
+        fills = [(r.side, r.strategy_ref, matched.get(r.bet_id, ())) for r in runner_rows]
+        overall = matched_position((side, by_tick) for side, _, by_tick in fills)
+        orc.append({"id": selection_id, "fullImage": True, "uo": [r.uo for r in runner_rows], **overall,
+                    "smc": strategy_matches(fills)})
+    return {"id": market_id, "orc": orc, "closed": closed}

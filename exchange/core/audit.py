@@ -9,11 +9,13 @@ debugging, not for the hot path.  :func:`check` raises
 from __future__ import annotations
 
 import hashlib
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from exchange.core import ladder
 from exchange.core.errors import require
 from exchange.core.market import Market, MarketStatus, SelectionStatus
+from exchange.core.orders import ClearedOrder
 
 if TYPE_CHECKING:
     from exchange.core.state import ExchangeState
@@ -78,7 +80,8 @@ def check(ex: ExchangeState) -> None:
     Orders: only live markets and selections hold unmatched size; each order
     sits in its account's position.  Per selection: back stakes matched = lay
     stakes matched = traded volume.  Closed markets: their cleared orders are
-    filed under their accounts and nothing else of them is held.  O(state).
+    filed under their accounts and nothing else of them is held; each one's
+    stake by price adds up to its matched size at its average price.  O(state).
     """
     total = sum(a.balance for a in ex.accounts.values())
     require(total == ex.money_in, f"money created or destroyed: balances {total}, paid in {ex.money_in}")
@@ -107,8 +110,27 @@ def check(ex: ExchangeState) -> None:
     filed = {c.bet_id for a in ex.accounts.values() for cleared in a.cleared.values() for c in cleared}
     require(filed == set(ex.cleared), "cleared orders by bet id disagree with the accounts' records")
     require(not filed & set(ex.orders), "a bet is both open and cleared")
+    for account in ex.accounts.values():
+        for cleared in account.cleared.values():
+            for record in cleared:
+                _check_cleared(record)
     closed = [m for m in ex.markets if m not in ex.open_markets]
     require(sorted(closed) == sorted(ex.closed), f"closed markets {sorted(closed)} but the record says {ex.closed}")
+
+
+def _check_cleared(c: ClearedOrder) -> None:
+    """A cleared order's matched stake by price: ticks on the ladder, each once, ascending, sizes positive, adding
+    up to the size it matched at the average price it reports."""
+    ticks = [tick for tick, _ in c.matched_by_tick]
+    sizes = [size for _, size in c.matched_by_tick]
+    on_ladder = all(0 <= t < ladder.TICK_COUNT for t in ticks)
+    require(ticks == sorted(set(ticks)) and on_ladder and min(sizes, default=1) > 0,
+            f"bet {c.bet_id}: matched by tick {c.matched_by_tick} is not ascending ticks with positive sizes")
+    matched = c.size - c.size_cancelled - c.size_lapsed - c.size_voided
+    x100 = sum(ladder.PRICE_X100[tick] * size for tick, size in c.matched_by_tick)
+    average = Fraction(x100, 100 * matched) if matched else None
+    require(sum(sizes) == matched and average == c.price_matched,
+            f"bet {c.bet_id}: matched by tick {c.matched_by_tick} is not {matched} at {c.price_matched}")
 
 
 def _check_matches(ex: ExchangeState, market: Market) -> None:

@@ -27,6 +27,7 @@ How the drivers use it:
   :meth:`Exchange.market_book` (``listMarketBook``), :meth:`Exchange.current_orders`,
   :meth:`Exchange.order_view`, :meth:`Exchange.cleared_orders` and
   :meth:`Exchange.market_result` (``listClearedOrders`` with commission),
+  :meth:`Exchange.matched_by_tick` (the matched stake by price, for the order stream),
   :meth:`Exchange.funds` (``getAccountFunds``), :meth:`Exchange.profit_and_loss`.
   Every read takes the caller's account id and shows only that account's data.
 * **Journal / stream / backtests**: every event has ``to_dict()``;
@@ -91,7 +92,7 @@ from exchange.core.commands import (
 from exchange.core.errors import ExchangeError, Rejection
 from exchange.core.events import AccountResult, Event
 from exchange.core.market import ClosedMarket, MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, OrderView
+from exchange.core.orders import ClearedOrder, MatchedByTick, OrderView
 from exchange.core.state import ExchangeConfig, ExchangeState
 
 __all__ = ["Exchange", "ExchangeConfig"]
@@ -119,7 +120,7 @@ class Exchange(ExchangeState):
 
     Write side: :meth:`execute` (a command -> its events), :meth:`apply` (an
     event -> state), :meth:`replay`.  Read side: :meth:`market_book`,
-    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`,
+    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`, :meth:`matched_by_tick`,
     :meth:`funds`, :meth:`market_result`, :meth:`profit_and_loss`.
     """
 
@@ -223,8 +224,24 @@ class Exchange(ExchangeState):
         for mid, pos in account.positions.items():
             if market_id is None or mid == market_id:
                 statuses = pos.market.selection_status
-                out.extend(o.cleared() for o in pos.orders if statuses[o.sel] is not SelectionStatus.IN_PLAY)
+                done = [o for o in pos.orders if statuses[o.sel] is not SelectionStatus.IN_PLAY]
+                if done:
+                    matched = pos.market.matched_by_tick({o.bet_id for o in done})
+                    out.extend(o.cleared(matched.get(o.bet_id, ())) for o in done)
         return tuple(sorted(out, key=lambda c: c.bet_id))
+
+    def matched_by_tick(self, account_id: str, market_id: str) -> dict[int, MatchedByTick]:
+        """The account's matched stake on a market, per bet id, summed per tick its matches were at
+        (voided matches left out; bets with none absent): from the fills while the market is open, from
+        the cleared orders once it has closed.  O(the market's fills) on an open market.
+        """
+        account = self.accounts.get(account_id)
+        if account is None:
+            return {}
+        pos = account.positions.get(market_id)
+        if pos is not None:
+            return pos.market.matched_by_tick({o.bet_id for o in pos.orders})
+        return {c.bet_id: c.matched_by_tick for c in account.cleared.get(market_id, ()) if c.matched_by_tick}
 
     def funds(self, account_id: str) -> AccountFunds | None:
         """``getAccountFunds``: balance, exposure, available to bet (minor units)."""

@@ -14,6 +14,7 @@ exposure and takes no more bets); at the result the winners become WINNER
 
 from __future__ import annotations
 
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from exchange.core.book import PriceSize, SelectionBook
 from exchange.core.errors import require
 from exchange.core.ladder import TICK_COUNT
+from exchange.core.orders import MatchedByTick
 from exchange.core.records import Record
 
 if TYPE_CHECKING:
@@ -29,6 +31,32 @@ if TYPE_CHECKING:
 #: A match as a market records it: ``(match_id, ts, sel, tick, size, back_bet_id, lay_bet_id)`` with
 #: ``sel`` the selection's index.
 Fill = tuple[int, int, int, int, int, int, int]
+
+
+def matched_by_tick(
+    fills: Iterable[Fill], voided: Container[int], bet_ids: Container[int] | None = None
+) -> dict[int, MatchedByTick]:
+    """Each bet's matched stake summed per tick it matched at, voided matches left out.
+
+    ``bet_ids`` limits the answer to those bets (``None``: every bet in ``fills``); a bet
+    with no unvoided match is absent.  O(len(fills)).
+
+    >>> fills = [(0, 1, 0, 109, 200, 7, 8), (1, 2, 0, 99, 200, 7, 9), (2, 3, 0, 109, 150, 7, 8),
+    ...          (3, 4, 0, 104, 300, 7, 8)]
+    >>> matched_by_tick(fills, voided={3})  # bet 7: 2.00 matched at tick 99, 3.50 at 109 (two fills); 3.00 voided
+    {7: ((99, 200), (109, 350)), 8: ((109, 350),), 9: ((99, 200),)}
+    >>> matched_by_tick(fills, voided={0, 2}, bet_ids={8, 9})
+    {9: ((99, 200),), 8: ((104, 300),)}
+    """
+    sums: dict[int, dict[int, int]] = {}
+    for match_id, _, _, tick, size, back_id, lay_id in fills:
+        if match_id in voided:
+            continue
+        for bet_id in (back_id, lay_id):
+            if bet_ids is None or bet_id in bet_ids:
+                by_tick = sums.setdefault(bet_id, {})
+                by_tick[tick] = by_tick.get(tick, 0) + size
+    return {bet_id: tuple(sorted(by_tick.items())) for bet_id, by_tick in sums.items()}
 
 
 class MarketStatus(StrEnum):
@@ -133,6 +161,10 @@ class Market:
                 return tick
         return None
 
+    def matched_by_tick(self, bet_ids: Container[int] | None = None) -> dict[int, MatchedByTick]:
+        """:func:`matched_by_tick` of this market's fills (of ``bet_ids`` only, if given)."""
+        return matched_by_tick(self.fills, self.voided_matches, bet_ids)
+
     def close(self, status: MarketStatus, ts: int) -> ClosedMarket:
         """The market's closed record (books empty by now): its final view and statuses."""
         self.status = status
@@ -185,8 +217,9 @@ class Market:
 class ClosedMarket(Record):
     """What is kept of a market once it is settled or voided: its final book and when it closed.
 
-    Its orders are compacted into their accounts' cleared orders; books,
-    positions and the match record are released.
+    Its orders are compacted into their accounts' cleared orders (each with
+    its matched stake summed per price); books, positions and the match
+    record are released.
     """
 
     market_id: str

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
     from exchange.core.events import BetResult
     from exchange.core.positions import Position
 
+#: An order's matched stake by the price it matched at: ``((tick, size), ...)``, each tick once, ascending,
+#: voided matches left out (:func:`exchange.core.market.matched_by_tick` sums a market's fills into it).
+MatchedByTick = tuple[tuple[int, int], ...]
+
 
 class OrderType(StrEnum):
     """API-NG order types; the exchange accepts only LIMIT."""
@@ -237,8 +241,12 @@ class Order:
             strategy_ref=self.strategy_ref,
         )
 
-    def cleared(self) -> ClearedOrder:
-        """The order as ``listClearedOrders`` reports it, once its market or selection is closed."""
+    def cleared(self, matched_by_tick: MatchedByTick) -> ClearedOrder:
+        """The order as ``listClearedOrders`` reports it, once its market or selection is closed.
+
+        ``matched_by_tick`` is its matched stake by fill price (from its market's fills, which the order
+        does not hold); kept in the record because the fills go when the market closes.
+        """
         settled_ts = self.settled_ts
         if settled_ts is None:
             raise LedgerError(f"bet {self.bet_id} is not cleared yet: its market and selection are open")
@@ -272,6 +280,7 @@ class Order:
             customer_ref=self.customer_ref,
             round=self.round,
             strategy_ref=self.strategy_ref,
+            matched_by_tick=matched_by_tick,
         )
 
 
@@ -309,6 +318,9 @@ class ClearedOrder(Record):
     ``profit`` is the bet's settled P&L in minor units before commission
     (commission is charged per account per market, see
     :class:`exchange.core.events.AccountResult`); 0 for unsettled statuses.
+    ``matched_by_tick`` is what ``price_matched`` averages: the stake matched at
+    each price, voided matches left out (the order stream's ``mb``/``ml`` of a
+    closed market; not part of API-NG's record).
     """
 
     bet_id: int
@@ -332,6 +344,7 @@ class ClearedOrder(Record):
     customer_ref: str | None
     round: int
     strategy_ref: str | None = None  # API-NG's customerStrategyRef
+    matched_by_tick: MatchedByTick = ()
 
     def view(self) -> OrderView:
         """The cleared bet as ``listCurrentOrders`` shows an order that is complete."""

@@ -23,7 +23,7 @@ the second, falling back to an older snapshot or to a full replay.
 (b'EXSNAP', True)
 >>> load(data).state_digest() == exchange.state_digest()
 True
->>> load(b"EXSNAP\\x03\\x00garbage")
+>>> load(b"EXSNAP\\x04\\x00garbage")
 Traceback (most recent call last):
 ...
 exchange.core.snapshot.SnapshotError: the snapshot does not unpickle: UnpicklingError: ...
@@ -42,7 +42,9 @@ from exchange.core.exchange import Exchange
 __all__ = ["FORMAT_VERSION", "MAGIC", "SnapshotError", "dump", "load"]
 
 MAGIC = b"EXSNAP"
-FORMAT_VERSION = 3  # 2: orders carry strategy_ref (customerStrategyRef); 3: cleared orders filed by bet-id block
+#: 2: orders carry strategy_ref (customerStrategyRef); 3: cleared orders filed by bet-id block;
+#: 4: cleared orders keep their matched stake by price (matched_by_tick).
+FORMAT_VERSION = 4
 _VERSION = struct.Struct("<H")
 _HEADER = len(MAGIC) + _VERSION.size
 PICKLE_PROTOCOL = 5

@@ -20,9 +20,10 @@ account, market events  balances, statuses, rounds
 ======================  =====================================================
 
 When a market closes, its orders are compacted into each account's
-:class:`~exchange.core.orders.ClearedOrder` records and the market into a
-:class:`~exchange.core.market.ClosedMarket`; books, positions and orders are
-released.  With ``ExchangeConfig.keep_closed_markets`` set, only that many
+:class:`~exchange.core.orders.ClearedOrder` records (each keeps its matched
+stake by price, summed from the fills) and the market into a
+:class:`~exchange.core.market.ClosedMarket`; books, positions, orders and the
+fills are released.  With ``ExchangeConfig.keep_closed_markets`` set, only that many
 closed markets are kept at all (the oldest go first), so a long-running
 server's memory stays bounded; the journal keeps the full record.
 """
@@ -277,13 +278,14 @@ class ExchangeState:
         house.balance += rounding
         for book in market.books:
             book.clear()
+        matched = market.matched_by_tick()  # what the cleared orders keep of the fills, released with the market
         self.markets[market.market_id] = market.close(status, ts)
         del self.open_markets[market.market_id]
         for account_id, pos in market.positions.items():
             account = self.accounts[account_id]
             del account.positions[market.market_id]
             account.reserved -= pos.reserve()
-            cleared = tuple(order.cleared() for order in pos.orders)
+            cleared = tuple(order.cleared(matched.get(order.bet_id, ())) for order in pos.orders)
             account.cleared[market.market_id] = cleared
             for order, record in zip(pos.orders, cleared, strict=True):
                 del self.orders[order.bet_id]

@@ -515,8 +515,8 @@ class ExchangeService:
         return self.live_market_ids()
 
     def order_changes(self, account: str, market_ids: set[str] | None) -> list[dict[str, Any]]:
-        """``oc`` entries: per market, per runner, the account's orders (full image), matched totals (``mb``/``ml``)
-        and the same per strategy ref (``smc``; the stream sends it to the subscriptions that partition by it)."""
+        """``oc`` entries: per market, per runner, the account's orders (full image), matched backs and lays by fill
+        price (``mb``/``ml``) and the same per strategy ref (``smc``; see :func:`order_changes.market_change`)."""
         if market_ids is None:
             market_ids = {o.market_id for o in self.exchange.current_orders(account)}
         out = []
@@ -524,16 +524,9 @@ class ExchangeService:
             rows = [order_changes.open_order(o) for o in self.exchange.current_orders(account, market_id)]
             if not rows:
                 rows = [order_changes.cleared_order(o) for o in self.exchange.cleared_orders(account, market_id)]
-            by_runner: dict[int, list[tuple[dict[str, Any], str, float, float]]] = {}
-            for selection_id, uo, side, avp, matched in rows:
-                by_runner.setdefault(selection_id, []).append((uo, side, avp, matched))
-            orc = []
-            for selection_id, items in sorted(by_runner.items()):
-                overall = order_changes.matched_position((side, avp, matched) for _, side, avp, matched in items)
-                smc = order_changes.strategy_matches(items)
-                orc.append({"id": selection_id, "fullImage": True, "uo": [i[0] for i in items], **overall,
-                            "smc": smc})
-            out.append({"id": market_id, "orc": orc, "closed": market_id not in self.live_market_ids()})
+            matched = self.exchange.matched_by_tick(account, market_id)
+            out.append(order_changes.market_change(market_id, rows, matched,
+                                                   closed=market_id not in self.live_market_ids()))
         return out
 
 

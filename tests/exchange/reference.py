@@ -26,6 +26,7 @@ misuse raises :class:`Illegal` where the core raises ``ExchangeError``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -141,6 +142,14 @@ class Bet:
         if not live:
             return None
         return sum((m.size * price(m.tick) for m in live), Fraction(0)) / sum(m.size for m in live)
+
+    def matched_by_tick(self) -> tuple[tuple[int, int], ...]:
+        """The stake of the unvoided fills summed per tick, ascending."""
+        sums: Counter[int] = Counter()
+        for m in self.fills:
+            if not m.voided:
+                sums[m.tick] += m.size
+        return tuple(sorted(sums.items()))
 
     def pnl(self, winners: tuple[int, ...]) -> Fraction:
         """The exact P&L of the matched part if ``winners`` tie for the win (dead heat when several)."""
@@ -676,9 +685,15 @@ class Reference:
                     "customer_ref": bet.customer_ref,
                     "round": bet.round,
                     "strategy_ref": bet.strategy_ref,
+                    "matched_by_tick": bet.matched_by_tick(),
                 }
             )
         return out
+
+    def matched_by_tick(self, account: str, market_id: str) -> dict[int, tuple[tuple[int, int], ...]]:
+        """The account's bets on a market with an unvoided fill: each one's stake per tick."""
+        bets = [b for b in self.bets.values() if b.account == account and b.market == market_id]
+        return {b.bet_id: b.matched_by_tick() for b in bets if b.matched}
 
     def current_orders(self, account: str) -> list[dict[str, Any]]:
         """``listCurrentOrders``: the account's bets on markets not yet closed, by bet id."""

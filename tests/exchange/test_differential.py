@@ -11,7 +11,8 @@ and not) go to both :class:`exchange.core.Exchange` and
 * every market's status, round, selection statuses, book levels, traded
   volume, last traded price and total matched;
 
-and at the end on every account's current and cleared orders.
+and at the end on every account's current and cleared orders, and on each
+account's matched stake by price on every market, open or closed.
 
 Commands are decoded from tuples of small ints (:func:`command_of`), so the
 same generator serves hypothesis (which shrinks the ints) and the seeded runs
@@ -289,7 +290,12 @@ class Differential:
             want = self.ref.current_orders(account)
             current = sorted(self.ex.current_orders(account), key=lambda o: o.bet_id)
             assert records(current, want[0].keys() if want else []) == want, account
+            for market_id in self.ref.markets:
+                matched = self.ex.matched_by_tick(account, market_id)
+                assert matched == self.ref.matched_by_tick(account, market_id), (account, market_id)
             self.counts["cleared"] += len(cleared)
+            self.counts["matched at several prices"] += sum(len(c.matched_by_tick) > 1 for c in cleared)
+            self.counts["partly voided"] += sum(bool(c.matched_by_tick) and c.size_voided > 0 for c in cleared)
         self.ex._check()
 
 
@@ -352,7 +358,8 @@ def test_seeded_flows_agree_and_reach_every_case(seed: int) -> None:
     # the flows reached what they claim to compare: fills, every lifecycle path, rounding, the odd rejections
     for what in (
         "Matched", "OrderLapsed", "SelectionSettled", "MarketSettled", "MarketVoided", "MatchVoided",
-        "dead heat", "outright", "rounding", "commission", "illegal", "cleared",
+        "dead heat", "outright", "rounding", "commission", "illegal", "cleared", "matched at several prices",
+        "partly voided",
         "INSUFFICIENT_FUNDS", "INVALID_ODDS", "INVALID_BET_SIZE", "INVALID_RUNNER", "BET_TAKEN_OR_LAPSED",
         "INVALID_BET_ID", "MARKET_NOT_OPEN_FOR_BETTING", "BET_REJECTED_ROUND_STALE", "SELECTION_ALREADY_LOST",
         "INVALID_MARKET_ID", "INVALID_ACCOUNT", "DUPLICATE_ACCOUNT", "INVALID_AMOUNT",
