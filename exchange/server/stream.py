@@ -13,8 +13,10 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
 * market changes come as ``mcm`` (``ct: "SUB_IMAGE"`` first, then deltas:
   ``rc: [{id, atb, atl, batb, batl, trd, ltp, tv}]``, ``marketDefinition`` when
   a status changes), order changes as ``ocm`` (``oc: [{id, orc: [{id, uo, mb,
-  ml, smc}]}]``; ``smc``, the matches per ``customerStrategyRef``, with
-  ``partitionMatchedByStrategyRef``), and ``ct: "HEARTBEAT"`` when nothing else was sent for ``heartbeatMs``.
+  ml, smc}]}]``; ``mb``/``ml`` the matched backs and lays summed per fill price,
+  ``smc`` the same per ``customerStrategyRef``, with
+  ``partitionMatchedByStrategyRef``: :mod:`exchange.betfair.order_changes`), and
+  ``ct: "HEARTBEAT"`` when nothing else was sent for ``heartbeatMs``.
   ``EX_ALL_OFFERS`` gives the full ladder as ``atb``/``atl``; ``EX_BEST_OFFERS``
   the best ``ladderLevels`` levels as ``batb``/``batl``
   (:mod:`exchange.server.best_offers`); ``EX_BEST_OFFERS_DISP`` the same as

@@ -34,9 +34,9 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
   (absent or empty: :data:`DEFAULT_FIELDS`), ``ladderLevels`` an integer 1..10
   (default 3) used by ``EX_BEST_OFFERS`` / ``EX_BEST_OFFERS_DISP``.
 * ``orderFilter``: an object; ``includeOverallPosition`` (boolean, default
-  true: ``mb``/``ml`` are sent), ``customerStrategyRefs`` (list of strings: only
-  orders placed with one of those ``customerStrategyRef`` values are shown, as ``rfs``; empty means
-  all), ``partitionMatchedByStrategyRef``
+  true: ``mb``/``ml``, the matched backs and lays by fill price, are sent), ``customerStrategyRefs``
+  (list of strings: only orders placed with one of those ``customerStrategyRef`` values are shown, as
+  ``rfs``; empty means all), ``partitionMatchedByStrategyRef``
   (boolean, default false: true adds ``smc``, each runner's matched backs and lays per
   ``customerStrategyRef``, filtered by ``customerStrategyRefs`` as the orders are), ``accountIds`` (list
   of integers; ignored, as the stream only ever shows the authenticated

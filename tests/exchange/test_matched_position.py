@@ -1,0 +1,112 @@
+"""The order stream's matched position (``mb``/``ml``/``smc``) of random fills against a brute-force regroup.
+
+What the server sends is two pure steps: :func:`exchange.core.market.matched_by_tick` sums a market's
+fills per bet and tick (voided matches left out), and :func:`exchange.betfair.order_changes.market_change`
+sums those per runner, side and strategy ref and formats them.  The regroup here shares neither: it walks
+the fills one by one, keys them by the fill's decimal price, and sorts by that price.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from exchange.betfair import order_changes
+from exchange.core.ladder import PRICES, TICK_COUNT
+from exchange.core.market import Fill, matched_by_tick
+from exchange.core.side import Side
+
+ME = "me"
+
+
+@dataclass(frozen=True)
+class Bet:
+    bet_id: int
+    selection_id: int
+    side: Side
+    ref: str | None
+    account: str
+
+
+@dataclass(frozen=True)
+class Case:
+    bets: tuple[Bet, ...]
+    fills: tuple[Fill, ...]
+    voided: frozenset[int]
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> Case:
+    """Bets of two accounts on three runners, and matches each pairing a back and a lay of one runner, at
+    a few nearby ticks (so prices repeat) or anywhere on the ladder; some matches voided."""
+    kinds = st.tuples(st.sampled_from([1, 2, 3]), st.sampled_from(Side), st.sampled_from([None, "s1", "s2"]),
+                      st.sampled_from([ME, "other"]))
+    bets = tuple(Bet(i + 1, *kind) for i, kind in enumerate(draw(st.lists(kinds, min_size=2, max_size=10))))
+    ticks = st.integers(140, 145) | st.integers(0, TICK_COUNT - 1)
+    fills: list[Fill] = []
+    for _ in range(draw(st.integers(0, 30))):
+        back = draw(st.sampled_from(bets))
+        lays = [b for b in bets if b.side is Side.LAY and b.selection_id == back.selection_id]
+        if back.side is not Side.BACK or not lays:
+            continue
+        lay = draw(st.sampled_from(lays))
+        size = draw(st.integers(1, 50_000))
+        fills.append((len(fills), len(fills), back.selection_id - 1, draw(ticks), size, back.bet_id, lay.bet_id))
+    voided = draw(st.sets(st.sampled_from(range(len(fills))))) if fills else set()
+    return Case(bets, tuple(fills), frozenset(voided))
+
+
+def served(case: Case) -> dict[int, dict[str, Any]]:
+    """What the server builds of ``me``'s bets: per runner, its ``mb``, ``ml`` and ``smc``."""
+    mine = [b for b in case.bets if b.account == ME]
+    matched = matched_by_tick(case.fills, case.voided, {b.bet_id for b in mine})
+    rows = [order_changes.OrderRow(b.selection_id, b.bet_id, b.side, b.ref, {"id": str(b.bet_id)}) for b in mine]
+    change = order_changes.market_change("m", rows, matched, closed=False)
+    return {orc["id"]: {k: orc[k] for k in ("mb", "ml", "smc")} for orc in change["orc"]}
+
+
+def regrouped(case: Case) -> dict[int, dict[str, Any]]:
+    """The same by brute force: every unvoided fill of one of ``me``'s bets, added at its price."""
+    by_id = {b.bet_id: b for b in case.bets}
+    overall: dict[tuple[int, Side], dict[Decimal, int]] = defaultdict(lambda: defaultdict(int))
+    by_ref: dict[tuple[int, str, Side], dict[Decimal, int]] = defaultdict(lambda: defaultdict(int))
+    for match_id, _, _, tick, size, back_id, lay_id in case.fills:
+        for bet in (by_id[back_id], by_id[lay_id]):
+            if match_id in case.voided or bet.account != ME:
+                continue
+            overall[bet.selection_id, bet.side][PRICES[tick]] += size
+            if bet.ref:
+                by_ref[bet.selection_id, bet.ref, bet.side][PRICES[tick]] += size
+
+    def ladder(sums: dict[Decimal, int]) -> list[list[float]]:
+        return [[float(p), float(Decimal(s) / 100)] for p, s in sorted(sums.items())]
+
+    out: dict[int, dict[str, Any]] = {}
+    for selection_id in sorted({b.selection_id for b in case.bets if b.account == ME}):
+        refs = sorted({ref for (sid, ref, _) in by_ref if sid == selection_id})
+        out[selection_id] = {
+            "mb": ladder(overall[selection_id, Side.BACK]), "ml": ladder(overall[selection_id, Side.LAY]),
+            "smc": {ref: {"mb": ladder(by_ref[selection_id, ref, Side.BACK]),
+                          "ml": ladder(by_ref[selection_id, ref, Side.LAY])} for ref in refs},
+        }
+    return out
+
+
+@given(cases())
+def test_matched_position_is_the_unvoided_fills_summed_per_price(case: Case) -> None:
+    assert served(case) == regrouped(case)
+
+
+def test_one_back_filled_at_two_prices_shows_both() -> None:
+    """The case the average hid: a back at 3.0 takes 2.00 at 3.2, then 2.00 at 3.0 (a third fill voided)."""
+    back = Bet(1, 1, Side.BACK, "s1", ME)
+    lays = (Bet(2, 1, Side.LAY, None, "other"), Bet(3, 1, Side.LAY, None, "other"))
+    fills = ((0, 1, 0, 153, 200, 1, 2), (1, 1, 0, 149, 200, 1, 3), (2, 2, 0, 149, 500, 1, 3))
+    case = Case((back, *lays), fills, frozenset({2}))
+    want = {"mb": [[3.0, 2.0], [3.2, 2.0]], "ml": []}
+    assert served(case) == regrouped(case) == {1: {**want, "smc": {"s1": want}}}
