@@ -57,9 +57,8 @@ def open_order(o: OrderView) -> OrderRow:
 
 def cleared_order(o: ClearedOrder) -> OrderRow:
     """The row of a cleared order (its market closed)."""
-    matched = o.size - o.size_cancelled - o.size_lapsed - o.size_voided
     uo = order_change(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts,
-             apiformat.price(o.price_matched), matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided,
+             apiformat.price(o.price_matched), o.size_matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided,
              o.customer_ref, o.strategy_ref)
     return OrderRow(o.selection_id, o.bet_id, o.side, o.strategy_ref, uo)
 

@@ -119,18 +119,20 @@ def check(ex: ExchangeState) -> None:
 
 
 def _check_cleared(c: ClearedOrder) -> None:
-    """A cleared order's matched stake by price: ticks on the ladder, each once, ascending, sizes positive, adding
-    up to the size it matched at the average price it reports."""
-    ticks = [tick for tick, _ in c.matched_by_tick]
-    sizes = [size for _, size in c.matched_by_tick]
+    """A cleared order's matched stake by price: kept only when there are several prices, ticks on the ladder,
+    each once, ascending, sizes positive, adding up to the size it matched at the average price it reports."""
+    several = c.several_prices
+    ticks = [tick for tick, _ in several]
+    sizes = [size for _, size in several]
     on_ladder = all(0 <= t < ladder.TICK_COUNT for t in ticks)
-    require(ticks == sorted(set(ticks)) and on_ladder and min(sizes, default=1) > 0,
-            f"bet {c.bet_id}: matched by tick {c.matched_by_tick} is not ascending ticks with positive sizes")
-    matched = c.size - c.size_cancelled - c.size_lapsed - c.size_voided
-    x100 = sum(ladder.PRICE_X100[tick] * size for tick, size in c.matched_by_tick)
+    require(len(several) != 1 and ticks == sorted(set(ticks)) and on_ladder and min(sizes, default=1) > 0,
+            f"bet {c.bet_id}: several prices {several} is not two or more ascending ticks with positive sizes")
+    by_tick = c.matched_by_tick
+    matched = c.size_matched
+    x100 = sum(ladder.PRICE_X100[tick] * size for tick, size in by_tick)
     average = Fraction(x100, 100 * matched) if matched else None
-    require(sum(sizes) == matched and average == c.price_matched,
-            f"bet {c.bet_id}: matched by tick {c.matched_by_tick} is not {matched} at {c.price_matched}")
+    require(sum(size for _, size in by_tick) == matched and average == c.price_matched,
+            f"bet {c.bet_id}: matched by tick {by_tick} is not {matched} at {c.price_matched}")
 
 
 def _check_matches(ex: ExchangeState, market: Market) -> None:

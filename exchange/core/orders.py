@@ -245,7 +245,8 @@ class Order:
         """The order as ``listClearedOrders`` reports it, once its market or selection is closed.
 
         ``matched_by_tick`` is its matched stake by fill price (from its market's fills, which the order
-        does not hold); kept in the record because the fills go when the market closes.
+        does not hold); the record keeps it when there are several prices, as the fills go when the
+        market closes (at one price, ``price_matched`` says it all).
         """
         settled_ts = self.settled_ts
         if settled_ts is None:
@@ -280,7 +281,7 @@ class Order:
             customer_ref=self.customer_ref,
             round=self.round,
             strategy_ref=self.strategy_ref,
-            matched_by_tick=matched_by_tick,
+            several_prices=matched_by_tick if len(matched_by_tick) > 1 else (),
         )
 
 
@@ -318,9 +319,12 @@ class ClearedOrder(Record):
     ``profit`` is the bet's settled P&L in minor units before commission
     (commission is charged per account per market, see
     :class:`exchange.core.events.AccountResult`); 0 for unsettled statuses.
-    ``matched_by_tick`` is what ``price_matched`` averages: the stake matched at
-    each price, voided matches left out (the order stream's ``mb``/``ml`` of a
-    closed market; not part of API-NG's record).
+    ``several_prices`` is what ``price_matched`` averages when the bet matched at
+    more than one price: the stake matched at each, voided matches left out;
+    ``()`` when it matched at one price or none (:attr:`matched_by_tick` gives
+    either; the order stream's ``mb``/``ml`` of a closed market, not part of
+    API-NG's record).  Most bets match at one price, so most records hold
+    nothing more than API-NG's.
     """
 
     bet_id: int
@@ -344,7 +348,37 @@ class ClearedOrder(Record):
     customer_ref: str | None
     round: int
     strategy_ref: str | None = None  # API-NG's customerStrategyRef
-    matched_by_tick: MatchedByTick = ()
+    several_prices: MatchedByTick = ()
+
+    @property
+    def size_matched(self) -> int:
+        """The stake matched and not voided (``size_settled`` is 0 for a bet that was not settled)."""
+        return self.size - self.size_cancelled - self.size_lapsed - self.size_voided
+
+    @property
+    def matched_by_tick(self) -> MatchedByTick:
+        """The stake matched at each price, ascending: ``several_prices``, or all of it at ``price_matched``.
+
+        >>> from exchange.core.commands import *
+        >>> from exchange.core.exchange import Exchange
+        >>> ex = Exchange()
+        >>> for cmd in (OpenAccount(0, "al"), Deposit(0, "al", 5000), OpenAccount(0, "bo"), Deposit(0, "bo", 5000),
+        ...             CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1"),
+        ...             PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3.2"), 200),
+        ...             PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3"), 200),
+        ...             PlaceOrder(2, "al", "1.1", 1, Side.BACK, Decimal("3"), 400), SettleMarket(3, "1.1", (1,))):
+        ...     _ = ex.execute(cmd)
+        >>> [(c.bet_id, c.price_matched, c.matched_by_tick, c.several_prices) for c in ex.cleared_orders("al")]
+        [(3, Fraction(31, 10), ((149, 200), (153, 200)), ((149, 200), (153, 200)))]
+        >>> [(c.bet_id, c.matched_by_tick, c.several_prices) for c in ex.cleared_orders("bo")]
+        [(1, ((153, 200),), ()), (2, ((149, 200),), ())]
+        """
+        if self.several_prices or self.price_matched is None:
+            return self.several_prices
+        tick = ladder.tick_at_or_above(self.price_matched)
+        if tick is None or ladder.PRICE_X100[tick] != self.price_matched * 100:
+            raise LedgerError(f"bet {self.bet_id}: matched at one price, but {self.price_matched} is not on the ladder")
+        return ((tick, self.size_matched),)
 
     def view(self) -> OrderView:
         """The cleared bet as ``listCurrentOrders`` shows an order that is complete."""

@@ -662,6 +662,7 @@ class Reference:
             else:
                 status = "CANCELLED"
             settled_ts = m.sel_settled_ts.get(bet.selection, m.closed_ts)
+            by_tick = bet.matched_by_tick()  # kept only when the bet matched at more than one price
             out.append(
                 {
                     "bet_id": bet.bet_id,
@@ -685,7 +686,7 @@ class Reference:
                     "customer_ref": bet.customer_ref,
                     "round": bet.round,
                     "strategy_ref": bet.strategy_ref,
-                    "matched_by_tick": bet.matched_by_tick(),
+                    "several_prices": by_tick if len(by_tick) > 1 else (),
                 }
             )
         return out

@@ -294,8 +294,8 @@ class Differential:
                 matched = self.ex.matched_by_tick(account, market_id)
                 assert matched == self.ref.matched_by_tick(account, market_id), (account, market_id)
             self.counts["cleared"] += len(cleared)
-            self.counts["matched at several prices"] += sum(len(c.matched_by_tick) > 1 for c in cleared)
-            self.counts["partly voided"] += sum(bool(c.matched_by_tick) and c.size_voided > 0 for c in cleared)
+            self.counts["matched at several prices"] += sum(len(c.several_prices) > 1 for c in cleared)
+            self.counts["partly voided"] += sum(c.size_matched > 0 and c.size_voided > 0 for c in cleared)
         self.ex._check()
 
 
