@@ -217,9 +217,9 @@ class Market:
 class ClosedMarket(Record):
     """What is kept of a market once it is settled or voided: its final book and when it closed.
 
-    Its orders are compacted into their accounts' cleared orders (each with
-    its matched stake summed per price); books, positions and the match
-    record are released.
+    Its orders are compacted into their accounts' cleared orders (those
+    matched at several prices keep their stake at each); books, positions
+    and the match record are released.
     """
 
     market_id: str

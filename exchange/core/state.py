@@ -20,8 +20,8 @@ account, market events  balances, statuses, rounds
 ======================  =====================================================
 
 When a market closes, its orders are compacted into each account's
-:class:`~exchange.core.orders.ClearedOrder` records (each keeps its matched
-stake by price, summed from the fills) and the market into a
+:class:`~exchange.core.orders.ClearedOrder` records (one that matched at
+several prices keeps its stake at each, summed from the fills) and the market into a
 :class:`~exchange.core.market.ClosedMarket`; books, positions, orders and the
 fills are released.  With ``ExchangeConfig.keep_closed_markets`` set, only that many
 closed markets are kept at all (the oldest go first), so a long-running
