@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -484,6 +485,34 @@ def test_audit_catches_a_bet_both_open_and_cleared(s: State) -> None:
     alice.cleared[CLOSED] = (*alice.cleared[CLOSED], ghost)
     s.ex.cleared[bet_id] = ghost
     with pytest.raises(LedgerError, match=r"a bet is both open and cleared"):
+        s.ex._check()
+
+
+@pytest.mark.parametrize(("several", "message"), [
+    (((99, 500),), r"several prices \(\(99, 500\),\) is not two or more ascending ticks"),
+    (((104, 200), (99, 300)), r"is not two or more ascending ticks with positive sizes"),
+    (((99, 300), (104, 200)), r"matched by tick \(\(99, 300\), \(104, 200\)\) is not 500 at 2"),
+    (((99, 300), (104, 100)), r"is not 500 at 2"),
+])
+def test_audit_catches_a_cleared_stake_by_price_that_does_not_add_up(s: State, several: tuple[tuple[int, int], ...],
+                                                                     message: str) -> None:
+    """Alice's bet on the closed market matched 5.00 at 2.0 (tick 99): one price, so nothing is kept."""
+    alice = s.account("alice")
+    (record,) = alice.cleared[CLOSED]
+    assert record.several_prices == () and record.matched_by_tick == ((99, 500),)
+    bad = dataclasses.replace(record, several_prices=several)
+    alice.cleared[CLOSED] = (bad,)
+    s.ex.cleared[bad.bet_id] = bad
+    with pytest.raises(LedgerError, match=message):
+        s.ex._check()
+
+
+def test_a_cleared_bet_at_one_price_must_report_a_ladder_price(s: State) -> None:
+    alice = s.account("alice")
+    bad = dataclasses.replace(alice.cleared[CLOSED][0], price_matched=Fraction(203, 100))
+    alice.cleared[CLOSED] = (bad,)
+    s.ex.cleared[bad.bet_id] = bad
+    with pytest.raises(LedgerError, match=r"matched at one price, but 203/100 is not on the ladder"):
         s.ex._check()
 
 
