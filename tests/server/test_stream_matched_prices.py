@@ -113,6 +113,13 @@ async def test_orders_filled_at_several_prices_show_each_fill_price(client: Test
         await _order(client, alice, "LAY", 4.4, 4, matched=4.0)  # 2 at 4.0, 2 at 4.2; no strategy
         mine: dict[int, tuple[str, str]] = {}
 
+        await ws.send_json({"op": "orderSubscription", "id": 1, "orderFilter": {}})  # no smc asked for
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        (market,) = (await receive(ws, "ocm", ct="SUB_IMAGE"))["oc"]
+        (orc,) = market["orc"]
+        overall = await _expected(client, alice, mine)
+        assert "smc" not in orc and (orc["mb"], orc["ml"]) == (overall["mb"], overall["ml"])
+
         listener = StreamListener(max_latency=None)
         listener.register_stream(2, "orderSubscription")
         await ws.send_json({"op": "orderSubscription", "id": 2, "orderFilter": {"partitionMatchedByStrategyRef": True}})
