@@ -28,6 +28,7 @@ How the drivers use it:
   :meth:`Exchange.order_view`, :meth:`Exchange.cleared_orders` and
   :meth:`Exchange.market_result` (``listClearedOrders`` with commission),
   :meth:`Exchange.matched_by_tick` (the matched stake by price, for the order stream),
+  :meth:`Exchange.matches` (each fill of the account's bets, ``listMarketBook``'s matches),
   :meth:`Exchange.funds` (``getAccountFunds``), :meth:`Exchange.profit_and_loss`.
   Every read takes the caller's account id and shows only that account's data.
 * **Journal / stream / backtests**: every event has ``to_dict()``;
@@ -92,7 +93,8 @@ from exchange.core.commands import (
 from exchange.core.errors import ExchangeError, Rejection
 from exchange.core.events import AccountResult, Event
 from exchange.core.market import ClosedMarket, MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, MatchedByTick, OrderView
+from exchange.core.orders import ClearedOrder, MatchedByTick, MatchView, OrderView
+from exchange.core.side import Side
 from exchange.core.state import ExchangeConfig, ExchangeState
 
 __all__ = ["Exchange", "ExchangeConfig"]
@@ -120,7 +122,7 @@ class Exchange(ExchangeState):
 
     Write side: :meth:`execute` (a command -> its events), :meth:`apply` (an
     event -> state), :meth:`replay`.  Read side: :meth:`market_book`,
-    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`, :meth:`matched_by_tick`,
+    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`, :meth:`matched_by_tick`, :meth:`matches`,
     :meth:`funds`, :meth:`market_result`, :meth:`profit_and_loss`.
     """
 
@@ -242,6 +244,26 @@ class Exchange(ExchangeState):
         if pos is not None:
             return pos.market.matched_by_tick({o.bet_id for o in pos.orders})
         return {c.bet_id: c.matched_by_tick for c in account.cleared.get(market_id, ()) if c.matched_by_tick}
+
+    def matches(self, account_id: str, market_id: str) -> tuple[MatchView, ...]:
+        """The account's matches on an open market, one per fill of each of its bets, in match order, voided
+        matches left out; ``()`` once the market has closed (its fills are released; :meth:`matched_by_tick`
+        still has the stake by price).  O(the market's fills).
+        """
+        account = self.accounts.get(account_id)
+        pos = account.positions.get(market_id) if account is not None else None
+        if pos is None:
+            return ()
+        market = pos.market
+        mine = {o.bet_id for o in pos.orders}
+        out = []
+        for match_id, ts, sel, tick, size, back_id, lay_id in market.fills:
+            if match_id in market.voided_matches:
+                continue
+            for bet_id, side in ((back_id, Side.BACK), (lay_id, Side.LAY)):
+                if bet_id in mine:
+                    out.append(MatchView(bet_id, match_id, market.selection_ids[sel], side, tick, size, ts))
+        return tuple(out)
 
     def funds(self, account_id: str) -> AccountFunds | None:
         """``getAccountFunds``: balance, exposure, available to bet (minor units)."""

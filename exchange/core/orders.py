@@ -313,6 +313,20 @@ class OrderView(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class MatchView(Record):
+    """One match of one bet, as API-NG's ``Match`` reports it unrolled: the price (``tick``) and the stake
+    (minor units) of that fill, not the bet's average (``listMarketBook`` with ``NO_ROLLUP``)."""
+
+    bet_id: int
+    match_id: int
+    selection_id: int
+    side: Side
+    tick: int
+    size: int
+    matched_ts: int
+
+
+@dataclass(frozen=True, slots=True)
 class ClearedOrder(Record):
     """An order as API-NG's ``ClearedOrderSummary`` reports it.
 

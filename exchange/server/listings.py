@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core.orders import OrderStatus, OrderView
+from exchange.core import ladder
+from exchange.core.orders import MatchView, OrderStatus, OrderView
 from exchange.server.auth import Session
 from exchange.server.discovery import event, open_markets
 from exchange.server.errors import ApiError, ApingCode, invalid_input
@@ -147,7 +148,7 @@ async def list_market_book(
                                                                  "ROLLED_UP_BY_AVG_PRICE"):
         raise invalid_input(f"matchProjection must be NO_ROLLUP, ROLLED_UP_BY_PRICE or ROLLED_UP_BY_AVG_PRICE, "
                             f"not {match_projection!r:.40}")
-    wanted, overall = _order_filters(params)
+    wanted, overall, by_strategy = _order_filters(params)
     out = []
     for i, market_id in enumerate(unique_ids):
         if i:
@@ -158,6 +159,7 @@ async def list_market_book(
         every = [o for o in service.orders(session.account) if o.market_id == market_id] if (
             order_projection or match_projection) else []
         mine = [o for o in every if wanted(o)]
+        fills = service.exchange.matches(session.account, market_id) if match_projection else ()
         runners = []
         for r in book.runners:
             shown = dataclasses.replace(r, available_to_back=projection.offers(r.available_to_back),
@@ -169,26 +171,27 @@ async def list_market_book(
                                    if order_projection == "ALL" or str(o.status) == order_projection]
             if match_projection:
                 matched = [o for o in every if o.selection_id == r.selection_id] if overall else theirs
-                entry["matches"] = _matches(matched, match_projection)
+                entry["matches"] = _matches(matched, fills, match_projection)
+                if by_strategy:
+                    entry["matchesByStrategy"] = _matches_by_strategy(theirs, fills, match_projection)
             runners.append(entry)
         out.append(apiformat.market_book(book, version=service.market_version(market_id), runners=runners,
                                          last_match_ms=service.last_match_ms(market_id)))
     return out
 
 
-def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], bool], bool]:
-    """The orders listMarketBook shows (``betIds``, ``customerStrategyRefs``, ``matchedSince``), and whether
-    its ``matches`` count every order (``includeOverallPosition``, default true) or only those.
+def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], bool], bool, bool]:
+    """The orders listMarketBook shows (``betIds``, ``customerStrategyRefs``, ``matchedSince``), whether
+    its ``matches`` count every order (``includeOverallPosition``, default true) or only those, and whether
+    each runner also gets ``matchesByStrategy`` (``partitionMatchedByStrategyRef``, default false).
 
-    ``currencyCode`` must be GBP (the one currency); ``partitionMatchedByStrategyRef`` (matches per strategy) is
-    not offered and refused when true; ``locale`` is accepted.
+    ``currencyCode`` must be GBP (the one currency); ``locale`` is accepted.
     """
     bet_ids = _bet_ids(params)
     strategies = set(get_str_list(params, "customerStrategyRefs")) or None
     since = None if params.get("matchedSince") is None else parse_time(params["matchedSince"], "matchedSince")
     overall = get_bool(params, "includeOverallPosition", default=True)
-    if get_bool(params, "partitionMatchedByStrategyRef", default=False):
-        raise invalid_input("partitionMatchedByStrategyRef is not offered: matches are not partitioned by strategy")
+    by_strategy = get_bool(params, "partitionMatchedByStrategyRef", default=False)
     get_enum(params, "currencyCode", ("GBP",), default="GBP")
     get_str(params, "locale", required=False, max_len=16)
 
@@ -197,7 +200,7 @@ def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], boo
                 and (strategies is None or o.strategy_ref in strategies)
                 and (since is None or (o.matched_ts is not None and o.matched_ts >= since)))
 
-    return wanted, overall
+    return wanted, overall, by_strategy
 
 
 async def list_runner_book(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> list[JsonDict]:
@@ -214,16 +217,49 @@ async def list_runner_book(service: ExchangeService, session: Session, params: M
     return books
 
 
-def _matches(orders: Sequence[OrderView], projection: str) -> list[JsonDict]:
-    matched = [o for o in orders if o.size_matched]
+def _matches(orders: Sequence[OrderView], fills: Sequence[MatchView], projection: str) -> list[JsonDict]:
+    """A runner's ``matches`` of ``orders`` under ``matchProjection``.
+
+    ``NO_ROLLUP``: each fill of each order (``betId``, ``matchId``, the fill's price and stake, ``matchDate``), in
+    match order; ``ROLLED_UP_BY_PRICE``: the stake summed per side and fill price; ``ROLLED_UP_BY_AVG_PRICE``: per
+    side and order's average matched price. The rolled-up ones ascend by side (BACK first), then price. ``fills``
+    are the account's unvoided matches on the market (:meth:`~exchange.core.exchange.Exchange.matches`).
+    """
+    matched = {o.bet_id: o for o in orders if o.size_matched}
+    if projection == "ROLLED_UP_BY_AVG_PRICE":
+        by_average: dict[tuple[str, float], int] = {}
+        for o in matched.values():
+            key = (str(o.side), apiformat.price(o.average_price_matched))
+            by_average[key] = by_average.get(key, 0) + o.size_matched
+        return [{"side": side, "price": p, "size": apiformat.money(size)}
+                for (side, p), size in sorted(by_average.items())]
+    theirs = [f for f in fills if f.bet_id in matched]
     if projection == "NO_ROLLUP":
-        return [{"betId": str(o.bet_id), "side": str(o.side), "price": apiformat.price(o.average_price_matched),
-                 "size": apiformat.money(o.size_matched), "matchDate": apiformat.iso(o.matched_ts)} for o in matched]
-    rolled: dict[tuple[str, float], int] = {}
-    for o in matched:
-        key = (str(o.side), apiformat.price(o.average_price_matched))
-        rolled[key] = rolled.get(key, 0) + o.size_matched
-    return [{"side": side, "price": p, "size": apiformat.money(size)} for (side, p), size in sorted(rolled.items())]
+        return [{"betId": str(f.bet_id), "matchId": str(f.match_id), "side": str(f.side),
+                 "price": float(ladder.price(f.tick)), "size": apiformat.money(f.size),
+                 "matchDate": apiformat.iso(f.matched_ts)} for f in theirs]
+    by_tick: dict[tuple[str, int], int] = {}
+    for f in theirs:
+        key = (str(f.side), f.tick)
+        by_tick[key] = by_tick.get(key, 0) + f.size
+    return [{"side": side, "price": float(ladder.price(tick)), "size": apiformat.money(size)}
+            for (side, tick), size in sorted(by_tick.items())]
+
+
+def _matches_by_strategy(orders: Sequence[OrderView], fills: Sequence[MatchView], projection: str
+                         ) -> dict[str, JsonDict]:
+    """``matchesByStrategy``: :func:`_matches` per ``customerStrategyRef`` of ``orders`` (API-NG's ``Matches``:
+    ``{"matches": [...]}``), refs in order; orders without a ref count in none, and a ref with no match is left out."""
+    by_ref: dict[str, list[OrderView]] = {}
+    for o in orders:
+        if o.strategy_ref is not None:
+            by_ref.setdefault(o.strategy_ref, []).append(o)
+    out = {}
+    for ref, group in sorted(by_ref.items()):
+        matches = _matches(group, fills, projection)
+        if matches:
+            out[ref] = {"matches": matches}
+    return out
 
 
 MARKET_SORTS = ("MINIMUM_TRADED", "MAXIMUM_TRADED", "MINIMUM_AVAILABLE", "MAXIMUM_AVAILABLE", "FIRST_TO_START",
