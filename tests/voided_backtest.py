@@ -1,10 +1,15 @@
-"""A backtest folder in which a dealer's error voids some of the strategy's matches, for the replay's tests.
+"""Backtest folders in which the strategy's matches are voided mid-game, for the replay's tests.
 
 One game of Hold'em from seed 1, the example market maker quoting every window, and one
 scripted irregularity: the turn is turned early, at the start of the Flop window, and
 the exchange notices it only when the window closes (a long ``notice_ms``), so every match
 of the Flop window, the strategy's among them, is voided then, while the game goes on.
-The folder is what ``exchange-poker backtest --out`` writes; the game's own event log
+:func:`write_market_voided_backtest`: one game of Omaha Hi/Lo from seed 3, the same strategy,
+and an operator voiding the game a second into its last (Turn) window: the Low market,
+settled when the turn was turned, stays settled; the High market is voided whole, but for
+the matches on the hands it had already settled as losers, which stand.
+
+Each folder is what ``exchange-poker backtest --out`` writes; the game's own event log
 (the journal's record) comes back with it.
 """
 
@@ -17,10 +22,11 @@ from engine.irregularities import Irregularity, Kind
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.outputs import empty_tables, write_tables
 from exchange.backtest.runner import BacktestConfig
-from exchange.backtest.world import build_world
+from exchange.backtest.world import World, build_world
 from exchange.betfair.stream import write_stream
-from exchange.game.events import EventLog
+from exchange.game.events import EventLog, Stamped
 from exchange.game.irregular import IrregularityPlan, scripted
+from exchange.game.rounds import Round
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The turn seen at the Flop window's opening and noticed only at its close: the whole window's matches voided.
@@ -35,10 +41,36 @@ class VoidedBacktest:
 
 def write_voided_backtest(out: Path) -> VoidedBacktest:
     """Play the game, write its tables and stream files to ``out``; return them with the game's event log."""
-    config = BacktestConfig(strategy=StrategySpec.parse(f"{ROOT}/scripts/market_maker.py:MarketMaker"), games=1,
-                            seed=1)
-    world = build_world(config.setup(), 0, config.strategy.build())
+    world = _world("holdem", 1)
     world.channel.irregularities = scripted({0: PLAN})
+    return _write(world, out)
+
+
+#: When the operator voids the hi/lo game: this long after its Turn window opens.
+OPERATOR_VOID_AFTER_MS = 1_000
+
+
+def write_market_voided_backtest(out: Path) -> VoidedBacktest:
+    """Play the hi/lo game an operator voids in its Turn window, write it to ``out``; return it with its event log."""
+    world = _world("omaha-hilo", 3)
+    channel = world.channel
+
+    def void_in_the_last_window(stamped: Stamped) -> None:
+        game = channel.game(stamped.market_id)
+        if stamped.type == "WindowOpened" and game is not None and game.round is Round.TURN:
+            world.clock.call_later(OPERATOR_VOID_AFTER_MS, lambda: game.operator_void("a test"))
+
+    channel.subscribe(void_in_the_last_window)
+    return _write(world, out)
+
+
+def _world(channel: str, seed: int) -> World:
+    config = BacktestConfig(strategy=StrategySpec.parse(f"{ROOT}/scripts/market_maker.py:MarketMaker"), games=1,
+                            seed=seed, channel=channel)
+    return build_world(config.setup(), 0, config.strategy.build())
+
+
+def _write(world: World, out: Path) -> VoidedBacktest:
     log = EventLog.attach(world.channel.bus)
     world.run()
     tables = empty_tables()

@@ -13,7 +13,9 @@ Six tables, one file each in the output directory:
     cancelled, ``cancels``, and when its remainder lapsed, ``lapsed_ms``) or was rejected.
 ``fills.parquet``
     one row per match (a back and a lay), with the matched hand's exact equity at that moment; a match
-    a dealer's error voided later has ``voided`` and the time of its void, ``voided_ms``.
+    the exchange voided later (refunded: one a card exposed early voided, or one of a market voided whole
+    that was not on a hand the market had settled already) has ``voided`` and the time of its void,
+    ``voided_ms``.
 ``settlements.parquet``
     one row per account per market — every account of the game, the house's included — with
     the account's ``balance_after`` the game (the exchange's balance once the game is over).

@@ -8,8 +8,9 @@ as Betfair's stream recorded it: prices, statuses, settlement),
 ``equities.parquet`` (each market's prices as the game published them at every
 reveal), ``orders.parquet`` (the strategy's orders, with when each was
 cancelled and when its remainder lapsed) and ``fills.parquet`` (every fill,
-with its time, and when a dealer's error voided it if it did: the match is
-shown from its time and voided from the void's). The cards are dealt again from the recorded ones by the game's
+with its time, and when the exchange voided it if it did, for a dealer's error
+or with its whole market: the match is shown from its time and voided from the
+void's). The cards are dealt again from the recorded ones by the game's
 own dealer (:mod:`exchange.backtest.replay_deal`) and shown when the live game
 turned them, in the live snapshot's shape (faces, draws, the board a game has).
 

@@ -2,7 +2,7 @@
 
 A folder written before ``equities.parquet`` existed is read without equities;
 one written before hi/lo games recorded their Low market's stream shows that
-market without prices; one written before fills recorded when a dealer's error
+market without prices; one written before fills recorded when the exchange
 voided them (``voided_ms``) leaves those fills out.
 """
 

@@ -8,7 +8,11 @@ far as the fills by then, cancelled and lapsed at the times recorded. A match a
 dealer's error voided later (an exposed card: :mod:`exchange.game.irregular`) is
 shown as it was, matched from its time, and voided from the void's: the order's
 matched size and average price, and the market's traded volume and last price
-(the recording's, which the void takes back), go back then.
+(the recording's, which the void takes back), go back then. A market voided whole
+mid-game (a misdeal, a technical fault, an operator's void) voids each of its
+matches at its time the same way (the exchange's ``MatchVoided``, one a match),
+but those on selections it had already settled, which stand; from then on the
+market is ``VOID`` (``marketStatus``, as the live snapshot has it).
 
 The average matched price is exact, as the exchange keeps it (the stake-weighted
 sum of the ladder's prices in hundredths, over the stake), and rounded only on
@@ -34,6 +38,8 @@ from exchange.game.rounds import Window
 
 JsonDict = dict[str, Any]
 _RUNNER_STATUS = {"ACTIVE": "IN_PLAY", "WINNER": "WINNER", "LOSER": "LOSER", "REMOVED": "REMOVED"}
+#: The exchange's status of a market (``marketStatus`` in the live snapshot) by its stream status, but closed.
+_MARKET_STATUS = {"OPEN": "ACTIVE", "SUSPENDED": "SUSPENDED"}
 
 
 @dataclass
@@ -90,9 +96,19 @@ class RecordedMarket:
         out: JsonDict = {"marketId": self.market_id, "marketType": self.kind.value.upper(),
                          "marketName": self.kind.label if markets > 1 else "Winner", "status": state["status"],
                          "totalMatched": state["total"], "selections": selections}
+        status = self._status(state["status"])
+        if status is not None:
+            out["marketStatus"] = status
         if state["status"] == "CLOSED":
             out["early"] = self.early
         return out
+
+    def _status(self, stream_status: str) -> str | None:
+        """The exchange's status for the stream's: a closed market is ``SETTLED`` if it has winners, else ``VOID``
+        (the stream says ``CLOSED`` for both); None before the recording opens the market."""
+        if stream_status == "CLOSED":
+            return "SETTLED" if self.winners else "VOID"
+        return _MARKET_STATUS.get(stream_status)
 
 
 def _selection_status(runner: str, market_status: str, dead_heat: bool) -> str:

@@ -11,7 +11,9 @@ export const STATUS_WORDS = {
   IN_PLAY: "in play", CAN_NOT_WIN: "can't win", LOSER: "lost", WINNER: "winner", TIED_DEAD_HEAT: "dead heat",
   REMOVED: "removed",
 };
-const MARKET_WORDS = { OPEN: "open for betting", SUSPENDED: "suspended", CLOSED: "settled", INACTIVE: "not open" };
+const MARKET_WORDS = {
+  OPEN: "open for betting", SUSPENDED: "suspended", CLOSED: "settled", VOID: "void", INACTIVE: "not open",
+};
 
 export class TableView {
   /**
@@ -86,8 +88,9 @@ export class TableView {
     }
     for (const market of markets) {
       const status = this.cells.get(market.marketId);
-      setText(status, MARKET_WORDS[market.status] ?? market.status);
-      setClass(status, `market-status ${market.status}`);
+      const shown = market.marketStatus === "VOID" ? "VOID" : market.status;  // closed, but voided: not settled
+      setText(status, MARKET_WORDS[shown] ?? shown);
+      setClass(status, `market-status ${shown}`);
       const pnl = extras.pnl(market);
       for (const sel of market.selections) this.updateRow(market, sel, pnl, extras);
     }
@@ -237,7 +240,9 @@ function withFaces(hand) {
 
 export function roundWords(game) {
   if (!game.roundName) return "Starting";
-  if (game.markets.length && game.markets.every((m) => m.status === "CLOSED")) return `${game.roundName} · result`;
+  if (game.markets.length && game.markets.every((m) => m.status === "CLOSED")) {
+    return `${game.roundName} · ${game.markets.every((m) => m.marketStatus === "VOID") ? "void" : "result"}`;
+  }
   return game.bettingOpen ? game.roundName : `${game.roundName} · suspended`;
 }
 
