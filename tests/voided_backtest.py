@@ -9,13 +9,18 @@ and an operator voiding the game a second into its last (Turn) window: the Low m
 settled when the turn was turned, stays settled; the High market is voided whole, but for
 the matches on the hands it had already settled as losers, which stand.
 
+:func:`write_exposed_backtest`: one game of Hold'em from seed 1, the same strategy, the
+third hole card exposed at the deal (rule 1: it becomes the burn card, out of play, and
+the deal goes on), and an operator voiding the game a second into its Turn window.
+
 Each folder is what ``exchange-poker backtest --out`` writes; the game's own event log
-(the journal's record) comes back with it.
+(the journal's record) comes back with it, and the cards the live game showed as exposed
+and as dead (its ``public`` cards, what the live snapshot sends) each time they changed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.irregularities import Irregularity, Kind
@@ -33,10 +38,18 @@ ROOT = Path(__file__).resolve().parents[1]
 PLAN = IrregularityPlan(Irregularity(Kind.PREMATURE_TURN), at_permille=0, notice_ms=10**9)
 
 
+#: The third hole card exposed at the deal: burned, out of play for the rest of the game.
+EXPOSED_PLAN = IrregularityPlan(Irregularity(Kind.EXPOSED_HOLE_CARDS, (2,)))
+
+Cards = tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class VoidedBacktest:
     out: Path
     log: EventLog
+    #: ``(at_ms, exposed, dead)`` each time the live game's exposed or dead cards changed (none: never).
+    exposed: list[tuple[int, Cards, Cards]] = field(default_factory=list)
 
 
 def write_voided_backtest(out: Path) -> VoidedBacktest:
@@ -53,6 +66,19 @@ OPERATOR_VOID_AFTER_MS = 1_000
 def write_market_voided_backtest(out: Path) -> VoidedBacktest:
     """Play the hi/lo game an operator voids in its Turn window, write it to ``out``; return it with its event log."""
     world = _world("omaha-hilo", 3)
+    _void_in_the_last_window(world)
+    return _write(world, out)
+
+
+def write_exposed_backtest(out: Path) -> VoidedBacktest:
+    """Play the Hold'em game dealt with an exposed hole card and voided in its Turn window; write it to ``out``."""
+    world = _world("holdem", 1)
+    world.channel.irregularities = scripted({0: EXPOSED_PLAN})
+    _void_in_the_last_window(world)
+    return _write(world, out)
+
+
+def _void_in_the_last_window(world: World) -> None:
     channel = world.channel
 
     def void_in_the_last_window(stamped: Stamped) -> None:
@@ -61,7 +87,6 @@ def write_market_voided_backtest(out: Path) -> VoidedBacktest:
             world.clock.call_later(OPERATOR_VOID_AFTER_MS, lambda: game.operator_void("a test"))
 
     channel.subscribe(void_in_the_last_window)
-    return _write(world, out)
 
 
 def _world(channel: str, seed: int) -> World:
@@ -72,10 +97,23 @@ def _world(channel: str, seed: int) -> World:
 
 def _write(world: World, out: Path) -> VoidedBacktest:
     log = EventLog.attach(world.channel.bus)
+    channel = world.channel
+    exposed: list[tuple[int, Cards, Cards]] = []
+
+    def watch(stamped: Stamped) -> None:
+        game = channel.game(stamped.market_id)
+        if game is None:
+            return
+        public = game.public
+        seen = (tuple(str(c) for c in public.exposed), tuple(str(c) for c in public.out_of_play))
+        if (exposed[-1][1:] if exposed else ((), ())) != seen:
+            exposed.append((stamped.at_ms, *seen))
+
+    channel.subscribe(watch)
     world.run()
     tables = empty_tables()
     streams = world.write(tables)
     write_tables(out, {name: table.to_arrow() for name, table in tables.items()})
     for market_id, text in streams:
         write_stream(out / "streams", market_id, text)
-    return VoidedBacktest(out, log)
+    return VoidedBacktest(out, log, exposed)

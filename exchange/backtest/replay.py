@@ -19,7 +19,10 @@ turned them, in the live snapshot's shape (faces, draws, the board a game has).
 ``game.orders`` (API-NG's ``CurrentOrderSummary``: matched, remaining,
 cancelled, lapsed and voided as they stood at that instant, the average matched price
 exact and rounded only as the live API rounds it) so the page lists them and
-their "if it wins" P&L. A folder written before the equities table and the
+their "if it wins" P&L. Cards a dealer's error showed before their time are in
+``gameData.exposedCards`` from the moment they were seen, and those the rules
+take out of play (the burned exposed card of rules 1 and 5) in ``deadCards``, as
+the live snapshot has them, from ``irregularities.parquet``. A folder written before the equities table and the
 cancel and lapse times were recorded still replays: without equities, and with
 an order's cancelled or lapsed part taken off at its window's close.
 
@@ -37,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exchange.backtest.replay_files import ReplayError, read_folder
+from exchange.backtest.replay_files import Exposure, ReplayError, read_folder
 from exchange.backtest.replay_market import RecordedMarket, orders_at
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import PublicCards
@@ -59,6 +62,7 @@ class RecordedGame:
     stages: tuple[PublicCards, ...]
     markets: tuple[RecordedMarket, ...]
     settlements: list[JsonDict] = field(default_factory=list)
+    exposures: tuple[Exposure, ...] = ()
 
     @functools.cached_property
     def windows(self) -> tuple[Window, ...]:
@@ -94,6 +98,17 @@ class RecordedGame:
         until = now_ms if closed is None else min(now_ms, closed)
         shown = sum(1 for w in self.windows if w.closes_ms <= until)
         return self.stages[min(shown, len(self.stages) - 1)]
+
+    def exposed_at(self, now_ms: int) -> JsonDict:
+        """``exposedCards`` (every card a dealer's error showed by ``now_ms``) and ``deadCards`` (those of them out
+        of play), as the live snapshot's game data has them: each only when there is one."""
+        shown = [e for e in self.exposures if e.at_ms <= now_ms]
+        out: JsonDict = {}
+        if shown:
+            out["exposedCards"] = [c for e in shown for c in e.cards]
+            if shown[-1].dead:
+                out["deadCards"] = list(shown[-1].dead)
+        return out
 
 
 class Timeline:
@@ -184,7 +199,7 @@ def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:
             "bettingWindowRemainingMs": max(0, window.closes_ms - now_ms) if betting_open else 0,
             "bettingOpen": betting_open,
             "gameData": {"hands": hands, "communityCards": [str(c) for c in public.board]
-                         + [NOT_AVAILABLE] * (board_cards - len(public.board))},
+                         + [NOT_AVAILABLE] * (board_cards - len(public.board)), **game.exposed_at(now_ms)},
             "markets": markets,
             "orders": [o for m in game.markets for o in orders_at(m, now_ms, game.windows, game.end_ms)],
         },
@@ -219,6 +234,7 @@ def load_timeline(directory: Path, account: str | None = None) -> Timeline:
             market_id=row["market_id"], game_index=row["game_index"], channel=config, start_ms=row["start_ms"],
             status=row["status"], stages=folder.stages(row), markets=markets,
             settlements=[s for m in markets if (s := folder.settlement(m.market_id)) is not None],
+            exposures=folder.exposures(row),
         ))
     return Timeline(games)
 

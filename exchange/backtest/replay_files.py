@@ -3,14 +3,16 @@
 A folder written before ``equities.parquet`` existed is read without equities;
 one written before hi/lo games recorded their Low market's stream shows that
 market without prices; one written before fills recorded when the exchange
-voided them (``voided_ms``) leaves those fills out.
+voided them (``voided_ms``) leaves those fills out; one written before
+``irregularities.parquet`` existed shows no card a dealer's error exposed, and
+one written before its ``dead_cards`` column none of them dead.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,16 @@ JsonDict = dict[str, Any]
 REQUIRED = ("games.parquet", "orders.parquet", "fills.parquet", "settlements.parquet")
 
 
+@dataclass(frozen=True)
+class Exposure:
+    """Cards a dealer's error showed before their time (``irregularities.parquet``): when, which, and those of them
+    out of play from then on (``dead``: every card so far, as the game's ``deadCards`` says it)."""
+
+    at_ms: int
+    cards: tuple[str, ...]
+    dead: tuple[str, ...]
+
+
 class ReplayError(ValueError):
     """The folder is not a backtest's output (the message says what is missing)."""
 
@@ -43,6 +55,7 @@ class Folder:
     fills: dict[str, list[JsonDict]]
     settled: dict[str, list[JsonDict]]
     equities: dict[str, list[JsonDict]]
+    irregularities: dict[str, list[JsonDict]] = field(default_factory=dict)
 
     def channel(self, row: JsonDict) -> ChannelConfig:
         try:
@@ -72,6 +85,11 @@ class Folder:
             orders=self.orders.get(market_id, []), fills=self.fills.get(market_id, []),
         )
 
+    def exposures(self, row: JsonDict) -> tuple[Exposure, ...]:
+        """The cards a dealer's error exposed in the game of ``row``, each irregularity's when it happened."""
+        return tuple(Exposure(at_ms=r["at_ms"], cards=_cards(r["cards"]), dead=_cards(r.get("dead_cards")))
+                     for r in sorted(self.irregularities.get(row["market_id"], []), key=lambda r: r["at_ms"]))
+
     def settlement(self, market_id: str) -> JsonDict | None:
         """The strategy's result on ``market_id`` as a grouped cleared order (None if it had no row)."""
         rows = self.settled.get(market_id)
@@ -94,6 +112,7 @@ def read_folder(directory: Path, account: str | None = None) -> Folder:
         raise ReplayError(f"{directory}/streams is missing: the backtest was run with --no-streams, and the replay "
                           "needs the recorded markets")
     equities = directory / "equities.parquet"
+    irregularities = directory / "irregularities.parquet"
     return Folder(
         directory=directory,
         games=pq.read_table(directory / "games.parquet").to_pylist(),
@@ -102,7 +121,13 @@ def read_folder(directory: Path, account: str | None = None) -> Folder:
                               lambda r: mine in (r["back_account"], r["lay_account"]) and _when_known(r)),
         settled=_rows_by_market(directory / "settlements.parquet", lambda r: r["account"] == mine),
         equities=_rows_by_market(equities, lambda r: True) if equities.is_file() else {},
+        irregularities=_rows_by_market(irregularities, lambda r: True) if irregularities.is_file() else {},
     )
+
+
+def _cards(text: str | None) -> tuple[str, ...]:
+    """Cards as a table writes them (``"As Kd"``); none for an empty or missing column."""
+    return tuple((text or "").split())
 
 
 def _when_known(fill: JsonDict) -> bool:

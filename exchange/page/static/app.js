@@ -151,7 +151,10 @@ function timeLeft(channelId) {
   const entry = state.snapshots.get(channelId);
   const game = entry?.snapshot.game;
   if (!game) return "—";
-  if (!game.bettingOpen) return game.markets.every((m) => m.status === "CLOSED") ? "settled" : "suspended";
+  if (!game.bettingOpen) {
+    if (!game.markets.every((m) => m.status === "CLOSED")) return "suspended";
+    return game.markets.every((m) => m.marketStatus === "VOID") ? "void" : "settled";
+  }
   const speed = state.replay ? (state.replay.playing ? state.replay.speed : 0) : 1;
   const left = Math.max(0, (game.bettingWindowRemainingMs ?? 0) - (performance.now() - entry.at) * speed);
   return `${(left / 1000).toFixed(1)} s`;

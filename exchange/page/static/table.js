@@ -2,7 +2,7 @@
 // Betfair-style price grid built from what the server sends (any number of markets and selections).
 // The grid is built once per game and market shape, then only its texts change: focus stays, nothing jumps.
 
-import { cardCode, drawCards } from "./cards.js";
+import { cardCode, drawCard, drawCards } from "./cards.js";
 import { $, h, replaceChildren, setClass, setText } from "./dom.js";
 import { formatPrice, hundredths, pennies, shortMoney, signedMoney } from "./ladder.js";
 
@@ -25,17 +25,20 @@ export class TableView {
     this.onLadder = onLadder;
     this.handsKey = null;
     this.boardKey = null;
+    this.exposedKey = null;
     this.marketsKey = null;
     this.cells = new Map(); // `${marketId}:${selectionId}` -> the row's elements
     this.ladders = new Map(); // same key -> {row, body} of an open ladder
   }
 
   reset() {
-    this.handsKey = this.boardKey = this.marketsKey = null;
+    this.handsKey = this.boardKey = this.exposedKey = this.marketsKey = null;
     this.cells.clear();
     this.ladders.clear();
     replaceChildren($("hands"), []);
     replaceChildren($("board"), []);
+    replaceChildren($("exposed"), []);
+    $("exposed-wrap").hidden = true;
     replaceChildren($("markets"), []);
   }
 
@@ -52,6 +55,7 @@ export class TableView {
     setText($("round-name"), roundWords(game));
     this.renderHands(game);
     this.renderBoard(game);
+    this.renderExposed(game);
     this.renderMarkets(game, extras);
   }
 
@@ -75,6 +79,17 @@ export class TableView {
     if (key === this.boardKey) return;
     this.boardKey = key;
     replaceChildren($("board"), drawCards(board));
+  }
+
+  /** Cards a dealer's error showed before their time (``exposedCards``), those out of play marked dead. */
+  renderExposed(game) {
+    const exposed = game.gameData?.exposedCards ?? [];
+    const dead = new Set(game.gameData?.deadCards ?? []);
+    const key = JSON.stringify([exposed, [...dead]]);
+    if (key === this.exposedKey) return;
+    this.exposedKey = key;
+    $("exposed-wrap").hidden = !exposed.length;
+    replaceChildren($("exposed"), exposed.map((card) => exposedCard(card, dead.has(card))));
   }
 
   renderMarkets(game, extras) {
@@ -236,6 +251,15 @@ function withFaces(hand) {
   const faces = hand.faces ?? [];
   if (!faces.includes("UP")) return hand.cards;
   return hand.cards.map((card, i) => (cardCode(card) === null ? card : { card, up: faces[i] === "UP" }));
+}
+
+function exposedCard(card, dead) {
+  const drawn = drawCard(card);
+  const label = `${drawn.getAttribute("aria-label")}, exposed${dead ? ", dead" : ""}`;
+  drawn.setAttribute("aria-label", label);
+  drawn.title = dead ? `${label}: burned, out of play for the rest of the game` : label;
+  if (dead) drawn.classList.add("dead");
+  return drawn;
 }
 
 export function roundWords(game) {
