@@ -51,6 +51,7 @@ def test_the_replay_plays_a_recorded_game_with_the_strategys_bets(page: Page, ba
     games = pq.read_table(backtest / "games.parquet").to_pylist()
     expect(page.locator("#replay-controls")).to_be_visible()
     expect(page.locator("#account")).to_be_hidden()
+    expect(page.locator("#connection")).to_have_text("● replay")  # its feed is connected, but nothing is live
     expect(page.locator("#game-id")).to_contain_text(games[0]["market_id"])
     expect(page.locator("#hands .card.back")).to_have_count(8)
     page.get_by_label("Speed").select_option("10")

@@ -77,6 +77,7 @@ def test_the_lobby_and_a_table_show_each_card_in_its_window(page: Page, server: 
     expect(lobby.locator(".lobby-game")).to_have_text(game_id)
     expect(lobby.locator(".lobby-round")).to_have_text("Deal")
     expect(lobby.locator(".lobby-time")).to_have_text(re.compile(r"\d+\.\d s"))
+    expect(page.locator("#connection")).to_have_text("● live")
     shoot(page, "lobby.png")
     lobby.click()
     expect(page.locator("#round-name")).to_have_text("Deal")

@@ -23,6 +23,7 @@ const state = {
   orderFeed: null,
   resultsLoaded: false, // whether each channel's past results were asked of the server (a live server only)
   replay: null, // the replay's state when this page shows a backtest
+  connected: false, // the games feed is open
   ladderAt: 0,
 };
 
@@ -358,8 +359,14 @@ async function logout() {
 
 // --- replay ---------------------------------------------------------------------------------------------------------
 
+// The feed's state in the header: a replay's feed is connected, not live.
+function showConnection() {
+  setText($("connection"), !state.connected ? "reconnecting…" : state.replay ? "● replay" : "● live");
+}
+
 function setReplay(replay) {
   state.replay = replay;
+  showConnection();
   $("replay-controls").hidden = false;
   $("account").hidden = true;
   setText($("orders-title"), "The strategy's bets");
@@ -404,7 +411,8 @@ function start() {
   gamesFeed({
     onChannels, onSnapshot,
     onState(status) {
-      setText($("connection"), status === "live" ? "● live" : "reconnecting…");
+      state.connected = status === "live";
+      showConnection();
     },
   });
   renderResults();
