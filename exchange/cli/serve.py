@@ -39,8 +39,8 @@ from exchange.server.connections import (
 )
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
+from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
-from exchange.server.results import KEEP_RESULTS
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError

@@ -12,8 +12,8 @@ from exchange.core.exchange import ExchangeConfig
 from exchange.server.auth import DEFAULT_TTL_MS
 from exchange.server.connections import DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
+from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
-from exchange.server.results import KEEP_RESULTS
 from exchange.server.snapshots import SnapshotPolicy
 
 #: Closed markets the server keeps in memory (with their cleared orders); older ones are in the journal only.

@@ -60,6 +60,7 @@ from exchange.server.database import open_with
 from exchange.server.journal_check import JournalCheck, JournalDamaged, check, reset_mark, verify_record
 from exchange.server.journal_mark import DurableMark
 from exchange.server.journal_writer import MAX_ROWS_PER_STATEMENT, SCHEMA, WriterProcess, insert_rows
+from exchange.server.kept_results import KeptResults
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import Damaged, Loaded, Saved, SnapshotPolicy, SnapshotTaker
 
@@ -98,6 +99,7 @@ class Journal:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self._conn.executescript(SCHEMA + snapshots.SCHEMA)
+        snapshots.upgrade(conn)  # a snapshots table from before the recent results were kept in it
         if "crc" not in {row[1] for row in conn.execute("PRAGMA table_info(journal)")}:
             conn.execute("ALTER TABLE journal ADD COLUMN crc INTEGER")  # a journal from before checksums
         (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
@@ -127,6 +129,7 @@ class Journal:
         self._clock: Clock | None = None  # times the every_ms snapshots while running
         self._snapshot_timer: Timer | None = None
         self._exchange_config: ExchangeConfig | None = None  # what snapshots are folded with
+        self._keep_results: int | None = None  # and the recent results kept a channel
         self.snapshots_taken: list[int] = []  # the seq of each snapshot taken while running
 
     @classmethod
@@ -196,13 +199,15 @@ class Journal:
     def snapshot_taker_pid(self) -> int | None:
         return self._taker.pid if self._taker is not None else None
 
-    def load_snapshot(self, config: ExchangeConfig | None = None) -> tuple[Loaded | None, list[Damaged]]:
+    def load_snapshot(
+        self, config: ExchangeConfig | None = None, keep_results: int | None = None,
+    ) -> tuple[Loaded | None, list[Damaged]]:
         """The newest valid snapshot and the damaged newer ones (:func:`~exchange.server.snapshots.newest_valid`)."""
-        return snapshots.newest_valid(self._conn, self.last_seq, config)
+        return snapshots.newest_valid(self._conn, self.last_seq, config, keep_results)
 
-    def save_snapshot(self, seq: int, exchange: Exchange, notes: MarketNotes) -> Saved:
+    def save_snapshot(self, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults) -> Saved:
         """Write a snapshot of the state after record ``seq`` on this thread (the taker process, tests, tools)."""
-        saved = snapshots.save(self._conn, seq, exchange, notes)
+        saved = snapshots.save(self._conn, seq, exchange, notes, results)
         self._snapshot_seq = max(self._snapshot_seq, seq)
         return saved
 
@@ -280,12 +285,13 @@ class Journal:
 
     def start(self, policy: SnapshotPolicy | None = None, *, clock: Clock | None = None,
               commit_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS,
-              exchange_config: ExchangeConfig | None = None) -> None:
+              exchange_config: ExchangeConfig | None = None, keep_results: int | None = None) -> None:
         """Start the writer process (none for ``:memory:``); its answers are read on the running loop.
 
         With a ``policy`` (and a file), snapshots are taken as it says, its ``every_ms`` on ``clock``
-        (the server's; by default the loop's wall clock), folding the journal with ``exchange_config`` (the
-        server's: a snapshot taken with another config would be passed over at the next start). A record
+        (the server's; by default the loop's wall clock), folding the journal with ``exchange_config`` and
+        keeping ``keep_results`` recent results a channel (the server's: a snapshot taken with another config,
+        or keeping fewer results, would be passed over at the next start). A record
         not committed within ``commit_timeout_ms`` of its append fails the journal (real time, the loop's:
         the writer is a real process, whatever clock the games run on).
         """
@@ -293,6 +299,7 @@ class Journal:
             raise ValueError(f"the commit timeout must be positive, not {commit_timeout_ms} ms")
         self._commit_timeout_s = commit_timeout_ms / 1000
         self._exchange_config = exchange_config
+        self._keep_results = keep_results
         self._loop = asyncio.get_running_loop()
         self._clock = clock or WallClock(self._loop)
         self._pending_since = self._loop.time()
@@ -436,7 +443,7 @@ class Journal:
             return
         self._snapshot_mark = self._durable_seq  # if it fails, the next try is a full interval later
         try:
-            self._taker = SnapshotTaker.start(self._path(), self._exchange_config)
+            self._taker = SnapshotTaker.start(self._path(), self._exchange_config, self._keep_results)
         except OSError as exc:  # no snapshot this time; the journal itself is unharmed
             log.error("could not start the snapshot taker: %s", exc)
             return

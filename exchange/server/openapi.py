@@ -204,7 +204,7 @@ def _results_path() -> dict[str, Any]:
     return {"get": {
         "summary": "The channel's last settled or voided games, newest first: each market's winners, dead heat, "
         "early settlement and void reason, and the cards at the end (the server keeps the last `kept` per channel, "
-        "of the games ended since it started)",
+        "across restarts)",
         "parameters": [{"name": "channelId", "in": "path", "required": True, "schema": {"type": "string"}},
                        {"name": "limit", "in": "query", "required": False,
                         "schema": {"type": "integer", "minimum": 1, "default": 10},

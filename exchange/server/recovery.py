@@ -1,5 +1,9 @@
 """State from the database: the newest valid snapshot plus the journal records after it; and taking a new snapshot.
 
+The state is the exchange core and what the server keeps beside it: the market
+notes, folded from the core events, and the channels' recent results, the
+journal's ``result`` records (:mod:`exchange.server.kept_results`).
+
 :func:`restore` is the one fold both users share: the server at start-up
 (:meth:`exchange.server.service.ExchangeService.recover`) and the process
 that takes snapshots (``python -m exchange.server.recovery DB``, started by
@@ -28,6 +32,7 @@ from exchange.core.events import event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
 from exchange.server.journal import Journal, JournalDamaged
+from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import Damaged, Saved
 
@@ -38,6 +43,7 @@ class Restored:
 
     exchange: Exchange
     notes: MarketNotes
+    results: KeptResults
     snapshot_seq: int
     replayed: int
     last_seq: int
@@ -62,20 +68,24 @@ class Restored:
         return how
 
 
-def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_damaged: bool = False) -> Restored:
-    """The exchange and market notes after every committed record: newest valid snapshot, then the tail.
+def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_damaged: bool = False,
+            keep_results: int | None = None) -> Restored:
+    """The exchange, market notes and recent results after every committed record: newest valid snapshot, then
+    the tail.
 
     ``config``: the exchange config the caller runs with (a snapshot taken with another is passed over); None
-    takes any snapshot's, and the default for a full replay. A damaged record raises
+    takes any snapshot's, and the default for a full replay. ``keep_results``: the results kept a channel (a
+    snapshot that kept fewer is passed over); None takes the snapshot's, and the default for a full replay.
+    A damaged record raises
     :class:`~exchange.server.journal_check.JournalDamaged`; with ``accept_damaged`` the state is the one
     before it, and it and every later record are set aside (:meth:`Journal.set_aside`).
     """
     started = time.perf_counter()
-    loaded, damaged = journal.load_snapshot(config)
+    loaded, damaged = journal.load_snapshot(config, keep_results)
     if loaded is None:
-        exchange, notes, seq = Exchange(config), MarketNotes(), 0
+        exchange, notes, results, seq = Exchange(config), MarketNotes(), KeptResults(keep_results or KEEP_RESULTS), 0
     else:
-        exchange, notes, seq = loaded.exchange, loaded.notes, loaded.seq
+        exchange, notes, results, seq = loaded.exchange, loaded.notes, loaded.results, loaded.seq
     snapshot_seq, replayed, set_aside = seq, 0, ""
     try:
         for record in journal.records(after=seq):
@@ -84,6 +94,8 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
                 event = event_from_dict(dict(record.body))
                 exchange.apply(event)
                 notes.note(event)
+            elif record.kind == RESULT_KIND:
+                results.add(GameResult.from_dict(record.body))
     except JournalDamaged as exc:
         if not accept_damaged or exc.first_bad is None:
             raise
@@ -92,29 +104,36 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
     notes.keep_only(exchange.markets)  # what the live server forgets as the core forgets closed markets
     elapsed = (time.perf_counter() - started) * 1000
     checked = journal.checked.summary() if journal.checked is not None else ""
-    return Restored(exchange, notes, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked, set_aside)
+    return Restored(exchange, notes, results, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked,
+                    set_aside)
 
 
-def take_snapshot(journal: Journal, config: ExchangeConfig | None = None) -> tuple[Saved | None, Restored]:
-    """Restore (with ``config``, see :func:`restore`), then save the result as a snapshot (None if no record came
-    after the newest valid one)."""
-    restored = restore(journal, config)
+def take_snapshot(
+    journal: Journal, config: ExchangeConfig | None = None, keep_results: int | None = None,
+) -> tuple[Saved | None, Restored]:
+    """Restore (with ``config`` and ``keep_results``, see :func:`restore`), then save the result as a snapshot
+    (None if no record came after the newest valid one)."""
+    restored = restore(journal, config, keep_results=keep_results)
     if restored.replayed == 0:
         return None, restored
-    return journal.save_snapshot(restored.last_seq, restored.exchange, restored.notes), restored
+    return journal.save_snapshot(restored.last_seq, restored.exchange, restored.notes, restored.results), restored
 
 
 def main(argv: list[str] | None = None) -> int:
     """The snapshot taker: one snapshot of the database at ``argv[0]``; reports on stdout (see SnapshotTaker).
 
-    ``argv[1]``, if given, is the exchange config as JSON (``ExchangeConfig.to_dict()``): the server's.
+    Then, if given, the exchange config as JSON (``ExchangeConfig.to_dict()``) and ``--keep-results N``: the
+    server's.
     """
     path, *rest = sys.argv[1:] if argv is None else argv
     try:
+        keep_results = None
+        if rest[-2:-1] == ["--keep-results"]:
+            keep_results, rest = int(rest[-1]), rest[:-2]
         config = ExchangeConfig.from_dict(jsoncodec.loads(rest[0])) if rest else None
         journal = Journal.open(path)
         try:
-            saved, restored = take_snapshot(journal, config)
+            saved, restored = take_snapshot(journal, config, keep_results)
         finally:
             journal.close()
     except Exception as exc:

@@ -5,29 +5,34 @@ came, not only what settles while it watches. :class:`RecentResults` is a
 projection of the channels' event streams, as the journal and the Exchange Stream
 are: it folds each game's events (the cards as they are turned, each market's
 declared result or void, the hands settled early) and, when the game ends, keeps
-one frozen :class:`GameResult`. Per channel it keeps the newest ``keep`` results
-and drops older ones as new games end, so a server left running for months holds
-``keep`` × channels results, never more; a game being played holds one pending
-record, replaced when the channel deals the next.
+one frozen :class:`~exchange.server.kept_results.GameResult` and hands it back
+(the server journals it). Per channel it keeps the newest ``keep`` results
+(:class:`~exchange.server.kept_results.KeptResults`) and drops older ones as new
+games end, so a server left running for months holds ``keep`` × channels
+results, never more; a game being played holds one pending record, replaced
+when the channel deals the next.
 
-Only games that end while the server runs are listed: a game a restart voided
-(its markets voided by recovery, not by the game) is in ``listClearedOrders``,
-not here.
+The results survive a restart: recovery rebuilds the kept results from the
+newest snapshot and the journal's ``result`` records after it, and
+:meth:`RecentResults.restore` takes them. A game a restart voided (its markets
+voided by recovery, not by the game) never ended, so it is not listed; it is in
+``listClearedOrders``.
 
 >>> from exchange.game.events import GameStarted, ResultDeclared, GameEnded, Stamped
 >>> from exchange.game.channels import HOLDEM
 >>> from exchange.game.rounds import timetable
 >>> results = RecentResults({"holdem": HOLDEM}, keep=2)
->>> for event in (GameStarted("holdem", 7, "holdem", 4, timetable(HOLDEM, 0)),
-...               ResultDeclared((2, 3), (), False), GameEnded("SETTLED")):
-...     results.note(Stamped(0, 1_000, "holdem.7", event))
+>>> ended = [results.note(Stamped(0, 1_000, "holdem.7", event))
+...          for event in (GameStarted("holdem", 7, "holdem", 4, timetable(HOLDEM, 0)),
+...                        ResultDeclared((2, 3), (), False), GameEnded("SETTLED"))]
+>>> [result.game_id if result else None for result in ended]
+[None, None, 'holdem.7']
 >>> [(r.game_id, r.markets[0].winners, r.markets[0].dead_heat) for r in results.recent("holdem", 5)]
 [('holdem.7', (2, 3), True)]
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,50 +52,9 @@ from exchange.game.events import (
     SeatCardsTurned,
     Stamped,
 )
-from exchange.game.layouts import MarketKind
+from exchange.server.kept_results import KEEP_RESULTS, GameResult, KeptResults, MarketResult
 
-#: Results kept per channel: a few hours of one channel with the default windows.
-KEEP_RESULTS = 100
 NOT_AVAILABLE = "NOT AVAILABLE"
-
-
-@dataclass(frozen=True, slots=True)
-class MarketResult:
-    """One market of a finished game: settled with ``winners`` (a dead heat if several), or voided with a reason.
-
-    ``early``: the result was certain before the last cards; ``settled_early``: selections settled as losers at
-    a reveal before the result (they could no longer win).
-    """
-
-    market_id: str
-    kind: MarketKind
-    winners: tuple[int, ...]
-    early: bool
-    settled_early: tuple[int, ...]
-    void_reason: str | None
-
-    @property
-    def voided(self) -> bool:
-        return not self.winners
-
-    @property
-    def dead_heat(self) -> bool:
-        return len(self.winners) > 1
-
-
-@dataclass(frozen=True, slots=True)
-class GameResult:
-    """A finished game of a channel: its cards at the end and each market's result."""
-
-    channel: str
-    game_id: str
-    game_number: int
-    status: str  # SETTLED or VOID, as the game ended
-    ended_ms: int
-    void_reason: str | None
-    hands: tuple[tuple[Card, ...], ...]  # empty: the cards were never turned (a misdeal)
-    board: tuple[Card, ...]
-    markets: tuple[MarketResult, ...]
 
 
 @dataclass(slots=True)
@@ -111,38 +75,48 @@ class RecentResults:
     """The newest ``keep`` finished games of each channel, folded from the channels' stamped events."""
 
     def __init__(self, channels: Mapping[str, ChannelConfig], *, keep: int = KEEP_RESULTS) -> None:
-        if keep < 1:
-            raise ValueError(f"a channel keeps at least one result, not {keep}")
-        self.keep = keep
         self.channels = dict(channels)
-        self._done: dict[str, deque[GameResult]] = {name: deque(maxlen=keep) for name in self.channels}
+        self.kept = KeptResults(keep)
         self._pending: dict[str, _Pending] = {}  # per channel: the game in play
+
+    @property
+    def keep(self) -> int:
+        """Finished games kept per channel."""
+        return self.kept.keep
 
     def recent(self, channel: str, limit: int) -> list[GameResult]:
         """Channel ``channel``'s last ``limit`` finished games, newest first (``KeyError`` for an unknown one)."""
-        done = self._done[channel]
-        return [done[-1 - i] for i in range(min(limit, len(done)))]
+        if channel not in self.channels:
+            raise KeyError(channel)
+        return self.kept.recent(channel, limit)
 
-    def note(self, stamped: Stamped) -> None:
-        """Fold one event of a channel's stream in (every other kind of event is passed over at once)."""
+    def restore(self, kept: KeptResults) -> None:
+        """Start from the results recovery rebuilt (the newest ``keep`` of them a channel), before any game ends."""
+        self.kept = kept.kept_to(self.keep)
+
+    def note(self, stamped: Stamped) -> GameResult | None:
+        """Fold one event of a channel's stream in (every other kind of event is passed over at once); the game's
+        result if the event ended it (it is kept), else None."""
         event, market_id = stamped.event, stamped.market_id
         if market_id is None or type(event) not in _FOLDED:
-            return
+            return None
         parsed = parse_market_id(market_id)
         if parsed is None or parsed[0] not in self.channels:
-            return
+            return None
         channel = parsed[0]
         if isinstance(event, GameStarted):
             self._pending[channel] = _Pending(self.channels[channel].market_id(parsed[1]), parsed[1])
-            return
+            return None
         pending = self._pending.get(channel)
         if pending is None or pending.number != parsed[1]:
-            return  # a game begun before this listener was: nothing to say of it
-        if isinstance(event, GameEnded):
-            del self._pending[channel]
-            self._done[channel].append(self._finish(channel, pending, event.status, stamped.at_ms))
-        else:
+            return None  # a game begun before this listener was: nothing to say of it
+        if not isinstance(event, GameEnded):
             _fold(pending, market_id, event)
+            return None
+        del self._pending[channel]
+        result = self._finish(channel, pending, event.status, stamped.at_ms)
+        self.kept.add(result)
+        return result
 
     def _finish(self, channel: str, pending: _Pending, status: str, at_ms: int) -> GameResult:
         config = self.channels[channel]

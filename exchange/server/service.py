@@ -24,8 +24,9 @@ halts the channels, refuses every later call with ``SERVICE_UNAVAILABLE``
 the process: what only memory held is never shown, and a restart rebuilds
 the state from the journal.
 
-On start, :meth:`recover` rebuilds the core and the market notes from the
-newest valid snapshot and the journal records after it
+On start, :meth:`recover` rebuilds the core, the market notes and the
+channels' recent results (each finished game's is journaled as it ends) from
+the newest valid snapshot and the journal records after it
 (:func:`exchange.server.recovery.restore`; a full replay without one), voids
 every market the crash interrupted (Betfair voided games on a technical
 fault: matched bets refunded, unmatched cancelled), logs one line saying
@@ -48,15 +49,12 @@ import asyncio
 import logging
 import secrets
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from sortedcontainers import SortedKeyList
 
-from engine.cards import Card
-from engine.showdown import showdown
 from exchange.agents.house import seat_house_makers, seat_noise_traders
 from exchange.betfair import description, order_changes
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
@@ -74,15 +72,17 @@ from exchange.game.deal import seeded_decks
 from exchange.game.equities import EquityRunner
 from exchange.game.events import Stamped
 from exchange.game.irregular import seeded_irregularities
-from exchange.game.prospects import Prospects
 from exchange.game.table import EquityFn, Game
 from exchange.server.cleared_index import ClearedIndex
 from exchange.server.errors import ApiError, ApingCode
+from exchange.server.fallback_equities import default_equities
+from exchange.server.fallback_equities import river_only_equities as river_only_equities
 from exchange.server.journal import Journal, JournalFailed
+from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
 from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
 from exchange.server.recovery import Restored, restore
-from exchange.server.results import KEEP_RESULTS, RecentResults
+from exchange.server.results import RecentResults
 from exchange.server.statement_index import StatementIndex
 from exchange.server.store import Account
 
@@ -188,14 +188,17 @@ class ExchangeService:
     # --- lifecycle ------------------------------------------------------------------------
 
     def recover(self, *, accept_damaged: bool = False) -> Restored:
-        """Restore the core and notes (snapshot + journal tail), void every market a crash left open, log it.
+        """Restore the core, notes and recent results (snapshot + journal tail), void every market a crash left
+        open, log it.
 
         ``accept_damaged``: carry on from before a damaged record instead of refusing (see :func:`restore`).
         """
-        restored = restore(self.journal, self.exchange.config, accept_damaged=accept_damaged)
+        restored = restore(self.journal, self.exchange.config, accept_damaged=accept_damaged,
+                           keep_results=self.results.keep)
         self.exchange = restored.exchange
         self._closed = deque(self.exchange.closed)
         self._use_notes(restored.notes)
+        self.results.restore(restored.results)
         for market_id, created_ms in restored.notes.created.items():
             self.infos.setdefault(market_id, self._info_for(market_id, created_ms, None))
         now = self.clock.now()
@@ -344,7 +347,9 @@ class ExchangeService:
             self._touch(getattr(event, "market_id", None), event)
 
     def _on_stamped(self, stamped: Stamped) -> None:
-        self.results.note(stamped)
+        ended = self.results.note(stamped)
+        if ended is not None and self.failure is None:  # the route's entry, journaled: it survives a restart
+            self.journal.append(RESULT_KIND, ended.to_dict(), ts_ms=stamped.at_ms)
         if isinstance(stamped.event, Event):
             self._journal_event(stamped.event, stamped.at_ms)
         elif self._touch is not None and stamped.market_id is not None:
@@ -556,37 +561,3 @@ def _durable_or_unavailable(future: asyncio.Future[None], service: ExchangeServi
     if future.done() and future.exception() is None:
         return future
     return _await_durable(future, service)
-
-
-def river_only_equities(
-    variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card], *, dead: Sequence[Card] = ()
-) -> Prospects:
-    """Prospects that decide only at the river: exact there (one board), "nothing known" before.
-
-    ``dead`` (cards out of play) changes neither: the showdown has every card, and
-    before it nothing is counted.
-
-    A stopgap for when the engine has no exact equity function (``engine.equity``):
-    before the river it returns equal equities with ``boards == 0``, which
-    settles nothing early and leaves the house quoting every hand at fair odds
-    of ``n``; at the river it is the showdown. Money is therefore always right;
-    only the early-settlement feature and the house's prices are lost.
-    """
-    if len(board) < 5 or variant not in ("holdem", "omaha"):
-        return Prospects.uniform(len(hands))
-    winners = showdown(variant, list(hands), list(board)).high.winners
-    n = len(hands)
-    wins = [1 if i in winners and len(winners) == 1 else 0 for i in range(n)]
-    ties = [1 if i in winners and len(winners) > 1 else 0 for i in range(n)]
-    shares = [Fraction(1, len(winners)) if i in winners else Fraction(0) for i in range(n)]
-    return Prospects.from_counts(1, wins, ties, shares)
-
-
-def default_equities() -> EquityFn | None:
-    """None (the game's exact equities) when the engine has them, else :func:`river_only_equities`."""
-    import engine
-
-    if hasattr(engine, "equity"):
-        return None
-    log.warning("engine.equity is missing: using river-only prospects (no early settlement, flat house quotes)")
-    return river_only_equities

@@ -1,14 +1,17 @@
 """The ``snapshots`` table: the exchange's whole state at a journal sequence number, checksummed, a few kept.
 
 A snapshot row holds the state after every journal record up to ``seq``:
-the exchange (:func:`exchange.core.snapshot.dump`) and the server's market
-notes (:class:`~exchange.server.notes.MarketNotes`), a SHA-256 of those bytes
-(the exchange's, then the notes') and the exchange's ``state_digest()``. When
-a snapshot is taken, its bytes are loaded back and must give the same digest, or
-it is not written (a bug in the dump is caught there, off the server's path). At
-a restart a row is *valid* when the checksum matches (the bytes are the ones
-checked when taken) and both parts load; :func:`newest_valid` returns the newest
-such row and says what was wrong with every newer one. Recomputing the digest
+the exchange (:func:`exchange.core.snapshot.dump`), the server's market
+notes (:class:`~exchange.server.notes.MarketNotes`) and the channels' recent
+results (:class:`~exchange.server.kept_results.KeptResults`), a SHA-256 of those
+bytes (the exchange's, the notes', the results') and the exchange's
+``state_digest()``. When a snapshot is taken, its bytes are loaded back and must
+give the same digest and results, or it is not written (a bug in the dump is
+caught there, off the server's path). At a restart a row is *valid* when the
+checksum matches (the bytes are the ones checked when taken) and every part
+loads; :func:`newest_valid` returns the newest such row and says what was wrong
+with every newer one. A row from before results were kept has none (NULL): the
+journal before it holds no result records either. Recomputing the digest
 at every restart would cost about 0.4 s for a thousand kept markets and prove
 nothing the checksum does not.
 
@@ -36,6 +39,7 @@ from pathlib import Path
 from exchange.core import snapshot as core_snapshot
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
+from exchange.server.kept_results import KeptResults
 from exchange.server.notes import MarketNotes
 
 SCHEMA = """
@@ -45,7 +49,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
     exchange BLOB NOT NULL,
     notes BLOB NOT NULL,
     sha256 TEXT NOT NULL,
-    state_digest TEXT NOT NULL
+    state_digest TEXT NOT NULL,
+    results BLOB
 );
 """
 
@@ -97,26 +102,36 @@ class Loaded:
     seq: int
     exchange: Exchange
     notes: MarketNotes
+    results: KeptResults
 
 
-def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes) -> Saved:
+def upgrade(conn: sqlite3.Connection) -> None:
+    """Add the ``results`` column to a ``snapshots`` table made before it (its rows keep NULL there)."""
+    if "results" not in {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}:
+        conn.execute("ALTER TABLE snapshots ADD COLUMN results BLOB")
+
+
+def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults) -> Saved:
     """Write the state after record ``seq`` as a snapshot, then keep only the newest :data:`KEEP`; one transaction."""
     started = time.perf_counter()
     state = core_snapshot.dump(exchange)
     notes_bytes = notes.to_json()
+    results_bytes = results.to_json()
     digest = exchange.state_digest()
     reloaded = core_snapshot.load(state).state_digest()
     if reloaded != digest:
         raise core_snapshot.SnapshotError(f"the dump of record {seq} reloads to digest {reloaded[:12]}..., "
                                           f"not the state's {digest[:12]}...: not written")
-    checksum = _checksum(state, notes_bytes)
+    if KeptResults.from_json(results_bytes) != results:
+        raise core_snapshot.SnapshotError(f"the recent results at record {seq} do not reload as they are: not written")
+    checksum = _checksum(state, notes_bytes, results_bytes)
     build_ms = (time.perf_counter() - started) * 1000
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute(
-            "INSERT OR REPLACE INTO snapshots (seq, created_ms, exchange, notes, sha256, state_digest) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (seq, time.time_ns() // 1_000_000, state, notes_bytes, checksum, digest),
+            "INSERT OR REPLACE INTO snapshots (seq, created_ms, exchange, notes, sha256, state_digest, results) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (seq, time.time_ns() // 1_000_000, state, notes_bytes, checksum, digest, results_bytes),
         )
         conn.execute("DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)",
                      (KEEP,))
@@ -124,7 +139,7 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-    return Saved(seq, len(state) + len(notes_bytes), digest, build_ms)
+    return Saved(seq, len(state) + len(notes_bytes) + len(results_bytes), digest, build_ms)
 
 
 def newest_seq(conn: sqlite3.Connection) -> int:
@@ -134,11 +149,13 @@ def newest_seq(conn: sqlite3.Connection) -> int:
 
 
 def newest_valid(
-    conn: sqlite3.Connection, last_seq: int, config: ExchangeConfig | None = None
+    conn: sqlite3.Connection, last_seq: int, config: ExchangeConfig | None = None, keep_results: int | None = None,
 ) -> tuple[Loaded | None, list[Damaged]]:
     """The newest valid snapshot at or before journal record ``last_seq`` (made with exchange ``config`` if given).
 
-    Returns it (None: there is none, replay everything) and every newer snapshot that was not usable, with why.
+    With ``keep_results``, its recent results are cut to that many a channel, and a snapshot that kept fewer is
+    passed over (a full replay may list more). Returns it (None: there is none, replay everything) and every
+    newer snapshot that was not usable, with why.
     """
     damaged: list[Damaged] = []
     seqs = [int(seq) for (seq,) in conn.execute("SELECT seq FROM snapshots ORDER BY seq DESC")]
@@ -146,37 +163,51 @@ def newest_valid(
         if seq > last_seq:
             damaged.append(Damaged(seq, f"it is beyond the journal's last record ({last_seq})"))
             continue
-        row = conn.execute("SELECT exchange, notes, sha256, state_digest FROM snapshots WHERE seq = ?",
-                           (seq,)).fetchone()
+        state, notes_bytes, results_bytes, checksum = conn.execute(
+            "SELECT exchange, notes, results, sha256 FROM snapshots WHERE seq = ?", (seq,)).fetchone()
         try:
-            exchange, notes = _verified(*row)
+            exchange, notes, results = _verified(state, notes_bytes, results_bytes, checksum, keep_results)
         except core_snapshot.SnapshotError as exc:
             damaged.append(Damaged(seq, str(exc)))
             continue
         if config is not None and exchange.config != config:
             damaged.append(Damaged(seq, f"it was taken with another exchange config ({exchange.config})"))
             continue
-        return Loaded(seq, exchange, notes), damaged
+        if keep_results is not None and results.keep < keep_results:
+            damaged.append(Damaged(seq, f"it kept {results.keep} results a channel, fewer than {keep_results}"))
+            continue
+        return Loaded(seq, exchange, notes, results if keep_results is None else results.kept_to(keep_results)), damaged
     return None, damaged
 
 
-def _verified(state: bytes, notes_bytes: bytes, checksum: str, _digest: str) -> tuple[Exchange, MarketNotes]:
-    """The snapshot's exchange and notes; :class:`~exchange.core.snapshot.SnapshotError` saying why not."""
-    actual = _checksum(state, notes_bytes)
+def _verified(
+    state: bytes, notes_bytes: bytes, results_bytes: bytes | None, checksum: str, keep_results: int | None,
+) -> tuple[Exchange, MarketNotes, KeptResults]:
+    """The snapshot's exchange, notes and results; :class:`~exchange.core.snapshot.SnapshotError` saying why not.
+
+    No results (a row from before they were kept): none, kept ``keep_results`` a channel from here on.
+    """
+    actual = _checksum(state, notes_bytes, results_bytes or b"")
     if actual != checksum:
         raise core_snapshot.SnapshotError(f"checksum mismatch: stored sha256 {checksum[:12]}..., "
                                           f"bytes hash to {actual[:12]}...")
     exchange = core_snapshot.load(state)
     try:
         notes = MarketNotes.from_json(notes_bytes)
+        if results_bytes is None:
+            results = KeptResults() if keep_results is None else KeptResults(keep_results)
+        else:
+            results = KeptResults.from_json(results_bytes)
     except ValueError as exc:
         raise core_snapshot.SnapshotError(str(exc)) from None
-    return exchange, notes
+    return exchange, notes, results
 
 
-def _checksum(state: bytes, notes_bytes: bytes) -> str:
+def _checksum(state: bytes, notes_bytes: bytes, results_bytes: bytes) -> str:
+    """The SHA-256 of the parts in order (a row without results hashes as it did before they were kept)."""
     digest = hashlib.sha256(state)
     digest.update(notes_bytes)
+    digest.update(results_bytes)
     return digest.hexdigest()
 
 
@@ -184,10 +215,12 @@ def _checksum(state: bytes, notes_bytes: bytes) -> str:
 
 
 class SnapshotTaker:
-    """A running ``python -m exchange.server.recovery DB [CONFIG]`` that writes one snapshot and reports on one line.
+    """A running ``python -m exchange.server.recovery DB [CONFIG] [--keep-results N]`` that writes one snapshot and
+    reports on one line.
 
-    ``CONFIG`` is the server's exchange config as JSON (:meth:`ExchangeConfig.to_dict`): the taker folds the
-    journal with the same settings (``keep_closed_markets`` above all), so the server can load what it writes.
+    ``CONFIG`` is the server's exchange config as JSON (:meth:`ExchangeConfig.to_dict`) and ``N`` its results kept
+    a channel: the taker folds the journal with the same settings (``keep_closed_markets`` above all), so the
+    server can load what it writes.
 
     Its line is ``saved <seq> <bytes> <build ms>``, ``none <seq>`` (nothing newer to save) or
     ``error <message>``; then it exits. The server watches :attr:`fd` and calls :meth:`finish` when it is
@@ -201,11 +234,14 @@ class SnapshotTaker:
         self._output = b""
 
     @classmethod
-    def start(cls, path: str, config: ExchangeConfig | None = None) -> SnapshotTaker:
-        """Start a taker on the database at ``path``, folding with ``config`` (None: the newest snapshot's)."""
+    def start(cls, path: str, config: ExchangeConfig | None = None, keep_results: int | None = None) -> SnapshotTaker:
+        """Start a taker on the database at ``path``, folding with ``config`` and keeping ``keep_results`` a channel
+        (None: the newest snapshot's)."""
         root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
         extra = [] if config is None else [jsoncodec.dumps(config.to_dict()).decode()]
+        if keep_results is not None:
+            extra += ["--keep-results", str(keep_results)]
         proc = subprocess.Popen([sys.executable, "-m", "exchange.server.recovery", path, *extra],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, bufsize=0)
         taker = cls(proc)

@@ -1,5 +1,5 @@
-"""A real server takes snapshots as it runs; SIGKILLed and restarted, it starts from one and says so, and the state
-it rebuilds is the state a full replay of the journal gives."""
+"""A real server takes snapshots as it runs; SIGKILLed and restarted, it starts from one and says so, lists the
+results it listed before, and the state it rebuilds is the state a full replay of the journal gives."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 
 from exchange.server.journal import Journal
+from exchange.server.kept_results import KEEP_RESULTS, KeptResults
 from exchange.server.recovery import restore
 from tests.server.helpers import wait_until
 from tests.server.serverproc import ServerProcess
@@ -71,13 +73,21 @@ def _mid_window(server: ServerProcess) -> bool:
     return bool(game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < 50)
 
 
-def _digests(db: Path, tmp_path: Path) -> tuple[str, str]:
-    """The state restored from the newest snapshot, and from a copy of the database without snapshots."""
+def _results(server: ServerProcess) -> list[dict[str, Any]]:
+    """Every result the route keeps for Hold'em (the server keeps the default number)."""
+    answer = requests.get(f"{server.url}/games/v1/channels/holdem/results?limit={KEEP_RESULTS}", timeout=5).json()
+    results: list[dict[str, Any]] = answer["results"]
+    return results
+
+
+def _digests(db: Path, tmp_path: Path) -> tuple[tuple[str, KeptResults], tuple[str, KeptResults]]:
+    """The state (its digest and the recent results) restored from the newest snapshot, and from a copy of the
+    database without snapshots."""
     journal = Journal.open(str(db))
     try:
         restored = restore(journal)
         assert restored.snapshot_seq > 0 and not restored.damaged
-        with_snapshot = restored.exchange.state_digest()
+        with_snapshot = restored.exchange.state_digest(), restored.results
         config = restored.exchange.config  # the server's (keep_closed_markets): a full replay folds with it too
     finally:
         journal.close()
@@ -89,9 +99,9 @@ def _digests(db: Path, tmp_path: Path) -> tuple[str, str]:
     conn.close()
     journal = Journal.open(str(bare))
     try:
-        full = restore(journal, config)
+        full = restore(journal, config, keep_results=with_snapshot[1].keep)
         assert full.snapshot_seq == 0
-        return with_snapshot, full.exchange.state_digest()
+        return with_snapshot, (full.exchange.state_digest(), full.results)
     finally:
         journal.close()
 
@@ -104,6 +114,7 @@ def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replay
     _wait_for_snapshots(server.db, 2)
     assert "snapshot taken at seq" in server.log()
     wait_until(lambda: _mid_window(server), timeout_s=10, what="a betting window in its first half")
+    listed = _results(server)  # no game can end in the half window before the kill
     server.kill()
     # a snapshot taker at work outlives the kill and may still write one: let it finish before reading the newest
     wait_until(lambda: not _takers(server.db), timeout_s=30, what="the snapshot taker exiting after the kill")
@@ -114,10 +125,14 @@ def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replay
     found = re.search(r"recovery: snapshot at seq (\d+) \+ (\d+) journal records", line)
     assert found is not None, line
     assert int(found[1]) == newest
-    assert "markets voided: holdem." in line  # the kill came in the middle of a game
+    voided = re.search(r"markets voided: holdem\.(\d+)", line)
+    assert voided is not None, line  # the kill came in the middle of a game
+    assert listed, "games should have ended before the kill"
+    # what was listed, below any game ended since the restart (numbered after the one the kill interrupted)
+    assert [r for r in _results(server) if r["gameNumber"] < int(voided[1])] == listed
     _wait_for_snapshots(server.db, 1, after=int(found[1]))  # the restarted server takes snapshots too
     server.stop()
     assert server.proc is not None and server.proc.returncode == 0
 
     with_snapshot, full = _digests(server.db, tmp_path)
-    assert with_snapshot == full
+    assert with_snapshot == full and len(list(full[1])) >= len(listed)

@@ -4,6 +4,7 @@ snapshot is detected, reported and passed over, and the journal has them taken b
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import pickle
 import sqlite3
@@ -18,10 +19,11 @@ from exchange.core import snapshot
 from exchange.core.commands import Deposit, OpenAccount
 from exchange.core.exchange import Exchange
 from exchange.game.channels import get_channel
-from exchange.server import snapshots
+from exchange.server import jsoncodec, snapshots
 from exchange.server.journal import Journal
+from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
-from exchange.server.recovery import restore, take_snapshot
+from exchange.server.recovery import main, restore, take_snapshot
 from exchange.server.service import ExchangeService, river_only_equities
 from exchange.server.snapshots import SnapshotPolicy
 
@@ -46,17 +48,24 @@ def _play(service: ExchangeService, clock: VirtualClock, until_ms: int) -> None:
     service.journal.flush()
 
 
-def _full_replay(journal: Journal) -> tuple[Exchange, MarketNotes]:
-    """The state from record 1, sharing no code with snapshots: the old recovery."""
+def _full_replay(journal: Journal, keep_results: int = KEEP_RESULTS) -> tuple[Exchange, MarketNotes, KeptResults]:
+    """The state from record 1, sharing no code with snapshots: the old recovery, and the results' records."""
     from exchange.core.events import event_from_dict
 
-    exchange, notes = Exchange(), MarketNotes()
+    exchange, notes, results = Exchange(), MarketNotes(), KeptResults(keep_results)
     for record in journal.records():
         if record.kind == "event":
             event = event_from_dict(dict(record.body))
             exchange.apply(event)
             notes.note(event)
-    return exchange, notes
+        elif record.kind == RESULT_KIND:
+            results.add(GameResult.from_dict(record.body))
+    return exchange, notes, results
+
+
+def _snapshot_results(journal: Journal, seq: int) -> KeptResults:
+    (blob,) = journal._conn.execute("SELECT results FROM snapshots WHERE seq = ?", (seq,)).fetchone()
+    return KeptResults.from_json(blob)
 
 
 @pytest.fixture
@@ -101,10 +110,14 @@ def test_recovery_from_a_snapshot_and_the_tail_equals_a_full_replay(
     restored = restore(service.journal)
     assert restored.snapshot_seq == saved.seq and restored.replayed == service.journal.last_seq - saved.seq > 0
     assert restored.damaged == ()
-    exchange, notes = _full_replay(service.journal)
+    exchange, notes, results = _full_replay(service.journal)
     assert restored.exchange.state_digest() == exchange.state_digest() == service.exchange.state_digest()
     assert restored.notes == notes
+    before = _snapshot_results(service.journal, saved.seq)
+    assert len(list(results)) > len(list(before)) > 0  # games ended before the snapshot and after it
+    assert restored.results == results == service.results.kept
     restored.exchange._check()
+    restored.results._check()
 
 
 def test_nothing_new_after_a_snapshot_means_no_new_snapshot(played: tuple[ExchangeService, VirtualClock]) -> None:
@@ -124,7 +137,7 @@ def _corrupt(journal: Journal, seq: int, column: str, change: bytes | None = Non
     conn.execute(f"UPDATE snapshots SET {column} = ? WHERE seq = ?", (change, seq))
 
 
-@pytest.mark.parametrize("column", ["exchange", "notes"])
+@pytest.mark.parametrize("column", ["exchange", "notes", "results"])
 def test_a_flipped_byte_is_detected_reported_and_the_older_snapshot_used(
     played: tuple[ExchangeService, VirtualClock], column: str,
 ) -> None:
@@ -156,7 +169,7 @@ def test_a_dump_that_does_not_reload_to_its_state_is_never_written(
     dump = snapshot.dump
     monkeypatch.setattr(snapshots.core_snapshot, "dump", lambda exchange: dump(Exchange()))
     with pytest.raises(snapshot.SnapshotError, match="reloads to digest"):
-        journal.save_snapshot(journal.last_seq, service.exchange, MarketNotes())
+        journal.save_snapshot(journal.last_seq, service.exchange, MarketNotes(), KeptResults())
     assert snapshots.newest_seq(journal._conn) == 0
 
 
@@ -165,7 +178,7 @@ def test_a_snapshot_beyond_the_journal_and_one_of_another_config_are_passed_over
 ) -> None:
     service = played[0]
     journal = service.journal
-    journal.save_snapshot(journal.last_seq + 5, service.exchange, MarketNotes())
+    journal.save_snapshot(journal.last_seq + 5, service.exchange, MarketNotes(), KeptResults())
     restored = restore(journal)
     assert restored.snapshot_seq == 0 and "beyond the journal's last record" in restored.damaged[0].problem
     from exchange.core.exchange import ExchangeConfig
@@ -275,3 +288,71 @@ async def test_the_journal_has_a_snapshot_taken_every_m_minutes_if_anything_chan
     assert journal.snapshots_taken == [3, 4]
     await journal.stop()
     journal.close()
+
+
+def test_a_snapshot_keeps_the_results_it_was_told_to_and_one_that_kept_fewer_is_passed_over(
+    played: tuple[ExchangeService, VirtualClock],
+) -> None:
+    """The taker keeps the server's ``--keep-results``; a restart keeping fewer cuts them to the newest, one keeping
+    more cannot use the snapshot (a full replay would list more) and replays the journal; each equals a full replay."""
+    service, clock = played
+    saved, _ = take_snapshot(service.journal, keep_results=3)
+    assert saved is not None
+    assert _snapshot_results(service.journal, saved.seq).keep == 3
+    _play(service, clock, START_MS + 45_300)
+    fewer = restore(service.journal, keep_results=2)
+    assert fewer.snapshot_seq == saved.seq and fewer.results == _full_replay(service.journal, 2)[2]
+    assert len(fewer.results.recent("holdem", 10)) == 2
+    more = restore(service.journal, keep_results=4)
+    assert more.snapshot_seq == 0 and "it kept 3 results a channel, fewer than 4" in more.damaged[0].problem
+    assert more.results == _full_replay(service.journal, 4)[2]
+
+
+def test_a_snapshot_from_before_results_were_kept_still_loads_with_none(
+    played: tuple[ExchangeService, VirtualClock],
+) -> None:
+    """A row written before the results column (NULL there, its checksum over the exchange and notes only) is
+    valid: the journal before it holds no result records either, so none is what a full replay would list."""
+    service, clock = played
+    saved, _ = take_snapshot(service.journal)
+    assert saved is not None
+    conn = service.journal._conn
+    state, notes = conn.execute("SELECT exchange, notes FROM snapshots WHERE seq = ?", (saved.seq,)).fetchone()
+    old_checksum = hashlib.sha256(state + notes).hexdigest()
+    conn.execute("UPDATE snapshots SET results = NULL, sha256 = ? WHERE seq = ?", (old_checksum, saved.seq))
+    _play(service, clock, START_MS + 45_300)
+    restored = restore(service.journal, keep_results=7)
+    assert restored.snapshot_seq == saved.seq and restored.damaged == ()
+    assert restored.results.keep == 7
+    tail = [GameResult.from_dict(r.body) for r in service.journal.records(after=saved.seq) if r.kind == RESULT_KIND]
+    assert tail and list(restored.results) == tail
+
+
+def test_an_old_snapshots_table_gets_the_results_column(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, created_ms INTEGER NOT NULL, exchange BLOB NOT NULL,"
+                 " notes BLOB NOT NULL, sha256 TEXT NOT NULL, state_digest TEXT NOT NULL)")
+    conn.commit()
+    conn.close()
+    journal = Journal.open(str(path))
+    assert "results" in {row[1] for row in journal._conn.execute("PRAGMA table_info(snapshots)")}
+    journal.close()
+    Journal.open(str(path)).close()  # and opening it again changes nothing
+
+
+def test_the_taker_process_folds_with_the_servers_results_kept(
+    played: tuple[ExchangeService, VirtualClock], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``python -m exchange.server.recovery DB CONFIG --keep-results N``, run here as its ``main``."""
+    path = tmp_path / "copy.db"
+    played[0].journal._conn.execute("VACUUM INTO ?", (str(path),))
+    config = played[0].exchange.config
+    assert main([str(path), jsoncodec.dumps(config.to_dict()).decode(), "--keep-results", "2"]) == 0
+    assert capsys.readouterr().out.startswith("saved ")
+    journal = Journal.open(str(path))
+    try:
+        results = _snapshot_results(journal, journal.last_seq)
+        assert results.keep == 2 and results == _full_replay(journal, 2)[2]
+    finally:
+        journal.close()
