@@ -36,6 +36,7 @@ from typing import Any
 
 import orjson
 
+from engine import InvariantError
 from engine.cards import Card
 from exchange.game.layouts import MarketKind
 from exchange.server import jsoncodec
@@ -220,7 +221,11 @@ class KeptResults:
     def _check(self) -> None:
         """Each channel holds at most ``keep`` results, all its own, in the order its games were numbered."""
         for name, kept in self._kept.items():
-            assert kept.maxlen == self.keep and len(kept) <= self.keep, (name, len(kept), self.keep)
-            assert all(result.channel == name for result in kept), name
+            if kept.maxlen != self.keep or len(kept) > self.keep:
+                raise InvariantError(f"{name}: {len(kept)} results kept (bound {kept.maxlen}), not at most {self.keep}")
+            strays = [result.game_id for result in kept if result.channel != name]
+            if strays:
+                raise InvariantError(f"{name} keeps other channels' results: {strays}")
             numbers = [result.game_number for result in kept]
-            assert numbers == sorted(set(numbers)), (name, numbers)
+            if numbers != sorted(set(numbers)):
+                raise InvariantError(f"{name}: results out of the games' order: {numbers}")

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine import InvariantError
 from engine.cards import Card
 from exchange.game.layouts import MarketKind
 from exchange.server import jsoncodec
@@ -99,3 +100,20 @@ def test_a_record_that_is_not_a_result_is_refused_saying_what_is_wrong(change: A
 def test_kept_results_that_are_not_that_shape_are_refused(data: bytes) -> None:
     with pytest.raises(ValueError, match="the kept results are not readable"):
         KeptResults.from_json(data)
+
+
+@pytest.mark.parametrize(("corrupt", "says"), [
+    (lambda kept, older, newer: kept._kept["holdem"].extendleft([newer]), "out of the games' order"),
+    (lambda kept, older, newer: kept._kept.update(omaha=kept._kept["holdem"]), "keeps other channels' results"),
+    (lambda kept, older, newer: setattr(kept, "keep", 1), "not at most 1"),
+])
+def test_a_corrupted_store_is_caught(corrupt: Any, says: str) -> None:
+    market = (MarketResult("holdem.1", MarketKind.WIN, (1,), False, (), None),)
+    older, newer = (GameResult("holdem", f"holdem.{n}", n, "SETTLED", n, None, (), (), market) for n in (1, 2))
+    kept = KeptResults(3)
+    kept.add(older)
+    kept.add(newer)
+    kept._check()
+    corrupt(kept, older, newer)
+    with pytest.raises(InvariantError, match=says):
+        kept._check()
