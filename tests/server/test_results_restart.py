@@ -11,6 +11,7 @@ real SIGKILL is in ``test_snapshot_process.py``).
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from collections.abc import AsyncIterator
@@ -27,7 +28,7 @@ from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal
 from exchange.server.recovery import restore, take_snapshot
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login
 
 KEEP = 3
 SERVED = ("omaha-hilo", "holdem")
@@ -145,3 +146,22 @@ async def test_a_restart_from_a_snapshot_and_a_full_replay_answer_the_same(tmp_p
     conn.close()
     assert from_snapshot == before
     assert await after_restart(db, voids=False) == before
+
+
+async def test_a_game_the_operator_voided_restarts_as_it_was_listed(tmp_path: Path) -> None:
+    """Both markets voided with the operator's reason, their selections REMOVED, no cards: kept as listed."""
+    db = tmp_path / "ex.db"
+    clock = VirtualClock(start_ms=START_MS)
+    async with serving(db, clock) as client:
+        client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+        clock.advance(0)
+        ops = await login(client, "ops", "pw-ops")
+        resp = await client.post("/operator/v1/markets/omaha-hilo.0/void", data=json.dumps({"reason": "feed lost"}),
+                                 headers={"X-Application": APP_KEY, "X-Authentication": ops})
+        assert resp.status == 200
+        clock.advance(GAME_MS + PLAYING_MS + WINDOW_MS // 2)  # and the next game played out
+        before = await answers(client)
+    voided = before[f"omaha-hilo?limit={KEEP}"]["results"][-1]
+    assert (voided["id"], voided["status"]) == ("omaha-hilo.0", "VOID") and "feed lost" in voided["voidReason"]
+    assert {s["status"] for market in voided["markets"] for s in market["selections"]} == {"REMOVED"}
+    assert await after_restart(db) == before
