@@ -20,9 +20,9 @@ from fractions import Fraction
 from typing import Any
 
 from exchange.betfair.description import in_play
+from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.book import PriceSize
-from exchange.core.ladder import price as tick_price
 from exchange.core.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
 from exchange.core.orders import BetStatus, ClearedOrder, OrderView
 
@@ -51,6 +51,11 @@ def price(value: Decimal | Fraction | None) -> float:
     return 0.0 if value is None else round(float(value), 4)
 
 
+def tick_price(tick: int) -> float:
+    """A ladder tick as the price API-NG carries (a ladder price has two decimals: the float is exact to them)."""
+    return float(ladder.price(tick))
+
+
 def equity(share: Fraction) -> JsonDict:
     """A selection's equity (its exact dead-heat share of the result) as the games feeds carry it:
     ``equityExact`` the exact fraction, and ``equity`` the same to six decimals for display and plotting
@@ -76,7 +81,7 @@ def _iso_seconds(seconds: int) -> str:
 
 
 def price_sizes(levels: Iterable[PriceSize]) -> list[JsonDict]:
-    return [{"price": float(level.price), "size": money(level.size)} for level in levels]
+    return [{"price": tick_price(level.tick), "size": money(level.size)} for level in levels]
 
 
 def current_order(view: OrderView) -> JsonDict:
@@ -179,7 +184,7 @@ def runner(book: RunnerBook, *, with_prices: bool, depth: int | None, traded: bo
         "totalMatched": money(book.total_matched),
     }
     if book.last_traded_tick is not None:
-        out["lastPriceTraded"] = float(tick_price(book.last_traded_tick))
+        out["lastPriceTraded"] = tick_price(book.last_traded_tick)
     if with_prices or traded:
         atb = book.available_to_back if with_prices else ()
         atl = book.available_to_lay if with_prices else ()

@@ -16,7 +16,6 @@ from decimal import Decimal
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core import ladder
 from exchange.core.orders import ClearedOrder, MatchedByTick, OrderStatus, OrderView
 from exchange.core.side import Side
 
@@ -83,7 +82,7 @@ def matched_position(matches: Iterable[tuple[Side, MatchedByTick]]) -> dict[str,
 
 
 def _price_sizes(sums: Mapping[int, int]) -> list[list[float]]:
-    return [[float(ladder.price(tick)), apiformat.money(size)] for tick, size in sorted(sums.items())]
+    return [[apiformat.tick_price(tick), apiformat.money(size)] for tick, size in sorted(sums.items())]
 
 
 def strategy_matches(matches: Iterable[tuple[Side, str | None, MatchedByTick]]

@@ -42,7 +42,6 @@ from exchange.betfair import apiformat
 from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
 from exchange.core.events import Matched, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
 from exchange.core.ladder import PRICE_X100
-from exchange.core.ladder import price as tick_price
 from exchange.core.money import to_exact_decimal, to_minor
 from exchange.core.orders import OrderType, PersistenceType
 from exchange.core.records import fast_constructor
@@ -492,7 +491,7 @@ def _replace_outcome(instruction: JsonDict, bet_id: int, events: Sequence[object
     placed = next((e for e in events if isinstance(e, OrderPlaced)), None)
     cancel = _cancel_report(cancel_instruction, [e for e in events if isinstance(e, OrderCancelled)])
     if placed is not None:
-        place_echo["limitOrder"] = {"size": apiformat.money(placed.size), "price": float(tick_price(placed.tick)),
+        place_echo["limitOrder"] = {"size": apiformat.money(placed.size), "price": apiformat.tick_price(placed.tick),
                                     "persistenceType": "LAPSE"}
     place = place_report(events, place_echo, service)
     return Outcome({"status": "SUCCESS", "cancelInstructionReport": cancel.report,

@@ -124,7 +124,7 @@ def _market(view: BettorView) -> dict[str, Any]:
             "bestAvailableToBackPrices": apiformat.price_sizes(book.available_to_back[:3]) if book else [],
             "bestAvailableToLayPrices": apiformat.price_sizes(book.available_to_lay[:3]) if book else [],
             "lastPriceTraded": None if book is None or book.last_traded_tick is None
-            else float(apiformat.tick_price(book.last_traded_tick)),
+            else apiformat.tick_price(book.last_traded_tick),
             **apiformat.equity(hand.equity),
         })
     return {

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core import ladder
 from exchange.core.orders import MatchView, OrderStatus, OrderView
 from exchange.server.auth import Session
 from exchange.server.discovery import event, open_markets
@@ -236,13 +235,13 @@ def _matches(orders: Sequence[OrderView], fills: Sequence[MatchView], projection
     theirs = [f for f in fills if f.bet_id in matched]
     if projection == "NO_ROLLUP":
         return [{"betId": str(f.bet_id), "matchId": str(f.match_id), "side": str(f.side),
-                 "price": float(ladder.price(f.tick)), "size": apiformat.money(f.size),
+                 "price": apiformat.tick_price(f.tick), "size": apiformat.money(f.size),
                  "matchDate": apiformat.iso(f.matched_ts)} for f in theirs]
     by_tick: dict[tuple[str, int], int] = {}
     for f in theirs:
         key = (str(f.side), f.tick)
         by_tick[key] = by_tick.get(key, 0) + f.size
-    return [{"side": side, "price": float(ladder.price(tick)), "size": apiformat.money(size)}
+    return [{"side": side, "price": apiformat.tick_price(tick), "size": apiformat.money(size)}
             for (side, tick), size in sorted(by_tick.items())]
 
 
