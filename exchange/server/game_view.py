@@ -106,9 +106,13 @@ def _cards(view: BettorView, hand: int) -> dict[str, Any]:
 
 
 def _status(view: BettorView, hand: HandView) -> str:
+    """A selection's status; a hand still in play when its market was voided is REMOVED (its bets were refunded),
+    as the market stream and the results route say."""
     status = _SELECTION_STATUS[hand.status]
     if view.market_status in (MarketStatus.ACTIVE, MarketStatus.SUSPENDED) and hand.status is SelectionStatus.LOSER:
         status = "CAN_NOT_WIN"
+    elif view.market_status is MarketStatus.VOID and hand.status is SelectionStatus.IN_PLAY:
+        status = "REMOVED"
     return status
 
 

@@ -119,7 +119,8 @@ _SELECTION = {
     "properties": {
         "selectionId": {"type": "integer"},
         "name": {"type": "string"},
-        "status": {"enum": ["IN_PLAY", "WINNER", "LOSER", "TIED_DEAD_HEAT", "CAN_NOT_WIN"]},
+        "status": {"enum": ["IN_PLAY", "WINNER", "LOSER", "TIED_DEAD_HEAT", "CAN_NOT_WIN", "REMOVED"],
+                   "description": "REMOVED: in play when its market was voided (its bets refunded)"},
         "cards": {"type": "array", "items": {"type": "string"}, "description": '"NOT AVAILABLE" while face down'},
         "bestAvailableToBackPrices": {"type": "array"},
         "bestAvailableToLayPrices": {"type": "array"},

@@ -56,6 +56,7 @@ def test_the_exposed_card_is_shown_dead_from_the_deal_and_the_market_void_from_t
     expect(page.locator("#markets .market-status")).to_have_text("void")
     expect(page.locator("#round-name")).to_have_text("Turn · void")
     expect(page.locator("#countdown-text")).to_have_text("void")
+    expect(page.locator("#hands .status")).to_have_text(["void"] * 4)  # each hand's bets were refunded
     expect(card).to_have_class(re.compile(r"\bdead\b"))
     page.get_by_role("button", name="Pause").click()
     shoot(page, "replay-exposed.png")

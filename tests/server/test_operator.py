@@ -69,6 +69,9 @@ async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock:
     code, body = await act(client, ops, "void", body={"reason": "shuffler jammed"})
     assert (code, body["marketStatus"]) == (200, "VOID")
     assert await status(client, bob) == "CLOSED"
+    (market,) = (await (await client.get("/games/v1/channels/holdem/snapshot")).json())["game"]["markets"]
+    assert market["marketStatus"] == "VOID"
+    assert {s["status"] for s in market["selections"]} == {"REMOVED"}  # as the stream and the results say
     voided = await rpc(client, bob, "listClearedOrders", {"betStatus": "VOIDED"})
     bet_id = back["result"]["instructionReports"][0]["betId"]
     assert [o["betId"] for o in voided["result"]["clearedOrders"]] == [bet_id]

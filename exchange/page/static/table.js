@@ -9,7 +9,7 @@ import { formatPrice, hundredths, pennies, shortMoney, signedMoney } from "./lad
 const DEPTH = 3;
 export const STATUS_WORDS = {
   IN_PLAY: "in play", CAN_NOT_WIN: "can't win", LOSER: "lost", WINNER: "winner", TIED_DEAD_HEAT: "dead heat",
-  REMOVED: "removed",
+  REMOVED: "void", // in play when its market was voided: its bets were refunded (no hand is ever withdrawn)
 };
 const MARKET_WORDS = {
   OPEN: "open for betting", SUSPENDED: "suspended", CLOSED: "settled", VOID: "void", INACTIVE: "not open",
