@@ -16,11 +16,6 @@ import ssl
 import tempfile
 from pathlib import Path
 
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
-
 VALID_DAYS = 365
 
 
@@ -55,7 +50,16 @@ def server_context(cert_file: str | None = None, key_file: str | None = None, *,
 
 
 def self_signed(host: str) -> tuple[bytes, bytes]:
-    """A new self-signed certificate for ``host`` (a name or an address) and its private key, both PEM."""
+    """A new self-signed certificate for ``host`` (a name or an address) and its private key, both PEM.
+
+    ``cryptography`` is imported here, the one place that needs it: a server without a TLS stream port never
+    loads it (about 40 ms of every start).
+    """
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host or "localhost")])
     try:
