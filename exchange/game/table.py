@@ -259,6 +259,7 @@ class Game:
         dead = self._deal.public.dead
         if dead:  # a card shown and burned at the deal (rules 1, 5): the opening prices count it out
             variant, hands = cfg.variant, cfg.hands
+            self.phase = Phase.PLAYING  # dealt and on the table; the Deal window opens when the price is in
             self._awaiting = True  # a Low market's price is sampled again: on the runner, as a reveal's
             self._runner(lambda: opening_prospects(variant, hands, dead),
                          lambda prospects: self._publish_opening(prospects, dead), self._failed)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 from exchange.betfair import apiformat
@@ -158,7 +159,7 @@ async def list_market_book(
         every = [o for o in service.orders(session.account) if o.market_id == market_id] if (
             order_projection or match_projection) else []
         mine = [o for o in every if wanted(o)]
-        fills = service.exchange.matches(session.account, market_id) if match_projection else ()
+        fills = service.exchange.matches(session.account, market_id) if match_projection and every else ()
         runners = []
         for r in book.runners:
             shown = dataclasses.replace(r, available_to_back=projection.offers(r.available_to_back),
@@ -220,18 +221,20 @@ def _matches(orders: Sequence[OrderView], fills: Sequence[MatchView], projection
     """A runner's ``matches`` of ``orders`` under ``matchProjection``.
 
     ``NO_ROLLUP``: each fill of each order (``betId``, ``matchId``, the fill's price and stake, ``matchDate``), in
-    match order; ``ROLLED_UP_BY_PRICE``: the stake summed per side and fill price; ``ROLLED_UP_BY_AVG_PRICE``: per
-    side and order's average matched price. The rolled-up ones ascend by side (BACK first), then price. ``fills``
-    are the account's unvoided matches on the market (:meth:`~exchange.core.exchange.Exchange.matches`).
+    match order; ``ROLLED_UP_BY_PRICE``: the stake summed per side and fill price, ascending by side (BACK
+    first), then price; ``ROLLED_UP_BY_AVG_PRICE``: one per side, its whole stake at its stake-weighted average
+    price (exact until formatted). ``fills`` are the account's unvoided matches on the market
+    (:meth:`~exchange.core.exchange.Exchange.matches`).
     """
     matched = {o.bet_id: o for o in orders if o.size_matched}
     if projection == "ROLLED_UP_BY_AVG_PRICE":
-        by_average: dict[tuple[str, float], int] = {}
+        by_side: dict[str, tuple[Fraction, int]] = {}
         for o in matched.values():
-            key = (str(o.side), apiformat.price(o.average_price_matched))
-            by_average[key] = by_average.get(key, 0) + o.size_matched
-        return [{"side": side, "price": p, "size": apiformat.money(size)}
-                for (side, p), size in sorted(by_average.items())]
+            stake_x_price, stake = by_side.get(str(o.side), (Fraction(0), 0))
+            average = o.average_price_matched or Fraction(0)  # never None: the order has matched
+            by_side[str(o.side)] = (stake_x_price + average * o.size_matched, stake + o.size_matched)
+        return [{"side": side, "price": apiformat.price(total / stake), "size": apiformat.money(stake)}
+                for side, (total, stake) in sorted(by_side.items())]
     theirs = [f for f in fills if f.bet_id in matched]
     if projection == "NO_ROLLUP":
         return [{"betId": str(f.bet_id), "matchId": str(f.match_id), "side": str(f.side),

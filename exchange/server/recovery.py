@@ -28,10 +28,10 @@ import sys
 import time
 from dataclasses import dataclass
 
-from exchange.core.events import event_from_dict
+from exchange.core.events import Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
-from exchange.server.journal import Journal, JournalDamaged
+from exchange.server.journal import Journal, JournalDamaged, Record
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import Damaged, Saved
@@ -60,7 +60,8 @@ class Restored:
         else:
             how = f"full replay of {self.replayed} journal records{span} (no snapshot)"
         if self.damaged:
-            how += "; damaged, passed over: " + "; ".join(str(d) for d in self.damaged)
+            how += "; snapshots passed over (damaged, from an older version or other settings): " + "; ".join(
+                str(d) for d in self.damaged)
         if self.set_aside:
             how += "; DAMAGED RECORDS SET ASIDE: " + self.set_aside
         if self.checked:
@@ -89,13 +90,13 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
     snapshot_seq, replayed, set_aside = seq, 0, ""
     try:
         for record in journal.records(after=seq):
+            decoded = _decoded(journal, record)
             seq, replayed = record.seq, replayed + 1
-            if record.kind == "event":
-                event = event_from_dict(dict(record.body))
-                exchange.apply(event)
-                notes.note(event)
-            elif record.kind == RESULT_KIND:
-                results.add(GameResult.from_dict(record.body))
+            if isinstance(decoded, GameResult):
+                results.add(decoded)
+            elif decoded is not None:
+                exchange.apply(decoded)
+                notes.note(decoded)
     except JournalDamaged as exc:
         if not accept_damaged or exc.first_bad is None:
             raise
@@ -106,6 +107,23 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
     checked = journal.checked.summary() if journal.checked is not None else ""
     return Restored(exchange, notes, results, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked,
                     set_aside)
+
+
+def _decoded(journal: Journal, record: Record) -> Event | GameResult | None:
+    """A record's event or game result (``None`` for the kinds recovery does not fold).
+
+    A body that passed its checksum but does not decode (written by another version of the code) is damage
+    at that record: :class:`JournalDamaged`, which ``accept_damaged`` can set aside like any other.
+    """
+    try:
+        if record.kind == "event":
+            return event_from_dict(dict(record.body))
+        if record.kind == RESULT_KIND:
+            return GameResult.from_dict(record.body)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise JournalDamaged(journal.path or ":memory:", f"record {record.seq} ({record.kind}) does not decode: "
+                             f"{type(exc).__name__}: {exc}", first_bad=record.seq) from None
+    return None
 
 
 def take_snapshot(

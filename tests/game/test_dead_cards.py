@@ -312,9 +312,10 @@ def test_the_opening_low_price_with_a_dead_card_is_computed_off_the_caller_and_h
     game = channel.start(games=1)
     while not runner.jobs:
         assert clock.step()
-    assert game.phase is not Phase.BETTING and not log.of_type(EquitiesPublished)
+    assert game.phase is Phase.PLAYING and not log.of_type(EquitiesPublished)
+    assert channel.game() is game  # dealt: the table shows it, not the game before
     clock.advance(250)  # the worker is slow: the window waits for its price
-    assert game.phase is not Phase.BETTING and len(runner.jobs) == 1
+    assert game.phase is Phase.PLAYING and len(runner.jobs) == 1
     runner.deliver()
     assert game.phase is Phase.BETTING and game.round is Round.DEAL
     published_now = log.of_type(EquitiesPublished)

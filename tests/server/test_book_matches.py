@@ -84,14 +84,13 @@ def _expected(fills: list[dict[str, Any]], orders: dict[int, Order], projection:
     if projection == "ROLLED_UP_BY_PRICE":
         for _, _, side, price, size in fragments:
             sums[side, price] += size
-    else:  # each order's average matched price, computed exactly from its own fills
-        per_bet: dict[int, list[tuple[Decimal, int]]] = defaultdict(list)
-        for bet_id, _, _, price, size in fragments:
-            per_bet[bet_id].append((price, size))
-        for bet_id, parts in per_bet.items():
+    else:  # one per side: its stake at the stake-weighted average of its fills' prices, computed exactly
+        per_side: dict[str, list[tuple[Decimal, int]]] = defaultdict(list)
+        for _, _, side, price, size in fragments:
+            per_side[side].append((price, size))
+        for side, parts in per_side.items():
             stake = sum(s for _, s in parts)
-            average = sum(Fraction(p) * s for p, s in parts) / stake
-            sums[orders[bet_id]["side"], round(float(average), 4)] += stake
+            sums[side, round(float(sum(Fraction(p) * s for p, s in parts) / stake), 4)] = stake
     return [{"side": side, "price": float(p), "size": s / 100} for (side, p), s in sorted(sums.items())]
 
 
@@ -133,7 +132,7 @@ async def test_matches_by_fill_price_and_by_strategy(client: TestClient, clock: 
     assert [(m["side"], m["price"], m["size"]) for m in seen["ROLLED_UP_BY_PRICE"]] == [
         ("BACK", 2.8, 3.0), ("BACK", 3.0, 2.0), ("BACK", 3.2, 2.0), ("LAY", 4.0, 2.0), ("LAY", 4.2, 2.0)]
     assert [(m["side"], m["price"], m["size"]) for m in seen["ROLLED_UP_BY_AVG_PRICE"]] == [
-        ("BACK", 2.8, 2.0), ("BACK", 3.04, 5.0), ("LAY", 4.1, 4.0)]
+        ("BACK", 2.9714, 7.0), ("LAY", 4.1, 4.0)]  # (6.4 + 6.0 + 3 x 2.8) / 7 backed, (8.0 + 8.4) / 4 laid
     no_rollup = seen["NO_ROLLUP"]
     assert len(no_rollup) == 6 and len({m["matchId"] for m in no_rollup}) == 6
     assert all(m["matchDate"].endswith("Z") for m in no_rollup)

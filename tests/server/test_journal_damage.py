@@ -12,6 +12,7 @@ loss, unless the damage is explicitly accepted.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -166,3 +167,25 @@ def test_serve_refuses_a_damaged_journal_in_one_line_unless_told_to_accept_it(tm
     log = server.log()
     recovery = next(line for line in log.splitlines() if "recovery:" in line)
     assert "WARNING" in recovery and "DAMAGE ACCEPTED" in recovery and f"seq {RECORDS}" in recovery
+
+
+@pytest.mark.parametrize(("kind", "body", "says"), [
+    ("event", {"type": "NoSuchEvent"}, "record 5 (event) does not decode: KeyError"),
+    ("result", {"channel": "holdem"}, "record 5 (result) does not decode: ValueError: not a game result"),
+])
+def test_a_record_that_does_not_decode_is_damage_at_that_record(tmp_path: Path, kind: str, body: dict[str, str],
+                                                               says: str) -> None:
+    """Its checksum holds (another version of the code wrote it), but recovery cannot fold it: the start is refused
+    naming it, and an operator who accepts the damage sets it and what follows aside, as for any damaged record."""
+    db = tmp_path / "ex.db"
+    journal = _journal_of(db, 4)
+    journal.append(kind, body, ts_ms=4)
+    journal.append("test", {"i": 5}, ts_ms=5)
+    journal.flush()
+    with pytest.raises(JournalDamaged, match=re.escape(says)) as refused:
+        restore(journal)
+    assert refused.value.first_bad == 5
+    restored = restore(journal, accept_damaged=True)
+    assert restored.last_seq == 4 and journal.last_seq == 4
+    assert "DAMAGED RECORDS SET ASIDE: 2 records from seq 5" in restored.summary()
+    journal.close()

@@ -224,7 +224,8 @@ def test_the_recovery_log_line_says_what_it_did(
     message = line.getMessage()
     assert line.levelno == logging.WARNING  # something was damaged
     assert f"snapshot at seq {older.seq} + {tail} journal records (seq {older.seq + 1}-{older.seq + tail})" in message
-    assert f"damaged, passed over: snapshot at seq {newer.seq}: checksum mismatch" in message
+    assert f"passed over (damaged, from an older version or other settings): snapshot at seq {newer.seq}: " \
+           "checksum mismatch" in message
     assert message.endswith(f"markets voided: {open_market}")
     assert after.recovered_voids == [open_market]
     assert after.infos.keys() == service.infos.keys()
