@@ -10,6 +10,8 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from exchange.server import keys
+
 APP_KEY = "test-app"
 BETTING = "/exchange/betting/json-rpc/v1"
 ACCOUNT = "/exchange/account/json-rpc/v1"
@@ -72,3 +74,30 @@ def place(market_id: str, selection: int, side: str, price: float, size: float, 
     return {"marketId": market_id, "instructions": [{
         "selectionId": selection, "side": side, "orderType": "LIMIT",
         "limitOrder": {"size": size, "price": price, "persistenceType": "LAPSE"}, **extra}]}
+
+
+async def place_one(client: TestClient, token: str, market_id: str, selection: int, side: str, price: float,
+                    size: float, *, ref: str | None = None, matched: float | None = None) -> dict[str, Any]:
+    """Place one limit order (``ref``: its customerStrategyRef); assert it was accepted, and matched ``matched``
+    if given. Returns its instruction report."""
+    params = place(market_id, selection, side, price, size)
+    if ref is not None:
+        params["customerStrategyRef"] = ref
+    (report,) = (await rpc(client, token, "placeOrders", params))["result"]["instructionReports"]
+    assert report["status"] == "SUCCESS", report
+    if matched is not None:
+        assert report["sizeMatched"] == matched, report
+    return dict(report)
+
+
+def journal_matches(client: TestClient, market_id: str, selection: int) -> list[dict[str, Any]]:
+    """The journal's ``Matched`` records on one selection that no ``MatchVoided`` undid, in match order."""
+    matches: dict[int, dict[str, Any]] = {}
+    for record in client.app[keys.JOURNAL].records():
+        body = record.body
+        kind = body.get("type") if record.kind == "event" else None
+        if kind == "Matched" and body["market_id"] == market_id and body["selection_id"] == selection:
+            matches[body["match_id"]] = body
+        elif kind == "MatchVoided":
+            matches.pop(body["match_id"], None)
+    return [matches[k] for k in sorted(matches)]

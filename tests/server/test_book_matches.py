@@ -21,8 +21,7 @@ from engine.irregularities import Irregularity, Kind
 from exchange.clock import VirtualClock
 from exchange.core.ladder import PRICES
 from exchange.game.irregular import IrregularityPlan
-from exchange.server import keys
-from tests.server.helpers import WINDOW_MS, login, place, rpc
+from tests.server.helpers import WINDOW_MS, journal_matches, login, place_one, rpc
 from tests.server.test_irregularities import GAME_1, ROUND_MS, inject
 
 MARKET = "holdem.1"
@@ -32,13 +31,7 @@ Order = dict[str, Any]  # a listCurrentOrders row
 
 async def _order(client: TestClient, token: str, side: str, price: float, size: float, ref: str | None = None,
                  matched: float | None = None) -> None:
-    params = place(MARKET, RUNNER, side, price, size)
-    if ref is not None:
-        params["customerStrategyRef"] = ref
-    (report,) = (await rpc(client, token, "placeOrders", params))["result"]["instructionReports"]
-    assert report["status"] == "SUCCESS", report
-    if matched is not None:
-        assert report["sizeMatched"] == matched, report
+    await place_one(client, token, MARKET, RUNNER, side, price, size, ref=ref, matched=matched)
 
 
 async def _book(client: TestClient, token: str, projection: str, **extra: Any) -> list[dict[str, Any]]:
@@ -54,15 +47,7 @@ async def _fills(client: TestClient, token: str) -> tuple[list[dict[str, Any]], 
     """The journal's unvoided matches on the runner, in match order, and the account's orders by bet id."""
     answer = await rpc(client, token, "listCurrentOrders", {"marketIds": [MARKET]})
     orders = {int(o["betId"]): o for o in answer["result"]["currentOrders"]}
-    matches: dict[int, dict[str, Any]] = {}
-    for record in client.app[keys.JOURNAL].records():
-        body = record.body
-        kind = body.get("type") if record.kind == "event" else None
-        if kind == "Matched" and body["market_id"] == MARKET and body["selection_id"] == RUNNER:
-            matches[body["match_id"]] = body
-        elif kind == "MatchVoided":
-            matches.pop(body["match_id"], None)
-    return [matches[k] for k in sorted(matches)], orders
+    return journal_matches(client, MARKET, RUNNER), orders
 
 
 def _fragments(fills: list[dict[str, Any]], orders: dict[int, Order]) -> list[tuple[int, int, str, Decimal, int]]:

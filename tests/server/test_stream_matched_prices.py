@@ -23,8 +23,7 @@ from engine.irregularities import Irregularity, Kind
 from exchange.clock import VirtualClock
 from exchange.core.ladder import PRICES
 from exchange.game.irregular import IrregularityPlan
-from exchange.server import keys
-from tests.server.helpers import WINDOW_MS, login, place, rpc
+from tests.server.helpers import WINDOW_MS, journal_matches, login, place_one, rpc
 from tests.server.test_irregularities import GAME_1, ROUND_MS, inject
 from tests.server.test_stream import authenticated, flush, receive
 
@@ -35,13 +34,7 @@ Position = dict[str, Any]  # {"mb": [[price, size]], "ml": ..., "smc": {ref: {"m
 
 async def _order(client: TestClient, token: str, side: str, price: float, size: float, ref: str | None = None,
                  matched: float | None = None) -> None:
-    params = place(MARKET, RUNNER, side, price, size)
-    if ref is not None:
-        params["customerStrategyRef"] = ref
-    (report,) = (await rpc(client, token, "placeOrders", params))["result"]["instructionReports"]
-    assert report["status"] == "SUCCESS", report
-    if matched is not None:
-        assert report["sizeMatched"] == matched, report
+    await place_one(client, token, MARKET, RUNNER, side, price, size, ref=ref, matched=matched)
 
 
 async def _expected(client: TestClient, token: str, mine: dict[int, tuple[str, str]]) -> Position:
@@ -50,16 +43,8 @@ async def _expected(client: TestClient, token: str, mine: dict[int, tuple[str, s
     answer = await rpc(client, token, "listCurrentOrders", {"marketIds": [MARKET]})
     for o in answer["result"]["currentOrders"]:
         mine[int(o["betId"])] = (o["side"], o.get("customerStrategyRef", ""))
-    matches: dict[int, dict[str, Any]] = {}
-    for record in client.app[keys.JOURNAL].records():
-        body = record.body
-        kind = body.get("type") if record.kind == "event" else None
-        if kind == "Matched" and body["market_id"] == MARKET and body["selection_id"] == RUNNER:
-            matches[body["match_id"]] = body
-        elif kind == "MatchVoided":
-            matches.pop(body["match_id"], None)
     sums: dict[tuple[str, str], dict[Decimal, int]] = defaultdict(lambda: defaultdict(int))
-    for match in matches.values():
+    for match in journal_matches(client, MARKET, RUNNER):
         price = PRICES[match["tick"]]
         for bet_id in (match["back_bet_id"], match["lay_bet_id"]):
             if bet_id in mine:
