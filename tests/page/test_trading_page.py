@@ -16,7 +16,10 @@ import pytest
 import requests
 from playwright.sync_api import Browser, Page, expect
 
+from engine.irregularities import Irregularity, Kind
 from exchange.core import ladder
+from exchange.game.irregular import IrregularityPlan, scripted
+from exchange.server import keys
 from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, shoot, watched_page, window_opens
 
 
@@ -258,3 +261,36 @@ def test_a_game_settled_before_the_page_opened_is_in_the_recent_results(page: Pa
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator(f"#results li[data-game='{last['id']}']")).to_be_visible()
     expect(page.locator("#results li").first).to_have_attribute("data-game", last["id"])
+
+
+def test_cards_a_dealers_error_shows_early_are_drawn_as_the_snapshot_lists_them(page: Page,
+                                                                                server: LiveServer) -> None:
+    """A premature flop in the Pre-flop window: from the moment it is seen, the table draws the exposed cards the
+    Games API snapshot lists (none before), each marked dead exactly when the snapshot says it is out of play."""
+    def inject() -> None:
+        channel = server.app[keys.SERVICE].channels["holdem"]
+        following = channel.current.number + 1
+        channel.irregularities = scripted({following: IrregularityPlan(Irregularity(Kind.PREMATURE_FLOP),
+                                                                       at_permille=500, notice_ms=1_000)})
+
+    server.run(inject)
+    server.to_game_time(0, next_game=True)  # the game the error is planned for
+    page.locator(".lobby-card[data-channel='holdem']").click()
+    server.to_game_time(window_opens(2) + WINDOW_MS // 2 - 500)  # (the streams' conflation interval follows)
+    expect(page.locator("#round-name")).to_have_text("Pre-flop")
+    assert "exposedCards" not in server.snapshot()["game"]["gameData"]
+    expect(page.locator("#exposed-wrap")).to_be_hidden()
+
+    server.to_game_time(window_opens(2) + WINDOW_MS // 2 + 10)  # the flop is seen halfway through the window
+    data = server.snapshot()["game"]["gameData"]
+    exposed, dead = data["exposedCards"], set(data.get("deadCards", ()))
+    assert len(exposed) == 3
+    expect(page.locator("#exposed-wrap")).to_be_visible()
+    cards = page.locator("#exposed .card")
+    expect(cards).to_have_count(3)
+    assert [cards.nth(i).get_attribute("data-card") for i in range(3)] == exposed
+    for i, card in enumerate(exposed):
+        if card in dead:
+            expect(cards.nth(i)).to_have_class(re.compile(r"\bdead\b"))
+        else:  # a premature flop is shuffled back (rule 3): seen, but not out of play
+            expect(cards.nth(i)).not_to_have_class(re.compile(r"\bdead\b"))
