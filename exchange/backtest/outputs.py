@@ -80,16 +80,22 @@ class TableSpec:
         return tuple(self.schema.names)
 
 
+#: The columns every table starts with: which game (its index in the run, its session and its number in it) and market.
+_GAME_KEYS: tuple[tuple[str, pa.DataType], ...] = (
+    ("game_index", pa.int64()),
+    ("session", pa.int64()),
+    ("session_game", pa.int64()),
+    ("market_id", pa.string()),
+)
+
+
 def _spec(name: str, *fields: tuple[str, pa.DataType]) -> TableSpec:
     return TableSpec(name, pa.schema([pa.field(n, t) for n, t in fields], metadata={"note": MONEY_NOTE}))
 
 
 GAMES = _spec(
     "games",
-    ("game_index", pa.int64()),
-    ("session", pa.int64()),
-    ("session_game", pa.int64()),
-    ("market_id", pa.string()),
+    *_GAME_KEYS,
     ("channel", pa.string()),
     ("variant", pa.string()),
     ("start_ms", pa.int64()),
@@ -113,10 +119,7 @@ GAMES = _spec(
 
 ORDERS = _spec(
     "orders",
-    ("game_index", pa.int64()),
-    ("session", pa.int64()),
-    ("session_game", pa.int64()),
-    ("market_id", pa.string()),
+    *_GAME_KEYS,
     ("bet_id", pa.int64()),
     ("account", pa.string()),
     ("selection_id", pa.int64()),
@@ -144,10 +147,7 @@ ORDERS = _spec(
 
 FILLS = _spec(
     "fills",
-    ("game_index", pa.int64()),
-    ("session", pa.int64()),
-    ("session_game", pa.int64()),
-    ("market_id", pa.string()),
+    *_GAME_KEYS,
     ("match_id", pa.int64()),
     ("at_ms", pa.int64()),
     ("round", pa.int64()),
@@ -168,10 +168,7 @@ FILLS = _spec(
 
 SETTLEMENTS = _spec(
     "settlements",
-    ("game_index", pa.int64()),
-    ("session", pa.int64()),
-    ("session_game", pa.int64()),
-    ("market_id", pa.string()),
+    *_GAME_KEYS,
     ("account", pa.string()),
     ("gross_profit", pa.int64()),
     ("commission", pa.int64()),
@@ -186,10 +183,7 @@ SETTLEMENTS = _spec(
 
 EQUITIES = _spec(
     "equities",
-    ("game_index", pa.int64()),
-    ("session", pa.int64()),
-    ("session_game", pa.int64()),
-    ("market_id", pa.string()),
+    *_GAME_KEYS,
     ("at_ms", pa.int64()),
     ("round", pa.int64()),
     ("selection_id", pa.int64()),
@@ -200,10 +194,7 @@ EQUITIES = _spec(
 
 IRREGULARITIES = _spec(
     "irregularities",
-    ("game_index", pa.int64()),
-    ("session", pa.int64()),
-    ("session_game", pa.int64()),
-    ("market_id", pa.string()),
+    *_GAME_KEYS,
     ("at_ms", pa.int64()),
     ("round", pa.int64()),
     ("rule", pa.int64()),

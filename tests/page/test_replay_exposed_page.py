@@ -13,11 +13,13 @@ from collections.abc import Iterator
 
 import pyarrow.parquet as pq
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from exchange.core.events import MarketVoided
-from tests.page.harness import AppThread, FakeTime, replay_server, shoot, watched_page
+from tests.page.harness import AppThread, FakeTime, replay_server, shoot
 from tests.voided_backtest import VoidedBacktest, write_exposed_backtest
+
+TABLE = "holdem"  # the channel whose table the tests look at (the ``page`` fixture)
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +31,6 @@ def backtest(tmp_path_factory: pytest.TempPathFactory) -> VoidedBacktest:
 def replay(backtest: VoidedBacktest) -> Iterator[tuple[AppThread, FakeTime]]:
     with replay_server(backtest.out) as served:
         yield served
-
-
-@pytest.fixture
-def page(browser: Browser, replay: tuple[AppThread, FakeTime]) -> Iterator[Page]:
-    with watched_page(browser, replay[0].url + "/#/table/holdem") as tab:
-        yield tab
 
 
 def test_the_exposed_card_is_shown_dead_from_the_deal_and_the_market_void_from_the_void(

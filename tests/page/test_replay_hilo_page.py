@@ -10,22 +10,24 @@ from the cancel's own time (long before its window closes) it is cancelled.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.game.channels import STUD7_HILO
 from exchange.game.rounds import timetable
-from tests.page.harness import AppThread, FakeTime, replay_server, shoot, watched_page
+from tests.page.harness import AppThread, FakeTime, shoot
 
 HERE = Path(__file__).resolve().parent
+
+
+TABLE = "stud7-hilo"  # the channel whose table the tests look at (the ``page`` fixture)
 
 
 @pytest.fixture(scope="module")
@@ -36,18 +38,6 @@ def backtest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with InlineExecutor() as executor:
         run_backtest(config, executor, out)
     return out
-
-
-@pytest.fixture(scope="module")
-def replay(backtest: Path) -> Iterator[tuple[AppThread, FakeTime]]:
-    with replay_server(backtest) as served:
-        yield served
-
-
-@pytest.fixture
-def page(browser: Browser, replay: tuple[AppThread, FakeTime]) -> Iterator[Page]:
-    with watched_page(browser, replay[0].url + "/#/table/stud7-hilo") as tab:
-        yield tab
 
 
 def cancelled_order(backtest: Path) -> dict[str, Any]:

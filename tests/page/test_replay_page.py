@@ -8,19 +8,21 @@ check looks at an exact instant of the recording.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
-from tests.page.harness import AppThread, FakeTime, replay_server, shoot, watched_page
+from tests.page.harness import AppThread, FakeTime, shoot
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+TABLE = "holdem"  # the channel whose table the tests look at (the ``page`` fixture)
 
 
 @pytest.fixture(scope="module")
@@ -31,18 +33,6 @@ def backtest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with InlineExecutor() as executor:
         run_backtest(config, executor, out)
     return out
-
-
-@pytest.fixture(scope="module")
-def replay(backtest: Path) -> Iterator[tuple[AppThread, FakeTime]]:
-    with replay_server(backtest) as served:
-        yield served
-
-
-@pytest.fixture
-def page(browser: Browser, replay: tuple[AppThread, FakeTime]) -> Iterator[Page]:
-    with watched_page(browser, replay[0].url + "/#/table/holdem") as tab:
-        yield tab
 
 
 def test_the_replay_plays_a_recorded_game_with_the_strategys_bets(page: Page, backtest: Path,

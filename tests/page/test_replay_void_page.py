@@ -8,34 +8,23 @@ is in the matched list; from the void's own time it has left it and is listed vo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from exchange.backtest.runner import STRATEGY_ACCOUNT
-from tests.page.harness import AppThread, FakeTime, replay_server, shoot, watched_page
+from tests.page.harness import AppThread, FakeTime, shoot
 from tests.voided_backtest import write_voided_backtest
+
+TABLE = "holdem"  # the channel whose table the tests look at (the ``page`` fixture)
 
 
 @pytest.fixture(scope="module")
 def backtest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_voided_backtest(tmp_path_factory.mktemp("replay") / "voided").out
-
-
-@pytest.fixture(scope="module")
-def replay(backtest: Path) -> Iterator[tuple[AppThread, FakeTime]]:
-    with replay_server(backtest) as served:
-        yield served
-
-
-@pytest.fixture
-def page(browser: Browser, replay: tuple[AppThread, FakeTime]) -> Iterator[Page]:
-    with watched_page(browser, replay[0].url + "/#/table/holdem") as tab:
-        yield tab
 
 
 def voided_bet(backtest: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
