@@ -19,9 +19,9 @@ from exchange.core.positions import Position, exposure_of, order_reserve, unmatc
 from exchange.core.records import Record
 
 if TYPE_CHECKING:
+    from exchange.core.cleared import ClearedOrders
     from exchange.core.events import AccountResult
     from exchange.core.market import Market
-    from exchange.core.orders import ClearedOrder
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +47,7 @@ class Account:
         #: market id -> position, for markets not yet settled or voided
         self.positions: dict[str, Position] = {}
         #: market id -> the account's cleared orders there (settled or voided markets), by bet id
-        self.cleared: dict[str, tuple[ClearedOrder, ...]] = {}
+        self.cleared: dict[str, ClearedOrders] = {}
         #: market id -> the account's net P&L and commission there
         self.results: dict[str, AccountResult] = {}
 
@@ -110,3 +110,5 @@ class Account:
                 all(c.account_id == self.account_id and c.market_id == market_id for c in cleared),
                 f"{name}: cleared orders of {market_id} filed under the wrong account or market",
             )
+            require(cleared.bet_ids == tuple(c.bet_id for c in cleared),
+                    f"{name}: the bet ids of its cleared orders on {market_id} are not their records'")

@@ -107,8 +107,10 @@ def check(ex: ExchangeState) -> None:
                 f"bet {order.bet_id} has unmatched size on a market or selection not taking bets",
             )
         require(ex.accounts[order.account_id].positions.get(order.market_id) is order.position, f"bet {order.bet_id}")
-    filed = {c.bet_id for a in ex.accounts.values() for cleared in a.cleared.values() for c in cleared}
-    require(filed == set(ex.cleared), "cleared orders by bet id disagree with the accounts' records")
+    records = [c for a in ex.accounts.values() for cleared in a.cleared.values() for c in cleared]
+    filed = {c.bet_id for c in records}
+    require(filed == set(ex.cleared) and all(ex.cleared.get(c.bet_id) is c for c in records),
+            "cleared orders by bet id disagree with the accounts' records")
     require(not filed & set(ex.orders), "a bet is both open and cleared")
     for account in ex.accounts.values():
         for cleared in account.cleared.values():

@@ -13,12 +13,11 @@ first, second and last; the exchange's transitions add to ``lapsed`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from exchange.core import ladder
 from exchange.core.errors import LedgerError
@@ -419,57 +418,3 @@ class ClearedOrder(Record):
             persistence_type=PersistenceType.LAPSE,
             strategy_ref=self.strategy_ref,
         )
-
-
-class ClearedByBetId(MutableMapping[int, ClearedOrder]):
-    """The cleared orders of the closed markets kept, by bet id, filed in blocks of consecutive bet ids.
-
-    One dict would do, but not for long: bet ids only grow and closed markets are
-    forgotten oldest first, so its keys churn, and a dict that keeps deleting old
-    keys while adding new ones settles at twice the table it had before the first
-    deletion (each resize sizes it at three times its entries). Filed by block of
-    :data:`BLOCK` bet ids, each block's dict is filled once, while its markets
-    close, and emptied once, while they are forgotten; the last record out frees
-    it whole.  Lookups cost one more dict access.
-
-    >>> cleared = ClearedByBetId()
-    >>> cleared[5] = cleared[70_000] = None  # (any value: records in the exchange)
-    >>> del cleared[5]
-    >>> sorted(cleared), 5 in cleared, len(cleared._blocks)
-    ([70000], False, 1)
-    """
-
-    __slots__ = ("_blocks",)
-    #: Bet ids a block holds (a power of two: the block of bet id ``b`` is ``b >> BLOCK_BITS``).
-    BLOCK_BITS = 12
-    BLOCK = 1 << BLOCK_BITS
-
-    def __init__(self) -> None:
-        self._blocks: dict[int, dict[int, ClearedOrder]] = {}
-
-    def __getitem__(self, bet_id: int) -> ClearedOrder:
-        return self._blocks[bet_id >> self.BLOCK_BITS][bet_id]
-
-    def get(self, bet_id: int, default: Any = None) -> Any:  # (one lookup fewer than the mixin's)
-        block = self._blocks.get(bet_id >> self.BLOCK_BITS)
-        return default if block is None else block.get(bet_id, default)
-
-    def __setitem__(self, bet_id: int, record: ClearedOrder) -> None:
-        self._blocks.setdefault(bet_id >> self.BLOCK_BITS, {})[bet_id] = record
-
-    def __delitem__(self, bet_id: int) -> None:
-        key = bet_id >> self.BLOCK_BITS
-        block = self._blocks[key]
-        del block[bet_id]
-        if not block:
-            del self._blocks[key]
-
-    def __contains__(self, bet_id: object) -> bool:
-        return type(bet_id) is int and bet_id in self._blocks.get(bet_id >> self.BLOCK_BITS, ())
-
-    def __iter__(self) -> Iterator[int]:
-        for block in self._blocks.values():
-            yield from block
-
-    def __len__(self) -> int:
-        return sum(map(len, self._blocks.values()))

@@ -120,14 +120,15 @@ _FIELD_VALUES: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
 def _field_values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     """A function giving a record's field values as a tuple, in field order (``operator.attrgetter``: C speed,
     a snapshot pickles every cleared order through it)."""
-    names = _field_names(cls)
+    names = field_names(cls)
     get = operator.attrgetter(*names)
     values = _FIELD_VALUES[cls] = get if len(names) > 1 else (lambda record: (get(record),))
     return values
 _UNPICKLERS: dict[type, Callable[..., Any]] = {}
 
 
-def _field_names(cls: type) -> tuple[str, ...]:
+def field_names(cls: type) -> tuple[str, ...]:
+    """A record class's field names, in order."""
     names = _FIELD_NAMES.get(cls)
     if names is None:
         names = _FIELD_NAMES[cls] = tuple(field.name for field in dataclasses.fields(cls))

@@ -23,7 +23,7 @@ the second, falling back to an older snapshot or to a full replay.
 (b'EXSNAP', True)
 >>> load(data).state_digest() == exchange.state_digest()
 True
->>> load(b"EXSNAP\\x04\\x00garbage")
+>>> load(b"EXSNAP\\x05\\x00garbage")
 Traceback (most recent call last):
 ...
 exchange.core.snapshot.SnapshotError: the snapshot does not unpickle: UnpicklingError: ...
@@ -43,8 +43,9 @@ __all__ = ["FORMAT_VERSION", "MAGIC", "SnapshotError", "dump", "load"]
 
 MAGIC = b"EXSNAP"
 #: 2: orders carry strategy_ref (customerStrategyRef); 3: cleared orders filed by bet-id block;
-#: 4: cleared orders keep their matched stake by price (matched_by_tick).
-FORMAT_VERSION = 4
+#: 4: cleared orders keep their matched stake by price (matched_by_tick); 5: each account's cleared orders on a
+#: market packed as one byte string, built on first read (:mod:`exchange.core.cleared`).
+FORMAT_VERSION = 5
 _VERSION = struct.Struct("<H")
 _HEADER = len(MAGIC) + _VERSION.size
 PICKLE_PROTOCOL = 5

@@ -21,7 +21,8 @@ account, market events  balances, statuses, rounds
 
 When a market closes, its orders are compacted into each account's
 :class:`~exchange.core.orders.ClearedOrder` records (one that matched at
-several prices keeps its stake at each, summed from the fills) and the market into a
+several prices keeps its stake at each, summed from the fills), kept per account and
+market (:mod:`exchange.core.cleared`), and the market into a
 :class:`~exchange.core.market.ClosedMarket`; books, positions, orders and the
 fills are released.  With ``ExchangeConfig.keep_closed_markets`` set, only that many
 closed markets are kept at all (the oldest go first), so a long-running
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from exchange.core.accounts import Account
+from exchange.core.cleared import ClearedByBetId, ClearedOrders
 from exchange.core.errors import ExchangeError, LedgerError
 from exchange.core.events import (
     AccountCredited,
@@ -58,7 +60,7 @@ from exchange.core.events import (
     SelectionSettled,
 )
 from exchange.core.market import ClosedMarket, Market, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedByBetId, Order
+from exchange.core.orders import Order
 from exchange.core.records import Record
 from exchange.core.side import Side
 
@@ -285,11 +287,11 @@ class ExchangeState:
             account = self.accounts[account_id]
             del account.positions[market.market_id]
             account.reserved -= pos.reserve()
-            cleared = tuple(order.cleared(matched.get(order.bet_id, ())) for order in pos.orders)
+            cleared = ClearedOrders(order.cleared(matched.get(order.bet_id, ())) for order in pos.orders)
             account.cleared[market.market_id] = cleared
-            for order, record in zip(pos.orders, cleared, strict=True):
+            self.cleared.file(cleared)
+            for order in pos.orders:
                 del self.orders[order.bet_id]
-                self.cleared[order.bet_id] = record
         self.closed.append(market.market_id)
         self._prune()
 
@@ -301,8 +303,9 @@ class ExchangeState:
             del self.markets[market_id]
             for account in self.accounts.values():
                 account.results.pop(market_id, None)
-                for record in account.cleared.pop(market_id, ()):
-                    del self.cleared[record.bet_id]
+                cleared = account.cleared.pop(market_id, None)
+                if cleared is not None:
+                    self.cleared.forget(cleared)
 
     def _check_money(self) -> None:
         total = sum(a.balance for a in self.accounts.values())

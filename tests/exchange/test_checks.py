@@ -23,6 +23,7 @@ import pytest
 
 from exchange.core.accounts import Account
 from exchange.core.book import SelectionBook
+from exchange.core.cleared import ClearedOrders
 from exchange.core.commands import (
     CancelOrder,
     CreateMarket,
@@ -39,7 +40,7 @@ from exchange.core.events import BetResult, OrderPlaced
 from exchange.core.exchange import Exchange
 from exchange.core.ladder import parse_price
 from exchange.core.market import Market, MarketStatus
-from exchange.core.orders import BetOutcome, Order
+from exchange.core.orders import BetOutcome, ClearedOrder, Order
 from exchange.core.positions import Position
 from exchange.core.side import Side
 
@@ -247,6 +248,13 @@ def test_account_check_catches_cleared_orders_misfiled(s: State) -> None:
     alice.cleared[CLOSED], bob.cleared[CLOSED] = bob.cleared[CLOSED], alice.cleared[CLOSED]
     with pytest.raises(LedgerError, match=rf"cleared orders of {CLOSED} filed under the wrong account or market"):
         alice._check()
+
+
+def test_account_check_catches_cleared_bet_ids_that_are_not_their_records(s: State) -> None:
+    cleared = s.account("alice").cleared[CLOSED]
+    cleared.bet_ids = (cleared.bet_ids[0] + 1,)
+    with pytest.raises(LedgerError, match=rf"bet ids of its cleared orders on {CLOSED} are not their records'"):
+        s.account("alice")._check()
 
 
 def test_account_check_runs_its_positions_checks(s: State) -> None:
@@ -466,7 +474,15 @@ def test_audit_catches_an_order_removed_from_the_exchange(s: State, bet: str) ->
 
 
 def test_audit_catches_a_cleared_record_missing(s: State) -> None:
-    del s.ex.cleared[s.bets["alice back closed"]]
+    s.ex.cleared.forget(s.account("alice").cleared[CLOSED])
+    with pytest.raises(LedgerError, match=r"cleared orders by bet id disagree with the accounts' records"):
+        s.ex._check()
+
+
+def test_audit_catches_a_bet_id_filed_to_another_accounts_records(s: State) -> None:
+    """Alice's bet id leads to Bob's cleared orders on the closed market: the keys agree, the records do not."""
+    alice_bet = s.bets["alice back closed"]
+    s.ex.cleared._blocks[alice_bet >> s.ex.cleared.BLOCK_BITS][alice_bet] = s.account("bob").cleared[CLOSED]
     with pytest.raises(LedgerError, match=r"cleared orders by bet id disagree with the accounts' records"):
         s.ex._check()
 
@@ -482,10 +498,15 @@ def test_audit_catches_a_bet_both_open_and_cleared(s: State) -> None:
     bet_id = s.bets["alice lay 1"]
     alice = s.account("alice")
     ghost = dataclasses.replace(alice.cleared[CLOSED][0], bet_id=bet_id)
-    alice.cleared[CLOSED] = (*alice.cleared[CLOSED], ghost)
-    s.ex.cleared[bet_id] = ghost
+    _refile(s, alice, sorted((*alice.cleared[CLOSED], ghost), key=lambda c: c.bet_id))
     with pytest.raises(LedgerError, match=r"a bet is both open and cleared"):
         s.ex._check()
+
+
+def _refile(s: State, account: Account, records: list[ClearedOrder]) -> None:
+    """Put ``records`` in place of the account's cleared orders on the closed market, filed by bet id too."""
+    cleared = account.cleared[CLOSED] = ClearedOrders(records)
+    s.ex.cleared.file(cleared)
 
 
 @pytest.mark.parametrize(("several", "message"), [
@@ -500,18 +521,14 @@ def test_audit_catches_a_cleared_stake_by_price_that_does_not_add_up(s: State, s
     alice = s.account("alice")
     (record,) = alice.cleared[CLOSED]
     assert record.several_prices == () and record.matched_by_tick == ((99, 500),)
-    bad = dataclasses.replace(record, several_prices=several)
-    alice.cleared[CLOSED] = (bad,)
-    s.ex.cleared[bad.bet_id] = bad
+    _refile(s, alice, [dataclasses.replace(record, several_prices=several)])
     with pytest.raises(LedgerError, match=message):
         s.ex._check()
 
 
 def test_a_cleared_bet_at_one_price_must_report_a_ladder_price(s: State) -> None:
     alice = s.account("alice")
-    bad = dataclasses.replace(alice.cleared[CLOSED][0], price_matched=Fraction(203, 100))
-    alice.cleared[CLOSED] = (bad,)
-    s.ex.cleared[bad.bet_id] = bad
+    _refile(s, alice, [dataclasses.replace(alice.cleared[CLOSED][0], price_matched=Fraction(203, 100))])
     with pytest.raises(LedgerError, match=r"matched at one price, but 203/100 is not on the ladder"):
         s.ex._check()
 
