@@ -10,8 +10,8 @@ give the same digest and results, or it is not written (a bug in the dump is
 caught there, off the server's path). At a restart a row is *valid* when the
 checksum matches (the bytes are the ones checked when taken) and every part
 loads; :func:`newest_valid` returns the newest such row and says what was wrong
-with every newer one. A row from before results were kept has none (NULL): the
-journal before it holds no result records either. Recomputing the digest
+with every newer one (a row from before results were kept, NULL there, is
+passed over: its exchange is in an older format too). Recomputing the digest
 at every restart would cost about 0.4 s for a thousand kept markets and prove
 nothing the checksum does not.
 
@@ -166,7 +166,7 @@ def newest_valid(
         state, notes_bytes, results_bytes, checksum = conn.execute(
             "SELECT exchange, notes, results, sha256 FROM snapshots WHERE seq = ?", (seq,)).fetchone()
         try:
-            exchange, notes, results = _verified(state, notes_bytes, results_bytes, checksum, keep_results)
+            exchange, notes, results = _verified(state, notes_bytes, results_bytes, checksum)
         except core_snapshot.SnapshotError as exc:
             damaged.append(Damaged(seq, str(exc)))
             continue
@@ -181,30 +181,26 @@ def newest_valid(
 
 
 def _verified(
-    state: bytes, notes_bytes: bytes, results_bytes: bytes | None, checksum: str, keep_results: int | None,
+    state: bytes, notes_bytes: bytes, results_bytes: bytes | None, checksum: str,
 ) -> tuple[Exchange, MarketNotes, KeptResults]:
-    """The snapshot's exchange, notes and results; :class:`~exchange.core.snapshot.SnapshotError` saying why not.
-
-    No results (a row from before they were kept): none, kept ``keep_results`` a channel from here on.
-    """
-    actual = _checksum(state, notes_bytes, results_bytes or b"")
+    """The snapshot's exchange, notes and results; :class:`~exchange.core.snapshot.SnapshotError` saying why not."""
+    if results_bytes is None:
+        raise core_snapshot.SnapshotError("it was taken before recent results were kept")
+    actual = _checksum(state, notes_bytes, results_bytes)
     if actual != checksum:
         raise core_snapshot.SnapshotError(f"checksum mismatch: stored sha256 {checksum[:12]}..., "
                                           f"bytes hash to {actual[:12]}...")
     exchange = core_snapshot.load(state)
     try:
         notes = MarketNotes.from_json(notes_bytes)
-        if results_bytes is None:
-            results = KeptResults() if keep_results is None else KeptResults(keep_results)
-        else:
-            results = KeptResults.from_json(results_bytes)
+        results = KeptResults.from_json(results_bytes)
     except ValueError as exc:
         raise core_snapshot.SnapshotError(str(exc)) from None
     return exchange, notes, results
 
 
 def _checksum(state: bytes, notes_bytes: bytes, results_bytes: bytes) -> str:
-    """The SHA-256 of the parts in order (a row without results hashes as it did before they were kept)."""
+    """The SHA-256 of the parts in order."""
     digest = hashlib.sha256(state)
     digest.update(notes_bytes)
     digest.update(results_bytes)

@@ -309,11 +309,11 @@ def test_a_snapshot_keeps_the_results_it_was_told_to_and_one_that_kept_fewer_is_
     assert more.results == _full_replay(service.journal, 4)[2]
 
 
-def test_a_snapshot_from_before_results_were_kept_still_loads_with_none(
+def test_a_snapshot_from_before_results_were_kept_is_passed_over(
     played: tuple[ExchangeService, VirtualClock],
 ) -> None:
     """A row written before the results column (NULL there, its checksum over the exchange and notes only) is
-    valid: the journal before it holds no result records either, so none is what a full replay would list."""
+    passed over, saying why, and the journal is folded whole: results included."""
     service, clock = played
     saved, _ = take_snapshot(service.journal)
     assert saved is not None
@@ -323,10 +323,10 @@ def test_a_snapshot_from_before_results_were_kept_still_loads_with_none(
     conn.execute("UPDATE snapshots SET results = NULL, sha256 = ? WHERE seq = ?", (old_checksum, saved.seq))
     _play(service, clock, START_MS + 45_300)
     restored = restore(service.journal, keep_results=7)
-    assert restored.snapshot_seq == saved.seq and restored.damaged == ()
-    assert restored.results.keep == 7
-    tail = [GameResult.from_dict(r.body) for r in service.journal.records(after=saved.seq) if r.kind == RESULT_KIND]
-    assert tail and list(restored.results) == tail
+    assert restored.snapshot_seq == 0
+    why = "it was taken before recent results were kept"
+    assert [(d.seq, d.problem) for d in restored.damaged] == [(saved.seq, why)]
+    assert restored.results == _full_replay(service.journal, 7)[2]
 
 
 def test_an_old_snapshots_table_gets_the_results_column(tmp_path: Path) -> None:
