@@ -139,10 +139,9 @@ def _check_cleared(c: ClearedOrder) -> None:
 
 def _check_matches(ex: ExchangeState, market: Market) -> None:
     matched: dict[int, list[int]] = {}
-    for match_id, _, sel, tick, size, back_id, lay_id in market.fills:
+    for match_id, *_ in market.fills:  # every match, voided ones too
         require(match_id < ex.next_match_id, f"match {match_id} at or above next_match_id")
-        if match_id in market.voided_matches:
-            continue
+    for match_id, _, sel, tick, size, back_id, lay_id in market.standing_fills():
         for bet_id in (back_id, lay_id):
             acc = matched.setdefault(bet_id, [0, 0])
             acc[0] += size

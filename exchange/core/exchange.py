@@ -257,9 +257,7 @@ class Exchange(ExchangeState):
         market = pos.market
         mine = {o.bet_id for o in pos.orders}
         out = []
-        for match_id, ts, sel, tick, size, back_id, lay_id in market.fills:
-            if match_id in market.voided_matches:
-                continue
+        for match_id, ts, sel, tick, size, back_id, lay_id in market.standing_fills():
             for bet_id, side in ((back_id, Side.BACK), (lay_id, Side.LAY)):
                 if bet_id in mine:
                     out.append(MatchView(bet_id, match_id, market.selection_ids[sel], side, tick, size, ts))

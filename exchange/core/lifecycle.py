@@ -251,11 +251,11 @@ def void_matched_since(state: ExchangeState, cmd: VoidMatchedSince) -> list[Even
 
 
 def _void_matches(state: ExchangeState, market: Market, since_ts: int | None, ts: int, reason: str) -> list[Event]:
-    """Void every unvoided match on selections still in play (at or after ``since_ts`` if given)."""
+    """Void every standing match on selections still in play (at or after ``since_ts`` if given)."""
     events: list[Event] = []
     live = set(market.live)
-    for match_id, fill_ts, sel, tick, size, back_id, lay_id in list(market.fills):
-        if match_id in market.voided_matches or sel not in live or (since_ts is not None and fill_ts < since_ts):
+    for match_id, fill_ts, sel, tick, size, back_id, lay_id in list(market.standing_fills()):
+        if sel not in live or (since_ts is not None and fill_ts < since_ts):
             continue
         ev = MatchVoided(
             ts, match_id, market.market_id, market.selection_ids[sel], tick, size,

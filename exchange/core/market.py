@@ -14,7 +14,7 @@ exposure and takes no more bets); at the result the winners become WINNER
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -33,25 +33,21 @@ if TYPE_CHECKING:
 Fill = tuple[int, int, int, int, int, int, int]
 
 
-def matched_by_tick(
-    fills: Iterable[Fill], voided: Container[int], bet_ids: Container[int] | None = None
-) -> dict[int, MatchedByTick]:
-    """Each bet's matched stake summed per tick it matched at, voided matches left out.
+def matched_by_tick(fills: Iterable[Fill], bet_ids: Container[int] | None = None) -> dict[int, MatchedByTick]:
+    """Each bet's matched stake in ``fills`` summed per tick it matched at.
 
-    ``bet_ids`` limits the answer to those bets (``None``: every bet in ``fills``); a bet
-    with no unvoided match is absent.  O(len(fills)).
+    Every fill given counts: pass a market's :meth:`Market.standing_fills` to leave voided
+    matches out.  ``bet_ids`` limits the answer to those bets (``None``: every bet in
+    ``fills``); a bet with no fill is absent.  O(len(fills)).
 
-    >>> fills = [(0, 1, 0, 109, 200, 7, 8), (1, 2, 0, 99, 200, 7, 9), (2, 3, 0, 109, 150, 7, 8),
-    ...          (3, 4, 0, 104, 300, 7, 8)]
-    >>> matched_by_tick(fills, voided={3})  # bet 7: 2.00 matched at tick 99, 3.50 at 109 (two fills); 3.00 voided
+    >>> fills = [(0, 1, 0, 109, 200, 7, 8), (1, 2, 0, 99, 200, 7, 9), (2, 3, 0, 109, 150, 7, 8)]
+    >>> matched_by_tick(fills)  # bet 7: 2.00 matched at tick 99, 3.50 at 109 (two fills)
     {7: ((99, 200), (109, 350)), 8: ((109, 350),), 9: ((99, 200),)}
-    >>> matched_by_tick(fills, voided={0, 2}, bet_ids={8, 9})
-    {9: ((99, 200),), 8: ((104, 300),)}
+    >>> matched_by_tick(fills, bet_ids={8, 9})
+    {8: ((109, 350),), 9: ((99, 200),)}
     """
     sums: dict[int, dict[int, int]] = {}
-    for match_id, _, _, tick, size, back_id, lay_id in fills:
-        if match_id in voided:
-            continue
+    for _, _, _, tick, size, back_id, lay_id in fills:
         for bet_id in (back_id, lay_id):
             if bet_ids is None or bet_id in bet_ids:
                 by_tick = sums.setdefault(bet_id, {})
@@ -154,16 +150,42 @@ class Market:
     def total_matched(self) -> int:
         return sum(b.total_matched for b in self.books)
 
+    def standing_fills(self, newest_first: bool = False) -> Iterator[Fill]:
+        """The fills that still stand: every match in :attr:`fills` whose id is not in
+        :attr:`voided_matches`, in fill order (or newest first).
+
+        The one place that decides whether a match counts; readers that want less (one
+        account's bets, a time window) filter what this yields.  Lazy: a match voided while
+        the iterator runs is left out if not yet reached.  O(1) per fill read.
+
+        >>> from exchange.core.commands import *
+        >>> from exchange.core.exchange import Exchange
+        >>> ex = Exchange()
+        >>> for cmd in (OpenAccount(0, "al"), Deposit(0, "al", 5000), OpenAccount(0, "bo"), Deposit(0, "bo", 5000),
+        ...             CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1"),
+        ...             PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3"), 200),
+        ...             PlaceOrder(1, "al", "1.1", 1, Side.BACK, Decimal("3"), 200),
+        ...             PlaceOrder(2, "bo", "1.1", 2, Side.LAY, Decimal("2"), 300),
+        ...             PlaceOrder(2, "al", "1.1", 2, Side.BACK, Decimal("2"), 300),
+        ...             PlaceOrder(3, "bo", "1.1", 1, Side.LAY, Decimal("3"), 400),
+        ...             PlaceOrder(3, "al", "1.1", 1, Side.BACK, Decimal("3"), 400), VoidMatchedSince(4, "1.1", 3)):
+        ...     _ = ex.execute(cmd)
+        >>> m = ex.markets["1.1"]
+        >>> [(match_id, ts, size) for match_id, ts, _, _, size, _, _ in m.fills]  # every match, voided ones too
+        [(1, 1, 200), (2, 2, 300), (3, 3, 400)]
+        >>> sorted(m.voided_matches), [f[0] for f in m.standing_fills()], [f[0] for f in m.standing_fills(True)]
+        ([3], [1, 2], [2, 1])
+        """
+        voided = self.voided_matches
+        return (f for f in (reversed(self.fills) if newest_first else self.fills) if f[0] not in voided)
+
     def last_traded_tick(self, sel: int) -> int | None:
-        """The last non-voided trade's tick on selection index ``sel`` (scans back through fills)."""
-        for match_id, _, i, tick, _, _, _ in reversed(self.fills):
-            if i == sel and match_id not in self.voided_matches:
-                return tick
-        return None
+        """The last standing trade's tick on selection index ``sel`` (scans back through fills)."""
+        return next((tick for _, _, i, tick, _, _, _ in self.standing_fills(newest_first=True) if i == sel), None)
 
     def matched_by_tick(self, bet_ids: Container[int] | None = None) -> dict[int, MatchedByTick]:
-        """:func:`matched_by_tick` of this market's fills (of ``bet_ids`` only, if given)."""
-        return matched_by_tick(self.fills, self.voided_matches, bet_ids)
+        """:func:`matched_by_tick` of this market's standing fills (of ``bet_ids`` only, if given)."""
+        return matched_by_tick(self.standing_fills(), bet_ids)
 
     def close(self, status: MarketStatus, ts: int) -> ClosedMarket:
         """The market's closed record (books empty by now): its final view and statuses."""
@@ -198,11 +220,11 @@ class Market:
         require(self.is_open and len(self.live) >= 2, f"{name}: an open market has two live selections or more")
         volume = [[0] * TICK_COUNT for _ in self.selection_ids]
         last: list[int | None] = [None] * len(self.selection_ids)
-        for match_id, _, i, tick, size, _, _ in self.fills:
+        for match_id, _, _, _, size, _, _ in self.fills:
             require(size > 0, f"{name}: match {match_id} of size {size}")
-            if match_id not in self.voided_matches:
-                volume[i][tick] += size
-                last[i] = tick
+        for _, _, i, tick, size, _, _ in self.standing_fills():
+            volume[i][tick] += size
+            last[i] = tick
         for i, book in enumerate(self.books):
             book._check()
             # Back and lay stakes matched at each price are equal by construction (one record per

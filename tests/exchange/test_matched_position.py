@@ -1,7 +1,7 @@
 """The order stream's matched position (``mb``/``ml``/``smc``) of random fills against a brute-force regroup.
 
-What the server sends is two pure steps: :func:`exchange.core.market.matched_by_tick` sums a market's
-fills per bet and tick (voided matches left out), and :func:`exchange.betfair.order_changes.market_change`
+What the server sends is two steps: :meth:`exchange.core.market.Market.matched_by_tick` sums a market's
+standing fills (voided matches left out) per bet and tick, and :func:`exchange.betfair.order_changes.market_change`
 sums those per runner, side and strategy ref and formats them.  The regroup here shares neither: it walks
 the fills one by one, keys them by the fill's decimal price, and sorts by that price.
 """
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from exchange.betfair import order_changes
 from exchange.core.ladder import PRICES, TICK_COUNT
-from exchange.core.market import Fill, matched_by_tick
+from exchange.core.market import Fill, Market
 from exchange.core.side import Side
 
 ME = "me"
@@ -64,7 +64,10 @@ def cases(draw: st.DrawFn) -> Case:
 def served(case: Case) -> dict[int, dict[str, Any]]:
     """What the server builds of ``me``'s bets: per runner, its ``mb``, ``ml`` and ``smc``."""
     mine = [b for b in case.bets if b.account == ME]
-    matched = matched_by_tick(case.fills, case.voided, {b.bet_id for b in mine})
+    market = Market("m", (1, 2, 3), min_stake=1, commission_bps=0)
+    market.fills.extend(case.fills)  # the record as the exchange keeps it: every fill, and which were voided
+    market.voided_matches.update(case.voided)
+    matched = market.matched_by_tick({b.bet_id for b in mine})
     rows = [order_changes.OrderRow(b.selection_id, b.bet_id, b.side, b.ref, {"id": str(b.bet_id)}) for b in mine]
     change = order_changes.market_change("m", rows, matched, closed=False)
     return {orc["id"]: {k: orc[k] for k in ("mb", "ml", "smc")} for orc in change["orc"]}

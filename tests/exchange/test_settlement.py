@@ -11,6 +11,7 @@ from exchange.core.events import (
     CommandRejected,
     MarketSettled,
     MarketVoided,
+    Matched,
     MatchVoided,
     OrderCancelled,
     SelectionSettled,
@@ -331,6 +332,34 @@ def test_void_matched_since_a_card_exposure(hx: Harness) -> None:
     hx.suspend()
     ev = settled(hx.settle(1))
     assert results(ev) == {"alice": (-1000, 0), "bob": (1000, 25), "carol": (0, 0), "dave": (0, 0)}
+    hx.assert_replays()
+
+
+def test_standing_fills_leave_out_exactly_the_voided_matches(hx: Harness) -> None:
+    """Two card exposures: the second, from earlier, voids only what still stands on live selections; the
+    market keeps every fill, and its standing fills (and an account's matches) are the rest, in fill order."""
+    hx.lay("alice", 1, "3", 2000)
+    hx.back("bob", 1, "3", 500)  # a: before both exposures
+    first_exposure = hx.tick()
+    hx.back("carol", 1, "3", 300)  # b: voided by the second void
+    hx.lay("dave", 4, "4", 300)
+    hx.back("bob", 4, "4", 300)  # c: selection 4 loses early, so no void touches it
+    hx.lose(4)
+    second_exposure = hx.tick()
+    hx.lay("dave", 2, "4", 300)
+    hx.back("bob", 2, "4", 300)  # d: voided by the first void
+    first = hx.void_since(second_exposure)
+    hx.back("bob", 1, "3", 400)  # e: matched after the first void, voided by the second
+    second = hx.void_since(first_exposure)
+    a, b, c, d, e = (ev.match_id for ev in hx.events if isinstance(ev, Matched))
+    assert [ev.match_id for ev in first if isinstance(ev, MatchVoided)] == [d]
+    assert [ev.match_id for ev in second if isinstance(ev, MatchVoided)] == [b, e]
+    market = hx.ex.markets["1.1"]
+    assert [f[0] for f in market.fills] == [a, b, c, d, e]  # the record keeps voided matches too
+    standing = list(market.standing_fills())
+    assert standing == [f for f in market.fills if f[0] in (a, c)]
+    assert list(market.standing_fills(newest_first=True)) == standing[::-1]
+    assert [(m.match_id, m.size) for m in hx.ex.matches("bob", "1.1")] == [(a, 500), (c, 300)]
     hx.assert_replays()
 
 
