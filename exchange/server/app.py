@@ -196,6 +196,7 @@ async def _exchange(
                               irregularity_rate=config.irregularity_rate, noise_traders=config.noise_traders,
                               keep_results=config.keep_results)
     service.recover(accept_damaged=config.accept_damaged_journal)
+    app[keys.JOURNAL].writer_ready()  # started with the journal, it has been starting while the server recovered
     if demo_check is not None:
         app[keys.DEMO_PASSWORD_OK] = await demo_check
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)

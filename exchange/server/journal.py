@@ -305,13 +305,20 @@ class Journal:
         self._pending_since = self._loop.time()
         path = self._path()
         if path:
-            self._writer = WriterProcess.start(path)
-            self._loop.add_reader(self._writer.ack_fd, self._on_acks)
+            self._writer = WriterProcess.launch(path)  # ready when first needed, or when the server asks (writer_ready)
             self._policy = policy
             if policy is not None and policy.every_ms:
                 self._snapshot_timer = self._clock.call_later(policy.every_ms, self._on_snapshot_timer)
         if self._pending:
             self._submit()
+
+    def writer_ready(self) -> None:
+        """Wait until the writer process has opened the database (it was started by :meth:`start`, which does
+        not wait, so the server can recover meanwhile); ``sqlite3.OperationalError`` if it could not. The first
+        batch written waits for it too, if nothing asked before."""
+        if self._writer is not None and not self._writer.ready:
+            self._writer.wait_ready()
+            self._loop.add_reader(self._writer.ack_fd, self._on_acks)  # type: ignore[union-attr]
 
     async def stop(self) -> None:
         """Write what is pending, then end the writer process (it exits when its input closes)."""
@@ -377,10 +384,11 @@ class Journal:
             self._committed(last, None)
             return
         try:
+            self.writer_ready()
             self._writer.send([(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch])
         except BrokenPipeError:  # the writer is gone: said as when its end of the pipe is read closed
             self._committed(last, OSError("the journal writer process exited"))
-        except Exception as exc:  # a record that would not serialise
+        except Exception as exc:  # a record that would not serialise, or a writer that could not open the database
             self._committed(last, exc)
 
     def _on_acks(self) -> None:

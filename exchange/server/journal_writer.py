@@ -117,25 +117,37 @@ class WriterProcess:
         self._to_writer = proc.stdin.fileno()
         self.ack_fd = proc.stdout.fileno()  # the server's loop watches it (add_reader) for acknowledgement lines
         self._buffer = b""
+        self.ready = False  # it has said it opened the database (wait_ready)
 
     @classmethod
     def start(cls, path: str) -> WriterProcess:
-        """Start a writer on the database file at ``path`` and wait until it has opened it.
+        """Start a writer on the database file at ``path`` and wait until it has opened it (:meth:`wait_ready`)."""
+        writer = cls.launch(path)
+        writer.wait_ready()
+        return writer
 
-        Raises ``sqlite3.OperationalError`` with the writer's message if it could not.
-        """
+    @classmethod
+    def launch(cls, path: str) -> WriterProcess:
+        """Start a writer on the database file at ``path``, not waiting for it: the server recovers meanwhile
+        (the writer's interpreter start is a tenth of a second), then calls :meth:`wait_ready`."""
         root = str(Path(__file__).resolve().parents[2])  # the writer imports this package from where the server did
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
         proc = subprocess.Popen([sys.executable, "-m", "exchange.server.journal_writer", path],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
-        writer = cls(proc)
-        first = writer.read_line_blocking()
+        return cls(proc)
+
+    def wait_ready(self) -> None:
+        """Wait until the writer has opened the database; ``sqlite3.OperationalError`` with its message if it could
+        not (it has exited then)."""
+        if self.ready:
+            return
+        first = self.read_line_blocking()
         if first != "ready":
-            writer.close()
-            writer.wait(10)
+            self.close()
+            self.wait(10)
             raise sqlite3.OperationalError(first.removeprefix("error ") or "the journal writer did not start")
-        os.set_blocking(writer.ack_fd, False)
-        return writer
+        os.set_blocking(self.ack_fd, False)
+        self.ready = True
 
     @property
     def pid(self) -> int:

@@ -155,12 +155,50 @@ async def test_a_writer_that_dies_fails_every_waiter_and_refuses_later_appends(t
 async def test_the_writer_ignores_sigint_sent_to_the_process_group(tmp_path: Path) -> None:
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start()
+    journal.writer_ready()  # (until then it is starting, and a Ctrl-C stops the server as well)
     assert journal.writer_pid is not None
     os.kill(journal.writer_pid, signal.SIGINT)  # what Ctrl-C in a terminal sends it, beside the server
     journal.append("event", {"after": 1}, ts_ms=0)
     await journal.sync()
     await journal.stop()
     assert [r.body for r in journal.records()] == [{"after": 1}]
+    journal.close()
+
+
+def _unopenable_by_the_writer(path: Path) -> Journal:
+    """A journal whose writer process cannot open its files: the durable mark's path is a directory."""
+    journal = Journal.open(str(path))
+    mark = Path(f"{path}-durable")
+    mark.unlink(missing_ok=True)
+    mark.mkdir()
+    return journal
+
+
+async def test_the_writer_starts_without_holding_up_the_journals_start_and_says_if_it_could_not(
+    tmp_path: Path,
+) -> None:
+    """``start`` only launches the writer (the server recovers while it starts); ``writer_ready`` waits for it and
+    raises with the writer's own reason if it could not open the database."""
+    journal = _unopenable_by_the_writer(tmp_path / "j.db")
+    journal.start()
+    assert journal.writer_pid is not None
+    with pytest.raises(sqlite3.OperationalError, match="Is a directory"):
+        journal.writer_ready()
+    await journal.stop()
+    journal.close()
+
+
+async def test_the_first_write_waits_for_the_writer_and_fails_the_journal_if_it_could_not_start(
+    tmp_path: Path,
+) -> None:
+    journal = _unopenable_by_the_writer(tmp_path / "j.db")
+    journal.start()
+    journal.append("event", {"lost": 1}, ts_ms=0)
+    with pytest.raises(JournalFailed) as failed:
+        await journal.sync()
+    assert "Is a directory" in str(failed.value.__cause__ or failed.value)
+    await journal.stop()
+    assert list(journal.records()) == []
     journal.close()
 
 
