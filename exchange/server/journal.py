@@ -335,7 +335,8 @@ class Journal:
                 await self.sync()
             writer, self._writer = self._writer, None
             if writer is not None:
-                self._loop.remove_reader(writer.ack_fd)
+                if writer.ready:  # (watched only once ready; a refused one's descriptor may be another's now)
+                    self._loop.remove_reader(writer.ack_fd)
                 writer.close()
                 code = await asyncio.to_thread(writer.wait, STOP_TIMEOUT_S)
                 if code != 0:
@@ -502,7 +503,8 @@ class Journal:
             self._stall_timer.cancel()
             self._stall_timer = None
         if self._loop is not None and self._writer is not None:
-            self._loop.remove_reader(self._writer.ack_fd)
+            if self._writer.ready:
+                self._loop.remove_reader(self._writer.ack_fd)
             self._writer.kill()
         if self._loop is not None and self._taker is not None:
             self._loop.remove_reader(self._taker.fd)

@@ -118,6 +118,7 @@ class WriterProcess:
         self.ack_fd = proc.stdout.fileno()  # the server's loop watches it (add_reader) for acknowledgement lines
         self._buffer = b""
         self.ready = False  # it has said it opened the database (wait_ready)
+        self._refused: str | None = None  # or why it could not (its pipes are closed then)
 
     @classmethod
     def start(cls, path: str) -> WriterProcess:
@@ -138,16 +139,19 @@ class WriterProcess:
 
     def wait_ready(self) -> None:
         """Wait until the writer has opened the database; ``sqlite3.OperationalError`` with its message if it could
-        not (it has exited then)."""
+        not (it has exited then, its pipes closed: a later call raises the same, reading nothing)."""
         if self.ready:
             return
-        first = self.read_line_blocking()
-        if first != "ready":
+        if self._refused is None:
+            first = self.read_line_blocking()
+            if first == "ready":
+                os.set_blocking(self.ack_fd, False)
+                self.ready = True
+                return
+            self._refused = first.removeprefix("error ") or "the journal writer did not start"
             self.close()
             self.wait(10)
-            raise sqlite3.OperationalError(first.removeprefix("error ") or "the journal writer did not start")
-        os.set_blocking(self.ack_fd, False)
-        self.ready = True
+        raise sqlite3.OperationalError(self._refused)
 
     @property
     def pid(self) -> int:

@@ -202,6 +202,40 @@ async def test_the_first_write_waits_for_the_writer_and_fails_the_journal_if_it_
     journal.close()
 
 
+async def test_a_writer_that_could_not_start_gives_the_same_reason_to_whatever_asks_after(tmp_path: Path) -> None:
+    """Once refused, the writer's pipe is closed: asking again, and the records left to write (what a recovery
+    appended), fail with the writer's own reason, not with a read of a closed (or since reused) descriptor."""
+    journal = _unopenable_by_the_writer(tmp_path / "j.db")
+    journal.start()
+    journal.append("event", {"recovered": 1}, ts_ms=0)
+    for _ in range(2):
+        with pytest.raises(sqlite3.OperationalError, match="Is a directory"):
+            journal.writer_ready()
+    await journal.stop()
+    assert isinstance(journal.failure, sqlite3.OperationalError) and "Is a directory" in str(journal.failure)
+    journal.close()
+
+
+async def test_stopping_after_a_refused_writer_leaves_a_reader_on_its_reused_descriptor_alone(tmp_path: Path) -> None:
+    """The refused writer's pipe was never watched: stop must not unwatch whatever has its descriptor now."""
+    journal = _unopenable_by_the_writer(tmp_path / "j.db")
+    journal.start()
+    fd = journal._writer.ack_fd  # type: ignore[union-attr]
+    with pytest.raises(sqlite3.OperationalError):
+        journal.writer_ready()
+    loop = asyncio.get_running_loop()
+    read_end, write_end = os.pipe()
+    os.dup2(read_end, fd)  # the number is free again: the next pipe or socket opened may get it
+    loop.add_reader(fd, lambda: None)
+    try:
+        await journal.stop()
+        assert loop.remove_reader(fd), "the journal's stop took the reader off a descriptor it no longer owns"
+    finally:
+        for end in {fd, read_end, write_end}:
+            os.close(end)
+    journal.close()
+
+
 async def test_a_journal_in_memory_has_no_writer_process() -> None:
     journal = Journal.open(":memory:")
     journal.start()
