@@ -315,7 +315,8 @@ class Journal:
     def writer_ready(self) -> None:
         """Wait until the writer process has opened the database (it was started by :meth:`start`, which does
         not wait, so the server can recover meanwhile); ``sqlite3.OperationalError`` if it could not. The first
-        batch written waits for it too, if nothing asked before."""
+        batch written waits for it too, if nothing asked before. Only from then on is its pipe watched: a writer
+        that dies before fails the journal at the first batch, not at once."""
         if self._writer is not None and not self._writer.ready:
             self._writer.wait_ready()
             self._loop.add_reader(self._writer.ack_fd, self._on_acks)  # type: ignore[union-attr]

@@ -87,6 +87,7 @@ async def test_a_stalled_writer_fails_the_journal_within_its_timeout_and_is_kill
 async def test_a_writer_that_dies_while_idle_fails_the_journal_at_once(tmp_path: Path) -> None:
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start()
+    journal.writer_ready()  # (as the server does after recovering: from then on its pipe is watched)
     reasons: list[str] = []
     journal.on_failure(reasons.append)
     assert journal.writer_pid is not None
