@@ -36,7 +36,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from exchange.server.database import DatabaseUnusable
-from exchange.server.journal_mark import DurableMark, MarkUnreadable, read_mark
+from exchange.server.journal_mark import DurableMark, MarkUnreadable, mark_path, read_mark
 from exchange.server.journal_writer import body_crc
 
 log = logging.getLogger(__name__)
@@ -105,6 +105,8 @@ def check(
         except MarkUnreadable as exc:
             mark = None
             problems.append(f"{exc}, so lost records cannot be ruled out")
+        except OSError as exc:  # a directory, or no permission, in the mark's place
+            raise _mark_unusable(path, exc) from None
     if mark is not None and mark > last:
         problems.append(f"records up to seq {mark} were acknowledged to clients (the durable mark), but the "
                         f"journal ends at seq {last}: {mark - last} acknowledged records are missing (the -wal "
@@ -120,12 +122,20 @@ def check(
 
 def reset_mark(path: str, seq: int) -> None:
     """Make the mark say ``seq`` (a first start, or damage accepted), durably."""
-    mark = DurableMark.open(path)
+    try:
+        mark = DurableMark.open(path)
+    except OSError as exc:
+        raise _mark_unusable(path, exc) from None
     try:
         mark.write(seq)
         mark.sync()
     finally:
         mark.close()
+
+
+def _mark_unusable(path: str, exc: OSError) -> DatabaseUnusable:
+    return DatabaseUnusable(path, f"its durable mark {mark_path(path)} cannot be used ({exc.strerror or exc}); it "
+                                  "must be a file the server can write, or absent")
 
 
 def verify_record(seq: int, body: str, crc: int | None, *, expected: int) -> str | None:

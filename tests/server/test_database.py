@@ -63,6 +63,14 @@ def test_serve_refuses_a_directory(tmp_path: Path) -> None:
     _assert_refused(cli("serve", "--db", str(tmp_path), "--port", str(free_port())), tmp_path, "it is a directory")
 
 
+def test_serve_refuses_a_database_whose_durable_mark_is_a_directory(tmp_path: Path) -> None:
+    """Not "cannot listen on the port": the mark beside the database is what is wrong, and the line says so."""
+    db = tmp_path / "x.db"
+    (tmp_path / "x.db-durable").mkdir()
+    _assert_refused(cli("serve", "--db", str(db), "--port", str(free_port())), db,
+                    f"its durable mark {db}-durable cannot be used (Is a directory)")
+
+
 def _wal_is_a_directory(tmp_path: Path) -> Path:
     (tmp_path / "x.db-wal").mkdir()
     return tmp_path / "x.db"
