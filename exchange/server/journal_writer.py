@@ -21,9 +21,11 @@ checks (:func:`exchange.server.journal_check.verify_record`).
 The writer ends when its input ends: when the server closes the pipe on
 stop, or when the kernel closes it because the server died (SIGKILL
 included), so it never outlives the server by more than the batch it is
-writing, and no acknowledged record depends on it afterwards. It ignores
-SIGINT and SIGTERM, which a terminal or a service manager sends to the
-whole process group: the server decides when the journal stops.
+writing, and no acknowledged record depends on it afterwards. It runs in a
+session of its own, so a Ctrl-C at the terminal (sent to the server's
+process group) never reaches it, not even while it starts, and it ignores
+SIGINT and SIGTERM once running (a service manager may signal every process
+it started): the server decides when the journal stops.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "j.db")
@@ -134,7 +136,8 @@ class WriterProcess:
         root = str(Path(__file__).resolve().parents[2])  # the writer imports this package from where the server did
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
         proc = subprocess.Popen([sys.executable, "-m", "exchange.server.journal_writer", path],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0,
+                                start_new_session=True)  # out of the server's process group (see the module)
         return cls(proc)
 
     def wait_ready(self) -> None:

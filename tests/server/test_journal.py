@@ -152,12 +152,24 @@ async def test_a_writer_that_dies_fails_every_waiter_and_refuses_later_appends(t
     journal.close()
 
 
-async def test_the_writer_ignores_sigint_sent_to_the_process_group(tmp_path: Path) -> None:
+async def test_the_writer_is_out_of_the_servers_process_group_from_its_start(tmp_path: Path) -> None:
+    """A Ctrl-C at the terminal goes to the server's process group: the writer is in a session of its own from
+    the moment it is launched, before it has set its own signal handling."""
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start()
-    journal.writer_ready()  # (until then it is starting, and a Ctrl-C stops the server as well)
+    pid = journal.writer_pid
+    assert pid is not None
+    assert os.getpgid(pid) != os.getpgrp() and os.getsid(pid) == pid
+    await journal.stop()
+    journal.close()
+
+
+async def test_the_running_writer_ignores_sigint(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start()
+    journal.writer_ready()
     assert journal.writer_pid is not None
-    os.kill(journal.writer_pid, signal.SIGINT)  # what Ctrl-C in a terminal sends it, beside the server
+    os.kill(journal.writer_pid, signal.SIGINT)  # what a service manager may send every process it started
     journal.append("event", {"after": 1}, ts_ms=0)
     await journal.sync()
     await journal.stop()
