@@ -22,6 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
 
 from engine.irregularities import Irregularity, Kind
 from exchange.backtest.loading import StrategySpec
@@ -42,6 +45,7 @@ PLAN = IrregularityPlan(Irregularity(Kind.PREMATURE_TURN), at_permille=0, notice
 EXPOSED_PLAN = IrregularityPlan(Irregularity(Kind.EXPOSED_HOLE_CARDS, (2,)))
 
 Cards = tuple[str, ...]
+Row = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,17 @@ class VoidedBacktest:
     log: EventLog
     #: ``(at_ms, exposed, dead)`` each time the live game's exposed or dead cards changed (none: never).
     exposed: list[tuple[int, Cards, Cards]] = field(default_factory=list)
+
+
+def rows(out: Path, name: str) -> list[Row]:
+    """The rows of one of the folder's Parquet tables."""
+    table: list[Row] = pq.read_table(out / f"{name}.parquet").to_pylist()
+    return table
+
+
+def pennies(amount: float) -> int:
+    """A float amount of the tables (pounds) in minor units."""
+    return round(amount * 100)
 
 
 def write_voided_backtest(out: Path) -> VoidedBacktest:

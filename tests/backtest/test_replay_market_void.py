@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -20,9 +19,8 @@ import pytest
 from exchange.backtest.replay import RecordedGame, Timeline, game_snapshot, load_timeline
 from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.core.events import MarketSettled, MarketVoided, MatchVoided, SelectionSettled
-from tests.voided_backtest import VoidedBacktest, write_market_voided_backtest
+from tests.voided_backtest import Row, VoidedBacktest, pennies, rows, write_market_voided_backtest
 
-Row = dict[str, Any]
 HIGH, LOW = "omaha-hilo.0", "omaha-hilo.0-low"
 
 
@@ -34,15 +32,6 @@ def voided(tmp_path_factory: pytest.TempPathFactory) -> VoidedBacktest:
 @pytest.fixture(scope="module")
 def timeline(voided: VoidedBacktest) -> Timeline:
     return load_timeline(voided.out)
-
-
-def rows(out: Path, name: str) -> list[Row]:
-    table: list[Row] = pq.read_table(out / f"{name}.parquet").to_pylist()
-    return table
-
-
-def pennies(amount: float) -> int:
-    return round(amount * 100)
 
 
 def market_void_time(voided: VoidedBacktest) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import shutil
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -22,9 +21,7 @@ from exchange.backtest.replay import RecordedGame, Timeline, game_snapshot, load
 from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.core.events import MatchVoided
 from exchange.game.irregular import BetsVoided
-from tests.voided_backtest import VoidedBacktest, write_voided_backtest
-
-Row = dict[str, Any]
+from tests.voided_backtest import Row, VoidedBacktest, pennies, rows, write_voided_backtest
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +32,6 @@ def voided(tmp_path_factory: pytest.TempPathFactory) -> VoidedBacktest:
 @pytest.fixture(scope="module")
 def timeline(voided: VoidedBacktest) -> Timeline:
     return load_timeline(voided.out)
-
-
-def rows(out: Path, name: str) -> list[Row]:
-    table: list[Row] = pq.read_table(out / f"{name}.parquet").to_pylist()
-    return table
-
-
-def pennies(amount: float) -> int:
-    return round(amount * 100)
 
 
 def standing(fills: list[Row], now_ms: int) -> list[Row]:
