@@ -242,19 +242,24 @@ class SelectionBook:
             (True, self.backs, self.back_size, self.back_mask),
             (False, self.lays, self.lay_size, self.lay_mask),
         ):
-            for t in range(_N):
-                q = queues[t]
-                live = [o for o in q if o.remaining] if q is not None else []
-                where = f"{name}, {'backs' if is_back else 'lays'} at tick {t}"
-                require(sizes[t] >= 0 and sum(o.remaining for o in live) == sizes[t], f"{where}: size {sizes[t]}")
-                require(bool(sizes[t]) == bool(mask >> t & 1), f"{where}: mask bit disagrees with size")
-                ids = [o.bet_id for o in live]
-                require(ids == sorted(set(ids)), f"{where}: queue out of time order {ids}")
-                for o in live:
-                    require(o.is_back == is_back and o.tick == t and o.selection_id == self.selection_id, where)
+            side = "backs" if is_back else "lays"
+            require(0 <= mask < 1 << _N, f"{name}, {side}: mask {mask:#x} has bits off the ladder")
+            # A level with no queue, no size and no bit holds nothing and is consistent; visit the others.
+            used = {t for t in range(_N) if queues[t] is not None or sizes[t] or mask >> t & 1}
+            for t in sorted(used):
+                self._check_level(f"{name}, {side} at tick {t}", is_back, t, queues[t], sizes[t], mask >> t & 1)
         best_back, best_lay = self.best_to_back(), self.best_to_lay()
         require(best_back is None or best_lay is None or best_back < best_lay, f"{name}: crossed")
         require(min(self.volume) >= 0 and sum(self.volume) == self.total_matched, f"{name}: traded volume")
+
+    def _check_level(self, where: str, is_back: bool, tick: int, q: deque[Order] | None, size: int, bit: int) -> None:
+        live = [o for o in q if o.remaining] if q is not None else []
+        require(size >= 0 and sum(o.remaining for o in live) == size, f"{where}: size {size}")
+        require(bool(size) == bool(bit), f"{where}: mask bit disagrees with size")
+        ids = [o.bet_id for o in live]
+        require(ids == sorted(set(ids)), f"{where}: queue out of time order {ids}")
+        for o in live:
+            require(o.is_back == is_back and o.tick == tick and o.selection_id == self.selection_id, where)
 
 
 def _bad_reduce(order: Order, amount: int, level: int) -> LedgerError:

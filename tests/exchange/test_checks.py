@@ -38,7 +38,7 @@ from exchange.core.commands import (
 from exchange.core.errors import LedgerError
 from exchange.core.events import BetResult, OrderPlaced
 from exchange.core.exchange import Exchange
-from exchange.core.ladder import parse_price
+from exchange.core.ladder import TICK_COUNT, parse_price
 from exchange.core.market import Market, MarketStatus
 from exchange.core.orders import BetOutcome, ClearedOrder, Order
 from exchange.core.positions import Position
@@ -284,6 +284,20 @@ def test_book_check_catches_a_mask_bit_missing(s: State) -> None:
     s.book(1).lay_mask &= ~(1 << tick)
     with pytest.raises(LedgerError, match=rf"lays at tick {tick}: mask bit disagrees with size"):
         s.book(1)._check()
+
+
+def test_book_check_catches_a_mask_bit_off_the_ladder(s: State) -> None:
+    s.book(3).back_mask |= 1 << TICK_COUNT
+    with pytest.raises(LedgerError, match=r"book of selection 3, backs: mask 0x[0-9a-f]+ has bits off the ladder"):
+        s.book(3)._check()
+
+
+def test_book_check_catches_a_size_on_a_level_never_queued(s: State) -> None:
+    tick = parse_price("900")
+    assert s.book(3).lays[tick] is None
+    s.book(3).lay_size[tick] = 500
+    with pytest.raises(LedgerError, match=rf"book of selection 3, lays at tick {tick}: size 500"):
+        s.book(3)._check()
 
 
 def test_book_check_catches_a_queue_out_of_time_order(s: State) -> None:
