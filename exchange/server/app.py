@@ -216,17 +216,19 @@ async def _exchange(
     games = None
     if warm and runner is not None and config.run_games:
         games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels), name="warm-up")
-    await service.durable()
-    yield
-    if games is not None:
-        games.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await games
-    service.stop()
-    if runner is not None:
-        runner.close()
-    with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
-        await service.durable()
+    try:
+        await service.durable()  # a stop signal may end the start here: the games are stopped all the same
+        yield
+    finally:
+        if games is not None:
+            games.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await games
+        service.stop()
+        if runner is not None:
+            runner.close()
+        with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
+            await service.durable()
 
 
 def _demo_password_check(store: AccountStore, config: ServerConfig) -> asyncio.Future[bool]:

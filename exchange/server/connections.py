@@ -257,8 +257,8 @@ async def _serve(app: web.Application, host: str, port: int,
     guard = app[GUARD]
     runner = web.AppRunner(app, handle_signals=True, access_log=None,
                            keepalive_timeout=guard.header_timeout_ms / 1000)
-    await runner.setup()
     try:
+        await runner.setup()  # the app's start: a stop signal may end it at any await; cleaned up all the same
         await GuardedSite(runner, host, port, guard).start()
         await ready(app)  # requests are already served while it runs
         while True:
@@ -276,8 +276,8 @@ def run_app(app: web.Application, *, host: str, port: int,
     """``web.run_app(app, host=host, port=port)`` with the app's connection guard on the listener.
 
     ``ready(app)`` is awaited once the app has started and the port is bound. Returns on SIGINT or
-    SIGTERM after a clean shutdown (the app's cleanup contexts have run); an error at startup (the
-    database in use, the port taken) propagates.
+    SIGTERM after a clean shutdown (the cleanup contexts that had started have run), one that comes
+    while the app starts included; an error at startup (the database in use, the port taken) propagates.
     """
     ensure_file_limit(app[GUARD].max_connections)
     loop = asyncio.new_event_loop()

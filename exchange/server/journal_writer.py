@@ -21,11 +21,15 @@ checks (:func:`exchange.server.journal_check.verify_record`).
 The writer ends when its input ends: when the server closes the pipe on
 stop, or when the kernel closes it because the server died (SIGKILL
 included), so it never outlives the server by more than the batch it is
-writing, and no acknowledged record depends on it afterwards. It runs in a
-session of its own, so a Ctrl-C at the terminal (sent to the server's
-process group) never reaches it, not even while it starts, and it ignores
-SIGINT and SIGTERM once running (a service manager may signal every process
-it started): the server decides when the journal stops.
+writing, and no acknowledged record depends on it afterwards. The server
+decides when the journal stops, so the writer ignores SIGINT and SIGTERM
+(:data:`IGNORED_SIGNALS`), from its very start: it runs in a session of its
+own, so a Ctrl-C at the terminal (sent to the server's process group) never
+reaches it, and it is launched with those signals blocked (the server blocks
+them in its own thread around the spawn, :func:`signals_blocked`; the child
+inherits that mask through ``exec``), so one that a service manager sends
+every process at once while the writer's interpreter starts stays pending
+until :func:`main` ignores it (which discards it) and unblocks them.
 
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "j.db")
@@ -42,6 +46,7 @@ it started): the server decides when the journal stops.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import pickle
@@ -52,6 +57,7 @@ import struct
 import subprocess
 import sys
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from exchange.server.database import connect
@@ -69,6 +75,7 @@ CREATE TABLE IF NOT EXISTS journal (
 
 MAX_ROWS_PER_STATEMENT = 256  # 1280 bound values, well under SQLite's limit (32766)
 _LENGTH = struct.Struct("<I")
+IGNORED_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})  # the writer's: blocked from its spawn till ignored
 
 Row = tuple[int, int, str, str]  # seq, ts_ms, kind, body as JSON text
 
@@ -110,6 +117,21 @@ def _insert_sql(rows: int) -> str:
 # --- the server's side ---------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def signals_blocked(signals: frozenset[signal.Signals]) -> Iterator[None]:
+    """``signals`` blocked in the calling thread for the block, then its mask as it was: a process spawned inside
+    starts with them blocked, and a signal sent meanwhile is not lost, only held back (pending) until the end.
+
+    The thread's own, not the process's: another thread may take such a signal meanwhile (Python runs its
+    handler in the main thread either way).
+    """
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 class WriterProcess:
     """The server's handle on a running writer: send a batch, read the acknowledgement lines, close."""
 
@@ -135,9 +157,10 @@ class WriterProcess:
         (the writer's interpreter start is a tenth of a second), then calls :meth:`wait_ready`."""
         root = str(Path(__file__).resolve().parents[2])  # the writer imports this package from where the server did
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
-        proc = subprocess.Popen([sys.executable, "-m", "exchange.server.journal_writer", path],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0,
-                                start_new_session=True)  # out of the server's process group (see the module)
+        with signals_blocked(IGNORED_SIGNALS):  # the child starts with them blocked (see the module)
+            proc = subprocess.Popen([sys.executable, "-m", "exchange.server.journal_writer", path],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0,
+                                    start_new_session=True)  # out of the server's process group
         return cls(proc)
 
     def wait_ready(self) -> None:
@@ -238,8 +261,9 @@ def _reply(line: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """The writer: open the database, then commit each batch read from stdin and answer on stdout."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    for signum in IGNORED_SIGNALS:  # one sent while the interpreter started is pending: ignoring it discards it
+        signal.signal(signum, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, IGNORED_SIGNALS)
     (path,) = sys.argv[1:] if argv is None else argv
     try:
         conn = connect(path)
