@@ -4,8 +4,19 @@ An order runner change (``orc``) carries the account's orders on the runner (``u
 position: ``mb``/``ml``, the matched backs and lays "by distinct matched price", and ``smc``, the same per
 ``customerStrategyRef``.  A price there is the price of a fill, not an order's average: a back at 3.0 that
 takes 2.00 at 3.2 and 2.00 at 3.0 is ``mb`` ``[[3.0, 2.0], [3.2, 2.0]]``.  The sums are exact (minor units
-per ladder tick, from :meth:`exchange.core.exchange.Exchange.matched_by_tick`, voided matches left out) and
-become floats only at the end.
+per ladder tick, from :meth:`exchange.core.exchange.Exchange.matched_by_tick` and
+:meth:`~exchange.core.exchange.Exchange.matched_on`, voided matches left out) and become floats only at the end.
+
+Two shapes, as Betfair sends them:
+
+* the **image** (:func:`market_image`, a subscription's first message): per runner where the account has
+  an executable order or a matched stake, ``fullImage: true``, the *executable* orders only in ``uo`` (an
+  order fully matched, cancelled or lapsed is left out; its matched stake stays in ``mb``/``ml``/``smc``),
+  and the whole matched position; empty fields are left out;
+* a **delta** (:func:`market_delta`, every later message): only the runners that changed, in ``uo`` only
+  the orders that changed (one that became EXECUTION_COMPLETE is sent once more, status ``EC``), and in
+  ``mb``/``ml``/``smc`` only the levels that moved, each with its stake now: ``[price, 0]`` for a level
+  whose stake went (a voided match), which a client's cache drops.  ``closed: true`` when the market closed.
 """
 
 from __future__ import annotations
@@ -16,7 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core.orders import ClearedOrder, MatchedByTick, OrderStatus, OrderView
+from exchange.core.orders import ClearedOrder, MatchedByTick, MatchedRow, OrderStatus, OrderView
 from exchange.core.side import Side
 
 
@@ -72,13 +83,37 @@ def matched_position(matches: Iterable[tuple[Side, MatchedByTick]]) -> dict[str,
     ...                   (Side.BACK, ((149, 450),)), (Side.BACK, ())])
     {'mb': [[3.0, 6.5], [3.2, 2.0]], 'ml': [[2.5, 1.0]]}
     """
+    backs, lays = _sums(matches)
+    return {"mb": _price_sizes(backs), "ml": _price_sizes(lays)}
+
+
+def matched_levels(matches: Iterable[tuple[Side, MatchedByTick]], ticks: Mapping[Side, Iterable[int]]
+                   ) -> dict[str, list[list[float]]]:
+    """:func:`matched_position` at the given ticks only, a tick with no stake as ``[price, 0]``; a side with
+    no tick given is left out.  What a delta sends of the levels that moved.
+
+    >>> matched_levels([(Side.BACK, ((149, 200), (153, 200))), (Side.BACK, ((149, 450),))],
+    ...                {Side.BACK: [153, 149, 160], Side.LAY: [124]})
+    {'mb': [[3.0, 6.5], [3.2, 2.0], [3.55, 0.0]], 'ml': [[2.5, 0.0]]}
+    """
+    backs, lays = _sums(matches)
+    out = {}
+    for key, side, sums in (("mb", Side.BACK, backs), ("ml", Side.LAY, lays)):
+        wanted = sorted(set(ticks.get(side, ())))
+        if wanted:
+            out[key] = _price_sizes({tick: sums.get(tick, 0) for tick in wanted})
+    return out
+
+
+def _sums(matches: Iterable[tuple[Side, MatchedByTick]]) -> tuple[dict[int, int], dict[int, int]]:
+    """The matched backs and lays summed per tick, in minor units: the one place they are added up."""
     backs: dict[int, int] = {}
     lays: dict[int, int] = {}
     for side, by_tick in matches:
         sums = backs if side is Side.BACK else lays
         for tick, size in by_tick:
             sums[tick] = sums.get(tick, 0) + size
-    return {"mb": _price_sizes(backs), "ml": _price_sizes(lays)}
+    return backs, lays
 
 
 def _price_sizes(sums: Mapping[int, int]) -> list[list[float]]:
@@ -101,10 +136,11 @@ def strategy_matches(matches: Iterable[tuple[Side, str | None, MatchedByTick]]
     return {ref: matched_position(rows) for ref, rows in sorted(by_ref.items())}
 
 
-def market_change(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int, MatchedByTick], *,
-                  closed: bool) -> dict[str, Any]:
-    """One market's ``oc`` entry: per runner (by selection id) a full image of the account's orders with
-    ``mb``/``ml`` and ``smc`` (the stream sends the last only to the subscriptions that partition by it).
+def market_image(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int, MatchedByTick]) -> dict[str, Any]:
+    """One market's ``oc`` entry in a subscription's image: per runner (by selection id) where the account has
+    an executable order or a matched stake, ``fullImage`` with the executable orders and the whole matched
+    position (the stream sends ``smc`` only to the subscriptions that partition by it); ``orc`` is empty when
+    no runner qualifies.
 
     ``rows`` are the account's orders on the market; ``matched`` their matched stake by tick, by bet id (a bet
     with nothing matched may be absent).
@@ -115,7 +151,54 @@ def market_change(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int
     orc = []
     for selection_id, runner_rows in sorted(by_runner.items()):
         fills = [(r.side, r.strategy_ref, matched.get(r.bet_id, ())) for r in runner_rows]
+        image: dict[str, Any] = {"id": selection_id, "fullImage": True}
+        uo = [r.uo for r in runner_rows if r.uo["status"] == "E"]
+        if uo:
+            image["uo"] = uo
         overall = matched_position((side, by_tick) for side, _, by_tick in fills)
-        orc.append({"id": selection_id, "fullImage": True, "uo": [r.uo for r in runner_rows], **overall,
-                    "smc": strategy_matches(fills)})
-    return {"id": market_id, "orc": orc, "closed": closed}
+        image.update((key, levels) for key, levels in overall.items() if levels)
+        smc = strategy_matches(fills)
+        if smc:
+            image["smc"] = smc
+        if len(image) > 2:
+            orc.append(image)
+    return {"id": market_id, "orc": orc}
+
+
+def market_delta(market_id: str, rows: Sequence[OrderRow], levels: Iterable[tuple[int, Side, int]],
+                 matched: Mapping[int, Sequence[MatchedRow]], *, closed: bool) -> dict[str, Any] | None:
+    """One market's ``oc`` entry in a delta, or None if nothing changed: per runner that changed, the records
+    of the orders that changed (``rows``) and the matched levels that moved (``levels``: selection id, side
+    and tick), each with the stake now, overall and (``smc``) for the strategy refs of the changed orders;
+    ``closed: true`` once the market has closed.
+
+    ``matched`` is, for each selection with a level in ``levels``, the account's matched rows on it
+    (:meth:`exchange.core.exchange.Exchange.matched_on`).
+    """
+    moved: dict[int, dict[Side, set[int]]] = {}
+    for selection_id, side, tick in levels:
+        moved.setdefault(selection_id, {}).setdefault(side, set()).add(tick)
+    by_runner: dict[int, list[OrderRow]] = {}
+    for row in rows:
+        by_runner.setdefault(row.selection_id, []).append(row)
+    orc = []
+    for selection_id in sorted(by_runner.keys() | moved.keys()):
+        change: dict[str, Any] = {"id": selection_id}
+        runner_rows = by_runner.get(selection_id, [])
+        if runner_rows:
+            change["uo"] = [r.uo for r in runner_rows]
+        ticks = moved.get(selection_id)
+        if ticks:
+            rows_now = matched.get(selection_id, ())
+            change.update(matched_levels(((side, by_tick) for side, _, by_tick in rows_now), ticks))
+            refs = sorted({r.strategy_ref for r in runner_rows if r.strategy_ref})
+            smc = {ref: matched_levels(((side, t) for side, r, t in rows_now if r == ref), ticks) for ref in refs}
+            if smc:
+                change["smc"] = smc
+        orc.append(change)
+    if not orc and not closed:
+        return None
+    out: dict[str, Any] = {"id": market_id, "orc": orc}
+    if closed:
+        out["closed"] = True
+    return out

@@ -27,7 +27,8 @@ How the drivers use it:
   :meth:`Exchange.market_book` (``listMarketBook``), :meth:`Exchange.current_orders`,
   :meth:`Exchange.order_view`, :meth:`Exchange.cleared_orders` and
   :meth:`Exchange.market_result` (``listClearedOrders`` with commission),
-  :meth:`Exchange.matched_by_tick` (the matched stake by price, for the order stream),
+  :meth:`Exchange.matched_by_tick` and :meth:`Exchange.matched_on` (the matched stake by price, for the order
+  stream),
   :meth:`Exchange.matches` (each fill of the account's bets, ``listMarketBook``'s matches),
   :meth:`Exchange.funds` (``getAccountFunds``), :meth:`Exchange.profit_and_loss`.
   Every read takes the caller's account id and shows only that account's data.
@@ -93,7 +94,7 @@ from exchange.core.commands import (
 from exchange.core.errors import ExchangeError, Rejection
 from exchange.core.events import AccountResult, Event
 from exchange.core.market import ClosedMarket, MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, MatchedByTick, MatchView, OrderView
+from exchange.core.orders import ClearedOrder, MatchedByTick, MatchedRow, MatchView, OrderView
 from exchange.core.side import Side
 from exchange.core.state import ExchangeConfig, ExchangeState
 
@@ -244,6 +245,40 @@ class Exchange(ExchangeState):
         if pos is not None:
             return pos.market.matched_by_tick({o.bet_id for o in pos.orders})
         return {c.bet_id: c.matched_by_tick for c in account.cleared.get(market_id, ()) if c.matched_by_tick}
+
+    def matched_on(self, account_id: str, market_id: str, selection_id: int) -> tuple[MatchedRow, ...]:
+        """The account's matched stake on one selection: ``(side, strategy ref, stake by tick)`` per bet of it
+        with a standing match, by bet id (voided matches left out), from the fills while the market is open,
+        from the cleared orders once it has closed.  O(the market's fills) on an open market.
+
+        >>> from exchange.core.commands import *
+        >>> ex = Exchange()
+        >>> for cmd in (OpenAccount(0, "al"), Deposit(0, "al", 5000), OpenAccount(0, "bo"), Deposit(0, "bo", 5000),
+        ...             CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1"),
+        ...             PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3.2"), 200),
+        ...             PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3"), 200),
+        ...             PlaceOrder(1, "bo", "1.1", 2, Side.LAY, Decimal("2"), 300),
+        ...             PlaceOrder(2, "al", "1.1", 1, Side.BACK, Decimal("3"), 400, strategy_ref="s1"),
+        ...             PlaceOrder(2, "al", "1.1", 2, Side.BACK, Decimal("2"), 300)):
+        ...     _ = ex.execute(cmd)
+        >>> ex.matched_on("al", "1.1", 1)
+        ((<Side.BACK: 'BACK'>, 's1', ((149, 200), (153, 200))),)
+        >>> ex.matched_on("bo", "1.1", 1), ex.matched_on("bo", "1.1", 9), ex.matched_on("cy", "1.1", 1)
+        (((<Side.LAY: 'LAY'>, None, ((153, 200),)), (<Side.LAY: 'LAY'>, None, ((149, 200),))), (), ())
+        >>> _ = ex.execute(SettleMarket(3, "1.1", (1,)))
+        >>> ex.matched_on("al", "1.1", 1)  # the same from the cleared orders
+        ((<Side.BACK: 'BACK'>, 's1', ((149, 200), (153, 200))),)
+        """
+        account = self.accounts.get(account_id)
+        if account is None:
+            return ()
+        pos = account.positions.get(market_id)
+        if pos is not None:
+            mine = {o.bet_id: o for o in pos.orders if o.selection_id == selection_id}
+            matched = pos.market.matched_by_tick(mine) if mine else {}
+            return tuple((mine[bet_id].side, mine[bet_id].strategy_ref, matched[bet_id]) for bet_id in sorted(matched))
+        return tuple((c.side, c.strategy_ref, c.matched_by_tick) for c in account.cleared.get(market_id, ())
+                     if c.selection_id == selection_id and c.matched_by_tick)
 
     def matches(self, account_id: str, market_id: str) -> tuple[MatchView, ...]:
         """The account's matches on an open market, one per fill of each of its bets, in match order, voided

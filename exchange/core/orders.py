@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 #: An order's matched stake by the price it matched at: ``((tick, size), ...)``, each tick once, ascending,
 #: voided matches left out (:func:`exchange.core.market.matched_by_tick` sums a market's fills into it).
 MatchedByTick = tuple[tuple[int, int], ...]
+#: One bet's matched stake as the order stream sums it: ``(side, customerStrategyRef, stake by tick)``.
+MatchedRow = tuple[Side, str | None, MatchedByTick]
 
 
 class OrderType(StrEnum):

@@ -49,7 +49,7 @@ import asyncio
 import logging
 import secrets
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +81,7 @@ from exchange.server.journal import Journal, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
 from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
+from exchange.server.order_deltas import OrderDirt
 from exchange.server.recovery import Restored, restore
 from exchange.server.results import RecentResults
 from exchange.server.statement_index import StatementIndex
@@ -519,19 +520,37 @@ class ExchangeService:
             return [m for m in sorted(wanted) if m in self.exchange.markets]
         return self.live_market_ids()
 
-    def order_changes(self, account: str, market_ids: set[str] | None) -> list[dict[str, Any]]:
-        """``oc`` entries: per market, per runner, the account's orders (full image), matched backs and lays by fill
-        price (``mb``/``ml``) and the same per strategy ref (``smc``; see :func:`order_changes.market_change`)."""
-        if market_ids is None:
-            market_ids = {o.market_id for o in self.exchange.current_orders(account)}
+    def order_image(self, account: str) -> list[dict[str, Any]]:
+        """An order subscription's image (``oc`` entries): per open market the account has orders on, per runner
+        with an executable order or a matched stake, the executable orders and the matched position
+        (:func:`order_changes.market_image`). O(the account's orders and its markets' fills)."""
         out = []
-        for market_id in sorted(market_ids):
+        for market_id in sorted({o.market_id for o in self.exchange.current_orders(account)}):
             rows = [order_changes.open_order(o) for o in self.exchange.current_orders(account, market_id)]
-            if not rows:
-                rows = [order_changes.cleared_order(o) for o in self.exchange.cleared_orders(account, market_id)]
-            matched = self.exchange.matched_by_tick(account, market_id)
-            out.append(order_changes.market_change(market_id, rows, matched,
-                                                   closed=market_id not in self.live_market_ids()))
+            image = order_changes.market_image(market_id, rows, self.exchange.matched_by_tick(account, market_id))
+            if image["orc"]:
+                out.append(image)
+        return out
+
+    def order_deltas(self, account: str, dirt: Mapping[str, OrderDirt]) -> list[dict[str, Any]]:
+        """The ``oc`` entries of an order delta: per market in ``dirt``, the account's changed orders and moved
+        matched levels (:func:`order_changes.market_delta`). O(the changed orders), and O(the market's fills) once
+        per runner whose matched levels moved."""
+        out = []
+        for market_id, changed in sorted(dirt.items()):
+            is_open = self.exchange.market_status(market_id) in _OPEN_STATUSES
+            if is_open:
+                views = (self.exchange.order_view(account, bet_id) for bet_id in sorted(changed.bets))
+                rows = [order_changes.open_order(v) for v in views if v is not None]
+            elif changed.bets:
+                rows = [order_changes.cleared_order(c) for c in self.exchange.cleared_orders(account, market_id)
+                        if c.bet_id in changed.bets]
+            else:
+                rows = []
+            matched = {s: self.exchange.matched_on(account, market_id, s) for s in {s for s, _, _ in changed.levels}}
+            delta = order_changes.market_delta(market_id, rows, changed.levels, matched, closed=not is_open)
+            if delta is not None:
+                out.append(delta)
         return out
 
 

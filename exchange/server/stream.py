@@ -13,10 +13,16 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
 * market changes come as ``mcm`` (``ct: "SUB_IMAGE"`` first, then deltas:
   ``rc: [{id, atb, atl, batb, batl, trd, ltp, tv}]``, ``marketDefinition`` when
   a status changes), order changes as ``ocm`` (``oc: [{id, orc: [{id, uo, mb,
-  ml, smc}]}]``; ``mb``/``ml`` the matched backs and lays summed per fill price,
-  ``smc`` the same per ``customerStrategyRef``, with
-  ``partitionMatchedByStrategyRef``: :mod:`exchange.betfair.order_changes`), and
-  ``ct: "HEARTBEAT"`` when nothing else was sent for ``heartbeatMs``.
+  ml, smc}], closed}]``; ``mb``/``ml`` the matched backs and lays summed per
+  fill price, ``smc`` the same per ``customerStrategyRef``, with
+  ``partitionMatchedByStrategyRef``), and ``ct: "HEARTBEAT"`` when nothing else
+  was sent for ``heartbeatMs``. As Betfair: the order image (``SUB_IMAGE``)
+  marks each runner ``fullImage`` and holds only the *executable* orders with
+  the whole matched position; every later ``ocm`` is a delta of the runners
+  that changed, with only the orders that changed (one that ended once more,
+  status ``EC``) and only the matched levels that moved (``[price, 0]`` for
+  one that went), built from the events the hub heard
+  (:mod:`exchange.server.order_deltas`, :mod:`exchange.betfair.order_changes`).
   ``EX_ALL_OFFERS`` gives the full ladder as ``atb``/``atl``; ``EX_BEST_OFFERS``
   the best ``ladderLevels`` levels as ``batb``/``batl``
   (:mod:`exchange.server.best_offers`); ``EX_BEST_OFFERS_DISP`` the same as
@@ -61,7 +67,8 @@ from exchange.core.events import Event
 from exchange.server.auth import Session, Sessions
 from exchange.server.best_offers import levels_delta
 from exchange.server.errors import ApiError
-from exchange.server.service import ExchangeService, accounts_of
+from exchange.server.order_deltas import DirtyOrders, OrderDirt
+from exchange.server.service import ExchangeService
 from exchange.server.stream_params import (
     DEFAULT_FIELDS,
     DEFAULT_LADDER_LEVELS,
@@ -148,22 +155,31 @@ class Subscription:
     def filter_orders(self, changes: list[JsonDict]) -> list[JsonDict]:
         """Order changes as ``orderFilter`` asked: ``mb``/``ml`` only with the overall position, ``smc`` only
         when partitioned by strategy, and of the orders and strategy matches only the refs asked for (the
-        overall position is not filtered by ref, as Betfair's is not)."""
+        overall position is not filtered by ref, as Betfair's is not). A delta's runner left with nothing to
+        say is dropped, and a market left with no runner and not closing."""
         if self.overall_position and self.partition_by_strategy and self.strategy_refs is None:
             return changes  # everything asked for: as built
         out = []
         for market in changes:
-            orcs = []
-            for orc in market["orc"]:
-                orc = {k: v for k, v in orc.items() if (self.overall_position or k not in ("mb", "ml"))
-                       and (self.partition_by_strategy or k != "smc")}
-                if self.strategy_refs is not None:
-                    orc["uo"] = [uo for uo in orc.get("uo", ()) if uo.get("rfs") in self.strategy_refs]
-                    if "smc" in orc:
-                        orc["smc"] = {ref: m for ref, m in orc["smc"].items() if ref in self.strategy_refs}
-                orcs.append(orc)
-            out.append({**market, "orc": orcs})
+            orcs = [orc for orc in (self._runner_orders(orc) for orc in market["orc"])
+                    if orc.get("fullImage") or len(orc) > 1]
+            if orcs or market.get("closed"):
+                out.append({**market, "orc": orcs})
         return out
+
+    def _runner_orders(self, orc: JsonDict) -> JsonDict:
+        orc = {k: v for k, v in orc.items() if (self.overall_position or k not in ("mb", "ml"))
+               and (self.partition_by_strategy or k != "smc")}
+        refs = self.strategy_refs
+        if refs is not None:
+            uo = [uo for uo in orc.pop("uo", ()) if uo.get("rfs") in refs]
+            if uo:
+                orc["uo"] = uo
+            if "smc" in orc:
+                smc = {ref: m for ref, m in orc.pop("smc").items() if ref in refs}
+                if smc:
+                    orc["smc"] = smc
+        return orc
 
 
 class Transport(Protocol):
@@ -312,22 +328,27 @@ class StreamConnection:
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
                            overall_position=params.include_overall_position, strategy_refs=params.strategy_refs,
                            partition_by_strategy=params.partition_by_strategy)
-        async with self.hub.sending:
-            images = self.hub.order_images(self.account, None)
+        async with self.hub.sending:  # as for markets: what is pending goes to the others, the image shows it
+            pending = self.hub.collect()
+            images = self.hub.service.order_image(self.account)
             if not await self.hub.service.held():
                 return
             self.order_sub = sub
             await self.status(request_id)
             await self.send_orders(sub, images, ct="SUB_IMAGE")
+            await self.hub.fan_out(pending, skip=sub)
 
     async def send_market(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:
         """A market change message (``mcm``) of ``changes``; ``ct`` its change type (``SUB_IMAGE``, ...)."""
         await self._send_change(sub, "mcm", ct, {"mc": changes} if changes or ct == "SUB_IMAGE" else {})
 
-    async def send_orders(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:
-        """An order change message (``ocm``) of ``changes`` as the subscription's ``orderFilter`` asks."""
-        await self._send_change(sub, "ocm", ct,
-                                {"oc": sub.filter_orders(changes)} if changes or ct == "SUB_IMAGE" else {})
+    async def send_orders(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None,
+                          filtered: bool = False) -> None:
+        """An order change message (``ocm``) of ``changes`` as the subscription's ``orderFilter`` asks (already,
+        if ``filtered``)."""
+        if not filtered:
+            changes = sub.filter_orders(changes)
+        await self._send_change(sub, "ocm", ct, {"oc": changes} if changes or ct == "SUB_IMAGE" else {})
 
     async def _send_change(self, sub: Subscription, op: str, ct: str | None, body: JsonDict) -> None:
         now = self.hub.service.now()
@@ -345,10 +366,10 @@ class StreamConnection:
 
 @dataclass(frozen=True, slots=True)
 class Pending:
-    """Changes collected by one flush: each changed market, and the ``(account, market)`` pairs whose orders moved."""
+    """Changes collected by one flush: each changed market, and what moved in each account's orders, by market."""
 
     markets: list[MarketDelta]
-    orders: set[tuple[str, str]]
+    orders: dict[str, dict[str, OrderDirt]]
 
 
 def _runners(snapshot: MarketSnapshot | None) -> dict[int, RunnerSnapshot]:
@@ -369,7 +390,7 @@ class StreamHub:
         self._recorders: dict[str, MarketRecorder] = {}
         self._shown: dict[str, MarketSnapshot] = {}
         self._dirty_markets: set[str] = set()
-        self._dirty_orders: set[tuple[str, str]] = set()
+        self._dirty_orders = DirtyOrders()
         self._flush_handle: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.sending = asyncio.Lock()  # one flush or subscription image at a time, in order
@@ -377,7 +398,7 @@ class StreamHub:
     # --- fed by the service -------------------------------------------------------------
 
     def touched(self, market_id: str | None, event: Event | None) -> None:
-        """``event`` (or a game event, None) changed ``market_id`` and the orders of the accounts it names; flush soon.
+        """``event`` (or a game event, None) changed ``market_id`` and perhaps orders (noted); flush soon.
 
         Called for every event the exchange makes: with no stream client connected it returns at once.
         """
@@ -385,7 +406,7 @@ class StreamHub:
             return
         self._dirty_markets.add(market_id)
         if event is not None:
-            self._dirty_orders.update((a, market_id) for a in accounts_of(event))
+            self._dirty_orders.note(event)
         if self._flush_handle is None:  # on the service's clock, so a test's clock decides when it flushes
             self._flush_handle = self.service.clock.call_later(self.conflate_ms, self._flush_soon)
 
@@ -397,7 +418,7 @@ class StreamHub:
 
     async def flush(self) -> None:
         async with self.sending:
-            pending = self._collect(())
+            pending = self.collect()
             if await self.service.held():
                 await self.fan_out(pending)
 
@@ -410,15 +431,21 @@ class StreamHub:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
-    def _collect(self, also: Iterable[str]) -> Pending:
+    def collect(self, also: Iterable[str] = ()) -> Pending:
         """Take the dirty markets (and ``also``) and orders: diff each market once against what was shown."""
         markets, self._dirty_markets = self._dirty_markets | set(also), set()
-        orders, self._dirty_orders = self._dirty_orders, set()
+        orders: dict[str, dict[str, OrderDirt]] = {}
+        for (account, market_id), dirt in self._dirty_orders.take().items():
+            orders.setdefault(account, {})[market_id] = dirt
         deltas = [d for d in (self._market_delta(m) for m in sorted(markets)) if d is not None]
         return Pending(deltas, orders)
 
     async def fan_out(self, pending: Pending, *, skip: Subscription | None = None) -> None:
-        """Send collected changes to every subscriber (but ``skip``, which has just had an image of them)."""
+        """Send collected changes to every subscriber (but ``skip``, which has just had an image of them).
+
+        An account's order delta is built once, whatever its number of connections.
+        """
+        order_deltas: dict[str, list[JsonDict]] = {}
         for conn in list(self.connections):
             if conn.token is not None and not self.sessions.alive(conn.token):
                 continue  # ended here: the listener has scheduled its close
@@ -429,10 +456,13 @@ class StreamHub:
                 if mine:
                     await conn.send_market(sub, mine)
             osub = conn.order_sub
-            if osub is not None and conn.account is not None:
-                touched = {m for a, m in pending.orders if a == conn.account}
-                if touched:
-                    await conn.send_orders(osub, self.order_images(conn.account, touched))
+            account = conn.account
+            if osub is not None and osub is not skip and account is not None and account in pending.orders:
+                if account not in order_deltas:
+                    order_deltas[account] = self.service.order_deltas(account, pending.orders[account])
+                changes = osub.filter_orders(order_deltas[account])
+                if changes:
+                    await conn.send_orders(osub, changes, filtered=True)
 
     def _market_delta(self, market_id: str) -> MarketDelta | None:
         snapshot = self.service.stream_snapshot(market_id)
@@ -471,7 +501,7 @@ class StreamHub:
         other subscribers (:meth:`fan_out` with ``skip=sub``).
         """
         market_ids = [m for m in self.service.stream_market_ids(sub.market_ids) if sub.wants(m)]
-        pending = self._collect(market_ids)
+        pending = self.collect(market_ids)
         return pending, self.market_images(market_ids)
 
     def market_images(self, market_ids: Iterable[str]) -> list[MarketDelta]:
@@ -486,9 +516,6 @@ class StreamHub:
             if line is not None:
                 images.append(MarketDelta(json.loads(line)["mc"][0], {}, _runners(snapshot)))
         return images
-
-    def order_images(self, account: str, market_ids: set[str] | None) -> list[JsonDict]:
-        return self.service.order_changes(account, market_ids)
 
     # --- connections and heartbeats -------------------------------------------------------
 

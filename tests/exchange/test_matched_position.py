@@ -1,8 +1,9 @@
 """The order stream's matched position (``mb``/``ml``/``smc``) of random fills against a brute-force regroup.
 
 What the server sends is two steps: :meth:`exchange.core.market.Market.matched_by_tick` sums a market's
-standing fills (voided matches left out) per bet and tick, and :func:`exchange.betfair.order_changes.market_change`
-sums those per runner, side and strategy ref and formats them.  The regroup here shares neither: it walks
+standing fills (voided matches left out) per bet and tick, and :func:`exchange.betfair.order_changes.market_image`
+sums those per runner, side and strategy ref and formats them (a runner with no matched stake and no
+executable order is left out, and so is an empty field).  The regroup here shares neither: it walks
 the fills one by one, keys them by the fill's decimal price, and sorts by that price.
 """
 
@@ -68,9 +69,12 @@ def served(case: Case) -> dict[int, dict[str, Any]]:
     market.fills.extend(case.fills)  # the record as the exchange keeps it: every fill, and which were voided
     market.voided_matches.update(case.voided)
     matched = market.matched_by_tick({b.bet_id for b in mine})
-    rows = [order_changes.OrderRow(b.selection_id, b.bet_id, b.side, b.ref, {"id": str(b.bet_id)}) for b in mine]
-    change = order_changes.market_change("m", rows, matched, closed=False)
-    return {orc["id"]: {k: orc[k] for k in ("mb", "ml", "smc")} for orc in change["orc"]}
+    rows = [order_changes.OrderRow(b.selection_id, b.bet_id, b.side, b.ref, {"id": str(b.bet_id), "status": "EC"})
+            for b in mine]
+    change = order_changes.market_image("m", rows, matched)
+    assert all(orc["fullImage"] and "uo" not in orc for orc in change["orc"])  # no order is executable here
+    return {orc["id"]: {"mb": orc.get("mb", []), "ml": orc.get("ml", []), "smc": orc.get("smc", {})}
+            for orc in change["orc"]}
 
 
 def regrouped(case: Case) -> dict[int, dict[str, Any]]:
@@ -91,6 +95,8 @@ def regrouped(case: Case) -> dict[int, dict[str, Any]]:
 
     out: dict[int, dict[str, Any]] = {}
     for selection_id in sorted({b.selection_id for b in case.bets if b.account == ME}):
+        if not overall[selection_id, Side.BACK] and not overall[selection_id, Side.LAY]:
+            continue  # nothing matched on it, and no executable order: not in the image
         refs = sorted({ref for (sid, ref, _) in by_ref if sid == selection_id})
         out[selection_id] = {
             "mb": ladder(overall[selection_id, Side.BACK]), "ml": ladder(overall[selection_id, Side.LAY]),

@@ -99,9 +99,11 @@ async def test_logout_closes_the_sessions_stream_and_stops_its_order_updates(cli
     token = await login(client, "alice", "pw-alice")
     other = await login(client, "alice", "pw-alice")  # a second session of the same account
     ws, kept = await _subscribed(client, token), await _subscribed(client, other)
+    clock.advance(0)  # the channel deals its first game at "now": MARKET opens
     resp = await client.post("/api/logout", headers={"X-Application": APP_KEY, "X-Authentication": token})
     assert (await resp.json())["status"] == "SUCCESS"
-    await rpc(client, other, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))  # an order update for alice
+    placed = await rpc(client, other, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))  # an order update for alice
+    assert placed["result"]["status"] == "SUCCESS"
     clock.advance(client.app[keys.HUB].conflate_ms)  # type: ignore[index]  # the stream's flush is on the clock
     await _closed_with_session_error(ws)
     assert (await _until(kept, "ocm"))["oc"][0]["id"] == MARKET  # the other session's stream carries on

@@ -53,7 +53,7 @@ async def test_smc_partitions_matches_by_strategy_in_image_and_deltas(client: Te
         await _back(client, alice, 3.0, 3, None)  # in the overall position, in no strategy's
         image = await _subscribe(ws, 2, partitionMatchedByStrategyRef=True)
         orc = _orc(image)
-        assert orc["mb"] == [[3.0, 9.0]] and orc["ml"] == []
+        assert orc["mb"] == [[3.0, 9.0]] and "ml" not in orc and "uo" not in orc  # all three are matched
         assert orc["smc"] == {"s1": {"mb": [[3.0, 4.0]], "ml": []}, "s2": {"mb": [[3.0, 2.0]], "ml": []}}
         listener.on_data(json.dumps(image))
 
@@ -61,12 +61,12 @@ async def test_smc_partitions_matches_by_strategy_in_image_and_deltas(client: Te
         flush(client, clock)
         delta = await receive(ws, "ocm")
         assert "ct" not in delta
-        assert _orc(delta)["smc"] == {"s1": {"mb": [[2.5, 5.0], [3.0, 4.0]], "ml": []},
-                                      "s2": {"mb": [[3.0, 2.0]], "ml": []}}
+        orc = _orc(delta)  # only the level that moved, and only for the strategy whose order moved
+        assert (orc["mb"], orc["smc"]) == ([[2.5, 5.0]], {"s1": {"mb": [[2.5, 5.0]]}})
+        assert [(uo["rfs"], uo["status"]) for uo in orc["uo"]] == [("s1", "EC")]
         listener.on_data(json.dumps(delta))
     cache = listener.stream._caches[MARKET]
     runner = cache.runners[(1, 0)]
-    assert runner.strategy_matches["s1"]["mb"] == [[2.5, 5.0], [3.0, 4.0]]
     assert runner.serialise_matches()["matchedBacks"] == [{"price": 2.5, "size": 5.0}, {"price": 3.0, "size": 9.0}]
 
 
@@ -77,9 +77,11 @@ async def test_smc_is_sent_only_when_asked_and_filtered_by_strategy_refs(client:
         await rpc(client, bob, "placeOrders", place(MARKET, 1, "LAY", 3.0, 30))
         await _back(client, alice, 3.0, 4, "s1")
         await _back(client, alice, 3.0, 2, "s2")
+        await _back(client, alice, 9.0, 2, "s1")  # these two rest unmatched: executable, in the images' uo
+        await _back(client, alice, 9.0, 2, "s2")
         assert "smc" not in _orc(await _subscribe(ws, 2))
         assert "smc" not in _orc(await _subscribe(ws, 3, partitionMatchedByStrategyRef=False))
         only = _orc(await _subscribe(ws, 4, partitionMatchedByStrategyRef=True, customerStrategyRefs=["s2"]))
         assert only["smc"] == {"s2": {"mb": [[3.0, 2.0]], "ml": []}}
         assert only["mb"] == [[3.0, 6.0]]  # the overall position is not filtered by strategy
-        assert [uo["rfs"] for uo in only["uo"]] == ["s2"]
+        assert [(uo["rfs"], uo["p"]) for uo in only["uo"]] == [("s2", 9.0)]  # the matched ones are complete

@@ -65,8 +65,11 @@ async def test_strategy_refs_are_kept_echoed_and_filtered(client: TestClient, cl
         await ws.send_json({"op": "orderSubscription", "id": 2, "orderFilter": {"customerStrategyRefs": ["s1"]}})
         assert json.loads((await ws.receive(timeout=3)).data)["statusCode"] == "SUCCESS"
         image = json.loads((await ws.receive(timeout=3)).data)
-    uos = [uo for market in image["oc"] for orc in market["orc"] for uo in orc["uo"]]
-    assert [(uo["id"], uo["rfs"]) for uo in uos] == [(s1, "s1")]
+    (market,) = image["oc"]
+    # s1 is fully matched (in the position, not among the executable orders); s2's and the unreffed one are
+    # executable, but filtered out: each runner's image is empty of orders
+    assert [(orc["id"], orc.get("uo"), orc.get("mb")) for orc in market["orc"]] == [
+        (1, None, [[3.0, 4.0]]), (2, None, None), (3, None, None)]
 
     await _settle(client, clock)
     cleared = (await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED"}))["result"]["clearedOrders"]

@@ -199,7 +199,7 @@ async def test_order_filter_without_overall_position_drops_mb_ml(client: TestCli
         # orders carry no strategy ref here: asking for one shows none of them, but the position still
         await ws.send_json({"op": OS, "id": 3, "orderFilter": {"customerStrategyRefs": ["other"]}})
         orc = (await receive(ws, "ocm", ct="SUB_IMAGE"))["oc"][0]["orc"][0]
-        assert orc["uo"] == [] and orc["ml"] == [[3.0, 4.0]]
+        assert "uo" not in orc and orc["ml"] == [[3.0, 4.0]]
 
 
 # --- EX_BEST_OFFERS: batb / batl by level; EX_ALL_OFFERS: atb / atl by price -----------------------------------
@@ -263,17 +263,16 @@ async def test_best_offers_one_level_ignores_deeper_changes(client: TestClient, 
         second = await lay(client, alice, 2.98, 5)
         await ws.send_json({"op": OS, "id": 3})
         assert (await receive(ws, "status"))["id"] == 3
-        assert (await receive(ws, "ocm", ct="SUB_IMAGE"))["id"] == 3
+        image = await receive(ws, "ocm", ct="SUB_IMAGE")  # the lays are in it: nothing of them is left to send
+        assert image["id"] == 3
+        assert {uo["id"]: uo["sr"] for uo in image["oc"][0]["orc"][0]["uo"]} == {top: 10.0, second: 5.0}
         assert await subscribe_offers(ws, ["EX_BEST_OFFERS"], ladderLevels=1) == {
             "id": 1, "batb": [[0, 3.0, 10.0]], "batl": []}
-        orders = await next_message(ws)  # the lays' order change, sent on by the market subscription's collect
-        assert orders["op"] == "ocm" and "ct" not in orders
-        assert {uo["id"]: uo["sr"] for uo in orders["oc"][0]["orc"][0]["uo"]} == {top: 10.0, second: 5.0}
         await cancel(client, alice, second)  # below the one level shown: no market change to send
         flush(client, clock)
         orders = await next_message(ws)  # a market change would have come first: this is the order change alone
         assert orders["op"] == "ocm" and "ct" not in orders
-        assert {uo["id"]: uo["sc"] for uo in orders["oc"][0]["orc"][0]["uo"]} == {top: 0.0, second: 5.0}
+        assert {uo["id"]: uo["sc"] for uo in orders["oc"][0]["orc"][0]["uo"]} == {second: 5.0}  # the changed one
         third = await lay(client, alice, 3.05, 2)
         flush(client, clock)
         assert await next_runner_change(ws) == {"id": 1, "batb": [[0, 3.05, 2.0]]}

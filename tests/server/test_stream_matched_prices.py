@@ -1,6 +1,7 @@
 """The order stream's ``mb``/``ml``/``smc`` are the matched amounts by distinct *fill* price, as Betfair defines
-them, for orders that fill at several prices: in the image, in the deltas, after a void, and once the market has
-closed, as betfairlightweight's order cache reads them.
+them, for orders that fill at several prices: the whole position in the image, then in each delta only the levels
+that moved (a voided one as ``[price, 0]``), and once the market has closed, as betfairlightweight's order cache
+reads them.
 
 The expected position is summed here from the journal's ``Matched`` and ``MatchVoided`` events and the account's
 ``listCurrentOrders`` (which bets are hers, their sides and strategy refs), sharing no code with the server's.
@@ -33,8 +34,8 @@ Position = dict[str, Any]  # {"mb": [[price, size]], "ml": ..., "smc": {ref: {"m
 
 
 async def _order(client: TestClient, token: str, side: str, price: float, size: float, ref: str | None = None,
-                 matched: float | None = None) -> None:
-    await place_one(client, token, MARKET, RUNNER, side, price, size, ref=ref, matched=matched)
+                 matched: float | None = None) -> dict[str, Any]:
+    return await place_one(client, token, MARKET, RUNNER, side, price, size, ref=ref, matched=matched)
 
 
 async def _expected(client: TestClient, token: str, mine: dict[int, tuple[str, str]]) -> Position:
@@ -61,20 +62,42 @@ async def _expected(client: TestClient, token: str, mine: dict[int, tuple[str, s
             "smc": {ref: {"mb": ladder((ref, "BACK")), "ml": ladder((ref, "LAY"))} for ref in refs}}
 
 
-def _position(message: dict[str, Any]) -> tuple[Position, bool]:
+def _orc(message: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The runner's change in an order message (``{}`` if it has none), and whether the market closed."""
     (market,) = message["oc"]
-    (orc,) = market["orc"]
-    assert market["id"] == MARKET and orc["id"] == RUNNER
-    return {k: orc[k] for k in ("mb", "ml", "smc")}, market["closed"]
+    assert market["id"] == MARKET
+    orcs = market["orc"]
+    assert [orc["id"] for orc in orcs] in ([], [RUNNER])
+    return (orcs[0] if orcs else {}), market.get("closed", False)
 
 
-async def _next_orders(ws: ClientWebSocketResponse, listener: StreamListener) -> tuple[Position, bool]:
-    """The next order change (heartbeats skipped), also fed to betfairlightweight's listener."""
+def _apply(seen: Position, orc: dict[str, Any]) -> None:
+    """What a client makes of a runner change: an image replaces ``seen``; a delta replaces the levels it lists,
+    a level of size 0 goes. Kept apart from betfairlightweight's cache, which keeps ``smc`` from images only."""
+    if orc.get("fullImage"):
+        seen.clear()
+    for key in ("mb", "ml"):
+        _merge(seen.setdefault(key, []), orc.get(key, []))
+    for ref, levels in orc.get("smc", {}).items():
+        for key in ("mb", "ml"):
+            _merge(seen.setdefault("smc", {}).setdefault(ref, {"mb": [], "ml": []})[key], levels.get(key, []))
+
+
+def _merge(ladder: list[list[float]], levels: list[list[float]]) -> None:
+    sizes = {price: size for price, size in ladder} | {price: size for price, size in levels}
+    ladder[:] = [[price, size] for price, size in sorted(sizes.items()) if size]
+
+
+async def _next_orders(ws: ClientWebSocketResponse, listener: StreamListener, seen: Position
+                       ) -> tuple[dict[str, Any], bool]:
+    """The next order change (heartbeats skipped), applied to ``seen`` and fed to betfairlightweight's listener."""
     while True:
         message = await receive(ws, "ocm")
         if message.get("ct") != "HEARTBEAT":
             listener.on_data(json.dumps(message))
-            return _position(message)
+            orc, closed = _orc(message)
+            _apply(seen, orc)
+            return orc, closed
 
 
 def _cached(listener: StreamListener) -> tuple[list[dict[str, float]], list[dict[str, float]], dict[str, Any]]:
@@ -100,8 +123,7 @@ async def test_orders_filled_at_several_prices_show_each_fill_price(client: Test
 
         await ws.send_json({"op": "orderSubscription", "id": 1, "orderFilter": {}})  # no smc asked for
         assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
-        (market,) = (await receive(ws, "ocm", ct="SUB_IMAGE"))["oc"]
-        (orc,) = market["orc"]
+        orc, _ = _orc(await receive(ws, "ocm", ct="SUB_IMAGE"))
         overall = await _expected(client, alice, mine)
         assert "smc" not in orc and (orc["mb"], orc["ml"]) == (overall["mb"], overall["ml"])
 
@@ -109,38 +131,46 @@ async def test_orders_filled_at_several_prices_show_each_fill_price(client: Test
         listener.register_stream(2, "orderSubscription")
         await ws.send_json({"op": "orderSubscription", "id": 2, "orderFilter": {"partitionMatchedByStrategyRef": True}})
         assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
-        image, closed = await _next_orders(ws, listener)
-        assert image == await _expected(client, alice, mine) and not closed
+        seen: Position = {}
+        image, closed = await _next_orders(ws, listener, seen)
+        assert image["fullImage"] and "uo" not in image and not closed  # both of alice's orders are complete
+        assert seen == await _expected(client, alice, mine)
         assert image["mb"] == [[2.8, 1.0], [3.0, 2.0], [3.2, 2.0]] and image["ml"] == [[4.0, 2.0], [4.2, 2.0]]
         assert image["smc"] == {"s1": {"mb": [[2.8, 1.0], [3.0, 2.0], [3.2, 2.0]], "ml": []}}
 
-        await _order(client, alice, "BACK", 2.8, 2, "s2", matched=2.0)  # the rest of bob's 2.8
+        bet = (await _order(client, alice, "BACK", 2.8, 2, "s2", matched=2.0))["betId"]  # the rest of bob's 2.8
         flush(client, clock)
-        delta, _ = await _next_orders(ws, listener)
-        assert delta == await _expected(client, alice, mine)
-        assert delta["mb"] == [[2.8, 3.0], [3.0, 2.0], [3.2, 2.0]] and delta["smc"]["s2"]["mb"] == [[2.8, 2.0]]
+        delta, _ = await _next_orders(ws, listener, seen)
+        assert seen == await _expected(client, alice, mine)
+        assert [(uo["id"], uo["status"], uo["sm"]) for uo in delta["uo"]] == [(bet, "EC", 2.0)]
+        assert {k: delta[k] for k in ("mb", "smc")} == {"mb": [[2.8, 3.0]], "smc": {"s2": {"mb": [[2.8, 2.0]]}}}
+        assert "ml" not in delta and "fullImage" not in delta
 
         clock.run(until_ms=exposure + 10)  # the flop is out: matches from now on will be voided on notice
         await _order(client, bob, "LAY", 3.5, 2, matched=0.0)
-        await _order(client, alice, "BACK", 3.4, 3, "s1", matched=2.0)  # 2 at 3.5; 1 left unmatched
+        bet = (await _order(client, alice, "BACK", 3.4, 3, "s1", matched=2.0))["betId"]  # 2 at 3.5; 1 unmatched
         flush(client, clock)
-        delta, _ = await _next_orders(ws, listener)
-        assert delta == await _expected(client, alice, mine)
-        assert delta["smc"]["s1"]["mb"] == [[2.8, 1.0], [3.0, 2.0], [3.2, 2.0], [3.5, 2.0]]
+        delta, _ = await _next_orders(ws, listener, seen)
+        assert seen == await _expected(client, alice, mine)
+        assert [(uo["id"], uo["status"], uo["sm"], uo["sr"]) for uo in delta["uo"]] == [(bet, "E", 2.0, 1.0)]
+        assert {k: delta[k] for k in ("mb", "smc")} == {"mb": [[3.5, 2.0]], "smc": {"s1": {"mb": [[3.5, 2.0]]}}}
 
         clock.run(until_ms=exposure + 1_000 + 10)  # noticed: the 3.5 match is voided, the market suspended
         flush(client, clock)
-        voided, _ = await _next_orders(ws, listener)
-        assert voided == await _expected(client, alice, mine)
-        assert [p for p, _ in voided["mb"]] == [2.8, 3.0, 3.2] and voided["smc"]["s1"]["mb"][-1] == [3.2, 2.0]
+        voided, _ = await _next_orders(ws, listener, seen)
+        assert seen == await _expected(client, alice, mine)
+        assert [(uo["id"], uo["status"], uo["sm"], uo["sv"], uo["sl"]) for uo in voided["uo"]] == [
+            (bet, "EC", 0.0, 2.0, 1.0)]  # voided, its unmatched rest lapsed at the suspension: sent once, EC
+        assert {k: voided[k] for k in ("mb", "smc")} == {"mb": [[3.5, 0.0]], "smc": {"s1": {"mb": [[3.5, 0.0]]}}}
+        assert [p for p, _ in seen["mb"]] == [2.8, 3.0, 3.2]
 
         clock.run(until_ms=GAME_1 + 4 * ROUND_MS)  # game 1 plays out and settles: its orders are cleared
-        final, closed = await _next_orders(ws, listener)
+        final, closed = await _next_orders(ws, listener, seen)
         while not closed:
-            final, closed = await _next_orders(ws, listener)
-        assert final == voided == await _expected(client, alice, mine)
-        backs, lays, by_strategy = _cached(listener)
+            final, closed = await _next_orders(ws, listener, seen)
+        assert final == {}  # nothing of alice's changed at the settlement: the market is only closed
+        assert seen == await _expected(client, alice, mine)
+        backs, lays, _ = _cached(listener)
         assert listener.stream._caches[MARKET].closed is True
-    assert backs == [{"price": p, "size": s} for p, s in final["mb"]]
-    assert lays == [{"price": p, "size": s} for p, s in final["ml"]]
-    assert by_strategy == final["smc"]
+    assert backs == [{"price": p, "size": s} for p, s in seen["mb"]]
+    assert lays == [{"price": p, "size": s} for p, s in seen["ml"]]

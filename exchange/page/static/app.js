@@ -326,7 +326,7 @@ function startSession() {
   setText($("who"), state.session.account);
   state.orderFeed = orderFeed(state.session.token, {
     onOrders(oc) {
-      state.orders.applyStream(oc);
+      if (state.orders.applyStream(oc)) refreshOrders();  // an image: what ended unseen is read back
       if (oc.some((m) => m.closed)) refreshSettled();
       refreshFunds();
       if (state.current) renderTable();

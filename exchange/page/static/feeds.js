@@ -66,7 +66,8 @@ export function gamesFeed({ onChannels, onSnapshot, onReplay, onState }) {
 
 /**
  * The Exchange Stream's order subscription for ``token``: ``onOrders(oc)`` with each ``ocm``'s order changes
- * (per market, per runner, full images), ``onRefused(message)`` when the server ends the session.
+ * (an image of the executable orders first, then deltas of the orders that changed), ``onRefused(message)``
+ * when the server ends the session.
  */
 export function orderFeed(token, { onOrders, onRefused }) {
   const feed = new Reconnecting("/stream", {

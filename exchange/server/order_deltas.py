@@ -1,0 +1,78 @@
+"""What changed in each account's orders since the order stream's last flush, learnt from the events.
+
+The stream's hub hears every event (:meth:`exchange.server.stream.StreamHub.touched`) and notes here, per
+account and market, the bets whose ``uo`` record moved (placed, matched, cancelled, lapsed, a match voided)
+and the matched levels that moved (selection, side and tick of a match or a voided match). A flush then
+builds each account's delta from those alone (:meth:`exchange.server.service.ExchangeService.order_deltas`):
+its cost follows what changed, not how many orders the account has. A market that closed is noted for
+every account with a position on it, so each is told ``closed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from exchange.core.events import (
+    Event,
+    MarketSettled,
+    MarketVoided,
+    Matched,
+    MatchVoided,
+    OrderCancelled,
+    OrderLapsed,
+    OrderPlaced,
+)
+from exchange.core.side import Side
+
+#: A matched level of one account: ``(selection id, side, tick)``.
+Level = tuple[int, Side, int]
+
+
+@dataclass
+class OrderDirt:
+    """One account's changes on one market: the bets whose records moved and the matched levels that moved."""
+
+    bets: set[int] = field(default_factory=set)
+    levels: set[Level] = field(default_factory=set)
+
+
+class DirtyOrders:
+    """The changes noted since the last :meth:`take`, per ``(account, market)``.
+
+    >>> dirty = DirtyOrders()
+    >>> dirty.note(Matched(5, 1, "1.1", 7, 149, 200, 3, 4, "al", "bo", Side.BACK))
+    >>> dirty.note(OrderCancelled(6, 4, "bo", "1.1", 7, 100, "BY_USER"))
+    >>> sorted((key, sorted(d.bets), sorted(d.levels)) for key, d in dirty.take().items())
+    [(('al', '1.1'), [3], [(7, <Side.BACK: 'BACK'>, 149)]), (('bo', '1.1'), [4], [(7, <Side.LAY: 'LAY'>, 149)])]
+    >>> dirty.take()
+    {}
+    """
+
+    def __init__(self) -> None:
+        self._dirt: dict[tuple[str, str], OrderDirt] = {}
+
+    def _of(self, account_id: str, market_id: str) -> OrderDirt:
+        dirt = self._dirt.get((account_id, market_id))
+        if dirt is None:
+            dirt = self._dirt[account_id, market_id] = OrderDirt()
+        return dirt
+
+    def note(self, event: Event) -> None:
+        """Note what ``event`` changed in its accounts' orders (nothing, for most events). O(1) but for a
+        market's close, O(its accounts)."""
+        if isinstance(event, Matched | MatchVoided):
+            for account_id, bet_id, side in ((event.back_account_id, event.back_bet_id, Side.BACK),
+                                             (event.lay_account_id, event.lay_bet_id, Side.LAY)):
+                dirt = self._of(account_id, event.market_id)
+                dirt.bets.add(bet_id)
+                dirt.levels.add((event.selection_id, side, event.tick))
+        elif isinstance(event, OrderPlaced | OrderCancelled | OrderLapsed):
+            self._of(event.account_id, event.market_id).bets.add(event.bet_id)
+        elif isinstance(event, MarketSettled | MarketVoided):
+            for result in event.accounts:
+                self._of(result.account_id, event.market_id)
+
+    def take(self) -> dict[tuple[str, str], OrderDirt]:
+        """Everything noted since the last call, and forget it."""
+        dirt, self._dirt = self._dirt, {}
+        return dirt
