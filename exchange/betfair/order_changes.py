@@ -4,8 +4,8 @@ An order runner change (``orc``) carries the account's orders on the runner (``u
 position: ``mb``/``ml``, the matched backs and lays "by distinct matched price", and ``smc``, the same per
 ``customerStrategyRef``.  A price there is the price of a fill, not an order's average: a back at 3.0 that
 takes 2.00 at 3.2 and 2.00 at 3.0 is ``mb`` ``[[3.0, 2.0], [3.2, 2.0]]``.  The sums are exact (minor units
-per ladder tick, from :meth:`exchange.core.exchange.Exchange.matched_by_tick` and
-:meth:`~exchange.core.exchange.Exchange.matched_on`, voided matches left out) and become floats only at the end.
+per ladder tick, from :meth:`exchange.core.exchange.Exchange.matched_on`, voided matches left out) and become
+floats only at the end.
 
 Two shapes, as Betfair sends them:
 
@@ -136,21 +136,22 @@ def strategy_matches(matches: Iterable[tuple[Side, str | None, MatchedByTick]]
     return {ref: matched_position(rows) for ref, rows in sorted(by_ref.items())}
 
 
-def market_image(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int, MatchedByTick]) -> dict[str, Any]:
+def market_image(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int, Sequence[MatchedRow]]
+                 ) -> dict[str, Any]:
     """One market's ``oc`` entry in a subscription's image: per runner (by selection id) where the account has
     an executable order or a matched stake, ``fullImage`` with the executable orders and the whole matched
     position (the stream sends ``smc`` only to the subscriptions that partition by it); ``orc`` is empty when
     no runner qualifies.
 
-    ``rows`` are the account's orders on the market; ``matched`` their matched stake by tick, by bet id (a bet
-    with nothing matched may be absent).
+    ``rows`` are the account's orders on the market; ``matched`` its matched rows by selection id
+    (:meth:`exchange.core.exchange.Exchange.matched_on`; a selection with none may be absent).
     """
     by_runner: dict[int, list[OrderRow]] = {}
     for row in rows:
         by_runner.setdefault(row.selection_id, []).append(row)
     orc = []
     for selection_id, runner_rows in sorted(by_runner.items()):
-        fills = [(r.side, r.strategy_ref, matched.get(r.bet_id, ())) for r in runner_rows]
+        fills = matched.get(selection_id, ())
         image: dict[str, Any] = {"id": selection_id, "fullImage": True}
         uo = [r.uo for r in runner_rows if r.uo["status"] == "E"]
         if uo:

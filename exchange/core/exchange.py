@@ -246,10 +246,12 @@ class Exchange(ExchangeState):
             return pos.market.matched_by_tick({o.bet_id for o in pos.orders})
         return {c.bet_id: c.matched_by_tick for c in account.cleared.get(market_id, ()) if c.matched_by_tick}
 
-    def matched_on(self, account_id: str, market_id: str, selection_id: int) -> tuple[MatchedRow, ...]:
-        """The account's matched stake on one selection: ``(side, strategy ref, stake by tick)`` per bet of it
-        with a standing match, by bet id (voided matches left out), from the fills while the market is open,
-        from the cleared orders once it has closed.  O(the market's fills) on an open market.
+    def matched_on(self, account_id: str, market_id: str, selection_ids: Iterable[int]
+                   ) -> dict[int, tuple[MatchedRow, ...]]:
+        """The account's standing matched stake on some selections of a market: per selection id, one
+        ``(side, strategy ref, stake by tick)`` row per bet of the account with a standing match, by bet id
+        (voided matches left out; a selection with none absent), from the fills while the market is open, from
+        the cleared orders once it has closed.  One pass over the market's fills, whatever the selections.
 
         >>> from exchange.core.commands import *
         >>> ex = Exchange()
@@ -261,24 +263,33 @@ class Exchange(ExchangeState):
         ...             PlaceOrder(2, "al", "1.1", 1, Side.BACK, Decimal("3"), 400, strategy_ref="s1"),
         ...             PlaceOrder(2, "al", "1.1", 2, Side.BACK, Decimal("2"), 300)):
         ...     _ = ex.execute(cmd)
-        >>> ex.matched_on("al", "1.1", 1)
-        ((<Side.BACK: 'BACK'>, 's1', ((149, 200), (153, 200))),)
-        >>> ex.matched_on("bo", "1.1", 1), ex.matched_on("bo", "1.1", 9), ex.matched_on("cy", "1.1", 1)
-        (((<Side.LAY: 'LAY'>, None, ((153, 200),)), (<Side.LAY: 'LAY'>, None, ((149, 200),))), (), ())
+        >>> ex.matched_on("al", "1.1", [1])
+        {1: ((<Side.BACK: 'BACK'>, 's1', ((149, 200), (153, 200))),)}
+        >>> ex.matched_on("bo", "1.1", [1, 9]), ex.matched_on("cy", "1.1", [1])
+        ({1: ((<Side.LAY: 'LAY'>, None, ((153, 200),)), (<Side.LAY: 'LAY'>, None, ((149, 200),)))}, {})
         >>> _ = ex.execute(SettleMarket(3, "1.1", (1,)))
-        >>> ex.matched_on("al", "1.1", 1)  # the same from the cleared orders
-        ((<Side.BACK: 'BACK'>, 's1', ((149, 200), (153, 200))),)
+        >>> ex.matched_on("al", "1.1", [1, 2]) == {1: ((Side.BACK, "s1", ((149, 200), (153, 200))),),
+        ...                                        2: ((Side.BACK, None, ((99, 300),)),)}  # from the cleared orders
+        True
         """
         account = self.accounts.get(account_id)
         if account is None:
-            return ()
+            return {}
+        wanted = set(selection_ids)
         pos = account.positions.get(market_id)
+        rows: list[tuple[int, int, MatchedRow]] = []
         if pos is not None:
-            mine = {o.bet_id: o for o in pos.orders if o.selection_id == selection_id}
+            mine = {o.bet_id: o for o in pos.orders if o.selection_id in wanted}
             matched = pos.market.matched_by_tick(mine) if mine else {}
-            return tuple((mine[bet_id].side, mine[bet_id].strategy_ref, matched[bet_id]) for bet_id in sorted(matched))
-        return tuple((c.side, c.strategy_ref, c.matched_by_tick) for c in account.cleared.get(market_id, ())
-                     if c.selection_id == selection_id and c.matched_by_tick)
+            rows = [(o.selection_id, bet_id, (o.side, o.strategy_ref, matched[bet_id]))
+                    for bet_id, o in mine.items() if bet_id in matched]
+        else:
+            rows = [(c.selection_id, c.bet_id, (c.side, c.strategy_ref, c.matched_by_tick))
+                    for c in account.cleared.get(market_id, ()) if c.selection_id in wanted and c.matched_by_tick]
+        out: dict[int, list[MatchedRow]] = {}
+        for selection_id, _, row in sorted(rows, key=lambda r: r[1]):
+            out.setdefault(selection_id, []).append(row)
+        return {selection_id: tuple(runner_rows) for selection_id, runner_rows in out.items()}
 
     def matches(self, account_id: str, market_id: str) -> tuple[MatchView, ...]:
         """The account's matches on an open market, one per fill of each of its bets, in match order, voided

@@ -527,15 +527,17 @@ class ExchangeService:
         out = []
         for market_id in sorted({o.market_id for o in self.exchange.current_orders(account)}):
             rows = [order_changes.open_order(o) for o in self.exchange.current_orders(account, market_id)]
-            image = order_changes.market_image(market_id, rows, self.exchange.matched_by_tick(account, market_id))
+            matched = self.exchange.matched_on(account, market_id, {r.selection_id for r in rows})
+            image = order_changes.market_image(market_id, rows, matched)
             if image["orc"]:
                 out.append(image)
         return out
 
     def order_deltas(self, account: str, dirt: Mapping[str, OrderDirt]) -> list[dict[str, Any]]:
         """The ``oc`` entries of an order delta: per market in ``dirt``, the account's changed orders and moved
-        matched levels (:func:`order_changes.market_delta`). O(the changed orders), and O(the market's fills) once
-        per runner whose matched levels moved."""
+        matched levels (:func:`order_changes.market_delta`). O(the changed orders) for a place, cancel or lapse;
+        when matched levels moved (a fill, a void), one pass over the account's orders and the fills of that
+        market (:meth:`Exchange.matched_on`)."""
         out = []
         for market_id, changed in sorted(dirt.items()):
             is_open = self.exchange.market_status(market_id) in _OPEN_STATUSES
@@ -547,7 +549,8 @@ class ExchangeService:
                         if c.bet_id in changed.bets]
             else:
                 rows = []
-            matched = {s: self.exchange.matched_on(account, market_id, s) for s in {s for s, _, _ in changed.levels}}
+            moved = {selection_id for selection_id, _, _ in changed.levels}
+            matched = self.exchange.matched_on(account, market_id, moved) if moved else {}
             delta = order_changes.market_delta(market_id, rows, changed.levels, matched, closed=not is_open)
             if delta is not None:
                 out.append(delta)

@@ -41,8 +41,9 @@ shown: a new subscription first brings the recorders of its markets up to date
 (sending those changes to the other subscribers) and takes its image from the
 very same snapshots, so no later delta is computed against a state it never saw.
 
-Nothing is sent before the journal holds it: each flush and each
-subscription image is computed, then held until the records behind it are
+Nothing is sent before the journal holds it: each flush (its market diffs
+and its order deltas alike) and each subscription image is computed, then
+held until the records behind it are
 committed (:meth:`StreamHub.held`), one at a time (the hub's ``sending``
 lock keeps them in order). If the journal fails, every connection is told
 ``SERVICE_UNAVAILABLE`` and closed (:meth:`StreamHub.fail`).
@@ -366,10 +367,10 @@ class StreamConnection:
 
 @dataclass(frozen=True, slots=True)
 class Pending:
-    """Changes collected by one flush: each changed market, and what moved in each account's orders, by market."""
+    """Changes collected by one flush: each changed market, and each subscribed account's order delta (``oc``)."""
 
     markets: list[MarketDelta]
-    orders: dict[str, dict[str, OrderDirt]]
+    orders: dict[str, list[JsonDict]]
 
 
 def _runners(snapshot: MarketSnapshot | None) -> dict[int, RunnerSnapshot]:
@@ -432,20 +433,21 @@ class StreamHub:
             task.add_done_callback(self._tasks.discard)
 
     def collect(self, also: Iterable[str] = ()) -> Pending:
-        """Take the dirty markets (and ``also``) and orders: diff each market once against what was shown."""
+        """Take the dirty markets (and ``also``) and orders: diff each market once against what was shown, and
+        build each account's order delta once, whatever its number of connections (an account with no order
+        subscription has none: a subscription starts from an image)."""
         markets, self._dirty_markets = self._dirty_markets | set(also), set()
-        orders: dict[str, dict[str, OrderDirt]] = {}
-        for (account, market_id), dirt in self._dirty_orders.take().items():
-            orders.setdefault(account, {})[market_id] = dirt
+        subscribed = {c.account for c in self.connections if c.order_sub is not None}
+        dirt: dict[str, dict[str, OrderDirt]] = {}
+        for (account, market_id), changed in self._dirty_orders.take().items():
+            if account in subscribed:
+                dirt.setdefault(account, {})[market_id] = changed
+        orders = {account: self.service.order_deltas(account, mine) for account, mine in dirt.items()}
         deltas = [d for d in (self._market_delta(m) for m in sorted(markets)) if d is not None]
         return Pending(deltas, orders)
 
     async def fan_out(self, pending: Pending, *, skip: Subscription | None = None) -> None:
-        """Send collected changes to every subscriber (but ``skip``, which has just had an image of them).
-
-        An account's order delta is built once, whatever its number of connections.
-        """
-        order_deltas: dict[str, list[JsonDict]] = {}
+        """Send collected changes to every subscriber (but ``skip``, which has just had an image of them)."""
         for conn in list(self.connections):
             if conn.token is not None and not self.sessions.alive(conn.token):
                 continue  # ended here: the listener has scheduled its close
@@ -458,9 +460,7 @@ class StreamHub:
             osub = conn.order_sub
             account = conn.account
             if osub is not None and osub is not skip and account is not None and account in pending.orders:
-                if account not in order_deltas:
-                    order_deltas[account] = self.service.order_deltas(account, pending.orders[account])
-                changes = osub.filter_orders(order_deltas[account])
+                changes = osub.filter_orders(pending.orders[account])
                 if changes:
                     await conn.send_orders(osub, changes, filtered=True)
 

@@ -1,10 +1,12 @@
 """The order stream's matched position (``mb``/``ml``/``smc``) of random fills against a brute-force regroup.
 
 What the server sends is two steps: :meth:`exchange.core.market.Market.matched_by_tick` sums a market's
-standing fills (voided matches left out) per bet and tick, and :func:`exchange.betfair.order_changes.market_image`
-sums those per runner, side and strategy ref and formats them (a runner with no matched stake and no
-executable order is left out, and so is an empty field).  The regroup here shares neither: it walks
-the fills one by one, keys them by the fill's decimal price, and sorts by that price.
+standing fills (voided matches left out) per bet and tick (the rows
+:meth:`exchange.core.exchange.Exchange.matched_on` gives), and
+:func:`exchange.betfair.order_changes.market_image` sums those per runner, side and strategy ref and formats
+them (a runner with no matched stake and no executable order is left out, and so is an empty field).  The
+regroup here shares neither: it walks the fills one by one, keys them by the fill's decimal price, and sorts by
+that price.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 from exchange.betfair import order_changes
 from exchange.core.ladder import PRICES, TICK_COUNT
 from exchange.core.market import Fill, Market
+from exchange.core.orders import MatchedRow
 from exchange.core.side import Side
 
 ME = "me"
@@ -71,7 +74,10 @@ def served(case: Case) -> dict[int, dict[str, Any]]:
     matched = market.matched_by_tick({b.bet_id for b in mine})
     rows = [order_changes.OrderRow(b.selection_id, b.bet_id, b.side, b.ref, {"id": str(b.bet_id), "status": "EC"})
             for b in mine]
-    change = order_changes.market_image("m", rows, matched)
+    by_runner: dict[int, list[MatchedRow]] = {}
+    for b in mine:  # one row per bet, as Exchange.matched_on gives them
+        by_runner.setdefault(b.selection_id, []).append((b.side, b.ref, matched.get(b.bet_id, ())))
+    change = order_changes.market_image("m", rows, by_runner)
     assert all(orc["fullImage"] and "uo" not in orc for orc in change["orc"])  # no order is executable here
     return {orc["id"]: {"mb": orc.get("mb", []), "ml": orc.get("ml", []), "smc": orc.get("smc", {})}
             for orc in change["orc"]}
