@@ -12,6 +12,7 @@ that price.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -65,19 +66,28 @@ def cases(draw: st.DrawFn) -> Case:
     return Case(bets, tuple(fills), frozenset(voided))
 
 
-def served(case: Case) -> dict[int, dict[str, Any]]:
-    """What the server builds of ``me``'s bets: per runner, its ``mb``, ``ml`` and ``smc``."""
+def _rows(bets: Iterable[Bet]) -> list[order_changes.OrderRow]:
+    return [order_changes.OrderRow(b.selection_id, b.bet_id, b.side, b.ref, {"id": str(b.bet_id), "status": "EC"})
+            for b in bets]
+
+
+def _matched(case: Case) -> dict[int, list[MatchedRow]]:
+    """``me``'s matched rows per runner, one per bet, as :meth:`Exchange.matched_on` gives them."""
     mine = [b for b in case.bets if b.account == ME]
     market = Market("m", (1, 2, 3), min_stake=1, commission_bps=0)
     market.fills.extend(case.fills)  # the record as the exchange keeps it: every fill, and which were voided
     market.voided_matches.update(case.voided)
     matched = market.matched_by_tick({b.bet_id for b in mine})
-    rows = [order_changes.OrderRow(b.selection_id, b.bet_id, b.side, b.ref, {"id": str(b.bet_id), "status": "EC"})
-            for b in mine]
     by_runner: dict[int, list[MatchedRow]] = {}
-    for b in mine:  # one row per bet, as Exchange.matched_on gives them
+    for b in mine:
         by_runner.setdefault(b.selection_id, []).append((b.side, b.ref, matched.get(b.bet_id, ())))
-    change = order_changes.market_image("m", rows, by_runner)
+    return by_runner
+
+
+def served(case: Case) -> dict[int, dict[str, Any]]:
+    """What the server builds of ``me``'s bets: per runner, its ``mb``, ``ml`` and ``smc``."""
+    mine = [b for b in case.bets if b.account == ME]
+    change = order_changes.market_image("m", _rows(mine), _matched(case))
     assert all(orc["fullImage"] and "uo" not in orc for orc in change["orc"])  # no order is executable here
     return {orc["id"]: {"mb": orc.get("mb", []), "ml": orc.get("ml", []), "smc": orc.get("smc", {})}
             for orc in change["orc"]}
@@ -125,3 +135,45 @@ def test_one_back_filled_at_two_prices_shows_both() -> None:
     case = Case((back, *lays), fills, frozenset({2}))
     want = {"mb": [[3.0, 2.0], [3.2, 2.0]], "ml": []}
     assert served(case) == regrouped(case) == {1: {**want, "smc": {"s1": want}}}
+
+
+def _merge(ladder: list[list[float]], levels: list[list[float]]) -> list[list[float]]:
+    """A client's update of a ladder by a delta's levels: each listed price replaced, a size of 0 dropped."""
+    sizes = {price: size for price, size in ladder} | {price: size for price, size in levels}
+    return [[price, size] for price, size in sorted(sizes.items()) if size]
+
+
+def _applied(image: dict[int, dict[str, Any]], delta: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
+    out = {sid: {"mb": r["mb"], "ml": r["ml"], "smc": dict(r["smc"])} for sid, r in image.items()}
+    for orc in delta["orc"] if delta else ():
+        assert "fullImage" not in orc
+        runner = out.setdefault(orc["id"], {"mb": [], "ml": [], "smc": {}})
+        for key in ("mb", "ml"):
+            runner[key] = _merge(runner[key], orc.get(key, []))
+        for ref, levels in orc.get("smc", {}).items():
+            mine = runner["smc"].get(ref, {"mb": [], "ml": []})
+            runner["smc"][ref] = {key: _merge(mine[key], levels.get(key, [])) for key in ("mb", "ml")}
+    for runner in out.values():  # a strategy left with nothing, or a runner, is one the regroup does not list
+        runner["smc"] = {ref: m for ref, m in runner["smc"].items() if m["mb"] or m["ml"]}
+    return {sid: r for sid, r in out.items() if r["mb"] or r["ml"]}
+
+
+@given(cases(), st.data())
+def test_a_delta_applied_to_the_image_gives_the_position_after(case: Case, data: st.DataObject) -> None:
+    """The image of the first fills (none voided yet), then one delta of the later fills and of every void,
+    built from the levels they moved: applied as a client applies it, it gives the whole case's position."""
+    cut = data.draw(st.integers(0, len(case.fills)))
+    by_id = {b.bet_id: b for b in case.bets}
+    moved: set[tuple[int, Side, int]] = set()
+    changed: set[int] = set()
+    for match_id, _, _, tick, _, back_id, lay_id in case.fills:
+        if match_id >= cut or match_id in case.voided:  # a match id is its index here
+            for bet in (by_id[back_id], by_id[lay_id]):
+                if bet.account == ME:
+                    moved.add((bet.selection_id, bet.side, tick))
+                    changed.add(bet.bet_id)
+    image = served(Case(case.bets, case.fills[:cut], frozenset()))
+    changed_rows = _rows(b for b in case.bets if b.bet_id in changed)
+    delta = order_changes.market_delta("m", changed_rows, moved, _matched(case), closed=False)
+    assert (delta is None) == (not changed)
+    assert _applied(image, delta) == regrouped(case)
