@@ -294,3 +294,39 @@ def test_cards_a_dealers_error_shows_early_are_drawn_as_the_snapshot_lists_them(
             expect(cards.nth(i)).to_have_class(re.compile(r"\bdead\b"))
         else:  # a premature flop is shuffled back (rule 3): seen, but not out of play
             expect(cards.nth(i)).not_to_have_class(re.compile(r"\bdead\b"))
+
+
+
+def test_the_page_follows_orders_the_stream_ends_a_reconnection_included(page: Page, server: LiveServer) -> None:
+    """Orders placed and ended over API-NG, not by the page. One cancelled while the order stream is down is gone
+    from the unmatched list once the page has reconnected (its image holds nothing: no executable order, nothing
+    matched); then a fill and a cancel come as deltas, and an order left resting lapses when the window closes."""
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    page.goto(f"{server.url}/#/table/holdem")
+    log_in(page)
+    unseen = demo.place(market, 2, "BACK", 70, 2)["betId"]
+    server.advance(0)
+    expect(page.locator(f"#unmatched li[data-bet='{unseen}']")).to_have_count(1)
+    demo.call("cancelOrders", {"marketId": market, "instructions": [{"betId": unseen}]})
+
+    async def drop_streams() -> None:  # before any flush: the page hears of the cancel by its next image only
+        for conn in list(server.app[keys.HUB].connections):
+            await conn.transport.close()
+
+    server.call(drop_streams)
+    expect(page.locator(f"#unmatched li[data-bet='{unseen}']")).to_have_count(0)
+
+    filled, cancelled, lapsing = (demo.place(market, 2, "BACK", price, 2)["betId"] for price in (50, 60, 80))
+    server.advance(0)
+    for bet in (filled, cancelled, lapsing):
+        expect(page.locator(f"#unmatched li[data-bet='{bet}']")).to_have_count(1)
+    bob.place(market, 2, "LAY", 50, 2)
+    demo.call("cancelOrders", {"marketId": market, "instructions": [{"betId": cancelled}]})
+    server.advance(0)
+    expect(page.locator(f"#matched li[data-bet='{filled}']")).to_contain_text("£2.00 at 50")
+    for bet in (filled, cancelled):
+        expect(page.locator(f"#unmatched li[data-bet='{bet}']")).to_have_count(0)
+    expect(page.locator(f"#unmatched li[data-bet='{lapsing}']")).to_have_count(1)
+    server.advance(WINDOW_MS)  # the Deal window closes: what rests lapses
+    expect(page.locator(f"#unmatched li[data-bet='{lapsing}']")).to_have_count(0)

@@ -325,8 +325,9 @@ function startSession() {
   $("funds").hidden = false;
   setText($("who"), state.session.account);
   state.orderFeed = orderFeed(state.session.token, {
-    onOrders(oc) {
-      if (state.orders.applyStream(oc)) refreshOrders();  // an image: what ended unseen is read back
+    onOrders(oc, image) {
+      state.orders.applyStream(oc, image);
+      if (image) refreshOrders();  // what ended unseen is read back
       if (oc.some((m) => m.closed)) refreshSettled();
       refreshFunds();
       if (state.current) renderTable();

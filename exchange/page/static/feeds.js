@@ -65,9 +65,9 @@ export function gamesFeed({ onChannels, onSnapshot, onReplay, onState }) {
 }
 
 /**
- * The Exchange Stream's order subscription for ``token``: ``onOrders(oc)`` with each ``ocm``'s order changes
- * (an image of the executable orders first, then deltas of the orders that changed), ``onRefused(message)``
- * when the server ends the session.
+ * The Exchange Stream's order subscription for ``token``: ``onOrders(oc, image)`` with each ``ocm``'s order
+ * changes (``image`` true for the image of the executable orders each connection starts with, then false for the
+ * deltas of the orders that changed), ``onRefused(message)`` when the server ends the session.
  */
 export function orderFeed(token, { onOrders, onRefused }) {
   const feed = new Reconnecting("/stream", {
@@ -76,7 +76,7 @@ export function orderFeed(token, { onOrders, onRefused }) {
       ws.send(JSON.stringify({ op: "orderSubscription", id: 2, orderFilter: { includeOverallPosition: true } }));
     },
     onMessage(message) {
-      if (message.op === "ocm" && message.oc) onOrders(message.oc);
+      if (message.op === "ocm" && message.oc) onOrders(message.oc, message.ct === "SUB_IMAGE");
       else if (message.op === "status" && message.statusCode === "FAILURE") {
         if (message.connectionClosed) feed.stop();
         onRefused(`${message.errorMessage ?? ""} (${message.errorCode})`);

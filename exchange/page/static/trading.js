@@ -35,25 +35,20 @@ export class Orders {
   }
 
   /**
-   * Apply an ``ocm``'s ``oc``, as Betfair sends it. An image's runner (``fullImage``) holds only the executable
-   * orders: the runner's other executable orders known here ended unseen and are dropped (the complete ones stay).
-   * A delta's ``uo`` holds only the orders that changed, each replacing what was known of it. Returns whether
-   * ``oc`` held an image, after which the caller re-reads the orders that ended unseen.
+   * Apply an ``ocm``'s ``oc``, as Betfair sends it. An ``image`` (a subscription's first message, again at each
+   * reconnection) holds every executable order of the account: one known here as executable and not in it ended
+   * unseen, and is dropped (the complete ones stay; the caller reads back what ended). A delta's ``uo`` holds only
+   * the orders that changed, each replacing what was known of it.
    */
-  applyStream(oc) {
-    let image = false;
+  applyStream(oc, image) {
+    if (image) {
+      for (const [id, o] of this.byId) if (!o.complete) this.byId.delete(id);
+    }
     for (const market of oc) {
       for (const orc of market.orc ?? []) {
-        if (orc.fullImage) {
-          image = true;
-          for (const [id, o] of this.byId) {
-            if (o.marketId === market.id && o.selectionId === orc.id && !o.complete) this.byId.delete(id);
-          }
-        }
         for (const uo of orc.uo ?? []) this.byId.set(String(uo.id), fromStream(market.id, orc.id, uo));
       }
     }
-    return image;
   }
 
   /** Replace the orders of ``marketIds`` with a ``listCurrentOrders`` answer. */
