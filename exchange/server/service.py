@@ -537,10 +537,15 @@ class ExchangeService:
         """The ``oc`` entries of an order delta: per market in ``dirt``, the account's changed orders and moved
         matched levels (:func:`order_changes.market_delta`). O(the changed orders) for a place, cancel or lapse;
         when matched levels moved (a fill, a void), one pass over the account's orders and the fills of that
-        market (:meth:`Exchange.matched_on`)."""
+        market (:meth:`Exchange.matched_on`). A market the exchange has already forgotten (closed, then pruned
+        beyond ``keep_closed_markets`` before this flush) is only told ``closed``: its orders and stakes are gone,
+        and a level read from nothing would say ``[price, 0]`` of a stake that stands."""
         out = []
         for market_id, changed in sorted(dirt.items()):
-            is_open = self.exchange.market_status(market_id) in _OPEN_STATUSES
+            status = self.exchange.market_status(market_id)
+            if status is None:
+                changed = OrderDirt()
+            is_open = status in _OPEN_STATUSES
             if is_open:
                 views = (self.exchange.order_view(account, bet_id) for bet_id in sorted(changed.bets))
                 rows = [order_changes.open_order(v) for v in views if v is not None]

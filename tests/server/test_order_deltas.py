@@ -12,17 +12,22 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp import ClientWebSocketResponse
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
-from exchange.core.commands import VoidMatchedSince
+from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket, VoidMatchedSince
 from exchange.server import keys
-from tests.server.helpers import PLAYING_MS, WINDOW_MS, login, place, place_one, rpc
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.service import river_only_equities
+from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, WINDOW_MS, login, place, place_one, rpc
 from tests.server.test_stream import MARKET, OS, authenticated, flush, receive
 
 Sizes = tuple[str, float, float, float, float, float]  # status, matched, remaining, lapsed, cancelled, voided
@@ -335,3 +340,37 @@ async def test_image_and_deltas_rebuild_the_exchanges_view_after_every_flush(see
         assert [m["id"] for m in closing] == [MARKET] and mirror.cache().closed is True  # told once
         lapsed = {b: ("EC", sm, 0.0, sl + sr, sc, sv) for b, (_, sm, sr, sl, sc, sv) in last.items()}
         assert mirror.orders() == lapsed  # what rested lapsed at the window's close, each sent once as EC
+
+
+@pytest.fixture
+async def forgetful(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
+    """The ``client`` server, keeping one closed market only (``keep_closed_markets=1``)."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1, heartbeat_ms=HEARTBEAT_MS, keep_closed_markets=1)
+    app = create_app(config, clock=clock, equities=river_only_equities)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+        clock.advance(0)
+        yield test_client
+
+
+async def test_a_market_forgotten_before_the_flush_is_told_closed_and_nothing_false(forgetful: TestClient,
+                                                                                     clock: VirtualClock) -> None:
+    client, service = forgetful, forgetful.app[keys.SERVICE]
+    async with client.ws_connect("/stream") as ws:
+        alice = await authenticated(client, ws)
+        bob = await login(client, "bob", "pw-bob")
+        mirror = Mirror()
+        await mirror.subscribe(ws)
+        await _bet(client, bob, 1, "LAY", 3.0, 4, matched=0.0)
+        await _bet(client, alice, 1, "BACK", 3.0, 4, matched=4.0)
+        now = clock.now()  # the market settles, then another closes and the exchange forgets the first: one flush
+        for command in (SettleMarket(now, MARKET, (1,)), CreateMarket(now, "other.1", (1, 2)),
+                        OpenMarket(now, "other.1"), SettleMarket(now, "other.1", (1,))):
+            service.execute(command)
+        assert service.exchange.market_status(MARKET) is None
+        flush(client, clock)
+        (message,) = await mirror.settle(client, ws)
+        # what the exchange no longer knows is not sent: above all no [3.0, 0] saying the matched back went
+        assert message["oc"] == [{"id": MARKET, "orc": [], "closed": True}]
