@@ -163,7 +163,7 @@ async def _step(rng: random.Random, client: TestClient, tokens: dict[str, str], 
     clock.advance(rng.choice([0, 0, 1]))
 
 
-@pytest.mark.parametrize("seed", [2, 3, 4])  # each walk fills, voids and resubscribes
+@pytest.mark.parametrize("seed", [1, 4, 5])  # each walk fills, voids and resubscribes
 async def test_every_subscription_folds_to_a_fresh_image(seed: int, client: TestClient, clock: VirtualClock) -> None:
     rng = random.Random(seed)
     tokens = {"bob": await login(client, "bob", "pw-bob")}
@@ -180,6 +180,8 @@ async def test_every_subscription_folds_to_a_fresh_image(seed: int, client: Test
         for i in range(14):
             for _ in range(rng.randint(1, 3)):
                 await _step(rng, client, tokens, clock, placed, fills)
+                if rng.random() < 0.2:  # a flush starts: what follows runs while it waits for the journal
+                    flush(client, clock)
                 if len(folds) < len(FILTERS) and rng.random() < 0.3:  # a subscription in the middle of a burst
                     folds.append(Fold(opened[len(folds)], FILTERS[len(folds)]))
                     await folds[-1].subscribe()
