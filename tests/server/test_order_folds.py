@@ -75,6 +75,9 @@ class Fold:
         self.messages.append(message)
         if message.get("ct") == "SUB_IMAGE":
             self.markets, self.closed = {}, set()
+        else:  # a delta says something: no empty message, market (unless closing) or runner
+            assert message["oc"] and all(m["orc"] or m.get("closed") for m in message["oc"]), message
+            assert all(len(orc) > 1 for m in message["oc"] for orc in m["orc"]), message
         for market in message.get("oc", ()):
             runners = self.markets.setdefault(market["id"], {})
             if market.get("closed"):
