@@ -27,8 +27,7 @@ How the drivers use it:
   :meth:`Exchange.market_book` (``listMarketBook``), :meth:`Exchange.current_orders`,
   :meth:`Exchange.order_view`, :meth:`Exchange.cleared_orders` and
   :meth:`Exchange.market_result` (``listClearedOrders`` with commission),
-  :meth:`Exchange.matched_by_tick` and :meth:`Exchange.matched_on` (the matched stake by price, for the order
-  stream),
+  :meth:`Exchange.matched_on` (the matched stake by price, for the order stream),
   :meth:`Exchange.matches` (each fill of the account's bets, ``listMarketBook``'s matches),
   :meth:`Exchange.funds` (``getAccountFunds``), :meth:`Exchange.profit_and_loss`.
   Every read takes the caller's account id and shows only that account's data.
@@ -94,7 +93,7 @@ from exchange.core.commands import (
 from exchange.core.errors import ExchangeError, Rejection
 from exchange.core.events import AccountResult, Event
 from exchange.core.market import ClosedMarket, MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, MatchedByTick, MatchedRow, MatchView, OrderView
+from exchange.core.orders import ClearedOrder, MatchedRow, MatchView, OrderView
 from exchange.core.side import Side
 from exchange.core.state import ExchangeConfig, ExchangeState
 
@@ -123,7 +122,7 @@ class Exchange(ExchangeState):
 
     Write side: :meth:`execute` (a command -> its events), :meth:`apply` (an
     event -> state), :meth:`replay`.  Read side: :meth:`market_book`,
-    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`, :meth:`matched_by_tick`, :meth:`matches`,
+    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`, :meth:`matched_on`, :meth:`matches`,
     :meth:`funds`, :meth:`market_result`, :meth:`profit_and_loss`.
     """
 
@@ -233,19 +232,6 @@ class Exchange(ExchangeState):
                     out.extend(o.cleared(matched.get(o.bet_id, ())) for o in done)
         return tuple(sorted(out, key=lambda c: c.bet_id))
 
-    def matched_by_tick(self, account_id: str, market_id: str) -> dict[int, MatchedByTick]:
-        """The account's matched stake on a market, per bet id, summed per tick its matches were at
-        (voided matches left out; bets with none absent): from the fills while the market is open, from
-        the cleared orders once it has closed.  O(the market's fills) on an open market.
-        """
-        account = self.accounts.get(account_id)
-        if account is None:
-            return {}
-        pos = account.positions.get(market_id)
-        if pos is not None:
-            return pos.market.matched_by_tick({o.bet_id for o in pos.orders})
-        return {c.bet_id: c.matched_by_tick for c in account.cleared.get(market_id, ()) if c.matched_by_tick}
-
     def matched_on(self, account_id: str, market_id: str, selection_ids: Iterable[int]
                    ) -> dict[int, tuple[MatchedRow, ...]]:
         """The account's standing matched stake on some selections of a market: per selection id, one
@@ -293,7 +279,7 @@ class Exchange(ExchangeState):
 
     def matches(self, account_id: str, market_id: str) -> tuple[MatchView, ...]:
         """The account's matches on an open market, one per fill of each of its bets, in match order, voided
-        matches left out; ``()`` once the market has closed (its fills are released; :meth:`matched_by_tick`
+        matches left out; ``()`` once the market has closed (its fills are released; :meth:`matched_on`
         still has the stake by price).  O(the market's fills).
         """
         account = self.accounts.get(account_id)

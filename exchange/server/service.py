@@ -120,19 +120,6 @@ class MarketInfo:
     market_type: str  # WIN, or LOW for a hi/lo game's Low market (description.market_type_of)
 
 
-def accounts_of(event: Event) -> set[str]:
-    """The accounts whose orders or money an event touches."""
-    out = set()
-    for name in ("account_id", "back_account_id", "lay_account_id"):
-        value = getattr(event, name, None)
-        if isinstance(value, str):
-            out.add(value)
-    for part in ("bets", "accounts"):
-        for item in getattr(event, part, ()) or ():
-            out.add(item.account_id)
-    return out
-
-
 def _game_number(market_id: str, channel: str) -> int | None:
     parsed = parse_market_id(market_id)
     if parsed is not None and parsed[0] == channel:

@@ -691,10 +691,14 @@ class Reference:
             )
         return out
 
-    def matched_by_tick(self, account: str, market_id: str) -> dict[int, tuple[tuple[int, int], ...]]:
-        """The account's bets on a market with an unvoided fill: each one's stake per tick."""
-        bets = [b for b in self.bets.values() if b.account == account and b.market == market_id]
-        return {b.bet_id: b.matched_by_tick() for b in bets if b.matched}
+    def matched_on(self, account: str, market_id: str) -> dict[int, tuple[tuple[Side, str | None, Any], ...]]:
+        """The account's bets on a market with an unvoided fill, per selection, by bet id: each one's side,
+        strategy ref and stake per tick."""
+        out: dict[int, list[tuple[Side, str | None, Any]]] = {}
+        for b in sorted(self.bets.values(), key=lambda b: b.bet_id):
+            if b.account == account and b.market == market_id and b.matched:
+                out.setdefault(b.selection, []).append((b.side, b.strategy_ref, b.matched_by_tick()))
+        return {selection: tuple(rows) for selection, rows in out.items()}
 
     def current_orders(self, account: str) -> list[dict[str, Any]]:
         """``listCurrentOrders``: the account's bets on markets not yet closed, by bet id."""

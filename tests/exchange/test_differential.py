@@ -290,9 +290,9 @@ class Differential:
             want = self.ref.current_orders(account)
             current = sorted(self.ex.current_orders(account), key=lambda o: o.bet_id)
             assert records(current, want[0].keys() if want else []) == want, account
-            for market_id in self.ref.markets:
-                matched = self.ex.matched_by_tick(account, market_id)
-                assert matched == self.ref.matched_by_tick(account, market_id), (account, market_id)
+            for market_id, market in self.ref.markets.items():
+                matched = self.ex.matched_on(account, market_id, market.selections)
+                assert matched == self.ref.matched_on(account, market_id), (account, market_id)
             self.counts["cleared"] += len(cleared)
             self.counts["matched at several prices"] += sum(len(c.several_prices) > 1 for c in cleared)
             self.counts["partly voided"] += sum(c.size_matched > 0 and c.size_voided > 0 for c in cleared)
