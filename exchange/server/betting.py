@@ -432,6 +432,26 @@ def _cancel_one(service: ExchangeService, session: Session, market_id: str | Non
     return _cancel_report(instruction, service.execute(command))
 
 
+def _parse_cancel(item: Any, i: int) -> tuple[int | None, JsonDict, int | None, Outcome | None]:
+    """``(bet id, instruction echo, sizeReduction, refusal)`` of one ``CancelInstruction``; a wrong type raises."""
+    where = f"instructions[{i}]."
+    if not isinstance(item, dict):
+        raise invalid_input(f"instructions[{i}] must be an object")
+    bet_id = parse_bet_id(item, where)
+    instruction: JsonDict = {"betId": str(item["betId"])}
+    if item.get("sizeReduction") is None:
+        return bet_id, instruction, None, None
+    raw_reduction = get_number(item, "sizeReduction", where=where)
+    instruction["sizeReduction"] = raw_reduction
+    try:
+        reduction = to_minor(raw_reduction)
+        if reduction <= 0:
+            raise ValueError(f"sizeReduction {raw_reduction} must be positive")
+    except ValueError as exc:
+        return bet_id, instruction, None, failed({"instruction": instruction}, "INVALID_BET_SIZE", str(exc))
+    return bet_id, instruction, reduction, None
+
+
 async def cancel_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     market_id = get_opt_str(params, "marketId", max_len=64)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
@@ -442,24 +462,10 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
         raise invalid_input("marketId is required when instructions are given")
     outcomes: list[Outcome] = []
     if raw:
-        for i, item in enumerate(raw):
-            where = f"instructions[{i}]."
-            if not isinstance(item, dict):
-                raise invalid_input(f"instructions[{i}] must be an object")
-            bet_id = parse_bet_id(item, where)
-            instruction: JsonDict = {"betId": str(item["betId"])}
-            reduction: int | None = None
-            if item.get("sizeReduction") is not None:
-                raw_reduction = get_number(item, "sizeReduction", where=where)
-                instruction["sizeReduction"] = raw_reduction
-                try:
-                    reduction = to_minor(raw_reduction)
-                    if reduction <= 0:
-                        raise ValueError(f"sizeReduction {raw_reduction} must be positive")
-                except ValueError as exc:
-                    outcomes.append(failed({"instruction": instruction}, "INVALID_BET_SIZE", str(exc)))
-                    continue
-            outcomes.append(_cancel_one(service, session, market_id, bet_id, reduction, instruction))
+        # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
+        parsed = [_parse_cancel(item, i) for i, item in enumerate(raw)]
+        for bet_id, instruction, reduction, refusal in parsed:
+            outcomes.append(refusal or _cancel_one(service, session, market_id, bet_id, reduction, instruction))
     else:
         for view in service.orders(session.account):
             if view.size_remaining and (market_id is None or view.market_id == market_id):
@@ -498,6 +504,16 @@ def _replace_outcome(instruction: JsonDict, bet_id: int, events: Sequence[object
                     "placeInstructionReport": place.report})
 
 
+def _parse_replace(item: Any, i: int) -> tuple[int | None, int | float, JsonDict]:
+    """``(bet id, newPrice as sent, instruction echo)`` of one ``ReplaceInstruction``; a wrong type raises."""
+    where = f"instructions[{i}]."
+    if not isinstance(item, dict):
+        raise invalid_input(f"instructions[{i}] must be an object")
+    bet_id = parse_bet_id(item, where)
+    raw_price = get_number(item, "newPrice", where=where)
+    return bet_id, raw_price, {"betId": str(item["betId"]), "newPrice": raw_price}
+
+
 async def replace_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     market_id = get_str(params, "marketId", max_len=64)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
@@ -508,18 +524,14 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         raise invalid_input("instructions must hold at least one instruction")
     asynchronous = get_bool(params, "async", default=False)
     stale = stale_version(service, market_id, params)
+    # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
+    parsed = [_parse_replace(item, i) for i, item in enumerate(raw)]
     outcomes: list[Outcome] = []
-    for i, item in enumerate(raw):
-        where = f"instructions[{i}]."
-        if not isinstance(item, dict):
-            raise invalid_input(f"instructions[{i}] must be an object")
-        bet_id = parse_bet_id(item, where)
-        raw_price = get_number(item, "newPrice", where=where)
-        instruction: JsonDict = {"betId": str(item["betId"]), "newPrice": raw_price}
+    for bet_id, raw_price, instruction in parsed:
         view = service.order(session.account, bet_id) if bet_id is not None else None
         if view is None or view.market_id != market_id:
             outcomes.append(_replace_failure(instruction, "INVALID_BET_ID",
-                                             f"no bet {item['betId']} of yours on market {market_id}"))
+                                             f"no bet {instruction['betId']} of yours on market {market_id}"))
             continue
         try:
             new_price = to_exact_decimal(raw_price, "newPrice")
