@@ -31,6 +31,7 @@ from exchange.server.statement_index import Item
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 100
+LAST_OFFSET = 2**63 - 1  # SQLite's largest integer: a fromRecord past it is past the end of any statement
 INCLUDE = ("ALL", "DEPOSITS_WITHDRAWALS", "EXCHANGE", "POKER_ROOM")
 _KINDS = {"ALL": ("DEPOSIT", "WITHDRAWAL", "RESULT", "COMMISSION"), "DEPOSITS_WITHDRAWALS": ("DEPOSIT", "WITHDRAWAL"),
           "EXCHANGE": ("RESULT", "COMMISSION"), "POKER_ROOM": ()}
@@ -49,8 +50,8 @@ async def get_account_statement(service: ExchangeService, session: Session, para
     index = service.statements
     if index is None:
         raise invalid_input("this server keeps its journal in memory: it has no statement to read")
-    page, more = await asyncio.to_thread(index.page, session.account, _KINDS[include], start, end, first,
-                                         count or MAX_RECORDS)
+    page, more = await asyncio.to_thread(index.page, session.account, _KINDS[include], start, end,
+                                         min(first, LAST_OFFSET), count or MAX_RECORDS)
     return {"accountStatement": [_item(service, i) for i in page], "moreAvailable": more}
 
 
