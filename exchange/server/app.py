@@ -47,6 +47,7 @@ from exchange.server import (
     openapi,
     operator,
     profit_and_loss,
+    replace_orders,
     statement,
     tls,
     update_orders,
@@ -78,7 +79,7 @@ log = logging.getLogger(__name__)
 BETTING_METHODS: dict[str, ServiceMethod] = {
     "placeOrders": betting.place_orders,
     "cancelOrders": betting.cancel_orders,
-    "replaceOrders": betting.replace_orders,
+    "replaceOrders": replace_orders.replace_orders,
     "listCurrentOrders": listings.list_current_orders,
     "listClearedOrders": cleared_orders.list_cleared_orders,
     "listMarketBook": listings.list_market_book,

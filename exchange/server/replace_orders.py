@@ -1,0 +1,140 @@
+"""API-NG ``replaceOrders``: move unmatched bets to new prices, each a cancel and a new bet at the new price.
+
+Each instruction is carried out on its own (a refused one leaves the others done), but only once every
+instruction has been read: a malformed one refuses the whole call with ``INVALID_INPUT_DATA`` and changes
+nothing. A call holds at most 60 instructions, Betfair's limit. ``marketVersion`` and ``async`` are honoured as
+:mod:`exchange.server.betting` describes for placeOrders: a stale version leaves only the cancels, and an
+asynchronous call reports each cancel in full and each new bet ``PENDING``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from exchange.betfair import apiformat
+from exchange.core.commands import CancelOrder, ReplaceOrder
+from exchange.core.events import OrderCancelled, OrderPlaced, OrderRejected
+from exchange.core.money import to_exact_decimal
+from exchange.core.side import Side
+from exchange.server.auth import Session
+from exchange.server.betting import (
+    CUSTOMER_REF_MAX,
+    MAX_CHANGE_INSTRUCTIONS,
+    JsonDict,
+    Outcome,
+    cancel_report,
+    execution_report,
+    parse_bet_id,
+    pending,
+    place_report,
+    stale_version,
+    too_many,
+)
+from exchange.server.errors import invalid_input
+from exchange.server.params import get_bool, get_list, get_number, get_opt_str, get_str
+from exchange.server.service import ExchangeService
+
+
+def _replace_outcome(instruction: JsonDict, bet_id: int, events: Sequence[object], service: ExchangeService,
+                     view_side: Side, view_selection: int) -> Outcome:
+    cancel_instruction: JsonDict = {"betId": instruction["betId"]}
+    place_echo: JsonDict = {"selectionId": view_selection, "side": str(view_side), "orderType": "LIMIT",
+                            "handicap": 0.0}
+    rejected = next((e for e in events if isinstance(e, OrderRejected)), None)
+    if rejected is not None:
+        code, message = str(rejected.error_code), rejected.message
+        report = {
+            "status": "FAILURE",
+            "errorCode": code,
+            "cancelInstructionReport": {"status": "FAILURE", "errorCode": code, "instruction": cancel_instruction},
+            "placeInstructionReport": {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED",
+                                       "instruction": place_echo},
+        }
+        return Outcome(report, code, message)
+    placed = next((e for e in events if isinstance(e, OrderPlaced)), None)
+    cancel = cancel_report(cancel_instruction, [e for e in events if isinstance(e, OrderCancelled)])
+    if placed is not None:
+        place_echo["limitOrder"] = {"size": apiformat.money(placed.size), "price": apiformat.tick_price(placed.tick),
+                                    "persistenceType": "LAPSE"}
+    place = place_report(events, place_echo, service)
+    return Outcome({"status": "SUCCESS", "cancelInstructionReport": cancel.report,
+                    "placeInstructionReport": place.report})
+
+
+def _parse_replace(item: Any, i: int) -> tuple[int | None, int | float, JsonDict]:
+    """``(bet id, newPrice as sent, instruction echo)`` of one ``ReplaceInstruction``; a wrong type raises."""
+    where = f"instructions[{i}]."
+    if not isinstance(item, dict):
+        raise invalid_input(f"instructions[{i}] must be an object")
+    bet_id = parse_bet_id(item, where)
+    raw_price = get_number(item, "newPrice", where=where)
+    return bet_id, raw_price, {"betId": str(item["betId"]), "newPrice": raw_price}
+
+
+async def replace_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
+    market_id = get_str(params, "marketId", max_len=64)
+    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    raw = get_list(params, "instructions", required=True)
+    if len(raw) > MAX_CHANGE_INSTRUCTIONS:
+        return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
+    if not raw:
+        raise invalid_input("instructions must hold at least one instruction")
+    asynchronous = get_bool(params, "async", default=False)
+    stale = stale_version(service, market_id, params)
+    # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
+    parsed = [_parse_replace(item, i) for i, item in enumerate(raw)]
+    outcomes: list[Outcome] = []
+    for bet_id, raw_price, instruction in parsed:
+        view = service.order(session.account, bet_id) if bet_id is not None else None
+        if view is None or view.market_id != market_id:
+            outcomes.append(_replace_failure(instruction, "INVALID_BET_ID",
+                                             f"no bet {instruction['betId']} of yours on market {market_id}"))
+            continue
+        try:
+            new_price = to_exact_decimal(raw_price, "newPrice")
+        except ValueError as exc:
+            outcomes.append(_replace_failure(instruction, "INVALID_ODDS", str(exc)))
+            continue
+        if stale is not None:  # the new bet lapses: what is left is only the cancel of the old one
+            outcomes.append(_lapsed_replace(service, session, view.bet_id, instruction, stale))
+            continue
+        command = ReplaceOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, new_price=new_price)
+        events = service.execute(command)
+        outcomes.append(_replace_outcome(instruction, view.bet_id, events, service, view.side, view.selection_id))
+    await service.durable()
+    if asynchronous:
+        outcomes = [pending_replace(o) for o in outcomes]
+    return execution_report(market_id, customer_ref, outcomes, dependent=False)
+
+
+def pending_replace(outcome: Outcome) -> Outcome:
+    """A replace as an asynchronous ``replaceOrders`` answers it: the cancel reported in full, the new bet's
+    placement as :func:`pending` reports one (``PENDING``, no bet id nor match: they come on the order stream)."""
+    if outcome.error is not None:
+        return outcome
+    place = pending(Outcome(outcome.report["placeInstructionReport"])).report
+    return Outcome({**outcome.report, "placeInstructionReport": place})
+
+
+def _lapsed_replace(service: ExchangeService, session: Session, bet_id: int, instruction: JsonDict,
+                    why: str) -> Outcome:
+    """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet."""
+    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=bet_id)
+    cancel = cancel_report({"betId": instruction["betId"]}, service.execute(command)).report
+    report = {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED", "cancelInstructionReport": cancel,
+              "placeInstructionReport": {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED",
+                                         "instruction": {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}}}
+    return Outcome(report, "BET_TAKEN_OR_LAPSED", why)
+
+
+def _replace_failure(instruction: JsonDict, code: str, message: str) -> Outcome:
+    report = {
+        "status": "FAILURE",
+        "errorCode": code,
+        "cancelInstructionReport": {"status": "FAILURE", "errorCode": code,
+                                    "instruction": {"betId": instruction["betId"]}},
+        "placeInstructionReport": {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED",
+                                   "instruction": {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}},
+    }
+    return Outcome(report, code, message)
