@@ -28,7 +28,9 @@ accepted instruction reports ``orderStatus: PENDING`` with no ``betId``, ``place
 reported as refused either way (:func:`pending`). An asynchronous replaceOrders reports its cancels in full
 and its new bets the same way (:func:`pending_replace`). A call holds at most
 200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
-limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``. replaceOrders is in
+limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``. A placeOrders call repeating the ``customerRef`` of
+one carried out in the last 60 seconds is refused whole with ``DUPLICATE_TRANSACTION``, as Betfair de-duplicates
+re-submissions (:mod:`exchange.server.customer_refs`). replaceOrders is in
 :mod:`exchange.server.replace_orders`.
 """
 
@@ -107,8 +109,13 @@ def execution_report(
 
 def too_many(market_id: str | None, customer_ref: str | None, limit: int, asked: int) -> JsonDict:
     """The execution report refusing a call of more than ``limit`` instructions (none is carried out)."""
-    out: JsonDict = {"status": "FAILURE", "errorCode": "TOO_MANY_INSTRUCTIONS",
-                     "errorMessage": f"at most {limit} instructions a call, not {asked}"}
+    return refused_whole(market_id, customer_ref, "TOO_MANY_INSTRUCTIONS",
+                         f"at most {limit} instructions a call, not {asked}")
+
+
+def refused_whole(market_id: str | None, customer_ref: str | None, code: str, message: str) -> JsonDict:
+    """The execution report refusing a whole call with ``code`` before any instruction is carried out."""
+    out: JsonDict = {"status": "FAILURE", "errorCode": code, "errorMessage": message}
     if market_id is not None:
         out["marketId"] = market_id
     if customer_ref is not None:
@@ -307,6 +314,9 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
         raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
     asynchronous = get_bool(params, "async", default=False)
+    repeated = service.recent_refs.repeated(session.account, customer_ref, service.now()) if customer_ref else None
+    if repeated is not None:
+        return refused_whole(market_id, customer_ref, "DUPLICATE_TRANSACTION", repeated)
     stale = stale_version(service, market_id, params)
     if stale is not None:
         return execution_report(market_id, customer_ref, [failed({"instruction": r.echo}, "BET_TAKEN_OR_LAPSED", stale)
@@ -336,25 +346,38 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
                 fill_or_kill=r.fill_or_kill,
             )
         )
-    if len(commands) > 1:
-        # placeOrders is atomic in API-NG: if the exchange would refuse one instruction (counting the ones
-        # before it as placed), none is placed. A single instruction needs no separate check.
-        checks = service.exchange.check_places(commands)
-        if any(rejection is not None for rejection in checks):
-            outcomes = [
-                failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
-                if rejection is None
-                else failed({"instruction": r.echo}, rejection.code.value, rejection.message)
-                for r, rejection in zip(requests, checks, strict=True)
-            ]
-            return execution_report(market_id, customer_ref, outcomes, dependent=True)
+    refusal = _refused_atomically(service, requests, commands)
+    if refusal is not None:
+        return execution_report(market_id, customer_ref, refusal, dependent=True)
     outcomes = [
         place_report(service.execute(command), r.echo, service) for r, command in zip(requests, commands, strict=True)
     ]
+    if customer_ref and any(o.error is None for o in outcomes):
+        service.recent_refs.remember(session.account, customer_ref, service.now())
     await service.durable()
     if asynchronous:
         outcomes = [pending(o) for o in outcomes]
     return execution_report(market_id, customer_ref, outcomes, dependent=True)
+
+
+def _refused_atomically(service: ExchangeService, requests: Sequence[PlaceRequest], commands: Sequence[PlaceOrder]
+                        ) -> list[Outcome] | None:
+    """Every instruction's outcome if the exchange would refuse one of several, else None.
+
+    placeOrders is atomic in API-NG: if the exchange would refuse one instruction (counting the ones before it
+    as placed), none is placed. A single instruction needs no separate check.
+    """
+    if len(commands) < 2:
+        return None
+    checks = service.exchange.check_places(commands)
+    if all(rejection is None for rejection in checks):
+        return None
+    return [
+        failed({"instruction": r.echo}, "RELATED_ACTION_FAILED", "another instruction failed")
+        if rejection is None
+        else failed({"instruction": r.echo}, rejection.code.value, rejection.message)
+        for r, rejection in zip(requests, checks, strict=True)
+    ]
 
 
 #: What an asynchronous placement's report leaves out: Betfair gives no bet id and no match with it.

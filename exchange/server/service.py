@@ -74,6 +74,7 @@ from exchange.game.events import Stamped
 from exchange.game.irregular import seeded_irregularities
 from exchange.game.table import EquityFn, Game
 from exchange.server.cleared_index import ClearedIndex
+from exchange.server.customer_refs import RecentRefs
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.fallback_equities import default_equities
 from exchange.server.fallback_equities import river_only_equities as river_only_equities
@@ -160,6 +161,8 @@ class ExchangeService:
         self.results = RecentResults(self.configs, keep=keep_results)
         self.infos: dict[str, MarketInfo] = {}
         self.currencies: dict[str, str] = {}  # each logged-in account's currency, from the account store
+        #: placeOrders' customerRefs of the last minute, per account (a repeated call is refused, not run twice).
+        self.recent_refs = RecentRefs()
         self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER, *self.noise_accounts))
         #: getAccountStatement's index of the journal's money movements (none for a journal in memory).
         self.statements = StatementIndex(journal.path) if journal.path else None

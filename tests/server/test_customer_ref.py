@@ -1,0 +1,68 @@
+"""placeOrders' ``customerRef`` de-duplicates a repeated call for 60 seconds, as Betfair documents it.
+
+A client that gets no answer (a timeout, a dropped connection) and sends the same call again with the same
+``customerRef`` must not have its bets placed twice: the repeat is refused with ``DUPLICATE_TRANSACTION``
+and places nothing. Time is the server's virtual clock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from exchange.clock import VirtualClock
+from tests.server.helpers import login, place, rpc
+
+MARKET = "holdem.0"
+
+
+async def _bets(client: TestClient, token: str) -> list[str]:
+    out = await rpc(client, token, "listCurrentOrders", {})
+    return sorted(o["betId"] for o in out["result"]["currentOrders"])
+
+
+def _call(ref: str | None, price: float = 3.0) -> dict[str, Any]:
+    params = place(MARKET, 1, "BACK", price, 2)
+    if ref is not None:
+        params["customerRef"] = ref
+    return params
+
+
+async def test_a_repeated_call_within_the_minute_places_nothing(client: TestClient, clock: VirtualClock) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    first = (await rpc(client, alice, "placeOrders", _call("retry-1")))["result"]
+    assert first["status"] == "SUCCESS" and first["customerRef"] == "retry-1", first
+    clock.advance(1_000)  # a second later, still inside the window
+    again = (await rpc(client, alice, "placeOrders", _call("retry-1")))["result"]
+    assert again["status"] == "FAILURE" and again["errorCode"] == "DUPLICATE_TRANSACTION", again
+    assert again["instructionReports"] == [] and again["customerRef"] == "retry-1"
+    assert "customerRef 'retry-1'" in again["errorMessage"], again
+    assert await _bets(client, alice) == [first["instructionReports"][0]["betId"]]
+
+
+async def test_refs_are_per_account_and_a_new_ref_or_none_places(client: TestClient) -> None:
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+    for token, ref in ((alice, "r"), (bob, "r"), (alice, "r2"), (alice, None), (alice, None)):
+        out = (await rpc(client, token, "placeOrders", _call(ref)))["result"]
+        assert out["status"] == "SUCCESS", (ref, out)
+    assert len(await _bets(client, alice)) == 4 and len(await _bets(client, bob)) == 1
+
+
+async def test_a_ref_is_free_again_after_sixty_seconds(client: TestClient, clock: VirtualClock) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    assert (await rpc(client, alice, "placeOrders", _call("r")))["result"]["status"] == "SUCCESS"
+    clock.advance(59_999)  # holdem.0 is long over by now: the repeat is refused before its market is looked at
+    late = (await rpc(client, alice, "placeOrders", _call("r")))["result"]
+    assert late["errorCode"] == "DUPLICATE_TRANSACTION", late
+    clock.advance(1)
+    free = (await rpc(client, alice, "placeOrders", _call("r")))["result"]
+    assert free["errorCode"] != "DUPLICATE_TRANSACTION" and free["instructionReports"], free  # a new call, judged
+
+
+async def test_a_refused_call_leaves_its_ref_free(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    refused = (await rpc(client, alice, "placeOrders", _call("r", price=3.01)))["result"]  # off the ladder
+    assert refused["instructionReports"][0]["errorCode"] == "INVALID_ODDS", refused
+    fixed = (await rpc(client, alice, "placeOrders", _call("r")))["result"]
+    assert fixed["status"] == "SUCCESS", fixed
