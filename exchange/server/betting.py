@@ -215,7 +215,8 @@ def _time_in_force(limit: Mapping[str, Any], size: int | None, echo: JsonDict, w
 
 
 def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str | None]:
-    """``(selectionId, side, orderType, customerOrderRef)`` of one instruction; a wrong type raises."""
+    """``(selectionId, side, orderType, customerOrderRef)`` of one instruction; a wrong type raises, and so does a
+    ``handicap`` other than 0 (as listRunnerBook's: no runner here has another, so it would name none)."""
     selection_id = raw.get("selectionId")
     if selection_id.__class__ is not int and (isinstance(selection_id, bool) or not isinstance(selection_id, int)):
         raise invalid_input(f"{where}selectionId must be an integer, not {selection_id!r:.40}")
@@ -229,6 +230,9 @@ def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str 
     customer_ref = raw.get("customerOrderRef")
     if customer_ref is not None:
         customer_ref = get_str(raw, "customerOrderRef", max_len=CUSTOMER_REF_MAX, where=where)
+    handicap = raw.get("handicap")
+    if handicap is not None and (handicap.__class__ not in _NUMBERS or handicap):
+        raise invalid_input(f"{where}handicap must be 0 (no market here has handicaps), not {handicap!r:.40}")
     return selection_id, side, order_type, customer_ref
 
 
