@@ -411,7 +411,7 @@ def stale_version(service: ExchangeService, market_id: str, params: Mapping[str,
         return None
     raw = get_object(params, "marketVersion")
     value = raw.get("version")
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit():  # not "²" or "١": digits, but not 0-9
         value = int(value)  # Betfair's own example sends it as a string
     if isinstance(value, bool) or not isinstance(value, int):
         raise invalid_input(f"marketVersion.version must be an integer, not {value!r:.40}")
@@ -430,7 +430,7 @@ def parse_bet_id(raw: Mapping[str, Any], where: str) -> int | None:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise invalid_input(f"{where}betId must be a string, not {value!r:.40}")
     text = str(value)
-    if not text.isdigit() or len(text) > 18:
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:  # "²" and "١" are digits to str.isdigit
         return None
     return int(text)
 
