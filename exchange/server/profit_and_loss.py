@@ -13,19 +13,19 @@ the market, assuming that selection wins alone (a dead heat would share it).
   (:func:`exchange.core.settlement.commission`), with ``commissionApplied``.
 
 Markets that are closed, unknown, or where the account has no bet are left out,
-as Betfair does. Values are rounded to the penny for the wire.
+as Betfair does. Values are rounded to the penny as settlement rounds an account's exact result (an exact
+half penny down), so ``ifWin`` is what the account is paid if that selection wins alone.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.core.market import SelectionStatus
-from exchange.core.settlement import commission
+from exchange.core.settlement import commission, round_half_down
 from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
@@ -53,9 +53,12 @@ def if_win(bets: list[tuple[int, Side, Fraction, int]], selection_ids: tuple[int
 
 
 def _pennies(value: Fraction) -> int:
-    """Round to the penny, half away from zero."""
-    whole = math.floor(abs(value) + Fraction(1, 2))
-    return whole if value >= 0 else -whole
+    """Round to the penny as settlement rounds an account's result on a market: to the nearest, a half down.
+
+    >>> _pennies(Fraction(5, 2)), _pennies(Fraction(-5, 2)), _pennies(Fraction(7, 3))
+    (2, -3, 2)
+    """
+    return round_half_down(value.numerator, value.denominator)
 
 
 async def list_market_profit_and_loss(service: ExchangeService, session: Session, params: Mapping[str, Any]
