@@ -148,8 +148,11 @@ class Channel:
         """Execute a trader's command on the exchange now and publish its events; returns them.
 
         The command's ``ts`` should be the clock's now (its arrival). Order
-        rules — window open, round not stale, funds, ladder — are the exchange's.
+        rules — window open, round not stale, funds, ladder — are the exchange's; a window whose closing
+        time has come is closed first, even if its timer has not run yet (:meth:`Game.close_if_due`).
         """
+        if self.current is not None:
+            self.current.close_if_due()
         events = self.exchange.execute(command)
         now = self.clock.now()
         fallback = getattr(command, "market_id", None)

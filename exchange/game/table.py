@@ -306,6 +306,19 @@ class Game:
             at = window.opens_ms + window.length_ms * plan.at_permille // 1000
             self._incident_timer = self._clock.call_at(max(at, self._clock.now()), self._expose)
 
+    def close_if_due(self) -> None:
+        """Close the betting window now if its time has come and its timer has not run yet.
+
+        On the wall clock a timer runs when the loop gets to it, a little after its time when the loop is
+        busy; a trader's command arriving meanwhile must find the window closed, as it is from ``closes_ms``
+        on. (A window with an irregularity's timer pending is left to its timers: they run in time order.)
+        """
+        window = self.window
+        if (self.phase is Phase.BETTING and window is not None and self._timer is not None
+                and self._incident_timer is None and self._clock.now() >= window.closes_ms):
+            self._timer.cancel()
+            self._close()
+
     def _close(self) -> None:
         self._timer = None
         if self.round is None:

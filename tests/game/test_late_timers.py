@@ -1,0 +1,59 @@
+"""A window's close is its time, not its timer's: an order arriving after ``closes_ms`` is refused even when the
+loop has not yet run the close (on the wall clock a busy asyncio loop runs timers late).
+
+The clock here is a virtual one whose time can move on without running what is due, as a busy loop's does;
+then it catches up, and the game goes on exactly as it would have.
+"""
+
+from __future__ import annotations
+
+from helpers import make_channel, one_deck, place
+
+from exchange.clock import VirtualClock
+from exchange.core.errors import ErrorCode
+from exchange.core.events import MarketSettled, MarketSuspended, OrderLapsed, OrderPlaced, OrderRejected
+from exchange.core.side import Side
+from exchange.game.channels import HOLDEM
+from exchange.game.events import WindowClosed
+from exchange.game.rounds import Round, timetable
+from exchange.game.table import Phase
+
+DECK = (("AsAc", "KsKc", "7h7d", "9s9d"), "AhKh7c2d3s")
+
+
+def late(clock: VirtualClock, ms: int) -> None:
+    """Move the clock on by ``ms`` without running what falls due: the loop is busy elsewhere."""
+    clock._now += ms
+
+
+def test_an_order_after_the_close_is_refused_though_the_close_timer_has_not_run() -> None:
+    channel, clock, log = make_channel(one_deck(*DECK), makers=0)
+    channel.start(at_ms=0, games=1)
+    deal = timetable(HOLDEM, 0)[Round.DEAL - 1]
+    clock.run(until_ms=deal.closes_ms - 1)
+    first = place(channel, "alice", 1, Side.BACK, "4", 200, rnd=1)  # the last millisecond: taken
+    assert isinstance(first, OrderPlaced)
+    late(clock, 5)  # closes_ms + 4, the close's timer not yet run
+    game = channel.game()
+    assert game is not None and game.phase is Phase.BETTING
+    refused = place(channel, "bob", 1, Side.LAY, "4", 200, rnd=1)  # would have matched alice's back
+    assert isinstance(refused, OrderRejected), refused
+    assert refused.error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
+    closed = [e.event for e in log.events if isinstance(e.event, (MarketSuspended, OrderLapsed, WindowClosed))]
+    assert [type(e) for e in closed] == [OrderLapsed, MarketSuspended, WindowClosed]  # alice's back lapsed unmatched
+    clock.run()  # the loop catches up: the stale timer does nothing, the game plays on to its result
+    assert game.phase is Phase.FINISHED
+    assert sum(isinstance(e.event, WindowClosed) for e in log.events) == 4
+    assert sum(isinstance(e.event, MarketSettled) for e in log.events) == 1
+
+
+def test_a_timer_on_time_is_unchanged() -> None:
+    channel, clock, _ = make_channel(one_deck(*DECK), makers=0)
+    channel.start(at_ms=0, games=1)
+    deal = timetable(HOLDEM, 0)[Round.DEAL - 1]
+    clock.run(until_ms=deal.closes_ms - 1)
+    game = channel.game()
+    assert game is not None and game.phase is Phase.BETTING
+    game.close_if_due()  # not yet its time
+    assert game.phase is Phase.BETTING
+    assert isinstance(place(channel, "bob", 1, Side.LAY, "4", 200, rnd=1), OrderPlaced)
