@@ -16,7 +16,7 @@ from exchange.betfair import apiformat
 from exchange.core.commands import CancelOrder, ReplaceOrder
 from exchange.core.events import OrderCancelled, OrderPlaced, OrderRejected
 from exchange.core.money import to_exact_decimal
-from exchange.core.side import Side
+from exchange.core.orders import OrderView
 from exchange.server.auth import Session
 from exchange.server.betting import (
     CUSTOMER_REF_MAX,
@@ -36,11 +36,18 @@ from exchange.server.params import get_bool, get_list, get_number, get_opt_str, 
 from exchange.server.service import ExchangeService
 
 
-def _replace_outcome(instruction: JsonDict, bet_id: int, events: Sequence[object], service: ExchangeService,
-                     view_side: Side, view_selection: int) -> Outcome:
+def _new_bet(view: OrderView | None) -> JsonDict:
+    """The ``instruction`` of a replace's ``placeInstructionReport``: the new bet's runner and side, the old
+    bet's; a bet that is not the caller's has none to tell (selection 0, as the report must name one)."""
+    if view is None:
+        return {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}
+    return {"selectionId": view.selection_id, "side": str(view.side), "orderType": "LIMIT", "handicap": 0.0}
+
+
+def _replace_outcome(instruction: JsonDict, events: Sequence[object], service: ExchangeService,
+                     view: OrderView) -> Outcome:
     cancel_instruction: JsonDict = {"betId": instruction["betId"]}
-    place_echo: JsonDict = {"selectionId": view_selection, "side": str(view_side), "orderType": "LIMIT",
-                            "handicap": 0.0}
+    place_echo = _new_bet(view)
     rejected = next((e for e in events if isinstance(e, OrderRejected)), None)
     if rejected is not None:
         code, message = str(rejected.error_code), rejected.message
@@ -88,20 +95,20 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     for bet_id, raw_price, instruction in parsed:
         view = service.order(session.account, bet_id) if bet_id is not None else None
         if view is None or view.market_id != market_id:
-            outcomes.append(_replace_failure(instruction, "INVALID_BET_ID",
+            outcomes.append(_replace_failure(instruction, None, "INVALID_BET_ID",
                                              f"no bet {instruction['betId']} of yours on market {market_id}"))
             continue
         try:
             new_price = to_exact_decimal(raw_price, "newPrice")
         except ValueError as exc:
-            outcomes.append(_replace_failure(instruction, "INVALID_ODDS", str(exc)))
+            outcomes.append(_replace_failure(instruction, view, "INVALID_ODDS", str(exc)))
             continue
         if stale is not None:  # the new bet lapses: what is left is only the cancel of the old one
-            outcomes.append(_lapsed_replace(service, session, view.bet_id, instruction, stale))
+            outcomes.append(_lapsed_replace(service, session, view, instruction, stale))
             continue
         command = ReplaceOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, new_price=new_price)
         events = service.execute(command)
-        outcomes.append(_replace_outcome(instruction, view.bet_id, events, service, view.side, view.selection_id))
+        outcomes.append(_replace_outcome(instruction, events, service, view))
     await service.durable()
     if asynchronous:
         outcomes = [pending_replace(o) for o in outcomes]
@@ -117,24 +124,24 @@ def pending_replace(outcome: Outcome) -> Outcome:
     return Outcome({**outcome.report, "placeInstructionReport": place})
 
 
-def _lapsed_replace(service: ExchangeService, session: Session, bet_id: int, instruction: JsonDict,
+def _lapsed_replace(service: ExchangeService, session: Session, view: OrderView, instruction: JsonDict,
                     why: str) -> Outcome:
     """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet."""
-    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=bet_id)
+    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id)
     cancel = cancel_report({"betId": instruction["betId"]}, service.execute(command)).report
     report = {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED", "cancelInstructionReport": cancel,
               "placeInstructionReport": {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED",
-                                         "instruction": {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}}}
+                                         "instruction": _new_bet(view)}}
     return Outcome(report, "BET_TAKEN_OR_LAPSED", why)
 
 
-def _replace_failure(instruction: JsonDict, code: str, message: str) -> Outcome:
+def _replace_failure(instruction: JsonDict, view: OrderView | None, code: str, message: str) -> Outcome:
     report = {
         "status": "FAILURE",
         "errorCode": code,
         "cancelInstructionReport": {"status": "FAILURE", "errorCode": code,
                                     "instruction": {"betId": instruction["betId"]}},
         "placeInstructionReport": {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED",
-                                   "instruction": {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}},
+                                   "instruction": _new_bet(view)},
     }
     return Outcome(report, code, message)

@@ -1,0 +1,53 @@
+"""A refused replaceOrders instruction's ``placeInstructionReport`` names the bet it would have placed.
+
+A replace is a cancel and a new bet on the same runner and side at the new price. When the new bet is not
+placed (a stale ``marketVersion``, a price off the ladder) the report still describes it by the old bet's
+runner and side, as betfairlightweight reads them; only a bet that is not the caller's has none to name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+from betfairlightweight.resources.bettingresources import ReplaceOrders
+
+from tests.server.helpers import login, place_one, rpc
+
+MARKET = "holdem.0"
+
+
+async def _replace(client: TestClient, token: str, instruction: dict[str, Any], **params: Any) -> ReplaceOrders:
+    out = await rpc(client, token, "replaceOrders", {"marketId": MARKET, "instructions": [instruction], **params})
+    return ReplaceOrders(**out["result"])
+
+
+async def test_a_replace_lapsed_by_a_stale_version_names_the_bets_runner_and_side(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    bet = await place_one(client, alice, MARKET, 3, "LAY", 3.0, 2)
+    report = (await _replace(client, alice, {"betId": bet["betId"], "newPrice": 2.5},
+                             marketVersion={"version": 0})).replace_instruction_reports[0]
+    assert report.error_code == "BET_TAKEN_OR_LAPSED"
+    assert report.cancel_instruction_reports.size_cancelled == 2.0
+    placed = report.place_instruction_reports
+    assert placed.status == "FAILURE" and placed.error_code == "BET_TAKEN_OR_LAPSED"
+    assert (placed.instruction.selection_id, placed.instruction.side) == (3, "LAY")
+
+
+async def test_a_replace_refused_by_the_exchange_names_the_bets_runner_and_side(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    bet = await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2)
+    report = (await _replace(client, alice, {"betId": bet["betId"], "newPrice": 3.03})).replace_instruction_reports[0]
+    assert report.error_code == "INVALID_ODDS"
+    placed = report.place_instruction_reports
+    assert (placed.error_code, placed.instruction.selection_id, placed.instruction.side) == (
+        "RELATED_ACTION_FAILED", 2, "BACK")
+
+
+async def test_a_replace_of_someone_elses_bet_names_no_runner(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    bob = await login(client, "bob", "pw-bob")
+    bet = await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2)
+    report = (await _replace(client, bob, {"betId": bet["betId"], "newPrice": 4.0})).replace_instruction_reports[0]
+    assert report.error_code == "INVALID_BET_ID"
+    assert report.place_instruction_reports.instruction.selection_id == 0  # nothing of alice's bet is told to bob
