@@ -152,12 +152,17 @@ def parse_market_id(market_id: str) -> tuple[str, int, MarketKind] | None:
 
     The kind of a main market is read from the channel when it is known (``HIGH``
     for a hi/lo channel), else ``WIN``. ``None`` if ``market_id`` is not of that form.
+
+    >>> parse_market_id("holdem.17"), parse_market_id("omaha-hilo.17-low")
+    (('holdem', 17, <MarketKind.WIN: 'win'>), ('omaha-hilo', 17, <MarketKind.LOW: 'low'>))
+    >>> parse_market_id("holdem.²"), parse_market_id("holdem.17x"), parse_market_id("17")
+    (None, None, None)
     """
     channel, _, rest = market_id.rpartition(".")
     kind = MarketKind.WIN
     if rest.endswith(MarketKind.LOW.suffix):
         rest, kind = rest[: -len(MarketKind.LOW.suffix)], MarketKind.LOW
-    if not channel or not rest.isdigit():
+    if not channel or not (rest.isascii() and rest.isdigit()):  # not "²": a digit int() refuses
         return None
     config = CHANNELS.get(channel)
     if kind is MarketKind.WIN and config is not None:

@@ -45,6 +45,8 @@ async def results(request: web.Request) -> web.Response:
     unknown = sorted(set(request.query) - {"limit"})
     if unknown:
         return _bad_input(f"unknown query parameters {unknown[:5]}; the only one is limit (1 to {kept})")
+    if len(request.query.getall("limit", ())) > 1:
+        return _bad_input(f"limit is given {len(request.query.getall('limit'))} times; give it once (1 to {kept})")
     raw = request.query.get("limit", str(min(DEFAULT_RESULTS, kept)))
     limit = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
     if limit is None or not 1 <= limit <= kept:

@@ -128,6 +128,7 @@ async def test_a_voided_game_lists_both_markets_voided_with_the_reason(client: T
     ("/games/v1/channels/omaha-hilo/results?limit=%EF%BC%92", 400, "INVALID_INPUT_DATA"),  # a full-width 2
     ("/games/v1/channels/omaha-hilo/results?limit=99999999999999999999", 400, "INVALID_INPUT_DATA"),
     ("/games/v1/channels/omaha-hilo/results?count=2", 400, "INVALID_INPUT_DATA"),
+    ("/games/v1/channels/omaha-hilo/results?limit=1&limit=2", 400, "INVALID_INPUT_DATA"),  # which one?
 ])
 async def test_a_bad_channel_or_limit_is_refused_with_a_stable_code(client: TestClient, path: str, status: int,
                                                                      code: str) -> None:
