@@ -12,7 +12,8 @@ files do::
 * the first message is a full image (``"img": true``) with the complete
   ``marketDefinition``; later ones carry only changed price levels (size ``0``
   removes a level), changed traded volumes (``trd``: cumulative per price),
-  ``ltp`` and ``tv`` when they moved, and the full ``marketDefinition`` again
+  ``ltp`` and ``tv`` when they moved (``ltp`` ``null`` once voided matches leave a runner with no trade, as
+  betfairlightweight's cache reads it), and the full ``marketDefinition`` again
   (with ``version`` + 1) whenever a status changed;
 * market status maps to Betfair's ``OPEN`` (window open), ``SUSPENDED``
   (between windows) and ``CLOSED`` (settled or void); runner status to
@@ -213,8 +214,11 @@ class MarketRecorder:
             delta = _ladder_delta(before, dict(getattr(runner, name)))
             if delta or (image and name != "trd"):
                 change[name] = delta
-        if runner.ltp is not None and (old is None or old.ltp != runner.ltp):
-            change["ltp"] = stream_price(runner.ltp)
+        if old is None or old.ltp != runner.ltp:  # voided matches can take it back to none: sent as null
+            if runner.ltp is not None:
+                change["ltp"] = stream_price(runner.ltp)
+            elif old is not None:
+                change["ltp"] = None
         if old is None or old.tv != runner.tv:
             change["tv"] = stream_size(runner.tv)
         return change if (len(change) > 1 or image) else {}
