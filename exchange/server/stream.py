@@ -435,8 +435,16 @@ class StreamHub:
     def collect(self, also: Iterable[str] = ()) -> Pending:
         """Take the dirty markets (and ``also``) and orders: diff each market once against what was shown, and
         build each account's order delta once, whatever its number of connections (an account with no order
-        subscription has none: a subscription starts from an image)."""
-        markets, self._dirty_markets = self._dirty_markets | set(also), set()
+        subscription has none: a subscription starts from an image).
+
+        A market of ``also`` that nothing changed while a client was connected and that has no recorder (it closed
+        before any client followed it, or its recorder was forgotten) only starts one: no other subscriber was
+        following it, so its first line is nobody's change."""
+        dirty, self._dirty_markets = self._dirty_markets, set()
+        fresh = set(also) - dirty - self._recorders.keys()
+        for market_id in fresh:
+            self._market_delta(market_id)
+        markets = (dirty | set(also)) - fresh
         subscribed = {c.account for c in self.connections if c.order_sub is not None}
         dirt: dict[str, dict[str, OrderDirt]] = {}
         for (account, market_id), changed in self._dirty_orders.take().items():
