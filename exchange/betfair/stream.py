@@ -128,6 +128,9 @@ class MarketSnapshot:
     #: The market's version (:func:`exchange.betfair.description.changes_definition` counts it); 0: the recorder
     #: counts its definition changes itself.
     version: int = 0
+    #: When the market closed (epoch ms), where the source knows it: the definition's ``settledTime``, the same in
+    #: every image of the closed market; ``None``: the time of the first snapshot that shows it closed.
+    settled_ms: int | None = None
 
 
 def iso_ms(epoch_ms: int) -> str:
@@ -179,7 +182,7 @@ class MarketRecorder:
             self._version = snapshot.version or self._version + 1
             self._definition_key = key
             if snapshot.status is BetfairMarketStatus.CLOSED and self._settled_ms is None:
-                self._settled_ms = publish_ms
+                self._settled_ms = publish_ms if snapshot.settled_ms is None else snapshot.settled_ms
             change["marketDefinition"] = self._definition(snapshot)
         runner_changes = [rc for rc in (self._runner_change(r, image) for r in snapshot.runners) if rc]
         if runner_changes:

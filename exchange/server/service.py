@@ -501,8 +501,10 @@ class ExchangeService:
             )
             for r in book.runners
         )
+        market = self.exchange.markets.get(market_id)
         return MarketSnapshot(_STREAM_MARKET[book.status], description.in_play(book.round), runners,
-                              book.total_matched, self.market_version(market_id))
+                              book.total_matched, self.market_version(market_id),
+                              None if market is None else market.settled_ts)
 
     def stream_market_ids(self, wanted: frozenset[str] | None) -> list[str]:
         """Markets for a subscription image: the ones asked for, else every market still open."""

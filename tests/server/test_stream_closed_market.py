@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
 
+from exchange.betfair.stream import iso_ms
 from exchange.clock import VirtualClock
+from exchange.server import keys
 from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS
 from tests.server.test_stream import authenticated, next_message, receive
 
@@ -30,3 +32,19 @@ async def test_subscribing_to_a_closed_market_by_id_sends_it_to_no_one_else(clie
 
         clock.advance(HEARTBEAT_MS)  # nothing changed for the first client: its next message is a heartbeat
         assert (await next_message(everything)).get("ct") == "HEARTBEAT"
+
+
+async def test_a_closed_markets_settled_time_is_when_it_closed_whenever_it_is_imaged(client: TestClient,
+                                                                                      clock: VirtualClock) -> None:
+    closed_ms = client.server.app[keys.SERVICE].exchange.markets["holdem.0"].settled_ts
+    assert closed_ms is None
+    clock.run(until_ms=GAME_0_SETTLED + 10)
+    closed_ms = client.server.app[keys.SERVICE].exchange.markets["holdem.0"].settled_ts
+    assert closed_ms is not None and closed_ms < GAME_0_SETTLED
+    clock.advance(60_000)  # a minute later a client subscribes to it
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {"marketIds": ["holdem.0"]}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        (mc,) = (await receive(ws, "mcm", ct="SUB_IMAGE"))["mc"]
+    assert mc["marketDefinition"]["settledTime"] == iso_ms(closed_ms)
