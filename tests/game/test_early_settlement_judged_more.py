@@ -1,0 +1,165 @@
+"""Early settlement judged independently in the games the Hold'em/Omaha judge does not cover.
+
+A hand is settled as a loser at a reveal exactly when it can no longer win or tie: never too early (it
+could still win on some run of the cards) and, where the prospects are exact, never too late. The judges
+share no code with the game: pokerkit ranks the hands, and the search over the cards to come is written here.
+
+* Omaha Hi/Lo's High and Low markets at the flop and the turn (some with a card out of play): every
+  completion ranked by pokerkit; "No low" (the last selection) wins when no hand makes a qualifying low.
+* 7-Card Stud and Stud Hi/Lo at 6th street (each hand lacks one card): hand ``i`` can win or tie iff some
+  card ``c`` for it and distinct cards for the others exist with no other hand beating it. For a fixed ``c``
+  each other hand has a set of harmless cards, and distinct ones can be picked iff Hall's condition holds
+  (every group of hands has at least as many harmless cards between them as hands).
+* 5-Card Draw and 2-7 after the last draw: nothing is to come, so the winners are the showdown's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Sequence
+
+import pytest
+from pokerkit import (
+    EightOrBetterLowHand,
+    OmahaEightOrBetterLowHand,
+    OmahaHoldemHand,
+    StandardHighHand,
+    StandardLowHand,
+)
+
+from engine.cards import parse_cards
+from exchange.game.equities import game_equities
+from exchange.game.prospects import resolve
+
+DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+
+
+def _best(values: Sequence[object | None]) -> set[int]:
+    """The seats (from 1) holding the greatest value (pokerkit: greater is better); none if every value is None."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return set()
+    top = max(present)  # type: ignore[type-var]
+    return {seat for seat, v in enumerate(values, start=1) if v is not None and v == top}
+
+
+def _omaha_hilo_alive(hands: list[str], board: list[str], rest: list[str]) -> tuple[set[int], set[int]]:
+    """(High, Low) selections that win or tie on some completion; Low's selection 5 is "No low"."""
+    high: set[int] = set()
+    low: set[int] = set()
+    for more in itertools.combinations(rest, 5 - len(board)):
+        full = "".join(board) + "".join(more)
+        high |= _best([OmahaHoldemHand.from_game(h, full) for h in hands])
+        lows = _best([OmahaEightOrBetterLowHand.from_game_or_none(h, full) for h in hands])
+        low |= lows or {len(hands) + 1}
+    return high, low
+
+
+def _position(rng: random.Random, per_hand: int, hands: int, board_cards: int
+              ) -> tuple[list[str], list[str], list[str]]:
+    deck = DECK[:]
+    rng.shuffle(deck)
+    seats = ["".join(deck[per_hand * i: per_hand * (i + 1)]) for i in range(hands)]
+    at = hands * per_hand
+    return seats, deck[at: at + board_cards], deck[at + board_cards:]
+
+
+def _settled_losers(variant: str, hands: list[str], board: list[str], dead: Sequence[str] = ()
+                    ) -> list[tuple[int, ...]]:
+    results = game_equities(variant, [parse_cards(h) for h in hands], parse_cards("".join(board)),
+                            dead=parse_cards("".join(dead)))
+    out = []
+    for prospects in results:
+        assert prospects.exact, (variant, hands, board)
+        out.append(resolve(prospects, tuple(h.hand for h in prospects.hands)).losers)
+    return out
+
+
+@pytest.mark.parametrize("board_cards", [4, 3])
+def test_omaha_hilo_high_and_low_losers_are_exactly_the_selections_that_cannot_win_or_tie(board_cards: int) -> None:
+    rng = random.Random(f"omaha-hilo-{board_cards}")
+    positions = 24 if board_cards == 4 else 2
+    settled_low = 0
+    for n in range(positions):
+        hands, board, rest = _position(rng, 4, 4, board_cards)
+        dead, rest = rest[:n % 3 == 0], rest[n % 3 == 0:]  # a third with a card out of play (rules 1, 5)
+        high, low = _settled_losers("omaha-hilo", hands, board, dead)
+        alive_high, alive_low = _omaha_hilo_alive(hands, board, rest)
+        assert high == tuple(s for s in range(1, 5) if s not in alive_high), (hands, board)
+        assert low == tuple(s for s in range(1, 6) if s not in alive_low), (hands, board)
+        settled_low += bool(low)
+    assert settled_low >= positions // 3
+
+
+def _hall(sets: Sequence[set[str]]) -> bool:
+    """Whether distinct representatives can be picked, one from each set."""
+    return all(len(set().union(*group)) >= size
+               for size in range(1, len(sets) + 1) for group in itertools.combinations(sets, size))
+
+
+def _one_card_alive(values: list[dict[str, object | None]], rest: list[str],
+                    harmless: Callable[[object | None, object | None], bool], scores: Callable[[object | None], bool]
+                    ) -> set[int]:
+    """Seats that score on some deal of one distinct card each from ``rest``.
+
+    ``values[j][c]``: seat j+1's value with card c; ``scores(v)``: whether that value can win at all;
+    ``harmless(w, v)``: whether another seat's value ``w`` does not beat ``v``.
+    """
+    alive = set()
+    for i, mine in enumerate(values):
+        for card in rest:
+            v = mine[card]
+            if not scores(v):
+                continue
+            others = [{c for c in rest if c != card and harmless(theirs[c], v)}
+                      for j, theirs in enumerate(values) if j != i]
+            if _hall(others):
+                alive.add(i + 1)
+                break
+    return alive
+
+
+def _stud_alive(hands: list[str], rest: list[str], hilo: bool) -> tuple[set[int], set[int]]:
+    high = [{c: StandardHighHand.from_game(h + c) for c in rest} for h in hands]
+    alive_high = _one_card_alive(high, rest, lambda w, v: w <= v, lambda v: True)  # type: ignore[operator]
+    if not hilo:
+        return alive_high, set()
+    low = [{c: EightOrBetterLowHand.from_game_or_none(h + c) for c in rest} for h in hands]
+    alive_low = _one_card_alive(low, rest, lambda w, v: w is None or w <= v, lambda v: v is not None)  # type: ignore[operator]
+    if _hall([{c for c in rest if seat[c] is None} for seat in low]):
+        alive_low.add(len(hands) + 1)  # "No low": every hand can miss
+    return alive_high, alive_low
+
+
+@pytest.mark.parametrize(("variant", "hands", "positions"),
+                         [("stud7", 4, 30), ("stud7", 3, 30), ("stud7-hilo", 4, 20), ("stud7-hilo", 3, 20)])
+def test_stud_losers_at_sixth_street_are_exactly_the_selections_that_cannot_win_or_tie(
+        variant: str, hands: int, positions: int) -> None:
+    rng = random.Random(f"{variant}-{hands}-sixth")
+    hilo = variant == "stud7-hilo"
+    settled = [0, 0]
+    for _ in range(positions):
+        seats, _, rest = _position(rng, 6, hands, 0)
+        settled_losers = _settled_losers(variant, seats, [])
+        alive = _stud_alive(seats, rest, hilo)
+        for market, (losers, living) in enumerate(zip(settled_losers, alive, strict=False)):
+            selections = hands + (market == 1)
+            assert losers == tuple(s for s in range(1, selections + 1) if s not in living), (market, seats)
+            settled[market] += bool(losers)
+    assert settled[0] >= 1
+    assert not hilo or settled[1] >= positions // 3
+
+
+@pytest.mark.parametrize(("variant", "judge"), [("draw5", StandardHighHand), ("triple-draw-27", StandardLowHand)])
+def test_a_draw_game_after_its_last_draw_settles_the_showdown_winners(
+        variant: str, judge: type[StandardHighHand] | type[StandardLowHand]) -> None:
+    rng = random.Random(f"{variant}-final")
+    for _ in range(40):
+        seats, _, rest = _position(rng, 5, 4, 0)
+        (prospects,) = game_equities(variant, [parse_cards(h) for h in seats], (), dead=parse_cards("".join(rest[:6])),
+                                     draws_left=0, stock=len(rest) - 6)
+        winners = _best([judge.from_game(h) for h in seats])
+        resolution = resolve(prospects, (1, 2, 3, 4))
+        assert set(resolution.winners) == winners, seats
+        assert set(resolution.losers) == {1, 2, 3, 4} - winners, seats
