@@ -77,34 +77,45 @@ def scripted(plans: Mapping[int, IrregularityPlan]) -> IrregularitySource:
     return frozen.get
 
 
-#: What the seeded rate chooses among, with the rule each exercises.
-RATE_CHOICES: tuple[Callable[[random.Random], Irregularity], ...] = (
-    lambda rng: Irregularity(Kind.EXPOSED_HOLE_CARDS, (0,)),
-    lambda rng: Irregularity(Kind.EXPOSED_HOLE_CARDS, (rng.randrange(1, 8),)),
-    lambda rng: Irregularity(Kind.EXPOSED_HOLE_CARDS, tuple(rng.sample(range(1, 8), 2))),
-    lambda rng: Irregularity(Kind.TOO_MANY_FLOP_CARDS, count=rng.choice((1, 1, 2))),
-    lambda rng: Irregularity(Kind.PREMATURE_FLOP),
-    lambda rng: Irregularity(Kind.PREMATURE_TURN),
-    lambda rng: Irregularity(Kind.PREMATURE_RIVER),
-    lambda rng: Irregularity(Kind.EXTRA_CARDS, count=1),
-    lambda rng: Irregularity(Kind.EXTRA_CARDS, count=2),
+#: What the seeded rate chooses among, with the rule each exercises; each is given the rng and the number
+#: of hole cards the deal has (an exposed card is one of them: never the first, which rule 1 covers apart).
+RATE_CHOICES: tuple[Callable[[random.Random, int], Irregularity], ...] = (
+    lambda rng, hole: Irregularity(Kind.EXPOSED_HOLE_CARDS, (0,)),
+    lambda rng, hole: Irregularity(Kind.EXPOSED_HOLE_CARDS, (rng.randrange(1, hole),)),
+    lambda rng, hole: Irregularity(Kind.EXPOSED_HOLE_CARDS, tuple(rng.sample(range(1, hole), 2))),
+    lambda rng, hole: Irregularity(Kind.TOO_MANY_FLOP_CARDS, count=rng.choice((1, 1, 2))),
+    lambda rng, hole: Irregularity(Kind.PREMATURE_FLOP),
+    lambda rng, hole: Irregularity(Kind.PREMATURE_TURN),
+    lambda rng, hole: Irregularity(Kind.PREMATURE_RIVER),
+    lambda rng, hole: Irregularity(Kind.EXTRA_CARDS, count=1),
+    lambda rng, hole: Irregularity(Kind.EXTRA_CARDS, count=2),
 )
 
+#: The hole cards the seeded rate's exposures are drawn among by default: the first eight of the deal,
+#: which a four-hand Hold'em or Omaha deal has.
+FULL_TABLE_HOLE_CARDS = 8
 
-def seeded_irregularities(seed: int | str, rate: float, *, max_notice_ms: int = 2_000) -> IrregularitySource:
+
+def seeded_irregularities(seed: int | str, rate: float, *, max_notice_ms: int = 2_000,
+                          hole_cards: int = FULL_TABLE_HOLE_CARDS) -> IrregularitySource:
     """Each game has an irregularity with probability ``rate``, drawn from ``random.Random(f"{seed}/{n}/irregular")``.
 
     The kind is uniform over :data:`RATE_CHOICES`; a premature street comes at a
-    uniform point of its window and is noticed up to ``max_notice_ms`` later.
+    uniform point of its window and is noticed up to ``max_notice_ms`` later. An
+    exposed hole card is one of the first ``hole_cards`` dealt: at most as many as
+    the channel deals (two hands of Hold'em deal four), else the exposure names a
+    card the deal never has and the game cannot be dealt.
     """
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"the irregularity rate is a probability, 0 to 1, not {rate}")
+    if hole_cards < 4:
+        raise ValueError(f"a deal of the irregularity rules has at least 4 hole cards, not {hole_cards}")
 
     def source(game_number: int) -> IrregularityPlan | None:
         rng = random.Random(f"{seed}/{game_number}/irregular")
         if rng.random() >= rate:
             return None
-        irregularity = rng.choice(RATE_CHOICES)(rng)
+        irregularity = rng.choice(RATE_CHOICES)(rng, hole_cards)
         return IrregularityPlan(irregularity, rng.randrange(1000), rng.randrange(max_notice_ms + 1),
                                 f"{seed}/{game_number}")
 

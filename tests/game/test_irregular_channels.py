@@ -136,3 +136,36 @@ def test_an_operator_suspends_and_resumes_every_market_of_the_game() -> None:
     clock.run()
     assert sorted(s.market_id for s in log if isinstance(s.event, MarketVoided)) == ids
     assert total_balance(channel) == 2 * BANKROLL
+
+
+@pytest.mark.parametrize("hands", [2, 3])
+def test_the_seeded_rate_exposes_only_hole_cards_a_short_handed_deal_has(hands: int) -> None:
+    """A two- or three-hand Hold'em deal has 4 or 6 hole cards: every exposure the seeded rate places is one of
+    them, and a channel dealing the games that expose the highest positions plays them to the end."""
+    from dataclasses import replace
+
+    from exchange.game.irregular import seeded_irregularities
+
+    hole = 2 * hands
+    source = seeded_irregularities("short", 1.0, hole_cards=hole)
+    plans = [source(n) for n in range(200)]
+    exposed = [max(p.irregularity.cards) for p in plans if p is not None and p.kind is Kind.EXPOSED_HOLE_CARDS]
+    assert len(exposed) > 20 and max(exposed) == hole - 1
+    first_high = next(n for n, p in enumerate(plans)
+                      if p is not None and p.kind is Kind.EXPOSED_HOLE_CARDS and max(p.irregularity.cards) == hole - 1)
+    clock = VirtualClock()
+    channel = Channel(replace(CHANNELS["holdem"], hands=hands), clock, Exchange(), decks=seeded_decks(5),
+                      irregularities=scripted({0: plans[first_high]}))  # type: ignore[dict-item]
+    log = EventLog.attach(channel.bus)
+    channel.start(games=1)
+    clock.run()
+    status = "VOID" if plans[first_high].irregularity.misdeal else "SETTLED"  # type: ignore[union-attr]
+    assert [s.event.status for s in log if isinstance(s.event, GameEnded)] == [status]
+
+
+def test_the_seeded_rate_exposes_every_hole_card_of_a_full_table_by_default() -> None:
+    from exchange.game.irregular import seeded_irregularities
+
+    plans = [seeded_irregularities("s", 0.5)(n) for n in range(200)]
+    exposed = {c for p in plans if p is not None and p.kind is Kind.EXPOSED_HOLE_CARDS for c in p.irregularity.cards}
+    assert exposed == set(range(8))
