@@ -10,7 +10,8 @@ share no code with the game: pokerkit ranks the hands, and the search over the c
   card ``c`` for it and distinct cards for the others exist with no other hand beating it. For a fixed ``c``
   each other hand has a set of harmless cards, and distinct ones can be picked iff Hall's condition holds
   (every group of hands has at least as many harmless cards between them as hands).
-* 5-Card Draw and 2-7 after the last draw: nothing is to come, so the winners are the showdown's.
+* 5-Card Draw and 2-7 Triple Draw with one draw left (two hands drawing one card, two pat) and after the last
+  draw, when nothing is to come and the winners are the showdown's.
 """
 
 from __future__ import annotations
@@ -163,3 +164,45 @@ def test_a_draw_game_after_its_last_draw_settles_the_showdown_winners(
         resolution = resolve(prospects, (1, 2, 3, 4))
         assert set(resolution.winners) == winners, seats
         assert set(resolution.losers) == {1, 2, 3, 4} - winners, seats
+
+
+def _one_to_draw(rng: random.Random, variant: str, deck: list[str], drawing: bool) -> str:
+    """Five cards off ``deck`` (removed from it) that the published policy draws one card to, or stands pat on."""
+    from engine.draw_policy import discards
+
+    while True:
+        cards = rng.sample(deck, 5)
+        if len(discards(variant, parse_cards("".join(cards)))) == int(drawing):
+            for card in cards:
+                deck.remove(card)
+            return "".join(cards)
+
+
+@pytest.mark.parametrize(("variant", "judge", "draws_left"),
+                         [("draw5", StandardHighHand, 1), ("triple-draw-27", StandardLowHand, 1)])
+def test_draw_losers_with_one_draw_left_are_exactly_the_hands_that_cannot_win_or_tie(
+        variant: str, judge: type[StandardHighHand] | type[StandardLowHand], draws_left: int) -> None:
+    """Two hands draw one card (the published policy's choice, ``engine.draw_policy``: the game's rule, not its
+    pricing), two stand pat; earlier discards are dead. A hand scores on some draw iff, for some card of its own,
+    the other drawing hand has a harmless card left and the pat hands do not beat it."""
+    from engine.draw_policy import discards
+
+    rng = random.Random(f"{variant}-last-draw")
+    settled = 0
+    for _ in range(20):
+        deck = DECK[:]
+        seats = [_one_to_draw(rng, variant, deck, drawing) for drawing in (True, False, True, False)]
+        dead = rng.sample(deck, 6)
+        unseen = [c for c in deck if c not in dead]
+        thrown = [discards(variant, parse_cards(s)) for s in seats]
+        kept = ["".join(str(c) for c in parse_cards(s) if c not in t) for s, t in zip(seats, thrown, strict=True)]
+        values = [{c: judge.from_game(k + c) for c in unseen} if t else dict.fromkeys(unseen, judge.from_game(k))
+                  for k, t in zip(kept, thrown, strict=True)]
+        (prospects,) = game_equities(variant, [parse_cards(s) for s in seats], (), dead=parse_cards("".join(dead)),
+                                     draws_left=draws_left, stock=len(unseen) - 4)
+        assert prospects.exact, seats
+        alive = _one_card_alive(values, unseen, lambda w, v: w <= v, lambda v: True)  # type: ignore[operator]
+        losers = resolve(prospects, (1, 2, 3, 4)).losers
+        assert losers == tuple(s for s in (1, 2, 3, 4) if s not in alive), (seats, dead)
+        settled += bool(losers)
+    assert settled >= 4
