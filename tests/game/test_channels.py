@@ -198,3 +198,19 @@ def test_every_layout_deals_its_variants_cards() -> None:
     from exchange.game.layouts import check_layouts
 
     check_layouts()
+
+
+def test_omaha_hilo_shared_low_and_a_different_high_winner_settle_each_market_apart() -> None:
+    # The flop 3s 4s 5c gives hands 1 and 2 the same wheel low (A-2 each): the Low market is a dead heat decided
+    # at the flop. The turn Ks gives hand 3 a king-high flush that no
+    # river beats (no pair on the board, no straight flush): the High market is decided then, for hand 3 alone.
+    hands, board = ("As2d9c9h", "Ac2hTdTc", "KcKdJsTs", "QdQhJhJc"), "3s4s5cKs8d"
+    deck = arrange_game_deck(CHANNELS["omaha-hilo"].layout, [parse_cards(h) for h in hands], parse_cards(board))
+    _, log, games = play(CHANNELS["omaha-hilo"], fixed_decks([deck]), games=1)
+    high_id, low_id = (m.market_id for m in games[0].markets)
+    results = {s.market_id: s.event for s in log if isinstance(s.event, ResultDeclared)}
+    assert results[low_id].winners == (1, 2) and len(results[low_id].board) == 3  # type: ignore[attr-defined]
+    assert results[high_id].winners == (3,) and len(results[high_id].board) == 4  # type: ignore[attr-defined]
+    cannot = [s.event.hands for s in log if isinstance(s.event, HandsCannotWin) and s.market_id == low_id]
+    assert cannot == [(3, 4)]  # no two low hole cards: settled at the Deal close; "No low" falls with the flop
+    check_against_showdown(log, games)
