@@ -24,7 +24,7 @@ kind                      rule  what the dealer does
 ========================  ====  ====================================================================
 
 Every step is in the dealer's card-by-card record (``"seat 2 exposed"``,
-``"extra"``, ``"exposed"``, ``"set aside"``, ``"deck"`` for a card shuffled
+``"seat 1 extra"``, ``"exposed"``, ``"set aside"``, ``"deck"`` for a card shuffled
 back, ``"burn"``, ``"misdeal"``), and every reshuffle draws from the ``rng``
 given, so a game with an irregularity replays from its seeds.
 
