@@ -143,8 +143,8 @@ class World:
             decks=seeded_decks(setup.seed),
             first_game=self.first_game,
             equities=setup.equities or game_equities,
-            irregularities=seeded_irregularities(setup.seed, setup.irregularity_rate) if setup.irregularity_rate
-            else None,
+            irregularities=seeded_irregularities(setup.seed, setup.irregularity_rate, hole_cards=config.first_deal)
+            if setup.irregularity_rate else None,
         )
         self.accounts = accounts_of(setup)
         self.records: list[GameRecord] = []

@@ -84,6 +84,16 @@ class ChannelConfig:
         return self.layout.seat_cards
 
     @property
+    def first_deal(self) -> int:
+        """Cards the first step deals to all the hands together: the hole cards a dealer's error can expose
+        (eight at a four-hand Hold'em table, four at a two-hand one).
+
+        >>> replace(CHANNELS["holdem"], hands=2).first_deal, CHANNELS["holdem"].first_deal
+        (4, 8)
+        """
+        return self.hands * self.layout.steps[0].per_seat
+
+    @property
     def windows(self) -> int:
         """Betting windows per game."""
         return len(self.layout.windows)

@@ -217,7 +217,8 @@ class ExchangeService:
             deck_seed = f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8)
             decks = seeded_decks(deck_seed)
             if self.irregularity_rate > 0 and config.layout.holdem_streets:  # Hold'em's dealer errors
-                kwargs["irregularities"] = seeded_irregularities(deck_seed, self.irregularity_rate)
+                kwargs["irregularities"] = seeded_irregularities(deck_seed, self.irregularity_rate,
+                                                                 hole_cards=config.first_deal)
             if self._runner is not None:
                 kwargs["runner"] = self._runner
             channel = Channel(config, self.clock, self.exchange, decks=decks, **kwargs)
