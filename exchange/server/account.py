@@ -10,12 +10,12 @@ from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.server.auth import Session
-from exchange.server.params import get_enum, get_opt_str
+from exchange.server.params import get_enum
 from exchange.server.service import ExchangeService
 
 
 async def get_account_funds(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> dict[str, Any]:
-    get_opt_str(params, "wallet", max_len=16)
+    get_enum(params, "wallet", ("UK",), default="UK")
     return apiformat.account_funds(service.funds(session.account))
 
 
