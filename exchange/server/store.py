@@ -31,6 +31,10 @@ _SCRYPT_N = 2**14
 _SCRYPT_R = 8
 _SCRYPT_P = 1
 _NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
+#: The server's own accounts in the exchange: ``HOUSE`` (commission), ``house-maker`` and ``house-noise-N``
+#: (:mod:`exchange.server.service`). A client account of such a name would log in to that account, its money
+#: and its orders, so none is added and none logs in.
+_RESERVED = re.compile(r"^(HOUSE|house-.*)$", re.DOTALL)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -93,6 +97,8 @@ def check_name(name: str) -> str:
     """Account names are 1–64 letters, digits or ``_.@-``; anything else is refused with the rule."""
     if not _NAME.match(name):
         raise ValueError(f"account name {name!r} is not allowed: use 1-64 letters, digits or _ . @ -")
+    if _RESERVED.match(name):
+        raise ValueError(f"account name {name!r} is the server's own (HOUSE and names beginning house- are)")
     return name
 
 
@@ -144,7 +150,10 @@ class AccountStore:
         return Account(*row)
 
     def credentials(self, name: str) -> Credentials | None:
-        """What a password is checked against; None for an unknown name. Cheap: no hashing here."""
+        """What a password is checked against; None for an unknown name or one of the server's own (an account
+        added under such a name before they were refused). Cheap: no hashing here."""
+        if _RESERVED.match(name):
+            return None
         row = self._conn.execute(
             "SELECT salt, pw_hash, name, deposit, currency, created_ms FROM accounts WHERE name = ?", (name,)
         ).fetchone()
