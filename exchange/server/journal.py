@@ -166,7 +166,10 @@ class Journal:
     def set_aside(self, first_seq: int, problem: str) -> int:
         """Move the records from ``first_seq`` on into ``journal_damaged`` (damage accepted at start); how many.
 
-        Only before :meth:`start`: the journal then carries on after the last record kept.
+        Only before :meth:`start`: the journal then carries on after the last record kept, numbering from
+        ``first_seq`` again. The snapshots taken at or after ``first_seq`` hold what those records did, so they
+        go too: a later start that could use one (the start setting records aside may have passed it over, taken
+        with other settings) would load those records' effects and skip the new records numbered below it.
         """
         assert self._loop is None and not self._pending, "set_aside is for start-up, before anything is appended"
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_damaged AS SELECT * FROM journal WHERE 0")
@@ -174,12 +177,14 @@ class Journal:
         try:
             self._conn.execute("INSERT INTO journal_damaged SELECT * FROM journal WHERE seq >= ?", (first_seq,))
             moved = self._conn.execute("DELETE FROM journal WHERE seq >= ?", (first_seq,)).rowcount
+            self._conn.execute("DELETE FROM snapshots WHERE seq >= ?", (first_seq,))
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
         self._next_seq = first_seq
         self._durable_seq = first_seq - 1
+        self._snapshot_seq = self._snapshot_mark = snapshots.newest_seq(self._conn)
         if self._path():
             reset_mark(self._path(), first_seq - 1)
         log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)
