@@ -159,8 +159,16 @@ class Journal:
             self._failure_listeners.append(listener)
 
     def check(self, *, accept_damaged: bool = False, check_pages: bool = False) -> JournalCheck:
-        """Look for lost or damaged acknowledged records (:func:`exchange.server.journal_check.check`)."""
+        """Look for lost or damaged acknowledged records (:func:`exchange.server.journal_check.check`).
+
+        A snapshot beyond the journal's last record (the records it folded were lost, and the loss accepted)
+        is deleted: the journal numbers its next records from its end, and once they passed the snapshot's
+        number a start would load it, with the lost records' effects, and skip the new ones below it.
+        """
         self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged, check_pages=check_pages)
+        if self._conn.execute("DELETE FROM snapshots WHERE seq > ?", (self.checked.last_seq,)).rowcount:
+            self._snapshot_seq = self._snapshot_mark = snapshots.newest_seq(self._conn)
+            log.warning("journal: the snapshots beyond its last record (%d) were deleted", self.checked.last_seq)
         return self.checked
 
     def set_aside(self, first_seq: int, problem: str) -> int:

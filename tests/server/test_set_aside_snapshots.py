@@ -9,6 +9,7 @@ from exchange.core.commands import Deposit, OpenAccount
 from exchange.core.events import Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server.journal import Journal
+from exchange.server.journal_check import reset_mark
 from exchange.server.recovery import restore, take_snapshot
 
 
@@ -46,4 +47,29 @@ def test_a_snapshot_after_records_set_aside_is_not_loaded_by_a_later_start(tmp_p
     balances = {name: account.balance for name, account in again.exchange.accounts.items()}
     assert balances == _balances_folded(journal)
     assert "a5" not in balances and balances["b9"] == 109
+    journal.close()
+
+
+def test_a_snapshot_past_a_lost_tail_is_not_loaded_once_the_journal_grows_past_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "ex.db")
+    journal = Journal.open(db)
+    journal.check()
+    for event in _funded("a", 10, 1):  # records 1-20, acknowledged: the durable mark says 20
+        journal.append("event", event, ts_ms=1)
+    journal.flush()
+    reset_mark(db, 20)
+    saved, _ = take_snapshot(journal)
+    assert saved is not None and saved.seq == 20
+    journal._conn.execute("DELETE FROM journal WHERE seq > 12")  # the tail lost (a -wal gone), the snapshot not
+    journal.close()
+    journal = Journal.open(db)
+    assert "8 acknowledged records are missing" in " ".join(journal.check(accept_damaged=True).accepted)
+    assert restore(journal).snapshot_seq == 0
+    for event in _funded("b", 10, 2):  # the journal carries on: records 13-32
+        journal.append("event", event, ts_ms=2)
+    journal.flush()
+    again = restore(journal)
+    balances = {name: account.balance for name, account in again.exchange.accounts.items()}
+    assert balances == _balances_folded(journal)
+    assert "a7" not in balances and balances["b9"] == 109
     journal.close()
