@@ -65,6 +65,9 @@ async def _open_session(request: web.Request) -> Session:
         form = await read_form(request)
     except FORM_ERRORS as err:  # a malformed form or multipart body
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err}") from None
+    repeated = [name for name in ("username", "password") if len(form.getall(name, ())) > 1]
+    if repeated:
+        raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"form field {repeated[0]} is given more than once")
     username, password = form.get("username"), form.get("password")
     if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, "form fields username and password are required")
