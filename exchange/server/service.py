@@ -374,6 +374,14 @@ class ExchangeService:
         for market in game.markets:  # a hi/lo game has a High and a Low market
             self.infos[market.market_id] = self._info_for(market.market_id, game.start_ms, game)
 
+    def describe(self, market_id: str, start_ms: int) -> MarketInfo | None:
+        """The catalogue's entry for ``market_id``; for one no longer kept (``keep_closed_markets``), its names and
+        commission made again from its id and channel, as they were; None if no channel here has it."""
+        info = self.infos.get(market_id)
+        if info is None and market_id.rsplit(".", 1)[0] in self.configs:
+            info = self._info_for(market_id, start_ms, None)
+        return info
+
     def _info_for(self, market_id: str, start_ms: int, game: Game | None) -> MarketInfo:
         channel = market_id.rsplit(".", 1)[0]
         config = self.configs.get(channel)

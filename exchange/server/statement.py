@@ -56,7 +56,7 @@ async def get_account_statement(service: ExchangeService, session: Session, para
 
 
 def _item(service: ExchangeService, item: Item) -> JsonDict:
-    info = service.infos.get(item.market_id) if item.market_id else None
+    info = service.describe(item.market_id, item.ts) if item.market_id else None
     transaction = {"DEPOSIT": "ACCOUNT_CREDIT", "WITHDRAWAL": "ACCOUNT_DEBIT"}.get(item.kind, "ACCOUNT_CREDIT"
                                                                                   if item.amount > 0 else
                                                                                   "ACCOUNT_DEBIT")
