@@ -113,6 +113,20 @@ def too_many(market_id: str | None, customer_ref: str | None, limit: int, asked:
                          f"at most {limit} instructions a call, not {asked}")
 
 
+def order_call(params: Mapping[str, Any], limit: int) -> tuple[str, str | None, list[Any], JsonDict | None]:
+    """``(marketId, customerRef, instructions, refusal)`` of a placeOrders, replaceOrders or updateOrders call:
+    ``refusal`` is the report refusing the call whole when it holds more than ``limit`` instructions; a call with
+    none is malformed (``INVALID_INPUT_DATA``)."""
+    market_id = get_str(params, "marketId", max_len=64)
+    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    raw = get_list(params, "instructions", required=True)
+    if len(raw) > limit:
+        return market_id, customer_ref, raw, too_many(market_id, customer_ref, limit, len(raw))
+    if not raw:
+        raise invalid_input("instructions must hold at least one instruction")
+    return market_id, customer_ref, raw, None
+
+
 def refused_whole(market_id: str | None, customer_ref: str | None, code: str, message: str) -> JsonDict:
     """The execution report refusing a whole call with ``code`` before any instruction is carried out."""
     out: JsonDict = {"status": "FAILURE", "errorCode": code, "errorMessage": message}
@@ -308,14 +322,10 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
 
 
 async def place_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
-    market_id = get_str(params, "marketId", max_len=64)
-    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    market_id, customer_ref, raw, too_many_report = order_call(params, MAX_INSTRUCTIONS)
+    if too_many_report is not None:
+        return too_many_report
     strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX) or None
-    raw = get_list(params, "instructions", required=True)
-    if len(raw) > MAX_INSTRUCTIONS:
-        return too_many(market_id, customer_ref, MAX_INSTRUCTIONS, len(raw))
-    if not raw:
-        raise invalid_input("instructions must hold at least one instruction")
     requests = [parse_place(item, i) for i, item in enumerate(raw)]
     asynchronous = get_bool(params, "async", default=False)
     repeated = service.recent_refs.repeated(session.account, customer_ref, service.now()) if customer_ref else None

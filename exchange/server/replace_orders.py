@@ -19,20 +19,19 @@ from exchange.core.money import to_exact_decimal
 from exchange.core.orders import OrderView
 from exchange.server.auth import Session
 from exchange.server.betting import (
-    CUSTOMER_REF_MAX,
     MAX_CHANGE_INSTRUCTIONS,
     JsonDict,
     Outcome,
     cancel_report,
     execution_report,
+    order_call,
     parse_bet_id,
     pending,
     place_report,
     stale_version,
-    too_many,
 )
 from exchange.server.errors import invalid_input
-from exchange.server.params import get_bool, get_list, get_number, get_opt_str, get_str
+from exchange.server.params import get_bool, get_number
 from exchange.server.service import ExchangeService
 
 
@@ -80,13 +79,9 @@ def _parse_replace(item: Any, i: int) -> tuple[int | None, int | float, JsonDict
 
 
 async def replace_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
-    market_id = get_str(params, "marketId", max_len=64)
-    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
-    raw = get_list(params, "instructions", required=True)
-    if len(raw) > MAX_CHANGE_INSTRUCTIONS:
-        return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
-    if not raw:
-        raise invalid_input("instructions must hold at least one instruction")
+    market_id, customer_ref, raw, too_many_report = order_call(params, MAX_CHANGE_INSTRUCTIONS)
+    if too_many_report is not None:
+        return too_many_report
     asynchronous = get_bool(params, "async", default=False)
     stale = stale_version(service, market_id, params)
     # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing

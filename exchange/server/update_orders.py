@@ -16,16 +16,15 @@ from typing import Any
 
 from exchange.server.auth import Session
 from exchange.server.betting import (
-    CUSTOMER_REF_MAX,
     MAX_CHANGE_INSTRUCTIONS,
     Outcome,
     execution_report,
     failed,
+    order_call,
     parse_bet_id,
-    too_many,
 )
 from exchange.server.errors import invalid_input
-from exchange.server.params import get_enum, get_list, get_opt_str, get_str
+from exchange.server.params import get_enum
 from exchange.server.service import ExchangeService
 
 PERSISTENCE = ("LAPSE", "PERSIST", "MARKET_ON_CLOSE")
@@ -50,12 +49,8 @@ def _update_one(service: ExchangeService, session: Session, market_id: str, raw:
 
 
 async def update_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> dict[str, Any]:
-    market_id = get_str(params, "marketId", max_len=64)
-    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
-    raw = get_list(params, "instructions", required=True)
-    if len(raw) > MAX_CHANGE_INSTRUCTIONS:
-        return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
-    if not raw:
-        raise invalid_input("instructions must hold at least one instruction")
+    market_id, customer_ref, raw, too_many_report = order_call(params, MAX_CHANGE_INSTRUCTIONS)
+    if too_many_report is not None:
+        return too_many_report
     outcomes = [_update_one(service, session, market_id, item, i) for i, item in enumerate(raw)]
     return execution_report(market_id, customer_ref, outcomes, dependent=False)

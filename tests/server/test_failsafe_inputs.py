@@ -115,7 +115,8 @@ async def test_cancel_and_replace_take_at_most_sixty_instructions_and_place_two_
     placed = (await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2)))["result"]
     bet_id = placed["instructionReports"][0]["betId"]
     for method, instruction in (("cancelOrders", {"betId": bet_id}), ("replaceOrders", {"betId": bet_id,
-                                                                                       "newPrice": 990})):
+                                                                                       "newPrice": 990}),
+                                ("updateOrders", {"betId": bet_id, "newPersistenceType": "PERSIST"})):
         too_many = (await rpc(client, token, method, {"marketId": MARKET, "instructions": [instruction] * 61}))
         result = too_many["result"]
         assert result["status"] == "FAILURE" and result["errorCode"] == "TOO_MANY_INSTRUCTIONS", result
@@ -128,6 +129,14 @@ async def test_cancel_and_replace_take_at_most_sixty_instructions_and_place_two_
     assert (await rpc(client, token, "placeOrders", two_hundred))["result"]["status"] == "SUCCESS"
     too_many_places = {"marketId": MARKET, "instructions": two_hundred["instructions"] * 2}
     assert (await rpc(client, token, "placeOrders", too_many_places))["result"]["errorCode"] == "TOO_MANY_INSTRUCTIONS"
+
+
+@pytest.mark.parametrize("method", ["placeOrders", "replaceOrders", "updateOrders"])
+async def test_a_call_that_changes_orders_needs_an_instruction(client: TestClient, method: str) -> None:
+    token = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, token, method, {"marketId": MARKET, "instructions": []})
+    details = answer["error"]["data"]["APINGException"]
+    assert details["errorCode"] == "INVALID_INPUT_DATA" and "at least one instruction" in details["errorDetails"]
 
 
 def test_the_documents_agree(client: TestClient) -> None:
