@@ -24,6 +24,8 @@ from exchange.server.journal import Journal
 from tests.game.helpers import Later
 from tests.server.serverproc import ServerProcess
 
+POLL_S = 0.05  # the pause between two snapshots the page-like poller asks for
+
 
 def _channel(runner: Later) -> tuple[Channel, VirtualClock, Exchange]:
     clock, exchange = VirtualClock(start_ms=0), Exchange()
@@ -130,14 +132,15 @@ def test_a_cold_engine_cache_is_warmed_before_listening_and_the_first_game_keeps
             game = body["game"]
             if isinstance(game, dict) and game["bettingOpen"]:
                 seen.setdefault((game["id"], game["round"]), []).append(time.monotonic())
-            time.sleep(0.05)
+            time.sleep(POLL_S)
     assert slowest < 0.5, f"a request waited {slowest * 1000:.0f} ms"
     first_game = [key for key in seen if key[0] == "holdem.0"]
     assert [r for _, r in sorted(first_game)][:3] == [1, 2, 3], seen.keys()  # no window skipped
+    slack = 2 * (POLL_S + slowest)  # a sighting lags the truth by up to one pause and one request, at each end
     for key, times in seen.items():
-        if key == ("holdem.0", 1) or times[-1] > stop_at - 0.3:
+        if key == ("holdem.0", 1) or times[-1] > stop_at - slack:
             continue  # the Deal window opens as the port does; a window cut by the end of the watch
-        assert times[-1] - times[0] >= window_s - 0.3, f"window {key} was open {times[-1] - times[0]:.2f} s"
+        assert times[-1] - times[0] >= window_s - slack, f"window {key} was seen open {times[-1] - times[0]:.2f} s"
     # The journal has when each window of the first game opened and closed, to the millisecond: every one
     # lasted its full length (the Deal window included, which opened before the first request could see it).
     lengths = _window_lengths_ms(tmp_path / "ex.db", "holdem.0")
