@@ -47,6 +47,12 @@ Key = tuple[int, Side, int]
 """A quote level: (hand, side the maker takes, tick)."""
 
 
+#: Every account the house trades under begins so (its market maker, its noise traders); a client's may not.
+HOUSE_PREFIX = "house-"
+MAKER_ACCOUNT = HOUSE_PREFIX + "maker"
+NOISE_ACCOUNT = HOUSE_PREFIX + "noise"
+
+
 @dataclass(frozen=True, slots=True)
 class MakerConfig:
     """How the house quotes. Sizes and money in minor units.
@@ -114,7 +120,7 @@ def worst_case_cost(side: Side, tick: int, size: int) -> int:
 class MarketMaker(Agent):
     """Quotes both sides of every live hand around its exact fair price."""
 
-    name = "house-maker"
+    name = MAKER_ACCOUNT
     open_orders_only = True
     wants_book = False
 
@@ -210,7 +216,7 @@ class NoiseConfig:
 class NoiseTrader(Agent):
     """Takes the best price offered at random moments; every draw from its own seeded generator."""
 
-    name = "house-noise"
+    name = NOISE_ACCOUNT
     open_orders_only = True
 
     def __init__(self, seed: int | str, config: NoiseConfig | None = None) -> None:

@@ -28,7 +28,14 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from exchange.agents.house import MakerConfig, NoiseConfig, seat_house_makers, seat_noise_traders
+from exchange.agents.house import (
+    MAKER_ACCOUNT,
+    NOISE_ACCOUNT,
+    MakerConfig,
+    NoiseConfig,
+    seat_house_makers,
+    seat_noise_traders,
+)
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.collector import Collector
 from exchange.backtest.outputs import Table
@@ -49,8 +56,6 @@ from exchange.game.irregular import seeded_irregularities
 from exchange.game.layouts import MarketKind
 from exchange.game.table import EquityFn
 
-MAKER_ACCOUNT = "house-maker"
-NOISE_ACCOUNT = "house-noise"
 #: Settled markets the exchange of a session keeps (the newest): enough for every late read, and a
 #: long session's exchange stays the size of a short one's.
 KEEP_CLOSED_MARKETS = 8

@@ -166,10 +166,17 @@ class Journal:
         number a start would load it, with the lost records' effects, and skip the new ones below it.
         """
         self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged, check_pages=check_pages)
-        if self._conn.execute("DELETE FROM snapshots WHERE seq > ?", (self.checked.last_seq,)).rowcount:
-            self._snapshot_seq = self._snapshot_mark = snapshots.newest_seq(self._conn)
+        if self._drop_snapshots_from(self.checked.last_seq + 1):
             log.warning("journal: the snapshots beyond its last record (%d) were deleted", self.checked.last_seq)
         return self.checked
+
+    def _drop_snapshots_from(self, first_seq: int) -> int:
+        """Delete the snapshots taken at or after record ``first_seq`` (they hold records no longer in the journal);
+        the newest left is the one the next snapshot counts from. How many went."""
+        dropped = self._conn.execute("DELETE FROM snapshots WHERE seq >= ?", (first_seq,)).rowcount
+        if dropped:
+            self._snapshot_seq = self._snapshot_mark = snapshots.newest_seq(self._conn)
+        return dropped
 
     def set_aside(self, first_seq: int, problem: str) -> int:
         """Move the records from ``first_seq`` on into ``journal_damaged`` (damage accepted at start); how many.
@@ -185,14 +192,13 @@ class Journal:
         try:
             self._conn.execute("INSERT INTO journal_damaged SELECT * FROM journal WHERE seq >= ?", (first_seq,))
             moved = self._conn.execute("DELETE FROM journal WHERE seq >= ?", (first_seq,)).rowcount
-            self._conn.execute("DELETE FROM snapshots WHERE seq >= ?", (first_seq,))
+            self._drop_snapshots_from(first_seq)
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
         self._next_seq = first_seq
         self._durable_seq = first_seq - 1
-        self._snapshot_seq = self._snapshot_mark = snapshots.newest_seq(self._conn)
         if self._path():
             reset_mark(self._path(), first_seq - 1)
         log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)

@@ -55,7 +55,7 @@ from typing import Any
 
 from sortedcontainers import SortedKeyList
 
-from exchange.agents.house import seat_house_makers, seat_noise_traders
+from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, seat_house_makers, seat_noise_traders
 from exchange.betfair import description, order_changes
 from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.betfair.stream import MarketInfo as RecorderInfo
@@ -92,9 +92,7 @@ log = logging.getLogger(__name__)
 
 EVENT_TYPE_ID = "990001"  # the same id the stream recordings write (exchange.betfair.stream)
 EVENT_TYPE_NAME = "Exchange Poker"
-HOUSE_MAKER = "house-maker"
 HOUSE_BANKROLL = 10**9  # minor units: ten million, enough to quote every channel for ever
-HOUSE_NOISE = "house-noise"
 NOISE_BANKROLL = 10**7  # minor units: a hundred thousand each, topped up at each start when spent
 VOID_REASON = "technical fault: the server stopped during the game; matched bets refunded, unmatched cancelled"
 
@@ -152,7 +150,7 @@ class ExchangeService:
         self.seed = seed
         self.irregularity_rate = irregularity_rate
         #: The house's noise traders' accounts (exchange.agents.house.NoiseTrader), one set for every channel.
-        self.noise_accounts = tuple(f"{HOUSE_NOISE}-{k + 1}" for k in range(noise_traders))
+        self.noise_accounts = tuple(f"{NOISE_ACCOUNT}-{k + 1}" for k in range(noise_traders))
         self.exchange = Exchange(exchange_config or ExchangeConfig())
         #: The core's closed markets as this service last saw them, oldest first (see :meth:`_forget_pruned`).
         self._closed: deque[str] = deque()
@@ -163,7 +161,7 @@ class ExchangeService:
         self.currencies: dict[str, str] = {}  # each logged-in account's currency, from the account store
         #: placeOrders' customerRefs of the last minute, per account (a repeated call is refused, not run twice).
         self.recent_refs = RecentRefs()
-        self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(HOUSE_MAKER, *self.noise_accounts))
+        self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(MAKER_ACCOUNT, *self.noise_accounts))
         #: getAccountStatement's index of the journal's money movements (none for a journal in memory).
         self.statements = StatementIndex(journal.path) if journal.path else None
         self._use_notes(MarketNotes())
@@ -230,8 +228,8 @@ class ExchangeService:
             channel.next_game_number = max(numbers) + 1
             self.channels[name] = channel
             if self._house:
-                channel.open_account(HOUSE_MAKER, HOUSE_BANKROLL if self.funds(HOUSE_MAKER).balance == 0 else 0)
-                seat_house_makers(channel, HOUSE_MAKER)
+                channel.open_account(MAKER_ACCOUNT, HOUSE_BANKROLL if self.funds(MAKER_ACCOUNT).balance == 0 else 0)
+                seat_house_makers(channel, MAKER_ACCOUNT)
             for account in self.noise_accounts:
                 spent = self.funds(account).balance < NOISE_BANKROLL // 10
                 channel.open_account(account, NOISE_BANKROLL if spent else 0)

@@ -24,6 +24,8 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from exchange.agents.house import HOUSE_PREFIX
+from exchange.core.state import ExchangeConfig
 from exchange.server.database import open_with
 
 # scrypt cost: ~16 MiB and a few tens of milliseconds per check; logins are rare.
@@ -31,10 +33,7 @@ _SCRYPT_N = 2**14
 _SCRYPT_R = 8
 _SCRYPT_P = 1
 _NAME = re.compile(r"^[A-Za-z0-9_.@-]{1,64}$")
-#: The server's own accounts in the exchange: ``HOUSE`` (commission), ``house-maker`` and ``house-noise-N``
-#: (:mod:`exchange.server.service`). A client account of such a name would log in to that account, its money
-#: and its orders, so none is added and none logs in.
-_RESERVED = re.compile(r"^(HOUSE|house-.*)$", re.DOTALL)
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -93,11 +92,18 @@ def hash_password(password: str, salt: bytes) -> bytes:
     return hashlib.scrypt(password.encode(), salt=salt, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P, dklen=32)
 
 
+def is_reserved(name: str) -> bool:
+    """Whether ``name`` is one of the server's own accounts in the exchange: the house's commission account
+    (``HOUSE``) or one the house trades under (``house-maker``, ``house-noise-N``). A client account of such a
+    name would log in to that account, its money and its orders, so none is added and none logs in."""
+    return name == ExchangeConfig().house_account_id or name.startswith(HOUSE_PREFIX)
+
+
 def check_name(name: str) -> str:
     """Account names are 1–64 letters, digits or ``_.@-``; anything else is refused with the rule."""
     if not _NAME.match(name):
         raise ValueError(f"account name {name!r} is not allowed: use 1-64 letters, digits or _ . @ -")
-    if _RESERVED.match(name):
+    if is_reserved(name):
         raise ValueError(f"account name {name!r} is the server's own (HOUSE and names beginning house- are)")
     return name
 
@@ -152,7 +158,7 @@ class AccountStore:
     def credentials(self, name: str) -> Credentials | None:
         """What a password is checked against; None for an unknown name or one of the server's own (an account
         added under such a name before they were refused). Cheap: no hashing here."""
-        if _RESERVED.match(name):
+        if is_reserved(name):
             return None
         row = self._conn.execute(
             "SELECT salt, pw_hash, name, deposit, currency, created_ms FROM accounts WHERE name = ?", (name,)

@@ -32,14 +32,14 @@ from backtest_support import (
 )
 
 from exchange.agents.host import seat
-from exchange.agents.house import MarketMaker
+from exchange.agents.house import MAKER_ACCOUNT, MarketMaker
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.outputs import empty_tables
 from exchange.backtest.runner import EPOCH_MS, BacktestConfig, run_backtest
 from exchange.backtest.strategy import GameEnd, GameStart, MarketHandle, Strategy
 from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor
-from exchange.backtest.world import MAKER_ACCOUNT, HouseSpec, build_world
+from exchange.backtest.world import HouseSpec, build_world
 from exchange.clock import VirtualClock
 from exchange.core import ladder
 from exchange.core.exchange import Exchange

@@ -20,7 +20,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from exchange.agents.host import seat
-from exchange.agents.house import NoiseTrader
+from exchange.agents.house import MAKER_ACCOUNT, NoiseTrader
 from exchange.clock import VirtualClock
 from exchange.core.exchange import ExchangeConfig
 from exchange.core.orders import BetStatus
@@ -29,7 +29,7 @@ from exchange.server import cleared_index, keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal
-from exchange.server.service import HOUSE_MAKER, ExchangeService, river_only_equities
+from exchange.server.service import ExchangeService, river_only_equities
 from tests.server.helpers import START_MS, login, place, rpc
 
 KEEP = 20
@@ -129,7 +129,7 @@ async def test_a_long_run_keeps_only_the_newest_closed_markets(client: TestClien
     listed = [m["marketId"] for m in catalogue["result"]]
     assert set(listed) == set(service.live_market_ids())  # the catalogue lists open markets only, as Betfair's
     assert len(service.infos) <= KEEP + 1  # and the descriptions it keeps are bounded by the markets kept
-    assert HOUSE_MAKER not in service.cleared_index._accounts
+    assert MAKER_ACCOUNT not in service.cleared_index._accounts
 
 
 def test_a_channel_whose_markets_were_all_forgotten_numbers_on_after_its_last_game(tmp_path: Path) -> None:
