@@ -34,7 +34,7 @@ until :func:`main` ignores it (which discards it) and unblocks them.
 >>> import os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "j.db")
 >>> conn = connect(path); _ = conn.executescript(SCHEMA)
->>> writer = WriterProcess.start(path)
+>>> writer = WriterProcess.launch(path); writer.wait_ready()
 >>> writer.send([(1, 5, "place", '{"betId":"1"}')])
 >>> writer.read_line_blocking()
 'ok 1'
@@ -143,13 +143,6 @@ class WriterProcess:
         self._buffer = b""
         self.ready = False  # it has said it opened the database (wait_ready)
         self._refused: str | None = None  # or why it could not (its pipes are closed then)
-
-    @classmethod
-    def start(cls, path: str) -> WriterProcess:
-        """Start a writer on the database file at ``path`` and wait until it has opened it (:meth:`wait_ready`)."""
-        writer = cls.launch(path)
-        writer.wait_ready()
-        return writer
 
     @classmethod
     def launch(cls, path: str) -> WriterProcess:
