@@ -6,7 +6,9 @@ lay the reverse. ``ifWin`` of a selection is the sum over the account's bets on
 the market, assuming that selection wins alone (a dead heat would share it).
 
 * ``includeSettledBets`` (default false): also count the bets on selections
-  already settled (a hand that can no longer win is settled early).
+  already settled (a hand that can no longer win is settled early, as a loser),
+  each at the result it was settled at, whichever selection wins: its own
+  selection can no longer win it anything.
 * ``includeBspBets``: no market here is a BSP market, so there are none to add.
 * ``netOfCommission`` (default false): a positive market result less the
   market's commission, ``floor(net × rate)`` as settlement charges it
@@ -52,6 +54,15 @@ def if_win(bets: list[tuple[int, Side, Fraction, int]], selection_ids: tuple[int
     return out
 
 
+def settled_result(side: Side, matched: int) -> int:
+    """The fixed result of a bet on a selection settled early, which lost: a back loses its stake, a lay wins it.
+
+    >>> settled_result(Side.BACK, 500), settled_result(Side.LAY, 500)
+    (-500, 500)
+    """
+    return -matched if side is Side.BACK else matched
+
+
 def _pennies(value: Fraction) -> int:
     """Round to the penny as settlement rounds an account's result on a market: to the nearest, a half down.
 
@@ -78,11 +89,14 @@ async def list_market_profit_and_loss(service: ExchangeService, session: Session
         mine = service.exchange.current_orders(session.account, market_id)
         if not mine:
             continue
-        orders = [o for o in mine if o.size_matched]
-        index = {sid: i for i, sid in enumerate(market.selection_ids)}
-        bets = [(o.selection_id, o.side, o.average_price_matched or Fraction(0), o.size_matched) for o in orders
-                if include_settled or statuses[index[o.selection_id]] is SelectionStatus.IN_PLAY]
-        pnl = {sid: _pennies(value) for sid, value in if_win(bets, market.selection_ids).items()}
+        settled = {sid for sid, status in zip(market.selection_ids, statuses, strict=True)
+                   if status is not SelectionStatus.IN_PLAY}
+        in_play = [(o.selection_id, o.side, o.average_price_matched or Fraction(0), o.size_matched) for o in mine
+                   if o.size_matched and o.selection_id not in settled]
+        fixed = sum(settled_result(o.side, o.size_matched) for o in mine if o.selection_id in settled)
+        open_part = {sid: _pennies(value) for sid, value in if_win(in_play, market.selection_ids).items()}
+        whole = {sid: value + fixed for sid, value in open_part.items()}
+        pnl = whole if include_settled else open_part
         if net:
             pnl = {sid: value - commission(value, market.commission_bps) for sid, value in pnl.items()}
         entry: JsonDict = {"marketId": market_id, "profitAndLosses": [
