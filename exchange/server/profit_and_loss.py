@@ -10,8 +10,9 @@ the market, assuming that selection wins alone (a dead heat would share it).
   each at the result it was settled at, whichever selection wins: its own
   selection can no longer win it anything.
 * ``includeBspBets``: no market here is a BSP market, so there are none to add.
-* ``netOfCommission`` (default false): a positive market result less the
-  market's commission, ``floor(net × rate)`` as settlement charges it
+* ``netOfCommission`` (default false): less the commission settlement would
+  charge if that selection won, ``floor(net × rate)`` on the account's positive
+  net over the *whole* market, settled bets included whether shown or not
   (:func:`exchange.core.settlement.commission`), with ``commissionApplied``.
 
 Markets that are closed, unknown, or where the account has no bet are left out,
@@ -98,7 +99,7 @@ async def list_market_profit_and_loss(service: ExchangeService, session: Session
         whole = {sid: value + fixed for sid, value in open_part.items()}
         pnl = whole if include_settled else open_part
         if net:
-            pnl = {sid: value - commission(value, market.commission_bps) for sid, value in pnl.items()}
+            pnl = {sid: value - commission(whole[sid], market.commission_bps) for sid, value in pnl.items()}
         entry: JsonDict = {"marketId": market_id, "profitAndLosses": [
             {"selectionId": sid, "ifWin": apiformat.money(value)} for sid, value in pnl.items()]}
         if net:

@@ -1,5 +1,5 @@
 """listMarketProfitAndLoss on a market with a selection settled early: settled bets count at the result they
-were settled at.
+were settled at, and ``netOfCommission`` takes off the commission settlement charges on the whole market.
 
 The reference is settlement itself: for each selection still in play, a copy of the exchange settles the
 market with that selection the winner alone, and its account result (net P&L, commission) is what ``ifWin``
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
+from decimal import Decimal
 
 from aiohttp.test_utils import TestClient
 
@@ -56,7 +57,7 @@ def _settled_alone(service: ExchangeService, market_id: str, winner: int) -> tup
     return result.profit, result.commission
 
 
-async def test_settled_bets_count_at_their_result(
+async def test_settled_bets_count_at_their_result_and_commission_is_on_the_whole_market(
         client: TestClient, clock: VirtualClock) -> None:
     service: ExchangeService = client.app[keys.SERVICE]
     alice = await login(client, "alice", "pw-alice")
@@ -75,10 +76,37 @@ async def test_settled_bets_count_at_their_result(
         settled = await _settled_profit(client, alice, market_id)
         in_play = await _if_win(client, alice, market_id)
         whole = await _if_win(client, alice, market_id, includeSettledBets=True)
+        net_in_play = await _if_win(client, alice, market_id, netOfCommission=True)
+        net_whole = await _if_win(client, alice, market_id, includeSettledBets=True, netOfCommission=True)
         for selection in SELECTIONS:
             # a settled bet's result is fixed: it adds the same to every selection's ifWin, its own included
             assert whole[selection] - in_play[selection] == settled, (seed, selection, whole, in_play, settled)
+            assert net_whole[selection] - net_in_play[selection] == settled, (seed, selection)
             if selection == loser:
                 continue
-            profit, _ = _settled_alone(service, market_id, selection)
+            profit, commission = _settled_alone(service, market_id, selection)
             assert whole[selection] == profit, (seed, selection)
+            assert net_whole[selection] == profit - commission, (seed, selection, net_whole, profit, commission)
+
+
+async def test_net_of_commission_without_settled_bets_charges_the_whole_markets_commission(
+        client: TestClient, clock: VirtualClock) -> None:
+    """alice lost 10.00 on hand 1, settled early; her bet on hand 2 wins 16.00 if it wins: 6.00 on the market,
+    on which settlement charges 0.15. Her in-play ifWin on hand 2 net of commission is 16.00 - 0.15."""
+    service: ExchangeService = client.app[keys.SERVICE]
+    alice = await login(client, "alice", "pw-alice")
+    await login(client, "bob", "pw-bob")  # (an account is opened on the exchange at its first login)
+    market_id = "pnl.x"
+    service.execute(CreateMarket(service.now(), market_id, SELECTIONS))
+    service.execute(OpenMarket(service.now(), market_id))
+    for selection, price, size in ((1, "3", 1_000), (2, "5", 400)):
+        service.execute(PlaceOrder(service.now(), "bob", market_id, selection, Side.LAY, Decimal(price), size))
+        service.execute(PlaceOrder(service.now(), "alice", market_id, selection, Side.BACK, Decimal(price), size))
+    service.execute(SuspendMarket(service.now(), market_id))
+    service.execute(SettleSelection(service.now(), market_id, 1))
+    clock.advance(1)
+    assert await _if_win(client, alice, market_id) == {1: -400, 2: 1_600, 3: -400, 4: -400}
+    assert await _if_win(client, alice, market_id, netOfCommission=True) == {1: -400, 2: 1_585, 3: -400, 4: -400}
+    assert await _if_win(client, alice, market_id, includeSettledBets=True, netOfCommission=True) == {
+        1: -1_400, 2: 585, 3: -1_400, 4: -1_400}
+    assert _settled_alone(service, market_id, 2) == (600, 15)
