@@ -104,6 +104,12 @@ def item_description(service: ExchangeService, market_id: str, selection_id: int
     return {k: v for k, v in out.items() if v is not None}
 
 
+def _size_settled(order: ClearedOrder) -> int:
+    """The bet's ``sizeSettled`` as its own row shows it (:func:`exchange.betfair.apiformat.cleared_order`): the
+    stake voided for a voided bet, else the stake settled; a group's is the sum of its bets'."""
+    return order.size_voided if order.bet_status is BetStatus.VOIDED else order.size_settled
+
+
 def _group_key(service: ExchangeService, order: ClearedOrder, group_by: str) -> tuple[Any, ...]:
     if group_by == "SIDE":
         return order.market_id, order.selection_id, str(order.side)
@@ -139,7 +145,7 @@ def _group_row(service: ExchangeService, session: Session, members: list[Cleared
         row["commission"] = apiformat.money(sum(service.commission(session.account, m) for m in markets))
     else:  # SIDE and RUNNER: one runner of one market
         row |= {"marketId": first.market_id, "selectionId": first.selection_id, "handicap": 0.0,
-                "sizeSettled": apiformat.money(sum(o.size_settled for o in members)),
+                "sizeSettled": apiformat.money(sum(_size_settled(o) for o in members)),
                 "sizeCancelled": apiformat.money(sum(o.size_cancelled + o.size_lapsed for o in members))}
         if describe:
             row["itemDescription"] = item_description(service, first.market_id, first.selection_id)
@@ -147,7 +153,8 @@ def _group_row(service: ExchangeService, session: Session, members: list[Cleared
         row["marketId"] = first.market_id
     if group_by == "SIDE":
         row["side"] = str(first.side)
-        matched = [(o.size_settled, o.price_matched) for o in members if o.price_matched is not None and o.size_settled]
+        matched = [(_size_settled(o), o.price_matched) for o in members
+                   if o.price_matched is not None and _size_settled(o)]
         total = sum(size for size, _ in matched)
         if total:
             row["priceMatched"] = apiformat.price(sum((size * price for size, price in matched), Fraction(0)) / total)

@@ -1,0 +1,142 @@
+"""listClearedOrders' rollups add up: every ``groupBy`` row equals the sum of the ``BET`` rows it rolls up.
+
+A seeded flow of markets (matches, cancels, lapses, bets voided by a card exposure, selections settled early,
+dead heats, voided markets) leaves an account with cleared orders of every status; for each status and each
+grouping the rows are compared with the bet rows grouped here (counts, profit, sizes, the stake-weighted price,
+the latest dates), and ``settledDateRange`` with bounds on settled dates keeps exactly the bets inside them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from exchange.clock import VirtualClock
+from exchange.core import ladder
+from exchange.core.commands import (
+    CancelOrder,
+    CreateMarket,
+    OpenMarket,
+    PlaceOrder,
+    SettleMarket,
+    SettleSelection,
+    SuspendMarket,
+    VoidMarket,
+    VoidMatchedSince,
+)
+from exchange.core.events import OrderPlaced
+from exchange.core.side import Side
+from exchange.server import keys
+from exchange.server.service import ExchangeService
+from tests.server.helpers import login, rpc
+
+SELECTIONS = (1, 2, 3, 4)
+STATUSES = ("SETTLED", "VOIDED", "LAPSED", "CANCELLED")
+KEYS: dict[str, Callable[[dict[str, Any]], tuple[Any, ...]]] = {
+    "SIDE": lambda r: (r["marketId"], r["selectionId"], r["side"]),
+    "RUNNER": lambda r: (r["marketId"], r["selectionId"]),
+    "MARKET": lambda r: (r["marketId"],),
+    "EVENT": lambda r: (r["eventId"],),
+    "EVENT_TYPE": lambda r: (r["eventTypeId"],),
+}
+
+
+def _market(service: ExchangeService, clock: VirtualClock, rng: random.Random, market_id: str) -> None:
+    service.execute(CreateMarket(service.now(), market_id, SELECTIONS))
+    service.execute(OpenMarket(service.now(), market_id))
+    for _ in range(rng.randrange(3, 9)):
+        clock.advance(rng.choice((0, 1, 40)))
+        selection = rng.choice(SELECTIONS)
+        price = ladder.PRICES[rng.randrange(60, 70)]
+        for account in rng.sample(("alice", "bob"), 2):
+            side = rng.choice((Side.BACK, Side.LAY))
+            events = service.execute(PlaceOrder(service.now(), account, market_id, selection, side, price,
+                                                rng.randrange(200, 1_500)))
+            placed = [e for e in events if isinstance(e, OrderPlaced)]
+            if placed and rng.random() < 0.2:
+                service.execute(CancelOrder(service.now(), account, placed[0].bet_id, rng.choice((None, 100))))
+    if rng.random() < 0.3:
+        service.execute(VoidMatchedSince(service.now(), market_id, service.now() - 40))
+    service.execute(SuspendMarket(service.now(), market_id))  # what is unmatched lapses
+    clock.advance(rng.choice((1, 7)))
+    live = list(SELECTIONS)
+    if rng.random() < 0.5:
+        live.remove(loser := rng.choice(live))
+        service.execute(SettleSelection(service.now(), market_id, loser))
+        clock.advance(rng.choice((0, 3)))
+    if rng.random() < 0.2:
+        service.execute(VoidMarket(service.now(), market_id, "test"))
+    else:
+        service.execute(SettleMarket(service.now(), market_id, tuple(rng.sample(live, rng.randint(1, 3)))))
+    clock.advance(rng.choice((0, 1, 5)))
+
+
+def _rolled_up(bets: list[dict[str, Any]], group_by: str) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The bet rows of each group summed here: what each group row must say."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in bets:
+        groups.setdefault(KEYS[group_by](row), []).append(row)
+    out = {}
+    for key, rows in groups.items():
+        want: dict[str, Any] = {"betCount": len(rows), "profit": round(sum(r["profit"] for r in rows), 2),
+                                "settledDate": max(r["settledDate"] for r in rows)}
+        if group_by in ("SIDE", "RUNNER"):
+            want["sizeSettled"] = round(sum(r["sizeSettled"] for r in rows), 2)
+            want["sizeCancelled"] = round(sum(r["sizeCancelled"] for r in rows), 2)
+        if group_by == "SIDE":
+            priced = [(Fraction(str(r["sizeSettled"])), Fraction(str(r["priceMatched"]))) for r in rows
+                      if "priceMatched" in r and r["sizeSettled"]]
+            if priced:  # from the bet rows' prices, rounded to four places: the group's is from the exact ones
+                stake = sum(size for size, _ in priced)
+                want["priceMatched"] = float(sum((s * p for s, p in priced), Fraction(0)) / stake)
+        out[key] = want
+    return out
+
+
+async def _cleared(client: TestClient, token: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    answer = (await rpc(client, token, "listClearedOrders", params))["result"]
+    assert not answer["moreAvailable"]
+    return list(answer["clearedOrders"])
+
+
+async def test_every_rollup_is_the_sum_of_its_bets(client: TestClient, clock: VirtualClock) -> None:
+    service: ExchangeService = client.app[keys.SERVICE]
+    alice = await login(client, "alice", "pw-alice")
+    await login(client, "bob", "pw-bob")
+    rng = random.Random(5)
+    for m in range(16):
+        _market(service, clock, rng, f"roll.{m}")
+    seen = set()
+    for status in STATUSES:
+        bets = await _cleared(client, alice, {"betStatus": status})
+        seen |= {status} if bets else set()
+        for group_by in KEYS:
+            rows = await _cleared(client, alice, {"betStatus": status, "groupBy": group_by})
+            got = {KEYS[group_by](r): r for r in rows}
+            want = _rolled_up(bets, group_by)
+            assert got.keys() == want.keys(), (status, group_by)
+            for key, fields in want.items():
+                price = fields.pop("priceMatched", None)
+                assert {k: got[key].get(k) for k in fields} == fields, (status, group_by, key)
+                assert (price is None) == ("priceMatched" not in got[key]), (status, group_by, key)
+                assert price is None or abs(got[key]["priceMatched"] - price) < 0.0001, (status, group_by, key)
+    assert seen == set(STATUSES)  # the flow left cleared orders of every status
+
+
+async def test_settled_date_bounds_are_inclusive_to_the_millisecond(client: TestClient, clock: VirtualClock) -> None:
+    service: ExchangeService = client.app[keys.SERVICE]
+    alice = await login(client, "alice", "pw-alice")
+    await login(client, "bob", "pw-bob")
+    rng = random.Random(11)
+    for m in range(14):
+        _market(service, clock, rng, f"date.{m}")
+    bets = await _cleared(client, alice, {"betStatus": "SETTLED"})
+    dates = sorted({r["settledDate"] for r in bets})
+    assert len(dates) >= 4
+    for low, high in ((dates[0], dates[0]), (dates[1], dates[-2]), (dates[2], dates[2]), (dates[-1], dates[-1])):
+        kept = await _cleared(client, alice, {"betStatus": "SETTLED", "settledDateRange": {"from": low, "to": high}})
+        assert [r["betId"] for r in kept] == [r["betId"] for r in bets if low <= r["settledDate"] <= high]
