@@ -34,7 +34,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from exchange.betfair.description import changes_definition
-from exchange.core.events import Event, MarketCreated, Matched
+from exchange.core.events import Event, MarketCreated, MarketSettled, MarketVoided, Matched, MatchVoided
 from exchange.server import jsoncodec
 
 
@@ -42,7 +42,11 @@ from exchange.server import jsoncodec
 class MarketNotes:
     """Per market id: when it was created (ms), its version (bumped by each change of its definition, as the stream's
     ``marketDefinition.version``: :func:`exchange.betfair.description.changes_definition`: every window opening and
-    closing, so every reveal, settlements and voids; never orders), its last match (ms).
+    closing, so every reveal, settlements and voids; never orders), its last match that stands (ms: a voided
+    match does not count, and a market whose matches were all voided has none).
+
+    ``standing``: per open market, the time of each match not voided (match id -> ms, in match order), so that a
+    void can find the last match left; dropped when the market closes, as no match can be voided after.
 
     ``numbers``: per channel, the highest game number of a market created (``holdem.17`` is game 17 of
     ``holdem``); never forgotten.
@@ -52,6 +56,7 @@ class MarketNotes:
     versions: dict[str, int] = field(default_factory=dict)
     last_match: dict[str, int] = field(default_factory=dict)
     numbers: dict[str, int] = field(default_factory=dict)
+    standing: dict[str, dict[int, int]] = field(default_factory=dict)
 
     def note(self, event: Event) -> str | None:
         """Fold one event in; returns its market id (None if it has none)."""
@@ -65,15 +70,33 @@ class MarketNotes:
                 self.numbers[channel] = max(int(number), self.numbers.get(channel, -1))
         if isinstance(event, Matched):
             self.last_match[market_id] = event.ts
+            self.standing.setdefault(market_id, {})[event.match_id] = event.ts
+        elif isinstance(event, MatchVoided):
+            self._unmatch(market_id, event.match_id)
+        elif isinstance(event, MarketSettled | MarketVoided):
+            self.standing.pop(market_id, None)
         if changes_definition(event):
             self.versions[market_id] = self.versions.get(market_id, 0) + 1
         return market_id
+
+    def _unmatch(self, market_id: str, match_id: int) -> None:
+        """A match was voided: the last match is now the last one left (O(1) but for voids of the newest ones)."""
+        standing = self.standing.get(market_id)
+        if standing is None:  # noted before standing matches were kept (an older snapshot): left as it was
+            return
+        standing.pop(match_id, None)
+        last = next(reversed(standing.values()), None)
+        if last is None:
+            self.last_match.pop(market_id, None)
+        else:
+            self.last_match[market_id] = last
 
     def forget(self, market_id: str) -> None:
         """Drop what is noted of ``market_id`` (the exchange no longer keeps it); its game number stays counted."""
         self.created.pop(market_id, None)
         self.versions.pop(market_id, None)
         self.last_match.pop(market_id, None)
+        self.standing.pop(market_id, None)
 
     def keep_only(self, market_ids: Collection[str]) -> None:
         """Forget every market not in ``market_ids`` (the markets the exchange keeps)."""
@@ -82,18 +105,22 @@ class MarketNotes:
 
     def to_json(self) -> bytes:
         return jsoncodec.dumps({"created": self.created, "versions": self.versions, "lastMatch": self.last_match,
-                                "numbers": self.numbers})
+                                "numbers": self.numbers,
+                                "standing": {m: list(matches.items()) for m, matches in self.standing.items()}})
 
     @classmethod
     def from_json(cls, data: bytes) -> MarketNotes:
         """The notes :meth:`to_json` wrote; ``ValueError`` if ``data`` is not that shape."""
         try:
             raw = jsoncodec.loads(data)
-            # "numbers" is absent from snapshots written before it was noted: those kept every market.
+            # "numbers" is absent from snapshots written before it was noted: those kept every market; "standing"
+            # likewise (a void of a match noted before then leaves the last match time as it was).
             parts = [raw["created"], raw["versions"], raw["lastMatch"], raw.get("numbers", {})]
-        except (ValueError, TypeError, KeyError) as exc:
+            standing = {m: {match_id: ts for match_id, ts in pairs} for m, pairs in raw.get("standing", {}).items()}
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
             raise ValueError(f"market notes are not readable: {exc}") from None
-        for part in parts:
-            if not isinstance(part, dict) or not all(isinstance(k, str) and type(v) is int for k, v in part.items()):
-                raise ValueError("market notes must map market ids to integers")
-        return cls(*parts)
+        for part, key in (*((p, str) for p in parts), *((s, int) for s in standing.values())):
+            if not isinstance(part, dict) or not all(type(k) is key and type(v) is int for k, v in part.items()):
+                raise ValueError("market notes must map market ids (and match ids) to integers")
+        created, versions, last_match, numbers = parts
+        return cls(created, versions, last_match, numbers, standing)
