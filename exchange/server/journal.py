@@ -67,6 +67,10 @@ from exchange.server.snapshots import Damaged, Loaded, Saved, SnapshotPolicy, Sn
 __all__ = ["MAX_ROWS_PER_STATEMENT", "SCHEMA", "Journal", "JournalDamaged", "JournalFailed", "Record"]
 
 log = logging.getLogger(__name__)
+#: Each time records were lost or set aside (damage accepted at a start) and the journal numbered its next records
+#: from ``first_seq`` again, a row: so a record's number with the rewinds at or below it names it over the
+#: database's whole history (the statement's ``refId``, :mod:`exchange.server.statement_index`).
+REWINDS_SCHEMA = "CREATE TABLE IF NOT EXISTS journal_rewinds (first_seq INTEGER NOT NULL)"
 STOP_TIMEOUT_S = 30.0  # how long stop() waits for the writer to finish before killing it
 DEFAULT_COMMIT_TIMEOUT_MS = 5_000  # the longest a record may wait for its commit before the journal fails
 
@@ -166,6 +170,9 @@ class Journal:
         number a start would load it, with the lost records' effects, and skip the new ones below it.
         """
         self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged, check_pages=check_pages)
+        mark = self.checked.mark
+        if self.checked.accepted and (mark is None or mark > self.checked.last_seq):
+            self._note_rewind(self.checked.last_seq + 1)  # records after the last may have been lost
         if self._drop_snapshots_from(self.checked.last_seq + 1):
             log.warning("journal: the snapshots beyond its last record (%d) were deleted", self.checked.last_seq)
         return self.checked
@@ -193,6 +200,7 @@ class Journal:
             self._conn.execute("INSERT INTO journal_damaged SELECT * FROM journal WHERE seq >= ?", (first_seq,))
             moved = self._conn.execute("DELETE FROM journal WHERE seq >= ?", (first_seq,)).rowcount
             self._drop_snapshots_from(first_seq)
+            self._note_rewind(first_seq)
         except BaseException:
             self._conn.execute("ROLLBACK")
             raise
@@ -203,6 +211,11 @@ class Journal:
             reset_mark(self._path(), first_seq - 1)
         log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)
         return int(moved)
+
+    def _note_rewind(self, first_seq: int) -> None:
+        """Record that the journal numbers its next records from ``first_seq`` again (:data:`REWINDS_SCHEMA`)."""
+        self._conn.execute(REWINDS_SCHEMA)
+        self._conn.execute("INSERT INTO journal_rewinds (first_seq) VALUES (?)", (first_seq,))
 
     @property
     def writer_pid(self) -> int | None:

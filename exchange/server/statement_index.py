@@ -12,6 +12,10 @@ an old mark, never between. If the record at the mark is no longer the one the i
 replaced, or damaged records were set aside at a start and their sequence numbers reused), the index is
 rebuilt from the start. Reads see committed records only, through a read-only connection, as before.
 
+An item's ``refId`` is its record's number (and ``-c`` for a commission), unique over the account's history:
+when records were lost or set aside and their numbers used again, the journal noted the rewind, and the records
+numbered after it carry ``.N``, the rewinds at or below their number (:func:`ref_id`).
+
 Items are listed newest first: by date, then journal order (which is the same order while the clock runs
 forward). Two covering indexes (all items; deposits and withdrawals apart from market items) give every
 page with its ``itemDateRange`` as one index range walked from its newest end.
@@ -21,7 +25,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,6 +90,26 @@ def movements(event: Mapping[str, Any]) -> list[Movement]:
     return out
 
 
+def ref_id(seq: int, part: int, rewinds: Sequence[int]) -> str:
+    """The ``refId`` of part ``part`` of journal record ``seq``: its number, then ``.N`` if the journal was rewound
+    ``N`` times at or below it (``rewinds``: each rewind's first number again, ascending), then ``-c`` for a
+    commission. Unique over the database's history: a record lost or set aside and the one numbered ``seq``
+    after it differ by a rewind.
+
+    >>> ref_id(7, 0, []), ref_id(7, 1, []), ref_id(7, 0, [8]), ref_id(9, 1, [8]), ref_id(9, 0, [5, 8, 12])
+    ('7', '7-c', '7', '9.1-c', '9.2')
+    """
+    rewound = bisect_right(rewinds, seq)
+    return (f"{seq}.{rewound}" if rewound else str(seq)) + ("-c" if part else "")
+
+
+def _rewinds(journal: sqlite3.Connection) -> list[int]:
+    """The journal's rewinds (:data:`exchange.server.journal.REWINDS_SCHEMA`), ascending; none if it never was."""
+    if journal.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_rewinds'").fetchone():
+        return [seq for (seq,) in journal.execute("SELECT first_seq FROM journal_rewinds ORDER BY first_seq")]
+    return []
+
+
 def page_query(account: str, classes: Collection[str], start: int | None, end: int | None
                ) -> tuple[str, list[str | int]]:
     """The SQL of a page of ``account``'s items of ``classes`` (one or both) within the dates, newest first, and
@@ -112,6 +137,7 @@ class StatementIndex:
         self.index_path = index_path if index_path is not None else f"{journal_path}-statement"
         self._lock = threading.Lock()  # one catch-up and read at a time (calls run on worker threads)
         self._conn: sqlite3.Connection | None = None
+        self._rewinds: list[int] = []  # the journal's rewinds (first_seq, ascending), read at each catch-up
 
     def page(self, account: str, kinds: Collection[str], start: int | None, end: int | None, first: int,
              count: int) -> tuple[list[Item], bool]:
@@ -125,7 +151,8 @@ class StatementIndex:
             conn = self._connection()
             self._catch_up(conn)
             rows = conn.execute(sql, (*args, count + 1, first)).fetchall()
-        items = [Item(str(seq) if part == 0 else f"{seq}-c", ts, amount, balance, kind, market)
+            rewinds = self._rewinds
+        items = [Item(ref_id(seq, part, rewinds), ts, amount, balance, kind, market)
                  for seq, part, ts, amount, balance, kind, market in rows[:count]]
         return items, len(rows) > count
 
@@ -149,6 +176,7 @@ class StatementIndex:
         journal = sqlite3.connect(f"file:{self.journal_path}?mode=ro", uri=True)
         try:
             journal.execute("BEGIN")  # one read snapshot of the journal for the whole catch-up
+            self._rewinds = _rewinds(journal)
             mark = conn.execute("SELECT seq, crc FROM mark").fetchone()
             seq, crc = mark if mark is not None else (0, None)
             if seq and journal.execute("SELECT crc FROM journal WHERE seq = ?", (seq,)).fetchone() != (crc,):

@@ -80,13 +80,18 @@ def _fold(path: Path) -> dict[str, list[Item]]:
     first with its running balance."""
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT seq, ts_ms, kind, body FROM journal ORDER BY seq").fetchall()
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    rewinds = ([first for (first,) in conn.execute("SELECT first_seq FROM journal_rewinds")]
+               if "journal_rewinds" in tables else [])
     conn.close()
     items: dict[str, list[Item]] = {a: [] for a in ACCOUNTS}
     balance = dict.fromkeys(ACCOUNTS, 0)
-    for seq, ts, kind, text in rows:
+    for number, ts, kind, text in rows:
         body = json.loads(text)
         if kind != "event":
             continue
+        rewound = sum(1 for first in rewinds if first <= number)  # the record's number after each rewind below it
+        seq = f"{number}.{rewound}" if rewound else str(number)
         if body["type"] in ("AccountCredited", "AccountDebited"):
             account = body["account_id"]
             credit = body["type"] == "AccountCredited"
