@@ -1,0 +1,67 @@
+"""getAccountStatement reconciles with the account's funds and cleared orders, to the penny.
+
+After a seeded flow of markets (dead heats, selections settled early, voids, lapses), the statement read page
+by page chains exactly (each item's balance is the one before plus its amount, from the deposit on), its newest
+balance is the account's funds, and each market's result and commission items are the profit and commission
+``listClearedOrders`` gives for that market.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+
+from exchange.clock import VirtualClock
+from exchange.server import keys
+from exchange.server.service import ExchangeService
+from tests.server.helpers import ACCOUNT, login, rpc
+from tests.server.test_cleared_rollups import _market
+
+
+def _pennies(value: float) -> int:
+    return round(value * 100)
+
+
+async def _statement(client: TestClient, token: str, page: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    while True:
+        answer = (await rpc(client, token, "getAccountStatement", {"fromRecord": len(items), "recordCount": page},
+                            path=ACCOUNT))["result"]
+        items += answer["accountStatement"]
+        if not answer["moreAvailable"]:
+            return items
+
+
+async def test_the_statement_chains_and_matches_funds_and_cleared_orders(client: TestClient,
+                                                                        clock: VirtualClock) -> None:
+    service: ExchangeService = client.app[keys.SERVICE]
+    alice = await login(client, "alice", "pw-alice")
+    await login(client, "bob", "pw-bob")
+    rng = random.Random(5)
+    for m in range(24):
+        _market(service, clock, rng, f"rec.{m}")
+    await service.durable()
+    items = await _statement(client, alice, 7)
+    assert len(items) > 24 and items[-1]["legacyData"]["transactionType"] == "ACCOUNT_CREDIT"
+    assert _pennies(items[-1]["amount"]) == _pennies(items[-1]["balance"])  # the first item: the deposit
+    for newer, older in itertools.pairwise(items):
+        assert _pennies(older["balance"]) + _pennies(newer["amount"]) == _pennies(newer["balance"]), newer["refId"]
+    funds = (await rpc(client, alice, "getAccountFunds", {}, path=ACCOUNT))["result"]
+    assert funds["exposure"] == 0 and items[0]["balance"] == funds["availableToBetBalance"]
+
+    by_name = {service.infos[m].market_name: m for m in service.infos}
+    stated: dict[str, dict[str, int]] = {}
+    for item in items[:-1]:
+        market_id = by_name[item["legacyData"]["marketName"]]
+        kind = "commission" if item["refId"].endswith("-c") else "profit"
+        stated.setdefault(market_id, {"profit": 0, "commission": 0})[kind] -= (
+            _pennies(item["amount"]) if kind == "commission" else -_pennies(item["amount"]))
+    rows = (await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED", "groupBy": "MARKET"})
+            )["result"]["clearedOrders"]
+    cleared = {r["marketId"]: {"profit": _pennies(r["profit"]), "commission": _pennies(r["commission"])}
+               for r in rows if r["profit"] or r["commission"]}
+    assert stated == cleared
+    assert any(v["commission"] for v in stated.values()) and any(v["profit"] < 0 for v in stated.values())
