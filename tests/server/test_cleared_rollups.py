@@ -46,11 +46,13 @@ KEYS: dict[str, Callable[[dict[str, Any]], tuple[Any, ...]]] = {
 
 
 def _market(service: ExchangeService, clock: VirtualClock, rng: random.Random, market_id: str) -> None:
-    service.execute(CreateMarket(service.now(), market_id, SELECTIONS))
+    """One market's life, at random; a ``-low`` market (a hi/lo game's Low market) has five selections."""
+    selections = (*SELECTIONS, 5) if market_id.endswith("-low") else SELECTIONS
+    service.execute(CreateMarket(service.now(), market_id, selections))
     service.execute(OpenMarket(service.now(), market_id))
     for _ in range(rng.randrange(3, 9)):
         clock.advance(rng.choice((0, 1, 40)))
-        selection = rng.choice(SELECTIONS)
+        selection = rng.choice(selections)
         price = ladder.PRICES[rng.randrange(60, 70)]
         for account in rng.sample(("alice", "bob"), 2):
             side = rng.choice((Side.BACK, Side.LAY))
@@ -63,7 +65,7 @@ def _market(service: ExchangeService, clock: VirtualClock, rng: random.Random, m
         service.execute(VoidMatchedSince(service.now(), market_id, service.now() - 40))
     service.execute(SuspendMarket(service.now(), market_id))  # what is unmatched lapses
     clock.advance(rng.choice((1, 7)))
-    live = list(SELECTIONS)
+    live = list(selections)
     if rng.random() < 0.5:
         live.remove(loser := rng.choice(live))
         service.execute(SettleSelection(service.now(), market_id, loser))
@@ -110,6 +112,8 @@ async def test_every_rollup_is_the_sum_of_its_bets(client: TestClient, clock: Vi
     rng = random.Random(5)
     for m in range(16):
         _market(service, clock, rng, f"roll.{m}")
+        if m % 3 == 0:  # the game's Low market: the same event
+            _market(service, clock, rng, f"roll.{m}-low")
     seen = set()
     for status in STATUSES:
         bets = await _cleared(client, alice, {"betStatus": status})
@@ -125,6 +129,15 @@ async def test_every_rollup_is_the_sum_of_its_bets(client: TestClient, clock: Vi
                 assert (price is None) == ("priceMatched" not in got[key]), (status, group_by, key)
                 assert price is None or abs(got[key]["priceMatched"] - price) < 0.0001, (status, group_by, key)
     assert seen == set(STATUSES)  # the flow left cleared orders of every status
+    # commission: a market's once, an event's the sum of its markets', the event type's the sum of all
+    by_market = {r["marketId"]: r for r in await _cleared(client, alice, {"betStatus": "SETTLED", "groupBy": "MARKET"})}
+    events = await _cleared(client, alice, {"betStatus": "SETTLED", "groupBy": "EVENT"})
+    assert any(m.endswith("-low") for m in by_market) and len(events) < len(by_market)
+    for row in events:
+        want = sum(r["commission"] for m, r in by_market.items() if r["eventId"] == row["eventId"])
+        assert round(row["commission"], 2) == round(want, 2), row["eventId"]
+    (everything,) = await _cleared(client, alice, {"betStatus": "SETTLED", "groupBy": "EVENT_TYPE"})
+    assert round(everything["commission"], 2) == round(sum(r["commission"] for r in by_market.values()), 2) > 0
 
 
 async def test_settled_date_bounds_are_inclusive_to_the_millisecond(client: TestClient, clock: VirtualClock) -> None:
