@@ -8,7 +8,9 @@ rolls the bets up as Betfair does: ``BET`` one row a bet; ``SIDE`` one row per
 market, runner and side (the stake-weighted ``priceMatched``, sizes and profit
 summed); ``RUNNER`` per market and runner; ``MARKET``, ``EVENT`` and
 ``EVENT_TYPE`` coarser still, with the account's ``commission`` on their
-markets. Pages (``fromRecord``/``recordCount``) count the rows returned.
+markets (with ``SETTLED`` bets only: commission is charged on settled bets, so
+other statuses' rollups say 0 and no market's commission is counted twice).
+Pages (``fromRecord``/``recordCount``) count the rows returned.
 """
 
 from __future__ import annotations
@@ -141,7 +143,9 @@ def _group_row(service: ExchangeService, session: Session, members: list[Cleared
     if group_by != "EVENT_TYPE":
         row["eventId"] = service.event_id(first.market_id)
     if group_by in ("MARKET", "EVENT", "EVENT_TYPE"):
-        markets = {o.market_id for o in members}
+        # charged on the settled bets: a rollup of voided, lapsed or cancelled bets carries none, so that a client
+        # summing profit less commission over every bet status counts each market's commission once
+        markets = {o.market_id for o in members} if first.bet_status is BetStatus.SETTLED else set()
         row["commission"] = apiformat.money(sum(service.commission(session.account, m) for m in markets))
     else:  # SIDE and RUNNER: one runner of one market
         row |= {"marketId": first.market_id, "selectionId": first.selection_id, "handicap": 0.0,

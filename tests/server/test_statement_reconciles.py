@@ -65,3 +65,29 @@ async def test_the_statement_chains_and_matches_funds_and_cleared_orders(client:
                for r in rows if r["profit"] or r["commission"]}
     assert stated == cleared
     assert any(v["commission"] for v in stated.values()) and any(v["profit"] < 0 for v in stated.values())
+
+
+async def test_cleared_rollups_of_every_status_add_up_to_the_statement(client: TestClient, clock: VirtualClock) -> None:
+    """A client that nets profit less commission over every bet status, rolled up by event type, gets what the
+    statement says the markets paid: commission is charged on settled bets, so only SETTLED rollups carry it."""
+    service: ExchangeService = client.app[keys.SERVICE]
+    alice = await login(client, "alice", "pw-alice")
+    await login(client, "bob", "pw-bob")
+    rng = random.Random(8)
+    for m in range(16):
+        _market(service, clock, rng, f"net.{m}")
+    await service.durable()
+    exchange_items = (await rpc(client, alice, "getAccountStatement", {"includeItem": "EXCHANGE"}, path=ACCOUNT)
+                      )["result"]["accountStatement"]
+    paid = sum(_pennies(i["amount"]) for i in exchange_items)
+    netted = 0
+    for status in ("SETTLED", "VOIDED", "LAPSED", "CANCELLED"):
+        for group_by in ("MARKET", "EVENT", "EVENT_TYPE"):
+            rows = (await rpc(client, alice, "listClearedOrders", {"betStatus": status, "groupBy": group_by})
+                    )["result"]["clearedOrders"]
+            assert rows, (status, group_by)
+            if status != "SETTLED":
+                assert all(r["commission"] == 0 for r in rows), (status, group_by)
+            if group_by == "EVENT_TYPE":
+                netted += sum(_pennies(r["profit"]) - _pennies(r["commission"]) for r in rows)
+    assert netted == paid and any(_pennies(i["amount"]) < 0 for i in exchange_items if i["refId"].endswith("-c"))
