@@ -37,6 +37,9 @@ _BOOLS = ("bspOnly", "turnInPlayEnabled", "inPlayOnly")
 _KEYS = frozenset(_LISTS + _BOOLS + ("textQuery", "marketStartTime"))
 
 
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
 def parse_time(text: Any, name: str) -> int:
     """An ISO 8601 date-time (``2026-12-01T18:00:00Z``, or a date alone) as epoch ms; naive times are UTC.
 
@@ -52,7 +55,7 @@ def parse_time(text: Any, name: str) -> int:
                             ) from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=datetime.UTC)
-    return int(when.timestamp() * 1000)
+    return (when - _EPOCH) // datetime.timedelta(milliseconds=1)  # exact: no float of seconds in between
 
 
 def parse_time_range(params: Mapping[str, Any], name: str, *, where: str = "") -> tuple[int | None, int | None]:
