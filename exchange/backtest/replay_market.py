@@ -32,6 +32,7 @@ from fractions import Fraction
 from typing import Any
 
 from exchange.betfair import apiformat
+from exchange.betfair.description import market_type_of
 from exchange.core import ladder
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Window
@@ -93,7 +94,7 @@ class RecordedMarket:
             if selection_id in shares:
                 selection.update(apiformat.equity(shares[selection_id]))
             selections.append(selection)
-        out: JsonDict = {"marketId": self.market_id, "marketType": self.kind.value.upper(),
+        out: JsonDict = {"marketId": self.market_id, "marketType": market_type_of(self.market_id),
                          "marketName": self.kind.label if markets > 1 else "Winner", "status": state["status"],
                          "totalMatched": state["total"], "selections": selections}
         status = self._status(state["status"])

@@ -16,8 +16,10 @@ from typing import Any
 
 from exchange.agents.view import BettorView, HandView, bettor_view
 from exchange.betfair import apiformat
+from exchange.betfair.description import market_type_of
 from exchange.core.market import MarketStatus, SelectionStatus
 from exchange.game.channel import Channel
+from exchange.game.layouts import MarketKind
 from exchange.server.service import ExchangeService
 
 NOT_AVAILABLE = "NOT AVAILABLE"
@@ -28,6 +30,13 @@ _SELECTION_STATUS = {
     SelectionStatus.TIED_DEAD_HEAT: "TIED_DEAD_HEAT",
     SelectionStatus.LOSER: "LOSER",
 }
+
+
+def market_type(kind: MarketKind) -> str:
+    """The type code of a game's market of ``kind``, the one API-NG and the Exchange Stream give it: ``WIN`` for a
+    game's one market and for a hi/lo game's High market (the best hand wins it, as Betfair's WIN), ``LOW`` for the
+    Low market (:func:`exchange.betfair.description.market_type_of` reads it from the market id's suffix)."""
+    return market_type_of(kind.suffix)
 
 
 def channel_list(service: ExchangeService) -> list[dict[str, Any]]:
@@ -44,7 +53,7 @@ def channel_list(service: ExchangeService) -> list[dict[str, Any]]:
             "variant": cfg.variant,
             "status": "RUNNING",
             "rounds": list(cfg.layout.windows),
-            "markets": [kind.value.upper() for kind in cfg.markets],
+            "markets": [market_type(kind) for kind in cfg.markets],
             "bettingWindowTime": cfg.betting_window_ms // 1000,
             "playingWindowTime": cfg.playing_window_ms // 1000,
             "gameId": None if game is None else game.market_id,
@@ -133,7 +142,7 @@ def _market(view: BettorView) -> dict[str, Any]:
         })
     return {
         "marketId": view.market_id,
-        "marketType": view.market_kind.value.upper(),
+        "marketType": market_type_of(view.market_id),
         "marketName": view.market_kind.label,
         "status": apiformat.MARKET_STATUS[view.market_status],
         "marketStatus": view.market_status.value,

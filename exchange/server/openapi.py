@@ -150,8 +150,9 @@ _SNAPSHOT = {
                              "some of those are out of play for the rest of the game (burned: every price counts "
                              "them out)"},
                 "markets": {"type": "array", "description": "every market of the game: one, or a hi/lo game's "
-                            "HIGH and LOW", "items": {"type": "object", "properties": {
-                    "marketId": {"type": "string"}, "marketType": {"type": "string"}, "status": {"type": "string"},
+                            "High (marketType WIN) and Low (LOW)", "items": {"type": "object", "properties": {
+                    "marketId": {"type": "string"}, "marketType": {"enum": ["WIN", "LOW"]},
+                    "status": {"type": "string"},
                     "selections": {"type": "array", "items": _SELECTION}}}},
             },
         },
@@ -163,7 +164,8 @@ _RESULT_MARKET = {
     "type": "object",
     "properties": {
         "marketId": {"type": "string"},
-        "marketType": {"enum": ["WIN", "HIGH", "LOW"]},
+        "marketType": {"enum": ["WIN", "LOW"], "description": "as API-NG and the stream: WIN for a game's "
+                       "market and a hi/lo game's High market, LOW for its Low market"},
         "marketName": {"type": "string"},
         "status": {"const": "CLOSED"},
         "result": {"enum": ["SETTLED", "VOID"]},

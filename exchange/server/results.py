@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card
+from exchange.betfair.description import market_type_of
 from exchange.core.events import MarketVoided
 from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.events import (
@@ -194,7 +195,7 @@ def _market_json(market: MarketResult, config: ChannelConfig) -> dict[str, Any]:
                   for i, name in enumerate(names, start=1)]
     return {
         "marketId": market.market_id,
-        "marketType": market.kind.value.upper(),
+        "marketType": market_type_of(market.market_id),
         "marketName": market.kind.label,
         "status": "CLOSED",
         "result": "VOID" if market.voided else "SETTLED",

@@ -40,7 +40,7 @@ async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClien
 async def test_the_channel_list_names_each_games_rounds_and_markets(client: TestClient) -> None:
     listed = {c["id"]: c for c in (await (await client.get("/games/v1/channels")).json())["channels"]}
     assert set(listed) == {"omaha-hilo", "stud7", "triple-draw-27"}
-    assert listed["omaha-hilo"]["markets"] == ["HIGH", "LOW"] and listed["stud7"]["markets"] == ["WIN"]
+    assert listed["omaha-hilo"]["markets"] == ["WIN", "LOW"] and listed["stud7"]["markets"] == ["WIN"]
     assert listed["stud7"]["rounds"] == list(CHANNELS["stud7"].layout.windows)
 
 
@@ -119,6 +119,40 @@ async def test_low_markets_have_their_own_market_type_and_filters_select_by_it(c
         assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
         image = await receive(ws, "mcm", ct="SUB_IMAGE")
     assert [(m["id"], m["marketDefinition"]["marketType"]) for m in image["mc"]] == [(LOW, "LOW")]
+
+
+async def test_a_client_sees_one_market_type_for_a_market_on_every_surface(
+    client: TestClient, clock: VirtualClock
+) -> None:
+    """The High market of a hi/lo game is a ``WIN`` market (Betfair's code for a market the best hand wins) in
+    API-NG, the Exchange Stream, the Games API's channel list, snapshot and results alike; the Low market ``LOW``."""
+    alice = await login(client, "alice", "pw-alice")
+    expected = {HIGH: "WIN", LOW: "LOW", "stud7.0": "WIN"}
+    catalogue = (await rpc(client, alice, "listMarketCatalogue", {
+        "filter": {"marketIds": list(expected)}, "maxResults": 50, "marketProjection": ["MARKET_DESCRIPTION"]}))
+    assert {m["marketId"]: m["description"]["marketType"] for m in catalogue["result"]} == expected
+    async with client.ws_connect("/stream") as ws:
+        await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": alice})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {"marketIds": list(expected)}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        image = await receive(ws, "mcm", ct="SUB_IMAGE")
+    assert {m["id"]: m["marketDefinition"]["marketType"] for m in image["mc"]} == expected
+
+    listed = {c["id"]: c for c in (await (await client.get("/games/v1/channels")).json())["channels"]}
+    assert (listed["omaha-hilo"]["markets"], listed["stud7"]["markets"]) == (["WIN", "LOW"], ["WIN"])
+    shown = {}
+    for channel in ("omaha-hilo", "stud7"):
+        snap = (await (await client.get(f"/games/v1/channels/{channel}/snapshot")).json())["game"]
+        shown.update({m["marketId"]: m["marketType"] for m in snap["markets"]})
+    assert shown == expected
+
+    clock.advance(CHANNELS["stud7"].windows * (WINDOW_MS + PLAYING_MS) + PLAYING_MS)  # both first games ended
+    ended = {}
+    for channel in ("omaha-hilo", "stud7"):
+        body = await (await client.get(f"/games/v1/channels/{channel}/results")).json()
+        ended.update({m["marketId"]: m["marketType"] for r in body["results"] for m in r["markets"]})
+    assert {m: ended[m] for m in expected} == expected
 
 
 async def test_an_operator_acts_on_both_markets_of_a_hi_lo_game_through_either(client: TestClient) -> None:

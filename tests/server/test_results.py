@@ -79,7 +79,7 @@ async def test_a_hi_lo_games_two_markets_are_listed_with_the_showdowns_winners(c
         shown = engine.showdown("omaha-hilo", hands, board)
         high, low = result["markets"]
         assert (high["marketId"], low["marketId"]) == (result["id"], result["id"] + "-low")
-        assert (high["marketType"], low["marketType"]) == ("HIGH", "LOW")
+        assert (high["marketType"], low["marketType"]) == ("WIN", "LOW")
         assert high["winners"] == sorted(i + 1 for i in shown.high.winners)
         no_low = shown.low is None or not shown.low.winners
         assert low["winners"] == ([5] if no_low else sorted(i + 1 for i in shown.low.winners))
