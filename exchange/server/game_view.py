@@ -90,7 +90,7 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
         "bettingWindowTime": cfg.betting_window_ms // 1000,
         "bettingWindowPercentageComplete": view.percentage_complete,
         "bettingWindowRemainingMs": 0 if view.window is None else max(0, view.window.closes_ms - view.now_ms),
-        "bettingOpen": view.betting_open,
+        "bettingOpen": any(v.betting_open for v in views),  # a hi/lo game's Low market may trade on alone
         "gameData": _game_data(channel, view.market_id, hands, board),
         "markets": [_market(v) for v in views],
     }

@@ -155,6 +155,26 @@ async def test_a_client_sees_one_market_type_for_a_market_on_every_surface(
     assert {m: ended[m] for m in expected} == expected
 
 
+async def test_the_snapshot_says_betting_is_open_while_the_low_market_is_open_after_the_high_settled(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    """Seed 19 deals a game whose High market is won at the Flop's close while its Low market trades on in the
+    Turn window: the snapshot must say betting is open (the page shows the countdown, not "suspended")."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=19,
+                          channels=("omaha-hilo",))
+    app = create_app(config, clock=clock)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        clock.advance(0)
+        clock.advance(3 * (WINDOW_MS + PLAYING_MS))  # the Turn window opens
+        game = (await (await client.get("/games/v1/channels/omaha-hilo/snapshot")).json())["game"]
+        high, low = game["markets"]
+        assert (game["roundName"], high["marketStatus"], low["marketStatus"]) == ("Turn", "SETTLED", "ACTIVE")
+        assert game["bettingOpen"] is True and game["bettingWindowRemainingMs"] == WINDOW_MS
+        clock.advance(WINDOW_MS)  # the Turn window closes: nothing is open
+        game = (await (await client.get("/games/v1/channels/omaha-hilo/snapshot")).json())["game"]
+        assert game["bettingOpen"] is False
+
+
 async def test_an_operator_acts_on_both_markets_of_a_hi_lo_game_through_either(client: TestClient) -> None:
     client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
     ops, alice = await login(client, "ops", "pw-ops"), await login(client, "alice", "pw-alice")
