@@ -13,7 +13,9 @@ window opens (after every reveal) and after each of its fills, and only
 changes what differs from what it wants, so a resting quote keeps its place
 in the queue. Quotes respect the account's available funds (each new order
 is charged its worst case: a back its stake, a lay its liability), so the
-house never runs into ``INSUFFICIENT_FUNDS``.
+house never runs into ``INSUFFICIENT_FUNDS``; the makers of one account (a hi/lo
+game's High and Low, :func:`seat_house_makers`) requote one at a time, each once
+the orders the others sent have landed, so none budgets funds another has spent.
 
 :class:`NoiseTrader` takes liquidity at random moments of each window: a
 random hand, a random side, at the best price offered, a random stake, all
@@ -23,7 +25,7 @@ drawn from its own seeded ``random.Random``.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -129,6 +131,8 @@ class MarketMaker(Agent):
         self._waiting = False
         self._wanted: tuple[object, dict[Key, int]] | None = None
         self.requotes = 0
+        #: The traders of the other makers quoting for the same account (its funds are theirs too).
+        self.sharing: tuple[Trader, ...] = ()
 
     def on_window_open(self, view: BettorView, trader: Trader) -> None:
         self._request(trader)
@@ -145,11 +149,12 @@ class MarketMaker(Agent):
         return self._wanted[1]
 
     def _request(self, trader: Trader) -> None:
-        """Requote once every command already sent has landed (so the view it reads is current)."""
+        """Requote once every command already sent, by this maker or one sharing its account, has landed (so the
+        view it reads, and the funds in it, are current)."""
         if self._waiting:
             return
         self._waiting = True
-        trader.when_idle(lambda: self._requote(trader))
+        _when_all_idle((trader, *self.sharing), lambda: self._requote(trader))
 
     def _requote(self, trader: Trader) -> None:
         self._waiting = False
@@ -179,13 +184,25 @@ class MarketMaker(Agent):
             trader.place(hand, side, tick, missing)
 
 
+def _when_all_idle(traders: tuple[Trader, ...], callback: Callable[[], None]) -> None:
+    """Run ``callback`` once none of ``traders`` has a command in flight."""
+    if not traders:
+        callback()
+        return
+    first, *rest = traders
+    first.when_idle(lambda: _when_all_idle(tuple(rest), callback))
+
+
 def seat_house_makers(channel: Channel, account_id: str, config: MakerConfig | None = None) -> list[MarketMaker]:
-    """Seat one :class:`MarketMaker` per market of the channel's games (two in a hi/lo game), one account."""
-    makers = []
+    """Seat one :class:`MarketMaker` per market of the channel's games (two in a hi/lo game), one account; each
+    requotes only once the others' orders have landed (they spend the same funds)."""
+    makers, traders = [], []
     for kind in channel.config.markets:
         maker = MarketMaker(config)
-        seat(channel, maker, account_id, market=None if kind is channel.config.markets[0] else kind)
+        traders.append(seat(channel, maker, account_id, market=None if kind is channel.config.markets[0] else kind))
         makers.append(maker)
+    for maker, own in zip(makers, traders, strict=True):
+        maker.sharing = tuple(t for t in traders if t is not own)
     return makers
 
 

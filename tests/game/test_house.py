@@ -5,11 +5,17 @@ from __future__ import annotations
 import pytest
 from helpers import make_channel, place
 
+from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, seat_house_makers, seat_noise_traders
 from exchange.agents.view import bettor_view
+from exchange.clock import VirtualClock
 from exchange.core import ladder
 from exchange.core.events import Matched, OrderPlaced, OrderRejected
+from exchange.core.exchange import Exchange
 from exchange.core.side import Side
+from exchange.game.channel import Channel
+from exchange.game.channels import CHANNELS
 from exchange.game.deal import seeded_decks
+from exchange.game.events import EventLog
 from exchange.game.rounds import Round
 
 
@@ -122,3 +128,23 @@ def test_a_sampled_equity_is_quoted_wider_by_its_standard_error() -> None:
     stderr = sampled.hands[0].stderr
     assert Fraction(ladder.PRICE_X100[wide_lay], 100) <= 1 / (Fraction(1, 4) + 2 * stderr)  # odds of p + 2 se
     assert Fraction(ladder.PRICE_X100[wide_back], 100) >= 1 / (Fraction(1, 4) - 2 * stderr)  # odds of p - 2 se
+
+
+def test_a_hi_lo_games_two_makers_share_one_account_without_overdrawing_it() -> None:
+    """One account quotes the High and the Low market; with a bankroll too small to quote both in full, each
+    maker must budget what the other has already sent, so the house still never meets INSUFFICIENT_FUNDS."""
+    clock = VirtualClock()
+    channel = Channel(CHANNELS["omaha-hilo"], clock, Exchange(), decks=seeded_decks(5))
+    log = EventLog.attach(channel.bus)
+    channel.open_account(MAKER_ACCOUNT, 300_000)  # 3,000.00: less than the two markets' quotes would tie up
+    seat_house_makers(channel, MAKER_ACCOUNT)
+    channel.open_account(NOISE_ACCOUNT, 10_000_000)
+    seat_noise_traders(channel, NOISE_ACCOUNT, "hi-lo")
+    channel.start(at_ms=0, games=1)
+    clock.run()
+    placed = {s.market_id for s in log if isinstance(s.event, OrderPlaced) and s.event.account_id == MAKER_ACCOUNT}
+    assert placed == {"omaha-hilo.0", "omaha-hilo.0-low"}
+    rejected = [s.event for s in log if isinstance(s.event, OrderRejected) and s.event.account_id == MAKER_ACCOUNT]
+    assert rejected == []
+    funds = channel.exchange.funds(MAKER_ACCOUNT)
+    assert funds is not None and funds.exposure == 0
