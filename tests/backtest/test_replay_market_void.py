@@ -118,6 +118,7 @@ def test_the_market_is_void_from_the_void_and_its_traded_volume_is_what_stands(v
     fills = rows(voided.out, "fills")
     before, at = markets_shown(game, void_ms - 1), markets_shown(game, void_ms)
     assert (before[HIGH]["status"], before[HIGH]["marketStatus"]) == ("OPEN", "ACTIVE")
+    assert (before[HIGH]["marketType"], before[LOW]["marketType"]) == ("WIN", "LOW")  # as API-NG and the stream
     assert (at[HIGH]["status"], at[HIGH]["marketStatus"]) == ("CLOSED", "VOID")
     assert all((m[LOW]["status"], m[LOW]["marketStatus"]) == ("CLOSED", "SETTLED") for m in (before, at))
     assert not game_snapshot(game, void_ms)["game"]["bettingOpen"]
