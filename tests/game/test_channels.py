@@ -122,20 +122,36 @@ def test_stud_hilo_with_no_low_pays_no_low_and_settles_it_early_where_it_can() -
 
 
 def test_stud_hilo_no_low_loses_once_a_low_is_made() -> None:
-    # Hand 1 holds A-2-3-4-5 by 5th street: "No low" is settled LOSER at that reveal, before 7th street,
-    # while hand 4 (2, 7, 6 and two cards to come) may still make a low until 6th street pairs it.
+    # Hand 1 holds A-2-3-4-5 by 5th street: "No low" loses at that reveal, before 7th street; so does hand 4
+    # (2, 7, 6 and two cards to come), which may still make a low but never one as good: hand 1 has won the
+    # Low market then (hands 2 and 3 went at the Deal close: too few low ranks).
     seats = _seats("As 2d 3h 4c 5s Kd Kh", "Kc Qd Jh Ts 9c 9h 9s", "Qc Qs Jd Td 8c 8h 7s", "Jc Js 2h 7d 6c 6h Ad")
     deck = arrange_game_deck(CHANNELS["stud7-hilo"].layout, seats)
     _, log, games = play(CHANNELS["stud7-hilo"], fixed_decks([deck]), games=1)
     low_id = games[0].markets[1].market_id
-    early = [s for s in log if isinstance(s.event, HandsCannotWin) and s.market_id == low_id and 5 in s.event.hands]
-    assert early
     windows = games[0].windows
-    assert early[0].at_ms == windows[2].closes_ms  # the 4th-street window's close deals 5th street
-    # hands 2 and 3 went at the Deal close
-    assert early[0].event.hands == (5,)  # type: ignore[attr-defined]
+    cannot = [(s.at_ms, s.event.hands) for s in log if isinstance(s.event, HandsCannotWin) and s.market_id == low_id]
+    assert cannot == [(windows[0].closes_ms, (2, 3))]
     (low,) = [s for s in log if isinstance(s.event, ResultDeclared) and s.market_id == low_id]
-    assert low.event.winners == (1,) and low.event.early and low.at_ms == windows[3].closes_ms  # type: ignore[attr-defined]
+    assert low.event.winners == (1,) and low.event.early  # type: ignore[attr-defined]
+    assert low.at_ms == windows[2].closes_ms  # the 4th-street window's close deals 5th street
+    no_low = [s for s in log if isinstance(s.event, MarketSettled) and s.market_id == low_id]
+    assert [s.at_ms for s in no_low] == [windows[2].closes_ms]
+    check_against_showdown(log, games)
+
+
+def test_stud_hilo_a_hand_that_can_no_longer_be_best_low_loses_in_a_sampled_window() -> None:
+    # At 5th street (a sampled window) hand 1 holds 7-5-4-2-A. Hand 3 (8, 7, 6 and two cards to come) can at
+    # best make 8-7-6-2-A, worse: it can no longer be best low and loses then (channels.md), not a street later.
+    # Hand 4 (2, 3, 6 and two to come) can still make 6-4-3-2-A, better, and does: it stays in play and wins.
+    seats = _seats("As 2d 4h 5c 7s Kd Kh", "Kc Qd Jh Ts 9c 9h 9s", "8c 7d 6h Qs Jd 3c 2c", "2h 3d 6c Jc Js 4s Ad")
+    deck = arrange_game_deck(CHANNELS["stud7-hilo"].layout, seats)
+    _, log, games = play(CHANNELS["stud7-hilo"], fixed_decks([deck]), games=1)
+    low_id = games[0].markets[1].market_id
+    fifth_street = games[0].windows[2].closes_ms  # the 4th-street window's close deals 5th street
+    lost = [(s.at_ms, s.event.hands) for s in log if isinstance(s.event, HandsCannotWin) and s.market_id == low_id]
+    assert (fifth_street, (3, 5)) in lost and not any(4 in hands for _, hands in lost)
+    assert games[0].markets[1].winners == (4,)
     check_against_showdown(log, games)
 
 

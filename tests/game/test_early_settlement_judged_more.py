@@ -31,6 +31,7 @@ from pokerkit import (
 
 from engine.cards import parse_cards
 from exchange.game.equities import game_equities
+from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import resolve
 
 DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
@@ -206,3 +207,52 @@ def test_draw_losers_with_one_draw_left_are_exactly_the_hands_that_cannot_win_or
         assert losers == tuple(s for s in (1, 2, 3, 4) if s not in alive), (seats, dead)
         settled += bool(losers)
     assert settled >= 4
+
+
+def _made_low_position(rng: random.Random, per_hand: int) -> tuple[list[str], list[str]]:
+    """Four stud hands of ``per_hand`` cards, hand 1 holding a made low (five different ranks, ace to eight)."""
+    deck = DECK[:]
+    rng.shuffle(deck)
+    low: list[str] = []
+    for card in deck:
+        if card[0] in "A2345678" and card[0] not in {c[0] for c in low} and len(low) < 5:
+            low.append(card)
+    rest = [c for c in deck if c not in low]
+    first = low + rest[: per_hand - 5]
+    rest = rest[per_hand - 5:]
+    seats = ["".join(first)] + ["".join(rest[per_hand * i: per_hand * (i + 1)]) for i in range(3)]
+    return seats, rest[3 * per_hand:]
+
+
+def _beaten_whatever_comes(hands: list[str], seat: int, rest: list[str]) -> bool:
+    """Whether hand ``seat`` (from 1), given any two of ``rest``, makes no low or one worse than a low another hand
+    already holds (which can only get better): it can no longer win or tie the Low market."""
+    held = [EightOrBetterLowHand.from_game_or_none(h) for h in hands]
+    best_held = max((low for i, low in enumerate(held, start=1) if low is not None and i != seat), default=None)
+    for pair in itertools.combinations(rest, 2):
+        mine = EightOrBetterLowHand.from_game_or_none(hands[seat - 1] + "".join(pair))
+        if mine is not None and (best_held is None or not best_held > mine):
+            return False
+    return True
+
+
+@pytest.mark.parametrize("per_hand", [5, 6])
+def test_stud_hilo_hands_that_can_no_longer_be_best_low_are_settled_only_when_they_cannot_win_or_tie(
+        per_hand: int) -> None:
+    """Against a made low, a stud hand is settled by the exact argument of :mod:`exchange.game.lowcheck` (what a
+    sampled window settles): never a hand that could still win or tie, judged with pokerkit at 6th street by
+    every deal of the last cards, at 5th street by every two cards the hand could draw."""
+    rng = random.Random(f"stud7-hilo-best-low-{per_hand}")
+    beaten = 0
+    for _ in range(12):
+        seats, rest = _made_low_position(rng, per_hand)
+        losers, made = low_losers("stud7-hilo", [parse_cards(h) for h in seats], ())
+        assert made and 1 not in losers
+        if per_hand == 6:
+            _, alive_low = _stud_alive(seats, rest, hilo=True)
+            assert not set(losers) & alive_low, seats
+        else:
+            assert all(_beaten_whatever_comes(seats, seat, rest) for seat in losers), seats
+        beaten += sum(1 for seat in losers if len({c[0] for c in seats[seat - 1] if c[0] in "A2345678"})
+                      + 7 - per_hand >= 5)  # a hand that could still make a low: settled as beaten
+    assert beaten >= 3
