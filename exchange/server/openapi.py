@@ -138,8 +138,11 @@ _SNAPSHOT = {
             "type": "object",
             "properties": {
                 "id": {"type": "string"},
-                "round": {"type": "integer", "minimum": 1, "maximum": 5},
-                "roundName": {"type": "string", "description": "the game's name for the round: Flop, 4th street"},
+                "round": {"type": "integer", "minimum": 0, "maximum": 5,
+                          "description": "the betting round, 1 to 5; 0 while the game has no round (being dealt "
+                          "again after a misdeal, or voided before its first window)"},
+                "roundName": {"type": ["string", "null"], "description": "the game's name for the round: Flop, "
+                              "4th street (null with round 0)"},
                 "bettingWindowTime": {"type": "integer", "description": "seconds per betting window"},
                 "bettingWindowPercentageComplete": {"type": "integer", "minimum": 0, "maximum": 100},
                 "bettingWindowRemainingMs": {"type": "integer", "minimum": 0, "description": "milliseconds until "
