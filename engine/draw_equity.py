@@ -114,11 +114,11 @@ def draw_equity(
     if not 0 <= stock_size <= len(unseen):
         raise EngineInputError(f"the stock cannot hold {stock_size} cards with {len(unseen)} unseen")
     drawing = [discards(game.name, s) for s in seats]
-    needed = sum(len(d) for d in drawing)
-    total = _exact_count(len(unseen), [len(d) for d in drawing]) if draws_left == 1 else 0
-    if game.name == "draw5" and draws_left == 1 and needed < stock_size:
+    no_reshuffle = sum(len(d) for d in drawing) < stock_size  # a burn, then every replacement off the stock
+    if game.name == "draw5" and draws_left == 1 and no_reshuffle:
         return _completions(seats, drawing, out, samples, seed, exact_limit, fallback_samples)
-    if samples is None and draws_left <= 1 and (draws_left == 0 or (needed < stock_size and total <= exact_limit)):
+    fits = draws_left == 1 and no_reshuffle and _exact_count(len(unseen), [len(d) for d in drawing]) <= exact_limit
+    if samples is None and (draws_left == 0 or fits):
         tally = _exact(game.name, seats, drawing, unseen, draws_left)
         return _result(game.name, seats, out, tally, exact=True, seed=None)
     rng_seed = 0 if seed is None else seed

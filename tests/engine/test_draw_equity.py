@@ -126,3 +126,12 @@ def test_the_compiled_2_7_simulation_agrees_with_the_python_one() -> None:
         p_fast, p_slow = fast.wins[i] / fast.deals, slow.wins[i] / slow.deals
         spread = (p_slow * (1 - p_slow) / slow.deals) ** 0.5 + (p_fast * (1 - p_fast) / fast.deals) ** 0.5
         assert abs(p_fast - p_slow) < 4 * spread + 1e-3
+
+
+def test_a_full_32_card_draw_table_is_priced_with_the_reshuffle() -> None:
+    # Five hands (the game's most seats) hold 25 of the 32 cards and throw three each: fifteen replacements from a
+    # stock of seven (a burn, then six), so nine come from the reshuffled discards.
+    hands = ["Ah Ks 9d Ac 8s", "8c Kd 7h 8d Qd", "As 9s Qs Td 7c", "7d Kh 8h Kc Jc", "7s Th Ad Qh Jh"]
+    assert [len(discards("draw32", parse_cards(h))) for h in hands] == [3] * 5
+    result = draw_equity("draw32", hands, draws_left=1, samples=200, seed=1)
+    assert not result.exact and result.boards == 200 and sum(h.exact_equity for h in result.results) == 1
