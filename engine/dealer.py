@@ -140,17 +140,18 @@ class Dealer:
     def replace(self, discards: Sequence[Sequence[Card]], *, burn: bool = True) -> list[tuple[Card, ...]]:
         """One draw: each seat, in seat order, gets as many cards as it discarded (``discards[i]``).
 
-        Replacements come off the deck (after one burn). Should it run out, this
-        round's discards are shuffled with the dealer's ``rng`` and dealt on; a seat
-        never receives its own discards (the first card of the pile that is not
-        its own is taken). Raises :class:`DeckExhausted` if even the pile cannot serve.
+        Replacements come off the deck (after one burn, if a card is left to burn).
+        Should it run out, this round's discards are shuffled with the dealer's
+        ``rng`` and dealt on; a seat never receives its own discards (the first
+        card of the pile that is not its own is taken). Raises
+        :class:`DeckExhausted` if even the pile cannot serve.
 
         >>> from engine.cards import parse_cards
         >>> d = Dealer(parse_cards("2c 3c 4c 5c 6c 7c"))
         >>> [str(c) for c in d.replace([parse_cards("As Ks"), parse_cards("Qs")])[0]]
         ['3c', '4c']
         """
-        if burn:
+        if burn and self._next < len(self._deck):
             self.burn()
         pile: list[Card] | None = None
         out: list[tuple[Card, ...]] = []

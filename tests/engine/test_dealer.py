@@ -68,3 +68,14 @@ def test_empty_deck_raises() -> None:
     dealer.deal_hole(seats=2, per_seat=1)
     with pytest.raises(DeckExhausted, match="empty"):
         dealer.burn()
+
+
+def test_a_draw_with_the_deck_already_empty_is_dealt_from_the_discards_without_a_burn() -> None:
+    # Nothing left to burn: the round's discards are shuffled and dealt, no seat getting its own back
+    # (the draw equity prices a draw this way).
+    dealer = Dealer(parse_cards("2c 3c"))
+    dealer.deal_hole(seats=2, per_seat=1)
+    thrown = [parse_cards("As Ks"), parse_cards("Qs Js")]
+    got = dealer.replace(thrown)
+    assert sorted(got[0]) == sorted(thrown[1]) and sorted(got[1]) == sorted(thrown[0])
+    assert BURN not in [r.to for r in dealer.record]
