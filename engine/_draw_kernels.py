@@ -5,7 +5,7 @@ a few. The policy here is the 2-7 table of :data:`engine.draw_policy.POLICIES`
 written over ids (a differential test holds the two together on random hands),
 and the deal is :meth:`engine.dealer.Dealer.replace`'s: a burn, replacements in
 seat order, the round's discards shuffled once the stock is out, never a seat's
-own.
+own, and the earlier draws' discards shuffled in should those not serve a seat.
 """
 
 from __future__ import annotations
@@ -68,8 +68,11 @@ def throw_27(hand: np.ndarray) -> int:
 
 @njit(cache=True, nogil=True)
 def simulate_27(hands: np.ndarray, pool: np.ndarray, stock: int, draws: int, samples: int, seed: np.uint64,
-                unit: int) -> np.ndarray:
-    """Tally ``samples`` deals of the remaining ``draws``: rows wins, ties, share (in 1/``unit``), share², splits."""
+                unit: int, dead: np.ndarray) -> np.ndarray:
+    """Tally ``samples`` deals of the remaining ``draws``: rows wins, ties, share (in 1/``unit``), share², splits.
+
+    ``dead``: the earlier draws' discards, a reshuffle's last resort.
+    """
     n = hands.shape[0]
     m = pool.shape[0]
     state = np.empty(1, dtype=np.uint64)
@@ -78,7 +81,8 @@ def simulate_27(hands: np.ndarray, pool: np.ndarray, stock: int, draws: int, sam
     held = np.empty((n, 5), dtype=np.int64)
     thrown = np.empty((n, 5), dtype=np.int64)
     counts = np.zeros(n, dtype=np.int64)
-    pile = np.empty(5 * n, dtype=np.int64)
+    earlier = np.empty(dead.shape[0] + 5 * n * draws, dtype=np.int64)
+    pile = np.empty(5 * n + earlier.shape[0], dtype=np.int64)
     keys = np.empty(n, dtype=np.int64)
     tally = np.zeros((4 + 9, n), dtype=np.int64)
     depth = min(stock, draws * (1 + 5 * n))
@@ -90,8 +94,10 @@ def simulate_27(hands: np.ndarray, pool: np.ndarray, stock: int, draws: int, sam
         for i in range(n):
             for c in range(5):
                 held[i, c] = hands[i, c]
+        earlier[: dead.shape[0]] = dead
+        n_earlier = dead.shape[0]
         for _d in range(draws):
-            top = _one_draw(held, thrown, counts, pile, avail, top, depth, state)
+            top, n_earlier = _one_draw(held, thrown, counts, pile, avail, top, depth, state, earlier, n_earlier)
         for i in range(n):
             keys[i] = deuce_to_seven_key5(held[i, 0], held[i, 1], held[i, 2], held[i, 3], held[i, 4])
         _tally(keys, tally, unit)
@@ -100,7 +106,8 @@ def simulate_27(hands: np.ndarray, pool: np.ndarray, stock: int, draws: int, sam
 
 @njit(cache=True)
 def _one_draw(held: np.ndarray, thrown: np.ndarray, counts: np.ndarray, pile: np.ndarray, stock: np.ndarray,
-              top: int, depth: int, state: np.ndarray) -> int:
+              top: int, depth: int, state: np.ndarray, earlier: np.ndarray, n_earlier: int) -> tuple[int, int]:
+    """One draw in place on ``held``; returns the stock position and how many ``earlier`` discards are left."""
     n = held.shape[0]
     piled = 0
     for i in range(n):
@@ -127,25 +134,44 @@ def _one_draw(held: np.ndarray, thrown: np.ndarray, counts: np.ndarray, pile: np
                     top += 1
                     continue
                 if not shuffled:
-                    for a in range(piled - 1, 0, -1):
-                        b = np.int64(_splitmix(state) % np.uint64(a + 1))
-                        pile[a], pile[b] = pile[b], pile[a]
+                    _shuffle(pile, piled, state)
                     shuffled = True
-                served = False
-                for a in range(left):
-                    card = pile[a]
-                    own = False
-                    for t in range(counts[i]):
-                        own = own or thrown[i, t] == card
-                    if not own:
-                        held[i, j] = card
-                        pile[a] = pile[left - 1]
-                        left -= 1
-                        served = True
-                        break
-                if not served:
+                at = _first_not_own(pile, left, thrown, counts, i)
+                if at < 0 and n_earlier > 0:  # the round's pile cannot serve: the earlier discards go in below it
+                    _shuffle(earlier, n_earlier, state)
+                    pile[left : left + n_earlier] = earlier[:n_earlier]
+                    left += n_earlier
+                    n_earlier = 0
+                    at = _first_not_own(pile, left, thrown, counts, i)
+                if at < 0:
                     raise ValueError("the stock and the reshuffled discards cannot serve every seat")
-    return top
+                held[i, j] = pile[at]
+                pile[at] = pile[left - 1]
+                left -= 1
+    if not shuffled:
+        left = piled  # nothing was dealt from the round's discards: all of them go out of play
+    earlier[n_earlier : n_earlier + left] = pile[:left]
+    return top, n_earlier + left
+
+
+@njit(cache=True)
+def _shuffle(cards: np.ndarray, size: int, state: np.ndarray) -> None:
+    """Fisher-Yates over ``cards[:size]`` from the SplitMix64 ``state``."""
+    for a in range(size - 1, 0, -1):
+        b = np.int64(_splitmix(state) % np.uint64(a + 1))
+        cards[a], cards[b] = cards[b], cards[a]
+
+
+@njit(cache=True)
+def _first_not_own(pile: np.ndarray, left: int, thrown: np.ndarray, counts: np.ndarray, i: int) -> int:
+    """The index of the first of ``pile[:left]`` that seat ``i`` did not throw this round, or -1."""
+    for a in range(left):
+        own = False
+        for t in range(counts[i]):
+            own = own or thrown[i, t] == pile[a]
+        if not own:
+            return a
+    return -1
 
 
 @njit(cache=True)

@@ -57,6 +57,7 @@ class Dealer:
         self._deck = list(deck)
         self._next = 0
         self.record: list[Dealt] = []
+        self._discarded: list[Card] = []  # the earlier draws' discards, not dealt again
         self._rng = rng if rng is not None else random.Random(" ".join(str(c) for c in deck))
 
     @classmethod
@@ -143,8 +144,9 @@ class Dealer:
         Replacements come off the deck (after one burn, if a card is left to burn).
         Should it run out, this round's discards are shuffled with the dealer's
         ``rng`` and dealt on; a seat never receives its own discards (the first
-        card of the pile that is not its own is taken). Raises
-        :class:`DeckExhausted` if even the pile cannot serve.
+        card of the pile that is not its own is taken). Should none be left for a
+        seat, the earlier draws' discards are shuffled in below the pile. Raises
+        :class:`DeckExhausted` if even then a seat cannot be served.
 
         >>> from engine.cards import parse_cards
         >>> d = Dealer(parse_cards("2c 3c 4c 5c 6c 7c"))
@@ -166,9 +168,14 @@ class Dealer:
                     self._rng.shuffle(pile)
                 got.append(self._from_pile(pile, own, seat))
             out.append(tuple(got))
+        self._discarded.extend(pile if pile is not None else (card for own in discards for card in own))
         return out
 
     def _from_pile(self, pile: list[Card], own: Sequence[Card], seat: int) -> Card:
+        if all(card in own for card in pile) and self._discarded:
+            earlier, self._discarded = self._discarded, []
+            self._rng.shuffle(earlier)
+            pile.extend(earlier)
         for i, card in enumerate(pile):
             if card not in own:
                 del pile[i]

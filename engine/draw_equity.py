@@ -122,7 +122,7 @@ def draw_equity(
         tally = _exact(game.name, seats, drawing, unseen, draws_left)
         return _result(game.name, seats, out, tally, exact=True, seed=None)
     rng_seed = 0 if seed is None else seed
-    tally = _sampled(game.name, seats, unseen, stock_size, draws_left, samples or fallback_samples, rng_seed)
+    tally = _sampled(game.name, seats, unseen, stock_size, draws_left, samples or fallback_samples, rng_seed, out)
     return _result(game.name, seats, out, tally, exact=False, seed=rng_seed)
 
 
@@ -202,14 +202,16 @@ def _sampled(
     draws_left: int,
     samples: int,
     seed: int,
+    dead: Sequence[Card] = (),
 ) -> _Tally:
     """``samples`` deals of the unseen cards, each played through the remaining draws as the dealer would.
 
+    ``dead``: the earlier draws' discards, the last resort of a reshuffle (:func:`_one_draw`).
     Cards are ids here (ints hash and compare fast); the policy is memoised per holding.
     """
     if variant == "triple-draw-27":
-        return _sampled_27(seats, unseen, stock_size, draws_left, samples, seed)
-    return _sampled_python(variant, seats, unseen, stock_size, draws_left, samples, seed)
+        return _sampled_27(seats, unseen, stock_size, draws_left, samples, seed, dead)
+    return _sampled_python(variant, seats, unseen, stock_size, draws_left, samples, seed, dead)
 
 
 def _sampled_python(
@@ -220,6 +222,7 @@ def _sampled_python(
     draws_left: int,
     samples: int,
     seed: int,
+    dead: Sequence[Card] = (),
 ) -> _Tally:
     """The reference simulation, in Python over the policy table (the only one for 32-Card Draw)."""
     rng = random.Random(f"draw-equity/{variant}/{seed}")
@@ -234,15 +237,16 @@ def _sampled_python(
         deck = rng.sample(pool, depth)
         deck.reverse()  # pop() from the end is the top of the stock
         hands = start
+        earlier = [c.id for c in dead]
         for _ in range(draws_left):
-            hands = _one_draw(variant, hands, deck, rng, memo)
+            hands = _one_draw(variant, hands, deck, rng, memo, earlier)
         tally.add([int(key5(*h)) for h in hands])
     return tally
 
 
 def _sampled_27(
     seats: Sequence[tuple[Card, ...]], unseen: Sequence[Card], stock_size: int, draws_left: int, samples: int,
-    seed: int,
+    seed: int, dead: Sequence[Card] = (),
 ) -> _Tally:
     """The compiled 2-7 simulation (:mod:`engine._draw_kernels`), read into a :class:`_Tally`."""
     import numpy as np
@@ -251,7 +255,8 @@ def _sampled_27(
 
     hands = np.array([[c.id for c in s] for s in seats], dtype=np.int64)
     pool = np.array([c.id for c in unseen], dtype=np.int64)
-    rows = simulate_27(hands, pool, stock_size, draws_left, samples, np.uint64(seed % 2**64), 840).tolist()
+    out = np.array([c.id for c in dead], dtype=np.int64)
+    rows = simulate_27(hands, pool, stock_size, draws_left, samples, np.uint64(seed % 2**64), 840, out).tolist()
     tally = _Tally(len(seats))
     tally.deals = samples
     tally.wins, tally.ties, tally.share_sq = rows[0], rows[1], rows[3]
@@ -277,8 +282,14 @@ def _one_draw(
     deck: list[int],
     rng: random.Random,
     memo: dict[tuple[int, ...], tuple[int, ...]],
+    earlier: list[int],
 ) -> list[tuple[int, ...]]:
-    """Every seat discards by the policy and is served in seat order; ``deck`` (top last) is consumed, burn first."""
+    """Every seat discards by the policy and is served in seat order; ``deck`` (top last) is consumed, burn first.
+
+    Once the deck is out, this round's discards are shuffled and dealt, each seat taking the first card that is
+    not its own. Should no such card be left, ``earlier`` (the earlier draws' discards still out of play) is
+    shuffled in below them. ``earlier`` is updated: the cards of the round not dealt again join it.
+    """
     throws = [_throw(variant, hand, memo) for hand in hands]
     if deck:
         deck.pop()
@@ -296,12 +307,24 @@ def _one_draw(
             if pile is None:
                 pile = [c for t in throws for c in t]
                 rng.shuffle(pile)
-            mine = next((i for i, c in enumerate(pile) if c not in thrown), None)
-            if mine is None:
-                raise EngineInputError("the stock and the reshuffled discards cannot serve every seat")
-            got.append(pile.pop(mine))
+            got.append(_from_pile(pile, thrown, earlier, rng))
         out.append(tuple(c for c in hand if c not in thrown) + tuple(got))
+    earlier.extend(pile if pile is not None else (c for t in throws for c in t))
     return out
+
+
+def _from_pile(pile: list[int], own: tuple[int, ...], earlier: list[int], rng: random.Random) -> int:
+    """The first card of ``pile`` that is not ``own``, shuffling ``earlier`` in (and emptying it) if none is."""
+    mine = next((i for i, c in enumerate(pile) if c not in own), None)
+    if mine is None and earlier:
+        extra = earlier[:]
+        earlier.clear()
+        rng.shuffle(extra)
+        pile.extend(extra)
+        mine = next((i for i, c in enumerate(pile) if c not in own), None)
+    if mine is None:
+        raise EngineInputError("the stock and the reshuffled discards cannot serve every seat")
+    return pile.pop(mine)
 
 
 def _result(

@@ -79,3 +79,13 @@ def test_a_draw_with_the_deck_already_empty_is_dealt_from_the_discards_without_a
     got = dealer.replace(thrown)
     assert sorted(got[0]) == sorted(thrown[1]) and sorted(got[1]) == sorted(thrown[0])
     assert BURN not in [r.to for r in dealer.record]
+
+
+def test_when_the_rounds_discards_cannot_serve_a_seat_the_earlier_discards_are_shuffled_in() -> None:
+    dealer = Dealer(parse_cards("2c 3c 4c"))
+    assert dealer.replace([parse_cards("As"), parse_cards("Ks")]) == [parse_cards("3c"), parse_cards("4c")]
+    # The deck is out. Seat 1 takes Qs or Js; then the round's pile holds 3c and the other of seat 2's own cards, so
+    # seat 2 gets 3c and one of the first draw's discards.
+    first, second = dealer.replace([parse_cards("3c"), parse_cards("Qs Js")])
+    assert len(first) == 1 and first[0] in parse_cards("Qs Js")
+    assert len(second) == 2 and parse_cards("3c")[0] in second and set(second) & set(parse_cards("As Ks"))

@@ -135,3 +135,27 @@ def test_a_full_32_card_draw_table_is_priced_with_the_reshuffle() -> None:
     assert [len(discards("draw32", parse_cards(h))) for h in hands] == [3] * 5
     result = draw_equity("draw32", hands, draws_left=1, samples=200, seed=1)
     assert not result.exact and result.boards == 200 and sum(h.exact_equity for h in result.results) == 1
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands", "second"),
+    [
+        # 2-7, the compiled simulation: the second hand gets 9c and two of the dead cards, winning (T-high) unless
+        # they pair: 6 of the 10 ways.
+        ("triple-draw-27", ["2c 3d 4h 5s 9c", "Kc Qd Jh 3c 4d"], Fraction(3, 5)),
+        # 5-Card Draw, the Python simulation: the second hand gets 3c and three of the dead cards (at least eights)
+        # and loses only with T 8 8 (3 of 10) when the first pairs its nines (1 in 4).
+        ("draw5", ["2h 5h 9h Kh 3c", "2c 7d 9s Jd 4s"], Fraction(37, 40)),
+    ],
+)
+def test_when_the_rounds_discards_cannot_serve_a_seat_the_earlier_discards_are_shuffled_in(
+    variant: str, hands: list[str], second: Fraction
+) -> None:
+    # The stock is out; the first hand throws one card and the second more, so the round's pile holds only one card
+    # the second may take. The earlier draws' discards (the dead cards) serve the rest.
+    dead = "Ts Th Td 8s 8h"
+    assert len(discards(variant, parse_cards(hands[0]))) == 1
+    result = draw_equity(variant, hands, dead, draws_left=1, stock=0, samples=400, seed=2)
+    assert result.boards == 400 and sum(h.exact_equity for h in result.results) == 1
+    p = float(second)
+    assert abs(result.results[1].equity - p) < 4 * (p * (1 - p) / 400) ** 0.5
