@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -45,7 +46,7 @@ from engine.rankings.lowball import eight_low_best, eight_low_omaha
 from engine.rankings.soko import soko_key5
 from engine.rankings.telesina import heads_up_override, telesina_best
 from engine.showdown import CardsLike, check_cards, parse_hand
-from engine.variants import VARIANTS, HandForm, Variant, get_variant
+from engine.variants import VARIANTS, Deal, Face, HandForm, Street, Variant, get_variant
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
@@ -439,15 +440,16 @@ def variant_equity(
     in hi/lo games). Raises :class:`~engine.EngineInputError` (a ``ValueError``)
     naming the problem: an unknown or draw game, cards that do not fit the game.
     """
-    game = _equity_game(variant)
     if isinstance(hands, str):
         raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
     seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
     shared = parse_hand(board, "board")
     out_of_play = parse_hand(dead, "dead cards")
+    game = shared_last_card(_equity_game(variant), seats, shared, out_of_play)
     check_cards(game, seats, shared, complete=False, dead=out_of_play)
     if samples is not None and (not isinstance(samples, int) or isinstance(samples, bool) or samples < 1):
         raise EngineInputError(f"samples must be a positive whole number of deals, not {samples!r}")
+    _check_enough_cards(game, seats, shared, out_of_play)
     total = deal_count(game, seats, shared, out_of_play)
     exact = samples is None and total * len(seats) <= EXACT_LIMIT
     if exact:
@@ -457,6 +459,37 @@ def variant_equity(
         seed = secrets.randbits(64) if seed is None else seed
     tally = _run(game, seats, shared, out_of_play, exact, count, seed or 0)
     return _result(game, seats, shared, out_of_play, exact, count, seed, tally)
+
+
+def _check_enough_cards(
+    game: Variant, hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence[Card]
+) -> None:
+    unseen = game.deck - sum(map(len, hands)) - len(board) - len(dead)
+    needed = sum(game.hole_cards - len(h) for h in hands) + game.board_cards - len(board)
+    if unseen < needed:
+        raise EngineInputError(
+            f"the hands and board still need {needed} cards; only {unseen} of the {int(game.deck)}-card pack are left"
+        )
+
+
+def shared_last_card(
+    game: Variant, hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence[Card]
+) -> Variant:
+    """``game`` as it is dealt from here: with one shared face-up last card if the pack runs short.
+
+    In 7-Card Stud, when the cards left cannot give every hand its own last card, one
+    card goes face up to the board as everyone's last (``variants.md``): the game is
+    then six own cards and a one-card board. That is the case when the unseen cards
+    are fewer than the hands still need, or when that shared card is already given
+    as ``board`` (as :func:`~engine.showdown.showdown` takes it). Else ``game`` as it is.
+    """
+    if not game.shared_last_card or any(len(h) >= game.hole_cards for h in hands):
+        return game
+    unseen = game.deck - sum(map(len, hands)) - len(board) - len(dead)
+    if not board and unseen >= sum(game.hole_cards - len(h) for h in hands):
+        return game
+    last = game.streets[-1]
+    return replace(game, streets=(*game.streets[:-1], Street(last.name, (Deal(Face.BOARD, 1),), last.big_bet)))
 
 
 def _equity_game(variant: str | Variant) -> Variant:

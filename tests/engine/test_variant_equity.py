@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine import InvariantError
+from engine import EngineInputError, InvariantError
 from engine.cards import Card, parse_cards
 from engine.equity import EquityResult, HandEquity
 from engine.showdown import ShowdownError, showdown
@@ -309,3 +309,27 @@ def test_a_corrupted_hilo_result_is_caught(result: EquityResult, match: str) -> 
     SPLIT._check()
     with pytest.raises(InvariantError, match=match):
         result._check()
+
+
+@pytest.mark.parametrize("variant", ["stud7", "stud7-hilo"])
+def test_eight_stud_hands_share_the_last_card_when_the_pack_runs_short(variant: str) -> None:
+    # Eight hands at sixth street hold 48 cards: the four left cannot give each its own seventh card, so one shared
+    # face-up card is everyone's seventh (variants.md). The reference settles each of the four with showdown().
+    pack = sorted(get_variant(variant).deck.cards(), key=lambda c: (c.id * 37) % 53)
+    hands = [pack[6 * i : 6 * i + 6] for i in range(8)]
+    rest = pack[48:]
+    expected = [sum(Fraction(showdown(variant, hands, [card]).shares()[i]) for card in rest) / 4 for i in range(8)]
+    result = variant_equity(variant, hands)
+    assert result.exact and result.boards == 4
+    assert [h.exact_equity for h in result.results] == expected
+    assert result.board == ()
+    known = variant_equity(variant, hands, [rest[0]])  # the shared card turned: one showdown
+    assert [h.exact_equity for h in known.results] == list(showdown(variant, hands, [rest[0]]).shares())
+
+
+def test_more_cards_needed_than_the_pack_holds_is_refused() -> None:
+    pack = sorted(get_variant("stud7").deck.cards(), key=lambda c: (c.id * 37) % 53)
+    hands = [pack[6 * i : 6 * i + 6] for i in range(8)]
+    hands[0] = [*hands[0], pack[48]]  # one hand has its own seventh card: the rest cannot all have one
+    with pytest.raises(EngineInputError, match="still need 7 cards; only 3 of the 52-card pack are left"):
+        variant_equity("stud7", hands)
