@@ -97,6 +97,7 @@ def draw_equity(
     game = get_variant(variant)
     if game.name not in POLICIES:
         raise EngineInputError(f"{game.title} is not a draw game; draw equity knows {', '.join(POLICIES)}")
+    _check_numbers(draws_left, stock, samples, seed, fallback_samples)
     seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
     out = parse_hand(dead, "dead cards")
     if not 2 <= len(seats) <= MAX_HANDS or any(len(s) != 5 for s in seats):
@@ -124,6 +125,23 @@ def draw_equity(
     rng_seed = 0 if seed is None else seed
     tally = _sampled(game.name, seats, unseen, stock_size, draws_left, samples or fallback_samples, rng_seed, out)
     return _result(game.name, seats, out, tally, exact=False, seed=rng_seed)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_numbers(draws_left: object, stock: object, samples: object, seed: object, fallback: object) -> None:
+    """Refuse counts and seeds that are not whole numbers (or not positive, for sample sizes)."""
+    if not _whole(draws_left):
+        raise EngineInputError(f"draws_left must be a whole number of draws, not {draws_left!r}")
+    if stock is not None and not _whole(stock):
+        raise EngineInputError(f"stock must be a whole number of cards, not {stock!r}")
+    for size in (samples, fallback):
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+            raise EngineInputError(f"samples must be a positive whole number of deals, not {size!r}")
+    if seed is not None and not _whole(seed):
+        raise EngineInputError(f"seed must be a whole number, not {seed!r}")
 
 
 # 5-Card Draw's one draw, when the stock can serve every hand, deals each hand's kept cards random unseen

@@ -91,6 +91,23 @@ def test_a_short_stock_reshuffles_the_discards() -> None:
         ({"variant": "draw5", "hands": ["As Ks Qs Js", "2c 3c 4c 5c 7d"], "draws_left": 1}, "five cards"),
         ({"variant": "draw5", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 2}, "cannot be left"),
         ({"variant": "draw32", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 1}, "pack"),
+        *(
+            ({"variant": variant, "hands": hands, "draws_left": 1, "stock": 3, **bad}, message)
+            for variant, hands in [
+                ("draw32", ["As Ks Qs Js Ts", "7c 8d 9h Jc Kd"]),
+                ("triple-draw-27", ["As Ks Qs Js Ts", "2s 3c 4c 5c 7d"]),
+            ]
+            for bad, message in [
+                ({"samples": 0}, "samples must be a positive whole number of deals, not 0"),
+                ({"samples": -5}, "samples must be a positive whole number of deals, not -5"),
+                ({"samples": 2.5}, "samples must be a positive whole number of deals, not 2.5"),
+                ({"samples": 10, "seed": "x"}, "seed must be a whole number, not 'x'"),
+                ({"samples": 10, "seed": 1.5}, "seed must be a whole number, not 1.5"),
+                ({"stock": 3.0}, "stock must be a whole number of cards, not 3.0"),
+                ({"fallback_samples": 0}, "samples must be a positive whole number of deals, not 0"),
+            ]
+        ),
+        ({"variant": "draw5", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": True}, "draws_left"),
     ],
 )
 def test_bad_input(kwargs: dict, message: str) -> None:  # type: ignore[type-arg]
