@@ -87,7 +87,10 @@ class Card:
     def parse(cls, text: str) -> Card:
         """Parse a two-character card such as ``As`` or ``td`` (rank case-insensitive)."""
         if len(text) != 2:
-            raise CardError(f"{text!r} is not a card; write a rank ({RANK_CHARS}) then a suit ({SUIT_CHARS}), e.g. As")
+            ten = "; a ten is written T, e.g. Ts" if "10" in text else ""
+            raise CardError(
+                f"{text!r} is not a card; write a rank ({RANK_CHARS}) then a suit ({SUIT_CHARS}), e.g. As{ten}"
+            )
         rank_index = RANK_CHARS.find(text[0].upper())
         suit_index = SUIT_CHARS.find(text[1].lower())
         if rank_index < 0:
@@ -132,6 +135,8 @@ def parse_cards(text: str | Iterable[CardLike]) -> tuple[Card, ...]:
     Duplicates are allowed here; use :func:`check_distinct` where they are not.
     """
     if isinstance(text, str):
+        if "10" in text:
+            raise CardError(f"{text!r} is not a list of cards: a ten is written T, e.g. 'Ts Kd', not 10")
         compact = "".join(text.replace(",", " ").split())
         if len(compact) % 2:
             raise CardError(f"{text!r} is not a list of cards: each card is two characters, e.g. 'As Kd' or 'AsKd'")

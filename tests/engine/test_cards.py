@@ -80,6 +80,12 @@ def test_bad_card_text_names_the_problem(text: str, fragment: str) -> None:
         Card.parse(text)
 
 
+@pytest.mark.parametrize("text", ["10s", "10s 10d", "As 10d", "10s Kd Qh", "Ts,10h"])
+def test_a_ten_written_10_is_told_to_be_t(text: str) -> None:
+    with pytest.raises(CardError, match="a ten is written T"):
+        parse_cards(text)
+
+
 def test_bad_card_lists_and_values() -> None:
     with pytest.raises(CardError, match="each card is two characters"):
         parse_cards("AsK")
