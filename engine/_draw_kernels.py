@@ -146,7 +146,8 @@ def _one_draw(held: np.ndarray, thrown: np.ndarray, counts: np.ndarray, pile: np
                 if at < 0:
                     raise ValueError("the stock and the reshuffled discards cannot serve every seat")
                 held[i, j] = pile[at]
-                pile[at] = pile[left - 1]
+                for k in range(at, left - 1):  # the rest of the pile keeps its order, as the dealer's does
+                    pile[k] = pile[k + 1]
                 left -= 1
     if not shuffled:
         left = piled  # nothing was dealt from the round's discards: all of them go out of play

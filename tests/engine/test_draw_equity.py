@@ -176,3 +176,38 @@ def test_when_the_rounds_discards_cannot_serve_a_seat_the_earlier_discards_are_s
     assert result.boards == 400 and sum(h.exact_equity for h in result.results) == 1
     p = float(second)
     assert abs(result.results[1].equity - p) < 4 * (p * (1 - p) / 400) ** 0.5
+
+
+def test_the_compiled_2_7_draw_deals_a_reshuffled_pile_as_the_dealer_does() -> None:
+    # With the stock out, Dealer.replace deals each seat the first cards of the shuffled pile that are not its own,
+    # the rest of the pile keeping its order, and shuffles the earlier discards in below it when none is left.
+    # The kernel's draw, given the same shuffles (the same SplitMix64 stream), must hand out the same cards.
+    import random
+
+    import numpy as np
+
+    from engine._draw_kernels import _one_draw, _shuffle, throw_27
+
+    rng = random.Random(27)
+    for trial in range(400):
+        ids = rng.sample(range(52), 28)
+        hands, earlier = np.array(ids[:20], dtype=np.int64).reshape(4, 5), np.array(ids[20:], dtype=np.int64)
+        throws = [[int(hands[i, j]) for j in range(5) if (throw_27(hands[i]) >> j) & 1] for i in range(4)]
+        state = np.array([trial], dtype=np.uint64)
+        pile = np.array([c for t in throws for c in t], dtype=np.int64)
+        _shuffle(pile, len(pile), state)
+        order, extra, expected = list(pile), None, hands.copy()
+        for i, own in enumerate(throws):
+            for j in [j for j in range(5) if int(hands[i, j]) in own]:
+                if all(c in own for c in order) and extra is None:
+                    extra = earlier.copy()
+                    _shuffle(extra, len(extra), state)
+                    order += list(extra)
+                expected[i, j] = order.pop(next(k for k, c in enumerate(order) if c not in own))
+        held, buffer = hands.copy(), np.empty(20 + 5 * 4 + 8, dtype=np.int64)
+        left = np.empty(5 * 4 + 8, dtype=np.int64)
+        left[:8] = earlier
+        seed = np.array([trial], dtype=np.uint64)
+        _one_draw(held, np.empty((4, 5), dtype=np.int64), np.empty(4, dtype=np.int64), buffer,
+                  np.empty(0, dtype=np.int64), 0, 0, seed, left, 8)  # fmt: skip
+        assert held.tolist() == expected.tolist(), trial
