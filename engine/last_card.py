@@ -32,13 +32,14 @@ from engine.variant_equity import (
     _result,
     _settle,
     deal_count,
+    shared_last_card,
 )
 from engine.variants import HandForm
 
 
 def last_card_applies(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> bool:
     """Whether every hand lacks at most one card and the board at most one (and no heads-up rule applies)."""
-    game = _equity_game(variant)
+    game = shared_last_card(_equity_game(variant), hands, board, ())
     heads_up = game.ranking.code == TELESINA_CODE and len(hands) == 2
     missing = max(game.hole_cards - len(h) for h in hands)
     return not heads_up and missing <= 1 and game.board_cards - len(board) <= 1 and game.hand_form is not HandForm.OMAHA
@@ -48,9 +49,9 @@ def last_card_equity(variant: str, hands: Sequence[CardsLike], board: CardsLike 
     """Exact equity, as :func:`engine.variant_equity.variant_equity` gives it, for a last-card window."""
     from engine.evaluator import tables
 
-    game = _equity_game(variant)
     seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
     shared = parse_hand(board, "board")
+    game = shared_last_card(_equity_game(variant), seats, shared, ())
     check_cards(game, seats, shared, complete=False, dead=())
     if not last_card_applies(variant, seats, shared):
         raise EngineInputError("the last-card kernel needs every hand (and the board) to lack at most one card")

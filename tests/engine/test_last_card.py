@@ -45,3 +45,17 @@ def test_last_card_tally_is_the_general_tally(variant: str, hands: int, own: int
         fast = last_card_tally(known, known_n, board_known, game.board_cards, rest, game.ranking.code,
                                game.low is not None, form, packed)
         assert (fast == general).all()
+
+
+@pytest.mark.parametrize("variant", ["stud7", "stud7-hilo"])
+def test_eight_stud_hands_at_sixth_street_share_the_last_card(variant: str) -> None:
+    # Four cards left for eight hands: one shared seventh card (the general equity is held to showdown() on this).
+    from engine.last_card import last_card_applies, last_card_equity
+    from engine.variant_equity import variant_equity
+
+    pack = sorted(get_variant(variant).deck.cards(), key=lambda c: (c.id * 37) % 53)
+    hands = [pack[6 * i : 6 * i + 6] for i in range(8)]
+    assert last_card_applies(variant, hands, [])
+    fast, general = last_card_equity(variant, hands), variant_equity(variant, hands)
+    assert fast.boards == general.boards == 4
+    assert [h.exact_equity for h in fast.results] == [h.exact_equity for h in general.results]
