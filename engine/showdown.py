@@ -82,7 +82,7 @@ class ShowdownResult:
         >>> r.payouts(100), r.payouts(100, closest_first=[2, 1, 0])
         ((34, 33, 33), (33, 33, 34))
         """
-        if pot < 0 or int(pot) != pot:
+        if not isinstance(pot, int) or isinstance(pot, bool) or pot < 0:
             raise ShowdownError(f"the pot must be a whole, non-negative number of units, not {pot!r}")
         n = len(self.high.hands)
         order = list(range(n)) if closest_first is None else list(closest_first)

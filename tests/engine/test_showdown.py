@@ -312,6 +312,14 @@ def test_payouts_reject_bad_input() -> None:
         r.payouts(10, closest_first=[0, 0])
 
 
+@pytest.mark.parametrize("pot", [7.0, "7", True, None])
+def test_a_pot_that_is_not_a_whole_number_of_units_is_refused(pot: object) -> None:
+    # Money is integer minor units: a float pot would be paid out in floats.
+    r = showdown("holdem", ["2c 3d", "2h 3s", "4c 5c"], board="As Ks Qs Js Ts")
+    with pytest.raises(ShowdownError, match="whole, non-negative number of units"):
+        r.payouts(pot)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("variant", ["soko", "americana", "telesina", "draw32", "triple-draw-27", "draw5"])
 def test_random_showdowns_keep_their_invariants(variant: str) -> None:
     from engine.variants import get_variant
