@@ -211,3 +211,35 @@ def test_the_compiled_2_7_draw_deals_a_reshuffled_pile_as_the_dealer_does() -> N
         _one_draw(held, np.empty((4, 5), dtype=np.int64), np.empty(4, dtype=np.int64), buffer,
                   np.empty(0, dtype=np.int64), 0, 0, seed, left, 8)  # fmt: skip
         assert held.tolist() == expected.tolist(), trial
+
+
+@pytest.mark.parametrize("variant", ["draw32", "triple-draw-27"])
+def test_the_simulated_draws_deal_card_for_card_as_the_dealer(variant: str) -> None:
+    # The price follows the deal: the Python simulation's draws, given the dealer's stock and random stream (and
+    # the discards in the same order), hand out exactly the cards Dealer.replace does, through reshuffles and the
+    # earlier-discards fallback.
+    import random
+
+    from engine import draw_equity as module
+    from engine.dealer import Dealer, DeckExhausted
+
+    pack = list(get_variant(variant).deck.cards())
+    seats = 5 if variant == "draw32" else 6
+    for trial in range(150):
+        rng = random.Random(trial)
+        cards = rng.sample(pack, len(pack))
+        hands = [tuple(sorted(cards[5 * i : 5 * i + 5])) for i in range(seats)]  # sorted: the piles match
+        stock = cards[5 * seats : 5 * seats + rng.randrange(0, len(pack) - 5 * seats + 1)]
+        dealer, deck, earlier = Dealer(stock, random.Random(trial)), [c.id for c in reversed(stock)], []
+        sim_rng, ours = random.Random(trial), [tuple(c.id for c in h) for h in hands]
+        for _ in range(len(get_variant(variant).draws)):
+            thrown = [discards(variant, h) for h in hands]
+            try:
+                got = dealer.replace(thrown)
+            except DeckExhausted:  # a stock cut this short can leave a seat nothing but its own cards
+                with pytest.raises(EngineInputError, match="cannot serve every seat"):
+                    module._one_draw(variant, ours, deck, sim_rng, {}, earlier)
+                break
+            hands = [tuple(sorted({*h} - {*t} | {*g})) for h, t, g in zip(hands, thrown, got, strict=True)]
+            ours = [tuple(sorted(h)) for h in module._one_draw(variant, ours, deck, sim_rng, {}, earlier)]
+            assert [tuple(c.id for c in h) for h in hands] == ours, trial
