@@ -35,7 +35,7 @@ from itertools import combinations
 
 from numba import njit
 
-from engine.cards import Card, CardError, Rank, Suit, format_cards, to_card
+from engine.cards import Card, CardError, Rank, Suit, check_distinct, format_cards, to_card
 
 CAT_SHIFT = 54
 FIELD_SHIFT = 30
@@ -329,9 +329,10 @@ class Ranking:
         return int(self.key5(a, b, c, d, e))
 
     def evaluate(self, cards: Iterable[Card | str | int]) -> HandValue | None:
-        """Rank exactly five cards; ``None`` when they make no hand (a non-qualifying low)."""
+        """Rank exactly five different cards; ``None`` when they make no hand (a non-qualifying low)."""
         five = tuple(to_card(c) for c in cards)
         self.deck.check(five)
+        check_distinct(five)
         key = self.key(five)
         if key == NO_HAND:
             return None
@@ -347,12 +348,14 @@ class Ranking:
         pool = tuple(to_card(c) for c in cards)
         if len(pool) < 5:
             raise CardError(f"a {self.title} hand needs at least 5 cards, got {len(pool)}")
+        check_distinct(pool)
         return self._best_of(combinations(pool, 5))
 
     def best_omaha(self, hole: Sequence[Card], board: Sequence[Card]) -> HandValue | None:
         """The best hand of exactly two of ``hole`` and exactly three of ``board``."""
         if len(hole) < 2 or len(board) < 3:
             raise CardError("an Omaha hand needs at least 2 hole cards and 3 board cards")
+        check_distinct(hole, board)
         return self._best_of(h + b for h in combinations(hole, 2) for b in combinations(board, 3))
 
     def _best_of(self, choices: Iterable[tuple[Card, ...]]) -> HandValue | None:

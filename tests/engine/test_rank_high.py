@@ -100,3 +100,20 @@ def test_suits_never_break_a_tie() -> None:
 def test_rejects_wrong_card_counts() -> None:
     with pytest.raises(ValueError, match="exactly 5"):
         HIGH.evaluate(parse_cards("As Ks"))
+
+
+@pytest.mark.parametrize(
+    "name", ["high", "eight-or-better", "deuce-to-seven", "soko", "americana", "telesina", "draw32"]
+)
+def test_every_ranking_refuses_a_card_given_twice(name: str) -> None:
+    # Five aces of spades are not four of a kind: a repeated card is bad input, named as such.
+    from engine.cards import CardError
+    from engine.rankings import RANKINGS
+
+    ranking = RANKINGS[name]
+    with pytest.raises(CardError, match="card As appears more than once"):
+        ranking.evaluate(parse_cards("As As Ks Qs Js"))
+    with pytest.raises(CardError, match="card As appears more than once"):
+        ranking.best(parse_cards("As Ks Qs Js Ts 9s As"))
+    with pytest.raises(CardError, match="card As appears more than once"):
+        ranking.best_omaha(parse_cards("As Ks Qs Js"), parse_cards("Ts 9s As"))
