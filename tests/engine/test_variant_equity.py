@@ -333,3 +333,32 @@ def test_more_cards_needed_than_the_pack_holds_is_refused() -> None:
     hands[0] = [*hands[0], pack[48]]  # one hand has its own seventh card: the rest cannot all have one
     with pytest.raises(EngineInputError, match="still need 7 cards; only 3 of the 52-card pack are left"):
         variant_equity("stud7", hands)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_small_deals_equal_brute_force_over_showdown(seed: int) -> None:
+    # Beyond the hand-picked cases: random hands at random streets of every game with equity, two to four hands,
+    # dead cards leaving only a few unseen, each settled deal by deal with showdown().
+    import random
+
+    from engine.cards import format_cards
+
+    rng = random.Random(seed)
+    for _ in range(10):
+        variant = rng.choice(["holdem", "omaha", "omaha-hilo", "soko", "stud7", "stud7-hilo", "americana", "telesina"])
+        game = get_variant(variant)
+        pack = rng.sample(game.deck.cards(), int(game.deck))
+        n = rng.randint(2, 4)
+        if variant in ("holdem", "omaha", "omaha-hilo"):
+            own, board = game.hole_cards, rng.choice([0, 3, 4, 5])
+        else:
+            own, board = rng.randint(game.hole_cards - 2, game.hole_cards), 0
+        hands = [format_cards(pack[i * own : (i + 1) * own]) for i in range(n)]
+        shown = format_cards(pack[n * own : n * own + board])
+        need = n * (game.hole_cards - own) + game.board_cards - board
+        dead = format_cards(pack[n * own + board + max(need, rng.randint(1, 7)) :])
+        mine = variant_equity(variant, hands, shown, dead)
+        ref = brute_force(variant, hands, shown, dead)
+        assert mine.exact and mine.boards == ref["boards"], (variant, hands, shown, dead)
+        assert [h.exact_equity for h in mine.results] == ref["equity"], (variant, hands, shown, dead)
+        assert [Fraction(h.wins, h.boards) for h in mine.results] == ref["win"], (variant, hands, shown, dead)
