@@ -23,22 +23,27 @@ sweep every quarter of the header timeout closes the connections past theirs,
 so a request costs two stores rather than a timer scheduled and cancelled (a
 deadline is kept to within a quarter of the timeout). A body that came with
 its head is read without a timeout (there is nothing to wait for).
-:func:`run_app` is ``web.run_app`` with the guarded listener (:class:`GuardedSite`).
+:func:`run_app` is ``web.run_app`` with the guarded listener (:class:`GuardedSite`, started by
+:func:`listen`), whose connections answer a request aiohttp cannot parse in JSON
+(:class:`~exchange.server.middleware.JsonErrorsHandler`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import resource
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
 from multidict import MultiDictProxy
+
+from exchange.server.middleware import JsonErrorsHandler
 
 log = logging.getLogger(__name__)
 
@@ -222,9 +227,11 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
 class GuardedSite(web.BaseSite):
     """A TCP listener whose connections pass through a :class:`ConnectionGuard`."""
 
-    def __init__(self, runner: web.BaseRunner, host: str, port: int, guard: ConnectionGuard) -> None:
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, guard: ConnectionGuard,
+                 handler_args: Mapping[str, Any] | None = None) -> None:
         super().__init__(runner, backlog=128)
         self._host, self._port, self._guard = host, port, guard
+        self._handler_args = dict(handler_args or {})
 
     @property
     def name(self) -> str:
@@ -234,9 +241,11 @@ class GuardedSite(web.BaseSite):
         await super().start()
         server = self._runner.server
         assert server is not None
-        self._server = await asyncio.get_running_loop().create_server(
-            self._guard.protocol_factory(server), self._host, self._port, backlog=self._backlog,
-            reuse_address=True)
+        loop = asyncio.get_running_loop()
+        # each connection speaks aiohttp's HTTP/1.1, answering what it cannot parse in JSON (JsonErrorsHandler)
+        handler = functools.partial(JsonErrorsHandler, server, loop=loop, **self._handler_args)
+        self._server = await loop.create_server(self._guard.protocol_factory(handler), self._host, self._port,
+                                                backlog=self._backlog, reuse_address=True)
 
 
 def ensure_file_limit(max_connections: int) -> None:
@@ -252,14 +261,28 @@ def ensure_file_limit(max_connections: int) -> None:
                         target, max_connections, _FDS_BESIDE_CONNECTIONS)
 
 
+async def listen(app: web.Application, host: str, port: int, *, handle_signals: bool = False) -> web.AppRunner:
+    """Start ``app`` and listen on ``host:port`` through its connection guard; the caller cleans the runner up.
+
+    If the start fails (a stop signal may end it at any await), what had started is cleaned up before the
+    error propagates.
+    """
+    guard = app[GUARD]
+    handler_args: dict[str, Any] = {"access_log": None, "keepalive_timeout": guard.header_timeout_ms / 1000}
+    runner = web.AppRunner(app, handle_signals=handle_signals, **handler_args)
+    try:
+        await runner.setup()
+        await GuardedSite(runner, host, port, guard, handler_args).start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    return runner
+
+
 async def _serve(app: web.Application, host: str, port: int,
                  ready: Callable[[web.Application], Awaitable[None]]) -> None:
-    guard = app[GUARD]
-    runner = web.AppRunner(app, handle_signals=True, access_log=None,
-                           keepalive_timeout=guard.header_timeout_ms / 1000)
+    runner = await listen(app, host, port, handle_signals=True)
     try:
-        await runner.setup()  # the app's start: a stop signal may end it at any await; cleaned up all the same
-        await GuardedSite(runner, host, port, guard).start()
         await ready(app)  # requests are already served while it runs
         while True:
             await asyncio.sleep(3600)

@@ -4,13 +4,22 @@ JSON-RPC routes never get here with an error (their endpoint answers every
 failure in the JSON-RPC envelope, as Betfair does); this covers the REST
 routes: the identity service, the Exchange Games snapshot and aiohttp's own
 404/405/413.
+
+A request aiohttp cannot parse (a header line over 8 KiB, a bad request line,
+a bad chunk) is answered before any route or middleware sees it;
+:class:`JsonErrorsHandler`, the connection protocol the server listens with
+(:func:`exchange.server.connections.listen`), answers it in the same JSON shape:
+``REQUEST_HEADER_FIELDS_TOO_LARGE`` (431) for a line over the limit,
+``BAD_REQUEST`` (400) for the rest, and closes the connection.
 """
 
 from __future__ import annotations
 
 import logging
+from http import HTTPStatus
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
 from aiohttp.typedefs import Handler
 
 from exchange.server.errors import ApiError, LoginFailure
@@ -47,3 +56,40 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
 def _keep_allow(exc: web.HTTPException) -> dict[str, str]:
     allow = exc.headers.get("Allow")
     return {"Allow": allow} if allow else {}
+
+
+class JsonErrorsHandler(web.RequestHandler):
+    """aiohttp's HTTP/1.1 connection protocol, answering what it cannot parse in the project's JSON error shape."""
+
+    __slots__ = ()
+
+    def handle_error(self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        if request.writer.output_size > 0:
+            raise ConnectionError("an answer was already begun; the error cannot be sent")
+        if isinstance(exc, HttpProcessingError):  # the client's mistake: one line, not a traceback
+            log.info("unreadable request from %s: %s", request.remote, _first_line(exc.message))
+        else:
+            self.log_exception("Error handling request from %s", request.remote, exc_info=exc)
+        status, code, details = _described(status, exc)
+        response = web.json_response(error_body(code, details), status=status)
+        response.force_close()
+        return response
+
+
+def _described(status: int, exc: BaseException | None) -> tuple[int, str, str]:
+    """The status, stable code and details of an error aiohttp's protocol met outside the app."""
+    if isinstance(exc, LineTooLong):
+        limit = exc.args[1] if len(exc.args) > 1 else "8190"
+        return (HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "REQUEST_HEADER_FIELDS_TOO_LARGE",
+                f"a request line or header field is at most {limit} bytes")
+    if status >= 500 or not isinstance(exc, HttpProcessingError):
+        return 500, "UNEXPECTED_ERROR", "an unexpected internal error; it was logged"
+    phrase = HTTPStatus(status).phrase if status in {s.value for s in HTTPStatus} else "Bad Request"
+    return status, phrase.upper().replace(" ", "_"), f"the request is not valid HTTP/1.1: {_first_line(exc.message)}"
+
+
+def _first_line(text: str) -> str:
+    """The first line of aiohttp's parser message, without the echo of the request that follows it."""
+    line = text.strip().split("\n", 1)[0].rstrip(":")
+    return line if len(line) <= 200 else line[:197] + "..."

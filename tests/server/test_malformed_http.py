@@ -1,0 +1,91 @@
+"""A request the HTTP parser cannot read is answered in the project's JSON error shape, over a raw socket.
+
+aiohttp answers what it cannot parse (a header over 8 KiB, a bad request line,
+a bad chunk) before any route or middleware sees it, with a plain-text page.
+The server listens through :func:`exchange.server.connections.listen`, whose
+connections answer those in the same ``{"error", "details"}`` JSON as every
+other 4xx, with a stable code. The app runs in process on the test's clock and
+listens on 127.0.0.1; each case is one raw socket that the server closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from exchange.clock import VirtualClock
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.connections import listen
+from exchange.server.service import river_only_equities
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, free_port
+
+OVERSIZE_HEADER = b"GET /games/v1/channels HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n"
+CASES = [
+    ("header over 8 KiB", OVERSIZE_HEADER, 431, "REQUEST_HEADER_FIELDS_TOO_LARGE"),
+    ("request line over 8 KiB", b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 431,
+     "REQUEST_HEADER_FIELDS_TOO_LARGE"),
+    ("bad method", b"G@T / HTTP/1.1\r\nHost: x\r\n\r\n", 400, "BAD_REQUEST"),
+    ("TLS on the HTTP port", b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\r\n\r\n", 400, "BAD_REQUEST"),
+    ("bad header name", b"GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n", 400, "BAD_REQUEST"),
+    ("NUL in a header", b"GET / HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n", 400, "BAD_REQUEST"),
+    ("two Content-Lengths", b"POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+     400, "BAD_REQUEST"),
+    ("bad chunk size", b"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                       b"\r\nzz\r\nabc\r\n0\r\n\r\n", 400, "BAD_REQUEST"),
+    ("too many headers", b"GET / HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: a\r\n" % i for i in range(200))
+     + b"\r\n", 400, "BAD_REQUEST"),
+]
+
+
+@pytest.fixture
+async def port(tmp_path: Path) -> AsyncIterator[int]:
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1)
+    app = create_app(config, clock=VirtualClock(start_ms=START_MS), equities=river_only_equities)
+    chosen = free_port()
+    runner = await listen(app, "127.0.0.1", chosen)
+    try:
+        yield chosen
+    finally:
+        await runner.cleanup()
+
+
+async def _exchange(port: int, request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``request`` on a fresh connection; the status, headers and body the server sends before it closes."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(request)
+    await writer.drain()
+    raw = await asyncio.wait_for(reader.read(), 5)  # the server closes the connection after the error
+    writer.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    fields = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), fields, body
+
+
+@pytest.mark.parametrize(("what", "request_bytes", "status", "code"), CASES, ids=[c[0] for c in CASES])
+async def test_a_request_the_parser_cannot_read_is_a_json_error(port: int, what: str, request_bytes: bytes,
+                                                                 status: int, code: str) -> None:
+    got_status, fields, body = await _exchange(port, request_bytes)
+    assert got_status == status, (what, body)
+    assert fields["content-type"].startswith("application/json"), (what, body)
+    answer: dict[str, Any] = json.loads(body)
+    assert answer["error"] == code and answer["details"], answer
+    assert len(answer["details"]) <= 300  # says what was wrong without echoing the request back
+
+
+async def test_the_oversize_header_answer_names_the_limit(port: int) -> None:
+    _, _, body = await _exchange(port, OVERSIZE_HEADER)
+    assert "8190 bytes" in json.loads(body)["details"]
+
+
+async def test_a_good_request_on_the_same_listener_is_answered_as_before(port: int) -> None:
+    status, _, body = await _exchange(port, b"GET /games/v1/channels HTTP/1.1\r\nHost: x\r\n"
+                                                 b"Connection: close\r\n\r\n")
+    assert status == 200 and json.loads(body)["channels"][0]["id"] == "holdem"
