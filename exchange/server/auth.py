@@ -52,11 +52,26 @@ class Session:
 
 
 def check_app_key(app_key: str | None) -> str:
-    """The X-Application header: required, printable, at most 64 characters."""
+    """The X-Application header (or the stream's ``appKey``): required, 1 to 64 visible ASCII characters.
+
+    Betfair's keys are ASCII letters and digits; any visible ASCII (letters, digits, punctuation) is taken,
+    and a space, a control character or anything beyond ASCII is refused.
+
+    >>> check_app_key("my-bot.1")
+    'my-bot.1'
+    >>> try:
+    ...     check_app_key("café")
+    ... except ApiError as err:
+    ...     print(err.code, err.details[:57])
+    INVALID_APP_KEY the application key must be 1-64 visible ASCII characters
+    """
     if not app_key:
         raise ApiError(ApingCode.NO_APP_KEY, "an application key header ('X-Application') is required")
-    if len(app_key) > MAX_APP_KEY or not app_key.isprintable():
-        raise ApiError(ApingCode.INVALID_APP_KEY, f"the application key must be 1-{MAX_APP_KEY} printable characters")
+    if len(app_key) > MAX_APP_KEY or not all("!" <= c <= "~" for c in app_key):
+        shown = app_key if len(app_key) <= 40 else app_key[:37] + "..."
+        raise ApiError(ApingCode.INVALID_APP_KEY,
+                       f"the application key must be 1-{MAX_APP_KEY} visible ASCII characters "
+                       f"(letters, digits, punctuation; no spaces), not {shown!r}")
     return app_key
 
 
