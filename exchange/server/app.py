@@ -41,7 +41,6 @@ from exchange.server import (
     discovery,
     games_api,
     identity,
-    jsoncodec,
     keys,
     listings,
     openapi,
@@ -360,16 +359,8 @@ async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
         # What the answer shows is on disk before it leaves: the records there were when it was built.
         await service.durable(service.journal.last_seq)
     except ApiError as err:
-        answer = jsoncodec.dumps(envelope_error(_request_id(body), aping_error(err, endpoint.exception_name)))
+        answer = endpoint.refuse(body, err)
     return web.Response(body=answer, content_type="application/json")
-
-
-def _request_id(body: bytes) -> object:
-    try:
-        parsed = jsoncodec.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    return parsed.get("id") if isinstance(parsed, dict) and isinstance(parsed.get("id"), int | str) else None
 
 
 async def betting_rpc(request: web.Request) -> web.Response:

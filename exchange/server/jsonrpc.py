@@ -9,7 +9,10 @@ becomes error ``-32099`` with ``ANGX-00NN`` as the message and the
 ``APINGException`` in ``data``, as Betfair sends it.
 
 A body that is a JSON array is a batch: its calls run one after another, in
-order, and the answer is the array of their answers. The calls of one body
+order, and the answer is the array of their answers; a batch refused as a
+whole (a bad session, more than :data:`MAX_BATCH` calls) is answered with the
+error once per call, so a batch always gets an array (JSON-RPC 2.0: only a body
+that is not JSON or an empty array gets a single answer). The calls of one body
 share one budget of records and bytes, and each counts against its account's
 call rate (:mod:`exchange.server.limits`): past them a call is refused with
 ``TOO_MUCH_DATA`` or ``TOO_MANY_REQUESTS``.
@@ -72,6 +75,11 @@ def _valid_id(value: Any) -> bool:
     return value is None or (isinstance(value, int | str) and not isinstance(value, bool))
 
 
+def _id_of(request: Any) -> Any:
+    """A call's id if it has a valid one (else None: an error about a call with no usable id)."""
+    return request.get("id") if isinstance(request, dict) and _valid_id(request.get("id")) else None
+
+
 class Endpoint:
     """One JSON-RPC URL: a service prefix, the name its exceptions carry, and its methods."""
 
@@ -101,16 +109,32 @@ class Endpoint:
                 return _dump(envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: empty batch")))
             if len(request) > MAX_BATCH:
                 err = ApiError(ApingCode.TOO_MUCH_DATA, f"a batch holds at most {MAX_BATCH} calls, not {len(request)}")
-                return _dump(envelope_error(None, aping_error(err, self.exception_name)))
+                return self._refused(request, err)
             return b"[" + b",".join([await self._answer(item, session, budget) for item in request]) + b"]"
         return await self._answer(request, session, budget)
+
+    def refuse(self, body: bytes, err: ApiError) -> bytes:
+        """The answer to a request refused as a whole (no app key, a bad session, the server stopping).
+
+        A batch is answered as any batch is, an array: the error once per call, with the call's id.
+        """
+        try:
+            request = jsoncodec.loads(body)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            request = None
+        return self._refused(request, err)
+
+    def _refused(self, request: Any, err: ApiError) -> bytes:
+        error = aping_error(err, self.exception_name)
+        if isinstance(request, list) and request:
+            return _dump([envelope_error(_id_of(item), error) for item in request])
+        return _dump(envelope_error(_id_of(request), error))
 
     async def _answer(self, request: Any, session: Any, budget: Budget) -> bytes:
         """One call's answer as JSON bytes, within the account's rate and the request's byte budget."""
         refused = self.gate.admit(budget.account) if self.gate is not None and budget.account else None
         if refused is not None:
-            request_id = request.get("id") if isinstance(request, dict) and _valid_id(request.get("id")) else None
-            return _dump(envelope_error(request_id, aping_error(refused, self.exception_name)))
+            return _dump(envelope_error(_id_of(request), aping_error(refused, self.exception_name)))
         answer = await self.call(request, session)
         out = _dump(answer)
         problem = budget.charge_bytes(len(out))
