@@ -27,6 +27,9 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
   the best ``ladderLevels`` levels as ``batb``/``batl``
   (:mod:`exchange.server.best_offers`); ``EX_BEST_OFFERS_DISP`` the same as
   ``bdatb``/``bdatl``, as no simulator market cross-matches (no virtual prices).
+* a connection that has no subscription is sent ``status`` ``FAILURE`` /
+  ``TIMEOUT`` and closed :data:`IDLE_TIMEOUT_MS` (15 s, as Betfair) after its
+  last request, so a client cannot hold idle sockets open;
 * a connection lives no longer than the session it authenticated with: at
   logout or expiry it is sent ``status`` ``FAILURE`` /
   ``INVALID_SESSION_INFORMATION`` with ``connectionClosed: true`` and closed,
@@ -84,6 +87,8 @@ log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 MAX_MESSAGE = 64 * 1024
+#: A connection with no subscription is closed with ``TIMEOUT`` this long after its last request, as Betfair's is.
+IDLE_TIMEOUT_MS = 15_000
 _RC_FIELD = {"atb": "EX_ALL_OFFERS", "atl": "EX_ALL_OFFERS", "trd": "EX_TRADED", "tv": "EX_TRADED_VOL",
              "ltp": "EX_LTP"}
 _MC_FIELD = {"marketDefinition": "EX_MARKET_DEF", "tv": "EX_TRADED_VOL"}
@@ -224,6 +229,8 @@ class StreamConnection:
         self.market_sub: Subscription | None = None
         self.order_sub: Subscription | None = None
         self.closed = False
+        #: When the connection opened or last sent a request (the service's clock): the idle timeout counts from it.
+        self.last_request_ms = hub.service.now()
 
     async def send(self, message: JsonDict) -> None:
         if self.closed or self.transport.closed:
@@ -249,6 +256,7 @@ class StreamConnection:
             await self.transport.close()
 
     async def handle(self, text: str) -> None:
+        self.last_request_ms = self.hub.service.now()
         try:
             message = json.loads(text)
         except (ValueError, RecursionError):
@@ -381,11 +389,12 @@ class StreamHub:
     """All stream connections, the per-market recorders, and the conflated flush."""
 
     def __init__(self, sessions: Sessions, service: ExchangeService, *, heartbeat_ms: int = 5_000,
-                 conflate_ms: int = 50) -> None:
+                 conflate_ms: int = 50, idle_ms: int = IDLE_TIMEOUT_MS) -> None:
         self.sessions = sessions
         self.service = service
         self.heartbeat_ms = heartbeat_ms
         self.conflate_ms = conflate_ms
+        self.idle_ms = idle_ms
         self.connections: set[StreamConnection] = set()
         self._ids = itertools.count(1)
         self._recorders: dict[str, MarketRecorder] = {}
@@ -563,17 +572,27 @@ class StreamHub:
         return ws
 
     async def heartbeats(self) -> None:
-        """Send ``ct: HEARTBEAT`` on every subscription idle for its ``heartbeatMs``; runs until cancelled."""
+        """Run :meth:`beat` every quarter of the shortest heartbeat; runs until cancelled."""
         while True:
             await asyncio.sleep(MIN_HEARTBEAT_MS / 1000 / 2)
-            now = self.service.now()
-            for conn in list(self.connections):
-                if conn.token is not None and not self.sessions.alive(conn.token):
-                    continue  # expired: ended here, and the listener closes it
-                if conn.market_sub and now - conn.market_sub.last_sent_ms >= conn.market_sub.heartbeat_ms:
-                    await conn.send_market(conn.market_sub, [], ct="HEARTBEAT")
-                if conn.order_sub and now - conn.order_sub.last_sent_ms >= conn.order_sub.heartbeat_ms:
-                    await conn.send_orders(conn.order_sub, [], ct="HEARTBEAT")
+            await self.beat()
+
+    async def beat(self) -> None:
+        """Send ``ct: HEARTBEAT`` on every subscription idle for its ``heartbeatMs``, and close with ``TIMEOUT``
+        every connection that has no subscription and has sent no request for :data:`IDLE_TIMEOUT_MS`."""
+        now = self.service.now()
+        for conn in list(self.connections):
+            if conn.token is not None and not self.sessions.alive(conn.token):
+                continue  # expired: ended here, and the listener closes it
+            if conn.market_sub is None and conn.order_sub is None:
+                if now - conn.last_request_ms >= self.idle_ms:
+                    await conn.status(None, "TIMEOUT", f"the connection is not subscribed and has been idle for "
+                                      f"{self.idle_ms} ms", close=True)
+                continue
+            if conn.market_sub and now - conn.market_sub.last_sent_ms >= conn.market_sub.heartbeat_ms:
+                await conn.send_market(conn.market_sub, [], ct="HEARTBEAT")
+            if conn.order_sub and now - conn.order_sub.last_sent_ms >= conn.order_sub.heartbeat_ms:
+                await conn.send_orders(conn.order_sub, [], ct="HEARTBEAT")
 
     async def close(self) -> None:
         if self._flush_handle is not None:
