@@ -27,6 +27,10 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
   the best ``ladderLevels`` levels as ``batb``/``batl``
   (:mod:`exchange.server.best_offers`); ``EX_BEST_OFFERS_DISP`` the same as
   ``bdatb``/``bdatl``, as no simulator market cross-matches (no virtual prices).
+* an account may hold :data:`MAX_CONNECTIONS_PER_ACCOUNT` connections (10, as
+  Betfair); each authentication's status says how many more it may open
+  (``connectionsAvailable``) and one past the limit is refused with
+  ``MAX_CONNECTION_LIMIT_EXCEEDED`` and closed;
 * a connection that has no subscription is sent ``status`` ``FAILURE`` /
   ``TIMEOUT`` and closed :data:`IDLE_TIMEOUT_MS` (15 s, as Betfair) after its
   last request, so a client cannot hold idle sockets open;
@@ -87,6 +91,8 @@ log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 MAX_MESSAGE = 64 * 1024
+#: Stream connections one account may hold at once (Betfair's default); one more is refused at authentication.
+MAX_CONNECTIONS_PER_ACCOUNT = 10
 #: A connection with no subscription is closed with ``TIMEOUT`` this long after its last request, as Betfair's is.
 IDLE_TIMEOUT_MS = 15_000
 _RC_FIELD = {"atb": "EX_ALL_OFFERS", "atl": "EX_ALL_OFFERS", "trd": "EX_TRADED", "tv": "EX_TRADED_VOL",
@@ -249,7 +255,7 @@ class StreamConnection:
             out["errorCode"] = error
             out["errorMessage"] = message
         else:
-            out["connectionsAvailable"] = 10
+            out["connectionsAvailable"] = self.hub.connections_available(self.account)
         await self.send(out)
         if close:
             self.closed = True
@@ -294,6 +300,11 @@ class StreamConnection:
                                               app_key if isinstance(app_key, str) else None)
         except ApiError as err:
             await self.status(request_id, str(err.code), err.details, close=True)
+            return
+        if self.account != session.account and self.hub.connections_available(session.account) <= 0:
+            await self.status(request_id, "MAX_CONNECTION_LIMIT_EXCEEDED",
+                              f"the account has {MAX_CONNECTIONS_PER_ACCOUNT} stream connections open, the most it "
+                              "may; close one first", close=True)
             return
         self.account = session.account
         self.token = session.token
@@ -550,6 +561,11 @@ class StreamHub:
         self.connections.add(conn)
         await conn.send({"op": "connection", "connectionId": conn.connection_id})
         return conn
+
+    def connections_available(self, account: str | None) -> int:
+        """How many more connections ``account`` may authenticate (all of them for no account yet)."""
+        held = 0 if account is None else sum(1 for c in self.connections if c.account == account and not c.closed)
+        return max(0, MAX_CONNECTIONS_PER_ACCOUNT - held)
 
     def disconnect(self, conn: StreamConnection) -> None:
         self.connections.discard(conn)

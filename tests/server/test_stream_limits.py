@@ -1,0 +1,75 @@
+"""How many stream connections a client may hold: ten per account, as Betfair's ``connectionsAvailable`` says.
+
+Betfair tells each authentication how many more connections the account may open
+(``connectionsAvailable``) and refuses one past the limit with ``MAX_CONNECTION_LIMIT_EXCEEDED``, closing it.
+The server's limit is :data:`exchange.server.stream.MAX_CONNECTIONS_PER_ACCOUNT`; a connection that closes
+frees its place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from exchange.clock import VirtualClock
+from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.service import river_only_equities
+from exchange.server.stream import MAX_CONNECTIONS_PER_ACCOUNT
+from tests.server.helpers import APP_KEY, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, login
+from tests.server.test_stream_socket import Lines
+
+
+@pytest.fixture
+async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1, heartbeat_ms=HEARTBEAT_MS, stream_port=0, run_games=False)
+    app = create_app(config, clock=VirtualClock(start_ms=START_MS), equities=river_only_equities)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+        yield test_client
+
+
+async def _authenticated(client: TestClient, token: str) -> tuple[Lines, dict[str, object]]:
+    lines = await Lines.open(client.app[keys.STREAM_PORT])
+    assert json.loads(await lines.line())["op"] == "connection"
+    await lines.send({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": token})
+    return lines, await lines.receive("status")
+
+
+async def test_an_account_may_hold_ten_connections_and_is_told_how_many_are_left(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    held = []
+    for n in range(1, MAX_CONNECTIONS_PER_ACCOUNT + 1):
+        lines, status = await _authenticated(client, alice)
+        assert status["statusCode"] == "SUCCESS" and status["connectionsAvailable"] == MAX_CONNECTIONS_PER_ACCOUNT - n
+        held.append(lines)
+    extra, refused = await _authenticated(client, await login(client, "alice", "pw-alice"))  # another session too
+    assert refused["statusCode"] == "FAILURE" and refused["errorCode"] == "MAX_CONNECTION_LIMIT_EXCEEDED"
+    assert refused["connectionClosed"] is True and str(MAX_CONNECTIONS_PER_ACCOUNT) in str(refused["errorMessage"])
+    assert await asyncio.wait_for(extra.reader.read(), 3) == b""
+    other, status = await _authenticated(client, await login(client, "bob", "pw-bob"))  # another account is not held
+    assert status["statusCode"] == "SUCCESS" and status["connectionsAvailable"] == MAX_CONNECTIONS_PER_ACCOUNT - 1
+    await held.pop().close()
+    await _hub_holds(client, MAX_CONNECTIONS_PER_ACCOUNT)  # nine of alice's and bob's one
+    again, status = await _authenticated(client, alice)  # a place freed
+    assert status["statusCode"] == "SUCCESS" and status["connectionsAvailable"] == 0
+    for lines in [*held, other, again]:
+        await lines.close()
+
+
+async def _hub_holds(client: TestClient, count: int) -> None:
+    """Wait (at most 3 s) until the hub has noticed closed connections go and holds ``count``."""
+    hub = client.app[keys.HUB]
+    for _ in range(300):
+        if len(hub.connections) == count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the hub holds {len(hub.connections)} connections, not {count}")
