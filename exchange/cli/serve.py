@@ -83,7 +83,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="start even if the journal lost or damaged acknowledged records (they are logged, "
                              "and damaged ones set aside); without it such a start is refused")
     parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
-                        help=f"connections open at once; past it a new one is answered 503 (default "
+                        help=f"connections open at once on the HTTP port, and apart on the stream port; past it a "
+                             f"new one is answered 503 (stream: MAX_CONNECTION_LIMIT_EXCEEDED) (default "
                              f"{DEFAULT_MAX_CONNECTIONS})")
     parser.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT_MS / 1000, metavar="S",
                         help="seconds a connection has to send a request's head, from opening or from its last "

@@ -10,18 +10,26 @@ sees the same markets and orders whichever way it connects.
 
 A line is one JSON message ended by ``\\r\\n`` (a bare ``\\n`` is accepted too);
 a line longer than 64 KiB is answered ``INVALID_INPUT`` and the connection
-closed, as is one that is not UTF-8.
+closed, as is one that is not UTF-8. The port holds at most ``max_connections``
+connections at once (``serve --max-connections``, as the HTTP port): one more is
+sent ``status`` ``FAILURE`` / ``MAX_CONNECTION_LIMIT_EXCEEDED`` and closed before
+it reaches the hub.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import ssl
 
+from exchange.server.connections import DEFAULT_MAX_CONNECTIONS
 from exchange.server.stream import MAX_MESSAGE, StreamConnection, StreamHub
 
 CRLF = b"\r\n"
+_FULL = json.dumps({"op": "status", "statusCode": "FAILURE", "errorCode": "MAX_CONNECTION_LIMIT_EXCEEDED",
+                    "errorMessage": "the stream port has as many connections as it takes; try again shortly",
+                    "connectionClosed": True}, separators=(",", ":")).encode() + CRLF
 
 
 class SocketTransport:
@@ -51,9 +59,11 @@ class SocketTransport:
 class StreamSocketServer:
     """The TLS listener: one :class:`SocketTransport` per client, all on the one hub."""
 
-    def __init__(self, hub: StreamHub, context: ssl.SSLContext) -> None:
+    def __init__(self, hub: StreamHub, context: ssl.SSLContext, *,
+                 max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
         self.hub = hub
         self.context = context
+        self.max_connections = max_connections
         self.server: asyncio.Server | None = None
         self._transports: set[SocketTransport] = set()
 
@@ -70,6 +80,12 @@ class StreamSocketServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         transport = SocketTransport(writer)
+        if len(self._transports) >= self.max_connections:
+            writer.write(_FULL)
+            with contextlib.suppress(ConnectionError, ssl.SSLError, OSError):
+                await writer.drain()
+            await transport.close()
+            return
         self._transports.add(transport)
         conn = await self.hub.connect(transport)
         try:

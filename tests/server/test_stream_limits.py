@@ -73,3 +73,32 @@ async def _hub_holds(client: TestClient, count: int) -> None:
             return
         await asyncio.sleep(0.01)
     raise AssertionError(f"the hub holds {len(hub.connections)} connections, not {count}")
+
+
+@pytest.fixture
+async def small(tmp_path: Path) -> AsyncIterator[TestClient]:
+    """A server whose stream port takes three connections at once (``max_connections``)."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1, stream_port=0, run_games=False, max_connections=3)
+    app = create_app(config, clock=VirtualClock(start_ms=START_MS), equities=river_only_equities)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        yield test_client
+
+
+async def test_the_stream_port_takes_at_most_max_connections_whoever_opens_them(small: TestClient) -> None:
+    port = small.app[keys.STREAM_PORT]
+    held = [await Lines.open(port) for _ in range(3)]
+    for lines in held:
+        assert json.loads(await lines.line())["op"] == "connection"
+    refused_lines = await Lines.open(port)
+    refused = json.loads(await refused_lines.line())
+    assert refused["op"] == "status" and refused["errorCode"] == "MAX_CONNECTION_LIMIT_EXCEEDED"
+    assert refused["connectionClosed"] is True and "try again" in refused["errorMessage"]
+    assert await asyncio.wait_for(refused_lines.reader.read(), 3) == b""
+    assert len(small.app[keys.HUB].connections) == 3  # the refused one never reached the hub
+    await held.pop().close()
+    await _hub_holds(small, 2)
+    again = await Lines.open(port)
+    assert json.loads(await again.line())["op"] == "connection"
+    for lines in [*held, again]:
+        await lines.close()
