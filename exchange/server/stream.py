@@ -48,6 +48,11 @@ shown: a new subscription first brings the recorders of its markets up to date
 (sending those changes to the other subscribers) and takes its image from the
 very same snapshots, so no later delta is computed against a state it never saw.
 
+A client is never waited for: each connection's messages are queued on its
+outbox and written by a task of its own, so one client that stops reading
+holds up nobody else; one that lets more than ``max_queued_bytes`` (1 MiB) pile
+up is dropped (:mod:`exchange.server.stream_transport`).
+
 Nothing is sent before the journal holds it: each flush (its market diffs
 and its order deltas alike) and each subscription image is computed, then
 held until the records behind it are
@@ -59,13 +64,12 @@ lock keeps them in order). If the journal fails, every connection is told
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from aiohttp import WSMsgType, web
 
@@ -86,6 +90,7 @@ from exchange.server.stream_params import (
     parse_market_subscription,
     parse_order_subscription,
 )
+from exchange.server.stream_transport import MAX_QUEUED_BYTES, Outbox, Transport, WebSocketTransport
 
 log = logging.getLogger(__name__)
 
@@ -194,41 +199,13 @@ class Subscription:
         return orc
 
 
-class Transport(Protocol):
-    """How a connection's messages travel: a WebSocket (``/stream``) or a TLS socket of CRLF lines."""
-
-    @property
-    def closed(self) -> bool: ...
-
-    async def send_text(self, text: str) -> None:
-        """Send one message; raise ``ConnectionError`` (or ``RuntimeError``) if the peer has gone."""
-
-    async def close(self) -> None: ...
-
-
-class WebSocketTransport:
-    """One JSON message per WebSocket text frame."""
-
-    def __init__(self, ws: web.WebSocketResponse) -> None:
-        self.ws = ws
-
-    @property
-    def closed(self) -> bool:
-        return self.ws.closed
-
-    async def send_text(self, text: str) -> None:
-        await self.ws.send_str(text)
-
-    async def close(self) -> None:
-        await self.ws.close()
-
-
 class StreamConnection:
     """One stream client, whatever its transport."""
 
     def __init__(self, hub: StreamHub, transport: Transport, connection_id: str) -> None:
         self.hub = hub
         self.transport = transport
+        self.outbox = Outbox(transport, max_bytes=hub.max_queued_bytes)
         self.connection_id = connection_id
         self.account: str | None = None
         self.token: str | None = None
@@ -239,12 +216,13 @@ class StreamConnection:
         self.last_request_ms = hub.service.now()
 
     async def send(self, message: JsonDict) -> None:
+        """Queue ``message`` on the connection's outbox (it never waits for the client: see :mod:`.stream_transport`);
+        a connection gone, or dropped as too slow, is closed here."""
         if self.closed or self.transport.closed:
             return
-        try:
-            await self.transport.send_text(json.dumps(message, separators=(",", ":")))
-        except (ConnectionError, RuntimeError):
+        if not self.outbox.put(json.dumps(message, separators=(",", ":"))):
             self.closed = True
+            self.hub.disconnect(self)
 
     async def status(self, request_id: int | None, error: str | None = None, message: str = "",
                      *, close: bool = False) -> None:
@@ -259,7 +237,7 @@ class StreamConnection:
         await self.send(out)
         if close:
             self.closed = True
-            await self.transport.close()
+            self.outbox.close_after()
 
     async def handle(self, text: str) -> None:
         self.last_request_ms = self.hub.service.now()
@@ -400,8 +378,10 @@ class StreamHub:
     """All stream connections, the per-market recorders, and the conflated flush."""
 
     def __init__(self, sessions: Sessions, service: ExchangeService, *, heartbeat_ms: int = 5_000,
-                 conflate_ms: int = 50, idle_ms: int = IDLE_TIMEOUT_MS) -> None:
+                 conflate_ms: int = 50, idle_ms: int = IDLE_TIMEOUT_MS,
+                 max_queued_bytes: int = MAX_QUEUED_BYTES) -> None:
         self.sessions = sessions
+        self.max_queued_bytes = max_queued_bytes
         self.service = service
         self.heartbeat_ms = heartbeat_ms
         self.conflate_ms = conflate_ms
@@ -571,10 +551,15 @@ class StreamHub:
         self.connections.discard(conn)
         conn.closed = True
 
+    async def release(self, conn: StreamConnection) -> None:
+        """The connection's reader has ended: forget it, then write what it still has queued and close it."""
+        self.disconnect(conn)
+        await conn.outbox.finish()
+
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
-        conn = await self.connect(WebSocketTransport(ws))
+        conn = await self.connect(WebSocketTransport(ws, request.transport))
         try:
             async for msg in ws:
                 if msg.type is WSMsgType.TEXT:
@@ -584,7 +569,7 @@ class StreamHub:
                 if conn.closed:
                     break
         finally:
-            self.disconnect(conn)
+            await self.release(conn)
         return ws
 
     async def heartbeats(self) -> None:
@@ -614,7 +599,6 @@ class StreamHub:
         if self._flush_handle is not None:
             self._flush_handle.cancel()
         for conn in list(self.connections):
-            with contextlib.suppress(Exception):
-                await conn.transport.close()
+            conn.outbox.abort()
         for task in list(self._tasks):
             task.cancel()

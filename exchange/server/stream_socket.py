@@ -47,6 +47,10 @@ class SocketTransport:
         self.writer.write(text.encode() + CRLF)
         await self.writer.drain()
 
+    def abort(self) -> None:
+        self._closed = True
+        self.writer.transport.abort()
+
     async def close(self) -> None:
         if self._closed:
             return
@@ -91,7 +95,7 @@ class StreamSocketServer:
         try:
             await _read_lines(conn, reader)
         finally:
-            self.hub.disconnect(conn)
+            await self.hub.release(conn)
             self._transports.discard(transport)
             await transport.close()
 

@@ -1,0 +1,159 @@
+"""How a stream connection's messages leave: its transport, and an outbox that never makes the hub wait.
+
+The hub sends every change to every subscriber one after another while it
+holds its ``sending`` lock. Were it to wait for each client's socket, one client
+that stopped reading (a bot paused in a debugger, a process stopped, a
+network that stalled) would, once the socket buffers filled, hold the lock for
+good: every other client's deltas, heartbeats and new subscription images would
+stop with it. So a connection's messages go to its :class:`Outbox` at once, and
+a task of its own writes them to the transport as fast as the client reads. A
+client that lets more than ``max_bytes`` pile up is too slow to follow the
+stream: its connection is aborted (nothing more can reach it in order) and the
+hub forgets it; its messages were only ever its own.
+
+>>> import asyncio
+>>> class Printed:
+...     closed = False
+...     async def send_text(self, text: str) -> None:
+...         print(text)
+...     async def close(self) -> None:
+...         print("closed")
+...     def abort(self) -> None:
+...         print("aborted")
+>>> async def demo() -> None:
+...     outbox = Outbox(Printed(), max_bytes=10)
+...     outbox.put("one"), outbox.put("two")
+...     await outbox.finish()
+...     print(outbox.put("three"))
+>>> asyncio.run(demo())
+one
+two
+closed
+False
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import ssl
+from collections import deque
+from typing import Protocol
+
+from aiohttp import web
+
+log = logging.getLogger(__name__)
+
+#: What one connection may have waiting to be written before it counts as too slow and is aborted.
+MAX_QUEUED_BYTES = 1 << 20
+#: How long a closing connection's last messages may take to be written before it is aborted.
+DRAIN_TIMEOUT_S = 5.0
+_GONE = (ConnectionError, RuntimeError, OSError, ssl.SSLError)
+
+
+class Transport(Protocol):
+    """How a connection's messages travel: a WebSocket (``/stream``) or a TLS socket of CRLF lines."""
+
+    @property
+    def closed(self) -> bool: ...
+
+    async def send_text(self, text: str) -> None:
+        """Send one message, waiting while the peer is slow; raise ``ConnectionError`` (or ``RuntimeError``) if
+        it has gone."""
+
+    async def close(self) -> None:
+        """Close after what was sent, politely (a WebSocket close frame, a TLS close)."""
+
+    def abort(self) -> None:
+        """Drop the connection at once, whatever is still unsent."""
+
+
+class WebSocketTransport:
+    """One JSON message per WebSocket text frame."""
+
+    def __init__(self, ws: web.WebSocketResponse, raw: asyncio.Transport | None) -> None:
+        self.ws = ws
+        self.raw = raw  # the HTTP connection under it, for abort()
+
+    @property
+    def closed(self) -> bool:
+        return self.ws.closed
+
+    async def send_text(self, text: str) -> None:
+        await self.ws.send_str(text)
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+    def abort(self) -> None:
+        if self.raw is not None:
+            self.raw.abort()
+
+
+class Outbox:
+    """One connection's messages, queued at once and written in order by a task of its own."""
+
+    def __init__(self, transport: Transport, *, max_bytes: int = MAX_QUEUED_BYTES) -> None:
+        self.transport = transport
+        self.max_bytes = max_bytes
+        self.gone = False  # the connection is closed, closing, or aborted: nothing more is queued
+        self._queue: deque[str | None] = deque()  # None: close the transport here
+        self._queued_bytes = 0
+        self._ready = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self._write(), name="stream-outbox")
+
+    def put(self, text: str) -> bool:
+        """Queue ``text``; False if the connection is gone, or is now too slow and has been aborted."""
+        if self.gone:
+            return False
+        size = len(text)  # characters: bytes for the ASCII that JSON dumps make
+        if self._queued_bytes + size > self.max_bytes:
+            log.warning("stream: a client left %d bytes unread; its connection is dropped", self._queued_bytes)
+            self.abort()
+            return False
+        self._queue.append(text)
+        self._queued_bytes += size
+        self._ready.set()
+        return True
+
+    def close_after(self) -> None:
+        """Close the transport once everything queued so far is written; queue nothing more."""
+        if not self.gone:
+            self.gone = True
+            self._queue.append(None)
+            self._ready.set()
+
+    async def finish(self) -> None:
+        """Write what is queued and close, within :data:`DRAIN_TIMEOUT_S`; abort the connection if it takes longer."""
+        self.close_after()
+        try:
+            async with asyncio.timeout(DRAIN_TIMEOUT_S):
+                await asyncio.shield(self._task)
+        except TimeoutError:
+            self.abort()
+
+    def abort(self) -> None:
+        """Drop whatever is queued and the connection with it."""
+        self.gone = True
+        self._queue.clear()
+        self._queued_bytes = 0
+        self._task.cancel()
+        self.transport.abort()
+
+    async def _write(self) -> None:
+        try:
+            while True:
+                while not self._queue:
+                    self._ready.clear()
+                    await self._ready.wait()
+                text = self._queue.popleft()
+                if text is None:
+                    await self.transport.close()
+                    return
+                self._queued_bytes -= len(text)
+                await self.transport.send_text(text)
+        except _GONE:
+            self.gone = True
+            with contextlib.suppress(*_GONE):
+                self.transport.abort()
