@@ -598,7 +598,7 @@ class StreamHub:
     async def close(self) -> None:
         if self._flush_handle is not None:
             self._flush_handle.cancel()
-        for conn in list(self.connections):
-            conn.outbox.abort()
+        # each connection closed politely after what it has queued, all at once, an unread one aborted in 5 s
+        await asyncio.gather(*(conn.outbox.finish() for conn in list(self.connections)))
         for task in list(self._tasks):
             task.cancel()
