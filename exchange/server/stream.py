@@ -69,7 +69,7 @@ import json
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
@@ -86,7 +86,10 @@ from exchange.server.stream_params import (
     DEFAULT_LADDER_LEVELS,
     MIN_HEARTBEAT_MS,
     MarketParams,
+    OrderParams,
+    StreamClockError,
     StreamInputError,
+    clock_token,
     parse_market_subscription,
     parse_order_subscription,
 )
@@ -98,6 +101,9 @@ JsonDict = dict[str, Any]
 MAX_MESSAGE = 64 * 1024
 #: Stream connections one account may hold at once (Betfair's default); one more is refused at authentication.
 MAX_CONNECTIONS_PER_ACCOUNT = 10
+#: A resubscription is also shown the markets that closed this long before its clock's time, as well as after:
+#: a close flushed just after the client's last message may have been missed, and one shown twice does no harm.
+RESUME_MARGIN_MS = 60_000
 #: A connection with no subscription is closed with ``TIMEOUT`` this long after its last request, as Betfair's is.
 IDLE_TIMEOUT_MS = 15_000
 _RC_FIELD = {"atb": "EX_ALL_OFFERS", "atl": "EX_ALL_OFFERS", "trd": "EX_TRADED", "tv": "EX_TRADED_VOL",
@@ -105,6 +111,9 @@ _RC_FIELD = {"atb": "EX_ALL_OFFERS", "atl": "EX_ALL_OFFERS", "trd": "EX_TRADED",
 _MC_FIELD = {"marketDefinition": "EX_MARKET_DEF", "tv": "EX_TRADED_VOL"}
 #: The level-keyed views: the field that asks for one, and its back and lay keys.
 _BEST_OFFERS = (("EX_BEST_OFFERS", "batb", "batl"), ("EX_BEST_OFFERS_DISP", "bdatb", "bdatl"))
+
+
+_Params = TypeVar("_Params", MarketParams, OrderParams)
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,15 +309,16 @@ class StreamConnection:
 
     async def _subscribe_markets(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         try:
-            params = parse_market_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms)
+            params = self._checked(parse_market_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms))
         except StreamInputError as err:
-            await self.status(request_id, "INVALID_INPUT", str(err))
+            await self.status(request_id, "INVALID_CLOCK" if isinstance(err, StreamClockError) else "INVALID_INPUT",
+                              str(err))
             return
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
                            params=params,
                            fields=params.fields, ladder_levels=params.ladder_levels)
         async with self.hub.sending:
-            pending, images = self.hub.images_in_step(sub)
+            pending, images = self.hub.images_in_step(sub, params.resume_from_ms)
             if not await self.hub.service.held():
                 return
             self.market_sub = sub
@@ -319,22 +329,33 @@ class StreamConnection:
     async def _subscribe_orders(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         assert self.account is not None
         try:
-            params = parse_order_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms)
+            order_params = self._checked(parse_order_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms))
         except StreamInputError as err:
-            await self.status(request_id, "INVALID_INPUT", str(err))
+            await self.status(request_id, "INVALID_CLOCK" if isinstance(err, StreamClockError) else "INVALID_INPUT",
+                              str(err))
             return
+        params = order_params
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
                            overall_position=params.include_overall_position, strategy_refs=params.strategy_refs,
                            partition_by_strategy=params.partition_by_strategy)
         async with self.hub.sending:  # as for markets: what is pending goes to the others, the image shows it
             pending = self.hub.collect()
             images = self.hub.service.order_image(self.account)
+            if params.resume_from_ms is not None:  # and the final records on the markets that closed since
+                images += self.hub.service.closed_order_images(self.account, params.resume_from_ms - RESUME_MARGIN_MS)
             if not await self.hub.service.held():
                 return
             self.order_sub = sub
             await self.status(request_id)
             await self.send_orders(sub, images, ct="SUB_IMAGE")
             await self.hub.fan_out(pending, skip=sub)
+
+    def _checked(self, params: _Params) -> _Params:
+        """``params`` if their clock (a resubscription's) is not ahead of the server's; else INVALID_CLOCK."""
+        if params.resume_from_ms is not None and params.resume_from_ms > self.hub.service.now():
+            raise StreamClockError("clk is from ahead of this server's clock: not a clock this server gave; "
+                                   "resubscribe without clk and initialClk for a fresh image")
+        return params
 
     async def send_market(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:
         """A market change message (``mcm``) of ``changes``; ``ct`` its change type (``SUB_IMAGE``, ...)."""
@@ -350,7 +371,7 @@ class StreamConnection:
 
     async def _send_change(self, sub: Subscription, op: str, ct: str | None, body: JsonDict) -> None:
         now = self.hub.service.now()
-        clk = str(next(sub.clk))
+        clk = clock_token(next(sub.clk), now)
         out: JsonDict = {"op": op, "id": sub.id, "clk": clk, "pt": now}
         if ct == "SUB_IMAGE":
             out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms,
@@ -500,15 +521,22 @@ class StreamHub:
                 del self._recorders[market_id]
                 self._shown.pop(market_id, None)
 
-    def images_in_step(self, sub: Subscription) -> tuple[Pending, list[MarketDelta]]:
+    def images_in_step(self, sub: Subscription, resume_from_ms: int | None = None
+                       ) -> tuple[Pending, list[MarketDelta]]:
         """Bring the recorders of ``sub``'s markets up to date, then image those same states for ``sub``.
+
+        A resubscription (``resume_from_ms``, from its clock) also images the markets that closed since then
+        (less :data:`RESUME_MARGIN_MS`), so the client's cache learns how they ended.
 
         Synchronous on purpose: nothing can change the exchange between the
         collect and the images, so the next delta ``sub`` receives is computed
         against exactly what its image showed. The collected changes are for the
         other subscribers (:meth:`fan_out` with ``skip=sub``).
         """
-        market_ids = [m for m in self.service.stream_market_ids(sub.market_ids) if sub.wants(m)]
+        market_ids = self.service.stream_market_ids(sub.market_ids)
+        if resume_from_ms is not None:
+            market_ids = sorted({*market_ids, *self.service.closed_market_ids(resume_from_ms - RESUME_MARGIN_MS)})
+        market_ids = [m for m in market_ids if sub.wants(m)]
         pending = self.collect(market_ids)
         return pending, self.market_images(market_ids)
 

@@ -24,7 +24,11 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
   which the initial image reports as its ``conflateMs`` (Betfair, too, may
   answer with a rate other than the one asked for).
 * ``segmentationEnabled``: a boolean (the simulator never segments).
-* ``clk`` / ``initialClk``: strings (a resubscription gets a fresh full image).
+* ``clk`` / ``initialClk``: clock tokens from this server's change messages
+  (:func:`clock_token`: a counter and the publish time), ``null`` for none. A
+  subscription that gives one is a resubscription: its image also shows what
+  closed since (:attr:`MarketParams.resume_from_ms`); any other string is
+  refused with :class:`StreamClockError` (``INVALID_CLOCK``).
 * ``marketFilter``: an object; ``marketIds`` (at most 1000 strings) and ``eventIds``
   (games, ``holdem.17``) narrow the subscription; the other Betfair keys are
   honoured against what every market here is (event type ``990001``, market type
@@ -89,6 +93,30 @@ class StreamInputError(ValueError):
     """A subscription field has the wrong type or value; the message says which field and what is allowed."""
 
 
+class StreamClockError(StreamInputError):
+    """A ``clk`` or ``initialClk`` that is not a clock token this server gave (``INVALID_CLOCK``)."""
+
+
+def clock_token(count: int, publish_ms: int) -> str:
+    """The ``clk`` of a subscription's ``count``-th change message, published at ``publish_ms``.
+
+    >>> clock_token(3, 1_700_000_000_050)
+    '3:1700000000050'
+    >>> clock_time(clock_token(3, 1_700_000_000_050))
+    1700000000050
+    """
+    return f"{count}:{publish_ms}"
+
+
+def clock_time(token: str) -> int:
+    """The publish time a clock token carries; :class:`StreamClockError` if it is not one of :func:`clock_token`."""
+    count, _, publish = token.partition(":")
+    if not (count.isascii() and count.isdigit() and publish.isascii() and publish.isdigit() and len(token) <= 40):
+        raise StreamClockError(f"clk {token!r:.40} is not a clock this server gave; resubscribe without clk and "
+                               "initialClk for a fresh image")
+    return int(publish)
+
+
 @dataclass(frozen=True, slots=True)
 class MarketParams:
     """A valid ``marketSubscription``: heartbeat (clamped), the markets (None: all) and what to send of them."""
@@ -101,6 +129,8 @@ class MarketParams:
     market_types: frozenset[str] | None = None
     #: False when a marketFilter key rules out every market here (a venue, a PLACE market type, BSP, ...).
     any_market: bool = True
+    #: A resubscription's clock: the publish time of the last message the client saw (None: a fresh one).
+    resume_from_ms: int | None = None
 
     def wants(self, market_id: str) -> bool:
         """Whether ``market_id`` passes the subscription's ``marketFilter``.
@@ -122,6 +152,7 @@ class OrderParams:
     include_overall_position: bool
     strategy_refs: frozenset[str] | None
     partition_by_strategy: bool = False
+    resume_from_ms: int | None = None
 
 
 def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_ms: int) -> MarketParams:
@@ -165,6 +196,7 @@ def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_m
         event_ids=frozenset(events) if events else None,
         market_types=frozenset(market_filter["marketTypes"]) if market_filter.get("marketTypes") else None,
         any_market=_any_market(market_filter),
+        resume_from_ms=_resume_from(message),
     )
 
 
@@ -185,8 +217,9 @@ def _any_market(market_filter: Mapping[str, Any]) -> bool:
 def parse_order_subscription(message: Mapping[str, Any], *, default_heartbeat_ms: int) -> OrderParams:
     """Check every field of an ``orderSubscription``; raise :class:`StreamInputError` on the first wrong one.
 
-    >>> parse_order_subscription({"orderFilter": {"includeOverallPosition": False}}, default_heartbeat_ms=5000)
-    OrderParams(heartbeat_ms=5000, include_overall_position=False, strategy_refs=None, partition_by_strategy=False)
+    >>> p = parse_order_subscription({"orderFilter": {"includeOverallPosition": False}}, default_heartbeat_ms=5000)
+    >>> p.heartbeat_ms, p.include_overall_position, p.strategy_refs, p.partition_by_strategy, p.resume_from_ms
+    (5000, False, None, False, None)
     >>> parse_order_subscription({"orderFilter": {"accountIds": [True]}}, default_heartbeat_ms=5000)
     Traceback (most recent call last):
     ...
@@ -210,6 +243,7 @@ def parse_order_subscription(message: Mapping[str, Any], *, default_heartbeat_ms
         include_overall_position=overall is not False,
         strategy_refs=frozenset(refs) if refs else None,
         partition_by_strategy=partition is True,
+        resume_from_ms=_resume_from(message),
     )
 
 
@@ -231,6 +265,13 @@ def _common(message: Mapping[str, Any], default_heartbeat_ms: int) -> int:
                                    f"got {value!r:.40}")
     value = default_heartbeat_ms if heartbeat is None else heartbeat
     return max(MIN_HEARTBEAT_MS, min(MAX_HEARTBEAT_MS, value))
+
+
+def _resume_from(message: Mapping[str, Any]) -> int | None:
+    """The publish time of a resubscription's ``clk`` (else ``initialClk``), or None for a fresh subscription;
+    both are checked to be this server's tokens."""
+    times = [clock_time(message[key]) for key in ("initialClk", "clk") if message.get(key) is not None]
+    return times[-1] if times else None
 
 
 def _only(name: str, obj: Mapping[str, Any], allowed: frozenset[str]) -> None:

@@ -93,8 +93,9 @@ async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestCl
 
         clock.advance(HEARTBEAT_MS)  # both subscriptions now idle for exactly heartbeatMs: one heartbeat each
         heartbeat = await next_message(ws)
-        assert heartbeat == {"op": "mcm", "id": 2, "clk": "3", "pt": clock.now(), "ct": "HEARTBEAT"}
-        assert await next_message(ws) == {"op": "ocm", "id": 3, "clk": "3", "pt": clock.now(), "ct": "HEARTBEAT"}
+        assert heartbeat == {"op": "mcm", "id": 2, "clk": f"3:{clock.now()}", "pt": clock.now(), "ct": "HEARTBEAT"}
+        assert await next_message(ws) == {"op": "ocm", "id": 3, "clk": f"3:{clock.now()}", "pt": clock.now(),
+                                          "ct": "HEARTBEAT"}
         await ws.send_json({"op": "nonsense", "id": 9})
         assert (await receive(ws, "status"))["errorCode"] == "INVALID_INPUT"
         await ws.send_str("{broken")
@@ -172,8 +173,9 @@ async def test_heartbeat_is_clamped_and_nulls_count_as_not_given(client: TestCli
         image = await receive(ws, "mcm", ct="SUB_IMAGE")
         assert image["heartbeatMs"] == 500 and image["conflateMs"] == 50  # the server's default and conflation
         for asked, used in ((100, 500), (-5, 500), (1_000_000, 30_000), (2_000, 2_000)):
-            await ws.send_json({"op": MS, "id": 3, "heartbeatMs": asked, "conflateMs": 0, "clk": "7",
-                                "initialClk": "1", "marketFilter": {"marketIds": [MARKET], "bspMarket": False}})
+            await ws.send_json({"op": MS, "id": 3, "heartbeatMs": asked, "conflateMs": 0, "clk": image["clk"],
+                                "initialClk": image["initialClk"],
+                                "marketFilter": {"marketIds": [MARKET], "bspMarket": False}})
             assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
             assert (await receive(ws, "mcm", ct="SUB_IMAGE"))["heartbeatMs"] == used
         await ws.send_json({"op": OS, "id": 4, "heartbeatMs": 99_999, "orderFilter": {

@@ -1,0 +1,80 @@
+"""A client that reconnects with its ``clk`` learns how the markets it followed ended while it was away.
+
+betfairlightweight keeps its market cache across a reconnect and flumine resubscribes with the listener's
+``initialClk`` and ``clk``. Were the new image only the markets open now, a market that settled (or was
+voided by a restart) while the client was away would stay open in its cache for good, with its orders:
+flumine would never close it nor ask for its cleared orders. A resubscription therefore also images the
+markets that closed since its clock, and an order resubscription their orders' final records; a clock the
+server did not give is ``INVALID_CLOCK``. A fresh subscription (no clock) is imaged as before: open markets.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp.test_utils import TestClient
+from betfairlightweight.streaming.listener import StreamListener
+
+from exchange.clock import VirtualClock
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, place, rpc
+from tests.server.test_stream import MS, OS, authenticated, receive
+
+GAME_0_CLOSED = START_MS + 4 * (WINDOW_MS + PLAYING_MS) + 10
+MARKET = "holdem.0"
+
+
+async def _subscribe(client: TestClient, op: str, extra: dict[str, Any], ct: str = "SUB_IMAGE") -> dict[str, Any]:
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        await ws.send_json({"op": op, "id": 2, **extra})
+        status = await receive(ws, "status")
+        if status["statusCode"] != "SUCCESS":
+            return status
+        return await receive(ws, "mcm" if op == MS else "ocm", ct=ct)
+
+
+async def test_a_market_resubscription_images_the_markets_that_closed_since_its_clock(
+        client: TestClient, clock: VirtualClock) -> None:
+    listener = StreamListener(max_latency=None)
+    listener.register_stream(2, MS)
+    first = await _subscribe(client, MS, {"marketFilter": {}})
+    listener.on_data(json.dumps(first))
+    assert [book.status for book in listener.snap()] == ["OPEN"]
+    clock.run(until_ms=GAME_0_CLOSED)  # holdem.0 settles while the client is away; holdem.1 opens
+    again = await _subscribe(client, MS, {"marketFilter": {}, "initialClk": first["initialClk"],
+                                          "clk": first["clk"]})
+    assert sorted((mc["id"], mc["marketDefinition"]["status"]) for mc in again["mc"]) == [
+        (MARKET, "CLOSED"), ("holdem.1", "OPEN")]
+    listener.on_data(json.dumps(again))
+    assert {book.market_id: book.status for book in listener.snap()} == {MARKET: "CLOSED", "holdem.1": "OPEN"}
+    fresh = await _subscribe(client, MS, {"marketFilter": {}})
+    assert [mc["id"] for mc in fresh["mc"]] == ["holdem.1"]  # a new subscriber is shown the open markets only
+
+
+async def test_an_order_resubscription_shows_the_final_records_of_orders_on_markets_that_closed(
+        client: TestClient, clock: VirtualClock) -> None:
+    async with client.ws_connect("/stream") as ws:
+        token = await authenticated(client, ws)
+        placed = await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))
+        bet_id = placed["result"]["instructionReports"][0]["betId"]
+        await ws.send_json({"op": OS, "id": 2})
+        first = await receive(ws, "ocm", ct="SUB_IMAGE")
+    assert [uo["status"] for uo in first["oc"][0]["orc"][0]["uo"]] == ["E"]
+    clock.run(until_ms=GAME_0_CLOSED)  # the bet lapses at the window's close; the market settles
+    again = await _subscribe(client, OS, {"initialClk": first["initialClk"], "clk": first["clk"]})
+    (market,) = again["oc"]
+    assert market["id"] == MARKET and market["closed"] is True
+    (record,) = market["orc"][0]["uo"]
+    assert (record["id"], record["status"], record["sl"]) == (bet_id, "EC", 2.0)
+    assert (await _subscribe(client, OS, {}))["oc"] == []  # a fresh subscription: open markets only
+
+
+async def test_a_clock_the_server_did_not_give_is_invalid_clock(client: TestClient, clock: VirtualClock) -> None:
+    first = await _subscribe(client, MS, {"marketFilter": {}})
+    for clk in ("AAAAAAAAAAAAAA==", "7", f"1:{clock.now() + 60_000}"):  # Betfair's, an old one, one from ahead
+        refused = await _subscribe(client, MS, {"marketFilter": {}, "initialClk": first["initialClk"], "clk": clk})
+        assert refused["statusCode"] == "FAILURE" and refused["errorCode"] == "INVALID_CLOCK", clk
+        assert refused["connectionClosed"] is False and "clk" in refused["errorMessage"]
+    refused = await _subscribe(client, OS, {"clk": "nonsense"})
+    assert refused["errorCode"] == "INVALID_CLOCK"
