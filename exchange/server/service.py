@@ -520,14 +520,12 @@ class ExchangeService:
         return self.live_market_ids()
 
     def closed_market_ids(self, since_ms: int) -> list[str]:
-        """The markets kept that closed (settled or voided) at or after ``since_ms``: what a stream
-        resubscription from then missed. O(markets kept)."""
-        return sorted(m for m, market in self.exchange.markets.items()
-                      if not market.is_open and market.settled_ts is not None and market.settled_ts >= since_ms)
+        """Markets kept that closed at or after ``since_ms`` (a stream resubscription missed them). O(markets)."""
+        closed = ((m, mk.settled_ts or 0) for m, mk in self.exchange.markets.items() if not mk.is_open)
+        return sorted(m for m, ts in closed if ts >= since_ms)
 
     def closed_order_images(self, account: str, since_ms: int) -> list[dict[str, Any]]:
-        """For an order resubscription: per market that closed since ``since_ms`` where the account had orders,
-        their final records and ``closed: true`` (:meth:`order_deltas` of all of them)."""
+        """Per market closed since ``since_ms``: the account's final order records there, ``closed: true``."""
         dirt = {m: OrderDirt(bets={c.bet_id for c in self.exchange.cleared_orders(account, m)})
                 for m in self.closed_market_ids(since_ms)}
         return self.order_deltas(account, {m: d for m, d in dirt.items() if d.bets})
