@@ -15,7 +15,9 @@ error once per call, so a batch always gets an array (JSON-RPC 2.0: only a body
 that is not JSON or an empty array gets a single answer). The calls of one body
 share one budget of records and bytes, and each counts against its account's
 call rate (:mod:`exchange.server.limits`): past them a call is refused with
-``TOO_MUCH_DATA`` or ``TOO_MANY_REQUESTS``.
+``TOO_MUCH_DATA`` or ``TOO_MANY_REQUESTS``. A parameter the method does not
+define (:mod:`exchange.server.api_params`) refuses the call with
+``INVALID_INPUT_DATA`` before the method runs.
 
 >>> import asyncio
 >>> async def echo(session: object, params: dict) -> dict:
@@ -37,7 +39,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from exchange.server import jsoncodec
-from exchange.server.errors import ApiError, ApingCode
+from exchange.server.api_params import unknown_parameter
+from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.limits import AccountGate, Budget, Limits, too_much, use_budget
 
 log = logging.getLogger(__name__)
@@ -166,6 +169,9 @@ class Endpoint:
         if not isinstance(params, dict):
             message = "Invalid params: params must be a JSON object of named parameters"
             return envelope_error(request_id, error_object(INVALID_PARAMS, message))
+        problem = unknown_parameter(name.rsplit("/", 1)[-1], params)  # a misspelt name must not change the call
+        if problem is not None:
+            return envelope_error(request_id, aping_error(invalid_input(problem), self.exception_name))
         try:
             result = await method(session, params)
         except ApiError as err:
