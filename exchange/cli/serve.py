@@ -88,7 +88,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              f"{DEFAULT_MAX_CONNECTIONS})")
     parser.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT_MS / 1000, metavar="S",
                         help="seconds a connection has to send a request's head, from opening or from its last "
-                             f"response; also the keep-alive idle limit (default {DEFAULT_HEADER_TIMEOUT_MS // 1000})")
+                             f"response; also the keep-alive idle limit, and the stream port's TLS handshake limit "
+                             f"(default {DEFAULT_HEADER_TIMEOUT_MS // 1000})")
     parser.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT_MS / 1000, metavar="S",
                         help=f"seconds a request's body has to arrive once its head has; else 408 (default "
                              f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")

@@ -286,7 +286,8 @@ async def _stream_socket(app: web.Application, *, config: ServerConfig) -> Async
         yield
         return
     context = tls.server_context(config.tls_cert, config.tls_key, host=config.stream_host)
-    server = StreamSocketServer(app[keys.HUB], context, max_connections=config.max_connections)
+    server = StreamSocketServer(app[keys.HUB], context, max_connections=config.max_connections,
+                                handshake_timeout_ms=config.header_timeout_ms)
     app[keys.STREAM_PORT] = await server.start(config.stream_host, config.stream_port)
     log.info("stream: TLS on %s:%d", config.stream_host, app[keys.STREAM_PORT])
     yield

@@ -13,7 +13,9 @@ a line longer than 64 KiB is answered ``INVALID_INPUT`` and the connection
 closed, as is one that is not UTF-8. The port holds at most ``max_connections``
 connections at once (``serve --max-connections``, as the HTTP port): one more is
 sent ``status`` ``FAILURE`` / ``MAX_CONNECTION_LIMIT_EXCEEDED`` and closed before
-it reaches the hub.
+it reaches the hub. A connection must finish its TLS handshake within the
+header timeout (``serve --header-timeout``, as an HTTP request's head), or it
+is closed: the cap counts only connections past their handshake.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import contextlib
 import json
 import ssl
 
-from exchange.server.connections import DEFAULT_MAX_CONNECTIONS
+from exchange.server.connections import DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
 from exchange.server.stream import MAX_MESSAGE, StreamConnection, StreamHub
 
 CRLF = b"\r\n"
@@ -63,17 +65,19 @@ class SocketTransport:
 class StreamSocketServer:
     """The TLS listener: one :class:`SocketTransport` per client, all on the one hub."""
 
-    def __init__(self, hub: StreamHub, context: ssl.SSLContext, *,
-                 max_connections: int = DEFAULT_MAX_CONNECTIONS) -> None:
+    def __init__(self, hub: StreamHub, context: ssl.SSLContext, *, max_connections: int = DEFAULT_MAX_CONNECTIONS,
+                 handshake_timeout_ms: int = DEFAULT_HEADER_TIMEOUT_MS) -> None:
         self.hub = hub
         self.context = context
         self.max_connections = max_connections
+        self.handshake_timeout_ms = handshake_timeout_ms
         self.server: asyncio.Server | None = None
         self._transports: set[SocketTransport] = set()
 
     async def start(self, host: str, port: int) -> int:
         """Listen on ``host:port`` (0: any free port); return the port."""
-        self.server = await asyncio.start_server(self._serve, host, port, ssl=self.context, limit=MAX_MESSAGE)
+        self.server = await asyncio.start_server(self._serve, host, port, ssl=self.context, limit=MAX_MESSAGE,
+                                                 ssl_handshake_timeout=self.handshake_timeout_ms / 1000)
         return int(self.server.sockets[0].getsockname()[1])
 
     async def stop(self) -> None:

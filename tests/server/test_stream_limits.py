@@ -102,3 +102,19 @@ async def test_the_stream_port_takes_at_most_max_connections_whoever_opens_them(
     assert json.loads(await again.line())["op"] == "connection"
     for lines in [*held, again]:
         await lines.close()
+
+
+@pytest.fixture
+async def hasty(tmp_path: Path) -> AsyncIterator[TestClient]:
+    """A server whose stream port gives a connection 0.3 s to finish its TLS handshake (``header_timeout_ms``)."""
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1, stream_port=0, run_games=False, header_timeout_ms=300)
+    app = create_app(config, clock=VirtualClock(start_ms=START_MS), equities=river_only_equities)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        yield test_client
+
+
+async def test_a_connection_that_never_finishes_its_tls_handshake_is_closed(hasty: TestClient) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", hasty.app[keys.STREAM_PORT])  # TCP, then silence
+    assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the server (60 s on main), well within 5 s
+    writer.close()
