@@ -39,7 +39,7 @@ from exchange.core.events import (
     OrderPlaced,
     SelectionSettled,
 )
-from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
+from exchange.core.market import SelectionStatus
 from exchange.core.side import Side
 
 
@@ -180,36 +180,3 @@ class BookProjection:
         for sid, runner in self._runners.items():
             if runner.status is RunnerStatus.ACTIVE:
                 self._touch(sid).status = RunnerStatus.WINNER if sid in winners else RunnerStatus.LOSER
-
-
-_RUNNER_STATUS = {
-    SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
-    SelectionStatus.WINNER: RunnerStatus.WINNER,
-    SelectionStatus.TIED_DEAD_HEAT: RunnerStatus.WINNER,
-    SelectionStatus.LOSER: RunnerStatus.LOSER,
-}
-_MARKET_STATUS = {
-    MarketStatus.ACTIVE: BetfairMarketStatus.OPEN,
-    MarketStatus.SUSPENDED: BetfairMarketStatus.SUSPENDED,
-    MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
-    MarketStatus.VOID: BetfairMarketStatus.CLOSED,
-}
-
-
-def snapshot_of(book: MarketBook, in_play: bool, version: int = 0) -> MarketSnapshot:
-    """The stream's view of a core market book (every level, not just the best three); the in-play flag and the
-    version are the stream's, not the book's, so the caller gives them."""
-    void = book.status is MarketStatus.VOID
-    runners = tuple(
-        RunnerSnapshot(
-            selection_id=r.selection_id,
-            status=RunnerStatus.REMOVED if void and r.status is SelectionStatus.IN_PLAY else _RUNNER_STATUS[r.status],
-            atb=tuple((p.tick, p.size) for p in r.available_to_back),
-            atl=tuple((p.tick, p.size) for p in r.available_to_lay),
-            trd=tuple((p.tick, p.size) for p in r.traded_volume),
-            ltp=r.last_traded_tick,
-            tv=r.total_matched,
-        )
-        for r in book.runners
-    )
-    return MarketSnapshot(_MARKET_STATUS[book.status], in_play, runners, book.total_matched, version)

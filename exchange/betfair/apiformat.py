@@ -20,26 +20,15 @@ from fractions import Fraction
 from typing import Any
 
 from exchange.betfair.description import in_play
+from exchange.betfair.stream import RunnerStatus, market_status, runner_status
 from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.book import PriceSize
-from exchange.core.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
+from exchange.core.market import MarketBook, MarketStatus, RunnerBook
 from exchange.core.orders import BetStatus, ClearedOrder, OrderView
 
 JsonDict = dict[str, Any]
 
-MARKET_STATUS = {
-    MarketStatus.ACTIVE: "OPEN",
-    MarketStatus.SUSPENDED: "SUSPENDED",
-    MarketStatus.SETTLED: "CLOSED",
-    MarketStatus.VOID: "CLOSED",
-}
-RUNNER_STATUS = {
-    SelectionStatus.IN_PLAY: "ACTIVE",
-    SelectionStatus.WINNER: "WINNER",
-    SelectionStatus.TIED_DEAD_HEAT: "WINNER",
-    SelectionStatus.LOSER: "LOSER",
-}
 
 
 def money(minor: int) -> float:
@@ -175,12 +164,13 @@ def cleared_order(order: ClearedOrder, event_type_id: str, event_id: str) -> Jso
     return out
 
 
-def runner(book: RunnerBook, *, with_prices: bool, depth: int | None, traded: bool) -> JsonDict:
-    """API-NG ``Runner``; ``ex`` only when a price projection asked for it (all three lists then present)."""
+def runner(book: RunnerBook, market: MarketStatus, *, with_prices: bool, depth: int | None, traded: bool) -> JsonDict:
+    """API-NG ``Runner`` of a market whose status is ``market``; ``ex`` only when a price projection asked for it (all
+    three lists then present)."""
     out: JsonDict = {
         "selectionId": book.selection_id,
         "handicap": 0.0,
-        "status": RUNNER_STATUS[book.status],
+        "status": str(runner_status(market, book.status)),
         "totalMatched": money(book.total_matched),
     }
     if book.last_traded_tick is not None:
@@ -200,12 +190,12 @@ def runner(book: RunnerBook, *, with_prices: bool, depth: int | None, traded: bo
 
 def market_book(book: MarketBook, *, version: int, runners: list[JsonDict], last_match_ms: int | None) -> JsonDict:
     """API-NG ``MarketBook``."""
-    active = sum(1 for r in book.runners if r.status is SelectionStatus.IN_PLAY)
+    active = sum(1 for r in book.runners if runner_status(book.status, r.status) is RunnerStatus.ACTIVE)
     available = sum(level.size for r in book.runners for level in (*r.available_to_back, *r.available_to_lay))
     out: JsonDict = {
         "marketId": book.market_id,
         "isMarketDataDelayed": False,
-        "status": MARKET_STATUS[book.status],
+        "status": str(market_status(book.status)),
         "betDelay": 0,
         "bspReconciled": False,
         "complete": True,

@@ -53,6 +53,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from exchange.core.ladder import PRICE_X100
+from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
 
 #: Event type id written into every market definition. Betfair's ids are numeric
 #: strings; this one is ours, chosen so as not to collide with a real sport.
@@ -131,6 +132,59 @@ class MarketSnapshot:
     #: When the market closed (epoch ms), where the source knows it: the definition's ``settledTime``, the same in
     #: every image of the closed market; ``None``: the time of the first snapshot that shows it closed.
     settled_ms: int | None = None
+
+
+_MARKET_STATUS = {
+    MarketStatus.ACTIVE: BetfairMarketStatus.OPEN,
+    MarketStatus.SUSPENDED: BetfairMarketStatus.SUSPENDED,
+    MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
+    MarketStatus.VOID: BetfairMarketStatus.CLOSED,
+}
+_RUNNER_STATUS = {
+    SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
+    SelectionStatus.WINNER: RunnerStatus.WINNER,
+    SelectionStatus.TIED_DEAD_HEAT: RunnerStatus.WINNER,
+    SelectionStatus.LOSER: RunnerStatus.LOSER,
+}
+
+
+def market_status(market: MarketStatus) -> BetfairMarketStatus:
+    """A core market status as Betfair names it (API-NG and the stream alike): settled and void are both CLOSED."""
+    return _MARKET_STATUS[market]
+
+
+def runner_status(market: MarketStatus, selection: SelectionStatus) -> RunnerStatus:
+    """A selection's status as Betfair names it (API-NG and the stream alike), given its market's status.
+
+    A hand still in play when its market was voided had its bets refunded: ``REMOVED``, as a
+    non-runner's are. One settled before the void keeps its result (the spec: "selections already
+    settled stay settled"); a dead heat is ``WINNER``, as Betfair shows one.
+
+    >>> runner_status(MarketStatus.VOID, SelectionStatus.IN_PLAY), runner_status(MarketStatus.VOID,
+    ...                                                                           SelectionStatus.LOSER)
+    (<RunnerStatus.REMOVED: 'REMOVED'>, <RunnerStatus.LOSER: 'LOSER'>)
+    """
+    if market is MarketStatus.VOID and selection is SelectionStatus.IN_PLAY:
+        return RunnerStatus.REMOVED
+    return _RUNNER_STATUS[selection]
+
+
+def snapshot_of(book: MarketBook, in_play: bool, version: int = 0, settled_ms: int | None = None) -> MarketSnapshot:
+    """The stream's view of a core market book (every level, not just the best three); the in-play flag, the
+    version and the closing time are the source's, not the book's, so the caller gives them."""
+    runners = tuple(
+        RunnerSnapshot(
+            selection_id=r.selection_id,
+            status=runner_status(book.status, r.status),
+            atb=tuple((p.tick, p.size) for p in r.available_to_back),
+            atl=tuple((p.tick, p.size) for p in r.available_to_lay),
+            trd=tuple((p.tick, p.size) for p in r.traded_volume),
+            ltp=r.last_traded_tick,
+            tv=r.total_matched,
+        )
+        for r in book.runners
+    )
+    return MarketSnapshot(market_status(book.status), in_play, runners, book.total_matched, version, settled_ms)
 
 
 def iso_ms(epoch_ms: int) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from exchange.agents.view import BettorView, HandView, bettor_view
 from exchange.betfair import apiformat
 from exchange.betfair.description import market_type_of
+from exchange.betfair.stream import market_status
 from exchange.core.market import MarketStatus, SelectionStatus
 from exchange.game.channel import Channel
 from exchange.game.layouts import MarketKind
@@ -144,7 +145,7 @@ def _market(view: BettorView) -> dict[str, Any]:
         "marketId": view.market_id,
         "marketType": market_type_of(view.market_id),
         "marketName": view.market_kind.label,
-        "status": apiformat.MARKET_STATUS[view.market_status],
+        "status": str(market_status(view.market_status)),
         "marketStatus": view.market_status.value,
         "selections": selections,
     }

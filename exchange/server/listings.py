@@ -164,7 +164,8 @@ async def list_market_book(
         for r in book.runners:
             shown = dataclasses.replace(r, available_to_back=projection.offers(r.available_to_back),
                                         available_to_lay=projection.offers(r.available_to_lay))
-            entry = apiformat.runner(shown, with_prices=projection.with_prices, depth=None, traded=projection.traded)
+            entry = apiformat.runner(shown, book.status, with_prices=projection.with_prices, depth=None,
+                                     traded=projection.traded)
             theirs = [o for o in mine if o.selection_id == r.selection_id]
             if order_projection:
                 entry["orders"] = [apiformat.runner_order(o) for o in theirs

@@ -57,14 +57,14 @@ from sortedcontainers import SortedKeyList
 
 from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, seat_house_makers, seat_noise_traders
 from exchange.betfair import description, order_changes
-from exchange.betfair.stream import BetfairMarketStatus, MarketSnapshot, RunnerSnapshot, RunnerStatus
 from exchange.betfair.stream import MarketInfo as RecorderInfo
+from exchange.betfair.stream import MarketSnapshot, snapshot_of
 from exchange.clock import Clock
 from exchange.core.accounts import AccountFunds
 from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
 from exchange.core.events import Event, MarketCreated, MarketSettled, MarketVoided
 from exchange.core.exchange import Exchange, ExchangeConfig
-from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
+from exchange.core.market import MarketBook, MarketStatus
 from exchange.core.orders import BetStatus, ClearedOrder, OrderView
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, parse_market_id
@@ -495,23 +495,9 @@ class ExchangeService:
         book = self.exchange.market_book(market_id, None)
         if book is None:
             return None
-        void = book.status is MarketStatus.VOID
-        runners = tuple(
-            RunnerSnapshot(
-                selection_id=r.selection_id,
-                status=RunnerStatus.REMOVED if void else _STREAM_RUNNER[r.status],
-                atb=tuple((level.tick, level.size) for level in r.available_to_back),
-                atl=tuple((level.tick, level.size) for level in r.available_to_lay),
-                trd=tuple((level.tick, level.size) for level in r.traded_volume),
-                ltp=r.last_traded_tick,
-                tv=r.total_matched,
-            )
-            for r in book.runners
-        )
         market = self.exchange.markets.get(market_id)
-        return MarketSnapshot(_STREAM_MARKET[book.status], description.in_play(book.round), runners,
-                              book.total_matched, self.market_version(market_id),
-                              None if market is None else market.settled_ts)
+        return snapshot_of(book, description.in_play(book.round), self.market_version(market_id),
+                           None if market is None else market.settled_ts)
 
     def stream_market_ids(self, wanted: frozenset[str] | None) -> list[str]:
         """Markets for a subscription image: the ones asked for, else every market still open."""
@@ -572,19 +558,7 @@ class ExchangeService:
         return out
 
 
-_STREAM_MARKET = {
-    MarketStatus.ACTIVE: BetfairMarketStatus.OPEN,
-    MarketStatus.SUSPENDED: BetfairMarketStatus.SUSPENDED,
-    MarketStatus.SETTLED: BetfairMarketStatus.CLOSED,
-    MarketStatus.VOID: BetfairMarketStatus.CLOSED,
-}
 _OPEN_STATUSES = (MarketStatus.ACTIVE, MarketStatus.SUSPENDED)
-_STREAM_RUNNER = {
-    SelectionStatus.IN_PLAY: RunnerStatus.ACTIVE,
-    SelectionStatus.WINNER: RunnerStatus.WINNER,
-    SelectionStatus.TIED_DEAD_HEAT: RunnerStatus.WINNER,
-    SelectionStatus.LOSER: RunnerStatus.LOSER,
-}
 
 
 async def _await_durable(future: Awaitable[None], service: ExchangeService) -> None:

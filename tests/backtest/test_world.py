@@ -8,9 +8,9 @@ from dataclasses import replace
 from backtest_support import small_config
 
 from exchange.backtest.outputs import empty_tables
-from exchange.backtest.projection import snapshot_of
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
 from exchange.backtest.world import build_world, play_session
+from exchange.betfair.stream import snapshot_of
 from exchange.core import ladder
 from exchange.core.errors import ErrorCode
 from exchange.core.events import OrderRejected
