@@ -97,6 +97,7 @@ class ClearedIndex:
                     self._cut(len(self._changed) - LOG_LIMIT // 2)
         elif isinstance(event, AccountOpened) and event.account_id not in self._unindexed:
             self._accounts.setdefault(event.account_id, _AccountRows(seen=self._end, markets=set()))
+            self._read = self._end  # its changes must start an entry of their own, past what it counts as seen
 
     def _cut(self, count: int) -> None:
         """Drop the oldest ``count`` log entries; an account not yet past them keeps its markets among them."""
