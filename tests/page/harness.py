@@ -86,11 +86,13 @@ class AppThread:
 
 
 class LiveServer(AppThread):
-    """``create_app`` with the demo account on 127.0.0.1, its clock moved only by the test."""
+    """``create_app`` with the demo account on 127.0.0.1 running one ``channel`` (Hold'em unless told), its clock
+    moved only by the test."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, channel: str = HOLDEM.name) -> None:
         self.clock = VirtualClock(start_ms=START_MS)
-        config = ServerConfig(db_path=str(db), channels=("holdem",), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
+        self.channel = channel
+        config = ServerConfig(db_path=str(db), channels=(channel,), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
                               house=False, seed=3, demo=True)
         super().__init__(create_app(config, clock=self.clock))
 
@@ -110,8 +112,8 @@ class LiveServer(AppThread):
         self.call(move)
 
     def game_start(self) -> int:
-        """When the current game on the Hold'em table began (clock ms)."""
-        return self.run(lambda: self.app[keys.SERVICE].channels[HOLDEM.name].current.start_ms)
+        """When the current game on the table began (clock ms)."""
+        return self.run(lambda: self.app[keys.SERVICE].channels[self.channel].current.start_ms)
 
     def to_game_time(self, offset_ms: int, *, next_game: bool = False) -> None:
         """Advance to ``offset_ms`` after the start of the current game (or of the next one)."""
@@ -122,7 +124,7 @@ class LiveServer(AppThread):
         self.run(lambda: self.app[keys.STORE].add(name, password, deposit=deposit))
 
     def snapshot(self) -> dict[str, Any]:
-        body: dict[str, Any] = requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=5).json()
+        body: dict[str, Any] = requests.get(f"{self.url}/games/v1/channels/{self.channel}/snapshot", timeout=5).json()
         return body
 
 

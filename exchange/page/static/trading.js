@@ -10,7 +10,7 @@ function fromStream(marketId, selectionId, uo) {
     betId: String(uo.id), marketId, selectionId, side: uo.side === "B" ? "BACK" : "LAY",
     price: hundredths(uo.p), size: pennies(uo.s), matched: pennies(uo.sm ?? 0), remaining: pennies(uo.sr ?? 0),
     avgPrice: uo.avp ? hundredths(uo.avp) : null, complete: uo.status === "EC", cancelled: pennies(uo.sc ?? 0),
-    voided: pennies(uo.sv ?? 0),
+    lapsed: pennies(uo.sl ?? 0), voided: pennies(uo.sv ?? 0),
   };
 }
 
@@ -21,7 +21,7 @@ function fromApi(o) {
     price: hundredths(o.priceSize.price), size: pennies(o.priceSize.size), matched: pennies(o.sizeMatched ?? 0),
     remaining: pennies(o.sizeRemaining ?? 0), avgPrice: o.averagePriceMatched ? hundredths(o.averagePriceMatched) : null,
     complete: o.status === "EXECUTION_COMPLETE", cancelled: pennies(o.sizeCancelled ?? 0),
-    voided: pennies(o.sizeVoided ?? 0),
+    lapsed: pennies(o.sizeLapsed ?? 0), voided: pennies(o.sizeVoided ?? 0),
   };
 }
 
@@ -137,8 +137,9 @@ export class Slip {
   }
 }
 
-/** The unmatched, matched, and cancelled or voided bets on the table's markets, with cancel and change-price on each
- * unmatched one. A match a dealer's error voided leaves the matched list for the last one. */
+/** The unmatched, matched, and cancelled, lapsed or voided bets on the table's markets, with cancel and change-price
+ * on each unmatched one. What rested unmatched when its window closed is listed lapsed; a match a dealer's error
+ * voided leaves the matched list for the last one. */
 export function renderOrders(orders, names, { onCancel, onReplace, readOnly = false }) {
   const unmatched = orders.filter((o) => o.remaining > 0 && !o.complete);
   const matched = orders.filter((o) => o.matched > 0);
@@ -155,8 +156,9 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
   replaceChildren($("matched"), matched.length ? matched.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
     h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
     h("span", {}, `${money(o.matched)} at ${formatPrice(o.avgPrice ?? o.price)}`))) : [h("li", { class: "muted" }, "none")]);
-  const gone = orders.filter((o) => o.cancelled > 0 || o.voided > 0);
+  const gone = orders.filter((o) => o.cancelled > 0 || o.lapsed > 0 || o.voided > 0);
   const why = (o) => [o.cancelled > 0 ? `${money(o.cancelled)} at ${formatPrice(o.price)} cancelled` : "",
+    o.lapsed > 0 ? `${money(o.lapsed)} at ${formatPrice(o.price)} lapsed` : "",
     o.voided > 0 ? `${money(o.voided)} matched, voided` : ""].filter(Boolean).join("; ");
   replaceChildren($("cancelled"), gone.length ? gone.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
     h("span", { class: "tag" }, o.side), h("span", {}, label(o)), h("span", {}, why(o))))
