@@ -75,3 +75,24 @@ def test_a_bet_left_unmatched_is_listed_lapsed_when_its_window_closes(page: Page
     assert (lapsed["status"], lapsed["sizeLapsed"], lapsed["sizeCancelled"]) == ("EXECUTION_COMPLETE", 2.0, 0.0)
     expect(page.locator(f"#unmatched li[data-bet='{bet}']")).to_have_count(0)
     expect(page.locator(f"#cancelled li[data-bet='{bet}']")).to_contain_text("£2.00 at 80 lapsed")
+
+
+def test_bets_made_before_the_page_was_reloaded_are_listed_again(page: Page, server: LiveServer) -> None:
+    """A reload (or a table opened straight from its address) reads the account's bets on the table back: the
+    matched one with its "if wins" and the lapsed one, neither of which the order stream's image holds."""
+    high, _ = markets(server)
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bob.place(high, 1, "LAY", 3.0, 10)
+    server.advance(0)
+    place(page, high, 1, "BACK", "3", "4")
+    expect(page.locator("#notice")).to_contain_text("£4.00 matched")
+    place(page, high, 2, "BACK", "80", "2")
+    expect(page.locator("#notice")).to_contain_text("£0.00 matched")
+    server.advance(WINDOW_MS)
+    backed, lapsed = (o["betId"] for o in sorted(demo.current_orders(high), key=lambda o: int(o["betId"])))
+    for _ in range(3):
+        page.reload()
+        expect(page.locator(f"#matched li[data-bet='{backed}']")).to_contain_text("£4.00 at 3.00")
+        expect(page.locator(f"section[data-market='{high}'] tr[data-selection='1'] .pnl")).to_have_text(
+            "if wins +£8.00")
+        expect(page.locator(f"#cancelled li[data-bet='{lapsed}']")).to_contain_text("£2.00 at 80 lapsed")

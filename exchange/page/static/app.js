@@ -81,7 +81,11 @@ function onSnapshot(message) {
     state.orders.applyList(game.markets.map((m) => m.marketId), game.orders);
   }
   renderLobby();
-  if (message.channel === state.current) renderTable();
+  if (message.channel !== state.current) return;
+  renderTable();
+  // The table's first snapshot, or a new game's: read the account's bets on its markets (the order stream's image
+  // holds only the executable ones, so what was matched in full, cancelled or lapsed is known from here only).
+  if (!state.replay && previous?.game?.id !== message.snapshot.game?.id) refreshOrders();
 }
 
 /** A game whose markets have settled joins the recent results (once); the account's history is refreshed. */
