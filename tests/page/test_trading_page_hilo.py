@@ -9,13 +9,14 @@ against what the server's API-NG answers the same account.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from exchange.game.channels import OMAHA_HILO
-from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, watched_page
+from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
 
 CHANNEL = OMAHA_HILO.name
 
@@ -96,3 +97,40 @@ def test_bets_made_before_the_page_was_reloaded_are_listed_again(page: Page, ser
         expect(page.locator(f"section[data-market='{high}'] tr[data-selection='1'] .pnl")).to_have_text(
             "if wins +£8.00")
         expect(page.locator(f"#cancelled li[data-bet='{lapsed}']")).to_contain_text("£2.00 at 80 lapsed")
+
+
+def test_settled_bets_name_no_low_and_agree_with_the_cleared_orders(page: Page, server: LiveServer) -> None:
+    """The Low market's fifth selection is "No low" in the settled bets too, and each settled market and bet
+    shows the profit and commission listClearedOrders gives the account."""
+    high, low = markets(server)
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bob.place(low, 5, "LAY", 2.0, 10)
+    bob.place(high, 3, "LAY", 4.0, 10)
+    server.advance(0)
+    place(page, low, 5, "BACK", "2", "3")
+    expect(page.locator("#notice")).to_contain_text("£3.00 matched")
+    place(page, high, 3, "BACK", "4", "2.50")
+    expect(page.locator("#notice")).to_contain_text("£2.50 matched")
+    server.to_game_time(window_opens(4) + WINDOW_MS)  # the Turn window closes: the river, both markets settle
+    expect(page.locator(f"#results li[data-game='{high}']")).to_have_count(1)
+
+    bets = demo.call("listClearedOrders", {"betStatus": "SETTLED", "marketIds": [high, low]})["clearedOrders"]
+    assert sorted((b["marketId"], b["selectionId"]) for b in bets) == [(high, 3), (low, 5)]
+    for bet in bets:
+        name = "No low" if bet["marketId"] == low else "Hand 3"
+        shown = page.locator("#settled-bets li", has_text=re.compile(rf"{re.escape(bet['marketId'])}\b(?!-)"))
+        expect(shown).to_contain_text(f"{bet['marketId']} {name}")
+        expect(shown).to_contain_text(f"profit {money(bet['profit'])}")
+    groups = demo.call("listClearedOrders", {"betStatus": "SETTLED", "groupBy": "MARKET",
+                                             "marketIds": [high, low]})["clearedOrders"]
+    for group in groups:
+        market = page.locator("td:first-child", has_text=re.compile(rf"^{re.escape(group['marketId'])}$"))
+        row = page.locator("#settled tr").filter(has=market)
+        expect(row.locator("td").nth(2)).to_have_text(money(group["profit"]))
+        expect(row.locator("td").nth(3)).to_have_text(money(group["commission"]))
+
+
+def money(pounds: float) -> str:
+    """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
+    sign = "−" if pounds < 0 else ""
+    return f"{sign}£{abs(pounds):,.2f}"

@@ -276,7 +276,7 @@ async function refreshSettled() {
   try {
     const [markets, bets] = await Promise.all([
       state.session.betting("listClearedOrders", { betStatus: "SETTLED", groupBy: "MARKET" }),
-      state.session.betting("listClearedOrders", { betStatus: "SETTLED" }),
+      state.session.betting("listClearedOrders", { betStatus: "SETTLED", includeItemDescription: true }),
     ]);
     renderSettled(markets.clearedOrders.slice(-SETTLED_KEPT).reverse(), bets.clearedOrders.slice(-2 * SETTLED_KEPT).reverse());
   } catch (err) {

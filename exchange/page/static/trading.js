@@ -165,13 +165,14 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
     : [h("li", { class: "muted" }, "none")]);
 }
 
-/** The account's settled markets (profit and commission) and bets, newest first. */
+/** The account's settled markets (profit and commission) and bets, newest first; each bet's selection by the name
+ * its ``itemDescription`` gives ("No low" is a Low market's fifth). */
 export function renderSettled(markets, bets) {
   replaceChildren($("settled"), markets.length ? markets.map((m) => h("tr", {},
     h("td", {}, m.marketId), h("td", {}, m.betCount), h("td", {}, money(pennies(m.profit))),
     h("td", {}, money(pennies(m.commission ?? 0))))) : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, "none yet"))]);
   replaceChildren($("settled-bets"), bets.map((b) => h("li", { class: b.side },
-    h("span", { class: "tag" }, b.side), h("span", {}, `${b.marketId} Hand ${b.selectionId}`),
+    h("span", { class: "tag" }, b.side), h("span", {}, `${b.marketId} ${b.itemDescription?.runnerDesc ?? `Selection ${b.selectionId}`}`),
     h("span", {}, `${money(pennies(b.sizeSettled ?? 0))} at ${formatPrice(hundredths(b.priceMatched ?? b.priceRequested))}`),
     h("span", { class: "acts" }, `profit ${money(pennies(b.profit ?? 0))}`))));
 }
