@@ -130,6 +130,45 @@ def test_settled_bets_name_no_low_and_agree_with_the_cleared_orders(page: Page, 
         expect(row.locator("td").nth(3)).to_have_text(money(group["commission"]))
 
 
+@pytest.mark.parametrize(("odds", "stake", "why"), [
+    ("", "2", "Give the odds: 1.01 to 1000."),
+    ("abc", "2", "Odds abc are not a number: give decimal odds, 1.01 to 1000."),
+    ("1", "2", "Odds 1 are below the lowest on the ladder, 1.01."),
+    ("1001", "2", "Odds 1001 are above the highest on the ladder, 1000."),
+    ("3.03", "2", "Odds 3.03 are not on the ladder: the nearest are 3.00 and 3.05."),
+    ("3.001", "2", "Odds 3.001 are not on the ladder: the nearest are 3.00 and 3.05."),
+    ("3", "", "Give a stake in pounds."),
+    ("3", "x", "Stake x is not an amount: give pounds and pence, e.g. 2.50."),
+    ("3", "-1", "Stake -1 must be more than £0."),
+    ("3", "2.555", "Stake 2.555 has more than two decimals: give pounds and pence, e.g. 2.50."),
+])
+def test_the_slip_says_what_is_wrong_with_the_odds_or_stake_before_anything_is_sent(
+        page: Page, server: LiveServer, odds: str, stake: str, why: str) -> None:
+    """What the page can see is wrong is said in the slip, in place of a profit it could not pay; where the
+    server could only misname it (no odds sent as "price 0", text as "price is required") nothing is sent."""
+    _, low = markets(server)
+    demo = ApiClient(server.url, "demo", "demo")
+    form = slip(page, low, 5, "LAY")
+    form.locator("#slip-price").fill(odds)
+    form.locator("#slip-stake").fill(stake)
+    expect(page.locator("#slip-outcome")).to_have_text(why)
+    form.locator("#slip-confirm").click()
+    expect(page.locator("#notice")).to_contain_text(why if odds in ("", "abc") or stake in ("", "x") else "Refused")
+    assert demo.current_orders(low) == []
+
+def test_a_change_of_odds_left_empty_is_stopped_and_said(page: Page, server: LiveServer) -> None:
+    high, _ = markets(server)
+    demo = ApiClient(server.url, "demo", "demo")
+    place(page, high, 2, "BACK", "80", "2")
+    expect(page.locator("#notice")).to_contain_text("£0.00 matched")
+    [order] = demo.current_orders(high)
+    row = page.locator(f"#unmatched li[data-bet='{order['betId']}']")
+    row.get_by_label(f"New odds for bet {order['betId']}").fill("")
+    row.get_by_role("button", name="Change").click()
+    expect(page.locator("#notice")).to_have_text("Not changed: Give the odds: 1.01 to 1000.")
+    [same] = demo.current_orders(high)
+    assert (same["betId"], same["priceSize"]["price"], same["status"]) == (order["betId"], 80.0, "EXECUTABLE")
+
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
     sign = "−" if pounds < 0 else ""

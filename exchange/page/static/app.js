@@ -5,7 +5,7 @@
 import { ApiRefusal, Session, instructionRefusal } from "./api.js";
 import { $, h, replaceChildren, setText } from "./dom.js";
 import { gamesFeed, orderFeed } from "./feeds.js";
-import { formatPrice, hundredths, money, pennies } from "./ladder.js";
+import { formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { STATUS_WORDS, TableView, roundWords } from "./table.js";
 import { Results } from "./results.js";
 import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
@@ -28,7 +28,7 @@ const state = {
 };
 
 const table = new TableView({ onPrice: (bet) => slip.fill(bet), onLadder: () => refreshLadders(true) });
-const slip = new Slip({ onSubmit: place });
+const slip = new Slip({ onSubmit: place, onMissing: (words) => notify(`Not placed: ${words}`) });
 const results = new Results($("results"));
 
 // --- notices --------------------------------------------------------------------------------------------------
@@ -236,7 +236,11 @@ async function cancel(order) {
   await Promise.all([refreshOrders(), refreshFunds()]);
 }
 
-async function replace(order, newPrice) {
+/** Move ``order`` to the odds typed as ``typed``; odds that are no number are stopped here, the rest is the server's. */
+async function replace(order, typed) {
+  const problem = oddsProblem(typed);
+  if (problem?.missing) return notify(`Not changed: ${problem.words}`);
+  const newPrice = Number(typed);
   try {
     const report = await state.session.betting("replaceOrders", {
       marketId: order.marketId, instructions: [{ betId: order.betId, newPrice }],

@@ -30,6 +30,41 @@ export function stepPrice(x100, steps) {
   return TICKS[Math.min(TICKS.length - 1, Math.max(0, i + steps))];
 }
 
+/**
+ * What is wrong with odds typed as ``text`` ("3.03"), or null when they are a price of the ladder. A ``missing``
+ * problem (nothing typed, or not a number) is one no order can carry; the others the server refuses in its own words.
+ */
+export function oddsProblem(text) {
+  const typed = String(text).trim();
+  if (typed === "") return { missing: true, words: "Give the odds: 1.01 to 1000." };
+  const n = Number(typed);
+  if (!Number.isFinite(n)) return { missing: true, words: `Odds ${typed} are not a number: give decimal odds, 1.01 to 1000.` };
+  const x100 = n * 100;
+  if (x100 < TICKS[0]) return { missing: false, words: `Odds ${typed} are below the lowest on the ladder, 1.01.` };
+  if (x100 > TICKS[TICKS.length - 1]) {
+    return { missing: false, words: `Odds ${typed} are above the highest on the ladder, 1000.` };
+  }
+  const whole = Math.round(x100);
+  if (Math.abs(x100 - whole) < 1e-6 && onLadder(whole)) return null;
+  const below = TICKS.filter((p) => p <= x100 + 1e-6).pop();
+  const above = TICKS.find((p) => p >= x100 - 1e-6);
+  return { missing: false,
+    words: `Odds ${typed} are not on the ladder: the nearest are ${formatPrice(below)} and ${formatPrice(above)}.` };
+}
+
+/** What is wrong with a stake typed as ``text`` ("2.50"), or null; ``missing`` as for :func:`oddsProblem`. */
+export function stakeProblem(text) {
+  const typed = String(text).trim();
+  if (typed === "") return { missing: true, words: "Give a stake in pounds." };
+  const n = Number(typed);
+  if (!Number.isFinite(n)) return { missing: true, words: `Stake ${typed} is not an amount: give pounds and pence, e.g. 2.50.` };
+  if (n <= 0) return { missing: false, words: `Stake ${typed} must be more than £0.` };
+  if (Math.abs(n * 100 - Math.round(n * 100)) > 1e-6) {
+    return { missing: false, words: `Stake ${typed} has more than two decimals: give pounds and pence, e.g. 2.50.` };
+  }
+  return null;
+}
+
 export function formatPrice(x100) {
   if (x100 === null || x100 === undefined) return "";
   const s = (x100 / 100).toFixed(2);

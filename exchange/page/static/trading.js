@@ -2,7 +2,7 @@
 // and the lists of bets. Money is held in pennies and prices in hundredths: no float arithmetic on money.
 
 import { $, h, replaceChildren, setText } from "./dom.js";
-import { formatPrice, hundredths, money, pennies, stepPrice, winnings } from "./ladder.js";
+import { formatPrice, hundredths, money, oddsProblem, pennies, stakeProblem, stepPrice, winnings } from "./ladder.js";
 
 /** An order normalised from an Exchange Stream ``uo`` entry. */
 function fromStream(marketId, selectionId, uo) {
@@ -82,14 +82,21 @@ export class Orders {
 
 /** The bet slip: side, selection, price and stake, with the profit or liability shown before confirming. */
 export class Slip {
-  constructor({ onSubmit }) {
+  /**
+   * ``onSubmit(bet)`` with the odds and stake as numbers; ``onMissing(words)`` instead when a field holds no number
+   * (the server would name it "price 0" or "required"): what else is wrong the slip says, and the server refuses.
+   */
+  constructor({ onSubmit, onMissing }) {
     this.bet = null;
     this.form = $("slip-form");
     this.price = $("slip-price");
     this.stake = $("slip-stake");
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (this.bet) onSubmit({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
+      if (!this.bet) return;
+      const missing = [oddsProblem(this.price.value), stakeProblem(this.stake.value)].find((p) => p?.missing);
+      if (missing) onMissing(missing.words);
+      else onSubmit({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
     });
     $("slip-clear").addEventListener("click", () => this.clear());
     this.price.addEventListener("input", () => this.describe());
@@ -116,12 +123,14 @@ export class Slip {
     (price ? this.stake : this.price).focus();
   }
 
+  /** The profit or liability of the bet as filled in, or what is wrong with its odds or stake. */
   describe() {
     if (!this.bet) return;
-    const x100 = hundredths(this.price.value);
-    const stake = pennies(this.stake.value);
-    let words = "Give odds and a stake.";
-    if (x100 && x100 > 100 && Number.isFinite(stake) && stake > 0) {
+    const problem = oddsProblem(this.price.value) ?? stakeProblem(this.stake.value);
+    let words = problem?.words;
+    if (!problem) {
+      const x100 = hundredths(this.price.value);
+      const stake = pennies(this.stake.value);
       const win = winnings(stake, x100);
       words = this.bet.side === "BACK"
         ? `Profit ${money(win)} if ${this.bet.name} wins; you risk ${money(stake)}.`
@@ -150,7 +159,7 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
       h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
       h("span", {}, `${money(o.remaining)} at ${formatPrice(o.price)}`),
       readOnly ? null : h("span", { class: "acts" }, input,
-        h("button", { type: "button", onclick: () => onReplace(o, Number(input.value)) }, "Change"),
+        h("button", { type: "button", onclick: () => onReplace(o, input.value) }, "Change"),
         h("button", { type: "button", onclick: () => onCancel(o) }, "Cancel")));
   }) : [h("li", { class: "muted" }, "none")]);
   replaceChildren($("matched"), matched.length ? matched.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
