@@ -25,7 +25,7 @@ CHANNEL = OMAHA_HILO.name
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = LiveServer(tmp_path_factory.mktemp("page-hilo") / "exchange.db", channel=CHANNEL)
     live.start()
-    live.add_account("bob", "pw-bob", 100_000)
+    live.add_account("bob", "pw-bob", 1_000_000)
     yield live
     live.stop()
 
@@ -168,6 +168,31 @@ def test_a_change_of_odds_left_empty_is_stopped_and_said(page: Page, server: Liv
     expect(page.locator("#notice")).to_have_text("Not changed: Give the odds: 1.01 to 1000.")
     [same] = demo.current_orders(high)
     assert (same["betId"], same["priceSize"]["price"], same["status"]) == (order["betId"], 80.0, "EXECUTABLE")
+
+def test_if_wins_agrees_with_the_servers_profit_and_loss_when_a_bet_fills_at_two_prices(
+        page: Page, server: LiveServer) -> None:
+    """A back of £300 taking £100 at 3.05 and £200 at 3.00 wins £605.00 if its hand wins: its average price,
+    3.0167 to four places, is no ladder price and no base for the sum (£605.01 from it, £606.00 from 3.02); each
+    selection's "if wins" is what listMarketProfitAndLoss says, on the Low market's five selections too."""
+    high, low = markets(server)
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    for market, selection in ((high, 1), (low, 5)):
+        bob.place(market, selection, "LAY", 3.0, 200)
+        bob.place(market, selection, "LAY", 3.05, 100)
+    server.advance(0)
+    for market, selection in ((high, 1), (low, 5)):
+        place(page, market, selection, "BACK", "3", "300")
+        expect(page.locator("#notice")).to_contain_text("£300.00 matched")
+    answer = demo.call("listMarketProfitAndLoss", {"marketIds": [high, low]})
+    assert {m["marketId"]: len(m["profitAndLosses"]) for m in answer} == {high: 4, low: 5}
+    for market in answer:
+        for selection in market["profitAndLosses"]:
+            shown = page.locator(f"section[data-market='{market['marketId']}'] "
+                                 f"tr[data-selection='{selection['selectionId']}'] .pnl")
+            if_win = selection["ifWin"]
+            expect(shown).to_have_text(f"if wins {'+' if if_win > 0 else ''}{money(if_win)}")
+    [backed] = [p for m in answer if m["marketId"] == high for p in m["profitAndLosses"] if p["selectionId"] == 1]
+    assert backed["ifWin"] == 605.0
 
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""

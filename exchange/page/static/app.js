@@ -25,6 +25,7 @@ const state = {
   replay: null, // the replay's state when this page shows a backtest
   connected: false, // the games feed is open
   ladderAt: 0,
+  pnl: new Map(), // market id -> Map(selection id -> pennies): the server's "if wins" (listMarketProfitAndLoss)
 };
 
 const table = new TableView({ onPrice: (bet) => slip.fill(bet), onLadder: () => refreshLadders(true) });
@@ -123,7 +124,7 @@ function renderTable() {
   const snapshot = entry.snapshot;
   table.render(state.channels.get(state.current), snapshot, {
     showEquity: state.showEquity,
-    pnl: (market) => state.orders.pnl(market),
+    pnl: (market) => state.pnl.get(market.marketId) ?? state.orders.pnl(market),
   });
   renderMyOrders();
   tick();
@@ -264,6 +265,28 @@ async function refreshOrders() {
     refused(err);
   }
   renderTable();
+  await refreshPnl();
+}
+
+/**
+ * Each open market's "if wins" as the server counts it (listMarketProfitAndLoss, settled bets included): exact
+ * over every fill, where the page knows only each bet's average price to four decimals. A closed market keeps
+ * the last figures (the server answers for open markets only).
+ */
+async function refreshPnl() {
+  const marketIds = currentMarkets().filter((m) => m.status !== "CLOSED").map((m) => m.marketId);
+  if (!state.session.loggedIn || state.replay || !marketIds.length) return;
+  try {
+    const answer = await state.session.betting("listMarketProfitAndLoss", { marketIds, includeSettledBets: true });
+    const shown = new Set(currentMarkets().map((m) => m.marketId));
+    for (const marketId of state.pnl.keys()) if (marketIds.includes(marketId) || !shown.has(marketId)) state.pnl.delete(marketId);
+    for (const market of answer) {
+      state.pnl.set(market.marketId, new Map(market.profitAndLosses.map((p) => [p.selectionId, pennies(p.ifWin)])));
+    }
+  } catch (err) {
+    refused(err);
+  }
+  if (state.current) renderTable();
 }
 
 async function refreshFunds() {
@@ -338,6 +361,7 @@ function startSession() {
       if (image) refreshOrders();  // what ended unseen is read back
       if (oc.some((m) => m.closed)) refreshSettled();
       refreshFunds();
+      refreshPnl();
       if (state.current) renderTable();
     },
     onRefused(words) {
@@ -355,6 +379,7 @@ function endSession() {
   state.session.token = null;
   sessionStorage.removeItem("session");
   state.orders.clear();
+  state.pnl.clear();
   $("login-form").hidden = false;
   $("funds").hidden = true;
   renderSettled([], []);

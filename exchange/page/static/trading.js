@@ -9,7 +9,7 @@ function fromStream(marketId, selectionId, uo) {
   return {
     betId: String(uo.id), marketId, selectionId, side: uo.side === "B" ? "BACK" : "LAY",
     price: hundredths(uo.p), size: pennies(uo.s), matched: pennies(uo.sm ?? 0), remaining: pennies(uo.sr ?? 0),
-    avgPrice: uo.avp ? hundredths(uo.avp) : null, complete: uo.status === "EC", cancelled: pennies(uo.sc ?? 0),
+    avgPrice: uo.avp ? hundredths(uo.avp) : null, avg10k: tenThousandths(uo.avp), complete: uo.status === "EC", cancelled: pennies(uo.sc ?? 0),
     lapsed: pennies(uo.sl ?? 0), voided: pennies(uo.sv ?? 0),
   };
 }
@@ -20,9 +20,20 @@ function fromApi(o) {
     betId: String(o.betId), marketId: o.marketId, selectionId: o.selectionId, side: o.side,
     price: hundredths(o.priceSize.price), size: pennies(o.priceSize.size), matched: pennies(o.sizeMatched ?? 0),
     remaining: pennies(o.sizeRemaining ?? 0), avgPrice: o.averagePriceMatched ? hundredths(o.averagePriceMatched) : null,
+    avg10k: tenThousandths(o.averagePriceMatched),
     complete: o.status === "EXECUTION_COMPLETE", cancelled: pennies(o.sizeCancelled ?? 0),
     lapsed: pennies(o.sizeLapsed ?? 0), voided: pennies(o.sizeVoided ?? 0),
   };
+}
+
+/** An average matched price as API-NG gives it (to four decimals) in ten-thousandths, or null when none. */
+function tenThousandths(price) {
+  return price ? Math.round(Number(price) * 10000) : null;
+}
+
+/** ``num / 10000`` rounded to the nearest integer, an exact half down: as settlement rounds an exact result. */
+function roundHalfDown(num) {
+  return Math.ceil((2 * num - 10000) / 20000);
 }
 
 export class Orders {
@@ -63,20 +74,25 @@ export class Orders {
     return [...this.byId.values()].filter((o) => markets.has(o.marketId)).sort((a, b) => Number(a.betId) - Number(b.betId));
   }
 
-  /** What the account wins or loses on ``market`` if each selection wins (matched bets only, before commission). */
+  /**
+   * What the account wins or loses on ``market`` if each selection wins (matched bets only, before commission),
+   * from each bet's average price to the four decimals API-NG gives, summed and then rounded to the penny. A live
+   * page shows the server's own figures (listMarketProfitAndLoss) in place of these when it has them.
+   */
   pnl(market) {
     const orders = this.of([market.marketId]).filter((o) => o.matched > 0);
     if (!orders.length) return null;
-    const out = new Map(market.selections.map((s) => [s.selectionId, 0]));
+    const exact = new Map(market.selections.map((s) => [s.selectionId, 0])); // in ten-thousandths of a penny
     for (const o of orders) {
-      const win = winnings(o.matched, o.avgPrice ?? o.price);
-      for (const selectionId of out.keys()) {
+      const win = o.matched * ((o.avg10k ?? o.price * 100) - 10000);
+      const stake = o.matched * 10000;
+      for (const selectionId of exact.keys()) {
         const mine = selectionId === o.selectionId;
-        const delta = o.side === "BACK" ? (mine ? win : -o.matched) : (mine ? -win : o.matched);
-        out.set(selectionId, out.get(selectionId) + delta);
+        const delta = o.side === "BACK" ? (mine ? win : -stake) : (mine ? -win : stake);
+        exact.set(selectionId, exact.get(selectionId) + delta);
       }
     }
-    return out;
+    return new Map([...exact].map(([selectionId, value]) => [selectionId, roundHalfDown(value)]));
   }
 }
 
