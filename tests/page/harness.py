@@ -120,8 +120,8 @@ class LiveServer(AppThread):
         target = self.game_start() + (GAME_MS if next_game else 0) + offset_ms
         self.advance(max(0, target - self.clock.now()))
 
-    def add_account(self, name: str, password: str, deposit: int) -> None:
-        self.run(lambda: self.app[keys.STORE].add(name, password, deposit=deposit))
+    def add_account(self, name: str, password: str, deposit: int, *, operator: bool = False) -> None:
+        self.run(lambda: self.app[keys.STORE].add(name, password, deposit=deposit, operator=operator))
 
     def snapshot(self) -> dict[str, Any]:
         body: dict[str, Any] = requests.get(f"{self.url}/games/v1/channels/{self.channel}/snapshot", timeout=5).json()

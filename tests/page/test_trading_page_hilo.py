@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+import requests
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from exchange.game.channels import OMAHA_HILO
@@ -26,6 +27,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live = LiveServer(tmp_path_factory.mktemp("page-hilo") / "exchange.db", channel=CHANNEL)
     live.start()
     live.add_account("bob", "pw-bob", 1_000_000)
+    live.add_account("ops", "pw-ops", 0, operator=True)
     yield live
     live.stop()
 
@@ -193,6 +195,40 @@ def test_if_wins_agrees_with_the_servers_profit_and_loss_when_a_bet_fills_at_two
             expect(shown).to_have_text(f"if wins {'+' if if_win > 0 else ''}{money(if_win)}")
     [backed] = [p for m in answer if m["marketId"] == high for p in m["profitAndLosses"] if p["selectionId"] == 1]
     assert backed["ifWin"] == 605.0
+
+def test_an_operators_void_mid_game_shows_both_markets_void_and_the_bets_refunded(
+        page: Page, server: LiveServer) -> None:
+    """An operator voids the game in its Pre-flop window (by its High market's id): both markets are shown void,
+    the matched bet voided (out of the matched list, its "if wins" gone), the resting one cancelled, and the
+    balance and exposure are back where they were before any bet."""
+    high, low = markets(server)
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    before = demo.funds()["availableToBetBalance"]
+    server.to_game_time(window_opens(2))
+    bob.place(high, 1, "LAY", 3.0, 10)
+    server.advance(0)
+    place(page, high, 1, "BACK", "3", "5")
+    expect(page.locator("#notice")).to_contain_text("£5.00 matched")
+    place(page, high, 2, "BACK", "90", "2")
+    expect(page.locator("#notice")).to_contain_text("£0.00 matched")
+    matched, resting = sorted(demo.current_orders(high), key=lambda o: int(o["betId"]))
+    expect(page.locator(f"section[data-market='{high}'] tr[data-selection='1'] .pnl")).to_have_text("if wins +£10.00")
+
+    ops = ApiClient(server.url, "ops", "pw-ops")
+    answer = requests.post(f"{server.url}/operator/v1/markets/{high}/void", json={"reason": "a fault"},
+                           headers=ops.headers, timeout=5)
+    assert answer.status_code == 200, answer.text
+    server.advance(0)
+    for market in (high, low):
+        expect(page.locator(f"section[data-market='{market}'] .market-status")).to_have_text("void")
+    expect(page.locator("#round-name")).to_have_text("Pre-flop · void")
+    expect(page.locator(f"#matched li[data-bet='{matched['betId']}']")).to_have_count(0)
+    expect(page.locator(f"#cancelled li[data-bet='{matched['betId']}']")).to_contain_text("£5.00 matched, voided")
+    expect(page.locator(f"#cancelled li[data-bet='{resting['betId']}']")).to_contain_text("£2.00 at 90 cancelled")
+    expect(page.locator(f"section[data-market='{high}'] tr[data-selection='1'] .pnl")).to_have_text("")
+    assert demo.funds()["availableToBetBalance"] == before
+    expect(page.locator("#balance")).to_have_text(money(before))
+    expect(page.locator("#exposure")).to_have_text("£0.00")
 
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""

@@ -124,7 +124,7 @@ function renderTable() {
   const snapshot = entry.snapshot;
   table.render(state.channels.get(state.current), snapshot, {
     showEquity: state.showEquity,
-    pnl: (market) => state.pnl.get(market.marketId) ?? state.orders.pnl(market),
+    pnl: (market) => (market.status !== "CLOSED" && state.pnl.get(market.marketId)) || state.orders.pnl(market),
   });
   renderMyOrders();
   tick();
@@ -270,16 +270,15 @@ async function refreshOrders() {
 
 /**
  * Each open market's "if wins" as the server counts it (listMarketProfitAndLoss, settled bets included): exact
- * over every fill, where the page knows only each bet's average price to four decimals. A closed market keeps
- * the last figures (the server answers for open markets only).
+ * over every fill, where the page knows only each bet's average price to four decimals. The server answers for
+ * open markets only: a closed one shows the page's own sum (nothing once voided).
  */
 async function refreshPnl() {
   const marketIds = currentMarkets().filter((m) => m.status !== "CLOSED").map((m) => m.marketId);
   if (!state.session.loggedIn || state.replay || !marketIds.length) return;
   try {
     const answer = await state.session.betting("listMarketProfitAndLoss", { marketIds, includeSettledBets: true });
-    const shown = new Set(currentMarkets().map((m) => m.marketId));
-    for (const marketId of state.pnl.keys()) if (marketIds.includes(marketId) || !shown.has(marketId)) state.pnl.delete(marketId);
+    state.pnl.clear();
     for (const market of answer) {
       state.pnl.set(market.marketId, new Map(market.profitAndLosses.map((p) => [p.selectionId, pennies(p.ifWin)])));
     }
