@@ -230,6 +230,27 @@ def test_an_operators_void_mid_game_shows_both_markets_void_and_the_bets_refunde
     expect(page.locator("#balance")).to_have_text(money(before))
     expect(page.locator("#exposure")).to_have_text("£0.00")
 
+def test_each_price_and_ladder_button_names_its_market(page: Page, server: LiveServer) -> None:
+    """A screen reader lists buttons by name: with two markets on the table "Back Hand 1 at 3.00" would be two
+    buttons, so each says which market it trades; the keyboard's Enter on one fills the slip for that market."""
+    high, low = markets(server)
+    bob = ApiClient(server.url, "bob", "pw-bob")
+    bob.place(high, 1, "LAY", 3.0, 10)
+    bob.place(low, 1, "LAY", 3.0, 10)
+    server.advance(0)
+    for title, market in (("High", high), ("Low", low)):
+        button = page.get_by_role("button", name=f"Back Hand 1, {title} market, at 3.00, £10 available")
+        expect(button).to_have_count(1)
+        button.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#slip-what")).to_have_text(f"Back Hand 1 · {market}")
+        expect(page.get_by_role("button", name=f"Full ladder of Hand 1, {title} market")).to_have_count(1)
+    no_low = page.locator(f"section[data-market='{low}'] tr[data-selection='5'] button.price.lay.best")
+    expect(no_low).to_have_attribute("aria-label", "Lay No low, Low market (no price offered: choose your own)")
+    names = page.evaluate("[...document.querySelectorAll('#markets button.best, #markets .ladder-btn')]"
+                          ".map((b) => b.getAttribute('aria-label'))")
+    assert len(names) == 3 * 9 and len(set(names)) == len(names)
+
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
     sign = "−" if pounds < 0 else ""

@@ -120,8 +120,10 @@ export class TableView {
       ...[2, 1, 0].map((i) => h("th", { scope: "col", class: i ? "deep" : "" }, i ? "" : "Back")),
       ...[0, 1, 2].map((i) => h("th", { scope: "col", class: i ? "deep" : "" }, i ? "" : "Lay")));
     const body = h("tbody", {});
+    // With several markets on the table each button says which one it trades ("Back Hand 1, Low market, at 3.00").
+    const where = count > 1 ? `, ${title} market` : "";
     for (const sel of market.selections) {
-      const row = this.buildRow(market, sel);
+      const row = this.buildRow(market, sel, where);
       body.append(row);
     }
     return h("section", { class: "market", "aria-label": `${title} market ${market.marketId}`,
@@ -131,7 +133,7 @@ export class TableView {
     h("table", { class: "grid" }, h("thead", {}, head), body));
   }
 
-  buildRow(market, sel) {
+  buildRow(market, sel, where) {
     const key = `${market.marketId}:${sel.selectionId}`;
     const name = h("span", { class: "sel-name" }, sel.name);
     const status = h("span", { class: "status-word" });
@@ -139,7 +141,7 @@ export class TableView {
     const pnl = h("span", { class: "pnl" });
     const ltp = h("span", { class: "ltp" });
     const ladderButton = h("button", { type: "button", class: "ladder-btn", "aria-expanded": "false",
-      "aria-label": `Full ladder of ${sel.name}` }, "Ladder");
+      "aria-label": `Full ladder of ${sel.name}${where}` }, "Ladder");
     const price = (side, level) => {
       const button = h("button", { type: "button", class: `price ${side.toLowerCase()}${level === 0 ? " best" : ""}`,
         dataset: { side, level, selection: sel.selectionId } },
@@ -164,14 +166,14 @@ export class TableView {
         const ladderBody = h("div", { class: "ladder" }, h("p", { class: "muted" }, "loading the ladder…"));
         const ladderRow = h("tr", { class: "ladder-row" }, h("td", { colspan: 7 }, ladderBody));
         row.after(ladderRow);
-        this.ladders.set(key, { row: ladderRow, body: ladderBody, market: market.marketId, sel });
+        this.ladders.set(key, { row: ladderRow, body: ladderBody, market: market.marketId, sel, where });
       } else {
         this.ladders.get(key)?.row.remove();
         this.ladders.delete(key);
       }
       this.onLadder(market.marketId, sel.selectionId, open);
     });
-    this.cells.set(key, { status, equity, pnl, ltp, backs, lays, row });
+    this.cells.set(key, { status, equity, pnl, ltp, backs, lays, row, where });
     return row;
   }
 
@@ -186,8 +188,8 @@ export class TableView {
     const mine = pnl?.get(sel.selectionId);
     setText(cells.pnl, mine === undefined ? "" : `if wins ${signedMoney(mine)}`);
     setClass(cells.pnl, mine === undefined ? "pnl" : `pnl ${mine > 0 ? "pos" : mine < 0 ? "neg" : ""}`);
-    fillPrices(cells.backs, sel.bestAvailableToBackPrices ?? [], "Back", sel.name);
-    fillPrices(cells.lays, sel.bestAvailableToLayPrices ?? [], "Lay", sel.name);
+    fillPrices(cells.backs, sel.bestAvailableToBackPrices ?? [], "Back", sel.name, cells.where);
+    fillPrices(cells.lays, sel.bestAvailableToLayPrices ?? [], "Lay", sel.name, cells.where);
   }
 
   /** Show a full ladder (API-NG runner ``ex``) in the ladder opened for ``marketId``/``selectionId``. */
@@ -205,7 +207,7 @@ export class TableView {
     }
     const prices = [...levels.keys()].sort((a, b) => b - a);
     const cell = (side, x100, size) => h("td", { class: side === "BACK" ? "b" : "l" }, size === undefined ? "" :
-      h("button", { type: "button", "aria-label": `${side === "BACK" ? "Back" : "Lay"} ${open.sel.name} at ${formatPrice(x100)}`,
+      h("button", { type: "button", "aria-label": `${side === "BACK" ? "Back" : "Lay"} ${open.sel.name}${open.where ? `${open.where},` : ""} at ${formatPrice(x100)}`,
         onclick: () => this.onPrice({ marketId, selectionId, name: open.sel.name, side, price: x100 / 100 }) },
       shortMoney(size)));
     const rows = prices.map((x100) => {
@@ -222,7 +224,9 @@ export class TableView {
   }
 }
 
-function fillPrices(buttons, levels, verb, name) {
+/** Fill a row's price cells of one side; ``where`` names the market (", Low market") where there are several. */
+function fillPrices(buttons, levels, verb, name, where) {
+  const at = where ? `${where}, at` : " at";
   buttons.forEach((button, i) => {
     const level = levels[i];
     const [odds, size] = button.children;
@@ -231,13 +235,13 @@ function fillPrices(buttons, levels, verb, name) {
       setText(odds, formatPrice(x100));
       setText(size, shortMoney(pennies(level.size)));
       button.dataset.price = String(level.price);
-      button.setAttribute("aria-label", `${verb} ${name} at ${formatPrice(x100)}, ${shortMoney(pennies(level.size))} available`);
+      button.setAttribute("aria-label", `${verb} ${name}${at} ${formatPrice(x100)}, ${shortMoney(pennies(level.size))} available`);
       button.classList.remove("none");
     } else {
       setText(odds, i === 0 ? verb : "");
       setText(size, "");
       delete button.dataset.price;
-      button.setAttribute("aria-label", `${verb} ${name} (no price offered: choose your own)`);
+      button.setAttribute("aria-label", `${verb} ${name}${where} (no price offered: choose your own)`);
       button.classList.add("none");
     }
   });
