@@ -32,6 +32,7 @@ from exchange.game.channels import HOLDEM
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
+from exchange.server.limits import Limits
 from tests.server.helpers import START_MS, free_port
 
 CHROMIUM = "/usr/bin/chromium"
@@ -86,15 +87,15 @@ class AppThread:
 
 
 class LiveServer(AppThread):
-    """``create_app`` with the demo account on 127.0.0.1 running one ``channel`` (Hold'em unless told), its clock
-    moved only by the test."""
+    """``create_app`` with the demo account on 127.0.0.1 running one ``channel`` (Hold'em unless told) under
+    ``limits`` (the server's defaults unless told), its clock moved only by the test."""
 
-    def __init__(self, db: Path, channel: str = HOLDEM.name) -> None:
+    def __init__(self, db: Path, channel: str = HOLDEM.name, limits: Limits | None = None) -> None:
         self.clock = VirtualClock(start_ms=START_MS)
         self.channel = channel
         config = ServerConfig(db_path=str(db), channels=(channel,), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
                               house=False, seed=3, demo=True)
-        super().__init__(create_app(config, clock=self.clock))
+        super().__init__(create_app(config, clock=self.clock, limits=limits))
 
     def start(self) -> None:
         super().start()

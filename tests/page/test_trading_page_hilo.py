@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import requests
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from exchange.game.channels import OMAHA_HILO
+from exchange.server.limits import Limits
 from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
 
 CHANNEL = OMAHA_HILO.name
@@ -250,6 +252,32 @@ def test_each_price_and_ladder_button_names_its_market(page: Page, server: LiveS
     names = page.evaluate("[...document.querySelectorAll('#markets button.best, #markets .ladder-btn')]"
                           ".map((b) => b.getAttribute('aria-label'))")
     assert len(names) == 3 * 9 and len(set(names)) == len(names)
+
+def test_the_settled_lists_show_the_latest_bets_past_a_page_of_cleared_orders(
+        browser: Browser, tmp_path: Path) -> None:
+    """listClearedOrders answers a page at a time, oldest first (1,000 rows by default; 3 here): an account with
+    more settled bets than a page still sees its latest markets and bets, not the oldest page's."""
+    live = LiveServer(tmp_path / "exchange.db", limits=Limits(max_rows_per_call=3))
+    live.start()
+    try:
+        live.add_account("bob", "pw-bob", 100_000)
+        bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
+        games = []
+        for stake in (2, 3, 4):  # three games of two matched bets each
+            market = live.snapshot()["game"]["id"]
+            games.append(market)
+            for selection in (1, 2):
+                bob.place(market, selection, "LAY", 4.0, stake)
+                demo.place(market, selection, "BACK", 4.0, stake)
+            live.to_game_time(0, next_game=True)  # the game settles, the next one is dealt
+        with watched_page(browser, f"{live.url}/") as page:
+            page.get_by_role("button", name="Log in").click()
+            last = games[-1]
+            expect(page.locator("#settled tr").first.locator("td").first).to_have_text(last)
+            expect(page.locator("#settled-bets li").first).to_contain_text(f"{last} Hand")
+            expect(page.locator("#settled-bets li").first).to_contain_text("£4.00 at 4.00")
+    finally:
+        live.stop()
 
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""

@@ -11,6 +11,7 @@ import { Results } from "./results.js";
 import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
 
 const SETTLED_KEPT = 10;
+const CLEARED_PAGES = 20; // at most this many pages of cleared orders are read for the settled lists
 const LADDER_REFRESH_MS = 400;
 
 const state = {
@@ -66,6 +67,7 @@ async function loadResults(channels) {
   state.resultsLoaded = true;
   await Promise.all(channels.map((id) => results.load(id)));
   renderResults();
+  refreshSettled();
 }
 
 function onSnapshot(message) {
@@ -297,17 +299,34 @@ async function refreshFunds() {
   }
 }
 
+/**
+ * The account's settled markets and bets among the recent games' (listClearedOrders answers a page at a time, oldest
+ * first: asked of every market, a long-lived account would see only its oldest page). Newest first.
+ */
 async function refreshSettled() {
-  if (!state.session.loggedIn) return;
+  if (!state.session.loggedIn || state.replay) return;
+  const marketIds = results.marketIds();
+  if (!marketIds.length) return renderSettled([], []);
   try {
     const [markets, bets] = await Promise.all([
-      state.session.betting("listClearedOrders", { betStatus: "SETTLED", groupBy: "MARKET" }),
-      state.session.betting("listClearedOrders", { betStatus: "SETTLED", includeItemDescription: true }),
+      clearedOrders({ betStatus: "SETTLED", groupBy: "MARKET", marketIds }),
+      clearedOrders({ betStatus: "SETTLED", includeItemDescription: true, marketIds }),
     ]);
-    renderSettled(markets.clearedOrders.slice(-SETTLED_KEPT).reverse(), bets.clearedOrders.slice(-2 * SETTLED_KEPT).reverse());
+    renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse());
   } catch (err) {
     refused(err);
   }
+}
+
+/** Every row of a listClearedOrders call, page after page (a few pages at most: the recent games' bets). */
+async function clearedOrders(params) {
+  const rows = [];
+  for (let page = 0; page < CLEARED_PAGES; page++) {
+    const answer = await state.session.betting("listClearedOrders", { ...params, fromRecord: rows.length });
+    rows.push(...answer.clearedOrders);
+    if (!answer.moreAvailable || !answer.clearedOrders.length) break;
+  }
+  return rows;
 }
 
 /** The full ladders open on the table: over API-NG when logged in (throttled), else the best offers known. */

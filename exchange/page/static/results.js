@@ -24,6 +24,11 @@ export class Results {
     return this.games.has(gameId);
   }
 
+  /** The markets of every game listed (each channel's last ones), for the account's settled bets on them. */
+  marketIds() {
+    return [...this.games.values()].flatMap((r) => r.game.markets.map((m) => m.marketId));
+  }
+
   /** Replace everything with what a replay sends: its last games, newest first. */
   replaceAll(entries) {
     this.games.clear();
