@@ -300,12 +300,14 @@ async function refreshFunds() {
 }
 
 /**
- * The account's settled markets and bets among the recent games' (listClearedOrders answers a page at a time, oldest
+ * The account's settled markets and bets among the recent and current games' (listClearedOrders answers a page at a time, oldest
  * first: asked of every market, a long-lived account would see only its oldest page). Newest first.
  */
 async function refreshSettled() {
   if (!state.session.loggedIn || state.replay) return;
-  const marketIds = results.marketIds();
+  // The games being played too: a Low market can settle before its game ends.
+  const playing = [...state.snapshots.values()].flatMap((e) => (e.snapshot.game?.markets ?? []).map((m) => m.marketId));
+  const marketIds = [...new Set([...results.marketIds(), ...playing])];
   if (!marketIds.length) return renderSettled([], []);
   try {
     const [markets, bets] = await Promise.all([
