@@ -279,6 +279,28 @@ def test_the_settled_lists_show_the_latest_bets_past_a_page_of_cleared_orders(
     finally:
         live.stop()
 
+def test_the_slip_rounds_profit_and_liability_as_settlement_pays_them(page: Page, server: LiveServer) -> None:
+    """£2.57 backed at 1.33 wins £0.8481, paid £0.85; £2.50 laid at 1.33 risks £0.825, an exact half penny that
+    settlement rounds down, so the layer pays £0.83. The slip says so before the bet, and listMarketProfitAndLoss
+    after it."""
+    high, low = markets(server)
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bob.place(high, 2, "LAY", 1.33, 10)
+    bob.place(low, 1, "BACK", 1.33, 10)
+    server.advance(0)
+    for market, selection, side, stake, words in (
+            (high, 2, "BACK", "2.57", "Profit £0.85 if Hand 2 wins; you risk £2.57."),
+            (low, 1, "LAY", "2.50", "Liability £0.83 if Hand 1 wins; you win £2.50 if it loses.")):
+        form = slip(page, market, selection, side)
+        form.locator("#slip-stake").fill(stake)
+        expect(form.locator("#slip-price")).to_have_value("1.33")
+        expect(page.locator("#slip-outcome")).to_have_text(words)
+        form.locator("#slip-confirm").click()
+        expect(page.locator("#notice")).to_contain_text(f"£{stake} matched")
+    answer = demo.call("listMarketProfitAndLoss", {"marketIds": [high, low]})
+    if_win = {(m["marketId"], p["selectionId"]): p["ifWin"] for m in answer for p in m["profitAndLosses"]}
+    assert (if_win[(high, 2)], if_win[(low, 1)]) == (0.85, -0.83)
+
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
     sign = "−" if pounds < 0 else ""

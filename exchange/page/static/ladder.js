@@ -94,7 +94,12 @@ export function shortMoney(p) {
   return p % 100 === 0 ? `£${p / 100}` : money(p);
 }
 
-/** The backer's winnings (or the layer's liability) on ``stake`` pennies at ``x100``, rounded down to a penny. */
-export function winnings(stake, x100) {
-  return Math.floor((stake * (x100 - 100)) / 100);
+/**
+ * What a bet of ``stake`` pennies at ``x100`` pays if its selection wins, in pennies as settlement rounds it: the
+ * exact amount to the nearest penny, an exact half penny down. So the backer's profit is ``winnings(…)`` and the
+ * layer's liability ``-winnings(…, "LAY")`` (£2.50 laid at 1.33: £0.825 exact, £0.83 paid).
+ */
+export function winnings(stake, x100, side = "BACK") {
+  const hundredthsOfPenny = stake * (x100 - 100) * (side === "BACK" ? 1 : -1);
+  return Math.ceil((2 * hundredthsOfPenny - 100) / 200);
 }

@@ -147,10 +147,9 @@ export class Slip {
     if (!problem) {
       const x100 = hundredths(this.price.value);
       const stake = pennies(this.stake.value);
-      const win = winnings(stake, x100);
       words = this.bet.side === "BACK"
-        ? `Profit ${money(win)} if ${this.bet.name} wins; you risk ${money(stake)}.`
-        : `Liability ${money(win)} if ${this.bet.name} wins; you win ${money(stake)} if it loses.`;
+        ? `Profit ${money(winnings(stake, x100))} if ${this.bet.name} wins; you risk ${money(stake)}.`
+        : `Liability ${money(-winnings(stake, x100, "LAY"))} if ${this.bet.name} wins; you win ${money(stake)} if it loses.`;
     }
     setText($("slip-outcome"), words);
   }
