@@ -301,6 +301,19 @@ def test_the_slip_rounds_profit_and_liability_as_settlement_pays_them(page: Page
     if_win = {(m["marketId"], p["selectionId"]): p["ifWin"] for m in answer for p in m["profitAndLosses"]}
     assert (if_win[(high, 2)], if_win[(low, 1)]) == (0.85, -0.83)
 
+def test_a_session_ended_elsewhere_logs_the_page_out(page: Page, server: LiveServer) -> None:
+    """The session is logged out by another client (or expires): the order stream says so and closes; the page
+    says it too and offers the login again, rather than go on showing a balance and bets it no longer hears of."""
+    token = page.evaluate("JSON.parse(sessionStorage.getItem('session')).token")
+    answer = requests.post(f"{server.url}/api/logout", headers={"X-Application": "exchange-poker-page",
+                                                                "X-Authentication": token}, timeout=5).json()
+    assert answer["status"] == "SUCCESS", answer
+    server.advance(0)
+    expect(page.locator("#notice")).to_contain_text("INVALID_SESSION_INFORMATION")
+    expect(page.locator("#login-form")).to_be_visible()
+    expect(page.locator("#funds")).to_be_hidden()
+    expect(page.locator("#orders-login")).to_be_visible()
+
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
     sign = "−" if pounds < 0 else ""

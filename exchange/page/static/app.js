@@ -384,7 +384,9 @@ function startSession() {
       refreshPnl();
       if (state.current) renderTable();
     },
-    onRefused(words) {
+    onRefused(words, status) {
+      // A session logged out elsewhere or expired: the page is logged out too, and says why.
+      if (status.connectionClosed && status.errorCode === "INVALID_SESSION_INFORMATION") endSession();
       notify(`The order stream refused: ${words}`);
     },
   });

@@ -67,7 +67,7 @@ export function gamesFeed({ onChannels, onSnapshot, onReplay, onState }) {
 /**
  * The Exchange Stream's order subscription for ``token``: ``onOrders(oc, image)`` with each ``ocm``'s order
  * changes (``image`` true for the image of the executable orders each connection starts with, then false for the
- * deltas of the orders that changed), ``onRefused(message)`` when the server ends the session.
+ * deltas of the orders that changed), ``onRefused(words, status)`` when the server refuses or ends the session.
  */
 export function orderFeed(token, { onOrders, onRefused }) {
   const feed = new Reconnecting("/stream", {
@@ -79,7 +79,7 @@ export function orderFeed(token, { onOrders, onRefused }) {
       if (message.op === "ocm" && message.oc) onOrders(message.oc, message.ct === "SUB_IMAGE");
       else if (message.op === "status" && message.statusCode === "FAILURE") {
         if (message.connectionClosed) feed.stop();
-        onRefused(`${message.errorMessage ?? ""} (${message.errorCode})`);
+        onRefused(`${message.errorMessage ?? ""} (${message.errorCode})`, message);
       }
     },
   });
