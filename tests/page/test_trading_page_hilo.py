@@ -314,6 +314,20 @@ def test_a_session_ended_elsewhere_logs_the_page_out(page: Page, server: LiveSer
     expect(page.locator("#funds")).to_be_hidden()
     expect(page.locator("#orders-login")).to_be_visible()
 
+def test_a_size_on_the_grid_never_shows_more_than_is_there(page: Page, server: LiveServer) -> None:
+    """A size of £100 or more is shown in whole pounds: £150.50 on offer reads "£150", never "£151", as a
+    bet of the size shown should be matched in full (on the price grid and in the full ladder alike)."""
+    high, _ = markets(server)
+    bob = ApiClient(server.url, "bob", "pw-bob")
+    bob.place(high, 1, "LAY", 3.0, 150.5)
+    bob.place(high, 1, "LAY", 2.98, 99.99)
+    server.advance(0)
+    row = page.locator(f"section[data-market='{high}'] tr[data-selection='1']")
+    expect(row.locator("button.price.back[data-level='0']")).to_have_text("3.00£150")
+    expect(row.locator("button.price.back[data-level='1']")).to_have_text("2.98£99.99")
+    row.locator(".ladder-btn").click()
+    expect(page.locator(".ladder-row tbody tr").first).to_have_text("£1503.00")
+
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
     sign = "−" if pounds < 0 else ""

@@ -88,9 +88,12 @@ export function signedMoney(p) {
   return p > 0 ? `+${money(p)}` : money(p);
 }
 
-/** A size on the price grid: whole pounds above 100, else pennies dropped when zero ("£12", "£3.50"). */
+/**
+ * A size on the price grid: whole pounds from £100, the pence dropped (never rounded up: a bet of the size shown
+ * should be matched in full), else pennies dropped when zero ("£150" for £150.50, "£12", "£3.50").
+ */
 export function shortMoney(p) {
-  if (p >= 10000) return `£${Math.round(p / 100).toLocaleString("en-GB")}`;
+  if (p >= 10000) return `£${Math.floor(p / 100).toLocaleString("en-GB")}`;
   return p % 100 === 0 ? `£${p / 100}` : money(p);
 }
 
