@@ -328,6 +328,28 @@ def test_a_size_on_the_grid_never_shows_more_than_is_there(page: Page, server: L
     row.locator(".ladder-btn").click()
     expect(page.locator(".ladder-row tbody tr").first).to_have_text("£1503.00")
 
+def test_the_arrow_keys_step_the_odds_along_the_ladder(page: Page, server: LiveServer) -> None:
+    """From empty odds (a cell with no price) ↑ and ↓ step from 2.00; odds off the ladder go to the tick above or
+    below; each press is one tick, the band's own step."""
+    high, _ = markets(server)
+    form = slip(page, high, 1, "BACK")
+    odds = form.locator("#slip-price")
+    expect(odds).to_have_value("")
+    expect(odds).to_be_focused()
+    for key, shown in (("ArrowUp", "2.02"), ("ArrowUp", "2.04"), ("ArrowDown", "2.02"), ("ArrowDown", "2.00"),
+                       ("ArrowDown", "1.99")):
+        page.keyboard.press(key)
+        expect(odds).to_have_value(shown)
+    odds.fill("")
+    page.keyboard.press("ArrowDown")
+    expect(odds).to_have_value("1.99")
+    odds.fill("3.03")
+    page.keyboard.press("ArrowUp")
+    expect(odds).to_have_value("3.05")
+    odds.fill("3.03")
+    page.keyboard.press("ArrowDown")
+    expect(odds).to_have_value("3.00")
+
 def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
     sign = "−" if pounds < 0 else ""

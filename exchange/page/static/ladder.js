@@ -12,8 +12,9 @@ export const TICKS = (() => {
   return out;
 })();
 
-/** A price typed or received (2.5, "2.50") in hundredths, or null if it is not a number. */
+/** A price typed or received (2.5, "2.50") in hundredths, or null if it is not a number (nothing typed is none). */
 export function hundredths(price) {
+  if (price === null || price === undefined || String(price).trim() === "") return null;
   const n = Number(price);
   return Number.isFinite(n) ? Math.round(n * 100) : null;
 }
