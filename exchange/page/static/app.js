@@ -300,8 +300,8 @@ async function refreshFunds() {
 }
 
 /**
- * The account's settled markets and bets among the recent and current games' (listClearedOrders answers a page at a time, oldest
- * first: asked of every market, a long-lived account would see only its oldest page). Newest first.
+ * The account's settled markets and bets among the recent and current games', newest first. (listClearedOrders
+ * answers a page at a time, oldest first: asked of every market, a long-lived account would see its oldest page.)
  */
 async function refreshSettled() {
   if (!state.session.loggedIn || state.replay) return;
