@@ -20,12 +20,16 @@ sends nothing (a text frame is answered with an ``error`` message; the
 connection stays open). As every answer of the server, a message waits until
 the journal holds the records behind it (:meth:`ExchangeService.durable`); if
 the journal fails, every connection is closed.
+
+Anyone may watch, so a watcher that stops reading must hold up no one: each
+connection's messages go to its own :class:`~exchange.server.stream_transport.Outbox`,
+written as fast as that client reads, and one that falls more than
+``max_queued_bytes`` behind is dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -36,6 +40,7 @@ from exchange.clock import Timer
 from exchange.core.events import Event
 from exchange.server.game_view import channel_list, channel_snapshot
 from exchange.server.service import ExchangeService
+from exchange.server.stream_transport import MAX_QUEUED_BYTES, Outbox, WebSocketTransport
 
 GAMES_STREAM_PATH = "/games/v1/stream"
 MAX_MESSAGE = 4 * 1024
@@ -45,10 +50,12 @@ _KNOWN_MARKETS = 1_000  # markets whose channel is remembered (a few games of ev
 class GamesHub:
     """The spectator connections and the conflated flush of the channels that changed."""
 
-    def __init__(self, service: ExchangeService, *, conflate_ms: int = 50) -> None:
+    def __init__(self, service: ExchangeService, *, conflate_ms: int = 50,
+                 max_queued_bytes: int = MAX_QUEUED_BYTES) -> None:
         self.service = service
         self.conflate_ms = conflate_ms
-        self.connections: set[web.WebSocketResponse] = set()
+        self.max_queued_bytes = max_queued_bytes
+        self.connections: set[Outbox] = set()
         self._dirty: set[str] = set()
         self._games: dict[str, str | None] = {}
         self._channel_of: dict[str | None, list[str]] = {}  # a market's channel, found once
@@ -90,9 +97,9 @@ class GamesHub:
             if not await self.service.held():
                 return
             texts = [_dumps(m) for m in messages]  # once, whatever the number of pages watching
-            for ws in list(self.connections):
-                for text in texts:
-                    await _send(ws, text)
+            for outbox in list(self.connections):
+                if not all(outbox.put(text) for text in texts):  # gone, or too far behind and dropped
+                    self.connections.discard(outbox)
 
     def _current_games(self) -> dict[str, str | None]:
         return {c["id"]: c["gameId"] for c in channel_list(self.service)}
@@ -106,35 +113,36 @@ class GamesHub:
 
     def fail(self, reason: str) -> None:
         """The journal failed: every connection is closed, with nothing more sent."""
-        for ws in list(self.connections):
-            self.connections.discard(ws)
-            self._spawn(ws.close(message=b"the exchange is stopping"))
+        for outbox in list(self.connections):
+            self.connections.discard(outbox)
+            outbox.abort()
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
+        outbox = Outbox(WebSocketTransport(ws, request.transport), max_bytes=self.max_queued_bytes)
         try:
             async with self.sending:  # the image, then every flush after it: nothing is missed or reordered
                 messages = [self._channels_message()]
                 messages += [self._snapshot_message(name) for name in self.service.channels]
                 if not await self.service.held():
                     return ws
-                for message in messages:
-                    await _send(ws, _dumps(message))
-                self.connections.add(ws)
+                if not all(outbox.put(_dumps(message)) for message in messages):
+                    return ws
+                self.connections.add(outbox)
             async for msg in ws:
-                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                    await _send(ws, _dumps({"op": "error", "errorMessage": "this stream is read-only: send nothing"}))
+                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY) and not outbox.put(_READ_ONLY):
+                    break
         finally:
-            self.connections.discard(ws)
+            self.connections.discard(outbox)
+            await outbox.finish()
         return ws
 
     async def close(self) -> None:
         if self._flush_handle is not None:
             self._flush_handle.cancel()
-        for ws in list(self.connections):
-            with contextlib.suppress(Exception):
-                await ws.close()
+        # each connection closed politely after what it has queued, all at once, an unread one aborted in 5 s
+        await asyncio.gather(*(outbox.finish() for outbox in list(self.connections)))
         for task in list(self._tasks):
             task.cancel()
 
@@ -156,8 +164,4 @@ def _dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
-async def _send(ws: web.WebSocketResponse, text: str) -> None:
-    if ws.closed:
-        return
-    with contextlib.suppress(ConnectionError, RuntimeError):
-        await ws.send_str(text)
+_READ_ONLY = _dumps({"op": "error", "errorMessage": "this stream is read-only: send nothing"})

@@ -53,6 +53,9 @@ class SocketTransport:
         self._closed = True
         self.writer.transport.abort()
 
+    def buffered(self) -> int:
+        return self.writer.transport.get_write_buffer_size()
+
     async def close(self) -> None:
         if self._closed:
             return

@@ -20,6 +20,8 @@ hub forgets it; its messages were only ever its own.
 ...         print("closed")
 ...     def abort(self) -> None:
 ...         print("aborted")
+...     def buffered(self) -> int:
+...         return 0
 >>> async def demo() -> None:
 ...     outbox = Outbox(Printed(), max_bytes=10)
 ...     outbox.put("one"), outbox.put("two")
@@ -68,6 +70,9 @@ class Transport(Protocol):
     def abort(self) -> None:
         """Drop the connection at once, whatever is still unsent."""
 
+    def buffered(self) -> int:
+        """Bytes written but not yet taken by the peer (held in the connection's own buffers)."""
+
 
 class WebSocketTransport:
     """One JSON message per WebSocket text frame."""
@@ -90,6 +95,9 @@ class WebSocketTransport:
         if self.raw is not None:
             self.raw.abort()
 
+    def buffered(self) -> int:
+        return 0 if self.raw is None else self.raw.get_write_buffer_size()
+
 
 class Outbox:
     """One connection's messages, queued at once and written in order by a task of its own."""
@@ -104,12 +112,18 @@ class Outbox:
         self._task = asyncio.get_running_loop().create_task(self._write(), name="stream-outbox")
 
     def put(self, text: str) -> bool:
-        """Queue ``text``; False if the connection is gone, or is now too slow and has been aborted."""
+        """Queue ``text``; False if the connection is gone, or is now too slow and has been aborted.
+
+        What the client has not taken counts: the queue and the transport's own buffer (aiohttp's
+        WebSocket writer rarely waits for a slow peer, so a backlog may sit there instead). One message
+        when nothing is waiting is always taken, however large (a first image of many markets).
+        """
         if self.gone:
             return False
         size = len(text)  # characters: bytes for the ASCII that JSON dumps make
-        if self._queued_bytes + size > self.max_bytes:
-            log.warning("stream: a client left %d bytes unread; its connection is dropped", self._queued_bytes)
+        behind = self._queued_bytes + self.transport.buffered()
+        if behind and behind + size > self.max_bytes:
+            log.warning("stream: a client left %d bytes unread; its connection is dropped", behind)
             self.abort()
             return False
         self._queue.append(text)
