@@ -187,6 +187,10 @@ class StreamConnection:
         except ApiError as err:
             await self.status(request_id, str(err.code), err.details, close=True)
             return
+        if self.account is not None and self.account != session.account:
+            await self.status(request_id, "INVALID_INPUT", "this connection is authenticated for another account, "
+                              "whose subscriptions it carries; open a new connection for this one")
+            return
         if self.account != session.account and self.hub.connections_available(session.account) <= 0:
             await self.status(request_id, "MAX_CONNECTION_LIMIT_EXCEEDED",
                               f"the account has {MAX_CONNECTIONS_PER_ACCOUNT} stream connections open, the most it "
