@@ -68,7 +68,7 @@ import itertools
 import json
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from aiohttp import WSMsgType, web
@@ -84,7 +84,6 @@ from exchange.server.stream_params import (
     MIN_HEARTBEAT_MS,
     MarketParams,
     OrderParams,
-    StreamClockError,
     StreamInputError,
     clock_token,
     parse_market_subscription,
@@ -214,8 +213,7 @@ class StreamConnection:
         try:
             params = self._checked(parse_market_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms))
         except StreamInputError as err:
-            await self.status(request_id, "INVALID_CLOCK" if isinstance(err, StreamClockError) else "INVALID_INPUT",
-                              str(err))
+            await self.status(request_id, "INVALID_INPUT", str(err))
             return
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
                            params=params,
@@ -234,8 +232,7 @@ class StreamConnection:
         try:
             order_params = self._checked(parse_order_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms))
         except StreamInputError as err:
-            await self.status(request_id, "INVALID_CLOCK" if isinstance(err, StreamClockError) else "INVALID_INPUT",
-                              str(err))
+            await self.status(request_id, "INVALID_INPUT", str(err))
             return
         params = order_params
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
@@ -254,10 +251,11 @@ class StreamConnection:
             await self.hub.fan_out(pending, skip=sub)
 
     def _checked(self, params: _Params) -> _Params:
-        """``params`` if their clock (a resubscription's) is not ahead of the server's; else INVALID_CLOCK."""
+        """``params``, as a fresh subscription if their clock (a resubscription's) is ahead of the server's: it is
+        from another server, so what closed since it cannot be told (and refusing it would refuse for good a client
+        that resends its clock after every reconnect)."""
         if params.resume_from_ms is not None and params.resume_from_ms > self.hub.service.now():
-            raise StreamClockError("clk is from ahead of this server's clock: not a clock this server gave; "
-                                   "resubscribe without clk and initialClk for a fresh image")
+            return replace(params, resume_from_ms=None)
         return params
 
     async def send_market(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:

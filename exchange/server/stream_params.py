@@ -27,8 +27,10 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
 * ``clk`` / ``initialClk``: clock tokens from this server's change messages
   (:func:`clock_token`: a counter and the publish time), ``null`` for none. A
   subscription that gives one is a resubscription: its image also shows what
-  closed since (:attr:`MarketParams.resume_from_ms`); any other string is
-  refused with :class:`StreamClockError` (``INVALID_CLOCK``).
+  closed since (:attr:`MarketParams.resume_from_ms`). Any other string (an
+  older version's bare counter, Betfair's) is a fresh subscription, as it was
+  before clocks were read: a client that resends its clock after every
+  reconnect must not be refused for good.
 * ``marketFilter``: an object; ``marketIds`` (at most 1000 strings) and ``eventIds``
   (games, ``holdem.17``) narrow the subscription; the other Betfair keys are
   honoured against what every market here is (event type ``990001``, market type
@@ -93,27 +95,22 @@ class StreamInputError(ValueError):
     """A subscription field has the wrong type or value; the message says which field and what is allowed."""
 
 
-class StreamClockError(StreamInputError):
-    """A ``clk`` or ``initialClk`` that is not a clock token this server gave (``INVALID_CLOCK``)."""
-
-
 def clock_token(count: int, publish_ms: int) -> str:
     """The ``clk`` of a subscription's ``count``-th change message, published at ``publish_ms``.
 
     >>> clock_token(3, 1_700_000_000_050)
     '3:1700000000050'
-    >>> clock_time(clock_token(3, 1_700_000_000_050))
-    1700000000050
+    >>> clock_time(clock_token(3, 1_700_000_000_050)), clock_time("7")
+    (1700000000050, None)
     """
     return f"{count}:{publish_ms}"
 
 
-def clock_time(token: str) -> int:
-    """The publish time a clock token carries; :class:`StreamClockError` if it is not one of :func:`clock_token`."""
+def clock_time(token: str) -> int | None:
+    """The publish time a clock token carries; None if it is not one of :func:`clock_token`."""
     count, _, publish = token.partition(":")
     if not (count.isascii() and count.isdigit() and publish.isascii() and publish.isdigit() and len(token) <= 40):
-        raise StreamClockError(f"clk {token!r:.40} is not a clock this server gave; resubscribe without clk and "
-                               "initialClk for a fresh image")
+        return None
     return int(publish)
 
 
@@ -268,10 +265,11 @@ def _common(message: Mapping[str, Any], default_heartbeat_ms: int) -> int:
 
 
 def _resume_from(message: Mapping[str, Any]) -> int | None:
-    """The publish time of a resubscription's ``clk`` (else ``initialClk``), or None for a fresh subscription;
-    both are checked to be this server's tokens."""
+    """The publish time of a resubscription's ``clk`` (else ``initialClk``), or None for a fresh subscription
+    (neither given, or neither a token of this server's)."""
     times = [clock_time(message[key]) for key in ("initialClk", "clk") if message.get(key) is not None]
-    return times[-1] if times else None
+    readable = [t for t in times if t is not None]
+    return readable[-1] if readable else None
 
 
 def _only(name: str, obj: Mapping[str, Any], allowed: frozenset[str]) -> None:
