@@ -37,6 +37,9 @@ from exchange.betfair.description import changes_definition
 from exchange.core.events import Event, MarketCreated, MarketSettled, MarketVoided, Matched, MatchVoided
 from exchange.server import jsoncodec
 
+#: The key, in a market's standing matches, of the matches noted before they were kept (match ids start at 1).
+_EARLIER = -1
+
 
 @dataclass(slots=True)
 class MarketNotes:
@@ -69,8 +72,8 @@ class MarketNotes:
             if channel and number.isdigit():
                 self.numbers[channel] = max(int(number), self.numbers.get(channel, -1))
         if isinstance(event, Matched):
+            self._standing(market_id)[event.match_id] = event.ts
             self.last_match[market_id] = event.ts
-            self.standing.setdefault(market_id, {})[event.match_id] = event.ts
         elif isinstance(event, MatchVoided):
             self._unmatch(market_id, event.match_id)
         elif isinstance(event, MarketSettled | MarketVoided):
@@ -78,6 +81,15 @@ class MarketNotes:
         if changes_definition(event):
             self.versions[market_id] = self.versions.get(market_id, 0) + 1
         return market_id
+
+    def _standing(self, market_id: str) -> dict[int, int]:
+        """The standing matches of ``market_id``; for a market noted before they were kept (an older snapshot), its
+        last match until then stands for those earlier ones, under :data:`_EARLIER`."""
+        standing = self.standing.get(market_id)
+        if standing is None:
+            earlier = self.last_match.get(market_id)
+            standing = self.standing[market_id] = {} if earlier is None else {_EARLIER: earlier}
+        return standing
 
     def _unmatch(self, market_id: str, match_id: int) -> None:
         """A match was voided: the last match is now the last one left (O(1) but for voids of the newest ones)."""

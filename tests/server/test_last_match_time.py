@@ -106,3 +106,22 @@ async def test_the_last_match_time_survives_a_restart_and_its_void(tmp_path: Pat
         alice = await login(client, "alice", "pw-alice")
         book = await _book(client, alice, market_id)
         assert book["status"] == "CLOSED" and book["totalMatched"] == 0.0 and "lastMatchTime" not in book, book
+
+
+def test_a_void_after_loading_an_older_snapshot_leaves_the_matches_from_before_it() -> None:
+    # A snapshot written before standing matches were kept has a market's last match but not its matches. A match
+    # made after the load and then voided leaves the older matches standing: the last match is theirs again.
+    from exchange.core.events import Matched, MatchVoided
+    from exchange.server import jsoncodec
+    from exchange.server.notes import MarketNotes
+
+    older = jsoncodec.dumps({"created": {"holdem.0": 1_000}, "versions": {"holdem.0": 2},
+                             "lastMatch": {"holdem.0": 5_000}, "numbers": {"holdem": 0}})
+    notes = MarketNotes.from_json(older)
+    common = {"match_id": 9, "market_id": "holdem.0", "selection_id": 1, "tick": 100, "size": 200,
+              "back_bet_id": 3, "lay_bet_id": 4, "back_account_id": "alice", "lay_account_id": "bob"}
+    notes.note(Matched(ts=7_000, taker_side=Side.BACK, **common))
+    assert notes.last_match["holdem.0"] == 7_000
+    notes.note(MatchVoided(ts=8_000, reason="late", **common))
+    assert notes.last_match.get("holdem.0") == 5_000
+    assert MarketNotes.from_json(notes.to_json()) == notes
