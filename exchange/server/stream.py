@@ -50,8 +50,9 @@ very same snapshots, so no later delta is computed against a state it never saw.
 
 A client is never waited for: each connection's messages are queued on its
 outbox and written by a task of its own, so one client that stops reading
-holds up nobody else; one that lets more than ``max_queued_bytes`` (1 MiB) pile
-up is dropped (:mod:`exchange.server.stream_transport`).
+holds up nobody else; one that lets more than ``max_queued_bytes`` (1 MiB)
+pile up beyond its largest message is dropped
+(:mod:`exchange.server.stream_transport`).
 
 Nothing is sent before the journal holds it: each flush (its market diffs
 and its order deltas alike) and each subscription image is computed, then

@@ -7,9 +7,12 @@ network that stalled) would, once the socket buffers filled, hold the lock for
 good: every other client's deltas, heartbeats and new subscription images would
 stop with it. So a connection's messages go to its :class:`Outbox` at once, and
 a task of its own writes them to the transport as fast as the client reads. A
-client that lets more than ``max_bytes`` pile up is too slow to follow the
-stream: its connection is aborted (nothing more can reach it in order) and the
-hub forgets it; its messages were only ever its own.
+client that lets more than ``max_bytes`` pile up beyond its largest message is
+too slow to follow the stream: its connection is aborted (nothing more can
+reach it in order) and the hub forgets it; its messages were only ever its own.
+(The largest message is allowed for: a resubscription's image of every market
+closed since its clock may pass ``max_bytes`` alone, and the client still
+reading it must not be dropped for the change that follows it.)
 
 >>> import asyncio
 >>> class Printed:
@@ -108,6 +111,7 @@ class Outbox:
         self.gone = False  # the connection is closed, closing, or aborted: nothing more is queued
         self._queue: deque[str | None] = deque()  # None: close the transport here
         self._queued_bytes = 0
+        self._largest = 0  # the largest message queued: a client may be behind by it and max_bytes more
         self._ready = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._write(), name="stream-outbox")
 
@@ -116,18 +120,20 @@ class Outbox:
 
         What the client has not taken counts: the queue and the transport's own buffer (aiohttp's
         WebSocket writer rarely waits for a slow peer, so a backlog may sit there instead). One message
-        when nothing is waiting is always taken, however large (a first image of many markets).
+        when nothing is waiting is always taken, however large (a first image of many markets), and the
+        client may be behind by the largest message it was sent and ``max_bytes`` more.
         """
         if self.gone:
             return False
         size = len(text)  # characters: bytes for the ASCII that JSON dumps make
         behind = self._queued_bytes + self.transport.buffered()
-        if behind and behind + size > self.max_bytes:
+        if behind and behind + size > self.max_bytes + self._largest:
             log.warning("stream: a client left %d bytes unread; its connection is dropped", behind)
             self.abort()
             return False
         self._queue.append(text)
         self._queued_bytes += size
+        self._largest = max(self._largest, size)
         self._ready.set()
         return True
 
