@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import socket
 import ssl
 
 from exchange.server.connections import DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
@@ -90,6 +91,7 @@ class StreamSocketServer:
             await transport.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        watch_for_vanishing(writer.get_extra_info("socket"))
         transport = SocketTransport(writer)
         if len(self._transports) >= self.max_connections:
             writer.write(_FULL)
@@ -105,6 +107,30 @@ class StreamSocketServer:
             await self.hub.release(conn)
             self._transports.discard(transport)
             await transport.close()
+
+
+#: How long a client may leave what it was sent unacknowledged, or stay silent to keepalive probes, before the
+#: system drops its connection (so one that vanished without closing stops counting toward its account's limit).
+VANISHED_AFTER_S = 60
+_KEEPALIVE = (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3),
+              ("TCP_USER_TIMEOUT", VANISHED_AFTER_S * 1000))
+
+
+def watch_for_vanishing(sock: socket.socket | None) -> None:
+    """Have the system notice a client gone without a word (power lost, network cut) within about a minute.
+
+    A subscribed client is sent a heartbeat every few seconds, but a peer that vanished never acknowledges
+    them and the system retries for about a quarter of an hour; an idle one would be held for good. With
+    ``TCP_USER_TIMEOUT`` and keepalive probes, the read ends with an error within :data:`VANISHED_AFTER_S`.
+    Options a platform lacks are skipped.
+    """
+    if sock is None:
+        return
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in _KEEPALIVE:
+        option = getattr(socket, name, None)
+        if option is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, option, value)
 
 
 async def _read_lines(conn: StreamConnection, reader: asyncio.StreamReader) -> None:
