@@ -159,6 +159,7 @@ class Game:
         #: The dealer's error injected in this game (``None``: a clean deal).
         self.irregularity = irregularity
         self._incident_timer: Timer | None = None  # a premature street's exposure, or its notice
+        self._incident: Callable[[], None] | None = None  # what that timer will run
         self._exposed_ms: int | None = None  # a card seen in this window, not yet acted on
         self._hold: str | None = None  # why the markets are suspended inside their window (an exposure, an operator)
 
@@ -304,18 +305,23 @@ class Game:
         plan = self.irregularity
         if plan is not None and PREMATURE_ROUND.get(plan.kind) == rnd:
             at = window.opens_ms + window.length_ms * plan.at_permille // 1000
-            self._incident_timer = self._clock.call_at(max(at, self._clock.now()), self._expose)
+            self._schedule_incident(max(at, self._clock.now()), self._expose)
 
     def close_if_due(self) -> None:
         """Close the betting window now if its time has come and its timer has not run yet.
 
         On the wall clock a timer runs when the loop gets to it, a little after its time when the loop is
         busy; a trader's command arriving meanwhile must find the window closed, as it is from ``closes_ms``
-        on. (A window with an irregularity's timer pending is left to its timers: they run in time order.)
+        on. An irregularity's timer still pending is due before the close (each is set inside the window),
+        so it runs first, as the timers would have run them, in time order.
         """
         window = self.window
         if (self.phase is Phase.BETTING and window is not None and self._timer is not None
-                and self._incident_timer is None and self._clock.now() >= window.closes_ms):
+                and self._clock.now() >= window.closes_ms):
+            while self._incident_timer is not None and self._incident is not None:  # an exposure, then its notice
+                incident = self._incident
+                self._cancel_incident()
+                incident()
             self._timer.cancel()
             self._close()
 
@@ -483,7 +489,7 @@ class Game:
 
     def _expose(self) -> None:
         """A premature street is turned in the window before it: everyone sees it; act when it is noticed."""
-        self._incident_timer = None
+        self._incident_timer = self._incident = None
         plan = self.irregularity
         if plan is None or self.over or self.phase is not Phase.BETTING:
             return
@@ -495,11 +501,11 @@ class Game:
         if plan.notice_ms == 0:
             self._notice()
         elif window is not None and now + plan.notice_ms < window.closes_ms:
-            self._incident_timer = self._clock.call_at(now + plan.notice_ms, self._notice)
+            self._schedule_incident(now + plan.notice_ms, self._notice)
 
     def _notice(self) -> None:
         """Suspend every market and void its matches since the exposure; the window then runs out suspended."""
-        self._incident_timer = None
+        self._incident_timer = self._incident = None
         plan, since = self.irregularity, self._exposed_ms
         if plan is None or since is None:
             return
@@ -528,10 +534,13 @@ class Game:
             self._emit(IrregularityOccurred(plan.kind.rule, str(plan.kind), plan.irregularity.describe(), cards,
                                             outcome, self._clock.now(), dead))
 
+    def _schedule_incident(self, at_ms: int, incident: Callable[[], None]) -> None:
+        self._incident_timer, self._incident = self._clock.call_at(at_ms, incident), incident
+
     def _cancel_incident(self) -> None:
         if self._incident_timer is not None:
             self._incident_timer.cancel()
-            self._incident_timer = None
+        self._incident_timer = self._incident = None
 
     # --- helpers ---------------------------------------------------------------------------
 

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from helpers import make_channel, one_deck, place
 
+from engine.irregularities import Irregularity, Kind
 from exchange.clock import VirtualClock
 from exchange.core.errors import ErrorCode
 from exchange.core.events import MarketSettled, MarketSuspended, OrderLapsed, OrderPlaced, OrderRejected
+from exchange.core.exchange import Exchange
 from exchange.core.side import Side
+from exchange.game.channel import Channel
 from exchange.game.channels import HOLDEM
-from exchange.game.events import WindowClosed
+from exchange.game.events import EventLog, WindowClosed
+from exchange.game.irregular import PREMATURE_ROUND, IrregularityOccurred, IrregularityPlan, scripted
 from exchange.game.rounds import Round, timetable
 from exchange.game.table import Phase
 
@@ -57,3 +61,29 @@ def test_a_timer_on_time_is_unchanged() -> None:
     game.close_if_due()  # not yet its time
     assert game.phase is Phase.BETTING
     assert isinstance(place(channel, "bob", 1, Side.LAY, "4", 200, rnd=1), OrderPlaced)
+
+
+def test_a_late_close_runs_the_windows_overdue_irregularity_first_and_refuses_the_order() -> None:
+    """A premature flop due at 90 % of the Pre-flop window has not been shown when the loop, busy, reaches an
+    order after the window's close: the flop is exposed (and noticed) first, as its timer would have, and the
+    order finds the window closed."""
+    clock = VirtualClock()
+    plan = IrregularityPlan(Irregularity(Kind.PREMATURE_FLOP), at_permille=900)
+    channel = Channel(HOLDEM, clock, Exchange(), decks=one_deck(*DECK), irregularities=scripted({0: plan}))
+    log = EventLog.attach(channel.bus)
+    for user in ("alice", "bob"):
+        channel.open_account(user, 100_000)
+    channel.start(at_ms=0, games=1)
+    window = timetable(HOLDEM, 0)[PREMATURE_ROUND[Kind.PREMATURE_FLOP] - 1]
+    clock.run(until_ms=window.opens_ms + window.length_ms * 9 // 10 - 1)  # the exposure is 1 ms away
+    assert isinstance(place(channel, "alice", 1, Side.BACK, "4", 200, rnd=2), OrderPlaced)
+    late(clock, window.length_ms // 10 + 5)  # past the close; neither the exposure nor the close has run
+    refused = place(channel, "bob", 1, Side.LAY, "4", 200, rnd=2)  # would have matched alice's back
+    assert isinstance(refused, OrderRejected), refused
+    assert refused.error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
+    kinds = [type(s.event) for s in log.events if isinstance(s.event, (IrregularityOccurred, WindowClosed))]
+    assert kinds == [WindowClosed, IrregularityOccurred, WindowClosed]  # the Deal window's close, then these
+    clock.run()  # the loop catches up: the stale timers do nothing, the game plays on
+    game = channel.game()
+    assert game is not None and game.phase is Phase.FINISHED
+    assert sum(isinstance(s.event, IrregularityOccurred) for s in log.events) == 1
