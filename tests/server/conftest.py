@@ -45,3 +45,19 @@ async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClien
         store.add("poor", "pw-poor", deposit=300)
         clock.advance(0)  # the channel scheduled its first game at "now": deal it
         yield test_client
+
+
+@pytest.fixture
+async def tls_client(tmp_path: Path) -> AsyncIterator[TestClient]:
+    """A server like ``client``'s (alice and bob, 1000.00 each) that also listens for the stream's TLS lines
+    (its port: ``app[keys.STREAM_PORT]``); the test's clock is ``tls_client.clock``."""
+    clock = VirtualClock(start_ms=START_MS)
+    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
+                          seed=1, heartbeat_ms=HEARTBEAT_MS, stream_port=0)
+    app = create_app(config, clock=clock, equities=river_only_equities)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
+        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+        clock.advance(0)
+        test_client.clock = clock  # type: ignore[attr-defined]
+        yield test_client

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -35,6 +36,19 @@ def wait_until(condition: Callable[[], bool], *, timeout_s: float, what: str, po
         if time.monotonic() >= deadline:
             raise AssertionError(f"{what}: not within {timeout_s} s")
         time.sleep(poll_s)
+
+
+async def until(condition: Callable[[], bool], what: str, *, timeout_s: float = 10.0) -> None:
+    """:func:`wait_until` for a test inside the server's own loop: polls every 10 ms, letting the loop run between.
+
+    For what the server does as fast as the loop lets it (a connection registered, a stalled client
+    dropped): the bound is for a slow machine, the wait is for a state.
+    """
+    for _ in range(round(timeout_s * 100)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"not within {timeout_s:g} s: {what}")
 
 
 def free_port() -> int:

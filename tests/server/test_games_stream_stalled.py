@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Callable
 from typing import Any
 
 from aiohttp.test_utils import TestClient
@@ -19,20 +18,12 @@ from aiohttp.test_utils import TestClient
 from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.stream_transport import Outbox
-from tests.server.helpers import login, place, rpc
+from tests.server.helpers import login, place, rpc, until
 from tests.server.test_games_stream import next_snapshot
 
 MARKET = "holdem.0"
 CHANGES = 150  # one snapshot flushed per change: far more than the stalled socket's buffers hold
 PRICES = (3.0, 3.5)
-
-
-async def _until(condition: Callable[[], bool], what: str) -> None:
-    for _ in range(1000):  # at most 10 s, a bound for a slow machine
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"not within 10 s: {what}")
 
 
 async def _stalled_spectator(client: TestClient) -> tuple[socket.socket, Outbox]:
@@ -45,7 +36,7 @@ async def _stalled_spectator(client: TestClient) -> tuple[socket.socket, Outbox]
     raw.sendall(b"GET /games/v1/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 b"Sec-WebSocket-Key: c3RhbGxlZCB3YXRjaGVyIQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
     raw.setblocking(False)
-    await _until(lambda: len(hub.connections) > len(before), "the stalled spectator is connected")
+    await until(lambda: len(hub.connections) > len(before), "the stalled spectator is connected")
     (outbox,) = hub.connections - before
     outbox.transport.raw.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)
     outbox.transport.raw.set_write_buffer_limits(high=4096)  # and the server's own buffer for it small too
@@ -71,7 +62,7 @@ async def test_a_spectator_that_stops_reading_holds_up_no_other(client: TestClie
         await next_snapshot(healthy)
         raw, stalled = await _stalled_spectator(client)
         await _changes(client, clock, alice)
-        await _until(lambda: stalled.transport.raw.get_write_buffer_size() > 0, "the stalled spectator is behind")
+        await until(lambda: stalled.transport.raw.get_write_buffer_size() > 0, "the stalled spectator is behind")
         final = hand_2(await (await client.get("/games/v1/channels/holdem/snapshot")).json())
         shown = hand_2(await next_snapshot(healthy))
         while shown != final:  # the healthy spectator is sent every flush, the last one too
@@ -84,6 +75,6 @@ async def test_a_spectator_too_far_behind_is_dropped(client: TestClient, clock: 
     client.app[keys.GAMES].max_queued_bytes = 20_000  # a few snapshots
     raw, stalled = await _stalled_spectator(client)
     await _changes(client, clock, await login(client, "alice", "pw-alice"))
-    await _until(lambda: stalled not in client.app[keys.GAMES].connections, "the stalled spectator is dropped")
+    await until(lambda: stalled not in client.app[keys.GAMES].connections, "the stalled spectator is dropped")
     assert stalled.gone
     raw.close()

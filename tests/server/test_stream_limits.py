@@ -22,7 +22,7 @@ from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
 from exchange.server.stream import MAX_CONNECTIONS_PER_ACCOUNT
-from tests.server.helpers import APP_KEY, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, login
+from tests.server.helpers import APP_KEY, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, login, until
 from tests.server.test_stream_socket import Lines
 
 
@@ -68,11 +68,7 @@ async def test_an_account_may_hold_ten_connections_and_is_told_how_many_are_left
 async def _hub_holds(client: TestClient, count: int) -> None:
     """Wait (at most 3 s) until the hub has noticed closed connections go and holds ``count``."""
     hub = client.app[keys.HUB]
-    for _ in range(300):
-        if len(hub.connections) == count:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"the hub holds {len(hub.connections)} connections, not {count}")
+    await until(lambda: len(hub.connections) == count, f"the hub holds {count} connections", timeout_s=3)
 
 
 @pytest.fixture

@@ -10,37 +10,19 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
 from exchange.server.tls import TlsConfigError, self_signed, server_context
-from tests.server.helpers import APP_KEY, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+from tests.server.helpers import APP_KEY, login, place, rpc
 
 MARKET = "holdem.0"
-
-
-@pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
-    clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS, stream_port=0)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
-        test_client.clock = clock  # type: ignore[attr-defined]
-        yield test_client
 
 
 class Lines:
@@ -75,10 +57,10 @@ class Lines:
         self.writer.close()
 
 
-async def test_tls_lines_carry_the_same_stream_as_the_websocket(client: TestClient) -> None:
-    clock: VirtualClock = client.clock  # type: ignore[attr-defined]
-    port = client.app[keys.STREAM_PORT]
-    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+async def test_tls_lines_carry_the_same_stream_as_the_websocket(tls_client: TestClient) -> None:
+    clock: VirtualClock = tls_client.clock  # type: ignore[attr-defined]
+    port = tls_client.app[keys.STREAM_PORT]
+    alice, bob = await login(tls_client, "alice", "pw-alice"), await login(tls_client, "bob", "pw-bob")
     lines = await Lines.open(port)
     listener = StreamListener(max_latency=None)
     assert listener.on_data(await lines.line()) is None  # {"op": "connection", ...}
@@ -90,7 +72,7 @@ async def test_tls_lines_carry_the_same_stream_as_the_websocket(client: TestClie
     listener.register_stream(2, "marketSubscription")
     assert (await lines.receive("status"))["id"] == 2
     listener.on_data(json.dumps(await lines.receive("mcm", "SUB_IMAGE")))
-    async with client.ws_connect("/stream") as ws:  # a WebSocket subscriber of the same hub
+    async with tls_client.ws_connect("/stream") as ws:  # a WebSocket subscriber of the same hub
         await ws.receive()
         await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": bob})
         await ws.receive()
@@ -98,8 +80,8 @@ async def test_tls_lines_carry_the_same_stream_as_the_websocket(client: TestClie
                             "marketDataFilter": {"fields": ["EX_BEST_OFFERS", "EX_MARKET_DEF"]}})
         await ws.receive()
         await ws.receive()  # its image
-        await rpc(client, bob, "placeOrders", place(MARKET, 2, "LAY", 3.0, 10))
-        clock.advance(client.app[keys.HUB].conflate_ms)
+        await rpc(tls_client, bob, "placeOrders", place(MARKET, 2, "LAY", 3.0, 10))
+        clock.advance(tls_client.app[keys.HUB].conflate_ms)
         over_tls = await lines.receive("mcm")
         over_ws = json.loads((await ws.receive(timeout=3)).data)
     assert over_tls["mc"] == over_ws["mc"]  # the same change, whichever the transport
@@ -112,8 +94,8 @@ async def test_tls_lines_carry_the_same_stream_as_the_websocket(client: TestClie
     await lines.close()
 
 
-async def test_tls_lines_refuse_what_is_not_a_message(client: TestClient) -> None:
-    port = client.app[keys.STREAM_PORT]
+async def test_tls_lines_refuse_what_is_not_a_message(tls_client: TestClient) -> None:
+    port = tls_client.app[keys.STREAM_PORT]
     lines = await Lines.open(port)
     await lines.line()
     await lines.send(b"not json\r\n")
@@ -141,9 +123,11 @@ def test_a_certificate_given_is_used_and_a_bad_one_is_refused(tmp_path: Path) ->
         server_context(str(tmp_path / "c.pem"), None)
 
 
-async def test_a_market_filter_narrows_the_subscription_by_event_and_by_what_markets_are(client: TestClient) -> None:
-    alice = await login(client, "alice", "pw-alice")
-    lines = await Lines.open(client.app[keys.STREAM_PORT])
+async def test_a_market_filter_narrows_the_subscription_by_event_and_by_what_markets_are(
+    tls_client: TestClient,
+) -> None:
+    alice = await login(tls_client, "alice", "pw-alice")
+    lines = await Lines.open(tls_client.app[keys.STREAM_PORT])
     await lines.line()
     await lines.send({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": alice})
     await lines.receive("status")

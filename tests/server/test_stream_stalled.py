@@ -1,8 +1,8 @@
-"""A stream client that stops reading holds up nobody else, and is dropped once it is too far behind.
+"""A stream tls_client that stops reading holds up nobody else, and is dropped once it is too far behind.
 
-The stalled client is a TLS connection that reads nothing, with the smallest socket buffers on both
-sides, asking for one subscription image after another; a healthy client subscribed beside it must
-go on receiving its changes, and a new client must still get its image. The server runs on the test's
+The stalled tls_client is a TLS connection that reads nothing, with the smallest socket buffers on both
+sides, asking for one subscription image after another; a healthy tls_client subscribed beside it must
+go on receiving its changes, and a new tls_client must still get its image. The server runs on the test's
 clock on 127.0.0.1; every wait is bounded.
 """
 
@@ -12,68 +12,40 @@ import asyncio
 import json
 import socket
 import ssl
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 
-import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
 from exchange.server.stream import StreamConnection
 from exchange.server.stream_socket import SocketTransport
-from tests.server.helpers import APP_KEY, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+from tests.server.helpers import APP_KEY, login, place, rpc, until
 from tests.server.test_stream_socket import Lines
 
 MARKET = "holdem.0"
 SUBSCRIPTIONS = 3000  # each answered with a status and an image: megabytes, more than the socket buffers hold
 
 
-@pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
-    clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS, stream_port=0)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
-        test_client.clock = clock  # type: ignore[attr-defined]
-        yield test_client
-
-
-async def _until(condition: Callable[[], bool], what: str) -> None:
-    for _ in range(1000):  # at most 10 s, a bound for a slow machine: the hub needs well under one here
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"not within 10 s: {what}")
-
-
-async def _subscribed(client: TestClient, token: str, request_id: int) -> Lines:
-    lines = await Lines.open(client.app[keys.STREAM_PORT])
+async def _subscribed(tls_client: TestClient, token: str, request_id: int) -> Lines:
+    lines = await Lines.open(tls_client.app[keys.STREAM_PORT])
     await lines.send({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": token})
     await lines.send({"op": "marketSubscription", "id": request_id, "marketFilter": {"marketIds": [MARKET]}})
     assert (await lines.receive("mcm", "SUB_IMAGE"))["id"] == request_id
     return lines
 
 
-async def _stall(client: TestClient, token: str) -> tuple[socket.socket, StreamConnection]:
+async def _stall(tls_client: TestClient, token: str) -> tuple[socket.socket, StreamConnection]:
     """A connection that asks for image after image and reads none, with its buffers at the smallest."""
     raw = socket.socket()
     raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
     raw.setblocking(False)
-    hub = client.app[keys.HUB]
+    hub = tls_client.app[keys.HUB]
     before = set(hub.connections)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-    reader, writer = await asyncio.open_connection(sock=_connected(raw, client.app[keys.STREAM_PORT]), ssl=context,
+    reader, writer = await asyncio.open_connection(sock=_connected(raw, tls_client.app[keys.STREAM_PORT]), ssl=context,
                                                    server_hostname="localhost")
-    await _until(lambda: len(hub.connections) > len(before), "the stalled client is connected")
+    await until(lambda: len(hub.connections) > len(before), "the stalled tls_client is connected")
     conn = next(iter(hub.connections - before))
     assert isinstance(conn.transport, SocketTransport)
     server_socket = conn.transport.writer.get_extra_info("socket")
@@ -93,27 +65,27 @@ def _connected(raw: socket.socket, port: int) -> socket.socket:
     return raw
 
 
-async def test_a_client_that_stops_reading_holds_up_nobody_else(client: TestClient) -> None:
-    clock: VirtualClock = client.clock  # type: ignore[attr-defined]
-    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
-    client.app[keys.HUB].max_queued_bytes = 1 << 26  # room for every image: the stalled client is never dropped
-    healthy = await _subscribed(client, alice, 1)
-    raw, stalled = await _stall(client, bob)
-    await _until(lambda: stalled.market_sub is not None and stalled.market_sub.id == SUBSCRIPTIONS + 1,
-                 "the hub handles every request of the stalled client")
-    await rpc(client, alice, "placeOrders", place(MARKET, 2, "LAY", 3.0, 10))
-    clock.advance(client.app[keys.HUB].conflate_ms)
+async def test_a_client_that_stops_reading_holds_up_nobody_else(tls_client: TestClient) -> None:
+    clock: VirtualClock = tls_client.clock  # type: ignore[attr-defined]
+    alice, bob = await login(tls_client, "alice", "pw-alice"), await login(tls_client, "bob", "pw-bob")
+    tls_client.app[keys.HUB].max_queued_bytes = 1 << 26  # room for every image: the stalled tls_client is never dropped
+    healthy = await _subscribed(tls_client, alice, 1)
+    raw, stalled = await _stall(tls_client, bob)
+    await until(lambda: stalled.market_sub is not None and stalled.market_sub.id == SUBSCRIPTIONS + 1,
+                 "the hub handles every request of the stalled tls_client")
+    await rpc(tls_client, alice, "placeOrders", place(MARKET, 2, "LAY", 3.0, 10))
+    clock.advance(tls_client.app[keys.HUB].conflate_ms)
     delta = await healthy.receive("mcm")
     assert delta["mc"][0]["id"] == MARKET and "ct" not in delta  # the change, not a heartbeat
-    newcomer = await _subscribed(client, alice, 7)  # and a new subscriber still gets its image
+    newcomer = await _subscribed(tls_client, alice, 7)  # and a new subscriber still gets its image
     for lines in (healthy, newcomer):
         await lines.close()
     raw.close()
 
 
-async def test_a_client_too_far_behind_is_dropped(client: TestClient) -> None:
-    client.app[keys.HUB].max_queued_bytes = 20_000  # a few dozen images
-    raw, stalled = await _stall(client, await login(client, "bob", "pw-bob"))
-    await _until(lambda: stalled not in client.app[keys.HUB].connections, "the stalled client is dropped")
+async def test_a_client_too_far_behind_is_dropped(tls_client: TestClient) -> None:
+    tls_client.app[keys.HUB].max_queued_bytes = 20_000  # a few dozen images
+    raw, stalled = await _stall(tls_client, await login(tls_client, "bob", "pw-bob"))
+    await until(lambda: stalled not in tls_client.app[keys.HUB].connections, "the stalled tls_client is dropped")
     assert stalled.closed and stalled.outbox.gone
     raw.close()

@@ -1,4 +1,4 @@
-"""A TLS stream client that vanishes without closing is noticed by the system within about a minute.
+"""A TLS stream tls_client that vanishes without closing is noticed by the system within about a minute.
 
 Waiting out a real vanished peer is not a test (it takes the minute), so this checks what makes it happen:
 each accepted connection carries keepalive probes and a limit on unacknowledged data (``TCP_USER_TIMEOUT``),
@@ -7,30 +7,24 @@ read back from the server's own socket of a live connection.
 
 from __future__ import annotations
 
-import asyncio
 import socket
 
-import pytest
 from aiohttp.test_utils import TestClient
 
 from exchange.server import keys
 from exchange.server.stream_socket import VANISHED_AFTER_S, SocketTransport
-from tests.server.test_stream_socket import Lines, client  # noqa: F401  (the fixture: a server with its TLS port)
+from tests.server.helpers import until
+from tests.server.test_stream_socket import Lines
 
 
-async def test_an_accepted_connection_is_watched_for_a_vanished_peer(client: TestClient) -> None:  # noqa: F811
-    hub = client.app[keys.HUB]
-    lines = await Lines.open(client.app[keys.STREAM_PORT])
-    for _ in range(300):  # the hub registers the connection once its handshake is done: at most 3 s
-        if hub.connections:
-            break
-        await asyncio.sleep(0.01)
+async def test_an_accepted_connection_is_watched_for_a_vanished_peer(tls_client: TestClient) -> None:
+    hub = tls_client.app[keys.HUB]
+    lines = await Lines.open(tls_client.app[keys.STREAM_PORT])
+    await until(lambda: bool(hub.connections), "the connection is registered once its handshake is done")
     (conn,) = hub.connections
     assert isinstance(conn.transport, SocketTransport)
     sock = conn.transport.writer.get_extra_info("socket")
     assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
-    if not hasattr(socket, "TCP_USER_TIMEOUT"):
-        pytest.skip("this platform has no TCP_USER_TIMEOUT")
     assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT) == VANISHED_AFTER_S * 1000
     idle, interval, count = (sock.getsockopt(socket.IPPROTO_TCP, getattr(socket, name))
                              for name in ("TCP_KEEPIDLE", "TCP_KEEPINTVL", "TCP_KEEPCNT"))
