@@ -14,8 +14,9 @@ changes what differs from what it wants, so a resting quote keeps its place
 in the queue. Quotes respect the account's available funds (each new order
 is charged its worst case: a back its stake, a lay its liability), so the
 house never runs into ``INSUFFICIENT_FUNDS``; the makers of one account (a hi/lo
-game's High and Low, :func:`seat_house_makers`) requote one at a time, each once
-the orders the others sent have landed, so none budgets funds another has spent.
+game's High and Low, and every channel's makers where channels share one exchange:
+one :class:`MakerDesk`) requote one at a time, each once the orders the others
+sent have landed, so none budgets funds another has spent.
 
 :class:`NoiseTrader` takes liquidity at random moments of each window: a
 random hand, a random side, at the best price offered, a random stake, all
@@ -119,6 +120,15 @@ def worst_case_cost(side: Side, tick: int, size: int) -> int:
     return -(-size * (ladder.PRICE_X100[tick] - 100) // 100)
 
 
+@dataclass(slots=True)
+class MakerDesk:
+    """The traders of every :class:`MarketMaker` quoting for one account, on one channel or on several that share
+    an exchange and a clock: a maker requotes only once none of them has a command in flight, so the funds it
+    reads are not already spent by another's orders on their way."""
+
+    traders: list[Trader] = field(default_factory=list)
+
+
 class MarketMaker(Agent):
     """Quotes both sides of every live hand around its exact fair price."""
 
@@ -126,13 +136,13 @@ class MarketMaker(Agent):
     open_orders_only = True
     wants_book = False
 
-    def __init__(self, config: MakerConfig | None = None) -> None:
+    def __init__(self, config: MakerConfig | None = None, desk: MakerDesk | None = None) -> None:
         self.config = config or MakerConfig()
         self._waiting = False
         self._wanted: tuple[object, dict[Key, int]] | None = None
         self.requotes = 0
-        #: The traders of the other makers quoting for the same account (its funds are theirs too).
-        self.sharing: tuple[Trader, ...] = ()
+        #: Every maker quoting for the same account (its funds are theirs too).
+        self.desk = desk if desk is not None else MakerDesk()
 
     def on_window_open(self, view: BettorView, trader: Trader) -> None:
         self._request(trader)
@@ -154,7 +164,8 @@ class MarketMaker(Agent):
         if self._waiting:
             return
         self._waiting = True
-        _when_all_idle((trader, *self.sharing), lambda: self._requote(trader))
+        others = tuple(t for t in self.desk.traders if t is not trader)
+        _when_all_idle((trader, *others), lambda: self._requote(trader))
 
     def _requote(self, trader: Trader) -> None:
         self._waiting = False
@@ -193,16 +204,21 @@ def _when_all_idle(traders: tuple[Trader, ...], callback: Callable[[], None]) ->
     first.when_idle(lambda: _when_all_idle(tuple(rest), callback))
 
 
-def seat_house_makers(channel: Channel, account_id: str, config: MakerConfig | None = None) -> list[MarketMaker]:
+def seat_house_makers(
+    channel: Channel, account_id: str, config: MakerConfig | None = None, *, desk: MakerDesk | None = None
+) -> list[MarketMaker]:
     """Seat one :class:`MarketMaker` per market of the channel's games (two in a hi/lo game), one account; each
-    requotes only once the others' orders have landed (they spend the same funds)."""
-    makers, traders = [], []
+    requotes only once the others' orders have landed (they spend the same funds).
+
+    ``desk``: the makers already quoting for ``account_id`` on other channels of the same exchange, to join
+    (pass the same desk for every channel whose makers share the account)."""
+    desk = desk if desk is not None else MakerDesk()
+    makers = []
     for kind in channel.config.markets:
-        maker = MarketMaker(config)
-        traders.append(seat(channel, maker, account_id, market=None if kind is channel.config.markets[0] else kind))
+        maker = MarketMaker(config, desk)
+        desk.traders.append(seat(channel, maker, account_id,
+                                 market=None if kind is channel.config.markets[0] else kind))
         makers.append(maker)
-    for maker, own in zip(makers, traders, strict=True):
-        maker.sharing = tuple(t for t in traders if t is not own)
     return makers
 
 

@@ -55,7 +55,7 @@ from typing import Any
 
 from sortedcontainers import SortedKeyList
 
-from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, seat_house_makers, seat_noise_traders
+from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, MakerDesk, seat_house_makers, seat_noise_traders
 from exchange.betfair import description, order_changes
 from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.betfair.stream import MarketSnapshot, snapshot_of
@@ -210,6 +210,7 @@ class ExchangeService:
     def start(self, touch: Touch | None = None, *, run_games: bool = True) -> None:
         """Build the channels (next game numbers after the journal's), seat the house, start the games."""
         self._touch = touch
+        desk = MakerDesk()  # every channel's makers quote for the one house account: they take turns
         for name, config in self.configs.items():
             kwargs: dict[str, Any] = {"equities": self._equities} if self._equities is not None else {}
             deck_seed = f"{self.seed}/{name}" if self.seed is not None else secrets.token_hex(8)
@@ -229,7 +230,7 @@ class ExchangeService:
             self.channels[name] = channel
             if self._house:
                 channel.open_account(MAKER_ACCOUNT, HOUSE_BANKROLL if self.funds(MAKER_ACCOUNT).balance == 0 else 0)
-                seat_house_makers(channel, MAKER_ACCOUNT)
+                seat_house_makers(channel, MAKER_ACCOUNT, desk=desk)
             for account in self.noise_accounts:
                 spent = self.funds(account).balance < NOISE_BANKROLL // 10
                 channel.open_account(account, NOISE_BANKROLL if spent else 0)

@@ -1,0 +1,33 @@
+"""The server's channels share one exchange and one house-maker account: every channel's makers take turns, so
+none budgets funds another channel's maker has already spent and the house never meets INSUFFICIENT_FUNDS."""
+
+from __future__ import annotations
+
+from exchange.agents.house import MAKER_ACCOUNT
+from exchange.clock import VirtualClock
+from exchange.core.commands import Deposit, OpenAccount
+from exchange.core.events import OrderPlaced, OrderRejected
+from exchange.game.channels import get_channel
+from exchange.game.events import EventLog
+from exchange.server.journal import Journal
+from exchange.server.service import ExchangeService, river_only_equities
+
+
+def test_the_makers_of_every_channel_share_the_house_account_without_overdrawing_it() -> None:
+    clock = VirtualClock(1_000_000)
+    channels = [get_channel(name).with_times(2_000, 100) for name in ("holdem", "omaha", "omaha-hilo")]
+    service = ExchangeService(Journal.open(":memory:"), clock, channels, seed=3, equities=river_only_equities)
+    service.recover()
+    # 3,000.00: less than three channels' quotes would tie up at once (the server funds it only when empty).
+    service.execute(OpenAccount(clock.now(), MAKER_ACCOUNT))
+    service.execute(Deposit(clock.now(), MAKER_ACCOUNT, 300_000, "funding"))
+    service.start(run_games=False)
+    logs = [EventLog.attach(channel.bus) for channel in service.channels.values()]
+    service.start_games()
+    clock.run(until_ms=clock.now() + 8_000)
+    service.stop()
+    stamped = [s for log in logs for s in log]
+    refused = [s.event for s in stamped if isinstance(s.event, OrderRejected) and s.event.account_id == MAKER_ACCOUNT]
+    assert refused == []
+    quoted = {s.market_id for s in stamped if isinstance(s.event, OrderPlaced) and s.event.account_id == MAKER_ACCOUNT}
+    assert {"holdem.0", "omaha.0", "omaha-hilo.0", "omaha-hilo.0-low"} <= quoted
