@@ -86,6 +86,10 @@ _RULES = {
 PREMATURE_STREET = {Kind.PREMATURE_FLOP: 0, Kind.PREMATURE_TURN: 1, Kind.PREMATURE_RIVER: 2}
 
 
+#: The kinds that say how many cards too many (``count``); every other kind keeps ``count`` 1.
+COUNTED = frozenset({Kind.TOO_MANY_FLOP_CARDS, Kind.EXTRA_CARDS})
+
+
 @dataclass(frozen=True, slots=True)
 class Irregularity:
     """One dealer error.
@@ -93,6 +97,12 @@ class Irregularity:
     ``cards``: for ``exposed-hole-cards``, the positions in dealing order of the
     exposed hole cards (0 is the first card dealt). ``count``: for
     ``too-many-flop-cards`` and ``extra-cards``, how many cards too many.
+    Refused when built (``ValueError`` naming the field and what it may be).
+
+    >>> Irregularity(Kind.PREMATURE_TURN, count=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: count: only extra-cards and too-many-flop-cards take a count; premature-turn's is 1, not 2
     """
 
     kind: Kind
@@ -100,13 +110,37 @@ class Irregularity:
     count: int = 1
 
     def __post_init__(self) -> None:
+        if not isinstance(self.kind, Kind):
+            raise ValueError(f"kind must be a Kind ({', '.join(Kind)}), not {self.kind!r}")
+        if not isinstance(self.cards, tuple) or not all(type(c) is int for c in self.cards):
+            raise ValueError(f"cards must be a tuple of hole card positions (whole numbers), not {self.cards!r}")
         if self.kind is Kind.EXPOSED_HOLE_CARDS:
             if not self.cards or len(set(self.cards)) != len(self.cards) or min(self.cards) < 0:
                 raise ValueError(f"exposed hole cards need distinct positions from 0, not {self.cards!r}")
         elif self.cards:
             raise ValueError(f"{self.kind} takes no card positions")
-        if self.count < 1:
-            raise ValueError(f"count must be at least 1, not {self.count}")
+        if type(self.count) is not int or self.count < 1:
+            raise ValueError(f"count must be a whole number, at least 1, not {self.count!r}")
+        if self.count != 1 and self.kind not in COUNTED:
+            raise ValueError(f"count: only {' and '.join(sorted(COUNTED))} take a count; {self.kind}'s is 1, "
+                             f"not {self.count}")
+
+    def check_deal(self, hole_cards: int, deck_cards: int = 52) -> None:
+        """Refuse (``ValueError``) what a deal of ``hole_cards`` hole cards from a pack of ``deck_cards`` cannot
+        have: an exposed position past its last hole card, more cards too many than the pack has left.
+
+        >>> Irregularity(Kind.EXPOSED_HOLE_CARDS, (8,)).check_deal(8)
+        Traceback (most recent call last):
+        ...
+        ValueError: cards: a deal of 8 hole cards has positions 0 to 7, not (8,)
+        """
+        if self.cards and max(self.cards) >= hole_cards:
+            raise ValueError(f"cards: a deal of {hole_cards} hole cards has positions 0 to {hole_cards - 1}, "
+                             f"not {self.cards}")
+        left = deck_cards - hole_cards - (4 if self.kind is Kind.TOO_MANY_FLOP_CARDS else 0)  # a burn, the flop
+        if self.kind in COUNTED and self.count > left:
+            raise ValueError(f"count: after {hole_cards} hole cards a pack of {deck_cards} has room for at most "
+                             f"{left} {self.kind}, not {self.count}")
 
     @property
     def misdeal(self) -> bool:

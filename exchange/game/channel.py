@@ -36,7 +36,7 @@ from exchange.game.channels import ChannelConfig
 from exchange.game.deal import DeckSource
 from exchange.game.equities import EquityRunner, game_equities, run_inline
 from exchange.game.events import EventBus, Listener
-from exchange.game.irregular import IrregularitySource
+from exchange.game.irregular import IrregularitySource, ScriptedIrregularities, SeededIrregularities
 from exchange.game.market import ExchangeMarket
 from exchange.game.port import MarketPort
 from exchange.game.table import EquityFn, Game, Phase
@@ -186,7 +186,8 @@ class Channel:
         """Where each game's dealer error comes from (``None``: every deal clean); settable while running.
 
         The dealer's irregularities are Hold'em's: only a channel dealt as hole cards then
-        flop, turn and river takes them (``ValueError`` otherwise).
+        flop, turn and river takes them (``ValueError`` otherwise), and a scripted or seeded
+        source only if every plan fits the channel's deal (an exposed hole card among those it deals).
         """
         return self._irregularities
 
@@ -195,6 +196,11 @@ class Channel:
         if source is not None and not self.config.layout.holdem_streets:
             raise ValueError(f"channel {self.config.name} ({self.config.variant}) is not dealt as hole cards then "
                              "flop, turn and river: dealer irregularities apply only to such channels")
+        if isinstance(source, ScriptedIrregularities | SeededIrregularities):
+            try:
+                source.check_deal(self.config.first_deal)
+            except ValueError as error:
+                raise ValueError(f"channel {self.config.name}: {error}") from None
         self._irregularities = source
 
     def _schedule(self, start_ms: int) -> Game:

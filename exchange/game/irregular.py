@@ -49,7 +49,11 @@ PREMATURE_ROUND = {Kind.PREMATURE_FLOP: 2, Kind.PREMATURE_TURN: 3, Kind.PREMATUR
 
 @dataclass(frozen=True, slots=True)
 class IrregularityPlan:
-    """One irregularity placed in a game: what, when in its window, how soon it is noticed, the reshuffle seed."""
+    """One irregularity placed in a game: what, when in its window, how soon it is noticed, the reshuffle seed.
+
+    Refused when built (``ValueError`` naming the field and what it may be); what depends on the channel (an
+    exposed hole card it deals) when a channel is given it (:meth:`check_deal`).
+    """
 
     irregularity: Irregularity
     at_permille: int = 500
@@ -57,10 +61,14 @@ class IrregularityPlan:
     shuffle_seed: int | str = 0
 
     def __post_init__(self) -> None:
-        if not 0 <= self.at_permille < 1000:
-            raise ValueError(f"at_permille is the point in the window, 0..999, not {self.at_permille}")
-        if self.notice_ms < 0:
-            raise ValueError(f"notice_ms must be 0 or more, not {self.notice_ms}")
+        if not isinstance(self.irregularity, Irregularity):
+            raise ValueError(f"irregularity must be an engine.irregularities.Irregularity, not {self.irregularity!r}")
+        if type(self.at_permille) is not int or not 0 <= self.at_permille < 1000:
+            raise ValueError(f"at_permille is the point in the window, a whole number 0..999, not {self.at_permille!r}")
+        if type(self.notice_ms) is not int or self.notice_ms < 0:
+            raise ValueError(f"notice_ms must be a whole number of milliseconds, 0 or more, not {self.notice_ms!r}")
+        if not isinstance(self.shuffle_seed, int | str):
+            raise ValueError(f"shuffle_seed must be an int or a str, not {self.shuffle_seed!r}")
 
     @property
     def kind(self) -> Kind:
@@ -70,11 +78,40 @@ class IrregularityPlan:
         """The random source of the dealer's reshuffles (a fresh one, so a replay reshuffles the same)."""
         return random.Random(f"irregularity/{self.shuffle_seed}")
 
+    def check_deal(self, hole_cards: int) -> None:
+        """Refuse (``ValueError``) a plan a deal of ``hole_cards`` hole cards cannot have (see
+        :meth:`~engine.irregularities.Irregularity.check_deal`)."""
+        self.irregularity.check_deal(hole_cards)
 
-def scripted(plans: Mapping[int, IrregularityPlan]) -> IrregularitySource:
+
+@dataclass(frozen=True, slots=True)
+class ScriptedIrregularities:
+    """An :data:`IrregularitySource` injecting ``plans[n]`` in game ``n`` (:func:`scripted`)."""
+
+    plans: Mapping[int, IrregularityPlan]
+
+    def __post_init__(self) -> None:
+        for game, plan in self.plans.items():
+            if type(game) is not int or game < 0:
+                raise ValueError(f"scripted plans are keyed by game number, a whole number from 0, not {game!r}")
+            if not isinstance(plan, IrregularityPlan):
+                raise ValueError(f"game {game}: a scripted plan must be an IrregularityPlan, not {plan!r}")
+
+    def __call__(self, game_number: int) -> IrregularityPlan | None:
+        return self.plans.get(game_number)
+
+    def check_deal(self, hole_cards: int) -> None:
+        """Refuse (``ValueError``, naming the game) a plan a deal of ``hole_cards`` hole cards cannot have."""
+        for game, plan in self.plans.items():
+            try:
+                plan.check_deal(hole_cards)
+            except ValueError as error:
+                raise ValueError(f"game {game}: {error}") from None
+
+
+def scripted(plans: Mapping[int, IrregularityPlan]) -> ScriptedIrregularities:
     """Inject ``plans[n]`` in game ``n``; every other game is dealt cleanly."""
-    frozen = dict(plans)
-    return frozen.get
+    return ScriptedIrregularities(dict(plans))
 
 
 #: What the seeded rate chooses among, with the rule each exercises; each is given the rng and the number
@@ -96,30 +133,49 @@ RATE_CHOICES: tuple[Callable[[random.Random, int], Irregularity], ...] = (
 FULL_TABLE_HOLE_CARDS = 8
 
 
+@dataclass(frozen=True, slots=True)
+class SeededIrregularities:
+    """An :data:`IrregularitySource` drawing each game's plan at a seeded rate (:func:`seeded_irregularities`)."""
+
+    seed: int | str
+    rate: float
+    max_notice_ms: int = 2_000
+    hole_cards: int = FULL_TABLE_HOLE_CARDS
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.rate <= 1.0:
+            raise ValueError(f"the irregularity rate is a probability, 0 to 1, not {self.rate}")
+        if type(self.max_notice_ms) is not int or self.max_notice_ms < 0:
+            raise ValueError(f"max_notice_ms must be a whole number of milliseconds, 0 or more, "
+                             f"not {self.max_notice_ms!r}")
+        if type(self.hole_cards) is not int or self.hole_cards < 4:
+            raise ValueError(f"a deal of the irregularity rules has at least 4 hole cards, not {self.hole_cards!r}")
+
+    def __call__(self, game_number: int) -> IrregularityPlan | None:
+        rng = random.Random(f"{self.seed}/{game_number}/irregular")
+        if rng.random() >= self.rate:
+            return None
+        irregularity = rng.choice(RATE_CHOICES)(rng, self.hole_cards)
+        return IrregularityPlan(irregularity, rng.randrange(1000), rng.randrange(self.max_notice_ms + 1),
+                                f"{self.seed}/{game_number}")
+
+    def check_deal(self, hole_cards: int) -> None:
+        """Refuse (``ValueError``) exposures among more hole cards than a deal of ``hole_cards`` has."""
+        if self.hole_cards > hole_cards:
+            raise ValueError(f"hole_cards: the seeded rate exposes one of the first {self.hole_cards} hole cards "
+                             f"but the deal has {hole_cards}; pass hole_cards={hole_cards}")
+
+
 def seeded_irregularities(seed: int | str, rate: float, *, max_notice_ms: int = 2_000,
-                          hole_cards: int = FULL_TABLE_HOLE_CARDS) -> IrregularitySource:
+                          hole_cards: int = FULL_TABLE_HOLE_CARDS) -> SeededIrregularities:
     """Each game has an irregularity with probability ``rate``, drawn from ``random.Random(f"{seed}/{n}/irregular")``.
 
     The kind is uniform over :data:`RATE_CHOICES`; a premature street comes at a
     uniform point of its window and is noticed up to ``max_notice_ms`` later. An
     exposed hole card is one of the first ``hole_cards`` dealt: at most as many as
-    the channel deals (two hands of Hold'em deal four), else the exposure names a
-    card the deal never has and the game cannot be dealt.
+    the channel deals (two hands of Hold'em deal four; a channel refuses more).
     """
-    if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"the irregularity rate is a probability, 0 to 1, not {rate}")
-    if hole_cards < 4:
-        raise ValueError(f"a deal of the irregularity rules has at least 4 hole cards, not {hole_cards}")
-
-    def source(game_number: int) -> IrregularityPlan | None:
-        rng = random.Random(f"{seed}/{game_number}/irregular")
-        if rng.random() >= rate:
-            return None
-        irregularity = rng.choice(RATE_CHOICES)(rng, hole_cards)
-        return IrregularityPlan(irregularity, rng.randrange(1000), rng.randrange(max_notice_ms + 1),
-                                f"{seed}/{game_number}")
-
-    return source
+    return SeededIrregularities(seed, rate, max_notice_ms, hole_cards)
 
 
 @dataclass(frozen=True, slots=True)
