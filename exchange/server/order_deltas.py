@@ -5,7 +5,8 @@ account and market, the bets whose ``uo`` record moved (placed, matched, cancell
 and the matched levels that moved (selection, side and tick of a match or a voided match). A flush then
 builds each account's delta from those alone (:meth:`exchange.server.service.ExchangeService.order_deltas`):
 its cost follows what changed, not how many orders the account has. A market that closed is noted for
-every account with a position on it, so each is told ``closed``.
+every account with a position on it, so each is told ``closed``; the hub takes a closed market's changes at
+once (:meth:`DirtyOrders.take_market`) to read its orders' final records before the exchange can forget them.
 """
 
 from __future__ import annotations
@@ -71,6 +72,13 @@ class DirtyOrders:
         elif isinstance(event, MarketSettled | MarketVoided):
             for result in event.accounts:
                 self._of(result.account_id, event.market_id)
+
+    def take_market(self, market_id: str) -> dict[str, OrderDirt]:
+        """What was noted on ``market_id``, per account, and forget it. O(everything noted)."""
+        taken = {account: dirt for (account, market), dirt in self._dirt.items() if market == market_id}
+        for account in taken:
+            del self._dirt[account, market_id]
+        return taken
 
     def take(self) -> dict[tuple[str, str], OrderDirt]:
         """Everything noted since the last call, and forget it."""

@@ -534,9 +534,10 @@ class ExchangeService:
         """The ``oc`` entries of an order delta: per market in ``dirt``, the account's changed orders and moved
         matched levels (:func:`order_changes.market_delta`). O(the changed orders) for a place, cancel or lapse;
         when matched levels moved (a fill, a void), one pass over the account's orders and the fills of that
-        market (:meth:`Exchange.matched_on`). A market the exchange has already forgotten (closed, then pruned
-        beyond ``keep_closed_markets`` before this flush) is only told ``closed``: its orders and stakes are gone,
-        and a level read from nothing would say ``[price, 0]`` of a stake that stands."""
+        market (:meth:`Exchange.matched_on`). A market the exchange has already forgotten (pruned beyond
+        ``keep_closed_markets``) is only told ``closed``: its orders and stakes are gone, and a level read from
+        nothing would say ``[price, 0]`` of a stake that stands; so the stream hub reads a market that closes at
+        once, before a later close can make the exchange forget it."""
         out = []
         for market_id, changed in sorted(dirt.items()):
             status = self.exchange.market_status(market_id)

@@ -76,7 +76,7 @@ from aiohttp import WSMsgType, web
 
 from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
 from exchange.clock import Timer
-from exchange.core.events import Event
+from exchange.core.events import Event, MarketSettled, MarketVoided
 from exchange.server.auth import Session, Sessions
 from exchange.server.errors import ApiError
 from exchange.server.order_deltas import DirtyOrders, OrderDirt
@@ -315,6 +315,8 @@ class StreamHub:
         self._shown: dict[str, MarketSnapshot] = {}
         self._dirty_markets: set[str] = set()
         self._dirty_orders = DirtyOrders()
+        #: Per account, the order entries of markets that closed since the last flush, read as they closed.
+        self._closed_orders: dict[str, list[dict[str, Any]]] = {}
         self._flush_handle: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.sending = asyncio.Lock()  # one flush or subscription image at a time, in order
@@ -331,8 +333,23 @@ class StreamHub:
         self._dirty_markets.add(market_id)
         if event is not None:
             self._dirty_orders.note(event)
+            if isinstance(event, MarketSettled | MarketVoided):
+                self._read_closed_orders(market_id)
         if self._flush_handle is None:  # on the service's clock, so a test's clock decides when it flushes
             self._flush_handle = self.service.clock.call_later(self.conflate_ms, self._flush_soon)
+
+    def _read_closed_orders(self, market_id: str) -> None:
+        """Build the order entries of a market that has just closed now, while the exchange still has its orders'
+        final records: another close before the flush can make it forget them (``keep_closed_markets``), and a
+        client must still learn how each order ended (an unmatched rest lapsed, ``EC``) beside ``closed``."""
+        subscribed = self._order_subscribers()
+        for account, changed in self._dirty_orders.take_market(market_id).items():
+            if account in subscribed:
+                entries = self.service.order_deltas(account, {market_id: changed})
+                self._closed_orders.setdefault(account, []).extend(entries)
+
+    def _order_subscribers(self) -> set[str]:
+        return {c.account for c in self.connections if c.order_sub is not None and c.account is not None}
 
     def _flush_soon(self) -> None:
         self._flush_handle = None
@@ -368,12 +385,16 @@ class StreamHub:
         for market_id in fresh:
             self._market_delta(market_id)
         markets = (dirty | set(also)) - fresh
-        subscribed = {c.account for c in self.connections if c.order_sub is not None}
+        subscribed = self._order_subscribers()
         dirt: dict[str, dict[str, OrderDirt]] = {}
         for (account, market_id), changed in self._dirty_orders.take().items():
             if account in subscribed:
                 dirt.setdefault(account, {})[market_id] = changed
         orders = {account: self.service.order_deltas(account, mine) for account, mine in dirt.items()}
+        closed, self._closed_orders = self._closed_orders, {}
+        for account, entries in closed.items():
+            if account in subscribed:
+                orders[account] = sorted(entries + orders.get(account, []), key=lambda entry: entry["id"])
         deltas = [d for d in (self._market_delta(m) for m in sorted(markets)) if d is not None]
         return Pending(deltas, orders)
 

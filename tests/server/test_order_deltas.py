@@ -355,8 +355,17 @@ async def forgetful(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestCl
         yield test_client
 
 
-async def test_a_market_forgotten_before_the_flush_is_told_closed_and_nothing_false(forgetful: TestClient,
-                                                                                     clock: VirtualClock) -> None:
+def _close_and_forget(service: Any, now: int) -> None:
+    """The market settles, then another closes and the exchange (keeping one) forgets the first: all before the
+    next flush."""
+    for command in (SettleMarket(now, MARKET, (1,)), CreateMarket(now, "other.1", (1, 2)),
+                    OpenMarket(now, "other.1"), SettleMarket(now, "other.1", (1,))):
+        service.execute(command)
+    assert service.exchange.market_status(MARKET) is None
+
+
+async def test_a_market_forgotten_before_the_flush_still_sends_its_orders_final_records(forgetful: TestClient,
+                                                                                        clock: VirtualClock) -> None:
     client, service = forgetful, forgetful.app[keys.SERVICE]
     async with client.ws_connect("/stream") as ws:
         alice = await authenticated(client, ws)
@@ -364,13 +373,33 @@ async def test_a_market_forgotten_before_the_flush_is_told_closed_and_nothing_fa
         mirror = Mirror()
         await mirror.subscribe(ws)
         await _bet(client, bob, 1, "LAY", 3.0, 4, matched=0.0)
-        await _bet(client, alice, 1, "BACK", 3.0, 4, matched=4.0)
-        now = clock.now()  # the market settles, then another closes and the exchange forgets the first: one flush
-        for command in (SettleMarket(now, MARKET, (1,)), CreateMarket(now, "other.1", (1, 2)),
-                        OpenMarket(now, "other.1"), SettleMarket(now, "other.1", (1,))):
-            service.execute(command)
-        assert service.exchange.market_status(MARKET) is None
+        bet = await _bet(client, alice, 1, "BACK", 3.0, 4, matched=4.0)
+        _close_and_forget(service, clock.now())
         flush(client, clock)
         (message,) = await mirror.settle(client, ws)
-        # what the exchange no longer knows is not sent: above all no [3.0, 0] saying the matched back went
-        assert message["oc"] == [{"id": MARKET, "orc": [], "closed": True}]
+    # the final record and the matched level, read when the market closed: no [3.0, 0] saying the back went
+    assert [level for orc in message["oc"][0]["orc"] for level in orc.get("mb", []) + orc.get("ml", [])] == [[3.0, 4.0]]
+    assert message["oc"][0]["closed"] is True and mirror.cache().closed is True
+    assert mirror.orders() == {bet: ("EC", 4.0, 0.0, 0.0, 0.0, 0.0)}
+
+
+async def test_an_order_resting_on_a_market_forgotten_before_the_flush_is_told_it_lapsed(forgetful: TestClient,
+                                                                                         clock: VirtualClock) -> None:
+    """The client's cache held the order executable with 2.00 unmatched; the close lapsed it, and the exchange
+    forgot the market before the flush: the client still learns the order ended, with ``closed``."""
+    client, service = forgetful, forgetful.app[keys.SERVICE]
+    async with client.ws_connect("/stream") as ws:
+        alice = await authenticated(client, ws)
+        bob = await login(client, "bob", "pw-bob")
+        mirror = Mirror()
+        await mirror.subscribe(ws)
+        await _bet(client, bob, 1, "LAY", 3.0, 2, matched=0.0)
+        bet = await _bet(client, alice, 1, "BACK", 3.0, 4, matched=2.0)
+        flush(client, clock)
+        await mirror.settle(client, ws)
+        assert mirror.orders() == {bet: ("E", 2.0, 2.0, 0.0, 0.0, 0.0)}
+        _close_and_forget(service, clock.now())
+        flush(client, clock)
+        (message,) = await mirror.settle(client, ws)
+    assert [entry["id"] for entry in message["oc"]] == [MARKET] and message["oc"][0]["closed"] is True
+    assert mirror.orders() == {bet: ("EC", 2.0, 0.0, 2.0, 0.0, 0.0)} and mirror.cache().closed is True
