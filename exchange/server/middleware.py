@@ -10,7 +10,9 @@ a bad chunk) is answered before any route or middleware sees it;
 :class:`JsonErrorsHandler`, the connection protocol the server listens with
 (:func:`exchange.server.connections.listen`), answers it in the same JSON shape:
 ``REQUEST_HEADER_FIELDS_TOO_LARGE`` (431) for a line over the limit,
-``BAD_REQUEST`` (400) for the rest, and closes the connection.
+``BAD_REQUEST`` (400) for the rest, and closes the connection. It answers the
+same way what aiohttp refuses after parsing but before the app: an ``Expect``
+header other than ``100-continue`` (``EXPECTATION_FAILED``, 417).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import logging
 from http import HTTPStatus
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
 from aiohttp.typedefs import Handler
 
@@ -75,6 +77,16 @@ class JsonErrorsHandler(web.RequestHandler):
         response = web.json_response(error_body(code, details), status=status)
         response.force_close()
         return response
+
+    async def finish_response(self, request: web.BaseRequest, resp: web.StreamResponse,
+                              start_time: float | None) -> tuple[web.StreamResponse, bool]:
+        """Send ``resp``; aiohttp's refusal of an ``Expect`` other than ``100-continue``, raised before the app
+        (and its middleware) saw the request, goes in JSON too."""
+        if isinstance(resp, web.HTTPExpectationFailed):
+            expect = request.headers.get(hdrs.EXPECT, "")[:100]
+            details = f"Expect: {expect!r} cannot be met; the only expectation this server meets is 100-continue"
+            resp = web.json_response(error_body("EXPECTATION_FAILED", details), status=resp.status)
+        return await super().finish_response(request, resp, start_time)
 
 
 def _described(status: int, exc: BaseException | None) -> tuple[int, str, str]:

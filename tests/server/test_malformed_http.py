@@ -4,7 +4,8 @@ aiohttp answers what it cannot parse (a header over 8 KiB, a bad request line,
 a bad chunk) before any route or middleware sees it, with a plain-text page.
 The server listens through :func:`exchange.server.connections.listen`, whose
 connections answer those in the same ``{"error", "details"}`` JSON as every
-other 4xx, with a stable code. The app runs in process on the test's clock and
+other 4xx, with a stable code, and so is aiohttp's refusal of an ``Expect`` it does not
+meet, which it makes before the app sees the request. The app runs in process on the test's clock and
 listens on 127.0.0.1; each case is one raw socket that the server closes.
 """
 
@@ -89,3 +90,30 @@ async def test_a_good_request_on_the_same_listener_is_answered_as_before(port: i
     status, _, body = await _exchange(port, b"GET /games/v1/channels HTTP/1.1\r\nHost: x\r\n"
                                                  b"Connection: close\r\n\r\n")
     assert status == 200 and json.loads(body)["channels"][0]["id"] == "holdem"
+
+
+@pytest.mark.parametrize("path", ["/api/login", "/exchange/betting/json-rpc/v1", "/no/such/route"])
+async def test_an_expectation_the_server_does_not_know_is_a_json_417(port: int, path: str) -> None:
+    """aiohttp meets ``Expect: 100-continue`` and refuses any other before the app (or its middleware) sees the
+    request: the refusal is JSON with a stable code like every other 4xx."""
+    request = (f"POST {path} HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n"
+               f"Connection: close\r\n\r\n{{}}").encode()
+    status, fields, body = await _exchange(port, request)
+    assert status == 417 and fields["content-type"].startswith("application/json"), body
+    answer = json.loads(body)
+    assert answer["error"] == "EXPECTATION_FAILED"
+    assert "'200-ok'" in answer["details"] and "100-continue" in answer["details"]
+
+
+async def test_expect_100_continue_is_still_met(port: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    body = b'{"username": "nobody", "password": "x"}'
+    writer.write(b"POST /api/login HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nX-Application: k\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body))
+    await writer.drain()
+    assert await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5) == b"HTTP/1.1 100 Continue\r\n\r\n"
+    writer.write(body)
+    await writer.drain()
+    raw = await asyncio.wait_for(reader.read(), 5)
+    writer.close()
+    assert raw.startswith(b"HTTP/1.1 200 ") and json.loads(raw.partition(b"\r\n\r\n")[2])["status"] == "FAIL"
