@@ -114,7 +114,14 @@ class LiveServer(AppThread):
 
     def game_start(self) -> int:
         """When the current game on the table began (clock ms)."""
-        return self.run(lambda: self.app[keys.SERVICE].channels[self.channel].current.start_ms)
+
+        def start_ms() -> int:
+            game = self.app[keys.SERVICE].channels[self.channel].current
+            if game is None:
+                raise RuntimeError(f"no game has begun on {self.channel} yet: start() deals the first")
+            return game.start_ms
+
+        return self.run(start_ms)
 
     def to_game_time(self, offset_ms: int, *, next_game: bool = False) -> None:
         """Advance to ``offset_ms`` after the start of the current game (or of the next one)."""
