@@ -9,8 +9,11 @@ before the call returns.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -20,7 +23,7 @@ from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS
+from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer
 
 
 @pytest.fixture
@@ -48,16 +51,33 @@ async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClien
 
 
 @pytest.fixture
-async def tls_client(tmp_path: Path) -> AsyncIterator[TestClient]:
-    """A server like ``client``'s (alice and bob, 1000.00 each) that also listens for the stream's TLS lines
-    (its port: ``app[keys.STREAM_PORT]``); the test's clock is ``tls_client.clock``."""
-    clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS, stream_port=0)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
-        test_client.clock = clock  # type: ignore[attr-defined]
-        yield test_client
+async def stream_server(tmp_path: Path) -> AsyncIterator[StreamServer]:
+    """Start a server with the stream's TLS port (``app[keys.STREAM_PORT]``) whose channel deals no game
+    (``run_games=False``, unless changed): nothing moves but what the test does. Alice and bob have 1000.00
+    each; keyword arguments change the config (``await stream_server(max_connections=3)``); the server's clock
+    is ``client.clock``. Each server started is closed when the test ends."""
+    numbers = itertools.count()
+    async with AsyncExitStack() as stack:
+
+        async def start(**changes: Any) -> TestClient:
+            clock = VirtualClock(start_ms=START_MS)
+            fields: dict[str, Any] = {"db_path": str(tmp_path / f"stream-{next(numbers)}.db"), "window_ms": WINDOW_MS,
+                                      "playing_ms": PLAYING_MS, "house": False, "seed": 1,
+                                      "heartbeat_ms": HEARTBEAT_MS, "stream_port": 0, "run_games": False}
+            app = create_app(ServerConfig(**(fields | changes)), clock=clock, equities=river_only_equities)
+            test_client = await stack.enter_async_context(TestClient(TestServer(app, host="127.0.0.1")))
+            app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+            app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+            test_client.clock = clock  # type: ignore[attr-defined]
+            return test_client
+
+        yield start
+
+
+@pytest.fixture
+async def tls_client(stream_server: StreamServer) -> TestClient:
+    """A server like ``client``'s (alice and bob, 1000.00 each, its games running) that also listens for the
+    stream's TLS lines (its port: ``app[keys.STREAM_PORT]``); the test's clock is ``tls_client.clock``."""
+    test_client = await stream_server(run_games=True)
+    test_client.clock.advance(0)  # type: ignore[attr-defined]  # the channel scheduled its first game at "now"
+    return test_client

@@ -6,7 +6,7 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp.test_utils import TestClient
@@ -23,6 +23,10 @@ START_MS = 1_700_000_000_000  # an epoch time, so timestamps in answers look lik
 WINDOW_MS = 3_000
 PLAYING_MS = 100
 HEARTBEAT_MS = 500
+
+StreamServer = Callable[..., Awaitable[TestClient]]
+"""Starts a server with the stream's TLS port (the ``stream_server`` fixture); keyword arguments are
+:class:`~exchange.server.config.ServerConfig` fields."""
 
 
 def wait_until(condition: Callable[[], bool], *, timeout_s: float, what: str, poll_s: float = 0.05) -> None:

@@ -12,33 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
-from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
 from exchange.server.stream import IDLE_TIMEOUT_MS
-from tests.server.helpers import APP_KEY, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, login
+from tests.server.helpers import APP_KEY, StreamServer, login
 from tests.server.test_stream_socket import Lines
 
 
 @pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
-    clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS, stream_port=0, run_games=False)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        test_client.clock = clock  # type: ignore[attr-defined]
-        yield test_client
+async def client(stream_server: StreamServer) -> TestClient:
+    return await stream_server()
 
 
 async def _after(client: TestClient, ms: int) -> None:

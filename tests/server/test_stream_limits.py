@@ -10,31 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
-from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
 from exchange.server.stream import MAX_CONNECTIONS_PER_ACCOUNT
-from tests.server.helpers import APP_KEY, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, login, until
+from tests.server.helpers import APP_KEY, StreamServer, login, until
 from tests.server.test_stream_socket import Lines
 
 
 @pytest.fixture
-async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS, stream_port=0, run_games=False)
-    app = create_app(config, clock=VirtualClock(start_ms=START_MS), equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        yield test_client
+async def client(stream_server: StreamServer) -> TestClient:
+    return await stream_server()
 
 
 async def _authenticated(client: TestClient, token: str) -> tuple[Lines, dict[str, object]]:
@@ -72,13 +60,9 @@ async def _hub_holds(client: TestClient, count: int) -> None:
 
 
 @pytest.fixture
-async def small(tmp_path: Path) -> AsyncIterator[TestClient]:
+async def small(stream_server: StreamServer) -> TestClient:
     """A server whose stream port takes three connections at once (``max_connections``)."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, stream_port=0, run_games=False, max_connections=3)
-    app = create_app(config, clock=VirtualClock(start_ms=START_MS), equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        yield test_client
+    return await stream_server(max_connections=3)
 
 
 async def test_the_stream_port_takes_at_most_max_connections_whoever_opens_them(small: TestClient) -> None:
@@ -101,13 +85,9 @@ async def test_the_stream_port_takes_at_most_max_connections_whoever_opens_them(
 
 
 @pytest.fixture
-async def hasty(tmp_path: Path) -> AsyncIterator[TestClient]:
+async def hasty(stream_server: StreamServer) -> TestClient:
     """A server whose stream port gives a connection 0.3 s to finish its TLS handshake (``header_timeout_ms``)."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, stream_port=0, run_games=False, header_timeout_ms=300)
-    app = create_app(config, clock=VirtualClock(start_ms=START_MS), equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        yield test_client
+    return await stream_server(header_timeout_ms=300)
 
 
 async def test_a_connection_that_never_finishes_its_tls_handshake_is_closed(hasty: TestClient) -> None:
