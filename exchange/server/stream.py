@@ -315,8 +315,9 @@ class StreamHub:
         self._shown: dict[str, MarketSnapshot] = {}
         self._dirty_markets: set[str] = set()
         self._dirty_orders = DirtyOrders()
-        #: Per account, the order entries of markets that closed since the last flush, read as they closed.
-        self._closed_orders: dict[str, list[dict[str, Any]]] = {}
+        #: The changes of markets that closed since the last flush, read as they closed (see :meth:`_read_closed`).
+        self._closed_markets: list[MarketDelta] = []
+        self._closed_orders: dict[str, list[dict[str, Any]]] = {}  # per account
         self._flush_handle: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.sending = asyncio.Lock()  # one flush or subscription image at a time, in order
@@ -334,14 +335,18 @@ class StreamHub:
         if event is not None:
             self._dirty_orders.note(event)
             if isinstance(event, MarketSettled | MarketVoided):
-                self._read_closed_orders(market_id)
+                self._read_closed(market_id)
         if self._flush_handle is None:  # on the service's clock, so a test's clock decides when it flushes
             self._flush_handle = self.service.clock.call_later(self.conflate_ms, self._flush_soon)
 
-    def _read_closed_orders(self, market_id: str) -> None:
-        """Build the order entries of a market that has just closed now, while the exchange still has its orders'
-        final records: another close before the flush can make it forget them (``keep_closed_markets``), and a
-        client must still learn how each order ended (an unmatched rest lapsed, ``EC``) beside ``closed``."""
+    def _read_closed(self, market_id: str) -> None:
+        """Read what a market that has just closed changed now, while the exchange still has it: another close
+        before the flush can make it forget the market (``keep_closed_markets``), and its subscribers must still
+        learn that it closed and how each of their orders ended (an unmatched rest lapsed, ``EC``)."""
+        self._dirty_markets.discard(market_id)
+        delta = self._market_delta(market_id)
+        if delta is not None:
+            self._closed_markets.append(delta)
         subscribed = self._order_subscribers()
         for account, changed in self._dirty_orders.take_market(market_id).items():
             if account in subscribed:
@@ -395,7 +400,8 @@ class StreamHub:
         for account, entries in closed.items():
             if account in subscribed:
                 orders[account] = sorted(entries + orders.get(account, []), key=lambda entry: entry["id"])
-        deltas = [d for d in (self._market_delta(m) for m in sorted(markets)) if d is not None]
+        deltas, self._closed_markets = self._closed_markets, []
+        deltas += [d for d in (self._market_delta(m) for m in sorted(markets)) if d is not None]
         return Pending(deltas, orders)
 
     async def fan_out(self, pending: Pending, *, skip: Subscription | None = None) -> None:

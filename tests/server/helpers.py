@@ -11,6 +11,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket
 from exchange.server import keys
 
 APP_KEY = "test-app"
@@ -119,3 +120,12 @@ def journal_matches(client: TestClient, market_id: str, selection: int) -> list[
         elif kind == "MatchVoided":
             matches.pop(body["match_id"], None)
     return [matches[k] for k in sorted(matches)]
+
+
+def close_and_forget(service: Any, market_id: str, now: int) -> None:
+    """``market_id`` settles, then another market closes and the exchange (keeping one closed market,
+    ``keep_closed_markets=1``) forgets the first: all at ``now``, before the stream's next flush."""
+    for command in (SettleMarket(now, market_id, (1,)), CreateMarket(now, "other.1", (1, 2)),
+                    OpenMarket(now, "other.1"), SettleMarket(now, "other.1", (1,))):
+        service.execute(command)
+    assert service.exchange.market_status(market_id) is None

@@ -22,12 +22,12 @@ from aiohttp.test_utils import TestClient, TestServer
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
-from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket, VoidMatchedSince
+from exchange.core.commands import VoidMatchedSince
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, WINDOW_MS, login, place, place_one, rpc
+from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, WINDOW_MS, close_and_forget, login, place, place_one, rpc
 from tests.server.test_stream import MARKET, OS, authenticated, flush, receive
 
 Sizes = tuple[str, float, float, float, float, float]  # status, matched, remaining, lapsed, cancelled, voided
@@ -355,15 +355,6 @@ async def forgetful(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestCl
         yield test_client
 
 
-def _close_and_forget(service: Any, now: int) -> None:
-    """The market settles, then another closes and the exchange (keeping one) forgets the first: all before the
-    next flush."""
-    for command in (SettleMarket(now, MARKET, (1,)), CreateMarket(now, "other.1", (1, 2)),
-                    OpenMarket(now, "other.1"), SettleMarket(now, "other.1", (1,))):
-        service.execute(command)
-    assert service.exchange.market_status(MARKET) is None
-
-
 async def test_a_market_forgotten_before_the_flush_still_sends_its_orders_final_records(forgetful: TestClient,
                                                                                         clock: VirtualClock) -> None:
     client, service = forgetful, forgetful.app[keys.SERVICE]
@@ -374,7 +365,7 @@ async def test_a_market_forgotten_before_the_flush_still_sends_its_orders_final_
         await mirror.subscribe(ws)
         await _bet(client, bob, 1, "LAY", 3.0, 4, matched=0.0)
         bet = await _bet(client, alice, 1, "BACK", 3.0, 4, matched=4.0)
-        _close_and_forget(service, clock.now())
+        close_and_forget(service, MARKET, clock.now())
         flush(client, clock)
         (message,) = await mirror.settle(client, ws)
     # the final record and the matched level, read when the market closed: no [3.0, 0] saying the back went
@@ -398,7 +389,7 @@ async def test_an_order_resting_on_a_market_forgotten_before_the_flush_is_told_i
         flush(client, clock)
         await mirror.settle(client, ws)
         assert mirror.orders() == {bet: ("E", 2.0, 2.0, 0.0, 0.0, 0.0)}
-        _close_and_forget(service, clock.now())
+        close_and_forget(service, MARKET, clock.now())
         flush(client, clock)
         (message,) = await mirror.settle(client, ws)
     assert [entry["id"] for entry in message["oc"]] == [MARKET] and message["oc"][0]["closed"] is True

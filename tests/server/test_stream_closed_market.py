@@ -1,5 +1,6 @@
 """A market that closed before any stream client followed it stays out of the other subscribers' streams when
-one client subscribes to it by id."""
+one client subscribes to it by id; one that a client follows is shown ``CLOSED`` to it, even when the exchange
+forgets it before the stream's next message."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from aiohttp.test_utils import TestClient
 from exchange.betfair.stream import iso_ms
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS
-from tests.server.test_stream import authenticated, next_message, receive
+from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer, close_and_forget
+from tests.server.test_stream import MARKET, authenticated, flush, next_message, receive
 
 GAME_0_SETTLED = START_MS + 4 * (WINDOW_MS + PLAYING_MS)
 
@@ -48,3 +49,20 @@ async def test_a_closed_markets_settled_time_is_when_it_closed_whenever_it_is_im
         assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
         (mc,) = (await receive(ws, "mcm", ct="SUB_IMAGE"))["mc"]
     assert mc["marketDefinition"]["settledTime"] == iso_ms(closed_ms)
+
+
+async def test_a_followed_market_forgotten_before_the_flush_is_still_shown_closed(stream_server: StreamServer) -> None:
+    client = await stream_server(keep_closed_markets=1, run_games=True)
+    clock: VirtualClock = client.clock  # type: ignore[attr-defined]
+    clock.advance(0)  # holdem.0 is dealt: its Deal window is open
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        image = await receive(ws, "mcm", ct="SUB_IMAGE")
+        assert [mc["id"] for mc in image["mc"]] == [MARKET]
+        close_and_forget(client.app[keys.SERVICE], MARKET, clock.now())
+        flush(client, clock)
+        changes = (await receive(ws, "mcm"))["mc"]
+    status = {mc["id"]: mc["marketDefinition"]["status"] for mc in changes if "marketDefinition" in mc}
+    assert status[MARKET] == "CLOSED"
