@@ -355,16 +355,23 @@ async def forgetful(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestCl
         yield test_client
 
 
+async def _alice_backs_into_bobs_lay(client: TestClient, ws: ClientWebSocketResponse, *, lay: float,
+                                    matched: float) -> tuple[Mirror, str]:
+    """Alice, the stream's client (subscribed: her mirror), backs runner 1 for 4.00 at 3.0 into bob's lay of
+    ``lay``; returns her mirror and her bet id."""
+    alice = await authenticated(client, ws)
+    bob = await login(client, "bob", "pw-bob")
+    mirror = Mirror()
+    await mirror.subscribe(ws)
+    await _bet(client, bob, 1, "LAY", 3.0, lay, matched=0.0)
+    return mirror, await _bet(client, alice, 1, "BACK", 3.0, 4, matched=matched)
+
+
 async def test_a_market_forgotten_before_the_flush_still_sends_its_orders_final_records(forgetful: TestClient,
                                                                                         clock: VirtualClock) -> None:
     client, service = forgetful, forgetful.app[keys.SERVICE]
     async with client.ws_connect("/stream") as ws:
-        alice = await authenticated(client, ws)
-        bob = await login(client, "bob", "pw-bob")
-        mirror = Mirror()
-        await mirror.subscribe(ws)
-        await _bet(client, bob, 1, "LAY", 3.0, 4, matched=0.0)
-        bet = await _bet(client, alice, 1, "BACK", 3.0, 4, matched=4.0)
+        mirror, bet = await _alice_backs_into_bobs_lay(client, ws, lay=4, matched=4.0)
         close_and_forget(service, MARKET, clock.now())
         flush(client, clock)
         (message,) = await mirror.settle(client, ws)
@@ -380,12 +387,7 @@ async def test_an_order_resting_on_a_market_forgotten_before_the_flush_is_told_i
     forgot the market before the flush: the client still learns the order ended, with ``closed``."""
     client, service = forgetful, forgetful.app[keys.SERVICE]
     async with client.ws_connect("/stream") as ws:
-        alice = await authenticated(client, ws)
-        bob = await login(client, "bob", "pw-bob")
-        mirror = Mirror()
-        await mirror.subscribe(ws)
-        await _bet(client, bob, 1, "LAY", 3.0, 2, matched=0.0)
-        bet = await _bet(client, alice, 1, "BACK", 3.0, 4, matched=2.0)
+        mirror, bet = await _alice_backs_into_bobs_lay(client, ws, lay=2, matched=2.0)
         flush(client, clock)
         await mirror.settle(client, ws)
         assert mirror.orders() == {bet: ("E", 2.0, 2.0, 0.0, 0.0, 0.0)}
