@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core.orders import MatchView, OrderStatus, OrderView
+from exchange.core.orders import BetStatus, MatchView, OrderStatus, OrderView
 from exchange.server.auth import Session
 from exchange.server.discovery import event, open_markets
 from exchange.server.errors import ApiError, ApingCode, invalid_input
@@ -87,42 +87,53 @@ async def list_current_orders(service: ExchangeService, session: Session, params
     market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
     projection = get_enum(params, "orderProjection", ("ALL", "EXECUTABLE", "EXECUTION_COMPLETE"), default="ALL")
     order_by = get_enum(params, "orderBy", ("BY_BET", "BY_MARKET", "BY_MATCH_TIME", "BY_PLACE_TIME",
-                                             "BY_SETTLED_TIME", "BY_VOID_TIME"), default="BY_PLACE_TIME")
+                                             "BY_SETTLED_TIME", "BY_VOID_TIME"), default="BY_BET")
     descending = get_enum(params, "sortDir", ("EARLIEST_TO_LATEST", "LATEST_TO_EARLIEST"),
                           default="EARLIEST_TO_LATEST") == "LATEST_TO_EARLIEST"
     refs = set(get_str_list(params, "customerOrderRefs")) or None
     strategies = set(get_str_list(params, "customerStrategyRefs")) or None
-    # dateRange is on the date the ordering is by: matched for BY_MATCH_TIME, else placed (an order not yet
-    # matched has no matched date and is outside any range on it)
     start, end = parse_time_range(params, "dateRange")
-    dated = (lambda o: o.matched_ts) if order_by == "BY_MATCH_TIME" else (lambda o: o.placed_ts)
     budget = current_budget()
     async with budget.reading():
-        orders = await _matching(service.orders(session.account), lambda o: (
+        every = service.orders(session.account)
+        dated = _order_date(service, session.account, every, order_by)
+        orders = await _matching(every, lambda o: (
             (bet_ids is None or str(o.bet_id) in bet_ids)
             and (market_ids is None or o.market_id in market_ids)
             and (refs is None or o.customer_ref in refs)
             and (strategies is None or o.strategy_ref in strategies)
             and (projection == "ALL" or str(o.status) == projection)
             and _in_range(dated(o), start, end)), budget)
-        orders.sort(key=_order_key(order_by), reverse=descending)
+        orders.sort(key=(lambda o: (o.market_id, o.placed_ts, o.bet_id)) if order_by == "BY_MARKET"
+                    else lambda o: (dated(o), o.bet_id), reverse=descending)
         page, more = _page(orders, params, budget.limits.max_rows_per_call)
         budget.charge_rows(len(page), "listCurrentOrders")
         return {"currentOrders": await _formatted(page, apiformat.current_order, budget), "moreAvailable": more}
 
 
-def _in_range(ms: int | None, start: int | None, end: int | None) -> bool:
-    if start is None and end is None:
-        return True
-    return ms is not None and (start is None or ms >= start) and (end is None or ms <= end)
+def _order_date(service: ExchangeService, account: str, orders: Sequence[OrderView], order_by: str
+                ) -> Callable[[OrderView], int | None]:
+    """The date listCurrentOrders sorts ``orders`` by under ``orderBy`` and applies ``dateRange`` to; None for an
+    order without one, which is not listed.
 
-
-def _order_key(order_by: str) -> Any:
-    if order_by == "BY_MARKET":
-        return lambda o: (o.market_id, o.placed_ts, o.bet_id)
+    As API-NG's, ``orderBy`` filters as it sorts: ``BY_MATCH_TIME`` lists only the orders with a match (at the
+    last fill's date), ``BY_SETTLED_TIME`` only the bets settled on a selection settled early (at that
+    settlement's date), ``BY_VOID_TIME`` only the orders with a voided stake (at their placed date: when a match
+    was voided is not kept per order); the others list every order at its placed date.
+    """
     if order_by == "BY_MATCH_TIME":
-        return lambda o: (o.matched_ts or 0, o.bet_id)
-    return lambda o: (o.placed_ts, o.bet_id)
+        return lambda o: o.matched_ts
+    if order_by == "BY_VOID_TIME":
+        return lambda o: o.placed_ts if o.size_voided else None
+    if order_by == "BY_SETTLED_TIME":
+        settled = {c.bet_id: c.settled_ts for market_id in {o.market_id for o in orders}
+                   for c in service.exchange.cleared_orders(account, market_id) if c.bet_status is BetStatus.SETTLED}
+        return lambda o: settled.get(o.bet_id)
+    return lambda o: o.placed_ts
+
+
+def _in_range(ms: int | None, start: int | None, end: int | None) -> bool:
+    return ms is not None and (start is None or ms >= start) and (end is None or ms <= end)
 
 
 async def list_market_book(

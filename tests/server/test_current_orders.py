@@ -1,0 +1,40 @@
+"""listCurrentOrders as API-NG documents it: ``orderBy`` sorts and filters, ``includeItemDescription`` describes.
+
+The in-process server of ``conftest.py`` (game ``holdem.0`` open in its Deal window, the clock still until a
+test moves it). alice rests one back and gets one matched by bob, so which order has which date is known.
+"""
+
+from __future__ import annotations
+
+from aiohttp.test_utils import TestClient
+
+from exchange.clock import VirtualClock
+from tests.server.helpers import login, place_one, rpc
+
+MARKET = "holdem.0"
+
+
+async def _bet_ids(client: TestClient, token: str, **params: object) -> list[str]:
+    answer = (await rpc(client, token, "listCurrentOrders", dict(params)))["result"]
+    return [o["betId"] for o in answer["currentOrders"]]
+
+
+async def test_order_by_a_date_lists_only_the_orders_that_have_it(client: TestClient, clock: VirtualClock) -> None:
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+    resting = (await place_one(client, alice, MARKET, 2, "BACK", 5.0, 2, matched=0.0))["betId"]
+    clock.advance(100)
+    await place_one(client, bob, MARKET, 1, "LAY", 3.0, 4)
+    clock.advance(100)
+    first = (await place_one(client, alice, MARKET, 1, "BACK", 3.0, 2, matched=2.0))["betId"]
+    clock.advance(100)
+    second = (await place_one(client, alice, MARKET, 1, "BACK", 3.0, 2, matched=2.0))["betId"]
+
+    assert await _bet_ids(client, alice) == [resting, first, second]
+    assert await _bet_ids(client, alice, orderBy="BY_BET") == [resting, first, second]
+    # BY_MATCH_TIME sorts by the matched date and lists only the orders that have one: not the resting bet
+    assert await _bet_ids(client, alice, orderBy="BY_MATCH_TIME") == [first, second]
+    assert await _bet_ids(client, alice, orderBy="BY_MATCH_TIME", sortDir="LATEST_TO_EARLIEST") == [second, first]
+    assert await _bet_ids(client, alice, orderBy="BY_MATCH_TIME", recordCount=1, fromRecord=1) == [second]
+    # nothing is voided, and no selection of the open market is settled
+    assert await _bet_ids(client, alice, orderBy="BY_VOID_TIME") == []
+    assert await _bet_ids(client, alice, orderBy="BY_SETTLED_TIME") == []
