@@ -93,6 +93,7 @@ async def list_current_orders(service: ExchangeService, session: Session, params
     refs = set(get_str_list(params, "customerOrderRefs")) or None
     strategies = set(get_str_list(params, "customerStrategyRefs")) or None
     start, end = parse_time_range(params, "dateRange")
+    describe = get_bool(params, "includeItemDescription", default=False)
     budget = current_budget()
     async with budget.reading():
         every = service.orders(session.account)
@@ -108,7 +109,11 @@ async def list_current_orders(service: ExchangeService, session: Session, params
                     else lambda o: (dated(o), o.bet_id), reverse=descending)
         page, more = _page(orders, params, budget.limits.max_rows_per_call)
         budget.charge_rows(len(page), "listCurrentOrders")
-        return {"currentOrders": await _formatted(page, apiformat.current_order, budget), "moreAvailable": more}
+        rows = await _formatted(page, apiformat.current_order, budget)
+        if describe:  # API-NG's CurrentItemDescription: the version of the order's market
+            for row in rows:
+                row["currentItemDescription"] = {"marketVersion": {"version": service.market_version(row["marketId"])}}
+        return {"currentOrders": rows, "moreAvailable": more}
 
 
 def _order_date(service: ExchangeService, account: str, orders: Sequence[OrderView], order_by: str

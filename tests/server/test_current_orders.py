@@ -7,6 +7,7 @@ test moves it). alice rests one back and gets one matched by bob, so which order
 from __future__ import annotations
 
 from aiohttp.test_utils import TestClient
+from betfairlightweight.resources import CurrentOrders
 
 from exchange.clock import VirtualClock
 from tests.server.helpers import login, place_one, rpc
@@ -38,3 +39,19 @@ async def test_order_by_a_date_lists_only_the_orders_that_have_it(client: TestCl
     # nothing is voided, and no selection of the open market is settled
     assert await _bet_ids(client, alice, orderBy="BY_VOID_TIME") == []
     assert await _bet_ids(client, alice, orderBy="BY_SETTLED_TIME") == []
+
+
+async def test_include_item_description_gives_each_order_its_markets_version(client: TestClient,
+                                                                              clock: VirtualClock) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    await place_one(client, alice, MARKET, 1, "BACK", 5.0, 2)
+    (book,) = (await rpc(client, alice, "listMarketBook", {"marketIds": [MARKET]}))["result"]
+    answer = (await rpc(client, alice, "listCurrentOrders", {"includeItemDescription": True}))["result"]
+    assert [o["currentItemDescription"] for o in answer["currentOrders"]] == [{"marketVersion": {
+        "version": book["version"]}}]
+    (order,) = CurrentOrders(**answer).orders  # as betfairlightweight reads it
+    assert order.current_item_description.market_version == {"version": book["version"]}
+    plain = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert "currentItemDescription" not in plain[0]
+    refused = await rpc(client, alice, "listCurrentOrders", {"includeItemDescription": "yes"})
+    assert refused["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
