@@ -198,7 +198,8 @@ async def list_market_book(
 
 
 def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], bool], bool, bool]:
-    """The orders listMarketBook shows (``betIds``, ``customerStrategyRefs``, ``matchedSince``), whether
+    """The orders listMarketBook shows (``betIds``, ``customerStrategyRefs``, ``matchedSince``: as API-NG's, the
+    orders with a fill since then and every order still EXECUTABLE, whatever its matched date), whether
     its ``matches`` count every order (``includeOverallPosition``, default true) or only those, and whether
     each runner also gets ``matchesByStrategy`` (``partitionMatchedByStrategyRef``, default false).
 
@@ -215,7 +216,8 @@ def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], boo
     def wanted(o: OrderView) -> bool:
         return ((bet_ids is None or str(o.bet_id) in bet_ids)
                 and (strategies is None or o.strategy_ref in strategies)
-                and (since is None or (o.matched_ts is not None and o.matched_ts >= since)))
+                and (since is None or o.status is OrderStatus.EXECUTABLE
+                     or (o.matched_ts is not None and o.matched_ts >= since)))
 
     return wanted, overall, by_strategy
 
@@ -363,5 +365,3 @@ def _catalogue_entry(service: ExchangeService, info: Any, projection: set[str]) 
         ]
     return entry
 
-
-_ = OrderStatus
