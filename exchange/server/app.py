@@ -57,7 +57,7 @@ from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.games_stream import GAMES_STREAM_PATH, GamesHub
 from exchange.server.journal import Journal
-from exchange.server.jsonrpc import Endpoint, Method, Params, aping_error, envelope_error
+from exchange.server.jsonrpc import ACCOUNT_EXCEPTION, Endpoint, Method, Params, aping_error, envelope_error
 from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
 from exchange.server.offload import ThreadedEquities, warm_engine
@@ -210,7 +210,7 @@ async def _exchange(
     app[keys.HUB] = hub
     app[keys.GAMES] = spectators
     app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, BETTING_METHODS)
-    app[keys.ACCOUNT] = _endpoint("AccountAPING", "AccountAPINGException", ACCOUNT_PREFIX, service, gate,
+    app[keys.ACCOUNT] = _endpoint("AccountAPING", ACCOUNT_EXCEPTION, ACCOUNT_PREFIX, service, gate,
                                   ACCOUNT_METHODS)
     service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
     games = None

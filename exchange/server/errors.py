@@ -4,7 +4,8 @@ There are three families, as in Betfair's own API:
 
 * :class:`ApiError` is an ``APINGException`` (or ``AccountAPINGException``):
   the whole call is refused (bad session, bad input, too much data). JSON-RPC
-  carries it as error ``-32099`` with ``ANGX-00NN`` as the message.
+  carries it as error ``-32099`` with ``ANGX-00NN`` as the message (the Account
+  API's own numbers, ``AANGX-00NN``, for an ``AccountAPINGException``).
 * :class:`LoginFailure` is the identity service's ``{"status": "FAIL", "error": ...}``.
 * Order-level failures are not exceptions at all: they are reports with
   ``status: FAILURE`` and an ``errorCode`` (see :mod:`exchange.server.betting`).
@@ -41,6 +42,13 @@ class ApingCode(StrEnum):
 
 
 _ANGX = {code: f"ANGX-{i:04d}" for i, code in enumerate(ApingCode, start=1)}
+#: The Account API numbers its codes apart (AccountAPINGExceptionCode, ``AANGX-00NN``); a code it does not
+#: define keeps its Sports API number.
+_AANGX = {ApingCode.INVALID_INPUT_DATA: "AANGX-0001", ApingCode.INVALID_SESSION_INFORMATION: "AANGX-0002",
+          ApingCode.UNEXPECTED_ERROR: "AANGX-0003", ApingCode.INVALID_APP_KEY: "AANGX-0004",
+          ApingCode.SERVICE_BUSY: "AANGX-0005", ApingCode.TIMEOUT_ERROR: "AANGX-0006",
+          ApingCode.NO_SESSION: "AANGX-0010", ApingCode.NO_APP_KEY: "AANGX-0011",
+          ApingCode.TOO_MANY_REQUESTS: "AANGX-0014"}
 
 _HTTP_STATUS = {
     ApingCode.INVALID_SESSION_INFORMATION: 401,
@@ -68,6 +76,15 @@ class ApiError(Exception):
     @property
     def angx(self) -> str:
         return _ANGX[self.code]
+
+    @property
+    def aangx(self) -> str:
+        """The message the Account API sends with this error (an ``AccountAPINGException``).
+
+        >>> ApiError(ApingCode.NO_SESSION, "").aangx, ApiError(ApingCode.TOO_MUCH_DATA, "").aangx
+        ('AANGX-0010', 'ANGX-0001')
+        """
+        return _AANGX.get(self.code, self.angx)
 
     @property
     def http_status(self) -> int:

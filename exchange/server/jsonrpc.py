@@ -5,8 +5,9 @@ An :class:`Endpoint` is one URL (``/exchange/betting/json-rpc/v1`` or
 names them (``SportsAPING/v1.0/placeOrders``). It parses the body, checks the
 envelope, calls the method and wraps the answer; it never raises. A method
 refuses a call by raising :class:`~exchange.server.errors.ApiError`, which
-becomes error ``-32099`` with ``ANGX-00NN`` as the message and the
-``APINGException`` in ``data``, as Betfair sends it.
+becomes error ``-32099`` with ``ANGX-00NN`` as the message (``AANGX-00NN``, the
+Account API's own numbers, for an ``AccountAPINGException``) and the exception in
+``data``, as Betfair sends it.
 
 A body that is a JSON array is a batch: its calls run one after another, in
 order, and the answer is the array of their answers; a batch refused as a
@@ -55,6 +56,7 @@ INVALID_PARAMS = -32602
 APING_ERROR = -32099
 
 MAX_BATCH = 50
+ACCOUNT_EXCEPTION = "AccountAPINGException"  # the Account API's: its codes are numbered AANGX-00NN
 
 
 def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
@@ -67,7 +69,8 @@ def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
 def aping_error(err: ApiError, exception_name: str) -> dict[str, Any]:
     """The ``error`` member for an APINGException, shaped as Betfair sends it."""
     detail = {"requestUUID": str(uuid.uuid4()), "errorCode": str(err.code), "errorDetails": err.details}
-    return error_object(APING_ERROR, err.angx, {exception_name: detail, "exceptionname": exception_name})
+    message = err.aangx if exception_name == ACCOUNT_EXCEPTION else err.angx
+    return error_object(APING_ERROR, message, {exception_name: detail, "exceptionname": exception_name})
 
 
 def envelope_error(request_id: Any, error: dict[str, Any]) -> dict[str, Any]:

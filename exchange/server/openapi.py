@@ -80,6 +80,7 @@ def _rpc_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
                     "description": "a JSON-RPC response (or an array of them for a batch): ``result``, or ``error`` "
                     "with code -32700 (parse), -32600 (invalid request), -32601 (method not found), -32602 "
                     "(invalid params) or -32099 (APINGException, message ANGX-00NN, data.APINGException.errorCode; "
+                    "the account endpoint's AccountAPINGException numbers its codes AANGX-00NN; "
                     "REQUEST_SIZE_EXCEEDS_LIMIT for a body over 1 MiB)",
                     "content": {"application/json": {"schema": {"type": ["object", "array"]}}},
                 },
