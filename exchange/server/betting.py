@@ -84,20 +84,26 @@ _new_outcome = fast_constructor(Outcome)  # type: ignore[type-var]
 def execution_report(
     market_id: str | None, customer_ref: str | None, outcomes: Sequence[Outcome], *, dependent: bool
 ) -> JsonDict:
-    """An execution report from instruction outcomes; ``dependent``: one failure fails all (placeOrders)."""
+    """An execution report from instruction outcomes; ``dependent``: one failure fails all (placeOrders).
+
+    Of a call whose instructions are carried out one by one (cancel, replace, update), some done and some
+    refused, the status is ``PROCESSED_WITH_ERRORS``, as API-NG reports it: not ``FAILURE``, which says nothing
+    was done.
+    """
     failures = [(i, o) for i, o in enumerate(outcomes) if o.error]
     out: JsonDict = {"status": "SUCCESS"}
     if failures:
         # the cause, not an instruction refused only because another one was
         first = next((o for _, o in failures if o.error != "RELATED_ACTION_FAILED"), failures[0][1])
         assert first.error is not None
+        status = "FAILURE"
         if len(failures) < len(outcomes) and not dependent:
-            code = "PROCESSED_WITH_ERRORS"
+            status = code = "PROCESSED_WITH_ERRORS"
         elif first.error in EXECUTION_LEVEL:
             code = first.error
         else:
             code = "BET_ACTION_ERROR"
-        out = {"status": "FAILURE", "errorCode": code}
+        out = {"status": status, "errorCode": code}
         out["errorMessage"] = "; ".join(f"instruction {i}: {o.error}: {o.message}" for i, o in failures)
     if market_id is not None:
         out["marketId"] = market_id

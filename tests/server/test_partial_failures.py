@@ -1,0 +1,40 @@
+"""cancelOrders, replaceOrders and updateOrders carry out each instruction on its own; when some are done and
+some refused, the execution report's status is ``PROCESSED_WITH_ERRORS`` (API-NG's ExecutionReportStatus for
+these three calls), not ``FAILURE``: a client reading ``status == "FAILURE"`` as "nothing was done" must not
+think a cancel that happened did not. When every instruction is refused the call failed: ``FAILURE``.
+"""
+
+from __future__ import annotations
+
+from aiohttp.test_utils import TestClient
+from betfairlightweight.resources.bettingresources import CancelOrders, ReplaceOrders, UpdateOrders
+
+from tests.server.helpers import login, place_one, rpc
+
+MARKET = "holdem.0"
+
+
+async def test_a_call_partly_done_reports_processed_with_errors(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    first = (await place_one(client, alice, MARKET, 1, "BACK", 3.0, 2))["betId"]
+    second = (await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2))["betId"]
+
+    answer = await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [
+        {"betId": first}, {"betId": "999"}]})
+    cancelled = CancelOrders(**answer["result"])  # as betfairlightweight reads it
+    assert (cancelled.status, cancelled.error_code) == ("PROCESSED_WITH_ERRORS", "PROCESSED_WITH_ERRORS")
+    assert [r.status for r in cancelled.cancel_instruction_reports] == ["SUCCESS", "FAILURE"]
+    assert cancelled.cancel_instruction_reports[0].size_cancelled == 2.0
+
+    answer = await rpc(client, alice, "replaceOrders", {"marketId": MARKET, "instructions": [
+        {"betId": second, "newPrice": 4.0}, {"betId": first, "newPrice": 4.0}]})  # first is cancelled already
+    replaced = ReplaceOrders(**answer["result"])
+    assert (replaced.status, replaced.error_code) == ("PROCESSED_WITH_ERRORS", "PROCESSED_WITH_ERRORS")
+    assert [r.status for r in replaced.replace_instruction_reports] == ["SUCCESS", "FAILURE"]
+
+    answer = await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": first}]})
+    refused = CancelOrders(**answer["result"])  # nothing done: the call failed
+    assert (refused.status, refused.error_code) == ("FAILURE", "BET_ACTION_ERROR")
+    answer = await rpc(client, alice, "updateOrders", {"marketId": MARKET, "instructions": [
+        {"betId": first, "newPersistenceType": "LAPSE"}]})
+    assert UpdateOrders(**answer["result"]).status == "FAILURE"
