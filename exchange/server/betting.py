@@ -30,7 +30,8 @@ and its new bets the same way (:func:`pending_replace`). A call holds at most
 200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
 limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``. A placeOrders call repeating the ``customerRef`` of
 one carried out in the last 60 seconds is refused whole with ``DUPLICATE_TRANSACTION``, as Betfair de-duplicates
-re-submissions (:mod:`exchange.server.customer_refs`). replaceOrders is in
+re-submissions (:mod:`exchange.server.customer_refs`); a cancelOrders or replaceOrders call that names a bet
+twice is refused whole with ``DUPLICATE_BETIDS`` (:func:`named_twice`). replaceOrders is in
 :mod:`exchange.server.replace_orders`.
 """
 
@@ -142,6 +143,24 @@ def refused_whole(market_id: str | None, customer_ref: str | None, code: str, me
         out["customerRef"] = customer_ref
     out["instructionReports"] = []
     return out
+
+
+def named_twice(market_id: str | None, customer_ref: str | None, bet_ids: Sequence[int | None]) -> JsonDict | None:
+    """The report refusing a cancelOrders or replaceOrders call that names a bet more than once
+    (``DUPLICATE_BETIDS``, as API-NG refuses it, nothing carried out), or None.
+
+    >>> named_twice("holdem.1", None, [7, None, 8, None])
+    >>> named_twice("holdem.1", None, [7, 8, 7])["errorCode"]
+    'DUPLICATE_BETIDS'
+    """
+    seen: set[int] = set()
+    for bet_id in bet_ids:
+        if bet_id is not None and bet_id in seen:
+            return refused_whole(market_id, customer_ref, "DUPLICATE_BETIDS",
+                                 f"bet {bet_id} is named more than once; name each bet once a call")
+        if bet_id is not None:
+            seen.add(bet_id)
+    return None
 
 
 def failed(report_base: JsonDict, code: str, message: str) -> Outcome:
@@ -508,6 +527,9 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
     if raw:
         # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
         parsed = [_parse_cancel(item, i) for i, item in enumerate(raw)]
+        twice = named_twice(market_id, customer_ref, [bet_id for bet_id, *_ in parsed])
+        if twice is not None:
+            return twice
         for bet_id, instruction, reduction, refusal in parsed:
             outcomes.append(refusal or _cancel_one(service, session, market_id, bet_id, reduction, instruction))
     else:

@@ -24,6 +24,7 @@ from exchange.server.betting import (
     Outcome,
     cancel_report,
     execution_report,
+    named_twice,
     order_call,
     parse_bet_id,
     pending,
@@ -86,6 +87,9 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     stale = stale_version(service, market_id, params)
     # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
     parsed = [_parse_replace(item, i) for i, item in enumerate(raw)]
+    twice = named_twice(market_id, customer_ref, [bet_id for bet_id, _, _ in parsed])
+    if twice is not None:
+        return twice
     outcomes: list[Outcome] = []
     for bet_id, raw_price, instruction in parsed:
         view = service.order(session.account, bet_id) if bet_id is not None else None

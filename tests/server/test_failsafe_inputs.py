@@ -123,8 +123,12 @@ async def test_cancel_and_replace_take_at_most_sixty_instructions_and_place_two_
         assert "at most 60" in result["errorMessage"] and result["instructionReports"] == []
     orders = (await rpc(client, token, "listCurrentOrders"))["result"]["currentOrders"]
     assert [o["betId"] for o in orders] == [bet_id] and orders[0]["sizeRemaining"] == 2  # nothing was done
-    sixty = (await rpc(client, token, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": bet_id}] * 60}))
-    assert sixty["result"]["instructionReports"][0]["status"] == "SUCCESS"
+    more = {"marketId": MARKET, "instructions": place(MARKET, 1, "BACK", 1000, 2)["instructions"] * 59}
+    bet_ids = [bet_id] + [r["betId"] for r in (await rpc(client, token, "placeOrders", more))["result"][
+        "instructionReports"]]
+    sixty = (await rpc(client, token, "cancelOrders", {"marketId": MARKET, "instructions": [
+        {"betId": b} for b in bet_ids]}))  # sixty bets: each named once (a bet named twice is DUPLICATE_BETIDS)
+    assert [r["status"] for r in sixty["result"]["instructionReports"]] == ["SUCCESS"] * 60
     two_hundred = {"marketId": MARKET, "instructions": place(MARKET, 1, "BACK", 1000, 2)["instructions"] * 200}
     assert (await rpc(client, token, "placeOrders", two_hundred))["result"]["status"] == "SUCCESS"
     too_many_places = {"marketId": MARKET, "instructions": two_hundred["instructions"] * 2}

@@ -38,3 +38,16 @@ async def test_a_call_partly_done_reports_processed_with_errors(client: TestClie
     answer = await rpc(client, alice, "updateOrders", {"marketId": MARKET, "instructions": [
         {"betId": first, "newPersistenceType": "LAPSE"}]})
     assert UpdateOrders(**answer["result"]).status == "FAILURE"
+
+
+async def test_a_bet_named_twice_in_one_call_refuses_the_call_with_duplicate_betids(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    bet = (await place_one(client, alice, MARKET, 1, "BACK", 3.0, 10))["betId"]
+    calls = {"cancelOrders": [{"betId": bet, "sizeReduction": 3}, {"betId": bet, "sizeReduction": 3}],
+             "replaceOrders": [{"betId": bet, "newPrice": 4.0}, {"betId": int(bet), "newPrice": 5.0}]}
+    for method, instructions in calls.items():
+        report = (await rpc(client, alice, method, {"marketId": MARKET, "instructions": instructions}))["result"]
+        assert (report["status"], report["errorCode"]) == ("FAILURE", "DUPLICATE_BETIDS"), method
+        assert report["instructionReports"] == []
+    (order,) = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert (order["betId"], order["sizeRemaining"], order["priceSize"]["price"]) == (bet, 10.0, 3.0)  # untouched
