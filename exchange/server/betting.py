@@ -15,7 +15,8 @@ with ``status: FAILURE`` and an ``errorCode``. Reports carry a non-standard
 ``PROCESSED_WITH_ERRORS``): a call with several instructions is checked whole
 first (:meth:`exchange.core.exchange.Exchange.check_places`, each instruction counting
 the ones before it as placed), and if any would be refused none is placed; the
-others report ``RELATED_ACTION_FAILED``. ``cancelOrders`` and
+others report ``RELATED_ACTION_FAILED``; so is a call holding a back and a lay on one runner that would
+match each other (``INVALID_BACK_LAY_COMBINATION``, :func:`_crossed`). ``cancelOrders`` and
 ``replaceOrders`` carry out each instruction on its own.
 
 ``marketVersion`` (placeOrders, replaceOrders) is honoured as Betfair documents it: if the market's version
@@ -37,6 +38,7 @@ twice is refused whole with ``DUPLICATE_BETIDS`` (:func:`named_twice`). replaceO
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -351,7 +353,7 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     if too_many_report is not None:
         return too_many_report
     strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX) or None
-    requests = [parse_place(item, i) for i, item in enumerate(raw)]
+    requests = _crossed([parse_place(item, i) for i, item in enumerate(raw)])
     asynchronous = get_bool(params, "async", default=False)
     repeated = service.recent_refs.repeated(session.account, customer_ref, service.now()) if customer_ref else None
     if repeated is not None:
@@ -397,6 +399,37 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     if asynchronous:
         outcomes = [pending(o) for o in outcomes]
     return execution_report(market_id, customer_ref, outcomes, dependent=True)
+
+
+def _crossed(requests: list[PlaceRequest]) -> list[PlaceRequest]:
+    """``requests`` with ``INVALID_BACK_LAY_COMBINATION`` as the problem of each instruction that would match an
+    earlier one of the same call: a lay on its runner at or above a back's price, or a back at or below a lay's
+    (API-NG refuses such a call rather than match an account's bets with each other).
+
+    >>> back = PlaceRequest({}, 1, Side.BACK, Decimal("3"), 200, None, None)
+    >>> [r.problem for r in _crossed([back, dataclasses.replace(back, side=Side.LAY, price=Decimal("2.5"))])]
+    [None, None]
+    >>> _crossed([back, dataclasses.replace(back, side=Side.LAY, price=Decimal("4"))])[1].problem[0]
+    'INVALID_BACK_LAY_COMBINATION'
+    """
+    lowest_back: dict[int, tuple[Decimal, int]] = {}  # per selection: the lowest back price so far, and where
+    highest_lay: dict[int, tuple[Decimal, int]] = {}
+    out: list[PlaceRequest] = []
+    for i, r in enumerate(requests):
+        price = r.price
+        if price is not None:
+            mine, theirs = (lowest_back, highest_lay) if r.side is Side.BACK else (highest_lay, lowest_back)
+            crossing = theirs.get(r.selection_id)
+            if crossing is not None and r.problem is None and (
+                    crossing[0] >= price if r.side is Side.BACK else crossing[0] <= price):
+                message = (f"instructions {crossing[1]} and {i} back and lay selection {r.selection_id} at "
+                           f"overlapping prices: they would match each other")
+                r = dataclasses.replace(r, problem=("INVALID_BACK_LAY_COMBINATION", message))
+            best = mine.get(r.selection_id)
+            if best is None or (price < best[0] if r.side is Side.BACK else price > best[0]):
+                mine[r.selection_id] = (price, i)
+        out.append(r)
+    return out
 
 
 def _refused_atomically(service: ExchangeService, requests: Sequence[PlaceRequest], commands: Sequence[PlaceOrder]
