@@ -103,6 +103,26 @@ def market_book_weight(price_data: Collection[str], depth: int | None) -> int:
     return weight
 
 
+#: A market's weight in a listMarketCatalogue call per MarketProjection (the others weigh nothing), and in a
+#: listMarketProfitAndLoss call, as Betfair's Market Data Request Limits give them.
+CATALOGUE_WEIGHTS = {"MARKET_DESCRIPTION": 1, "RUNNER_METADATA": 1}
+PROFIT_AND_LOSS_WEIGHT = 4
+
+
+def check_weight(method: str, weight: int, markets: int, what: str) -> None:
+    """Refuse with ``TOO_MUCH_DATA`` a call of ``markets`` markets weighing ``weight`` each past the 200 points a call.
+
+    >>> check_weight("listMarketProfitAndLoss", 4, 50, "")
+    >>> check_weight("listMarketProfitAndLoss", 4, 51, "")
+    Traceback (most recent call last):
+    ...
+    exchange.server.errors.ApiError: TOO_MUCH_DATA: listMarketProfitAndLoss weighs 4 a market; 51 markets weigh ...
+    """
+    if weight * markets > MAX_BOOK_WEIGHT:
+        raise too_much(f"{method} weighs {weight} a market{what}; {markets} markets weigh {weight * markets}, over "
+                       f"the limit of {MAX_BOOK_WEIGHT} (at most {MAX_BOOK_WEIGHT // weight} markets a call)")
+
+
 def too_much(details: str) -> ApiError:
     return ApiError(ApingCode.TOO_MUCH_DATA, details)
 

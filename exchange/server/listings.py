@@ -23,7 +23,16 @@ from exchange.core.orders import BetStatus, MatchView, OrderStatus, OrderView
 from exchange.server.auth import Session
 from exchange.server.discovery import event, open_markets
 from exchange.server.errors import ApiError, ApingCode, invalid_input
-from exchange.server.limits import MAX_BOOK_WEIGHT, Budget, current_budget, market_book_weight, pause, slices
+from exchange.server.limits import (
+    CATALOGUE_WEIGHTS,
+    MAX_BOOK_WEIGHT,
+    Budget,
+    check_weight,
+    current_budget,
+    market_book_weight,
+    pause,
+    slices,
+)
 from exchange.server.market_filter import parse_market_filter, parse_time, parse_time_range
 from exchange.server.params import (
     get_bool,
@@ -149,11 +158,8 @@ async def list_market_book(
         raise invalid_input("marketIds is required (a list of market ids)")
     projection = parse_price_projection(params, min_stake=service.exchange.config.min_stake)
     unique_ids = list(dict.fromkeys(market_ids))
-    weight = market_book_weight(projection.price_data, projection.depth)
-    if weight * len(unique_ids) > MAX_BOOK_WEIGHT:
-        raise ApiError(ApingCode.TOO_MUCH_DATA, f"listMarketBook weighs {weight} a market with this priceProjection; "
-                       f"{len(unique_ids)} markets weigh {weight * len(unique_ids)}, over the limit of "
-                       f"{MAX_BOOK_WEIGHT} (at most {MAX_BOOK_WEIGHT // weight} markets a call)")
+    check_weight("listMarketBook", market_book_weight(projection.price_data, projection.depth), len(unique_ids),
+                 " with this priceProjection")
     order_projection = params.get("orderProjection")
     if order_projection is not None and order_projection not in ("ALL", "EXECUTABLE", "EXECUTION_COMPLETE"):
         raise invalid_input(
@@ -305,6 +311,11 @@ async def list_market_catalogue(
     unknown = projection - PROJECTIONS
     if unknown:
         raise invalid_input(f"marketProjection has unknown values {sorted(unknown)}; use {sorted(PROJECTIONS)}")
+    weight = sum(CATALOGUE_WEIGHTS.get(p, 0) for p in projection)
+    if weight:
+        weights = ", ".join(f"{p} {w}" for p, w in CATALOGUE_WEIGHTS.items())
+        check_weight("listMarketCatalogue", weight, max_results,
+                     f" with this marketProjection ({weights}, the others 0), up to maxResults")
     sort = params.get("sort")
     if sort is not None:
         sort = get_enum(params, "sort", MARKET_SORTS)

@@ -32,6 +32,7 @@ from exchange.core.settlement import commission, round_half_down
 from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
+from exchange.server.limits import PROFIT_AND_LOSS_WEIGHT, check_weight
 from exchange.server.params import get_bool, get_str_list
 from exchange.server.service import ExchangeService
 
@@ -78,6 +79,7 @@ async def list_market_profit_and_loss(service: ExchangeService, session: Session
     market_ids = get_str_list(params, "marketIds", max_items=MAX_MARKETS)
     if not market_ids:
         raise invalid_input("marketIds is required (a list of market ids)")
+    check_weight("listMarketProfitAndLoss", PROFIT_AND_LOSS_WEIGHT, len(set(market_ids)), "")
     include_settled = get_bool(params, "includeSettledBets", default=False)
     get_bool(params, "includeBspBets", default=False)  # there are no BSP bets to include
     net = get_bool(params, "netOfCommission", default=False)
