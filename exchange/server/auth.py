@@ -101,6 +101,13 @@ class Sessions:
     def check(self, token: str | None, app_key: str | None) -> Session:
         """The live session for ``token`` used with ``app_key``; raises the API-NG error otherwise."""
         app_key = check_app_key(app_key)
+        session = self._live(token)
+        if session.app_key != app_key:
+            raise ApiError(ApingCode.INVALID_APP_KEY, "the application key is not the one this session logged in with")
+        return session
+
+    def _live(self, token: str | None) -> Session:
+        """The live session for ``token``, whatever the key; raises the API-NG error otherwise."""
         if not token:
             raise ApiError(ApingCode.NO_SESSION, "a session token header ('X-Authentication') is required")
         session = self._by_token.get(token)
@@ -109,12 +116,16 @@ class Sessions:
         if self._clock.now() >= session.expires_ms:
             self._end(session)
             raise ApiError(ApingCode.INVALID_SESSION_INFORMATION, "the session has expired; log in again")
-        if session.app_key != app_key:
-            raise ApiError(ApingCode.INVALID_APP_KEY, "the application key is not the one this session logged in with")
         return session
 
+    def _identified(self, token: str | None, app_key: str | None) -> Session:
+        """The live session for ``token`` as keepAlive and logout take it: ``app_key`` None (the optional
+        ``X-Application`` header left out) is the session's own key; a key given must be it."""
+        return self._live(token) if app_key is None else self.check(token, app_key)
+
     def keep_alive(self, token: str | None, app_key: str | None) -> Session:
-        session = replace(self.check(token, app_key), expires_ms=self._clock.now() + self.ttl_ms)
+        """Renew the session for ``token`` (``app_key`` None: not given, as keepAlive allows)."""
+        session = replace(self._identified(token, app_key), expires_ms=self._clock.now() + self.ttl_ms)
         self._by_token[session.token] = session
         return session
 
@@ -129,8 +140,9 @@ class Sessions:
         return True
 
     def close(self, token: str | None, app_key: str | None) -> Session:
-        """Logout: end the session (its stream connections are closed by the listeners)."""
-        session = self.check(token, app_key)
+        """Logout: end the session (its stream connections are closed by the listeners); ``app_key`` None: not
+        given, as logout allows."""
+        session = self._identified(token, app_key)
         self._end(session)
         return session
 

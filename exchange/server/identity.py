@@ -4,7 +4,8 @@ Login takes form fields ``username`` and ``password`` with the
 ``X-Application`` header and answers ``{"token", "product", "status", "error"}``
 (``status: FAIL`` and an error code when refused, still HTTP 200, as Betfair
 does and as its clients expect). keepAlive and logout take the
-``X-Authentication`` header too. Login attempts are limited per account and
+``X-Authentication`` header, and ``X-Application`` only if the client gives it
+(Betfair's documents it optional there). Login attempts are limited per account and
 per client address (:mod:`exchange.server.ratelimit`); one past either limit
 is answered ``TEMPORARY_BAN_TOO_MANY_REQUESTS`` before any password is checked.
 """
@@ -85,19 +86,25 @@ async def _open_session(request: web.Request) -> Session:
     return request.app[keys.SESSIONS].open(account.name, app_key)
 
 
+def _optional_app_key(request: web.Request) -> str | None:
+    """keepAlive's and logout's ``X-Application``: optional, as Betfair's (the session knows its key), checked when
+    given."""
+    return None if request.headers.get("X-Application") is None else _app_key(request)
+
+
 async def keep_alive(request: web.Request) -> web.Response:
-    app_key = _app_key(request)
+    app_key = _optional_app_key(request)
     try:
         session = request.app[keys.SESSIONS].keep_alive(request.headers.get("X-Authentication"), app_key)
     except ApiError as err:
         raise LoginFailure(LoginCode.NO_SESSION, err.details) from None
-    return _identity_answer(session.token, app_key)
+    return _identity_answer(session.token, session.app_key)
 
 
 async def logout(request: web.Request) -> web.Response:
-    app_key = _app_key(request)
+    app_key = _optional_app_key(request)
     try:
         session = request.app[keys.SESSIONS].close(request.headers.get("X-Authentication"), app_key)
     except ApiError as err:
         raise LoginFailure(LoginCode.NO_SESSION, err.details) from None
-    return _identity_answer(session.token, app_key)
+    return _identity_answer(session.token, session.app_key)

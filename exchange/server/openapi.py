@@ -93,7 +93,8 @@ def _rpc_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
 def _identity_path(summary: str, form: bool) -> dict[str, Any]:
     op: dict[str, Any] = {
         "summary": summary,
-        "parameters": [{"name": "X-Application", "in": "header", "required": True, "schema": {"type": "string"}}]
+        # keepAlive and logout take the key only if given, as Betfair's: the session knows its own
+        "parameters": [{"name": "X-Application", "in": "header", "required": form, "schema": {"type": "string"}}]
         + ([] if form else [_AUTH_HEADERS[1]]),
         "responses": {"200": {"description": "status SUCCESS or FAIL", "content": {"application/json": {
             "schema": _IDENTITY_ANSWER}}}},
