@@ -25,7 +25,7 @@ from exchange.core.orders import BetStatus, ClearedOrder
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
 from exchange.server.limits import current_budget
-from exchange.server.listings import MAX_RECORDS, _bet_ids, _formatted, _matching, _page
+from exchange.server.listings import MAX_RECORDS, _bet_ids, _formatted, _matching, _page, refuse_source_id
 from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_bool, get_enum, get_int_list, get_str_list
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
@@ -67,6 +67,7 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
     status = BetStatus(get_enum(params, "betStatus", tuple(BetStatus)))
     group_by = get_enum(params, "groupBy", GROUPS, default="BET")
     describe = get_bool(params, "includeItemDescription", default=False)
+    refuse_source_id(params)
     keep = _filter(service, params)
     budget = current_budget()
     limit = budget.limits.max_rows_per_call

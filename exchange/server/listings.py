@@ -86,6 +86,15 @@ async def _matching(items: Iterable[Any], keep: Callable[[Any], bool], budget: B
     return out
 
 
+def refuse_source_id(params: Mapping[str, Any]) -> None:
+    """``includeSourceId`` (listCurrentOrders, listClearedOrders): ``false`` is the one answer. Betfair's adds the
+    source of each order (``sourceIdKey``, ``sourceIdDescription``), which orders here do not keep, so ``true`` is
+    refused rather than answered without it."""
+    if get_bool(params, "includeSourceId", default=False):
+        raise invalid_input("includeSourceId true is not offered: orders here keep no source id; "
+                            "leave it out or send false")
+
+
 def _bet_ids(params: Mapping[str, Any]) -> set[str] | None:
     ids = get_str_list(params, "betIds", max_items=MAX_RECORDS)
     return set(ids) if ids else None
@@ -103,6 +112,7 @@ async def list_current_orders(service: ExchangeService, session: Session, params
     strategies = set(get_str_list(params, "customerStrategyRefs")) or None
     start, end = parse_time_range(params, "dateRange")
     describe = get_bool(params, "includeItemDescription", default=False)
+    refuse_source_id(params)
     budget = current_budget()
     async with budget.reading():
         every = service.orders(session.account)

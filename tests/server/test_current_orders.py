@@ -55,3 +55,13 @@ async def test_include_item_description_gives_each_order_its_markets_version(cli
     assert "currentItemDescription" not in plain[0]
     refused = await rpc(client, alice, "listCurrentOrders", {"includeItemDescription": "yes"})
     assert refused["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
+
+
+async def test_include_source_id_is_refused_when_true_not_ignored(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    for method, params in (("listCurrentOrders", {}), ("listClearedOrders", {"betStatus": "SETTLED"})):
+        for bad in (True, "yes"):
+            answer = await rpc(client, alice, method, {**params, "includeSourceId": bad})
+            error = answer["error"]["data"]["APINGException"]
+            assert error["errorCode"] == "INVALID_INPUT_DATA" and "includeSourceId" in error["errorDetails"], method
+        assert "result" in await rpc(client, alice, method, {**params, "includeSourceId": False})
