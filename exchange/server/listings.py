@@ -100,9 +100,20 @@ def _bet_ids(params: Mapping[str, Any]) -> set[str] | None:
     return set(ids) if ids else None
 
 
+MAX_IDS = 250  # betIds and marketIds a listCurrentOrders names together, betIds a listMarketBook names: Betfair's
+
+
+def check_id_count(method: str, named: int, what: str) -> None:
+    """Refuse a call naming more than :data:`MAX_IDS` ids with ``REQUEST_SIZE_EXCEEDS_LIMIT``, as Betfair does."""
+    if named > MAX_IDS:
+        raise ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT,
+                       f"{method} takes at most {MAX_IDS} {what}, not {named}: ask in several calls")
+
+
 async def list_current_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     bet_ids = _bet_ids(params)
     market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
+    check_id_count("listCurrentOrders", len(bet_ids or ()) + len(market_ids or ()), "betIds and marketIds together")
     projection = get_enum(params, "orderProjection", ("ALL", "EXECUTABLE", "EXECUTION_COMPLETE"), default="ALL")
     order_by = get_enum(params, "orderBy", ("BY_BET", "BY_MARKET", "BY_MATCH_TIME", "BY_PLACE_TIME",
                                              "BY_SETTLED_TIME", "BY_VOID_TIME"), default="BY_BET")
@@ -222,6 +233,7 @@ def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], boo
     ``currencyCode`` must be GBP (the one currency); ``locale`` is accepted.
     """
     bet_ids = _bet_ids(params)
+    check_id_count("listMarketBook", len(bet_ids or ()), "betIds")
     strategies = set(get_str_list(params, "customerStrategyRefs")) or None
     since = None if params.get("matchedSince") is None else parse_time(params["matchedSince"], "matchedSince")
     overall = get_bool(params, "includeOverallPosition", default=True)
