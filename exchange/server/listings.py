@@ -323,7 +323,7 @@ async def list_market_catalogue(
     Without ``sort`` the newest market comes first. ``MINIMUM``/``MAXIMUM_TRADED`` sort by matched volume,
     ``..._AVAILABLE`` by the size resting on the book, ``FIRST``/``LAST_TO_START`` by the game's start.
     """
-    market_filter = parse_market_filter(params)
+    market_filter = parse_market_filter(params, required=True)  # mandatory in API-NG, as for the navigation calls
     max_results = get_int(params, "maxResults")
     if max_results <= 0:
         raise invalid_input(f"maxResults must be positive, not {max_results}")

@@ -134,3 +134,12 @@ async def test_profit_and_loss_and_update_orders(client: TestClient) -> None:
     bad = await rpc(client, alice, "updateOrders", {"marketId": MARKET, "instructions": [
         {"betId": bet_id, "newPersistenceType": "FOREVER"}]})
     assert _error(bad) == "INVALID_INPUT_DATA"
+
+
+async def test_the_catalogue_needs_a_filter_as_the_navigation_calls_do(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, alice, "listMarketCatalogue", {"maxResults": 10})  # Betfair's filter is mandatory
+    assert _error(answer) == "INVALID_INPUT_DATA" and "filter" in answer["error"]["data"]["APINGException"][
+        "errorDetails"]
+    assert [m["marketId"] for m in (await rpc(client, alice, "listMarketCatalogue", {
+        "filter": {}, "maxResults": 10}))["result"]] == [MARKET]
