@@ -27,7 +27,7 @@ from exchange.server.errors import invalid_input
 from exchange.server.limits import current_budget
 from exchange.server.listings import MAX_RECORDS, _bet_ids, _formatted, _matching, _page, refuse_source_id
 from exchange.server.market_filter import parse_time_range
-from exchange.server.params import get_bool, get_enum, get_int_list, get_str_list
+from exchange.server.params import get_bool, get_enum, get_int_list, get_str, get_str_list
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
 
 JsonDict = dict[str, Any]
@@ -68,6 +68,7 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
     group_by = get_enum(params, "groupBy", GROUPS, default="BET")
     describe = get_bool(params, "includeItemDescription", default=False)
     refuse_source_id(params)
+    get_str(params, "locale", required=False, max_len=16)  # one language here: checked, as every method does
     keep = _filter(service, params)
     budget = current_budget()
     limit = budget.limits.max_rows_per_call

@@ -65,3 +65,10 @@ async def test_include_source_id_is_refused_when_true_not_ignored(client: TestCl
             error = answer["error"]["data"]["APINGException"]
             assert error["errorCode"] == "INVALID_INPUT_DATA" and "includeSourceId" in error["errorDetails"], method
         assert "result" in await rpc(client, alice, method, {**params, "includeSourceId": False})
+
+
+async def test_cleared_orders_read_locale_as_every_method_does(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED", "locale": {"lang": "en"}})
+    assert answer["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
+    assert "result" in await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED", "locale": "en"})
