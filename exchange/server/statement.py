@@ -9,7 +9,8 @@ the account's first record. Newest first, as Betfair lists them;
 ``itemDateRange`` narrows them, ``includeItem`` picks deposits and withdrawals
 (``DEPOSITS_WITHDRAWALS``), market items (``EXCHANGE``), none (``POKER_ROOM``:
 no poker room here) or all (``ALL``, the default), and
-``fromRecord``/``recordCount`` (at most 100) page them. A page is read from
+``fromRecord``/``recordCount`` page them (a page holds at most 100: a larger
+``recordCount`` gets 100 and ``moreAvailable``). A page is read from
 :class:`~exchange.server.statement_index.StatementIndex` on a worker thread: it
 costs in proportion to the page, not to the journal.
 """
@@ -23,7 +24,7 @@ from typing import Any
 from exchange.betfair import apiformat
 from exchange.server import jsoncodec
 from exchange.server.auth import Session
-from exchange.server.errors import ApiError, ApingCode, invalid_input
+from exchange.server.errors import invalid_input
 from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_enum, get_int, get_str
 from exchange.server.service import EVENT_TYPE_ID, ExchangeService
@@ -45,13 +46,12 @@ async def get_account_statement(service: ExchangeService, session: Session, para
     count = get_int(params, "recordCount", default=MAX_RECORDS)
     if first < 0 or count < 0:
         raise invalid_input("fromRecord and recordCount must not be negative")
-    if count > MAX_RECORDS:
-        raise ApiError(ApingCode.TOO_MUCH_DATA, f"recordCount is at most {MAX_RECORDS}, not {count}")
+    count = min(count or MAX_RECORDS, MAX_RECORDS)  # the page size limit caps a page, as the other lists' do
     index = service.statements
     if index is None:
         raise invalid_input("this server keeps its journal in memory: it has no statement to read")
     page, more = await asyncio.to_thread(index.page, session.account, _KINDS[include], start, end,
-                                         min(first, LAST_OFFSET), count or MAX_RECORDS)
+                                         min(first, LAST_OFFSET), count)
     return {"accountStatement": [_item(service, i) for i in page], "moreAvailable": more}
 
 
