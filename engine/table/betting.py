@@ -87,9 +87,17 @@ class Betting(ABC):
         self.aggressor = None
         self.bring_in_due = self.completing = bring_in
         order = clockwise_from(first, self.seats)
-        self.actors = deque(s for s in order if self.live[s] and self.stacks[s] > 0)
+        self.actors = deque(s for s in order if self._can_lose_more(s))
         if len(self.actors) == 1 and self.bets[self.actors[0]] >= max(self.bets):
             self.actors.clear()
+
+    def _can_lose_more(self, seat: int) -> bool:
+        """Whether a live seat could still put in chips that another seat can match: one whose
+        bet already covers every other seat's chips has nothing to decide this round."""
+        if not self.live[seat] or not self.stacks[seat]:
+            return False
+        others = [self.bets[s] + self.stacks[s] for s in range(self.seats) if s != seat and self.live[s]]
+        return max(others) > self.bets[seat]
 
     # ------------------------------------------------------------------ who may do what
 

@@ -223,9 +223,14 @@ def settles_alike(ours: TableState) -> bool:
     return len(groups) == len(set(groups)) and not odd and not scooped
 
 
+def random_stacks(rng: random.Random, seats: int) -> list[int]:
+    """Stacks for a random hand: deep ones, or one in four short of the forced bets and the first bets."""
+    return [rng.randint(1, 12) if rng.random() < 0.25 else rng.randint(6, 90) for _ in range(seats)]
+
+
 def play_both(variant: str, structure: Structure, seats: int, seed: int) -> tuple[TableState, pk.State]:
     rng = random.Random(seed)
-    stacks = [rng.randint(6, 90) for _ in range(seats)]
+    stacks = random_stacks(rng, seats)
     ours = TableState.start(variant, stacks, seed=seed, structure=structure)
     theirs = pokerkit_state(variant, structure, ours.stakes, stacks)
     mirror = Mirror(ours, theirs)
@@ -273,7 +278,7 @@ def test_we_replay_pokerkit_hand_histories(variant: str, structure: Structure, s
     from engine.table.phh import loads
 
     rng = random.Random(seed)
-    stacks = [rng.randint(6, 90) for _ in range(seats)]
+    stacks = random_stacks(rng, seats)
     game = pokerkit_game(variant, structure, Stakes.default(variant))
     theirs = game(stacks, seats)
     ours = TableState.start(variant, stacks, seed=seed, structure=structure)

@@ -286,6 +286,17 @@ def test_side_pots_and_odd_chip() -> None:
     assert state.stacks == [49, 11, 40, 21]
 
 
+def test_a_seat_whose_bet_covers_everyone_is_not_asked_to_act() -> None:
+    # the small blind is all in for 1, seat 2 holds just the big blind: the big blind can
+    # neither lose more nor be raised, so once seat 2 calls all in the board runs out
+    state = TableState.start("holdem", [1, 8, 2], seed=31)
+    assert state.actor == 2
+    state.check_call()
+    assert state.done and state.actor is None
+    assert not [r for r in state.log if isinstance(r, A.CheckCall) and r.seat == 1]
+    assert sum(state.stacks) == 11
+
+
 def test_odd_chip_goes_to_high_half_in_hilo() -> None:
     # seat 0 (all in with its small blind) wins the high of the main pot, seat 1 its low and
     # all of the side pot; seat 2 makes neither
