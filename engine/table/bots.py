@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from engine.cards import Card
+from engine.table.errors import IllegalActionError
 from engine.table.phase import Phase
 from engine.table.state import TableState
 from engine.table.structures import Stakes, Structure
@@ -138,7 +139,13 @@ def view(state: TableState) -> SeatView:
 
 
 def apply(state: TableState, decision: Decision) -> None:
-    """Carry out a decision for the seat to act; an illegal one raises ``IllegalActionError``."""
+    """Carry out a decision for the seat to act; an illegal one raises ``IllegalActionError``
+    (so does anything that is not a :class:`Decision` of one of the :class:`Move` s)."""
+    if not isinstance(decision, Decision):
+        raise IllegalActionError(f"a bot decides with a Decision, not {decision!r}")
+    if decision.move not in set(Move):
+        moves = ", ".join(move.value for move in Move)
+        raise IllegalActionError(f"{decision.move!r} is not a move; the moves are {moves}")
     match decision.move:
         case Move.FOLD:
             state.fold()

@@ -1,0 +1,41 @@
+"""Bots at the table: what a seat sees, and what a decision the rules cannot carry out is told."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.table import IllegalActionError, Phase, TableState
+from engine.table.bots import CallingBot, Decision, Move, apply, play_hand, view
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        (Decision("call"), "'call' is not a move; the moves are fold, check or call,"),  # type: ignore[arg-type]
+        (None, "a bot decides with a Decision, not None"),
+        ("fold", "a bot decides with a Decision, not 'fold'"),
+    ],
+)
+def test_a_decision_that_is_no_move_is_refused_not_ignored(answer: object, message: str) -> None:
+    state = TableState.start("holdem", [50, 50], seed=1)
+    with pytest.raises(IllegalActionError, match=message):
+        apply(state, answer)  # type: ignore[arg-type]
+    assert len(state.log) == 4 and state.actor == 1  # nothing done: the blinds and the deal only
+
+
+def test_a_seat_sees_its_own_cards_and_only_the_up_cards_of_others() -> None:
+    state = TableState.start("stud7", [100, 100, 100], seed=7)
+    seen = view(state)
+    seat = seen.seat
+    assert seat == state.actor and seen.cards == tuple(state.cards[seat])
+    for other in range(3):
+        assert seen.up_cards[other] == state.up_cards(other) and len(seen.up_cards[other]) == 1
+    assert seen.options.moves == (Move.BRING_IN, Move.BET_RAISE) and seen.options.raise_sizes == (4,)
+    apply(state, Decision(Move.BRING_IN))
+    assert view(state).options.moves == (Move.FOLD, Move.CHECK_CALL, Move.BET_RAISE)
+    assert view(state).options.to_call == 2 and view(state).pot == 5
+
+
+def test_calling_bots_play_a_draw_hand_out() -> None:
+    state = play_hand("draw5", [40, 40, 40], [CallingBot()] * 3, seed=2)
+    assert state.done and state.phase is Phase.DONE and sum(state.stacks) == 120
