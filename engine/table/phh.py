@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import Card, parse_cards
+from engine.cards import Card, CardError, check_distinct, parse_cards
 from engine.table import actions as A
 from engine.table.errors import TableError
 from engine.table.state import TableState
@@ -183,16 +183,27 @@ class HandHistory:
                 out.setdefault(int(words[2][1:]) - 1, []).extend(parse_cards(words[3]))
         return out
 
+    def _checked_deals(self) -> dict[int | None, list[Card]]:
+        """:meth:`dealt`, refused unless every card is well written and of the game's pack."""
+        try:
+            dealt = self.dealt()
+            get_variant(self.variant).deck.check(card for group in dealt.values() for card in group)
+        except CardError as err:
+            raise PHHError(f"a card the history deals is wrong: {err}") from None
+        return dealt
+
     def replay(self) -> TableState:
         """Play the hand again through :class:`TableState`: the seats' actions are applied, and
         the cards the table deals to each seat and the board must be the ones recorded (in
         any grouping: pokerkit's files read too) and the final stacks those recorded."""
         state = TableState.replay(
-            self.variant, self.starting_stacks, self.dealt(), structure=self.structure, stakes=self.stakes
+            self.variant, self.starting_stacks, self._checked_deals(), structure=self.structure, stakes=self.stakes
         )
+        _held_once(state)
         for number, line in enumerate(self.actions, 1):
             try:
                 _apply(state, line)
+                _held_once(state)
             except ValueError as err:
                 raise PHHError(f"action {number} {line!r}: {err}") from None
         dealt: dict[int | None, list[Card]] = {}
@@ -204,6 +215,15 @@ class HandHistory:
         if self.finishing_stacks is not None and tuple(state.stacks) != self.finishing_stacks:
             raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
         return state
+
+
+def _held_once(state: TableState) -> None:
+    """Refuse a card held twice (by two seats, or a seat and the board): a deal no pack makes.
+    A discard may come back to another seat after a reshuffle, so this is checked as the hand goes."""
+    try:
+        check_distinct(*state.cards, state.board)
+    except CardError as err:
+        raise PHHError(f"a card the history deals is wrong: {err}") from None
 
 
 def _apply(state: TableState, line: str) -> None:

@@ -59,6 +59,12 @@ def test_our_own_actions_are_written_and_read() -> None:
          "finishing_stacks = [10, 10]", "the history says [10, 10]"),
         ("variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
          "starting_stacks = [10, 10]\nactions = ['d dh p1 AsKs', 'd dh p2 AhKh', 'p2 zz']", "unknown action"),
+        ("variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
+         "starting_stacks = [10, 10]\nactions = ['d dh p1 AsKs', 'd dh p2 AsKh', 'p2 f']",
+         "card As appears more than once"),
+        ("variant = 'F32D'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
+         "starting_stacks = [10, 10]\nactions = ['d dh p1 2c9sAc8d8s', 'd dh p2 Jd9h7d8cJc', 'p2 f']",
+         "card 2c is not in the 32-card deck"),
     ],
 )  # fmt: skip
 def test_bad_histories_are_refused_with_the_reason(text: str, message: str) -> None:
