@@ -196,9 +196,13 @@ class HandHistory:
         """Play the hand again through :class:`TableState`: the seats' actions are applied, and
         the cards the table deals to each seat and the board must be the ones recorded (in
         any grouping: pokerkit's files read too) and the final stacks those recorded."""
-        state = TableState.replay(
-            self.variant, self.starting_stacks, self._checked_deals(), structure=self.structure, stakes=self.stakes
-        )
+        deals = self._checked_deals()
+        try:
+            state = TableState.replay(
+                self.variant, self.starting_stacks, deals, structure=self.structure, stakes=self.stakes
+            )
+        except ValueError as err:
+            raise PHHError(f"the hand cannot be set up: {err}") from None
         _held_once(state)
         for number, line in enumerate(self.actions, 1):
             try:

@@ -70,3 +70,17 @@ def test_our_own_actions_are_written_and_read() -> None:
 def test_bad_histories_are_refused_with_the_reason(text: str, message: str) -> None:
     with pytest.raises(PHHError, match=message.replace("[", r"\[").replace("]", r"\]")):
         loads(text).replay()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ("starting_stacks = [-1, 10]\nactions = ['d dh p1 AsKs', 'd dh p2 AhKh']", "whole, positive stack"),
+        ("starting_stacks = [10]\nactions = ['d dh p1 AsKs']", "seats 2 to 8, not 1"),
+        ("starting_stacks = [10, 10]\nactions = ['d dh p1 AsKs', 'p2 f']", "deals 0 more cards to seat 1"),
+    ],
+)
+def test_a_history_whose_table_cannot_be_set_up_is_a_phh_error(fields: str, message: str) -> None:
+    head = "variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
+    with pytest.raises(PHHError, match=message):
+        loads(head + fields).replay()
