@@ -68,6 +68,10 @@ class Betting(ABC):
         """Append an action to the hand's record (the table state keeps it)."""
 
     @abstractmethod
+    def _awaiting(self) -> str:
+        """What the hand waits for now, said in a refusal (the table state knows every phase)."""
+
+    @abstractmethod
     def _round_over(self) -> None:
         """Move on once a betting round is complete (the table state knows what comes next)."""
 
@@ -103,7 +107,7 @@ class Betting(ABC):
 
     def _turn(self, what: str) -> int:
         if self.phase is not Phase.BETTING or not self.actors:
-            raise IllegalActionError(f"nobody may {what} now: no betting round is waiting for a seat")
+            raise IllegalActionError(f"nobody may {what} now: {self._awaiting()}")
         return self.actors[0]
 
     def _not_bring_in(self, seat: int) -> None:
@@ -179,7 +183,7 @@ class Betting(ABC):
     def _raise_refusal(self) -> str | None:
         """Why the seat to act may not bet or raise now, or ``None`` if it may."""
         if not self._betting():
-            return "nobody may bet or raise now: no betting round is waiting for a seat"
+            return f"nobody may bet or raise now: {self._awaiting()}"
         seat = self.actors[0]
         call = max(self.bets) - self.bets[seat]
         if seat in self.penalised:

@@ -166,6 +166,19 @@ class TableState(Betting):
     def _record(self, action: A.Action) -> None:
         self.log.append(action)
 
+    def _awaiting(self) -> str:
+        seat = self.actor
+        if self.phase is Phase.DONE:
+            return "the hand is over"
+        if self.phase is Phase.DRAWING:
+            limit = self.variant.streets[self.street].count(Face.DRAW)
+            return f"seat {seat} is to draw (discard up to {limit} cards, or none to stand pat)"
+        if self.phase is Phase.SPLIT:
+            return f"seat {seat} is to accept or refuse the split offer"
+        if self.bring_in_due:
+            return f"seat {seat} is to post the bring-in or complete"
+        return f"seat {seat} is to bet (fold, check or call, bet or raise)"
+
     # ------------------------------------------------------------------ forced bets and dealing
 
     def _begin_hand(self) -> None:
@@ -296,7 +309,7 @@ class TableState(Betting):
     def verify_draw(self, discards: Sequence[Card] | str = ()) -> tuple[Card, ...]:
         """Raise unless the seat to draw may discard ``discards`` (none: stand pat); return them parsed."""
         if self.phase is not Phase.DRAWING:
-            raise IllegalActionError(f"no draw now: the hand is at {self.phase}")
+            raise IllegalActionError(f"no draw now: {self._awaiting()}")
         seat = self._drawers[0]
         cards = parse_cards(discards) if isinstance(discards, str) else tuple(discards)
         limit = self.variant.streets[self.street].count(Face.DRAW)
@@ -341,7 +354,7 @@ class TableState(Betting):
 
     def verify_pass_time(self, seconds: float) -> None:
         if self.phase is not Phase.DRAWING:
-            raise IllegalActionError(f"the draw time runs only while a seat is to draw; the hand is at {self.phase}")
+            raise IllegalActionError(f"the draw time runs only while a seat is to draw: {self._awaiting()}")
         if not seconds >= 0:
             raise IllegalActionError(f"time passes forward: {seconds!r} seconds is not allowed")
 
@@ -396,7 +409,7 @@ class TableState(Betting):
 
     def verify_answer_split(self) -> None:
         if self.phase is not Phase.SPLIT:
-            raise IllegalActionError("there is no split offer to answer")
+            raise IllegalActionError(f"there is no split offer to answer: {self._awaiting()}")
 
     def can_answer_split(self) -> bool:
         return self.phase is Phase.SPLIT

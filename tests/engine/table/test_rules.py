@@ -334,6 +334,28 @@ def test_refusals_say_why() -> None:
         TableState.start("stud7", [100, 100], stakes=Stakes(ante=1, bring_in=4, small_bet=4, big_bet=8))
 
 
+def test_refusals_in_a_draw_or_a_split_offer_say_what_the_hand_waits_for() -> None:
+    state = TableState.start("draw5", [50, 50, 50], seed=2)
+    betting = r"seat 2 is to bet \(fold, check or call, bet or raise\)"
+    with pytest.raises(IllegalActionError, match="no draw now: " + betting):
+        state.draw(())
+    while state.phase is not Phase.DRAWING:
+        state.check_call()
+    waits = r"seat 0 is to draw \(discard up to 5 cards, or none to stand pat\)"
+    for refused in (state.check_call, state.fold, state.bet_raise, lambda: state.answer_split(True)):
+        with pytest.raises(IllegalActionError, match=waits):
+            refused()
+    offer = _draw32_to_split(3)
+    offer.offer_split()
+    for refused in (offer.check_call, offer.bet_raise, lambda: offer.draw(())):
+        with pytest.raises(IllegalActionError, match="seat 1 is to accept or refuse the split offer"):
+            refused()
+    offer.answer_split(False)  # one refusal ends it: the betting starts
+    call_down(offer)
+    with pytest.raises(IllegalActionError, match="nobody may fold now: the hand is over"):
+        offer.fold()
+
+
 def test_draw32_split_with_side_pots_divides_only_the_pots_all_their_seats_accept() -> None:
     state = TableState.start("draw32", [3, 40, 40], seed=4)
     state.bet_raise(4)  # seat 2
