@@ -77,3 +77,13 @@ def test_bad_input_exits_2_with_one_line(
 ) -> None:
     code, _, err = run_cli(capsys, "play", "--out", str(tmp_path), *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_out_directory_that_cannot_be_made_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taken = tmp_path / "a-file"
+    taken.write_text("not a directory")
+    code, _, err = run_cli(capsys, "play", "--hands", "1", "--no-progress", "--out", str(taken))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"--out {taken}: cannot write the hands there" in err

@@ -89,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if args.hands < 1 or args.stack < 1:
         _fail("--hands and --stack must be at least 1")
     bots = _bots(args.bots, args.seats, args.seed)
+    try:
+        (args.out / "hands").mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        _fail(f"--out {args.out}: cannot write the hands there ({error.strerror or error})")
     names = [args.bots[0] if len(args.bots) == 1 else args.bots[p] for p in range(args.seats)]
     try:
         rows = _play(args, variant.name, Structure(args.structure), bots, names)
@@ -112,7 +116,6 @@ def _play(
     from engine.table.phh import dumps
 
     hands_dir = args.out / "hands"
-    hands_dir.mkdir(parents=True, exist_ok=True)
     n = args.seats
     rows: list[dict[str, Any]] = []
     progress = tqdm(total=args.hands, unit="hand", file=sys.stderr, disable=args.no_progress, mininterval=0.5)
