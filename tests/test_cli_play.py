@@ -70,6 +70,8 @@ def test_play_with_a_bot_of_your_own(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--hands", "0"], "--hands and --stack must be at least 1"),
         (["--seats", "3", "--bots", "random", "calling"], "one per player (3), not 2"),
         (["--bots", "nowhere.py:Bot"], "does not exist"),
+        (["--stack", str(10**20)], "--stack must be at most 1000000000000"),
+        (["--seed", str(-(10**13))], "--seed must be between -1000000000000 and 1000000000000"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(

@@ -27,6 +27,8 @@ from exchange.cli.equity import _fail, _one_line_errors
 if TYPE_CHECKING:
     from engine.table.bots import Bot
 
+MAX_CHIPS = 10**12
+"""The largest --stack, and the largest --seed either side of 0: the Parquet columns are 64-bit."""
 NAMES = "holdem, omaha, omaha-hilo, soko, stud7, stud7-hilo, draw5, triple-draw-27, americana, telesina, draw32"
 
 
@@ -88,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         _fail(f"--seats must be 2 to {variant.max_seats} for {variant.title}, not {args.seats}")
     if args.hands < 1 or args.stack < 1:
         _fail("--hands and --stack must be at least 1")
+    if args.stack > MAX_CHIPS:
+        _fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
+    if abs(args.seed) > MAX_CHIPS:
+        _fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} (each hand's seed is seed x 1,000,000 + hand)")
     bots = _bots(args.bots, args.seats, args.seed)
     try:
         (args.out / "hands").mkdir(parents=True, exist_ok=True)
