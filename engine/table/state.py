@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Sequence
 
 from engine._errors import InvariantError
-from engine.cards import Card, check_distinct, parse_cards
+from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
 from engine.table import actions as A
 from engine.table.betting import Betting
 from engine.table.errors import IllegalActionError, TableError
@@ -306,12 +306,15 @@ class TableState(Betting):
 
     # ------------------------------------------------------------------ draws
 
-    def verify_draw(self, discards: Sequence[Card] | str = ()) -> tuple[Card, ...]:
+    def verify_draw(self, discards: Sequence[CardLike] | str = ()) -> tuple[Card, ...]:
         """Raise unless the seat to draw may discard ``discards`` (none: stand pat); return them parsed."""
         if self.phase is not Phase.DRAWING:
             raise IllegalActionError(f"no draw now: {self._awaiting()}")
         seat = self._drawers[0]
-        cards = parse_cards(discards) if isinstance(discards, str) else tuple(discards)
+        try:
+            cards = parse_cards(discards)
+        except CardError as err:
+            raise IllegalActionError(f"seat {seat} names no card: {err}") from None
         limit = self.variant.streets[self.street].count(Face.DRAW)
         if len(set(cards)) != len(cards):
             raise IllegalActionError(f"seat {seat} names a discard twice: {' '.join(map(str, cards))}")
@@ -322,14 +325,14 @@ class TableState(Betting):
             raise IllegalActionError(f"seat {seat} may discard at most {limit} cards, not {len(cards)}")
         return cards
 
-    def can_draw(self, discards: Sequence[Card] | str = ()) -> bool:
+    def can_draw(self, discards: Sequence[CardLike] | str = ()) -> bool:
         try:
             self.verify_draw(discards)
         except (IllegalActionError, ValueError):
             return False
         return True
 
-    def draw(self, discards: Sequence[Card] | str = ()) -> A.Draw:
+    def draw(self, discards: Sequence[CardLike] | str = ()) -> A.Draw:
         """Discard ``discards`` (the replacements come once every seat has drawn); none stands pat."""
         cards = self.verify_draw(discards)
         return self._draw(cards, timed_out=False)

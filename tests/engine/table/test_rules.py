@@ -243,6 +243,18 @@ def test_draw_refuses_foreign_and_too_many_cards() -> None:
         fresh.draw([fresh.cards[seat][0]] * 2)
 
 
+def test_discards_may_be_written_as_text() -> None:
+    state = TableState.start("draw5", [40, 40], seed=4)
+    while state.phase is not Phase.DRAWING:
+        state.check_call()
+    held = [str(card) for card in state.cards[0][:2]]
+    assert state.can_draw(held)
+    record = state.draw(held)  # a bot may name its discards as text, as in "As"
+    assert record.discards == tuple(parse_cards(" ".join(held)))
+    with pytest.raises(IllegalActionError, match="seat 1 names no card: 'Zz' has an unknown rank"):
+        state.draw(["Zz"])
+
+
 # ------------------------------------------------------------------ betting limits, pots
 
 
