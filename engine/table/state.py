@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
+from numbers import Real
 
 from engine._errors import InvariantError
 from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
@@ -358,6 +359,8 @@ class TableState(Betting):
     def verify_pass_time(self, seconds: float) -> None:
         if self.phase is not Phase.DRAWING:
             raise IllegalActionError(f"the draw time runs only while a seat is to draw: {self._awaiting()}")
+        if not isinstance(seconds, Real) or isinstance(seconds, bool):
+            raise IllegalActionError(f"time passes in seconds, a number, not {seconds!r}")
         if not seconds >= 0:
             raise IllegalActionError(f"time passes forward: {seconds!r} seconds is not allowed")
 

@@ -255,6 +255,17 @@ def test_discards_may_be_written_as_text() -> None:
         state.draw(["Zz"])
 
 
+def test_time_that_is_no_number_is_refused_not_crashed_on() -> None:
+    state = TableState.start("draw5", [40, 40], seed=4)
+    while state.phase is not Phase.DRAWING:
+        state.check_call()
+    for seconds in ("3", None, True):
+        assert not state.can_pass_time(seconds)  # type: ignore[arg-type]
+        with pytest.raises(IllegalActionError, match=f"time passes in seconds, a number, not {seconds!r}"):
+            state.pass_time(seconds)  # type: ignore[arg-type]
+    assert state.pass_time(1) == A.TimePassed(0, 1, 29.0)
+
+
 # ------------------------------------------------------------------ betting limits, pots
 
 
