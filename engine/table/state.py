@@ -122,6 +122,7 @@ class TableState(Betting):
             order = list(parse_cards(deck))
             check_distinct(order)
             game.deck.check(order)
+            _whole_pack(order, game.deck.cards())
         shoe = Shoe(order, rng)
         return cls(game, stacks, shoe, structure=structure, stakes=stakes, draw_seconds=draw_seconds)
 
@@ -508,3 +509,12 @@ class TableState(Betting):
             raise InvariantError(f"seat {actor} is to act but has folded")
         if self.phase is Phase.BETTING and actor is not None and self.stacks[actor] == 0:
             raise InvariantError(f"seat {actor} is to bet but is all in")
+
+
+def _whole_pack(order: Sequence[Card], pack: Sequence[Card]) -> None:
+    """Refuse a deck order that leaves out cards of the pack (it would run dry, or fail ``_check``)."""
+    if len(order) != len(pack):
+        named = set(order)
+        missing = [str(card) for card in pack if card not in named]
+        shown = " ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
+        raise TableError(f"a deck order names all {len(pack)} cards of the pack, not {len(order)}; missing {shown}")

@@ -409,6 +409,17 @@ def test_telesina_heads_up_lowest_straight_flush_of_spades_beats_the_highest() -
     assert awards(state) == {0: sum(state.contributed)}
 
 
+def test_a_deck_order_must_name_the_whole_pack() -> None:
+    pack = list(get_variant("holdem").deck.cards())
+    with pytest.raises(TableError, match=r"a deck order names all 52 cards of the pack, not 4; missing 2c .* 3c"):
+        TableState.start("holdem", [10, 10], deck=pack[-4:])
+    with pytest.raises(TableError, match="not 51; missing As"):
+        TableState.start("holdem", [10, 10], deck=pack[:-1])
+    short = list(get_variant("draw32").deck.cards())
+    state = TableState.start("draw32", [10, 10], deck=list(reversed(short)))
+    state._check()
+
+
 # ------------------------------------------------------------------ _check catches corruption
 
 
