@@ -89,3 +89,21 @@ def test_an_out_directory_that_cannot_be_made_exits_2_with_one_line(
     code, _, err = run_cli(capsys, "play", "--hands", "1", "--no-progress", "--out", str(taken))
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"--out {taken}: cannot write the hands there" in err
+
+
+def test_an_illegal_move_names_the_hand_and_the_player(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = tmp_path / "tiny.py"
+    bot.write_text(
+        "from engine.table.bots import CallingBot, Decision, Move\n"
+        "class TinyRaise:\n"
+        "    def decide(self, view):\n"
+        "        if view.options.raise_sizes and view.street == 1:\n"
+        "            return Decision(Move.BET_RAISE, amount=1)\n"
+        "        return CallingBot().decide(view)\n"
+    )
+    code, _, err = run_cli(
+        capsys, "play", "--structure", "no-limit", "--seats", "3", "--hands", "5", "--out", str(tmp_path / "out"),
+        "--bots", "calling", "calling", f"{bot}:TinyRaise", "--no-progress",
+    )  # fmt: skip
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"hand 1: player 3 ({bot}:TinyRaise), in seat 2, made an illegal move: seat 2 may bet or raise to 2" in err

@@ -177,8 +177,21 @@ def play_hand(
         raise ValueError(f"{len(stacks)} seats need {len(stacks)} bots, got {len(bots)}")
     state = TableState.start(variant, stacks, seed=seed, structure=structure, stakes=stakes)
     while not state.done:
-        apply(state, bots[state.actor or 0].decide(view(state)))
+        seat = state.actor or 0
+        try:
+            apply(state, bots[seat].decide(view(state)))
+        except IllegalActionError as err:
+            raise BotMoveError(seat, str(err)) from None
     return state
+
+
+class BotMoveError(IllegalActionError):
+    """A bot's decision the rules refused, with the seat whose bot made it (:func:`play_hand`)."""
+
+    def __init__(self, seat: int, reason: str) -> None:
+        super().__init__(f"the bot in seat {seat}: {reason}")
+        self.seat = seat
+        self.reason = reason
 
 
 class CallingBot:

@@ -118,7 +118,7 @@ def _play(
     from tqdm import tqdm
 
     from engine.table import actions as A
-    from engine.table.bots import play_hand
+    from engine.table.bots import BotMoveError, play_hand
     from engine.table.phh import dumps
 
     hands_dir = args.out / "hands"
@@ -128,7 +128,14 @@ def _play(
     for hand in range(args.hands):
         players = [(seat + hand) % n for seat in range(n)]  # the player in each seat
         seed = args.seed * 1_000_000 + hand
-        state = play_hand(variant, [args.stack] * n, [bots[p] for p in players], seed=seed, structure=structure)
+        try:
+            state = play_hand(variant, [args.stack] * n, [bots[p] for p in players], seed=seed, structure=structure)
+        except BotMoveError as error:
+            player = players[error.seat]
+            _fail(
+                f"hand {hand + 1}: player {player + 1} ({names[player]}), in seat {error.seat}, "
+                f"made an illegal move: {error.reason}"
+            )
         labels = [f"player {p + 1}" for p in players]
         (hands_dir / f"{hand + 1:06d}.phh").write_text(dumps(state, hand=hand + 1, players=labels, _seed=seed))
         showdown = any(isinstance(r, A.Show) for r in state.log)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.table import IllegalActionError, Phase, TableState
-from engine.table.bots import CallingBot, Decision, Move, apply, play_hand, view
+from engine.table.bots import BotMoveError, CallingBot, Decision, Move, SeatView, apply, play_hand, view
 
 
 @pytest.mark.parametrize(
@@ -39,3 +39,16 @@ def test_a_seat_sees_its_own_cards_and_only_the_up_cards_of_others() -> None:
 def test_calling_bots_play_a_draw_hand_out() -> None:
     state = play_hand("draw5", [40, 40, 40], [CallingBot()] * 3, seed=2)
     assert state.done and state.phase is Phase.DONE and sum(state.stacks) == 120
+
+
+class Folder:
+    """Folds even when it may check: an illegal move for the big blind after a call."""
+
+    def decide(self, view: SeatView) -> Decision:
+        return Decision(Move.FOLD) if view.seat == 0 else CallingBot().decide(view)
+
+
+def test_play_hand_names_the_seat_whose_bot_moved_illegally() -> None:
+    with pytest.raises(BotMoveError, match="the bot in seat 0: seat 0 has nothing to call") as caught:
+        play_hand("holdem", [50, 50], [Folder(), CallingBot()], seed=1)
+    assert caught.value.seat == 0 and caught.value.reason.startswith("seat 0 has nothing to call")
