@@ -15,6 +15,10 @@ low half that no seat of a side pot qualifies for among that pot's seats, where 
 rules give the high hand the whole pot; the model follows pokerkit there too.
 pokerkit 0.7.7 also plays its fixed-limit Omaha Hi/Lo as pot limit without a raise
 cap; there only the least raise is compared, and our bots raise by the least.
+
+pokerkit builds a game from its streets, so the structures and the game (5-Card Draw)
+it has no class for are built the same way (:func:`pokerkit_built`) and played with
+random stakes: pot and no limit stud, hold'em, Omaha and the draws.
 """
 
 from __future__ import annotations
@@ -228,6 +232,70 @@ def random_stacks(rng: random.Random, seats: int) -> list[int]:
     return [rng.randint(1, 12) if rng.random() < 0.25 else rng.randint(6, 90) for _ in range(seats)]
 
 
+HIGH_LOW = {
+    "holdem": (pk.StandardHighHand,),
+    "omaha": (pk.OmahaHoldemHand,),
+    "omaha-hilo": (pk.OmahaHoldemHand, pk.OmahaEightOrBetterLowHand),
+    "stud7": (pk.StandardHighHand,),
+    "stud7-hilo": (pk.StandardHighHand, pk.EightOrBetterLowHand),
+    "triple-draw-27": (pk.StandardLowHand,),
+    "draw5": (pk.StandardHighHand,),
+}
+BUILT = [
+    (variant, structure)
+    for variant in HIGH_LOW
+    for structure in Structure
+    if (variant, structure) not in SHARED or (variant, structure) == ("omaha-hilo", Structure.FIXED_LIMIT)
+]
+
+
+def pokerkit_built(variant: str, structure: Structure, stakes: Stakes, stacks: list[int]) -> pk.State:
+    """A pokerkit state built from its streets for our game: the limits the same as ours (the
+    small bet, in fixed limit the big bet on our big-bet streets), a bet and three raises in
+    fixed limit."""
+    fixed = structure is Structure.FIXED_LIMIT
+    cap = 4 if fixed else None
+    small, big = stakes.small_bet, stakes.big_bet if fixed else stakes.small_bet
+    opening = pk.Opening.POSITION
+
+    def street(first: bool, holes: tuple[bool, ...], board: int, draw: bool, bet: int) -> pk.Street:
+        return pk.Street(not first, holes, board, draw, opening, bet, cap)
+
+    if variant.startswith("stud7"):
+        streets = [pk.Street(False, (False, False, True), 0, False, pk.Opening.LOW_CARD, small, cap)]
+        streets += [pk.Street(True, (up,), 0, False, pk.Opening.HIGH_HAND, bet, cap) for up, bet in
+                    ((True, small), (True, big), (True, big), (False, big))]  # fmt: skip
+    elif variant in ("triple-draw-27", "draw5"):
+        streets = [street(True, (False,) * 5, 0, False, small)]
+        draws = (small, big, big) if variant == "triple-draw-27" else (big,)
+        streets += [street(False, (), 0, True, bet) for bet in draws]
+    else:
+        holes = (False,) * (2 if variant == "holdem" else 4)
+        streets = [street(True, holes, 0, False, small), street(False, (), 3, False, small)]
+        streets += [street(False, (), 1, False, big), street(False, (), 1, False, big)]
+    betting = {
+        Structure.FIXED_LIMIT: pk.BettingStructure.FIXED_LIMIT,
+        Structure.POT_LIMIT: pk.BettingStructure.POT_LIMIT,
+        Structure.NO_LIMIT: pk.BettingStructure.NO_LIMIT,
+    }[structure]
+    blinds = (stakes.small_blind, stakes.big_blind) if stakes.big_blind else 0
+    return pk.State(
+        AUTOMATIONS, pk.Deck.STANDARD, HIGH_LOW[variant], tuple(streets), betting, True,
+        stakes.ante, blinds, stakes.bring_in, stacks, len(stacks), mode=pk.Mode.CASH_GAME,
+    )  # fmt: skip
+
+
+def random_stakes(rng: random.Random, variant: str) -> Stakes:
+    """Blinds (the small below the big) with any small bet, or an ante (maybe none) and a bring-in below it."""
+    if Stakes.default(variant).big_blind:
+        small_blind = rng.randint(1, 5)
+        big_blind = rng.randint(small_blind + 1, 10)
+        small = rng.choice([big_blind, rng.randint(1, 10)])
+        return Stakes(small_blind=small_blind, big_blind=big_blind, small_bet=small, big_bet=2 * small)
+    small = rng.randint(2, 10)
+    return Stakes(ante=rng.randint(0, 3), bring_in=rng.randint(1, small - 1), small_bet=small, big_bet=2 * small)
+
+
 def play_both(variant: str, structure: Structure, seats: int, seed: int) -> tuple[TableState, pk.State]:
     rng = random.Random(seed)
     stacks = random_stacks(rng, seats)
@@ -295,3 +363,29 @@ def test_we_replay_pokerkit_hand_histories(variant: str, structure: Structure, s
     assert list(theirs.stacks) == pokerkit_settlement(replayed)
     if settles_alike(replayed):
         assert replayed.stacks == list(theirs.stacks)
+
+
+@pytest.mark.parametrize(("variant", "structure"), BUILT)
+@settings(max_examples=25, deadline=None)
+@given(seats=st.integers(2, 7), seed=st.integers(0, 2**32 - 1))
+def test_other_structures_and_stakes_play_as_pokerkit_built_from_the_same_streets(
+    variant: str, structure: Structure, seats: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    seats = min(seats, 6) if "draw" in variant else seats
+    stacks = random_stacks(rng, seats)
+    stakes = random_stakes(rng, variant)
+    ours = TableState.start(variant, stacks, seed=seed, structure=structure, stakes=stakes)
+    theirs = pokerkit_built(variant, structure, stakes, stacks)
+    mirror = Mirror(ours, theirs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mirror.catch_up()
+        while not ours.done:
+            step(ours, theirs, rng)
+            ours._check()
+            mirror.catch_up()
+    assert not theirs.status
+    assert list(theirs.stacks) == pokerkit_settlement(ours)
+    if settles_alike(ours):
+        assert ours.stacks == list(theirs.stacks)
