@@ -143,9 +143,6 @@ def apply(state: TableState, decision: Decision) -> None:
     (so does anything that is not a :class:`Decision` of one of the :class:`Move` s)."""
     if not isinstance(decision, Decision):
         raise IllegalActionError(f"a bot decides with a Decision, not {decision!r}")
-    if decision.move not in set(Move):
-        moves = ", ".join(move.value for move in Move)
-        raise IllegalActionError(f"{decision.move!r} is not a move; the moves are {moves}")
     match decision.move:
         case Move.FOLD:
             state.fold()
@@ -160,7 +157,10 @@ def apply(state: TableState, decision: Decision) -> None:
         case Move.OFFER_SPLIT:
             state.offer_split()
         case Move.ACCEPT_SPLIT | Move.REFUSE_SPLIT:
-            state.answer_split(decision.move is Move.ACCEPT_SPLIT)
+            state.answer_split(decision.move == Move.ACCEPT_SPLIT)
+        case _:
+            moves = ", ".join(move.value for move in Move)
+            raise IllegalActionError(f"{decision.move!r} is not a move; the moves are {moves}")
 
 
 def play_hand(

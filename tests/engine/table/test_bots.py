@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.table import IllegalActionError, Phase, TableState
+from engine.table import actions as A
 from engine.table.bots import BotMoveError, CallingBot, Decision, Move, SeatView, apply, play_hand, view
 
 
@@ -52,3 +53,13 @@ def test_play_hand_names_the_seat_whose_bot_moved_illegally() -> None:
     with pytest.raises(BotMoveError, match="the bot in seat 0: seat 0 has nothing to call") as caught:
         play_hand("holdem", [50, 50], [Folder(), CallingBot()], seed=1)
     assert caught.value.seat == 0 and caught.value.reason.startswith("seat 0 has nothing to call")
+
+
+def test_a_move_given_as_its_text_is_that_move() -> None:
+    state = TableState.start("draw32", [40, 40, 40], seed=4)
+    while state.street == 0 or state.phase is Phase.DRAWING:
+        apply(state, Decision(Move.DRAW) if state.phase is Phase.DRAWING else Decision("check or call"))  # type: ignore[arg-type]
+    apply(state, Decision("offer to split"))  # type: ignore[arg-type]
+    apply(state, Decision("accept the split"))  # type: ignore[arg-type]
+    apply(state, Decision("accept the split"))  # type: ignore[arg-type]
+    assert state.done and [a.half for a in state.log if isinstance(a, A.Award)] == ["split"] * 3
