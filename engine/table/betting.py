@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import deque
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 from engine.cards import Card
@@ -228,8 +229,9 @@ class Betting(ABC):
         sizes = self.raise_sizes()
         if to is None:
             return sizes[0]
-        if not isinstance(to, int) or isinstance(to, bool):
+        if not isinstance(to, Integral) or isinstance(to, bool):
             raise IllegalActionError(f"a bet is a whole number of chips, not {to!r}")
+        to = int(to)
         if self.structure is Structure.FIXED_LIMIT and to not in sizes:
             allowed = " or ".join(map(str, sizes))
             raise IllegalActionError(f"in fixed limit seat {self.actors[0]} may bet or raise to {allowed}, not {to}")

@@ -287,6 +287,16 @@ def test_pot_limit_and_no_limit_sizes() -> None:
         no.bet_raise(3)
 
 
+def test_a_whole_number_of_any_integer_type_is_a_bet() -> None:
+    numpy = pytest.importorskip("numpy")
+    state = TableState.start("holdem", [100] * 3, seed=1, structure=Structure.NO_LIMIT)
+    assert state.can_bet_raise(numpy.int64(8))
+    assert state.bet_raise(numpy.int64(8)) == A.BetRaise(2, 8) and type(state.bets[2]) is int
+    for bad in (8.0, True, "8"):
+        with pytest.raises(IllegalActionError, match=f"a bet is a whole number of chips, not {bad!r}"):
+            state.bet_raise(bad)  # type: ignore[arg-type]
+
+
 def test_side_pots_and_odd_chip() -> None:
     # every live seat plays the board's straight; seat 0 folds its small blind
     deck = stacked("holdem", ["2c3c", "2d3d", "2h3h", "2s3s"], board="TsJsQdKhAc")
