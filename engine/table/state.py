@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from collections.abc import Sequence
-from numbers import Real
+from numbers import Integral, Real
 
 from engine._errors import InvariantError
 from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
@@ -65,8 +65,9 @@ class TableState(Betting):
         n = len(stacks)
         if not 2 <= n <= self.variant.max_seats:
             raise TableError(f"{self.variant.title} seats 2 to {self.variant.max_seats}, not {n}")
-        if any(not isinstance(s, int) or isinstance(s, bool) or s <= 0 for s in stacks):
+        if any(not isinstance(s, Integral) or isinstance(s, bool) or s <= 0 for s in stacks):
             raise TableError(f"every seat needs a whole, positive stack, got {list(stacks)}")
+        stacks = [int(s) for s in stacks]
         self.seats = n
         self.starting = tuple(stacks)
         self.stacks = list(stacks)

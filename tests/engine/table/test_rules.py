@@ -297,6 +297,14 @@ def test_a_whole_number_of_any_integer_type_is_a_bet() -> None:
             state.bet_raise(bad)  # type: ignore[arg-type]
 
 
+def test_stacks_of_any_integer_type_are_stacks() -> None:
+    numpy = pytest.importorskip("numpy")
+    state = TableState.start("holdem", numpy.full(3, 100), seed=1)
+    assert state.starting == (100, 100, 100) and all(type(s) is int for s in state.stacks)
+    with pytest.raises(TableError, match="whole, positive stack"):
+        TableState.start("holdem", numpy.array([100.0, 100.0]), seed=1)
+
+
 def test_side_pots_and_odd_chip() -> None:
     # every live seat plays the board's straight; seat 0 folds its small blind
     deck = stacked("holdem", ["2c3c", "2d3d", "2h3h", "2s3s"], board="TsJsQdKhAc")
