@@ -34,9 +34,11 @@ True
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any
 
 from engine.cards import Card, CardError, check_distinct, parse_cards
@@ -121,12 +123,27 @@ def action_lines(log: Sequence[A.Action]) -> list[str]:
     return out
 
 
-def _toml(value: object) -> str:
+def _toml(key: str, value: object) -> str:
+    """``value`` as a TOML value: text, whole or real numbers, true or false, and lists of them.
+
+    >>> print(_toml("players", ["Ann", "O'Neil"]), _toml("rated", True))
+    ['Ann', "O'Neil"] true
+    """
     if isinstance(value, str):
+        if "'" in value or any(ord(c) < 32 or ord(c) == 127 for c in value):
+            return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
         return "'" + value + "'"
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    return str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(key, v) for v in value) + "]"
+    if isinstance(value, Real):
+        return str(value)
+    if value is None:
+        raise PHHError(f"field {key!r} is None: a hand history has no empty value")
+    raise PHHError(
+        f"field {key!r} is a {type(value).__name__}: a hand history holds text, numbers, true/false and lists"
+    )
 
 
 def fields(state: TableState, **extra: object) -> dict[str, object]:
@@ -157,7 +174,7 @@ def fields(state: TableState, **extra: object) -> dict[str, object]:
 
 def dumps(state: TableState, **extra: object) -> str:
     """The hand as PHH text (``extra`` adds fields such as ``hand = 3`` or ``players``)."""
-    return "\n".join(f"{key} = {_toml(value)}" for key, value in fields(state, **extra).items()) + "\n"
+    return "\n".join(f"{key} = {_toml(key, value)}" for key, value in fields(state, **extra).items()) + "\n"
 
 
 @dataclass(frozen=True)

@@ -84,3 +84,20 @@ def test_a_history_whose_table_cannot_be_set_up_is_a_phh_error(fields: str, mess
     head = "variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
     with pytest.raises(PHHError, match=message):
         loads(head + fields).replay()
+
+
+def test_extra_fields_of_any_text_read_back() -> None:
+    state = TableState.start("holdem", [100, 100], seed=5)
+    state.fold()
+    extra = {
+        "players": ["O'Neil", 'Ann "the bot"'],
+        "event": "line one\nline two\ttabbed, back\\slash, été, \x7f",
+        "rated": True,
+        "hand": 3,
+        "rake": 0.5,
+    }
+    history = loads(dumps(state, **extra))
+    assert {k: history.other[k] for k in extra} == extra
+    assert history.replay().stacks == state.stacks
+    with pytest.raises(PHHError, match="field 'note' is None: a hand history has no empty value"):
+        dumps(state, note=None)
