@@ -397,6 +397,8 @@ class TableState(Betting):
     # ------------------------------------------------------------------ the 32-Card Draw split offer
 
     def verify_offer_split(self) -> None:
+        if not self.variant.split_offer:
+            raise IllegalActionError(f"{self.variant.title} has no split offer: only 32-Card Draw has one")
         if not (self.phase is Phase.BETTING and self._split_open):
             raise IllegalActionError("a split may be offered only by the first seat to act after the draw")
 

@@ -183,7 +183,7 @@ def test_split_offer_only_in_draw32_and_only_first() -> None:
     state.check_call()
     assert not state.can_offer_split()
     holdem = TableState.start("holdem", [50, 50], seed=1)
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(IllegalActionError, match="Texas Hold'em has no split offer: only 32-Card Draw has one"):
         holdem.offer_split()
 
 
