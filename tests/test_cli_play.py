@@ -107,3 +107,13 @@ def test_an_illegal_move_names_the_hand_and_the_player(tmp_path: Path, capsys: p
     )  # fmt: skip
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"hand 1: player 3 ({bot}:TinyRaise), in seat 2, made an illegal move: seat 2 may bet or raise to 2" in err
+
+
+def test_a_bot_file_whose_import_fails_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "needs.py"
+    bot.write_text("import a_module_nobody_installed\nclass Bot:\n    def decide(self, view): ...\n")
+    code, _, err = run_cli(capsys, "play", "--hands", "1", "--out", str(tmp_path), "--bots", f"{bot}:Bot")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"bot '{bot}:Bot': No module named 'a_module_nobody_installed'" in err

@@ -70,7 +70,7 @@ def _bots(names: list[str], players: int, seed: int) -> list[Bot]:
         else:
             try:
                 bot = StrategySpec.parse(name).build()
-            except (StrategyLoadError, OSError, SyntaxError) as error:
+            except (StrategyLoadError, OSError, SyntaxError, ImportError) as error:
                 _fail(f"bot {name!r}: {error}")
             if not callable(getattr(bot, "decide", None)):
                 _fail(f"bot {name!r} has no decide(view) method")
