@@ -233,6 +233,8 @@ class HandHistory:
                 dealt.setdefault(record.seat, []).extend(record.cards)
         if dealt != self.dealt():
             raise PHHError("the table dealt other cards than the history records (or fewer, or more)")
+        for number, line in enumerate(self.actions, 1):
+            _check_show(state, number, line)
         if self.finishing_stacks is not None and tuple(state.stacks) != self.finishing_stacks:
             raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
         return state
@@ -245,6 +247,24 @@ def _held_once(state: TableState) -> None:
         check_distinct(*state.cards, state.board)
     except CardError as err:
         raise PHHError(f"a card the history deals is wrong: {err}") from None
+
+
+def _check_show(state: TableState, number: int, line: str) -> None:
+    """Refuse a show (``pN sm cards``) of a card the seat did not end the hand holding (cards
+    written ``??``, unknown, are not checked; in every game a seat's cards at its show are
+    among those it ends with)."""
+    words = line.partition("#")[0].split()
+    if words[1:2] != ["sm"] or len(words) != 3 or "?" in words[2]:
+        return
+    seat = int(words[0][1:]) - 1 if words[0][1:].isdigit() else -1
+    try:
+        cards = parse_cards(words[2])
+    except CardError as err:
+        raise PHHError(f"action {number} {line!r}: {err}") from None
+    held = state.cards[seat] if 0 <= seat < state.seats else []
+    foreign = " ".join(str(card) for card in cards if card not in held)
+    if foreign:
+        raise PHHError(f"action {number} {line!r}: seat {seat} shows {foreign}, which it does not hold")
 
 
 def _apply(state: TableState, line: str) -> None:

@@ -101,3 +101,15 @@ def test_extra_fields_of_any_text_read_back() -> None:
     assert history.replay().stacks == state.stacks
     with pytest.raises(PHHError, match="field 'note' is None: a hand history has no empty value"):
         dumps(state, note=None)
+
+
+def test_a_show_of_cards_the_seat_does_not_hold_is_refused() -> None:
+    state = play_hand("holdem", [30, 30], [CallingBot(), CallingBot()], seed=2)
+    text = dumps(state)
+    shown = next(line for line in loads(text).actions if line.startswith("p1 sm "))
+    held = shown.split()[-1]
+    other = next(str(c) for c in state.board)  # a card everyone sees, and no seat holds
+    forged = text.replace(shown, f"p1 sm {other}{held[2:]}")
+    with pytest.raises(PHHError, match=f"p1 sm {other}.*seat 0 shows {other}, which it does not hold"):
+        loads(forged).replay()
+    assert loads(text.replace(shown, "p1 sm ????")).replay().stacks == state.stacks  # unknown cards: not checked
