@@ -68,6 +68,8 @@ class TableState(Betting):
         if any(not isinstance(s, Integral) or isinstance(s, bool) or s <= 0 for s in stacks):
             raise TableError(f"every seat needs a whole, positive stack, got {list(stacks)}")
         stacks = [int(s) for s in stacks]
+        if not isinstance(draw_seconds, int | float) or isinstance(draw_seconds, bool) or not draw_seconds > 0:
+            raise TableError(f"the draw time is a positive number of seconds, not {draw_seconds!r}")
         self.seats = n
         self.starting = tuple(stacks)
         self.stacks = list(stacks)

@@ -266,6 +266,12 @@ def test_time_that_is_no_number_is_refused_not_crashed_on() -> None:
     assert state.pass_time(1) == A.TimePassed(0, 1, 29.0)
 
 
+@pytest.mark.parametrize("seconds", [0, -5, float("nan"), "30"])
+def test_a_draw_time_that_is_no_positive_number_is_refused(seconds: object) -> None:
+    with pytest.raises(TableError, match=f"the draw time is a positive number of seconds, not {seconds!r}"):
+        TableState.start("draw5", [40, 40], seed=4, draw_seconds=seconds)  # type: ignore[arg-type]
+
+
 # ------------------------------------------------------------------ betting limits, pots
 
 
