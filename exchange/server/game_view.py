@@ -127,7 +127,7 @@ def _status(view: BettorView, hand: HandView) -> str:
 
 
 def _market(view: BettorView) -> dict[str, Any]:
-    """One market of the game: its status and each selection's, with best prices and equity."""
+    """One market of the game: its status, minimum stake, and each selection's status, best prices and equity."""
     selections = []
     for hand in view.hands:
         book = hand.book
@@ -147,6 +147,7 @@ def _market(view: BettorView) -> dict[str, Any]:
         "marketName": view.market_kind.label,
         "status": str(market_status(view.market_status)),
         "marketStatus": view.market_status.value,
+        "minStake": apiformat.money(view.min_stake),
         "selections": selections,
     }
 

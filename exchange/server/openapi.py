@@ -158,6 +158,8 @@ _SNAPSHOT = {
                             "High (marketType WIN) and Low (LOW)", "items": {"type": "object", "properties": {
                     "marketId": {"type": "string"}, "marketType": {"enum": ["WIN", "LOW"]},
                     "status": {"type": "string"},
+                    "minStake": {"type": "number", "description": "the smallest size an order on the market may "
+                                 "have (else INVALID_BET_SIZE)"},
                     "selections": {"type": "array", "items": _SELECTION}}}},
             },
         },

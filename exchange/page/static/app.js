@@ -29,7 +29,10 @@ const state = {
   pnl: new Map(), // market id -> Map(selection id -> pennies): the server's "if wins" (listMarketProfitAndLoss)
 };
 
-const table = new TableView({ onPrice: (bet) => slip.fill(bet), onLadder: () => refreshLadders(true) });
+const table = new TableView({
+  onPrice: (bet) => slip.fill({ ...bet, minStake: currentMarkets().find((m) => m.marketId === bet.marketId)?.minStake }),
+  onLadder: () => refreshLadders(true),
+});
 const slip = new Slip({ onSubmit: place, onMissing: (words) => notify(`Not placed: ${words}`) });
 const results = new Results($("results"));
 

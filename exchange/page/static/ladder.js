@@ -53,8 +53,12 @@ export function oddsProblem(text) {
     words: `Odds ${typed} are not on the ladder: the nearest are ${formatPrice(below)} and ${formatPrice(above)}.` };
 }
 
-/** What is wrong with a stake typed as ``text`` ("2.50"), or null; ``missing`` as for :func:`oddsProblem`. */
-export function stakeProblem(text) {
+/**
+ * What is wrong with a stake typed as ``text`` ("2.50"), or null; ``missing`` as for :func:`oddsProblem`. A stake
+ * below ``minimum`` pennies (the market's minimum stake, as the server publishes it) is a ``stop`` problem: the
+ * page knows the rule, so it says so and sends nothing.
+ */
+export function stakeProblem(text, minimum = null) {
   const typed = String(text).trim();
   if (typed === "") return { missing: true, words: "Give a stake in pounds." };
   const n = Number(typed);
@@ -62,6 +66,9 @@ export function stakeProblem(text) {
   if (n <= 0) return { missing: false, words: `Stake ${typed} must be more than £0.` };
   if (Math.abs(n * 100 - Math.round(n * 100)) > 1e-6) {
     return { missing: false, words: `Stake ${typed} has more than two decimals: give pounds and pence, e.g. 2.50.` };
+  }
+  if (minimum !== null && Math.round(n * 100) < minimum) {
+    return { missing: false, stop: true, words: `Stake ${typed} is below this market's minimum stake, ${money(minimum)}.` };
   }
   return null;
 }

@@ -100,17 +100,19 @@ export class Orders {
 export class Slip {
   /**
    * ``onSubmit(bet)`` with the odds and stake as numbers; ``onMissing(words)`` instead when a field holds no number
-   * (the server would name it "price 0" or "required"): what else is wrong the slip says, and the server refuses.
+   * (the server would name it "price 0" or "required") or the stake is below the market's minimum: what else is
+   * wrong the slip says, and the server refuses.
    */
   constructor({ onSubmit, onMissing }) {
     this.bet = null;
+    this.minimum = null; // the market's minimum stake in pennies, when the server gives it
     this.form = $("slip-form");
     this.price = $("slip-price");
     this.stake = $("slip-stake");
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
       if (!this.bet) return;
-      const missing = [oddsProblem(this.price.value), stakeProblem(this.stake.value)].find((p) => p?.missing);
+      const missing = [oddsProblem(this.price.value), this.stakeProblem()].find((p) => p?.missing || p?.stop);
       if (missing) onMissing(missing.words);
       else onSubmit({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
     });
@@ -126,8 +128,10 @@ export class Slip {
     });
   }
 
-  fill({ marketId, selectionId, name, side, price }) {
+  /** Fill the slip for a bet; ``minStake`` is the market's minimum stake in pounds as the server gives it, if it does. */
+  fill({ marketId, selectionId, name, side, price, minStake }) {
     this.bet = { marketId, selectionId, name, side };
+    this.minimum = minStake ? pennies(minStake) : null;
     this.price.value = price ? formatPrice(hundredths(price)) : "";
     $("slip-empty").hidden = true;
     this.form.hidden = false;
@@ -142,7 +146,7 @@ export class Slip {
   /** The profit or liability of the bet as filled in, or what is wrong with its odds or stake. */
   describe() {
     if (!this.bet) return;
-    const problem = oddsProblem(this.price.value) ?? stakeProblem(this.stake.value);
+    const problem = oddsProblem(this.price.value) ?? this.stakeProblem();
     let words = problem?.words;
     if (!problem) {
       const x100 = hundredths(this.price.value);
@@ -152,6 +156,10 @@ export class Slip {
         : `Liability ${money(-winnings(stake, x100, "LAY"))} if ${this.bet.name} wins; you win ${money(stake)} if it loses.`;
     }
     setText($("slip-outcome"), words);
+  }
+
+  stakeProblem() {
+    return stakeProblem(this.stake.value, this.minimum);
   }
 
   clear() {

@@ -1,0 +1,75 @@
+"""The bet slip and the lists of bets as a trader meets them, in headless Chromium on a live Hold'em table.
+
+One server (no house, on a virtual clock) and one browser for the module; each
+test starts from a fresh game in a fresh browser context, logged in as ``demo``,
+and ends by checking the page logged no console error. What the page shows is
+checked against what the server's API-NG answers the same account.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from exchange.server import keys
+from tests.page.harness import ApiClient, LiveServer, watched_page
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = LiveServer(tmp_path_factory.mktemp("page-slip") / "exchange.db")
+    live.start()
+    live.add_account("bob", "pw-bob", 100_000)
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def page(browser: Browser, server: LiveServer) -> Iterator[Page]:
+    """A fresh tab, logged in as ``demo``, at the table of a fresh game."""
+    server.to_game_time(0, next_game=True)
+    with watched_page(browser, f"{server.url}/#/table/holdem") as tab:
+        tab.get_by_role("button", name="Log in").click()
+        expect(tab.locator("#who")).to_have_text("demo")
+        expect(tab.locator("#markets .market")).to_have_count(1)
+        yield tab
+
+
+def set_min_stake(server: LiveServer, minor: int) -> None:
+    """The channel's minimum stake for the games dealt from now on."""
+    def change() -> None:
+        channel = server.app[keys.SERVICE].channels[server.channel]
+        channel.config = dataclasses.replace(channel.config, min_stake=minor)
+
+    server.run(change)
+
+
+def test_the_slip_stops_a_stake_below_the_markets_minimum_before_sending(page: Page, server: LiveServer) -> None:
+    """The minimum is the one the server publishes for the market (the snapshot's ``minStake``), £5.00 on this
+    game: £4.99 is said to be too small in the slip and not sent; £5.00 is placed."""
+    set_min_stake(server, 500)
+    try:
+        server.to_game_time(0, next_game=True)  # a game whose market was created with the new minimum
+        market = server.snapshot()["game"]["markets"][0]
+        assert market["minStake"] == 5.0
+        demo = ApiClient(server.url, "demo", "demo")
+        expect(page.locator("#game-id")).to_contain_text(market["marketId"])
+        page.locator("tr[data-selection='1'] button.price.back.best").click()
+        page.locator("#slip-price").fill("3")
+        page.locator("#slip-stake").fill("4.99")
+        words = "Stake 4.99 is below this market's minimum stake, £5.00."
+        expect(page.locator("#slip-outcome")).to_have_text(words)
+        page.locator("#slip-confirm").click()
+        expect(page.locator("#notice")).to_have_text(f"Not placed: {words}")
+        assert demo.current_orders(market["marketId"]) == []
+        page.locator("#slip-stake").fill("5")
+        expect(page.locator("#slip-outcome")).to_have_text("Profit £10.00 if Hand 1 wins; you risk £5.00.")
+        page.locator("#slip-confirm").click()
+        expect(page.locator("#notice")).to_contain_text("for £5.00 placed")
+        [placed] = demo.current_orders(market["marketId"])
+        assert placed["priceSize"] == {"price": 3.0, "size": 5.0}
+    finally:
+        set_min_stake(server, 200)
