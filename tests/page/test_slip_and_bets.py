@@ -9,13 +9,14 @@ checked against what the server's API-NG answers the same account.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.server import keys
-from tests.page.harness import ApiClient, LiveServer, watched_page
+from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +74,26 @@ def test_the_slip_stops_a_stake_below_the_markets_minimum_before_sending(page: P
         assert placed["priceSize"] == {"price": 3.0, "size": 5.0}
     finally:
         set_min_stake(server, 200)
+
+
+def test_a_bet_matched_at_several_prices_shows_its_exact_average_marked_as_one(page: Page,
+                                                                             server: LiveServer) -> None:
+    """£2 at 3.00 and £2 at 3.05 average 3.025; £6 at 2.00 and £2 at 2.02 average 2.005. Rounded to two decimals
+    they would read as ladder prices that never traded (3.02 or 3.03, 2.01): each is shown as API-NG gives it,
+    to the decimals it needs (up to four), marked "avg"; a bet filled at one price shows that price. The settled
+    bets show the same once the game has settled."""
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    for selection, price, size in ((1, 3.0, 2), (1, 3.05, 2), (2, 2.0, 6), (2, 2.02, 2), (3, 5.0, 2)):
+        bob.place(market, selection, "LAY", price, size)
+    bets = {demo.place(market, 1, "BACK", 3.0, 4)["betId"]: "£4.00 at avg 3.025",
+            demo.place(market, 2, "BACK", 2.0, 8)["betId"]: "£8.00 at avg 2.005",
+            demo.place(market, 3, "BACK", 4.5, 2)["betId"]: "£2.00 at 5.00"}
+    server.advance(0)
+    averages = {o["betId"]: o["averagePriceMatched"] for o in demo.current_orders(market)}
+    assert [averages[bet] for bet in bets] == [3.025, 2.005, 5.0]
+    for bet, words in bets.items():
+        expect(page.locator(f"#matched li[data-bet='{bet}']")).to_have_text(re.compile(rf"{re.escape(words)}$"))
+    server.to_game_time(window_opens(4) + WINDOW_MS)  # the Turn window closes: the river, settlement
+    for hand, words in enumerate(bets.values(), start=1):
+        expect(page.locator("#settled-bets li", has_text=f"{market} Hand {hand}")).to_contain_text(words)

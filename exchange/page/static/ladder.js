@@ -79,6 +79,18 @@ export function formatPrice(x100) {
   return x100 >= 1000 ? String(Number(s)) : s;
 }
 
+/**
+ * A bet's average matched price, in ten-thousandths (API-NG gives it to four decimals): a ladder price as any other
+ * ("3.05"), else "avg 3.025" with the decimals it needs. Rounded to two decimals an average reads as a ladder
+ * price that never traded (2.005, £6 at 2.00 and £2 at 2.02, would be "2.01").
+ */
+export function formatAverage(x10k) {
+  if (x10k === null || x10k === undefined) return "";
+  if (x10k % 100 === 0 && onLadder(x10k / 100)) return formatPrice(x10k / 100);
+  const decimals = String(x10k % 10000).padStart(4, "0").replace(/0{1,2}$/, "");
+  return `avg ${Math.floor(x10k / 10000)}.${decimals}`;
+}
+
 /** An amount in pounds from the wire (12.34) in pennies. */
 export function pennies(amount) {
   return Math.round(Number(amount) * 100);

@@ -2,14 +2,15 @@
 // and the lists of bets. Money is held in pennies and prices in hundredths: no float arithmetic on money.
 
 import { $, h, replaceChildren, setText } from "./dom.js";
-import { formatPrice, hundredths, money, oddsProblem, pennies, stakeProblem, stepPrice, winnings } from "./ladder.js";
+import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies, stakeProblem, stepPrice, winnings }
+  from "./ladder.js";
 
 /** An order normalised from an Exchange Stream ``uo`` entry. */
 function fromStream(marketId, selectionId, uo) {
   return {
     betId: String(uo.id), marketId, selectionId, side: uo.side === "B" ? "BACK" : "LAY",
     price: hundredths(uo.p), size: pennies(uo.s), matched: pennies(uo.sm ?? 0), remaining: pennies(uo.sr ?? 0),
-    avgPrice: uo.avp ? hundredths(uo.avp) : null, avg10k: tenThousandths(uo.avp), complete: uo.status === "EC", cancelled: pennies(uo.sc ?? 0),
+    avg10k: tenThousandths(uo.avp), complete: uo.status === "EC", cancelled: pennies(uo.sc ?? 0),
     lapsed: pennies(uo.sl ?? 0), voided: pennies(uo.sv ?? 0),
   };
 }
@@ -19,8 +20,7 @@ function fromApi(o) {
   return {
     betId: String(o.betId), marketId: o.marketId, selectionId: o.selectionId, side: o.side,
     price: hundredths(o.priceSize.price), size: pennies(o.priceSize.size), matched: pennies(o.sizeMatched ?? 0),
-    remaining: pennies(o.sizeRemaining ?? 0), avgPrice: o.averagePriceMatched ? hundredths(o.averagePriceMatched) : null,
-    avg10k: tenThousandths(o.averagePriceMatched),
+    remaining: pennies(o.sizeRemaining ?? 0), avg10k: tenThousandths(o.averagePriceMatched),
     complete: o.status === "EXECUTION_COMPLETE", cancelled: pennies(o.sizeCancelled ?? 0),
     lapsed: pennies(o.sizeLapsed ?? 0), voided: pennies(o.sizeVoided ?? 0),
   };
@@ -187,7 +187,7 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
   }) : [h("li", { class: "muted" }, "none")]);
   replaceChildren($("matched"), matched.length ? matched.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
     h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
-    h("span", {}, `${money(o.matched)} at ${formatPrice(o.avgPrice ?? o.price)}`))) : [h("li", { class: "muted" }, "none")]);
+    h("span", {}, `${money(o.matched)} at ${formatAverage(o.avg10k ?? o.price * 100)}`))) : [h("li", { class: "muted" }, "none")]);
   const gone = orders.filter((o) => o.cancelled > 0 || o.lapsed > 0 || o.voided > 0);
   const why = (o) => [o.cancelled > 0 ? `${money(o.cancelled)} at ${formatPrice(o.price)} cancelled` : "",
     o.lapsed > 0 ? `${money(o.lapsed)} at ${formatPrice(o.price)} lapsed` : "",
@@ -205,7 +205,7 @@ export function renderSettled(markets, bets) {
     h("td", {}, money(pennies(m.commission ?? 0))))) : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, "none yet"))]);
   replaceChildren($("settled-bets"), bets.map((b) => h("li", { class: b.side },
     h("span", { class: "tag" }, b.side), h("span", {}, `${b.marketId} ${b.itemDescription?.runnerDesc ?? `Selection ${b.selectionId}`}`),
-    h("span", {}, `${money(pennies(b.sizeSettled ?? 0))} at ${formatPrice(hundredths(b.priceMatched ?? b.priceRequested))}`),
+    h("span", {}, `${money(pennies(b.sizeSettled ?? 0))} at ${formatAverage(tenThousandths(b.priceMatched ?? b.priceRequested))}`),
     h("span", { class: "acts" }, `profit ${money(pennies(b.profit ?? 0))}`))));
 }
 
