@@ -12,11 +12,12 @@ import dataclasses
 import re
 from collections.abc import Iterator
 
+import aiohttp
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.server import keys
-from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
+from tests.page.harness import APP_KEY, WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +98,65 @@ def test_a_bet_matched_at_several_prices_shows_its_exact_average_marked_as_one(p
     server.to_game_time(window_opens(4) + WINDOW_MS)  # the Turn window closes: the river, settlement
     for hand, words in enumerate(bets.values(), start=1):
         expect(page.locator("#settled-bets li", has_text=f"{market} Hand {hand}")).to_contain_text(words)
+
+
+class HeldStreams:
+    """Exchange Stream connections an account holds from elsewhere (other tabs, a bot), opened on the server's loop."""
+
+    def __init__(self, server: LiveServer, client: ApiClient) -> None:
+        self.server, self.token = server, client.headers["X-Authentication"]
+        self.session: aiohttp.ClientSession | None = None
+        self.sockets: list[aiohttp.ClientWebSocketResponse] = []
+
+    def open(self, count: int) -> None:
+        async def opening() -> None:
+            self.session = self.session or aiohttp.ClientSession()
+            for _ in range(count):
+                ws = await self.session.ws_connect(f"{self.server.url}/stream")
+                await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": self.token})
+                await ws.send_json({"op": "orderSubscription", "id": 2})
+                while (message := await ws.receive_json()).get("id") != 1:
+                    pass
+                assert message["statusCode"] == "SUCCESS", message
+                self.sockets.append(ws)
+
+        self.server.call(opening)
+
+    def close(self, count: int) -> None:
+        async def closing() -> None:
+            for _ in range(count):
+                await self.sockets.pop().close()
+            if not self.sockets and self.session is not None:
+                await self.session.close()
+
+        self.server.call(closing)
+
+
+def test_a_tab_past_the_accounts_stream_connections_says_so_and_keeps_its_bets_current(
+        browser: Browser, server: LiveServer) -> None:
+    """The account holds its ten stream connections elsewhere: the page's own is refused. The page says so where
+    the bets are listed (in the server's words), reads the bets over API-NG meanwhile, so a fill by another
+    trader still shows, and takes the stream back once a connection is free."""
+    server.to_game_time(0, next_game=True)
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    held = HeldStreams(server, demo)
+    held.open(10)
+    try:
+        with watched_page(browser, f"{server.url}/#/table/holdem") as page:
+            page.get_by_role("button", name="Log in").click()
+            feed = page.locator("#orders-feed")
+            expect(feed).to_contain_text("MAX_CONNECTION_LIMIT_EXCEEDED")
+            expect(feed).to_contain_text("the account has 10 stream connections open")
+            resting = demo.place(market, 1, "BACK", 3.0, 4)["betId"]
+            bob.place(market, 1, "LAY", 3.0, 4)
+            server.advance(0)
+            expect(page.locator(f"#matched li[data-bet='{resting}']")).to_contain_text("£4.00 at 3.00")
+            expect(page.locator("#exposure")).to_have_text("£4.00")
+            held.close(1)
+            expect(feed).to_be_hidden()
+            later = demo.place(market, 2, "BACK", 50, 2)["betId"]
+            server.advance(0)
+            expect(page.locator(f"#unmatched li[data-bet='{later}']")).to_contain_text("£2.00 at 50")
+    finally:
+        held.close(len(held.sockets))

@@ -4,7 +4,7 @@
 
 import { ApiRefusal, Session, instructionRefusal } from "./api.js";
 import { $, h, replaceChildren, setText } from "./dom.js";
-import { gamesFeed, orderFeed } from "./feeds.js";
+import { LIMIT_RETRY_MS, gamesFeed, orderFeed } from "./feeds.js";
 import { formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { STATUS_WORDS, TableView, roundWords } from "./table.js";
 import { Results } from "./results.js";
@@ -22,6 +22,7 @@ const state = {
   session: new Session(),
   orders: new Orders(),
   orderFeed: null,
+  ordersPoll: null, // the timer reading the bets over API-NG while the order stream is refused for the connection limit
   resultsLoaded: false, // whether each channel's past results were asked of the server (a live server only)
   replay: null, // the replay's state when this page shows a backtest
   connected: false, // the games feed is open
@@ -390,17 +391,40 @@ function startSession() {
     onRefused(words, status) {
       // A session logged out elsewhere or expired: the page is logged out too, and says why.
       if (status.connectionClosed && status.errorCode === "INVALID_SESSION_INFORMATION") endSession();
+      if (status.errorCode === "MAX_CONNECTION_LIMIT_EXCEEDED") return ordersUnstreamed(words);
       notify(`The order stream refused: ${words}`);
     },
+    onLive: ordersStreamed,
   });
   refreshFunds();
   refreshSettled();
   refreshOrders();
 }
 
+/**
+ * The account holds every stream connection it may (other tabs, a bot): the page says so where the bets are
+ * listed and reads them over API-NG every few seconds instead, while the stream is tried again as often.
+ */
+function ordersUnstreamed(words) {
+  const note = $("orders-feed");
+  setText(note, `Your bets are read every ${LIMIT_RETRY_MS / 1000} s, not streamed: ${words}`);
+  note.hidden = false;
+  if (state.ordersPoll === null) {
+    state.ordersPoll = setInterval(() => Promise.all([refreshOrders(), refreshFunds()]), LIMIT_RETRY_MS);
+  }
+}
+
+/** The order stream is (back) on: what changed while it was not is in its image. */
+function ordersStreamed() {
+  clearInterval(state.ordersPoll);
+  state.ordersPoll = null;
+  $("orders-feed").hidden = true;
+}
+
 function endSession() {
   state.orderFeed?.stop();
   state.orderFeed = null;
+  ordersStreamed();
   state.session.token = null;
   sessionStorage.removeItem("session");
   state.orders.clear();

@@ -4,6 +4,8 @@
 import { APP_KEY } from "./api.js";
 
 const RETRY_MS = [500, 1000, 2000, 5000];
+/** How often a connection refused for the account's stream connection limit is tried again. */
+export const LIMIT_RETRY_MS = 5000;
 
 function wsUrl(path) {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
@@ -17,6 +19,7 @@ class Reconnecting {
     this.stopped = false;
     this.failures = 0;
     this.ws = null;
+    this.retryMs = null; // the wait before the next try, when the server said how long it should be
     this.connect();
   }
 
@@ -41,7 +44,8 @@ class Reconnecting {
     ws.addEventListener("close", () => {
       if (this.ws !== ws || this.stopped) return;
       this.handlers.onState?.("reconnecting");
-      const delay = RETRY_MS[Math.min(this.failures, RETRY_MS.length - 1)];
+      const delay = this.retryMs ?? RETRY_MS[Math.min(this.failures, RETRY_MS.length - 1)];
+      this.retryMs = null;
       this.failures += 1;
       setTimeout(() => this.connect(), delay);
     });
@@ -67,9 +71,11 @@ export function gamesFeed({ onChannels, onSnapshot, onReplay, onState }) {
 /**
  * The Exchange Stream's order subscription for ``token``: ``onOrders(oc, image)`` with each ``ocm``'s order
  * changes (``image`` true for the image of the executable orders each connection starts with, then false for the
- * deltas of the orders that changed), ``onRefused(words, status)`` when the server refuses or ends the session.
+ * deltas of the orders that changed), ``onRefused(words, status)`` when the server refuses or ends the session,
+ * ``onLive()`` when the subscription is accepted. A refusal that closes the connection ends the feed, except the
+ * account's connection limit: then it is tried again every :data:`LIMIT_RETRY_MS`, until a connection is free.
  */
-export function orderFeed(token, { onOrders, onRefused }) {
+export function orderFeed(token, { onOrders, onRefused, onLive }) {
   const feed = new Reconnecting("/stream", {
     onOpen(ws) {
       ws.send(JSON.stringify({ op: "authentication", id: 1, appKey: APP_KEY, session: token }));
@@ -77,8 +83,10 @@ export function orderFeed(token, { onOrders, onRefused }) {
     },
     onMessage(message) {
       if (message.op === "ocm" && message.oc) onOrders(message.oc, message.ct === "SUB_IMAGE");
+      else if (message.op === "status" && message.statusCode === "SUCCESS" && message.id === 2) onLive?.();
       else if (message.op === "status" && message.statusCode === "FAILURE") {
-        if (message.connectionClosed) feed.stop();
+        if (message.errorCode === "MAX_CONNECTION_LIMIT_EXCEEDED") feed.retryMs = LIMIT_RETRY_MS;
+        else if (message.connectionClosed) feed.stop();
         onRefused(`${message.errorMessage ?? ""} (${message.errorCode})`, message);
       }
     },
