@@ -160,3 +160,30 @@ def test_a_tab_past_the_accounts_stream_connections_says_so_and_keeps_its_bets_c
             expect(page.locator(f"#unmatched li[data-bet='{later}']")).to_contain_text("£2.00 at 50")
     finally:
         held.close(len(held.sockets))
+
+
+def test_a_slip_left_open_follows_its_market_through_a_window_close_and_a_new_game(page: Page,
+                                                                                 server: LiveServer) -> None:
+    """Filled in the Deal window and left open: when the window closes the slip says the market is suspended and
+    will not place; when the next one opens it is placeable again; when the game is over the slip for its market
+    is cleared and says why, rather than send the next game's bet to a settled market."""
+    market = server.snapshot()["game"]["id"]
+    demo = ApiClient(server.url, "demo", "demo")
+    page.locator("tr[data-selection='1'] button.price.back.best").click()
+    page.locator("#slip-price").fill("3")
+    confirm, outcome = page.locator("#slip-confirm"), page.locator("#slip-outcome")
+    expect(outcome).to_have_text("Profit £4.00 if Hand 1 wins; you risk £2.00.")
+    server.advance(WINDOW_MS)  # the Deal window closes
+    expect(outcome).to_have_text("The market is suspended until its next betting window opens.")
+    expect(confirm).to_be_disabled()
+    page.locator("tr[data-selection='2'] button.price.lay.best").click()  # a slip filled while suspended says so
+    expect(outcome).to_have_text("The market is suspended until its next betting window opens.")
+    page.locator("#slip-price").fill("3")
+    server.to_game_time(window_opens(2))
+    expect(outcome).to_have_text("Liability £4.00 if Hand 2 wins; you win £2.00 if it loses.")
+    expect(confirm).to_be_enabled()
+    server.to_game_time(0, next_game=True)
+    expect(page.locator("#slip-form")).to_be_hidden()
+    expect(page.locator("#slip-empty")).to_have_text(f"Market {market} has closed: its slip was cleared. "
+                                                      "Click a price to fill the slip.")
+    assert demo.current_orders(market) == []

@@ -31,7 +31,10 @@ const state = {
 };
 
 const table = new TableView({
-  onPrice: (bet) => slip.fill({ ...bet, minStake: currentMarkets().find((m) => m.marketId === bet.marketId)?.minStake }),
+  onPrice(bet) {
+    slip.fill({ ...bet, minStake: currentMarkets().find((m) => m.marketId === bet.marketId)?.minStake });
+    slip.follow(currentMarkets());
+  },
   onLadder: () => refreshLadders(true),
 });
 const slip = new Slip({ onSubmit: place, onMissing: (words) => notify(`Not placed: ${words}`) });
@@ -132,6 +135,7 @@ function renderTable() {
     showEquity: state.showEquity,
     pnl: (market) => (market.status !== "CLOSED" && state.pnl.get(market.marketId)) || state.orders.pnl(market),
   });
+  slip.follow(currentMarkets());
   renderMyOrders();
   tick();
   refreshLadders(false);
@@ -195,7 +199,10 @@ function tick() {
 function route() {
   const match = /^#\/table\/(.+)$/.exec(location.hash);
   const channel = match ? decodeURIComponent(match[1]) : null;
-  if (channel !== state.current) table.reset();
+  if (channel !== state.current) {
+    table.reset();
+    slip.clear();
+  }
   state.current = channel;
   $("lobby").hidden = channel !== null;
   $("table").hidden = channel === null;

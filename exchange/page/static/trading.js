@@ -106,12 +106,13 @@ export class Slip {
   constructor({ onSubmit, onMissing }) {
     this.bet = null;
     this.minimum = null; // the market's minimum stake in pennies, when the server gives it
+    this.blocked = null; // why the bet cannot be placed now (its market suspended, its selection out), or null
     this.form = $("slip-form");
     this.price = $("slip-price");
     this.stake = $("slip-stake");
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (!this.bet) return;
+      if (!this.bet || this.blocked) return;
       const missing = [oddsProblem(this.price.value), this.stakeProblem()].find((p) => p?.missing || p?.stop);
       if (missing) onMissing(missing.words);
       else onSubmit({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
@@ -131,6 +132,7 @@ export class Slip {
   /** Fill the slip for a bet; ``minStake`` is the market's minimum stake in pounds as the server gives it, if it does. */
   fill({ marketId, selectionId, name, side, price, minStake }) {
     this.bet = { marketId, selectionId, name, side };
+    this.blocked = null;
     this.minimum = minStake ? pennies(minStake) : null;
     this.price.value = price ? formatPrice(hundredths(price)) : "";
     $("slip-empty").hidden = true;
@@ -143,12 +145,35 @@ export class Slip {
     (price ? this.stake : this.price).focus();
   }
 
-  /** The profit or liability of the bet as filled in, or what is wrong with its odds or stake. */
+  /**
+   * Keep the slip to its market as the table changes (``markets``: the game's, as the snapshot gives them): it says
+   * so and will not place while the market is suspended or its selection out, and is cleared once the market has
+   * closed or left the table (a new game), rather than send a bet there.
+   */
+  follow(markets) {
+    if (!this.bet) return;
+    const market = markets.find((m) => m.marketId === this.bet.marketId);
+    if (!market || market.status === "CLOSED") {
+      this.clear(`Market ${this.bet.marketId} has closed: its slip was cleared.`);
+      return;
+    }
+    const selection = market.selections.find((s) => s.selectionId === this.bet.selectionId);
+    let blocked = null;
+    if (market.status !== "OPEN") blocked = "The market is suspended until its next betting window opens.";
+    else if (selection && selection.status !== "IN_PLAY") blocked = `${this.bet.name} can no longer win: it takes no bets.`;
+    if (blocked !== this.blocked) {
+      this.blocked = blocked;
+      this.describe();
+    }
+  }
+
+  /** The profit or liability of the bet as filled in, what is wrong with its odds or stake, or why it cannot be placed. */
   describe() {
     if (!this.bet) return;
+    $("slip-confirm").disabled = this.blocked !== null;
     const problem = oddsProblem(this.price.value) ?? this.stakeProblem();
-    let words = problem?.words;
-    if (!problem) {
+    let words = this.blocked ?? problem?.words;
+    if (!this.blocked && !problem) {
       const x100 = hundredths(this.price.value);
       const stake = pennies(this.stake.value);
       words = this.bet.side === "BACK"
@@ -162,9 +187,12 @@ export class Slip {
     return stakeProblem(this.stake.value, this.minimum);
   }
 
-  clear() {
+  /** Empty the slip; ``why`` it was emptied, when not by the trader, is said in its place. */
+  clear(why = "") {
     this.bet = null;
+    this.blocked = null;
     this.form.hidden = true;
+    setText($("slip-empty"), `${why ? `${why} ` : ""}Click a price to fill the slip.`);
     $("slip-empty").hidden = false;
   }
 }
