@@ -49,6 +49,19 @@ def set_min_stake(server: LiveServer, minor: int) -> None:
     server.run(change)
 
 
+def settle(server: LiveServer) -> None:
+    """Close the game's windows one by one until its market settles: at the river, or early where a reveal decides
+    it (the next game is then a playing window away: the clock stops at the close that settled it)."""
+    market = server.snapshot()["game"]["id"]
+    for number in (1, 2, 3, 4):
+        server.to_game_time(window_opens(number) + WINDOW_MS)
+        game = server.snapshot()["game"]
+        assert game["id"] == market
+        if game["markets"][0]["status"] == "CLOSED":
+            return
+    raise AssertionError(f"{market} did not settle at the river")
+
+
 def test_the_slip_stops_a_stake_below_the_markets_minimum_before_sending(page: Page, server: LiveServer) -> None:
     """The minimum is the one the server publishes for the market (the snapshot's ``minStake``), £5.00 on this
     game: £4.99 is said to be too small in the slip and not sent; £5.00 is placed."""
@@ -95,7 +108,7 @@ def test_a_bet_matched_at_several_prices_shows_its_exact_average_marked_as_one(p
     assert [averages[bet] for bet in bets] == [3.025, 2.005, 5.0]
     for bet, words in bets.items():
         expect(page.locator(f"#matched li[data-bet='{bet}']")).to_have_text(re.compile(rf"{re.escape(words)}$"))
-    server.to_game_time(window_opens(4) + WINDOW_MS)  # the Turn window closes: the river, settlement
+    settle(server)
     for hand, words in enumerate(bets.values(), start=1):
         expect(page.locator("#settled-bets li", has_text=f"{market} Hand {hand}")).to_contain_text(words)
 
@@ -187,3 +200,22 @@ def test_a_slip_left_open_follows_its_market_through_a_window_close_and_a_new_ga
     expect(page.locator("#slip-empty")).to_have_text(f"Market {market} has closed: its slip was cleared. "
                                                       "Click a price to fill the slip.")
     assert demo.current_orders(market) == []
+
+
+def test_if_wins_stays_the_servers_exact_figure_once_the_market_has_settled(page: Page, server: LiveServer) -> None:
+    """£240 backed on Hand 1 takes £100 at 3.05 and £140 at 3.00 (average 3.020833…): it wins £485.00 if Hand 1
+    wins, as listMarketProfitAndLoss says while the market is open. Once settled the figure stays; the page's
+    own sum from the average to four decimals (3.0208) would make it £484.99."""
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bob.place(market, 1, "LAY", 3.0, 200)
+    bob.place(market, 1, "LAY", 3.05, 100)
+    demo.place(market, 1, "BACK", 3.0, 240)
+    server.advance(0)
+    [answer] = demo.call("listMarketProfitAndLoss", {"marketIds": [market]})
+    assert answer["profitAndLosses"][0] == {"selectionId": 1, "ifWin": 485.0}
+    if_wins = page.locator("tr[data-selection='1'] .pnl")
+    expect(if_wins).to_have_text("if wins +£485.00")
+    settle(server)
+    expect(page.locator(".market-status")).to_have_text("settled")
+    expect(if_wins).to_have_text("if wins +£485.00")

@@ -133,7 +133,8 @@ function renderTable() {
   const snapshot = entry.snapshot;
   table.render(state.channels.get(state.current), snapshot, {
     showEquity: state.showEquity,
-    pnl: (market) => (market.status !== "CLOSED" && state.pnl.get(market.marketId)) || state.orders.pnl(market),
+    // Voided: nothing (every match refunded). Else the server's exact figures, kept once the market has closed.
+    pnl: (market) => (market.marketStatus !== "VOID" && state.pnl.get(market.marketId)) || state.orders.pnl(market),
   });
   slip.follow(currentMarkets());
   renderMyOrders();
@@ -284,14 +285,16 @@ async function refreshOrders() {
 /**
  * Each open market's "if wins" as the server counts it (listMarketProfitAndLoss, settled bets included): exact
  * over every fill, where the page knows only each bet's average price to four decimals. The server answers for
- * open markets only: a closed one shows the page's own sum (nothing once voided).
+ * open markets only (one that has just closed is left out): a market's last figures are kept when it closes, as
+ * settlement changes none of them; one closed before the page opened shows the page's own sum (nothing once voided).
  */
 async function refreshPnl() {
-  const marketIds = currentMarkets().filter((m) => m.status !== "CLOSED").map((m) => m.marketId);
+  const markets = currentMarkets();
+  const marketIds = markets.filter((m) => m.status !== "CLOSED").map((m) => m.marketId);
+  for (const id of [...state.pnl.keys()]) if (!markets.some((m) => m.marketId === id)) state.pnl.delete(id);
   if (!state.session.loggedIn || state.replay || !marketIds.length) return;
   try {
     const answer = await state.session.betting("listMarketProfitAndLoss", { marketIds, includeSettledBets: true });
-    state.pnl.clear();
     for (const market of answer) {
       state.pnl.set(market.marketId, new Map(market.profitAndLosses.map((p) => [p.selectionId, pennies(p.ifWin)])));
     }
