@@ -219,3 +219,15 @@ def test_if_wins_stays_the_servers_exact_figure_once_the_market_has_settled(page
     settle(server)
     expect(page.locator(".market-status")).to_have_text("settled")
     expect(if_wins).to_have_text("if wins +£485.00")
+
+
+def test_a_double_click_on_place_places_one_bet(page: Page, server: LiveServer) -> None:
+    """A second click while the first order is on its way is not a second order."""
+    market = server.snapshot()["game"]["id"]
+    demo = ApiClient(server.url, "demo", "demo")
+    page.locator("tr[data-selection='1'] button.price.back.best").click()
+    page.locator("#slip-price").fill("50")
+    page.locator("#slip-confirm").dblclick()
+    expect(page.locator("#notice")).to_contain_text("Back Hand 1 at 50 for £2.00 placed")
+    expect(page.locator("#unmatched li")).to_have_count(1)
+    assert len(demo.current_orders(market)) == 1

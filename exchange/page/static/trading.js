@@ -107,15 +107,17 @@ export class Slip {
     this.bet = null;
     this.minimum = null; // the market's minimum stake in pennies, when the server gives it
     this.blocked = null; // why the bet cannot be placed now (its market suspended, its selection out), or null
+    this.sending = false; // an order from the slip is on its way: another click is not another order
+    this.onSubmit = onSubmit;
     this.form = $("slip-form");
     this.price = $("slip-price");
     this.stake = $("slip-stake");
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (!this.bet || this.blocked) return;
+      if (!this.bet || this.blocked || this.sending) return;
       const missing = [oddsProblem(this.price.value), this.stakeProblem()].find((p) => p?.missing || p?.stop);
       if (missing) onMissing(missing.words);
-      else onSubmit({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
+      else this.send({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
     });
     $("slip-clear").addEventListener("click", () => this.clear());
     this.price.addEventListener("input", () => this.describe());
@@ -170,7 +172,7 @@ export class Slip {
   /** The profit or liability of the bet as filled in, what is wrong with its odds or stake, or why it cannot be placed. */
   describe() {
     if (!this.bet) return;
-    $("slip-confirm").disabled = this.blocked !== null;
+    $("slip-confirm").disabled = this.blocked !== null || this.sending;
     const problem = oddsProblem(this.price.value) ?? this.stakeProblem();
     let words = this.blocked ?? problem?.words;
     if (!this.blocked && !problem) {
@@ -185,6 +187,18 @@ export class Slip {
 
   stakeProblem() {
     return stakeProblem(this.stake.value, this.minimum);
+  }
+
+  /** Send ``bet`` by ``onSubmit`` (which answers once the server has), the slip held meanwhile. */
+  async send(bet) {
+    this.sending = true;
+    $("slip-confirm").disabled = true;
+    try {
+      await this.onSubmit(bet);
+    } finally {
+      this.sending = false;
+      this.describe();
+    }
   }
 
   /** Empty the slip; ``why`` it was emptied, when not by the trader, is said in its place. */
