@@ -231,3 +231,21 @@ def test_a_double_click_on_place_places_one_bet(page: Page, server: LiveServer) 
     expect(page.locator("#notice")).to_contain_text("Back Hand 1 at 50 for £2.00 placed")
     expect(page.locator("#unmatched li")).to_have_count(1)
     assert len(demo.current_orders(market)) == 1
+
+
+def test_focus_returns_to_the_price_cell_once_the_bet_is_placed(page: Page, server: LiveServer) -> None:
+    """A keyboard trader who filled the slip from a price cell is back on that cell once the bet is placed (or the
+    slip cleared), not at the top of the page."""
+    for done in ("Enter", "Clear"):
+        cell = page.locator(f"tr[data-selection='{2 if done == 'Enter' else 3}'] button.price.back.best")
+        cell.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#slip-price")).to_be_focused()
+        page.keyboard.type("60")
+        if done == "Enter":
+            page.keyboard.press("Enter")
+            expect(page.locator("#notice")).to_contain_text("Back Hand 2 at 60 for £2.00 placed")
+        else:
+            page.get_by_role("button", name="Clear").click()
+        expect(page.locator("#slip-form")).to_be_hidden()
+        expect(cell).to_be_focused()

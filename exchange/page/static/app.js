@@ -232,7 +232,7 @@ async function place(bet) {
     const matched = pennies(done.sizeMatched ?? 0);
     notify(`${bet.side === "BACK" ? "Back" : "Lay"} ${bet.name} at ${formatPrice(hundredths(bet.price))} for ` +
       `${money(pennies(bet.size))} placed: ${money(matched)} matched (bet ${done.betId}).`, true);
-    slip.clear();
+    slip.done();
   } catch (err) {
     refused(err);
   }

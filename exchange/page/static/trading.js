@@ -108,6 +108,7 @@ export class Slip {
     this.minimum = null; // the market's minimum stake in pennies, when the server gives it
     this.blocked = null; // why the bet cannot be placed now (its market suspended, its selection out), or null
     this.sending = false; // an order from the slip is on its way: another click is not another order
+    this.origin = null; // the element (a price cell) that filled the slip, where focus goes back when it is done
     this.onSubmit = onSubmit;
     this.form = $("slip-form");
     this.price = $("slip-price");
@@ -119,7 +120,7 @@ export class Slip {
       if (missing) onMissing(missing.words);
       else this.send({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
     });
-    $("slip-clear").addEventListener("click", () => this.clear());
+    $("slip-clear").addEventListener("click", () => this.done());
     this.price.addEventListener("input", () => this.describe());
     this.stake.addEventListener("input", () => this.describe());
     this.price.addEventListener("keydown", (event) => {
@@ -135,6 +136,7 @@ export class Slip {
   fill({ marketId, selectionId, name, side, price, minStake }) {
     this.bet = { marketId, selectionId, name, side };
     this.blocked = null;
+    this.origin = document.activeElement instanceof HTMLButtonElement ? document.activeElement : null;
     this.minimum = minStake ? pennies(minStake) : null;
     this.price.value = price ? formatPrice(hundredths(price)) : "";
     $("slip-empty").hidden = true;
@@ -201,10 +203,18 @@ export class Slip {
     }
   }
 
+  /** The trader is done with the slip (the bet placed, or cleared): empty it, and focus goes back where it came from. */
+  done() {
+    const origin = this.origin;
+    this.clear();
+    if (origin?.isConnected && origin.offsetParent !== null) origin.focus();
+  }
+
   /** Empty the slip; ``why`` it was emptied, when not by the trader, is said in its place. */
   clear(why = "") {
     this.bet = null;
     this.blocked = null;
+    this.origin = null;
     this.form.hidden = true;
     setText($("slip-empty"), `${why ? `${why} ` : ""}Click a price to fill the slip.`);
     $("slip-empty").hidden = false;
