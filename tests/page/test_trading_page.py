@@ -330,3 +330,24 @@ def test_the_page_follows_orders_the_stream_ends_a_reconnection_included(page: P
     expect(page.locator(f"#unmatched li[data-bet='{lapsing}']")).to_have_count(1)
     server.advance(WINDOW_MS)  # the Deal window closes: what rests lapses
     expect(page.locator(f"#unmatched li[data-bet='{lapsing}']")).to_have_count(0)
+
+
+def test_a_game_voided_by_a_misdeal_before_its_first_window_reads_void(page: Page, server: LiveServer) -> None:
+    """Two hole cards exposed at the deal: a misdeal, and the game's market is voided before any window opened (no
+    round). The lobby says so rather than "Starting"."""
+    def inject() -> None:
+        channel = server.app[keys.SERVICE].channels["holdem"]
+        following = channel.current.number + 1
+        channel.irregularities = scripted({following: IrregularityPlan(
+            Irregularity(Kind.EXPOSED_HOLE_CARDS, cards=(0, 3)), at_permille=0)})
+
+    server.run(inject)
+    server.to_game_time(0, next_game=True)
+    game = server.snapshot()["game"]
+    assert (game["roundName"], game["markets"][0]["marketStatus"]) == (None, "VOID")
+    [result] = requests.get(f"{server.url}/games/v1/channels/holdem/results?limit=1", timeout=5).json()["results"]
+    assert result["id"] == game["id"] and result["markets"][0]["result"] == "VOID"
+    lobby = page.locator(".lobby-card[data-channel='holdem']")
+    expect(lobby.locator(".lobby-game")).to_have_text(game["id"])
+    expect(lobby.locator(".lobby-round")).to_have_text("Void")
+    expect(lobby.locator(".lobby-time")).to_have_text("void")

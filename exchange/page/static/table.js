@@ -266,11 +266,14 @@ function exposedCard(card, dead) {
   return drawn;
 }
 
+/** The round as the lobby and the table name it: "Flop", "Flop · suspended", "Turn · result", "Void" (a game
+ * voided before its first window, by a misdeal, has no round), "Starting". */
 export function roundWords(game) {
-  if (!game.roundName) return "Starting";
   if (game.markets.length && game.markets.every((m) => m.status === "CLOSED")) {
-    return `${game.roundName} · ${game.markets.every((m) => m.marketStatus === "VOID") ? "void" : "result"}`;
+    const end = game.markets.every((m) => m.marketStatus === "VOID") ? "void" : "result";
+    return game.roundName ? `${game.roundName} · ${end}` : `${end[0].toUpperCase()}${end.slice(1)}`;
   }
+  if (!game.roundName) return "Starting";
   return game.bettingOpen ? game.roundName : `${game.roundName} · suspended`;
 }
 
