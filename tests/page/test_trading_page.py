@@ -334,7 +334,8 @@ def test_the_page_follows_orders_the_stream_ends_a_reconnection_included(page: P
 
 def test_a_game_voided_by_a_misdeal_before_its_first_window_reads_void(page: Page, server: LiveServer) -> None:
     """Two hole cards exposed at the deal: a misdeal, and the game's market is voided before any window opened (no
-    round). The lobby says so rather than "Starting"."""
+    round). The lobby says so rather than "Starting", and the recent results name the void and its reason, as the
+    results route does, rather than "no winner" (what the game's last snapshot alone would give)."""
     def inject() -> None:
         channel = server.app[keys.SERVICE].channels["holdem"]
         following = channel.current.number + 1
@@ -351,3 +352,5 @@ def test_a_game_voided_by_a_misdeal_before_its_first_window_reads_void(page: Pag
     expect(lobby.locator(".lobby-game")).to_have_text(game["id"])
     expect(lobby.locator(".lobby-round")).to_have_text("Void")
     expect(lobby.locator(".lobby-time")).to_have_text("void")
+    expect(page.locator(f"#results li[data-game='{game['id']}']")).to_contain_text(
+        f"void ({result['markets'][0]['voidReason']})")

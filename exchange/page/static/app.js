@@ -106,6 +106,7 @@ function noteResult(message, previous) {
   if (results.has(game.id)) return;
   results.add(message.channel, snapshot.channel.name, message.pt ?? Date.now(), game);
   renderResults();
+  results.load(message.channel).then(renderResults); // the server's record: a void's reason, an early settlement
   if (state.session.loggedIn && previous?.game?.id === game.id) {
     refreshFunds();
     refreshSettled();

@@ -1,6 +1,8 @@
 // Recent results: the games that ended, newest first. On load and at each channel switch they come from the
 // server's results route (games settled before the page opened); afterwards each game the games stream shows
-// settling joins them. At a table only that channel's games are listed; in the lobby every channel's.
+// settling joins them at once, then is replaced by the route's record of it (which alone says why a game was
+// voided, and which markets settled early). At a table only that channel's games are listed; in the lobby every
+// channel's.
 
 import { h, replaceChildren } from "./dom.js";
 
@@ -36,7 +38,8 @@ export class Results {
       id: entry.id, channelId: null, channelName: entry.channel, endedMs: -i, game: entry.game }));
   }
 
-  /** Fetch a channel's last games from the server (``GET /games/v1/channels/{id}/results``); false if refused. */
+  /** Fetch a channel's last games from the server (``GET /games/v1/channels/{id}/results``), its records replacing
+   * what the page had of them; false if refused. */
   async load(channelId) {
     let answer;
     try {
@@ -46,9 +49,7 @@ export class Results {
     } catch {
       return false;
     }
-    for (const result of answer.results ?? []) {
-      if (!this.has(result.id)) this.add(channelId, result.channel?.name ?? channelId, result.endedMs, result);
-    }
+    for (const result of answer.results ?? []) this.add(channelId, result.channel?.name ?? channelId, result.endedMs, result);
     return true;
   }
 
@@ -69,7 +70,7 @@ function item({ id, channelName, game }) {
   const many = game.markets.length > 1;
   const parts = game.markets.map((m) => {
     const name = many ? `${m.marketName ?? m.marketId}: ` : "";
-    if (m.result === "VOID") return `${name}void${m.voidReason ? ` (${m.voidReason})` : ""}`;
+    if (m.result === "VOID" || m.marketStatus === "VOID") return `${name}void${m.voidReason ? ` (${m.voidReason})` : ""}`;
     const won = m.selections.filter((s) => s.status === "WINNER" || s.status === "TIED_DEAD_HEAT");
     const words = won.map((s) => `${s.name}${s.status === "TIED_DEAD_HEAT" ? " (dead heat)" : ""}`).join(", ");
     return `${name}${words ? `won by ${words}` : "no winner"}${m.early ? " (settled early)" : ""}`;
