@@ -354,3 +354,18 @@ def test_a_game_voided_by_a_misdeal_before_its_first_window_reads_void(page: Pag
     expect(lobby.locator(".lobby-time")).to_have_text("void")
     expect(page.locator(f"#results li[data-game='{game['id']}']")).to_contain_text(
         f"void ({result['markets'][0]['voidReason']})")
+
+
+def test_a_lobby_card_keeps_the_keyboards_focus_as_the_games_move_on(page: Page, server: LiveServer) -> None:
+    """A keyboard trader tabs to a table in the lobby; snapshots keep coming (a price, the next window): the card
+    stays focused, its round and game updated in place, and Enter opens the table."""
+    card = page.locator(".lobby-card[data-channel='holdem']")
+    expect(card.locator(".lobby-round")).to_have_text("Deal")
+    card.focus()
+    ApiClient(server.url, "bob", "pw-bob").place(server.snapshot()["game"]["id"], 1, "LAY", 3.0, 2)
+    server.to_game_time(window_opens(2))
+    expect(card.locator(".lobby-round")).to_have_text("Pre-flop")
+    expect(card).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#table")).to_be_visible()
+    expect(page.locator("#round-name")).to_have_text("Pre-flop")

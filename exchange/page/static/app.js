@@ -113,19 +113,33 @@ function noteResult(message, previous) {
   }
 }
 
+/** The lobby's cards: built once per channel list, then only their texts change (a focused card keeps focus). */
+const lobby = { key: null, cards: new Map() };
+
 function renderLobby() {
-  const cards = [...state.channels.values()].map((channel) => {
-    const entry = state.snapshots.get(channel.id);
-    const game = entry?.snapshot.game;
-    return h("a", { class: "lobby-card", href: `#/table/${encodeURIComponent(channel.id)}`, dataset: { channel: channel.id } },
-      h("h2", {}, channel.name),
-      h("dl", {},
-        h("dt", {}, "Game"), h("dd", { class: "lobby-game" }, game ? game.id : "—"),
-        h("dt", {}, "Round"), h("dd", { class: "lobby-round" }, game ? roundWords(game) : "—"),
-        h("dt", {}, "Time left"), h("dd", { class: "lobby-time", dataset: { channel: channel.id } }, timeLeft(channel.id)),
-        h("dt", {}, "Windows"), h("dd", {}, `${channel.bettingWindowTime} s betting, ${channel.playingWindowTime} s playing`)));
-  });
-  replaceChildren($("lobby-list"), cards.length ? cards : [h("p", { class: "muted" }, "No channels yet.")]);
+  const channels = [...state.channels.values()];
+  const key = JSON.stringify(channels.map((c) => [c.id, c.name, c.bettingWindowTime, c.playingWindowTime]));
+  if (key !== lobby.key) {
+    lobby.key = key;
+    lobby.cards.clear();
+    const cards = channels.map((channel) => {
+      const cells = { game: h("dd", { class: "lobby-game" }), round: h("dd", { class: "lobby-round" }) };
+      lobby.cards.set(channel.id, cells);
+      return h("a", { class: "lobby-card", href: `#/table/${encodeURIComponent(channel.id)}`, dataset: { channel: channel.id } },
+        h("h2", {}, channel.name),
+        h("dl", {},
+          h("dt", {}, "Game"), cells.game,
+          h("dt", {}, "Round"), cells.round,
+          h("dt", {}, "Time left"), h("dd", { class: "lobby-time", dataset: { channel: channel.id } }, timeLeft(channel.id)),
+          h("dt", {}, "Windows"), h("dd", {}, `${channel.bettingWindowTime} s betting, ${channel.playingWindowTime} s playing`)));
+    });
+    replaceChildren($("lobby-list"), cards.length ? cards : [h("p", { class: "muted" }, "No channels yet.")]);
+  }
+  for (const [id, cells] of lobby.cards) {
+    const game = state.snapshots.get(id)?.snapshot.game;
+    setText(cells.game, game ? game.id : "—");
+    setText(cells.round, game ? roundWords(game) : "—");
+  }
 }
 
 function renderTable() {
