@@ -249,3 +249,26 @@ def test_focus_returns_to_the_price_cell_once_the_bet_is_placed(page: Page, serv
             page.get_by_role("button", name="Clear").click()
         expect(page.locator("#slip-form")).to_be_hidden()
         expect(cell).to_be_focused()
+
+
+def test_new_odds_being_typed_for_an_unmatched_bet_survive_the_next_snapshot(page: Page,
+                                                                           server: LiveServer) -> None:
+    """Prices move while a trader types new odds for a resting bet: the snapshots that bring them leave the field
+    as typed and focused, and Change moves the bet to those odds."""
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bet = demo.place(market, 2, "BACK", 50, 2)["betId"]
+    server.advance(0)
+    field = page.get_by_label(f"New odds for bet {bet}")
+    expect(field).to_have_value("50")
+    field.fill("4")
+    bob.place(market, 1, "LAY", 3.0, 2)  # a snapshot with a new price on the table
+    server.advance(0)
+    expect(page.locator("tr[data-selection='1'] button.price.back.best")).to_contain_text("3.00")
+    expect(field).to_have_value("4")
+    expect(field).to_be_focused()
+    page.keyboard.type("6")
+    page.locator(f"#unmatched li[data-bet='{bet}']").get_by_role("button", name="Change").click()
+    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 46.")
+    [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
+    assert moved["priceSize"]["price"] == 46.0

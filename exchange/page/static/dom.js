@@ -33,3 +33,15 @@ export function setClass(el, name) {
 export function replaceChildren(el, children) {
   el.replaceChildren(...children);
 }
+
+/**
+ * Make ``el``'s children exactly ``children``, in order, touching only what changed: a child already in its place
+ * is not moved, so a focused field in it keeps its focus and what is typed there.
+ */
+export function keepChildren(el, children) {
+  const kept = new Set(children);
+  for (const child of [...el.children]) if (!kept.has(child)) child.remove();
+  children.forEach((child, i) => {
+    if (el.children[i] !== child) el.insertBefore(child, el.children[i] ?? null);
+  });
+}

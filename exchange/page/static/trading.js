@@ -1,7 +1,7 @@
 // A trader's side of the page: own orders (from the order stream and API-NG), the "if it wins" P&L, the bet slip,
 // and the lists of bets. Money is held in pennies and prices in hundredths: no float arithmetic on money.
 
-import { $, h, replaceChildren, setText } from "./dom.js";
+import { $, h, keepChildren, replaceChildren, setText } from "./dom.js";
 import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies, stakeProblem, stepPrice, winnings }
   from "./ladder.js";
 
@@ -221,6 +221,29 @@ export class Slip {
   }
 }
 
+/** Each unmatched bet's row as drawn: kept while the bet is, so the odds being typed in it survive each redraw. */
+const unmatchedRows = new Map(); // bet id -> {key, li, amount}
+const NONE_UNMATCHED = h("li", { class: "muted" }, "none");
+
+/** An unmatched bet's row, the one drawn before when it still fits: only its remaining stake is updated. */
+function unmatchedRow(o, name, { onCancel, onReplace, readOnly }) {
+  const key = JSON.stringify([o.side, name, o.price, o.marketId, readOnly]);
+  let row = unmatchedRows.get(o.betId);
+  if (row?.key !== key) {
+    const input = h("input", { "aria-label": `New odds for bet ${o.betId}`, value: formatPrice(o.price), inputmode: "decimal" });
+    const amount = h("span", {});
+    const li = h("li", { class: o.side, dataset: { bet: o.betId } },
+      h("span", { class: "tag" }, o.side), h("span", {}, name), amount,
+      readOnly ? null : h("span", { class: "acts" }, input,
+        h("button", { type: "button", onclick: () => onReplace(o, input.value) }, "Change"),
+        h("button", { type: "button", onclick: () => onCancel(o) }, "Cancel")));
+    row = { key, li, amount };
+    unmatchedRows.set(o.betId, row);
+  }
+  setText(row.amount, `${money(o.remaining)} at ${formatPrice(o.price)}`);
+  return row.li;
+}
+
 /** The unmatched, matched, and cancelled, lapsed or voided bets on the table's markets, with cancel and change-price
  * on each unmatched one. What rested unmatched when its window closed is listed lapsed; a match a dealer's error
  * voided leaves the matched list for the last one. */
@@ -228,15 +251,9 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
   const unmatched = orders.filter((o) => o.remaining > 0 && !o.complete);
   const matched = orders.filter((o) => o.matched > 0);
   const label = (o) => names(o);
-  replaceChildren($("unmatched"), unmatched.length ? unmatched.map((o) => {
-    const input = h("input", { "aria-label": `New odds for bet ${o.betId}`, value: formatPrice(o.price), inputmode: "decimal" });
-    return h("li", { class: o.side, dataset: { bet: o.betId } },
-      h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
-      h("span", {}, `${money(o.remaining)} at ${formatPrice(o.price)}`),
-      readOnly ? null : h("span", { class: "acts" }, input,
-        h("button", { type: "button", onclick: () => onReplace(o, input.value) }, "Change"),
-        h("button", { type: "button", onclick: () => onCancel(o) }, "Cancel")));
-  }) : [h("li", { class: "muted" }, "none")]);
+  const rows = unmatched.map((o) => unmatchedRow(o, label(o), { onCancel, onReplace, readOnly }));
+  for (const id of [...unmatchedRows.keys()]) if (!unmatched.some((o) => o.betId === id)) unmatchedRows.delete(id);
+  keepChildren($("unmatched"), rows.length ? rows : [NONE_UNMATCHED]);
   replaceChildren($("matched"), matched.length ? matched.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
     h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
     h("span", {}, `${money(o.matched)} at ${formatAverage(o.avg10k ?? o.price * 100)}`))) : [h("li", { class: "muted" }, "none")]);
