@@ -272,3 +272,20 @@ def test_new_odds_being_typed_for_an_unmatched_bet_survive_the_next_snapshot(pag
     expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 46.")
     [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
     assert moved["priceSize"]["price"] == 46.0
+
+
+def test_an_open_ladder_shows_the_latest_prices_after_a_quick_change(page: Page, server: LiveServer) -> None:
+    """The full ladder is read at most every 400 ms: a change within that time of the last read is shown once the
+    time is up, not left out until some later snapshot."""
+    market = server.snapshot()["game"]["id"]
+    bob = ApiClient(server.url, "bob", "pw-bob")
+    bob.place(market, 1, "LAY", 3.0, 10)
+    server.advance(0)
+    page.get_by_role("button", name="Full ladder of Hand 1").click()
+    price = page.get_by_role("button", name="Back Hand 1 at 3.00", exact=True)
+    expect(price).to_have_text("£10")
+    bob.place(market, 1, "LAY", 3.0, 5)  # more at the same odds, and a new level
+    bob.place(market, 1, "LAY", 2.9, 4)
+    server.advance(0)
+    expect(page.get_by_role("button", name="Back Hand 1 at 2.90", exact=True)).to_have_text("£4")
+    expect(price).to_have_text("£15")

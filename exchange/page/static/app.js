@@ -27,6 +27,7 @@ const state = {
   replay: null, // the replay's state when this page shows a backtest
   connected: false, // the games feed is open
   ladderAt: 0,
+  ladderTimer: null, // a read of the open ladders due once LADDER_REFRESH_MS has passed since the last
   pnl: new Map(), // market id -> Map(selection id -> pennies): the server's "if wins" (listMarketProfitAndLoss)
 };
 
@@ -360,7 +361,8 @@ async function clearedOrders(params) {
   return rows;
 }
 
-/** The full ladders open on the table: over API-NG when logged in (throttled), else the best offers known. */
+/** The full ladders open on the table: over API-NG when logged in (at most every LADDER_REFRESH_MS, the last change
+ * included), else the best offers known. */
 async function refreshLadders(now) {
   const open = table.openLadders();
   if (!open.length) return;
@@ -372,7 +374,15 @@ async function refreshLadders(now) {
     }
     return;
   }
-  if (!now && performance.now() - state.ladderAt < LADDER_REFRESH_MS) return;
+  const since = performance.now() - state.ladderAt;
+  if (!now && since < LADDER_REFRESH_MS) {
+    // Read once the time is up, so the last change before a quiet spell is shown too.
+    state.ladderTimer ??= setTimeout(() => {
+      state.ladderTimer = null;
+      refreshLadders(true);
+    }, LADDER_REFRESH_MS - since);
+    return;
+  }
   state.ladderAt = performance.now();
   const marketIds = [...new Set(open.map(([m]) => m))];
   try {
