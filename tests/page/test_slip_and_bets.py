@@ -289,3 +289,26 @@ def test_an_open_ladder_shows_the_latest_prices_after_a_quick_change(page: Page,
     server.advance(0)
     expect(page.get_by_role("button", name="Back Hand 1 at 2.90", exact=True)).to_have_text("£4")
     expect(price).to_have_text("£15")
+
+
+def test_a_price_in_an_open_ladder_keeps_the_keyboards_focus_as_the_ladder_refreshes(page: Page,
+                                                                                    server: LiveServer) -> None:
+    """A price focused in the full ladder stays focused as the ladder is read again (its size updated in place),
+    so Enter fills the slip at it."""
+    market = server.snapshot()["game"]["id"]
+    bob = ApiClient(server.url, "bob", "pw-bob")
+    bob.place(market, 1, "LAY", 3.0, 10)
+    server.advance(0)
+    page.get_by_role("button", name="Full ladder of Hand 1").click()
+    price = page.get_by_role("button", name="Back Hand 1 at 3.00", exact=True)
+    expect(price).to_have_text("£10")
+    price.focus()
+    bob.place(market, 1, "LAY", 3.0, 5)
+    bob.place(market, 1, "LAY", 3.05, 4)  # a level above it
+    server.advance(0)
+    expect(page.get_by_role("button", name="Back Hand 1 at 3.05", exact=True)).to_have_text("£4")
+    expect(price).to_have_text("£15")
+    expect(price).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#slip-what")).to_have_text(f"Back Hand 1 · {market}")
+    expect(page.locator("#slip-price")).to_have_value("3.00")

@@ -3,7 +3,7 @@
 // The grid is built once per game and market shape, then only its texts change: focus stays, nothing jumps.
 
 import { cardCode, drawCard, drawCards } from "./cards.js";
-import { $, h, replaceChildren, setClass, setText } from "./dom.js";
+import { $, h, keepChildren, replaceChildren, setClass, setText } from "./dom.js";
 import { formatPrice, hundredths, pennies, shortMoney, signedMoney } from "./ladder.js";
 
 const DEPTH = 3;
@@ -192,11 +192,15 @@ export class TableView {
     fillPrices(cells.lays, sel.bestAvailableToLayPrices ?? [], "Lay", sel.name, cells.where);
   }
 
-  /** Show a full ladder (API-NG runner ``ex``) in the ladder opened for ``marketId``/``selectionId``. */
+  /**
+   * Show a full ladder (API-NG runner ``ex``) in the ladder opened for ``marketId``/``selectionId``. Each price's
+   * row is built once and its sizes updated in place, so a price focused (or being clicked) is not replaced.
+   */
   showLadder(marketId, selectionId, ex, note) {
     const open = this.ladders.get(`${marketId}:${selectionId}`);
     if (!open) return;
     if (!ex) {
+      open.tbody = null;
       replaceChildren(open.body, [h("p", { class: "muted" }, note)]);
       return;
     }
@@ -205,18 +209,38 @@ export class TableView {
     for (const { price, size } of ex.availableToLay ?? []) {
       levels.set(hundredths(price), { ...(levels.get(hundredths(price)) ?? {}), lay: pennies(size) });
     }
-    const prices = [...levels.keys()].sort((a, b) => b - a);
-    const cell = (side, x100, size) => h("td", { class: side === "BACK" ? "b" : "l" }, size === undefined ? "" :
-      h("button", { type: "button", "aria-label": `${side === "BACK" ? "Back" : "Lay"} ${open.sel.name}${open.where ? `${open.where},` : ""} at ${formatPrice(x100)}`,
-        onclick: () => this.onPrice({ marketId, selectionId, name: open.sel.name, side, price: x100 / 100 }) },
-      shortMoney(size)));
-    const rows = prices.map((x100) => {
-      const level = levels.get(x100);
-      return h("tr", {}, cell("BACK", x100, level.back), h("th", { scope: "row" }, formatPrice(x100)),
-        cell("LAY", x100, level.lay));
-    });
-    replaceChildren(open.body, [h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "to back"), h("th", {}, "odds"),
-      h("th", {}, "to lay"))), h("tbody", {}, rows.length ? rows : [h("tr", {}, h("td", { colspan: 3 }, "no prices"))]))]);
+    if (!open.tbody) {
+      open.tbody = h("tbody", {});
+      open.rows = new Map(); // price in hundredths -> its row
+      replaceChildren(open.body, [h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, "to back"), h("th", {}, "odds"),
+        h("th", {}, "to lay"))), open.tbody)]);
+    }
+    for (const x100 of [...open.rows.keys()]) if (!levels.has(x100)) open.rows.delete(x100);
+    const rows = [...levels.keys()].sort((a, b) => b - a).map((x100) => this.ladderRow(open, x100, levels.get(x100)));
+    keepChildren(open.tbody, rows.length ? rows : [h("tr", {}, h("td", { colspan: 3 }, "no prices"))]);
+  }
+
+  /** The row of the open ladder ``open`` at ``x100``, built once; its sizes (``level``: back and lay) set now. */
+  ladderRow(open, x100, level) {
+    let row = open.rows.get(x100);
+    if (!row) {
+      const cell = (side) => ({ td: h("td", { class: side === "BACK" ? "b" : "l" }), button: h("button", {
+        type: "button", "aria-label": `${side === "BACK" ? "Back" : "Lay"} ${open.sel.name}${open.where ? `${open.where},` : ""} at ${formatPrice(x100)}`,
+        onclick: () => this.onPrice({ marketId: open.market, selectionId: open.sel.selectionId, name: open.sel.name, side,
+          price: x100 / 100 }) }) });
+      row = { back: cell("BACK"), lay: cell("LAY") };
+      row.tr = h("tr", {}, row.back.td, h("th", { scope: "row" }, formatPrice(x100)), row.lay.td);
+      open.rows.set(x100, row);
+    }
+    for (const [part, size] of [[row.back, level.back], [row.lay, level.lay]]) {
+      if (size === undefined) {
+        part.button.remove();
+      } else {
+        setText(part.button, shortMoney(size));
+        if (part.button.parentNode !== part.td) part.td.append(part.button);
+      }
+    }
+    return row.tr;
   }
 
   openLadders() {
