@@ -312,3 +312,23 @@ def test_a_price_in_an_open_ladder_keeps_the_keyboards_focus_as_the_ladder_refre
     page.keyboard.press("Enter")
     expect(page.locator("#slip-what")).to_have_text(f"Back Hand 1 · {market}")
     expect(page.locator("#slip-price")).to_have_value("3.00")
+
+
+def test_opening_a_ladder_on_a_phone_leaves_the_price_grid_as_it_was(page: Page, server: LiveServer) -> None:
+    """A phone's width shows only the best price of each side: a ladder opened under a hand spans those columns,
+    and every price cell keeps its width (the ladder's row spanning the hidden ones squeezed them till "Back"
+    and the prices no longer fitted)."""
+    market = server.snapshot()["game"]["id"]
+    ApiClient(server.url, "bob", "pw-bob").place(market, 1, "LAY", 3.0, 150.5)
+    server.advance(0)
+    page.set_viewport_size({"width": 390, "height": 844})
+    best = page.locator("tr[data-selection='1'] button.price.back.best")
+    expect(best).to_have_text("3.00£150")
+    width = best.bounding_box()["width"]
+    page.get_by_role("button", name="Full ladder of Hand 1").click()
+    expect(page.locator(".ladder-row")).to_contain_text("£150")
+    assert best.bounding_box()["width"] == width
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.set_viewport_size({"width": 1280, "height": 900})  # and back to a laptop's: all six columns again
+    expect(page.locator("tr[data-selection='1'] button.price.back[data-level='2']")).to_be_visible()
+    assert page.locator(".ladder-row td").first.bounding_box()["width"] > best.bounding_box()["width"] * 6

@@ -28,7 +28,8 @@ export class TableView {
     this.exposedKey = null;
     this.marketsKey = null;
     this.cells = new Map(); // `${marketId}:${selectionId}` -> the row's elements
-    this.ladders = new Map(); // same key -> {row, body} of an open ladder
+    this.ladders = new Map(); // same key -> {row, cell, under, body, …} of an open ladder
+    window.addEventListener("resize", () => this.fitLadders());
   }
 
   reset() {
@@ -164,9 +165,11 @@ export class TableView {
       ladderButton.setAttribute("aria-expanded", String(open));
       if (open) {
         const ladderBody = h("div", { class: "ladder" }, h("p", { class: "muted" }, "loading the ladder…"));
-        const ladderRow = h("tr", { class: "ladder-row" }, h("td", { colspan: 7 }, ladderBody));
+        const cell = h("td", {}, ladderBody);
+        const ladderRow = h("tr", { class: "ladder-row" }, cell);
         row.after(ladderRow);
-        this.ladders.set(key, { row: ladderRow, body: ladderBody, market: market.marketId, sel, where });
+        this.ladders.set(key, { row: ladderRow, cell, under: row, body: ladderBody, market: market.marketId, sel, where });
+        this.fitLadders();
       } else {
         this.ladders.get(key)?.row.remove();
         this.ladders.delete(key);
@@ -241,6 +244,16 @@ export class TableView {
       }
     }
     return row.tr;
+  }
+
+  /**
+   * Each open ladder spans the columns its grid shows (a phone's width hides the deeper prices): a span over hidden
+   * columns would make columns of its own and squeeze the prices. Again on each resize.
+   */
+  fitLadders() {
+    for (const { cell, under } of this.ladders.values()) {
+      cell.colSpan = [...under.cells].filter((c) => getComputedStyle(c).display !== "none").length;
+    }
   }
 
   openLadders() {
