@@ -354,3 +354,17 @@ def money(pounds: float) -> str:
     """Pounds as the page shows them: "£1,234.50", "−£2.00"."""
     sign = "−" if pounds < 0 else ""
     return f"{sign}£{abs(pounds):,.2f}"
+
+
+def test_each_bet_listed_says_which_market_it_is_on(page: Page, server: LiveServer) -> None:
+    """A back of Hand 1 on the High market and one on the Low are two different bets: the lists name the market
+    of each (on a one-market table the selection alone is enough)."""
+    high, low = markets(server)
+    demo = ApiClient(server.url, "demo", "demo")
+    bets = {market: demo.place(market, 1, "BACK", 80, 2)["betId"] for market in (high, low)}
+    server.advance(0)
+    for market, name in ((high, "High"), (low, "Low")):
+        expect(page.locator(f"#unmatched li[data-bet='{bets[market]}']")).to_contain_text(f"Hand 1 · {name}£2.00 at 80")
+    server.advance(WINDOW_MS)  # both lapse
+    for market, name in ((high, "High"), (low, "Low")):
+        expect(page.locator(f"#cancelled li[data-bet='{bets[market]}']")).to_contain_text(f"Hand 1 · {name}£2.00 at 80")

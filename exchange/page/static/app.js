@@ -6,7 +6,7 @@ import { ApiRefusal, Session, instructionRefusal } from "./api.js";
 import { $, h, replaceChildren, setText } from "./dom.js";
 import { LIMIT_RETRY_MS, gamesFeed, orderFeed } from "./feeds.js";
 import { formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
-import { STATUS_WORDS, TableView, roundWords } from "./table.js";
+import { STATUS_WORDS, TableView, marketTitle, roundWords } from "./table.js";
 import { Results } from "./results.js";
 import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
 
@@ -163,9 +163,12 @@ function currentMarkets() {
   return game ? game.markets : [];
 }
 
+/** A bet's selection by name; with several markets on the table, the market's too ("Hand 1 · Low"). */
 function selectionName(marketId, selectionId) {
-  const market = currentMarkets().find((m) => m.marketId === marketId);
-  return market?.selections.find((s) => s.selectionId === selectionId)?.name ?? `Selection ${selectionId}`;
+  const markets = currentMarkets();
+  const market = markets.find((m) => m.marketId === marketId);
+  const name = market?.selections.find((s) => s.selectionId === selectionId)?.name ?? `Selection ${selectionId}`;
+  return market && markets.length > 1 ? `${name} · ${marketTitle(market)}` : name;
 }
 
 function renderMyOrders() {

@@ -314,7 +314,8 @@ export function roundWords(game) {
   return game.bettingOpen ? game.roundName : `${game.roundName} · suspended`;
 }
 
-function marketTitle(market) {
+/** A market's name as its grid is titled: its ``marketName`` ("High", "Low"), else from its id's suffix. */
+export function marketTitle(market) {
   if (market.marketName) return market.marketName;
   const suffix = market.marketId.split(".").pop();
   return { hi: "High", high: "High", lo: "Low", low: "Low" }[suffix.toLowerCase()] ?? market.marketId;
