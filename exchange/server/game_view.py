@@ -68,7 +68,8 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
     """Channel ``name``'s snapshot as a spectator sees it now; None if the server runs no such channel.
 
     Beside the Games API's fields: each selection's ``equity`` (its exact dead-heat share as a float) and
-    ``equityExact`` (the same as a fraction ``"p/q"``), and the game's ``bettingWindowRemainingMs``.
+    ``equityExact`` (the same as a fraction ``"p/q"``), with ``equityStderr`` where the equity is a Monte Carlo
+    estimate (its standard error), and the game's ``bettingWindowRemainingMs``.
     """
     channel = service.channels.get(name)
     if channel is None:
@@ -140,6 +141,8 @@ def _market(view: BettorView) -> dict[str, Any]:
             "lastPriceTraded": None if book is None or book.last_traded_tick is None
             else apiformat.tick_price(book.last_traded_tick),
             **apiformat.equity(hand.equity),
+            # A Monte Carlo estimate (a game with too many deals to count in a window) says so, with its error.
+            **({} if hand.stderr is None else {"equityStderr": round(float(hand.stderr), 6)}),
         })
     return {
         "marketId": view.market_id,

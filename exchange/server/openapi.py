@@ -129,6 +129,8 @@ _SELECTION = {
         "equity": {"type": "number", "description": "the selection's exact dead-heat share of the pot (0 to 1), "
                    "as the engine computed it at the last reveal (not in Betfair's Games API)"},
         "equityExact": {"type": "string", "description": "the same share as an exact fraction, \"p/q\""},
+        "equityStderr": {"type": "number", "description": "only where the equity is a Monte Carlo estimate (a game "
+                         "with too many deals to count within a window): its standard error, as a share"},
     },
 }
 

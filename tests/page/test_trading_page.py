@@ -100,7 +100,7 @@ def test_the_lobby_and_a_table_show_each_card_in_its_window(page: Page, server: 
     equity = page.locator("tr[data-selection='1'] .equity")
     share = server.snapshot()["game"]["markets"][0]["selections"][0]["equity"]
     expect(equity).to_have_text(f"equity {share * 100:.2f}%")
-    page.get_by_label("Exact equity").uncheck()
+    page.get_by_label("Equity", exact=True).uncheck()
     expect(equity).to_have_text("")
 
     # Keyboard: a price cell is a button; Enter on it fills the slip. The quotes lapsed when the Flop window

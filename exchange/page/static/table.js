@@ -185,8 +185,9 @@ export class TableView {
     if (!cells) return;
     setClass(cells.row, `sel-row ${sel.status}`);
     setText(cells.status, sel.status === "IN_PLAY" ? "" : STATUS_WORDS[sel.status] ?? sel.status);
-    setText(cells.equity, extras.showEquity && sel.equity !== undefined ? `equity ${(sel.equity * 100).toFixed(2)}%` : "");
-    cells.equity.title = sel.equityExact ? `exact share ${sel.equityExact}` : "";
+    setText(cells.equity, extras.showEquity && sel.equity !== undefined ? equityWords(sel) : "");
+    cells.equity.title = sel.equityStderr ? `Monte Carlo estimate, standard error ${(sel.equityStderr * 100).toFixed(2)}%`
+      : sel.equityExact ? `exact share ${sel.equityExact}` : "";
     setText(cells.ltp, sel.lastPriceTraded ? `last ${formatPrice(hundredths(sel.lastPriceTraded))}` : "");
     const mine = pnl?.get(sel.selectionId);
     setText(cells.pnl, mine === undefined ? "" : `if wins ${signedMoney(mine)}`);
@@ -259,6 +260,12 @@ export class TableView {
   openLadders() {
     return [...this.ladders.values()].map((l) => [l.market, l.sel.selectionId]);
   }
+}
+
+/** A selection's equity: exact to two decimals ("equity 31.74%"), or an estimate as one ("equity ≈27.5% ±0.8"). */
+function equityWords(sel) {
+  if (!sel.equityStderr) return `equity ${(sel.equity * 100).toFixed(2)}%`;
+  return `equity ≈${(sel.equity * 100).toFixed(1)}% ±${(sel.equityStderr * 100).toFixed(1)}`;
 }
 
 /** Fill a row's price cells of one side; ``where`` names the market (", Low market") where there are several. */
