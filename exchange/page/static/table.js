@@ -62,7 +62,7 @@ export class TableView {
 
   renderHands(game) {
     const hands = game.gameData?.hands ?? [];
-    const key = JSON.stringify(hands.map((hand) => [hand.name, hand.cards, hand.status]));
+    const key = JSON.stringify(hands.map((hand) => [hand.name, hand.cards, hand.status, hand.draws]));
     if (key === this.handsKey) return;
     this.handsKey = key;
     replaceChildren($("hands"), hands.map((hand) => h("div", {
@@ -71,7 +71,7 @@ export class TableView {
     },
     h("div", { class: "hand-head" }, h("span", {}, hand.name),
       h("span", { class: `status ${hand.status}` }, STATUS_WORDS[hand.status] ?? hand.status)),
-    h("div", { class: "cards" }, drawCards(withFaces(hand))))));
+    h("div", { class: "cards" }, drawCards(withFaces(hand))), drawsList(hand.draws))));
   }
 
   renderBoard(game) {
@@ -299,6 +299,13 @@ function withFaces(hand) {
   const faces = hand.faces ?? [];
   if (!faces.includes("UP")) return hand.cards;
   return hand.cards.map((card, i) => (cardCode(card) === null ? card : { card, up: faces[i] === "UP" }));
+}
+
+/** A draw game's hand: what it threw at each draw (out of play, and seen by all), or null before the first. */
+function drawsList(draws) {
+  if (!draws?.length) return null;
+  return h("ol", { class: "draws", "aria-label": "the hand's draws" }, draws.map((draw, i) => h("li", {},
+    `Draw ${i + 1}: `, draw.discarded.length ? ["threw ", ...drawCards(draw.discarded)] : "stood pat")));
 }
 
 function exposedCard(card, dead) {
