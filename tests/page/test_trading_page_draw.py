@@ -40,6 +40,7 @@ def test_each_hand_shows_what_it_threw_at_each_draw(page: Page, server: LiveServ
     server.to_game_time(window_opens(2))
     expect(page.locator("#round-name")).to_have_text("Five cards")
     expect(page.locator("#hands .draws")).to_have_count(0)
+    expect(page.locator(".board-wrap", has=page.locator("#board"))).to_be_hidden()  # no board: no "Board"
     for number in (3, 4):
         server.to_game_time(window_opens(number))
         expect(page.locator("#round-name")).to_have_text(f"After draw {number - 2}")

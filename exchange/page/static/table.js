@@ -79,6 +79,7 @@ export class TableView {
     const key = JSON.stringify(board);
     if (key === this.boardKey) return;
     this.boardKey = key;
+    $("board").parentElement.hidden = !board.length; // stud and draw games have no board
     replaceChildren($("board"), drawCards(board));
   }
 
