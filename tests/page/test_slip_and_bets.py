@@ -11,12 +11,14 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import aiohttp
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.server import keys
+from exchange.server.limits import Limits
 from tests.page.harness import APP_KEY, WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
 
 
@@ -332,3 +334,28 @@ def test_opening_a_ladder_on_a_phone_leaves_the_price_grid_as_it_was(page: Page,
     page.set_viewport_size({"width": 1280, "height": 900})  # and back to a laptop's: all six columns again
     expect(page.locator("tr[data-selection='1'] button.price.back[data-level='2']")).to_be_visible()
     assert page.locator(".ladder-row td").first.bounding_box()["width"] > best.bounding_box()["width"] * 6
+
+
+def test_every_bet_on_the_table_is_listed_past_a_page_of_current_orders(browser: Browser, tmp_path: Path) -> None:
+    """listCurrentOrders answers a page at a time (1,000 orders by default; 3 here): an account with more bets on
+    the table than a page sees them all, the matched and the lapsed included."""
+    live = LiveServer(tmp_path / "exchange.db", limits=Limits(max_rows_per_call=3))
+    live.start()
+    try:
+        live.add_account("bob", "pw-bob", 100_000)
+        market = live.snapshot()["game"]["id"]
+        bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
+        bob.place(market, 1, "LAY", 3.0, 2)
+        bets = [demo.place(market, 1, "BACK", 3.0, 2)["betId"]]  # matched
+        bets += [demo.place(market, 2, "BACK", price, 2)["betId"] for price in (40, 50, 60, 70)]
+        live.advance(0)
+        with watched_page(browser, f"{live.url}/#/table/holdem") as page:
+            page.get_by_role("button", name="Log in").click()
+            expect(page.locator(f"#matched li[data-bet='{bets[0]}']")).to_contain_text("£2.00 at 3.00")
+            for bet in bets[1:]:
+                expect(page.locator(f"#unmatched li[data-bet='{bet}']")).to_have_count(1)
+            live.advance(WINDOW_MS)  # the Deal window closes: the four lapse
+            for bet in bets[1:]:
+                expect(page.locator(f"#cancelled li[data-bet='{bet}']")).to_contain_text("lapsed")
+    finally:
+        live.stop()

@@ -11,7 +11,7 @@ import { Results } from "./results.js";
 import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
 
 const SETTLED_KEPT = 10;
-const CLEARED_PAGES = 20; // at most this many pages of cleared orders are read for the settled lists
+const LIST_PAGES = 20; // at most this many pages of a list call are read (cleared or current orders)
 const LADDER_REFRESH_MS = 400;
 
 const state = {
@@ -292,8 +292,7 @@ async function refreshOrders() {
   const marketIds = currentMarkets().map((m) => m.marketId);
   if (!state.session.loggedIn || !marketIds.length) return renderMyOrders();
   try {
-    const answer = await state.session.betting("listCurrentOrders", { marketIds });
-    state.orders.applyList(marketIds, answer.currentOrders);
+    state.orders.applyList(marketIds, await currentOrders(marketIds));
   } catch (err) {
     refused(err);
   }
@@ -354,12 +353,22 @@ async function refreshSettled() {
 }
 
 /** Every row of a listClearedOrders call, page after page (a few pages at most: the recent games' bets). */
-async function clearedOrders(params) {
+function clearedOrders(params) {
+  return everyPage("listClearedOrders", params, "clearedOrders");
+}
+
+/** The account's orders on ``marketIds`` (listCurrentOrders), page after page: all of them, however many. */
+function currentOrders(marketIds) {
+  return everyPage("listCurrentOrders", { marketIds }, "currentOrders");
+}
+
+/** Every row of a paged API-NG list call (``fromRecord``, ``moreAvailable``), at most LIST_PAGES pages. */
+async function everyPage(method, params, field) {
   const rows = [];
-  for (let page = 0; page < CLEARED_PAGES; page++) {
-    const answer = await state.session.betting("listClearedOrders", { ...params, fromRecord: rows.length });
-    rows.push(...answer.clearedOrders);
-    if (!answer.moreAvailable || !answer.clearedOrders.length) break;
+  for (let page = 0; page < LIST_PAGES; page++) {
+    const answer = await state.session.betting(method, { ...params, fromRecord: rows.length });
+    rows.push(...answer[field]);
+    if (!answer.moreAvailable || !answer[field].length) break;
   }
   return rows;
 }
