@@ -359,3 +359,16 @@ def test_every_bet_on_the_table_is_listed_past_a_page_of_current_orders(browser:
                 expect(page.locator(f"#cancelled li[data-bet='{bet}']")).to_contain_text("lapsed")
     finally:
         live.stop()
+
+
+def test_on_a_phone_the_answer_to_a_bet_is_in_view_of_the_slip(page: Page, server: LiveServer) -> None:
+    """At a phone's width the slip is far below the top of the page: the server's answer to a bet (here a refusal,
+    in its own words) is shown where the trader is looking, not at the top of the page, out of view."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("tr[data-selection='3'] button.price.lay.best").click()
+    page.locator("#slip-price").fill("3.03")
+    page.locator("#slip-confirm").click()
+    notice = page.locator("#notice")
+    expect(notice).to_contain_text("price 3.03 is not on the ladder")
+    expect(notice).to_be_in_viewport()
+    expect(page.locator("#slip-confirm")).to_be_in_viewport()
