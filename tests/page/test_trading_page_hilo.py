@@ -357,14 +357,17 @@ def money(pounds: float) -> str:
 
 
 def test_each_bet_listed_says_which_market_it_is_on(page: Page, server: LiveServer) -> None:
-    """A back of Hand 1 on the High market and one on the Low are two different bets: the lists name the market
-    of each (on a one-market table the selection alone is enough)."""
+    """A back of Hand 1 on the High market and one on the Low are two different bets: the lists, and the answer
+    to a bet placed from the slip, name the market of each (on a one-market table the selection alone is
+    enough)."""
     high, low = markets(server)
     demo = ApiClient(server.url, "demo", "demo")
     bets = {market: demo.place(market, 1, "BACK", 80, 2)["betId"] for market in (high, low)}
     server.advance(0)
     for market, name in ((high, "High"), (low, "Low")):
         expect(page.locator(f"#unmatched li[data-bet='{bets[market]}']")).to_contain_text(f"Hand 1 · {name}£2.00 at 80")
-    server.advance(WINDOW_MS)  # both lapse
+    place(page, low, 2, "BACK", "90", "2")  # the slip's answer names the market too
+    expect(page.locator("#notice")).to_contain_text("Back Hand 2 · Low at 90 for £2.00 placed")
+    server.advance(WINDOW_MS)  # all lapse
     for market, name in ((high, "High"), (low, "Low")):
         expect(page.locator(f"#cancelled li[data-bet='{bets[market]}']")).to_contain_text(f"Hand 1 · {name}£2.00 at 80")

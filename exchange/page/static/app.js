@@ -249,7 +249,9 @@ async function place(bet) {
     if (failure) throw failure;
     const done = report.instructionReports[0];
     const matched = pennies(done.sizeMatched ?? 0);
-    notify(`${bet.side === "BACK" ? "Back" : "Lay"} ${bet.name} at ${formatPrice(hundredths(bet.price))} for ` +
+    const shown = currentMarkets().some((m) => m.marketId === bet.marketId); // else the game has moved on
+    const name = shown ? selectionName(bet.marketId, bet.selectionId) : bet.name;
+    notify(`${bet.side === "BACK" ? "Back" : "Lay"} ${name} at ${formatPrice(hundredths(bet.price))} for ` +
       `${money(pennies(bet.size))} placed: ${money(matched)} matched (bet ${done.betId}).`, true);
     slip.done();
   } catch (err) {
