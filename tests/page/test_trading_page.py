@@ -369,3 +369,13 @@ def test_a_lobby_card_keeps_the_keyboards_focus_as_the_games_move_on(page: Page,
     page.keyboard.press("Enter")
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator("#round-name")).to_have_text("Pre-flop")
+
+
+def test_a_table_the_server_does_not_run_says_so(page: Page, server: LiveServer) -> None:
+    """An old bookmark or a typo: the address names a channel the server does not run. The page says so and offers
+    the way back, rather than draw an empty table with no name."""
+    page.goto(f"{server.url}/#/table/omaha-turbo")
+    expect(page.locator("#table-title")).to_have_text("No table omaha-turbo on this server")
+    expect(page.locator("#game-id")).to_have_text("see all tables")
+    page.get_by_role("link", name="← All tables").click()
+    expect(page.locator(".lobby-card[data-channel='holdem']")).to_be_visible()

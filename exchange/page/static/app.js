@@ -68,6 +68,7 @@ function onChannels(message) {
   if (message.replay) setReplay(message.replay);
   else if (!state.resultsLoaded) loadResults([...state.channels.keys()]);
   renderLobby();
+  if (state.current) renderTable();
 }
 
 /** Ask the server for the past results of ``channels`` (games settled before the page opened), then draw them. */
@@ -145,7 +146,15 @@ function renderLobby() {
 
 function renderTable() {
   const entry = state.snapshots.get(state.current);
-  if (!entry) return;
+  if (!entry) {
+    if (state.current && state.channels.size && !state.channels.has(state.current)) {  // a typo, an old bookmark
+      table.reset();
+      setText($("table-title"), `No table ${state.current} on this server`);
+      setText($("game-id"), "see all tables");
+      setText($("round-name"), "–");
+    }
+    return;
+  }
   const snapshot = entry.snapshot;
   table.render(state.channels.get(state.current), snapshot, {
     showEquity: state.showEquity,
@@ -230,7 +239,7 @@ function route() {
   if (channel) {
     renderTable();
     refreshOrders();
-    if (state.resultsLoaded && !state.replay) loadResults([channel]);
+    if (state.resultsLoaded && !state.replay && state.channels.has(channel)) loadResults([channel]);
   }
 }
 
