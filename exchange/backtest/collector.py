@@ -84,6 +84,8 @@ class _Game:
     winners: tuple[int, ...] = ()
     early: bool = False
     status: str = ""
+    #: How this market ended (``SETTLED`` or ``VOID``): a hi/lo game's Low market can settle before its game is voided.
+    market_status: str = ""
     round: int = 0
     equities: dict[int, Fraction] = field(default_factory=dict)
     published: list[tuple[int, EquitiesPublished]] = field(default_factory=list)
@@ -352,7 +354,7 @@ class Collector:
                 rounding_received=g.rounding if is_house else 0,
                 bets=sum(1 for o in mine if o.matched),
                 matched_stake=sum(o.matched for o in mine),
-                status=g.status,
+                status=g.market_status or g.status,
                 balance_after=g.balances.get(account),
             )
 
@@ -493,13 +495,13 @@ def _market_settled(g: _Game, s: Stamped, e: MarketSettled) -> None:
     _bets(g, e.bets)
     g.results = {a.account_id: a for a in e.accounts}
     g.commission_received = sum(a.commission for a in e.accounts)
-    g.rounding, g.house = e.rounding, e.house_account_id
+    g.rounding, g.house, g.market_status = e.rounding, e.house_account_id, "SETTLED"
 
 
 def _market_voided(g: _Game, s: Stamped, e: MarketVoided) -> None:
     g.results = {a.account_id: a for a in e.accounts}
     g.commission_received = sum(a.commission for a in e.accounts)
-    g.house = e.house_account_id
+    g.house, g.market_status = e.house_account_id, "VOID"
 
 
 _HANDLERS: dict[type, Callable[[_Game, Stamped, Any], None]] = {

@@ -18,7 +18,9 @@ Six tables, one file each in the output directory:
     ``voided_ms``.
 ``settlements.parquet``
     one row per account per market — every account of the game, the house's included — with
-    the account's ``balance_after`` the game (the exchange's balance once the game is over).
+    the market's own ``status`` (``SETTLED`` or ``VOID``: a market settled before its game was voided
+    stays ``SETTLED``) and the account's ``balance_after`` the game (the exchange's balance once the game
+    is over).
 
 ``equities.parquet``
     one row per selection per publication of a market's prices: the exact equity (or the Monte Carlo one,

@@ -152,3 +152,15 @@ def test_a_folder_without_void_times_replays_as_before(voided: VoidedBacktest, t
             assert pennies(shown["sizeMatched"]) == sum(f["size"] for f in mine), (bet_id, now_ms)
             assert shown["sizeVoided"] == 0, (bet_id, now_ms)
     assert markets_shown(game, void_ms)[HIGH]["marketStatus"] == "VOID"
+
+
+def test_each_settlement_row_has_its_own_markets_status(voided: VoidedBacktest) -> None:
+    """The game is void, but its Low market settled before the void: its rows say ``SETTLED`` (as the strategy's
+    ``on_settlement`` says ``FINISHED``), the High market's ``VOID``; a reader filtering on the status keeps the
+    Low market's result."""
+    ended = {s.event.market_id: type(s.event) for s in voided.log if isinstance(s.event, (MarketSettled, MarketVoided))}
+    assert ended == {LOW: MarketSettled, HIGH: MarketVoided}
+    statuses = {(row["market_id"], row["status"]) for row in rows(voided.out, "settlements")}
+    assert statuses == {(LOW, "SETTLED"), (HIGH, "VOID")}
+    [game] = rows(voided.out, "games")
+    assert game["status"] == "VOID"
