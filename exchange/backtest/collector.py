@@ -167,6 +167,25 @@ class Collector:
             for each in self._markets.values():
                 each.balances = {account: balance(account) for account in self._row_accounts(each)}
 
+    def holds_bet(self, account_id: str, bet_id: int | None) -> bool:
+        """Whether ``bet_id`` is an order of ``account_id`` on one of this game's markets."""
+        return self._market_of_bet(account_id, bet_id) is not None
+
+    def refused_without_market(self, rejection: OrderRejected) -> None:
+        """A refused cancel or replace (the exchange names no market for it): a row of the market of the bet it
+        named, else of the game's main market."""
+        market = self._market_of_bet(rejection.account_id, rejection.bet_id) or self._game
+        market.rejected.append(rejection)
+
+    def _market_of_bet(self, account_id: str, bet_id: int | None) -> _Game | None:
+        if bet_id is None:
+            return None
+        for market in self._markets.values():
+            order = market.orders.get(bet_id)
+            if order is not None and order.placed.account_id == account_id:
+                return market
+        return None
+
     def write(self, tables: dict[str, Table]) -> None:
         """Append this game's rows to ``tables`` (games, orders, fills, settlements)."""
         game = self._game

@@ -129,9 +129,10 @@ def summarise(
     """
     games, orders, settlements = tables["games"], tables["orders"], tables["settlements"]
     mine = orders.filter(pc.equal(orders.column("account"), account))
-    rejected = mine.filter(pc.equal(mine.column("status"), "REJECTED"))
-    accepted = pc.not_equal(mine.column("status"), "REJECTED")
-    placed = mine.filter(pc.and_(accepted, pc.equal(mine.column("action"), "PLACE")))
+    placing = pc.equal(mine.column("action"), "PLACE")  # bets: not the refused cancels and replaces
+    refused = pc.equal(mine.column("status"), "REJECTED")
+    rejected = mine.filter(pc.and_(placing, refused))
+    placed = mine.filter(pc.and_(placing, pc.invert(refused)))
     rows = settlements.filter(pc.equal(settlements.column("account"), account))
     rows = rows.sort_by([("game_index", "ascending")])
     return Summary(

@@ -46,6 +46,7 @@ from exchange.betfair.stream import (
     MarketRecorder,
 )
 from exchange.clock import VirtualClock
+from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, get_channel
@@ -197,12 +198,26 @@ class World:
     def _route(self, stamped: Stamped) -> None:
         record = self._by_market.get(stamped.market_id)  # type: ignore[arg-type]
         if record is None:
+            if stamped.market_id is None and type(stamped.event) is OrderRejected:
+                self._refused_without_market(stamped)
+                return
             if type(stamped.event) is not GameStarted:
                 return
             record = self._start_record(stamped)
         record.collector(stamped)
         for feed in record.feeds:
             feed.on_event(stamped)
+
+    def _refused_without_market(self, stamped: Stamped) -> None:
+        """A refused cancel or replace names no market (only the bet id it was given): its row goes to the game
+        whose market holds that bet of the account, else to the latest game."""
+        rejection: OrderRejected = stamped.event  # type: ignore[assignment]
+        holder = next((r for r in reversed(self.records)
+                       if r.collector.holds_bet(rejection.account_id, rejection.bet_id)), None)  # fmt: skip
+        if holder is None and self.records:
+            holder = self.records[-1]
+        if holder is not None:
+            holder.collector.refused_without_market(rejection)
 
     def _start_record(self, stamped: Stamped) -> GameRecord:
         market_id = stamped.market_id

@@ -1,0 +1,122 @@
+"""Instructions the exchange refuses: the strategy hears each once, and ``orders.parquet`` has a row for each.
+
+A refused cancel or replace names no market (the exchange reports only the bet id it was
+given), unlike a refused placement. One session of two ``omaha-hilo`` games from seed 3, a
+strategy trading both markets: in each Pre-flop window it rests a back at 900 on each market
+(far from any price: nothing matches it), and when the window has closed (its backs lapsed)
+it cancels them, cancels a bet id no one has, and asks to replace that bet; at the start of
+the second game it cancels the first game's bets once more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from exchange.backtest.outputs import empty_tables
+from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
+from exchange.backtest.strategy import ALL_MARKETS, GameStart, MarketHandle, Strategy
+from exchange.backtest.summary import summarise
+from exchange.backtest.world import GameSetup, HouseSpec, play_session
+from exchange.core.errors import ErrorCode
+from exchange.core.events import OrderRejected
+from exchange.core.orders import OrderView
+from exchange.core.side import Side
+from exchange.game.rounds import Round
+
+CHANNEL, SEED, GAMES = "omaha-hilo", 3, 2
+NO_SUCH_BET = 10**9
+#: (market id of the handle or row, action, error code, bet id)
+Refusal = tuple[str, str, str, int | None]
+
+
+class LateCanceller(Strategy):
+    markets = ALL_MARKETS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bets: dict[int, str] = {}  # bet id -> its market
+        self.heard: list[Refusal] = []
+
+    def on_game_start(self, game: GameStart) -> None:
+        self.earlier = dict(self.bets)
+
+    def on_market_open(self, market: MarketHandle) -> None:
+        kind = market.market_id.endswith("-low")
+        for bet, market_id in getattr(self, "earlier", {}).items():
+            if market_id.endswith("-low") is kind:
+                market.cancel_order(bet)  # a bet of the game before: long lapsed
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP:
+            market.place_order(1, Side.BACK, "900", 200)
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        self.bets.update((o.bet_id, o.market_id) for o in orders)
+
+    def on_window_close(self, market: MarketHandle, round: Round) -> None:
+        if round is not Round.PREFLOP:
+            return
+        for bet, market_id in self.bets.items():
+            if market_id == market.market_id:
+                market.cancel_order(bet)  # lapsed at the close
+        if market.market_id.endswith("-low"):
+            market.cancel_order(NO_SUCH_BET)
+            market.replace_order(NO_SUCH_BET, "3.0")
+
+    def on_order_rejected(self, market: MarketHandle, rejection: OrderRejected) -> None:
+        self.heard.append((market.market_id, rejection.action.value, rejection.error_code.value, rejection.bet_id))
+
+
+@dataclass(frozen=True)
+class Played:
+    strategy: LateCanceller
+    tables: dict[str, pa.Table]
+
+    @property
+    def orders(self) -> list[dict[str, Any]]:
+        return self.tables["orders"].to_pylist()
+
+
+@pytest.fixture(scope="module")
+def played() -> Played:
+    setup = GameSetup(channel=CHANNEL, seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
+                      games_per_session=GAMES)  # fmt: skip
+    strategy = LateCanceller()
+    tables = empty_tables()
+    play_session(setup, 0, strategy, tables)
+    return Played(strategy, {name: table.to_arrow() for name, table in tables.items()})
+
+
+def expected(played: Played) -> list[Refusal]:
+    """Every refusal the strategy caused, under the market of the bet it named (the game's main market for a bet
+    no one has), in the order it sent them."""
+    bets = played.strategy.bets
+    [first, second] = [sorted(b for b, m in bets.items() if m.startswith(f"{CHANNEL}.{g}")) for g in range(GAMES)]
+    lapsed, unknown = ErrorCode.BET_TAKEN_OR_LAPSED.value, ErrorCode.INVALID_BET_ID.value
+    out: list[Refusal] = []
+    for game, bets_of_game in ((0, first), (1, second)):
+        if game == 1:
+            out += [(bets[b], "CANCEL", lapsed, b) for b in first]
+        main = f"{CHANNEL}.{game}"
+        out += [(bets[b], "CANCEL", lapsed, b) for b in bets_of_game]
+        out += [(main, "CANCEL", unknown, NO_SUCH_BET), (main, "REPLACE", unknown, NO_SUCH_BET)]
+    return out
+
+
+def test_the_orders_table_has_a_row_for_every_refused_cancel_and_replace(played: Played) -> None:
+    assert len(played.strategy.bets) == 2 * GAMES, "one back a market, each lapsed"
+    rows = [(r["market_id"], r["action"], r["error_code"], r["bet_id"]) for r in played.orders
+            if r["account"] == STRATEGY_ACCOUNT and r["status"] == "REJECTED"]  # fmt: skip
+    assert sorted(rows, key=repr) == sorted(expected(played), key=repr)
+
+
+def test_the_summary_counts_refused_bets_not_refused_cancels(played: Played) -> None:
+    """``bets N placed, M rejected`` counts placements: the refused cancels and replaces are not bets."""
+    summary = summarise(played.tables, STRATEGY_ACCOUNT)
+    assert (summary.bets, summary.rejected) == (2 * GAMES, 0)
