@@ -18,7 +18,7 @@ agent hook                  strategy hooks
 ``on_reveal``               a market update (cards turned, new equities)
 ``on_market_update``        a market update
 ``on_fill``                 ``process_orders`` (the orders that changed)
-``on_order_rejected``       ``on_order_rejected``
+``on_order_rejected``       ``on_order_rejected`` (once: a refused cancel, told to every market, on its bet's)
 ``on_window_close``         ``process_orders`` (lapsed), ``on_window_close``
 ``on_market_settled``       ``process_orders`` (settled), ``on_settlement`` (once a market)
 ``on_game_end``             ``process_orders``; ``on_game_end`` (once, last market)
@@ -64,7 +64,7 @@ from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
 from exchange.core.orders import OrderView
 from exchange.game.channel import Channel
-from exchange.game.channels import ChannelConfig
+from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.layouts import MarketKind
 from exchange.game.table import Phase
 
@@ -72,6 +72,8 @@ SettlementSource = Callable[[str, str], Settlement | None]
 """``(market id, account id) -> Settlement`` once the market is over (``None`` if unknown)."""
 SessionEnd = Callable[[str], None]
 """Called once, with the strategy's reason, when a strategy that asked to end its session retires."""
+BetMarket = Callable[[int], str | None]
+"""The market of one of the strategy's account's bets (``None`` for a bet id it never had)."""
 
 
 def traded_markets(strategy: Strategy, config: ChannelConfig) -> tuple[MarketKind, ...]:
@@ -140,8 +142,10 @@ class SeatedStrategy:
         rng: random.Random | None = None,
         settlements: SettlementSource | None = None,
         on_session_end: SessionEnd | None = None,
+        bet_market: BetMarket | None = None,
     ) -> None:
         self.strategy = strategy
+        self.bet_market = bet_market
         self.watch = watch
         self.positions = positions
         self.rng = rng
@@ -156,6 +160,17 @@ class SeatedStrategy:
         """The ids of the markets the strategy trades in ``view``'s game (``view.market_ids`` are all of its
         markets, in the channel's order of kinds)."""
         return tuple(view.market_ids[i] for i in self.positions)
+
+    def hears_through(self, agent: StrategyAgent, rejection: OrderRejected) -> bool:
+        """Whether ``agent`` passes ``rejection`` on. A refused cancel or replace names no market, so every market's
+        agent is told of it: the strategy hears it once, through the agent of the bet's kind of market (the main
+        market's for a bet id the account never had)."""
+        if rejection.market_id is not None or len(self.agents) == 1:
+            return True
+        bet = rejection.bet_id
+        market = None if bet is None or self.bet_market is None else self.bet_market(bet)
+        parsed = None if market is None else parse_market_id(market)
+        return agent is next((a for a in self.agents if parsed is not None and a.kind is parsed[2]), self.agents[0])
 
     def game_started(self, view: BettorView, handle: MarketHandle) -> None:
         """The first of the strategy's markets to hear of a new game tells the strategy, once."""
@@ -235,7 +250,7 @@ class StrategyAgent(Agent):
         self._orders_changed(self._enter(view, trader))
 
     def on_order_rejected(self, view: BettorView, trader: Trader, rejection: OrderRejected) -> None:
-        if self.retired:
+        if self.retired or not self.seated.hears_through(self, rejection):
             return
         self.strategy.on_order_rejected(self._enter(view, trader), rejection)
 
@@ -390,8 +405,14 @@ def attach_strategy(
     watch = BankrollWatch(account_id, 0 if funds is None else funds.balance)
     channel.subscribe(watch)
     positions = tuple(config.markets.index(kind) for kind in kinds)
+    exchange = channel.exchange
+
+    def bet_market(bet_id: int) -> str | None:
+        order = exchange.order_view(account_id, bet_id)
+        return None if order is None else order.market_id
+
     seated = SeatedStrategy(strategy, watch, positions, rng=rng, settlements=channel_settlements(channel),
-                            on_session_end=on_session_end)  # fmt: skip
+                            on_session_end=on_session_end, bet_market=bet_market)  # fmt: skip
     adapter = adapter_class(type(strategy))
     main = config.markets[0]
     for kind in kinds:

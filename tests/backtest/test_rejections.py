@@ -120,3 +120,17 @@ def test_the_summary_counts_refused_bets_not_refused_cancels(played: Played) -> 
     """``bets N placed, M rejected`` counts placements: the refused cancels and replaces are not bets."""
     summary = summarise(played.tables, STRATEGY_ACCOUNT)
     assert (summary.bets, summary.rejected) == (2 * GAMES, 0)
+
+
+def test_the_strategy_hears_each_refusal_once_on_the_market_of_the_bet(played: Played) -> None:
+    """Both market agents of the strategy are told of a refusal that names no market; the strategy hears it once,
+    through the handle of the bet's market (its kind's market of the game now on, for a bet of an earlier game;
+    the main market for a bet it never had)."""
+
+    def now_on(refusal: Refusal, game: int) -> Refusal:
+        market, *rest = refusal
+        return (f"{CHANNEL}.{game}{'-low' if market.endswith('-low') else ''}", *rest)  # type: ignore[return-value]
+
+    refusals = expected(played)
+    heard = [now_on(r, 0) for r in refusals[:4]] + [now_on(r, 1) for r in refusals[4:]]
+    assert played.strategy.heard == heard
