@@ -178,6 +178,8 @@ def run_backtest(
     chunks = [Chunk(config, first, count) for first, count in plan]
     bar = _progress_bar(config.games) if progress else None
     streams_dir = None if out is None else out / "streams"
+    if streams_dir is not None:
+        clear_recordings(streams_dir, keep_folder=config.record_streams)
 
     def on_result(_: int, result: ChunkResult) -> None:
         if streams_dir is not None:
@@ -203,6 +205,18 @@ def run_backtest(
     summary = summarise(tables, config.account, config.balance if in_sessions else None,
                         get_channel(config.channel).min_stake)  # fmt: skip
     return BacktestResult(tables, summary, paths, sessions)
+
+
+def clear_recordings(directory: Path, *, keep_folder: bool) -> None:
+    """Remove the recordings an earlier backtest into the same folder left in ``directory`` (``out/streams``),
+    so none is read as this run's; the folder too unless ``keep_folder`` (and only if nothing else is in it)."""
+    if not directory.is_dir():
+        return
+    for path in directory.iterdir():
+        if path.is_file():
+            path.unlink()
+    if not keep_folder and not any(directory.iterdir()):
+        directory.rmdir()
 
 
 def merge_results(results: Sequence[ChunkResult]) -> dict[str, pa.Table]:

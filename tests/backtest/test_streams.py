@@ -8,13 +8,17 @@ import json
 import multiprocessing
 from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from backtest_support import Run, flumine_replay
+from backtest_support import Run, flumine_replay, small_config
 
+from exchange.backtest.replay import ReplayError, load_timeline
+from exchange.backtest.runner import run_backtest
+from exchange.backtest.workers import InlineExecutor
 from exchange.betfair.stream import EVENT_TYPE_ID
 
 
@@ -93,3 +97,21 @@ def test_a_flumine_backtest_replays_the_recorded_markets(small_run: Run) -> None
                 assert abs(Fraction(str(profit)) - exact) < Fraction(1, 100)
                 dead_heats += tied > 1
     assert dead_heats, "flumine should have settled at least one dead heat"
+
+
+def test_a_backtest_written_over_an_older_one_leaves_only_its_own_recordings(tmp_path: Path) -> None:
+    """``streams/`` is the backtest's: a rerun into the same ``--out`` (fewer games, another channel, or no streams
+    at all) leaves no recording of the older run to be read as this one's (by flumine, or by the replay, which
+    refuses a folder without recordings)."""
+    out = tmp_path / "out"
+    with InlineExecutor() as executor:
+        run_backtest(replace(small_config(), games=3), executor, out)
+        assert sorted(p.name for p in (out / "streams").iterdir()) == ["holdem.0", "holdem.1", "holdem.2"]
+        (out / "notes.txt").write_text("mine")
+        run_backtest(replace(small_config(), games=1, channel="omaha"), executor, out)
+        assert sorted(p.name for p in (out / "streams").iterdir()) == ["omaha.0"]
+        run_backtest(replace(small_config(), games=1, record_streams=False), executor, out)
+    assert not (out / "streams").exists()
+    assert (out / "notes.txt").read_text() == "mine", "nothing else in the folder is touched"
+    with pytest.raises(ReplayError, match="--no-streams"):
+        load_timeline(out)
