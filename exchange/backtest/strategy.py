@@ -77,7 +77,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from fractions import Fraction
 from typing import Any
@@ -297,7 +297,13 @@ class MarketHandle:
     def place_order(
         self, hand: int, side: Side, price: PriceLike, size: int, *, customer_ref: str | None = None
     ) -> OrderTicket:
-        """Back or lay ``hand`` at ``price`` for ``size`` minor units (API-NG ``placeOrders``, LIMIT, LAPSE)."""
+        """Back or lay ``hand`` at ``price`` for ``size`` minor units (API-NG ``placeOrders``, LIMIT, LAPSE).
+
+        A ``side`` that is not a :class:`~exchange.core.side.Side` raises ``TypeError`` and a price that is no number
+        ``ValueError``, here: what the exchange itself refuses comes back through ``on_order_rejected``.
+        """
+        if not isinstance(side, Side):
+            raise TypeError(f"side must be Side.BACK or Side.LAY, not {side!r}")
         ref = customer_ref if customer_ref is not None else self._next_ref()
         self._trader.place_price(hand, side, _decimal(price), size, customer_ref=ref)
         return self._ticket(Instruction.PLACE, ref)
@@ -335,7 +341,10 @@ def _decimal(price: PriceLike) -> Decimal:
         return Decimal(repr(price))
     if isinstance(price, bool):
         raise TypeError(f"price {price!r} is not a number")
-    return Decimal(price)
+    try:
+        return Decimal(price)
+    except InvalidOperation:
+        raise ValueError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'") from None
 
 
 class Strategy:

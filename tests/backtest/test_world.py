@@ -148,3 +148,34 @@ def test_a_voided_game_is_recorded_as_void_with_refunds() -> None:
     final = world.feed.book.snapshot()
     assert final.status.value == "CLOSED" and {r.status.value for r in final.runners} == {"REMOVED"}
     assert final.tv == 0
+
+
+class Careless(Strategy):
+    """Places with a side given as text and with a price that is no number, in the Pre-flop window; keeps what the
+    handle said."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[Exception] = []
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is not Round.PREFLOP:
+            return
+        for side, price in (("BACK", "2.5"), (Side.BACK, "two")):
+            try:
+                market.place_order(1, side, price, 200)  # type: ignore[arg-type]
+            except (TypeError, ValueError) as exc:
+                self.errors.append(exc)
+
+
+def test_a_side_that_is_no_side_and_a_price_that_is_no_number_are_refused_at_the_call() -> None:
+    """Refused where the strategy made the mistake, saying what is allowed: not later inside the exchange, where a
+    text side stopped the whole backtest, nor with the decimal module's bare ``ConversionSyntax``."""
+    strategy = Careless()
+    tables = empty_tables()
+    play_session(small_config().setup(), 0, strategy, tables)
+    assert [type(e) for e in strategy.errors] == [TypeError, ValueError]
+    side, price = (str(e) for e in strategy.errors)
+    assert "'BACK'" in side and "Side.BACK or Side.LAY" in side
+    assert "'two'" in price and "decimal odds" in price
+    assert tables["games"].to_arrow().column("status").to_pylist() == ["SETTLED"]
