@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from exchange.core.money import to_minor
-from exchange.game.channels import CHANNELS
+from exchange.game.channels import CHANNELS, get_channel
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -107,6 +107,7 @@ def _non_negative(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from exchange.backtest.agent import traded_markets
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
     from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, run_backtest
     from exchange.backtest.strategy import Strategy
@@ -115,9 +116,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         games, games_per_session = _games(args)
         spec = StrategySpec.parse(args.strategy, args.params)
-        # fail here, before any worker starts, if the class or params are wrong
-        if not isinstance(spec.build(), Strategy):
+        # fail here, before any worker starts, if the class, its params or the markets it trades are wrong
+        strategy = spec.build()
+        if not isinstance(strategy, Strategy):
             raise StrategyLoadError(f"{args.strategy} is not a subclass of exchange.backtest.strategy.Strategy")
+        traded_markets(strategy, get_channel(args.channel))
         config = BacktestConfig(
             strategy=spec,
             channel=args.channel,

@@ -68,6 +68,42 @@ def test_a_class_that_is_not_a_strategy_is_refused(tmp_path: Path, capsys: pytes
     assert "not a subclass" in capsys.readouterr().err
 
 
+LOW_ONLY = """
+from exchange.backtest.strategy import Strategy
+from exchange.game.layouts import MarketKind
+
+class LowOnly(Strategy):
+    markets = (MarketKind.LOW,)
+
+class Muddled(Strategy):
+    markets = "low"
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "channel", "message"),
+    [
+        ("LowOnly", "holdem", "strategy LowOnly trades low markets; channel holdem has a win market only"),
+        ("Muddled", "omaha-hilo", "strategy Muddled: markets is a tuple of market kinds"),
+    ],
+)
+def test_a_strategy_whose_markets_the_channel_lacks_is_refused_before_any_game(
+    name: str, channel: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the README says, a ValueError: from the command, one line and exit 2 before any game (not a worker's
+    traceback from the first game)."""
+    path = tmp_path / "low_only.py"
+    path.write_text(LOW_ONLY)
+    out = tmp_path / "out"
+    code = main(["backtest", "--strategy", f"{path}:{name}", "--channel", channel, "--games", "2", "--seed", "1",
+                 "--workers", "2", "--out", str(out), "--no-progress"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("exchange-poker backtest: ") and message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
 def _readme_section() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     return text[text.index("## Backtesting") :]
