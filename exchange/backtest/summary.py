@@ -38,12 +38,23 @@ class SessionFigures:
     ruined: int
     ruin_below: int
 
+    @property
+    def median(self) -> Fraction:
+        """The median final bankroll: the middle one, or the mean of the two middle ones (a half unit at most).
+
+        >>> SessionFigures(1000, (700, 150, 901, 1000), 0, 0, 200).median
+        Fraction(1601, 2)
+        """
+        final = sorted(self.final)
+        return Fraction(final[(len(final) - 1) // 2] + final[len(final) // 2], 2)
+
     def lines(self) -> list[str]:
         final = sorted(self.final)
-        median = final[(len(final) - 1) // 2]
+        median = self.median
+        shown = format_minor(median.numerator) if median.denominator == 1 else f"{format_minor(int(median))}5"
         return [
             f"sessions        {len(final)}, each from {format_minor(self.starting)}",
-            f"final bankroll  median {format_minor(median)}, lowest {format_minor(final[0])}, "
+            f"final bankroll  median {shown}, lowest {format_minor(final[0])}, "
             f"highest {format_minor(final[-1])}",
             f"ruined          {self.ruined} of {len(final)} sessions (balance below {format_minor(self.ruin_below)})",
             f"worst drawdown  {format_minor(self.max_drawdown)} (a session's balance from its peak)",

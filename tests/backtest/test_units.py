@@ -5,13 +5,14 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import statistics
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
-from exchange.backtest.summary import max_drawdown
+from exchange.backtest.summary import max_drawdown, session_figures
 from exchange.backtest.workers import InlineExecutor, ProcessExecutor, run_ordered
 from exchange.betfair.stream import (
     BetfairMarketStatus,
@@ -105,3 +106,17 @@ def test_recorder_sends_only_what_changed_and_a_new_definition_on_status_changes
 def test_max_drawdown() -> None:
     assert max_drawdown([5, -10, 3, -4, 20, -1]) == 11
     assert max_drawdown([-3, -3]) == 6
+
+
+@pytest.mark.parametrize(
+    ("finals", "median"),
+    [((7476, 7920, 7920, 8483, 8897, 13060), "82.015"), ((900, 1200, 700), "9.00"), ((150, 700), "4.25"),
+     ((100, 300), "2.00"), ((5000,), "50.00")],
+)
+def test_the_median_final_bankroll_is_the_middle_of_the_sessions(finals: tuple[int, ...], median: str) -> None:
+    """An even number of sessions has the mean of the two middle bankrolls for its median, as pandas (the
+    settlements notebook) computes it, exact to the half penny: not the lower of the two."""
+    paths = {s: [final] for s, final in enumerate(finals)}
+    line = session_figures(paths, starting=10_000, ruin_below=200).lines()[1]
+    assert line.startswith(f"final bankroll  median {median}, ")
+    assert float(median) == pytest.approx(statistics.median(finals) / 100)
