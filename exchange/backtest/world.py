@@ -192,6 +192,12 @@ class World:
             streams += [(feed.market_id, feed.recorder.text()) for feed in record.feeds]
         return streams
 
+    def where(self) -> str:
+        """Where the session is: its number, its latest game and the clock (for an error raised while it runs)."""
+        game = self.first_game + max(len(self.records) - 1, 0)
+        return (f"in backtest session {self.session}, game {game} ({self.market_id}) of channel "
+                f"{self.setup.channel}, seed {self.setup.seed}, at {self.clock.now()} ms on its clock")
+
     def outcome(self) -> SessionOutcome:
         return SessionOutcome(self.session, len(self.records), self.ended_by)
 
@@ -271,7 +277,11 @@ def play_session(setup: GameSetup, session: int, strategy: Strategy,
                  tables: dict[str, Table]) -> tuple[SessionOutcome, list[tuple[str, str]]]:  # fmt: skip
     """Play session ``session`` to its end; append its rows to ``tables``; return its outcome and recordings."""
     world = build_world(setup, session, strategy)
-    world.run()
+    try:
+        world.run()
+    except Exception as exc:  # a strategy's bug (or ours): say where, for a run of thousands of games
+        exc.add_note(world.where())
+        raise
     streams = world.write(tables)
     return world.outcome(), streams
 

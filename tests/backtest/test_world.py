@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+import pytest
 from backtest_support import small_config
 
 from exchange.backtest.outputs import empty_tables
@@ -179,3 +180,25 @@ def test_a_side_that_is_no_side_and_a_price_that_is_no_number_are_refused_at_the
     assert "'BACK'" in side and "Side.BACK or Side.LAY" in side
     assert "'two'" in price and "decimal odds" in price
     assert tables["games"].to_arrow().column("status").to_pylist() == ["SETTLED"]
+
+
+class RaisesInGame(Strategy):
+    """Raises in the Flop window of one game of its session."""
+
+    def __init__(self, game: int) -> None:
+        super().__init__()
+        self.game = game
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.FLOP and market.market_id == f"holdem.{self.game}":
+            raise ZeroDivisionError("a strategy's own bug")
+
+
+def test_an_error_in_a_strategy_names_the_session_and_game_it_happened_in() -> None:
+    """The strategy's own exception comes out as it is, with a note saying where: the session, the game and the
+    clock, so that a run of thousands of games can be taken back to the one game."""
+    config = replace(small_config(), games=6, games_per_session=3)
+    with pytest.raises(ZeroDivisionError, match="a strategy's own bug") as raised:
+        play_session(config.setup(), 1, RaisesInGame(4), empty_tables())
+    notes = getattr(raised.value, "__notes__", [])
+    assert len(notes) == 1 and "session 1" in notes[0] and "game 4 (holdem.4)" in notes[0], notes
