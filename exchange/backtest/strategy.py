@@ -369,8 +369,8 @@ class Strategy:
     def __init__(
         self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, context: dict[str, Any] | None = None
     ) -> None:
-        if latency_ms < 0:
-            raise ValueError(f"latency must be ≥ 0 ms, not {latency_ms}")
+        if type(latency_ms) is not int or latency_ms < 0:  # the clock and every timestamp are whole milliseconds
+            raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency_ms!r}")
         self.latency_ms = latency_ms
         self.name = name or type(self).__name__
         #: Free-form settings (flumine's ``context``); unknown keyword arguments are an error, not context.

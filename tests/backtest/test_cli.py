@@ -48,6 +48,8 @@ def test_module_references_and_channels(tmp_path: Path, capsys: pytest.CaptureFi
         ("exchange.backtest.strategy:Strategy", "[1]", "JSON object"),
         ("exchange.backtest.strategy:Strategy", "{bad", "not valid JSON"),
         ("exchange.backtest.strategy:Strategy", '{"latency_ms": -5}', "latency"),
+        ("exchange.backtest.strategy:Strategy", '{"latency_ms": 50.5}', "latency must be a whole number of ms"),
+        ("exchange.backtest.strategy:Strategy", '{"latency_ms": true}', "latency must be a whole number of ms"),
         ("no_colon", "{}", "module:Class"),
     ],
 )
