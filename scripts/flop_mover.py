@@ -30,6 +30,8 @@ class FlopMover(Strategy):
 
     def __init__(self, *, stake: int = 1000, let_drifters_run: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if type(stake) is not int or stake <= 0:
+            raise ValueError(f"stake must be a whole number of pennies (minor units) above 0, not {stake!r}")
         self.stake = stake
         self.let_drifters_run = let_drifters_run
         self._hand: int | None = None

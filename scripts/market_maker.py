@@ -30,8 +30,10 @@ class MarketMaker(Strategy):
 
     def __init__(self, *, edge_ticks: int = 0, stake: int = 300, skip_deal: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if edge_ticks < 0:
-            raise ValueError(f"edge_ticks must be at least 0, not {edge_ticks}")
+        if type(edge_ticks) is not int or edge_ticks < 0:
+            raise ValueError(f"edge_ticks must be a whole number of ticks, 0 or more, not {edge_ticks!r}")
+        if type(stake) is not int or stake <= 0:
+            raise ValueError(f"stake must be a whole number of pennies (minor units) above 0, not {stake!r}")
         self.edge_ticks = edge_ticks
         self.stake = stake
         self.skip_deal = skip_deal

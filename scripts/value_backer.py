@@ -34,6 +34,8 @@ class ValueBacker(Strategy):
         self.margin = Fraction(str(margin))
         if self.margin < 0:
             raise ValueError(f"margin must be ≥ 0, not {margin}")
+        if type(stake) is not int or stake <= 0:
+            raise ValueError(f"stake must be a whole number of pennies (minor units) above 0, not {stake!r}")
         self.stake = stake
         self._backed: set[tuple[Round | None, int]] = set()
 

@@ -63,6 +63,28 @@ def test_bad_strategies_fail_fast_with_a_reason(
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize(
+    ("strategy", "params", "message"),
+    [
+        ("market_maker.py:MarketMaker", '{"edge_ticks": 1.5}', "edge_ticks must be a whole number of ticks"),
+        ("market_maker.py:MarketMaker", '{"stake": 2.5}', "stake must be a whole number of pennies"),
+        ("market_maker.py:MarketMaker", '{"stake": "300"}', "stake must be a whole number of pennies"),
+        ("flop_mover.py:FlopMover", '{"stake": 12.5}', "stake must be a whole number of pennies"),
+        ("value_backer.py:ValueBacker", '{"stake": 0}', "stake must be a whole number of pennies"),
+    ],
+)
+def test_the_example_strategies_refuse_parameters_that_cannot_work(
+    strategy: str, params: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before any game: not a crash in the first window (a fractional tick), nor a thousand games of refused
+    orders (a stake in currency units or as text)."""
+    code = main(["backtest", "--strategy", str(ROOT / "scripts" / strategy), "--params", params, "--games", "1",
+                 "--seed", "1", "--out", str(tmp_path), "--no-progress"])  # fmt: skip
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
 def test_a_class_that_is_not_a_strategy_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["backtest", "--strategy", "exchange.backtest.workers:InlineExecutor", "--games", "1", "--seed", "1",
                  "--out", str(tmp_path)])  # fmt: skip
