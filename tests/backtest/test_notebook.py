@@ -6,13 +6,18 @@ Once on one-game worlds and once on sessions, whose bankroll section has real pa
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from backtest_support import ROOT, Run
 
+from exchange.backtest.loading import StrategySpec
+from exchange.backtest.runner import BacktestConfig, run_backtest
+from exchange.backtest.workers import InlineExecutor
+
 
 def run_notebook(run: Run, monkeypatch: pytest.MonkeyPatch) -> tuple[str, int]:
-    """Execute the notebook on ``run``'s output: its printed text and how many figures it drew."""
+    """Execute the notebook on ``run``'s output: its printed text and tables, and how many figures it drew."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
@@ -24,8 +29,9 @@ def run_notebook(run: Run, monkeypatch: pytest.MonkeyPatch) -> tuple[str, int]:
         notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
     )
     client.execute(env=dict(os.environ))
-    outputs = "".join(
-        out.get("text", "") for cell in notebook.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
+    outputs = "".join(  # printed text and the tables shown (their plain-text form)
+        out.get("text", "") + out.get("data", {}).get("text/plain", "")
+        for cell in notebook.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
     )
     images = sum("image/png" in out.get("data", {}) for cell in notebook.cells for out in cell.get("outputs", []))
     return outputs, images
@@ -47,3 +53,38 @@ def test_settlements_notebook_draws_the_bankroll_of_sessions(session_run: Run, m
     assert "risk of ruin (balance below the 2.00 minimum stake): 0.0% of sessions" in outputs
     assert "final bankroll: median" in outputs and "max drawdown: median" in outputs
     assert images >= 4
+
+
+HILO_MAKER = """
+from exchange.backtest.strategy import ALL_MARKETS, Strategy
+from exchange.core import ladder
+from exchange.core.side import Side
+
+
+class BothMarkets(Strategy):
+    markets = ALL_MARKETS
+
+    def on_window_open(self, market, round):
+        for hand in market.view.live_hands:
+            if hand.fair_odds is not None and (tick := ladder.tick_at_or_above(hand.fair_odds)) is not None:
+                market.place_order(hand.hand, Side.BACK, ladder.price(tick), 300)
+                market.place_order(hand.hand, Side.LAY, ladder.price(tick), 300)
+"""
+
+
+def test_settlements_notebook_names_a_stud_hi_lo_games_rounds_and_both_markets_hands(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The channel's own names: a 7-Card Stud game's streets (not Hold'em's Pre-flop and Flop), and each market's
+    selections apart, the Low market's "No low" among them."""
+    source = tmp_path / "both_markets.py"
+    source.write_text(HILO_MAKER)
+    config = BacktestConfig(strategy=StrategySpec.parse(f"{source}:BothMarkets"), games=2, seed=5,
+                            channel="stud7-hilo", record_streams=False)  # fmt: skip
+    out = tmp_path / "out"
+    with InlineExecutor() as executor:
+        result = run_backtest(config, executor, out)
+    outputs, _ = run_notebook(Run(config, result, out), monkeypatch)
+    for name in ("3rd street", "4th street", "High: Hand 1", "Low: No low"):
+        assert name in outputs
+    assert "Pre-flop" not in outputs and "Round 5" not in outputs
