@@ -129,8 +129,12 @@ class Timeline:
 
     def game_at(self, position_ms: int) -> RecordedGame:
         """The game on the table ``position_ms`` after the first game's start."""
-        i = bisect.bisect_right(self._starts, self.origin_ms + position_ms) - 1
-        return self.games[max(0, i)]
+        return self.games[self.place_at(position_ms)]
+
+    def place_at(self, position_ms: int) -> int:
+        """The place (from 0) among the folder's games of the one on the table ``position_ms`` after the first's
+        start (not its game number: a session ended early leaves the games it did not deal out)."""
+        return max(0, bisect.bisect_right(self._starts, self.origin_ms + position_ms) - 1)
 
     def next_start(self, position_ms: int) -> int | None:
         """The position where the game after the one at ``position_ms`` starts; None after the last."""

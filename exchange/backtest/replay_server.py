@@ -87,10 +87,10 @@ class Player:
 
     def state(self) -> JsonDict:
         position = self.clock.position()
-        game = self.timeline.game_at(position)
+        place = self.timeline.place_at(position)
         return {"playing": self.clock.playing, "speed": self.clock.speed, "positionMs": position,
                 "lengthMs": self.timeline.length_ms,
-                "position": f"game {game.game_index + 1} of {len(self.timeline.games)}"}
+                "position": f"game {place + 1} of {len(self.timeline.games)}"}
 
     def channels_message(self) -> JsonDict:
         entry = self.timeline.channel_entry()

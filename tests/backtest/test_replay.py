@@ -9,9 +9,12 @@ orders and results at a game's end are those of ``orders.parquet`` and
 
 from __future__ import annotations
 
+import shutil
 from fractions import Fraction
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -19,7 +22,7 @@ from backtest_support import Run
 
 from exchange.backtest.replay import NOT_AVAILABLE, ReplayError, Timeline, game_snapshot, load_timeline
 from exchange.backtest.replay_market import RecordedMarket, exact_average, orders_at
-from exchange.backtest.replay_server import PLAYER, ReplayClock, create_replay_app
+from exchange.backtest.replay_server import PLAYER, Player, ReplayClock, create_replay_app
 from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.game.channels import get_channel
 from exchange.game.layouts import MarketKind
@@ -179,3 +182,19 @@ def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: 
                                        "(write one with 'exchange-poker backtest --out DIR')\n")
     assert main(["replay", str(tmp_path), "--speed", "0"]) == 2
     assert "--speed must be from 0.1 to 100" in capsys.readouterr().err
+
+
+def test_the_players_position_counts_the_games_of_the_folder(small_run: Run, tmp_path: Any) -> None:
+    """A backtest in sessions whose strategy ended some of them early has gaps in its game numbers (here games 0,
+    4 and 8 of the folder): the player says it is at game 3 of 3 at the end, not 'game 9 of 3'."""
+    shutil.copytree(small_run.out, tmp_path / "out")
+    games = pq.read_table(small_run.out / "games.parquet")
+    kept = games.filter(pc.is_in(games.column("game_index"), pa.array([0, 4, 8])))
+    pq.write_table(kept, tmp_path / "out" / "games.parquet")
+    timeline = load_timeline(tmp_path / "out")
+    player = Player(timeline, ReplayClock(timeline.length_ms))
+    positions = []
+    for game in timeline.games:
+        player.clock.seek(game.start_ms - timeline.origin_ms)
+        positions.append(player.state()["position"])
+    assert positions == ["game 1 of 3", "game 2 of 3", "game 3 of 3"]
