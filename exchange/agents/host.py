@@ -186,6 +186,12 @@ def host_of(channel: Channel) -> AgentHost:
     return host
 
 
+def release(channel: Channel) -> None:
+    """Forget ``channel``'s agents, for a channel that will run no more (a finished backtest session's): its host
+    holds the channel, so the registry's entry would keep the channel, its exchange and its agents alive."""
+    _HOSTS.pop(channel, None)
+
+
 def seat(
     channel: Channel, agent: Agent, account_id: str, *, latency_ms: int = 0, market: MarketKind | None = None
 ) -> Trader:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from exchange.agents import host
 from exchange.agents.house import (
     MAKER_ACCOUNT,
     NOISE_ACCOUNT,
@@ -282,6 +283,8 @@ def play_session(setup: GameSetup, session: int, strategy: Strategy,
     except Exception as exc:  # a strategy's bug (or ours): say where, for a run of thousands of games
         exc.add_note(world.where())
         raise
+    finally:
+        host.release(world.channel)  # else the agents' registry keeps every session's world alive
     streams = world.write(tables)
     return world.outcome(), streams
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -202,3 +204,26 @@ def test_an_error_in_a_strategy_names_the_session_and_game_it_happened_in() -> N
         play_session(config.setup(), 1, RaisesInGame(4), empty_tables())
     notes = getattr(raised.value, "__notes__", [])
     assert len(notes) == 1 and "session 1" in notes[0] and "game 4 (holdem.4)" in notes[0], notes
+
+
+
+class Remembers(Strategy):
+    """Keeps a weak reference to every market handle it was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.handles: list[weakref.ref[MarketHandle]] = []
+
+    def on_market_open(self, market: MarketHandle) -> None:
+        self.handles.append(weakref.ref(market))
+
+
+def test_a_played_session_leaves_nothing_behind() -> None:
+    """Once a session has written its rows its world (channel, exchange, agents, collectors) is freed: a process
+    that plays thousands of sessions (a worker, or the command on one process) does not keep every one of them."""
+    config = replace(small_config(), games=2, games_per_session=2, record_streams=False)
+    strategy = Remembers()
+    play_session(config.setup(), 0, strategy, empty_tables())
+    gc.collect()
+    assert len(strategy.handles) == 2
+    assert [ref() for ref in strategy.handles] == [None, None]
