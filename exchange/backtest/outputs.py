@@ -56,7 +56,7 @@ runs of the same backtest write identical files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -257,18 +257,80 @@ def empty_tables() -> dict[str, Table]:
     return {name: Table(spec) for name, spec in TABLES.items()}
 
 
+#: Rows in each row group of a written table (the last one holds the rest).
+ROW_GROUP = 1 << 17
+
+
 def write_tables(directory: Path, tables: Mapping[str, pa.Table]) -> list[Path]:
     """Write each table as ``directory/<name>.parquet`` (deterministic: no timestamps, fixed row groups)."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, table in tables.items():
-        spec = TABLES[name]
-        if table.schema != spec.schema:
-            raise ValueError(f"{name}: schema differs from the declared one")
-        path = directory / spec.file_name
-        pq.write_table(table, path, compression="zstd", row_group_size=1 << 20)
-        paths.append(path)
+        writer = TableWriter(TABLES[name], directory)
+        writer.write(table)
+        paths.append(writer.close())
     return paths
+
+
+class TableWriter:
+    """One table written to ``directory/<name>.parquet`` part by part, in row groups of :data:`ROW_GROUP` rows
+    whatever the parts: the file is the same, byte for byte, however its rows arrived (and as one
+    :func:`write_tables` call writes them), and only one row group's rows wait in memory."""
+
+    def __init__(self, spec: TableSpec, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.spec = spec
+        self.path = directory / spec.file_name
+        self._writer = pq.ParquetWriter(self.path, spec.schema, compression="zstd")
+        self._waiting: list[pa.Table] = []
+        self._rows = 0
+        self._written = 0
+
+    def write(self, table: pa.Table) -> None:
+        """Append ``table``'s rows (its schema must be the spec's)."""
+        if table.schema != self.spec.schema:
+            raise ValueError(f"{self.spec.name}: schema differs from the declared one")
+        self._waiting.append(table)
+        self._rows += table.num_rows
+        while self._rows >= ROW_GROUP:
+            rows = pa.concat_tables(self._waiting)
+            self._put(rows.slice(0, ROW_GROUP))
+            rest = rows.slice(ROW_GROUP)
+            self._waiting, self._rows = [rest], rest.num_rows
+
+    def close(self) -> Path:
+        """Write the rows still waiting (an empty table still gets its file and schema); return the path."""
+        if self._rows or not self._written:
+            self._put(pa.concat_tables(self._waiting) if self._waiting else self.spec.schema.empty_table())
+        self._waiting, self._rows = [], 0
+        self._writer.close()
+        return self.path
+
+    def _put(self, rows: pa.Table) -> None:
+        self._writer.write_table(rows.combine_chunks(), row_group_size=ROW_GROUP)
+        self._written += rows.num_rows or 1
+
+
+class FileTables(Mapping[str, pa.Table]):
+    """A backtest folder's tables, each read from its file when first asked for (a long run's rows are not all
+    held in memory just because they were written)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._read: dict[str, pa.Table] = {}
+
+    def __getitem__(self, name: str) -> pa.Table:
+        if name not in self._read:
+            if name not in TABLES:
+                raise KeyError(name)
+            self._read[name] = pq.read_table(self.directory / TABLES[name].file_name)
+        return self._read[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TABLES)
+
+    def __len__(self) -> int:
+        return len(TABLES)
 
 
 def read_tables(directory: Path, names: Iterable[str] = TABLES) -> dict[str, pa.Table]:

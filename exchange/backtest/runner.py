@@ -21,15 +21,26 @@ from __future__ import annotations
 
 import sys
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.outputs import TABLES, Table, empty_tables, merge, write_tables
+from exchange.backtest.outputs import (
+    GAMES,
+    ORDERS,
+    SETTLEMENTS,
+    TABLES,
+    FileTables,
+    Table,
+    TableWriter,
+    empty_tables,
+    merge,
+)
 from exchange.backtest.summary import Summary, summarise
 from exchange.backtest.workers import Executor, run_ordered
 from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
@@ -128,7 +139,10 @@ class ChunkResult:
 
 @dataclass(frozen=True, slots=True)
 class BacktestResult:
-    tables: dict[str, pa.Table]
+    """The tables (read from the files when first asked for, if they were written), the summary, what was
+    written, and how each session went."""
+
+    tables: Mapping[str, pa.Table]
     summary: Summary
     paths: tuple[Path, ...]
     sessions: tuple[SessionOutcome, ...] = ()
@@ -180,12 +194,15 @@ def run_backtest(
     streams_dir = None if out is None else out / "streams"
     if streams_dir is not None:
         clear_recordings(streams_dir, keep_folder=config.record_streams)
+    writer = None if out is None else OrderedWriter(out)
 
-    def on_result(_: int, result: ChunkResult) -> None:
+    def on_result(index: int, result: ChunkResult) -> None:
         if streams_dir is not None:
             for market_id, packed in result.streams:
                 write_stream(streams_dir, market_id, zlib.decompress(packed).decode("utf-8"))
             result.streams.clear()
+        if writer is not None:
+            writer.add(index, result)
         if bar is not None:
             bar.update(result.games)
 
@@ -194,17 +211,53 @@ def run_backtest(
     finally:
         if bar is not None:
             bar.close()
-    tables = merge_results(results)
-    paths: tuple[Path, ...] = ()
-    if out is not None:
-        paths = tuple(write_tables(out, tables))
-        if config.record_streams:
-            paths += (out / "streams",)
     sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
     in_sessions = config.games_per_session > 1
-    summary = summarise(tables, config.account, config.balance if in_sessions else None,
-                        get_channel(config.channel).min_stake)  # fmt: skip
-    return BacktestResult(tables, summary, paths, sessions)
+    figures = (config.account, config.balance if in_sessions else None, get_channel(config.channel).min_stake)
+    if out is None or writer is None:
+        tables = merge_results(results)
+        return BacktestResult(tables, summarise(tables, *figures), (), sessions)
+    paths = writer.close()
+    if config.record_streams:
+        paths += (out / "streams",)
+    return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
+                          sessions)  # fmt: skip
+
+
+class OrderedWriter:
+    """Writes chunk results to the folder's tables in session order as they arrive, each as soon as every chunk
+    before it is in; a written chunk's rows are let go, so the parent holds at most the chunks that came early."""
+
+    def __init__(self, out: Path) -> None:
+        self._writers = {name: TableWriter(spec, out) for name, spec in TABLES.items()}
+        self._early: dict[int, ChunkResult] = {}
+        self._next = 0
+
+    def add(self, index: int, result: ChunkResult) -> None:
+        """Chunk ``index``'s result (chunks are numbered in session order)."""
+        self._early[index] = result
+        while self._next in self._early:
+            ready = self._early.pop(self._next)
+            for name, writer in self._writers.items():
+                writer.write(ready.tables[name].to_arrow())
+            ready.tables = {name: Table(spec) for name, spec in TABLES.items()}
+            self._next += 1
+
+    def close(self) -> tuple[Path, ...]:
+        if self._early:
+            raise RuntimeError(f"chunk results do not tile the sessions: chunk {self._next} never came")
+        return tuple(writer.close() for writer in self._writers.values())
+
+
+def read_for_summary(out: Path, account: str) -> dict[str, pa.Table]:
+    """What :func:`~exchange.backtest.summary.summarise` reads of a written folder: the games, and ``account``'s
+    orders and settlement rows only."""
+    mine = [("account", "=", account)]
+    orders = ["account", "status", "action", "size_matched"]
+    settled = ["account", "session", "game_index", "gross_profit", "commission", "net_profit", "balance_after"]
+    return {"games": pq.read_table(out / GAMES.file_name, columns=["game_index", "dead_heat"]),
+            "orders": pq.read_table(out / ORDERS.file_name, columns=orders, filters=mine),
+            "settlements": pq.read_table(out / SETTLEMENTS.file_name, columns=settled, filters=mine)}
 
 
 def clear_recordings(directory: Path, *, keep_folder: bool) -> None:

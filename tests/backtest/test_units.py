@@ -5,12 +5,16 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import random
 import statistics
 from dataclasses import replace
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
+from backtest_support import Run
 
+from exchange.backtest import outputs
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
 from exchange.backtest.summary import max_drawdown, session_figures
 from exchange.backtest.workers import InlineExecutor, ProcessExecutor, run_ordered
@@ -120,3 +124,25 @@ def test_the_median_final_bankroll_is_the_middle_of_the_sessions(finals: tuple[i
     line = session_figures(paths, starting=10_000, ruin_below=200).lines()[1]
     assert line.startswith(f"final bankroll  median {median}, ")
     assert float(median) == pytest.approx(statistics.median(finals) / 100)
+
+
+def test_a_table_written_in_parts_is_the_same_file_however_it_was_cut(
+    small_run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Row groups of a fixed size whatever the parts (chunks of sessions) that brought the rows."""
+    monkeypatch.setattr(outputs, "ROW_GROUP", 97)
+    orders = pq.read_table(small_run.out / "orders.parquet")
+    files = []
+    for seed in range(3):
+        rng, start = random.Random(seed), 0
+        writer = outputs.TableWriter(outputs.ORDERS, tmp_path / str(seed))
+        while start < orders.num_rows:
+            size = rng.randrange(0, 300)
+            writer.write(orders.slice(start, size))
+            start += size
+        files.append(writer.close().read_bytes())
+    assert files[0] == files[1] == files[2]
+    written = pq.ParquetFile(tmp_path / "0" / "orders.parquet")
+    sizes = [written.metadata.row_group(i).num_rows for i in range(written.num_row_groups)]
+    assert sizes[:-1] == [97] * (len(sizes) - 1) and sum(sizes) == orders.num_rows
+    assert written.read().equals(orders)
