@@ -135,7 +135,12 @@ def run(args: argparse.Namespace) -> int:
     except (StrategyLoadError, ValueError) as exc:
         print(f"exchange-poker backtest: {exc}", file=sys.stderr)
         return 2
-    with make_executor(args.workers, args.scheduler) as executor:
+    try:
+        executor = make_executor(args.workers, args.scheduler)
+    except (OSError, RuntimeError) as exc:  # the cluster extra missing, or no scheduler at that address
+        print(f"exchange-poker backtest: cannot use the Dask scheduler {args.scheduler}: {exc}", file=sys.stderr)
+        return 2
+    with executor:
         result = run_backtest(
             config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size
         )

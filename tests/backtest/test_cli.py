@@ -183,3 +183,19 @@ def test_scheduler_option_runs_on_a_dask_cluster(tmp_path: Path, capsys: pytest.
     capsys.readouterr()
     dask, local = read_tables(tmp_path / "dask"), read_tables(tmp_path / "local")
     assert all(dask[name].equals(local[name]) for name in TABLES)
+
+
+def test_a_scheduler_that_cannot_be_reached_is_reported_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing listens on 127.0.0.1:1: the command says so and exits 2 (no traceback), before any game."""
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    strategy = f"{ROOT / 'scripts' / 'flop_mover.py'}:FlopMover"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code = main(["backtest", "--strategy", strategy, "--games", "1", "--seed", "4", "--no-progress",
+                     "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path / "out")])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("exchange-poker backtest: cannot use the Dask scheduler tcp://127.0.0.1:1: ")
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
