@@ -306,6 +306,11 @@ class TableWriter:
         self._writer.close()
         return self.path
 
+    def abandon(self) -> None:
+        """Close the file as it stands, rows still waiting left out (for a run that failed)."""
+        self._waiting, self._rows = [], 0
+        self._writer.close()
+
     def _put(self, rows: pa.Table) -> None:
         self._writer.write_table(rows.combine_chunks(), row_group_size=ROW_GROUP)
         self._written += rows.num_rows or 1

@@ -19,6 +19,7 @@ tables, row for row; the merge orders them by session, hence by game index.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import zlib
 from collections.abc import Mapping, Sequence
@@ -191,10 +192,9 @@ def run_backtest(
     plan = plan_chunks(config.sessions, executor.workers, chunk_size, config.games_per_session)
     chunks = [Chunk(config, first, count) for first, count in plan]
     bar = _progress_bar(config.games) if progress else None
-    streams_dir = None if out is None else out / "streams"
-    if streams_dir is not None:
-        clear_recordings(streams_dir, keep_folder=config.record_streams)
-    writer = None if out is None else OrderedWriter(out)
+    staging = None if out is None else _staging(out)  # nothing reaches ``out`` before the run has succeeded
+    streams_dir = None if staging is None else staging / "streams"
+    writer = None if staging is None else OrderedWriter(staging)
 
     def on_result(index: int, result: ChunkResult) -> None:
         if streams_dir is not None:
@@ -208,20 +208,51 @@ def run_backtest(
 
     try:
         results = run_ordered(executor, run_chunk, chunks, on_result)
+    except BaseException:
+        if writer is not None and staging is not None:
+            writer.abandon()
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
     finally:
         if bar is not None:
             bar.close()
     sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
     in_sessions = config.games_per_session > 1
     figures = (config.account, config.balance if in_sessions else None, get_channel(config.channel).min_stake)
-    if out is None or writer is None:
+    if out is None or writer is None or staging is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    paths = writer.close()
-    if config.record_streams:
-        paths += (out / "streams",)
+    paths = _publish(staging, writer.close(), out, config.record_streams)
     return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
                           sessions)  # fmt: skip
+
+
+#: Where a backtest writes inside ``--out`` until it has succeeded.
+STAGING = ".backtest-in-progress"
+
+
+def _staging(out: Path) -> Path:
+    staging = out / STAGING
+    shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up
+    staging.mkdir(parents=True)
+    return staging
+
+
+def _publish(staging: Path, tables: tuple[Path, ...], out: Path, record_streams: bool) -> tuple[Path, ...]:
+    """Move a finished run's tables and recordings from ``staging`` into ``out``, replacing an earlier run's (its
+    recordings all go, so none is read as this run's); remove ``staging``. Returns the paths written."""
+    streams = out / "streams"
+    clear_recordings(streams, keep_folder=record_streams)
+    if record_streams:
+        streams.mkdir(exist_ok=True)
+        staged = staging / "streams"
+        for path in sorted(staged.iterdir()) if staged.is_dir() else ():
+            path.replace(streams / path.name)
+    paths = []
+    for path in tables:
+        paths.append(path.replace(out / path.name))
+    shutil.rmtree(staging)
+    return (*paths, streams) if record_streams else tuple(paths)
 
 
 class OrderedWriter:
@@ -242,6 +273,11 @@ class OrderedWriter:
                 writer.write(ready.tables[name].to_arrow())
             ready.tables = {name: Table(spec) for name, spec in TABLES.items()}
             self._next += 1
+
+    def abandon(self) -> None:
+        """Close the files without finishing them (the run failed: they are thrown away)."""
+        for writer in self._writers.values():
+            writer.abandon()
 
     def close(self) -> tuple[Path, ...]:
         if self._early:

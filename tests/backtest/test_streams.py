@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from backtest_support import Run, flumine_replay, small_config
 
+from exchange.backtest.loading import StrategySpec
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
@@ -115,3 +116,32 @@ def test_a_backtest_written_over_an_older_one_leaves_only_its_own_recordings(tmp
     assert (out / "notes.txt").read_text() == "mine", "nothing else in the folder is touched"
     with pytest.raises(ReplayError, match="--no-streams"):
         load_timeline(out)
+
+
+FAILS_IN_GAME_2 = """
+from exchange.backtest.strategy import Strategy
+
+
+class FailsInGame2(Strategy):
+    def on_market_open(self, market):
+        if market.market_id == "holdem.2":
+            raise RuntimeError("a strategy's bug in game 2")
+"""
+
+
+def test_a_backtest_that_fails_leaves_the_folder_as_it_was(tmp_path: Path) -> None:
+    """Nothing of a run that fails reaches ``--out``: an earlier backtest there keeps its tables and recordings,
+    byte for byte (not the recordings of the games the failed run had finished, nor half-written tables), and no
+    staging folder is left behind."""
+    out = tmp_path / "out"
+    with InlineExecutor() as executor:
+        run_backtest(replace(small_config(), games=2), executor, out)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    source = tmp_path / "fails.py"
+    source.write_text(FAILS_IN_GAME_2)
+    failing = replace(small_config(), strategy=StrategySpec.parse(f"{source}:FailsInGame2"), games=3, seed=2)
+    with InlineExecutor() as executor, pytest.raises(RuntimeError, match="a strategy's bug in game 2"):
+        run_backtest(failing, executor, out, chunk_size=1)
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert {p.name for p in out.iterdir()} == {p.parts[0] for p in before}, "no staging folder is left"
