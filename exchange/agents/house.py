@@ -196,12 +196,16 @@ class MarketMaker(Agent):
 
 
 def _when_all_idle(traders: tuple[Trader, ...], callback: Callable[[], None]) -> None:
-    """Run ``callback`` once none of ``traders`` has a command in flight."""
-    if not traders:
+    """Run ``callback`` once none of ``traders`` has a command in flight.
+
+    Every trader is checked again each time one lands: several makers waiting on the same trader are woken
+    together, and the first to requote has commands in flight again when the next one looks.
+    """
+    busy = next((t for t in traders if t.in_flight), None)
+    if busy is None:
         callback()
-        return
-    first, *rest = traders
-    first.when_idle(lambda: _when_all_idle(tuple(rest), callback))
+    else:
+        busy.when_idle(lambda: _when_all_idle(traders, callback))
 
 
 def seat_house_makers(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers import make_channel, place
 
-from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, seat_house_makers, seat_noise_traders
+from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, MakerDesk, seat_house_makers, seat_noise_traders
 from exchange.agents.view import bettor_view
 from exchange.clock import VirtualClock
 from exchange.core import ladder
@@ -148,3 +148,26 @@ def test_a_hi_lo_games_two_makers_share_one_account_without_overdrawing_it() -> 
     assert rejected == []
     funds = channel.exchange.funds(MAKER_ACCOUNT)
     assert funds is not None and funds.exposure == 0
+
+
+def test_makers_of_one_desk_take_turns_whichever_channel_opens_its_window_first() -> None:
+    """Three channels on one exchange and one desk, seated in the reverse of the order their windows open: the
+    last maker seated quotes first, and the two waiting for its orders to land must still go one at a time, so
+    the second budgets what the first has just sent and the house never meets INSUFFICIENT_FUNDS."""
+    clock = VirtualClock()
+    exchange = Exchange()
+    channels = [Channel(CHANNELS[name], clock, exchange, decks=seeded_decks(i))
+                for i, name in enumerate(("holdem", "omaha", "telesina"))]
+    logs = [EventLog.attach(channel.bus) for channel in channels]
+    channels[0].open_account(MAKER_ACCOUNT, 100_000)  # 1,000.00: far less than three markets' quotes would tie up
+    desk = MakerDesk()
+    for channel in reversed(channels):
+        seat_house_makers(channel, MAKER_ACCOUNT, desk=desk)
+    for channel in channels:
+        channel.start(at_ms=0, games=1)
+    clock.run()
+    stamped = [s for log in logs for s in log]
+    rejected = [s.event for s in stamped if isinstance(s.event, OrderRejected) and s.event.account_id == MAKER_ACCOUNT]
+    assert rejected == []
+    placed = {s.market_id for s in stamped if isinstance(s.event, OrderPlaced) and s.event.account_id == MAKER_ACCOUNT}
+    assert placed == {"holdem.0", "omaha.0", "telesina.0"}
