@@ -296,11 +296,8 @@ def random_stakes(rng: random.Random, variant: str) -> Stakes:
     return Stakes(ante=rng.randint(0, 3), bring_in=rng.randint(1, small - 1), small_bet=small, big_bet=2 * small)
 
 
-def play_both(variant: str, structure: Structure, seats: int, seed: int) -> tuple[TableState, pk.State]:
-    rng = random.Random(seed)
-    stacks = random_stacks(rng, seats)
-    ours = TableState.start(variant, stacks, seed=seed, structure=structure)
-    theirs = pokerkit_state(variant, structure, ours.stakes, stacks)
+def play_out(ours: TableState, theirs: pk.State, rng: random.Random) -> None:
+    """Play the hand to its end with random legal moves, each made on both tables and checked alike."""
     mirror = Mirror(ours, theirs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -309,6 +306,14 @@ def play_both(variant: str, structure: Structure, seats: int, seed: int) -> tupl
             step(ours, theirs, rng)
             ours._check()
             mirror.catch_up()
+
+
+def play_both(variant: str, structure: Structure, seats: int, seed: int) -> tuple[TableState, pk.State]:
+    rng = random.Random(seed)
+    stacks = random_stacks(rng, seats)
+    ours = TableState.start(variant, stacks, seed=seed, structure=structure)
+    theirs = pokerkit_state(variant, structure, ours.stakes, stacks)
+    play_out(ours, theirs, rng)
     return ours, theirs
 
 
@@ -377,14 +382,7 @@ def test_other_structures_and_stakes_play_as_pokerkit_built_from_the_same_street
     stakes = random_stakes(rng, variant)
     ours = TableState.start(variant, stacks, seed=seed, structure=structure, stakes=stakes)
     theirs = pokerkit_built(variant, structure, stakes, stacks)
-    mirror = Mirror(ours, theirs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        mirror.catch_up()
-        while not ours.done:
-            step(ours, theirs, rng)
-            ours._check()
-            mirror.catch_up()
+    play_out(ours, theirs, rng)
     assert not theirs.status
     assert list(theirs.stacks) == pokerkit_settlement(ours)
     if settles_alike(ours):
