@@ -38,7 +38,7 @@ import json
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any
 
 from engine.cards import Card, CardError, check_distinct, parse_cards
@@ -137,8 +137,13 @@ def _toml(key: str, value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml(key, v) for v in value) + "]"
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, float):
+        return str(value)  # nan and inf read back too
     if isinstance(value, Real):
-        return str(value)
+        raise PHHError(f"field {key!r} is a {type(value).__name__}: TOML writes numbers whole or decimal; give it "
+                       "as an int or a float")
     if value is None:
         raise PHHError(f"field {key!r} is None: a hand history has no empty value")
     raise PHHError(

@@ -103,6 +103,17 @@ def test_extra_fields_of_any_text_read_back() -> None:
         dumps(state, note=None)
 
 
+def test_an_extra_number_toml_cannot_write_is_refused_when_written() -> None:
+    # a Fraction (the engine's equities are Fractions) is a number, but TOML has no "1/3": writing it gave a
+    # history that no longer reads
+    from fractions import Fraction
+
+    state = TableState.start("holdem", [100, 100], seed=5)
+    state.fold()
+    with pytest.raises(PHHError, match=r"field 'equity' is a Fraction: .*int or a float"):
+        dumps(state, equity=Fraction(1, 3))
+
+
 def test_a_show_of_cards_the_seat_does_not_hold_is_refused() -> None:
     state = play_hand("holdem", [30, 30], [CallingBot(), CallingBot()], seed=2)
     text = dumps(state)
