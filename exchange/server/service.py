@@ -93,7 +93,10 @@ log = logging.getLogger(__name__)
 EVENT_TYPE_ID = "990001"  # the same id the stream recordings write (exchange.betfair.stream)
 EVENT_TYPE_NAME = "Exchange Poker"
 HOUSE_BANKROLL = 10**9  # minor units: ten million, enough to quote every channel for ever
-NOISE_BANKROLL = 10**7  # minor units: a hundred thousand each, topped up at each start when spent
+NOISE_BANKROLL = 10**7  # minor units: a hundred thousand each
+#: A house account (maker, noise trader) found at a start with less than its bankroll divided by this is topped up
+#: to the bankroll again: one its losses have nearly drained can no longer quote or trade.
+TOP_UP_BELOW = 10
 VOID_REASON = "technical fault: the server stopped during the game; matched bets refunded, unmatched cancelled"
 
 Listener = Callable[[Event], None]
@@ -143,6 +146,7 @@ class ExchangeService:
         irregularity_rate: float = 0.0,
         noise_traders: int = 0,
         keep_results: int = KEEP_RESULTS,
+        house_bankroll: int = HOUSE_BANKROLL,
     ) -> None:
         self.journal = journal
         self.clock = clock
@@ -167,6 +171,8 @@ class ExchangeService:
         self._use_notes(MarketNotes())
         self._equities = equities if equities is not None else default_equities()
         self._house = house
+        #: What the house's market maker is funded with, and topped up to at a start that finds it nearly drained.
+        self.house_bankroll = house_bankroll
         self._runner = runner
         self._touch: Touch | None = None
         self.recovered_voids: list[str] = []
@@ -229,14 +235,19 @@ class ExchangeService:
             channel.next_game_number = max(numbers) + 1
             self.channels[name] = channel
             if self._house:
-                channel.open_account(MAKER_ACCOUNT, HOUSE_BANKROLL if self.funds(MAKER_ACCOUNT).balance == 0 else 0)
+                self._fund_house(channel, MAKER_ACCOUNT, self.house_bankroll)
                 seat_house_makers(channel, MAKER_ACCOUNT, desk=desk)
             for account in self.noise_accounts:
-                spent = self.funds(account).balance < NOISE_BANKROLL // 10
-                channel.open_account(account, NOISE_BANKROLL if spent else 0)
+                self._fund_house(channel, account, NOISE_BANKROLL)
                 seat_noise_traders(channel, account, f"{deck_seed}/{account}")
         if run_games:
             self.start_games()
+
+    def _fund_house(self, channel: Channel, account: str, bankroll: int) -> None:
+        """Open a house account with ``bankroll``, or top it up to ``bankroll`` if it holds less than
+        :data:`TOP_UP_BELOW`-th of it (journaled as funding); one with enough to trade on keeps its balance."""
+        balance = self.funds(account).balance
+        channel.open_account(account, bankroll - balance if balance < bankroll // TOP_UP_BELOW else 0)
 
     def start_games(self) -> None:
         """Start dealing games on every channel (:meth:`start` does, unless told not to)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from exchange.agents.house import MAKER_ACCOUNT
 from exchange.clock import VirtualClock
-from exchange.core.commands import Deposit, OpenAccount
 from exchange.core.events import OrderPlaced, OrderRejected
 from exchange.game.channels import get_channel
 from exchange.game.events import EventLog
@@ -16,12 +15,12 @@ from exchange.server.service import ExchangeService, river_only_equities
 def test_the_makers_of_every_channel_share_the_house_account_without_overdrawing_it() -> None:
     clock = VirtualClock(1_000_000)
     channels = [get_channel(name).with_times(2_000, 100) for name in ("holdem", "omaha", "omaha-hilo")]
-    service = ExchangeService(Journal.open(":memory:"), clock, channels, seed=3, equities=river_only_equities)
+    # 3,000.00: less than three channels' quotes would tie up at once.
+    service = ExchangeService(Journal.open(":memory:"), clock, channels, seed=3, equities=river_only_equities,
+                              house_bankroll=300_000)
     service.recover()
-    # 3,000.00: less than three channels' quotes would tie up at once (the server funds it only when empty).
-    service.execute(OpenAccount(clock.now(), MAKER_ACCOUNT))
-    service.execute(Deposit(clock.now(), MAKER_ACCOUNT, 300_000, "funding"))
     service.start(run_games=False)
+    assert service.funds(MAKER_ACCOUNT).balance == 300_000
     logs = [EventLog.attach(channel.bus) for channel in service.channels.values()]
     service.start_games()
     clock.run(until_ms=clock.now() + 8_000)
