@@ -20,7 +20,8 @@ sent have landed, so none budgets funds another has spent.
 
 :class:`NoiseTrader` takes liquidity at random moments of each window: a
 random hand, a random side, at the best price offered, a random stake, all
-drawn from its own seeded ``random.Random``.
+drawn from its own seeded ``random.Random``; the stake is cut to what its account (shared by every channel and
+market) can pay, and it sits out while that is below the minimum stake.
 """
 
 from __future__ import annotations
@@ -285,4 +286,16 @@ class NoiseTrader(Agent):
         tick = hand.best_to_back if back else hand.best_to_lay
         if tick is None:
             return
-        trader.place(hand.hand, Side.BACK if back else Side.LAY, tick, max(size, view.min_stake))
+        side = Side.BACK if back else Side.LAY
+        size = min(max(size, view.min_stake), self._affordable(view, side, tick))
+        if size < view.min_stake:  # its account (shared by every channel and market) cannot pay for a bet now
+            return
+        trader.place(hand.hand, side, tick, size)
+
+    def _affordable(self, view: BettorView, side: Side, tick: int) -> int:
+        """The largest stake, a multiple of ``size_step``, whose worst case (a back's stake, a lay's liability) the
+        account's available funds cover: the exchange would refuse more with ``INSUFFICIENT_FUNDS``."""
+        available = view.funds.available if view.funds is not None else 0
+        # A lay's liability stake × (price − 1), rounded up, is within ``available`` when stake × (price − 1) is.
+        stake = available if side is Side.BACK else available * 100 // (ladder.PRICE_X100[tick] - 100)
+        return stake - stake % self.config.size_step

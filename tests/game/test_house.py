@@ -171,3 +171,24 @@ def test_makers_of_one_desk_take_turns_whichever_channel_opens_its_window_first(
     assert rejected == []
     placed = {s.market_id for s in stamped if isinstance(s.event, OrderPlaced) and s.event.account_id == MAKER_ACCOUNT}
     assert placed == {"holdem.0", "omaha.0", "telesina.0"}
+
+
+def test_a_noise_trader_short_of_funds_bets_within_them_and_stops_when_they_run_out() -> None:
+    """The house's noise traders share one account across channels and markets: one low on money sizes its bets
+    to what it has, and once it cannot afford the minimum stake it sends nothing the exchange must refuse."""
+    clock, exchange = VirtualClock(), Exchange()
+    channels = [Channel(CHANNELS[name].with_times(2_000, 100), clock, exchange, decks=seeded_decks(f"poor/{name}"))
+                for name in ("holdem", "omaha-hilo")]
+    logs = [EventLog.attach(channel.bus) for channel in channels]
+    for n, channel in enumerate(channels):
+        channel.open_account(MAKER_ACCOUNT, 0 if n else 10**9)
+        seat_house_makers(channel, MAKER_ACCOUNT)
+        channel.open_account(NOISE_ACCOUNT, 0 if n else 5_000)  # 50.00 for every channel and market
+        seat_noise_traders(channel, NOISE_ACCOUNT, f"poor/{n}")
+        channel.start(at_ms=0, games=6)
+    clock.run()
+    events = [s.event for log in logs for s in log]
+    assert [e for e in events if isinstance(e, OrderRejected) and e.account_id == NOISE_ACCOUNT] == []
+    assert any(isinstance(e, Matched) and NOISE_ACCOUNT in (e.back_account_id, e.lay_account_id) for e in events)
+    funds = exchange.funds(NOISE_ACCOUNT)
+    assert funds is not None and funds.balance >= 0 and funds.exposure == 0
