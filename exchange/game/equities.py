@@ -9,8 +9,9 @@ Hold'em and Omaha are enumerated exactly, as ever. The other games are exact
 where every remaining deal can be enumerated within :data:`EXACT_DEALS`;
 beyond that a Monte Carlo of :data:`SAMPLES` deals, seeded from the cards (so a
 replay prices alike), gives the equities with their standard errors, and
-nothing is settled from its counts. Hi/lo Low markets add the early losers an
-exact argument proves even then (:mod:`exchange.game.lowcheck`). Draw games
+nothing is settled from its counts: the hands the cards prove unable to win or
+tie are settled even then (:mod:`exchange.game.deadcheck`; a hi/lo game's Low
+market from :mod:`exchange.game.lowcheck`). Draw games
 price the replacement cards under the published policy
 (:func:`engine.draw_equity.draw_equity`).
 
@@ -36,6 +37,7 @@ from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, format_cards
 from engine.equity import EquityResult
 from engine.equity import equity as engine_equity
+from exchange.game.deadcheck import high_losers
 from exchange.game.layouts import LAYOUTS
 from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import Prospects
@@ -99,9 +101,11 @@ def game_equities(
         samples = None if deals <= EXACT_DEALS else SAMPLES
         result = variant_equity(variant, hand_cards, tuple(board), out, samples=samples,
                                 seed=_seed(hand_cards, board, out))
+    # A sampled equity settles nothing from its counts: the hands the cards prove dead are settled all the same.
+    high = () if result.exact else high_losers(variant, hand_cards, tuple(board), out)
     if isinstance(result, HiLoEquityResult):
-        return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)))
-    return (prospects_of(result),)
+        return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)), high)
+    return (prospects_of(result, high),)
 
 
 def exact_equities(
@@ -129,28 +133,34 @@ def _seed(hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence
     return zlib.crc32(text.encode())
 
 
-def prospects_of(result: EquityResult) -> Prospects:
-    """Read an :class:`engine.EquityResult` into :class:`Prospects` (integer counts, Fraction equities)."""
+def prospects_of(result: EquityResult, known_losers: Sequence[int] = ()) -> Prospects:
+    """Read an :class:`engine.EquityResult` into :class:`Prospects` (integer counts, Fraction equities).
+
+    ``known_losers``: hands proven unable to win or tie (:func:`~exchange.game.deadcheck.high_losers`).
+    """
     return Prospects.from_counts(
         result.boards,
         [h.wins for h in result.results],
         [h.ties for h in result.results],
         [h.share for h in result.results],
         exact=result.exact,
+        known_losers=known_losers,
     )
 
 
-def hilo_prospects(result: HiLoEquityResult, low_known: tuple[tuple[int, ...], bool]) -> GameProspects:
+def hilo_prospects(result: HiLoEquityResult, low_known: tuple[tuple[int, ...], bool],
+                   high_known: Sequence[int] = ()) -> GameProspects:
     """High and Low markets from a hi/lo result; Low's last selection is "No low".
 
     ``low_known``: hands proven unable to win the low, and whether some hand holds
     a made low (then "No low" has lost), from :func:`~exchange.game.lowcheck.low_losers`.
+    ``high_known``: hands proven unable to win or tie the high (:func:`~exchange.game.deadcheck.high_losers`).
     """
     hands = [h for h in result.results if isinstance(h, HiLoHandEquity)]
     n = len(hands)
     high = Prospects.from_counts(
         result.boards, [h.high_wins for h in hands], [h.high_ties for h in hands],
-        [Fraction(h.high_units, SHARE_UNIT) for h in hands], exact=result.exact,
+        [Fraction(h.high_units, SHARE_UNIT) for h in hands], exact=result.exact, known_losers=high_known,
     )  # fmt: skip
     losers, made = low_known
     low = Prospects.from_counts(

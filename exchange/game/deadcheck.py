@@ -1,0 +1,127 @@
+"""Which hands can no longer win or tie, proven from the cards where the equity is only sampled.
+
+A Monte Carlo equity settles nothing from its counts: a hand that never won in
+the sample might win on a deal the sample missed. Yet a hand that cannot win or
+tie on *any* remaining deal must be settled LOSER at the window where it becomes
+so (``exchange.md``: a selection whose outcome is certain is settled at once).
+:func:`high_losers` decides it exactly, without enumerating every deal:
+
+hand *i* can still win or tie iff, for some run of the shared cards still to come
+and some completion *c* of hand *i*, every other hand has a completion, all of
+them disjoint from each other and from *c*, that makes it no better than hand *i*
+(each hand's final key depends only on its own cards and the board).
+
+Each hand's completions are keyed once (the engine's kernels); the search then
+looks, for each completion of hand *i*, for disjoint weak completions of the
+others, fewest candidates first, with backtracking. The answer is sound (a hand
+is named only when no deal lets it win or tie) and, within :data:`CHECK_LIMIT`
+keyed completions and :data:`SEARCH_LIMIT` search steps, complete; beyond them a
+hand is taken as alive, so nothing is settled on a guess. Only positions with
+four or more cards still to come for each hand exceed the limit, and there no
+hand is ever drawing dead.
+
+Games whose hands are not a function of their own cards and the board are left
+out (nothing is named): draw games (the policy decides what a hand keeps), Omaha
+forms (a sampled window there is pre-flop, where no hand is dead), and a
+heads-up Telesina table (its ranking changes when exactly two hands meet).
+
+>>> from engine.cards import parse_cards
+>>> hands = [parse_cards(h) for h in ("Ah Ad As Kc Kd", "2c 7d 9h Jc 4s", "Qs Qh 3c 4d 6s", "5h 6h 7h 8c Th")]
+>>> high_losers("stud7", hands, ())   # 5th street: two cards to come make no more than trips of 2-7-9-J-4
+(2,)
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import combinations
+from math import comb
+
+import numpy as np
+
+from engine.cards import Card
+
+#: Most completions (over every run of the board) keyed for one check; beyond, nothing is named.
+CHECK_LIMIT = 60_000
+#: Most search steps for one check; beyond, the hand searched is taken as alive.
+SEARCH_LIMIT = 200_000
+
+Completions = tuple[tuple[tuple[int, ...], ...], list[int]]
+"""One hand's completions (card ids) sorted by the key they give it, ascending, and those keys."""
+
+
+class _Budget:
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+
+
+def high_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card],
+                dead: Sequence[Card] = ()) -> tuple[int, ...]:
+    """The hands (numbered from 1) that cannot win or tie the high (the pot, or its high half) on any deal of the
+    cards still to come; see the module docstring for the games it decides and its limits."""
+    from engine.variants import HandForm, get_variant  # the rankings (numba) load with the engine, not at import
+
+    game = get_variant(variant)
+    if game.has_draws or game.hand_form is HandForm.OMAHA or (game.ranking.heads_up and len(hands) == 2):
+        return ()
+    seen = {c.id for group in (*hands, board, dead) for c in group}
+    pool = [c.id for c in game.deck.cards() if c.id not in seen]
+    missing = [game.hole_cards - len(h) for h in hands]
+    to_board = game.board_cards - len(board)
+    if min(missing) < 0 or to_board < 0 or sum(missing) + to_board > len(pool):
+        return ()
+    keyed = comb(len(pool), to_board) * sum(comb(len(pool) - to_board, m) for m in missing)
+    if keyed > CHECK_LIMIT:
+        return ()
+    held = [tuple(c.id for c in h) + tuple(c.id for c in board) for h in hands]
+    alive: set[int] = set()
+    budget = _Budget(SEARCH_LIMIT)
+    for run in combinations(pool, to_board):
+        rest = [c for c in pool if c not in run]
+        completions = [_completions(game.ranking.code, cards + run, rest, m) for cards, m in zip(held, missing,
+                                                                                                 strict=True)]
+        alive.update(i for i in range(len(hands)) if i not in alive and _can_score(i, completions, budget))
+        if len(alive) == len(hands):
+            break
+    return tuple(i + 1 for i in range(len(hands)) if i not in alive)
+
+
+def _completions(code: int, cards: tuple[int, ...], rest: Sequence[int], missing: int) -> Completions:
+    from engine.rankings.fast import keys_batch
+
+    extra = list(combinations(rest, missing))
+    rows = np.array([cards + e for e in extra], dtype=np.int64)
+    keys = keys_batch(code, rows)
+    order = np.argsort(keys, kind="stable")
+    return tuple(extra[k] for k in order), keys[order].tolist()
+
+
+def _can_score(i: int, completions: Sequence[Completions], budget: _Budget) -> bool:
+    """Whether some completion of hand ``i`` leaves every other hand a disjoint completion keyed no higher."""
+    own, own_keys = completions[i]
+    others = [completions[j] for j in range(len(completions)) if j != i]
+    for c, key in zip(reversed(own), reversed(own_keys), strict=True):
+        weak = [extras[: bisect_right(keys, key)] for extras, keys in others]
+        if any(not w for w in weak):
+            continue
+        weak.sort(key=len)
+        if _disjoint(set(c), weak, budget):
+            return True
+        if budget.steps <= 0:  # searched as far as allowed: take the hand as alive, settle nothing on a guess
+            return True
+    return False
+
+
+def _disjoint(used: set[int], choices: list[tuple[tuple[int, ...], ...]], budget: _Budget) -> bool:
+    """Whether one completion of each of ``choices`` can be picked, none sharing a card with another or ``used``."""
+    if not choices:
+        return True
+    first, *rest = choices
+    for c in first:
+        budget.steps -= 1
+        if budget.steps <= 0:
+            return False
+        if used.isdisjoint(c) and _disjoint(used | set(c), rest, budget):
+            return True
+    return False

@@ -1,0 +1,95 @@
+"""A hand that can no longer win or tie is settled LOSER at the window it becomes so, sampled prices or not.
+
+Where a window's equity is a Monte Carlo estimate its counts settle nothing; the hands the cards prove dead must
+be settled all the same (``exchange.md``: a selection whose outcome is certain is settled at once). The judge is
+a brute force over every remaining deal of two-hand positions in sampled windows (7-Card Stud's 5th street, Soko's
+and Americana's third card), and a four-hand 7-Card Stud game whose hand goes dead at 5th street.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+import pytest
+from helpers import make_channel
+
+from engine.cards import Card, parse_cards
+from engine.showdown import showdown
+from engine.variants import get_variant
+from exchange.game.channels import CHANNELS
+from exchange.game.deal import arrange_game_deck, fixed_decks
+from exchange.game.equities import game_equities
+from exchange.game.events import HandsCannotWin, WindowOpened
+from exchange.game.prospects import resolve
+
+
+def can_win_or_tie(variant: str, hands: list[tuple[Card, ...]]) -> set[int]:
+    """The hands (1, 2) of a heads-up table with no board that win or tie on at least one remaining deal.
+
+    Brute force over every deal: a deal gives each hand its missing cards, disjoint. For each completion of one
+    hand, its rival's completions are tried weakest first (Python keys, not the kernels the game uses).
+    """
+    game = get_variant(variant)
+    seen = {c for h in hands for c in h}
+    rest = [c for c in game.deck.cards() if c not in seen]
+    keyed = []
+    for hand in hands:
+        completions = [(game.ranking.best((*hand, *extra)).key, set(extra))  # type: ignore[union-attr]
+                       for extra in combinations(rest, game.hole_cards - len(hand))]
+        keyed.append(sorted(completions, key=lambda kc: kc[0]))
+    alive = set()
+    for me, rival in ((0, 1), (1, 0)):
+        for key, cards in keyed[me]:
+            weaker = next((k for k, theirs in keyed[rival] if cards.isdisjoint(theirs)), None)
+            if weaker is not None and weaker <= key:
+                alive.add(me + 1)
+                break
+    return alive
+
+
+def position(rng: random.Random, variant: str, cards: int) -> list[tuple[Card, ...]]:
+    """Two hands of ``cards`` cards: the first holds a made hand (trips, or a full house at five cards), which
+    leaves the second drawing dead often enough; the rest at random."""
+    pack = list(get_variant(variant).deck.cards())
+    rng.shuffle(pack)
+    rank = pack[0].rank
+    made = [c for c in pack if c.rank == rank][:3]
+    if cards == 5:
+        other = next(c.rank for c in pack if c.rank != rank)
+        made += [c for c in pack if c.rank == other][:2]
+    rest = [c for c in pack if c not in made]
+    return [tuple(made), tuple(rest[:cards])]
+
+
+@pytest.mark.parametrize(("variant", "cards", "deals"), [("stud7", 5, 8), ("americana", 3, 30), ("soko", 3, 30)])
+def test_the_losers_of_a_sampled_window_are_exactly_the_hands_that_cannot_win_or_tie(
+        variant: str, cards: int, deals: int) -> None:
+    rng = random.Random(f"sampled/{variant}")
+    named = 0
+    for n in range(deals):
+        hands = position(rng, variant, cards)
+        prospects = game_equities(variant, hands, ())[0]
+        assert not prospects.exact  # a sampled window: the counts alone would settle nothing
+        losers = resolve(prospects, (1, 2)).losers
+        assert set(losers) == {1, 2} - can_win_or_tie(variant, hands), (n, hands)
+        named += bool(losers)
+    assert named >= 2  # the positions do reach hands drawing dead
+
+
+def test_a_stud_hand_drawing_dead_at_fifth_street_is_settled_then_not_at_the_river() -> None:
+    # At 5th street hand 2 (2 7 9 J 4, no pair, no three of a suit) can make at best trips with two cards to
+    # come; hand 1 holds aces full. Hands 3 (quad queens) and 4 (a straight flush) can still beat it.
+    seats = [parse_cards(s) for s in ("Ah Ad As Kc Kd 2d 3d", "2c 7d 9h Jc 4s 8d Ts", "Qs Qh 3c 4d 6s 5c 9c",
+                                      "5h 6h 7h 8c Th Kh 3s")]
+    config = CHANNELS["stud7"].with_times(2_000, 500)
+    channel, clock, log = make_channel(fixed_decks([arrange_game_deck(config.layout, seats)]), config=config)
+    game = channel.start(at_ms=0, games=1)
+    clock.run()
+    fifth_street_close = game.windows[2].closes_ms  # the 4th-street window's close deals 5th street
+    lost = [(s.at_ms, s.event.hands) for s in log if isinstance(s.event, HandsCannotWin)]
+    assert lost[0] == (fifth_street_close, (2,))
+    opened = [s.event.round for s in log if isinstance(s.event, WindowOpened) and s.at_ms > fifth_street_close]
+    assert opened and int(opened[0]) == 4  # the 5th-street window opens with hand 2 already settled
+    assert game.winners == tuple(i + 1 for i in showdown("stud7", seats).high.winners) == (1,)  # aces full
+    channel.exchange._check()
