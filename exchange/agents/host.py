@@ -35,7 +35,15 @@ from exchange.core.events import (
     OrderRejected,
 )
 from exchange.game.channels import parse_market_id
-from exchange.game.events import EquitiesPublished, GameEnded, GameStarted, Stamped, WindowClosed, WindowOpened
+from exchange.game.events import (
+    EquitiesPublished,
+    GameEnded,
+    GameStarted,
+    Stamped,
+    WindowClosed,
+    WindowOpened,
+    WindowResumed,
+)
 from exchange.game.layouts import MarketKind
 
 if TYPE_CHECKING:
@@ -46,6 +54,7 @@ _MARKET_ENDS = (MarketSettled, MarketVoided)
 _BROADCAST: dict[type, str] = {
     GameStarted: "on_game_start",
     WindowOpened: "on_window_open",
+    WindowResumed: "on_window_open",  # the same window open again (its resting orders lapsed at the suspension)
     WindowClosed: "on_window_close",
     GameEnded: "on_game_end",
 }

@@ -180,7 +180,8 @@ class Agent:
         """A new game (and market) exists; no window is open yet."""
 
     def on_window_open(self, view: BettorView, trader: Trader) -> None:
-        """A betting window has opened: orders are accepted until ``view.window.closes_ms``."""
+        """A betting window has opened, or opened again after an operator's suspension inside it (which lapsed
+        every resting order): orders are accepted until ``view.window.closes_ms``."""
 
     def on_window_close(self, view: BettorView, trader: Trader) -> None:
         """The window has closed; unmatched orders have lapsed."""

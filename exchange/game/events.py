@@ -65,6 +65,14 @@ class WindowOpened:
 
 
 @dataclass(frozen=True, slots=True)
+class WindowResumed:
+    """An operator resumed the markets suspended inside their window: open again, same round, until ``closes_ms``."""
+
+    round: Round
+    closes_ms: int
+
+
+@dataclass(frozen=True, slots=True)
 class WindowClosed:
     """The betting window has closed: the market is suspended, unmatched orders lapse."""
 

@@ -1,10 +1,8 @@
 """One exchange game as a state machine driven by clock callbacks.
 
-A :class:`Game` never sleeps and never reads the time by itself: at
-:meth:`Game.start` it asks the clock to call it back at the game's start,
-and every step schedules the next with ``call_at``. The same object therefore
-runs under asyncio (``WallClock``) and in a backtest (``VirtualClock``), where
-a whole game takes milliseconds.
+A :class:`Game` never sleeps and never reads the time by itself: at :meth:`Game.start` it asks the clock to
+call it back at the game's start, and every step schedules the next with ``call_at``. The same object therefore
+runs under asyncio (``WallClock``) and in a backtest (``VirtualClock``), where a whole game takes milliseconds.
 
 Phases: ``SCHEDULED → BETTING(Deal) → PLAYING → BETTING(Pre-flop) → PLAYING →
 … → BETTING(last window) → PLAYING → FINISHED`` (or ``VOID`` at any point); the
@@ -23,12 +21,10 @@ timetable time, so the timetable never depends on how long it took. A game
 settled early deals out the rest of its board at once, declares the result and
 ends; the channel deals the next game one playing window later.
 
-A game dealt as Hold'em is (hole cards, then flop, turn and river) may carry a
-dealer's error (:mod:`exchange.game.irregular`); its consequences apply to every
-market of the game: a misdeal voids them all, and a card exposed early suspends
-them all and voids on each the matches made since the exposure. An operator's
-suspend, resume or void, asked through any of a game's markets, acts on all of
-the game's markets that are not yet settled.
+A game dealt as Hold'em is (hole cards, then flop, turn and river) may carry a dealer's error
+(:mod:`exchange.game.irregular`); its consequences apply to every market of the game: a misdeal voids them all,
+and a card exposed early suspends them all and voids on each the matches made since the exposure. An operator's
+suspend, resume or void, asked through any of a game's markets, acts on all of the game's markets not yet settled.
 """
 
 from __future__ import annotations
@@ -63,6 +59,7 @@ from exchange.game.events import (
     SeatCardsTurned,
     WindowClosed,
     WindowOpened,
+    WindowResumed,
 )
 from exchange.game.irregular import PREMATURE_ROUND, BetsVoided, IrregularityOccurred, IrregularityPlan
 from exchange.game.layouts import MarketKind, StepKind
@@ -474,12 +471,15 @@ class Game:
 
     def operator_resume(self) -> None:
         """Reopen markets an operator suspended, while the window lasts (never ones held for an exposed card)."""
-        if self.phase is not Phase.BETTING or self._hold is None or not self._hold.startswith("operator"):
+        window = self.window
+        if (window is None or self.phase is not Phase.BETTING or self._hold is None
+                or not self._hold.startswith("operator")):
             raise GameStateError(f"market {self.market_id} was not suspended by an operator in an open window "
                                  f"({self._state_words()}): nothing to resume")
         self._hold = None
         for market in self._undecided():
             self._emit_to(market, *market.port.resume(self._clock.now()))
+        self._emit(WindowResumed(window.round, window.closes_ms))  # the agents requote the window's rest
 
     def _state_words(self) -> str:
         held = f", suspended: {self._hold}" if self._hold else ""

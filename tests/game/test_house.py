@@ -192,3 +192,23 @@ def test_a_noise_trader_short_of_funds_bets_within_them_and_stops_when_they_run_
     assert any(isinstance(e, Matched) and NOISE_ACCOUNT in (e.back_account_id, e.lay_account_id) for e in events)
     funds = exchange.funds(NOISE_ACCOUNT)
     assert funds is not None and funds.balance >= 0 and funds.exposure == 0
+
+
+def test_the_maker_quotes_again_when_an_operator_resumes_the_market_inside_its_window() -> None:
+    """An operator's suspension lapses every resting order; once the market is resumed in the same window, the house
+    must quote it again (a trader would otherwise meet an empty book until the next reveal)."""
+    channel, clock, _ = make_channel(seeded_decks(5), config=CHANNELS["holdem"].with_times(2_000, 100))
+    game = channel.start(at_ms=0, games=1)
+    clock.run(until_ms=game.windows[1].opens_ms + 500)
+
+    def resting() -> int:
+        return len(channel.exchange.current_orders("house-maker-0", game.market_id, live_only=True))
+
+    quoted = resting()
+    assert quoted > 0
+    game.operator_suspend("price feed down")
+    clock.run(until_ms=clock.now() + 200)
+    assert resting() == 0
+    game.operator_resume()
+    clock.run(until_ms=clock.now() + 200)
+    assert game.round == Round.PREFLOP and resting() == quoted
