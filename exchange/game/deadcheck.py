@@ -17,11 +17,13 @@ others, fewest candidates first, with backtracking. The answer is sound (a hand
 is named only when no deal lets it win or tie) and, within :data:`CHECK_LIMIT`
 keyed completions and :data:`SEARCH_LIMIT` search steps, complete; beyond them a
 hand is taken as alive, so nothing is settled on a guess. Only positions with
-four or more cards still to come for each hand exceed the limit, and there no
-hand is ever drawing dead.
+four or more cards still to come for every hand exceed the limit, and there a
+hand is all but never drawing dead.
 
-Games whose hands are not a function of their own cards and the board are left
-out (nothing is named): draw games (the policy decides what a hand keeps), Omaha
+A draw game before its last draw is decided the same way (:func:`draw_losers`):
+each hand keeps what the published policy keeps and is completed by replacements.
+Left out (nothing is named): a draw game with more than one draw to come (the
+policy will decide on cards not yet dealt) or whose stock may run out, Omaha
 forms (a sampled window there is pre-flop, where no hand is dead), and a
 heads-up Telesina table (its ranking changes when exactly two hands meet).
 
@@ -68,23 +70,48 @@ def high_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[C
     seen = {c.id for group in (*hands, board, dead) for c in group}
     pool = [c.id for c in game.deck.cards() if c.id not in seen]
     missing = [game.hole_cards - len(h) for h in hands]
-    to_board = game.board_cards - len(board)
+    held = [tuple(c.id for c in h) + tuple(c.id for c in board) for h in hands]
+    return _losers(game.ranking.code, held, missing, pool, game.board_cards - len(board))
+
+
+def draw_losers(variant: str, hands: Sequence[Sequence[Card]], dead: Sequence[Card], *, draws_left: int,
+                stock: int | None = None) -> tuple[int, ...]:
+    """As :func:`high_losers` in a draw game before its last draw: each hand keeps what the policy keeps and is
+    dealt replacements for the rest. Nothing is named with more than one draw to come (the policy then decides
+    on cards not yet dealt) or where the stock may run out (discards are then shuffled back in)."""
+    from engine.draw_policy import discards  # the rankings (numba) load with the engine, not at import
+    from engine.variants import get_variant
+
+    game = get_variant(variant)
+    if draws_left != 1 or (game.ranking.heads_up and len(hands) == 2):
+        return ()
+    thrown = [discards(variant, h) for h in hands]
+    seen = {c.id for group in (*hands, dead) for c in group}
+    pool = [c.id for c in game.deck.cards() if c.id not in seen]
+    if sum(len(t) for t in thrown) >= (len(pool) if stock is None else stock):  # a burn, then the replacements
+        return ()
+    kept = [tuple(c.id for c in h if c not in t) for h, t in zip(hands, thrown, strict=True)]
+    return _losers(game.ranking.code, kept, [len(t) for t in thrown], pool, 0)
+
+
+def _losers(code: int, held: Sequence[tuple[int, ...]], missing: Sequence[int], pool: Sequence[int],
+            to_board: int) -> tuple[int, ...]:
+    """The hands (from 1) holding ``held`` (their cards and the board so far) that no deal of ``missing`` more
+    cards each and ``to_board`` shared ones, all from ``pool``, lets win or tie."""
     if min(missing) < 0 or to_board < 0 or sum(missing) + to_board > len(pool):
         return ()
     keyed = comb(len(pool), to_board) * sum(comb(len(pool) - to_board, m) for m in missing)
     if keyed > CHECK_LIMIT:
         return ()
-    held = [tuple(c.id for c in h) + tuple(c.id for c in board) for h in hands]
     alive: set[int] = set()
     budget = _Budget(SEARCH_LIMIT)
     for run in combinations(pool, to_board):
         rest = [c for c in pool if c not in run]
-        completions = [_completions(game.ranking.code, cards + run, rest, m) for cards, m in zip(held, missing,
-                                                                                                 strict=True)]
-        alive.update(i for i in range(len(hands)) if i not in alive and _can_score(i, completions, budget))
-        if len(alive) == len(hands):
+        completions = [_completions(code, cards + run, rest, m) for cards, m in zip(held, missing, strict=True)]
+        alive.update(i for i in range(len(held)) if i not in alive and _can_score(i, completions, budget))
+        if len(alive) == len(held):
             break
-    return tuple(i + 1 for i in range(len(hands)) if i not in alive)
+    return tuple(i + 1 for i in range(len(held)) if i not in alive)
 
 
 def _completions(code: int, cards: tuple[int, ...], rest: Sequence[int], missing: int) -> Completions:

@@ -10,8 +10,8 @@ where every remaining deal can be enumerated within :data:`EXACT_DEALS`;
 beyond that a Monte Carlo of :data:`SAMPLES` deals, seeded from the cards (so a
 replay prices alike), gives the equities with their standard errors, and
 nothing is settled from its counts: the hands the cards prove unable to win or
-tie are settled even then (:mod:`exchange.game.deadcheck`; a hi/lo game's Low
-market from :mod:`exchange.game.lowcheck`). Draw games
+tie are settled even then (:mod:`exchange.game.deadcheck`, draw games before
+their last draw included; a hi/lo game's Low market from :mod:`exchange.game.lowcheck`). Draw games
 price the replacement cards under the published policy
 (:func:`engine.draw_equity.draw_equity`).
 
@@ -37,7 +37,7 @@ from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, format_cards
 from engine.equity import EquityResult
 from engine.equity import equity as engine_equity
-from exchange.game.deadcheck import high_losers
+from exchange.game.deadcheck import draw_losers, high_losers
 from exchange.game.layouts import LAYOUTS
 from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import Prospects
@@ -87,7 +87,8 @@ def game_equities(
         result = draw_equity(variant, hand_cards, out, draws_left=draws_left, stock=stock,
                              seed=_seed(hand_cards, board), exact_limit=DRAW_EXACT[variant],
                              fallback_samples=DRAW_SAMPLES[variant])
-        return (prospects_of(result),)
+        known = () if result.exact else draw_losers(variant, hand_cards, out, draws_left=draws_left, stock=stock)
+        return (prospects_of(result, known),)
     if variant in EXACT_GAMES:
         return (prospects_of(engine_equity(variant, hand_cards, tuple(board), out)),)
     from engine.last_card import last_card_applies, last_card_equity

@@ -15,6 +15,7 @@ import pytest
 from helpers import make_channel
 
 from engine.cards import Card, parse_cards
+from engine.draw_policy import discards
 from engine.showdown import showdown
 from engine.variants import get_variant
 from exchange.game.channels import CHANNELS
@@ -93,3 +94,57 @@ def test_a_stud_hand_drawing_dead_at_fifth_street_is_settled_then_not_at_the_riv
     assert opened and int(opened[0]) == 4  # the 5th-street window opens with hand 2 already settled
     assert game.winners == tuple(i + 1 for i in showdown("stud7", seats).high.winners) == (1,)  # aces full
     channel.exchange._check()
+
+
+def can_win_or_tie_drawing(variant: str, hands: list[tuple[Card, ...]], dead: tuple[Card, ...]) -> set[int]:
+    """As :func:`can_win_or_tie` before a heads-up draw game's last draw: each hand keeps what the published
+    policy keeps and is dealt replacements for the rest, from every card not seen."""
+    game = get_variant(variant)
+    seen = {c for h in hands for c in h} | set(dead)
+    rest = [c for c in game.deck.cards() if c not in seen]
+    keyed = []
+    for hand in hands:
+        thrown = discards(variant, hand)
+        kept = [c for c in hand if c not in thrown]
+        completions = [(game.ranking.evaluate((*kept, *extra)).key, set(extra))  # type: ignore[union-attr]
+                       for extra in combinations(rest, len(thrown))]
+        keyed.append(sorted(completions, key=lambda kc: kc[0]))
+    alive = set()
+    for me, rival in ((0, 1), (1, 0)):
+        for key, cards in keyed[me]:
+            weaker = next((k for k, theirs in keyed[rival] if cards.isdisjoint(theirs)), None)
+            if weaker is not None and weaker <= key:
+                alive.add(me + 1)
+                break
+    return alive
+
+
+def pat_against_a_drawer(rng: random.Random, eight_seven: bool) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
+    """A 2-7 Triple Draw position before the last draw: hand 1 stands pat on a seven-low, hand 2 keeps two low
+    cards (8-7: it can make no better than an eight-low; or two of 2 to 5) and draws three; eight cards were
+    discarded earlier."""
+    pack = list(get_variant("triple-draw-27").deck.cards())
+    rng.shuffle(pack)
+    low = rng.choice(((7, 5, 4, 3, 2), (7, 6, 4, 3, 2), (7, 6, 5, 3, 2), (7, 6, 5, 4, 2)))
+    kept = (8, 7) if eight_seven else tuple(rng.sample(range(2, 6), 2))
+    high = rng.sample(range(9, 14), 3)
+    suits = [rng.randrange(4) for _ in range(5)]
+    pat = tuple(next(c for c in pack if c.rank == r and int(c.suit) % 4 == (s if n else (suits[1] + 1) % 4))
+                for n, (r, s) in enumerate(zip(low, suits, strict=True)))
+    rest = [c for c in pack if c not in pat]
+    drawer = tuple(next(c for c in rest if c.rank == r) for r in (*kept, *high))
+    rest = [c for c in rest if c not in drawer]
+    return [pat, drawer], tuple(rest[:8])
+
+
+def test_the_losers_before_a_sampled_last_draw_are_exactly_the_hands_that_cannot_win_or_tie() -> None:
+    rng = random.Random("triple-draw")
+    named = 0
+    for n in range(12):
+        hands, dead = pat_against_a_drawer(rng, eight_seven=n % 2 == 0)
+        prospects = game_equities("triple-draw-27", hands, (), dead=dead, draws_left=1, stock=30)[0]
+        assert not prospects.exact and discards("triple-draw-27", hands[0]) == ()
+        losers = resolve(prospects, (1, 2)).losers
+        assert set(losers) == {1, 2} - can_win_or_tie_drawing("triple-draw-27", hands, dead), (n, hands)
+        named += bool(losers)
+    assert 2 <= named <= 10
