@@ -16,9 +16,11 @@ looks, for each completion of hand *i*, for disjoint weak completions of the
 others, fewest candidates first, with backtracking. The answer is sound (a hand
 is named only when no deal lets it win or tie) and, within :data:`CHECK_LIMIT`
 keyed completions and :data:`SEARCH_LIMIT` search steps, complete; beyond them a
-hand is taken as alive, so nothing is settled on a guess. Only positions with
-four or more cards still to come for every hand exceed the limit, and there a
-hand is all but never drawing dead.
+hand is taken as alive, so nothing is settled on a guess. Within the limit: every
+window with two cards or fewer to come for each hand (7-Card Stud's 5th street,
+Soko's and Telesina's third card), Americana's from the second card, and most
+positions before a last draw (a few ms; a 7-Card Stud or Soko window with three
+cards to come would take 30 to 70 ms, for a hand drawing dead there all but never).
 
 A draw game before its last draw is decided the same way (:func:`draw_losers`):
 each hand keeps what the published policy keeps and is completed by replacements.
@@ -35,8 +37,8 @@ heads-up Telesina table (its ranking changes when exactly two hands meet).
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import combinations
 from math import comb
 
@@ -45,12 +47,12 @@ import numpy as np
 from engine.cards import Card
 
 #: Most completions (over every run of the board) keyed for one check; beyond, nothing is named.
-CHECK_LIMIT = 60_000
+CHECK_LIMIT = 20_000
 #: Most search steps for one check; beyond, the hand searched is taken as alive.
 SEARCH_LIMIT = 200_000
 
-Completions = tuple[tuple[tuple[int, ...], ...], list[int]]
-"""One hand's completions (card ids) sorted by the key they give it, ascending, and those keys."""
+Completions = tuple[np.ndarray, np.ndarray]
+"""One hand's completions (card ids, one row each) sorted by the key they give it, ascending, and those keys."""
 
 
 class _Budget:
@@ -114,41 +116,48 @@ def _losers(code: int, held: Sequence[tuple[int, ...]], missing: Sequence[int], 
     return tuple(i + 1 for i in range(len(held)) if i not in alive)
 
 
+@lru_cache(maxsize=64)
+def _choices(n: int, k: int) -> np.ndarray:
+    """Every ``k`` of ``n`` positions, one row each (``comb(n, k)`` rows; one empty row for ``k = 0``)."""
+    return np.array(list(combinations(range(n), k)), dtype=np.int64).reshape(comb(n, k), k)
+
+
 def _completions(code: int, cards: tuple[int, ...], rest: Sequence[int], missing: int) -> Completions:
     from engine.rankings.fast import keys_batch
 
-    extra = list(combinations(rest, missing))
-    rows = np.array([cards + e for e in extra], dtype=np.int64)
-    keys = keys_batch(code, rows)
+    extra = np.asarray(rest, dtype=np.int64)[_choices(len(rest), missing)]
+    held = np.broadcast_to(np.asarray(cards, dtype=np.int64), (len(extra), len(cards)))
+    keys = keys_batch(code, np.ascontiguousarray(np.hstack((held, extra))))
     order = np.argsort(keys, kind="stable")
-    return tuple(extra[k] for k in order), keys[order].tolist()
+    return extra[order], keys[order]
 
 
 def _can_score(i: int, completions: Sequence[Completions], budget: _Budget) -> bool:
     """Whether some completion of hand ``i`` leaves every other hand a disjoint completion keyed no higher."""
     own, own_keys = completions[i]
     others = [completions[j] for j in range(len(completions)) if j != i]
-    for c, key in zip(reversed(own), reversed(own_keys), strict=True):
-        weak = [extras[: bisect_right(keys, key)] for extras, keys in others]
-        if any(not w for w in weak):
-            continue
-        weak.sort(key=len)
-        if _disjoint(set(c), weak, budget):
+    # How many of each other hand's completions (weakest first) are keyed no higher than each of hand i's.
+    weak = np.array([np.searchsorted(keys, own_keys, side="right") for _, keys in others]).reshape(len(others), -1)
+    for k in np.flatnonzero(weak.min(axis=0) > 0)[::-1]:  # hand i's best completions first
+        choices = sorted((extras[: weak[j, k]] for j, (extras, _) in enumerate(others)), key=len)
+        if _disjoint(set(own[k].tolist()), choices, budget):
             return True
         if budget.steps <= 0:  # searched as far as allowed: take the hand as alive, settle nothing on a guess
             return True
     return False
 
 
-def _disjoint(used: set[int], choices: list[tuple[tuple[int, ...], ...]], budget: _Budget) -> bool:
-    """Whether one completion of each of ``choices`` can be picked, none sharing a card with another or ``used``."""
+def _disjoint(used: set[int], choices: list[np.ndarray], budget: _Budget) -> bool:
+    """Whether one completion (row) of each of ``choices`` can be picked, none sharing a card with another or
+    ``used``."""
     if not choices:
         return True
     first, *rest = choices
-    for c in first:
+    for r in range(len(first)):
         budget.steps -= 1
         if budget.steps <= 0:
             return False
-        if used.isdisjoint(c) and _disjoint(used | set(c), rest, budget):
+        row = first[r].tolist()
+        if used.isdisjoint(row) and _disjoint(used | set(row), rest, budget):
             return True
     return False
