@@ -148,3 +148,36 @@ def test_the_losers_before_a_sampled_last_draw_are_exactly_the_hands_that_cannot
         assert set(losers) == {1, 2} - can_win_or_tie_drawing("triple-draw-27", hands, dead), (n, hands)
         named += bool(losers)
     assert 2 <= named <= 10
+
+
+def four_hands(rng: random.Random, variant: str, cards: int) -> list[tuple[Card, ...]]:
+    """Four hands of ``cards`` cards; the first holds a full house (trips and a card of a second rank at four
+    cards), so the others are often drawing dead."""
+    pack = list(get_variant(variant).deck.cards())
+    rng.shuffle(pack)
+    trips, pair = pack[0].rank, next(c.rank for c in pack if c.rank != pack[0].rank)
+    made = [c for c in pack if c.rank == trips][:3] + [c for c in pack if c.rank == pair][:2]
+    rest = [c for c in pack if c not in made]
+    extra = max(cards - 5, 0)
+    first = (*made[:cards], *rest[:extra])
+    rest = rest[extra:]
+    return [first, *(tuple(rest[n * cards:(n + 1) * cards]) for n in range(3))]
+
+
+@pytest.mark.parametrize(("variant", "cards", "deals"), [("stud7", 6, 6), ("americana", 4, 20), ("soko", 4, 2)])
+def test_four_hands_with_one_card_to_come_agree_with_the_engines_exact_count(
+        variant: str, cards: int, deals: int) -> None:
+    """With four hands the search must pick disjoint completions for three rivals at once: judged here by the
+    engine's exact enumeration of every deal (a hand is dead exactly when it neither wins nor ties on any)."""
+    import engine
+    from exchange.game.deadcheck import high_losers
+
+    rng = random.Random(f"four/{variant}")
+    named = 0
+    for n in range(deals):
+        hands = four_hands(rng, variant, cards)
+        exact = engine.equity(variant, hands)
+        dead = tuple(i + 1 for i, h in enumerate(exact.results) if h.wins == 0 and h.ties == 0)
+        assert high_losers(variant, hands, ()) == dead, (n, hands)
+        named += len(dead)
+    assert named >= 2  # the positions do reach hands drawing dead
