@@ -12,6 +12,7 @@ import sqlite3
 import sys
 from decimal import Decimal, InvalidOperation
 
+from exchange.cli.equity import _one_line_errors
 from exchange.core.money import format_minor
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
@@ -42,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     listing = actions.add_parser("list", help="list accounts, balances and roles (trader or operator)")
     listing.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    for each in (parser, add, listing):
+        _one_line_errors(each)
     parser.set_defaults(run=run)
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 from aiohttp import web
 
+from exchange.cli.equity import _one_line_errors
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.server.app import create_app
@@ -110,6 +111,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--max-rows-per-batch", type=_positive_int, default=defaults.max_rows_per_batch,
                         metavar="N", help=f"records one request (a batch) may return (default "
                                           f"{defaults.max_rows_per_batch}); past it: TOO_MUCH_DATA")
+    _one_line_errors(parser)
     parser.set_defaults(run=run)
 
 

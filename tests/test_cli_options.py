@@ -1,0 +1,64 @@
+"""Bad options of ``serve``, ``accounts``, ``backtest`` and ``replay``: exit 2 and one line saying what is allowed.
+
+Every case here is refused while the command line is read, before a database,
+a port or a worker is touched, so the tests run in-process and start nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from exchange.cli import main
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_refusal(code: int, out: str, err: str, fragment: str) -> None:
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1, err  # the reason alone, not argparse's usage block before it
+    assert err.startswith("exchange-poker: error: "), err
+    assert fragment in err
+
+
+STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        ([], "give a command: equity, showdown, play, serve, accounts, backtest or replay"),
+        (["nosuch"], "argument COMMAND: invalid choice: 'nosuch' (choose from 'equity', 'showdown', 'play',"),
+        (["serve", "--port", "abc"], "argument --port: invalid int value: 'abc'"),
+        (["serve", "--channel", "nosuch"], "argument --channel: invalid choice: 'nosuch' (choose from"),
+        (["serve", "--irregularity-rate", "2"], "must be a share from 0 to 1, not 2"),
+        (["serve", "--keep-results", "0"], "argument --keep-results: must be positive, not 0"),
+        (["serve", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        (["accounts", "--db", "x.db"], "the following arguments are required: ACTION"),
+        (["accounts", "remove", "bob"], "argument ACTION: invalid choice: 'remove' (choose from 'add', 'list')"),
+        (["accounts", "add", "bob"], "the following arguments are required: --password"),
+        (["accounts", "add", "bob", "--password", "p", "--balance", "abc"], "'abc' is not an amount like 1000"),
+        (["accounts", "list", "--frob"], "unrecognized arguments: --frob"),
+        (["backtest", *STRATEGY, "--out", "o", "--games", "0"], "argument --games: must be at least 1, not 0"),
+        (["backtest", *STRATEGY, "--games", "1"], "the following arguments are required: --out"),
+        (["backtest", *STRATEGY, "--out", "o", "--games", "1", "--frob"], "unrecognized arguments: --frob"),
+        (["replay"], "the following arguments are required: DIR"),
+        (["replay", "out", "--speed", "fast"], "argument --speed: invalid float value: 'fast'"),
+    ],
+)
+def test_a_bad_option_is_one_line_and_status_2(
+    argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)  # nothing may be written, but if it were, not into the checkout
+    assert_one_line_refusal(*run_cli(capsys, *argv), fragment)
+    assert not any(tmp_path.iterdir())
