@@ -20,6 +20,7 @@ from aiohttp import web
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
 from exchange.cli.equity import _one_line_errors
+from exchange.cli.options import port
 
 LOOPBACK = "127.0.0.1"
 
@@ -29,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR", help="a backtest's output folder (backtest --out)")
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--speed", type=float, default=1.0, help=f"replay speed, {MIN_SPEED:g} to {MAX_SPEED:g} "
                                                                   "(default 1: real time)")
     parser.add_argument("--paused", action="store_true", help="start paused (press Play on the page)")

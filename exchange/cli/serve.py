@@ -28,6 +28,7 @@ from collections.abc import Callable
 from aiohttp import web
 
 from exchange.cli.equity import _one_line_errors
+from exchange.cli.options import port, port_or_any
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.server.app import create_app
@@ -56,7 +57,7 @@ GC_YOUNG_THRESHOLD = 10_000
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("serve", help="run the Betfair-compatible exchange server")
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8080)
+    parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--db", default="exchange.db", help="SQLite database: accounts and journal")
     _add_game_arguments(parser)
     parser.add_argument("--snapshot-every-records", type=_not_negative(int), default=DEFAULT_EVERY_RECORDS,
@@ -132,7 +133,7 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _stream_options(parser: argparse.ArgumentParser) -> None:
     """``--stream-port`` and its certificate: the Exchange Stream as Betfair serves it."""
-    parser.add_argument("--stream-port", type=int, default=None, metavar="N",
+    parser.add_argument("--stream-port", type=port_or_any, default=None, metavar="N",
                         help="also serve the Exchange Stream as Betfair does (TLS, CRLF JSON lines) on this port, "
                              "for betfairlightweight's BetfairStream and flumine live (default: the WebSocket only)")
     parser.add_argument("--tls-cert", default=None, metavar="PEM",
