@@ -30,6 +30,8 @@ def assert_one_line_refusal(code: int, out: str, err: str, fragment: str) -> Non
     assert fragment in err
 
 
+SECONDS = "must be a number of seconds from 0.001, not"
+OFF = "must be a number from 0 (0 turns it off), not"
 STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
 
 
@@ -45,6 +47,19 @@ STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
         (["serve", "--stream-port", "65536"],
          "--stream-port: must be a port from 0 (any free port) to 65535, not 65536"),
         (["replay", "out", "--port", "70000"], "argument --port: must be a port from 1 to 65535, not 70000"),
+        (["serve", "--window-seconds", "-3"], f"argument --window-seconds: {SECONDS} -3"),
+        (["serve", "--window-seconds", "nan"], f"argument --window-seconds: {SECONDS} nan"),
+        (["serve", "--window-seconds", "inf"], f"argument --window-seconds: {SECONDS} inf"),
+        (["serve", "--window-seconds", "0.0001"], f"argument --window-seconds: {SECONDS} 0.0001"),
+        (["serve", "--playing-seconds", "-1"], "--playing-seconds: must be a number of seconds from 0, not -1"),
+        (["serve", "--header-timeout", "-1"], f"argument --header-timeout: {SECONDS} -1"),
+        (["serve", "--header-timeout", "inf"], f"argument --header-timeout: {SECONDS} inf"),
+        (["serve", "--body-timeout", "0"], f"argument --body-timeout: {SECONDS} 0"),
+        (["serve", "--journal-timeout", "1e-9"], f"argument --journal-timeout: {SECONDS} 1e-9"),
+        (["serve", "--max-connections", "0"], "argument --max-connections: must be positive, not 0"),
+        (["serve", "--snapshot-every-minutes", "nan"], f"argument --snapshot-every-minutes: {OFF} nan"),
+        (["serve", "--snapshot-every-minutes", "inf"], f"argument --snapshot-every-minutes: {OFF} inf"),
+        (["serve", "--snapshot-every-records", "-1"], f"argument --snapshot-every-records: {OFF} -1"),
         (["serve", "--channel", "nosuch"], "argument --channel: invalid choice: 'nosuch' (choose from"),
         (["serve", "--irregularity-rate", "2"], "must be a share from 0 to 1, not 2"),
         (["serve", "--keep-results", "0"], "argument --keep-results: must be positive, not 0"),

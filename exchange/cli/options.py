@@ -10,6 +10,10 @@ argparse.ArgumentTypeError: must be a port from 1 to 65535, not 70000
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Callable
+
+MILLISECOND = 0.001
 
 
 def port(text: str) -> int:
@@ -20,6 +24,41 @@ def port(text: str) -> int:
 def port_or_any(text: str) -> int:
     """A port for a listener whose bound port is reported: 0 to 65535, 0 letting the system pick a free one."""
     return _port(text, low=0, allowed="0 (any free port) to 65535")
+
+
+def seconds(text: str) -> float:
+    """A duration in seconds the server keeps in whole milliseconds and needs positive: 0.001 or more, finite."""
+    return _seconds(text, low=MILLISECOND)
+
+
+def seconds_or_zero(text: str) -> float:
+    """A duration in seconds that may be 0 (a playing window with no pause): finite, 0 or more."""
+    return _seconds(text, low=0.0)
+
+
+def not_negative(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    """A count or a period where 0 turns the feature off: a finite number, 0 or more."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value >= 0):
+            raise argparse.ArgumentTypeError(f"must be a number from 0 (0 turns it off), not {text}")
+        return value
+
+    return parse
+
+
+def _seconds(text: str, *, low: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= low):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from {low:g}, not {text}")
+    return value
 
 
 def _port(text: str, *, low: int, allowed: str) -> int:

@@ -23,12 +23,11 @@ import logging
 import os
 import sqlite3
 import sys
-from collections.abc import Callable
 
 from aiohttp import web
 
 from exchange.cli.equity import _one_line_errors
-from exchange.cli.options import port, port_or_any
+from exchange.cli.options import not_negative, port, port_or_any, seconds, seconds_or_zero
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.server.app import create_app
@@ -60,10 +59,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--db", default="exchange.db", help="SQLite database: accounts and journal")
     _add_game_arguments(parser)
-    parser.add_argument("--snapshot-every-records", type=_not_negative(int), default=DEFAULT_EVERY_RECORDS,
+    parser.add_argument("--snapshot-every-records", type=not_negative(int), default=DEFAULT_EVERY_RECORDS,
                         metavar="N",
                         help=f"snapshot the state every N journal records (default {DEFAULT_EVERY_RECORDS}; 0: never)")
-    parser.add_argument("--snapshot-every-minutes", type=_not_negative(float), default=DEFAULT_EVERY_MS / 60_000,
+    parser.add_argument("--snapshot-every-minutes", type=not_negative(float), default=DEFAULT_EVERY_MS / 60_000,
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
@@ -75,7 +74,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help=f"settled or voided markets kept in memory with their cleared orders, newest first "
                              f"(default {DEFAULT_KEEP_CLOSED_MARKETS}); listClearedOrders and listMarketCatalogue "
                              "answer for these, the journal keeps everything")
-    parser.add_argument("--journal-timeout", type=float, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
+    parser.add_argument("--journal-timeout", type=seconds, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
                         help="seconds a journal record may wait for its commit; past it the server answers "
                              f"SERVICE_UNAVAILABLE and stops (default {DEFAULT_COMMIT_TIMEOUT_MS / 1000:g})")
     parser.add_argument("--check-pages", action="store_true",
@@ -84,29 +83,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--accept-damaged-journal", action="store_true",
                         help="start even if the journal lost or damaged acknowledged records (they are logged, "
                              "and damaged ones set aside); without it such a start is refused")
-    parser.add_argument("--max-connections", type=int, default=DEFAULT_MAX_CONNECTIONS,
+    parser.add_argument("--max-connections", type=_positive_int, metavar="N", default=DEFAULT_MAX_CONNECTIONS,
                         help=f"connections open at once on the HTTP port, and apart on the stream port; past it a "
                              f"new one is answered 503 (stream: MAX_CONNECTION_LIMIT_EXCEEDED) (default "
                              f"{DEFAULT_MAX_CONNECTIONS})")
-    parser.add_argument("--header-timeout", type=float, default=DEFAULT_HEADER_TIMEOUT_MS / 1000, metavar="S",
+    parser.add_argument("--header-timeout", type=seconds, default=DEFAULT_HEADER_TIMEOUT_MS / 1000, metavar="S",
                         help="seconds a connection has to send a request's head, from opening or from its last "
                              f"response; also the keep-alive idle limit, and the stream port's TLS handshake limit "
                              f"(default {DEFAULT_HEADER_TIMEOUT_MS // 1000})")
-    parser.add_argument("--body-timeout", type=float, default=DEFAULT_BODY_TIMEOUT_MS / 1000, metavar="S",
+    parser.add_argument("--body-timeout", type=seconds, default=DEFAULT_BODY_TIMEOUT_MS / 1000, metavar="S",
                         help=f"seconds a request's body has to arrive once its head has; else 408 (default "
                              f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")
     _stream_options(parser)
     parser.add_argument("--demo", action="store_true",
                         help="create the account demo/demo with 1000.00 if absent (its password is printed)")
     defaults = Limits()
-    parser.add_argument("--calls-per-second", type=_not_negative(int), default=defaults.calls_per_second,
+    parser.add_argument("--calls-per-second", type=not_negative(int), default=defaults.calls_per_second,
                         metavar="N", help=f"JSON-RPC calls a second per account, batch members counted "
                                           f"(default {defaults.calls_per_second}; 0: no limit); "
                                           "past it: TOO_MANY_REQUESTS")
-    parser.add_argument("--reads-in-flight", type=_not_negative(int), default=defaults.reads_in_flight,
+    parser.add_argument("--reads-in-flight", type=not_negative(int), default=defaults.reads_in_flight,
                         metavar="N", help=f"list calls in progress at once per account (default "
                                           f"{defaults.reads_in_flight}; 0: no limit); past it: TOO_MANY_REQUESTS")
-    parser.add_argument("--read-records-per-second", type=_not_negative(int), default=defaults.read_rows_per_second,
+    parser.add_argument("--read-records-per-second", type=not_negative(int), default=defaults.read_rows_per_second,
                         metavar="N", help=f"records a second per account from the order lists before its list calls "
                                           f"are paced (default {defaults.read_rows_per_second}; 0: no limit)")
     parser.add_argument("--max-rows-per-batch", type=_positive_int, default=defaults.max_rows_per_batch,
@@ -120,11 +119,13 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the games themselves: channels, windows, decks, house liquidity, dealer errors."""
     parser.add_argument("--channel", action="append", choices=sorted(CHANNELS), dest="channels",
                         help="a channel to run (repeat for several; default holdem)")
-    parser.add_argument("--window-seconds", type=float, default=None, help="betting window length")
-    parser.add_argument("--playing-seconds", type=float, default=None, help="playing (suspended) window length")
+    parser.add_argument("--window-seconds", type=seconds, default=None, metavar="S",
+                        help="betting window length (default: the channel's, 30; holdem-turbo 18)")
+    parser.add_argument("--playing-seconds", type=seconds_or_zero, default=None, metavar="S",
+                        help="playing (suspended) window length (default: the channel's, 3)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the decks (default: random)")
     parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
-    parser.add_argument("--noise-traders", type=_not_negative(int), default=DEFAULT_NOISE_TRADERS, metavar="N",
+    parser.add_argument("--noise-traders", type=not_negative(int), default=DEFAULT_NOISE_TRADERS, metavar="N",
                         help=f"house noise traders taking the best prices at random moments, so the ladder moves "
                         f"(default {DEFAULT_NOISE_TRADERS}; 0 for none)")
     parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
@@ -161,17 +162,6 @@ def _share(text: str) -> float:
 def limits_from(args: argparse.Namespace) -> Limits:
     return Limits(calls_per_second=args.calls_per_second, reads_in_flight=args.reads_in_flight,
                   read_rows_per_second=args.read_records_per_second, max_rows_per_batch=args.max_rows_per_batch)
-
-
-def _not_negative(kind: type[int] | type[float]) -> Callable[[str], int | float]:
-    def parse(text: str) -> int | float:
-        value = kind(text)
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must not be negative (0 turns it off), not {text}")
-        return value
-
-    parse.__name__ = kind.__name__  # argparse names the type in its "invalid int value" message
-    return parse
 
 
 def config_from(args: argparse.Namespace) -> ServerConfig:
