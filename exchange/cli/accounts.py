@@ -64,7 +64,7 @@ def _run(args: argparse.Namespace) -> int:
                 account = store.add(args.name, args.password, deposit=args.balance, operator=args.operator)
             except (AccountExists, ValueError) as exc:
                 print(f"error: {exc}", file=sys.stderr)
-                return 1
+                return 2
             role = " (operator)" if args.operator else ""
             print(f"added {account.name}{role} with balance {format_minor(account.deposit)} {account.currency}")
             return 0

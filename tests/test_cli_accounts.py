@@ -1,0 +1,67 @@
+"""``exchange-poker accounts``: a refused account is status 2 with one line saying what is allowed, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from exchange.cli import main
+from exchange.server.store import AccountStore
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("name", "password", "fragment"),
+    [
+        ("bad name", "pw", "account name 'bad name' is not allowed: use 1-64 letters, digits or _ . @ -"),
+        ("", "pw", "account name '' is not allowed"),
+        ("HOUSE", "pw", "account name 'HOUSE' is the server's own (HOUSE and names beginning house- are)"),
+        ("house-maker", "pw", "is the server's own"),
+        ("carol", "", "a password must not be empty"),
+        ("alice", "pw", "account 'alice' already exists"),
+    ],
+)
+def test_a_refused_account_is_status_2_and_one_line(
+    name: str, password: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path / "x.db")
+    assert run_cli(capsys, "accounts", "--db", db, "add", "alice", "--password", "pw-a")[0] == 0
+    code, out, err = run_cli(capsys, "accounts", "--db", db, "add", name, "--password", password)
+    assert code == 2  # bad input, as every other refusal of the command line
+    assert out == "" and err.count("\n") == 1 and fragment in err
+    store = AccountStore.open(db)
+    try:
+        assert [account.name for account in store.list()] == ["alice"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(
+    ("balance", "fragment"),
+    [
+        ("-5", "'-5' must be a non-negative amount with at most two decimals"),
+        ("1.234", "'1.234' must be a non-negative amount with at most two decimals"),
+    ],
+)
+def test_a_bad_balance_says_what_is_allowed(
+    balance: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run_cli(capsys, "accounts", "--db", str(tmp_path / "x.db"), "add", "bob", "--password", "p",
+                             "--balance", balance)  # fmt: skip
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert fragment in err
+
+
+def test_the_largest_balance_is_taken(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "x.db")
+    code, out, _ = run_cli(capsys, "accounts", "--db", db, "add", "bob", "--password", "p", "--balance", str(10**12))
+    assert code == 0 and out == "added bob with balance 1000000000000.00 GBP\n"
