@@ -48,6 +48,7 @@ def test_a_refused_account_is_status_2_and_one_line(
 @pytest.mark.parametrize(
     ("balance", "fragment"),
     [
+        ("1000000000001", "'1000000000001' is more than the largest opening balance, 1000000000000"),
         ("-5", "'-5' must be a non-negative amount with at most two decimals"),
         ("1.234", "'1.234' must be a non-negative amount with at most two decimals"),
     ],

@@ -18,6 +18,8 @@ from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
 from exchange.server.store import AccountExists, AccountStore
 
+MAX_BALANCE = 10**12  # pounds: an opening balance above it is refused
+
 
 def parse_money(text: str) -> int:
     """Pounds with at most two decimals → minor units (``"1000"`` → 100000)."""
@@ -25,8 +27,10 @@ def parse_money(text: str) -> int:
         value = Decimal(text)
     except InvalidOperation:
         raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50") from None
-    if not value.is_finite() or value < 0 or value != value.quantize(Decimal("0.01")) or value > 10**12:
+    if not value.is_finite() or value < 0 or value != value.quantize(Decimal("0.01")):
         raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative amount with at most two decimals")
+    if value > MAX_BALANCE:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than the largest opening balance, {MAX_BALANCE}")
     return int(value * 100)
 
 
