@@ -169,6 +169,30 @@ def test_equity_sampled_when_exact_is_too_big(capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.parametrize(
+    ("variant", "hands", "samples"),
+    [
+        ("stud7", ["AsKsQs", "2c2d2h"], 200_000),  # too many deals to count: sampled, at a random seed unless given
+        ("draw5", ["2c3d4h7s9c", "KcQd9h8s3c"], 2_000),
+    ],
+)
+def test_a_sampled_count_takes_a_seed_without_samples(
+    capsys: pytest.CaptureFixture[str], variant: str, hands: list[str], samples: int
+) -> None:
+    """The header of a count too large to enumerate names its seed; that seed reproduces it without --samples."""
+    code, out, err = run_cli(capsys, "equity", "--variant", variant, *hands, "--seed", "3")
+    assert code == 0, err
+    assert out.splitlines()[0] == f"{variant} equity, no board: Monte Carlo over {samples:,} samples (seed 3)"
+    again = run_cli(capsys, "equity", "--variant", variant, *hands, "--samples", str(samples), "--seed", "3")[1]
+    assert again == out
+
+
+def test_a_seed_for_an_exact_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "equity", "--variant", "stud7", "AsKsQsJs4c5c", "2c2d2h2s3d", "--seed", "3")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "--seed needs --samples here: this count is exact (exact equity uses no randomness)" in err
+
+
+@pytest.mark.parametrize(
     ("argv", "fragment"),
     [
         (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--board", "2c"], "draw5 has no board"),

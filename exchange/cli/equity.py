@@ -4,6 +4,8 @@
     exchange-poker equity --variant omaha AsKsQhJh QdQc9c8d --samples 100000 --seed 7 --json
     exchange-poker equity --variant triple-draw-27 2c3d4h7s9c KcQd9h8s3c --draws 2
 
+A count too large to enumerate (stud and draw games early on) is sampled
+instead, and its header says so with the seed, which ``--seed`` takes again.
 Draw games are priced over the replacement cards, every hand drawing by the
 game's published policy (``engine.draw_policy``); ``--draws`` says how many draws
 are still to come (default: all of them), ``--dead`` the discards already seen.
@@ -31,7 +33,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "equity",
         help="equity of 2-8 hands (exact, or Monte Carlo with --samples)",
-        description="Equity of 2 to 8 hands: exact over every remaining board, or Monte Carlo with --samples.",
+        description="Equity of 2 to 8 hands: exact over every remaining board, or Monte Carlo with --samples "
+        "(and where the exact count is too large: 200,000 deals, 2,000 in draw games).",
     )
     parser.add_argument(
         "hands", nargs="+", metavar="HAND", help="hole cards, e.g. AsKs (four for omaha games; stud: the cards so far)"
@@ -46,7 +49,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--dead", default="", help="cards known to be out of the deck, e.g. 3c4d")
     parser.add_argument("--draws", type=int, help="draw games: draws still to come (default: every draw of the game)")
     parser.add_argument("--samples", type=int, help="Monte Carlo over this many random boards instead of exact")
-    parser.add_argument("--seed", type=int, help="seed for --samples (same seed, same boards)")
+    parser.add_argument("--seed", type=int, help="seed of a Monte Carlo, forced or not (same seed, same boards)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     _one_line_errors(parser)
     parser.set_defaults(run=run)
@@ -77,12 +80,12 @@ def _fail(message: str) -> NoReturn:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.seed is not None and args.samples is None:
-        _fail("--seed needs --samples (exact equity uses no randomness)")
     try:
         result = _compute(args)
     except ValueError as error:
         _fail(str(error))
+    if args.seed is not None and result.exact:
+        _fail("--seed needs --samples here: this count is exact (exact equity uses no randomness)")
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
