@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 from exchange.cli.equity import _one_line_errors
@@ -108,6 +109,13 @@ def _non_negative(text: str) -> int:
     return value
 
 
+def _prepare_out(out: Path) -> None:
+    """Make ``out`` and prove it writable, so a bad ``--out`` fails before the games run (they write there)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=out):
+        pass
+
+
 def run(args: argparse.Namespace) -> int:
     from exchange.backtest.agent import traded_markets
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
@@ -143,6 +151,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"exchange-poker backtest: cannot use the Dask scheduler {args.scheduler}: {exc}", file=sys.stderr)
         return 2
     with executor:
+        try:
+            _prepare_out(args.out)
+        except OSError as exc:
+            reason = "it is a file, not a folder" if args.out.is_file() else exc.strerror or str(exc)
+            print(f"exchange-poker backtest: cannot write the output folder --out {args.out}: {reason}",
+                  file=sys.stderr)
+            return 2
         result = run_backtest(
             config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size
         )

@@ -1,0 +1,42 @@
+"""``exchange-poker backtest``: an output folder it cannot write is refused before any game is played."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from exchange.cli import main
+
+STRATEGY = "exchange.backtest.strategy:Strategy"
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as stop:
+        code = int(stop.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("streams", [True, False])
+def test_an_out_that_is_a_file_is_refused_on_one_line(
+    streams: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taken = tmp_path / "results.txt"
+    taken.write_text("not a folder\n", encoding="utf-8")
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "2", "--seed", "1", "--out", str(taken), "--no-progress"]
+    code, out, err = run_cli(capsys, *argv, *(() if streams else ("--no-streams",)))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"exchange-poker backtest: cannot write the output folder --out {taken}: "), err
+    assert taken.read_text(encoding="utf-8") == "not a folder\n"
+
+
+def test_an_out_inside_a_file_is_refused_on_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(tmp_path / "file" / "out")]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "cannot write the output folder --out" in err and "Not a directory" in err
