@@ -40,3 +40,27 @@ def test_an_out_inside_a_file_is_refused_on_one_line(tmp_path: Path, capsys: pyt
     code, out, err = run_cli(capsys, *argv)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "cannot write the output folder --out" in err and "Not a directory" in err
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("tcp://127.0.0.1:1", "Timed out trying to connect to tcp://127.0.0.1:1 after 1 s"),
+        ("localhost", "missing port number in address 'localhost'"),
+        ("http://127.0.0.1:8786", "unknown address scheme 'http'"),
+    ],
+)
+def test_a_scheduler_it_cannot_reach_is_one_line(
+    address: str, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("distributed")  # loads its settings, which the one below overrides
+    import dask
+
+    out_dir = tmp_path / "out"
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):  # Dask's default wait is 30 s
+        code, out, err = run_cli(capsys, "backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1",
+                                 "--out", str(out_dir), "--scheduler", address, "--no-progress")  # fmt: skip
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"exchange-poker backtest: cannot use the Dask scheduler {address}: "), err
+    assert reason in err

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         executor = make_executor(args.workers, args.scheduler)
-    except (OSError, RuntimeError) as exc:  # the cluster extra missing, or no scheduler at that address
+    except (OSError, RuntimeError, ValueError) as exc:  # no cluster extra; no scheduler there; a malformed address
         print(f"exchange-poker backtest: cannot use the Dask scheduler {args.scheduler}: {exc}", file=sys.stderr)
         return 2
     with executor:
