@@ -53,10 +53,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.paused:
         player.clock.play()
     url = f"http://{args.host}:{args.port}/"
-    print(f"Replay of {len(timeline.games)} games of {timeline.channel.title} from {args.dir} on {url}  "
-          "(open it in a browser: play, pause and speed on the page)", flush=True)
-    try:
-        web.run_app(app, host=args.host, port=args.port, print=None)
+    line = (f"Replay of {len(timeline.games)} games of {timeline.channel.title} from {args.dir} on {url}  "
+            "(open it in a browser: play, pause and speed on the page)")
+    try:  # aiohttp calls ``print`` once the port is bound, so a refused start prints only why
+        web.run_app(app, host=args.host, port=args.port, print=lambda _running: print(line, flush=True))
     except OSError as exc:
         print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
