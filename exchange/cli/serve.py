@@ -26,7 +26,7 @@ import sys
 
 from aiohttp import web
 
-from exchange.cli.equity import _one_line_errors
+from exchange.cli.equity import _fail, _one_line_errors
 from exchange.cli.options import not_negative, port, port_or_any, seconds, seconds_or_zero
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
@@ -191,7 +191,16 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
     )
 
 
+def _check_stream_options(args: argparse.Namespace) -> None:
+    """Options that only make sense together: a certificate is the stream port's, which is not the HTTP port."""
+    if args.stream_port is None and (args.tls_cert is not None or args.tls_key is not None):
+        _fail("--tls-cert and --tls-key are the certificate of the stream port: give --stream-port N with them")
+    if args.stream_port == args.port:
+        _fail(f"--stream-port {args.port} is the HTTP --port; give the stream another port")
+
+
 def run(args: argparse.Namespace) -> int:
+    _check_stream_options(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = config_from(args)
