@@ -231,9 +231,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="game numbers at which to report RSS, comma-separated (default 1000,10000)")
     parser.add_argument("--no-trade", action="store_true", help="only the house's orders, no client bets")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
-    parser.add_argument("--restarts-only", type=Path, metavar="DB",
+    parser.add_argument("--restarts-only", type=kept_database, metavar="DB",
                         help="only time the three starts, on a copy of DB (a database a kept run left)")
     return parser.parse_args(argv)
+
+
+def kept_database(text: str) -> Path:
+    """``--restarts-only``: a database file that is there (opening a missing one would create it empty)."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no database at {text}")
+    return path
 
 
 def serve_options(args: argparse.Namespace) -> list[str]:
@@ -250,7 +258,7 @@ def serve_options(args: argparse.Namespace) -> list[str]:
 def copy_database(db: Path, copy: Path) -> Path:
     """A consistent copy of a database (SQLite's backup, which reads through its write-ahead log) and its
     durable mark."""
-    source, target = sqlite3.connect(db), sqlite3.connect(copy)
+    source, target = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True), sqlite3.connect(copy)
     try:
         source.backup(target)
     finally:
