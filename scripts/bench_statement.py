@@ -10,7 +10,7 @@ accounts, the rest orders, as a live server's journal holds them), then timed, e
 * ``index page``: a page of 100 from an index up to date (every later call), at ``fromRecord`` 0 and 1000;
 * ``index +100``: a page after 100 more records were committed (the usual call on a live server).
 
-    PYTHONPATH=. python scripts/bench_statement.py [--sizes 20000 100000 300000] [--repeats 5]
+    python scripts/bench_statement.py [--sizes 20000 100000 300000] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ import asyncio
 import random
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's exchange, not an installed copy
 
 from exchange.core.events import AccountCredited, AccountResult, MarketSettled
 from exchange.server import jsoncodec

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,3 +27,19 @@ def test_soak_restarts_only_on_a_missing_database_is_refused_and_creates_nothing
     assert result.stderr.splitlines()[-1] == f"soak.py: error: argument --restarts-only: no database at {missing}"
     assert "Traceback" not in result.stderr
     assert list(missing.parent.iterdir()) == []  # sqlite3.connect made an empty soak.db there
+
+
+MEASUREMENTS = ("bench_cards.py", "bench_engine.py", "bench_exchange.py", "bench_game.py", "bench_rankings.py",
+                "bench_statement.py", "core_memory.py", "count_instructions.py", "load_heavy_reads.py")
+
+
+@pytest.mark.parametrize("name", MEASUREMENTS)
+def test_a_measurement_imports_the_checkout_it_is_run_from(name: str, tmp_path: Path) -> None:
+    """Run from anywhere, without PYTHONPATH, a script measures its own checkout, not an installed copy."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run([sys.executable, "-v", str(ROOT / "scripts" / name), "--help"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    package = r"(/\S*?)/(?:engine|exchange)/(?:__pycache__/)?__init__"
+    roots = {Path(found) for found in re.findall(package, result.stderr)}
+    assert roots == {ROOT}, roots  # the engine and the exchange it measures are the checkout's
