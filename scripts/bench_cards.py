@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.cards import deck52, parse_cards
+from exchange.cli.options import positive
 from exchange.game.lowcheck import low_ranks
 
 
@@ -41,8 +42,8 @@ def measure(work: Callable[[], object], repeats: int) -> tuple[list[float], list
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--loops", type=int, default=20_000)
+    parser.add_argument("--repeats", type=positive, default=7)
+    parser.add_argument("--loops", type=positive, default=20_000)
     args = parser.parse_args()
     cards = deck52()
     loops = range(args.loops)

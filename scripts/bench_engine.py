@@ -39,6 +39,7 @@ import numpy as np
 import engine
 from engine.cards import Card, parse_cards
 from engine.evaluator import evaluate_batch
+from exchange.cli.options import positive
 
 HOLDEM_HANDS = ("As Ks", "Qd Qc", "7h 6h", "2c 2d")
 FLOP = "Ah 7c 2s"
@@ -255,8 +256,8 @@ def bench_peer(peer: Peer, hands7: np.ndarray, flop_counts: list[int], ours: dic
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7, help="repeats of our workloads (default 7)")
-    parser.add_argument("--peer-repeats", type=int, default=3, help="repeats of each peer loop (default 3)")
+    parser.add_argument("--repeats", type=positive, default=7, help="repeats of our workloads (default 7)")
+    parser.add_argument("--peer-repeats", type=positive, default=3, help="repeats of each peer loop (default 3)")
     args = parser.parse_args()
 
     import numba

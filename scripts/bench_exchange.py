@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sortedcontainers import SortedDict
 
+from exchange.cli.options import positive
 from exchange.core import ladder
 from exchange.core.commands import CancelOrder, Command, CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder
 from exchange.core.events import Event, Matched, OrderRejected
@@ -226,10 +227,10 @@ class Flow:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--ops", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--ops", type=positive, default=200_000)
+    parser.add_argument("--repeats", type=positive, default=5)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--accounts", type=int, default=50)
+    parser.add_argument("--accounts", type=positive, default=50)
     parser.add_argument("--selections", type=int, default=4, choices=range(2, MAX_SELECTIONS + 1),
                         help="selections in the market (default 4, as Exchange Poker)")
     parser.add_argument("--profile", action="store_true", help="profile one exchange run instead of timing")

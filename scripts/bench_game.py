@@ -32,6 +32,7 @@ from exchange.agents.host import seat
 from exchange.agents.house import NoiseTrader, seat_house_makers
 from exchange.agents.trader import Agent, Trader
 from exchange.agents.view import BettorView
+from exchange.cli.options import positive
 from exchange.clock import VirtualClock
 from exchange.core.events import Matched, OrderPlaced
 from exchange.core.exchange import Exchange
@@ -107,8 +108,8 @@ def run(channel_name: str, games: int, seed: int) -> tuple[float, float, Timed, 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--games", type=positive, default=40)
+    parser.add_argument("--repeats", type=positive, default=5)
     parser.add_argument("--channel", default="holdem", choices=sorted(CHANNELS), help="the channel (default holdem)")
     parser.add_argument("--all", action="store_true", help="every channel in turn")
     args = parser.parse_args(argv)

@@ -34,6 +34,7 @@ import numpy as np
 import engine
 from engine.rankings import AMERICANA, DEUCE_TO_SEVEN, DRAW32, EIGHT_OR_BETTER, HIGH, SOKO, TELESINA, Ranking
 from engine.rankings.fast import keys_batch
+from exchange.cli.options import positive
 
 EQUITY_CASES = (
     ("omaha-hilo", ("As 2d Kh Kc", "Ac 3h Qd Qs", "4c 5d 6h 7h", "Jc Jd Tc Th"), "", "preflop, exact"),
@@ -74,9 +75,9 @@ def random_hands(ranking: Ranking, n: int, size: int, rng: random.Random) -> np.
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--hands", type=int, default=1_000_000, help="hands per batched workload")
-    parser.add_argument("--scalar-hands", type=int, default=20_000)
+    parser.add_argument("--repeats", type=positive, default=5)
+    parser.add_argument("--hands", type=positive, default=1_000_000, help="hands per batched workload")
+    parser.add_argument("--scalar-hands", type=positive, default=20_000)
     args = parser.parse_args()
     rng = random.Random(2024)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

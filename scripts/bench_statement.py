@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout's exchange, not an installed copy
 
+from exchange.cli.options import positive
 from exchange.core.events import AccountCredited, AccountResult, MarketSettled
 from exchange.server import jsoncodec
 from exchange.server.journal import Journal
@@ -89,8 +90,8 @@ def _median_ms(run: Callable[[], object], repeats: int) -> tuple[float, float, f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000, 300_000])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--sizes", type=positive, nargs="+", default=[20_000, 100_000, 300_000])
+    parser.add_argument("--repeats", type=positive, default=5)
     args = parser.parse_args()
     print(f"{'records':>8} {'what':<22} {'median ms':>10} {'min':>8} {'max':>8}")
     for size in args.sizes:

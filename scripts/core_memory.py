@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from exchange.cli.options import positive
 from exchange.core import ladder
 from exchange.core.commands import (
     CreateMarket,
@@ -79,14 +80,23 @@ def play_market(ex: Exchange, rng: random.Random, market_id: str, accounts: Sequ
     return ts
 
 
+def mark_list(text: str) -> list[int]:
+    """``--marks``: whole numbers from 1, comma-separated."""
+    try:
+        return [positive(mark) for mark in text.split(",")]
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be whole numbers from 1, comma-separated, not {text}") from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--markets", type=int, default=3000)
-    parser.add_argument("--keep", type=int, default=1000, help="closed markets kept (keep_closed_markets)")
-    parser.add_argument("--orders", type=int, default=240, help="orders a market")
-    parser.add_argument("--marks", default="500,1000,1500,2000,3000")
+    parser.add_argument("--markets", type=positive, default=3000)
+    parser.add_argument("--keep", type=positive, default=1000, help="closed markets kept (keep_closed_markets)")
+    parser.add_argument("--orders", type=positive, default=240, help="orders a market")
+    parser.add_argument("--marks", type=mark_list, default="500,1000,1500,2000,3000",
+                        help="market counts at which to report memory, comma-separated")
     args = parser.parse_args(argv)
-    marks = {int(m) for m in args.marks.split(",")}
+    marks = set(args.marks)
     rng = random.Random(1)
     ex = Exchange(ExchangeConfig(keep_closed_markets=args.keep))
     accounts = [f"a{i}" for i in range(6)]

@@ -29,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bench_exchange  # (this folder is on sys.path when the script runs)
 
+from exchange.cli.options import positive
+
 
 def run_one(side: str, ops: int, total: int, selections: int) -> None:
     """The measured part: one side over the first ``ops`` operations of a stream of ``total``."""
@@ -57,9 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_one(args[1], int(args[2]), int(args[3]), int(args[4]))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--small", type=int, default=5_000)
-    parser.add_argument("--large", type=int, default=35_000)
-    parser.add_argument("--selections", type=int, default=4)
+    parser.add_argument("--small", type=positive, default=5_000)
+    parser.add_argument("--large", type=positive, default=35_000)
+    parser.add_argument("--selections", type=positive, default=4)
     ns = parser.parse_args(args)
     per_op = {}
     for side in ("exchange", "bare"):

@@ -43,3 +43,23 @@ def test_a_measurement_imports_the_checkout_it_is_run_from(name: str, tmp_path: 
     package = r"(/\S*?)/(?:engine|exchange)/(?:__pycache__/)?__init__"
     roots = {Path(found) for found in re.findall(package, result.stderr)}
     assert roots == {ROOT}, roots  # the engine and the exchange it measures are the checkout's
+
+
+@pytest.mark.parametrize(
+    ("name", "argv", "reason"),
+    [
+        ("bench_cards.py", ["--repeats", "0"], "argument --repeats: must be a whole number from 1, not 0"),
+        ("bench_engine.py", ["--peer-repeats", "0"], "argument --peer-repeats: must be a whole number from 1, not 0"),
+        ("bench_exchange.py", ["--ops", "0"], "argument --ops: must be a whole number from 1, not 0"),
+        ("bench_game.py", ["--games", "0"], "argument --games: must be a whole number from 1, not 0"),
+        ("bench_rankings.py", ["--hands", "-5"], "argument --hands: must be a whole number from 1, not -5"),
+        ("bench_statement.py", ["--repeats", "0"], "argument --repeats: must be a whole number from 1, not 0"),
+        ("core_memory.py", ["--marks", "500,many"], "argument --marks: must be whole numbers from 1, comma-separated"),
+        ("count_instructions.py", ["--small", "0"], "argument --small: must be a whole number from 1, not 0"),
+    ],
+)
+def test_a_count_of_nothing_is_refused_before_measuring(name: str, argv: list[str], reason: str) -> None:
+    result = run_script(name, *argv)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith(f"{name}: error: {reason}")

@@ -26,6 +26,13 @@ def port_or_any(text: str) -> int:
     return _port(text, low=0, allowed="0 (any free port) to 65535")
 
 
+def positive(text: str) -> int:
+    """A count that must not be empty: a whole number from 1 (repeats, games, operations, hands)."""
+    if not (text.strip().isdigit() and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1, not {text}")
+    return int(text)
+
+
 def seconds(text: str) -> float:
     """A duration in seconds the server keeps in whole milliseconds and needs positive: 0.001 or more, finite."""
     return _seconds(text, low=MILLISECOND)
