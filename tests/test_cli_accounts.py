@@ -66,3 +66,13 @@ def test_the_largest_balance_is_taken(tmp_path: Path, capsys: pytest.CaptureFixt
     db = str(tmp_path / "x.db")
     code, out, _ = run_cli(capsys, "accounts", "--db", db, "add", "bob", "--password", "p", "--balance", str(10**12))
     assert code == 0 and out == "added bob with balance 1000000000000.00 GBP\n"
+
+
+def test_listing_a_database_that_is_not_there_says_so_and_creates_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    typo = tmp_path / "exchnage.db"
+    code, out, err = run_cli(capsys, "accounts", "--db", str(typo), "list")
+    assert code == 2 and out == ""
+    assert err == f"error: no database at {typo} (exchange-poker serve or accounts add makes one)\n"
+    assert list(tmp_path.iterdir()) == []  # not an empty database that lists no account

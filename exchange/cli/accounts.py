@@ -11,6 +11,7 @@ import argparse
 import sqlite3
 import sys
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 
 from exchange.cli.equity import _one_line_errors
 from exchange.core.money import format_minor
@@ -60,7 +61,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
 
+def _absent(db: str) -> bool:
+    """Nothing at all at ``db`` in a folder that exists: a mistyped name (the store judges anything else)."""
+    return Path(db).parent.is_dir() and not any(Path(f"{db}{suffix}").exists() for suffix in ("", "-wal", "-shm"))
+
+
 def _run(args: argparse.Namespace) -> int:
+    if args.action == "list" and _absent(args.db):  # opening it would make an empty one, listing nobody
+        print(f"error: no database at {args.db} (exchange-poker serve or accounts add makes one)", file=sys.stderr)
+        return 2
     store = AccountStore.open(args.db)
     try:
         if args.action == "add":
