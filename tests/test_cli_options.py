@@ -64,6 +64,9 @@ STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
          "--tls-cert and --tls-key are the certificate of the stream port: give --stream-port N with them"),
         (["serve", "--port", "9000", "--stream-port", "9000"],
          "--stream-port 9000 is the HTTP --port; give the stream another port"),
+        (["serve", "--channel", "stud7", "--channel", "draw5", "--irregularity-rate", "0.5"],
+         "--irregularity-rate: the dealer's irregularities are Hold'em's, and no channel given is dealt as hole cards "
+         "then flop, turn and river (holdem, holdem-turbo, omaha, omaha-hilo are)"),
         (["serve", "--channel", "nosuch"], "argument --channel: invalid choice: 'nosuch' (choose from"),
         (["serve", "--irregularity-rate", "2"], "must be a share from 0 to 1, not 2"),
         (["serve", "--keep-results", "0"], "argument --keep-results: must be positive, not 0"),

@@ -199,8 +199,18 @@ def _check_stream_options(args: argparse.Namespace) -> None:
         _fail(f"--stream-port {args.port} is the HTTP --port; give the stream another port")
 
 
+def _check_irregularities(args: argparse.Namespace) -> None:
+    """A rate of dealer errors on channels none of which deals them would be silently ignored: refuse it."""
+    channels = args.channels or ("holdem",)
+    if args.irregularity_rate and not any(CHANNELS[name].layout.holdem_streets for name in channels):
+        able = ", ".join(name for name, channel in CHANNELS.items() if channel.layout.holdem_streets)
+        _fail("--irregularity-rate: the dealer's irregularities are Hold'em's, and no channel given is dealt as hole "
+              f"cards then flop, turn and river ({able} are)")
+
+
 def run(args: argparse.Namespace) -> int:
     _check_stream_options(args)
+    _check_irregularities(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = config_from(args)
