@@ -75,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              f"(default {DEFAULT_KEEP_CLOSED_MARKETS}); listClearedOrders and listMarketCatalogue "
                              "answer for these, the journal keeps everything")
     parser.add_argument("--journal-timeout", type=seconds, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
-                        help="seconds a journal record may wait for its commit; past it the server answers "
+                        help="seconds the journal writer may hold a batch uncommitted; past it the server answers "
                              f"SERVICE_UNAVAILABLE and stops (default {DEFAULT_COMMIT_TIMEOUT_MS / 1000:g})")
     parser.add_argument("--check-pages", action="store_true",
                         help="also check every page of the database with SQLite's quick_check at start "

@@ -28,8 +28,8 @@ class ServerConfig:
     expired sessions (and login counts past their window) are purged. ``login_per_account`` /
     ``login_per_address``: login attempts allowed per ``login_window_ms``. ``max_connections``,
     ``header_timeout_ms``, ``body_timeout_ms``: what a client connection may cost
-    (:mod:`exchange.server.connections`). ``journal_timeout_ms``: the longest a journal record may wait for
-    its commit before the server fails (stops) rather than answer; ``accept_damaged_journal``: start on a
+    (:mod:`exchange.server.connections`). ``journal_timeout_ms``: the longest the journal writer may hold a batch
+    uncommitted before the server fails (stops) rather than answer; ``accept_damaged_journal``: start on a
     journal that lost or damaged acknowledged records; ``check_pages``: also walk every database page at start
     (:mod:`exchange.server.journal_check`).
     ``keep_closed_markets``: how many settled or voided markets (newest first) the exchange keeps, with their

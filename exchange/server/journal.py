@@ -14,14 +14,18 @@ is never acknowledged before every record appended earlier. A journal on
 loop.
 
 **Fail-stop.** A record that cannot be made durable fails the journal: the
-writer answered an error, its pipe broke or closed (it died), or it left a
-record unacknowledged for ``commit_timeout_ms`` (stalled: stopped, or stuck
-in I/O). The journal then kills the writer (and any snapshot taker), fails
-every waiter with :class:`JournalFailed`, refuses every later append, and
-tells its failure listeners once (:meth:`Journal.on_failure`): the server
-stops taking commands and exits. So no wait on the journal lasts longer
-than the timeout, and nothing a client was told depends on a record that is
-not on disk. Before use, :meth:`Journal.check` looks for acknowledged
+writer answered an error, its pipe broke or closed (it died), or it held a
+batch unacknowledged for ``commit_timeout_ms`` from its hand-over (stalled:
+stopped, or stuck in I/O). The time a record waits before the writer has it
+(the loop busy, a recovery, the writer's own start, the batch before it) is
+not the writer's, so it is not counted: a busy but healthy server is not
+failed for it. The journal then kills the writer (and any snapshot taker),
+fails every waiter with :class:`JournalFailed`, refuses every later append,
+and tells its failure listeners once (:meth:`Journal.on_failure`): the
+server stops taking commands and exits. So, the loop's own delays aside, no
+wait on the journal lasts longer than two timeouts (the batch in flight's
+and its own), and nothing a client was told depends on a record that is not
+on disk. Before use, :meth:`Journal.check` looks for acknowledged
 records that are missing or damaged (:mod:`exchange.server.journal_check`).
 
 On start, the server rebuilds its state from the newest valid snapshot and
@@ -112,7 +116,6 @@ class Journal:
         self.checked: JournalCheck | None = None
         self._mark: DurableMark | None = None  # for writes on this thread (flush), opened when first needed
         self._commit_timeout_s = DEFAULT_COMMIT_TIMEOUT_MS / 1000
-        self._pending_since = 0.0  # loop time of the oldest pending record's append
         self._stall_timer: asyncio.TimerHandle | None = None
         self._failure_listeners: list[Callable[[str], None]] = []
         self._pending: list[Row] = []
@@ -269,8 +272,6 @@ class Journal:
             raise JournalFailed("the journal has failed; no command can be accepted") from self._failure
         seq = self._next_seq
         self._next_seq = seq + 1
-        if not self._pending and self._loop is not None:
-            self._pending_since = self._loop.time()
         self._pending.append((seq, ts_ms, kind, body))
         if not self._writing_last and not self._submit_soon and self._loop is not None:
             # After the callbacks already due: what they append goes in the same batch.
@@ -323,8 +324,8 @@ class Journal:
         With a ``policy`` (and a file), snapshots are taken as it says, its ``every_ms`` on ``clock``
         (the server's; by default the loop's wall clock), folding the journal with ``exchange_config`` and
         keeping ``keep_results`` recent results a channel (the server's: a snapshot taken with another config,
-        or keeping fewer results, would be passed over at the next start). A record
-        not committed within ``commit_timeout_ms`` of its append fails the journal (real time, the loop's:
+        or keeping fewer results, would be passed over at the next start). A batch the writer has not
+        committed within ``commit_timeout_ms`` of its hand-over fails the journal (real time, the loop's:
         the writer is a real process, whatever clock the games run on).
         """
         if commit_timeout_ms <= 0:
@@ -334,7 +335,6 @@ class Journal:
         self._keep_results = keep_results
         self._loop = asyncio.get_running_loop()
         self._clock = clock or WallClock(self._loop)
-        self._pending_since = self._loop.time()
         path = self._path()
         if path:
             self._writer = WriterProcess.launch(path)  # ready when first needed, or when the server asks (writer_ready)
@@ -407,8 +407,6 @@ class Journal:
         self._writing_waiters, self._pending_waiters = self._pending_waiters, []
         last = batch[-1][0]
         self._writing_last, self._writing_count = last, len(batch)
-        if self._writer is not None and self._loop is not None:  # the oldest record in it must not wait longer
-            self._stall_timer = self._loop.call_at(self._pending_since + self._commit_timeout_s, self._on_stall)
         if self._writer is None:  # in memory: write here
             try:
                 self._write(batch)
@@ -419,7 +417,11 @@ class Journal:
             return
         try:
             self.writer_ready()
-            self._writer.send([(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch])
+            rows = [(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch]
+            # From the hand-over on, the writer is late if it does not answer in time; before (the writer starting,
+            # the loop busy recovering or serving) it was not the writer's to answer.
+            self._stall_timer = self._loop.call_later(self._commit_timeout_s, self._on_stall)  # type: ignore[union-attr]
+            self._writer.send(rows)
         except BrokenPipeError:  # the writer is gone: said as when its end of the pipe is read closed
             self._committed(last, OSError("the journal writer process exited"))
         except Exception as exc:  # a record that would not serialise, or a writer that could not open the database

@@ -84,6 +84,22 @@ async def test_a_stalled_writer_fails_the_journal_within_its_timeout_and_is_kill
     journal.close()
 
 
+async def test_a_record_kept_waiting_by_a_busy_loop_is_not_failed_as_a_stalled_writer(tmp_path: Path) -> None:
+    """A restart appends records while it recovers (the markets it voids), before the writer has a batch: the
+    time the loop is busy is not the writer's, and only the writer's time past the timeout fails the journal."""
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start(commit_timeout_ms=TIMEOUT_MS)
+    reasons: list[str] = []
+    journal.on_failure(reasons.append)
+    journal.append("event", {"recovered": 1}, ts_ms=0)
+    time.sleep(TIMEOUT_MS / 1000 + 0.5)  # the loop busy longer than the timeout (a recovery): nothing runs on it
+    await asyncio.wait_for(journal.sync(), BOUND_S)
+    assert reasons == []
+    await asyncio.wait_for(journal.stop(), BOUND_S)
+    assert [r.body for r in journal.records()] == [{"recovered": 1}]
+    journal.close()
+
+
 async def test_a_writer_that_dies_while_idle_fails_the_journal_at_once(tmp_path: Path) -> None:
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start()
