@@ -41,6 +41,7 @@ from tests.server.serverproc import ServerProcess, cli, gone
 
 MARKET = "holdem.0"
 TIMEOUT_MS = 1_000  # the journal timeout the stall tests run with
+HEALTHY_TIMEOUT_MS = 30_000  # and the tests that need a healthy writer (a loaded machine commits slowly, never stalls)
 BOUND_S = 10  # every wait in these tests
 
 
@@ -55,11 +56,12 @@ def _unavailable(answer: dict[str, Any]) -> bool:
 
 async def test_a_stalled_writer_fails_the_journal_within_its_timeout_and_is_killed(tmp_path: Path) -> None:
     journal = Journal.open(str(tmp_path / "j.db"))
+    journal.append("event", {"ok": 1}, ts_ms=0)
+    journal.flush()  # on disk before the writer starts: its only batch is the one it is stopped before answering
     journal.start(commit_timeout_ms=300)
+    journal.writer_ready()  # the writer is running, its database open: then it stops
     reasons: list[str] = []
     journal.on_failure(reasons.append)
-    journal.append("event", {"ok": 1}, ts_ms=0)
-    await journal.sync()
     pid = journal.writer_pid
     assert pid is not None
     os.kill(pid, signal.SIGSTOP)
@@ -120,10 +122,12 @@ async def test_a_writer_that_dies_while_idle_fails_the_journal_at_once(tmp_path:
 
 
 @pytest.fixture
-async def app_client(tmp_path: Path) -> AsyncIterator[tuple[TestClient, list[str]]]:
-    """The API tests' server (Hold'em, 3 s windows, no house) with a 1 s journal timeout; fatal reasons listed."""
+async def app_client(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[tuple[TestClient, list[str]]]:
+    """The API tests' server (Hold'em, 3 s windows, no house); fatal reasons listed. Its journal timeout is the
+    test's (``indirect`` parameter: a stall test's short one), else a generous one for a healthy writer."""
+    timeout_ms = getattr(request, "param", HEALTHY_TIMEOUT_MS)
     config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1,
-                          heartbeat_ms=500, journal_timeout_ms=TIMEOUT_MS)
+                          heartbeat_ms=500, journal_timeout_ms=timeout_ms)
     fatal: list[str] = []
     app = create_app(config, equities=river_only_equities, on_fatal=fatal.append)
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
@@ -167,6 +171,7 @@ async def test_a_killed_writer_refuses_the_command_and_everything_after(
     await _everything_refused(client, alice)
 
 
+@pytest.mark.parametrize("app_client", [TIMEOUT_MS], indirect=True)
 async def test_with_the_writer_stalled_nothing_undurable_is_shown_and_every_wait_ends(
         app_client: tuple[TestClient, list[str]]) -> None:
     client, fatal = app_client
