@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from exchange.cli.equity import _one_line_errors
+from exchange.cli.options import positive, share
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
 
@@ -40,42 +41,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--strategy", required=True, metavar="REF", help="module:Class or path/to/file.py:Class")
     parser.add_argument("--params", default="{}", metavar="JSON", help="keyword arguments for the strategy (JSON)")
     parser.add_argument("--channel", default="holdem", choices=sorted(CHANNELS), help="channel (default holdem)")
-    parser.add_argument("--games", type=_positive, default=None, metavar="N",
+    parser.add_argument("--games", type=positive, default=None, metavar="N",
                         help="number of games, each its own world (or give --sessions and --games-per-session)")
-    parser.add_argument("--sessions", type=_positive, default=None, metavar="K",
+    parser.add_argument("--sessions", type=positive, default=None, metavar="K",
                         help="number of sessions: one strategy instance and account each, its balance carried over")
-    parser.add_argument("--games-per-session", type=_positive, default=None, metavar="G",
+    parser.add_argument("--games-per-session", type=positive, default=None, metavar="G",
                         help="consecutive games of each session")
     parser.add_argument("--balance", type=_money, default=None, metavar="AMOUNT",
                         help="the strategy account's starting balance in each world or session (default 10000)")
     parser.add_argument("--seed", type=int, required=True, metavar="S", help="seed; game i is dealt from (S, i)")
-    parser.add_argument("--workers", type=_positive, default=1, metavar="K", help="local worker processes")
+    parser.add_argument("--workers", type=positive, default=1, metavar="K", help="local worker processes")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask cluster instead")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
     parser.add_argument("--latency-ms", type=_non_negative, default=None, metavar="MS",
                         help="decision-to-exchange latency (default: the strategy's, 100 ms)")
-    parser.add_argument("--chunk-size", type=_positive, default=None, metavar="N",
+    parser.add_argument("--chunk-size", type=positive, default=None, metavar="N",
                         help="sessions (or games) per work item (default: chosen from their number and workers)")
     parser.add_argument("--no-streams", action="store_true", help="do not write the Betfair stream files")
-    parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
+    parser.add_argument("--irregularity-rate", type=share, default=0.0, metavar="P",
                         help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     _one_line_errors(parser)
     parser.set_defaults(run=run)
-
-
-def _share(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a share from 0 to 1, not {text}")
-    return value
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def _money(text: str) -> int:

@@ -33,6 +33,21 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def share(text: str) -> float:
+    """A share of games, 0 to 1 (``--irregularity-rate``).
+
+    >>> share("0.25")
+    0.25
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a share from 0 to 1, not {text}")
+    return value
+
+
 def seconds(text: str) -> float:
     """A duration in seconds the server keeps in whole milliseconds and needs positive: 0.001 or more, finite."""
     return _seconds(text, low=MILLISECOND)

@@ -27,7 +27,7 @@ import sys
 from aiohttp import web
 
 from exchange.cli.equity import _fail, _one_line_errors
-from exchange.cli.options import not_negative, port, port_or_any, seconds, seconds_or_zero
+from exchange.cli.options import not_negative, port, port_or_any, positive, seconds, seconds_or_zero, share
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.server.app import create_app
@@ -66,10 +66,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
-    parser.add_argument("--keep-results", type=_positive_int, default=KEEP_RESULTS, metavar="N",
+    parser.add_argument("--keep-results", type=positive, default=KEEP_RESULTS, metavar="N",
                         help=f"finished games kept per channel for GET /games/v1/channels/{{id}}/results, newest "
                              f"first (default {KEEP_RESULTS})")
-    parser.add_argument("--keep-closed-markets", type=_positive_int, default=DEFAULT_KEEP_CLOSED_MARKETS,
+    parser.add_argument("--keep-closed-markets", type=positive, default=DEFAULT_KEEP_CLOSED_MARKETS,
                         metavar="N",
                         help=f"settled or voided markets kept in memory with their cleared orders, newest first "
                              f"(default {DEFAULT_KEEP_CLOSED_MARKETS}); listClearedOrders and listMarketCatalogue "
@@ -83,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--accept-damaged-journal", action="store_true",
                         help="start even if the journal lost or damaged acknowledged records (they are logged, "
                              "and damaged ones set aside); without it such a start is refused")
-    parser.add_argument("--max-connections", type=_positive_int, metavar="N", default=DEFAULT_MAX_CONNECTIONS,
+    parser.add_argument("--max-connections", type=positive, metavar="N", default=DEFAULT_MAX_CONNECTIONS,
                         help=f"connections open at once on the HTTP port, and apart on the stream port; past it a "
                              f"new one is answered 503 (stream: MAX_CONNECTION_LIMIT_EXCEEDED) (default "
                              f"{DEFAULT_MAX_CONNECTIONS})")
@@ -108,7 +108,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--read-records-per-second", type=not_negative(int), default=defaults.read_rows_per_second,
                         metavar="N", help=f"records a second per account from the order lists before its list calls "
                                           f"are paced (default {defaults.read_rows_per_second}; 0: no limit)")
-    parser.add_argument("--max-rows-per-batch", type=_positive_int, default=defaults.max_rows_per_batch,
+    parser.add_argument("--max-rows-per-batch", type=positive, default=defaults.max_rows_per_batch,
                         metavar="N", help=f"records one request (a batch) may return (default "
                                           f"{defaults.max_rows_per_batch}); past it: TOO_MUCH_DATA")
     _one_line_errors(parser)
@@ -128,7 +128,7 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--noise-traders", type=not_negative(int), default=DEFAULT_NOISE_TRADERS, metavar="N",
                         help=f"house noise traders taking the best prices at random moments, so the ladder moves "
                         f"(default {DEFAULT_NOISE_TRADERS}; 0 for none)")
-    parser.add_argument("--irregularity-rate", type=_share, default=0.0, metavar="P",
+    parser.add_argument("--irregularity-rate", type=share, default=0.0, metavar="P",
                         help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
 
 
@@ -142,21 +142,9 @@ def _stream_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls-key", default=None, metavar="PEM", help="the private key of --tls-cert")
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
-    return value
-
 
 DEFAULT_NOISE_TRADERS = 2
 
-
-def _share(text: str) -> float:
-    value = float(text)
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a share from 0 to 1, not {text}")
-    return value
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
