@@ -333,6 +333,12 @@ def test_opening_a_ladder_on_a_phone_leaves_the_price_grid_as_it_was(page: Page,
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.set_viewport_size({"width": 1280, "height": 900})  # and back to a laptop's: all six columns again
     expect(page.locator("tr[data-selection='1'] button.price.back[data-level='2']")).to_be_visible()
+    page.wait_for_function(  # the page fits its ladders on the resize event, which comes after the new layout
+        """() => { const cell = document.querySelector('.ladder-row td');
+                   const row = cell.closest('tr').previousElementSibling;
+                   const shown = [...row.cells].filter((c) => getComputedStyle(c).display !== 'none');
+                   return cell.colSpan === shown.length; }""",
+        timeout=5_000)
     assert page.locator(".ladder-row td").first.bounding_box()["width"] > best.bounding_box()["width"] * 6
 
 
