@@ -6,17 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from exchange.cli import main
 from exchange.server.store import AccountStore
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_helpers import run_cli
 
 
 @pytest.mark.parametrize(

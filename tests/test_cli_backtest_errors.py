@@ -9,19 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from exchange.cli import main
+from tests.cli_helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 STRATEGY = "exchange.backtest.strategy:Strategy"
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize("streams", [True, False])

@@ -10,16 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from exchange.cli import main
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_helpers import run_cli
 
 
 def assert_one_line_refusal(code: int, out: str, err: str, fragment: str) -> None:

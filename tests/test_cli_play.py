@@ -8,16 +8,7 @@ import pandas as pd
 import pytest
 
 from engine.table.phh import loads
-from exchange.cli import main
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli_helpers import run_cli
 
 
 def test_play_writes_histories_and_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

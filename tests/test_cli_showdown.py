@@ -9,18 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from exchange.cli import main
+from tests.cli_helpers import run_cli
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as stop:
-        code = int(stop.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_readable_telesina(capsys: pytest.CaptureFixture[str]) -> None:
