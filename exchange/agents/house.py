@@ -43,6 +43,7 @@ from exchange.game.pricing import QuoteSpec, QuoteTicks, quote_ticks
 
 if TYPE_CHECKING:
     from exchange.game.channel import Channel
+    from exchange.game.rounds import Round
 
 #: The ladder's prices as exact fractions, for :func:`~exchange.game.pricing.quote_ticks`.
 LADDER: tuple[Fraction, ...] = tuple(Fraction(p, 100) for p in ladder.PRICE_X100)
@@ -260,11 +261,13 @@ class NoiseTrader(Agent):
     def __init__(self, seed: int | str, config: NoiseConfig | None = None) -> None:
         self.config = config or NoiseConfig()
         self.rng = random.Random(f"noise/{seed}")
+        self._scheduled: tuple[str, Round | None] | None = None  # the window whose moments are drawn
 
     def on_window_open(self, view: BettorView, trader: Trader) -> None:
         window = view.window
-        if window is None:
-            return
+        if window is None or self._scheduled == (view.market_id, view.round):
+            return  # a window an operator resumed: its moments are drawn already, those still to come will trade
+        self._scheduled = (view.market_id, view.round)
         for delay in sorted(self._moments(window.closes_ms - view.now_ms)):
             trader.call_later(delay, lambda: self._trade(trader))
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from helpers import make_channel, place
 
-from exchange.agents.house import MAKER_ACCOUNT, NOISE_ACCOUNT, MakerDesk, seat_house_makers, seat_noise_traders
+from exchange.agents.house import (
+    MAKER_ACCOUNT,
+    NOISE_ACCOUNT,
+    MakerDesk,
+    NoiseConfig,
+    seat_house_makers,
+    seat_noise_traders,
+)
 from exchange.agents.view import bettor_view
 from exchange.clock import VirtualClock
 from exchange.core import ladder
@@ -212,3 +219,24 @@ def test_the_maker_quotes_again_when_an_operator_resumes_the_market_inside_its_w
     game.operator_resume()
     clock.run(until_ms=clock.now() + 200)
     assert game.round == Round.PREFLOP and resting() == quoted
+
+
+def test_a_noise_trader_trades_a_window_resumed_by_an_operator_no_more_often_than_any_other() -> None:
+    """A resume reopens the same window: the noise trader's moments for it are still to come, so it must not draw
+    another window's worth on top (each suspension and resume would add ``trades_per_window`` more trades)."""
+    channel, clock, log = make_channel(seeded_decks(5), config=CHANNELS["holdem"].with_times(2_000, 100))
+    seat_house_makers(channel, MAKER_ACCOUNT)
+    channel.open_account(NOISE_ACCOUNT, 10**7)
+    seat_noise_traders(channel, NOISE_ACCOUNT, "resumed")
+    game = channel.start(at_ms=0, games=1)
+    window = game.windows[1]
+    clock.run(until_ms=window.opens_ms + 10)
+    for _ in range(3):  # an operator toggles the market three times early in the window
+        game.operator_suspend("price feed down")
+        clock.run(until_ms=clock.now() + 1)
+        game.operator_resume()
+        clock.run(until_ms=clock.now() + 1)
+    clock.run(until_ms=window.closes_ms)
+    placed = [s for s in log if isinstance(s.event, OrderPlaced) and s.event.account_id == NOISE_ACCOUNT
+              and window.opens_ms <= s.at_ms < window.closes_ms]
+    assert 0 < len(placed) <= NoiseConfig().trades_per_window
