@@ -181,3 +181,38 @@ def test_four_hands_with_one_card_to_come_agree_with_the_engines_exact_count(
         assert high_losers(variant, hands, ()) == dead, (n, hands)
         named += len(dead)
     assert named >= 2  # the positions do reach hands drawing dead
+
+
+def made_hand_and_dead(rng: random.Random, variant: str, hands: int, cards: int,
+                       dead: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
+    """``hands`` hands of ``cards`` cards, the first of one rank (four of a kind, or trips, where it can), then
+    ``dead`` cards seen out of play."""
+    pack = list(get_variant(variant).deck.cards())
+    rng.shuffle(pack)
+    first = tuple([c for c in pack if c.rank == pack[0].rank][:4] + pack[-cards:])[:cards]
+    rest = [c for c in pack if c not in first]
+    dealt = [first, *(tuple(rest[n * cards:(n + 1) * cards]) for n in range(hands - 1))]
+    return dealt, tuple(rest[(hands - 1) * cards:][:dead])
+
+
+@pytest.mark.parametrize(("variant", "hands", "cards", "dead", "deals"), [
+    ("telesina", 3, 4, 0, 8),  # the vela still to come as well as each hand's card
+    ("americana", 3, 4, 5, 30),  # cards seen out of play are no one's
+    ("stud7-hilo", 3, 6, 3, 2),  # the High market of a hi/lo game
+])
+def test_dead_hands_with_a_shared_card_dead_cards_or_a_high_half_agree_with_the_engines_exact_count(
+        variant: str, hands: int, cards: int, dead: int, deals: int) -> None:
+    import engine
+    from exchange.game.deadcheck import high_losers
+
+    rng = random.Random(f"dead/{variant}")
+    named = 0
+    for n in range(deals):
+        dealt, out = made_hand_and_dead(rng, variant, hands, cards, dead)
+        exact = engine.equity(variant, dealt, (), out)
+        counts = [(getattr(h, "high_wins", None), getattr(h, "high_ties", None)) for h in exact.results]
+        won = [(h.wins, h.ties) if hi is None else (hi, ht) for h, (hi, ht) in zip(exact.results, counts, strict=True)]
+        losers = tuple(i + 1 for i, (wins, ties) in enumerate(won) if wins == 0 and ties == 0)
+        assert high_losers(variant, dealt, (), out) == losers, (n, dealt, out)
+        named += len(losers)
+    assert named >= 1  # the positions do reach hands drawing dead
