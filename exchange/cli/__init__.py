@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from exchange.cli.equity import _fail, _one_line_errors
+from exchange.cli.options import fail, one_line_errors
 
 # Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "backtest", "replay")
@@ -22,7 +22,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; given a known ``command``, only that subcommand is registered, so a command
     imports only what it uses (``serve`` does not load pyarrow for ``backtest`` and ``replay``)."""
     parser = argparse.ArgumentParser(prog="exchange-poker", description="Exchange Poker simulator")
-    _one_line_errors(parser)
+    one_line_errors(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in (command,) if command in SUBCOMMANDS else SUBCOMMANDS:
         importlib.import_module(f"exchange.cli.{name}").register(subparsers)
@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if args.command is None:
-        _fail(f"give a command: {', '.join(SUBCOMMANDS[:-1])} or {SUBCOMMANDS[-1]} "
+        fail(f"give a command: {', '.join(SUBCOMMANDS[:-1])} or {SUBCOMMANDS[-1]} "
               "('exchange-poker COMMAND --help' lists its options)")
     code: int = args.run(args)
     return code

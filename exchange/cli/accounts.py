@@ -13,7 +13,7 @@ import sys
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from exchange.cli.equity import _one_line_errors
+from exchange.cli.options import one_line_errors
 from exchange.core.money import format_minor
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing = actions.add_parser("list", help="list accounts, balances and roles (trader or operator)")
     listing.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     for each in (parser, add, listing):
-        _one_line_errors(each)
+        one_line_errors(each)
     parser.set_defaults(run=run)
 
 

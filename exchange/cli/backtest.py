@@ -25,8 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from exchange.cli.equity import _one_line_errors
-from exchange.cli.options import positive, share
+from exchange.cli.options import one_line_errors, positive, share
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
 
@@ -61,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--irregularity-rate", type=share, default=0.0, metavar="P",
                         help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _one_line_errors(parser)
+    one_line_errors(parser)
     parser.set_defaults(run=run)
 
 

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
+
+from exchange.cli.options import fail, one_line_errors
 
 if TYPE_CHECKING:
     from engine import EquityResult
 
-PROG = "exchange-poker"
 HILO = ("high_win", "high_tie", "low_win", "low_tie")  # extra columns for hi/lo games
-BAD_INPUT = 2
 
 
 def register(subparsers: Any) -> None:
@@ -51,41 +50,17 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--samples", type=int, help="Monte Carlo over this many random boards instead of exact")
     parser.add_argument("--seed", type=int, help="seed of a Monte Carlo, forced or not (same seed, same boards)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    _one_line_errors(parser)
+    one_line_errors(parser)
     parser.set_defaults(run=run)
-
-
-def _one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """Make argparse's errors for this subcommand one line, status 2, without the usage block.
-
-    Unrecognized arguments would otherwise be reported by the top-level parser
-    with its usage, so this parser rejects leftovers itself.
-    """
-    parse_known_args = parser.parse_known_args
-
-    def strict_parse_known_args(*args: Any, **kwargs: Any) -> tuple[argparse.Namespace, list[str]]:
-        namespace, extras = parse_known_args(*args, **kwargs)
-        if extras:
-            _fail(f"unrecognized arguments: {' '.join(extras)}")
-        return namespace, extras
-
-    # Instance attributes shadow the methods (mypy rejects assigning to a method, hence setattr).
-    setattr(parser, "error", _fail)  # noqa: B010
-    setattr(parser, "parse_known_args", strict_parse_known_args)  # noqa: B010
-
-
-def _fail(message: str) -> NoReturn:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
-    raise SystemExit(BAD_INPUT)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         result = _compute(args)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     if args.seed is not None and result.exact:
-        _fail("--seed needs --samples here: this count is exact (exact equity uses no randomness)")
+        fail("--seed needs --samples here: this count is exact (exact equity uses no randomness)")
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -99,7 +74,7 @@ def _compute(args: argparse.Namespace) -> EquityResult:
 
     if args.variant not in POLICIES:
         if args.draws is not None:
-            _fail(f"--draws is for the draw games ({', '.join(POLICIES)}), not {args.variant}")
+            fail(f"--draws is for the draw games ({', '.join(POLICIES)}), not {args.variant}")
         return engine.equity(
             args.variant, args.hands, board=args.board, dead=args.dead, samples=args.samples, seed=args.seed
         )
@@ -107,7 +82,7 @@ def _compute(args: argparse.Namespace) -> EquityResult:
     from engine.variants import get_variant
 
     if args.board:
-        _fail(f"{args.variant} has no board; give the discards already seen with --dead")
+        fail(f"{args.variant} has no board; give the discards already seen with --dead")
     draws = len(get_variant(args.variant).draws) if args.draws is None else args.draws
     return draw_equity(args.variant, args.hands, args.dead, draws_left=draws, samples=args.samples, seed=args.seed)
 

@@ -1,4 +1,5 @@
-"""Option types shared by the commands: each refuses a bad value with what is allowed (argparse shows it on one line).
+"""What the commands share about bad input: option types that refuse a bad value with what is allowed, and
+:func:`one_line_errors` / :func:`fail`, which report it on one line with status 2.
 
 >>> port("8080")
 8080
@@ -11,8 +12,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable
+from typing import Any, NoReturn
 
+PROG = "exchange-poker"
+#: The exit status of a command given bad input.
+BAD_INPUT = 2
 MILLISECOND = 0.001
 
 
@@ -87,3 +93,28 @@ def _port(text: str, *, low: int, allowed: str) -> int:
     if not (text.strip().isdigit() and low <= int(text) <= 65535):
         raise argparse.ArgumentTypeError(f"must be a port from {allowed}, not {text}")
     return int(text)
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Make argparse's errors for this subcommand one line, status 2, without the usage block.
+
+    Unrecognized arguments would otherwise be reported by the top-level parser
+    with its usage, so this parser rejects leftovers itself.
+    """
+    parse_known_args = parser.parse_known_args
+
+    def strict_parse_known_args(*args: Any, **kwargs: Any) -> tuple[argparse.Namespace, list[str]]:
+        namespace, extras = parse_known_args(*args, **kwargs)
+        if extras:
+            fail(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+    # Instance attributes shadow the methods (mypy rejects assigning to a method, hence setattr).
+    setattr(parser, "error", fail)  # noqa: B010
+    setattr(parser, "parse_known_args", strict_parse_known_args)  # noqa: B010
+
+
+def fail(message: str) -> NoReturn:
+    """Report bad input on one line and exit with status 2."""
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    raise SystemExit(BAD_INPUT)

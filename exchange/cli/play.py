@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from exchange.cli.equity import _fail, _one_line_errors
+from exchange.cli.options import fail, one_line_errors
 
 if TYPE_CHECKING:
     from engine.table.bots import Bot
@@ -50,7 +50,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, type=Path, help="directory for hands/*.phh and results.parquet")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _one_line_errors(parser)
+    one_line_errors(parser)
     parser.set_defaults(run=run)
 
 
@@ -59,7 +59,7 @@ def _bots(names: list[str], players: int, seed: int) -> list[Bot]:
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
 
     if len(names) not in (1, players):
-        _fail(f"--bots names one bot for every player or one per player ({players}), not {len(names)}")
+        fail(f"--bots names one bot for every player or one per player ({players}), not {len(names)}")
     out: list[Bot] = []
     for player in range(players):
         name = names[0] if len(names) == 1 else names[player]
@@ -71,9 +71,9 @@ def _bots(names: list[str], players: int, seed: int) -> list[Bot]:
             try:
                 bot = StrategySpec.parse(name).build()
             except (StrategyLoadError, OSError, SyntaxError, ImportError) as error:
-                _fail(f"bot {name!r}: {error}")
+                fail(f"bot {name!r}: {error}")
             if not callable(getattr(bot, "decide", None)):
-                _fail(f"bot {name!r} has no decide(view) method")
+                fail(f"bot {name!r} has no decide(view) method")
             out.append(bot)
     return out
 
@@ -85,25 +85,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         variant = get_variant(args.variant)
     except UnknownVariantError as error:
-        _fail(str(error))
+        fail(str(error))
     if not 2 <= args.seats <= variant.max_seats:
-        _fail(f"--seats must be 2 to {variant.max_seats} for {variant.title}, not {args.seats}")
+        fail(f"--seats must be 2 to {variant.max_seats} for {variant.title}, not {args.seats}")
     if args.hands < 1 or args.stack < 1:
-        _fail("--hands and --stack must be at least 1")
+        fail("--hands and --stack must be at least 1")
     if args.stack > MAX_CHIPS:
-        _fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
+        fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
     if abs(args.seed) > MAX_CHIPS:
-        _fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} (each hand's seed is seed x 1,000,000 + hand)")
+        fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} (each hand's seed is seed x 1,000,000 + hand)")
     bots = _bots(args.bots, args.seats, args.seed)
     try:
         (args.out / "hands").mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        _fail(f"--out {args.out}: cannot write the hands there ({error.strerror or error})")
+        fail(f"--out {args.out}: cannot write the hands there ({error.strerror or error})")
     names = [args.bots[0] if len(args.bots) == 1 else args.bots[p] for p in range(args.seats)]
     try:
         rows = _play(args, variant.name, Structure(args.structure), bots, names)
     except (IllegalActionError, TableError) as error:
-        _fail(f"a bot made an illegal move: {error}")
+        fail(f"a bot made an illegal move: {error}")
     _write_results(args.out, rows)
     totals = [sum(r["net"] for r in rows if r["player"] == p) for p in range(args.seats)]
     print(f"{args.hands} hands of {variant.title} ({args.structure}) written to {args.out}")
@@ -132,7 +132,7 @@ def _play(
             state = play_hand(variant, [args.stack] * n, [bots[p] for p in players], seed=seed, structure=structure)
         except BotMoveError as error:
             player = players[error.seat]
-            _fail(
+            fail(
                 f"hand {hand + 1}: player {player + 1} ({names[player]}), in seat {error.seat}, "
                 f"made an illegal move: {error.reason}"
             )

@@ -19,8 +19,7 @@ from aiohttp import web
 
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
-from exchange.cli.equity import _one_line_errors
-from exchange.cli.options import port
+from exchange.cli.options import one_line_errors, port
 
 LOOPBACK = "127.0.0.1"
 
@@ -34,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--speed", type=float, default=1.0, help=f"replay speed, {MIN_SPEED:g} to {MAX_SPEED:g} "
                                                                   "(default 1: real time)")
     parser.add_argument("--paused", action="store_true", help="start paused (press Play on the page)")
-    _one_line_errors(parser)
+    one_line_errors(parser)
     parser.set_defaults(run=run)
 
 

@@ -26,8 +26,17 @@ import sys
 
 from aiohttp import web
 
-from exchange.cli.equity import _fail, _one_line_errors
-from exchange.cli.options import not_negative, port, port_or_any, positive, seconds, seconds_or_zero, share
+from exchange.cli.options import (
+    fail,
+    not_negative,
+    one_line_errors,
+    port,
+    port_or_any,
+    positive,
+    seconds,
+    seconds_or_zero,
+    share,
+)
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.server.app import create_app
@@ -111,7 +120,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--max-rows-per-batch", type=positive, default=defaults.max_rows_per_batch,
                         metavar="N", help=f"records one request (a batch) may return (default "
                                           f"{defaults.max_rows_per_batch}); past it: TOO_MUCH_DATA")
-    _one_line_errors(parser)
+    one_line_errors(parser)
     parser.set_defaults(run=run)
 
 
@@ -182,9 +191,9 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
 def _check_stream_options(args: argparse.Namespace) -> None:
     """Options that only make sense together: a certificate is the stream port's, which is not the HTTP port."""
     if args.stream_port is None and (args.tls_cert is not None or args.tls_key is not None):
-        _fail("--tls-cert and --tls-key are the certificate of the stream port: give --stream-port N with them")
+        fail("--tls-cert and --tls-key are the certificate of the stream port: give --stream-port N with them")
     if args.stream_port == args.port:
-        _fail(f"--stream-port {args.port} is the HTTP --port; give the stream another port")
+        fail(f"--stream-port {args.port} is the HTTP --port; give the stream another port")
 
 
 def _check_irregularities(args: argparse.Namespace) -> None:
@@ -192,7 +201,7 @@ def _check_irregularities(args: argparse.Namespace) -> None:
     channels = args.channels or ("holdem",)
     if args.irregularity_rate and not any(CHANNELS[name].layout.holdem_streets for name in channels):
         able = ", ".join(name for name, channel in CHANNELS.items() if channel.layout.holdem_streets)
-        _fail("--irregularity-rate: the dealer's irregularities are Hold'em's, and no channel given is dealt as hole "
+        fail("--irregularity-rate: the dealer's irregularities are Hold'em's, and no channel given is dealt as hole "
               f"cards then flop, turn and river ({able} are)")
 
 

@@ -15,7 +15,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from exchange.cli.equity import _fail, _one_line_errors
+from exchange.cli.options import fail, one_line_errors
 
 if TYPE_CHECKING:
     from engine.showdown import PotHalf, ShowdownResult
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--board", default="", help="community cards, or Telesina's vela, e.g. Jh")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    _one_line_errors(parser)
+    one_line_errors(parser)
     parser.set_defaults(run=run)
 
 
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = showdown(args.variant, args.hands, args.board)
     except ValueError as error:
-        _fail(str(error))
+        fail(str(error))
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
