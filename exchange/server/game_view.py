@@ -140,9 +140,8 @@ def _market(view: BettorView) -> dict[str, Any]:
             "bestAvailableToLayPrices": apiformat.price_sizes(book.available_to_lay[:3]) if book else [],
             "lastPriceTraded": None if book is None or book.last_traded_tick is None
             else apiformat.tick_price(book.last_traded_tick),
-            **apiformat.equity(hand.equity),
             # A Monte Carlo estimate (a game with too many deals to count in a window) says so, with its error.
-            **({} if hand.stderr is None else {"equityStderr": round(float(hand.stderr), 6)}),
+            **apiformat.equity(hand.equity, hand.stderr),
         })
     return {
         "marketId": view.market_id,
