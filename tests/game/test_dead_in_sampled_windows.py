@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from typing import Any
 
 import pytest
 from helpers import make_channel
@@ -39,6 +40,12 @@ def can_win_or_tie(variant: str, hands: list[tuple[Card, ...]]) -> set[int]:
         completions = [(game.ranking.best((*hand, *extra)).key, set(extra))  # type: ignore[union-attr]
                        for extra in combinations(rest, game.hole_cards - len(hand))]
         keyed.append(sorted(completions, key=lambda kc: kc[0]))
+    return _alive(keyed)
+
+
+def _alive(keyed: list[list[tuple[Any, set[Card]]]]) -> set[int]:
+    """The hands (1, 2) of which some completion meets a disjoint rival completion keyed no higher (each hand's
+    completions sorted weakest first)."""
     alive = set()
     for me, rival in ((0, 1), (1, 0)):
         for key, cards in keyed[me]:
@@ -109,14 +116,7 @@ def can_win_or_tie_drawing(variant: str, hands: list[tuple[Card, ...]], dead: tu
         completions = [(game.ranking.evaluate((*kept, *extra)).key, set(extra))  # type: ignore[union-attr]
                        for extra in combinations(rest, len(thrown))]
         keyed.append(sorted(completions, key=lambda kc: kc[0]))
-    alive = set()
-    for me, rival in ((0, 1), (1, 0)):
-        for key, cards in keyed[me]:
-            weaker = next((k for k, theirs in keyed[rival] if cards.isdisjoint(theirs)), None)
-            if weaker is not None and weaker <= key:
-                alive.add(me + 1)
-                break
-    return alive
+    return _alive(keyed)
 
 
 def pat_against_a_drawer(rng: random.Random, eight_seven: bool) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
