@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine._variant_kernels import splitmix
 from engine.rankings.lowball import deuce_to_seven_key5
-from engine.variant_equity import _splitmix
 
 LOW_TOP = 8
 
@@ -88,7 +88,7 @@ def simulate_27(hands: np.ndarray, pool: np.ndarray, stock: int, draws: int, sam
     depth = min(stock, draws * (1 + 5 * n))
     for _ in range(samples):
         for i in range(depth):  # the stock's top ``depth`` cards, a partial Fisher-Yates of the unseen
-            pick = i + np.int64(_splitmix(state) % np.uint64(m - i))
+            pick = i + np.int64(splitmix(state) % np.uint64(m - i))
             avail[i], avail[pick] = avail[pick], avail[i]
         top = 0
         for i in range(n):
@@ -159,7 +159,7 @@ def _one_draw(held: np.ndarray, thrown: np.ndarray, counts: np.ndarray, pile: np
 def _shuffle(cards: np.ndarray, size: int, state: np.ndarray) -> None:
     """Fisher-Yates over ``cards[:size]`` from the SplitMix64 ``state``."""
     for a in range(size - 1, 0, -1):
-        b = np.int64(_splitmix(state) % np.uint64(a + 1))
+        b = np.int64(splitmix(state) % np.uint64(a + 1))
         cards[a], cards[b] = cards[b], cards[a]
 
 

@@ -1,7 +1,7 @@
 """Equity results of hi/lo games: each half's wins, ties and shares beside the pot's.
 
 Their own module, as :mod:`engine._equity_result` is for the high-only results: the
-kernels of :mod:`engine.variant_equity` fill them, and they are values anyone may read.
+kernels of :mod:`engine._variant_kernels` fill them, and they are values anyone may read.
 """
 
 from __future__ import annotations

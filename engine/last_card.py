@@ -6,7 +6,7 @@ A hand's result then depends only on its own card and the vela, so each hand's
 key is computed once per possible card (``m`` or ``m²`` evaluations) and the
 ``m·(m-1)·…`` deals only look keys up and settle: the half a million deals of
 7-Card Stud's last window cost a few milliseconds instead of half a second.
-The tally is the one :func:`engine.variant_equity.run_deals` produces (a
+The tally is the one :func:`engine._variant_kernels.run_deals` produces (a
 differential test holds them equal).
 """
 
@@ -19,27 +19,17 @@ from numba import njit
 
 from engine._equity_result import EquityResult
 from engine._errors import EngineInputError
+from engine._variant_kernels import FORM_CODES, NO_LOW, TALLY_ROWS, high_key, low_key, settle
 from engine.cards import Card
 from engine.rankings.fast import TELESINA_CODE
 from engine.showdown import CardsLike, check_cards, parse_hand
-from engine.variant_equity import (
-    FORM_CODES,
-    NO_LOW,
-    TALLY_ROWS,
-    _equity_game,
-    _high_key,
-    _low_key,
-    _result,
-    _settle,
-    deal_count,
-    shared_last_card,
-)
+from engine.variant_equity import deal_count, equity_game, shared_last_card, tally_result
 from engine.variants import HandForm
 
 
 def last_card_applies(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card]) -> bool:
     """Whether every hand lacks at most one card and the board at most one (and no heads-up rule applies)."""
-    game = shared_last_card(_equity_game(variant), hands, board, ())
+    game = shared_last_card(equity_game(variant), hands, board, ())
     heads_up = game.ranking.code == TELESINA_CODE and len(hands) == 2
     missing = max(game.hole_cards - len(h) for h in hands)
     return not heads_up and missing <= 1 and game.board_cards - len(board) <= 1 and game.hand_form is not HandForm.OMAHA
@@ -51,7 +41,7 @@ def last_card_equity(variant: str, hands: Sequence[CardsLike], board: CardsLike 
 
     seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
     shared = parse_hand(board, "board")
-    game = shared_last_card(_equity_game(variant), seats, shared, ())
+    game = shared_last_card(equity_game(variant), seats, shared, ())
     check_cards(game, seats, shared, complete=False, dead=())
     if not last_card_applies(variant, seats, shared):
         raise EngineInputError("the last-card kernel needs every hand (and the board) to lack at most one card")
@@ -69,13 +59,20 @@ def last_card_equity(variant: str, hands: Sequence[CardsLike], board: CardsLike 
         (t.card_keys, t.hash_rows, t.hash_values, t.flush_values),
     )  # fmt: skip
     count = deal_count(game, seats, shared, ())
-    return _result(game, seats, shared, (), True, count, None, tally)
+    return tally_result(game, seats, shared, (), True, count, None, tally)
 
 
 @njit(cache=True)
 def _keys(
-    known: np.ndarray, known_n: np.ndarray, board_known: np.ndarray, board_size: int, rest: np.ndarray,
-    code_hi: int, hilo: bool, form: int, tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    known: np.ndarray,
+    known_n: np.ndarray,
+    board_known: np.ndarray,
+    board_size: int,
+    rest: np.ndarray,
+    code_hi: int,
+    hilo: bool,
+    form: int,
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray]:
     """``hi[i, a, v]`` (and ``lo``): hand i's keys given rest card a (if it lacks one) and board card v (if any)."""
     n, hole_size = known.shape
@@ -107,16 +104,23 @@ def _keys(
                     pool[j] = hole[j]
                 for j in range(board_size):
                     pool[hole_size + j] = board[j]
-                hi[i, a, v] = _high_key(code_hi, form, hole, board, pool, tables)
+                hi[i, a, v] = high_key(code_hi, form, hole, board, pool, tables)
                 if hilo:
-                    lo[i, a, v] = _low_key(form, hole, board, pool)
+                    lo[i, a, v] = low_key(form, hole, board, pool)
     return hi, lo
 
 
 @njit(cache=True, nogil=True)
 def last_card_tally(
-    known: np.ndarray, known_n: np.ndarray, board_known: np.ndarray, board_size: int, rest: np.ndarray,
-    code_hi: int, hilo: bool, form: int, tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    known: np.ndarray,
+    known_n: np.ndarray,
+    board_known: np.ndarray,
+    board_size: int,
+    rest: np.ndarray,
+    code_hi: int,
+    hilo: bool,
+    form: int,
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> np.ndarray:
     """Every deal's tally (shape ``(TALLY_ROWS, hands)``), each hand lacking at most one card, the board one."""
     n, hole_size = known.shape
@@ -229,6 +233,6 @@ def _tally_outcomes(outcomes: np.ndarray, n: int, hilo: bool) -> np.ndarray:
                 hi[i] = 1 if (hm >> i) & 1 else 0
                 lo[i] = 1 if (lm >> i) & 1 else NO_LOW
             one[:, :] = 0
-            _settle(hilo, hi, lo, one)
+            settle(hilo, hi, lo, one)
             tally += count * one
     return tally

@@ -7,9 +7,10 @@ import random
 import numpy as np
 import pytest
 
+from engine._variant_kernels import FORM_CODES, binomials, run_deals
 from engine.evaluator import tables
 from engine.last_card import last_card_tally
-from engine.variant_equity import FORM_CODES, binomials, deal_count, run_deals
+from engine.variant_equity import deal_count
 from engine.variants import get_variant
 
 
