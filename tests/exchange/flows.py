@@ -62,7 +62,7 @@ from exchange.core.events import (
     event_from_dict,
 )
 from exchange.core.exchange import Exchange
-from exchange.core.market import MarketStatus
+from exchange.core.market import Market, MarketStatus
 from exchange.core.side import Side
 
 Step = tuple[int, ...]
@@ -190,6 +190,7 @@ class FlowRunner:
         slot = a % len(self.slots)
         market_id = self.slots[slot]
         market = self.ex.markets[market_id]
+        assert isinstance(market, Market)  # a slot always holds an open market: a closed one is replaced
         account = self.names[b % len(self.names)]
         kind %= 100
         if kind < 58:
@@ -229,6 +230,7 @@ class FlowRunner:
 
     def _place(self, market_id: str, account: str, c: int, d: int, kind: int) -> None:
         market = self.ex.markets[market_id]
+        assert isinstance(market, Market)
         index = c % len(SELECTIONS)
         side = Side.BACK if kind % 2 else Side.LAY
         pos = self.ex.accounts[account].positions.get(market_id)
@@ -303,7 +305,7 @@ def oracle_exposure(pos: Position, restore: dict[int, int] | None = None) -> int
         worst = pnl if worst is None or pnl < worst else worst
     assert worst is not None
     # the VOID outcome: bets settled early keep their results, every other bet is refunded
-    void = sum(Fraction(o.profit or 0) for o in pos.orders if o.outcome is not None)
+    void = sum((Fraction(o.profit or 0) for o in pos.orders if o.outcome is not None), Fraction(0))
     worst = min(worst, void)
     return max(0, math.ceil(-worst))
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from exchange.core.commands import SettleSelection, SuspendMarket, VoidMarket, Withdraw
 from exchange.core.events import CancelReason, Matched, MatchVoided, OrderCancelled, SelectionSettled
-from exchange.core.market import MarketStatus
+from exchange.core.market import Market, MarketStatus
 
 from .flows import FlowRunner, random_steps
 
@@ -79,6 +79,7 @@ def test_void_after_early_settlement_and_withdrawing_everything_overdraws_no_one
         for _ in range(60):  # trading only
             runner.step((rng.randrange(58), 0, rng.randrange(1000), rng.randrange(1000), rng.randrange(1000)))
         market = runner.ex.markets[market_id]
+        assert isinstance(market, Market)  # trading only: still open
         if market.status is MarketStatus.ACTIVE:
             runner._run(SuspendMarket(runner._tick(), market_id))
         loser = market.selection_ids[market.live[rng.randrange(4)]]
