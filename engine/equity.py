@@ -110,7 +110,7 @@ class EquityCounts:
 
 def equity(
     variant: str,
-    hands: Sequence[Cards],
+    hands: Iterable[Cards],
     board: Cards = (),
     dead: Cards = (),
     samples: int | None = None,
@@ -209,7 +209,7 @@ def _cards(cards: Cards, what: str) -> tuple[Card, ...]:
         raise CardError(f"{what}: {error}") from None
 
 
-def _hands(spec: EquityVariant, hands: Sequence[Cards]) -> tuple[tuple[Card, ...], ...]:
+def _hands(spec: EquityVariant, hands: Iterable[Cards]) -> tuple[tuple[Card, ...], ...]:
     if isinstance(hands, str):
         raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
     hands = list(hands)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
 from math import comb
@@ -85,7 +85,7 @@ def deal_count(variant: Variant, hands: Sequence[Sequence[Card]], board: Sequenc
 
 def variant_equity(
     variant: str | Variant,
-    hands: Sequence[CardsLike],
+    hands: Iterable[CardsLike],
     board: CardsLike = (),
     dead: CardsLike = (),
     samples: int | None = None,
