@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from itertools import combinations
+from typing import cast
 
 import pytest
 
@@ -25,7 +26,7 @@ def brute_force(variant: str, hands: list[str]) -> list[Fraction]:
     shares = [Fraction(0)] * len(seats)
     deals = 0
 
-    def deal(i: int, free: list, finals: list) -> None:  # type: ignore[type-arg]
+    def deal(i: int, free: list, finals: list) -> None:
         nonlocal deals
         if i == len(seats):
             deals += 1
@@ -92,7 +93,10 @@ def test_a_short_stock_reshuffles_the_discards() -> None:
         ({"variant": "draw5", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 2}, "cannot be left"),
         ({"variant": "draw32", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 1}, "pack"),
         *(
-            ({"variant": variant, "hands": hands, "draws_left": 1, "stock": 3, **bad}, message)
+            (  # the cast: mypy joins the differing dicts of `bad` below to object
+                {"variant": variant, "hands": hands, "draws_left": 1, "stock": 3, **cast("dict[str, object]", bad)},
+                message,
+            )
             for variant, hands in [
                 ("draw32", ["As Ks Qs Js Ts", "7c 8d 9h Jc Kd"]),
                 ("triple-draw-27", ["As Ks Qs Js Ts", "2s 3c 4c 5c 7d"]),
@@ -110,7 +114,7 @@ def test_a_short_stock_reshuffles_the_discards() -> None:
         ({"variant": "draw5", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": True}, "draws_left"),
     ],
 )
-def test_bad_input(kwargs: dict, message: str) -> None:  # type: ignore[type-arg]
+def test_bad_input(kwargs: dict, message: str) -> None:
     with pytest.raises(EngineInputError, match=message):
         draw_equity(**kwargs)
 
@@ -230,7 +234,8 @@ def test_the_simulated_draws_deal_card_for_card_as_the_dealer(variant: str) -> N
         cards = rng.sample(pack, len(pack))
         hands = [tuple(sorted(cards[5 * i : 5 * i + 5])) for i in range(seats)]  # sorted: the piles match
         stock = cards[5 * seats : 5 * seats + rng.randrange(0, len(pack) - 5 * seats + 1)]
-        dealer, deck, earlier = Dealer(stock, random.Random(trial)), [c.id for c in reversed(stock)], []
+        dealer, deck = Dealer(stock, random.Random(trial)), [c.id for c in reversed(stock)]
+        earlier: list[int] = []
         sim_rng, ours = random.Random(trial), [tuple(c.id for c in h) for h in hands]
         for _ in range(len(get_variant(variant).draws)):
             thrown = [discards(variant, h) for h in hands]

@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 import pytest
-from pokerkit import EightOrBetterLowHand, OmahaEightOrBetterLowHand, OmahaHoldemHand, StandardHighHand
+from pokerkit import EightOrBetterLowHand, Hand, OmahaEightOrBetterLowHand, OmahaHoldemHand, StandardHighHand
 
 from engine import InvariantError
 from engine.cards import Card
@@ -240,11 +241,11 @@ def _text(ids: list[int]) -> str:
     return "".join(str(Card(i)) for i in ids)
 
 
-def _pk_winners(values: list[object]) -> tuple[int, ...]:
+def _pk_winners(values: Sequence[Hand | None]) -> tuple[int, ...]:
     present = [(v, i) for i, v in enumerate(values) if v is not None]
     if not present:
         return ()
-    best = max(v for v, _ in present)  # type: ignore[type-var]
+    best = max(v for v, _ in present)
     return tuple(i for v, i in present if v == best)
 
 

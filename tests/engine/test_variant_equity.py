@@ -121,7 +121,7 @@ def test_exact_equity_equals_brute_force_over_showdown(
     assert [h.exact_equity for h in mine.results] == ref["equity"]
     assert [Fraction(h.wins, h.boards) for h in mine.results] == ref["win"]
     assert [Fraction(h.ties, h.boards) for h in mine.results] == ref["tie"]
-    assert [h.equity for h in mine.results] == [float(e) for e in ref["equity"]]  # type: ignore[attr-defined]
+    assert [h.equity for h in mine.results] == [float(e) for e in ref["equity"]]
     mine._check()
 
 

@@ -108,8 +108,10 @@ class Mirror:
         theirs = self.theirs
         while True:
             if theirs.can_deal_hole():
+                assert theirs.hole_dealee_index is not None
                 theirs.deal_hole(self.hole[theirs.hole_dealee_index].popleft())
             elif theirs.can_deal_board():
+                assert theirs.street is not None
                 count = theirs.street.board_dealing_count
                 theirs.deal_board("".join(self.board.popleft() for _ in range(count)))
             else:

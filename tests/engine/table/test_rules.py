@@ -394,9 +394,9 @@ def test_refusals_in_a_draw_or_a_split_offer_say_what_the_hand_waits_for() -> No
             refused()
     offer = _draw32_to_split(3)
     offer.offer_split()
-    for refused in (offer.check_call, offer.bet_raise, lambda: offer.draw(())):
+    for waiting in (offer.check_call, offer.bet_raise, lambda: offer.draw(())):
         with pytest.raises(IllegalActionError, match="seat 1 is to accept or refuse the split offer"):
-            refused()
+            waiting()
     offer.answer_split(False)  # one refusal ends it: the betting starts
     call_down(offer)
     with pytest.raises(IllegalActionError, match="nobody may fold now: the hand is over"):
