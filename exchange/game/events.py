@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum, IntEnum
 from fractions import Fraction
+from typing import Any, TypeVar, overload
 
 from engine.cards import Card
 from engine.dealer import Dealt
@@ -34,6 +35,7 @@ from exchange.game.rounds import Round, Window
 
 JsonValue = None | bool | int | str | list["JsonValue"] | dict[str, "JsonValue"]
 Listener = Callable[["Stamped"], None]
+E = TypeVar("E")
 
 
 # --- game events -------------------------------------------------------------------------
@@ -271,8 +273,12 @@ class EventLog:
     def __len__(self) -> int:
         return len(self.events)
 
-    def of_type(self, *types: type) -> list[object]:
-        """The bare events of the given types, in order."""
+    @overload
+    def of_type(self, kind: type[E], /) -> list[E]: ...
+    @overload
+    def of_type(self, *types: type) -> list[object]: ...
+    def of_type(self, *types: type) -> list[Any]:
+        """The bare events of the given types, in order (typed as that type when there is one)."""
         return [s.event for s in self.events if isinstance(s.event, types)]
 
     def dicts(self) -> list[dict[str, JsonValue]]:
