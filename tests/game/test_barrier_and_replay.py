@@ -6,7 +6,6 @@ import asyncio
 import re
 
 import pytest
-from helpers import deck, make_channel, one_deck
 
 from exchange.agents.host import seat
 from exchange.agents.house import MarketMaker
@@ -19,9 +18,10 @@ from exchange.core.side import Side
 from exchange.game.channel import Channel
 from exchange.game.channels import HOLDEM, OMAHA
 from exchange.game.deal import fixed_decks, seeded_decks
-from exchange.game.events import EventLog, GameEnded, HoleCardsTurned, ResultDeclared, WindowClosed
+from exchange.game.events import EventLog, GameEnded, HoleCardsTurned, ResultDeclared, Stamped, WindowClosed
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
+from tests.game.helpers import deck, make_channel, one_deck
 
 BOARD = "Ah7c2sTd3h"
 HANDS_A = ("AsKs", "QdQc", "7h6h", "2c2d")
@@ -38,7 +38,9 @@ def test_view_hides_hole_cards_until_the_deal_closes() -> None:
     with pytest.raises(CardNotVisible):
         view.hole_cards(1)
     assert all(h.cards is None for h in view.hands) and view.board == ()
-    assert all(h["cards"] == NOT_AVAILABLE for h in view.snapshot()["hands"])  # type: ignore[union-attr, index]
+    hands = view.snapshot()["hands"]
+    assert isinstance(hands, list)
+    assert all(h["cards"] == NOT_AVAILABLE for h in hands)
     clock.run(until_ms=HOLDEM.round_ms + 1_000)
     view = bettor_view(channel, "alice")
     assert view is not None and view.round is Round.PREFLOP
@@ -68,7 +70,7 @@ def deal_window_quotes(hands: tuple[str, ...]) -> list[tuple[int, Side, int, int
     channel.start(at_ms=0, games=1)
     clock.run(until_ms=HOLDEM.betting_window_ms - 1)
     return [
-        (e.selection_id, e.side, e.tick, e.size)  # type: ignore[attr-defined]
+        (e.selection_id, e.side, e.tick, e.size)
         for e in log.of_type(OrderPlaced)
     ]
 
@@ -137,8 +139,8 @@ def test_an_omaha_game_plays_through() -> None:
     channel.start(at_ms=0, games=1)
     clock.run()
     (result,) = log.of_type(ResultDeclared)
-    assert result.winners  # type: ignore[attr-defined]
-    assert [str(c) for c in result.board] == ["Ad", "7h", "2s", "5d", "Tc"]  # type: ignore[attr-defined]
+    assert result.winners
+    assert [str(c) for c in result.board] == ["Ad", "7h", "2s", "5d", "Tc"]
     game = channel.game()
     assert game is not None and game.phase is Phase.FINISHED
     game._check()
@@ -152,12 +154,17 @@ async def test_the_same_game_runs_on_the_wall_clock() -> None:
     channel.open_account("house", 10**9)
     seat(channel, MarketMaker(), "house")
     done = asyncio.get_running_loop().create_future()
-    channel.subscribe(lambda s: isinstance(s.event, GameEnded) and not done.done() and done.set_result(s))
+
+    def on_event(stamped: Stamped) -> None:
+        if isinstance(stamped.event, GameEnded) and not done.done():
+            done.set_result(stamped)
+
+    channel.subscribe(on_event)
     channel.start(games=1)
     await asyncio.wait_for(done, timeout=10)
     (result,) = log.of_type(ResultDeclared)
-    assert result.winners == (4,)  # type: ignore[attr-defined]  (2c2d makes a set of deuces)
-    assert [w.round for w in log.of_type(WindowClosed)] == [Round.DEAL, Round.PREFLOP, Round.FLOP, Round.TURN]  # type: ignore[attr-defined]
+    assert result.winners == (4,)  # 2c2d makes a set of deuces
+    assert [w.round for w in log.of_type(WindowClosed)] == [Round.DEAL, Round.PREFLOP, Round.FLOP, Round.TURN]
 
 
 def test_a_trader_hands_out_no_public_route_to_the_channel() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from helpers import HOUSE_BANKROLL, USER_BANKROLL
 
 from engine.cards import Card, parse_cards
 from engine.dealer import Dealer
@@ -28,6 +27,7 @@ from exchange.game.deal import DeckSource, arrange_game_deck, fixed_decks, seede
 from exchange.game.events import DrawMade, EventLog, HandsCannotWin, ResultDeclared
 from exchange.game.layouts import MarketKind
 from exchange.game.table import Game
+from tests.game.helpers import HOUSE_BANKROLL, USER_BANKROLL
 
 FAST = 2_000  # betting window (ms) of these tests: the clock is virtual, only the order of things matters
 
@@ -63,22 +63,22 @@ def judged_winners(game: Game) -> dict[str, tuple[int, ...]]:
 
 
 def check_against_showdown(log: EventLog, games: Sequence[Game]) -> None:
-    sides = {e.bet_id: e.side for e in log.of_type(OrderPlaced)}  # type: ignore[attr-defined]
+    sides = {e.bet_id: e.side for e in log.of_type(OrderPlaced)}
     declared = {s.market_id: s.event.winners for s in log if isinstance(s.event, ResultDeclared)}
-    settled = {e.market_id: e for e in log.of_type(MarketSettled)}  # type: ignore[attr-defined]
+    settled = {e.market_id: e for e in log.of_type(MarketSettled)}
     bets = [b for e in log.of_type(MarketSettled, SelectionSettled) for b in e.bets]  # type: ignore[attr-defined]
     winners_of = {}
     for game in games:
         for market_id, winners in judged_winners(game).items():
             assert declared[market_id] == winners, market_id
-            assert settled[market_id].winners == winners  # type: ignore[attr-defined]
+            assert settled[market_id].winners == winners
             winners_of[market_id] = winners
-    market_of = {e.bet_id: e.market_id for e in log.of_type(OrderPlaced)}  # type: ignore[attr-defined]
+    market_of = {e.bet_id: e.market_id for e in log.of_type(OrderPlaced)}
     for bet in bets:
         won = (bet.selection_id in winners_of[market_of[bet.bet_id]]) != (sides[bet.bet_id] is Side.LAY)
         assert bet.outcome is (BetOutcome.WON if won else BetOutcome.LOST)
     for e in log.of_type(MarketSettled):
-        assert sum(a.profit for a in e.accounts) + e.rounding == 0  # type: ignore[attr-defined]
+        assert sum(a.profit for a in e.accounts) + e.rounding == 0
 
 
 @pytest.mark.parametrize("name", sorted(CHANNELS))
@@ -90,7 +90,7 @@ def test_every_channel_settles_as_the_showdown_says(name: str) -> None:
     for game in games:
         assert game.public.hole_cards_visible and len(game.public.visible_hands()[0]) == config.hole_cards
         game._check()
-    traded = {e.market_id for e in log.of_type(OrderPlaced)}  # type: ignore[attr-defined]
+    traded = {e.market_id for e in log.of_type(OrderPlaced)}
     assert {m for g in games for m in config.market_ids(g.number)} <= traded  # the house quoted every market
 
 
@@ -104,7 +104,7 @@ def test_stud_dead_heat_pays_both_hands() -> None:
     deck = arrange_game_deck(CHANNELS["stud7"].layout, seats)
     _, log, games = play(CHANNELS["stud7"], fixed_decks([deck]), games=1)
     (result,) = log.of_type(ResultDeclared)
-    assert result.winners == (1, 2)  # type: ignore[attr-defined]
+    assert result.winners == (1, 2)
     check_against_showdown(log, games)
 
 
@@ -115,7 +115,7 @@ def test_stud_hilo_with_no_low_pays_no_low_and_settles_it_early_where_it_can() -
     _, log, games = play(CHANNELS["stud7-hilo"], fixed_decks([deck]), games=1)
     low_id = games[0].markets[1].market_id
     low_results = [s.event for s in log if isinstance(s.event, ResultDeclared) and s.market_id == low_id]
-    assert [r.winners for r in low_results] == [(5,)]  # type: ignore[attr-defined]
+    assert [r.winners for r in low_results] == [(5,)]
     cannot = [s.event.hands for s in log if isinstance(s.event, HandsCannotWin) and s.market_id == low_id]
     assert cannot and set(cannot[0]) == {1, 2, 3}  # three high cards of their first three: no five low ranks
     check_against_showdown(log, games)
@@ -173,7 +173,7 @@ def test_americana_quads_settle_early_in_the_last_window() -> None:
     deck = arrange_game_deck(config.layout, seats)
     _, log, games = play(config, fixed_decks([deck]), games=1)
     (result,) = log.of_type(ResultDeclared)
-    assert result.winners == (1,) and result.early  # type: ignore[attr-defined]
+    assert result.winners == (1,) and result.early
     check_against_showdown(log, games)
 
 
@@ -184,7 +184,7 @@ def test_draw_game_discards_by_the_policy_and_settles_on_the_cards_held() -> Non
     deck = arrange_game_deck(config.layout, seats, replacements=replacements)
     _, log, games = play(config, fixed_decks([deck]), games=1)
     (draw,) = log.of_type(DrawMade)
-    assert [" ".join(map(str, d)) for d in draw.discarded] == ["7c 4h 2s", "9s 3d", "2c", "Jd 9c 6d 3c"]  # type: ignore[attr-defined]
+    assert [" ".join(map(str, d)) for d in draw.discarded] == ["7c 4h 2s", "9s 3d", "2c", "Jd 9c 6d 3c"]
     assert games[0].public.visible_hands()[0] == parse_cards("As Ad Ah 5d 6s")
     check_against_showdown(log, games)
 
@@ -196,7 +196,7 @@ def test_draw32_reshuffles_the_discards_and_never_returns_a_seats_own() -> None:
     deck = arrange_game_deck(config.layout, seats)
     _, log, games = play(config, fixed_decks([deck]), games=1)
     (draw,) = log.of_type(DrawMade)
-    for thrown, got in zip(draw.discarded, draw.drawn, strict=True):  # type: ignore[attr-defined]
+    for thrown, got in zip(draw.discarded, draw.drawn, strict=True):
         assert len(got) == len(thrown) == 4 and not set(thrown) & set(got)
     final = [c for hand in games[0].public.visible_hands() for c in hand]
     assert len(set(final)) == 20
@@ -225,8 +225,8 @@ def test_omaha_hilo_shared_low_and_a_different_high_winner_settle_each_market_ap
     _, log, games = play(CHANNELS["omaha-hilo"], fixed_decks([deck]), games=1)
     high_id, low_id = (m.market_id for m in games[0].markets)
     results = {s.market_id: s.event for s in log if isinstance(s.event, ResultDeclared)}
-    assert results[low_id].winners == (1, 2) and len(results[low_id].board) == 3  # type: ignore[attr-defined]
-    assert results[high_id].winners == (3,) and len(results[high_id].board) == 4  # type: ignore[attr-defined]
+    assert results[low_id].winners == (1, 2) and len(results[low_id].board) == 3
+    assert results[high_id].winners == (3,) and len(results[high_id].board) == 4
     cannot = [s.event.hands for s in log if isinstance(s.event, HandsCannotWin) and s.market_id == low_id]
     assert cannot == [(3, 4)]  # no two low hole cards: settled at the Deal close; "No low" falls with the flop
     check_against_showdown(log, games)

@@ -192,9 +192,9 @@ def test_a_burned_exposed_card_is_dead_to_every_price_and_settles_the_one_outer_
     variant = CHANNELS[channel].variant
     log = play(channel, irregular_deck(hands, BOARD, OUT, irregularity.kind, position), irregularity)
     (occurred,) = log.of_type(IrregularityOccurred)
-    assert occurred.cards == (OUT,) and occurred.dead == (OUT,)  # type: ignore[attr-defined]
+    assert occurred.cards == (OUT,) and occurred.dead == (OUT,)
     every = log.of_type(EquitiesPublished)
-    assert every and all(e.dead == (OUT,) for e in every)  # type: ignore[attr-defined]
+    assert every and all(e.dead == (OUT,) for e in every)
 
     judged = 0
     for market, held, board, event in reveals(log):
@@ -214,7 +214,7 @@ def test_a_burned_exposed_card_is_dead_to_every_price_and_settles_the_one_outer_
     held = tuple(parse_cards(h) for h in hands)
     live_deck = game_equities(variant, held, turn)[0]  # the same turn with 7h still counted in the deck
     assert live_deck.hands[1].win == 1 and not resolve(live_deck, (1, 2, 3, 4)).decided
-    settled_losers = {h for e in log.of_type(HandsCannotWin) for h in e.hands}  # type: ignore[attr-defined]
+    settled_losers = {h for e in log.of_type(HandsCannotWin) for h in e.hands}
     if variant == "holdem":  # a one-outer from the flop: with 7h dead, hand 2 is lost on the flop already
         flop = parse_cards(BOARD)[:3]
         assert 2 in settled_losers
@@ -227,8 +227,8 @@ def test_the_house_quotes_the_flop_from_the_prices_without_the_burned_card() -> 
     log = play("holdem", irregular_deck(HOLDEM_HANDS, BOARD, OUT, irregularity.kind, 5), irregularity, house=True)
     quoted: dict[int, set[int]] = {}
     for e in log.of_type(OrderPlaced):
-        if e.account_id == "house" and e.round == Round.FLOP:  # type: ignore[attr-defined]
-            quoted.setdefault(e.selection_id, set()).add(e.tick)  # type: ignore[attr-defined]
+        if e.account_id == "house" and e.round == Round.FLOP:
+            quoted.setdefault(e.selection_id, set()).add(e.tick)
     held, flop = [parse_cards(h) for h in HOLDEM_HANDS], parse_cards(BOARD)[:3]
     spec = MakerConfig().quote
 
@@ -268,13 +268,13 @@ def test_cards_shuffled_back_into_the_deck_are_not_dead(kind: Kind) -> None:
     channel.start(games=1)
     clock.run()
     (occurred,) = log.of_type(IrregularityOccurred)
-    assert occurred.cards and occurred.dead == ()  # type: ignore[attr-defined]
+    assert occurred.cards and occurred.dead == ()
     every = reveals(log)
     assert every and all(event.dead == () for *_, event in every)
     for _market, held, board, event in every:
         if len(board) >= 3:  # the cards seen count among those that can still come
             assert published(event) == reference("holdem", held, board, ())[0]
-        back = [c for c in occurred.cards if c not in board]  # type: ignore[attr-defined]
+        back = [c for c in occurred.cards if c not in board]
         if 3 <= len(board) < 5 and back:  # (so a price that left them out would fail)
             assert published(event) != reference("holdem", held, board, back)[0]
 
@@ -291,8 +291,8 @@ def test_every_price_of_a_random_deal_leaves_out_the_burned_card(seed: int, extr
     clock.run()
     game._check()
     (occurred,) = log.of_type(IrregularityOccurred)
-    dead = occurred.cards  # type: ignore[attr-defined]
-    assert len(dead) == 1 and occurred.dead == dead  # type: ignore[attr-defined]
+    dead = occurred.cards
+    assert len(dead) == 1 and occurred.dead == dead
     for _market, held, board, event in reveals(log):
         assert event.dead == dead and dead[0] not in board
         if len(board) >= 3:

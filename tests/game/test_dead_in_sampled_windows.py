@@ -13,7 +13,6 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from helpers import make_channel
 
 from engine.cards import Card, parse_cards
 from engine.draw_policy import discards
@@ -24,6 +23,7 @@ from exchange.game.deal import arrange_game_deck, fixed_decks
 from exchange.game.equities import game_equities
 from exchange.game.events import HandsCannotWin, WindowOpened
 from exchange.game.prospects import resolve
+from tests.game.helpers import make_channel
 
 
 def can_win_or_tie(variant: str, hands: list[tuple[Card, ...]]) -> set[int]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 import pytest
 from pokerkit import (
@@ -35,6 +36,7 @@ from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import resolve
 
 DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+V = TypeVar("V")  # a hand's value as the judge ranks it
 
 
 def _best(values: Sequence[object | None]) -> set[int]:
@@ -100,9 +102,8 @@ def _hall(sets: Sequence[set[str]]) -> bool:
                for size in range(1, len(sets) + 1) for group in itertools.combinations(sets, size))
 
 
-def _one_card_alive(values: list[dict[str, object | None]], rest: list[str],
-                    harmless: Callable[[object | None, object | None], bool], scores: Callable[[object | None], bool]
-                    ) -> set[int]:
+def _one_card_alive(values: Sequence[Mapping[str, V]], rest: list[str],
+                    harmless: Callable[[V, V], bool], scores: Callable[[V], bool]) -> set[int]:
     """Seats that score on some deal of one distinct card each from ``rest``.
 
     ``values[j][c]``: seat j+1's value with card c; ``scores(v)``: whether that value can win at all;
@@ -124,10 +125,11 @@ def _one_card_alive(values: list[dict[str, object | None]], rest: list[str],
 
 def _stud_alive(hands: list[str], rest: list[str], hilo: bool) -> tuple[set[int], set[int]]:
     high = [{c: StandardHighHand.from_game(h + c) for c in rest} for h in hands]
-    alive_high = _one_card_alive(high, rest, lambda w, v: w <= v, lambda v: True)  # type: ignore[operator]
+    alive_high = _one_card_alive(high, rest, lambda w, v: w <= v, lambda v: True)
     if not hilo:
         return alive_high, set()
     low = [{c: EightOrBetterLowHand.from_game_or_none(h + c) for c in rest} for h in hands]
+    # (v is not None where harmless() is asked: scores() has let only a made low through)
     alive_low = _one_card_alive(low, rest, lambda w, v: w is None or w <= v, lambda v: v is not None)  # type: ignore[operator]
     if _hall([{c for c in rest if seat[c] is None} for seat in low]):
         alive_low.add(len(hands) + 1)  # "No low": every hand can miss
@@ -202,7 +204,7 @@ def test_draw_losers_with_one_draw_left_are_exactly_the_hands_that_cannot_win_or
         (prospects,) = game_equities(variant, [parse_cards(s) for s in seats], (), dead=parse_cards("".join(dead)),
                                      draws_left=draws_left, stock=len(unseen) - 4)
         assert prospects.exact, seats
-        alive = _one_card_alive(values, unseen, lambda w, v: w <= v, lambda v: True)  # type: ignore[operator]
+        alive = _one_card_alive(values, unseen, lambda w, v: w <= v, lambda v: True)
         losers = resolve(prospects, (1, 2, 3, 4)).losers
         assert losers == tuple(s for s in (1, 2, 3, 4) if s not in alive), (seats, dead)
         settled += bool(losers)

@@ -56,8 +56,7 @@ def test_the_last_reveal_settles_as_pokerkit_judges(variant: str) -> None:
         cards = rng.sample(deck52(), 4 * own + board_size)
         hands = [tuple(cards[i * own : (i + 1) * own]) for i in range(4)]
         board = tuple(cards[4 * own :])
-        extra = {"draws_left": 0} if variant.startswith(("draw", "triple")) else {}
-        markets = game_equities(variant, hands, board, **extra)
+        markets = game_equities(variant, hands, board, draws_left=0)  # the last reveal: no draw to come
         judged = [best([high(text(h), text(board)) for h in hands])]
         if low is not None:
             lows = best([low(text(h), text(board)) for h in hands])

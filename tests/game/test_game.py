@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from helpers import make_channel, one_deck, place
-
 from exchange.agents.view import bettor_view
 from exchange.core import ladder
 from exchange.core.errors import ErrorCode
@@ -14,6 +12,7 @@ from exchange.game.channels import HOLDEM
 from exchange.game.events import BoardTurned, HandsCannotWin, ResultDeclared, WindowClosed
 from exchange.game.rounds import Round, timetable
 from exchange.game.table import Phase
+from tests.game.helpers import make_channel, one_deck, place
 
 # Every hand plays the royal flush on the board: a 4-way dead heat whatever happens.
 ROYAL = (("2c3d", "4c5d", "6c7d", "8c9d"), "AsKsQsJsTs")
@@ -42,14 +41,14 @@ def test_four_way_dead_heat_settles_every_bet_at_a_quarter_of_the_odds() -> None
     assert isinstance(place(channel, "bob", 2, Side.BACK, "4", 2_000, rnd=3), OrderPlaced)
     clock.run()
     (result,) = log.of_type(ResultDeclared)
-    assert result.winners == (1, 2, 3, 4)  # type: ignore[attr-defined]
+    assert result.winners == (1, 2, 3, 4)
     (settled,) = log.of_type(MarketSettled)
-    profits = {(b.account_id, b.selection_id): b.profit for b in settled.bets}  # type: ignore[attr-defined]
+    profits = {(b.account_id, b.selection_id): b.profit for b in settled.bets}
     # Back 10.00 at 8 in a 4-way dead heat: odds 8/4 = 2, profit 10.00; the layer loses it.
     assert profits[("bob", 1)] == 1_000 and profits[("alice", 1)] == -1_000
     # Back 20.00 at 4: odds 4/4 = 1, profit 0.
     assert profits[("bob", 2)] == 0 and profits[("alice", 2)] == 0
-    accounts = {a.account_id: (a.profit, a.commission) for a in settled.accounts}  # type: ignore[attr-defined]
+    accounts = {a.account_id: (a.profit, a.commission) for a in settled.accounts}
     assert accounts["bob"] == (1_000, 25) and accounts["alice"] == (-1_000, 0)
     game = channel.game()
     assert game is not None and game.phase is Phase.FINISHED
@@ -67,7 +66,7 @@ def test_house_bets_in_a_dead_heat_settle_at_a_quarter_too() -> None:
     assert isinstance(place(channel, "bob", 3, Side.BACK, "3.95", 500, 1), OrderPlaced)
     clock.run()
     (settled,) = log.of_type(MarketSettled)
-    (bet,) = [b for b in settled.bets if b.account_id == "bob"]  # type: ignore[attr-defined]
+    (bet,) = [b for b in settled.bets if b.account_id == "bob"]
     # 5.00 backed at 3.95 in a 4-way dead heat: 5 × (3.95/4 − 1) = −0.0625, to the unit.
     assert -7 <= bet.profit <= -6
 
@@ -79,20 +78,20 @@ def test_a_hand_drawing_dead_after_the_turn_is_settled_loser_before_the_river() 
     assert isinstance(place(channel, "bob", 4, Side.BACK, "1000", 200, rnd=2), OrderPlaced)
     clock.run(until_ms=closes(Round.FLOP))
     (dead,) = log.of_type(HandsCannotWin)
-    assert dead.hands == (4,)  # type: ignore[attr-defined]
+    assert dead.hands == (4,)
     (early,) = log.of_type(SelectionSettled)
-    assert early.selection_id == 4 and early.status is SelectionStatus.LOSER  # type: ignore[attr-defined]
+    assert early.selection_id == 4 and early.status is SelectionStatus.LOSER
     # Settled at the Flop close, when the turn was turned: before the Turn window and the river.
     settled_at = next(s.at_ms for s in log if isinstance(s.event, SelectionSettled))
     assert settled_at == closes(Round.FLOP)
-    assert [b.street for b in log.of_type(BoardTurned)] == ["flop", "turn"]  # type: ignore[attr-defined]
+    assert [b.street for b in log.of_type(BoardTurned)] == ["flop", "turn"]
     # Hand 4 takes no more bets.
     clock.run(until_ms=opens(Round.TURN) + 1_000)
     rejected = place(channel, "bob", 4, Side.BACK, "1000", 200, rnd=4)
     assert isinstance(rejected, OrderRejected) and rejected.error_code is ErrorCode.SELECTION_ALREADY_LOST
     clock.run()
     (result,) = log.of_type(ResultDeclared)
-    assert result.winners == (1,) and not result.early  # type: ignore[attr-defined]
+    assert result.winners == (1,) and not result.early
 
 
 def test_when_only_one_hand_can_win_the_market_settles_at_once() -> None:
@@ -100,14 +99,14 @@ def test_when_only_one_hand_can_win_the_market_settles_at_once() -> None:
     channel.start(at_ms=0, games=1)
     clock.run()
     (result,) = log.of_type(ResultDeclared)
-    assert result.winners == (1,) and result.early  # type: ignore[attr-defined]
+    assert result.winners == (1,) and result.early
     (settled,) = log.of_type(MarketSettled)
     stamped = next(s for s in log if isinstance(s.event, MarketSettled))
     assert stamped.at_ms == closes(Round.FLOP)
-    assert settled.winners == (1,)  # type: ignore[attr-defined]
+    assert settled.winners == (1,)
     # No Turn window was opened; the river was dealt out with the result.
-    assert [w.round for w in log.of_type(WindowClosed)] == [Round.DEAL, Round.PREFLOP, Round.FLOP]  # type: ignore[attr-defined]
-    assert [b.street for b in log.of_type(BoardTurned)] == ["flop", "turn", "river"]  # type: ignore[attr-defined]
+    assert [w.round for w in log.of_type(WindowClosed)] == [Round.DEAL, Round.PREFLOP, Round.FLOP]
+    assert [b.street for b in log.of_type(BoardTurned)] == ["flop", "turn", "river"]
 
 
 def test_orders_between_windows_are_rejected_and_stale_rounds_too() -> None:
@@ -138,8 +137,8 @@ def test_unmatched_orders_lapse_at_every_close() -> None:
         placed = place(channel, "bob", 2, Side.BACK, "900", 200, rnd=int(rnd))
         assert isinstance(placed, OrderPlaced)
         clock.run(until_ms=closes(rnd))
-        lapsed = [e for e in log.of_type(OrderLapsed) if e.bet_id == placed.bet_id]  # type: ignore[attr-defined]
-        assert len(lapsed) == 1 and lapsed[0].size == 200  # type: ignore[attr-defined]
+        lapsed = [e for e in log.of_type(OrderLapsed) if e.bet_id == placed.bet_id]
+        assert len(lapsed) == 1 and lapsed[0].size == 200
         assert not channel.exchange.current_orders("bob", "holdem.0") or all(
             o.size_remaining == 0 for o in channel.exchange.current_orders("bob", "holdem.0")
         )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from helpers import make_channel, place
 
 from exchange.agents.house import (
     MAKER_ACCOUNT,
@@ -24,6 +23,7 @@ from exchange.game.channels import CHANNELS
 from exchange.game.deal import seeded_decks
 from exchange.game.events import EventLog
 from exchange.game.rounds import Round
+from tests.game.helpers import make_channel, place
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

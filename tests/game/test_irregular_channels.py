@@ -80,10 +80,10 @@ def test_a_misdeal_voids_both_markets_of_a_hi_lo_game() -> None:
     clock, channel, log = hilo_channel(IrregularityPlan(Irregularity(Kind.EXTRA_CARDS, count=2)), 3)
     channel.start(games=1)
     clock.run()
-    assert sorted(s.market_id for s in log if isinstance(s.event, MarketVoided)) == ["omaha-hilo.0",
-                                                                                     "omaha-hilo.0-low"]
-    assert [e.status for e in log.of_type(GameEnded)] == ["VOID"]  # type: ignore[attr-defined]
-    assert [e.outcome for e in log.of_type(IrregularityOccurred)] == ["misdeal"]  # type: ignore[attr-defined]
+    assert sorted(s.event.market_id for s in log if isinstance(s.event, MarketVoided)) == ["omaha-hilo.0",
+                                                                                           "omaha-hilo.0-low"]
+    assert [e.status for e in log.of_type(GameEnded)] == ["VOID"]
+    assert [e.outcome for e in log.of_type(IrregularityOccurred)] == ["misdeal"]
     assert total_balance(channel) == 2 * BANKROLL
 
 
@@ -103,7 +103,7 @@ def test_an_early_turn_voids_the_matches_since_it_on_both_markets() -> None:
     notes = {s.market_id: s.event for s in log if isinstance(s.event, BetsVoided)}
     assert set(notes) == set(ids)
     assert all(n.matches == sum(1 for m in voided.values() if m == market) for market, n in notes.items())
-    suspended = sorted(s.market_id for s in log if isinstance(s.event, MarketSuspended)
+    suspended = sorted(s.event.market_id for s in log if isinstance(s.event, MarketSuspended)
                        and s.at_ms == occurred.at_ms + 4_000)
     assert suspended == list(ids)
     assert total_balance(channel) == 2 * BANKROLL
@@ -134,7 +134,7 @@ def test_an_operator_suspends_and_resumes_every_market_of_the_game() -> None:
     assert len([s for s in log if isinstance(s.event, MarketOpened)]) == opened_before + 2
     game.operator_void("fault")
     clock.run()
-    assert sorted(s.market_id for s in log if isinstance(s.event, MarketVoided)) == ids
+    assert sorted(s.event.market_id for s in log if isinstance(s.event, MarketVoided)) == ids
     assert total_balance(channel) == 2 * BANKROLL
 
 

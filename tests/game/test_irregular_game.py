@@ -71,13 +71,13 @@ def test_a_misdeal_voids_the_market_and_the_next_game_is_a_new_deal() -> None:
     channel.start(games=2)
     clock.run()
     occurred = log.of_type(IrregularityOccurred)
-    assert [(e.rule, e.outcome) for e in occurred] == [(1, "misdeal")]  # type: ignore[attr-defined]
-    assert [e.status for e in log.of_type(GameEnded)] == ["VOID", "SETTLED"]  # type: ignore[attr-defined]
+    assert [(e.rule, e.outcome) for e in occurred] == [(1, "misdeal")]
+    assert [e.status for e in log.of_type(GameEnded)] == ["VOID", "SETTLED"]
     market = channel.exchange.markets.get("holdem.0") or None
     voided = log.of_type(MarketVoided)
-    assert len(voided) == 1 and "misdeal" in voided[0].reason  # type: ignore[attr-defined]
+    assert len(voided) == 1 and "misdeal" in voided[0].reason
     assert market is None or market.status is MarketStatus.VOID
-    record = [d.to for d in log.of_type(DealRecorded)[0].cards]  # type: ignore[attr-defined]
+    record = [d.to for d in log.of_type(DealRecorded)[0].cards]
     assert record == ["seat 1", "seat 1 exposed", "misdeal"]
 
 
@@ -85,11 +85,11 @@ def test_an_exposed_hole_card_is_replaced_and_the_game_goes_on() -> None:
     plan = IrregularityPlan(Irregularity(Kind.EXPOSED_HOLE_CARDS, (6,)))
     _channel, log, game = run_game(plan, seeded_decks(4), noise=0)
     (occurred,) = log.of_type(IrregularityOccurred)
-    assert occurred.outcome == "deal goes on" and len(occurred.cards) == 1  # type: ignore[attr-defined]
-    exposed = occurred.cards[0]  # type: ignore[attr-defined]
+    assert occurred.outcome == "deal goes on" and len(occurred.cards) == 1
+    exposed = occurred.cards[0]
     assert game.public.exposed == (exposed,)
     assert all(exposed not in hand for hand in game.public.visible_hands()) and exposed not in game.public.board
-    assert [e.status for e in log.of_type(GameEnded)] == ["SETTLED"]  # type: ignore[attr-defined]
+    assert [e.status for e in log.of_type(GameEnded)] == ["SETTLED"]
     assert game.public.to_dict()["exposed"] == str(exposed)
 
 
@@ -100,18 +100,18 @@ def test_a_premature_turn_voids_the_bets_matched_after_it_and_the_game_goes_on()
     flop_window = game.windows[2]
     assert occurred.at_ms == flop_window.opens_ms + 9_000 and occurred.event.outcome == "bets voided"
     (voided,) = log.of_type(BetsVoided)
-    assert voided.since_ms == occurred.at_ms  # type: ignore[attr-defined]
+    assert voided.since_ms == occurred.at_ms
     suspended = [s for s in events_of(log, MarketSuspended) if flop_window.opens_ms <= s.at_ms < flop_window.closes_ms]
     assert [s.at_ms for s in suspended] == [occurred.at_ms + 4_000]  # suspended on notice, not again at the close
     matched_after = [s.event for s in events_of(log, Matched) if s.at_ms >= occurred.at_ms
                      and s.at_ms < flop_window.closes_ms]
     assert matched_after, "the noise traders trade in the notice delay: the test must see some matches"
-    voided_ids = {e.match_id for e in log.of_type(MatchVoided)}  # type: ignore[attr-defined]
+    voided_ids = {e.match_id for e in log.of_type(MatchVoided)}
     assert {m.match_id for m in matched_after} == voided_ids
     assert all(s.at_ms < occurred.at_ms + 4_000 for s in events_of(log, Matched)
                if flop_window.opens_ms <= s.at_ms < flop_window.closes_ms)
     # the would-be river is the turn; the set-aside card came back only for the river
-    turned = [e.street for e in log.of_type(BoardTurned)]  # type: ignore[attr-defined]
+    turned = [e.street for e in log.of_type(BoardTurned)]
     assert turned == ["flop", "turn", "river"] and len(game.public.board) == 5
     assert balances(channel) == deposits(channel)
     channel.exchange._check()
@@ -170,9 +170,9 @@ def test_no_bet_stays_matched_while_a_card_was_seen_early_and_money_is_conserved
 ) -> None:
     channel, log, game = run_game(plan, seeded_decks(seed))
     assert game.over
-    voided = {e.match_id for e in log.of_type(MatchVoided)}  # type: ignore[attr-defined]
+    voided = {e.match_id for e in log.of_type(MatchVoided)}
     if plan.irregularity.misdeal:
-        assert [e.status for e in log.of_type(GameEnded)] == ["VOID"]  # type: ignore[attr-defined]
+        assert [e.status for e in log.of_type(GameEnded)] == ["VOID"]
         assert not log.of_type(WindowOpened) and not log.of_type(Matched)
     for start, end in visible_too_early(log, game):
         for stamped in events_of(log, Matched):
@@ -181,7 +181,7 @@ def test_no_bet_stays_matched_while_a_card_was_seen_early_and_money_is_conserved
     if not plan.irregularity.kind.premature:
         assert not voided  # nothing seen in a window: no bet is voided
     # the cards in play are 13 distinct cards, none of those seen early in a hand
-    seen = {c for e in log.of_type(IrregularityOccurred) for c in e.cards}  # type: ignore[attr-defined]
+    seen = {c for e in log.of_type(IrregularityOccurred) for c in e.cards}
     if game.phase.value == "FINISHED":
         hole = {c for hand in game.public.visible_hands() for c in hand}
         assert not seen & hole and len(hole | set(game.public.board)) == 13

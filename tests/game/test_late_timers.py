@@ -7,8 +7,6 @@ then it catches up, and the game goes on exactly as it would have.
 
 from __future__ import annotations
 
-from helpers import make_channel, one_deck, place
-
 from engine.irregularities import Irregularity, Kind
 from exchange.clock import VirtualClock
 from exchange.core.errors import ErrorCode
@@ -21,6 +19,7 @@ from exchange.game.events import EventLog, WindowClosed
 from exchange.game.irregular import PREMATURE_ROUND, IrregularityOccurred, IrregularityPlan, scripted
 from exchange.game.rounds import Round, timetable
 from exchange.game.table import Phase
+from tests.game.helpers import make_channel, one_deck, place
 
 DECK = (("AsAc", "KsKc", "7h7d", "9s9d"), "AhKh7c2d3s")
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from helpers import make_channel
 
 from exchange.core.events import MarketSettled
 from exchange.game.channels import DRAW32, HOLDEM_TURBO, OMAHA, STUD7_HILO
 from exchange.game.deal import seeded_decks
+from tests.game.helpers import make_channel
 
 
 @pytest.mark.parametrize("config", [HOLDEM_TURBO, OMAHA, STUD7_HILO, DRAW32], ids=lambda c: c.name)
@@ -25,9 +25,9 @@ def test_invariants_hold_at_every_step(config: object) -> None:
     channel.exchange._check()
     assert channel.games_finished == 3
     for settled in log.of_type(MarketSettled):
-        total = sum(a.profit for a in settled.accounts) + settled.rounding  # type: ignore[attr-defined]
+        total = sum(a.profit for a in settled.accounts) + settled.rounding
         assert total == 0
-    house = sum(channel.exchange.funds(a).balance for a in ("house-maker-0", "house-maker-1"))  # type: ignore[union-attr]
-    users = sum(channel.exchange.funds(f"house-noise-{i}").balance for i in range(3))  # type: ignore[union-attr]
-    commission = channel.exchange.funds("HOUSE").balance  # type: ignore[union-attr]
+    house = sum(channel.exchange.accounts[a].balance for a in ("house-maker-0", "house-maker-1"))
+    users = sum(channel.exchange.accounts[f"house-noise-{i}"].balance for i in range(3))
+    commission = channel.exchange.accounts["HOUSE"].balance
     assert house + users + commission == 2 * 1_000_000_000 + 3 * 10_000_000

@@ -92,11 +92,11 @@ def test_a_game_runs_its_timetable_and_settles_early_losers() -> None:
         ("suspend", 97_000), ("lapse", 97_000),
         ("settle", (1,), 97_000),
     ]
-    opened = [e.round for e in log.of_type(WindowOpened)]  # type: ignore[attr-defined]
+    opened = [e.round for e in log.of_type(WindowOpened)]
     assert opened == [Round.DEAL, Round.PREFLOP, Round.FLOP]
     assert len(log.of_type(WindowClosed)) == 3
     # Decided at the turn: the river is turned at once.
-    assert [e.street for e in log.of_type(BoardTurned)] == ["flop", "turn", "river"]  # type: ignore[attr-defined]
+    assert [e.street for e in log.of_type(BoardTurned)] == ["flop", "turn", "river"]
     assert game.prospects.equity(1) == Fraction(1)
 
 
