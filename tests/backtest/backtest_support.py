@@ -1,4 +1,4 @@
-"""Shared helpers of the backtester's tests (imported by this unique name; fixtures live in conftest.py)."""
+"""Shared helpers of the backtester's tests (fixtures live in conftest.py)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def flumine_replay(files: list[str], back: dict[str, int]) -> tuple[int, dict[st
     from flumine.order.trade import Trade
     from flumine.streams.betfairhistoricalstream import BetfairHistoricalStream
 
-    class BackOne(flumine.BaseStrategy):  # type: ignore[misc]
+    class BackOne(flumine.BaseStrategy):
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             self.books = 0

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-# tests/backtest/backtest_support.py is imported by name.
-sys.path.insert(0, str(Path(__file__).parent))
-
-from backtest_support import Run, session_config, small_config
 
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
+from tests.backtest.backtest_support import Run, session_config, small_config
 
 
 @pytest.fixture(scope="session")

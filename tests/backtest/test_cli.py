@@ -6,10 +6,10 @@ import shlex
 from pathlib import Path
 
 import pytest
-from backtest_support import ROOT
 
 from exchange.backtest.outputs import TABLES, read_tables
 from exchange.cli import main
+from tests.backtest.backtest_support import ROOT
 
 
 def test_backtest_command_writes_tables_streams_and_a_summary(

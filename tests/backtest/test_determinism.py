@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TypeVar
 
 import pytest
-from backtest_support import ROOT, Run, assert_same_outputs
 
 from exchange.backtest.runner import ChunkResult, run_backtest
 from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor
+from tests.backtest.backtest_support import ROOT, Run, assert_same_outputs
 
 T = TypeVar("T")
 R = TypeVar("R")

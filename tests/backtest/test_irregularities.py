@@ -7,11 +7,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from backtest_support import ROOT, small_config
 
 from exchange.backtest.outputs import read_tables
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
+from tests.backtest.backtest_support import ROOT, small_config
 
 
 def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path,

@@ -21,8 +21,6 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
-from backtest_support import NO_LOW, expected_gross, flumine_replay
-from backtest_support import judged_low as support_judged_low
 
 from exchange.backtest.agent import traded_markets
 from exchange.backtest.outputs import TABLES, empty_tables
@@ -39,6 +37,8 @@ from exchange.core.side import Side
 from exchange.game.channels import get_channel
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
+from tests.backtest.backtest_support import NO_LOW, expected_gross, flumine_replay
+from tests.backtest.backtest_support import judged_low as support_judged_low
 
 CHANNEL, SEED, GAMES = "omaha-hilo", 3, 3
 Rows = dict[str, list[dict[str, Any]]]

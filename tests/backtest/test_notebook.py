@@ -9,11 +9,11 @@ import os
 from pathlib import Path
 
 import pytest
-from backtest_support import ROOT, Run
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
+from tests.backtest.backtest_support import ROOT, Run
 
 
 def run_notebook(run: Run, monkeypatch: pytest.MonkeyPatch) -> tuple[str, int]:

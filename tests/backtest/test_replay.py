@@ -18,7 +18,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from backtest_support import Run
 
 from exchange.backtest.replay import NOT_AVAILABLE, ReplayError, Timeline, game_snapshot, load_timeline
 from exchange.backtest.replay_market import RecordedMarket, exact_average, orders_at
@@ -27,6 +26,7 @@ from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.game.channels import get_channel
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import timetable
+from tests.backtest.backtest_support import Run
 
 
 @pytest.fixture(scope="module")

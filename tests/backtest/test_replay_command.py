@@ -5,9 +5,9 @@ from __future__ import annotations
 import socket
 
 import pytest
-from backtest_support import Run
 
 from exchange.cli import main
+from tests.backtest.backtest_support import Run
 
 
 def test_a_port_in_use_prints_only_why(small_run: Run, capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,6 +40,7 @@ def test_exposed_and_dead_cards_are_shown_when_the_live_game_showed_them(backtes
     game = load_timeline(backtest.out).games[0]
     [(exposed_ms, exposed, dead)] = backtest.exposed  # one irregularity: one change, for the rest of the game
     [occurred] = [s for s in backtest.log if isinstance(s.event, IrregularityOccurred)]
+    assert isinstance(occurred.event, IrregularityOccurred)
     assert occurred.at_ms == exposed_ms and exposed == tuple(str(c) for c in occurred.event.cards)
     assert shown(game, exposed_ms - 1) == ((), ())
     for now_ms in (exposed_ms, exposed_ms + 1, game.windows[-1].opens_ms, game.end_ms - 1):

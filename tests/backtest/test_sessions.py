@@ -21,15 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backtest_support import (
-    GAMES_PER_SESSION,
-    ROOT,
-    SEED,
-    SESSION_BALANCE,
-    Run,
-    assert_same_outputs,
-    session_config,
-)
 
 from exchange.agents.host import seat
 from exchange.agents.house import MAKER_ACCOUNT, MarketMaker
@@ -48,6 +39,15 @@ from exchange.game.channel import Channel
 from exchange.game.channels import get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.rounds import Round
+from tests.backtest.backtest_support import (
+    GAMES_PER_SESSION,
+    ROOT,
+    SEED,
+    SESSION_BALANCE,
+    Run,
+    assert_same_outputs,
+    session_config,
+)
 
 FRACTION, MAX_DRAWDOWN = Fraction("0.1"), Fraction("0.25")
 

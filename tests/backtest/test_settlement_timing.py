@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from backtest_support import expected_gross, judged_high, judged_low
 
 from engine.irregularities import Irregularity, Kind
 from exchange.backtest.outputs import empty_tables
@@ -33,6 +32,7 @@ from exchange.game.events import Stamped
 from exchange.game.irregular import IrregularityPlan, scripted
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
+from tests.backtest.backtest_support import expected_gross, judged_high, judged_low
 
 CHANNEL, SEED, GAMES = "omaha-hilo", 3, 3
 Rows = dict[str, list[dict[str, Any]]]

@@ -16,7 +16,6 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from backtest_support import Run
 
 from exchange.core.commands import (
     CreateMarket,
@@ -32,6 +31,7 @@ from exchange.core.exchange import Exchange
 from exchange.core.ladder import PRICE_X100
 from exchange.core.side import Side
 from exchange.game.channels import get_channel
+from tests.backtest.backtest_support import Run
 
 HALF = Fraction(1, 2)
 

@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backtest_support import Run, flumine_replay, small_config
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.betfair.stream import EVENT_TYPE_ID
+from tests.backtest.backtest_support import Run, flumine_replay, small_config
 
 
 def market_books(path: Path) -> list[Any]:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from backtest_support import Run
 
 from exchange.backtest import outputs
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
@@ -26,6 +25,7 @@ from exchange.betfair.stream import (
     RunnerSnapshot,
     RunnerStatus,
 )
+from tests.backtest.backtest_support import Run
 
 MODULES = [
     "exchange.backtest.agent",

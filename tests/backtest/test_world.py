@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 import pytest
-from backtest_support import small_config
 
 from exchange.backtest.outputs import empty_tables
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
@@ -20,6 +19,7 @@ from exchange.core.events import OrderRejected
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
 from exchange.game.rounds import Round
+from tests.backtest.backtest_support import small_config
 
 
 class Probe(Strategy):
