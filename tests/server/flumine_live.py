@@ -27,13 +27,13 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
     from flumine.streams.betfairmarketstream import BetfairMarketStream
 
     BetfairStream.HOSTS[None] = "127.0.0.1"
-    BetfairStream._BetfairStream__port = stream_port  # type: ignore[attr-defined]
+    BetfairStream._BetfairStream__port = stream_port
     config.customer_strategy_ref = strategy_ref
     config.async_place_orders = async_place
 
     seen: dict[str, Any] = {"books": 0, "placed": [], "matched": None, "order_stream": None}
 
-    class BackOnce(BaseStrategy):  # type: ignore[misc]
+    class BackOnce(BaseStrategy):
         def check_market_book(self, market: Any, market_book: Any) -> bool:
             seen["books"] += 1
             return bool(market_book.status == "OPEN" and not market.blotter.strategy_orders(self))

@@ -158,7 +158,7 @@ async def test_error_codes(client: TestClient) -> None:
     assert await code(poor, place(MARKET, 1, "LAY", 10.0, 2)) == ("INSUFFICIENT_FUNDS", "INSUFFICIENT_FUNDS")
     assert await code(alice, place("holdem.999", 1, "BACK", 2.0, 2)) == ("INVALID_MARKET_ID", "INVALID_MARKET_ID")
     bad = place(MARKET, 1, "BACK", 2.0, 2)
-    bad["instructions"][0]["limitOrder"]["persistenceType"] = "PERSIST"  # type: ignore[index]
+    bad["instructions"][0]["limitOrder"]["persistenceType"] = "PERSIST"
     assert (await code(alice, bad))[1] == "INVALID_PERSISTENCE_TYPE"
     many = {"marketId": MARKET, "instructions": place(MARKET, 1, "BACK", 2.0, 2)["instructions"] * 201}
     result = (await rpc(client, alice, "placeOrders", many))["result"]
@@ -242,7 +242,8 @@ async def test_malformed_requests_get_json_rpc_errors(client: TestClient) -> Non
     assert "selectionId" in answer["error"]["data"]["APINGException"]["errorDetails"]  # type: ignore[index]
     batch = [{"jsonrpc": "2.0", "method": "SportsAPING/v1.0/listCurrentOrders", "id": i} for i in range(3)]
     answers = await post(json.dumps(batch))
-    assert [a["id"] for a in answers] == [0, 1, 2] and all("result" in a for a in answers)  # type: ignore[union-attr, index]
+    assert isinstance(answers, list)
+    assert [a["id"] for a in answers] == [0, 1, 2] and all("result" in a for a in answers)
     resp = await client.post(BETTING, data=b"x" * (2 * 1024 * 1024), headers=h)
     too_large = (await resp.json())["error"]["data"]["APINGException"]["errorCode"]
     assert resp.status == 200 and too_large == "REQUEST_SIZE_EXCEEDS_LIMIT"

@@ -34,13 +34,14 @@ async def _order(client: TestClient, token: str, side: str, price: float, size: 
     await place_one(client, token, MARKET, RUNNER, side, price, size, ref=ref, matched=matched)
 
 
-async def _book(client: TestClient, token: str, projection: str, **extra: Any) -> list[dict[str, Any]]:
+async def _book(client: TestClient, token: str, projection: str,
+                **extra: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     answer = await rpc(client, token, "listMarketBook", {"marketIds": [MARKET], "matchProjection": projection,
                                                          **extra})
     (book,) = answer["result"]
     MarketBook(**book)  # betfairlightweight reads it
     (runner,) = [r for r in book["runners"] if r["selectionId"] == RUNNER]
-    return [runner.get("matches"), runner.get("matchesByStrategy")]
+    return runner.get("matches"), runner.get("matchesByStrategy")
 
 
 async def _fills(client: TestClient, token: str) -> tuple[list[dict[str, Any]], dict[int, Order]]:

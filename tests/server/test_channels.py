@@ -176,7 +176,7 @@ async def test_the_snapshot_says_betting_is_open_while_the_low_market_is_open_af
 
 
 async def test_an_operator_acts_on_both_markets_of_a_hi_lo_game_through_either(client: TestClient) -> None:
-    client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
     ops, alice = await login(client, "ops", "pw-ops"), await login(client, "alice", "pw-alice")
 
     async def act(action: str, market_id: str) -> tuple[int, dict]:

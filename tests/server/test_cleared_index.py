@@ -48,7 +48,7 @@ async def test_an_account_opened_after_an_unread_change_to_a_market_sees_its_cle
     alice = await login(client, "alice", "pw-alice")  # opened now, the change log ending on holdem.0, unread
     await place_and_cancel(client, alice)
     clock.run(until_ms=START_MS + 4 * (WINDOW_MS + PLAYING_MS) + 10)  # the game ends: its orders are cleared
-    exchange = client.server.app[keys.SERVICE].exchange
+    exchange = client.app[keys.SERVICE].exchange
     for account, token in (("alice", alice), ("bob", await login(client, "bob", "pw-bob"))):
         listed = (await rpc(client, token, "listClearedOrders", {"betStatus": "CANCELLED"}))["result"]
         assert [o["betId"] for o in listed["clearedOrders"]] == [str(o.bet_id) for o in

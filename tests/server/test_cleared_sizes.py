@@ -34,7 +34,7 @@ async def test_a_void_after_a_crash_reports_voided_and_cancelled_sizes_apart(tmp
     db = tmp_path / "ex.db"
     clock = VirtualClock(start_ms=START_MS)
     async with _app(db, clock) as client:
-        store = client.server.app[keys.STORE]
+        store = client.app[keys.STORE]
         store.add("alice", "pw-alice", deposit=100_000)
         store.add("bob", "pw-bob", deposit=100_000)
         clock.advance(0)
@@ -46,7 +46,7 @@ async def test_a_void_after_a_crash_reports_voided_and_cancelled_sizes_apart(tmp
         assert back["result"]["instructionReports"][0]["sizeMatched"] == 4.0
     # the server stopped mid-game (as a crash would leave it): the next start voids holdem.0
     async with _app(db, VirtualClock(start_ms=START_MS + 1_000)) as client:
-        assert client.server.app[keys.SERVICE].recovered_voids == ["holdem.0"]
+        assert client.app[keys.SERVICE].recovered_voids == ["holdem.0"]
         alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
         voided_lay = (await _cleared(client, alice, "VOIDED"))[lay_id]
         voided_back = (await _cleared(client, bob, "VOIDED"))[back_id]

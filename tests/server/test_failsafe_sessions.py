@@ -104,7 +104,7 @@ async def test_logout_closes_the_sessions_stream_and_stops_its_order_updates(cli
     assert (await resp.json())["status"] == "SUCCESS"
     placed = await rpc(client, other, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))  # an order update for alice
     assert placed["result"]["status"] == "SUCCESS"
-    clock.advance(client.app[keys.HUB].conflate_ms)  # type: ignore[index]  # the stream's flush is on the clock
+    clock.advance(client.app[keys.HUB].conflate_ms)  # the stream's flush is on the clock
     await _closed_with_session_error(ws)
     assert (await _until(kept, "ocm"))["oc"][0]["id"] == MARKET  # the other session's stream carries on
     await kept.close()
@@ -114,7 +114,7 @@ async def test_expiry_closes_the_stream_at_the_next_sweep(client: TestClient, cl
     ws = await _subscribed(client, await login(client, "alice", "pw-alice"))
     clock.advance(TTL_MS + SWEEP_MS)
     await _closed_with_session_error(ws)
-    assert len(client.app[keys.SESSIONS]) == 0  # type: ignore[index]
+    assert len(client.app[keys.SESSIONS]) == 0
 
 
 async def test_an_expired_session_cannot_subscribe_even_before_the_sweep(tmp_path: Path,
@@ -136,7 +136,7 @@ async def test_an_expired_session_cannot_subscribe_even_before_the_sweep(tmp_pat
 
 async def test_expired_sessions_are_purged_on_the_clock_without_any_request(client: TestClient,
                                                                              clock: VirtualClock) -> None:
-    sessions = client.app[keys.SESSIONS]  # type: ignore[index]
+    sessions = client.app[keys.SESSIONS]
     for _ in range(5):
         await login(client, "alice", "pw-alice")
     assert len(sessions) == 5
@@ -148,7 +148,7 @@ async def test_expired_sessions_are_purged_on_the_clock_without_any_request(clie
     assert "result" in await rpc(client, fresh, "listCurrentOrders")
     clock.advance(TTL_MS)
     assert len(sessions) == 0
-    assert len(client.app[keys.LOGIN_LIMITS].accounts) == 0  # type: ignore[index]  # old login counts go too
+    assert len(client.app[keys.LOGIN_LIMITS].accounts) == 0  # old login counts go too
 
 
 async def _login_answer(client: TestClient, name: str, password: str) -> dict[str, Any]:

@@ -62,7 +62,7 @@ async def test_a_spectator_that_stops_reading_holds_up_no_other(client: TestClie
         await next_snapshot(healthy)
         raw, stalled = await _stalled_spectator(client)
         await _changes(client, clock, alice)
-        await until(lambda: stalled.transport.raw.get_write_buffer_size() > 0, "the stalled spectator is behind")
+        await until(lambda: stalled.transport.buffered() > 0, "the stalled spectator is behind")
         final = hand_2(await (await client.get("/games/v1/channels/holdem/snapshot")).json())
         shown = hand_2(await next_snapshot(healthy))
         while shown != final:  # the healthy spectator is sent every flush, the last one too

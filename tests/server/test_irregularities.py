@@ -20,7 +20,7 @@ GAME_1 = START_MS + 4 * ROUND_MS  # game 0 began at START_MS; the next deals one
 
 
 def inject(client: TestClient, plan: IrregularityPlan) -> None:
-    client.server.app[keys.SERVICE].channels["holdem"].irregularities = scripted({1: plan})
+    client.app[keys.SERVICE].channels["holdem"].irregularities = scripted({1: plan})
 
 
 async def cleared(client: TestClient, token: str, status: str) -> dict[int, dict[str, Any]]:
@@ -80,7 +80,7 @@ async def test_a_misdeal_closes_the_market_with_no_winner(client: TestClient, cl
     assert book["status"] == "CLOSED" and all(r["status"] != "WINNER" for r in book["runners"])
     refused = await rpc(client, bob, "placeOrders", place("holdem.1", 1, "BACK", 3.0, 2))
     assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
-    game = client.server.app[keys.SERVICE].channels["holdem"].game("holdem.1")
+    game = client.app[keys.SERVICE].channels["holdem"].game("holdem.1")
     assert game is not None and game.phase.value == "VOID"
 
 

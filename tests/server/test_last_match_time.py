@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -118,7 +119,7 @@ def test_a_void_after_loading_an_older_snapshot_leaves_the_matches_from_before_i
     older = jsoncodec.dumps({"created": {"holdem.0": 1_000}, "versions": {"holdem.0": 2},
                              "lastMatch": {"holdem.0": 5_000}, "numbers": {"holdem": 0}})
     notes = MarketNotes.from_json(older)
-    common = {"match_id": 9, "market_id": "holdem.0", "selection_id": 1, "tick": 100, "size": 200,
+    common: dict[str, Any] = {"match_id": 9, "market_id": "holdem.0", "selection_id": 1, "tick": 100, "size": 200,
               "back_bet_id": 3, "lay_bet_id": 4, "back_account_id": "alice", "lay_account_id": "bob"}
     notes.note(Matched(ts=7_000, taker_side=Side.BACK, **common))
     assert notes.last_match["holdem.0"] == 7_000

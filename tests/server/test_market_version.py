@@ -15,7 +15,7 @@ async def versions(client: TestClient, token: str, market_id: str = "holdem.0") 
     book = (await rpc(client, token, "listMarketBook", {"marketIds": [market_id]}))["result"][0]
     catalogue = (await rpc(client, token, "listMarketCatalogue",
                            {"filter": {"marketIds": [market_id]}, "maxResults": 1}))["result"][0]
-    snapshot = client.server.app[keys.SERVICE].stream_snapshot(market_id)
+    snapshot = client.app[keys.SERVICE].stream_snapshot(market_id)
     return book["version"], catalogue["version"], snapshot.version
 
 

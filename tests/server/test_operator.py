@@ -30,7 +30,7 @@ async def status(client: TestClient, token: str, market_id: str = "holdem.0") ->
 
 
 def operator_records(client: TestClient) -> list[dict[str, Any]]:
-    journal = client.server.app[keys.SERVICE].journal
+    journal = client.app[keys.SERVICE].journal
     return [dict(r.body) for r in journal.records() if r.kind == "operator"]
 
 
@@ -45,7 +45,7 @@ async def test_anyone_but_an_operator_is_refused_and_nothing_changes(client: Tes
 
 
 async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock: VirtualClock) -> None:
-    client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
     ops, alice, bob = [await login(client, n, f"pw-{n}") for n in ("ops", "alice", "bob")]
     lay = await rpc(client, alice, "placeOrders", place("holdem.0", 2, "LAY", 4.0, 10))
     back = await rpc(client, bob, "placeOrders", place("holdem.0", 2, "BACK", 4.0, 10))
@@ -88,12 +88,12 @@ async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock:
 
 async def test_a_suspension_holds_until_the_window_closes_and_the_game_goes_on(client: TestClient,
                                                                                clock: VirtualClock) -> None:
-    client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
     ops, bob = await login(client, "ops", "pw-ops"), await login(client, "bob", "pw-bob")
     assert (await act(client, ops, "suspend"))[0] == 200
     clock.run(until_ms=START_MS + WINDOW_MS + PLAYING_MS + 10)  # the Deal window closed; Pre-flop is open
     assert await status(client, bob) == "OPEN"
-    game = client.server.app[keys.SERVICE].channels["holdem"].game("holdem.0")
+    game = client.app[keys.SERVICE].channels["holdem"].game("holdem.0")
     assert game is not None and game.round is not None and int(game.round) == 2
 
 
@@ -102,15 +102,17 @@ async def test_operator_actions_survive_a_restart(tmp_path: Path) -> None:
                           seed=1)
     async with TestClient(TestServer(create_app(config, clock=VirtualClock(start_ms=START_MS),
                                                 equities=river_only_equities), host="127.0.0.1")) as client:
-        client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
-        client.server.app[keys.SERVICE].channels["holdem"].clock.advance(0)
+        client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+        clock = client.app[keys.SERVICE].channels["holdem"].clock
+        assert isinstance(clock, VirtualClock)
+        clock.advance(0)
         ops = await login(client, "ops", "pw-ops")
         assert (await act(client, ops, "suspend", body={"reason": "dealer swap"}))[0] == 200
     async with TestClient(TestServer(create_app(config, clock=VirtualClock(start_ms=START_MS + 1_000),
                                                 equities=river_only_equities), host="127.0.0.1")) as client:
         assert [(r["action"], r["reason"], r["operator"]) for r in operator_records(client)] == [
             ("suspend", "dealer swap", "ops")]
-        assert client.server.app[keys.STORE].is_operator("ops")
+        assert client.app[keys.STORE].is_operator("ops")
         resp = await client.get("/openapi.json", headers={"X-Application": APP_KEY})
         paths = (await resp.json())["paths"]
         assert {"/operator/v1/markets/{marketId}/suspend", "/operator/v1/markets/{marketId}/resume",

@@ -59,12 +59,12 @@ async def test_too_large_a_body_is_an_aping_error_on_json_rpc_and_a_json_413_on_
 async def test_a_bug_in_a_json_rpc_handler_is_a_logged_json_500(client: TestClient,
                                                                  caplog: pytest.LogCaptureFixture) -> None:
     h = headers(await login(client, "alice", "pw-alice"))
-    endpoint = client.app[keys.BETTING]  # type: ignore[index]
+    endpoint = client.app[keys.BETTING]
 
     async def broken(body: bytes, session: object) -> bytes:
         raise RuntimeError("a bug")
 
-    endpoint.handle = broken  # type: ignore[method-assign]
+    endpoint.handle = broken
     with caplog.at_level(logging.ERROR):
         resp = await client.post(BETTING, data=b"{}", headers=h)
     assert resp.status == 500 and (await resp.json())["error"] == "UNEXPECTED_ERROR"
@@ -78,7 +78,7 @@ class _Broken:
 
 async def test_a_bug_in_a_rest_handler_is_a_logged_json_500(client: TestClient, caplog: pytest.LogCaptureFixture,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(client.app[keys.SERVICE], "channels", _Broken())  # type: ignore[index]
+    monkeypatch.setattr(client.app[keys.SERVICE], "channels", _Broken())
     with caplog.at_level(logging.ERROR):
         resp = await client.get("/games/v1/channels")
     assert resp.status == 500 and (await resp.json())["error"] == "UNEXPECTED_ERROR"

@@ -81,8 +81,8 @@ async def test_a_hi_lo_games_two_markets_are_listed_with_the_showdowns_winners(c
         assert (high["marketId"], low["marketId"]) == (result["id"], result["id"] + "-low")
         assert (high["marketType"], low["marketType"]) == ("WIN", "LOW")
         assert high["winners"] == sorted(i + 1 for i in shown.high.winners)
-        no_low = shown.low is None or not shown.low.winners
-        assert low["winners"] == ([5] if no_low else sorted(i + 1 for i in shown.low.winners))
+        low_winners = () if shown.low is None else shown.low.winners
+        assert low["winners"] == (sorted(i + 1 for i in low_winners) if low_winners else [5])  # 5: "No low"
         for market in (high, low):
             assert market["result"] == "SETTLED" and market["voidReason"] is None
             assert market["deadHeat"] is (len(market["winners"]) > 1)
@@ -98,7 +98,7 @@ async def test_only_the_last_results_are_kept_and_limit_takes_the_newest(client:
     body = await results(client, "omaha-hilo", f"?limit={KEEP}")
     assert [r["gameNumber"] for r in body["results"]] == [KEEP + 1, KEEP, KEEP - 1]
     assert [r["gameNumber"] for r in (await results(client, "omaha-hilo", "?limit=1"))["results"]] == [KEEP + 1]
-    kept = client.server.app[keys.SERVICE].results
+    kept = client.app[keys.SERVICE].results
     assert len(kept.recent("omaha-hilo", 10**6)) == KEEP and len(kept.recent("holdem", 10**6)) == KEEP
     assert len(kept._pending) <= 2  # the games in play on the two channels, nothing older
 

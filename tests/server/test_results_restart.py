@@ -63,7 +63,7 @@ async def played(db: Path, games: int, keep: int = KEEP) -> dict[str, Any]:
         clock.advance(0)
         clock.advance(games * (GAME_MS + PLAYING_MS) + WINDOW_MS // 2)
         before = await answers(client, keep)
-        service = client.server.app[keys.SERVICE]
+        service = client.app[keys.SERVICE]
         assert service.live_market_ids(), "the stop should come in the middle of a game"
     return before
 
@@ -72,7 +72,7 @@ async def after_restart(db: Path, keep: int = KEEP, *, voids: bool = True) -> di
     """The route's answers on a server restarted on ``db`` (``voids``: the first since the stop voids the game it
     interrupted, which never ended and so is not listed; a restart after it finds no game open)."""
     async with serving(db, VirtualClock(start_ms=START_MS + LATER_MS), keep) as client:
-        service = client.server.app[keys.SERVICE]
+        service = client.app[keys.SERVICE]
         assert bool(service.recovered_voids) is voids
         service.results.kept._check()
         return await answers(client, keep)
@@ -130,7 +130,7 @@ async def test_a_restart_from_a_snapshot_and_a_full_replay_answer_the_same(tmp_p
     journal.close()
     assert saved is not None
     async with serving(db, VirtualClock(start_ms=START_MS + LATER_MS)) as client:
-        clock = client.server.app[keys.SERVICE].clock
+        clock = client.app[keys.SERVICE].clock
         clock.advance(0)
         clock.advance(GAME_MS + PLAYING_MS + WINDOW_MS // 2)
         before = await answers(client)
@@ -153,7 +153,7 @@ async def test_a_game_the_operator_voided_restarts_as_it_was_listed(tmp_path: Pa
     db = tmp_path / "ex.db"
     clock = VirtualClock(start_ms=START_MS)
     async with serving(db, clock) as client:
-        client.server.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+        client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
         clock.advance(0)
         ops = await login(client, "ops", "pw-ops")
         resp = await client.post("/operator/v1/markets/omaha-hilo.0/void", data=json.dumps({"reason": "feed lost"}),

@@ -56,7 +56,7 @@ async def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterat
 
 
 def _service(client: TestClient) -> ExchangeService:
-    return client.server.app[keys.SERVICE]
+    return client.app[keys.SERVICE]
 
 
 def _check_bounded(service: ExchangeService) -> None:
@@ -96,7 +96,7 @@ async def test_a_long_run_keeps_only_the_newest_closed_markets(client: TestClien
     service = _service(client)
     clock = service.clock
     assert isinstance(clock, VirtualClock)
-    store = client.server.app[keys.STORE]
+    store = client.app[keys.STORE]
     store.add("alice", "pw", deposit=1_000_000)
     token = await login(client, "alice", "pw")
     channel = service.channels["holdem"]

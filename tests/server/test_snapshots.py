@@ -17,6 +17,7 @@ from exchange.agents.house import NoiseTrader
 from exchange.clock import VirtualClock
 from exchange.core import snapshot
 from exchange.core.commands import Deposit, OpenAccount
+from exchange.core.events import Event
 from exchange.core.exchange import Exchange
 from exchange.game.channels import get_channel
 from exchange.server import jsoncodec, snapshots
@@ -231,7 +232,7 @@ def test_the_recovery_log_line_says_what_it_did(
     assert after.infos.keys() == service.infos.keys()
 
 
-def _events(count: int) -> list[object]:
+def _events(count: int) -> list[Event]:
     """``count`` real events (opening and funding accounts), so a taker can fold them."""
     exchange, events = Exchange(), []
     for i in range(count // 2 + 1):

@@ -214,7 +214,7 @@ def test_every_page_is_one_index_walk_without_a_sort() -> None:
 
 async def _settle(client: TestClient, clock: VirtualClock, market_id: str) -> None:
     for _ in range(12):
-        if market_id not in client.server.app[keys.SERVICE].live_market_ids():
+        if market_id not in client.app[keys.SERVICE].live_market_ids():
             return
         clock.advance(WINDOW_MS + PLAYING_MS)
     raise AssertionError(f"{market_id} did not settle")

@@ -98,10 +98,12 @@ async def test_fill_or_kill_matches_at_least_its_minimum_or_nothing(client: Test
 
 async def test_refusals_of_what_is_not_offered_are_per_instruction(client: TestClient) -> None:
     alice = await login(client, "alice", "pw-alice")
-    cases = [({"timeInForce": None, "minFillSize": 1}, "UNEXPECTED_MIN_FILL_SIZE"),
-             ({"timeInForce": "FILL_OR_KILL", "minFillSize": 5}, "INVALID_MIN_FILL_SIZE"),
-             ({"timeInForce": "FILL_OR_KILL", "minFillSize": 0}, "INVALID_MIN_FILL_SIZE"),
-             ({"betTargetType": "PAYOUT", "betTargetSize": 10}, "INVALID_ORDER_TYPE")]
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"timeInForce": None, "minFillSize": 1}, "UNEXPECTED_MIN_FILL_SIZE"),
+        ({"timeInForce": "FILL_OR_KILL", "minFillSize": 5}, "INVALID_MIN_FILL_SIZE"),
+        ({"timeInForce": "FILL_OR_KILL", "minFillSize": 0}, "INVALID_MIN_FILL_SIZE"),
+        ({"betTargetType": "PAYOUT", "betTargetSize": 10}, "INVALID_ORDER_TYPE"),
+    ]
     for limit, code in cases:
         size: Any = None if "betTargetType" in limit else 4  # a payout target comes without a size
         result = await _place(client, alice, 1, "BACK", 3.0, size, **limit)

@@ -37,10 +37,10 @@ async def test_subscribing_to_a_closed_market_by_id_sends_it_to_no_one_else(clie
 
 async def test_a_closed_markets_settled_time_is_when_it_closed_whenever_it_is_imaged(client: TestClient,
                                                                                       clock: VirtualClock) -> None:
-    closed_ms = client.server.app[keys.SERVICE].exchange.markets["holdem.0"].settled_ts
+    closed_ms = client.app[keys.SERVICE].exchange.markets["holdem.0"].settled_ts
     assert closed_ms is None
     clock.run(until_ms=GAME_0_SETTLED + 10)
-    closed_ms = client.server.app[keys.SERVICE].exchange.markets["holdem.0"].settled_ts
+    closed_ms = client.app[keys.SERVICE].exchange.markets["holdem.0"].settled_ts
     assert closed_ms is not None and closed_ms < GAME_0_SETTLED
     clock.advance(60_000)  # a minute later a client subscribes to it
     async with client.ws_connect("/stream") as ws:
