@@ -15,7 +15,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from exchange.server import keys
 from exchange.server.limits import Limits
@@ -326,10 +326,10 @@ def test_opening_a_ladder_on_a_phone_leaves_the_price_grid_as_it_was(page: Page,
     page.set_viewport_size({"width": 390, "height": 844})
     best = page.locator("tr[data-selection='1'] button.price.back.best")
     expect(best).to_have_text("3.00£150")
-    width = best.bounding_box()["width"]
+    width = _width(best)
     page.get_by_role("button", name="Full ladder of Hand 1").click()
     expect(page.locator(".ladder-row")).to_contain_text("£150")
-    assert best.bounding_box()["width"] == width
+    assert _width(best) == width
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.set_viewport_size({"width": 1280, "height": 900})  # and back to a laptop's: all six columns again
     expect(page.locator("tr[data-selection='1'] button.price.back[data-level='2']")).to_be_visible()
@@ -339,7 +339,13 @@ def test_opening_a_ladder_on_a_phone_leaves_the_price_grid_as_it_was(page: Page,
                    const shown = [...row.cells].filter((c) => getComputedStyle(c).display !== 'none');
                    return cell.colSpan === shown.length; }""",
         timeout=5_000)
-    assert page.locator(".ladder-row td").first.bounding_box()["width"] > best.bounding_box()["width"] * 6
+    assert _width(page.locator(".ladder-row td").first) > _width(best) * 6
+
+
+def _width(locator: Locator) -> float:
+    box = locator.bounding_box()
+    assert box is not None, "the element is not laid out"
+    return box["width"]
 
 
 def test_every_bet_on_the_table_is_listed_past_a_page_of_current_orders(browser: Browser, tmp_path: Path) -> None:

@@ -269,6 +269,7 @@ def test_cards_a_dealers_error_shows_early_are_drawn_as_the_snapshot_lists_them(
     Games API snapshot lists (none before), each marked dead exactly when the snapshot says it is out of play."""
     def inject() -> None:
         channel = server.app[keys.SERVICE].channels["holdem"]
+        assert channel.current is not None
         following = channel.current.number + 1
         channel.irregularities = scripted({following: IrregularityPlan(Irregularity(Kind.PREMATURE_FLOP),
                                                                        at_permille=500, notice_ms=1_000)})
@@ -338,6 +339,7 @@ def test_a_game_voided_by_a_misdeal_before_its_first_window_reads_void(page: Pag
     results route does, rather than "no winner" (what the game's last snapshot alone would give)."""
     def inject() -> None:
         channel = server.app[keys.SERVICE].channels["holdem"]
+        assert channel.current is not None
         following = channel.current.number + 1
         channel.irregularities = scripted({following: IrregularityPlan(
             Irregularity(Kind.EXPOSED_HOLE_CARDS, cards=(0, 3)), at_permille=0)})
