@@ -16,18 +16,29 @@ looks, for each completion of hand *i*, for disjoint weak completions of the
 others, fewest candidates first, with backtracking. The answer is sound (a hand
 is named only when no deal lets it win or tie) and, within :data:`CHECK_LIMIT`
 keyed completions and :data:`SEARCH_LIMIT` search steps, complete; beyond them a
-hand is taken as alive, so nothing is settled on a guess. Within the limit: every
-window with two cards or fewer to come for each hand (7-Card Stud's 5th street,
-Soko's and Telesina's third card), Americana's from the second card, and most
-positions before a last draw (a few ms; a 7-Card Stud or Soko window with three
-cards to come would take 30 to 70 ms, for a hand drawing dead there all but never).
+hand is taken as alive, so nothing is settled on a guess. A hand the sample saw
+win or tie (``scored``) is alive without a search, and where every hand did,
+nothing is keyed at all: nearly every sampled reveal. Within the limit: every
+window with three cards or fewer to come for each hand (7-Card Stud's 4th street,
+Soko's second card, Telesina's third), Americana's from the second card, and most
+positions before a last draw. A search costs a few ms with two cards to come, 5
+to 30 ms (at worst 150) with three, and is run only for a hand the sample never
+saw score; 7-Card Stud's 3rd street (four to come, 365,560 completions, about
+0.4 s) and Telesina's second card (three and the vela, 170,016) stay beyond it.
 
 A draw game before its last draw is decided the same way (:func:`draw_losers`):
-each hand keeps what the published policy keeps and is completed by replacements.
+each hand keeps what the published policy keeps and is completed by replacements;
+where the stock may run out, by any card no hand keeps (more deals than can
+happen: a hand still named is dead on every deal that can). A heads-up Telesina
+table is decided as any other, then a hand that may yet play the low spade
+straight flush is let go: heads-up it beats the hearts royal, the one comparison
+the rule changes (a hand alive only by holding that royal is not named).
 Left out (nothing is named): a draw game with more than one draw to come (the
-policy will decide on cards not yet dealt) or whose stock may run out, Omaha
-forms (a sampled window there is pre-flop, where no hand is dead), and a
-heads-up Telesina table (its ranking changes when exactly two hands meet).
+policy will decide on cards not yet dealt: a hand that discards all five can
+make any hand of the unseen cards), and Omaha forms, whose sampled window is
+pre-flop: the board's 376,992 runs (36 cards, five to come) are what the sample
+avoids, and a hand dead pre-flop there is all but impossible (any hand the sample
+saw score is alive regardless).
 
 >>> from engine.cards import parse_cards
 >>> hands = [parse_cards(h) for h in ("Ah Ad As Kc Kd", "2c 7d 9h Jc 4s", "Qs Qh 3c 4d 6s", "5h 6h 7h 8c Th")]
@@ -37,7 +48,7 @@ heads-up Telesina table (its ranking changes when exactly two hands meet).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import lru_cache
 from itertools import combinations
 from math import comb
@@ -47,7 +58,7 @@ import numpy as np
 from engine.cards import Card
 
 #: Most completions (over every run of the board) keyed for one check; beyond, nothing is named.
-CHECK_LIMIT = 20_000
+CHECK_LIMIT = 60_000
 #: Most search steps for one check; beyond, the hand searched is taken as alive.
 SEARCH_LIMIT = 200_000
 
@@ -61,51 +72,71 @@ class _Budget:
 
 
 def high_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card],
-                dead: Sequence[Card] = ()) -> tuple[int, ...]:
+                dead: Sequence[Card] = (), *, scored: Collection[int] = ()) -> tuple[int, ...]:
     """The hands (numbered from 1) that cannot win or tie the high (the pot, or its high half) on any deal of the
-    cards still to come; see the module docstring for the games it decides and its limits."""
+    cards still to come; see the module docstring for the games it decides and its limits.
+
+    ``scored``: hands (from 1) already seen to win or tie on some deal (a sampled one): they are alive, and
+    only the others are searched (none at all when every hand scored)."""
     from engine.variants import HandForm, get_variant  # the rankings (numba) load with the engine, not at import
 
     game = get_variant(variant)
-    if game.has_draws or game.hand_form is HandForm.OMAHA or (game.ranking.heads_up and len(hands) == 2):
+    if game.has_draws or game.hand_form is HandForm.OMAHA or len(set(scored)) == len(hands):
         return ()
     seen = {c.id for group in (*hands, board, dead) for c in group}
     pool = [c.id for c in game.deck.cards() if c.id not in seen]
     missing = [game.hole_cards - len(h) for h in hands]
     held = [tuple(c.id for c in h) + tuple(c.id for c in board) for h in hands]
-    return _losers(game.ranking.code, held, missing, pool, game.board_cards - len(board))
+    to_board = game.board_cards - len(board)
+    losers = _losers(game.ranking.code, held, missing, pool, to_board, scored)
+    if game.ranking.heads_up and len(hands) == 2:  # Telesina's: the low spade straight flush beats a hearts royal
+        from engine.rankings.telesina import LOW_SPADE_STRAIGHT_FLUSH
+
+        spades = frozenset(c.id for c in LOW_SPADE_STRAIGHT_FLUSH)
+        return tuple(i for i in losers if not _may_hold(spades, held[i - 1], missing[i - 1] + to_board, pool))
+    return losers
+
+
+def _may_hold(cards: frozenset[int], held: tuple[int, ...], to_come: int, pool: Sequence[int]) -> bool:
+    """Whether a hand holding ``held`` may yet hold every one of ``cards``, given ``to_come`` more from ``pool``."""
+    lacking = cards.difference(held)
+    return len(lacking) <= to_come and lacking.issubset(pool)
 
 
 def draw_losers(variant: str, hands: Sequence[Sequence[Card]], dead: Sequence[Card], *, draws_left: int,
-                stock: int | None = None) -> tuple[int, ...]:
+                stock: int | None = None, scored: Collection[int] = ()) -> tuple[int, ...]:
     """As :func:`high_losers` in a draw game before its last draw: each hand keeps what the policy keeps and is
-    dealt replacements for the rest. Nothing is named with more than one draw to come (the policy then decides
-    on cards not yet dealt) or where the stock may run out (discards are then shuffled back in)."""
+    dealt replacements for the rest, off the unseen cards, or where the stock may run out off every card no
+    hand keeps (discards are then shuffled back in). Nothing is named with more than one draw to come (the
+    policy then decides on cards not yet dealt)."""
     from engine.draw_policy import discards  # the rankings (numba) load with the engine, not at import
     from engine.variants import get_variant
 
     game = get_variant(variant)
-    if draws_left != 1 or (game.ranking.heads_up and len(hands) == 2):
+    if draws_left != 1 or (game.ranking.heads_up and len(hands) == 2) or len(set(scored)) == len(hands):
         return ()
     thrown = [discards(variant, h) for h in hands]
+    kept = [tuple(c.id for c in h if c not in t) for h, t in zip(hands, thrown, strict=True)]
     seen = {c.id for group in (*hands, dead) for c in group}
     pool = [c.id for c in game.deck.cards() if c.id not in seen]
     if sum(len(t) for t in thrown) >= (len(pool) if stock is None else stock):  # a burn, then the replacements
-        return ()
-    kept = [tuple(c.id for c in h if c not in t) for h, t in zip(hands, thrown, strict=True)]
-    return _losers(game.ranking.code, kept, [len(t) for t in thrown], pool, 0)
+        # The stock may run out: then discards are shuffled and dealt. Every card no hand keeps is a possible
+        # replacement: more deals than can happen, so a hand named is still dead on every deal that can.
+        held = {c for k in kept for c in k}
+        pool = [c.id for c in game.deck.cards() if c.id not in held]
+    return _losers(game.ranking.code, kept, [len(t) for t in thrown], pool, 0, scored)
 
 
 def _losers(code: int, held: Sequence[tuple[int, ...]], missing: Sequence[int], pool: Sequence[int],
-            to_board: int) -> tuple[int, ...]:
+            to_board: int, scored: Collection[int]) -> tuple[int, ...]:
     """The hands (from 1) holding ``held`` (their cards and the board so far) that no deal of ``missing`` more
-    cards each and ``to_board`` shared ones, all from ``pool``, lets win or tie."""
+    cards each and ``to_board`` shared ones, all from ``pool``, lets win or tie (``scored`` are known to)."""
     if min(missing) < 0 or to_board < 0 or sum(missing) + to_board > len(pool):
         return ()
     keyed = comb(len(pool), to_board) * sum(comb(len(pool) - to_board, m) for m in missing)
     if keyed > CHECK_LIMIT:
         return ()
-    alive: set[int] = set()
+    alive = {i - 1 for i in scored}
     budget = _Budget(SEARCH_LIMIT)
     for run in combinations(pool, to_board):
         rest = [c for c in pool if c not in run]

@@ -87,7 +87,8 @@ def game_equities(
         result = draw_equity(variant, hand_cards, out, draws_left=draws_left, stock=stock,
                              seed=_seed(hand_cards, board), exact_limit=DRAW_EXACT[variant],
                              fallback_samples=DRAW_SAMPLES[variant])
-        known = () if result.exact else draw_losers(variant, hand_cards, out, draws_left=draws_left, stock=stock)
+        known = () if result.exact else draw_losers(variant, hand_cards, out, draws_left=draws_left, stock=stock,
+                                                    scored=scored_hands(result))
         return (prospects_of(result, known),)
     if variant in EXACT_GAMES:
         return (prospects_of(engine_equity(variant, hand_cards, tuple(board), out)),)
@@ -103,7 +104,7 @@ def game_equities(
         result = variant_equity(variant, hand_cards, tuple(board), out, samples=samples,
                                 seed=_seed(hand_cards, board, out))
     # A sampled equity settles nothing from its counts: the hands the cards prove dead are settled all the same.
-    high = () if result.exact else high_losers(variant, hand_cards, tuple(board), out)
+    high = () if result.exact else high_losers(variant, hand_cards, tuple(board), out, scored=scored_hands(result))
     if isinstance(result, HiLoEquityResult):
         return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)), high)
     return (prospects_of(result, high),)
@@ -132,6 +133,16 @@ def _seed(hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence
     if dead:  # (a deal without dead cards keeps the seed it always had)
         text += "/" + format_cards(dead)
     return zlib.crc32(text.encode())
+
+
+def scored_hands(result: EquityResult) -> tuple[int, ...]:
+    """The hands (from 1) that won or tied (the high, in a hi/lo game) on some deal counted: alive for certain.
+
+    >>> scored_hands(engine_equity("holdem", ["AsAd", "KsKd"], "AhAcKh2c"))
+    (1,)
+    """
+    return tuple(i for i, h in enumerate(result.results, start=1)
+                 if (h.high_wins + h.high_ties if isinstance(h, HiLoHandEquity) else h.wins + h.ties) > 0)
 
 
 def prospects_of(result: EquityResult, known_losers: Sequence[int] = ()) -> Prospects:
