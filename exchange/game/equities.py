@@ -190,6 +190,8 @@ def hilo_prospects(result: HiLoEquityResult, low_known: tuple[tuple[int, ...], b
 def opening_prospects(variant: str, hands: int, dead: tuple[Card, ...] = ()) -> GameProspects:
     """Prospects before any hand's card is seen: 1/n each by symmetry; a Low market's from a seeded sample.
 
+    The sample gives the chance of "No low"; the hands, still alike, share the
+    rest equally (:func:`alike`), whatever their own sampled counts drew.
     ``dead``: cards seen and out of play before the hands are turned (a dealer's
     error at the deal). The hands stay alike, so each still has 1/n of a win (or
     of the high); only the chance of "No low" moves, and the Low sample counts it.
@@ -204,7 +206,28 @@ def opening_prospects(variant: str, hands: int, dead: tuple[Card, ...] = ()) -> 
     if not isinstance(result, HiLoEquityResult):
         raise TypeError(f"{variant} is a hi/lo game but its equity has no low half")
     _, low = hilo_prospects(result, ((), False))
-    return uniform, low
+    return uniform, alike(low)
+
+
+def alike(low: Prospects) -> Prospects:
+    """A Low market's prospects with its hands made alike: each gets the hands' mean share of the sampled deals
+    (so ``(1 - P(no low)) / n``), and the mean of their win and win-or-tie counts, rounded outwards so that the
+    counts still bound the equity; "No low" keeps its own.
+
+    >>> p = Prospects.from_counts(10, (2, 1, 6), (1, 1, 0), (Fraction(5, 2), Fraction(3, 2), 6), exact=False)
+    >>> [(h.win, h.tie, h.equity) for h in alike(p).hands]   # two hands (one tie between them), then No low
+    [(1, 2, Fraction(1, 5)), (1, 2, Fraction(1, 5)), (6, 0, Fraction(3, 5))]
+    """
+    *hands, no_low = low.hands
+    n = len(hands)
+    wins = sum(h.win for h in hands)
+    scored = sum(h.win + h.tie for h in hands)
+    win = wins // n
+    tie = -(-scored // n) - win
+    share = sum((h.equity for h in hands), Fraction(0)) * low.boards / n
+    return Prospects.from_counts(low.boards, [*(win,) * n, no_low.win], [*(tie,) * n, no_low.tie],
+                                 [*(share,) * n, no_low.equity * low.boards], exact=low.exact,
+                                 known_losers=low.known_losers)
 
 
 Job = Callable[[], GameProspects]

@@ -113,3 +113,21 @@ def test_both_markets_keep_in_step_and_no_low_loses_once_a_low_is_made(name: str
         assert game.markets[1].winners == (tuple(sorted(judged)) or (NO_LOW,)), game.market_id
         early = {h for s in mine if s.market_id == low and isinstance(s.event, HandsCannotWin) for h in s.event.hands}
         assert not early & judged and (NO_LOW not in early or judged), (game.market_id, early, judged)
+
+
+@pytest.mark.parametrize("variant", ["omaha-hilo", "stud7-hilo"])
+@pytest.mark.parametrize("dead", [(), ("3h",)])
+def test_the_opening_low_prices_every_hand_alike(variant: str, dead: tuple[str, ...]) -> None:
+    """Before any card is turned the hands are alike (seats dealt from one shuffled pack): each has the same
+    share of the low, ``(1 - P(no low)) / n``, whatever the sample of the "No low" chance drew."""
+    from fractions import Fraction
+
+    from engine.cards import Card
+    from exchange.game.equities import opening_prospects
+
+    high, low = opening_prospects(variant, 4, tuple(Card.parse(c) for c in dead))
+    *hands, no_low = low.hands
+    assert {h.equity for h in hands} == {(1 - no_low.equity) / 4}
+    assert len({(h.win, h.tie, h.stderr) for h in hands}) == 1
+    assert no_low.equity == Fraction(no_low.win, low.boards) and 0 < no_low.equity < 1
+    assert all(h.equity == Fraction(1, 4) for h in high.hands)
