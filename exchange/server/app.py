@@ -70,6 +70,8 @@ from exchange.server.stream_socket import StreamSocketServer
 ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
 
 BETTING_PREFIX = "SportsAPING/v1.0/"
+BETTING_REST = "/exchange/betting/rest/v1.0/"  # then the method's name: API-NG over REST
+ACCOUNT_REST = "/exchange/account/rest/v1.0/"
 ACCOUNT_PREFIX = "AccountAPING/v1.0/"
 
 log = logging.getLogger(__name__)
@@ -140,6 +142,10 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/api/logout", identity.logout)
     app.router.add_post("/exchange/betting/json-rpc/v1", betting_rpc)
     app.router.add_post("/exchange/account/json-rpc/v1", account_rpc)
+    for path in (BETTING_REST, ACCOUNT_REST):  # API-NG over REST: Betfair's paths end in a slash, optional here
+        handler = betting_rest if path == BETTING_REST else account_rest
+        app.router.add_post(path + "{method}/", handler)
+        app.router.add_post(path + "{method}", handler)
     app.router.add_get("/games/v1/channels", games_api.list_channels)
     app.router.add_get("/games/v1/channels/{channel}/snapshot", games_api.snapshot)
     app.router.add_get("/games/v1/channels/{channel}/results", games_api.results)
@@ -319,8 +325,9 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 
 # --- handlers --------------------------------------------------------------------------------
 
-#: JSON-RPC routes check and hold their answers themselves (:func:`_rpc`), to answer in their envelope.
+#: API-NG routes check and hold their answers themselves (:func:`_rpc`, :func:`_rest`), to answer in API-NG's shapes.
 _JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1"})
+_API_NG_REST = (BETTING_REST, ACCOUNT_REST)
 STREAM_PATH = "/stream"  # the hub holds each message it sends (:meth:`StreamHub.flush`)
 #: WebSocket routes: each hub holds every message it sends, so the gate only checks the journal is alive.
 _STREAMS = frozenset({STREAM_PATH, GAMES_STREAM_PATH})
@@ -330,7 +337,7 @@ _STREAMS = frozenset({STREAM_PATH, GAMES_STREAM_PATH})
 async def durability_gate(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Refuse everything once the journal has failed; hold each answer until what it shows is on disk."""
     service = request.app.get(keys.SERVICE)
-    if service is None or request.path in _JSON_RPC:
+    if service is None or request.path in _JSON_RPC or request.path.startswith(_API_NG_REST):
         return await handler(request)
     service.check_available()
     response = await handler(request)
@@ -362,6 +369,38 @@ async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
     except ApiError as err:
         answer = endpoint.refuse(body, err)
     return web.Response(body=answer, content_type="application/json")
+
+
+async def _rest(request: web.Request, endpoint: Endpoint) -> web.Response:
+    """API-NG over REST: the method from the path, its params object as the body, the result alone as the answer
+    (a refusal: Betfair's fault, :meth:`Endpoint.rest_fault`); run by the endpoint that runs JSON-RPC calls."""
+    name = request.match_info["method"]
+    if not endpoint.has_method(name):
+        raise web.HTTPNotFound(text=f"no method {name[:100]!r} here; this API has {endpoint.known_methods()}")
+    try:
+        body = await connections.read_body(request)
+    except web.HTTPRequestEntityTooLarge:
+        limit = request.app[keys.CONFIG].max_body_bytes
+        status, answer = endpoint.rest_fault(ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT,
+                                                      f"a request body is at most {limit} bytes"))
+        return web.Response(body=answer, status=status, content_type="application/json")
+    try:
+        session = _session(request)
+        service = request.app[keys.SERVICE]
+        service.check_available()
+        status, answer = await endpoint.handle_rest(name, body, session)
+        await service.durable(service.journal.last_seq)  # as _rpc: what the answer shows is on disk first
+    except ApiError as err:
+        status, answer = endpoint.rest_fault(err)
+    return web.Response(body=answer, status=status, content_type="application/json")
+
+
+async def betting_rest(request: web.Request) -> web.Response:
+    return await _rest(request, request.app[keys.BETTING])
+
+
+async def account_rest(request: web.Request) -> web.Response:
+    return await _rest(request, request.app[keys.ACCOUNT])
 
 
 async def betting_rpc(request: web.Request) -> web.Response:

@@ -57,6 +57,9 @@ APING_ERROR = -32099
 
 MAX_BATCH = 50
 ACCOUNT_EXCEPTION = "AccountAPINGException"  # the Account API's: its codes are numbered AANGX-00NN
+#: Codes that are the server's trouble, not the request's: a REST fault says ``Server`` for them.
+_SERVER_FAULTS = frozenset({ApingCode.UNEXPECTED_ERROR, ApingCode.SERVICE_BUSY, ApingCode.TIMEOUT_ERROR,
+                            ApingCode.SERVICE_UNAVAILABLE})
 
 
 def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
@@ -172,18 +175,71 @@ class Endpoint:
         if not isinstance(params, dict):
             message = "Invalid params: params must be a JSON object of named parameters"
             return envelope_error(request_id, error_object(INVALID_PARAMS, message))
-        problem = unknown_parameter(name.rsplit("/", 1)[-1], params)  # a misspelt name must not change the call
-        if problem is not None:
-            return envelope_error(request_id, aping_error(invalid_input(problem), self.exception_name))
         try:
-            result = await method(session, params)
+            result = await self._run(name, method, params, session)
         except ApiError as err:
             return envelope_error(request_id, aping_error(err, self.exception_name))
+        return {"jsonrpc": "2.0", "result": result, "id": request_id}
+
+    async def _run(self, name: str, method: Method, params: Params, session: Any) -> Any:
+        """One method's result; a refusal raises :class:`ApiError` (a bug too, as ``UNEXPECTED_ERROR``, logged)."""
+        problem = unknown_parameter(name.rsplit("/", 1)[-1], params)  # a misspelt name must not change the call
+        if problem is not None:
+            raise invalid_input(problem)
+        try:
+            return await method(session, params)
+        except ApiError:
+            raise
         except Exception:
             log.exception("unexpected error in %s", name)
-            unexpected = ApiError(ApingCode.UNEXPECTED_ERROR, "an unexpected internal error occurred; it was logged")
-            return envelope_error(request_id, aping_error(unexpected, self.exception_name))
-        return {"jsonrpc": "2.0", "result": result, "id": request_id}
+            raise ApiError(ApingCode.UNEXPECTED_ERROR, "an unexpected internal error occurred; it was logged") from None
+
+    # --- REST: the same methods, the params object as the body --------------------------------------------
+
+    def has_method(self, name: str) -> bool:
+        """Whether ``name`` (without the service prefix: ``listMarketBook``) is one of this endpoint's methods."""
+        return self._qualified(name) in self.methods
+
+    def known_methods(self) -> str:
+        return ", ".join(sorted(m.rsplit("/", 1)[-1] for m in self.methods))
+
+    def _qualified(self, name: str) -> str:
+        return f"{self.service}/v1.0/{name}"
+
+    async def handle_rest(self, name: str, body: bytes, session: Any) -> tuple[int, bytes]:
+        """``(HTTP status, body)`` of a REST call of method ``name`` (one :meth:`has_method` knows) whose request
+        body is its params object (an empty body: no params): 200 with the result alone, or a fault
+        (:meth:`rest_fault`). The call is run as a JSON-RPC call of the method is, within the same limits.
+        """
+        try:
+            params = jsoncodec.loads(body) if body.strip() else {}
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            return self.rest_fault(invalid_input(f"the body is not JSON ({exc})"))
+        if not isinstance(params, dict):
+            return self.rest_fault(invalid_input("the body must be a JSON object of named parameters"))
+        budget = Budget(self.limits, self.gate, getattr(session, "account", ""))
+        use_budget(budget)
+        refused = self.gate.admit(budget.account) if self.gate is not None and budget.account else None
+        if refused is not None:
+            return self.rest_fault(refused)
+        qualified = self._qualified(name)
+        try:
+            result = await self._run(qualified, self.methods[qualified], params, session)
+        except ApiError as err:
+            return self.rest_fault(err)
+        out = _dump(result)
+        problem = budget.charge_bytes(len(out))
+        return self.rest_fault(too_much(problem)) if problem is not None else (200, out)
+
+    def rest_fault(self, err: ApiError) -> tuple[int, bytes]:
+        """A refused REST call as Betfair answers it: ``faultcode`` (``Client``, or ``Server`` for the server's own
+        trouble), ``faultstring`` the ``ANGX-00NN`` code and ``detail`` the exception, with HTTP 400 (the server's
+        trouble: its own status, 500 or 503)."""
+        error = aping_error(err, self.exception_name)
+        server = err.code in _SERVER_FAULTS
+        fault = {"faultcode": "Server" if server else "Client", "faultstring": error["message"],
+                 "detail": error["data"]}
+        return (err.http_status if server else 400), _dump(fault)
 
 
 def _dump(value: Any) -> bytes:

@@ -90,6 +90,31 @@ def _rpc_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
+def _rest_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
+    """API-NG over REST: ``POST .../rest/v1.0/{method}/`` with the method's params object as the body."""
+    return {
+        "post": {
+            "summary": summary,
+            "parameters": [*_AUTH_HEADERS, {"name": "method", "in": "path", "required": True,
+                                            "schema": {"enum": [m.rsplit("/", 1)[-1] for m in methods]}}],
+            "requestBody": {"content": {"application/json": {"schema": {
+                "type": "object", "description": "the method's named parameters, as API-NG documents them"}}}},
+            "responses": {
+                "200": {"description": "the method's result alone (what JSON-RPC carries in ``result``)",
+                        "content": {"application/json": {"schema": {"type": ["object", "array"]}}}},
+                "400": {"description": "a refused call, as Betfair's REST answers it: ``faultcode`` Client, "
+                        "``faultstring`` ANGX-00NN (AANGX-00NN on the account API), ``detail.APINGException`` "
+                        "(``AccountAPINGException``) with ``errorCode``, ``errorDetails`` and ``requestUUID``",
+                        "content": {"application/json": {"schema": {"type": "object", "required": [
+                            "faultcode", "faultstring", "detail"]}}}},
+                "404": {"description": "NOT_FOUND: no such method on this API",
+                        "content": {"application/json": {"schema": _ERROR}}},
+                "408": _BODY_TIMEOUT,
+            },
+        }
+    }
+
+
 def _identity_path(summary: str, form: bool) -> dict[str, Any]:
     op: dict[str, Any] = {
         "summary": summary,
@@ -290,6 +315,8 @@ def document() -> dict[str, Any]:
             **_identity_paths(),
             "/exchange/betting/json-rpc/v1": _rpc_path("API-NG betting (JSON-RPC 2.0)", BETTING_METHODS),
             "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
+            "/exchange/betting/rest/v1.0/{method}/": _rest_path("API-NG betting over REST", BETTING_METHODS),
+            "/exchange/account/rest/v1.0/{method}/": _rest_path("API-NG accounts over REST", ACCOUNT_METHODS),
             "/games/v1/channels": {
                 "get": {
                     "summary": "The channels this server runs",
