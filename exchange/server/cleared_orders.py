@@ -25,7 +25,16 @@ from exchange.core.orders import BetStatus, ClearedOrder
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
 from exchange.server.limits import current_budget
-from exchange.server.listings import MAX_RECORDS, _bet_ids, _formatted, _matching, _page, refuse_source_id
+from exchange.server.listings import (
+    MAX_CLEARED_IDS,
+    MAX_RECORDS,
+    _bet_ids,
+    _formatted,
+    _matching,
+    _page,
+    check_id_count,
+    refuse_source_id,
+)
 from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_bool, get_enum, get_int_list, get_str, get_str_list
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
@@ -37,7 +46,9 @@ GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER")
 def _filter(service: ExchangeService, params: Mapping[str, Any]) -> Callable[[ClearedOrder], bool] | None:
     """A predicate for every filter the call gives, or None if it gives none (the index answers as it is)."""
     bet_ids = _bet_ids(params)
-    market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
+    market_ids = set(get_str_list(params, "marketIds", max_items=None)) or None
+    check_id_count("listClearedOrders", len(bet_ids or ()) + len(market_ids or ()), "betIds and marketIds together",
+                   MAX_CLEARED_IDS)
     runner_ids = set(get_int_list(params, "runnerIds", max_items=MAX_RECORDS)) or None
     side = params.get("side")
     if side is not None and side not in ("BACK", "LAY"):

@@ -25,7 +25,6 @@ from exchange.server.discovery import event, open_markets
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.limits import (
     CATALOGUE_WEIGHTS,
-    MAX_BOOK_WEIGHT,
     Budget,
     check_weight,
     current_budget,
@@ -46,7 +45,6 @@ from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeServ
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 1000
-MAX_MARKETS_BOOK = MAX_BOOK_WEIGHT // 5  # with EX_BEST_OFFERS (weight 5): ids a client may name at most
 SCAN_SLICE = 2000  # orders filtered between two turns of the loop (about 1 ms)
 MAX_CATALOGUE = 1000
 
@@ -96,23 +94,25 @@ def refuse_source_id(params: Mapping[str, Any]) -> None:
 
 
 def _bet_ids(params: Mapping[str, Any]) -> set[str] | None:
-    ids = get_str_list(params, "betIds", max_items=MAX_RECORDS)
+    """``betIds`` as a set (None: not given); unbounded here, as the caller counts them (:func:`check_id_count`)."""
+    ids = get_str_list(params, "betIds", max_items=None)
     return set(ids) if ids else None
 
 
 MAX_IDS = 250  # betIds and marketIds a listCurrentOrders names together, betIds a listMarketBook names: Betfair's
+MAX_CLEARED_IDS = 1000  # betIds and marketIds a listClearedOrders names together: Betfair's
 
 
-def check_id_count(method: str, named: int, what: str) -> None:
-    """Refuse a call naming more than :data:`MAX_IDS` ids with ``REQUEST_SIZE_EXCEEDS_LIMIT``, as Betfair does."""
-    if named > MAX_IDS:
+def check_id_count(method: str, named: int, what: str, limit: int = MAX_IDS) -> None:
+    """Refuse a call naming more than ``limit`` ids with ``REQUEST_SIZE_EXCEEDS_LIMIT``, as Betfair does."""
+    if named > limit:
         raise ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT,
-                       f"{method} takes at most {MAX_IDS} {what}, not {named}: ask in several calls")
+                       f"{method} takes at most {limit} {what}, not {named}: ask in several calls")
 
 
 async def list_current_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     bet_ids = _bet_ids(params)
-    market_ids = set(get_str_list(params, "marketIds", max_items=MAX_RECORDS)) or None
+    market_ids = set(get_str_list(params, "marketIds", max_items=None)) or None
     check_id_count("listCurrentOrders", len(bet_ids or ()) + len(market_ids or ()), "betIds and marketIds together")
     projection = get_enum(params, "orderProjection", ("ALL", "EXECUTABLE", "EXECUTION_COMPLETE"), default="ALL")
     order_by = get_enum(params, "orderBy", ("BY_BET", "BY_MARKET", "BY_MATCH_TIME", "BY_PLACE_TIME",
@@ -174,7 +174,7 @@ def _in_range(ms: int | None, start: int | None, end: int | None) -> bool:
 async def list_market_book(
     service: ExchangeService, session: Session, params: Mapping[str, Any]
 ) -> list[JsonDict]:
-    market_ids = get_str_list(params, "marketIds", max_items=MAX_MARKETS_BOOK * 10)
+    market_ids = get_str_list(params, "marketIds", max_items=None)  # the weight bounds them: TOO_MUCH_DATA
     if not params.get("marketIds"):
         raise invalid_input("marketIds is required (a list of market ids)")
     projection = parse_price_projection(params, min_stake=service.exchange.config.min_stake)

@@ -108,7 +108,10 @@ def get_list(
     return value
 
 
-def get_str_list(params: Mapping[str, Any], name: str, *, max_items: int = 1000, where: str = "") -> list[str]:
+def get_str_list(params: Mapping[str, Any], name: str, *, max_items: int | None = 1000, where: str = ""
+                 ) -> list[str]:
+    """A list of strings; more than ``max_items`` (None: no bound) is malformed. A limit that Betfair refuses
+    with a code of its own (too many ids for the call) is checked by the caller with ``max_items=None``."""
     items = get_list(params, name, max_items=max_items, where=where)
     for i, item in enumerate(items):
         if not isinstance(item, str) or len(item) > MAX_STRING:
