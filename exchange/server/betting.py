@@ -224,6 +224,9 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     if limit.get("timeInForce") is not None or limit.get("minFillSize") is not None:
         fill_or_kill, fok_problem = _time_in_force(limit, size, echo["limitOrder"], where)
         problem = problem or fok_problem
+    if customer_ref is not None and len(customer_ref) > CUSTOMER_REF_MAX and problem is None:
+        problem = ("INVALID_CUSTOMER_ORDER_REF",
+                   f"customerOrderRef is at most {CUSTOMER_REF_MAX} characters, not {len(customer_ref)}")
     return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem, fill_or_kill)
 
 
@@ -269,8 +272,8 @@ def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str 
     if order_type.__class__ is not str or order_type not in _ORDER_TYPES:
         order_type = get_enum(raw, "orderType", ORDER_TYPES, where=where)
     customer_ref = raw.get("customerOrderRef")
-    if customer_ref is not None:
-        customer_ref = get_str(raw, "customerOrderRef", max_len=CUSTOMER_REF_MAX, where=where)
+    if customer_ref is not None:  # too long: the instruction's INVALID_CUSTOMER_ORDER_REF (parse_place), not malformed
+        customer_ref = get_str(raw, "customerOrderRef", where=where)
     handicap = raw.get("handicap")
     if handicap is not None and (handicap.__class__ not in _NUMBERS or handicap):
         raise invalid_input(f"{where}handicap must be 0 (no market here has handicaps), not {handicap!r:.40}")

@@ -66,3 +66,21 @@ async def test_a_refused_call_leaves_its_ref_free(client: TestClient) -> None:
     assert refused["instructionReports"][0]["errorCode"] == "INVALID_ODDS", refused
     fixed = (await rpc(client, alice, "placeOrders", _call("r")))["result"]
     assert fixed["status"] == "SUCCESS", fixed
+
+
+async def test_a_customer_order_ref_too_long_refuses_its_instruction_not_the_call(client: TestClient) -> None:
+    """An instruction's ``customerOrderRef`` over 32 characters is that instruction's ``INVALID_CUSTOMER_ORDER_REF``
+    (API-NG's instruction code: "the supplied customer order reference is too long"), in a report: placeOrders
+    being atomic, the others are ``RELATED_ACTION_FAILED`` and nothing is placed. A ref of the wrong type is
+    malformed, and refuses the call."""
+    alice = await login(client, "alice", "pw-alice")
+    params = place(MARKET, 1, "BACK", 3.0, 2, customerOrderRef="r" * 33)
+    params["instructions"].append({**params["instructions"][0], "selectionId": 2, "customerOrderRef": "r" * 32})
+    report = (await rpc(client, alice, "placeOrders", params))["result"]
+    assert report["status"] == "FAILURE" and report["errorCode"] == "BET_ACTION_ERROR", report
+    assert [r["errorCode"] for r in report["instructionReports"]] == ["INVALID_CUSTOMER_ORDER_REF",
+                                                                       "RELATED_ACTION_FAILED"]
+    assert report["instructionReports"][0]["instruction"]["customerOrderRef"] == "r" * 33
+    assert await _bets(client, alice) == []
+    wrong_type = await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 3.0, 2, customerOrderRef=7))
+    assert wrong_type["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
