@@ -9,7 +9,9 @@ market, runner and side (the stake-weighted ``priceMatched``, sizes and profit
 summed); ``RUNNER`` per market and runner; ``MARKET``, ``EVENT`` and
 ``EVENT_TYPE`` coarser still, with the account's ``commission`` on their
 markets (with ``SETTLED`` bets only: commission is charged on settled bets, so
-other statuses' rollups say 0 and no market's commission is counted twice).
+other statuses' rollups say 0 and no market's commission is counted twice). A SIDE, RUNNER or MARKET row also
+carries the bet-level fields that are unambiguous in it, as Betfair's table of roll-up fields has them
+(:func:`_hoisted`).
 Pages (``fromRecord``/``recordCount``) count the rows returned.
 """
 
@@ -168,11 +170,32 @@ def _group_row(service: ExchangeService, session: Session, members: list[Cleared
             row["itemDescription"] = item_description(service, first.market_id, first.selection_id)
     if group_by == "MARKET":
         row["marketId"] = first.market_id
-    if group_by == "SIDE":
+    if group_by in ("SIDE", "RUNNER", "MARKET"):
+        row |= _hoisted(members, group_by)
+    return {k: v for k, v in row.items() if v is not None}
+
+
+def _hoisted(members: Sequence[ClearedOrder], group_by: str) -> JsonDict:
+    """The bet-level fields a SIDE, RUNNER or MARKET row carries, as Betfair's roll-ups "hoist" them wherever
+    they are unambiguous: the latest ``placedDate``, and ``persistenceType``, ``orderType`` and ``priceReduced``
+    (the same for every bet here); ``side``, ``priceRequested`` (the bets' mean), ``priceMatched`` (weighted by the
+    size settled) and ``sizeSettled`` (summed) when the bets are all on one side (a RUNNER row) or one runner and
+    side (a MARKET row, which then names the runner too); and ``betId`` for a row of one bet."""
+    first = members[0]
+    row: JsonDict = {"placedDate": apiformat.iso(max(o.placed_ts for o in members)), "persistenceType": "LAPSE",
+                     "orderType": "LIMIT", "priceReduced": False}
+    if group_by == "SIDE" or all(o.selection_id == first.selection_id and o.side is first.side for o in members):
         row["side"] = str(first.side)
+        row["priceRequested"] = apiformat.price(sum((Fraction(o.price_requested) for o in members), Fraction(0))
+                                                / len(members))
+        row["sizeSettled"] = apiformat.money(sum(_size_settled(o) for o in members))
         matched = [(_size_settled(o), o.price_matched) for o in members
                    if o.price_matched is not None and _size_settled(o)]
         total = sum(size for size, _ in matched)
         if total:
             row["priceMatched"] = apiformat.price(sum((size * price for size, price in matched), Fraction(0)) / total)
-    return {k: v for k, v in row.items() if v is not None}
+        if group_by == "MARKET":
+            row |= {"selectionId": first.selection_id, "handicap": 0.0}
+    if len(members) == 1:
+        row["betId"] = str(first.bet_id)
+    return row
