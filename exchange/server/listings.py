@@ -135,8 +135,7 @@ async def list_current_orders(service: ExchangeService, session: Session, params
             and (strategies is None or o.strategy_ref in strategies)
             and (projection == "ALL" or str(o.status) == projection)
             and _in_range(dated(o), start, end)), budget)
-        orders.sort(key=(lambda o: (o.market_id, o.placed_ts, o.bet_id)) if order_by == "BY_MARKET"
-                    else lambda o: (dated(o), o.bet_id), reverse=descending)
+        orders.sort(key=_order_sort_key(order_by, dated), reverse=descending)
         page, more = _page(orders, params, budget.limits.max_rows_per_call)
         budget.charge_rows(len(page), "listCurrentOrders")
         rows = await _formatted(page, apiformat.current_order, budget)
@@ -153,18 +152,31 @@ def _order_date(service: ExchangeService, account: str, orders: Sequence[OrderVi
 
     As API-NG's, ``orderBy`` filters as it sorts: ``BY_MATCH_TIME`` lists only the orders with a match (at the
     last fill's date), ``BY_SETTLED_TIME`` only the bets settled on a selection settled early (at that
-    settlement's date), ``BY_VOID_TIME`` only the orders with a voided stake (at their placed date: when a match
-    was voided is not kept per order); the others list every order at its placed date.
+    settlement's date), ``BY_VOID_TIME`` only the orders with a voided stake (at their last void's date); the
+    others list every order at its placed date.
     """
     if order_by == "BY_MATCH_TIME":
         return lambda o: o.matched_ts
     if order_by == "BY_VOID_TIME":
-        return lambda o: o.placed_ts if o.size_voided else None
+        voided = service.notes.voided
+        return lambda o: voided.get(o.market_id, {}).get(o.bet_id, o.placed_ts) if o.size_voided else None
     if order_by == "BY_SETTLED_TIME":
         settled = {c.bet_id: c.settled_ts for market_id in {o.market_id for o in orders}
                    for c in service.exchange.cleared_orders(account, market_id) if c.bet_status is BetStatus.SETTLED}
         return lambda o: settled.get(o.bet_id)
     return lambda o: o.placed_ts
+
+
+def _order_sort_key(order_by: str, dated: Callable[[OrderView], int | None]
+                    ) -> Callable[[OrderView], tuple[Any, ...]]:
+    """listCurrentOrders' order under ``orderBy``, as API-NG documents each: ``BY_MARKET`` by market, placed date and
+    bet; the dates by their date (``dated``), then, for ``BY_SETTLED_TIME`` and ``BY_VOID_TIME``, the last match's
+    date, then the placed date and the bet id (placed dates and bet ids rise together here)."""
+    if order_by == "BY_MARKET":
+        return lambda o: (o.market_id, o.placed_ts, o.bet_id)
+    if order_by in ("BY_SETTLED_TIME", "BY_VOID_TIME"):
+        return lambda o: (dated(o), o.matched_ts or 0, o.placed_ts, o.bet_id)
+    return lambda o: (dated(o), o.placed_ts, o.bet_id)
 
 
 def _in_range(ms: int | None, start: int | None, end: int | None) -> bool:

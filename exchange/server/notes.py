@@ -53,6 +53,10 @@ class MarketNotes:
 
     ``numbers``: per channel, the highest game number of a market created (``holdem.17`` is game 17 of
     ``holdem``); never forgotten.
+
+    ``voided``: per open market, the time of each bet's last voided match (bet id -> ms; listCurrentOrders'
+    ``BY_VOID_TIME``); dropped when the market closes, as its orders are then no longer current. Not in snapshots,
+    nor compared: a restart voids every market that was open, so none of it is read after one.
     """
 
     created: dict[str, int] = field(default_factory=dict)
@@ -60,6 +64,7 @@ class MarketNotes:
     last_match: dict[str, int] = field(default_factory=dict)
     numbers: dict[str, int] = field(default_factory=dict)
     standing: dict[str, dict[int, int]] = field(default_factory=dict)
+    voided: dict[str, dict[int, int]] = field(default_factory=dict, compare=False)
 
     def note(self, event: Event) -> str | None:
         """Fold one event in; returns its market id (None if it has none)."""
@@ -76,8 +81,10 @@ class MarketNotes:
             self.last_match[market_id] = event.ts
         elif isinstance(event, MatchVoided):
             self._unmatch(market_id, event.match_id)
+            self.voided.setdefault(market_id, {}).update({event.back_bet_id: event.ts, event.lay_bet_id: event.ts})
         elif isinstance(event, MarketSettled | MarketVoided):
             self.standing.pop(market_id, None)
+            self.voided.pop(market_id, None)
         if changes_definition(event):
             self.versions[market_id] = self.versions.get(market_id, 0) + 1
         return market_id
@@ -109,6 +116,7 @@ class MarketNotes:
         self.versions.pop(market_id, None)
         self.last_match.pop(market_id, None)
         self.standing.pop(market_id, None)
+        self.voided.pop(market_id, None)
 
     def keep_only(self, market_ids: Collection[str]) -> None:
         """Forget every market not in ``market_ids`` (the markets the exchange keeps)."""

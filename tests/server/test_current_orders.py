@@ -9,7 +9,10 @@ from __future__ import annotations
 from aiohttp.test_utils import TestClient
 from betfairlightweight.resources import CurrentOrders
 
+from exchange.betfair.apiformat import iso
 from exchange.clock import VirtualClock
+from exchange.core.commands import VoidMatchedSince
+from exchange.server import keys
 from tests.server.helpers import login, place_one, rpc
 
 MARKET = "holdem.0"
@@ -39,6 +42,27 @@ async def test_order_by_a_date_lists_only_the_orders_that_have_it(client: TestCl
     # nothing is voided, and no selection of the open market is settled
     assert await _bet_ids(client, alice, orderBy="BY_VOID_TIME") == []
     assert await _bet_ids(client, alice, orderBy="BY_SETTLED_TIME") == []
+
+
+async def test_order_by_void_time_sorts_and_bounds_by_the_voided_date(client: TestClient, clock: VirtualClock) -> None:
+    """BY_VOID_TIME orders by "the time of the last voided fragment" and applies ``dateRange`` to it, as API-NG
+    documents it: two bets voided in the reverse of their placing come in the order of their voids."""
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+    service = client.app[keys.SERVICE]
+    await place_one(client, bob, MARKET, 1, "LAY", 3.0, 20)
+    start = service.now()
+    first = (await place_one(client, alice, MARKET, 1, "BACK", 3.0, 2, matched=2.0))["betId"]
+    clock.advance(100)
+    second = (await place_one(client, alice, MARKET, 1, "BACK", 3.0, 2, matched=2.0))["betId"]
+    clock.advance(100)
+    service.execute(VoidMatchedSince(service.now(), MARKET, start + 50))  # voids the second bet's match
+    clock.advance(100)
+    late = service.now()
+    service.execute(VoidMatchedSince(late, MARKET, start))  # then the first's
+    assert await _bet_ids(client, alice, orderBy="BY_VOID_TIME") == [second, first]
+    assert await _bet_ids(client, alice, orderBy="BY_VOID_TIME", sortDir="LATEST_TO_EARLIEST") == [first, second]
+    assert await _bet_ids(client, alice, orderBy="BY_VOID_TIME", dateRange={"from": iso(late)}) == [first]
+    assert await _bet_ids(client, alice, orderBy="BY_VOID_TIME", dateRange={"to": iso(late - 1)}) == [second]
 
 
 async def test_include_item_description_gives_each_order_its_markets_version(client: TestClient,
