@@ -140,8 +140,8 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/api/certlogin", identity.cert_login)
     app.router.add_post("/api/keepAlive", identity.keep_alive)
     app.router.add_post("/api/logout", identity.logout)
-    app.router.add_post("/exchange/betting/json-rpc/v1", betting_rpc)
-    app.router.add_post("/exchange/account/json-rpc/v1", account_rpc)
+    for path in _JSON_RPC:  # each also with a trailing slash, as Betfair's sample code and many clients call them
+        app.router.add_post(path, account_rpc if path.startswith("/exchange/account/") else betting_rpc)
     for path in (BETTING_REST, ACCOUNT_REST):  # API-NG over REST: Betfair's paths end in a slash, optional here
         handler = betting_rest if path == BETTING_REST else account_rest
         app.router.add_post(path + "{method}/", handler)
@@ -326,7 +326,8 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 # --- handlers --------------------------------------------------------------------------------
 
 #: API-NG routes check and hold their answers themselves (:func:`_rpc`, :func:`_rest`), to answer in API-NG's shapes.
-_JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1"})
+_JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1",
+                       "/exchange/betting/json-rpc/v1/", "/exchange/account/json-rpc/v1/"})
 _API_NG_REST = (BETTING_REST, ACCOUNT_REST)
 STREAM_PATH = "/stream"  # the hub holds each message it sends (:meth:`StreamHub.flush`)
 #: WebSocket routes: each hub holds every message it sends, so the gate only checks the journal is alive.

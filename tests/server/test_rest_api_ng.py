@@ -82,3 +82,13 @@ async def test_an_order_refused_over_rest_is_a_200_report_not_a_fault(client: Te
     assert resp.status_code == 200
     report = resp.json()
     assert report["status"] == "FAILURE" and report["instructionReports"][0]["errorCode"] == "INVALID_ODDS"
+
+
+async def test_the_json_rpc_endpoints_answer_with_a_trailing_slash_too(client: TestClient) -> None:
+    """Betfair's own sample code and many clients call ``.../json-rpc/v1/``: the same endpoint."""
+    alice = await login(client, "alice", "pw-alice")
+    for path, method in (("/exchange/betting/json-rpc/v1/", "SportsAPING/v1.0/listCurrentOrders"),
+                         ("/exchange/account/json-rpc/v1/", "AccountAPING/v1.0/getAccountFunds")):
+        resp = await post(client, path, {"jsonrpc": "2.0", "method": method, "params": {}, "id": 3}, alice)
+        assert resp.status_code == 200, resp.text
+        assert "result" in resp.json() and resp.json()["id"] == 3, resp.text
