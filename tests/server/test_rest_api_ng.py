@@ -53,7 +53,8 @@ async def test_a_refused_rest_call_is_a_400_fault_as_betfair_sends_it(client: Te
              (REST + "listCurrentOrders/", {"sortDir": "UP"}, alice, APP_KEY, "INVALID_INPUT_DATA", "ANGX-0002"),
              (REST + "listCurrentOrders/", {"sortDirr": "UP"}, alice, APP_KEY, "INVALID_INPUT_DATA", "ANGX-0002"),
              (REST + "listCurrentOrders/", b"{not json", alice, APP_KEY, "INVALID_INPUT_DATA", "ANGX-0002"),
-             (REST + "listCurrentOrders/", [1, 2], alice, APP_KEY, "INVALID_INPUT_DATA", "ANGX-0002")]
+             (REST + "listCurrentOrders/", [1, 2], alice, APP_KEY, "INVALID_INPUT_DATA", "ANGX-0002"),
+             (REST + "listCurrentOrders/", b" " * (2 << 20), alice, APP_KEY, "REQUEST_SIZE_EXCEEDS_LIMIT", "ANGX-0011")]
     for path, body, token, app_key, code, angx in cases:
         resp = await post(client, path, body, token, app_key)
         assert resp.status_code == 400, (code, resp.text)
