@@ -54,7 +54,17 @@ from exchange.core.records import fast_constructor
 from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
-from exchange.server.params import get_bool, get_enum, get_list, get_number, get_object, get_opt_str, get_str
+from exchange.server.params import (
+    get_bool,
+    get_enum,
+    get_int,
+    get_list,
+    get_number,
+    get_object,
+    get_opt_str,
+    get_str,
+    number_text,
+)
 from exchange.server.service import ExchangeService
 
 MAX_INSTRUCTIONS = 200  # placeOrders, as Betfair
@@ -262,8 +272,8 @@ def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str 
     """``(selectionId, side, orderType, customerOrderRef)`` of one instruction; a wrong type raises, and so does a
     ``handicap`` other than 0 (as listRunnerBook's: no runner here has another, so it would name none)."""
     selection_id = raw.get("selectionId")
-    if selection_id.__class__ is not int and (isinstance(selection_id, bool) or not isinstance(selection_id, int)):
-        raise invalid_input(f"{where}selectionId must be an integer, not {selection_id!r:.40}")
+    if selection_id.__class__ is not int:
+        selection_id = get_int(raw, "selectionId", where=where)  # refuses a bool or a float; reads "7" as 7
     side_name = raw.get("side")
     side = _SIDES.get(side_name) if side_name.__class__ is str else None
     if side is None:
@@ -275,7 +285,7 @@ def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str 
     if customer_ref is not None:  # too long: the instruction's INVALID_CUSTOMER_ORDER_REF (parse_place), not malformed
         customer_ref = get_str(raw, "customerOrderRef", where=where)
     handicap = raw.get("handicap")
-    if handicap is not None and (handicap.__class__ not in _NUMBERS or handicap):
+    if handicap is not None and (handicap.__class__ not in _NUMBERS or handicap) and number_text(handicap) != 0:
         raise invalid_input(f"{where}handicap must be 0 (no market here has handicaps), not {handicap!r:.40}")
     return selection_id, side, order_type, customer_ref
 

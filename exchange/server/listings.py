@@ -39,6 +39,7 @@ from exchange.server.params import (
     get_int,
     get_str,
     get_str_list,
+    number_text,
 )
 from exchange.server.price_projection import parse_price_projection
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService, MarketInfo
@@ -267,7 +268,8 @@ async def list_runner_book(service: ExchangeService, session: Session, params: M
     market_id = get_str(params, "marketId", max_len=64)
     selection_id = get_int(params, "selectionId")
     handicap = params.get("handicap")
-    if handicap is not None and (isinstance(handicap, bool) or not isinstance(handicap, int | float) or handicap):
+    if handicap is not None and (isinstance(handicap, bool) or not isinstance(handicap, int | float) or handicap
+                                 ) and number_text(handicap) != 0:
         raise invalid_input(f"handicap must be 0 (no market here has handicaps), not {handicap!r:.40}")
     book_params = {k: v for k, v in params.items() if k not in ("marketId", "selectionId", "handicap")}
     books = await list_market_book(service, session, {**book_params, "marketIds": [market_id]})

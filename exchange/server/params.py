@@ -7,14 +7,22 @@ is reported per instruction.
 
 >>> get_str({"marketId": "holdem.1"}, "marketId")
 'holdem.1'
->>> get_int({"selectionId": "7"}, "selectionId", where="instructions[0].")
+
+A number may come as JSON text, as Betfair's own API-NG sample code sends it (``"selectionId":"47972"``,
+``"price":"1.50"``, ``"maxResults":"1"``) and Betfair reads it: plain decimal text only (ASCII digits, a
+leading minus, one decimal point), as :func:`number_text` reads it; likewise ``"true"`` and ``"false"``.
+
+>>> get_int({"selectionId": "7"}, "selectionId"), get_number({"price": "1.50"}, "price")
+(7, 1.5)
+>>> get_int({"selectionId": "seven"}, "selectionId", where="instructions[0].")
 Traceback (most recent call last):
 ...
-exchange.server.errors.ApiError: INVALID_INPUT_DATA: instructions[0].selectionId must be an integer, not '7'
+exchange.server.errors.ApiError: INVALID_INPUT_DATA: instructions[0].selectionId must be an integer, not 'seven'
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -23,6 +31,24 @@ from exchange.server.errors import invalid_input
 T = TypeVar("T")
 _MISSING = object()
 MAX_STRING = 256
+
+
+_INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
+_DECIMAL_TEXT = re.compile(r"-?[0-9]{1,18}(?:\.[0-9]{1,18})?")
+_BOOL_TEXT = {"true": True, "false": False}
+
+
+def number_text(value: Any, *, integer: bool = False) -> int | float | None:
+    """The number a JSON string holds if it is plain decimal text (an integer's if ``integer``), else None.
+
+    >>> number_text("1.50"), number_text("-7", integer=True), number_text("7.0", integer=True), number_text("1e3")
+    (1.5, -7, None, None)
+    """
+    if value.__class__ is not str:
+        return None
+    if _INTEGER_TEXT.fullmatch(value):
+        return int(value)
+    return float(value) if not integer and _DECIMAL_TEXT.fullmatch(value) else None
 
 
 def _show(value: Any) -> str:
@@ -66,14 +92,20 @@ def get_int(params: Mapping[str, Any], name: str, *, where: str = "", default: i
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
             return int(value)
-        raise invalid_input(f"{where}{name} must be an integer, not {_show(value)}")
+        text = number_text(value, integer=True)
+        if text is None:
+            raise invalid_input(f"{where}{name} must be an integer, not {_show(value)}")
+        return int(text)
     return value
 
 
 def get_number(params: Mapping[str, Any], name: str, *, where: str = "") -> int | float:
     value = _get(params, name, True, where)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise invalid_input(f"{where}{name} must be a number, not {_show(value)}")
+        text = number_text(value)
+        if text is None:
+            raise invalid_input(f"{where}{name} must be a number, not {_show(value)}")
+        return text
     return value
 
 
@@ -82,6 +114,8 @@ def get_bool(params: Mapping[str, Any], name: str, *, default: bool, where: str 
     if value is _MISSING:
         return default
     if not isinstance(value, bool):
+        if value.__class__ is str and value in _BOOL_TEXT:
+            return _BOOL_TEXT[value]
         raise invalid_input(f"{where}{name} must be true or false, not {_show(value)}")
     return value
 
@@ -124,8 +158,10 @@ def get_int_list(params: Mapping[str, Any], name: str, *, max_items: int = 1000,
     out = []
     for i, item in enumerate(items):
         if isinstance(item, bool) or not isinstance(item, int):
-            raise invalid_input(f"{where}{name}[{i}] must be an integer, not {_show(item)}")
-        out.append(item)
+            item = number_text(item, integer=True)
+            if item is None:
+                raise invalid_input(f"{where}{name}[{i}] must be an integer, not {_show(items[i])}")
+        out.append(int(item))
     return out
 
 

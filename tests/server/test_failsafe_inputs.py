@@ -44,7 +44,7 @@ def _aping_code(answer: dict[str, Any], exception: str = "APINGException") -> st
     return str(answer["error"]["data"][exception]["errorCode"])
 
 
-@pytest.mark.parametrize("runner_ids", [[[]], [{}], ["1"], [1.5], [True], "1"])
+@pytest.mark.parametrize("runner_ids", [[[]], [{}], ["one"], ["1.0"], [1.5], [True], "1"])
 async def test_cleared_orders_with_bad_runner_ids_is_invalid_input(client: TestClient, runner_ids: Any) -> None:
     token = await login(client, "alice", "pw-alice")
     answer = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "runnerIds": runner_ids})
@@ -56,6 +56,8 @@ async def test_cleared_orders_with_good_runner_ids_answers(client: TestClient) -
     token = await login(client, "alice", "pw-alice")
     answer = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "runnerIds": [1, 2]})
     assert answer["result"] == {"clearedOrders": [], "moreAvailable": False}
+    answer = await rpc(client, token, "listClearedOrders", {"betStatus": "SETTLED", "runnerIds": ["1", "2"]})
+    assert answer["result"] == {"clearedOrders": [], "moreAvailable": False}  # as Betfair reads them: numbers
 
 
 _PART = b"--xyz\r\nContent-Disposition: form-data; name=username\r\n"
