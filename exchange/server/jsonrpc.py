@@ -20,6 +20,13 @@ call rate (:mod:`exchange.server.limits`): past them a call is refused with
 define (:mod:`exchange.server.api_params`) refuses the call with
 ``INVALID_INPUT_DATA`` before the method runs.
 
+The same methods are served over REST, as Betfair serves them beside JSON-RPC
+(``POST /exchange/betting/rest/v1.0/<method>/`` with the params object as the
+body): :meth:`Endpoint.handle_rest` runs a call through the same dispatch and
+limits, answers the result alone, and a refusal as Betfair's REST fault, HTTP
+400 with ``faultcode``, ``faultstring`` (``ANGX-00NN``) and ``detail``
+(:meth:`Endpoint.rest_fault`).
+
 >>> import asyncio
 >>> async def echo(session: object, params: dict) -> dict:
 ...     return {"seen": params["x"]}
