@@ -224,6 +224,12 @@ class Endpoint:
             return self.rest_fault(invalid_input(f"the body is not JSON ({exc})"))
         if not isinstance(params, dict):
             return self.rest_fault(invalid_input("the body must be a JSON object of named parameters"))
+        if isinstance(params.get("params"), dict) and params.keys() & {"jsonrpc", "method", "id"}:
+            # Betfair ignores the envelope's keys and runs the call with no params: a cancelOrders so sent cancels
+            # every bet. Refused here, saying what to send.
+            return self.rest_fault(invalid_input("a REST body is the method's params object itself, not a JSON-RPC "
+                                                 "envelope: send what is under \"params\" (or post the envelope to "
+                                                 "the json-rpc endpoint)"))
         budget = Budget(self.limits, self.gate, getattr(session, "account", ""))
         use_budget(budget)
         refused = self.gate.admit(budget.account) if self.gate is not None and budget.account else None

@@ -93,3 +93,16 @@ async def test_the_json_rpc_endpoints_answer_with_a_trailing_slash_too(client: T
         resp = await post(client, path, {"jsonrpc": "2.0", "method": method, "params": {}, "id": 3}, alice)
         assert resp.status_code == 200, resp.text
         assert "result" in resp.json() and resp.json()["id"] == 3, resp.text
+
+
+async def test_a_json_rpc_envelope_posted_to_a_rest_path_is_refused_not_run_without_its_params(
+        client: TestClient) -> None:
+    """A JSON-RPC envelope sent as a REST body would be a call with no params (a cancelOrders that cancels every
+    bet): it is refused, saying what to send, and cancels nothing."""
+    alice = await login(client, "alice", "pw-alice")
+    await post(client, REST + "placeOrders/", place("holdem.0", 1, "BACK", 3.0, 2), alice)
+    envelope = {"params": {"marketId": "holdem.0", "instructions": [{"betId": "999"}]}, "id": 1}
+    resp = await post(client, REST + "cancelOrders/", envelope, alice)
+    assert resp.status_code == 400 and "envelope" in resp.json()["detail"]["APINGException"]["errorDetails"]
+    (order,) = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert order["status"] == "EXECUTABLE" and order["sizeCancelled"] == 0
