@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient
 
 from tests.server.helpers import login, place, place_one, rpc
 
-MALFORMED_CANCELS = [{"betId": 3.5}, {"betId": None}, "not an object", {"betId": "1", "sizeReduction": "1"}]
+MALFORMED_CANCELS = [{"betId": 3.5}, {"betId": None}, "not an object", {"betId": "1", "sizeReduction": "one"}]
 MALFORMED_REPLACES = [{"betId": "1", "newPrice": "x"}, {"betId": [1], "newPrice": 3.0}, {"betId": "1"}, 7]
 
 
