@@ -52,14 +52,14 @@ async def test_a_malformed_replace_instruction_replaces_none_of_the_call(client:
     assert await _resting(client, alice) == [(bet["betId"], 3.0, 2.0)]
 
 
-@pytest.mark.parametrize("handicap", [1.5, -0.5, "0", True, [0]])
+@pytest.mark.parametrize("handicap", [1.5, -0.5, "1.5", "zero", True, [0]])
 async def test_a_place_instruction_with_a_handicap_is_refused_not_placed_on_handicap_0(client: TestClient,
                                                                                      handicap: Any) -> None:
     """No runner here has a handicap but 0: an instruction for another names no runner, and is not silently
     placed on the runner with handicap 0 (its report's echo said ``handicap: 0.0``)."""
     alice = await login(client, "alice", "pw-alice")
     params = place("holdem.0", 1, "BACK", 3.0, 2)
-    params["instructions"].insert(0, {**params["instructions"][0], "handicap": 0})  # 0, as flumine sends, is fine
+    params["instructions"].insert(0, {**params["instructions"][0], "handicap": 0})  # 0 (or "0") is fine
     params["instructions"][1]["handicap"] = handicap
     out = await rpc(client, alice, "placeOrders", params)
     exception = out["error"]["data"]["APINGException"]
