@@ -115,6 +115,16 @@ def _rest_path(summary: str, methods: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
+def _api_ng_paths() -> dict[str, Any]:
+    """API-NG's two endpoints, each over JSON-RPC and over REST."""
+    return {
+        "/exchange/betting/json-rpc/v1": _rpc_path("API-NG betting (JSON-RPC 2.0)", BETTING_METHODS),
+        "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
+        "/exchange/betting/rest/v1.0/{method}/": _rest_path("API-NG betting over REST", BETTING_METHODS),
+        "/exchange/account/rest/v1.0/{method}/": _rest_path("API-NG accounts over REST", ACCOUNT_METHODS),
+    }
+
+
 def _identity_path(summary: str, form: bool) -> dict[str, Any]:
     op: dict[str, Any] = {
         "summary": summary,
@@ -313,10 +323,7 @@ def document() -> dict[str, Any]:
         "servers": [{"url": "http://127.0.0.1:8080"}],
         "paths": {
             **_identity_paths(),
-            "/exchange/betting/json-rpc/v1": _rpc_path("API-NG betting (JSON-RPC 2.0)", BETTING_METHODS),
-            "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
-            "/exchange/betting/rest/v1.0/{method}/": _rest_path("API-NG betting over REST", BETTING_METHODS),
-            "/exchange/account/rest/v1.0/{method}/": _rest_path("API-NG accounts over REST", ACCOUNT_METHODS),
+            **_api_ng_paths(),
             "/games/v1/channels": {
                 "get": {
                     "summary": "The channels this server runs",
