@@ -97,7 +97,7 @@ from exchange.core.orders import ClearedOrder, MatchedRow, MatchView, OrderView
 from exchange.core.side import Side
 from exchange.core.state import ExchangeConfig, ExchangeState
 
-__all__ = ["Exchange", "ExchangeConfig"]
+__all__ = ["Exchange", "ExchangeConfig", "cleared_matched_on"]
 
 _DECIDERS: dict[type, Callable[[Any, Any], list[Event]]] = {
     PlaceOrder: trading.place,
@@ -270,12 +270,8 @@ class Exchange(ExchangeState):
             rows = [(o.selection_id, bet_id, (o.side, o.strategy_ref, matched[bet_id]))
                     for bet_id, o in mine.items() if bet_id in matched]
         else:
-            rows = [(c.selection_id, c.bet_id, (c.side, c.strategy_ref, c.matched_by_tick))
-                    for c in account.cleared.get(market_id, ()) if c.selection_id in wanted and c.matched_by_tick]
-        out: dict[int, list[MatchedRow]] = {}
-        for selection_id, _, row in sorted(rows, key=lambda r: r[1]):
-            out.setdefault(selection_id, []).append(row)
-        return {selection_id: tuple(runner_rows) for selection_id, runner_rows in out.items()}
+            return cleared_matched_on(account.cleared.get(market_id, ()), wanted)
+        return _by_selection(rows)
 
     def matches(self, account_id: str, market_id: str) -> tuple[MatchView, ...]:
         """The account's matches on an open market, one per fill of each of its bets, in match order, voided
@@ -322,3 +318,21 @@ class Exchange(ExchangeState):
     def _check(self) -> None:
         """Raise :class:`~exchange.core.errors.LedgerError` if any invariant is broken (O(state); for tests)."""
         audit.check(self)
+
+
+def cleared_matched_on(cleared: Iterable[ClearedOrder], selection_ids: Iterable[int]
+                       ) -> dict[int, tuple[MatchedRow, ...]]:
+    """:meth:`Exchange.matched_on` of a closed market, from an account's cleared orders there (also those of a
+    market the exchange has just forgotten, :attr:`~exchange.core.state.ExchangeState.forgotten`)."""
+    wanted = set(selection_ids)
+    return _by_selection([(c.selection_id, c.bet_id, (c.side, c.strategy_ref, c.matched_by_tick))
+                          for c in cleared if c.selection_id in wanted and c.matched_by_tick])
+
+
+def _by_selection(rows: Iterable[tuple[int, int, MatchedRow]]) -> dict[int, tuple[MatchedRow, ...]]:
+    """``(selection id, bet id, row)`` triples as :meth:`Exchange.matched_on` answers them: by selection, in bet
+    id order."""
+    out: dict[int, list[MatchedRow]] = {}
+    for selection_id, _, row in sorted(rows, key=lambda r: r[1]):
+        out.setdefault(selection_id, []).append(row)
+    return {selection_id: tuple(runner_rows) for selection_id, runner_rows in out.items()}

@@ -26,7 +26,10 @@ market (:mod:`exchange.core.cleared`), and the market into a
 :class:`~exchange.core.market.ClosedMarket`; books, positions, orders and the
 fills are released.  With ``ExchangeConfig.keep_closed_markets`` set, only that many
 closed markets are kept at all (the oldest go first), so a long-running
-server's memory stays bounded; the journal keeps the full record.
+server's memory stays bounded; the journal keeps the full record.  What the
+latest close forgot stays readable in :attr:`ExchangeState.forgotten` until the
+next close: with none kept, a market is forgotten in the very step that closes
+it, and a driver still has to tell its clients how it ended.
 """
 
 from __future__ import annotations
@@ -70,6 +73,14 @@ _BACK = Side.BACK
 
 
 @dataclass(frozen=True, slots=True)
+class ForgottenMarket:
+    """A closed market as the exchange forgot it: its closed record and each account's cleared orders there."""
+
+    market: ClosedMarket
+    cleared: dict[str, ClearedOrders]
+
+
+@dataclass(frozen=True, slots=True)
 class ExchangeConfig(Record):
     """Exchange-wide settings.
 
@@ -100,6 +111,9 @@ class ExchangeState:
         self.cleared = ClearedByBetId()
         #: Closed markets kept, oldest first (pruned beyond ``keep_closed_markets``).
         self.closed: deque[str] = deque()
+        #: The markets the latest close forgot (``keep_closed_markets``), as they were; replaced at every close.
+        #: Not part of the state (no digest or check reads it): only what a driver reads of a close just made.
+        self.forgotten: dict[str, ForgottenMarket] = {}
         self.next_bet_id = 1
         self.next_match_id = 1
         #: Deposits minus withdrawals: the sum of all balances, always.
@@ -296,16 +310,21 @@ class ExchangeState:
         self._prune()
 
     def _prune(self) -> None:
-        """Forget the oldest closed markets beyond ``keep_closed_markets``."""
+        """Forget the oldest closed markets beyond ``keep_closed_markets`` (kept in :attr:`forgotten` until the
+        next close)."""
         keep = self.config.keep_closed_markets
+        self.forgotten = {}
         while keep is not None and len(self.closed) > keep:
             market_id = self.closed.popleft()
-            del self.markets[market_id]
+            market = self.markets.pop(market_id)
+            assert isinstance(market, ClosedMarket)  # only closed markets are in self.closed
+            forgotten = self.forgotten[market_id] = ForgottenMarket(market, {})
             for account in self.accounts.values():
                 account.results.pop(market_id, None)
                 cleared = account.cleared.pop(market_id, None)
                 if cleared is not None:
                     self.cleared.forget(cleared)
+                    forgotten.cleared[account.account_id] = cleared
 
     def _check_money(self) -> None:
         total = sum(a.balance for a in self.accounts.values())

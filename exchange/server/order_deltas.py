@@ -23,6 +23,8 @@ from exchange.core.events import (
     OrderLapsed,
     OrderPlaced,
 )
+from exchange.core.exchange import Exchange
+from exchange.core.orders import ClearedOrder
 from exchange.core.side import Side
 
 #: A matched level of one account: ``(selection id, side, tick)``.
@@ -84,3 +86,13 @@ class DirtyOrders:
         """Everything noted since the last call, and forget it."""
         dirt, self._dirt = self._dirt, {}
         return dirt
+
+
+def cleared_on(exchange: Exchange, account: str, market_id: str) -> tuple[ClearedOrder, ...] | None:
+    """The account's cleared orders on a closed market, kept or forgotten by the latest close
+    (``exchange.forgotten``: what a delta of a market forgotten as it closed is read from); None for a market
+    forgotten before that, or never known."""
+    if exchange.market_status(market_id) is not None:
+        return exchange.cleared_orders(account, market_id)
+    forgotten = exchange.forgotten.get(market_id)
+    return None if forgotten is None else tuple(forgotten.cleared.get(account, ()))

@@ -49,7 +49,7 @@ import asyncio
 import logging
 import secrets
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,7 +63,7 @@ from exchange.clock import Clock
 from exchange.core.accounts import AccountFunds
 from exchange.core.commands import Command, Deposit, OpenAccount, VoidMarket
 from exchange.core.events import Event, MarketCreated, MarketSettled, MarketVoided
-from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.core.exchange import Exchange, ExchangeConfig, cleared_matched_on
 from exchange.core.market import MarketBook, MarketStatus
 from exchange.core.orders import BetStatus, ClearedOrder, OrderView
 from exchange.game.channel import Channel
@@ -82,7 +82,7 @@ from exchange.server.journal import Journal, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
 from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
-from exchange.server.order_deltas import OrderDirt
+from exchange.server.order_deltas import OrderDirt, cleared_on
 from exchange.server.recovery import Restored, restore
 from exchange.server.results import RecentResults
 from exchange.server.statement_index import StatementIndex
@@ -347,6 +347,8 @@ class ExchangeService:
         self._note(event)
         if self._touch is not None:
             self._touch(getattr(event, "market_id", None), event)
+        if isinstance(event, MarketSettled | MarketVoided):  # once the stream has read the close (by its notes)
+            self._forget_pruned()
 
     def _on_stamped(self, stamped: Stamped) -> None:
         ended = self.results.note(stamped)
@@ -365,7 +367,6 @@ class ExchangeService:
             self.infos[market_id] = self._info_for(market_id, event.ts, None)
         elif isinstance(event, MarketSettled | MarketVoided) and market_id is not None:
             self._closed.append(market_id)
-            self._forget_pruned()
 
     def _forget_pruned(self) -> None:
         """Forget, beside the core, every market it no longer keeps (it forgets the oldest closed ones first).
@@ -504,10 +505,16 @@ class ExchangeService:
         )
 
     def stream_snapshot(self, market_id: str) -> MarketSnapshot | None:
+        """The market as the stream shows it; also one the exchange has just forgotten as it closed
+        (``exchange.forgotten``), so its subscribers see how it ended."""
         book = self.exchange.market_book(market_id, None)
-        if book is None:
-            return None
         market = self.exchange.markets.get(market_id)
+        if book is None:
+            forgotten = self.exchange.forgotten.get(market_id)
+            if forgotten is None:
+                return None
+            market = forgotten.market
+            book = market.book
         return snapshot_of(book, description.in_play(book.round), self.market_version(market_id),
                            None if market is None else market.settled_ts)
 
@@ -545,26 +552,29 @@ class ExchangeService:
         """The ``oc`` entries of an order delta: per market in ``dirt``, the account's changed orders and moved
         matched levels (:func:`order_changes.market_delta`). O(the changed orders) for a place, cancel or lapse;
         when matched levels moved (a fill, a void), one pass over the account's orders and the fills of that
-        market (:meth:`Exchange.matched_on`). A market the exchange has already forgotten (pruned beyond
-        ``keep_closed_markets``) is only told ``closed``: its orders and stakes are gone, and a level read from
-        nothing would say ``[price, 0]`` of a stake that stands; so the stream hub reads a market that closes at
-        once, before a later close can make the exchange forget it."""
+        market (:meth:`Exchange.matched_on`). A market the exchange has forgotten (pruned beyond
+        ``keep_closed_markets``) before the latest close is only told ``closed``: its orders and stakes are gone,
+        and a level read from nothing would say ``[price, 0]`` of a stake that stands; so the stream hub reads a
+        market that closes at once, when the exchange still has it (or has just forgotten it, keeping none)."""
         out = []
         for market_id, changed in sorted(dirt.items()):
             status = self.exchange.market_status(market_id)
-            if status is None:
-                changed = OrderDirt()
             is_open = status in _OPEN_STATUSES
+            cleared: Sequence[ClearedOrder] = ()
+            if not is_open and (changed.bets or changed.levels):
+                found = cleared_on(self.exchange, account, market_id)
+                if found is None:
+                    changed = OrderDirt()
+                else:
+                    cleared = found
+            moved = {selection_id for selection_id, _, _ in changed.levels}
             if is_open:
                 views = (self.exchange.order_view(account, bet_id) for bet_id in sorted(changed.bets))
                 rows = [order_changes.open_order(v) for v in views if v is not None]
-            elif changed.bets:
-                rows = [order_changes.cleared_order(c) for c in self.exchange.cleared_orders(account, market_id)
-                        if c.bet_id in changed.bets]
+                matched = self.exchange.matched_on(account, market_id, moved) if moved else {}
             else:
-                rows = []
-            moved = {selection_id for selection_id, _, _ in changed.levels}
-            matched = self.exchange.matched_on(account, market_id, moved) if moved else {}
+                rows = [order_changes.cleared_order(c) for c in cleared if c.bet_id in changed.bets]
+                matched = cleared_matched_on(cleared, moved)
             delta = order_changes.market_delta(market_id, rows, changed.levels, matched, closed=not is_open)
             if delta is not None:
                 out.append(delta)

@@ -22,7 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
-from exchange.core.commands import VoidMatchedSince
+from exchange.core.commands import SettleMarket, VoidMatchedSince
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
@@ -342,11 +342,12 @@ async def test_image_and_deltas_rebuild_the_exchanges_view_after_every_flush(see
         assert mirror.orders() == lapsed  # what rested lapsed at the window's close, each sent once as EC
 
 
-@pytest.fixture
-async def forgetful(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
-    """The ``client`` server, keeping one closed market only (``keep_closed_markets=1``)."""
+@pytest.fixture(params=[1])
+async def forgetful(request: pytest.FixtureRequest, tmp_path: Path, clock: VirtualClock
+                    ) -> AsyncIterator[TestClient]:
+    """The ``client`` server, keeping one closed market only (``keep_closed_markets=1``; the parameter)."""
     config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS, keep_closed_markets=1)
+                          seed=1, heartbeat_ms=HEARTBEAT_MS, keep_closed_markets=request.param)
     app = create_app(config, clock=clock, equities=river_only_equities)
     async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
         app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
@@ -396,3 +397,24 @@ async def test_an_order_resting_on_a_market_forgotten_before_the_flush_is_told_i
         (message,) = await mirror.settle(client, ws)
     assert [entry["id"] for entry in message["oc"]] == [MARKET] and message["oc"][0]["closed"] is True
     assert mirror.orders() == {bet: ("EC", 2.0, 0.0, 2.0, 0.0, 0.0)} and mirror.cache().closed is True
+
+
+@pytest.mark.parametrize("forgetful", [0], indirect=True)
+async def test_a_market_forgotten_as_it_closes_still_sends_its_orders_final_records(forgetful: TestClient,
+                                                                                   clock: VirtualClock) -> None:
+    """Keeping no closed market (``keep_closed_markets=0``), the exchange forgets a market in the very step
+    that closes it: its order subscribers still learn how each of their orders ended."""
+    client, service = forgetful, forgetful.app[keys.SERVICE]
+    async with client.ws_connect("/stream") as ws:
+        mirror, bet = await _alice_backs_into_bobs_lay(client, ws, lay=2, matched=2.0)
+        flush(client, clock)
+        await mirror.settle(client, ws)
+        assert mirror.orders() == {bet: ("E", 2.0, 2.0, 0.0, 0.0, 0.0)}
+        service.execute(SettleMarket(clock.now(), MARKET, (1,)))
+        assert service.exchange.market_status(MARKET) is None
+        flush(client, clock)
+        (message,) = await mirror.settle(client, ws)
+    (market,) = message["oc"]
+    assert market["id"] == MARKET and market["closed"] is True and mirror.cache().closed is True
+    assert [(orc["id"], [o["id"] for o in orc["uo"]]) for orc in market["orc"]] == [(1, [bet])]
+    assert mirror.orders() == {bet: ("EC", 2.0, 0.0, 2.0, 0.0, 0.0)}  # the rest lapsed at the close

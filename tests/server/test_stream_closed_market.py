@@ -8,6 +8,7 @@ from aiohttp.test_utils import TestClient
 
 from exchange.betfair.stream import iso_ms
 from exchange.clock import VirtualClock
+from exchange.core.commands import SettleMarket
 from exchange.server import keys
 from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer, close_and_forget
 from tests.server.test_stream import MARKET, authenticated, flush, next_message, receive
@@ -66,3 +67,24 @@ async def test_a_followed_market_forgotten_before_the_flush_is_still_shown_close
         changes = (await receive(ws, "mcm"))["mc"]
     status = {mc["id"]: mc["marketDefinition"]["status"] for mc in changes if "marketDefinition" in mc}
     assert status[MARKET] == "CLOSED"
+
+
+async def test_a_followed_market_forgotten_as_it_closes_is_still_shown_closed(stream_server: StreamServer) -> None:
+    """Keeping no closed market, the exchange forgets a market in the step that closes it: its market
+    subscribers still see it ``CLOSED``, with its winner."""
+    client = await stream_server(keep_closed_markets=0, run_games=True)
+    clock: VirtualClock = client.clock  # type: ignore[attr-defined]
+    clock.advance(0)
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {"marketIds": [MARKET]}})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+        await receive(ws, "mcm", ct="SUB_IMAGE")
+        service = client.app[keys.SERVICE]
+        service.execute(SettleMarket(clock.now(), MARKET, (1,)))
+        assert service.exchange.market_status(MARKET) is None
+        flush(client, clock)
+        (change,) = (await receive(ws, "mcm"))["mc"]
+    definition = change["marketDefinition"]
+    assert definition["status"] == "CLOSED"
+    assert {r["id"]: r["status"] for r in definition["runners"]}[1] == "WINNER"
