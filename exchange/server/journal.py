@@ -421,11 +421,24 @@ class Journal:
             # From the hand-over on, the writer is late if it does not answer in time; before (the writer starting,
             # the loop busy recovering or serving) it was not the writer's to answer.
             self._stall_timer = self._loop.call_later(self._commit_timeout_s, self._on_stall)  # type: ignore[union-attr]
-            self._writer.send(rows)
+            if not self._writer.send(rows):  # the pipe is full: the rest as the writer reads, the loop never waits
+                self._loop.add_writer(self._writer.input_fd, self._on_writable)  # type: ignore[union-attr]
         except BrokenPipeError:  # the writer is gone: said as when its end of the pipe is read closed
             self._committed(last, OSError("the journal writer process exited"))
         except Exception as exc:  # a record that would not serialise, or a writer that could not open the database
             self._committed(last, exc)
+
+    def _on_writable(self) -> None:
+        """On the loop, when the writer's input pipe has room: write more of the batch being handed over."""
+        assert self._writer is not None and self._loop is not None
+        try:
+            done = self._writer.write_more()
+        except BrokenPipeError:
+            self._loop.remove_writer(self._writer.input_fd)
+            self._committed(self._writing_last, OSError("the journal writer process exited"))
+            return
+        if done:
+            self._loop.remove_writer(self._writer.input_fd)
 
     def _on_acks(self) -> None:
         """On the loop, when the writer's pipe is readable: each ``ok <seq>`` releases its batch."""
@@ -540,6 +553,7 @@ class Journal:
         if self._loop is not None and self._writer is not None:
             if self._writer.ready:
                 self._loop.remove_reader(self._writer.ack_fd)
+                self._loop.remove_writer(self._writer.input_fd)
             self._writer.kill()
         if self._loop is not None and self._taker is not None:
             self._loop.remove_reader(self._taker.fd)

@@ -35,7 +35,8 @@ until :func:`main` ignores it (which discards it) and unblocks them.
 >>> path = os.path.join(tempfile.mkdtemp(), "j.db")
 >>> conn = connect(path); _ = conn.executescript(SCHEMA)
 >>> writer = WriterProcess.launch(path); writer.wait_ready()
->>> writer.send([(1, 5, "place", '{"betId":"1"}')])
+>>> writer.send([(1, 5, "place", '{"betId":"1"}')])  # all written (a larger batch: write_more when writable)
+True
 >>> writer.read_line_blocking()
 'ok 1'
 >>> writer.close(); writer.wait(10)
@@ -138,7 +139,8 @@ class WriterProcess:
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdin is not None and proc.stdout is not None
         self._proc = proc
-        self._to_writer = proc.stdin.fileno()
+        self.input_fd = proc.stdin.fileno()  # the batches; non-blocking once ready (see send)
+        self._outgoing = memoryview(b"")  # what is left to write of the batch being handed over
         self.ack_fd = proc.stdout.fileno()  # the server's loop watches it (add_reader) for acknowledgement lines
         self._buffer = b""
         self.ready = False  # it has said it opened the database (wait_ready)
@@ -165,6 +167,7 @@ class WriterProcess:
             first = self.read_line_blocking()
             if first == "ready":
                 os.set_blocking(self.ack_fd, False)
+                os.set_blocking(self.input_fd, False)
                 self.ready = True
                 return
             self._refused = first.removeprefix("error ") or "the journal writer did not start"
@@ -176,16 +179,25 @@ class WriterProcess:
     def pid(self) -> int:
         return self._proc.pid
 
-    def send(self, rows: list[Row]) -> None:
-        """Hand over one batch (``BrokenPipeError`` if the writer is gone).
+    def send(self, rows: list[Row]) -> bool:
+        """Start handing over one batch: True if it is all written, else the caller calls :meth:`write_more` when
+        :attr:`input_fd` is writable again (``BrokenPipeError`` if the writer is gone).
 
-        A blocking write: the writer has acknowledged the previous batch, so it is waiting to read this one,
-        and a batch larger than the pipe's buffer streams through as it reads.
+        Never blocks: a batch larger than the pipe's buffer goes in as the writer reads it, and a writer that has
+        stopped reading (stopped, stuck) must not stop the caller's loop, whose timer is what fails it.
         """
         payload = pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL)
-        data = memoryview(_LENGTH.pack(len(payload)) + payload)
-        while data:
-            data = data[os.write(self._to_writer, data):]
+        self._outgoing = memoryview(_LENGTH.pack(len(payload)) + payload)
+        return self.write_more()
+
+    def write_more(self) -> bool:
+        """Write what the pipe takes of the batch being handed over; True once all of it is written."""
+        try:
+            while self._outgoing:
+                self._outgoing = self._outgoing[os.write(self.input_fd, self._outgoing):]
+        except BlockingIOError:
+            return False
+        return True
 
     def read_lines(self) -> list[str] | None:
         """The complete lines waiting on the pipe (non-blocking); None once the writer has closed it."""

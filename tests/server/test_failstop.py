@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -83,6 +84,38 @@ async def test_a_stalled_writer_fails_the_journal_within_its_timeout_and_is_kill
             os.kill(pid, signal.SIGCONT)
     await asyncio.wait_for(journal.stop(), BOUND_S)
     assert [r.body for r in journal.records()] == [{"ok": 1}]
+    journal.close()
+
+
+async def test_a_batch_larger_than_the_pipe_fails_within_the_timeout_when_the_writer_is_stopped(tmp_path: Path
+                                                                                              ) -> None:
+    """The hand-over itself must not wait for a stopped writer: a batch larger than the pipe's buffer (64 KiB)
+    would block the loop in the write, and then no timer could fail the journal. (A guard kills the writer
+    after ``BOUND_S`` so that such a hang ends, as a failure of another kind.)"""
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start(commit_timeout_ms=300)
+    journal.writer_ready()
+    reasons: list[str] = []
+    journal.on_failure(reasons.append)
+    pid = journal.writer_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    guard = threading.Timer(BOUND_S, lambda: os.kill(pid, signal.SIGKILL))
+    guard.start()
+    try:
+        for n in range(64):
+            journal.append("event", {"n": n, "pad": "x" * 16_384}, ts_ms=n)  # 1 MiB in one batch
+        started = time.monotonic()
+        with pytest.raises(JournalFailed, match=r"has not committed records for 0\.3 s"):
+            await asyncio.wait_for(journal.sync(), 2 * BOUND_S)
+        assert time.monotonic() - started < BOUND_S / 2
+        assert len(reasons) == 1 and "stalled" in reasons[0]
+    finally:
+        guard.cancel()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGCONT)
+    await asyncio.wait_for(journal.stop(), BOUND_S)
+    assert gone(pid) and list(journal.records()) == []
     journal.close()
 
 
