@@ -18,6 +18,7 @@ logging goes to stderr: that is what ``log()`` returns.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -34,12 +35,38 @@ REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 30.0  # a warm engine cache: the server listens within a few seconds
 STOP_TIMEOUT_S = 20.0  # SIGINT to exit: the server stops its games, syncs the journal and ends its children
 KILL_TIMEOUT_S = 10.0
+PORT_TRIES = 3  # starts on a port of its own choosing, each taken by another process before the server bound it
+ADDRESS_IN_USE = "address already in use"  # what the server says then, in its one line of error
 
 
 def cli(*args: str, timeout: float = 60, check: bool = False) -> subprocess.CompletedProcess[str]:
     """Run ``python -m exchange.cli ARGS`` to its end (at most ``timeout`` seconds), its output captured as text."""
     return subprocess.run([sys.executable, "-m", "exchange.cli", *args], capture_output=True, text=True,
                           timeout=timeout, check=check, cwd=REPO)
+
+
+def listening(pid: int, port: int) -> bool:
+    """Whether process ``pid`` itself holds a socket listening on TCP ``port`` (any address): what answers on the
+    port is then that process, not another that took the port first (``free_port`` only finds one free *now*)."""
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except FileNotFoundError:
+        return False
+    sockets = set()
+    for fd in fds:
+        try:
+            target = os.readlink(fd)
+        except FileNotFoundError:  # closed meanwhile
+            continue
+        if target.startswith("socket:["):
+            sockets.add(target[len("socket:["):-1])
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(FileNotFoundError), open(table) as lines:
+            for line in list(lines)[1:]:
+                fields = line.split()  # sl, local address:port (hex), remote, state (0A: LISTEN), ..., inode
+                if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "0A" and fields[9] in sockets:
+                    return True
+    return False
 
 
 def gone(pid: int) -> bool:
@@ -65,6 +92,7 @@ class ServerProcess:
                  playing_s: float = 0.5, seed: int = 7, house: bool = False,
                  start_timeout_s: float = START_TIMEOUT_S, env: Mapping[str, str] | None = None) -> None:
         self.db = db
+        self.chose_port = port is None  # then a port another process took first is given up for a free one
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.argv = [sys.executable, "-m", "exchange.cli", "serve", "--db", str(db), "--port", str(self.port),
@@ -76,11 +104,26 @@ class ServerProcess:
         self.runs: list[tuple[Path, Path]] = []  # each start's (stdout, stderr) files, oldest first
 
     def start(self) -> ServerProcess:
-        """Start the server and return once it has a game on its table.
+        """Start the server and return once it has a game on its table (its own: it listens on the port).
 
         Raises ``AssertionError`` with the end of its log if it exits first, or
-        if it is not dealing within ``start_timeout_s`` (it is killed then).
+        if it is not dealing within ``start_timeout_s`` (it is killed then). If
+        it could not listen because another process took the port it was given
+        by :func:`free_port` (not one the test chose), it starts again on
+        another (``port`` and ``url`` change).
         """
+        for _ in range(PORT_TRIES - 1):
+            try:
+                return self._start_once()
+            except AssertionError:
+                if not (self.chose_port and ADDRESS_IN_USE in self.log()):
+                    raise
+            self.port = free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+            self.argv[self.argv.index("--port") + 1] = str(self.port)
+        return self._start_once()
+
+    def _start_once(self) -> ServerProcess:
         n = len(self.runs)
         while self.db.with_name(f"serve-{self.port}.{n}.err").exists():  # another server's files, same port
             n += 1
@@ -97,10 +140,13 @@ class ServerProcess:
         return self
 
     def _dealing(self) -> bool:
-        """Whether the server answers with a game on its table; raises if it has exited."""
+        """Whether the server answers with a game on its table; raises if it has exited. Only once it listens on
+        the port itself: until then another process may answer there (one that took the port first)."""
         assert self.proc is not None
         if self.proc.poll() is not None:
             raise AssertionError(f"the server exited with {self.proc.returncode}; its log ends: {self.log()[-3000:]}")
+        if not listening(self.proc.pid, self.port):
+            return False
         try:
             return bool(requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"))
         except requests.RequestException:
