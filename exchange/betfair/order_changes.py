@@ -136,12 +136,13 @@ def strategy_matches(matches: Iterable[tuple[Side, str | None, MatchedByTick]]
     return {ref: matched_position(rows) for ref, rows in sorted(by_ref.items())}
 
 
-def market_image(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int, Sequence[MatchedRow]]
-                 ) -> dict[str, Any]:
+def market_image(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int, Sequence[MatchedRow]],
+                 *, ended: bool = False) -> dict[str, Any]:
     """One market's ``oc`` entry in a subscription's image: per runner (by selection id) where the account has
     an executable order or a matched stake, ``fullImage`` with the executable orders and the whole matched
     position (the stream sends ``smc`` only to the subscriptions that partition by it); ``orc`` is empty when
-    no runner qualifies.
+    no runner qualifies. ``ended``: the orders no longer executable too, and the runners with only those (a
+    resubscription's image: the client's cache may still hold them executable, as they were when it left).
 
     ``rows`` are the account's orders on the market; ``matched`` its matched rows by selection id
     (:meth:`exchange.core.exchange.Exchange.matched_on`; a selection with none may be absent).
@@ -153,7 +154,7 @@ def market_image(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int,
     for selection_id, runner_rows in sorted(by_runner.items()):
         fills = matched.get(selection_id, ())
         image: dict[str, Any] = {"id": selection_id, "fullImage": True}
-        uo = [r.uo for r in runner_rows if r.uo["status"] == "E"]
+        uo = [r.uo for r in runner_rows if ended or r.uo["status"] == "E"]
         if uo:
             image["uo"] = uo
         overall = matched_position((side, by_tick) for side, _, by_tick in fills)

@@ -535,15 +535,16 @@ class ExchangeService:
                 for m in self.closed_market_ids(since_ms)}
         return self.order_deltas(account, {m: d for m, d in dirt.items() if d.bets})
 
-    def order_image(self, account: str) -> list[dict[str, Any]]:
+    def order_image(self, account: str, *, ended: bool = False) -> list[dict[str, Any]]:
         """An order subscription's image (``oc`` entries): per open market the account has orders on, per runner
         with an executable order or a matched stake, the executable orders and the matched position
-        (:func:`order_changes.market_image`). O(the account's orders and its markets' fills)."""
+        (:func:`order_changes.market_image`; ``ended``: the orders no longer executable too, for a
+        resubscription). O(the account's orders and its markets' fills)."""
         out = []
         for market_id in sorted({o.market_id for o in self.exchange.current_orders(account)}):
             rows = [order_changes.open_order(o) for o in self.exchange.current_orders(account, market_id)]
             matched = self.exchange.matched_on(account, market_id, {r.selection_id for r in rows})
-            image = order_changes.market_image(market_id, rows, matched)
+            image = order_changes.market_image(market_id, rows, matched, ended=ended)
             if image["orc"]:
                 out.append(image)
         return out

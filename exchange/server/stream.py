@@ -18,7 +18,8 @@ Messages are Betfair's, one JSON object per WebSocket text frame:
   ``partitionMatchedByStrategyRef``), and ``ct: "HEARTBEAT"`` when nothing else
   was sent for ``heartbeatMs``. As Betfair: the order image (``SUB_IMAGE``)
   marks each runner ``fullImage`` and holds only the *executable* orders with
-  the whole matched position; every later ``ocm`` is a delta of the runners
+  the whole matched position (a resubscription's, with a ``clk``, the ended ones
+  too: the client's cache may hold them as they were when it left); every later ``ocm`` is a delta of the runners
   that changed, with only the orders that changed (one that ended once more,
   status ``EC``) and only the matched levels that moved (``[price, 0]`` for
   one that went), built from the events the hub heard
@@ -241,7 +242,8 @@ class StreamConnection:
                            partition_by_strategy=params.partition_by_strategy)
         async with self.hub.sending:  # as for markets: what is pending goes to the others, the image shows it
             pending = self.hub.collect()
-            images = self.hub.service.order_image(self.account)
+            resuming = params.resume_from_ms is not None  # the client's cache may hold orders that ended since
+            images = self.hub.service.order_image(self.account, ended=resuming)
             if params.resume_from_ms is not None:  # and the final records on the markets that closed since
                 images += self.hub.service.closed_order_images(self.account, params.resume_from_ms - RESUME_MARGIN_MS)
             if not await self.hub.service.held():

@@ -4,7 +4,8 @@ betfairlightweight keeps its market cache across a reconnect and flumine resubsc
 ``initialClk`` and ``clk``. Were the new image only the markets open now, a market that settled (or was
 voided by a restart) while the client was away would stay open in its cache for good, with its orders:
 flumine would never close it nor ask for its cleared orders. A resubscription therefore also images the
-markets that closed since its clock, and an order resubscription their orders' final records. A clock the
+markets that closed since its clock, and an order resubscription their orders' final records and, on the
+markets still open, the orders that are no longer executable. A clock the
 server cannot read (an older version's, Betfair's, one from ahead) is imaged as a fresh subscription: open markets.
 """
 
@@ -68,6 +69,30 @@ async def test_an_order_resubscription_shows_the_final_records_of_orders_on_mark
     (record,) = market["orc"][0]["uo"]
     assert (record["id"], record["status"], record["sl"]) == (bet_id, "EC", 2.0)
     assert (await _subscribe(client, OS, {}))["oc"] == []  # a fresh subscription: open markets only
+
+
+async def test_an_order_resubscription_shows_orders_that_ended_on_markets_still_open(
+        client: TestClient, clock: VirtualClock) -> None:
+    """betfairlightweight keeps its order cache across a resubscription: an order that lapsed at a window's close
+    while the client was away, on a market still open, must not stay executable there."""
+    listener = StreamListener(max_latency=None)
+    listener.register_stream(2, OS)
+    async with client.ws_connect("/stream") as ws:
+        token = await authenticated(client, ws)
+        placed = await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))
+        bet_id = placed["result"]["instructionReports"][0]["betId"]
+        await ws.send_json({"op": OS, "id": 2})
+        first = await receive(ws, "ocm", ct="SUB_IMAGE")
+    listener.on_data(json.dumps(first))
+    assert [o.status for o in listener.snap()[0].orders] == ["EXECUTABLE"]
+    clock.run(until_ms=START_MS + WINDOW_MS + 10)  # the Deal window closes: the bet lapses; the game goes on
+    again = await _subscribe(client, OS, {"initialClk": first["initialClk"], "clk": first["clk"]})
+    listener.stream.unique_id = 2  # as betfairlightweight resubscribes: the same cache, the request's id
+    listener.on_data(json.dumps(again))
+    ((order,),) = [book.orders for book in listener.snap()]
+    assert (order.bet_id, order.status, order.size_lapsed, order.size_remaining) == (
+        bet_id, "EXECUTION_COMPLETE", 2.0, 0.0)
+    assert (await _subscribe(client, OS, {}))["oc"] == []  # a fresh subscription: the executable orders only
 
 
 async def test_a_clock_the_server_cannot_read_is_answered_with_a_fresh_image(
