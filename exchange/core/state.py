@@ -137,6 +137,17 @@ class ExchangeState:
             CommandRejected: _ignore,
         }
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The state as a snapshot pickles it: without :attr:`forgotten`, which is no part of it."""
+        state = self.__dict__.copy()
+        state.pop("forgotten", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A pickled state (a snapshot, perhaps from before :attr:`forgotten` was kept), nothing forgotten yet."""
+        self.__dict__.update(state)
+        self.forgotten = {}
+
     def apply(self, event: Event) -> None:
         """Fold one event into the state."""
         applier = self._appliers.get(type(event))
