@@ -89,15 +89,18 @@ class ServerProcess:
     """
 
     def __init__(self, db: Path, *extra: str, port: int | None = None, window_s: float = 30,
-                 playing_s: float = 0.5, seed: int = 7, house: bool = False,
+                 playing_s: float = 0.5, seed: int = 7, house: bool = False, stream: bool = False,
                  start_timeout_s: float = START_TIMEOUT_S, env: Mapping[str, str] | None = None) -> None:
         self.db = db
         self.chose_port = port is None  # then a port another process took first is given up for a free one
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        #: With ``stream``, the stream's TLS port (``--stream-port``), chosen and given up the same way.
+        self.stream_port = free_port() if stream else None
         self.argv = [sys.executable, "-m", "exchange.cli", "serve", "--db", str(db), "--port", str(self.port),
                      "--window-seconds", str(window_s), "--playing-seconds", str(playing_s), "--seed", str(seed),
-                     *([] if house else ["--no-house"]), *extra]
+                     *([] if house else ["--no-house"]),
+                     *([] if self.stream_port is None else ["--stream-port", str(self.stream_port)]), *extra]
         self.start_timeout_s = start_timeout_s
         self.env = {**os.environ, **env} if env is not None else None
         self.proc: subprocess.Popen[bytes] | None = None
@@ -110,7 +113,7 @@ class ServerProcess:
         if it is not dealing within ``start_timeout_s`` (it is killed then). If
         it could not listen because another process took the port it was given
         by :func:`free_port` (not one the test chose), it starts again on
-        another (``port`` and ``url`` change).
+        others (``port``, ``url`` and ``stream_port`` change).
         """
         for _ in range(PORT_TRIES - 1):
             try:
@@ -121,6 +124,9 @@ class ServerProcess:
             self.port = free_port()
             self.url = f"http://127.0.0.1:{self.port}"
             self.argv[self.argv.index("--port") + 1] = str(self.port)
+            if self.stream_port is not None:
+                self.stream_port = free_port()
+                self.argv[self.argv.index("--stream-port") + 1] = str(self.stream_port)
         return self._start_once()
 
     def _start_once(self) -> ServerProcess:

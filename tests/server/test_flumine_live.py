@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from tests.server.flumine_live import run_flumine_live
-from tests.server.helpers import free_port
 from tests.server.serverproc import ServerProcess
 
 FLUMINE_TIMEOUT_S = 60  # the watchdog: flumine is stopped then whatever happened (a game lasts about 12 s here)
@@ -39,10 +38,9 @@ def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(
     stream is not filtered), with one set (orders carry it and the order stream is filtered on it), and with
     asynchronous placement (the report is PENDING without a bet id: flumine learns it from the order stream)."""
     assert importlib.util.find_spec("flumine") is not None, "flumine is missing: pip install '.[test]'"
-    stream_port = free_port()
-    with ServerProcess(tmp_path / "ex.db", "--demo", "--stream-port", str(stream_port), window_s=2, playing_s=0.3,
-                       house=True) as server:
-        assert f"TLS on port {stream_port}" in server.out.read_text()
+    with ServerProcess(tmp_path / "ex.db", "--demo", window_s=2, playing_s=0.3, house=True, stream=True) as server:
+        stream_port = server.stream_port
+        assert stream_port is not None and f"TLS on port {stream_port}" in server.out.read_text()
         spawn = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
             seen = pool.submit(run_flumine_live, server.url, stream_port, "demo", "demo", cert_dir, strategy_ref,

@@ -43,12 +43,15 @@ def taken_port() -> Iterator[int]:
     thread.join(5)
 
 
+@pytest.mark.parametrize("which", ["http", "stream"])
 def test_a_port_taken_before_the_server_binds_it_is_given_up_for_another(
-        tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    ports = iter([taken_port])  # the first port the harness picks is taken by the time the server binds it
+        tmp_path: Path, taken_port: int, monkeypatch: pytest.MonkeyPatch, which: str) -> None:
+    # the HTTP port, or the stream's, that the harness picks first is taken by the time the server binds it
+    ports = iter([taken_port] if which == "http" else [free_port(), taken_port])
     monkeypatch.setattr(serverproc, "free_port", lambda: next(ports, None) or free_port())
-    with ServerProcess(tmp_path / "ex.db") as server:
-        assert server.port != taken_port
+    with ServerProcess(tmp_path / "ex.db", stream=True) as server:
+        assert taken_port not in (server.port, server.stream_port)
         game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
         assert game["id"] == "holdem.0"
+        assert f"TLS on port {server.stream_port}" in server.out.read_text()
     assert "address already in use" in server.runs[0][1].read_text()

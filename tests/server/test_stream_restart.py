@@ -16,7 +16,7 @@ from typing import Any
 import requests
 from betfairlightweight.streaming.listener import StreamListener
 
-from tests.server.helpers import APP_KEY, free_port
+from tests.server.helpers import APP_KEY
 from tests.server.serverproc import ServerProcess, cli
 from tests.server.test_stream_socket import Lines
 
@@ -68,13 +68,13 @@ async def test_a_resubscription_after_a_crash_shows_the_interrupted_game_closed_
         tmp_path: Path) -> None:
     db = tmp_path / "ex.db"
     cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a", "--balance", "100", check=True)
-    port = free_port()
-    server = ServerProcess(db, "--stream-port", str(port))  # 30 s windows: the Deal window is open throughout
+    server = ServerProcess(db, stream=True)  # 30 s windows: the Deal window is open throughout
     markets, orders = StreamListener(max_latency=None), StreamListener(max_latency=None)
     markets.register_stream(2, MS)
     orders.register_stream(2, OS)
     with server:
-        token = _login(server)
+        token, port = _login(server), server.stream_port
+        assert port is not None
         bet_id = _place_resting_back(server, token)
         await _subscribe(port, token, markets, MS, {})
         await _subscribe(port, token, orders, OS, {})
@@ -82,7 +82,8 @@ async def test_a_resubscription_after_a_crash_shows_the_interrupted_game_closed_
         assert [(o.bet_id, o.status) for b in orders.snap() for o in b.orders] == [(bet_id, "EXECUTABLE")]
         server.kill()
         server.start()  # the same database and ports: the crash's game is voided, the next one dealt
-        token = _login(server)
+        token, port = _login(server), server.stream_port  # (the same port, unless another process took it)
+        assert port is not None
         await _subscribe(port, token, markets, MS, _clocks(markets))
         await _subscribe(port, token, orders, OS, _clocks(orders))
     assert {b.market_id: b.status for b in markets.snap()}[MARKET] == "CLOSED"
