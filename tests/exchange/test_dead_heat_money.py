@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from exchange.core import ladder
@@ -35,7 +35,7 @@ from exchange.core.side import Side
 ACCOUNTS = ("a", "b", "c")
 HOUSE = "HOUSE"
 BPS = 250
-START = 10**7
+START = 10**9  # covers eight lays at 1000 of the largest stake (about 4 * 10**7 of liability)
 
 bet = st.tuples(st.integers(0, 4), st.integers(0, 2), st.integers(0, 2), st.integers(0, len(ladder.PRICES) - 1),
                 st.integers(200, 5_001))
@@ -82,6 +82,7 @@ def _market(selections: int, bets: list[tuple[int, int, int, int, int]]) -> tupl
 @settings(max_examples=120, deadline=None)
 @given(selections=st.integers(2, 5), bets=st.lists(bet, min_size=1, max_size=8), early=st.integers(0, 3),
        winners_mask=st.integers(1, 31), void=st.booleans())
+@example(selections=2, bets=[(0, 0, 1, len(ladder.PRICES) - 1, 5_001)] * 8, early=0, winners_mask=2, void=False)
 def test_dead_heats_round_once_charge_commission_on_net_and_conserve_money(
         selections: int, bets: list[tuple[int, int, int, int, int]], early: int, winners_mask: int, void: bool) -> None:
     ex, matched = _market(selections, bets)
