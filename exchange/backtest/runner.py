@@ -79,6 +79,9 @@ class BacktestConfig:
     games_per_session: int = 1
     #: The share of games dealt with a dealer's irregularity, drawn from ``(seed, game index)``.
     irregularity_rate: float = 0.0
+    #: Whether the summary has each session's bankroll figures; ``None``: when sessions are of more than one game
+    #: (``--sessions K --games-per-session 1`` asks for them all the same).
+    session_figures: bool | None = None
 
     def __post_init__(self) -> None:
         if self.games < 1:
@@ -97,6 +100,11 @@ class BacktestConfig:
     @property
     def sessions(self) -> int:
         return self.games // self.games_per_session
+
+    @property
+    def in_sessions(self) -> bool:
+        """Whether the run is reported as sessions (their bankrolls in the summary)."""
+        return self.games_per_session > 1 if self.session_figures is None else self.session_figures
 
     def setup(self) -> GameSetup:
         return GameSetup(
@@ -217,8 +225,7 @@ def run_backtest(
         if bar is not None:
             bar.close()
     sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
-    in_sessions = config.games_per_session > 1
-    figures = (config.account, config.balance if in_sessions else None, get_channel(config.channel).min_stake)
+    figures = (config.account, config.balance if config.in_sessions else None, get_channel(config.channel).min_stake)
     if out is None or writer is None or staging is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)

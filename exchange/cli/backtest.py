@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
             record_streams=not args.no_streams,
             irregularity_rate=args.irregularity_rate,
             balance=args.balance or DEFAULT_BALANCE,
+            session_figures=args.sessions is not None,
         )
     except (StrategyLoadError, ValueError) as exc:
         print(f"exchange-poker backtest: {exc}", file=sys.stderr)

@@ -317,6 +317,22 @@ def test_the_command_runs_sessions_and_prints_their_bankrolls(tmp_path: Path,
     assert [(g["session"], g["session_game"]) for g in games] == [(0, 0), (0, 1), (1, 0), (1, 1)]
 
 
+def test_sessions_of_one_game_print_their_bankrolls_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--sessions 3 --games-per-session 1`` asks for sessions: the summary has their figures, as for longer ones
+    (``--games 3``, the same games as one-game worlds, has none)."""
+    from exchange.cli import main
+
+    strategy = f"{ROOT / 'scripts' / 'fixed_fraction.py'}:FixedFraction"
+    common = ["--params", '{"fraction": "0.1"}', "--balance", "50", "--seed", "3", "--no-progress", "--no-streams"]
+    code = main(["backtest", "--strategy", strategy, "--sessions", "3", "--games-per-session", "1", *common,
+                 "--out", str(tmp_path / "sessions")])  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "sessions        3, each from 50.00" in out and "final bankroll" in out and "ruined" in out, out
+    assert main(["backtest", "--strategy", strategy, "--games", "3", *common, "--out", str(tmp_path / "games")]) == 0
+    assert "final bankroll" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
