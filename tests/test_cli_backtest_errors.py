@@ -56,3 +56,43 @@ def test_a_scheduler_it_cannot_reach_is_one_line(address: str, reason: str, tmp_
     assert result.stderr.count("\n") == 1, result.stderr
     assert result.stderr.startswith(f"exchange-poker backtest: cannot use the Dask scheduler {address}: ")
     assert reason in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("blocked", "made_as", "reason"),
+    [
+        ("streams", "file", "streams is a file, not the folder of the stream recordings"),
+        ("games.parquet", "folder", "games.parquet is a folder, not the games table"),
+        ("settlements.parquet", "folder", "settlements.parquet is a folder, not the settlements table"),
+    ],
+)
+def test_an_out_whose_names_are_taken_is_refused_before_the_games(
+    blocked: str, made_as: str, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name the run writes in ``--out`` held by the wrong kind of thing: one line, exit 2, before any game, and
+    the folder left as it was (not a traceback once every game has run, with the recordings half moved in)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    if made_as == "file":
+        (out / blocked).write_text("mine\n", encoding="utf-8")
+    else:
+        (out / blocked).mkdir()
+        (out / blocked / "part-0.parquet").write_text("mine\n", encoding="utf-8")
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(out), "--no-progress"]
+    code, stdout, err = run_cli(capsys, *argv)
+    assert code == 2 and stdout == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"exchange-poker backtest: cannot write the output folder --out {out}: "), err
+    assert reason in err, err
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+
+
+def test_a_file_named_streams_is_left_alone_without_streams(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "streams").write_text("mine\n", encoding="utf-8")
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(out), "--no-progress"]
+    code, _, err = run_cli(capsys, *argv, "--no-streams")
+    assert code == 0, err
+    assert (out / "streams").read_text(encoding="utf-8") == "mine\n"

@@ -200,7 +200,8 @@ def run_backtest(
     plan = plan_chunks(config.sessions, executor.workers, chunk_size, config.games_per_session)
     chunks = [Chunk(config, first, count) for first, count in plan]
     bar = _progress_bar(config.games) if progress else None
-    staging = None if out is None else _staging(out)  # nothing reaches ``out`` before the run has succeeded
+    # nothing reaches ``out`` before the run has succeeded
+    staging = None if out is None else _staging(out, config.record_streams)
     streams_dir = None if staging is None else staging / "streams"
     writer = None if staging is None else OrderedWriter(staging)
 
@@ -238,7 +239,23 @@ def run_backtest(
 STAGING = ".backtest-in-progress"
 
 
-def _staging(out: Path) -> Path:
+class OutputBlocked(OSError):
+    """A name a backtest writes in its output folder is held by the wrong kind of thing (a folder where a table
+    goes, a file where the recordings go): refused before any game is played."""
+
+
+def check_out(out: Path, record_streams: bool) -> None:
+    """Raise :class:`OutputBlocked` if the run could not put its files into ``out`` once its games are played."""
+    for spec in TABLES.values():
+        if (out / spec.file_name).is_dir():
+            raise OutputBlocked(f"{out / spec.file_name} is a folder, not the {spec.name} table a backtest writes")
+    streams = out / "streams"
+    if record_streams and streams.exists() and not streams.is_dir():
+        raise OutputBlocked(f"{streams} is a file, not the folder of the stream recordings a backtest writes")
+
+
+def _staging(out: Path, record_streams: bool) -> Path:
+    check_out(out, record_streams)
     staging = out / STAGING
     shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up
     staging.mkdir(parents=True)

@@ -95,11 +95,15 @@ def _non_negative(text: str) -> int:
     return value
 
 
-def _prepare_out(out: Path) -> None:
-    """Make ``out`` and prove it writable, so a bad ``--out`` fails before the games run (they write there)."""
+def _prepare_out(out: Path, record_streams: bool) -> None:
+    """Make ``out`` and prove it writable, with nothing in the way of the files the run puts there, so a bad
+    ``--out`` fails before the games run."""
+    from exchange.backtest.runner import check_out
+
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=out):
         pass
+    check_out(out, record_streams)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     with executor:
         try:
-            _prepare_out(args.out)
+            _prepare_out(args.out, not args.no_streams)
         except OSError as exc:
             reason = "it is a file, not a folder" if args.out.is_file() else exc.strerror or str(exc)
             print(f"exchange-poker backtest: cannot write the output folder --out {args.out}: {reason}",
