@@ -217,10 +217,9 @@ def run_backtest(
 
     try:
         results = run_ordered(executor, run_chunk, chunks, on_result)
-    except BaseException:
+    except BaseException as failure:
         if writer is not None and staging is not None:
-            writer.abandon()
-            shutil.rmtree(staging, ignore_errors=True)
+            _discard(writer, staging, failure)
         raise
     finally:
         if bar is not None:
@@ -262,6 +261,16 @@ def _staging(out: Path, record_streams: bool) -> Path:
     return staging
 
 
+def _discard(writer: OrderedWriter, staging: Path, failure: BaseException) -> None:
+    """Throw a failed run's files away. What goes wrong doing it is a note on ``failure``, which stays the error
+    raised: the reason the run failed is never hidden by the cleaning up after it."""
+    try:
+        writer.abandon()
+    except Exception as exc:
+        failure.add_note(f"and closing its unfinished tables in {staging} failed: {exc}")
+    shutil.rmtree(staging, ignore_errors=True)
+
+
 def _publish(staging: Path, tables: tuple[Path, ...], out: Path, record_streams: bool) -> tuple[Path, ...]:
     """Move a finished run's tables and recordings from ``staging`` into ``out``, replacing an earlier run's (its
     recordings all go, so none is read as this run's); remove ``staging``. Returns the paths written."""
@@ -299,9 +308,16 @@ class OrderedWriter:
             self._next += 1
 
     def abandon(self) -> None:
-        """Close the files without finishing them (the run failed: they are thrown away)."""
+        """Close the files without finishing them (the run failed: they are thrown away); every one of them is
+        closed before the first error in closing one is raised."""
+        errors = []
         for writer in self._writers.values():
-            writer.abandon()
+            try:
+                writer.abandon()
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            raise errors[0]
 
     def close(self) -> tuple[Path, ...]:
         if self._early:

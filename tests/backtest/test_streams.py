@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from exchange.backtest.loading import StrategySpec
+from exchange.backtest.outputs import TableWriter
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
@@ -145,3 +146,24 @@ def test_a_backtest_that_fails_leaves_the_folder_as_it_was(tmp_path: Path) -> No
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
     assert {p.name for p in out.iterdir()} == {p.parts[0] for p in before}, "no staging folder is left"
+
+
+def test_a_failure_to_close_the_unfinished_tables_does_not_hide_why_the_run_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The strategy's error is the one raised, with a note of what went wrong while throwing its files away (a
+    disk that fills as the tables are closed, here made to fail on purpose), and no staging folder is left."""
+
+    def cannot_close(self: TableWriter) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(TableWriter, "abandon", cannot_close)
+    source = tmp_path / "fails.py"
+    source.write_text(FAILS_IN_GAME_2)
+    failing = replace(small_config(), strategy=StrategySpec.parse(f"{source}:FailsInGame2"), games=3, seed=2)
+    out = tmp_path / "out"
+    with InlineExecutor() as executor, pytest.raises(RuntimeError, match="a strategy's bug in game 2") as raised:
+        run_backtest(failing, executor, out, chunk_size=1)
+    notes = getattr(raised.value, "__notes__", [])
+    assert any("No space left on device" in note for note in notes), notes
+    assert not any(out.iterdir()), "no staging folder is left"
