@@ -90,6 +90,8 @@ class Summary:
     net_profit: int
     max_drawdown: int
     sessions: SessionFigures | None = None
+    #: Of ``dead_heats`` (every market's), those on a hi/lo game's Low market; ``None`` on a channel without one.
+    low_dead_heats: int | None = None
 
     @property
     def roi(self) -> Fraction | None:
@@ -98,9 +100,12 @@ class Summary:
 
     def lines(self) -> list[str]:
         roi = "n/a" if self.roi is None else f"{float(self.roi) * 100:+.2f}%"
+        dead_heats = f"{self.dead_heats} dead heats"
+        if self.low_dead_heats is not None:
+            dead_heats += f": {self.dead_heats - self.low_dead_heats} on High, {self.low_dead_heats} on Low"
         return [
             f"account         {self.account}",
-            f"games           {self.games} ({self.dead_heats} dead heats)",
+            f"games           {self.games} ({dead_heats})",
             f"bets            {self.bets} placed, {self.rejected} rejected",
             f"matched volume  {format_minor(self.matched_volume)}",
             f"gross P&L       {format_minor(self.gross_profit)}",
@@ -146,10 +151,12 @@ def summarise(
     placed = mine.filter(pc.and_(placing, pc.invert(refused)))
     rows = settlements.filter(pc.equal(settlements.column("account"), account))
     rows = rows.sort_by([("game_index", "ascending")])
+    low_dead_heats = _count(games, "low_dead_heat") if _has_low(games) else None
     return Summary(
         account=account,
         games=games.num_rows,
-        dead_heats=int(pc.sum(games.column("dead_heat")).as_py() or 0) if games.num_rows else 0,
+        dead_heats=_count(games, "dead_heat") + (low_dead_heats or 0),
+        low_dead_heats=low_dead_heats,
         bets=placed.num_rows,
         rejected=rejected.num_rows,
         matched_volume=_sum(mine, "size_matched"),
@@ -159,6 +166,16 @@ def summarise(
         max_drawdown=max_drawdown(_per_game(rows)),
         sessions=None if sessions_from is None else session_figures(_paths(rows), sessions_from, ruin_below),
     )
+
+
+def _count(games: pa.Table, column: str) -> int:
+    """How many games have ``column`` true."""
+    return int(pc.sum(games.column(column)).as_py() or 0) if games.num_rows else 0
+
+
+def _has_low(games: pa.Table) -> bool:
+    """Whether the games have a Low market (a hi/lo channel's)."""
+    return "low_market_id" in games.column_names and games.column("low_market_id").null_count < games.num_rows
 
 
 def _per_game(rows: pa.Table) -> list[int]:

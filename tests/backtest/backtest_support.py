@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import engine
 from exchange.backtest.loading import StrategySpec
@@ -139,3 +142,25 @@ def expected_gross(fills: Sequence[dict[str, Any]], winners: tuple[int, ...]) ->
     won = sum(Fraction(f["size"]) * (Fraction(f["tick_price_x100"], 100) / len(winners) - 1)
               for f in fills if f["selection_id"] in winners)  # fmt: skip
     return lost + round_half_down(Fraction(won))
+
+
+def run_notebook(out: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, int]:
+    """Execute the notebook on the backtest folder ``out``: its printed text and tables, and how many figures it
+    drew."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("BACKTEST_DIR", str(out))
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend keeps the figures
+    notebook = nbformat.read(ROOT / "notebooks" / "settlements.ipynb", as_version=4)
+    client = nbclient.NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+    )
+    client.execute(env=dict(os.environ))
+    outputs = "".join(  # printed text and the tables shown (their plain-text form)
+        out.get("text", "") + out.get("data", {}).get("text/plain", "")
+        for cell in notebook.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
+    )
+    images = sum("image/png" in out.get("data", {}) for cell in notebook.cells for out in cell.get("outputs", []))
+    return outputs, images

@@ -37,7 +37,7 @@ from exchange.core.side import Side
 from exchange.game.channels import get_channel
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
-from tests.backtest.backtest_support import NO_LOW, expected_gross, flumine_replay
+from tests.backtest.backtest_support import NO_LOW, expected_gross, flumine_replay, run_notebook
 from tests.backtest.backtest_support import judged_low as support_judged_low
 
 CHANNEL, SEED, GAMES = "omaha-hilo", 3, 3
@@ -319,3 +319,29 @@ def test_a_strategy_names_markets_the_channel_has() -> None:
         traded_markets(Lows(), get_channel("holdem"))
     with pytest.raises(ValueError, match="'lwo' is not a market kind; allowed: win, high, low"):
         traded_markets(Typo(), get_channel(CHANNEL))
+
+
+#: Game 18 of ``omaha-hilo`` from seed 2: one High winner (hand 2), a Low dead heat between hands 2 and 4.
+LOW_TIE_SEED, LOW_TIE_GAME = 2, 18
+
+
+def test_a_dead_heat_on_the_low_market_is_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary counts the dead heats of every market (one on the Low market here, none on the High), and so
+    does the notebook, which also shows how many winners each Low market had."""
+    from exchange.backtest.outputs import write_tables
+
+    game_setup = GameSetup(channel=CHANNEL, seed=LOW_TIE_SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                           start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(),
+                           equities=None)  # fmt: skip
+    tables = empty_tables()
+    play_session(game_setup, LOW_TIE_GAME, LowBacker(), tables)
+    arrow = {name: t.to_arrow() for name, t in tables.items()}
+    [game] = arrow["games"].to_pylist()
+    assert (game["winners"], game["low_winners"]) == ("2", "2,4"), "the deal this test is about"
+    assert judged_low(game) == (2, 4)
+    summary = summarise(arrow, STRATEGY_ACCOUNT)
+    assert summary.dead_heats == 1 and summary.low_dead_heats == 1
+    assert "games           1 (1 dead heats: 0 on High, 1 on Low)" in summary.text()
+    write_tables(tmp_path, arrow)
+    outputs, _ = run_notebook(tmp_path, monkeypatch)
+    assert "dead heats: 1 of 2 markets (50.00%): 0 of 1 High, 1 of 1 Low" in outputs, outputs

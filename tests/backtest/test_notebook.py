@@ -5,7 +5,6 @@ Once on one-game worlds and once on sessions, whose bankroll section has real pa
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -13,32 +12,11 @@ import pytest
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
-from tests.backtest.backtest_support import ROOT, Run
-
-
-def run_notebook(run: Run, monkeypatch: pytest.MonkeyPatch) -> tuple[str, int]:
-    """Execute the notebook on ``run``'s output: its printed text and tables, and how many figures it drew."""
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    pytest.importorskip("matplotlib")
-    monkeypatch.setenv("BACKTEST_DIR", str(run.out))
-    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend keeps the figures
-    notebook = nbformat.read(ROOT / "notebooks" / "settlements.ipynb", as_version=4)
-    client = nbclient.NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
-    )
-    client.execute(env=dict(os.environ))
-    outputs = "".join(  # printed text and the tables shown (their plain-text form)
-        out.get("text", "") + out.get("data", {}).get("text/plain", "")
-        for cell in notebook.cells if cell.cell_type == "code" for out in cell.get("outputs", [])
-    )
-    images = sum("image/png" in out.get("data", {}) for cell in notebook.cells for out in cell.get("outputs", []))
-    return outputs, images
+from tests.backtest.backtest_support import Run, run_notebook
 
 
 def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    outputs, images = run_notebook(small_run, monkeypatch)
+    outputs, images = run_notebook(small_run.out, monkeypatch)
     assert f"{small_run.config.games} games" in outputs
     assert "dead heats:" in outputs
     assert f"{small_run.config.games} sessions of up to 1 games" in outputs
@@ -46,7 +24,7 @@ def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPat
 
 
 def test_settlements_notebook_draws_the_bankroll_of_sessions(session_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
-    outputs, images = run_notebook(session_run, monkeypatch)
+    outputs, images = run_notebook(session_run.out, monkeypatch)
     config = session_run.config
     ended = sum(o.ended_by is not None for o in session_run.result.sessions)
     assert f"{config.sessions} sessions of up to {config.games_per_session} games ({ended} ended early)" in outputs
@@ -83,8 +61,8 @@ def test_settlements_notebook_names_a_stud_hi_lo_games_rounds_and_both_markets_h
                             channel="stud7-hilo", record_streams=False)  # fmt: skip
     out = tmp_path / "out"
     with InlineExecutor() as executor:
-        result = run_backtest(config, executor, out)
-    outputs, _ = run_notebook(Run(config, result, out), monkeypatch)
+        run_backtest(config, executor, out)
+    outputs, _ = run_notebook(out, monkeypatch)
     for name in ("3rd street", "4th street", "High: Hand 1", "Low: No low"):
         assert name in outputs
     assert "Pre-flop" not in outputs and "Round 5" not in outputs
