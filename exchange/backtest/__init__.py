@@ -3,6 +3,7 @@
 * :mod:`exchange.backtest.strategy` — the flumine-style :class:`Strategy` base and the handle it trades through;
 * :mod:`exchange.backtest.bankroll` — the strategy's account from game to game, as the exchange sees it;
 * :mod:`exchange.backtest.agent` — a strategy seated at a channel as ordinary game agents, one per market it trades;
+* :mod:`exchange.backtest.instructions` — what the strategy asked, until it arrives: what a refusal refused;
 * :mod:`exchange.backtest.loading` — ``module:Class`` / ``file.py:Class`` references, built in any worker;
 * :mod:`exchange.backtest.world` — one session's world (clock, exchange, channel, house liquidity, strategy),
   one game by default;

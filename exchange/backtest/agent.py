@@ -59,6 +59,7 @@ from exchange.agents import host
 from exchange.agents.trader import Agent, Trader
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import BankrollWatch
+from exchange.backtest.instructions import InstructionLog
 from exchange.backtest.strategy import GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
@@ -153,6 +154,8 @@ class SeatedStrategy:
         self.on_session_end = on_session_end
         self.retired = False
         self.agents: list[StrategyAgent] = []
+        #: What the strategy asked, through any of its markets, until it has arrived.
+        self.instructions = InstructionLog()
         self._started: int | None = None
         self._ending: dict[int, _Ending] = {}
 
@@ -163,12 +166,15 @@ class SeatedStrategy:
 
     def hears_through(self, agent: StrategyAgent, rejection: OrderRejected) -> bool:
         """Whether ``agent`` passes ``rejection`` on. A refused cancel or replace names no market, so every market's
-        agent is told of it: the strategy hears it once, through the agent of the bet's kind of market (the main
-        market's for a bet id the account never had)."""
+        agent is told of it: the strategy hears it once, through the agent of the bet's kind of market (for a bet id
+        the account never had, the kind it was sent through; the main market's if that is not known)."""
         if rejection.market_id is not None or len(self.agents) == 1:
             return True
         bet = rejection.bet_id
         market = None if bet is None or self.bet_market is None else self.bet_market(bet)
+        if market is None:
+            asked = self.instructions.asked(rejection)
+            market = None if asked is None else asked.market_id
         parsed = None if market is None else parse_market_id(market)
         return agent is next((a for a in self.agents if parsed is not None and a.kind is parsed[2]), self.agents[0])
 
@@ -280,7 +286,8 @@ class StrategyAgent(Agent):
     def _enter(self, view: BettorView, trader: Trader) -> MarketHandle:
         handle = self._handle
         if handle is None or handle.market_id != view.market_id:
-            handle = self._handle = MarketHandle(trader, view, self.seated.rng, self.seated.watch)
+            seated = self.seated
+            handle = self._handle = MarketHandle(trader, view, seated.rng, seated.watch, seated.instructions)
             self._seen = {}
         handle._see(view)
         return handle

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.cards import format_cards
+from exchange.backtest.instructions import Sent
 from exchange.backtest.outputs import Table
 from exchange.core import ladder
 from exchange.core.events import (
@@ -90,7 +91,8 @@ class _Game:
     equities: dict[int, Fraction] = field(default_factory=dict)
     published: list[tuple[int, EquitiesPublished]] = field(default_factory=list)
     orders: dict[int, _Order] = field(default_factory=dict)
-    rejected: list[OrderRejected] = field(default_factory=list)
+    #: Each refusal, with the instruction it refused where that is known (a strategy's, from its instruction log).
+    rejected: list[tuple[OrderRejected, Sent | None]] = field(default_factory=list)
     fills: list[tuple[Matched, int, Fraction | None]] = field(default_factory=list)
     voided: dict[int, int] = field(default_factory=dict)  # match id -> when it was voided
     results: dict[str, AccountResult] = field(default_factory=dict)
@@ -123,7 +125,9 @@ class Collector:
     (from 0) of session ``session`` (by default its own session of one game);
     ``balance(account)`` is read for every row's account when the game ends.
     ``market_id``: the game's market, or all of them (the main one first: a hi/lo
-    game's High, then Low).
+    game's High, then Low). ``asked(rejection)``: the instruction a refusal refused, if
+    known (a strategy's :class:`~exchange.backtest.instructions.InstructionLog`), so that
+    its row says what was asked.
     """
 
     def __init__(
@@ -135,8 +139,10 @@ class Collector:
         session: int | None = None,
         session_game: int = 0,
         balance: Callable[[str], int] | None = None,
+        asked: Callable[[OrderRejected], Sent | None] | None = None,
     ) -> None:
         self.accounts = tuple(accounts)
+        self._asked = asked
         ids = (market_id,) if isinstance(market_id, str) else tuple(market_id)
         session_number = game_index if session is None else session
         self._markets = {m: _Game(game_index, m, session_number, session_game) for m in ids}
@@ -154,6 +160,9 @@ class Collector:
         if market is None:
             return
         event = stamped.event
+        if type(event) is OrderRejected:
+            market.rejected.append((event, self._instruction(event)))
+            return
         handler = _HANDLERS.get(type(event))
         if handler is None:
             return
@@ -173,9 +182,15 @@ class Collector:
 
     def refused_without_market(self, rejection: OrderRejected) -> None:
         """A refused cancel or replace (the exchange names no market for it): a row of the market of the bet it
-        named, else of the game's main market."""
-        market = self._market_of_bet(rejection.account_id, rejection.bet_id) or self._game
-        market.rejected.append(rejection)
+        named, else of the market it was sent through (if known), else of the game's main market."""
+        asked = self._instruction(rejection)
+        market = self._market_of_bet(rejection.account_id, rejection.bet_id)
+        if market is None and asked is not None:
+            market = self._markets.get(asked.market_id)
+        (market or self._game).rejected.append((rejection, asked))
+
+    def _instruction(self, rejection: OrderRejected) -> Sent | None:
+        return None if self._asked is None else self._asked(rejection)
 
     def _market_of_bet(self, account_id: str, bet_id: int | None) -> _Game | None:
         if bet_id is None:
@@ -279,7 +294,15 @@ class Collector:
         self._write_rejected(table, g)
 
     def _write_rejected(self, table: Table, g: _Game) -> None:
-        for r in g.rejected:
+        """A row per refusal: what the exchange said, and what was asked where it is known (a placement's side,
+        price and size; a cancel's size reduction; a replace's new price; the side and selection of the bet a
+        cancel or replace named, if it is one of this market's)."""
+        for r, asked in g.rejected:
+            order = g.orders.get(r.bet_id) if r.bet_id is not None else None
+            bet = order.placed if order is not None and order.placed.account_id == r.account_id else None
+            side = asked.side if asked is not None and asked.side is not None else None if bet is None else bet.side
+            price = None if asked is None else asked.price
+            selection = r.selection_id if r.selection_id is not None else None if bet is None else bet.selection_id
             table.append(
                 game_index=g.game_index,
                 session=g.session,
@@ -287,17 +310,17 @@ class Collector:
                 market_id=g.market_id,
                 bet_id=r.bet_id,
                 account=r.account_id,
-                selection_id=r.selection_id,
-                side=None,
-                tick=None,
-                price=None,
-                size=None,
+                selection_id=selection,
+                side=None if side is None else side.value,
+                tick=None if price is None else ladder.tick_of(price),
+                price=None if price is None else float(price),
+                size=None if asked is None else asked.size,
                 size_matched=0,
                 size_lapsed=0,
                 size_cancelled=0,
                 size_voided=0,
                 average_price_matched=None,
-                round=None,
+                round=None if asked is None else asked.round,
                 placed_ms=r.ts,
                 status="REJECTED",
                 outcome=None,
@@ -456,10 +479,6 @@ def _placed(g: _Game, s: Stamped, e: OrderPlaced) -> None:
     g.orders[e.bet_id] = _Order(e)
 
 
-def _rejected(g: _Game, s: Stamped, e: OrderRejected) -> None:
-    g.rejected.append(e)
-
-
 def _matched(g: _Game, s: Stamped, e: Matched) -> None:
     g.fills.append((e, g.round, g.equities.get(e.selection_id)))
     value = e.size * ladder.PRICE_X100[e.tick]
@@ -534,7 +553,6 @@ _HANDLERS: dict[type, Callable[[_Game, Stamped, Any], None]] = {
     ResultDeclared: _result,
     GameEnded: _ended,
     OrderPlaced: _placed,
-    OrderRejected: _rejected,
     Matched: _matched,
     OrderCancelled: _cancelled,
     OrderLapsed: _lapsed,

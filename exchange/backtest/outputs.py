@@ -10,8 +10,10 @@ Six tables, one file each in the output directory:
     dead heat, early result, status.
 ``orders.parquet``
     one row per order instruction that became an order (its final state, with when each part of it was
-    cancelled, ``cancels``, and when its remainder lapsed, ``lapsed_ms``) or was rejected (a refused cancel or
-    replace, which the exchange reports with the bet id only, under the market of that bet).
+    cancelled, ``cancels``, and when its remainder lapsed, ``lapsed_ms``) or was rejected, with what the
+    strategy asked (side, price, size, round: :mod:`exchange.backtest.instructions`; a refused cancel or
+    replace, which the exchange reports with the bet id only, under the market of that bet, or the market
+    it was sent through).
 ``fills.parquet``
     one row per match (a back and a lay), with the matched hand's exact equity at that moment; a match
     the exchange voided later (refunded: one a card exposed early voided, or one of a market voided whole

@@ -86,9 +86,10 @@ from engine.cards import Card
 from exchange.agents.trader import Trader
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import Bankroll, BankrollWatch
+from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
-from exchange.core.events import BetResult, OrderRejected
+from exchange.core.events import BetResult, OrderAction, OrderRejected
 from exchange.core.market import MarketBook
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
@@ -193,12 +194,18 @@ class MarketHandle:
     """
 
     def __init__(
-        self, trader: Trader, view: BettorView, rng: random.Random | None = None, watch: BankrollWatch | None = None
+        self,
+        trader: Trader,
+        view: BettorView,
+        rng: random.Random | None = None,
+        watch: BankrollWatch | None = None,
+        log: InstructionLog | None = None,
     ) -> None:
         self._trader = trader
         self._view = view
         self._refs = 0
         self._watch = watch
+        self._log = log
         #: A generator seeded for this strategy in this game (in a session: in this session, carried on from game
         #: to game): use it for any randomness.
         self.rng = rng if rng is not None else random.Random(view.market_id)
@@ -305,12 +312,15 @@ class MarketHandle:
         if not isinstance(side, Side):
             raise TypeError(f"side must be Side.BACK or Side.LAY, not {side!r}")
         ref = customer_ref if customer_ref is not None else self._next_ref()
-        self._trader.place_price(hand, side, _decimal(price), size, customer_ref=ref)
+        asked = _decimal(price)
+        self._trader.place_price(hand, side, asked, size, customer_ref=ref)
+        self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size, customer_ref=ref)
         return self._ticket(Instruction.PLACE, ref)
 
     def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
         """Cancel an order's unmatched part, or reduce it by ``size_reduction`` (API-NG ``cancelOrders``)."""
         self._trader.cancel(bet_id, size_reduction)
+        self._note(OrderAction.CANCEL, bet_id=bet_id, size=size_reduction, round=None)
         return self._ticket(Instruction.CANCEL, None)
 
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
@@ -318,12 +328,24 @@ class MarketHandle:
 
         Raises :class:`~exchange.core.ladder.InvalidPrice` at once for a price off the ladder.
         """
-        self._trader.replace(bet_id, ladder.parse_price(_decimal(new_price)))
+        tick = ladder.parse_price(_decimal(new_price))
+        self._trader.replace(bet_id, tick)
+        self._note(OrderAction.REPLACE, bet_id=bet_id, price=ladder.price(tick))
         return self._ticket(Instruction.REPLACE, None)
 
     def cancel_all(self) -> list[OrderTicket]:
         """Cancel every unmatched order of this strategy on this market."""
         return [self.cancel_order(o.bet_id) for o in self._view.open_orders()]
+
+    def _note(self, action: OrderAction, **asked: Any) -> None:
+        """Keep what was asked until it has arrived, to tell what a refusal of it refused."""
+        if self._log is None:
+            return
+        trader = self._trader
+        now = trader.now()
+        market = trader.seen_market or self._view.market_id
+        asked.setdefault("round", trader.seen_round)
+        self._log.sent(Sent(action, trader.account_id, market, now + trader.latency_ms, **asked), now)
 
     def _next_ref(self) -> str:
         self._refs += 1

@@ -39,6 +39,7 @@ from exchange.agents.house import (
 )
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.collector import Collector
+from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.outputs import Table
 from exchange.backtest.projection import BookProjection
 from exchange.backtest.strategy import Strategy
@@ -156,6 +157,8 @@ class World:
         self.accounts = accounts_of(setup)
         self.records: list[GameRecord] = []
         self.ended_by: str | None = None
+        #: The strategy's instructions on their way (set when it is seated): its refused ones' rows say what it asked.
+        self.instructions: InstructionLog | None = None
         self._by_market: dict[str, GameRecord] = {}
         self.channel.subscribe(self._route)
 
@@ -217,14 +220,24 @@ class World:
 
     def _refused_without_market(self, stamped: Stamped) -> None:
         """A refused cancel or replace names no market (only the bet id it was given): its row goes to the game
-        whose market holds that bet of the account, else to the latest game."""
+        whose market holds that bet of the account, else to the game of the market it was sent through (a bet id
+        the strategy never had), else to the latest game."""
         rejection: OrderRejected = stamped.event  # type: ignore[assignment]
         holder = next((r for r in reversed(self.records)
                        if r.collector.holds_bet(rejection.account_id, rejection.bet_id)), None)  # fmt: skip
+        if holder is None:
+            asked = self._asked(rejection)
+            holder = None if asked is None else self._by_market.get(asked.market_id)
         if holder is None and self.records:
             holder = self.records[-1]
         if holder is not None:
             holder.collector.refused_without_market(rejection)
+
+    def _asked(self, rejection: OrderRejected) -> Sent | None:
+        """The strategy's instruction ``rejection`` refused (``None`` for another account's)."""
+        if self.instructions is None or rejection.account_id != self.setup.account:
+            return None
+        return self.instructions.asked(rejection)
 
     def _start_record(self, stamped: Stamped) -> GameRecord:
         market_id = stamped.market_id
@@ -239,7 +252,7 @@ class World:
         config = self.channel.config
         market_ids = config.market_ids(number)  # a hi/lo game's High and Low markets share the record
         collector = Collector(number, market_ids, self.accounts, session=self.session,
-                              session_game=number - self.first_game, balance=balance)  # fmt: skip
+                              session_game=number - self.first_game, balance=balance, asked=self._asked)  # fmt: skip
         feeds: tuple[StreamFeed, ...] = ()
         if self.setup.record_streams:  # one recording per market, as Betfair's historical files are
             feeds = tuple(StreamFeed(self.clock, each, config, stamped.at_ms, kind)
@@ -270,7 +283,8 @@ def build_world(setup: GameSetup, session: int, strategy: Strategy) -> World:
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
     rng = random.Random(f"{setup.seed}/{session}/strategy")
-    attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session)
+    seated = attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session)
+    world.instructions = seated.instructions
     return world
 
 

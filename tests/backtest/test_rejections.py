@@ -1,11 +1,14 @@
 """Instructions the exchange refuses: the strategy hears each once, and ``orders.parquet`` has a row for each.
 
 A refused cancel or replace names no market (the exchange reports only the bet id it was
-given), unlike a refused placement. One session of two ``omaha-hilo`` games from seed 3, a
-strategy trading both markets: in each Pre-flop window it rests a back at 900 on each market
-(far from any price: nothing matches it), and when the window has closed (its backs lapsed)
-it cancels them, cancels a bet id no one has, and asks to replace that bet; at the start of
-the second game it cancels the first game's bets once more.
+given), unlike a refused placement; and no refusal says all that was asked (a placement's
+side, price and size). One session of two ``omaha-hilo`` games from seed 3, a strategy
+trading both markets: in each Pre-flop window it rests a back at 900 on each market (far
+from any price: nothing matches it) and sends two placements the exchange refuses (a lay at
+an odds off the ladder, a back below the minimum stake); when the window has closed (its
+backs lapsed) it cancels them, and on the Low market cancels part of a bet id no one has and
+asks to replace that bet; at the start of the second game it cancels the first game's bets
+once more.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
 from exchange.backtest.strategy import ALL_MARKETS, GameStart, MarketHandle, Strategy
 from exchange.backtest.summary import summarise
 from exchange.backtest.world import GameSetup, HouseSpec, play_session
+from exchange.core import ladder
 from exchange.core.errors import ErrorCode
-from exchange.core.events import OrderRejected
+from exchange.core.events import OrderAction, OrderRejected
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
 from exchange.game.rounds import Round
@@ -54,6 +58,8 @@ class LateCanceller(Strategy):
     def on_window_open(self, market: MarketHandle, round: Round) -> None:
         if round is Round.PREFLOP:
             market.place_order(1, Side.BACK, "900", 200)
+            market.place_order(1, Side.LAY, "2.03", 300)  # off the ladder
+            market.place_order(1, Side.BACK, "900", 150, customer_ref="too-small")  # under the 2.00 minimum
 
     def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
         self.bets.update((o.bet_id, o.market_id) for o in orders)
@@ -65,11 +71,12 @@ class LateCanceller(Strategy):
             if market_id == market.market_id:
                 market.cancel_order(bet)  # lapsed at the close
         if market.market_id.endswith("-low"):
-            market.cancel_order(NO_SUCH_BET)
+            market.cancel_order(NO_SUCH_BET, 300)
             market.replace_order(NO_SUCH_BET, "3.0")
 
     def on_order_rejected(self, market: MarketHandle, rejection: OrderRejected) -> None:
-        self.heard.append((market.market_id, rejection.action.value, rejection.error_code.value, rejection.bet_id))
+        if rejection.action is not OrderAction.PLACE:
+            self.heard.append((market.market_id, rejection.action.value, rejection.error_code.value, rejection.bet_id))
 
 
 @dataclass(frozen=True)
@@ -94,8 +101,8 @@ def played() -> Played:
 
 
 def expected(played: Played) -> list[Refusal]:
-    """Every refusal the strategy caused, under the market of the bet it named (the game's main market for a bet
-    no one has), in the order it sent them."""
+    """Every refusal of a cancel or replace the strategy caused, under the market of the bet it named (the market
+    it was sent through for a bet no one has), in the order it sent them."""
     bets = played.strategy.bets
     [first, second] = [sorted(b for b, m in bets.items() if m.startswith(f"{CHANNEL}.{g}")) for g in range(GAMES)]
     lapsed, unknown = ErrorCode.BET_TAKEN_OR_LAPSED.value, ErrorCode.INVALID_BET_ID.value
@@ -103,29 +110,64 @@ def expected(played: Played) -> list[Refusal]:
     for game, bets_of_game in ((0, first), (1, second)):
         if game == 1:
             out += [(bets[b], "CANCEL", lapsed, b) for b in first]
-        main = f"{CHANNEL}.{game}"
+        low = f"{CHANNEL}.{game}-low"
         out += [(bets[b], "CANCEL", lapsed, b) for b in bets_of_game]
-        out += [(main, "CANCEL", unknown, NO_SUCH_BET), (main, "REPLACE", unknown, NO_SUCH_BET)]
+        out += [(low, "CANCEL", unknown, NO_SUCH_BET), (low, "REPLACE", unknown, NO_SUCH_BET)]
     return out
+
+
+def refused(played: Played, action: str) -> list[dict[str, Any]]:
+    return [r for r in played.orders
+            if r["account"] == STRATEGY_ACCOUNT and r["status"] == "REJECTED" and r["action"] == action]  # fmt: skip
 
 
 def test_the_orders_table_has_a_row_for_every_refused_cancel_and_replace(played: Played) -> None:
     assert len(played.strategy.bets) == 2 * GAMES, "one back a market, each lapsed"
-    rows = [(r["market_id"], r["action"], r["error_code"], r["bet_id"]) for r in played.orders
-            if r["account"] == STRATEGY_ACCOUNT and r["status"] == "REJECTED"]  # fmt: skip
+    rows = [(r["market_id"], r["action"], r["error_code"], r["bet_id"])
+            for r in refused(played, "CANCEL") + refused(played, "REPLACE")]  # fmt: skip
     assert sorted(rows, key=repr) == sorted(expected(played), key=repr)
+
+
+def test_a_refused_placement_says_what_was_asked(played: Played) -> None:
+    """Side, price (its tick if it is on the ladder), size, round and reference of each refused placement, on the
+    market it was sent to: what a researcher needs to see what the exchange would not take."""
+    rows = sorted(((r["market_id"], r["selection_id"], r["side"], r["price"], r["tick"], r["size"], r["round"],
+                    r["customer_ref"], r["error_code"]) for r in refused(played, "PLACE")), key=repr)  # fmt: skip
+    preflop, at_900 = int(Round.PREFLOP), ladder.parse_price("900")
+    asked = []
+    for market in (f"{CHANNEL}.{g}{low}" for g in range(GAMES) for low in ("", "-low")):
+        second = f"{STRATEGY_ACCOUNT}-2"  # the reference the handle gave its market's second placement
+        asked += [(market, 1, "LAY", 2.03, None, 300, preflop, second, ErrorCode.INVALID_ODDS.value),
+                  (market, 1, "BACK", 900.0, at_900, 150, preflop, "too-small", ErrorCode.INVALID_BET_SIZE.value)]
+    assert rows == sorted(asked, key=repr)
+
+
+def test_a_refused_cancel_or_replace_says_what_was_asked(played: Played) -> None:
+    """A cancel's size reduction (null: all of it) and, for a bet of the market, its selection and side; a
+    replace's new price."""
+    bets = {r["bet_id"]: r for r in played.orders if r["status"] != "REJECTED"}
+    for row in refused(played, "CANCEL"):
+        if row["bet_id"] == NO_SUCH_BET:
+            assert (row["size"], row["side"], row["selection_id"], row["price"]) == (300, None, None, None)
+        elif row["market_id"] == bets[row["bet_id"]]["market_id"]:
+            bet = bets[row["bet_id"]]
+            assert (row["size"], row["side"], row["selection_id"]) == (None, bet["side"], bet["selection_id"])
+    [replace_0, replace_1] = refused(played, "REPLACE")
+    for row in (replace_0, replace_1):
+        assert (row["price"], row["tick"], row["size"]) == (3.0, ladder.parse_price("3.0"), None)
+        assert row["round"] == int(Round.PREFLOP), "stamped with the round the strategy saw"
 
 
 def test_the_summary_counts_refused_bets_not_refused_cancels(played: Played) -> None:
     """``bets N placed, M rejected`` counts placements: the refused cancels and replaces are not bets."""
     summary = summarise(played.tables, STRATEGY_ACCOUNT)
-    assert (summary.bets, summary.rejected) == (2 * GAMES, 0)
+    assert (summary.bets, summary.rejected) == (2 * GAMES, 4 * GAMES)
 
 
 def test_the_strategy_hears_each_refusal_once_on_the_market_of_the_bet(played: Played) -> None:
     """Both market agents of the strategy are told of a refusal that names no market; the strategy hears it once,
     through the handle of the bet's market (its kind's market of the game now on, for a bet of an earlier game;
-    the main market for a bet it never had)."""
+    the handle it was sent through for a bet it never had)."""
 
     def now_on(refusal: Refusal, game: int) -> Refusal:
         market, *rest = refusal

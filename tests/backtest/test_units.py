@@ -30,6 +30,7 @@ from tests.backtest.backtest_support import Run
 MODULES = [
     "exchange.backtest.agent",
     "exchange.backtest.collector",
+    "exchange.backtest.instructions",
     "exchange.backtest.loading",
     "exchange.backtest.outputs",
     "exchange.backtest.projection",
