@@ -74,6 +74,7 @@ account cannot cover is refused with ``INSUFFICIENT_FUNDS`` (through
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -306,11 +307,18 @@ class MarketHandle:
     ) -> OrderTicket:
         """Back or lay ``hand`` at ``price`` for ``size`` minor units (API-NG ``placeOrders``, LIMIT, LAPSE).
 
-        A ``side`` that is not a :class:`~exchange.core.side.Side` raises ``TypeError`` and a price that is no number
-        ``ValueError``, here: what the exchange itself refuses comes back through ``on_order_rejected``.
+        An argument of the wrong type raises ``TypeError`` here, naming it (a ``side`` that is not a
+        :class:`~exchange.core.side.Side`, a hand or size that is not an ``int``, a price that is not text or a
+        number, a ``customer_ref`` that is not text), and a price text that is no number ``ValueError``: what the
+        exchange itself refuses (hand 9, a size under the minimum, odds off the ladder) comes back through
+        ``on_order_rejected``.
         """
         if not isinstance(side, Side):
             raise TypeError(f"side must be Side.BACK or Side.LAY, not {side!r}")
+        hand = _whole("hand", hand, "the selection's number, e.g. 1")
+        size = _whole("size", size, "sizes are whole minor units: 200 is 2.00")
+        if customer_ref is not None and not isinstance(customer_ref, str):
+            raise TypeError(f"customer_ref {customer_ref!r} is not text: give a str, or None")
         ref = customer_ref if customer_ref is not None else self._next_ref()
         asked = _decimal(price)
         self._trader.place_price(hand, side, asked, size, customer_ref=ref)
@@ -318,7 +326,13 @@ class MarketHandle:
         return self._ticket(Instruction.PLACE, ref)
 
     def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
-        """Cancel an order's unmatched part, or reduce it by ``size_reduction`` (API-NG ``cancelOrders``)."""
+        """Cancel an order's unmatched part, or reduce it by ``size_reduction`` (API-NG ``cancelOrders``).
+
+        A bet id or size reduction that is not an ``int`` raises ``TypeError`` here.
+        """
+        bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
+        if size_reduction is not None:
+            size_reduction = _whole("size_reduction", size_reduction, "sizes are whole minor units, or None for all")
         self._trader.cancel(bet_id, size_reduction)
         self._note(OrderAction.CANCEL, bet_id=bet_id, size=size_reduction, round=None)
         return self._ticket(Instruction.CANCEL, None)
@@ -326,8 +340,10 @@ class MarketHandle:
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
         """Move an order's unmatched part to ``new_price`` (a new bet id, at the back of the new queue).
 
-        Raises :class:`~exchange.core.ladder.InvalidPrice` at once for a price off the ladder.
+        Raises :class:`~exchange.core.ladder.InvalidPrice` at once for a price off the ladder, and ``TypeError`` for
+        a bet id that is not an ``int`` or a price that is not text or a number.
         """
+        bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
         tick = ladder.parse_price(_decimal(new_price))
         self._trader.replace(bet_id, tick)
         self._note(OrderAction.REPLACE, bet_id=bet_id, price=ladder.price(tick))
@@ -356,13 +372,30 @@ class MarketHandle:
         return OrderTicket(kind, ref, now, now + self._trader.latency_ms)
 
 
+def _whole(name: str, value: object, hint: str) -> int:
+    """``value`` as an ``int`` (any integer type: numpy's too), else ``TypeError`` (a ``bool`` too): a float or text
+    in an integer field would travel to the exchange only to be refused, and could not be written to the tables
+    as it was given.
+
+    >>> _whole("size", 500, "")
+    500
+    >>> _whole("size", 2.5, "sizes are whole minor units")
+    Traceback (most recent call last):
+    ...
+    TypeError: size 2.5 is not an int: sizes are whole minor units
+    """
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{name} {value!r} is not an int: {hint}")
+    return operator.index(value)  # type: ignore[arg-type]
+
+
 def _decimal(price: PriceLike) -> Decimal:
     if isinstance(price, Decimal):
         return price
     if isinstance(price, float):
         return Decimal(repr(price))
-    if isinstance(price, bool):
-        raise TypeError(f"price {price!r} is not a number")
+    if isinstance(price, bool) or not isinstance(price, str | int):
+        raise TypeError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'")
     try:
         return Decimal(price)
     except InvalidOperation:

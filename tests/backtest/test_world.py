@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+import numpy
 import pytest
 
 from exchange.backtest.outputs import empty_tables
@@ -182,6 +183,55 @@ def test_a_side_that_is_no_side_and_a_price_that_is_no_number_are_refused_at_the
     assert "'BACK'" in side and "Side.BACK or Side.LAY" in side
     assert "'two'" in price and "decimal odds" in price
     assert tables["games"].to_arrow().column("status").to_pylist() == ["SETTLED"]
+
+
+#: Instructions with an argument of the wrong type, and what the error at the call must name.
+WRONG_TYPES: list[tuple[str, Callable[[MarketHandle], object], str]] = [
+    ("hand as text", lambda m: m.place_order("1", Side.BACK, "2.5", 200), "hand '1'"),  # type: ignore[arg-type]
+    ("size as text", lambda m: m.place_order(1, Side.BACK, "2.5", "200"), "size '200'"),  # type: ignore[arg-type]
+    ("size in currency", lambda m: m.place_order(1, Side.BACK, "2.5", 2.5), "size 2.5"),  # type: ignore[arg-type]
+    ("size as a flag", lambda m: m.place_order(1, Side.BACK, "2.5", True), "size True"),
+    ("no price", lambda m: m.place_order(1, Side.BACK, None, 200), "price None"),  # type: ignore[arg-type]
+    ("price as a tuple", lambda m: m.place_order(1, Side.BACK, (0, (2,), 0), 200), "price (0, (2,), 0)"),  # type: ignore[arg-type]
+    ("reference a number", lambda m: m.place_order(1, Side.BACK, "2.5", 200, customer_ref=7), "customer_ref 7"),  # type: ignore[arg-type]
+    ("bet id as text", lambda m: m.cancel_order("5"), "bet id '5'"),  # type: ignore[arg-type]
+    ("reduction in currency", lambda m: m.cancel_order(5, 2.5), "size_reduction 2.5"),  # type: ignore[arg-type]
+    ("replace bet id as text", lambda m: m.replace_order("5", "3.0"), "bet id '5'"),  # type: ignore[arg-type]
+    ("replace to no price", lambda m: m.replace_order(5, None), "price None"),  # type: ignore[arg-type]
+]
+
+
+class WrongTypes(Strategy):
+    """Makes each mistake of :data:`WRONG_TYPES` once, in the Pre-flop window, and keeps what was raised."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raised: dict[str, Exception] = {}
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is not Round.PREFLOP:
+            return
+        for name, mistake, _ in WRONG_TYPES:
+            try:
+                mistake(market)
+            except (TypeError, ValueError) as exc:
+                self.raised[name] = exc
+        market.place_order(numpy.int64(2), Side.BACK, "900", numpy.int64(300))  # type: ignore[arg-type]
+
+
+def test_an_argument_of_the_wrong_type_is_refused_at_the_call_naming_it() -> None:
+    """A hand, size, bet id or reference that is not an int (or text), a price that is no number: a ``TypeError``
+    at the strategy's own line naming the argument, not a row that says 2 for 2.5 (the tables' integer columns
+    truncate) nor an ``ArrowInvalid`` once the whole session has been played; the session plays on. Any integer
+    type is an int (numpy's, from a strategy that reads pandas)."""
+    strategy = WrongTypes()
+    tables = empty_tables()
+    play_session(small_config().setup(), 0, strategy, tables)
+    assert {name: type(exc) for name, exc in strategy.raised.items()} == {name: TypeError for name, _, _ in WRONG_TYPES}
+    for name, _, named in WRONG_TYPES:
+        assert named in str(strategy.raised[name]), (name, str(strategy.raised[name]))
+    [sent] = [r for r in tables["orders"].to_arrow().to_pylist() if r["account"] == "strategy"]
+    assert (sent["selection_id"], sent["size"], sent["status"]) == (2, 300, "LAPSED"), "numpy's integers are ints"
 
 
 class RaisesInGame(Strategy):
