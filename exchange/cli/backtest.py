@@ -136,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
     except (StrategyLoadError, ValueError) as exc:
         print(f"exchange-poker backtest: {exc}", file=sys.stderr)
         return 2
+    except (SyntaxError, ImportError) as exc:  # a strategy file that cannot run, or a module a strategy needs
+        print(f"exchange-poker backtest: strategy {args.strategy!r}: {exc}", file=sys.stderr)
+        return 2
     try:
         executor = make_executor(args.workers, args.scheduler)
     except (OSError, RuntimeError, ValueError) as exc:  # no cluster extra; no scheduler there; a malformed address

@@ -128,6 +128,30 @@ def test_a_strategy_whose_markets_the_channel_lacks_is_refused_before_any_game(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("from exchange.backtest.strategy import Strategy\nclass Mine(Strategy)\n    pass\n",
+         "expected ':' (mine.py, line 2)"),
+        ("import no_such_module_here\n", "No module named 'no_such_module_here'"),
+    ],
+)
+def test_a_strategy_file_that_cannot_be_loaded_is_one_line(
+    source: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As a module that cannot be imported already is: one line naming the file and what is wrong, exit 2, before
+    any game (not the interpreter's traceback)."""
+    path = tmp_path / "mine.py"
+    path.write_text(source)
+    out = tmp_path / "out"
+    code = main(["backtest", "--strategy", f"{path}:Mine", "--games", "1", "--seed", "1", "--out", str(out),
+                 "--no-progress"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err == f"exchange-poker backtest: strategy '{path}:Mine': {message}\n", err
+    assert not out.exists()
+
+
 def _readme_section() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     return text[text.index("## Backtesting") :]
