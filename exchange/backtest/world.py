@@ -272,7 +272,17 @@ def build_world(setup: GameSetup, session: int, strategy: Strategy) -> World:
     exchange = Exchange(ExchangeConfig(min_stake=base.min_stake, commission_bps=base.commission_bps,
                                        keep_closed_markets=KEEP_CLOSED_MARKETS))  # fmt: skip
     world = World(setup, session, base, clock, exchange)
-    channel = world.channel
+    try:
+        _seat(world, strategy)
+    except BaseException:
+        host.release(world.channel)  # the agents seated so far: the registry would keep the world alive
+        raise
+    return world
+
+
+def _seat(world: World, strategy: Strategy) -> None:
+    """Fund and seat the house market makers, the noise traders and the strategy at the world's channel."""
+    setup, session, channel = world.setup, world.session, world.channel
     channel.open_account(MAKER_ACCOUNT, setup.house.maker_balance)
     seat_house_makers(channel, MAKER_ACCOUNT, setup.house.maker)
     for k in range(setup.house.noise_traders):  # one noise trader per market of each game, one account
@@ -285,7 +295,6 @@ def build_world(setup: GameSetup, session: int, strategy: Strategy) -> World:
     rng = random.Random(f"{setup.seed}/{session}/strategy")
     seated = attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session)
     world.instructions = seated.instructions
-    return world
 
 
 def play_session(setup: GameSetup, session: int, strategy: Strategy,

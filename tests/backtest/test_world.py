@@ -19,6 +19,7 @@ from exchange.core.errors import ErrorCode
 from exchange.core.events import OrderRejected
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
+from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
 from tests.backtest.backtest_support import small_config
 
@@ -277,3 +278,20 @@ def test_a_played_session_leaves_nothing_behind() -> None:
     gc.collect()
     assert len(strategy.handles) == 2
     assert [ref() for ref in strategy.handles] == [None, None]
+
+
+class LowOnly(Strategy):
+    markets = (MarketKind.LOW,)
+
+
+def test_a_session_that_cannot_seat_its_strategy_leaves_nothing_behind() -> None:
+    """A strategy the channel refuses (it trades Low markets; Hold'em has none) is refused with the ``ValueError``
+    the README promises, and the world built for it so far (the house already seated) is not kept by the agents'
+    registry: a notebook or a service that tries strategy after strategy does not keep every world."""
+    from exchange.agents import host
+
+    before = set(host._HOSTS.keys())
+    with pytest.raises(ValueError, match="trades low markets; channel holdem has a win market only"):
+        play_session(small_config().setup(), 0, LowOnly(), empty_tables())
+    gc.collect()
+    assert set(host._HOSTS.keys()) == before
