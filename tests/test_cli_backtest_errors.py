@@ -96,3 +96,15 @@ def test_a_file_named_streams_is_left_alone_without_streams(tmp_path: Path, caps
     code, _, err = run_cli(capsys, *argv, "--no-streams")
     assert code == 0, err
     assert (out / "streams").read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("latency", ["abc", "1.5", "-5"])
+def test_a_latency_that_is_no_whole_number_of_ms_says_what_is_allowed(
+    latency: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not argparse's 'invalid _non_negative value' (the name of a function of ours)."""
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(tmp_path / "out")]
+    code, out, err = run_cli(capsys, *argv, f"--latency-ms={latency}")
+    assert code == 2 and out == ""
+    assert err == (f"exchange-poker: error: argument --latency-ms: must be a whole number of ms, 0 or more, "
+                   f"not {latency}\n"), err  # fmt: skip

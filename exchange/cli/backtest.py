@@ -89,10 +89,10 @@ def _games(args: argparse.Namespace) -> tuple[int, int]:
 
 
 def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, not {value}")
-    return value
+    """A latency: a whole number of milliseconds, 0 or more."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number of ms, 0 or more, not {text}")
+    return int(text)
 
 
 def _prepare_out(out: Path, record_streams: bool) -> None:
