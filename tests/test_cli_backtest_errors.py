@@ -108,3 +108,31 @@ def test_a_latency_that_is_no_whole_number_of_ms_says_what_is_allowed(
     assert code == 2 and out == ""
     assert err == (f"exchange-poker: error: argument --latency-ms: must be a whole number of ms, 0 or more, "
                    f"not {latency}\n"), err  # fmt: skip
+
+
+DIES_IN_GAME_2 = """
+import os
+
+from exchange.backtest.strategy import Strategy
+
+
+class Dies(Strategy):
+    def on_market_open(self, market):
+        if market.market_id == "holdem.2":
+            os._exit(3)  # as a worker killed for its memory would end
+"""
+
+
+def test_a_worker_process_lost_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A worker that ends abruptly: one line saying so and that nothing was written, exit 2 (not the traceback of
+    the process pool's internals); the folder is left as it was."""
+    source = tmp_path / "dies.py"
+    source.write_text(DIES_IN_GAME_2, encoding="utf-8")
+    out = tmp_path / "out"
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", f"{source}:Dies", "--games", "3", "--seed", "1",
+                                "--workers", "2", "--chunk-size", "1", "--out", str(out), "--no-progress")  # fmt: skip
+    assert code == 2 and stdout == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith("exchange-poker backtest: a worker process ended abruptly"), err
+    assert "nothing was written to --out" in err
+    assert not any(out.iterdir())

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from exchange.cli.options import one_line_errors, positive, share
@@ -152,9 +153,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"exchange-poker backtest: cannot write the output folder --out {args.out}: {reason}",
                   file=sys.stderr)
             return 2
-        result = run_backtest(
-            config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size
-        )
+        try:
+            result = run_backtest(
+                config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size
+            )
+        except BrokenProcessPool:
+            print("exchange-poker backtest: a worker process ended abruptly (killed, out of memory, or the strategy "
+                  "ended its process); nothing was written to --out", file=sys.stderr)  # fmt: skip
+            return 2
     print(result.summary.text())
     print(f"wrote {', '.join(str(p) for p in result.paths)}")
     return 0
