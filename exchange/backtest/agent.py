@@ -18,7 +18,8 @@ agent hook                  strategy hooks
 ``on_reveal``               a market update (cards turned, new equities)
 ``on_market_update``        a market update
 ``on_fill``                 ``process_orders`` (the orders that changed)
-``on_order_rejected``       ``on_order_rejected`` (once: a refused cancel, told to every market, on its bet's)
+``on_order_rejected``       ``on_order_rejected`` (once: a refused cancel, told to every market, on its bet's
+                            market, or the one it was sent through)
 ``on_window_close``         ``process_orders`` (lapsed), ``on_window_close``
 ``on_market_settled``       ``process_orders`` (settled), ``on_settlement`` (once a market)
 ``on_game_end``             ``process_orders``; ``on_game_end`` (once, last market)
