@@ -80,6 +80,7 @@ def high_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[C
     only the others are searched (none at all when every hand scored)."""
     from engine.variants import HandForm, get_variant  # the rankings (numba) load with the engine, not at import
 
+    _check_scored(scored, len(hands))
     game = get_variant(variant)
     if game.has_draws or game.hand_form is HandForm.OMAHA or len(set(scored)) == len(hands):
         return ()
@@ -97,6 +98,14 @@ def high_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[C
     return losers
 
 
+def _check_scored(scored: Collection[int], hands: int) -> None:
+    """Refuse a ``scored`` hand number outside 1 to ``hands``: taken for alive, a wrong number (0, counted from
+    0) would leave a hand that did score unproven, and could end a search before the deal that shows it."""
+    wrong = sorted(i for i in scored if not 1 <= i <= hands)
+    if wrong:
+        raise ValueError(f"scored hands are numbered from 1 to {hands}, not {wrong}")
+
+
 def _may_hold(cards: frozenset[int], held: tuple[int, ...], to_come: int, pool: Sequence[int]) -> bool:
     """Whether a hand holding ``held`` may yet hold every one of ``cards``, given ``to_come`` more from ``pool``."""
     lacking = cards.difference(held)
@@ -112,6 +121,7 @@ def draw_losers(variant: str, hands: Sequence[Sequence[Card]], dead: Sequence[Ca
     from engine.draw_policy import discards  # the rankings (numba) load with the engine, not at import
     from engine.variants import get_variant
 
+    _check_scored(scored, len(hands))
     game = get_variant(variant)
     if draws_left != 1 or (game.ranking.heads_up and len(hands) == 2) or len(set(scored)) == len(hands):
         return ()

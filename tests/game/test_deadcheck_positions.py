@@ -133,3 +133,16 @@ def test_a_draw_whose_stock_runs_out_still_names_the_hands_that_cannot_win() -> 
     prospects = game_equities("draw32", hands, (), draws_left=1, stock=12)[0]
     assert not prospects.exact
     assert resolve(prospects, (1, 2, 3, 4)).losers == (2, 3, 4)
+
+
+@pytest.mark.parametrize("scored", [(0,), (4,), (1, 2, 3, 0)])
+def test_a_scored_hand_number_outside_the_hands_is_refused(scored: tuple[int, ...]) -> None:
+    """``scored`` counts hands from 1: a 0 (a showdown's winners count from 0) or a number past the last hand is
+    an error, not an alive hand (taken as one it could end the search before a deal that saves a named hand)."""
+    from exchange.game.deadcheck import draw_losers
+
+    hands = [parse_cards("Td Js Tc 8c"), parse_cards("Qc 9c 9s Ah"), parse_cards("Kd Ts 7s Qd")]
+    with pytest.raises(ValueError, match="numbered from 1 to 3"):
+        high_losers("telesina", hands, [], scored=scored)
+    with pytest.raises(ValueError, match="numbered from 1 to 3"):
+        draw_losers("draw5", hands, [], draws_left=1, scored=scored)
