@@ -46,20 +46,20 @@ def tick_price(tick: int) -> float:
 
 
 def equity(share: Fraction, stderr: Fraction | None = None) -> JsonDict:
-    """A selection's equity (its exact dead-heat share of the result) as the games feeds carry it:
-    ``equityExact`` the exact fraction, and ``equity`` the same to six decimals for display and plotting
-    (a probability shown to a reader, never money or a price: nothing computes with it). A Monte Carlo
-    estimate also carries its standard error, ``equityStderr``, to six decimals likewise.
+    """A selection's equity (its dead-heat share of the result) as the games feeds carry it: ``equity`` to six
+    decimals for display and plotting (a probability shown to a reader, never money or a price: nothing computes
+    with it), and ``equityExact``, the exact fraction, where the share is exact. A Monte Carlo estimate carries
+    its standard error, ``equityStderr``, to six decimals likewise, and no ``equityExact``: its fraction is only
+    the share of the sampled deals, and a reader must not take it for the exact share.
 
     >>> equity(Fraction(1, 3))
     {'equity': 0.333333, 'equityExact': '1/3'}
     >>> equity(Fraction(1, 4), stderr=Fraction(1, 125))
-    {'equity': 0.25, 'equityExact': '1/4', 'equityStderr': 0.008}
+    {'equity': 0.25, 'equityStderr': 0.008}
     """
-    shown: JsonDict = {"equity": round(float(share), 6), "equityExact": f"{share.numerator}/{share.denominator}"}
     if stderr is not None:
-        shown["equityStderr"] = round(float(stderr), 6)
-    return shown
+        return {"equity": round(float(share), 6), "equityStderr": round(float(stderr), 6)}
+    return {"equity": round(float(share), 6), "equityExact": f"{share.numerator}/{share.denominator}"}
 
 
 def iso(ms: int | None) -> str | None:

@@ -67,9 +67,9 @@ def channel_list(service: ExchangeService) -> list[dict[str, Any]]:
 def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | None:
     """Channel ``name``'s snapshot as a spectator sees it now; None if the server runs no such channel.
 
-    Beside the Games API's fields: each selection's ``equity`` (its exact dead-heat share as a float) and
-    ``equityExact`` (the same as a fraction ``"p/q"``), with ``equityStderr`` where the equity is a Monte Carlo
-    estimate (its standard error), and the game's ``bettingWindowRemainingMs``.
+    Beside the Games API's fields: each selection's ``equity`` (its dead-heat share as a float) and either
+    ``equityExact`` (the same as a fraction ``"p/q"``, where it is exact) or ``equityStderr`` (where the equity is
+    a Monte Carlo estimate: its standard error), and the game's ``bettingWindowRemainingMs``.
     """
     channel = service.channels.get(name)
     if channel is None:

@@ -161,9 +161,10 @@ _SELECTION = {
         "cards": {"type": "array", "items": {"type": "string"}, "description": '"NOT AVAILABLE" while face down'},
         "bestAvailableToBackPrices": {"type": "array"},
         "bestAvailableToLayPrices": {"type": "array"},
-        "equity": {"type": "number", "description": "the selection's exact dead-heat share of the pot (0 to 1), "
+        "equity": {"type": "number", "description": "the selection's dead-heat share of the pot (0 to 1), "
                    "as the engine computed it at the last reveal (not in Betfair's Games API)"},
-        "equityExact": {"type": "string", "description": "the same share as an exact fraction, \"p/q\""},
+        "equityExact": {"type": "string", "description": "the same share as an exact fraction, \"p/q\", where it is "
+                        "exact (absent for a Monte Carlo estimate, which has equityStderr)"},
         "equityStderr": {"type": "number", "description": "only where the equity is a Monte Carlo estimate (a game "
                          "with too many deals to count within a window): its standard error, as a share"},
     },
