@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from exchange.backtest.replay_deal import RecordedDealError, recorded_stages
-from exchange.backtest.replay_market import RecordedMarket
+from exchange.backtest.replay_market import PublishedEquity, RecordedMarket
 from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.betfair import apiformat
 from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel
@@ -144,15 +144,18 @@ def _rows_by_market(path: Path, keep: Callable[[JsonDict], bool]) -> dict[str, l
     return out
 
 
-def _publications(rows: list[JsonDict]) -> list[tuple[int, dict[int, Fraction]]]:
-    """A market's equity rows as publications in order: one per (time, round) run of rows."""
-    out: list[tuple[int, dict[int, Fraction]]] = []
+def _publications(rows: list[JsonDict]) -> list[tuple[int, dict[int, PublishedEquity]]]:
+    """A market's equity rows as publications in order: one per (time, round) run of rows, each equity with its
+    standard error where it was a Monte Carlo estimate (a folder written before ``stderr`` existed has none)."""
+    out: list[tuple[int, dict[int, PublishedEquity]]] = []
     key = None
     for row in rows:
         if (row["at_ms"], row["round"]) != key:
             key = (row["at_ms"], row["round"])
             out.append((row["at_ms"], {}))
-        out[-1][1][row["selection_id"]] = Fraction(row["equity_exact"])
+        stderr = row.get("stderr")
+        out[-1][1][row["selection_id"]] = PublishedEquity(Fraction(row["equity_exact"]),
+                                                          None if stderr is None else Fraction(stderr))
     return out
 
 

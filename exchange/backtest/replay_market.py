@@ -2,7 +2,8 @@
 
 A market's state at an instant comes from its ``streams/<marketId>`` recording
 (status, runner statuses, the ladders, last traded prices, traded volume), its
-equities from the last publication at or before the instant (``equities.parquet``),
+equities from the last publication at or before the instant (``equities.parquet``: each
+exact, or a Monte Carlo estimate with its standard error, shown as the live snapshot shows it),
 and the strategy's orders from ``orders.parquet`` and ``fills.parquet``: matched as
 far as the fills by then, cancelled and lapsed at the times recorded. A match a
 dealer's error voided later (an exposed card: :mod:`exchange.game.irregular`) is
@@ -43,6 +44,14 @@ _RUNNER_STATUS = {"ACTIVE": "IN_PLAY", "WINNER": "WINNER", "LOSER": "LOSER", "RE
 _MARKET_STATUS = {"OPEN": "ACTIVE", "SUSPENDED": "SUSPENDED"}
 
 
+@dataclass(frozen=True)
+class PublishedEquity:
+    """A selection's equity as the game published it: its share, and the standard error where it is an estimate."""
+
+    share: Fraction
+    stderr: Fraction | None = None
+
+
 @dataclass
 class RecordedMarket:
     """A market of a recorded game: what its recording, its published equities and the strategy's orders say."""
@@ -54,7 +63,7 @@ class RecordedMarket:
     winners: frozenset[int]
     dead_heat: bool
     early: bool
-    equities: list[tuple[int, dict[int, Fraction]]] = field(default_factory=list)  # publications, in order
+    equities: list[tuple[int, dict[int, PublishedEquity]]] = field(default_factory=list)  # publications, in order
     orders: list[JsonDict] = field(default_factory=list)
     fills: list[JsonDict] = field(default_factory=list)
 
@@ -66,9 +75,9 @@ class RecordedMarket:
                 return pt
         return None
 
-    def shares_at(self, now_ms: int) -> dict[int, Fraction]:
+    def shares_at(self, now_ms: int) -> dict[int, PublishedEquity]:
         """Each selection's equity as last published at or before ``now_ms`` (empty before any, or unrecorded)."""
-        shares: dict[int, Fraction] = {}
+        shares: dict[int, PublishedEquity] = {}
         for at_ms, published in self.equities:
             if at_ms > now_ms:
                 break
@@ -92,7 +101,7 @@ class RecordedMarket:
                 "totalMatched": state["traded"].get(selection_id, 0.0),
             }
             if selection_id in shares:
-                selection.update(apiformat.equity(shares[selection_id]))
+                selection.update(apiformat.equity(shares[selection_id].share, shares[selection_id].stderr))
             selections.append(selection)
         out: JsonDict = {"marketId": self.market_id, "marketType": market_type_of(self.market_id),
                          "marketName": self.kind.label if markets > 1 else "Winner", "status": state["status"],
