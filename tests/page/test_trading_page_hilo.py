@@ -145,11 +145,15 @@ def test_settled_bets_name_no_low_and_agree_with_the_cleared_orders(page: Page, 
     ("3", "x", "Stake x is not an amount: give pounds and pence, e.g. 2.50."),
     ("3", "-1", "Stake -1 must be more than £0."),
     ("3", "2.555", "Stake 2.555 has more than two decimals: give pounds and pence, e.g. 2.50."),
+    ("3", "0x10", "Stake 0x10 is not an amount: give pounds and pence, e.g. 2.50."),
+    ("3", "1e2", "Stake 1e2 is not an amount: give pounds and pence, e.g. 2.50."),
+    ("0x10", "2", "Odds 0x10 are not a number: give decimal odds, 1.01 to 1000."),
 ])
 def test_the_slip_says_what_is_wrong_with_the_odds_or_stake_before_anything_is_sent(
         page: Page, server: LiveServer, odds: str, stake: str, why: str) -> None:
     """What the page can see is wrong is said in the slip, in place of a profit it could not pay; where the
-    server could only misname it (no odds sent as "price 0", text as "price is required") nothing is sent."""
+    server could only misname it (no odds sent as "price 0", text as "price is required") nothing is sent, nor
+    where it would read them otherwise than as typed (hexadecimal or an exponent, which a browser's number takes)."""
     _, low = markets(server)
     demo = ApiClient(server.url, "demo", "demo")
     form = slip(page, low, 5, "LAY")
@@ -157,7 +161,8 @@ def test_the_slip_says_what_is_wrong_with_the_odds_or_stake_before_anything_is_s
     form.locator("#slip-stake").fill(stake)
     expect(page.locator("#slip-outcome")).to_have_text(why)
     form.locator("#slip-confirm").click()
-    expect(page.locator("#notice")).to_contain_text(why if odds in ("", "abc") or stake in ("", "x") else "Refused")
+    unsendable = odds in ("", "abc", "0x10") or stake in ("", "x", "0x10", "1e2")
+    expect(page.locator("#notice")).to_contain_text(why if unsendable else "Refused")
     assert demo.current_orders(low) == []
 
 def test_a_change_of_odds_left_empty_is_stopped_and_said(page: Page, server: LiveServer) -> None:

@@ -32,14 +32,23 @@ export function stepPrice(x100, steps) {
 }
 
 /**
+ * A number as a trader writes one: digits with a decimal point or not, a sign at most ("2", "2.50", ".5", "-1").
+ * JavaScript's ``Number`` also reads "0x10" (16), "1e2" (100) and "0b11" (3): a field would send what was not typed.
+ */
+const PLAIN_DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+/**
  * What is wrong with odds typed as ``text`` ("3.03"), or null when they are a price of the ladder. A ``missing``
- * problem (nothing typed, or not a number) is one no order can carry; the others the server refuses in its own words.
+ * problem (nothing typed, or not a plain decimal number) is one no order can carry; the others the server refuses in
+ * its own words.
  */
 export function oddsProblem(text) {
   const typed = String(text).trim();
   if (typed === "") return { missing: true, words: "Give the odds: 1.01 to 1000." };
   const n = Number(typed);
-  if (!Number.isFinite(n)) return { missing: true, words: `Odds ${typed} are not a number: give decimal odds, 1.01 to 1000.` };
+  if (!PLAIN_DECIMAL.test(typed) || !Number.isFinite(n)) {
+    return { missing: true, words: `Odds ${typed} are not a number: give decimal odds, 1.01 to 1000.` };
+  }
   const x100 = n * 100;
   if (x100 < TICKS[0]) return { missing: false, words: `Odds ${typed} are below the lowest on the ladder, 1.01.` };
   if (x100 > TICKS[TICKS.length - 1]) {
@@ -62,7 +71,9 @@ export function stakeProblem(text, minimum = null) {
   const typed = String(text).trim();
   if (typed === "") return { missing: true, words: "Give a stake in pounds." };
   const n = Number(typed);
-  if (!Number.isFinite(n)) return { missing: true, words: `Stake ${typed} is not an amount: give pounds and pence, e.g. 2.50.` };
+  if (!PLAIN_DECIMAL.test(typed) || !Number.isFinite(n)) {
+    return { missing: true, words: `Stake ${typed} is not an amount: give pounds and pence, e.g. 2.50.` };
+  }
   if (n <= 0) return { missing: false, words: `Stake ${typed} must be more than £0.` };
   if (Math.abs(n * 100 - Math.round(n * 100)) > 1e-6) {
     return { missing: false, words: `Stake ${typed} has more than two decimals: give pounds and pence, e.g. 2.50.` };
