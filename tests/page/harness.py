@@ -29,6 +29,8 @@ from exchange.backtest.replay import load_timeline
 from exchange.backtest.replay_server import ReplayClock, create_replay_app
 from exchange.clock import VirtualClock
 from exchange.game.channels import HOLDEM
+from exchange.game.rounds import timetable
+from exchange.game.table import Phase
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
@@ -40,7 +42,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 WINDOW_MS = 30_000
 PLAYING_MS = 1_000
-GAME_MS = 4 * (WINDOW_MS + PLAYING_MS)
 CALL_TIMEOUT_S = 20  # the first start may build the engine's tables
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 APP_KEY = "page-test"
@@ -125,8 +126,25 @@ class LiveServer(AppThread):
 
     def to_game_time(self, offset_ms: int, *, next_game: bool = False) -> None:
         """Advance to ``offset_ms`` after the start of the current game (or of the next one)."""
-        target = self.game_start() + (GAME_MS if next_game else 0) + offset_ms
-        self.advance(max(0, target - self.clock.now()))
+        if next_game:
+            self._to_next_game()
+        self.advance(max(0, self.game_start() + offset_ms - self.clock.now()))
+
+    def _to_next_game(self) -> None:
+        """Close the current game's windows one by one until the next game is scheduled (a playing window after
+        the close that ended it: the last, or an earlier one that settled it), whatever its number of windows. A
+        game already scheduled, its predecessor over, is the next one."""
+        first = self.game_start()
+        current = self.run(lambda: self.app[keys.SERVICE].channels[self.channel].current)
+        if current is not None and current.phase is Phase.SCHEDULED:
+            return
+        config = self.run(lambda: self.app[keys.SERVICE].channels[self.channel].config)
+        for window in timetable(config, first):
+            if self.game_start() != first:
+                return
+            self.advance(max(0, window.closes_ms - self.clock.now()))
+        if self.game_start() == first:
+            raise RuntimeError(f"no game follows the one that began at {first} on {self.channel}")
 
     def add_account(self, name: str, password: str, deposit: int, *, operator: bool = False) -> None:
         self.run(lambda: self.app[keys.STORE].add(name, password, deposit=deposit, operator=operator))

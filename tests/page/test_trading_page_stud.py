@@ -29,8 +29,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture
 def page(browser: Browser, server: LiveServer) -> Iterator[Page]:
-    """A tab at the table of the server's first game, in its Deal window (a stud game has five windows, not the
-    harness's four: the first game is the one whose times it knows)."""
+    """A tab at the table of the server's first game, in its Deal window."""
     with watched_page(browser, f"{server.url}/#/table/{CHANNEL}") as tab:
         yield tab
 
