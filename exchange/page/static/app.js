@@ -11,7 +11,6 @@ import { Results } from "./results.js";
 import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
 
 const SETTLED_KEPT = 10;
-const LIST_PAGES = 20; // at most this many pages of a list call are read (cleared or current orders)
 const LADDER_REFRESH_MS = 400;
 
 const state = {
@@ -363,7 +362,7 @@ async function refreshSettled() {
   }
 }
 
-/** Every row of a listClearedOrders call, page after page (a few pages at most: the recent games' bets). */
+/** Every row of a listClearedOrders call, page after page (the recent games' bets: a few pages at most). */
 function clearedOrders(params) {
   return everyPage("listClearedOrders", params, "clearedOrders");
 }
@@ -373,15 +372,17 @@ function currentOrders(marketIds) {
   return everyPage("listCurrentOrders", { marketIds }, "currentOrders");
 }
 
-/** Every row of a paged API-NG list call (``fromRecord``, ``moreAvailable``), at most LIST_PAGES pages. */
+/**
+ * Every row of a paged API-NG list call (``fromRecord``, ``moreAvailable``): page after page until the server says
+ * there are no more (or sends an empty page), so no bet is left out of view however many there are.
+ */
 async function everyPage(method, params, field) {
   const rows = [];
-  for (let page = 0; page < LIST_PAGES; page++) {
+  for (;;) {
     const answer = await state.session.betting(method, { ...params, fromRecord: rows.length });
     rows.push(...answer[field]);
-    if (!answer.moreAvailable || !answer[field].length) break;
+    if (!answer.moreAvailable || !answer[field].length) return rows;
   }
-  return rows;
 }
 
 /** The full ladders open on the table: over API-NG when logged in (at most every LADDER_REFRESH_MS, the last change
