@@ -223,6 +223,36 @@ def test_if_wins_stays_the_servers_exact_figure_once_the_market_has_settled(page
     expect(if_wins).to_have_text("if wins +£485.00")
 
 
+def test_if_wins_of_a_bet_matched_as_its_market_closes_is_exact(browser: Browser, tmp_path: Path) -> None:
+    """The same bet, matched in the Turn window just before it closes: the market has settled before the page can
+    ask the server for its figures (listMarketProfitAndLoss answers for open markets only), so the page sums the
+    bets itself, from the prices of their fills as the order stream gives them, exact: +£485.00, not the £484.99
+    of the average price to four decimals."""
+    live = LiveServer(tmp_path / "exchange.db")
+    live.start()
+    try:
+        live.add_account("bob", "pw-bob", 100_000)
+        bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
+        with watched_page(browser, f"{live.url}/#/table/holdem") as page:
+            page.get_by_role("button", name="Log in").click()
+            expect(page.locator("#who")).to_have_text("demo")
+            live.to_game_time(window_opens(4))
+            [market] = live.snapshot()["game"]["markets"]
+            assert market["status"] == "OPEN"
+            hand = next(s["selectionId"] for s in market["selections"] if s["status"] == "IN_PLAY")
+            bob.place(market["marketId"], hand, "LAY", 3.0, 200)
+            bob.place(market["marketId"], hand, "LAY", 3.05, 100)
+            demo.place(market["marketId"], hand, "BACK", 3.0, 240)
+            live.to_game_time(window_opens(4) + WINDOW_MS)  # the fill and the settlement reach the page together
+            expect(page.locator(".market-status")).to_have_text("settled")
+            expect(page.locator("#matched li")).to_contain_text("£240.00 at avg 3.0208")
+            expect(page.locator(f"tr[data-selection='{hand}'] .pnl")).to_have_text("if wins +£485.00")
+            for other in {1, 2, 3, 4} - {hand}:
+                expect(page.locator(f"tr[data-selection='{other}'] .pnl")).to_have_text("if wins −£240.00")
+    finally:
+        live.stop()
+
+
 def test_a_double_click_on_place_places_one_bet(page: Page, server: LiveServer) -> None:
     """A second click while the first order is on its way is not a second order."""
     market = server.snapshot()["game"]["id"]

@@ -158,12 +158,18 @@ function renderTable() {
   table.render(state.channels.get(state.current), snapshot, {
     showEquity: state.showEquity,
     // Voided: nothing (every match refunded). Else the server's exact figures, kept once the market has closed.
-    pnl: (market) => (market.marketStatus !== "VOID" && state.pnl.get(market.marketId)) || state.orders.pnl(market),
+    pnl: (market) => (market.marketStatus !== "VOID" && serverPnl(market.marketId)) || state.orders.pnl(market),
   });
   slip.follow(currentMarkets());
   renderMyOrders();
   tick();
   refreshLadders(false);
+}
+
+/** The server's "if wins" of ``marketId`` if they count the bets matched now (else null: a fill came after them). */
+function serverPnl(marketId) {
+  const kept = state.pnl.get(marketId);
+  return kept && kept.key === state.orders.matchedKey(marketId) ? kept.figures : null;
 }
 
 function currentMarkets() {
@@ -311,20 +317,23 @@ async function refreshOrders() {
 }
 
 /**
- * Each open market's "if wins" as the server counts it (listMarketProfitAndLoss, settled bets included): exact
- * over every fill, where the page knows only each bet's average price to four decimals. The server answers for
- * open markets only (one that has just closed is left out): a market's last figures are kept when it closes, as
- * settlement changes none of them; one closed before the page opened shows the page's own sum (nothing once voided).
+ * Each open market's "if wins" as the server counts it (listMarketProfitAndLoss, settled bets included), kept with
+ * the bets they count. The server answers for open markets only (one that has just closed is left out): a market's
+ * last figures are kept when it closes, as settlement changes none of them, while they count every bet matched; a
+ * bet matched as the market closed (or before the page opened) is counted by the page's own sum (exact over the
+ * fills the order stream gave; nothing once voided).
  */
 async function refreshPnl() {
   const markets = currentMarkets();
   const marketIds = markets.filter((m) => m.status !== "CLOSED").map((m) => m.marketId);
   for (const id of [...state.pnl.keys()]) if (!markets.some((m) => m.marketId === id)) state.pnl.delete(id);
   if (!state.session.loggedIn || state.replay || !marketIds.length) return;
+  const keys = new Map(marketIds.map((id) => [id, state.orders.matchedKey(id)])); // the bets the answer counts
   try {
     const answer = await state.session.betting("listMarketProfitAndLoss", { marketIds, includeSettledBets: true });
     for (const market of answer) {
-      state.pnl.set(market.marketId, new Map(market.profitAndLosses.map((p) => [p.selectionId, pennies(p.ifWin)])));
+      const figures = new Map(market.profitAndLosses.map((p) => [p.selectionId, pennies(p.ifWin)]));
+      state.pnl.set(market.marketId, { figures, key: keys.get(market.marketId) });
     }
   } catch (err) {
     refused(err);

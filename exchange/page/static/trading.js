@@ -39,10 +39,14 @@ function roundHalfDown(num) {
 export class Orders {
   constructor() {
     this.byId = new Map();
+    // `${marketId}:${selectionId}` -> {BACK, LAY}: Map(price in hundredths -> pennies matched at it), the account's
+    // matched position by fill price as the order stream gives it (``mb``/``ml``), exact where averages are not
+    this.positions = new Map();
   }
 
   clear() {
     this.byId.clear();
+    this.positions.clear();
   }
 
   /**
@@ -54,12 +58,58 @@ export class Orders {
   applyStream(oc, image) {
     if (image) {
       for (const [id, o] of this.byId) if (!o.complete) this.byId.delete(id);
+      this.positions.clear();
     }
     for (const market of oc) {
       for (const orc of market.orc ?? []) {
         for (const uo of orc.uo ?? []) this.byId.set(String(uo.id), fromStream(market.id, orc.id, uo));
+        this.applyPosition(market.id, orc);
       }
     }
+  }
+
+  /** A runner's ``mb``/``ml``: the whole position with ``fullImage``, else the levels that moved (size 0: gone). */
+  applyPosition(marketId, orc) {
+    if (!orc.mb && !orc.ml && !orc.fullImage) return;
+    const key = `${marketId}:${orc.id}`;
+    if (orc.fullImage || !this.positions.has(key)) this.positions.set(key, { BACK: new Map(), LAY: new Map() });
+    const position = this.positions.get(key);
+    for (const [side, levels] of [["BACK", orc.mb], ["LAY", orc.ml]]) {
+      for (const [price, size] of levels ?? []) {
+        if (pennies(size) > 0) position[side].set(hundredths(price), pennies(size));
+        else position[side].delete(hundredths(price));
+      }
+    }
+  }
+
+  /**
+   * The matched stakes of ``orders`` (one market's) by fill price, from the order stream's positions, as
+   * ``{selectionId, side, matched, avg10k}`` parts; null unless the positions account for every matched penny of
+   * the orders, side by side (the stream refused or behind, or the bets read over API-NG only).
+   */
+  exactParts(orders) {
+    const matched = new Map(); // `${selectionId}:${side}` -> pennies, by the orders
+    for (const o of orders) {
+      const key = `${o.selectionId}:${o.side}`;
+      matched.set(key, (matched.get(key) ?? 0) + o.matched);
+    }
+    const parts = [];
+    for (const [key, total] of matched) {
+      const [selectionId, side] = key.split(":");
+      const levels = this.positions.get(`${orders[0].marketId}:${selectionId}`)?.[side] ?? new Map();
+      let sum = 0;
+      for (const [x100, size] of levels) {
+        sum += size;
+        parts.push({ selectionId: Number(selectionId), side, matched: size, avg10k: x100 * 100 });
+      }
+      if (sum !== total) return null;
+    }
+    return parts;
+  }
+
+  /** What the P&L of ``marketId`` depends on: each bet's matched stake (so a figure can be told stale). */
+  matchedKey(marketId) {
+    return JSON.stringify(this.of([marketId]).filter((o) => o.matched > 0).map((o) => [o.betId, o.matched]));
   }
 
   /** Replace the orders of ``marketIds`` with a ``listCurrentOrders`` answer. */
@@ -76,12 +126,14 @@ export class Orders {
 
   /**
    * What the account wins or loses on ``market`` if each selection wins (matched bets only, before commission),
-   * from each bet's average price to the four decimals API-NG gives, summed and then rounded to the penny. A live
-   * page shows the server's own figures (listMarketProfitAndLoss) in place of these when it has them.
+   * summed and then rounded to the penny: exact from the prices of the fills where the order stream gave them,
+   * else from each bet's average price to the four decimals API-NG gives (possibly a penny off). A live page shows
+   * the server's own figures (listMarketProfitAndLoss) in place of these when it has them for the bets matched now.
    */
   pnl(market) {
-    const orders = this.of([market.marketId]).filter((o) => o.matched > 0);
-    if (!orders.length) return null;
+    const matched = this.of([market.marketId]).filter((o) => o.matched > 0);
+    if (!matched.length) return null;
+    const orders = this.exactParts(matched) ?? matched;
     const exact = new Map(market.selections.map((s) => [s.selectionId, 0])); // in ten-thousandths of a penny
     for (const o of orders) {
       const win = o.matched * ((o.avg10k ?? o.price * 100) - 10000);
