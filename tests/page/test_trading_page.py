@@ -8,6 +8,7 @@ a table mid-game and a settled game are saved in ``tests/artifacts/``.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Iterator
 from fractions import Fraction
@@ -331,6 +332,33 @@ def test_the_page_follows_orders_the_stream_ends_a_reconnection_included(page: P
     expect(page.locator(f"#unmatched li[data-bet='{lapsing}']")).to_have_count(1)
     server.advance(WINDOW_MS)  # the Deal window closes: what rests lapses
     expect(page.locator(f"#unmatched li[data-bet='{lapsing}']")).to_have_count(0)
+
+
+def test_a_game_that_ended_while_the_games_stream_was_down_is_in_the_recent_results(page: Page,
+                                                                                   server: LiveServer) -> None:
+    """The page's games stream drops and the game on the table plays out before the page is back (it tries again
+    half a second later): once reconnected, the game it never saw settle is listed with the others, from the
+    results route."""
+    page.goto(f"{server.url}/#/table/holdem")
+    unseen = server.snapshot()["game"]["id"]
+    expect(page.locator("#game-id")).to_contain_text(unseen)
+    hub, clock = server.app[keys.GAMES], server.clock
+    start = server.game_start()
+
+    async def drop_and_play_out() -> None:  # all in one turn of the server's loop: no page can reconnect meanwhile
+        hub.fail("the test drops every spectator")
+        for number in (1, 2, 3, 4):
+            clock.advance(max(0, start + window_opens(number) + WINDOW_MS - clock.now()))
+            await asyncio.sleep(0)
+        following = server.app[keys.SERVICE].channels["holdem"].current
+        assert following is not None
+        clock.advance(max(0, following.start_ms - clock.now()))
+
+    server.call(drop_and_play_out)
+    server.advance(0)
+    assert server.snapshot()["game"]["id"] != unseen
+    expect(page.locator("#game-id")).not_to_contain_text(unseen)
+    expect(page.locator(f"#results li[data-game='{unseen}']")).to_contain_text("won by")
 
 
 def test_a_game_voided_by_a_misdeal_before_its_first_window_reads_void(page: Page, server: LiveServer) -> None:

@@ -563,6 +563,8 @@ function start() {
     onChannels, onSnapshot,
     onState(status) {
       state.connected = status === "live";
+      // Games may end unseen while the stream is down: the next channel list reads the results route again.
+      if (status === "reconnecting" && !state.replay) state.resultsLoaded = false;
       showConnection();
     },
   });
