@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from exchange.backtest.replay_files import Exposure, ReplayError, read_folder
-from exchange.backtest.replay_market import RecordedMarket, orders_at
+from exchange.backtest.replay_market import RecordedMarket, orders_at, position_at
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import PublicCards
 from exchange.game.rounds import Window, timetable
@@ -181,7 +181,8 @@ class Timeline:
 
 
 def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:
-    """``game`` at ``now_ms`` in the Games API snapshot shape, the strategy's orders in ``game.orders``."""
+    """``game`` at ``now_ms`` in the Games API snapshot shape, the strategy's orders in ``game.orders`` and its
+    matched position by fill price in ``game.positions`` (as the order stream's ``oc``)."""
     cfg = game.channel
     window = game.window_at(now_ms)
     public = game.public_at(now_ms)
@@ -206,6 +207,7 @@ def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:
                          + [NOT_AVAILABLE] * (board_cards - len(public.board)), **game.exposed_at(now_ms)},
             "markets": markets,
             "orders": [o for m in game.markets for o in orders_at(m, now_ms, game.windows, game.end_ms)],
+            "positions": [position_at(m, now_ms) for m in game.markets],
         },
     }
 

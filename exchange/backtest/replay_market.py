@@ -34,7 +34,9 @@ from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.betfair.description import market_type_of
+from exchange.betfair.order_changes import matched_position
 from exchange.core import ladder
+from exchange.core.side import Side
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Window
 
@@ -213,6 +215,23 @@ def orders_at(market: RecordedMarket, now_ms: int, windows: Sequence[Window], en
             "status": "EXECUTABLE" if remaining > 0 else "EXECUTION_COMPLETE",
         })
     return out
+
+
+def position_at(market: RecordedMarket, now_ms: int) -> JsonDict:
+    """The strategy's matched position on ``market`` at ``now_ms`` by fill price, as an Exchange Stream order change
+    (``{"id": market, "orc": [{"id": selection, "fullImage": true, "mb": ..., "ml": ...}]}``, every selection), from
+    the fills that stand then (those :func:`orders_at` counts): what the page sums "if wins" from, exactly, where
+    the average matched price has only four decimals."""
+    mine = {order["bet_id"] for order in market.orders}
+    rows: dict[int, list[tuple[Side, tuple[tuple[int, int], ...]]]] = {}
+    for fill in market.fills:
+        if fill["at_ms"] > now_ms or _voided_by(fill, now_ms):
+            continue
+        for key, side in (("back_bet_id", Side.BACK), ("lay_bet_id", Side.LAY)):
+            if fill[key] in mine:
+                rows.setdefault(fill["selection_id"], []).append((side, ((fill["tick"], fill["size"]),)))
+    return {"id": market.market_id, "orc": [{"id": selection_id, "fullImage": True, **matched_position(rows.get(
+        selection_id, ()))} for selection_id in range(1, len(market.names) + 1)]}
 
 
 def _voided_by(fill: Mapping[str, Any], now_ms: int) -> bool:

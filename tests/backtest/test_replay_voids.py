@@ -88,6 +88,26 @@ def test_a_voided_match_is_matched_from_its_time_and_voided_from_the_voids(voide
                                                                               order["size_voided"])
 
 
+def test_the_strategys_position_by_fill_price_is_its_standing_fills(voided: VoidedBacktest, timeline: Timeline) -> None:
+    """``game.positions`` (the order stream's ``mb``/``ml`` per selection) holds the strategy's fills standing at
+    each instant, at their own prices: a voided match until its void, not after."""
+    game, void_ms = timeline.games[0], void_time(voided)
+    mine = {o["bet_id"] for o in rows(voided.out, "orders") if o["account"] == STRATEGY_ACCOUNT}
+    fills = [f for f in rows(voided.out, "fills") if mine & {f["back_bet_id"], f["lay_bet_id"]}]
+    assert any(f["voided"] for f in fills)
+    for now_ms in sorted({f["at_ms"] for f in fills} | {void_ms - 1, void_ms, game.end_ms - 1}):
+        [position] = game_snapshot(game, now_ms)["game"]["positions"]
+        shown = {(r["id"], side, price): pennies(size) for r in position["orc"] for side in ("mb", "ml")
+                 for price, size in r[side]}
+        expected: dict[tuple[int, str, float], int] = {}
+        for f in standing(fills, now_ms):
+            for key, side in (("back_bet_id", "mb"), ("lay_bet_id", "ml")):
+                if f[key] in mine:
+                    at = (f["selection_id"], side, f["price"])
+                    expected[at] = expected.get(at, 0) + f["size"]
+        assert shown == expected, now_ms
+
+
 def test_the_markets_traded_volume_and_last_price_go_back_at_the_void(voided: VoidedBacktest,
                                                                       timeline: Timeline) -> None:
     game, void_ms = timeline.games[0], void_time(voided)

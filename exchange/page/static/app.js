@@ -87,9 +87,10 @@ function onSnapshot(message) {
     results.replaceAll(message.results);
     renderResults();
   }
-  if (message.snapshot.game?.orders) {
+  if (message.snapshot.game?.orders) {  // a replay: the strategy's orders, and its matched position by fill price
     const game = message.snapshot.game;
     state.orders.applyList(game.markets.map((m) => m.marketId), game.orders);
+    state.orders.applyStream(game.positions ?? [], false);
   }
   renderLobby();
   if (message.channel !== state.current) return;
