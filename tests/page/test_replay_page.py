@@ -68,3 +68,18 @@ def test_the_replay_plays_a_recorded_game_with_the_strategys_bets(page: Page, ba
     expect(page.locator("#game-id")).to_contain_text(games[1]["market_id"])
     expect(page.locator("#results li").first).to_contain_text(games[0]["market_id"])
     expect(page.locator("#settled tr").first).to_contain_text(re.compile(games[0]["market_id"]))
+
+
+def test_a_tab_that_was_logged_in_to_a_live_server_on_the_same_address_shows_the_replay_alone(
+        page: Page, replay: tuple[AppThread, FakeTime]) -> None:
+    """``serve`` and then ``replay`` on the same address, and the tab reloaded: the live server's session, kept by
+    the tab, is forgotten, not used against the replay (which has no login, no order stream and no API-NG: every
+    try would be refused and logged as an error)."""
+    page.evaluate("sessionStorage.setItem('session', JSON.stringify({token: 'a-live-token', account: 'demo'}))")
+    page.reload()
+    expect(page.locator("#connection")).to_have_text("● replay")
+    expect(page.locator("#account")).to_be_hidden()
+    page.get_by_role("button", name="Pause").click()  # a round trip to the replay: any refusal would be shown by now
+    expect(page.locator("#replay-state")).to_contain_text("paused")
+    assert page.evaluate("sessionStorage.getItem('session')") is None
+    expect(page.locator("#notice")).to_be_hidden()

@@ -24,6 +24,7 @@ const state = {
   ordersPoll: null, // the timer reading the bets over API-NG while the order stream is refused for the connection limit
   resultsLoaded: false, // whether each channel's past results were asked of the server (a live server only)
   replay: null, // the replay's state when this page shows a backtest
+  sessionResumed: false, // whether the tab's saved session was looked at (once the server said what it is)
   connected: false, // the games feed is open
   ladderAt: 0,
   ladderTimer: null, // a read of the open ladders due once LADDER_REFRESH_MS has passed since the last
@@ -64,6 +65,7 @@ function refused(err) {
 
 function onChannels(message) {
   state.channels = new Map(message.channels.map((c) => [c.id, c]));
+  if (!state.sessionResumed) resumeSession(Boolean(message.replay));
   if (message.replay) setReplay(message.replay);
   else if (!state.resultsLoaded) loadResults([...state.channels.keys()]);
   renderLobby();
@@ -444,6 +446,21 @@ async function login(event) {
   startSession();
 }
 
+/**
+ * The tab's session from before a reload, resumed once the first channel list says what serves the page: a live
+ * server. A replay (on an address a live server used before) has no login: the old session is forgotten there.
+ */
+function resumeSession(replay) {
+  state.sessionResumed = true;
+  const saved = sessionStorage.getItem("session");
+  if (!saved || state.session.loggedIn) return; // (logged in meanwhile: that session is the one saved)
+  if (replay) return sessionStorage.removeItem("session");
+  const { token, account } = JSON.parse(saved);
+  state.session.token = token;
+  state.session.account = account;
+  startSession();
+}
+
 function startSession() {
   $("login-form").hidden = true;
   $("funds").hidden = false;
@@ -553,13 +570,6 @@ function start() {
   $("replay-next").addEventListener("click", () => control({ action: "next" }));
   $("replay-speed").addEventListener("change", (event) => control({ speed: Number(event.target.value) }));
   window.addEventListener("hashchange", route);
-  const saved = sessionStorage.getItem("session");
-  if (saved) {
-    const { token, account } = JSON.parse(saved);
-    state.session.token = token;
-    state.session.account = account;
-    startSession();
-  }
   gamesFeed({
     onChannels, onSnapshot,
     onState(status) {
