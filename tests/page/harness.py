@@ -89,13 +89,14 @@ class AppThread:
 
 class LiveServer(AppThread):
     """``create_app`` with the demo account on 127.0.0.1 running one ``channel`` (Hold'em unless told) under
-    ``limits`` (the server's defaults unless told), its clock moved only by the test."""
+    ``limits`` (the server's defaults unless told), its clock moved only by the test; ``settings`` change other
+    fields of its :class:`~exchange.server.config.ServerConfig`."""
 
-    def __init__(self, db: Path, channel: str = HOLDEM.name, limits: Limits | None = None) -> None:
+    def __init__(self, db: Path, channel: str = HOLDEM.name, limits: Limits | None = None, **settings: Any) -> None:
         self.clock = VirtualClock(start_ms=START_MS)
         self.channel = channel
         config = ServerConfig(db_path=str(db), channels=(channel,), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
-                              house=False, seed=3, demo=True)
+                              house=False, seed=3, demo=True, **settings)
         super().__init__(create_app(config, clock=self.clock, limits=limits))
 
     def start(self) -> None:

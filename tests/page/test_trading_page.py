@@ -12,6 +12,7 @@ import asyncio
 import re
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import requests
@@ -262,6 +263,22 @@ def test_a_game_settled_before_the_page_opened_is_in_the_recent_results(page: Pa
     expect(page.locator("#table")).to_be_visible()
     expect(page.locator(f"#results li[data-game='{last['id']}']")).to_be_visible()
     expect(page.locator("#results li").first).to_have_attribute("data-game", last["id"])
+
+
+def test_past_results_are_shown_from_a_server_that_keeps_fewer_than_ten(browser: Browser, tmp_path: Path) -> None:
+    """``serve --keep-results 3``: the page asks for what the server keeps, not for ten it would refuse."""
+    live = LiveServer(tmp_path / "exchange.db", keep_results=3)
+    live.start()
+    try:
+        for _ in range(4):
+            live.to_game_time(0, next_game=True)
+        kept = requests.get(f"{live.url}/games/v1/channels/holdem/results", timeout=5).json()["results"]
+        assert [r["id"] for r in kept] == ["holdem.3", "holdem.2", "holdem.1"]
+        with watched_page(browser, live.url + "/") as page:
+            expect(page.locator("#results li[data-game]")).to_have_count(3)
+            expect(page.locator("#results li").first).to_have_attribute("data-game", "holdem.3")
+    finally:
+        live.stop()
 
 
 def test_cards_a_dealers_error_shows_early_are_drawn_as_the_snapshot_lists_them(page: Page,

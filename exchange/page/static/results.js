@@ -38,12 +38,13 @@ export class Results {
       id: entry.id, channelId: null, channelName: entry.channel, endedMs: -i, game: entry.game }));
   }
 
-  /** Fetch a channel's last games from the server (``GET /games/v1/channels/{id}/results``), its records replacing
-   * what the page had of them; false if refused. */
+  /** Fetch a channel's last games from the server (``GET /games/v1/channels/{id}/results``: its last ten, or as many
+   * as it keeps, when it keeps fewer; a ``limit`` above that would be refused), its records replacing what the page
+   * had of them; false if refused. */
   async load(channelId) {
     let answer;
     try {
-      const response = await fetch(`/games/v1/channels/${encodeURIComponent(channelId)}/results?limit=${KEPT_PER_CHANNEL}`);
+      const response = await fetch(`/games/v1/channels/${encodeURIComponent(channelId)}/results`);
       if (!response.ok) return false;
       answer = await response.json();
     } catch {
