@@ -253,6 +253,42 @@ def test_if_wins_of_a_bet_matched_as_its_market_closes_is_exact(browser: Browser
         live.stop()
 
 
+def test_the_pages_own_if_wins_is_the_servers_with_hands_settled_early(browser: Browser, tmp_path: Path) -> None:
+    """Where the page sums "if wins" itself (between a fill and the server's answer, or once the market has closed),
+    it counts as the server does: with bets at several prices, and on hands that can no longer win (their results
+    fixed, whatever wins). Here listMarketProfitAndLoss answers the page nothing (as for a closed market), so every
+    figure shown is its own;
+    at the Turn (two hands out) each must be the server's."""
+    live = LiveServer(tmp_path / "exchange.db")
+    live.start()
+    try:
+        live.add_account("bob", "pw-bob", 100_000)
+        market = live.snapshot()["game"]["id"]
+        bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
+        for hand in (1, 2, 3, 4):
+            bob.place(market, hand, "LAY", 3.0, 200)
+            bob.place(market, hand, "LAY", 3.05, 100)
+            demo.place(market, hand, "BACK", 3.0, 240 - 50 * (hand % 2))
+        bob.place(market, 2, "BACK", 6.0, 7)
+        demo.place(market, 2, "LAY", 6.0, 7)
+        with watched_page(browser, f"{live.url}/#/table/holdem") as page:
+            page.route("**/exchange/betting/json-rpc/v1", lambda route: route.fulfill(json={"jsonrpc": "2.0", "id": 1,
+                       "result": []}) if "listMarketProfitAndLoss" in (route.request.post_data or "")
+                       else route.continue_())
+            page.get_by_role("button", name="Log in").click()
+            live.to_game_time(window_opens(4))
+            [shown] = live.snapshot()["game"]["markets"]
+            assert shown["status"] == "OPEN"
+            assert {s["status"] for s in shown["selections"]} == {"IN_PLAY", "CAN_NOT_WIN"}
+            [answer] = demo.call("listMarketProfitAndLoss", {"marketIds": [market], "includeSettledBets": True})
+            for figure in answer["profitAndLosses"]:
+                p = round(figure["ifWin"] * 100)
+                words = f"if wins {'+' if p > 0 else '−' if p < 0 else ''}£{abs(p) // 100:,}.{abs(p) % 100:02d}"
+                expect(page.locator(f"tr[data-selection='{figure['selectionId']}'] .pnl")).to_have_text(words)
+    finally:
+        live.stop()
+
+
 def test_a_double_click_on_place_places_one_bet(page: Page, server: LiveServer) -> None:
     """A second click while the first order is on its way is not a second order."""
     market = server.snapshot()["game"]["id"]

@@ -134,12 +134,16 @@ export class Orders {
     const matched = this.of([market.marketId]).filter((o) => o.matched > 0);
     if (!matched.length) return null;
     const orders = this.exactParts(matched) ?? matched;
+    // While the market is open a selection already settled (it can no longer win) has its bets' results fixed,
+    // whichever selection wins, as the server counts them (includeSettledBets): so the two sums agree.
+    const settled = new Set(market.status === "CLOSED" ? []
+      : market.selections.filter((s) => s.status !== "IN_PLAY").map((s) => s.selectionId));
     const exact = new Map(market.selections.map((s) => [s.selectionId, 0])); // in ten-thousandths of a penny
     for (const o of orders) {
       const win = o.matched * ((o.avg10k ?? o.price * 100) - 10000);
       const stake = o.matched * 10000;
       for (const selectionId of exact.keys()) {
-        const mine = selectionId === o.selectionId;
+        const mine = selectionId === o.selectionId && !settled.has(o.selectionId);
         const delta = o.side === "BACK" ? (mine ? win : -stake) : (mine ? -win : stake);
         exact.set(selectionId, exact.get(selectionId) + delta);
       }
