@@ -257,8 +257,7 @@ def test_the_pages_own_if_wins_is_the_servers_with_hands_settled_early(browser: 
     """Where the page sums "if wins" itself (between a fill and the server's answer, or once the market has closed),
     it counts as the server does: with bets at several prices, and on hands that can no longer win (their results
     fixed, whatever wins). Here listMarketProfitAndLoss answers the page nothing (as for a closed market), so every
-    figure shown is its own;
-    at the Turn (two hands out) each must be the server's."""
+    figure shown is its own: at the Turn (two hands out) each must be the server's, and stay so once settled."""
     live = LiveServer(tmp_path / "exchange.db")
     live.start()
     try:
@@ -281,10 +280,14 @@ def test_the_pages_own_if_wins_is_the_servers_with_hands_settled_early(browser: 
             assert shown["status"] == "OPEN"
             assert {s["status"] for s in shown["selections"]} == {"IN_PLAY", "CAN_NOT_WIN"}
             [answer] = demo.call("listMarketProfitAndLoss", {"marketIds": [market], "includeSettledBets": True})
-            for figure in answer["profitAndLosses"]:
-                p = round(figure["ifWin"] * 100)
-                words = f"if wins {'+' if p > 0 else '−' if p < 0 else ''}£{abs(p) // 100:,}.{abs(p) % 100:02d}"
-                expect(page.locator(f"tr[data-selection='{figure['selectionId']}'] .pnl")).to_have_text(words)
+            for moment in ("the Turn", "settled"):
+                if moment == "settled":  # closed: the figures the server gave last, with the hands settled then
+                    live.to_game_time(window_opens(4) + WINDOW_MS)
+                    expect(page.locator(".market-status")).to_have_text("settled")
+                for figure in answer["profitAndLosses"]:
+                    p = round(figure["ifWin"] * 100)
+                    words = f"if wins {'+' if p > 0 else '−' if p < 0 else ''}£{abs(p) // 100:,}.{abs(p) % 100:02d}"
+                    expect(page.locator(f"tr[data-selection='{figure['selectionId']}'] .pnl")).to_have_text(words)
     finally:
         live.stop()
 

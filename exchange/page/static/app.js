@@ -29,6 +29,7 @@ const state = {
   ladderAt: 0,
   ladderTimer: null, // a read of the open ladders due once LADDER_REFRESH_MS has passed since the last
   pnl: new Map(), // market id -> Map(selection id -> pennies): the server's "if wins" (listMarketProfitAndLoss)
+  settledWhileOpen: new Map(), // market id -> the selections it had settled when last seen open
 };
 
 const table = new TableView({
@@ -83,6 +84,7 @@ async function loadResults(channels) {
 function onSnapshot(message) {
   const previous = state.snapshots.get(message.channel)?.snapshot;
   state.snapshots.set(message.channel, { snapshot: message.snapshot, at: performance.now() });
+  noteSettled(message.snapshot.game, previous?.game);
   noteResult(message, previous);
   if (message.settled) renderSettled(message.settled.slice(-SETTLED_KEPT).reverse(), []);
   if (message.results) {
@@ -100,6 +102,19 @@ function onSnapshot(message) {
   // The table's first snapshot, or a new game's: read the account's bets on its markets (the order stream's image
   // holds only the executable ones, so what was matched in full, cancelled or lapsed is known from here only).
   if (!state.replay && previous?.game?.id !== message.snapshot.game?.id) refreshOrders();
+}
+
+/** Which selections each open market of ``game`` has settled, kept for its "if wins" once it closes; the previous
+ * game's are dropped when a new one comes. */
+function noteSettled(game, previousGame) {
+  if (previousGame && previousGame.id !== game?.id) {
+    for (const m of previousGame.markets) state.settledWhileOpen.delete(m.marketId);
+  }
+  for (const m of game?.markets ?? []) {
+    if (m.status === "CLOSED") continue;
+    const settled = m.selections.filter((s) => s.status !== "IN_PLAY").map((s) => s.selectionId);
+    state.settledWhileOpen.set(m.marketId, settled);
+  }
 }
 
 /** A game whose markets have settled joins the recent results (once); the account's history is refreshed. */
@@ -161,7 +176,8 @@ function renderTable() {
   table.render(state.channels.get(state.current), snapshot, {
     showEquity: state.showEquity,
     // Voided: nothing (every match refunded). Else the server's exact figures, kept once the market has closed.
-    pnl: (market) => (market.marketStatus !== "VOID" && serverPnl(market.marketId)) || state.orders.pnl(market),
+    pnl: (market) => (market.marketStatus !== "VOID" && serverPnl(market.marketId))
+      || state.orders.pnl(market, state.settledWhileOpen.get(market.marketId)),
   });
   slip.follow(currentMarkets());
   renderMyOrders();

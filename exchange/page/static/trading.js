@@ -129,14 +129,16 @@ export class Orders {
    * summed and then rounded to the penny: exact from the prices of the fills where the order stream gave them,
    * else from each bet's average price to the four decimals API-NG gives (possibly a penny off). A live page shows
    * the server's own figures (listMarketProfitAndLoss) in place of these when it has them for the bets matched now.
+   * ``settledWhileOpen``: the selections the market had settled when last seen open (for a closed market, whose
+   * snapshot no longer tells them from those settled at the end).
    */
-  pnl(market) {
+  pnl(market, settledWhileOpen = []) {
     const matched = this.of([market.marketId]).filter((o) => o.matched > 0);
     if (!matched.length) return null;
     const orders = this.exactParts(matched) ?? matched;
-    // While the market is open a selection already settled (it can no longer win) has its bets' results fixed,
-    // whichever selection wins, as the server counts them (includeSettledBets): so the two sums agree.
-    const settled = new Set(market.status === "CLOSED" ? []
+    // A selection settled while the market was open (it could no longer win) has its bets' results fixed, whichever
+    // selection wins, as the server counts them (includeSettledBets): so the two sums agree.
+    const settled = new Set(market.status === "CLOSED" ? settledWhileOpen
       : market.selections.filter((s) => s.status !== "IN_PLAY").map((s) => s.selectionId));
     const exact = new Map(market.selections.map((s) => [s.selectionId, 0])); // in ten-thousandths of a penny
     for (const o of orders) {
