@@ -108,3 +108,50 @@ def test_a_bot_file_whose_import_fails_exits_2_with_one_line(
     code, _, err = run_cli(capsys, "play", "--hands", "1", "--out", str(tmp_path), "--bots", f"{bot}:Bot")
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"bot '{bot}:Bot': No module named 'a_module_nobody_installed'" in err
+
+
+def test_a_second_run_into_the_same_out_leaves_only_its_own_hands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert run_cli(capsys, "play", "--hands", "5", "--seed", "1", "--out", str(out), "--no-progress")[0] == 0
+    assert run_cli(capsys, "play", "--hands", "3", "--seed", "2", "--out", str(out), "--no-progress")[0] == 0
+    files = sorted(path.name for path in (out / "hands").iterdir())
+    assert files == ["000001.phh", "000002.phh", "000003.phh"]  # not hands 4 and 5 of the first run
+    results = pd.read_parquet(out / "results.parquet")
+    for name in files:
+        assert loads((out / "hands" / name).read_text()).other["_seed"] in set(results["seed"])
+    assert set(results["seed"]) == {2_000_000, 2_000_001, 2_000_002}
+
+
+def test_a_run_that_fails_leaves_the_previous_run_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    assert run_cli(capsys, "play", "--hands", "2", "--out", str(out), "--no-progress")[0] == 0
+    before = {path.name: path.read_bytes() for path in (out / "hands").iterdir()}
+    results = (out / "results.parquet").read_bytes()
+    bot = tmp_path / "late.py"
+    bot.write_text(
+        "from engine.table.bots import CallingBot\n"
+        "class Late:\n"
+        "    decisions = 0\n"
+        "    def decide(self, view):\n"
+        "        self.decisions += 1\n"
+        "        return CallingBot().decide(view) if self.decisions < 6 else None\n"
+    )
+    code, _, err = run_cli(capsys, "play", "--hands", "4", "--out", str(out), "--no-progress", "--bots", f"{bot}:Late")
+    assert code == 2 and "hand 1:" not in err  # it failed after a hand or more was written
+    assert {path.name: path.read_bytes() for path in (out / "hands").iterdir()} == before
+    assert (out / "results.parquet").read_bytes() == results
+    assert sorted(path.name for path in out.iterdir()) == ["hands", "results.parquet"]
+
+
+def test_more_hands_than_a_seed_has_distinct_deals_for_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hand h of seed s is dealt from s x 1,000,000 + h: a millionth hand would be dealt as hand 1 of seed s + 1."""
+    code, _, err = run_cli(capsys, "play", "--hands", "1000001", "--out", str(tmp_path / "out"))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--hands must be 1 to 1000000" in err
+    assert not (tmp_path / "out").exists()

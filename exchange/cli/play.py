@@ -12,12 +12,14 @@ per player.
 
 Writes ``DIR/hands/NNNNNN.phh`` (one PHH hand history per hand) and
 ``DIR/results.parquet`` (one row per player and hand: seat, bot, stacks, net result in
-chips, whether the hand reached a showdown), and prints each player's total.
+chips, whether the hand reached a showdown), and prints each player's total. They are written once
+the run has succeeded and replace an earlier run's: every ``.phh`` in ``DIR/hands`` goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +31,10 @@ if TYPE_CHECKING:
 
 MAX_CHIPS = 10**12
 """The largest --stack, and the largest --seed either side of 0: the Parquet columns are 64-bit."""
+HANDS_PER_SEED = 1_000_000
+"""Hand h (from 0) of seed s is dealt from s x HANDS_PER_SEED + h: more hands would be another seed's deals."""
+STAGING = ".play-in-progress"
+"""Where a run writes inside ``--out`` until it has succeeded (then its files replace an earlier run's)."""
 NAMES = "holdem, omaha, omaha-hilo, soko, stud7, stud7-hilo, draw5, triple-draw-27, americana, telesina, draw32"
 
 
@@ -42,7 +48,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--variant", default="holdem", help=f"the game (default holdem): {NAMES}")
     parser.add_argument("--structure", default="fixed-limit", choices=("fixed-limit", "pot-limit", "no-limit"))
     parser.add_argument("--seats", type=int, default=2, help="players at the table (default 2)")
-    parser.add_argument("--hands", type=int, default=100, help="hands to play (default 100)")
+    parser.add_argument("--hands", type=int, default=100, help=f"hands to play, 1 to {HANDS_PER_SEED} (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random bots (default 0)")
     parser.add_argument("--stack", type=int, default=200, help="every player's chips at the start of a hand")
     parser.add_argument(
@@ -90,21 +96,32 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--seats must be 2 to {variant.max_seats} for {variant.title}, not {args.seats}")
     if args.hands < 1 or args.stack < 1:
         fail("--hands and --stack must be at least 1")
+    if args.hands > HANDS_PER_SEED:
+        fail(f"--hands must be 1 to {HANDS_PER_SEED}, not {args.hands}: hand h of seed s is dealt from "
+             f"s x {HANDS_PER_SEED:,} + h, so more would repeat the deals of seed s + 1")
     if args.stack > MAX_CHIPS:
         fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
     if abs(args.seed) > MAX_CHIPS:
-        fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} (each hand's seed is seed x 1,000,000 + hand)")
+        fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} "
+             f"(each hand's seed is seed x {HANDS_PER_SEED:,} + hand)")
     bots = _bots(args.bots, args.seats, args.seed)
+    staging = args.out / STAGING
     try:
-        (args.out / "hands").mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up
+        (staging / "hands").mkdir(parents=True)
     except OSError as error:
         fail(f"--out {args.out}: cannot write the hands there ({error.strerror or error})")
     names = [args.bots[0] if len(args.bots) == 1 else args.bots[p] for p in range(args.seats)]
     try:
-        rows = _play(args, variant.name, Structure(args.structure), bots, names)
-    except (IllegalActionError, TableError) as error:
-        fail(f"a bot made an illegal move: {error}")
-    _write_results(args.out, rows)
+        try:
+            rows = _play(args, staging, variant.name, Structure(args.structure), bots, names)
+        except (IllegalActionError, TableError) as error:
+            fail(f"a bot made an illegal move: {error}")
+        _write_results(staging, rows)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)  # nothing of a failed run reaches --out
+        raise
+    _publish(staging, args.out)
     totals = [sum(r["net"] for r in rows if r["player"] == p) for p in range(args.seats)]
     print(f"{args.hands} hands of {variant.title} ({args.structure}) written to {args.out}")
     for player, total in enumerate(totals):
@@ -113,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(
-    args: argparse.Namespace, variant: str, structure: Any, bots: list[Bot], names: list[str]
+    args: argparse.Namespace, staging: Path, variant: str, structure: Any, bots: list[Bot], names: list[str]
 ) -> list[dict[str, Any]]:
     from tqdm import tqdm
 
@@ -121,13 +138,13 @@ def _play(
     from engine.table.bots import BotMoveError, play_hand
     from engine.table.phh import dumps
 
-    hands_dir = args.out / "hands"
+    hands_dir = staging / "hands"
     n = args.seats
     rows: list[dict[str, Any]] = []
     progress = tqdm(total=args.hands, unit="hand", file=sys.stderr, disable=args.no_progress, mininterval=0.5)
     for hand in range(args.hands):
         players = [(seat + hand) % n for seat in range(n)]  # the player in each seat
-        seed = args.seed * 1_000_000 + hand
+        seed = args.seed * HANDS_PER_SEED + hand
         try:
             state = play_hand(variant, [args.stack] * n, [bots[p] for p in players], seed=seed, structure=structure)
         except BotMoveError as error:
@@ -165,3 +182,16 @@ def _write_results(out: Path, rows: list[dict[str, Any]]) -> None:
     import pandas as pd
 
     pd.DataFrame(rows).to_parquet(out / "results.parquet", index=False)
+
+
+def _publish(staging: Path, out: Path) -> None:
+    """Move a finished run from ``staging`` into ``out``, replacing an earlier run's hand histories (all of them,
+    so none is read as this run's) and results; remove ``staging``."""
+    hands = out / "hands"
+    hands.mkdir(exist_ok=True)
+    for path in hands.glob("*.phh"):
+        path.unlink()
+    for path in sorted((staging / "hands").iterdir()):
+        path.replace(hands / path.name)
+    (staging / "results.parquet").replace(out / "results.parquet")
+    shutil.rmtree(staging)
