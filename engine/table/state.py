@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
 
 from engine._errors import InvariantError
@@ -117,7 +117,7 @@ class TableState(Betting):
         The same seed also shuffles the discards if a draw runs the deck dry.
         """
         game = get_variant(variant)
-        rng = random.Random(seed)
+        rng = random.Random(int(seed) if isinstance(seed, Integral) else seed)  # random.Random refuses numpy's
         if deck is None:
             order = list(game.deck.cards())
             rng.shuffle(order)
@@ -316,6 +316,10 @@ class TableState(Betting):
         if self.phase is not Phase.DRAWING:
             raise IllegalActionError(f"no draw now: {self._awaiting()}")
         seat = self._drawers[0]
+        if not isinstance(discards, str | Iterable):
+            raise IllegalActionError(
+                f"seat {seat} names no card: discards are cards or their names (none: stand pat), not {discards!r}"
+            )
         try:
             cards = parse_cards(discards)
         except CardError as err:

@@ -14,8 +14,9 @@ Stakes(ante=1, bring_in=2, small_blind=0, big_blind=0, small_bet=4, big_bet=8)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import StrEnum
+from numbers import Integral
 
 from engine.table.errors import TableError
 from engine.variants import ForcedBets, Variant, get_variant
@@ -40,6 +41,14 @@ class Stakes:
     big_blind: int = 0
     small_bet: int = 2
     big_bet: int = 4
+
+    def __post_init__(self) -> None:
+        """Whole numbers of any integer type (``numpy.int64`` from a table of stakes) are kept as ``int``;
+        anything else is left for :meth:`check` to refuse."""
+        for each in fields(self):
+            value = getattr(self, each.name)
+            if isinstance(value, Integral) and not isinstance(value, bool):
+                object.__setattr__(self, each.name, int(value))
 
     @classmethod
     def default(cls, variant: str | Variant) -> Stakes:

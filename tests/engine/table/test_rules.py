@@ -241,6 +241,10 @@ def test_draw_refuses_foreign_and_too_many_cards() -> None:
         fresh.draw([other])
     with pytest.raises(IllegalActionError, match="twice"):
         fresh.draw([fresh.cards[seat][0]] * 2)
+    for nothing in (None, 3):  # a bot's Decision(Move.DRAW, discards=None): refused, not a TypeError
+        with pytest.raises(IllegalActionError, match=f"seat {seat} names no card: discards are cards or their names"):
+            fresh.draw(nothing)  # type: ignore[arg-type]
+        assert not fresh.can_draw(nothing)  # type: ignore[arg-type]
 
 
 def test_discards_may_be_written_as_text() -> None:
@@ -309,6 +313,19 @@ def test_stacks_of_any_integer_type_are_stacks() -> None:
     assert state.starting == (100, 100, 100) and all(type(s) is int for s in state.stacks)
     with pytest.raises(TableError, match="whole, positive stack"):
         TableState.start("holdem", numpy.array([100.0, 100.0]), seed=1)
+
+
+def test_stakes_and_a_seed_of_any_integer_type_are_taken() -> None:
+    numpy = pytest.importorskip("numpy")
+    stakes = Stakes(small_blind=numpy.int64(1), big_blind=numpy.int32(2), small_bet=numpy.int64(2),
+                    big_bet=numpy.int64(4))
+    assert stakes == Stakes(small_blind=1, big_blind=2, small_bet=2, big_bet=4)
+    assert all(type(amount) is int for amount in vars(stakes).values())
+    state = TableState.start("holdem", [100, 100], stakes=stakes, seed=numpy.int64(7))
+    assert sorted(state.bets) == [1, 2] and state.cards == TableState.start("holdem", [100, 100], seed=7).cards
+    for bad in (1.0, True, "1"):
+        with pytest.raises(TableError, match="stakes must be whole non-negative chip counts"):
+            TableState.start("holdem", [100, 100], stakes=Stakes(small_blind=bad, big_blind=2))  # type: ignore[arg-type]
 
 
 def test_side_pots_and_odd_chip() -> None:
