@@ -155,3 +155,49 @@ def test_more_hands_than_a_seed_has_distinct_deals_for_is_refused(
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert "--hands must be 1 to 1000000" in err
     assert not (tmp_path / "out").exists()
+
+
+BROKEN_BOTS = (
+    "from engine.table.bots import CallingBot\n"
+    "class Crashes:\n"
+    "    def decide(self, view):\n"
+    "        if view.seat == 0:  # the players move round: seat 1 in hand 1, seat 0 in hand 2\n"
+    "            return {}['no such key']\n"
+    "        return CallingBot().decide(view)\n"
+    "class NoModel:\n"
+    "    def __init__(self):\n"
+    "        raise RuntimeError('no model file')\n"
+    "    def decide(self, view): ...\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("bot", "message"),
+    [
+        ("Crashes", "hand 2: player 2 ({bot}), in seat 0, raised KeyError: 'no such key'"),
+        ("NoModel", "bot '{bot}' raised RuntimeError: no model file"),
+    ],
+)
+def test_a_bot_that_raises_is_named_on_one_line_and_debug_shows_its_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bot: str, message: str
+) -> None:
+    path = tmp_path / "broken.py"
+    path.write_text(BROKEN_BOTS)
+    argv = ["play", "--hands", "3", "--out", str(tmp_path / "out"), "--no-progress",
+            "--bots", "calling", f"{path}:{bot}"]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert message.format(bot=f"{path}:{bot}") + " (--debug shows the traceback)" in err
+    assert not (tmp_path / "out" / "hands").exists()
+    with pytest.raises((KeyError, RuntimeError)):  # the bot's own error, with its traceback
+        run_cli(capsys, *argv, "--debug")
+
+
+def test_a_bot_file_that_raises_as_it_loads_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "explodes.py"
+    path.write_text("raise RuntimeError('module blows up')\n")
+    code, _, err = run_cli(capsys, "play", "--hands", "1", "--out", str(tmp_path), "--bots", f"{path}:Bot")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"bot '{path}:Bot' raised RuntimeError: module blows up (--debug shows the traceback)" in err

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from exchange.cli.options import fail, one_line_errors
 
 if TYPE_CHECKING:
-    from engine.table.bots import Bot
+    from engine.table.bots import Bot, Decision, SeatView
 
 MAX_CHIPS = 10**12
 """The largest --stack, and the largest --seed either side of 0: the Parquet columns are 64-bit."""
@@ -56,11 +56,34 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--out", required=True, type=Path, help="directory for hands/*.phh and results.parquet")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--debug", action="store_true",
+                        help="a bot that raises shows its traceback (default: one line naming the bot, seat and hand)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
 
 
-def _bots(names: list[str], players: int, seed: int) -> list[Bot]:
+class BotRaisedError(Exception):
+    """A bot's own code raised in ``decide``: the seat it played (its exception is the ``__cause__``)."""
+
+    def __init__(self, seat: int, error: Exception) -> None:
+        super().__init__(f"{type(error).__name__}: {error}")
+        self.seat = seat
+
+
+class _Watched:
+    """A bot whose errors name the seat it plays (``play_hand`` passes a bot's error on as it came)."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def decide(self, view: SeatView) -> Decision:
+        try:
+            return self.bot.decide(view)
+        except Exception as error:  # the bot's own code: reported on one line by the caller
+            raise BotRaisedError(view.seat, error) from error
+
+
+def _bots(names: list[str], players: int, seed: int, debug: bool) -> list[Bot]:
     from engine.table.bots import CallingBot, RandomBot
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
 
@@ -78,9 +101,13 @@ def _bots(names: list[str], players: int, seed: int) -> list[Bot]:
                 bot = StrategySpec.parse(name).build()
             except (StrategyLoadError, OSError, SyntaxError, ImportError) as error:
                 fail(f"bot {name!r}: {error}")
+            except Exception as error:  # the bot's own code, run as its file loads or its class is built
+                if debug:
+                    raise
+                fail(f"bot {name!r} raised {type(error).__name__}: {error} (--debug shows the traceback)")
             if not callable(getattr(bot, "decide", None)):
                 fail(f"bot {name!r} has no decide(view) method")
-            out.append(bot)
+            out.append(bot if debug else _Watched(bot))
     return out
 
 
@@ -104,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     if abs(args.seed) > MAX_CHIPS:
         fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} "
              f"(each hand's seed is seed x {HANDS_PER_SEED:,} + hand)")
-    bots = _bots(args.bots, args.seats, args.seed)
+    bots = _bots(args.bots, args.seats, args.seed, args.debug)
     staging = args.out / STAGING
     try:
         shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up
@@ -152,6 +179,12 @@ def _play(
             fail(
                 f"hand {hand + 1}: player {player + 1} ({names[player]}), in seat {error.seat}, "
                 f"made an illegal move: {error.reason}"
+            )
+        except BotRaisedError as error:
+            player = players[error.seat]
+            fail(
+                f"hand {hand + 1}: player {player + 1} ({names[player]}), in seat {error.seat}, raised {error} "
+                "(--debug shows the traceback)"
             )
         labels = [f"player {p + 1}" for p in players]
         (hands_dir / f"{hand + 1:06d}.phh").write_text(dumps(state, hand=hand + 1, players=labels, _seed=seed))
