@@ -8,9 +8,14 @@ subcommand's ``run`` default with the parsed arguments and exits with its code.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
+import select
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from exchange.cli.options import fail, one_line_errors
 
@@ -29,15 +34,61 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: The status of a command whose output's reader went away (``| head``), as of a tool ended by SIGPIPE.
+READER_GONE = 128 + signal.SIGPIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
-    if args.command is None:
-        fail(f"give a command: {', '.join(SUBCOMMANDS[:-1])} or {SUBCOMMANDS[-1]} "
-              "('exchange-poker COMMAND --help' lists its options)")
-    code: int = args.run(args)
+    command = argv[0] if argv else None
+    code: int = 0  # a stop signal while serve starts: a clean stop
+    try:
+        with _stops_while_serve_starts() if command == "serve" else contextlib.nullcontext():
+            parser = build_parser(command)
+            args = parser.parse_args(argv)
+            if args.command is None:
+                fail(f"give a command: {', '.join(SUBCOMMANDS[:-1])} or {SUBCOMMANDS[-1]} "
+                     "('exchange-poker COMMAND --help' lists its options)")
+            code = args.run(args)
+        sys.stdout.flush()  # a reader gone is met here, not in the interpreter's last flush
+    except BrokenPipeError:
+        if not _stdout_gone():
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush writes nowhere
+        return READER_GONE
     return code
+
+
+class _Stopped(Exception):
+    """SIGTERM while ``serve`` starts, before the server handles the stop signals itself."""
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise _Stopped
+
+
+@contextlib.contextmanager
+def _stops_while_serve_starts() -> Iterator[None]:
+    """A stop signal before the server has its own handlers (its modules take a moment to load) stops it as
+    cleanly as one after: nothing is open yet, so it exits 0 where SIGTERM would kill it and SIGINT end in a
+    KeyboardInterrupt traceback. Once running, the server's handlers take over (and give these back)."""
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        yield
+    except (_Stopped, KeyboardInterrupt):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has gone (the broken pipe was ours, not another's)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+    except (OSError, ValueError):  # no file behind it (an in-process capture)
+        return False
+    return any(events & select.POLLERR for _, events in poller.poll(0))
 
 
 if __name__ == "__main__":

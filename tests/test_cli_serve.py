@@ -1,0 +1,58 @@
+"""``exchange-poker serve`` stopped by a signal while it starts, and commands whose reader goes away."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.server.helpers import free_port
+
+REPO = Path(__file__).resolve().parents[1]
+BOUND_S = 60  # every wait in these tests
+
+# The command line with a signal sent to itself the moment aiohttp is first imported: while ``serve`` loads,
+# long before the server could install its own handlers (about 0.3 s of a start on this machine).
+_SIGNAL_AS_AIOHTTP_LOADS = """
+import os, runpy, signal, sys
+
+class SignalOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "aiohttp":
+            sys.meta_path.remove(self)
+            print("signalled as aiohttp loads", flush=True)
+            os.kill(os.getpid(), getattr(signal, os.environ["SIGNAL"]))
+        return None
+
+sys.meta_path.insert(0, SignalOnImport())
+sys.argv = ["exchange.cli", *sys.argv[1:]]
+runpy.run_module("exchange.cli", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_a_stop_signal_while_serve_loads_stops_it_cleanly(tmp_path: Path, stop: str) -> None:
+    db = tmp_path / "exchange.db"
+    argv = ["serve", "--db", str(db), "--port", str(free_port()), "--no-house"]
+    done = subprocess.run([sys.executable, "-c", _SIGNAL_AS_AIOHTTP_LOADS, *argv], capture_output=True, text=True,
+                          timeout=BOUND_S, cwd=REPO, env={**os.environ, "SIGNAL": stop})
+    assert "signalled as aiohttp loads" in done.stdout
+    assert done.returncode == 0, (done.returncode, done.stderr)  # on main: -15 (killed), or 1 (KeyboardInterrupt)
+    assert "Traceback" not in done.stderr
+    assert "Exchange Poker server on" not in done.stdout
+    assert not db.exists()  # it stopped before it opened anything
+
+
+def test_a_command_whose_reader_has_gone_ends_quietly(tmp_path: Path) -> None:
+    """``exchange-poker ... | head -1``: the rest of the output has nowhere to go; no BrokenPipeError traceback."""
+    command = [sys.executable, "-m", "exchange.cli", "showdown", "--hands", "AsKs", "QdQc", "--board", "2c3d4h5s9c"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader goes before the command writes a line
+    err = proc.stderr.read().decode()
+    assert proc.wait(BOUND_S) == 128 + signal.SIGPIPE, err  # as a tool the pipe's signal ended
+    assert err == ""  # on main: "BrokenPipeError: [Errno 32] Broken pipe" and exit 120
