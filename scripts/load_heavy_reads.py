@@ -27,7 +27,6 @@ import json
 import multiprocessing
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -154,16 +153,11 @@ def main() -> None:
         seed(db, args.bets)
         print(f"seeded {args.bets} settled bets in {time.perf_counter() - began:.1f} s")
         for account in ("load", "reader"):
-            subprocess.run([sys.executable, "-m", "exchange.cli", "accounts", "--db", db, "add", account,
-                            "--password", account, "--balance", "100000000"], check=True, env=env,
-                           capture_output=True)
+            load_http.add_load_account(db, env, account)
         port = load_http.free_port()
         log = tmp / "server.log"
         with log.open("wb") as out:
-            server = subprocess.Popen(
-                [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(port),
-                 "--window-seconds", "3600", "--seed", "1", "--no-house", "--calls-per-second", "0"],
-                env=env, stdout=out, stderr=subprocess.STDOUT)
+            server = load_http.start_exchange(db, port, env, out, None)  # the checkout's server, from any folder
             try:
                 base = f"http://{HOST}:{port}"
                 load_http.wait_up(f"{base}/openapi.json", server, log)

@@ -59,6 +59,7 @@ from typing import BinaryIO
 
 HOST = "127.0.0.1"
 PATH = "/exchange/betting/json-rpc/v1"
+ROOT = Path(__file__).resolve().parents[1]  # the checkout whose server is measured, wherever this is run from
 MAX_SECONDS = 60.0
 MAX_REQUESTS = 2_000_000
 TARGET_RATIO = 0.7
@@ -404,10 +405,10 @@ def start_bare(port: int, env: dict[str, str], out: BinaryIO, cpus: set[int] | N
                             stderr=subprocess.STDOUT, **pinned(cpus))  # type: ignore[call-overload]
 
 
-def add_load_account(db: str, env: dict[str, str]) -> None:
-    """Create the funded account ``load`` (password ``load``) that sends every order, in a fresh ``db``."""
-    subprocess.run([sys.executable, "-m", "exchange.cli", "accounts", "--db", db, "add", "load",
-                    "--password", "load", "--balance", "100000000"], check=True, env=env, capture_output=True)
+def add_load_account(db: str, env: dict[str, str], name: str = "load") -> None:
+    """Create the funded account ``name`` (its password the same) that sends the orders, in a fresh ``db``."""
+    subprocess.run([sys.executable, "-m", "exchange.cli", "accounts", "--db", db, "add", name,
+                    "--password", name, "--balance", "100000000"], check=True, env=env, capture_output=True, cwd=ROOT)
 
 
 def start_exchange(db: str, port: int, env: dict[str, str], out: BinaryIO,
@@ -417,7 +418,7 @@ def start_exchange(db: str, port: int, env: dict[str, str], out: BinaryIO,
         [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(port),
          "--window-seconds", "3600", "--seed", "1", "--no-house",
          "--calls-per-second", "0"],  # one account sends every order: no per-account rate limit
-        env=env, stdout=out, stderr=subprocess.STDOUT, **pinned(cpus))  # type: ignore[call-overload]
+        env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, **pinned(cpus))  # type: ignore[call-overload]
 
 
 def run_phases(targets: Sequence[tuple[str, subprocess.Popen[bytes], int]], headers: dict[str, str],

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +65,38 @@ def test_a_count_of_nothing_is_refused_before_measuring(name: str, argv: list[st
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stdout == "" and "Traceback" not in result.stderr
     assert result.stderr.splitlines()[-1].startswith(f"{name}: error: {reason}")
+
+
+def _script_module(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"_script_{name}", ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_load_scripts_run_the_checkouts_server_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """load_http.py and load_heavy_reads.py (which starts the server with load_http's helpers) run the command line
+    of their own checkout: run from a folder that holds another ``exchange`` package, they must not run that one."""
+    decoy = tmp_path / "elsewhere" / "exchange" / "cli"
+    decoy.mkdir(parents=True)
+    for package in (decoy.parent, decoy):
+        (package / "__init__.py").write_text("")
+    (decoy / "__main__.py").write_text("import sys\nsys.exit('the exchange package of the current folder ran')\n")
+    monkeypatch.chdir(decoy.parent.parent)
+    load_http = _script_module("load_http")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    db = str(tmp_path / "load.db")
+    load_http.add_load_account(db, env)  # on main: CalledProcessError, the decoy's exit
+    log = tmp_path / "server.log"
+    port = load_http.free_port()
+    with log.open("wb") as out:
+        server = load_http.start_exchange(db, port, env, out, None)
+        try:
+            load_http.wait_up(f"http://127.0.0.1:{port}/openapi.json", server, log)
+            assert load_http.login(f"http://127.0.0.1:{port}", "load", "load")
+        finally:
+            load_http.stop(server)
