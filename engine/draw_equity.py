@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
 from math import comb
@@ -94,10 +94,69 @@ def draw_equity(
     ``fallback_samples`` where exact enumeration is out of reach); ``seed`` its
     seed (default 0, so a reveal's price can be replayed).
     """
+    _check_numbers(draws_left, stock, samples, seed, fallback_samples)
+    plan = _plan(variant, hands, dead, draws_left, stock, exact_limit)
+    seats, out, drawing, unseen = plan.seats, plan.dead, plan.drawing, plan.unseen
+    if plan.completions:
+        return _completions(seats, drawing, out, samples, seed, exact_limit, fallback_samples)
+    if samples is None and (draws_left == 0 or plan.fits):
+        tally = _exact(plan.game.name, seats, drawing, unseen, draws_left)
+        return _result(plan.game.name, seats, out, tally, exact=True, seed=None)
+    rng_seed = 0 if seed is None else seed
+    tally = _sampled(plan.game.name, seats, unseen, plan.stock, draws_left, samples or fallback_samples, rng_seed, out)
+    return _result(plan.game.name, seats, out, tally, exact=False, seed=rng_seed)
+
+
+def draw_counts_exactly(
+    variant: str,
+    hands: Sequence[CardsLike],
+    dead: CardsLike = (),
+    *,
+    draws_left: int,
+    stock: int | None = None,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+) -> bool:
+    """Whether :func:`draw_equity` without ``samples`` counts every deal (else it samples): known at once,
+    before any deal is played. Raises as :func:`draw_equity` does for bad input.
+
+    >>> draw_counts_exactly("draw5", ["As Ad Ac Kd Ks", "2c 3d 4h 5s 7c"], draws_left=1)
+    True
+    >>> draw_counts_exactly("triple-draw-27", ["2c 3d 4h 7s 9c", "Kc Qd 9h 8s 3c"], draws_left=3)
+    False
+    """
+    from engine.variant_equity import counts_exactly, deal_count
+
+    _check_numbers(draws_left, stock, None, None, None)
+    plan = _plan(variant, hands, dead, draws_left, stock, exact_limit)
+    if plan.completions:
+        kept, thrown = _kept(plan.seats, plan.drawing, plan.dead)
+        return deal_count(_DRAW5_COMPLETION, kept, (), thrown) <= exact_limit and counts_exactly(
+            _DRAW5_COMPLETION, kept, (), thrown
+        )
+    return draws_left == 0 or plan.fits
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The cards known, checked, and how the count goes: by the compiled completions (5-Card Draw's one draw
+    with no reshuffle), or exactly where ``fits`` (one draw left, no reshuffle, few enough deals)."""
+
+    game: Variant
+    seats: list[tuple[Card, ...]]
+    dead: tuple[Card, ...]
+    drawing: list[tuple[Card, ...]]
+    unseen: list[Card]
+    stock: int
+    completions: bool
+    fits: bool
+
+
+def _plan(
+    variant: str, hands: Sequence[CardsLike], dead: CardsLike, draws_left: int, stock: int | None, exact_limit: int
+) -> _Plan:
     game = get_variant(variant)
     if game.name not in POLICIES:
         raise EngineInputError(f"{game.title} is not a draw game; draw equity knows {', '.join(POLICIES)}")
-    _check_numbers(draws_left, stock, samples, seed, fallback_samples)
     seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
     out = parse_hand(dead, "dead cards")
     if not 2 <= len(seats) <= MAX_HANDS or any(len(s) != 5 for s in seats):
@@ -116,15 +175,9 @@ def draw_equity(
         raise EngineInputError(f"the stock cannot hold {stock_size} cards with {len(unseen)} unseen")
     drawing = [discards(game.name, s) for s in seats]
     no_reshuffle = sum(len(d) for d in drawing) < stock_size  # a burn, then every replacement off the stock
-    if game.name == "draw5" and draws_left == 1 and no_reshuffle:
-        return _completions(seats, drawing, out, samples, seed, exact_limit, fallback_samples)
+    completions = game.name == "draw5" and draws_left == 1 and no_reshuffle
     fits = draws_left == 1 and no_reshuffle and _exact_count(len(unseen), [len(d) for d in drawing]) <= exact_limit
-    if samples is None and (draws_left == 0 or fits):
-        tally = _exact(game.name, seats, drawing, unseen, draws_left)
-        return _result(game.name, seats, out, tally, exact=True, seed=None)
-    rng_seed = 0 if seed is None else seed
-    tally = _sampled(game.name, seats, unseen, stock_size, draws_left, samples or fallback_samples, rng_seed, out)
-    return _result(game.name, seats, out, tally, exact=False, seed=rng_seed)
+    return _Plan(game, seats, out, drawing, unseen, stock_size, completions, fits)
 
 
 def _whole(value: object) -> bool:
@@ -164,13 +217,20 @@ def _completions(
     """5-Card Draw priced by the compiled kernels: kept cards plus random replacements, discards dead."""
     from engine.variant_equity import deal_count, variant_equity
 
-    kept = [tuple(c for c in s if c not in d) for s, d in zip(seats, drawing, strict=True)]
-    thrown = tuple(c for d in drawing for c in d) + dead
+    kept, thrown = _kept(seats, drawing, dead)
     if samples is None and deal_count(_DRAW5_COMPLETION, kept, (), thrown) > exact_limit:
         samples = fallback_samples
     result = variant_equity(_DRAW5_COMPLETION, kept, (), thrown, samples=samples, seed=0 if seed is None else seed)
     results = tuple(replace(h, cards=s) for h, s in zip(result.results, seats, strict=True))
     return replace(result, hands=tuple(seats), dead=dead, results=results)
+
+
+def _kept(
+    seats: Sequence[tuple[Card, ...]], drawing: Sequence[tuple[Card, ...]], dead: tuple[Card, ...]
+) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
+    """What each hand keeps, and the cards out of play once it has thrown: its discards and ``dead``."""
+    kept = [tuple(c for c in s if c not in d) for s, d in zip(seats, drawing, strict=True)]
+    return kept, tuple(c for d in drawing for c in d) + dead
 
 
 def _exact_count(unseen: int, draws: Sequence[int]) -> int:

@@ -105,18 +105,11 @@ def variant_equity(
     in hi/lo games). Raises :class:`~engine.EngineInputError` (a ``ValueError``)
     naming the problem: an unknown or draw game, cards that do not fit the game.
     """
-    if isinstance(hands, str):
-        raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
-    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
-    shared = parse_hand(board, "board")
-    out_of_play = parse_hand(dead, "dead cards")
-    game = shared_last_card(equity_game(variant), seats, shared, out_of_play)
-    check_cards(game, seats, shared, complete=False, dead=out_of_play)
+    game, seats, shared, out_of_play = _known(variant, hands, board, dead)
     if samples is not None and (not isinstance(samples, int) or isinstance(samples, bool) or samples < 1):
         raise EngineInputError(f"samples must be a positive whole number of deals, not {samples!r}")
-    _check_enough_cards(game, seats, shared, out_of_play)
     total = deal_count(game, seats, shared, out_of_play)
-    exact = samples is None and total * len(seats) <= EXACT_LIMIT
+    exact = samples is None and _fits(total, seats)
     if exact:
         count, seed = total, None
     else:
@@ -124,6 +117,39 @@ def variant_equity(
         seed = secrets.randbits(64) if seed is None else seed
     tally = _run(game, seats, shared, out_of_play, exact, count, seed or 0)
     return tally_result(game, seats, shared, out_of_play, exact, count, seed, tally)
+
+
+def counts_exactly(
+    variant: str | Variant, hands: Iterable[CardsLike], board: CardsLike = (), dead: CardsLike = ()
+) -> bool:
+    """Whether :func:`variant_equity` without ``samples`` counts every deal (else it samples): known at once,
+    before any deal is played. Raises as :func:`variant_equity` does for cards that do not fit the game.
+
+    >>> counts_exactly("stud7", ["AsKsQsJs9d", "2c2d2h3c3d"]), counts_exactly("stud7", ["AsKsQs", "2c2d2h"])
+    (True, False)
+    """
+    game, seats, shared, out_of_play = _known(variant, hands, board, dead)
+    return _fits(deal_count(game, seats, shared, out_of_play), seats)
+
+
+def _fits(deals: int, seats: Sequence[Sequence[Card]]) -> bool:
+    """Whether ``deals`` of these hands are few enough to enumerate (:data:`EXACT_LIMIT` hand evaluations)."""
+    return deals * len(seats) <= EXACT_LIMIT
+
+
+def _known(
+    variant: str | Variant, hands: Iterable[CardsLike], board: CardsLike, dead: CardsLike
+) -> tuple[Variant, list[tuple[Card, ...]], tuple[Card, ...], tuple[Card, ...]]:
+    """The game as dealt from here and the cards known, parsed and checked to fit it."""
+    if isinstance(hands, str):
+        raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
+    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
+    shared = parse_hand(board, "board")
+    out_of_play = parse_hand(dead, "dead cards")
+    game = shared_last_card(equity_game(variant), seats, shared, out_of_play)
+    check_cards(game, seats, shared, complete=False, dead=out_of_play)
+    _check_enough_cards(game, seats, shared, out_of_play)
+    return game, seats, shared, out_of_play
 
 
 def _check_enough_cards(

@@ -107,3 +107,36 @@ def test_real_process_exit_codes() -> None:
     assert bad.returncode == 2
     assert bad.stderr == "exchange-poker: error: card As appears more than once\n"
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["AsKs", "QdQc", "7h6h", "2c2d"],
+        ["--variant", "omaha-hilo", "AsKs2d3c", "QdQcJh4h", "7h6h5s8s", "2c2hTdTs"],
+        ["--variant", "stud7", "AsKsQsJs9d", "2c2d2h3c3d"],
+        ["--variant", "draw5", "AsAdAcKdKs", "2c3d4h5s7c", "--draws", "1"],
+        ["--variant", "triple-draw-27", "2c3d4h7s9c", "KcQd9h8s3c", "--draws", "0"],
+    ],
+)
+def test_a_seed_for_an_exact_count_is_refused_before_counting(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """The refusal comes before the count (an exact Omaha Hi/Lo count of four hands takes many seconds)."""
+    import engine
+    import engine.draw_equity
+
+    def counted(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the count ran before the seed was refused")
+
+    monkeypatch.setattr(engine, "equity", counted)
+    monkeypatch.setattr(engine.draw_equity, "draw_equity", counted)
+    code, out, err = run_cli(capsys, *argv, "--seed", "3")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--seed needs --samples here: this count is exact" in err
+
+
+def test_a_seed_without_samples_seeds_a_count_too_large_to_enumerate(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "--variant", "stud7", "AsKsQs", "2c2d2h", "--seed", "3")
+    assert code == 0 and err == ""
+    assert out.splitlines()[0] == "stud7 equity, no board: Monte Carlo over 200,000 samples (seed 3)"

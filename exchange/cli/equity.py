@@ -56,16 +56,36 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        if args.seed is not None and args.samples is None and _counts_exactly(args):
+            fail("--seed needs --samples here: this count is exact (exact equity uses no randomness)")
         result = _compute(args)
     except ValueError as error:
         fail(str(error))
-    if args.seed is not None and result.exact:
-        fail("--seed needs --samples here: this count is exact (exact equity uses no randomness)")
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
         print(format_table(result))
     return 0
+
+
+def _counts_exactly(args: argparse.Namespace) -> bool:
+    """Whether the count asked for, without ``--samples``, is exact: told before anything is counted."""
+    from engine.draw_equity import draw_counts_exactly
+    from engine.draw_policy import POLICIES
+    from engine.equity import EQUITY_VARIANTS
+    from engine.variant_equity import counts_exactly
+
+    if args.variant in EQUITY_VARIANTS:
+        return True
+    if args.variant not in POLICIES:
+        return counts_exactly(args.variant, args.hands, args.board, args.dead)
+    return draw_counts_exactly(args.variant, args.hands, args.dead, draws_left=_draws(args))
+
+
+def _draws(args: argparse.Namespace) -> int:
+    from engine.variants import get_variant
+
+    return len(get_variant(args.variant).draws) if args.draws is None else args.draws
 
 
 def _compute(args: argparse.Namespace) -> EquityResult:
@@ -79,12 +99,11 @@ def _compute(args: argparse.Namespace) -> EquityResult:
             args.variant, args.hands, board=args.board, dead=args.dead, samples=args.samples, seed=args.seed
         )
     from engine.draw_equity import draw_equity
-    from engine.variants import get_variant
 
     if args.board:
         fail(f"{args.variant} has no board; give the discards already seen with --dead")
-    draws = len(get_variant(args.variant).draws) if args.draws is None else args.draws
-    return draw_equity(args.variant, args.hands, args.dead, draws_left=draws, samples=args.samples, seed=args.seed)
+    return draw_equity(args.variant, args.hands, args.dead, draws_left=_draws(args), samples=args.samples,
+                       seed=args.seed)
 
 
 def format_table(result: EquityResult) -> str:
