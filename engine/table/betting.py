@@ -63,6 +63,7 @@ class Betting(ABC):
         self.penalised: set[int] = set()
         self.round_min = 0
         self.double_limit = False
+        self.open_pair_big_bet = False  # a bet or raise above the small bet on an open pair: 7-Card Stud's own rule
 
     @abstractmethod
     def _record(self, action: A.Action) -> None:
@@ -251,6 +252,8 @@ class Betting(ABC):
     def bet_raise(self, to: int | None = None) -> A.BetRaise:
         """Bet, raise or complete to a total of ``to`` chips this round (default: the least allowed)."""
         to = self.verify_bet_raise(to)
+        if self.double_limit and to > self.raise_sizes()[0]:
+            self.open_pair_big_bet = True
         top = max(self.bets)
         seat = self._pop()
         self._put(seat, to - self.bets[seat])

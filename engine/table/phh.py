@@ -7,7 +7,8 @@ again through the table state, checking every recorded card and action.
 Variant codes. Where PHH names the game, its code is used, so pokerkit reads the
 file: ``FT`` and ``NT`` (Hold'em, fixed and no limit), ``PO`` (pot-limit Omaha),
 ``FO/8`` (fixed-limit Omaha Hi/Lo), ``F7S`` and ``F7S/8`` (7-Card Stud and its
-Hi/Lo), ``F2L3D`` (2-7 Triple Draw). Every other game and structure has a code of
+Hi/Lo; but ``F7SOP``, ours, for a hand with the big bet on an open pair on fourth street, which PHH's
+``F7S`` does not allow), ``F2L3D`` (2-7 Triple Draw). Every other game and structure has a code of
 our own, built the same way, a structure letter (``F`` fixed, ``P`` pot, ``N`` no
 limit) and a game code: ``T`` Hold'em, ``O`` Omaha, ``O/8`` Omaha Hi/Lo, ``7S`` and
 ``7S/8`` stud, ``2L3D`` triple draw, ``5CD`` 5-Card Draw, ``SOKO`` Soko, ``AM``
@@ -64,6 +65,9 @@ GAME_CODES = {
 STRUCTURE_LETTERS = {Structure.FIXED_LIMIT: "F", Structure.POT_LIMIT: "P", Structure.NO_LIMIT: "N"}
 POKERKIT_CODES = frozenset({"FT", "NT", "PO", "FO/8", "F7S", "F7S/8", "F2L3D"})
 """The codes PHH defines for our games: pokerkit reads these files."""
+OPEN_PAIR_CODE = "F7SOP"
+"""A fixed-limit 7-Card Stud hand in which the big bet was made on an open pair on fourth street: PHH's ``F7S``
+has no such bet (pokerkit, its reference, allows the small bet only), so the hand is not written as one."""
 
 TIMEOUT = "timeout"
 
@@ -83,6 +87,8 @@ def variant_code(variant: str, structure: Structure) -> str:
 
 def parse_code(code: str) -> tuple[str, Structure]:
     """The game and structure a variant code names (ours or PHH's)."""
+    if code == OPEN_PAIR_CODE:
+        return "stud7", Structure.FIXED_LIMIT
     for structure, letter in STRUCTURE_LETTERS.items():
         for name, game in GAME_CODES.items():
             if code == letter + game:
@@ -154,7 +160,7 @@ def _toml(key: str, value: object) -> str:
 def fields(state: TableState, **extra: object) -> dict[str, object]:
     """The PHH fields of a hand, in the order they are written."""
     stakes, n = state.stakes, state.seats
-    code = variant_code(state.variant.name, state.structure)
+    code = OPEN_PAIR_CODE if state.open_pair_big_bet else variant_code(state.variant.name, state.structure)
     out: dict[str, object] = {"variant": code, "antes": [stakes.ante] * n}
     if state.variant.forced_bets is ForcedBets.BLINDS:
         out["blinds_or_straddles"] = [stakes.small_blind, stakes.big_blind] + [0] * (n - 2)

@@ -24,6 +24,7 @@ random stakes: pot and no limit stud, hold'em, Omaha and the draws.
 from __future__ import annotations
 
 import random
+import tomllib
 import warnings
 from collections import deque
 
@@ -34,7 +35,8 @@ from hypothesis import strategies as st
 
 from engine.table import Phase, Stakes, Structure, TableState
 from engine.table import actions as A
-from engine.table.phh import dumps
+from engine.table.bots import CallingBot, Decision, Move, SeatView, play_hand
+from engine.table.phh import dumps, loads
 from engine.table.pots import pots
 from engine.table.settle import hand_key
 
@@ -389,3 +391,34 @@ def test_other_structures_and_stakes_play_as_pokerkit_built_from_the_same_street
     assert list(theirs.stacks) == pokerkit_settlement(ours)
     if settles_alike(ours):
         assert ours.stacks == list(theirs.stacks)
+
+
+class OpenPairBigBet:
+    """Makes the big bet on an open pair on fourth street whenever it may; else checks and calls."""
+
+    def decide(self, view: SeatView) -> Decision:
+        sizes = view.options.raise_sizes
+        if view.street == 1 and len(sizes) == 2 and view.options.to_call == 0:
+            return Decision(Move.BET_RAISE, amount=sizes[-1])
+        return CallingBot().decide(view)
+
+
+def _pokerkit_stacks(text: str) -> list[int]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        *_, final = pk.HandHistory.loads(text)
+    return list(final.stacks)
+
+
+def test_a_hand_with_the_big_bet_on_an_open_pair_is_not_written_as_pokerkits_seven_card_stud() -> None:
+    """PHH's F7S has no big bet on an open pair (pokerkit, its reference, allows only the small bet there and
+    fails on such a file); a hand that made it is written under a code of ours, which we read back."""
+    big = play_hand("stud7", [200] * 3, [OpenPairBigBet()] * 3, seed=0)
+    fourth = [r for r in big.log if isinstance(r, A.BetRaise) and r.to == big.stakes.big_bet]
+    assert fourth  # the deal gives an open pair on fourth street, and the big bet is made there
+    text = dumps(big)
+    assert tomllib.loads(text)["variant"] == "F7SOP"  # on main: 'F7S', which pokerkit cannot replay
+    assert loads(text).replay().stacks == big.stacks
+    called = play_hand("stud7", [200] * 3, [CallingBot()] * 3, seed=0)  # the same open pair, no big bet
+    assert tomllib.loads(dumps(called))["variant"] == "F7S"
+    assert _pokerkit_stacks(dumps(called)) == called.stacks
