@@ -140,3 +140,15 @@ def test_a_seed_without_samples_seeds_a_count_too_large_to_enumerate(capsys: pyt
     code, out, err = run_cli(capsys, "--variant", "stud7", "AsKsQs", "2c2d2h", "--seed", "3")
     assert code == 0 and err == ""
     assert out.splitlines()[0] == "stud7 equity, no board: Monte Carlo over 200,000 samples (seed 3)"
+
+
+def test_json_of_a_monte_carlo_names_its_seed_and_each_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """A count too large to enumerate is sampled from a seed drawn for it: the JSON, like the table's header, says
+    which, so that ``--seed`` deals the same samples again."""
+    code, out, _ = run_cli(capsys, "--variant", "stud7", "AsKsQs", "2c2d2h", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["exact"] is False and isinstance(data["seed"], int)  # on main: no "seed"
+    assert all(0 < hand["stderr"] < 0.01 for hand in data["hands"])
+    again = run_cli(capsys, "--variant", "stud7", "AsKsQs", "2c2d2h", "--json", "--seed", str(data["seed"]))[1]
+    assert json.loads(again) == data

@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         fail(str(error))
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps(to_json(result)))
     else:
         print(format_table(result))
     return 0
@@ -104,6 +104,17 @@ def _compute(args: argparse.Namespace) -> EquityResult:
         fail(f"{args.variant} has no board; give the discards already seen with --dead")
     return draw_equity(args.variant, args.hands, args.dead, draws_left=_draws(args), samples=args.samples,
                        seed=args.seed)
+
+
+def to_json(result: EquityResult) -> dict[str, Any]:
+    """The result's dict; a Monte Carlo's also names its seed (``--seed`` deals the same samples again) and
+    each hand's standard error, as the table does."""
+    data = result.to_dict()
+    if not result.exact:
+        data["seed"] = result.seed
+        for hand, counted in zip(data["hands"], result.results, strict=True):
+            hand["stderr"] = counted.stderr
+    return data
 
 
 def format_table(result: EquityResult) -> str:
