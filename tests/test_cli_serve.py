@@ -56,3 +56,24 @@ def test_a_command_whose_reader_has_gone_ends_quietly(tmp_path: Path) -> None:
     err = proc.stderr.read().decode()
     assert proc.wait(BOUND_S) == 128 + signal.SIGPIPE, err  # as a tool the pipe's signal ended
     assert err == ""  # on main: "BrokenPipeError: [Errno 32] Broken pipe" and exit 120
+
+
+@pytest.mark.parametrize(
+    ("argv", "reason"),
+    [
+        (["--host", "host.invalid"], "--host host.invalid: "),
+        (["--stream-port", "0", "--tls-cert", "missing.pem", "--tls-key", "missing.key"],
+         "cannot load the certificate missing.pem with the key missing.key"),
+    ],
+)
+def test_a_host_or_certificate_that_cannot_serve_is_refused_before_the_server_starts(
+    tmp_path: Path, argv: list[str], reason: str
+) -> None:
+    """Refused on one line before the database is opened (on main: after a whole start, its log lines first)."""
+    db = tmp_path / "exchange.db"
+    done = subprocess.run([sys.executable, "-m", "exchange.cli", "serve", "--db", str(db), "--port",
+                           str(free_port()), "--no-house", *argv], capture_output=True, text=True, timeout=BOUND_S,
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 2, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and reason in done.stderr, done.stderr
+    assert not db.exists()

@@ -21,6 +21,7 @@ import functools
 import gc
 import logging
 import os
+import socket
 import sqlite3
 import sys
 
@@ -53,7 +54,7 @@ from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
-from exchange.server.tls import TlsConfigError
+from exchange.server.tls import TlsConfigError, server_context
 
 LOOPBACK = "127.0.0.1"
 EXIT_JOURNAL_FAILED = 3
@@ -205,9 +206,30 @@ def _check_irregularities(args: argparse.Namespace) -> None:
               f"cards then flop, turn and river ({able} are)")
 
 
+def _check_listening(args: argparse.Namespace) -> None:
+    """A host that is no address of this machine, or a certificate that cannot be loaded, is refused now: found
+    only once the server had started, the refusal came after its recovery, its journal's first records and its log.
+    (A port another process holds is found as the server binds it.)"""
+    try:
+        found = socket.getaddrinfo(args.host, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        for family, address in {(info[0], str(info[4][0])) for info in found}:
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                probe.bind((address, 0))  # any free port: the address alone is checked
+    except (OSError, UnicodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        fail(f"--host {args.host}: cannot listen there ({reason}); give an address of this machine, "
+             f"such as {LOOPBACK} or 0.0.0.0")
+    if args.tls_cert is not None or args.tls_key is not None:
+        try:
+            server_context(args.tls_cert, args.tls_key)
+        except TlsConfigError as exc:
+            fail(str(exc))
+
+
 def run(args: argparse.Namespace) -> int:
     _check_stream_options(args)
     _check_irregularities(args)
+    _check_listening(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         config = config_from(args)
