@@ -95,6 +95,15 @@ def _port(text: str, *, low: int, allowed: str) -> int:
     return int(text)
 
 
+def http_url(host: str, port: int) -> str:
+    """The address a browser or curl opens for a server listening on ``host:port`` (an IPv6 host in brackets).
+
+    >>> http_url("127.0.0.1", 8080), http_url("::1", 8080)
+    ('http://127.0.0.1:8080', 'http://[::1]:8080')
+    """
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> None:
     """Make argparse's errors for this subcommand one line, status 2, without the usage block.
 

@@ -19,7 +19,7 @@ from aiohttp import web
 
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
-from exchange.cli.options import one_line_errors, port
+from exchange.cli.options import http_url, one_line_errors, port
 
 LOOPBACK = "127.0.0.1"
 
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     player.clock.set_speed(args.speed)
     if not args.paused:
         player.clock.play()
-    url = f"http://{args.host}:{args.port}/"
+    url = f"{http_url(args.host, args.port)}/"
     line = (f"Replay of {len(timeline.games)} games of {timeline.channel.title} from {args.dir} on {url}  "
             "(open it in a browser: play, pause and speed on the page)")
     try:  # aiohttp calls ``print`` once the port is bound, so a refused start prints only why

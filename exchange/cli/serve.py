@@ -29,6 +29,7 @@ from aiohttp import web
 
 from exchange.cli.options import (
     fail,
+    http_url,
     not_negative,
     one_line_errors,
     port,
@@ -246,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
             run_app(app, host=args.host, port=args.port,
-                    ready=functools.partial(announce, config=config, url=f"http://{args.host}:{args.port}"))
+                    ready=functools.partial(announce, config=config, url=http_url(args.host, args.port)))
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
         print(refusal(config.db_path, exc), file=sys.stderr)
         return 2
