@@ -47,6 +47,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the checkout's option types, as the server it runs is the checkout's
+
+from exchange.cli.options import not_negative, positive, seconds, seconds_or_zero  # noqa: E402
+
 HOST = "127.0.0.1"
 APP_KEY = "soak"
 
@@ -219,21 +223,29 @@ def db_figures(db: Path) -> dict[str, Any]:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=200, help="games to run before the kill (default 200)")
-    parser.add_argument("--time-limit", type=float, default=600, help="seconds at most before the kill (600)")
-    parser.add_argument("--sample-seconds", type=float, default=10, help="seconds between samples (10)")
-    parser.add_argument("--window-seconds", type=float, default=0.15)
-    parser.add_argument("--playing-seconds", type=float, default=0.03)
-    parser.add_argument("--snapshot-every-records", type=int, default=5_000)
-    parser.add_argument("--snapshot-every-minutes", type=float, default=1)
-    parser.add_argument("--keep-closed-markets", type=int, default=None, help="passed to serve (default: serve's)")
-    parser.add_argument("--marks", default="1000,10000",
+    parser.add_argument("--games", type=positive, default=200, help="games to run before the kill (default 200)")
+    parser.add_argument("--time-limit", type=seconds, default=600, help="seconds at most before the kill (600)")
+    parser.add_argument("--sample-seconds", type=seconds, default=10, help="seconds between samples (10)")
+    parser.add_argument("--window-seconds", type=seconds, default=0.15)
+    parser.add_argument("--playing-seconds", type=seconds_or_zero, default=0.03)
+    parser.add_argument("--snapshot-every-records", type=not_negative(int), default=5_000)
+    parser.add_argument("--snapshot-every-minutes", type=not_negative(float), default=1)
+    parser.add_argument("--keep-closed-markets", type=positive, default=None, help="passed to serve (default: serve's)")
+    parser.add_argument("--marks", type=mark_list, default=[1000, 10000],
                         help="game numbers at which to report RSS, comma-separated (default 1000,10000)")
     parser.add_argument("--no-trade", action="store_true", help="only the house's orders, no client bets")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
     parser.add_argument("--restarts-only", type=kept_database, metavar="DB",
                         help="only time the three starts, on a copy of DB (a database a kept run left)")
     return parser.parse_args(argv)
+
+
+def mark_list(text: str) -> list[int]:
+    """``--marks``: whole numbers from 1, comma-separated."""
+    try:
+        return [positive(mark) for mark in text.split(",")]
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be whole numbers from 1, comma-separated, not {text}") from None
 
 
 def kept_database(text: str) -> Path:
@@ -330,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     for package in ("engine", "exchange"):  # the starts are timed as an installed server's (see the module)
         compileall.compile_dir(ROOT / package, quiet=1)
     serve_args = serve_options(args)
-    marks = sorted(int(m) for m in args.marks.split(",") if m)
+    marks = sorted(args.marks)
     work = Path(tempfile.mkdtemp(prefix="soak-"))
     db = work / "soak.db"
     servers: list[Server] = []

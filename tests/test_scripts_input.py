@@ -32,7 +32,7 @@ def test_soak_restarts_only_on_a_missing_database_is_refused_and_creates_nothing
 
 
 MEASUREMENTS = ("bench_cards.py", "bench_engine.py", "bench_exchange.py", "bench_game.py", "bench_rankings.py",
-                "bench_statement.py", "core_memory.py", "count_instructions.py", "load_heavy_reads.py")
+                "bench_statement.py", "core_memory.py", "count_instructions.py", "load_heavy_reads.py", "soak.py")
 
 
 @pytest.mark.parametrize("name", MEASUREMENTS)
@@ -58,6 +58,10 @@ def test_a_measurement_imports_the_checkout_it_is_run_from(name: str, tmp_path: 
         ("bench_statement.py", ["--repeats", "0"], "argument --repeats: must be a whole number from 1, not 0"),
         ("core_memory.py", ["--marks", "500,many"], "argument --marks: must be whole numbers from 1, comma-separated"),
         ("count_instructions.py", ["--small", "0"], "argument --small: must be a whole number from 1, not 0"),
+        ("soak.py", ["--games", "0"], "argument --games: must be a whole number from 1, not 0"),
+        ("soak.py", ["--marks", "1000,x"], "argument --marks: must be whole numbers from 1, comma-separated"),
+        ("soak.py", ["--window-seconds", "0"], "argument --window-seconds: must be a number of seconds from 0.001"),
+        ("soak.py", ["--time-limit", "-1"], "argument --time-limit: must be a number of seconds from 0.001"),
     ],
 )
 def test_a_count_of_nothing_is_refused_before_measuring(name: str, argv: list[str], reason: str) -> None:
