@@ -77,3 +77,22 @@ def test_a_host_or_certificate_that_cannot_serve_is_refused_before_the_server_st
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.splitlines()) == 1 and reason in done.stderr, done.stderr
     assert not db.exists()
+
+
+def test_ctrl_c_in_a_long_command_stops_it_on_one_line(tmp_path: Path) -> None:
+    """A SIGINT while ``play`` plays (sent by a bot, at an exact moment): one line, status 130, and the run's
+    unfinished output removed."""
+    bot = tmp_path / "interrupts.py"
+    bot.write_text(
+        "import os, signal\n"
+        "class Interrupts:\n"
+        "    def decide(self, view):\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+    )
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "exchange.cli", "play", "--hands", "3", "--no-progress", "--out",
+                           str(out), "--bots", f"{bot}:Interrupts"], capture_output=True, text=True, timeout=BOUND_S,
+                          cwd=REPO)
+    assert done.returncode == 128 + signal.SIGINT, done.stderr  # on main: 1, a KeyboardInterrupt traceback
+    assert done.stderr == "exchange-poker: interrupted\n"
+    assert list(out.iterdir()) == []

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
-from exchange.cli.options import fail, one_line_errors
+from exchange.cli.options import PROG, fail, one_line_errors
 
 # Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "backtest", "replay")
@@ -36,6 +36,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 #: The status of a command whose output's reader went away (``| head``), as of a tool ended by SIGPIPE.
 READER_GONE = 128 + signal.SIGPIPE
+#: The status of a command stopped by Ctrl-C (SIGINT), as the shell gives one the signal ended.
+INTERRUPTED = 128 + signal.SIGINT
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush writes nowhere
         return READER_GONE
+    except KeyboardInterrupt:  # Ctrl-C: the command stopped as asked (what it was writing it has removed)
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return INTERRUPTED
     return code
 
 
