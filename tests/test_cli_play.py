@@ -63,6 +63,7 @@ def test_play_with_a_bot_of_your_own(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--bots", "nowhere.py:Bot"], "does not exist"),
         (["--stack", str(10**20)], "--stack must be at most 1000000000000"),
         (["--seed", str(-(10**13))], "--seed must be between -1000000000000 and 1000000000000"),
+        (["--out", ""], "argument --out: give the folder to write to, not an empty name"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(

@@ -46,20 +46,31 @@ def register(subparsers: Any) -> None:
         description="Play hands of any game between bots and write their hand histories and results.",
     )
     parser.add_argument("--variant", default="holdem", help=f"the game (default holdem): {NAMES}")
-    parser.add_argument("--structure", default="fixed-limit", choices=("fixed-limit", "pot-limit", "no-limit"))
+    parser.add_argument("--structure", default="fixed-limit", choices=("fixed-limit", "pot-limit", "no-limit"),
+                        help="the betting structure (default fixed-limit; the stakes are engine.table.Stakes.default: "
+                             "blinds 1/2 with bets 2/4, or ante 1, bring-in 2 and bets 4/8)")
     parser.add_argument("--seats", type=int, default=2, help="players at the table (default 2)")
     parser.add_argument("--hands", type=int, default=100, help=f"hands to play, 1 to {HANDS_PER_SEED} (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random bots (default 0)")
-    parser.add_argument("--stack", type=int, default=200, help="every player's chips at the start of a hand")
+    parser.add_argument("--stack", type=int, default=200,
+                        help="every player's chips at the start of a hand (default 200)")
     parser.add_argument(
         "--bots", nargs="+", default=["random"], metavar="BOT", help="random, calling, module:Class or file.py:Class"
     )
-    parser.add_argument("--out", required=True, type=Path, help="directory for hands/*.phh and results.parquet")
+    parser.add_argument("--out", required=True, type=_folder,
+                        help="directory for hands/*.phh and results.parquet (an earlier run's there are replaced)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--debug", action="store_true",
                         help="a bot that raises shows its traceback (default: one line naming the bot, seat and hand)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
+
+
+def _folder(text: str) -> Path:
+    """``--out``: a folder's name; an empty one (an unset shell variable) would be the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give the folder to write to, not an empty name")
+    return Path(text)
 
 
 class BotRaisedError(Exception):
