@@ -202,3 +202,22 @@ def test_a_bot_file_that_raises_as_it_loads_exits_2_with_one_line(
     code, _, err = run_cli(capsys, "play", "--hands", "1", "--out", str(tmp_path), "--bots", f"{path}:Bot")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert f"bot '{path}:Bot' raised RuntimeError: module blows up (--debug shows the traceback)" in err
+
+
+def test_a_failing_run_clears_its_progress_bar_before_the_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a terminal the bar is redrawn in place after a carriage return: the error must come after the bar is
+    gone, on a line of its own, not run on from the bar (and the bar must not be drawn again after it)."""
+    bot = tmp_path / "late.py"
+    bot.write_text(
+        "from engine.table.bots import CallingBot\n"
+        "class Late:\n"
+        "    def decide(self, view):\n"
+        "        return CallingBot().decide(view) if view.seat == 1 else None\n"
+    )
+    code, _, err = run_cli(capsys, "play", "--hands", "3", "--out", str(tmp_path / "out"),
+                           "--bots", "calling", f"{bot}:Late")
+    assert code == 2 and "%|" in err  # the bar was drawn
+    last = err.split("\r")[-1]  # what is left on the terminal's last line
+    assert last.startswith("exchange-poker: error: hand 2: player 2") and last.count("\n") == 1, repr(err)

@@ -153,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         try:
             rows = _play(args, staging, variant.name, Structure(args.structure), bots, names)
+        except _Refused as refused:
+            fail(str(refused))
         except (IllegalActionError, TableError) as error:
             fail(f"a bot made an illegal move: {error}")
         _write_results(staging, rows)
@@ -172,54 +174,64 @@ def _play(
 ) -> list[dict[str, Any]]:
     from tqdm import tqdm
 
+    rows: list[dict[str, Any]] = []
+    progress = tqdm(total=args.hands, unit="hand", file=sys.stderr, disable=args.no_progress, mininterval=0.5)
+    try:
+        for hand in range(args.hands):
+            rows += _play_one(args, staging, hand, variant, structure, bots, names)
+            progress.update(1)
+    except BaseException:
+        progress.leave = False  # the bar is cleared, so the error that follows is a line of its own
+        raise
+    finally:
+        progress.close()
+    return rows
+
+
+class _Refused(Exception):
+    """A hand a bot could not finish: the one line that says who and why (said once the progress bar is gone)."""
+
+
+def _play_one(
+    args: argparse.Namespace, staging: Path, hand: int, variant: str, structure: Any, bots: list[Bot],
+    names: list[str],
+) -> list[dict[str, Any]]:
+    """Play hand ``hand`` (from 0), write its history, and return its rows of the results table."""
     from engine.table import actions as A
     from engine.table.bots import BotMoveError, play_hand
     from engine.table.phh import dumps
 
-    hands_dir = staging / "hands"
     n = args.seats
-    rows: list[dict[str, Any]] = []
-    progress = tqdm(total=args.hands, unit="hand", file=sys.stderr, disable=args.no_progress, mininterval=0.5)
-    for hand in range(args.hands):
-        players = [(seat + hand) % n for seat in range(n)]  # the player in each seat
-        seed = args.seed * HANDS_PER_SEED + hand
-        try:
-            state = play_hand(variant, [args.stack] * n, [bots[p] for p in players], seed=seed, structure=structure)
-        except BotMoveError as error:
-            player = players[error.seat]
-            fail(
-                f"hand {hand + 1}: player {player + 1} ({names[player]}), in seat {error.seat}, "
-                f"made an illegal move: {error.reason}"
-            )
-        except BotRaisedError as error:
-            player = players[error.seat]
-            fail(
-                f"hand {hand + 1}: player {player + 1} ({names[player]}), in seat {error.seat}, raised {error} "
-                "(--debug shows the traceback)"
-            )
-        labels = [f"player {p + 1}" for p in players]
-        (hands_dir / f"{hand + 1:06d}.phh").write_text(dumps(state, hand=hand + 1, players=labels, _seed=seed))
-        showdown = any(isinstance(r, A.Show) for r in state.log)
-        for seat, player in enumerate(players):
-            rows.append(
-                {
-                    "hand": hand + 1,
-                    "variant": variant,
-                    "structure": str(structure),
-                    "seed": seed,
-                    "player": player,
-                    "bot": names[player],
-                    "seat": seat,
-                    "starting_stack": state.starting[seat],
-                    "final_stack": state.stacks[seat],
-                    "net": state.stacks[seat] - state.starting[seat],
-                    "folded": not state.live[seat],
-                    "showdown": showdown and state.live[seat],
-                }
-            )
-        progress.update(1)
-    progress.close()
-    return rows
+    players = [(seat + hand) % n for seat in range(n)]  # the player in each seat
+    seed = args.seed * HANDS_PER_SEED + hand
+    try:
+        state = play_hand(variant, [args.stack] * n, [bots[p] for p in players], seed=seed, structure=structure)
+    except (BotMoveError, BotRaisedError) as error:
+        player = players[error.seat]
+        what = (f"made an illegal move: {error.reason}" if isinstance(error, BotMoveError)
+                else f"raised {error} (--debug shows the traceback)")
+        who = f"hand {hand + 1}: player {player + 1} ({names[player]}), in seat {error.seat}"
+        raise _Refused(f"{who}, {what}") from None
+    labels = [f"player {p + 1}" for p in players]
+    (staging / "hands" / f"{hand + 1:06d}.phh").write_text(dumps(state, hand=hand + 1, players=labels, _seed=seed))
+    showdown = any(isinstance(r, A.Show) for r in state.log)
+    return [
+        {
+            "hand": hand + 1,
+            "variant": variant,
+            "structure": str(structure),
+            "seed": seed,
+            "player": player,
+            "bot": names[player],
+            "seat": seat,
+            "starting_stack": state.starting[seat],
+            "final_stack": state.stacks[seat],
+            "net": state.stacks[seat] - state.starting[seat],
+            "folded": not state.live[seat],
+            "showdown": showdown and state.live[seat],
+        }
+        for seat, player in enumerate(players)
+    ]
 
 
 def _write_results(out: Path, rows: list[dict[str, Any]]) -> None:
