@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,19 @@ def test_ctrl_c_in_a_long_command_stops_it_on_one_line(tmp_path: Path) -> None:
     assert done.returncode == 128 + signal.SIGINT, done.stderr  # on main: 1, a KeyboardInterrupt traceback
     assert done.stderr == "exchange-poker: interrupted\n"
     assert list(out.iterdir()) == []
+
+
+def test_a_port_another_process_listens_on_is_refused_before_the_server_starts(tmp_path: Path) -> None:
+    db = tmp_path / "exchange.db"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "exchange.cli", "serve", "--db", str(db), "--port", str(port),
+                               "--no-house"], capture_output=True, text=True, timeout=BOUND_S, cwd=REPO)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [  # on main: the whole start's log lines first, then the refusal
+        f"exchange-poker: error: --port {port}: cannot listen on 127.0.0.1:{port} (Address already in use); "
+        "is another server on it? Give another port"
+    ]
+    assert not db.exists()

@@ -208,23 +208,41 @@ def _check_irregularities(args: argparse.Namespace) -> None:
 
 
 def _check_listening(args: argparse.Namespace) -> None:
-    """A host that is no address of this machine, or a certificate that cannot be loaded, is refused now: found
-    only once the server had started, the refusal came after its recovery, its journal's first records and its log.
-    (A port another process holds is found as the server binds it.)"""
+    """A host that is no address of this machine, a port another process listens on, or a certificate that cannot
+    be loaded, is refused now: found only once the server had started, the refusal came after its recovery, its
+    journal's first records and its log. (A port taken in the moment between is still found as the server binds.)"""
     try:
         found = socket.getaddrinfo(args.host, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        for family, address in {(info[0], str(info[4][0])) for info in found}:
-            with socket.socket(family, socket.SOCK_STREAM) as probe:
-                probe.bind((address, 0))  # any free port: the address alone is checked
+        addresses = {(info[0], str(info[4][0])) for info in found}
+        for family, address in addresses:
+            _bind(family, address, 0)  # any free port: the address alone is checked
     except (OSError, UnicodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        fail(f"--host {args.host}: cannot listen there ({reason}); give an address of this machine, "
+        fail(f"--host {args.host}: cannot listen there ({_reason(exc)}); give an address of this machine, "
              f"such as {LOOPBACK} or 0.0.0.0")
+    ports = [("--port", args.port)] + ([("--stream-port", args.stream_port)] if args.stream_port else [])
+    for option, number in ports:
+        try:
+            for family, address in addresses:
+                _bind(family, address, number)
+        except OSError as exc:
+            fail(f"{option} {number}: cannot listen on {args.host}:{number} ({_reason(exc)}); is another server "
+                 "on it? Give another port")
     if args.tls_cert is not None or args.tls_key is not None:
         try:
             server_context(args.tls_cert, args.tls_key)
         except TlsConfigError as exc:
             fail(str(exc))
+
+
+def _bind(family: int, address: str, number: int) -> None:
+    """Bind a socket to ``address:number`` as the server will (reusing an address no one listens on), then let go."""
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((address, number))
+
+
+def _reason(exc: Exception) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
 
 
 def run(args: argparse.Namespace) -> int:
