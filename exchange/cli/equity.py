@@ -27,6 +27,24 @@ if TYPE_CHECKING:
 HILO = ("high_win", "high_tie", "low_win", "low_tie")  # extra columns for hi/lo games
 
 
+MAX_SAMPLES = 10**9
+"""The largest ``--samples``: a standard error near 0.002 %, and hours of dealing in the stud games already (the
+engine's counters are 64-bit, so a count past them ended in a traceback)."""
+
+
+def sample_count(text: str) -> int:
+    """``--samples``: a whole number from 1 to :data:`MAX_SAMPLES`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive whole number of samples, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"samples must be a positive whole number, not {value}")
+    if value > MAX_SAMPLES:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SAMPLES:,}, not {value}")
+    return value
+
+
 def register(subparsers: Any) -> None:
     """Add the ``equity`` subcommand."""
     parser = subparsers.add_parser(
@@ -47,7 +65,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ah7c2s (telesina: the vela)")
     parser.add_argument("--dead", default="", help="cards known to be out of the deck, e.g. 3c4d")
     parser.add_argument("--draws", type=int, help="draw games: draws still to come (default: every draw of the game)")
-    parser.add_argument("--samples", type=int, help="Monte Carlo over this many random boards instead of exact")
+    parser.add_argument("--samples", type=sample_count,
+                        help=f"Monte Carlo over this many random boards instead of exact (at most {MAX_SAMPLES:,})")
     parser.add_argument("--seed", type=int, help="seed of a Monte Carlo, forced or not (same seed, same boards)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     one_line_errors(parser)
