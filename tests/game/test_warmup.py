@@ -25,6 +25,10 @@ from tests.game.helpers import Later
 from tests.server.serverproc import ServerProcess
 
 POLL_S = 0.05  # the pause between two snapshots the page-like poller asks for
+#: How late a wall-clock timer or an answer may be and still not be a stall. Compiling a kernel or building the
+#: tables inside the loop stalls it for many seconds (a cold first run takes tens); a loaded host (load 10 on two
+#: cores) makes timers fire a few hundred ms late. The margin tells the two apart without timing the machine.
+STALL_S = 1.0
 
 
 def _channel(runner: Later) -> tuple[Channel, VirtualClock, Exchange]:
@@ -133,7 +137,7 @@ def test_a_cold_engine_cache_is_warmed_before_listening_and_the_first_game_keeps
             if isinstance(game, dict) and game["bettingOpen"]:
                 seen.setdefault((game["id"], game["round"]), []).append(time.monotonic())
             time.sleep(POLL_S)
-    assert slowest < 0.5, f"a request waited {slowest * 1000:.0f} ms"
+    assert slowest < STALL_S, f"a request waited {slowest * 1000:.0f} ms: the loop stalled"
     first_game = [key for key in seen if key[0] == "holdem.0"]
     assert [r for _, r in sorted(first_game)][:3] == [1, 2, 3], seen.keys()  # no window skipped
     slack = 2 * (POLL_S + slowest)  # a sighting lags the truth by up to one pause and one request, at each end
@@ -145,7 +149,7 @@ def test_a_cold_engine_cache_is_warmed_before_listening_and_the_first_game_keeps
     # lasted its full length (the Deal window included, which opened before the first request could see it).
     lengths = _window_lengths_ms(tmp_path / "ex.db", "holdem.0")
     assert len(lengths) >= 3, lengths
-    assert all(abs(ms - window_s * 1000) <= 100 for ms in lengths), lengths  # wall-clock timers: a few ms off
+    assert all(abs(ms - window_s * 1000) < STALL_S * 1000 for ms in lengths), lengths  # no window stretched by a stall
 
 
 def _window_lengths_ms(db: Path, market_id: str) -> list[int]:
