@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any, TypeVar
 
 from exchange.server.errors import invalid_input
@@ -39,16 +40,21 @@ _BOOL_TEXT = {"true": True, "false": False}
 
 
 def number_text(value: Any, *, integer: bool = False) -> int | float | None:
-    """The number a JSON string holds if it is plain decimal text (an integer's if ``integer``), else None.
+    """The number a JSON string holds if it is plain decimal text (an integer's if ``integer``), else None; also
+    None for decimal text no float holds exactly (money and prices are read exactly: no rounding to a bet).
 
     >>> number_text("1.50"), number_text("-7", integer=True), number_text("7.0", integer=True), number_text("1e3")
     (1.5, -7, None, None)
+    >>> number_text("2.0000000000000001")
     """
     if value.__class__ is not str:
         return None
     if _INTEGER_TEXT.fullmatch(value):
         return int(value)
-    return float(value) if not integer and _DECIMAL_TEXT.fullmatch(value) else None
+    if integer or not _DECIMAL_TEXT.fullmatch(value):
+        return None
+    number = float(value)
+    return number if Decimal(repr(number)) == Decimal(value) else None
 
 
 def _show(value: Any) -> str:
@@ -104,7 +110,9 @@ def get_number(params: Mapping[str, Any], name: str, *, where: str = "") -> int 
     if isinstance(value, bool) or not isinstance(value, int | float):
         text = number_text(value)
         if text is None:
-            raise invalid_input(f"{where}{name} must be a number, not {_show(value)}")
+            inexact = value.__class__ is str and _DECIMAL_TEXT.fullmatch(value)
+            hint = " (more significant digits than a number holds: at most 15)" if inexact else ""
+            raise invalid_input(f"{where}{name} must be a number, not {_show(value)}{hint}")
         return text
     return value
 

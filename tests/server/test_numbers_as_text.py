@@ -61,3 +61,20 @@ async def test_text_that_is_not_a_plain_number_is_still_refused(client: TestClie
     assert "error" in answer, json.dumps(answer)
     exception = answer["error"]["data"]["APINGException"]
     assert exception["errorCode"] == "INVALID_INPUT_DATA" and field in exception["errorDetails"], exception
+
+
+@pytest.mark.parametrize(("limit", "field"), [
+    ({"size": "2.0000000000000001", "price": "3"}, "size"),  # a float reads 2.0: a stake of 2.00 nobody asked for
+    ({"size": "2", "price": "3.0000000000000001"}, "price"),  # a float reads 3.0: a price on the ladder
+])
+async def test_number_text_no_float_holds_exactly_is_refused_not_rounded(client: TestClient, limit: dict[str, str],
+                                                                         field: str) -> None:
+    """Text is read exactly, as money is: more digits than a float holds are refused, not rounded to a bet."""
+    alice = await login(client, "alice", "pw-alice")
+    instruction = {"selectionId": 1, "side": "BACK", "orderType": "LIMIT",
+                   "limitOrder": limit | {"persistenceType": "LAPSE"}}
+    answer = await rpc(client, alice, "placeOrders", {"marketId": MARKET, "instructions": [instruction]})
+    assert "error" in answer, json.dumps(answer)
+    exception = answer["error"]["data"]["APINGException"]
+    assert exception["errorCode"] == "INVALID_INPUT_DATA" and field in exception["errorDetails"], exception
+    assert (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"] == []
