@@ -313,7 +313,7 @@ class Collector:
                 selection_id=selection,
                 side=None if side is None else side.value,
                 tick=None if price is None else ladder.tick_of(price),
-                price=None if price is None else float(price),
+                price=None if price is None else float("nan") if price.is_snan() else float(price),
                 size=None if asked is None else asked.size,
                 size_matched=0,
                 size_lapsed=0,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
@@ -176,3 +177,24 @@ def test_the_strategy_hears_each_refusal_once_on_the_market_of_the_bet(played: P
     refusals = expected(played)
     heard = [now_on(r, 0) for r in refusals[:4]] + [now_on(r, 1) for r in refusals[4:]]
     assert played.strategy.heard == heard
+
+
+class NotANumber(Strategy):
+    """Places at odds that are no finite number: the exchange refuses each, and each refusal still has its row."""
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP:
+            market.place_order(1, Side.BACK, Decimal("sNaN"), 200, customer_ref="snan")
+            market.place_order(1, Side.BACK, "Infinity", 200, customer_ref="inf")
+
+
+def test_a_refused_placement_at_odds_that_are_no_number_has_its_row() -> None:
+    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
+                      games_per_session=1)  # fmt: skip
+    tables = empty_tables()
+    play_session(setup, 0, NotANumber(), tables)
+    rows = [r for r in tables["orders"].to_arrow().to_pylist() if r["status"] == "REJECTED"]
+    shown = sorted((r["customer_ref"], r["error_code"], r["tick"], str(r["price"])) for r in rows)
+    assert shown == [("inf", ErrorCode.INVALID_ODDS.value, None, "inf"),
+                     ("snan", ErrorCode.INVALID_ODDS.value, None, "nan")]
