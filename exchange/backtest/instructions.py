@@ -8,7 +8,9 @@ account never had). The strategy's :class:`~exchange.backtest.strategy.MarketHan
 knows each instruction it sends, and when it will arrive (its decision time plus the
 latency), so it notes it here as :class:`Sent`; a refusal is paired with the
 instruction of its account, kind, arrival time and ``customer_ref`` (a placement)
-or bet id (a cancel or replace) — the first such one sent, once.
+or bet id (a cancel or replace) — the first such one sent, once. An instruction the
+exchange carried out (its bet placed, cancelled or replaced) is let go as it is: a
+second alike, sent at the same instant and refused, is paired with itself.
 
 Instructions arrive in the order they were sent, at exactly their arrival time on
 the backtest's virtual clock, so whatever was due before a refusal has arrived:
@@ -18,7 +20,7 @@ instruction that arrives late is not paired (its refusal has the exchange's
 fields only).
 
 >>> from exchange.core.errors import ErrorCode
->>> from exchange.core.events import OrderAction, OrderRejected
+>>> from exchange.core.events import CancelReason, OrderAction, OrderCancelled, OrderPlaced, OrderRejected
 >>> log = InstructionLog()
 >>> log.sent(Sent(OrderAction.CANCEL, "me", "holdem.3-low", 1_100, bet_id=7, size=300), now_ms=1_000)
 >>> refused = OrderRejected(1_100, OrderAction.CANCEL, "me", ErrorCode.INVALID_BET_ID, "no bet 7", bet_id=7)
@@ -33,7 +35,7 @@ from collections import deque
 from dataclasses import dataclass
 from decimal import Decimal
 
-from exchange.core.events import OrderAction, OrderRejected
+from exchange.core.events import CancelReason, OrderAction, OrderCancelled, OrderPlaced, OrderRejected
 from exchange.core.side import Side
 
 
@@ -65,6 +67,20 @@ class Sent:
         if self.action is OrderAction.PLACE:
             return rejection.customer_ref == self.customer_ref
         return rejection.bet_id == self.bet_id
+
+    def carried_out_by(self, event: OrderPlaced | OrderCancelled) -> bool:
+        """Whether ``event`` is the exchange carrying this instruction out (its placement, cancel or replace)."""
+        if (event.account_id, event.ts) != (self.account_id, self.arrives_ms):
+            return False
+        if isinstance(event, OrderPlaced):  # (a replace's new bet has ``replaces``: the replace carried out)
+            return (self.action is OrderAction.PLACE and event.replaces is None
+                    and event.customer_ref == self.customer_ref)
+        action = _CANCELLED_BY.get(event.reason)
+        return action is self.action and event.bet_id == self.bet_id
+
+
+#: The instruction an ``OrderCancelled`` of each reason carries out.
+_CANCELLED_BY = {CancelReason.BY_USER: OrderAction.CANCEL, CancelReason.REPLACED: OrderAction.REPLACE}
 
 
 class InstructionLog:
@@ -99,6 +115,13 @@ class InstructionLog:
             self._waiting.remove(found)
             self._paired.append((rejection, found))
         return found
+
+    def carried_out(self, event: OrderPlaced | OrderCancelled) -> None:
+        """The exchange carried out one of the account's instructions (``event``): it is no refusal's."""
+        self._let_go(event.ts)
+        found = next((s for s in self._waiting if s.carried_out_by(event)), None)
+        if found is not None:
+            self._waiting.remove(found)
 
     def _let_go(self, now_ms: int) -> None:
         """Forget what arrived before ``now_ms``: it was accepted, or its refusal has been paired already."""

@@ -48,7 +48,7 @@ from exchange.betfair.stream import (
     MarketRecorder,
 )
 from exchange.clock import VirtualClock
-from exchange.core.events import OrderRejected
+from exchange.core.events import OrderCancelled, OrderPlaced, OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, get_channel
@@ -68,6 +68,8 @@ KEEP_CLOSED_MARKETS = 8
 #: noise trade sometimes sweeps a level and leaves its remainder resting *through* the fair
 #: price — the kind of mispricing a value strategy exists to catch.
 BACKTEST_NOISE = NoiseConfig(trades_per_window=4, min_size=200, max_size=15_000, size_step=100)
+#: The events that carry out an instruction: the strategy's let its instruction go (``InstructionLog.carried_out``).
+_CARRIED_OUT = (OrderPlaced, OrderCancelled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +208,9 @@ class World:
         return SessionOutcome(self.session, len(self.records), self.ended_by)
 
     def _route(self, stamped: Stamped) -> None:
+        event = stamped.event
+        if isinstance(event, _CARRIED_OUT) and self.instructions is not None and event.account_id == self.setup.account:
+            self.instructions.carried_out(event)  # before a refusal alike, sent at the same instant, is paired
         record = self._by_market.get(stamped.market_id)  # type: ignore[arg-type]
         if record is None:
             if stamped.market_id is None and type(stamped.event) is OrderRejected:

@@ -198,3 +198,37 @@ def test_a_refused_placement_at_odds_that_are_no_number_has_its_row() -> None:
     shown = sorted((r["customer_ref"], r["error_code"], r["tick"], str(r["price"])) for r in rows)
     assert shown == [("inf", ErrorCode.INVALID_ODDS.value, None, "inf"),
                      ("snan", ErrorCode.INVALID_ODDS.value, None, "nan")]
+
+
+class TwiceAtOnce(Strategy):
+    """Rests a back, then in one callback moves it twice and cuts it twice: the second of each is refused (the bet
+    was replaced), and its row must say what the second asked, not what the first (carried out) did."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bet: int | None = None
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP:
+            market.place_order(1, Side.BACK, "900", 300, customer_ref="rest")
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        if self.bet is None and orders:
+            self.bet = orders[0].bet_id
+            market.cancel_order(self.bet, 50)
+            market.replace_order(self.bet, "3.0")
+            market.cancel_order(self.bet, 70)
+            market.replace_order(self.bet, "4.0")
+
+
+def test_a_refusal_is_paired_with_its_own_instruction_not_one_carried_out_at_the_same_instant() -> None:
+    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
+                      games_per_session=1)  # fmt: skip
+    tables = empty_tables()
+    strategy = TwiceAtOnce()
+    play_session(setup, 0, strategy, tables)
+    rows = [r for r in tables["orders"].to_arrow().to_pylist() if r["status"] == "REJECTED"]
+    shown = sorted((r["action"], r["bet_id"], r["size"], r["price"], r["error_code"]) for r in rows)
+    taken = ErrorCode.BET_TAKEN_OR_LAPSED.value
+    assert shown == [("CANCEL", strategy.bet, 70, None, taken), ("REPLACE", strategy.bet, None, 4.0, taken)]
