@@ -119,7 +119,7 @@ class ServerProcess:
             try:
                 return self._start_once()
             except AssertionError:
-                if not (self.chose_port and ADDRESS_IN_USE in self.log()):
+                if not (self.chose_port and ADDRESS_IN_USE in self.log().lower()):
                     raise
             self.port = free_port()
             self.url = f"http://127.0.0.1:{self.port}"
