@@ -37,6 +37,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -54,7 +55,9 @@ MAX_SELECTIONS = 8
 MARKET = "1.1"
 
 # An operation: ("P", account, selection index, is_back, tick, size) or ("C", account, bet_id).
-Op = tuple[object, ...]
+Place = tuple[Literal["P"], int, int, bool, int, int]
+Cancel = tuple[Literal["C"], int, int]
+Op = Place | Cancel
 
 
 def generate(n: int, seed: int, accounts: int, selections: int = 4) -> list[Op]:
@@ -91,7 +94,7 @@ def generate(n: int, seed: int, accounts: int, selections: int = 4) -> list[Op]:
 def to_commands(ops: Sequence[Op], selections: int = 4) -> tuple[list[Command], list[Command]]:
     """(setup commands, timed commands) for the exchange: one market of ``selections`` selections 1, 2, ..."""
     selection_ids = tuple(range(1, selections + 1))
-    names = [f"acct{i:02d}" for i in range(max(int(op[1]) for op in ops) + 1)]  # type: ignore[call-overload]
+    names = [f"acct{i:02d}" for i in range(max(op[1] for op in ops) + 1)]
     setup: list[Command] = []
     for name in names:
         setup += [OpenAccount(0, name), Deposit(0, name, 10**12)]
@@ -102,12 +105,12 @@ def to_commands(ops: Sequence[Op], selections: int = 4) -> tuple[list[Command], 
             _, account, sel, is_back, tick, size = op
             timed.append(
                 PlaceOrder(
-                    ts, names[account], MARKET, selection_ids[sel],  # type: ignore[index]
-                    Side.BACK if is_back else Side.LAY, ladder.PRICES[tick], size,  # type: ignore[index, arg-type]
+                    ts, names[account], MARKET, selection_ids[sel],
+                    Side.BACK if is_back else Side.LAY, ladder.PRICES[tick], size,
                 )
             )  # fmt: skip
         else:
-            timed.append(CancelOrder(ts, names[op[1]], op[2]))  # type: ignore[index, arg-type]
+            timed.append(CancelOrder(ts, names[op[1]], op[2]))
     return setup, timed
 
 
@@ -142,8 +145,10 @@ class BareBook:
     def __init__(self, selections: int) -> None:
         self.backs: list[SortedDict] = [SortedDict() for _ in range(selections)]  # resting backs, best = lowest
         self.lays: list[SortedDict] = [SortedDict() for _ in range(selections)]  # resting lays, best = highest
-        self.sizes: list[dict[tuple[bool, int], int]] = [{} for _ in range(selections)]
-        self.orders: dict[int, list[int]] = {}
+        # Resting size by (is_back, tick); a cancel reads is_back back from the order's int list as 0 or 1,
+        # the same key as False or True.
+        self.sizes: list[dict[tuple[int, int], int]] = [{} for _ in range(selections)]
+        self.orders: dict[int, list[int]] = {}  # bet id -> [unmatched size, tick, is_back, selection index]
         self.next_id = 1
         self.fills = 0
 
@@ -207,9 +212,9 @@ def run_bare(ops: Sequence[Op]) -> tuple[float, float, BareBook]:
     wall, cpu = time.perf_counter(), time.process_time()
     for op in ops:
         if op[0] == "P":
-            place(op[2], op[3], op[4], op[5])  # type: ignore[arg-type]
+            place(op[2], op[3], op[4], op[5])
         else:
-            cancel(op[2])  # type: ignore[arg-type]
+            cancel(op[2])
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return wall, cpu, book
 
@@ -267,9 +272,9 @@ def check_flow(ops: Sequence[Op], setup: Sequence[Command], timed: Sequence[Comm
     bare = BareBook(MAX_SELECTIONS)
     for op in ops:
         if op[0] == "P":
-            bare.place(op[2], op[3], op[4], op[5])  # type: ignore[arg-type]
+            bare.place(op[2], op[3], op[4], op[5])
         else:
-            bare.cancel(op[2])  # type: ignore[arg-type]
+            bare.cancel(op[2])
     places = sum(1 for op in ops if op[0] == "P")
     matches = [e for e in journal if isinstance(e, Matched)]
     rejected = [e for e in journal if isinstance(e, OrderRejected)]

@@ -23,6 +23,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -85,6 +86,8 @@ def _pokerkit_step(state: pk.State, rng: random.Random) -> None:
         state.check_or_call()
     else:
         low, high = state.min_completion_betting_or_raising_to_amount, state.max_completion_betting_or_raising_to_amount
+        if low is None or high is None:  # pokerkit gives the range whenever it allows the raise
+            raise RuntimeError(f"pokerkit allowed a raise but gave no range: {low} to {high}")
         state.complete_bet_or_raise_to(rng.randint(low, high))
 
 
@@ -121,12 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     for variant in args.games:
         seats = min(args.seats, VARIANTS[variant].max_seats)
         structure = POKERKIT[variant][0] if variant in POKERKIT else Structure.FIXED_LIMIT
-        mine = _rates(
-            lambda v=variant, n=seats, s=structure: ours(v, s, n, args.hands, args.seed), args.hands, args.repeats
-        )
+        mine = _rates(partial(ours, variant, structure, seats, args.hands, args.seed), args.hands, args.repeats)
         line = f"{variant:16} {seats:5} {_fmt(mine):>26}"
         if variant in POKERKIT:
-            peer = _rates(lambda v=variant, n=seats: theirs(v, n, args.hands, args.seed), args.hands, args.repeats)
+            peer = _rates(partial(theirs, variant, seats, args.hands, args.seed), args.hands, args.repeats)
             ratio = statistics.median(mine) / statistics.median(peer)
             line += f" {_fmt(peer):>26} {ratio:6.2f}"
         print(line, flush=True)

@@ -167,7 +167,8 @@ def main() -> None:
                       f"{args.seconds:.0f} s a phase, {args.repeats} repeats; {os.cpu_count()} CPUs, "
                       f"load average {os.getloadavg()[0]:.2f}")
                 phase(port, order_headers, None, argparse.Namespace(**{**vars(args), "seconds": 1.0}))  # warm-up
-                quiet, loud = [], []
+                quiet: list[float] = []
+                loud: list[float] = []
                 for _ in range(args.repeats):
                     for with_reads in (False, True):
                         load, reads = phase(port, order_headers, read_token if with_reads else None, args)
