@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 
 import pytest
@@ -24,6 +24,8 @@ from exchange.core.commands import (
 )
 from exchange.core.events import Event, OrderPlaced, OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.core.market import MarketBook
+from exchange.core.orders import OrderView
 from exchange.core.side import Side
 
 BACK = Side.BACK
@@ -87,7 +89,7 @@ class Harness:
         round_: int | None = None,
     ) -> list[Event]:
         p = price if isinstance(price, Decimal) else Decimal(str(price)) if not isinstance(price, float) else price
-        return self.run(PlaceOrder(self.tick(), account, market_id, selection, side, p, size, round_))  # type: ignore[arg-type]
+        return self.run(PlaceOrder(self.tick(), account, market_id, selection, side, p, size, round_))  # type: ignore[arg-type]  # a float goes in as given
 
     def back(self, account: str, selection: int, price: str, size: int, market_id: str = "1.1") -> int:
         """Place a back that must be accepted; return its bet id."""
@@ -152,6 +154,24 @@ class Harness:
         assert funds is not None
         return funds.exposure
 
+    def market_book(self, market_id: str = "1.1", depth: int | None = 3) -> MarketBook:
+        """The exchange's book of a market the test knows is there."""
+        book = self.ex.market_book(market_id, depth)
+        assert book is not None, f"no market {market_id}"
+        return book
+
+    def order_view(self, account: str, bet_id: int) -> OrderView:
+        """The exchange's view of an order the test knows ``account`` holds."""
+        view = self.ex.order_view(account, bet_id)
+        assert view is not None, f"{account} has no bet {bet_id}"
+        return view
+
+    @staticmethod
+    def placed_id(event: Event) -> int:
+        """The bet id of an event the test knows is an ``OrderPlaced``."""
+        assert isinstance(event, OrderPlaced), event
+        return event.bet_id
+
     def assert_replays(self) -> None:
         """Replaying the events, and re-executing the commands, rebuild the same state."""
         digest = self.ex.state_digest()
@@ -173,5 +193,5 @@ def hx() -> Harness:
 
 
 @pytest.fixture
-def types_of():  # type: ignore[no-untyped-def]
+def types_of() -> Callable[[Iterable[Event]], list[str]]:
     return types

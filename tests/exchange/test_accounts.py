@@ -47,7 +47,7 @@ def test_an_unmatched_hedge_frees_nothing_until_it_matches(hx: Harness) -> None:
     hx.lay("carol", 1, "3.05", 1000)  # matches the hedge
     # 1 wins: -20.00 + 20.50 = +0.50; otherwise +10.00 - 10.00 = 0
     assert hx.exposure("alice") == 0
-    assert hx.ex.order_view("alice", hedge).size_matched == 1000  # type: ignore[union-attr]
+    assert hx.order_view("alice", hedge).size_matched == 1000
 
 
 def test_fractional_exposure_rounds_up_to_the_unit(hx: Harness) -> None:

@@ -26,6 +26,7 @@ from exchange.core.book import SelectionBook
 from exchange.core.cleared import ClearedOrders
 from exchange.core.commands import (
     CancelOrder,
+    Command,
     CreateMarket,
     Deposit,
     OpenAccount,
@@ -78,8 +79,8 @@ def build() -> State:
     bets: dict[str, int] = {}
     ts = 0
 
-    def run(command: object) -> None:
-        ex.execute(command)  # type: ignore[arg-type]
+    def run(command: Command) -> None:
+        ex.execute(command)
 
     def place(name: str, account: str, market: str, selection: int, side: Side, price: str, size: int) -> None:
         nonlocal ts

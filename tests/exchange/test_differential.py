@@ -345,8 +345,9 @@ def seeded_flow(seed: int, steps: int) -> Differential:
             live = open_markets[0].live()
             winners = rng.sample(live, rng.choice([1, 2, 2, 3][: len(live)]))
             run.run(SettleMarket(ts, open_markets[0].market_id, tuple(winners)))
-        raw = (rng.randrange(100), *(rng.randrange(1000) for _ in range(6)), rng.random() < 0.5)
-        run.run(decoder.command(raw, ts))  # type: ignore[arg-type]
+        kind = rng.randrange(100)
+        a, b, c, d, e, f = (rng.randrange(1000) for _ in range(6))
+        run.run(decoder.command((kind, a, b, c, d, e, f, rng.random() < 0.5), ts))
     run.finish()
     return run
 

@@ -85,14 +85,14 @@ def test_replay_refuses_events_out_of_order(hx: Harness) -> None:
     with pytest.raises(ExchangeError, match="out of order"):
         Exchange.replay(bad)
     with pytest.raises(ExchangeError, match="not an event or command"):
-        Exchange.replay(["OrderPlaced"])  # type: ignore[list-item]
+        Exchange.replay(["OrderPlaced"])  # type: ignore[list-item]  # a name, not an event, on purpose
     with pytest.raises(ExchangeError, match="not an event"):
-        hx.ex.apply("OrderPlaced")  # type: ignore[arg-type]
+        hx.ex.apply("OrderPlaced")  # type: ignore[arg-type]  # a name, not an event, on purpose
 
 
 def test_prices_sent_as_text_floats_or_ints_are_parsed_exactly(hx: Harness) -> None:
     for price, expected in (("2.5", "2.5"), (2.02, "2.02"), (3, "3"), ("1000.00", "1000")):
-        events = hx.run(PlaceOrder(hx.tick(), "alice", "1.1", 2, Side.BACK, price, 200))  # type: ignore[arg-type]
+        events = hx.run(PlaceOrder(hx.tick(), "alice", "1.1", 2, Side.BACK, price, 200))  # type: ignore[arg-type]  # prices as clients send them
         placed = events[0]
         assert isinstance(placed, OrderPlaced), placed
         view = hx.ex.order_view("alice", placed.bet_id)

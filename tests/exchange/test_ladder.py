@@ -124,7 +124,7 @@ def test_parse_accepts_strings_numbers_floats_and_decimals(value: str | int | fl
 )
 def test_off_ladder_prices_name_the_nearest_ticks(value: object, message: str) -> None:
     with pytest.raises(InvalidPrice) as info:
-        parse_price(value)  # type: ignore[arg-type]
+        parse_price(value)  # type: ignore[arg-type]  # values of every type, on purpose
     assert str(info.value) == message
 
 
@@ -160,8 +160,9 @@ def test_nearest_ticks_and_rounding_helpers() -> None:
 
 def test_fair_price_rounds_toward_the_better_side() -> None:
     fair = Fraction(7, 3)  # 2.333...
-    assert price(ladder.tick_for_fair(fair, Side.BACK)) == Decimal("2.34")  # type: ignore[arg-type]
-    assert price(ladder.tick_for_fair(fair, Side.LAY)) == Decimal("2.32")  # type: ignore[arg-type]
+    back, lay = ladder.tick_for_fair(fair, Side.BACK), ladder.tick_for_fair(fair, Side.LAY)
+    assert back is not None and price(back) == Decimal("2.34")
+    assert lay is not None and price(lay) == Decimal("2.32")
     assert ladder.tick_for_fair(Fraction(1001), Side.BACK) is None
     assert ladder.tick_for_fair(Fraction(1001), Side.LAY) == 349
     assert ladder.tick_for_fair(Fraction(1), Side.LAY) is None

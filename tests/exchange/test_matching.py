@@ -23,7 +23,7 @@ def test_resting_lay_is_available_to_back_and_back_to_lay(hx: Harness) -> None:
     hx.lay("alice", 1, "2.9", 500)
     hx.back("bob", 1, "3.5", 700)
     hx.back("bob", 1, "3.6", 300)
-    runner = hx.ex.market_book("1.1").runners[0]  # type: ignore[union-attr]
+    runner = hx.market_book("1.1").runners[0]
     assert runner.available_to_back == (PriceSize(t("3"), 1000), PriceSize(t("2.9"), 500))
     assert runner.available_to_lay == (PriceSize(t("3.5"), 700), PriceSize(t("3.6"), 300))
     assert runner.available_to_back[0].price == Decimal("3")
@@ -38,13 +38,13 @@ def test_incoming_back_takes_best_lays_first_at_their_prices(hx: Harness) -> Non
     assert isinstance(m1, Matched) and isinstance(m2, Matched)
     assert (m1.tick, m1.size, m1.lay_bet_id, m1.taker_side) == (t("3"), 400, lay_high, Side.BACK)
     assert (m2.tick, m2.size, m2.lay_bet_id) == (t("2.9"), 300, lay_low)
-    back = hx.ex.order_view("bob", events[0].bet_id)  # type: ignore[attr-defined]
+    back = hx.ex.order_view("bob", hx.placed_id(events[0]))
     assert back is not None
     assert back.status is OrderStatus.EXECUTION_COMPLETE
     assert back.size_matched == 700 and back.size_remaining == 0
     # the backer got the improvement: stake-weighted (400·3 + 300·2.9) / 700
     assert back.average_price_matched == Fraction(400 * 300 + 300 * 290, 700 * 100)
-    assert hx.ex.order_view("alice", lay_low).size_remaining == 200  # type: ignore[union-attr]
+    assert hx.order_view("alice", lay_low).size_remaining == 200
 
 
 def test_incoming_lay_takes_lowest_backs_first(hx: Harness) -> None:
@@ -53,7 +53,7 @@ def test_incoming_lay_takes_lowest_backs_first(hx: Harness) -> None:
     events = hx.place("bob", 2, Side.LAY, "6", 500)
     fills = [e for e in events if isinstance(e, Matched)]
     assert [(f.tick, f.size, f.taker_side) for f in fills] == [(t("4.5"), 300, Side.LAY), (t("5"), 200, Side.LAY)]
-    lay = hx.ex.order_view("bob", events[0].bet_id)  # type: ignore[attr-defined]
+    lay = hx.ex.order_view("bob", hx.placed_id(events[0]))
     assert lay is not None and lay.average_price_matched == Fraction(300 * 450 + 200 * 500, 500 * 100)
 
 
@@ -68,11 +68,11 @@ def test_time_priority_within_a_price(hx: Harness) -> None:
 def test_partial_fill_rests_the_remainder(hx: Harness) -> None:
     hx.lay("alice", 1, "3", 300)
     events = hx.place("bob", 1, Side.BACK, "3", 1000)
-    bet = events[0].bet_id  # type: ignore[attr-defined]
+    bet = hx.placed_id(events[0])
     view = hx.ex.order_view("bob", bet)
     assert view is not None and view.status is OrderStatus.EXECUTABLE
     assert (view.size_matched, view.size_remaining) == (300, 700)
-    runner = hx.ex.market_book("1.1").runners[0]  # type: ignore[union-attr]
+    runner = hx.market_book("1.1").runners[0]
     assert runner.available_to_back == ()
     assert runner.available_to_lay == (PriceSize(t("3"), 700),)
 
@@ -102,9 +102,9 @@ def test_views_traded_volume_last_price_total(hx: Harness) -> None:
 def test_best_n_levels_and_full_ladder(hx: Harness) -> None:
     for p in ("2", "2.02", "2.04", "2.06", "2.08"):
         hx.lay("alice", 3, p, 200)
-    top3 = hx.ex.market_book("1.1", depth=3).runners[2].available_to_back  # type: ignore[union-attr]
+    top3 = hx.market_book("1.1", depth=3).runners[2].available_to_back
     assert [x.price for x in top3] == [Decimal("2.08"), Decimal("2.06"), Decimal("2.04")]
-    full = hx.ex.market_book("1.1", depth=None).runners[2].available_to_back  # type: ignore[union-attr]
+    full = hx.market_book("1.1", depth=None).runners[2].available_to_back
     assert len(full) == 5
 
 
@@ -118,7 +118,7 @@ def test_cancel_whole_and_reduce(hx: Harness) -> None:
     assert isinstance(events[0], OrderCancelled) and events[0].size == 700
     view = hx.ex.order_view("alice", bet)
     assert view is not None and view.status is OrderStatus.EXECUTION_COMPLETE and view.size_cancelled == 1000
-    assert hx.ex.market_book("1.1").runners[0].available_to_back == ()  # type: ignore[union-attr]
+    assert hx.market_book("1.1").runners[0].available_to_back == ()
 
 
 def test_reduction_larger_than_remaining_cancels_the_rest(hx: Harness) -> None:
@@ -150,7 +150,7 @@ def test_replace_loses_queue_position_and_gets_a_new_bet_id(hx: Harness) -> None
     assert isinstance(placed, OrderPlaced) and placed.replaces == first and placed.bet_id > first
     # move it back to 3: now it queues behind carol
     back_again = hx.replace("alice", placed.bet_id, "3")
-    new_id = back_again[1].bet_id  # type: ignore[attr-defined]
+    new_id = hx.placed_id(back_again[1])
     events = hx.place("bob", 1, Side.BACK, "3", 1500)
     fills = [e for e in events if isinstance(e, Matched)]
     assert [(f.lay_bet_id, f.size) for f in fills] == [(second, 1000), (new_id, 500)]

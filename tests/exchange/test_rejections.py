@@ -34,7 +34,7 @@ def place(hx: Harness, **changes: object) -> OrderRejected:
     )  # fmt: skip
     fields.update(changes)
     digest = hx.ex.state_digest()
-    events = hx.run(PlaceOrder(**fields))  # type: ignore[arg-type]
+    events = hx.run(PlaceOrder(**fields))  # type: ignore[arg-type]  # fields of any type, for the rejections
     assert len(events) == 1, events
     rejection = events[0]
     assert isinstance(rejection, OrderRejected), rejection
@@ -137,7 +137,7 @@ def test_selection_already_lost_and_won(hx: Harness) -> None:
 
 def cancel(hx: Harness, account: str, bet_id: object, reduction: object = None) -> OrderRejected:
     digest = hx.ex.state_digest()
-    events = hx.run(CancelOrder(hx.tick(), account, bet_id, reduction))  # type: ignore[arg-type]
+    events = hx.run(CancelOrder(hx.tick(), account, bet_id, reduction))  # type: ignore[arg-type]  # bad ids and reductions
     assert len(events) == 1 and isinstance(events[0], OrderRejected), events
     assert events[0].action is OrderAction.CANCEL
     assert hx.ex.state_digest() == digest
@@ -177,7 +177,7 @@ def test_cancel_twice(hx: Harness) -> None:
 
 def replace(hx: Harness, account: str, bet_id: int, price: object, round_: int | None = None) -> OrderRejected:
     digest = hx.ex.state_digest()
-    events = hx.run(ReplaceOrder(hx.tick(), account, bet_id, price, round_))  # type: ignore[arg-type]
+    events = hx.run(ReplaceOrder(hx.tick(), account, bet_id, price, round_))  # type: ignore[arg-type]  # bad prices
     assert len(events) == 1 and isinstance(events[0], OrderRejected), events
     assert events[0].action is OrderAction.REPLACE
     assert hx.ex.state_digest() == digest
@@ -224,9 +224,9 @@ def test_driver_misuse_raises(hx: Harness) -> None:
     with pytest.raises(ExchangeError, match="not in market"):
         ex.execute(SettleSelection(1, "1.1", 9))
     with pytest.raises(ExchangeError, match="not a command"):
-        ex.execute("PlaceOrder")  # type: ignore[arg-type]
+        ex.execute("PlaceOrder")  # type: ignore[arg-type]  # a name, not a command, on purpose
     with pytest.raises(ExchangeError, match="side must be a Side"):
-        ex.execute(PlaceOrder(1, "alice", "1.1", 1, "BACKK", Decimal("2"), 500))  # type: ignore[arg-type]
+        ex.execute(PlaceOrder(1, "alice", "1.1", 1, "BACKK", Decimal("2"), 500))  # type: ignore[arg-type]  # a str side, on purpose
     ex.execute(SuspendMarket(2, "1.1"))
     with pytest.raises(ExchangeError, match="cannot suspend"):
         ex.execute(SuspendMarket(3, "1.1"))

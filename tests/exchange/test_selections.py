@@ -83,7 +83,7 @@ def test_matching_on_every_selection_is_price_then_time(n: int) -> None:
         better = h.lay("carol", sid, "3.5", 200)
         events = h.place("dave", sid, BACK, "3", 600)
         fills = [(e.lay_bet_id, e.tick, e.size) for e in events if isinstance(e, Matched)]
-        three, three_and_a_half = h.ex.order_view("alice", first).tick, h.ex.order_view("carol", better).tick  # type: ignore[union-attr]
+        three, three_and_a_half = h.order_view("alice", first).tick, h.order_view("carol", better).tick
         assert fills == [(better, three_and_a_half, 200), (first, three, 300), (second, three, 100)]
         assert all(e.selection_id == sid for e in events if isinstance(e, Matched))
     assert_exposures(h)

@@ -218,13 +218,13 @@ def test_window_close_lapses_unmatched_and_next_window_is_a_new_round(hx: Harnes
     assert types(events) == ["OrderLapsed", "OrderLapsed", "MarketSuspended"]
     view = hx.ex.order_view("alice", partly)
     assert view is not None and (view.size_matched, view.size_lapsed, view.size_remaining) == (400, 600, 0)
-    assert hx.ex.order_view("carol", untouched).size_lapsed == 300  # type: ignore[union-attr]
+    assert hx.order_view("carol", untouched).size_lapsed == 300
     assert hx.exposure("carol") == 0
     book = hx.ex.market_book("1.1")
     assert book is not None and book.status is MarketStatus.SUSPENDED and book.round == 1
     assert all(r.available_to_back == r.available_to_lay == () for r in book.runners)
     hx.open()
-    assert hx.ex.market_book("1.1").round == 2  # type: ignore[union-attr]
+    assert hx.market_book("1.1").round == 2
     hx.assert_replays()
 
 
@@ -324,7 +324,7 @@ def test_void_matched_since_a_card_exposure(hx: Harness) -> None:
     assert alice is not None and (alice.size_matched, alice.size_voided, alice.size_remaining) == (500, 700, 800)
     carol = hx.ex.current_orders("carol")[0]
     assert (carol.size_matched, carol.size_voided, carol.average_price_matched) == (0, 700, None)
-    runner1, runner2 = hx.ex.market_book("1.1", depth=None).runners[:2]  # type: ignore[union-attr]
+    runner1, runner2 = hx.market_book("1.1", depth=None).runners[:2]
     assert runner1.total_matched == 500 and runner1.last_traded_tick == parse_price("3")
     assert runner2.total_matched == 0 and runner2.last_traded_tick is None and runner2.traded_volume == ()
     # exposure counts only what is still matched (and alice's unmatched 8.00 at 3)
