@@ -94,7 +94,7 @@ def test_bad_card_lists_and_values() -> None:
     with pytest.raises(CardError, match="out of range"):
         Card(-1)
     with pytest.raises(CardError, match="not a card"):
-        to_card(1.5)  # type: ignore[arg-type]
+        to_card(1.5)  # type: ignore[arg-type]  # a float, on purpose
     with pytest.raises(CardError, match="not a card"):
         to_card(True)
     assert issubclass(CardError, ValueError)

@@ -87,7 +87,7 @@ def test_stud7_may_share_a_last_card() -> None:
 
 def test_variants_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        get_variant("holdem").max_seats = 9  # type: ignore[misc]
+        get_variant("holdem").max_seats = 9  # type: ignore[misc]  # writes a frozen field, on purpose
 
 
 def test_unknown_variant_lists_the_valid_names() -> None:
