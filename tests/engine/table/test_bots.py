@@ -12,7 +12,7 @@ from engine.table.bots import BotMoveError, CallingBot, Decision, Move, SeatView
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
-        (Decision("call"), "'call' is not a move; the moves are fold, check or call,"),  # type: ignore[arg-type]
+        (Decision("call"), "'call' is not a move; the moves are fold, check or call,"),  # type: ignore[arg-type]  # a text that is no move
         (None, "a bot decides with a Decision, not None"),
         ("fold", "a bot decides with a Decision, not 'fold'"),
     ],
@@ -20,7 +20,7 @@ from engine.table.bots import BotMoveError, CallingBot, Decision, Move, SeatView
 def test_a_decision_that_is_no_move_is_refused_not_ignored(answer: object, message: str) -> None:
     state = TableState.start("holdem", [50, 50], seed=1)
     with pytest.raises(IllegalActionError, match=message):
-        apply(state, answer)  # type: ignore[arg-type]
+        apply(state, answer)  # type: ignore[arg-type]  # no Decision, on purpose
     assert len(state.log) == 4 and state.actor == 1  # nothing done: the blinds and the deal only
 
 
@@ -58,8 +58,8 @@ def test_play_hand_names_the_seat_whose_bot_moved_illegally() -> None:
 def test_a_move_given_as_its_text_is_that_move() -> None:
     state = TableState.start("draw32", [40, 40, 40], seed=4)
     while state.street == 0 or state.phase is Phase.DRAWING:
-        apply(state, Decision(Move.DRAW) if state.phase is Phase.DRAWING else Decision("check or call"))  # type: ignore[arg-type]
-    apply(state, Decision("offer to split"))  # type: ignore[arg-type]
-    apply(state, Decision("accept the split"))  # type: ignore[arg-type]
-    apply(state, Decision("accept the split"))  # type: ignore[arg-type]
+        apply(state, Decision(Move.DRAW) if state.phase is Phase.DRAWING else Decision("check or call"))  # type: ignore[arg-type]  # a move as text
+    apply(state, Decision("offer to split"))  # type: ignore[arg-type]  # a move as text, on purpose
+    apply(state, Decision("accept the split"))  # type: ignore[arg-type]  # a move as text, on purpose
+    apply(state, Decision("accept the split"))  # type: ignore[arg-type]  # a move as text, on purpose
     assert state.done and [a.half for a in state.log if isinstance(a, A.Award)] == ["split"] * 3

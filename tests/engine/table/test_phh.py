@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.table import Structure, TableState
-from engine.table.bots import CallingBot, Decision, Move, play_hand
+from engine.table.bots import CallingBot, Decision, Move, SeatView, play_hand
 from engine.table.phh import PHHError, dumps, loads, parse_code, variant_code
 from engine.variants import VARIANTS
 
@@ -23,13 +23,13 @@ def test_every_game_and_structure_has_a_code_that_reads_back() -> None:
 class Splitter:
     """Offers a split when it may and accepts every offer; else calls down (times out in the draw)."""
 
-    def decide(self, view: object) -> Decision:
-        moves = view.options.moves  # type: ignore[attr-defined]
+    def decide(self, view: SeatView) -> Decision:
+        moves = view.options.moves
         if Move.OFFER_SPLIT in moves:
             return Decision(Move.OFFER_SPLIT)
         if Move.ACCEPT_SPLIT in moves:
             return Decision(Move.ACCEPT_SPLIT)
-        return CallingBot().decide(view)  # type: ignore[arg-type]
+        return CallingBot().decide(view)
 
 
 def test_our_own_actions_are_written_and_read() -> None:

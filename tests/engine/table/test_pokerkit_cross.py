@@ -104,8 +104,8 @@ class Mirror:
         for record in self.ours.log[self.seen :]:
             if isinstance(record, A.Deal) and record.seat is None:
                 self.board.extend(map(str, record.cards))
-            elif isinstance(record, A.Deal):
-                self.hole.setdefault(record.seat, deque()).extend(map(str, record.cards))  # type: ignore[arg-type]
+            elif isinstance(record, A.Deal) and record.seat is not None:
+                self.hole.setdefault(record.seat, deque()).extend(map(str, record.cards))
         self.seen = len(self.ours.log)
         theirs = self.theirs
         while True:
@@ -150,8 +150,8 @@ def step(ours: TableState, theirs: pk.State, rng: random.Random) -> None:
     """One random legal action, taken in both engines."""
     if ours.phase is Phase.DRAWING:
         seat = ours.actor
-        assert seat == theirs.stand_patter_or_discarder_index
-        discards = rng.sample(ours.cards[seat], rng.randint(0, 5))  # type: ignore[index]
+        assert seat is not None and seat == theirs.stand_patter_or_discarder_index
+        discards = rng.sample(ours.cards[seat], rng.randint(0, 5))
         ours.draw(discards)
         theirs.stand_pat_or_discard("".join(map(str, discards)))
         return
@@ -222,7 +222,8 @@ def settles_alike(ours: TableState) -> bool:
     by_pot: dict[int, set[int]] = {}
     parts: dict[tuple[int, str], list[int]] = {}
     for award in awards:
-        by_pot.setdefault(award.pot, set()).add(award.seat)  # type: ignore[arg-type]
+        assert award.seat is not None, award
+        by_pot.setdefault(award.pot, set()).add(award.seat)
         parts.setdefault((award.pot, award.half), []).append(award.amount)
     groups = [frozenset(g) for g in by_pot.values()]
     odd = any(max(amounts) - min(amounts) == 1 and amounts.count(max(amounts)) >= 2 for amounts in parts.values())

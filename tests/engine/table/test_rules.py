@@ -5,6 +5,8 @@ the open-pair double limit, side pots and the odd chip."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from engine.cards import Card, parse_cards
@@ -264,16 +266,16 @@ def test_time_that_is_no_number_is_refused_not_crashed_on() -> None:
     while state.phase is not Phase.DRAWING:
         state.check_call()
     for seconds in ("3", None, True):
-        assert not state.can_pass_time(seconds)  # type: ignore[arg-type]
+        assert not state.can_pass_time(seconds)  # type: ignore[arg-type]  # no numbers, on purpose
         with pytest.raises(IllegalActionError, match=f"time passes in seconds, a number, not {seconds!r}"):
-            state.pass_time(seconds)  # type: ignore[arg-type]
+            state.pass_time(seconds)  # type: ignore[arg-type]  # no numbers, on purpose
     assert state.pass_time(1) == A.TimePassed(0, 1, 29.0)
 
 
 @pytest.mark.parametrize("seconds", [0, -5, float("nan"), "30"])
 def test_a_draw_time_that_is_no_positive_number_is_refused(seconds: object) -> None:
     with pytest.raises(TableError, match=f"the draw time is a positive number of seconds, not {seconds!r}"):
-        TableState.start("draw5", [40, 40], seed=4, draw_seconds=seconds)  # type: ignore[arg-type]
+        TableState.start("draw5", [40, 40], seed=4, draw_seconds=seconds)  # type: ignore[arg-type]  # bad times, on purpose
 
 
 # ------------------------------------------------------------------ betting limits, pots
@@ -304,7 +306,7 @@ def test_a_whole_number_of_any_integer_type_is_a_bet() -> None:
     assert state.bet_raise(numpy.int64(8)) == A.BetRaise(2, 8) and type(state.bets[2]) is int
     for bad in (8.0, True, "8"):
         with pytest.raises(IllegalActionError, match=f"a bet is a whole number of chips, not {bad!r}"):
-            state.bet_raise(bad)  # type: ignore[arg-type]
+            state.bet_raise(bad)  # type: ignore[arg-type]  # no whole numbers, on purpose
 
 
 def test_stacks_of_any_integer_type_are_stacks() -> None:
@@ -474,11 +476,11 @@ def test_a_deck_order_must_name_the_whole_pack() -> None:
         (lambda s: s.bets.__setitem__(0, s.contributed[0] + 1), "seat 0: stack"),
     ],
 )
-def test_a_corrupted_table_state_is_caught(corrupt: object, message: str) -> None:
+def test_a_corrupted_table_state_is_caught(corrupt: Callable[[TableState], object], message: str) -> None:
     from engine import InvariantError
 
     state = TableState.start("holdem", [100, 100, 100], seed=8)
     state._check()
-    corrupt(state)  # type: ignore[operator]
+    corrupt(state)
     with pytest.raises(InvariantError, match=message):
         state._check()
