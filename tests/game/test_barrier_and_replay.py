@@ -91,7 +91,9 @@ class Probe(Agent):
         live = [h for h in view.live_hands if h.best_to_back is not None]
         if live:
             best = max(live, key=lambda h: h.equity)
-            trader.place(best.hand, Side.BACK, best.best_to_back, 500)  # type: ignore[arg-type]
+            tick = best.best_to_back
+            assert tick is not None  # live holds only hands with a price to back
+            trader.place(best.hand, Side.BACK, tick, 500)
 
     def on_reveal(self, view: BettorView, trader: Trader) -> None:
         self.seen.append(("reveal", view.round, tuple(h.cards for h in view.hands)))

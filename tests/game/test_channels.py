@@ -66,7 +66,8 @@ def check_against_showdown(log: EventLog, games: Sequence[Game]) -> None:
     sides = {e.bet_id: e.side for e in log.of_type(OrderPlaced)}
     declared = {s.market_id: s.event.winners for s in log if isinstance(s.event, ResultDeclared)}
     settled = {e.market_id: e for e in log.of_type(MarketSettled)}
-    bets = [b for e in log.of_type(MarketSettled, SelectionSettled) for b in e.bets]  # type: ignore[attr-defined]
+    bets = [b for e in log.of_type(MarketSettled, SelectionSettled)
+            if isinstance(e, MarketSettled | SelectionSettled) for b in e.bets]
     winners_of = {}
     for game in games:
         for market_id, winners in judged_winners(game).items():
@@ -133,7 +134,7 @@ def test_stud_hilo_no_low_loses_once_a_low_is_made() -> None:
     cannot = [(s.at_ms, s.event.hands) for s in log if isinstance(s.event, HandsCannotWin) and s.market_id == low_id]
     assert cannot == [(windows[0].closes_ms, (2, 3))]
     (low,) = [s for s in log if isinstance(s.event, ResultDeclared) and s.market_id == low_id]
-    assert low.event.winners == (1,) and low.event.early  # type: ignore[attr-defined]
+    assert isinstance(low.event, ResultDeclared) and low.event.winners == (1,) and low.event.early
     assert low.at_ms == windows[2].closes_ms  # the 4th-street window's close deals 5th street
     no_low = [s for s in log if isinstance(s.event, MarketSettled) and s.market_id == low_id]
     assert [s.at_ms for s in no_low] == [windows[2].closes_ms]
@@ -162,7 +163,7 @@ def test_omaha_hilo_flop_without_low_cards_decides_the_low_market_at_once() -> N
     _, log, games = play(config, fixed_decks([deck]), games=1)
     low_id = games[0].markets[1].market_id
     (low,) = [s for s in log if isinstance(s.event, ResultDeclared) and s.market_id == low_id]
-    assert low.event.winners == (5,) and low.event.early  # type: ignore[attr-defined]
+    assert isinstance(low.event, ResultDeclared) and low.event.winners == (5,) and low.event.early
     assert low.at_ms == games[0].windows[1].closes_ms  # the flop (K Q J) leaves no room for three low cards
     check_against_showdown(log, games)
 

@@ -16,6 +16,7 @@ import pytest
 
 from engine.cards import Card, parse_cards
 from engine.draw_policy import discards
+from engine.rankings import HandValue
 from engine.showdown import showdown
 from engine.variants import get_variant
 from exchange.game.channels import CHANNELS
@@ -24,6 +25,12 @@ from exchange.game.equities import game_equities
 from exchange.game.events import HandsCannotWin, WindowOpened
 from exchange.game.prospects import resolve
 from tests.game.helpers import make_channel
+
+
+def made_key(value: HandValue | None) -> int:
+    """The key of a hand the test knows is made (a high hand always is)."""
+    assert value is not None, "no hand made"
+    return value.key
 
 
 def can_win_or_tie(variant: str, hands: list[tuple[Card, ...]]) -> set[int]:
@@ -37,7 +44,7 @@ def can_win_or_tie(variant: str, hands: list[tuple[Card, ...]]) -> set[int]:
     rest = [c for c in game.deck.cards() if c not in seen]
     keyed = []
     for hand in hands:
-        completions = [(game.ranking.best((*hand, *extra)).key, set(extra))  # type: ignore[union-attr]
+        completions = [(made_key(game.ranking.best((*hand, *extra))), set(extra))
                        for extra in combinations(rest, game.hole_cards - len(hand))]
         keyed.append(sorted(completions, key=lambda kc: kc[0]))
     return _alive(keyed)
@@ -113,7 +120,7 @@ def can_win_or_tie_drawing(variant: str, hands: list[tuple[Card, ...]], dead: tu
     for hand in hands:
         thrown = discards(variant, hand)
         kept = [c for c in hand if c not in thrown]
-        completions = [(game.ranking.evaluate((*kept, *extra)).key, set(extra))  # type: ignore[union-attr]
+        completions = [(made_key(game.ranking.evaluate((*kept, *extra))), set(extra))
                        for extra in combinations(rest, len(thrown))]
         keyed.append(sorted(completions, key=lambda kc: kc[0]))
     return _alive(keyed)

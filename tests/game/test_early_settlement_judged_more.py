@@ -24,6 +24,7 @@ from typing import TypeVar
 import pytest
 from pokerkit import (
     EightOrBetterLowHand,
+    Hand,
     OmahaEightOrBetterLowHand,
     OmahaHoldemHand,
     StandardHighHand,
@@ -39,12 +40,12 @@ DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
 V = TypeVar("V")  # a hand's value as the judge ranks it
 
 
-def _best(values: Sequence[object | None]) -> set[int]:
+def _best(values: Sequence[Hand | None]) -> set[int]:
     """The seats (from 1) holding the greatest value (pokerkit: greater is better); none if every value is None."""
     present = [v for v in values if v is not None]
     if not present:
         return set()
-    top = max(present)  # type: ignore[type-var]
+    top = max(present)
     return {seat for seat, v in enumerate(values, start=1) if v is not None and v == top}
 
 
@@ -123,14 +124,19 @@ def _one_card_alive(values: Sequence[Mapping[str, V]], rest: list[str],
     return alive
 
 
+def _no_better_low(w: Hand | None, v: Hand | None) -> bool:
+    """Whether another seat's low ``w`` (None: no low) does not beat the made low ``v``."""
+    assert v is not None, "harmless() is asked only of a made low: scores() lets no other through"
+    return w is None or w <= v
+
+
 def _stud_alive(hands: list[str], rest: list[str], hilo: bool) -> tuple[set[int], set[int]]:
     high = [{c: StandardHighHand.from_game(h + c) for c in rest} for h in hands]
     alive_high = _one_card_alive(high, rest, lambda w, v: w <= v, lambda v: True)
     if not hilo:
         return alive_high, set()
     low = [{c: EightOrBetterLowHand.from_game_or_none(h + c) for c in rest} for h in hands]
-    # (v is not None where harmless() is asked: scores() has let only a made low through)
-    alive_low = _one_card_alive(low, rest, lambda w, v: w is None or w <= v, lambda v: v is not None)  # type: ignore[operator]
+    alive_low = _one_card_alive(low, rest, _no_better_low, lambda v: v is not None)
     if _hall([{c for c in rest if seat[c] is None} for seat in low]):
         alive_low.add(len(hands) + 1)  # "No low": every hand can miss
     return alive_high, alive_low

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import pytest
 from pokerkit import (
     EightOrBetterLowHand,
+    Hand,
     OmahaEightOrBetterLowHand,
     OmahaHoldemHand,
     StandardHighHand,
@@ -22,14 +23,14 @@ from pokerkit import (
 from engine.cards import Card, deck52
 from exchange.game.equities import game_equities
 
-Judge = Callable[[str, str], object]  # (own cards, board) -> a pokerkit hand (greater is better) or None
+Judge = Callable[[str, str], Hand | None]  # (own cards, board) -> a pokerkit hand (greater is better) or None
 
 
-def best(hands: Sequence[object | None]) -> tuple[int, ...]:
+def best(hands: Sequence[Hand | None]) -> tuple[int, ...]:
     made = [h for h in hands if h is not None]
     if not made:
         return ()
-    top = max(made)  # type: ignore[type-var]
+    top = max(made)
     return tuple(i + 1 for i, h in enumerate(hands) if h is not None and h == top)
 
 

@@ -54,6 +54,11 @@ def test_maker_quotes_bracket_the_fair_price_in_every_window(seed: int) -> None:
     assert checked >= 8
 
 
+def quoted(tick: int | None) -> str | None:
+    """A best price as text; None where the book quotes none."""
+    return None if tick is None else ladder.price_str(tick)
+
+
 def test_deal_window_fair_price_is_four_for_every_hand() -> None:
     channel, clock, _ = make_channel(seeded_decks(5), makers=1)
     channel.start(at_ms=0, games=1)
@@ -61,7 +66,7 @@ def test_deal_window_fair_price_is_four_for_every_hand() -> None:
     view = bettor_view(channel)
     assert view is not None and view.round is Round.DEAL
     assert {h.fair_odds for h in view.hands} == {4}
-    assert {(ladder.price_str(h.best_to_back), ladder.price_str(h.best_to_lay)) for h in view.hands} == {  # type: ignore[arg-type]
+    assert {(quoted(h.best_to_back), quoted(h.best_to_lay)) for h in view.hands} == {
         ("3.95", "4.1")
     }
 

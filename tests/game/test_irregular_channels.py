@@ -153,13 +153,15 @@ def test_the_seeded_rate_exposes_only_hole_cards_a_short_handed_deal_has(hands: 
     assert len(exposed) > 20 and max(exposed) == hole - 1
     first_high = next(n for n, p in enumerate(plans)
                       if p is not None and p.kind is Kind.EXPOSED_HOLE_CARDS and max(p.irregularity.cards) == hole - 1)
+    plan = plans[first_high]
+    assert plan is not None
     clock = VirtualClock()
     channel = Channel(replace(CHANNELS["holdem"], hands=hands), clock, Exchange(), decks=seeded_decks(5),
-                      irregularities=scripted({0: plans[first_high]}))  # type: ignore[dict-item]
+                      irregularities=scripted({0: plan}))
     log = EventLog.attach(channel.bus)
     channel.start(games=1)
     clock.run()
-    status = "VOID" if plans[first_high].irregularity.misdeal else "SETTLED"  # type: ignore[union-attr]
+    status = "VOID" if plan.irregularity.misdeal else "SETTLED"
     assert [s.event.status for s in log if isinstance(s.event, GameEnded)] == [status]
 
 

@@ -20,17 +20,17 @@ FLOP = Irregularity(Kind.PREMATURE_FLOP)
 
 
 @pytest.mark.parametrize(("build", "message"), [
-    (lambda: Irregularity("premature-flop"), r"kind must be a Kind \(exposed-hole-cards, .*\), not 'premature-flop'"),  # type: ignore[arg-type]
-    (lambda: Irregularity("bogus"), r"kind must be a Kind .* not 'bogus'"),  # type: ignore[arg-type]
-    (lambda: Irregularity(Kind.EXPOSED_HOLE_CARDS, [3]), r"cards must be a tuple .* not \[3\]"),  # type: ignore[arg-type]
-    (lambda: Irregularity(Kind.EXPOSED_HOLE_CARDS, (1.5,)), r"cards must be a tuple of .*whole.*\(1\.5,\)"),  # type: ignore[arg-type]
+    (lambda: Irregularity("premature-flop"), r"kind must be a Kind \(exposed-hole-cards, .*\), not 'premature-flop'"),  # type: ignore[arg-type]  # a str kind, on purpose
+    (lambda: Irregularity("bogus"), r"kind must be a Kind .* not 'bogus'"),  # type: ignore[arg-type]  # a str kind, on purpose
+    (lambda: Irregularity(Kind.EXPOSED_HOLE_CARDS, [3]), r"cards must be a tuple .* not \[3\]"),  # type: ignore[arg-type]  # a list, on purpose
+    (lambda: Irregularity(Kind.EXPOSED_HOLE_CARDS, (1.5,)), r"cards must be a tuple of .*whole.*\(1\.5,\)"),  # type: ignore[arg-type]  # a float card, on purpose
     (lambda: Irregularity(Kind.EXTRA_CARDS, count=True), "count must be a whole number, at least 1, not True"),
     (lambda: Irregularity(Kind.PREMATURE_RIVER, count=2), "only extra-cards and too-many-flop-cards take a count"),
-    (lambda: IrregularityPlan(Kind.PREMATURE_FLOP), "irregularity must be an engine.irregularities.Irregularity"),  # type: ignore[arg-type]
-    (lambda: IrregularityPlan(FLOP, at_permille=0.5), r"at_permille .* a whole number 0\.\.999, not 0\.5"),  # type: ignore[arg-type]
-    (lambda: IrregularityPlan(FLOP, notice_ms=1.5), r"notice_ms must be a whole number .* not 1\.5"),  # type: ignore[arg-type]
-    (lambda: IrregularityPlan(FLOP, shuffle_seed=1.5), r"shuffle_seed must be an int or a str, not 1\.5"),  # type: ignore[arg-type]
-    (lambda: scripted({0: FLOP}), r"game 0: a scripted plan must be an IrregularityPlan"),  # type: ignore[dict-item]
+    (lambda: IrregularityPlan(Kind.PREMATURE_FLOP), "irregularity must be an engine.irregularities.Irregularity"),  # type: ignore[arg-type]  # a Kind, no Irregularity, on purpose
+    (lambda: IrregularityPlan(FLOP, at_permille=0.5), r"at_permille .* a whole number 0\.\.999, not 0\.5"),  # type: ignore[arg-type]  # a float, on purpose
+    (lambda: IrregularityPlan(FLOP, notice_ms=1.5), r"notice_ms must be a whole number .* not 1\.5"),  # type: ignore[arg-type]  # a float, on purpose
+    (lambda: IrregularityPlan(FLOP, shuffle_seed=1.5), r"shuffle_seed must be an int or a str, not 1\.5"),  # type: ignore[arg-type]  # a float, on purpose
+    (lambda: scripted({0: FLOP}), r"game 0: a scripted plan must be an IrregularityPlan"),  # type: ignore[dict-item]  # no plan, on purpose
     (lambda: scripted({-1: IrregularityPlan(FLOP)}), r"keyed by game number, a whole number from 0, not -1"),
     (lambda: seeded_irregularities(1, 0.5, max_notice_ms=-1), r"max_notice_ms must be .* 0 or more, not -1"),
 ])  # fmt: skip

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from exchange.core.events import MarketSettled
-from exchange.game.channels import DRAW32, HOLDEM_TURBO, OMAHA, STUD7_HILO
+from exchange.game.channels import DRAW32, HOLDEM_TURBO, OMAHA, STUD7_HILO, ChannelConfig
 from exchange.game.deal import seeded_decks
 from tests.game.helpers import make_channel
 
 
 @pytest.mark.parametrize("config", [HOLDEM_TURBO, OMAHA, STUD7_HILO, DRAW32], ids=lambda c: c.name)
-def test_invariants_hold_at_every_step(config: object) -> None:
-    channel, clock, log = make_channel(seeded_decks(99), config=config, makers=2, noise=3)  # type: ignore[arg-type]
+def test_invariants_hold_at_every_step(config: ChannelConfig) -> None:
+    channel, clock, log = make_channel(seeded_decks(99), config=config, makers=2, noise=3)
     channel.start(at_ms=0, games=3)
     steps = 0
     while clock.step():

@@ -73,9 +73,10 @@ def test_a_late_result_holds_the_window_shut_until_it_comes_and_the_close_stays_
 
 
 def test_the_whole_game_with_late_results_ends_as_it_does_inline() -> None:
-    inline_channel = Channel(HOLDEM, VirtualClock(), Exchange(), decks=seeded_decks(3))
+    inline_clock = VirtualClock()
+    inline_channel = Channel(HOLDEM, inline_clock, Exchange(), decks=seeded_decks(3))
     inline_channel.start(games=1)
-    inline_channel.clock.run()  # type: ignore[attr-defined]
+    inline_clock.run()
     expected = inline_channel.game("holdem.0")
     runner = Later()
     channel, clock, _ = _channel(runner)
