@@ -23,7 +23,7 @@ from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer
+from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer, virtual_clock
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ async def stream_server(tmp_path: Path) -> AsyncIterator[StreamServer]:
     """Start a server with the stream's TLS port (``app[keys.STREAM_PORT]``) whose channel deals no game
     (``run_games=False``, unless changed): nothing moves but what the test does. Alice and bob have 1000.00
     each; keyword arguments change the config (``await stream_server(max_connections=3)``); the server's clock
-    is ``client.clock``. Each server started is closed when the test ends."""
+    is ``virtual_clock(client)``. Each server started is closed when the test ends."""
     numbers = itertools.count()
     async with AsyncExitStack() as stack:
 
@@ -68,7 +68,6 @@ async def stream_server(tmp_path: Path) -> AsyncIterator[StreamServer]:
             test_client = await stack.enter_async_context(TestClient(TestServer(app, host="127.0.0.1")))
             app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
             app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-            test_client.clock = clock  # type: ignore[attr-defined]
             return test_client
 
         yield start
@@ -77,7 +76,7 @@ async def stream_server(tmp_path: Path) -> AsyncIterator[StreamServer]:
 @pytest.fixture
 async def tls_client(stream_server: StreamServer) -> TestClient:
     """A server like ``client``'s (alice and bob, 1000.00 each, its games running) that also listens for the
-    stream's TLS lines (its port: ``app[keys.STREAM_PORT]``); the test's clock is ``tls_client.clock``."""
+    stream's TLS lines (its port: ``app[keys.STREAM_PORT]``); the test's clock is ``virtual_clock(tls_client)``."""
     test_client = await stream_server(run_games=True)
-    test_client.clock.advance(0)  # type: ignore[attr-defined]  # the channel scheduled its first game at "now"
+    virtual_clock(test_client).advance(0)  # the channel scheduled its first game at "now"
     return test_client

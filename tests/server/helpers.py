@@ -11,6 +11,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from exchange.clock import VirtualClock
 from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket
 from exchange.server import keys
 
@@ -28,6 +29,13 @@ HEARTBEAT_MS = 500
 StreamServer = Callable[..., Awaitable[TestClient]]
 """Starts a server with the stream's TLS port (the ``stream_server`` fixture); keyword arguments are
 :class:`~exchange.server.config.ServerConfig` fields."""
+
+
+def virtual_clock(client: TestClient) -> VirtualClock:
+    """The clock an in-process server runs on, which the fixtures make a VirtualClock the test advances."""
+    clock = client.app[keys.SERVICE].clock
+    assert isinstance(clock, VirtualClock), clock
+    return clock
 
 
 def wait_until(condition: Callable[[], bool], *, timeout_s: float, what: str, poll_s: float = 0.05) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from aiohttp.test_utils import TestClient
 
@@ -224,22 +225,22 @@ async def test_malformed_requests_get_json_rpc_errors(client: TestClient) -> Non
     alice = await login(client, "alice", "pw-alice")
     h = headers(alice)
 
-    async def post(body: str | bytes) -> object:
+    async def post(body: str | bytes) -> Any:  # a JSON answer
         resp = await client.post(BETTING, data=body, headers=h)
         assert resp.status == 200
         return await resp.json()
 
-    assert (await post("{not json"))["error"]["code"] == -32700  # type: ignore[index]
-    assert (await post("[" * 100_000))["error"]["code"] == -32700  # type: ignore[index]
-    assert (await post('"a string"'))["error"]["code"] == -32600  # type: ignore[index]
-    assert (await post('{"jsonrpc":"2.0","method":"SportsAPING/v1.0/nothing","id":3}'))["error"]["code"] == -32601  # type: ignore[index]
+    assert (await post("{not json"))["error"]["code"] == -32700
+    assert (await post("[" * 100_000))["error"]["code"] == -32700
+    assert (await post('"a string"'))["error"]["code"] == -32600
+    assert (await post('{"jsonrpc":"2.0","method":"SportsAPING/v1.0/nothing","id":3}'))["error"]["code"] == -32601
     assert (await post('{"jsonrpc":"2.0","method":"SportsAPING/v1.0/placeOrders","params":[1],"id":3}'))[
-        "error"]["code"] == -32602  # type: ignore[index]
+        "error"]["code"] == -32602
     wrong = {"jsonrpc": "2.0", "method": "SportsAPING/v1.0/placeOrders", "id": 4,
              "params": {"marketId": MARKET, "instructions": [{"selectionId": "one", "side": "BACK"}]}}
     answer = await post(json.dumps(wrong))
-    assert answer["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"  # type: ignore[index]
-    assert "selectionId" in answer["error"]["data"]["APINGException"]["errorDetails"]  # type: ignore[index]
+    assert answer["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
+    assert "selectionId" in answer["error"]["data"]["APINGException"]["errorDetails"]
     batch = [{"jsonrpc": "2.0", "method": "SportsAPING/v1.0/listCurrentOrders", "id": i} for i in range(3)]
     answers = await post(json.dumps(batch))
     assert isinstance(answers, list)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -24,7 +25,7 @@ def first(tmp_path: Path) -> Iterator[ServerProcess]:
         yield server
 
 
-def _game(server: ServerProcess) -> dict[str, object]:
+def _game(server: ServerProcess) -> dict[str, Any]:
     game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
     assert isinstance(game, dict)
     return game
@@ -41,7 +42,7 @@ def test_a_second_server_on_the_same_database_is_refused_in_one_line(first: Serv
     assert f"{first.db}.lock" in lines[0] and "Traceback" not in second.stderr
     assert second.stdout == ""
     after = _game(first)  # the first server's game runs on: not voided, same game, same round
-    assert after["id"] == before["id"] and after["markets"][0]["status"] == "OPEN"  # type: ignore[index]
+    assert after["id"] == before["id"] and after["markets"][0]["status"] == "OPEN"
 
 
 def test_the_lock_dies_with_a_killed_server(first: ServerProcess) -> None:

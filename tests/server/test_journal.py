@@ -232,7 +232,9 @@ async def test_stopping_after_a_refused_writer_leaves_a_reader_on_its_reused_des
     """The refused writer's pipe was never watched: stop must not unwatch whatever has its descriptor now."""
     journal = _unopenable_by_the_writer(tmp_path / "j.db")
     journal.start()
-    fd = journal._writer.ack_fd  # type: ignore[union-attr]
+    writer = journal._writer
+    assert writer is not None  # started, though it cannot open the database
+    fd = writer.ack_fd
     with pytest.raises(sqlite3.OperationalError):
         journal.writer_ready()
     loop = asyncio.get_running_loop()

@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -95,10 +96,12 @@ def test_a_crash_with_an_intact_wal_passes_the_check(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("damage", [_remove, _spoil_header, _spoil_a_frame], ids=["missing", "header", "frame"])
-def test_a_damaged_wal_refuses_the_start_naming_the_lost_records(tmp_path: Path, damage: object) -> None:
+def test_a_damaged_wal_refuses_the_start_naming_the_lost_records(
+    tmp_path: Path, damage: Callable[[Path], object]
+) -> None:
     db = tmp_path / "ex.db"
     wal = _crashed_journal(db)
-    damage(wal)  # type: ignore[operator]
+    damage(wal)
     with pytest.raises(JournalDamaged) as caught:
         _check(db)
     message = str(caught.value)

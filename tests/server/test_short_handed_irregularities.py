@@ -27,7 +27,9 @@ def test_a_two_hand_channel_plays_every_game_with_a_dealer_error_to_its_end(tmp_
     service.recover()
     service.start()
     channel = service.channels["holdem"]
-    plans = [channel.irregularities(n) for n in range(GAMES)]  # type: ignore[misc]
+    source = channel.irregularities
+    assert source is not None  # irregularity_rate=1.0 gives the channel a source
+    plans = [source(n) for n in range(GAMES)]
     exposed = [max(p.irregularity.cards) for p in plans if p is not None and p.kind.name == "EXPOSED_HOLE_CARDS"]
     assert max(exposed) == config.first_deal - 1  # the last hole card dealt, and none past it
     while channel.games_finished < GAMES:

@@ -10,7 +10,15 @@ from exchange.betfair.stream import iso_ms
 from exchange.clock import VirtualClock
 from exchange.core.commands import SettleMarket
 from exchange.server import keys
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer, close_and_forget
+from tests.server.helpers import (
+    HEARTBEAT_MS,
+    PLAYING_MS,
+    START_MS,
+    WINDOW_MS,
+    StreamServer,
+    close_and_forget,
+    virtual_clock,
+)
 from tests.server.test_stream import MARKET, authenticated, flush, next_message, receive
 
 GAME_0_SETTLED = START_MS + 4 * (WINDOW_MS + PLAYING_MS)
@@ -54,7 +62,7 @@ async def test_a_closed_markets_settled_time_is_when_it_closed_whenever_it_is_im
 
 async def test_a_followed_market_forgotten_before_the_flush_is_still_shown_closed(stream_server: StreamServer) -> None:
     client = await stream_server(keep_closed_markets=1, run_games=True)
-    clock: VirtualClock = client.clock  # type: ignore[attr-defined]
+    clock = virtual_clock(client)
     clock.advance(0)  # holdem.0 is dealt: its Deal window is open
     async with client.ws_connect("/stream") as ws:
         await authenticated(client, ws)

@@ -19,7 +19,7 @@ from aiohttp.test_utils import TestClient
 
 from exchange.server import keys
 from exchange.server.stream import IDLE_TIMEOUT_MS
-from tests.server.helpers import APP_KEY, StreamServer, login
+from tests.server.helpers import APP_KEY, StreamServer, login, virtual_clock
 from tests.server.test_stream_socket import Lines
 
 
@@ -30,7 +30,7 @@ async def client(stream_server: StreamServer) -> TestClient:
 
 async def _after(client: TestClient, ms: int) -> None:
     """Move the clock ``ms`` on and run the hub's periodic check at once."""
-    client.clock.advance(ms)  # type: ignore[attr-defined]
+    virtual_clock(client).advance(ms)
     await client.app[keys.HUB].beat()
 
 

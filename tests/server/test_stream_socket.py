@@ -17,10 +17,9 @@ import pytest
 from aiohttp.test_utils import TestClient
 from betfairlightweight.streaming.listener import StreamListener
 
-from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.tls import TlsConfigError, self_signed, server_context
-from tests.server.helpers import APP_KEY, login, place, rpc
+from tests.server.helpers import APP_KEY, login, place, rpc, virtual_clock
 
 MARKET = "holdem.0"
 
@@ -58,7 +57,7 @@ class Lines:
 
 
 async def test_tls_lines_carry_the_same_stream_as_the_websocket(tls_client: TestClient) -> None:
-    clock: VirtualClock = tls_client.clock  # type: ignore[attr-defined]
+    clock = virtual_clock(tls_client)
     port = tls_client.app[keys.STREAM_PORT]
     alice, bob = await login(tls_client, "alice", "pw-alice"), await login(tls_client, "bob", "pw-bob")
     lines = await Lines.open(port)

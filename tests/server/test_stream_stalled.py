@@ -15,11 +15,10 @@ import ssl
 
 from aiohttp.test_utils import TestClient
 
-from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.stream import StreamConnection
 from exchange.server.stream_socket import SocketTransport
-from tests.server.helpers import APP_KEY, login, place, rpc, until
+from tests.server.helpers import APP_KEY, login, place, rpc, until, virtual_clock
 from tests.server.test_stream_socket import Lines
 
 MARKET = "holdem.0"
@@ -66,7 +65,7 @@ def _connected(raw: socket.socket, port: int) -> socket.socket:
 
 
 async def test_a_client_that_stops_reading_holds_up_nobody_else(tls_client: TestClient) -> None:
-    clock: VirtualClock = tls_client.clock  # type: ignore[attr-defined]
+    clock = virtual_clock(tls_client)
     alice, bob = await login(tls_client, "alice", "pw-alice"), await login(tls_client, "bob", "pw-bob")
     tls_client.app[keys.HUB].max_queued_bytes = 1 << 26  # room for every image: the stalled tls_client is never dropped
     healthy = await _subscribed(tls_client, alice, 1)
