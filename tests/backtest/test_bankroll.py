@@ -36,7 +36,7 @@ def follow(runner: FlowRunner, flow: list[tuple[int, ...]]) -> dict[str, Bankrol
         runner.step(step)
         for seq, event in enumerate(runner.events[seen:], start=seen):
             for watch in watches.values():
-                watch(Stamped(seq, event.ts, getattr(event, "market_id", None), event))  # type: ignore[attr-defined]
+                watch(Stamped(seq, event.ts, getattr(event, "market_id", None), event))  # type: ignore[attr-defined]  # every event has a ts; Event declares none
             if isinstance(event, AccountCredited):
                 moved[event.account_id] += event.amount
             elif isinstance(event, AccountDebited):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pyarrow.parquet as pq
 
@@ -13,7 +14,7 @@ from exchange.game.channels import CHANNELS
 from tests.backtest.backtest_support import ROOT
 
 
-def backtest(channel: str, games: int, out: Path) -> dict[str, list[dict[str, object]]]:
+def backtest(channel: str, games: int, out: Path) -> dict[str, list[dict[str, Any]]]:
     strategy = StrategySpec.parse(f"{ROOT / 'scripts/market_maker.py'}:MarketMaker", "{}")
     config = BacktestConfig(strategy=strategy, games=games, seed=4, channel=channel, record_streams=False)
     with InlineExecutor() as executor:
@@ -33,7 +34,7 @@ def test_a_hilo_backtest_writes_both_markets(tmp_path: Path) -> None:
     assert {(r["market_id"], r["account"]) for r in rows} == {(m, a) for m in markets for a in accounts}
     for market in markets:
         mine = [r for r in rows if r["market_id"] == market]
-        assert sum(r["gross_profit"] + r["rounding_received"] for r in mine) == 0  # type: ignore[operator]
+        assert sum(r["gross_profit"] + r["rounding_received"] for r in mine) == 0
     assert {o["market_id"] for o in tables["orders"]} == markets  # the house quoted both markets of every game
     # A strategy that names no markets trades the main (High) market only, as it always has.
     assert {o["market_id"] for o in tables["orders"] if o["account"] == "strategy"} == {g["market_id"] for g in games}

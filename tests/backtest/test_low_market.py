@@ -310,7 +310,7 @@ def test_a_strategy_names_markets_the_channel_has() -> None:
         markets = (MarketKind.LOW,)
 
     class Typo(Strategy):
-        markets = ("lwo",)  # type: ignore[assignment]
+        markets = ("lwo",)  # type: ignore[assignment]  # a misspelt name, on purpose
 
     assert traded_markets(Strategy(), get_channel(CHANNEL)) == (MarketKind.HIGH,)
     assert traded_markets(BothMarkets(), get_channel(CHANNEL)) == (MarketKind.HIGH, MarketKind.LOW)

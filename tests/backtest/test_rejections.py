@@ -171,8 +171,8 @@ def test_the_strategy_hears_each_refusal_once_on_the_market_of_the_bet(played: P
     the handle it was sent through for a bet it never had)."""
 
     def now_on(refusal: Refusal, game: int) -> Refusal:
-        market, *rest = refusal
-        return (f"{CHANNEL}.{game}{'-low' if market.endswith('-low') else ''}", *rest)  # type: ignore[return-value]
+        market, action, code, bet_id = refusal
+        return (f"{CHANNEL}.{game}{'-low' if market.endswith('-low') else ''}", action, code, bet_id)
 
     refusals = expected(played)
     heard = [now_on(r, 0) for r in refusals[:4]] + [now_on(r, 1) for r in refusals[4:]]

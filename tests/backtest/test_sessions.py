@@ -287,14 +287,15 @@ class Quitter(Strategy):
 def test_on_a_live_channel_a_strategy_that_ends_its_session_is_woken_no_more() -> None:
     config = get_channel("holdem")
     exchange = Exchange()
-    channel = Channel(config, VirtualClock(), exchange, decks=seeded_decks(SEED))
+    clock = VirtualClock()
+    channel = Channel(config, clock, exchange, decks=seeded_decks(SEED))
     channel.open_account(MAKER_ACCOUNT, 10_000_000)
     seat(channel, MarketMaker(), MAKER_ACCOUNT)
     channel.open_account("quitter", 10_000)
     quitter = Quitter()
     agent = attach_strategy(channel, quitter, "quitter", rng=random.Random(1))
     channel.start(games=3)
-    channel.clock.run()  # type: ignore[attr-defined]
+    clock.run()
     assert channel.games_finished == 3, "the channel plays on for everyone else"
     assert agent.retired
     assert quitter.calls[0] == ("start", 0) and quitter.calls[-1] == ("end", 0)

@@ -6,6 +6,7 @@ import gc
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy
 import pytest
@@ -27,8 +28,8 @@ from tests.backtest.backtest_support import small_config
 class Probe(Strategy):
     """Records what it is shown and when; places one good order and one off-ladder order."""
 
-    def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.calls: list[str] = []
         self.seen: list[tuple[Round, int, int]] = []
         self.decided_ms: int | None = None
@@ -168,7 +169,7 @@ class Careless(Strategy):
             return
         for side, price in (("BACK", "2.5"), (Side.BACK, "two")):
             try:
-                market.place_order(1, side, price, 200)  # type: ignore[arg-type]
+                market.place_order(1, side, price, 200)  # type: ignore[arg-type]  # a str side, on purpose
             except (TypeError, ValueError) as exc:
                 self.errors.append(exc)
 
