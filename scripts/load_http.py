@@ -51,7 +51,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -150,11 +150,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def pinned(cpus: set[int] | None) -> dict[str, object]:
-    """Popen arguments that start a child on ``cpus`` (nothing when not pinning)."""
+def pinned(cpus: set[int] | None) -> Callable[[], None] | None:
+    """The Popen ``preexec_fn`` that starts a child on ``cpus`` (None when not pinning)."""
     if not cpus:
-        return {}
-    return {"preexec_fn": lambda: os.sched_setaffinity(0, cpus)}
+        return None
+    return lambda: os.sched_setaffinity(0, cpus)
 
 
 def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -226,7 +226,7 @@ def run_wrk(port: int, headers: dict[str, str], clients: int, seconds: float, ca
     command = ["wrk", "-t1", f"-c{clients}", f"-d{duration}s", "--timeout", "10s", "-s", str(script),
                f"http://{HOST}:{port}{PATH}"]
     out = subprocess.run(command, capture_output=True, text=True, timeout=duration + 60, check=True,
-                         **pinned(cpus)).stdout  # type: ignore[call-overload]
+                         preexec_fn=pinned(cpus)).stdout
     match = re.search(r"LOAD requests=(\d+) duration_us=(\d+) p50_us=(\d+) p99_us=(\d+) failures=(\d+) "
                       r"errors=(\d+)", out)
     if match is None:
@@ -402,7 +402,7 @@ def parse_args() -> argparse.Namespace:
 def start_bare(port: int, env: dict[str, str], out: BinaryIO, cpus: set[int] | None) -> subprocess.Popen[bytes]:
     """The bare aiohttp JSON handler (the ceiling) on ``port``, logging to ``out``."""
     return subprocess.Popen([sys.executable, "-c", BARE, str(port)], env=env, stdout=out,
-                            stderr=subprocess.STDOUT, **pinned(cpus))  # type: ignore[call-overload]
+                            stderr=subprocess.STDOUT, preexec_fn=pinned(cpus))
 
 
 def add_load_account(db: str, env: dict[str, str], name: str = "load") -> None:
@@ -418,7 +418,7 @@ def start_exchange(db: str, port: int, env: dict[str, str], out: BinaryIO,
         [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(port),
          "--window-seconds", "3600", "--seed", "1", "--no-house",
          "--calls-per-second", "0"],  # one account sends every order: no per-account rate limit
-        env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, **pinned(cpus))  # type: ignore[call-overload]
+        env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, preexec_fn=pinned(cpus))
 
 
 def run_phases(targets: Sequence[tuple[str, subprocess.Popen[bytes], int]], headers: dict[str, str],
