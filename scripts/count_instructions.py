@@ -63,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--large", type=positive, default=35_000)
     parser.add_argument("--selections", type=positive, default=4)
     ns = parser.parse_args(args)
+    if ns.large <= ns.small:  # the cost of one operation is the difference divided by large - small
+        parser.error(f"argument --large: must be more than --small ({ns.small}), not {ns.large}")
     per_op = {}
     for side in ("exchange", "bare"):
         small, large = (count(side, n, ns.large, ns.selections) for n in (ns.small, ns.large))

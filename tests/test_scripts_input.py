@@ -58,6 +58,8 @@ def test_a_measurement_imports_the_checkout_it_is_run_from(name: str, tmp_path: 
         ("bench_statement.py", ["--repeats", "0"], "argument --repeats: must be a whole number from 1, not 0"),
         ("core_memory.py", ["--marks", "500,many"], "argument --marks: must be whole numbers from 1, comma-separated"),
         ("count_instructions.py", ["--small", "0"], "argument --small: must be a whole number from 1, not 0"),
+        ("count_instructions.py", ["--small", "500", "--large", "500"],
+         "argument --large: must be more than --small (500), not 500"),
         ("soak.py", ["--games", "0"], "argument --games: must be a whole number from 1, not 0"),
         ("soak.py", ["--marks", "1000,x"], "argument --marks: must be whole numbers from 1, comma-separated"),
         ("soak.py", ["--window-seconds", "0"], "argument --window-seconds: must be a number of seconds from 0.001"),
