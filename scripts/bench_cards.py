@@ -59,15 +59,17 @@ def main() -> None:
             for card in cards:
                 card.suit  # noqa: B018
 
+    low_loops = max(1, args.loops // 10)  # low_ranks is slower: a tenth of the loops, at least one
+
     def lows() -> None:
-        for _ in range(args.loops // 10):
+        for _ in range(low_loops):
             for hand in hands:
                 low_ranks(hand)
 
     print(f"python {platform.python_version()}, {args.loops:,} loops x 52 cards, {args.repeats} repeats")
     print(f"{'workload':<34} {'median':>9} {'min':>9} {'max':>9} {'CPU median':>11}  unit")
     for name, work, count in (("Card.rank", ranks, args.loops * 52), ("Card.suit", suits, args.loops * 52),
-                              ("low_ranks (4-5 cards)", lows, args.loops // 10 * len(hands))):
+                              ("low_ranks (4-5 cards)", lows, low_loops * len(hands))):
         wall, cpu = measure(work, args.repeats)
         per = [1e9 * t / count for t in wall]
         print(f"{name:<34} {statistics.median(per):>9.1f} {min(per):>9.1f} {max(per):>9.1f} "

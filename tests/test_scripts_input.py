@@ -106,3 +106,11 @@ def test_the_load_scripts_run_the_checkouts_server_from_any_folder(
             assert load_http.login(f"http://127.0.0.1:{port}", "load", "load")
         finally:
             load_http.stop(server)
+
+
+def test_bench_cards_measures_every_workload_at_its_smallest_counts() -> None:
+    """``--loops 1`` is accepted, so low_ranks (run a tenth as many loops) still runs once and prints its row."""
+    result = run_script("bench_cards.py", "--loops", "1", "--repeats", "1")
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = result.stdout.splitlines()[2:]
+    assert [row.split()[0] for row in rows] == ["Card.rank", "Card.suit", "low_ranks"]
