@@ -189,17 +189,17 @@ def test_a_side_that_is_no_side_and_a_price_that_is_no_number_are_refused_at_the
 
 #: Instructions with an argument of the wrong type, and what the error at the call must name.
 WRONG_TYPES: list[tuple[str, Callable[[MarketHandle], object], str]] = [
-    ("hand as text", lambda m: m.place_order("1", Side.BACK, "2.5", 200), "hand '1'"),  # type: ignore[arg-type]
-    ("size as text", lambda m: m.place_order(1, Side.BACK, "2.5", "200"), "size '200'"),  # type: ignore[arg-type]
-    ("size in currency", lambda m: m.place_order(1, Side.BACK, "2.5", 2.5), "size 2.5"),  # type: ignore[arg-type]
+    ("hand as text", lambda m: m.place_order("1", Side.BACK, "2.5", 200), "hand '1'"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("size as text", lambda m: m.place_order(1, Side.BACK, "2.5", "200"), "size '200'"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("size in currency", lambda m: m.place_order(1, Side.BACK, "2.5", 2.5), "size 2.5"),  # type: ignore[arg-type]  # a wrong type, on purpose
     ("size as a flag", lambda m: m.place_order(1, Side.BACK, "2.5", True), "size True"),
-    ("no price", lambda m: m.place_order(1, Side.BACK, None, 200), "price None"),  # type: ignore[arg-type]
-    ("price as a tuple", lambda m: m.place_order(1, Side.BACK, (0, (2,), 0), 200), "price (0, (2,), 0)"),  # type: ignore[arg-type]
-    ("reference a number", lambda m: m.place_order(1, Side.BACK, "2.5", 200, customer_ref=7), "customer_ref 7"),  # type: ignore[arg-type]
-    ("bet id as text", lambda m: m.cancel_order("5"), "bet id '5'"),  # type: ignore[arg-type]
-    ("reduction in currency", lambda m: m.cancel_order(5, 2.5), "size_reduction 2.5"),  # type: ignore[arg-type]
-    ("replace bet id as text", lambda m: m.replace_order("5", "3.0"), "bet id '5'"),  # type: ignore[arg-type]
-    ("replace to no price", lambda m: m.replace_order(5, None), "price None"),  # type: ignore[arg-type]
+    ("no price", lambda m: m.place_order(1, Side.BACK, None, 200), "price None"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("price as a tuple", lambda m: m.place_order(1, Side.BACK, (0, (2,), 0), 200), "price (0, (2,), 0)"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("reference a number", lambda m: m.place_order(1, Side.BACK, "2.5", 200, customer_ref=7), "customer_ref 7"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("bet id as text", lambda m: m.cancel_order("5"), "bet id '5'"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("reduction in currency", lambda m: m.cancel_order(5, 2.5), "size_reduction 2.5"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("replace bet id as text", lambda m: m.replace_order("5", "3.0"), "bet id '5'"),  # type: ignore[arg-type]  # a wrong type, on purpose
+    ("replace to no price", lambda m: m.replace_order(5, None), "price None"),  # type: ignore[arg-type]  # a wrong type, on purpose
 ]
 
 
@@ -218,7 +218,7 @@ class WrongTypes(Strategy):
                 mistake(market)
             except (TypeError, ValueError) as exc:
                 self.raised[name] = exc
-        market.place_order(numpy.int64(2), Side.BACK, "900", numpy.int64(300))  # type: ignore[arg-type]
+        market.place_order(numpy.int64(2), Side.BACK, "900", numpy.int64(300))  # type: ignore[arg-type]  # numpy ints, which count as ints
 
 
 def test_an_argument_of_the_wrong_type_is_refused_at_the_call_naming_it() -> None:

@@ -81,7 +81,7 @@ async def test_a_followed_market_forgotten_as_it_closes_is_still_shown_closed(st
     """Keeping no closed market, the exchange forgets a market in the step that closes it: its market
     subscribers still see it ``CLOSED``, with its winner."""
     client = await stream_server(keep_closed_markets=0, run_games=True)
-    clock: VirtualClock = client.clock  # type: ignore[attr-defined]
+    clock = virtual_clock(client)
     clock.advance(0)
     async with client.ws_connect("/stream") as ws:
         await authenticated(client, ws)

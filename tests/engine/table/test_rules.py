@@ -245,8 +245,8 @@ def test_draw_refuses_foreign_and_too_many_cards() -> None:
         fresh.draw([fresh.cards[seat][0]] * 2)
     for nothing in (None, 3):  # a bot's Decision(Move.DRAW, discards=None): refused, not a TypeError
         with pytest.raises(IllegalActionError, match=f"seat {seat} names no card: discards are cards or their names"):
-            fresh.draw(nothing)  # type: ignore[arg-type]
-        assert not fresh.can_draw(nothing)  # type: ignore[arg-type]
+            fresh.draw(nothing)  # type: ignore[arg-type]  # no cards, on purpose
+        assert not fresh.can_draw(nothing)  # type: ignore[arg-type]  # no cards, on purpose
 
 
 def test_discards_may_be_written_as_text() -> None:
@@ -327,7 +327,7 @@ def test_stakes_and_a_seed_of_any_integer_type_are_taken() -> None:
     assert sorted(state.bets) == [1, 2] and state.cards == TableState.start("holdem", [100, 100], seed=7).cards
     for bad in (1.0, True, "1"):
         with pytest.raises(TableError, match="stakes must be whole non-negative chip counts"):
-            TableState.start("holdem", [100, 100], stakes=Stakes(small_blind=bad, big_blind=2))  # type: ignore[arg-type]
+            TableState.start("holdem", [100, 100], stakes=Stakes(small_blind=bad, big_blind=2))  # type: ignore[arg-type]  # no whole blind, on purpose
 
 
 def test_side_pots_and_odd_chip() -> None:
