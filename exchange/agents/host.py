@@ -184,21 +184,26 @@ class ChannelGateway:
                            market=self.market)
 
 
-_HOSTS: weakref.WeakKeyDictionary[Channel, AgentHost] = weakref.WeakKeyDictionary()
+#: Each channel's host, by the channel's id. The values are weak: a host lives as long as its channel (which
+#: holds it, subscribed) or whoever else holds it, and a channel no longer reachable goes with its host. A
+#: weak-keyed map by the channel would keep both for ever, since the host (its traders too) holds the channel.
+_HOSTS: weakref.WeakValueDictionary[int, AgentHost] = weakref.WeakValueDictionary()
 
 
 def host_of(channel: Channel) -> AgentHost:
     """The channel's agent host (made on first use: one per channel, so hooks run in seating order)."""
-    host = _HOSTS.get(channel)
-    if host is None:
-        host = _HOSTS[channel] = AgentHost(channel)
+    host = _HOSTS.get(id(channel))
+    if host is None or host.channel is not channel:  # a dead channel's id may be reused while its host is held
+        host = _HOSTS[id(channel)] = AgentHost(channel)
     return host
 
 
 def release(channel: Channel) -> None:
-    """Forget ``channel``'s agents, for a channel that will run no more (a finished backtest session's): its host
-    holds the channel, so the registry's entry would keep the channel, its exchange and its agents alive."""
-    _HOSTS.pop(channel, None)
+    """Forget ``channel``'s agents, for a channel that will run no more (a finished backtest session's), at once
+    rather than at the next collection of the channel and its host."""
+    host = _HOSTS.get(id(channel))
+    if host is not None and host.channel is channel:
+        del _HOSTS[id(channel)]
 
 
 def seat(
