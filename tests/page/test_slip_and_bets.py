@@ -236,6 +236,9 @@ def test_if_wins_of_a_bet_matched_as_its_market_closes_is_exact(browser: Browser
         with watched_page(browser, f"{live.url}/#/table/holdem") as page:
             page.get_by_role("button", name="Log in").click()
             expect(page.locator("#who")).to_have_text("demo")
+            # The order stream must be subscribed before the bet: its image holds executable orders only, so a
+            # subscription made after the close would never show this bet's fills.
+            expect(page.locator("body")).to_have_attribute("data-orders-feed", "live")
             live.to_game_time(window_opens(4))
             [market] = live.snapshot()["game"]["markets"]
             assert market["status"] == "OPEN"

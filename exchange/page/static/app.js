@@ -521,12 +521,14 @@ function ordersStreamed() {
   clearInterval(state.ordersPoll);
   state.ordersPoll = null;
   $("orders-feed").hidden = true;
+  document.body.dataset.ordersFeed = "live"; // the order stream is subscribed: every change of an order reaches the page
 }
 
 function endSession() {
   state.orderFeed?.stop();
   state.orderFeed = null;
   ordersStreamed();
+  delete document.body.dataset.ordersFeed;
   state.session.token = null;
   sessionStorage.removeItem("session");
   state.orders.clear();
