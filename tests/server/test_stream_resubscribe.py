@@ -53,14 +53,18 @@ async def test_a_market_resubscription_images_the_markets_that_closed_since_its_
     assert [mc["id"] for mc in fresh["mc"]] == ["holdem.1"]  # a new subscriber is shown the open markets only
 
 
+async def _a_resting_bet_and_the_order_image(client: TestClient, ws: Any) -> tuple[str, dict[str, Any]]:
+    """Log in on ``ws``, back hand 1 at 1000 for 2.00 (it rests), subscribe to orders: the bet id and the image."""
+    token = await authenticated(client, ws)
+    placed = await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))
+    await ws.send_json({"op": OS, "id": 2})
+    return placed["result"]["instructionReports"][0]["betId"], await receive(ws, "ocm", ct="SUB_IMAGE")
+
+
 async def test_an_order_resubscription_shows_the_final_records_of_orders_on_markets_that_closed(
         client: TestClient, clock: VirtualClock) -> None:
     async with client.ws_connect("/stream") as ws:
-        token = await authenticated(client, ws)
-        placed = await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))
-        bet_id = placed["result"]["instructionReports"][0]["betId"]
-        await ws.send_json({"op": OS, "id": 2})
-        first = await receive(ws, "ocm", ct="SUB_IMAGE")
+        bet_id, first = await _a_resting_bet_and_the_order_image(client, ws)
     assert [uo["status"] for uo in first["oc"][0]["orc"][0]["uo"]] == ["E"]
     clock.run(until_ms=GAME_0_CLOSED)  # the bet lapses at the window's close; the market settles
     again = await _subscribe(client, OS, {"initialClk": first["initialClk"], "clk": first["clk"]})
@@ -78,11 +82,7 @@ async def test_an_order_resubscription_shows_orders_that_ended_on_markets_still_
     listener = StreamListener(max_latency=None)
     listener.register_stream(2, OS)
     async with client.ws_connect("/stream") as ws:
-        token = await authenticated(client, ws)
-        placed = await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))
-        bet_id = placed["result"]["instructionReports"][0]["betId"]
-        await ws.send_json({"op": OS, "id": 2})
-        first = await receive(ws, "ocm", ct="SUB_IMAGE")
+        bet_id, first = await _a_resting_bet_and_the_order_image(client, ws)
     listener.on_data(json.dumps(first))
     assert [o.status for o in listener.snap()[0].orders] == ["EXECUTABLE"]
     clock.run(until_ms=START_MS + WINDOW_MS + 10)  # the Deal window closes: the bet lapses; the game goes on
