@@ -65,7 +65,9 @@ class AppThread:
         self.call(self._start)
 
     async def _start(self) -> None:
-        self.runner = web.AppRunner(self.app)
+        # A page still connected when the test stops the server (to restart it) is cut off after a second, not
+        # after aiohttp's minute of grace for handlers in flight.
+        self.runner = web.AppRunner(self.app, shutdown_timeout=1.0)
         await self.runner.setup()
         await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
 
@@ -88,16 +90,20 @@ class AppThread:
 
 
 class LiveServer(AppThread):
-    """``create_app`` with the demo account on 127.0.0.1 running one ``channel`` (Hold'em unless told) under
-    ``limits`` (the server's defaults unless told), its clock moved only by the test; ``settings`` change other
-    fields of its :class:`~exchange.server.config.ServerConfig`."""
+    """``create_app`` with the demo account on 127.0.0.1 running one ``channel`` (Hold'em unless told), and the
+    ``others`` after it, under ``limits`` (the server's defaults unless told), its clock moved only by the test;
+    ``port`` to listen on (a free one unless told: a restart reuses the last one's); ``settings`` change other
+    fields of its :class:`~exchange.server.config.ServerConfig` (``window_ms`` included)."""
 
-    def __init__(self, db: Path, channel: str = HOLDEM.name, limits: Limits | None = None, **settings: Any) -> None:
+    def __init__(self, db: Path, channel: str = HOLDEM.name, limits: Limits | None = None, *,
+                 others: tuple[str, ...] = (), port: int | None = None, **settings: Any) -> None:
         self.clock = VirtualClock(start_ms=START_MS)
         self.channel = channel
-        config = ServerConfig(db_path=str(db), channels=(channel,), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
-                              house=False, seed=3, demo=True, **settings)
+        config = ServerConfig(**{"db_path": str(db), "channels": (channel, *others), "window_ms": WINDOW_MS,
+                                 "playing_ms": PLAYING_MS, "house": False, "seed": 3, "demo": True, **settings})
         super().__init__(create_app(config, clock=self.clock, limits=limits))
+        if port is not None:
+            self.port, self.url = port, f"http://127.0.0.1:{port}"
 
     def start(self) -> None:
         super().start()

@@ -66,6 +66,10 @@ function refused(err) {
 
 function onChannels(message) {
   state.channels = new Map(message.channels.map((c) => [c.id, c]));
+  // A channel gone from the list (the server restarted with others) takes its last snapshot with it: no table of a
+  // game that will never move again.
+  for (const id of [...state.snapshots.keys()]) if (!state.channels.has(id)) state.snapshots.delete(id);
+  forgetUnshown();
   if (!state.sessionResumed) resumeSession(Boolean(message.replay));
   if (message.replay) setReplay(message.replay);
   else if (!state.resultsLoaded) loadResults([...state.channels.keys()]);
@@ -96,12 +100,31 @@ function onSnapshot(message) {
     state.orders.applyList(game.markets.map((m) => m.marketId), game.orders);
     state.orders.applyStream(game.positions ?? [], false);
   }
+  if (previous?.game?.id !== message.snapshot.game?.id) forgetUnshown();
   renderLobby();
   if (message.channel !== state.current) return;
   renderTable();
   // The table's first snapshot, or a new game's: read the account's bets on its markets (the order stream's image
   // holds only the executable ones, so what was matched in full, cancelled or lapsed is known from here only).
   if (!state.replay && previous?.game?.id !== message.snapshot.game?.id) refreshOrders();
+}
+
+/** The markets of the games on the tables (every channel's), the only ones whose bets and figures the page shows. */
+function shownMarkets() {
+  return new Set([...state.snapshots.values()].flatMap((e) => (e.snapshot.game?.markets ?? []).map((m) => m.marketId)));
+}
+
+/**
+ * Forget the bets, positions and figures of every market no table shows any more (past games'): a tab open for
+ * hours on a busy account holds what it shows, not every bet it ever saw. The history it shows (recent results,
+ * settled markets and bets) is bounded on its own and read again from the server.
+ */
+function forgetUnshown() {
+  const shown = shownMarkets();
+  state.orders.keepOnly(shown);
+  for (const map of [state.pnl, state.settledWhileOpen]) {
+    for (const id of [...map.keys()]) if (!shown.has(id)) map.delete(id);
+  }
 }
 
 /** Which selections each open market of ``game`` has settled, kept for its "if wins" once it closes; the previous
@@ -169,6 +192,9 @@ function renderTable() {
       setText($("table-title"), `No table ${state.current} on this server`);
       setText($("game-id"), "see all tables");
       setText($("round-name"), "–");
+      if (slip.bet) slip.clear(`Table ${state.current} is not on this server: its slip was cleared.`);
+      renderMyOrders();
+      tick();
     }
     return;
   }
@@ -484,6 +510,7 @@ function startSession() {
   state.orderFeed = orderFeed(state.session.token, {
     onOrders(oc, image) {
       state.orders.applyStream(oc, image);
+      forgetUnshown(); // (a late change of a past game's bet)
       if (image) refreshOrders();  // what ended unseen is read back
       if (oc.some((m) => m.closed)) refreshSettled();
       refreshFunds();
@@ -604,3 +631,16 @@ function start() {
 
 start();
 export { STATUS_WORDS };
+
+/** What the tab holds, counted: for the tests that check it stays bounded however long the tab is open. */
+export function held() {
+  const orders = [...state.orders.byId.values()];
+  return {
+    orders: orders.length,
+    orderMarkets: [...new Set(orders.map((o) => o.marketId))],
+    positions: state.orders.positions.size,
+    pnl: state.pnl.size,
+    settledWhileOpen: state.settledWhileOpen.size,
+    snapshots: [...state.snapshots.keys()],
+  };
+}

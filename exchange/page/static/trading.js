@@ -49,6 +49,14 @@ export class Orders {
     this.positions.clear();
   }
 
+  /** Forget every order and matched position but those on the markets of ``marketIds`` (a Set). */
+  keepOnly(marketIds) {
+    for (const [id, o] of this.byId) if (!marketIds.has(o.marketId)) this.byId.delete(id);
+    for (const key of [...this.positions.keys()]) {
+      if (!marketIds.has(key.slice(0, key.lastIndexOf(":")))) this.positions.delete(key);
+    }
+  }
+
   /**
    * Apply an ``ocm``'s ``oc``, as Betfair sends it. An ``image`` (a subscription's first message, again at each
    * reconnection) holds every executable order of the account: one known here as executable and not in it ended

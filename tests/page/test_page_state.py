@@ -1,0 +1,128 @@
+"""What a tab holds and shows over time, in headless Chromium against a live server on a virtual clock: a tab left
+open over many games, one opened after its market closed, a restart that drops a channel, windows of a fractional
+number of seconds.
+
+What the tab holds is read from ``held()``, which the page's ``app.js`` exports for this (the module a dynamic
+import gives is the one the page runs: the same state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect
+
+from exchange.game.channels import HOLDEM, OMAHA
+from tests.page.harness import WAIT_MS, WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
+
+HELD = "async () => (await import('/static/app.js')).held()"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = LiveServer(tmp_path_factory.mktemp("page-state") / "exchange.db")
+    live.start()
+    live.add_account("bob", "pw-bob", 1_000_000)
+    yield live
+    live.stop()
+
+
+def log_in(page: Page) -> None:
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#who")).to_have_text("demo")
+    expect(page.locator("body")).to_have_attribute("data-orders-feed", "live")
+
+
+def settle(server: LiveServer) -> None:
+    """Close the game's windows one by one until its market has closed (at the river, or early)."""
+    market = server.snapshot()["game"]["id"]
+    for number in (1, 2, 3, 4):
+        server.to_game_time(window_opens(number) + WINDOW_MS)
+        game = server.snapshot()["game"]
+        assert game["id"] == market
+        if game["markets"][0]["status"] == "CLOSED":
+            return
+    raise AssertionError(f"{market} did not settle at the river")
+
+
+def test_a_tab_open_over_many_games_holds_the_bets_of_the_games_it_shows_only(browser: Browser,
+                                                                             server: LiveServer) -> None:
+    """Six games, each with a bet matched and one left to lapse, all seen by the tab as they happen (the order
+    stream brings each). Once the next game is on the table the tab holds none of the past games' bets, positions
+    or figures: a tab open for hours holds what it shows, however many games went by. The recent results and the
+    settled markets (the history the page shows) still list the past games."""
+    server.to_game_time(0, next_game=True)
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    with watched_page(browser, f"{server.url}/#/table/holdem") as page:
+        log_in(page)
+        played = []
+        for _ in range(6):
+            market = server.snapshot()["game"]["id"]
+            played.append(market)
+            expect(page.locator("#game-id")).to_contain_text(market)
+            bob.place(market, 1, "LAY", 3.0, 2)
+            matched = demo.place(market, 1, "BACK", 3.0, 2)["betId"]
+            demo.place(market, 2, "BACK", 50, 2)
+            server.advance(0)
+            expect(page.locator(f"#matched li[data-bet='{matched}']")).to_contain_text("£2.00 at 3.00")
+            settle(server)
+            expect(page.locator(f"#results li[data-game='{market}']")).to_be_visible()
+            server.to_game_time(0, next_game=True)
+            fresh = server.snapshot()["game"]["id"]
+            expect(page.locator("#game-id")).to_contain_text(fresh)
+            expect(page.locator("#matched li[data-bet]")).to_have_count(0)
+            held = page.evaluate(HELD)
+            assert held["orderMarkets"] == [], held
+            assert (held["orders"], held["positions"], held["pnl"]) == (0, 0, 0), held
+            assert held["settledWhileOpen"] <= 1, held  # the game on the table's own market
+        expect(page.locator("#settled tr").first).to_contain_text(played[-1])
+        for market in played:
+            expect(page.locator(f"#results li[data-game='{market}']")).to_be_visible()
+
+
+def test_a_channel_gone_after_a_restart_is_no_longer_shown_as_a_table(browser: Browser, tmp_path: Path) -> None:
+    """A tab on the Omaha table; the server restarts running Hold'em only. Once the tab has reconnected, the
+    Omaha table says it is not on this server (no hands, no markets, no bets of the old game) and the lobby
+    lists Hold'em alone, rather than the last snapshot of a game that will never move again."""
+    first = LiveServer(tmp_path / "exchange.db", others=(OMAHA.name,))
+    first.start()
+    second: LiveServer | None = None
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page = context.new_page()
+    page.on("console", lambda message: _note_error(message, errors))
+    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
+    expect.set_options(timeout=WAIT_MS)
+    try:
+        page.goto(f"{first.url}/#/table/{OMAHA.name}")
+        expect(page.locator("#table-title")).to_have_text(OMAHA.title)
+        expect(page.locator("#markets .market")).to_have_count(1)
+        page.locator("tr[data-selection='1'] button.price.back.best").click()
+        expect(page.locator("#slip-form")).to_be_visible()
+        second = LiveServer(tmp_path / "exchange.db", port=first.port)
+        first.stop()
+        second.start()
+        expect(page.locator("#table-title")).to_have_text(f"No table {OMAHA.name} on this server")
+        expect(page.locator("#markets .market")).to_have_count(0)
+        expect(page.locator("#hands .hand")).to_have_count(0)
+        expect(page.locator("#slip-form")).to_be_hidden()
+        expect(page.locator("#countdown-text")).to_have_text("—")
+        page.get_by_role("link", name="← All tables").click()
+        expect(page.locator(".lobby-card")).to_have_count(1)
+        expect(page.locator(f".lobby-card[data-channel='{HOLDEM.name}']")).to_be_visible()
+        held = page.evaluate(HELD)
+        assert held["snapshots"] == [HOLDEM.name], held
+    finally:
+        context.close()
+        for server in (first, second):
+            if server is not None and server.thread.is_alive():
+                server.stop()
+    # While the server was down the tab's tries to reconnect were refused: the browser logs those, nothing else.
+    assert [e for e in errors if "ERR_CONNECTION_REFUSED" not in e] == []
+
+
+def _note_error(message: ConsoleMessage, errors: list[str]) -> None:
+    if message.type == "error":
+        errors.append(message.text)
