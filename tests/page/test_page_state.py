@@ -82,6 +82,38 @@ def test_a_tab_open_over_many_games_holds_the_bets_of_the_games_it_shows_only(br
             expect(page.locator(f"#results li[data-game='{market}']")).to_be_visible()
 
 
+def pounds(pennies: int) -> str:
+    return f"{'+' if pennies > 0 else '−' if pennies < 0 else ''}£{abs(pennies) // 100:,}.{abs(pennies) % 100:02d}"
+
+
+def test_a_tab_opened_after_its_market_closed_lists_its_fills_and_if_wins(browser: Browser,
+                                                                         server: LiveServer) -> None:
+    """The account's bets were matched, then the market settled, all before the tab opened: the order stream's
+    image holds executable orders only and listCurrentOrders no settled ones, so the tab reads the market's
+    cleared orders when it first meets it. Its bets are listed matched, and the winner's "if wins" is what the
+    account won on the market (its cleared profit before commission)."""
+    server.to_game_time(0, next_game=True)
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bob.place(market, 1, "LAY", 3.0, 4)
+    bob.place(market, 2, "BACK", 4.0, 2)
+    backed = demo.place(market, 1, "BACK", 3.0, 4)["betId"]
+    laid = demo.place(market, 2, "LAY", 4.0, 2)["betId"]
+    settle(server)
+    [closed] = server.snapshot()["game"]["markets"]
+    winners = [s["selectionId"] for s in closed["selections"] if s["status"] in ("WINNER", "TIED_DEAD_HEAT")]
+    assert len(winners) == 1, f"seed 3's game {market} is a dead heat: the winner's figure is no single profit"
+    [row] = demo.call("listClearedOrders", {"betStatus": "SETTLED", "groupBy": "MARKET",
+                                            "marketIds": [market]})["clearedOrders"]
+    with watched_page(browser, f"{server.url}/#/table/holdem") as page:
+        expect(page.locator(".market-status")).to_have_text("settled")
+        log_in(page)
+        expect(page.locator(f"#matched li[data-bet='{backed}']")).to_contain_text("£4.00 at 3.00")
+        expect(page.locator(f"#matched li[data-bet='{laid}']")).to_contain_text("£2.00 at 4.00")
+        expect(page.locator(f"tr[data-selection='{winners[0]}'] .pnl")).to_have_text(
+            f"if wins {pounds(round(row['profit'] * 100))}")
+
+
 def test_a_channel_gone_after_a_restart_is_no_longer_shown_as_a_table(browser: Browser, tmp_path: Path) -> None:
     """A tab on the Omaha table; the server restarts running Hold'em only. Once the tab has reconnected, the
     Omaha table says it is not on this server (no hands, no markets, no bets of the old game) and the lobby

@@ -349,11 +349,19 @@ async function replace(order, typed) {
   await Promise.all([refreshOrders(), refreshFunds()]);
 }
 
+/**
+ * Read the account's bets on the table's markets: listCurrentOrders, and for a market that has closed its cleared
+ * orders too (listCurrentOrders no longer lists a settled bet, and the order stream's image holds executable orders
+ * only: a tab that meets a market once it has closed learns its bets from here alone).
+ */
 async function refreshOrders() {
-  const marketIds = currentMarkets().map((m) => m.marketId);
+  const markets = currentMarkets();
+  const marketIds = markets.map((m) => m.marketId);
   if (!state.session.loggedIn || !marketIds.length) return renderMyOrders();
+  const closed = markets.filter((m) => m.status === "CLOSED").map((m) => m.marketId);
   try {
-    state.orders.applyList(marketIds, await currentOrders(marketIds));
+    const [current, cleared] = await Promise.all([currentOrders(marketIds), closed.length ? clearedBets(closed) : []]);
+    state.orders.applyList(marketIds, current, cleared);
   } catch (err) {
     refused(err);
   }
@@ -414,6 +422,13 @@ async function refreshSettled() {
   } catch (err) {
     refused(err);
   }
+}
+
+/** The account's cleared bets on ``marketIds``, each row with the ``betStatus`` it was asked by. */
+async function clearedBets(marketIds) {
+  const statuses = ["SETTLED", "VOIDED", "LAPSED", "CANCELLED"];
+  const answers = await Promise.all(statuses.map((betStatus) => clearedOrders({ betStatus, marketIds })));
+  return answers.flatMap((rows, i) => rows.map((row) => ({ ...row, betStatus: statuses[i] })));
 }
 
 /** Every row of a listClearedOrders call, page after page (the recent games' bets: a few pages at most). */

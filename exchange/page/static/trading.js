@@ -26,6 +26,23 @@ function fromApi(o) {
   };
 }
 
+/**
+ * A bet of a closed market normalised from API-NG's ``ClearedOrderSummary`` and the ``betStatus`` it was listed by:
+ * settled (its matched stake and average price), voided (its voided matches), lapsed or cancelled. A settled bet's
+ * unmatched remainder (``sizeCancelled``, cancelled or lapsed: the row does not tell) is not listed.
+ */
+function fromCleared(row) {
+  const settled = row.betStatus === "SETTLED" ? pennies(row.sizeSettled ?? 0) : 0;
+  const voided = row.betStatus === "VOIDED" ? pennies(row.sizeSettled ?? 0) : 0;
+  const cancelled = row.betStatus === "CANCELLED" ? pennies(row.sizeCancelled ?? 0) : 0;
+  const lapsed = row.betStatus === "LAPSED" ? pennies(row.sizeCancelled ?? 0) : 0;
+  return {
+    betId: String(row.betId), marketId: row.marketId, selectionId: row.selectionId, side: row.side,
+    price: hundredths(row.priceRequested), size: settled + voided + cancelled + lapsed, matched: settled, remaining: 0,
+    avg10k: tenThousandths(row.priceMatched), complete: true, cancelled, lapsed, voided,
+  };
+}
+
 /** An average matched price as API-NG gives it (to four decimals) in ten-thousandths, or null when none. */
 function tenThousandths(price) {
   return price ? Math.round(Number(price) * 10000) : null;
@@ -120,11 +137,15 @@ export class Orders {
     return JSON.stringify(this.of([marketId]).filter((o) => o.matched > 0).map((o) => [o.betId, o.matched]));
   }
 
-  /** Replace the orders of ``marketIds`` with a ``listCurrentOrders`` answer. */
-  applyList(marketIds, currentOrders) {
+  /**
+   * Replace the orders of ``marketIds`` with a ``listCurrentOrders`` answer and the ``cleared`` bets of those markets
+   * that have closed (``ClearedOrderSummary`` rows, each with its ``betStatus``), a bet listed current kept as such.
+   */
+  applyList(marketIds, currentOrders, cleared = []) {
     const markets = new Set(marketIds);
     for (const [id, o] of this.byId) if (markets.has(o.marketId)) this.byId.delete(id);
     for (const o of currentOrders) this.byId.set(String(o.betId), fromApi(o));
+    for (const row of cleared) if (!this.byId.has(String(row.betId))) this.byId.set(String(row.betId), fromCleared(row));
   }
 
   of(marketIds) {
