@@ -147,6 +147,7 @@ class Timeline:
         return {"id": cfg.name, "name": f"{cfg.title} (replay)", "variant": cfg.variant, "status": "RUNNING",
                 "rounds": list(cfg.layout.windows), "markets": [kind.value.upper() for kind in cfg.markets],
                 "bettingWindowTime": cfg.betting_window_ms // 1000, "playingWindowTime": cfg.playing_window_ms // 1000,
+                "bettingWindowMs": cfg.betting_window_ms, "playingWindowMs": cfg.playing_window_ms,
                 "gameId": None, "snapshot": f"/games/v1/channels/{cfg.name}/snapshot"}
 
     def _done(self, position_ms: int) -> list[RecordedGame]:
@@ -200,6 +201,7 @@ def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:
             "round": int(window.round),
             "roundName": cfg.layout.windows[window.round - 1],
             "bettingWindowTime": cfg.betting_window_ms // 1000,
+            "bettingWindowMs": cfg.betting_window_ms,
             "bettingWindowPercentageComplete": window.percentage_complete(now_ms),
             "bettingWindowRemainingMs": max(0, window.closes_ms - now_ms) if betting_open else 0,
             "bettingOpen": betting_open,

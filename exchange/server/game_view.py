@@ -57,6 +57,8 @@ def channel_list(service: ExchangeService) -> list[dict[str, Any]]:
             "markets": [market_type(kind) for kind in cfg.markets],
             "bettingWindowTime": cfg.betting_window_ms // 1000,
             "playingWindowTime": cfg.playing_window_ms // 1000,
+            "bettingWindowMs": cfg.betting_window_ms,  # exact where the whole seconds above are not (2.5 s)
+            "playingWindowMs": cfg.playing_window_ms,
             "gameId": None if game is None else game.market_id,
             "snapshot": f"/games/v1/channels/{name}/snapshot",
         })
@@ -69,7 +71,8 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
 
     Beside the Games API's fields: each selection's ``equity`` (its dead-heat share as a float) and either
     ``equityExact`` (the same as a fraction ``"p/q"``, where it is exact) or ``equityStderr`` (where the equity is
-    a Monte Carlo estimate: its standard error), and the game's ``bettingWindowRemainingMs``.
+    a Monte Carlo estimate: its standard error), and the game's ``bettingWindowRemainingMs`` and
+    ``bettingWindowMs`` (the window's length to the millisecond: ``bettingWindowTime`` is in whole seconds).
     """
     channel = service.channels.get(name)
     if channel is None:
@@ -90,6 +93,7 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
         "round": 0 if view.round is None else int(view.round),
         "roundName": view.round_name,
         "bettingWindowTime": cfg.betting_window_ms // 1000,
+        "bettingWindowMs": cfg.betting_window_ms,
         "bettingWindowPercentageComplete": view.percentage_complete,
         "bettingWindowRemainingMs": 0 if view.window is None else max(0, view.window.closes_ms - view.now_ms),
         "bettingOpen": any(v.betting_open for v in views),  # a hi/lo game's Low market may trade on alone

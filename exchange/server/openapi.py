@@ -184,6 +184,8 @@ _SNAPSHOT = {
                 "roundName": {"type": ["string", "null"], "description": "the game's name for the round: Flop, "
                               "4th street (null with round 0)"},
                 "bettingWindowTime": {"type": "integer", "description": "seconds per betting window"},
+                "bettingWindowMs": {"type": "integer", "minimum": 1, "description": "milliseconds per betting "
+                                    "window (exact where bettingWindowTime, in whole seconds, is not)"},
                 "bettingWindowPercentageComplete": {"type": "integer", "minimum": 0, "maximum": 100},
                 "bettingWindowRemainingMs": {"type": "integer", "minimum": 0, "description": "milliseconds until "
                                              "the betting window closes (0 between windows)"},

@@ -8,8 +8,10 @@ import gives is the one the page runs: the same state).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
@@ -158,3 +160,32 @@ def test_a_channel_gone_after_a_restart_is_no_longer_shown_as_a_table(browser: B
 def _note_error(message: ConsoleMessage, errors: list[str]) -> None:
     if message.type == "error":
         errors.append(message.text)
+
+
+def test_the_countdown_bar_fills_in_step_with_a_window_of_two_and_a_half_seconds(browser: Browser,
+                                                                                 tmp_path: Path) -> None:
+    """``serve --window-ms 2500``: the channel's windows are 2.5 s, which the Games API's whole seconds
+    (``bettingWindowTime``) cannot say. The bar shows the share of the window gone by, the lobby the window's
+    length. The tab's own clock is stopped, so the bar shows exactly what the last snapshot says."""
+    window = 2_500
+    live = LiveServer(tmp_path / "exchange.db", window_ms=window)
+    live.start()
+    try:
+        live.add_account("bob", "pw-bob", 100_000)
+        with watched_page(browser, f"{live.url}/") as page:
+            page.clock.install()
+            page.clock.pause_at(page.evaluate("Date.now()") + 1000)
+            page.reload()
+            expect(page.locator(".lobby-card[data-channel='holdem']")).to_contain_text("2.5 s betting, 1 s playing")
+            page.locator(".lobby-card[data-channel='holdem']").click()
+            bar = page.locator("#countdown-bar")
+            for at in (window // 4, window // 2):
+                live.to_game_time(at)
+                ApiClient(live.url, "bob", "pw-bob").place(live.snapshot()["game"]["id"], 1, "LAY", 3.0, 2)
+                live.advance(0)  # the price goes out with the snapshot of now
+                game: dict[str, Any] = live.snapshot()["game"]
+                assert game["bettingOpen"]
+                share = round((1 - game["bettingWindowRemainingMs"] / window) * 100)
+                expect(bar).to_have_attribute("style", re.compile(rf"width: {share}%"))
+    finally:
+        live.stop()

@@ -160,7 +160,7 @@ const lobby = { key: null, cards: new Map() };
 
 function renderLobby() {
   const channels = [...state.channels.values()];
-  const key = JSON.stringify(channels.map((c) => [c.id, c.name, c.bettingWindowTime, c.playingWindowTime]));
+  const key = JSON.stringify(channels.map((c) => [c.id, c.name, windowMs(c), c.playingWindowMs ?? c.playingWindowTime]));
   if (key !== lobby.key) {
     lobby.key = key;
     lobby.cards.clear();
@@ -173,7 +173,8 @@ function renderLobby() {
           h("dt", {}, "Game"), cells.game,
           h("dt", {}, "Round"), cells.round,
           h("dt", {}, "Time left"), h("dd", { class: "lobby-time", dataset: { channel: channel.id } }, timeLeft(channel.id)),
-          h("dt", {}, "Windows"), h("dd", {}, `${channel.bettingWindowTime} s betting, ${channel.playingWindowTime} s playing`)));
+          h("dt", {}, "Windows"), h("dd", {}, `${seconds(windowMs(channel))} s betting, ` +
+            `${seconds(channel.playingWindowMs ?? channel.playingWindowTime * 1000)} s playing`)));
     });
     replaceChildren($("lobby-list"), cards.length ? cards : [h("p", { class: "muted" }, "No channels yet.")]);
   }
@@ -255,6 +256,19 @@ function timeLeft(channelId) {
   return `${(left / 1000).toFixed(1)} s`;
 }
 
+/**
+ * A betting window's length in ms, of a channel or a game: ``bettingWindowMs`` where the server gives it (exact), else
+ * the Games API's ``bettingWindowTime`` (whole seconds: a window of 2.5 s would read as 2).
+ */
+function windowMs(x) {
+  return x.bettingWindowMs ?? x.bettingWindowTime * 1000;
+}
+
+/** Milliseconds as seconds to the decimals they need: "30", "2.5". */
+function seconds(ms) {
+  return String(ms / 1000);
+}
+
 /** The countdowns, a few times a second between messages (the server's own figure on every message). */
 function tick() {
   for (const el of document.querySelectorAll(".lobby-time")) setText(el, timeLeft(el.dataset.channel));
@@ -266,7 +280,7 @@ function tick() {
   if (game && game.bettingOpen) {
     const speed = state.replay ? (state.replay.playing ? state.replay.speed : 0) : 1;
     const left = Math.max(0, (game.bettingWindowRemainingMs ?? 0) - (performance.now() - entry.at) * speed);
-    share = 1 - left / (game.bettingWindowTime * 1000 || 1);
+    share = 1 - left / (windowMs(game) || 1);
   } else if (game) {
     share = 1;
   }
