@@ -202,7 +202,9 @@ function renderTable() {
   const snapshot = entry.snapshot;
   table.render(state.channels.get(state.current), snapshot, {
     showEquity: state.showEquity,
-    // Voided: nothing (every match refunded). Else the server's exact figures, kept once the market has closed.
+    // Voided: the page's own sum over the bets still matched, those on hands settled before the void (their results
+    // fixed, as the server keeps them), every other match voided and refunded; none left, nothing shown. Else the
+    // server's exact figures, kept once the market has closed.
     pnl: (market) => (market.marketStatus !== "VOID" && serverPnl(market.marketId))
       || state.orders.pnl(market, state.settledWhileOpen.get(market.marketId)),
   });
@@ -388,7 +390,8 @@ async function refreshOrders() {
  * the bets they count. The server answers for open markets only (one that has just closed is left out): a market's
  * last figures are kept when it closes, as settlement changes none of them, while they count every bet matched; a
  * bet matched as the market closed (or before the page opened) is counted by the page's own sum (exact over the
- * fills the order stream gave; nothing once voided).
+ * fills the order stream gave). A voided market keeps the results of bets on hands settled before the void: the
+ * page's own sum shows those alone, the voided matches counting nothing.
  */
 async function refreshPnl() {
   const markets = currentMarkets();
