@@ -16,7 +16,10 @@ strategy's bets, P&L and history, whichever games were skipped.
 Bad input is a 400 ``{"error": "INVALID_INPUT", "details": ...}``.
 
 The position moves on a :class:`ReplayClock`: with the wall clock by default,
-or any ``now`` function a test injects.
+or any ``now`` function a test injects. Each page is sent to by its own
+:class:`~exchange.backtest.replay_watchers.Watcher`: a page that stops reading
+holds up no other, and is dropped once far behind. When the replay stops, every
+page is told at once (``on_shutdown``), not after aiohttp's grace for handlers.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from exchange.backtest.replay import Timeline
+from exchange.backtest.replay_watchers import Watcher
 from exchange.page import add_page_routes
 
 TICK_S = 0.1  # how often (wall clock) the player looks whether the table changed
@@ -82,7 +86,7 @@ class Player:
     def __init__(self, timeline: Timeline, clock: ReplayClock) -> None:
         self.timeline = timeline
         self.clock = clock
-        self.connections: set[web.WebSocketResponse] = set()
+        self.connections: set[Watcher] = set()
         self._last: str | None = None
 
     def state(self) -> JsonDict:
@@ -132,9 +136,13 @@ class Player:
         if channels or text != self._last:
             self._last = text
             messages.append(snapshot)
-        for ws in list(self.connections):
-            for message in messages:
-                await _send(ws, message)
+        texts = [(message["op"], _text(message)) for message in messages]
+        for watcher in list(self.connections):
+            if watcher.dropped:
+                self.connections.discard(watcher)
+                continue
+            for op, message_text in texts:
+                watcher.offer(op, message_text)
 
     async def run(self) -> None:
         """Watch the position until cancelled: a page hears of every change, and the end pauses the player."""
@@ -168,6 +176,7 @@ def create_replay_app(timeline: Timeline, *, clock: ReplayClock | None = None) -
     app[TIMELINE] = timeline
     app[PLAYER] = Player(timeline, clock or ReplayClock(timeline.length_ms))
     app.cleanup_ctx.append(_ticker)
+    app.on_shutdown.append(_close_pages)
     app.router.add_get("/games/v1/channels", _channels)
     app.router.add_get("/games/v1/channels/{channel}/snapshot", _snapshot)
     app.router.add_get("/games/v1/stream", _stream)
@@ -182,8 +191,14 @@ async def _ticker(app: web.Application) -> AsyncIterator[None]:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
-    for ws in list(app[PLAYER].connections):
-        await ws.close()
+    await _close_pages(app)
+
+
+async def _close_pages(app: web.Application) -> None:
+    """Close every page's stream: at shutdown, so that the server need not wait for their handlers to end."""
+    for watcher in list(app[PLAYER].connections):
+        app[PLAYER].connections.discard(watcher)
+        await watcher.close()
 
 
 @web.middleware
@@ -228,20 +243,19 @@ async def _stream(request: web.Request) -> web.WebSocketResponse:
     player = request.app[PLAYER]
     ws = web.WebSocketResponse(heartbeat=30, max_msg_size=4096)
     await ws.prepare(request)
-    await _send(ws, player.channels_message())
-    await _send(ws, player.snapshot_message())
-    player.connections.add(ws)
+    watcher = Watcher(ws, request.transport)
+    for message in (player.channels_message(), player.snapshot_message()):
+        watcher.offer(message["op"], _text(message))
+    player.connections.add(watcher)
     try:
         async for msg in ws:
             if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                await _send(ws, {"op": "error", "errorMessage": "this stream is read-only: send nothing"})
+                watcher.offer("error", _text({"op": "error", "errorMessage": "this stream is read-only: send nothing"}))
     finally:
-        player.connections.discard(ws)
+        player.connections.discard(watcher)
+        watcher.stop()
     return ws
 
 
-async def _send(ws: web.WebSocketResponse, message: JsonDict) -> None:
-    if ws.closed:
-        return
-    with contextlib.suppress(ConnectionError, RuntimeError):
-        await ws.send_str(json.dumps(message, separators=(",", ":")))
+def _text(message: JsonDict) -> str:
+    return json.dumps(message, separators=(",", ":"))
