@@ -348,6 +348,26 @@ def test_new_odds_being_typed_for_an_unmatched_bet_survive_the_next_snapshot(pag
     assert moved["priceSize"]["price"] == 46.0
 
 
+def test_a_resting_bets_odds_are_changed_from_the_keyboard_alone(page: Page, server: LiveServer) -> None:
+    """A keyboard trader in a resting bet's odds field: the arrow keys step the odds along the ladder, as in the
+    slip (50 up one tick is 55, the ladder's step there being 5), and Enter changes the bet, as Change does."""
+    market = server.snapshot()["game"]["id"]
+    demo = ApiClient(server.url, "demo", "demo")
+    bet = demo.place(market, 2, "BACK", 50, 2)["betId"]
+    server.advance(0)
+    field = page.get_by_label(f"New odds for bet {bet}")
+    expect(field).to_have_value("50")
+    field.focus()
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowDown")
+    expect(field).to_have_value("55")
+    page.keyboard.press("Enter")
+    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 55.")
+    [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
+    assert moved["priceSize"]["price"] == 55.0
+
+
 def test_an_open_ladder_shows_the_latest_prices_after_a_quick_change(page: Page, server: LiveServer) -> None:
     """The full ladder is read at most every 400 ms: a change within that time of the last read is shown once the
     time is up, not left out until some later snapshot."""

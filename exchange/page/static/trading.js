@@ -183,6 +183,18 @@ export class Orders {
   }
 }
 
+/**
+ * The arrow keys in an odds field (``event`` a keydown of ``field``): up and down step its odds one tick along the
+ * ladder (odds off it snap to it first; none typed start from 2.00). True if the key was one of them.
+ */
+function stepOdds(field, event) {
+  if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return false;
+  event.preventDefault();
+  const now = hundredths(field.value) ?? 200;
+  field.value = formatPrice(stepPrice(now, event.key === "ArrowUp" ? 1 : -1));
+  return true;
+}
+
 /** The bet slip: side, selection, price and stake, with the profit or liability shown before confirming. */
 export class Slip {
   /**
@@ -211,11 +223,7 @@ export class Slip {
     this.price.addEventListener("input", () => this.describe());
     this.stake.addEventListener("input", () => this.describe());
     this.price.addEventListener("keydown", (event) => {
-      if (event.key !== "ArrowUp" && event.key !== "ArrowDown") return;
-      event.preventDefault();
-      const now = hundredths(this.price.value) ?? 200;
-      this.price.value = formatPrice(stepPrice(now, event.key === "ArrowUp" ? 1 : -1));
-      this.describe();
+      if (stepOdds(this.price, event)) this.describe();
     });
   }
 
@@ -317,7 +325,13 @@ function unmatchedRow(o, name, { onCancel, onReplace, readOnly }) {
   const key = JSON.stringify([o.side, name, o.price, o.marketId, readOnly]);
   let row = unmatchedRows.get(o.betId);
   if (row?.key !== key) {
-    const input = h("input", { "aria-label": `New odds for bet ${o.betId}`, value: formatPrice(o.price), inputmode: "decimal" });
+    // The keyboard as in the slip: the arrows step the odds along the ladder, Enter changes the bet.
+    const input = h("input", { "aria-label": `New odds for bet ${o.betId}`, value: formatPrice(o.price), inputmode: "decimal",
+      onkeydown: (event) => {
+        if (stepOdds(input, event) || event.key !== "Enter") return;
+        event.preventDefault();
+        onReplace(o, input.value);
+      } });
     const amount = h("span", {});
     const li = h("li", { class: o.side, dataset: { bet: o.betId } },
       h("span", { class: "tag" }, o.side), h("span", {}, name), amount,
