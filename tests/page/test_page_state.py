@@ -77,7 +77,7 @@ def test_a_tab_open_over_many_games_holds_the_bets_of_the_games_it_shows_only(br
             expect(page.locator("#matched li[data-bet]")).to_have_count(0)
             held = page.evaluate(HELD)
             assert held["orderMarkets"] == [], held
-            assert (held["orders"], held["positions"], held["pnl"]) == (0, 0, 0), held
+            assert (held["orders"], held["positions"], held["streamedAt"], held["pnl"]) == (0, 0, 0, 0), held
             assert held["settledWhileOpen"] <= 1, held  # the game on the table's own market
         expect(page.locator("#settled tr").first).to_contain_text(played[-1])
         for market in played:

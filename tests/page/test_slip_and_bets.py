@@ -15,7 +15,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from exchange.server import keys
 from exchange.server.limits import Limits
@@ -366,6 +366,40 @@ def test_a_resting_bets_odds_are_changed_from_the_keyboard_alone(page: Page, ser
     expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 55.")
     [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
     assert moved["priceSize"]["price"] == 55.0
+
+
+def test_a_fill_streamed_while_the_bets_are_being_read_is_not_undone_by_the_older_answer(
+        page: Page, server: LiveServer) -> None:
+    """The page reads the account's bets (listCurrentOrders: the bet resting) and, before that answer arrives, the
+    order stream brings the bet's fill. The answer, older than the fill, must not put the bet back unmatched."""
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    expect(page.locator("body")).to_have_attribute("data-orders-feed", "live")
+    bet = demo.place(market, 1, "BACK", 3.0, 2)["betId"]
+    server.advance(0)
+    expect(page.locator(f"#unmatched li[data-bet='{bet}']")).to_have_count(1)
+    held: list[Route] = []
+
+    def hold_first_read(route: Route) -> None:
+        if held or "listCurrentOrders" not in (route.request.post_data or ""):
+            route.continue_()
+        else:
+            held.append(route)  # answered by the test, later
+
+    page.route("**/exchange/betting/json-rpc/v1", hold_first_read)
+    with page.expect_request(lambda r: "listCurrentOrders" in (r.post_data or "")):
+        page.get_by_role("link", name="← All tables").click()
+        page.locator(".lobby-card[data-channel='holdem']").click()  # the table again: its bets are read
+    stale = demo.call("listCurrentOrders", {"marketIds": [market]})  # the server's answer as the page asked
+    assert [o["sizeMatched"] for o in stale["currentOrders"]] == [0.0]
+    bob.place(market, 1, "LAY", 3.0, 2)
+    server.advance(0)
+    expect(page.locator(f"#matched li[data-bet='{bet}']")).to_contain_text("£2.00 at 3.00")
+    [route] = held
+    with page.expect_request(lambda r: "listMarketProfitAndLoss" in (r.post_data or "")):  # (the answer applied)
+        route.fulfill(json={"jsonrpc": "2.0", "id": 1, "result": stale})
+    expect(page.locator(f"#matched li[data-bet='{bet}']")).to_contain_text("£2.00 at 3.00")
+    expect(page.locator(f"#unmatched li[data-bet='{bet}']")).to_have_count(0)
 
 
 def test_an_open_ladder_shows_the_latest_prices_after_a_quick_change(page: Page, server: LiveServer) -> None:

@@ -375,9 +375,10 @@ async function refreshOrders() {
   const marketIds = markets.map((m) => m.marketId);
   if (!state.session.loggedIn || !marketIds.length) return renderMyOrders();
   const closed = markets.filter((m) => m.status === "CLOSED").map((m) => m.marketId);
+  const since = state.orders.mark(); // a change the order stream brings meanwhile is newer than the answer
   try {
     const [current, cleared] = await Promise.all([currentOrders(marketIds), closed.length ? clearedBets(closed) : []]);
-    state.orders.applyList(marketIds, current, cleared);
+    state.orders.applyList(marketIds, current, cleared, since);
   } catch (err) {
     refused(err);
   }
@@ -671,6 +672,7 @@ export function held() {
     orders: orders.length,
     orderMarkets: [...new Set(orders.map((o) => o.marketId))],
     positions: state.orders.positions.size,
+    streamedAt: state.orders.streamedAt.size,
     pnl: state.pnl.size,
     settledWhileOpen: state.settledWhileOpen.size,
     snapshots: [...state.snapshots.keys()],

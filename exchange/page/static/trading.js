@@ -59,9 +59,18 @@ export class Orders {
     // `${marketId}:${selectionId}` -> {BACK, LAY}: Map(price in hundredths -> pennies matched at it), the account's
     // matched position by fill price as the order stream gives it (``mb``/``ml``), exact where averages are not
     this.positions = new Map();
+    this.streamed = 0; // changes applied from the order stream so far
+    this.streamedAt = new Map(); // bet id -> the count of stream changes when the stream last changed it
+  }
+
+  /** A mark to hand :meth:`applyList` with an API-NG answer asked for now: what the stream changes from here on is
+   * newer than that answer. */
+  mark() {
+    return this.streamed;
   }
 
   clear() {
+    this.streamedAt.clear();
     this.byId.clear();
     this.positions.clear();
   }
@@ -69,6 +78,7 @@ export class Orders {
   /** Forget every order and matched position but those on the markets of ``marketIds`` (a Set). */
   keepOnly(marketIds) {
     for (const [id, o] of this.byId) if (!marketIds.has(o.marketId)) this.byId.delete(id);
+    for (const id of [...this.streamedAt.keys()]) if (!this.byId.has(id)) this.streamedAt.delete(id);
     for (const key of [...this.positions.keys()]) {
       if (!marketIds.has(key.slice(0, key.lastIndexOf(":")))) this.positions.delete(key);
     }
@@ -82,12 +92,20 @@ export class Orders {
    */
   applyStream(oc, image) {
     if (image) {
-      for (const [id, o] of this.byId) if (!o.complete) this.byId.delete(id);
+      for (const [id, o] of this.byId) {
+        if (!o.complete) {
+          this.byId.delete(id);
+          this.streamedAt.delete(id);
+        }
+      }
       this.positions.clear();
     }
     for (const market of oc) {
       for (const orc of market.orc ?? []) {
-        for (const uo of orc.uo ?? []) this.byId.set(String(uo.id), fromStream(market.id, orc.id, uo));
+        for (const uo of orc.uo ?? []) {
+          this.byId.set(String(uo.id), fromStream(market.id, orc.id, uo));
+          this.streamedAt.set(String(uo.id), ++this.streamed);
+        }
         this.applyPosition(market.id, orc);
       }
     }
@@ -140,11 +158,14 @@ export class Orders {
   /**
    * Replace the orders of ``marketIds`` with a ``listCurrentOrders`` answer and the ``cleared`` bets of those markets
    * that have closed (``ClearedOrderSummary`` rows, each with its ``betStatus``), a bet listed current kept as such.
+   * ``since``: the :meth:`mark` taken when the answer was asked for; a bet the order stream changed after it keeps the
+   * stream's state, newer than the answer's (none is kept without it: a replay's list is the whole truth).
    */
-  applyList(marketIds, currentOrders, cleared = []) {
+  applyList(marketIds, currentOrders, cleared = [], since = Infinity) {
     const markets = new Set(marketIds);
-    for (const [id, o] of this.byId) if (markets.has(o.marketId)) this.byId.delete(id);
-    for (const o of currentOrders) this.byId.set(String(o.betId), fromApi(o));
+    const newer = (id) => (this.streamedAt.get(id) ?? -Infinity) > since;
+    for (const [id, o] of this.byId) if (markets.has(o.marketId) && !newer(id)) this.byId.delete(id);
+    for (const o of currentOrders) if (!newer(String(o.betId))) this.byId.set(String(o.betId), fromApi(o));
     for (const row of cleared) if (!this.byId.has(String(row.betId))) this.byId.set(String(row.betId), fromCleared(row));
   }
 
