@@ -307,6 +307,28 @@ def test_a_double_click_on_place_places_one_bet(page: Page, server: LiveServer) 
     assert len(demo.current_orders(market)) == 1
 
 
+def test_a_double_click_on_change_or_cancel_acts_once_and_says_so(page: Page, server: LiveServer) -> None:
+    """A second click on a resting bet's Change (or Cancel) while the first is on its way is not a second request:
+    the second would name a bet the first has already replaced (or cancelled), and the server's refusal of it would
+    be the last word the trader reads."""
+    market = server.snapshot()["game"]["id"]
+    demo = ApiClient(server.url, "demo", "demo")
+    bet = demo.place(market, 2, "BACK", 50, 2)["betId"]
+    server.advance(0)
+    sent: list[str] = []  # the API-NG methods the page calls, in order
+    page.on("request", lambda r: sent.append(re.sub(r".*SportsAPING/v1.0/(\w+).*", r"\1", r.post_data or "")))
+    row = page.locator(f"#unmatched li[data-bet='{bet}']")
+    row.get_by_label(f"New odds for bet {bet}").fill("40")
+    row.get_by_role("button", name="Change").dblclick()
+    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 40.")
+    [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
+    assert moved["priceSize"]["price"] == 40.0
+    page.locator(f"#unmatched li[data-bet='{moved['betId']}']").get_by_role("button", name="Cancel").dblclick()
+    expect(page.locator("#notice")).to_have_text(f"Bet {moved['betId']} cancelled.")
+    expect(page.locator("#unmatched li[data-bet]")).to_have_count(0)
+    assert [m for m in sent if m in ("replaceOrders", "cancelOrders")] == ["replaceOrders", "cancelOrders"]
+
+
 def test_focus_returns_to_the_price_cell_once_the_bet_is_placed(page: Page, server: LiveServer) -> None:
     """A keyboard trader who filled the slip from a price cell is back on that cell once the bet is placed (or the
     slip cleared), not at the top of the page."""

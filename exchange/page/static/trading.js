@@ -341,24 +341,44 @@ export class Slip {
 const unmatchedRows = new Map(); // bet id -> {key, li, amount}
 const NONE_UNMATCHED = h("li", { class: "muted" }, "none");
 
+/** Bet ids with a change of odds or a cancel on its way: another click on the bet is not another request (it would
+ * name a bet the first has replaced or cancelled, and its refusal would be the last word shown). */
+const acting = new Set();
+
+/** Run ``act()`` (a change or cancel of ``o``, answering once done) unless one for ``o`` is on its way; the row's
+ * buttons (``buttons``) are held meanwhile. */
+async function actOnce(o, buttons, act) {
+  if (acting.has(o.betId)) return;
+  acting.add(o.betId);
+  for (const button of buttons) button.disabled = true;
+  try {
+    await act();
+  } finally {
+    acting.delete(o.betId);
+    for (const button of buttons) button.disabled = false;
+  }
+}
+
 /** An unmatched bet's row, the one drawn before when it still fits: only its remaining stake is updated. */
 function unmatchedRow(o, name, { onCancel, onReplace, readOnly }) {
   const key = JSON.stringify([o.side, name, o.price, o.marketId, readOnly]);
   let row = unmatchedRows.get(o.betId);
   if (row?.key !== key) {
     // The keyboard as in the slip: the arrows step the odds along the ladder, Enter changes the bet.
+    const buttons = [];
+    const change = () => actOnce(o, buttons, () => onReplace(o, input.value));
     const input = h("input", { "aria-label": `New odds for bet ${o.betId}`, value: formatPrice(o.price), inputmode: "decimal",
       onkeydown: (event) => {
         if (stepOdds(input, event) || event.key !== "Enter") return;
         event.preventDefault();
-        onReplace(o, input.value);
+        change();
       } });
+    buttons.push(h("button", { type: "button", onclick: change }, "Change"),
+      h("button", { type: "button", onclick: () => actOnce(o, buttons, () => onCancel(o)) }, "Cancel"));
     const amount = h("span", {});
     const li = h("li", { class: o.side, dataset: { bet: o.betId } },
       h("span", { class: "tag" }, o.side), h("span", {}, name), amount,
-      readOnly ? null : h("span", { class: "acts" }, input,
-        h("button", { type: "button", onclick: () => onReplace(o, input.value) }, "Change"),
-        h("button", { type: "button", onclick: () => onCancel(o) }, "Cancel")));
+      readOnly ? null : h("span", { class: "acts" }, input, ...buttons));
     row = { key, li, amount };
     unmatchedRows.set(o.betId, row);
   }
