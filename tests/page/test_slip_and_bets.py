@@ -347,6 +347,23 @@ def test_focus_returns_to_the_price_cell_once_the_bet_is_placed(page: Page, serv
         expect(cell).to_be_focused()
 
 
+def test_escape_in_the_slip_clears_it_and_returns_to_the_price_cell(page: Page, server: LiveServer) -> None:
+    """A keyboard trader who changes their mind presses Escape in the slip, as in any dialog: the slip is cleared,
+    nothing is placed, and the keyboard is back on the price cell that filled it."""
+    market = server.snapshot()["game"]["id"]
+    cell = page.locator("tr[data-selection='2'] button.price.lay.best")
+    cell.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#slip-price")).to_be_focused()
+    page.keyboard.type("4")
+    page.keyboard.press("Tab")
+    expect(page.locator("#slip-stake")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("#slip-form")).to_be_hidden()
+    expect(cell).to_be_focused()
+    assert ApiClient(server.url, "demo", "demo").current_orders(market) == []
+
+
 def test_new_odds_being_typed_for_an_unmatched_bet_survive_the_next_snapshot(page: Page,
                                                                            server: LiveServer) -> None:
     """Prices move while a trader types new odds for a resting bet: the snapshots that bring them leave the field

@@ -241,6 +241,11 @@ export class Slip {
       else this.send({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
     });
     $("slip-clear").addEventListener("click", () => this.done());
+    this.form.addEventListener("keydown", (event) => {  // Escape, as in any dialog: the trader changed their mind
+      if (event.key !== "Escape" || !this.bet) return;
+      event.preventDefault();
+      this.done();
+    });
     this.price.addEventListener("input", () => this.describe());
     this.stake.addEventListener("input", () => this.describe());
     this.price.addEventListener("keydown", (event) => {
