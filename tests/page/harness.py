@@ -202,8 +202,10 @@ class ApiClient:
 
 
 @contextlib.contextmanager
-def watched_page(browser: Browser, url: str) -> Iterator[Page]:
-    """A tab in a fresh context at ``url``, laptop-sized; on leaving, no console error may have been logged."""
+def watched_page(browser: Browser, url: str, *, browser_says: str | None = None) -> Iterator[Page]:
+    """A tab in a fresh context at ``url``, laptop-sized; on leaving, no console error may have been logged but
+    those with ``browser_says`` in them (what the browser itself logs of a failure the test causes, such as
+    ``net::ERR_CONNECTION_REFUSED`` while the server is down)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     errors: list[str] = []
@@ -215,7 +217,7 @@ def watched_page(browser: Browser, url: str) -> Iterator[Page]:
         yield tab
     finally:
         context.close()
-    assert errors == []
+    assert [e for e in errors if browser_says is None or browser_says not in e] == []
 
 
 def _note_error(message: ConsoleMessage, errors: list[str]) -> None:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from exchange.game.channels import HOLDEM, OMAHA
-from tests.page.harness import WAIT_MS, WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
+from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
 
 HELD = "async () => (await import('/static/app.js')).held()"
 
@@ -123,43 +123,30 @@ def test_a_channel_gone_after_a_restart_is_no_longer_shown_as_a_table(browser: B
     first = LiveServer(tmp_path / "exchange.db", others=(OMAHA.name,))
     first.start()
     second: LiveServer | None = None
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page = context.new_page()
-    page.on("console", lambda message: _note_error(message, errors))
-    page.on("pageerror", lambda exc: errors.append(f"uncaught: {exc}"))
-    expect.set_options(timeout=WAIT_MS)
     try:
-        page.goto(f"{first.url}/#/table/{OMAHA.name}")
-        expect(page.locator("#table-title")).to_have_text(OMAHA.title)
-        expect(page.locator("#markets .market")).to_have_count(1)
-        page.locator("tr[data-selection='1'] button.price.back.best").click()
-        expect(page.locator("#slip-form")).to_be_visible()
-        second = LiveServer(tmp_path / "exchange.db", port=first.port)
-        first.stop()
-        second.start()
-        expect(page.locator("#table-title")).to_have_text(f"No table {OMAHA.name} on this server")
-        expect(page.locator("#markets .market")).to_have_count(0)
-        expect(page.locator("#hands .hand")).to_have_count(0)
-        expect(page.locator("#slip-form")).to_be_hidden()
-        expect(page.locator("#countdown-text")).to_have_text("—")
-        page.get_by_role("link", name="← All tables").click()
-        expect(page.locator(".lobby-card")).to_have_count(1)
-        expect(page.locator(f".lobby-card[data-channel='{HOLDEM.name}']")).to_be_visible()
-        held = page.evaluate(HELD)
-        assert held["snapshots"] == [HOLDEM.name], held
+        # While the server is down the tab's tries to reconnect are refused: the browser logs those.
+        with watched_page(browser, f"{first.url}/#/table/{OMAHA.name}", browser_says="ERR_CONNECTION_REFUSED") as page:
+            expect(page.locator("#table-title")).to_have_text(OMAHA.title)
+            expect(page.locator("#markets .market")).to_have_count(1)
+            page.locator("tr[data-selection='1'] button.price.back.best").click()
+            expect(page.locator("#slip-form")).to_be_visible()
+            second = LiveServer(tmp_path / "exchange.db", port=first.port)
+            first.stop()
+            second.start()
+            expect(page.locator("#table-title")).to_have_text(f"No table {OMAHA.name} on this server")
+            expect(page.locator("#markets .market")).to_have_count(0)
+            expect(page.locator("#hands .hand")).to_have_count(0)
+            expect(page.locator("#slip-form")).to_be_hidden()
+            expect(page.locator("#countdown-text")).to_have_text("—")
+            page.get_by_role("link", name="← All tables").click()
+            expect(page.locator(".lobby-card")).to_have_count(1)
+            expect(page.locator(f".lobby-card[data-channel='{HOLDEM.name}']")).to_be_visible()
+            held = page.evaluate(HELD)
+            assert held["snapshots"] == [HOLDEM.name], held
     finally:
-        context.close()
         for server in (first, second):
             if server is not None and server.thread.is_alive():
                 server.stop()
-    # While the server was down the tab's tries to reconnect were refused: the browser logs those, nothing else.
-    assert [e for e in errors if "ERR_CONNECTION_REFUSED" not in e] == []
-
-
-def _note_error(message: ConsoleMessage, errors: list[str]) -> None:
-    if message.type == "error":
-        errors.append(message.text)
 
 
 def test_the_countdown_bar_fills_in_step_with_a_window_of_two_and_a_half_seconds(browser: Browser,

@@ -329,6 +329,24 @@ def test_a_double_click_on_change_or_cancel_acts_once_and_says_so(page: Page, se
     assert [m for m in sent if m in ("replaceOrders", "cancelOrders")] == ["replaceOrders", "cancelOrders"]
 
 
+def test_a_bet_left_unanswered_says_it_may_have_been_placed_not_refused(browser: Browser, server: LiveServer) -> None:
+    """The connection fails under a placeOrders: the page cannot know whether the server took the bet. "Refused"
+    would tell the trader to place it again (a second bet, if the first went through); the page says the bet may
+    have been placed, and to look at the bets first."""
+    server.to_game_time(0, next_game=True)
+    with watched_page(browser, f"{server.url}/#/table/holdem", browser_says="net::ERR_FAILED") as page:
+        page.get_by_role("button", name="Log in").click()
+        expect(page.locator("#who")).to_have_text("demo")
+        page.route("**/exchange/betting/json-rpc/v1", lambda route: route.abort()
+                   if "placeOrders" in (route.request.post_data or "") else route.continue_())
+        page.locator("tr[data-selection='1'] button.price.back.best").click()
+        page.locator("#slip-price").fill("50")
+        page.locator("#slip-confirm").click()
+        notice = page.locator("#notice")
+        expect(notice).to_contain_text("No answer from the server to this bet")
+        expect(notice).to_contain_text("it may have been placed: check your bets before placing it again")
+
+
 def test_focus_returns_to_the_price_cell_once_the_bet_is_placed(page: Page, server: LiveServer) -> None:
     """A keyboard trader who filled the slip from a price cell is back on that cell once the bet is placed (or the
     slip cleared), not at the top of the page."""

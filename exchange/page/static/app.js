@@ -55,9 +55,18 @@ function notify(text, ok = false) {
   noticeTimer = setTimeout(() => { el.hidden = true; }, ok ? 4000 : 10000);
 }
 
-function refused(err) {
+/**
+ * Say why a request failed. ``unsure``: what the trader asked for (a bet placed, changed or cancelled), when the
+ * connection failed under it: the server may have done it, so the page says so rather than "Refused" (which would
+ * have the trader send it again, a second bet if the first went through).
+ */
+function refused(err, unsure = null) {
   if (err instanceof ApiRefusal && (err.code === "INVALID_SESSION_INFORMATION" || err.code === "NO_SESSION")) {
     endSession();
+  }
+  if (unsure && err instanceof ApiRefusal && err.code === "NETWORK") {
+    return notify(`No answer from the server to this ${unsure.what} (${err.message}): it may have been ` +
+      `${unsure.done}: check your bets before ${unsure.again} it again.`);
   }
   notify(`Refused: ${err.message}`);
 }
@@ -330,7 +339,7 @@ async function place(bet) {
       `${money(pennies(bet.size))} placed: ${money(matched)} matched (bet ${done.betId}).`, true);
     slip.done();
   } catch (err) {
-    refused(err);
+    refused(err, { what: "bet", done: "placed", again: "placing" });
   }
   await Promise.all([refreshOrders(), refreshFunds()]);
 }
@@ -342,7 +351,7 @@ async function cancel(order) {
     if (failure) throw failure;
     notify(`Bet ${order.betId} cancelled.`, true);
   } catch (err) {
-    refused(err);
+    refused(err, { what: "cancel", done: "cancelled", again: "cancelling" });
   }
   await Promise.all([refreshOrders(), refreshFunds()]);
 }
@@ -360,7 +369,7 @@ async function replace(order, typed) {
     if (failure) throw failure;
     notify(`Bet ${order.betId} moved to ${formatPrice(hundredths(newPrice))}.`, true);
   } catch (err) {
-    refused(err);
+    refused(err, { what: "change of odds", done: "changed", again: "changing" });
   }
   await Promise.all([refreshOrders(), refreshFunds()]);
 }
