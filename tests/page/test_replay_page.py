@@ -68,6 +68,9 @@ def test_the_replay_plays_a_recorded_game_with_the_strategys_bets(page: Page, ba
     expect(page.locator("#game-id")).to_contain_text(games[1]["market_id"])
     expect(page.locator("#results li").first).to_contain_text(games[0]["market_id"])
     expect(page.locator("#settled tr").first).to_contain_text(re.compile(games[0]["market_id"]))
+    # The tab holds the strategy's bets on the game shown only: the first game's are forgotten with it.
+    held = page.evaluate("async () => (await import('/static/app.js')).held()")
+    assert games[0]["market_id"] not in held["orderMarkets"], held
 
 
 def test_a_tab_that_was_logged_in_to_a_live_server_on_the_same_address_shows_the_replay_alone(
