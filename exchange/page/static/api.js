@@ -65,6 +65,36 @@ export class Session {
   funds() {
     return this.accountCall("getAccountFunds");
   }
+
+  /**
+   * Every row of a paged API-NG list call (``fromRecord``, ``moreAvailable``): page after page until the server says
+   * there are no more (or sends an empty page), so no bet is left out of view however many there are.
+   */
+  async everyPage(method, params, field) {
+    const rows = [];
+    for (;;) {
+      const answer = await this.betting(method, { ...params, fromRecord: rows.length });
+      rows.push(...answer[field]);
+      if (!answer.moreAvailable || !answer[field].length) return rows;
+    }
+  }
+
+  /** Every row of a listClearedOrders call, page after page (the recent games' bets: a few pages at most). */
+  clearedOrders(params) {
+    return this.everyPage("listClearedOrders", params, "clearedOrders");
+  }
+
+  /** The account's cleared bets on ``marketIds``, each row with the ``betStatus`` it was asked by. */
+  async clearedBets(marketIds) {
+    const statuses = ["SETTLED", "VOIDED", "LAPSED", "CANCELLED"];
+    const answers = await Promise.all(statuses.map((betStatus) => this.clearedOrders({ betStatus, marketIds })));
+    return answers.flatMap((rows, i) => rows.map((row) => ({ ...row, betStatus: statuses[i] })));
+  }
+
+  /** The account's orders on ``marketIds`` (listCurrentOrders), page after page: all of them, however many. */
+  currentOrders(marketIds) {
+    return this.everyPage("listCurrentOrders", { marketIds }, "currentOrders");
+  }
 }
 
 async function fetchJson(path, init) {

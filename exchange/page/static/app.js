@@ -3,10 +3,12 @@
 // play / pause / speed, and the strategy's orders instead of a login.
 
 import { ApiRefusal, Session, instructionRefusal } from "./api.js";
-import { $, h, replaceChildren, setText } from "./dom.js";
+import { timeLeftWords, windowShare } from "./countdown.js";
+import { $, setText } from "./dom.js";
 import { LIMIT_RETRY_MS, gamesFeed, orderFeed } from "./feeds.js";
+import { Lobby } from "./lobby.js";
 import { formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
-import { STATUS_WORDS, TableView, marketTitle, roundWords } from "./table.js";
+import { STATUS_WORDS, TableView, marketTitle } from "./table.js";
 import { Results } from "./results.js";
 import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
 
@@ -164,34 +166,10 @@ function noteResult(message, previous) {
   }
 }
 
-/** The lobby's cards: built once per channel list, then only their texts change (a focused card keeps focus). */
-const lobby = { key: null, cards: new Map() };
+const lobby = new Lobby();
 
 function renderLobby() {
-  const channels = [...state.channels.values()];
-  const key = JSON.stringify(channels.map((c) => [c.id, c.name, windowMs(c), c.playingWindowMs ?? c.playingWindowTime]));
-  if (key !== lobby.key) {
-    lobby.key = key;
-    lobby.cards.clear();
-    const cards = channels.map((channel) => {
-      const cells = { game: h("dd", { class: "lobby-game" }), round: h("dd", { class: "lobby-round" }) };
-      lobby.cards.set(channel.id, cells);
-      return h("a", { class: "lobby-card", href: `#/table/${encodeURIComponent(channel.id)}`, dataset: { channel: channel.id } },
-        h("h2", {}, channel.name),
-        h("dl", {},
-          h("dt", {}, "Game"), cells.game,
-          h("dt", {}, "Round"), cells.round,
-          h("dt", {}, "Time left"), h("dd", { class: "lobby-time", dataset: { channel: channel.id } }, timeLeft(channel.id)),
-          h("dt", {}, "Windows"), h("dd", {}, `${seconds(windowMs(channel))} s betting, ` +
-            `${seconds(channel.playingWindowMs ?? channel.playingWindowTime * 1000)} s playing`)));
-    });
-    replaceChildren($("lobby-list"), cards.length ? cards : [h("p", { class: "muted" }, "No channels yet.")]);
-  }
-  for (const [id, cells] of lobby.cards) {
-    const game = state.snapshots.get(id)?.snapshot.game;
-    setText(cells.game, game ? game.id : "—");
-    setText(cells.round, game ? roundWords(game) : "—");
-  }
+  lobby.render([...state.channels.values()], (id) => state.snapshots.get(id)?.snapshot.game, timeLeft);
 }
 
 function renderTable() {
@@ -255,47 +233,21 @@ function renderResults() {
 }
 
 function timeLeft(channelId) {
-  const entry = state.snapshots.get(channelId);
-  const game = entry?.snapshot.game;
-  if (!game) return "—";
-  if (!game.bettingOpen) {
-    if (!game.markets.every((m) => m.status === "CLOSED")) return "suspended";
-    return game.markets.every((m) => m.marketStatus === "VOID") ? "void" : "settled";
-  }
-  const speed = state.replay ? (state.replay.playing ? state.replay.speed : 0) : 1;
-  const left = Math.max(0, (game.bettingWindowRemainingMs ?? 0) - (performance.now() - entry.at) * speed);
-  return `${(left / 1000).toFixed(1)} s`;
+  return timeLeftWords(state.snapshots.get(channelId), speed());
 }
 
-/**
- * A betting window's length in ms, of a channel or a game: ``bettingWindowMs`` where the server gives it (exact), else
- * the Games API's ``bettingWindowTime`` (whole seconds: a window of 2.5 s would read as 2).
- */
-function windowMs(x) {
-  return x.bettingWindowMs ?? x.bettingWindowTime * 1000;
-}
-
-/** Milliseconds as seconds to the decimals they need: "30", "2.5". */
-function seconds(ms) {
-  return String(ms / 1000);
+/** How fast the games' time goes by against the page's: a replay's speed (none while paused), else 1. */
+function speed() {
+  return state.replay ? (state.replay.playing ? state.replay.speed : 0) : 1;
 }
 
 /** The countdowns, a few times a second between messages (the server's own figure on every message). */
 function tick() {
   for (const el of document.querySelectorAll(".lobby-time")) setText(el, timeLeft(el.dataset.channel));
   if (!state.current) return;
-  const entry = state.snapshots.get(state.current);
-  const game = entry?.snapshot.game;
-  setText($("countdown-text"), game ? timeLeft(state.current) : "—");
-  let share = 0;
-  if (game && game.bettingOpen) {
-    const speed = state.replay ? (state.replay.playing ? state.replay.speed : 0) : 1;
-    const left = Math.max(0, (game.bettingWindowRemainingMs ?? 0) - (performance.now() - entry.at) * speed);
-    share = 1 - left / (windowMs(game) || 1);
-  } else if (game) {
-    share = 1;
-  }
-  $("countdown-bar").style.width = `${Math.round(Math.min(1, Math.max(0, share)) * 100)}%`;
+  setText($("countdown-text"), timeLeft(state.current));
+  const share = windowShare(state.snapshots.get(state.current), speed());
+  $("countdown-bar").style.width = `${Math.round(share * 100)}%`;
 }
 
 // --- routing ----------------------------------------------------------------------------------------------------
@@ -386,7 +338,8 @@ async function refreshOrders() {
   const closed = markets.filter((m) => m.status === "CLOSED").map((m) => m.marketId);
   const since = state.orders.mark(); // a change the order stream brings meanwhile is newer than the answer
   try {
-    const [current, cleared] = await Promise.all([currentOrders(marketIds), closed.length ? clearedBets(closed) : []]);
+    const [current, cleared] = await Promise.all([state.session.currentOrders(marketIds),
+      closed.length ? state.session.clearedBets(closed) : []]);
     state.orders.applyList(marketIds, current, cleared, since);
   } catch (err) {
     refused(err);
@@ -442,42 +395,12 @@ async function refreshSettled() {
   if (!marketIds.length) return renderSettled([], []);
   try {
     const [markets, bets] = await Promise.all([
-      clearedOrders({ betStatus: "SETTLED", groupBy: "MARKET", marketIds }),
-      clearedOrders({ betStatus: "SETTLED", includeItemDescription: true, marketIds }),
+      state.session.clearedOrders({ betStatus: "SETTLED", groupBy: "MARKET", marketIds }),
+      state.session.clearedOrders({ betStatus: "SETTLED", includeItemDescription: true, marketIds }),
     ]);
     renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse());
   } catch (err) {
     refused(err);
-  }
-}
-
-/** The account's cleared bets on ``marketIds``, each row with the ``betStatus`` it was asked by. */
-async function clearedBets(marketIds) {
-  const statuses = ["SETTLED", "VOIDED", "LAPSED", "CANCELLED"];
-  const answers = await Promise.all(statuses.map((betStatus) => clearedOrders({ betStatus, marketIds })));
-  return answers.flatMap((rows, i) => rows.map((row) => ({ ...row, betStatus: statuses[i] })));
-}
-
-/** Every row of a listClearedOrders call, page after page (the recent games' bets: a few pages at most). */
-function clearedOrders(params) {
-  return everyPage("listClearedOrders", params, "clearedOrders");
-}
-
-/** The account's orders on ``marketIds`` (listCurrentOrders), page after page: all of them, however many. */
-function currentOrders(marketIds) {
-  return everyPage("listCurrentOrders", { marketIds }, "currentOrders");
-}
-
-/**
- * Every row of a paged API-NG list call (``fromRecord``, ``moreAvailable``): page after page until the server says
- * there are no more (or sends an empty page), so no bet is left out of view however many there are.
- */
-async function everyPage(method, params, field) {
-  const rows = [];
-  for (;;) {
-    const answer = await state.session.betting(method, { ...params, fromRecord: rows.length });
-    rows.push(...answer[field]);
-    if (!answer.moreAvailable || !answer[field].length) return rows;
   }
 }
 
