@@ -72,6 +72,9 @@ class AppThread:
         await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
 
     def stop(self) -> None:
+        """Stop listening and end the loop; once stopped, nothing more (a test may stop it early, to restart)."""
+        if not self.thread.is_alive():
+            return
         if self.runner is not None:
             self.call(self.runner.cleanup)
         self.loop.call_soon_threadsafe(self.loop.stop)

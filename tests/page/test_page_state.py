@@ -145,7 +145,7 @@ def test_a_channel_gone_after_a_restart_is_no_longer_shown_as_a_table(browser: B
             assert held["snapshots"] == [HOLDEM.name], held
     finally:
         for server in (first, second):
-            if server is not None and server.thread.is_alive():
+            if server is not None:
                 server.stop()
 
 

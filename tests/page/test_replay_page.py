@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
-from tests.page.harness import AppThread, FakeTime, shoot
+from tests.page.harness import AppThread, FakeTime, LiveServer, replay_server, shoot, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,3 +86,27 @@ def test_a_tab_that_was_logged_in_to_a_live_server_on_the_same_address_shows_the
     expect(page.locator("#replay-state")).to_contain_text("paused")
     assert page.evaluate("sessionStorage.getItem('session')") is None
     expect(page.locator("#notice")).to_be_hidden()
+
+
+def test_a_tab_on_a_replay_follows_a_live_server_started_on_the_same_address(browser: Browser, backtest: Path,
+                                                                            tmp_path: Path) -> None:
+    """``replay`` stopped and ``serve`` started on the same address, the tab left open: once it has reconnected it
+    is a live page (the login, no replay controls, no strategy's bets), not a replay page over a live table."""
+    with replay_server(backtest) as (replay, _):
+        port = replay.port
+        with watched_page(browser, f"{replay.url}/#/table/{TABLE}", browser_says="ERR_CONNECTION_REFUSED") as page:
+            expect(page.locator("#connection")).to_have_text("● replay")
+            expect(page.locator("#replay-controls")).to_be_visible()
+            live = LiveServer(tmp_path / "exchange.db", port=port)
+            replay.stop()
+            live.start()
+            try:
+                expect(page.locator("#connection")).to_have_text("● live")
+                expect(page.locator("#replay-controls")).to_be_hidden()
+                expect(page.locator("#login-form")).to_be_visible()
+                expect(page.locator("#orders-title")).to_have_text("My bets")
+                expect(page.locator("#game-id")).to_contain_text(live.snapshot()["game"]["id"])
+                page.get_by_role("button", name="Log in").click()
+                expect(page.locator("#who")).to_have_text("demo")
+            finally:
+                live.stop()

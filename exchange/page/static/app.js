@@ -27,6 +27,7 @@ const state = {
   resultsLoaded: false, // whether each channel's past results were asked of the server (a live server only)
   replay: null, // the replay's state when this page shows a backtest
   sessionResumed: false, // whether the tab's saved session was looked at (once the server said what it is)
+  kind: null, // "live" or "replay": what the server said it is in its first channel list
   connected: false, // the games feed is open
   ladderAt: 0,
   ladderTimer: null, // a read of the open ladders due once LADDER_REFRESH_MS has passed since the last
@@ -76,6 +77,11 @@ function refused(err, unsure = null) {
 // --- the games stream: lobby and table --------------------------------------------------------------------------
 
 function onChannels(message) {
+  // Another kind of server on this address since the page loaded (a replay stopped, a live server started, or the
+  // other way round): the page starts afresh, rather than show one kind's controls and bets over the other's games.
+  const kind = message.replay ? "replay" : "live";
+  if (state.kind !== null && state.kind !== kind) return location.reload();
+  state.kind = kind;
   state.channels = new Map(message.channels.map((c) => [c.id, c]));
   // A channel gone from the list (the server restarted with others) takes its last snapshot with it: no table of a
   // game that will never move again.
