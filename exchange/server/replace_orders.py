@@ -36,11 +36,9 @@ from exchange.server.params import get_bool, get_number
 from exchange.server.service import ExchangeService
 
 
-def _new_bet(view: OrderView | None) -> JsonDict:
+def _new_bet(view: OrderView) -> JsonDict:
     """The ``instruction`` of a replace's ``placeInstructionReport``: the new bet's runner and side, the old
-    bet's; a bet that is not the caller's has none to tell (selection 0, as the report must name one)."""
-    if view is None:
-        return {"selectionId": 0, "side": "BACK", "orderType": "LIMIT"}
+    bet's."""
     return {"selectionId": view.selection_id, "side": str(view.side), "orderType": "LIMIT", "handicap": 0.0}
 
 
@@ -135,12 +133,17 @@ def _lapsed_replace(service: ExchangeService, session: Session, view: OrderView,
 
 
 def _replace_failure(instruction: JsonDict, view: OrderView | None, code: str, message: str) -> Outcome:
+    """A replace refused before anything was done. Of a bet the caller does not have (``view`` None: unknown, or
+    another account's) the new bet has no runner or side to name, so its place report is the bare failure
+    (``status`` and ``errorCode`` are all a ``PlaceInstructionReport`` must hold), not one with invented values."""
+    place: JsonDict = {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED"}
+    if view is not None:
+        place["instruction"] = _new_bet(view)
     report = {
         "status": "FAILURE",
         "errorCode": code,
         "cancelInstructionReport": {"status": "FAILURE", "errorCode": code,
                                     "instruction": {"betId": instruction["betId"]}},
-        "placeInstructionReport": {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED",
-                                   "instruction": _new_bet(view)},
+        "placeInstructionReport": place,
     }
     return Outcome(report, code, message)

@@ -2,7 +2,9 @@
 
 A replace is a cancel and a new bet on the same runner and side at the new price. When the new bet is not
 placed (a stale ``marketVersion``, a price off the ladder) the report still describes it by the old bet's
-runner and side, as betfairlightweight reads them; only a bet that is not the caller's has none to name.
+runner and side, as betfairlightweight reads them. A bet the caller does not have (unknown, or someone else's)
+has no runner or side to name: its cancel fails with ``INVALID_BET_ID`` and its place report is a bare failure,
+``RELATED_ACTION_FAILED`` with no instruction, rather than one with invented values (selection 0, BACK).
 """
 
 from __future__ import annotations
@@ -48,6 +50,24 @@ async def test_a_replace_of_someone_elses_bet_names_no_runner(client: TestClient
     alice = await login(client, "alice", "pw-alice")
     bob = await login(client, "bob", "pw-bob")
     bet = await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2)
-    report = (await _replace(client, bob, {"betId": bet["betId"], "newPrice": 4.0})).replace_instruction_reports[0]
+    answer = await rpc(client, bob, "replaceOrders", {"marketId": MARKET,
+                                                       "instructions": [{"betId": bet["betId"], "newPrice": 4.0}]})
+    (raw,) = answer["result"]["instructionReports"]
+    assert raw["placeInstructionReport"] == {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED"}
+    report = ReplaceOrders(**answer["result"]).replace_instruction_reports[0]  # betfairlightweight reads it
     assert report.error_code == "INVALID_BET_ID"
-    assert report.place_instruction_reports.instruction.selection_id == 0  # nothing of alice's bet is told to bob
+    assert (report.cancel_instruction_reports.error_code, report.cancel_instruction_reports.instruction.bet_id) == (
+        "INVALID_BET_ID", bet["betId"])
+    assert report.place_instruction_reports.instruction is None  # nothing of alice's bet is told to bob
+
+
+async def test_a_replace_of_an_unknown_bet_invents_no_new_bet(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, alice, "replaceOrders", {"marketId": MARKET,
+                                                         "instructions": [{"betId": "999999", "newPrice": 4.0}]})
+    result = answer["result"]
+    assert (result["status"], result["errorCode"]) == ("FAILURE", "BET_ACTION_ERROR")
+    (raw,) = result["instructionReports"]
+    assert raw["cancelInstructionReport"] == {"status": "FAILURE", "errorCode": "INVALID_BET_ID",
+                                              "instruction": {"betId": "999999"}}
+    assert raw["placeInstructionReport"] == {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED"}
