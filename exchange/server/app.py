@@ -43,6 +43,7 @@ from exchange.server import (
     identity,
     keys,
     listings,
+    navigation_menu,
     openapi,
     operator,
     profit_and_loss,
@@ -146,6 +147,7 @@ def _routes(app: web.Application) -> None:
         handler = betting_rest if path == BETTING_REST else account_rest
         app.router.add_post(path + "{method}/", handler)
         app.router.add_post(path + "{method}", handler)
+    app.router.add_get(navigation_menu.MENU_PATH, navigation_menu.navigation_menu)
     app.router.add_get("/games/v1/channels", games_api.list_channels)
     app.router.add_get("/games/v1/channels/{channel}/snapshot", games_api.snapshot)
     app.router.add_get("/games/v1/channels/{channel}/results", games_api.results)

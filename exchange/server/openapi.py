@@ -122,7 +122,26 @@ def _api_ng_paths() -> dict[str, Any]:
         "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
         "/exchange/betting/rest/v1.0/{method}/": _rest_path("API-NG betting over REST", BETTING_METHODS),
         "/exchange/account/rest/v1.0/{method}/": _rest_path("API-NG accounts over REST", ACCOUNT_METHODS),
+        "/exchange/betting/rest/v1/{locale}/navigation/menu.json": _menu_path(),
     }
+
+
+def _menu_path() -> dict[str, Any]:
+    """Betfair's navigation menu (betfairlightweight's ``navigation.list_navigation``)."""
+    node = {"type": "object", "required": ["type", "id", "name"], "properties": {
+        "type": {"enum": ["GROUP", "EVENT_TYPE", "EVENT", "MARKET"]}, "id": {"type": ["string", "integer"]},
+        "name": {"type": "string"}, "children": {"type": "array"}}}
+    return {"get": {
+        "summary": "The open markets as Betfair's menu tree: ROOT > EVENT_TYPE > GROUP (a channel) > EVENT (a game) > "
+                   "MARKET (exchangeId, marketType, marketStartTime, numberOfWinners); ids are strings, not the root's",
+        "parameters": [*_AUTH_HEADERS, {"name": "locale", "in": "path", "required": True,
+                                        "schema": {"type": "string", "pattern": "^[a-z]{2}$"}}],
+        "responses": {
+            "200": {"description": "the menu", "content": {"application/json": {"schema": node}}},
+            "401": {"description": "NO_SESSION or INVALID_SESSION_INFORMATION",
+                    "content": {"application/json": {"schema": _ERROR}}},
+        },
+    }}
 
 
 def _identity_path(summary: str, form: bool) -> dict[str, Any]:
