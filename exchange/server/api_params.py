@@ -26,7 +26,8 @@ _BOOK = frozenset({"priceProjection", "orderProjection", "matchProjection", "inc
                    "partitionMatchedByStrategyRef", "customerStrategyRefs", "currencyCode", "matchedSince", "betIds",
                    "locale"})
 
-#: Each method's parameters (without its ``SportsAPING/v1.0/`` or ``AccountAPING/v1.0/`` prefix).
+#: Each method's parameters (without its ``SportsAPING/v1.0/``, ``AccountAPING/v1.0/`` or
+#: ``HeartbeatAPING/v1.0/`` prefix).
 METHOD_PARAMETERS: dict[str, frozenset[str]] = {
     "listEventTypes": _FILTERED, "listCompetitions": _FILTERED, "listEvents": _FILTERED,
     "listMarketTypes": _FILTERED, "listCountries": _FILTERED, "listVenues": _FILTERED,
@@ -52,6 +53,7 @@ METHOD_PARAMETERS: dict[str, frozenset[str]] = {
     "getAccountStatement": frozenset({"locale", "fromRecord", "recordCount", "itemDateRange", "includeItem",
                                       "wallet"}),
     "listCurrencyRates": frozenset({"fromCurrency"}),
+    "heartbeat": frozenset({"preferredTimeoutSeconds"}),  # HeartbeatAPING/v1.0/heartbeat
 }
 
 #: Each order method's instruction type and its keys.

@@ -40,6 +40,7 @@ from exchange.server import (
     connections,
     discovery,
     games_api,
+    heartbeat,
     identity,
     keys,
     listings,
@@ -58,7 +59,7 @@ from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.games_stream import GAMES_STREAM_PATH, GamesHub
 from exchange.server.journal import Journal
-from exchange.server.jsonrpc import ACCOUNT_EXCEPTION, Endpoint, Method, Params, aping_error, envelope_error
+from exchange.server.jsonrpc import ACCOUNT_EXCEPTION, HEARTBEAT, Endpoint, Method, Params, envelope_error
 from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
 from exchange.server.offload import ThreadedEquities, warm_engine
@@ -74,6 +75,7 @@ BETTING_PREFIX = "SportsAPING/v1.0/"
 BETTING_REST = "/exchange/betting/rest/v1.0/"  # then the method's name: API-NG over REST
 ACCOUNT_REST = "/exchange/account/rest/v1.0/"
 ACCOUNT_PREFIX = "AccountAPING/v1.0/"
+HEARTBEAT_PATH = "/exchange/heartbeat/json-rpc/v1"  # Betfair's Heartbeat API, JSON-RPC only
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +144,8 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/api/keepAlive", identity.keep_alive)
     app.router.add_post("/api/logout", identity.logout)
     for path in _JSON_RPC:  # each also with a trailing slash, as Betfair's sample code and many clients call them
-        app.router.add_post(path, account_rpc if path.startswith("/exchange/account/") else betting_rpc)
+        handler = account_rpc if path.startswith("/exchange/account/") else betting_rpc
+        app.router.add_post(path, heartbeat_rpc if path.startswith(HEARTBEAT_PATH) else handler)
     for path in (BETTING_REST, ACCOUNT_REST):  # API-NG over REST: Betfair's paths end in a slash, optional here
         handler = betting_rest if path == BETTING_REST else account_rest
         app.router.add_post(path + "{method}/", handler)
@@ -220,6 +223,9 @@ async def _exchange(
     app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, BETTING_METHODS)
     app[keys.ACCOUNT] = _endpoint("AccountAPING", ACCOUNT_EXCEPTION, ACCOUNT_PREFIX, service, gate,
                                   ACCOUNT_METHODS)
+    beats = heartbeat.Heartbeats(clock, functools.partial(heartbeat.cancel_unmatched, service))
+    app[keys.HEARTBEAT] = Endpoint(HEARTBEAT, "APINGException", {
+        f"{HEARTBEAT}/v1.0/heartbeat": functools.partial(heartbeat.heartbeat, beats)}, gate=gate)
     service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
     games = None
     if warm and runner is not None and config.run_games:
@@ -232,6 +238,7 @@ async def _exchange(
             games.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await games
+        beats.stop()
         service.stop()
         if runner is not None:
             runner.close()
@@ -328,8 +335,8 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 # --- handlers --------------------------------------------------------------------------------
 
 #: API-NG routes check and hold their answers themselves (:func:`_rpc`, :func:`_rest`), to answer in API-NG's shapes.
-_JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1",
-                       "/exchange/betting/json-rpc/v1/", "/exchange/account/json-rpc/v1/"})
+_JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1", HEARTBEAT_PATH,
+                       "/exchange/betting/json-rpc/v1/", "/exchange/account/json-rpc/v1/", HEARTBEAT_PATH + "/"})
 _API_NG_REST = (BETTING_REST, ACCOUNT_REST)
 STREAM_PATH = "/stream"  # the hub holds each message it sends (:meth:`StreamHub.flush`)
 #: WebSocket routes: each hub holds every message it sends, so the gate only checks the journal is alive.
@@ -361,7 +368,7 @@ async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
     except web.HTTPRequestEntityTooLarge:  # refused in API-NG's shape, as every other JSON-RPC error
         limit = request.app[keys.CONFIG].max_body_bytes
         err = ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT, f"a request body is at most {limit} bytes")
-        return web.json_response(envelope_error(None, aping_error(err, endpoint.exception_name)))
+        return web.json_response(envelope_error(None, endpoint.error(err)))
     try:
         session = _session(request)
         service = request.app[keys.SERVICE]
@@ -412,6 +419,10 @@ async def betting_rpc(request: web.Request) -> web.Response:
 
 async def account_rpc(request: web.Request) -> web.Response:
     return await _rpc(request, request.app[keys.ACCOUNT])
+
+
+async def heartbeat_rpc(request: web.Request) -> web.Response:
+    return await _rpc(request, request.app[keys.HEARTBEAT])
 
 
 async def stream(request: web.Request) -> web.StreamResponse:

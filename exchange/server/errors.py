@@ -49,6 +49,10 @@ _AANGX = {ApingCode.INVALID_INPUT_DATA: "AANGX-0001", ApingCode.INVALID_SESSION_
           ApingCode.SERVICE_BUSY: "AANGX-0005", ApingCode.TIMEOUT_ERROR: "AANGX-0006",
           ApingCode.NO_SESSION: "AANGX-0010", ApingCode.NO_APP_KEY: "AANGX-0011",
           ApingCode.TOO_MANY_REQUESTS: "AANGX-0014"}
+#: The Heartbeat API's APINGException numbers its six codes apart (``HBT-00NN``); another keeps its ANGX number.
+_HBT = {ApingCode.INVALID_INPUT_DATA: "HBT-0001", ApingCode.INVALID_SESSION_INFORMATION: "HBT-0002",
+        ApingCode.NO_APP_KEY: "HBT-0003", ApingCode.NO_SESSION: "HBT-0004", ApingCode.INVALID_APP_KEY: "HBT-0005",
+        ApingCode.UNEXPECTED_ERROR: "HBT-0006"}
 
 _HTTP_STATUS = {
     ApingCode.INVALID_SESSION_INFORMATION: 401,
@@ -85,6 +89,15 @@ class ApiError(Exception):
         ('AANGX-0010', 'ANGX-0001')
         """
         return _AANGX.get(self.code, self.angx)
+
+    @property
+    def hbt(self) -> str:
+        """The message the Heartbeat API sends with this error.
+
+        >>> ApiError(ApingCode.NO_SESSION, "").hbt, ApiError(ApingCode.TOO_MANY_REQUESTS, "").hbt
+        ('HBT-0004', 'ANGX-0008')
+        """
+        return _HBT.get(self.code, self.angx)
 
     @property
     def http_status(self) -> int:

@@ -64,6 +64,7 @@ APING_ERROR = -32099
 
 MAX_BATCH = 50
 ACCOUNT_EXCEPTION = "AccountAPINGException"  # the Account API's: its codes are numbered AANGX-00NN
+HEARTBEAT = "HeartbeatAPING"  # the Heartbeat API: its APINGException's codes are numbered HBT-00NN
 #: Codes that are the server's trouble, not the request's: a REST fault says ``Server`` for them.
 _SERVER_FAULTS = frozenset({ApingCode.UNEXPECTED_ERROR, ApingCode.SERVICE_BUSY, ApingCode.TIMEOUT_ERROR,
                             ApingCode.SERVICE_UNAVAILABLE})
@@ -76,10 +77,11 @@ def error_object(code: int, message: str, data: Any = None) -> dict[str, Any]:
     return out
 
 
-def aping_error(err: ApiError, exception_name: str) -> dict[str, Any]:
-    """The ``error`` member for an APINGException, shaped as Betfair sends it."""
+def aping_error(err: ApiError, exception_name: str, service: str = "") -> dict[str, Any]:
+    """The ``error`` member for an APINGException, shaped as Betfair sends it; its message is the code as the
+    service numbers it (``ANGX-00NN``; the Account API's ``AANGX-00NN``, the Heartbeat API's ``HBT-00NN``)."""
     detail = {"requestUUID": str(uuid.uuid4()), "errorCode": str(err.code), "errorDetails": err.details}
-    message = err.aangx if exception_name == ACCOUNT_EXCEPTION else err.angx
+    message = err.aangx if exception_name == ACCOUNT_EXCEPTION else err.hbt if service == HEARTBEAT else err.angx
     return error_object(APING_ERROR, message, {exception_name: detail, "exceptionname": exception_name})
 
 
@@ -129,6 +131,10 @@ class Endpoint:
             return b"[" + b",".join([await self._answer(item, session, budget) for item in request]) + b"]"
         return await self._answer(request, session, budget)
 
+    def error(self, err: ApiError) -> dict[str, Any]:
+        """The ``error`` member of a JSON-RPC answer refusing a call with ``err``, as this service words it."""
+        return aping_error(err, self.exception_name, self.service)
+
     def refuse(self, body: bytes, err: ApiError) -> bytes:
         """The answer to a request refused as a whole (no app key, a bad session, the server stopping).
 
@@ -141,7 +147,7 @@ class Endpoint:
         return self._refused(request, err)
 
     def _refused(self, request: Any, err: ApiError) -> bytes:
-        error = aping_error(err, self.exception_name)
+        error = self.error(err)
         if isinstance(request, list) and request:
             return _dump([envelope_error(_id_of(item), error) for item in request])
         return _dump(envelope_error(_id_of(request), error))
@@ -150,12 +156,12 @@ class Endpoint:
         """One call's answer as JSON bytes, within the account's rate and the request's byte budget."""
         refused = self.gate.admit(budget.account) if self.gate is not None and budget.account else None
         if refused is not None:
-            return _dump(envelope_error(_id_of(request), aping_error(refused, self.exception_name)))
+            return _dump(envelope_error(_id_of(request), self.error(refused)))
         answer = await self.call(request, session)
         out = _dump(answer)
         problem = budget.charge_bytes(len(out))
         if problem is not None:
-            return _dump(envelope_error(answer.get("id"), aping_error(too_much(problem), self.exception_name)))
+            return _dump(envelope_error(answer.get("id"), self.error(too_much(problem))))
         return out
 
     async def call(self, request: Any, session: Any) -> dict[str, Any]:
@@ -185,7 +191,7 @@ class Endpoint:
         try:
             result = await self._run(name, method, params, session)
         except ApiError as err:
-            return envelope_error(request_id, aping_error(err, self.exception_name))
+            return envelope_error(request_id, self.error(err))
         return {"jsonrpc": "2.0", "result": result, "id": request_id}
 
     async def _run(self, name: str, method: Method, params: Params, session: Any) -> Any:
@@ -248,7 +254,7 @@ class Endpoint:
         """A refused REST call as Betfair answers it: ``faultcode`` (``Client``, or ``Server`` for the server's own
         trouble), ``faultstring`` the ``ANGX-00NN`` code and ``detail`` the exception, with HTTP 400 (the server's
         trouble: its own status, 500 or 503)."""
-        error = aping_error(err, self.exception_name)
+        error = self.error(err)
         server = err.code in _SERVER_FAULTS
         fault = {"faultcode": "Server" if server else "Client", "faultstring": error["message"],
                  "detail": error["data"]}

@@ -21,6 +21,7 @@ BETTING_METHODS = tuple(f"SportsAPING/v1.0/{name}" for name in (
 ACCOUNT_METHODS = tuple(f"AccountAPING/v1.0/{name}" for name in (
     "getAccountFunds", "getAccountDetails", "getAccountStatement", "listCurrencyRates",
 ))
+HEARTBEAT_METHODS = ("HeartbeatAPING/v1.0/heartbeat",)
 
 _AUTH_HEADERS = [
     {"name": "X-Application", "in": "header", "required": True, "schema": {"type": "string"}},
@@ -122,6 +123,10 @@ def _api_ng_paths() -> dict[str, Any]:
         "/exchange/account/json-rpc/v1": _rpc_path("API-NG accounts (JSON-RPC 2.0)", ACCOUNT_METHODS),
         "/exchange/betting/rest/v1.0/{method}/": _rest_path("API-NG betting over REST", BETTING_METHODS),
         "/exchange/account/rest/v1.0/{method}/": _rest_path("API-NG accounts over REST", ACCOUNT_METHODS),
+        "/exchange/heartbeat/json-rpc/v1": _rpc_path(
+            "Heartbeat API (JSON-RPC 2.0): preferredTimeoutSeconds (0 unregisters; 10 to 300 used) → "
+            "{actionPerformed, actualTimeoutSeconds}; past the timeout with no call, the account's unmatched bets "
+            "are cancelled (errors: HBT-00NN)", HEARTBEAT_METHODS),
         "/exchange/betting/rest/v1/{locale}/navigation/menu.json": _menu_path(),
     }
 
