@@ -9,7 +9,10 @@ market, runner and side (the stake-weighted ``priceMatched``, sizes and profit
 summed); ``RUNNER`` per market and runner; ``MARKET``, ``EVENT`` and
 ``EVENT_TYPE`` coarser still, with the account's ``commission`` on their
 markets (with ``SETTLED`` bets only: commission is charged on settled bets, so
-other statuses' rollups say 0 and no market's commission is counted twice). A SIDE, RUNNER or MARKET row also
+other statuses' rollups say 0 and no market's commission is counted twice); ``STRATEGY`` one row per
+``customerStrategyRef`` across every market ("settled P&L and the number of bet orders", as Betfair documents it:
+no commission, which is charged per market whatever the strategy; the bets without a ref make one row without
+one). A SIDE, RUNNER or MARKET row also
 carries the bet-level fields that are unambiguous in it, as Betfair's table of roll-up fields has them
 (:func:`_hoisted`).
 Pages (``fromRecord``/``recordCount``) count the rows returned.
@@ -42,7 +45,7 @@ from exchange.server.params import get_bool, get_enum, get_int_list, get_str, ge
 from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
 
 JsonDict = dict[str, Any]
-GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER")
+GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER", "STRATEGY")
 
 
 def _filter(service: ExchangeService, params: Mapping[str, Any]) -> Callable[[ClearedOrder], bool] | None:
@@ -134,6 +137,8 @@ def _group_key(service: ExchangeService, order: ClearedOrder, group_by: str) -> 
         return order.market_id, order.selection_id
     if group_by == "MARKET":
         return (order.market_id,)
+    if group_by == "STRATEGY":
+        return (order.strategy_ref,)
     return (service.event_id(order.market_id),) if group_by == "EVENT" else (EVENT_TYPE_ID,)
 
 
@@ -155,14 +160,16 @@ def _group_row(service: ExchangeService, session: Session, members: list[Cleared
         "settledDate": apiformat.iso(max(o.settled_ts for o in members)),
         "lastMatchedDate": apiformat.iso(max((o.last_matched_ts or 0) for o in members) or None),
     }
-    if group_by != "EVENT_TYPE":
+    if group_by == "STRATEGY":  # across markets and events: neither is named
+        row["customerStrategyRef"] = first.strategy_ref
+    elif group_by != "EVENT_TYPE":
         row["eventId"] = service.event_id(first.market_id)
     if group_by in ("MARKET", "EVENT", "EVENT_TYPE"):
         # charged on the settled bets: a rollup of voided, lapsed or cancelled bets carries none, so that a client
         # summing profit less commission over every bet status counts each market's commission once
         markets = {o.market_id for o in members} if first.bet_status is BetStatus.SETTLED else set()
         row["commission"] = apiformat.money(sum(service.commission(session.account, m) for m in markets))
-    else:  # SIDE and RUNNER: one runner of one market
+    elif group_by in ("SIDE", "RUNNER"):  # one runner of one market
         row |= {"marketId": first.market_id, "selectionId": first.selection_id, "handicap": 0.0,
                 "sizeSettled": apiformat.money(sum(_size_settled(o) for o in members)),
                 "sizeCancelled": apiformat.money(sum(o.size_cancelled + o.size_lapsed for o in members))}
