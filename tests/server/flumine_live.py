@@ -76,3 +76,66 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
     details = framework.clients.get_default().account_details
     seen["account_currency"] = None if details is None else details.currency_code
     return seen
+
+
+def run_flumine_replace_cancel(url: str, stream_port: int, username: str, password: str, cert_dir: str,
+                               timeout_s: float) -> dict[str, Any]:
+    """flumine places a back at 1000 (nobody takes it: the server runs no house), replaces it at 900 once the
+    order stream shows it resting, then cancels the replacement once that rests; stops when the order stream
+    shows the replacement cancelled (a window that closes in between lapses the bet: the next game's market
+    starts again). Returns what flumine's orders said at each step."""
+    import betfairlightweight
+    from betfairlightweight.streaming.betfairstream import BetfairStream
+    from flumine import BaseStrategy, Flumine, clients
+    from flumine.events.events import TerminationEvent
+    from flumine.order.ordertype import LimitOrder
+    from flumine.order.trade import Trade
+    from flumine.streams.betfairmarketstream import BetfairMarketStream
+
+    BetfairStream.HOSTS[None] = "127.0.0.1"
+    BetfairStream._BetfairStream__port = stream_port
+    seen: dict[str, Any] = {"steps": []}
+
+    class ReplaceThenCancel(BaseStrategy):
+        def check_market_book(self, market: Any, market_book: Any) -> bool:
+            return bool(market_book.status == "OPEN" and not market.blotter.strategy_orders(self))
+
+        def process_market_book(self, market: Any, market_book: Any) -> None:
+            runner = market_book.runners[0]
+            trade = Trade(market_book.market_id, runner.selection_id, runner.handicap, self)
+            market.place_order(trade.create_order(side="BACK", order_type=LimitOrder(1000.0, 2.0)))
+
+        def process_orders(self, market: Any, orders: list[Any]) -> None:
+            for order in orders:
+                price, status = order.order_type.price, order.status.value
+                if (price, status) == (1000.0, "Executable") and "replace" not in seen:
+                    seen["replace"] = order.bet_id
+                    market.replace_order(order, 900.0)
+                elif (price, status) == (900.0, "Executable") and "cancel" not in seen:
+                    seen["cancel"] = order.bet_id
+                    market.cancel_order(order)
+                elif price == 900.0 and status == "Execution complete" and order.size_lapsed:
+                    del seen["replace"]  # the window closed first: the next game's market starts again
+                    seen.pop("cancel", None)
+                elif price == 900.0 and status == "Execution complete" and "done" not in seen:
+                    seen["done"] = {"bet_id": order.bet_id, "size_cancelled": order.size_cancelled,
+                                    "cancel_report": order.responses.cancel_responses[-1].status
+                                    if order.responses.cancel_responses else None}
+                    original = [o for o in market.blotter if o.order_type.price == 1000.0]
+                    seen["original"] = [(o.bet_id, o.status.value, o.size_cancelled) for o in original]
+                    market.flumine.handler_queue.put(TerminationEvent(market.flumine))
+
+    trading = betfairlightweight.APIClient(username, password, app_key="flumine-test", certs=cert_dir)
+    trading.identity_uri = trading.identity_cert_uri = f"{url}/api/"
+    trading.api_uri = f"{url}/exchange/"
+    framework = Flumine(client=clients.BetfairClient(trading))
+    stream = BetfairMarketStream(market_filter={}, market_data_filter={"fields": ["EX_BEST_OFFERS",
+                                                                                  "EX_MARKET_DEF"]})
+    framework.add_strategy(ReplaceThenCancel(streams=[stream], max_order_exposure=10, max_selection_exposure=10))
+    watchdog = threading.Timer(timeout_s, lambda: framework.handler_queue.put(TerminationEvent(framework)))
+    watchdog.start()
+    try:
+        framework.run()
+    finally:
+        watchdog.cancel()
+    return seen

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.flumine_live import run_flumine_live
+from tests.server.flumine_live import run_flumine_live, run_flumine_replace_cancel
 from tests.server.serverproc import ServerProcess
 
 FLUMINE_TIMEOUT_S = 60  # the watchdog: flumine is stopped then whatever happened (a game lasts about 12 s here)
@@ -59,3 +59,20 @@ def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(
     assert seen["order_stream"]["status"] == "EXECUTION_COMPLETE" and seen["order_stream"]["rfo"]
     expected_ref = strategy_ref if strategy_ref is not None else "BackOnce"  # flumine's default: the strategy name
     assert seen["order_stream"]["rfs"] == expected_ref
+
+
+def test_flumine_live_replaces_and_cancels_through_api_ng(tmp_path: Path, cert_dir: str) -> None:
+    """flumine's replace and cancel read replaceOrders' and cancelOrders' reports: the replaced bet ends, its
+    replacement joins flumine's blotter with the new bet id, and the cancelled replacement ends with its whole
+    stake cancelled. No house and no noise traders: nothing takes the bets."""
+    with ServerProcess(tmp_path / "ex.db", "--demo", "--noise-traders", "0", window_s=10, playing_s=0.3,
+                       stream=True) as server:
+        assert server.stream_port is not None
+        spawn = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
+            seen = pool.submit(run_flumine_replace_cancel, server.url, server.stream_port, "demo", "demo", cert_dir,
+                               2 * FLUMINE_TIMEOUT_S).result(timeout=3 * FLUMINE_TIMEOUT_S)
+    assert "done" in seen, f"the replacement was not seen cancelled: {seen}"
+    assert seen["done"] == {"bet_id": seen["cancel"], "size_cancelled": 2.0, "cancel_report": "SUCCESS"}
+    assert seen["cancel"] != seen["replace"]  # the replacement is a new bet
+    assert seen["original"] == [(seen["replace"], "Execution complete", 2.0)]
