@@ -111,8 +111,9 @@ def current_order(view: OrderView) -> JsonDict:
 
 
 def runner_order(view: OrderView) -> JsonDict:
-    """API-NG ``Order`` inside ``Runner.orders`` (listMarketBook with an orderProjection)."""
-    return {
+    """API-NG ``Order`` inside ``Runner.orders`` (listMarketBook with an orderProjection), with its
+    ``customerOrderRef`` and ``customerStrategyRef`` when it has them, as ``CurrentOrderSummary`` has."""
+    out: JsonDict = {
         "betId": str(view.bet_id),
         "orderType": str(view.order_type),
         "status": str(view.status),
@@ -129,6 +130,11 @@ def runner_order(view: OrderView) -> JsonDict:
         "sizeCancelled": money(view.size_cancelled),
         "sizeVoided": money(view.size_voided),
     }
+    if view.customer_ref:
+        out["customerOrderRef"] = view.customer_ref
+    if view.strategy_ref:
+        out["customerStrategyRef"] = view.strategy_ref
+    return out
 
 
 def cleared_order(order: ClearedOrder, event_type_id: str, event_id: str) -> JsonDict:
