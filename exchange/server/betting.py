@@ -175,8 +175,16 @@ def named_twice(market_id: str | None, customer_ref: str | None, bet_ids: Sequen
     return None
 
 
+#: Codes API-NG has only for a whole call (``ExecutionReportErrorCode``), not for an instruction: an instruction
+#: refused with one reports ``ERROR_IN_ORDER`` ("the action failed because the parent order failed") and the call
+#: carries the code.
+CALL_ONLY = frozenset({"INVALID_MARKET_ID"})
+
+
 def failed(report_base: JsonDict, code: str, message: str) -> Outcome:
-    return Outcome({"status": "FAILURE", "errorCode": code, **report_base}, code, message)
+    """An instruction refused with ``code`` (the call's ``errorCode`` comes from it: :func:`execution_report`)."""
+    shown = "ERROR_IN_ORDER" if code in CALL_ONLY else code
+    return Outcome({"status": "FAILURE", "errorCode": shown, **report_base}, code, message)
 
 
 # --- placeOrders -----------------------------------------------------------------------------

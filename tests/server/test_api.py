@@ -157,7 +157,8 @@ async def test_error_codes(client: TestClient) -> None:
     assert await code(alice, place(MARKET, 1, "BACK", 2.0, 1e300)) == ("BET_ACTION_ERROR", "INVALID_BET_SIZE")
     assert await code(alice, place(MARKET, 9, "BACK", 2.0, 2)) == ("BET_ACTION_ERROR", "INVALID_RUNNER")
     assert await code(poor, place(MARKET, 1, "LAY", 10.0, 2)) == ("INSUFFICIENT_FUNDS", "INSUFFICIENT_FUNDS")
-    assert await code(alice, place("holdem.999", 1, "BACK", 2.0, 2)) == ("INVALID_MARKET_ID", "INVALID_MARKET_ID")
+    # INVALID_MARKET_ID is an ExecutionReportErrorCode only: the instruction failed because its order did
+    assert await code(alice, place("holdem.999", 1, "BACK", 2.0, 2)) == ("INVALID_MARKET_ID", "ERROR_IN_ORDER")
     bad = place(MARKET, 1, "BACK", 2.0, 2)
     bad["instructions"][0]["limitOrder"]["persistenceType"] = "PERSIST"
     assert (await code(alice, bad))[1] == "INVALID_PERSISTENCE_TYPE"
