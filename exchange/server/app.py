@@ -75,7 +75,8 @@ BETTING_PREFIX = "SportsAPING/v1.0/"
 BETTING_REST = "/exchange/betting/rest/v1.0/"  # then the method's name: API-NG over REST
 ACCOUNT_REST = "/exchange/account/rest/v1.0/"
 ACCOUNT_PREFIX = "AccountAPING/v1.0/"
-HEARTBEAT_PATH = "/exchange/heartbeat/json-rpc/v1"  # Betfair's Heartbeat API, JSON-RPC only
+HEARTBEAT_PATH = "/exchange/heartbeat/json-rpc/v1"  # Betfair's Heartbeat API
+HEARTBEAT_REST = "/exchange/heartbeat/rest/v1.0/"
 
 log = logging.getLogger(__name__)
 
@@ -146,8 +147,8 @@ def _routes(app: web.Application) -> None:
     for path in _JSON_RPC:  # each also with a trailing slash, as Betfair's sample code and many clients call them
         handler = account_rpc if path.startswith("/exchange/account/") else betting_rpc
         app.router.add_post(path, heartbeat_rpc if path.startswith(HEARTBEAT_PATH) else handler)
-    for path in (BETTING_REST, ACCOUNT_REST):  # API-NG over REST: Betfair's paths end in a slash, optional here
-        handler = betting_rest if path == BETTING_REST else account_rest
+    rest = {BETTING_REST: betting_rest, ACCOUNT_REST: account_rest, HEARTBEAT_REST: heartbeat_rest}
+    for path, handler in rest.items():  # API-NG over REST: Betfair's paths end in a slash, optional here
         app.router.add_post(path + "{method}/", handler)
         app.router.add_post(path + "{method}", handler)
     app.router.add_get(navigation_menu.MENU_PATH, navigation_menu.navigation_menu)
@@ -337,7 +338,7 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 #: API-NG routes check and hold their answers themselves (:func:`_rpc`, :func:`_rest`), to answer in API-NG's shapes.
 _JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1", HEARTBEAT_PATH,
                        "/exchange/betting/json-rpc/v1/", "/exchange/account/json-rpc/v1/", HEARTBEAT_PATH + "/"})
-_API_NG_REST = (BETTING_REST, ACCOUNT_REST)
+_API_NG_REST = (BETTING_REST, ACCOUNT_REST, HEARTBEAT_REST)
 STREAM_PATH = "/stream"  # the hub holds each message it sends (:meth:`StreamHub.flush`)
 #: WebSocket routes: each hub holds every message it sends, so the gate only checks the journal is alive.
 _STREAMS = frozenset({STREAM_PATH, GAMES_STREAM_PATH})
@@ -419,6 +420,10 @@ async def betting_rpc(request: web.Request) -> web.Response:
 
 async def account_rpc(request: web.Request) -> web.Response:
     return await _rpc(request, request.app[keys.ACCOUNT])
+
+
+async def heartbeat_rest(request: web.Request) -> web.Response:
+    return await _rest(request, request.app[keys.HEARTBEAT])
 
 
 async def heartbeat_rpc(request: web.Request) -> web.Response:

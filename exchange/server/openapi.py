@@ -127,6 +127,7 @@ def _api_ng_paths() -> dict[str, Any]:
             "Heartbeat API (JSON-RPC 2.0): preferredTimeoutSeconds (0 unregisters; 10 to 300 used) → "
             "{actionPerformed, actualTimeoutSeconds}; past the timeout with no call, the account's unmatched bets "
             "are cancelled (errors: HBT-00NN)", HEARTBEAT_METHODS),
+        "/exchange/heartbeat/rest/v1.0/{method}/": _rest_path("Heartbeat API over REST", HEARTBEAT_METHODS),
         "/exchange/betting/rest/v1/{locale}/navigation/menu.json": _menu_path(),
     }
 

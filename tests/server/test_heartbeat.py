@@ -168,3 +168,17 @@ def test_a_lapse_the_exchange_could_not_carry_out_in_full_says_so() -> None:
     beats.beat("alice", 10)
     clock.run(until_ms=10_000)
     assert beats.beat("alice", 10) == (ActionPerformed.SOME_BETS_NOT_CANCELLED, 10)
+
+
+async def test_the_heartbeat_is_served_over_rest_too(server: TestClient) -> None:
+    """As Betfair serves it: ``POST /exchange/heartbeat/rest/v1.0/heartbeat/`` with the params object as the body;
+    a refusal is a REST fault with the Heartbeat API's own code."""
+    alice = await login(server, "alice", "pw-alice")
+    resp = await server.post("/exchange/heartbeat/rest/v1.0/heartbeat/", data=json.dumps(
+        {"preferredTimeoutSeconds": 30}), headers=headers(alice))
+    assert (resp.status, await resp.json()) == (200, {"actionPerformed": "NONE", "actualTimeoutSeconds": 30})
+    resp = await server.post("/exchange/heartbeat/rest/v1.0/heartbeat/", data=json.dumps(
+        {"preferredTimeoutSeconds": -5}), headers=headers(alice))
+    fault = await resp.json()
+    assert (resp.status, fault["faultstring"], fault["detail"]["APINGException"]["errorCode"]) == (
+        400, "HBT-0001", "INVALID_INPUT_DATA")
