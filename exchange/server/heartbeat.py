@@ -11,7 +11,7 @@ unmatched bets are cancelled, every market, as a ``cancelOrders`` with no instru
 and sent on the order stream), and the heartbeat is unregistered; the next call reports
 ``ALL_BETS_CANCELLED``, or ``SOME_BETS_NOT_CANCELLED`` if the exchange refused to cancel one (Betfair also has
 ``CANCELLATION_REQUEST_SUBMITTED``, ``CANCELLATION_REQUEST_ERROR`` and ``CANCELLATION_STATUS_UNKNOWN`` for
-cancellations still under way or lost: here the cancels are done at the deadline, so neither happens), then
+cancellations still under way or lost: here the cancels are done at the deadline, so none of those happens), then
 ``NONE`` again. As Betfair's, a heartbeat does not outlive the service: a restart forgets every registration
 (the bets stay), and a client resumes by calling again.
 
