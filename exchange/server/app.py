@@ -75,6 +75,8 @@ BETTING_PREFIX = "SportsAPING/v1.0/"
 BETTING_REST = "/exchange/betting/rest/v1.0/"  # then the method's name: API-NG over REST
 ACCOUNT_REST = "/exchange/account/rest/v1.0/"
 ACCOUNT_PREFIX = "AccountAPING/v1.0/"
+BETTING_RPC = "/exchange/betting/json-rpc/v1"
+ACCOUNT_RPC = "/exchange/account/json-rpc/v1"
 HEARTBEAT_PATH = "/exchange/heartbeat/json-rpc/v1"  # Betfair's Heartbeat API
 HEARTBEAT_REST = "/exchange/heartbeat/rest/v1.0/"
 
@@ -144,9 +146,10 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/api/certlogin", identity.cert_login)
     app.router.add_post("/api/keepAlive", identity.keep_alive)
     app.router.add_post("/api/logout", identity.logout)
-    for path in _JSON_RPC:  # each also with a trailing slash, as Betfair's sample code and many clients call them
-        handler = account_rpc if path.startswith("/exchange/account/") else betting_rpc
-        app.router.add_post(path, heartbeat_rpc if path.startswith(HEARTBEAT_PATH) else handler)
+    rpc = {BETTING_RPC: betting_rpc, ACCOUNT_RPC: account_rpc, HEARTBEAT_PATH: heartbeat_rpc}
+    for path, handler in rpc.items():  # each also with a trailing slash, as Betfair's sample code and clients call them
+        app.router.add_post(path, handler)
+        app.router.add_post(path + "/", handler)
     rest = {BETTING_REST: betting_rest, ACCOUNT_REST: account_rest, HEARTBEAT_REST: heartbeat_rest}
     for path, handler in rest.items():  # API-NG over REST: Betfair's paths end in a slash, optional here
         app.router.add_post(path + "{method}/", handler)
@@ -336,8 +339,7 @@ def _endpoint(service_name: str, exception_name: str, prefix: str, service: Exch
 # --- handlers --------------------------------------------------------------------------------
 
 #: API-NG routes check and hold their answers themselves (:func:`_rpc`, :func:`_rest`), to answer in API-NG's shapes.
-_JSON_RPC = frozenset({"/exchange/betting/json-rpc/v1", "/exchange/account/json-rpc/v1", HEARTBEAT_PATH,
-                       "/exchange/betting/json-rpc/v1/", "/exchange/account/json-rpc/v1/", HEARTBEAT_PATH + "/"})
+_JSON_RPC = frozenset(path + tail for path in (BETTING_RPC, ACCOUNT_RPC, HEARTBEAT_PATH) for tail in ("", "/"))
 _API_NG_REST = (BETTING_REST, ACCOUNT_REST, HEARTBEAT_REST)
 STREAM_PATH = "/stream"  # the hub holds each message it sends (:meth:`StreamHub.flush`)
 #: WebSocket routes: each hub holds every message it sends, so the gate only checks the journal is alive.
