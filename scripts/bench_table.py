@@ -33,6 +33,7 @@ import pokerkit as pk
 from engine.table import Structure
 from engine.table.bots import RandomBot, play_hand
 from engine.variants import VARIANTS
+from exchange.cli.options import positive
 
 AUTOMATED = tuple(pk.Automation)  # pokerkit deals, collects, shows and pays by itself
 
@@ -112,11 +113,11 @@ def _rates(run: Callable[[], float], hands: int, repeats: int) -> list[float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--hands", type=int, default=400)
-    parser.add_argument("--seats", type=int, default=6)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--hands", type=positive, default=400)
+    parser.add_argument("--seats", type=_seats, default=6, help="seats a table (fewer where a game seats fewer)")
+    parser.add_argument("--repeats", type=positive, default=5)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--games", nargs="+", default=list(VARIANTS))
+    parser.add_argument("--games", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     args = parser.parse_args(argv)
     ours("holdem", Structure.FIXED_LIMIT, 2, 20, 0)  # warm the rankings' compiled kernels
     print(f"hands/s, {args.hands} hands a run, min / median / max of {args.repeats} runs")
@@ -132,6 +133,13 @@ def main(argv: list[str] | None = None) -> int:
             line += f" {_fmt(peer):>26} {ratio:6.2f}"
         print(line, flush=True)
     return 0
+
+
+def _seats(text: str) -> int:
+    """``--seats``: every game seats at least two."""
+    if not (text.strip().isdigit() and int(text) >= 2):
+        raise argparse.ArgumentTypeError(f"must be a whole number of seats from 2, not {text}")
+    return int(text)
 
 
 def _fmt(rates: list[float]) -> str:
