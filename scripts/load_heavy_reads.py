@@ -163,6 +163,7 @@ def main() -> None:
                 load_http.wait_up(f"{base}/openapi.json", server, log)
                 order_headers = {"X-Application": "load", "X-Authentication": load_http.login(base, "load", "load")}
                 read_token = load_http.login(base, "reader", "reader")
+                load_http.wait_open(base, order_headers, server, log)
                 print(f"{args.clients} order connections, 3 reader connections (2 x 1000 records a request), "
                       f"{args.seconds:.0f} s a phase, {args.repeats} repeats; {os.cpu_count()} CPUs, "
                       f"load average {os.getloadavg()[0]:.2f}")

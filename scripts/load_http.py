@@ -74,8 +74,9 @@ app = web.Application()
 app.router.add_post("/exchange/betting/json-rpc/v1", handle)
 web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None, access_log=None)
 """
+MARKET_ID = "holdem.0"  # the server's first game: its one long window takes every order
 PLACE_BODY = json.dumps({"jsonrpc": "2.0", "method": "SportsAPING/v1.0/placeOrders", "id": 1, "params": {
-    "marketId": "holdem.0", "instructions": [{"selectionId": 1, "side": "BACK", "orderType": "LIMIT",
+    "marketId": MARKET_ID, "instructions": [{"selectionId": 1, "side": "BACK", "orderType": "LIMIT",
                                               "limitOrder": {"size": 2, "price": 1000, "persistenceType": "LAPSE"}}]}},
                         separators=(",", ":"))
 # wrk's Lua: one thread; counts answers that are not 200 with "SUCCESS" in the body, stops at the cap,
@@ -170,6 +171,26 @@ def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"{url} did not come up")
+
+
+def wait_open(base: str, headers: dict[str, str], proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait (at most a minute) until the market the orders bet on is open. The server answers HTTP while it still
+    warms the poker engine (seconds on a busy machine), before its first game creates that market: an order sent
+    then fails with INVALID_MARKET_ID, and a phase run then would count nearly every order as a failure."""
+    body = json.dumps({"jsonrpc": "2.0", "method": "SportsAPING/v1.0/listMarketBook", "id": 1,
+                       "params": {"marketIds": [MARKET_ID]}}).encode()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}:\n{log.read_text()[-2000:]}")
+        request = urllib.request.Request(f"{base}{PATH}", data=body,
+                                         headers={**headers, "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            books = json.load(resp)["result"]
+        if books and books[0]["status"] == "OPEN":
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"market {MARKET_ID} did not open within a minute")
 
 
 def login(base: str, name: str, password: str) -> str:
@@ -455,6 +476,7 @@ def main() -> None:
                 wait_up(f"http://{HOST}:{bare_port}/", bare, bare_log)
                 token = login(base, "load", "load")
                 headers = {"X-Application": "load", "X-Authentication": token}
+                wait_open(base, headers, server, server_log)
                 print(f"{args.clients} clients, {args.seconds:.0f} s or {args.max_requests} requests per phase, "
                       f"{args.repeats} repeats, loopback only; load generator: {args.generator}; {placement}; "
                       f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start")

@@ -113,6 +113,29 @@ def test_the_load_scripts_run_the_checkouts_server_from_any_folder(
             load_http.stop(server)
 
 
+def test_the_load_scripts_first_orders_find_their_market_open(tmp_path: Path) -> None:
+    """The server answers HTTP while it still warms the poker engine, before its first game creates the market the
+    load scripts bet on: a phase started then counted every order as a failure (INVALID_MARKET_ID). The scripts wait
+    for that market to open; the orders sent next all succeed."""
+    load_http = _script_module("load_http")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    db = str(tmp_path / "load.db")
+    load_http.add_load_account(db, env)
+    log = tmp_path / "server.log"
+    port = load_http.free_port()
+    base = f"http://127.0.0.1:{port}"
+    with log.open("wb") as out:
+        server = load_http.start_exchange(db, port, env, out, None)
+        try:
+            load_http.wait_up(f"{base}/openapi.json", server, log)
+            headers = {"X-Application": "load", "X-Authentication": load_http.login(base, "load", "load")}
+            load_http.wait_open(base, headers, server, log)
+            load = load_http.run_python(port, headers, 1, 30.0, 3, None)  # three orders, one connection
+        finally:
+            load_http.stop(server)
+    assert (load.requests, load.failures) == (3, 0)
+
+
 def test_bench_cards_measures_every_workload_at_its_smallest_counts() -> None:
     """``--loops 1`` is accepted, so low_ranks (run a tenth as many loops) still runs once and prints its row."""
     result = run_script("bench_cards.py", "--loops", "1", "--repeats", "1")
