@@ -77,9 +77,11 @@ class HiLoEquityResult(EquityResult):
 
         Raises :class:`~engine.InvariantError` naming the broken one.
         """
+        hands: list[HiLoHandEquity] = []
         for i, h in enumerate(self.results):
             if not isinstance(h, HiLoHandEquity):
                 raise InvariantError(f"hand {i}: a {type(h).__name__} in a hi/lo result")
+            hands.append(h)
             if h.boards != self.boards:
                 raise InvariantError(f"hand {i}: counted over {h.boards} deals, the result over {self.boards}")
             if h.wins + h.ties > self.boards:
@@ -87,9 +89,9 @@ class HiLoEquityResult(EquityResult):
         shared = sum((h.share for h in self.results), Fraction(0))
         if shared != self.boards:
             raise InvariantError(f"pot shares add up to {shared} deals, not {self.boards}")
-        high = sum(h.high_share for h in self.results)  # type: ignore[attr-defined]
+        high = sum(h.high_share for h in hands)
         if not math.isclose(high, 1.0):
             raise InvariantError(f"the high half's shares add up to {high}, not 1")
-        low = sum(h.low_share for h in self.results)  # type: ignore[attr-defined]
+        low = sum(h.low_share for h in hands)
         if not (math.isclose(low, 1.0 - self.no_low) or (self.no_low == 1.0 and low == 0.0)):
             raise InvariantError(f"the low half's shares add up to {low}, not 1 - no_low = {1.0 - self.no_low}")

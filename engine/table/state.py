@@ -285,10 +285,10 @@ class TableState(Betting):
             if self.street == 0:
                 return (2 if self.seats > 2 else 1) % self.seats
             return 0
-        ups = [self.up_cards(s) if self.live[s] else None for s in range(self.seats)]
         if self.street == 0:
             seats = [s for s in range(self.seats) if self.live[s]]
-            return seats[variant.bring_in.seat([ups[s][-1] for s in seats])]  # type: ignore[index]
+            return seats[variant.bring_in.seat([self.up_cards(s)[-1] for s in seats])]
+        ups = [self.up_cards(s) if self.live[s] else None for s in range(self.seats)]
         return best_up_seat(ups, soko=variant.name == "soko")
 
     def _round_over(self) -> None:

@@ -110,24 +110,23 @@ class AgentHost:
         if hook is not None:
             for seat in self.seats:
                 self._defer(seat, hook, market_id)
-        elif kind is EquitiesPublished:
-            if event.round is None or event.round > 1:  # type: ignore[attr-defined]
+        elif isinstance(event, EquitiesPublished):
+            if event.round is None or event.round > 1:
                 for seat in self._watching(market_id):
                     self._defer(seat, "on_reveal", market_id)
-        elif kind is OrderRejected:
-            for seat in self._by_account.get(event.account_id, ()):  # type: ignore[attr-defined]
+        elif isinstance(event, OrderRejected):
+            for seat in self._by_account.get(event.account_id, ()):
                 if seat in self._watching(market_id):
                     self._defer(seat, "on_order_rejected", market_id, event)
         elif kind in _MARKET_ENDS:
             for seat in self._watching(market_id):
                 self._defer(seat, "on_market_settled", market_id)
-        if kind is Matched:
-            fill: Matched = event  # type: ignore[assignment]
+        if isinstance(event, Matched):
             watching = self._watching(market_id)
-            for account in dict.fromkeys((fill.back_account_id, fill.lay_account_id)):
+            for account in dict.fromkeys((event.back_account_id, event.lay_account_id)):
                 for seat in self._by_account.get(account, ()):
                     if seat in watching:
-                        self._defer(seat, "on_fill", market_id, fill)
+                        self._defer(seat, "on_fill", market_id, event)
         if kind in _BOOK_EVENTS:
             for seat in self._watching(market_id):
                 if not seat.update_pending and "on_market_update" in seat.hooks:

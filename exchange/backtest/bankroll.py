@@ -71,12 +71,11 @@ class BankrollWatch:
 
     def __call__(self, stamped: Stamped) -> None:
         event = stamped.event
-        kind = type(event)
-        if kind is MarketSettled or kind is MarketVoided:
-            for result in event.accounts:  # type: ignore[attr-defined]
+        if isinstance(event, MarketSettled | MarketVoided):
+            for result in event.accounts:
                 if result.account_id == self.account_id:
                     self.net_profit += result.profit - result.commission
-        elif kind is GameEnded:
+        elif isinstance(event, GameEnded):
             self.games += 1
 
     def bankroll(self, funds: AccountFunds | None) -> Bankroll:

@@ -89,34 +89,34 @@ class BookProjection:
 
     def apply(self, event: object) -> None:
         """Fold one event in; events this projection does not need are ignored."""
-        kind = type(event)
-        if description.changes_definition(event):  # type: ignore[arg-type]
+        if description.changes_definition(event):
             self.version += 1
-        if kind is Matched:
-            self._matched(event)  # type: ignore[arg-type]
-        elif kind is OrderPlaced:
-            self._placed(event)  # type: ignore[arg-type]
-        elif kind is OrderCancelled or kind is OrderLapsed:
-            self._reduce(event.bet_id, event.size)  # type: ignore[attr-defined]
-        elif kind is MarketOpened:
-            self.status = BetfairMarketStatus.OPEN
-            self.in_play = self.in_play or description.in_play(event.round)  # type: ignore[attr-defined]
-        elif kind is MarketSuspended:
-            self.status = BetfairMarketStatus.SUSPENDED
-        elif kind is MarketCreated:
-            self._runners = {sid: _Runner() for sid in event.selection_ids}  # type: ignore[attr-defined]
-            self._cache.clear()
-        elif kind is SelectionSettled:
-            self._settle_selection(event)  # type: ignore[arg-type]
-        elif kind is MarketSettled:
-            self._settled(event)  # type: ignore[arg-type]
-        elif kind is MarketVoided:
-            self.status = BetfairMarketStatus.CLOSED
-            for sid, runner in self._runners.items():
-                if runner.status is RunnerStatus.ACTIVE:
-                    self._touch(sid).status = RunnerStatus.REMOVED
-        elif kind is MatchVoided:
-            self._match_voided(event)  # type: ignore[arg-type]
+        match event:
+            case Matched():
+                self._matched(event)
+            case OrderPlaced():
+                self._placed(event)
+            case OrderCancelled() | OrderLapsed():
+                self._reduce(event.bet_id, event.size)
+            case MarketOpened():
+                self.status = BetfairMarketStatus.OPEN
+                self.in_play = self.in_play or description.in_play(event.round)
+            case MarketSuspended():
+                self.status = BetfairMarketStatus.SUSPENDED
+            case MarketCreated():
+                self._runners = {sid: _Runner() for sid in event.selection_ids}
+                self._cache.clear()
+            case SelectionSettled():
+                self._settle_selection(event)
+            case MarketSettled():
+                self._settled(event)
+            case MarketVoided():
+                self.status = BetfairMarketStatus.CLOSED
+                for sid, runner in self._runners.items():
+                    if runner.status is RunnerStatus.ACTIVE:
+                        self._touch(sid).status = RunnerStatus.REMOVED
+            case MatchVoided():
+                self._match_voided(event)
 
     def snapshot(self) -> MarketSnapshot:
         """The book now, as the recorder takes it. A runner that has not changed is the same object as before."""

@@ -81,7 +81,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any
+from typing import Any, SupportsIndex
 
 from engine.cards import Card
 from exchange.agents.trader import Trader
@@ -384,9 +384,9 @@ def _whole(name: str, value: object, hint: str) -> int:
     ...
     TypeError: size 2.5 is not an int: sizes are whole minor units
     """
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+    if isinstance(value, bool) or not isinstance(value, SupportsIndex):
         raise TypeError(f"{name} {value!r} is not an int: {hint}")
-    return operator.index(value)  # type: ignore[arg-type]
+    return operator.index(value)
 
 
 def _decimal(price: PriceLike) -> Decimal:

@@ -211,23 +211,24 @@ class World:
         event = stamped.event
         if isinstance(event, _CARRIED_OUT) and self.instructions is not None and event.account_id == self.setup.account:
             self.instructions.carried_out(event)  # before a refusal alike, sent at the same instant, is paired
-        record = self._by_market.get(stamped.market_id)  # type: ignore[arg-type]
+        market_id = stamped.market_id
+        if market_id is None:  # a game is always stamped with its market: this is a refusal naming none
+            if type(event) is OrderRejected:
+                self._refused_without_market(event)
+            return
+        record = self._by_market.get(market_id)
         if record is None:
-            if stamped.market_id is None and type(stamped.event) is OrderRejected:
-                self._refused_without_market(stamped)
+            if type(event) is not GameStarted:
                 return
-            if type(stamped.event) is not GameStarted:
-                return
-            record = self._start_record(stamped)
+            record = self._start_record(market_id, stamped.at_ms, event)
         record.collector(stamped)
         for feed in record.feeds:
             feed.on_event(stamped)
 
-    def _refused_without_market(self, stamped: Stamped) -> None:
+    def _refused_without_market(self, rejection: OrderRejected) -> None:
         """A refused cancel or replace names no market (only the bet id it was given): its row goes to the game
         whose market holds that bet of the account, else to the game of the market it was sent through (a bet id
         the strategy never had), else to the latest game."""
-        rejection: OrderRejected = stamped.event  # type: ignore[assignment]
         holder = next((r for r in reversed(self.records)
                        if r.collector.holds_bet(rejection.account_id, rejection.bet_id)), None)  # fmt: skip
         if holder is None:
@@ -244,10 +245,8 @@ class World:
             return None
         return self.instructions.asked(rejection)
 
-    def _start_record(self, stamped: Stamped) -> GameRecord:
-        market_id = stamped.market_id
-        assert market_id is not None
-        number: int = stamped.event.game_number  # type: ignore[attr-defined]
+    def _start_record(self, market_id: str, at_ms: int, started: GameStarted) -> GameRecord:
+        number = started.game_number
         exchange = self.exchange
 
         def balance(account: str) -> int:
@@ -260,7 +259,7 @@ class World:
                               session_game=number - self.first_game, balance=balance, asked=self._asked)  # fmt: skip
         feeds: tuple[StreamFeed, ...] = ()
         if self.setup.record_streams:  # one recording per market, as Betfair's historical files are
-            feeds = tuple(StreamFeed(self.clock, each, config, stamped.at_ms, kind)
+            feeds = tuple(StreamFeed(self.clock, each, config, at_ms, kind)
                           for each, kind in zip(market_ids, config.markets, strict=True))  # fmt: skip
         record = GameRecord(market_id, collector, feeds)
         for each in market_ids:

@@ -33,7 +33,6 @@ from decimal import Decimal
 
 from exchange.betfair.stream import MarketInfo
 from exchange.core.events import (
-    Event,
     MarketCreated,
     MarketOpened,
     MarketSettled,
@@ -54,7 +53,7 @@ def in_play(round: int) -> bool:
 _DEFINITION_EVENTS = (MarketCreated, MarketOpened, MarketSuspended, SelectionSettled, MarketSettled, MarketVoided)
 
 
-def changes_definition(event: Event) -> bool:
+def changes_definition(event: object) -> bool:
     """Whether ``event`` changes its market's definition (status, in-play, a runner's status): a new version."""
     return isinstance(event, _DEFINITION_EVENTS)
 

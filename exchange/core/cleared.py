@@ -52,13 +52,14 @@ class ClearedOrders(Sequence[ClearedOrder]):
     are known without building the records.
     """
 
-    __slots__ = ("_packed", "_records", "bet_ids")
+    __slots__ = ("_records", "bet_ids")
 
     def __init__(self, records: Iterable[ClearedOrder]) -> None:
-        self._records: tuple[ClearedOrder, ...] | None = tuple(records)
-        self._packed: bytes | None = None
+        built = tuple(records)
+        #: the records, or their pickle until they are first read (after a snapshot load)
+        self._records: tuple[ClearedOrder, ...] | bytes = built
         #: the records' bet ids, ascending
-        self.bet_ids: tuple[int, ...] = tuple(r.bet_id for r in self._records)
+        self.bet_ids: tuple[int, ...] = tuple(r.bet_id for r in built)
         if list(self.bet_ids) != sorted(set(self.bet_ids)):
             raise ValueError(f"cleared orders must be in ascending bet id order, each once: {self.bet_ids}")
 
@@ -66,15 +67,14 @@ class ClearedOrders(Sequence[ClearedOrder]):
     def records(self) -> tuple[ClearedOrder, ...]:
         """The records, built from the packed bytes on first read after a snapshot load."""
         records = self._records
-        if records is None:
-            records = self._records = pickle.loads(self._packed)  # type: ignore[arg-type]
-            self._packed = None
+        if isinstance(records, bytes):
+            records = self._records = pickle.loads(records)
         return records
 
     @property
     def is_packed(self) -> bool:
         """Whether the records are still bytes (loaded from a snapshot and not read since)."""
-        return self._records is None
+        return isinstance(self._records, bytes)
 
     def find(self, bet_id: int) -> ClearedOrder | None:
         """The record of ``bet_id``, or ``None`` if it is not one of these."""
@@ -99,14 +99,15 @@ class ClearedOrders(Sequence[ClearedOrder]):
             return NotImplemented
         return self.bet_ids == other.bet_ids and self.records == other.records
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as __eq__ alone makes it: said for type checkers
 
     def __repr__(self) -> str:
         return f"ClearedOrders({self.records!r})"
 
     def __reduce__(self) -> tuple[Any, tuple[tuple[str, ...], tuple[int, ...], bytes]]:
         """Pickled as the record layout, the bet ids and the records packed (kept packed if never read)."""
-        packed = self._packed if self._packed is not None else pickle.dumps(self._records, protocol=_PROTOCOL)
+        records = self._records
+        packed = records if isinstance(records, bytes) else pickle.dumps(records, protocol=_PROTOCOL)
         return _unpacked_later, (field_names(ClearedOrder), self.bet_ids, packed)
 
 
@@ -116,7 +117,7 @@ def _unpacked_later(layout: tuple[str, ...], bet_ids: tuple[int, ...], packed: b
         raise ValueError(f"cleared orders were packed with the fields {layout}; this code's are "
                          f"{field_names(ClearedOrder)}")
     cleared = ClearedOrders.__new__(ClearedOrders)
-    cleared._records, cleared._packed, cleared.bet_ids = None, packed, bet_ids
+    cleared._records, cleared.bet_ids = packed, bet_ids
     return cleared
 
 

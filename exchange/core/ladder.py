@@ -113,7 +113,7 @@ def tick_of(value: Decimal) -> int | None:
         return None
 
 
-def parse_price(value: str | int | float | Decimal) -> int:
+def parse_price(value: object) -> int:
     """Parse a client price into a tick; raise :class:`InvalidPrice` saying what is allowed.
 
     >>> parse_price("1000"), parse_price(1.01)

@@ -52,7 +52,7 @@ def format_minor(minor: int) -> str:
     return f"{'-' if minor < 0 else ''}{whole}.{cents:02d}"
 
 
-def to_exact_decimal(value: str | int | float | Decimal, what: str) -> Decimal:
+def to_exact_decimal(value: object, what: str) -> Decimal:
     """Convert a client value to a finite ``Decimal`` without float arithmetic."""
     if isinstance(value, bool):
         raise ValueError(f"{what} {value!r} is not a number")

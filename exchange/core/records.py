@@ -16,10 +16,13 @@ from collections.abc import Callable
 from decimal import Decimal
 from enum import Enum
 from fractions import Fraction
-from typing import Any, ClassVar, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 _HINTS: dict[type, dict[str, Any]] = {}
-_R = TypeVar("_R", bound="Record")
+_D = TypeVar("_D", bound="DataclassInstance")
 
 
 class Record:
@@ -34,8 +37,8 @@ class Record:
         out: dict[str, Any] = {}
         if self.TYPE_TAG is not None:
             out["type"] = self.TYPE_TAG
-        for field in dataclasses.fields(self):  # type: ignore[arg-type]
-            out[field.name] = _to_json(getattr(self, field.name))
+        for name in field_names(type(self)):
+            out[name] = _to_json(getattr(self, name))
         return out
 
     @classmethod
@@ -49,7 +52,7 @@ class Record:
                 kwargs[name] = value if value is None or decode is None else decode(value)
         return cls(**kwargs)
 
-    def __reduce__(self) -> tuple[Callable[..., Record], tuple[type, tuple[Any, ...]]]:
+    def __reduce__(self) -> tuple[Callable[..., object], tuple[type, tuple[Any, ...]]]:
         """Pickle a record as its class and its field values, rebuilt by :func:`_unpickle`.
 
         A frozen, slotted dataclass otherwise unpickles through the ``__setstate__``
@@ -62,7 +65,7 @@ class Record:
         return _unpickle, (cls, values(self))
 
 
-def fast_constructor(cls: type[_R]) -> Callable[..., _R]:
+def fast_constructor(cls: type[_D]) -> Callable[..., _D]:
     """A function that builds instances of a frozen, slotted dataclass about three times faster.
 
     A frozen dataclass's ``__init__`` must set each field through
@@ -88,7 +91,7 @@ def fast_constructor(cls: type[_R]) -> Callable[..., _R]:
     ...
     dataclasses.FrozenInstanceError: cannot assign to field 'x'
     """
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    fields = dataclasses.fields(cls)
     names = tuple(field.name for field in fields)
     builder = mutable_twin(cls)
     namespace: dict[str, Any] = {"_Builder": builder, "_cls": cls}
@@ -108,7 +111,7 @@ def fast_constructor(cls: type[_R]) -> Callable[..., _R]:
         "    return o\n"
     )
     exec(source, namespace)
-    function: Callable[..., _R] = namespace[f"new_{cls.__name__}"]
+    function: Callable[..., _D] = namespace[f"new_{cls.__name__}"]
     function.__doc__ = f"Build a :class:`{cls.__name__}` (fast path; same arguments as the class)."
     return function
 
@@ -135,7 +138,7 @@ def field_names(cls: type) -> tuple[str, ...]:
     return names
 
 
-def _unpickle(cls: type[_R], values: tuple[Any, ...]) -> _R:
+def _unpickle(cls: type[_D], values: tuple[Any, ...]) -> _D:
     """A record from its pickled field values (:meth:`Record.__reduce__`): built by the class's
     :func:`fast_constructor` where it has one, else by the class itself.
 
@@ -147,9 +150,10 @@ def _unpickle(cls: type[_R], values: tuple[Any, ...]) -> _R:
     """
     build = _UNPICKLERS.get(cls)
     if build is None:
+        # (__dataclass_params__ is how dataclasses records frozen=True; typeshed does not declare it)
         fast = "__slots__" in cls.__dict__ and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
         fast = fast and not hasattr(cls, "__post_init__") and all(
-            field.default_factory is dataclasses.MISSING for field in dataclasses.fields(cls))  # type: ignore[arg-type]
+            field.default_factory is dataclasses.MISSING for field in dataclasses.fields(cls))
         build = _UNPICKLERS[cls] = fast_constructor(cls) if fast else cls
     return build(*values)
 

@@ -326,7 +326,7 @@ def tick_of(price: object) -> int:
         if tick is not None:
             return tick
     try:
-        return ladder.parse_price(price)  # type: ignore[arg-type]
+        return ladder.parse_price(price)
     except ladder.InvalidPrice as exc:
         raise Rejection(ErrorCode.INVALID_ODDS, str(exc)) from None
 

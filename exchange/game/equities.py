@@ -277,11 +277,11 @@ def warm_up(variants: Sequence[str]) -> None:
         deal.turn_hole_cards()
         while True:
             public = deal.public
-            extra = {}
             if deal.layout.draws:
-                extra = {"dead": public.dead, "draws_left": deal.layout.draws_after(deal.steps_done),
-                         "stock": deal.stock}
-            game_equities(variant, public.visible_hands(), public.board, **extra)  # type: ignore[arg-type]
+                game_equities(variant, public.visible_hands(), public.board, dead=public.dead,
+                              draws_left=deal.layout.draws_after(deal.steps_done), stock=deal.stock)
+            else:
+                game_equities(variant, public.visible_hands(), public.board)
             if deal.steps_done == len(deal.layout.steps):
                 break
             deal.deal_next()

@@ -31,6 +31,7 @@ from typing import Any, TypeVar, overload
 
 from engine.cards import Card
 from engine.dealer import Dealt
+from exchange.core.records import Record
 from exchange.game.rounds import Round, Window
 
 JsonValue = None | bool | int | str | list["JsonValue"] | dict[str, "JsonValue"]
@@ -205,7 +206,7 @@ class Stamped:
     def to_dict(self) -> dict[str, JsonValue]:
         """``{"seq", "at", "market", "type", **event fields}`` in that order; plain JSON values."""
         out: dict[str, JsonValue] = {"seq": self.seq, "at": self.at_ms, "market": self.market_id, "type": self.type}
-        body = _record_dict(self.event) if hasattr(self.event, "TYPE_TAG") else to_jsonable(self.event)
+        body = _record_dict(self.event) if isinstance(self.event, Record) else to_jsonable(self.event)
         if isinstance(body, dict):
             out.update(body)
         else:
@@ -288,9 +289,9 @@ class EventLog:
         return [s.to_json() for s in self.events]
 
 
-def _record_dict(record: object) -> JsonValue:
+def _record_dict(record: Record) -> JsonValue:
     """A core event's own ``to_dict()`` (the journal's form), without its ``type`` tag (the envelope has it)."""
-    body: dict[str, JsonValue] = record.to_dict()  # type: ignore[attr-defined]
+    body: dict[str, JsonValue] = record.to_dict()
     body.pop("type", None)
     return body
 

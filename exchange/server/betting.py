@@ -90,8 +90,8 @@ class Outcome:
 
 
 # exchange.core.records.fast_constructor builds a frozen, slotted dataclass about three times faster than its
-# __init__; it is typed for the core's records but needs nothing else from them. One of each per instruction.
-_new_outcome = fast_constructor(Outcome)  # type: ignore[type-var]
+# __init__. One of each per instruction.
+_new_outcome = fast_constructor(Outcome)
 
 
 def execution_report(
@@ -202,7 +202,7 @@ class PlaceRequest:
     fill_or_kill: int | None = None  # timeInForce FILL_OR_KILL: its minFillSize (the size when none is given)
 
 
-_new_place_request = fast_constructor(PlaceRequest)  # type: ignore[type-var]  # see _new_outcome
+_new_place_request = fast_constructor(PlaceRequest)
 _new_place_order = fast_constructor(PlaceOrder)
 _SIDES = {side.value: side for side in Side}
 _ORDER_TYPES = frozenset(ORDER_TYPES)

@@ -350,8 +350,9 @@ class Journal:
         batch written waits for it too, if nothing asked before. Only from then on is its pipe watched: a writer
         that dies before fails the journal at the first batch, not at once."""
         if self._writer is not None and not self._writer.ready:
+            assert self._loop is not None  # start() sets both
             self._writer.wait_ready()
-            self._loop.add_reader(self._writer.ack_fd, self._on_acks)  # type: ignore[union-attr]
+            self._loop.add_reader(self._writer.ack_fd, self._on_acks)
 
     async def stop(self) -> None:
         """Write what is pending, then end the writer process (it exits when its input closes)."""
@@ -415,14 +416,16 @@ class Journal:
                 return
             self._committed(last, None)
             return
+        loop = self._loop
+        assert loop is not None  # start() sets it with the writer
         try:
             self.writer_ready()
             rows = [(seq, ts, kind, jsoncodec.dumps_record(body)) for seq, ts, kind, body in batch]
             # From the hand-over on, the writer is late if it does not answer in time; before (the writer starting,
             # the loop busy recovering or serving) it was not the writer's to answer.
-            self._stall_timer = self._loop.call_later(self._commit_timeout_s, self._on_stall)  # type: ignore[union-attr]
+            self._stall_timer = loop.call_later(self._commit_timeout_s, self._on_stall)
             if not self._writer.send(rows):  # the pipe is full: the rest as the writer reads, the loop never waits
-                self._loop.add_writer(self._writer.input_fd, self._on_writable)  # type: ignore[union-attr]
+                loop.add_writer(self._writer.input_fd, self._on_writable)
         except BrokenPipeError:  # the writer is gone: said as when its end of the pipe is read closed
             self._committed(last, OSError("the journal writer process exited"))
         except Exception as exc:  # a record that would not serialise, or a writer that could not open the database
@@ -442,10 +445,10 @@ class Journal:
 
     def _on_acks(self) -> None:
         """On the loop, when the writer's pipe is readable: each ``ok <seq>`` releases its batch."""
-        assert self._writer is not None
+        assert self._writer is not None and self._loop is not None
         lines = self._writer.read_lines()
         if lines is None:
-            self._loop.remove_reader(self._writer.ack_fd)  # type: ignore[union-attr]
+            self._loop.remove_reader(self._writer.ack_fd)
             self._committed(self._writing_last, OSError("the journal writer process exited"))
             return
         for line in lines:

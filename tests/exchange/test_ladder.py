@@ -124,7 +124,7 @@ def test_parse_accepts_strings_numbers_floats_and_decimals(value: str | int | fl
 )
 def test_off_ladder_prices_name_the_nearest_ticks(value: object, message: str) -> None:
     with pytest.raises(InvalidPrice) as info:
-        parse_price(value)  # type: ignore[arg-type]  # values of every type, on purpose
+        parse_price(value)
     assert str(info.value) == message
 
 
