@@ -123,10 +123,10 @@ def create_app(
     app = web.Application(middlewares=[connections.connection_middleware, error_middleware, durability_gate],
                           client_max_size=config.max_body_bytes)
     app[keys.CONFIG] = config
-    app[connections.GUARD] = connections.ConnectionGuard(max_connections=config.max_connections,
-                                                         header_timeout_ms=config.header_timeout_ms)
-    app[connections.BODY_TIMEOUT_MS] = config.body_timeout_ms
     clock = clock or WallClock()
+    app[connections.GUARD] = connections.ConnectionGuard(max_connections=config.max_connections,
+                                                         header_timeout_ms=config.header_timeout_ms, clock=clock)
+    app[connections.BODY_TIMEOUT_MS] = config.body_timeout_ms
     app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
     app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)

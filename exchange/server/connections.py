@@ -22,7 +22,9 @@ restarts when the app has answered. A deadline is a number, not a timer: one
 sweep every quarter of the header timeout closes the connections past theirs,
 so a request costs two stores rather than a timer scheduled and cancelled (a
 deadline is kept to within a quarter of the timeout). A body that came with
-its head is read without a timeout (there is nothing to wait for).
+its head is read without a timeout (there is nothing to wait for). Both
+timeouts run on the server's :class:`~exchange.clock.Clock` (the wall clock,
+or the virtual clock a test advances).
 :func:`run_app` is ``web.run_app`` with the guarded listener (:class:`GuardedSite`, started by
 :func:`listen`), whose connections answer a request aiohttp cannot parse in JSON
 (:class:`~exchange.server.middleware.JsonErrorsHandler`).
@@ -36,13 +38,14 @@ import functools
 import json
 import logging
 import resource
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
 from multidict import MultiDictProxy
 
+from exchange.clock import Clock, Timer, WallClock
 from exchange.server.middleware import JsonErrorsHandler
 
 log = logging.getLogger(__name__)
@@ -66,8 +69,8 @@ class _Guarded(asyncio.Protocol):
         self._make_inner = make_inner
         self._inner: asyncio.Protocol | None = None
         self.transport: asyncio.Transport | None = None
-        #: When the next request head must have arrived (the loop's clock), or None while one is handled.
-        self.deadline: float | None = None
+        #: When the next request head must have arrived (ms on the guard's clock), or None while one is handled.
+        self.deadline: int | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -103,7 +106,7 @@ class _Guarded(asyncio.Protocol):
 
     def arm(self) -> None:
         """Start the head deadline: a whole request head must arrive within the guard's header timeout."""
-        self.deadline = asyncio.get_running_loop().time() + self._guard.header_timeout_ms / 1000
+        self.deadline = self._guard.clock.now() + self._guard.header_timeout_ms
 
     def disarm(self) -> None:
         self.deadline = None
@@ -116,19 +119,20 @@ class _Guarded(asyncio.Protocol):
 
 
 class ConnectionGuard:
-    """The connection cap and the per-connection head deadlines of one listening server."""
+    """The connection cap and the per-connection head deadlines of one listening server, on ``clock``."""
 
     def __init__(self, *, max_connections: int = DEFAULT_MAX_CONNECTIONS,
-                 header_timeout_ms: int = DEFAULT_HEADER_TIMEOUT_MS) -> None:
+                 header_timeout_ms: int = DEFAULT_HEADER_TIMEOUT_MS, clock: Clock | None = None) -> None:
         if max_connections <= 0 or header_timeout_ms <= 0:
             raise ValueError(f"the connection cap and the header timeout must be positive, not {max_connections} "
                              f"and {header_timeout_ms} ms")
         self.max_connections = max_connections
         self.header_timeout_ms = header_timeout_ms
+        self.clock: Clock = clock or WallClock()
         self._open: dict[asyncio.BaseTransport, _Guarded] = {}
         self.refused = 0
         self.timed_out = 0
-        self._sweeper: asyncio.TimerHandle | None = None
+        self._sweeper: Timer | None = None
 
     def protocol_factory(self, make_inner: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         """What ``loop.create_server`` takes: each connection guarded, ``make_inner`` (aiohttp's) inside."""
@@ -146,11 +150,11 @@ class ConnectionGuard:
         return True
 
     def _schedule_sweep(self) -> None:
-        self._sweeper = asyncio.get_running_loop().call_later(self.header_timeout_ms / 4000, self._sweep)
+        self._sweeper = self.clock.call_later(max(self.header_timeout_ms // 4, 1), self._sweep)
 
     def _sweep(self) -> None:
         """Close every connection past its head deadline; sweep again while any is open."""
-        now = asyncio.get_running_loop().time()
+        now = self.clock.now()
         for conn in [c for c in self._open.values() if c.deadline is not None and c.deadline <= now]:
             conn.expire()
         self._sweeper = None
@@ -193,12 +197,23 @@ async def connection_middleware(request: web.Request, handler: Handler) -> web.S
         guard.request_done(request.transport)
 
 
-def _body_timeout(request: web.Request) -> float:
-    return request.app[BODY_TIMEOUT_MS] / 1000
-
-
 def _too_slow(request: web.Request) -> web.HTTPRequestTimeout:
-    return web.HTTPRequestTimeout(text=f"the request body did not arrive within {_body_timeout(request):g} s")
+    seconds = request.app[BODY_TIMEOUT_MS] / 1000
+    return web.HTTPRequestTimeout(text=f"the request body did not arrive within {seconds:g} s")
+
+
+@contextlib.asynccontextmanager
+async def _body_deadline(request: web.Request) -> AsyncIterator[None]:
+    """``asyncio.timeout`` of the body timeout, counted on the guard's clock: the block gets ``TimeoutError``
+    when that clock reaches the deadline."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(None) as timeout:
+        expire = request.app[GUARD].clock.call_later(request.app[BODY_TIMEOUT_MS],
+                                                     lambda: timeout.reschedule(loop.time()))
+        try:
+            yield
+        finally:
+            expire.cancel()
 
 
 async def read_body(request: web.Request) -> bytes:
@@ -206,7 +221,7 @@ async def read_body(request: web.Request) -> bytes:
     if request.content.is_eof():  # the whole body came with the head: nothing to wait for
         return await request.read()
     try:
-        async with asyncio.timeout(_body_timeout(request)):
+        async with _body_deadline(request):
             return await request.read()
     except TimeoutError:
         raise _too_slow(request) from None
@@ -215,7 +230,7 @@ async def read_body(request: web.Request) -> bytes:
 async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout."""
     try:
-        async with asyncio.timeout(_body_timeout(request)):
+        async with _body_deadline(request):
             return await request.post()
     except TimeoutError:
         raise _too_slow(request) from None

@@ -1,151 +1,181 @@
-"""Connections cannot pile up: head and body timeouts, and a connection cap, on a real server process.
+"""Connections cannot pile up: head and body timeouts, and a connection cap, on the guarded listener.
 
 The issue: 3,000 connections that each sent half a request stayed open 23 s and
-more (file handles 14 → 4,014). Here a bounded number of raw sockets do the
-same against a server with short timeouts, on 127.0.0.1, and every wait is
-bounded.
+more (file handles 14 → 4,014). Here raw sockets on 127.0.0.1 do the same to
+the server in this process, listening through its connection guard as
+``serve`` does; both timeouts run on the server's clock, a
+:class:`~exchange.clock.VirtualClock` the test advances to the exact moment.
 """
 
 from __future__ import annotations
 
-import os
-import socket
-import time
-from collections.abc import Iterator
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import pytest
-import requests
+from aiohttp import web
 
-from tests.server.serverproc import ServerProcess, cli
+from exchange.clock import VirtualClock
+from exchange.server import connections
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.service import river_only_equities
+from tests.server.helpers import START_MS
 
 HALF_REQUEST = b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
 SOCKETS = 50
+HEADER_MS = 10_000
+BODY_MS = 8_000
+LOOP_TURNS = 5_000  # at most this many turns of the event loop for a socket's bytes to be handled
+READ_BOUND_S = 30  # a safety bound on reading a socket to its end, never reached when the server closes it
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    db = tmp_path_factory.mktemp("conn") / "exchange.db"
-    assert cli("accounts", "--db", str(db), "add", "alice", "--password", "pw-a").returncode == 0
-    with ServerProcess(db, "--header-timeout", "1", "--body-timeout", "1", "--max-connections", "200") as srv:
-        yield srv
+@dataclass
+class Listening:
+    app: web.Application
+    clock: VirtualClock
+    port: int
+
+    @property
+    def guard(self) -> connections.ConnectionGuard:
+        return self.app[connections.GUARD]
+
+    async def connect(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await asyncio.open_connection("127.0.0.1", self.port)
+
+    async def works(self) -> bool:
+        async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{self.port}/openapi.json") as r:
+            return r.status == 200 and "paths" in await r.json()
 
 
-def _connect(server: ServerProcess) -> socket.socket:
-    sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
-    return sock
+Start = Callable[..., Awaitable[Listening]]
 
 
-def _closed_by_server(sock: socket.socket, within_s: float) -> tuple[bool, bytes]:
-    """Whether the server closes ``sock`` within ``within_s`` seconds, and what it sent before."""
-    sock.settimeout(0.2)
-    got = b""
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            chunk = sock.recv(4096)
-        except TimeoutError:
-            continue
-        except ConnectionResetError:
-            return True, got
-        if not chunk:
-            return True, got
-        got += chunk
-    return False, got
+@pytest.fixture
+async def start(tmp_path: Path) -> AsyncIterator[Start]:
+    """Start a server listening through its connection guard on a free port; stopped when the test ends."""
+    runners: list[web.AppRunner] = []
+
+    async def start(max_connections: int = 200) -> Listening:
+        clock = VirtualClock(start_ms=START_MS)
+        config = ServerConfig(db_path=str(tmp_path / f"conn-{len(runners)}.db"), house=False, seed=1,
+                              run_games=False, header_timeout_ms=HEADER_MS, body_timeout_ms=BODY_MS,
+                              max_connections=max_connections)
+        app = create_app(config, clock=clock, equities=river_only_equities)
+        runner = await connections.listen(app, "127.0.0.1", 0)
+        runners.append(runner)
+        return Listening(app, clock, runner.addresses[0][1])
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
 
 
-def _open_fds(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
+async def settle(condition: Callable[[], bool], what: str) -> None:
+    """Let the event loop turn until ``condition()`` holds (the server has handled what the sockets sent)."""
+    for _ in range(LOOP_TURNS):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"{what}: not after {LOOP_TURNS} turns of the event loop")
 
 
-def _works(server: ServerProcess) -> bool:
-    resp = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5)
-    return resp.status_code == 200 and resp.json()["game"] is not None
+async def read_to_end(reader: asyncio.StreamReader) -> bytes:
+    """Everything the server sends before it closes the connection."""
+    return await asyncio.wait_for(reader.read(), READ_BOUND_S)
 
 
-def test_half_requests_are_closed_after_the_header_timeout(server: ServerProcess) -> None:
-    baseline = _open_fds(server.pid)
-    socks = [_connect(server) for _ in range(SOCKETS)]
+async def closed_without_answer(reader: asyncio.StreamReader) -> bool:
+    """Whether the server closed the connection without a byte of answer (a reset is that too: it closed with
+    bytes of ours still unread)."""
     try:
-        for sock in socks:
-            sock.sendall(HALF_REQUEST)
-        time.sleep(0.3)
-        assert _open_fds(server.pid) >= baseline + SOCKETS // 2  # the server holds them for now
-        assert _works(server)  # and serves others meanwhile
-        start = time.monotonic()
-        for sock in socks:
-            closed, _ = _closed_by_server(sock, within_s=max(0.5, 4 - (time.monotonic() - start)))
-            assert closed, "a half request outlived the header timeout"
-        assert time.monotonic() - start < 4
-    finally:
-        for sock in socks:
-            sock.close()
-    deadline = time.monotonic() + 3
-    while _open_fds(server.pid) > baseline + 2 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert _open_fds(server.pid) <= baseline + 2
-    assert _works(server)
+        return await read_to_end(reader) == b""
+    except ConnectionResetError:
+        return True
 
 
-def test_a_head_trickled_a_byte_at_a_time_is_still_cut_off(server: ServerProcess) -> None:
-    with _connect(server) as sock:
-        sock.settimeout(0.2)
-        start = time.monotonic()
-        closed = False
-        for byte in HALF_REQUEST * 4:  # data keeps coming, but the head never completes in time
-            try:
-                sock.sendall(bytes([byte]))
-                if sock.recv(4096) == b"":
-                    closed = True
-            except TimeoutError:
-                pass
-            except (BrokenPipeError, ConnectionResetError):
-                closed = True
-            if closed or time.monotonic() - start > 5:
-                break
-        assert closed and time.monotonic() - start < 3
+async def test_half_requests_are_closed_at_the_header_timeout(start: Start) -> None:
+    server = await start()
+    guard = server.guard
+    sockets = [await server.connect() for _ in range(SOCKETS)]
+    for _, writer in sockets:
+        writer.write(HALF_REQUEST)
+    await settle(lambda: len(guard) == SOCKETS, "every connection admitted")
+    server.clock.advance(HEADER_MS - 1)
+    assert guard.timed_out == 0 and len(guard) == SOCKETS  # the server holds them for now
+    assert await server.works()  # and serves others meanwhile
+    server.clock.advance(1)
+    assert guard.timed_out == SOCKETS
+    for reader, writer in sockets:
+        assert await closed_without_answer(reader)
+        writer.close()
+    await settle(lambda: len(guard) == 0, "every timed-out connection forgotten")
+    assert await server.works()
 
 
-def test_an_idle_connection_is_closed_after_the_header_timeout(server: ServerProcess) -> None:
-    with _connect(server) as sock:
-        closed, got = _closed_by_server(sock, within_s=4)
-        assert closed and got == b""
+async def test_a_head_trickled_a_byte_at_a_time_is_still_cut_off(start: Start) -> None:
+    server = await start()
+    reader, writer = await server.connect()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    elapsed_ms = 0
+    for byte in HALF_REQUEST * 4:  # data keeps coming, but the head never completes in time
+        writer.write(bytes([byte]))
+        await writer.drain()
+        server.clock.advance(100)
+        elapsed_ms += 100
+        if server.guard.timed_out:
+            break
+    assert elapsed_ms == HEADER_MS
+    assert await closed_without_answer(reader)
+    writer.close()
+
+
+async def test_an_idle_connection_is_closed_at_the_header_timeout(start: Start) -> None:
+    server = await start()
+    reader, writer = await server.connect()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    server.clock.advance(HEADER_MS - 1)
+    assert server.guard.timed_out == 0
+    server.clock.advance(1)
+    assert server.guard.timed_out == 1
+    assert await closed_without_answer(reader)
+    writer.close()
 
 
 @pytest.mark.parametrize("path", ["/exchange/betting/json-rpc/v1", "/api/login"])
-def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(server: ServerProcess, path: str) -> None:
+async def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(start: Start, path: str) -> None:
+    server = await start()
     head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
             "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n").encode()
-    with _connect(server) as sock:
-        sock.sendall(head + b"username=a")  # 10 of the 100 bytes promised
-        start = time.monotonic()
-        closed, got = _closed_by_server(sock, within_s=8)
-        assert got.startswith(b"HTTP/1.1 408 "), got[:200]
-        assert b'"REQUEST_TIMEOUT"' in got
-        assert closed and time.monotonic() - start < 8
-    assert _works(server)
+    reader, writer = await server.connect()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    timers = server.clock.pending
+    writer.write(head + b"username=a")  # 10 of the 100 bytes promised
+    await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
+    server.clock.advance(BODY_MS - 1)
+    assert server.clock.pending == timers + 1  # still waiting
+    server.clock.advance(1)
+    got = await read_to_end(reader)
+    assert got.startswith(b"HTTP/1.1 408 "), got[:200]
+    assert b'"REQUEST_TIMEOUT"' in got
+    writer.close()
+    assert await server.works()
 
 
-def test_past_the_connection_cap_a_new_connection_gets_503_at_once(tmp_path: Path) -> None:
-    held: list[socket.socket] = []
-    with ServerProcess(tmp_path / "exchange.db", "--max-connections", "20", "--header-timeout", "10") as capped:
-        try:
-            held = [_connect(capped) for _ in range(20)]
-            time.sleep(0.3)  # the server has accepted them all
-            with _connect(capped) as extra:
-                closed, got = _closed_by_server(extra, within_s=3)
-            assert closed and got.startswith(b"HTTP/1.1 503 "), got[:200]
-            assert b"Retry-After: 1" in got and b'"SERVICE_BUSY"' in got
-            for sock in held:
-                sock.close()
-            deadline = time.monotonic() + 5
-            ok = False
-            while not ok and time.monotonic() < deadline:  # once the server has seen the closes, it takes more
-                try:
-                    ok = _works(capped)
-                except requests.RequestException:
-                    time.sleep(0.1)
-            assert ok
-        finally:
-            for sock in held:
-                sock.close()
+async def test_past_the_connection_cap_a_new_connection_gets_503_at_once(start: Start) -> None:
+    server = await start(max_connections=20)
+    held = [await server.connect() for _ in range(20)]
+    await settle(lambda: len(server.guard) == 20, "every connection admitted")
+    reader, writer = await server.connect()
+    got = await read_to_end(reader)
+    writer.close()
+    assert got.startswith(b"HTTP/1.1 503 "), got[:200]
+    assert b"Retry-After: 1" in got and b'"SERVICE_BUSY"' in got
+    assert server.guard.refused == 1
+    for _, held_writer in held:
+        held_writer.close()
+    await settle(lambda: len(server.guard) == 0, "the closed connections forgotten")
+    assert await server.works()  # once the server has seen the closes, it takes more
