@@ -32,7 +32,7 @@ def test_soak_restarts_only_on_a_missing_database_is_refused_and_creates_nothing
 
 
 MEASUREMENTS = ("bench_cards.py", "bench_engine.py", "bench_exchange.py", "bench_game.py", "bench_rankings.py",
-                "bench_statement.py", "bench_table.py", "core_memory.py", "count_instructions.py",
+                "bench_snapshot.py", "bench_statement.py", "bench_table.py", "core_memory.py", "count_instructions.py",
                 "load_heavy_reads.py", "soak.py")
 
 
@@ -65,6 +65,8 @@ def test_a_measurement_imports_the_checkout_it_is_run_from(name: str, tmp_path: 
         ("soak.py", ["--marks", "1000,x"], "argument --marks: must be whole numbers from 1, comma-separated"),
         ("soak.py", ["--window-seconds", "0"], "argument --window-seconds: must be a number of seconds from 0.001"),
         ("soak.py", ["--time-limit", "-1"], "argument --time-limit: must be a number of seconds from 0.001"),
+        ("bench_snapshot.py", ["--markets", "0"], "argument --markets: must be a whole number from 1, not 0"),
+        ("bench_snapshot.py", ["--repeats", "-1"], "argument --repeats: must be a whole number from 1, not -1"),
         ("bench_table.py", ["--hands", "0"], "argument --hands: must be a whole number from 1, not 0"),
         ("bench_table.py", ["--repeats", "0"], "argument --repeats: must be a whole number from 1, not 0"),
         ("bench_table.py", ["--seats", "1"], "argument --seats: must be a whole number of seats from 2, not 1"),

@@ -36,6 +36,7 @@ from __future__ import annotations
 import pickle
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from typing import Any, overload
 
 from exchange.core.orders import ClearedOrder
@@ -172,8 +173,7 @@ class ClearedByBetId(Mapping[int, ClearedOrder]):
         return type(bet_id) is int and bet_id in self._blocks.get(bet_id >> self.BLOCK_BITS, ())
 
     def __iter__(self) -> Iterator[int]:
-        for block in self._blocks.values():
-            yield from block
+        return chain.from_iterable(self._blocks.values())  # each block's bet ids, block after block
 
     def __len__(self) -> int:
         return sum(map(len, self._blocks.values()))
