@@ -164,13 +164,9 @@ _TWINS: dict[type, type] = {}
 def mutable_twin(cls: type) -> type:
     """An unfrozen builder for a frozen, slotted dataclass (one per class).
 
-    :func:`fast_constructor` fills an instance of it and switches its class.
-    The exchange's innermost loop does the same inline, to save the call (a
-    fifth of an event's cost)::
-
-        ev = twin(); ev.x = ...; ...; ev.__class__ = cls
-
-    which must set every field.  The twin is a subclass of ``cls`` that adds
+    :func:`fast_constructor` fills an instance of it and switches its class
+    (``ev = twin(); ev.x = ...; ...; ev.__class__ = cls``, every field set);
+    it is the only user.  The twin is a subclass of ``cls`` that adds
     no slots and puts back ``object``'s ``__init__`` (so ``twin()`` makes a
     blank instance, about twice as fast as ``object.__new__(twin)``),
     ``__setattr__`` and ``__delattr__`` (so stores are plain slot stores).
