@@ -1,11 +1,15 @@
 """Error codes the exchange core reports, and the two exception types it uses.
 
 User-caused problems (a price off the ladder, too little money, someone else's
-bet id) never raise out of the core: :class:`exchange.core.exchange.Exchange` turns them
-into an :class:`exchange.core.events.OrderRejected` (or :class:`CommandRejected`)
-event carrying an :class:`ErrorCode` and a message that says what was wrong
-and what is allowed.  Internally the validators raise :class:`Rejection`,
-which the exchange catches at the command boundary.
+bet id) never raise out of the core: :meth:`exchange.core.exchange.Exchange.execute`
+returns them as an :class:`exchange.core.events.OrderRejected` (or
+:class:`~exchange.core.events.CommandRejected`) event carrying an
+:class:`ErrorCode` and a message that says what was wrong and what is allowed.
+Inside, the order validators (:func:`exchange.core.trading.verify_place` and
+its siblings) raise :class:`Rejection`, which the deciding functions of
+:mod:`exchange.core.trading` catch and turn into the event; the account
+commands of :mod:`exchange.core.lifecycle` build their ``CommandRejected``
+directly.
 
 Programming errors (a game driver settling a market that does not exist,
 winners that are not selections of the market, corrupt replay input) raise

@@ -43,7 +43,8 @@ class CancelReason(StrEnum):
     ``ACCOUNT_OVERDRAWN``: matches voided after a card exposure took back a
     hedge, and the account's available to bet fell below zero; its unmatched
     orders on that market are cancelled to release what they reserve
-    (see :meth:`exchange.core.exchange.Exchange` and ``VoidMatchedSince``).
+    (:class:`~exchange.core.commands.VoidMatchedSince`, decided by
+    :func:`exchange.core.lifecycle.void_matched_since`).
     """
 
     BY_USER = "BY_USER"

@@ -26,7 +26,7 @@ from exchange.core.orders import MatchedByTick
 from exchange.core.records import Record
 
 if TYPE_CHECKING:
-    from exchange.core.accounts import Position
+    from exchange.core.positions import Position
 
 #: A match as a market records it: ``(match_id, ts, sel, tick, size, back_bet_id, lay_bet_id)`` with
 #: ``sel`` the selection's index.
@@ -94,7 +94,9 @@ class MarketBook(Record):
 
 
 class Market:
-    """State of one market.  Mutated only by :class:`exchange.core.exchange.Exchange`."""
+    """State of one market.  Changed only by the core's state changes, the ``apply_*`` functions of
+    :mod:`exchange.core.state` and what they call (and by :func:`~exchange.core.trading.check_places`,
+    which takes back its tentative orders before it returns)."""
 
     __slots__ = (
         "books",

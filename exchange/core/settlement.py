@@ -1,7 +1,9 @@
 """Settlement arithmetic: bet results, the dead-heat rule, rounding, commission.
 
-Pure functions over orders; :class:`exchange.core.exchange.Exchange` calls them and
-posts the results.
+Pure functions over orders and positions: :mod:`exchange.core.lifecycle` calls
+them to decide a ``SelectionSettled``, ``MarketSettled`` or ``MarketVoided``
+event, and :meth:`~exchange.core.state.ExchangeState.apply_market_settled` (or
+``apply_market_voided``) posts the event's results to the balances.
 
 **Dead heat.**  With ``n`` selections tied for the win, a bet on a tied
 selection settles at odds ``O/n``: back P&L ``S·(O/n − 1)``, lay the negative.
