@@ -3,7 +3,11 @@
 State is a fold over events (:meth:`ExchangeState.apply`).  The deciding side
 (:mod:`exchange.core.trading`, :mod:`exchange.core.lifecycle`) works out the
 events of a command and hands each to the same ``apply_*`` function the
-journal fold uses, so there is one way to change state, live or replayed:
+journal fold uses, so there is one way to change state, live or replayed.
+(The placement and the fills of the live path call :meth:`~ExchangeState.add_order`
+and :meth:`~ExchangeState.fill`, the bodies of ``apply_order_placed`` and
+``apply_matched`` without their look-ups, since its checks have just found
+the account, market, selection and orders.)
 
 ======================  =====================================================
 event                   what changes
@@ -260,7 +264,8 @@ class ExchangeState:
         self.open_market(ev.market_id).status = MarketStatus.SUSPENDED
 
     def apply_selection_settled(self, ev: SelectionSettled) -> None:
-        """A selection lost early: its status, its bets' results and each position's VOID outcome."""
+        """A selection lost early: its status, its bets' results, and each position's ``settled`` (the P&L it
+        keeps if the market is voided)."""
         market = self.open_market(ev.market_id)
         sel = market.index[ev.selection_id]
         market.selection_status[sel] = ev.status

@@ -1,10 +1,14 @@
 """A trader's instructions: place, cancel, replace; checked, matched, turned into events.
 
-Each function decides the events of one command and applies each as it goes
-(through :class:`~exchange.core.state.ExchangeState`'s ``apply_*``, the same
-functions the journal fold calls), since matching depends on the state the
-previous fill left.  A refused instruction yields one ``OrderRejected`` event
-and changes nothing.
+Each function decides the events of one command and applies each as it goes,
+since matching depends on the state the previous fill left.  A cancel, and a
+replace's cancel and new order, apply their events with the state's
+``apply_*`` functions, the ones the journal fold calls; :func:`place` and the
+fills of :func:`match` call :meth:`~exchange.core.state.ExchangeState.add_order`
+and :meth:`~exchange.core.state.ExchangeState.fill`, the bodies of the fold's
+``apply_order_placed`` and ``apply_matched``, which first look up (and, for a
+fill, check) what the live path already holds from its own checks.  A refused
+instruction yields one ``OrderRejected`` event and changes nothing.
 
 Precedence of a place instruction's checks: account, market, runner, then the
 selection's own status (a bet on a settled selection gets
