@@ -144,11 +144,6 @@ class Market:
         return self.status is MarketStatus.ACTIVE or self.status is MarketStatus.SUSPENDED
 
     @property
-    def is_active(self) -> bool:
-        """Taking bets now (a betting window is open)."""
-        return self.status is MarketStatus.ACTIVE
-
-    @property
     def total_matched(self) -> int:
         return sum(b.total_matched for b in self.books)
 

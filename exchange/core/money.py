@@ -1,9 +1,11 @@
-"""Money as integer minor units (pennies), and the few rounding rules the core uses.
+"""Money as integer minor units (pennies): client amounts parsed exactly, and formatted for messages.
 
 Every amount inside the core is an ``int`` of minor units (1.00 = 100).  The
 edges convert: :func:`to_minor` parses what clients send (strings, ints,
-``Decimal``, and floats through their shortest ``repr``), :func:`to_decimal`
-formats for output.  Nothing here or in the core does float arithmetic.
+``Decimal``, and floats through their shortest ``repr``), and
+:func:`format_minor` writes an amount into a message; the Betfair formats
+(:mod:`exchange.betfair`) turn minor units into the wire's numbers themselves.
+Nothing here or in the core does float arithmetic.
 """
 
 from __future__ import annotations
@@ -31,15 +33,6 @@ def to_minor(value: str | int | float | Decimal) -> int:
     if minor != minor.to_integral_value():
         raise ValueError(f"amount {value} has more than two decimals")
     return int(minor)
-
-
-def to_decimal(minor: int) -> Decimal:
-    """Minor units as a two-decimal ``Decimal``.
-
-    >>> to_decimal(250), to_decimal(-5), to_decimal(100000)
-    (Decimal('2.50'), Decimal('-0.05'), Decimal('1000.00'))
-    """
-    return Decimal(minor).scaleb(-2).quantize(Decimal("0.01"))
 
 
 def format_minor(minor: int) -> str:
@@ -74,20 +67,3 @@ def to_exact_decimal(value: object, what: str) -> Decimal:
         raise ValueError(f"{what} {shown} is not a finite number")
     return result
 
-
-def floor_div(numerator: int, denominator: int) -> int:
-    """Floor of ``numerator / denominator`` for a positive denominator.
-
-    >>> floor_div(7, 2), floor_div(-7, 2)
-    (3, -4)
-    """
-    return numerator // denominator
-
-
-def ceil_div(numerator: int, denominator: int) -> int:
-    """Ceiling of ``numerator / denominator`` for a positive denominator.
-
-    >>> ceil_div(7, 2), ceil_div(-7, 2)
-    (4, -3)
-    """
-    return -(-numerator // denominator)
