@@ -139,7 +139,7 @@ def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
     price = cmd.price
     tick = _TICK_OF_PRICE.get(price) if type(price) is Decimal and price.is_finite() else None
     if tick is None:  # text, a number, or a Decimal off the ladder: parsed exactly, or INVALID_ODDS
-        tick = tick_of(price)
+        tick = _tick_or_invalid_odds(price)
     size = cmd.size
     if type(size) is not int or size < market.min_stake:
         raise Rejection(ErrorCode.INVALID_BET_SIZE, _size_message(size, market.min_stake))
@@ -227,7 +227,7 @@ def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
         order = own_live_order(state, cmd.account_id, cmd.bet_id)
         market = order.position.market
         check_market_active(market, cmd.round)
-        tick = tick_of(cmd.new_price)
+        tick = _tick_or_invalid_odds(cmd.new_price)
         _check_replace_funds(order, tick)
     except Rejection as r:
         return [_order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)]
@@ -323,8 +323,9 @@ def _not_open(market_id: str, status: MarketStatus) -> Rejection:
     )
 
 
-def tick_of(price: object) -> int:
-    """The tick of a price (``Decimal``, str, int or float, parsed exactly), else ``INVALID_ODDS``."""
+def _tick_or_invalid_odds(price: object) -> int:
+    """The tick of a price (``Decimal``, str, int or float, parsed exactly); off the ladder, a
+    :class:`Rejection` with ``INVALID_ODDS`` (:func:`exchange.core.ladder.tick_of` answers ``None`` instead)."""
     if type(price) is Decimal and price.is_finite():
         tick = ladder.TICK_OF_PRICE.get(price)
         if tick is not None:
