@@ -118,7 +118,7 @@ def create_market(state: ExchangeState, cmd: CreateMarket) -> list[Event]:
 
 
 def open_market(state: ExchangeState, cmd: OpenMarket) -> list[Event]:
-    market = state.open_market(cmd.market_id, "open")
+    market = state.require_open_market(cmd.market_id, "open")
     if market.status is not MarketStatus.SUSPENDED:
         raise ExchangeError(f"cannot open market {cmd.market_id}: it is {market.status}")
     ev = MarketOpened(cmd.ts, cmd.market_id, market.round + 1)
@@ -128,7 +128,7 @@ def open_market(state: ExchangeState, cmd: OpenMarket) -> list[Event]:
 
 def resume_market(state: ExchangeState, cmd: ResumeMarket) -> list[Event]:
     """Reopen a suspended market in the round it was suspended in (no new round: nothing lapses or is turned)."""
-    market = state.open_market(cmd.market_id, "resume")
+    market = state.require_open_market(cmd.market_id, "resume")
     if market.status is not MarketStatus.SUSPENDED or market.round < 1:
         raise ExchangeError(f"cannot resume market {cmd.market_id}: it is {market.status} in round {market.round}")
     ev = MarketOpened(cmd.ts, cmd.market_id, market.round)
@@ -138,7 +138,7 @@ def resume_market(state: ExchangeState, cmd: ResumeMarket) -> list[Event]:
 
 def suspend_market(state: ExchangeState, cmd: SuspendMarket) -> list[Event]:
     """Close the betting window: every unmatched order lapses."""
-    market = state.open_market(cmd.market_id, "suspend")
+    market = state.require_open_market(cmd.market_id, "suspend")
     if market.status is not MarketStatus.ACTIVE:
         raise ExchangeError(f"cannot suspend market {cmd.market_id}: it is {market.status}")
     events = _lapse(state, market, None, cmd.ts, LapseReason.WINDOW_CLOSED)
@@ -162,7 +162,7 @@ def _lapse(state: ExchangeState, market: Market, only: int | None, ts: int, reas
 
 def settle_selection(state: ExchangeState, cmd: SettleSelection) -> list[Event]:
     """A hand that can no longer win or tie loses now; the last one standing wins the market."""
-    market = state.open_market(cmd.market_id, "settle a selection of")
+    market = state.require_open_market(cmd.market_id, "settle a selection of")
     sel = market.index.get(cmd.selection_id)
     if sel is None:
         raise ExchangeError(f"selection {cmd.selection_id!r} is not in market {cmd.market_id}")
@@ -180,7 +180,7 @@ def settle_selection(state: ExchangeState, cmd: SettleSelection) -> list[Event]:
 
 def settle_market(state: ExchangeState, cmd: SettleMarket) -> list[Event]:
     """The result: one winner, or several in a dead heat."""
-    market = state.open_market(cmd.market_id, "settle")
+    market = state.require_open_market(cmd.market_id, "settle")
     winners = tuple(cmd.winners)
     if not winners or len(set(winners)) != len(winners):
         raise ExchangeError(f"winners must be distinct selection ids, not {winners!r}")
@@ -206,7 +206,7 @@ def _settle(state: ExchangeState, market: Market, winners: tuple[int, ...], ts: 
 
 def void_market(state: ExchangeState, cmd: VoidMarket) -> list[Event]:
     """A misdeal or a technical fault: unmatched bets cancelled, matched ones refunded."""
-    market = state.open_market(cmd.market_id, "void")
+    market = state.require_open_market(cmd.market_id, "void")
     events: list[Event] = []
     for book in market.books:
         for o in book.live_orders():
@@ -231,7 +231,7 @@ def void_matched_since(state: ExchangeState, cmd: VoidMatchedSince) -> list[Even
     add exposure, so that releases what they reserve; whatever is still short
     stays short.  Accounts in order of their first voided match, orders by bet id.
     """
-    market = state.open_market(cmd.market_id, "void bets of")
+    market = state.require_open_market(cmd.market_id, "void bets of")
     events = _void_matches(state, market, cmd.since_ts, cmd.ts, cmd.reason)
     parties = dict.fromkeys(
         account for ev in events if isinstance(ev, MatchVoided) for account in (ev.back_account_id, ev.lay_account_id)

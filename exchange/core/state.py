@@ -159,7 +159,7 @@ class ExchangeState:
             raise ExchangeError(f"not an event: {event!r}")
         applier(event)
 
-    def open_market(self, market_id: str, action: str = "change") -> Market:
+    def require_open_market(self, market_id: str, action: str = "change") -> Market:
         """The open market ``market_id``; a closed or unknown one is a driver's error (for ``action``)."""
         market = self.open_markets.get(market_id)
         if market is None:
@@ -228,7 +228,7 @@ class ExchangeState:
 
     def apply_match_voided(self, ev: MatchVoided) -> None:
         """A match is undone: both stakes refunded (voided, not returned to the book)."""
-        market = self.open_market(ev.market_id)
+        market = self.require_open_market(ev.market_id)
         sel = market.index[ev.selection_id]
         for bet_id in (ev.back_bet_id, ev.lay_bet_id):
             order = self.orders[bet_id]
@@ -256,17 +256,17 @@ class ExchangeState:
         self.markets[ev.market_id] = self.open_markets[ev.market_id] = market
 
     def apply_market_opened(self, ev: MarketOpened) -> None:
-        market = self.open_market(ev.market_id)
+        market = self.require_open_market(ev.market_id)
         market.status = MarketStatus.ACTIVE
         market.round = ev.round
 
     def apply_market_suspended(self, ev: MarketSuspended) -> None:
-        self.open_market(ev.market_id).status = MarketStatus.SUSPENDED
+        self.require_open_market(ev.market_id).status = MarketStatus.SUSPENDED
 
     def apply_selection_settled(self, ev: SelectionSettled) -> None:
         """A selection lost early: its status, its bets' results, and each position's ``settled`` (the P&L it
         keeps if the market is voided)."""
-        market = self.open_market(ev.market_id)
+        market = self.require_open_market(ev.market_id)
         sel = market.index[ev.selection_id]
         market.selection_status[sel] = ev.status
         market.live.remove(sel)
@@ -278,7 +278,7 @@ class ExchangeState:
             order.position.settled += bet.profit
 
     def apply_market_settled(self, ev: MarketSettled) -> None:
-        market = self.open_market(ev.market_id)
+        market = self.require_open_market(ev.market_id)
         winners = {market.index[w] for w in ev.winners}
         won = SelectionStatus.WINNER if len(winners) == 1 else SelectionStatus.TIED_DEAD_HEAT
         for i in market.live:
@@ -289,7 +289,8 @@ class ExchangeState:
         self._close(market, MarketStatus.SETTLED, ev.ts, ev.accounts, ev.house_account_id, ev.rounding)
 
     def apply_market_voided(self, ev: MarketVoided) -> None:
-        self._close(self.open_market(ev.market_id), MarketStatus.VOID, ev.ts, ev.accounts, ev.house_account_id, 0)
+        market = self.require_open_market(ev.market_id)
+        self._close(market, MarketStatus.VOID, ev.ts, ev.accounts, ev.house_account_id, 0)
 
     def _close(
         self,
