@@ -263,15 +263,12 @@ class Exchange(ExchangeState):
             return {}
         wanted = set(selection_ids)
         pos = account.positions.get(market_id)
-        rows: list[tuple[int, int, MatchedRow]] = []
-        if pos is not None:
-            mine = {o.bet_id: o for o in pos.orders if o.selection_id in wanted}
-            matched = pos.market.matched_by_tick(mine) if mine else {}
-            rows = [(o.selection_id, bet_id, (o.side, o.strategy_ref, matched[bet_id]))
-                    for bet_id, o in mine.items() if bet_id in matched]
-        else:
+        if pos is None:  # closed (or never bet on): what the cleared orders kept
             return cleared_matched_on(account.cleared.get(market_id, ()), wanted)
-        return _by_selection(rows)
+        mine = {o.bet_id: o for o in pos.orders if o.selection_id in wanted}
+        matched = pos.market.matched_by_tick(mine) if mine else {}
+        return _by_selection([(o.selection_id, bet_id, (o.side, o.strategy_ref, matched[bet_id]))
+                              for bet_id, o in mine.items() if bet_id in matched])
 
     def matches(self, account_id: str, market_id: str) -> tuple[MatchView, ...]:
         """The account's matches on an open market, one per fill of each of its bets, in match order, voided
