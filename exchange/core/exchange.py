@@ -12,7 +12,8 @@ How the drivers use it:
 
 * **Game driver** (owns the clock and the cards): ``CreateMarket`` (SUSPENDED,
   round 0); per betting window ``OpenMarket`` (ACTIVE, next round) and
-  ``SuspendMarket`` (lapses every unmatched order); ``SettleSelection`` when a
+  ``SuspendMarket`` (lapses every unmatched order); ``ResumeMarket`` (ACTIVE
+  again in the same round, an operator's resume); ``SettleSelection`` when a
   hand can no longer win or tie (its bets settle at once; the market settles
   by itself when one hand is left); ``SettleMarket(winners)`` at the river
   (several winners = dead heat); ``VoidMarket`` on a misdeal;

@@ -6,7 +6,9 @@ Lifecycle (driven by the game through commands)::
                     │                 │                                     ▲
                     └────── void ─────┴──────────────► VOID   settle / last selection standing
 
-A new market starts SUSPENDED at round 0; each open starts the next round.
+A new market starts SUSPENDED at round 0; each open starts the next round, and
+a resume (an operator's, after a suspend inside a window) makes it ACTIVE again
+in the same round.
 Selections start IN_PLAY; one settled early becomes LOSER (it drops out of
 exposure and takes no more bets); at the result the winners become WINNER
 (or TIED_DEAD_HEAT when several tie) and the rest LOSER.
