@@ -122,8 +122,10 @@ class Exchange(ExchangeState):
     """Accounts, markets and orders; the single entry point for changing them.
 
     Write side: :meth:`execute` (a command -> its events), :meth:`apply` (an
-    event -> state), :meth:`replay`.  Read side: :meth:`market_book`,
-    :meth:`order_view`, :meth:`current_orders`, :meth:`cleared_orders`, :meth:`matched_on`, :meth:`matches`,
+    event -> state), :meth:`replay`; :meth:`check_places` tries a batch of
+    placements without changing anything.  Read side: :meth:`market_book`,
+    :meth:`market_status`, :meth:`selection_statuses`, :meth:`order_view`,
+    :meth:`current_orders`, :meth:`cleared_orders`, :meth:`matched_on`, :meth:`matches`,
     :meth:`funds`, :meth:`market_result`, :meth:`profit_and_loss`.
     """
 
@@ -182,6 +184,7 @@ class Exchange(ExchangeState):
         return market.view(depth) if market is not None else None
 
     def market_status(self, market_id: str) -> MarketStatus | None:
+        """The market's status; ``None`` for an unknown market (or a closed one no longer kept)."""
         market = self.markets.get(market_id)
         return market.status if market is not None else None
 
