@@ -1,9 +1,10 @@
 """The order book of one selection: price-time priority on ladder ticks.
 
 Resting **lays** are *available to back* (best = highest tick); resting
-**backs** are *available to lay* (best = lowest tick).  Each side is an array
-of 350 FIFO queues (``collections.deque``), one per tick, plus an ``int`` of
-unmatched size per tick and a bitmask of non-empty ticks, so the best price is
+**backs** are *available to lay* (best = lowest tick).  Each side is a list
+of 350 slots, one per tick, each a FIFO queue (``collections.deque``) made when
+an order first rests there, plus an ``int`` of unmatched size per tick and a
+bitmask of non-empty ticks, so the best price is
 ``mask.bit_length() - 1`` (highest) or ``(mask & -mask).bit_length() - 1``
 (lowest): O(1)-ish, no sorted container to maintain.
 

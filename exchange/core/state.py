@@ -88,7 +88,9 @@ class ForgottenMarket:
 class ExchangeConfig(Record):
     """Exchange-wide settings.
 
-    ``house_account_id`` receives commission and rounding.  ``keep_closed_markets``:
+    ``house_account_id`` receives commission and rounding.  ``min_stake`` (minor
+    units) and ``commission_bps`` are a new market's own unless its
+    ``CreateMarket`` names others.  ``keep_closed_markets``:
     how many settled or voided markets (with their cleared orders and account
     results) to keep in memory, newest first; ``None`` keeps them all.
     """
