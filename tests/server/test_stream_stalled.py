@@ -71,7 +71,8 @@ async def test_a_client_that_stops_reading_holds_up_nobody_else(tls_client: Test
     healthy = await _subscribed(tls_client, alice, 1)
     raw, stalled = await _stall(tls_client, bob)
     await until(lambda: stalled.market_sub is not None and stalled.market_sub.id == SUBSCRIPTIONS + 1,
-                 "the hub handles every request of the stalled tls_client")
+                 "the hub handles every request of the stalled tls_client",
+                 timeout_s=60)  # 3,000 images: about 1 s on a quiet host, over 10 s on a loaded one
     await rpc(tls_client, alice, "placeOrders", place(MARKET, 2, "LAY", 3.0, 10))
     clock.advance(tls_client.app[keys.HUB].conflate_ms)
     delta = await healthy.receive("mcm")
