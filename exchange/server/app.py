@@ -135,6 +135,7 @@ def create_app(
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
                                              on_fatal=on_fatal, gate=gate))
     app.cleanup_ctx.append(_stream)
+    app.on_shutdown.append(_close_streams)
     app.cleanup_ctx.append(functools.partial(_stream_socket, config=config))
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
@@ -290,6 +291,17 @@ async def _stream(app: web.Application) -> AsyncIterator[None]:
     with contextlib.suppress(asyncio.CancelledError):
         await task
     await hub.close()
+    await app[keys.GAMES].close()
+
+
+async def _close_streams(app: web.Application) -> None:
+    """Close every stream connection as the server starts to stop (``on_shutdown``).
+
+    aiohttp waits for its request handlers (up to a minute) before the cleanup contexts run, and a
+    WebSocket's handler ends only when its connection does: left to :func:`_stream`'s exit, one open
+    trading page held a Ctrl-C that long. Closing is idempotent, so that exit closes only what came since.
+    """
+    await app[keys.HUB].close()
     await app[keys.GAMES].close()
 
 
