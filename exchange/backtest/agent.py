@@ -61,7 +61,7 @@ from exchange.agents.trader import Agent, Trader
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import BankrollWatch
 from exchange.backtest.instructions import InstructionLog
-from exchange.backtest.strategy import GameEnd, GameStart, MarketHandle, Settlement, Strategy
+from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
 from exchange.core.orders import OrderView
@@ -145,6 +145,7 @@ class SeatedStrategy:
         settlements: SettlementSource | None = None,
         on_session_end: SessionEnd | None = None,
         bet_market: BetMarket | None = None,
+        refs: CustomerRefs | None = None,
     ) -> None:
         self.strategy = strategy
         self.bet_market = bet_market
@@ -157,6 +158,8 @@ class SeatedStrategy:
         self.agents: list[StrategyAgent] = []
         #: What the strategy asked, through any of its markets, until it has arrived.
         self.instructions = InstructionLog()
+        #: The references given to its placements that name none, through any of its markets.
+        self.refs = refs if refs is not None else CustomerRefs(watch.account_id)
         self._started: int | None = None
         self._ending: dict[int, _Ending] = {}
 
@@ -288,7 +291,8 @@ class StrategyAgent(Agent):
         handle = self._handle
         if handle is None or handle.market_id != view.market_id:
             seated = self.seated
-            handle = self._handle = MarketHandle(trader, view, seated.rng, seated.watch, seated.instructions)
+            handle = self._handle = MarketHandle(trader, view, seated.rng, seated.watch, seated.instructions,
+                                                 seated.refs)
             self._seen = {}
         handle._see(view)
         return handle
@@ -398,6 +402,7 @@ def attach_strategy(
     *,
     rng: random.Random | None = None,
     on_session_end: SessionEnd | None = None,
+    ref_prefix: str | None = None,
 ) -> SeatedStrategy:
     """Seat ``strategy`` at ``channel`` trading for ``account_id`` (funded already), at the strategy's latency.
 
@@ -405,7 +410,8 @@ def attach_strategy(
     them), each woken only for the hooks the strategy uses. The same call seats it on a backtest's
     virtual-clock channel or on a live one. Its bankroll is followed from now: the account's balance
     now is its ``starting_balance``. ``on_session_end`` is told when the strategy, having called
-    ``end_session``, has finished its last game.
+    ``end_session``, has finished its last game. Its placements that name no ``customer_ref`` get
+    ``<ref_prefix>-1``, ``<ref_prefix>-2`` … (by default the account id is the prefix).
     """
     config = channel.config
     kinds = traded_markets(strategy, config)
@@ -420,7 +426,8 @@ def attach_strategy(
         return None if order is None else order.market_id
 
     seated = SeatedStrategy(strategy, watch, positions, rng=rng, settlements=channel_settlements(channel),
-                            on_session_end=on_session_end, bet_market=bet_market)  # fmt: skip
+                            on_session_end=on_session_end, bet_market=bet_market,
+                            refs=CustomerRefs(account_id if ref_prefix is None else ref_prefix))  # fmt: skip
     adapter = adapter_class(type(strategy))
     main = config.markets[0]
     for kind in kinds:

@@ -182,6 +182,31 @@ class OrderTicket:
     arrives_ms: int
 
 
+class CustomerRefs:
+    """The ``customer_ref`` of each placement that names none: ``<prefix>-1``, ``<prefix>-2`` … one counter for
+    every market a seated strategy trades, from game to game.
+
+    Betfair asks nothing of a ``customerOrderRef``'s uniqueness (it is the customer's own label, at most 32
+    characters); flumine makes its own unique, to key its orders by, and so do these: a strategy or a researcher
+    may look an order up by its reference. The backtester's prefix holds the session number too, so a reference
+    is unique over a whole backtest's orders table (every session is its own exchange, with its own bet ids).
+
+    >>> refs = CustomerRefs("strategy-7")
+    >>> refs.next(), refs.next()
+    ('strategy-7-1', 'strategy-7-2')
+    """
+
+    __slots__ = ("_count", "prefix")
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self._count = 0
+
+    def next(self) -> str:
+        self._count += 1
+        return f"{self.prefix}-{self._count}"
+
+
 class MarketHandle:
     """One market as one strategy trades it: read the view, send instructions (after the latency).
 
@@ -201,10 +226,11 @@ class MarketHandle:
         rng: random.Random | None = None,
         watch: BankrollWatch | None = None,
         log: InstructionLog | None = None,
+        refs: CustomerRefs | None = None,
     ) -> None:
         self._trader = trader
         self._view = view
-        self._refs = 0
+        self._refs = refs if refs is not None else CustomerRefs(trader.account_id)
         self._watch = watch
         self._log = log
         #: A generator seeded for this strategy in this game (in a session: in this session, carried on from game
@@ -319,7 +345,7 @@ class MarketHandle:
         size = _whole("size", size, "sizes are whole minor units: 200 is 2.00")
         if customer_ref is not None and not isinstance(customer_ref, str):
             raise TypeError(f"customer_ref {customer_ref!r} is not text: give a str, or None")
-        ref = customer_ref if customer_ref is not None else self._next_ref()
+        ref = customer_ref if customer_ref is not None else self._refs.next()
         asked = _decimal(price)
         self._trader.place_price(hand, side, asked, size, customer_ref=ref)
         self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size, customer_ref=ref)
@@ -362,10 +388,6 @@ class MarketHandle:
         market = trader.seen_market or self._view.market_id
         asked.setdefault("round", trader.seen_round)
         self._log.sent(Sent(action, trader.account_id, market, now + trader.latency_ms, **asked), now)
-
-    def _next_ref(self) -> str:
-        self._refs += 1
-        return f"{self._trader.account_id}-{self._refs}"
 
     def _ticket(self, kind: Instruction, ref: str | None) -> OrderTicket:
         now = self._trader.now()

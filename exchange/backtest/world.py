@@ -297,7 +297,8 @@ def _seat(world: World, strategy: Strategy) -> None:
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
     rng = random.Random(f"{setup.seed}/{session}/strategy")
-    seated = attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session)
+    seated = attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session,
+                             ref_prefix=f"{setup.account}-{session}")  # unique over the backtest's sessions
     world.instructions = seated.instructions
 
 

@@ -136,8 +136,10 @@ def test_a_refused_placement_says_what_was_asked(played: Played) -> None:
                     r["customer_ref"], r["error_code"]) for r in refused(played, "PLACE")), key=repr)  # fmt: skip
     preflop, at_900 = int(Round.PREFLOP), ladder.parse_price("900")
     asked = []
-    for market in (f"{CHANNEL}.{g}{low}" for g in range(GAMES) for low in ("", "-low")):
-        second = f"{STRATEGY_ACCOUNT}-2"  # the reference the handle gave its market's second placement
+    for n, market in enumerate(f"{CHANNEL}.{g}{low}" for g in range(GAMES) for low in ("", "-low")):
+        # the reference given to the strategy's second placement in this market: one count over its markets and
+        # games (each market's Pre-flop window, the High market's first), with the session's number
+        second = f"{STRATEGY_ACCOUNT}-0-{2 * n + 2}"
         asked += [(market, 1, "LAY", 2.03, None, 300, preflop, second, ErrorCode.INVALID_ODDS.value),
                   (market, 1, "BACK", 900.0, at_900, 150, preflop, "too-small", ErrorCode.INVALID_BET_SIZE.value)]
     assert rows == sorted(asked, key=repr)
