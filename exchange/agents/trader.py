@@ -30,6 +30,20 @@ from exchange.core.events import Matched, OrderRejected
 from exchange.core.side import Side
 
 
+class Arrival(Protocol):
+    """Told when the command it was sent with reaches the exchange: for a sender that pairs what it asked with
+    what came of it by the command itself, whenever it arrives (a live clock delivers late under load)."""
+
+    def arriving(self) -> None:
+        """The command is handed to the exchange now: whatever the exchange says of it comes before
+        :meth:`arrived`."""
+        ...
+
+    def arrived(self, events: Sequence[object]) -> None:
+        """The exchange is done with the command: ``events`` are what it made of it (empty if it raised)."""
+        ...
+
+
 class Gateway(Protocol):
     """Where an agent's commands go and where its views come from (a channel implements it)."""
 
@@ -105,9 +119,13 @@ class Trader:
         self.place_price(hand, side, ladder.price(tick), size, customer_ref=customer_ref)
 
     def place_price(
-        self, hand: int, side: Side, price: Decimal, size: int, *, customer_ref: str | None = None
+        self, hand: int, side: Side, price: Decimal, size: int, *, customer_ref: str | None = None,
+        arrival: Arrival | None = None,
     ) -> None:
-        """As :meth:`place` with a raw decimal price, as a user might send it (the exchange validates it)."""
+        """As :meth:`place` with a raw decimal price, as a user might send it (the exchange validates it).
+
+        ``arrival`` (here and for a cancel or replace) is told when the command reaches the exchange.
+        """
         market, rnd = self._seen()
 
         def build(ts: int) -> Command:
@@ -116,17 +134,17 @@ class Trader:
                 side=side, price=price, size=size, round=rnd, customer_ref=customer_ref,
             )  # fmt: skip
 
-        self._send(build)
+        self._send(build, arrival)
 
-    def cancel(self, bet_id: int, size_reduction: int | None = None) -> None:
+    def cancel(self, bet_id: int, size_reduction: int | None = None, *, arrival: Arrival | None = None) -> None:
         """Cancel an order's unmatched remainder (or reduce it by ``size_reduction``)."""
 
         def build(ts: int) -> Command:
             return CancelOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, size_reduction=size_reduction)
 
-        self._send(build)
+        self._send(build, arrival)
 
-    def replace(self, bet_id: int, tick: int) -> None:
+    def replace(self, bet_id: int, tick: int, *, arrival: Arrival | None = None) -> None:
         """Move an order's unmatched remainder to ``tick`` (a new bet at the back of the queue)."""
         _, rnd = self._seen()
         new_price = ladder.price(tick)
@@ -134,7 +152,7 @@ class Trader:
         def build(ts: int) -> Command:
             return ReplaceOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, new_price=new_price, round=rnd)
 
-        self._send(build)
+        self._send(build, arrival)
 
     def call_later(self, delay_ms: int, callback: Callable[[], None]) -> None:
         """Run ``callback`` after ``delay_ms`` of clock time (for agents that act at chosen moments)."""
@@ -145,14 +163,23 @@ class Trader:
             raise RuntimeError("an agent can trade only from a hook, once it has seen a market")
         return self.seen_market, self.seen_round
 
-    def _send(self, build: Callable[[int], Command]) -> None:
+    def _send(self, build: Callable[[int], Command], arrival: Arrival | None = None) -> None:
         self.sent += 1
         self.in_flight += 1
         gateway = self._gateway
 
         def deliver() -> None:
             self.in_flight -= 1
-            gateway.submit(build(gateway.clock.now()))
+            command = build(gateway.clock.now())
+            if arrival is None:
+                gateway.submit(command)
+            else:
+                events: Sequence[object] = ()
+                arrival.arriving()
+                try:
+                    events = gateway.submit(command)
+                finally:
+                    arrival.arrived(events)
             if self.in_flight == 0 and self._idle:
                 callbacks, self._idle = self._idle, []
                 for callback in callbacks:

@@ -57,10 +57,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from exchange.agents import host
-from exchange.agents.trader import Agent, Trader
+from exchange.agents.trader import Agent, Trader, overrides
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import BankrollWatch
-from exchange.backtest.instructions import InstructionLog
+from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
@@ -156,8 +156,9 @@ class SeatedStrategy:
         self.on_session_end = on_session_end
         self.retired = False
         self.agents: list[StrategyAgent] = []
-        #: What the strategy asked, through any of its markets, until it has arrived.
-        self.instructions = InstructionLog()
+        #: What the strategy asked, through any of its markets, until it has arrived (and what a refusal that the
+        #: agents choose a market for refused, until they have).
+        self.instructions = InstructionLog(keep=self._agents_ask)
         #: The references given to its placements that name none, through any of its markets.
         self.refs = refs if refs is not None else CustomerRefs(watch.account_id)
         self._started: int | None = None
@@ -171,7 +172,8 @@ class SeatedStrategy:
     def hears_through(self, agent: StrategyAgent, rejection: OrderRejected) -> bool:
         """Whether ``agent`` passes ``rejection`` on. A refused cancel or replace names no market, so every market's
         agent is told of it: the strategy hears it once, through the agent of the bet's kind of market (for a bet id
-        the account never had, the kind it was sent through; the main market's if that is not known)."""
+        the account never had, the kind it was sent through; the main market's if that is not known). The last
+        agent told lets the refusal's instruction go."""
         if rejection.market_id is not None or len(self.agents) == 1:
             return True
         bet = rejection.bet_id
@@ -179,8 +181,16 @@ class SeatedStrategy:
         if market is None:
             asked = self.instructions.asked(rejection)
             market = None if asked is None else asked.market_id
+        if agent is self.agents[-1]:
+            self.instructions.let_go(rejection)
         parsed = None if market is None else parse_market_id(market)
         return agent is next((a for a in self.agents if parsed is not None and a.kind is parsed[2]), self.agents[0])
+
+    def _agents_ask(self, rejection: OrderRejected, asked: Sent) -> bool:
+        """Whether the agents will ask which market ``rejection`` was sent through (:meth:`hears_through`): each
+        is told of a refusal that names no market, if the strategy listens to refusals."""
+        agents = self.agents
+        return rejection.market_id is None and len(agents) > 1 and overrides(agents[0], "on_order_rejected")
 
     def game_started(self, view: BettorView, handle: MarketHandle) -> None:
         """The first of the strategy's markets to hear of a new game tells the strategy, once."""
@@ -260,7 +270,7 @@ class StrategyAgent(Agent):
         self._orders_changed(self._enter(view, trader))
 
     def on_order_rejected(self, view: BettorView, trader: Trader, rejection: OrderRejected) -> None:
-        if self.retired or not self.seated.hears_through(self, rejection):
+        if not self.seated.hears_through(self, rejection) or self.retired:  # (every agent is asked: see there)
             return
         self.strategy.on_order_rejected(self._enter(view, trader), rejection)
 

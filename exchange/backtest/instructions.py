@@ -5,43 +5,50 @@ was refused, not all of what it asked: a refused placement names its market,
 selection and ``customer_ref`` but not its side, price or size; a refused cancel or
 replace names only the bet id it was given (no market at all for a bet id the
 account never had). The strategy's :class:`~exchange.backtest.strategy.MarketHandle`
-knows each instruction it sends, and when it will arrive (its decision time plus the
-latency), so it notes it here as :class:`Sent`; a refusal is paired with the
-instruction of its account, kind, arrival time and ``customer_ref`` (a placement)
-or bet id (a cancel or replace) — the first such one sent, once. An instruction the
-exchange carried out (its bet placed, cancelled or replaced) is let go as it is: a
-second alike, sent at the same instant and refused, is paired with itself.
+knows each instruction it sends: it notes it here as :class:`Sent` and sends it
+with the :class:`~exchange.agents.trader.Arrival` the log gives it back, which the
+trader tells when the command is handed to the exchange and when the exchange is
+done with it.
 
-Instructions arrive in the order they were sent, at exactly their arrival time on
-the backtest's virtual clock, so whatever was due before a refusal has arrived:
-it is let go, and the log holds only the instructions still on their way (and
-those arriving at the instant of the latest refusal). On a live clock an
-instruction that arrives late is not paired (its refusal has the exchange's
-fields only).
+So a refusal is paired with its instruction by identity, not by time: the
+exchange takes one command at a time, and a refusal of the account made while
+an instruction is arriving is that instruction's (checked: the same action and
+``customer_ref``, or bet id). Whenever the instruction arrives — on the
+backtest's virtual clock exactly ``latency_ms`` after it was sent, on a live
+clock perhaps late — and however many alike are on their way. What is asked
+about a refusal while it is being made (the backtest's tables) is answered then;
+a pair someone will ask about later (the strategy's agents, choosing the market
+whose handle hears a refusal that names none) is held, if the log's owner says
+so, until :meth:`InstructionLog.let_go`; every other is forgotten as its
+instruction's arrival ends. The log holds nothing else.
 
 >>> from exchange.core.errors import ErrorCode
->>> from exchange.core.events import CancelReason, OrderAction, OrderCancelled, OrderPlaced, OrderRejected
+>>> from exchange.core.events import OrderAction, OrderRejected
 >>> log = InstructionLog()
->>> log.sent(Sent(OrderAction.CANCEL, "me", "holdem.3-low", 1_100, bet_id=7, size=300), now_ms=1_000)
->>> refused = OrderRejected(1_100, OrderAction.CANCEL, "me", ErrorCode.INVALID_BET_ID, "no bet 7", bet_id=7)
+>>> arrival = log.sent(Sent(OrderAction.CANCEL, "me", "holdem.3-low", bet_id=7, size=300))
+>>> refused = OrderRejected(1_104, OrderAction.CANCEL, "me", ErrorCode.INVALID_BET_ID, "no bet 7", bet_id=7)
+>>> arrival.arriving()
 >>> log.asked(refused).market_id, log.asked(refused).size
 ('holdem.3-low', 300)
->>> log.asked(OrderRejected(1_200, OrderAction.CANCEL, "me", ErrorCode.INVALID_BET_ID, "no bet 8", bet_id=8))
+>>> arrival.arrived([refused])
+>>> log.asked(refused), len(log)
+(None, 0)
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from exchange.core.events import CancelReason, OrderAction, OrderCancelled, OrderPlaced, OrderRejected
+from exchange.agents.trader import Arrival
+from exchange.core.events import OrderAction, OrderRejected
 from exchange.core.side import Side
 
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """One instruction as the strategy asked it, through the handle of ``market_id``, arriving at ``arrives_ms``.
+    """One instruction as the strategy asked it, through the handle of ``market_id``.
 
     A placement: ``selection_id``, ``side``, ``price``, ``size``, ``round``, ``customer_ref``; a cancel: ``bet_id``
     and ``size``, the reduction asked (``None``: the whole remainder); a replace: ``bet_id``, the new ``price``
@@ -51,7 +58,6 @@ class Sent:
     action: OrderAction
     account_id: str
     market_id: str
-    arrives_ms: int
     selection_id: int | None = None
     side: Side | None = None
     price: Decimal | None = None
@@ -61,71 +67,81 @@ class Sent:
     customer_ref: str | None = None
 
     def answers(self, rejection: OrderRejected) -> bool:
-        """Whether ``rejection`` can be this instruction's refusal."""
-        if (rejection.action, rejection.account_id, rejection.ts) != (self.action, self.account_id, self.arrives_ms):
+        """Whether ``rejection`` can be this instruction's refusal (whenever it was made)."""
+        if (rejection.action, rejection.account_id) != (self.action, self.account_id):
             return False
         if self.action is OrderAction.PLACE:
             return rejection.customer_ref == self.customer_ref
         return rejection.bet_id == self.bet_id
 
-    def carried_out_by(self, event: OrderPlaced | OrderCancelled) -> bool:
-        """Whether ``event`` is the exchange carrying this instruction out (its placement, cancel or replace)."""
-        if (event.account_id, event.ts) != (self.account_id, self.arrives_ms):
-            return False
-        if isinstance(event, OrderPlaced):  # (a replace's new bet has ``replaces``: the replace carried out)
-            return (self.action is OrderAction.PLACE and event.replaces is None
-                    and event.customer_ref == self.customer_ref)
-        action = _CANCELLED_BY.get(event.reason)
-        return action is self.action and event.bet_id == self.bet_id
 
-
-#: The instruction an ``OrderCancelled`` of each reason carries out.
-_CANCELLED_BY = {CancelReason.BY_USER: OrderAction.CANCEL, CancelReason.REPLACED: OrderAction.REPLACE}
+Keep = Callable[[OrderRejected, Sent], bool]
+"""Whether the pair of a refusal and its instruction is to be held for a later :meth:`InstructionLog.asked`."""
 
 
 class InstructionLog:
-    """One strategy's instructions on their way to the exchange (all its markets'), each paired with its refusal.
+    """One strategy's instructions (all its markets'), each paired with its refusal as it arrives.
 
     :meth:`asked` may be called for one refusal several times (the backtest's tables and the strategy's hook
-    both ask): it gives the same instruction each time.
+    both ask): it gives the same instruction each time. ``keep`` says which pairs to hold once their
+    instruction's arrival is over (none by default); ``len(log)`` is how many are held.
     """
 
-    __slots__ = ("_paired", "_waiting")
+    __slots__ = ("_arriving", "_held", "_keep")
 
-    def __init__(self) -> None:
-        self._waiting: deque[Sent] = deque()
-        self._paired: list[tuple[OrderRejected, Sent]] = []
+    def __init__(self, keep: Keep | None = None) -> None:
+        self._keep = keep
+        self._arriving: _Arrival | None = None
+        self._held: dict[int, tuple[OrderRejected, Sent]] = {}  # by id() of the refusal, which the entry holds
 
     def __len__(self) -> int:
-        return len(self._waiting)
+        return len(self._held)
 
-    def sent(self, instruction: Sent, now_ms: int) -> None:
-        """Note an instruction sent at ``now_ms``."""
-        self._let_go(now_ms)
-        self._waiting.append(instruction)
+    def sent(self, instruction: Sent) -> Arrival:
+        """Note an instruction being sent; give its command the returned arrival (the trader tells it)."""
+        return _Arrival(self, instruction)
 
     def asked(self, rejection: OrderRejected) -> Sent | None:
-        """The instruction ``rejection`` refused (``None`` if none of those noted can be it)."""
-        self._let_go(rejection.ts)
-        for refused, paired in self._paired:
-            if refused is rejection:
-                return paired
-        found = next((s for s in self._waiting if s.answers(rejection)), None)
-        if found is not None:
-            self._waiting.remove(found)
-            self._paired.append((rejection, found))
-        return found
+        """The instruction ``rejection`` refused (``None`` if the log cannot tell: not this strategy's, or asked
+        about after its pair was let go)."""
+        held = self._held.get(id(rejection))
+        if held is not None and held[0] is rejection:
+            return held[1]
+        arriving = self._arriving
+        if arriving is None:
+            return None
+        if arriving.refusal is None and arriving.instruction.answers(rejection):
+            arriving.refusal = rejection
+        return arriving.instruction if arriving.refusal is rejection else None
 
-    def carried_out(self, event: OrderPlaced | OrderCancelled) -> None:
-        """The exchange carried out one of the account's instructions (``event``): it is no refusal's."""
-        self._let_go(event.ts)
-        found = next((s for s in self._waiting if s.carried_out_by(event)), None)
-        if found is not None:
-            self._waiting.remove(found)
+    def let_go(self, rejection: OrderRejected) -> None:
+        """No one will ask about ``rejection`` again: forget its pair."""
+        held = self._held.get(id(rejection))
+        if held is not None and held[0] is rejection:
+            del self._held[id(rejection)]
 
-    def _let_go(self, now_ms: int) -> None:
-        """Forget what arrived before ``now_ms``: it was accepted, or its refusal has been paired already."""
-        waiting = self._waiting
-        while waiting and waiting[0].arrives_ms < now_ms:
-            waiting.popleft()
-        self._paired = [(r, s) for r, s in self._paired if s.arrives_ms >= now_ms]
+    def _arrived(self, arrival: _Arrival, events: Sequence[object]) -> None:
+        self._arriving = None
+        refusal = arrival.refusal
+        if refusal is None:  # no one asked while it was made: find it among what the command made
+            refusal = next((e for e in events if isinstance(e, OrderRejected) and arrival.instruction.answers(e)),
+                           None)  # fmt: skip
+        if refusal is not None and self._keep is not None and self._keep(refusal, arrival.instruction):
+            self._held[id(refusal)] = (refusal, arrival.instruction)
+
+
+class _Arrival:
+    """One instruction's :class:`~exchange.agents.trader.Arrival`: the log pairs what is refused meanwhile."""
+
+    __slots__ = ("instruction", "log", "refusal")
+
+    def __init__(self, log: InstructionLog, instruction: Sent) -> None:
+        self.log = log
+        self.instruction = instruction
+        self.refusal: OrderRejected | None = None
+
+    def arriving(self) -> None:
+        self.log._arriving = self
+
+    def arrived(self, events: Sequence[object]) -> None:
+        self.log._arrived(self, events)

@@ -84,7 +84,7 @@ from fractions import Fraction
 from typing import Any, SupportsIndex
 
 from engine.cards import Card
-from exchange.agents.trader import Trader
+from exchange.agents.trader import Arrival, Trader
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import Bankroll, BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
@@ -347,8 +347,9 @@ class MarketHandle:
             raise TypeError(f"customer_ref {customer_ref!r} is not text: give a str, or None")
         ref = customer_ref if customer_ref is not None else self._refs.next()
         asked = _decimal(price)
-        self._trader.place_price(hand, side, asked, size, customer_ref=ref)
-        self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size, customer_ref=ref)
+        arrival = self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size,
+                             customer_ref=ref)  # fmt: skip
+        self._trader.place_price(hand, side, asked, size, customer_ref=ref, arrival=arrival)
         return self._ticket(Instruction.PLACE, ref)
 
     def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
@@ -359,8 +360,8 @@ class MarketHandle:
         bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
         if size_reduction is not None:
             size_reduction = _whole("size_reduction", size_reduction, "sizes are whole minor units, or None for all")
-        self._trader.cancel(bet_id, size_reduction)
-        self._note(OrderAction.CANCEL, bet_id=bet_id, size=size_reduction, round=None)
+        arrival = self._note(OrderAction.CANCEL, bet_id=bet_id, size=size_reduction, round=None)
+        self._trader.cancel(bet_id, size_reduction, arrival=arrival)
         return self._ticket(Instruction.CANCEL, None)
 
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
@@ -371,23 +372,23 @@ class MarketHandle:
         """
         bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
         tick = ladder.parse_price(_decimal(new_price))
-        self._trader.replace(bet_id, tick)
-        self._note(OrderAction.REPLACE, bet_id=bet_id, price=ladder.price(tick))
+        arrival = self._note(OrderAction.REPLACE, bet_id=bet_id, price=ladder.price(tick))
+        self._trader.replace(bet_id, tick, arrival=arrival)
         return self._ticket(Instruction.REPLACE, None)
 
     def cancel_all(self) -> list[OrderTicket]:
         """Cancel every unmatched order of this strategy on this market."""
         return [self.cancel_order(o.bet_id) for o in self._view.open_orders()]
 
-    def _note(self, action: OrderAction, **asked: Any) -> None:
-        """Keep what was asked until it has arrived, to tell what a refusal of it refused."""
+    def _note(self, action: OrderAction, **asked: Any) -> Arrival | None:
+        """Keep what was asked until it has arrived, to tell what a refusal of it refused: the arrival to send it
+        with (``None`` without a log)."""
         if self._log is None:
-            return
+            return None
         trader = self._trader
-        now = trader.now()
         market = trader.seen_market or self._view.market_id
         asked.setdefault("round", trader.seen_round)
-        self._log.sent(Sent(action, trader.account_id, market, now + trader.latency_ms, **asked), now)
+        return self._log.sent(Sent(action, trader.account_id, market, **asked))
 
     def _ticket(self, kind: Instruction, ref: str | None) -> OrderTicket:
         now = self._trader.now()

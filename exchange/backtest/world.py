@@ -48,7 +48,7 @@ from exchange.betfair.stream import (
     MarketRecorder,
 )
 from exchange.clock import VirtualClock
-from exchange.core.events import OrderCancelled, OrderPlaced, OrderRejected
+from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, get_channel
@@ -68,8 +68,6 @@ KEEP_CLOSED_MARKETS = 8
 #: noise trade sometimes sweeps a level and leaves its remainder resting *through* the fair
 #: price — the kind of mispricing a value strategy exists to catch.
 BACKTEST_NOISE = NoiseConfig(trades_per_window=4, min_size=200, max_size=15_000, size_step=100)
-#: The events that carry out an instruction: the strategy's let its instruction go (``InstructionLog.carried_out``).
-_CARRIED_OUT = (OrderPlaced, OrderCancelled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +207,6 @@ class World:
 
     def _route(self, stamped: Stamped) -> None:
         event = stamped.event
-        if isinstance(event, _CARRIED_OUT) and self.instructions is not None and event.account_id == self.setup.account:
-            self.instructions.carried_out(event)  # before a refusal alike, sent at the same instant, is paired
         market_id = stamped.market_id
         if market_id is None:  # a game is always stamped with its market: this is a refusal naming none
             if type(event) is OrderRejected:
@@ -268,11 +264,15 @@ class World:
         return record
 
 
-def build_world(setup: GameSetup, session: int, strategy: Strategy) -> World:
-    """Session ``session``'s world: clock, exchange, channel, the house and the strategy seated."""
+def build_world(setup: GameSetup, session: int, strategy: Strategy, *, clock: VirtualClock | None = None) -> World:
+    """Session ``session``'s world: clock, exchange, channel, the house and the strategy seated.
+
+    ``clock``: the session's own by default; a test may give one that keeps time otherwise (set to the start).
+    """
     base = get_channel(setup.channel)
     first = session * setup.games_per_session
-    clock = VirtualClock(start_ms=setup.start_ms + first * base.game_ms)
+    if clock is None:
+        clock = VirtualClock(start_ms=setup.start_ms + first * base.game_ms)
     exchange = Exchange(ExchangeConfig(min_stake=base.min_stake, commission_bps=base.commission_bps,
                                        keep_closed_markets=KEEP_CLOSED_MARKETS))  # fmt: skip
     world = World(setup, session, base, clock, exchange)
