@@ -70,7 +70,7 @@ class FlopMover(Strategy):
             self._hedged = True
             return
         size = int(stake * back_price / lay_price)
-        if size >= 200:
+        if size >= market.min_stake:  # a smaller hedge would only be refused
             market.place_order(self._hand, Side.LAY, ladder.price(hand.best_to_lay), size)
         self._hedged = True
 

@@ -285,6 +285,11 @@ class MarketHandle:
         return self._view.betting_open
 
     @property
+    def min_stake(self) -> int:
+        """The smallest size (minor units) this market takes: a smaller one is refused ``INVALID_BET_SIZE``."""
+        return self._view.min_stake
+
+    @property
     def market_book(self) -> MarketBook:
         """The public book (API-NG ``listMarketBook``): every runner's status, ladders, traded volume."""
         view = self._view
