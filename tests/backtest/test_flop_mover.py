@@ -30,7 +30,7 @@ GAMES, SEED = 4, 1
 FlopMover: Any = StrategySpec.parse(f"{ROOT / 'scripts' / 'flop_mover.py'}:FlopMover").strategy_class()
 
 
-class Watched(FlopMover):  # type: ignore[misc]  # a class loaded from the script's file
+class Watched(FlopMover):  # (a class loaded from the script's file: Any to mypy)
     """FlopMover, noting its orders and the refusals it hears."""
 
     def __init__(self, **kwargs: Any) -> None:
