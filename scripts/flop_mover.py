@@ -32,6 +32,8 @@ class FlopMover(Strategy):
         super().__init__(**kwargs)
         if type(stake) is not int or stake <= 0:
             raise ValueError(f"stake must be a whole number of pennies (minor units) above 0, not {stake!r}")
+        if not isinstance(let_drifters_run, bool):  # "no" is text, and true to Python
+            raise ValueError(f"let_drifters_run must be true or false, not {let_drifters_run!r}")
         self.stake = stake
         self.let_drifters_run = let_drifters_run
         self._hand: int | None = None

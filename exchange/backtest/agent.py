@@ -90,7 +90,10 @@ def traded_markets(strategy: Strategy, config: ChannelConfig) -> tuple[MarketKin
     Traceback (most recent call last):
     ...
     ValueError: strategy Low trades low markets; channel holdem has a win market only: ...
+
+    A strategy whose ``__init__`` did not call ``Strategy.__init__`` cannot be seated (``ValueError``, saying so).
     """
+    _check_set_up(strategy)
     if strategy.markets is None:
         return config.markets[:1]
     wanted = set(_kinds(strategy.name, strategy.markets))
@@ -103,6 +106,14 @@ def traded_markets(strategy: Strategy, config: ChannelConfig) -> tuple[MarketKin
         raise ValueError(f"strategy {strategy.name} trades {names} markets; channel {config.name} has {has}: "
                          "set markets = None (the main market) or ALL_MARKETS")
     return kinds
+
+
+def _check_set_up(strategy: Strategy) -> None:
+    """Refuse a strategy that skipped :meth:`Strategy.__init__` (whose settings every seat reads) by name."""
+    missing = next((a for a in ("latency_ms", "name", "context") if not hasattr(strategy, a)), None)
+    if missing is not None:
+        raise ValueError(f"strategy {type(strategy).__name__} was not set up as a Strategy (it has no {missing}): "
+                         "its __init__ must call super().__init__(**kwargs)")
 
 
 def _kinds(name: str, markets: Iterable[object]) -> list[MarketKind]:

@@ -454,6 +454,8 @@ class Strategy:
     ) -> None:
         if type(latency_ms) is not int or latency_ms < 0:  # the clock and every timestamp are whole milliseconds
             raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency_ms!r}")
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"name must be text, not {name!r}")
         self.latency_ms = latency_ms
         self.name = name or type(self).__name__
         #: Free-form settings (flumine's ``context``); unknown keyword arguments are an error, not context.

@@ -71,6 +71,9 @@ def test_bad_strategies_fail_fast_with_a_reason(
         ("market_maker.py:MarketMaker", '{"stake": "300"}', "stake must be a whole number of pennies"),
         ("flop_mover.py:FlopMover", '{"stake": 12.5}', "stake must be a whole number of pennies"),
         ("value_backer.py:ValueBacker", '{"stake": 0}', "stake must be a whole number of pennies"),
+        # "no" is text, true to Python: it would let every drifter run, the opposite of what was asked
+        ("flop_mover.py:FlopMover", '{"let_drifters_run": "no"}', "let_drifters_run must be true or false, not 'no'"),
+        ("value_backer.py:ValueBacker", '{"name": 5}', "name must be text, not 5"),
     ],
 )
 def test_the_example_strategies_refuse_parameters_that_cannot_work(
@@ -90,6 +93,31 @@ def test_a_class_that_is_not_a_strategy_is_refused(tmp_path: Path, capsys: pytes
                  "--out", str(tmp_path)])  # fmt: skip
     assert code == 2
     assert "not a subclass" in capsys.readouterr().err
+
+
+UNINITIALISED = """
+from exchange.backtest.strategy import Strategy
+
+class Forgetful(Strategy):
+    def __init__(self, stake=200):
+        self.stake = stake  # no super().__init__(): no latency, no name
+"""
+
+
+def test_a_strategy_that_skips_the_base_initialiser_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not an AttributeError about ``name`` from deep inside the seating: one line that says what to do."""
+    path = tmp_path / "forgetful.py"
+    path.write_text(UNINITIALISED)
+    out = tmp_path / "out"
+    code = main(["backtest", "--strategy", f"{path}:Forgetful", "--games", "1", "--seed", "1", "--out", str(out),
+                 "--no-progress"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err == ("exchange-poker backtest: strategy Forgetful was not set up as a Strategy (it has no latency_ms): "
+                   "its __init__ must call super().__init__(**kwargs)\n")
+    assert not out.exists()
 
 
 LOW_ONLY = """
