@@ -50,6 +50,8 @@ class FixedFraction(Strategy):
             raise ValueError(f"fraction must be more than 0 and at most 1, not {fraction}")
         if not 0 < self.max_drawdown <= 1:
             raise ValueError(f"max_drawdown must be more than 0 and at most 1, not {max_drawdown}")
+        if not isinstance(end_session, bool):  # 0 or "no" would read as a flag, and "no" as true
+            raise ValueError(f"end_session must be true or false, not {end_session!r}")
         self.stop_ends_session = end_session
         #: The highest balance after any game (or at the start): the drawdown is measured from it.
         self.peak: int | None = None

@@ -34,6 +34,8 @@ class MarketMaker(Strategy):
             raise ValueError(f"edge_ticks must be a whole number of ticks, 0 or more, not {edge_ticks!r}")
         if type(stake) is not int or stake <= 0:
             raise ValueError(f"stake must be a whole number of pennies (minor units) above 0, not {stake!r}")
+        if not isinstance(skip_deal, bool):  # "false" is text, and true to Python
+            raise ValueError(f"skip_deal must be true or false, not {skip_deal!r}")
         self.edge_ticks = edge_ticks
         self.stake = stake
         self.skip_deal = skip_deal

@@ -73,6 +73,8 @@ def test_bad_strategies_fail_fast_with_a_reason(
         ("value_backer.py:ValueBacker", '{"stake": 0}', "stake must be a whole number of pennies"),
         # "no" is text, true to Python: it would let every drifter run, the opposite of what was asked
         ("flop_mover.py:FlopMover", '{"let_drifters_run": "no"}', "let_drifters_run must be true or false, not 'no'"),
+        ("market_maker.py:MarketMaker", '{"skip_deal": "false"}', "skip_deal must be true or false, not 'false'"),
+        ("fixed_fraction.py:FixedFraction", '{"end_session": 0}', "end_session must be true or false, not 0"),
         ("value_backer.py:ValueBacker", '{"name": 5}', "name must be text, not 5"),
     ],
 )
