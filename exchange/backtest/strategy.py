@@ -170,7 +170,8 @@ class Instruction(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class OrderTicket:
-    """An instruction on its way: what was asked and when it reaches the exchange (``arrives_ms``).
+    """An instruction on its way: what was asked and when it reaches the exchange (``arrives_ms``: exactly, on the
+    backtest's clock; a live host under load may deliver it later).
 
     The outcome comes back through ``process_orders`` (placed, matched, lapsed …)
     or ``on_order_rejected``; ``customer_ref`` ties the two together.
