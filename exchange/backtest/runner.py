@@ -84,6 +84,15 @@ class BacktestConfig:
     session_figures: bool | None = None
 
     def __post_init__(self) -> None:
+        for name in ("games", "games_per_session"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise ValueError(f"{name} must be a whole number, not {value!r}")
+        latency = self.latency_ms
+        if latency is not None and (type(latency) is not int or latency < 0):  # the clock keeps whole milliseconds
+            raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency!r}")
+        if type(self.balance) is not int or self.balance <= 0:  # money is whole minor units
+            raise ValueError(f"balance must be a whole number of minor units above 0, not {self.balance!r}")
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
         if not 0.0 <= self.irregularity_rate <= 1.0:

@@ -1,0 +1,42 @@
+"""A :class:`BacktestConfig` built from Python (a notebook, a script) refuses what the command line refuses.
+
+The command checks its arguments; a config built directly went on with a fractional latency (the virtual
+clock, whose every timestamp is a whole millisecond, then ran on fractions) or a balance that is no whole
+number of pennies or below zero (money in the exchange is whole minor units).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from exchange.backtest.loading import StrategySpec
+from exchange.backtest.runner import BacktestConfig
+
+SPEC = StrategySpec.parse("exchange.backtest.strategy:Strategy")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"latency_ms": 1.5}, "latency must be a whole number of ms, 0 or more, not 1.5"),
+        ({"latency_ms": -5}, "latency must be a whole number of ms, 0 or more, not -5"),
+        ({"latency_ms": True}, "latency must be a whole number of ms, 0 or more, not True"),
+        ({"balance": 100.5}, "balance must be a whole number of minor units above 0, not 100.5"),
+        ({"balance": -5}, "balance must be a whole number of minor units above 0, not -5"),
+        ({"balance": 0}, "balance must be a whole number of minor units above 0, not 0"),
+        ({"games": 2.0}, "games must be a whole number, not 2.0"),
+        ({"games_per_session": True}, "games_per_session must be a whole number, not True"),
+    ],
+)
+def test_a_config_refuses_values_the_command_refuses(changes: dict[str, Any], message: str) -> None:
+    settings: dict[str, Any] = {"strategy": SPEC, "games": 2, "seed": 1, **changes}
+    with pytest.raises(ValueError) as refused:
+        BacktestConfig(**settings)
+    assert str(refused.value) == message
+
+
+def test_a_config_of_sound_values_is_taken() -> None:
+    config = BacktestConfig(strategy=SPEC, games=4, seed=1, latency_ms=0, balance=1, games_per_session=2)
+    assert (config.sessions, config.latency_ms, config.balance) == (2, 0, 1)
