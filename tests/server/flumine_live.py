@@ -12,6 +12,7 @@ happened, so a run is bounded; the result says what the strategy saw, and the te
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 
@@ -32,6 +33,7 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
     config.async_place_orders = async_place
 
     seen: dict[str, Any] = {"books": 0, "placed": [], "matched": None, "order_stream": None}
+    matched_orders: list[Any] = []
 
     class BackOnce(BaseStrategy):
         def check_market_book(self, market: Any, market_book: Any) -> bool:
@@ -53,11 +55,12 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
                 # flumine sets current_order from the place report too; the order stream's is a CurrentOrder
                 current = order.current_order
                 if isinstance(current, CurrentOrder) and order.size_matched > 0 and seen["matched"] is None:
-                    seen["matched"] = (order.market_id, order.selection_id, order.size_matched, order.bet_id)
+                    # the stream's bet id: flumine sets a synchronous order's own from the place report, which
+                    # its placing thread may read after the stream has shown the fill (on Betfair too)
+                    seen["matched"] = (order.market_id, order.selection_id, order.size_matched, current.bet_id)
                     seen["order_stream"] = {"rfs": current.customer_strategy_ref,
                                             "rfo": current.customer_order_ref, "status": current.status}
-                    report = order.responses.place_response
-                    seen["place_report"] = None if report is None else (report.order_status, report.bet_id)
+                    matched_orders.append(order)
                     market.flumine.handler_queue.put(TerminationEvent(market.flumine))
 
     trading = betfairlightweight.APIClient(username, password, app_key="flumine-test", certs=cert_dir)
@@ -73,6 +76,14 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
         framework.run()
     finally:
         watchdog.cancel()
+    if matched_orders:  # the place report, once flumine's placing thread has read it (bounded: 30 s)
+        responses = matched_orders[0].responses
+        for _ in range(600):
+            if responses.place_response is not None:
+                break
+            time.sleep(0.05)
+        report = responses.place_response
+        seen["place_report"] = None if report is None else (report.order_status, report.bet_id)
     details = framework.clients.get_default().account_details
     seen["account_currency"] = None if details is None else details.currency_code
     return seen
