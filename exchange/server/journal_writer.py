@@ -57,6 +57,7 @@ import sqlite3
 import struct
 import subprocess
 import sys
+import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,6 +78,9 @@ CREATE TABLE IF NOT EXISTS journal (
 MAX_ROWS_PER_STATEMENT = 256  # 1280 bound values, well under SQLite's limit (32766)
 _LENGTH = struct.Struct("<I")
 IGNORED_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})  # the writer's: blocked from its spawn till ignored
+#: How long :meth:`WriterProcess.wait_ready` waits for the writer to open the database (its interpreter starts in a
+#: tenth of a second; a loaded machine, or a database another process holds locked, takes longer, never this long).
+READY_TIMEOUT_S = 60.0
 
 Row = tuple[int, int, str, str]  # seq, ts_ms, kind, body as JSON text
 
@@ -158,13 +162,20 @@ class WriterProcess:
                                     start_new_session=True)  # out of the server's process group
         return cls(proc)
 
-    def wait_ready(self) -> None:
-        """Wait until the writer has opened the database; ``sqlite3.OperationalError`` with its message if it could
-        not (it has exited then, its pipes closed: a later call raises the same, reading nothing)."""
+    def wait_ready(self, timeout_s: float | None = None) -> None:
+        """Wait until the writer has opened the database, at most ``timeout_s`` (default :data:`READY_TIMEOUT_S`);
+        ``sqlite3.OperationalError`` with its message if it could not, or saying it did not answer in time (it is
+        killed then). Either way its pipes are closed: a later call raises the same, reading nothing."""
         if self.ready:
             return
         if self._refused is None:
-            first = self.read_line_blocking()
+            timeout_s = READY_TIMEOUT_S if timeout_s is None else timeout_s
+            try:
+                first = self.read_line_blocking(timeout_s)
+            except TimeoutError:
+                first = (f"error the journal writer (process {self.pid}) did not say it was ready within "
+                         f"{timeout_s:g} s; it was killed")
+                self.kill()
             if first == "ready":
                 os.set_blocking(self.ack_fd, False)
                 os.set_blocking(self.input_fd, False)
@@ -211,10 +222,14 @@ class WriterProcess:
         *lines, self._buffer = self._buffer.split(b"\n")
         return [line.decode() for line in lines]
 
-    def read_line_blocking(self) -> str:
-        """One line, waiting for it (start-up, and tools); '' if the writer closed the pipe first."""
+    def read_line_blocking(self, timeout_s: float | None = None) -> str:
+        """One line, waiting for it (start-up, and tools) at most ``timeout_s`` (None: for ever), else
+        ``TimeoutError``; '' if the writer closed the pipe first."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
         while b"\n" not in self._buffer:
-            select.select([self.ack_fd], [], [])
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([self.ack_fd], [], [], left)[0]:
+                raise TimeoutError(f"the journal writer said nothing within {timeout_s:g} s")
             chunk = os.read(self.ack_fd, 65536)
             if not chunk:
                 return ""
