@@ -60,7 +60,8 @@ and its order deltas alike) and each subscription image is computed, then
 held until the records behind it are
 committed (:meth:`StreamHub.held`), one at a time (the hub's ``sending``
 lock keeps them in order). If the journal fails, every connection is told
-``SERVICE_UNAVAILABLE`` and closed (:meth:`StreamHub.fail`).
+``SERVICE_UNAVAILABLE`` and closed (:meth:`StreamHub.fail`), and so is one that
+connects and asks anything (authentication, a subscription) while the server stops.
 """
 
 from __future__ import annotations
@@ -163,7 +164,9 @@ class StreamConnection:
             await self.status(None, "INVALID_INPUT", "id must be an integer")
             return
         op = message.get("op")
-        if op == "authentication":
+        if self.hub.service.failure is not None:  # the server is stopping: no request can be served
+            await self.unavailable(request_id)
+        elif op == "authentication":
             await self._authenticate(request_id, message)
         elif op == "heartbeat":
             await self.status(request_id)
@@ -179,6 +182,12 @@ class StreamConnection:
         else:
             await self.status(request_id, "INVALID_INPUT", f"unknown op {op!r:.40}; use authentication, "
                               "marketSubscription, orderSubscription or heartbeat")
+
+    async def unavailable(self, request_id: int | None = None) -> None:
+        """Tell the client the journal has failed and close: the server is stopping, nothing more is served."""
+        self.forget_session()
+        await self.status(request_id, "SERVICE_UNAVAILABLE",
+                          f"the exchange is stopping: {self.hub.service.failure or 'the journal failed'}", close=True)
 
     async def _authenticate(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         app_key, token = message.get("appKey"), message.get("session")
@@ -222,7 +231,8 @@ class StreamConnection:
                            fields=params.fields, ladder_levels=params.ladder_levels)
         async with self.hub.sending:
             pending, images = self.hub.images_in_step(sub, params.resume_from_ms)
-            if not await self.hub.service.held():
+            if not await self.hub.service.held():  # the journal failed meanwhile: say so, at once
+                await self.unavailable(request_id)
                 return
             self.market_sub = sub
             await self.status(request_id)
@@ -246,7 +256,8 @@ class StreamConnection:
             images = self.hub.service.order_image(self.account, ended=resuming)
             if params.resume_from_ms is not None:  # and the final records on the markets that closed since
                 images += self.hub.service.closed_order_images(self.account, params.resume_from_ms - RESUME_MARGIN_MS)
-            if not await self.hub.service.held():
+            if not await self.hub.service.held():  # the journal failed meanwhile: say so, at once
+                await self.unavailable(request_id)
                 return
             self.order_sub = sub
             await self.status(request_id)
@@ -374,8 +385,7 @@ class StreamHub:
         """The journal failed: every connection gets nothing more, then is told and closed."""
         for conn in list(self.connections):
             conn.forget_session()
-            task = asyncio.get_running_loop().create_task(
-                conn.status(None, "SERVICE_UNAVAILABLE", f"the exchange is stopping: {reason}", close=True))
+            task = asyncio.get_running_loop().create_task(conn.unavailable())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
