@@ -224,11 +224,12 @@ class Exchange(ExchangeState):
         if account is None:
             return ()
         out: list[ClearedOrder] = []
-        for mid, cleared in account.cleared.items():
-            if market_id is None or mid == market_id:
-                out.extend(cleared)
-        for mid, pos in account.positions.items():
-            if market_id is None or mid == market_id:
+        # One market's: looked up, not found by walking them all (a resubscription asks for each closed market).
+        markets = account.cleared.keys() | account.positions.keys() if market_id is None else (market_id,)
+        for mid in markets:
+            out.extend(account.cleared.get(mid, ()))
+            pos = account.positions.get(mid)
+            if pos is not None:
                 statuses = pos.market.selection_status
                 done = [o for o in pos.orders if statuses[o.sel] is not SelectionStatus.IN_PLAY]
                 if done:
