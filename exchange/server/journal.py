@@ -436,9 +436,10 @@ class Journal:
         assert self._writer is not None and self._loop is not None
         try:
             done = self._writer.write_more()
-        except BrokenPipeError:
+        except OSError as exc:  # the writer gone (a broken pipe), or any other error: the batch cannot be handed over
             self._loop.remove_writer(self._writer.input_fd)
-            self._committed(self._writing_last, OSError("the journal writer process exited"))
+            gone = isinstance(exc, BrokenPipeError)
+            self._committed(self._writing_last, OSError("the journal writer process exited") if gone else exc)
             return
         if done:
             self._loop.remove_writer(self._writer.input_fd)

@@ -4,6 +4,7 @@ error than a broken pipe, and a writer left behind by a server that was killed."
 from __future__ import annotations
 
 import asyncio
+import errno
 import sqlite3
 import subprocess
 import sys
@@ -50,4 +51,31 @@ async def test_a_journal_whose_writer_never_gets_ready_fails_its_first_write_and
         await asyncio.wait_for(journal.sync(), BOUND_S)
     await asyncio.wait_for(journal.stop(), BOUND_S)
     assert list(journal.records()) == []
+    journal.close()
+
+
+async def test_an_os_error_writing_to_the_writer_fails_the_journal_at_once_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, only a broken pipe was caught: any other error left the callback registered, raising each time the
+    pipe was writable (a busy loop of logged tracebacks) until the commit timeout failed the journal as stalled."""
+    journal = Journal.open(str(tmp_path / "j.db"))
+    journal.start(commit_timeout_ms=600_000)  # far beyond the test's bound: only the error itself may fail it
+    journal.writer_ready()
+    writer = journal._writer
+    assert writer is not None
+    calls = []
+
+    def failing_write() -> bool:
+        calls.append(1)
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(writer, "send", lambda rows: False)  # the pipe was full: the rest when it is writable
+    monkeypatch.setattr(writer, "write_more", failing_write)
+    journal.append("event", {"lost": 1}, ts_ms=0)
+    with pytest.raises(JournalFailed, match="Input/output error"):
+        await asyncio.wait_for(journal.sync(), BOUND_S)
+    assert isinstance(journal.failure, OSError) and journal.failure.errno == errno.EIO
+    assert calls == [1]
+    await asyncio.wait_for(journal.stop(), BOUND_S)
     journal.close()
