@@ -197,6 +197,8 @@ class Journal:
         with other settings) would load those records' effects and skip the new records numbered below it.
         """
         assert self._loop is None and not self._pending, "set_aside is for start-up, before anything is appended"
+        if self._path():  # first: a crash before the commit leaves the mark behind the records (safe), never ahead
+            reset_mark(self._path(), first_seq - 1)  # (which the next start would report as acknowledged records lost)
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_damaged AS SELECT * FROM journal WHERE 0")
         self._conn.execute("BEGIN IMMEDIATE")
         try:
@@ -210,8 +212,6 @@ class Journal:
         self._conn.execute("COMMIT")
         self._next_seq = first_seq
         self._durable_seq = first_seq - 1
-        if self._path():
-            reset_mark(self._path(), first_seq - 1)
         log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)
         return int(moved)
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from exchange.core.commands import Deposit, OpenAccount
 from exchange.core.events import Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
-from exchange.server.journal import Journal
+from exchange.server import journal as journal_module
+from exchange.server.journal import Journal, JournalDamaged
 from exchange.server.journal_check import reset_mark
+from exchange.server.journal_mark import read_mark
 from exchange.server.recovery import restore, take_snapshot
 
 
@@ -73,3 +77,42 @@ def test_a_snapshot_past_a_lost_tail_is_not_loaded_once_the_journal_grows_past_i
     assert balances == _balances_folded(journal)
     assert "a7" not in balances and balances["b9"] == 109
     journal.close()
+
+
+class _Crash(BaseException):
+    """The process dying at that point (nothing after it runs; an open transaction is rolled back)."""
+
+
+def test_a_crash_while_records_are_set_aside_never_reports_them_as_lost_acknowledged_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, the records were moved and committed first and the durable mark reset after: a crash between
+    left a mark (20) ahead of the journal (6), and the next start refused it, saying 14 acknowledged records
+    were lost (restore from a backup), when they had been set aside as damaged. The mark is reset first now:
+    a crash in between leaves the journal as it was, and the next start finds the same damaged record."""
+    db = str(tmp_path / "ex.db")
+    journal = Journal.open(db)
+    journal.check()
+    for event in _funded("a", 10, 1):  # records 1-20, acknowledged: the durable mark says 20
+        journal.append("event", event, ts_ms=1)
+    journal.flush()
+    journal._conn.execute("""UPDATE journal SET body = '{"type":"Deposit"}' WHERE seq = 7""")
+
+    def crash(path: str, seq: int) -> None:
+        raise _Crash
+
+    monkeypatch.setattr(journal_module, "reset_mark", crash)
+    with pytest.raises(_Crash):
+        restore(journal, accept_damaged=True)
+    journal.close()
+    monkeypatch.undo()
+    journal = Journal.open(db)
+    journal.check()  # (before: JournalDamaged, "14 acknowledged records are missing")
+    with pytest.raises(JournalDamaged) as damaged:
+        restore(journal)
+    assert damaged.value.first_bad == 7
+    restored = restore(journal, accept_damaged=True)  # accepted again: set aside this time, and the mark with them
+    assert restored.last_seq == 6 and "14 records from seq 7" in restored.summary()
+    journal.close()
+    assert read_mark(db) == 6
+    assert Journal.open(db).check().accepted == ()
