@@ -176,6 +176,8 @@ class Journal:
         mark = self.checked.mark
         if self.checked.accepted and (mark is None or mark > self.checked.last_seq):
             self._note_rewind(self.checked.last_seq + 1)  # records after the last may have been lost
+        if self._path() and self.checked.mark_to_reset():  # after the rewind: a crash between notes it again
+            reset_mark(self._path(), self.checked.last_seq)
         if self._drop_snapshots_from(self.checked.last_seq + 1):
             log.warning("journal: the snapshots beyond its last record (%d) were deleted", self.checked.last_seq)
         return self.checked

@@ -64,6 +64,10 @@ class JournalCheck:
     quick_check: str
     accepted: tuple[str, ...] = ()
 
+    def mark_to_reset(self) -> bool:
+        """Whether the mark must be made to say :attr:`last_seq` (a first start, or damage accepted)."""
+        return bool(self.accepted) or self.mark is None
+
     def summary(self) -> str:
         """One clause for the recovery log line."""
         if self.mark is None:
@@ -85,8 +89,10 @@ def check(
 
     ``check_pages``: also walk every page with SQLite's ``quick_check`` (time grows with the database).
 
-    Raises :class:`JournalDamaged` on damage unless ``accept_damaged``; then the mark is reset to the journal's
-    last record, so the next start does not stop on the same loss.
+    Raises :class:`JournalDamaged` on damage unless ``accept_damaged``. The caller then resets the mark to the
+    journal's last record (:meth:`JournalCheck.mark_to_reset`), so the next start does not stop on the same loss,
+    after it has noted what must survive a crash (the journal's rewind): the mark reset is what makes the next
+    start see a whole journal.
     """
     (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
     last = int(last)
@@ -115,8 +121,6 @@ def check(
         raise JournalDamaged(path, "; ".join(problems))
     if problems:
         log.warning("starting on a damaged journal (%s): %s", ACCEPT_OPTION, "; ".join(problems))
-    if path not in ("", ":memory:") and (problems or mark is None):
-        reset_mark(path, last)
     return JournalCheck(last, mark, pages if pages in ("ok", "not checked") else "DAMAGED", tuple(problems))
 
 

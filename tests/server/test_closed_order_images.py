@@ -9,6 +9,7 @@ lines run (a measure of work that does not depend on the machine's speed), never
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from decimal import Decimal
@@ -64,7 +65,7 @@ async def test_the_final_records_of_many_closed_markets_cost_work_linear_in_thei
         client = await stream_server(keep_closed_markets=LARGE)
         await _closed_markets_with_a_bet_each(client, markets)
         service = client.app[keys.SERVICE]
-        lines, images = _lines_run(lambda: service.closed_order_images("alice", 0))
+        lines, images = _lines_run(functools.partial(service.closed_order_images, "alice", 0))
         assert [image["id"] for image in images] == sorted(f"old.{n}" for n in range(markets))
         assert all(image["closed"] and len(image["orc"][0]["uo"]) == 1 for image in images)
         work[markets] = lines

@@ -116,3 +116,33 @@ def test_a_crash_while_records_are_set_aside_never_reports_them_as_lost_acknowle
     journal.close()
     assert read_mark(db) == 6
     assert Journal.open(db).check().accepted == ()
+
+
+def test_a_crash_after_an_accepted_loss_still_notes_the_rewind_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Accepting lost records resets the mark and notes that the journal numbers from its end again (the rewind,
+    which keeps statement refIds unique). Before, the mark was reset first: a crash before the rewind was noted
+    left a journal that looked whole, and the records numbered again took the lost ones' refIds."""
+    db = str(tmp_path / "ex.db")
+    journal = Journal.open(db)
+    journal.check()
+    for event in _funded("a", 10, 1):  # records 1-20, acknowledged
+        journal.append("event", event, ts_ms=1)
+    journal.flush()
+    journal._conn.execute("DELETE FROM journal WHERE seq > 12")  # the tail lost (a -wal gone)
+    journal.close()
+
+    def crash(self: Journal, first_seq: int) -> None:
+        raise _Crash
+
+    journal = Journal.open(db)
+    monkeypatch.setattr(Journal, "_note_rewind", crash)
+    with pytest.raises(_Crash):
+        journal.check(accept_damaged=True)
+    journal.close()
+    monkeypatch.undo()
+    journal = Journal.open(db)
+    assert "8 acknowledged records are missing" in " ".join(journal.check(accept_damaged=True).accepted)
+    assert journal._conn.execute("SELECT first_seq FROM journal_rewinds").fetchall() == [(13,)]
+    journal.close()
