@@ -530,10 +530,18 @@ class ExchangeService:
         return sorted(m for m, ts in closed if ts >= since_ms)
 
     def closed_order_images(self, account: str, since_ms: int) -> list[dict[str, Any]]:
-        """Per market closed since ``since_ms``: the account's final order records there, ``closed: true``."""
-        dirt = {m: OrderDirt(bets={c.bet_id for c in self.exchange.cleared_orders(account, m)})
-                for m in self.closed_market_ids(since_ms)}
-        return self.order_deltas(account, {m: d for m, d in dirt.items() if d.bets})
+        """Per market closed since ``since_ms`` where the account had orders: an image of its final order records
+        there, ``closed: true``: each runner a ``fullImage`` with every order and the matched position that
+        stood, which a client's cache takes in place of what it held (a level voided while it was away goes).
+        O(the closed markets and the account's orders on them)."""
+        out = []
+        for market_id in self.closed_market_ids(since_ms):
+            cleared = self.exchange.cleared_orders(account, market_id)
+            if cleared:
+                matched = cleared_matched_on(cleared, {c.selection_id for c in cleared})
+                rows = [order_changes.cleared_order(c) for c in cleared]
+                out.append({**order_changes.market_image(market_id, rows, matched, ended=True), "closed": True})
+        return out
 
     def order_image(self, account: str, *, ended: bool = False) -> list[dict[str, Any]]:
         """An order subscription's image (``oc`` entries): per open market the account has orders on, per runner
