@@ -12,7 +12,9 @@ once (:meth:`DirtyOrders.take_market`) to read its orders' final records before 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from exchange.betfair import order_changes
 from exchange.core.events import (
     Event,
     MarketSettled,
@@ -23,7 +25,7 @@ from exchange.core.events import (
     OrderLapsed,
     OrderPlaced,
 )
-from exchange.core.exchange import Exchange
+from exchange.core.exchange import Exchange, cleared_matched_on
 from exchange.core.orders import ClearedOrder
 from exchange.core.side import Side
 
@@ -96,3 +98,15 @@ def cleared_on(exchange: Exchange, account: str, market_id: str) -> tuple[Cleare
         return exchange.cleared_orders(account, market_id)
     forgotten = exchange.forgotten.get(market_id)
     return None if forgotten is None else tuple(forgotten.cleared.get(account, ()))
+
+
+def closed_image(exchange: Exchange, account: str, market_id: str) -> dict[str, Any] | None:
+    """The account's final order records on a closed market, as an image (``oc``, ``closed: true``): each runner a
+    ``fullImage`` with every order and the matched position that stood, which a client's cache takes in place of
+    what it held (a level voided while it was away goes); None if it had no order there."""
+    cleared = exchange.cleared_orders(account, market_id)
+    if not cleared:
+        return None
+    matched = cleared_matched_on(cleared, {c.selection_id for c in cleared})
+    rows = [order_changes.cleared_order(c) for c in cleared]
+    return {**order_changes.market_image(market_id, rows, matched, ended=True), "closed": True}

@@ -82,7 +82,7 @@ from exchange.server.journal import Journal, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
 from exchange.server.limits import pause
 from exchange.server.notes import MarketNotes
-from exchange.server.order_deltas import OrderDirt, cleared_on
+from exchange.server.order_deltas import OrderDirt, cleared_on, closed_image
 from exchange.server.recovery import Restored, restore
 from exchange.server.results import RecentResults
 from exchange.server.statement_index import StatementIndex
@@ -534,14 +534,8 @@ class ExchangeService:
         there, ``closed: true``: each runner a ``fullImage`` with every order and the matched position that
         stood, which a client's cache takes in place of what it held (a level voided while it was away goes).
         O(the closed markets and the account's orders on them)."""
-        out = []
-        for market_id in self.closed_market_ids(since_ms):
-            cleared = self.exchange.cleared_orders(account, market_id)
-            if cleared:
-                matched = cleared_matched_on(cleared, {c.selection_id for c in cleared})
-                rows = [order_changes.cleared_order(c) for c in cleared]
-                out.append({**order_changes.market_image(market_id, rows, matched, ended=True), "closed": True})
-        return out
+        images = (closed_image(self.exchange, account, m) for m in self.closed_market_ids(since_ms))
+        return [image for image in images if image is not None]
 
     def order_image(self, account: str, *, ended: bool = False) -> list[dict[str, Any]]:
         """An order subscription's image (``oc`` entries): per open market the account has orders on, per runner
