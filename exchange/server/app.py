@@ -182,7 +182,9 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
         # lost or damaged records refuse the start
         journal.check(accept_damaged=config.accept_damaged_journal, check_pages=config.check_pages)
         journal.start(config.snapshots, clock=clock, commit_timeout_ms=config.journal_timeout_ms,
-                      exchange_config=config.exchange_config(), keep_results=config.keep_results)
+                      exchange_config=config.exchange_config(), keep_results=config.keep_results, lock_fd=lock.fd)
+        if journal.writer_pid is not None:  # it holds the lock too: named, so a next start can end it if it lingers
+            lock.note_child(journal.writer_pid)
         app[keys.STORE] = store
         app[keys.JOURNAL] = journal
         yield

@@ -320,7 +320,8 @@ class Journal:
 
     def start(self, policy: SnapshotPolicy | None = None, *, clock: Clock | None = None,
               commit_timeout_ms: int = DEFAULT_COMMIT_TIMEOUT_MS,
-              exchange_config: ExchangeConfig | None = None, keep_results: int | None = None) -> None:
+              exchange_config: ExchangeConfig | None = None, keep_results: int | None = None,
+              lock_fd: int | None = None) -> None:
         """Start the writer process (none for ``:memory:``); its answers are read on the running loop.
 
         With a ``policy`` (and a file), snapshots are taken as it says, its ``every_ms`` on ``clock``
@@ -328,7 +329,8 @@ class Journal:
         keeping ``keep_results`` recent results a channel (the server's: a snapshot taken with another config,
         or keeping fewer results, would be passed over at the next start). A batch the writer has not
         committed within ``commit_timeout_ms`` of its hand-over fails the journal (real time, the loop's:
-        the writer is a real process, whatever clock the games run on).
+        the writer is a real process, whatever clock the games run on). ``lock_fd``: the database lock's
+        descriptor, held by the writer for its life (:meth:`WriterProcess.launch`).
         """
         if commit_timeout_ms <= 0:
             raise ValueError(f"the commit timeout must be positive, not {commit_timeout_ms} ms")
@@ -339,7 +341,8 @@ class Journal:
         self._clock = clock or WallClock(self._loop)
         path = self._path()
         if path:
-            self._writer = WriterProcess.launch(path)  # ready when first needed, or when the server asks (writer_ready)
+            # ready when first needed, or when the server asks (writer_ready)
+            self._writer = WriterProcess.launch(path, lock_fd)
             self._policy = policy
             if policy is not None and policy.every_ms:
                 self._snapshot_timer = self._clock.call_later(policy.every_ms, self._on_snapshot_timer)

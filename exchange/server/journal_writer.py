@@ -151,14 +151,17 @@ class WriterProcess:
         self._refused: str | None = None  # or why it could not (its pipes are closed then)
 
     @classmethod
-    def launch(cls, path: str) -> WriterProcess:
+    def launch(cls, path: str, lock_fd: int | None = None) -> WriterProcess:
         """Start a writer on the database file at ``path``, not waiting for it: the server recovers meanwhile
-        (the writer's interpreter start is a tenth of a second), then calls :meth:`wait_ready`."""
+        (the writer's interpreter start is a tenth of a second), then calls :meth:`wait_ready`. ``lock_fd``: the
+        database lock's descriptor, which the writer holds open for its life, so that no other server takes the
+        lock while it may still commit (:mod:`exchange.server.dblock`)."""
         root = str(Path(__file__).resolve().parents[2])  # the writer imports this package from where the server did
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
         with signals_blocked(IGNORED_SIGNALS):  # the child starts with them blocked (see the module)
             proc = subprocess.Popen([sys.executable, "-m", "exchange.server.journal_writer", path],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0,
+                                    pass_fds=() if lock_fd is None else (lock_fd,),
                                     start_new_session=True)  # out of the server's process group
         return cls(proc)
 

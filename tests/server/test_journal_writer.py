@@ -43,7 +43,7 @@ async def test_a_journal_whose_writer_never_gets_ready_fails_its_first_write_and
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(journal_writer, "READY_TIMEOUT_S", 0)
-    monkeypatch.setattr(WriterProcess, "launch", classmethod(lambda cls, path: _silent_writer()))
+    monkeypatch.setattr(WriterProcess, "launch", classmethod(lambda cls, path, lock_fd=None: _silent_writer()))
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start()
     journal.append("event", {"lost": 1}, ts_ms=0)
