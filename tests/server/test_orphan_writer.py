@@ -121,7 +121,8 @@ def _unread_bytes(pid: int) -> int:
 def test_a_server_killed_with_a_batch_in_its_writers_pipe_restarts_without_a_fail_stop(
     db: Path, servers: list[ServerProcess],  # noqa: F811 (fixtures)
 ) -> None:
-    first = ServerProcess(db, window_s=1, playing_s=0.2).start()
+    # (a long journal timeout: the stopped writer must not be failed, and killed, by its own server first)
+    first = ServerProcess(db, "--journal-timeout", "120", window_s=1, playing_s=0.2).start()
     servers.append(first)
     (writer,) = first.children()
     os.kill(writer, signal.SIGSTOP)
