@@ -35,6 +35,7 @@ from engine.draw_policy import POLICIES, decide, discards
 from engine.rankings import HIGH, DeckSize
 from engine.showdown import CardsLike, parse_hand
 from engine.variants import Deal, Face, ForcedBets, HandForm, Street, Variant, get_variant
+from engine.wording import counted
 
 DEFAULT_EXACT_LIMIT = 20_000
 DEFAULT_SAMPLES = 2_000
@@ -162,7 +163,7 @@ def _plan(
     if not 2 <= len(seats) <= MAX_HANDS or any(len(s) != 5 for s in seats):
         raise EngineInputError(f"draw equity needs 2 to {MAX_HANDS} hands of five cards each")
     if not 0 <= draws_left <= len(game.draws):
-        raise EngineInputError(f"{game.title} has {len(game.draws)} draw(s); {draws_left} cannot be left")
+        raise EngineInputError(f"{game.title} has {counted(len(game.draws), 'draw')}; {draws_left} cannot be left")
     seen = [c for s in seats for c in s] + list(out)
     if len(set(seen)) != len(seen):
         raise EngineInputError("a card is named twice among the hands and dead cards")
@@ -172,7 +173,7 @@ def _plan(
     unseen = [c for c in pack if c not in set(seen)]
     stock_size = len(unseen) if stock is None else stock
     if not 0 <= stock_size <= len(unseen):
-        raise EngineInputError(f"the stock cannot hold {stock_size} cards with {len(unseen)} unseen")
+        raise EngineInputError(f"the stock cannot hold {counted(stock_size, 'card')} with {len(unseen)} unseen")
     drawing = [discards(game.name, s) for s in seats]
     no_reshuffle = sum(len(d) for d in drawing) < stock_size  # a burn, then every replacement off the stock
     completions = game.name == "draw5" and draws_left == 1 and no_reshuffle

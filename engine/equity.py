@@ -36,6 +36,7 @@ from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
 from engine._errors import EngineInputError
 from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, parse_cards
 from engine.evaluator import _plain
+from engine.wording import counted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -176,7 +177,7 @@ def _check_street(spec: EquityVariant, board_cards: Sequence[Card]) -> None:
     if len(board_cards) not in spec.streets:
         streets = ", ".join(map(str, spec.streets[:-1])) + f" or {spec.streets[-1]}"
         raise EngineInputError(
-            f"board has {_cards_count(board_cards)} ({format_cards(board_cards)}); "
+            f"board has {counted(len(board_cards), 'card')} ({format_cards(board_cards)}); "
             f"{spec.name} equity needs {streets} board cards"
         )
 
@@ -189,7 +190,8 @@ def _check_deck_left(
     left = DECK_CARDS - sum(map(len, hand_cards)) - len(board_cards) - len(dead_cards)
     if left < missing:
         raise EngineInputError(
-            f"only {left} cards are left in the deck after the hands, board and dead cards; "
+            f"only {counted(left, 'card')} {'is' if left == 1 else 'are'} left in the deck after the hands, board and "
+            "dead cards; "
             f"the board needs {missing} more"
         )
 
@@ -214,22 +216,17 @@ def _hands(spec: EquityVariant, hands: Iterable[Cards]) -> tuple[tuple[Card, ...
         raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
     hands = list(hands)
     if not MIN_HANDS <= len(hands) <= MAX_HANDS:
-        count = f"{len(hands)} hand" + ("" if len(hands) == 1 else "s")
-        raise EngineInputError(f"got {count}; equity needs {MIN_HANDS} to {MAX_HANDS} hands")
+        raise EngineInputError(f"got {counted(len(hands), 'hand')}; equity needs {MIN_HANDS} to {MAX_HANDS} hands")
     parsed = []
     for number, hand in enumerate(hands, 1):
         cards = _cards(hand, f"hand {number}")
         if len(cards) != spec.hole_cards:
             raise EngineInputError(
-                f"hand {number} ({format_cards(cards) or 'empty'}) has {_cards_count(cards)}; "
+                f"hand {number} ({format_cards(cards) or 'empty'}) has {counted(len(cards), 'card')}; "
                 f"{spec.name} hands have exactly {spec.hole_cards} hole cards"
             )
         parsed.append(cards)
     return tuple(parsed)
-
-
-def _cards_count(cards: Sequence[Card]) -> str:
-    return f"{len(cards)} card" + ("" if len(cards) == 1 else "s")
 
 
 def _check_samples(samples: object, seed: object) -> None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from engine._errors import EngineInputError, InvariantError
 from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
+from engine.wording import counted, with_article
 
 if TYPE_CHECKING:  # the rankings import numba; ``import engine`` stays light without them
     from engine.rankings import HandValue, Ranking
@@ -161,14 +162,17 @@ def check_cards(
         want, want_board = want - 1, 1  # the pack ran short: one shared face-up last card
     for i, hand in enumerate(hands):
         if complete and len(hand) != want:
-            raise ShowdownError(f"hand {i + 1} has {len(hand)} cards; a {variant.title} hand has {want}")
+            has = f"hand {i + 1} has {counted(len(hand), 'card')}"
+            raise ShowdownError(f"{has}; {with_article(variant.title)} hand has {want}")
         if not complete and len(hand) > want:
-            raise ShowdownError(f"hand {i + 1} has {len(hand)} cards; a {variant.title} hand has at most {want}")
+            raise ShowdownError(
+                f"hand {i + 1} has {counted(len(hand), 'card')}; {with_article(variant.title)} hand has at most {want}"
+            )
     if complete and len(board) != want_board:
         what = "the vela" if variant.name == "telesina" else "the board"
-        raise ShowdownError(f"{what} has {len(board)} cards; {variant.title} needs {want_board}")
+        raise ShowdownError(f"{what} has {counted(len(board), 'card')}; {variant.title} needs {want_board}")
     if not complete and len(board) > want_board:
-        raise ShowdownError(f"the board has {len(board)} cards; {variant.title} has at most {want_board}")
+        raise ShowdownError(f"the board has {counted(len(board), 'card')}; {variant.title} has at most {want_board}")
     try:
         variant.deck.check(c for group in (*hands, board, dead) for c in group)
         check_distinct(*hands, board, dead)

@@ -59,6 +59,7 @@ from engine.rankings import EIGHT_OR_BETTER
 from engine.rankings.fast import TELESINA_CODE
 from engine.showdown import CardsLike, check_cards, parse_hand
 from engine.variants import VARIANTS, Deal, Face, Street, Variant, get_variant
+from engine.wording import counted
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
@@ -159,7 +160,8 @@ def _check_enough_cards(
     needed = sum(game.hole_cards - len(h) for h in hands) + game.board_cards - len(board)
     if unseen < needed:
         raise EngineInputError(
-            f"the hands and board still need {needed} cards; only {unseen} of the {int(game.deck)}-card pack are left"
+            f"the hands and board still need {counted(needed, 'card')}; only {unseen} of the {int(game.deck)}-card "
+            f"pack {'is' if unseen == 1 else 'are'} left"
         )
 
 

@@ -221,3 +221,17 @@ def test_a_failing_run_clears_its_progress_bar_before_the_error_line(
     assert code == 2 and "%|" in err  # the bar was drawn
     last = err.split("\r")[-1]  # what is left on the terminal's last line
     assert last.startswith("exchange-poker: error: hand 2: player 2") and last.count("\n") == 1, repr(err)
+
+
+def test_the_summary_counts_in_english(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One hand is "1 hand", and a total of one chip "1 chip" (on main: "1 hands of", "+1 chips")."""
+    out = tmp_path / "one"
+    code, printed, _ = run_cli(capsys, "play", "--hands", "1", "--seed", "0", "--out", str(out), "--no-progress")
+    assert code == 0
+    lines = printed.splitlines()
+    assert lines[0] == f"1 hand of Texas Hold'em (fixed-limit) written to {out}"
+    totals = pd.read_parquet(out / "results.parquet").groupby("player")["net"].sum()
+    assert 1 in set(totals.abs())  # the seed's one hand moves a single chip: the case this test is about
+    for player, total in totals.items():
+        chips = "chip" if abs(total) == 1 else "chips"
+        assert lines[1 + int(player)] == f"player {int(player) + 1} (random): {total:+d} {chips}"

@@ -188,7 +188,7 @@ def test_a_seed_for_an_exact_count_is_refused(capsys: pytest.CaptureFixture[str]
     [
         (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--board", "2c"], "draw5 has no board"),
         (["--variant", "holdem", "AsKs", "QdQc", "--draws", "1"], "--draws is for the draw games"),
-        (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--draws", "2"], "5-Card Draw has 1 draw(s)"),
+        (["--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--draws", "2"], "5-Card Draw has 1 draw; 2 cannot"),
         (["--variant", "telesina", "As2s", "KdKh"], "card 2s is not in the 32-card deck"),
         (["--variant", "stud7", "AsAdKcKd2h3h4h5h", "9cTc"], "a 7-Card Stud hand has at most 7"),
         (["--variant", "razz", "AsKs", "QdQc"], "unknown variant 'razz'; equity knows holdem, omaha, omaha-hilo"),
@@ -198,3 +198,40 @@ def test_equity_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], f
     code, out, err = run_cli(capsys, "equity", *argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and fragment in err
+
+
+# ------------------------------------------------------------------ counts and articles read as English
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["showdown", "--variant", "omaha", "--hands", "As", "KdKcKhQh", "--board", "2c3c4c5c7d"],
+         "hand 1 has 1 card; an Omaha hand has 4"),
+        (["showdown", "--variant", "omaha-hilo", "--hands", "AsKsQsJs", "Kd", "--board", "2c3c4c5c7d"],
+         "hand 2 has 1 card; an Omaha Hi/Lo hand has 4"),
+        (["showdown", "--variant", "americana", "--hands", "AsKsQsJs9s", "Kd", "--board", ""],
+         "hand 2 has 1 card; an Americana hand has 5"),
+        (["showdown", "--variant", "omaha", "--hands", "AsKsQsJs", "KdKcKhQh", "--board", "2c"],
+         "the board has 1 card; Omaha needs 5"),
+        (["showdown", "--variant", "telesina", "--hands", "AhQc9d8s7h", "AdKc9h8c7d", "--board", "JhJs"],
+         "the vela has 2 cards; Telesina needs 1"),
+        (["showdown", "--variant", "holdem", "--hands", "AsKs", "--board", "2c3c4c5c7d"],
+         "Texas Hold'em needs 2 to 8 hands, got 1"),
+        (["equity", "--variant", "stud7", "AsAdKcKd2h3h4h5h", "9cTc"], "hand 1 has 8 cards; a 7-Card Stud hand"),
+        (["equity", "--variant", "omaha", "AsAdKcKd2h", "9cTcJcQc"], "has 5 cards; omaha hands have exactly 4 hole"),
+        (["equity", "--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--draws", "2"],
+         "5-Card Draw has 1 draw; 2 cannot be left"),
+    ],
+)
+def test_counts_and_articles_in_refusals(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    """On main: "hand 1 has 1 cards; a Omaha hand has 4", "5-Card Draw has 1 draw(s)"."""
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert message in err, err
+
+
+def test_a_count_over_one_board_says_board(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "equity", "AsKs", "QdQc", "--board", "Ah7c2s3d4d")
+    assert code == 0
+    assert out.splitlines()[0] == "holdem equity, board Ah 7c 2s 3d 4d: exact over 1 board"  # on main: "1 boards"

@@ -19,6 +19,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from engine.wording import counted
 from exchange.cli.options import fail, one_line_errors
 
 if TYPE_CHECKING:
@@ -141,9 +142,9 @@ def format_table(result: EquityResult) -> str:
     no_board = "preflop" if result.variant.startswith(("holdem", "omaha")) else "no board"
     board = f"board {' '.join(map(str, result.board))}" if result.board else no_board
     if result.exact:
-        how = f"exact over {result.boards:,} boards"
+        how = f"exact over {counted(result.boards, 'board')}"
     else:
-        how = f"Monte Carlo over {result.boards:,} samples (seed {result.seed})"
+        how = f"Monte Carlo over {counted(result.boards, 'sample')} (seed {result.seed})"
     lines = [f"{result.variant} equity, {board}: {how}"]
     width = max(len("hand"), *(len(" ".join(map(str, h.cards))) for h in result.results))
     header = f"{'hand':<{width}}  {'win %':>8}  {'tie %':>8}  {'equity %':>9}"

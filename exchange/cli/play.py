@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.wording import counted
 from exchange.cli.options import fail, one_line_errors
 
 if TYPE_CHECKING:
@@ -163,9 +164,9 @@ def run(args: argparse.Namespace) -> int:
         raise
     _publish(staging, args.out)
     totals = [sum(r["net"] for r in rows if r["player"] == p) for p in range(args.seats)]
-    print(f"{args.hands} hands of {variant.title} ({args.structure}) written to {args.out}")
+    print(f"{counted(args.hands, 'hand')} of {variant.title} ({args.structure}) written to {args.out}")
     for player, total in enumerate(totals):
-        print(f"player {player + 1} ({names[player]}): {total:+d} chips")
+        print(f"player {player + 1} ({names[player]}): {total:+d} chip{'' if abs(total) == 1 else 's'}")
     return 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from engine.wording import counted
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
 from exchange.cli.options import http_url, one_line_errors, port
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.paused:
         player.clock.play()
     url = f"{http_url(args.host, args.port)}/"
-    line = (f"Replay of {len(timeline.games)} games of {timeline.channel.title} from {args.dir} on {url}  "
+    line = (f"Replay of {counted(len(timeline.games), 'game')} of {timeline.channel.title} from {args.dir} on {url}  "
             "(open it in a browser: play, pause and speed on the page)")
     try:  # aiohttp calls ``print`` once the port is bound, so a refused start prints only why
         web.run_app(app, host=args.host, port=args.port, print=lambda _running: print(line, flush=True))
