@@ -65,5 +65,5 @@ def test_listing_a_database_that_is_not_there_says_so_and_creates_nothing(
     typo = tmp_path / "exchnage.db"
     code, out, err = run_cli(capsys, "accounts", "--db", str(typo), "list")
     assert code == 2 and out == ""
-    assert err == f"error: no database at {typo} (exchange-poker serve or accounts add makes one)\n"
+    assert err == f"exchange-poker: error: no database at {typo} (exchange-poker serve or accounts add makes one)\n"
     assert list(tmp_path.iterdir()) == []  # not an empty database that lists no account

@@ -25,7 +25,7 @@ def test_an_out_that_is_a_file_is_refused_on_one_line(
     code, out, err = run_cli(capsys, *argv, *(() if streams else ("--no-streams",)))
     assert code == 2 and out == ""
     assert err.count("\n") == 1, err
-    assert err.startswith(f"exchange-poker backtest: cannot write the output folder --out {taken}: "), err
+    assert err.startswith(f"exchange-poker: error: cannot write the output folder --out {taken}: "), err
     assert taken.read_text(encoding="utf-8") == "not a folder\n"
 
 
@@ -54,7 +54,7 @@ def test_a_scheduler_it_cannot_reach_is_one_line(address: str, reason: str, tmp_
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1, result.stderr
-    assert result.stderr.startswith(f"exchange-poker backtest: cannot use the Dask scheduler {address}: ")
+    assert result.stderr.startswith(f"exchange-poker: error: cannot use the Dask scheduler {address}: ")
     assert reason in result.stderr
 
 
@@ -83,7 +83,7 @@ def test_an_out_whose_names_are_taken_is_refused_before_the_games(
     code, stdout, err = run_cli(capsys, *argv)
     assert code == 2 and stdout == ""
     assert err.count("\n") == 1, err
-    assert err.startswith(f"exchange-poker backtest: cannot write the output folder --out {out}: "), err
+    assert err.startswith(f"exchange-poker: error: cannot write the output folder --out {out}: "), err
     assert reason in err, err
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
 
@@ -133,6 +133,6 @@ def test_a_worker_process_lost_is_one_line(tmp_path: Path, capsys: pytest.Captur
                                 "--workers", "2", "--chunk-size", "1", "--out", str(out), "--no-progress")  # fmt: skip
     assert code == 2 and stdout == ""
     assert err.count("\n") == 1, err
-    assert err.startswith("exchange-poker backtest: a worker process ended abruptly"), err
+    assert err.startswith("exchange-poker: error: a worker process ended abruptly"), err
     assert "nothing was written to --out" in err
     assert not any(out.iterdir())

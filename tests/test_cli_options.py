@@ -82,3 +82,38 @@ def test_a_bad_option_is_one_line_and_status_2(
     monkeypatch.chdir(tmp_path)  # nothing may be written, but if it were, not into the checkout
     assert_one_line_refusal(*run_cli(capsys, *argv), fragment)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["accounts", "--db", "exchnage.db", "list"], "no database at exchnage.db (exchange-poker serve or accounts"),
+        (["accounts", "--db", "folder", "list"], "cannot use the database folder: it is a directory"),
+        (["accounts", "--db", "folder", "add", "bob", "--password", "p"], "cannot use the database folder"),
+        (["replay", "folder", "--speed", "1000000"], "--speed must be from"),
+        (["replay", "folder"], "is not a backtest output folder"),
+        (["backtest", "--strategy", "no_such_module_here:Mine", "--seed", "1", "--games", "1", "--out", "o"],
+         "no_such_module_here"),
+        (["backtest", "--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1", "--games", "1",
+          "--sessions", "2", "--out", "o"], "give either --games or --sessions with --games-per-session, not both"),
+    ],
+)
+def test_refusals_after_the_options_are_read_have_argparse_s_prefix(
+    argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every refusal of bad input starts as argparse's do, with status 2 (on main: "error: ..." from accounts and
+    replay, "exchange-poker backtest: ..." from backtest)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    assert_one_line_refusal(*run_cli(capsys, *argv), fragment)
+    assert [path.name for path in tmp_path.iterdir()] == ["folder"]
+
+
+def test_an_account_that_exists_is_refused_with_argparse_s_prefix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = str(tmp_path / "x.db")
+    assert run_cli(capsys, "accounts", "--db", db, "add", "alice", "--password", "p")[0] == 0
+    assert_one_line_refusal(*run_cli(capsys, "accounts", "--db", db, "add", "alice", "--password", "q"),
+                            "account 'alice' already exists")

@@ -53,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "('exchange-poker COMMAND --help' lists its options)")
             code = args.run(args)
         sys.stdout.flush()  # a reader gone is met here, not in the interpreter's last flush
+    except SystemExit as stop:  # bad input refused (options.fail, argparse) or --help: its status, as run's are
+        if stop.code is not None and not isinstance(stop.code, int):
+            raise
+        return stop.code or 0
     except BrokenPipeError:
         if not _stdout_gone():
             raise

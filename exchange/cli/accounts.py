@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
-import sys
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from exchange.cli.options import one_line_errors
+from exchange.cli.options import fail, one_line_errors
 from exchange.core.money import format_minor
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
@@ -57,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return _run(args)
     except (DatabaseUnusable, sqlite3.Error) as exc:
-        print(refusal(args.db, exc), file=sys.stderr)
-        return 2
+        fail(refusal(args.db, exc))
 
 
 def _absent(db: str) -> bool:
@@ -68,16 +66,14 @@ def _absent(db: str) -> bool:
 
 def _run(args: argparse.Namespace) -> int:
     if args.action == "list" and _absent(args.db):  # opening it would make an empty one, listing nobody
-        print(f"error: no database at {args.db} (exchange-poker serve or accounts add makes one)", file=sys.stderr)
-        return 2
+        fail(f"no database at {args.db} (exchange-poker serve or accounts add makes one)")
     store = AccountStore.open(args.db)
     try:
         if args.action == "add":
             try:
                 account = store.add(args.name, args.password, deposit=args.balance, operator=args.operator)
             except (AccountExists, ValueError) as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 2
+                fail(str(exc))
             role = " (operator)" if args.operator else ""
             print(f"added {account.name}{role} with balance {format_minor(account.deposit)} {account.currency}")
             return 0

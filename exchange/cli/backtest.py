@@ -21,12 +21,11 @@ output depends only on the strategy, its parameters, the channel, the games
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from exchange.cli.options import one_line_errors, positive, share
+from exchange.cli.options import fail, one_line_errors, positive, share
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
 
@@ -135,32 +134,26 @@ def run(args: argparse.Namespace) -> int:
             session_figures=args.sessions is not None,
         )
     except (StrategyLoadError, ValueError) as exc:
-        print(f"exchange-poker backtest: {exc}", file=sys.stderr)
-        return 2
+        fail(str(exc))
     except (SyntaxError, ImportError) as exc:  # a strategy file that cannot run, or a module a strategy needs
-        print(f"exchange-poker backtest: strategy {args.strategy!r}: {exc}", file=sys.stderr)
-        return 2
+        fail(f"strategy {args.strategy!r}: {exc}")
     try:
         executor = make_executor(args.workers, args.scheduler)
     except (OSError, RuntimeError, ValueError) as exc:  # no cluster extra; no scheduler there; a malformed address
-        print(f"exchange-poker backtest: cannot use the Dask scheduler {args.scheduler}: {exc}", file=sys.stderr)
-        return 2
+        fail(f"cannot use the Dask scheduler {args.scheduler}: {exc}")
     with executor:
         try:
             _prepare_out(args.out, not args.no_streams)
         except OSError as exc:
             reason = "it is a file, not a folder" if args.out.is_file() else exc.strerror or str(exc)
-            print(f"exchange-poker backtest: cannot write the output folder --out {args.out}: {reason}",
-                  file=sys.stderr)
-            return 2
+            fail(f"cannot write the output folder --out {args.out}: {reason}")
         try:
             result = run_backtest(
                 config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size
             )
         except BrokenProcessPool:
-            print("exchange-poker backtest: a worker process ended abruptly (killed, out of memory, or the strategy "
-                  "ended its process); nothing was written to --out", file=sys.stderr)  # fmt: skip
-            return 2
+            fail("a worker process ended abruptly (killed, out of memory, or the strategy ended its process); "
+                 "nothing was written to --out")
     print(result.summary.text())
     print(f"wrote {', '.join(str(p) for p in result.paths)}")
     return 0

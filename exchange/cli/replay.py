@@ -12,7 +12,6 @@ strategy's bets, fills, "if it wins" P&L and results.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from aiohttp import web
@@ -20,7 +19,7 @@ from aiohttp import web
 from engine.wording import counted
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
-from exchange.cli.options import http_url, one_line_errors, port
+from exchange.cli.options import fail, http_url, one_line_errors, port
 
 LOOPBACK = "127.0.0.1"
 
@@ -40,13 +39,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     if not MIN_SPEED <= args.speed <= MAX_SPEED:
-        print(f"error: --speed must be from {MIN_SPEED:g} to {MAX_SPEED:g}, not {args.speed:g}", file=sys.stderr)
-        return 2
+        fail(f"--speed must be from {MIN_SPEED:g} to {MAX_SPEED:g}, not {args.speed:g}")
     try:
         timeline = load_timeline(args.dir)
     except (ReplayError, OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        fail(str(exc))
     app = create_replay_app(timeline)
     player = app[PLAYER]
     player.clock.set_speed(args.speed)
@@ -58,6 +55,5 @@ def run(args: argparse.Namespace) -> int:
     try:  # aiohttp calls ``print`` once the port is bound, so a refused start prints only why
         web.run_app(app, host=args.host, port=args.port, print=lambda _running: print(line, flush=True))
     except OSError as exc:
-        print(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
     return 0

@@ -253,13 +253,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = config_from(args)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        fail(str(exc))
     try:
         AccountStore.open(config.db_path).close()
     except (DatabaseUnusable, sqlite3.Error) as exc:
-        print(refusal(config.db_path, exc), file=sys.stderr)
-        return 2
+        fail(refusal(config.db_path, exc))
     app = create_app(config, on_fatal=exit_soon, limits=limits_from(args))
     tune_gc(app)
     try:
@@ -267,15 +265,12 @@ def run(args: argparse.Namespace) -> int:
             run_app(app, host=args.host, port=args.port,
                     ready=functools.partial(announce, config=config, url=http_url(args.host, args.port)))
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
-        print(refusal(config.db_path, exc), file=sys.stderr)
-        return 2
+        fail(refusal(config.db_path, exc))
     except TlsConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        fail(str(exc))
     except OSError as exc:  # the address: taken, or not this machine's
         ports = f"{args.port}" if args.stream_port is None else f"{args.port} (or the stream port {args.stream_port})"
-        print(f"error: cannot listen on {args.host}:{ports}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        fail(f"cannot listen on {args.host}:{ports}: {exc.strerror or exc}")
     return 0
 
 

@@ -65,10 +65,10 @@ def open_with(path: str, build: Callable[[sqlite3.Connection], T]) -> T:
 
 
 def refusal(path: str, exc: DatabaseUnusable | sqlite3.Error) -> str:
-    """The one line a command prints when the database fails it (at open, or in a later query)."""
+    """What a command says when the database fails it (at open, or in a later query): the reason, on one line."""
     if isinstance(exc, sqlite3.Error):
         exc = DatabaseUnusable(path, diagnose(path, exc))
-    return f"error: {exc}"
+    return str(exc)
 
 
 def diagnose(path: str, exc: sqlite3.Error) -> str:

@@ -153,7 +153,7 @@ def test_a_strategy_whose_markets_the_channel_lacks_is_refused_before_any_game(
                  "--workers", "2", "--out", str(out), "--no-progress"])  # fmt: skip
     assert code == 2
     err = capsys.readouterr().err
-    assert err.startswith("exchange-poker backtest: ") and message in err and "Traceback" not in err
+    assert err.startswith("exchange-poker: error: ") and message in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert not out.exists()
 
@@ -178,7 +178,7 @@ def test_a_strategy_file_that_cannot_be_loaded_is_one_line(
                  "--no-progress"])  # fmt: skip
     assert code == 2
     err = capsys.readouterr().err
-    assert err == f"exchange-poker backtest: strategy '{path}:Mine': {message}\n", err
+    assert err == f"exchange-poker: error: strategy '{path}:Mine': {message}\n", err
     assert not out.exists()
 
 
@@ -251,5 +251,5 @@ def test_a_scheduler_that_cannot_be_reached_is_reported_in_one_line(
                      "--scheduler", "tcp://127.0.0.1:1", "--out", str(tmp_path / "out")])  # fmt: skip
     assert code == 2
     err = capsys.readouterr().err
-    assert err.startswith("exchange-poker backtest: cannot use the Dask scheduler tcp://127.0.0.1:1: ")
+    assert err.startswith("exchange-poker: error: cannot use the Dask scheduler tcp://127.0.0.1:1: ")
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()

@@ -19,4 +19,4 @@ def test_a_port_in_use_prints_only_why(small_run: Run, capsys: pytest.CaptureFix
     out, err = capsys.readouterr()
     assert code == 2
     assert out == ""  # no "Replay of ... on http://127.0.0.1:PORT/" for a page that is not there
-    assert err.count("\n") == 1 and err.startswith(f"error: cannot listen on 127.0.0.1:{port}: "), err
+    assert err.count("\n") == 1 and err.startswith(f"exchange-poker: error: cannot listen on 127.0.0.1:{port}: "), err

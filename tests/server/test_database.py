@@ -47,7 +47,8 @@ def _assert_refused(result: subprocess.CompletedProcess[str], db: Path, problem:
     assert result.returncode == 2, result
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
-    assert lines[0].startswith(f"error: cannot use the database {db}: ") and problem in lines[0], lines[0]
+    assert lines[0].startswith(f"exchange-poker: error: cannot use the database {db}: "), lines[0]
+    assert problem in lines[0], lines[0]
     assert "Traceback" not in result.stderr
 
 

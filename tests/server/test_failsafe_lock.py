@@ -38,7 +38,9 @@ def test_a_second_server_on_the_same_database_is_refused_in_one_line(first: Serv
     assert second.returncode == 2, second
     lines = second.stderr.strip().splitlines()
     assert len(lines) == 1, second.stderr
-    assert lines[0].startswith(f"error: cannot use the database {first.db}: another server (process {first.pid})")
+    assert lines[0].startswith(
+        f"exchange-poker: error: cannot use the database {first.db}: another server (process {first.pid})"
+    )
     assert f"{first.db}.lock" in lines[0] and "Traceback" not in second.stderr
     assert second.stdout == ""
     after = _game(first)  # the first server's game runs on: not voided, same game, same round

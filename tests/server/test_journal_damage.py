@@ -163,8 +163,8 @@ def test_serve_refuses_a_damaged_journal_in_one_line_unless_told_to_accept_it(tm
     refused = cli("serve", "--db", str(db), "--port", "1", "--no-house", timeout=60)
     assert refused.returncode == 2, refused
     (line,) = refused.stderr.strip().splitlines()
-    assert line.startswith(f"error: cannot use the database {db}: the journal is damaged: records up to seq "
-                           f"{RECORDS} were acknowledged"), line
+    assert line.startswith(f"exchange-poker: error: cannot use the database {db}: the journal is damaged: "
+                           f"records up to seq {RECORDS} were acknowledged"), line
     with ServerProcess(db, "--accept-damaged-journal") as server:
         pass  # started (its recovery done, a game dealt), then stopped
     log = server.log()
