@@ -67,3 +67,24 @@ def test_listing_a_database_that_is_not_there_says_so_and_creates_nothing(
     assert code == 2 and out == ""
     assert err == f"exchange-poker: error: no database at {typo} (exchange-poker serve or accounts add makes one)\n"
     assert list(tmp_path.iterdir()) == []  # not an empty database that lists no account
+
+
+def test_the_listing_s_columns_line_up_whatever_the_lengths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A name past 24 characters or a balance past 14 pushed the columns of its row right (on main)."""
+    db = str(tmp_path / "x.db")
+    long_name = "a-rather-long-account-name-of-40-letters"
+    accounts = [("bo", "1000"), (long_name, "5"), ("rich", str(10**12))]
+    for name, balance in accounts:
+        assert run_cli(capsys, "accounts", "--db", db, "add", name, "--password", "p", "--balance", balance)[0] == 0
+    code, out, err = run_cli(capsys, "accounts", "--db", db, "list")
+    assert code == 0 and err == ""
+    header, *rows = out.splitlines()
+    assert header.split() == ["name", "balance", "currency", "role"]
+    assert sorted(row.split()[0] for row in rows) == sorted(name for name, _ in accounts)
+    balance_end = header.index("balance") + len("balance")  # balances are right-aligned under their header
+    for row in rows:
+        name, balance, currency, role = row.split()
+        assert row.index(balance) + len(balance) == balance_end, out
+        assert row.index(currency, balance_end) == header.index("currency"), out
+        assert row.index(role, balance_end + len(currency)) == header.index("role"), out
+        assert row.index(name) == 0

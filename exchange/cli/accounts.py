@@ -78,11 +78,28 @@ def _run(args: argparse.Namespace) -> int:
             print(f"added {account.name}{role} with balance {format_minor(account.deposit)} {account.currency}")
             return 0
         balances = balances_from_db(args.db)
-        print(f"{'name':<24} {'balance':>14} currency role")
-        for account in store.list():
-            balance = balances.get(account.name, account.deposit)
-            role = "operator" if store.is_operator(account.name) else "trader"
-            print(f"{account.name:<24} {format_minor(balance):>14} {account.currency:<8} {role}")
+        rows = [
+            (account.name, format_minor(balances.get(account.name, account.deposit)), account.currency,
+             "operator" if store.is_operator(account.name) else "trader")
+            for account in store.list()
+        ]
+        print(table(("name", "balance", "currency", "role"), rows, right=(False, True, False, False)))
         return 0
     finally:
         store.close()
+
+
+def table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: tuple[bool, ...]) -> str:
+    """Columns as wide as their widest cell, one space apart, each left- or right-aligned; no trailing spaces.
+
+    >>> print(table(("name", "n"), [("a-long-name", "5"), ("b", "1000")], right=(False, True)))
+    name           n
+    a-long-name    5
+    b           1000
+    """
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+    return "\n".join(
+        " ".join(cell.rjust(width) if flush else cell.ljust(width)
+                 for cell, width, flush in zip(line, widths, right, strict=True)).rstrip()
+        for line in (header, *rows)
+    )
