@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -80,7 +81,10 @@ def test_an_out_directory_that_cannot_be_made_exits_2_with_one_line(
     taken.write_text("not a directory")
     code, _, err = run_cli(capsys, "play", "--hands", "1", "--no-progress", "--out", str(taken))
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert f"--out {taken}: cannot write the hands there" in err
+    assert f"--out {taken} is a file; give a folder (it is made if it does not exist)" in err
+    code, _, err = run_cli(capsys, "play", "--hands", "1", "--no-progress", "--out", str(taken / "below"))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"--out {taken / 'below'}: cannot write the hands there (Not a directory)" in err
 
 
 def test_an_illegal_move_names_the_hand_and_the_player(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,3 +239,94 @@ def test_the_summary_counts_in_english(tmp_path: Path, capsys: pytest.CaptureFix
     for player, total in totals.items():
         chips = "chip" if abs(total) == 1 else "chips"
         assert lines[1 + int(player)] == f"player {int(player) + 1} (random): {total:+d} {chips}"
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda out: (out / "hands").write_text("a file"), "--out {out}: {out}/hands is a file; a run writes its hand "
+                                                           "histories into a folder of that name"),
+        (lambda out: (out / "results.parquet").mkdir(), "--out {out}: {out}/results.parquet is a folder; a run writes "
+                                                        "its results table as a file of that name"),
+        (lambda out: (out / "hands" / "000001.phh").mkdir(parents=True),
+         "--out {out}: {out}/hands/000001.phh is a folder; a run replaces the hand histories there (files)"),
+    ],
+)
+def test_an_out_whose_entries_are_in_the_way_is_refused_before_any_hand_is_played(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, message: str
+) -> None:
+    """On main: every hand was played, then a FileExistsError or IsADirectoryError traceback as the run was moved in."""
+    out = tmp_path / "out"
+    out.mkdir()
+    make(out)
+    before = sorted(str(path.relative_to(out)) for path in out.rglob("*"))
+    bot = tmp_path / "watched.py"
+    bot.write_text(
+        "from engine.table.bots import CallingBot\n"
+        "class Watched(CallingBot):\n"
+        "    def decide(self, view):\n"
+        f"        open({str(tmp_path / 'played')!r}, 'w').close()\n"
+        "        return super().decide(view)\n"
+    )
+    code, printed, err = run_cli(capsys, "play", "--hands", "2", "--no-progress", "--out", str(out),
+                                 "--bots", f"{bot}:Watched")
+    assert code == 2 and printed == "" and err.count("\n") == 1, err
+    assert err == f"exchange-poker: error: {message.format(out=out)}\n"
+    assert not (tmp_path / "played").exists()  # refused before a hand was dealt
+    assert sorted(str(path.relative_to(out)) for path in out.rglob("*")) == before
+
+
+def _bot_that_runs(tmp_path: Path, argv: list[str]) -> str:
+    """A bot that, at its first decision, runs a whole other ``play`` to the end (in this process): two runs into
+    one ``--out`` at once, the second started after the first and finished before it, with no timing to wait on."""
+    bot = tmp_path / "meanwhile.py"
+    bot.write_text(
+        "from engine.table.bots import CallingBot\n"
+        "from exchange.cli import main\n"
+        "class Meanwhile(CallingBot):\n"
+        "    other = None\n"
+        "    def decide(self, view):\n"
+        "        if Meanwhile.other is None:\n"
+        f"            Meanwhile.other = main({argv!r})\n"
+        "        return super().decide(view)\n"
+    )
+    return f"{bot}:Meanwhile"
+
+
+def test_two_runs_into_one_out_at_once_each_stage_apart_and_the_later_finisher_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On main both staged in the one ``.play-in-progress``: the second run's start removed the first's hands
+    (a FileNotFoundError traceback), or the two runs' files were mixed in ``--out``."""
+    out = tmp_path / "out"
+    other = ["play", "--hands", "3", "--seed", "2", "--out", str(out), "--no-progress"]
+    code, printed, err = run_cli(capsys, "play", "--hands", "4", "--seed", "1", "--out", str(out), "--no-progress",
+                                 "--bots", _bot_that_runs(tmp_path, other))
+    assert printed.startswith(f"3 hands of Texas Hold'em (fixed-limit) written to {out}\n")  # the other run's
+    assert code == 2 and err.count("\n") == 1, err
+    assert err == (f"exchange-poker: error: --out {out}: another run wrote its hands and results there while this "
+                   "one played, and they are left as they are; this run's were not written (the same options deal "
+                   "the same hands: run it again with another --out)\n")
+    assert sorted(path.name for path in out.iterdir()) == ["hands", "results.parquet"]  # no staging left behind
+    assert sorted(path.name for path in (out / "hands").iterdir()) == ["000001.phh", "000002.phh", "000003.phh"]
+    assert set(pd.read_parquet(out / "results.parquet")["seed"]) == {2_000_000, 2_000_001, 2_000_002}
+
+
+def test_a_killed_run_s_staging_folder_goes_and_a_running_one_s_stays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import fcntl
+    import os
+
+    out = tmp_path / "out"
+    killed, running = out / ".play-in-progress-killed", out / ".play-in-progress-running"
+    for folder in (killed, running):
+        (folder / "hands").mkdir(parents=True)
+    held = os.open(running, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as the run playing there holds it
+        assert run_cli(capsys, "play", "--hands", "1", "--out", str(out), "--no-progress")[0] == 0
+        assert sorted(path.name for path in out.iterdir()) == [".play-in-progress-running", "hands",
+                                                               "results.parquet"]
+    finally:
+        os.close(held)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
+from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -89,7 +90,7 @@ def _run(args: argparse.Namespace) -> int:
         store.close()
 
 
-def table(header: tuple[str, ...], rows: list[tuple[str, ...]], right: tuple[bool, ...]) -> str:
+def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], right: tuple[bool, ...]) -> str:
     """Columns as wide as their widest cell, one space apart, each left- or right-aligned; no trailing spaces.
 
     >>> print(table(("name", "n"), [("a-long-name", "5"), ("b", "1000")], right=(False, True)))

@@ -19,13 +19,13 @@ the run has succeeded and replace an earlier run's: every ``.phh`` in ``DIR/hand
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
 from exchange.cli.options import fail, one_line_errors
+from exchange.cli.play_out import OutError, Staging, check_out
 
 if TYPE_CHECKING:
     from engine.table.bots import Bot, Decision, SeatView
@@ -34,8 +34,6 @@ MAX_CHIPS = 10**12
 """The largest --stack, and the largest --seed either side of 0: the Parquet columns are 64-bit."""
 HANDS_PER_SEED = 1_000_000
 """Hand h (from 0) of seed s is dealt from s x HANDS_PER_SEED + h: more hands would be another seed's deals."""
-STAGING = ".play-in-progress"
-"""Where a run writes inside ``--out`` until it has succeeded (then its files replace an earlier run's)."""
 NAMES = "holdem, omaha, omaha-hilo, soko, stud7, stud7-hilo, draw5, triple-draw-27, americana, telesina, draw32"
 
 
@@ -143,26 +141,26 @@ def run(args: argparse.Namespace) -> int:
     if abs(args.seed) > MAX_CHIPS:
         fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} "
              f"(each hand's seed is seed x {HANDS_PER_SEED:,} + hand)")
-    bots = _bots(args.bots, args.seats, args.seed, args.debug)
-    staging = args.out / STAGING
     try:
-        shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up
-        (staging / "hands").mkdir(parents=True)
-    except OSError as error:
-        fail(f"--out {args.out}: cannot write the hands there ({error.strerror or error})")
+        check_out(args.out)
+    except OutError as error:
+        fail(str(error))
+    bots = _bots(args.bots, args.seats, args.seed, args.debug)
     names = [args.bots[0] if len(args.bots) == 1 else args.bots[p] for p in range(args.seats)]
     try:
-        try:
-            rows = _play(args, staging, variant.name, Structure(args.structure), bots, names)
-        except _Refused as refused:
-            fail(str(refused))
-        except (IllegalActionError, TableError) as error:
-            fail(f"a bot made an illegal move: {error}")
-        _write_results(staging, rows)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)  # nothing of a failed run reaches --out
-        raise
-    _publish(staging, args.out)
+        with Staging(args.out) as staging:  # nothing of a failed run reaches --out
+            try:
+                rows = _play(args, staging.path, variant.name, Structure(args.structure), bots, names)
+            except _Refused as refused:
+                fail(str(refused))
+            except (IllegalActionError, TableError) as error:
+                fail(f"a bot made an illegal move: {error}")
+            _write_results(staging.path, rows)
+            staging.publish()
+    except OutError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"--out {args.out}: cannot write the hands there ({error.strerror or error})")
     totals = [sum(r["net"] for r in rows if r["player"] == p) for p in range(args.seats)]
     print(f"{counted(args.hands, 'hand')} of {variant.title} ({args.structure}) written to {args.out}")
     for player, total in enumerate(totals):
@@ -239,16 +237,3 @@ def _write_results(out: Path, rows: list[dict[str, Any]]) -> None:
     import pandas as pd
 
     pd.DataFrame(rows).to_parquet(out / "results.parquet", index=False)
-
-
-def _publish(staging: Path, out: Path) -> None:
-    """Move a finished run from ``staging`` into ``out``, replacing an earlier run's hand histories (all of them,
-    so none is read as this run's) and results; remove ``staging``."""
-    hands = out / "hands"
-    hands.mkdir(exist_ok=True)
-    for path in hands.glob("*.phh"):
-        path.unlink()
-    for path in sorted((staging / "hands").iterdir()):
-        path.replace(hands / path.name)
-    (staging / "results.parquet").replace(out / "results.parquet")
-    shutil.rmtree(staging)
