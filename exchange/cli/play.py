@@ -13,7 +13,8 @@ per player.
 Writes ``DIR/hands/NNNNNN.phh`` (one PHH hand history per hand) and
 ``DIR/results.parquet`` (one row per player and hand: seat, bot, stacks, net result in
 chips, whether the hand reached a showdown), and prints each player's total. They are written once
-the run has succeeded and replace an earlier run's: every ``.phh`` in ``DIR/hands`` goes.
+the run has succeeded and replace an earlier run's: every ``.phh`` in ``DIR/hands`` goes. Of two runs into one
+``DIR`` at once, the later to finish is refused and writes nothing (:mod:`exchange.cli.play_out` says why).
 """
 
 from __future__ import annotations
