@@ -136,3 +136,22 @@ def test_a_worker_process_lost_is_one_line(tmp_path: Path, capsys: pytest.Captur
     assert err.startswith("exchange-poker: error: a worker process ended abruptly"), err
     assert "nothing was written to --out" in err
     assert not any(out.iterdir())
+
+
+def test_a_strategy_module_in_the_current_folder_is_found_as_python_m_finds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On main: "cannot import strategy module 'strategy_in_the_current_folder'" from the console script."""
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "strategy_in_the_current_folder.py").write_text(
+        "from exchange.backtest.strategy import Strategy\nclass Idle(Strategy):\n    pass\n"
+    )
+    try:
+        code, _, err = run_cli(capsys, "backtest", "--strategy", "strategy_in_the_current_folder:Idle",
+                                     "--games", "1", "--seed", "1", "--out", "out", "--no-progress", "--no-streams")
+    finally:
+        sys.modules.pop("strategy_in_the_current_folder", None)
+    assert code == 0, err
+    assert (tmp_path / "out" / "games.parquet").is_file()

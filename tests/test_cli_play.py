@@ -330,3 +330,57 @@ def test_a_killed_run_s_staging_folder_goes_and_a_running_one_s_stays(
                                                                "results.parquet"]
     finally:
         os.close(held)
+
+
+def test_a_module_bot_in_the_current_folder_is_found_as_python_m_finds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``exchange-poker`` (a console script) has its own folder first on the import path, not the current one as
+    ``python -m`` has: ``--bots my_bot:Raiser`` beside the user was "No module named 'my_bot'" (on main)."""
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bot_in_the_current_folder.py").write_text(
+        "from engine.table.bots import CallingBot\n"
+        "class Mine(CallingBot):\n"
+        "    pass\n"
+    )
+    path_before = list(sys.path)
+    try:
+        code, printed, err = run_cli(capsys, "play", "--hands", "2", "--out", "out", "--no-progress",
+                                     "--bots", "bot_in_the_current_folder:Mine")
+    finally:
+        sys.modules.pop("bot_in_the_current_folder", None)
+    assert code == 0, err
+    assert "player 1 (bot_in_the_current_folder:Mine)" in printed
+    assert sys.path == path_before  # the current folder is on the path for the command only
+
+
+@pytest.mark.parametrize(
+    ("bot", "message"),
+    [
+        ("no_module_of_that_name:Bot",
+         "bot 'no_module_of_that_name:Bot': no module 'no_module_of_that_name' in the current folder ({here}) or "
+         "among the installed packages"),
+        ("bot_with_classes:Nope",
+         "bot 'bot_with_classes:Nope': bot_with_classes has no class 'Nope' (its classes: Mine, Other)"),
+        ("bot_needing:Mine",
+         "bot 'bot_needing:Mine': No module named 'a_module_nobody_installed'"),
+    ],
+)
+def test_a_module_bot_that_is_not_there_says_what_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, bot: str, message: str
+) -> None:
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bot_with_classes.py").write_text(
+        "from engine.table.bots import CallingBot\nclass Mine(CallingBot): ...\nclass Other: ...\n"
+    )
+    (tmp_path / "bot_needing.py").write_text("import a_module_nobody_installed\n")
+    try:
+        code, _, err = run_cli(capsys, "play", "--hands", "1", "--out", "out", "--bots", bot)
+    finally:
+        for name in ("bot_with_classes", "bot_needing"):
+            sys.modules.pop(name, None)
+    assert code == 2 and err == f"exchange-poker: error: {message.format(here=tmp_path)}\n"

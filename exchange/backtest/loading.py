@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 import sys
 import threading
 import types
@@ -70,7 +71,10 @@ class StrategySpec:
         try:
             found = getattr(module, self.class_name)
         except AttributeError:
-            raise StrategyLoadError(f"{self.module or self.path} has no class {self.class_name!r}") from None
+            defined = sorted(name for name, value in vars(module).items()
+                             if isinstance(value, type) and value.__module__ == module.__name__)
+            has = f"its classes: {', '.join(defined)}" if defined else "it defines no class"
+            raise StrategyLoadError(f"{self.module or self.path} has no class {self.class_name!r} ({has})") from None
         if not isinstance(found, type):
             raise StrategyLoadError(f"{self.reference} is not a class")
         return found
@@ -87,8 +91,10 @@ class StrategySpec:
         if self.module is not None:
             try:
                 return importlib.import_module(self.module)
-            except ImportError as exc:
-                raise StrategyLoadError(f"cannot import strategy module {self.module!r}: {exc}") from None
+            except ModuleNotFoundError as exc:
+                if exc.name is None or not (self.module + ".").startswith(exc.name + "."):
+                    raise  # a module that the strategy's own module imports: its error as it came
+                raise StrategyLoadError(f"no module {self.module!r} {_where_modules_are()}") from None
         assert self.source is not None and self.path is not None
         digest = hashlib.sha256(self.source.encode()).hexdigest()[:16]
         name = f"_exchange_poker_strategy_{Path(self.path).stem}_{digest}"
@@ -104,6 +110,15 @@ class StrategySpec:
                     del sys.modules[name]
                     raise
         return loaded
+
+
+def _where_modules_are() -> str:
+    """Where ``module:Class`` was looked for: the current folder too if it is on the import path (``python -m``
+    and the command line put it there)."""
+    here = os.getcwd()
+    if any(os.path.abspath(entry or os.curdir) == here for entry in sys.path):
+        return f"in the current folder ({here}) or among the installed packages"
+    return "among the installed packages"
 
 
 def _canonical_params(params: str | dict[str, Any] | None) -> str:

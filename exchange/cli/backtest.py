@@ -25,6 +25,7 @@ import tempfile
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import fail, one_line_errors, positive, share
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
@@ -107,6 +108,11 @@ def _prepare_out(out: Path, record_streams: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with current_folder_importable():  # module:Class beside the user, as python -m finds it
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.agent import traded_markets
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
     from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, run_backtest

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
+from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import fail, one_line_errors
 from exchange.cli.play_out import OutError, Staging, check_out
 
@@ -123,6 +124,11 @@ def _bots(names: list[str], players: int, seed: int, debug: bool) -> list[Bot]:
 
 
 def run(args: argparse.Namespace) -> int:
+    with current_folder_importable():  # module:Class beside the user, as python -m finds it
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from engine.table import IllegalActionError, Structure, TableError
     from engine.variants import UnknownVariantError, get_variant
 
