@@ -59,7 +59,7 @@ def test_play_with_a_bot_of_your_own(tmp_path: Path, capsys: pytest.CaptureFixtu
     [
         (["--variant", "razz"], "unknown variant 'razz'"),
         (["--variant", "draw32", "--seats", "6"], "--seats must be 2 to 5 for 32-Card Draw, not 6"),
-        (["--hands", "0"], "--hands and --stack must be at least 1"),
+        (["--hands", "0"], "argument --hands: must be a whole number from 1, not 0"),
         (["--seats", "3", "--bots", "random", "calling"], "one per player (3), not 2"),
         (["--bots", "nowhere.py:Bot"], "does not exist"),
         (["--stack", str(10**20)], "--stack must be at most 1000000000000"),

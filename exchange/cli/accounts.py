@@ -38,7 +38,7 @@ def parse_money(text: str) -> int:
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("accounts", help="add or list exchange accounts")
     parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
-    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
     add = actions.add_parser("add", help="create an account")
     add.add_argument("name")
     add.add_argument("--password", required=True)
@@ -66,6 +66,8 @@ def _absent(db: str) -> bool:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.action is None:
+        fail("give an action: add or list ('exchange-poker accounts ACTION --help' lists its options)")
     if args.action == "list" and _absent(args.db):  # opening it would make an empty one, listing nobody
         fail(f"no database at {args.db} (exchange-poker serve or accounts add makes one)")
     store = AccountStore.open(args.db)

@@ -26,7 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from exchange.cli.importing import current_folder_importable
-from exchange.cli.options import fail, one_line_errors, positive, share
+from exchange.cli.options import fail, one_line_errors, positive, share, whole_number
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
 
@@ -49,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="consecutive games of each session")
     parser.add_argument("--balance", type=_money, default=None, metavar="AMOUNT",
                         help="the strategy account's starting balance in each world or session (default 10000)")
-    parser.add_argument("--seed", type=int, required=True, metavar="S", help="seed; game i is dealt from (S, i)")
+    parser.add_argument("--seed", type=whole_number, required=True, metavar="S",
+                        help="seed; game i is dealt from (S, i)")
     parser.add_argument("--workers", type=positive, default=1, metavar="K", help="local worker processes")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask cluster instead")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")

@@ -20,7 +20,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
-from exchange.cli.options import fail, one_line_errors
+from exchange.cli.options import fail, one_line_errors, whole_number
 
 if TYPE_CHECKING:
     from engine import EquityResult
@@ -65,10 +65,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--board", default="", help="0, 3, 4 or 5 board cards, e.g. Ah7c2s (telesina: the vela)")
     parser.add_argument("--dead", default="", help="cards known to be out of the deck, e.g. 3c4d")
-    parser.add_argument("--draws", type=int, help="draw games: draws still to come (default: every draw of the game)")
+    parser.add_argument("--draws", type=whole_number,
+                        help="draw games: draws still to come (default: every draw of the game)")
     parser.add_argument("--samples", type=sample_count,
                         help=f"Monte Carlo over this many random boards instead of exact (at most {MAX_SAMPLES:,})")
-    parser.add_argument("--seed", type=int, help="seed of a Monte Carlo, forced or not (same seed, same boards)")
+    parser.add_argument("--seed", type=whole_number,
+                        help="seed of a Monte Carlo, forced or not (same seed, same boards)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     one_line_errors(parser)
     parser.set_defaults(run=run)

@@ -39,6 +39,33 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def whole_number(text: str) -> int:
+    """A whole number, negative or not (a seed; a count whose range the command checks with what it depends on).
+
+    >>> whole_number("-3")
+    -3
+    """
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text}") from None
+
+
+def number_from_to(low: float, high: float) -> Callable[[str], float]:
+    """A number from ``low`` to ``high`` (a replay's speed)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be a number from {low:g} to {high:g}, not {text}")
+        return value
+
+    return parse
+
+
 def share(text: str) -> float:
     """A share of games, 0 to 1 (``--irregularity-rate``).
 

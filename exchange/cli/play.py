@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
 from exchange.cli.importing import current_folder_importable
-from exchange.cli.options import fail, one_line_errors
+from exchange.cli.options import fail, one_line_errors, positive, whole_number
 from exchange.cli.play_out import OutError, Staging, check_out
 
 if TYPE_CHECKING:
@@ -50,10 +50,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--structure", default="fixed-limit", choices=("fixed-limit", "pot-limit", "no-limit"),
                         help="the betting structure (default fixed-limit; the stakes are engine.table.Stakes.default: "
                              "blinds 1/2 with bets 2/4, or ante 1, bring-in 2 and bets 4/8)")
-    parser.add_argument("--seats", type=int, default=2, help="players at the table (default 2)")
-    parser.add_argument("--hands", type=int, default=100, help=f"hands to play, 1 to {HANDS_PER_SEED} (default 100)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the random bots (default 0)")
-    parser.add_argument("--stack", type=int, default=200,
+    parser.add_argument("--seats", type=whole_number, default=2,
+                        help="players at the table, 2 to the game's most (default 2)")
+    parser.add_argument("--hands", type=positive, default=100,
+                        help=f"hands to play, 1 to {HANDS_PER_SEED} (default 100)")
+    parser.add_argument("--seed", type=whole_number, default=0,
+                        help="seed of the deals and the random bots (default 0)")
+    parser.add_argument("--stack", type=positive, default=200,
                         help="every player's chips at the start of a hand (default 200)")
     parser.add_argument(
         "--bots", nargs="+", default=["random"], metavar="BOT", help="random, calling, module:Class or file.py:Class"
@@ -138,8 +141,6 @@ def _run(args: argparse.Namespace) -> int:
         fail(str(error))
     if not 2 <= args.seats <= variant.max_seats:
         fail(f"--seats must be 2 to {variant.max_seats} for {variant.title}, not {args.seats}")
-    if args.hands < 1 or args.stack < 1:
-        fail("--hands and --stack must be at least 1")
     if args.hands > HANDS_PER_SEED:
         fail(f"--hands must be 1 to {HANDS_PER_SEED}, not {args.hands}: hand h of seed s is dealt from "
              f"s x {HANDS_PER_SEED:,} + h, so more would repeat the deals of seed s + 1")

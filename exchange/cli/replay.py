@@ -19,7 +19,7 @@ from aiohttp import web
 from engine.wording import counted
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
-from exchange.cli.options import fail, http_url, one_line_errors, port
+from exchange.cli.options import fail, http_url, number_from_to, one_line_errors, port
 
 LOOPBACK = "127.0.0.1"
 
@@ -30,16 +30,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("dir", type=Path, metavar="DIR", help="a backtest's output folder (backtest --out)")
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
-    parser.add_argument("--speed", type=float, default=1.0, help=f"replay speed, {MIN_SPEED:g} to {MAX_SPEED:g} "
-                                                                  "(default 1: real time)")
+    parser.add_argument("--speed", type=number_from_to(MIN_SPEED, MAX_SPEED), default=1.0,
+                        help=f"replay speed, {MIN_SPEED:g} to {MAX_SPEED:g} (default 1: real time)")
     parser.add_argument("--paused", action="store_true", help="start paused (press Play on the page)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    if not MIN_SPEED <= args.speed <= MAX_SPEED:
-        fail(f"--speed must be from {MIN_SPEED:g} to {MAX_SPEED:g}, not {args.speed:g}")
     try:
         timeline = load_timeline(args.dir)
     except (ReplayError, OSError, ValueError) as exc:

@@ -38,6 +38,7 @@ from exchange.cli.options import (
     seconds,
     seconds_or_zero,
     share,
+    whole_number,
 )
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
@@ -134,7 +135,7 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
                         help="betting window length (default: the channel's, 30; holdem-turbo 18)")
     parser.add_argument("--playing-seconds", type=seconds_or_zero, default=None, metavar="S",
                         help="playing (suspended) window length (default: the channel's, 3)")
-    parser.add_argument("--seed", type=int, default=None, help="seed for the decks (default: random)")
+    parser.add_argument("--seed", type=whole_number, default=None, help="seed for the decks (default: random)")
     parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
     parser.add_argument("--noise-traders", type=not_negative(int), default=DEFAULT_NOISE_TRADERS, metavar="N",
                         help=f"house noise traders taking the best prices at random moments, so the ladder moves "

@@ -182,7 +182,7 @@ def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: 
                                        "games.parquet is missing "
                                        "(write one with 'exchange-poker backtest --out DIR')\n")
     assert main(["replay", str(tmp_path), "--speed", "0"]) == 2
-    assert "--speed must be from 0.1 to 100" in capsys.readouterr().err
+    assert "--speed: must be a number from 0.1 to 100, not 0" in capsys.readouterr().err
 
 
 def test_the_players_position_counts_the_games_of_the_folder(small_run: Run, tmp_path: Any) -> None:
