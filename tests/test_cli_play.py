@@ -384,3 +384,17 @@ def test_a_module_bot_that_is_not_there_says_what_is_missing(
         for name in ("bot_with_classes", "bot_needing"):
             sys.modules.pop(name, None)
     assert code == 2 and err == f"exchange-poker: error: {message.format(here=tmp_path)}\n"
+
+
+def test_a_first_run_that_fails_leaves_no_folder_it_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On main an empty --out folder was left behind, made for a run that wrote nothing."""
+    bot = tmp_path / "late.py"
+    bot.write_text("class Late:\n    def decide(self, view):\n        return None\n")
+    out = tmp_path / "new" / "out"
+    code, _, _ = run_cli(capsys, "play", "--hands", "2", "--out", str(out), "--no-progress", "--bots", f"{bot}:Late")
+    assert code == 2
+    assert not (tmp_path / "new").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    code, _, _ = run_cli(capsys, "play", "--hands", "2", "--out", str(kept), "--no-progress", "--bots", f"{bot}:Late")
+    assert code == 2 and kept.is_dir() and not any(kept.iterdir())  # a folder that was there stays

@@ -96,7 +96,7 @@ def test_ctrl_c_in_a_long_command_stops_it_on_one_line(tmp_path: Path) -> None:
                           cwd=REPO)
     assert done.returncode == 128 + signal.SIGINT, done.stderr  # on main: 1, a KeyboardInterrupt traceback
     assert done.stderr == "exchange-poker: interrupted\n"
-    assert list(out.iterdir()) == []
+    assert not out.exists()  # nor the folder it made for them
 
 
 def test_a_port_another_process_listens_on_is_refused_before_the_server_starts(tmp_path: Path) -> None:
@@ -113,3 +113,14 @@ def test_a_port_another_process_listens_on_is_refused_before_the_server_starts(t
         "is another server on it? Give another port"
     ]
     assert not db.exists()
+
+
+def test_output_that_cannot_be_written_is_one_line_not_a_traceback() -> None:
+    """``exchange-poker ... > /dev/full``: on main an OSError traceback (No space left on device)."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "exchange.cli", "showdown", "--hands", "AsKs", "QdQc", "--board", "2c3d4h5s9c"],
+            stdout=full, stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=BOUND_S,
+        )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == "exchange-poker: error: cannot write the output: No space left on device\n"

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 
 from exchange.cli.options import PROG, fail, one_line_errors
+from exchange.cli.stdout import OutputFailed, checked_stdout
 
 # Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "backtest", "replay")
@@ -36,6 +37,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 #: The status of a command whose output's reader went away (``| head``), as of a tool ended by SIGPIPE.
 READER_GONE = 128 + signal.SIGPIPE
+#: The status of a command whose output could not be written (a full disk), as other tools give.
+OUTPUT_FAILED = 1
 #: The status of a command stopped by Ctrl-C (SIGINT), as the shell gives one the signal ended.
 INTERRUPTED = 128 + signal.SIGINT
 
@@ -45,14 +48,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = argv[0] if argv else None
     code: int = 0  # a stop signal while serve starts: a clean stop
     try:
-        with _stops_while_serve_starts() if command == "serve" else contextlib.nullcontext():
+        with checked_stdout(), _stops_while_serve_starts() if command == "serve" else contextlib.nullcontext():
             parser = build_parser(command)
             args = parser.parse_args(argv)
             if args.command is None:
                 fail(f"give a command: {', '.join(SUBCOMMANDS[:-1])} or {SUBCOMMANDS[-1]} "
                      "('exchange-poker COMMAND --help' lists its options)")
             code = args.run(args)
-        sys.stdout.flush()  # a reader gone is met here, not in the interpreter's last flush
+            sys.stdout.flush()  # a reader gone is met here, not in the interpreter's last flush
     except SystemExit as stop:  # bad input refused (options.fail, argparse) or --help: its status, as run's are
         if stop.code is not None and not isinstance(stop.code, int):
             raise
@@ -62,6 +65,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the last flush writes nowhere
         return READER_GONE
+    except OutputFailed as error:  # as a tool whose output cannot be written: one line, status 1
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left is not tried again at exit
+        print(f"{PROG}: error: cannot write the output: {error}", file=sys.stderr)
+        return OUTPUT_FAILED
     except KeyboardInterrupt:  # Ctrl-C: the command stopped as asked (what it was writing it has removed)
         print(f"{PROG}: interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -95,6 +95,8 @@ class Staging:
         self.path = out / STAGING
         self._fd: int | None = None
         self._found: Stamp = None
+        self._made = [folder for folder in (out, *out.parents) if not folder.exists()]  # deepest first
+        self._published = False
 
     def __enter__(self) -> Staging:
         self.out.mkdir(parents=True, exist_ok=True)
@@ -114,6 +116,11 @@ class Staging:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        if not self._published:  # the folders this run made for its files, if nothing else came into them
+            for folder in self._made:
+                if any(folder.iterdir()):
+                    break
+                folder.rmdir()
 
     def publish(self) -> None:
         """Move this run's hand histories and results into ``out``, replacing an earlier run's (every ``.phh``
@@ -136,3 +143,4 @@ class Staging:
                 path.replace(hands / path.name)
             (self.path / RESULTS).replace(self.out / RESULTS)
             self._found = _stamp(self.out)
+            self._published = True

@@ -38,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.dir.exists():
+        fail(f"{args.dir}: no such folder; give a backtest's output folder (its --out)")
     try:
         timeline = load_timeline(args.dir)
     except (ReplayError, OSError, ValueError) as exc:

@@ -199,3 +199,12 @@ def test_the_players_position_counts_the_games_of_the_folder(small_run: Run, tmp
         player.clock.seek(game.start_ms - timeline.origin_ms)
         positions.append(player.state()["position"])
     assert positions == ["game 1 of 3", "game 2 of 3", "game 3 of 3"]
+
+
+def test_the_command_names_a_folder_that_is_not_there(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """On main: "... is not a backtest output folder: games.parquet is missing", as if the folder were there."""
+    from exchange.cli import main
+
+    assert main(["replay", str(tmp_path / "nowhere")]) == 2
+    assert capsys.readouterr().err == (f"exchange-poker: error: {tmp_path / 'nowhere'}: no such folder; give a "
+                                       "backtest's output folder (its --out)\n")
