@@ -124,3 +124,22 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback() -> None:
         )
     assert done.returncode == 1, done.stderr
     assert done.stderr == "exchange-poker: error: cannot write the output: No space left on device\n"
+
+
+def test_sigterm_in_play_removes_its_unfinished_output_as_ctrl_c_does(tmp_path: Path) -> None:
+    """``kill`` or ``timeout`` while ``play`` plays (a bot sends it, at an exact moment): on main the process died
+    at once (status -15) and left its staging folder in --out."""
+    bot = tmp_path / "terminates.py"
+    bot.write_text(
+        "import os, signal\n"
+        "class Terminates:\n"
+        "    def decide(self, view):\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+    )
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "exchange.cli", "play", "--hands", "3", "--no-progress", "--out",
+                           str(out), "--bots", f"{bot}:Terminates"], capture_output=True, text=True, timeout=BOUND_S,
+                          cwd=REPO)
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert done.stderr == "exchange-poker: terminated\n"
+    assert not out.exists()
