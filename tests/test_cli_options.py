@@ -6,10 +6,12 @@ a port or a worker is touched, so the tests run in-process and start nothing.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import pytest
 
+from exchange.cli import build_parser
 from tests.cli_helpers import run_cli
 
 
@@ -130,3 +132,25 @@ def test_an_account_that_exists_is_refused_with_argparse_s_prefix(
     assert run_cli(capsys, "accounts", "--db", db, "add", "alice", "--password", "p")[0] == 0
     assert_one_line_refusal(*run_cli(capsys, "accounts", "--db", db, "add", "alice", "--password", "q"),
                             "account 'alice' already exists")
+
+
+def _parsers(parser: argparse.ArgumentParser, name: str) -> list[tuple[str, argparse.ArgumentParser]]:
+    """``parser`` and every subcommand's below it, with the command line that reaches each."""
+    found = [(name, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_name, sub in action.choices.items():
+                found += _parsers(sub, f"{name} {sub_name}")
+    return found
+
+
+def test_every_option_of_every_command_says_what_it_takes_in_its_help() -> None:
+    """On main ``accounts add --help`` listed NAME and --password with nothing said of them."""
+    silent = [
+        f"{where}: {'/'.join(action.option_strings) or action.dest}"
+        for where, parser in _parsers(build_parser(), "exchange-poker")
+        for action in parser._actions
+        if not isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+        and action.help is None
+    ]
+    assert silent == []

@@ -40,9 +40,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     add = actions.add_parser("add", help="create an account")
-    add.add_argument("name")
-    add.add_argument("--password", required=True)
-    add.add_argument("--balance", type=parse_money, default=parse_money("1000"), help="opening balance (default 1000)")
+    add.add_argument("name", help="the account's name: 1-64 letters, digits or _ . @ - (not HOUSE or house-...)")
+    add.add_argument("--password", required=True, help="its password for /api/login (not empty)")
+    add.add_argument("--balance", type=parse_money, default=parse_money("1000"),
+                     help="opening balance in pounds, at most two decimals (default 1000)")
     add.add_argument("--operator", action="store_true",
                      help="the account may suspend, resume and void markets (the server's /operator routes)")
     add.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
