@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -154,3 +155,26 @@ def test_json_of_a_monte_carlo_names_its_seed_and_each_standard_error(capsys: py
     assert all(0 < hand["stderr"] < 0.01 for hand in data["hands"])
     again = run_cli(capsys, "--variant", "stud7", "AsKsQs", "2c2d2h", "--json", "--seed", str(data["seed"]))[1]
     assert json.loads(again) == data
+
+
+def test_ctrl_c_stops_a_count_at_once(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A count runs in compiled kernels that Python's Ctrl-C handler cannot break into: on main ``equity ...
+    --samples 1000000000`` went on for minutes after Ctrl-C. It writes nothing, so while it counts Ctrl-C has its
+    default effect (the process ends at once, status 130 as the shell shows it), and the handler is back after."""
+    import signal
+
+    import engine
+
+    seen = []
+    real = engine.equity
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        seen.append(signal.getsignal(signal.SIGINT))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "equity", watched)
+    before = signal.getsignal(signal.SIGINT)
+    code, _, err = run_cli(capsys, "AsKs", "QdQc", "--board", "2c3d4h")
+    assert code == 0, err
+    assert seen == [signal.SIG_DFL]
+    assert signal.getsignal(signal.SIGINT) is before
