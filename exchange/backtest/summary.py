@@ -25,6 +25,7 @@ from fractions import Fraction
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from engine.wording import counted
 from exchange.core.money import format_minor
 
 
@@ -56,7 +57,8 @@ class SessionFigures:
             f"sessions        {len(final)}, each from {format_minor(self.starting)}",
             f"final bankroll  median {shown}, lowest {format_minor(final[0])}, "
             f"highest {format_minor(final[-1])}",
-            f"ruined          {self.ruined} of {len(final)} sessions (balance below {format_minor(self.ruin_below)})",
+            f"ruined          {self.ruined} of {counted(len(final), 'session')} "
+            f"(balance below {format_minor(self.ruin_below)})",
             f"worst drawdown  {format_minor(self.max_drawdown)} (a session's balance from its peak)",
         ]
 
@@ -100,7 +102,7 @@ class Summary:
 
     def lines(self) -> list[str]:
         roi = "n/a" if self.roi is None else f"{float(self.roi) * 100:+.2f}%"
-        dead_heats = f"{self.dead_heats} dead heats"
+        dead_heats = counted(self.dead_heats, "dead heat")
         if self.low_dead_heats is not None:
             dead_heats += f": {self.dead_heats - self.low_dead_heats} on High, {self.low_dead_heats} on Low"
         return [
