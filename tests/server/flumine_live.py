@@ -18,14 +18,12 @@ from typing import Any
 
 def run_flumine_live(url: str, stream_port: int, username: str, password: str, cert_dir: str,
                      strategy_ref: str | None, timeout_s: float, async_place: bool = False) -> dict[str, Any]:
-    import betfairlightweight
     from betfairlightweight.resources.bettingresources import CurrentOrder
     from betfairlightweight.streaming.betfairstream import BetfairStream
-    from flumine import BaseStrategy, Flumine, clients, config
+    from flumine import BaseStrategy, config
     from flumine.events.events import TerminationEvent
     from flumine.order.ordertype import LimitOrder
     from flumine.order.trade import Trade
-    from flumine.streams.betfairmarketstream import BetfairMarketStream
 
     BetfairStream.HOSTS[None] = "127.0.0.1"
     BetfairStream._BetfairStream__port = stream_port
@@ -63,19 +61,7 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
                     matched_orders.append(order)
                     market.flumine.handler_queue.put(TerminationEvent(market.flumine))
 
-    trading = betfairlightweight.APIClient(username, password, app_key="flumine-test", certs=cert_dir)
-    trading.identity_uri = trading.identity_cert_uri = f"{url}/api/"
-    trading.api_uri = f"{url}/exchange/"
-    framework = Flumine(client=clients.BetfairClient(trading))
-    stream = BetfairMarketStream(market_filter={}, market_data_filter={"fields": ["EX_BEST_OFFERS",
-                                                                                  "EX_MARKET_DEF"]})
-    framework.add_strategy(BackOnce(streams=[stream], max_order_exposure=10, max_selection_exposure=10))
-    watchdog = threading.Timer(timeout_s, lambda: framework.handler_queue.put(TerminationEvent(framework)))
-    watchdog.start()
-    try:
-        framework.run()
-    finally:
-        watchdog.cancel()
+    framework = _run(url, username, password, cert_dir, BackOnce, timeout_s)
     if matched_orders:  # the place report, once flumine's placing thread has read it (bounded: 30 s)
         responses = matched_orders[0].responses
         for _ in range(600):
@@ -95,13 +81,11 @@ def run_flumine_replace_cancel(url: str, stream_port: int, username: str, passwo
     order stream shows it resting, then cancels the replacement once that rests; stops when the order stream
     shows the replacement cancelled (a window that closes in between lapses the bet: the next game's market
     starts again). Returns what flumine's orders said at each step."""
-    import betfairlightweight
     from betfairlightweight.streaming.betfairstream import BetfairStream
-    from flumine import BaseStrategy, Flumine, clients
+    from flumine import BaseStrategy
     from flumine.events.events import TerminationEvent
     from flumine.order.ordertype import LimitOrder
     from flumine.order.trade import Trade
-    from flumine.streams.betfairmarketstream import BetfairMarketStream
 
     BetfairStream.HOSTS[None] = "127.0.0.1"
     BetfairStream._BetfairStream__port = stream_port
@@ -136,17 +120,29 @@ def run_flumine_replace_cancel(url: str, stream_port: int, username: str, passwo
                     seen["original"] = [(o.bet_id, o.status.value, o.size_cancelled) for o in original]
                     market.flumine.handler_queue.put(TerminationEvent(market.flumine))
 
+    _run(url, username, password, cert_dir, ReplaceThenCancel, timeout_s)
+    return seen
+
+
+def _run(url: str, username: str, password: str, cert_dir: str, strategy: type, timeout_s: float) -> Any:
+    """Run flumine live with one ``strategy`` on every market of the server's stream until the strategy stops it,
+    or ``timeout_s`` has passed; the framework, once it has stopped."""
+    import betfairlightweight
+    from flumine import Flumine, clients
+    from flumine.events.events import TerminationEvent
+    from flumine.streams.betfairmarketstream import BetfairMarketStream
+
     trading = betfairlightweight.APIClient(username, password, app_key="flumine-test", certs=cert_dir)
     trading.identity_uri = trading.identity_cert_uri = f"{url}/api/"
     trading.api_uri = f"{url}/exchange/"
     framework = Flumine(client=clients.BetfairClient(trading))
     stream = BetfairMarketStream(market_filter={}, market_data_filter={"fields": ["EX_BEST_OFFERS",
                                                                                   "EX_MARKET_DEF"]})
-    framework.add_strategy(ReplaceThenCancel(streams=[stream], max_order_exposure=10, max_selection_exposure=10))
+    framework.add_strategy(strategy(streams=[stream], max_order_exposure=10, max_selection_exposure=10))
     watchdog = threading.Timer(timeout_s, lambda: framework.handler_queue.put(TerminationEvent(framework)))
     watchdog.start()
     try:
         framework.run()
     finally:
         watchdog.cancel()
-    return seen
+    return framework
