@@ -117,7 +117,7 @@ def test_a_strategy_that_skips_the_base_initialiser_is_refused_before_any_game(
                  "--no-progress"])  # fmt: skip
     assert code == 2
     err = capsys.readouterr().err
-    assert err == ("exchange-poker backtest: strategy Forgetful was not set up as a Strategy (it has no latency_ms): "
+    assert err == ("exchange-poker: error: strategy Forgetful was not set up as a Strategy (it has no latency_ms): "
                    "its __init__ must call super().__init__(**kwargs)\n")
     assert not out.exists()
 
