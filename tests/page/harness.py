@@ -169,6 +169,19 @@ def window_opens(round_number: int) -> int:
     return (round_number - 1) * (WINDOW_MS + PLAYING_MS)
 
 
+def settle(server: LiveServer) -> None:
+    """Close the game's windows one by one until its market settles: at the river, or early where a reveal decides
+    it (the next game is then a playing window away: the clock stops at the close that settled it)."""
+    market = server.snapshot()["game"]["id"]
+    for number in (1, 2, 3, 4):
+        server.to_game_time(window_opens(number) + WINDOW_MS)
+        game = server.snapshot()["game"]
+        assert game["id"] == market
+        if game["markets"][0]["status"] == "CLOSED":
+            return
+    raise AssertionError(f"{market} did not settle at the river")
+
+
 class ApiClient:
     """API-NG over HTTP for one account, as any other client of the server."""
 

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.game.channels import HOLDEM, OMAHA
-from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
+from tests.page.harness import ApiClient, LiveServer, settle, watched_page
 
 HELD = "async () => (await import('/static/app.js')).held()"
 
@@ -35,18 +35,6 @@ def log_in(page: Page) -> None:
     page.get_by_role("button", name="Log in").click()
     expect(page.locator("#who")).to_have_text("demo")
     expect(page.locator("body")).to_have_attribute("data-orders-feed", "live")
-
-
-def settle(server: LiveServer) -> None:
-    """Close the game's windows one by one until its market has closed (at the river, or early)."""
-    market = server.snapshot()["game"]["id"]
-    for number in (1, 2, 3, 4):
-        server.to_game_time(window_opens(number) + WINDOW_MS)
-        game = server.snapshot()["game"]
-        assert game["id"] == market
-        if game["markets"][0]["status"] == "CLOSED":
-            return
-    raise AssertionError(f"{market} did not settle at the river")
 
 
 def test_a_tab_open_over_many_games_holds_the_bets_of_the_games_it_shows_only(browser: Browser,

@@ -19,7 +19,7 @@ from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from exchange.server import keys
 from exchange.server.limits import Limits
-from tests.page.harness import APP_KEY, WINDOW_MS, ApiClient, LiveServer, watched_page, window_opens
+from tests.page.harness import APP_KEY, WINDOW_MS, ApiClient, LiveServer, settle, watched_page, window_opens
 
 
 @pytest.fixture(scope="module")
@@ -49,19 +49,6 @@ def set_min_stake(server: LiveServer, minor: int) -> None:
         channel.config = dataclasses.replace(channel.config, min_stake=minor)
 
     server.run(change)
-
-
-def settle(server: LiveServer) -> None:
-    """Close the game's windows one by one until its market settles: at the river, or early where a reveal decides
-    it (the next game is then a playing window away: the clock stops at the close that settled it)."""
-    market = server.snapshot()["game"]["id"]
-    for number in (1, 2, 3, 4):
-        server.to_game_time(window_opens(number) + WINDOW_MS)
-        game = server.snapshot()["game"]
-        assert game["id"] == market
-        if game["markets"][0]["status"] == "CLOSED":
-            return
-    raise AssertionError(f"{market} did not settle at the river")
 
 
 def test_the_slip_stops_a_stake_below_the_markets_minimum_before_sending(page: Page, server: LiveServer) -> None:
