@@ -80,20 +80,28 @@ def test_a_host_or_certificate_that_cannot_serve_is_refused_before_the_server_st
     assert not db.exists()
 
 
-def test_ctrl_c_in_a_long_command_stops_it_on_one_line(tmp_path: Path) -> None:
-    """A SIGINT while ``play`` plays (sent by a bot, at an exact moment): one line, status 130, and the run's
-    unfinished output removed."""
-    bot = tmp_path / "interrupts.py"
+def _play_with_a_bot_that_sends(tmp_path: Path,
+                                signum: signal.Signals) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``play`` into ``tmp_path/out`` with a bot that sends its own process ``signum`` at its first decision: what
+    the run ended with, and its ``--out``."""
+    bot = tmp_path / "signals.py"
     bot.write_text(
         "import os, signal\n"
-        "class Interrupts:\n"
+        "class Signals:\n"
         "    def decide(self, view):\n"
-        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        f"        os.kill(os.getpid(), signal.{signum.name})\n"
     )
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "exchange.cli", "play", "--hands", "3", "--no-progress", "--out",
-                           str(out), "--bots", f"{bot}:Interrupts"], capture_output=True, text=True, timeout=BOUND_S,
+                           str(out), "--bots", f"{bot}:Signals"], capture_output=True, text=True, timeout=BOUND_S,
                           cwd=REPO)
+    return done, out
+
+
+def test_ctrl_c_in_a_long_command_stops_it_on_one_line(tmp_path: Path) -> None:
+    """A SIGINT while ``play`` plays (sent by a bot, at an exact moment): one line, status 130, and the run's
+    unfinished output removed."""
+    done, out = _play_with_a_bot_that_sends(tmp_path, signal.SIGINT)
     assert done.returncode == 128 + signal.SIGINT, done.stderr  # on main: 1, a KeyboardInterrupt traceback
     assert done.stderr == "exchange-poker: interrupted\n"
     assert not out.exists()  # nor the folder it made for them
@@ -129,17 +137,7 @@ def test_output_that_cannot_be_written_is_one_line_not_a_traceback() -> None:
 def test_sigterm_in_play_removes_its_unfinished_output_as_ctrl_c_does(tmp_path: Path) -> None:
     """``kill`` or ``timeout`` while ``play`` plays (a bot sends it, at an exact moment): on main the process died
     at once (status -15) and left its staging folder in --out."""
-    bot = tmp_path / "terminates.py"
-    bot.write_text(
-        "import os, signal\n"
-        "class Terminates:\n"
-        "    def decide(self, view):\n"
-        "        os.kill(os.getpid(), signal.SIGTERM)\n"
-    )
-    out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "exchange.cli", "play", "--hands", "3", "--no-progress", "--out",
-                           str(out), "--bots", f"{bot}:Terminates"], capture_output=True, text=True, timeout=BOUND_S,
-                          cwd=REPO)
+    done, out = _play_with_a_bot_that_sends(tmp_path, signal.SIGTERM)
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stderr == "exchange-poker: terminated\n"
     assert not out.exists()
