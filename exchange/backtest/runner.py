@@ -84,7 +84,7 @@ class BacktestConfig:
     session_figures: bool | None = None
 
     def __post_init__(self) -> None:
-        for name in ("games", "games_per_session"):
+        for name in ("games", "games_per_session", "seed"):  # a seed is hashed as text: 1.0 would not deal as 1
             value = getattr(self, name)
             if type(value) is not int:
                 raise ValueError(f"{name} must be a whole number, not {value!r}")
@@ -95,8 +95,9 @@ class BacktestConfig:
             raise ValueError(f"balance must be a whole number of minor units above 0, not {self.balance!r}")
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
-        if not 0.0 <= self.irregularity_rate <= 1.0:
-            raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {self.irregularity_rate}")
+        rate = self.irregularity_rate
+        if type(rate) not in (int, float) or not 0.0 <= rate <= 1.0:
+            raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {rate!r}")
         if self.irregularity_rate and not get_channel(self.channel).layout.holdem_streets:
             raise ValueError(f"--irregularity-rate: the dealer's irregularities are Hold'em's; channel {self.channel} "
                              "is not dealt as hole cards then flop, turn and river (holdem, holdem-turbo, omaha, "

@@ -2,7 +2,8 @@
 
 The command checks its arguments; a config built directly went on with a fractional latency (the virtual
 clock, whose every timestamp is a whole millisecond, then ran on fractions) or a balance that is no whole
-number of pennies or below zero (money in the exchange is whole minor units).
+number of pennies or below zero (money in the exchange is whole minor units). A seed is hashed as text, so a
+seed of 1.0 (or ``True``) dealt other games than ``--seed 1``; only whole numbers are seeds.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ SPEC = StrategySpec.parse("exchange.backtest.strategy:Strategy")
         ({"balance": 0}, "balance must be a whole number of minor units above 0, not 0"),
         ({"games": 2.0}, "games must be a whole number, not 2.0"),
         ({"games_per_session": True}, "games_per_session must be a whole number, not True"),
+        ({"seed": 1.5}, "seed must be a whole number, not 1.5"),
+        ({"seed": 1.0}, "seed must be a whole number, not 1.0"),
+        ({"seed": "7"}, "seed must be a whole number, not '7'"),
+        ({"seed": True}, "seed must be a whole number, not True"),
+        ({"irregularity_rate": "0.1"}, "the irregularity rate is a share of games, 0 to 1, not '0.1'"),
+        ({"irregularity_rate": 1.5}, "the irregularity rate is a share of games, 0 to 1, not 1.5"),
     ],
 )
 def test_a_config_refuses_values_the_command_refuses(changes: dict[str, Any], message: str) -> None:
