@@ -74,6 +74,7 @@ account cannot cover is refused with ``INSUFFICIENT_FUNDS`` (through
 
 from __future__ import annotations
 
+import hashlib
 import operator
 import random
 from collections.abc import Sequence
@@ -88,6 +89,7 @@ from exchange.agents.trader import Arrival, Trader
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import Bankroll, BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
+from exchange.betfair.apiformat import CUSTOMER_REF_MAX
 from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.events import BetResult, OrderAction, OrderRejected
@@ -103,6 +105,7 @@ DEFAULT_LATENCY_MS = 100
 ALL_MARKETS: tuple[MarketKind, ...] = tuple(MarketKind)
 
 PriceLike = Decimal | str | float | int
+_REF_PREFIX_MAX = 20  # an automatic reference's prefix: room left for "-" and a counter of up to 11 digits
 """A price as a trader writes it: ``"2.5"``, ``Decimal("2.5")``, ``2.5`` (floats via their shortest repr)."""
 
 
@@ -192,14 +195,24 @@ class CustomerRefs:
     may look an order up by its reference. The backtester's prefix holds the session number too, so a reference
     is unique over a whole backtest's orders table (every session is its own exchange, with its own bet ids).
 
+    A prefix too long to leave room for the counter within :data:`CUSTOMER_REF_MAX` (an account id of more than
+    about 20 characters) is shortened to its head and a digest of the whole, so references stay within the limit
+    and prefixes that share their head still differ.
+
     >>> refs = CustomerRefs("strategy-7")
     >>> refs.next(), refs.next()
     ('strategy-7-1', 'strategy-7-2')
+    >>> ref = CustomerRefs("a-researchers-long-account-name-12").next()
+    >>> ref[:14], len(ref)
+    ('a-researchers.', 22)
     """
 
     __slots__ = ("_count", "prefix")
 
     def __init__(self, prefix: str) -> None:
+        if len(prefix) > _REF_PREFIX_MAX:
+            digest = hashlib.blake2b(prefix.encode(), digest_size=3).hexdigest()
+            prefix = f"{prefix[:_REF_PREFIX_MAX - len(digest) - 1]}.{digest}"
         self.prefix = prefix
         self._count = 0
 
@@ -341,9 +354,9 @@ class MarketHandle:
 
         An argument of the wrong type raises ``TypeError`` here, naming it (a ``side`` that is not a
         :class:`~exchange.core.side.Side`, a hand or size that is not an ``int``, a price that is not text or a
-        number, a ``customer_ref`` that is not text), and a price text that is no number ``ValueError``: what the
-        exchange itself refuses (hand 9, a size under the minimum, odds off the ladder) comes back through
-        ``on_order_rejected``.
+        number, a ``customer_ref`` that is not text), and a price text that is no number or a ``customer_ref``
+        over 32 characters (API-NG's limit) ``ValueError``: what the exchange itself refuses (hand 9, a size under
+        the minimum, odds off the ladder) comes back through ``on_order_rejected``.
         """
         if not isinstance(side, Side):
             raise TypeError(f"side must be Side.BACK or Side.LAY, not {side!r}")
@@ -351,6 +364,9 @@ class MarketHandle:
         size = _whole("size", size, "sizes are whole minor units: 200 is 2.00")
         if customer_ref is not None and not isinstance(customer_ref, str):
             raise TypeError(f"customer_ref {customer_ref!r} is not text: give a str, or None")
+        if customer_ref is not None and len(customer_ref) > CUSTOMER_REF_MAX:
+            raise ValueError(f"customer_ref is at most {CUSTOMER_REF_MAX} characters (Betfair's limit, which the "
+                             f"HTTP API holds too), not {len(customer_ref)}: {customer_ref!r}")
         ref = customer_ref if customer_ref is not None else self._refs.next()
         asked = _decimal(price)
         arrival = self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size,

@@ -29,6 +29,9 @@ from exchange.core.orders import BetStatus, ClearedOrder, OrderView
 
 JsonDict = dict[str, Any]
 
+#: The longest ``customerRef`` / ``customerOrderRef`` API-NG takes ("up to 32 chars").
+CUSTOMER_REF_MAX = 32
+
 
 
 def money(minor: int) -> float:

@@ -45,6 +45,7 @@ from decimal import Decimal
 from typing import Any
 
 from exchange.betfair import apiformat
+from exchange.betfair.apiformat import CUSTOMER_REF_MAX
 from exchange.core.commands import CancelOrder, PlaceOrder
 from exchange.core.events import Matched, OrderCancelled, OrderLapsed, OrderPlaced, OrderRejected
 from exchange.core.ladder import PRICE_X100
@@ -70,7 +71,6 @@ from exchange.server.service import ExchangeService
 MAX_INSTRUCTIONS = 200  # placeOrders, as Betfair
 MAX_CHANGE_INSTRUCTIONS = 60  # cancelOrders and replaceOrders, as Betfair
 MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE before it reaches the core
-CUSTOMER_REF_MAX = 32
 STRATEGY_REF_MAX = 15  # customerStrategyRef, as Betfair
 # Instruction-level codes that Betfair also reports as the execution-level errorCode.
 EXECUTION_LEVEL = frozenset({"INSUFFICIENT_FUNDS", "MARKET_NOT_OPEN_FOR_BETTING", "INVALID_MARKET_ID"})

@@ -9,15 +9,20 @@ from game to game of a session, not between the sessions of one backtest (each i
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, ClassVar
+
+import pytest
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
-from exchange.backtest.strategy import ALL_MARKETS, MarketHandle, Strategy
+from exchange.backtest.strategy import ALL_MARKETS, CustomerRefs, MarketHandle, Strategy
 from exchange.backtest.workers import InlineExecutor
 from exchange.core.side import Side
+from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
 
 CUSTOMER_REF_MAX = 32  # Betfair's limit on a customerOrderRef
+LONG_ACCOUNT = "a-researchers-rather-long-account-name"  # 38 characters
 
 
 class RestingBacker(Strategy):
@@ -31,10 +36,10 @@ class RestingBacker(Strategy):
             market.place_order(2, Side.BACK, "900", 200)
 
 
-def placed_refs(games: int, games_per_session: int) -> list[str]:
-    spec = StrategySpec.parse(f"{__name__}:RestingBacker")
+def placed_refs(games: int, games_per_session: int, strategy: str = "RestingBacker", **changes: Any) -> list[str]:
+    spec = StrategySpec.parse(f"{__name__}:{strategy}")
     config = BacktestConfig(strategy=spec, games=games, seed=3, channel="omaha-hilo",
-                            games_per_session=games_per_session, record_streams=False)  # fmt: skip
+                            games_per_session=games_per_session, record_streams=False, **changes)  # fmt: skip
     with InlineExecutor() as executor:
         orders = run_backtest(config, executor, None).tables["orders"].to_pylist()
     return [r["customer_ref"] for r in orders if r["account"] == config.account and r["action"] == "PLACE"]
@@ -52,3 +57,44 @@ def test_automatic_references_never_repeat_in_a_backtest() -> None:
 def test_automatic_references_fit_betfairs_limit() -> None:
     refs = placed_refs(games=2, games_per_session=1)
     assert refs and max(len(r) for r in refs) <= CUSTOMER_REF_MAX
+
+
+def test_automatic_references_of_a_long_account_id_fit_the_limit_and_never_repeat() -> None:
+    """The prefix is the account id and the session; an id of 38 characters made references of 42, which the
+    HTTP API refuses, so a strategy moved from a backtest to a live account would have had every bet refused."""
+    refs = placed_refs(games=4, games_per_session=2, account=LONG_ACCOUNT)
+    assert len(refs) == 16
+    assert max(len(r) for r in refs) <= CUSTOMER_REF_MAX
+    assert len(set(refs)) == 16
+
+
+class LongRefBacker(Strategy):
+    """Names its own references: one of 33 characters (refused), one of 32 (placed)."""
+
+    markets = ALL_MARKETS
+    refusals: ClassVar[list[str]] = []
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP and market.kind is MarketKind.HIGH:
+            try:
+                market.place_order(1, Side.BACK, "900", 200, customer_ref="r" * 33)
+            except ValueError as exc:
+                self.refusals.append(str(exc))
+            market.place_order(2, Side.BACK, "900", 200, customer_ref="k" * 32)
+
+
+def test_a_strategys_own_reference_over_betfairs_limit_is_refused_as_the_http_api_refuses_it() -> None:
+    LongRefBacker.refusals.clear()
+    refs = placed_refs(games=1, games_per_session=1, strategy="LongRefBacker")
+    assert refs == ["k" * 32]
+    assert LongRefBacker.refusals == [
+        "customer_ref is at most 32 characters (Betfair's limit, which the HTTP API holds too), not 33: "
+        f"{'r' * 33!r}"]
+
+
+@pytest.mark.parametrize("prefix", ["x" * 20, "x" * 21, LONG_ACCOUNT])
+def test_a_prefix_is_kept_whole_when_it_fits_and_shortened_with_a_digest_when_not(prefix: str) -> None:
+    ref = CustomerRefs(prefix).next()
+    assert len(ref) <= CUSTOMER_REF_MAX
+    assert (ref == f"{prefix}-1") is (len(prefix) <= 20)
+    assert CustomerRefs(prefix[:-1] + "y").next() != ref  # prefixes that share their head still differ
