@@ -8,9 +8,10 @@ from decimal import Decimal
 
 import pytest
 
+from exchange.core import events
 from exchange.core.commands import PlaceOrder, Withdraw, command_from_dict
 from exchange.core.errors import ExchangeError
-from exchange.core.events import EVENT_TYPES, Matched, OrderPlaced, event_from_dict
+from exchange.core.events import EVENT_TYPES, Event, Matched, OrderPlaced, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 
@@ -42,6 +43,13 @@ def scenario(h: Harness) -> None:
     h.void("1.2")
     h.run(Withdraw(h.tick(), "alice", 5000))
     h.run(Withdraw(h.tick(), "alice", 10**9))  # refused
+
+
+def test_every_event_class_is_read_back_under_its_own_name() -> None:
+    """An event class left out of ``EVENT_TYPES`` would be journaled but not read back at recovery."""
+    defined = {cls for cls in vars(events).values() if isinstance(cls, type) and issubclass(cls, Event)} - {Event}
+    assert set(EVENT_TYPES.values()) == defined
+    assert all(tag == cls.__name__ for tag, cls in EVENT_TYPES.items())
 
 
 def test_every_event_type_appears_and_round_trips_through_json() -> None:
