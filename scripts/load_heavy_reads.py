@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import load_http
 
+from exchange.cli.options import number_from_to, positive, whole_number_from_to
 from exchange.clock import WallClock
 from exchange.core.commands import (
     CreateMarket,
@@ -138,13 +139,12 @@ def phase(port: int, order_headers: dict[str, str], read_token: str | None, args
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--clients", type=int, default=16, help="order connections (default 16)")
-    parser.add_argument("--seconds", type=float, default=5.0, help="per phase (default 5, at most 30)")
-    parser.add_argument("--repeats", type=int, default=3, help="pairs of phases (default 3, at most 10)")
-    parser.add_argument("--bets", type=int, default=5000, help="settled bets of the reader (default 5000)")
+    parser.add_argument("--clients", type=positive, default=16, help="order connections (default 16)")
+    parser.add_argument("--seconds", type=number_from_to(1, 30), default=5.0, help="per phase (default 5, 1 to 30)")
+    parser.add_argument("--repeats", type=whole_number_from_to(1, 10), default=3,
+                        help="pairs of phases (default 3, 1 to 10)")
+    parser.add_argument("--bets", type=positive, default=5000, help="settled bets of the reader (default 5000)")
     args = parser.parse_args()
-    args.seconds = min(max(args.seconds, 1.0), 30.0)
-    args.repeats = min(max(args.repeats, 1), 10)
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         db = str(tmp / "heavy.db")

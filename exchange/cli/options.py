@@ -39,6 +39,17 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def whole_number_from_to(low: int, high: int) -> Callable[[str], int]:
+    """A whole number from ``low`` to ``high`` (a measurement's repeats, where the script bounds its own run)."""
+
+    def parse(text: str) -> int:
+        if not (text.strip().isdigit() and low <= int(text) <= high):
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low} to {high}, not {text}")
+        return int(text)
+
+    return parse
+
+
 def whole_number(text: str) -> int:
     """A whole number, negative or not (a seed; a count whose range the command checks with what it depends on).
 
