@@ -106,6 +106,11 @@ class _Game:
     drawn: list[list[str]] = field(default_factory=list)
     irregularities: list[_Irregularity] = field(default_factory=list)
 
+    @property
+    def total_matched(self) -> int:
+        """The stake matched on this market and not voided (minor units)."""
+        return sum(m.size for m, _, _ in self.fills if m.match_id not in self.voided)
+
 
 @dataclass(slots=True)
 class _Irregularity:
@@ -123,7 +128,8 @@ class Collector:
     ``accounts`` are every account of the world (the house's included): each gets
     a settlement row, zeros if it did not bet. The game is game ``session_game``
     (from 0) of session ``session`` (by default its own session of one game);
-    ``balance(account)`` is read for every row's account when the game ends.
+    ``balance(account)`` is read for every row's account when the game ends; ``min_stake`` is the markets'
+    minimum stake (minor units), which the game's row carries.
     ``market_id``: the game's market, or all of them (the main one first: a hi/lo
     game's High, then Low). ``asked(rejection)``: the instruction a refusal refused, if
     known (a strategy's :class:`~exchange.backtest.instructions.InstructionLog`), so that
@@ -140,8 +146,10 @@ class Collector:
         session_game: int = 0,
         balance: Callable[[str], int] | None = None,
         asked: Callable[[OrderRejected], Sent | None] | None = None,
+        min_stake: int,
     ) -> None:
         self.accounts = tuple(accounts)
+        self._min_stake = min_stake
         self._asked = asked
         ids = (market_id,) if isinstance(market_id, str) else tuple(market_id)
         session_number = game_index if session is None else session
@@ -249,12 +257,13 @@ class Collector:
             dead_heat=len(g.winners) > 1,
             early=g.early,
             status=g.status,
-            total_matched=sum(m.size for market in self._markets.values()
-                              for m, _, _ in market.fills if m.match_id not in market.voided),
+            min_stake=self._min_stake,
+            total_matched=g.total_matched,
             low_market_id=None if low is None else low.market_id,
             low_winners=None if low is None else ",".join(str(w) for w in low.winners),
             low_dead_heat=None if low is None else len(low.winners) > 1,
             low_early=None if low is None else low.early,
+            low_total_matched=None if low is None else low.total_matched,
             **_draw_columns(g),
         )
 

@@ -49,8 +49,9 @@ runs of the same backtest write identical files.
 >>> t = Table(GAMES)
 >>> t.append(game_index=0, session=0, session_game=0, market_id="holdem.0", channel="holdem", variant="holdem",
 ...          start_ms=0, hand_1="As Ks", hand_2="Qd Qc", hand_3="7h 6h", hand_4="2c 2d", board="Ah 7c 2s 9d 3h",
-...          winners="1", n_winners=1, dead_heat=False, early=False, status="SETTLED", total_matched=0,
-...          low_market_id=None, low_winners=None, low_dead_heat=None, low_early=None,
+...          winners="1", n_winners=1, dead_heat=False, early=False, status="SETTLED", min_stake=200,
+...          total_matched=0, low_market_id=None, low_winners=None, low_dead_heat=None, low_early=None,
+...          low_total_matched=None,
 ...          **{f"{c}_{i}": None for c in ("dealt", "discarded", "drawn") for i in range(1, 5)})
 >>> merge([t, t]).num_rows
 2
@@ -114,11 +115,13 @@ GAMES = _spec(
     ("dead_heat", pa.bool_()),
     ("early", pa.bool_()),
     ("status", pa.string()),
+    ("min_stake", pa.int64()),
     ("total_matched", pa.int64()),
     ("low_market_id", pa.string()),
     ("low_winners", pa.string()),
     ("low_dead_heat", pa.bool_()),
     ("low_early", pa.bool_()),
+    ("low_total_matched", pa.int64()),
     *((f"{what}_{hand}", pa.string()) for what in ("dealt", "discarded", "drawn") for hand in range(1, 5)),
 )
 

@@ -252,7 +252,8 @@ class World:
         config = self.channel.config
         market_ids = config.market_ids(number)  # a hi/lo game's High and Low markets share the record
         collector = Collector(number, market_ids, self.accounts, session=self.session,
-                              session_game=number - self.first_game, balance=balance, asked=self._asked)  # fmt: skip
+                              session_game=number - self.first_game, balance=balance, asked=self._asked,
+                              min_stake=config.min_stake)  # fmt: skip
         feeds: tuple[StreamFeed, ...] = ()
         if self.setup.record_streams:  # one recording per market, as Betfair's historical files are
             feeds = tuple(StreamFeed(self.clock, each, config, at_ms, kind)

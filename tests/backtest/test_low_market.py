@@ -167,6 +167,19 @@ def test_the_noise_trader_trades_the_low_market(low_run: Played) -> None:
     assert len(lows) == len(highs) == GAMES
 
 
+def test_a_games_row_gives_each_markets_matched_total_on_its_own(low_run: Played) -> None:
+    """``total_matched`` is the High market's stake matched and not voided, ``low_total_matched`` the Low
+    market's: the row summed both into ``total_matched``, which read as the High market's."""
+    traded: dict[str, int] = defaultdict(int)
+    for f in low_run.tables["fills"]:
+        traded[f["market_id"]] += 0 if f["voided"] else f["size"]
+    for game in low_run.tables["games"]:
+        assert traded[game["market_id"]] > 0 and traded[game["low_market_id"]] > 0
+        assert (game["total_matched"], game["low_total_matched"]) == (
+            traded[game["market_id"]], traded[game["low_market_id"]])
+        assert game["min_stake"] == get_channel(CHANNEL).min_stake
+
+
 def test_the_stream_files_record_the_low_market_as_it_ended(low_run: Played, tmp_path: Path) -> None:
     betfairlightweight = pytest.importorskip("betfairlightweight")
     recorded = dict(low_run.streams)

@@ -5,8 +5,11 @@ Once on one-game worlds and once on sessions, whose bankroll section has real pa
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from exchange.backtest.loading import StrategySpec
@@ -31,6 +34,21 @@ def test_settlements_notebook_draws_the_bankroll_of_sessions(session_run: Run, m
     assert "risk of ruin (balance below the 2.00 minimum stake): 0.0% of sessions" in outputs
     assert "final bankroll: median" in outputs and "max drawdown: median" in outputs
     assert images >= 4
+
+
+def test_settlements_notebook_reads_the_minimum_stake_from_the_games_table(
+    session_run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Risk of ruin is "the balance fell below the minimum stake": the notebook had 2.00 written in, whatever the
+    markets' minimum was. Here the games table says 5,000.00, above every balance, so every session is ruined."""
+    out = tmp_path / "run"
+    shutil.copytree(session_run.out, out)
+    games = pq.read_table(out / "games.parquet")
+    at = games.schema.get_field_index("min_stake")
+    games = games.set_column(at, games.schema.field(at), pa.array([500_000] * games.num_rows, pa.int64()))
+    pq.write_table(games, out / "games.parquet")
+    outputs, _ = run_notebook(out, monkeypatch)
+    assert "risk of ruin (balance below the 5000.00 minimum stake): 100.0% of sessions" in outputs
 
 
 HILO_MAKER = """
