@@ -231,12 +231,14 @@ def market_book(book: MarketBook, *, version: int, runners: list[JsonDict], last
 
 
 def account_funds(funds: AccountFunds) -> JsonDict:
-    """``AccountFundsResponse``: exposure is negative, as Betfair shows it."""
+    """``AccountFundsResponse``: exposure is negative, as Betfair shows it. The exchange sets an account no
+    exposure limit of its own: a bet is taken only while the balance covers the worst outcome, so the limit
+    is the balance (``exposureLimit`` negative too)."""
     return {
         "availableToBetBalance": money(funds.available),
         "exposure": money(-funds.exposure),
         "retainedCommission": 0.0,
-        "exposureLimit": money(-10**11),
+        "exposureLimit": money(-funds.balance),
         "discountRate": 0.0,
         "pointsBalance": 0,
         "wallet": "UK",

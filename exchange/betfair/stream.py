@@ -55,9 +55,10 @@ from pathlib import Path
 from exchange.core.ladder import PRICE_X100
 from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
 
-#: Event type id written into every market definition. Betfair's ids are numeric
-#: strings; this one is ours, chosen so as not to collide with a real sport.
+#: The event type of every market, in the stream's market definitions and in every API-NG answer. Betfair's ids
+#: are numeric strings; this one is ours, chosen so as not to collide with a real sport.
 EVENT_TYPE_ID = "990001"
+EVENT_TYPE_NAME = "Exchange Poker"
 
 PriceLevels = tuple[tuple[int, int], ...]
 """``(tick, size in minor units)`` pairs; order does not matter."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.betfair.description import market_type_of
+from exchange.betfair.stream import EVENT_TYPE_ID, EVENT_TYPE_NAME
 from exchange.core.orders import BetStatus, ClearedOrder
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
@@ -42,7 +43,7 @@ from exchange.server.listings import (
 )
 from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_bool, get_enum, get_int_list, get_str, get_str_list
-from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService
+from exchange.server.service import ExchangeService
 
 JsonDict = dict[str, Any]
 GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER", "STRATEGY")

@@ -16,10 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from exchange.betfair import apiformat
+from exchange.betfair.stream import EVENT_TYPE_ID, EVENT_TYPE_NAME
 from exchange.server.auth import Session
 from exchange.server.market_filter import COUNTRY, MarketFilter, parse_market_filter
 from exchange.server.params import get_enum, get_str
-from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService, MarketInfo
+from exchange.server.service import ExchangeService, MarketInfo
 
 JsonDict = dict[str, Any]
 GRANULARITIES = ("DAYS", "HOURS", "MINUTES")

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from exchange.betfair import apiformat
+from exchange.betfair.stream import EVENT_TYPE_ID, EVENT_TYPE_NAME
 from exchange.core.orders import BetStatus, MatchView, OrderStatus, OrderView
 from exchange.server.auth import Session
 from exchange.server.discovery import event, open_markets
@@ -42,7 +43,7 @@ from exchange.server.params import (
     number_text,
 )
 from exchange.server.price_projection import parse_price_projection
-from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME, ExchangeService, MarketInfo
+from exchange.server.service import ExchangeService, MarketInfo
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 1000

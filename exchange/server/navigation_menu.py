@@ -12,8 +12,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from exchange.betfair.navigation import menu
+from exchange.betfair.stream import EVENT_TYPE_ID, EVENT_TYPE_NAME
 from exchange.server import keys
-from exchange.server.service import EVENT_TYPE_ID, EVENT_TYPE_NAME
 
 #: Betfair's path (under the API's base ``/exchange/``), the locale in it.
 MENU_PATH = "/exchange/betting/rest/v1/{locale:[a-z]{2}}/navigation/menu.json"

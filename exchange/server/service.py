@@ -90,8 +90,6 @@ from exchange.server.store import Account
 
 log = logging.getLogger(__name__)
 
-EVENT_TYPE_ID = "990001"  # the same id the stream recordings write (exchange.betfair.stream)
-EVENT_TYPE_NAME = "Exchange Poker"
 HOUSE_BANKROLL = 10**9  # minor units: ten million, enough to quote every channel for ever
 NOISE_BANKROLL = 10**7  # minor units: a hundred thousand each
 #: A house account (maker, noise trader) found at a start with less than its bankroll divided by this is topped up

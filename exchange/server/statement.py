@@ -22,12 +22,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from exchange.betfair import apiformat
+from exchange.betfair.stream import EVENT_TYPE_ID
 from exchange.server import jsoncodec
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
 from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_enum, get_int, get_str
-from exchange.server.service import EVENT_TYPE_ID, ExchangeService
+from exchange.server.service import ExchangeService
 from exchange.server.statement_index import Item
 
 JsonDict = dict[str, Any]
@@ -64,7 +65,7 @@ def _item(service: ExchangeService, item: Item) -> JsonDict:
                 }.get(item.kind, "RESULT_NOT_APPLICABLE")
     legacy: JsonDict = {
         "avgPrice": 0.0, "betCategoryType": "E", "betSize": 0.0, "betType": "B",
-        "eventId": 0, "eventTypeId": int(EVENT_TYPE_ID),
+        "eventId": service.event_id(item.market_id) if item.market_id else 0, "eventTypeId": int(EVENT_TYPE_ID),
         "fullMarketName": f"{info.event_name} / {info.market_name}" if info else (item.market_id or item.kind),
         "grossBetAmount": 0.0, "transactionId": 0, "marketType": "O",
         "placedDate": apiformat.iso(item.ts), "selectionId": 0, "startDate": apiformat.iso(item.ts),

@@ -3,7 +3,7 @@
 After a seeded flow of markets (dead heats, selections settled early, voids, lapses), the statement read page
 by page chains exactly (each item's balance is the one before plus its amount, from the deposit on), its newest
 balance is the account's funds, and each market's result and commission items are the profit and commission
-``listClearedOrders`` gives for that market.
+``listClearedOrders`` gives for that market, and name the event it gives.
 """
 
 from __future__ import annotations
@@ -65,6 +65,11 @@ async def test_the_statement_chains_and_matches_funds_and_cleared_orders(client:
                for r in rows if r["profit"] or r["commission"]}
     assert stated == cleared
     assert any(v["commission"] for v in stated.values()) and any(v["profit"] < 0 for v in stated.values())
+    # each market's items name its event as its cleared orders do (they said 0); the deposit has none
+    events = {r["marketId"]: r["eventId"] for r in rows}
+    assert all(item["legacyData"]["eventId"] == events[by_name[item["legacyData"]["marketName"]]]
+               for item in items[:-1])
+    assert items[-1]["legacyData"]["eventId"] == 0
 
 
 async def test_cleared_rollups_of_every_status_add_up_to_the_statement(client: TestClient, clock: VirtualClock) -> None:
