@@ -307,8 +307,9 @@ def test_a_double_click_on_change_or_cancel_acts_once_and_says_so(page: Page, se
     row = page.locator(f"#unmatched li[data-bet='{bet}']")
     row.get_by_label(f"New odds for bet {bet}").fill("40")
     row.get_by_role("button", name="Change").dblclick()
-    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 40.")
+    expect(page.locator("#notice")).to_contain_text(f"Bet {bet} moved to 40")
     [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
+    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 40: it is now bet {moved['betId']}.")
     assert moved["priceSize"]["price"] == 40.0
     page.locator(f"#unmatched li[data-bet='{moved['betId']}']").get_by_role("button", name="Cancel").dblclick()
     expect(page.locator("#notice")).to_have_text(f"Bet {moved['betId']} cancelled.")
@@ -387,8 +388,9 @@ def test_new_odds_being_typed_for_an_unmatched_bet_survive_the_next_snapshot(pag
     expect(field).to_be_focused()
     page.keyboard.type("6")
     page.locator(f"#unmatched li[data-bet='{bet}']").get_by_role("button", name="Change").click()
-    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 46.")
+    expect(page.locator("#notice")).to_contain_text(f"Bet {bet} moved to 46")
     [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
+    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 46: it is now bet {moved['betId']}.")
     assert moved["priceSize"]["price"] == 46.0
 
 
@@ -407,8 +409,9 @@ def test_a_resting_bets_odds_are_changed_from_the_keyboard_alone(page: Page, ser
     page.keyboard.press("ArrowDown")
     expect(field).to_have_value("55")
     page.keyboard.press("Enter")
-    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 55.")
+    expect(page.locator("#notice")).to_contain_text(f"Bet {bet} moved to 55")
     [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
+    expect(page.locator("#notice")).to_have_text(f"Bet {bet} moved to 55: it is now bet {moved['betId']}.")
     assert moved["priceSize"]["price"] == 55.0
 
 

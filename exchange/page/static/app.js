@@ -325,7 +325,10 @@ async function replace(order, typed) {
     });
     const failure = instructionRefusal(report);
     if (failure) throw failure;
-    notify(`Bet ${order.betId} moved to ${formatPrice(hundredths(newPrice))}.`, true);
+    // a replace is a cancel and a new bet: name the new bet, the one the list shows from now on
+    const newId = report.instructionReports?.[0]?.placeInstructionReport?.betId;
+    const now = newId ? `: it is now bet ${newId}` : "";
+    notify(`Bet ${order.betId} moved to ${formatPrice(hundredths(newPrice))}${now}.`, true);
   } catch (err) {
     refused(err, { what: "change of odds", done: "changed", again: "changing" });
   }
