@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from types import TracebackType
@@ -73,6 +74,15 @@ class InlineExecutor(_Closing):
             yield index, fn(item)
 
 
+def _leave_stopping_to_the_command() -> None:
+    """A worker ignores SIGINT and dies of SIGTERM: Ctrl-C reaches every process of the terminal's group, and the
+    command stops its workers itself (each worker's own ``KeyboardInterrupt`` printed a traceback of its own); a
+    forked worker would inherit a command's SIGTERM handler, and what that raises in a chunk is only that
+    chunk's error to the pool, which goes on to the next chunk."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _start_method() -> str:
     """``fork`` where the platform has it (workers inherit imported and JIT-compiled code), else ``spawn``."""
     override = os.environ.get("EXCHANGE_POKER_START_METHOD")
@@ -89,15 +99,29 @@ class ProcessExecutor(_Closing):
             raise ValueError(f"workers must be at least 1, not {workers}")
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        #: this process's children from before the pool: the pool's workers are the others
+        self._children_before: set[multiprocessing.process.BaseProcess] = set()
 
     @property
     def workers(self) -> int:
         return self._workers
 
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        """An interruption (Ctrl-C, or SIGTERM as a command takes it) stops the workers' chunks under way: closing
+        waits for running chunks, which could take minutes. An error closes as usual."""
+        if kind is not None and not issubclass(kind, Exception):
+            for worker in set(multiprocessing.active_children()) - self._children_before:
+                worker.terminate()
+        self.close()
+
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         if self._pool is None:
             context = multiprocessing.get_context(_start_method())
-            self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
+            self._children_before = set(multiprocessing.active_children())
+            self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=context,
+                                             initializer=_leave_stopping_to_the_command)
         pool = self._pool
         pending: dict[Future[R], int] = {}
         queue = iter(enumerate(items))

@@ -19,6 +19,7 @@ from types import FrameType
 
 from exchange.cli.options import PROG, fail, one_line_errors
 from exchange.cli.stdout import OutputFailed, checked_stdout
+from exchange.cli.stopping import TERMINATED, Terminated
 
 # Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "backtest", "replay")
@@ -72,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: the command stopped as asked (what it was writing it has removed)
         print(f"{PROG}: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except Terminated:  # SIGTERM, in a command that takes it as Ctrl-C (exchange.cli.stopping)
+        print(f"{PROG}: terminated", file=sys.stderr)
+        return TERMINATED
     return code
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import fail, one_line_errors, positive, share, whole_number
+from exchange.cli.stopping import terminated_as_interrupted
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
 
@@ -109,7 +110,8 @@ def _prepare_out(out: Path, record_streams: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    with current_folder_importable():  # module:Class beside the user, as python -m finds it
+    # module:Class beside the user, as python -m finds it; SIGTERM removes the unfinished output as Ctrl-C does
+    with current_folder_importable(), terminated_as_interrupted():
         return _run(args)
 
 

@@ -20,16 +20,15 @@ the run has succeeded and replace an earlier run's: every ``.phh`` in ``DIR/hand
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
 from exchange.cli.importing import current_folder_importable
-from exchange.cli.options import PROG, fail, one_line_errors, positive, whole_number
+from exchange.cli.options import fail, one_line_errors, positive, whole_number
 from exchange.cli.play_out import OutError, Staging, check_out
+from exchange.cli.stopping import terminated_as_interrupted
 
 if TYPE_CHECKING:
     from engine.table.bots import Bot, Decision, SeatView
@@ -38,8 +37,6 @@ MAX_CHIPS = 10**12
 """The largest --stack, and the largest --seed either side of 0: the Parquet columns are 64-bit."""
 HANDS_PER_SEED = 1_000_000
 """Hand h (from 0) of seed s is dealt from s x HANDS_PER_SEED + h: more hands would be another seed's deals."""
-TERMINATED = 128 + signal.SIGTERM
-"""The status of a run stopped by SIGTERM, as the shell gives one the signal ended."""
 NAMES = "holdem, omaha, omaha-hilo, soko, stud7, stud7-hilo, draw5, triple-draw-27, americana, telesina, draw32"
 
 
@@ -130,25 +127,10 @@ def _bots(names: list[str], players: int, seed: int, debug: bool) -> list[Bot]:
     return out
 
 
-class _Terminated(BaseException):
-    """SIGTERM (``kill``, ``timeout``) while playing: stop as Ctrl-C does, removing the unfinished output (a
-    ``BaseException``, as ``KeyboardInterrupt``, so that no ``except Exception`` around a bot's code takes it)."""
-
-
-def _terminate(signum: int, frame: FrameType | None) -> None:
-    raise _Terminated
-
-
 def run(args: argparse.Namespace) -> int:
-    previous = signal.signal(signal.SIGTERM, _terminate)
-    try:
-        with current_folder_importable():  # module:Class beside the user, as python -m finds it
-            return _run(args)
-    except _Terminated:
-        print(f"{PROG}: terminated", file=sys.stderr)
-        return TERMINATED
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    # module:Class beside the user, as python -m finds it; SIGTERM removes the unfinished output as Ctrl-C does
+    with current_folder_importable(), terminated_as_interrupted():
+        return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -1,0 +1,70 @@
+"""``exchange-poker backtest`` stopped by Ctrl-C or SIGTERM: one line, the signal's status, nothing of the run left.
+
+A strategy sends the signal at an exact moment (its first window), so nothing depends on timing. Left to its
+default, SIGTERM ended the command at once, leaving ``.backtest-in-progress`` in ``--out`` and, with workers, the
+chunks under way running on; a worker's own Ctrl-C printed a traceback of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.backtest.backtest_support import ROOT
+
+BOUND_S = 120  # every wait in these tests
+
+SIGNALLER = """
+import multiprocessing, os, signal
+from pathlib import Path
+from exchange.backtest.strategy import Strategy
+
+class Signals(Strategy):
+    def __init__(self, signum, pids):
+        super().__init__()
+        self.signum, self.pids = signum, pids
+
+    def on_window_open(self, market, round):
+        with open(self.pids, "a") as out:
+            out.write(f"{os.getpid()}\\n")
+        command = os.getpid() if multiprocessing.parent_process() is None else os.getppid()
+        if self.signum == signal.SIGINT:  # as Ctrl-C in a terminal: every process of the group
+            os.kill(os.getpid(), signal.SIGINT)
+        os.kill(command, self.signum)
+"""
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize(("signum", "said"), [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")])
+def test_a_stop_signal_ends_a_backtest_on_one_line_and_removes_its_unfinished_output(
+    tmp_path: Path, workers: int, signum: signal.Signals, said: str
+) -> None:
+    strategy = tmp_path / "signals.py"
+    strategy.write_text(SIGNALLER)
+    pids = tmp_path / "pids"
+    out = tmp_path / "out"
+    params = f'{{"signum": {int(signum)}, "pids": "{pids}"}}'
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "exchange.cli", "backtest", "--strategy", f"{strategy}:Signals", "--params", params,
+         "--games", "40", "--seed", "1", "--workers", str(workers), "--no-progress", "--out", str(out)],
+        capture_output=True, text=True, timeout=BOUND_S, cwd=tmp_path, env=env,
+    )
+    assert (done.returncode, done.stderr) == (128 + signum, f"exchange-poker: {said}\n")
+    assert list(out.iterdir()) == []  # no table, and no .backtest-in-progress
+    strategy_pids = {int(p) for p in pids.read_text().split()}
+    assert not any(_alive(pid) for pid in strategy_pids)  # no worker runs its chunk on
