@@ -74,7 +74,8 @@ class StrategySpec:
             defined = sorted(name for name, value in vars(module).items()
                              if isinstance(value, type) and value.__module__ == module.__name__)
             has = f"its classes: {', '.join(defined)}" if defined else "it defines no class"
-            raise StrategyLoadError(f"{self.module or self.path} has no class {self.class_name!r} ({has})") from None
+            raise StrategyLoadError(f"{self.module or self.path} has no class {self.class_name!r} ({has})"
+                                    f"{_shadowed(module)}") from None
         if not isinstance(found, type):
             raise StrategyLoadError(f"{self.reference} is not a class")
         return found
@@ -110,6 +111,17 @@ class StrategySpec:
                     del sys.modules[name]
                     raise
         return loaded
+
+
+def _shadowed(module: types.ModuleType) -> str:
+    """Why a ``module:Class`` may have missed: a file of that name in the current folder that an installed module
+    of the same name comes before (the command puts the current folder last)."""
+    mine = Path.cwd() / f"{module.__name__.partition('.')[0]}.py"
+    found = getattr(module, "__file__", None)
+    if not mine.is_file() or (found is not None and Path(found).resolve() == mine.resolve()):
+        return ""
+    return (f"; that is the installed module {module.__name__} ({found or 'built in'}), not {mine}: rename the file, "
+            f"or give its path ({mine.name}:ClassName)")
 
 
 def _where_modules_are() -> str:
