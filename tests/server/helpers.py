@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from exchange.clock import VirtualClock
 from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket
 from exchange.server import keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.service import river_only_equities
 
 APP_KEY = "test-app"
 BETTING = "/exchange/betting/json-rpc/v1"
@@ -25,6 +30,24 @@ START_MS = 1_700_000_000_000  # an epoch time, so timestamps in answers look lik
 WINDOW_MS = 3_000
 PLAYING_MS = 100
 HEARTBEAT_MS = 500
+
+
+
+@contextlib.asynccontextmanager
+async def serving(db: Path, clock: VirtualClock, *, accounts: Sequence[str] = ("alice", "bob"),
+                  **changes: Any) -> AsyncIterator[TestClient]:
+    """A server on 127.0.0.1 keeping its journal in ``db``: one Hold'em channel with the tests' windows, no house,
+    seed 1 (``changes``: other :class:`~exchange.server.config.ServerConfig` fields); ``accounts`` opened with
+    1000.00 each (password ``pw-<name>``); its first game begun at the clock's now."""
+    fields: dict[str, Any] = {"db_path": str(db), "window_ms": WINDOW_MS, "playing_ms": PLAYING_MS, "house": False,
+                              "seed": 1, **changes}
+    app = create_app(ServerConfig(**fields), clock=clock, equities=river_only_equities)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        for name in accounts:
+            app[keys.STORE].add(name, f"pw-{name}", deposit=100_000)
+        clock.advance(0)
+        yield client
+
 
 StreamServer = Callable[..., Awaitable[TestClient]]
 """Starts a server with the stream's TLS port (the ``stream_server`` fixture); keyword arguments are

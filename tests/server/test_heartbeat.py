@@ -16,15 +16,12 @@ from typing import Any
 import betfairlightweight
 import pytest
 import requests
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
 from exchange.server.heartbeat import ActionPerformed, Heartbeats
-from exchange.server.service import river_only_equities
-from tests.server.helpers import APP_KEY, START_MS, headers, login, place_one, rpc
+from tests.server.helpers import APP_KEY, START_MS, headers, login, place_one, rpc, serving
 
 HEARTBEAT = "/exchange/heartbeat/json-rpc/v1"
 MARKET = "holdem.0"
@@ -35,14 +32,7 @@ LONG_WINDOW_MS = 120_000
 async def server(tmp_path: Path) -> AsyncIterator[TestClient]:
     """One Hold'em channel with two-minute windows, its first game's Deal window open from START_MS; alice and bob
     have 1000.00 each."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=LONG_WINDOW_MS, playing_ms=100, house=False,
-                          seed=1)
-    clock = VirtualClock(start_ms=START_MS)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), window_ms=LONG_WINDOW_MS) as client:
         yield client
 
 

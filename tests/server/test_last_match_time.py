@@ -9,7 +9,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.betfair import apiformat
 from exchange.clock import VirtualClock
@@ -24,10 +24,8 @@ from exchange.core.commands import (
 )
 from exchange.core.side import Side
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import ExchangeService, river_only_equities
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, rpc
+from exchange.server.service import ExchangeService
+from tests.server.helpers import START_MS, login, rpc, serving
 
 
 def _match(service: ExchangeService, market_id: str, selection: int) -> int:
@@ -83,16 +81,11 @@ async def test_voided_matches_leave_the_last_match_time(client: TestClient, cloc
 
 async def test_the_last_match_time_survives_a_restart_and_its_void(tmp_path: Path) -> None:
     """A market open at a crash is voided by the restart: its matches go, and so does its lastMatchTime."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1)
     clock = VirtualClock(start_ms=START_MS)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock) as client:
         await login(client, "alice", "pw-alice")
         await login(client, "bob", "pw-bob")
+        app = client.app
         service: ExchangeService = app[keys.SERVICE]
         (market_id, *_) = service.live_market_ids()
         last = _match(service, market_id, 2)
@@ -100,10 +93,7 @@ async def test_the_last_match_time_survives_a_restart_and_its_void(tmp_path: Pat
         assert service.last_match_ms(market_id) == last
         journal = app[keys.JOURNAL]  # the restart loads the notes from a snapshot
         journal.save_snapshot(journal.last_seq, service.exchange, service.notes, service.results.kept)
-    clock = VirtualClock(start_ms=clock.now() + 1_000)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", VirtualClock(start_ms=clock.now() + 1_000), accounts=()) as client:
         alice = await login(client, "alice", "pw-alice")
         book = await _book(client, alice, market_id)
         assert book["status"] == "CLOSED" and book["totalMatched"] == 0.0 and "lastMatchTime" not in book, book

@@ -15,16 +15,13 @@ from typing import Any
 
 import betfairlightweight
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from betfairlightweight import filters
 from betfairlightweight.exceptions import StatusCodeError
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, serving
 
 MENU = "/exchange/betting/rest/v1/en/navigation/menu.json"
 
@@ -32,13 +29,8 @@ MENU = "/exchange/betting/rest/v1/en/navigation/menu.json"
 @pytest.fixture
 async def server(tmp_path: Path) -> AsyncIterator[TestClient]:
     """Hold'em and Omaha Hi/Lo (a game of two markets), their first games dealt at START_MS; alice has 1000.00."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, channels=("holdem", "omaha-hilo"))
-    clock = VirtualClock(start_ms=START_MS)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), accounts=("alice",),
+                       channels=("holdem", "omaha-hilo")) as client:
         yield client
 
 

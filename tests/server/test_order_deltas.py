@@ -18,16 +18,23 @@ from typing import Any
 
 import pytest
 from aiohttp import ClientWebSocketResponse
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
 from exchange.core.commands import SettleMarket, VoidMatchedSince
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, WINDOW_MS, close_and_forget, login, place, place_one, rpc
+from tests.server.helpers import (
+    HEARTBEAT_MS,
+    PLAYING_MS,
+    WINDOW_MS,
+    close_and_forget,
+    login,
+    place,
+    place_one,
+    rpc,
+    serving,
+)
 from tests.server.test_stream import MARKET, OS, authenticated, flush, receive
 
 Sizes = tuple[str, float, float, float, float, float]  # status, matched, remaining, lapsed, cancelled, voided
@@ -346,13 +353,8 @@ async def test_image_and_deltas_rebuild_the_exchanges_view_after_every_flush(see
 async def forgetful(request: pytest.FixtureRequest, tmp_path: Path, clock: VirtualClock
                     ) -> AsyncIterator[TestClient]:
     """The ``client`` server, keeping one closed market only (``keep_closed_markets=1``; the parameter)."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS, keep_closed_markets=request.param)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, heartbeat_ms=HEARTBEAT_MS,
+                       keep_closed_markets=request.param) as test_client:
         yield test_client
 
 

@@ -6,14 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import ACCOUNT, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+from tests.server.helpers import ACCOUNT, START_MS, WINDOW_MS, login, place, rpc, serving
 
 
 async def _market_items(client: TestClient, token: str) -> list[dict[str, Any]]:
@@ -23,18 +20,12 @@ async def _market_items(client: TestClient, token: str) -> list[dict[str, Any]]:
 
 async def test_an_item_of_a_market_no_longer_kept_is_named_as_it_was(tmp_path: Path) -> None:
     clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, keep_closed_markets=1)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, keep_closed_markets=1) as client:
         alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
         for selection in (2, 3, 4):  # alice wins 5.00 (and pays commission) on these hands, or loses 15.00
             await rpc(client, bob, "placeOrders", place("holdem.0", selection, "LAY", 4.0, 10))
             await rpc(client, alice, "placeOrders", place("holdem.0", selection, "BACK", 4.0, 5))
-        service = app[keys.SERVICE]
+        service = client.app[keys.SERVICE]
         while "holdem.0" not in service.exchange.markets or service.exchange.markets["holdem.0"].is_open:
             clock.advance(WINDOW_MS)
         kept = await _market_items(client, alice)
