@@ -100,27 +100,10 @@ def test_a_class_that_is_not_a_strategy_is_refused(tmp_path: Path, capsys: pytes
 UNINITIALISED = """
 from exchange.backtest.strategy import Strategy
 
-class Forgetful(Strategy):
+class Mine(Strategy):
     def __init__(self, stake=200):
         self.stake = stake  # no super().__init__(): no latency, no name
 """
-
-
-def test_a_strategy_that_skips_the_base_initialiser_is_refused_before_any_game(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Not an AttributeError about ``name`` from deep inside the seating: one line that says what to do."""
-    path = tmp_path / "forgetful.py"
-    path.write_text(UNINITIALISED)
-    out = tmp_path / "out"
-    code = main(["backtest", "--strategy", f"{path}:Forgetful", "--games", "1", "--seed", "1", "--out", str(out),
-                 "--no-progress"])  # fmt: skip
-    assert code == 2
-    err = capsys.readouterr().err
-    assert err == ("exchange-poker: error: strategy Forgetful was not set up as a Strategy (it has no latency_ms): "
-                   "its __init__ must call super().__init__(**kwargs)\n")
-    assert not out.exists()
-
 
 LOW_ONLY = """
 from exchange.backtest.strategy import Strategy
@@ -135,50 +118,33 @@ class Muddled(Strategy):
 
 
 @pytest.mark.parametrize(
-    ("name", "channel", "message"),
+    ("source", "name", "channel", "message"),
     [
-        ("LowOnly", "holdem", "strategy LowOnly trades low markets; channel holdem has a win market only"),
-        ("Muddled", "omaha-hilo", "strategy Muddled: markets is a tuple of market kinds"),
+        # not an AttributeError about ``name`` from deep inside the seating: what to do
+        (UNINITIALISED, "Mine", "holdem", "strategy Mine was not set up as a Strategy (it has no latency_ms): "
+                                          "its __init__ must call super().__init__(**kwargs)"),
+        # as the README says, a ValueError: from the command, not a worker's traceback from the first game
+        (LOW_ONLY, "LowOnly", "holdem", "strategy LowOnly trades low markets; channel holdem has a win market only: "
+                                        "set markets = None (the main market) or ALL_MARKETS"),
+        (LOW_ONLY, "Muddled", "omaha-hilo",
+         "strategy Muddled: markets is a tuple of market kinds (win, high, low), not the text 'low'"),
+        # as a module that cannot be imported already is: the file and what is wrong, not the interpreter's traceback
+        ("from exchange.backtest.strategy import Strategy\nclass Mine(Strategy)\n    pass\n", "Mine", "holdem",
+         "strategy '{path}:Mine': expected ':' (mine.py, line 2)"),
+        ("import no_such_module_here\n", "Mine", "holdem",
+         "strategy '{path}:Mine': No module named 'no_such_module_here'"),
     ],
 )
-def test_a_strategy_whose_markets_the_channel_lacks_is_refused_before_any_game(
-    name: str, channel: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_a_strategy_that_cannot_run_is_refused_on_one_line_before_any_game(
+    source: str, name: str, channel: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """As the README says, a ValueError: from the command, one line and exit 2 before any game (not a worker's
-    traceback from the first game)."""
-    path = tmp_path / "low_only.py"
-    path.write_text(LOW_ONLY)
+    path = tmp_path / "mine.py"
+    path.write_text(source)
     out = tmp_path / "out"
     code = main(["backtest", "--strategy", f"{path}:{name}", "--channel", channel, "--games", "2", "--seed", "1",
                  "--workers", "2", "--out", str(out), "--no-progress"])  # fmt: skip
     assert code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("exchange-poker: error: ") and message in err and "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1
-    assert not out.exists()
-
-
-@pytest.mark.parametrize(
-    ("source", "message"),
-    [
-        ("from exchange.backtest.strategy import Strategy\nclass Mine(Strategy)\n    pass\n",
-         "expected ':' (mine.py, line 2)"),
-        ("import no_such_module_here\n", "No module named 'no_such_module_here'"),
-    ],
-)
-def test_a_strategy_file_that_cannot_be_loaded_is_one_line(
-    source: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """As a module that cannot be imported already is: one line naming the file and what is wrong, exit 2, before
-    any game (not the interpreter's traceback)."""
-    path = tmp_path / "mine.py"
-    path.write_text(source)
-    out = tmp_path / "out"
-    code = main(["backtest", "--strategy", f"{path}:Mine", "--games", "1", "--seed", "1", "--out", str(out),
-                 "--no-progress"])  # fmt: skip
-    assert code == 2
-    err = capsys.readouterr().err
-    assert err == f"exchange-poker: error: strategy '{path}:Mine': {message}\n", err
+    assert capsys.readouterr().err == f"exchange-poker: error: {message.format(path=path)}\n"
     assert not out.exists()
 
 
