@@ -147,3 +147,22 @@ class WallClock:
 
     def call_later(self, delay_ms: int, callback: Callback) -> asyncio.TimerHandle:
         return self.loop.call_later(max(delay_ms, 0) / 1000, callback)
+
+
+class MonotonicClock(WallClock):
+    """The running loop's monotonic time in ms, for durations: timeouts, session expiries, rate windows.
+
+    A step of the wall clock (NTP, an operator setting the date) moves :class:`WallClock`'s ``now()``: a step of
+    a day forward expired every session at once, a step back kept a stalled connection open past its timeout.
+    This clock's ``now()`` is no date; only differences of it mean anything.
+    """
+
+    def now(self) -> int:
+        return int(self.loop.time() * 1000)
+
+
+def for_durations(clock: Clock) -> Clock:
+    """The clock to time durations by: a :class:`MonotonicClock` for a :class:`WallClock` (on the same loop), any
+    other clock (a test's virtual clock) itself."""
+    return MonotonicClock(clock._loop) if type(clock) is WallClock else clock
+

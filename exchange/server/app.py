@@ -28,7 +28,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from exchange.clock import Clock, Timer, WallClock
+from exchange.clock import Clock, Timer, WallClock, for_durations
 from exchange.core.events import Event
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.table import EquityFn
@@ -124,11 +124,12 @@ def create_app(
                           client_max_size=config.max_body_bytes)
     app[keys.CONFIG] = config
     clock = clock or WallClock()
+    timer = for_durations(clock)  # timeouts and expiries: a step of the wall clock must not move them
     app[connections.GUARD] = connections.ConnectionGuard(max_connections=config.max_connections,
-                                                         header_timeout_ms=config.header_timeout_ms, clock=clock)
+                                                         header_timeout_ms=config.header_timeout_ms, clock=timer)
     app[connections.BODY_TIMEOUT_MS] = config.body_timeout_ms
-    app[keys.SESSIONS] = Sessions(clock, ttl_ms=config.session_ttl_ms)
-    app[keys.LOGIN_LIMITS] = LoginLimits(clock, per_account=config.login_per_account,
+    app[keys.SESSIONS] = Sessions(timer, ttl_ms=config.session_ttl_ms)
+    app[keys.LOGIN_LIMITS] = LoginLimits(timer, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)
     gate = AccountGate(limits or Limits())
     app.cleanup_ctx.append(functools.partial(_database, config=config, clock=clock))
