@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.backtest.backtest_support import ROOT
+from tests.processes import alive
 
 BOUND_S = 120  # every wait in these tests
 
@@ -39,15 +40,6 @@ class Signals(Strategy):
 """
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie has ended)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize(("signum", "said"), [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")])
 def test_a_stop_signal_ends_a_backtest_on_one_line_and_removes_its_unfinished_output(
@@ -67,4 +59,4 @@ def test_a_stop_signal_ends_a_backtest_on_one_line_and_removes_its_unfinished_ou
     assert (done.returncode, done.stderr) == (128 + signum, f"exchange-poker: {said}\n")
     assert list(out.iterdir()) == []  # no table, and no .backtest-in-progress
     strategy_pids = {int(p) for p in pids.read_text().split()}
-    assert not any(_alive(pid) for pid in strategy_pids)  # no worker runs its chunk on
+    assert not any(alive(pid) for pid in strategy_pids)  # no worker runs its chunk on

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from exchange.server.journal import MAX_ROWS_PER_STATEMENT, Journal, JournalFailed
+from tests.processes import alive
 
 
 def _on_disk(path: Path) -> int:
@@ -113,24 +114,15 @@ async def test_stop_writes_what_is_pending(tmp_path: Path) -> None:
     reopened.close()
 
 
-def _alive(pid: int) -> bool:
-    """Running (a zombie waiting to be reaped has exited)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
-
-
 async def test_the_writer_process_starts_with_the_journal_and_exits_when_it_stops(tmp_path: Path) -> None:
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start()
     pid = journal.writer_pid
-    assert pid is not None and _alive(pid)
+    assert pid is not None and alive(pid)
     journal.append("event", {"i": 1}, ts_ms=0)
     await journal.sync()
     await journal.stop()
-    assert journal.writer_pid is None and not _alive(pid)
+    assert journal.writer_pid is None and not alive(pid)
     journal.close()
 
 
