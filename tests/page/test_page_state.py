@@ -80,8 +80,9 @@ def test_a_tab_opened_after_its_market_closed_lists_its_fills_and_if_wins(browse
                                                                          server: LiveServer) -> None:
     """The account's bets were matched, then the market settled, all before the tab opened: the order stream's
     image holds executable orders only and listCurrentOrders no settled ones, so the tab reads the market's
-    cleared orders when it first meets it. Its bets are listed matched, and the winner's "if wins" is what the
-    account won on the market (its cleared profit before commission)."""
+    cleared orders when it first meets it. Its bets are listed matched, a bet's unmatched part as not matched
+    (the cleared row says only that it was cancelled or lapsed; it was not listed at all), and the winner's "if
+    wins" is what the account won on the market (its cleared profit before commission)."""
     server.to_game_time(0, next_game=True)
     market = server.snapshot()["game"]["id"]
     bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
@@ -89,6 +90,8 @@ def test_a_tab_opened_after_its_market_closed_lists_its_fills_and_if_wins(browse
     bob.place(market, 2, "BACK", 4.0, 2)
     backed = demo.place(market, 1, "BACK", 3.0, 4)["betId"]
     laid = demo.place(market, 2, "LAY", 4.0, 2)["betId"]
+    bob.place(market, 3, "LAY", 5.0, 2)
+    part = demo.place(market, 3, "BACK", 5.0, 6)["betId"]  # 2.00 matched, 4.00 rests and lapses
     settle(server)
     [closed] = server.snapshot()["game"]["markets"]
     winners = [s["selectionId"] for s in closed["selections"] if s["status"] in ("WINNER", "TIED_DEAD_HEAT")]
@@ -100,6 +103,8 @@ def test_a_tab_opened_after_its_market_closed_lists_its_fills_and_if_wins(browse
         log_in(page)
         expect(page.locator(f"#matched li[data-bet='{backed}']")).to_contain_text("£4.00 at 3.00")
         expect(page.locator(f"#matched li[data-bet='{laid}']")).to_contain_text("£2.00 at 4.00")
+        expect(page.locator(f"#matched li[data-bet='{part}']")).to_contain_text("£2.00 at 5.00")
+        expect(page.locator(f"#cancelled li[data-bet='{part}']")).to_contain_text("£4.00 at 5.00 not matched")
         expect(page.locator(f"tr[data-selection='{winners[0]}'] .pnl")).to_have_text(
             f"if wins {pounds(round(row['profit'] * 100))}")
 

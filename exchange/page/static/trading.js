@@ -29,17 +29,18 @@ function fromApi(o) {
 /**
  * A bet of a closed market normalised from API-NG's ``ClearedOrderSummary`` and the ``betStatus`` it was listed by:
  * settled (its matched stake and average price), voided (its voided matches), lapsed or cancelled. A settled bet's
- * unmatched remainder (``sizeCancelled``, cancelled or lapsed: the row does not tell) is not listed.
+ * unmatched part (``sizeCancelled``) is ``unmatched``: cancelled or lapsed, the row does not tell which.
  */
 function fromCleared(row) {
   const settled = row.betStatus === "SETTLED" ? pennies(row.sizeSettled ?? 0) : 0;
+  const unmatched = row.betStatus === "SETTLED" ? pennies(row.sizeCancelled ?? 0) : 0;
   const voided = row.betStatus === "VOIDED" ? pennies(row.sizeSettled ?? 0) : 0;
   const cancelled = row.betStatus === "CANCELLED" ? pennies(row.sizeCancelled ?? 0) : 0;
   const lapsed = row.betStatus === "LAPSED" ? pennies(row.sizeCancelled ?? 0) : 0;
   return {
     betId: String(row.betId), marketId: row.marketId, selectionId: row.selectionId, side: row.side,
-    price: hundredths(row.priceRequested), size: settled + voided + cancelled + lapsed, matched: settled, remaining: 0,
-    avg10k: tenThousandths(row.priceMatched), complete: true, cancelled, lapsed, voided,
+    price: hundredths(row.priceRequested), size: settled + unmatched + voided + cancelled + lapsed, matched: settled,
+    remaining: 0, avg10k: tenThousandths(row.priceMatched), complete: true, cancelled, lapsed, voided, unmatched,
   };
 }
 
@@ -404,9 +405,10 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
   replaceChildren($("matched"), matched.length ? matched.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
     h("span", { class: "tag" }, o.side), h("span", {}, label(o)),
     h("span", {}, `${money(o.matched)} at ${formatAverage(o.avg10k ?? o.price * 100)}`))) : [h("li", { class: "muted" }, "none")]);
-  const gone = orders.filter((o) => o.cancelled > 0 || o.lapsed > 0 || o.voided > 0);
+  const gone = orders.filter((o) => o.cancelled > 0 || o.lapsed > 0 || o.unmatched > 0 || o.voided > 0);
   const why = (o) => [o.cancelled > 0 ? `${money(o.cancelled)} at ${formatPrice(o.price)} cancelled` : "",
     o.lapsed > 0 ? `${money(o.lapsed)} at ${formatPrice(o.price)} lapsed` : "",
+    o.unmatched > 0 ? `${money(o.unmatched)} at ${formatPrice(o.price)} not matched` : "",
     o.voided > 0 ? `${money(o.voided)} matched, voided` : ""].filter(Boolean).join("; ");
   replaceChildren($("cancelled"), gone.length ? gone.map((o) => h("li", { class: o.side, dataset: { bet: o.betId } },
     h("span", { class: "tag" }, o.side), h("span", {}, label(o)), h("span", {}, why(o))))
