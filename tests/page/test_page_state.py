@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.game.channels import HOLDEM, OMAHA
-from tests.page.harness import ApiClient, LiveServer, settle, watched_page
+from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, settle, watched_page, window_opens
 
 HELD = "async () => (await import('/static/app.js')).held()"
 
@@ -107,6 +107,37 @@ def test_a_tab_opened_after_its_market_closed_lists_its_fills_and_if_wins(browse
         expect(page.locator(f"#cancelled li[data-bet='{part}']")).to_contain_text("£4.00 at 5.00 not matched")
         expect(page.locator(f"tr[data-selection='{winners[0]}'] .pnl")).to_have_text(
             f"if wins {pounds(round(row['profit'] * 100))}")
+
+
+def test_a_tab_opened_after_its_market_closed_counts_the_hands_settled_early_as_the_server_did(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Bets on every hand, two of them settled early (out at the Turn), the market then settled, all before the
+    tab opened. The tab never saw which hands settled early, so it counted them alive: their bets' results are
+    fixed whatever wins, and each hand's "if wins" must be the server's of the Turn (settled bets included). The
+    server's record of the game (its results route) names them."""
+    live = LiveServer(tmp_path / "exchange.db")
+    live.start()
+    try:
+        live.add_account("bob", "pw-bob", 100_000)
+        market = live.snapshot()["game"]["id"]
+        bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
+        for hand in (1, 2, 3, 4):
+            bob.place(market, hand, "LAY", 3.0, 200)
+            demo.place(market, hand, "BACK", 3.0, 240 - 50 * (hand % 2))
+        live.to_game_time(window_opens(4))
+        [shown] = live.snapshot()["game"]["markets"]
+        assert shown["status"] == "OPEN" and {s["status"] for s in shown["selections"]} == {"IN_PLAY", "CAN_NOT_WIN"}
+        [answer] = demo.call("listMarketProfitAndLoss", {"marketIds": [market], "includeSettledBets": True})
+        live.to_game_time(window_opens(4) + WINDOW_MS)
+        with watched_page(browser, f"{live.url}/#/table/holdem") as page:
+            expect(page.locator(".market-status")).to_have_text("settled")
+            log_in(page)
+            for figure in answer["profitAndLosses"]:
+                words = f"if wins {pounds(round(figure['ifWin'] * 100))}"
+                expect(page.locator(f"tr[data-selection='{figure['selectionId']}'] .pnl")).to_have_text(words)
+    finally:
+        live.stop()
 
 
 def test_a_channel_gone_after_a_restart_is_no_longer_shown_as_a_table(browser: Browser, tmp_path: Path) -> None:

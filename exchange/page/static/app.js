@@ -99,6 +99,7 @@ async function loadResults(channels) {
   state.resultsLoaded = true;
   await Promise.all(channels.map((id) => results.load(id)));
   renderResults();
+  if (state.current) renderTable(); // a closed market's "if wins" counts the hands the records say settled early
   refreshSettled();
 }
 
@@ -197,9 +198,10 @@ function renderTable() {
     showEquity: state.showEquity,
     // Voided: the page's own sum over the bets still matched, those on hands settled before the void (their results
     // fixed, as the server keeps them), every other match voided and refunded; none left, nothing shown. Else the
-    // server's exact figures, kept once the market has closed.
+    // server's exact figures, kept once the market has closed. The hands settled early: as the page saw them while
+    // the market was open, else (a market first met closed) as the server's record of the game says.
     pnl: (market) => (market.marketStatus !== "VOID" && serverPnl(market.marketId))
-      || state.orders.pnl(market, state.settledWhileOpen.get(market.marketId)),
+      || state.orders.pnl(market, state.settledWhileOpen.get(market.marketId) ?? results.settledEarly(market.marketId)),
   });
   slip.follow(currentMarkets());
   renderMyOrders();

@@ -26,6 +26,16 @@ export class Results {
     return this.games.has(gameId);
   }
 
+  /** The selections of ``marketId`` settled before its end, as the server's record of its game says (undefined
+   * when the page holds no record of it: a game the page saw end, until the route's record replaces it). */
+  settledEarly(marketId) {
+    for (const { game } of this.games.values()) {
+      const market = game.markets.find((m) => m.marketId === marketId);
+      if (market?.settledEarly) return market.settledEarly;
+    }
+    return undefined;
+  }
+
   /** The markets of every game listed (each channel's last ones), for the account's settled bets on them. */
   marketIds() {
     return [...this.games.values()].flatMap((r) => r.game.markets.map((m) => m.marketId));
