@@ -217,6 +217,20 @@ class ApiClient:
         return funds
 
 
+def backs_on_every_hand(live: LiveServer, lays: tuple[tuple[float, float], ...] = ((3.0, 200),)
+                        ) -> tuple[str, ApiClient]:
+    """In the current game of ``live``, demo backs every hand at 3.0 (240.00 on the even hands, 190.00 on the odd),
+    into a new account bob's ``lays`` (price, size) on each: the market, and demo's client."""
+    live.add_account("bob", "pw-bob", 100_000)
+    market = str(live.snapshot()["game"]["id"])
+    bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
+    for hand in (1, 2, 3, 4):
+        for price, size in lays:
+            bob.place(market, hand, "LAY", price, size)
+        demo.place(market, hand, "BACK", 3.0, 240 - 50 * (hand % 2))
+    return market, demo
+
+
 @contextlib.contextmanager
 def watched_page(browser: Browser, url: str, *, browser_says: str | None = None) -> Iterator[Page]:
     """A tab in a fresh context at ``url``, laptop-sized; on leaving, no console error may have been logged but

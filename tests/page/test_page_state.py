@@ -17,7 +17,15 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.game.channels import HOLDEM, OMAHA
-from tests.page.harness import WINDOW_MS, ApiClient, LiveServer, settle, watched_page, window_opens
+from tests.page.harness import (
+    WINDOW_MS,
+    ApiClient,
+    LiveServer,
+    backs_on_every_hand,
+    settle,
+    watched_page,
+    window_opens,
+)
 
 HELD = "async () => (await import('/static/app.js')).held()"
 
@@ -119,12 +127,7 @@ def test_a_tab_opened_after_its_market_closed_counts_the_hands_settled_early_as_
     live = LiveServer(tmp_path / "exchange.db")
     live.start()
     try:
-        live.add_account("bob", "pw-bob", 100_000)
-        market = live.snapshot()["game"]["id"]
-        bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
-        for hand in (1, 2, 3, 4):
-            bob.place(market, hand, "LAY", 3.0, 200)
-            demo.place(market, hand, "BACK", 3.0, 240 - 50 * (hand % 2))
+        market, demo = backs_on_every_hand(live)
         live.to_game_time(window_opens(4))
         [shown] = live.snapshot()["game"]["markets"]
         assert shown["status"] == "OPEN" and {s["status"] for s in shown["selections"]} == {"IN_PLAY", "CAN_NOT_WIN"}

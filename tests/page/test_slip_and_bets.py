@@ -19,7 +19,16 @@ from playwright.sync_api import Browser, Locator, Page, Route, expect
 
 from exchange.server import keys
 from exchange.server.limits import Limits
-from tests.page.harness import APP_KEY, WINDOW_MS, ApiClient, LiveServer, settle, watched_page, window_opens
+from tests.page.harness import (
+    APP_KEY,
+    WINDOW_MS,
+    ApiClient,
+    LiveServer,
+    backs_on_every_hand,
+    settle,
+    watched_page,
+    window_opens,
+)
 
 
 @pytest.fixture(scope="module")
@@ -251,13 +260,8 @@ def test_the_pages_own_if_wins_is_the_servers_with_hands_settled_early(browser: 
     live = LiveServer(tmp_path / "exchange.db")
     live.start()
     try:
-        live.add_account("bob", "pw-bob", 100_000)
-        market = live.snapshot()["game"]["id"]
-        bob, demo = ApiClient(live.url, "bob", "pw-bob"), ApiClient(live.url, "demo", "demo")
-        for hand in (1, 2, 3, 4):
-            bob.place(market, hand, "LAY", 3.0, 200)
-            bob.place(market, hand, "LAY", 3.05, 100)
-            demo.place(market, hand, "BACK", 3.0, 240 - 50 * (hand % 2))
+        market, demo = backs_on_every_hand(live, lays=((3.0, 200), (3.05, 100)))  # fills at two prices
+        bob = ApiClient(live.url, "bob", "pw-bob")
         bob.place(market, 2, "BACK", 6.0, 7)
         demo.place(market, 2, "LAY", 6.0, 7)
         with watched_page(browser, f"{live.url}/#/table/holdem") as page:
