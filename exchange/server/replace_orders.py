@@ -123,13 +123,16 @@ def pending_replace(outcome: Outcome) -> Outcome:
 
 def _lapsed_replace(service: ExchangeService, session: Session, view: OrderView, instruction: JsonDict,
                     why: str) -> Outcome:
-    """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet."""
+    """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet.
+    The replace reports ``CANCELLED_NOT_PLACED`` (API-NG's "bet cancelled but replacement bet was not placed"), its
+    place part why the new bet was not placed; a cancel that found nothing left to cancel is the replace's error."""
     command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id)
     cancel = cancel_report({"betId": instruction["betId"]}, service.execute(command)).report
-    report = {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED", "cancelInstructionReport": cancel,
+    code = "CANCELLED_NOT_PLACED" if cancel["status"] == "SUCCESS" else cancel["errorCode"]
+    report = {"status": "FAILURE", "errorCode": code, "cancelInstructionReport": cancel,
               "placeInstructionReport": {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED",
                                          "instruction": _new_bet(view)}}
-    return Outcome(report, "BET_TAKEN_OR_LAPSED", why)
+    return Outcome(report, code, why)
 
 
 def _replace_failure(instruction: JsonDict, view: OrderView | None, code: str, message: str) -> Outcome:

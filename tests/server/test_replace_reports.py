@@ -2,9 +2,11 @@
 
 A replace is a cancel and a new bet on the same runner and side at the new price. When the new bet is not
 placed (a stale ``marketVersion``, a price off the ladder) the report still describes it by the old bet's
-runner and side, as betfairlightweight reads them. A bet the caller does not have (unknown, or someone else's)
-has no runner or side to name: its cancel fails with ``INVALID_BET_ID`` and its place report is a bare failure,
-``RELATED_ACTION_FAILED`` with no instruction, rather than one with invented values (selection 0, BACK).
+runner and side, as betfairlightweight reads them; when the old bet was cancelled and the new one not placed,
+the replace is ``CANCELLED_NOT_PLACED``, as API-NG names that case. A bet the caller does not have (unknown, or
+someone else's) has no runner or side to name: its cancel fails with ``INVALID_BET_ID`` and its place report is a
+bare failure, ``RELATED_ACTION_FAILED`` with no instruction, rather than one with invented values (selection 0,
+BACK).
 """
 
 from __future__ import annotations
@@ -29,11 +31,24 @@ async def test_a_replace_lapsed_by_a_stale_version_names_the_bets_runner_and_sid
     bet = await place_one(client, alice, MARKET, 3, "LAY", 3.0, 2)
     report = (await _replace(client, alice, {"betId": bet["betId"], "newPrice": 2.5},
                              marketVersion={"version": 0})).replace_instruction_reports[0]
-    assert report.error_code == "BET_TAKEN_OR_LAPSED"
+    assert report.error_code == "CANCELLED_NOT_PLACED"  # the old bet is cancelled, the new one not placed
+    assert report.cancel_instruction_reports.status == "SUCCESS"
     assert report.cancel_instruction_reports.size_cancelled == 2.0
     placed = report.place_instruction_reports
     assert placed.status == "FAILURE" and placed.error_code == "BET_TAKEN_OR_LAPSED"
     assert (placed.instruction.selection_id, placed.instruction.side) == (3, "LAY")
+
+
+async def test_a_stale_replace_of_a_bet_matched_meanwhile_cancels_nothing_and_says_so(client: TestClient) -> None:
+    """Nothing was left to cancel, so the replace is not "cancelled, not placed": its cancel's own refusal."""
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+    bet = await place_one(client, alice, MARKET, 3, "LAY", 3.0, 2)
+    await place_one(client, bob, MARKET, 3, "BACK", 3.0, 2, matched=2.0)
+    report = (await _replace(client, alice, {"betId": bet["betId"], "newPrice": 2.5},
+                             marketVersion={"version": 0})).replace_instruction_reports[0]
+    assert report.error_code == "BET_TAKEN_OR_LAPSED"
+    assert (report.cancel_instruction_reports.status, report.cancel_instruction_reports.error_code) == (
+        "FAILURE", "BET_TAKEN_OR_LAPSED")
 
 
 async def test_a_replace_refused_by_the_exchange_names_the_bets_runner_and_side(client: TestClient) -> None:
