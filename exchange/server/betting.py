@@ -29,8 +29,9 @@ accepted instruction reports ``orderStatus: PENDING`` with no ``betId``, ``place
 reported as refused either way (:func:`pending`). An asynchronous replaceOrders reports its cancels in full
 and its new bets the same way (:func:`pending_replace`). A call holds at most
 200 instructions (placeOrders) or 60 (cancelOrders, replaceOrders), Betfair's
-limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``. A placeOrders call repeating the ``customerRef`` of
-one carried out in the last 60 seconds is refused whole with ``DUPLICATE_TRANSACTION``, as Betfair de-duplicates
+limits; more is refused whole with ``TOO_MANY_INSTRUCTIONS``. A placeOrders, cancelOrders or replaceOrders call
+repeating the ``customerRef`` of one of the same carried out in the last 60 seconds is refused whole with
+``DUPLICATE_TRANSACTION``, as Betfair de-duplicates
 re-submissions (:mod:`exchange.server.customer_refs`); a cancelOrders or replaceOrders call that names a bet
 twice is refused whole with ``DUPLICATE_BETIDS`` (:func:`named_twice`). replaceOrders is in
 :mod:`exchange.server.replace_orders`.
@@ -155,6 +156,23 @@ def refused_whole(market_id: str | None, customer_ref: str | None, code: str, me
         out["customerRef"] = customer_ref
     out["instructionReports"] = []
     return out
+
+
+def repeated_call(service: ExchangeService, session: Session, operation: str, market_id: str | None,
+                  customer_ref: str | None) -> JsonDict | None:
+    """The report refusing an ``operation`` call whose ``customerRef`` is that of one carried out within the last
+    minute (``DUPLICATE_TRANSACTION``, :mod:`exchange.server.customer_refs`), else None."""
+    if not customer_ref:
+        return None
+    why = service.recent_refs.repeated(session.account, customer_ref, service.now(), operation=operation)
+    return None if why is None else refused_whole(market_id, customer_ref, "DUPLICATE_TRANSACTION", why)
+
+
+def remember_call(service: ExchangeService, session: Session, operation: str, customer_ref: str | None,
+                  outcomes: Sequence[Outcome]) -> None:
+    """Note an ``operation`` call's ``customerRef`` if the call did something (a repeat of it is then refused)."""
+    if customer_ref and any(o.error is None for o in outcomes):
+        service.recent_refs.remember(session.account, customer_ref, service.now(), operation=operation)
 
 
 def named_twice(market_id: str | None, customer_ref: str | None, bet_ids: Sequence[int | None]) -> JsonDict | None:
@@ -376,9 +394,9 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX) or None
     requests = _crossed([parse_place(item, i) for i, item in enumerate(raw)])
     asynchronous = get_bool(params, "async", default=False)
-    repeated = service.recent_refs.repeated(session.account, customer_ref, service.now()) if customer_ref else None
+    repeated = repeated_call(service, session, "placeOrders", market_id, customer_ref)
     if repeated is not None:
-        return refused_whole(market_id, customer_ref, "DUPLICATE_TRANSACTION", repeated)
+        return repeated
     stale = stale_version(service, market_id, params)
     if stale is not None:
         return execution_report(market_id, customer_ref, [failed({"instruction": r.echo}, "BET_TAKEN_OR_LAPSED", stale)
@@ -414,8 +432,7 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     outcomes = [
         place_report(service.execute(command), r.echo, service) for r, command in zip(requests, commands, strict=True)
     ]
-    if customer_ref and any(o.error is None for o in outcomes):
-        service.recent_refs.remember(session.account, customer_ref, service.now())
+    remember_call(service, session, "placeOrders", customer_ref, outcomes)
     await service.durable()
     if asynchronous:
         outcomes = [pending(o) for o in outcomes]
@@ -578,19 +595,22 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
     if raw and market_id is None:
         raise invalid_input("marketId is required when instructions are given")
     outcomes: list[Outcome] = []
-    if raw:
-        # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
-        parsed = [_parse_cancel(item, i) for i, item in enumerate(raw)]
-        twice = named_twice(market_id, customer_ref, [bet_id for bet_id, *_ in parsed])
-        if twice is not None:
-            return twice
-        for bet_id, instruction, reduction, refusal in parsed:
-            outcomes.append(refusal or _cancel_one(service, session, market_id, bet_id, reduction, instruction))
-    else:
+    # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
+    parsed = [_parse_cancel(item, i) for i, item in enumerate(raw)]
+    twice = named_twice(market_id, customer_ref, [bet_id for bet_id, *_ in parsed])
+    if twice is not None:
+        return twice
+    repeated = repeated_call(service, session, "cancelOrders", market_id, customer_ref)
+    if repeated is not None:
+        return repeated
+    for bet_id, instruction, reduction, refusal in parsed:
+        outcomes.append(refusal or _cancel_one(service, session, market_id, bet_id, reduction, instruction))
+    if not raw:
         for view in service.orders(session.account):
             if view.size_remaining and (market_id is None or view.market_id == market_id):
                 instruction = {"betId": str(view.bet_id)}
                 outcomes.append(_cancel_one(service, session, view.market_id, view.bet_id, None, instruction))
+    remember_call(service, session, "cancelOrders", customer_ref, outcomes)
     await service.durable()
     return execution_report(market_id, customer_ref, outcomes, dependent=False)
 

@@ -29,6 +29,8 @@ from exchange.server.betting import (
     parse_bet_id,
     pending,
     place_report,
+    remember_call,
+    repeated_call,
     stale_version,
 )
 from exchange.server.errors import invalid_input
@@ -88,6 +90,9 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     twice = named_twice(market_id, customer_ref, [bet_id for bet_id, _, _ in parsed])
     if twice is not None:
         return twice
+    repeated = repeated_call(service, session, "replaceOrders", market_id, customer_ref)
+    if repeated is not None:
+        return repeated
     outcomes: list[Outcome] = []
     for bet_id, raw_price, instruction in parsed:
         view = service.order(session.account, bet_id) if bet_id is not None else None
@@ -106,6 +111,7 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         command = ReplaceOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, new_price=new_price)
         events = service.execute(command)
         outcomes.append(_replace_outcome(instruction, events, service, view))
+    remember_call(service, session, "replaceOrders", customer_ref, outcomes)
     await service.durable()
     if asynchronous:
         outcomes = [pending_replace(o) for o in outcomes]

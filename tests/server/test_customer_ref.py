@@ -1,4 +1,5 @@
-"""placeOrders' ``customerRef`` de-duplicates a repeated call for 60 seconds, as Betfair documents it.
+"""``customerRef`` de-duplicates a repeated placeOrders, cancelOrders or replaceOrders call for 60 seconds, as
+Betfair documents it.
 
 A client that gets no answer (a timeout, a dropped connection) and sends the same call again with the same
 ``customerRef`` must not have its bets placed twice: the repeat is refused with ``DUPLICATE_TRANSACTION``
@@ -84,3 +85,29 @@ async def test_a_customer_order_ref_too_long_refuses_its_instruction_not_the_cal
     assert await _bets(client, alice) == []
     wrong_type = await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 3.0, 2, customerOrderRef=7))
     assert wrong_type["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
+
+
+async def test_a_repeated_cancel_or_replace_is_refused_and_changes_nothing(client: TestClient,
+                                                                          clock: VirtualClock) -> None:
+    """cancelOrders and replaceOrders de-duplicate too: a cancel of 2.00 of a bet, sent again for want of an answer,
+    reduced it by 4.00; a repeated replace failed with a confusing refusal of the bet it had just moved."""
+    alice = await login(client, "alice", "pw-alice")
+    placed = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 3.0, 6)))["result"]
+    bet = placed["instructionReports"][0]["betId"]
+    reduce = {"marketId": MARKET, "customerRef": "cut-1", "instructions": [{"betId": bet, "sizeReduction": 2}]}
+    first = (await rpc(client, alice, "cancelOrders", reduce))["result"]
+    assert first["status"] == "SUCCESS", first
+    clock.advance(1_000)
+    again = (await rpc(client, alice, "cancelOrders", reduce))["result"]
+    assert (again["errorCode"], again["instructionReports"]) == ("DUPLICATE_TRANSACTION", []), again
+    assert "cancelOrders call" in again["errorMessage"]
+    [order] = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert order["sizeRemaining"] == 4.0  # reduced once
+    move = {"marketId": MARKET, "customerRef": "cut-1", "instructions": [{"betId": bet, "newPrice": 3.5}]}
+    moved = (await rpc(client, alice, "replaceOrders", move))["result"]  # the same ref, another operation: carried out
+    assert moved["status"] == "SUCCESS", moved
+    repeat = (await rpc(client, alice, "replaceOrders", move))["result"]
+    assert (repeat["errorCode"], repeat["instructionReports"]) == ("DUPLICATE_TRANSACTION", []), repeat
+    clock.advance(60_000)  # the window has passed: the same call is judged afresh (the bet has moved on)
+    late = (await rpc(client, alice, "replaceOrders", move))["result"]
+    assert late["errorCode"] != "DUPLICATE_TRANSACTION", late
