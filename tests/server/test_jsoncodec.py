@@ -44,7 +44,7 @@ def test_refusals_are_value_errors_and_deep_nesting_is_refused() -> None:
     for bad in (b"{", b"", b"[1,]", b"\xff"):
         with pytest.raises(ValueError):
             jsoncodec.loads(bad)
-    with pytest.raises((ValueError, RecursionError)):
+    with pytest.raises(RecursionError):  # as json.loads: nesting that deep goes to it, past orjson's own limit
         jsoncodec.loads(b"[" * 100_000 + b"]" * 100_000)
 
 
