@@ -42,8 +42,11 @@ __all__ = ["FORMAT_VERSION", "MAGIC", "SnapshotError", "dump", "load"]
 MAGIC = b"EXSNAP"
 #: 2: orders carry strategy_ref (customerStrategyRef); 3: cleared orders filed by bet-id block;
 #: 4: cleared orders keep their matched stake by price (matched_by_tick); 5: each account's cleared orders on a
-#: market packed as one byte string, built on first read (:mod:`exchange.core.cleared`).
-FORMAT_VERSION = 5
+#: market packed as one byte string, built on first read (:mod:`exchange.core.cleared`); 6: the state's table of
+#: ``apply_*`` methods is no longer pickled (rebuilt on load), so renaming one keeps snapshots loadable.
+FORMAT_VERSION = 6
+#: The formats this code loads: 5 differs from 6 only in the applier table, which a load replaces.
+READABLE_VERSIONS = frozenset({5, 6})
 _VERSION = struct.Struct("<H")
 _HEADER = len(MAGIC) + _VERSION.size
 PICKLE_PROTOCOL = 5
@@ -64,8 +67,9 @@ def load(data: bytes) -> Exchange:
     if len(data) < _HEADER or not data.startswith(MAGIC):
         raise SnapshotError(f"not a snapshot: it does not start with {MAGIC!r} ({len(data)} bytes)")
     (version,) = _VERSION.unpack_from(data, len(MAGIC))
-    if version != FORMAT_VERSION:
-        raise SnapshotError(f"snapshot format {version} is not supported; this code reads format {FORMAT_VERSION}")
+    if version not in READABLE_VERSIONS:
+        raise SnapshotError(f"snapshot format {version} is not supported; this code reads formats "
+                            f"{', '.join(map(str, sorted(READABLE_VERSIONS)))}")
     try:
         with collections_paused():
             exchange = pickle.loads(memoryview(data)[_HEADER:])

@@ -124,7 +124,11 @@ class ExchangeState:
         self.next_match_id = 1
         #: Deposits minus withdrawals: the sum of all balances, always.
         self.money_in = 0
-        self._appliers: dict[type, Callable[[Any], object]] = {
+        self._appliers = self._applier_table()
+
+    def _applier_table(self) -> dict[type, Callable[[Any], object]]:
+        """Each event type's ``apply_*`` method of this state (not pickled: a snapshot names no method)."""
+        return {
             OrderPlaced: self.apply_order_placed,
             Matched: self.apply_matched,
             OrderCancelled: self.apply_order_cancelled,
@@ -144,15 +148,20 @@ class ExchangeState:
         }
 
     def __getstate__(self) -> dict[str, Any]:
-        """The state as a snapshot pickles it: without :attr:`forgotten`, which is no part of it."""
+        """The state as a snapshot pickles it: without :attr:`forgotten`, which is no part of it, nor the table of
+        ``apply_*`` methods (a snapshot that named them would not load once one is renamed)."""
         state = self.__dict__.copy()
         state.pop("forgotten", None)
+        state.pop("_appliers", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """A pickled state (a snapshot, perhaps from before :attr:`forgotten` was kept), nothing forgotten yet."""
+        """A pickled state (a snapshot, perhaps from before :attr:`forgotten` was kept, or one of format 5 that
+        pickled the appliers), nothing forgotten yet, its appliers this code's."""
+        state.pop("_appliers", None)
         self.__dict__.update(state)
         self.forgotten = {}
+        self._appliers = self._applier_table()
 
     def apply(self, event: Event) -> None:
         """Fold one event into the state."""

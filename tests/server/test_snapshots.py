@@ -10,6 +10,7 @@ import pickle
 import sqlite3
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ from exchange.agents.house import NoiseTrader
 from exchange.clock import VirtualClock
 from exchange.core import snapshot
 from exchange.core.commands import CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder, SettleMarket
-from exchange.core.events import Event
+from exchange.core.events import AccountOpened, Event
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 from exchange.game.channels import get_channel
@@ -104,6 +105,36 @@ def test_a_snapshot_holds_nothing_of_what_the_last_close_forgot_and_loads_withou
     older = Exchange.__new__(Exchange)  # as a snapshot written before the attribute unpickles
     older.__setstate__({k: v for k, v in vars(exchange).items() if k != "forgotten"})
     assert older.forgotten == {} and older.state_digest() == exchange.state_digest()
+
+
+def test_a_snapshot_names_no_apply_method_and_one_of_format_5_still_loads() -> None:
+    """Format 5 pickled the state's table of bound ``apply_*`` methods, so renaming one made every snapshot
+    unloadable (a full replay at the next start). Format 6 leaves the table out and a load rebuilds it; a format-5
+    snapshot, table and all, loads into this code's appliers."""
+    exchange = Exchange()
+    exchange.execute(OpenAccount(0, "alice"))
+    data = snapshot.dump(exchange)
+    assert b"apply_" not in data
+    loaded = snapshot.load(data)
+    loaded.execute(OpenAccount(1, "bob"))  # its appliers work
+    assert {"alice", "bob"} <= set(loaded.accounts) and "bob" not in exchange.accounts
+    format_5 = snapshot.MAGIC + (5).to_bytes(2, "little") + pickle.dumps(_FormatFive(exchange), protocol=5)
+    assert b"apply_order_placed" in format_5
+    old = snapshot.load(format_5)
+    assert old.state_digest() == exchange.state_digest()
+    applier = old._appliers[AccountOpened]
+    assert getattr(applier, "__self__", None) is old  # this code's method, bound to the loaded state
+
+
+class _FormatFive:
+    """Pickles as an exchange whose state still holds its applier table, as format 5 wrote it."""
+
+    def __init__(self, exchange: Exchange) -> None:
+        self.exchange = exchange
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = {**self.exchange.__getstate__(), "_appliers": self.exchange._applier_table()}
+        return (Exchange.__new__, (Exchange,), state)
 
 
 @pytest.mark.parametrize(("data", "says"), [
