@@ -16,26 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
-from exchange.server import keys, openapi
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, headers, login, place, rpc
+from exchange.server import openapi
+from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, START_MS, headers, login, place, rpc, serving
 
 MARKET = "holdem.0"
 
 
 @pytest.fixture
 async def client(tmp_path: Path) -> AsyncIterator[TestClient]:
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1)
-    clock = VirtualClock(start_ms=1_700_000_000_000)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        clock.advance(0)  # the first game's market opens
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
+    async with serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), accounts=("alice",)) as test_client:
         yield test_client
 
 

@@ -15,18 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.betfair import apiformat
 from exchange.clock import VirtualClock
 from exchange.core.events import AccountCredited, AccountDebited, AccountResult, Event, MarketSettled, MarketVoided
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal
-from exchange.server.service import river_only_equities
 from exchange.server.statement_index import SCHEMA, Item, StatementIndex, page_query
-from tests.server.helpers import ACCOUNT, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+from tests.server.helpers import ACCOUNT, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc, serving
 
 ACCOUNTS = ("alice", "bob", "carol")
 KINDS = {"ALL": ("DEPOSIT", "WITHDRAWAL", "RESULT", "COMMISSION"), "DEPOSITS_WITHDRAWALS": ("DEPOSIT", "WITHDRAWAL"),
@@ -227,17 +224,11 @@ async def _statement(client: TestClient, token: str, params: dict[str, Any]) -> 
 
 async def test_get_account_statement_pages_as_the_fold_across_a_restart(tmp_path: Path) -> None:
     """Through the API: alice's statement after a game, and after a restart and another game, page by page."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1)
     start_ms = START_MS
     for game in range(2):
         clock = VirtualClock(start_ms=start_ms)
-        app = create_app(config, clock=clock, equities=river_only_equities)
-        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-            if game == 0:
-                app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-                app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-            clock.advance(0)
+        async with serving(tmp_path / "ex.db", clock, accounts=("alice", "bob") if game == 0 else ()) as client:
+            app = client.app
             alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
             (market_id, *_) = app[keys.SERVICE].live_market_ids()
             for selection, size in ((1, 5), (2, 3)):  # alice wins 12.00 or 4.00, or loses 8.00: never nothing
@@ -245,7 +236,7 @@ async def test_get_account_statement_pages_as_the_fold_across_a_restart(tmp_path
                 await rpc(client, alice, "placeOrders", place(market_id, selection, "BACK", 4.0, size))
             await _settle(client, clock, market_id)
             await app[keys.SERVICE].durable()  # the settlement on disk, where the fold reads it
-            folded = _fold(Path(config.db_path))["alice"]
+            folded = _fold(tmp_path / "ex.db")["alice"]
             assert [i.kind for i in folded].count("RESULT") == game + 1  # a result per game played so far
             for include, kinds in KINDS.items():
                 for first, count in ((0, 0), (0, 1), (1, 2), (2, 100), (5, 1)):
