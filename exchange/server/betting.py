@@ -75,6 +75,8 @@ MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE
 STRATEGY_REF_MAX = 15  # customerStrategyRef, as Betfair
 # Instruction-level codes that Betfair also reports as the execution-level errorCode.
 EXECUTION_LEVEL = frozenset({"INSUFFICIENT_FUNDS", "MARKET_NOT_OPEN_FOR_BETTING", "INVALID_MARKET_ID"})
+# Instruction codes of an instruction carried out in part (a replace's cancel done, its new bet not placed).
+PARTLY_DONE = frozenset({"CANCELLED_NOT_PLACED"})
 
 JsonDict = dict[str, Any]
 ORDER_TYPES = tuple(str(t.value) for t in OrderType)
@@ -100,9 +102,9 @@ def execution_report(
 ) -> JsonDict:
     """An execution report from instruction outcomes; ``dependent``: one failure fails all (placeOrders).
 
-    Of a call whose instructions are carried out one by one (cancel, replace, update), some done and some
-    refused, the status is ``PROCESSED_WITH_ERRORS``, as API-NG reports it: not ``FAILURE``, which says nothing
-    was done.
+    Of a call whose instructions are carried out one by one (cancel, replace, update), some done (a replace
+    whose cancel was done counts, its new bet not placed) and some refused, the status is
+    ``PROCESSED_WITH_ERRORS``, as API-NG reports it: not ``FAILURE``, which says nothing was done.
     """
     failures = [(i, o) for i, o in enumerate(outcomes) if o.error]
     out: JsonDict = {"status": "SUCCESS"}
@@ -111,7 +113,8 @@ def execution_report(
         first = next((o for _, o in failures if o.error != "RELATED_ACTION_FAILED"), failures[0][1])
         assert first.error is not None
         status = "FAILURE"
-        if len(failures) < len(outcomes) and not dependent:
+        done = sum(o.error is None or o.error in PARTLY_DONE for o in outcomes)
+        if done and not dependent:
             status = code = "PROCESSED_WITH_ERRORS"
         elif first.error in EXECUTION_LEVEL:
             code = first.error

@@ -29,8 +29,9 @@ async def _replace(client: TestClient, token: str, instruction: dict[str, Any], 
 async def test_a_replace_lapsed_by_a_stale_version_names_the_bets_runner_and_side(client: TestClient) -> None:
     alice = await login(client, "alice", "pw-alice")
     bet = await place_one(client, alice, MARKET, 3, "LAY", 3.0, 2)
-    report = (await _replace(client, alice, {"betId": bet["betId"], "newPrice": 2.5},
-                             marketVersion={"version": 0})).replace_instruction_reports[0]
+    replaced = await _replace(client, alice, {"betId": bet["betId"], "newPrice": 2.5}, marketVersion={"version": 0})
+    assert (replaced.status, replaced.error_code) == ("PROCESSED_WITH_ERRORS", "PROCESSED_WITH_ERRORS")  # not nothing
+    report = replaced.replace_instruction_reports[0]
     assert report.error_code == "CANCELLED_NOT_PLACED"  # the old bet is cancelled, the new one not placed
     assert report.cancel_instruction_reports.status == "SUCCESS"
     assert report.cancel_instruction_reports.size_cancelled == 2.0
