@@ -29,6 +29,7 @@ from types import TracebackType
 
 import requests
 
+from tests.processes import alive
 from tests.server.helpers import free_port, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,11 +72,7 @@ def listening(pid: int, port: int) -> bool:
 
 def gone(pid: int) -> bool:
     """Whether process ``pid`` has exited (a zombie waiting to be reaped has)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state == "Z"
+    return not alive(pid)
 
 
 class ServerProcess:
