@@ -19,8 +19,9 @@ from exchange.betfair import apiformat
 from exchange.betfair.stream import EVENT_TYPE_ID, EVENT_TYPE_NAME
 from exchange.server.auth import Session
 from exchange.server.market_filter import COUNTRY, MarketFilter, parse_market_filter
+from exchange.server.market_infos import MarketInfo
 from exchange.server.params import get_enum, get_str
-from exchange.server.service import ExchangeService, MarketInfo
+from exchange.server.service import ExchangeService
 
 JsonDict = dict[str, Any]
 GRANULARITIES = ("DAYS", "HOURS", "MINUTES")

@@ -34,6 +34,7 @@ from exchange.server.limits import (
     slices,
 )
 from exchange.server.market_filter import parse_market_filter, parse_time, parse_time_range
+from exchange.server.market_infos import MarketInfo
 from exchange.server.params import (
     get_bool,
     get_enum,
@@ -43,7 +44,7 @@ from exchange.server.params import (
     number_text,
 )
 from exchange.server.price_projection import parse_price_projection
-from exchange.server.service import ExchangeService, MarketInfo
+from exchange.server.service import ExchangeService
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 1000

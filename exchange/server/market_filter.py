@@ -26,8 +26,8 @@ from typing import Any
 
 from exchange.betfair.stream import EVENT_TYPE_ID
 from exchange.server.errors import invalid_input
+from exchange.server.market_infos import MarketInfo
 from exchange.server.params import get_bool, get_object, get_str, get_str_list
-from exchange.server.service import MarketInfo
 
 BETTING_TYPE = "ODDS"
 COUNTRY = "GB"

@@ -11,6 +11,7 @@ once (:meth:`DirtyOrders.take_market`) to read its orders' final records before 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,11 +101,10 @@ def cleared_on(exchange: Exchange, account: str, market_id: str) -> tuple[Cleare
     return None if forgotten is None else tuple(forgotten.cleared.get(account, ()))
 
 
-def closed_image(exchange: Exchange, account: str, market_id: str) -> dict[str, Any] | None:
+def closed_image(market_id: str, cleared: Sequence[ClearedOrder]) -> dict[str, Any] | None:
     """The account's final order records on a closed market, as an image (``oc``, ``closed: true``): each runner a
     ``fullImage`` with every order and the matched position that stood, which a client's cache takes in place of
     what it held (a level voided while it was away goes); None if it had no order there."""
-    cleared = exchange.cleared_orders(account, market_id)
     if not cleared:
         return None
     matched = cleared_matched_on(cleared, {c.selection_id for c in cleared})

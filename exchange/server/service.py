@@ -38,7 +38,8 @@ orders and account results) and forgets older ones as new ones close. The
 service follows it: when the core forgets a market (:meth:`_forget_pruned`,
 watching ``exchange.closed``), its catalogue entry, its notes and its rows in
 the cleared-orders index go too, so ``listMarketCatalogue`` and
-``listClearedOrders`` answer for the markets kept. The journal keeps every
+``listClearedOrders`` answer for the markets kept; how it ended is remembered for as many markets again
+(:attr:`ended`), for stream clients that come back after a long time away. The journal keeps every
 record (the audit trail); a restart folds only the tail after the newest
 snapshot, whose size is bounded the same way.
 """
@@ -50,7 +51,6 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from sortedcontainers import SortedKeyList
@@ -75,12 +75,14 @@ from exchange.game.irregular import seeded_irregularities
 from exchange.game.table import EquityFn, Game
 from exchange.server.cleared_index import ClearedIndex
 from exchange.server.customer_refs import RecentRefs
+from exchange.server.ended_markets import EndedMarket, EndedMarkets
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.fallback_equities import default_equities
 from exchange.server.fallback_equities import river_only_equities as river_only_equities
 from exchange.server.journal import Journal, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
 from exchange.server.limits import pause
+from exchange.server.market_infos import MarketInfo, market_info, recorder_info_of
 from exchange.server.notes import MarketNotes
 from exchange.server.order_deltas import OrderDirt, cleared_on, closed_image
 from exchange.server.recovery import Restored, restore
@@ -100,24 +102,6 @@ VOID_REASON = "technical fault: the server stopped during the game; matched bets
 Listener = Callable[[Event], None]
 #: Told of every change: the market (if any) and the core event (None for a game event such as a card turned).
 Touch = Callable[[str | None, Event | None], None]
-
-
-@dataclass(frozen=True, slots=True)
-class MarketInfo:
-    """What the catalogue says about a market: ids, names and times (epoch ms)."""
-
-    market_id: str
-    channel: str
-    game_number: int
-    event_id: str
-    event_name: str
-    market_name: str
-    open_ms: int
-    market_time_ms: int
-    suspend_ms: int
-    runner_names: tuple[str, ...]
-    commission_percent: str
-    market_type: str  # WIN, or LOW for a hi/lo game's Low market (description.market_type_of)
 
 
 def _game_number(market_id: str, channel: str) -> int | None:
@@ -154,6 +138,8 @@ class ExchangeService:
         #: The house's noise traders' accounts (exchange.agents.house.NoiseTrader), one set for every channel.
         self.noise_accounts = tuple(f"{NOISE_ACCOUNT}-{k + 1}" for k in range(noise_traders))
         self.exchange = Exchange(exchange_config or ExchangeConfig())
+        #: How the markets the exchange forgot ended, as many as it keeps, for stream clients long away.
+        self.ended = EndedMarkets(self.exchange.config.keep_closed_markets or 0)
         #: The core's closed markets as this service last saw them, oldest first (see :meth:`_forget_pruned`).
         self._closed: deque[str] = deque()
         self.channels: dict[str, Channel] = {}
@@ -193,7 +179,7 @@ class ExchangeService:
         self._use_notes(restored.notes)
         self.results.restore(restored.results)
         for market_id, created_ms in restored.notes.created.items():
-            self.infos.setdefault(market_id, self._info_for(market_id, created_ms, None))
+            self.infos.setdefault(market_id, market_info(self.configs, market_id, created_ms, None))
         now = self.clock.now()
         for market_id, market in list(self.exchange.markets.items()):
             if market.is_open:
@@ -362,7 +348,7 @@ class ExchangeService:
         market_id = self.notes.note(event)
         self.cleared_index.note(event)
         if isinstance(event, MarketCreated) and market_id is not None and market_id not in self.infos:
-            self.infos[market_id] = self._info_for(market_id, event.ts, None)
+            self.infos[market_id] = market_info(self.configs, market_id, event.ts, None)
         elif isinstance(event, MarketSettled | MarketVoided) and market_id is not None:
             self._closed.append(market_id)
 
@@ -375,52 +361,31 @@ class ExchangeService:
         markets = self.exchange.markets
         while self._closed and self._closed[0] not in markets:
             market_id = self._closed.popleft()
+            self._remember_ending(market_id)
             self.infos.pop(market_id, None)
             self.notes.forget(market_id)
             self.cleared_index.forget(market_id)
 
+    def _remember_ending(self, market_id: str) -> None:
+        """Keep how ``market_id``, forgotten by the latest close, ended (:mod:`~exchange.server.ended_markets`)."""
+        forgotten, snapshot, info = (self.exchange.forgotten.get(market_id), self.stream_snapshot(market_id),
+                                     self.recorder_info(market_id))
+        if forgotten is not None and snapshot is not None and info is not None:
+            house = (MAKER_ACCOUNT, *self.noise_accounts)
+            cleared = {a: tuple(orders) for a, orders in forgotten.cleared.items() if a not in house}
+            self.ended.add(market_id, EndedMarket(info, snapshot, cleared))
+
     def _on_new_game(self, game: Game) -> None:
         for market in game.markets:  # a hi/lo game has a High and a Low market
-            self.infos[market.market_id] = self._info_for(market.market_id, game.start_ms, game)
+            self.infos[market.market_id] = market_info(self.configs, market.market_id, game.start_ms, game)
 
     def describe(self, market_id: str, start_ms: int) -> MarketInfo | None:
         """The catalogue's entry for ``market_id``; for one no longer kept (``keep_closed_markets``), its names and
         commission made again from its id and channel, as they were; None if no channel here has it."""
         info = self.infos.get(market_id)
         if info is None and market_id.rsplit(".", 1)[0] in self.configs:
-            info = self._info_for(market_id, start_ms, None)
+            info = market_info(self.configs, market_id, start_ms, None)
         return info
-
-    def _info_for(self, market_id: str, start_ms: int, game: Game | None) -> MarketInfo:
-        channel = market_id.rsplit(".", 1)[0]
-        config = self.configs.get(channel)
-        parsed = parse_market_id(market_id)
-        number = parsed[1] if parsed is not None and parsed[0] == channel else 0
-        runners: tuple[str, ...] | None = None
-        label = None
-        if config is not None:
-            kind = parsed[2] if parsed is not None else config.markets[0]
-            runners = config.selection_names(kind)
-            label = kind.label if len(config.markets) > 1 else None
-        suspend = game.windows[-1].closes_ms if game is not None else start_ms + (config.game_ms if config else 0)
-        described = description.market_info(
-            market_id, title=config.title if config else channel, start_ms=start_ms, suspend_ms=suspend,
-            hands=config.hands if config else 4, commission_bps=config.commission_bps if config else 250,
-            runner_names=runners, market_label=label)
-        return MarketInfo(
-            market_id=market_id,
-            channel=channel,
-            game_number=number,
-            event_id=described.event_id,
-            event_name=described.event_name,
-            market_name=described.market_name,
-            open_ms=described.open_ms,
-            market_time_ms=described.market_time_ms,
-            suspend_ms=described.suspend_ms,
-            runner_names=described.runner_names,
-            commission_percent=described.commission_percent,
-            market_type=described.market_type,
-        )
 
     def _channel_of(self, market_id: str | None) -> Channel | None:
         if market_id is None:
@@ -488,19 +453,9 @@ class ExchangeService:
     def recorder_info(self, market_id: str) -> RecorderInfo | None:
         info = self.infos.get(market_id)
         if info is None:
-            return None
-        return RecorderInfo(
-            market_id=info.market_id,
-            event_id=info.event_id,
-            event_name=info.event_name,
-            market_name=info.market_name,
-            open_ms=info.open_ms,
-            market_time_ms=info.market_time_ms,
-            suspend_ms=info.suspend_ms,
-            runner_names=info.runner_names,
-            commission_percent=info.commission_percent,
-            market_type=info.market_type,
-        )
+            ended = self.ended.get(market_id)
+            return None if ended is None else ended.info
+        return recorder_info_of(info)
 
     def stream_snapshot(self, market_id: str) -> MarketSnapshot | None:
         """The market as the stream shows it; also one the exchange has just forgotten as it closed
@@ -510,7 +465,8 @@ class ExchangeService:
         if book is None:
             forgotten = self.exchange.forgotten.get(market_id)
             if forgotten is None:
-                return None
+                ended = self.ended.get(market_id)
+                return None if ended is None else ended.snapshot
             market = forgotten.market
             book = market.book
         return snapshot_of(book, description.in_play(book.round), self.market_version(market_id),
@@ -523,17 +479,22 @@ class ExchangeService:
         return self.live_market_ids()
 
     def closed_market_ids(self, since_ms: int) -> list[str]:
-        """Markets kept that closed at or after ``since_ms`` (a stream resubscription missed them). O(markets)."""
+        """Markets that closed at or after ``since_ms`` (a stream resubscription missed them), kept or remembered
+        (:attr:`ended`). O(markets)."""
         closed = ((m, mk.settled_ts or 0) for m, mk in self.exchange.markets.items() if not mk.is_open)
-        return sorted(m for m, ts in closed if ts >= since_ms)
+        return sorted({*(m for m, ts in closed if ts >= since_ms), *self.ended.closed_since(since_ms)})
 
     def closed_order_images(self, account: str, since_ms: int) -> list[dict[str, Any]]:
         """Per market closed since ``since_ms`` where the account had orders: an image of its final order records
         there, ``closed: true``: each runner a ``fullImage`` with every order and the matched position that
         stood, which a client's cache takes in place of what it held (a level voided while it was away goes).
         O(the closed markets and the account's orders on them)."""
-        images = (closed_image(self.exchange, account, m) for m in self.closed_market_ids(since_ms))
+        images = (closed_image(m, self._cleared_orders(account, m)) for m in self.closed_market_ids(since_ms))
         return [image for image in images if image is not None]
+
+    def _cleared_orders(self, account: str, market_id: str) -> Sequence[ClearedOrder]:
+        ended = self.ended.get(market_id)
+        return self.exchange.cleared_orders(account, market_id) if ended is None else ended.cleared.get(account, ())
 
     def order_image(self, account: str, *, ended: bool = False) -> list[dict[str, Any]]:
         """An order subscription's image (``oc`` entries): per open market the account has orders on, per runner

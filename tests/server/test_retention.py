@@ -72,6 +72,8 @@ def _check_bounded(service: ExchangeService) -> None:
         assert set(account.cleared) <= closed and set(account.results) <= closed, account.account_id
         assert set(account.positions) <= set(ex.open_markets), account.account_id
     assert set(service.infos) <= kept
+    assert len(service.ended.by_id) == KEEP and not set(service.ended.by_id) & kept  # as many again, forgotten ones
+    assert all(MAKER_ACCOUNT not in e.cleared and "noise" in e.cleared for e in service.ended.by_id.values())
     notes = service.notes
     assert set(notes.created) <= kept and set(notes.versions) <= kept and set(notes.last_match) <= kept
     index = service.cleared_index

@@ -1,0 +1,78 @@
+"""A stream client away for longer than the exchange keeps closed markets still learns how the markets it held
+ended: the server remembers how as many markets again ended as the exchange keeps (``ended_markets``).
+
+betfairlightweight and flumine keep their caches across a reconnect; a market forgotten while the client was
+away, were it left out of the resubscription's image, would stay open in the cache for good, with its bets
+executable (flumine counts them in its exposure and never asks for their cleared orders).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from betfairlightweight.streaming.listener import StreamListener
+
+from exchange.clock import VirtualClock
+from exchange.server import keys
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, place, rpc, serving
+from tests.server.test_stream import MS, OS, authenticated, receive
+
+MARKET = "holdem.0"
+GAME_MS = 4 * (WINDOW_MS + PLAYING_MS)
+
+
+async def test_a_resubscription_learns_how_a_market_forgotten_while_it_was_away_ended(tmp_path: Path) -> None:
+    clock = VirtualClock(start_ms=START_MS)
+    markets, orders = StreamListener(max_latency=None), StreamListener(max_latency=None)
+    markets.register_stream(2, MS)
+    orders.register_stream(3, OS)
+    async with serving(tmp_path / "ex.db", clock, keep_closed_markets=2) as client:
+        async with client.ws_connect("/stream") as ws:
+            token = await authenticated(client, ws)
+            placed = await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))  # rests, lapses
+            bet_id = placed["result"]["instructionReports"][0]["betId"]
+            await ws.send_json({"op": MS, "id": 2, "marketFilter": {}})
+            markets.on_data(json.dumps(await receive(ws, "mcm", ct="SUB_IMAGE")))
+            await ws.send_json({"op": OS, "id": 3})
+            orders.on_data(json.dumps(await receive(ws, "ocm", ct="SUB_IMAGE")))
+        assert [(b.market_id, b.status) for b in markets.snap()] == [(MARKET, "OPEN")]
+        assert [o.status for o in orders.snap()[0].orders] == ["EXECUTABLE"]
+        clock.run(until_ms=START_MS + 4 * GAME_MS + 100)  # four games end: the exchange keeps the last two
+        exchange = client.app[keys.SERVICE].exchange
+        assert exchange.market_status(MARKET) is None and MARKET not in exchange.forgotten
+        async with client.ws_connect("/stream") as ws:
+            await authenticated(client, ws)
+            await ws.send_json({"op": MS, "id": 2, "marketFilter": {}, "initialClk": markets.initial_clk,
+                                "clk": markets.clk})
+            image = await receive(ws, "mcm", ct="SUB_IMAGE")
+            markets.on_data(json.dumps(image))
+            await ws.send_json({"op": OS, "id": 3, "initialClk": orders.initial_clk, "clk": orders.clk})
+            order_image = await receive(ws, "ocm", ct="SUB_IMAGE")
+            orders.on_data(json.dumps(order_image))
+    (ended,) = [mc for mc in image["mc"] if mc["id"] == MARKET]
+    assert ended["img"] is True and ended["marketDefinition"]["status"] == "CLOSED"
+    assert {b.market_id: b.status for b in markets.snap()}[MARKET] == "CLOSED"
+    (market,) = [oc for oc in order_image["oc"] if oc["id"] == MARKET]
+    assert market["closed"] is True
+    (record,) = market["orc"][0]["uo"]
+    assert (record["id"], record["status"], record["sl"]) == (bet_id, "EC", 2.0)
+    held = [(o.bet_id, o.status) for book in orders.snap() for o in book.orders if o.market_id == MARKET]
+    assert held == [(bet_id, "EXECUTION_COMPLETE")]
+
+
+async def test_the_server_remembers_as_many_forgotten_markets_as_the_exchange_keeps(tmp_path: Path) -> None:
+    clock = VirtualClock(start_ms=START_MS)
+    async with serving(tmp_path / "ex.db", clock, keep_closed_markets=1) as client:
+        async with client.ws_connect("/stream") as ws:
+            await authenticated(client, ws)
+            await ws.send_json({"op": MS, "id": 2, "marketFilter": {}})
+            first = await receive(ws, "mcm", ct="SUB_IMAGE")
+        clock.run(until_ms=START_MS + 4 * GAME_MS + 100)  # four games end: one kept, one remembered
+        async with client.ws_connect("/stream") as ws:
+            await authenticated(client, ws)
+            await ws.send_json({"op": MS, "id": 2, "marketFilter": {}, "initialClk": first["initialClk"],
+                                "clk": first["clk"]})
+            again = await receive(ws, "mcm", ct="SUB_IMAGE")
+    shown = [(mc["id"], mc["marketDefinition"]["status"]) for mc in again["mc"]]
+    assert shown == [("holdem.2", "CLOSED"), ("holdem.3", "CLOSED"), ("holdem.4", "OPEN")]
