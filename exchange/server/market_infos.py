@@ -6,6 +6,7 @@ met only in the journal (a restart) or no longer kept, again from its id and cha
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -16,21 +17,12 @@ from exchange.game.table import Game
 
 
 @dataclass(frozen=True, slots=True)
-class MarketInfo:
-    """What the catalogue says about a market: ids, names and times (epoch ms)."""
+class MarketInfo(RecorderInfo):
+    """What the catalogue says about a market: the stream's description of it (ids, names, times in epoch ms,
+    commission, type) and the channel and game it belongs to."""
 
-    market_id: str
-    channel: str
-    game_number: int
-    event_id: str
-    event_name: str
-    market_name: str
-    open_ms: int
-    market_time_ms: int
-    suspend_ms: int
-    runner_names: tuple[str, ...]
-    commission_percent: str
-    market_type: str  # WIN, or LOW for a hi/lo game's Low market (description.market_type_of)
+    channel: str = ""
+    game_number: int = 0
 
 
 def market_info(configs: Mapping[str, ChannelConfig], market_id: str, start_ms: int, game: Game | None
@@ -52,33 +44,5 @@ def market_info(configs: Mapping[str, ChannelConfig], market_id: str, start_ms: 
         market_id, title=config.title if config else channel, start_ms=start_ms, suspend_ms=suspend,
         hands=config.hands if config else 4, commission_bps=config.commission_bps if config else 250,
         runner_names=runners, market_label=label)
-    return MarketInfo(
-        market_id=market_id,
-        channel=channel,
-        game_number=number,
-        event_id=described.event_id,
-        event_name=described.event_name,
-        market_name=described.market_name,
-        open_ms=described.open_ms,
-        market_time_ms=described.market_time_ms,
-        suspend_ms=described.suspend_ms,
-        runner_names=described.runner_names,
-        commission_percent=described.commission_percent,
-        market_type=described.market_type,
-    )
-
-
-def recorder_info_of(info: MarketInfo) -> RecorderInfo:
-    """The stream recorder's description of a market: the catalogue's, without the channel and game number."""
-    return RecorderInfo(
-        market_id=info.market_id,
-        event_id=info.event_id,
-        event_name=info.event_name,
-        market_name=info.market_name,
-        open_ms=info.open_ms,
-        market_time_ms=info.market_time_ms,
-        suspend_ms=info.suspend_ms,
-        runner_names=info.runner_names,
-        commission_percent=info.commission_percent,
-        market_type=info.market_type,
-    )
+    fields = {f.name: getattr(described, f.name) for f in dataclasses.fields(described)}
+    return MarketInfo(**fields, channel=channel, game_number=number)

@@ -82,7 +82,7 @@ from exchange.server.fallback_equities import river_only_equities as river_only_
 from exchange.server.journal import Journal, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
 from exchange.server.limits import pause
-from exchange.server.market_infos import MarketInfo, market_info, recorder_info_of
+from exchange.server.market_infos import MarketInfo, market_info
 from exchange.server.notes import MarketNotes
 from exchange.server.order_deltas import OrderDirt, cleared_on, closed_image
 from exchange.server.recovery import Restored, restore
@@ -452,10 +452,8 @@ class ExchangeService:
 
     def recorder_info(self, market_id: str) -> RecorderInfo | None:
         info = self.infos.get(market_id)
-        if info is None:
-            ended = self.ended.get(market_id)
-            return None if ended is None else ended.info
-        return recorder_info_of(info)
+        ended = self.ended.get(market_id) if info is None else None
+        return info if ended is None else ended.info
 
     def stream_snapshot(self, market_id: str) -> MarketSnapshot | None:
         """The market as the stream shows it; also one the exchange has just forgotten as it closed
