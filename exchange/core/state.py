@@ -78,10 +78,12 @@ _BACK = Side.BACK
 
 @dataclass(frozen=True, slots=True)
 class ForgottenMarket:
-    """A closed market as the exchange forgot it: its closed record and each account's cleared orders there."""
+    """A closed market as the exchange forgot it: its closed record, each account's cleared orders there and
+    each account's result on it (net P&L and commission)."""
 
     market: ClosedMarket
     cleared: dict[str, ClearedOrders]
+    results: dict[str, AccountResult]
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,9 +348,11 @@ class ExchangeState:
             market_id = self.closed.popleft()
             market = self.markets.pop(market_id)
             assert isinstance(market, ClosedMarket)  # only closed markets are in self.closed
-            forgotten = self.forgotten[market_id] = ForgottenMarket(market, {})
+            forgotten = self.forgotten[market_id] = ForgottenMarket(market, {}, {})
             for account in self.accounts.values():
-                account.results.pop(market_id, None)
+                result = account.results.pop(market_id, None)
+                if result is not None:
+                    forgotten.results[account.account_id] = result
                 cleared = account.cleared.pop(market_id, None)
                 if cleared is not None:
                     self.cleared.forget(cleared)

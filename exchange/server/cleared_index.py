@@ -13,14 +13,16 @@ is then an index lookup (``O(log n + page)``) in a
 :class:`~sortedcontainers.SortedKeyList` per bet status, sorted by
 ``(settled_ts, bet_id)`` as the listing is.
 
-Memory stays bounded as the core's does: when the core forgets a closed
-market (``ExchangeConfig.keep_closed_markets``) the service calls
-:meth:`ClearedIndex.forget`, and the log of changed markets is cut short once
+Memory stays bounded as the core's does: the rows of a market the core has
+forgotten (``ExchangeConfig.keep_closed_markets``) are read from the server's
+memory of how it ended (:mod:`~exchange.server.ended_markets`) until that too
+forgets it and the service calls :meth:`ClearedIndex.forget`; and the log of changed markets is cut short once
 it is :data:`LOG_LIMIT` long (an account that has not read since the part cut
 off keeps the markets it named, among its own, as pending).
 
-The core stays the authority: :meth:`ClearedIndex._check` compares the index
-with the core's own answer, and the tests call it after random flows.
+The core (and, for the markets it forgot, that memory) stays the authority:
+:meth:`ClearedIndex._check` compares the index with their own answer, and the
+tests call it after random flows.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from exchange.core.events import (
 )
 from exchange.core.exchange import Exchange
 from exchange.core.orders import BetStatus, ClearedOrder
+from exchange.server.ended_markets import EndedMarkets
 
 #: Events after which a market's cleared orders may differ.
 _CHANGES = (SelectionSettled, MarketSettled, MarketVoided, MatchVoided, OrderLapsed, OrderCancelled)
@@ -71,8 +74,10 @@ class _AccountRows:
 class ClearedIndex:
     """Cleared orders by account and bet status, refreshed from the events the service sees."""
 
-    def __init__(self, exchange: Callable[[], Exchange], *, unindexed: Collection[str] = ()) -> None:
+    def __init__(self, exchange: Callable[[], Exchange], ended: EndedMarkets, *,
+                 unindexed: Collection[str] = ()) -> None:
         self._exchange = exchange
+        self._ended = ended
         self._unindexed = frozenset(unindexed)
         self._changed: list[str] = []  # market ids, in the order their changes happened (runs collapsed)
         self._base = 0  # the absolute position of _changed[0] (entries cut from the front so far)
@@ -109,7 +114,8 @@ class ClearedIndex:
         self._base = cut_end
 
     def forget(self, market_id: str) -> None:
-        """The core no longer keeps ``market_id``: drop its rows from every account. O(accounts)."""
+        """Neither the core nor the ended markets keep ``market_id``: drop its rows from every account.
+        O(accounts)."""
         for rows in self._accounts.values():
             if market_id in rows.markets:
                 rows.markets.discard(market_id)
@@ -171,7 +177,7 @@ class ClearedIndex:
         current = exchange.current_orders(account)
         rows = _AccountRows(seen=self._end, markets={o.market_id for o in current})
         grouped: dict[str, list[ClearedOrder]] = {}
-        for order in exchange.cleared_orders(account):
+        for order in self._all_cleared(account):
             grouped.setdefault(order.market_id, []).append(order)
             rows.by_status[order.bet_status].add(order)
         rows.by_market = {m: tuple(orders) for m, orders in grouped.items()}
@@ -182,19 +188,30 @@ class ClearedIndex:
     def _refresh(self, account: str, rows: _AccountRows, market_id: str) -> None:
         for old in rows.by_market.pop(market_id, ()):
             rows.by_status[old.bet_status].remove(old)
-        fresh = self._exchange().cleared_orders(account, market_id)
+        exchange = self._exchange()
+        if exchange.market_status(market_id) is not None:
+            fresh = exchange.cleared_orders(account, market_id)
+        else:
+            fresh = self._ended.cleared_orders(account, market_id)
         if fresh:
             rows.by_market[market_id] = fresh
             for order in fresh:
                 rows.by_status[order.bet_status].add(order)
 
+    def _all_cleared(self, account: str) -> list[ClearedOrder]:
+        """The account's cleared orders, by bet id: on the markets the core keeps and those it forgot that the
+        server remembers."""
+        kept = self._exchange().cleared_orders(account)
+        return sorted([*kept, *self._ended.all_cleared_orders(account)], key=lambda o: o.bet_id)
+
     def _check(self) -> None:
         """Every indexed account's rows, brought up to date, equal the core's cleared orders."""
         for account in list(self._accounts):
             mine = sorted((o for s in BetStatus for o in self.rows(account, s)), key=lambda o: o.bet_id)
-            theirs = list(self._exchange().cleared_orders(account))
+            theirs = self._all_cleared(account)
             if mine != theirs:
-                raise InvariantError(f"cleared index of {account!r}: {len(mine)} orders, the core has {len(theirs)}")
+                raise InvariantError(f"cleared index of {account!r}: {len(mine)} orders, the core and the ended "
+                                     f"markets have {len(theirs)}")
             for status, listed in self._accounts[account].by_status.items():
                 if any(o.bet_status is not status for o in listed) or list(listed) != sorted(listed, key=_key):
                     raise InvariantError(f"cleared index of {account!r}: {status} rows out of place or order")

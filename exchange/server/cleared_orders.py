@@ -114,7 +114,7 @@ def _bet_row(service: ExchangeService, order: ClearedOrder, describe: bool) -> J
 
 def item_description(service: ExchangeService, market_id: str, selection_id: int | None) -> JsonDict:
     """API-NG ``ItemDescription`` of a market (and runner) from the catalogue."""
-    info = service.infos.get(market_id)
+    info = service.recorder_info(market_id)
     out: JsonDict = {"eventTypeDesc": EVENT_TYPE_NAME, "marketType": market_type_of(market_id), "numberOfWinners": 1,
                      "eachWayDivisor": None}
     if info is not None:

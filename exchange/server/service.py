@@ -38,8 +38,9 @@ orders and account results) and forgets older ones as new ones close. The
 service follows it: when the core forgets a market (:meth:`_forget_pruned`,
 watching ``exchange.closed``), its catalogue entry, its notes and its rows in
 the cleared-orders index go too, so ``listMarketCatalogue`` and
-``listClearedOrders`` answer for the markets kept; how it ended is remembered for as many markets again
-(:attr:`ended`), for stream clients that come back after a long time away. The journal keeps every
+``listClearedOrders`` answer for the markets kept; how it ended (and the traders' cleared orders there) is
+remembered for as many markets again (:attr:`ended`), for stream clients that come back after a long time away
+and the ``listClearedOrders`` they then send. The journal keeps every
 record (the audit trail); a restart folds only the tail after the newest
 snapshot, whose size is bounded the same way.
 """
@@ -149,7 +150,8 @@ class ExchangeService:
         self.currencies: dict[str, str] = {}  # each logged-in account's currency, from the account store
         #: placeOrders' customerRefs of the last minute, per account (a repeated call is refused, not run twice).
         self.recent_refs = RecentRefs()
-        self.cleared_index = ClearedIndex(lambda: self.exchange, unindexed=(MAKER_ACCOUNT, *self.noise_accounts))
+        self.cleared_index = ClearedIndex(lambda: self.exchange, self.ended,
+                                          unindexed=(MAKER_ACCOUNT, *self.noise_accounts))
         #: getAccountStatement's index of the journal's money movements (none for a journal in memory).
         self.statements = StatementIndex(journal.path) if journal.path else None
         self._use_notes(MarketNotes())
@@ -361,19 +363,21 @@ class ExchangeService:
         markets = self.exchange.markets
         while self._closed and self._closed[0] not in markets:
             market_id = self._closed.popleft()
-            self._remember_ending(market_id)
-            self.infos.pop(market_id, None)
+            info = self.infos.pop(market_id, None)
             self.notes.forget(market_id)
-            self.cleared_index.forget(market_id)
+            for gone in self._remember_ending(market_id, info):
+                self.cleared_index.forget(gone)
 
-    def _remember_ending(self, market_id: str) -> None:
-        """Keep how ``market_id``, forgotten by the latest close, ended (:mod:`~exchange.server.ended_markets`)."""
-        forgotten, snapshot, info = (self.exchange.forgotten.get(market_id), self.stream_snapshot(market_id),
-                                     self.recorder_info(market_id))
-        if forgotten is not None and snapshot is not None and info is not None:
-            house = (MAKER_ACCOUNT, *self.noise_accounts)
-            cleared = {a: tuple(orders) for a, orders in forgotten.cleared.items() if a not in house}
-            self.ended.add(market_id, EndedMarket(info, snapshot, cleared))
+    def _remember_ending(self, market_id: str, info: MarketInfo | None) -> list[str]:
+        """Keep how ``market_id``, forgotten by the latest close, ended (:mod:`~exchange.server.ended_markets`); the
+        markets no longer remembered."""
+        forgotten, snapshot = self.exchange.forgotten.get(market_id), self.stream_snapshot(market_id)
+        if forgotten is None or snapshot is None or info is None:
+            return [market_id]
+        house = (MAKER_ACCOUNT, *self.noise_accounts)
+        cleared = {a: tuple(orders) for a, orders in forgotten.cleared.items() if a not in house}
+        commission = {a: result.commission for a, result in forgotten.results.items() if a not in house}
+        return self.ended.add(market_id, EndedMarket(info, snapshot, cleared, commission))
 
     def _on_new_game(self, game: Game) -> None:
         for market in game.markets:  # a hi/lo game has a High and a Low market
@@ -416,8 +420,12 @@ class ExchangeService:
         return funds if funds is not None else AccountFunds(account, 0, 0, 0)
 
     def commission(self, account: str, market_id: str) -> int:
+        """The commission charged to ``account`` on ``market_id``, a kept market or one remembered (0 if none)."""
         result = self.exchange.market_result(account, market_id)
-        return result.commission if result is not None else 0
+        if result is not None:
+            return result.commission
+        ended = self.ended.get(market_id)
+        return ended.commission.get(account, 0) if ended is not None else 0
 
     def market_book(self, market_id: str, depth: int | None = None) -> MarketBook | None:
         return self.exchange.market_book(market_id, depth)

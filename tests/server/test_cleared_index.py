@@ -10,6 +10,8 @@ from aiohttp.test_utils import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from exchange.betfair.stream import MarketInfo as RecorderInfo
+from exchange.betfair.stream import snapshot_of
 from exchange.clock import VirtualClock
 from exchange.core.commands import (
     CancelOrder,
@@ -22,11 +24,12 @@ from exchange.core.commands import (
     SettleMarket,
 )
 from exchange.core.events import OrderPlaced
-from exchange.core.exchange import Exchange
+from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.orders import BetStatus
 from exchange.core.side import Side
 from exchange.server import cleared_index, keys
 from exchange.server.cleared_index import ClearedIndex
+from exchange.server.ended_markets import EndedMarket, EndedMarkets
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
 
 MARKET = "holdem.0"
@@ -66,15 +69,26 @@ def short_log(monkeypatch: pytest.MonkeyPatch) -> None:
 @given(st.data())
 def test_the_index_equals_the_cores_cleared_orders_over_random_interleavings(data: st.DataObject) -> None:
     """Accounts open at any moment, orders are placed and cancelled on two markets, markets settle and new ones
-    open, and accounts read in between, with a change log short enough to be cut often: after every read the
-    rows served equal the core's, and at the end every account's do (``ClearedIndex._check``)."""
-    exchange = Exchange()
-    index = ClearedIndex(lambda: exchange)
+    open, and accounts read in between, with a change log short enough to be cut often; the core forgets closed
+    markets beyond a few and the server remembers a few of those, as the service does: after every read the
+    rows served equal the core's and the remembered markets', and at the end every account's do
+    (``ClearedIndex._check``)."""
+    exchange = Exchange(ExchangeConfig(keep_closed_markets=data.draw(st.integers(0, 3), label="kept")))
+    ended = EndedMarkets(keep=data.draw(st.integers(0, 3), label="remembered"))
+    index = ClearedIndex(lambda: exchange, ended)
     ts = 0
 
     def run(command: Command) -> None:
         for event in exchange.execute(command):
             index.note(event)
+
+    def remember_forgotten() -> None:
+        for market_id, gone in exchange.forgotten.items():
+            info = RecorderInfo(market_id, market_id, "Event", "Market", 0, 0, ts, ("Hand 1", "Hand 2"))
+            cleared = {account: tuple(orders) for account, orders in gone.cleared.items()}
+            remembered = EndedMarket(info, snapshot_of(gone.market.book, False, 0, ts), cleared, {})
+            for dropped in ended.add(market_id, remembered):
+                index.forget(dropped)
 
     accounts: list[str] = []
     live = [f"1.{n}" for n in range(2)]
@@ -106,13 +120,14 @@ def test_the_index_equals_the_cores_cleared_orders_over_random_interleavings(dat
         elif step == "settle":
             market_id = data.draw(st.sampled_from(live))
             run(SettleMarket(ts, market_id, (data.draw(st.sampled_from([1, 2])),)))
+            remember_forgotten()
             live[live.index(market_id)] = replacement = f"1.{created}"
             created += 1
             run(CreateMarket(ts, replacement, (1, 2)))
             run(OpenMarket(ts, replacement))
         elif step == "read":
             account, status = data.draw(st.sampled_from(accounts)), data.draw(st.sampled_from(list(BetStatus)))
+            known = [*exchange.cleared_orders(account), *ended.all_cleared_orders(account)]
             assert list(index.rows(account, status)) == sorted(
-                (o for o in exchange.cleared_orders(account) if o.bet_status is status),
-                key=lambda o: (o.settled_ts, o.bet_id))
+                (o for o in known if o.bet_status is status), key=lambda o: (o.settled_ts, o.bet_id))
     index._check()

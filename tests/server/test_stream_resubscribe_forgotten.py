@@ -1,21 +1,24 @@
 """A stream client away for longer than the exchange keeps closed markets still learns how the markets it held
-ended: the server remembers how as many markets again ended as the exchange keeps (``ended_markets``).
+ended, and can list their settled bets: the server remembers how as many markets again ended as the exchange
+keeps (``ended_markets``).
 
 betfairlightweight and flumine keep their caches across a reconnect; a market forgotten while the client was
 away, were it left out of the resubscription's image, would stay open in the cache for good, with its bets
-executable (flumine counts them in its exposure and never asks for their cleared orders).
+executable (flumine counts them in its exposure and never asks for their cleared orders). Told it closed,
+flumine asks ``listClearedOrders`` for its settled bets, again and again until it has them.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, place, rpc, serving
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc, serving
 from tests.server.test_stream import MS, OS, authenticated, receive
 
 MARKET = "holdem.0"
@@ -76,3 +79,33 @@ async def test_the_server_remembers_as_many_forgotten_markets_as_the_exchange_ke
             again = await receive(ws, "mcm", ct="SUB_IMAGE")
     shown = [(mc["id"], mc["marketDefinition"]["status"]) for mc in again["mc"]]
     assert shown == [("holdem.2", "CLOSED"), ("holdem.3", "CLOSED"), ("holdem.4", "OPEN")]
+
+
+async def test_listed_cleared_orders_of_a_market_forgotten_are_what_they_were_while_it_was_kept(
+        tmp_path: Path) -> None:
+    """flumine, told a market closed, asks ``listClearedOrders`` for its settled bets until it has them: on a market
+    the exchange has forgotten but the server remembers, every listing answers as it did while the market was
+    kept (the bets, their profit, the commission)."""
+    clock = VirtualClock(start_ms=START_MS)
+    async with serving(tmp_path / "ex.db", clock, keep_closed_markets=2) as client:
+        alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+        for token, side in ((alice, "LAY"), (bob, "BACK")):  # matched: one of them wins and pays commission
+            await rpc(client, token, "placeOrders", place(MARKET, 1, side, 3.5, 10))
+
+        async def listings() -> list[Any]:
+            answers = []
+            for token in (alice, bob):
+                for group in ("BET", "MARKET", "SIDE"):
+                    params = {"betStatus": "SETTLED", "marketIds": [MARKET], "groupBy": group,
+                              "includeItemDescription": True}
+                    answers.append((await rpc(client, token, "listClearedOrders", params))["result"])
+            return answers
+
+        clock.run(until_ms=START_MS + GAME_MS + 100)  # holdem.0 settles and is kept
+        kept = await listings()
+        assert all(answer["clearedOrders"] for answer in kept)
+        assert any(float(row["commission"]) > 0 for answer in kept for row in answer["clearedOrders"]
+                   if "commission" in row)
+        clock.run(until_ms=START_MS + 4 * GAME_MS + 100)  # three more games: the exchange forgets holdem.0
+        assert client.app[keys.SERVICE].exchange.market_status(MARKET) is None
+        assert await listings() == kept
