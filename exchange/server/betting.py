@@ -167,8 +167,9 @@ def repeated_call(service: ExchangeService, session: Session, operation: str, ma
 
 def remember_call(service: ExchangeService, session: Session, operation: str, customer_ref: str | None,
                   outcomes: Sequence[Outcome]) -> None:
-    """Note an ``operation`` call's ``customerRef`` if the call did something (a repeat of it is then refused)."""
-    if customer_ref and any(o.error is None for o in outcomes):
+    """Note an ``operation`` call's ``customerRef`` if the call did something, even in part (a repeat of it is then
+    refused)."""
+    if customer_ref and any(o.error is None or o.error in PARTLY_DONE for o in outcomes):
         service.recent_refs.remember(session.account, customer_ref, service.now(), operation=operation)
 
 

@@ -8,7 +8,8 @@ exchange places its bets twice, or a cancel that reduces a bet by 2.00 reduces i
 
 A ref is remembered per account and operation (a placement's ref does not refuse a cancel that happens to carry
 the same) from the moment a call carrying it is carried out; a call refused before anything was done (a malformed
-or invalid instruction, a stale ``marketVersion``) leaves nothing to repeat, so its ref stays free. Refs older
+or invalid instruction, a placement against a stale ``marketVersion``) leaves nothing to repeat, so its ref
+stays free; a replace against a stale one cancelled its bet, so its ref is taken. Refs older
 than the window are forgotten as new ones come, so the memory held is at most a minute's calls.
 
 >>> refs = RecentRefs(window_ms=60_000)

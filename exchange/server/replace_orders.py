@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from exchange.betfair import apiformat
+from exchange.core import ladder
 from exchange.core.commands import CancelOrder, ReplaceOrder
 from exchange.core.events import OrderCancelled, OrderPlaced, OrderRejected
 from exchange.core.money import to_exact_decimal
@@ -104,6 +105,10 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
             new_price = to_exact_decimal(raw_price, "newPrice")
         except ValueError as exc:
             outcomes.append(_replace_failure(instruction, view, "INVALID_ODDS", str(exc)))
+            continue
+        if stale is not None and ladder.tick_of(new_price) is None:  # refused, the bet kept, as the core would
+            message = ladder.invalid_price_message(new_price)
+            outcomes.append(_replace_failure(instruction, view, "INVALID_ODDS", message))
             continue
         if stale is not None:  # the new bet lapses: what is left is only the cancel of the old one
             outcomes.append(_lapsed_replace(service, session, view, instruction, stale))

@@ -111,3 +111,20 @@ async def test_a_repeated_cancel_or_replace_is_refused_and_changes_nothing(clien
     clock.advance(60_000)  # the window has passed: the same call is judged afresh (the bet has moved on)
     late = (await rpc(client, alice, "replaceOrders", move))["result"]
     assert late["errorCode"] != "DUPLICATE_TRANSACTION", late
+
+
+async def test_a_repeated_replace_that_only_cancelled_is_a_duplicate(client: TestClient, clock: VirtualClock) -> None:
+    """A replace sent against a stale marketVersion cancels the bet and places none (CANCELLED_NOT_PLACED): the
+    call did something, so a retry with its ref is DUPLICATE_TRANSACTION. It was carried out afresh and answered
+    BET_TAKEN_OR_LAPSED, which tells a bot its bet was matched when its own first call had cancelled it."""
+    alice = await login(client, "alice", "pw-alice")
+    placed = (await rpc(client, alice, "placeOrders", place(MARKET, 3, "LAY", 3.0, 2)))["result"]
+    bet = placed["instructionReports"][0]["betId"]
+    call = {"marketId": MARKET, "customerRef": "mv-1", "marketVersion": {"version": 0},  # stale: the market is past 0
+            "instructions": [{"betId": bet, "newPrice": 2.5}]}
+    first = (await rpc(client, alice, "replaceOrders", call))["result"]
+    assert (first["status"], first["instructionReports"][0]["errorCode"]) == (
+        "PROCESSED_WITH_ERRORS", "CANCELLED_NOT_PLACED"), first
+    clock.advance(1_000)
+    again = (await rpc(client, alice, "replaceOrders", call))["result"]
+    assert (again["errorCode"], again["instructionReports"]) == ("DUPLICATE_TRANSACTION", []), again

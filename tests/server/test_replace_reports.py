@@ -87,3 +87,22 @@ async def test_a_replace_of_an_unknown_bet_invents_no_new_bet(client: TestClient
     assert raw["cancelInstructionReport"] == {"status": "FAILURE", "errorCode": "INVALID_BET_ID",
                                               "instruction": {"betId": "999999"}}
     assert raw["placeInstructionReport"] == {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED"}
+
+
+async def test_a_stale_replace_to_odds_off_the_ladder_is_refused_as_a_current_one_is_and_keeps_the_bet(
+        client: TestClient) -> None:
+    """A new price the ladder does not have is refused before anything is done, whatever the marketVersion: the
+    stale path cancelled the bet first (CANCELLED_NOT_PLACED) where a current one kept it (INVALID_ODDS)."""
+    alice = await login(client, "alice", "pw-alice")
+    bet = await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2)
+    answers = []
+    for version in ({"version": 0}, None):  # stale, then none given (current)
+        extra = {} if version is None else {"marketVersion": version}
+        out = await rpc(client, alice, "replaceOrders", {"marketId": MARKET, **extra,
+                                                         "instructions": [{"betId": bet["betId"], "newPrice": 3.01}]})
+        answers.append(out["result"])
+    stale, current = answers
+    assert stale["instructionReports"] == current["instructionReports"]
+    assert (stale["status"], stale["instructionReports"][0]["errorCode"]) == ("FAILURE", "INVALID_ODDS")
+    [order] = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert (order["betId"], order["sizeRemaining"], order["priceSize"]["price"]) == (bet["betId"], 2.0, 3.0)
