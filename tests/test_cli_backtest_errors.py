@@ -155,3 +155,98 @@ def test_a_strategy_module_in_the_current_folder_is_found_as_python_m_finds_it(
         sys.modules.pop("strategy_in_the_current_folder", None)
     assert code == 0, err
     assert (tmp_path / "out" / "games.parquet").is_file()
+
+
+RAISES = """
+from exchange.backtest.strategy import Strategy
+
+class InBook(Strategy):
+    def process_market_book(self, market):
+        if market.market_id == "holdem.1":
+            raise ZeroDivisionError("boom in book")
+
+class InEnd(Strategy):
+    def on_game_end(self, end):
+        raise KeyError("no such thing")
+
+class InPlace(Strategy):
+    def on_market_open(self, market):
+        market.place_order(1, "BACK", 2.0)  # no stake: the strategy's mistake, in the backtester's code
+
+class InInit(Strategy):
+    def __init__(self, **params):
+        super().__init__(**params)
+        raise RuntimeError("boom in init")
+"""
+
+
+@pytest.mark.parametrize(("name", "workers", "said"), [
+    ("InBook", "1", "process_market_book raised ZeroDivisionError: boom in book, in backtest session 1, game 1 "
+                    "(holdem.1)"),
+    ("InBook", "2", "process_market_book raised ZeroDivisionError: boom in book, in backtest session 1, game 1 "
+                    "(holdem.1)"),
+    ("InEnd", "1", "on_game_end raised KeyError: 'no such thing', in backtest session 0, game 0 (holdem.0)"),
+    ("InPlace", "1", "on_market_open raised TypeError: "),
+], ids=["book", "book-2-workers", "game-end", "bad-place-order"])
+def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_the_game(
+    name: str, workers: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A strategy's bug was some forty lines of tracebacks through the runner and the process pool, exit 1."""
+    source = tmp_path / "raises.py"
+    source.write_text(RAISES, encoding="utf-8")
+    out = tmp_path / "out"
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", f"{source}:{name}", "--games", "3", "--seed", "1",
+                                "--workers", workers, "--chunk-size", "1", "--out", str(out), "--no-progress")
+    assert (code, stdout, err.count("\n")) == (2, "", 1), err
+    assert err.startswith(f"exchange-poker: error: strategy '{source}:{name}': {said}"), err
+    assert err.endswith("nothing was written to --out (--debug shows the traceback)\n"), err
+    assert not any(out.iterdir())
+
+
+def test_debug_shows_a_raising_strategys_traceback(tmp_path: Path) -> None:
+    source = tmp_path / "raises.py"
+    source.write_text(RAISES, encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "exchange.cli", "backtest", "--strategy", f"{source}:InBook",
+                             "--games", "2", "--seed", "1", "--out", str(tmp_path / "out"), "--no-progress",
+                             "--debug"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 1
+    assert 'raise ZeroDivisionError("boom in book")' in result.stderr  # the strategy's own line
+    assert "ZeroDivisionError: boom in book" in result.stderr
+    assert "raised in the strategy's process_market_book" in result.stderr
+
+
+@pytest.mark.parametrize(("source", "reference", "said"), [
+    ("X = 1 / 0\n", "S", "raised ZeroDivisionError: division by zero (--debug shows the traceback)"),
+    (RAISES, "InInit", "raised RuntimeError: boom in init (--debug shows the traceback)"),
+], ids=["as-it-loads", "as-it-is-built"])
+def test_a_strategy_that_raises_as_it_loads_or_is_built_is_one_line(
+    source: str, reference: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "strategy.py"
+    path.write_text(source, encoding="utf-8")
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", f"{path}:{reference}", "--games", "1", "--seed",
+                                "1", "--out", str(tmp_path / "out"), "--no-progress")
+    assert (code, stdout) == (2, "")
+    assert err == f"exchange-poker: error: strategy '{path}:{reference}' {said}\n"
+
+
+def test_a_strategy_file_that_is_not_utf8_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "latin1.py"
+    path.write_bytes("# café\n".encode("latin-1"))
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", f"{path}:S", "--games", "1", "--seed", "1",
+                                "--out", str(tmp_path / "out"), "--no-progress")
+    assert (code, stdout) == (2, "")
+    said = "is not UTF-8 text (Python's default): byte 5 is 0xe9"
+    assert err == f"exchange-poker: error: strategy file '{path}' {said}\n"
+
+
+def test_a_balance_the_tables_cannot_hold_is_refused_before_the_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It played every game, then failed writing the tables (OverflowError from pyarrow), exit 1."""
+    out = tmp_path / "out"
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1",
+                                "--balance", "100000000000000000", "--out", str(out), "--no-progress")
+    assert (code, stdout) == (2, "")
+    assert err.endswith("argument --balance: must be at most 10,000,000,000,000, not 100000000000000000\n"), err
+    assert not out.exists()

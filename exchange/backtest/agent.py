@@ -62,6 +62,7 @@ from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketHandle, Settlement, Strategy
+from exchange.backtest.strategy_errors import Guarded
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
 from exchange.core.orders import OrderView
@@ -158,7 +159,7 @@ class SeatedStrategy:
         bet_market: BetMarket | None = None,
         refs: CustomerRefs | None = None,
     ) -> None:
-        self.strategy = strategy
+        self.strategy = Guarded(strategy)  # its errors name the hook that raised (strategy_errors)
         self.bet_market = bet_market
         self.watch = watch
         self.positions = positions

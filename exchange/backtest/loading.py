@@ -56,7 +56,11 @@ class StrategySpec:
             path = Path(target)
             if not path.is_file():
                 raise StrategyLoadError(f"strategy file {target!r} does not exist")
-            source = path.read_text(encoding="utf-8")
+            try:
+                source = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as exc:
+                raise StrategyLoadError(f"strategy file {target!r} is not UTF-8 text (Python's default): "
+                                        f"byte {exc.start} is 0x{exc.object[exc.start]:02x}") from None
             return cls(reference, class_name, source=source, path=str(path), params_json=params_json)
         return cls(reference, class_name, module=target, params_json=params_json)
 

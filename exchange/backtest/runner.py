@@ -54,6 +54,9 @@ EPOCH_MS = 1_767_225_600_000
 STRATEGY_ACCOUNT = "strategy"
 #: The strategy account's starting balance in each world or session: 10,000.00.
 DEFAULT_BALANCE = 1_000_000
+#: The largest starting balance (minor units: 10,000,000,000,000.00): the tables hold money in 64-bit columns,
+#: and a balance this size leaves room for every sum a session makes of it.
+MAX_BALANCE = 10**15
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +94,9 @@ class BacktestConfig:
         latency = self.latency_ms
         if latency is not None and (type(latency) is not int or latency < 0):  # the clock keeps whole milliseconds
             raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency!r}")
-        if type(self.balance) is not int or self.balance <= 0:  # money is whole minor units
-            raise ValueError(f"balance must be a whole number of minor units above 0, not {self.balance!r}")
+        if type(self.balance) is not int or not 0 < self.balance <= MAX_BALANCE:  # money is whole minor units
+            raise ValueError(f"balance must be a whole number of minor units above 0 and at most {MAX_BALANCE}, "
+                             f"not {self.balance!r}")
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
         rate = self.irregularity_rate

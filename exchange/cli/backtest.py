@@ -63,6 +63,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--irregularity-rate", type=share, default=0.0, metavar="P",
                         help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--debug", action="store_true",
+                        help="a strategy that raises shows its traceback (default: one line naming the hook and game)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
 
@@ -74,6 +76,10 @@ def _money(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{exc}; give an amount like 1000 or 25.50") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    from exchange.backtest.runner import MAX_BALANCE
+
+    if value > MAX_BALANCE:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_BALANCE // 100:,}, not {text}")
     return value
 
 
@@ -120,6 +126,7 @@ def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
     from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, run_backtest
     from exchange.backtest.strategy import Strategy
+    from exchange.backtest.strategy_errors import other_notes, raising_hook
     from exchange.backtest.workers import make_executor
 
     try:
@@ -146,6 +153,10 @@ def _run(args: argparse.Namespace) -> int:
         fail(str(exc))
     except (SyntaxError, ImportError) as exc:  # a strategy file that cannot run, or a module a strategy needs
         fail(f"strategy {args.strategy!r}: {exc}")
+    except Exception as exc:  # the strategy's own code, run as its file loads or its class is built
+        if args.debug:
+            raise
+        fail(f"strategy {args.strategy!r} raised {type(exc).__name__}: {exc} (--debug shows the traceback)")
     try:
         executor = make_executor(args.workers, args.scheduler)
     except (OSError, RuntimeError, ValueError) as exc:  # no cluster extra; no scheduler there; a malformed address
@@ -163,6 +174,13 @@ def _run(args: argparse.Namespace) -> int:
         except BrokenProcessPool:
             fail("a worker process ended abruptly (killed, out of memory, or the strategy ended its process); "
                  "nothing was written to --out")
+        except Exception as exc:
+            hook = raising_hook(exc)
+            if hook is None or args.debug:  # the backtester's own error, or asked for: the traceback
+                raise
+            where = "; ".join(other_notes(exc))
+            fail(f"strategy {args.strategy!r}: {hook} raised {type(exc).__name__}: {exc}, {where}; nothing was "
+                 "written to --out (--debug shows the traceback)")
     print(result.summary.text())
     print(f"wrote {', '.join(str(p) for p in result.paths)}")
     return 0

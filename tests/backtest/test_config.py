@@ -18,15 +18,19 @@ from exchange.backtest.runner import BacktestConfig
 SPEC = StrategySpec.parse("exchange.backtest.strategy:Strategy")
 
 
+BALANCE = "balance must be a whole number of minor units above 0 and at most 1000000000000000, not "
+
+
 @pytest.mark.parametrize(
     ("changes", "message"),
     [
         ({"latency_ms": 1.5}, "latency must be a whole number of ms, 0 or more, not 1.5"),
         ({"latency_ms": -5}, "latency must be a whole number of ms, 0 or more, not -5"),
         ({"latency_ms": True}, "latency must be a whole number of ms, 0 or more, not True"),
-        ({"balance": 100.5}, "balance must be a whole number of minor units above 0, not 100.5"),
-        ({"balance": -5}, "balance must be a whole number of minor units above 0, not -5"),
-        ({"balance": 0}, "balance must be a whole number of minor units above 0, not 0"),
+        ({"balance": 100.5}, BALANCE + "100.5"),
+        ({"balance": -5}, BALANCE + "-5"),
+        ({"balance": 0}, BALANCE + "0"),
+        ({"balance": 10**15 + 1}, BALANCE + "1000000000000001"),
         ({"games": 2.0}, "games must be a whole number, not 2.0"),
         ({"games_per_session": True}, "games_per_session must be a whole number, not True"),
         ({"seed": 1.5}, "seed must be a whole number, not 1.5"),

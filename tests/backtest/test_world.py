@@ -13,6 +13,7 @@ import pytest
 
 from exchange.backtest.outputs import empty_tables
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
+from exchange.backtest.strategy_errors import other_notes, raising_hook
 from exchange.backtest.world import build_world, play_session
 from exchange.betfair.stream import snapshot_of
 from exchange.core import ladder
@@ -249,12 +250,13 @@ class RaisesInGame(Strategy):
 
 
 def test_an_error_in_a_strategy_names_the_session_and_game_it_happened_in() -> None:
-    """The strategy's own exception comes out as it is, with a note saying where: the session, the game and the
-    clock, so that a run of thousands of games can be taken back to the one game."""
+    """The strategy's own exception comes out as it is, with notes saying which hook raised it and where: the
+    session, the game and the clock, so that a run of thousands of games can be taken back to the one game."""
     config = replace(small_config(), games=6, games_per_session=3)
     with pytest.raises(ZeroDivisionError, match="a strategy's own bug") as raised:
         play_session(config.setup(), 1, RaisesInGame(4), empty_tables())
-    notes = getattr(raised.value, "__notes__", [])
+    assert raising_hook(raised.value) == "on_window_open"
+    notes = other_notes(raised.value)
     assert len(notes) == 1 and "session 1" in notes[0] and "game 4 (holdem.4)" in notes[0], notes
 
 

@@ -1,0 +1,71 @@
+"""A strategy's own errors, told apart from the backtester's: each is noted with the hook that raised it.
+
+The agents call the strategy through :class:`Guarded`: an exception its hook
+raises (or one it set off, such as a ``place_order`` with a wrong argument)
+goes on as it came, its type unchanged for a script that runs backtests and
+catches it, with a note naming the hook (:func:`raising_hook` reads it back).
+Notes cross from a worker process, or a Dask worker, with the exception. The
+backtest command reports such an error on one line with where the session
+was (``exchange-poker backtest --debug`` shows the traceback).
+
+>>> class Broken:
+...     latency_ms = 0
+...     def on_game_start(self, start):
+...         return 1 / start
+>>> guarded = Guarded(Broken())
+>>> guarded.latency_ms
+0
+>>> try:
+...     guarded.on_game_start(0)
+... except ZeroDivisionError as exc:
+...     raising_hook(exc), exc.__notes__
+('on_game_start', ["raised in the strategy's on_game_start"])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+_NOTE = "raised in the strategy's "
+
+
+class Guarded:
+    """A strategy as the agents call it: an exception from any of its public methods is noted with the method's
+    name (:func:`raising_hook`); attributes are read and set as the strategy's own."""
+
+    def __init__(self, strategy: Any) -> None:
+        object.__setattr__(self, "_strategy", strategy)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._strategy, name)
+        if name.startswith("_") or not callable(value):
+            return value
+        hook = _guarded(name, value)
+        object.__setattr__(self, name, hook)  # read once: the next call finds it without __getattr__
+        return hook
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._strategy, name, value)
+
+
+def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    def hook(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(*args, **kwargs)
+        except Exception as exc:
+            if raising_hook(exc) is None:  # a hook the strategy called itself has noted it already
+                exc.add_note(f"{_NOTE}{name}")
+            raise
+
+    return hook
+
+
+def raising_hook(exc: BaseException) -> str | None:
+    """The strategy's hook that raised ``exc``, or None if it came from elsewhere (the backtester's own code)."""
+    return next((note[len(_NOTE):] for note in getattr(exc, "__notes__", ()) if note.startswith(_NOTE)), None)
+
+
+def other_notes(exc: BaseException) -> list[str]:
+    """``exc``'s notes but the hook's (such as where the session was when it raised)."""
+    return [note for note in getattr(exc, "__notes__", ()) if not note.startswith(_NOTE)]
