@@ -144,18 +144,21 @@ def expected_gross(fills: Sequence[dict[str, Any]], winners: tuple[int, ...]) ->
     return lost + round_half_down(Fraction(won))
 
 
-def run_notebook(out: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, int]:
-    """Execute the notebook on the backtest folder ``out``: its printed text and tables, and how many figures it
-    drew."""
+def run_notebook(out: Path | str, monkeypatch: pytest.MonkeyPatch, *, account: str | None = None,
+                 folder: Path = ROOT) -> tuple[str, int]:
+    """Execute the notebook on the backtest folder ``out`` (``account``'s results; the kernel run in ``folder``):
+    its printed text and tables, and how many figures it drew."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     pytest.importorskip("matplotlib")
     monkeypatch.setenv("BACKTEST_DIR", str(out))
+    if account is not None:
+        monkeypatch.setenv("BACKTEST_ACCOUNT", account)
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's inline backend keeps the figures
     notebook = nbformat.read(ROOT / "notebooks" / "settlements.ipynb", as_version=4)
     client = nbclient.NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(ROOT)}}
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
     )
     client.execute(env=dict(os.environ))
     outputs = "".join(  # printed text and the tables shown (their plain-text form)

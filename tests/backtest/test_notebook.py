@@ -5,6 +5,7 @@ Once on one-game worlds and once on sessions, whose bankroll section has real pa
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
-from tests.backtest.backtest_support import Run, run_notebook
+from tests.backtest.backtest_support import ROOT, Run, run_notebook
 
 
 def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,6 +25,26 @@ def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPat
     assert "dead heats:" in outputs
     assert f"{small_run.config.games} sessions of up to 1 games" in outputs
     assert images >= 4
+
+
+def test_a_relative_data_dir_is_the_repository_roots_as_the_readme_gives_it(
+    small_run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jupyter runs the notebook in notebooks/; ``BACKTEST_DIR=out/maker``, as the README says after a backtest run
+    from the repository root, was looked for in notebooks/out/maker."""
+    relative = os.path.relpath(small_run.out, ROOT)
+    outputs, _ = run_notebook(relative, monkeypatch, folder=ROOT / "notebooks")
+    assert f"{small_run.config.games} games" in outputs
+
+
+def test_the_calibration_is_of_the_accounts_own_matches(small_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It took every account's fills (the house's, the noise trader's) as the account's."""
+    fills = pq.read_table(small_run.out / "fills.parquet").to_pandas()
+    live = fills[~fills.voided & fills.equity.notna()]
+    mine = int(((live.back_account == "strategy") | (live.lay_account == "strategy")).sum())
+    assert mine < len(live)  # others matched too: the test can tell the two apart
+    outputs, _ = run_notebook(small_run.out, monkeypatch)
+    assert f"strategy: {mine} matches with an equity" in outputs
 
 
 def test_settlements_notebook_draws_the_bankroll_of_sessions(session_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
