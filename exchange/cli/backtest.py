@@ -24,6 +24,7 @@ import argparse
 import tempfile
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import NoReturn
 
 from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import fail, one_line_errors, positive, share, whole_number
@@ -126,7 +127,6 @@ def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
     from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, run_backtest
     from exchange.backtest.strategy import Strategy
-    from exchange.backtest.strategy_errors import other_notes, raising_hook
     from exchange.backtest.workers import make_executor
 
     try:
@@ -175,12 +175,19 @@ def _run(args: argparse.Namespace) -> int:
             fail("a worker process ended abruptly (killed, out of memory, or the strategy ended its process); "
                  "nothing was written to --out")
         except Exception as exc:
-            hook = raising_hook(exc)
-            if hook is None or args.debug:  # the backtester's own error, or asked for: the traceback
-                raise
-            where = "; ".join(other_notes(exc))
-            fail(f"strategy {args.strategy!r}: {hook} raised {type(exc).__name__}: {exc}, {where}; nothing was "
-                 "written to --out (--debug shows the traceback)")
+            _strategy_raised(args, exc)
     print(result.summary.text())
     print(f"wrote {', '.join(str(p) for p in result.paths)}")
     return 0
+
+
+def _strategy_raised(args: argparse.Namespace, exc: Exception) -> NoReturn:
+    """The run stopped on ``exc``: the strategy's own error on one line (but with ``--debug``), else re-raised."""
+    from exchange.backtest.strategy_errors import other_notes, raising_hook
+
+    hook = raising_hook(exc)
+    if hook is None or args.debug:  # the backtester's own error, or asked for: the traceback
+        raise exc
+    where = "; ".join(other_notes(exc))
+    fail(f"strategy {args.strategy!r}: {hook} raised {type(exc).__name__}: {exc}, {where}; nothing was written to "
+         "--out (--debug shows the traceback)")

@@ -5,6 +5,7 @@ left its staging folder in ``--out``, ``backtest`` its ``.backtest-in-progress``
 :func:`terminated_as_interrupted` the signal raises :class:`Terminated` instead, a ``BaseException`` as
 ``KeyboardInterrupt`` is, so no ``except Exception`` around a bot's or a strategy's code takes it, and every
 ``finally`` and cleanup on the way out runs; :func:`exchange.cli.main` reports it on one line with status 143.
+Only the first SIGTERM raises: later ones, while that cleanup runs, are ignored.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ class Terminated(BaseException):
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM (another worker's, a second kill) would break off the cleanup the first set going.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Terminated
 
 
