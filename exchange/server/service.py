@@ -364,8 +364,9 @@ class ExchangeService:
         while self._closed and self._closed[0] not in markets:
             market_id = self._closed.popleft()
             info = self.infos.pop(market_id, None)
+            dropped = self._remember_ending(market_id, info)  # before the notes go: its view reads its version
             self.notes.forget(market_id)
-            for gone in self._remember_ending(market_id, info):
+            for gone in dropped:
                 self.cleared_index.forget(gone)
 
     def _remember_ending(self, market_id: str, info: MarketInfo | None) -> list[str]:
@@ -469,10 +470,12 @@ class ExchangeService:
         book = self.exchange.market_book(market_id, None)
         market = self.exchange.markets.get(market_id)
         if book is None:
+            ended = self.ended.get(market_id)  # as it was as it closed, its version with it
+            if ended is not None:
+                return ended.snapshot
             forgotten = self.exchange.forgotten.get(market_id)
             if forgotten is None:
-                ended = self.ended.get(market_id)
-                return None if ended is None else ended.snapshot
+                return None
             market = forgotten.market
             book = market.book
         return snapshot_of(book, description.in_play(book.round), self.market_version(market_id),

@@ -41,7 +41,11 @@ async def test_a_resubscription_learns_how_a_market_forgotten_while_it_was_away_
             orders.on_data(json.dumps(await receive(ws, "ocm", ct="SUB_IMAGE")))
         assert [(b.market_id, b.status) for b in markets.snap()] == [(MARKET, "OPEN")]
         assert [o.status for o in orders.snap()[0].orders] == ["EXECUTABLE"]
+        clock.run(until_ms=START_MS + GAME_MS + 100)  # holdem.0 closes: kept
+        closed_version = client.app[keys.SERVICE].stream_snapshot(MARKET).version
+        assert closed_version > 1
         clock.run(until_ms=START_MS + 4 * GAME_MS + 100)  # four games end: the exchange keeps the last two
+        assert client.app[keys.SERVICE].stream_snapshot(MARKET).version == closed_version  # remembered with it
         exchange = client.app[keys.SERVICE].exchange
         assert exchange.market_status(MARKET) is None and MARKET not in exchange.forgotten
         async with client.ws_connect("/stream") as ws:
@@ -55,6 +59,7 @@ async def test_a_resubscription_learns_how_a_market_forgotten_while_it_was_away_
             orders.on_data(json.dumps(order_image))
     (ended,) = [mc for mc in image["mc"] if mc["id"] == MARKET]
     assert ended["img"] is True and ended["marketDefinition"]["status"] == "CLOSED"
+    assert ended["marketDefinition"]["version"] == closed_version  # not counted again from 1
     assert {b.market_id: b.status for b in markets.snap()}[MARKET] == "CLOSED"
     (market,) = [oc for oc in order_image["oc"] if oc["id"] == MARKET]
     assert market["closed"] is True
