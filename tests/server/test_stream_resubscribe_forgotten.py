@@ -114,3 +114,23 @@ async def test_listed_cleared_orders_of_a_market_forgotten_are_what_they_were_wh
         clock.run(until_ms=START_MS + 4 * GAME_MS + 100)  # three more games: the exchange forgets holdem.0
         assert client.app[keys.SERVICE].exchange.market_status(MARKET) is None
         assert await listings() == kept
+
+
+async def test_with_no_closed_market_kept_subscribers_are_shown_the_close_at_its_version(tmp_path: Path) -> None:
+    """With ``keep_closed_markets=0`` a market is forgotten in the very step that closes it, before the stream's
+    next flush reads it: that flush still shows it CLOSED at the version it closed with (its notes are gone by
+    then; read from them it was version 0)."""
+    clock = VirtualClock(start_ms=START_MS)
+    async with serving(tmp_path / "ex.db", clock, keep_closed_markets=0) as client, client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        await ws.send_json({"op": MS, "id": 2, "marketFilter": {"marketIds": [MARKET]}})
+        image = await receive(ws, "mcm", ct="SUB_IMAGE")
+        versions = [mc["marketDefinition"]["version"] for mc in image["mc"]]
+        definitions = []
+        clock.run(until_ms=START_MS + GAME_MS + 100)  # holdem.0 closes and is forgotten at once
+        while not definitions or definitions[-1]["status"] != "CLOSED":
+            message = await receive(ws, "mcm")
+            definitions += [mc["marketDefinition"] for mc in message.get("mc", ()) if "marketDefinition" in mc]
+    assert client.app[keys.SERVICE].exchange.market_status(MARKET) is None
+    versions += [definition["version"] for definition in definitions]
+    assert versions == sorted(versions) and versions[-1] > versions[0], versions
