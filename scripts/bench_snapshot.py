@@ -40,6 +40,7 @@ from exchange.core import snapshot
 from exchange.core.commands import Deposit, OpenAccount
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import snapshots
+from exchange.server.ended_markets import EndedMarkets
 from exchange.server.kept_results import KeptResults
 from exchange.server.notes import MarketNotes
 
@@ -71,7 +72,7 @@ def save(data: bytes) -> None:
     """The taker's save, of the state loaded from ``data`` (packed, as the taker's restored state mostly is)."""
     conn = sqlite3.connect(":memory:")
     conn.executescript(snapshots.SCHEMA)
-    snapshots.save(conn, 1, snapshot.load(data), MarketNotes(), KeptResults())
+    snapshots.save(conn, 1, snapshot.load(data), MarketNotes(), KeptResults(), EndedMarkets(0))
     conn.close()
 
 

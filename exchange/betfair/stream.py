@@ -54,6 +54,7 @@ from pathlib import Path
 
 from exchange.core.ladder import PRICE_X100
 from exchange.core.market import MarketBook, MarketStatus, SelectionStatus
+from exchange.core.records import Record
 
 #: The event type of every market, in the stream's market definitions and in every API-NG answer. Betfair's ids
 #: are numeric strings; this one is ours, chosen so as not to collide with a real sport.
@@ -82,7 +83,7 @@ class RunnerStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class MarketInfo:
+class MarketInfo(Record):
     """What does not change during a market: ids, names, times (epoch ms) and the commission rate.
 
     ``commission_percent`` is a decimal string (``"2.5"``): Betfair's ``marketBaseRate``; ``market_type`` the
@@ -103,7 +104,7 @@ class MarketInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class RunnerSnapshot:
+class RunnerSnapshot(Record):
     """One runner now: its status, resting sizes per tick on each side, cumulative traded volume per tick."""
 
     selection_id: int
@@ -116,7 +117,7 @@ class RunnerSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class MarketSnapshot:
+class MarketSnapshot(Record):
     """The market now, as the stream shows it. ``tv`` is the market's total matched (minor units).
 
     ``version``: the market's version where the source keeps one (the server: the same number as

@@ -236,16 +236,21 @@ def _decoder(hint: Any) -> Callable[[Any], Any] | None:
 
     >>> _decoder(int) is None, _decoder(tuple[int, ...])([1, 2]), _decoder(Decimal | None)(2.5)
     (True, (1, 2), Decimal('2.5'))
+    >>> _decoder(tuple[tuple[int, int], ...])([[1, 2]]), _decoder(tuple[Decimal | None, ...])(["1.5", None])
+    (((1, 2),), (Decimal('1.5'), None))
     """
     origin = typing.get_origin(hint)
     if origin is types.UnionType or origin is typing.Union:
         options = [a for a in typing.get_args(hint) if a is not type(None)]
         return _decoder(options[0]) if len(options) == 1 else None
     if origin is tuple:
-        item = _decoder(typing.get_args(hint)[0])
+        item_hint = typing.get_args(hint)[0]
+        item = _decoder(item_hint)
         if item is None:
             return tuple
-        return lambda values: tuple(v if v is None else item(v) for v in values)
+        if type(None) in typing.get_args(item_hint):  # items that may be null
+            return lambda values: tuple(v if v is None else item(v) for v in values)
+        return lambda values: tuple(map(item, values))
     if isinstance(hint, type):
         if issubclass(hint, Enum):
             return hint

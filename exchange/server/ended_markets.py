@@ -13,9 +13,23 @@ needs: the market's description, its last stream view, and each trader's
 cleared orders there and commission on it (not the house's: no client reads
 them), which ``listClearedOrders`` lists beside the kept markets'
 (:mod:`~exchange.server.cleared_index`). That is a few kilobytes a market, for
-as many markets again as the exchange keeps, oldest forgotten first. It is not
-in the snapshots nor rebuilt from the journal: after a restart only the markets
-forgotten since are remembered.
+as many markets again as the exchange keeps, oldest forgotten first.
+
+A restart remembers them too: the server journals each as one record of kind
+:data:`ENDED_KIND` (:meth:`EndedMarket.to_dict`) when the exchange forgets the
+market; recovery folds those records as it folds the results of games, and each
+snapshot stores the markets remembered (:meth:`EndedMarkets.to_json`).
+
+>>> from exchange.betfair.stream import BetfairMarketStatus
+>>> info = MarketInfo("holdem.7", "1", "Hold'em 7", "Hold'em", 0, 0, 9_000, ("Hand 1", "Hand 2"), channel="holdem")
+>>> ended = EndedMarket(info, MarketSnapshot(BetfairMarketStatus.CLOSED, True, (), 0, 12, 9_500), {}, {"al": 5})
+>>> EndedMarket.from_dict(ended.to_dict()) == ended
+True
+>>> remembered = EndedMarkets(keep=1)
+>>> remembered.add("holdem.7", ended), remembered.closed_since(9_000)
+([], ['holdem.7'])
+>>> EndedMarkets.from_json(remembered.to_json()) == remembered
+True
 """
 
 from __future__ import annotations
@@ -23,9 +37,18 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from exchange.betfair.stream import MarketInfo, MarketSnapshot
+import orjson
+
+from exchange.betfair.stream import MarketSnapshot
+from exchange.core.gc_pause import collections_paused
 from exchange.core.orders import ClearedOrder
+from exchange.server import jsoncodec
+from exchange.server.market_infos import MarketInfo
+
+#: The journal record kind of a market the exchange forgot, as the server remembers it.
+ENDED_KIND = "ended"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +64,21 @@ class EndedMarket:
     @property
     def closed_ms(self) -> int:
         return self.snapshot.settled_ms or 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON types: the journal's record of it, and its entry in a snapshot."""
+        return {"info": self.info.to_dict(), "snapshot": self.snapshot.to_dict(),
+                "cleared": {account: [o.to_dict() for o in orders] for account, orders in self.cleared.items()},
+                "commission": dict(self.commission)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> EndedMarket:
+        """What :meth:`to_dict` wrote (``KeyError``, ``TypeError`` or ``ValueError`` if it is not that)."""
+        cleared = {account: tuple(ClearedOrder.from_dict(o) for o in orders)
+                   for account, orders in data["cleared"].items()}
+        commission = {account: _whole(amount) for account, amount in data["commission"].items()}
+        return cls(MarketInfo.from_dict(data["info"]), MarketSnapshot.from_dict(data["snapshot"]), cleared,
+                   commission)
 
 
 class EndedMarkets:
@@ -63,6 +101,37 @@ class EndedMarkets:
     def get(self, market_id: str) -> EndedMarket | None:
         return self.by_id.get(market_id)
 
+    def restore(self, other: EndedMarkets) -> None:
+        """Remember what ``other`` remembers (a restart's), in its order, and no more than this keeps."""
+        self.by_id.clear()
+        for market_id, ended in other.by_id.items():
+            self.add(market_id, ended)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EndedMarkets):
+            return NotImplemented
+        return self.keep == other.keep and list(self.by_id.items()) == list(other.by_id.items())
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def to_json(self) -> bytes:
+        """The snapshot's form: ``{"keep": K, "markets": [...]}``, oldest first, each :meth:`EndedMarket.to_dict`."""
+        return jsoncodec.dumps({"keep": self.keep, "markets": [ended.to_dict() for ended in self.by_id.values()]})
+
+    @classmethod
+    def from_json(cls, data: bytes) -> EndedMarkets:
+        """The markets :meth:`to_json` wrote; ``ValueError`` if ``data`` is not that shape."""
+        try:
+            with collections_paused():  # tens of thousands of small objects at a restart, none of them garbage
+                raw = orjson.loads(data)  # the server's own bytes (see KeptResults.from_json)
+                remembered = cls(_whole(raw["keep"]))
+                for entry in raw["markets"]:
+                    ended = EndedMarket.from_dict(entry)
+                    remembered.add(ended.info.market_id, ended)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"the markets remembered do not decode: {type(exc).__name__}: {exc}") from None
+        return remembered
+
     def cleared_orders(self, account: str, market_id: str) -> tuple[ClearedOrder, ...]:
         """The account's cleared orders on ``market_id`` if it is remembered, by bet id."""
         ended = self.by_id.get(market_id)
@@ -75,3 +144,9 @@ class EndedMarkets:
     def closed_since(self, since_ms: int) -> list[str]:
         """The markets remembered that closed at or after ``since_ms``. O(markets remembered)."""
         return [market_id for market_id, ended in self.by_id.items() if ended.closed_ms >= since_ms]
+
+
+def _whole(value: Any) -> int:
+    if type(value) is not int:
+        raise ValueError(f"expected a whole number, not {value!r}")
+    return value

@@ -61,6 +61,7 @@ from exchange.clock import Clock, Timer, WallClock
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec, snapshots
 from exchange.server.database import open_with
+from exchange.server.ended_markets import EndedMarkets
 from exchange.server.journal_check import JournalCheck, JournalDamaged, check, reset_mark, verify_record
 from exchange.server.journal_mark import DurableMark
 from exchange.server.journal_writer import MAX_ROWS_PER_STATEMENT, SCHEMA, WriterProcess, insert_rows
@@ -242,9 +243,10 @@ class Journal:
         """The newest valid snapshot and the damaged newer ones (:func:`~exchange.server.snapshots.newest_valid`)."""
         return snapshots.newest_valid(self._conn, self.last_seq, config, keep_results)
 
-    def save_snapshot(self, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults) -> Saved:
+    def save_snapshot(self, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults,
+                      ended: EndedMarkets) -> Saved:
         """Write a snapshot of the state after record ``seq`` on this thread (the taker process, tests, tools)."""
-        saved = snapshots.save(self._conn, seq, exchange, notes, results)
+        saved = snapshots.save(self._conn, seq, exchange, notes, results, ended)
         self._snapshot_seq = max(self._snapshot_seq, seq)
         return saved
 

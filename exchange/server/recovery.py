@@ -1,8 +1,10 @@
 """State from the database: the newest valid snapshot plus the journal records after it; and taking a new snapshot.
 
 The state is the exchange core and what the server keeps beside it: the market
-notes, folded from the core events, and the channels' recent results, the
-journal's ``result`` records (:mod:`exchange.server.kept_results`).
+notes, folded from the core events; the channels' recent results, the
+journal's ``result`` records (:mod:`exchange.server.kept_results`); and how the
+markets the exchange forgot ended, its ``ended`` records
+(:mod:`exchange.server.ended_markets`).
 
 :func:`restore` is the one fold both users share: the server at start-up
 (:meth:`exchange.server.service.ExchangeService.recover`) and the process
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 from exchange.core.events import Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
+from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.journal import Journal, JournalDamaged, Record
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
@@ -44,6 +47,7 @@ class Restored:
     exchange: Exchange
     notes: MarketNotes
     results: KeptResults
+    ended: EndedMarkets
     snapshot_seq: int
     replayed: int
     last_seq: int
@@ -71,8 +75,8 @@ class Restored:
 
 def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_damaged: bool = False,
             keep_results: int | None = None) -> Restored:
-    """The exchange, market notes and recent results after every committed record: newest valid snapshot, then
-    the tail.
+    """The exchange, market notes, recent results and ended markets after every committed record: newest valid
+    snapshot, then the tail.
 
     ``config``: the exchange config the caller runs with (a snapshot taken with another is passed over); None
     takes any snapshot's, and the default for a full replay. ``keep_results``: the results kept a channel (a
@@ -87,6 +91,9 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
         exchange, notes, results, seq = Exchange(config), MarketNotes(), KeptResults(keep_results or KEEP_RESULTS), 0
     else:
         exchange, notes, results, seq = loaded.exchange, loaded.notes, loaded.results, loaded.seq
+    ended = EndedMarkets(exchange.config.keep_closed_markets or 0)
+    if loaded is not None:
+        ended.restore(loaded.ended)
     snapshot_seq, replayed, set_aside = seq, 0, ""
     try:
         for record in journal.records(after=seq):
@@ -94,6 +101,8 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
             seq, replayed = record.seq, replayed + 1
             if isinstance(decoded, GameResult):
                 results.add(decoded)
+            elif isinstance(decoded, EndedMarket):
+                ended.add(decoded.info.market_id, decoded)
             elif decoded is not None:
                 exchange.apply(decoded)
                 notes.note(decoded)
@@ -105,12 +114,12 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
     notes.keep_only(exchange.markets)  # what the live server forgets as the core forgets closed markets
     elapsed = (time.perf_counter() - started) * 1000
     checked = journal.checked.summary() if journal.checked is not None else ""
-    return Restored(exchange, notes, results, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked,
+    return Restored(exchange, notes, results, ended, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked,
                     set_aside)
 
 
-def _decoded(journal: Journal, record: Record) -> Event | GameResult | None:
-    """A record's event or game result (``None`` for the kinds recovery does not fold).
+def _decoded(journal: Journal, record: Record) -> Event | GameResult | EndedMarket | None:
+    """A record's event, game result or ended market (``None`` for the kinds recovery does not fold).
 
     A body that passed its checksum but does not decode (written by another version of the code) is damage
     at that record: :class:`JournalDamaged`, which ``accept_damaged`` can set aside like any other.
@@ -120,6 +129,8 @@ def _decoded(journal: Journal, record: Record) -> Event | GameResult | None:
             return event_from_dict(dict(record.body))
         if record.kind == RESULT_KIND:
             return GameResult.from_dict(record.body)
+        if record.kind == ENDED_KIND:
+            return EndedMarket.from_dict(record.body)
     except (KeyError, TypeError, ValueError) as exc:
         raise JournalDamaged(journal.path or ":memory:", f"record {record.seq} ({record.kind}) does not decode: "
                              f"{type(exc).__name__}: {exc}", first_bad=record.seq) from None
@@ -134,7 +145,9 @@ def take_snapshot(
     restored = restore(journal, config, keep_results=keep_results)
     if restored.replayed == 0:
         return None, restored
-    return journal.save_snapshot(restored.last_seq, restored.exchange, restored.notes, restored.results), restored
+    saved = journal.save_snapshot(restored.last_seq, restored.exchange, restored.notes, restored.results,
+                                  restored.ended)
+    return saved, restored
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -76,7 +76,7 @@ from exchange.game.irregular import seeded_irregularities
 from exchange.game.table import EquityFn, Game
 from exchange.server.cleared_index import ClearedIndex
 from exchange.server.customer_refs import RecentRefs
-from exchange.server.ended_markets import EndedMarket, EndedMarkets
+from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.fallback_equities import default_equities
 from exchange.server.fallback_equities import river_only_equities as river_only_equities
@@ -180,6 +180,7 @@ class ExchangeService:
         self._closed = deque(self.exchange.closed)
         self._use_notes(restored.notes)
         self.results.restore(restored.results)
+        self.ended.restore(restored.ended)
         for market_id, created_ms in restored.notes.created.items():
             self.infos.setdefault(market_id, market_info(self.configs, market_id, created_ms, None))
         now = self.clock.now()
@@ -378,7 +379,10 @@ class ExchangeService:
         house = (MAKER_ACCOUNT, *self.noise_accounts)
         cleared = {a: tuple(orders) for a, orders in forgotten.cleared.items() if a not in house}
         commission = {a: result.commission for a, result in forgotten.results.items() if a not in house}
-        return self.ended.add(market_id, EndedMarket(info, snapshot, cleared, commission))
+        ended = EndedMarket(info, snapshot, cleared, commission)
+        if self.ended.keep and self.failure is None:  # journaled: a restart remembers it too
+            self.journal.append(ENDED_KIND, ended.to_dict(), ts_ms=self.clock.now())
+        return self.ended.add(market_id, ended)
 
     def _on_new_game(self, game: Game) -> None:
         for market in game.markets:  # a hi/lo game has a High and a Low market

@@ -2,16 +2,18 @@
 
 A snapshot row holds the state after every journal record up to ``seq``:
 the exchange (:func:`exchange.core.snapshot.dump`), the server's market
-notes (:class:`~exchange.server.notes.MarketNotes`) and the channels' recent
-results (:class:`~exchange.server.kept_results.KeptResults`), a SHA-256 of those
-bytes (the exchange's, the notes', the results') and the exchange's
-``state_digest()``. When a snapshot is taken, its bytes are loaded back and must
+notes (:class:`~exchange.server.notes.MarketNotes`), the channels' recent
+results (:class:`~exchange.server.kept_results.KeptResults`) and how the markets
+the exchange forgot ended (:class:`~exchange.server.ended_markets.EndedMarkets`),
+a SHA-256 of those bytes (the exchange's, the notes', the results', the ended
+markets') and the exchange's ``state_digest()``. When a snapshot is taken, its bytes are loaded back and must
 give the same digest and results, or it is not written (a bug in the dump is
 caught there, off the server's path). At a restart a row is *valid* when the
 checksum matches (the bytes are the ones checked when taken) and every part
 loads; :func:`newest_valid` returns the newest such row and says what was wrong
 with every newer one (a row from before results were kept, NULL there, is
-passed over: its exchange is in an older format too). Recomputing the digest
+passed over: its exchange is in an older format too; one from before ended
+markets were kept, NULL there, remembers none). Recomputing the digest
 at every restart would cost about 0.4 s for a thousand kept markets and prove
 nothing the checksum does not.
 
@@ -39,6 +41,7 @@ from pathlib import Path
 from exchange.core import snapshot as core_snapshot
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
+from exchange.server.ended_markets import EndedMarkets
 from exchange.server.kept_results import KeptResults
 from exchange.server.notes import MarketNotes
 
@@ -50,7 +53,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
     notes BLOB NOT NULL,
     sha256 TEXT NOT NULL,
     state_digest TEXT NOT NULL,
-    results BLOB
+    results BLOB,
+    ended BLOB
 );
 """
 
@@ -103,20 +107,26 @@ class Loaded:
     exchange: Exchange
     notes: MarketNotes
     results: KeptResults
+    ended: EndedMarkets
 
 
 def upgrade(conn: sqlite3.Connection) -> None:
-    """Add the ``results`` column to a ``snapshots`` table made before it (its rows keep NULL there)."""
-    if "results" not in {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}:
-        conn.execute("ALTER TABLE snapshots ADD COLUMN results BLOB")
+    """Add the ``results`` and ``ended`` columns to a ``snapshots`` table made before them (its rows keep NULL
+    there)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
+    for column in ("results", "ended"):
+        if column not in columns:
+            conn.execute(f"ALTER TABLE snapshots ADD COLUMN {column} BLOB")
 
 
-def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults) -> Saved:
+def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults,
+         ended: EndedMarkets) -> Saved:
     """Write the state after record ``seq`` as a snapshot, then keep only the newest :data:`KEEP`; one transaction."""
     started = time.perf_counter()
     state = core_snapshot.dump(exchange)
     notes_bytes = notes.to_json()
     results_bytes = results.to_json()
+    ended_bytes = ended.to_json()
     digest = exchange.state_digest()
     reloaded = core_snapshot.load(state).state_digest()
     if reloaded != digest:
@@ -124,14 +134,16 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
                                           f"not the state's {digest[:12]}...: not written")
     if KeptResults.from_json(results_bytes) != results:
         raise core_snapshot.SnapshotError(f"the recent results at record {seq} do not reload as they are: not written")
-    checksum = _checksum(state, notes_bytes, results_bytes)
+    if EndedMarkets.from_json(ended_bytes) != ended:
+        raise core_snapshot.SnapshotError(f"the ended markets at record {seq} do not reload as they are: not written")
+    checksum = _checksum(state, notes_bytes, results_bytes, ended_bytes)
     build_ms = (time.perf_counter() - started) * 1000
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute(
-            "INSERT OR REPLACE INTO snapshots (seq, created_ms, exchange, notes, sha256, state_digest, results) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (seq, time.time_ns() // 1_000_000, state, notes_bytes, checksum, digest, results_bytes),
+            "INSERT OR REPLACE INTO snapshots (seq, created_ms, exchange, notes, sha256, state_digest, results, ended) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (seq, time.time_ns() // 1_000_000, state, notes_bytes, checksum, digest, results_bytes, ended_bytes),
         )
         conn.execute("DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)",
                      (KEEP,))
@@ -139,7 +151,7 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
         conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
-    return Saved(seq, len(state) + len(notes_bytes) + len(results_bytes), digest, build_ms)
+    return Saved(seq, len(state) + len(notes_bytes) + len(results_bytes) + len(ended_bytes), digest, build_ms)
 
 
 def newest_seq(conn: sqlite3.Connection) -> int:
@@ -163,10 +175,10 @@ def newest_valid(
         if seq > last_seq:
             damaged.append(Damaged(seq, f"it is beyond the journal's last record ({last_seq})"))
             continue
-        state, notes_bytes, results_bytes, checksum = conn.execute(
-            "SELECT exchange, notes, results, sha256 FROM snapshots WHERE seq = ?", (seq,)).fetchone()
+        state, notes_bytes, results_bytes, ended_bytes, checksum = conn.execute(
+            "SELECT exchange, notes, results, ended, sha256 FROM snapshots WHERE seq = ?", (seq,)).fetchone()
         try:
-            exchange, notes, results = _verified(state, notes_bytes, results_bytes, checksum)
+            exchange, notes, results, ended = _verified(state, notes_bytes, results_bytes, ended_bytes, checksum)
         except core_snapshot.SnapshotError as exc:
             damaged.append(Damaged(seq, str(exc)))
             continue
@@ -176,17 +188,19 @@ def newest_valid(
         if keep_results is not None and results.keep < keep_results:
             damaged.append(Damaged(seq, f"it kept {results.keep} results a channel, fewer than {keep_results}"))
             continue
-        return Loaded(seq, exchange, notes, results if keep_results is None else results.kept_to(keep_results)), damaged
+        kept = results if keep_results is None else results.kept_to(keep_results)
+        return Loaded(seq, exchange, notes, kept, ended), damaged
     return None, damaged
 
 
 def _verified(
-    state: bytes, notes_bytes: bytes, results_bytes: bytes | None, checksum: str,
-) -> tuple[Exchange, MarketNotes, KeptResults]:
-    """The snapshot's exchange, notes and results; :class:`~exchange.core.snapshot.SnapshotError` saying why not."""
+    state: bytes, notes_bytes: bytes, results_bytes: bytes | None, ended_bytes: bytes | None, checksum: str,
+) -> tuple[Exchange, MarketNotes, KeptResults, EndedMarkets]:
+    """The snapshot's exchange, notes, results and ended markets (none for a snapshot from before they were kept);
+    :class:`~exchange.core.snapshot.SnapshotError` saying why not."""
     if results_bytes is None:
         raise core_snapshot.SnapshotError("it was taken before recent results were kept")
-    actual = _checksum(state, notes_bytes, results_bytes)
+    actual = _checksum(state, notes_bytes, results_bytes, ended_bytes or b"")
     if actual != checksum:
         raise core_snapshot.SnapshotError(f"checksum mismatch: stored sha256 {checksum[:12]}..., "
                                           f"bytes hash to {actual[:12]}...")
@@ -194,16 +208,18 @@ def _verified(
     try:
         notes = MarketNotes.from_json(notes_bytes)
         results = KeptResults.from_json(results_bytes)
+        ended = EndedMarkets.from_json(ended_bytes) if ended_bytes is not None else EndedMarkets(0)
     except ValueError as exc:
         raise core_snapshot.SnapshotError(str(exc)) from None
-    return exchange, notes, results
+    return exchange, notes, results, ended
 
 
-def _checksum(state: bytes, notes_bytes: bytes, results_bytes: bytes) -> str:
-    """The SHA-256 of the parts in order."""
+def _checksum(state: bytes, *parts: bytes) -> str:
+    """The SHA-256 of the parts in order (a snapshot from before ended markets were kept has no ``ended`` part:
+    an empty one hashes the same)."""
     digest = hashlib.sha256(state)
-    digest.update(notes_bytes)
-    digest.update(results_bytes)
+    for part in parts:
+        digest.update(part)
     return digest.hexdigest()
 
 

@@ -10,7 +10,6 @@ from aiohttp.test_utils import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exchange.betfair.stream import MarketInfo as RecorderInfo
 from exchange.betfair.stream import snapshot_of
 from exchange.clock import VirtualClock
 from exchange.core.commands import (
@@ -30,6 +29,7 @@ from exchange.core.side import Side
 from exchange.server import cleared_index, keys
 from exchange.server.cleared_index import ClearedIndex
 from exchange.server.ended_markets import EndedMarket, EndedMarkets
+from exchange.server.market_infos import MarketInfo
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
 
 MARKET = "holdem.0"
@@ -84,7 +84,7 @@ def test_the_index_equals_the_cores_cleared_orders_over_random_interleavings(dat
 
     def remember_forgotten() -> None:
         for market_id, gone in exchange.forgotten.items():
-            info = RecorderInfo(market_id, market_id, "Event", "Market", 0, 0, ts, ("Hand 1", "Hand 2"))
+            info = MarketInfo(market_id, market_id, "Event", "Market", 0, 0, ts, ("Hand 1", "Hand 2"))
             cleared = {account: tuple(orders) for account, orders in gone.cleared.items()}
             remembered = EndedMarket(info, snapshot_of(gone.market.book, False, 0, ts), cleared, {})
             for dropped in ended.add(market_id, remembered):

@@ -92,7 +92,8 @@ async def test_the_last_match_time_survives_a_restart_and_its_void(tmp_path: Pat
         await service.durable()
         assert service.last_match_ms(market_id) == last
         journal = app[keys.JOURNAL]  # the restart loads the notes from a snapshot
-        journal.save_snapshot(journal.last_seq, service.exchange, service.notes, service.results.kept)
+        journal.save_snapshot(journal.last_seq, service.exchange, service.notes, service.results.kept,
+                              service.ended)
     async with serving(tmp_path / "ex.db", VirtualClock(start_ms=clock.now() + 1_000), accounts=()) as client:
         alice = await login(client, "alice", "pw-alice")
         book = await _book(client, alice, market_id)

@@ -24,6 +24,7 @@ from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 from exchange.game.channels import get_channel
 from exchange.server import jsoncodec, snapshots
+from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.journal import Journal
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
@@ -34,10 +35,10 @@ from exchange.server.snapshots import SnapshotPolicy
 START_MS = 1_000_000
 
 
-def _service(journal: Journal, clock: VirtualClock) -> ExchangeService:
+def _service(journal: Journal, clock: VirtualClock, config: ExchangeConfig | None = None) -> ExchangeService:
     """Hold'em with 2 s windows, the house maker and two noise traders who take its prices (so orders match)."""
     service = ExchangeService(journal, clock, [get_channel("holdem").with_times(2_000, 100)], seed=1,
-                              equities=river_only_equities)
+                              equities=river_only_equities, exchange_config=config)
     service.recover()
     service.start()
     channel = service.channels["holdem"]
@@ -187,7 +188,7 @@ def _corrupt(journal: Journal, seq: int, column: str, change: bytes | None = Non
     conn.execute(f"UPDATE snapshots SET {column} = ? WHERE seq = ?", (change, seq))
 
 
-@pytest.mark.parametrize("column", ["exchange", "notes", "results"])
+@pytest.mark.parametrize("column", ["exchange", "notes", "results", "ended"])
 def test_a_flipped_byte_is_detected_reported_and_the_older_snapshot_used(
     played: tuple[ExchangeService, VirtualClock], column: str,
 ) -> None:
@@ -219,7 +220,7 @@ def test_a_dump_that_does_not_reload_to_its_state_is_never_written(
     dump = snapshot.dump
     monkeypatch.setattr(snapshots.core_snapshot, "dump", lambda exchange: dump(Exchange()))
     with pytest.raises(snapshot.SnapshotError, match="reloads to digest"):
-        journal.save_snapshot(journal.last_seq, service.exchange, MarketNotes(), KeptResults())
+        journal.save_snapshot(journal.last_seq, service.exchange, MarketNotes(), KeptResults(), EndedMarkets(0))
     assert snapshots.newest_seq(journal._conn) == 0
 
 
@@ -228,7 +229,7 @@ def test_a_snapshot_beyond_the_journal_and_one_of_another_config_are_passed_over
 ) -> None:
     service = played[0]
     journal = service.journal
-    journal.save_snapshot(journal.last_seq + 5, service.exchange, MarketNotes(), KeptResults())
+    journal.save_snapshot(journal.last_seq + 5, service.exchange, MarketNotes(), KeptResults(), EndedMarkets(0))
     restored = restore(journal)
     assert restored.snapshot_seq == 0 and "beyond the journal's last record" in restored.damaged[0].problem
     from exchange.core.exchange import ExchangeConfig
@@ -379,6 +380,28 @@ def test_a_snapshot_from_before_results_were_kept_is_passed_over(
     assert restored.results == _full_replay(service.journal, 7)[2]
 
 
+def test_a_snapshot_from_before_ended_markets_were_kept_is_used_remembering_none_then_the_tails() -> None:
+    """A row written before the ``ended`` column (NULL there, its checksum over the other parts) is still used: it
+    remembers no forgotten market (none was journaled then), and the ones the journal's tail remembers are folded
+    in: what the live server remembers."""
+    clock = VirtualClock(START_MS)
+    service = _service(Journal.open(":memory:"), clock, ExchangeConfig(keep_closed_markets=1))
+    _play(service, clock, START_MS + 30_700)
+    saved, _ = take_snapshot(service.journal, service.exchange.config)
+    assert saved is not None and len(service.ended.by_id) == 1
+    conn = service.journal._conn
+    state, notes, results = conn.execute("SELECT exchange, notes, results FROM snapshots WHERE seq = ?",
+                                         (saved.seq,)).fetchone()
+    conn.execute("UPDATE snapshots SET ended = NULL, sha256 = ? WHERE seq = ?",
+                 (hashlib.sha256(state + notes + results).hexdigest(), saved.seq))
+    _play(service, clock, START_MS + 45_300)
+    restored = restore(service.journal, service.exchange.config)
+    assert restored.snapshot_seq == saved.seq and not restored.damaged
+    tail = [EndedMarket.from_dict(r.body) for r in service.journal.records(after=saved.seq) if r.kind == ENDED_KIND]
+    assert tail and list(restored.ended.by_id.values()) == tail[-1:]  # one remembered, as one is kept
+    assert restored.ended == service.ended
+
+
 def test_an_old_snapshots_table_gets_the_results_column(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
@@ -387,7 +410,7 @@ def test_an_old_snapshots_table_gets_the_results_column(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     journal = Journal.open(str(path))
-    assert "results" in {row[1] for row in journal._conn.execute("PRAGMA table_info(snapshots)")}
+    assert {"results", "ended"} <= {row[1] for row in journal._conn.execute("PRAGMA table_info(snapshots)")}
     journal.close()
     Journal.open(str(path)).close()  # and opening it again changes nothing
 

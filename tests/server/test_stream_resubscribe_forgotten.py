@@ -14,10 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
+from exchange.server.recovery import take_snapshot
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc, serving
 from tests.server.test_stream import MS, OS, authenticated, receive
 
@@ -126,7 +128,7 @@ async def test_with_no_closed_market_kept_subscribers_are_shown_the_close_at_its
         await ws.send_json({"op": MS, "id": 2, "marketFilter": {"marketIds": [MARKET]}})
         image = await receive(ws, "mcm", ct="SUB_IMAGE")
         versions = [mc["marketDefinition"]["version"] for mc in image["mc"]]
-        definitions = []
+        definitions: list[dict[str, Any]] = []
         clock.run(until_ms=START_MS + GAME_MS + 100)  # holdem.0 closes and is forgotten at once
         while not definitions or definitions[-1]["status"] != "CLOSED":
             message = await receive(ws, "mcm")
@@ -134,3 +136,49 @@ async def test_with_no_closed_market_kept_subscribers_are_shown_the_close_at_its
     assert client.app[keys.SERVICE].exchange.market_status(MARKET) is None
     versions += [definition["version"] for definition in definitions]
     assert versions == sorted(versions) and versions[-1] > versions[0], versions
+
+
+@pytest.mark.parametrize("snapshot", [False, True], ids=["full replay", "from a snapshot"])
+async def test_a_restart_remembers_how_the_markets_forgotten_before_it_ended(tmp_path: Path, snapshot: bool) -> None:
+    """The server journals each market it remembers, and a snapshot stores them: after a restart (from the whole
+    journal or from a snapshot the taker folded), a client that comes back is still shown how a market forgotten
+    before the restart ended, and lists its bets there as it did."""
+    clock = VirtualClock(start_ms=START_MS)
+    params = {"betStatus": "SETTLED", "marketIds": [MARKET], "groupBy": "BET"}
+    async with serving(tmp_path / "ex.db", clock, keep_closed_markets=2) as client:
+        alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+        for token, side in ((alice, "LAY"), (bob, "BACK")):
+            await rpc(client, token, "placeOrders", place(MARKET, 1, side, 3.5, 10))
+        async with client.ws_connect("/stream") as ws:
+            await authenticated(client, ws)
+            await ws.send_json({"op": MS, "id": 2, "marketFilter": {}})
+            first = await receive(ws, "mcm", ct="SUB_IMAGE")
+        service = client.app[keys.SERVICE]
+        clock.run(until_ms=START_MS + GAME_MS + 100)  # holdem.0 closes
+        closed_version = service.stream_snapshot(MARKET).version
+        clock.run(until_ms=START_MS + 3 * GAME_MS + 100)  # two more: the exchange forgets holdem.0
+        assert service.exchange.market_status(MARKET) is None and service.ended.get(MARKET) is not None
+        listed = (await rpc(client, alice, "listClearedOrders", params))["result"]
+        assert listed["clearedOrders"]
+        await service.durable()
+        if snapshot:
+            journal = client.app[keys.JOURNAL]
+            saved, _ = take_snapshot(journal, service.exchange.config, service.results.keep)
+            assert saved is not None and saved.seq == journal.last_seq
+    # The restart voids holdem.3, left open: the exchange forgets holdem.1, which joins holdem.0 in memory.
+    async with serving(tmp_path / "ex.db", VirtualClock(start_ms=clock.now() + 1_000), keep_closed_markets=2,
+                       accounts=()) as client:
+        service = client.app[keys.SERVICE]
+        assert service.recovered_voids == ["holdem.3"]
+        assert (service.journal.snapshot_seq > 0) is snapshot
+        assert list(service.ended.by_id) == [MARKET, "holdem.1"]
+        alice = await login(client, "alice", "pw-alice")
+        assert (await rpc(client, alice, "listClearedOrders", params))["result"] == listed
+        async with client.ws_connect("/stream") as ws:
+            await authenticated(client, ws)
+            await ws.send_json({"op": MS, "id": 2, "marketFilter": {}, "initialClk": first["initialClk"],
+                                "clk": first["clk"]})
+            image = await receive(ws, "mcm", ct="SUB_IMAGE")
+    (ended,) = [mc for mc in image["mc"] if mc["id"] == MARKET]
+    assert ended["marketDefinition"]["status"] == "CLOSED"
+    assert ended["marketDefinition"]["version"] == closed_version
