@@ -45,6 +45,7 @@ from exchange.betfair.stream import MarketSnapshot
 from exchange.core.gc_pause import collections_paused
 from exchange.core.orders import ClearedOrder
 from exchange.server import jsoncodec
+from exchange.server.jsoncodec import whole_number
 from exchange.server.market_infos import MarketInfo
 
 #: The journal record kind of a market the exchange forgot, as the server remembers it.
@@ -76,7 +77,7 @@ class EndedMarket:
         """What :meth:`to_dict` wrote (``KeyError``, ``TypeError`` or ``ValueError`` if it is not that)."""
         cleared = {account: tuple(ClearedOrder.from_dict(o) for o in orders)
                    for account, orders in data["cleared"].items()}
-        commission = {account: _whole(amount) for account, amount in data["commission"].items()}
+        commission = {account: whole_number(amount) for account, amount in data["commission"].items()}
         return cls(MarketInfo.from_dict(data["info"]), MarketSnapshot.from_dict(data["snapshot"]), cleared,
                    commission)
 
@@ -124,7 +125,7 @@ class EndedMarkets:
         try:
             with collections_paused():  # tens of thousands of small objects at a restart, none of them garbage
                 raw = orjson.loads(data)  # the server's own bytes (see KeptResults.from_json)
-                remembered = cls(_whole(raw["keep"]))
+                remembered = cls(whole_number(raw["keep"]))
                 for entry in raw["markets"]:
                     ended = EndedMarket.from_dict(entry)
                     remembered.add(ended.info.market_id, ended)
@@ -145,8 +146,3 @@ class EndedMarkets:
         """The markets remembered that closed at or after ``since_ms``. O(markets remembered)."""
         return [market_id for market_id, ended in self.by_id.items() if ended.closed_ms >= since_ms]
 
-
-def _whole(value: Any) -> int:
-    if type(value) is not int:
-        raise ValueError(f"expected a whole number, not {value!r}")
-    return value

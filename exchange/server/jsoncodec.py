@@ -61,6 +61,22 @@ def dumps_str(value: Any) -> str:
     return dumps(value).decode()
 
 
+def whole_number(value: object) -> int:
+    """``value`` if it is a JSON whole number (not a float, not a boolean), else ``TypeError``: for the server's
+    own documents read back (the journal's records, the snapshots' parts).
+
+    >>> whole_number(3)
+    3
+    >>> whole_number(True)
+    Traceback (most recent call last):
+    ...
+    TypeError: expected a whole number, got True
+    """
+    if type(value) is not int:
+        raise TypeError(f"expected a whole number, got {value!r}")
+    return value
+
+
 def dumps_record(body: Mapping[str, Any] | Record) -> str:
     """A journal body as JSON text: a mapping as it is, a core record as its ``to_dict()`` would write.
 

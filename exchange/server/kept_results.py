@@ -40,6 +40,7 @@ from engine import InvariantError
 from engine.cards import Card
 from exchange.game.layouts import MarketKind
 from exchange.server import jsoncodec
+from exchange.server.jsoncodec import whole_number
 
 #: Results kept per channel: a few hours of one channel with the default windows.
 KEEP_RESULTS = 100
@@ -104,8 +105,8 @@ class GameResult:
             markets = tuple(MarketResult(_text(m["market_id"]), MarketKind(m["kind"]), _numbers(m["winners"]),
                                          _flag(m["early"]), _numbers(m["settled_early"]),
                                          _text_or_none(m["void_reason"])) for m in data["markets"])
-            return cls(_text(data["channel"]), _text(data["game_id"]), _number(data["game_number"]),
-                       _text(data["status"]), _number(data["ended_ms"]), _text_or_none(data["void_reason"]),
+            return cls(_text(data["channel"]), _text(data["game_id"]), whole_number(data["game_number"]),
+                       _text(data["status"]), whole_number(data["ended_ms"]), _text_or_none(data["void_reason"]),
                        tuple(_cards(hand) for hand in data["hands"]), _cards(data["board"]), markets)
         except (KeyError, TypeError, ValueError) as exc:  # CardError is a ValueError
             raise ValueError(f"not a game result: {type(exc).__name__}: {exc}") from None
@@ -121,16 +122,10 @@ def _text_or_none(value: object) -> str | None:
     return None if value is None else _text(value)
 
 
-def _number(value: object) -> int:
-    if type(value) is not int:
-        raise TypeError(f"expected a whole number, got {value!r}")
-    return value
-
-
 def _numbers(values: object) -> tuple[int, ...]:
     if not isinstance(values, list):
         raise TypeError(f"expected a list of whole numbers, got {values!r}")
-    return tuple(_number(v) for v in values)
+    return tuple(whole_number(v) for v in values)
 
 
 def _flag(value: object) -> bool:
@@ -211,7 +206,7 @@ class KeptResults:
             # orjson at once: the server's own bytes, a few levels deep (jsoncodec.loads hands documents of many
             # brackets, as this one is, to the slower standard library, to refuse deep nesting in requests)
             raw = orjson.loads(data)
-            kept = cls(_number(raw["keep"]))
+            kept = cls(whole_number(raw["keep"]))
             for entry in raw["results"]:
                 kept.add(GameResult.from_dict(entry))
         except (KeyError, TypeError, ValueError) as exc:

@@ -175,6 +175,7 @@ def test_serve_refuses_a_damaged_journal_in_one_line_unless_told_to_accept_it(tm
 @pytest.mark.parametrize(("kind", "body", "says"), [
     ("event", {"type": "NoSuchEvent"}, "record 5 (event) does not decode: KeyError"),
     ("result", {"channel": "holdem"}, "record 5 (result) does not decode: ValueError: not a game result"),
+    ("ended", {"info": {}}, "record 5 (ended) does not decode: KeyError"),
 ])
 def test_a_record_that_does_not_decode_is_damage_at_that_record(tmp_path: Path, kind: str, body: dict[str, str],
                                                                says: str) -> None:
