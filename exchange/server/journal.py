@@ -62,7 +62,15 @@ from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec, snapshots
 from exchange.server.database import open_with
 from exchange.server.ended_markets import EndedMarkets
-from exchange.server.journal_check import JournalCheck, JournalDamaged, check, reset_mark, verify_record
+from exchange.server.journal_check import (
+    REWINDS_SCHEMA,
+    JournalCheck,
+    JournalDamaged,
+    check,
+    reset_mark,
+    rewinds,
+    verify_record,
+)
 from exchange.server.journal_mark import DurableMark
 from exchange.server.journal_writer import MAX_ROWS_PER_STATEMENT, SCHEMA, WriterProcess, insert_rows
 from exchange.server.kept_results import KeptResults
@@ -72,10 +80,6 @@ from exchange.server.snapshots import Damaged, Loaded, Saved, SnapshotPolicy, Sn
 __all__ = ["MAX_ROWS_PER_STATEMENT", "SCHEMA", "Journal", "JournalDamaged", "JournalFailed", "Record"]
 
 log = logging.getLogger(__name__)
-#: Each time records were lost or set aside (damage accepted at a start) and the journal numbered its next records
-#: from ``first_seq`` again, a row: so a record's number with the rewinds at or below it names it over the
-#: database's whole history (the statement's ``refId``, :mod:`exchange.server.statement_index`).
-REWINDS_SCHEMA = "CREATE TABLE IF NOT EXISTS journal_rewinds (first_seq INTEGER NOT NULL)"
 STOP_TIMEOUT_S = 30.0  # how long stop() waits for the writer to finish before killing it
 DEFAULT_COMMIT_TIMEOUT_MS = 5_000  # the longest a record may wait for its commit before the journal fails
 
@@ -218,6 +222,10 @@ class Journal:
         log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)
         return int(moved)
 
+    def rewinds(self) -> list[int]:
+        """Where the journal numbered its records from an earlier number again, ascending (none: never)."""
+        return rewinds(self._conn)
+
     def _note_rewind(self, first_seq: int) -> None:
         """Record that the journal numbers its next records from ``first_seq`` again (:data:`REWINDS_SCHEMA`)."""
         self._conn.execute(REWINDS_SCHEMA)
@@ -244,9 +252,10 @@ class Journal:
         return snapshots.newest_valid(self._conn, self.last_seq, config, keep_results)
 
     def save_snapshot(self, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults,
-                      ended: EndedMarkets) -> Saved:
-        """Write a snapshot of the state after record ``seq`` on this thread (the taker process, tests, tools)."""
-        saved = snapshots.save(self._conn, seq, exchange, notes, results, ended)
+                      ended: EndedMarkets, *, rewinds: list[int] | None = None) -> Saved:
+        """Write a snapshot of the state after record ``seq`` on this thread (the taker process, tests, tools);
+        with ``rewinds`` (:meth:`rewinds` before the fold), only if the journal has not been rewound since."""
+        saved = snapshots.save(self._conn, seq, exchange, notes, results, ended, rewinds=rewinds)
         self._snapshot_seq = max(self._snapshot_seq, seq)
         return saved
 

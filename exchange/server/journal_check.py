@@ -124,6 +124,28 @@ def check(
     return JournalCheck(last, mark, pages if pages in ("ok", "not checked") else "DAMAGED", tuple(problems))
 
 
+#: Each time records were lost or set aside (damage accepted at a start) and the journal numbered its next records
+#: from ``first_seq`` again, a row: so a record's number with the rewinds at or below it names it over the
+#: database's whole history (the statement's ``refId``, :mod:`exchange.server.statement_index`), and a snapshot
+#: folded before a rewind is known not to be written after it (:func:`exchange.server.snapshots.save`).
+REWINDS_SCHEMA = "CREATE TABLE IF NOT EXISTS journal_rewinds (first_seq INTEGER NOT NULL)"
+
+
+def rewinds(conn: sqlite3.Connection) -> list[int]:
+    """The journal's rewinds (:data:`REWINDS_SCHEMA`), ascending; none if it never was (read-only: no table made).
+
+    >>> conn = sqlite3.connect(":memory:")
+    >>> rewinds(conn)
+    []
+    >>> _ = conn.executescript(REWINDS_SCHEMA + "; INSERT INTO journal_rewinds VALUES (13)")
+    >>> rewinds(conn)
+    [13]
+    """
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_rewinds'").fetchone():
+        return [seq for (seq,) in conn.execute("SELECT first_seq FROM journal_rewinds ORDER BY first_seq")]
+    return []
+
+
 def reset_mark(path: str, seq: int) -> None:
     """Make the mark say ``seq`` (a first start, or damage accepted), durably."""
     try:

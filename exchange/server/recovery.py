@@ -142,11 +142,12 @@ def take_snapshot(
 ) -> tuple[Saved | None, Restored]:
     """Restore (with ``config`` and ``keep_results``, see :func:`restore`), then save the result as a snapshot
     (None if no record came after the newest valid one)."""
+    rewinds = journal.rewinds()  # before the fold: a rewind after it means a server set records aside meanwhile
     restored = restore(journal, config, keep_results=keep_results)
     if restored.replayed == 0:
         return None, restored
     saved = journal.save_snapshot(restored.last_seq, restored.exchange, restored.notes, restored.results,
-                                  restored.ended)
+                                  restored.ended, rewinds=rewinds)
     return saved, restored
 
 

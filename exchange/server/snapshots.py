@@ -42,6 +42,7 @@ from exchange.core import snapshot as core_snapshot
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
 from exchange.server.ended_markets import EndedMarkets
+from exchange.server.journal_check import rewinds as rewinds_of
 from exchange.server.kept_results import KeptResults
 from exchange.server.notes import MarketNotes
 
@@ -120,8 +121,15 @@ def upgrade(conn: sqlite3.Connection) -> None:
 
 
 def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults,
-         ended: EndedMarkets) -> Saved:
-    """Write the state after record ``seq`` as a snapshot, then keep only the newest :data:`KEEP`; one transaction."""
+         ended: EndedMarkets, *, rewinds: list[int] | None = None) -> Saved:
+    """Write the state after record ``seq`` as a snapshot, then keep only the newest :data:`KEEP`; one transaction.
+
+    ``rewinds``: the journal's rewinds when the records were folded (the taker's). If it has been rewound since, a
+    server started meanwhile set records aside (damage accepted) or found some lost, perhaps some of those folded,
+    and numbers its own from there: the snapshot would hold the records gone under numbers that now name others,
+    so it is not written (:class:`~exchange.core.snapshot.SnapshotError`). A taker left running by a killed
+    server can be that late.
+    """
     started = time.perf_counter()
     state = core_snapshot.dump(exchange)
     notes_bytes = notes.to_json()
@@ -140,6 +148,9 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
     build_ms = (time.perf_counter() - started) * 1000
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if rewinds is not None and rewinds_of(conn) != rewinds:
+            raise core_snapshot.SnapshotError(f"the journal was rewound (at {rewinds_of(conn)[len(rewinds):]}) "
+                                              f"after records up to {seq} were folded: not written")
         conn.execute(
             "INSERT OR REPLACE INTO snapshots (seq, created_ms, exchange, notes, sha256, state_digest, results, ended) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -32,6 +32,7 @@ from typing import Any
 
 from engine import InvariantError
 from exchange.server import jsoncodec
+from exchange.server.journal_check import rewinds
 
 _TYPES = ("AccountCredited", "AccountDebited", "MarketSettled", "MarketVoided")
 _MATCHING = "(" + " OR ".join(f"body LIKE '{{\"type\":\"{t}\"%'" for t in _TYPES) + ")"
@@ -103,13 +104,6 @@ def ref_id(seq: int, part: int, rewinds: Sequence[int]) -> str:
     return (f"{seq}.{rewound}" if rewound else str(seq)) + ("-c" if part else "")
 
 
-def _rewinds(journal: sqlite3.Connection) -> list[int]:
-    """The journal's rewinds (:data:`exchange.server.journal.REWINDS_SCHEMA`), ascending; none if it never was."""
-    if journal.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_rewinds'").fetchone():
-        return [seq for (seq,) in journal.execute("SELECT first_seq FROM journal_rewinds ORDER BY first_seq")]
-    return []
-
-
 def page_query(account: str, classes: Collection[str], start: int | None, end: int | None
                ) -> tuple[str, list[str | int]]:
     """The SQL of a page of ``account``'s items of ``classes`` (one or both) within the dates, newest first, and
@@ -176,7 +170,7 @@ class StatementIndex:
         journal = sqlite3.connect(f"file:{self.journal_path}?mode=ro", uri=True)
         try:
             journal.execute("BEGIN")  # one read snapshot of the journal for the whole catch-up
-            self._rewinds = _rewinds(journal)
+            self._rewinds = rewinds(journal)
             mark = conn.execute("SELECT seq, crc FROM mark").fetchone()
             seq, crc = mark if mark is not None else (0, None)
             if seq and journal.execute("SELECT crc FROM journal WHERE seq = ?", (seq,)).fetchone() != (crc,):

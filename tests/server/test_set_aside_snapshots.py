@@ -4,13 +4,16 @@ their effects back, whatever snapshot the start that set them aside passed over.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from exchange.core.commands import Deposit, OpenAccount
 from exchange.core.events import Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.core.snapshot import SnapshotError
 from exchange.server import journal as journal_module
+from exchange.server import recovery, snapshots
 from exchange.server.journal import Journal, JournalDamaged
 from exchange.server.journal_check import reset_mark
 from exchange.server.journal_mark import read_mark
@@ -51,6 +54,39 @@ def test_a_snapshot_after_records_set_aside_is_not_loaded_by_a_later_start(tmp_p
     balances = {name: account.balance for name, account in again.exchange.accounts.items()}
     assert balances == _balances_folded(journal)
     assert "a5" not in balances and balances["b9"] == 109
+    journal.close()
+
+
+def test_a_taker_that_folded_records_set_aside_while_it_worked_writes_no_snapshot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A killed server's snapshot taker can outlive it: a new server sets damaged records aside and numbers its own
+    from there while the taker still holds a fold of the old ones. Written late, that snapshot would pass for a
+    fold of the new records with the same numbers, so the taker checks, as it writes, that the journal has not
+    been rewound since it began."""
+    db = str(tmp_path / "ex.db")
+    journal = Journal.open(db)
+    for event in _funded("a", 10, 1):  # records 1-20
+        journal.append("event", event, ts_ms=1)
+    journal.flush()
+    fold = recovery.restore
+
+    def fold_then_a_new_server_starts(*args: Any, **kwargs: Any) -> recovery.Restored:
+        restored = fold(*args, **kwargs)  # the taker's fold, records 1-20
+        server = Journal.open(db)  # a new server: damage accepted from record 7, then records of its own
+        server.set_aside(7, "damaged")
+        for event in _funded("b", 10, 2):  # records 7-26
+            server.append("event", event, ts_ms=2)
+        server.flush()
+        server.close()
+        return restored
+
+    monkeypatch.setattr(recovery, "restore", fold_then_a_new_server_starts)
+    with pytest.raises(SnapshotError, match=r"rewound \(at \[7\]\) after records up to 20 were folded"):
+        take_snapshot(journal)
+    monkeypatch.undo()
+    assert journal.rewinds() == [7] and snapshots.newest_seq(journal._conn) == 0
+    balances = {name: account.balance for name, account in restore(journal).exchange.accounts.items()}
+    assert balances == _balances_folded(journal) and "a7" not in balances
     journal.close()
 
 
