@@ -194,6 +194,10 @@ class VoidMarket(Command):
 class VoidMatchedSince(Command):
     """Void every match at or after ``since_ts`` on selections not yet settled (a card exposed early).
 
+    ``first_match_id``, when given, says which of the matches in the millisecond ``since_ts`` came after the
+    card: those numbered from it on (the exchange numbers matches in the order it makes them). A driver that
+    knows the moment exactly passes the exchange's ``next_match_id`` as it was then.
+
     Voiding is mandatory, even when a voided match was a hedge whose return
     raises an account's exposure past its balance.  Then, after the voids,
     each account party to a voided match whose available to bet is below zero
@@ -209,6 +213,7 @@ class VoidMatchedSince(Command):
     market_id: str
     since_ts: int
     reason: str = "card exposed"
+    first_match_id: int | None = None
 
 
 COMMAND_TYPES: dict[str, type[Command]] = {

@@ -232,7 +232,7 @@ def void_matched_since(state: ExchangeState, cmd: VoidMatchedSince) -> list[Even
     stays short.  Accounts in order of their first voided match, orders by bet id.
     """
     market = state.require_open_market(cmd.market_id, "void bets of")
-    events = _void_matches(state, market, cmd.since_ts, cmd.ts, cmd.reason)
+    events = _void_matches(state, market, cmd.since_ts, cmd.ts, cmd.reason, cmd.first_match_id)
     parties = dict.fromkeys(
         account for ev in events if isinstance(ev, MatchVoided) for account in (ev.back_account_id, ev.lay_account_id)
     )
@@ -250,12 +250,16 @@ def void_matched_since(state: ExchangeState, cmd: VoidMatchedSince) -> list[Even
     return events
 
 
-def _void_matches(state: ExchangeState, market: Market, since_ts: int | None, ts: int, reason: str) -> list[Event]:
-    """Void every standing match on selections still in play (at or after ``since_ts`` if given)."""
+def _void_matches(state: ExchangeState, market: Market, since_ts: int | None, ts: int, reason: str,
+                  first_match_id: int | None = None) -> list[Event]:
+    """Void every standing match on selections still in play (at or after ``since_ts`` if given, and numbered from
+    ``first_match_id`` if given)."""
     events: list[Event] = []
     live = set(market.live)
     for match_id, fill_ts, sel, tick, size, back_id, lay_id in list(market.standing_fills()):
         if sel not in live or (since_ts is not None and fill_ts < since_ts):
+            continue
+        if first_match_id is not None and match_id < first_match_id:
             continue
         ev = MatchVoided(
             ts, match_id, market.market_id, market.selection_ids[sel], tick, size,

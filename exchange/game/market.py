@@ -71,5 +71,8 @@ class ExchangeMarket:
     def resume(self, at_ms: int) -> Sequence[Event]:
         return self.exchange.execute(ResumeMarket(at_ms, self.market_id))
 
-    def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[Event]:
-        return self.exchange.execute(VoidMatchedSince(at_ms, self.market_id, since_ms, reason))
+    def match_mark(self) -> int:
+        return self.exchange.next_match_id
+
+    def void_matched_since(self, since_ms: int, mark: int, reason: str, at_ms: int) -> Sequence[Event]:
+        return self.exchange.execute(VoidMatchedSince(at_ms, self.market_id, since_ms, reason, first_match_id=mark))

@@ -52,6 +52,11 @@ class MarketPort(Protocol):
         """Reopen the market suspended inside the current window (an operator's resume), in the same round."""
         ...
 
-    def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[object]:
-        """Void every match from ``since_ms`` on hands not settled (a card was seen before its time)."""
+    def match_mark(self) -> int:
+        """Where the market's matches stand now: :meth:`void_matched_since` given it voids only those made after."""
+        ...
+
+    def void_matched_since(self, since_ms: int, mark: int, reason: str, at_ms: int) -> Sequence[object]:
+        """Void every match made since ``mark`` (taken at ``since_ms``) on hands not settled (a card was seen before
+        its time)."""
         ...

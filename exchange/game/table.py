@@ -157,7 +157,8 @@ class Game:
         self.irregularity = irregularity
         self._incident_timer: Timer | None = None  # a premature street's exposure, or its notice
         self._incident: Callable[[], None] | None = None  # what that timer will run
-        self._exposed_ms: int | None = None  # a card seen in this window, not yet acted on
+        #: a card seen in this window, not yet acted on: when, and each market's matches then (``match_mark``)
+        self._exposed: tuple[int, dict[str, int]] | None = None
         self._hold: str | None = None  # why the markets are suspended inside their window (an exposure, an operator)
 
     # --- what anyone may read ---------------------------------------------------------
@@ -328,7 +329,7 @@ class Game:
             raise InvariantError(f"game {self.market_id}: a window closed before any opened")
         rnd = self.round
         now = self._clock.now()
-        if self._exposed_ms is not None:  # a card seen in the window and not yet acted on: act now
+        if self._exposed is not None:  # a card seen in the window and not yet acted on: act now
             self._cancel_incident()
             self._notice()
         self.phase = Phase.PLAYING
@@ -495,7 +496,7 @@ class Game:
             return
         cards = self._require_deal().expose_early(PREMATURE_STREET[plan.kind])
         now = self._clock.now()
-        self._exposed_ms = now
+        self._exposed = now, {market.market_id: market.port.match_mark() for market in self._undecided()}
         self._announce(cards, "bets voided")
         window = self.window
         if plan.notice_ms == 0:
@@ -506,15 +507,16 @@ class Game:
     def _notice(self) -> None:
         """Suspend every market and void its matches since the exposure; the window then runs out suspended."""
         self._incident_timer = self._incident = None
-        plan, since = self.irregularity, self._exposed_ms
-        if plan is None or since is None:
+        plan, exposed = self.irregularity, self._exposed
+        if plan is None or exposed is None:
             return
-        self._exposed_ms = None
+        self._exposed = None
+        since, marks = exposed
         now = self._clock.now()
         self._suspend_in_window("a card exposed before its time")
         reason = f"card exposed before its time ({plan.irregularity.describe()})"
         for market in self._undecided():
-            voided = list(market.port.void_matched_since(since, reason, now))
+            voided = list(market.port.void_matched_since(since, marks[market.market_id], reason, now))
             self._emit_to(market, *voided)
             matches = [e for e in voided if isinstance(e, MatchVoided)]
             self._emit_to(market, BetsVoided(plan.kind.rule, str(plan.kind), since, len(matches),

@@ -570,11 +570,14 @@ class Reference:
         m.status = status
         m.closed_ts = ts
 
-    def _void_matches(self, m: Mkt, since: int | None, ts: int, reason: str) -> list[MatchVoided]:
+    def _void_matches(self, m: Mkt, since: int | None, ts: int, reason: str,
+                      first_match_id: int | None = None) -> list[MatchVoided]:
         events: list[MatchVoided] = []
         live = m.live()
         for x in m.matches:
             if x.voided or x.selection not in live or (since is not None and x.ts < since):
+                continue
+            if first_match_id is not None and x.match_id < first_match_id:
                 continue
             x.voided = True
             events.append(
@@ -616,7 +619,7 @@ class Reference:
 
     def _do_VoidMatchedSince(self, c: VoidMatchedSince) -> list[Event]:
         m = self._open(c.market_id)
-        events: list[Event] = list(self._void_matches(m, c.since_ts, c.ts, c.reason))
+        events: list[Event] = list(self._void_matches(m, c.since_ts, c.ts, c.reason, c.first_match_id))
         parties: list[str] = []
         for ev in events:
             assert isinstance(ev, MatchVoided)

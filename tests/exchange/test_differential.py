@@ -172,7 +172,8 @@ class Decoder:
         if kind < 81:
             return VoidMarket(ts, self.market(b))
         if kind < 83:
-            return VoidMatchedSince(ts, self.market(b), max(0, ts - c % 30))
+            first = None if d % 3 == 0 else max(1, self.ref.next_match - d % 7)  # which of a millisecond's came after
+            return VoidMatchedSince(ts, self.market(b), max(0, ts - c % 30), first_match_id=first)
         if kind < 85:
             return self.create(ts, b, c, d, e, f)
         amount = c % 3 - 1 if c % 10 == 0 else 100 + c * 37 % 20_000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,9 +12,11 @@ from engine.irregularities import Irregularity, Kind
 from exchange.agents.host import seat
 from exchange.agents.house import MarketMaker, NoiseConfig, NoiseTrader
 from exchange.clock import VirtualClock
+from exchange.core.commands import PlaceOrder
 from exchange.core.events import MarketOpened, MarketSuspended, MarketVoided, Matched, MatchVoided, OrderCancelled
 from exchange.core.exchange import Exchange
-from exchange.core.market import MarketStatus
+from exchange.core.market import MarketStatus, SelectionStatus
+from exchange.core.side import Side
 from exchange.game.channel import Channel
 from exchange.game.channels import HOLDEM
 from exchange.game.deal import DeckSource, seeded_decks
@@ -188,4 +191,42 @@ def test_no_bet_stays_matched_while_a_card_was_seen_early_and_money_is_conserved
     assert balances(channel) == deposits(channel)
     assert not [e for e in log.of_type(OrderCancelled) if e.size <= 0]  # every cancel cancels a remainder
     assert log.of_type(WindowClosed) or plan.irregularity.misdeal
+    channel.exchange._check()
+
+
+def test_a_match_in_the_millisecond_a_card_is_exposed_is_voided_only_if_it_came_after_the_card() -> None:
+    """"Every bet matched after the exposure": what came first is the exchange's order of events, not the clock's
+    millisecond, which two matches and the exposure can share (timers due at the same moment, a busy server)."""
+    plan = IrregularityPlan(Irregularity(Kind.PREMATURE_TURN), at_permille=300, notice_ms=4_000)
+    clock = VirtualClock()
+    channel = Channel(HOLDEM, clock, Exchange(), decks=seeded_decks(11), irregularities=scripted({0: plan}))
+    log = EventLog.attach(channel.bus)
+    for name in ("al", "bo"):
+        channel.open_account(name, BANKROLL)
+    game = channel.start(games=1)
+    exposed_ms = game.windows[2].opens_ms + 9_000  # 30 % into the Flop window
+    matched: dict[str, int] = {}
+
+    def cross(label: str) -> None:
+        market = channel.exchange.markets["holdem.0"]
+        selection = next(s for s, status in zip(market.selection_ids, market.selection_status, strict=True)
+                         if status is SelectionStatus.IN_PLAY)
+        events: list[object] = []
+        for account, side in (("al", Side.BACK), ("bo", Side.LAY)):
+            events += channel.exchange.execute(
+                PlaceOrder(clock.now(), account, "holdem.0", selection, side, Decimal("3"), 500))
+        (match,) = [e for e in events if isinstance(e, Matched)]
+        matched[label] = match.match_id
+
+    def before_the_card() -> None:  # due with the exposure, queued before it
+        cross("before")
+        clock.call_at(exposed_ms, lambda: cross("after"))  # due at the same moment, queued behind the exposure
+
+    clock.call_at(exposed_ms, before_the_card)
+    clock.run()
+    (occurred,) = events_of(log, IrregularityOccurred)
+    assert occurred.at_ms == exposed_ms and occurred.event.outcome == "bets voided"
+    voided = {e.match_id for e in log.of_type(MatchVoided)}
+    assert matched["after"] in voided and matched["before"] not in voided
+    assert balances(channel) == 2 * BANKROLL
     channel.exchange._check()

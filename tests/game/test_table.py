@@ -53,7 +53,10 @@ class RecordingPort:
     def resume(self, at_ms: int) -> Sequence[object]:
         return self._rec("resume", at_ms)
 
-    def void_matched_since(self, since_ms: int, reason: str, at_ms: int) -> Sequence[object]:
+    def match_mark(self) -> int:
+        return len(self.calls)
+
+    def void_matched_since(self, since_ms: int, mark: int, reason: str, at_ms: int) -> Sequence[object]:
         return self._rec("void since", since_ms, at_ms)
 
 
