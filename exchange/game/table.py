@@ -157,8 +157,7 @@ class Game:
         self.irregularity = irregularity
         self._incident_timer: Timer | None = None  # a premature street's exposure, or its notice
         self._incident: Callable[[], None] | None = None  # what that timer will run
-        #: a card seen in this window, not yet acted on: when, and each market's matches then (``match_mark``)
-        self._exposed: tuple[int, dict[str, int]] | None = None
+        self._exposed: tuple[int, dict[str, int]] | None = None  # a card seen, not acted on: when; each match_mark
         self._hold: str | None = None  # why the markets are suspended inside their window (an exposure, an operator)
 
     # --- what anyone may read ---------------------------------------------------------
@@ -510,8 +509,7 @@ class Game:
         plan, exposed = self.irregularity, self._exposed
         if plan is None or exposed is None:
             return
-        self._exposed = None
-        since, marks = exposed
+        (since, marks), self._exposed = exposed, None
         now = self._clock.now()
         self._suspend_in_window("a card exposed before its time")
         reason = f"card exposed before its time ({plan.irregularity.describe()})"
