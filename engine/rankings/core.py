@@ -35,7 +35,7 @@ from itertools import combinations
 
 from numba import njit
 
-from engine.cards import Card, CardError, Rank, Suit, check_distinct, format_cards, to_card
+from engine.cards import Card, CardError, CardLike, Rank, Suit, check_distinct, format_cards, parse_cards
 
 CAT_SHIFT = 54
 FIELD_SHIFT = 30
@@ -328,9 +328,10 @@ class Ranking:
         a, b, c, d, e = (card.id for card in cards)
         return int(self.key5(a, b, c, d, e))
 
-    def evaluate(self, cards: Iterable[Card | str | int]) -> HandValue | None:
-        """Rank exactly five different cards; ``None`` when they make no hand (a non-qualifying low)."""
-        five = tuple(to_card(c) for c in cards)
+    def evaluate(self, cards: str | Iterable[CardLike]) -> HandValue | None:
+        """Rank exactly five different cards (``"As Ks Qs Js Ts"`` or card-likes); ``None`` when they make no hand
+        (a non-qualifying low)."""
+        five = parse_cards(cards)
         self.deck.check(five)
         check_distinct(five)
         key = self.key(five)
@@ -339,20 +340,21 @@ class Ranking:
         category = self.category(key)
         return HandValue(key, category, self.arrange(five, category))
 
-    def best(self, cards: Iterable[Card | str | int]) -> HandValue | None:
+    def best(self, cards: str | Iterable[CardLike]) -> HandValue | None:
         """The best hand of any five of ``cards`` (five or more cards).
 
         Among five-card choices with equal keys, the one with the highest cards
         (by rank, then suit id) is shown, so the result is deterministic.
         """
-        pool = tuple(to_card(c) for c in cards)
+        pool = parse_cards(cards)
         if len(pool) < 5:
             raise CardError(f"a {self.title} hand needs at least 5 cards, got {len(pool)}")
         check_distinct(pool)
         return self._best_of(combinations(pool, 5))
 
-    def best_omaha(self, hole: Sequence[Card], board: Sequence[Card]) -> HandValue | None:
+    def best_omaha(self, hole: str | Iterable[CardLike], board: str | Iterable[CardLike]) -> HandValue | None:
         """The best hand of exactly two of ``hole`` and exactly three of ``board``."""
+        hole, board = parse_cards(hole), parse_cards(board)
         if len(hole) < 2 or len(board) < 3:
             raise CardError("an Omaha hand needs at least 2 hole cards and 3 board cards")
         check_distinct(hole, board)

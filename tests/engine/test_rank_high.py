@@ -117,3 +117,28 @@ def test_every_ranking_refuses_a_card_given_twice(name: str) -> None:
         ranking.best(parse_cards("As Ks Qs Js Ts 9s As"))
     with pytest.raises(CardError, match="card As appears more than once"):
         ranking.best_omaha(parse_cards("As Ks Qs Js"), parse_cards("Ts 9s As"))
+
+
+@pytest.mark.parametrize("text", ["As Ks Qs Js Ts", "AsKsQsJsTs", "As,Ks,Qs,Js,Ts"])
+def test_a_ranking_reads_card_text_as_the_rest_of_the_engine_does(text: str) -> None:
+    # A string was read a character at a time ("'A' is not a card"): it is a list of cards, as parse_cards reads it.
+    royal = HIGH.evaluate(parse_cards("As Ks Qs Js Ts"))
+    assert HIGH.evaluate(text) == royal
+    assert HIGH.best(text + " 2c 3d") == royal
+    assert HIGH.best_omaha("As Ks 2c 3d", "Qs Js Ts 9h 8h") == royal
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("As Ks Qs Js", "exactly 5 cards, got 4"),
+        ("As Ks Qs Js 10s", "a ten is written T"),
+        ("As Ks Qs Js T", "each card is two characters"),
+        ("As Ks Qs Js Tx", "unknown suit 'x'"),
+    ],
+)
+def test_card_text_a_ranking_cannot_read_is_refused_with_what_was_wrong(text: str, message: str) -> None:
+    from engine.cards import CardError
+
+    with pytest.raises(CardError, match=message):
+        HIGH.evaluate(text)
