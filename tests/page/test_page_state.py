@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from exchange.game.channels import HOLDEM, OMAHA
 from tests.page.harness import (
+    SERVER_STOPPED,
     WINDOW_MS,
     ApiClient,
     LiveServer,
@@ -152,7 +153,7 @@ def test_a_channel_gone_after_a_restart_is_no_longer_shown_as_a_table(browser: B
     second: LiveServer | None = None
     try:
         # While the server is down the tab's tries to reconnect are refused: the browser logs those.
-        with watched_page(browser, f"{first.url}/#/table/{OMAHA.name}", browser_says="ERR_CONNECTION_REFUSED") as page:
+        with watched_page(browser, f"{first.url}/#/table/{OMAHA.name}", browser_says=SERVER_STOPPED) as page:
             expect(page.locator("#table-title")).to_have_text(OMAHA.title)
             expect(page.locator("#markets .market")).to_have_count(1)
             page.locator("tr[data-selection='1'] button.price.back.best").click()

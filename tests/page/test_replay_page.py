@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
-from tests.page.harness import AppThread, FakeTime, LiveServer, replay_server, shoot, watched_page
+from tests.page.harness import SERVER_STOPPED, AppThread, FakeTime, LiveServer, replay_server, shoot, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,7 +94,7 @@ def test_a_tab_on_a_replay_follows_a_live_server_started_on_the_same_address(bro
     is a live page (the login, no replay controls, no strategy's bets), not a replay page over a live table."""
     with replay_server(backtest) as (replay, _):
         port = replay.port
-        with watched_page(browser, f"{replay.url}/#/table/{TABLE}", browser_says="ERR_CONNECTION_REFUSED") as page:
+        with watched_page(browser, f"{replay.url}/#/table/{TABLE}", browser_says=SERVER_STOPPED) as page:
             expect(page.locator("#connection")).to_have_text("● replay")
             expect(page.locator("#replay-controls")).to_be_visible()
             live = LiveServer(tmp_path / "exchange.db", port=port)
