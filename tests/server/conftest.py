@@ -23,7 +23,7 @@ from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer, virtual_clock
+from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer, serving, virtual_clock
 
 
 @pytest.fixture
@@ -38,15 +38,8 @@ async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClien
 
     Game ``holdem.0`` has begun at ``START_MS``: its Deal window is open and closes ``WINDOW_MS`` later.
     """
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1, heartbeat_ms=HEARTBEAT_MS)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        store = app[keys.STORE]
-        store.add("alice", "pw-alice", deposit=100_000)
-        store.add("bob", "pw-bob", deposit=100_000)
-        store.add("poor", "pw-poor", deposit=300)
-        clock.advance(0)  # the channel scheduled its first game at "now": deal it
+    async with serving(tmp_path / "ex.db", clock, heartbeat_ms=HEARTBEAT_MS) as test_client:
+        test_client.app[keys.STORE].add("poor", "pw-poor", deposit=300)
         yield test_client
 
 

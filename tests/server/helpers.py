@@ -15,9 +15,11 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from exchange.clock import VirtualClock
 from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket
+from exchange.game.table import EquityFn
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
+from exchange.server.limits import Limits
 from exchange.server.service import river_only_equities
 
 APP_KEY = "test-app"
@@ -35,16 +37,23 @@ HEARTBEAT_MS = 500
 
 @contextlib.asynccontextmanager
 async def serving(db: Path, clock: VirtualClock, *, accounts: Sequence[str] = ("alice", "bob"),
+                  operators: Sequence[str] = (), equities: EquityFn | None = river_only_equities,
+                  on_fatal: Callable[[str], None] | None = None, limits: Limits | None = None,
                   **changes: Any) -> AsyncIterator[TestClient]:
     """A server on 127.0.0.1 keeping its journal in ``db``: one Hold'em channel with the tests' windows, no house,
     seed 1 (``changes``: other :class:`~exchange.server.config.ServerConfig` fields); ``accounts`` opened with
-    1000.00 each (password ``pw-<name>``); its first game begun at the clock's now."""
+    1000.00 each (password ``pw-<name>``), ``operators`` with nothing (password ``pw-<name>``); its first game
+    begun at the clock's now. ``equities``: the prices published in play (default: each hand's 0 or 1 at the
+    river only, computed in no time; None: the game's own); ``on_fatal`` and ``limits`` as
+    :func:`~exchange.server.app.create_app` takes them."""
     fields: dict[str, Any] = {"db_path": str(db), "window_ms": WINDOW_MS, "playing_ms": PLAYING_MS, "house": False,
                               "seed": 1, **changes}
-    app = create_app(ServerConfig(**fields), clock=clock, equities=river_only_equities)
+    app = create_app(ServerConfig(**fields), clock=clock, equities=equities, on_fatal=on_fatal, limits=limits)
     async with TestClient(TestServer(app, host="127.0.0.1")) as client:
         for name in accounts:
             app[keys.STORE].add(name, f"pw-{name}", deposit=100_000)
+        for name in operators:
+            app[keys.STORE].add(name, f"pw-{name}", deposit=0, operator=True)
         clock.advance(0)
         yield client
 

@@ -7,33 +7,22 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
+from tests.server.helpers import APP_KEY, PLAYING_MS, WINDOW_MS, login, place, rpc, serving
 from tests.server.test_stream import receive
 
 HIGH, LOW = "omaha-hilo.0", "omaha-hilo.0-low"
 
 
 @pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock(start_ms=START_MS)
-
-
-@pytest.fixture
 async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
     """Omaha Hi/Lo, 7-Card Stud and 2-7 Triple Draw with the house, the game's own equities; alice has 1000.00."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=3,
-                          channels=("omaha-hilo", "stud7", "triple-draw-27"))
-    app = create_app(config, clock=clock)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, accounts=("alice",), equities=None, house=True, seed=3,
+                       channels=("omaha-hilo", "stud7", "triple-draw-27")) as test_client:
         yield test_client
 
 
@@ -160,11 +149,8 @@ async def test_the_snapshot_says_betting_is_open_while_the_low_market_is_open_af
 ) -> None:
     """Seed 19 deals a game whose High market is won at the Flop's close while its Low market trades on in the
     Turn window: the snapshot must say betting is open (the page shows the countdown, not "suspended")."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=19,
-                          channels=("omaha-hilo",))
-    app = create_app(config, clock=clock)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, accounts=(), equities=None, house=True, seed=19,
+                       channels=("omaha-hilo",)) as client:
         clock.advance(3 * (WINDOW_MS + PLAYING_MS))  # the Turn window opens
         game = (await (await client.get("/games/v1/channels/omaha-hilo/snapshot")).json())["game"]
         high, low = game["markets"]
@@ -200,9 +186,7 @@ async def test_an_operator_acts_on_both_markets_of_a_hi_lo_game_through_either(c
 
 async def test_irregularities_are_dealt_on_the_hold_em_dealt_channels_only(tmp_path: Path,
                                                                            clock: VirtualClock) -> None:
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=3,
-                          channels=("omaha-hilo", "stud7"), irregularity_rate=1.0, house=False)
-    app = create_app(config, clock=clock)
-    async with TestClient(TestServer(app, host="127.0.0.1")):
-        channels = app[keys.SERVICE].channels
+    async with serving(tmp_path / "ex.db", clock, accounts=(), equities=None, seed=3,
+                       channels=("omaha-hilo", "stud7"), irregularity_rate=1.0) as client:
+        channels = client.app[keys.SERVICE].channels
         assert channels["omaha-hilo"].irregularities is not None and channels["stud7"].irregularities is None

@@ -10,19 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc
-
-
-def _app(db: Path, clock: VirtualClock) -> TestClient:
-    config = ServerConfig(db_path=str(db), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False, seed=1)
-    return TestClient(TestServer(create_app(config, clock=clock, equities=river_only_equities), host="127.0.0.1"))
+from tests.server.helpers import START_MS, login, place, rpc, serving
 
 
 async def _cleared(client: TestClient, token: str, status: str) -> dict[str, dict[str, Any]]:
@@ -33,11 +25,7 @@ async def _cleared(client: TestClient, token: str, status: str) -> dict[str, dic
 async def test_a_void_after_a_crash_reports_voided_and_cancelled_sizes_apart(tmp_path: Path) -> None:
     db = tmp_path / "ex.db"
     clock = VirtualClock(start_ms=START_MS)
-    async with _app(db, clock) as client:
-        store = client.app[keys.STORE]
-        store.add("alice", "pw-alice", deposit=100_000)
-        store.add("bob", "pw-bob", deposit=100_000)
-        clock.advance(0)
+    async with serving(db, clock) as client:
         alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
         lay = await rpc(client, alice, "placeOrders", place("holdem.0", 1, "LAY", 3.0, 10))
         back = await rpc(client, bob, "placeOrders", place("holdem.0", 1, "BACK", 3.0, 4))
@@ -45,7 +33,7 @@ async def test_a_void_after_a_crash_reports_voided_and_cancelled_sizes_apart(tmp
         back_id = back["result"]["instructionReports"][0]["betId"]
         assert back["result"]["instructionReports"][0]["sizeMatched"] == 4.0
     # the server stopped mid-game (as a crash would leave it): the next start voids holdem.0
-    async with _app(db, VirtualClock(start_ms=START_MS + 1_000)) as client:
+    async with serving(db, VirtualClock(start_ms=START_MS + 1_000), accounts=()) as client:
         assert client.app[keys.SERVICE].recovered_voids == ["holdem.0"]
         alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
         voided_lay = (await _cleared(client, alice, "VOIDED"))[lay_id]

@@ -11,13 +11,15 @@ import asyncio
 import json
 import random
 from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
+from exchange.clock import VirtualClock
 from exchange.core.commands import (
     CancelOrder,
     CreateMarket,
@@ -33,11 +35,9 @@ from exchange.core.commands import (
 from exchange.core.orders import BetStatus
 from exchange.core.side import Side
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
 from exchange.server.limits import Limits
-from exchange.server.service import ExchangeService, river_only_equities
-from tests.server.helpers import BETTING, headers, login, rpc
+from exchange.server.service import ExchangeService
+from tests.server.helpers import BETTING, START_MS, headers, login, rpc, serving
 
 MARKETS = 250
 BETS_PER_MARKET = 20  # 5,000 settled bets
@@ -60,27 +60,19 @@ def seed(service: ExchangeService, account: str, markets: int = MARKETS, per_mar
         service.execute(SettleMarket(now(), market_id, (1,)))
 
 
-async def _client(tmp_path: Path, limits: Limits | None = None) -> tuple[TestClient, Any]:
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1)
-    app = create_app(config, equities=river_only_equities, limits=limits)
-    client = TestClient(TestServer(app, host="127.0.0.1"))
-    await client.start_server()
-    app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-    app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-    return client, app
+def _client(tmp_path: Path, limits: Limits | None = None) -> AbstractAsyncContextManager[TestClient]:
+    """A server (no house, alice and bob with 1000.00 each) whose games stand still: its clock is never advanced."""
+    return serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), limits=limits)
 
 
 @pytest.fixture
 async def heavy(tmp_path: Path) -> AsyncIterator[tuple[TestClient, str]]:
     """A server where alice has 5,000 settled bets; yields the client and alice's token."""
-    client, app = await _client(tmp_path)
-    token = await login(client, "alice", "pw-alice")
-    await rpc(client, token, "getAccountFunds", path="/exchange/account/json-rpc/v1")  # opens alice in the core
-    seed(app[keys.SERVICE], "alice")
-    try:
+    async with _client(tmp_path) as client:
+        token = await login(client, "alice", "pw-alice")
+        await rpc(client, token, "getAccountFunds", path="/exchange/account/json-rpc/v1")  # opens alice in the core
+        seed(client.app[keys.SERVICE], "alice")
         yield client, token
-    finally:
-        await client.close()
 
 
 def _cleared(n: int, **extra: Any) -> list[dict[str, Any]]:
@@ -176,8 +168,7 @@ async def test_paging_returns_every_settled_bet_once_in_order(heavy: tuple[TestC
 
 
 async def test_list_market_book_is_weighted_as_betfair_weights_it(tmp_path: Path) -> None:
-    client, _app = await _client(tmp_path)
-    try:
+    async with _client(tmp_path) as client:
         token = await login(client, "alice", "pw-alice")
         ids = [f"holdem.{i}" for i in range(7)]
         out = await rpc(client, token, "listMarketBook", {
@@ -190,13 +181,10 @@ async def test_list_market_book_is_weighted_as_betfair_weights_it(tmp_path: Path
         out = await rpc(client, token, "listMarketBook", {
             "marketIds": [f"holdem.{i}" for i in range(40)], "priceProjection": {"priceData": ["EX_BEST_OFFERS"]}})
         assert "result" in out
-    finally:
-        await client.close()
 
 
 async def test_an_account_over_its_call_rate_gets_too_many_requests(tmp_path: Path) -> None:
-    client, _app = await _client(tmp_path, Limits(calls_per_second=20))
-    try:
+    async with _client(tmp_path, Limits(calls_per_second=20)) as client:
         alice = await login(client, "alice", "pw-alice")
         bob = await login(client, "bob", "pw-bob")
         batch = [{"jsonrpc": "2.0", "id": i, "method": "SportsAPING/v1.0/listCurrentOrders", "params": {}}
@@ -206,12 +194,11 @@ async def test_an_account_over_its_call_rate_gets_too_many_requests(tmp_path: Pa
         assert codes[:20] == ["OK"] * 20
         assert set(codes[20:]) == {"TOO_MANY_REQUESTS"}
         assert answers[25]["id"] == 25
-        # another account is not affected; alice's bucket refills with time
+        # another account is not affected; alice's bucket refills with time (real time, not the game clock's: the
+        # rate protects the machine)
         assert "result" in await rpc(client, bob, "listCurrentOrders")
         await asyncio.sleep(0.2)
         assert "result" in await rpc(client, alice, "listCurrentOrders")
-    finally:
-        await client.close()
 
 
 async def test_more_than_three_list_calls_in_flight_are_refused(heavy: tuple[TestClient, str]) -> None:
@@ -228,9 +215,8 @@ def test_the_cleared_index_matches_the_core_through_random_flows(tmp_path: Path)
     """Seeded random settles, voids, early settlements, lapses and cancels; the index checked after each step."""
 
     async def scenario() -> None:
-        client, app = await _client(tmp_path)
-        try:
-            service: ExchangeService = app[keys.SERVICE]
+        async with _client(tmp_path) as client:
+            service: ExchangeService = client.app[keys.SERVICE]
             rng = random.Random(7)
             now = service.now
             accounts = ["p1", "p2", "p3"]
@@ -273,7 +259,5 @@ def test_the_cleared_index_matches_the_core_through_random_flows(tmp_path: Path)
             index._check()
             statuses = {o.bet_status for a in accounts for o in service.exchange.cleared_orders(a)}
             assert statuses == set(BetStatus), statuses  # the flow reached every kind of cleared order
-        finally:
-            await client.close()
 
     asyncio.run(scenario())

@@ -15,14 +15,11 @@ from typing import Any
 import pytest
 import requests
 from aiohttp import ClientWebSocketResponse, WSMsgType
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import APP_KEY, login, place, rpc
+from tests.server.helpers import APP_KEY, login, place, rpc, serving
 from tests.server.serverproc import ServerProcess
 
 MARKET = "holdem.0"
@@ -33,18 +30,9 @@ SWEEP_MS = 5_000
 @contextlib.asynccontextmanager
 async def _client(tmp_path: Path, clock: VirtualClock, **settings: Any) -> AsyncIterator[TestClient]:
     settings = {"session_ttl_ms": TTL_MS, "session_sweep_ms": SWEEP_MS, **settings}
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1,
-                          **settings)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        for name in ("alice", "bob", "carol", "dave", "erin", "frank"):
-            app[keys.STORE].add(name, f"pw-{name}", deposit=100_000)
+    async with serving(tmp_path / "ex.db", clock, accounts=("alice", "bob", "carol", "dave", "erin", "frank"),
+                       **settings) as client:
         yield client
-
-
-@pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock(start_ms=1_700_000_000_000)
 
 
 @pytest.fixture
@@ -99,7 +87,6 @@ async def test_logout_closes_the_sessions_stream_and_stops_its_order_updates(cli
     token = await login(client, "alice", "pw-alice")
     other = await login(client, "alice", "pw-alice")  # a second session of the same account
     ws, kept = await _subscribed(client, token), await _subscribed(client, other)
-    clock.advance(0)  # the channel deals its first game at "now": MARKET opens
     resp = await client.post("/api/logout", headers={"X-Application": APP_KEY, "X-Authentication": token})
     assert (await resp.json())["status"] == "SUCCESS"
     placed = await rpc(client, other, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))  # an order update for alice

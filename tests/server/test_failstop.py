@@ -30,14 +30,12 @@ from typing import Any
 
 import pytest
 import requests
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
+from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal, JournalFailed
-from exchange.server.service import river_only_equities
-from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, login, place, rpc
+from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, START_MS, login, place, rpc, serving
 from tests.server.serverproc import ServerProcess, cli, gone
 
 MARKET = "holdem.0"
@@ -156,18 +154,15 @@ async def test_a_writer_that_dies_while_idle_fails_the_journal_at_once(tmp_path:
 
 @pytest.fixture
 async def app_client(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[tuple[TestClient, list[str]]]:
-    """The API tests' server (Hold'em, 3 s windows, no house); fatal reasons listed. Its journal timeout is the
-    test's (``indirect`` parameter: a stall test's short one), else a generous one for a healthy writer."""
+    """The API tests' server (Hold'em, no house; its games stand still on a clock never advanced); fatal reasons
+    listed. Its journal timeout is the test's (``indirect`` parameter: a stall test's short one), else a generous
+    one for a healthy writer."""
     timeout_ms = getattr(request, "param", HEALTHY_TIMEOUT_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=3_000, playing_ms=100, house=False, seed=1,
-                          heartbeat_ms=500, journal_timeout_ms=timeout_ms)
     fatal: list[str] = []
-    app = create_app(config, equities=river_only_equities, on_fatal=fatal.append)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
+    async with serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), on_fatal=fatal.append,
+                       heartbeat_ms=500, journal_timeout_ms=timeout_ms) as client:
         yield client, fatal
-        pid = app[keys.JOURNAL].writer_pid
+        pid = client.app[keys.JOURNAL].writer_pid
         if pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)

@@ -16,17 +16,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exchange.clock import VirtualClock
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
+from exchange.server import keys
 from exchange.server.errors import ApingCode
 from exchange.server.jsonrpc import APING_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR
-from exchange.server.service import river_only_equities
-from tests.server.helpers import BETTING, HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, headers, login
+from tests.server.helpers import BETTING, HEARTBEAT_MS, START_MS, headers, login, serving
 
 METHODS = ["placeOrders", "cancelOrders", "replaceOrders", "listCurrentOrders", "listClearedOrders",
            "listMarketBook", "listMarketCatalogue"]
@@ -49,12 +46,10 @@ REFUSALS = {str(code) for code in ApingCode} - {str(ApingCode.UNEXPECTED_ERROR)}
 
 async def exchange_answers(db_path: str, bodies: list[dict[str, Any]]) -> list[tuple[int, str]]:
     """``(HTTP status, body text)`` of each call, sent in order by the demo account to a new server."""
-    config = ServerConfig(db_path=db_path, window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False, seed=1,
-                          heartbeat_ms=HEARTBEAT_MS, demo=True)
-    clock = VirtualClock(start_ms=START_MS)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        clock.advance(0)  # deal holdem.0; the clock stands still from here
+    # holdem.0 dealt; the clock stands still from here
+    async with serving(Path(db_path), VirtualClock(start_ms=START_MS), accounts=(), heartbeat_ms=HEARTBEAT_MS,
+                       demo=True) as client:
+        config = client.app[keys.CONFIG]
         token = await login(client, config.demo_account, config.demo_password)
         answers = []
         for body in bodies:

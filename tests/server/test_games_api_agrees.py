@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
-from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, rpc
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, rpc, serving
 
 CHANNEL = "omaha-hilo"
 #: (listMarketBook's runner status, the snapshot's selection status) that say the same.
@@ -32,12 +29,8 @@ async def books(client: TestClient, token: str, market_ids: list[str]) -> dict[s
 
 async def test_the_snapshot_and_the_results_agree_with_the_market_book(tmp_path: Path) -> None:
     clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=19,
-                          channels=(CHANNEL,))
-    app = create_app(config, clock=clock)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, accounts=("alice",), equities=None, house=True, seed=19,
+                       channels=(CHANNEL,)) as client:
         alice = await login(client, "alice", "pw-alice")
         seen = set()
         for _ in range((2 * CHANNELS[CHANNEL].windows + 1) * (WINDOW_MS + PLAYING_MS) // 500):  # two games

@@ -4,33 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiohttp.test_utils import TestClient, TestServer
-
 from exchange.cli.serve import DEFAULT_NOISE_TRADERS
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, rpc
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, rpc, serving
 
 
 async def total_matched(tmp_path: Path, noise: int, channel: str = "holdem") -> dict[str, float]:
     """Each market of the channel's game 0 and its total matched after two windows (only the house and the
     noise traders trade)."""
-    config = ServerConfig(db_path=str(tmp_path / f"{channel}{noise}.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS,
-                          seed=3, noise_traders=noise, channels=(channel,))  # fmt: skip
     clock = VirtualClock(start_ms=START_MS)
     equities = river_only_equities if channel == "holdem" else None  # a hi/lo game's Low market needs its own
-    app = create_app(config, clock=clock, equities=equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("watcher", "pw", deposit=0)
-        clock.advance(0)
+    async with serving(tmp_path / f"{channel}{noise}.db", clock, accounts=("watcher",), equities=equities,
+                       house=True, seed=3, noise_traders=noise, channels=(channel,)) as client:
         clock.run(until_ms=START_MS + 2 * (WINDOW_MS + PLAYING_MS) - 10)  # two windows of game 0
-        token = await login(client, "watcher", "pw")
+        token = await login(client, "watcher", "pw-watcher")
         markets = [f"{channel}.0", f"{channel}.0-low"] if channel.endswith("hilo") else [f"{channel}.0"]
         books = (await rpc(client, token, "listMarketBook", {"marketIds": markets}))["result"]
-        assert app[keys.SERVICE].noise_accounts == tuple(f"house-noise-{k + 1}" for k in range(noise))
+        assert client.app[keys.SERVICE].noise_accounts == tuple(f"house-noise-{k + 1}" for k in range(noise))
         return {book["marketId"]: float(book["totalMatched"]) for book in books}
 
 

@@ -6,14 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, headers, login, place, rpc
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, headers, login, place, rpc, serving
 
 
 async def act(client: TestClient, token: str | None, action: str, market_id: str = "holdem.0",
@@ -98,18 +95,11 @@ async def test_a_suspension_holds_until_the_window_closes_and_the_game_goes_on(c
 
 
 async def test_operator_actions_survive_a_restart(tmp_path: Path) -> None:
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=1)
-    async with TestClient(TestServer(create_app(config, clock=VirtualClock(start_ms=START_MS),
-                                                equities=river_only_equities), host="127.0.0.1")) as client:
-        client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
-        clock = client.app[keys.SERVICE].channels["holdem"].clock
-        assert isinstance(clock, VirtualClock)
-        clock.advance(0)
+    db = tmp_path / "ex.db"
+    async with serving(db, VirtualClock(start_ms=START_MS), accounts=(), operators=("ops",)) as client:
         ops = await login(client, "ops", "pw-ops")
         assert (await act(client, ops, "suspend", body={"reason": "dealer swap"}))[0] == 200
-    async with TestClient(TestServer(create_app(config, clock=VirtualClock(start_ms=START_MS + 1_000),
-                                                equities=river_only_equities), host="127.0.0.1")) as client:
+    async with serving(db, VirtualClock(start_ms=START_MS + 1_000), accounts=()) as client:
         assert [(r["action"], r["reason"], r["operator"]) for r in operator_records(client)] == [
             ("suspend", "dealer swap", "ops")]
         assert client.app[keys.STORE].is_operator("ops")

@@ -7,25 +7,18 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
 from exchange.server.store import hash_password
-from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS
+from tests.server.helpers import APP_KEY, START_MS, serving
 
 
 async def test_no_client_account_is_one_of_the_servers_own(tmp_path: Path) -> None:
     clock = VirtualClock(start_ms=START_MS)
-    db = str(tmp_path / "ex.db")
-    config = ServerConfig(db_path=db, window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=True, noise_traders=1,
-                          seed=1)
-    app = create_app(config, clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        clock.advance(0)
+    db = tmp_path / "ex.db"
+    async with serving(db, clock, accounts=(), house=True, noise_traders=1) as client:
+        app = client.app
         service = app[keys.SERVICE]
         own = sorted(name for name in service.exchange.accounts if service.funds(name).balance > 0)
         assert own == ["house-maker", "house-noise-1"]

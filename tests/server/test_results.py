@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 import engine
 from exchange.clock import VirtualClock
@@ -22,10 +22,8 @@ from exchange.game.channels import CHANNELS, OMAHA_HILO
 from exchange.game.events import GameEnded, GameStarted, HandsCannotWin, HoleCardsTurned, ResultDeclared, Stamped
 from exchange.game.rounds import timetable
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
 from exchange.server.results import RecentResults, result_json
-from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login
+from tests.server.helpers import APP_KEY, PLAYING_MS, WINDOW_MS, login, serving
 
 KEEP = 3
 HILO = CHANNELS["omaha-hilo"]
@@ -33,19 +31,10 @@ GAME_MS = HILO.windows * (WINDOW_MS + PLAYING_MS)
 
 
 @pytest.fixture
-def clock() -> VirtualClock:
-    return VirtualClock(start_ms=START_MS)
-
-
-@pytest.fixture
 async def client(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
     """Omaha Hi/Lo and Hold'em, no house, the game's own equities; the server keeps 3 results a channel."""
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, seed=5,
-                          channels=("omaha-hilo", "holdem"), house=False, keep_results=KEEP)
-    app = create_app(config, clock=clock)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, accounts=(), operators=("ops",), equities=None, seed=5,
+                       channels=("omaha-hilo", "holdem"), keep_results=KEEP) as test_client:
         yield test_client
 
 

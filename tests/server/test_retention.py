@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.agents.host import seat
 from exchange.agents.house import MAKER_ACCOUNT, NoiseTrader
@@ -26,11 +26,9 @@ from exchange.core.exchange import ExchangeConfig
 from exchange.core.orders import BetStatus
 from exchange.game.channels import get_channel
 from exchange.server import cleared_index, keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal
 from exchange.server.service import ExchangeService, river_only_equities
-from tests.server.helpers import START_MS, login, place, rpc
+from tests.server.helpers import START_MS, login, place, rpc, serving
 
 KEEP = 20
 GAMES = 240
@@ -38,20 +36,11 @@ CHECKPOINTS = (60, 150, GAMES)
 LOG_LIMIT = 16  # the index's change log, cut small: cut entries name markets still kept
 
 
-def _config(db: Path) -> ServerConfig:
-    return ServerConfig(db_path=str(db), window_ms=100, playing_ms=10, seed=3, keep_closed_markets=KEEP)
-
-
-async def _serve(db: Path, clock: VirtualClock) -> AsyncIterator[TestClient]:
-    app = create_app(_config(db), clock=clock, equities=river_only_equities)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as test_client:
-        yield test_client
-
-
 @pytest.fixture
 async def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[TestClient]:
     monkeypatch.setattr(cleared_index, "LOG_LIMIT", LOG_LIMIT)
-    async for test_client in _serve(tmp_path / "ex.db", VirtualClock(start_ms=START_MS)):
+    async with serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), accounts=(), house=True, window_ms=100,
+                       playing_ms=10, seed=3, keep_closed_markets=KEEP) as test_client:
         yield test_client
 
 

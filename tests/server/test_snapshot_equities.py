@@ -10,21 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aiohttp.test_utils import TestClient, TestServer
-
 from exchange.clock import VirtualClock
 from exchange.game.channels import STUD7
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, serving
 
 
 async def test_an_estimated_equity_has_a_standard_error_and_no_exact_share(tmp_path: Path) -> None:
     clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=3, channels=(STUD7.name,))
-    async with TestClient(TestServer(create_app(config, clock=clock), host="127.0.0.1")) as client:
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, accounts=(), equities=None, seed=3,
+                       channels=(STUD7.name,)) as client:
         path = f"/games/v1/channels/{STUD7.name}/snapshot"
         [deal] = (await (await client.get(path)).json())["game"]["markets"]
         assert [(s["equityExact"], "equityStderr" in s) for s in deal["selections"]] == [("1/4", False)] * 4

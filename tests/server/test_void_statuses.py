@@ -11,13 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aiohttp.test_utils import TestClient, TestServer
-
 from exchange.clock import VirtualClock
-from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, headers, login, rpc
+from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, headers, login, rpc, serving
 from tests.server.test_stream import receive
 
 MARKET = "holdem.0"
@@ -27,13 +22,8 @@ EXPECTED = {1: "REMOVED", 2: "LOSER", 3: "LOSER", 4: "REMOVED"}
 
 async def test_a_voided_market_keeps_its_early_losers_and_removes_the_rest_everywhere(tmp_path: Path) -> None:
     clock = VirtualClock(start_ms=START_MS)
-    config = ServerConfig(db_path=str(tmp_path / "ex.db"), window_ms=WINDOW_MS, playing_ms=PLAYING_MS, house=False,
-                          seed=3)
-    app = create_app(config, clock=clock)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
-        app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-        app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
-        clock.advance(0)
+    async with serving(tmp_path / "ex.db", clock, accounts=("alice",), operators=("ops",), equities=None,
+                       seed=3) as client:
         clock.advance(3 * (WINDOW_MS + PLAYING_MS))  # the Turn window is open
         alice, ops = await login(client, "alice", "pw-alice"), await login(client, "ops", "pw-ops")
         (book,) = (await rpc(client, alice, "listMarketBook", {"marketIds": [MARKET]}))["result"]
