@@ -237,7 +237,7 @@ SERVER_STOPPED = ("net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET", "n
 
 
 @contextlib.contextmanager
-def watched_page(browser: Browser, url: str, *, browser_says: str | tuple[str, ...] = ()) -> Iterator[Page]:
+def watched_page(browser: Browser, url: str, *, browser_says: tuple[str, ...] = ()) -> Iterator[Page]:
     """A tab in a fresh context at ``url``, laptop-sized; on leaving, no console error may have been logged but
     those with one of ``browser_says`` in them (what the browser itself logs of a failure the test causes, such as
     :data:`SERVER_STOPPED` while the server is down)."""
@@ -252,8 +252,7 @@ def watched_page(browser: Browser, url: str, *, browser_says: str | tuple[str, .
         yield tab
     finally:
         context.close()
-    expected = (browser_says,) if isinstance(browser_says, str) else browser_says
-    unexpected = [e for e in errors if not any(said in e for said in expected)]
+    unexpected = [e for e in errors if not any(said in e for said in browser_says)]
     assert unexpected == [], unexpected
 
 

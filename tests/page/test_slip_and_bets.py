@@ -326,7 +326,7 @@ def test_a_bet_left_unanswered_says_it_may_have_been_placed_not_refused(browser:
     would tell the trader to place it again (a second bet, if the first went through); the page says the bet may
     have been placed, and to look at the bets first."""
     server.to_game_time(0, next_game=True)
-    with watched_page(browser, f"{server.url}/#/table/holdem", browser_says="net::ERR_FAILED") as page:
+    with watched_page(browser, f"{server.url}/#/table/holdem", browser_says=("net::ERR_FAILED",)) as page:
         page.get_by_role("button", name="Log in").click()
         expect(page.locator("#who")).to_have_text("demo")
         page.route("**/exchange/betting/json-rpc/v1", lambda route: route.abort()

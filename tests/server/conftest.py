@@ -16,14 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.app import create_app
-from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
-from tests.server.helpers import HEARTBEAT_MS, PLAYING_MS, START_MS, WINDOW_MS, StreamServer, serving, virtual_clock
+from tests.server.helpers import HEARTBEAT_MS, START_MS, StreamServer, serving
 
 
 @pytest.fixture
@@ -53,15 +50,9 @@ async def stream_server(tmp_path: Path) -> AsyncIterator[StreamServer]:
     async with AsyncExitStack() as stack:
 
         async def start(**changes: Any) -> TestClient:
-            clock = VirtualClock(start_ms=START_MS)
-            fields: dict[str, Any] = {"db_path": str(tmp_path / f"stream-{next(numbers)}.db"), "window_ms": WINDOW_MS,
-                                      "playing_ms": PLAYING_MS, "house": False, "seed": 1,
-                                      "heartbeat_ms": HEARTBEAT_MS, "stream_port": 0, "run_games": False}
-            app = create_app(ServerConfig(**(fields | changes)), clock=clock, equities=river_only_equities)
-            test_client = await stack.enter_async_context(TestClient(TestServer(app, host="127.0.0.1")))
-            app[keys.STORE].add("alice", "pw-alice", deposit=100_000)
-            app[keys.STORE].add("bob", "pw-bob", deposit=100_000)
-            return test_client
+            settings = {"heartbeat_ms": HEARTBEAT_MS, "stream_port": 0, "run_games": False, **changes}
+            return await stack.enter_async_context(serving(tmp_path / f"stream-{next(numbers)}.db",
+                                                           VirtualClock(start_ms=START_MS), **settings))
 
         yield start
 
@@ -70,6 +61,4 @@ async def stream_server(tmp_path: Path) -> AsyncIterator[StreamServer]:
 async def tls_client(stream_server: StreamServer) -> TestClient:
     """A server like ``client``'s (alice and bob, 1000.00 each, its games running) that also listens for the
     stream's TLS lines (its port: ``app[keys.STREAM_PORT]``); the test's clock is ``virtual_clock(tls_client)``."""
-    test_client = await stream_server(run_games=True)
-    virtual_clock(test_client).advance(0)  # the channel scheduled its first game at "now"
-    return test_client
+    return await stream_server(run_games=True)  # its first game dealt at the start
