@@ -28,13 +28,13 @@ import pyarrow.parquet as pq
 
 from engine.irregularities import Irregularity, Kind
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.outputs import empty_tables, write_tables
 from exchange.backtest.runner import BacktestConfig
 from exchange.backtest.world import World, build_world
 from exchange.betfair.stream import write_stream
 from exchange.game.events import EventLog, Stamped
 from exchange.game.irregular import IrregularityPlan, scripted
 from exchange.game.rounds import Round
+from exchange.tables.outputs import empty_tables, write_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The turn seen at the Flop window's opening and noticed only at its close: the whole window's matches voided.

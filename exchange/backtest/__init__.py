@@ -9,9 +9,7 @@
   one game by default;
 * :mod:`exchange.backtest.runner` — sessions in chunks, run anywhere, merged in game order;
 * :mod:`exchange.backtest.workers` — where chunks run: in-process, a local process pool, or a Dask cluster;
-* :mod:`exchange.backtest.collector` — a game's table rows, projected from its events;
-* :mod:`exchange.backtest.outputs` — the Parquet tables (games, orders, fills, settlements, equities,
-  irregularities);
+* :mod:`exchange.tables` — the Parquet tables it writes (shared with the server's recording);
 * :mod:`exchange.backtest.projection` — the public book rebuilt from events, for the recording;
 * :mod:`exchange.betfair.stream` — each market in Betfair's Exchange Stream format;
 * :mod:`exchange.backtest.summary` — the figures printed at the end;

@@ -31,7 +31,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.outputs import (
+from exchange.backtest.summary import Summary, summarise
+from exchange.backtest.workers import Executor, run_ordered
+from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
+from exchange.betfair.stream import write_stream
+from exchange.game.channels import get_channel
+from exchange.game.table import EquityFn
+from exchange.tables.outputs import (
     GAMES,
     ORDERS,
     SETTLEMENTS,
@@ -42,12 +48,6 @@ from exchange.backtest.outputs import (
     empty_tables,
     merge,
 )
-from exchange.backtest.summary import Summary, summarise
-from exchange.backtest.workers import Executor, run_ordered
-from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
-from exchange.betfair.stream import write_stream
-from exchange.game.channels import get_channel
-from exchange.game.table import EquityFn
 
 #: 2026-01-01T00:00:00Z: where the first game's clock starts (epoch milliseconds).
 EPOCH_MS = 1_767_225_600_000

@@ -38,9 +38,7 @@ from exchange.agents.house import (
     seat_noise_traders,
 )
 from exchange.backtest.agent import attach_strategy
-from exchange.backtest.collector import Collector
 from exchange.backtest.instructions import InstructionLog, Sent
-from exchange.backtest.outputs import Table
 from exchange.backtest.projection import BookProjection
 from exchange.backtest.strategy import Strategy
 from exchange.betfair import description
@@ -58,6 +56,8 @@ from exchange.game.events import GameStarted, Stamped
 from exchange.game.irregular import seeded_irregularities
 from exchange.game.layouts import MarketKind
 from exchange.game.table import EquityFn
+from exchange.tables.collector import Collector
+from exchange.tables.outputs import Table
 
 #: Settled markets the exchange of a session keeps (the newest): enough for every late read, and a
 #: long session's exchange stays the size of a short one's.

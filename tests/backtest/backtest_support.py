@@ -14,8 +14,8 @@ import pytest
 
 import engine
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.outputs import TABLES, read_tables
 from exchange.backtest.runner import BacktestConfig, BacktestResult
+from exchange.tables.outputs import TABLES, read_tables
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Seed 1 deals dead heats in games 0, 4 and 8: the dead-heat rule is exercised in every run.

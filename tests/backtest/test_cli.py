@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from exchange.backtest.outputs import TABLES, read_tables
 from exchange.cli import main
+from exchange.tables.outputs import TABLES, read_tables
 from tests.backtest.backtest_support import ROOT
 
 
@@ -164,7 +164,7 @@ def test_the_readme_strategy_runs(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_the_readme_low_market_strategy_trades_the_low_market(tmp_path: Path) -> None:
-    from exchange.backtest.outputs import read_tables
+    from exchange.tables.outputs import read_tables
 
     section = _readme_section()
     section = section[section.index("**The Low market of a Hi/Lo game.**") :]

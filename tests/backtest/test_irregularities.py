@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from exchange.backtest.outputs import read_tables
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
+from exchange.tables.outputs import read_tables
 from tests.backtest.backtest_support import run_notebook, small_config
 
 

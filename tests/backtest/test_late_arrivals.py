@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from exchange.backtest.agent import attach_strategy
-from exchange.backtest.outputs import empty_tables
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
 from exchange.backtest.strategy import ALL_MARKETS, MarketHandle, Strategy
 from exchange.backtest.world import GameSetup, HouseSpec, build_world
@@ -30,6 +29,7 @@ from exchange.game.channels import get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
+from exchange.tables.outputs import empty_tables
 
 CHANNEL, SEED = "omaha-hilo", 3
 NO_SUCH_BET = 10**9

@@ -23,7 +23,6 @@ import pyarrow as pa
 import pytest
 
 from exchange.backtest.agent import traded_markets
-from exchange.backtest.outputs import TABLES, empty_tables
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
 from exchange.backtest.strategy import ALL_MARKETS, GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.backtest.summary import max_drawdown, summarise
@@ -37,6 +36,7 @@ from exchange.core.side import Side
 from exchange.game.channels import get_channel
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
+from exchange.tables.outputs import TABLES, empty_tables
 from tests.backtest.backtest_support import NO_LOW, expected_gross, flumine_replay, run_notebook
 from tests.backtest.backtest_support import judged_low as support_judged_low
 
@@ -341,7 +341,7 @@ LOW_TIE_SEED, LOW_TIE_GAME = 2, 18
 def test_a_dead_heat_on_the_low_market_is_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary counts the dead heats of every market (one on the Low market here, none on the High), and so
     does the notebook, which also shows how many winners each Low market had."""
-    from exchange.backtest.outputs import write_tables
+    from exchange.tables.outputs import write_tables
 
     game_setup = GameSetup(channel=CHANNEL, seed=LOW_TIE_SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
                            start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(),

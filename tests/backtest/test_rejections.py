@@ -21,7 +21,6 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from exchange.backtest.outputs import empty_tables
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
 from exchange.backtest.strategy import ALL_MARKETS, GameStart, MarketHandle, Strategy
 from exchange.backtest.summary import summarise
@@ -32,6 +31,7 @@ from exchange.core.events import OrderAction, OrderRejected
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
 from exchange.game.rounds import Round
+from exchange.tables.outputs import empty_tables
 
 CHANNEL, SEED, GAMES = "omaha-hilo", 3, 2
 NO_SUCH_BET = 10**9

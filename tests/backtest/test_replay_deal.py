@@ -36,7 +36,7 @@ def live_stages(layout: Layout, seed: int) -> list[PublicCards]:
 
 
 def games_row(public: PublicCards, layout: Layout) -> dict[str, Any]:
-    """The final cards as the collector writes them (``exchange.backtest.collector``)."""
+    """The final cards as the collector writes them (``exchange.tables.collector``)."""
     row: dict[str, Any] = {"market_id": f"{layout.variant}.0", "board": format_cards(public.board)}
     for i, hand in enumerate(public.visible_hands(), start=1):
         row[f"hand_{i}"] = format_cards(hand)

@@ -26,7 +26,6 @@ from exchange.agents.host import seat
 from exchange.agents.house import MAKER_ACCOUNT, MarketMaker
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.outputs import empty_tables
 from exchange.backtest.runner import EPOCH_MS, BacktestConfig, run_backtest
 from exchange.backtest.strategy import GameEnd, GameStart, MarketHandle, Strategy
 from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor
@@ -39,6 +38,7 @@ from exchange.game.channel import Channel
 from exchange.game.channels import get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.rounds import Round
+from exchange.tables.outputs import empty_tables
 from tests.backtest.backtest_support import (
     GAMES_PER_SESSION,
     ROOT,
@@ -305,8 +305,8 @@ def test_on_a_live_channel_a_strategy_that_ends_its_session_is_woken_no_more() -
 
 def test_the_command_runs_sessions_and_prints_their_bankrolls(tmp_path: Path,
                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    from exchange.backtest.outputs import read_tables
     from exchange.cli import main
+    from exchange.tables.outputs import read_tables
 
     code = main(["backtest", "--strategy", f"{ROOT / 'scripts' / 'fixed_fraction.py'}:FixedFraction",
                  "--sessions", "2", "--games-per-session", "2", "--balance", "50", "--seed", "3",

@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 
 from engine.irregularities import Irregularity, Kind
-from exchange.backtest.outputs import empty_tables
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
 from exchange.backtest.strategy import ALL_MARKETS, GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.backtest.world import GameSetup, HouseSpec, World, build_world
@@ -32,6 +31,7 @@ from exchange.game.events import Stamped
 from exchange.game.irregular import IrregularityPlan, scripted
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
+from exchange.tables.outputs import empty_tables
 from tests.backtest.backtest_support import expected_gross, judged_high, judged_low
 
 CHANNEL, SEED, GAMES = "omaha-hilo", 3, 3

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from exchange.backtest.loading import StrategySpec
-from exchange.backtest.outputs import TableWriter
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.betfair.stream import EVENT_TYPE_ID
+from exchange.tables.outputs import TableWriter
 from tests.backtest.backtest_support import Run, flumine_replay, small_config
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from exchange.backtest import outputs
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
 from exchange.backtest.summary import max_drawdown, session_figures
 from exchange.backtest.workers import InlineExecutor, ProcessExecutor, run_ordered
@@ -25,14 +24,15 @@ from exchange.betfair.stream import (
     RunnerSnapshot,
     RunnerStatus,
 )
+from exchange.tables import outputs
 from tests.backtest.backtest_support import Run
 
 MODULES = [
     "exchange.backtest.agent",
-    "exchange.backtest.collector",
+    "exchange.tables.collector",
     "exchange.backtest.instructions",
     "exchange.backtest.loading",
-    "exchange.backtest.outputs",
+    "exchange.tables.outputs",
     "exchange.backtest.projection",
     "exchange.betfair.stream",
     "exchange.backtest.runner",

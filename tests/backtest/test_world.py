@@ -11,7 +11,6 @@ from typing import Any
 import numpy
 import pytest
 
-from exchange.backtest.outputs import empty_tables
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
 from exchange.backtest.strategy_errors import other_notes, raising_hook
 from exchange.backtest.world import build_world, play_session
@@ -23,6 +22,7 @@ from exchange.core.orders import OrderView
 from exchange.core.side import Side
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
+from exchange.tables.outputs import empty_tables
 from tests.backtest.backtest_support import small_config
 
 

@@ -2,7 +2,7 @@
 
 A :class:`Collector` listens to every stamped event of a channel and keeps
 just enough state to write, when the game ends, its rows of the four tables
-(:mod:`exchange.backtest.outputs`): the game (cards, the winners of each
+(:mod:`exchange.tables.outputs`): the game (cards, the winners of each
 market, dead heat), each order's final state, each fill with the matched
 selection's equity at that moment, and each account's settlement in each
 market (a hi/lo game has two: High and Low). Nothing is read from the exchange's
@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, Protocol
 
 from engine.cards import format_cards
-from exchange.backtest.instructions import Sent
-from exchange.backtest.outputs import Table
 from exchange.core import ladder
 from exchange.core.events import (
     AccountResult,
@@ -36,6 +35,7 @@ from exchange.core.events import (
     OrderRejected,
     SelectionSettled,
 )
+from exchange.core.side import Side
 from exchange.game.events import (
     BoardTurned,
     DrawMade,
@@ -50,11 +50,28 @@ from exchange.game.events import (
 )
 from exchange.game.irregular import IrregularityOccurred
 from exchange.game.layouts import LAYOUTS
+from exchange.tables.outputs import Table
 
 MAX_HANDS = 4
 DRAW_GAMES = frozenset(name for name, layout in LAYOUTS.items() if layout.draws)
 #: Events of the whole game (stamped with its main market id) that every market's rows read.
 _GAME_WIDE = frozenset({GameStarted, WindowOpened, GameEnded})
+
+
+class Asked(Protocol):
+    """What a refused instruction asked, where its sender knows (a backtest's strategy: its
+    :class:`~exchange.backtest.instructions.Sent`): the parts the exchange's refusal does not say."""
+
+    @property
+    def market_id(self) -> str: ...
+    @property
+    def side(self) -> Side | None: ...
+    @property
+    def price(self) -> Decimal | None: ...
+    @property
+    def size(self) -> int | None: ...
+    @property
+    def round(self) -> int | None: ...
 
 
 @dataclass(slots=True)
@@ -92,7 +109,7 @@ class _Game:
     published: list[tuple[int, EquitiesPublished]] = field(default_factory=list)
     orders: dict[int, _Order] = field(default_factory=dict)
     #: Each refusal, with the instruction it refused where that is known (a strategy's, from its instruction log).
-    rejected: list[tuple[OrderRejected, Sent | None]] = field(default_factory=list)
+    rejected: list[tuple[OrderRejected, Asked | None]] = field(default_factory=list)
     fills: list[tuple[Matched, int, Fraction | None]] = field(default_factory=list)
     voided: dict[int, int] = field(default_factory=dict)  # match id -> when it was voided
     results: dict[str, AccountResult] = field(default_factory=dict)
@@ -132,7 +149,7 @@ class Collector:
     minimum stake (minor units), which the game's row carries.
     ``market_id``: the game's market, or all of them (the main one first: a hi/lo
     game's High, then Low). ``asked(rejection)``: the instruction a refusal refused, if
-    known (a strategy's :class:`~exchange.backtest.instructions.InstructionLog`), so that
+    known (a backtest strategy's :class:`~exchange.backtest.instructions.InstructionLog`), so that
     its row says what was asked.
     """
 
@@ -145,7 +162,7 @@ class Collector:
         session: int | None = None,
         session_game: int = 0,
         balance: Callable[[str], int] | None = None,
-        asked: Callable[[OrderRejected], Sent | None] | None = None,
+        asked: Callable[[OrderRejected], Asked | None] | None = None,
         min_stake: int,
     ) -> None:
         self.accounts = tuple(accounts)
@@ -197,7 +214,7 @@ class Collector:
             market = self._markets.get(asked.market_id)
         (market or self._game).rejected.append((rejection, asked))
 
-    def _instruction(self, rejection: OrderRejected) -> Sent | None:
+    def _instruction(self, rejection: OrderRejected) -> Asked | None:
         return None if self._asked is None else self._asked(rejection)
 
     def _market_of_bet(self, account_id: str, bet_id: int | None) -> _Game | None:
