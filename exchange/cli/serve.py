@@ -24,6 +24,7 @@ import os
 import socket
 import sqlite3
 import sys
+from pathlib import Path
 
 from aiohttp import web
 
@@ -54,6 +55,8 @@ from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
+from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
+from exchange.server.recording import RecordingRefused, next_game_index
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError, server_context
@@ -71,13 +74,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--db", default="exchange.db", help="SQLite database: accounts and journal")
     _add_game_arguments(parser)
-    parser.add_argument("--snapshot-every-records", type=not_negative(int), default=DEFAULT_EVERY_RECORDS,
-                        metavar="N",
-                        help=f"snapshot the state every N journal records (default {DEFAULT_EVERY_RECORDS}; 0: never)")
-    parser.add_argument("--snapshot-every-minutes", type=not_negative(float), default=DEFAULT_EVERY_MS / 60_000,
-                        metavar="M",
-                        help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
-                             "0: never)")
+    _journal_options(parser)
     parser.add_argument("--keep-results", type=positive, default=KEEP_RESULTS, metavar="N",
                         help=f"finished games kept per channel for GET /games/v1/channels/{{id}}/results, newest "
                              f"first (default {KEEP_RESULTS})")
@@ -86,15 +83,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help=f"settled or voided markets kept in memory with their cleared orders, newest first "
                              f"(default {DEFAULT_KEEP_CLOSED_MARKETS}); listClearedOrders and listMarketCatalogue "
                              "answer for these, the journal keeps everything")
-    parser.add_argument("--journal-timeout", type=seconds, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
-                        help="seconds the journal writer may hold a batch uncommitted; past it the server answers "
-                             f"SERVICE_UNAVAILABLE and stops (default {DEFAULT_COMMIT_TIMEOUT_MS / 1000:g})")
-    parser.add_argument("--check-pages", action="store_true",
-                        help="also check every page of the database with SQLite's quick_check at start "
-                             "(its time grows with the journal; records a restart reads are always checked)")
-    parser.add_argument("--accept-damaged-journal", action="store_true",
-                        help="start even if the journal lost or damaged acknowledged records (they are logged, "
-                             "and damaged ones set aside); without it such a start is refused")
     parser.add_argument("--max-connections", type=positive, metavar="N", default=DEFAULT_MAX_CONNECTIONS,
                         help=f"connections open at once on the HTTP port, and apart on the stream port; past it a "
                              f"new one is answered 503 (stream: MAX_CONNECTION_LIMIT_EXCEEDED) (default "
@@ -107,6 +95,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help=f"seconds a request's body has to arrive once its head has; else 408 (default "
                              f"{DEFAULT_BODY_TIMEOUT_MS // 1000})")
     _stream_options(parser)
+    _record_options(parser)
     parser.add_argument("--demo", action="store_true",
                         help="create the account demo/demo with 1000.00 if absent (its password is printed)")
     defaults = Limits()
@@ -142,6 +131,37 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
                         f"(default {DEFAULT_NOISE_TRADERS}; 0 for none)")
     parser.add_argument("--irregularity-rate", type=share, default=0.0, metavar="P",
                         help="share of games dealt with a dealer's irregularity, 0 to 1 (default 0)")
+
+
+def _journal_options(parser: argparse.ArgumentParser) -> None:
+    """The journal's snapshots, its commit timeout and how a start checks it."""
+    parser.add_argument("--snapshot-every-records", type=not_negative(int), default=DEFAULT_EVERY_RECORDS,
+                        metavar="N",
+                        help=f"snapshot the state every N journal records (default {DEFAULT_EVERY_RECORDS}; 0: never)")
+    parser.add_argument("--snapshot-every-minutes", type=not_negative(float), default=DEFAULT_EVERY_MS / 60_000,
+                        metavar="M",
+                        help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
+                             "0: never)")
+    parser.add_argument("--journal-timeout", type=seconds, default=DEFAULT_COMMIT_TIMEOUT_MS / 1000, metavar="S",
+                        help="seconds the journal writer may hold a batch uncommitted; past it the server answers "
+                             f"SERVICE_UNAVAILABLE and stops (default {DEFAULT_COMMIT_TIMEOUT_MS / 1000:g})")
+    parser.add_argument("--check-pages", action="store_true",
+                        help="also check every page of the database with SQLite's quick_check at start "
+                             "(its time grows with the journal; records a restart reads are always checked)")
+    parser.add_argument("--accept-damaged-journal", action="store_true",
+                        help="start even if the journal lost or damaged acknowledged records (they are logged, "
+                             "and damaged ones set aside); without it such a start is refused")
+
+
+def _record_options(parser: argparse.ArgumentParser) -> None:
+    """``--record``: the backtest's Parquet tables of every game that ends, written as the server runs."""
+    parser.add_argument("--record", default=None, metavar="DIR",
+                        help="also write the backtest's Parquet tables (games, orders, fills, settlements, equities, "
+                             "irregularities) of every game that ends, as part files under DIR/<table>.parquet/; a "
+                             "restart carries on after the games already there")
+    parser.add_argument("--record-every", type=positive, default=DEFAULT_RECORD_EVERY, metavar="N",
+                        help=f"games written together in one part file (default {DEFAULT_RECORD_EVERY}); the "
+                             "games since the last part are written when the server stops")
 
 
 def _stream_options(parser: argparse.ArgumentParser) -> None:
@@ -188,6 +208,8 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         stream_host=args.host,
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
+        record_dir=args.record,
+        record_every=args.record_every,
     )
 
 
@@ -197,6 +219,20 @@ def _check_stream_options(args: argparse.Namespace) -> None:
         fail("--tls-cert and --tls-key are the certificate of the stream port: give --stream-port N with them")
     if args.stream_port == args.port:
         fail(f"--stream-port {args.port} is the HTTP --port; give the stream another port")
+
+
+def _check_record(args: argparse.Namespace) -> None:
+    """A folder that cannot take the recording is refused before the server starts (nothing is made yet)."""
+    if args.record is None:
+        return
+    directory = Path(args.record)
+    try:
+        next_game_index(directory)
+    except RecordingRefused as exc:
+        fail(f"--record {args.record}: {exc}")
+    existing = next(p for p in (directory, *directory.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        fail(f"--record {args.record}: cannot write there ({existing} is not a folder this process may write in)")
 
 
 def _check_irregularities(args: argparse.Namespace) -> None:
@@ -249,6 +285,7 @@ def _reason(exc: Exception) -> str:
 def run(args: argparse.Namespace) -> int:
     _check_stream_options(args)
     _check_irregularities(args)
+    _check_record(args)
     _check_listening(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

@@ -23,6 +23,7 @@ import contextlib
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -64,6 +65,7 @@ from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
 from exchange.server.offload import ThreadedEquities, warm_engine
 from exchange.server.ratelimit import LoginLimits
+from exchange.server.recording import Recording
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore, check_password
 from exchange.server.stream import StreamHub
@@ -228,13 +230,10 @@ async def _exchange(
     app[keys.SERVICE] = service
     app[keys.HUB] = hub
     app[keys.GAMES] = spectators
-    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, BETTING_METHODS)
-    app[keys.ACCOUNT] = _endpoint("AccountAPING", ACCOUNT_EXCEPTION, ACCOUNT_PREFIX, service, gate,
-                                  ACCOUNT_METHODS)
-    beats = heartbeat.Heartbeats(clock, functools.partial(heartbeat.cancel_unmatched, service))
-    app[keys.HEARTBEAT] = Endpoint(HEARTBEAT, "APINGException", {
-        f"{HEARTBEAT}/v1.0/heartbeat": functools.partial(heartbeat.heartbeat, beats)}, gate=gate)
-    service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm)
+    beats = _add_endpoints(app, service, gate, clock)
+    recording = _recording(app, config, service)
+    service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm,
+                  watchers=() if recording is None else (recording,))
     games = None
     if warm and runner is not None and config.run_games:
         games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels), name="warm-up")
@@ -248,10 +247,33 @@ async def _exchange(
                 await games
         beats.stop()
         service.stop()
+        if recording is not None:
+            await recording.close()
         if runner is not None:
             runner.close()
         with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
             await service.durable()
+
+
+def _add_endpoints(app: web.Application, service: ExchangeService, gate: AccountGate,
+                   clock: Clock) -> heartbeat.Heartbeats:
+    """The betting, account and heartbeat endpoints; the heartbeats they keep, to be stopped with the server."""
+    app[keys.BETTING] = _endpoint("SportsAPING", "APINGException", BETTING_PREFIX, service, gate, BETTING_METHODS)
+    app[keys.ACCOUNT] = _endpoint("AccountAPING", ACCOUNT_EXCEPTION, ACCOUNT_PREFIX, service, gate,
+                                  ACCOUNT_METHODS)
+    beats = heartbeat.Heartbeats(clock, functools.partial(heartbeat.cancel_unmatched, service))
+    app[keys.HEARTBEAT] = Endpoint(HEARTBEAT, "APINGException", {
+        f"{HEARTBEAT}/v1.0/heartbeat": functools.partial(heartbeat.heartbeat, beats)}, gate=gate)
+    return beats
+
+
+def _recording(app: web.Application, config: ServerConfig, service: ExchangeService) -> Recording | None:
+    """``serve --record``: the Parquet tables of every game that ends, written as the server runs."""
+    if config.record_dir is None:
+        return None
+    recording = app[keys.RECORDING] = Recording(Path(config.record_dir), service.exchange, service.configs,
+                                                 every=config.record_every)
+    return recording
 
 
 def _demo_password_check(store: AccountStore, config: ServerConfig) -> asyncio.Future[bool]:

@@ -10,6 +10,7 @@ from exchange.server.games_stream import GamesHub
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint
 from exchange.server.ratelimit import LoginLimits
+from exchange.server.recording import Recording
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountStore
 from exchange.server.stream import StreamHub
@@ -25,6 +26,7 @@ GAMES = web.AppKey("games_hub", GamesHub)
 BETTING = web.AppKey("betting_endpoint", Endpoint)
 ACCOUNT = web.AppKey("account_endpoint", Endpoint)
 HEARTBEAT = web.AppKey("heartbeat_endpoint", Endpoint)
+RECORDING = web.AppKey("recording", Recording)  # serve --record: the tables being written
 STREAM_PORT = web.AppKey("stream_port", int)  # the TLS stream's port, once it listens (serve --stream-port)
 #: serve --demo: whether the demo account has the demo password (checked on a thread while the server recovers)
 DEMO_PASSWORD_OK = web.AppKey("demo_password_ok", bool)

@@ -200,8 +200,12 @@ class ExchangeService:
         self.versions = notes.versions  # the same dicts: the read side looks here
         self.last_match = notes.last_match
 
-    def start(self, touch: Touch | None = None, *, run_games: bool = True) -> None:
-        """Build the channels (next game numbers after the journal's), seat the house, start the games."""
+    def start(self, touch: Touch | None = None, *, run_games: bool = True,
+              watchers: Sequence[Callable[[Stamped], None]] = ()) -> None:
+        """Build the channels (next game numbers after the journal's), seat the house, start the games.
+
+        ``watchers``: told every stamped event of every channel, after the service (a recording).
+        """
         self._touch = touch
         desk = MakerDesk()  # every channel's makers quote for the one house account: they take turns
         for name, config in self.configs.items():
@@ -215,6 +219,8 @@ class ExchangeService:
                 kwargs["runner"] = self._runner
             channel = Channel(config, self.clock, self.exchange, decks=decks, **kwargs)
             channel.subscribe(self._on_stamped)
+            for watcher in watchers:
+                channel.subscribe(watcher)
             channel.on_new_game(self._on_new_game)
             numbers = [n for m in self.exchange.markets if (n := _game_number(m, name)) is not None]
             numbers.append(self.notes.numbers.get(name, -1))  # its markets may all have been forgotten since

@@ -180,6 +180,16 @@ class Collector:
     def ended(self) -> bool:
         return self._game.ended
 
+    @property
+    def market_ids(self) -> tuple[str, ...]:
+        """The game's markets, the main one first."""
+        return tuple(self._markets)
+
+    def renumber(self, game_index: int, *, session: int, session_game: int) -> None:
+        """Number the game's rows otherwise than it was built with (a live recording numbers games as they end)."""
+        for market in self._markets.values():
+            market.game_index, market.session, market.session_game = game_index, session, session_game
+
     def __call__(self, stamped: Stamped) -> None:
         market = self._markets.get(stamped.market_id or "")
         if market is None:

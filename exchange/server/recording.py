@@ -1,0 +1,166 @@
+"""The backtest's Parquet tables, recorded by the live server as its games end (``serve --record DIR``).
+
+Every channel's stamped events feed a :class:`~exchange.tables.collector.Collector` for each game, from its
+start (a game under way when the server started is not recorded). When a game ends its rows join those
+waiting; every ``every`` games, and when the server stops, the waiting rows are written as one part file per
+table, ``DIR/<table>.parquet/part-<first>-<last>.parquet`` (the first and last ``game_index`` in it). A folder
+of part files named ``<table>.parquet`` is read as one table by pandas and pyarrow
+(``pd.read_parquet(DIR / "settlements.parquet")``), so the settlements notebook reads a recording as it reads a
+backtest. A part file appears whole (written under a name readers skip, then renamed), and a restart carries
+on after the last ``game_index`` written.
+
+What differs from a backtest's tables: ``game_index`` counts the games recorded in ``DIR`` in the order they
+ended, over every channel (``market_id`` names the game); the recording is one session (``session`` 0,
+``session_game`` the game index); a settlement row is written for each account with a result in the market,
+and the house's commission account; a refused instruction's row has only what the exchange's refusal says
+(the server does not keep what was asked). Rows still waiting when the server is killed are lost: the
+journal still holds every order and settlement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import re
+from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from exchange.core.exchange import Exchange
+from exchange.game.channels import ChannelConfig
+from exchange.game.events import GameStarted, Stamped
+from exchange.tables.collector import Collector
+from exchange.tables.outputs import TABLES, empty_tables
+
+log = logging.getLogger(__name__)
+
+#: Games written together in one part file of each table.
+DEFAULT_EVERY = 100
+_PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
+
+
+class RecordingRefused(ValueError):
+    """``DIR`` cannot take a recording; the message says why."""
+
+
+def next_game_index(directory: Path) -> int:
+    """The ``game_index`` after the last one recorded in ``directory`` (0 for a new folder).
+
+    Refuses a folder it cannot record into: one holding a backtest's tables (``games.parquet`` a file),
+    or a path that is not a folder.
+    """
+    if directory.exists() and not directory.is_dir():
+        raise RecordingRefused(f"{directory} is not a folder")
+    games = directory / TABLES["games"].file_name
+    if games.exists() and not games.is_dir():
+        raise RecordingRefused(f"{directory} holds a backtest's tables ({games.name} is a file); record into "
+                               "another folder")
+    last = -1
+    if games.is_dir():
+        for path in games.iterdir():
+            match = _PART.fullmatch(path.name)
+            if match is not None:
+                last = max(last, int(match[2]))
+    return last + 1
+
+
+class Recording:
+    """Subscribed to every channel (:meth:`__call__` takes each stamped event); :meth:`close` when the server stops.
+
+    ``configs``: the server's channels by name; ``exchange``: read for each account's balance when its game ends.
+    """
+
+    def __init__(self, directory: Path, exchange: Exchange, configs: Mapping[str, ChannelConfig], *,
+                 every: int = DEFAULT_EVERY) -> None:
+        if every < 1:
+            raise ValueError(f"games per part file must be at least 1, not {every}")
+        self.directory = directory
+        self.every = every
+        self.next_index = next_game_index(directory)
+        for spec in TABLES.values():
+            (directory / spec.file_name).mkdir(parents=True, exist_ok=True)
+        self._exchange = exchange
+        self._configs = configs
+        self._games: dict[str, Collector] = {}  # market id -> its game's collector (a hi/lo game: both markets)
+        self._waiting = empty_tables()
+        self._first_waiting = self.next_index
+        self._writes: list[Future[None]] = []
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
+
+    def __call__(self, stamped: Stamped) -> None:
+        if type(stamped.event) is GameStarted:
+            self._start(stamped.event)
+        collector = self._games.get(stamped.market_id or "")
+        if collector is None:
+            return
+        collector(stamped)
+        if collector.ended:
+            self._end(collector)
+
+    def _start(self, started: GameStarted) -> None:
+        config = self._configs[started.channel]
+        market_ids = config.market_ids(started.game_number)
+        # numbered when it ends (renumber): the recording's games are counted in the order they end
+        collector = Collector(-1, market_ids, (), session=0, balance=self._balance, min_stake=config.min_stake)
+        for market_id in market_ids:
+            self._games[market_id] = collector
+
+    def _balance(self, account: str) -> int:
+        funds = self._exchange.funds(account)
+        return 0 if funds is None else funds.balance
+
+    def _end(self, collector: Collector) -> None:
+        for market_id in collector.market_ids:
+            del self._games[market_id]
+        collector.renumber(self.next_index, session=0, session_game=self.next_index)
+        self.next_index += 1
+        collector.write(self._waiting)
+        if self.next_index - self._first_waiting >= self.every:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the rows of the games ended since the last part (none: nothing), on the writer thread."""
+        first, last = self._first_waiting, self.next_index - 1
+        if last < first:
+            return
+        tables = {name: table.to_arrow() for name, table in self._waiting.items()}
+        self._waiting, self._first_waiting = empty_tables(), self.next_index
+        self._writes = [w for w in self._writes if not w.done()]
+        self._writes.append(self._writer.submit(self._write, tables, first, last))
+
+    def _write(self, tables: dict[str, pa.Table], first: int, last: int) -> None:
+        """Every table's part, each written under a name readers skip and renamed once all are (a part of every
+        table, or of none)."""
+        name = f"part-{first:09d}-{last:09d}.parquet"
+        written: list[tuple[Path, Path]] = []
+        try:
+            for table_name, table in tables.items():
+                folder = self.directory / TABLES[table_name].file_name
+                hidden = folder / f".{name}.tmp"  # pyarrow and pandas skip names beginning with a dot
+                written.append((hidden, folder / name))
+                pq.write_table(table, hidden, compression="zstd")
+            for hidden, final in written:
+                os.replace(hidden, final)
+        except OSError as exc:
+            for hidden, _ in written:
+                with contextlib.suppress(OSError):
+                    hidden.unlink()
+            log.error("recording: games %d to %d were not written to %s: %s", first, last, self.directory, exc)
+
+    async def written(self) -> None:
+        """Wait until the parts handed to the writer thread so far are on disk (or their failure logged)."""
+        pending = [asyncio.wrap_future(w) for w in self._writes]
+        if pending:
+            await asyncio.gather(*pending)
+
+    async def close(self) -> None:
+        """Write the games ended since the last part and wait until every part is on disk (games still under
+        way are not recorded)."""
+        self.flush()
+        await self.written()
+        self._writer.shutdown(wait=True)

@@ -1,0 +1,179 @@
+"""``serve --record DIR``: the live server writes the backtest's Parquet tables of every game that ends.
+
+Games of two channels (Hold'em and Omaha Hi/Lo) are played on the in-process server's virtual clock, with
+alice and bob trading each other; the tables read back must agree with what the exchange itself says (each
+account's result, commission and balance, every match), conserve each market's money, number the games
+without gap or repeat across part files and restarts, and be read by the settlements notebook.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from aiohttp.test_utils import TestClient
+
+from exchange.clock import VirtualClock
+from exchange.game.channels import CHANNELS
+from exchange.server import keys
+from exchange.server.recording import RecordingRefused, next_game_index
+from exchange.tables.outputs import TABLES, read_tables
+from tests.backtest.backtest_support import run_notebook
+from tests.cli_helpers import run_cli
+from tests.server.helpers import PLAYING_MS, WINDOW_MS, login, place_one, serving
+
+GAME_MS = CHANNELS["holdem"].windows * (WINDOW_MS + PLAYING_MS)
+assert CHANNELS["omaha-hilo"].windows == CHANNELS["holdem"].windows  # the two channels' games end together
+CHANNELS_RUN = ("holdem", "omaha-hilo")
+
+
+def play_games(clock: VirtualClock, games: int) -> None:
+    """``games`` whole games of each channel (each next one starts a playing window after the last ended)."""
+    clock.advance(games * (GAME_MS + PLAYING_MS))
+
+
+async def trade(client: TestClient, game: int) -> None:
+    """Alice backs hand 1 of the Hold'em game and hand 2 of the hi/lo Low market; bob lays both: two matches."""
+    alice = await login(client, "alice", "pw-alice")
+    bob = await login(client, "bob", "pw-bob")
+    for market_id, selection in ((f"holdem.{game}", 1), (f"omaha-hilo.{game}-low", 2)):
+        await place_one(client, alice, market_id, selection, "BACK", 3.0, 10.0)
+        await place_one(client, bob, market_id, selection, "LAY", 3.0, 10.0, matched=10.0)
+
+
+def parts(directory: Path, table: str) -> list[str]:
+    return sorted(p.name for p in (directory / TABLES[table].file_name).iterdir())
+
+
+async def test_the_tables_say_what_the_exchange_says(tmp_path: Path, clock: VirtualClock) -> None:
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, channels=CHANNELS_RUN, equities=None,
+                       record_dir=str(record), record_every=2) as client:
+        await trade(client, 0)
+        play_games(clock, 3)
+        exchange = client.app[keys.SERVICE].exchange
+        results = {(a, m): exchange.market_result(a, m) for a in ("alice", "bob")
+                   for m in ("holdem.0", "omaha-hilo.0-low")}
+        balances = {a: exchange.funds(a).balance for a in ("alice", "bob")}
+        await client.app[keys.RECORDING].written()
+        assert parts(record, "games") == ["part-000000000-000000001.parquet", "part-000000002-000000003.parquet",
+                                          "part-000000004-000000005.parquet"]
+        # the fourth games are under way: only what ended is written, and the rest when the server stops
+    tables = {name: table.to_pandas() for name, table in read_tables(record).items()}
+    games, settlements, fills = tables["games"], tables["settlements"], tables["fills"]
+    assert sorted(games.game_index) == list(range(len(games)))
+    assert sorted(games.market_id) == sorted(f"{c}.{n}" for c in CHANNELS_RUN for n in range(3))
+    assert games.session.eq(0).all() and (games.session_game == games.game_index).all()
+    for name in TABLES:  # each part file holds the games its name says
+        for part in parts(record, name):
+            first, last = (int(n) for n in part.removesuffix(".parquet").split("-")[1:])
+            indexes = pd.read_parquet(record / TABLES[name].file_name / part).game_index
+            assert indexes.between(first, last).all(), (name, part)
+
+    for (account, market_id), result in results.items():
+        (row,) = settlements[(settlements.account == account) & (settlements.market_id == market_id)].itertuples()
+        assert (row.gross_profit, row.commission) == (result.profit, result.commission)
+        assert row.net_profit == result.profit - result.commission and row.status == "SETTLED"
+        assert row.matched_stake == 1000 and row.bets == 1
+        assert row.balance_after == balances[account]  # they traded in the first games only
+    for market_id, rows in settlements.groupby("market_id"):  # every market's money, to the penny
+        assert rows.net_profit.sum() + rows.commission_received.sum() + rows.rounding_received.sum() == 0, market_id
+    assert set(settlements.account) == {"alice", "bob", "HOUSE"}
+
+    assert sorted(fills.market_id) == ["holdem.0", "omaha-hilo.0-low"]
+    assert (fills.back_account == "alice").all() and (fills.lay_account == "bob").all()
+    assert fills["size"].eq(1000).all() and fills.price.eq(3.0).all() and not fills.voided.any()
+    hilo = games[games.channel == "omaha-hilo"]
+    assert hilo.low_market_id.str.endswith("-low").all()
+    published = set(tables["equities"].market_id)
+    assert published == set(games.market_id) | set(hilo.low_market_id)
+
+
+async def test_a_restart_carries_on_after_the_games_recorded(tmp_path: Path) -> None:
+    record = tmp_path / "rec"
+    for start in range(2):
+        clock = VirtualClock(start_ms=1_700_000_000_000 + start * 10 * GAME_MS)
+        async with serving(tmp_path / "ex.db", clock, accounts=("alice",) if start == 0 else (),
+                           record_dir=str(record), record_every=5):
+            play_games(clock, 2)
+    games = read_tables(record, ["games"])["games"].to_pandas()
+    assert list(games.sort_values("game_index").game_index) == [0, 1, 2, 3]
+    # the second start's games are numbered on from the first's; its first game number follows the journal's
+    assert list(games.sort_values("game_index").market_id) == ["holdem.0", "holdem.1", "holdem.3", "holdem.4"]
+    assert parts(record, "games") == ["part-000000000-000000001.parquet", "part-000000002-000000003.parquet"]
+    assert next_game_index(record) == 4
+
+
+async def test_a_part_that_cannot_be_written_is_logged_and_the_next_one_is_written(
+    tmp_path: Path, clock: VirtualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A failed write leaves no part of any table (a part is all tables or none) and the server trades on."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        fills = record / TABLES["fills"].file_name
+        fills.rmdir()
+        fills.write_text("in the way")  # the fills' folder is a file: the next part cannot be written
+        recording = client.app[keys.RECORDING]
+        with caplog.at_level(logging.ERROR, logger="exchange.server.recording"):
+            play_games(clock, 1)
+            await recording.written()  # the parts are written on the recording's own thread
+        assert "recording: games 0 to 0 were not written to" in caplog.text
+        fills.unlink()
+        fills.mkdir()
+        play_games(clock, 1)
+        await recording.written()
+        assert client.app[keys.SERVICE].failure is None
+    assert parts(record, "games") == ["part-000000001-000000001.parquet"]
+    assert parts(record, "fills") == ["part-000000001-000000001.parquet"]
+    assert not any(p.name.startswith(".") for name in TABLES for p in (record / TABLES[name].file_name).iterdir())
+
+
+def test_a_folder_that_cannot_take_a_recording_is_refused(tmp_path: Path) -> None:
+    backtest = tmp_path / "backtest"
+    backtest.mkdir()
+    (backtest / "games.parquet").write_bytes(b"PAR1")
+    with pytest.raises(RecordingRefused, match=r"holds a backtest's tables \(games.parquet is a file\)"):
+        next_game_index(backtest)
+    with pytest.raises(RecordingRefused, match="is not a folder"):
+        next_game_index(backtest / "games.parquet")
+    assert next_game_index(tmp_path / "new") == 0
+
+
+@pytest.mark.parametrize(
+    ("where", "fragment"),
+    [
+        ("backtest", "holds a backtest's tables (games.parquet is a file); record into another folder"),
+        ("a-file", "is not a folder"),
+        ("a-file/below", "cannot write there"),
+    ],
+)
+def test_serve_refuses_a_record_folder_before_it_starts(
+    where: str, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "backtest").mkdir()
+    (tmp_path / "backtest" / "games.parquet").write_bytes(b"PAR1")
+    (tmp_path / "a-file").write_text("")
+    code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "ex.db"), "--record", str(tmp_path / where))
+    assert (code, out) == (2, "")
+    assert err.startswith("exchange-poker: error: --record ") and fragment in err, err
+    assert not (tmp_path / "ex.db").exists()
+
+
+async def test_the_settlements_notebook_reads_a_recording_of_two_channels(
+    tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, channels=CHANNELS_RUN, equities=None,
+                       record_dir=str(record)) as client:
+        for game in range(2):
+            await trade(client, game)
+            play_games(clock, 1)
+    monkeypatch.setenv("BACKTEST_CHANNEL", "omaha-hilo")
+    outputs, images = run_notebook(record, monkeypatch, account="alice")
+    # the hi/lo channel's only: each game's Low market has alice, bob and HOUSE, its High market HOUSE alone
+    assert "2 games, 4 orders, 2 fills, 8 settlement rows" in outputs
+    assert "1 sessions of up to 2 games" in outputs
+    assert "alice: 2 matches with an equity" in outputs
+    assert images >= 4
