@@ -91,8 +91,23 @@ class Recording:
         self._first_waiting = self.next_index
         self._writes: list[Future[None]] = []
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
+        #: Why the recording stopped (a fault of its own), or None while it records.
+        self.stopped: str | None = None
 
     def __call__(self, stamped: Stamped) -> None:
+        """Note one stamped event of a channel. A fault of the recording stops the recording, never the games: it
+        is logged with its traceback and nothing more is recorded (what was written stays)."""
+        if self.stopped is not None:
+            return
+        try:
+            self._note(stamped)
+        except Exception as exc:
+            self.stopped = f"{type(exc).__name__}: {exc}"
+            self._games.clear()
+            log.exception("recording: stopped at event %d of %s (%s); the games go on unrecorded, the journal "
+                          "keeps every order and settlement", stamped.seq, stamped.market_id, self.stopped)
+
+    def _note(self, stamped: Stamped) -> None:
         if type(stamped.event) is GameStarted:
             self._start(stamped.event)
         collector = self._games.get(stamped.market_id or "")

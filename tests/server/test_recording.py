@@ -17,8 +17,10 @@ from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
+from exchange.game.events import Stamped
 from exchange.server import keys
 from exchange.server.recording import RecordingRefused, next_game_index
+from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, read_tables
 from tests.backtest.backtest_support import run_notebook
 from tests.cli_helpers import run_cli
@@ -177,3 +179,27 @@ async def test_the_settlements_notebook_reads_a_recording_of_two_channels(
     assert "1 sessions of up to 2 games" in outputs
     assert "alice: 2 matches with an equity" in outputs
     assert images >= 4
+
+
+async def test_a_fault_in_the_recording_stops_the_recording_not_the_games(
+    tmp_path: Path, clock: VirtualClock, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The channels' event bus lets a listener's exception through (fail fast): left there, a bug in the
+    recording would have halted every game of a live server."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        play_games(clock, 1)
+
+        def broken(self: Collector, stamped: Stamped) -> None:
+            raise RuntimeError("a bug in the collector")
+
+        monkeypatch.setattr(Collector, "__call__", broken)
+        with caplog.at_level(logging.ERROR, logger="exchange.server.recording"):
+            play_games(clock, 2)
+        recording = client.app[keys.RECORDING]
+        assert recording.stopped == "RuntimeError: a bug in the collector"
+        assert "recording: stopped at event" in caplog.text and "a bug in the collector" in caplog.text
+        assert [r["id"] for r in (await (await client.get("/games/v1/channels/holdem/results")).json())["results"]
+                ][:3] == ["holdem.2", "holdem.1", "holdem.0"]  # the games went on
+        await recording.written()
+    assert parts(record, "games") == ["part-000000000-000000000.parquet"]  # what was written before stays
