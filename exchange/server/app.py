@@ -272,7 +272,7 @@ def _recording(app: web.Application, config: ServerConfig, service: ExchangeServ
     if config.record_dir is None:
         return None
     recording = app[keys.RECORDING] = Recording(Path(config.record_dir), service.exchange, service.configs,
-                                                 every=config.record_every)
+                                                 every=config.record_every, executing=lambda: service.executing)
     return recording
 
 

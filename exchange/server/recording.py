@@ -12,9 +12,10 @@ on after the last ``game_index`` written.
 What differs from a backtest's tables: ``game_index`` counts the games recorded in ``DIR`` in the order they
 ended, over every channel (``market_id`` names the game); the recording is one session (``session`` 0,
 ``session_game`` the game index); a settlement row is written for each account with a result in the market,
-and the house's commission account; a refused instruction's row has only what the exchange's refusal says
-(the server does not keep what was asked). Rows still waiting when the server is killed are lost: the
-journal still holds every order and settlement.
+and the house's commission account. A refused instruction's row says what the client asked (a placement's
+side, price, size and round; a cancel's size reduction; a replace's new price), as a backtest's does: the
+refusal is published while its command executes (:attr:`ExchangeService.executing`). Rows still waiting when
+the server is killed are lost: the journal still holds every order and settlement.
 """
 
 from __future__ import annotations
@@ -24,14 +25,19 @@ import contextlib
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
+from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange
+from exchange.core.side import Side
 from exchange.game.channels import ChannelConfig
 from exchange.game.events import GameStarted, Stamped
 from exchange.tables.collector import Collector
@@ -42,6 +48,18 @@ log = logging.getLogger(__name__)
 #: Games written together in one part file of each table.
 DEFAULT_EVERY = 100
 _PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
+
+
+@dataclass(frozen=True, slots=True)
+class Requested:
+    """What a client's command asked, as the tables' refusal rows read it
+    (:class:`~exchange.tables.collector.Asked`)."""
+
+    market_id: str
+    side: Side | None
+    price: Decimal | None
+    size: int | None
+    round: int | None
 
 
 class RecordingRefused(ValueError):
@@ -72,11 +90,12 @@ def next_game_index(directory: Path) -> int:
 class Recording:
     """Subscribed to every channel (:meth:`__call__` takes each stamped event); :meth:`close` when the server stops.
 
-    ``configs``: the server's channels by name; ``exchange``: read for each account's balance when its game ends.
+    ``configs``: the server's channels by name; ``exchange``: read for each account's balance when its game ends;
+    ``executing()``: the client command being executed now, if any (what a refusal refused).
     """
 
     def __init__(self, directory: Path, exchange: Exchange, configs: Mapping[str, ChannelConfig], *,
-                 every: int = DEFAULT_EVERY) -> None:
+                 every: int = DEFAULT_EVERY, executing: Callable[[], Command | None] = lambda: None) -> None:
         if every < 1:
             raise ValueError(f"games per part file must be at least 1, not {every}")
         self.directory = directory
@@ -86,6 +105,7 @@ class Recording:
             (directory / spec.file_name).mkdir(parents=True, exist_ok=True)
         self._exchange = exchange
         self._configs = configs
+        self._executing = executing
         self._games: dict[str, Collector] = {}  # market id -> its game's collector (a hi/lo game: both markets)
         self._waiting = empty_tables()
         self._first_waiting = self.next_index
@@ -108,9 +128,14 @@ class Recording:
                           "keeps every order and settlement", stamped.seq, stamped.market_id, self.stopped)
 
     def _note(self, stamped: Stamped) -> None:
-        if type(stamped.event) is GameStarted:
-            self._start(stamped.event)
-        collector = self._games.get(stamped.market_id or "")
+        event = stamped.event
+        if type(event) is GameStarted:
+            self._start(event)
+        if stamped.market_id is None:  # a game is always stamped with its market: this is a refusal naming none
+            if type(event) is OrderRejected:
+                self._refused_without_market(event)
+            return
+        collector = self._games.get(stamped.market_id)
         if collector is None:
             return
         collector(stamped)
@@ -121,9 +146,37 @@ class Recording:
         config = self._configs[started.channel]
         market_ids = config.market_ids(started.game_number)
         # numbered when it ends (renumber): the recording's games are counted in the order they end
-        collector = Collector(-1, market_ids, (), session=0, balance=self._balance, min_stake=config.min_stake)
+        collector = Collector(-1, market_ids, (), session=0, balance=self._balance, asked=self._asked,
+                              min_stake=config.min_stake)
         for market_id in market_ids:
             self._games[market_id] = collector
+
+    def _refused_without_market(self, rejection: OrderRejected) -> None:
+        """A refused cancel or replace names only the bet id it was given: its row goes to the game whose market
+        holds that bet of the account, else to the game of the bet's market (dropped if that game has ended)."""
+        games = list(dict.fromkeys(self._games.values()))
+        holder = next((c for c in games if c.holds_bet(rejection.account_id, rejection.bet_id)), None)
+        if holder is None:
+            asked = self._asked(rejection)
+            holder = None if asked is None else self._games.get(asked.market_id)
+        if holder is not None:
+            holder.refused_without_market(rejection)
+
+    def _asked(self, rejection: OrderRejected) -> Requested | None:
+        """What the command being executed asked, if ``rejection`` is its refusal (its account's, not one of an
+        agent reacting meanwhile)."""
+        command = self._executing()
+        if getattr(command, "account_id", None) != rejection.account_id:
+            return None
+        if isinstance(command, PlaceOrder):
+            return Requested(command.market_id, command.side, command.price, command.size, command.round)
+        bet = self._exchange.orders.get(getattr(command, "bet_id", -1))
+        market_id = rejection.market_id or (bet.market_id if bet is not None else "")
+        if isinstance(command, CancelOrder):
+            return Requested(market_id, None, None, command.size_reduction, None)
+        if isinstance(command, ReplaceOrder):
+            return Requested(market_id, None, command.new_price, None, command.round)
+        return None
 
     def _balance(self, account: str) -> int:
         funds = self._exchange.funds(account)

@@ -161,6 +161,8 @@ class ExchangeService:
         self.house_bankroll = house_bankroll
         self._runner = runner
         self._touch: Touch | None = None
+        #: The client command being executed on a channel now (what a refusal published meanwhile refused).
+        self.executing: Command | None = None
         self.recovered_voids: list[str] = []
         self.failure: str | None = None  # why the journal failed: nothing is served any more
         self._failure_listeners: list[Callable[[str], None]] = []
@@ -265,7 +267,11 @@ class ExchangeService:
             order = self.exchange.orders.get(getattr(command, "bet_id", -1))
             channel = self._channel_of(order.market_id if order is not None else None)
         if channel is not None:
-            return channel.submit(command)
+            self.executing = command
+            try:
+                return channel.submit(command)
+            finally:
+                self.executing = None
         events = self.exchange.execute(command)
         self._record(events)
         return events

@@ -24,7 +24,7 @@ from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, read_tables
 from tests.backtest.backtest_support import run_notebook
 from tests.cli_helpers import run_cli
-from tests.server.helpers import PLAYING_MS, WINDOW_MS, login, place_one, serving
+from tests.server.helpers import PLAYING_MS, WINDOW_MS, login, place, place_one, rpc, serving
 
 GAME_MS = CHANNELS["holdem"].windows * (WINDOW_MS + PLAYING_MS)
 assert CHANNELS["omaha-hilo"].windows == CHANNELS["holdem"].windows  # the two channels' games end together
@@ -203,3 +203,28 @@ async def test_a_fault_in_the_recording_stops_the_recording_not_the_games(
                 ][:3] == ["holdem.2", "holdem.1", "holdem.0"]  # the games went on
         await recording.written()
     assert parts(record, "games") == ["part-000000000-000000000.parquet"]  # what was written before stays
+
+
+async def test_a_refusal_row_says_what_the_client_asked(tmp_path: Path, clock: VirtualClock) -> None:
+    """As a backtest's rows do: the exchange's refusal alone names no side, price or size."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record)) as client:
+        alice = await login(client, "alice", "pw-alice")
+        bob = await login(client, "bob", "pw-bob")
+        refused = (await rpc(client, alice, "placeOrders", place("holdem.0", 2, "LAY", 5.0, 900.0)))["result"]
+        assert refused["instructionReports"][0]["errorCode"] == "INSUFFICIENT_FUNDS", refused
+        bet = (await place_one(client, alice, "holdem.0", 1, "BACK", 3.0, 10.0))["betId"]
+        await place_one(client, bob, "holdem.0", 1, "LAY", 3.0, 10.0, matched=10.0)
+        cancel = {"marketId": "holdem.0", "instructions": [{"betId": bet, "sizeReduction": 2.0}]}
+        assert (await rpc(client, alice, "cancelOrders", cancel))["result"]["status"] == "FAILURE"
+        replace = {"marketId": "holdem.0", "instructions": [{"betId": bet, "newPrice": 4.0}]}
+        assert (await rpc(client, alice, "replaceOrders", replace))["result"]["status"] == "FAILURE"
+        play_games(clock, 1)
+    orders = read_tables(record, ["orders"])["orders"].to_pandas()
+    rows = orders[orders.status == "REJECTED"].sort_values("placed_ms", kind="stable")
+    assert list(rows.action) == ["PLACE", "CANCEL", "REPLACE"]
+    place_row, cancel_row, replace_row = rows.itertuples()
+    assert (place_row.error_code, place_row.side, place_row.price, place_row.size, place_row.selection_id) == (
+        "INSUFFICIENT_FUNDS", "LAY", 5.0, 90_000, 2)
+    assert (cancel_row.bet_id, cancel_row.side, cancel_row.size, cancel_row.selection_id) == (int(bet), "BACK", 200, 1)
+    assert (replace_row.bet_id, replace_row.price) == (int(bet), 4.0) and pd.isna(replace_row.size)  # none asked
