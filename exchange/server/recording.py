@@ -172,8 +172,9 @@ class Recording:
             return Requested(command.market_id, command.side, command.price, command.size, command.round)
         bet = self._exchange.orders.get(getattr(command, "bet_id", -1))
         market_id = rejection.market_id or (bet.market_id if bet is not None else "")
-        if isinstance(command, CancelOrder):
-            return Requested(market_id, None, None, command.size_reduction, None)
+        if isinstance(command, CancelOrder):  # a reduction past any stake (refused) is not a size a column holds
+            reduction = command.size_reduction
+            return Requested(market_id, None, None, reduction if reduction is None or reduction < 2**63 else None, None)
         if isinstance(command, ReplaceOrder):
             return Requested(market_id, None, command.new_price, None, command.round)
         return None
@@ -229,6 +230,11 @@ class Recording:
     async def close(self) -> None:
         """Write the games ended since the last part and wait until every part is on disk (games still under
         way are not recorded)."""
-        self.flush()
+        if self.stopped is None:
+            try:
+                self.flush()
+            except Exception as exc:  # the server's stop goes on: the journal keeps every order and settlement
+                self.stopped = f"{type(exc).__name__}: {exc}"
+                log.exception("recording: the games since the last part were not written (%s)", self.stopped)
         await self.written()
         self._writer.shutdown(wait=True)

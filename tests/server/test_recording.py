@@ -228,3 +228,23 @@ async def test_a_refusal_row_says_what_the_client_asked(tmp_path: Path, clock: V
         "INSUFFICIENT_FUNDS", "LAY", 5.0, 90_000, 2)
     assert (cancel_row.bet_id, cancel_row.side, cancel_row.size, cancel_row.selection_id) == (int(bet), "BACK", 200, 1)
     assert (replace_row.bet_id, replace_row.price) == (int(bet), 4.0) and pd.isna(replace_row.size)  # none asked
+
+
+async def test_a_refused_reduction_past_any_stake_is_recorded_without_its_size(tmp_path: Path,
+                                                                              clock: VirtualClock) -> None:
+    """A cancel asking to reduce a bet by 1e20 is refused; its size fits no column (the part failed to convert, the
+    recording stopped and the server's stop raised)."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        alice = await login(client, "alice", "pw-alice")
+        bob = await login(client, "bob", "pw-bob")
+        bet = (await place_one(client, alice, "holdem.0", 1, "BACK", 3.0, 10.0))["betId"]
+        await place_one(client, bob, "holdem.0", 1, "LAY", 3.0, 10.0, matched=10.0)
+        cancel = {"marketId": "holdem.0", "instructions": [{"betId": bet, "sizeReduction": 1e20}]}
+        assert (await rpc(client, alice, "cancelOrders", cancel))["result"]["status"] == "FAILURE"
+        play_games(clock, 1)
+        await client.app[keys.RECORDING].written()
+        assert client.app[keys.RECORDING].stopped is None
+    orders = read_tables(record, ["orders"])["orders"].to_pandas()
+    (row,) = orders[orders.status == "REJECTED"].itertuples()
+    assert row.action == "CANCEL" and pd.isna(row.size)
