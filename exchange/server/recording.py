@@ -74,10 +74,12 @@ def next_game_index(directory: Path) -> int:
     """
     if directory.exists() and not directory.is_dir():
         raise RecordingRefused(f"{directory} is not a folder")
+    for spec in TABLES.values():
+        table = directory / spec.file_name
+        if table.exists() and not table.is_dir():
+            raise RecordingRefused(f"{directory} holds a backtest's tables ({table.name} is a file); record into "
+                                   "another folder")
     games = directory / TABLES["games"].file_name
-    if games.exists() and not games.is_dir():
-        raise RecordingRefused(f"{directory} holds a backtest's tables ({games.name} is a file); record into "
-                               "another folder")
     last = -1
     if games.is_dir():
         for path in games.iterdir():

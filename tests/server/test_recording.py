@@ -141,6 +141,10 @@ def test_a_folder_that_cannot_take_a_recording_is_refused(tmp_path: Path) -> Non
     with pytest.raises(RecordingRefused, match="is not a folder"):
         next_game_index(backtest / "games.parquet")
     assert next_game_index(tmp_path / "new") == 0
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "orders.parquet").write_bytes(b"PAR1")  # was taken for a folder at the server's start
+    with pytest.raises(RecordingRefused, match=r"\(orders.parquet is a file\)"):
+        next_game_index(tmp_path / "other")
 
 
 @pytest.mark.parametrize(
