@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 #: Games written together in one part file of each table.
 DEFAULT_EVERY = 100
 _PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
+#: The largest whole number a table's integer column holds.
+_INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +178,8 @@ class Recording:
         market_id = rejection.market_id or (bet.market_id if bet is not None else "")
         if isinstance(command, CancelOrder):  # a reduction past any stake (refused) is not a size a column holds
             reduction = command.size_reduction
-            return Requested(market_id, None, None, reduction if reduction is None or reduction < 2**63 else None, None)
+            return Requested(market_id, None, None, reduction if reduction is None or reduction <= _INT64_MAX else None,
+                             None)
         if isinstance(command, ReplaceOrder):
             return Requested(market_id, None, command.new_price, None, command.round)
         return None
@@ -205,8 +208,8 @@ class Recording:
         self._writes.append(self._writer.submit(self._write, tables, first, last))
 
     def _write(self, tables: dict[str, pa.Table], first: int, last: int) -> None:
-        """Every table's part, each written under a name readers skip and renamed once all are (a part of every
-        table, or of none)."""
+        """Every table's part, each written under a name readers skip and renamed once all six are written (a
+        failed write leaves none; a crash between the renames can leave the later tables without the part)."""
         name = f"part-{first:09d}-{last:09d}.parquet"
         written: list[tuple[Path, Path]] = []
         try:
