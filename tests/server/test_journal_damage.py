@@ -43,6 +43,9 @@ _BUILD = textwrap.dedent("""
                 await journal.sync()  # one commit (several WAL frames) per ten records
         await journal.sync()
         os.kill(journal.writer_pid, signal.SIGKILL)  # nobody closes a connection: no checkpoint
+        # wait till it is gone: while it lives it holds its locks, and the test's next connection would then
+        # trust its shared WAL index instead of reading the (damaged) WAL afresh
+        os.waitpid(journal.writer_pid, 0)
         os._exit(0)
 
     asyncio.run(main(sys.argv[1], int(sys.argv[2])))
