@@ -56,7 +56,7 @@ from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
 from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
-from exchange.server.recording import RecordingRefused, next_game_index
+from exchange.server.recording import RecordingRefused, check_folder
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError, server_context
@@ -227,7 +227,7 @@ def _check_record(args: argparse.Namespace) -> None:
         return
     directory = Path(args.record)
     try:
-        next_game_index(directory)
+        check_folder(directory)
     except RecordingRefused as exc:
         fail(f"--record {args.record}: {exc}")
     existing = next(p for p in (directory, *directory.parents) if p.exists())
@@ -306,6 +306,8 @@ def run(args: argparse.Namespace) -> int:
         fail(refusal(config.db_path, exc))
     except TlsConfigError as exc:
         fail(str(exc))
+    except RecordingRefused as exc:  # taken by another server, or changed since the check
+        fail(f"--record {args.record}: {exc}")
     except OSError as exc:  # the address: taken, or not this machine's
         ports = f"{args.port}" if args.stream_port is None else f"{args.port} (or the stream port {args.stream_port})"
         fail(f"cannot listen on {args.host}:{ports}: {exc.strerror or exc}")

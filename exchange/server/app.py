@@ -272,7 +272,8 @@ def _recording(app: web.Application, config: ServerConfig, service: ExchangeServ
     if config.record_dir is None:
         return None
     recording = app[keys.RECORDING] = Recording(Path(config.record_dir), service.exchange, service.configs,
-                                                 every=config.record_every, executing=lambda: service.executing)
+                                                 every=config.record_every, executing=lambda: service.executing,
+                                                 durable=service.durable)
     return recording
 
 
