@@ -189,8 +189,13 @@ async def test_the_settlements_notebook_reads_a_recording_of_two_channels(
     # the hi/lo channel's only: each game's Low market has alice, bob and HOUSE, its High market HOUSE alone
     assert "2 games, 4 orders, 2 fills, 8 settlement rows" in outputs
     assert "1 sessions of up to 2 games" in outputs
+    assert "(the balance is the account's over holdem, omaha-hilo: it moves with the other channels'" in outputs
     assert "alice: 2 matches with an equity" in outputs
     assert images >= 4
+    monkeypatch.setenv("BACKTEST_CHANNEL", "razz")  # a channel the recording does not hold: said, not an empty run
+    refused = pytest.importorskip("nbclient.exceptions").CellExecutionError
+    with pytest.raises(refused, match=r"CHANNEL 'razz': .* holds games of holdem, omaha-hilo only"):
+        run_notebook(record, monkeypatch, account="alice")
 
 
 async def test_a_fault_in_the_recording_stops_the_recording_not_the_games(
