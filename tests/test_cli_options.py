@@ -64,6 +64,7 @@ STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
         (["serve", "--irregularity-rate", "2"], "must be a share from 0 to 1, not 2"),
         (["serve", "--keep-results", "0"], "argument --keep-results: must be a whole number from 1, not 0"),
         (["serve", "--record-every", "0"], "argument --record-every: must be a whole number from 1, not 0"),
+        (["serve", "--record-every-minutes", "-1"], f"argument --record-every-minutes: {OFF} -1"),
         (["serve", "--frobnicate"], "unrecognized arguments: --frobnicate"),
         (["accounts", "--db", "x.db"], "give an action: add or list ('exchange-poker accounts ACTION --help' lists"),
         (["accounts", "remove", "bob"], "argument ACTION: invalid choice: 'remove' (choose from 'add', 'list')"),

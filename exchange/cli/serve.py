@@ -56,6 +56,7 @@ from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
 from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
+from exchange.server.recording import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
 from exchange.server.recording import RecordingRefused, check_folder
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
@@ -160,8 +161,13 @@ def _record_options(parser: argparse.ArgumentParser) -> None:
                              "irregularities) of every game that ends, as part files under DIR/<table>.parquet/; a "
                              "restart carries on after the games already there")
     parser.add_argument("--record-every", type=positive, default=DEFAULT_RECORD_EVERY, metavar="N",
-                        help=f"games written together in one part file (default {DEFAULT_RECORD_EVERY}); the "
-                             "games since the last part are written when the server stops")
+                        help=f"games written together in one part file, at most (default {DEFAULT_RECORD_EVERY}); "
+                             "the games since the last part are written when the server stops")
+    parser.add_argument("--record-every-minutes", type=not_negative(float),
+                        default=DEFAULT_RECORD_EVERY_MS / 60_000, metavar="M",
+                        help="and a part at the first game end M minutes after the last part, so a killed server "
+                             "loses at most that much of the recording (default "
+                             f"{DEFAULT_RECORD_EVERY_MS // 60_000:g}; 0: by the number of games only)")
 
 
 def _stream_options(parser: argparse.ArgumentParser) -> None:
@@ -210,6 +216,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         tls_key=args.tls_key,
         record_dir=args.record,
         record_every=args.record_every,
+        record_every_ms=round(args.record_every_minutes * 60_000),
     )
 
 

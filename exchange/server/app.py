@@ -231,7 +231,7 @@ async def _exchange(
     app[keys.HUB] = hub
     app[keys.GAMES] = spectators
     beats = _add_endpoints(app, service, gate, clock)
-    recording = _recording(app, config, service)
+    recording = _recording(app, config, service, clock)
     service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm,
                   watchers=() if recording is None else (recording,))
     games = None
@@ -267,13 +267,15 @@ def _add_endpoints(app: web.Application, service: ExchangeService, gate: Account
     return beats
 
 
-def _recording(app: web.Application, config: ServerConfig, service: ExchangeService) -> Recording | None:
+def _recording(app: web.Application, config: ServerConfig, service: ExchangeService,
+               clock: Clock) -> Recording | None:
     """``serve --record``: the Parquet tables of every game that ends, written as the server runs."""
     if config.record_dir is None:
         return None
     recording = app[keys.RECORDING] = Recording(Path(config.record_dir), service.exchange, service.configs,
-                                                 every=config.record_every, executing=lambda: service.executing,
-                                                 durable=service.durable)
+                                                 durable=service.durable, clock=for_durations(clock),
+                                                 every=config.record_every, every_ms=config.record_every_ms,
+                                                 executing=lambda: service.executing)
     return recording
 
 

@@ -15,6 +15,7 @@ from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
 from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
+from exchange.server.recording import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
 from exchange.server.snapshots import SnapshotPolicy
 
 #: Closed markets the server keeps in memory (with their cleared orders); older ones are in the journal only.
@@ -37,7 +38,8 @@ class ServerConfig:
     cleared orders, catalogue entries and notes; ``None`` keeps them all (memory then grows with every game).
     ``stream_port``: also serve the Exchange Stream as Betfair does, TLS lines on ``stream_host:stream_port``
     (0: any free port; None: only the WebSocket route), with ``tls_cert``/``tls_key`` or a self-signed certificate.
-    ``record_dir``: also write the Parquet tables of every game that ends, ``record_every`` games to a part file.
+    ``record_dir``: also write the Parquet tables of every game that ends, ``record_every`` games to a part file
+    at most, and a part at the first game end ``record_every_ms`` after the last (0: by the number of games only).
     """
 
     db_path: str = "exchange.db"
@@ -78,8 +80,10 @@ class ServerConfig:
     tls_key: str | None = None
     #: Record the backtest's Parquet tables of every game that ends here (:mod:`exchange.server.recording`).
     record_dir: str | None = None
-    #: Games written together in one part file of each recorded table.
+    #: Games written together in one part file of each recorded table, at most.
     record_every: int = DEFAULT_RECORD_EVERY
+    #: A part is written at the first game end this long after the last part (0: by the number of games only).
+    record_every_ms: int = DEFAULT_RECORD_EVERY_MS
 
     def __post_init__(self) -> None:
         if not self.channels:
@@ -106,6 +110,9 @@ class ServerConfig:
             raise ValueError(f"the stream port must be from 0 to 65535, not {self.stream_port}")
         if self.record_every < 1:
             raise ValueError(f"games per recorded part file must be at least 1, not {self.record_every}")
+        if self.record_every_ms < 0:
+            raise ValueError(f"the time between recorded part files must not be negative, not "
+                             f"{self.record_every_ms} ms")
         if self.journal_timeout_ms <= 0:
             raise ValueError(f"the journal timeout must be positive, not {self.journal_timeout_ms} ms")
         if min(self.max_connections, self.header_timeout_ms, self.body_timeout_ms) <= 0:

@@ -2,11 +2,11 @@
 
 Every channel's stamped events feed a :class:`~exchange.tables.collector.Collector` for each game, from its
 start (a game under way when the server started is not recorded). When a game ends its rows join those
-waiting; every ``every`` games, and when the server stops, the waiting rows are written as one part file per
-table, ``DIR/<table>.parquet/part-<first>-<last>.parquet`` (the first and last ``game_index`` in it). A folder
-of part files named ``<table>.parquet`` is read as one table by pandas and pyarrow
-(``pd.read_parquet(DIR / "settlements.parquet")``), so the settlements notebook reads a recording as it reads a
-backtest. A restart carries on after the last ``game_index`` written.
+waiting; every ``every`` games or ``every_ms`` (at the first game end after it), and when the server stops,
+the waiting rows are written as one part file per table, ``DIR/<table>.parquet/part-<first>-<last>.parquet``
+(the first and last ``game_index`` in it). A folder of part files named ``<table>.parquet`` is read as one
+table by pandas and pyarrow (``pd.read_parquet(DIR / "settlements.parquet")``), so the settlements notebook
+reads a recording as it reads a backtest. A restart carries on after the last ``game_index`` written.
 
 What is written is what the journal holds:
 
@@ -47,6 +47,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from exchange.clock import Clock
 from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
 from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange
@@ -60,8 +61,10 @@ Tables = dict[str, pa.Table]
 
 log = logging.getLogger(__name__)
 
-#: Games written together in one part file of each table.
+#: Games written together in one part file of each table, at most.
 DEFAULT_EVERY = 100
+#: And a part is written at the first game end this long after the last one (ms): what a killed server loses.
+DEFAULT_EVERY_MS = 10 * 60_000
 _PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
 _HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written (readers skip a leading dot)
 #: The lock file a recording holds in its folder.
@@ -179,16 +182,21 @@ class Recording:
 
     ``configs``: the server's channels by name; ``exchange``: read for each account's balance when its game ends;
     ``executing()``: the client command being executed now, if any (what a refusal refused); ``durable()``: waits
-    until everything executed so far is on disk (raising if it never will be). Made inside the server's event loop.
+    until everything executed so far is on disk (raising if it never will be); ``clock``: the server's, for
+    ``every_ms`` (0: parts by the number of games only). Made inside the server's event loop.
     """
 
     def __init__(self, directory: Path, exchange: Exchange, configs: Mapping[str, ChannelConfig], *,
-                 every: int = DEFAULT_EVERY, executing: Callable[[], Command | None] = lambda: None,
-                 durable: Callable[[], Awaitable[None]]) -> None:
-        if every < 1:
-            raise ValueError(f"games per part file must be at least 1, not {every}")
+                 durable: Callable[[], Awaitable[None]], clock: Clock, every: int = DEFAULT_EVERY,
+                 every_ms: int = DEFAULT_EVERY_MS, executing: Callable[[], Command | None] = lambda: None) -> None:
+        if every < 1 or every_ms < 0:
+            raise ValueError(f"a part is written every 1 or more games and every 0 or more ms, not {every} games "
+                             f"and {every_ms} ms")
         self.directory = directory
         self.every = every
+        self.every_ms = every_ms
+        self._clock = clock
+        self._last_part_ms = clock.now()
         self._lock, self.next_index = _take(directory)
         self._exchange = exchange
         self._configs = configs
@@ -284,7 +292,8 @@ class Recording:
         tables = {name: table.to_arrow() for name, table in rows.items()}
         self._ended.append(_Ended(index, tables, _on_disk(self._durable)))
         self.next_index += 1
-        if len(self._ended) >= self.every:
+        due = self.every_ms and self._clock.now() - self._last_part_ms >= self.every_ms
+        if len(self._ended) >= self.every or due:
             self.flush()
 
     def flush(self) -> None:
@@ -292,6 +301,7 @@ class Recording:
         if not self._ended:
             return
         games, self._ended = self._ended, []
+        self._last_part_ms = self._clock.now()
         previous = self._parts[-1] if self._parts else None
         self._parts = [p for p in self._parts if not p.done()]
         self._parts.append(asyncio.ensure_future(self._write_once_on_disk(games, previous)))

@@ -111,6 +111,19 @@ async def test_a_restart_carries_on_after_the_games_recorded(tmp_path: Path) -> 
     assert next_game_index(record) == 4
 
 
+async def test_a_part_is_written_at_the_first_game_end_after_its_time(tmp_path: Path, clock: VirtualClock) -> None:
+    """``--record-every-minutes``: what a killed server can lose is bounded in time, not only in games."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=100,
+                       record_every_ms=GAME_MS * 3 // 2) as client:
+        play_games(clock, 7)
+        await client.app[keys.RECORDING].written()
+        # games end about GAME_MS apart: every second game end is the first one past one and a half games' time
+        assert parts(record, "games") == ["part-000000000-000000001.parquet", "part-000000002-000000003.parquet",
+                                          "part-000000004-000000005.parquet"]
+    assert parts(record, "games")[-1] == "part-000000006-000000006.parquet"  # the rest when the server stops
+
+
 async def test_a_part_that_cannot_be_written_is_tried_again_with_the_next_one(
     tmp_path: Path, clock: VirtualClock, caplog: pytest.LogCaptureFixture
 ) -> None:
