@@ -367,8 +367,9 @@ def summarise(phases: list[Phase], names: tuple[str, str]) -> None:
     bare = [p for p in phases if p.name == names[0]]
     place = [p for p in phases if p.name == names[1]]
     print(f"\nmedian of {len(bare)}:")
+    width = max(map(len, names))
     for name, runs in zip(names, (bare, place), strict=True):
-        print(f"  {name:<26} {statistics.median(p.rate for p in runs):7.0f} /s"
+        print(f"  {name:<{width}} {statistics.median(p.rate for p in runs):7.0f} /s"
               f"   p50 {statistics.median(p.p50_ms for p in runs):6.2f} ms"
               f"   p99 {statistics.median(p.p99_ms for p in runs):6.2f} ms"
               f"   server {statistics.median(p.server_cpu_us for p in runs):4.0f} µs CPU/req"
@@ -402,6 +403,9 @@ def parse_args() -> argparse.Namespace:
                         help=f"per phase (default 500000, at most {MAX_REQUESTS})")
     parser.add_argument("--generator", choices=("auto", "wrk", "python"), default="auto",
                         help="auto: wrk if on the PATH, else Python processes")
+    parser.add_argument("--record", action="store_true",
+                        help="the exchange server also records the Parquet tables (serve --record): what that costs "
+                             "an order")
     parser.add_argument("--pin", choices=("client", "split", "none"), default="client",
                         help="client: the load generator on the last CPU, servers anywhere (default); split: "
                              "servers on all CPUs but the last; none: the scheduler places both")
@@ -433,12 +437,14 @@ def add_load_account(db: str, env: dict[str, str], name: str = "load") -> None:
 
 
 def start_exchange(db: str, port: int, env: dict[str, str], out: BinaryIO,
-                   cpus: set[int] | None) -> subprocess.Popen[bytes]:
-    """The exchange server on ``port`` over ``db``: one long betting window, no house, no call-rate limit."""
+                   cpus: set[int] | None, record: Path | None = None) -> subprocess.Popen[bytes]:
+    """The exchange server on ``port`` over ``db``: one long betting window, no house, no call-rate limit;
+    recording its tables into ``record`` if given."""
     return subprocess.Popen(
         [sys.executable, "-m", "exchange.cli", "serve", "--db", db, "--port", str(port),
          "--window-seconds", "3600", "--seed", "1", "--no-house",
-         "--calls-per-second", "0"],  # one account sends every order: no per-account rate limit
+         "--calls-per-second", "0",  # one account sends every order: no per-account rate limit
+         *(() if record is None else ("--record", str(record)))],
         env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT, preexec_fn=pinned(cpus))
 
 
@@ -459,7 +465,8 @@ def run_phases(targets: Sequence[tuple[str, subprocess.Popen[bytes], int]], head
 def main() -> None:
     args = parse_args()
     server_cpus, client_cpus, placement = cpu_plan(args.pin)
-    names = ("bare aiohttp JSON handler", "placeOrders (journaled)")
+    names = ("bare aiohttp JSON handler", "placeOrders (journaled, recorded)" if args.record else
+             "placeOrders (journaled)")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         db = str(tmp / "load.db")
@@ -469,7 +476,8 @@ def main() -> None:
         bare_log, server_log = tmp / "bare.log", tmp / "server.log"
         with bare_log.open("wb") as bare_out, server_log.open("wb") as server_out:
             bare = start_bare(bare_port, env, bare_out, server_cpus)
-            server = start_exchange(db, server_port, env, server_out, server_cpus)
+            server = start_exchange(db, server_port, env, server_out, server_cpus,
+                                    tmp / "recording" if args.record else None)
             try:
                 base = f"http://{HOST}:{server_port}"
                 wait_up(f"{base}/openapi.json", server, server_log)
