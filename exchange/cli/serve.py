@@ -55,9 +55,9 @@ from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
+from exchange.server.record_folder import RecordingRefused, check_folder
 from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
 from exchange.server.recording import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
-from exchange.server.recording import RecordingRefused, check_folder
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError, server_context

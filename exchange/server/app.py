@@ -231,13 +231,14 @@ async def _exchange(
     app[keys.HUB] = hub
     app[keys.GAMES] = spectators
     beats = _add_endpoints(app, service, gate, clock)
-    recording = _recording(app, config, service, clock)
-    service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm,
-                  watchers=() if recording is None else (recording,))
-    games = None
-    if warm and runner is not None and config.run_games:
-        games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels), name="warm-up")
-    try:
+    recording = games = None
+    try:  # from here a start that fails (a recording refused) undoes what it did
+        recording = _recording(app, config, service, clock)
+        service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm,
+                      watchers=() if recording is None else (recording,))
+        if warm and runner is not None and config.run_games:
+            games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels),
+                                                           name="warm-up")
         await service.durable()  # a stop signal may end the start here: the games are stopped all the same
         yield
     finally:

@@ -8,18 +8,16 @@ the waiting rows are written as one part file per table, ``DIR/<table>.parquet/p
 table by pandas and pyarrow (``pd.read_parquet(DIR / "settlements.parquet")``), so the settlements notebook
 reads a recording as it reads a backtest. A restart carries on after the last ``game_index`` written.
 
-What is written is what the journal holds:
+What is written is what the journal holds, whole:
 
 * **only games on disk**: a game's rows are written once the journal has its records (:meth:`ExchangeService.durable
   <exchange.server.service.ExchangeService.durable>`); after a journal failure, a restart finds the games that
   were not on disk unsettled, and the recording never said otherwise;
-* **a part of every table or of none**: each of the six files is written under a name readers skip, and renamed
-  once all six are written; a crash between the renames is finished at the next start (the six hidden files were
-  whole before the first rename);
-* **no gap**: a part that cannot be written (disk full) is tried again with the next one, games and all;
 * **one game at a time**: each ended game's rows are converted on their own, so a fault in one game's rows stops
-  the recording there and every game ended before it is still written;
-* **one server per folder**: the recording holds a lock on ``DIR/.recording.lock``.
+  the recording there and every game ended before it is still written; after a fault in writing a part nothing
+  more is written (no gap in ``game_index``);
+* **parts in order, a part of every table or of none, retried, one server per folder**: the folder's side,
+  :mod:`exchange.server.record_folder`.
 
 What differs from a backtest's tables: ``game_index`` counts the games recorded in ``DIR`` in the order they
 ended, over every channel (``market_id`` names the game); the recording is one session (``session`` 0,
@@ -33,11 +31,7 @@ the server is killed are lost: the journal still holds every order and settlemen
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import fcntl
 import logging
-import os
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -45,7 +39,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from exchange.clock import Clock
 from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
@@ -54,10 +47,9 @@ from exchange.core.exchange import Exchange
 from exchange.core.side import Side
 from exchange.game.channels import ChannelConfig
 from exchange.game.events import GameStarted, Stamped
+from exchange.server.record_folder import RecordFolder, Tables
 from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, empty_tables
-
-Tables = dict[str, pa.Table]
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +57,6 @@ log = logging.getLogger(__name__)
 DEFAULT_EVERY = 100
 #: And a part is written at the first game end this long after the last one (ms): what a killed server loses.
 DEFAULT_EVERY_MS = 10 * 60_000
-_PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
-_HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written (readers skip a leading dot)
-#: The lock file a recording holds in its folder.
-LOCK_NAME = ".recording.lock"
 #: The largest whole number a table's integer column holds.
 _INT64_MAX = 2**63 - 1
 
@@ -83,89 +71,6 @@ class Requested:
     price: Decimal | None
     size: int | None
     round: int | None
-
-
-class RecordingRefused(ValueError):
-    """``DIR`` cannot take a recording; the message says why."""
-
-
-def next_game_index(directory: Path) -> int:
-    """The ``game_index`` after the last one recorded in ``directory`` (0 for a new folder), over all six tables.
-
-    Refuses a folder it cannot record into: one holding a backtest's tables (one of them a file), or a path that
-    is not a folder.
-    """
-    if directory.exists() and not directory.is_dir():
-        raise RecordingRefused(f"{directory} is not a folder")
-    last = -1
-    for folder in _folders(directory):
-        if folder.exists() and not folder.is_dir():
-            raise RecordingRefused(f"{directory} holds a backtest's tables ({folder.name} is a file); record into "
-                                   "another folder")
-        if folder.is_dir():
-            last = max([last, *(int(match[2]) for p in folder.iterdir() if (match := _PART.fullmatch(p.name)))])
-    return last + 1
-
-
-def check_folder(directory: Path) -> None:
-    """Raise :class:`RecordingRefused` if ``directory`` cannot take a recording now: see :func:`next_game_index`,
-    and another server recording there."""
-    next_game_index(directory)
-    if (directory / LOCK_NAME).exists():
-        os.close(_lock(directory))
-
-
-def _folders(directory: Path) -> list[Path]:
-    return [directory / spec.file_name for spec in TABLES.values()]
-
-
-def _lock(directory: Path) -> int:
-    """The descriptor holding the folder's lock (closing it gives the lock up, as does the process's end)."""
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        raise RecordingRefused(f"another server is recording into {directory} (it holds {LOCK_NAME} there); give "
-                               "each server its own folder") from None
-    return fd
-
-
-def _finish_interrupted_parts(directory: Path) -> None:
-    """A part that some tables have and the others have only under its hidden name (a crash between the renames)
-    is finished; the hidden files of a part no table has (a crash while writing) are removed."""
-    folders = _folders(directory)
-    finished = {p.name for folder in folders for p in folder.iterdir() if _PART.fullmatch(p.name)}
-    for folder in folders:
-        for hidden in folder.iterdir():
-            match = _HIDDEN.fullmatch(hidden.name)
-            if match is None:
-                continue
-            if match[1] in finished:
-                log.warning("recording: %s was written but not renamed when the server stopped: renamed now",
-                            hidden)
-                os.replace(hidden, folder / match[1])
-            else:
-                hidden.unlink()
-
-
-def _take(directory: Path) -> tuple[int, int]:
-    """Make the tables' folders, take the folder's lock and finish a part a crash interrupted: the lock's
-    descriptor and the next ``game_index``."""
-    next_game_index(directory)  # refuses a folder that cannot take a recording, before anything is made
-    lock = None
-    try:
-        for folder in _folders(directory):
-            folder.mkdir(parents=True, exist_ok=True)
-        lock = _lock(directory)
-        _finish_interrupted_parts(directory)
-        return lock, next_game_index(directory)
-    except BaseException as exc:
-        if lock is not None:
-            os.close(lock)
-        if isinstance(exc, OSError):
-            raise RecordingRefused(f"cannot record into {directory}: {exc.strerror or exc}") from None
-        raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +102,8 @@ class Recording:
         self.every_ms = every_ms
         self._clock = clock
         self._last_part_ms = clock.now()
-        self._lock, self.next_index = _take(directory)
+        self._folder = RecordFolder(directory)
+        self.next_index = self._folder.next_index
         self._exchange = exchange
         self._configs = configs
         self._executing = executing
@@ -206,7 +112,7 @@ class Recording:
         self._ended: list[_Ended] = []  # the games ended since the last part
         self._parts: list[asyncio.Task[None]] = []  # the parts handed over, each written after the one before
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
-        self._unwritten: tuple[int, Tables] | None = None  # (first game, rows) of a part that could not be written
+        self._write_fault = False  # a part failed to be written other than by the disk: nothing more is written
         #: Why the recording stopped (a fault of its own), or None while it records.
         self.stopped: str | None = None
 
@@ -316,49 +222,17 @@ class Recording:
         if held < len(games):
             log.error("recording: games %d to %d are not recorded: the journal failed before they were on disk "
                       "(%s); a restart finds them unsettled", games[held].index, games[-1].index, outcomes[held])
-        if not held:
+        if not held or self._write_fault:
             return
         try:
             tables = {name: pa.concat_tables([game.tables[name] for game in games[:held]]) for name in TABLES}
-            await asyncio.get_running_loop().run_in_executor(self._writer, self._write, tables, games[0].index,
-                                                             games[held - 1].index)
+            await asyncio.get_running_loop().run_in_executor(self._writer, self._folder.write, tables,
+                                                             games[0].index, games[held - 1].index)
         except Exception as exc:  # a fault of the recording's: the server's stop goes on
+            self._write_fault = True
             self.stopped = f"{type(exc).__name__}: {exc}"
             log.exception("recording: games %d to %d were not written (%s); nothing more is recorded",
                           games[0].index, games[held - 1].index, self.stopped)
-
-    def _write(self, tables: Tables, first: int, last: int) -> None:
-        """The part of games ``first`` to ``last`` (with those of a part that could not be written before), on the
-        writer thread; if it cannot be written its rows are kept for the next part."""
-        if self._unwritten is not None:
-            first, earlier = self._unwritten
-            tables = {name: pa.concat_tables([earlier[name], table]) for name, table in tables.items()}
-        try:
-            self._write_part(tables, f"part-{first:09d}-{last:09d}.parquet")
-        except OSError as exc:
-            self._unwritten = first, tables
-            log.error("recording: games %d to %d could not be written to %s (%s); they are tried again with the "
-                      "next part", first, last, self.directory, exc)
-        else:
-            self._unwritten = None
-
-    def _write_part(self, tables: Tables, name: str) -> None:
-        """Every table's part, each written under a name readers skip and renamed once all six are written (a
-        failed write leaves none; a crash between the renames is finished at the next start)."""
-        written: list[tuple[Path, Path]] = []
-        try:
-            for table_name, table in tables.items():
-                folder = self.directory / TABLES[table_name].file_name
-                hidden = folder / f".{name}.tmp"
-                written.append((hidden, folder / name))
-                pq.write_table(table, hidden, compression="zstd")
-        except OSError:
-            for hidden, _ in written:
-                with contextlib.suppress(OSError):
-                    hidden.unlink()
-            raise
-        for hidden, final in written:
-            os.replace(hidden, final)
 
     async def written(self) -> None:
         """Wait until the parts handed over so far are written (or their failure logged)."""
@@ -367,16 +241,16 @@ class Recording:
 
     async def close(self) -> None:
         """Write the games ended since the last part, also after a fault stopped the recording (each of them is
-        whole), wait until every part is written and give the folder up. Games under way are not recorded."""
-        self.flush()
-        await self.written()
-        self._writer.shutdown(wait=True)
-        if self._unwritten is not None:
-            first, tables = self._unwritten
-            last = max(tables["games"].column("game_index").to_pylist(), default=first)
-            log.error("recording: games %d to %d could not be written to %s and are lost from the recording (the "
-                      "journal keeps their orders and settlements)", first, last, self.directory)
-        os.close(self._lock)
+        whole), try once more a part that could not be written, and give the folder up. Games under way are not
+        recorded."""
+        try:
+            self.flush()
+            await self.written()
+            if not self._write_fault:
+                await asyncio.get_running_loop().run_in_executor(self._writer, self._folder.retry)
+        finally:
+            self._writer.shutdown(wait=True)
+            self._folder.close()
 
 
 def _on_disk(durable: Callable[[], Awaitable[None]]) -> asyncio.Future[None]:

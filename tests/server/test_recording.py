@@ -8,26 +8,31 @@ without gap or repeat across part files and restarts, and be read by the settlem
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
+import shutil
 import signal
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from aiohttp.test_utils import TestClient
 
+from exchange.cli import serve as serve_cli
 from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
 from exchange.game.events import Stamped
-from exchange.server import keys
-from exchange.server.recording import LOCK_NAME, RecordingRefused, next_game_index
+from exchange.server import keys, record_folder
+from exchange.server.record_folder import LOCK_NAME, RecordingRefused, check_folder, next_game_index
+from exchange.server.service import ExchangeService
 from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, read_tables
 from tests.backtest.backtest_support import run_notebook
 from tests.cli_helpers import run_cli
-from tests.server.helpers import PLAYING_MS, WINDOW_MS, login, place, place_one, rpc, serving
+from tests.server.helpers import PLAYING_MS, WINDOW_MS, free_port, login, place, place_one, rpc, serving
 
 GAME_MS = CHANNELS["holdem"].windows * (WINDOW_MS + PLAYING_MS)
 assert CHANNELS["omaha-hilo"].windows == CHANNELS["holdem"].windows  # the two channels' games end together
@@ -49,7 +54,8 @@ async def trade(client: TestClient, game: int) -> None:
 
 
 def parts(directory: Path, table: str) -> list[str]:
-    return sorted(p.name for p in (directory / TABLES[table].file_name).iterdir())
+    """The part files of ``table`` that readers see (not those under a hidden name)."""
+    return sorted(p.name for p in (directory / TABLES[table].file_name).iterdir() if not p.name.startswith("."))
 
 
 async def test_the_tables_say_what_the_exchange_says(tmp_path: Path, clock: VirtualClock) -> None:
@@ -124,25 +130,48 @@ async def test_a_part_is_written_at_the_first_game_end_after_its_time(tmp_path: 
     assert parts(record, "games")[-1] == "part-000000006-000000006.parquet"  # the rest when the server stops
 
 
+def _fills_folder_a_file(record: Path) -> Callable[[], None]:
+    """The fills' folder is a file: the part's files cannot be written. Returns what takes it away."""
+    fills = record / TABLES["fills"].file_name
+    fills.rmdir()
+    fills.write_text("in the way")
+
+    def remove() -> None:
+        fills.unlink()
+        fills.mkdir()
+
+    return remove
+
+
+def _part_name_taken(record: Path, table: str = "games") -> Callable[[], None]:
+    """A folder holding something where ``table``'s first part goes: its rename fails."""
+    taken = record / TABLES[table].file_name / "part-000000000-000000000.parquet"
+    (taken / "x").mkdir(parents=True)
+    return lambda: shutil.rmtree(taken)
+
+
+def hidden_files(record: Path) -> list[str]:
+    return [p.name for name in TABLES for p in (record / TABLES[name].file_name).iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize("obstacle", [_fills_folder_a_file, _part_name_taken], ids=["write", "first-rename"])
 async def test_a_part_that_cannot_be_written_is_tried_again_with_the_next_one(
-    tmp_path: Path, clock: VirtualClock, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, clock: VirtualClock, caplog: pytest.LogCaptureFixture,
+    obstacle: Callable[[Path], Callable[[], None]],
 ) -> None:
-    """A failed write leaves no part of any table (a part is all tables or none), the server trades on, and the
-    games it held are written with the next part: no gap in ``game_index``."""
+    """A failed write, or a failed first rename (the one that commits the part), leaves no part of any table, the
+    server trades on, and the games it held are written with the next part: no gap in ``game_index``."""
     record = tmp_path / "rec"
     async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
-        fills = record / TABLES["fills"].file_name
-        fills.rmdir()
-        fills.write_text("in the way")  # the fills' folder is a file: the next part cannot be written
+        remove = obstacle(record)
         recording = client.app[keys.RECORDING]
-        with caplog.at_level(logging.ERROR, logger="exchange.server.recording"):
+        with caplog.at_level(logging.ERROR):
             play_games(clock, 1)
             await recording.written()  # the parts are written on the recording's own thread
         assert "recording: games 0 to 0 could not be written to" in caplog.text
         assert "they are tried again with the next part" in caplog.text
-        assert all(parts(record, name) == [] for name in TABLES if name != "fills")
-        fills.unlink()
-        fills.mkdir()
+        remove()
+        assert all(parts(record, name) == [] for name in TABLES) and hidden_files(record) == []
         play_games(clock, 1)
         await recording.written()
         assert client.app[keys.SERVICE].failure is None
@@ -150,7 +179,74 @@ async def test_a_part_that_cannot_be_written_is_tried_again_with_the_next_one(
         assert parts(record, name) == ["part-000000000-000000001.parquet"], name
     games = read_tables(record, ["games"])["games"].to_pandas()
     assert list(games.game_index) == [0, 1] and list(games.market_id) == ["holdem.0", "holdem.1"]
-    assert not any(p.name.startswith(".") for name in TABLES for p in (record / TABLES[name].file_name).iterdir())
+    assert hidden_files(record) == []
+
+
+async def test_a_part_that_could_not_be_written_is_tried_once_more_at_the_stop(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        remove = _fills_folder_a_file(record)
+        play_games(clock, 1)
+        await client.app[keys.RECORDING].written()
+        remove()  # the disk has room again; no game ends before the stop
+    for name in TABLES:
+        assert parts(record, name) == ["part-000000000-000000000.parquet"], name
+
+
+async def test_a_rename_failing_after_the_commit_is_finished_at_the_next_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The part is in the first tables: it is not written again with the next part (no game twice); the tables
+    left without it get it at the next start."""
+    record = tmp_path / "rec"
+    clock = VirtualClock(start_ms=1_700_000_000_000)
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        remove = _part_name_taken(record, "settlements")
+        with caplog.at_level(logging.ERROR):
+            play_games(clock, 1)
+            await client.app[keys.RECORDING].written()
+        assert "is written but not in every table yet" in caplog.text
+        assert parts(record, "games") == ["part-000000000-000000000.parquet"]
+        remove()
+        play_games(clock, 1)
+    assert parts(record, "settlements") == ["part-000000001-000000001.parquet"]
+    clock = VirtualClock(start_ms=1_700_000_000_000 + 10 * GAME_MS)
+    async with serving(tmp_path / "ex.db", clock, accounts=(), record_dir=str(record)):
+        pass
+    for name in TABLES:
+        assert parts(record, name) == ["part-000000000-000000000.parquet", "part-000000001-000000001.parquet"], name
+    tables = read_tables(record)
+    assert sorted(tables["games"].column("game_index").to_pylist()) == [0, 1]
+    settled = tables["settlements"].to_pandas()
+    assert not settled.duplicated(["game_index", "market_id", "account"]).any() and set(settled.game_index) == {0, 1}
+    assert hidden_files(record) == []
+
+
+async def test_after_a_fault_in_writing_a_part_nothing_more_is_written(
+    tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the disk (that part would be tried again) but a fault of the recording's: writing the next parts would
+    leave a gap in ``game_index`` where the failed one was."""
+    record = tmp_path / "rec"
+    write_table = record_folder.pq.write_table
+    calls: list[object] = []
+
+    def fails_once(table: object, where: object, **options: object) -> None:
+        calls.append(where)
+        if len(calls) == 1:
+            raise ValueError("a bug in writing")
+        write_table(table, where, **options)
+
+    monkeypatch.setattr(record_folder.pq, "write_table", fails_once)
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        play_games(clock, 2)
+        recording = client.app[keys.RECORDING]
+        await recording.written()
+        assert recording.stopped == "ValueError: a bug in writing"
+    assert all(parts(record, name) == [] for name in TABLES) and hidden_files(record) == []
+    assert len(calls) == 1
 
 
 def test_a_folder_that_cannot_take_a_recording_is_refused(tmp_path: Path) -> None:
@@ -355,18 +451,56 @@ def test_next_game_index_reads_every_table(tmp_path: Path) -> None:
     assert next_game_index(tmp_path) == 6
 
 
-async def test_two_servers_cannot_record_into_one_folder(tmp_path: Path, clock: VirtualClock,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+async def test_a_recording_holds_its_folder_while_the_server_runs(tmp_path: Path, clock: VirtualClock) -> None:
     record = tmp_path / "rec"
     async with serving(tmp_path / "ex.db", clock, record_dir=str(record)):
         with pytest.raises(RecordingRefused, match=f"another server is recording into {record}"):
-            async with serving(tmp_path / "other.db", clock, record_dir=str(record)):
-                pass  # pragma: no cover - refused at its start
-        code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "third.db"), "--record", str(record))
-        assert (code, out) == (2, "")
-        assert f"--record {record}: another server is recording into {record} (it holds {LOCK_NAME} there)" in err
-    fd = os.open(record / LOCK_NAME, os.O_RDWR)  # given up when the server stopped
+            check_folder(record)
+    check_folder(record)  # given up when the server stopped
+
+
+@contextlib.contextmanager
+def held_lock(record: Path) -> Iterator[None]:
+    """``record``'s lock held as another server's recording holds it."""
+    record.mkdir(exist_ok=True)
+    fd = os.open(record / LOCK_NAME, os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        yield
     finally:
         os.close(fd)
+
+
+def test_serve_refuses_a_folder_another_server_records_into(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    record = tmp_path / "rec"
+    refusal = f"--record {record}: another server is recording into {record} (it holds {LOCK_NAME} there)"
+    with held_lock(record):
+        code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "a.db"), "--record", str(record))
+        assert (code, out) == (2, "") and refusal in err and err.count("\n") == 1, err
+        assert not (tmp_path / "a.db").exists()  # refused before the server started
+        # the lock taken between that check and the start: the start refuses it the same way
+        monkeypatch.setattr(serve_cli, "check_folder", lambda directory: None)
+        code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "b.db"), "--port", str(free_port()),
+                                 "--record", str(record))
+        assert (code, out) == (2, "") and refusal in err and err.count("\n") == 1, err
+
+
+def test_serve_refuses_a_lock_file_it_cannot_open(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = tmp_path / "rec"
+    (record / LOCK_NAME).mkdir(parents=True)  # in the way of the lock file
+    code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "a.db"), "--record", str(record))
+    assert (code, out) == (2, "") and f"--record {record}: cannot record into {record}: Is a directory" in err, err
+
+
+def test_a_start_that_fails_after_the_recording_was_made_gives_its_folder_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the games could not start")
+
+    monkeypatch.setattr(ExchangeService, "start", broken)
+    record = tmp_path / "rec"
+    with pytest.raises(RuntimeError, match="the games could not start"):
+        run_cli(capsys, "serve", "--db", str(tmp_path / "a.db"), "--port", str(free_port()), "--record", str(record))
+    check_folder(record)  # its lock is not held any more

@@ -1,0 +1,213 @@
+"""A recording's folder: six tables of part files, held by one server (:mod:`exchange.server.recording`).
+
+Each table is a folder ``DIR/<table>.parquet`` of part files ``part-<first>-<last>.parquet`` (the first and
+last ``game_index`` in them), which pandas and pyarrow read as one table. What a reader finds there is always
+whole and consistent:
+
+* **a part of every table or of none**: the six files of a part are written under names readers skip
+  (``.part-...parquet.tmp``) and flushed to the disk; the first rename commits the part. A write or that first
+  rename failing removes the six hidden files and keeps the rows for the next part (:meth:`RecordFolder.write`:
+  no gap in ``game_index``); renames left undone (a crash, a later rename failing) are finished at the next
+  start, and hidden files of an uncommitted part are removed;
+* **one server per folder**: the server holds ``flock`` on ``DIR/.recording.lock`` for the recording's life (the
+  kernel drops it when the process ends, however it ends);
+* **the next index**: after the last one any of the six tables holds.
+
+The writes run on the recording's writer thread; nothing here touches the event loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from exchange.tables.outputs import TABLES
+
+log = logging.getLogger(__name__)
+
+Tables = dict[str, pa.Table]
+T = TypeVar("T")
+
+#: The lock file a recording holds in its folder.
+LOCK_NAME = ".recording.lock"
+_PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
+_HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written (readers skip a leading dot)
+
+
+class RecordingRefused(ValueError):
+    """``DIR`` cannot take a recording; the message says why."""
+
+
+def next_game_index(directory: Path) -> int:
+    """The ``game_index`` after the last one recorded in ``directory`` (0 for a new folder), over all six tables.
+
+    Refuses a folder it cannot record into: one holding a backtest's tables (one of them a file), or a path that
+    is not a folder.
+    """
+    if directory.exists() and not directory.is_dir():
+        raise RecordingRefused(f"{directory} is not a folder")
+    last = -1
+    for folder in _folders(directory):
+        if folder.exists() and not folder.is_dir():
+            raise RecordingRefused(f"{directory} holds a backtest's tables ({folder.name} is a file); record into "
+                                   "another folder")
+        if folder.is_dir():
+            last = max([last, *(int(match[2]) for p in folder.iterdir() if (match := _PART.fullmatch(p.name)))])
+    return last + 1
+
+
+def check_folder(directory: Path) -> None:
+    """Raise :class:`RecordingRefused` if ``directory`` cannot take a recording now: see :func:`next_game_index`,
+    and another server recording there (its lock is tried and given back)."""
+    next_game_index(directory)
+    if (directory / LOCK_NAME).exists():
+        os.close(_refused_unless(directory, _lock))
+
+
+@dataclass(frozen=True, slots=True)
+class _Unwritten:
+    """The rows of games ``first`` to ``last`` that could not be written yet."""
+
+    first: int
+    last: int
+    tables: Tables
+
+
+class RecordFolder:
+    """``directory`` taken for a recording: its folders made, its lock held, a part a crash interrupted finished.
+
+    :attr:`next_index` is the first ``game_index`` to record; :meth:`write` and :meth:`retry` run on one writer
+    thread; :meth:`close` gives the folder up.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        next_game_index(directory)  # refuses a folder that cannot take a recording, before anything is made
+        self.directory = directory
+        self._lock = _refused_unless(directory, _take)
+        try:
+            _refused_unless(directory, _finish_interrupted_parts)
+            self.next_index = next_game_index(directory)
+        except BaseException:
+            os.close(self._lock)
+            raise
+        self._unwritten: _Unwritten | None = None
+
+    def write(self, tables: Tables, first: int, last: int) -> None:
+        """The part of games ``first`` to ``last``, with the rows of a part that could not be written before; if it
+        cannot be written (a full disk, a folder in the way) its rows are kept for the next part, said in the log."""
+        if self._unwritten is not None:
+            earlier, self._unwritten = self._unwritten, None
+            first = earlier.first
+            tables = {name: pa.concat_tables([earlier.tables[name], table]) for name, table in tables.items()}
+        try:
+            self._commit(tables, f"part-{first:09d}-{last:09d}.parquet")
+        except OSError as exc:
+            self._unwritten = _Unwritten(first, last, tables)
+            log.error("recording: games %d to %d could not be written to %s (%s); they are tried again with the "
+                      "next part", first, last, self.directory, exc)
+
+    def retry(self) -> None:
+        """Try once more the rows that could not be written (the last chance: the recording is stopping)."""
+        if self._unwritten is not None:
+            earlier, self._unwritten = self._unwritten, None
+            self.write(earlier.tables, earlier.first, earlier.last)
+
+    def close(self) -> None:
+        """Give the folder up; rows still unwritten are lost from the recording, said in the log."""
+        if self._unwritten is not None:
+            log.error("recording: games %d to %d could not be written to %s and are lost from the recording (the "
+                      "journal keeps their orders and settlements)", self._unwritten.first, self._unwritten.last,
+                      self.directory)
+        os.close(self._lock)
+
+    def _commit(self, tables: Tables, name: str) -> None:
+        """Every table's file of the part under its hidden name, on the disk, then renamed: the first rename
+        commits the part (a failure before it leaves nothing; one after it, renames the next start finishes)."""
+        renames = [(self.directory / TABLES[table].file_name / f".{name}.tmp",
+                    self.directory / TABLES[table].file_name / name) for table in tables]
+        try:
+            for (hidden, _), table in zip(renames, tables.values(), strict=True):
+                pq.write_table(table, hidden, compression="zstd")
+                _sync(hidden)
+            os.replace(*renames[0])
+        except BaseException:  # nothing committed: nothing left behind
+            for hidden, _ in renames:
+                with contextlib.suppress(OSError):
+                    hidden.unlink()
+            raise
+        try:
+            for hidden, final in renames[1:]:
+                os.replace(hidden, final)
+            for _, final in renames:
+                _sync(final.parent)
+        except OSError as exc:
+            log.error("recording: part %s is written but not in every table yet (%s); the next start finishes it",
+                      name, exc)
+
+
+def _folders(directory: Path) -> list[Path]:
+    return [directory / spec.file_name for spec in TABLES.values()]
+
+
+def _refused_unless(directory: Path, step: Callable[[Path], T]) -> T:
+    """``step(directory)``, its OSError said as :class:`RecordingRefused`."""
+    try:
+        return step(directory)
+    except OSError as exc:
+        raise RecordingRefused(f"cannot record into {directory}: {exc.strerror or exc}") from None
+
+
+def _take(directory: Path) -> int:
+    """Make the tables' folders and take the folder's lock: its descriptor."""
+    for folder in _folders(directory):
+        folder.mkdir(parents=True, exist_ok=True)
+    return _lock(directory)
+
+
+def _lock(directory: Path) -> int:
+    """The descriptor holding the folder's lock (closing it gives the lock up, as does the process's end)."""
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RecordingRefused(f"another server is recording into {directory} (it holds {LOCK_NAME} there); give "
+                               "each server its own folder") from None
+    return fd
+
+
+def _finish_interrupted_parts(directory: Path) -> None:
+    """A part that some tables have and the others have only under its hidden name (renames left undone) is
+    finished; the hidden files of a part no table has (a crash while writing) are removed."""
+    folders = _folders(directory)
+    committed = {p.name for folder in folders for p in folder.iterdir() if _PART.fullmatch(p.name)}
+    for folder in folders:
+        for hidden in folder.iterdir():
+            match = _HIDDEN.fullmatch(hidden.name)
+            if match is None:
+                continue
+            if match[1] in committed:
+                log.warning("recording: %s was written but not renamed when the recording stopped: renamed now",
+                            hidden)
+                os.replace(hidden, folder / match[1])
+            else:
+                hidden.unlink()
+
+
+def _sync(path: Path) -> None:
+    """``path`` (a file, or a folder's names) on the disk, not only in the page cache."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
