@@ -1,24 +1,24 @@
-"""Equities for when the engine has none: prospects that decide only at the river.
+"""Prospects that decide only at the river: cheap equities for tests and benchmarks of Hold'em and Omaha.
 
-The server's channels price each reveal with the engine's exact equities; an
-engine built without them (``engine.equity`` missing) would leave the games
-unable to settle early or be quoted. :func:`default_equities` picks the
-fallback then, and tests that do not need early settlement pass
-:func:`river_only_equities` to keep their games cheap.
+The server's channels price each reveal with the engine's exact equities (``equities=None``: the game's own).
+A test or benchmark that needs no early settlement and no house quotes passes :func:`river_only_equities`
+instead, so its games cost nothing to price: every hand equal before the river, the showdown at it. Money is
+always right; only early settlement and the house's prices are lost. It settles the high-only board games
+(Hold'em and Omaha); any other variant is refused, loudly, at its first reveal (the game is then voided as a
+technical fault), rather than left without a winner.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from fractions import Fraction
 
 from engine.cards import Card
 from engine.showdown import showdown
 from exchange.game.prospects import Prospects
-from exchange.game.table import EquityFn
 
-log = logging.getLogger(__name__)
+#: The variants whose river is a five-card board and whose pot goes to the high hand alone.
+SETTLED = frozenset({"holdem", "omaha"})
 
 
 def river_only_equities(
@@ -26,16 +26,14 @@ def river_only_equities(
 ) -> Prospects:
     """Prospects that decide only at the river: exact there (one board), "nothing known" before.
 
-    ``dead`` (cards out of play) changes neither: the showdown has every card, and
-    before it nothing is counted.
-
-    A stopgap for when the engine has no exact equity function (``engine.equity``):
-    before the river it returns equal equities with ``boards == 0``, which
-    settles nothing early and leaves the house quoting every hand at fair odds
-    of ``n``; at the river it is the showdown. Money is therefore always right;
-    only the early-settlement feature and the house's prices are lost.
+    Before the river every hand is equal with ``boards == 0``: nothing settles early and the house quotes every
+    hand at fair odds of ``n``. ``dead`` (cards out of play) changes neither: the showdown has every card, and
+    before it nothing is counted. A variant not in :data:`SETTLED` raises ``ValueError``.
     """
-    if len(board) < 5 or variant not in ("holdem", "omaha"):
+    if variant not in SETTLED:
+        raise ValueError(f"river-only prospects settle {' and '.join(sorted(SETTLED))} games only, not {variant}: "
+                         "give the game its own equities (equities=None)")
+    if len(board) < 5:
         return Prospects.uniform(len(hands))
     winners = showdown(variant, list(hands), list(board)).high.winners
     n = len(hands)
@@ -43,13 +41,3 @@ def river_only_equities(
     ties = [1 if i in winners and len(winners) > 1 else 0 for i in range(n)]
     shares = [Fraction(1, len(winners)) if i in winners else Fraction(0) for i in range(n)]
     return Prospects.from_counts(1, wins, ties, shares)
-
-
-def default_equities() -> EquityFn | None:
-    """None (the game's exact equities) when the engine has them, else :func:`river_only_equities`."""
-    import engine
-
-    if hasattr(engine, "equity"):
-        return None
-    log.warning("engine.equity is missing: using river-only prospects (no early settlement, flat house quotes)")
-    return river_only_equities

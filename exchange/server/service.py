@@ -78,7 +78,6 @@ from exchange.server.cleared_index import ClearedIndex
 from exchange.server.customer_refs import RecentRefs
 from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.errors import ApiError, ApingCode
-from exchange.server.fallback_equities import default_equities
 from exchange.server.fallback_equities import river_only_equities as river_only_equities
 from exchange.server.journal import Journal, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
@@ -155,7 +154,7 @@ class ExchangeService:
         #: getAccountStatement's index of the journal's money movements (none for a journal in memory).
         self.statements = StatementIndex(journal.path) if journal.path else None
         self._use_notes(MarketNotes())
-        self._equities = equities if equities is not None else default_equities()
+        self._equities = equities  # None: each game's own (the engine's exact equities)
         self._house = house
         #: What the house's market maker is funded with, and topped up to at a start that finds it nearly drained.
         self.house_bankroll = house_bankroll

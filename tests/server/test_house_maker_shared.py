@@ -9,15 +9,14 @@ from exchange.core.events import OrderPlaced, OrderRejected
 from exchange.game.channels import get_channel
 from exchange.game.events import EventLog
 from exchange.server.journal import Journal
-from exchange.server.service import ExchangeService, river_only_equities
+from exchange.server.service import ExchangeService
 
 
 def test_the_makers_of_every_channel_share_the_house_account_without_overdrawing_it() -> None:
     clock = VirtualClock(1_000_000)
     channels = [get_channel(name).with_times(2_000, 100) for name in ("holdem", "omaha", "omaha-hilo")]
     # 3,000.00: less than three channels' quotes would tie up at once.
-    service = ExchangeService(Journal.open(":memory:"), clock, channels, seed=3, equities=river_only_equities,
-                              house_bankroll=300_000)
+    service = ExchangeService(Journal.open(":memory:"), clock, channels, seed=3, house_bankroll=300_000)
     service.recover()
     service.start(run_games=False)
     assert service.funds(MAKER_ACCOUNT).balance == 300_000

@@ -30,7 +30,7 @@ MENU = "/exchange/betting/rest/v1/en/navigation/menu.json"
 async def server(tmp_path: Path) -> AsyncIterator[TestClient]:
     """Hold'em and Omaha Hi/Lo (a game of two markets), their first games dealt at START_MS; alice has 1000.00."""
     async with serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), accounts=("alice",),
-                       channels=("holdem", "omaha-hilo")) as client:
+                       channels=("holdem", "omaha-hilo"), equities=None) as client:
         yield client
 
 
