@@ -49,7 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the checkout's option types, as the server it runs is the checkout's
 
-from exchange.cli.options import not_negative, positive, seconds, seconds_or_zero  # noqa: E402
+from exchange.cli.options import minutes_or_off, not_negative, positive, seconds, seconds_or_zero  # noqa: E402
 
 HOST = "127.0.0.1"
 APP_KEY = "soak"
@@ -229,7 +229,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--window-seconds", type=seconds, default=0.15)
     parser.add_argument("--playing-seconds", type=seconds_or_zero, default=0.03)
     parser.add_argument("--snapshot-every-records", type=not_negative(int), default=5_000)
-    parser.add_argument("--snapshot-every-minutes", type=not_negative(float), default=1)
+    parser.add_argument("--snapshot-every-minutes", type=minutes_or_off, default=1)
     parser.add_argument("--keep-closed-markets", type=positive, default=None, help="passed to serve (default: serve's)")
     parser.add_argument("--marks", type=mark_list, default=[1000, 10000],
                         help="game numbers at which to report RSS, comma-separated (default 1000,10000)")

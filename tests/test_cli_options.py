@@ -23,8 +23,9 @@ def assert_one_line_refusal(code: int, out: str, err: str, fragment: str) -> Non
     assert fragment in err
 
 
-SECONDS = "must be a number of seconds from 0.001, not"
+SECONDS = "must be a number of seconds from 0.001 to 31536000 (a year), not"
 OFF = "must be a number from 0 (0 turns it off), not"
+MINUTES = "must be 0 (off) or a number of minutes from 1.7e-05 (a millisecond) to 525600 (a year), not"
 STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
 
 
@@ -44,14 +45,14 @@ STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
         (["serve", "--window-seconds", "nan"], f"argument --window-seconds: {SECONDS} nan"),
         (["serve", "--window-seconds", "inf"], f"argument --window-seconds: {SECONDS} inf"),
         (["serve", "--window-seconds", "0.0001"], f"argument --window-seconds: {SECONDS} 0.0001"),
-        (["serve", "--playing-seconds", "-1"], "--playing-seconds: must be a number of seconds from 0, not -1"),
+        (["serve", "--playing-seconds", "-1"], "--playing-seconds: must be a number of seconds from 0 to 31536000 (a year), not -1"),
         (["serve", "--header-timeout", "-1"], f"argument --header-timeout: {SECONDS} -1"),
         (["serve", "--header-timeout", "inf"], f"argument --header-timeout: {SECONDS} inf"),
         (["serve", "--body-timeout", "0"], f"argument --body-timeout: {SECONDS} 0"),
         (["serve", "--journal-timeout", "1e-9"], f"argument --journal-timeout: {SECONDS} 1e-9"),
         (["serve", "--max-connections", "0"], "argument --max-connections: must be a whole number from 1, not 0"),
-        (["serve", "--snapshot-every-minutes", "nan"], f"argument --snapshot-every-minutes: {OFF} nan"),
-        (["serve", "--snapshot-every-minutes", "inf"], f"argument --snapshot-every-minutes: {OFF} inf"),
+        (["serve", "--snapshot-every-minutes", "nan"], f"argument --snapshot-every-minutes: {MINUTES} nan"),
+        (["serve", "--snapshot-every-minutes", "inf"], f"argument --snapshot-every-minutes: {MINUTES} inf"),
         (["serve", "--snapshot-every-records", "-1"], f"argument --snapshot-every-records: {OFF} -1"),
         (["serve", "--tls-cert", "c.pem", "--tls-key", "k.pem"],
          "--tls-cert and --tls-key are the certificate of the stream port: give --stream-port N with them"),
@@ -64,7 +65,12 @@ STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
         (["serve", "--irregularity-rate", "2"], "must be a share from 0 to 1, not 2"),
         (["serve", "--keep-results", "0"], "argument --keep-results: must be a whole number from 1, not 0"),
         (["serve", "--record-every", "0"], "argument --record-every: must be a whole number from 1, not 0"),
-        (["serve", "--record-every-minutes", "-1"], f"argument --record-every-minutes: {OFF} -1"),
+        (["serve", "--record-every-minutes", "-1"], f"argument --record-every-minutes: {MINUTES} -1"),
+        (["serve", "--record-every-minutes", "1e308"], f"argument --record-every-minutes: {MINUTES} 1e308"),
+        (["serve", "--record-every-minutes", "0.000001"], f"argument --record-every-minutes: {MINUTES} 0.000001"),
+        (["serve", "--snapshot-every-minutes", "1e308"], f"argument --snapshot-every-minutes: {MINUTES} 1e308"),
+        (["serve", "--window-seconds", "1e308"], f"argument --window-seconds: {SECONDS} 1e308"),
+        (["serve", "--journal-timeout", "1e308"], f"argument --journal-timeout: {SECONDS} 1e308"),
         (["serve", "--frobnicate"], "unrecognized arguments: --frobnicate"),
         (["accounts", "--db", "x.db"], "give an action: add or list ('exchange-poker accounts ACTION --help' lists"),
         (["accounts", "remove", "bob"], "argument ACTION: invalid choice: 'remove' (choose from 'add', 'list')"),

@@ -20,6 +20,8 @@ PROG = "exchange-poker"
 #: The exit status of a command given bad input.
 BAD_INPUT = 2
 MILLISECOND = 0.001
+#: The longest duration an option takes, in seconds: a year (longer is a typo, and its milliseconds must fit).
+LONGEST_S = 365 * 24 * 3600
 
 
 def port(text: str) -> int:
@@ -102,6 +104,22 @@ def seconds_or_zero(text: str) -> float:
     return _seconds(text, low=0.0)
 
 
+def minutes_or_off(text: str) -> float:
+    """A period in minutes where 0 turns the feature off, kept in whole milliseconds: 0, or a millisecond to a year.
+
+    >>> minutes_or_off("2.5"), minutes_or_off("0")
+    (2.5, 0.0)
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if value != 0 and not MILLISECOND / 60 <= value <= LONGEST_S / 60:
+        raise argparse.ArgumentTypeError(f"must be 0 (off) or a number of minutes from {MILLISECOND / 60:.2g} (a "
+                                         f"millisecond) to {LONGEST_S // 60} (a year), not {text}")
+    return value
+
+
 def not_negative(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     """A count or a period where 0 turns the feature off: a finite number, 0 or more."""
 
@@ -122,8 +140,9 @@ def _seconds(text: str, *, low: float) -> float:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value >= low):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds from {low:g}, not {text}")
+    if not low <= value <= LONGEST_S:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds from {low:g} to {LONGEST_S} (a year), "
+                                         f"not {text}")
     return value
 
 

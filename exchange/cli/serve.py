@@ -31,6 +31,7 @@ from aiohttp import web
 from exchange.cli.options import (
     fail,
     http_url,
+    minutes_or_off,
     not_negative,
     one_line_errors,
     port,
@@ -139,7 +140,7 @@ def _journal_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--snapshot-every-records", type=not_negative(int), default=DEFAULT_EVERY_RECORDS,
                         metavar="N",
                         help=f"snapshot the state every N journal records (default {DEFAULT_EVERY_RECORDS}; 0: never)")
-    parser.add_argument("--snapshot-every-minutes", type=not_negative(float), default=DEFAULT_EVERY_MS / 60_000,
+    parser.add_argument("--snapshot-every-minutes", type=minutes_or_off, default=DEFAULT_EVERY_MS / 60_000,
                         metavar="M",
                         help=f"and every M minutes if anything changed (default {DEFAULT_EVERY_MS // 60_000:g}; "
                              "0: never)")
@@ -163,7 +164,7 @@ def _record_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record-every", type=positive, default=DEFAULT_RECORD_EVERY, metavar="N",
                         help=f"games written together in one part file, at most (default {DEFAULT_RECORD_EVERY}); "
                              "the games since the last part are written when the server stops")
-    parser.add_argument("--record-every-minutes", type=not_negative(float),
+    parser.add_argument("--record-every-minutes", type=minutes_or_off,
                         default=DEFAULT_RECORD_EVERY_MS / 60_000, metavar="M",
                         help="and a part at the first game end M minutes after the last part, so a killed server "
                              "loses at most that much of the recording (default "
