@@ -161,11 +161,10 @@ def _record_options(parser: argparse.ArgumentParser) -> None:
                         help="also write the backtest's Parquet tables (games, orders, fills, settlements, equities, "
                              "irregularities) of every game that ends, as part files under DIR/<table>.parquet/; a "
                              "restart carries on after the games already there")
-    parser.add_argument("--record-every", type=positive, default=DEFAULT_RECORD_EVERY, metavar="N",
+    parser.add_argument("--record-every", type=positive, default=None, metavar="N",
                         help=f"games written together in one part file, at most (default {DEFAULT_RECORD_EVERY}); "
                              "the games since the last part are written when the server stops")
-    parser.add_argument("--record-every-minutes", type=minutes_or_off,
-                        default=DEFAULT_RECORD_EVERY_MS / 60_000, metavar="M",
+    parser.add_argument("--record-every-minutes", type=minutes_or_off, default=None, metavar="M",
                         help="and a part at the first game end M minutes after the last part, so a killed server "
                              "loses at most that much of the recording (default "
                              f"{DEFAULT_RECORD_EVERY_MS // 60_000:g}; 0: by the number of games only)")
@@ -216,8 +215,9 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         tls_cert=args.tls_cert,
         tls_key=args.tls_key,
         record_dir=args.record,
-        record_every=args.record_every,
-        record_every_ms=round(args.record_every_minutes * 60_000),
+        record_every=DEFAULT_RECORD_EVERY if args.record_every is None else args.record_every,
+        record_every_ms=(DEFAULT_RECORD_EVERY_MS if args.record_every_minutes is None
+                         else round(args.record_every_minutes * 60_000)),
     )
 
 
@@ -230,17 +230,20 @@ def _check_stream_options(args: argparse.Namespace) -> None:
 
 
 def _check_record(args: argparse.Namespace) -> None:
-    """A folder that cannot take the recording is refused before the server starts (nothing is made yet)."""
+    """A folder that cannot take the recording is refused before the server starts (the folder is taken as the
+    recording takes it, then given back: its tables' folders are made); so are the recording's options alone."""
     if args.record is None:
+        options = (("--record-every", args.record_every), ("--record-every-minutes", args.record_every_minutes))
+        given = [option for option, value in options if value is not None]
+        if given:
+            fail(f"{' and '.join(given)}: the recording's, given without --record DIR")
         return
-    directory = Path(args.record)
+    if not args.record:
+        fail("--record: give a folder (an empty name names none)")
     try:
-        check_folder(directory)
+        check_folder(Path(args.record))
     except RecordingRefused as exc:
         fail(f"--record {args.record}: {exc}")
-    existing = next(p for p in (directory, *directory.parents) if p.exists())
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        fail(f"--record {args.record}: cannot write there ({existing} is not a folder this process may write in)")
 
 
 def _check_irregularities(args: argparse.Namespace) -> None:

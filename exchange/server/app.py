@@ -275,6 +275,7 @@ def _recording(app: web.Application, config: ServerConfig, service: ExchangeServ
         return None
     recording = app[keys.RECORDING] = Recording(Path(config.record_dir), service.exchange, service.configs,
                                                  durable=service.durable, clock=for_durations(clock),
+                                                 next_games={c: service.next_game_number(c) for c in service.configs},
                                                  every=config.record_every, every_ms=config.record_every_ms,
                                                  executing=lambda: service.executing)
     return recording

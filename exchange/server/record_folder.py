@@ -11,6 +11,9 @@ whole and consistent:
   start, and hidden files of an uncommitted part are removed;
 * **one server per folder**: the server holds ``flock`` on ``DIR/.recording.lock`` for the recording's life (the
   kernel drops it when the process ends, however it ends);
+* **one exchange per folder**: a folder holding a game this exchange has not dealt yet (``holdem.57`` when its
+  Hold'em games have reached ``holdem.3``) is another exchange's recording, or one of a database restored from
+  before it: recording there would repeat market ids, so it is refused;
 * **the next index**: after the last one any of the six tables holds.
 
 The writes run on the recording's writer thread; nothing here touches the event loop.
@@ -23,7 +26,7 @@ import fcntl
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -31,6 +34,7 @@ from typing import TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from exchange.game.channels import parse_market_id
 from exchange.tables.outputs import TABLES
 
 log = logging.getLogger(__name__)
@@ -42,6 +46,9 @@ T = TypeVar("T")
 LOCK_NAME = ".recording.lock"
 _PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
 _HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written (readers skip a leading dot)
+_PROBE = ".recording-probe"  # written and removed in each table's folder: can a part be written there?
+#: The largest whole number a table's integer column holds.
+INT64_MAX = 2**63 - 1
 
 
 class RecordingRefused(ValueError):
@@ -54,24 +61,30 @@ def next_game_index(directory: Path) -> int:
     Refuses a folder it cannot record into: one holding a backtest's tables (one of them a file), or a path that
     is not a folder.
     """
-    if directory.exists() and not directory.is_dir():
+    return _refused_unless(directory, _next_game_index)
+
+
+def _next_game_index(directory: Path) -> int:
+    if os.path.lexists(directory) and not directory.is_dir():
         raise RecordingRefused(f"{directory} is not a folder")
     last = -1
     for folder in _folders(directory):
-        if folder.exists() and not folder.is_dir():
+        if folder.is_file():
             raise RecordingRefused(f"{directory} holds a backtest's tables ({folder.name} is a file); record into "
                                    "another folder")
+        if os.path.lexists(folder) and not folder.is_dir():
+            raise RecordingRefused(f"{folder} is in the way of a table's folder (a link to nothing?)")
         if folder.is_dir():
             last = max([last, *(int(match[2]) for p in folder.iterdir() if (match := _PART.fullmatch(p.name)))])
+    if last >= INT64_MAX:
+        raise RecordingRefused(f"{directory} holds a part numbering games past {INT64_MAX}, more than a table holds")
     return last + 1
 
 
 def check_folder(directory: Path) -> None:
-    """Raise :class:`RecordingRefused` if ``directory`` cannot take a recording now: see :func:`next_game_index`,
-    and another server recording there (its lock is tried and given back)."""
-    next_game_index(directory)
-    if (directory / LOCK_NAME).exists():
-        os.close(_refused_unless(directory, _lock))
+    """Raise :class:`RecordingRefused` if ``directory`` cannot take a recording now: the folder is taken as a
+    recording takes it (made, locked, each table's folder written to) and given back."""
+    RecordFolder(directory).close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +100,19 @@ class RecordFolder:
     """``directory`` taken for a recording: its folders made, its lock held, a part a crash interrupted finished.
 
     :attr:`next_index` is the first ``game_index`` to record; :meth:`write` and :meth:`retry` run on one writer
-    thread; :meth:`close` gives the folder up.
+    thread; :meth:`close` gives the folder up. ``next_games``: the number each channel of the exchange deals
+    next (refused: a folder holding a game of one of them numbered from there on).
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, next_games: Mapping[str, int] | None = None) -> None:
         next_game_index(directory)  # refuses a folder that cannot take a recording, before anything is made
         self.directory = directory
         self._lock = _refused_unless(directory, _take)
         try:
             _refused_unless(directory, _finish_interrupted_parts)
             self.next_index = next_game_index(directory)
+            if next_games:
+                _refused_unless(directory, lambda d: _check_dealt(d, next_games))
         except BaseException:
             os.close(self._lock)
             raise
@@ -160,18 +176,41 @@ def _folders(directory: Path) -> list[Path]:
 
 
 def _refused_unless(directory: Path, step: Callable[[Path], T]) -> T:
-    """``step(directory)``, its OSError said as :class:`RecordingRefused`."""
+    """``step(directory)``, its OSError (or a part file pyarrow cannot read) said as :class:`RecordingRefused`."""
     try:
         return step(directory)
     except OSError as exc:
         raise RecordingRefused(f"cannot record into {directory}: {exc.strerror or exc}") from None
+    except pa.ArrowException as exc:
+        raise RecordingRefused(f"cannot record into {directory}: {exc}") from None
 
 
 def _take(directory: Path) -> int:
-    """Make the tables' folders and take the folder's lock: its descriptor."""
+    """Make the tables' folders, see that a file can be written in each, and take the folder's lock: its
+    descriptor."""
     for folder in _folders(directory):
         folder.mkdir(parents=True, exist_ok=True)
+        (folder / _PROBE).write_bytes(b"")
+        (folder / _PROBE).unlink()
     return _lock(directory)
+
+
+def _check_dealt(directory: Path, next_games: Mapping[str, int]) -> None:
+    """Refuse a folder holding a game that the exchange has not dealt yet (see the module)."""
+    games = directory / TABLES["games"].file_name
+    if next(games.glob("part-*.parquet"), None) is None:
+        return
+    last: dict[str, int] = {}
+    for market_id in pq.read_table(games, columns=["market_id"]).column("market_id").to_pylist():
+        parsed = parse_market_id(market_id)
+        if parsed is not None:
+            last[parsed[0]] = max(last.get(parsed[0], -1), parsed[1])
+    for channel, number in sorted(last.items()):
+        if channel in next_games and number >= next_games[channel]:
+            raise RecordingRefused(f"{directory} holds {channel}.{number}, a game this exchange has not dealt yet "
+                                   f"(its {channel} games are numbered below {next_games[channel]}): it is another "
+                                   "exchange's recording, or this database is older than it; record into another "
+                                   "folder")
 
 
 def _lock(directory: Path) -> int:

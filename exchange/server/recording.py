@@ -47,7 +47,7 @@ from exchange.core.exchange import Exchange
 from exchange.core.side import Side
 from exchange.game.channels import ChannelConfig
 from exchange.game.events import GameStarted, Stamped
-from exchange.server.record_folder import RecordFolder, Tables
+from exchange.server.record_folder import INT64_MAX, RecordFolder, Tables
 from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, empty_tables
 
@@ -57,8 +57,6 @@ log = logging.getLogger(__name__)
 DEFAULT_EVERY = 100
 #: And a part is written at the first game end this long after the last one (ms): what a killed server loses.
 DEFAULT_EVERY_MS = 10 * 60_000
-#: The largest whole number a table's integer column holds.
-_INT64_MAX = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +86,14 @@ class Recording:
     ``configs``: the server's channels by name; ``exchange``: read for each account's balance when its game ends;
     ``executing()``: the client command being executed now, if any (what a refusal refused); ``durable()``: waits
     until everything executed so far is on disk (raising if it never will be); ``clock``: the server's, for
-    ``every_ms`` (0: parts by the number of games only). Made inside the server's event loop.
+    ``every_ms`` (0: parts by the number of games only); ``next_games``: the number each channel deals next (a
+    folder holding a game from there on is another exchange's: refused). Made inside the server's event loop.
     """
 
     def __init__(self, directory: Path, exchange: Exchange, configs: Mapping[str, ChannelConfig], *,
-                 durable: Callable[[], Awaitable[None]], clock: Clock, every: int = DEFAULT_EVERY,
-                 every_ms: int = DEFAULT_EVERY_MS, executing: Callable[[], Command | None] = lambda: None) -> None:
+                 durable: Callable[[], Awaitable[None]], clock: Clock, next_games: Mapping[str, int],
+                 every: int = DEFAULT_EVERY, every_ms: int = DEFAULT_EVERY_MS,
+                 executing: Callable[[], Command | None] = lambda: None) -> None:
         if every < 1 or every_ms < 0:
             raise ValueError(f"a part is written every 1 or more games and every 0 or more ms, not {every} games "
                              f"and {every_ms} ms")
@@ -102,7 +102,7 @@ class Recording:
         self.every_ms = every_ms
         self._clock = clock
         self._last_part_ms = clock.now()
-        self._folder = RecordFolder(directory)
+        self._folder = RecordFolder(directory, next_games)
         self.next_index = self._folder.next_index
         self._exchange = exchange
         self._configs = configs
@@ -176,7 +176,7 @@ class Recording:
         market_id = rejection.market_id or (bet.market_id if bet is not None else "")
         if isinstance(command, CancelOrder):  # a reduction past any stake (refused) is not a size a column holds
             reduction = command.size_reduction
-            return Requested(market_id, None, None, reduction if reduction is None or reduction <= _INT64_MAX else None,
+            return Requested(market_id, None, None, reduction if reduction is None or reduction <= INT64_MAX else None,
                              None)
         if isinstance(command, ReplaceOrder):
             return Requested(market_id, None, command.new_price, None, command.round)

@@ -223,10 +223,7 @@ class ExchangeService:
             for watcher in watchers:
                 channel.subscribe(watcher)
             channel.on_new_game(self._on_new_game)
-            numbers = [n for m in self.exchange.markets if (n := _game_number(m, name)) is not None]
-            numbers.append(self.notes.numbers.get(name, -1))  # its markets may all have been forgotten since
-            # Channel numbers games from 0; carry on after the journal's last game so market ids stay unique.
-            channel.next_game_number = max(numbers) + 1
+            channel.next_game_number = self.next_game_number(name)
             self.channels[name] = channel
             if self._house:
                 self._fund_house(channel, MAKER_ACCOUNT, self.house_bankroll)
@@ -236,6 +233,12 @@ class ExchangeService:
                 seat_noise_traders(channel, account, f"{deck_seed}/{account}")
         if run_games:
             self.start_games()
+
+    def next_game_number(self, channel: str) -> int:
+        """The number ``channel``'s next game takes: after the last one the journal knows (its markets, or the note
+        of its last game when they have all been forgotten since), so market ids stay unique."""
+        numbers = [n for m in self.exchange.markets if (n := _game_number(m, channel)) is not None]
+        return max([*numbers, self.notes.numbers.get(channel, -1)]) + 1
 
     def _fund_house(self, channel: Channel, account: str, bankroll: int) -> None:
         """Open a house account with ``bankroll``, or top it up to ``bankroll`` if it holds less than

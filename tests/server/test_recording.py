@@ -8,12 +8,14 @@ without gap or repeat across part files and restarts, and be read by the settlem
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import logging
 import os
 import shutil
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -32,7 +34,7 @@ from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, read_tables
 from tests.backtest.backtest_support import run_notebook
 from tests.cli_helpers import run_cli
-from tests.server.helpers import PLAYING_MS, WINDOW_MS, free_port, login, place, place_one, rpc, serving
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, free_port, login, place, place_one, rpc, serving
 
 GAME_MS = CHANNELS["holdem"].windows * (WINDOW_MS + PLAYING_MS)
 assert CHANNELS["omaha-hilo"].windows == CHANNELS["holdem"].windows  # the two channels' games end together
@@ -56,6 +58,17 @@ async def trade(client: TestClient, game: int) -> None:
 def parts(directory: Path, table: str) -> list[str]:
     """The part files of ``table`` that readers see (not those under a hidden name)."""
     return sorted(p.name for p in (directory / TABLES[table].file_name).iterdir() if not p.name.startswith("."))
+
+
+def refused_serve(capsys: pytest.CaptureFixture[str], *argv: str, bound_s: float = 30) -> tuple[int, str, str]:
+    """``serve ARGV`` in this process, expected to be refused at its start; a server that starts anyway is stopped
+    (SIGTERM, exit 0) after ``bound_s``, so a wrong implementation fails the test instead of hanging it."""
+    stop = threading.Timer(bound_s, os.kill, (os.getpid(), signal.SIGTERM))
+    stop.start()
+    try:
+        return run_cli(capsys, "serve", "--port", str(free_port()), *argv)
+    finally:
+        stop.cancel()
 
 
 async def test_the_tables_say_what_the_exchange_says(tmp_path: Path, clock: VirtualClock) -> None:
@@ -269,7 +282,11 @@ def test_a_folder_that_cannot_take_a_recording_is_refused(tmp_path: Path) -> Non
     [
         ("backtest", "holds a backtest's tables (games.parquet is a file); record into another folder"),
         ("a-file", "is not a folder"),
-        ("a-file/below", "cannot write there"),
+        ("a-file/below", "cannot record into"),
+        ("a" * 300, "File name too long"),
+        ("broken-link", "broken-link/games.parquet is in the way of a table's folder (a link to nothing?)"),
+        ("stray-part", "holds a part numbering games past 9223372036854775807"),
+        ("", "--record: give a folder (an empty name names none)"),
     ],
 )
 def test_serve_refuses_a_record_folder_before_it_starts(
@@ -278,9 +295,14 @@ def test_serve_refuses_a_record_folder_before_it_starts(
     (tmp_path / "backtest").mkdir()
     (tmp_path / "backtest" / "games.parquet").write_bytes(b"PAR1")
     (tmp_path / "a-file").write_text("")
-    code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "ex.db"), "--record", str(tmp_path / where))
+    (tmp_path / "broken-link").mkdir()
+    (tmp_path / "broken-link" / "games.parquet").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "stray-part" / "fills.parquet").mkdir(parents=True)
+    (tmp_path / "stray-part" / "fills.parquet" / "part-1-99999999999999999999.parquet").write_bytes(b"")
+    record = str(tmp_path / where) if where else ""
+    code, out, err = refused_serve(capsys, "--db", str(tmp_path / "ex.db"), "--record", record)
     assert (code, out) == (2, "")
-    assert err.startswith("exchange-poker: error: --record ") and fragment in err, err
+    assert err.startswith("exchange-poker: error: --record") and fragment in err and err.count("\n") == 1, err
     assert not (tmp_path / "ex.db").exists()
 
 
@@ -476,20 +498,49 @@ def test_serve_refuses_a_folder_another_server_records_into(tmp_path: Path, caps
     record = tmp_path / "rec"
     refusal = f"--record {record}: another server is recording into {record} (it holds {LOCK_NAME} there)"
     with held_lock(record):
-        code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "a.db"), "--record", str(record))
+        code, out, err = refused_serve(capsys, "--db", str(tmp_path / "a.db"), "--record", str(record))
         assert (code, out) == (2, "") and refusal in err and err.count("\n") == 1, err
         assert not (tmp_path / "a.db").exists()  # refused before the server started
         # the lock taken between that check and the start: the start refuses it the same way
         monkeypatch.setattr(serve_cli, "check_folder", lambda directory: None)
-        code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "b.db"), "--port", str(free_port()),
-                                 "--record", str(record))
+        code, out, err = refused_serve(capsys, "--db", str(tmp_path / "b.db"), "--record", str(record))
         assert (code, out) == (2, "") and refusal in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("options", [["--record-every", "5"], ["--record-every-minutes", "2"],
+                                     ["--record-every", "5", "--record-every-minutes", "2"]])
+def test_the_recordings_options_alone_are_refused(options: list[str], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = refused_serve(capsys, "--db", str(tmp_path / "ex.db"), *options)
+    given = " and ".join(o for o in options if o.startswith("--"))
+    assert (code, out, err) == (2, "", f"exchange-poker: error: {given}: the recording's, given without --record DIR\n")
+
+
+async def record_games(db: Path, record: Path, games: int, start_ms: int) -> None:
+    clock = VirtualClock(start_ms=start_ms)
+    async with serving(db, clock, accounts=(), record_dir=str(record), record_every=1):
+        play_games(clock, games)
+
+
+def test_a_folder_another_exchange_recorded_is_refused_at_the_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh database deals holdem.0 again: recording it beside the old holdem.0 would repeat market ids (the
+    notebook failed on them). Only the start knows what the exchange has dealt: the command line's check passes."""
+    record = tmp_path / "rec"
+    asyncio.run(record_games(tmp_path / "old.db", record, 2, START_MS))
+    code, out, err = refused_serve(capsys, "--db", str(tmp_path / "new.db"), "--record", str(record))
+    assert (code, out) == (2, "") and err.count("\n") == 1, err
+    assert (f"--record {record}: {record} holds holdem.1, a game this exchange has not dealt yet (its holdem games "
+            "are numbered below 0): it is another exchange's recording") in err
+    asyncio.run(record_games(tmp_path / "old.db", record, 1, START_MS + 10 * GAME_MS))  # its own exchange goes on
+    assert parts(record, "games")[-1] == "part-000000002-000000002.parquet"
 
 
 def test_serve_refuses_a_lock_file_it_cannot_open(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     record = tmp_path / "rec"
     (record / LOCK_NAME).mkdir(parents=True)  # in the way of the lock file
-    code, out, err = run_cli(capsys, "serve", "--db", str(tmp_path / "a.db"), "--record", str(record))
+    code, out, err = refused_serve(capsys, "--db", str(tmp_path / "a.db"), "--record", str(record))
     assert (code, out) == (2, "") and f"--record {record}: cannot record into {record}: Is a directory" in err, err
 
 
@@ -502,5 +553,5 @@ def test_a_start_that_fails_after_the_recording_was_made_gives_its_folder_up(
     monkeypatch.setattr(ExchangeService, "start", broken)
     record = tmp_path / "rec"
     with pytest.raises(RuntimeError, match="the games could not start"):
-        run_cli(capsys, "serve", "--db", str(tmp_path / "a.db"), "--port", str(free_port()), "--record", str(record))
+        refused_serve(capsys, "--db", str(tmp_path / "a.db"), "--record", str(record))
     check_folder(record)  # its lock is not held any more
