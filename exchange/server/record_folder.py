@@ -186,13 +186,20 @@ def _refused_unless(directory: Path, step: Callable[[Path], T]) -> T:
 
 
 def _take(directory: Path) -> int:
-    """Make the tables' folders, see that a file can be written in each, and take the folder's lock: its
-    descriptor."""
-    for folder in _folders(directory):
+    """Make the tables' folders, take the folder's lock and see that a file can be written in each table's
+    folder: the lock's descriptor."""
+    folders = _folders(directory)
+    for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / _PROBE).write_bytes(b"")
-        (folder / _PROBE).unlink()
-    return _lock(directory)
+    lock = _lock(directory)
+    try:
+        for folder in folders:
+            (folder / _PROBE).write_bytes(b"")
+            (folder / _PROBE).unlink()
+    except BaseException:
+        os.close(lock)
+        raise
+    return lock
 
 
 def _check_dealt(directory: Path, next_games: Mapping[str, int]) -> None:
