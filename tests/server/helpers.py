@@ -45,11 +45,20 @@ async def serving(db: Path, clock: VirtualClock, *, accounts: Sequence[str] = ("
     1000.00 each (password ``pw-<name>``), ``operators`` with nothing (password ``pw-<name>``); its first game
     begun at the clock's now. ``equities``: the prices published in play (default: each hand's 0 or 1 at the
     river only, computed in no time; None: the game's own); ``on_fatal`` and ``limits`` as
-    :func:`~exchange.server.app.create_app` takes them."""
+    :func:`~exchange.server.app.create_app` takes them. A start that fails raises its error with what it had
+    started stopped (the journal's writer among them), as ``serve`` does."""
     fields: dict[str, Any] = {"db_path": str(db), "window_ms": WINDOW_MS, "playing_ms": PLAYING_MS, "house": False,
                               "seed": 1, **changes}
     app = create_app(ServerConfig(**fields), clock=clock, equities=equities, on_fatal=on_fatal, limits=limits)
-    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+    client = TestClient(TestServer(app, host="127.0.0.1"))
+    try:
+        await client.start_server()
+    except BaseException:
+        if client.server.runner is not None:  # the test server runs no cleanup for a start that failed
+            await client.server.runner.cleanup()
+        await client.close()
+        raise
+    async with client:
         for name in accounts:
             app[keys.STORE].add(name, f"pw-{name}", deposit=100_000)
         for name in operators:

@@ -478,6 +478,9 @@ async def test_a_recording_holds_its_folder_while_the_server_runs(tmp_path: Path
     async with serving(tmp_path / "ex.db", clock, record_dir=str(record)):
         with pytest.raises(RecordingRefused, match=f"another server is recording into {record}"):
             check_folder(record)
+        with pytest.raises(RecordingRefused, match=f"another server is recording into {record}"):
+            async with serving(tmp_path / "other.db", clock, record_dir=str(record)):
+                pass  # pragma: no cover - refused at its start (what it had started is stopped)
     check_folder(record)  # given up when the server stopped
 
 
