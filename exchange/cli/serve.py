@@ -349,7 +349,18 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
     if keys.STREAM_PORT in app:
         print(f"  stream:   TLS on port {app[keys.STREAM_PORT]} (betfairlightweight: "
               f"BetfairStream._BetfairStream__port = {app[keys.STREAM_PORT]})")
+    if keys.RECORDING in app:
+        print(f"  record:   {_recording_line(app[keys.RECORDING].next_index, config)}")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
+
+
+def _recording_line(first: int, config: ServerConfig) -> str:
+    """Where ``serve --record`` writes, from which ``game_index``, and when."""
+    when = f"every {config.record_every} games"
+    if config.record_every_ms:
+        when += f" or {config.record_every_ms / 60_000:g} minutes"
+    return (f"the tables of every game that ends, {Path(config.record_dir or '').resolve()}/<table>.parquet/ (from "
+            f"game_index {first}; a part {when}, and at the stop)")
 
 
 def exit_soon(reason: str) -> None:

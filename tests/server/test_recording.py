@@ -35,6 +35,7 @@ from exchange.tables.outputs import TABLES, read_tables
 from tests.backtest.backtest_support import run_notebook
 from tests.cli_helpers import run_cli
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, free_port, login, place, place_one, rpc, serving
+from tests.server.serverproc import ServerProcess
 
 GAME_MS = CHANNELS["holdem"].windows * (WINDOW_MS + PLAYING_MS)
 assert CHANNELS["omaha-hilo"].windows == CHANNELS["holdem"].windows  # the two channels' games end together
@@ -558,3 +559,15 @@ def test_a_start_that_fails_after_the_recording_was_made_gives_its_folder_up(
     with pytest.raises(RuntimeError, match="the games could not start"):
         refused_serve(capsys, "--db", str(tmp_path / "a.db"), "--record", str(record))
     check_folder(record)  # its lock is not held any more
+
+
+def test_serve_says_where_it_records(tmp_path: Path) -> None:
+    """The startup lines name the folder, the first game_index and when parts are written; the recording
+    carries on from the folder's last game (two parts there already)."""
+    record = tmp_path / "rec"
+    asyncio.run(record_games(tmp_path / "ex.db", record, 2, START_MS))
+    with ServerProcess(tmp_path / "ex.db", "--record", str(record), "--record-every", "7",
+                       "--record-every-minutes", "2.5") as server:
+        line = next(line for line in server.out.read_text().splitlines() if line.startswith("  record:"))
+    assert line == (f"  record:   the tables of every game that ends, {record.resolve()}/<table>.parquet/ (from "
+                    "game_index 2; a part every 7 games or 2.5 minutes, and at the stop)")
