@@ -120,6 +120,15 @@ def minutes_or_off(text: str) -> float:
     return value
 
 
+def minutes_in_ms(minutes: float) -> int:
+    """A period :func:`minutes_or_off` took, in the whole milliseconds the server keeps.
+
+    >>> minutes_in_ms(2.5), minutes_in_ms(1 / 60_000)
+    (150000, 1)
+    """
+    return round(minutes * 60_000)
+
+
 def not_negative(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     """A count or a period where 0 turns the feature off: a finite number, 0 or more."""
 

@@ -31,6 +31,7 @@ from aiohttp import web
 from exchange.cli.options import (
     fail,
     http_url,
+    minutes_in_ms,
     minutes_or_off,
     not_negative,
     one_line_errors,
@@ -59,6 +60,7 @@ from exchange.server.limits import Limits
 from exchange.server.record_folder import RecordingRefused, check_folder
 from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
 from exchange.server.recording import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
+from exchange.server.recording import Recording
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError, server_context
@@ -198,7 +200,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         playing_ms=None if args.playing_seconds is None else int(args.playing_seconds * 1000),
         seed=args.seed,
         house=not args.no_house,
-        snapshots=SnapshotPolicy(args.snapshot_every_records, round(args.snapshot_every_minutes * 60_000)),
+        snapshots=SnapshotPolicy(args.snapshot_every_records, minutes_in_ms(args.snapshot_every_minutes)),
         demo=args.demo,
         max_connections=args.max_connections,
         header_timeout_ms=round(args.header_timeout * 1000),
@@ -217,7 +219,7 @@ def config_from(args: argparse.Namespace) -> ServerConfig:
         record_dir=args.record,
         record_every=DEFAULT_RECORD_EVERY if args.record_every is None else args.record_every,
         record_every_ms=(DEFAULT_RECORD_EVERY_MS if args.record_every_minutes is None
-                         else round(args.record_every_minutes * 60_000)),
+                         else minutes_in_ms(args.record_every_minutes)),
     )
 
 
@@ -350,17 +352,17 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
         print(f"  stream:   TLS on port {app[keys.STREAM_PORT]} (betfairlightweight: "
               f"BetfairStream._BetfairStream__port = {app[keys.STREAM_PORT]})")
     if keys.RECORDING in app:
-        print(f"  record:   {_recording_line(app[keys.RECORDING].next_index, config)}")
+        print(f"  record:   {_recording_line(app[keys.RECORDING])}")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
 
 
-def _recording_line(first: int, config: ServerConfig) -> str:
+def _recording_line(recording: Recording) -> str:
     """Where ``serve --record`` writes, from which ``game_index``, and when."""
-    when = f"every {config.record_every} games"
-    if config.record_every_ms:
-        when += f" or {config.record_every_ms / 60_000:g} minutes"
-    return (f"the tables of every game that ends, {Path(config.record_dir or '').resolve()}/<table>.parquet/ (from "
-            f"game_index {first}; a part {when}, and at the stop)")
+    when = f"every {recording.every} games"
+    if recording.every_ms:
+        when += f" or {recording.every_ms / 60_000:g} minutes"
+    return (f"the tables of every game that ends, {recording.directory.resolve()}/<table>.parquet/ (from "
+            f"game_index {recording.next_index}; a part {when}, and at the stop)")
 
 
 def exit_soon(reason: str) -> None:

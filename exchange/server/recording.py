@@ -110,7 +110,7 @@ class Recording:
         self._durable = durable
         self._games: dict[str, Collector] = {}  # market id -> its game's collector (a hi/lo game: both markets)
         self._ended: list[_Ended] = []  # the games ended since the last part
-        self._parts: list[asyncio.Task[None]] = []  # the parts handed over, each written after the one before
+        self._last_part: asyncio.Task[None] | None = None  # the part handed over last (each waits for the one before)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
         self._write_fault = False  # a part failed to be written other than by the disk: nothing more is written
         #: Why the recording stopped (a fault of its own), or None while it records.
@@ -208,9 +208,7 @@ class Recording:
             return
         games, self._ended = self._ended, []
         self._last_part_ms = self._clock.now()
-        previous = self._parts[-1] if self._parts else None
-        self._parts = [p for p in self._parts if not p.done()]
-        self._parts.append(asyncio.ensure_future(self._write_once_on_disk(games, previous)))
+        self._last_part = asyncio.ensure_future(self._write_once_on_disk(games, self._last_part))
 
     async def _write_once_on_disk(self, games: list[_Ended], previous: asyncio.Task[None] | None) -> None:
         """Write the games the journal holds, after the part before (parts are written in order); the games
@@ -235,9 +233,10 @@ class Recording:
                           games[0].index, games[held - 1].index, self.stopped)
 
     async def written(self) -> None:
-        """Wait until the parts handed over so far are written (or their failure logged)."""
-        for part in list(self._parts):
-            await asyncio.shield(part)
+        """Wait until the parts handed over so far are written (or their failure logged): the last one waits for
+        those before it."""
+        if self._last_part is not None:
+            await asyncio.shield(self._last_part)
 
     async def close(self) -> None:
         """Write the games ended since the last part, also after a fault stopped the recording (each of them is

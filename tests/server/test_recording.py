@@ -481,7 +481,7 @@ async def test_a_recording_holds_its_folder_while_the_server_runs(tmp_path: Path
             check_folder(record)
         with pytest.raises(RecordingRefused, match=f"another server is recording into {record}"):
             async with serving(tmp_path / "other.db", clock, record_dir=str(record)):
-                pass  # pragma: no cover - refused at its start (what it had started is stopped)
+                pytest.fail("a second server started recording into the folder")
     check_folder(record)  # given up when the server stopped
 
 
