@@ -167,8 +167,9 @@ def _record_options(parser: argparse.ArgumentParser) -> None:
                         help=f"games written together in one part file, at most (default {DEFAULT_RECORD_EVERY}); "
                              "the games since the last part are written when the server stops")
     parser.add_argument("--record-every-minutes", type=minutes_or_off, default=None, metavar="M",
-                        help="and a part at the first game end M minutes after the last part, so a killed server "
-                             "loses at most that much of the recording (default "
+                        help="and a part at the first game end M minutes after the last part, so readers see a "
+                             "game within about M minutes (a kill loses none: the games not in a part yet are held "
+                             "in DIR/.pending and written at the next start) (default "
                              f"{DEFAULT_RECORD_EVERY_MS // 60_000:g}; 0: by the number of games only)")
 
 

@@ -9,6 +9,10 @@ whole and consistent:
   rename failing removes the six hidden files and keeps the rows for the next part (:meth:`RecordFolder.write`:
   no gap in ``game_index``); renames left undone (a crash, a later rename failing) are finished at the next
   start, and hidden files of an uncommitted part are removed;
+* **every game the journal holds, even after a kill**: each game's rows are held in ``DIR/.pending/<index>/`` (one
+  Arrow file per table, flushed to the disk, the folder renamed into place) from the moment the journal has its
+  records until its part is written; a start after a kill writes the games held there as a part
+  (:meth:`RecordFolder.hold`);
 * **one server per folder**: the server holds ``flock`` on ``DIR/.recording.lock`` for the recording's life (the
   kernel drops it when the process ends, however it ends);
 * **one exchange per folder**: a folder holding a game this exchange has not dealt yet (``holdem.57`` when its
@@ -23,9 +27,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import logging
 import os
 import re
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +53,8 @@ LOCK_NAME = ".recording.lock"
 _PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
 _HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written (readers skip a leading dot)
 _PROBE = ".recording-probe"  # written and removed in each table's folder: can a part be written there?
+_PENDING = ".pending"  # DIR/.pending/<index>/<table>.arrow: a game's rows, held until its part is written
+_HELD = re.compile(r"\d{9,}")  # a game held whole (one being written is under a hidden name)
 #: The largest whole number a table's integer column holds.
 INT64_MAX = 2**63 - 1
 
@@ -97,26 +105,52 @@ class _Unwritten:
 
 
 class RecordFolder:
-    """``directory`` taken for a recording: its folders made, its lock held, a part a crash interrupted finished.
+    """``directory`` taken for a recording: its folders made, its lock held, a part a crash interrupted finished,
+    the games a kill left held written.
 
-    :attr:`next_index` is the first ``game_index`` to record; :meth:`write` and :meth:`retry` run on one writer
-    thread; :meth:`close` gives the folder up. ``next_games``: the number each channel of the exchange deals
-    next (refused: a folder holding a game of one of them numbered from there on).
+    :attr:`next_index` is the first ``game_index`` to record; :meth:`hold`, :meth:`write` and :meth:`retry` run on
+    one writer thread; :meth:`close` gives the folder up. ``next_games``: the number each channel of the exchange
+    deals next (refused: a folder holding a game of one of them numbered from there on).
     """
 
     def __init__(self, directory: Path, next_games: Mapping[str, int] | None = None) -> None:
         next_game_index(directory)  # refuses a folder that cannot take a recording, before anything is made
         self.directory = directory
+        self._unwritten: _Unwritten | None = None
+        self._hold_failed = False  # a game could not be held: none is held until the next part (no gap held)
         self._lock = _refused_unless(directory, _take)
         try:
             _refused_unless(directory, _finish_interrupted_parts)
             self.next_index = next_game_index(directory)
+            _refused_unless(directory, lambda _: self._write_held())
             if next_games:
                 _refused_unless(directory, lambda d: _check_dealt(d, next_games))
         except BaseException:
             os.close(self._lock)
             raise
-        self._unwritten: _Unwritten | None = None
+
+    def hold(self, index: int, tables: Tables) -> None:
+        """Keep game ``index``'s rows on the disk until its part is written, for a start after a kill to write
+        them. A game that cannot be held (logged) is kept in memory only, as are the games after it until the
+        next part is written: what is held is always the games right after the last part."""
+        if self._hold_failed:
+            return
+        pending = self.directory / _PENDING
+        hidden = pending / f".{index:09d}.tmp"
+        try:
+            hidden.mkdir()
+            for name, table in tables.items():
+                with pa.ipc.new_file(str(hidden / f"{name}.arrow"), table.schema) as writer:
+                    writer.write_table(table)
+                _sync(hidden / f"{name}.arrow")
+            _sync(hidden)
+            os.replace(hidden, pending / f"{index:09d}")
+            _sync(pending)
+        except OSError as exc:
+            shutil.rmtree(hidden, ignore_errors=True)
+            self._hold_failed = True
+            log.error("recording: game %d could not be held in %s (%s); until the next part is written, a kill "
+                      "loses the games since the last one", index, pending, exc)
 
     def write(self, tables: Tables, first: int, last: int) -> None:
         """The part of games ``first`` to ``last``, with the rows of a part that could not be written before; if it
@@ -131,6 +165,39 @@ class RecordFolder:
             self._unwritten = _Unwritten(first, last, tables)
             log.error("recording: games %d to %d could not be written to %s (%s); they are tried again with the "
                       "next part", first, last, self.directory, exc)
+            return
+        self._release(first, last)
+
+    def _release(self, first: int, last: int) -> None:
+        """Games ``first`` to ``last`` are in a part: no longer held (one left behind is removed at the next
+        start), and a game can be held again."""
+        for index in range(first, last + 1):
+            shutil.rmtree(self.directory / _PENDING / f"{index:09d}", ignore_errors=True)
+        self._hold_failed = False
+
+    def _write_held(self) -> None:
+        """The games a kill left held after the last part, written as a part; what else is in ``.pending`` (games
+        in a part already, a game being held when the server stopped) removed."""
+        pending = self.directory / _PENDING
+        held = set()
+        for entry in pending.iterdir():
+            if _HELD.fullmatch(entry.name) and int(entry.name) >= self.next_index:
+                held.add(int(entry.name))
+            else:
+                _remove(entry)
+        run = list(itertools.takewhile(held.__contains__, itertools.count(self.next_index)))
+        for stray in sorted(held.difference(run)):  # after a game that was never held: a gap if written
+            log.error("recording: game %d was held but the game before it was not: removed", stray)
+            _remove(pending / f"{stray:09d}")
+        if not run:
+            return
+        tables = {name: pa.concat_tables([_read_held(pending / f"{index:09d}", name) for index in run])
+                  for name in TABLES}
+        self._commit(tables, f"part-{run[0]:09d}-{run[-1]:09d}.parquet")
+        self._release(run[0], run[-1])
+        self.next_index = run[-1] + 1
+        log.warning("recording: games %d to %d ended before the last stop and were not written: written now",
+                    run[0], run[-1])
 
     def retry(self) -> None:
         """Try once more the rows that could not be written (the last chance: the recording is stopping)."""
@@ -139,11 +206,15 @@ class RecordFolder:
             self.write(earlier.tables, earlier.first, earlier.last)
 
     def close(self) -> None:
-        """Give the folder up; rows still unwritten are lost from the recording, said in the log."""
+        """Give the folder up; of the rows still unwritten, those held are written at the next start and the rest
+        lost from the recording, said in the log."""
         if self._unwritten is not None:
-            log.error("recording: games %d to %d could not be written to %s and are lost from the recording (the "
-                      "journal keeps their orders and settlements)", self._unwritten.first, self._unwritten.last,
-                      self.directory)
+            first, last = self._unwritten.first, self._unwritten.last
+            held = [i for i in range(first, last + 1) if (self.directory / _PENDING / f"{i:09d}").is_dir()]
+            log.error("recording: games %d to %d could not be written to %s; %s (the journal keeps their orders "
+                      "and settlements)", first, last, self.directory,
+                      f"games {held[0]} to {held[-1]} are held and written at the next start" if held
+                      else "they are lost from the recording")
         os.close(self._lock)
 
     def _commit(self, tables: Tables, name: str) -> None:
@@ -175,6 +246,17 @@ def _folders(directory: Path) -> list[Path]:
     return [directory / spec.file_name for spec in TABLES.values()]
 
 
+def _read_held(game: Path, table: str) -> pa.Table:
+    return pa.ipc.open_file(pa.BufferReader((game / f"{table}.arrow").read_bytes())).read_all()
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+
+
 def _refused_unless(directory: Path, step: Callable[[Path], T]) -> T:
     """``step(directory)``, its OSError (or a part file pyarrow cannot read) said as :class:`RecordingRefused`."""
     try:
@@ -186,9 +268,9 @@ def _refused_unless(directory: Path, step: Callable[[Path], T]) -> T:
 
 
 def _take(directory: Path) -> int:
-    """Make the tables' folders, take the folder's lock and see that a file can be written in each table's
-    folder: the lock's descriptor."""
-    folders = _folders(directory)
+    """Make the tables' folders and ``.pending``, take the folder's lock and see that a file can be written in
+    each of them: the lock's descriptor."""
+    folders = [*_folders(directory), directory / _PENDING]
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
     lock = _lock(directory)

@@ -13,6 +13,9 @@ What is written is what the journal holds, whole:
 * **only games on disk**: a game's rows are written once the journal has its records (:meth:`ExchangeService.durable
   <exchange.server.service.ExchangeService.durable>`); after a journal failure, a restart finds the games that
   were not on disk unsettled, and the recording never said otherwise;
+* **every game on disk, even after a kill**: from then on until its part is written, the game's rows are held in
+  the folder too, and a start after a kill writes them (:meth:`RecordFolder.hold
+  <exchange.server.record_folder.RecordFolder.hold>`);
 * **one game at a time**: each ended game's rows are converted on their own, so a fault in one game's rows stops
   the recording there and every game ended before it is still written; after a fault in writing a part nothing
   more is written (no gap in ``game_index``);
@@ -24,8 +27,9 @@ ended, over every channel (``market_id`` names the game); the recording is one s
 ``session_game`` the game index); a settlement row is written for each account with a result in the market,
 and the house's commission account. A refused instruction's row says what the client asked (a placement's
 side, price, size and round; a cancel's size reduction; a replace's new price), as a backtest's does: the
-refusal is published while its command executes (:attr:`ExchangeService.executing`). Rows still waiting when
-the server is killed are lost: the journal still holds every order and settlement.
+refusal is published while its command executes (:attr:`ExchangeService.executing`). A kill loses from the
+recording only a game that had ended but was not held yet (its journal records reaching the disk that moment):
+the journal still holds its every order and settlement.
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ log = logging.getLogger(__name__)
 
 #: Games written together in one part file of each table, at most.
 DEFAULT_EVERY = 100
-#: And a part is written at the first game end this long after the last one (ms): what a killed server loses.
+#: And a part is written at the first game end this long after the last one (ms): how late readers see a game.
 DEFAULT_EVERY_MS = 10 * 60_000
 
 
@@ -110,7 +114,8 @@ class Recording:
         self._durable = durable
         self._games: dict[str, Collector] = {}  # market id -> its game's collector (a hi/lo game: both markets)
         self._ended: list[_Ended] = []  # the games ended since the last part
-        self._last_part: asyncio.Task[None] | None = None  # the part handed over last (each waits for the one before)
+        # the last game to hold or part to write handed over (each waits for the one before)
+        self._last_step: asyncio.Task[None] | None = None
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
         self._write_fault = False  # a part failed to be written other than by the disk: nothing more is written
         #: Why the recording stopped (a fault of its own), or None while it records.
@@ -196,47 +201,63 @@ class Recording:
         rows = empty_tables()
         collector.write(rows)
         tables = {name: table.to_arrow() for name, table in rows.items()}
-        self._ended.append(_Ended(index, tables, _on_disk(self._durable)))
+        game = _Ended(index, tables, _on_disk(self._durable))
+        self._ended.append(game)
+        self._last_step = asyncio.ensure_future(self._hold(game, self._last_step))
         self.next_index += 1
         due = self.every_ms and self._clock.now() - self._last_part_ms >= self.every_ms
         if len(self._ended) >= self.every or due:
             self.flush()
 
     def flush(self) -> None:
-        """Hand the games ended since the last part to be written (none: nothing), once they are on disk."""
+        """Hand the games ended since the last part to be written (none: nothing), once they are held."""
         if not self._ended:
             return
         games, self._ended = self._ended, []
         self._last_part_ms = self._clock.now()
-        self._last_part = asyncio.ensure_future(self._write_once_on_disk(games, self._last_part))
+        self._last_step = asyncio.ensure_future(self._write_part(games, self._last_step))
 
-    async def _write_once_on_disk(self, games: list[_Ended], previous: asyncio.Task[None] | None) -> None:
-        """Write the games the journal holds, after the part before (parts are written in order); the games
-        after a journal failure are left out, said once."""
+    async def _hold(self, game: _Ended, previous: asyncio.Task[None] | None) -> None:
+        """Once the journal has the game on disk, hold its rows on the disk too (after the games before it): a
+        start after a kill writes them."""
         if previous is not None:
             await asyncio.shield(previous)  # it logs its own failures
-        outcomes = await asyncio.gather(*(game.on_disk for game in games), return_exceptions=True)
-        held = next((i for i, outcome in enumerate(outcomes) if isinstance(outcome, BaseException)), len(games))
-        if held < len(games):
+        await asyncio.wait((game.on_disk,))  # a failure: the part leaving the game out says it
+        if _journal_failure(game) is None and not self._write_fault:
+            await self._on_writer(f"game {game.index} was not held", self._folder.hold, game.index, game.tables)
+
+    async def _write_part(self, games: list[_Ended], previous: asyncio.Task[None] | None) -> None:
+        """Write the games the journal holds, after the games before them are held or written; the games after a
+        journal failure are left out, said once."""
+        if previous is not None:
+            await asyncio.shield(previous)  # it logs its own failures, and has waited for each game's journal
+        outcomes = [_journal_failure(game) for game in games]
+        kept = next((i for i, outcome in enumerate(outcomes) if outcome is not None), len(games))
+        if kept < len(games):
             log.error("recording: games %d to %d are not recorded: the journal failed before they were on disk "
-                      "(%s); a restart finds them unsettled", games[held].index, games[-1].index, outcomes[held])
-        if not held or self._write_fault:
-            return
+                      "(%s); a restart finds them unsettled", games[kept].index, games[-1].index, outcomes[kept])
+        if kept and not self._write_fault:
+            tables = {name: pa.concat_tables([game.tables[name] for game in games[:kept]]) for name in TABLES}
+            first, last = games[0].index, games[kept - 1].index
+            await self._on_writer(f"games {first} to {last} were not written", self._folder.write, tables, first,
+                                  last)
+
+    async def _on_writer(self, failed: str, step: Callable[..., None], *args: object) -> None:
+        """``step(*args)`` on the recording's writer thread. A fault of the recording's (not the disk's: the folder
+        keeps the rows then) stops it, logged as ``failed``: what follows is not written (no gap in
+        ``game_index``); the server's stop goes on."""
         try:
-            tables = {name: pa.concat_tables([game.tables[name] for game in games[:held]]) for name in TABLES}
-            await asyncio.get_running_loop().run_in_executor(self._writer, self._folder.write, tables,
-                                                             games[0].index, games[held - 1].index)
-        except Exception as exc:  # a fault of the recording's: the server's stop goes on
+            await asyncio.get_running_loop().run_in_executor(self._writer, step, *args)
+        except Exception as exc:
             self._write_fault = True
             self.stopped = f"{type(exc).__name__}: {exc}"
-            log.exception("recording: games %d to %d were not written (%s); nothing more is recorded",
-                          games[0].index, games[held - 1].index, self.stopped)
+            log.exception("recording: %s (%s); nothing more is recorded", failed, self.stopped)
 
     async def written(self) -> None:
-        """Wait until the parts handed over so far are written (or their failure logged): the last one waits for
-        those before it."""
-        if self._last_part is not None:
-            await asyncio.shield(self._last_part)
+        """Wait until the games ended so far are held and the parts handed over written (or their failure logged):
+        the last step waits for those before it."""
+        if self._last_step is not None:
+            await asyncio.shield(self._last_step)
 
     async def close(self) -> None:
         """Write the games ended since the last part, also after a fault stopped the recording (each of them is
@@ -250,6 +271,11 @@ class Recording:
         finally:
             self._writer.shutdown(wait=True)
             self._folder.close()
+
+
+def _journal_failure(game: _Ended) -> BaseException | None:
+    """Why the journal never had ``game`` on disk (None: it has it), once its promise is kept or broken."""
+    return asyncio.CancelledError() if game.on_disk.cancelled() else game.on_disk.exception()
 
 
 def _on_disk(durable: Callable[[], Awaitable[None]]) -> asyncio.Future[None]:

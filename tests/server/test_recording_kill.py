@@ -1,0 +1,194 @@
+"""``serve --record DIR`` after a kill: every game the journal holds is in the recording.
+
+Each ended game's rows are held in ``DIR/.pending/<index>/`` from the moment the journal has the game on disk until
+its part is written; a start after a kill writes what is held there as a part. The in-process tests copy the
+folder while the server runs (what a SIGKILL would leave behind) and start on the copy; one test SIGKILLs a real
+server process with house bots trading.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+import requests
+
+from exchange.clock import VirtualClock
+from exchange.game.channels import parse_market_id
+from exchange.server import keys
+from exchange.server.record_folder import RecordFolder
+from exchange.tables.outputs import TABLES, empty_tables, read_tables
+from tests.server.helpers import serving, wait_until
+from tests.server.serverproc import ServerProcess
+from tests.server.test_recording import CHANNELS_RUN, GAME_MS, hidden_files, parts, play_games, trade
+
+PENDING = ".pending"
+
+
+def held(record: Path) -> list[str]:
+    """The games held in ``record`` (their ``game_index``, nine digits), whole or being written."""
+    return sorted(p.name for p in (record / PENDING).iterdir())
+
+
+def rows(record: Path, games: range) -> dict[str, list[dict[str, object]]]:
+    """The rows of ``games`` in every table of ``record``, in a fixed order (part files are read in any order)."""
+    tables = read_tables(record)
+    return {name: sorted((row for row in table.to_pylist() if row["game_index"] in games), key=repr)
+            for name, table in tables.items()}
+
+
+def number(market_id: str) -> int:
+    """The game number a market id names (``holdem.12``: 12)."""
+    parsed = parse_market_id(market_id)
+    assert parsed is not None, market_id
+    return parsed[1]
+
+
+def no_rows() -> dict[str, pa.Table]:
+    """A game's six tables without a row: what :meth:`RecordFolder.hold` keeps, for the tests of the folder alone."""
+    return {name: table.to_arrow() for name, table in empty_tables().items()}
+
+
+async def test_a_start_after_a_kill_writes_the_games_held(tmp_path: Path, clock: VirtualClock,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
+    record, killed = tmp_path / "rec", tmp_path / "killed"
+    async with serving(tmp_path / "ex.db", clock, channels=CHANNELS_RUN, record_dir=str(record), record_every=100,
+                       record_every_ms=0, equities=None) as client:
+        await trade(client, 0)
+        play_games(clock, 2)  # two games of each channel
+        await client.app[keys.RECORDING].written()
+        assert held(record) == [f"{index:09d}" for index in range(4)]
+        assert all(parts(record, name) == [] for name in TABLES)  # no part yet: a kill lost all four before
+        shutil.copytree(record, killed)  # what a SIGKILL leaves
+    assert held(record) == []  # the stop wrote them as a part: nothing is held any more
+    clock = VirtualClock(start_ms=clock.now() + 10 * GAME_MS)
+    with caplog.at_level(logging.WARNING, logger="exchange.server.record_folder"):
+        async with serving(tmp_path / "ex.db", clock, channels=CHANNELS_RUN, accounts=(), record_dir=str(killed),
+                           equities=None) as client:
+            assert client.app[keys.RECORDING].next_index == 4
+    assert "recording: games 0 to 3 ended before the last stop and were not written: written now" in caplog.text
+    for name in TABLES:
+        assert parts(killed, name) == ["part-000000000-000000003.parquet"], name
+    assert held(killed) == [] and hidden_files(killed) == []
+    written = rows(killed, range(4))
+    assert written == rows(record, range(4))  # as the clean stop wrote them
+    assert len(written["games"]) == 4 and written["settlements"] and written["equities"]
+    assert {fill["market_id"] for fill in written["fills"]} == {"holdem.0", "omaha-hilo.0-low"}  # alice's and bob's
+
+
+async def test_a_game_the_journal_did_not_hold_is_not_held(tmp_path: Path, clock: VirtualClock) -> None:
+    """The journal's writer dies after game 0 is on disk: game 1 is never held, so no start writes it."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=100,
+                       record_every_ms=0) as client:
+        play_games(clock, 1)
+        await client.app[keys.SERVICE].durable()
+        await client.app[keys.RECORDING].written()
+        writer = client.app[keys.JOURNAL].writer_pid
+        os.kill(writer, signal.SIGKILL)
+        os.waitpid(writer, 0)
+        play_games(clock, 1)
+        await client.app[keys.RECORDING].written()
+        assert held(record) == ["000000000"]
+
+
+def test_a_game_that_cannot_be_held_stops_the_holding_until_the_next_part(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Holding game 2 after game 1 was not held would leave a gap for a start to write: it is not held either."""
+    folder = RecordFolder(tmp_path)
+    try:
+        folder.hold(0, no_rows())
+        (tmp_path / PENDING / ".000000001.tmp").write_text("in the way")
+        with caplog.at_level(logging.ERROR):
+            folder.hold(1, no_rows())
+        assert "recording: game 1 could not be held in" in caplog.text
+        folder.hold(2, no_rows())
+        assert held(tmp_path) == [".000000001.tmp", "000000000"]
+        folder.write(no_rows(), 0, 2)
+        assert held(tmp_path) == [".000000001.tmp"]  # games 0 to 2 are in a part: held no more
+        folder.hold(3, no_rows())
+        assert held(tmp_path) == [".000000001.tmp", "000000003"]
+    finally:
+        folder.close()
+    again = RecordFolder(tmp_path)  # a start after a kill: the part of game 3, the obstacle removed
+    again.close()
+    assert again.next_index == 4 and held(tmp_path) == []
+    assert parts(tmp_path, "games") == ["part-000000000-000000002.parquet", "part-000000003-000000003.parquet"]
+
+
+def test_a_start_writes_only_the_games_right_after_the_last_part(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What else ``.pending`` holds is removed: a game already in a part (its removal failed), a game being held
+    when the server was killed, a game held after one that was not (writing it would leave a gap)."""
+    folder = RecordFolder(tmp_path)
+    pending = tmp_path / PENDING
+    try:
+        folder.write(no_rows(), 0, 1)
+        folder.hold(2, no_rows())
+        folder.hold(3, no_rows())
+        shutil.copytree(pending / "000000002", pending / "000000001")  # its removal failed
+        shutil.copytree(pending / "000000003", pending / "000000005")  # game 4 was never held
+        (pending / ".000000006.tmp").mkdir()
+    finally:
+        folder.close()
+    with caplog.at_level(logging.WARNING):
+        again = RecordFolder(tmp_path)
+        again.close()
+    assert "recording: game 5 was held but the game before it was not: removed" in caplog.text
+    assert again.next_index == 4 and held(tmp_path) == []
+    for name in TABLES:
+        assert parts(tmp_path, name) == ["part-000000000-000000001.parquet", "part-000000002-000000003.parquet"]
+
+
+def test_a_part_not_written_at_the_stop_is_written_at_the_next_start_if_held(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = RecordFolder(tmp_path)
+    fills = tmp_path / TABLES["fills"].file_name
+    try:
+        folder.hold(0, no_rows())
+        fills.rmdir()
+        fills.write_text("in the way")  # a part cannot be written
+        folder.write(no_rows(), 0, 0)
+        folder.retry()
+    finally:
+        with caplog.at_level(logging.ERROR):
+            folder.close()
+    assert "games 0 to 0 are held and written at the next start" in caplog.text
+    fills.unlink()
+    again = RecordFolder(tmp_path)
+    again.close()
+    assert parts(tmp_path, "fills") == ["part-000000000-000000000.parquet"] and again.next_index == 1
+
+
+def test_a_killed_server_loses_no_game_the_exchange_settled(tmp_path: Path) -> None:
+    """A real server with the house trading, SIGKILLed with games held and no part written: the next start writes
+    them; every game the exchange lists as ended is in the recording, numbered without gap."""
+    record = tmp_path / "rec"
+    server = ServerProcess(tmp_path / "ex.db", "--record", str(record), "--record-every", "100",
+                           "--record-every-minutes", "0", window_s=0.3, playing_s=0.1, house=True)
+    with server:
+        wait_until(lambda: len(held(record)) >= 2, timeout_s=60, what="two games held")
+        assert parts(record, "games") == []
+        server.kill()
+        server.start()
+        assert "ended before the last stop and were not written: written now" in server.log()
+        listed = requests.get(f"{server.url}/games/v1/channels/holdem/results", params={"limit": 100},
+                              timeout=5).json()
+    ended = {game["id"] for game in listed["results"]}
+    games = read_tables(record, ["games"])["games"].to_pandas()
+    assert sorted(games.game_index) == list(range(len(games)))
+    recorded = set(games.market_id)
+    assert ended <= recorded  # the games before the kill among them
+    last_listed = max(number(game) for game in ended)
+    assert all(number(game) > last_listed for game in recorded - ended)  # ended after the listing
+    settlements = read_tables(record, ["settlements"])["settlements"].to_pandas()
+    for market_id, rows in settlements.groupby("market_id"):
+        assert rows.net_profit.sum() + rows.commission_received.sum() + rows.rounding_received.sum() == 0, market_id
