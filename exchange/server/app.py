@@ -276,6 +276,7 @@ def _recording(app: web.Application, config: ServerConfig, service: ExchangeServ
     recording = app[keys.RECORDING] = Recording(Path(config.record_dir), service.exchange, service.configs,
                                                  durable=service.durable, clock=for_durations(clock),
                                                  next_games={c: service.next_game_number(c) for c in service.configs},
+                                                 exchange_id=app[keys.JOURNAL].exchange_id(),
                                                  every=config.record_every, every_ms=config.record_every_ms,
                                                  executing=lambda: service.executing)
     return recording

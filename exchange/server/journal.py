@@ -62,6 +62,7 @@ from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec, snapshots
 from exchange.server.database import open_with
 from exchange.server.ended_markets import EndedMarkets
+from exchange.server.exchange_id import exchange_id
 from exchange.server.journal_check import (
     REWINDS_SCHEMA,
     JournalCheck,
@@ -148,6 +149,10 @@ class Journal:
     def open(cls, path: str) -> Journal:
         """The journal in the file at ``path``; :class:`~exchange.server.database.DatabaseUnusable` if unusable."""
         return open_with(path, cls)
+
+    def exchange_id(self) -> str:
+        """The exchange's own id, kept in its database (:mod:`exchange.server.exchange_id`)."""
+        return exchange_id(self._conn)
 
     @property
     def last_seq(self) -> int:

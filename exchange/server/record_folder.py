@@ -17,7 +17,9 @@ whole and consistent:
   kernel drops it when the process ends, however it ends);
 * **one exchange per folder**: a folder holding a game this exchange has not dealt yet (``holdem.57`` when its
   Hold'em games have reached ``holdem.3``) is another exchange's recording, or one of a database restored from
-  before it: recording there would repeat market ids, so it is refused;
+  before it: recording there would repeat market ids, so it is refused; so is a folder whose ``.exchange-id``
+  names another exchange (:mod:`exchange.server.exchange_id`; a folder naming none is this exchange's from then
+  on), whose games would mix with this exchange's even where no market id repeats;
 * **the next index**: after the last one any of the six tables holds.
 
 The writes run on the recording's writer thread; nothing here touches the event loop.
@@ -50,6 +52,8 @@ T = TypeVar("T")
 
 #: The lock file a recording holds in its folder.
 LOCK_NAME = ".recording.lock"
+#: The file naming the exchange a folder records.
+EXCHANGE_NAME = ".exchange-id"
 _PART = re.compile(r"part-(\d+)-(\d+)\.parquet")
 _HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written (readers skip a leading dot)
 _PROBE = ".recording-probe"  # written and removed in each table's folder: can a part be written there?
@@ -110,10 +114,13 @@ class RecordFolder:
 
     :attr:`next_index` is the first ``game_index`` to record; :meth:`hold`, :meth:`write` and :meth:`retry` run on
     one writer thread; :meth:`close` gives the folder up. ``next_games``: the number each channel of the exchange
-    deals next (refused: a folder holding a game of one of them numbered from there on).
+    deals next (refused: a folder holding a game of one of them numbered from there on); ``exchange_id``: the
+    exchange's own (refused: a folder recording another one). Without them (the command line's check, before the
+    database is read) neither is checked.
     """
 
-    def __init__(self, directory: Path, next_games: Mapping[str, int] | None = None) -> None:
+    def __init__(self, directory: Path, next_games: Mapping[str, int] | None = None,
+                 exchange_id: str | None = None) -> None:
         next_game_index(directory)  # refuses a folder that cannot take a recording, before anything is made
         self.directory = directory
         self._unwritten: _Unwritten | None = None
@@ -125,6 +132,8 @@ class RecordFolder:
             _refused_unless(directory, lambda _: self._write_held())
             if next_games:
                 _refused_unless(directory, lambda d: _check_dealt(d, next_games))
+            if exchange_id is not None:
+                _refused_unless(directory, lambda d: _check_exchange(d, exchange_id))
         except BaseException:
             os.close(self._lock)
             raise
@@ -300,6 +309,24 @@ def _check_dealt(directory: Path, next_games: Mapping[str, int]) -> None:
                                    f"(its {channel} games are numbered below {next_games[channel]}): it is another "
                                    "exchange's recording, or this database is older than it; record into another "
                                    "folder")
+
+
+def _check_exchange(directory: Path, exchange_id: str) -> None:
+    """Refuse a folder recording another exchange; one naming none (new, or recorded before folders named their
+    exchange) is named this exchange's."""
+    named = directory / EXCHANGE_NAME
+    if named.exists():
+        theirs = named.read_text().strip()
+        if theirs != exchange_id:
+            raise RecordingRefused(f"{directory} is another exchange's recording (its {EXCHANGE_NAME} names "
+                                   f"{theirs}, this database's exchange is {exchange_id}); record into another "
+                                   "folder")
+        return
+    hidden = directory / f".{EXCHANGE_NAME}.tmp"
+    hidden.write_text(f"{exchange_id}\n")
+    _sync(hidden)
+    os.replace(hidden, named)
+    _sync(directory)
 
 
 def _lock(directory: Path) -> int:

@@ -91,11 +91,13 @@ class Recording:
     ``executing()``: the client command being executed now, if any (what a refusal refused); ``durable()``: waits
     until everything executed so far is on disk (raising if it never will be); ``clock``: the server's, for
     ``every_ms`` (0: parts by the number of games only); ``next_games``: the number each channel deals next (a
-    folder holding a game from there on is another exchange's: refused). Made inside the server's event loop.
+    folder holding a game from there on is another exchange's: refused); ``exchange_id``: the exchange's own (a
+    folder naming another is refused). Made inside the server's event loop.
     """
 
     def __init__(self, directory: Path, exchange: Exchange, configs: Mapping[str, ChannelConfig], *,
                  durable: Callable[[], Awaitable[None]], clock: Clock, next_games: Mapping[str, int],
+                 exchange_id: str,
                  every: int = DEFAULT_EVERY, every_ms: int = DEFAULT_EVERY_MS,
                  executing: Callable[[], Command | None] = lambda: None) -> None:
         if every < 1 or every_ms < 0:
@@ -106,7 +108,7 @@ class Recording:
         self.every_ms = every_ms
         self._clock = clock
         self._last_part_ms = clock.now()
-        self._folder = RecordFolder(directory, next_games)
+        self._folder = RecordFolder(directory, next_games, exchange_id)
         self.next_index = self._folder.next_index
         self._exchange = exchange
         self._configs = configs
