@@ -168,8 +168,8 @@ def _record_options(parser: argparse.ArgumentParser) -> None:
                              "the games since the last part are written when the server stops")
     parser.add_argument("--record-every-minutes", type=minutes_or_off, default=None, metavar="M",
                         help="and a part at the first game end M minutes after the last part, so readers see a "
-                             "game within about M minutes (a kill loses none: the games not in a part yet are held "
-                             "in DIR/.pending and written at the next start) (default "
+                             "game within about M minutes (a kill does not lose the games since: they are held in "
+                             "DIR/.pending and written at the next start) (default "
                              f"{DEFAULT_RECORD_EVERY_MS // 60_000:g}; 0: by the number of games only)")
 
 

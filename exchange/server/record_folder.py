@@ -9,10 +9,10 @@ whole and consistent:
   rename failing removes the six hidden files and keeps the rows for the next part (:meth:`RecordFolder.write`:
   no gap in ``game_index``); renames left undone (a crash, a later rename failing) are finished at the next
   start, and hidden files of an uncommitted part are removed;
-* **every game the journal holds, even after a kill**: each game's rows are held in ``DIR/.pending/<index>/`` (one
-  Arrow file per table, flushed to the disk, the folder renamed into place) from the moment the journal has its
-  records until its part is written; a start after a kill writes the games held there as a part
-  (:meth:`RecordFolder.hold`);
+* **the games the journal holds, even after a kill**: each game's rows are held in ``DIR/.pending/<index>/`` (one
+  Arrow file per table, flushed to the disk, the folder renamed into place) once the journal has its records
+  and until its part is written; a recording started after a kill takes the games held there and writes them as
+  its first part (:meth:`RecordFolder.hold`);
 * **one server per folder**: the server holds ``flock`` on ``DIR/.recording.lock`` for the recording's life (the
   kernel drops it when the process ends, however it ends);
 * **one exchange per folder**: a folder holding a game this exchange has not dealt yet (``holdem.57`` when its
@@ -110,13 +110,14 @@ class _Unwritten:
 
 class RecordFolder:
     """``directory`` taken for a recording: its folders made, its lock held, a part a crash interrupted finished,
-    the games a kill left held written.
+    the games a kill left held taken.
 
     :attr:`next_index` is the first ``game_index`` to record; :meth:`hold`, :meth:`write` and :meth:`retry` run on
     one writer thread; :meth:`close` gives the folder up. ``next_games``: the number each channel of the exchange
     deals next (refused: a folder holding a game of one of them numbered from there on); ``exchange_id``: the
-    exchange's own (refused: a folder recording another one). Without them (the command line's check, before the
-    database is read) neither is checked.
+    exchange's own (refused: a folder recording another one). With them the games a kill left held are taken, to
+    be written first (:meth:`retry`); without them (the command line's check, before the database is read)
+    nothing is checked or taken.
     """
 
     def __init__(self, directory: Path, next_games: Mapping[str, int] | None = None,
@@ -129,11 +130,11 @@ class RecordFolder:
         try:
             _refused_unless(directory, _finish_interrupted_parts)
             self.next_index = next_game_index(directory)
-            _refused_unless(directory, lambda _: self._write_held())
-            if next_games:
+            if next_games is not None:
                 _refused_unless(directory, lambda d: _check_dealt(d, next_games))
-            if exchange_id is not None:
-                _refused_unless(directory, lambda d: _check_exchange(d, exchange_id))
+                if exchange_id is not None:
+                    _refused_unless(directory, lambda d: _check_exchange(d, exchange_id))
+                _refused_unless(directory, lambda _: self._take_held(next_games))
         except BaseException:
             os.close(self._lock)
             raise
@@ -155,11 +156,12 @@ class RecordFolder:
             _sync(hidden)
             os.replace(hidden, pending / f"{index:09d}")
             _sync(pending)
-        except OSError as exc:
+        except Exception as exc:  # a full disk, or a fault: only the copy is lost, the recording goes on
             shutil.rmtree(hidden, ignore_errors=True)
             self._hold_failed = True
-            log.error("recording: game %d could not be held in %s (%s); until the next part is written, a kill "
-                      "loses the games since the last one", index, pending, exc)
+            log.error("recording: game %d could not be held in %s (%s: %s); until the next part is written, a kill "
+                      "loses the games since the last one", index, pending, type(exc).__name__, exc,
+                      exc_info=not isinstance(exc, OSError))
 
     def write(self, tables: Tables, first: int, last: int) -> None:
         """The part of games ``first`` to ``last``, with the rows of a part that could not be written before; if it
@@ -184,9 +186,11 @@ class RecordFolder:
             shutil.rmtree(self.directory / _PENDING / f"{index:09d}", ignore_errors=True)
         self._hold_failed = False
 
-    def _write_held(self) -> None:
-        """The games a kill left held after the last part, written as a part; what else is in ``.pending`` (games
-        in a part already, a game being held when the server stopped) removed."""
+    def _take_held(self, next_games: Mapping[str, int]) -> None:
+        """The games a kill left held right after the last part, kept as rows not written yet (:meth:`retry` writes
+        them; they stay held until then); what else is in ``.pending`` is removed: games in a part already, one
+        being held at the kill, games after one never held (a gap), and games this exchange has not dealt (its
+        journal lost them, or they are another's: the recording must not say they settled)."""
         pending = self.directory / _PENDING
         held = set()
         for entry in pending.iterdir():
@@ -195,18 +199,28 @@ class RecordFolder:
             else:
                 _remove(entry)
         run = list(itertools.takewhile(held.__contains__, itertools.count(self.next_index)))
-        for stray in sorted(held.difference(run)):  # after a game that was never held: a gap if written
+        for stray in sorted(held.difference(run)):
             log.error("recording: game %d was held but the game before it was not: removed", stray)
             _remove(pending / f"{stray:09d}")
-        if not run:
-            return
-        tables = {name: pa.concat_tables([_read_held(pending / f"{index:09d}", name) for index in run])
-                  for name in TABLES}
-        self._commit(tables, f"part-{run[0]:09d}-{run[-1]:09d}.parquet")
-        self._release(run[0], run[-1])
-        self.next_index = run[-1] + 1
-        log.warning("recording: games %d to %d ended before the last stop and were not written: written now",
-                    run[0], run[-1])
+        games: list[Tables] = []
+        for index in run:
+            try:
+                tables = {name: _read_held(pending / f"{index:09d}", name) for name in TABLES}
+                undealt = _first_undealt(tables["games"].column("market_id").to_pylist(), next_games)
+            except (OSError, pa.ArrowException) as exc:
+                undealt = f"unreadable ({exc})"
+            if undealt is not None:
+                log.error("recording: held games %d to %d removed, from %s on: %s", index, run[-1], index, undealt)
+                for later in run[len(games):]:
+                    _remove(pending / f"{later:09d}")
+                break
+            games.append(tables)
+        if games:
+            self._unwritten = _Unwritten(self.next_index, self.next_index + len(games) - 1,
+                                         {name: pa.concat_tables([game[name] for game in games]) for name in TABLES})
+            log.warning("recording: games %d to %d ended before the last stop and were not written: written first",
+                        self._unwritten.first, self._unwritten.last)
+            self.next_index += len(games)
 
     def retry(self) -> None:
         """Try once more the rows that could not be written (the last chance: the recording is stopping)."""
@@ -298,17 +312,24 @@ def _check_dealt(directory: Path, next_games: Mapping[str, int]) -> None:
     games = directory / TABLES["games"].file_name
     if next(games.glob("part-*.parquet"), None) is None:
         return
+    undealt = _first_undealt(pq.read_table(games, columns=["market_id"]).column("market_id").to_pylist(), next_games)
+    if undealt is not None:
+        raise RecordingRefused(f"{directory} holds {undealt}: it is another exchange's recording, or this database "
+                               "is older than it; record into another folder")
+
+
+def _first_undealt(market_ids: list[str], next_games: Mapping[str, int]) -> str | None:
+    """What the first game of ``market_ids`` (by channel) that the exchange has not dealt yet is, if any."""
     last: dict[str, int] = {}
-    for market_id in pq.read_table(games, columns=["market_id"]).column("market_id").to_pylist():
+    for market_id in market_ids:
         parsed = parse_market_id(market_id)
         if parsed is not None:
             last[parsed[0]] = max(last.get(parsed[0], -1), parsed[1])
     for channel, number in sorted(last.items()):
         if channel in next_games and number >= next_games[channel]:
-            raise RecordingRefused(f"{directory} holds {channel}.{number}, a game this exchange has not dealt yet "
-                                   f"(its {channel} games are numbered below {next_games[channel]}): it is another "
-                                   "exchange's recording, or this database is older than it; record into another "
-                                   "folder")
+            return (f"{channel}.{number}, a game this exchange has not dealt yet (its {channel} games are numbered "
+                    f"below {next_games[channel]})")
+    return None
 
 
 def _check_exchange(directory: Path, exchange_id: str) -> None:

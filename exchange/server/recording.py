@@ -13,12 +13,12 @@ What is written is what the journal holds, whole:
 * **only games on disk**: a game's rows are written once the journal has its records (:meth:`ExchangeService.durable
   <exchange.server.service.ExchangeService.durable>`); after a journal failure, a restart finds the games that
   were not on disk unsettled, and the recording never said otherwise;
-* **every game on disk, even after a kill**: from then on until its part is written, the game's rows are held in
-  the folder too, and a start after a kill writes them (:meth:`RecordFolder.hold
+* **the games on disk, even after a kill**: from then on until its part is written, the game's rows are held in
+  the folder too, and the recording a start after a kill makes writes them first (:meth:`RecordFolder.hold
   <exchange.server.record_folder.RecordFolder.hold>`);
 * **one game at a time**: each ended game's rows are converted on their own, so a fault in one game's rows stops
   the recording there and every game ended before it is still written; after a fault in writing a part nothing
-  more is written (no gap in ``game_index``);
+  more is held or written (no gap in ``game_index``), the games held before it are written at the next start;
 * **parts in order, a part of every table or of none, retried, one server per folder**: the folder's side,
   :mod:`exchange.server.record_folder`.
 
@@ -28,8 +28,8 @@ ended, over every channel (``market_id`` names the game); the recording is one s
 and the house's commission account. A refused instruction's row says what the client asked (a placement's
 side, price, size and round; a cancel's size reduction; a replace's new price), as a backtest's does: the
 refusal is published while its command executes (:attr:`ExchangeService.executing`). A kill loses from the
-recording only a game that had ended but was not held yet (its journal records reaching the disk that moment):
-the journal still holds its every order and settlement.
+recording the games that had ended but were not held yet (those of its last moments, or all since the last part
+after a game could not be held): the journal still holds their every order and settlement.
 """
 
 from __future__ import annotations
@@ -116,10 +116,11 @@ class Recording:
         self._durable = durable
         self._games: dict[str, Collector] = {}  # market id -> its game's collector (a hi/lo game: both markets)
         self._ended: list[_Ended] = []  # the games ended since the last part
-        # the last game to hold or part to write handed over (each waits for the one before)
-        self._last_step: asyncio.Task[None] | None = None
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
+        # the last step handed to the writer (a game to hold, a part to write): each waits for the one before
         self._write_fault = False  # a part failed to be written other than by the disk: nothing more is written
+        # the games a kill left held (if any), written first
+        self._last_step = asyncio.ensure_future(self._on_writer("the games held were not written", self._folder.retry))
         #: Why the recording stopped (a fault of its own), or None while it records.
         self.stopped: str | None = None
 
@@ -219,30 +220,30 @@ class Recording:
         self._last_part_ms = self._clock.now()
         self._last_step = asyncio.ensure_future(self._write_part(games, self._last_step))
 
-    async def _hold(self, game: _Ended, previous: asyncio.Task[None] | None) -> None:
+    async def _hold(self, game: _Ended, previous: asyncio.Future[None]) -> None:
         """Once the journal has the game on disk, hold its rows on the disk too (after the games before it): a
         start after a kill writes them."""
-        if previous is not None:
-            await asyncio.shield(previous)  # it logs its own failures
-        await asyncio.wait((game.on_disk,))  # a failure: the part leaving the game out says it
+        await asyncio.wait((previous, game.on_disk))  # a journal failure: the part leaving the game out says it
         if _journal_failure(game) is None and not self._write_fault:
             await self._on_writer(f"game {game.index} was not held", self._folder.hold, game.index, game.tables)
 
-    async def _write_part(self, games: list[_Ended], previous: asyncio.Task[None] | None) -> None:
+    async def _write_part(self, games: list[_Ended], previous: asyncio.Future[None]) -> None:
         """Write the games the journal holds, after the games before them are held or written; the games after a
         journal failure are left out, said once."""
-        if previous is not None:
-            await asyncio.shield(previous)  # it logs its own failures, and has waited for each game's journal
+        await asyncio.wait((previous,))  # it has waited for each game's journal
         outcomes = [_journal_failure(game) for game in games]
         kept = next((i for i, outcome in enumerate(outcomes) if outcome is not None), len(games))
         if kept < len(games):
             log.error("recording: games %d to %d are not recorded: the journal failed before they were on disk "
                       "(%s); a restart finds them unsettled", games[kept].index, games[-1].index, outcomes[kept])
         if kept and not self._write_fault:
-            tables = {name: pa.concat_tables([game.tables[name] for game in games[:kept]]) for name in TABLES}
-            first, last = games[0].index, games[kept - 1].index
-            await self._on_writer(f"games {first} to {last} were not written", self._folder.write, tables, first,
-                                  last)
+            await self._on_writer(f"games {games[0].index} to {games[kept - 1].index} were not written",
+                                  self._write, games[:kept])
+
+    def _write(self, games: list[_Ended]) -> None:
+        """The part of ``games`` (on the writer thread)."""
+        tables = {name: pa.concat_tables([game.tables[name] for game in games]) for name in TABLES}
+        self._folder.write(tables, games[0].index, games[-1].index)
 
     async def _on_writer(self, failed: str, step: Callable[..., None], *args: object) -> None:
         """``step(*args)`` on the recording's writer thread. A fault of the recording's (not the disk's: the folder
@@ -258,8 +259,7 @@ class Recording:
     async def written(self) -> None:
         """Wait until the games ended so far are held and the parts handed over written (or their failure logged):
         the last step waits for those before it."""
-        if self._last_step is not None:
-            await asyncio.shield(self._last_step)
+        await asyncio.wait((self._last_step,))
 
     async def close(self) -> None:
         """Write the games ended since the last part, also after a fault stopped the recording (each of them is

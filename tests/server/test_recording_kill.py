@@ -1,9 +1,9 @@
 """``serve --record DIR`` after a kill: every game the journal holds is in the recording.
 
-Each ended game's rows are held in ``DIR/.pending/<index>/`` from the moment the journal has the game on disk until
-its part is written; a start after a kill writes what is held there as a part. The in-process tests copy the
-folder while the server runs (what a SIGKILL would leave behind) and start on the copy; one test SIGKILLs a real
-server process with house bots trading.
+Each ended game's rows are held in ``DIR/.pending/<index>/`` once the journal has the game on disk and until its
+part is written; a recording started after a kill takes what is held there and writes it first. The in-process
+tests copy the folder while the server runs (what a SIGKILL would leave behind) and start on the copy; one test
+SIGKILLs a real server process with house bots trading.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import requests
 from exchange.clock import VirtualClock
 from exchange.game.channels import parse_market_id
 from exchange.server import keys
-from exchange.server.record_folder import RecordFolder
+from exchange.server.record_folder import RecordFolder, check_folder
+from exchange.server.recording import Recording
 from exchange.tables.outputs import TABLES, empty_tables, read_tables
 from tests.server.helpers import serving, wait_until
 from tests.server.serverproc import ServerProcess
@@ -49,9 +50,23 @@ def number(market_id: str) -> int:
     return parsed[1]
 
 
-def no_rows() -> dict[str, pa.Table]:
-    """A game's six tables without a row: what :meth:`RecordFolder.hold` keeps, for the tests of the folder alone."""
-    return {name: table.to_arrow() for name, table in empty_tables().items()}
+def no_rows(market_id: str | None = None) -> dict[str, pa.Table]:
+    """A game's six tables, for the tests of the folder alone: without a row, or with only its ``games`` row
+    naming ``market_id``."""
+    tables = {name: table.to_arrow() for name, table in empty_tables().items()}
+    if market_id is not None:
+        tables["games"] = pa.Table.from_pylist([{"market_id": market_id}], schema=TABLES["games"].schema)
+    return tables
+
+
+def restart(directory: Path, next_games: dict[str, int] | None = None) -> RecordFolder:
+    """The folder as a recording started after a kill takes it and writes first (closed)."""
+    folder = RecordFolder(directory, {} if next_games is None else next_games)
+    try:
+        folder.retry()
+    finally:
+        folder.close()
+    return folder
 
 
 async def test_a_start_after_a_kill_writes_the_games_held(tmp_path: Path, clock: VirtualClock,
@@ -71,7 +86,7 @@ async def test_a_start_after_a_kill_writes_the_games_held(tmp_path: Path, clock:
         async with serving(tmp_path / "ex.db", clock, channels=CHANNELS_RUN, accounts=(), record_dir=str(killed),
                            equities=None) as client:
             assert client.app[keys.RECORDING].next_index == 4
-    assert "recording: games 0 to 3 ended before the last stop and were not written: written now" in caplog.text
+    assert "recording: games 0 to 3 ended before the last stop and were not written: written first" in caplog.text
     for name in TABLES:
         assert parts(killed, name) == ["part-000000000-000000003.parquet"], name
     assert held(killed) == [] and hidden_files(killed) == []
@@ -116,8 +131,7 @@ def test_a_game_that_cannot_be_held_stops_the_holding_until_the_next_part(
         assert held(tmp_path) == [".000000001.tmp", "000000003"]
     finally:
         folder.close()
-    again = RecordFolder(tmp_path)  # a start after a kill: the part of game 3, the obstacle removed
-    again.close()
+    again = restart(tmp_path)  # the part of game 3, the obstacle removed
     assert again.next_index == 4 and held(tmp_path) == []
     assert parts(tmp_path, "games") == ["part-000000000-000000002.parquet", "part-000000003-000000003.parquet"]
 
@@ -139,8 +153,7 @@ def test_a_start_writes_only_the_games_right_after_the_last_part(
     finally:
         folder.close()
     with caplog.at_level(logging.WARNING):
-        again = RecordFolder(tmp_path)
-        again.close()
+        again = restart(tmp_path)
     assert "recording: game 5 was held but the game before it was not: removed" in caplog.text
     assert again.next_index == 4 and held(tmp_path) == []
     for name in TABLES:
@@ -163,9 +176,84 @@ def test_a_part_not_written_at_the_stop_is_written_at_the_next_start_if_held(
             folder.close()
     assert "games 0 to 0 are held and written at the next start" in caplog.text
     fills.unlink()
-    again = RecordFolder(tmp_path)
-    again.close()
+    again = restart(tmp_path)
     assert parts(tmp_path, "fills") == ["part-000000000-000000000.parquet"] and again.next_index == 1
+
+
+def test_the_command_lines_check_leaves_the_games_held(tmp_path: Path) -> None:
+    """It runs before the database is read: what is held is for the recording to take, checked against it."""
+    folder = RecordFolder(tmp_path)
+    folder.hold(0, no_rows())
+    folder.close()
+    check_folder(tmp_path)
+    assert held(tmp_path) == ["000000000"] and parts(tmp_path, "games") == []
+
+
+def test_held_games_this_exchange_has_not_dealt_are_not_written(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its journal lost them (a damaged tail set aside), or they are another exchange's: the recording must not say
+    they settled. The games held before them are written."""
+    folder = RecordFolder(tmp_path)
+    for index in range(3):
+        folder.hold(index, no_rows(f"holdem.{index}"))
+    folder.close()
+    with caplog.at_level(logging.ERROR):
+        again = restart(tmp_path, {"holdem": 2})
+    assert ("recording: held games 2 to 2 removed, from 2 on: holdem.2, a game this exchange has not dealt yet (its "
+            "holdem games are numbered below 2)") in caplog.text
+    assert again.next_index == 2 and held(tmp_path) == []
+    assert read_tables(tmp_path, ["games"])["games"].column("market_id").to_pylist() == ["holdem.0", "holdem.1"]
+
+
+def test_a_held_game_that_cannot_be_read_is_removed_and_the_start_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    folder = RecordFolder(tmp_path)
+    for index in range(3):
+        folder.hold(index, no_rows(f"holdem.{index}"))
+    folder.close()
+    (tmp_path / PENDING / "000000001" / "games.arrow").write_bytes(b"not arrow")
+    with caplog.at_level(logging.ERROR):
+        again = restart(tmp_path)
+    assert "recording: held games 1 to 2 removed, from 1 on: unreadable" in caplog.text
+    assert again.next_index == 1 and held(tmp_path) == []
+    assert parts(tmp_path, "games") == ["part-000000000-000000000.parquet"]
+
+
+async def test_a_fault_in_writing_leaves_the_games_held_for_the_next_start(
+    tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fault of the recording's in writing a part stops the recording (nothing after it is held or written); the
+    games held before it are written by the next start."""
+    record = tmp_path / "rec"
+
+    def broken(self: Recording, games: object) -> None:
+        raise RuntimeError("a bug in writing")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Recording, "_write", broken)
+        async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+            play_games(clock, 2)
+            recording = client.app[keys.RECORDING]
+            await recording.written()
+            assert recording.stopped == "RuntimeError: a bug in writing"
+        assert held(record) == ["000000000"] and parts(record, "games") == []
+    clock = VirtualClock(start_ms=clock.now() + 10 * GAME_MS)
+    async with serving(tmp_path / "ex.db", clock, accounts=(), record_dir=str(record)) as client:
+        await client.app[keys.RECORDING].written()
+        assert parts(record, "games") == ["part-000000000-000000000.parquet"]  # at the start, not at the stop
+    assert read_tables(record, ["games"])["games"].column("market_id").to_pylist() == ["holdem.0"]
+
+
+def held_market_ids(record: Path) -> set[str]:
+    """The games held whole in ``record``, by market id."""
+    ids: set[str] = set()
+    for game in (record / PENDING).iterdir():
+        if not game.name.startswith("."):
+            rows = pa.ipc.open_file(pa.BufferReader((game / "games.arrow").read_bytes())).read_all()
+            ids.update(rows.column("market_id").to_pylist())
+    return ids
 
 
 def test_a_killed_server_loses_no_game_the_exchange_settled(tmp_path: Path) -> None:
@@ -173,13 +261,25 @@ def test_a_killed_server_loses_no_game_the_exchange_settled(tmp_path: Path) -> N
     them; every game the exchange lists as ended is in the recording, numbered without gap."""
     record = tmp_path / "rec"
     server = ServerProcess(tmp_path / "ex.db", "--record", str(record), "--record-every", "100",
-                           "--record-every-minutes", "0", window_s=0.3, playing_s=0.1, house=True)
+                           "--record-every-minutes", "0", window_s=1, playing_s=0.1, house=True)
+
+    def everything_ended_is_held() -> bool:
+        """Early in a betting window (a game end is most of a window away), with two games or more ended and all
+        of them held: the kill then finds no game ended and not held yet."""
+        game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
+        if not (game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < 50):
+            return False
+        listed = requests.get(f"{server.url}/games/v1/channels/holdem/results", params={"limit": 100},
+                              timeout=5).json()["results"]
+        ended = {result["id"] for result in listed}
+        return len(ended) >= 2 and held_market_ids(record) == ended
+
     with server:
-        wait_until(lambda: len(held(record)) >= 2, timeout_s=60, what="two games held")
+        wait_until(everything_ended_is_held, timeout_s=60, what="two games or more ended, all held")
         assert parts(record, "games") == []
         server.kill()
         server.start()
-        assert "ended before the last stop and were not written: written now" in server.log()
+        assert "ended before the last stop and were not written: written first" in server.log()
         listed = requests.get(f"{server.url}/games/v1/channels/holdem/results", params={"limit": 100},
                               timeout=5).json()
     ended = {game["id"] for game in listed["results"]}
