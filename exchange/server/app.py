@@ -104,6 +104,8 @@ BETTING_METHODS: dict[str, ServiceMethod] = {
     "listVenues": discovery.list_venues,
     "listTimeRanges": discovery.list_time_ranges,
 }
+#: The betting methods that change state: their answers always say what was done (never refused for their size).
+BETTING_WRITES = frozenset({"placeOrders", "cancelOrders", "replaceOrders", "updateOrders"})
 ACCOUNT_METHODS: dict[str, ServiceMethod] = {
     "getAccountFunds": account.get_account_funds,
     "getAccountDetails": account.get_account_details,
@@ -376,7 +378,8 @@ async def _sweeper(app: web.Application, *, clock: Clock, every_ms: int) -> Asyn
 def _endpoint(service_name: str, exception_name: str, prefix: str, service: ExchangeService, gate: AccountGate,
               methods: dict[str, ServiceMethod]) -> Endpoint:
     bound: dict[str, Method] = {prefix + name: functools.partial(fn, service) for name, fn in methods.items()}
-    return Endpoint(service_name, exception_name, bound, gate=gate)
+    return Endpoint(service_name, exception_name, bound, gate=gate,
+                    writes={prefix + name for name in methods if name in BETTING_WRITES})
 
 
 # --- handlers --------------------------------------------------------------------------------

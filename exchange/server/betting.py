@@ -385,13 +385,20 @@ def stale_version(service: ExchangeService, market_id: str, params: Mapping[str,
 
 # --- cancelOrders ----------------------------------------------------------------------------
 
+#: The longest betId a call may give (ours are at most 18 digits; a marketId may be 64 characters).
+MAX_BET_ID_LENGTH = 64
+
 
 def parse_bet_id(raw: Mapping[str, Any], where: str) -> int | None:
-    """A betId as API-NG sends it (a string of digits); None if it cannot be one of ours."""
+    """A betId as API-NG sends it (a string of digits); None if it cannot be one of ours (its instruction fails
+    with ``INVALID_BET_ID``). One longer than :data:`MAX_BET_ID_LENGTH` refuses the call: every report echoes it."""
     value = raw.get("betId")
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise invalid_input(f"{where}betId must be a string, not {value!r:.40}")
     text = str(value)
+    if len(text) > MAX_BET_ID_LENGTH:
+        raise invalid_input(f"{where}betId is {len(text)} characters; a bet id is a string of digits, at most "
+                            f"{MAX_BET_ID_LENGTH} characters")
     if not (text.isascii() and text.isdigit()) or len(text) > 18:  # "²" and "١" are digits to str.isdigit
         return None
     return int(text)

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from exchange.server import jsoncodec
@@ -102,10 +102,13 @@ class Endpoint:
     """One JSON-RPC URL: a service prefix, the name its exceptions carry, and its methods."""
 
     def __init__(self, service: str, exception_name: str, methods: Mapping[str, Method], *,
-                 limits: Limits | None = None, gate: AccountGate | None = None) -> None:
+                 limits: Limits | None = None, gate: AccountGate | None = None,
+                 writes: Collection[str] = ()) -> None:
         self.service = service
         self.exception_name = exception_name
         self.methods = dict(methods)
+        #: The methods that change state: their answers are never refused for their size (see :class:`Budget`).
+        self.writes = frozenset(writes)
         self.limits = limits or (gate.limits if gate is not None else Limits())
         self.gate = gate
 
@@ -159,7 +162,8 @@ class Endpoint:
             return _dump(envelope_error(_id_of(request), self.error(refused)))
         answer = await self.call(request, session)
         out = _dump(answer)
-        problem = budget.charge_bytes(len(out))
+        method = request.get("method") if isinstance(request, dict) else None
+        problem = budget.charge_bytes(len(out), changed_state=method in self.writes)
         if problem is not None:
             return _dump(envelope_error(answer.get("id"), self.error(too_much(problem))))
         return out
@@ -247,7 +251,7 @@ class Endpoint:
         except ApiError as err:
             return self.rest_fault(err)
         out = _dump(result)
-        problem = budget.charge_bytes(len(out))
+        problem = budget.charge_bytes(len(out), changed_state=qualified in self.writes)
         return self.rest_fault(too_much(problem)) if problem is not None else (200, out)
 
     def rest_fault(self, err: ApiError) -> tuple[int, bytes]:

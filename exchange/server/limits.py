@@ -16,7 +16,9 @@ does:
   of :attr:`Limits.max_rows_per_batch` records and
   :attr:`Limits.max_bytes_per_batch` bytes; the call that would pass it and
   every call after it are refused with ``TOO_MUCH_DATA`` (the ones before keep
-  their answers), so a client pages across requests instead.
+  their answers), so a client pages across requests instead. A call that
+  changed state (``placeOrders``, ``cancelOrders``, ``replaceOrders``,
+  ``updateOrders``) always gets its answer, whatever its size.
 * **Per account**: at most :attr:`Limits.calls_per_second` calls a second (a
   token bucket holding one second's worth; every call of a batch counts) and
   at most :attr:`Limits.reads_in_flight` list calls at once (Betfair refuses a
@@ -158,9 +160,14 @@ class Budget:
         if self.gate is not None:
             self.gate.spend_rows(self.account, rows)
 
-    def charge_bytes(self, size: int) -> str | None:
-        """Count an answer of ``size`` bytes; a reason to refuse it instead, or None."""
+    def charge_bytes(self, size: int, *, changed_state: bool = False) -> str | None:
+        """Count an answer of ``size`` bytes; a reason to refuse it instead, or None. The answer of a call that
+        changed state (orders placed, cancelled) is never refused, whatever its size: it says what was done (a
+        client told the call was refused would send it again). It is counted; the calls after it pay for it."""
         limits = self.limits
+        if changed_state:
+            self.bytes += size
+            return None
         if size > limits.max_bytes_per_call:
             return f"the answer would be {size} bytes; at most {limits.max_bytes_per_call} a call (ask for less)"
         if self.bytes + size > limits.max_bytes_per_batch:
