@@ -112,7 +112,8 @@ async def test_a_bet_id_longer_than_any_refuses_the_call_before_anything_is_done
     client, token = alice
     await rpc(client, token, "placeOrders", resting(1, "e"))
     (bet_id,) = (await live_bets(client, token)).values()
-    extra = {"cancelOrders": {}, "replaceOrders": {"newPrice": 900}, "updateOrders": {"newPersistenceType": "PERSIST"}}
+    extra: dict[str, dict[str, Any]] = {"cancelOrders": {}, "replaceOrders": {"newPrice": 900},
+                                        "updateOrders": {"newPersistenceType": "PERSIST"}}
     instructions = [{"betId": bet_id, **extra[method]}, {"betId": "9" * 65, **extra[method]}]
     answer = await rpc(client, token, method, {"marketId": MARKET, "instructions": instructions})
     error = answer["error"]["data"]["APINGException"]
