@@ -37,6 +37,16 @@ def test_an_out_inside_a_file_is_refused_on_one_line(tmp_path: Path, capsys: pyt
     assert "cannot write the output folder --out" in err and "Not a directory" in err
 
 
+def test_workers_and_a_scheduler_together_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cluster's workers run the games: --workers would be ignored, silently."""
+    code, out, err = run_cli(capsys, "backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out",
+                             str(tmp_path / "out"), "--workers", "4", "--scheduler", "tcp://127.0.0.1:1")
+    assert (code, out) == (2, "")
+    assert err == ("exchange-poker: error: give --workers (local processes) or --scheduler (a Dask cluster's "
+                   "workers), not both\n")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     ("address", "reason"),
     [

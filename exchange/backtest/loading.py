@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -30,6 +31,33 @@ _LOADING = threading.Lock()
 
 class StrategyLoadError(ValueError):
     """The strategy reference or its parameters cannot be used; the message says why and what is expected."""
+
+
+def keyword_parameters(cls: type) -> list[str]:
+    """The parameters ``cls(...)`` takes by name: its ``__init__``'s, and those of the classes it hands its other
+    keyword arguments to (``**kwargs``) up its bases, in that order.
+
+    >>> class Base:
+    ...     def __init__(self, *, latency_ms: int = 100, name: str | None = None) -> None: ...
+    >>> class Maker(Base):
+    ...     def __init__(self, stake: int = 200, **kwargs: object) -> None: super().__init__(**kwargs)
+    >>> keyword_parameters(Maker)
+    ['stake', 'latency_ms', 'name']
+    """
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or klass is object:
+            continue
+        try:
+            parameters = list(inspect.signature(init).parameters.values())[1:]  # without self
+        except (TypeError, ValueError):  # a builtin's: nothing to tell
+            break
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        names += [p.name for p in parameters if p.kind in kinds and p.name not in names]
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+            break
+    return names
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +118,10 @@ class StrategySpec:
         try:
             return cls(**self.params)
         except (TypeError, ValueError) as exc:
-            raise StrategyLoadError(f"cannot build {self.reference} with params {self.params_json}: {exc}") from None
+            takes = keyword_parameters(cls)
+            said = f"; {cls.__name__} takes {', '.join(takes)}" if takes else ""
+            raise StrategyLoadError(f"cannot build {self.reference} with params {self.params_json}: {exc}{said}"
+                                    ) from None
 
     def _module(self) -> types.ModuleType:
         if self.module is not None:

@@ -473,6 +473,8 @@ class Strategy:
             raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency_ms!r}")
         if name is not None and not isinstance(name, str):
             raise ValueError(f"name must be text, not {name!r}")
+        if context is not None and not isinstance(context, dict):
+            raise ValueError(f"context must be a dict of settings (a JSON object), not {context!r:.40}")
         self.latency_ms = latency_ms
         self.name = name or type(self).__name__
         #: Free-form settings (flumine's ``context``); unknown keyword arguments are an error, not context.

@@ -53,8 +53,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="the strategy account's starting balance in each world or session (default 10000)")
     parser.add_argument("--seed", type=whole_number, required=True, metavar="S",
                         help="seed; game i is dealt from (S, i)")
-    parser.add_argument("--workers", type=positive, default=1, metavar="K", help="local worker processes")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on a Dask cluster instead")
+    parser.add_argument("--workers", type=positive, default=None, metavar="K",
+                        help="local worker processes (default 1)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="run on a Dask cluster instead (its workers: not with --workers)")
     parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
     parser.add_argument("--latency-ms", type=_non_negative, default=None, metavar="MS",
                         help="decision-to-exchange latency (default: the strategy's, 100 ms)")
@@ -130,6 +132,8 @@ def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.workers import make_executor
 
     try:
+        if args.workers is not None and args.scheduler is not None:
+            raise ValueError("give --workers (local processes) or --scheduler (a Dask cluster's workers), not both")
         games, games_per_session = _games(args)
         spec = StrategySpec.parse(args.strategy, args.params)
         # fail here, before any worker starts, if the class, its params or the markets it trades are wrong
@@ -158,7 +162,7 @@ def _run(args: argparse.Namespace) -> int:
             raise
         fail(f"strategy {args.strategy!r} raised {type(exc).__name__}: {exc} (--debug shows the traceback)")
     try:
-        executor = make_executor(args.workers, args.scheduler)
+        executor = make_executor(args.workers or 1, args.scheduler)
     except (OSError, RuntimeError, ValueError) as exc:  # no cluster extra; no scheduler there; a malformed address
         fail(f"cannot use the Dask scheduler {args.scheduler}: {exc}")
     with executor:

@@ -129,7 +129,11 @@ def _draws(args: argparse.Namespace) -> int:
 def _compute(args: argparse.Namespace) -> EquityResult:
     import engine
     from engine.draw_policy import POLICIES
+    from engine.variant_equity import equity_variants
 
+    known = [*equity_variants(), *POLICIES]  # the engine's equity, and the draw games' under their policies
+    if args.variant not in known:
+        fail(f"unknown variant {args.variant!r}; equity knows {', '.join(known)}")
     if args.variant not in POLICIES:
         if args.draws is not None:
             fail(f"--draws is for the draw games ({', '.join(POLICIES)}), not {args.variant}")

@@ -79,8 +79,12 @@ def test_a_strategy_file_is_shipped_as_source(tmp_path: Path) -> None:
     path.unlink()  # a worker elsewhere never sees the file
     built = spec.build()
     assert (built.edge, built.latency_ms, type(built).__name__) == (3, 20, "Mine")
-    with pytest.raises(StrategyLoadError, match="cannot build"):
+    with pytest.raises(StrategyLoadError, match="cannot build") as refused:
         replace(spec, params_json='{"x": 1}').build()
+    # what it takes, its own and those it hands on to Strategy: a misspelt name is found at a glance
+    assert str(refused.value).endswith("; Mine takes edge, latency_ms, name, context")
+    with pytest.raises(StrategyLoadError, match=r"context must be a dict of settings \(a JSON object\), not 5"):
+        replace(spec, params_json='{"context": 5}').build()
 
 
 def _snap(status: BetfairMarketStatus, *runners: RunnerSnapshot) -> MarketSnapshot:

@@ -328,6 +328,21 @@ async def test_the_settlements_notebook_reads_a_recording_of_two_channels(
     refused = pytest.importorskip("nbclient.exceptions").CellExecutionError
     with pytest.raises(refused, match=r"CHANNEL 'razz': .* holds games of holdem, omaha-hilo only"):
         run_notebook(record, monkeypatch, account="alice")
+    monkeypatch.setenv("BACKTEST_CHANNEL", "omaha-hilo")  # an account with no result there: said, not an empty run
+    with pytest.raises(refused, match=r"ACCOUNT 'alcie' has no result in .* \(omaha-hilo\); its accounts are HOUSE, "
+                                      r"alice, bob"):
+        run_notebook(record, monkeypatch, account="alcie")
+
+
+async def test_the_settlements_notebook_says_a_recording_holds_no_game_yet(
+    tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record)):
+        pass  # stopped before its first game ended: six empty tables
+    refused = pytest.importorskip("nbclient.exceptions").CellExecutionError
+    with pytest.raises(refused, match=r"holds no game yet: a recording writes each game once it has ended"):
+        run_notebook(record, monkeypatch, account="alice")
 
 
 async def test_a_fault_in_the_recording_stops_the_recording_not_the_games(
