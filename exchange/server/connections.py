@@ -216,8 +216,17 @@ async def _body_deadline(request: web.Request) -> AsyncIterator[None]:
             expire.cancel()
 
 
+def _refuse_a_body_said_too_large(request: web.Request) -> None:
+    """413 at once for a body whose Content-Length is past ``client_max_size`` (not after waiting for it)."""
+    limit = request.client_max_size
+    if limit and request.content_length is not None and request.content_length > limit:
+        raise web.HTTPRequestEntityTooLarge(limit, request.content_length)
+
+
 async def read_body(request: web.Request) -> bytes:
-    """The request body, or 408 if it does not arrive within the body timeout (413 past ``client_max_size``)."""
+    """The request body, or 408 if it does not arrive within the body timeout (413 past ``client_max_size``, at
+    once if its Content-Length says so)."""
+    _refuse_a_body_said_too_large(request)
     if request.content.is_eof():  # the whole body came with the head: nothing to wait for
         return await request.read()
     try:
@@ -228,7 +237,9 @@ async def read_body(request: web.Request) -> bytes:
 
 
 async def read_form(request: web.Request) -> MultiDictProxy[Any]:
-    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout."""
+    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413 as
+    :func:`read_body`)."""
+    _refuse_a_body_said_too_large(request)
     try:
         async with _body_deadline(request):
             return await request.post()
