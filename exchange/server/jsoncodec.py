@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import operator
+import sys
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
@@ -46,6 +47,21 @@ def loads(data: bytes | str) -> Any:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
         return json.loads(data)
+
+
+def not_json(exc: BaseException) -> str:
+    """Why :func:`loads` refused a client's body, in the client's terms (not the parser's).
+
+    >>> not_json(RecursionError("maximum recursion depth exceeded"))
+    'the body is nested too deeply to be read (a few hundred levels at most)'
+    >>> not_json(ValueError("Expecting value: line 1 column 1 (char 0)"))
+    'the body is not JSON (Expecting value: line 1 column 1 (char 0))'
+    """
+    if isinstance(exc, RecursionError):
+        return "the body is nested too deeply to be read (a few hundred levels at most)"
+    if isinstance(exc, ValueError) and "digits" in str(exc) and "limit" in str(exc):
+        return f"the body holds a number of more than {sys.get_int_max_str_digits()} digits; none is taken"
+    return f"the body is not JSON ({exc})"
 
 
 def dumps(value: Any) -> bytes:

@@ -122,7 +122,7 @@ class Endpoint:
         try:
             request = jsoncodec.loads(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return _dump(envelope_error(None, error_object(PARSE_ERROR, f"Parse error: the body is not JSON ({exc})")))
+            return _dump(envelope_error(None, error_object(PARSE_ERROR, f"Parse error: {jsoncodec.not_json(exc)}")))
         budget = Budget(self.limits, self.gate, getattr(session, "account", ""))
         use_budget(budget)
         if isinstance(request, list):
@@ -174,7 +174,8 @@ class Endpoint:
             return envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: expected a JSON object"))
         request_id = request.get("id")
         if not _valid_id(request_id):
-            return envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: id must be a string or number"))
+            return envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: id must be a string or a "
+                                                                      "whole number of at most 19 digits"))
         version = request.get("jsonrpc", "2.0")
         if version != "2.0":
             return envelope_error(request_id, error_object(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
@@ -231,7 +232,7 @@ class Endpoint:
         try:
             params = jsoncodec.loads(body) if body.strip() else {}
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return self.rest_fault(invalid_input(f"the body is not JSON ({exc})"))
+            return self.rest_fault(invalid_input(jsoncodec.not_json(exc)))
         if not isinstance(params, dict):
             return self.rest_fault(invalid_input("the body must be a JSON object of named parameters"))
         if isinstance(params.get("params"), dict) and params.keys() & {"jsonrpc", "method", "id"}:

@@ -120,6 +120,9 @@ def check_weight(method: str, weight: int, markets: int, what: str) -> None:
     ...
     exchange.server.errors.ApiError: TOO_MUCH_DATA: listMarketProfitAndLoss weighs 4 a market; 51 markets weigh ...
     """
+    if weight > MAX_BOOK_WEIGHT:  # not one market can be asked for so
+        raise too_much(f"{method} weighs {weight} a market{what}, over the limit of {MAX_BOOK_WEIGHT} a call for "
+                       "a single market: ask for less of each")
     if weight * markets > MAX_BOOK_WEIGHT:
         raise too_much(f"{method} weighs {weight} a market{what}; {markets} markets weigh {weight * markets}, over "
                        f"the limit of {MAX_BOOK_WEIGHT} (at most {MAX_BOOK_WEIGHT // weight} markets a call)")

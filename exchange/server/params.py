@@ -96,8 +96,10 @@ def get_int(params: Mapping[str, Any], name: str, *, where: str = "", default: i
         assert default is not None
         return default
     if isinstance(value, bool) or not isinstance(value, int):
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
-            return int(value)
+        if isinstance(value, float) and value.is_integer():
+            if abs(value) < 2**63:
+                return int(value)
+            raise invalid_input(f"{where}{name} must be an integer of at most 19 digits, not {_show(value)}")
         text = number_text(value, integer=True)
         if text is None:
             raise invalid_input(f"{where}{name} must be an integer, not {_show(value)}")

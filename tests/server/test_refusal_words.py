@@ -1,0 +1,79 @@
+"""Refusals say what was wrong in the client's terms: not Python's, and not a limit that reads as nonsense.
+
+Each case here was answered before, but in words that misled: a 5000-digit number called "not JSON" with advice to
+call ``sys.set_int_max_str_digits()``, a deep array "maximum recursion depth exceeded", a fractional id "must be a
+string or number", an integer too large for 64 bits "must be an integer, not 1e+30", and a listMarketBook whose one
+market weighed past the limit "at most 0 markets a call".
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from exchange.clock import VirtualClock
+from tests.server.helpers import BETTING, headers, login, rpc, serving
+
+
+@pytest.fixture
+async def alice(tmp_path: Path, clock: VirtualClock) -> AsyncIterator[tuple[TestClient, str]]:
+    async with serving(tmp_path / "ex.db", clock) as client:
+        yield client, await login(client, "alice", "pw-alice")
+
+
+async def raw_call(client: TestClient, token: str, body: str) -> dict[str, Any]:
+    resp = await client.post(BETTING, data=body, headers=headers(token))
+    assert resp.status == 200
+    answer: dict[str, Any] = await resp.json()
+    return answer
+
+
+def call(method: str, params: str, request_id: str = "1") -> str:
+    """A JSON-RPC call written out by hand (``params`` as JSON text: numbers no encoder writes)."""
+    return f'{{"jsonrpc":"2.0","method":"SportsAPING/v1.0/{method}","params":{params},"id":{request_id}}}'
+
+
+async def test_a_number_of_thousands_of_digits_is_said_so(alice: tuple[TestClient, str]) -> None:
+    client, token = alice
+    answer = await raw_call(client, token, call("listCurrentOrders", '{"recordCount": ' + "9" * 5000 + "}"))
+    assert answer["error"]["code"] == -32700
+    message = answer["error"]["message"]
+    assert message == "Parse error: the body holds a number of more than 4300 digits; none is taken", message
+
+
+async def test_a_body_nested_too_deeply_is_said_so(alice: tuple[TestClient, str]) -> None:
+    client, token = alice
+    answer = await raw_call(client, token, "[" * 1000 + "]" * 1000)
+    assert answer["error"] == {"code": -32700, "message": "Parse error: the body is nested too deeply to be read (a "
+                                                          "few hundred levels at most)"}
+
+
+@pytest.mark.parametrize("request_id", ["1.5", "1" * 26])
+async def test_an_id_that_is_no_whole_number_says_what_an_id_is(alice: tuple[TestClient, str],
+                                                                 request_id: str) -> None:
+    client, token = alice
+    answer = await raw_call(client, token, call("listCurrentOrders", "{}", request_id))
+    assert answer["error"] == {"code": -32600, "message": "Invalid Request: id must be a string or a whole number of "
+                                                          "at most 19 digits"}
+
+
+async def test_an_integer_past_64_bits_is_said_too_long(alice: tuple[TestClient, str]) -> None:
+    client, token = alice
+    answer = await raw_call(client, token, call("listCurrentOrders", '{"recordCount": ' + "1" + "0" * 30 + "}"))
+    detail = answer["error"]["data"]["APINGException"]
+    assert detail["errorCode"] == "INVALID_INPUT_DATA"
+    assert detail["errorDetails"] == "recordCount must be an integer of at most 19 digits, not 1e+30"
+
+
+async def test_a_market_that_alone_weighs_past_the_limit_is_said_so(alice: tuple[TestClient, str]) -> None:
+    client, token = alice
+    projection = {"priceData": ["EX_BEST_OFFERS"], "exBestOffersOverrides": {"bestPricesDepth": 1000}}
+    answer = await rpc(client, token, "listMarketBook", {"marketIds": ["holdem.0"], "priceProjection": projection})
+    detail = answer["error"]["data"]["APINGException"]
+    assert detail["errorCode"] == "TOO_MUCH_DATA"
+    assert "a call for a single market: ask for less of each" in detail["errorDetails"], detail
+    assert "at most 0 markets" not in detail["errorDetails"]
