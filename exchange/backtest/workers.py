@@ -133,6 +133,8 @@ class ProcessExecutor(_Closing):
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=pending.__getitem__):
+                    if future.exception() is not None:
+                        raise _first_failure(pending, future)
                     index = pending.pop(future)
                     yield index, future.result()
                     for next_index, item in queue:
@@ -146,6 +148,20 @@ class ProcessExecutor(_Closing):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _first_failure(pending: dict[Future[R], int], failed: Future[R]) -> BaseException:
+    """The error of the first item, in input order, that fails: the items before ``failed`` still running are waited
+    for (one of them may fail too), those after it cancelled. Which error a run reports then does not depend on
+    which worker was quicker."""
+    index = pending[failed]
+    for future, i in pending.items():
+        if i > index:
+            future.cancel()
+    earlier = sorted((f for f, i in pending.items() if i < index), key=pending.__getitem__)
+    wait(earlier)
+    return next((error for f in earlier if (error := f.exception()) is not None), failed.exception() or
+                RuntimeError(f"item {index} failed"))
 
 
 class DaskExecutor(_Closing):
@@ -176,12 +192,17 @@ class DaskExecutor(_Closing):
 
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         from distributed import as_completed
+        from distributed import wait as wait_all
 
         futures = self._client.map(fn, list(items), pure=False)
         index_of = {future.key: i for i, future in enumerate(futures)}
         try:
-            for future, result in as_completed(futures, with_results=True):
-                yield index_of[future.key], result
+            for future in as_completed(futures):
+                index = index_of[future.key]
+                if future.status == "error":  # the first item's error, in input order, as ProcessExecutor's
+                    wait_all(futures[:index])
+                    raise next(f.exception() for f in [*futures[:index], future] if f.status == "error")
+                yield index, future.result()
         finally:
             for future in futures:
                 future.release()

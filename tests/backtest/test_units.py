@@ -7,6 +7,7 @@ import importlib
 import json
 import random
 import statistics
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
 from exchange.backtest.summary import max_drawdown, session_figures
-from exchange.backtest.workers import InlineExecutor, ProcessExecutor, run_ordered
+from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor, run_ordered
 from exchange.betfair.stream import (
     BetfairMarketStatus,
     MarketInfo,
@@ -64,6 +65,40 @@ def test_process_executor_returns_results_in_input_order() -> None:
             run_ordered(pool, _square, [1, -1, 2])
     with InlineExecutor() as inline:
         assert run_ordered(inline, _square, [3]) == [9]
+
+
+def _fails_late_or_early(item: tuple[int, str]) -> int:
+    """Item 1 fails at once (leaving a mark); item 0 fails too, but only once item 1 has failed."""
+    index, mark = item
+    if index == 1:
+        Path(mark).write_text("failed")
+        raise ValueError("item 1")
+    if index == 0:
+        for _ in range(2000):  # bounded: item 1 marks its failure within moments
+            if Path(mark).exists():
+                raise ValueError("item 0")
+            time.sleep(0.01)
+        raise AssertionError("item 1 never failed")
+    return index
+
+
+def test_the_error_reported_is_the_first_items_not_the_first_to_come(tmp_path: Path) -> None:
+    """A strategy that raises in several games: the run says the first game's error, whichever worker was quicker
+    (item 1's error comes first here)."""
+    mark = str(tmp_path / "item-1-failed")
+    with ProcessExecutor(2) as pool, pytest.raises(ValueError, match="item 0"):
+        run_ordered(pool, _fails_late_or_early, [(i, mark) for i in range(6)])
+    assert Path(mark).exists()
+    distributed = pytest.importorskip("distributed")
+    Path(mark).unlink()
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+        DaskExecutor(client) as executor,
+        pytest.raises(ValueError, match="item 0"),
+    ):
+        run_ordered(executor, _fails_late_or_early, [(i, mark) for i in range(6)])
+    assert Path(mark).exists()
 
 
 def test_a_strategy_file_is_shipped_as_source(tmp_path: Path) -> None:
