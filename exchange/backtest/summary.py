@@ -114,7 +114,8 @@ class Summary:
             f"commission      {format_minor(self.commission)}",
             f"net P&L         {format_minor(self.net_profit)}",
             f"ROI             {roi} of matched stake",
-            f"max drawdown    {format_minor(self.max_drawdown)}",
+            f"max drawdown    {format_minor(self.max_drawdown)}"
+            + (" (of the P&L of every game in a row; each session's: below)" if self.sessions is not None else ""),
             *(self.sessions.lines() if self.sessions is not None else ()),
         ]
 

@@ -330,8 +330,11 @@ def test_sessions_of_one_game_print_their_bankrolls_too(tmp_path: Path, capsys: 
     assert code == 0
     out = capsys.readouterr().out
     assert "sessions        3, each from 50.00" in out and "final bankroll" in out and "ruined" in out, out
+    # the pooled drawdown (every game's P&L in a row) is told from the sessions' own, which start afresh
+    assert "(of the P&L of every game in a row; each session's: below)" in out, out
     assert main(["backtest", "--strategy", strategy, "--games", "3", *common, "--out", str(tmp_path / "games")]) == 0
-    assert "final bankroll" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "final bankroll" not in out and "every game in a row" not in out
 
 
 @pytest.mark.parametrize(
