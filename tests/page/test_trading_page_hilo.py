@@ -189,9 +189,12 @@ def test_if_wins_agrees_with_the_servers_profit_and_loss_when_a_bet_fills_at_two
         bob.place(market, selection, "LAY", 3.0, 200)
         bob.place(market, selection, "LAY", 3.05, 100)
     server.advance(0)
+    notice, said = page.locator("#notice"), ""
     for market, selection in ((high, 1), (low, 5)):
         place(page, market, selection, "BACK", "3", "300")
-        expect(page.locator("#notice")).to_contain_text("£300.00 matched")
+        expect(notice).not_to_have_text(said)  # the second bet's own notice (it names its bet), not the first's
+        expect(notice).to_contain_text("£300.00 matched")
+        said = notice.inner_text()
     answer = demo.call("listMarketProfitAndLoss", {"marketIds": [high, low]})
     assert {m["marketId"]: len(m["profitAndLosses"]) for m in answer} == {high: 4, low: 5}
     for market in answer:
