@@ -64,6 +64,9 @@ def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
         (["--variant", "razz", "AsKs", "QdQc"], "unknown variant 'razz'; equity knows holdem, omaha, omaha-hilo, "
                                                  "soko, stud7, stud7-hilo, americana, telesina, draw5, draw32, "
                                                  "triple-draw-27"),
+        (["--variant", "razz", "AsKs", "QdQc", "--seed", "3"], "unknown variant 'razz'; equity knows holdem, omaha, "
+                                                               "omaha-hilo, soko, stud7, stud7-hilo, americana, "
+                                                               "telesina, draw5, draw32, triple-draw-27"),
         (["AsKs"], "got 1 hand; equity needs 2 to 8 hands"),
         ([f"{r}c{r}d" for r in "23456789T"], "got 9 hands"),
         (["AsKs", "QdQx"], "hand 2: 'Qx' has an unknown suit"),

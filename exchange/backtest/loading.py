@@ -51,7 +51,7 @@ def keyword_parameters(cls: type) -> list[str]:
             continue
         try:
             parameters = list(inspect.signature(init).parameters.values())[1:]  # without self
-        except (TypeError, ValueError):  # a builtin's: nothing to tell
+        except Exception:  # a builtin's, or annotations that cannot be evaluated: nothing more to tell
             break
         kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
         names += [p.name for p in parameters if p.kind in kinds and p.name not in names]

@@ -160,8 +160,10 @@ def _first_failure(pending: dict[Future[R], int], failed: Future[R]) -> BaseExce
             future.cancel()
     earlier = sorted((f for f, i in pending.items() if i < index), key=pending.__getitem__)
     wait(earlier)
-    return next((error for f in earlier if (error := f.exception()) is not None), failed.exception() or
-                RuntimeError(f"item {index} failed"))
+    first = next((f for f in earlier if f.exception() is not None), failed)
+    error = first.exception()
+    assert error is not None  # failed has one, or a future before it
+    return error
 
 
 class DaskExecutor(_Closing):
@@ -200,6 +202,7 @@ class DaskExecutor(_Closing):
             for future in as_completed(futures):
                 index = index_of[future.key]
                 if future.status == "error":  # the first item's error, in input order, as ProcessExecutor's
+                    self._client.cancel(futures[index + 1:])
                     wait_all(futures[:index])
                     raise next(f.exception() for f in [*futures[:index], future] if f.status == "error")
                 yield index, future.result()

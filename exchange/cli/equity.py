@@ -80,6 +80,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_variant(args.variant)
     try:
         if args.seed is not None and args.samples is None and _counts_exactly(args):
             fail("--seed needs --samples here: this count is exact (exact equity uses no randomness)")
@@ -92,6 +93,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_table(result))
     return 0
+
+
+def _check_variant(variant: str) -> None:
+    """Refuse a variant equity does not price, naming those it does: the engine's, and the draw games'."""
+    from engine.draw_policy import POLICIES
+    from engine.variant_equity import equity_variants
+
+    known = [*equity_variants(), *POLICIES]
+    if variant not in known:
+        fail(f"unknown variant {variant!r}; equity knows {', '.join(known)}")
 
 
 @contextlib.contextmanager
@@ -129,11 +140,6 @@ def _draws(args: argparse.Namespace) -> int:
 def _compute(args: argparse.Namespace) -> EquityResult:
     import engine
     from engine.draw_policy import POLICIES
-    from engine.variant_equity import equity_variants
-
-    known = [*equity_variants(), *POLICIES]  # the engine's equity, and the draw games' under their policies
-    if args.variant not in known:
-        fail(f"unknown variant {args.variant!r}; equity knows {', '.join(known)}")
     if args.variant not in POLICIES:
         if args.draws is not None:
             fail(f"--draws is for the draw games ({', '.join(POLICIES)}), not {args.variant}")

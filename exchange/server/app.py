@@ -417,7 +417,7 @@ async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
     except web.HTTPRequestEntityTooLarge:  # refused in API-NG's shape, as every other JSON-RPC error
         limit = request.app[keys.CONFIG].max_body_bytes
         err = ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT, f"a request body is at most {limit} bytes")
-        return web.json_response(envelope_error(None, endpoint.error(err)))
+        return connections.closing(web.json_response(envelope_error(None, endpoint.error(err))))
     try:
         session = _session(request)
         service = request.app[keys.SERVICE]
@@ -442,7 +442,7 @@ async def _rest(request: web.Request, endpoint: Endpoint) -> web.Response:
         limit = request.app[keys.CONFIG].max_body_bytes
         status, answer = endpoint.rest_fault(ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT,
                                                       f"a request body is at most {limit} bytes"))
-        return web.Response(body=answer, status=status, content_type="application/json")
+        return connections.closing(web.Response(body=answer, status=status, content_type="application/json"))
     try:
         session = _session(request)
         service = request.app[keys.SERVICE]

@@ -39,7 +39,7 @@ import json
 import logging
 import resource
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -49,6 +49,8 @@ from exchange.clock import Clock, Timer, WallClock
 from exchange.server.middleware import JsonErrorsHandler
 
 log = logging.getLogger(__name__)
+
+ResponseT = TypeVar("ResponseT", bound=web.StreamResponse)
 
 DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_HEADER_TIMEOUT_MS = 10_000
@@ -214,6 +216,13 @@ async def _body_deadline(request: web.Request) -> AsyncIterator[None]:
             yield
         finally:
             expire.cancel()
+
+
+def closing(response: ResponseT) -> ResponseT:
+    """``response`` to a request whose body is left unread (too large): the connection is closed after it, not
+    kept draining the body for aiohttp's lingering time (10 s) while it holds a connection slot."""
+    response.force_close()
+    return response
 
 
 def _refuse_a_body_said_too_large(request: web.Request) -> None:

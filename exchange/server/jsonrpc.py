@@ -90,7 +90,11 @@ def envelope_error(request_id: Any, error: dict[str, Any]) -> dict[str, Any]:
 
 
 def _valid_id(value: Any) -> bool:
-    return value is None or (isinstance(value, int | str) and not isinstance(value, bool))
+    """None, a string, or a whole number of 64 bits (a larger one is a float to one JSON parser, an int to
+    another: refused whichever read it)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return -(2**63) <= value < 2**63
+    return value is None or isinstance(value, str)
 
 
 def _id_of(request: Any) -> Any:
@@ -134,6 +138,11 @@ class Endpoint:
             return b"[" + b",".join([await self._answer(item, session, budget) for item in request]) + b"]"
         return await self._answer(request, session, budget)
 
+    def changes_state(self, method: object) -> bool:
+        """Whether a call of ``method`` (as the client named it: anything JSON holds) may have changed state, so
+        its answer is never refused for its size."""
+        return isinstance(method, str) and method in self.writes
+
     def error(self, err: ApiError) -> dict[str, Any]:
         """The ``error`` member of a JSON-RPC answer refusing a call with ``err``, as this service words it."""
         return aping_error(err, self.exception_name, self.service)
@@ -163,7 +172,7 @@ class Endpoint:
         answer = await self.call(request, session)
         out = _dump(answer)
         method = request.get("method") if isinstance(request, dict) else None
-        problem = budget.charge_bytes(len(out), changed_state=method in self.writes)
+        problem = budget.charge_bytes(len(out), changed_state=self.changes_state(method))
         if problem is not None:
             return _dump(envelope_error(answer.get("id"), self.error(too_much(problem))))
         return out
@@ -175,7 +184,7 @@ class Endpoint:
         request_id = request.get("id")
         if not _valid_id(request_id):
             return envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: id must be a string or a "
-                                                                      "whole number of at most 19 digits"))
+                                                                      "whole number of 64 bits (at most 19 digits)"))
         version = request.get("jsonrpc", "2.0")
         if version != "2.0":
             return envelope_error(request_id, error_object(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))
@@ -252,7 +261,7 @@ class Endpoint:
         except ApiError as err:
             return self.rest_fault(err)
         out = _dump(result)
-        problem = budget.charge_bytes(len(out), changed_state=qualified in self.writes)
+        problem = budget.charge_bytes(len(out), changed_state=self.changes_state(qualified))
         return self.rest_fault(too_much(problem)) if problem is not None else (200, out)
 
     def rest_fault(self, err: ApiError) -> tuple[int, bytes]:

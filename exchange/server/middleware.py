@@ -48,7 +48,10 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
             raise
         code = exc.reason.upper().replace(" ", "_")
         details = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else exc.reason
-        return web.json_response(error_body(code, details), status=exc.status, headers=_keep_allow(exc))
+        response = web.json_response(error_body(code, details), status=exc.status, headers=_keep_allow(exc))
+        if exc.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:  # its body left unread: close, do not drain it
+            response.force_close()
+        return response
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)
         body = error_body("UNEXPECTED_ERROR", "an unexpected internal error; it was logged")

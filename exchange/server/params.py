@@ -97,13 +97,14 @@ def get_int(params: Mapping[str, Any], name: str, *, where: str = "", default: i
         return default
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
-            if abs(value) < 2**63:
-                return int(value)
-            raise invalid_input(f"{where}{name} must be an integer of at most 19 digits, not {_show(value)}")
-        text = number_text(value, integer=True)
-        if text is None:
-            raise invalid_input(f"{where}{name} must be an integer, not {_show(value)}")
-        return int(text)
+            value = int(value) if abs(value) < 2**63 else value
+        else:
+            text = number_text(value, integer=True)
+            if text is None:
+                raise invalid_input(f"{where}{name} must be an integer, not {_show(value)}")
+            value = int(text)
+    if not isinstance(value, int) or not -(2**63) <= value < 2**63:  # whichever parser read it (a float or an int)
+        raise invalid_input(f"{where}{name} must be an integer of 64 bits (at most 19 digits), not {_show(value)}")
     return value
 
 

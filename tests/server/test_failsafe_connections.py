@@ -179,6 +179,8 @@ async def test_a_body_said_to_be_too_large_is_refused_at_once(start: Start, path
     writer.write(head)
     got = await read_to_end(reader)  # the clock never moves: no timeout answers this
     assert said in got, got[:300]
+    head = got.split(b"\r\n\r\n")[0].lower()
+    assert b"\r\nconnection: close" in head, head  # not kept open draining a body it will not take
     writer.close()
     assert await server.works()
 

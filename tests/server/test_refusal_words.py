@@ -54,21 +54,24 @@ async def test_a_body_nested_too_deeply_is_said_so(alice: tuple[TestClient, str]
                                                           "few hundred levels at most)"}
 
 
-@pytest.mark.parametrize("request_id", ["1.5", "1" * 26])
+@pytest.mark.parametrize("request_id", ["1.5", "1" * 26, "1" * 20, "-" + "9" * 19])
 async def test_an_id_that_is_no_whole_number_says_what_an_id_is(alice: tuple[TestClient, str],
                                                                  request_id: str) -> None:
     client, token = alice
     answer = await raw_call(client, token, call("listCurrentOrders", "{}", request_id))
     assert answer["error"] == {"code": -32600, "message": "Invalid Request: id must be a string or a whole number of "
-                                                          "at most 19 digits"}
+                                                          "64 bits (at most 19 digits)"}
 
 
-async def test_an_integer_past_64_bits_is_said_too_long(alice: tuple[TestClient, str]) -> None:
+@pytest.mark.parametrize(("number", "shown"), [("1" + "0" * 30, "1e+30"), ("1" * 20, "1" * 20)])
+async def test_an_integer_past_64_bits_is_said_too_long(alice: tuple[TestClient, str], number: str,
+                                                        shown: str) -> None:
+    """However the body's parser read it: a float (past 64 bits), or an int (past 63 bits, within 64)."""
     client, token = alice
-    answer = await raw_call(client, token, call("listCurrentOrders", '{"recordCount": ' + "1" + "0" * 30 + "}"))
+    answer = await raw_call(client, token, call("listCurrentOrders", '{"recordCount": ' + number + "}"))
     detail = answer["error"]["data"]["APINGException"]
     assert detail["errorCode"] == "INVALID_INPUT_DATA"
-    assert detail["errorDetails"] == "recordCount must be an integer of at most 19 digits, not 1e+30"
+    assert detail["errorDetails"] == f"recordCount must be an integer of 64 bits (at most 19 digits), not {shown}"
 
 
 async def test_a_market_that_alone_weighs_past_the_limit_is_said_so(alice: tuple[TestClient, str]) -> None:

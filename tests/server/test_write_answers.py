@@ -73,6 +73,19 @@ async def test_placements_past_the_batch_budget_are_answered_and_the_reads_after
     assert await live_bets(client, token) == placed  # every bet the answers report, and none they do not
 
 
+async def test_a_placement_is_answered_beside_a_call_whose_method_is_no_name(alice: tuple[TestClient, str]) -> None:
+    """A batch's malformed call (its method a list) is refused alone; it must not turn the whole answer into an
+    error after the placement before it was carried out."""
+    client, token = alice
+    body = [{"jsonrpc": "2.0", "method": "SportsAPING/v1.0/placeOrders", "params": resting(1, "m"), "id": 1},
+            {"jsonrpc": "2.0", "method": ["oops"], "id": 2}]
+    resp = await client.post(BETTING, data=json.dumps(body), headers=headers(token))
+    assert resp.status == 200, await resp.text()
+    placed, refused = sorted(await resp.json(), key=lambda answer: answer["id"])
+    assert placed["result"]["status"] == "SUCCESS" and refused["error"]["code"] == -32600
+    assert list(await live_bets(client, token)) == ["m-0"]
+
+
 async def test_a_cancel_past_the_call_budget_is_answered(alice: tuple[TestClient, str]) -> None:
     client, token = alice
     await rpc(client, token, "placeOrders", resting(4, "c"))
