@@ -210,7 +210,7 @@ class RecordFolder:
             except (OSError, pa.ArrowException) as exc:
                 undealt = f"unreadable ({exc})"
             if undealt is not None:
-                log.error("recording: held games %d to %d removed, from %s on: %s", index, run[-1], index, undealt)
+                log.error("recording: held games %d to %d removed (game %d: %s)", index, run[-1], index, undealt)
                 for later in run[len(games):]:
                     _remove(pending / f"{later:09d}")
                 break
@@ -223,7 +223,8 @@ class RecordFolder:
             self.next_index += len(games)
 
     def retry(self) -> None:
-        """Try once more the rows that could not be written (the last chance: the recording is stopping)."""
+        """Write the rows not written yet: those of a part that could not be written (tried once more as the
+        recording stops), or the games a kill left held (written first as it starts)."""
         if self._unwritten is not None:
             earlier, self._unwritten = self._unwritten, None
             self.write(earlier.tables, earlier.first, earlier.last)

@@ -200,8 +200,8 @@ def test_held_games_this_exchange_has_not_dealt_are_not_written(
     folder.close()
     with caplog.at_level(logging.ERROR):
         again = restart(tmp_path, {"holdem": 2})
-    assert ("recording: held games 2 to 2 removed, from 2 on: holdem.2, a game this exchange has not dealt yet (its "
-            "holdem games are numbered below 2)") in caplog.text
+    assert ("recording: held games 2 to 2 removed (game 2: holdem.2, a game this exchange has not dealt yet (its "
+            "holdem games are numbered below 2))") in caplog.text
     assert again.next_index == 2 and held(tmp_path) == []
     assert read_tables(tmp_path, ["games"])["games"].column("market_id").to_pylist() == ["holdem.0", "holdem.1"]
 
@@ -216,7 +216,7 @@ def test_a_held_game_that_cannot_be_read_is_removed_and_the_start_goes_on(
     (tmp_path / PENDING / "000000001" / "games.arrow").write_bytes(b"not arrow")
     with caplog.at_level(logging.ERROR):
         again = restart(tmp_path)
-    assert "recording: held games 1 to 2 removed, from 1 on: unreadable" in caplog.text
+    assert "recording: held games 1 to 2 removed (game 1: unreadable" in caplog.text
     assert again.next_index == 1 and held(tmp_path) == []
     assert parts(tmp_path, "games") == ["part-000000000-000000000.parquet"]
 
