@@ -50,6 +50,7 @@ from exchange.server import jsoncodec
 from exchange.server.api_params import unknown_parameter
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.limits import AccountGate, Budget, Limits, too_much, use_budget
+from exchange.server.params import INT_MAX, INT_MIN
 
 log = logging.getLogger(__name__)
 
@@ -90,10 +91,10 @@ def envelope_error(request_id: Any, error: dict[str, Any]) -> dict[str, Any]:
 
 
 def _valid_id(value: Any) -> bool:
-    """None, a string, or a whole number of 64 bits (a larger one is a float to one JSON parser, an int to
-    another: refused whichever read it)."""
+    """None, a string, or a whole number of 64 bits (:data:`~exchange.server.params.INT_MIN` to ``INT_MAX``: a
+    larger one is a float to one JSON parser, an int to another, refused whichever read it)."""
     if isinstance(value, int) and not isinstance(value, bool):
-        return -(2**63) <= value < 2**63
+        return INT_MIN <= value <= INT_MAX
     return value is None or isinstance(value, str)
 
 
@@ -184,7 +185,7 @@ class Endpoint:
         request_id = request.get("id")
         if not _valid_id(request_id):
             return envelope_error(None, error_object(INVALID_REQUEST, "Invalid Request: id must be a string or a "
-                                                                      "whole number of 64 bits (at most 19 digits)"))
+                                                                      "whole number of 64 bits"))
         version = request.get("jsonrpc", "2.0")
         if version != "2.0":
             return envelope_error(request_id, error_object(INVALID_REQUEST, 'Invalid Request: jsonrpc must be "2.0"'))

@@ -90,6 +90,12 @@ def get_opt_str(params: Mapping[str, Any], name: str, *, max_len: int = MAX_STRI
     return get_str(params, name, max_len=max_len, where=where)
 
 
+#: The integers a parameter may be, from ``INT_MIN`` to ``INT_MAX``: those every JSON parser the server uses reads
+#: exactly (signed or unsigned 64 bits; a larger one is a float to one of them). A page past anything there is,
+#: ``fromRecord`` 2**64 - 1, is one.
+INT_MIN, INT_MAX = -(2**63), 2**64 - 1
+
+
 def get_int(params: Mapping[str, Any], name: str, *, where: str = "", default: int | None = None) -> int:
     value = _get(params, name, default is None, where)
     if value is _MISSING:
@@ -97,14 +103,14 @@ def get_int(params: Mapping[str, Any], name: str, *, where: str = "", default: i
         return default
     if isinstance(value, bool) or not isinstance(value, int):
         if isinstance(value, float) and value.is_integer():
-            value = int(value) if abs(value) < 2**63 else value
+            value = int(value) if INT_MIN <= value <= INT_MAX else value
         else:
             text = number_text(value, integer=True)
             if text is None:
                 raise invalid_input(f"{where}{name} must be an integer, not {_show(value)}")
             value = int(text)
-    if not isinstance(value, int) or not -(2**63) <= value < 2**63:  # whichever parser read it (a float or an int)
-        raise invalid_input(f"{where}{name} must be an integer of 64 bits (at most 19 digits), not {_show(value)}")
+    if not isinstance(value, int) or not INT_MIN <= value <= INT_MAX:  # whichever parser read it (float or int)
+        raise invalid_input(f"{where}{name} must be an integer of 64 bits, not {_show(value)}")
     return value
 
 
