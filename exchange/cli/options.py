@@ -68,10 +68,7 @@ def number_from_to(low: float, high: float) -> Callable[[str], float]:
     """A number from ``low`` to ``high`` (a replay's speed)."""
 
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
+        value = _number(text)
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be a number from {low:g} to {high:g}, not {text}")
         return value
@@ -85,10 +82,7 @@ def share(text: str) -> float:
     >>> share("0.25")
     0.25
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = _number(text)
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be a share from 0 to 1, not {text}")
     return value
@@ -110,10 +104,7 @@ def minutes_or_off(text: str) -> float:
     >>> minutes_or_off("2.5"), minutes_or_off("0")
     (2.5, 0.0)
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = _number(text)
     if value != 0 and not MILLISECOND / 60 <= value <= LONGEST_S / 60:
         raise argparse.ArgumentTypeError(f"must be 0 (off) or a number of minutes from {MILLISECOND / 60:.2g} (a "
                                          f"millisecond) to {LONGEST_S // 60} (a year), not {text}")
@@ -144,11 +135,17 @@ def not_negative(kind: type[int] | type[float]) -> Callable[[str], int | float]:
     return parse
 
 
-def _seconds(text: str, *, low: float) -> float:
+def _number(text: str) -> float:
+    """``text`` as a number of a command-line option (a count of seconds, minutes, a share), NaN if it is none: the
+    caller's range check refuses it, saying what is allowed."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        value = math.nan
+        return math.nan
+
+
+def _seconds(text: str, *, low: float) -> float:
+    value = _number(text)
     if not low <= value <= LONGEST_S:
         raise argparse.ArgumentTypeError(f"must be a number of seconds from {low:g} to {LONGEST_S} (a year), "
                                          f"not {text}")

@@ -411,13 +411,17 @@ def _session(request: web.Request) -> Session:
                                              request.headers.get("X-Application"))
 
 
+def _too_large(request: web.Request) -> ApiError:
+    """The refusal of a request whose body is past the server's limit, as API-NG words it."""
+    limit = request.app[keys.CONFIG].max_body_bytes
+    return ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT, f"a request body is at most {limit} bytes")
+
+
 async def _rpc(request: web.Request, endpoint: Endpoint) -> web.Response:
     try:
         body = await connections.read_body(request)
     except web.HTTPRequestEntityTooLarge:  # refused in API-NG's shape, as every other JSON-RPC error
-        limit = request.app[keys.CONFIG].max_body_bytes
-        err = ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT, f"a request body is at most {limit} bytes")
-        return connections.closing(web.json_response(envelope_error(None, endpoint.error(err))))
+        return connections.closing(web.json_response(envelope_error(None, endpoint.error(_too_large(request)))))
     try:
         session = _session(request)
         service = request.app[keys.SERVICE]
@@ -439,9 +443,7 @@ async def _rest(request: web.Request, endpoint: Endpoint) -> web.Response:
     try:
         body = await connections.read_body(request)
     except web.HTTPRequestEntityTooLarge:
-        limit = request.app[keys.CONFIG].max_body_bytes
-        status, answer = endpoint.rest_fault(ApiError(ApingCode.REQUEST_SIZE_EXCEEDS_LIMIT,
-                                                      f"a request body is at most {limit} bytes"))
+        status, answer = endpoint.rest_fault(_too_large(request))
         return connections.closing(web.Response(body=answer, status=status, content_type="application/json"))
     try:
         session = _session(request)

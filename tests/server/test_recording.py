@@ -338,8 +338,9 @@ async def test_the_settlements_notebook_says_a_recording_holds_no_game_yet(
     tmp_path: Path, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     record = tmp_path / "rec"
-    async with serving(tmp_path / "ex.db", clock, record_dir=str(record)):
-        pass  # stopped before its first game ended: six empty tables
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record)) as client:
+        assert client.app[keys.RECORDING].next_index == 0  # stopped before its first game ended
+    assert all(parts(record, name) == [] for name in TABLES)  # six tables, not one part in them
     refused = pytest.importorskip("nbclient.exceptions").CellExecutionError
     with pytest.raises(refused, match=r"holds no game yet: a recording writes each game once it has ended"):
         run_notebook(record, monkeypatch, account="alice")
