@@ -339,7 +339,8 @@ class MarketHandle:
 
     @property
     def equities(self) -> tuple[Fraction, ...]:
-        """Each hand's published exact equity (a dead heat counted as 1/n of a win), hand 1 first."""
+        """Each hand's published equity (exact, or a Monte Carlo estimate where the game publishes one; a dead heat
+        counted as 1/n of a win), hand 1 first."""
         return tuple(h.equity for h in self._view.hands)
 
     def equity(self, hand: int) -> Fraction:

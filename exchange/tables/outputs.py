@@ -15,7 +15,10 @@ Six tables, one file each in the output directory:
     replace, which the exchange reports with the bet id only, under the market of that bet, or the market
     it was sent through).
 ``fills.parquet``
-    one row per match (a back and a lay), with the matched hand's exact equity at that moment; a match
+    one row per match (a back and a lay), with the matched hand's equity as the game had published it at
+    that moment (``equity_exact`` is that published share as an exact fraction: exact, or a Monte Carlo
+    estimate on stud's later streets and in the draw games, whose standard error is the ``stderr`` of the
+    selection's latest ``equities.parquet`` row at or before the match's ``at_ms``); a match
     the exchange voided later (refunded: one a card exposed early voided, or one of a market voided whole
     that was not on a hand the market had settled already) has ``voided`` and the time of its void,
     ``voided_ms``.
