@@ -90,10 +90,12 @@ class Account:
         """
         if self.balance - self.reserved >= order_reserve(is_back, tick, size):
             return True
-        current, after = self.exposure_change(market, sel, is_back, tick, size)
-        if after <= current:
-            return True
-        return self.balance - (self.exposure() - current) - after >= 0
+        return self.affords(*self.exposure_change(market, sel, is_back, tick, size))
+
+    def affords(self, current: int, after: int) -> bool:
+        """Whether one market's exposure may move from ``current`` to ``after`` (minor units): a fall always, a
+        rise if available to bet covers it."""
+        return after <= current or self.available() - (after - current) >= 0
 
     def _check(self) -> None:
         """Raise :class:`~exchange.core.errors.LedgerError` unless reserve and positions are consistent."""

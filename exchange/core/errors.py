@@ -46,6 +46,8 @@ class ErrorCode(StrEnum):
     INVALID_PERSISTENCE_TYPE = "INVALID_PERSISTENCE_TYPE"
     INVALID_ORDER_TYPE = "INVALID_ORDER_TYPE"
     INVALID_AMOUNT = "INVALID_AMOUNT"
+    INVALID_BID_TYPE = "INVALID_BID_TYPE"  # API-NG's name for a side that is neither BACK nor LAY
+    INVALID_MIN_FILL_SIZE = "INVALID_MIN_FILL_SIZE"
     # Reserved for the HTTP edge (batched instructions); the core's commands
     # carry one instruction each and never produce it.
     DUPLICATE_BETIDS = "DUPLICATE_BETIDS"

@@ -71,7 +71,8 @@ _TICK_OF_X100: dict[int, int] = {p: t for t, p in enumerate(PRICE_X100)}
 #: ``Decimal("2.50")`` finds the same tick as ``Decimal("2.5")``.
 TICK_OF_PRICE: dict[Decimal, int] = {p: t for t, p in enumerate(PRICES)}
 
-assert TICK_COUNT == 350, TICK_COUNT
+if TICK_COUNT != 350:  # Betfair's ladder: every stored tick means its price only on this ladder
+    raise ImportError(f"the price ladder has {TICK_COUNT} ticks, not Betfair's 350")
 
 
 class InvalidPrice(ValueError):

@@ -16,9 +16,11 @@ exposure and takes no more bets); at the result the winners become WINNER
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from exchange.core.book import PriceSize, SelectionBook
@@ -177,6 +179,15 @@ class Market:
         """
         voided = self.voided_matches
         return (f for f in (reversed(self.fills) if newest_first else self.fills) if f[0] not in voided)
+
+    def standing_fill(self, match_id: int) -> Fill | None:
+        """The fill of match ``match_id`` if it is this market's and still stands, else ``None``. O(log fills):
+        :attr:`fills` is in match id order."""
+        fills = self.fills
+        i = bisect_left(fills, match_id, key=itemgetter(0))
+        if i == len(fills) or fills[i][0] != match_id or match_id in self.voided_matches:
+            return None
+        return fills[i]
 
     def last_traded_tick(self, sel: int) -> int | None:
         """The last standing trade's tick on selection index ``sel`` (scans back through fills)."""

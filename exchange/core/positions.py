@@ -124,6 +124,9 @@ class Position:
     # Each applies the module's table to one change of an order: ``unmatched_effect`` and
     # ``matched_effect`` state it, and :meth:`recompute` (used by ``_check``) rebuilds the
     # vectors from them, so an operation that drifted from the table fails every check.
+    # The hot three (a placement, a cancel, a fill) write the rows out rather than call those
+    # functions: the calls and their tuples cost 12 % of an operation (4,400 instructions of
+    # 37,600, ``scripts/count_instructions.py``).
 
     def add_order(self, order: Order) -> None:
         """A new order: its whole size unmatched, its largest loss reserved."""
@@ -133,7 +136,7 @@ class Position:
             self.d[order.sel] += 100 * size
             self.ltot -= 100 * size
             self.account.reserved += size
-        else:  # unmatched lay S@P: d[j] - S·(P - 100); its reserve is that liability, rounded up
+        else:  # unmatched lay S@P: d[j] - S·(P - 100); its reserve that liability rounded up (order_reserve)
             liability = size * (PRICE_X100[order.tick] - 100)
             self.d[order.sel] -= liability
             self.account.reserved += -(-liability // 100)
@@ -144,18 +147,19 @@ class Position:
             raise LedgerError(f"cannot release {amount} of bet {order.bet_id}: {order.remaining} unmatched")
         self._unreserve(order, amount)
         order.remaining -= amount
-        if order.is_back:
+        if order.is_back:  # the unmatched back row comes off
             self.d[order.sel] -= 100 * amount
             self.ltot += 100 * amount
-        else:
+        else:  # the unmatched lay row comes off
             self.d[order.sel] += amount * (PRICE_X100[order.tick] - 100)
 
     def fill(self, order: Order, size: int, tick: int, ts: int) -> None:
         """``size`` of the order's unmatched size is matched at ``tick`` (its reserve is unchanged).
 
-        The unmatched row comes off and the matched row goes on: a back moves
-        ``d[j]`` by ``size·(P - 100)``; a lay at limit ``L`` by ``size·(L - P - 100)``
-        and ``ltot`` by ``100·size``.
+        The unmatched row comes off and the matched row goes on (``matched_effect`` minus
+        ``unmatched_effect``): a back moves ``d[j]`` by ``size·P - 100·size`` and ``ltot`` by
+        ``-100·size + 100·size = 0``; a lay at limit ``L`` moves ``d[j]`` by
+        ``-size·P + size·(L - 100) = size·(L - P - 100)`` and ``ltot`` by ``100·size - 0``.
         """
         if not 0 < size <= order.remaining:
             raise LedgerError(f"cannot match {size} of bet {order.bet_id}: {order.remaining} unmatched")

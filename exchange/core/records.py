@@ -97,7 +97,8 @@ def fast_constructor(cls: type[_D]) -> Callable[..., _D]:
     namespace: dict[str, Any] = {"_Builder": builder, "_cls": cls}
     params: list[str] = []
     for field in fields:
-        assert field.default_factory is dataclasses.MISSING, (cls, field.name)
+        if field.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"{cls.__name__}.{field.name}: a fast constructor cannot run a default factory")
         if field.default is dataclasses.MISSING:
             params.append(field.name)
         else:
@@ -182,10 +183,11 @@ def mutable_twin(cls: type) -> type:
     """
     twin = _TWINS.get(cls)
     if twin is None:
-        assert dataclasses.is_dataclass(cls) and "__slots__" in cls.__dict__, cls
-        assert not hasattr(cls, "__post_init__"), cls
+        if not (dataclasses.is_dataclass(cls) and "__slots__" in cls.__dict__) or hasattr(cls, "__post_init__"):
+            raise TypeError(f"{cls.__name__}: a twin needs a slotted dataclass with no __post_init__ to skip")
         names = tuple(field.name for field in dataclasses.fields(cls))
-        assert tuple(cls.__dict__["__slots__"]) == names, cls
+        if tuple(cls.__dict__["__slots__"]) != names:
+            raise TypeError(f"{cls.__name__}: its slots {cls.__dict__['__slots__']} are not its fields {names}")
         twin = _TWINS[cls] = type(
             f"_{cls.__name__}Builder",
             (cls,),

@@ -242,7 +242,14 @@ class ExchangeState:
     def apply_match_voided(self, ev: MatchVoided) -> None:
         """A match is undone: both stakes refunded (voided, not returned to the book)."""
         market = self.require_open_market(ev.market_id)
-        sel = market.index[ev.selection_id]
+        fill = market.standing_fill(ev.match_id)
+        if fill is None:
+            raise ExchangeError(f"match {ev.match_id} is not a standing match of market {market.market_id}")
+        _, _, sel, tick, size, back_id, lay_id = fill
+        if (market.selection_ids[sel], tick, size, back_id, lay_id) != (
+            ev.selection_id, ev.tick, ev.size, ev.back_bet_id, ev.lay_bet_id
+        ):
+            raise ExchangeError(f"the void of match {ev.match_id} does not name the match: {ev!r}")
         for bet_id in (ev.back_bet_id, ev.lay_bet_id):
             order = self.orders[bet_id]
             order.position.void_fill(order, ev.size, ev.tick)

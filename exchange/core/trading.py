@@ -15,7 +15,7 @@ selection's own status (a bet on a settled selection gets
 ``SELECTION_ALREADY_LOST`` / ``SELECTION_ALREADY_WON``, also after the market
 settled), then the market's (``MARKET_NOT_OPEN_FOR_BETTING`` while suspended,
 before the first window and once voided), round, order and persistence type,
-side, price, size, funds.
+side, price, size, the minimum fill (``fill_or_kill``), funds.
 
 **Matching** is price-time priority at the resting order's price: an incoming
 order is queued (``OrderPlaced``), then meets the best opposite level while
@@ -32,7 +32,7 @@ from typing import NoReturn
 from exchange.core import fill_or_kill, ladder
 from exchange.core.accounts import Account
 from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
-from exchange.core.errors import ErrorCode, ExchangeError, Rejection
+from exchange.core.errors import ErrorCode, Rejection
 from exchange.core.events import (
     CancelReason,
     Event,
@@ -135,7 +135,7 @@ def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
         )
     is_back = cmd.side is _BACK
     if not is_back and cmd.side is not _LAY:
-        raise ExchangeError(f"side must be a Side, not {cmd.side!r}")
+        raise Rejection(ErrorCode.INVALID_BID_TYPE, f"side must be Side.BACK or Side.LAY, not {cmd.side!r:.40}")
     price = cmd.price
     tick = _TICK_OF_PRICE.get(price) if type(price) is Decimal and price.is_finite() else None
     if tick is None:  # text, a number, or a Decimal off the ladder: parsed exactly, or INVALID_ODDS
@@ -143,6 +143,13 @@ def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
     size = cmd.size
     if type(size) is not int or size < market.min_stake:
         raise Rejection(ErrorCode.INVALID_BET_SIZE, _size_message(size, market.min_stake))
+    min_fill = cmd.fill_or_kill
+    if min_fill is not None and (type(min_fill) is not int or not 0 < min_fill <= size):
+        raise Rejection(
+            ErrorCode.INVALID_MIN_FILL_SIZE,
+            f"fill_or_kill (the minimum fill) must be a whole number of minor units from 1 to the size {size}, "
+            f"not {min_fill!r:.40}",
+        )
     if not account.can_afford(market, sel, is_back, tick, size):
         current, after = account.exposure_change(market, sel, is_back, tick, size)
         raise Rejection(
@@ -222,7 +229,11 @@ def cancel(state: ExchangeState, cmd: CancelOrder) -> list[Event]:
 
 
 def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
-    """Move an order's unmatched remainder to a new price: cancel it and place a new bet for it."""
+    """Move an order's unmatched remainder to a new price: cancel it and place a new bet for it.
+
+    The new bet is the remainder whatever its size: the minimum stake is not checked again, as on Betfair, where
+    it applies to what a trader stakes; a partly matched bet's remainder below it could otherwise only be
+    cancelled, never moved."""
     try:
         order = own_live_order(state, cmd.account_id, cmd.bet_id)
         market = order.position.market
@@ -252,12 +263,11 @@ def _check_replace_funds(order: Order, tick: int) -> None:
     new_d, _ = unmatched_effect(False, tick, order.remaining)
     current = pos.exposure()
     after = exposure_of(pos.outright_x100(order.sel, new_d - old_d), pos.settled)
-    available = pos.account.available()
-    if after > current and available - (after - current) < 0:
+    if not pos.account.affords(current, after):
         raise Rejection(
             ErrorCode.INSUFFICIENT_FUNDS,
             f"the new price needs {format_minor(after - current)} more exposure "
-            f"but only {format_minor(max(available, 0))} is available to bet",
+            f"but only {format_minor(max(pos.account.available(), 0))} is available to bet",
         )
 
 

@@ -11,7 +11,7 @@ import pytest
 from exchange.core import events
 from exchange.core.commands import PlaceOrder, Withdraw, command_from_dict
 from exchange.core.errors import ExchangeError
-from exchange.core.events import EVENT_TYPES, Event, Matched, OrderPlaced, event_from_dict
+from exchange.core.events import EVENT_TYPES, Event, Matched, MatchVoided, OrderPlaced, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 
@@ -96,6 +96,31 @@ def test_replay_refuses_events_out_of_order(hx: Harness) -> None:
         Exchange.replay(["OrderPlaced"])  # type: ignore[list-item]  # a name, not an event, on purpose
     with pytest.raises(ExchangeError, match="not an event"):
         hx.ex.apply("OrderPlaced")  # type: ignore[arg-type]  # a name, not an event, on purpose
+
+
+@pytest.mark.parametrize(("change", "refusal"), [
+    ({"match_id": 99}, "match 99 is not a standing match of market 1.1"),
+    ({"size": 100}, "does not name the match"),
+    ({"tick": 0}, "does not name the match"),
+    ({"selection_id": 2}, "does not name the match"),
+    ({"back_bet_id": 1, "lay_bet_id": 2}, "does not name the match"),
+    (None, "match 1 is not a standing match of market 1.1"),  # the same void twice
+], ids=["unknown-match", "size", "tick", "selection", "bets", "twice"])
+def test_replay_refuses_a_void_that_does_not_name_a_standing_match(
+    hx: Harness, change: dict[str, object] | None, refusal: str
+) -> None:
+    """A journal's MatchVoided is checked against the match it names, as a Matched is against the book: a
+    corrupt one refunded stakes of whatever bets it named."""
+    hx.lay("alice", 1, "3", 500)
+    hx.back("bob", 1, "3", 500)
+    voided = [e for e in hx.void_since(0) if isinstance(e, MatchVoided)]
+    assert len(voided) == 1
+    good = hx.events[: hx.events.index(voided[0])]
+    bad = [*good, voided[0]] if change is None else [*good]
+    bad.append(voided[0] if change is None else dataclasses.replace(voided[0], **change))  # type: ignore[arg-type]
+    Exchange.replay([*good, voided[0]])  # the journal as written replays
+    with pytest.raises(ExchangeError, match=refusal):
+        Exchange.replay(bad)
 
 
 def test_prices_sent_as_text_floats_or_ints_are_parsed_exactly(hx: Harness) -> None:
