@@ -16,8 +16,9 @@ options of ``serve``:
 aiohttp has neither a connection cap nor a head timeout of its own (its
 keep-alive timer covers a connection that never sends anything only in recent
 versions), so :class:`ConnectionGuard` wraps each connection's protocol: it
-counts connections and keeps a head deadline per connection, which
-:func:`connection_middleware` stops when a request reaches the app and
+counts connections and keeps a head deadline per connection, which stops
+when a whole head has arrived (its blank line is seen in the bytes received;
+:func:`connection_middleware` stops it too when a request reaches the app) and
 restarts when the app has answered. A deadline is a number, not a timer: one
 sweep every quarter of the header timeout closes the connections past theirs,
 so a request costs two stores rather than a timer scheduled and cancelled (a
@@ -56,6 +57,7 @@ DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_HEADER_TIMEOUT_MS = 10_000
 DEFAULT_BODY_TIMEOUT_MS = 10_000
 _FDS_BESIDE_CONNECTIONS = 64  # the database, the journal writer's pipes, the listening socket, ...
+HEAD_END = b"\r\n\r\n"  # the blank line that ends a request's head
 
 _BUSY_BODY = json.dumps({"error": "SERVICE_BUSY", "details": "the server has as many connections as it takes; "
                                                               "try again shortly"}).encode()
@@ -71,8 +73,10 @@ class _Guarded(asyncio.Protocol):
         self._make_inner = make_inner
         self._inner: asyncio.Protocol | None = None
         self.transport: asyncio.Transport | None = None
-        #: When the next request head must have arrived (ms on the guard's clock), or None while one is handled.
+        #: When the next request head must have arrived (ms on the guard's clock), or None once it has.
         self.deadline: int | None = None
+        #: The last bytes received while a head is awaited: a head's blank line may come split across reads.
+        self._tail = b""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -86,8 +90,21 @@ class _Guarded(asyncio.Protocol):
         self._inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._inner is not None:
-            self._inner.data_received(data)
+        if self._inner is None:
+            return
+        if self.deadline is not None:
+            self._note_head(data)
+        self._inner.data_received(data)
+
+    def _note_head(self, data: bytes) -> None:
+        """Stop the deadline once a whole head has arrived (its blank line), not only when its handler starts: on
+        a busy loop the sweep can run between the two, and it would close a connection whose request the app then
+        carries out with nobody left to answer."""
+        seen = self._tail + data
+        if HEAD_END in seen:
+            self.disarm()
+        else:
+            self._tail = seen[-len(HEAD_END) + 1:]
 
     def eof_received(self) -> bool | None:
         return self._inner.eof_received() if self._inner is not None else None
@@ -109,9 +126,11 @@ class _Guarded(asyncio.Protocol):
     def arm(self) -> None:
         """Start the head deadline: a whole request head must arrive within the guard's header timeout."""
         self.deadline = self._guard.clock.now() + self._guard.header_timeout_ms
+        self._tail = b""
 
     def disarm(self) -> None:
         self.deadline = None
+        self._tail = b""
 
     def expire(self) -> None:
         self.deadline = None

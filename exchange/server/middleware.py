@@ -52,6 +52,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         if exc.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:  # its body left unread: close, do not drain it
             response.force_close()
         return response
+    except ConnectionResetError:  # the client went while its request was read: nothing wrong here, nobody to answer
+        log.info("connection lost during %s %s", request.method, request.path)
+        return web.json_response(error_body("CONNECTION_LOST", "the connection was lost"), status=400)
     except Exception:
         log.exception("unhandled error on %s %s", request.method, request.path)
         body = error_body("UNEXPECTED_ERROR", "an unexpected internal error; it was logged")

@@ -10,6 +10,7 @@ the server in this process, listening through its connection guard as
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,6 +144,48 @@ async def test_an_idle_connection_is_closed_at_the_header_timeout(start: Start) 
     assert server.guard.timed_out == 1
     assert await closed_without_answer(reader)
     writer.close()
+
+
+@pytest.mark.parametrize("parts", [
+    [b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"],
+    [b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r", b"\n"],  # its blank line split across two reads
+    [b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"\r\n"],
+], ids=["one-read", "split-cr-lf", "split-line"])
+async def test_a_whole_head_in_as_its_deadline_passes_is_answered(start: Start, parts: list[bytes]) -> None:
+    """A head that has all arrived when the sweep finds the deadline passed is the app's: on a busy loop the sweep
+    can run after the bytes came in and before the handler starts, and it closed the connection while the app went
+    on to carry the request out (a placeOrders done, its answer lost: the client saw the connection aborted)."""
+    server = await start()
+    reader, writer = await server.connect()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    (connection,) = server.guard._open.values()
+    server.clock.advance(HEADER_MS - 1)
+    for part in parts:  # the bytes as the transport hands them over, in the same turn of the loop as ...
+        connection.data_received(part)
+    server.clock.advance(1)  # ... the sweep at the deadline
+    assert server.guard.timed_out == 0
+    answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_BOUND_S)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer
+    writer.close()
+
+
+async def test_a_client_gone_while_its_body_is_read_is_no_error(start: Start, caplog: pytest.LogCaptureFixture) -> None:
+    """A connection lost while the server reads a request's body is the client's going, logged as that; it was an
+    "unhandled error" with a traceback."""
+    server = await start()
+    head = (b"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+    _, writer = await server.connect()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    timers = server.clock.pending
+    writer.write(head + b'{"jsonrpc"')
+    await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
+    with caplog.at_level(logging.INFO, logger="exchange.server.middleware"):
+        writer.transport.abort()
+        await settle(lambda: server.clock.pending == timers and len(server.guard) == 0, "the handler done")
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "exchange.server.middleware"] == [
+        ("INFO", "connection lost during POST /exchange/betting/json-rpc/v1")]
+    assert await server.works()
 
 
 @pytest.mark.parametrize("path", ["/exchange/betting/json-rpc/v1", "/api/login"])
