@@ -340,7 +340,8 @@ class StreamHub:
     def touched(self, market_id: str | None, event: Event | None) -> None:
         """``event`` (or a game event, None) changed ``market_id`` and perhaps orders (noted); flush soon.
 
-        Called for every event the exchange makes: with no stream client connected it returns at once.
+        Called for every event the exchange makes: with no stream client connected it returns at once (the last
+        one to go took the recorders with it, which would go stale: a subscription after it starts them afresh).
         """
         if not self.connections or market_id is None:
             return
@@ -519,6 +520,9 @@ class StreamHub:
     def disconnect(self, conn: StreamConnection) -> None:
         self.connections.discard(conn)
         conn.closed = True
+        if not self.connections:  # nothing keeps the recorders up to date now (touched returns at once)
+            self._recorders.clear()
+            self._shown.clear()
 
     async def release(self, conn: StreamConnection) -> None:
         """The connection's reader has ended: forget it, then write what it still has queued and close it."""

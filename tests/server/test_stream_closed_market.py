@@ -1,6 +1,6 @@
-"""A market that closed before any stream client followed it stays out of the other subscribers' streams when
-one client subscribes to it by id; one that a client follows is shown ``CLOSED`` to it, even when the exchange
-forgets it before the stream's next message."""
+"""A market that closed before any stream client followed it (or while none was connected) stays out of the other
+subscribers' streams when one client subscribes to it by id; one that a client follows is shown ``CLOSED`` to it,
+even when the exchange forgets it before the stream's next message."""
 
 from __future__ import annotations
 
@@ -96,3 +96,28 @@ async def test_a_followed_market_forgotten_as_it_closes_is_still_shown_closed(st
     definition = change["marketDefinition"]
     assert definition["status"] == "CLOSED"
     assert {r["id"]: r["status"] for r in definition["runners"]}[1] == "WINNER"
+
+
+
+async def test_a_market_followed_then_closed_while_no_client_was_connected_is_news_to_nobody(
+    client: TestClient, clock: VirtualClock
+) -> None:
+    """As above, for a market a client had followed before it closed: the recorder left as that client last saw
+    it was diffed at the by-id subscription, and the delta (its close, its ladder emptied) went to the other
+    subscriber, which had never been shown the market."""
+    async with client.ws_connect("/stream") as ws:  # a client follows holdem.0 for a while, then goes
+        await authenticated(client, ws)
+        await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {}})
+        assert [mc["id"] for mc in (await receive(ws, "mcm", ct="SUB_IMAGE"))["mc"]] == ["holdem.0"]
+    clock.run(until_ms=GAME_0_SETTLED + 10)  # holdem.0 closes with no stream client connected
+    async with client.ws_connect("/stream") as everything, client.ws_connect("/stream") as one:
+        await authenticated(client, everything)
+        await everything.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {}})
+        image = await receive(everything, "mcm", ct="SUB_IMAGE")
+        assert [mc["id"] for mc in image["mc"]] == ["holdem.1"]
+        await authenticated(client, one, "bob")
+        await one.send_json({"op": "marketSubscription", "id": 3, "marketFilter": {"marketIds": ["holdem.0"]}})
+        closed = await receive(one, "mcm", ct="SUB_IMAGE")
+        assert [(mc["id"], mc["marketDefinition"]["status"]) for mc in closed["mc"]] == [("holdem.0", "CLOSED")]
+        clock.advance(HEARTBEAT_MS)  # nothing changed for the first client: its next message is a heartbeat
+        assert (await next_message(everything)).get("ct") == "HEARTBEAT"
