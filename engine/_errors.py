@@ -6,8 +6,9 @@ from __future__ import annotations
 class EngineInputError(ValueError):
     """Input the engine cannot work with: wrong card counts, unknown variant, bad sample size.
 
-    Card problems (malformed, unknown or duplicated cards) raise
-    :class:`engine.cards.CardError` instead; both are ``ValueError``.
+    Every refusal of input is one: card problems (malformed, unknown or duplicated
+    cards) raise its subclass :class:`engine.cards.CardError`, so one
+    ``except EngineInputError`` catches them all (and it is a ``ValueError``).
     """
 
 

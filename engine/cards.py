@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
+from engine._errors import EngineInputError
+
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"
 
@@ -65,8 +67,8 @@ _RANK_OF: tuple[Rank, ...] = tuple(Rank(i // 4 + 2) for i in range(52))
 _SUIT_OF: tuple[Suit, ...] = tuple(Suit(i % 4) for i in range(52))
 
 
-class CardError(ValueError):
-    """A card or a set of cards is malformed, duplicated or not in the deck."""
+class CardError(EngineInputError):
+    """A card or a set of cards is malformed, duplicated or not in the deck (an :class:`~engine.EngineInputError`)."""
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -141,6 +143,8 @@ def parse_cards(text: str | Iterable[CardLike]) -> tuple[Card, ...]:
         if len(compact) % 2:
             raise CardError(f"{text!r} is not a list of cards: each card is two characters, e.g. 'As Kd' or 'AsKd'")
         return tuple(Card.parse(compact[i : i + 2]) for i in range(0, len(compact), 2))
+    if not isinstance(text, Iterable):
+        raise CardError(f"{text!r} is not a list of cards; give a string such as 'As Kd' or a list like ['As', 'Kd']")
     return tuple(to_card(item) for item in text)
 
 

@@ -33,7 +33,7 @@ from engine._errors import EngineInputError
 from engine.cards import Card
 from engine.draw_policy import POLICIES, decide, discards
 from engine.rankings import HIGH, DeckSize
-from engine.showdown import CardsLike, parse_hand
+from engine.showdown import CardsLike, check_cards, parse_hand, parse_hands
 from engine.variants import Deal, Face, ForcedBets, HandForm, Street, Variant, get_variant
 from engine.wording import counted
 
@@ -89,7 +89,8 @@ def draw_equity(
 ) -> EquityResult:
     """Each hand's equity with ``draws_left`` draws still to come under the game's policy.
 
-    ``hands``: the five cards each hand holds now. ``dead``: cards seen out of play
+    ``hands``: the five cards each hand holds now, 2 hands up to the game's seats (as
+    :func:`~engine.showdown.showdown` takes them). ``dead``: cards seen out of play
     (earlier discards). ``stock``: cards left in the deck (default: every unseen
     card). ``samples``: force a Monte Carlo of this many deals (else
     ``fallback_samples`` where exact enumeration is out of reach); ``seed`` its
@@ -158,19 +159,13 @@ def _plan(
     game = get_variant(variant)
     if game.name not in POLICIES:
         raise EngineInputError(f"{game.title} is not a draw game; draw equity knows {', '.join(POLICIES)}")
-    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
+    seats = parse_hands(hands)
     out = parse_hand(dead, "dead cards")
-    if not 2 <= len(seats) <= MAX_HANDS or any(len(s) != 5 for s in seats):
-        raise EngineInputError(f"draw equity needs 2 to {MAX_HANDS} hands of five cards each")
+    check_cards(game, seats, (), dead=out)  # the seats, five cards each, in the pack, none twice: as at the showdown
     if not 0 <= draws_left <= len(game.draws):
         raise EngineInputError(f"{game.title} has {counted(len(game.draws), 'draw')}; {draws_left} cannot be left")
-    seen = [c for s in seats for c in s] + list(out)
-    if len(set(seen)) != len(seen):
-        raise EngineInputError("a card is named twice among the hands and dead cards")
-    pack = game.deck.cards()
-    if not set(seen) <= set(pack):
-        raise EngineInputError(f"a card is not in the {int(game.deck)}-card pack of {game.title}")
-    unseen = [c for c in pack if c not in set(seen)]
+    seen = {c for s in seats for c in s} | set(out)
+    unseen = [c for c in game.deck.cards() if c not in seen]
     stock_size = len(unseen) if stock is None else stock
     if not 0 <= stock_size <= len(unseen):
         raise EngineInputError(f"the stock cannot hold {counted(stock_size, 'card')} with {len(unseen)} unseen")

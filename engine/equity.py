@@ -36,6 +36,8 @@ from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
 from engine._errors import EngineInputError
 from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, parse_cards
 from engine.evaluator import _plain
+from engine.showdown import listed_hands
+from engine.streets import check_board_size
 from engine.wording import counted
 
 if TYPE_CHECKING:
@@ -126,8 +128,8 @@ def equity(
     a missing seed is drawn from the OS and recorded in the result) and each
     hand gets a standard error.
 
-    Raises :class:`EngineInputError` (or :class:`~engine.cards.CardError` for a
-    bad or repeated card), both ``ValueError``, naming the problem.
+    Raises :class:`EngineInputError` (its subclass :class:`~engine.cards.CardError`
+    for a bad or repeated card), a ``ValueError``, naming the problem.
 
     The other games dealt without decisions (``omaha-hilo`` and the stud games
     ``soko``, ``stud7``, ``stud7-hilo``, ``americana``, ``telesina``) go to
@@ -141,7 +143,7 @@ def equity(
     hand_cards = _hands(spec, hands)
     board_cards = _cards(board, "board")
     dead_cards = _cards(dead, "dead cards")
-    _check_street(spec, board_cards)
+    check_board_size(spec.name, spec.streets, board_cards)
     check_distinct(*hand_cards, board_cards, dead_cards)
     _check_deck_left(hand_cards, board_cards, dead_cards)
     seed = _run_seed(samples, seed)
@@ -170,16 +172,6 @@ def _variant(variant: str) -> EquityVariant:
     if spec is None:
         raise EngineInputError(f"unknown variant {variant!r}; equity knows {', '.join(EQUITY_VARIANTS)}")
     return spec
-
-
-def _check_street(spec: EquityVariant, board_cards: Sequence[Card]) -> None:
-    """Refuse a board whose size is not one of ``spec.streets`` (the board sizes equity may be asked at)."""
-    if len(board_cards) not in spec.streets:
-        streets = ", ".join(map(str, spec.streets[:-1])) + f" or {spec.streets[-1]}"
-        raise EngineInputError(
-            f"board has {counted(len(board_cards), 'card')} ({format_cards(board_cards)}); "
-            f"{spec.name} equity needs {streets} board cards"
-        )
 
 
 def _check_deck_left(
@@ -212,13 +204,11 @@ def _cards(cards: Cards, what: str) -> tuple[Card, ...]:
 
 
 def _hands(spec: EquityVariant, hands: Iterable[Cards]) -> tuple[tuple[Card, ...], ...]:
-    if isinstance(hands, str):
-        raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
-    hands = list(hands)
-    if not MIN_HANDS <= len(hands) <= MAX_HANDS:
-        raise EngineInputError(f"got {counted(len(hands), 'hand')}; equity needs {MIN_HANDS} to {MAX_HANDS} hands")
+    listed = listed_hands(hands)
+    if not MIN_HANDS <= len(listed) <= MAX_HANDS:
+        raise EngineInputError(f"got {counted(len(listed), 'hand')}; equity needs {MIN_HANDS} to {MAX_HANDS} hands")
     parsed = []
-    for number, hand in enumerate(hands, 1):
+    for number, hand in enumerate(listed, 1):
         cards = _cards(hand, f"hand {number}")
         if len(cards) != spec.hole_cards:
             raise EngineInputError(

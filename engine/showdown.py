@@ -141,6 +141,19 @@ def parse_hand(cards: CardsLike, what: str = "") -> tuple[Card, ...]:
         raise ShowdownError(f"{what}: {err}" if what else str(err)) from None
 
 
+def listed_hands(hands: object) -> list[CardsLike]:
+    """``hands`` as a list of hands, refusing a string (the cards run together) or anything not a list of them."""
+    if isinstance(hands, str) or not isinstance(hands, Iterable):
+        what = f"the string {hands!r}" if isinstance(hands, str) else repr(hands)
+        raise ShowdownError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not {what}")
+    return list(hands)
+
+
+def parse_hands(hands: object) -> list[tuple[Card, ...]]:
+    """Each of ``hands`` parsed as by :func:`parse_hand`, an error naming the hand by its number from 1."""
+    return [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(listed_hands(hands))]
+
+
 def check_cards(
     variant: Variant,
     hands: Sequence[Sequence[Card]],
@@ -207,9 +220,7 @@ def showdown(variant: str | Variant, hands: Sequence[CardsLike], board: CardsLik
     from engine.variants import get_variant
 
     game = get_variant(variant)
-    if isinstance(hands, str):
-        raise ShowdownError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
-    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
+    seats = parse_hands(hands)
     shared = parse_hand(board, "board")
     check_cards(game, seats, shared)
 

@@ -57,9 +57,10 @@ from engine._variant_kernels import (
 from engine.cards import Card
 from engine.rankings import EIGHT_OR_BETTER
 from engine.rankings.fast import TELESINA_CODE
-from engine.showdown import CardsLike, check_cards, parse_hand
+from engine.showdown import CardsLike, check_cards, parse_hand, parse_hands
+from engine.streets import check_between_streets
 from engine.variants import VARIANTS, Deal, Face, Street, Variant, get_variant
-from engine.wording import counted
+from engine.wording import counted, or_list
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
@@ -96,7 +97,9 @@ def variant_equity(
 
     ``hands``: each seat's known cards (hole cards in board games; the cards dealt
     so far in stud games, up to 7 or 5; Telesina's own five). ``board``: the board
-    so far, or Telesina's vela. ``dead``: cards known to be out of play.
+    so far, or Telesina's vela. Hands and board are as a street leaves them
+    (:mod:`engine.streets`): every hand as many cards as the others, or none at all
+    before the deal. ``dead``: cards known to be out of play.
     ``samples``: Monte Carlo over this many deals; without it, exact unless that
     costs more than :data:`EXACT_LIMIT` hand evaluations (then
     :data:`DEFAULT_SAMPLES` deals). ``seed``: the Monte Carlo seed (drawn from the
@@ -141,14 +144,17 @@ def _fits(deals: int, seats: Sequence[Sequence[Card]]) -> bool:
 def _known(
     variant: str | Variant, hands: Iterable[CardsLike], board: CardsLike, dead: CardsLike
 ) -> tuple[Variant, list[tuple[Card, ...]], tuple[Card, ...], tuple[Card, ...]]:
-    """The game as dealt from here and the cards known, parsed and checked to fit it."""
-    if isinstance(hands, str):
-        raise EngineInputError(f"hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string {hands!r}")
-    seats = [parse_hand(h, f"hand {i + 1}") for i, h in enumerate(hands)]
+    """The game as dealt from here and the cards known, parsed and checked to fit it: in a game of
+    :data:`~engine.variants.VARIANTS`, as its streets leave them; a :class:`Variant` built by the caller (the kept
+    cards of a draw, completed) is taken as it is given."""
+    seats = parse_hands(hands)
     shared = parse_hand(board, "board")
     out_of_play = parse_hand(dead, "dead cards")
-    game = shared_last_card(equity_game(variant), seats, shared, out_of_play)
+    dealt = equity_game(variant)
+    game = shared_last_card(dealt, seats, shared, out_of_play)
     check_cards(game, seats, shared, complete=False, dead=out_of_play)
+    if VARIANTS.get(dealt.name) is dealt:
+        check_between_streets(game, seats, shared)
     _check_enough_cards(game, seats, shared, out_of_play)
     return game, seats, shared, out_of_play
 
@@ -174,15 +180,34 @@ def shared_last_card(
     card goes face up to the board as everyone's last (``variants.md``): the game is
     then six own cards and a one-card board. That is the case when the unseen cards
     are fewer than the hands still need, or when that shared card is already given
-    as ``board`` (as :func:`~engine.showdown.showdown` takes it). Else ``game`` as it is.
+    as ``board`` (as :func:`~engine.showdown.showdown` takes it); a ``board`` given
+    where the pack was not short, or before sixth street, is refused. Else ``game`` as it is.
     """
-    if not game.shared_last_card or any(len(h) >= game.hole_cards for h in hands):
+    if not game.shared_last_card:
         return game
     unseen = game.deck - sum(map(len, hands)) - len(board) - len(dead)
-    if not board and unseen >= sum(game.hole_cards - len(h) for h in hands):
+    if board:
+        _check_shared_card(game, hands, board, unseen)
+    elif any(len(h) >= game.hole_cards for h in hands) or unseen >= sum(game.hole_cards - len(h) for h in hands):
         return game
     last = game.streets[-1]
     return replace(game, streets=(*game.streets[:-1], Street(last.name, (Deal(Face.BOARD, 1),), last.big_bet)))
+
+
+def _check_shared_card(game: Variant, hands: Sequence[Sequence[Card]], board: Sequence[Card], unseen: int) -> None:
+    """Refuse a ``board`` in a stud game with a shared last card unless it can be that card: every hand at sixth
+    street, and the cards left then (the unseen and the board's) too few to give each hand its own."""
+    own = game.hole_cards - 1
+    why = f"a board card in {game.title} is the shared last card, dealt only when the pack cannot give every hand "
+    if any(len(h) != own for h in hands):
+        held = or_list(sorted({len(h) for h in hands}))
+        raise EngineInputError(f"{why}its own after sixth street: the hands hold {held} cards, not {own} each")
+    left = unseen + len(board)
+    if left >= len(hands):
+        raise EngineInputError(
+            f"{why}its own: {counted(left, 'card')} {'was' if left == 1 else 'were'} left for "
+            f"{counted(len(hands), 'hand')}"
+        )
 
 
 def equity_game(variant: str | Variant) -> Variant:

@@ -153,6 +153,24 @@ class Variant:
         return tuple(d.count for s in self.streets for d in s.deals if d.face is Face.DRAW)
 
     @property
+    def between_streets(self) -> tuple[tuple[int, int], ...]:
+        """(cards each seat holds, board cards) before the deal and after each street: where a deal can stand
+        when equity is asked, every seat dealt alike.
+
+        >>> get_variant("omaha-hilo").between_streets
+        ((0, 0), (4, 0), (4, 3), (4, 4), (4, 5))
+        >>> get_variant("telesina").between_streets
+        ((0, 0), (2, 0), (3, 0), (4, 0), (5, 0), (5, 1))
+        """
+        states = [(0, 0)]
+        for street in self.streets:
+            own, board = states[-1]
+            after = (own + street.count(Face.DOWN) + street.count(Face.UP), board + street.count(Face.BOARD))
+            if after != states[-1]:  # a draw changes cards, not their number
+                states.append(after)
+        return tuple(states)
+
+    @property
     def betting_rounds(self) -> int:
         return len(self.streets)
 

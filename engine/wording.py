@@ -8,9 +8,13 @@ so none says ``1 cards`` or ``a Omaha``.
 '1,000,000 samples'
 >>> with_article("Omaha"), with_article("Texas Hold'em"), with_article("7-Card Stud"), with_article("8-Game Mix")
 ('an Omaha', "a Texas Hold'em", 'a 7-Card Stud', 'an 8-Game Mix')
+>>> or_list([0, 3, 4, 5]), or_list([0, 1]), or_list([4])
+('0, 3, 4 or 5', '0 or 1', '4')
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 _VOWELS = frozenset("AEIOUaeiou")
 
@@ -33,3 +37,9 @@ def article(word: str) -> str:
 def with_article(word: str) -> str:
     """``word`` after its article: ``an Omaha``, ``a Telesina``."""
     return f"{article(word)} {word}"
+
+
+def or_list(items: Iterable[object]) -> str:
+    """The choices a message allows, the last after ``or``: ``0, 3, 4 or 5``; a single one alone."""
+    words = [str(item) for item in items]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

@@ -85,6 +85,18 @@ def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
         (["AsKs", "QdQc", "--seed", "3"], "--seed needs --samples"),
         (["AsKs", "QdQc", "--frobnicate"], "unrecognized arguments: --frobnicate"),
         ([], "the following arguments are required: HAND"),
+        (["--variant", "draw5", "AsKsQsJs9d", "2c2d2h3c3d", "4c4d4h5c5d", "6c6d6h7c7d", "8c8d8h9c9h", "TcTdThJcJd",
+          "QcQdQhKcKd"], "5-Card Draw needs 2 to 6 hands, got 7"),
+        (["--variant", "draw32", "JsKhJdAcAh", "Qs7s8s9d8c", "TdJhQdAsTc", "TsThKc7hKs", "8dJc9s9hQh", "Qc8hKd9cAd"],
+         "32-Card Draw needs 2 to 5 hands, got 6"),
+        (["--variant", "draw5", "AsKsQsJs9d", "2c2d2h3c"], "hand 2 has 4 cards; a 5-Card Draw hand has 5"),
+        (["--variant", "draw5", "AsKsQsJs9d", "2c2d2h3c3d", "--dead", "2c"], "card 2c appears more than once"),
+        (["--variant", "draw32", "AsKsQsJs9d", "2c2d2h3c3d"], "card 2c is not in the 32-card deck; it holds ranks 7"),
+        (["--variant", "stud7", "AsKsQsJs9d8d", "2c"], "hand 2 has 1 card, hand 1 has 6; 7-Card Stud deals every hand"),
+        (["--variant", "stud7-hilo", "AsKsQs", "2c3c4c", "--board", "5d"],
+         "a board card in 7-Card Stud Hi/Lo is the shared last card, dealt only when the pack cannot give every"),
+        (["--variant", "omaha-hilo", "AsKs2d3c", "QdQcJh4h", "--board", "5h6h"],
+         "board has 2 cards (5h 6h); omaha-hilo equity needs 0, 3, 4 or 5 board cards"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str) -> None:
@@ -93,6 +105,26 @@ def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], arg
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("exchange-poker: error: ")
     assert fragment in err
+
+
+def test_help_gives_each_games_most_hands_as_the_engine_does(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--help`` names the seats of every game equity prices (no longer "2 to 8 hands" for all of them), and
+    the engine's variants agree, game by game."""
+    from engine.variants import VARIANTS
+    from exchange.cli.equity import SEATS
+
+    monkeypatch.setenv("COLUMNS", "1000")  # no line breaks (argparse may break a name at its hyphen)
+    code, out, _ = run_cli(capsys, "--help")
+    assert code == 0 and "2 to 8" not in out and "2-8" not in out
+    assert f"Equity of 2 hands up to the game's seats ({SEATS})" in out
+    default, *others = SEATS.split("; ")
+    most = {name: int(default) for name in VARIANTS}
+    for part in others:
+        seats, names = part.split(" in ")
+        most.update({name: int(seats) for name in names.replace(" and ", ", ").split(", ")})
+    assert most == {name: game.max_seats for name, game in VARIANTS.items()}
 
 
 def test_real_process_exit_codes() -> None:

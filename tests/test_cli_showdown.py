@@ -178,7 +178,7 @@ def test_a_sampled_count_takes_a_seed_without_samples(
 
 
 def test_a_seed_for_an_exact_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(capsys, "equity", "--variant", "stud7", "AsKsQsJs4c5c", "2c2d2h2s3d", "--seed", "3")
+    code, out, err = run_cli(capsys, "equity", "--variant", "stud7", "AsKsQsJs4c5c", "2c2d2h2s3d3h", "--seed", "3")
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "--seed needs --samples here: this count is exact (exact equity uses no randomness)" in err
 

@@ -1,4 +1,4 @@
-"""``exchange-poker equity``: equities of 2-8 hands, exact or Monte Carlo.
+"""``exchange-poker equity``: equities of 2 hands up to the game's seats, exact or Monte Carlo.
 
     exchange-poker equity --variant holdem AsKs QdQc 7h6h 2c2d --board Ah7c2s
     exchange-poker equity --variant omaha AsKsQhJh QdQc9c8d --samples 100000 --seed 7 --json
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 HILO = ("high_win", "high_tie", "low_win", "low_tie")  # extra columns for hi/lo games
 
 
+SEATS = "8; 6 in americana, telesina, draw5 and triple-draw-27; 5 in draw32"
+"""Each game's most hands, as ``--help`` gives them (the engine's variants say so too: a test holds them alike; the
+engine is not imported to build the parser, as it loads the compiled rankings)."""
+
 MAX_SAMPLES = 10**9
 """The largest ``--samples``: a standard error near 0.002 %, and hours of dealing in the stud games already (the
 engine's counters are 64-bit, so a count past them ended in a traceback)."""
@@ -53,9 +57,9 @@ def register(subparsers: Any) -> None:
     """Add the ``equity`` subcommand."""
     parser = subparsers.add_parser(
         "equity",
-        help="equity of 2-8 hands (exact, or Monte Carlo with --samples)",
-        description="Equity of 2 to 8 hands: exact over every remaining board, or Monte Carlo with --samples "
-        "(and where the exact count is too large: 200,000 deals, 2,000 in draw games).",
+        help="equity of 2 hands up to the game's seats (exact, or Monte Carlo with --samples)",
+        description=f"Equity of 2 hands up to the game's seats ({SEATS}): exact over every remaining board, or "
+        "Monte Carlo with --samples (and where the exact count is too large: 200,000 deals, 2,000 in draw games).",
     )
     parser.add_argument(
         "hands", nargs="+", metavar="HAND", help="hole cards, e.g. AsKs (four for omaha games; stud: the cards so far)"

@@ -100,6 +100,31 @@ def test_bad_card_lists_and_values() -> None:
     assert issubclass(CardError, ValueError)
 
 
+@pytest.mark.parametrize("value", [None, 5, 1.5])
+def test_a_value_that_is_not_a_list_of_cards_is_refused_saying_what_is(value: object) -> None:
+    with pytest.raises(CardError, match=rf"^{value!r} is not a list of cards; give a string such as 'As Kd' or a list"):
+        parse_cards(value)  # type: ignore[arg-type]  # not cards, on purpose
+
+
+def test_a_card_error_is_an_engine_input_error() -> None:
+    """One ``except EngineInputError`` catches every refusal of input, bad cards too; ``except CardError`` still
+    catches them alone."""
+    from engine import EngineInputError
+
+    assert issubclass(CardError, EngineInputError) and issubclass(CardError, ValueError)
+    with pytest.raises(EngineInputError, match="card As appears more than once"):
+        check_distinct(parse_cards("As Kd"), parse_cards("As"))
+
+
+def test_the_errors_module_stands_alone() -> None:
+    """``engine._errors`` imports nothing of the engine (``engine.cards`` imports it): run as a file on its own."""
+    import runpy
+    from pathlib import Path
+
+    errors = runpy.run_path(str(Path(__file__).resolve().parents[2] / "engine" / "_errors.py"))
+    assert issubclass(errors["EngineInputError"], ValueError)
+
+
 def test_check_distinct_names_the_repeated_card() -> None:
     check_distinct(parse_cards("As Kd"), parse_cards("Qc"))
     with pytest.raises(CardError, match="card Kd appears more than once"):

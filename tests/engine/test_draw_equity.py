@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from itertools import combinations
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
 from engine import EngineInputError
 from engine.cards import parse_cards
-from engine.draw_equity import draw_equity
+from engine.draw_equity import draw_counts_exactly, draw_equity
 from engine.draw_policy import discards
 from engine.showdown import showdown
 from engine.variants import get_variant
@@ -89,9 +90,11 @@ def test_a_short_stock_reshuffles_the_discards() -> None:
     ("kwargs", "message"),
     [
         ({"variant": "holdem", "hands": ["AsKs", "QdQc"], "draws_left": 1}, "not a draw game"),
-        ({"variant": "draw5", "hands": ["As Ks Qs Js", "2c 3c 4c 5c 7d"], "draws_left": 1}, "five cards"),
+        ({"variant": "draw5", "hands": ["As Ks Qs Js", "2c 3c 4c 5c 7d"], "draws_left": 1},
+         "hand 1 has 4 cards; a 5-Card Draw hand has 5"),
         ({"variant": "draw5", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 2}, "cannot be left"),
-        ({"variant": "draw32", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 1}, "pack"),
+        ({"variant": "draw32", "hands": ["As Ks Qs Js Ts", "2c 3c 4c 5c 7d"], "draws_left": 1},
+         "card 2c is not in the 32-card deck; it holds ranks 7 8 9 T J Q K A only"),
         *(
             (  # the cast: mypy joins the differing dicts of `bad` below to object
                 {"variant": variant, "hands": hands, "draws_left": 1, "stock": 3, **cast("dict[str, object]", bad)},
@@ -117,6 +120,46 @@ def test_a_short_stock_reshuffles_the_discards() -> None:
 def test_bad_input(kwargs: dict, message: str) -> None:
     with pytest.raises(EngineInputError, match=message):
         draw_equity(**kwargs)
+
+
+def dealt(variant: str, hands: int) -> list[str]:
+    """``hands`` hands of five distinct cards of the game's pack."""
+    pack = get_variant(variant).deck.cards()
+    return [" ".join(str(c) for c in pack[5 * i : 5 * i + 5]) for i in range(hands)]
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands", "message"),
+    [
+        ("draw5", dealt("draw5", 7), "5-Card Draw needs 2 to 6 hands, got 7"),
+        ("triple-draw-27", dealt("triple-draw-27", 8), "2-7 Triple Draw needs 2 to 6 hands, got 8"),
+        ("draw32", dealt("draw32", 6), "32-Card Draw needs 2 to 5 hands, got 6"),
+        ("draw5", ["As Ks Qs Js 9d", "2c 2d 2h 3c"], "hand 2 has 4 cards; a 5-Card Draw hand has 5"),
+        ("draw5", ["As Ks Qs Js 9d", "2c 2d 2h 3c As"], "card As appears more than once"),
+        ("draw32", ["As Ks Qs Js 9d", "7c 8d 9h Tc 6s"],
+         "card 6s is not in the 32-card deck; it holds ranks 7 8 9 T J Q K A only"),
+        ("draw5", ["As Ks Qs Js 9d", None], "hand 2: None is not a list of cards; give a string such as 'As Kd' or a "
+                                            "list like ['As', 'Kd']"),
+        ("draw5", "AsKsQsJs9d 2c2d2h3c3d", "hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not the string "
+                                           "'AsKsQsJs9d 2c2d2h3c3d'"),
+    ],
+)
+def test_hands_are_refused_as_at_the_showdown(variant: str, hands: Any, message: str) -> None:
+    """The seats, the cards a hand holds and the pack are checked as :func:`showdown` checks them, in its words."""
+    refusals: dict[str, Callable[[], object]] = {
+        "showdown": lambda: showdown(variant, hands),
+        "draw_equity": lambda: draw_equity(variant, hands, draws_left=1),
+        "draw_counts_exactly": lambda: draw_counts_exactly(variant, hands, draws_left=1),
+    }
+    for name, refuse in refusals.items():
+        with pytest.raises(EngineInputError) as refused:
+            refuse()
+        assert str(refused.value) == message, name
+
+
+def test_a_dead_card_held_by_a_hand_is_named() -> None:
+    with pytest.raises(EngineInputError, match=r"^card 2c appears more than once$"):
+        draw_equity("draw5", ["As Ks Qs Js 9d", "2c 2d 2h 3c 3d"], "2c", draws_left=1)
 
 
 def test_the_compiled_2_7_policy_is_the_table() -> None:

@@ -383,6 +383,11 @@ def test_rule_codes_match_the_kernels() -> None:
         ({"samples": True}, EngineInputError, "samples must be a positive whole number"),
         ({"samples": 10.5}, EngineInputError, "samples must be a positive whole number"),
         ({"samples": 10, "seed": "x"}, EngineInputError, "seed must be a whole number"),
+        ({"hands": None}, EngineInputError, r"hands must be a list of hands, e\.g\. .* not None$"),
+        ({"hands": ["As Ks", None]}, CardError, "^hand 2: None is not a list of cards; give a string such as"),
+        ({"hands": ["As Ks", 5]}, CardError, "^hand 2: 5 is not a list of cards"),
+        ({"board": 5}, CardError, "^board: 5 is not a list of cards"),
+        ({"dead": None}, CardError, "^dead cards: None is not a list of cards"),
     ],
 )
 def test_bad_input_names_the_problem(kwargs: dict[str, object], error: type[Exception], fragment: str) -> None:
@@ -390,6 +395,28 @@ def test_bad_input_names_the_problem(kwargs: dict[str, object], error: type[Exce
     with pytest.raises(error, match=fragment):
         engine.equity(**call)  # type: ignore[arg-type]  # arguments of any type, on purpose
     assert issubclass(error, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands", "board"),
+    [
+        ("holdem", ["As Ks", "Qd Qc"], "2c 2c 4c"),
+        ("omaha", ["As Ks Qs Js", "As Qc Jc Tc"], ""),
+        ("omaha-hilo", ["As Ks Qs Js", "As Qc Jc Tc"], ""),
+        ("stud7", ["As Ks Qs", "As Qc Jc"], ""),
+    ],
+)
+def test_a_repeated_card_is_an_engine_input_error_in_every_game(variant: str, hands: list[str], board: str) -> None:
+    """A caller catching :class:`EngineInputError` catches a repeated card whichever path prices the game."""
+    with pytest.raises(EngineInputError, match=r"card (As|2c) appears more than once"):
+        engine.equity(variant, hands, board)
+
+
+@pytest.mark.parametrize("variant", ["omaha", "omaha-hilo"])
+def test_omaha_and_omaha_hilo_refuse_a_board_no_street_leaves_alike(variant: str) -> None:
+    with pytest.raises(EngineInputError) as refused:
+        engine.equity(variant, ["As Ks 2d 3c", "Qd Qc Jh 4h"], board="5h 6h")
+    assert str(refused.value) == f"board has 2 cards (5h 6h); {variant} equity needs 0, 3, 4 or 5 board cards"
 
 
 def test_omaha_needs_four_hole_cards_and_enough_cards_left() -> None:

@@ -229,6 +229,21 @@ def test_bad_input_names_the_problem(variant: str, hands: list[str], board: str,
         showdown(variant, hands, board)
 
 
+@pytest.mark.parametrize(
+    ("hands", "board", "message"),
+    [
+        (None, "2c 3c 4c 5c 7d", "hands must be a list of hands, e.g. ['As Ks', 'Qd Qc'], not None"),
+        (["As Ks", None], "2c 3c 4c 5c 7d", "hand 2: None is not a list of cards; give a string such as 'As Kd' or"),
+        (["As Ks", 7], "2c 3c 4c 5c 7d", "hand 2: 7 is not a list of cards"),
+        (["As Ks", "Qs Qd"], None, "board: None is not a list of cards"),
+    ],
+)
+def test_a_hand_or_board_that_is_not_cards_is_refused_by_name(hands: Any, board: Any, message: str) -> None:
+    with pytest.raises(ShowdownError) as refused:
+        showdown("holdem", hands, board)
+    assert str(refused.value).startswith(message)
+
+
 def test_unknown_variant() -> None:
     with pytest.raises(UnknownVariantError, match="the variants are holdem"):
         showdown("razz", ["As Ks", "Qs Qd"])

@@ -102,8 +102,8 @@ CASES = [
     ("telesina", ["Ah Qc 9d 8s", "Ad Kc 9h 8c"], "", 12),
     ("telesina", ["Ah Qc 9d", "Ad Kc 9h", "Ts Js 7c"], "", 7),
     ("telesina", ["As 7s 8s 9s Ts", "Th Jh Qh Kh Ah"], "", None),
-    ("telesina", ["As 7s 8s 9s", "Th Jh Qh Kh Ah"], "", None),
-    ("telesina", ["As 7s 8s", "Th Jh Qh Kh"], "", 9),
+    ("telesina", ["As 8s 9s Ts", "Th Jh Qh Ah"], "", 9),  # 7s and Kh live: a straight flush each, heads-up
+    ("telesina", ["As 7s 8s", "Th Jh Qh"], "", 9),
     ("omaha-hilo", ["As 2d Kh Kc", "3c 4c Qd Qs", "Jc 5d Tc Th"], "3s 4h 9c", None),
     ("omaha-hilo", ["As 2d Kh Kc", "Ac 2h Qd Qs"], "3s 4h 5c Jd", None),
     ("omaha-hilo", ["As 2d Kh Kc", "Ac 3h Qd Qs", "4c 5d 6h 7h"], "", 12),
@@ -126,10 +126,10 @@ def test_exact_equity_equals_brute_force_over_showdown(
 
 
 def test_dead_cards_are_out_of_play() -> None:
-    hands, dead = ["As 7s 8s 9s", "Th Jh Qh Kh Ah"], "Ts 7h 8h"
+    hands, dead = ["As 7s 8s 9s", "Th Jh Qh Kh"], "Ts Ah 7h 8h 9d 9c Td Tc Jd Jc Qd Qc"
     mine = variant_equity("telesina", hands, dead=dead)
     ref = brute_force("telesina", hands, dead=dead)
-    assert mine.boards == ref["boards"] == 20 * 19
+    assert mine.boards == ref["boards"] == 12 * 11 * 10
     assert [h.exact_equity for h in mine.results] == ref["equity"]
 
 
@@ -252,6 +252,62 @@ def test_bad_input(variant: str, hands: list[str], board: str, message: str) -> 
         variant_equity(variant, hands, board)
 
 
+STUD_MISMATCH = "deals every hand alike, so between streets all hold as many cards"
+
+
+@pytest.mark.parametrize(
+    ("variant", "hands", "board", "message"),
+    [
+        ("stud7", ["As Ks Qs Js 9d 8d", "2c"], "", f"hand 2 has 1 card, hand 1 has 6; 7-Card Stud {STUD_MISMATCH}"),
+        ("stud7", ["As Ks Qs", ""], "", f"hand 2 has 0 cards, hand 1 has 3; 7-Card Stud {STUD_MISMATCH}"),
+        ("telesina", ["As 7s 8s 9s", "Th Jh Qh Kh Ah"], "",
+         f"hand 2 has 5 cards, hand 1 has 4; Telesina {STUD_MISMATCH}"),
+        ("soko", ["As Ks Qs", "2c 3c 4c", "5d 6d"], "", f"hand 3 has 2 cards, hand 1 has 3; Soko {STUD_MISMATCH}"),
+        ("stud7", ["As Ks", "2c 3c"], "",
+         "the hands have 2 cards each; between streets a 7-Card Stud hand has 0, 3, 4, 5, 6 or 7 cards"),
+        ("americana", ["As", "Kc"], "", "the hands have 1 card each; between streets an Americana hand has 0, 2, 3, 4 "
+                                        "or 5 cards"),
+        ("telesina", ["As 7s 8s", "Th Jh Qh"], "Kd", "the hands have 3 cards each; with 1 board card a Telesina hand "
+                                                     "has 5 cards"),
+        ("omaha-hilo", ["As Ks", "Qd Qc"], "", "the hands have 2 cards each; between streets an Omaha Hi/Lo hand has "
+                                               "0 or 4 cards"),
+        ("omaha-hilo", ["", ""], "2c 3c 4c", "the hands have 0 cards each; with 3 board cards an Omaha Hi/Lo hand has "
+                                             "4 cards"),
+        ("omaha-hilo", ["As Ks 2d 3c", "Qd Qc Jh 4h"], "5h 6h",
+         "board has 2 cards (5h 6h); omaha-hilo equity needs 0, 3, 4 or 5 board cards"),
+        ("stud7-hilo", ["As Ks Qs", "2c 3c 4c"], "5d",
+         "a board card in 7-Card Stud Hi/Lo is the shared last card, dealt only when the pack cannot give every hand "
+         "its own after sixth street: the hands hold 3 cards, not 6 each"),
+        ("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d"], "Ah",
+         "a board card in 7-Card Stud is the shared last card, dealt only when the pack cannot give every hand its "
+         "own: 40 cards were left for 2 hands"),
+    ],
+)
+def test_a_deal_no_street_leaves_is_refused(variant: str, hands: list[str], board: str, message: str) -> None:
+    """Each street deals every seat alike (variants.md), and 7-Card Stud's shared last card comes only when the pack
+    runs short: any other deal cannot happen, so it has no equity (exact or sampled)."""
+    for samples in (None, 100):
+        with pytest.raises(EngineInputError) as refused:
+            variant_equity(variant, hands, board, samples=samples, seed=1)
+        assert str(refused.value) == message
+
+
+@pytest.mark.parametrize("variant", equity_variants())
+def test_every_deal_a_street_leaves_is_priced(variant: str) -> None:
+    """The other side: hands (two to four) and board as each street leaves them, no cards at all before the deal."""
+    import random
+
+    from engine.variant_equity import counts_exactly
+
+    game = get_variant(variant)
+    rng = random.Random(variant)
+    for own, shared in game.between_streets:
+        n = rng.randint(2, 4)
+        pack = rng.sample(game.deck.cards(), int(game.deck))
+        hands = [pack[own * i : own * (i + 1)] for i in range(n)]
+        counts_exactly(variant, hands, pack[own * n : own * n + shared])
+
+
 def test_bad_samples() -> None:
     with pytest.raises(ValueError, match="samples must be a positive"):
         variant_equity("soko", ["As Ks", "Qd Qc"], samples=0)
@@ -329,10 +385,9 @@ def test_eight_stud_hands_share_the_last_card_when_the_pack_runs_short(variant: 
 
 def test_more_cards_needed_than_the_pack_holds_is_refused() -> None:
     pack = sorted(get_variant("stud7").deck.cards(), key=lambda c: (c.id * 37) % 53)
-    hands = [pack[6 * i : 6 * i + 6] for i in range(8)]
-    hands[0] = [*hands[0], pack[48]]  # one hand has its own seventh card: the rest cannot all have one
-    with pytest.raises(EngineInputError, match="still need 7 cards; only 3 of the 52-card pack are left"):
-        variant_equity("stud7", hands)
+    hands = [pack[6 * i : 6 * i + 6] for i in range(8)]  # eight hands at sixth street, the four left seen dead:
+    with pytest.raises(EngineInputError, match="still need 1 card; only 0 of the 52-card pack are left"):
+        variant_equity("stud7", hands, dead=pack[48:])  # none left for the shared seventh card
 
 
 @pytest.mark.parametrize("seed", range(4))

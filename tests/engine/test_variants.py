@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from itertools import pairwise
 from typing import Any
 
 import pytest
@@ -65,6 +66,16 @@ def test_street_by_street_deals() -> None:
     assert telesina.streets[-1].name == "vela" and telesina.streets[-1].count(Face.BOARD) == 1
     soko = get_variant("soko")
     assert [(s.count(Face.DOWN), s.count(Face.UP)) for s in soko.streets] == [(1, 1), (0, 1), (0, 1), (0, 1)]
+
+
+def test_between_streets_runs_from_no_cards_to_the_showdown() -> None:
+    assert get_variant("holdem").between_streets == ((0, 0), (2, 0), (2, 3), (2, 4), (2, 5))
+    assert get_variant("stud7").between_streets == ((0, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0))
+    assert get_variant("triple-draw-27").between_streets == ((0, 0), (5, 0))  # a draw changes cards, not how many
+    for game in VARIANTS.values():
+        states = game.between_streets
+        assert states[0] == (0, 0) and states[-1] == (game.hole_cards, game.board_cards), game.name
+        assert all(a < b for a, b in pairwise(states)), game.name
 
 
 def test_bring_in_rules() -> None:
