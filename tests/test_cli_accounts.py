@@ -80,7 +80,7 @@ def test_the_listing_s_columns_line_up_whatever_the_lengths(tmp_path: Path, caps
     assert code == 0 and err == ""
     header, *rows = out.splitlines()
     assert header.split() == ["name", "balance", "currency", "role"]
-    assert sorted(row.split()[0] for row in rows) == sorted(name for name, _ in accounts)
+    assert sorted(row.split()[0] for row in rows) == sorted([*(name for name, _ in accounts), "HOUSE"])
     balance_end = header.index("balance") + len("balance")  # balances are right-aligned under their header
     for row in rows:
         name, balance, currency, role = row.split()

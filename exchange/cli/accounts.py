@@ -15,6 +15,7 @@ from pathlib import Path
 
 from exchange.cli.options import fail, one_line_errors
 from exchange.core.money import format_minor
+from exchange.server.account import DEFAULT_CURRENCY
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
 from exchange.server.store import AccountExists, AccountStore
@@ -82,11 +83,16 @@ def _run(args: argparse.Namespace) -> int:
             print(f"added {account.name}{role} with balance {format_minor(account.deposit)} {account.currency}")
             return 0
         balances = balances_from_db(args.db)
+        accounts = store.list()
         rows = [
             (account.name, format_minor(balances.get(account.name, account.deposit)), account.currency,
              "operator" if store.is_operator(account.name) else "trader")
-            for account in store.list()
+            for account in accounts
         ]
+        # the server's own (commission and rounding, the house's traders), so every penny the journal holds is listed
+        logins = {account.name for account in accounts}
+        rows += [(name, format_minor(balance), DEFAULT_CURRENCY, "house")
+                 for name, balance in sorted(balances.items()) if name not in logins]
         print(table(("name", "balance", "currency", "role"), rows, right=(False, True, False, False)))
         return 0
     finally:

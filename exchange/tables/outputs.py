@@ -32,7 +32,8 @@ Six tables, one file each in the output directory:
     one row per selection per publication of a market's prices: the exact equity (or the Monte Carlo one,
     with its standard error) the game published at each reveal, as the live page shows it.
 ``irregularities.parquet``
-    one row per dealer irregularity (``--irregularity-rate``): the rule, the cards seen
+    one row per dealer irregularity (``--irregularity-rate``), under the game's main market id (a hi/lo
+    game's High market) though what it voided counts every market of the game: the rule, the cards seen
     and those of them out of play from then on (``dead_cards``: the exposed card that became the
     burn card, counted out of every equity after it), what followed, and the matches and bets
     it voided (the voided stake, of every account, on every market of the game).

@@ -120,7 +120,8 @@ def test_the_accounts_command_makes_and_lists_an_operator(tmp_path: Path, capsys
     capsys.readouterr()
     assert main(["accounts", "--db", db, "list"]) == 0
     rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()[1:]}
-    assert rows == {"ops": ["1000.00", "GBP", "operator"], "plain": ["25.50", "GBP", "trader"]}
+    assert rows == {"ops": ["1000.00", "GBP", "operator"], "plain": ["25.50", "GBP", "trader"],
+                    "HOUSE": ["0.00", "GBP", "house"]}  # the commission account, listed with the logins
     store = AccountStore.open(db)
     try:
         assert store.is_operator("ops") and not store.is_operator("plain")

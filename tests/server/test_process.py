@@ -9,6 +9,7 @@ every balance is what the journal says.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import betfairlightweight
@@ -121,4 +122,8 @@ def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: S
     snapshot = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()
     assert snapshot["game"]["id"] == "holdem.1"
     listed = cli("accounts", "--db", str(server.db), "list", check=True).stdout
-    assert "alice" in listed and "1000.00" in listed and "500.50" in listed
+    rows = {name: (balance, role) for name, balance, _, role in (line.split() for line in listed.splitlines()[1:])}
+    assert rows["alice"] == ("1000.00", "trader") and rows["bob"] == ("500.50", "trader")
+    # the server's own accounts too (commission, the house's funded traders), so the listing holds every penny
+    assert {name for name, (_, role) in rows.items() if role == "house"} == set(journal_balances) - {"alice", "bob"}
+    assert sum(Decimal(balance) for balance, _ in rows.values()) * 100 == sum(journal_balances.values())
