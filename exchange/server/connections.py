@@ -101,6 +101,8 @@ class _Guarded(asyncio.Protocol):
         a busy loop the sweep can run between the two, and it would close a connection whose request the app then
         carries out with nobody left to answer."""
         seen = self._tail + data
+        if not self._tail:  # nothing of a head yet: empty lines sent before one (RFC 9112 lets a server skip them)
+            seen = seen.lstrip(b"\r\n")  # are not a head, or a client could hold the connection with "\r\n\r\n"
         if HEAD_END in seen:
             self.disarm()
         else:

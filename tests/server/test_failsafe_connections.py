@@ -134,6 +134,22 @@ async def test_a_head_trickled_a_byte_at_a_time_is_still_cut_off(start: Start) -
     writer.close()
 
 
+async def test_empty_lines_before_a_head_do_not_stop_its_deadline(start: Start) -> None:
+    """A head's end is its blank line; the empty lines a client may send before a request line are no head, or a
+    connection could be held forever by sending "\\r\\n\\r\\n" and then half a request."""
+    server = await start()
+    reader, writer = await server.connect()
+    writer.write(b"\r\n\r\n\r\n" + HALF_REQUEST)
+    await writer.drain()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    (connection,) = server.guard._open.values()
+    await settle(lambda: connection.deadline is None or connection._tail != b"", "the bytes received")
+    server.clock.advance(HEADER_MS)
+    assert server.guard.timed_out == 1
+    assert await closed_without_answer(reader)
+    writer.close()
+
+
 async def test_an_idle_connection_is_closed_at_the_header_timeout(start: Start) -> None:
     server = await start()
     reader, writer = await server.connect()
