@@ -163,7 +163,7 @@ def test_equity_sampled_when_exact_is_too_big(capsys: pytest.CaptureFixture[str]
     ("variant", "hands", "samples"),
     [
         ("stud7", ["AsKsQs", "2c2d2h"], 200_000),  # too many deals to count: sampled, at a random seed unless given
-        ("draw5", ["2c3d4h7s9c", "KcQd9h8s3c"], 2_000),
+        ("draw5", ["2c3d4h7s9c", "KcQd9h8s3c"], 20_000),  # the command's draw samples (the live game takes 2,000)
     ],
 )
 def test_a_sampled_count_takes_a_seed_without_samples(
