@@ -141,3 +141,20 @@ def test_sigterm_in_play_removes_its_unfinished_output_as_ctrl_c_does(tmp_path: 
     assert done.returncode == 128 + signal.SIGTERM, done.stderr
     assert done.stderr == "exchange-poker: terminated\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("channels", "line"), [
+    (("holdem", "stud7", "omaha-hilo"), "irregularities in a share 0.25 of the games on holdem, omaha-hilo (none on "
+                                        "stud7: the rules are for games dealt as Hold'em)"),
+    (("omaha",), "irregularities in a share 0.25 of the games on omaha"),
+])
+def test_the_startup_lines_say_which_channels_the_dealer_errs_on(
+    tmp_path: Path, channels: tuple[str, ...], line: str
+) -> None:
+    """A channel not dealt as Hold'em is given no irregularity: the server says so as it starts, rather than leave
+    a trader waiting for errors that never come on it."""
+    from exchange.cli.serve import _irregularity_line
+    from exchange.server.config import ServerConfig
+
+    config = ServerConfig(db_path=str(tmp_path / "x.db"), channels=channels, irregularity_rate=0.25)
+    assert _irregularity_line(config) == line

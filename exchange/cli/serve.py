@@ -354,7 +354,19 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
               f"BetfairStream._BetfairStream__port = {app[keys.STREAM_PORT]})")
     if keys.RECORDING in app:
         print(f"  record:   {_recording_line(app[keys.RECORDING])}")
+    if config.irregularity_rate:
+        print(f"  dealer:   {_irregularity_line(config)}")
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
+
+
+def _irregularity_line(config: ServerConfig) -> str:
+    """Where ``--irregularity-rate`` deals errors: the channels dealt as Hold'em is, and which it leaves alone."""
+    dealt = [name for name in config.channels if CHANNELS[name].layout.holdem_streets]
+    others = [name for name in config.channels if name not in dealt]
+    line = f"irregularities in a share {config.irregularity_rate:g} of the games on {', '.join(dealt)}"
+    if others:
+        line += f" (none on {', '.join(others)}: the rules are for games dealt as Hold'em)"
+    return line
 
 
 def _recording_line(recording: Recording) -> str:
