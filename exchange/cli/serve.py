@@ -24,6 +24,7 @@ import os
 import socket
 import sqlite3
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from aiohttp import web
@@ -251,9 +252,8 @@ def _check_record(args: argparse.Namespace) -> None:
 
 def _check_irregularities(args: argparse.Namespace) -> None:
     """A rate of dealer errors on channels none of which deals them would be silently ignored: refuse it."""
-    channels = args.channels or ("holdem",)
-    if args.irregularity_rate and not any(CHANNELS[name].layout.holdem_streets for name in channels):
-        able = ", ".join(name for name, channel in CHANNELS.items() if channel.layout.holdem_streets)
+    if args.irregularity_rate and not _dealt_as_holdem(args.channels or ("holdem",)):
+        able = ", ".join(_dealt_as_holdem(CHANNELS))
         fail("--irregularity-rate: the dealer's irregularities are Hold'em's, and no channel given is dealt as hole "
               f"cards then flop, turn and river ({able} are)")
 
@@ -359,9 +359,15 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
     print(f"  OpenAPI:  {url}/openapi.json", flush=True)
 
 
+def _dealt_as_holdem(channels: Iterable[str]) -> list[str]:
+    """The channels among ``channels`` whose games are dealt as Hold'em is: the only ones the dealer's irregularity
+    rules are written for."""
+    return [name for name in channels if CHANNELS[name].layout.holdem_streets]
+
+
 def _irregularity_line(config: ServerConfig) -> str:
     """Where ``--irregularity-rate`` deals errors: the channels dealt as Hold'em is, and which it leaves alone."""
-    dealt = [name for name in config.channels if CHANNELS[name].layout.holdem_streets]
+    dealt = _dealt_as_holdem(config.channels)
     others = [name for name in config.channels if name not in dealt]
     line = f"irregularities in a share {config.irregularity_rate:g} of the games on {', '.join(dealt)}"
     if others:
