@@ -13,7 +13,7 @@ first, second and last; the exchange's transitions add to ``lapsed`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
@@ -394,6 +394,36 @@ class ClearedOrder(Record):
         if tick is None or ladder.PRICE_X100[tick] != self.price_matched * 100:
             raise LedgerError(f"bet {self.bet_id}: matched at one price, but {self.price_matched} is not on the ladder")
         return ((tick, self.size_matched),)
+
+    def voided_part(self) -> ClearedOrder | None:
+        """The stake voided of a bet settled on the rest, as a ``VOIDED`` record of its own; ``None`` for other bets.
+
+        ``listClearedOrders`` lists such a bet twice, each "item" with its own ``sizeSettled`` as Betfair
+        defines it ("settled as matched or voided under this item"): under ``SETTLED`` the stake that stood,
+        with the bet's outcome and profit, and under ``VOIDED`` this record, the voided stake alone (its
+        ``size``), nothing matched, cancelled or lapsed in it and no profit. So the rows of one bet add up
+        to its size: the settled part, the cancelled and lapsed parts (on the settled row) and this.
+
+        >>> from exchange.core.commands import *
+        >>> from exchange.core.exchange import Exchange
+        >>> ex = Exchange()
+        >>> for cmd in (OpenAccount(0, "al"), Deposit(0, "al", 5000), OpenAccount(0, "bo"), Deposit(0, "bo", 5000),
+        ...             CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1"),
+        ...             PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3"), 500),
+        ...             PlaceOrder(2, "al", "1.1", 1, Side.BACK, Decimal("3"), 200),
+        ...             PlaceOrder(5, "al", "1.1", 1, Side.BACK, Decimal("3"), 300),
+        ...             VoidMatchedSince(6, "1.1", 4, "card exposed"), SettleMarket(9, "1.1", (1,))):
+        ...     _ = ex.execute(cmd)
+        >>> [(c.bet_id, str(c.bet_status), c.size_settled, c.size_voided, c.profit) for c in ex.cleared_orders("bo")]
+        [(1, 'SETTLED', 200, 300, -400)]
+        >>> part = ex.cleared_orders("bo")[0].voided_part()
+        >>> part.bet_id, str(part.bet_status), part.size, part.size_voided, part.size_matched, part.profit
+        (1, 'VOIDED', 300, 300, 0, 0)
+        """
+        if self.bet_status is not BetStatus.SETTLED or not self.size_voided:
+            return None
+        return replace(self, size=self.size_voided, bet_status=BetStatus.VOIDED, bet_outcome=None, size_settled=0,
+                       price_matched=None, profit=0, size_cancelled=0, size_lapsed=0, several_prices=())
 
     def view(self) -> OrderView:
         """The cleared bet as ``listCurrentOrders`` shows an order that is complete."""

@@ -27,8 +27,9 @@ tests call it after random flows.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass, field
+from itertools import chain
 
 from sortedcontainers import SortedKeyList
 
@@ -58,6 +59,17 @@ def _key(order: ClearedOrder) -> tuple[int, int]:
     return order.settled_ts, order.bet_id
 
 
+def _listed(order: ClearedOrder) -> tuple[ClearedOrder, ...]:
+    """The rows ``order`` is listed as, each under its own ``bet_status``: the bet, and the voided part of a bet
+    settled on the rest (:meth:`~exchange.core.orders.ClearedOrder.voided_part`) under ``VOIDED``."""
+    part = order.voided_part()
+    return (order,) if part is None else (order, part)
+
+
+def _by_bet(order: ClearedOrder) -> tuple[int, str]:
+    return order.bet_id, order.bet_status
+
+
 def _rows() -> SortedKeyList:
     return SortedKeyList(key=_key)
 
@@ -69,6 +81,16 @@ class _AccountRows:
     pending: set[str] = field(default_factory=set)  # its changed markets named by log entries cut before it read
     by_market: dict[str, tuple[ClearedOrder, ...]] = field(default_factory=dict)
     by_status: dict[BetStatus, SortedKeyList] = field(default_factory=lambda: {s: _rows() for s in BetStatus})
+
+    def add_listed(self, orders: Iterable[ClearedOrder]) -> None:
+        for order in orders:
+            for row in _listed(order):
+                self.by_status[row.bet_status].add(row)
+
+    def remove_listed(self, orders: Iterable[ClearedOrder]) -> None:
+        for order in orders:
+            for row in _listed(order):
+                self.by_status[row.bet_status].remove(row)
 
 
 class ClearedIndex:
@@ -120,8 +142,7 @@ class ClearedIndex:
             if market_id in rows.markets:
                 rows.markets.discard(market_id)
                 rows.pending.discard(market_id)
-                for old in rows.by_market.pop(market_id, ()):
-                    rows.by_status[old.bet_status].remove(old)
+                rows.remove_listed(rows.by_market.pop(market_id, ()))
 
     def rebuild(self) -> None:
         """Index every account of the exchange now (but ``unindexed`` ones): at start, before serving."""
@@ -179,15 +200,14 @@ class ClearedIndex:
         grouped: dict[str, list[ClearedOrder]] = {}
         for order in self._all_cleared(account):
             grouped.setdefault(order.market_id, []).append(order)
-            rows.by_status[order.bet_status].add(order)
+        rows.add_listed(chain.from_iterable(grouped.values()))
         rows.by_market = {m: tuple(orders) for m, orders in grouped.items()}
         rows.markets |= set(grouped)
         self._accounts[account] = rows
         return rows
 
     def _refresh(self, account: str, rows: _AccountRows, market_id: str) -> None:
-        for old in rows.by_market.pop(market_id, ()):
-            rows.by_status[old.bet_status].remove(old)
+        rows.remove_listed(rows.by_market.pop(market_id, ()))
         exchange = self._exchange()
         if exchange.market_status(market_id) is not None:
             fresh = exchange.cleared_orders(account, market_id)
@@ -195,8 +215,7 @@ class ClearedIndex:
             fresh = self._ended.cleared_orders(account, market_id)
         if fresh:
             rows.by_market[market_id] = fresh
-            for order in fresh:
-                rows.by_status[order.bet_status].add(order)
+            rows.add_listed(fresh)
 
     def _all_cleared(self, account: str) -> list[ClearedOrder]:
         """The account's cleared orders, by bet id: on the markets the core keeps and those it forgot that the
@@ -207,8 +226,8 @@ class ClearedIndex:
     def _check(self) -> None:
         """Every indexed account's rows, brought up to date, equal the core's cleared orders."""
         for account in list(self._accounts):
-            mine = sorted((o for s in BetStatus for o in self.rows(account, s)), key=lambda o: o.bet_id)
-            theirs = self._all_cleared(account)
+            mine = sorted((o for s in BetStatus for o in self.rows(account, s)), key=_by_bet)
+            theirs = sorted(chain.from_iterable(map(_listed, self._all_cleared(account))), key=_by_bet)
             if mine != theirs:
                 raise InvariantError(f"cleared index of {account!r}: {len(mine)} orders, the core and the ended "
                                      f"markets have {len(theirs)}")

@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from exchange.core.commands import VoidMatchedSince
 from exchange.game.channels import HOLDEM, OMAHA
+from exchange.server import keys
 from tests.page.harness import (
     SERVER_STOPPED,
     WINDOW_MS,
@@ -116,6 +118,34 @@ def test_a_tab_opened_after_its_market_closed_lists_its_fills_and_if_wins(browse
         expect(page.locator(f"#cancelled li[data-bet='{part}']")).to_contain_text("£4.00 at 5.00 not matched")
         expect(page.locator(f"tr[data-selection='{winners[0]}'] .pnl")).to_have_text(
             f"if wins {pounds(round(row['profit'] * 100))}")
+
+
+def test_a_tab_opened_after_its_market_closed_shows_a_bet_settled_after_a_void_whole(browser: Browser,
+                                                                                   server: LiveServer) -> None:
+    """A back matched in two parts, the second voided (as a card exposed between them would), then the market
+    settled, all before the tab opened. listClearedOrders lists the bet twice, under SETTLED with the stake that
+    stood and under VOIDED with the voided one: the tab joins the two rows into one bet, matched for the first part
+    and voided for the second."""
+    server.to_game_time(0, next_game=True)
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    bob.place(market, 1, "LAY", 5.0, 2)
+    backed = demo.place(market, 1, "BACK", 5.0, 6)["betId"]  # 2.00 matched now, 4.00 rests
+    server.advance(100)
+    second_ms = server.clock.now()
+    bob.place(market, 1, "LAY", 5.0, 4)  # the rest matched, and voided below
+    service = server.app[keys.SERVICE]
+    server.run(lambda: service.execute(VoidMatchedSince(service.now(), market, second_ms, "card exposed")))
+    settle(server)
+    rows = {status: demo.call("listClearedOrders", {"betStatus": status, "marketIds": [market]})["clearedOrders"]
+            for status in ("SETTLED", "VOIDED")}
+    assert [(r["betId"], r["sizeSettled"]) for r in rows["SETTLED"]] == [(backed, 2.0)]
+    assert [(r["betId"], r["sizeSettled"]) for r in rows["VOIDED"]] == [(backed, 4.0)]
+    with watched_page(browser, f"{server.url}/#/table/holdem") as page:
+        expect(page.locator(".market-status")).to_have_text("settled")
+        log_in(page)
+        expect(page.locator(f"#matched li[data-bet='{backed}']")).to_contain_text("£2.00 at 5.00")
+        expect(page.locator(f"#cancelled li[data-bet='{backed}']")).to_contain_text("£4.00 matched, voided")
 
 
 def test_a_tab_opened_after_its_market_closed_counts_the_hands_settled_early_as_the_server_did(

@@ -45,11 +45,13 @@ KEYS: dict[str, Callable[[dict[str, Any]], tuple[Any, ...]]] = {
 }
 
 
-def _market(service: ExchangeService, clock: VirtualClock, rng: random.Random, market_id: str) -> None:
-    """One market's life, at random; a ``-low`` market (a hi/lo game's Low market) has five selections."""
+def _market(service: ExchangeService, clock: VirtualClock, rng: random.Random, market_id: str) -> dict[str, int]:
+    """One market's life, at random; a ``-low`` market (a hi/lo game's Low market) has five selections.
+    Returns the size of each bet placed there, by bet id (as the API writes it)."""
     selections = (*SELECTIONS, 5) if market_id.endswith("-low") else SELECTIONS
     service.execute(CreateMarket(service.now(), market_id, selections))
     service.execute(OpenMarket(service.now(), market_id))
+    sizes: dict[str, int] = {}
     for _ in range(rng.randrange(3, 9)):
         clock.advance(rng.choice((0, 1, 40)))
         selection = rng.choice(selections)
@@ -59,6 +61,7 @@ def _market(service: ExchangeService, clock: VirtualClock, rng: random.Random, m
             events = service.execute(PlaceOrder(service.now(), account, market_id, selection, side, price,
                                                 rng.randrange(200, 1_500)))
             placed = [e for e in events if isinstance(e, OrderPlaced)]
+            sizes |= {str(e.bet_id): e.size for e in placed}
             if placed and rng.random() < 0.2:
                 service.execute(CancelOrder(service.now(), account, placed[0].bet_id, rng.choice((None, 100))))
     if rng.random() < 0.3:
@@ -75,6 +78,7 @@ def _market(service: ExchangeService, clock: VirtualClock, rng: random.Random, m
     else:
         service.execute(SettleMarket(service.now(), market_id, tuple(rng.sample(live, rng.randint(1, 3)))))
     clock.advance(rng.choice((0, 1, 5)))
+    return sizes
 
 
 def _rolled_up(bets: list[dict[str, Any]], group_by: str) -> dict[tuple[Any, ...], dict[str, Any]]:
@@ -162,6 +166,33 @@ async def test_every_rollup_is_the_sum_of_its_bets(client: TestClient, clock: Vi
         assert round(row["commission"], 2) == round(want, 2), row["eventId"]
     (everything,) = await _cleared(client, alice, {"betStatus": "SETTLED", "groupBy": "EVENT_TYPE"})
     assert round(everything["commission"], 2) == round(sum(r["commission"] for r in by_market.values()), 2) > 0
+
+
+async def test_the_rows_of_each_bet_add_up_to_its_size(client: TestClient, clock: VirtualClock) -> None:
+    """Over every status, a bet's ``sizeSettled`` and ``sizeCancelled`` add up to what was placed: a bet settled on
+    the stake that stood after a void has a ``VOIDED`` row for the voided stake beside its ``SETTLED`` one."""
+    service: ExchangeService = client.app[keys.SERVICE]
+    alice = await login(client, "alice", "pw-alice")
+    bob = await login(client, "bob", "pw-bob")
+    rng = random.Random(7)
+    sizes: dict[str, int] = {}
+    for m in range(16):
+        sizes |= _market(service, clock, rng, f"sizes.{m}")
+    listed: dict[str, dict[str, dict[str, Any]]] = {}
+    for token in (alice, bob):
+        for status in STATUSES:
+            for row in await _cleared(client, token, {"betStatus": status}):
+                listed.setdefault(row["betId"], {})[status] = row
+    assert listed.keys() == sizes.keys()
+    for bet_id, rows in listed.items():
+        total = sum(round(100 * (r["sizeSettled"] + r["sizeCancelled"])) for r in rows.values())
+        assert total == sizes[bet_id], (bet_id, rows)
+    both = [rows for rows in listed.values() if rows.keys() == {"SETTLED", "VOIDED"}]
+    assert both  # the flow left bets partly voided and settled on the rest
+    for rows in both:
+        voided = rows["VOIDED"]
+        assert voided["profit"] == voided["sizeCancelled"] == 0 and "betOutcome" not in voided, voided
+        assert "priceMatched" not in voided and "betOutcome" in rows["SETTLED"]
 
 
 async def test_settled_date_bounds_are_inclusive_to_the_millisecond(client: TestClient, clock: VirtualClock) -> None:

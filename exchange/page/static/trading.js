@@ -44,6 +44,19 @@ function fromCleared(row) {
   };
 }
 
+/**
+ * One bet from two of its cleared rows (``earlier`` undefined for its first): a bet settled on the stake that stood
+ * after a void is listed under SETTLED with that stake and under VOIDED with the voided one, each row a part of it.
+ */
+function joined(earlier, part) {
+  if (!earlier) return part;
+  const sum = (name) => earlier[name] + part[name];
+  return {
+    ...earlier, size: sum("size"), matched: sum("matched"), cancelled: sum("cancelled"), lapsed: sum("lapsed"),
+    voided: sum("voided"), unmatched: sum("unmatched"), avg10k: earlier.avg10k ?? part.avg10k,
+  };
+}
+
 /** An average matched price as API-NG gives it (to four decimals) in ten-thousandths, or null when none. */
 function tenThousandths(price) {
   return price ? Math.round(Number(price) * 10000) : null;
@@ -167,7 +180,12 @@ export class Orders {
     const newer = (id) => (this.streamedAt.get(id) ?? -Infinity) > since;
     for (const [id, o] of this.byId) if (markets.has(o.marketId) && !newer(id)) this.byId.delete(id);
     for (const o of currentOrders) if (!newer(String(o.betId))) this.byId.set(String(o.betId), fromApi(o));
-    for (const row of cleared) if (!this.byId.has(String(row.betId))) this.byId.set(String(row.betId), fromCleared(row));
+    const closed = new Map(); // bet id -> the bet from its cleared rows (a bet settled after a void has two)
+    for (const row of cleared) {
+      const id = String(row.betId);
+      closed.set(id, joined(closed.get(id), fromCleared(row)));
+    }
+    for (const [id, bet] of closed) if (!this.byId.has(id)) this.byId.set(id, bet);
   }
 
   of(marketIds) {
