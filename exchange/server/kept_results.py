@@ -85,6 +85,8 @@ class GameResult:
     hands: tuple[tuple[Card, ...], ...]  # empty: the cards were never turned (a misdeal)
     board: tuple[Card, ...]
     markets: tuple[MarketResult, ...]
+    exposed: tuple[Card, ...] = ()  # cards a dealer's error showed, in the order seen (a misdeal's too)
+    dead: tuple[Card, ...] = ()  # those of them out of play for the rest of the game (burned)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values, every field (cards as ``"As"``): the journal's record and the snapshot's entry."""
@@ -96,6 +98,8 @@ class GameResult:
             "markets": [{"market_id": m.market_id, "kind": m.kind.value, "winners": list(m.winners),
                          "early": m.early, "settled_early": list(m.settled_early), "void_reason": m.void_reason}
                         for m in self.markets],
+            **({"exposed": [str(card) for card in self.exposed]} if self.exposed else {}),
+            **({"dead": [str(card) for card in self.dead]} if self.dead else {}),
         }
 
     @classmethod
@@ -107,7 +111,8 @@ class GameResult:
                                          _text_or_none(m["void_reason"])) for m in data["markets"])
             return cls(_text(data["channel"]), _text(data["game_id"]), whole_number(data["game_number"]),
                        _text(data["status"]), whole_number(data["ended_ms"]), _text_or_none(data["void_reason"]),
-                       tuple(_cards(hand) for hand in data["hands"]), _cards(data["board"]), markets)
+                       tuple(_cards(hand) for hand in data["hands"]), _cards(data["board"]), markets,
+                       _cards(data.get("exposed", [])), _cards(data.get("dead", [])))
         except (KeyError, TypeError, ValueError) as exc:  # CardError is a ValueError
             raise ValueError(f"not a game result: {type(exc).__name__}: {exc}") from None
 

@@ -267,7 +267,8 @@ _RESULTS = {
             "endedMs": {"type": "integer", "description": "when the game ended (epoch ms)"},
             "voidReason": {"type": ["string", "null"]},
             "gameData": {"type": "object", "description": "hands (cards, faces) and community cards at the end, as "
-                         "in the snapshot"},
+                         "in the snapshot; exposedCards (every card a dealer's error showed, a misdeal's "
+                         "included) and deadCards (those of them burned) only when there were some"},
             "markets": {"type": "array", "items": _RESULT_MARKET},
         }}},
     },

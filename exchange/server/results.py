@@ -53,6 +53,7 @@ from exchange.game.events import (
     SeatCardsTurned,
     Stamped,
 )
+from exchange.game.irregular import IrregularityOccurred
 from exchange.server.kept_results import KEEP_RESULTS, GameResult, KeptResults, MarketResult
 
 NOT_AVAILABLE = "NOT AVAILABLE"
@@ -70,6 +71,8 @@ class _Pending:
     settled_early: dict[str, list[int]] = field(default_factory=dict)
     voids: dict[str, str] = field(default_factory=dict)
     void_reason: str | None = None
+    exposed: tuple[Card, ...] = ()
+    dead: tuple[Card, ...] = ()
 
 
 class RecentResults:
@@ -129,7 +132,7 @@ class RecentResults:
                                         declared.early if declared else False,
                                         tuple(pending.settled_early.get(market_id, ())), reason))
         return GameResult(channel, pending.game_id, pending.number, status, at_ms, pending.void_reason,
-                          pending.hands, pending.board, tuple(markets))
+                          pending.hands, pending.board, tuple(markets), pending.exposed, pending.dead)
 
 
 def _fold(pending: _Pending, market_id: str, event: object) -> None:
@@ -146,10 +149,13 @@ def _fold(pending: _Pending, market_id: str, event: object) -> None:
         pending.voids[market_id] = event.reason
     elif isinstance(event, GameVoided):
         pending.void_reason = event.reason
+    elif isinstance(event, IrregularityOccurred):
+        pending.exposed += event.cards
+        pending.dead = event.dead  # every card out of play so far
 
 
 _FOLDED = frozenset({GameStarted, GameEnded, HoleCardsTurned, SeatCardsTurned, DrawMade, BoardTurned,
-                     ResultDeclared, HandsCannotWin, MarketVoided, GameVoided})
+                     ResultDeclared, HandsCannotWin, MarketVoided, GameVoided, IrregularityOccurred})
 
 
 # --- JSON ----------------------------------------------------------------------------------------------------------
@@ -175,7 +181,9 @@ def result_json(result: GameResult, config: ChannelConfig) -> dict[str, Any]:
         "status": result.status,
         "endedMs": result.ended_ms,
         "voidReason": result.void_reason,
-        "gameData": {"hands": hands, "communityCards": board},
+        "gameData": {"hands": hands, "communityCards": board,
+                     **({"exposedCards": [str(c) for c in result.exposed]} if result.exposed else {}),
+                     **({"deadCards": [str(c) for c in result.dead]} if result.dead else {})},
         "markets": [_market_json(m, config) for m in result.markets],
     }
 

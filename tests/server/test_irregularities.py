@@ -82,6 +82,28 @@ async def test_a_misdeal_closes_the_market_with_no_winner(client: TestClient, cl
     assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
     game = client.app[keys.SERVICE].channels["holdem"].game("holdem.1")
     assert game is not None and game.phase.value == "VOID"
+    snapshot = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
+    shown = snapshot["game"]["gameData"]["exposedCards"]
+    assert len(shown) == 2
+    # the recent results keep what the misdeal showed: a page opened later sees why the game was voided
+    answer = await (await client.get("/games/v1/channels/holdem/results", params={"limit": "1"})).json()
+    [result] = answer["results"]
+    assert (result["id"], result["status"]) == ("holdem.1", "VOID")
+    assert result["gameData"]["exposedCards"] == shown and "deadCards" not in result["gameData"]
+
+
+async def test_the_results_keep_the_cards_an_error_showed_and_those_burned(client: TestClient,
+                                                                          clock: VirtualClock) -> None:
+    inject(client, IrregularityPlan(Irregularity(Kind.EXTRA_CARDS, count=1)))  # rule 5: it becomes the burn card
+    clock.run(until_ms=GAME_1 + 10)
+    shown = (await (await client.get("/games/v1/channels/holdem/snapshot")).json())["game"]["gameData"]
+    clock.run(until_ms=GAME_1 + 4 * ROUND_MS)  # game 1 plays out and settles
+    answer = await (await client.get("/games/v1/channels/holdem/results", params={"limit": "2"})).json()
+    kept = {r["id"]: r for r in answer["results"]}
+    assert kept["holdem.1"]["status"] == "SETTLED"
+    data = kept["holdem.1"]["gameData"]
+    assert (data["exposedCards"], data["deadCards"]) == (shown["exposedCards"], shown["deadCards"])
+    assert "exposedCards" not in kept["holdem.0"]["gameData"]  # a clean deal shows none
 
 
 async def frames_until(ws: ClientWebSocketResponse, found: Callable[[dict[str, Any]], bool],

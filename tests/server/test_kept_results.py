@@ -33,13 +33,26 @@ def results(draw: st.DrawFn, channel: str | None = None, number: int | None = No
     game = draw(st.integers(0, 10**9)) if number is None else number
     return GameResult(name, f"{name}.{game}", game, draw(st.sampled_from(("SETTLED", "VOID"))),
                       draw(st.integers(0, 2**53)), draw(reasons), draw(st.lists(cards, max_size=8).map(tuple)),
-                      draw(cards), draw(st.lists(markets, min_size=1, max_size=2).map(tuple)))
+                      draw(cards), draw(st.lists(markets, min_size=1, max_size=2).map(tuple)), draw(cards),
+                      draw(cards))
 
 
 @given(results())
 def test_a_result_comes_back_from_the_journals_json_field_for_field(result: GameResult) -> None:
     written = jsoncodec.dumps_record(result.to_dict())  # what Journal.append writes for the record
     assert GameResult.from_dict(jsoncodec.loads(written)) == result
+
+
+def test_a_result_written_before_exposed_cards_were_kept_reads_as_none_exposed() -> None:
+    result = GameResult("holdem", "holdem.4", 4, "VOID", 9, "misdeal", (), (),
+                        (MarketResult("holdem.4", MarketKind.WIN, (), False, (), "misdeal"),),
+                        (Card(3), Card(17)), (Card(3),))
+    written = result.to_dict()
+    assert (written["exposed"], written["dead"]) == (["2s", "6d"], ["2s"])
+    older = {k: v for k, v in written.items() if k not in ("exposed", "dead")}
+    assert GameResult.from_dict(older) == GameResult(*[getattr(result, f) for f in ("channel", "game_id",
+                                                     "game_number", "status", "ended_ms", "void_reason", "hands",
+                                                     "board", "markets")])
 
 
 @st.composite
