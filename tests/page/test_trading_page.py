@@ -396,12 +396,17 @@ def test_a_game_voided_by_a_misdeal_before_its_first_window_reads_void(page: Pag
     assert (game["roundName"], game["markets"][0]["marketStatus"]) == (None, "VOID")
     [result] = requests.get(f"{server.url}/games/v1/channels/holdem/results?limit=1", timeout=5).json()["results"]
     assert result["id"] == game["id"] and result["markets"][0]["result"] == "VOID"
+    exposed = result["gameData"]["exposedCards"]  # what the misdeal showed: kept with the result
+    assert exposed == game["gameData"]["exposedCards"] and exposed
     lobby = page.locator(".lobby-card[data-channel='holdem']")
     expect(lobby.locator(".lobby-game")).to_have_text(game["id"])
     expect(lobby.locator(".lobby-round")).to_have_text("Void")
     expect(lobby.locator(".lobby-time")).to_have_text("void")
     expect(page.locator(f"#results li[data-game='{game['id']}']")).to_contain_text(
         f"void ({result['markets'][0]['voidReason']})")
+    expect(page.locator(f"#results li[data-game='{game['id']}']")).to_contain_text(f"exposed {' '.join(exposed)}")
+    page.reload()  # the results route's entry, not the one the games stream brought, says the same
+    expect(page.locator(f"#results li[data-game='{game['id']}']")).to_contain_text(f"exposed {' '.join(exposed)}")
 
 
 def test_a_lobby_card_keeps_the_keyboards_focus_as_the_games_move_on(page: Page, server: LiveServer) -> None:

@@ -87,6 +87,7 @@ function item({ id, channelName, game }) {
     return `${name}${words ? `won by ${words}` : "no winner"}${m.early ? " (settled early)" : ""}`;
   });
   const board = (game.gameData?.communityCards ?? []).filter((c) => typeof c === "string" && c.length === 2).join(" ");
+  const exposed = (game.gameData?.exposedCards ?? []).join(" "); // a dealer's error showed them (a misdeal's, say)
   return h("li", { dataset: { game: id } }, h("b", {}, `${channelName} ${id}`), ` — ${parts.join("; ")}`,
-    board ? ` · board ${board}` : "");
+    board ? ` · board ${board}` : "", exposed ? ` · exposed ${exposed}` : "");
 }
