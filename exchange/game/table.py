@@ -64,7 +64,7 @@ from exchange.game.events import (
 from exchange.game.irregular import PREMATURE_ROUND, BetsVoided, IrregularityOccurred, IrregularityPlan
 from exchange.game.layouts import MarketKind, StepKind
 from exchange.game.port import MarketPort
-from exchange.game.prospects import Prospects, resolve
+from exchange.game.prospects import Prospects, Resolution, resolve
 from exchange.game.rounds import Round, Window, next_round, timetable
 
 EquityFn = Callable[..., "Prospects | GameProspects"]
@@ -389,9 +389,11 @@ class Game:
             if market.decided:
                 continue
             market.prospects = prospects
-            self._emit_to(market, EquitiesPublished(following, prospects.boards, prospects.hands, prospects.exact,
-                                                    dead))
-            self._resolve(market)
+            resolution = resolve(prospects, market.live)
+            # prices for the window about to open, or the result (round None) where they decide the market early
+            self._emit_to(market, EquitiesPublished(None if resolution.decided else following, prospects.boards,
+                                                    prospects.hands, prospects.exact, dead))
+            self._resolve(market, resolution)
         if all(m.decided for m in self.markets):
             self._finish()
         due, self._open_when_ready = self._open_when_ready, None
@@ -405,8 +407,7 @@ class Game:
             self._awaiting = False
             self.void(f"technical fault: the equity computation failed ({error!r:.200})")
 
-    def _resolve(self, market: GameMarket) -> None:
-        resolution = resolve(market.prospects, market.live)
+    def _resolve(self, market: GameMarket, resolution: Resolution) -> None:
         if resolution.decided:
             self._settle(market, resolution.winners)
             return

@@ -197,6 +197,25 @@ def test_a_market_settled_early_is_reported_at_once_before_the_next_reveal(recor
     assert order.index(("on_settlement", low)) < order.index(("on_settlement", f"{CHANNEL}.0"))
 
 
+def test_every_market_has_one_result_row_of_equities_last_an_early_one_included(recorded: Played) -> None:
+    """equities.parquet's ``round`` is the window the prices are for, null for the result: a market decided early
+    (seed 3's game 0 Low and game 2 High) ends with its result under null, not under a window that never opens
+    for it, as a market decided at the river does."""
+    by_market: dict[str, list[dict[str, Any]]] = {}
+    for row in recorded.tables["equities"]:
+        by_market.setdefault(row["market_id"], []).append(row)
+    assert len(by_market) == 2 * GAMES
+    for market, rows in by_market.items():
+        last_at = max(r["at_ms"] for r in rows)
+        results = [r for r in rows if r["round"] is None]
+        assert results and all(r["at_ms"] == last_at for r in results), market
+        assert sorted(r["equity"] for r in results)[-1] > 0 and all(r["equity_exact"] is not None for r in results)
+        # the windows it had prices for all opened (a WindowOpened of its game came after each, bar the result)
+        opened = {e.round for e in recorded.timeline.entries if e.source == "hook" and e.name == "on_window_open"
+                  and e.market_id == market}
+        assert {r["round"] for r in rows if r["round"] is not None} <= {int(r) for r in opened}, market
+
+
 def test_the_game_end_comes_once_after_every_settlement_and_repeats_them(recorded: Played) -> None:
     strategy: Recorder = recorded.strategy
     entries = recorded.timeline.entries
