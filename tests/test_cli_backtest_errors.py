@@ -145,7 +145,7 @@ def test_a_worker_process_lost_is_one_line(tmp_path: Path, capsys: pytest.Captur
     assert err.count("\n") == 1, err
     assert err.startswith("exchange-poker: error: a worker process ended abruptly"), err
     assert "nothing was written to --out" in err
-    assert not any(out.iterdir())
+    assert not out.exists()  # made for the run, and taken away with it
 
 
 def test_a_strategy_module_in_the_current_folder_is_found_as_python_m_finds_it(
@@ -204,13 +204,29 @@ def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_th
     """A strategy's bug was some forty lines of tracebacks through the runner and the process pool, exit 1."""
     source = tmp_path / "raises.py"
     source.write_text(RAISES, encoding="utf-8")
-    out = tmp_path / "out"
+    out = tmp_path / "runs" / "out"
     code, stdout, err = run_cli(capsys, "backtest", "--strategy", f"{source}:{name}", "--games", "3", "--seed", "1",
                                 "--workers", workers, "--chunk-size", "1", "--out", str(out), "--no-progress")
     assert (code, stdout, err.count("\n")) == (2, "", 1), err
     assert err.startswith(f"exchange-poker: error: strategy '{source}:{name}': {said}"), err
     assert err.endswith("nothing was written to --out (--debug shows the traceback)\n"), err
-    assert not any(out.iterdir())
+    assert not (tmp_path / "runs").exists()  # --out and the parent made for it are taken away: as it was
+
+
+def test_a_failed_run_into_a_folder_that_was_there_leaves_it_as_it_was(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "raises.py"
+    source.write_text(RAISES, encoding="utf-8")
+    empty, mine = tmp_path / "empty", tmp_path / "mine"
+    empty.mkdir()
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n", encoding="utf-8")
+    for out in (empty, mine):
+        code, _, err = run_cli(capsys, "backtest", "--strategy", f"{source}:InEnd", "--games", "1", "--seed", "1",
+                               "--out", str(out), "--no-progress")
+        assert code == 2 and "nothing was written to --out" in err, err
+    assert empty.is_dir() and not any(empty.iterdir())
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
 
 
 def test_debug_shows_a_raising_strategys_traceback(tmp_path: Path) -> None:

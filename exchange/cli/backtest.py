@@ -24,13 +24,17 @@ import argparse
 import tempfile
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import fail, one_line_errors, positive, share, whole_number
 from exchange.cli.stopping import terminated_as_interrupted
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
+
+if TYPE_CHECKING:  # (the backtester loads when a run starts: --help stays quick)
+    from exchange.backtest.runner import BacktestConfig, BacktestResult
+    from exchange.backtest.workers import Executor
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -107,15 +111,27 @@ def _non_negative(text: str) -> int:
     return int(text)
 
 
-def _prepare_out(out: Path, record_streams: bool) -> None:
+def _prepare_out(out: Path, record_streams: bool) -> list[Path]:
     """Make ``out`` and prove it writable, with nothing in the way of the files the run puts there, so a bad
-    ``--out`` fails before the games run."""
+    ``--out`` fails before the games run. Returns the folders made (``out`` and the parents it lacked), deepest
+    first: a run that fails takes them away again (:func:`_take_away`)."""
     from exchange.backtest.runner import check_out
 
+    made = [folder for folder in (out, *out.parents) if not folder.exists()]
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=out):
         pass
     check_out(out, record_streams)
+    return made
+
+
+def _take_away(made: list[Path]) -> None:
+    """Remove the folders a failed run made, deepest first, as long as they are empty (nothing else's is lost)."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def run(args: argparse.Namespace) -> int:
@@ -127,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.agent import traded_markets
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
-    from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, run_backtest
+    from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig
     from exchange.backtest.strategy import Strategy
     from exchange.backtest.workers import make_executor
 
@@ -167,22 +183,31 @@ def _run(args: argparse.Namespace) -> int:
         fail(f"cannot use the Dask scheduler {args.scheduler}: {exc}")
     with executor:
         try:
-            _prepare_out(args.out, not args.no_streams)
+            made = _prepare_out(args.out, not args.no_streams)
         except OSError as exc:
             reason = "it is a file, not a folder" if args.out.is_file() else exc.strerror or str(exc)
             fail(f"cannot write the output folder --out {args.out}: {reason}")
         try:
-            result = run_backtest(
-                config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size
-            )
-        except BrokenProcessPool:
-            fail("a worker process ended abruptly (killed, out of memory, or the strategy ended its process); "
-                 "nothing was written to --out")
-        except Exception as exc:
-            _strategy_raised(args, exc)
+            result = _played(args, config, executor)
+        except BaseException:  # a failure, Ctrl-C included: the folder is left as it was, not made
+            _take_away(made)
+            raise
     print(result.summary.text())
     print(f"wrote {', '.join(str(p) for p in result.paths)}")
     return 0
+
+
+def _played(args: argparse.Namespace, config: BacktestConfig, executor: Executor) -> BacktestResult:
+    """The backtest run into ``--out``; a failure is said on one line (:func:`fail`) but the backtester's own."""
+    from exchange.backtest.runner import run_backtest
+
+    try:
+        return run_backtest(config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size)
+    except BrokenProcessPool:
+        fail("a worker process ended abruptly (killed, out of memory, or the strategy ended its process); "
+             "nothing was written to --out")
+    except Exception as exc:
+        _strategy_raised(args, exc)
 
 
 def _strategy_raised(args: argparse.Namespace, exc: Exception) -> NoReturn:
