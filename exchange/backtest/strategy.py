@@ -193,7 +193,8 @@ class CustomerRefs:
     Betfair asks nothing of a ``customerOrderRef``'s uniqueness (it is the customer's own label, at most 32
     characters); flumine makes its own unique, to key its orders by, and so do these: a strategy or a researcher
     may look an order up by its reference. The backtester's prefix holds the session number too, so a reference
-    is unique over a whole backtest's orders table (every session is its own exchange, with its own bet ids).
+    names one placement over a whole backtest's orders table (every session is its own exchange, with its own bet
+    ids): that order, and the orders replacing it (``replace_order`` keeps the reference, as Betfair's does).
 
     A prefix too long to leave room for the counter within :data:`CUSTOMER_REF_MAX` (an account id of more than
     about 20 characters) is shortened to its head and a digest of the whole, so references stay within the limit

@@ -84,8 +84,8 @@ class Summary:
     account: str
     games: int
     dead_heats: int
-    bets: int
-    rejected: int
+    bets: int  # placements carried out (``place_order``)
+    rejected: int  # placements refused
     matched_volume: int
     gross_profit: int
     commission: int
@@ -94,6 +94,10 @@ class Summary:
     sessions: SessionFigures | None = None
     #: Of ``dead_heats`` (every market's), those on a hi/lo game's Low market; ``None`` on a channel without one.
     low_dead_heats: int | None = None
+    #: Bets made by ``replace_order`` (each a new bet, taking the place of the one it cancelled), beside ``bets``.
+    replacing: int = 0
+    #: Cancels and replaces refused (not bets: the bets they named stood as they were).
+    refused_changes: int = 0
 
     @property
     def roi(self) -> Fraction | None:
@@ -108,7 +112,10 @@ class Summary:
         return [
             f"account         {self.account}",
             f"games           {self.games} ({dead_heats})",
-            f"bets            {self.bets} placed, {self.rejected} rejected",
+            f"bets            {self.bets} placed, {self.rejected} rejected"
+            + (f"; {self.replacing} more by replace_order" if self.replacing else "")
+            + (f"; {counted(self.refused_changes, 'cancel or replace', 'cancels or replaces')} refused"
+               if self.refused_changes else ""),
             f"matched volume  {format_minor(self.matched_volume)}",
             f"gross P&L       {format_minor(self.gross_profit)}",
             f"commission      {format_minor(self.commission)}",
@@ -152,6 +159,8 @@ def summarise(
     refused = pc.equal(mine.column("status"), "REJECTED")
     rejected = mine.filter(pc.and_(placing, refused))
     placed = mine.filter(pc.and_(placing, pc.invert(refused)))
+    replacing = mine.filter(pc.and_(pc.equal(mine.column("action"), "REPLACE"), pc.invert(refused)))
+    refused_changes = mine.filter(pc.and_(pc.invert(placing), refused))
     rows = settlements.filter(pc.equal(settlements.column("account"), account))
     rows = rows.sort_by([("game_index", "ascending")])
     low_dead_heats = _count(games, "low_dead_heat") if _has_low(games) else None
@@ -162,6 +171,8 @@ def summarise(
         low_dead_heats=low_dead_heats,
         bets=placed.num_rows,
         rejected=rejected.num_rows,
+        replacing=replacing.num_rows,
+        refused_changes=refused_changes.num_rows,
         matched_volume=_sum(mine, "size_matched"),
         gross_profit=_sum(rows, "gross_profit"),
         commission=_sum(rows, "commission"),

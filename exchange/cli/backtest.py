@@ -54,7 +54,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--games-per-session", type=positive, default=None, metavar="G",
                         help="consecutive games of each session")
     parser.add_argument("--balance", type=_money, default=None, metavar="AMOUNT",
-                        help="the strategy account's starting balance in each world or session (default 10000)")
+                        help="the strategy account's starting balance in each world or session, in pounds as "
+                             "every amount on the command line (1000 or 25.50; default 10000: 1,000,000 pennies "
+                             "in the tables)")
     parser.add_argument("--seed", type=whole_number, required=True, metavar="S",
                         help="seed; game i is dealt from (S, i)")
     parser.add_argument("--workers", type=positive, default=None, metavar="K",

@@ -17,7 +17,8 @@ Six tables, one file each in the output directory:
 ``fills.parquet``
     one row per match (a back and a lay), with the matched hand's equity as the game had published it at
     that moment (``equity_exact`` is that published share as an exact fraction: exact, or a Monte Carlo
-    estimate on stud's later streets and in the draw games, whose standard error is the ``stderr`` of the
+    estimate where the deals left were too many to count (the early windows of the stud and Omaha Hi/Lo
+    games, the draw games; never in Hold'em or Omaha), whose standard error is the ``stderr`` of the
     selection's latest ``equities.parquet`` row at or before the match's ``at_ms``); a match
     the exchange voided later (refunded: one a card exposed early voided, or one of a market voided whole
     that was not on a hand the market had settled already) has ``voided`` and the time of its void,

@@ -162,9 +162,44 @@ def test_a_refused_cancel_or_replace_says_what_was_asked(played: Played) -> None
 
 
 def test_the_summary_counts_refused_bets_not_refused_cancels(played: Played) -> None:
-    """``bets N placed, M rejected`` counts placements: the refused cancels and replaces are not bets."""
+    """``bets N placed, M rejected`` counts placements: the refused cancels and replaces are not bets, and are
+    counted apart."""
     summary = summarise(played.tables, STRATEGY_ACCOUNT)
-    assert (summary.bets, summary.rejected) == (2 * GAMES, 4 * GAMES)
+    assert (summary.bets, summary.rejected, summary.replacing) == (2 * GAMES, 4 * GAMES, 0)
+    assert summary.refused_changes == len(expected(played))
+    assert (f"bets            {2 * GAMES} placed, {4 * GAMES} rejected; {len(expected(played))} cancels or "
+            "replaces refused") in summary.lines()
+
+
+class Replacer(Strategy):
+    """Rests a back far from any price in each Pre-flop window and moves it once, with ``replace_order``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.moved: set[int] = set()
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP:
+            market.place_order(1, Side.BACK, "900", 200)
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        for order in orders:
+            if order.size_remaining and order.price == Decimal("900") and order.bet_id not in self.moved:
+                self.moved.add(order.bet_id)
+                market.replace_order(order.bet_id, "800")
+
+
+def test_the_summary_counts_the_bets_replace_order_made_apart() -> None:
+    """A replace cancels a bet and places a new one: the summary says how many bets its replaces made, beside the
+    placements (which are what ``bets`` counts, as ever)."""
+    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
+                      games_per_session=GAMES)  # fmt: skip
+    strategy, tables = Replacer(), empty_tables()
+    play_session(setup, 0, strategy, tables)
+    summary = summarise({name: table.to_arrow() for name, table in tables.items()}, STRATEGY_ACCOUNT)
+    assert (summary.bets, summary.rejected, summary.replacing, summary.refused_changes) == (GAMES, 0, GAMES, 0)
+    assert f"bets            {GAMES} placed, 0 rejected; {GAMES} more by replace_order" in summary.lines()
 
 
 def test_the_strategy_hears_each_refusal_once_on_the_market_of_the_bet(played: Played) -> None:
