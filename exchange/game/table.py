@@ -389,8 +389,7 @@ class Game:
             if market.decided:
                 continue
             market.prospects = prospects
-            resolution = resolve(prospects, market.live)
-            # prices for the window about to open, or the result (round None) where they decide the market early
+            resolution = resolve(prospects, market.live)  # prices that decide the market early are its result
             self._emit_to(market, EquitiesPublished(None if resolution.decided else following, prospects.boards,
                                                     prospects.hands, prospects.exact, dead))
             self._resolve(market, resolution)
