@@ -455,6 +455,9 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
     raw = get_list(params, "instructions")
     if len(raw) > MAX_CHANGE_INSTRUCTIONS:
         return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))
+    if not raw and params.get("instructions") is not None:  # an empty list is a bot's slip, not "cancel them all"
+        raise invalid_input("instructions must hold at least one instruction; leave instructions out to cancel "
+                            "every unmatched bet (of marketId, or of every market without it)")
     if raw and market_id is None:
         raise invalid_input("marketId is required when instructions are given")
     outcomes: list[Outcome] = []

@@ -129,12 +129,27 @@ async def test_cancel_and_replace_take_at_most_sixty_instructions_and_place_two_
     assert (await rpc(client, token, "placeOrders", too_many_places))["result"]["errorCode"] == "TOO_MANY_INSTRUCTIONS"
 
 
-@pytest.mark.parametrize("method", ["placeOrders", "replaceOrders", "updateOrders"])
+@pytest.mark.parametrize("method", ["placeOrders", "cancelOrders", "replaceOrders", "updateOrders"])
 async def test_a_call_that_changes_orders_needs_an_instruction(client: TestClient, method: str) -> None:
     token = await login(client, "alice", "pw-alice")
+    resting = (await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2)))["result"]
     answer = await rpc(client, token, method, {"marketId": MARKET, "instructions": []})
     details = answer["error"]["data"]["APINGException"]
     assert details["errorCode"] == "INVALID_INPUT_DATA" and "at least one instruction" in details["errorDetails"]
+    orders = (await rpc(client, token, "listCurrentOrders"))["result"]["currentOrders"]
+    assert [(o["betId"], o["sizeRemaining"]) for o in orders] == [(resting["instructionReports"][0]["betId"], 2.0)]
+
+
+@pytest.mark.parametrize("leave_out", [{}, {"instructions": None}], ids=["absent", "null"])
+async def test_cancel_orders_without_instructions_cancels_every_unmatched_bet_of_the_market(
+        client: TestClient, leave_out: dict[str, Any]) -> None:
+    token = await login(client, "alice", "pw-alice")
+    for _ in range(2):
+        await rpc(client, token, "placeOrders", place(MARKET, 1, "BACK", 1000, 2))
+    answer = (await rpc(client, token, "cancelOrders", {"marketId": MARKET, **leave_out}))["result"]
+    assert [r["status"] for r in answer["instructionReports"]] == ["SUCCESS"] * 2
+    orders = (await rpc(client, token, "listCurrentOrders"))["result"]["currentOrders"]
+    assert [(o["sizeRemaining"], o["sizeCancelled"]) for o in orders] == [(0.0, 2.0)] * 2
 
 
 def test_the_documents_agree(client: TestClient) -> None:
