@@ -44,6 +44,7 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
+from aiohttp.web_protocol import RequestPayloadError
 from multidict import MultiDictProxy
 
 from exchange.clock import Clock, Timer, WallClock
@@ -255,19 +256,32 @@ def _refuse_a_body_said_too_large(request: web.Request) -> None:
 
 async def read_body(request: web.Request) -> bytes:
     """The request body, or 408 if it does not arrive within the body timeout (413 past ``client_max_size``, at
-    once if its Content-Length says so)."""
+    once if its Content-Length says so; 400 if it is not what its Content-Encoding says)."""
     _refuse_a_body_said_too_large(request)
-    if request.content.is_eof():  # the whole body came with the head: nothing to wait for
-        return await request.read()
     try:
+        if request.content.is_eof():  # the whole body came with the head: nothing to wait for
+            return await request.read()
         async with _body_deadline(request):
             return await request.read()
     except TimeoutError:
         raise _too_slow(request) from None
+    except RequestPayloadError as exc:
+        raise _undecodable(request, exc) from None
+
+
+def _undecodable(request: web.Request, exc: RequestPayloadError) -> web.HTTPBadRequest:
+    """400 for a body its Content-Encoding does not decode (gzip that is not gzip, say), closing the connection:
+    the rest of the body is neither read nor drained (draining would meet the same error), and the parser is past
+    a body it could not follow."""
+    request.content.feed_eof()
+    encoding = request.headers.get("Content-Encoding", "none")
+    said = (f"the request body is not what its Content-Encoding ({encoding:.40}) says: {exc}; send it as it is, "
+            "or encoded as said (gzip, deflate or br)")
+    return web.HTTPBadRequest(headers={"Connection": "close"}, text=said)
 
 
 async def read_form(request: web.Request) -> MultiDictProxy[Any]:
-    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413 as
+    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413 and 400 as
     :func:`read_body`)."""
     _refuse_a_body_said_too_large(request)
     try:
@@ -275,6 +289,8 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
             return await request.post()
     except TimeoutError:
         raise _too_slow(request) from None
+    except RequestPayloadError as exc:
+        raise _undecodable(request, exc) from None
 
 
 # --- running --------------------------------------------------------------------------------------------------

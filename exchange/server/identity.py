@@ -66,6 +66,8 @@ async def _open_session(request: web.Request) -> Session:
         form = await read_form(request)
     except FORM_ERRORS as err:  # a malformed form or multipart body
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err}") from None
+    except web.HTTPBadRequest as err:  # a body its Content-Encoding does not decode
+        raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err.text}") from None
     repeated = [name for name in ("username", "password") if len(form.getall(name, ())) > 1]
     if repeated:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"form field {repeated[0]} is given more than once")

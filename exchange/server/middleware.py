@@ -49,7 +49,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         code = exc.reason.upper().replace(" ", "_")
         details = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else exc.reason
         response = web.json_response(error_body(code, details), status=exc.status, headers=_keep_allow(exc))
-        if exc.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:  # its body left unread: close, do not drain it
+        # its body left unread (too large, or not what its encoding says): close, do not drain it
+        if exc.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE or exc.headers.get("Connection", "").lower() == "close":
             response.force_close()
         return response
     except ConnectionResetError:  # the client went while its request was read: nothing wrong here, nobody to answer

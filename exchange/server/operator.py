@@ -19,12 +19,14 @@ restart with the audit trail; the answer waits until the record is on disk.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aiohttp import web
 
 from exchange.game.table import Game, GameStateError
 from exchange.server import keys
+from exchange.server.connections import read_body
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.service import ExchangeService
 
@@ -82,7 +84,7 @@ async def _act(request: web.Request, action: str) -> web.Response:
 
 async def _body(request: web.Request) -> dict[str, Any]:
     try:
-        body = await request.json()
+        body = json.loads(await read_body(request))
     except ValueError:
         raise invalid_input('the body must be a JSON object: {"reason": "..."}') from None
     if not isinstance(body, dict):

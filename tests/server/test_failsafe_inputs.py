@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -19,7 +20,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
-from exchange.server import openapi
+from exchange.server import keys, openapi
 from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, START_MS, headers, login, place, rpc, serving
 
 MARKET = "holdem.0"
@@ -155,3 +156,34 @@ async def test_cancel_orders_without_instructions_cancels_every_unmatched_bet_of
 def test_the_documents_agree(client: TestClient) -> None:
     rpc_responses = openapi.document()["paths"][BETTING]["post"]["responses"]
     assert "413" not in rpc_responses and "REQUEST_SIZE_EXCEEDS_LIMIT" in json.dumps(rpc_responses)
+
+
+@pytest.mark.parametrize("path", [BETTING, ACCOUNT, "/exchange/betting/rest/v1.0/listEventTypes/",
+                                  "/operator/v1/markets/holdem.0/suspend"])
+async def test_a_body_that_is_not_what_its_content_encoding_says_is_a_400_not_a_500(
+        client: TestClient, path: str, caplog: pytest.LogCaptureFixture) -> None:
+    """``Content-Encoding: gzip`` on a body that is not gzip: a 400 saying so (a body its encoding does decode is
+    read as ever), nothing logged as an error."""
+    if path.startswith("/operator/"):
+        client.app[keys.STORE].add("olga", "pw-olga", deposit=0, operator=True)
+    h = headers(await login(client, *(("olga", "pw-olga") if path.startswith("/operator/") else ("alice", "pw-alice"))))
+    with caplog.at_level(logging.ERROR):
+        resp = await client.post(path, data=b'{"params": {}}', headers={**h, "Content-Encoding": "gzip"})
+        body = await resp.json()
+    assert resp.status == 400 and body["error"] == "BAD_REQUEST", body
+    assert "Content-Encoding (gzip)" in body["details"], body
+    assert "Traceback" not in caplog.text and "unhandled" not in caplog.text
+    good = await client.post(BETTING, data=gzip.compress(json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "SportsAPING/v1.0/listEventTypes", "params": {"filter": {}}}).encode()),
+        headers={**h, "Content-Encoding": "gzip"})
+    assert "result" in await good.json()
+
+
+async def test_a_login_form_that_is_not_what_its_content_encoding_says_is_input_validation_error(
+        client: TestClient, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.ERROR):
+        resp = await client.post("/api/login", data=b"username=alice&password=pw-alice", headers={
+            "X-Application": APP_KEY, "Content-Type": "application/x-www-form-urlencoded", "Content-Encoding": "gzip"})
+        answer = await resp.json()
+    assert resp.status == 200 and (answer["status"], answer["error"]) == ("FAIL", "INPUT_VALIDATION_ERROR"), answer
+    assert "Traceback" not in caplog.text and "unhandled" not in caplog.text
