@@ -10,12 +10,13 @@ and :meth:`~exchange.core.state.ExchangeState.fill`, the bodies of the fold's
 fill, check) what the live path already holds from its own checks.  A refused
 instruction yields one ``OrderRejected`` event and changes nothing.
 
-Precedence of a place instruction's checks: account, market, runner, then the
-selection's own status (a bet on a settled selection gets
-``SELECTION_ALREADY_LOST`` / ``SELECTION_ALREADY_WON``, also after the market
-settled), then the market's (``MARKET_NOT_OPEN_FOR_BETTING`` while suspended,
-before the first window and once voided), round, order and persistence type,
-side, price, size, the minimum fill (``fill_or_kill``), funds.
+Precedence of a place instruction's checks: account, market, runner, then
+``MARKET_NOT_OPEN_FOR_BETTING`` if the market is closed (settled or voided),
+then the selection's own status (a bet on a selection settled early, in a
+market still open, gets ``SELECTION_ALREADY_LOST`` / ``SELECTION_ALREADY_WON``),
+then the market's (``MARKET_NOT_OPEN_FOR_BETTING`` while suspended, before the
+first window), round, order and persistence type, side, price, size, the
+minimum fill (``fill_or_kill``), funds.
 
 **Matching** is price-time priority at the resting order's price: an incoming
 order is queued (``OrderPlaced``), then meets the best opposite level while
@@ -167,10 +168,7 @@ def _refuse_closed_market(state: ExchangeState, cmd: PlaceOrder) -> NoReturn:
         raise Rejection(ErrorCode.INVALID_MARKET_ID, f"market {cmd.market_id!r} does not exist")
     if type(cmd.selection_id) is not int or cmd.selection_id not in market.selection_ids:
         raise _invalid_runner(market, cmd.selection_id)
-    status = market.selection_status[market.selection_ids.index(cmd.selection_id)]
-    if status is not _IN_PLAY:
-        raise _selection_settled(cmd.selection_id, status)
-    raise _not_open(market.market_id, market.status)
+    raise _not_open(market.market_id, market.status)  # settled or voided: whatever became of the selection
 
 
 def check_places(state: ExchangeState, commands: Sequence[PlaceOrder]) -> list[Rejection | None]:

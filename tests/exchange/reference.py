@@ -314,6 +314,8 @@ class Reference:
             raise Refused(ErrorCode.INVALID_MARKET_ID)
         if type(c.selection_id) is not int or c.selection_id not in m.selections:
             raise Refused(ErrorCode.INVALID_RUNNER)
+        if m.status in ("SETTLED", "VOID"):  # closed: not open, whatever became of the selection
+            raise Refused(ErrorCode.MARKET_NOT_OPEN_FOR_BETTING)
         status = m.sel_status[c.selection_id]
         if status is LOSER:
             raise Refused(ErrorCode.SELECTION_ALREADY_LOST)

@@ -142,11 +142,12 @@ def test_selection_already_lost_and_won(hx: Harness) -> None:
     assert rejection.message == "selection 3 has already lost and takes no more bets"
     hx.suspend()
     hx.settle(1, 2)
-    rejection = place(hx, selection_id=1)
-    assert rejection.error_code is ErrorCode.SELECTION_ALREADY_WON
-    assert rejection.message == "selection 1 has already won (TIED_DEAD_HEAT) and takes no more bets"
-    assert place(hx, selection_id=4).error_code is ErrorCode.SELECTION_ALREADY_LOST
-    assert place(hx, selection_id=3).error_code is ErrorCode.SELECTION_ALREADY_LOST
+    # the market is closed: that is what every order on it meets (the spec's rule), winner or loser alike
+    for selection in (1, 3, 4):
+        rejection = place(hx, selection_id=selection)
+        assert rejection.error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING, selection
+        assert "is SETTLED" in rejection.message, rejection.message
+    assert place(hx, selection_id=9).error_code is ErrorCode.INVALID_RUNNER  # a runner it never had is still that
 
 
 def cancel(hx: Harness, account: str, bet_id: object, reduction: object = None) -> OrderRejected:
