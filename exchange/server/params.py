@@ -165,8 +165,10 @@ def get_str_list(params: Mapping[str, Any], name: str, *, max_items: int | None 
     with a code of its own (too many ids for the call) is checked by the caller with ``max_items=None``."""
     items = get_list(params, name, max_items=max_items, where=where)
     for i, item in enumerate(items):
-        if not isinstance(item, str) or len(item) > MAX_STRING:
+        if not isinstance(item, str):
             raise invalid_input(f"{where}{name}[{i}] must be a string, not {_show(item)}")
+        if len(item) > MAX_STRING:
+            raise invalid_input(f"{where}{name}[{i}] is at most {MAX_STRING} characters, not {len(item)}")
     return items
 
 

@@ -95,3 +95,13 @@ async def test_a_market_that_alone_weighs_past_the_limit_is_said_so(alice: tuple
     assert detail["errorCode"] == "TOO_MUCH_DATA"
     assert "a call for a single market: ask for less of each" in detail["errorDetails"], detail
     assert "at most 0 markets" not in detail["errorDetails"]
+
+
+async def test_an_id_too_long_is_said_too_long_not_of_the_wrong_type(alice: tuple[TestClient, str]) -> None:
+    client, token = alice
+    answer = await rpc(client, token, "listCurrentOrders", {"marketIds": ["holdem.0", "x" * 100_000]})
+    detail = answer["error"]["data"]["APINGException"]
+    assert detail["errorCode"] == "INVALID_INPUT_DATA"
+    assert detail["errorDetails"] == "marketIds[1] is at most 256 characters, not 100000"
+    answer = await rpc(client, token, "listCurrentOrders", {"marketIds": ["holdem.0", 7]})
+    assert answer["error"]["data"]["APINGException"]["errorDetails"] == "marketIds[1] must be a string, not 7"
