@@ -63,6 +63,10 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     if order_type != OrderType.LIMIT:
         message = f"orderType {order_type} is not offered on exchange games; use LIMIT"
         return _new_place_request(echo, selection_id, side, None, None, customer_ref, ("INVALID_ORDER_TYPE", message))
+    for other, its_type in (("limitOnCloseOrder", "LIMIT_ON_CLOSE"), ("marketOnCloseOrder", "MARKET_ON_CLOSE")):
+        if raw.get(other) is not None:  # sent with LIMIT, it would be dropped unread
+            raise invalid_input(f"{where}{other} goes with orderType {its_type}; a LIMIT instruction takes "
+                                "limitOrder only")
     limit = raw.get("limitOrder")
     if limit.__class__ is not dict:
         limit = get_object(raw, "limitOrder", where=where)

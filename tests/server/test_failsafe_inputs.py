@@ -187,3 +187,16 @@ async def test_a_login_form_that_is_not_what_its_content_encoding_says_is_input_
         answer = await resp.json()
     assert resp.status == 200 and (answer["status"], answer["error"]) == ("FAIL", "INPUT_VALIDATION_ERROR"), answer
     assert "Traceback" not in caplog.text and "unhandled" not in caplog.text
+
+
+@pytest.mark.parametrize("other", ["marketOnCloseOrder", "limitOnCloseOrder"])
+async def test_a_limit_order_carrying_an_on_close_order_is_refused_not_read_in_part(client: TestClient,
+                                                                                    other: str) -> None:
+    token = await login(client, "alice", "pw-alice")
+    params = place(MARKET, 1, "BACK", 1000, 2)
+    params["instructions"][0][other] = {"liability": 2}
+    answer = await rpc(client, token, "placeOrders", params)
+    details = answer["error"]["data"]["APINGException"]
+    assert details["errorCode"] == "INVALID_INPUT_DATA"
+    assert details["errorDetails"].startswith(f"instructions[0].{other} goes with orderType "), details
+    assert (await rpc(client, token, "listCurrentOrders"))["result"]["currentOrders"] == []  # nothing placed
