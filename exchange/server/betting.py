@@ -393,8 +393,10 @@ def parse_bet_id(raw: Mapping[str, Any], where: str) -> int | None:
     """A betId as API-NG sends it (a string of digits); None if it cannot be one of ours (its instruction fails
     with ``INVALID_BET_ID``). One longer than :data:`MAX_BET_ID_LENGTH` refuses the call: every report echoes it."""
     value = raw.get("betId")
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise invalid_input(f"{where}betId must be a string, not {value!r:.40}")
+    if value is None:
+        raise invalid_input(f"{where}betId is required: the bet's id, a string of digits")
+    if isinstance(value, bool) or not isinstance(value, str | int):  # (a whole number is read as its digits)
+        raise invalid_input(f"{where}betId must be a string of digits, not {value!r:.40}")
     text = str(value)
     if len(text) > MAX_BET_ID_LENGTH:
         raise invalid_input(f"{where}betId is {len(text)} characters; a bet id is a string of digits, at most "

@@ -200,3 +200,16 @@ async def test_a_limit_order_carrying_an_on_close_order_is_refused_not_read_in_p
     assert details["errorCode"] == "INVALID_INPUT_DATA"
     assert details["errorDetails"].startswith(f"instructions[0].{other} goes with orderType "), details
     assert (await rpc(client, token, "listCurrentOrders"))["result"]["currentOrders"] == []  # nothing placed
+
+
+@pytest.mark.parametrize(("instruction", "said"), [
+    ({}, "instructions[0].betId is required: the bet's id, a string of digits"),
+    ({"betId": None}, "instructions[0].betId is required: the bet's id, a string of digits"),
+    ({"betId": [1]}, "instructions[0].betId must be a string of digits, not [1]"),
+], ids=["absent", "null", "a-list"])
+async def test_a_cancel_without_a_bet_id_says_it_is_required(client: TestClient, instruction: dict[str, Any],
+                                                             said: str) -> None:
+    token = await login(client, "alice", "pw-alice")
+    answer = await rpc(client, token, "cancelOrders", {"marketId": MARKET, "instructions": [instruction]})
+    details = answer["error"]["data"]["APINGException"]
+    assert (details["errorCode"], details["errorDetails"]) == ("INVALID_INPUT_DATA", said)
