@@ -31,6 +31,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from exchange.backtest.loading import StrategySpec
+from exchange.backtest.provenance import FILE_NAME as RECORD_FILE
+from exchange.backtest.provenance import write_run_record
 from exchange.backtest.summary import Summary, summarise
 from exchange.backtest.workers import Executor, run_ordered
 from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
@@ -243,7 +245,7 @@ def run_backtest(
     if out is None or writer is None or staging is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    paths = _publish(staging, writer.close(), out, config.record_streams)
+    paths = _publish(staging, (*writer.close(), write_run_record(staging, config)), out, config.record_streams)
     return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
                           sessions)  # fmt: skip
 
@@ -262,6 +264,8 @@ def check_out(out: Path, record_streams: bool) -> None:
     for spec in TABLES.values():
         if (out / spec.file_name).is_dir():
             raise OutputBlocked(f"{out / spec.file_name} is a folder, not the {spec.name} table a backtest writes")
+    if (out / RECORD_FILE).is_dir():
+        raise OutputBlocked(f"{out / RECORD_FILE} is a folder, not the record of its run a backtest writes")
     streams = out / "streams"
     if record_streams and streams.exists() and not streams.is_dir():
         raise OutputBlocked(f"{streams} is a file, not the folder of the stream recordings a backtest writes")

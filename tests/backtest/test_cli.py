@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shlex
 from pathlib import Path
 
@@ -28,6 +30,33 @@ def test_backtest_command_writes_tables_streams_and_a_summary(
     assert sorted(p.name for p in (tmp_path / "streams").iterdir()) == ["holdem.0", "holdem.1", "holdem.2"]
     settlements = tables["settlements"].to_pylist()
     assert {"market_id", "account", "gross_profit", "commission", "net_profit"} <= set(settlements[0])
+
+
+def test_the_folder_records_what_made_it_and_the_record_reruns_it(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``backtest.json``: the strategy (and its file's digest), its parameters and every choice the result
+    depends on; the same for any number of workers; a run from its values gives the same tables."""
+    source = ROOT / "scripts" / "flop_mover.py"
+    argv = ["backtest", "--strategy", f"{source}:FlopMover", "--params", '{"stake": 500}', "--sessions", "2",
+            "--games-per-session", "2", "--seed", "9", "--balance", "250.50", "--irregularity-rate", "0.5",
+            "--latency-ms", "20", "--no-progress", "--no-streams"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    record = json.loads((tmp_path / "a" / "backtest.json").read_text(encoding="utf-8"))
+    assert record == {
+        "strategy": f"{source}:FlopMover", "params": {"stake": 500},
+        "strategy_source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(), "channel": "holdem",
+        "games": 4, "sessions": 2, "games_per_session": 2, "seed": 9, "latency_ms": 20, "irregularity_rate": 0.5,
+        "balance": 25_050, "record_streams": False, "version": record["version"],
+    }
+    assert "backtest.json" in capsys.readouterr().out  # named among the files written
+    again = ["backtest", "--strategy", record["strategy"], "--params", json.dumps(record["params"]),
+             "--sessions", str(record["sessions"]), "--games-per-session", str(record["games_per_session"]),
+             "--seed", str(record["seed"]), "--balance", str(record["balance"] / 100),
+             "--irregularity-rate", str(record["irregularity_rate"]), "--latency-ms", str(record["latency_ms"]),
+             "--no-progress", "--no-streams", "--workers", "2", "--out", str(tmp_path / "b")]
+    assert main(again) == 0
+    for name in (*(spec.file_name for spec in TABLES.values()), "backtest.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
 
 
 def test_module_references_and_channels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
