@@ -350,7 +350,7 @@ def read_for_summary(out: Path, account: str) -> dict[str, pa.Table]:
     orders = ["account", "status", "action", "size_matched"]
     settled = ["account", "session", "game_index", "gross_profit", "commission", "net_profit", "balance_after"]
     return {"games": pq.read_table(out / GAMES.file_name,
-                                    columns=["game_index", "dead_heat", "low_market_id", "low_dead_heat"]),
+                                    columns=["game_index", "dead_heat", "low_market_id", "low_dead_heat", "status"]),
             "orders": pq.read_table(out / ORDERS.file_name, columns=orders, filters=mine),
             "settlements": pq.read_table(out / SETTLEMENTS.file_name, columns=settled, filters=mine)}
 

@@ -98,6 +98,8 @@ class Summary:
     replacing: int = 0
     #: Cancels and replaces refused (not bets: the bets they named stood as they were).
     refused_changes: int = 0
+    #: Games voided whole (a misdeal, a technical fault): dealt, with no result.
+    voided: int = 0
 
     @property
     def roi(self) -> Fraction | None:
@@ -107,11 +109,12 @@ class Summary:
     def lines(self) -> list[str]:
         roi = "n/a" if self.roi is None else f"{float(self.roi) * 100:+.2f}%"
         dead_heats = counted(self.dead_heats, "dead heat")
+        voided = f", {self.voided} voided" if self.voided else ""
         if self.low_dead_heats is not None:
             dead_heats += f": {self.dead_heats - self.low_dead_heats} on High, {self.low_dead_heats} on Low"
         return [
             f"account         {self.account}",
-            f"games           {self.games} ({dead_heats})",
+            f"games           {self.games} ({dead_heats}{voided})",
             f"bets            {self.bets} placed, {self.rejected} rejected"
             + (f"; {self.replacing} more by replace_order" if self.replacing else "")
             + (f"; {counted(self.refused_changes, 'cancel or replace', 'cancels or replaces')} refused"
@@ -172,6 +175,7 @@ def summarise(
         bets=placed.num_rows,
         rejected=rejected.num_rows,
         replacing=replacing.num_rows,
+        voided=sum(1 for status in games.column("status").to_pylist() if status == "VOID"),
         refused_changes=refused_changes.num_rows,
         matched_volume=_sum(mine, "size_matched"),
         gross_profit=_sum(rows, "gross_profit"),

@@ -17,7 +17,7 @@ def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     config = replace(small_config(), games=12, seed=5, irregularity_rate=1.0, record_streams=False)
     with InlineExecutor() as executor:
-        run_backtest(config, executor, tmp_path)
+        summary = run_backtest(config, executor, tmp_path).summary
     tables = {name: t.to_pylist() for name, t in read_tables(tmp_path).items()}
     rows, games = tables["irregularities"], tables["games"]
     with InlineExecutor() as executor:  # the same backtest again: the same files, byte for byte
@@ -55,6 +55,8 @@ def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path,
     assert "voided matched stake" in notebook_output and "had they stood they would have made" in notebook_output
     misdeals = sum(g["status"] == "VOID" for g in games)
     assert misdeals, "seed 5 must misdeal a game for this test to mean anything"
+    assert summary.voided == misdeals and f"games           12 ({summary.dead_heats} dead heat" in summary.text()
+    assert f", {misdeals} voided)" in summary.text()  # the summary says how many games had no result
     # a misdealt market has no result: it is no market without a dead heat (it counted as one, in the share)
     assert f"of {12 - misdeals} markets with a result" in notebook_output
     assert f"; {misdeals} voided markets left out" in notebook_output
