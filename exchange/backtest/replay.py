@@ -42,6 +42,7 @@ from typing import Any
 
 from exchange.backtest.replay_files import Exposure, ReplayError, read_folder
 from exchange.backtest.replay_market import RecordedMarket, orders_at, position_at
+from exchange.betfair.apiformat import dealer_error_cards
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import PublicCards
 from exchange.game.rounds import Window, timetable
@@ -103,12 +104,7 @@ class RecordedGame:
         """``exposedCards`` (every card a dealer's error showed by ``now_ms``) and ``deadCards`` (those of them out
         of play), as the live snapshot's game data has them: each only when there is one."""
         shown = [e for e in self.exposures if e.at_ms <= now_ms]
-        out: JsonDict = {}
-        if shown:
-            out["exposedCards"] = [c for e in shown for c in e.cards]
-            if shown[-1].dead:
-                out["deadCards"] = list(shown[-1].dead)
-        return out
+        return dealer_error_cards([c for e in shown for c in e.cards], shown[-1].dead if shown else ())
 
 
 class Timeline:

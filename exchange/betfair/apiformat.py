@@ -243,3 +243,15 @@ def account_funds(funds: AccountFunds) -> JsonDict:
         "pointsBalance": 0,
         "wallet": "UK",
     }
+
+
+def dealer_error_cards(exposed: Iterable[object], dead: Iterable[object]) -> JsonDict:
+    """The Games API ``gameData`` fields of a dealer's error, each only when it has a card: ``exposedCards``
+    (every card the error showed before its time) and ``deadCards`` (those of them out of play, burned); the
+    live snapshot, the results route and a replay's snapshot alike.
+
+    >>> dealer_error_cards(["7h", "2c"], ["7h"]), dealer_error_cards([], [])
+    ({'exposedCards': ['7h', '2c'], 'deadCards': ['7h']}, {})
+    """
+    fields = {"exposedCards": [str(card) for card in exposed], "deadCards": [str(card) for card in dead]}
+    return {name: cards for name, cards in fields.items() if cards}

@@ -165,8 +165,6 @@ def _game_data(channel: Channel, market_id: str, hands: list[dict[str, Any]], bo
     """
     data: dict[str, Any] = {"hands": hands, "communityCards": board}
     game = channel.game(market_id)
-    if game is not None and game.public.exposed:
-        data["exposedCards"] = [str(c) for c in game.public.exposed]
-    if game is not None and game.public.out_of_play:
-        data["deadCards"] = [str(c) for c in game.public.out_of_play]
+    if game is not None:
+        data |= apiformat.dealer_error_cards(game.public.exposed, game.public.out_of_play)
     return data

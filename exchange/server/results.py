@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cards import Card
+from exchange.betfair import apiformat
 from exchange.betfair.description import market_type_of
 from exchange.core.events import MarketVoided
 from exchange.game.channels import ChannelConfig, parse_market_id
@@ -182,8 +183,7 @@ def result_json(result: GameResult, config: ChannelConfig) -> dict[str, Any]:
         "endedMs": result.ended_ms,
         "voidReason": result.void_reason,
         "gameData": {"hands": hands, "communityCards": board,
-                     **({"exposedCards": [str(c) for c in result.exposed]} if result.exposed else {}),
-                     **({"deadCards": [str(c) for c in result.dead]} if result.dead else {})},
+                     **apiformat.dealer_error_cards(result.exposed, result.dead)},
         "markets": [_market_json(m, config) for m in result.markets],
     }
 
