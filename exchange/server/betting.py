@@ -173,6 +173,14 @@ def remember_call(service: ExchangeService, session: Session, operation: str, cu
         service.recent_refs.remember(session.account, customer_ref, service.now(), operation=operation)
 
 
+def unknown_market(service: ExchangeService, market_id: str | None, base: JsonDict) -> Outcome | None:
+    """An instruction's refusal when its call names a market that is not one here (``INVALID_MARKET_ID``: a
+    mistyped id says so, rather than that the bet is not on it), else None."""
+    if market_id is None or service.knows_market(market_id):
+        return None
+    return failed(base, "INVALID_MARKET_ID", f"market {market_id!r} does not exist")
+
+
 def named_twice(market_id: str | None, customer_ref: str | None, bet_ids: Sequence[int | None]) -> JsonDict | None:
     """The report refusing a cancelOrders or replaceOrders call that names a bet more than once
     (``DUPLICATE_BETIDS``, as API-NG refuses it, nothing carried out), or None.
@@ -424,6 +432,9 @@ def cancel_report(instruction: JsonDict, events: Sequence[object]) -> Outcome:
 def _cancel_one(service: ExchangeService, session: Session, market_id: str | None, bet_id: int | None,
                 reduction: int | None, instruction: JsonDict) -> Outcome:
     base: JsonDict = {"instruction": instruction}
+    refusal = unknown_market(service, market_id, base)
+    if refusal is not None:
+        return refusal
     view = service.order(session.account, bet_id) if bet_id is not None else None
     if view is None or (market_id is not None and view.market_id != market_id):
         return failed(base, "INVALID_BET_ID", f"no bet {instruction.get('betId')} of yours on this market")
@@ -462,6 +473,8 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
                             "every unmatched bet (of marketId, or of every market without it)")
     if raw and market_id is None:
         raise invalid_input("marketId is required when instructions are given")
+    if not raw and market_id is not None and not service.knows_market(market_id):
+        return refused_whole(market_id, customer_ref, "INVALID_MARKET_ID", f"market {market_id!r} does not exist")
     outcomes: list[Outcome] = []
     # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
     parsed = [_parse_cancel(item, i) for i, item in enumerate(raw)]

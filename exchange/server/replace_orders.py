@@ -20,6 +20,7 @@ from exchange.core.money import to_exact_decimal
 from exchange.core.orders import OrderView
 from exchange.server.auth import Session
 from exchange.server.betting import (
+    CALL_ONLY,
     MAX_CHANGE_INSTRUCTIONS,
     JsonDict,
     Outcome,
@@ -96,6 +97,10 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         return repeated
     outcomes: list[Outcome] = []
     for bet_id, raw_price, instruction in parsed:
+        if not service.knows_market(market_id):
+            outcomes.append(_replace_failure(instruction, None, "INVALID_MARKET_ID",
+                                             f"market {market_id!r} does not exist"))
+            continue
         view = service.order(session.account, bet_id) if bet_id is not None else None
         if view is None or view.market_id != market_id:
             outcomes.append(_replace_failure(instruction, None, "INVALID_BET_ID",
@@ -153,10 +158,11 @@ def _replace_failure(instruction: JsonDict, view: OrderView | None, code: str, m
     place: JsonDict = {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED"}
     if view is not None:
         place["instruction"] = _new_bet(view)
+    shown = "ERROR_IN_ORDER" if code in CALL_ONLY else code
     report = {
         "status": "FAILURE",
-        "errorCode": code,
-        "cancelInstructionReport": {"status": "FAILURE", "errorCode": code,
+        "errorCode": shown,
+        "cancelInstructionReport": {"status": "FAILURE", "errorCode": shown,
                                     "instruction": {"betId": instruction["betId"]}},
         "placeInstructionReport": place,
     }

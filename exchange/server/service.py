@@ -410,6 +410,11 @@ class ExchangeService:
             info = market_info(self.configs, market_id, start_ms, None)
         return info
 
+    def knows_market(self, market_id: str) -> bool:
+        """Whether ``market_id`` is a market here: open, closed and kept, or closed and remembered
+        (:attr:`ended`)."""
+        return self.exchange.market_status(market_id) is not None or self.ended.get(market_id) is not None
+
     def _channel_of(self, market_id: str | None) -> Channel | None:
         if market_id is None:
             return None

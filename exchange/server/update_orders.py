@@ -4,9 +4,10 @@ This exchange offers one persistence: every unmatched bet lapses when its
 betting window closes (``LAPSE``). So an update to ``LAPSE`` of a live bet has
 nothing to do (``NO_ACTION_REQUIRED``), ``PERSIST`` and ``MARKET_ON_CLOSE`` are
 refused with ``INVALID_PERSISTENCE_TYPE``, a bet that is not the caller's on
-that market with ``INVALID_BET_ID``, and one with nothing unmatched left with
-``BET_TAKEN_OR_LAPSED`` — each per instruction, as Betfair reports them. Nothing
-changes, so nothing is journaled.
+that market with ``INVALID_BET_ID`` (``INVALID_MARKET_ID`` if there is no such
+market), and one with nothing unmatched left with ``BET_TAKEN_OR_LAPSED`` — each
+per instruction, as Betfair reports them. Nothing changes, so nothing is
+journaled.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from exchange.server.betting import (
     failed,
     order_call,
     parse_bet_id,
+    unknown_market,
 )
 from exchange.server.errors import invalid_input
 from exchange.server.params import get_enum
@@ -37,6 +39,9 @@ def _update_one(service: ExchangeService, session: Session, market_id: str, raw:
     bet_id = parse_bet_id(raw, where)
     persistence = get_enum(raw, "newPersistenceType", PERSISTENCE, where=where)
     base = {"instruction": {"betId": str(raw["betId"]), "newPersistenceType": persistence}}
+    refusal = unknown_market(service, market_id, base)
+    if refusal is not None:
+        return refusal
     view = service.order(session.account, bet_id) if bet_id is not None else None
     if view is None or view.market_id != market_id:
         return failed(base, "INVALID_BET_ID", f"no bet {raw['betId']} of yours on market {market_id}")
