@@ -56,16 +56,25 @@ class Prospects:
         """From counts: ``shares[i]`` is hand i's wins plus its dead-heat shares (1/n per n-way tie).
 
         A sampled estimate (``exact=False``) carries each equity's standard error,
-        ``sqrt(p (1 - p) / boards)``: a bound for a share between 0 and 1.
+        ``sqrt(p (1 - p) / boards)``: a bound for a share between 0 and 1. A share
+        the cards decide has none, as an exact one: 0 for each of ``known_losers``,
+        1 for the one hand left when all the others are among them.
+
+        >>> sampled = Prospects.from_counts(10, (7, 3, 0), (0, 0, 0), (7, 3, 0), exact=False, known_losers=(3,))
+        >>> [h.stderr for h in sampled.hands]
+        [Fraction(144913, 1000000), Fraction(144913, 1000000), None]
         """
         if not len(wins) == len(ties) == len(shares):
             raise ValueError(f"need one count per hand: {len(wins)} wins, {len(ties)} ties, {len(shares)} shares")
         if boards <= 0:
             raise ValueError(f"prospects need at least one board, not {boards}")
         hands = []
+        certain = set(known_losers)
+        if len(certain) == len(shares) - 1:
+            certain = set(range(1, len(shares) + 1))  # the last hand standing has won
         for i, (win, tie, share) in enumerate(zip(wins, ties, shares, strict=True), start=1):
             equity = Fraction(share) / boards
-            stderr = None if exact else _stderr(equity, boards)
+            stderr = None if exact or i in certain else _stderr(equity, boards)
             hands.append(HandEquity(i, win, tie, equity, fair_odds(equity), stderr))
         prospects = cls(boards, tuple(hands), exact, tuple(known_losers))
         prospects._check()
@@ -82,6 +91,9 @@ class Prospects:
         total = sum(h.equity for h in self.hands)
         if total != 1:
             raise InvariantError(f"equities sum to {total}, not 1")
+        for n in self.known_losers:
+            if self.equity(n):
+                raise InvariantError(f"hand {n} cannot win, but its equity is {self.equity(n)}")
         for h in self.hands:
             if self.boards == 0:
                 if h.win or h.tie:

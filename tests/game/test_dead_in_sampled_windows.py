@@ -22,7 +22,7 @@ from engine.variants import get_variant
 from exchange.game.channels import CHANNELS
 from exchange.game.deal import arrange_game_deck, fixed_decks
 from exchange.game.equities import game_equities
-from exchange.game.events import HandsCannotWin, WindowOpened
+from exchange.game.events import EquitiesPublished, HandsCannotWin, WindowOpened
 from exchange.game.prospects import resolve
 from tests.game.helpers import make_channel
 
@@ -104,6 +104,10 @@ def test_a_stud_hand_drawing_dead_at_fifth_street_is_settled_then_not_at_the_riv
     fifth_street_close = game.windows[2].closes_ms  # the 4th-street window's close deals 5th street
     lost = [(s.at_ms, s.event.hands) for s in log if isinstance(s.event, HandsCannotWin)]
     assert lost[0] == (fifth_street_close, (2,))
+    [priced] = [s.event for s in log if isinstance(s.event, EquitiesPublished) and s.at_ms == fifth_street_close]
+    assert not priced.exact  # a Monte Carlo estimate, whose certain share has no error: hand 2's 0
+    assert [(h.equity == 0, h.stderr is None) for h in priced.hands] == [(False, False), (True, True),
+                                                                        (False, False), (False, False)]
     opened = [s.event.round for s in log if isinstance(s.event, WindowOpened) and s.at_ms > fifth_street_close]
     assert opened and int(opened[0]) == 4  # the 5th-street window opens with hand 2 already settled
     assert game.winners == tuple(i + 1 for i in showdown("stud7", seats).high.winners) == (1,)  # aces full

@@ -37,9 +37,25 @@ def test_the_fixtures_hold() -> None:
         (corrupt(COUNTED, 1, tie=4), "hand 1: 7 wins \\+ 4 ties do not fit 10 boards"),
         (corrupt(COUNTED, 3, win=-1), "hand 3: -1 wins \\+ 0 ties do not fit 10 boards"),
         (corrupt(COUNTED, 2, tie=1), "hand 2: equity 3/20 outside \\[0, 1/10\\]"),
+        (dataclasses.replace(COUNTED, known_losers=(2, 3)), "hand 2 cannot win, but its equity is 3/20"),
     ],
-    ids=["equities-sum", "counts-without-boards", "counts-exceed-boards", "negative-count", "equity-outside-counts"],
+    ids=["equities-sum", "counts-without-boards", "counts-exceed-boards", "negative-count", "equity-outside-counts",
+         "known-loser-with-equity"],
 )
 def test_a_corrupted_field_is_caught(prospects: Prospects, match: str) -> None:
     with pytest.raises(InvariantError, match=match):
         prospects._check()
+
+
+def test_a_sampled_share_the_cards_decide_has_no_standard_error() -> None:
+    """A hand proven unable to win has exactly 0 however the deals were sampled, and the last hand standing
+    exactly 1: neither is an estimate. The others' shares are."""
+    sampled = Prospects.from_counts(boards=10, wins=(6, 4, 0, 0), ties=(0, 0, 0, 0), shares=(6, 4, 0, 0),
+                                    exact=False, known_losers=(3, 4))
+    assert [h.stderr for h in sampled.hands] == [Fraction(154919, 10**6), Fraction(154919, 10**6), None, None]
+    alone = Prospects.from_counts(boards=10, wins=(10, 0, 0, 0), ties=(0, 0, 0, 0), shares=(10, 0, 0, 0),
+                                  exact=False, known_losers=(2, 3, 4))
+    assert [h.stderr for h in alone.hands] == [None] * 4
+    guessed = Prospects.from_counts(boards=10, wins=(10, 0, 0, 0), ties=(0, 0, 0, 0), shares=(10, 0, 0, 0),
+                                    exact=False, known_losers=(3, 4))
+    assert [h.stderr for h in guessed.hands] == [0, 0, None, None]  # hand 2 is not proven lost: 0 of 10 sampled
