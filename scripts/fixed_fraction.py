@@ -28,6 +28,7 @@ from typing import Any
 
 from exchange.backtest.strategy import GameEnd, GameStart, MarketHandle, Strategy
 from exchange.core import ladder
+from exchange.core.money import format_minor
 from exchange.core.side import Side
 from exchange.game.rounds import Round
 
@@ -93,4 +94,5 @@ class FixedFraction(Strategy):
         if not self.stopped and balance < peak * (1 - self.max_drawdown):
             self.stopped = True
             if self.stop_ends_session:
-                self.end_session(f"drawdown limit: {balance} is more than {self.max_drawdown} below {peak}")
+                self.end_session(f"drawdown limit: the balance {format_minor(balance)} is more than "
+                                 f"{self.max_drawdown} below its peak {format_minor(peak)}")

@@ -241,7 +241,8 @@ def run_backtest(
         if bar is not None:
             bar.close()
     sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
-    figures = (config.account, config.balance if config.in_sessions else None, get_channel(config.channel).min_stake)
+    figures = (config.account, config.balance if config.in_sessions else None, get_channel(config.channel).min_stake,
+               [s.ended_by for s in sessions if s.games < config.games_per_session])  # the last game's is no cut
     if out is None or writer is None or staging is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)

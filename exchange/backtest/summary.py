@@ -18,6 +18,7 @@ were ruined (the balance fell below the minimum stake).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,6 +39,9 @@ class SessionFigures:
     max_drawdown: int
     ruined: int
     ruin_below: int
+    #: The reasons given by strategies that ended their session early (``end_session``), with how many sessions
+    #: gave each, most given first.
+    ended_early: tuple[tuple[str, int], ...] = ()
 
     @property
     def median(self) -> Fraction:
@@ -60,11 +64,23 @@ class SessionFigures:
             f"ruined          {self.ruined} of {counted(len(final), 'session')} "
             f"(balance below {format_minor(self.ruin_below)})",
             f"worst drawdown  {format_minor(self.max_drawdown)} (a session's balance from its peak)",
+            *self._ended_early_lines(len(final)),
         ]
 
+    def _ended_early_lines(self, sessions: int) -> list[str]:
+        """``ended early  3 of 100 sessions: 'drawdown limit' 2, 'target reached' 1`` (the three most given)."""
+        if not self.ended_early:
+            return []
+        total = sum(n for _, n in self.ended_early)
+        reasons = [f"{reason[:100]!r} {n}" for reason, n in self.ended_early[:3]]
+        more = ", ..." if len(self.ended_early) > 3 else ""
+        return [f"ended early     {total} of {counted(sessions, 'session')} (end_session): {', '.join(reasons)}{more}"]
 
-def session_figures(paths: Mapping[int, Sequence[int]], starting: int, ruin_below: int) -> SessionFigures:
-    """The figures of each session's path of balances after each game (sessions in key order)."""
+
+def session_figures(paths: Mapping[int, Sequence[int]], starting: int, ruin_below: int,
+                    ended_by: Iterable[str | None] = ()) -> SessionFigures:
+    """The figures of each session's path of balances after each game (sessions in key order); ``ended_by``: why
+    each session that ended early did (None for one that played every game)."""
     final, deepest, ruined = [], 0, 0
     for session in sorted(paths):
         path = paths[session]
@@ -74,7 +90,8 @@ def session_figures(paths: Mapping[int, Sequence[int]], starting: int, ruin_belo
             deepest = max(deepest, peak - balance)
         final.append(path[-1] if path else starting)
         ruined += any(balance < ruin_below for balance in path)
-    return SessionFigures(starting, tuple(final), deepest, ruined, ruin_below)
+    reasons = Counter(reason for reason in ended_by if reason is not None)
+    return SessionFigures(starting, tuple(final), deepest, ruined, ruin_below, tuple(reasons.most_common()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,12 +166,14 @@ def _sum(table: pa.Table, column: str) -> int:
 
 
 def summarise(
-    tables: dict[str, pa.Table], account: str, sessions_from: int | None = None, ruin_below: int = 0
+    tables: dict[str, pa.Table], account: str, sessions_from: int | None = None, ruin_below: int = 0,
+    ended_by: Iterable[str | None] = (),
 ) -> Summary:
     """The :class:`Summary` of ``account`` from the backtest's tables (games in ``game_index`` order).
 
     ``sessions_from``: the account's starting balance in every session, for the session figures
-    (``None``: no session figures, as for one-game worlds).
+    (``None``: no session figures, as for one-game worlds); ``ended_by``: each session's reason for ending
+    early, or None (:class:`~exchange.backtest.world.SessionOutcome`).
     """
     games, orders, settlements = tables["games"], tables["orders"], tables["settlements"]
     mine = orders.filter(pc.equal(orders.column("account"), account))
@@ -182,7 +201,8 @@ def summarise(
         commission=_sum(rows, "commission"),
         net_profit=_sum(rows, "net_profit"),
         max_drawdown=max_drawdown(_per_game(rows)),
-        sessions=None if sessions_from is None else session_figures(_paths(rows), sessions_from, ruin_below),
+        sessions=None if sessions_from is None else session_figures(_paths(rows), sessions_from, ruin_below,
+                                                                    ended_by),
     )
 
 

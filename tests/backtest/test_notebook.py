@@ -23,7 +23,7 @@ def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPat
     outputs, images = run_notebook(small_run.out, monkeypatch)
     assert f"{small_run.config.games} games" in outputs
     assert "dead heats:" in outputs
-    assert f"{small_run.config.games} sessions of up to 1 games" in outputs
+    assert f"{small_run.config.games} sessions of up to 1 game (0 ended early)" in outputs
     assert images >= 4
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -356,3 +357,25 @@ def test_the_command_refuses_a_muddle_of_games_and_sessions(
     assert code == 2
     assert message in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_the_summary_says_how_many_sessions_their_strategy_ended_early_and_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Sessions that ``end_session`` cut short are told apart from those that played every game: the games
+    table holds fewer games for them, and the summary counts them with the reasons the strategy gave."""
+    from exchange.cli import main
+    from exchange.tables.outputs import read_tables
+
+    code = main(["backtest", "--strategy", f"{ROOT / 'scripts' / 'fixed_fraction.py'}:FixedFraction",
+                 "--params", '{"fraction": "0.1", "max_drawdown": "0.25"}', "--sessions", "4",
+                 "--games-per-session", "6", "--balance", "50", "--seed", "3", "--out", str(tmp_path),
+                 "--no-progress", "--no-streams"])  # fmt: skip
+    assert code == 0
+    games = read_tables(tmp_path, ["games"])["games"].to_pylist()
+    played = Counter(g["session"] for g in games)
+    short = sum(n < 6 for n in played.values())
+    assert 0 < short < 4, played  # the seed must end some sessions early and not others
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("ended early")]
+    assert line.startswith(f"ended early     {short} of 4 sessions (end_session): '"), line
+    given = re.findall(r"'drawdown limit: the balance [^']+' (\d+)", line)  # each reason, how many gave it
+    assert given and sum(map(int, given)) == short, line
