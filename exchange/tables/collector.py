@@ -14,6 +14,7 @@ session and its place in it.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -108,8 +109,9 @@ class _Game:
     equities: dict[int, Fraction] = field(default_factory=dict)
     published: list[tuple[int, EquitiesPublished]] = field(default_factory=list)
     orders: dict[int, _Order] = field(default_factory=dict)
-    #: Each refusal, with the instruction it refused where that is known (a strategy's, from its instruction log).
-    rejected: list[tuple[OrderRejected, Asked | None]] = field(default_factory=list)
+    #: Each refusal, with the instruction it refused where that is known (a strategy's, from its instruction log),
+    #: and how many of the market's bets were placed before it (its rows go between theirs, in the order they came).
+    rejected: list[tuple[OrderRejected, Asked | None, int]] = field(default_factory=list)
     fills: list[tuple[Matched, int, Fraction | None]] = field(default_factory=list)
     voided: dict[int, int] = field(default_factory=dict)  # match id -> when it was voided
     results: dict[str, AccountResult] = field(default_factory=dict)
@@ -196,7 +198,7 @@ class Collector:
             return
         event = stamped.event
         if type(event) is OrderRejected:
-            market.rejected.append((event, self._instruction(event)))
+            market.rejected.append((event, self._instruction(event), len(market.orders)))
             return
         handler = _HANDLERS.get(type(event))
         if handler is None:
@@ -222,7 +224,8 @@ class Collector:
         market = self._market_of_bet(rejection.account_id, rejection.bet_id)
         if market is None and asked is not None:
             market = self._markets.get(asked.market_id)
-        (market or self._game).rejected.append((rejection, asked))
+        market = market or self._game
+        market.rejected.append((rejection, asked, len(market.orders)))
 
     def _instruction(self, rejection: OrderRejected) -> Asked | None:
         return None if self._asked is None else self._asked(rejection)
@@ -295,79 +298,86 @@ class Collector:
         )
 
     def _write_orders(self, table: Table, g: _Game) -> None:
-        for bet_id in sorted(g.orders):
-            o = g.orders[bet_id]
-            p = o.placed
-            table.append(
-                game_index=g.game_index,
-                session=g.session,
-                session_game=g.session_game,
-                market_id=g.market_id,
-                bet_id=bet_id,
-                account=p.account_id,
-                selection_id=p.selection_id,
-                side=p.side.value,
-                tick=p.tick,
-                price=ladder.PRICE_X100[p.tick] / 100,
-                size=p.size,
-                size_matched=o.matched,
-                size_lapsed=o.lapsed,
-                size_cancelled=o.cancelled,
-                size_voided=o.voided,
-                average_price_matched=(o.matched_x100 / (100 * o.matched)) if o.matched else None,
-                round=p.round,
-                placed_ms=p.ts,
-                status=_order_status(o),
-                outcome=o.outcome,
-                profit=o.profit,
-                replaces=p.replaces,
-                customer_ref=p.customer_ref,
-                error_code=None,
-                action="PLACE" if p.replaces is None else "REPLACE",
-                cancels=o.cancels,
-                lapsed_ms=o.lapsed_ms,
-            )
-        self._write_rejected(table, g)
+        """The market's bets and refused instructions, in the order they came (bet ids are given in that order)."""
+        refusals = deque(g.rejected)
+        for placed_before, bet_id in enumerate(sorted(g.orders)):
+            while refusals and refusals[0][2] <= placed_before:
+                self._write_rejected(table, g, *refusals.popleft()[:2])
+            self._write_bet(table, g, bet_id)
+        for rejection, asked, _ in refusals:
+            self._write_rejected(table, g, rejection, asked)
 
-    def _write_rejected(self, table: Table, g: _Game) -> None:
-        """A row per refusal: what the exchange said, and what was asked where it is known (a placement's side,
+    def _write_bet(self, table: Table, g: _Game, bet_id: int) -> None:
+        o = g.orders[bet_id]
+        p = o.placed
+        table.append(
+            game_index=g.game_index,
+            session=g.session,
+            session_game=g.session_game,
+            market_id=g.market_id,
+            bet_id=bet_id,
+            account=p.account_id,
+            selection_id=p.selection_id,
+            side=p.side.value,
+            tick=p.tick,
+            price=ladder.PRICE_X100[p.tick] / 100,
+            size=p.size,
+            size_matched=o.matched,
+            size_lapsed=o.lapsed,
+            size_cancelled=o.cancelled,
+            size_voided=o.voided,
+            average_price_matched=(o.matched_x100 / (100 * o.matched)) if o.matched else None,
+            round=p.round,
+            placed_ms=p.ts,
+            status=_order_status(o),
+            outcome=o.outcome,
+            profit=o.profit,
+            replaces=p.replaces,
+            customer_ref=p.customer_ref,
+            error_code=None,
+            action="PLACE" if p.replaces is None else "REPLACE",
+            cancels=o.cancels,
+            lapsed_ms=o.lapsed_ms,
+        )
+
+    def _write_rejected(self, table: Table, g: _Game, r: OrderRejected, asked: Asked | None) -> None:
+        """A refusal's row: what the exchange said, and what was asked where it is known (a placement's side,
         price and size; a cancel's size reduction; a replace's new price; the side and selection of the bet a
         cancel or replace named, if it is one of this market's)."""
-        for r, asked in g.rejected:
-            order = g.orders.get(r.bet_id) if r.bet_id is not None else None
-            bet = order.placed if order is not None and order.placed.account_id == r.account_id else None
-            side = asked.side if asked is not None and asked.side is not None else None if bet is None else bet.side
-            price = None if asked is None else asked.price
-            selection = r.selection_id if r.selection_id is not None else None if bet is None else bet.selection_id
-            table.append(
-                game_index=g.game_index,
-                session=g.session,
-                session_game=g.session_game,
-                market_id=g.market_id,
-                bet_id=r.bet_id,
-                account=r.account_id,
-                selection_id=selection,
-                side=None if side is None else side.value,
-                tick=None if price is None else ladder.tick_of(price),
-                price=None if price is None else float("nan") if price.is_snan() else float(price),
-                size=None if asked is None else asked.size,
-                size_matched=0,
-                size_lapsed=0,
-                size_cancelled=0,
-                size_voided=0,
-                average_price_matched=None,
-                round=None if asked is None else asked.round,
-                placed_ms=r.ts,
-                status="REJECTED",
-                outcome=None,
-                profit=None,
-                replaces=None,
-                customer_ref=r.customer_ref,
-                error_code=r.error_code.value,
-                action=r.action.value,
-                cancels=[],
-                lapsed_ms=None,
-            )
+        order = g.orders.get(r.bet_id) if r.bet_id is not None else None
+        bet = order.placed if order is not None and order.placed.account_id == r.account_id else None
+        side = asked.side if asked is not None and asked.side is not None else None if bet is None else bet.side
+        price = None if asked is None else asked.price
+        selection = r.selection_id if r.selection_id is not None else None if bet is None else bet.selection_id
+        table.append(
+            game_index=g.game_index,
+            session=g.session,
+            session_game=g.session_game,
+            market_id=g.market_id,
+            bet_id=r.bet_id,
+            account=r.account_id,
+            selection_id=selection,
+            side=None if side is None else side.value,
+            tick=None if price is None else ladder.tick_of(price),
+            price=None if price is None else float("nan") if price.is_snan() else float(price),
+            size=None if asked is None else asked.size,
+            size_matched=0,
+            size_lapsed=0,
+            size_cancelled=0,
+            size_voided=0,
+            average_price_matched=None,
+            round=None if asked is None else asked.round,
+            placed_ms=r.ts,
+            status="REJECTED",
+            outcome=None,
+            profit=None,
+            replaces=None,
+            customer_ref=r.customer_ref,
+            error_code=r.error_code.value,
+            action=r.action.value,
+            cancels=[],
+            lapsed_ms=None,
+        )
 
     def _write_fills(self, table: Table, g: _Game) -> None:
         for m, rnd, equity in g.fills:

@@ -129,6 +129,20 @@ def test_the_orders_table_has_a_row_for_every_refused_cancel_and_replace(played:
     assert sorted(rows, key=repr) == sorted(expected(played), key=repr)
 
 
+def test_a_markets_rows_are_its_bets_and_refusals_in_the_order_they_came(played: Played) -> None:
+    """The refusals were written after all of a market's bets (the house's of later windows too): the rows are in
+    the order the exchange met them, so the strategy's back at 900 comes before the two placements refused beside
+    it, and each refused cancel after the bet it names."""
+    by_market: dict[str, list[dict[str, Any]]] = {}
+    for row in played.orders:
+        by_market.setdefault(row["market_id"], []).append(row)
+    for market_id, rows in by_market.items():
+        times = [r["placed_ms"] for r in rows]
+        assert times == sorted(times), market_id
+        mine = [(r["action"], r["error_code"]) for r in rows if r["account"] == STRATEGY_ACCOUNT]
+        assert mine[:3] == [("PLACE", None), ("PLACE", "INVALID_ODDS"), ("PLACE", "INVALID_BET_SIZE")], market_id
+
+
 def test_a_refused_placement_says_what_was_asked(played: Played) -> None:
     """Side, price (its tick if it is on the ladder), size, round and reference of each refused placement, on the
     market it was sent to: what a researcher needs to see what the exchange would not take."""
