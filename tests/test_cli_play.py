@@ -360,8 +360,8 @@ def test_a_module_bot_in_the_current_folder_is_found_as_python_m_finds_it(
     ("bot", "message"),
     [
         ("no_module_of_that_name:Bot",
-         "bot 'no_module_of_that_name:Bot': no module 'no_module_of_that_name' in the current folder ({here}) or "
-         "among the installed packages"),
+         "bot 'no_module_of_that_name:Bot': no module 'no_module_of_that_name' among the installed packages or "
+         "in the current folder ({here})"),  # the command looks there last
         ("bot_with_classes:Nope",
          "bot 'bot_with_classes:Nope': bot_with_classes has no class 'Nope' (its classes: Mine, Other)"),
         ("bot_needing:Mine",

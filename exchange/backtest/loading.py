@@ -160,10 +160,13 @@ def _shadowed(module: types.ModuleType) -> str:
 
 
 def _where_modules_are() -> str:
-    """Where ``module:Class`` was looked for: the current folder too if it is on the import path (``python -m``
-    and the command line put it there)."""
+    """Where ``module:Class`` was looked for, in the order it was: the current folder too if it is on the import
+    path (the command line puts it there, after the installed packages; ``python -m`` before them)."""
     here = os.getcwd()
-    if any(os.path.abspath(entry or os.curdir) == here for entry in sys.path):
+    entries = [os.path.abspath(entry or os.curdir) for entry in sys.path]
+    if entries and entries[-1] == here:
+        return f"among the installed packages or in the current folder ({here})"
+    if here in entries:
         return f"in the current folder ({here}) or among the installed packages"
     return "among the installed packages"
 

@@ -8,11 +8,14 @@ seed of 1.0 (or ``True``) dealt other games than ``--seed 1``; only whole number
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from exchange.backtest.loading import StrategySpec
+from exchange.backtest.loading import StrategyLoadError, StrategySpec
 from exchange.backtest.runner import BacktestConfig
 
 SPEC = StrategySpec.parse("exchange.backtest.strategy:Strategy")
@@ -51,3 +54,19 @@ def test_a_config_refuses_values_the_command_refuses(changes: dict[str, Any], me
 def test_a_config_of_sound_values_is_taken() -> None:
     config = BacktestConfig(strategy=SPEC, games=4, seed=1, latency_ms=0, balance=1, games_per_session=2)
     assert (config.sessions, config.latency_ms, config.balance) == (2, 0, 1)
+
+
+@pytest.mark.parametrize("current_first", [True, False])
+def test_a_missing_module_says_where_it_was_looked_for_in_that_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, current_first: bool) -> None:  # fmt: skip
+    """``python -m`` puts the current folder before the installed packages; the command puts it after them, so a
+    module there named like an installed one is not the one loaded: the message names the places in the order
+    they were searched."""
+    monkeypatch.chdir(tmp_path)
+    rest = [entry for entry in sys.path if os.path.abspath(entry or os.curdir) != str(tmp_path)]
+    monkeypatch.setattr(sys, "path", ["", *rest] if current_first else [*rest, str(tmp_path)])
+    with pytest.raises(StrategyLoadError) as caught:
+        StrategySpec.parse("no_module_here_at_all:Bot").build()
+    places = [f"in the current folder ({tmp_path})", "among the installed packages"]
+    searched = " or ".join(places if current_first else places[::-1])
+    assert str(caught.value) == f"no module 'no_module_here_at_all' {searched}"
