@@ -66,7 +66,7 @@ DEFAULT_EVERY_MS = 10 * 60_000
 @dataclass(frozen=True, slots=True)
 class Requested:
     """What a client's command asked, as the tables' refusal rows read it
-    (:class:`~exchange.tables.collector.Asked`)."""
+    (:class:`~exchange.tables.market_record.Asked`)."""
 
     market_id: str
     side: Side | None

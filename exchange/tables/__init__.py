@@ -2,7 +2,8 @@
 
 * :mod:`exchange.tables.outputs` — the six tables' schemas (games, orders, fills, settlements, equities,
   irregularities), columnar accumulation, merging, writing and reading;
-* :mod:`exchange.tables.collector` — one game's rows, projected from its channel's stamped events.
+* :mod:`exchange.tables.collector` — one game's rows, projected from its channel's stamped events;
+* :mod:`exchange.tables.market_record` — what a market's rows are made from, folded event by event.
 
 Both drivers write them: the backtester (:mod:`exchange.backtest`) one file per table for a whole run, the
 server (:mod:`exchange.server.recording`) a part file per table every few games, as they end.

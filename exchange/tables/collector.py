@@ -1,7 +1,8 @@
 """The Parquet rows of a game, as a projection of the channel's event stream.
 
-A :class:`Collector` listens to every stamped event of a channel and keeps
-just enough state to write, when the game ends, its rows of the four tables
+A :class:`Collector` listens to every stamped event of a channel and keeps,
+in a :class:`~exchange.tables.market_record.MarketRecord` per market, just enough
+state to write, when the game ends, its rows of the four tables
 (:mod:`exchange.tables.outputs`): the game (cards, the winners of each
 market, dead heat), each order's final state, each fill with the matched
 selection's equity at that moment, and each account's settlement in each
@@ -15,130 +16,21 @@ session and its place in it.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal
-from fractions import Fraction
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
 
 from engine.cards import format_cards
 from exchange.core import ladder
-from exchange.core.events import (
-    AccountResult,
-    BetResult,
-    MarketSettled,
-    MarketVoided,
-    Matched,
-    MatchVoided,
-    OrderCancelled,
-    OrderLapsed,
-    OrderPlaced,
-    OrderRejected,
-    SelectionSettled,
+from exchange.core.events import OrderRejected
+from exchange.game.events import Stamped
+from exchange.tables.market_record import (
+    GAME_WIDE,
+    HANDLERS,
+    MAX_HANDS,
+    Asked,
+    MarketRecord,
+    OrderRecord,
 )
-from exchange.core.side import Side
-from exchange.game.events import (
-    BoardTurned,
-    DrawMade,
-    EquitiesPublished,
-    GameEnded,
-    GameStarted,
-    HoleCardsTurned,
-    ResultDeclared,
-    SeatCardsTurned,
-    Stamped,
-    WindowOpened,
-)
-from exchange.game.irregular import IrregularityOccurred
-from exchange.game.layouts import LAYOUTS
 from exchange.tables.outputs import Table
-
-MAX_HANDS = 4
-DRAW_GAMES = frozenset(name for name, layout in LAYOUTS.items() if layout.draws)
-#: Events of the whole game (stamped with its main market id) that every market's rows read.
-_GAME_WIDE = frozenset({GameStarted, WindowOpened, GameEnded})
-
-
-class Asked(Protocol):
-    """What a refused instruction asked, where its sender knows (a backtest's strategy: its
-    :class:`~exchange.backtest.instructions.Sent`): the parts the exchange's refusal does not say."""
-
-    @property
-    def market_id(self) -> str: ...
-    @property
-    def side(self) -> Side | None: ...
-    @property
-    def price(self) -> Decimal | None: ...
-    @property
-    def size(self) -> int | None: ...
-    @property
-    def round(self) -> int | None: ...
-
-
-@dataclass(slots=True)
-class _Order:
-    placed: OrderPlaced
-    matched: int = 0
-    matched_x100: int = 0
-    lapsed: int = 0
-    cancelled: int = 0
-    voided: int = 0
-    outcome: str | None = None
-    profit: int | None = None
-    cancels: list[dict[str, int]] = field(default_factory=list)
-    lapsed_ms: int | None = None
-
-
-@dataclass(slots=True)
-class _Game:
-    game_index: int
-    market_id: str
-    session: int
-    session_game: int
-    channel: str = ""
-    variant: str = ""
-    start_ms: int = 0
-    hands: tuple[str | None, ...] = (None,) * MAX_HANDS
-    board: str = ""
-    winners: tuple[int, ...] = ()
-    early: bool = False
-    status: str = ""
-    #: How this market ended (``SETTLED`` or ``VOID``): a hi/lo game's Low market can settle before its game is voided.
-    market_status: str = ""
-    round: int = 0
-    equities: dict[int, Fraction] = field(default_factory=dict)
-    published: list[tuple[int, EquitiesPublished]] = field(default_factory=list)
-    orders: dict[int, _Order] = field(default_factory=dict)
-    #: Each refusal, with the instruction it refused where that is known (a strategy's, from its instruction log),
-    #: and how many of the market's bets were placed before it (its rows go between theirs, in the order they came).
-    rejected: list[tuple[OrderRejected, Asked | None, int]] = field(default_factory=list)
-    fills: list[tuple[Matched, int, Fraction | None]] = field(default_factory=list)
-    voided: dict[int, int] = field(default_factory=dict)  # match id -> when it was voided
-    results: dict[str, AccountResult] = field(default_factory=dict)
-    commission_received: int = 0
-    rounding: int = 0
-    house: str | None = None
-    ended: bool = False
-    balances: Mapping[str, int] = field(default_factory=dict)
-    dealt: tuple[str | None, ...] = ()
-    discarded: list[list[str]] = field(default_factory=list)
-    drawn: list[list[str]] = field(default_factory=list)
-    irregularities: list[_Irregularity] = field(default_factory=list)
-
-    @property
-    def total_matched(self) -> int:
-        """The stake matched on this market and not voided (minor units)."""
-        return sum(m.size for m, _, _ in self.fills if m.match_id not in self.voided)
-
-
-@dataclass(slots=True)
-class _Irregularity:
-    at_ms: int
-    round: int
-    event: IrregularityOccurred
-    matches: int = 0
-    stake: int = 0
-    bets: list[int] = field(default_factory=list)
 
 
 class Collector:
@@ -172,7 +64,7 @@ class Collector:
         self._asked = asked
         ids = (market_id,) if isinstance(market_id, str) else tuple(market_id)
         session_number = game_index if session is None else session
-        self._markets = {m: _Game(game_index, m, session_number, session_game) for m in ids}
+        self._markets = {m: MarketRecord(game_index, m, session_number, session_game) for m in ids}
         self._game = self._markets[ids[0]]
         for market in self._markets.values():  # one game's irregularities: the voids of every market count
             market.irregularities = self._game.irregularities
@@ -198,12 +90,12 @@ class Collector:
             return
         event = stamped.event
         if type(event) is OrderRejected:
-            market.rejected.append((event, self._instruction(event), len(market.orders)))
+            market.refuse(event, self._instruction(event))
             return
-        handler = _HANDLERS.get(type(event))
+        handler = HANDLERS.get(type(event))
         if handler is None:
             return
-        if market is self._game and type(event) in _GAME_WIDE:
+        if market is self._game and type(event) in GAME_WIDE:
             for each in self._markets.values():
                 handler(each, stamped, event)
         else:
@@ -224,13 +116,12 @@ class Collector:
         market = self._market_of_bet(rejection.account_id, rejection.bet_id)
         if market is None and asked is not None:
             market = self._markets.get(asked.market_id)
-        market = market or self._game
-        market.rejected.append((rejection, asked, len(market.orders)))
+        (market or self._game).refuse(rejection, asked)
 
     def _instruction(self, rejection: OrderRejected) -> Asked | None:
         return None if self._asked is None else self._asked(rejection)
 
-    def _market_of_bet(self, account_id: str, bet_id: int | None) -> _Game | None:
+    def _market_of_bet(self, account_id: str, bet_id: int | None) -> MarketRecord | None:
         if bet_id is None:
             return None
         for market in self._markets.values():
@@ -297,7 +188,7 @@ class Collector:
             **_draw_columns(g),
         )
 
-    def _write_orders(self, table: Table, g: _Game) -> None:
+    def _write_orders(self, table: Table, g: MarketRecord) -> None:
         """The market's bets and refused instructions, in the order they came (bet ids are given in that order)."""
         refusals = deque(g.rejected)
         for placed_before, bet_id in enumerate(sorted(g.orders)):
@@ -307,7 +198,7 @@ class Collector:
         for rejection, asked, _ in refusals:
             self._write_rejected(table, g, rejection, asked)
 
-    def _write_bet(self, table: Table, g: _Game, bet_id: int) -> None:
+    def _write_bet(self, table: Table, g: MarketRecord, bet_id: int) -> None:
         o = g.orders[bet_id]
         p = o.placed
         table.append(
@@ -340,7 +231,7 @@ class Collector:
             lapsed_ms=o.lapsed_ms,
         )
 
-    def _write_rejected(self, table: Table, g: _Game, r: OrderRejected, asked: Asked | None) -> None:
+    def _write_rejected(self, table: Table, g: MarketRecord, r: OrderRejected, asked: Asked | None) -> None:
         """A refusal's row: what the exchange said, and what was asked where it is known (a placement's side,
         price and size; a cancel's size reduction; a replace's new price; the side and selection of the bet a
         cancel or replace named, if it is one of this market's)."""
@@ -379,7 +270,7 @@ class Collector:
             lapsed_ms=None,
         )
 
-    def _write_fills(self, table: Table, g: _Game) -> None:
+    def _write_fills(self, table: Table, g: MarketRecord) -> None:
         for m, rnd, equity in g.fills:
             table.append(
                 game_index=g.game_index,
@@ -404,7 +295,7 @@ class Collector:
                 voided_ms=g.voided.get(m.match_id),
             )
 
-    def _write_equities(self, table: Table, g: _Game) -> None:
+    def _write_equities(self, table: Table, g: MarketRecord) -> None:
         """Every publication of the market's prices: each selection's equity as the game published it."""
         for at_ms, e in g.published:
             for hand in e.hands:
@@ -414,7 +305,7 @@ class Collector:
                              equity_exact=str(hand.equity),  # the exact share the game published
                              stderr=None if hand.stderr is None else str(hand.stderr))
 
-    def _row_accounts(self, g: _Game) -> list[str]:
+    def _row_accounts(self, g: MarketRecord) -> list[str]:
         """The accounts with a settlement row: the world's, then any other that had a result, then the house."""
         accounts = list(self.accounts)
         accounts += sorted(a for a in g.results if a not in accounts)
@@ -422,7 +313,7 @@ class Collector:
             accounts.append(g.house)
         return accounts
 
-    def _write_settlements(self, table: Table, g: _Game) -> None:
+    def _write_settlements(self, table: Table, g: MarketRecord) -> None:
         for account in self._row_accounts(g):
             result = g.results.get(account)
             profit = result.profit if result else 0
@@ -447,7 +338,7 @@ class Collector:
             )
 
 
-def _draw_columns(g: _Game) -> dict[str, str | None]:
+def _draw_columns(g: MarketRecord) -> dict[str, str | None]:
     """``dealt_i``, ``discarded_i``, ``drawn_i`` for each hand of a draw game (draws split by ``" / "``); else nulls."""
     out: dict[str, str | None] = {}
     for i in range(MAX_HANDS):
@@ -458,7 +349,7 @@ def _draw_columns(g: _Game) -> dict[str, str | None]:
     return out
 
 
-def _order_status(o: _Order) -> str:
+def _order_status(o: OrderRecord) -> str:
     """The order's final state as ``listClearedOrders`` names it (``EXECUTABLE`` if still live)."""
     if o.outcome is not None:
         return "SETTLED"
@@ -471,140 +362,3 @@ def _order_status(o: _Order) -> str:
     if o.lapsed:
         return "LAPSED"
     return "CANCELLED"
-
-
-# --- event handlers ---------------------------------------------------------------------------
-
-
-def _started(g: _Game, s: Stamped, e: GameStarted) -> None:
-    g.channel, g.variant, g.start_ms = e.channel, e.variant, s.at_ms
-    g.hands = (None,) * e.hands
-
-
-def _window(g: _Game, s: Stamped, e: WindowOpened) -> None:
-    g.round = int(e.round)
-
-
-def _equities(g: _Game, s: Stamped, e: EquitiesPublished) -> None:
-    g.equities = {h.hand: h.equity for h in e.hands}
-    g.published.append((s.at_ms, e))
-
-
-def _holes(g: _Game, s: Stamped, e: HoleCardsTurned) -> None:
-    g.hands = tuple(format_cards(h) for h in e.hands)
-    if g.variant in DRAW_GAMES:
-        g.dealt = g.hands
-        g.discarded = [[] for _ in e.hands]
-        g.drawn = [[] for _ in e.hands]
-
-
-def _seat_cards(g: _Game, s: Stamped, e: SeatCardsTurned) -> None:
-    g.hands = tuple(format_cards(h) for h in e.hands)
-
-
-def _draw(g: _Game, s: Stamped, e: DrawMade) -> None:
-    g.hands = tuple(format_cards(h) for h in e.hands)
-    for i, (thrown, got) in enumerate(zip(e.discarded, e.drawn, strict=True)):
-        g.discarded[i].append(format_cards(thrown) or "-")
-        g.drawn[i].append(format_cards(got) or "-")
-
-
-def _board(g: _Game, s: Stamped, e: BoardTurned) -> None:
-    g.board = format_cards(e.board)
-
-
-def _result(g: _Game, s: Stamped, e: ResultDeclared) -> None:
-    g.winners, g.early, g.board = tuple(e.winners), e.early, format_cards(e.board)
-
-
-def _ended(g: _Game, s: Stamped, e: GameEnded) -> None:
-    g.status, g.ended = e.status, True
-
-
-def _placed(g: _Game, s: Stamped, e: OrderPlaced) -> None:
-    g.orders[e.bet_id] = _Order(e)
-
-
-def _matched(g: _Game, s: Stamped, e: Matched) -> None:
-    g.fills.append((e, g.round, g.equities.get(e.selection_id)))
-    value = e.size * ladder.PRICE_X100[e.tick]
-    for bet_id in (e.back_bet_id, e.lay_bet_id):
-        o = g.orders[bet_id]
-        o.matched += e.size
-        o.matched_x100 += value
-
-
-def _cancelled(g: _Game, s: Stamped, e: OrderCancelled) -> None:
-    o = g.orders[e.bet_id]
-    o.cancelled += e.size
-    o.cancels.append({"at_ms": e.ts, "size": e.size})
-
-
-def _lapsed(g: _Game, s: Stamped, e: OrderLapsed) -> None:
-    o = g.orders[e.bet_id]
-    o.lapsed += e.size
-    o.lapsed_ms = e.ts
-
-
-def _irregularity(g: _Game, s: Stamped, e: IrregularityOccurred) -> None:
-    g.irregularities.append(_Irregularity(s.at_ms, g.round, e))
-
-
-def _match_voided(g: _Game, s: Stamped, e: MatchVoided) -> None:
-    g.voided[e.match_id] = e.ts
-    if g.irregularities and ("misdeal" in e.reason or "exposed" in e.reason):
-        last = g.irregularities[-1]
-        last.matches += 1
-        last.stake += e.size
-        last.bets.extend(b for b in (e.back_bet_id, e.lay_bet_id) if b not in last.bets)
-    value = e.size * ladder.PRICE_X100[e.tick]
-    for bet_id in (e.back_bet_id, e.lay_bet_id):
-        o = g.orders[bet_id]
-        o.matched -= e.size
-        o.matched_x100 -= value
-        o.voided += e.size
-
-
-def _bets(g: _Game, bets: Iterable[BetResult]) -> None:
-    for b in bets:
-        o = g.orders[b.bet_id]
-        o.outcome, o.profit = b.outcome.value, b.profit
-
-
-def _selection_settled(g: _Game, s: Stamped, e: SelectionSettled) -> None:
-    _bets(g, e.bets)
-
-
-def _market_settled(g: _Game, s: Stamped, e: MarketSettled) -> None:
-    _bets(g, e.bets)
-    g.results = {a.account_id: a for a in e.accounts}
-    g.commission_received = sum(a.commission for a in e.accounts)
-    g.rounding, g.house, g.market_status = e.rounding, e.house_account_id, "SETTLED"
-
-
-def _market_voided(g: _Game, s: Stamped, e: MarketVoided) -> None:
-    g.results = {a.account_id: a for a in e.accounts}
-    g.commission_received = sum(a.commission for a in e.accounts)
-    g.house, g.market_status = e.house_account_id, "VOID"
-
-
-_HANDLERS: dict[type, Callable[[_Game, Stamped, Any], None]] = {
-    GameStarted: _started,
-    WindowOpened: _window,
-    EquitiesPublished: _equities,
-    HoleCardsTurned: _holes,
-    SeatCardsTurned: _seat_cards,
-    DrawMade: _draw,
-    BoardTurned: _board,
-    ResultDeclared: _result,
-    GameEnded: _ended,
-    OrderPlaced: _placed,
-    Matched: _matched,
-    OrderCancelled: _cancelled,
-    OrderLapsed: _lapsed,
-    MatchVoided: _match_voided,
-    SelectionSettled: _selection_settled,
-    MarketSettled: _market_settled,
-    MarketVoided: _market_voided,
-    IrregularityOccurred: _irregularity,
-}
