@@ -106,7 +106,7 @@ def game_equities(
     # A sampled equity settles nothing from its counts: the hands the cards prove dead are settled all the same.
     high = () if result.exact else high_losers(variant, hand_cards, tuple(board), out, scored=scored_hands(result))
     if isinstance(result, HiLoEquityResult):
-        return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board)), high)
+        return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board), out), high)
     return (prospects_of(result, high),)
 
 

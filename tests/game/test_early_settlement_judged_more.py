@@ -97,6 +97,63 @@ def test_omaha_hilo_high_and_low_losers_are_exactly_the_selections_that_cannot_w
     assert settled_low >= positions // 3
 
 
+def _omaha_low(hole: str, board: str) -> tuple[int, ...] | None:
+    """Brute force: the best of the 60 lows of two hole cards and three board cards, five different ranks from
+    ace to eight, compared highest rank first (lower is better); None if none is one."""
+    order = "A2345678"
+    lows = []
+    for two in itertools.combinations(hole[::2], 2):
+        for three in itertools.combinations(board[::2], 3):
+            ranks = {order.index(r) + 1 for r in (*two, *three) if r in order}
+            if len(ranks) == 5 and all(r in order for r in (*two, *three)):
+                lows.append(tuple(sorted(ranks, reverse=True)))
+    return min(lows, default=None)
+
+
+def _omaha_low_alive_preflop(hands: list[str], rest: list[str]) -> set[int]:
+    """Low selections (5: "No low") that win or tie on some board of five cards from ``rest``. A board's suits
+    make no low, nor which card above eight it holds, so one board per multiset of its ranks, each card above
+    eight counted as one rank, stands for all those it is like."""
+    kinds: dict[str, list[str]] = {}
+    for card in rest:
+        kinds.setdefault(card[0] if card[0] in "A2345678" else "x", []).append(card)
+    alive: set[int] = set()
+    for ranks in itertools.combinations_with_replacement(sorted(kinds), 5):
+        need = {r: ranks.count(r) for r in set(ranks)}
+        if any(n > len(kinds[r]) for r, n in need.items()):
+            continue
+        board = "".join(c for r, n in need.items() for c in kinds[r][:n])
+        lows = [_omaha_low(h, board) for h in hands]
+        best = min((low for low in lows if low is not None), default=None)
+        alive |= {i for i, low in enumerate(lows, start=1) if low is not None and low == best} or {len(hands) + 1}
+    return alive
+
+
+def test_omaha_hilo_low_losers_before_the_flop_are_exactly_the_hands_that_cannot_win_or_tie() -> None:
+    """Pre-flop the equity is sampled, so the Low market's losers come from the cards alone: a hand was named
+    only when fewer than two of its hole cards were different low ranks, and one that no board let tie the best
+    low (8-5 against 5-4 and A-3, found trading) stayed in play and took bets. The brute force is checked against
+    pokerkit on boards of each position; a card out of play is in some positions."""
+    rng = random.Random("omaha-hilo-preflop-low")
+    positions: list[tuple[list[str], list[str]]] = [(["Ts2s8sJd", "5d4s9h4c", "Th5cJc8c", "8hTdAd3c"], [])]
+    for n in range(11):
+        seats, _, rest = _position(rng, 4, 4, 0)
+        positions.append((seats, rest[:n % 3 == 0]))  # a third with a card out of play
+    beyond_two_ranks = 0
+    for seats, dead in positions:
+        rest = [c for c in DECK if c not in "".join(seats) and c not in dead]
+        for board in (rng.sample(rest, 5) for _ in range(5)):
+            pokerkit_best = _best([OmahaEightOrBetterLowHand.from_game_or_none(h, "".join(board)) for h in seats])
+            brute = [_omaha_low(h, "".join(board)) for h in seats]
+            top = min((low for low in brute if low is not None), default=None)
+            assert pokerkit_best == {i for i, low in enumerate(brute, start=1) if low is not None and low == top}
+        losers, made = low_losers("omaha-hilo", [parse_cards(h) for h in seats], (), parse_cards("".join(dead)))
+        alive = _omaha_low_alive_preflop(seats, rest)
+        assert (losers, made) == (tuple(s for s in range(1, 6) if s not in alive), False), (seats, dead)
+        beyond_two_ranks += any(len({c for c in seats[s - 1][::2] if c in "A2345678"}) >= 2 for s in losers)
+    assert beyond_two_ranks >= 2  # the positions reach hands with a low draw that is dead all the same
+
+
 def _hall(sets: Sequence[set[str]]) -> bool:
     """Whether distinct representatives can be picked, one from each set."""
     return all(len(set().union(*group)) >= size

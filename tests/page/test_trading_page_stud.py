@@ -62,3 +62,7 @@ def test_third_street_shows_each_hands_cards_down_and_up_and_its_equity_as_an_es
         expect(shown).to_have_text(f"equity ≈{sel['equity'] * 100:.1f}% ±{sel['equityStderr'] * 100:.1f}")
         expect(shown).to_have_attribute("title", f"Monte Carlo estimate, standard error "
                                                  f"{sel['equityStderr'] * 100:.2f}%")
+    words = "async (sel) => (await import('/static/table.js')).equityWords(sel)"
+    # a hand the sample never saw win is an estimate of 0 (with no error), not an exact 0: only a proof makes it one
+    assert page.evaluate(words, {"equity": 0, "equityStderr": 0}) == "equity ≈0.0% ±0.0"
+    assert page.evaluate(words, {"equity": 0, "equityExact": "0"}) == "equity 0.00%"

@@ -187,7 +187,7 @@ export class TableView {
     setClass(cells.row, `sel-row ${sel.status}`);
     setText(cells.status, sel.status === "IN_PLAY" ? "" : STATUS_WORDS[sel.status] ?? sel.status);
     setText(cells.equity, extras.showEquity && sel.equity !== undefined ? equityWords(sel) : "");
-    cells.equity.title = sel.equityStderr ? `Monte Carlo estimate, standard error ${(sel.equityStderr * 100).toFixed(2)}%`
+    cells.equity.title = sel.equityStderr != null ? `Monte Carlo estimate, standard error ${(sel.equityStderr * 100).toFixed(2)}%`
       : sel.equityExact ? `exact share ${sel.equityExact}` : "";
     setText(cells.ltp, sel.lastPriceTraded ? `last ${formatPrice(hundredths(sel.lastPriceTraded))}` : "");
     const mine = pnl?.get(sel.selectionId);
@@ -263,9 +263,10 @@ export class TableView {
   }
 }
 
-/** A selection's equity: exact to two decimals ("equity 31.74%"), or an estimate as one ("equity ≈27.5% ±0.8"). */
-function equityWords(sel) {
-  if (!sel.equityStderr) return `equity ${(sel.equity * 100).toFixed(2)}%`;
+/** A selection's equity: exact to two decimals ("equity 31.74%"), or an estimate as one ("equity ≈27.5% ±0.8"),
+ * an estimate of nothing in the sample too ("equity ≈0.0% ±0.0": not proven lost, which would make it exact). */
+export function equityWords(sel) {
+  if (sel.equityStderr == null) return `equity ${(sel.equity * 100).toFixed(2)}%`;
   return `equity ≈${(sel.equity * 100).toFixed(1)}% ±${(sel.equityStderr * 100).toFixed(1)}`;
 }
 
