@@ -165,7 +165,8 @@ def _limit_values(
     try:
         size = to_minor(raw_size)
         if size <= 0 or size > MAX_STAKE:
-            raise ValueError(f"size {raw_size} must be positive and at most {MAX_STAKE // 100}")
+            raise ValueError(f"size {raw_size} must be more than 0 and at most {MAX_STAKE // 100:,}.00: an amount "
+                             "of the account's currency (GBP: pounds and pence)")
     except ValueError as exc:
         problem = problem or ("INVALID_BET_SIZE", str(exc))
     if persistence != PersistenceType.LAPSE and problem is None:

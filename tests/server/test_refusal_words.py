@@ -19,7 +19,7 @@ from aiohttp.test_utils import TestClient
 from exchange.clock import VirtualClock
 from exchange.server.errors import ApiError
 from exchange.server.params import get_int
-from tests.server.helpers import BETTING, headers, login, rpc, serving
+from tests.server.helpers import BETTING, headers, login, place, rpc, serving
 
 
 @pytest.fixture
@@ -105,3 +105,14 @@ async def test_an_id_too_long_is_said_too_long_not_of_the_wrong_type(alice: tupl
     assert detail["errorDetails"] == "marketIds[1] is at most 256 characters, not 100000"
     answer = await rpc(client, token, "listCurrentOrders", {"marketIds": ["holdem.0", 7]})
     assert answer["error"]["data"]["APINGException"]["errorDetails"] == "marketIds[1] must be a string, not 7"
+
+
+@pytest.mark.parametrize("size", [0, -5, 1e11])
+async def test_a_stake_out_of_range_says_its_unit_and_limits(alice: tuple[TestClient, str], size: float) -> None:
+    """It said "size 0 must be positive and at most 100000000": a bare number a trader could not read as pounds."""
+    client, token = alice
+    out = (await rpc(client, token, "placeOrders", place("holdem.0", 1, "BACK", 3.0, size)))["result"]
+    [report] = out["instructionReports"]
+    assert report["errorCode"] == "INVALID_BET_SIZE"
+    assert ("must be more than 0 and at most 100,000,000.00: an amount of the account's currency (GBP: pounds and "
+            "pence)") in out["errorMessage"], out
