@@ -46,6 +46,8 @@ def log_in(page: Page) -> None:
     page.get_by_role("button", name="Log in").click()  # the form comes filled with the demo account
     expect(page.locator("#who")).to_have_text("demo")
     expect(page.locator("#balance")).to_have_text(re.compile(r"£[\d,]+\.\d\d"))
+    # the figure is getAccountFunds' availableToBetBalance: named so, not "Balance" (money tied up is not in it)
+    expect(page.locator("#balance").locator("..")).to_have_text(re.compile(r"^Available £"))
 
 
 def shown_cards(page: Page, where: str) -> list[str | None]:
