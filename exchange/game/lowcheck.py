@@ -14,7 +14,7 @@ cards alone, and ``channels.md`` settles them at once:
   low is two hole cards and three board cards of five different low ranks, so it
   depends only on the different low ranks of the hand's hole cards and of the
   board: the check runs over the sets of low ranks the board can still show (at
-  most 219 with five cards to come), not over its 376,992 runs, and is exact;
+  most 182 with five cards to come), not over its 376,992 runs, and is exact;
 * **"No low" has lost** once some hand holds a made low.
 
 A low is compared as its five ranks from the highest down (the ace is 1): the
