@@ -49,8 +49,8 @@ class JournalDamaged(DatabaseUnusable):
 
     def __init__(self, path: str, detail: str, first_bad: int | None = None) -> None:
         super().__init__(path, f"the journal is damaged: {detail}; restore the database (with its -wal and "
-                               f"-durable files) from a backup, or start with {ACCEPT_OPTION} to carry on "
-                               "without what is lost")
+                               f"-durable files) from a backup, or start the server with 'exchange-poker serve "
+                               f"{ACCEPT_OPTION}' to carry on without what is lost")
         self.detail = detail
         self.first_bad = first_bad  # the first damaged record, when one record is (not a loss at the end)
 

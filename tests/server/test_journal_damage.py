@@ -11,8 +11,10 @@ loss, unless the damage is explicitly accepted.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -25,6 +27,7 @@ from exchange.server.journal import Journal
 from exchange.server.journal_check import JournalDamaged
 from exchange.server.journal_mark import read_mark
 from exchange.server.recovery import restore
+from tests.server.helpers import wait_until
 from tests.server.serverproc import ServerProcess, cli
 
 RECORDS = 300
@@ -67,6 +70,11 @@ def _check(db: Path, *, accept: bool = False, pages: bool = True) -> str:
         return journal.check(accept_damaged=accept, check_pages=pages).summary()
     finally:
         journal.close()
+
+
+def _records(db: Path) -> int:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM journal").fetchone()[0])
 
 
 def _remove(wal: Path) -> None:
@@ -195,4 +203,30 @@ def test_a_record_that_does_not_decode_is_damage_at_that_record(tmp_path: Path, 
     restored = restore(journal, accept_damaged=True)
     assert restored.last_seq == 4 and journal.last_seq == 4
     assert "DAMAGED RECORDS SET ASIDE: 2 records from seq 5" in restored.summary()
+    journal.close()
+
+
+def test_serve_sets_aside_a_damaged_record_after_the_newest_snapshot_when_told_to(tmp_path: Path) -> None:
+    """The damage is met while the server recovers, after its journal writer has started: the records are set aside
+    all the same (the writer has been handed nothing yet), and the server starts and numbers on from there."""
+    db = tmp_path / "exchange.db"
+    with ServerProcess(db, "--snapshot-every-records", "20", house=True, window_s=0.5, playing_s=0.1):
+        wait_until(lambda: _records(db) > 60, timeout_s=60, what="the house's bets journalled, snapshots among them")
+    journal = Journal.open(str(db))
+    (snapshot_seq,) = journal._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM snapshots").fetchone()
+    last = journal.last_seq
+    assert last > snapshot_seq > 0, "the test needs records after the newest snapshot"
+    journal._conn.execute("""UPDATE journal SET body = replace(body, '"ts"', '"ts1"') WHERE seq = ?""", (last,))
+    journal.close()
+    refused = cli("serve", "--db", str(db), "--port", "1", "--no-house", timeout=60)
+    assert refused.returncode == 2 and f"record {last}" in refused.stderr, refused
+    listed = cli("accounts", "--db", str(db), "list")  # it cannot accept the damage itself: it says who can
+    assert listed.returncode == 2 and "'exchange-poker serve --accept-damaged-journal'" in listed.stderr, listed
+    with ServerProcess(db, "--accept-damaged-journal") as server:
+        pass
+    recovery = next(line for line in server.log().splitlines() if "recovery:" in line)
+    assert f"DAMAGED RECORDS SET ASIDE: 1 records from seq {last}" in recovery, recovery
+    journal = Journal.open(str(db))
+    assert journal._conn.execute("SELECT seq FROM journal_damaged").fetchall() == [(last,)]
+    assert journal.last_seq >= last, "the server went on numbering its records from the one set aside"
     journal.close()

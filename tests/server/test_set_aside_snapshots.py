@@ -182,3 +182,14 @@ def test_a_crash_after_an_accepted_loss_still_notes_the_rewind_at_the_next_start
     assert "8 acknowledged records are missing" in " ".join(journal.check(accept_damaged=True).accepted)
     assert journal._conn.execute("SELECT first_seq FROM journal_rewinds").fetchall() == [(13,)]
     journal.close()
+
+
+def test_records_are_not_set_aside_while_others_wait_to_be_written(tmp_path: Path) -> None:
+    journal = Journal.open(str(tmp_path / "ex.db"))
+    for event in _funded("a", 3, 1):
+        journal.append("event", event, ts_ms=1)
+    with pytest.raises(RuntimeError, match=r"while others are on their way to the database \(up to seq 6\)"):
+        journal.set_aside(2, "damaged")
+    journal.flush()
+    assert journal.set_aside(2, "damaged") == 5 and journal.last_seq == 1
+    journal.close()
