@@ -35,7 +35,7 @@ True
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +97,19 @@ class EndedMarkets:
         dropped = []
         while len(self.by_id) > self.keep:
             dropped.append(self.by_id.popitem(last=False)[0])
+        return dropped
+
+    def drop_kept(self, kept: Iterable[str]) -> list[str]:
+        """Forget the markets among ``kept`` (those the exchange holds itself), which ones, oldest first.
+
+        A start that keeps more closed markets than the run that wrote the journal (a larger
+        ``keep_closed_markets``) folds the journal into an exchange that still holds markets the run forgot
+        and journaled as ended: the exchange's own record of them is the one to keep, or their bets are listed
+        twice."""
+        held = set(kept)
+        dropped = [market_id for market_id in self.by_id if market_id in held]
+        for market_id in dropped:
+            del self.by_id[market_id]
         return dropped
 
     def get(self, market_id: str) -> EndedMarket | None:

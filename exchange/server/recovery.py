@@ -112,6 +112,7 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
         moved = journal.set_aside(exc.first_bad, exc.detail)
         set_aside = f"{moved} records from seq {exc.first_bad} ({exc.detail})"
     notes.keep_only(exchange.markets)  # what the live server forgets as the core forgets closed markets
+    ended.drop_kept(exchange.markets)  # forgotten under a smaller keep_closed_markets, kept under this one
     elapsed = (time.perf_counter() - started) * 1000
     checked = journal.checked.summary() if journal.checked is not None else ""
     return Restored(exchange, notes, results, ended, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked,

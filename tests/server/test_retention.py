@@ -151,3 +151,40 @@ def test_a_channel_whose_markets_were_all_forgotten_numbers_on_after_its_last_ga
     third = run("holdem", 1)
     assert min(int(m.split(".")[1]) for m in third.exchange.markets if m.startswith("holdem.")) > last_holdem
     journal.close()
+
+
+def test_a_restart_that_keeps_more_closed_markets_lists_each_bet_once(tmp_path: Path) -> None:
+    """A run keeps KEEP closed markets and journals those it forgets as ended; a restart that keeps more folds the
+    journal into an exchange that still holds them. Their bets are then the exchange's, listed once (they were
+    listed twice, the profit with them), and every settled bet of the run is listed."""
+    journal = Journal.open(str(tmp_path / "ex.db"))
+    clock = VirtualClock(start_ms=START_MS)
+
+    def service_keeping(keep: int) -> ExchangeService:
+        config = ExchangeConfig(keep_closed_markets=keep)
+        service = ExchangeService(journal, clock, [get_channel("holdem").with_times(100, 10)], seed=5,
+                                  equities=river_only_equities, exchange_config=config)
+        service.recover()
+        return service
+
+    first = service_keeping(KEEP)
+    first.start()
+    channel = first.channels["holdem"]
+    channel.open_account("noise", 1_000_000)
+    seat(channel, NoiseTrader("noise"), "noise")
+    while channel.games_finished < KEEP + 8:
+        clock.advance(100)
+    first.stop()
+    journal.flush()
+    remembered = set(first.ended.by_id)
+    assert remembered and all("noise" in first.ended.by_id[m].cleared for m in remembered)
+    settled = {o.bet_id for s in BetStatus for o in first.cleared_index.rows("noise", s)}
+
+    again = service_keeping(1000)
+    assert remembered <= set(again.exchange.closed) and not set(again.ended.by_id)
+    listed = [o for s in BetStatus for o in again.cleared_index.rows("noise", s)]
+    assert len(listed) == len({o.bet_id for o in listed})
+    closed_before = set(first.exchange.closed) | remembered  # (the game the stop cut is voided by the restart)
+    assert {o.bet_id for o in listed if o.market_id in closed_before} == settled
+    again.cleared_index._check()
+    journal.close()
