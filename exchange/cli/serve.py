@@ -331,8 +331,18 @@ def run(args: argparse.Namespace) -> int:
 async def announce(app: web.Application, *, config: ServerConfig, url: str) -> None:
     """The startup lines, once the app holds the database and the port (a refused server prints only why).
 
-    The demo password was checked while the server recovered (``keys.DEMO_PASSWORD_OK``).
+    The demo password was checked while the server recovered (``keys.DEMO_PASSWORD_OK``). A reader of standard
+    output that is gone (``serve | head -1``) does not stop the server: what it serves is not its output.
     """
+    lines = _startup_lines(app, config, url)
+    try:
+        print("\n".join(lines), flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more is tried, at exit either
+        logging.getLogger(__name__).warning("standard output's reader is gone: serving on, its log on stderr")
+
+
+def _startup_lines(app: web.Application, config: ServerConfig, url: str) -> list[str]:
     store = app[keys.STORE]
     demo = ""
     if config.demo:
@@ -340,23 +350,24 @@ async def announce(app: web.Application, *, config: ServerConfig, url: str) -> N
             demo = f"; demo account {config.demo_account!r}, password {config.demo_password!r}"
         else:
             demo = f"; account {config.demo_account!r} exists with another password (--demo left it as it was)"
-    print(f"Exchange Poker server on {url}  (database {config.db_path}{demo})")
-    print(f"  page:     {url}/  (the trading page: open it in a browser)")
-    if config.demo:
-        print(f"  login:    curl -s -X POST {url}/api/login -H 'X-Application: demo' "
-              f"-d username={config.demo_account} -d password={config.demo_password}")
+    lines = [f"Exchange Poker server on {url}  (database {config.db_path}{demo})",
+             f"  page:     {url}/  (the trading page: open it in a browser)"]
+    if config.demo and app[keys.DEMO_PASSWORD_OK]:
+        lines.append(f"  login:    curl -s -X POST {url}/api/login -H 'X-Application: demo' "
+                     f"-d username={config.demo_account} -d password={config.demo_password}")
     elif len(store) == 0:
-        print(f"  no accounts yet: add one with 'exchange-poker accounts --db {config.db_path} add NAME "
-              "--password P --balance 1000', or start with --demo")
-    print(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
+        lines.append(f"  no accounts yet: add one with 'exchange-poker accounts --db {config.db_path} add NAME "
+                     "--password P --balance 1000', or start with --demo")
+    lines.append(f"  snapshot: curl -s {url}/games/v1/channels/{config.channels[0]}/snapshot")
     if keys.STREAM_PORT in app:
-        print(f"  stream:   TLS on port {app[keys.STREAM_PORT]} (betfairlightweight: "
-              f"BetfairStream._BetfairStream__port = {app[keys.STREAM_PORT]})")
+        lines.append(f"  stream:   TLS on port {app[keys.STREAM_PORT]} (betfairlightweight: "
+                     f"BetfairStream._BetfairStream__port = {app[keys.STREAM_PORT]})")
     if keys.RECORDING in app:
-        print(f"  record:   {_recording_line(app[keys.RECORDING])}")
+        lines.append(f"  record:   {_recording_line(app[keys.RECORDING])}")
     if config.irregularity_rate:
-        print(f"  dealer:   {_irregularity_line(config)}")
-    print(f"  OpenAPI:  {url}/openapi.json", flush=True)
+        lines.append(f"  dealer:   {_irregularity_line(config)}")
+    lines.append(f"  OpenAPI:  {url}/openapi.json")
+    return lines
 
 
 def _dealt_as_holdem(channels: Iterable[str]) -> list[str]:

@@ -1,0 +1,49 @@
+"""What ``serve`` prints at start-up, and that its standard output is not what it serves: a reader that has gone
+(``serve | head -1``) leaves it serving, where it once stopped saying it could not listen ("Broken pipe")."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import requests
+
+from tests.server.helpers import free_port, wait_until
+from tests.server.serverproc import REPO, ServerProcess, cli
+
+
+def test_serve_goes_on_serving_when_the_reader_of_its_output_has_gone(tmp_path: Path) -> None:
+    port = free_port()
+    err = tmp_path / "serve.err"
+    with err.open("wb") as err_file:
+        proc = subprocess.Popen([sys.executable, "-m", "exchange.cli", "serve", "--db", str(tmp_path / "ex.db"),
+                                 "--port", str(port), "--no-house"], stdout=subprocess.PIPE, stderr=err_file, cwd=REPO)
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader gone before the first line: every write to the pipe fails
+    try:
+        wait_until(lambda: "reader is gone" in err.read_text() or proc.poll() is not None, timeout_s=60,
+                   what="the start-up lines tried")
+        assert proc.poll() is None, err.read_text()[-2000:]
+        answer = requests.get(f"http://127.0.0.1:{port}/games/v1/channels", timeout=5)
+        assert answer.status_code == 200 and answer.json()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    log = err.read_text()
+    assert "WARNING exchange.cli.serve: standard output's reader is gone: serving on" in log
+    assert "cannot listen" not in log and "Traceback" not in log
+
+
+def test_demo_on_an_account_with_another_password_shows_no_login_with_the_demo_password(tmp_path: Path) -> None:
+    db = tmp_path / "ex.db"
+    assert cli("accounts", "--db", str(db), "add", "demo", "--password", "mine").returncode == 0
+    with ServerProcess(db, "--demo") as server:
+        wait_until(lambda: "OpenAPI:" in server.out.read_text(), timeout_s=30, what="the start-up lines")
+        said = server.out.read_text()
+    assert "account 'demo' exists with another password (--demo left it as it was)" in said
+    assert "password=demo" not in said and "login:" not in said
