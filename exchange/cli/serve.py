@@ -86,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--keep-closed-markets", type=positive, default=DEFAULT_KEEP_CLOSED_MARKETS,
                         metavar="N",
                         help=f"settled or voided markets kept in memory with their cleared orders, newest first "
-                             f"(default {DEFAULT_KEEP_CLOSED_MARKETS}); listClearedOrders and listMarketCatalogue "
+                             f"(default {DEFAULT_KEEP_CLOSED_MARKETS}); listClearedOrders and listMarketBook "
                              "answer for these, the journal keeps everything")
     parser.add_argument("--max-connections", type=positive, metavar="N", default=DEFAULT_MAX_CONNECTIONS,
                         help=f"connections open at once on the HTTP port, and apart on the stream port; past it a "

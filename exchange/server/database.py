@@ -83,6 +83,9 @@ def diagnose(path: str, exc: sqlite3.Error) -> str:
         return f"the folder {file.parent} does not exist {said}"
     if "not a database" in str(exc):
         return f"it is not an SQLite database (another file of that name?) {said}"
+    if "malformed" in str(exc):
+        return (f"the file is damaged; restore it (with its -wal and -durable files) from a backup, or save what "
+                f"is left with 'sqlite3 {path} .recover' into a new database {said}")
     sidecars = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm")]
     odd = [p.name for p in sidecars if p.exists() and not p.is_file()]
     if odd:

@@ -32,6 +32,7 @@ what is there and the server carries on from it.
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from dataclasses import dataclass
 
@@ -42,6 +43,7 @@ from exchange.server.journal_writer import body_crc
 log = logging.getLogger(__name__)
 
 ACCEPT_OPTION = "--accept-damaged-journal"
+SHOWN_PAGES = 10  # of the damaged pages SQLite's page check names, the first ones in a message
 
 
 class JournalDamaged(DatabaseUnusable):
@@ -99,9 +101,10 @@ def check(
     problems = []
     pages = "not checked"
     if check_pages:
-        pages = "; ".join(str(row[0]) for row in conn.execute("PRAGMA quick_check")) or "ok"
-    if pages not in ("ok", "not checked"):
-        problems.append(f"SQLite's quick_check found damaged pages ({pages[:300]})")
+        found = page_problems(conn)
+        pages = "DAMAGED" if found else "ok"
+        if found:
+            problems.append(f"SQLite's quick_check found damaged pages ({found})")
     mark: int | None
     if path in ("", ":memory:"):
         mark = None
@@ -121,7 +124,24 @@ def check(
         raise JournalDamaged(path, "; ".join(problems))
     if problems:
         log.warning("starting on a damaged journal (%s): %s", ACCEPT_OPTION, "; ".join(problems))
-    return JournalCheck(last, mark, pages if pages in ("ok", "not checked") else "DAMAGED", tuple(problems))
+    return JournalCheck(last, mark, pages, tuple(problems))
+
+
+def page_problems(conn: sqlite3.Connection) -> str:
+    """What SQLite's page check finds wrong, in a clause ('' if nothing): the pages it names and its first problem.
+
+    ``PRAGMA quick_check`` answers "ok", or a line a problem (at most 100 of them) under a heading per database.
+    """
+    lines = [line for (row,) in conn.execute("PRAGMA quick_check") for line in str(row).splitlines()]
+    found = [line for line in lines if line != "ok" and not line.startswith("*** ")]
+    if not found:
+        return ""
+    pages = sorted({int(number) for line in found for number in re.findall(r"\bpage (\d+)", line)})
+    named = ", ".join(map(str, pages[:SHOWN_PAGES])) + (f" and {len(pages) - SHOWN_PAGES} more"
+                                                         if len(pages) > SHOWN_PAGES else "")
+    where = f"pages {named}; " if pages else ""
+    counted = "1 problem" if len(found) == 1 else f"{len(found)} problems" + (" or more" if len(found) >= 100 else "")
+    return f"{where}{counted}, the first: {found[0]}"
 
 
 #: Each time records were lost or set aside (damage accepted at a start) and the journal numbered its next records

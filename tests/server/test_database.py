@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
+import re
 import select
+import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
 from exchange.server.database import DatabaseUnusable
 from exchange.server.journal import Journal
+from exchange.server.journal_check import JournalDamaged
 from exchange.server.store import AccountStore
 from tests.server.helpers import free_port
 from tests.server.serverproc import cli
+
+PAGE = 4096  # SQLite's default page size
 
 HOLD_OPEN = """
 import sqlite3, sys, time
@@ -82,11 +88,37 @@ def _not_sqlite(tmp_path: Path) -> Path:
     return tmp_path / "x.db"
 
 
+def _journal_of(db: Path, count: int) -> Path:
+    """A database of ``count`` journal records, all in its main file (checkpointed), 4 KiB pages."""
+    journal = Journal.open(str(db))
+    for i in range(count):
+        journal.append("test", {"i": i, "pad": "x" * 200}, ts_ms=i)
+    journal.flush()
+    journal.close()
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return db
+
+
+def _spoil(db: Path, pages: Iterable[int], offset: int) -> None:
+    with db.open("r+b") as file:
+        for page in pages:
+            file.seek(page * PAGE + offset)
+            file.write(b"\xff" * 40)
+
+
+def _malformed(tmp_path: Path) -> Path:
+    db = _journal_of(tmp_path / "x.db", 50)
+    _spoil(db, [0], 108)  # the schema's page, past the file header: SQLite cannot read its tables
+    return db
+
+
 CASES: list[tuple[Callable[[Path], Path], str]] = [
     (lambda tmp: tmp, "it is a directory; give a file name"),
     (lambda tmp: tmp / "missing" / "x.db", "the folder"),
     (_wal_is_a_directory, "x.db-wal beside it should be SQLite's own files"),
     (_not_sqlite, "it is not an SQLite database"),
+    (_malformed, "the file is damaged; restore it"),
 ]
 
 
@@ -109,3 +141,22 @@ def test_store_and_journal_raise_database_unusable(tmp_path: Path, make: Callabl
 def test_a_usable_database_still_opens(tmp_path: Path) -> None:
     result = cli("accounts", "--db", str(tmp_path / "x.db"), "add", "alice", "--password", "pw")
     assert result.returncode == 0 and "added alice" in result.stdout
+
+
+def test_the_page_check_names_the_damaged_pages_and_the_first_problem_whole(tmp_path: Path) -> None:
+    db = _journal_of(tmp_path / "x.db", 3000)
+    _spoil(db, range(20, 60, 3), 8)  # cell pointers of 14 of the journal's pages
+    journal = Journal.open(str(db))
+    try:
+        with pytest.raises(JournalDamaged) as refused:
+            journal.check(check_pages=True)
+    finally:
+        journal.close()
+    said = str(refused.value)
+    found = re.search(r"quick_check found damaged pages \(pages ([\d, ]+)(?: and (\d+) more)?; "
+                      r"(\d+) problems( or more)?, the first: (On tree page \d+ cell \d+: [^;)]*)\); restore", said)
+    assert found, said
+    named = [int(n) for n in found[1].split(", ")]
+    assert named == sorted(named) and set(named) <= set(range(21, 61, 3)) and len(named) <= 10  # SQLite counts from 1
+    assert found[3] == "100" and found[4]  # SQLite lists 100 problems at most
+    assert found[5].endswith("4092")  # the first problem whole, not cut mid-word
