@@ -1,4 +1,4 @@
-"""``exchange-poker accounts``: add and list accounts in the server's database.
+"""``exchange-poker accounts``: add and list accounts in the server's database, change a password or a role.
 
 The server reads the same SQLite file, so an account added while it runs can
 log in at once. Balances shown are the journal's (the opening deposit until the
@@ -18,9 +18,11 @@ from exchange.core.money import format_minor
 from exchange.server.account import DEFAULT_CURRENCY
 from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.ledger import balances_from_db
-from exchange.server.store import AccountExists, AccountStore
+from exchange.server.store import AccountExists, AccountStore, UnknownAccount
 
 MAX_BALANCE = 10**12  # pounds: an opening balance above it is refused
+ACTIONS = ("add", "list", "password", "role")
+ROLES = ("operator", "trader")
 
 
 def parse_money(text: str) -> int:
@@ -49,8 +51,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      help="the account may suspend, resume and void markets (the server's /operator routes)")
     add.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     listing = actions.add_parser("list", help="list accounts, balances and roles (trader or operator)")
-    listing.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    for each in (parser, add, listing):
+    password = actions.add_parser("password", help="give an account a new password (logged-in sessions go on "
+                                                   "until they end)")
+    password.add_argument("name", help="the account's name")
+    password.add_argument("--password", required=True, help="its new password (not empty)")
+    role = actions.add_parser("role", help="make an account an operator, or a trader again")
+    role.add_argument("name", help="the account's name")
+    role.add_argument("role", choices=ROLES, help="operator: may suspend, resume and void markets; trader: may not")
+    for each in (listing, password, role):
+        each.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    for each in (parser, add, listing, password, role):
         one_line_errors(each)
     parser.set_defaults(run=run)
 
@@ -69,34 +79,56 @@ def _absent(db: str) -> bool:
 
 def _run(args: argparse.Namespace) -> int:
     if args.action is None:
-        fail("give an action: add or list ('exchange-poker accounts ACTION --help' lists its options)")
-    if args.action == "list" and _absent(args.db):  # opening it would make an empty one, listing nobody
+        fail(f"give an action: {', '.join(ACTIONS[:-1])} or {ACTIONS[-1]} "
+             "('exchange-poker accounts ACTION --help' lists its options)")
+    if args.action != "add" and _absent(args.db):  # opening it would make an empty one, with nobody in it
         fail(f"no database at {args.db} (exchange-poker serve or accounts add makes one)")
     store = AccountStore.open(args.db)
     try:
-        if args.action == "add":
-            try:
-                account = store.add(args.name, args.password, deposit=args.balance, operator=args.operator)
-            except (AccountExists, ValueError) as exc:
-                fail(str(exc))
-            role = " (operator)" if args.operator else ""
-            print(f"added {account.name}{role} with balance {format_minor(account.deposit)} {account.currency}")
-            return 0
-        balances = balances_from_db(args.db)
-        accounts = store.list()
-        rows = [
-            (account.name, format_minor(balances.get(account.name, account.deposit)), account.currency,
-             "operator" if store.is_operator(account.name) else "trader")
-            for account in accounts
-        ]
-        # the server's own (commission and rounding, the house's traders), so every penny the journal holds is listed
-        logins = {account.name for account in accounts}
-        rows += [(name, format_minor(balance), DEFAULT_CURRENCY, "house")
-                 for name, balance in sorted(balances.items()) if name not in logins]
-        print(table(("name", "balance", "currency", "role"), rows, right=(False, True, False, False)))
+        {"add": _add, "list": _list, "password": _password, "role": _role}[args.action](store, args)
         return 0
+    except UnknownAccount:
+        fail(f"no account {args.name!r} in {args.db} ('exchange-poker accounts --db {args.db} list' lists them)")
     finally:
         store.close()
+
+
+def _add(store: AccountStore, args: argparse.Namespace) -> None:
+    try:
+        account = store.add(args.name, args.password, deposit=args.balance, operator=args.operator)
+    except (AccountExists, ValueError) as exc:
+        fail(str(exc))
+    role = " (operator)" if args.operator else ""
+    print(f"added {account.name}{role} with balance {format_minor(account.deposit)} {account.currency}")
+
+
+def _list(store: AccountStore, args: argparse.Namespace) -> None:
+    balances = balances_from_db(args.db)
+    accounts = store.list()
+    rows = [
+        (account.name, format_minor(balances.get(account.name, account.deposit)), account.currency,
+         "operator" if store.is_operator(account.name) else "trader")
+        for account in accounts
+    ]
+    # the server's own (commission and rounding, the house's traders), so every penny the journal holds is listed
+    logins = {account.name for account in accounts}
+    rows += [(name, format_minor(balance), DEFAULT_CURRENCY, "house")
+             for name, balance in sorted(balances.items()) if name not in logins]
+    print(table(("name", "balance", "currency", "role"), rows, right=(False, True, False, False)))
+
+
+def _password(store: AccountStore, args: argparse.Namespace) -> None:
+    try:
+        store.set_password(args.name, args.password)
+    except ValueError as exc:
+        fail(str(exc))
+    print(f"{args.name}: password changed (sessions logged in before go on until they end)")
+
+
+def _role(store: AccountStore, args: argparse.Namespace) -> None:
+    changed = store.set_operator(args.name, args.role == "operator")
+    role = "an operator" if args.role == "operator" else "a trader"
+    print(f"{args.name} is {'now' if changed else 'already'} {role}")
 
 
 def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], right: tuple[bool, ...]) -> str:

@@ -143,6 +143,25 @@ class AccountStore:
             self._conn.execute("INSERT INTO operators (name) VALUES (?)", (name,))
         return account
 
+    def set_password(self, name: str, password: str) -> None:
+        """Give the account a new password (a new salt with it); :class:`UnknownAccount` if there is none."""
+        if not password:
+            raise ValueError("a password must not be empty")
+        salt = secrets.token_bytes(16)
+        changed = self._conn.execute("UPDATE accounts SET salt = ?, pw_hash = ? WHERE name = ?",
+                                     (salt, hash_password(password, salt), name)).rowcount
+        if not changed:
+            raise UnknownAccount(name)
+
+    def set_operator(self, name: str, operator: bool) -> bool:
+        """Make the account an operator's (or a trader's again); whether that changed anything."""
+        self.get(name)  # UnknownAccount
+        if operator:
+            sql = "INSERT OR IGNORE INTO operators (name) VALUES (?)"
+        else:
+            sql = "DELETE FROM operators WHERE name = ?"
+        return bool(self._conn.execute(sql, (name,)).rowcount)
+
     def is_operator(self, name: str) -> bool:
         """Whether the account may suspend, resume and void markets (``accounts add NAME --operator``)."""
         return self._conn.execute("SELECT 1 FROM operators WHERE name = ?", (name,)).fetchone() is not None

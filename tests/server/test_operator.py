@@ -11,6 +11,7 @@ from aiohttp.test_utils import TestClient
 from exchange.clock import VirtualClock
 from exchange.server import keys
 from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, headers, login, place, rpc, serving
+from tests.server.serverproc import cli
 
 
 async def act(client: TestClient, token: str | None, action: str, market_id: str = "holdem.0",
@@ -127,3 +128,32 @@ def test_the_accounts_command_makes_and_lists_an_operator(tmp_path: Path, capsys
         assert store.is_operator("ops") and not store.is_operator("plain")
     finally:
         store.close()
+
+
+async def test_the_accounts_command_changes_a_role_and_a_password_beside_the_running_server(
+        client: TestClient, tmp_path: Path) -> None:
+    """Made an operator by ``accounts role`` while the server runs, alice may act at once, and a trader again may
+    not; ``accounts password`` changes what logs her in (her session logged in before goes on)."""
+    db = str(tmp_path / "ex.db")
+    alice = await login(client, "alice", "pw-alice")
+    assert (await act(client, alice, "suspend"))[0] == 403
+    made = cli("accounts", "--db", db, "role", "alice", "operator")
+    assert made.returncode == 0 and made.stdout == "alice is now an operator\n", made
+    code, body = await act(client, alice, "suspend")
+    assert (code, body["operator"]) == (200, "alice")
+    again = cli("accounts", "--db", db, "role", "alice", "trader")
+    assert again.returncode == 0 and again.stdout == "alice is now a trader\n", again
+    assert (await act(client, alice, "resume"))[0] == 403
+
+    changed = cli("accounts", "--db", db, "password", "alice", "--password", "new-pw")
+    assert changed.returncode == 0, changed
+    for password, expected in (("pw-alice", "INVALID_USERNAME_OR_PASSWORD"), ("new-pw", "SUCCESS")):
+        resp = await client.post("/api/login", data={"username": "alice", "password": password},
+                                 headers={"X-Application": APP_KEY})
+        answer = await resp.json()
+        assert (answer["status"], answer["error"] or "SUCCESS") == (expected if expected == "SUCCESS" else "FAIL",
+                                                                     expected), answer
+    assert await status(client, alice) == "SUSPENDED"  # the session from before still answers
+    unknown = cli("accounts", "--db", db, "role", "nobody", "operator")
+    assert unknown.returncode == 2 and unknown.stderr.startswith("exchange-poker: error: no account 'nobody' in ")
+    assert operator_records(client)[-1]["operator"] == "alice" and len(operator_records(client)) == 1
