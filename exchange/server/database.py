@@ -55,6 +55,7 @@ def open_with(path: str, build: Callable[[sqlite3.Connection], T]) -> T:
     except sqlite3.Error as exc:
         raise DatabaseUnusable(path, diagnose(path, exc)) from None
     try:
+        _check_ours(path, conn)
         return build(conn)
     except sqlite3.Error as exc:
         conn.close()
@@ -62,6 +63,22 @@ def open_with(path: str, build: Callable[[sqlite3.Connection], T]) -> T:
     except BaseException:
         conn.close()
         raise
+
+
+#: One of these tables is in every database the exchange has written to (``accounts add`` or ``serve``).
+OWN_TABLES = frozenset({"accounts", "journal"})
+NAMED_TABLES = 5  # of another program's database, the tables a refusal names
+
+
+def _check_ours(path: str, conn: sqlite3.Connection) -> None:
+    """Refuse another program's database: the exchange would add its tables to it without a word."""
+    tables = sorted(name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+    if tables and not OWN_TABLES & set(tables):
+        named = ", ".join(tables[:NAMED_TABLES]) + (f" and {len(tables) - NAMED_TABLES} more"
+                                                     if len(tables) > NAMED_TABLES else "")
+        raise DatabaseUnusable(path, f"it is another program's SQLite database (its tables: {named}), not the "
+                                     "exchange's; give the exchange's database, or a new file name")
 
 
 def refusal(path: str, exc: DatabaseUnusable | sqlite3.Error) -> str:

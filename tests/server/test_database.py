@@ -113,12 +113,19 @@ def _malformed(tmp_path: Path) -> Path:
     return db
 
 
+def _another_programs(tmp_path: Path) -> Path:
+    with contextlib.closing(sqlite3.connect(tmp_path / "x.db")) as conn:
+        conn.executescript("CREATE TABLE photos (id); CREATE TABLE albums (id);")
+    return tmp_path / "x.db"
+
+
 CASES: list[tuple[Callable[[Path], Path], str]] = [
     (lambda tmp: tmp, "it is a directory; give a file name"),
     (lambda tmp: tmp / "missing" / "x.db", "the folder"),
     (_wal_is_a_directory, "x.db-wal beside it should be SQLite's own files"),
     (_not_sqlite, "it is not an SQLite database"),
     (_malformed, "the file is damaged; restore it"),
+    (_another_programs, "it is another program's SQLite database (its tables: albums, photos), not the exchange's"),
 ]
 
 
@@ -134,7 +141,7 @@ def test_store_and_journal_raise_database_unusable(tmp_path: Path, make: Callabl
                                                    problem: str) -> None:
     db = make(tmp_path)
     for opener in (AccountStore.open, Journal.open):
-        with pytest.raises(DatabaseUnusable, match=problem):
+        with pytest.raises(DatabaseUnusable, match=re.escape(problem)):
             opener(str(db))
 
 
@@ -160,3 +167,11 @@ def test_the_page_check_names_the_damaged_pages_and_the_first_problem_whole(tmp_
     assert named == sorted(named) and set(named) <= set(range(21, 61, 3)) and len(named) <= 10  # SQLite counts from 1
     assert found[3] == "100" and found[4]  # SQLite lists 100 problems at most
     assert found[5].endswith("4092")  # the first problem whole, not cut mid-word
+
+
+def test_another_programs_database_is_left_as_it_was(tmp_path: Path) -> None:
+    db = _another_programs(tmp_path)
+    _assert_refused(cli("serve", "--db", str(db), "--port", str(free_port())), db, "another program's")
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == {"albums", "photos"}
