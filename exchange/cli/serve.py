@@ -178,7 +178,8 @@ def _stream_options(parser: argparse.ArgumentParser) -> None:
     """``--stream-port`` and its certificate: the Exchange Stream as Betfair serves it."""
     parser.add_argument("--stream-port", type=port_or_any, default=None, metavar="N",
                         help="also serve the Exchange Stream as Betfair does (TLS, CRLF JSON lines) on this port, "
-                             "for betfairlightweight's BetfairStream and flumine live (default: the WebSocket only)")
+                             "for betfairlightweight's BetfairStream and flumine live (0: a free port, printed at "
+                             "start; default: the WebSocket only)")
     parser.add_argument("--tls-cert", default=None, metavar="PEM",
                         help="the stream port's certificate (with --tls-key); default: self-signed, made at start")
     parser.add_argument("--tls-key", default=None, metavar="PEM", help="the private key of --tls-cert")
@@ -316,6 +317,7 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
             run_app(app, host=args.host, port=args.port,
                     ready=functools.partial(announce, config=config, url=http_url(args.host, args.port)))
+        logging.getLogger(__name__).info("stopped")
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
         fail(refusal(config.db_path, exc))
     except TlsConfigError as exc:

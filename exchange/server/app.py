@@ -194,7 +194,8 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
         app[keys.JOURNAL] = journal
         yield
         await journal.stop()
-        log.info("journal: %d records in %d commits", journal.written, journal.commits)
+        if journal.written:  # (none: the start was refused, or nothing happened)
+            log.info("journal: %d records in %d commits", journal.written, journal.commits)
 
 
 async def _exchange(

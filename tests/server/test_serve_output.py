@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import json
+import re
 import signal
+import socket
+import ssl
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +41,7 @@ def test_serve_goes_on_serving_when_the_reader_of_its_output_has_gone(tmp_path: 
     log = err.read_text()
     assert "WARNING exchange.cli.serve: standard output's reader is gone: serving on" in log
     assert "cannot listen" not in log and "Traceback" not in log
+    assert log.rstrip().endswith("INFO exchange.cli.serve: stopped"), log[-1000:]  # the last word, once all is done
 
 
 def test_demo_on_an_account_with_another_password_shows_no_login_with_the_demo_password(tmp_path: Path) -> None:
@@ -47,3 +52,16 @@ def test_demo_on_an_account_with_another_password_shows_no_login_with_the_demo_p
         said = server.out.read_text()
     assert "account 'demo' exists with another password (--demo left it as it was)" in said
     assert "password=demo" not in said and "login:" not in said
+
+
+def test_stream_port_0_takes_a_free_port_and_names_it(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "ex.db", "--stream-port", "0") as server:
+        wait_until(lambda: "OpenAPI:" in server.out.read_text(), timeout_s=30, what="the start-up lines")
+        found = re.search(r"stream:   TLS on port (\d+) ", server.out.read_text())
+        assert found and int(found[1]) > 0, server.out.read_text()
+        context = ssl.create_default_context()
+        context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # self-signed, as betfairlightweight
+        with socket.create_connection(("127.0.0.1", int(found[1])), timeout=10) as raw, \
+                context.wrap_socket(raw) as tls:
+            first = tls.makefile("rb").readline()
+    assert json.loads(first)["op"] == "connection" and first.endswith(b"\r\n")
