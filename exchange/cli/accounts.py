@@ -119,16 +119,16 @@ def _list(store: AccountStore, args: argparse.Namespace) -> None:
 
 def _password(store: AccountStore, args: argparse.Namespace) -> None:
     try:
-        store.set_password(args.name, args.password)
+        name = store.set_password(args.name, args.password)
     except ValueError as exc:
         fail(str(exc))
-    print(f"{args.name}: password changed (sessions logged in before go on until they end)")
+    print(f"{name}: password changed (sessions logged in before go on until they end)")
 
 
 def _role(store: AccountStore, args: argparse.Namespace) -> None:
-    changed = store.set_operator(args.name, args.role == "operator")
+    name, changed = store.set_operator(args.name, args.role == "operator")
     role = "an operator" if args.role == "operator" else "a trader"
-    print(f"{args.name} is {'now' if changed else 'already'} {role}")
+    print(f"{name} is {'now' if changed else 'already'} {role}")
 
 
 def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], right: tuple[bool, ...]) -> str:

@@ -76,7 +76,7 @@ async def _open_session(request: web.Request) -> Session:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, "form fields username and password are required")
     if len(username) > MAX_FIELD or len(password) > MAX_FIELD:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"username and password are at most {MAX_FIELD} long")
-    wait_ms = request.app[keys.LOGIN_LIMITS].attempt(username, request.remote or "")
+    wait_ms = request.app[keys.LOGIN_LIMITS].attempt(username.lower(), request.remote or "")  # names: any case
     if wait_ms:
         raise LoginFailure(LoginCode.TEMPORARY_BAN_TOO_MANY_REQUESTS,
                            f"too many login attempts for this account or from this address; wait {wait_ms} ms")

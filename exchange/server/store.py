@@ -100,11 +100,13 @@ def is_reserved(name: str) -> bool:
 
 
 def check_name(name: str) -> str:
-    """Account names are 1–64 letters, digits or ``_.@-``; anything else is refused with the rule."""
+    """Account names are 1–64 letters, digits or ``_.@-``; anything else is refused with the rule. The server's own
+    names are refused in any case (``House`` would be told from ``HOUSE`` by the exchange, not by a person)."""
     if not _NAME.match(name):
         raise ValueError(f"account name {name!r} is not allowed: use 1-64 letters, digits or _ . @ -")
-    if is_reserved(name):
-        raise ValueError(f"account name {name!r} is the server's own (HOUSE and names beginning house- are)")
+    if is_reserved(name.upper()) or is_reserved(name.lower()):
+        raise ValueError(f"account name {name!r} is the server's own (HOUSE and names beginning house- are, "
+                         "in any case)")
     return name
 
 
@@ -130,6 +132,10 @@ class AccountStore:
             raise ValueError("a password must not be empty")
         if deposit < 0:
             raise ValueError(f"the opening balance must not be negative, not {deposit}")
+        same = self._conn.execute("SELECT name FROM accounts WHERE name = ? COLLATE NOCASE", (name,)).fetchone()
+        if same is not None:
+            raise AccountExists(f"account {name!r} already exists" if same[0] == name else
+                                f"account {name!r} is account {same[0]!r}: names are the same whatever their case")
         salt = secrets.token_bytes(16)
         account = Account(name, deposit, currency, time.time_ns() // 1_000_000)
         try:
@@ -143,24 +149,38 @@ class AccountStore:
             self._conn.execute("INSERT INTO operators (name) VALUES (?)", (name,))
         return account
 
-    def set_password(self, name: str, password: str) -> None:
-        """Give the account a new password (a new salt with it); :class:`UnknownAccount` if there is none."""
+    def named(self, name: str) -> str | None:
+        """The stored name of the account ``name`` names, whatever its case (None: no such account, or several
+        differing only in case, added before names were told apart so, none of them ``name`` exactly)."""
+        rows = [row[0] for row in self._conn.execute("SELECT name FROM accounts WHERE name = ? COLLATE NOCASE",
+                                                     (name,))]
+        return name if name in rows else rows[0] if len(rows) == 1 else None
+
+    def set_password(self, name: str, password: str) -> str:
+        """Give the account a new password (a new salt with it); its stored name. :class:`UnknownAccount` if none."""
         if not password:
             raise ValueError("a password must not be empty")
+        stored = self._stored(name)
         salt = secrets.token_bytes(16)
-        changed = self._conn.execute("UPDATE accounts SET salt = ?, pw_hash = ? WHERE name = ?",
-                                     (salt, hash_password(password, salt), name)).rowcount
-        if not changed:
-            raise UnknownAccount(name)
+        self._conn.execute("UPDATE accounts SET salt = ?, pw_hash = ? WHERE name = ?",
+                           (salt, hash_password(password, salt), stored))
+        return stored
 
-    def set_operator(self, name: str, operator: bool) -> bool:
-        """Make the account an operator's (or a trader's again); whether that changed anything."""
-        self.get(name)  # UnknownAccount
+    def set_operator(self, name: str, operator: bool) -> tuple[str, bool]:
+        """Make the account an operator's (or a trader's again); its stored name and whether that changed anything.
+        :class:`UnknownAccount` if none."""
+        name = self._stored(name)
         if operator:
             sql = "INSERT OR IGNORE INTO operators (name) VALUES (?)"
         else:
             sql = "DELETE FROM operators WHERE name = ?"
-        return bool(self._conn.execute(sql, (name,)).rowcount)
+        return name, bool(self._conn.execute(sql, (name,)).rowcount)
+
+    def _stored(self, name: str) -> str:
+        stored = self.named(name)
+        if stored is None:
+            raise UnknownAccount(name)
+        return stored
 
     def is_operator(self, name: str) -> bool:
         """Whether the account may suspend, resume and void markets (``accounts add NAME --operator``)."""
@@ -179,8 +199,11 @@ class AccountStore:
         added under such a name before they were refused). Cheap: no hashing here."""
         if is_reserved(name):
             return None
+        stored = self.named(name)
+        if stored is None or is_reserved(stored):
+            return None
         row = self._conn.execute(
-            "SELECT salt, pw_hash, name, deposit, currency, created_ms FROM accounts WHERE name = ?", (name,)
+            "SELECT salt, pw_hash, name, deposit, currency, created_ms FROM accounts WHERE name = ?", (stored,)
         ).fetchone()
         if row is None:
             return None
