@@ -15,7 +15,8 @@ from tests.cli_helpers import run_cli
     [
         ("bad name", "pw", "account name 'bad name' is not allowed: use 1-64 letters, digits or _ . @ -"),
         ("", "pw", "account name '' is not allowed"),
-        ("HOUSE", "pw", "account name 'HOUSE' is the server's own (HOUSE and names beginning house- are)"),
+        ("HOUSE", "pw", "account name 'HOUSE' is the server's own (HOUSE and names beginning house- are, "
+         "in any case)"),
         ("house-maker", "pw", "is the server's own"),
         ("carol", "", "a password must not be empty"),
         ("alice", "pw", "account 'alice' already exists"),
