@@ -219,6 +219,25 @@ def test_if_wins_stays_the_servers_exact_figure_once_the_market_has_settled(page
     expect(if_wins).to_have_text("if wins +£485.00")
 
 
+def test_a_bet_not_yet_matched_shows_no_if_wins(page: Page, server: LiveServer) -> None:
+    """listMarketProfitAndLoss answers for a market where the account has a bet, matched or not: with none matched
+    its figures are all 0, and the page showed "if wins £0.00" on every hand as if a position were held."""
+    market = server.snapshot()["game"]["id"]
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    demo.place(market, 1, "BACK", 3.0, 200)  # nothing to match it: it rests
+    server.advance(0)
+    [answer] = demo.call("listMarketProfitAndLoss", {"marketIds": [market]})
+    assert {p["ifWin"] for p in answer["profitAndLosses"]} == {0.0}
+    expect(page.locator("#unmatched")).to_contain_text("Hand 1")
+    pnl = page.locator("tr[data-selection] .pnl")
+    for i in range(pnl.count()):
+        expect(pnl.nth(i)).to_have_text("")
+    bob.place(market, 1, "LAY", 3.0, 100)  # half of it matched: now there is a position
+    server.advance(0)
+    expect(page.locator("tr[data-selection='1'] .pnl")).to_have_text("if wins +£200.00")
+    expect(page.locator("tr[data-selection='2'] .pnl")).to_have_text("if wins −£100.00")
+
+
 def test_if_wins_of_a_bet_matched_as_its_market_closes_is_exact(browser: Browser, tmp_path: Path) -> None:
     """The same bet, matched in the Turn window just before it closes: the market has settled before the page can
     ask the server for its figures (listMarketProfitAndLoss answers for open markets only), so the page sums the

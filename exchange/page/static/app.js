@@ -10,7 +10,7 @@ import { Lobby } from "./lobby.js";
 import { formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { STATUS_WORDS, TableView, marketTitle } from "./table.js";
 import { Results } from "./results.js";
-import { Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
+import { NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
 
 const SETTLED_KEPT = 10;
 const LADDER_REFRESH_MS = 400;
@@ -209,10 +209,14 @@ function renderTable() {
   refreshLadders(false);
 }
 
-/** The server's "if wins" of ``marketId`` if they count the bets matched now (else null: a fill came after them). */
+/**
+ * The server's "if wins" of ``marketId`` if they count the bets matched now (else null: a fill came after them, or
+ * nothing is matched: the server answers for a market with unmatched bets alone, all its figures 0).
+ */
 function serverPnl(marketId) {
   const kept = state.pnl.get(marketId);
-  return kept && kept.key === state.orders.matchedKey(marketId) ? kept.figures : null;
+  const matched = state.orders.matchedKey(marketId);
+  return kept && kept.key === matched && matched !== NOTHING_MATCHED ? kept.figures : null;
 }
 
 function currentMarkets() {

@@ -5,6 +5,9 @@ import { $, h, keepChildren, replaceChildren, setText } from "./dom.js";
 import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies, stakeProblem, stepPrice, winnings }
   from "./ladder.js";
 
+/** The :meth:`Orders.matchedKey` of a market where none of the account's bets is matched. */
+export const NOTHING_MATCHED = "[]";
+
 /** An order normalised from an Exchange Stream ``uo`` entry. */
 function fromStream(marketId, selectionId, uo) {
   return {
@@ -164,7 +167,10 @@ export class Orders {
     return parts;
   }
 
-  /** What the P&L of ``marketId`` depends on: each bet's matched stake (so a figure can be told stale). */
+  /**
+   * What the P&L of ``marketId`` depends on: each bet's matched stake (so a figure can be told stale); the key of a
+   * market with nothing matched is ``NOTHING_MATCHED``.
+   */
   matchedKey(marketId) {
     return JSON.stringify(this.of([marketId]).filter((o) => o.matched > 0).map((o) => [o.betId, o.matched]));
   }
