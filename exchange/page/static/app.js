@@ -64,9 +64,8 @@ function notify(text, ok = false) {
  * have the trader send it again, a second bet if the first went through).
  */
 function refused(err, unsure = null) {
-  if (err instanceof ApiRefusal && (err.code === "INVALID_SESSION_INFORMATION" || err.code === "NO_SESSION")) {
-    endSession();
-  }
+  const session = err instanceof ApiRefusal && (err.code === "INVALID_SESSION_INFORMATION" || err.code === "NO_SESSION");
+  if (session && state.session.loggedIn) return sessionLost(err.message);
   if (unsure && err instanceof ApiRefusal && err.code === "NETWORK") {
     return notify(`No answer from the server to this ${unsure.what} (${err.message}): it may have been ` +
       `${unsure.done}: check your bets before ${unsure.again} it again.`);
@@ -499,7 +498,7 @@ function startSession() {
     },
     onRefused(words, status) {
       // A session logged out elsewhere or expired: the page is logged out too, and says why.
-      if (status.connectionClosed && status.errorCode === "INVALID_SESSION_INFORMATION") endSession();
+      if (status.connectionClosed && status.errorCode === "INVALID_SESSION_INFORMATION") return sessionLost(words);
       if (status.errorCode === "MAX_CONNECTION_LIMIT_EXCEEDED") return ordersUnstreamed(words);
       notify(`The order stream refused: ${words}`);
     },
@@ -529,6 +528,14 @@ function ordersStreamed() {
   state.ordersPoll = null;
   $("orders-feed").hidden = true;
   document.body.dataset.ordersFeed = "live"; // the order stream is subscribed: every change of an order reaches the page
+}
+
+/** The server no longer knows the page's session (``words``: what it said): logged out, and told why and what to do. */
+function sessionLost(words) {
+  if (!state.session.loggedIn) return; // (said once: the other requests under way meet the same end)
+  endSession();
+  notify(`Your session has ended (${words}): the server restarted, or the session expired or was logged out ` +
+    "elsewhere. Log in again to trade.");
 }
 
 function endSession() {
