@@ -203,15 +203,14 @@ class Journal:
     def set_aside(self, first_seq: int, problem: str) -> int:
         """Move the records from ``first_seq`` on into ``journal_damaged`` (damage accepted at start); how many.
 
-        Only at start-up, with nothing on its way to the database (the writer process may already be running:
-        it writes only what it is handed): the journal then carries on after the last record kept, numbering from
-        ``first_seq`` again. The snapshots taken at or after ``first_seq`` hold what those records did, so they
-        go too: a later start that could use one (the start setting records aside may have passed it over, taken
-        with other settings) would load those records' effects and skip the new records numbered below it.
+        Only at start-up, nothing on its way to the database (the writer may be running: it writes what it is
+        handed): the journal then carries on after the last record kept, numbering from ``first_seq`` again. The
+        snapshots taken at or after ``first_seq`` hold what those records did, so they go too: a later start that
+        could use one (the start setting records aside may have passed it over, taken with other settings) would
+        load those records' effects and skip the new records numbered below it.
         """
         if self._pending or self._writing_last:
-            raise RuntimeError(f"records cannot be set aside while others are on their way to the database (up to "
-                               f"seq {self.last_seq}): set_aside is for start-up, before recovery hands any over")
+            raise RuntimeError(f"none set aside while others are on their way to the database (to {self.last_seq})")
         if self._path():  # first: a crash before the commit leaves the mark behind the records (safe), never ahead
             reset_mark(self._path(), first_seq - 1)  # (which the next start would report as acknowledged records lost)
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_damaged AS SELECT * FROM journal WHERE 0")

@@ -188,7 +188,7 @@ def test_records_are_not_set_aside_while_others_wait_to_be_written(tmp_path: Pat
     journal = Journal.open(str(tmp_path / "ex.db"))
     for event in _funded("a", 3, 1):
         journal.append("event", event, ts_ms=1)
-    with pytest.raises(RuntimeError, match=r"while others are on their way to the database \(up to seq 6\)"):
+    with pytest.raises(RuntimeError, match=r"none set aside while others are on their way to the database \(to 6\)"):
         journal.set_aside(2, "damaged")
     journal.flush()
     assert journal.set_aside(2, "damaged") == 5 and journal.last_seq == 1

@@ -405,6 +405,8 @@ def test_a_snapshot_from_before_ended_markets_were_kept_is_used_remembering_none
 def test_an_old_snapshots_table_gets_the_results_column(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE journal (seq INTEGER PRIMARY KEY, ts_ms INTEGER NOT NULL, kind TEXT NOT NULL, "
+                 "body TEXT NOT NULL)")  # an exchange's database of that time: its journal beside
     conn.execute("CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, created_ms INTEGER NOT NULL, exchange BLOB NOT NULL,"
                  " notes BLOB NOT NULL, sha256 TEXT NOT NULL, state_digest TEXT NOT NULL)")
     conn.commit()
