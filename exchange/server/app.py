@@ -170,6 +170,8 @@ def _routes(app: web.Application) -> None:
     app.router.add_post("/operator/v1/markets/{marketId}/suspend", operator.suspend)
     app.router.add_post("/operator/v1/markets/{marketId}/resume", operator.resume)
     app.router.add_post("/operator/v1/markets/{marketId}/void", operator.void)
+    app.router.add_post(f"/operator/v1/accounts/{{account}}/{{action:{'|'.join(operator.MONEY_ACTIONS)}}}",
+                        operator.move_money)
     add_page_routes(app)  # the trading page at /, its files under /static/
 
 

@@ -325,7 +325,35 @@ def _operator_paths() -> dict[str, Any]:
             "resume", "reopen a market an operator suspended, while its betting window lasts"),
         "/operator/v1/markets/{marketId}/void": _operator_path(
             "void", "void the game: matched bets refunded, unmatched cancelled, market closed with no winner"),
+        "/operator/v1/accounts/{account}/deposit": _money_path(
+            "deposit", "put money into a trader's account (on its statement as a deposit)"),
+        "/operator/v1/accounts/{account}/withdraw": _money_path(
+            "withdraw", "take money out of a trader's account, at most what it has available to bet"),
     }
+
+
+def _money_path(action: str, what: str) -> dict[str, Any]:
+    refusal = {"content": {"application/json": {"schema": _ERROR}}}
+    return {"post": {
+        "summary": f"Operators only: {what}",
+        "parameters": [*_AUTH_HEADERS, {"name": "account", "in": "path", "required": True,
+                                        "schema": {"type": "string"}, "description": "the account's name, any case"}],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "required": ["amount", "reason"], "additionalProperties": False,
+            "properties": {"amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000_000,
+                                      "multipleOf": 0.01, "description": "pounds, two decimals at most"},
+                           "reason": {"type": "string", "minLength": 1, "maxLength": 200}}}}}},
+        "responses": {
+            "200": {"description": f"{action} done and journaled: action, account, amount, operator, reason, at, "
+                    "balance, availableToBetBalance", "content": {"application/json": {"schema": {"type": "object"}}}},
+            "400": {"description": "INVALID_INPUT_DATA: no reason, a bad amount, or an unknown field", **refusal},
+            "401": {"description": "no or an expired session, or no application key", **refusal},
+            "403": {"description": "ACCESS_DENIED: the account is not an operator; nothing changed", **refusal},
+            "404": {"description": "ACCOUNT_NOT_FOUND: no trader's account of that name", **refusal},
+            **({"409": {"description": "INSUFFICIENT_FUNDS: more than the account has available to bet", **refusal}}
+               if action == "withdraw" else {}),
+        },
+    }}
 
 
 def _identity_paths() -> dict[str, Any]:

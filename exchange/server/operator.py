@@ -24,15 +24,24 @@ from typing import Any
 
 from aiohttp import web
 
+from exchange.betfair import apiformat
+from exchange.core.commands import Deposit, Withdraw
+from exchange.core.events import CommandRejected
+from exchange.core.money import format_minor, to_minor
 from exchange.game.table import Game, GameStateError
 from exchange.server import keys
+from exchange.server.auth import Session
 from exchange.server.connections import read_body
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.service import ExchangeService
+from exchange.server.store import is_reserved
 
 ACTIONS = ("suspend", "resume", "void")
+MONEY_ACTIONS = ("deposit", "withdraw")
 MAX_REASON = 200
+MAX_AMOUNT = 100_000_000_000  # minor units: £1,000,000,000.00 at once
 JOURNAL_KIND = "operator"
+_EXAMPLES = {"reason": '"..."', "amount": "25.50"}
 
 
 class OperatorRefusal(web.HTTPException):
@@ -55,13 +64,20 @@ async def void(request: web.Request) -> web.Response:
     return await _act(request, "void")
 
 
-async def _act(request: web.Request, action: str) -> web.Response:
+def _operator(request: web.Request, what: str) -> Session:
+    """The session of the operator making the request; ``ACCESS_DENIED`` for anyone else (``what``: what only an
+    operator may do)."""
     session = request.app[keys.SESSIONS].check(request.headers.get("X-Authentication"),
                                                 request.headers.get("X-Application"))
     if not request.app[keys.STORE].is_operator(session.account):
         raise ApiError(ApingCode.ACCESS_DENIED, f"account {session.account!r} is not an operator; only an operator "
-                       "account (exchange-poker accounts add NAME --operator) may suspend, resume or void a market")
-    reason = _reason(await _body(request))
+                       f"account (exchange-poker accounts role NAME operator) may {what}")
+    return session
+
+
+async def _act(request: web.Request, action: str) -> web.Response:
+    session = _operator(request, "suspend, resume or void a market")
+    reason = _reason(await _body(request, ("reason",)))
     service = request.app[keys.SERVICE]
     service.check_available()
     market_id = request.match_info["marketId"]
@@ -82,24 +98,44 @@ async def _act(request: web.Request, action: str) -> web.Response:
     return web.json_response({**record, "marketStatus": None if status is None else status.value})
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
+async def _body(request: web.Request, fields: tuple[str, ...]) -> dict[str, Any]:
+    """The request's JSON object, with no field but ``fields`` (else ``INVALID_INPUT_DATA`` saying its shape)."""
     try:
         body = json.loads(await read_body(request))
     except ValueError:
-        raise invalid_input('the body must be a JSON object: {"reason": "..."}') from None
+        body = None
     if not isinstance(body, dict):
-        raise invalid_input('the body must be a JSON object: {"reason": "..."}')
+        raise invalid_input("the body must be a JSON object: " + _shape(fields))
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise invalid_input(f"unknown fields {unknown}; the body is {_shape(fields)}")
     return body
+
+
+def _shape(fields: tuple[str, ...]) -> str:
+    return "{" + ", ".join(f'"{name}": {_EXAMPLES[name]}' for name in fields) + "}"
 
 
 def _reason(body: dict[str, Any]) -> str:
     reason = body.get("reason")
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
         raise invalid_input(f"reason must be a non-empty string of at most {MAX_REASON} characters, not {reason!r}")
-    unknown = sorted(set(body) - {"reason"})
-    if unknown:
-        raise invalid_input(f"unknown fields {unknown}; the body is {{\"reason\": \"...\"}}")
     return reason.strip()
+
+
+def _amount(body: dict[str, Any]) -> int:
+    """The body's ``amount`` in minor units: a number (or a string of one) of pounds, more than 0, two decimals at
+    most, at most :data:`MAX_AMOUNT`."""
+    amount = body.get("amount")
+    problem = f"amount must be a number of pounds, more than 0 and at most {format_minor(MAX_AMOUNT)}, with at " \
+              f"most two decimals, not {amount!r}"
+    try:
+        minor = to_minor(amount) if isinstance(amount, int | float | str) else 0
+    except ValueError:
+        raise invalid_input(problem) from None
+    if not 0 < minor <= MAX_AMOUNT:
+        raise invalid_input(problem)
+    return minor
 
 
 def _live_game(service: ExchangeService, market_id: str) -> Game:
@@ -109,3 +145,31 @@ def _live_game(service: ExchangeService, market_id: str) -> Game:
         raise OperatorRefusal(404, "MARKET_NOT_FOUND",
                               f"market {market_id!r} is not a live game's market on this server (ids are CHANNEL.GAME)")
     return game
+
+
+async def move_money(request: web.Request) -> web.Response:
+    """``POST /operator/v1/accounts/{account}/deposit`` (or ``withdraw``): money into or out of a trader's account
+    from outside the markets, as a cashier would, journaled with who moved it and why."""
+    action = request.match_info["action"]
+    session = _operator(request, "deposit into or withdraw from an account")
+    body = await _body(request, ("amount", "reason"))
+    reason, amount = _reason(body), _amount(body)
+    service, store = request.app[keys.SERVICE], request.app[keys.STORE]
+    service.check_available()
+    name = store.named(request.match_info["account"])
+    if name is None or is_reserved(name):
+        raise OperatorRefusal(404, "ACCOUNT_NOT_FOUND", f"no trader's account {request.match_info['account']!r} "
+                                                        "(exchange-poker accounts list lists them)")
+    service.ensure_account(store.get(name))  # one that never logged in is opened first, with its opening balance
+    now = service.now()
+    command = Deposit if action == "deposit" else Withdraw
+    events = service.execute(command(now, name, amount, f"{action} by {session.account}: {reason}"))
+    refused = next((e for e in events if isinstance(e, CommandRejected)), None)
+    if refused is not None:  # the one refusal left once the amount is checked: more than is available
+        raise OperatorRefusal(409, str(refused.error_code), refused.message)
+    record = {"action": action, "account": name, "amount": apiformat.money(amount), "operator": session.account,
+              "reason": reason, "at": now}
+    service.journal.append(JOURNAL_KIND, record, ts_ms=now)
+    funds = service.funds(name)
+    return web.json_response({**record, "balance": apiformat.money(funds.balance),
+                              "availableToBetBalance": apiformat.money(funds.available)})

@@ -1,0 +1,94 @@
+"""An operator moves money into and out of a trader's account, as a cashier: ``POST
+/operator/v1/accounts/{account}/deposit`` and ``/withdraw``. Each is journaled (the core's credit or debit, and
+who moved it and why), shows on the account's statement and survives a restart; no one else may, and a withdrawal
+is at most what the account has available to bet."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from exchange.clock import VirtualClock
+from exchange.server import keys
+from tests.server.helpers import ACCOUNT, APP_KEY, START_MS, headers, login, place, rpc, serving
+
+
+async def move(client: TestClient, token: str | None, action: str, account: str, body: Any) -> tuple[int, Any]:
+    resp = await client.post(f"/operator/v1/accounts/{account}/{action}", data=json.dumps(body),
+                             headers=headers(token))
+    return resp.status, await resp.json()
+
+
+async def funds(client: TestClient, token: str) -> tuple[float, float]:
+    answer = (await rpc(client, token, "getAccountFunds", {}, path=ACCOUNT))["result"]
+    return answer["availableToBetBalance"], answer["exposure"]
+
+
+async def test_an_operator_deposits_and_withdraws_and_the_statement_shows_it(tmp_path: Path) -> None:
+    db = tmp_path / "ex.db"
+    async with serving(db, VirtualClock(start_ms=START_MS), operators=("ops",)) as client:
+        ops = await login(client, "ops", "pw-ops")
+        code, body = await move(client, ops, "deposit", "ALICE", {"amount": 25.5, "reason": "top-up"})
+        assert code == 200, body  # alice never logged in: opened first with her 1000.00, then credited
+        assert (body["account"], body["amount"], body["balance"], body["availableToBetBalance"]) == (
+            "alice", 25.5, 1025.5, 1025.5)
+        alice = await login(client, "alice", "pw-alice")
+        assert await funds(client, alice) == (1025.5, 0)
+        await rpc(client, alice, "placeOrders", place("holdem.0", 1, "LAY", 3.0, 100))  # resting: £200 exposed
+        code, body = await move(client, ops, "withdraw", "alice", {"amount": "825.51", "reason": "cash out"})
+        assert (code, body["error"]) == (409, "INSUFFICIENT_FUNDS") and "available 825.50" in body["details"]
+        code, body = await move(client, ops, "withdraw", "alice", {"amount": "825.50", "reason": "cash out"})
+        assert (code, body["balance"], body["availableToBetBalance"]) == (200, 200.0, 0.0)
+        statement = (await rpc(client, alice, "getAccountStatement", {"includeItem": "DEPOSITS_WITHDRAWALS"},
+                               path=ACCOUNT))["result"]["accountStatement"]
+        assert [(item["amount"], item["balance"]) for item in statement] == [(-825.5, 200.0), (25.5, 1025.5),
+                                                                             (1000.0, 1000.0)]
+    async with serving(db, VirtualClock(start_ms=START_MS + 60_000), accounts=()) as client:
+        records = [dict(r.body) for r in client.app[keys.SERVICE].journal.records() if r.kind == "operator"]
+        assert [(r["action"], r["account"], r["amount"], r["operator"], r["reason"]) for r in records] == [
+            ("deposit", "alice", 25.5, "ops", "top-up"), ("withdraw", "alice", 825.5, "ops", "cash out")]
+        assert client.app[keys.SERVICE].funds("alice").balance == 20_000  # the lay voided with its game: all back
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"amount": 0, "reason": "r"}, "amount must be a number of pounds, more than 0"),
+    ({"amount": -5, "reason": "r"}, "not -5"),
+    ({"amount": 1.001, "reason": "r"}, "with at most two decimals, not 1.001"),
+    ({"amount": "ten", "reason": "r"}, "not 'ten'"),
+    ({"amount": True, "reason": "r"}, "not True"),
+    ({"amount": 1e12, "reason": "r"}, "at most 1000000000.00"),
+    ({"reason": "r"}, "not None"),
+    ({"amount": 5}, "reason must be a non-empty string"),
+    ({"amount": 5, "reason": "r", "to": "bob"}, """unknown fields ['to']; the body is {"amount": 25.50, "reason\""""),
+    ([5], 'the body must be a JSON object: {"amount": 25.50, "reason": "..."}'),
+])
+async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body: Any, says: str) -> None:
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops = await login(client, "ops", "pw-ops")
+    code, answer = await move(client, ops, "deposit", "alice", body)
+    assert (code, answer["error"]) == (400, "INVALID_INPUT_DATA") and says in answer["details"], answer
+    assert "alice" not in client.app[keys.SERVICE].exchange.accounts  # not even opened
+
+
+async def test_only_an_operator_moves_money_and_only_a_traders(client: TestClient) -> None:
+    alice = await login(client, "alice", "pw-alice")
+    code, answer = await move(client, alice, "deposit", "alice", {"amount": 5, "reason": "mine"})
+    assert (code, answer["error"]) == (403, "ACCESS_DENIED") and "accounts role NAME operator" in answer["details"]
+    code, answer = await move(client, None, "deposit", "alice", {"amount": 5, "reason": "mine"})
+    assert code == 401
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops = await login(client, "ops", "pw-ops")
+    for name in ("nobody", "HOUSE", "house-maker"):
+        code, answer = await move(client, ops, "withdraw", name, {"amount": 5, "reason": "r"})
+        assert (code, answer["error"]) == (404, "ACCOUNT_NOT_FOUND"), (name, answer)
+    resp = await client.post("/operator/v1/accounts/alice/steal", data="{}", headers=headers(ops))
+    assert resp.status == 404
+    assert await funds(client, alice) == (1000.0, 0)
+    resp = await client.get("/openapi.json", headers={"X-Application": APP_KEY})
+    paths = (await resp.json())["paths"]
+    assert "409" in paths["/operator/v1/accounts/{account}/withdraw"]["post"]["responses"]
+    assert "/operator/v1/accounts/{account}/deposit" in paths
