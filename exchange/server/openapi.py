@@ -295,65 +295,64 @@ def _results_path() -> dict[str, Any]:
     }}
 
 
-def _operator_path(action: str, what: str) -> dict[str, Any]:
+def _operator_post(what: str, path_param: dict[str, Any], body: dict[str, Any], done: str,
+                   refusals: dict[str, str]) -> dict[str, Any]:
+    """An operator route's POST: ``path_param`` names what it acts on, ``body`` its JSON fields (all required),
+    ``done`` the answer's fields, ``refusals`` its own refusals beyond a session's and a role's, by status."""
     refusal = {"content": {"application/json": {"schema": _ERROR}}}
     return {"post": {
         "summary": f"Operators only: {what}",
-        "parameters": [*_AUTH_HEADERS, {"name": "marketId", "in": "path", "required": True,
-                                        "schema": {"type": "string"}, "description": "CHANNEL.GAME, e.g. holdem.17"}],
+        "parameters": [*_AUTH_HEADERS, {"in": "path", "required": True, "schema": {"type": "string"}, **path_param}],
         "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["reason"], "additionalProperties": False,
-            "properties": {"reason": {"type": "string", "minLength": 1, "maxLength": 200}}}}}},
+            "type": "object", "required": list(body), "additionalProperties": False, "properties": body}}}},
         "responses": {
-            "200": {"description": f"{action} done and journaled: action, marketId, operator, reason, at, "
-                    "marketStatus", "content": {"application/json": {"schema": {"type": "object"}}}},
-            "400": {"description": "INVALID_INPUT_DATA: no reason, or an unknown field", **refusal},
+            "200": {"description": f"done and journaled: {done}",
+                    "content": {"application/json": {"schema": {"type": "object"}}}},
             "401": {"description": "no or an expired session, or no application key", **refusal},
             "403": {"description": "ACCESS_DENIED: the account is not an operator; nothing changed", **refusal},
-            "404": {"description": "MARKET_NOT_FOUND: not a live game's market", **refusal},
-            "409": {"description": "MARKET_STATE_CONFLICT: the market's state does not allow it", **refusal},
+            **{status: {"description": words, **refusal} for status, words in refusals.items()},
         },
     }}
+
+
+_REASON = {"type": "string", "minLength": 1, "maxLength": 200}
+
+
+def _operator_path(what: str) -> dict[str, Any]:
+    return _operator_post(
+        what, {"name": "marketId", "description": "CHANNEL.GAME, e.g. holdem.17"}, {"reason": _REASON},
+        "action, marketId, operator, reason, at, marketStatus",
+        {"400": "INVALID_INPUT_DATA: no reason, or an unknown field",
+         "404": "MARKET_NOT_FOUND: not a live game's market",
+         "409": "MARKET_STATE_CONFLICT: the market's state does not allow it"})
 
 
 def _operator_paths() -> dict[str, Any]:
     return {
         "/operator/v1/markets/{marketId}/suspend": _operator_path(
-            "suspend", "suspend an open market for a technical fault (unmatched orders lapse; the window "
+            "suspend an open market for a technical fault (unmatched orders lapse; the window "
             "runs on its timetable)"),
         "/operator/v1/markets/{marketId}/resume": _operator_path(
-            "resume", "reopen a market an operator suspended, while its betting window lasts"),
+            "reopen a market an operator suspended, while its betting window lasts"),
         "/operator/v1/markets/{marketId}/void": _operator_path(
-            "void", "void the game: matched bets refunded, unmatched cancelled, market closed with no winner"),
+            "void the game: matched bets refunded, unmatched cancelled, market closed with no winner"),
         "/operator/v1/accounts/{account}/deposit": _money_path(
-            "deposit", "put money into a trader's account (on its statement as a deposit)"),
+            "put money into a trader's account (on its statement as a deposit)"),
         "/operator/v1/accounts/{account}/withdraw": _money_path(
-            "withdraw", "take money out of a trader's account, at most what it has available to bet"),
+            "take money out of a trader's account, at most what it has available to bet", withdraw=True),
     }
 
 
-def _money_path(action: str, what: str) -> dict[str, Any]:
-    refusal = {"content": {"application/json": {"schema": _ERROR}}}
-    return {"post": {
-        "summary": f"Operators only: {what}",
-        "parameters": [*_AUTH_HEADERS, {"name": "account", "in": "path", "required": True,
-                                        "schema": {"type": "string"}, "description": "the account's name, any case"}],
-        "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": ["amount", "reason"], "additionalProperties": False,
-            "properties": {"amount": {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000_000,
-                                      "multipleOf": 0.01, "description": "pounds, two decimals at most"},
-                           "reason": {"type": "string", "minLength": 1, "maxLength": 200}}}}}},
-        "responses": {
-            "200": {"description": f"{action} done and journaled: action, account, amount, operator, reason, at, "
-                    "balance, availableToBetBalance", "content": {"application/json": {"schema": {"type": "object"}}}},
-            "400": {"description": "INVALID_INPUT_DATA: no reason, a bad amount, or an unknown field", **refusal},
-            "401": {"description": "no or an expired session, or no application key", **refusal},
-            "403": {"description": "ACCESS_DENIED: the account is not an operator; nothing changed", **refusal},
-            "404": {"description": "ACCOUNT_NOT_FOUND: no trader's account of that name", **refusal},
-            **({"409": {"description": "INSUFFICIENT_FUNDS: more than the account has available to bet", **refusal}}
-               if action == "withdraw" else {}),
-        },
-    }}
+def _money_path(what: str, *, withdraw: bool = False) -> dict[str, Any]:
+    amount = {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000_000, "multipleOf": 0.01,
+              "description": "pounds, two decimals at most"}
+    refusals = {"400": "INVALID_INPUT_DATA: no reason, a bad amount, or an unknown field",
+                "404": "ACCOUNT_NOT_FOUND: no trader's account of that name"}
+    if withdraw:
+        refusals["409"] = "INSUFFICIENT_FUNDS: more than the account has available to bet"
+    return _operator_post(what, {"name": "account", "description": "the account's name, any case"},
+                          {"amount": amount, "reason": _REASON},
+                          "action, account, amount, operator, reason, at, balance, availableToBetBalance", refusals)
 
 
 def _identity_paths() -> dict[str, Any]:

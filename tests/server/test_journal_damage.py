@@ -77,6 +77,11 @@ def _records(db: Path) -> int:
         return int(conn.execute("SELECT COUNT(*) FROM journal").fetchone()[0])
 
 
+def _newest_snapshot(db: Path) -> int:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM snapshots").fetchone()[0])
+
+
 def _remove(wal: Path) -> None:
     wal.unlink()
     Path(str(wal).replace("-wal", "-shm")).unlink(missing_ok=True)
@@ -211,9 +216,10 @@ def test_serve_sets_aside_a_damaged_record_after_the_newest_snapshot_when_told_t
     all the same (the writer has been handed nothing yet), and the server starts and numbers on from there."""
     db = tmp_path / "exchange.db"
     with ServerProcess(db, "--snapshot-every-records", "20", house=True, window_s=0.5, playing_s=0.1):
-        wait_until(lambda: _records(db) > 60, timeout_s=60, what="the house's bets journalled, snapshots among them")
+        wait_until(lambda: _records(db) > _newest_snapshot(db) + 5 > 5, timeout_s=60,
+                   what="the house's bets journalled, a snapshot taken and records after it")
     journal = Journal.open(str(db))
-    (snapshot_seq,) = journal._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM snapshots").fetchone()
+    snapshot_seq = _newest_snapshot(db)
     last = journal.last_seq
     assert last > snapshot_seq > 0, "the test needs records after the newest snapshot"
     journal._conn.execute("""UPDATE journal SET body = replace(body, '"ts"', '"ts1"') WHERE seq = ?""", (last,))

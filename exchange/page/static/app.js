@@ -64,8 +64,10 @@ function notify(text, ok = false) {
  * have the trader send it again, a second bet if the first went through).
  */
 function refused(err, unsure = null) {
-  const session = err instanceof ApiRefusal && (err.code === "INVALID_SESSION_INFORMATION" || err.code === "NO_SESSION");
-  if (session && state.session.loggedIn) return sessionLost(err.message);
+  if (err instanceof ApiRefusal && (err.code === "INVALID_SESSION_INFORMATION" || err.code === "NO_SESSION")) {
+    if (state.session.loggedIn) return sessionLost(err.message);
+    if (err.code === "INVALID_SESSION_INFORMATION") return; // a request under way as the session ended: said already
+  }
   if (unsure && err instanceof ApiRefusal && err.code === "NETWORK") {
     return notify(`No answer from the server to this ${unsure.what} (${err.message}): it may have been ` +
       `${unsure.done}: check your bets before ${unsure.again} it again.`);
