@@ -35,6 +35,25 @@ def test_exact_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(lines) == 6
 
 
+def test_a_hilo_table_names_its_first_columns_scoop_and_share(capsys: pytest.CaptureFixture[str]) -> None:
+    """Hand 1 takes the high half alone, hands 2 and 3 tie for the low: none wins the pot alone, each has a part;
+    a "tie 100 %" beside an equity of 50 % read as if hand 1 had tied (and 0 + 100/3 is not 50)."""
+    code, out, _ = run_cli(capsys, "--variant", "omaha-hilo", "KsKdQsQd", "2c3cJhJd", "2d3hTcTd",
+                           "--board", "Kh7h8s9cAs")
+    lines = out.splitlines()
+    assert code == 0 and lines[1].split() == ["hand", "scoop", "%", "share", "%", "equity", "%", "hi", "win", "%",
+                                              "hi", "tie", "%", "lo", "win", "%", "lo", "tie", "%"]
+    assert [line.split()[4:] for line in lines[2:]] == [
+        ["0.000", "100.000", "50.000", "100.000", "0.000", "0.000", "0.000"],
+        ["0.000", "100.000", "25.000", "0.000", "0.000", "0.000", "100.000"],
+        ["0.000", "100.000", "25.000", "0.000", "0.000", "0.000", "100.000"]]
+
+
+def test_a_hand_of_no_cards_yet_is_named_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--variant", "stud7", "", "", "--samples", "2000", "--seed", "1")
+    assert code == 0 and [line.split()[:2] for line in out.splitlines()[2:]] == [["(no", "cards)"]] * 2
+
+
 def test_monte_carlo_table_shows_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "AsKs", "QdQc", "--board", "Ah7c2s", "--samples", "20000", "--seed", "5")
     assert code == 0

@@ -188,14 +188,15 @@ def format_table(result: EquityResult) -> str:
     else:
         how = f"Monte Carlo over {counted(result.boards, 'sample')} (seed {result.seed})"
     lines = [f"{result.variant} equity, {board}: {how}"]
-    width = max(len("hand"), *(len(" ".join(map(str, h.cards))) for h in result.results))
-    header = f"{'hand':<{width}}  {'win %':>8}  {'tie %':>8}  {'equity %':>9}"
+    labels = [" ".join(map(str, h.cards)) or "(no cards)" for h in result.results]
+    width = max(len("hand"), *map(len, labels))
     hilo = [f"{100 * getattr(h, k):7.3f}" for h in result.results for k in HILO] if hasattr(result, "no_low") else []
+    win, tie = ("scoop %", "share %") if hilo else ("win %", "tie %")  # a hi/lo pot: whole, or a part of it
+    header = f"{'hand':<{width}}  {win:>8}  {tie:>8}  {'equity %':>9}"
     header += "  hi win %  hi tie %  lo win %  lo tie %" if hilo else ""
     lines.append(header + ("  ± stderr %" if not result.exact else ""))
     for i, h in enumerate(result.results):
-        cards = " ".join(map(str, h.cards))
-        row = f"{cards:<{width}}  {100 * h.win:8.3f}  {100 * h.tie:8.3f}  {100 * h.equity:9.3f}"
+        row = f"{labels[i]:<{width}}  {100 * h.win:8.3f}  {100 * h.tie:8.3f}  {100 * h.equity:9.3f}"
         if hilo:
             row += "".join(f"  {cell:>8}" for cell in hilo[4 * i : 4 * i + 4])
         if h.stderr is not None:
