@@ -75,6 +75,10 @@ if TICK_COUNT != 350:  # Betfair's ladder: every stored tick means its price onl
     raise ImportError(f"the price ladder has {TICK_COUNT} ticks, not Betfair's 350")
 
 
+#: A price this close to a tick is that tick with a binary float's rounding error (doubles carry ~16 digits).
+FLOAT_NOISE = Decimal("1e-9")
+
+
 class InvalidPrice(ValueError):
     """A price that is not on the ladder (or not a number); the message names the nearest ticks."""
 
@@ -141,6 +145,8 @@ def invalid_price_message(value: Decimal | Fraction | int) -> str:
     'price 2.03 is not on the ladder; nearest ticks 2.02, 2.04'
     >>> invalid_price_message(Decimal("1001"))
     'price 1001 is above the highest price 1000'
+    >>> invalid_price_message(Decimal(repr(3 * 1.1)))  # doctest: +ELLIPSIS
+    'price 3.3000000000000003 is not on the ladder: it is 3.3 with a floating-point error, send 3.3 ...'
     """
     shown = value if not isinstance(value, Fraction) else Decimal(value.numerator) / Decimal(value.denominator)
     below, above = nearest_ticks(value)
@@ -148,6 +154,10 @@ def invalid_price_message(value: Decimal | Fraction | int) -> str:
         return f"price {shown} is below the lowest price {price_str(MIN_TICK)}"
     if above is None:
         return f"price {shown} is above the highest price {price_str(MAX_TICK)}"
+    near = next((t for t in (below, above) if abs(Decimal(shown) - PRICES[t]) <= FLOAT_NOISE), None)
+    if near is not None:  # what a float sum leaves (3 * 1.1 is 3.3000000000000003): say so, and what to send
+        return (f"price {shown} is not on the ladder: it is {price_str(near)} with a floating-point error, "
+                f"send {price_str(near)} (round computed prices to the ladder)")
     return f"price {shown} is not on the ladder; nearest ticks {price_str(below)}, {price_str(above)}"
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 MINOR_PER_MAJOR = 100
+#: An amount this close to a whole penny is that penny with a binary float's rounding error.
+FLOAT_NOISE = Decimal("1e-9")
 
 
 def to_minor(value: str | int | float | Decimal) -> int:
@@ -27,10 +29,19 @@ def to_minor(value: str | int | float | Decimal) -> int:
     Traceback (most recent call last):
     ...
     ValueError: amount 2.505 has more than two decimals
+    >>> to_minor(0.1 + 2.2)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: amount 2.3000000000000003 has more than two decimals: it is 2.30 with a floating-point error, ...
     """
     amount = to_exact_decimal(value, "amount")
     minor = amount * MINOR_PER_MAJOR
     if minor != minor.to_integral_value():
+        pennies = minor.to_integral_value()
+        if abs(minor - pennies) <= FLOAT_NOISE * MINOR_PER_MAJOR:  # a float sum's residue: 0.1 + 2.2
+            raise ValueError(f"amount {value} has more than two decimals: it is {format_minor(int(pennies))} with a "
+                             f"floating-point error, send {format_minor(int(pennies))} (round computed amounts to "
+                             "the penny)")
         raise ValueError(f"amount {value} has more than two decimals")
     return int(minor)
 
