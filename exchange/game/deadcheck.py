@@ -26,6 +26,10 @@ to 30 ms (at worst 150) with three, and is run only for a hand the sample never
 saw score; 7-Card Stud's 3rd street (four to come, 365,560 completions, about
 0.4 s) and Telesina's second card (three and the vela, 170,016) stay beyond it.
 
+The low half of Stud Hi/Lo is decided the same way (:func:`eight_low_losers`), a completion counting for a hand
+only where it makes a qualifying low: card removal included (a low reachable alone may need ranks the other
+hands and the dead cards have used up), which the shortcuts of :mod:`exchange.game.lowcheck` leave out.
+
 A draw game before its last draw is decided the same way (:func:`draw_losers`):
 each hand keeps what the published policy keeps and is completed by replacements;
 where the stock may run out, by any card no hand keeps (more deals than can
@@ -52,10 +56,14 @@ from collections.abc import Collection, Sequence
 from functools import lru_cache
 from itertools import combinations
 from math import comb
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.cards import Card
+
+if TYPE_CHECKING:
+    from engine.variants import Variant
 
 #: Most completions (over every run of the board) keyed for one check; beyond, nothing is named.
 CHECK_LIMIT = 60_000
@@ -84,11 +92,7 @@ def high_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[C
     game = get_variant(variant)
     if game.has_draws or game.hand_form is HandForm.OMAHA or len(set(scored)) == len(hands):
         return ()
-    seen = {c.id for group in (*hands, board, dead) for c in group}
-    pool = [c.id for c in game.deck.cards() if c.id not in seen]
-    missing = [game.hole_cards - len(h) for h in hands]
-    held = [tuple(c.id for c in h) + tuple(c.id for c in board) for h in hands]
-    to_board = game.board_cards - len(board)
+    held, missing, pool, to_board = _deal_left(game, hands, board, dead)
     losers = _losers(game.ranking.code, held, missing, pool, to_board, scored)
     if game.ranking.heads_up and len(hands) == 2:  # Telesina's: the low spade straight flush beats a hearts royal
         from engine.rankings.telesina import LOW_SPADE_STRAIGHT_FLUSH
@@ -96,6 +100,36 @@ def high_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[C
         spades = frozenset(c.id for c in LOW_SPADE_STRAIGHT_FLUSH)
         return tuple(i for i in losers if not _may_hold(spades, held[i - 1], missing[i - 1] + to_board, pool))
     return losers
+
+
+def eight_low_losers(variant: str, hands: Sequence[Sequence[Card]], board: Sequence[Card],
+                     dead: Sequence[Card] = (), *, scored: Collection[int] = ()) -> tuple[int, ...]:
+    """As :func:`high_losers` for the low half of a stud hi/lo game (eight or better): the hands that no deal of
+    the cards still to come gives a qualifying low that wins or ties it. Card removal counts: a hand is named
+    though it could reach a better low alone, when every card it needs would have to go to another hand too.
+    ``scored``: hands seen to win or tie the low on some deal. Omaha forms: nothing (see
+    :func:`exchange.game.lowcheck.low_losers`, which decides them exactly)."""
+    from engine.rankings.core import NO_HAND
+    from engine.rankings.fast import EIGHT_LOW_CODE
+    from engine.variants import HandForm, get_variant
+
+    _check_scored(scored, len(hands))
+    game = get_variant(variant)
+    if game.has_draws or game.hand_form is HandForm.OMAHA or len(set(scored)) == len(hands):
+        return ()
+    held, missing, pool, to_board = _deal_left(game, hands, board, dead)
+    return _losers(EIGHT_LOW_CODE, held, missing, pool, to_board, scored, floor=NO_HAND)
+
+
+def _deal_left(game: Variant, hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence[Card]
+               ) -> tuple[list[tuple[int, ...]], list[int], list[int], int]:
+    """What is left to deal: each hand's cards held (with the board so far), how many each still gets, the cards
+    they may come from, and how many the board still gets."""
+    seen = {c.id for group in (*hands, board, dead) for c in group}
+    pool = [c.id for c in game.deck.cards() if c.id not in seen]
+    missing = [game.hole_cards - len(h) for h in hands]
+    held = [tuple(c.id for c in h) + tuple(c.id for c in board) for h in hands]
+    return held, missing, pool, game.board_cards - len(board)
 
 
 def _check_scored(scored: Collection[int], hands: int) -> None:
@@ -138,9 +172,10 @@ def draw_losers(variant: str, hands: Sequence[Sequence[Card]], dead: Sequence[Ca
 
 
 def _losers(code: int, held: Sequence[tuple[int, ...]], missing: Sequence[int], pool: Sequence[int],
-            to_board: int, scored: Collection[int]) -> tuple[int, ...]:
+            to_board: int, scored: Collection[int], *, floor: int | None = None) -> tuple[int, ...]:
     """The hands (from 1) holding ``held`` (their cards and the board so far) that no deal of ``missing`` more
-    cards each and ``to_board`` shared ones, all from ``pool``, lets win or tie (``scored`` are known to)."""
+    cards each and ``to_board`` shared ones, all from ``pool``, lets win or tie (``scored`` are known to).
+    ``floor``: a key that wins nothing (a low that does not qualify), however the others' compare."""
     if min(missing) < 0 or to_board < 0 or sum(missing) + to_board > len(pool):
         return ()
     keyed = comb(len(pool), to_board) * sum(comb(len(pool) - to_board, m) for m in missing)
@@ -151,7 +186,7 @@ def _losers(code: int, held: Sequence[tuple[int, ...]], missing: Sequence[int], 
     for run in combinations(pool, to_board):
         rest = [c for c in pool if c not in run]
         completions = [_completions(code, cards + run, rest, m) for cards, m in zip(held, missing, strict=True)]
-        alive.update(i for i in range(len(held)) if i not in alive and _can_score(i, completions, budget))
+        alive.update(i for i in range(len(held)) if i not in alive and _can_score(i, completions, budget, floor))
         if len(alive) == len(held):
             break
     return tuple(i + 1 for i in range(len(held)) if i not in alive)
@@ -173,13 +208,17 @@ def _completions(code: int, cards: tuple[int, ...], rest: Sequence[int], missing
     return extra[order], keys[order]
 
 
-def _can_score(i: int, completions: Sequence[Completions], budget: _Budget) -> bool:
-    """Whether some completion of hand ``i`` leaves every other hand a disjoint completion keyed no higher."""
+def _can_score(i: int, completions: Sequence[Completions], budget: _Budget, floor: int | None = None) -> bool:
+    """Whether some completion of hand ``i`` keyed above ``floor`` leaves every other hand a disjoint completion
+    keyed no higher."""
     own, own_keys = completions[i]
     others = [completions[j] for j in range(len(completions)) if j != i]
     # How many of each other hand's completions (weakest first) are keyed no higher than each of hand i's.
     weak = np.array([np.searchsorted(keys, own_keys, side="right") for _, keys in others]).reshape(len(others), -1)
-    for k in np.flatnonzero(weak.min(axis=0) > 0)[::-1]:  # hand i's best completions first
+    scoring = weak.min(axis=0) > 0
+    if floor is not None:
+        scoring &= own_keys > floor
+    for k in np.flatnonzero(scoring)[::-1]:  # hand i's best completions first
         choices = sorted((extras[: weak[j, k]] for j, (extras, _) in enumerate(others)), key=len)
         if _disjoint(set(own[k].tolist()), choices, budget):
             return True

@@ -33,11 +33,12 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Protocol
 
+from engine._equity_result import HandEquity
 from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, format_cards
 from engine.equity import EquityResult
 from engine.equity import equity as engine_equity
-from exchange.game.deadcheck import draw_losers, high_losers
+from exchange.game.deadcheck import draw_losers, eight_low_losers, high_losers
 from exchange.game.layouts import LAYOUTS
 from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import Prospects
@@ -106,7 +107,11 @@ def game_equities(
     # A sampled equity settles nothing from its counts: the hands the cards prove dead are settled all the same.
     high = () if result.exact else high_losers(variant, hand_cards, tuple(board), out, scored=scored_hands(result))
     if isinstance(result, HiLoEquityResult):
-        return hilo_prospects(result, low_losers(variant, hand_cards, tuple(board), out), high)
+        low, made = low_losers(variant, hand_cards, tuple(board), out)
+        if not result.exact:  # and those only card removal kills, where the search can tell
+            low = tuple(sorted({*low, *eight_low_losers(variant, hand_cards, tuple(board), out,
+                                                        scored=scored_hands(result, low=True))}))
+        return hilo_prospects(result, (low, made), high)
     return (prospects_of(result, high),)
 
 
@@ -135,14 +140,19 @@ def _seed(hands: Sequence[Sequence[Card]], board: Sequence[Card], dead: Sequence
     return zlib.crc32(text.encode())
 
 
-def scored_hands(result: EquityResult) -> tuple[int, ...]:
-    """The hands (from 1) that won or tied (the high, in a hi/lo game) on some deal counted: alive for certain.
+def scored_hands(result: EquityResult, *, low: bool = False) -> tuple[int, ...]:
+    """The hands (from 1) that won or tied (the high, in a hi/lo game; its low with ``low``) on some deal counted:
+    alive for certain.
 
     >>> scored_hands(engine_equity("holdem", ["AsAd", "KsKd"], "AhAcKh2c"))
     (1,)
     """
-    return tuple(i for i, h in enumerate(result.results, start=1)
-                 if (h.high_wins + h.high_ties if isinstance(h, HiLoHandEquity) else h.wins + h.ties) > 0)
+    def scored(h: HandEquity) -> int:
+        if isinstance(h, HiLoHandEquity):
+            return h.low_wins + h.low_ties if low else h.high_wins + h.high_ties
+        return h.wins + h.ties
+
+    return tuple(i for i, h in enumerate(result.results, start=1) if scored(h) > 0)
 
 
 def prospects_of(result: EquityResult, known_losers: Sequence[int] = ()) -> Prospects:

@@ -321,3 +321,79 @@ def test_stud_hilo_hands_that_can_no_longer_be_best_low_are_settled_only_when_th
         beaten += sum(1 for seat in losers if len({c[0] for c in seats[seat - 1] if c[0] in "A2345678"})
                       + 7 - per_hand >= 5)  # a hand that could still make a low: settled as beaten
     assert beaten >= 3
+
+
+_LOW_RANKS = "A2345678"
+_OTHER = "X"  # every card from 9 to king: alike for an eight-or-better low
+
+
+def _rank_class(card: str) -> str:
+    return card[0] if card[0] in _LOW_RANKS else _OTHER
+
+
+def _low_of(classes: Sequence[str]) -> tuple[int, ...] | None:
+    """The eight-or-better low of cards of these rank classes, highest card first (smaller is better), or None:
+    the five lowest different low ranks, the ace counting 1."""
+    ranks = sorted({_LOW_RANKS.index(c) + 1 for c in classes if c != _OTHER})
+    return tuple(sorted(ranks[:5], reverse=True)) if len(ranks) >= 5 else None
+
+
+def _stud_low_alive_by_ranks(hands: list[str], unseen: list[str]) -> set[int]:
+    """Hands (from 1) that win or tie the low on some deal of the two cards each still gets from ``unseen``.
+
+    Suits do not matter to this low, and 9 to king are alike: a deal is each hand's pair of rank classes, drawn
+    from the classes' counts in ``unseen``. Hand i is alive iff some pair gives it a low and the others pairs
+    giving them no better low (or none), all of them together within the counts."""
+    counts = {c: sum(_rank_class(card) == c for card in unseen) for c in [*_LOW_RANKS, _OTHER]}
+    pairs = list(itertools.combinations_with_replacement(list(counts), 2))
+    held = [[_rank_class(card) for card in h[::2]] for h in hands]  # each card is two characters
+
+    def fits(taken: list[str]) -> bool:
+        return all(taken.count(c) <= counts[c] for c in set(taken))
+
+    def others_fit(rest: list[int], low: tuple[int, ...], taken: list[str]) -> bool:
+        if not rest:
+            return True
+        j, *more = rest
+        for pair in pairs:
+            theirs = _low_of(held[j] + list(pair))
+            if (theirs is None or theirs >= low) and fits(taken + list(pair)) and \
+                    others_fit(more, low, taken + list(pair)):
+                return True
+        return False
+
+    alive = set()
+    for i in range(len(hands)):
+        for pair in pairs:
+            low = _low_of(held[i] + list(pair))
+            if low is not None and fits(list(pair)) and \
+                    others_fit([j for j in range(len(hands)) if j != i], low, list(pair)):
+                alive.add(i + 1)
+                break
+    return alive
+
+
+def test_stud_hilo_low_losers_at_fifth_street_are_exactly_the_hands_that_cannot_win_or_tie() -> None:
+    """5th street is sampled: the Low market's losers come from the cards alone. Against a judge that counts ranks
+    (an independent statement of the rule), every hand named cannot win or tie the low on any deal, and every
+    hand that cannot is named, card removal included: a hand that could reach a better low alone, but only with
+    ranks the others' cards and the dead ones have used up. The shortcut of :mod:`exchange.game.lowcheck` (it
+    ignores which ranks are left) misses some of those; the search over completions does not."""
+    rng = random.Random("stud7-hilo-fifth-low")
+    positions = [(seats, rest[:rng.choice((0, 6))], rest)  # sometimes a dealer's error showed six more cards
+                 for seats, _, rest in (_position(rng, 5, 4, 0) for _ in range(40))]
+    # Hand 2 could reach 6-4-3-2-A alone, but every 2, 3, 5 and 7 left is in another hand or dead: it can make
+    # no low at all.
+    removal = ["2c3c5c7c8c", "Ah4h6hQsQh", "2d3d5d7dKc", "2h3h5h7hKd"], ["2s", "3s", "5s", "7s"]
+    positions.append((*removal, [c for c in DECK if c not in "".join(removal[0]) + "".join(removal[1])]))
+    named = 0
+    for seats, dead, rest in positions:
+        unseen = [c for c in rest if c not in dead]
+        _, low = game_equities("stud7-hilo", [parse_cards(h) for h in seats], (), dead=parse_cards("".join(dead)))
+        assert not low.exact
+        losers = set(low.known_losers) - {5}  # ("No low", 5, is the made-low rule's: judged elsewhere)
+        assert losers == {1, 2, 3, 4} - _stud_low_alive_by_ranks(seats, unseen), (seats, dead)
+        named += len(losers)
+    shortcut, _ = low_losers("stud7-hilo", [parse_cards(h) for h in removal[0]], (), parse_cards("".join(removal[1])))
+    assert 2 in losers and 2 not in shortcut  # (the last position's)
+    assert named >= 10
