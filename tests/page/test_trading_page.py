@@ -197,7 +197,7 @@ def test_settlement_updates_the_balance_and_the_history(page: Page, server: Live
         placed = f"Back Hand {selection} at 5.00 for £5.00 placed: £5.00 matched"  # this bet's, not the last one's
         expect(page.locator("#notice")).to_contain_text(placed)
     server.to_game_time(window_opens(4) + WINDOW_MS)  # the Turn window closes: the river, the result, settlement
-    expect(page.locator("#round-name")).to_contain_text("Turn")
+    expect(page.locator("#round-name")).to_have_text("Result")  # played out (its last window was the Turn)
     expect(page.locator("#results li").first).to_contain_text(market)
     settled = page.locator("#settled tr").first
     expect(settled).to_contain_text(market)

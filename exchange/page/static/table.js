@@ -319,12 +319,13 @@ function exposedCard(card, dead) {
   return drawn;
 }
 
-/** The round as the lobby and the table name it: "Flop", "Flop · suspended", "Turn · result", "Void" (a game
- * voided before its first window, by a misdeal, has no round), "Starting". */
+/** The round as the lobby and the table name it: "Flop", "Flop · suspended", "Result" (a game played out: its
+ * last window's name would read as if it had stopped there), "Turn · void" (where a void stopped it), "Void" (a
+ * game voided before its first window, by a misdeal, has no round), "Starting". */
 export function roundWords(game) {
   if (game.markets.length && game.markets.every((m) => m.status === "CLOSED")) {
-    const end = game.markets.every((m) => m.marketStatus === "VOID") ? "void" : "result";
-    return game.roundName ? `${game.roundName} · ${end}` : `${end[0].toUpperCase()}${end.slice(1)}`;
+    if (!game.markets.every((m) => m.marketStatus === "VOID")) return "Result";
+    return game.roundName ? `${game.roundName} · void` : "Void";
   }
   if (!game.roundName) return "Starting";
   return game.bettingOpen ? game.roundName : `${game.roundName} · suspended`;
