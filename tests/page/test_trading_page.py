@@ -217,6 +217,33 @@ def test_settlement_updates_the_balance_and_the_history(page: Page, server: Live
     shoot(page, "settled-game.png")
 
 
+def test_a_bet_paid_by_the_dead_heat_rule_says_so(page: Page, server: LiveServer) -> None:
+    """A back "WON" at 1.03 on a hand tied two ways is paid at 0.515: a loss of £4.85 on a winning bet, which
+    without a word reads as a mistake. Each settled bet paid by the rule is marked; a whole win or loss is not,
+    however its market's rounding left it (a penny either way)."""
+    page.goto(f"{server.url}/#/table/holdem")
+    expect(page.locator("#table")).to_be_visible()
+    rows = [  # (side, stake, price, outcome, profit, marked)
+        ("BACK", 10, 1.03, "WON", -4.85, True), ("LAY", 4, 4.0, "LOST", -4.0, True),  # tied two ways
+        ("BACK", 2, 3.0, "WON", 4.0, False), ("BACK", 2.05, 1.33, "WON", 0.67, False),  # 0.6765: the penny's split
+        ("BACK", 2, 3.0, "LOST", -2.0, False), ("LAY", 4, 4.0, "WON", 4.0, False),
+        ("LAY", 4, 4.0, "LOST", -12.0, False)]
+    bets = [{"betId": str(i), "marketId": "holdem.1", "selectionId": 1, "side": side, "sizeSettled": stake,
+             "priceMatched": price, "betOutcome": outcome, "profit": profit}
+            for i, (side, stake, price, outcome, profit, _) in enumerate(rows)]
+    page.evaluate("""async (bets) => {
+        const { renderSettled } = await import("/static/trading.js");
+        renderSettled([], bets);
+    }""", bets)
+    items = page.locator("#settled-bets li")
+    expect(items).to_have_count(len(rows))
+    for i, (*_, marked) in enumerate(rows):
+        if marked:
+            expect(items.nth(i)).to_contain_text("dead heat")
+        else:
+            expect(items.nth(i)).not_to_contain_text("dead heat")
+
+
 def test_every_market_a_game_has_is_drawn_with_all_its_selections(page: Page, server: LiveServer) -> None:
     """Hi/Lo games have a High and a Low market, the Low with a fifth selection: nothing assumes one of four.
 

@@ -448,7 +448,25 @@ export function renderSettled(markets, bets) {
   replaceChildren($("settled-bets"), bets.map((b) => h("li", { class: b.side },
     h("span", { class: "tag" }, b.side), h("span", {}, `${b.marketId} ${b.itemDescription?.runnerDesc ?? `Selection ${b.selectionId}`}`),
     h("span", {}, `${money(pennies(b.sizeSettled ?? 0))} at ${formatAverage(tenThousandths(b.priceMatched ?? b.priceRequested))}`),
+    deadHeat(b) ? h("span", { class: "muted", title: "its hand tied for the win: paid at odds divided by the number tied" },
+      "dead heat") : "",
     h("span", { class: "acts" }, `profit ${money(pennies(b.profit ?? 0))}`))));
+}
+
+/**
+ * Whether a settled bet was paid by the dead-heat rule (a back "WON", a lay "LOST" on a hand tied for the win): its
+ * profit is neither the whole win nor the whole loss its stake and price make (a penny apart at most: a bet's share
+ * of its market's rounding). A "WON" back may then show a loss (at 1.03 tied two ways it is paid at 0.515), which
+ * without a word reads as a mistake.
+ */
+export function deadHeat(b) {
+  const stake = pennies(b.sizeSettled ?? 0) * 10000;
+  const price = tenThousandths(b.priceMatched);
+  if (!b.betOutcome || !stake || !price) return false;
+  const win = (stake / 10000) * (price - 10000);
+  const whole = b.side === "BACK" ? [win, -stake] : [-win, stake];
+  const profit = pennies(b.profit ?? 0) * 10000;
+  return whole.every((figure) => Math.abs(profit - figure) > 10000);
 }
 
 export function setFunds(funds) {
