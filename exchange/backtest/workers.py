@@ -153,13 +153,16 @@ class ProcessExecutor(_Closing):
 def _first_failure(pending: dict[Future[R], int], failed: Future[R]) -> BaseException:
     """The error of the first item, in input order, that fails: the items before ``failed`` still running are waited
     for (one of them may fail too), those after it cancelled. Which error a run reports then does not depend on
-    which worker was quicker."""
+    which worker was quicker.
+
+    Those after it that cannot be cancelled (running, or already handed to a worker) are waited for too, so that
+    no worker is writing a result when the pool shuts down: a worker that exits there can make the pool take the
+    others for broken and kill them, and one killed between the two writes of a large result (over 16 KiB: a
+    strategy's error with its traceback is) leaves the pool's reader waiting for the rest for ever."""
     index = pending[failed]
-    for future, i in pending.items():
-        if i > index:
-            future.cancel()
+    running = [future for future, i in pending.items() if i > index and not future.cancel()]
     earlier = sorted((f for f, i in pending.items() if i < index), key=pending.__getitem__)
-    wait(earlier)
+    wait([*earlier, *running])
     first = next((f for f in earlier if f.exception() is not None), failed)
     error = first.exception()
     assert error is not None  # failed has one, or a future before it
