@@ -110,8 +110,10 @@ class ProcessExecutor(_Closing):
         self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
         """An interruption (Ctrl-C, or SIGTERM as a command takes it) stops the workers' chunks under way: closing
-        waits for running chunks, which could take minutes. An error closes as usual."""
-        if kind is not None and not issubclass(kind, Exception):
+        waits for running chunks, which could take minutes. An error closes as usual, and so does a command's exit
+        saying why (``SystemExit``): a worker stopped while it writes a result would leave the pool waiting for
+        the rest of it for ever."""
+        if kind is not None and not issubclass(kind, Exception | SystemExit):
             for worker in set(multiprocessing.active_children()) - self._children_before:
                 worker.terminate()
         self.close()

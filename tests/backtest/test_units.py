@@ -101,6 +101,27 @@ def test_the_error_reported_is_the_first_items_not_the_first_to_come(tmp_path: P
     assert Path(mark).exists()
 
 
+def _finishes_with_a_mark(item: tuple[int, str]) -> int:
+    """Item 0 is done at once; item 1 runs on a moment, then leaves a mark: it was not stopped."""
+    index, folder = item
+    if index == 0:
+        return index
+    time.sleep(0.3)
+    Path(folder, f"item-{index}-finished").write_text("done")
+    return index
+
+
+def test_a_commands_exit_on_an_error_lets_the_chunks_under_way_finish(tmp_path: Path) -> None:
+    """A command that fails on a strategy's error exits with ``SystemExit`` inside the pool's ``with``: that is an
+    error closing, not an interruption. Terminated as if by Ctrl-C, a worker writing its result could stop
+    between the writes of a large one, and the pool waited for the rest for ever (a CI run hung so)."""
+    with pytest.raises(SystemExit), ProcessExecutor(2) as pool:
+        items = iter(pool.imap(_finishes_with_a_mark, [(0, str(tmp_path)), (1, str(tmp_path))]))
+        assert next(items) == (0, 0)  # item 1 is under way
+        raise SystemExit(2)  # as options.fail does, saying why
+    assert Path(tmp_path, "item-1-finished").read_text() == "done"
+
+
 def test_a_strategy_file_is_shipped_as_source(tmp_path: Path) -> None:
     path = tmp_path / "mine.py"
     path.write_text(
