@@ -5,9 +5,11 @@ fair odds (what other traders see as *available to back*) and a **back** at or
 above them (*available to lay*): the fair price rounded to the ladder in its
 own favour, then ``edge_ticks`` further out. Whichever side is taken, the
 expected value is ours. With ``edge_ticks=0`` it quotes inside the house's
-spread (the house stays a tick outside fair), so takers meet it first. The
-window's close lapses what is left; the next window requotes from the new
-equities.
+spread (the house stays a tick outside fair), so takers meet it first. Fair
+odds exactly on a tick would put both quotes at that price, where they would
+match each other (volume with no one else, counted on both sides): the back
+then goes a tick higher. The window's close lapses what is left; the next
+window requotes from the new equities.
 
 Run it::
 
@@ -48,6 +50,8 @@ class MarketMaker(Strategy):
                 continue
             below = ladder.tick_at_or_below(hand.fair_odds)
             above = ladder.tick_at_or_above(hand.fair_odds)
+            if above is not None and above == below:  # both quotes at one price would match each other
+                above += 1
             if below is not None and below - self.edge_ticks >= ladder.MIN_TICK:
                 market.place_order(hand.hand, Side.LAY, ladder.price(below - self.edge_ticks), self.stake)
             if above is not None and above + self.edge_ticks <= ladder.MAX_TICK:

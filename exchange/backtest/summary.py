@@ -126,12 +126,12 @@ class Summary:
     def lines(self) -> list[str]:
         roi = "n/a" if self.roi is None else f"{float(self.roi) * 100:+.2f}%"
         dead_heats = counted(self.dead_heats, "dead heat")
-        voided = f", {self.voided} voided" if self.voided else ""
-        if self.low_dead_heats is not None:
-            dead_heats += f": {self.dead_heats - self.low_dead_heats} on High, {self.low_dead_heats} on Low"
+        if self.low_dead_heats is not None:  # (in brackets: the voided games must not read as dead heats)
+            dead_heats += f" ({self.dead_heats - self.low_dead_heats} on High, {self.low_dead_heats} on Low)"
+        voided = f"{self.voided} voided; " if self.voided else ""
         return [
             f"account         {self.account}",
-            f"games           {self.games} ({dead_heats}{voided})",
+            f"games           {self.games} ({voided}{dead_heats})",
             f"bets            {self.bets} placed, {self.rejected} rejected"
             + (f"; {self.replacing} more by replace_order" if self.replacing else "")
             + (f"; {counted(self.refused_changes, 'cancel or replace', 'cancels or replaces')} refused"

@@ -354,7 +354,7 @@ def test_a_dead_heat_on_the_low_market_is_counted(tmp_path: Path, monkeypatch: p
     assert judged_low(game) == (2, 4)
     summary = summarise(arrow, STRATEGY_ACCOUNT)
     assert summary.dead_heats == 1 and summary.low_dead_heats == 1
-    assert "games           1 (1 dead heat: 0 on High, 1 on Low)" in summary.text()  # on main: "1 dead heats"
+    assert "games           1 (1 dead heat (0 on High, 1 on Low))" in summary.text()  # on main: "1 dead heats"
     write_tables(tmp_path, arrow)
     outputs, _ = run_notebook(tmp_path, monkeypatch)
     assert "dead heats: 1 of 2 markets with a result (50.00%): 0 of 1 High, 1 of 1 Low; 0 voided" in outputs, outputs
