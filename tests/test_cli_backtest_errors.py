@@ -242,8 +242,9 @@ def test_debug_shows_a_raising_strategys_traceback(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("source", "reference", "said"), [
-    ("X = 1 / 0\n", "S", "raised ZeroDivisionError: division by zero (--debug shows the traceback)"),
-    (RAISES, "InInit", "raised RuntimeError: boom in init (--debug shows the traceback)"),
+    ("X = 1 / 0\n", "S", "raised ZeroDivisionError: division by zero as its file loaded (--debug shows the "
+                         "traceback)"),
+    (RAISES, "InInit", "raised RuntimeError: boom in init as its class was built (--debug shows the traceback)"),
 ], ids=["as-it-loads", "as-it-is-built"])
 def test_a_strategy_that_raises_as_it_loads_or_is_built_is_one_line(
     source: str, reference: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -149,15 +149,19 @@ def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.strategy import Strategy
     from exchange.backtest.workers import make_executor
 
+    stage = "as its file loaded"  # where the strategy's own code runs, for a line that says where it raised
     try:
         if args.workers is not None and args.scheduler is not None:
             raise ValueError("give --workers (local processes) or --scheduler (a Dask cluster's workers), not both")
         games, games_per_session = _games(args)
         spec = StrategySpec.parse(args.strategy, args.params)
         # fail here, before any worker starts, if the class, its params or the markets it trades are wrong
+        spec.strategy_class()
+        stage = "as its class was built"
         strategy = spec.build()
         if not isinstance(strategy, Strategy):
             raise StrategyLoadError(f"{args.strategy} is not a subclass of exchange.backtest.strategy.Strategy")
+        stage = "as it named the markets it trades"
         traded_markets(strategy, get_channel(args.channel))
         config = BacktestConfig(
             strategy=spec,
@@ -178,7 +182,7 @@ def _run(args: argparse.Namespace) -> int:
     except Exception as exc:  # the strategy's own code, run as its file loads or its class is built
         if args.debug:
             raise
-        fail(f"strategy {args.strategy!r} raised {type(exc).__name__}: {exc} (--debug shows the traceback)")
+        fail(f"strategy {args.strategy!r} raised {type(exc).__name__}: {exc} {stage} (--debug shows the traceback)")
     try:
         executor = make_executor(args.workers or 1, args.scheduler)
     except (OSError, RuntimeError, ValueError) as exc:  # no cluster extra; no scheduler there; a malformed address
