@@ -25,6 +25,11 @@ def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPat
     assert "dead heats:" in outputs
     assert f"{small_run.config.games} sessions of up to 1 game (0 ended early)" in outputs
     assert images >= 4
+    roi = small_run.result.summary.roi  # the command's "ROI +1.23% of matched stake", in the same unit
+    assert roi is not None
+    shown = next(line for line in outputs.splitlines() if line.startswith("ROI on matched stake (%)"))
+    assert abs(float(shown.split()[-1]) - float(roi) * 100) < 1e-3, shown
+    assert "stake matched on hands that dead-heated, every account's fills:" in outputs
 
 
 def test_a_relative_data_dir_is_the_repository_roots_as_the_readme_gives_it(
