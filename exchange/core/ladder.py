@@ -25,7 +25,7 @@ from bisect import bisect_left, bisect_right
 from decimal import Decimal
 from fractions import Fraction
 
-from exchange.core.money import to_exact_decimal
+from exchange.core.money import FLOAT_NOISE, to_exact_decimal
 from exchange.core.side import Side
 
 #: The ladder's bands as ``(from, to, step)`` in hundredths: prices in
@@ -73,10 +73,6 @@ TICK_OF_PRICE: dict[Decimal, int] = {p: t for t, p in enumerate(PRICES)}
 
 if TICK_COUNT != 350:  # Betfair's ladder: every stored tick means its price only on this ladder
     raise ImportError(f"the price ladder has {TICK_COUNT} ticks, not Betfair's 350")
-
-
-#: A price this close to a tick is that tick with a binary float's rounding error (doubles carry ~16 digits).
-FLOAT_NOISE = Decimal("1e-9")
 
 
 class InvalidPrice(ValueError):

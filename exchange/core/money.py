@@ -13,7 +13,8 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 MINOR_PER_MAJOR = 100
-#: An amount this close to a whole penny is that penny with a binary float's rounding error.
+#: A client's number this close to an exact one (a whole penny, a ladder price) is that one with a binary float's
+#: rounding error: ``0.1 + 2.2`` is ``2.3000000000000003`` (doubles carry about 16 digits).
 FLOAT_NOISE = Decimal("1e-9")
 
 

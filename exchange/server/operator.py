@@ -131,8 +131,8 @@ def _amount(body: dict[str, Any]) -> int:
               f"most two decimals, not {amount!r}"
     try:
         minor = to_minor(amount) if isinstance(amount, int | float | str) else 0
-    except ValueError:
-        raise invalid_input(problem) from None
+    except ValueError as exc:  # (its words: a computed amount one float step off says what to send)
+        raise invalid_input(f"{problem} ({exc})") from None
     if not 0 < minor <= MAX_AMOUNT:
         raise invalid_input(problem)
     return minor
