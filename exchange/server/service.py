@@ -327,14 +327,18 @@ class ExchangeService:
             listener(reason)
 
     def ensure_account(self, account: Account) -> None:
-        """Open ``account`` in the core with its deposit, once (journaled); note its currency."""
+        """Open ``account`` in the core with its deposit, once (journaled); note its currency.
+
+        The core opens an account when it is first used (a login, an operator's deposit), but its opening
+        balance was put in when the account was added: the deposit is dated then, as its statement lists it
+        (or now, if the server's clock is behind the date the account was added, as a test's clock may be)."""
         self.currencies[account.name] = account.currency
         if account.name in self.exchange.accounts:
             return
-        now = self.clock.now()
-        self.execute(OpenAccount(now, account.name))
+        added = min(account.created_ms, self.clock.now())
+        self.execute(OpenAccount(added, account.name))
         if account.deposit > 0:
-            self.execute(Deposit(now, account.name, account.deposit, "opening balance"))
+            self.execute(Deposit(added, account.name, account.deposit, "opening balance"))
 
     def _record(self, events: Iterable[Event]) -> None:
         for event in events:

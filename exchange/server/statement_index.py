@@ -4,8 +4,9 @@ costs an index lookup, in proportion to the page (and ``fromRecord``), however l
 
 The journal stays the authority: the index is derived from it and can be deleted at any time (the next call
 rebuilds it). It holds each item (``account, seq, part``: a journal record and, for a market result, part 0
-the result and part 1 the commission) with its date, amount and the account's running balance after it, each
-account's balance so far, and its *mark*: the last journal record it has read, with that record's CRC. A call
+the result and part 1 the commission) with its date (its event's: an opening balance is dated when the account
+was added, though the core opens it at its first login), amount and the account's running balance after it,
+each account's balance so far, and its *mark*: the last journal record it has read, with that record's CRC. A call
 first brings the index up to the journal's last committed record (each record is read once, ever: only the
 records committed since the last call), in one transaction with the new mark, so a crash leaves the index at
 an old mark, never between. If the record at the mark is no longer the one the index read (the journal was
@@ -196,9 +197,9 @@ class StatementIndex:
             journal.close()
 
     @staticmethod
-    def _records(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, int, str]]:
+    def _records(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, str]]:
         while True:
-            rows = journal.execute(f"SELECT seq, ts_ms, body FROM journal WHERE seq > ? AND seq <= ? AND kind = "
+            rows = journal.execute(f"SELECT seq, body FROM journal WHERE seq > ? AND seq <= ? AND kind = "
                                    f"'event' AND {_MATCHING} ORDER BY seq LIMIT ?", (after, through, BATCH)
                                    ).fetchall()
             yield from rows
@@ -207,16 +208,17 @@ class StatementIndex:
             after = rows[-1][0]
 
     @staticmethod
-    def _index(conn: sqlite3.Connection, records: Iterator[tuple[int, int, str]]) -> None:
+    def _index(conn: sqlite3.Connection, records: Iterator[tuple[int, str]]) -> None:
         balances: dict[str, int] = {}
         rows = []
-        for seq, ts, body in records:
-            for account, part, amount, kind, market in movements(jsoncodec.loads(body)):
+        for seq, body in records:
+            event = jsoncodec.loads(body)
+            for account, part, amount, kind, market in movements(event):
                 if account not in balances:
                     known = conn.execute("SELECT balance FROM balances WHERE account = ?", (account,)).fetchone()
                     balances[account] = known[0] if known is not None else 0
                 balances[account] += amount
-                rows.append((account, seq, part, ts, amount, balances[account], kind, CLASSES[kind], market))
+                rows.append((account, seq, part, event["ts"], amount, balances[account], kind, CLASSES[kind], market))
         conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         conn.executemany("INSERT OR REPLACE INTO balances VALUES (?, ?)", balances.items())
 
@@ -230,15 +232,16 @@ class StatementIndex:
             stored = dict(conn.execute("SELECT account, balance FROM balances").fetchall())
         journal = sqlite3.connect(f"file:{self.journal_path}?mode=ro", uri=True)
         try:
-            rows = journal.execute(f"SELECT seq, ts_ms, body FROM journal WHERE kind = 'event' AND {_MATCHING} "
+            rows = journal.execute(f"SELECT seq, body FROM journal WHERE kind = 'event' AND {_MATCHING} "
                                    "ORDER BY seq").fetchall()
         finally:
             journal.close()
         folded: list[tuple[str, int, int, int, int, int, str]] = []
         balance: dict[str, int] = {}
-        for seq, ts, body in rows:
-            for account, part, amount, kind, _ in movements(jsoncodec.loads(body)):
+        for seq, body in rows:
+            event = jsoncodec.loads(body)
+            for account, part, amount, kind, _ in movements(event):
                 balance[account] = balance.get(account, 0) + amount
-                folded.append((account, seq, part, ts, amount, balance[account], kind))
+                folded.append((account, seq, part, event["ts"], amount, balance[account], kind))
         if sorted(folded) != indexed or stored != balance:
             raise InvariantError("the statement index differs from a fold of the journal")

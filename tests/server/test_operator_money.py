@@ -6,12 +6,14 @@ is at most what the account has available to bet."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
 
+from exchange.betfair import apiformat
 from exchange.clock import VirtualClock
 from exchange.server import keys
 from tests.server.helpers import ACCOUNT, APP_KEY, START_MS, headers, login, place, rpc, serving
@@ -92,3 +94,19 @@ async def test_only_an_operator_moves_money_and_only_a_traders(client: TestClien
     paths = (await resp.json())["paths"]
     assert "409" in paths["/operator/v1/accounts/{account}/withdraw"]["post"]["responses"]
     assert "/operator/v1/accounts/{account}/deposit" in paths
+
+
+async def test_the_opening_deposit_is_dated_when_the_account_was_added(tmp_path: Path) -> None:
+    """The core opens an account at its first login, a day after it was added here: its opening balance is
+    listed on the statement when it was put in, not at the login."""
+    day_later = VirtualClock(start_ms=int(time.time() * 1000) + 86_400_000)
+    async with serving(tmp_path / "ex.db", day_later) as client:
+        added = client.app[keys.STORE].get("alice").created_ms
+        alice = await login(client, "alice", "pw-alice")
+        statement = (await rpc(client, alice, "getAccountStatement", {}, path=ACCOUNT))["result"]["accountStatement"]
+        assert [(item["itemDate"], item["amount"]) for item in statement] == [(apiformat.iso(added), 1000.0)]
+        assert added < day_later.now()
+    async with serving(tmp_path / "behind.db", VirtualClock(start_ms=START_MS)) as client:  # a clock behind
+        alice = await login(client, "alice", "pw-alice")  # the day the account was added: dated now, not ahead
+        statement = (await rpc(client, alice, "getAccountStatement", {}, path=ACCOUNT))["result"]["accountStatement"]
+        assert [item["itemDate"] for item in statement] == [apiformat.iso(START_MS)]
