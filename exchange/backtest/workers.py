@@ -74,13 +74,42 @@ class InlineExecutor(_Closing):
             yield index, fn(item)
 
 
+class ChunkStopped(BaseException):
+    """A worker's chunk stopped by the command (Ctrl-C or SIGTERM there): a ``BaseException``, as
+    ``KeyboardInterrupt`` is, so that no ``except Exception`` in a strategy carries the chunk on."""
+
+
+#: In a worker: whether it runs a chunk now (a stop raises there), and whether the command has stopped it.
+_worker = {"in_chunk": False, "stopped": False}
+
+
 def _leave_stopping_to_the_command() -> None:
-    """A worker ignores SIGINT and dies of SIGTERM: Ctrl-C reaches every process of the terminal's group, and the
-    command stops its workers itself (each worker's own ``KeyboardInterrupt`` printed a traceback of its own); a
-    forked worker would inherit a command's SIGTERM handler, and what that raises in a chunk is only that
-    chunk's error to the pool, which goes on to the next chunk."""
+    """A worker ignores SIGINT and stops its chunk on SIGTERM: Ctrl-C reaches every process of the terminal's
+    group, and the command stops its workers itself (each worker's own ``KeyboardInterrupt`` printed a traceback
+    of its own)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, _stop_the_chunk)
+
+
+def _stop_the_chunk(signum: int, frame: object) -> None:
+    """SIGTERM in a worker: the chunk under way raises :class:`ChunkStopped` (its error goes to the pool, which
+    the command no longer reads) and every later one at once, so the pool shuts down in moments. Outside a chunk
+    it only marks the worker stopped: a worker killed as it writes a result would leave the pool's reader waiting
+    for the rest of it for ever (a result over 16 KiB is two writes)."""
+    _worker["stopped"] = True
+    if _worker["in_chunk"]:
+        raise ChunkStopped("the command stopped its workers")
+
+
+def _run_chunk(fn: Callable[[T], R], item: T) -> R:
+    """``fn(item)`` in a worker, stoppable by SIGTERM while it runs (:func:`_stop_the_chunk`)."""
+    _worker["in_chunk"] = True
+    try:
+        if _worker["stopped"]:
+            raise ChunkStopped("the command stopped its workers")
+        return fn(item)
+    finally:
+        _worker["in_chunk"] = False
 
 
 def _start_method() -> str:
@@ -109,10 +138,10 @@ class ProcessExecutor(_Closing):
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
-        """An interruption (Ctrl-C, or SIGTERM as a command takes it) stops the workers' chunks under way: closing
-        waits for running chunks, which could take minutes. An error closes as usual, and so does a command's exit
-        saying why (``SystemExit``): a worker stopped while it writes a result would leave the pool waiting for
-        the rest of it for ever."""
+        """An interruption (Ctrl-C, or SIGTERM as a command takes it) stops the workers' chunks under way (SIGTERM
+        to each: see :func:`_stop_the_chunk`); closing would otherwise wait for them, which could take minutes.
+        An error closes as usual, and so does a command's exit saying why (``SystemExit``): the chunks under way
+        finish."""
         if kind is not None and not issubclass(kind, Exception | SystemExit):
             for worker in set(multiprocessing.active_children()) - self._children_before:
                 worker.terminate()
@@ -129,7 +158,7 @@ class ProcessExecutor(_Closing):
         queue = iter(enumerate(items))
         try:
             for index, item in queue:
-                pending[pool.submit(fn, item)] = index
+                pending[pool.submit(_run_chunk, fn, item)] = index
                 if len(pending) >= 2 * self._workers:
                     break
             while pending:
@@ -140,7 +169,7 @@ class ProcessExecutor(_Closing):
                     index = pending.pop(future)
                     yield index, future.result()
                     for next_index, item in queue:
-                        pending[pool.submit(fn, item)] = next_index
+                        pending[pool.submit(_run_chunk, fn, item)] = next_index
                         break
         finally:
             for future in pending:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import doctest
 import importlib
 import json
+import multiprocessing
+import os
 import random
+import signal
 import statistics
 import time
 from dataclasses import replace
@@ -14,6 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from exchange.backtest import workers
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
 from exchange.backtest.summary import max_drawdown, session_figures
 from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor, run_ordered
@@ -120,6 +124,50 @@ def test_a_commands_exit_on_an_error_lets_the_chunks_under_way_finish(tmp_path: 
         assert next(items) == (0, 0)  # item 1 is under way
         raise SystemExit(2)  # as options.fail does, saying why
     assert Path(tmp_path, "item-1-finished").read_text() == "done"
+
+
+def _runs_until_stopped(item: tuple[int, str]) -> int:
+    """Item 0 is done at once; the others leave a mark that they started, then run on for up to a minute
+    (bounded), and mark the end if they get there."""
+    index, folder = item
+    if index == 0:
+        return index
+    Path(folder, f"item-{index}-started").write_text("started")
+    for _ in range(6000):
+        time.sleep(0.01)
+    Path(folder, f"item-{index}-finished").write_text("done")
+    return index
+
+
+def test_an_interruption_stops_the_chunks_under_way_and_runs_no_more(tmp_path: Path) -> None:
+    """Ctrl-C (or SIGTERM) in the command stops its workers' chunks at once; those handed to a worker already
+    never start; the pool closes and its workers are gone."""
+    with pytest.raises(KeyboardInterrupt), ProcessExecutor(2) as pool:
+        results = iter(pool.imap(_runs_until_stopped, [(i, str(tmp_path)) for i in range(8)]))
+        assert next(results) == (0, 0)  # items 1 and 2 are under way, more are queued
+        for _ in range(6000):  # bounded: both workers start their chunk within moments
+            if len(list(tmp_path.glob("item-*-started"))) == 2:
+                break
+            time.sleep(0.01)
+        workers_running = set(multiprocessing.active_children())
+        raise KeyboardInterrupt
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["item-1-started", "item-2-started"]
+    assert workers_running and not any(worker.is_alive() for worker in workers_running)
+
+
+def test_a_worker_stopped_between_chunks_lives_to_say_so() -> None:
+    """A worker signalled outside a chunk (as it writes a result, say) is not killed: killed mid-write, it left
+    the pool's reader waiting for the rest of the result for ever. It is marked stopped: its next chunk stops
+    before it starts, and says why."""
+    before = set(multiprocessing.active_children())
+    with ProcessExecutor(1) as pool:
+        assert run_ordered(pool, _square, [3]) == [9]
+        (worker,) = set(multiprocessing.active_children()) - before
+        assert worker.pid is not None
+        os.kill(worker.pid, signal.SIGTERM)  # idle, waiting for its next chunk
+        with pytest.raises(workers.ChunkStopped, match="the command stopped its workers"):
+            run_ordered(pool, _square, [4])
+        assert worker.is_alive()
 
 
 def test_a_strategy_file_is_shipped_as_source(tmp_path: Path) -> None:
