@@ -164,4 +164,4 @@ def _dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
-_READ_ONLY = _dumps({"op": "error", "errorMessage": "this stream is read-only: send nothing"})
+_READ_ONLY = _dumps({"op": "error", "errorCode": "READ_ONLY", "errorMessage": "this stream is read-only: send nothing"})

@@ -125,7 +125,7 @@ class Endpoint:
         past the budget's bytes is replaced by a ``TOO_MUCH_DATA`` error.
         """
         try:
-            request = jsoncodec.loads(body)
+            request = jsoncodec.loads_client(body)
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return _dump(envelope_error(None, error_object(PARSE_ERROR, f"Parse error: {jsoncodec.not_json(exc)}")))
         budget = Budget(self.limits, self.gate, getattr(session, "account", ""))
@@ -240,7 +240,7 @@ class Endpoint:
         (:meth:`rest_fault`). The call is run as a JSON-RPC call of the method is, within the same limits.
         """
         try:
-            params = jsoncodec.loads(body) if body.strip() else {}
+            params = jsoncodec.loads_client(body) if body.strip() else {}
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             return self.rest_fault(invalid_input(jsoncodec.not_json(exc)))
         if not isinstance(params, dict):

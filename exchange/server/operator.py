@@ -19,7 +19,6 @@ restart with the audit trail; the answer waits until the record is on disk.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from aiohttp import web
@@ -29,7 +28,7 @@ from exchange.core.commands import Deposit, Withdraw
 from exchange.core.events import CommandRejected
 from exchange.core.money import format_minor, to_minor
 from exchange.game.table import Game, GameStateError
-from exchange.server import keys
+from exchange.server import jsoncodec, keys
 from exchange.server.auth import Session
 from exchange.server.connections import read_body
 from exchange.server.errors import ApiError, ApingCode, invalid_input
@@ -101,8 +100,10 @@ async def _act(request: web.Request, action: str) -> web.Response:
 async def _body(request: web.Request, fields: tuple[str, ...]) -> dict[str, Any]:
     """The request's JSON object, with no field but ``fields`` (else ``INVALID_INPUT_DATA`` saying its shape)."""
     try:
-        body = json.loads(await read_body(request))
-    except ValueError:
+        body = jsoncodec.loads_client(await read_body(request))
+    except jsoncodec.NotUnicode as exc:
+        raise invalid_input(jsoncodec.not_json(exc)) from None
+    except (ValueError, RecursionError):
         body = None
     if not isinstance(body, dict):
         raise invalid_input("the body must be a JSON object: " + _shape(fields))

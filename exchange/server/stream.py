@@ -79,9 +79,11 @@ from aiohttp import WSMsgType, web
 from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
 from exchange.clock import Timer
 from exchange.core.events import Event, MarketSettled, MarketVoided
+from exchange.server import jsoncodec
 from exchange.server.auth import Session, Sessions
 from exchange.server.errors import ApiError
 from exchange.server.order_deltas import DirtyOrders, OrderDirt
+from exchange.server.params import INT_MAX, INT_MIN
 from exchange.server.service import ExchangeService
 from exchange.server.stream_params import (
     MIN_HEARTBEAT_MS,
@@ -99,6 +101,7 @@ log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 MAX_MESSAGE = 64 * 1024
+WS_READ_LIMIT = 4 * MAX_MESSAGE
 #: Stream connections one account may hold at once (Betfair's default); one more is refused at authentication.
 MAX_CONNECTIONS_PER_ACCOUNT = 10
 #: A resubscription is also shown the markets that closed this long before its clock's time, as well as after:
@@ -152,16 +155,25 @@ class StreamConnection:
     async def handle(self, text: str) -> None:
         self.last_request_ms = self.hub.service.now()
         try:
-            message = json.loads(text)
-        except (ValueError, RecursionError):
+            message = jsoncodec.loads_client(text)
+        except jsoncodec.NotUnicode as exc:
+            await self.status(None, "INVALID_INPUT", f"the message holds text that is not Unicode: {exc}")
+            return
+        except RecursionError:
+            await self.status(None, "INVALID_INPUT", "the message is nested too deeply to be read (a few hundred "
+                              "levels at most)")
+            return
+        except ValueError:
             await self.status(None, "INVALID_INPUT", "the message is not JSON")
             return
         if not isinstance(message, dict):
             await self.status(None, "INVALID_INPUT", "a message must be a JSON object with an op")
             return
         request_id = message.get("id")
-        if isinstance(request_id, bool) or not isinstance(request_id, int | None):
-            await self.status(None, "INVALID_INPUT", "id must be an integer")
+        if isinstance(request_id, bool) or not isinstance(request_id, int | None) or (
+            request_id is not None and not INT_MIN <= request_id <= INT_MAX
+        ):
+            await self.status(None, "INVALID_INPUT", f"id must be an integer of 64 bits, from {INT_MIN} to {INT_MAX}")
             return
         op = message.get("op")
         if self.hub.service.failure is not None:  # the server is stopping: no request can be served
@@ -530,12 +542,16 @@ class StreamHub:
         await conn.outbox.finish()
 
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
+        # a message past MAX_MESSAGE is refused in words, as on the TLS port; past WS_READ_LIMIT the socket's own
+        # reader closes the connection with 1009 (message too big) before it is read
+        ws = web.WebSocketResponse(max_msg_size=WS_READ_LIMIT, heartbeat=30)
         await ws.prepare(request)
         conn = await self.connect(WebSocketTransport(ws, request.transport))
         try:
             async for msg in ws:
-                if msg.type is WSMsgType.TEXT:
+                if msg.type is WSMsgType.TEXT and len(msg.data.encode()) > MAX_MESSAGE:
+                    await conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
+                elif msg.type is WSMsgType.TEXT:
                     await conn.handle(msg.data)
                 elif msg.type is WSMsgType.BINARY:
                     await conn.status(None, "INVALID_INPUT", "send JSON text frames")

@@ -74,7 +74,7 @@ async def test_the_stream_takes_nothing_from_a_client(client: TestClient) -> Non
         await next_snapshot(ws)
         await ws.send_str('{"op": "marketSubscription"}')
         answer = await ws.receive_json(timeout=3)
-    assert answer == {"op": "error", "errorMessage": "this stream is read-only: send nothing"}
+    assert answer == {"op": "error", "errorCode": "READ_ONLY", "errorMessage": "this stream is read-only: send nothing"}
 
 
 async def test_the_page_and_its_files_are_served_and_nothing_else(client: TestClient) -> None:

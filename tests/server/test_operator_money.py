@@ -67,6 +67,7 @@ async def test_an_operator_deposits_and_withdraws_and_the_statement_shows_it(tmp
     ({"amount": 5}, "reason must be a non-empty string"),
     ({"amount": 5, "reason": "r", "to": "bob"}, """unknown fields ['to']; the body is {"amount": 25.50, "reason\""""),
     ([5], 'the body must be a JSON object: {"amount": 25.50, "reason": "..."}'),
+    ({"amount": 5, "reason": "cash\udc00"}, "the body holds text that is not Unicode: 'cash\\udc00' has half"),
 ])
 async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body: Any, says: str) -> None:
     client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)

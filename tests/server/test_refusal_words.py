@@ -116,3 +116,28 @@ async def test_a_stake_out_of_range_says_its_unit_and_limits(alice: tuple[TestCl
     assert report["errorCode"] == "INVALID_BET_SIZE"
     assert ("must be more than 0 and at most 100,000,000.00: an amount of the account's currency (GBP: pounds and "
             "pence)") in out["errorMessage"], out
+
+
+async def test_text_with_half_a_surrogate_pair_is_refused_before_anything_is_done(
+    alice: tuple[TestClient, str],
+) -> None:
+    """A ``customerOrderRef`` of ``"x\\udc00"`` was placed, then stopped the Parquet recording of every game (no
+    UTF-8 text holds half a pair). A whole pair (an emoji written as two escapes) is one character, and taken."""
+    client, token = alice
+    ref = '"customerOrderRef": "x\\udc00"'
+    instruction = '{"selectionId": 1, "side": "BACK", "orderType": "LIMIT", "limitOrder": {"size": 2, "price": 3}, '
+    answer = await raw_call(client, token, call("placeOrders", f'{{"marketId": "holdem.0", "instructions": '
+                                                               f'[{instruction}{ref}}}]}}'))
+    assert answer["error"] == {"code": -32700, "message": "Parse error: the body holds text that is not Unicode: "
+                               "'x\\udc00' has half of a UTF-16 surrogate pair alone; send text as UTF-8 (or escape "
+                               "a character past U+FFFF as its two halves together)"}
+    resp = await client.post("/exchange/betting/rest/v1.0/placeOrders/", headers=headers(token),
+                             data=f'{{"marketId": "holdem.0", "instructions": [{instruction}{ref}}}]}}')
+    fault = await resp.json()
+    assert resp.status == 400 and "not Unicode" in fault["detail"]["APINGException"]["errorDetails"], fault
+    orders = await rpc(client, token, "listCurrentOrders", {})
+    assert orders["result"]["currentOrders"] == []  # nothing placed
+    emoji = '"customerStrategyRef": "\\ud83d\\ude00"'
+    answer = await raw_call(client, token, call("placeOrders", f'{{"marketId": "holdem.0", "instructions": '
+                                                               f'[{instruction[:-2]}}}], {emoji}}}'))
+    assert answer["result"]["status"] == "SUCCESS", answer

@@ -340,3 +340,26 @@ async def test_betfairlightweight_cache_shows_best_offers_from_batb_batl(client:
         (book,) = listener.snap([MARKET])
         runner = next(r for r in book.runners if r.selection_id == 1)
         assert [(p.price, p.size) for p in runner.ex.available_to_back] == [(3.0, 10.0), (2.96, 4.0)]
+
+
+async def test_a_message_that_is_no_request_is_refused_saying_why(client: TestClient) -> None:
+    """Text with half a surrogate pair, nesting past what is read, an id past 64 bits, a message past 64 KiB:
+    each refused ``INVALID_INPUT`` in words (they were "not JSON", taken, and a bare 1009 close)."""
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        refusals = [
+            ('{"op": "heartbeat", "id": 1, "x": "a\\udc00"}', "the message holds text that is not Unicode: 'a\\udc00'"),
+            ("[" * 30_000 + "]" * 30_000, "the message is nested too deeply to be read"),
+            (f'{{"op": "heartbeat", "id": {2**70}}}', "id must be an integer of 64 bits"),
+        ]
+        for text, says in refusals:
+            await ws.send_str(text)
+            status = await receive(ws, "status")
+            assert status["errorCode"] == "INVALID_INPUT" and status["errorMessage"].startswith(says), status
+            assert status["connectionClosed"] is False
+        await ws.send_str('{"op": "heartbeat", "id": 7, "x": "\\ud83d\\ude00"}')  # a whole pair is a character
+        assert (await receive(ws, "status"))["id"] == 7
+        await ws.send_str('{"op": "heartbeat", "x": "' + "x" * 70_000 + '"}')
+        status = await receive(ws, "status")
+        assert (status["errorCode"], status["errorMessage"], status["connectionClosed"]) == (
+            "INVALID_INPUT", "a message is at most 65536 bytes", True)
