@@ -32,6 +32,7 @@ from exchange.server import jsoncodec, keys
 from exchange.server.auth import Session
 from exchange.server.connections import read_body
 from exchange.server.errors import ApiError, ApingCode, invalid_input
+from exchange.server.params import plain_decimal
 from exchange.server.service import ExchangeService
 from exchange.server.store import is_reserved
 
@@ -130,8 +131,14 @@ def _amount(body: dict[str, Any]) -> int:
     amount = body.get("amount")
     problem = f"amount must be a number of pounds, more than 0 and at most {format_minor(MAX_AMOUNT)}, with at " \
               f"most two decimals, not {amount!r}"
+    if isinstance(amount, bool) or not isinstance(amount, int | float | str):
+        raise invalid_input(problem)
+    if isinstance(amount, str) and not plain_decimal(amount):  # no exponent, sign, spaces or other digits
+        raise invalid_input(f"{problem} (as text: digits, and a point and decimals if any, as 25.50)")
+    if isinstance(amount, float) and abs(amount) < 0.01:  # under a penny: none to move, not a noise to round
+        raise invalid_input(problem)
     try:
-        minor = to_minor(amount) if isinstance(amount, int | float | str) else 0
+        minor = to_minor(amount)
     except ValueError as exc:  # (its words: a computed amount one float step off says what to send)
         raise invalid_input(f"{problem} ({exc})") from None
     if not 0 < minor <= MAX_AMOUNT:
@@ -161,6 +168,9 @@ async def move_money(request: web.Request) -> web.Response:
     if name is None or is_reserved(name):
         raise OperatorRefusal(404, "ACCOUNT_NOT_FOUND", f"no trader's account {request.match_info['account']!r} "
                                                         "(exchange-poker accounts list lists them)")
+    if name == session.account:  # a cashier does not pay themselves: another operator may
+        raise ApiError(ApingCode.ACCESS_DENIED, f"an operator does not {action} on their own account ({name!r}); "
+                       "another operator may")
     service.ensure_account(store.get(name))  # one that never logged in is opened first, with its opening balance
     now = service.now()
     command = Deposit if action == "deposit" else Withdraw

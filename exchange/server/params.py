@@ -57,6 +57,16 @@ def number_text(value: Any, *, integer: bool = False) -> int | float | None:
     return number if Decimal(repr(number)) == Decimal(value) else None
 
 
+def plain_decimal(text: str) -> bool:
+    """Whether ``text`` is a number written plainly: digits, a point and decimals if any, a minus sign if any (no
+    exponent, plus sign, spaces, underscores or other scripts' digits, which ``Decimal`` and ``float`` take).
+
+    >>> plain_decimal("25.50"), plain_decimal("-3"), plain_decimal("1e2"), plain_decimal(" 1"), plain_decimal("١")
+    (True, True, False, False, False)
+    """
+    return _DECIMAL_TEXT.fullmatch(text) is not None
+
+
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

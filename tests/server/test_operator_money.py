@@ -67,6 +67,9 @@ async def test_an_operator_deposits_and_withdraws_and_the_statement_shows_it(tmp
     ({"amount": 5}, "reason must be a non-empty string"),
     ({"amount": 5, "reason": "r", "to": "bob"}, """unknown fields ['to']; the body is {"amount": 25.50, "reason\""""),
     ([5], 'the body must be a JSON object: {"amount": 25.50, "reason": "..."}'),
+    *[({"amount": text, "reason": "r"}, f"not {text!r} (as text: digits, and a point and decimals if any, as 25.50)")
+      for text in ("1e2", " 1", "+0.01", "\u0660.\u0660\u0661", "0.0_1", "1.5\n")],
+    ({"amount": 1e-300, "reason": "r"}, "with at most two decimals, not 1e-300"),
     ({"amount": 5, "reason": "cash\udc00"}, "the body holds text that is not Unicode: 'cash\\udc00' has half"),
 ])
 async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body: Any, says: str) -> None:
@@ -74,6 +77,7 @@ async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body:
     ops = await login(client, "ops", "pw-ops")
     code, answer = await move(client, ops, "deposit", "alice", body)
     assert (code, answer["error"]) == (400, "INVALID_INPUT_DATA") and says in answer["details"], answer
+    assert "send 0.00" not in answer["details"]  # (a tiny amount was told to send an amount refused)
     assert "alice" not in client.app[keys.SERVICE].exchange.accounts  # not even opened
 
 
@@ -88,6 +92,12 @@ async def test_only_an_operator_moves_money_and_only_a_traders(client: TestClien
     for name in ("nobody", "HOUSE", "house-maker"):
         code, answer = await move(client, ops, "withdraw", name, {"amount": 5, "reason": "r"})
         assert (code, answer["error"]) == (404, "ACCOUNT_NOT_FOUND"), (name, answer)
+    code, answer = await move(client, ops, "deposit", "OPS", {"amount": 5, "reason": "mine"})
+    assert (code, answer["error"]) == (403, "ACCESS_DENIED") and "on their own account ('ops')" in answer["details"]
+    client.app[keys.STORE].add("ops2", "pw-ops2", deposit=0, operator=True)
+    code, answer = await move(client, await login(client, "ops2", "pw-ops2"), "deposit", "ops", {"amount": 5,
+                                                                                                "reason": "float"})
+    assert (code, answer["balance"]) == (200, 5.0)  # another operator may (an operator's account trades too)
     resp = await client.post("/operator/v1/accounts/alice/steal", data="{}", headers=headers(ops))
     assert resp.status == 404
     assert await funds(client, alice) == (1000.0, 0)
