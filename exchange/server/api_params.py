@@ -13,6 +13,8 @@ the instructions, whose keys no reader otherwise lists. The names are Betfair's
 "instructions[0]: 'sizeReductio' is not a parameter of a CancelInstruction; allowed: betId, sizeReduction"
 >>> unknown_parameter("listCurrentOrders", {"marketIds": ["holdem.1"]}) is None
 True
+>>> unknown_parameter("placeOrders", {"marketVersion": {"versio": 3}})
+"marketVersion: 'versio' is not a parameter of a MarketVersion; allowed: version"
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ INSTRUCTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "replaceOrders": ("ReplaceInstruction", frozenset({"betId", "newPrice"})),
     "updateOrders": ("UpdateInstruction", frozenset({"betId", "newPersistenceType"})),
 }
+MARKET_VERSION = frozenset({"version"})
 LIMIT_ORDER = frozenset({"size", "price", "persistenceType", "timeInForce", "minFillSize", "betTargetType",
                          "betTargetSize"})
 
@@ -77,6 +80,9 @@ def unknown_parameter(method: str, params: Mapping[str, Any]) -> str | None:
     if allowed is None:
         return None
     problem = _unknown("", params, allowed, method)
+    version = params.get("marketVersion")
+    if problem is None and "marketVersion" in allowed and isinstance(version, dict):
+        problem = _unknown("marketVersion: ", version, MARKET_VERSION, "a MarketVersion")
     if problem is not None or method not in INSTRUCTIONS:
         return problem
     kind, keys = INSTRUCTIONS[method]

@@ -57,6 +57,7 @@ from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
 from exchange.server.params import (
     get_bool,
+    get_int,
     get_list,
     get_number,
     get_object,
@@ -379,12 +380,10 @@ def stale_version(service: ExchangeService, market_id: str, params: Mapping[str,
     """
     if params.get("marketVersion") is None:
         return None
-    raw = get_object(params, "marketVersion")
-    value = raw.get("version")
-    if isinstance(value, str) and value.isascii() and value.isdigit():  # not "²" or "١": digits, but not 0-9
-        value = int(value)  # Betfair's own example sends it as a string
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise invalid_input(f"marketVersion.version must be an integer, not {value!r:.40}")
+    # an integer, or its digits as text (Betfair's own example sends it so)
+    value = get_int(get_object(params, "marketVersion"), "version", where="marketVersion.")
+    if value < 0:
+        raise invalid_input(f"marketVersion.version must be a version listMarketBook gave, 0 or more, not {value}")
     current = service.market_version(market_id)
     if current > value:
         return f"the market is at version {current}, past the marketVersion {value} given: the order lapses"

@@ -45,3 +45,19 @@ async def test_a_market_version_of_other_digits_is_invalid_input(client: TestCli
     exception = out["error"]["data"]["APINGException"]
     assert exception["errorCode"] == "INVALID_INPUT_DATA", out
     assert exception["errorDetails"].startswith("marketVersion.version must be an integer"), out
+
+
+@pytest.mark.parametrize(("version", "says"), [
+    ({"version": 3, "x": 2}, "marketVersion: 'x' is not a parameter of a MarketVersion; allowed: version"),
+    ({"versio": 3}, "marketVersion: 'versio' is not a parameter of a MarketVersion; allowed: version"),
+    ({"version": -1}, "marketVersion.version must be a version listMarketBook gave, 0 or more, not -1"),
+    ({}, "marketVersion.version is required"),
+])
+async def test_a_market_version_says_what_is_wrong_with_it(client: TestClient, version: Any, says: str) -> None:
+    """An unknown key in it was ignored (a misspelt ``versio`` was called "not an integer"), and -1 made the order
+    lapse as stale."""
+    alice = await login(client, "alice", "pw-alice")
+    out = await rpc(client, alice, "placeOrders", {**place(MARKET, 1, "BACK", 3.0, 2), "marketVersion": version})
+    exception = out["error"]["data"]["APINGException"]
+    assert (exception["errorCode"], exception["errorDetails"]) == ("INVALID_INPUT_DATA", says), out
+    assert (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"] == []
