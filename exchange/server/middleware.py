@@ -18,10 +18,12 @@ header other than ``100-continue`` (``EXPECTATION_FAILED``, 417).
 from __future__ import annotations
 
 import logging
+import re
 from http import HTTPStatus
 
 from aiohttp import hdrs, web
-from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
+from aiohttp.compression_utils import HAS_BROTLI, HAS_ZSTD
+from aiohttp.http_exceptions import ContentEncodingError, HttpProcessingError, LineTooLong
 from aiohttp.typedefs import Handler
 
 from exchange.server.errors import ApiError, LoginFailure
@@ -96,8 +98,24 @@ class JsonErrorsHandler(web.RequestHandler):
         return await super().finish_response(request, resp, start_time)
 
 
+#: The request bodies' ``Content-Encoding`` values this server decodes (br and zstd where their libraries are
+#: installed: aiohttp's own optional dependencies).
+BODY_ENCODINGS = ("gzip", "deflate", *(("br",) if HAS_BROTLI else ()), *(("zstd",) if HAS_ZSTD else ()))
+
+
+def encodings_taken() -> str:
+    """``gzip or deflate`` (and the others of :data:`BODY_ENCODINGS`), for a message."""
+    return ", ".join(BODY_ENCODINGS[:-1]) + " or " + BODY_ENCODINGS[-1]
+
+
 def _described(status: int, exc: BaseException | None) -> tuple[int, str, str]:
     """The status, stable code and details of an error aiohttp's protocol met outside the app."""
+    if isinstance(exc, ContentEncodingError):  # met with the head (a bad body is met as it is read, in the app):
+        named = re.search(r"\(([\w-]+)\)", exc.message)  # an encoding the parser has no library for, as "(br)"
+        said = named.group(1) if named else "so"
+        return (HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
+                f"a request body encoded {said[:40]!r} is not taken here: send it as it is, or encoded "
+                f"{encodings_taken()}")
     if isinstance(exc, LineTooLong):
         limit = exc.args[1] if len(exc.args) > 1 else "8190"
         return (HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "REQUEST_HEADER_FIELDS_TOO_LARGE",

@@ -219,7 +219,7 @@ async def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(st
     server.clock.advance(1)
     got = await read_to_end(reader)
     assert got.startswith(b"HTTP/1.1 408 "), got[:200]
-    assert b'"REQUEST_TIMEOUT"' in got
+    assert b'"REQUEST_TIMEOUT"' in got and b"\r\nConnection: close\r\n" in got  # closed at once, not lingering
     writer.close()
     assert await server.works()
 

@@ -23,6 +23,7 @@ from exchange.clock import VirtualClock
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.connections import listen
+from exchange.server.middleware import BODY_ENCODINGS, encodings_taken
 from exchange.server.service import river_only_equities
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, free_port
 
@@ -79,6 +80,19 @@ async def test_a_request_the_parser_cannot_read_is_a_json_error(port: int, what:
     answer: dict[str, Any] = json.loads(body)
     assert answer["error"] == code and answer["details"], answer
     assert len(answer["details"]) <= 300  # says what was wrong without echoing the request back
+
+
+@pytest.mark.parametrize("encoding", [e for e in ("br", "zstd") if e not in BODY_ENCODINGS])
+async def test_a_body_in_an_encoding_not_taken_is_a_415_naming_those_taken(port: int, encoding: str) -> None:
+    """br and zstd bodies need libraries aiohttp makes optional: without them the answer was a 400 calling the
+    request "not valid HTTP/1.1" and telling the client to install Brotli."""
+    request = (f"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: {encoding}\r\n"
+               f"Content-Length: 2\r\n\r\n{{}}").encode()
+    status, _, body = await _exchange(port, request)
+    answer = json.loads(body)
+    assert (status, answer["error"]) == (415, "UNSUPPORTED_MEDIA_TYPE"), answer
+    assert answer["details"] == (f"a request body encoded {encoding!r} is not taken here: send it as it is, or "
+                                 f"encoded {encodings_taken()}"), answer
 
 
 async def test_the_oversize_header_answer_names_the_limit(port: int) -> None:
