@@ -39,7 +39,7 @@ def parse_money(text: str) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("accounts", help="add or list exchange accounts")
+    parser = subparsers.add_parser("accounts", help="add, list, re-password or change the role of exchange accounts")
     parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     add = actions.add_parser("add", help="create an account")

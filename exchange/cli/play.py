@@ -144,8 +144,8 @@ def _run(args: argparse.Namespace) -> int:
     if not 2 <= args.seats <= variant.max_seats:
         fail(f"--seats must be 2 to {variant.max_seats} for {variant.title}, not {args.seats}")
     if args.hands > HANDS_PER_SEED:
-        fail(f"--hands must be 1 to {HANDS_PER_SEED}, not {args.hands}: hand h of seed s is dealt from "
-             f"s x {HANDS_PER_SEED:,} + h, so more would repeat the deals of seed s + 1")
+        fail(f"--hands must be 1 to {HANDS_PER_SEED}, not {args.hands}: hand h of seed s (h counted from 0) is "
+             f"dealt from s x {HANDS_PER_SEED:,} + h, so more would repeat the deals of seed s + 1")
     if args.stack > MAX_CHIPS:
         fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
     if abs(args.seed) > MAX_CHIPS:

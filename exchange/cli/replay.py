@@ -5,7 +5,7 @@
 
 DIR is a backtest's ``--out`` folder (its Parquet files and ``streams/``).
 The page at the printed address shows each game as the live table shows it
-(cards turned in their windows, exact equities, the recorded prices), with the
+(cards turned in their windows, the equities the game published, the recorded prices), with the
 strategy's bets, fills, "if it wins" P&L and results.
 """
 

@@ -77,7 +77,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("serve", help="run the Betfair-compatible exchange server")
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
-    parser.add_argument("--db", default="exchange.db", help="SQLite database: accounts and journal")
+    parser.add_argument("--db", default="exchange.db",
+                        help="SQLite database: accounts and journal (default: exchange.db)")
     _add_game_arguments(parser)
     _journal_options(parser)
     parser.add_argument("--keep-results", type=positive, default=KEEP_RESULTS, metavar="N",
