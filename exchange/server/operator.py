@@ -19,6 +19,7 @@ restart with the audit trail; the answer waits until the record is on disk.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from aiohttp import web
@@ -119,9 +120,13 @@ def _shape(fields: tuple[str, ...]) -> str:
 
 
 def _reason(body: dict[str, Any]) -> str:
+    """The body's ``reason``: text of one line for the audit trail (no control characters: NUL, a newline)."""
     reason = body.get("reason")
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
         raise invalid_input(f"reason must be a non-empty string of at most {MAX_REASON} characters, not {reason!r}")
+    control = next((c for c in reason.strip() if unicodedata.category(c) == "Cc"), None)
+    if control is not None:
+        raise invalid_input(f"reason must be one line of text, without control characters ({control!r} here)")
     return reason.strip()
 
 

@@ -70,6 +70,8 @@ async def test_an_operator_deposits_and_withdraws_and_the_statement_shows_it(tmp
     *[({"amount": text, "reason": "r"}, f"not {text!r} (as text: digits, and a point and decimals if any, as 25.50)")
       for text in ("1e2", " 1", "+0.01", "\u0660.\u0660\u0661", "0.0_1", "1.5\n")],
     ({"amount": 1e-300, "reason": "r"}, "with at most two decimals, not 1e-300"),
+    ({"amount": 5, "reason": "a\u0000b"}, "reason must be one line of text, without control characters ('\\x00' here)"),
+    ({"amount": 5, "reason": "a\nb"}, "without control characters ('\\n' here)"),
     ({"amount": 5, "reason": "cash\udc00"}, "the body holds text that is not Unicode: 'cash\\udc00' has half"),
 ])
 async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body: Any, says: str) -> None:
