@@ -74,35 +74,35 @@ class InlineExecutor(_Closing):
             yield index, fn(item)
 
 
-class ChunkStopped(BaseException):
-    """A worker's chunk stopped by the command (Ctrl-C or SIGTERM there): a ``BaseException``, as
-    ``KeyboardInterrupt`` is, so that no ``except Exception`` in a strategy carries the chunk on."""
+class ChunkStopped(Exception):
+    """A chunk handed to a worker after the command stopped it (Ctrl-C or SIGTERM there)."""
 
 
-#: In a worker: whether it runs a chunk now (a stop raises there), and whether the command has stopped it.
+#: In a worker: whether it runs a chunk now (a stop ends the worker there), and whether the command has stopped it.
 _worker = {"in_chunk": False, "stopped": False}
 
 
 def _leave_stopping_to_the_command() -> None:
-    """A worker ignores SIGINT and stops its chunk on SIGTERM: Ctrl-C reaches every process of the terminal's
-    group, and the command stops its workers itself (each worker's own ``KeyboardInterrupt`` printed a traceback
-    of its own)."""
+    """A worker ignores SIGINT and is stopped by SIGTERM (:func:`_stop`): Ctrl-C reaches every process of the
+    terminal's group, and the command stops its workers itself (each worker's own ``KeyboardInterrupt`` printed a
+    traceback of its own)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _stop_the_chunk)
+    signal.signal(signal.SIGTERM, _stop)
 
 
-def _stop_the_chunk(signum: int, frame: object) -> None:
-    """SIGTERM in a worker: the chunk under way raises :class:`ChunkStopped` (its error goes to the pool, which
-    the command no longer reads) and every later one at once, so the pool shuts down in moments. Outside a chunk
-    it only marks the worker stopped: a worker killed as it writes a result would leave the pool's reader waiting
-    for the rest of it for ever (a result over 16 KiB is two writes)."""
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM in a worker: in a chunk, it dies of the signal at once (raising there instead would run the chunk's
+    libraries' clean-up half-way: numba's printed errors); outside one, as it writes a result, it is only marked
+    stopped, and its next chunk, if any, stops before it starts. A worker killed between the two writes of a
+    result over 16 KiB left the pool's reader waiting for the rest of it for ever."""
     _worker["stopped"] = True
     if _worker["in_chunk"]:
-        raise ChunkStopped("the command stopped its workers")
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def _run_chunk(fn: Callable[[T], R], item: T) -> R:
-    """``fn(item)`` in a worker, stoppable by SIGTERM while it runs (:func:`_stop_the_chunk`)."""
+    """``fn(item)`` in a worker, stopped by SIGTERM while it runs (:func:`_stop`)."""
     _worker["in_chunk"] = True
     try:
         if _worker["stopped"]:
@@ -139,7 +139,7 @@ class ProcessExecutor(_Closing):
         self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
     ) -> None:
         """An interruption (Ctrl-C, or SIGTERM as a command takes it) stops the workers' chunks under way (SIGTERM
-        to each: see :func:`_stop_the_chunk`); closing would otherwise wait for them, which could take minutes.
+        to each: see :func:`_stop`); closing would otherwise wait for them, which could take minutes.
         An error closes as usual, and so does a command's exit saying why (``SystemExit``): the chunks under way
         finish."""
         if kind is not None and not issubclass(kind, Exception | SystemExit):

@@ -59,9 +59,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a half left alone once the pa
 
 
 def loads_client(data: bytes | str) -> Any:
-    """:func:`loads` for a client's document: one holding a lone surrogate is refused (:class:`NotUnicode`).
+    r""":func:`loads` for a client's document: one holding a lone surrogate is refused (:class:`NotUnicode`).
 
-    JSON can write half of a UTF-16 pair (``"x\\udc00"``) and Python reads it, but no UTF-8 text takes it: a
+    JSON can write half of a UTF-16 pair (``"x\udc00"``) and Python reads it, but no UTF-8 text takes it: a
     reference carrying one went through the API and then stopped the Parquet recording of every game. The
     escapes are looked for in the bytes first, so an ordinary body costs one scan.
 
@@ -71,7 +71,7 @@ def loads_client(data: bytes | str) -> Any:
     ...     loads_client(b'{"ref": "x\\udc00"}')
     ... except NotUnicode as exc:
     ...     print(str(exc)[:51])
-    'x\\udc00' has half of a UTF-16 surrogate pair alone
+    'x\udc00' has half of a UTF-16 surrogate pair alone
     """
     value = loads(data)
     raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
