@@ -17,6 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from types import TracebackType
@@ -74,16 +75,17 @@ class InlineExecutor(_Closing):
             yield index, fn(item)
 
 
-class ChunkStopped(Exception):
-    """A chunk handed to a worker after the command stopped it (Ctrl-C or SIGTERM there)."""
+class ChunkStopped(BaseException):
+    """A worker's chunk stopped by the command (Ctrl-C or SIGTERM there): a ``BaseException``, as
+    ``KeyboardInterrupt`` is, so that no ``except Exception`` in a strategy carries the chunk on."""
 
 
-#: In a worker: whether it runs a chunk now (a stop ends the worker there), and whether the command has stopped it.
+#: In a worker: whether it runs a chunk now (a stop raises there), and whether the command has stopped it.
 _worker = {"in_chunk": False, "stopped": False}
 
 
 def _leave_stopping_to_the_command() -> None:
-    """A worker ignores SIGINT and is stopped by SIGTERM (:func:`_stop`): Ctrl-C reaches every process of the
+    """A worker ignores SIGINT and stops its chunk on SIGTERM (:func:`_stop`): Ctrl-C reaches every process of the
     terminal's group, and the command stops its workers itself (each worker's own ``KeyboardInterrupt`` printed a
     traceback of its own)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -91,14 +93,21 @@ def _leave_stopping_to_the_command() -> None:
 
 
 def _stop(signum: int, frame: object) -> None:
-    """SIGTERM in a worker: in a chunk, it dies of the signal at once (raising there instead would run the chunk's
-    libraries' clean-up half-way: numba's printed errors); outside one, as it writes a result, it is only marked
-    stopped, and its next chunk, if any, stops before it starts. A worker killed between the two writes of a
-    result over 16 KiB left the pool's reader waiting for the rest of it for ever."""
+    """SIGTERM in a worker: the chunk under way raises :class:`ChunkStopped`, and every later one before it starts,
+    so the pool shuts down in moments; outside a chunk (as it writes a result) the worker is only marked stopped.
+
+    No worker dies of it: one killed between the two writes of a result over 16 KiB left the pool's reader waiting
+    for the rest for ever, and one that died made the pool stop reading, leaving another to write its result to no
+    one. What a stopped chunk leaves half-built (numba's objects, say) fails its clean-up later: that is not
+    reported (``sys.unraisablehook``), the command having said it was stopped."""
     _worker["stopped"] = True
+    sys.unraisablehook = _say_nothing
     if _worker["in_chunk"]:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        raise ChunkStopped("the command stopped its workers")
+
+
+def _say_nothing(unraisable: object) -> None:
+    """A stopped worker's unraisable errors: nothing to report."""
 
 
 def _run_chunk(fn: Callable[[T], R], item: T) -> R:

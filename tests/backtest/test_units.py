@@ -10,6 +10,7 @@ import os
 import random
 import signal
 import statistics
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -126,22 +127,35 @@ def test_a_commands_exit_on_an_error_lets_the_chunks_under_way_finish(tmp_path: 
     assert Path(tmp_path, "item-1-finished").read_text() == "done"
 
 
+class _FailsItsCleanUp:
+    """As a library's object left half-built by a stopped chunk (numba's, say): its clean-up raises."""
+
+    def __del__(self) -> None:
+        raise AttributeError("half-built")
+
+
 def _runs_until_stopped(item: tuple[int, str]) -> int:
     """Item 0 is done at once; the others leave a mark that they started, then run on for up to a minute
-    (bounded), and mark the end if they get there."""
+    (bounded) holding an object whose clean-up fails, and mark the end if they get there."""
     index, folder = item
     if index == 0:
         return index
+    fragile = _FailsItsCleanUp()
     Path(folder, f"item-{index}-started").write_text("started")
     for _ in range(6000):
         time.sleep(0.01)
     Path(folder, f"item-{index}-finished").write_text("done")
+    del fragile
     return index
 
 
-def test_an_interruption_stops_the_chunks_under_way_and_runs_no_more(tmp_path: Path) -> None:
-    """Ctrl-C (or SIGTERM) in the command stops its workers' chunks at once; those handed to a worker already
-    never start; the pool closes and its workers are gone."""
+def test_an_interruption_stops_the_chunks_under_way_and_runs_no_more(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C (or SIGTERM) in the command stops its workers' chunks at once, saying nothing of what the stopped
+    chunks left half-built; those handed to a worker already never start; the pool closes and its workers are
+    gone."""
+    monkeypatch.setattr(sys, "unraisablehook", sys.__unraisablehook__)  # the workers', as outside pytest
     with pytest.raises(KeyboardInterrupt), ProcessExecutor(2) as pool:
         results = iter(pool.imap(_runs_until_stopped, [(i, str(tmp_path)) for i in range(8)]))
         assert next(results) == (0, 0)  # items 1 and 2 are under way, more are queued
@@ -153,6 +167,7 @@ def test_an_interruption_stops_the_chunks_under_way_and_runs_no_more(tmp_path: P
         raise KeyboardInterrupt
     assert sorted(p.name for p in tmp_path.iterdir()) == ["item-1-started", "item-2-started"]
     assert workers_running and not any(worker.is_alive() for worker in workers_running)
+    assert "half-built" not in capfd.readouterr().err  # (the workers' own stderr: "Exception ignored in ...")
 
 
 def test_a_worker_stopped_between_chunks_lives_to_say_so() -> None:
