@@ -301,8 +301,32 @@ def test_the_pages_own_if_wins_is_the_servers_with_hands_settled_early(browser: 
                     p = round(figure["ifWin"] * 100)
                     words = f"if wins {'+' if p > 0 else '−' if p < 0 else ''}£{abs(p) // 100:,}.{abs(p) % 100:02d}"
                     expect(page.locator(f"tr[data-selection='{figure['selectionId']}'] .pnl")).to_have_text(words)
+                # the bets on the hands out are settled, the market not: its row says so (it read as settled, with
+                # no commission, while it traded on)
+                row = page.locator("#settled tr", has_text=market)
+                if moment == "the Turn":
+                    expect(row.locator("td").first).to_have_text(f"{market} (in part: still trading)")
+                    expect(row.locator("td").nth(3)).to_have_text("at settlement")
+                else:
+                    [group] = demo.call("listClearedOrders", {"betStatus": "SETTLED", "groupBy": "MARKET",
+                                                              "marketIds": [market]})["clearedOrders"]
+                    expect(row.locator("td").first).to_have_text(market)
+                    expect(row.locator("td").nth(3)).to_have_text(f"£{group['commission']:,.2f}")
     finally:
         live.stop()
+
+
+def test_a_bet_matched_at_a_better_price_says_at_what(page: Page, server: LiveServer) -> None:
+    """A back at 3.00 meets a lay resting at 3.65 and is matched there: the answer said "at 3.00 ... matched" only,
+    as if at the price asked."""
+    market = server.snapshot()["game"]["id"]
+    ApiClient(server.url, "bob", "pw-bob").place(market, 1, "LAY", 3.65, 2)
+    server.advance(0)
+    page.locator("tr[data-selection='1'] button.price.back.best").click()
+    page.locator("#slip-price").fill("3")
+    page.locator("#slip-stake").fill("2")
+    page.locator("#slip-confirm").click()
+    expect(page.locator("#notice")).to_contain_text("Back Hand 1 at 3.00 for £2.00 placed: £2.00 matched at 3.65 (bet ")
 
 
 def test_a_double_click_on_place_places_one_bet(page: Page, server: LiveServer) -> None:

@@ -143,7 +143,10 @@ def test_settled_bets_name_no_low_and_agree_with_the_cleared_orders(page: Page, 
     ("3.001", "2", "Odds 3.001 are not on the ladder: the nearest are 3.00 and 3.05."),
     ("3", "", "Give a stake in pounds."),
     ("3", "x", "Stake x is not an amount: give pounds and pence, e.g. 2.50."),
-    ("3", "-1", "Stake -1 must be more than £0."),
+    ("3", "-1", "Stake -1 must be at least this market's minimum stake, £2.00."),
+    ("3", "0", "Stake 0 must be at least this market's minimum stake, £2.00."),
+    ("3", "+5", "Stake +5 is not an amount: give pounds and pence, e.g. 2.50."),
+    ("+3", "2", "Odds +3 are not a number: give decimal odds, 1.01 to 1000."),
     ("3", "2.555", "Stake 2.555 has more than two decimals: give pounds and pence, e.g. 2.50."),
     ("3", "0x10", "Stake 0x10 is not an amount: give pounds and pence, e.g. 2.50."),
     ("3", "1e2", "Stake 1e2 is not an amount: give pounds and pence, e.g. 2.50."),
@@ -161,7 +164,7 @@ def test_the_slip_says_what_is_wrong_with_the_odds_or_stake_before_anything_is_s
     form.locator("#slip-stake").fill(stake)
     expect(page.locator("#slip-outcome")).to_have_text(why)
     form.locator("#slip-confirm").click()
-    unsendable = odds in ("", "abc", "0x10") or stake in ("", "x", "0x10", "1e2")
+    unsendable = odds in ("", "abc", "0x10", "+3") or stake in ("", "x", "0x10", "1e2", "-1", "0", "+5")
     expect(page.locator("#notice")).to_contain_text(why if unsendable else "Refused")
     assert demo.current_orders(low) == []
 
@@ -248,12 +251,12 @@ def test_each_price_and_ladder_button_names_its_market(page: Page, server: LiveS
     bob.place(high, 1, "LAY", 3.0, 10)
     bob.place(low, 1, "LAY", 3.0, 10)
     server.advance(0)
-    for title, market in (("High", high), ("Low", low)):
+    for title in ("High", "Low"):
         button = page.get_by_role("button", name=f"Back Hand 1, {title} market, at 3.00, £10 available")
         expect(button).to_have_count(1)
         button.focus()
         page.keyboard.press("Enter")
-        expect(page.locator("#slip-what")).to_have_text(f"Back Hand 1 · {market}")
+        expect(page.locator("#slip-what")).to_have_text(f"Back Hand 1 · {title}")  # as the bets list names it
         expect(page.get_by_role("button", name=f"Full ladder of Hand 1, {title} market")).to_have_count(1)
     no_low = page.locator(f"section[data-market='{low}'] tr[data-selection='5'] button.price.lay.best")
     expect(no_low).to_have_attribute("aria-label", "Lay No low, Low market (no price offered: choose your own)")

@@ -66,3 +66,9 @@ def test_third_street_shows_each_hands_cards_down_and_up_and_its_equity_as_an_es
     # a hand the sample never saw win is an estimate of 0 (with no error), not an exact 0: only a proof makes it one
     assert page.evaluate(words, {"equity": 0, "equityStderr": 0}) == "equity ≈0.0% ±0.0"
     assert page.evaluate(words, {"equity": 0, "equityExact": "0"}) == "equity 0.00%"
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: "±0.8" ran on under the Back button
+    for sel in game["markets"][0]["selections"]:
+        row = page.locator(f"tr[data-selection='{sel['selectionId']}']")
+        text, cell = row.locator(".equity").bounding_box(), row.locator("td.sel").bounding_box()
+        assert text is not None and cell is not None
+        assert text["x"] + text["width"] <= cell["x"] + cell["width"] + 0.5, (text, cell)

@@ -7,7 +7,7 @@ import { timeLeftWords, windowShare } from "./countdown.js";
 import { $, setText } from "./dom.js";
 import { LIMIT_RETRY_MS, gamesFeed, orderFeed } from "./feeds.js";
 import { Lobby } from "./lobby.js";
-import { formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
+import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { STATUS_WORDS, TableView, marketTitle } from "./table.js";
 import { Results } from "./results.js";
 import { NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
@@ -37,7 +37,11 @@ const state = {
 
 const table = new TableView({
   onPrice(bet) {
-    slip.fill({ ...bet, minStake: currentMarkets().find((m) => m.marketId === bet.marketId)?.minStake });
+    const markets = currentMarkets();
+    const market = markets.find((m) => m.marketId === bet.marketId);
+    // with several markets on the table the slip names the one it bets on as the lists do ("High", "Low")
+    const where = market && markets.length > 1 ? marketTitle(market) : bet.marketId;
+    slip.fill({ ...bet, minStake: market?.minStake, where });
     slip.follow(currentMarkets());
   },
   onLadder: () => refreshLadders(true),
@@ -300,8 +304,10 @@ async function place(bet) {
     const matched = pennies(done.sizeMatched ?? 0);
     const shown = currentMarkets().some((m) => m.marketId === bet.marketId); // else the game has moved on
     const name = shown ? selectionName(bet.marketId, bet.selectionId) : bet.name;
+    // matched at the resting bets' prices, which may be better than those asked: the average says at what
+    const at = matched > 0 ? ` at ${formatAverage(Math.round(done.averagePriceMatched * 10000))}` : "";
     notify(`${bet.side === "BACK" ? "Back" : "Lay"} ${name} at ${formatPrice(hundredths(bet.price))} for ` +
-      `${money(pennies(bet.size))} placed: ${money(matched)} matched (bet ${done.betId}).`, true);
+      `${money(pennies(bet.size))} placed: ${money(matched)} matched${at} (bet ${done.betId}).`, true);
     slip.done();
   } catch (err) {
     refused(err, { what: "bet", done: "placed", again: "placing" });
@@ -405,8 +411,11 @@ async function refreshFunds() {
  */
 async function refreshSettled() {
   if (!state.session.loggedIn || state.replay) return;
-  // The games being played too: a Low market can settle before its game ends.
-  const playing = [...state.snapshots.values()].flatMap((e) => (e.snapshot.game?.markets ?? []).map((m) => m.marketId));
+  // The games being played too: a Low market can settle before its game ends, and a market with hands settled early
+  // has their bets in before its own settlement.
+  const live = [...state.snapshots.values()].flatMap((e) => e.snapshot.game?.markets ?? []);
+  const playing = live.map((m) => m.marketId);
+  const open = new Set(live.filter((m) => m.status !== "CLOSED").map((m) => m.marketId));
   const marketIds = [...new Set([...results.marketIds(), ...playing])];
   if (!marketIds.length) return renderSettled([], []);
   try {
@@ -414,7 +423,7 @@ async function refreshSettled() {
       state.session.clearedOrders({ betStatus: "SETTLED", groupBy: "MARKET", marketIds }),
       state.session.clearedOrders({ betStatus: "SETTLED", includeItemDescription: true, marketIds }),
     ]);
-    renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse());
+    renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse(), open);
   } catch (err) {
     refused(err);
   }

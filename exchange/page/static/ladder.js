@@ -35,7 +35,7 @@ export function stepPrice(x100, steps) {
  * A number as a trader writes one: digits with a decimal point or not, a sign at most ("2", "2.50", ".5", "-1").
  * JavaScript's ``Number`` also reads "0x10" (16), "1e2" (100) and "0b11" (3): a field would send what was not typed.
  */
-const PLAIN_DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+const PLAIN_DECIMAL = /^-?(\d+\.?\d*|\.\d+)$/; // no "+" or exponent ("1e2"): plain decimal text only
 
 /**
  * What is wrong with odds typed as ``text`` ("3.03"), or null when they are a price of the ladder. A ``missing``
@@ -64,8 +64,8 @@ export function oddsProblem(text) {
 
 /**
  * What is wrong with a stake typed as ``text`` ("2.50"), or null; ``missing`` as for :func:`oddsProblem`. A stake
- * below ``minimum`` pennies (the market's minimum stake, as the server publishes it) is a ``stop`` problem: the
- * page knows the rule, so it says so and sends nothing.
+ * of 0 or less, or below ``minimum`` pennies (the market's minimum stake, as the server publishes it), is a ``stop``
+ * problem: the page knows the rule, so it says so and sends nothing.
  */
 export function stakeProblem(text, minimum = null) {
   const typed = String(text).trim();
@@ -74,7 +74,10 @@ export function stakeProblem(text, minimum = null) {
   if (!PLAIN_DECIMAL.test(typed) || !Number.isFinite(n)) {
     return { missing: true, words: `Stake ${typed} is not an amount: give pounds and pence, e.g. 2.50.` };
   }
-  if (n <= 0) return { missing: false, words: `Stake ${typed} must be more than £0.` };
+  if (n <= 0) {  // the page knows the rule: nothing to send
+    const least = minimum === null ? "more than £0" : `at least this market's minimum stake, ${money(minimum)}`;
+    return { missing: false, stop: true, words: `Stake ${typed} must be ${least}.` };
+  }
   if (Math.abs(n * 100 - Math.round(n * 100)) > 1e-6) {
     return { missing: false, words: `Stake ${typed} has more than two decimals: give pounds and pence, e.g. 2.50.` };
   }

@@ -278,8 +278,11 @@ export class Slip {
     });
   }
 
-  /** Fill the slip for a bet; ``minStake`` is the market's minimum stake in pounds as the server gives it, if it does. */
-  fill({ marketId, selectionId, name, side, price, minStake }) {
+  /**
+   * Fill the slip for a bet; ``minStake`` is the market's minimum stake in pounds as the server gives it, if it does;
+   * ``where`` names its market ("Low"; by default its id).
+   */
+  fill({ marketId, selectionId, name, side, price, minStake, where = marketId }) {
     this.bet = { marketId, selectionId, name, side };
     this.blocked = null;
     this.origin = document.activeElement instanceof HTMLButtonElement ? document.activeElement : null;
@@ -289,7 +292,7 @@ export class Slip {
     this.form.hidden = false;
     const what = $("slip-what");
     what.className = `slip-what ${side}`;
-    setText(what, `${side === "BACK" ? "Back" : "Lay"} ${name} · ${marketId}`);
+    setText(what, `${side === "BACK" ? "Back" : "Lay"} ${name} · ${where}`);
     setText($("slip-confirm"), side === "BACK" ? "Place back bet" : "Place lay bet");
     this.describe();
     (price ? this.stake : this.price).focus();
@@ -441,10 +444,18 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
 
 /** The account's settled markets (profit and commission) and bets, newest first; each bet's selection by the name
  * its ``itemDescription`` gives ("No low" is a Low market's fifth). */
-export function renderSettled(markets, bets) {
+/**
+ * The settled markets (``listClearedOrders`` by market) and bets. A market in ``open`` (ids) is still trading: only
+ * the bets on its hands settled early are in, and its commission is charged when it settles, so its row says so.
+ */
+export function renderSettled(markets, bets, open = new Set()) {
   replaceChildren($("settled"), markets.length ? markets.map((m) => h("tr", {},
-    h("td", {}, m.marketId), h("td", {}, m.betCount), h("td", {}, money(pennies(m.profit))),
-    h("td", {}, money(pennies(m.commission ?? 0))))) : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, "none yet"))]);
+    h("td", {}, m.marketId, open.has(m.marketId)
+      ? h("span", { class: "muted", title: "bets on its hands settled early; the rest settle with the market" },
+        " (in part: still trading)") : ""),
+    h("td", {}, m.betCount), h("td", {}, money(pennies(m.profit))),
+    open.has(m.marketId) ? h("td", { class: "muted" }, "at settlement") : h("td", {}, money(pennies(m.commission ?? 0)))))
+    : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, "none yet"))]);
   replaceChildren($("settled-bets"), bets.map((b) => h("li", { class: b.side },
     h("span", { class: "tag" }, b.side), h("span", {}, `${b.marketId} ${b.itemDescription?.runnerDesc ?? `Selection ${b.selectionId}`}`),
     h("span", {}, `${money(pennies(b.sizeSettled ?? 0))} at ${formatAverage(tenThousandths(b.priceMatched ?? b.priceRequested))}`),
