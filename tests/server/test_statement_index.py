@@ -181,7 +181,7 @@ def test_a_call_reads_only_the_records_committed_since_the_last(tmp_path: Path,
     read: list[int] = []
     original = StatementIndex._records
 
-    def counting(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, int, str]]:
+    def counting(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, str]]:
         for row in original(journal, after, through):
             read.append(row[0])
             yield row
