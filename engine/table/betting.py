@@ -4,7 +4,8 @@ Rules held here (``variants.md``, "Betting order" and "Stud games"; the rest *st
 
 * the round's smallest bet is the small bet, or in fixed limit the big bet on the
   later streets; a raise adds at least the last full bet or raise;
-* fixed limit allows a bet and three raises a round (a completion is the bet); an
+* fixed limit allows a bet and three raises a round (a completion is the bet, and in
+  the first round of a blind game the big blind: the blinds are live bets); an
   open pair on 7-Card Stud's fourth street allows the big bet there too;
 * pot limit allows raising to the pot after the call; no limit to the whole stack;
 * an all-in for less than a full raise does not reopen the betting to seats that
@@ -87,7 +88,10 @@ class Betting(ABC):
             and self.street == 1
             and any(self.live[s] and _open_pair(self.cards[s], self.up[s]) for s in range(self.seats))
         )
-        self.raises = self.last_raise = 0
+        # the blinds are live bets (variants.md): in the first round the big blind is its bet, and three raises the
+        # most a fixed-limit round allows after it (2, 4, 6, 8 at 1/2), as after any bet
+        self.raises = 1 if max(self.bets) > 0 else 0
+        self.last_raise = 0
         self.shorts = []
         self.acted = set()
         self.aggressor = None

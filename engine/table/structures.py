@@ -22,7 +22,8 @@ from engine.table.errors import TableError
 from engine.variants import ForcedBets, Variant, get_variant
 
 MAX_BETS_FIXED_LIMIT = 4
-"""A bet and three raises (a completion counts as the bet): the fixed-limit cap."""
+"""A bet and three raises (a completion counts as the bet, and the big blind in the first round): the fixed-limit
+cap."""
 
 
 class Structure(StrEnum):

@@ -23,6 +23,7 @@ random stakes: pot and no limit stud, hold'em, Omaha and the draws.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import tomllib
 import warnings
@@ -39,6 +40,7 @@ from engine.table.bots import CallingBot, Decision, Move, SeatView, play_hand
 from engine.table.phh import dumps, loads
 from engine.table.pots import pots
 from engine.table.settle import hand_key
+from engine.table.structures import MAX_BETS_FIXED_LIMIT
 
 AUTOMATIONS = (
     pk.Automation.ANTE_POSTING,
@@ -84,6 +86,11 @@ def pokerkit_game(variant: str, structure: Structure, stakes: Stakes) -> pk.Poke
     }
     game = games[(variant, structure)]()
     game.mode = pk.Mode.CASH_GAME
+    first = game.streets[0]
+    if stakes.big_blind and first.max_completion_betting_or_raising_count is not None:
+        # pokerkit counts no blind as a bet; ours, live (variants.md), is the first round's: a raise fewer there
+        capped = dataclasses.replace(first, max_completion_betting_or_raising_count=MAX_BETS_FIXED_LIMIT - 1)
+        game.streets = (capped, *game.streets[1:])
     return game
 
 
@@ -259,12 +266,14 @@ def pokerkit_built(variant: str, structure: Structure, stakes: Stakes, stacks: l
     small bet, in fixed limit the big bet on our big-bet streets), a bet and three raises in
     fixed limit."""
     fixed = structure is Structure.FIXED_LIMIT
-    cap = 4 if fixed else None
+    cap = MAX_BETS_FIXED_LIMIT if fixed else None
     small, big = stakes.small_bet, stakes.big_bet if fixed else stakes.small_bet
     opening = pk.Opening.POSITION
 
     def street(first: bool, holes: tuple[bool, ...], board: int, draw: bool, bet: int) -> pk.Street:
-        return pk.Street(not first, holes, board, draw, opening, bet, cap)
+        # pokerkit counts no blind as a bet: ours is the first round's, so it takes a raise fewer there
+        first_cap = MAX_BETS_FIXED_LIMIT - 1 if cap is not None and first and stakes.big_blind else cap
+        return pk.Street(not first, holes, board, draw, opening, bet, first_cap)
 
     if variant.startswith("stud7"):
         streets = [pk.Street(False, (False, False, True), 0, False, pk.Opening.LOW_CARD, small, cap)]

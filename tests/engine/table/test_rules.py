@@ -282,12 +282,20 @@ def test_a_draw_time_that_is_no_positive_number_is_refused(seconds: object) -> N
 
 
 def test_fixed_limit_cap_a_bet_and_three_raises() -> None:
+    """Before the flop the big blind is the bet (the blinds are live bets): three raises, to 8 at 1/2, cap it; it
+    took a fourth, to 10. After the flop a bet and three raises, at the small bet."""
     state = TableState.start("holdem", [100] * 3, seed=1)
-    for to in (4, 6, 8, 10):
+    for to in (4, 6, 8):
         state.bet_raise(to)
     assert state.raise_sizes() == () and state.can_check_call()
     with pytest.raises(IllegalActionError, match="a bet and three raises"):
-        state.bet_raise(12)
+        state.bet_raise(10)
+    state.check_call()
+    state.check_call()  # the flop
+    for to in (2, 4, 6, 8):
+        state.bet_raise(to)
+    with pytest.raises(IllegalActionError, match="a bet and three raises"):
+        state.bet_raise(10)
 
 
 def test_pot_limit_and_no_limit_sizes() -> None:
