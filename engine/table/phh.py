@@ -8,7 +8,8 @@ Variant codes. Where PHH names the game, its code is used, so pokerkit reads the
 file: ``FT`` and ``NT`` (Hold'em, fixed and no limit), ``PO`` (pot-limit Omaha),
 ``FO/8`` (fixed-limit Omaha Hi/Lo), ``F7S`` and ``F7S/8`` (7-Card Stud and its
 Hi/Lo; but ``F7SOP``, ours, for a hand with the big bet on an open pair on fourth street, which PHH's
-``F7S`` does not allow), ``F2L3D`` (2-7 Triple Draw). Every other game and structure has a code of
+``F7S`` does not allow, and ``SC`` after the code of a stud hand dealt a shared 7th card, which PHH's stud does not
+have), ``F2L3D`` (2-7 Triple Draw). Every other game and structure has a code of
 our own, built the same way, a structure letter (``F`` fixed, ``P`` pot, ``N`` no
 limit) and a game code: ``T`` Hold'em, ``O`` Omaha, ``O/8`` Omaha Hi/Lo, ``7S`` and
 ``7S/8`` stud, ``2L3D`` triple draw, ``5CD`` 5-Card Draw, ``SOKO`` Soko, ``AM``
@@ -68,6 +69,10 @@ POKERKIT_CODES = frozenset({"FT", "NT", "PO", "FO/8", "F7S", "F7S/8", "F2L3D"})
 OPEN_PAIR_CODE = "F7SOP"
 """A fixed-limit 7-Card Stud hand in which the big bet was made on an open pair on fourth street: PHH's ``F7S``
 has no such bet (pokerkit, its reference, allows the small bet only), so the hand is not written as one."""
+SHARED_CARD_SUFFIX = "SC"
+"""After the code of a 7-Card Stud hand (Hi/Lo too) whose deck could not give every seat its 7th card, dealt one
+shared card instead (``d db``) with no betting after it: PHH's stud has no shared card (pokerkit stops at it),
+so ``F7SSC``, ``F7S/8SC``, ``F7SOPSC``, ``N7SSC`` and so on, codes of ours."""
 
 TIMEOUT = "timeout"
 
@@ -87,6 +92,8 @@ def variant_code(variant: str, structure: Structure) -> str:
 
 def parse_code(code: str) -> tuple[str, Structure]:
     """The game and structure a variant code names (ours or PHH's)."""
+    if code.endswith(SHARED_CARD_SUFFIX) and code[: -len(SHARED_CARD_SUFFIX)].endswith(("7S", "7S/8", "7SOP")):
+        code = code[: -len(SHARED_CARD_SUFFIX)]
     if code == OPEN_PAIR_CODE:
         return "stud7", Structure.FIXED_LIMIT
     for structure, letter in STRUCTURE_LETTERS.items():
@@ -161,6 +168,8 @@ def fields(state: TableState, **extra: object) -> dict[str, object]:
     """The PHH fields of a hand, in the order they are written."""
     stakes, n = state.stakes, state.seats
     code = OPEN_PAIR_CODE if state.open_pair_big_bet else variant_code(state.variant.name, state.structure)
+    if state.shared_card:
+        code += SHARED_CARD_SUFFIX
     out: dict[str, object] = {"variant": code, "antes": [stakes.ante] * n}
     if state.variant.forced_bets is ForcedBets.BLINDS:
         out["blinds_or_straddles"] = [stakes.small_blind, stakes.big_blind] + [0] * (n - 2)

@@ -161,6 +161,11 @@ class TableState(Betting):
         return None
 
     @property
+    def shared_card(self) -> bool:
+        """Whether the deck could not give every seat its last card, and one shared card was dealt instead (stud)."""
+        return self._shared_card
+
+    @property
     def pot(self) -> int:
         """Chips in the middle: everything put in and not yet paid out."""
         return sum(self.contributed) - self.paid

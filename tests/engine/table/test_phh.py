@@ -18,6 +18,11 @@ def test_every_game_and_structure_has_a_code_that_reads_back() -> None:
     }
     with pytest.raises(PHHError, match="unknown variant code 'FR'"):
         parse_code("FR")
+    assert [parse_code(code) for code in ("F7SSC", "F7S/8SC", "F7SOPSC", "N7SSC")] == [
+        ("stud7", Structure.FIXED_LIMIT), ("stud7-hilo", Structure.FIXED_LIMIT), ("stud7", Structure.FIXED_LIMIT),
+        ("stud7", Structure.NO_LIMIT)]
+    with pytest.raises(PHHError, match="unknown variant code 'FTSC'"):
+        parse_code("FTSC")  # a shared card is stud's
 
 
 class Splitter:

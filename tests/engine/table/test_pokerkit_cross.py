@@ -432,3 +432,18 @@ def test_a_hand_with_the_big_bet_on_an_open_pair_is_not_written_as_pokerkits_sev
     called = play_hand("stud7", [200] * 3, [CallingBot()] * 3, seed=0)  # the same open pair, no big bet
     assert tomllib.loads(dumps(called))["variant"] == "F7S"
     assert _pokerkit_stacks(dumps(called)) == called.stacks
+
+
+def test_a_stud_hand_dealt_a_shared_card_is_not_written_as_pokerkits_seven_card_stud() -> None:
+    """Eight seats of 7-Card Stud run the deck short: the 7th card is one shared card (``d db``) with no betting
+    after it. PHH's F7S has neither (pokerkit stops at the showdown it does not expect); the code says so, and we
+    read it back."""
+    for variant, code in (("stud7", "F7SSC"), ("stud7-hilo", "F7S/8SC")):
+        shared = play_hand(variant, [500] * 8, [CallingBot()] * 8, seed=0)
+        assert shared.shared_card and any(isinstance(r, A.Deal) and r.seat is None for r in shared.log)
+        text = dumps(shared)
+        assert tomllib.loads(text)["variant"] == code  # it was 'F7S' / 'F7S/8'
+        assert loads(text).replay().stacks == shared.stacks
+    seven = play_hand("stud7", [500] * 7, [CallingBot()] * 7, seed=0)  # seven seats: a card each, as PHH's
+    assert not seven.shared_card and tomllib.loads(dumps(seven))["variant"] == "F7S"
+    assert _pokerkit_stacks(dumps(seven)) == seven.stacks
