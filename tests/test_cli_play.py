@@ -20,7 +20,7 @@ def test_play_writes_histories_and_results(tmp_path: Path, capsys: pytest.Captur
     results = pd.read_parquet(out / "results.parquet")
     assert len(results) == 36 and set(results["bot"]) == {"random", "calling"}
     assert (results.groupby("hand")["net"].sum() == 0).all()
-    assert list(results[results["hand"] == 2]["player"]) == [1, 2, 0]  # the players move round
+    assert list(results[results["hand"] == 2]["player"]) == [2, 3, 1]  # the players move round
     files = sorted((out / "hands").glob("*.phh"))
     assert len(files) == 12
     for number, path in enumerate(files, 1):
@@ -29,7 +29,7 @@ def test_play_writes_histories_and_results(tmp_path: Path, capsys: pytest.Captur
         rows = results[results["hand"] == number].sort_values("seat")
         assert state.stacks == list(rows["final_stack"]) and history.other["hand"] == number
     totals = results.groupby("player")["net"].sum()
-    assert f"player 2 (calling): {totals[1]:+d} chips" in printed
+    assert f"player 2 (calling): {totals[2]:+d} chips" in printed  # the table's player 2, as the summary's
     run_cli(capsys, *argv, "--bots", "random", "calling", "random", "--no-progress", "--out", str(tmp_path / "again"))
     assert (tmp_path / "again" / "hands" / "000007.phh").read_text() == (out / "hands" / "000007.phh").read_text()
 
@@ -238,7 +238,7 @@ def test_the_summary_counts_in_english(tmp_path: Path, capsys: pytest.CaptureFix
     assert 1 in set(totals.abs())  # the seed's one hand moves a single chip: the case this test is about
     for player, total in totals.items():
         chips = "chip" if abs(total) == 1 else "chips"
-        assert lines[1 + int(player)] == f"player {int(player) + 1} (random): {total:+d} {chips}"
+        assert lines[int(player)] == f"player {int(player)} (random): {total:+d} {chips}"
 
 
 @pytest.mark.parametrize(

@@ -171,7 +171,7 @@ def _run(args: argparse.Namespace) -> int:
         fail(str(error))
     except OSError as error:
         fail(f"--out {args.out}: cannot write the hands there ({error.strerror or error})")
-    totals = [sum(r["net"] for r in rows if r["player"] == p) for p in range(args.seats)]
+    totals = [sum(r["net"] for r in rows if r["player"] == p + 1) for p in range(args.seats)]
     print(f"{counted(args.hands, 'hand')} of {variant.title} ({args.structure}) written to {args.out}")
     for player, total in enumerate(totals):
         print(f"player {player + 1} ({names[player]}): {total:+d} chip{'' if abs(total) == 1 else 's'}")
@@ -230,7 +230,7 @@ def _play_one(
             "variant": variant,
             "structure": str(structure),
             "seed": seed,
-            "player": player,
+            "player": player + 1,  # as the summary and the hand histories name the players: from 1, as hands
             "bot": names[player],
             "seat": seat,
             "starting_stack": state.starting[seat],
