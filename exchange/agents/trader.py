@@ -146,8 +146,11 @@ class Trader:
 
     def replace(self, bet_id: int, tick: int, *, arrival: Arrival | None = None) -> None:
         """Move an order's unmatched remainder to ``tick`` (a new bet at the back of the queue)."""
+        self.replace_price(bet_id, ladder.price(tick), arrival=arrival)
+
+    def replace_price(self, bet_id: int, new_price: Decimal, *, arrival: Arrival | None = None) -> None:
+        """As :meth:`replace` with a raw decimal price, as a user might send it (the exchange validates it)."""
         _, rnd = self._seen()
-        new_price = ladder.price(tick)
 
         def build(ts: int) -> Command:
             return ReplaceOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, new_price=new_price, round=rnd)

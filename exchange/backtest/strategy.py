@@ -90,7 +90,6 @@ from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import Bankroll, BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.betfair.apiformat import CUSTOMER_REF_MAX
-from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.events import BetResult, OrderAction, OrderRejected
 from exchange.core.market import MarketBook
@@ -104,9 +103,12 @@ DEFAULT_LATENCY_MS = 100
 #: :attr:`Strategy.markets` for a strategy that trades every market of each game (both halves of a Hi/Lo game).
 ALL_MARKETS: tuple[MarketKind, ...] = tuple(MarketKind)
 
-PriceLike = Decimal | str | float | int
+PriceLike = Decimal | str | float | int | Fraction
+"""A price as a trader writes it: ``"2.5"``, ``Decimal("2.5")``, ``2.5`` (floats via their shortest repr),
+``Fraction(5, 2)`` (one with an exact decimal, as the handle's ``fair_odds`` may be)."""
+#: The whole numbers an order's fields take: a 64-bit column's (the tables') and more than any stake or bet id.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _REF_PREFIX_MAX = 20  # an automatic reference's prefix: room left for "-" and a counter of up to 11 digits
-"""A price as a trader writes it: ``"2.5"``, ``Decimal("2.5")``, ``2.5`` (floats via their shortest repr)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,13 +393,13 @@ class MarketHandle:
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
         """Move an order's unmatched part to ``new_price`` (a new bet id, at the back of the new queue).
 
-        Raises :class:`~exchange.core.ladder.InvalidPrice` at once for a price off the ladder, and ``TypeError`` for
-        a bet id that is not an ``int`` or a price that is not text or a number.
+        ``TypeError`` for a bet id that is not an ``int`` or a price that is not text or a number, as
+        :meth:`place_order`; odds off the ladder come back through ``on_order_rejected``, as a placement's do.
         """
         bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
-        tick = ladder.parse_price(_decimal(new_price))
-        arrival = self._note(OrderAction.REPLACE, bet_id=bet_id, price=ladder.price(tick))
-        self._trader.replace(bet_id, tick, arrival=arrival)
+        asked = _decimal(new_price)
+        arrival = self._note(OrderAction.REPLACE, bet_id=bet_id, price=asked)
+        self._trader.replace_price(bet_id, asked, arrival=arrival)
         return self._ticket(Instruction.REPLACE, None)
 
     def cancel_all(self) -> list[OrderTicket]:
@@ -433,14 +435,23 @@ def _whole(name: str, value: object, hint: str) -> int:
     """
     if isinstance(value, bool) or not isinstance(value, SupportsIndex):
         raise TypeError(f"{name} {value!r} is not an int: {hint}")
-    return operator.index(value)
+    whole = operator.index(value)
+    if not INT64_MIN <= whole <= INT64_MAX:  # no order could carry it, nor a table column hold it
+        raise ValueError(f"{name} {whole} is past what any order carries (a whole number of 64 bits): {hint}")
+    return whole
 
 
 def _decimal(price: PriceLike) -> Decimal:
+    """A price as the exchange reads it: exactly, as written (a float as it prints, a fraction as its decimal)."""
     if isinstance(price, Decimal):
         return price
     if isinstance(price, float):
         return Decimal(repr(price))
+    if isinstance(price, Fraction):  # as the handle's own fair_odds are
+        exact = Decimal(price.numerator) / Decimal(price.denominator)
+        if Fraction(exact) != price:
+            raise ValueError(f"price {price} has no exact decimal: give decimal odds on the ladder, e.g. '2.5'")
+        return exact
     if isinstance(price, bool) or not isinstance(price, str | int):
         raise TypeError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'")
     try:

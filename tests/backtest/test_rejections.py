@@ -13,9 +13,11 @@ once more.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import pyarrow as pa
@@ -283,3 +285,62 @@ def test_a_refusal_is_paired_with_its_own_instruction_not_one_carried_out_at_the
     shown = sorted((r["action"], r["bet_id"], r["size"], r["price"], r["error_code"]) for r in rows)
     taken = ErrorCode.BET_TAKEN_OR_LAPSED.value
     assert shown == [("CANCEL", strategy.bet, 70, None, taken), ("REPLACE", strategy.bet, None, 4.0, taken)]
+
+
+class OffLadderMover(Strategy):
+    """Rests a back, then asks to move it to odds off the ladder (3.33), and to 5.7 written as a Fraction."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.bet: int | None = None
+        self.heard: list[tuple[str, str]] = []
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP:
+            market.place_order(1, Side.BACK, "900", 300, customer_ref="rest")
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        if self.bet is None and orders:
+            self.bet = orders[0].bet_id
+            market.replace_order(self.bet, "3.33")
+            market.place_order(2, Side.BACK, Fraction(57, 10), 200, customer_ref="fraction")
+
+    def on_order_rejected(self, market: MarketHandle, rejection: OrderRejected) -> None:
+        self.heard.append((rejection.action.value, rejection.error_code.value))
+
+
+def test_a_replace_to_odds_off_the_ladder_is_refused_as_a_placement_is_and_a_fraction_is_a_price() -> None:
+    """``replace_order`` raised ``InvalidPrice`` at the call (stopping the backtest) where ``place_order`` hears
+    INVALID_ODDS; a ``Fraction`` price (the handle's own fair odds are) was "not a number"."""
+    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
+                      games_per_session=1)  # fmt: skip
+    tables = empty_tables()
+    strategy = OffLadderMover()
+    play_session(setup, 0, strategy, tables)
+    assert strategy.heard == [("REPLACE", ErrorCode.INVALID_ODDS.value)]
+    rows = tables["orders"].to_arrow().to_pylist()
+    [refused] = [r for r in rows if r["status"] == "REJECTED"]
+    assert (refused["action"], refused["bet_id"], refused["price"], refused["tick"]) == (
+        "REPLACE", strategy.bet, 3.33, None)
+    [placed] = [r for r in rows if r["customer_ref"] == "fraction"]
+    assert (placed["price"], placed["tick"]) == (5.7, ladder.parse_price("5.7"))
+
+
+@pytest.mark.parametrize(("call", "says"), [
+    (lambda m: m.place_order(1, Side.BACK, "3", 2**63), "size 9223372036854775808 is past what any order carries"),
+    (lambda m: m.cancel_order(2**64), "bet id 18446744073709551616 is past what any order carries"),
+    (lambda m: m.place_order(1, Side.BACK, Fraction(1, 3), 200), "price 1/3 has no exact decimal"),
+])
+def test_a_number_no_order_can_carry_is_refused_at_the_call(call: Any, says: str) -> None:
+    """A stake of 2**63 was sent, refused by the exchange, and then stopped the whole run writing its tables
+    (pyarrow's OverflowError, naming no strategy); a bet id past 64 bits too."""
+    class Asks(Strategy):
+        def on_window_open(self, market: MarketHandle, round: Round) -> None:
+            call(market)
+
+    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
+                      games_per_session=1)  # fmt: skip
+    with pytest.raises(ValueError, match=re.escape(says)):
+        play_session(setup, 0, Asks(), empty_tables())
