@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from exchange.agents import host
 from exchange.agents.trader import Agent, Trader, overrides
@@ -65,7 +65,7 @@ from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketH
 from exchange.backtest.strategy_errors import Guarded
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
-from exchange.core.orders import OrderView
+from exchange.core.orders import OrderStatus, OrderView
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.layouts import MarketKind
@@ -329,6 +329,7 @@ class StrategyAgent(Agent):
     def _settle(self, handle: MarketHandle) -> None:
         """The market is over: the orders its settlement changed, then the account's settlement (once a market)."""
         self._orders_changed(handle)
+        self._closed_with_the_market(handle)
         market_id = handle.market_id
         if self._ended is not None and self._ended[0] == market_id:
             return
@@ -337,6 +338,27 @@ class StrategyAgent(Agent):
         self._ended = (market_id, settlement)
         if settlement is not None:
             self.strategy.on_settlement(handle, settlement)
+
+    def _closed_with_the_market(self, handle: MarketHandle) -> None:
+        """The unmatched remainders the market's end took: lapsed as it settled, cancelled as it was voided.
+
+        A market over is no longer one of the account's current orders, so its view lists none: these are told
+        from the last the strategy heard of them (they went unheard, and a strategy kept them as executable).
+        """
+        if self.retired:
+            return
+        shown = {o.bet_id for o in handle.view.orders}
+        void = handle.view.market_status is MarketStatus.VOID
+        ended = [
+            replace(o, status=OrderStatus.EXECUTION_COMPLETE, size_remaining=0,
+                    size_lapsed=o.size_lapsed + (0 if void else o.size_remaining),
+                    size_cancelled=o.size_cancelled + (o.size_remaining if void else 0))
+            for o in self._seen.values()
+            if o.market_id == handle.market_id and o.size_remaining and o.bet_id not in shown
+        ]  # fmt: skip
+        if ended:
+            self._seen.update((o.bet_id, o) for o in ended)
+            self.strategy.process_orders(handle, ended)
 
     def _orders_changed(self, handle: MarketHandle) -> None:
         if self.retired:

@@ -24,10 +24,13 @@ Hooks, in the order a game calls them (names as flumine's where it has one)::
     on_settlement(market, settlement)           the market settled (or was voided), as it did
     on_game_end(game)                           the game is over: each market's result, the bankroll after it
 
-A "market update" is the market as it stands after everything that happened
-at one instant of the clock (a window opening, cards turned, orders placed or
-matched): the hooks see a consistent state once per instant, as a stream
-subscriber sees one conflated message.
+A "market update" is the market as it stands after what happened at one instant of
+the clock: the book's changes (orders placed, matched, cancelled) are conflated to
+one update an instant, as a stream subscriber sees one conflated message, but a
+window opening and cards turned are updates of their own. So one instant can bring
+two or three: a window opens (its book still empty), then the house's quotes come
+at the same instant; ``check_market_book`` is where a strategy that acts once an
+instant says so.
 
 **Which markets.** Most games have one market; a Hi/Lo game (``omaha-hilo``,
 ``stud7-hilo``) has two, High (``omaha-hilo.17``, hands 1-4) and Low
@@ -522,7 +525,8 @@ class Strategy:
         return market.betting_open
 
     def process_market_book(self, market: MarketHandle) -> None:
-        """The market changed (once per clock instant with changes)."""
+        """The market changed: a window opened, cards were turned, or its book changed (conflated to once an
+        instant; an opening and the quotes that follow it at the same instant are two calls)."""
 
     def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
         """Some of this strategy's orders changed: placed, matched, cancelled, lapsed, settled."""

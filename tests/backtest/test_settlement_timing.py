@@ -297,3 +297,41 @@ def test_a_market_settled_before_its_game_is_voided_stays_settled() -> None:
     entries = timeline.entries
     names = [(e.name, e.market_id) for e in entries if e.name in ("on_settlement", "GameVoided", "on_game_end")]
     assert names == [("on_settlement", low), ("GameVoided", high), ("on_settlement", high), ("on_game_end", high)]
+
+
+class RestsEveryWindow(Strategy):
+    """Rests a back far from any price in every window, and keeps what ``process_orders`` says of each bet."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: dict[str, OrderView] = {}  # customer ref -> the last view heard
+        self.void_at: Round | None = None
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        market.place_order(1, Side.BACK, "900", 200, customer_ref=f"{market.market_id}-{int(round)}")
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        self.last.update((o.customer_ref or "", o) for o in orders)
+
+
+@pytest.mark.parametrize("voided", [False, True])
+def test_the_bets_left_unmatched_when_a_market_ends_are_heard_ended(voided: bool) -> None:
+    """Those of a window closed by the market's settlement lapse with it, those of a voided market are cancelled:
+    a settled market lists no current orders, and they went unheard (the strategy kept them executable)."""
+    strategy = RestsEveryWindow()
+    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None)
+    world = build_world(setup, 0, strategy)
+    channel = world.channel
+    if voided:
+        def void_in_the_last_window(stamped: Stamped) -> None:
+            game = channel.game(stamped.market_id)
+            if stamped.type == "WindowOpened" and game is not None and game.round is Round.TURN:
+                world.clock.call_later(1_000, lambda: game.operator_void("a test"))  # once the bet rests
+
+        channel.subscribe(void_in_the_last_window)
+    world.run()
+    last = strategy.last.pop("holdem.0-4")  # the Turn's: its window's close is the market's end
+    assert (last.status.value, last.size_remaining) == ("EXECUTION_COMPLETE", 0)
+    assert (last.size_lapsed, last.size_cancelled) == ((0, 200) if voided else (200, 0))
+    assert {(o.status.value, o.size_lapsed) for o in strategy.last.values()} == {("EXECUTION_COMPLETE", 200)}
