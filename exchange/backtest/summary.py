@@ -18,6 +18,7 @@ were ruined (the balance fell below the minimum stake).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -55,8 +56,7 @@ class SessionFigures:
 
     def lines(self) -> list[str]:
         final = sorted(self.final)
-        median = self.median
-        shown = format_minor(median.numerator) if median.denominator == 1 else f"{format_minor(int(median))}5"
+        shown = format_minor(math.floor(self.median + Fraction(1, 2)))  # to the penny as every figure, a half up
         return [
             f"sessions        {len(final)}, each from {format_minor(self.starting)}",
             f"final bankroll  median {shown}, lowest {format_minor(final[0])}, "

@@ -238,16 +238,17 @@ def test_max_drawdown() -> None:
 
 @pytest.mark.parametrize(
     ("finals", "median"),
-    [((7476, 7920, 7920, 8483, 8897, 13060), "82.015"), ((900, 1200, 700), "9.00"), ((150, 700), "4.25"),
+    [((7476, 7920, 7920, 8483, 8897, 13060), "82.02"), ((900, 1200, 700), "9.00"), ((150, 700), "4.25"),
      ((100, 300), "2.00"), ((5000,), "50.00")],
 )
 def test_the_median_final_bankroll_is_the_middle_of_the_sessions(finals: tuple[int, ...], median: str) -> None:
     """An even number of sessions has the mean of the two middle bankrolls for its median, as pandas (the
-    settlements notebook) computes it, exact to the half penny: not the lower of the two."""
+    settlements notebook) computes it, not the lower of the two; shown to the penny as every other figure, a half
+    penny up (it was shown to the half penny, 82.015)."""
     paths = {s: [final] for s, final in enumerate(finals)}
     line = session_figures(paths, starting=10_000, ruin_below=200).lines()[1]
     assert line.startswith(f"final bankroll  median {median}, ")
-    assert float(median) == pytest.approx(statistics.median(finals) / 100)
+    assert abs(float(median) - statistics.median(finals) / 100) <= 0.005
 
 
 def test_a_table_written_in_parts_is_the_same_file_however_it_was_cut(
