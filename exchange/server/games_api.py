@@ -51,7 +51,7 @@ async def results(request: web.Request) -> web.Response:
     limit = int(raw) if raw.isascii() and raw.isdigit() and len(raw) < 10 else None
     if limit is None or not 1 <= limit <= kept:
         return _bad_input(f"limit must be a whole number from 1 to {kept} (the results kept per channel), "
-                          f"not {raw[:20]!r}")
+                          f"not {raw[:20] + ('...' if len(raw) > 20 else '')!r}")
     config = service.channels[name].config
     found = service.results.recent(name, limit)
     return web.json_response({"channel": name, "kept": kept,

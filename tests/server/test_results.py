@@ -127,6 +127,11 @@ async def test_a_bad_channel_or_limit_is_refused_with_a_stable_code(client: Test
     assert body["error"] == code and body["details"]
 
 
+async def test_a_long_limit_is_quoted_cut_and_said_to_be(client: TestClient) -> None:
+    body = await (await client.get("/games/v1/channels/omaha-hilo/results?limit=" + "9" * 33)).json()
+    assert body["details"].endswith(f"not '{'9' * 20}...'")  # (it read as the whole value, 20 nines)
+
+
 async def test_the_route_is_in_the_openapi_document(client: TestClient) -> None:
     doc = await (await client.get("/openapi.json")).json()
     responses = doc["paths"]["/games/v1/channels/{channelId}/results"]["get"]["responses"]
