@@ -72,10 +72,15 @@ def loads_client(data: bytes | str) -> Any:
     ... except NotUnicode as exc:
     ...     print(str(exc)[:51])
     'x\udc00' has half of a UTF-16 surrogate pair alone
+    >>> try:
+    ...     loads_client('{"ref": "x\udc00"}')  # text already decoded, the half in it
+    ... except NotUnicode as exc:
+    ...     print(str(exc)[:51])
+    'x\udc00' has half of a UTF-16 surrogate pair alone
     """
     value = loads(data)
     raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
-    if _SURROGATE_ESCAPE.search(raw):
+    if _SURROGATE_ESCAPE.search(raw) or (isinstance(data, str) and _LONE_SURROGATE.search(data)):
         found = _lone_surrogate(value)
         if found is not None:
             raise NotUnicode(f"{found!r:.60} has half of a UTF-16 surrogate pair alone; send text as UTF-8 (or "
