@@ -37,6 +37,10 @@ from exchange.tables.outputs import empty_tables
 
 CHANNEL, SEED, GAMES = "omaha-hilo", 3, 2
 NO_SUCH_BET = 10**9
+#: One Hold'em game of the seed, the strategy on its own with the house.
+ONE_HOLDEM_GAME = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
+                            start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(),
+                            equities=None, games_per_session=1)  # fmt: skip
 #: (market id of the handle or row, action, error code, bet id)
 Refusal = tuple[str, str, str, int | None]
 
@@ -242,9 +246,7 @@ class NotANumber(Strategy):
 
 
 def test_a_refused_placement_at_odds_that_are_no_number_has_its_row() -> None:
-    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
-                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
-                      games_per_session=1)  # fmt: skip
+    setup = ONE_HOLDEM_GAME
     tables = empty_tables()
     play_session(setup, 0, NotANumber(), tables)
     rows = [r for r in tables["orders"].to_arrow().to_pylist() if r["status"] == "REJECTED"]
@@ -253,9 +255,8 @@ def test_a_refused_placement_at_odds_that_are_no_number_has_its_row() -> None:
                      ("snan", ErrorCode.INVALID_ODDS.value, None, "nan")]
 
 
-class TwiceAtOnce(Strategy):
-    """Rests a back, then in one callback moves it twice and cuts it twice: the second of each is refused (the bet
-    was replaced), and its row must say what the second asked, not what the first (carried out) did."""
+class RestsThenActs(Strategy):
+    """Rests a back far from any price in the Pre-flop window; once it is placed, :meth:`act` on it, once."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -268,16 +269,25 @@ class TwiceAtOnce(Strategy):
     def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
         if self.bet is None and orders:
             self.bet = orders[0].bet_id
-            market.cancel_order(self.bet, 50)
-            market.replace_order(self.bet, "3.0")
-            market.cancel_order(self.bet, 70)
-            market.replace_order(self.bet, "4.0")
+            self.act(market, self.bet)
+
+    def act(self, market: MarketHandle, bet: int) -> None:
+        raise NotImplementedError
+
+
+class TwiceAtOnce(RestsThenActs):
+    """Moves the resting back twice and cuts it twice in one callback: the second of each is refused (the bet was
+    replaced), and its row must say what the second asked, not what the first (carried out) did."""
+
+    def act(self, market: MarketHandle, bet: int) -> None:
+        market.cancel_order(bet, 50)
+        market.replace_order(bet, "3.0")
+        market.cancel_order(bet, 70)
+        market.replace_order(bet, "4.0")
 
 
 def test_a_refusal_is_paired_with_its_own_instruction_not_one_carried_out_at_the_same_instant() -> None:
-    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
-                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
-                      games_per_session=1)  # fmt: skip
+    setup = ONE_HOLDEM_GAME
     tables = empty_tables()
     strategy = TwiceAtOnce()
     play_session(setup, 0, strategy, tables)
@@ -287,23 +297,16 @@ def test_a_refusal_is_paired_with_its_own_instruction_not_one_carried_out_at_the
     assert shown == [("CANCEL", strategy.bet, 70, None, taken), ("REPLACE", strategy.bet, None, 4.0, taken)]
 
 
-class OffLadderMover(Strategy):
-    """Rests a back, then asks to move it to odds off the ladder (3.33), and to 5.7 written as a Fraction."""
+class OffLadderMover(RestsThenActs):
+    """Asks to move the resting back to odds off the ladder (3.33), and backs at 5.7 written as a Fraction."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.bet: int | None = None
         self.heard: list[tuple[str, str]] = []
 
-    def on_window_open(self, market: MarketHandle, round: Round) -> None:
-        if round is Round.PREFLOP:
-            market.place_order(1, Side.BACK, "900", 300, customer_ref="rest")
-
-    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
-        if self.bet is None and orders:
-            self.bet = orders[0].bet_id
-            market.replace_order(self.bet, "3.33")
-            market.place_order(2, Side.BACK, Fraction(57, 10), 200, customer_ref="fraction")
+    def act(self, market: MarketHandle, bet: int) -> None:
+        market.replace_order(bet, "3.33")
+        market.place_order(2, Side.BACK, Fraction(57, 10), 200, customer_ref="fraction")
 
     def on_order_rejected(self, market: MarketHandle, rejection: OrderRejected) -> None:
         self.heard.append((rejection.action.value, rejection.error_code.value))
@@ -312,9 +315,7 @@ class OffLadderMover(Strategy):
 def test_a_replace_to_odds_off_the_ladder_is_refused_as_a_placement_is_and_a_fraction_is_a_price() -> None:
     """``replace_order`` raised ``InvalidPrice`` at the call (stopping the backtest) where ``place_order`` hears
     INVALID_ODDS; a ``Fraction`` price (the handle's own fair odds are) was "not a number"."""
-    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
-                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
-                      games_per_session=1)  # fmt: skip
+    setup = ONE_HOLDEM_GAME
     tables = empty_tables()
     strategy = OffLadderMover()
     play_session(setup, 0, strategy, tables)
@@ -339,8 +340,6 @@ def test_a_number_no_order_can_carry_is_refused_at_the_call(call: Any, says: str
         def on_window_open(self, market: MarketHandle, round: Round) -> None:
             call(market)
 
-    setup = GameSetup(channel="holdem", seed=SEED, account=STRATEGY_ACCOUNT, balance=DEFAULT_BALANCE,
-                      start_ms=EPOCH_MS, latency_ms=None, record_streams=False, house=HouseSpec(), equities=None,
-                      games_per_session=1)  # fmt: skip
+    setup = ONE_HOLDEM_GAME
     with pytest.raises(ValueError, match=re.escape(says)):
         play_session(setup, 0, Asks(), empty_tables())
