@@ -63,7 +63,7 @@ def loads_client(data: bytes | str) -> Any:
 
     JSON can write half of a UTF-16 pair (``"x\udc00"``) and Python reads it, but no UTF-8 text takes it: a
     reference carrying one went through the API and then stopped the Parquet recording of every game. The
-    escapes are looked for in the bytes first, so an ordinary body costs one scan.
+    escapes are looked for in a UTF-8 body's bytes first, so an ordinary body costs one scan.
 
     >>> loads_client(b'{"ref": "\\ud83d\\ude00"}') == {"ref": "\U0001f600"}  # a pair: one character
     True
@@ -79,8 +79,9 @@ def loads_client(data: bytes | str) -> Any:
     'x\udc00' has half of a UTF-16 surrogate pair alone
     """
     value = loads(data)
-    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
-    if _SURROGATE_ESCAPE.search(raw) or (isinstance(data, str) and _LONE_SURROGATE.search(data)):
+    # a UTF-8 body is read for the escapes first; text (a stream's line) and a UTF-16 or -32 body are walked whole
+    utf8 = isinstance(data, bytes) and json.detect_encoding(data) == "utf-8"
+    if not utf8 or _SURROGATE_ESCAPE.search(data):
         found = _lone_surrogate(value)
         if found is not None:
             raise NotUnicode(f"{found!r:.60} has half of a UTF-16 surrogate pair alone; send text as UTF-8 (or "

@@ -21,8 +21,7 @@ import logging
 import re
 from http import HTTPStatus
 
-from aiohttp import hdrs, web
-from aiohttp.compression_utils import HAS_BROTLI, HAS_ZSTD
+from aiohttp import compression_utils, hdrs, web
 from aiohttp.http_exceptions import ContentEncodingError, HttpProcessingError, LineTooLong
 from aiohttp.typedefs import Handler
 
@@ -100,7 +99,8 @@ class JsonErrorsHandler(web.RequestHandler):
 
 #: The request bodies' ``Content-Encoding`` values this server decodes (br and zstd where their libraries are
 #: installed: aiohttp's own optional dependencies).
-BODY_ENCODINGS = ("gzip", "deflate", *(("br",) if HAS_BROTLI else ()), *(("zstd",) if HAS_ZSTD else ()))
+BODY_ENCODINGS = ("gzip", "deflate", *(("br",) if getattr(compression_utils, "HAS_BROTLI", False) else ()),
+                  *(("zstd",) if getattr(compression_utils, "HAS_ZSTD", False) else ()))  # (zstd: aiohttp 3.13)
 
 
 def encodings_taken() -> str:
@@ -110,11 +110,10 @@ def encodings_taken() -> str:
 
 def _described(status: int, exc: BaseException | None) -> tuple[int, str, str]:
     """The status, stable code and details of an error aiohttp's protocol met outside the app."""
-    if isinstance(exc, ContentEncodingError):  # met with the head (a bad body is met as it is read, in the app):
-        named = re.search(r"\(([\w-]+)\)", exc.message)  # an encoding the parser has no library for, as "(br)"
-        said = named.group(1) if named else "so"
+    named = re.search(r"\(([\w-]+)\)", exc.message) if isinstance(exc, ContentEncodingError) else None
+    if named is not None and named.group(1) not in BODY_ENCODINGS:  # one the parser has no library for, "(br)"
         return (HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
-                f"a request body encoded {said[:40]!r} is not taken here: send it as it is, or encoded "
+                f"a request body encoded {named.group(1)[:40]!r} is not taken here: send it as it is, or encoded "
                 f"{encodings_taken()}")
     if isinstance(exc, LineTooLong):
         limit = exc.args[1] if len(exc.args) > 1 else "8190"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,17 @@ async def test_a_body_in_an_encoding_not_taken_is_a_415_naming_those_taken(port:
     assert (status, answer["error"]) == (415, "UNSUPPORTED_MEDIA_TYPE"), answer
     assert answer["details"] == (f"a request body encoded {encoding!r} is not taken here: send it as it is, or "
                                  f"encoded {encodings_taken()}"), answer
+
+
+async def test_a_deflate_body_cut_short_is_a_400_not_an_encoding_not_taken(port: int) -> None:
+    """The parser meets a deflate stream that ends early as the message completes: it is a body that is not what
+    its encoding says, not one in an encoding the server lacks (it was answered 415, "encoded 'so'")."""
+    cut = zlib.compress(b'{"jsonrpc": "2.0", "id": 1, "method": "SportsAPING/v1.0/listEventTypes"}')[:-6]
+    request = (b"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: deflate\r\n"
+               b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(cut)) + cut
+    status, _, body = await _exchange(port, request)
+    answer = json.loads(body)
+    assert status == 400 and answer["error"] != "UNSUPPORTED_MEDIA_TYPE", answer
 
 
 async def test_the_oversize_header_answer_names_the_limit(port: int) -> None:

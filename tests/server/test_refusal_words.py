@@ -141,3 +141,13 @@ async def test_text_with_half_a_surrogate_pair_is_refused_before_anything_is_don
     answer = await raw_call(client, token, call("placeOrders", f'{{"marketId": "holdem.0", "instructions": '
                                                                f'[{instruction[:-2]}}}], {emoji}}}'))
     assert answer["result"]["status"] == "SUCCESS", answer
+
+
+async def test_half_a_surrogate_pair_is_refused_in_a_utf16_body_too(alice: tuple[TestClient, str]) -> None:
+    """The escapes were looked for in the bytes as UTF-8 writes them: a UTF-16 body (JSON allows reading one) went
+    through and was placed."""
+    client, token = alice
+    body = call("listCurrentOrders", '{"customerOrderRefs": ["x\\udc00"]}').encode("utf-16-le")
+    resp = await client.post(BETTING, data=body, headers=headers(token))
+    answer = await resp.json()
+    assert answer["error"]["code"] == -32700 and "not Unicode" in answer["error"]["message"], answer
