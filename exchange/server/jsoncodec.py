@@ -80,8 +80,8 @@ def loads_client(data: bytes | str) -> Any:
     """
     value = loads(data)
     # a UTF-8 body is read for the escapes first; text (a stream's line) and a UTF-16 or -32 body are walked whole
-    utf8 = isinstance(data, bytes) and json.detect_encoding(data) == "utf-8"
-    if not utf8 or _SURROGATE_ESCAPE.search(data):
+    utf8 = data if isinstance(data, bytes) and json.detect_encoding(data) == "utf-8" else None
+    if utf8 is None or _SURROGATE_ESCAPE.search(utf8):
         found = _lone_surrogate(value)
         if found is not None:
             raise NotUnicode(f"{found!r:.60} has half of a UTF-16 surrogate pair alone; send text as UTF-8 (or "
