@@ -34,6 +34,7 @@ from exchange.core.events import (
     OrderPlaced,
     OrderRejected,
 )
+from exchange.core.orders import OrderView
 from exchange.game.channels import parse_market_id
 from exchange.game.events import (
     EquitiesPublished,
@@ -181,6 +182,9 @@ class ChannelGateway:
     ) -> BettorView | None:
         return bettor_view(self.channel, account_id, open_orders_only=open_orders_only, with_book=with_book,
                            market=self.market)
+
+    def order(self, account_id: str, bet_id: int) -> OrderView | None:
+        return self.channel.exchange.order_view(account_id, bet_id)
 
 
 #: Each channel's host, by the channel's id. The values are weak: a host lives as long as its channel (which

@@ -27,6 +27,7 @@ from exchange.clock import Clock
 from exchange.core import ladder
 from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
 from exchange.core.events import Matched, OrderRejected
+from exchange.core.orders import OrderView
 from exchange.core.side import Side
 
 
@@ -62,6 +63,10 @@ class Gateway(Protocol):
         """The current game as ``account_id`` may see it; ``None`` before the first game."""
         ...
 
+    def order(self, account_id: str, bet_id: int) -> OrderView | None:
+        """One of the account's orders as the exchange has it now (its market over too), or ``None``."""
+        ...
+
 
 class Trader:
     """One agent's hands on the exchange: its account, its latency, its commands.
@@ -92,6 +97,10 @@ class Trader:
 
     def now(self) -> int:
         return self._gateway.clock.now()
+
+    def order(self, bet_id: int) -> OrderView | None:
+        """One of this account's orders as the exchange has it now, its market over too (``None``: not one)."""
+        return self._gateway.order(self.account_id, bet_id)
 
     def view(self, *, open_orders_only: bool = False, with_book: bool = True) -> BettorView | None:
         """A fresh view of the current game for this account (and remember its round for stamping)."""

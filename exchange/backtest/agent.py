@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from exchange.agents import host
 from exchange.agents.trader import Agent, Trader, overrides
@@ -65,7 +65,7 @@ from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketH
 from exchange.backtest.strategy_errors import Guarded
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
-from exchange.core.orders import OrderStatus, OrderView
+from exchange.core.orders import OrderView
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.layouts import MarketKind
@@ -297,13 +297,13 @@ class StrategyAgent(Agent):
     def on_market_settled(self, view: BettorView, trader: Trader) -> None:
         if self.retired:
             return
-        self._settle(self._enter(view, trader))
+        self._settle(self._enter(view, trader), trader)
 
     def on_game_end(self, view: BettorView, trader: Trader) -> None:
         if self.retired:
             return
         handle = self._enter(view, trader)
-        self._settle(handle)  # its settlement now if it went unheard when the market ended (no hook for it)
+        self._settle(handle, trader)  # its settlement now if it went unheard when the market ended (no hook for it)
         ended, self._ended = self._ended, None
         self.seated.market_ended(view, handle, None if ended is None else ended[1])
 
@@ -326,10 +326,10 @@ class StrategyAgent(Agent):
         if self.strategy.check_market_book(handle):
             self.strategy.process_market_book(handle)
 
-    def _settle(self, handle: MarketHandle) -> None:
+    def _settle(self, handle: MarketHandle, trader: Trader) -> None:
         """The market is over: the orders its settlement changed, then the account's settlement (once a market)."""
         self._orders_changed(handle)
-        self._closed_with_the_market(handle)
+        self._closed_with_the_market(handle, trader)
         market_id = handle.market_id
         if self._ended is not None and self._ended[0] == market_id:
             return
@@ -339,23 +339,15 @@ class StrategyAgent(Agent):
         if settlement is not None:
             self.strategy.on_settlement(handle, settlement)
 
-    def _closed_with_the_market(self, handle: MarketHandle) -> None:
-        """The unmatched remainders the market's end took: lapsed as it settled, cancelled as it was voided.
-
-        A market over is no longer one of the account's current orders, so its view lists none: these are told
-        from the last the strategy heard of them (they went unheard, and a strategy kept them as executable).
-        """
+    def _closed_with_the_market(self, handle: MarketHandle, trader: Trader) -> None:
+        """The orders the market's end changed that its view no longer lists: a market over is not one of the
+        account's current orders, so an unmatched remainder it lapsed (settled) or cancelled (voided), or a match
+        its void undid, went unheard, and a strategy kept the order executable. Told as the exchange has them."""
         if self.retired:
             return
         shown = {o.bet_id for o in handle.view.orders}
-        void = handle.view.market_status is MarketStatus.VOID
-        ended = [
-            replace(o, status=OrderStatus.EXECUTION_COMPLETE, size_remaining=0,
-                    size_lapsed=o.size_lapsed + (0 if void else o.size_remaining),
-                    size_cancelled=o.size_cancelled + (o.size_remaining if void else 0))
-            for o in self._seen.values()
-            if o.market_id == handle.market_id and o.size_remaining and o.bet_id not in shown
-        ]  # fmt: skip
+        now = (trader.order(o.bet_id) for o in self._seen.values() if o.bet_id not in shown)
+        ended = [o for o in now if o is not None and o.market_id == handle.market_id and self._seen[o.bet_id] != o]
         if ended:
             self._seen.update((o.bet_id, o) for o in ended)
             self.strategy.process_orders(handle, ended)

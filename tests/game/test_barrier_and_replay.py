@@ -182,6 +182,9 @@ def test_a_trader_hands_out_no_public_route_to_the_channel() -> None:
         def view(self, account_id: str | None, **_: object) -> None:
             return None
 
+        def order(self, account_id: str, bet_id: int) -> None:
+            return None
+
     trader = Trader(_Gateway(), "someone")
     public = {name for name in dir(trader) if not name.startswith("_")}
     assert "gateway" not in public
