@@ -23,3 +23,26 @@ def test_only_the_first_sigterm_raises_and_the_handler_is_given_back() -> None:
             cleaned = True
     assert cleaned
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_worker_stopped_alone_ends_the_command_on_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """SIGTERM sent to one of a backtest's workers (not the command) stops its chunk: the error comes back to the
+    command as ``ChunkStopped``, which printed a traceback; it ends the command as a SIGTERM would."""
+    import exchange.cli as cli
+    from exchange.backtest.workers import ChunkStopped
+
+    def stopped(args: object) -> int:
+        raise ChunkStopped("the command stopped its workers")
+
+    def parser(command: str | None) -> object:
+        class Parsed:
+            @staticmethod
+            def parse_args(argv: object) -> object:
+                return type("Args", (), {"command": "backtest", "run": staticmethod(stopped)})()
+
+        return Parsed()
+
+    monkeypatch.setattr(cli, "build_parser", parser)
+    assert cli.main(["backtest"]) == cli.TERMINATED
+    assert capsys.readouterr().err == "exchange-poker: terminated\n"

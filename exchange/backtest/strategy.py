@@ -361,8 +361,9 @@ class MarketHandle:
 
         An argument of the wrong type raises ``TypeError`` here, naming it (a ``side`` that is not a
         :class:`~exchange.core.side.Side`, a hand or size that is not an ``int``, a price that is not text or a
-        number, a ``customer_ref`` that is not text), and a price text that is no number or a ``customer_ref``
-        over 32 characters (API-NG's limit) ``ValueError``: what the exchange itself refuses (hand 9, a size under
+        number, a ``customer_ref`` that is not text), and ``ValueError`` a price text that is no number, a
+        ``Fraction`` with no exact decimal, a hand or size past 64 bits or a ``customer_ref`` over 32 characters
+        (API-NG's limit): what the exchange itself refuses (hand 9, a size under
         the minimum, odds off the ladder) comes back through ``on_order_rejected``.
         """
         if not isinstance(side, Side):
@@ -384,7 +385,8 @@ class MarketHandle:
     def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
         """Cancel an order's unmatched part, or reduce it by ``size_reduction`` (API-NG ``cancelOrders``).
 
-        A bet id or size reduction that is not an ``int`` raises ``TypeError`` here.
+        A bet id or size reduction that is not an ``int`` raises ``TypeError`` here, one past 64 bits
+        ``ValueError``.
         """
         bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
         if size_reduction is not None:
@@ -396,8 +398,9 @@ class MarketHandle:
     def replace_order(self, bet_id: int, new_price: PriceLike) -> OrderTicket:
         """Move an order's unmatched part to ``new_price`` (a new bet id, at the back of the new queue).
 
-        ``TypeError`` for a bet id that is not an ``int`` or a price that is not text or a number, as
-        :meth:`place_order`; odds off the ladder come back through ``on_order_rejected``, as a placement's do.
+        ``TypeError`` for a bet id that is not an ``int`` or a price that is not text or a number, ``ValueError``
+        for a bet id past 64 bits or a price text that is no number, as :meth:`place_order`; odds off the ladder
+        come back through ``on_order_rejected``, as a placement's do.
         """
         bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
         asked = _decimal(new_price)
@@ -425,9 +428,9 @@ class MarketHandle:
 
 
 def _whole(name: str, value: object, hint: str) -> int:
-    """``value`` as an ``int`` (any integer type: numpy's too), else ``TypeError`` (a ``bool`` too): a float or text
-    in an integer field would travel to the exchange only to be refused, and could not be written to the tables
-    as it was given.
+    """``value`` as an ``int`` (any integer type: numpy's too), else ``TypeError`` (a ``bool`` too), and
+    ``ValueError`` past 64 bits: a float or text in an integer field would travel to the exchange only to be
+    refused, and could not be written to the tables as it was given, nor a number past 64 bits.
 
     >>> _whole("size", 500, "")
     500

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
+from exchange.backtest.workers import ChunkStopped
 from exchange.cli.options import PROG, fail, one_line_errors
 from exchange.cli.stdout import OutputFailed, checked_stdout
 from exchange.cli.stopping import TERMINATED, Terminated
@@ -73,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C: the command stopped as asked (what it was writing it has removed)
         print(f"{PROG}: interrupted", file=sys.stderr)
         return INTERRUPTED
-    except Terminated:  # SIGTERM, in a command that takes it as Ctrl-C (exchange.cli.stopping)
+    except (Terminated, ChunkStopped):  # SIGTERM, in a command that takes it as Ctrl-C (exchange.cli.stopping), or
+        # in one of its workers alone (its chunk stopped, its error the command's)
         print(f"{PROG}: terminated", file=sys.stderr)
         return TERMINATED
     return code

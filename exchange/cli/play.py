@@ -150,7 +150,7 @@ def _run(args: argparse.Namespace) -> int:
         fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
     if abs(args.seed) > MAX_CHIPS:
         fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} "
-             f"(each hand's seed is seed x {HANDS_PER_SEED:,} + hand)")
+             f"(each hand's seed is seed x {HANDS_PER_SEED:,} + the hand's number counted from 0)")
     try:
         check_out(args.out)
     except OutError as error:

@@ -120,11 +120,12 @@ def _shape(fields: tuple[str, ...]) -> str:
 
 
 def _reason(body: dict[str, Any]) -> str:
-    """The body's ``reason``: text of one line for the audit trail (no control characters: NUL, a newline)."""
+    """The body's ``reason``: text of one line for the audit trail (no control characters, NUL or a newline, nor
+    a line or paragraph separator)."""
     reason = body.get("reason")
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
         raise invalid_input(f"reason must be a non-empty string of at most {MAX_REASON} characters, not {reason!r}")
-    control = next((c for c in reason.strip() if unicodedata.category(c) == "Cc"), None)
+    control = next((c for c in reason.strip() if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
     if control is not None:
         raise invalid_input(f"reason must be one line of text, without control characters ({control!r} here)")
     return reason.strip()

@@ -442,11 +442,11 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
     : [h("li", { class: "muted" }, "none")]);
 }
 
-/** The account's settled markets (profit and commission) and bets, newest first; each bet's selection by the name
- * its ``itemDescription`` gives ("No low" is a Low market's fifth). */
 /**
- * The settled markets (``listClearedOrders`` by market) and bets. A market in ``open`` (ids) is still trading: only
- * the bets on its hands settled early are in, and its commission is charged when it settles, so its row says so.
+ * The account's settled markets (``listClearedOrders`` by market: profit and commission) and bets, newest first; each
+ * bet's selection by the name its ``itemDescription`` gives ("No low" is a Low market's fifth). A market in ``open``
+ * (ids) is still trading: only the bets on its hands settled early are in, and its commission is charged when it
+ * settles, so its row says so.
  */
 export function renderSettled(markets, bets, open = new Set()) {
   replaceChildren($("settled"), markets.length ? markets.map((m) => h("tr", {},
