@@ -10,7 +10,7 @@ import { Lobby } from "./lobby.js";
 import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { STATUS_WORDS, TableView, marketTitle } from "./table.js";
 import { Results } from "./results.js";
-import { NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, setFunds } from "./trading.js";
+import { NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, setFunds, tenThousandths } from "./trading.js";
 
 const SETTLED_KEPT = 10;
 const LADDER_REFRESH_MS = 400;
@@ -305,7 +305,7 @@ async function place(bet) {
     const shown = currentMarkets().some((m) => m.marketId === bet.marketId); // else the game has moved on
     const name = shown ? selectionName(bet.marketId, bet.selectionId) : bet.name;
     // matched at the resting bets' prices, which may be better than those asked: the average says at what
-    const at = matched > 0 ? ` at ${formatAverage(Math.round(done.averagePriceMatched * 10000))}` : "";
+    const at = matched > 0 ? ` at ${formatAverage(tenThousandths(done.averagePriceMatched))}` : "";
     notify(`${bet.side === "BACK" ? "Back" : "Lay"} ${name} at ${formatPrice(hundredths(bet.price))} for ` +
       `${money(pennies(bet.size))} placed: ${money(matched)} matched${at} (bet ${done.betId}).`, true);
     slip.done();

@@ -61,7 +61,7 @@ function joined(earlier, part) {
 }
 
 /** An average matched price as API-NG gives it (to four decimals) in ten-thousandths, or null when none. */
-function tenThousandths(price) {
+export function tenThousandths(price) {
   return price ? Math.round(Number(price) * 10000) : null;
 }
 
