@@ -101,6 +101,7 @@ from exchange.core.side import Side
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round
 from exchange.game.table import Phase
+from exchange.tables import INT64_MAX, INT64_MIN
 
 DEFAULT_LATENCY_MS = 100
 #: :attr:`Strategy.markets` for a strategy that trades every market of each game (both halves of a Hi/Lo game).
@@ -109,8 +110,6 @@ ALL_MARKETS: tuple[MarketKind, ...] = tuple(MarketKind)
 PriceLike = Decimal | str | float | int | Fraction
 """A price as a trader writes it: ``"2.5"``, ``Decimal("2.5")``, ``2.5`` (floats via their shortest repr),
 ``Fraction(5, 2)`` (one with an exact decimal, as the handle's ``fair_odds`` may be)."""
-#: The whole numbers an order's fields take: a 64-bit column's (the tables') and more than any stake or bet id.
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _REF_PREFIX_MAX = 20  # an automatic reference's prefix: room left for "-" and a counter of up to 11 digits
 
 
@@ -442,7 +441,7 @@ def _whole(name: str, value: object, hint: str) -> int:
     if isinstance(value, bool) or not isinstance(value, SupportsIndex):
         raise TypeError(f"{name} {value!r} is not an int: {hint}")
     whole = operator.index(value)
-    if not INT64_MIN <= whole <= INT64_MAX:  # no order could carry it, nor a table column hold it
+    if not INT64_MIN <= whole <= INT64_MAX:  # no table column holds it, and more than any stake or bet id
         raise ValueError(f"{name} {whole} is past what any order carries (a whole number of 64 bits): {hint}")
     return whole
 

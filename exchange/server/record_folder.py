@@ -43,6 +43,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from exchange.game.channels import parse_market_id
+from exchange.tables import INT64_MAX
 from exchange.tables.outputs import TABLES
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,6 @@ _HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written 
 _PROBE = ".recording-probe"  # written and removed in each table's folder: can a part be written there?
 _PENDING = ".pending"  # DIR/.pending/<index>/<table>.arrow: a game's rows, held until its part is written
 _HELD = re.compile(r"\d{9,}")  # a game held whole (one being written is under a hidden name)
-#: The largest whole number a table's integer column holds.
-INT64_MAX = 2**63 - 1
 
 
 class RecordingRefused(ValueError):

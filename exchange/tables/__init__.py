@@ -8,3 +8,7 @@
 Both drivers write them: the backtester (:mod:`exchange.backtest`) one file per table for a whole run, the
 server (:mod:`exchange.server.recording`) a part file per table every few games, as they end.
 """
+
+#: The whole numbers a table's integer column holds (signed 64 bits): here, light, for those that check a value
+#: before it reaches a table (a strategy's order, a recording's part numbers) without loading pyarrow.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

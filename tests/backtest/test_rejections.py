@@ -272,7 +272,7 @@ class RestsThenActs(Strategy):
             self.act(market, self.bet)
 
     def act(self, market: MarketHandle, bet: int) -> None:
-        raise NotImplementedError
+        """What to do with the resting bet once it is placed (each test's strategy says)."""
 
 
 class TwiceAtOnce(RestsThenActs):
