@@ -3,12 +3,14 @@
 The channel list and snapshots are built by :mod:`exchange.server.game_view`
 (the same that the spectators' stream sends); the results by
 :mod:`exchange.server.results`. A refusal is ``{"error": CODE, "details": ...}``:
-``404`` ``CHANNEL_NOT_FOUND`` for a channel the server does not run (the
-snapshot's own 404 keeps its ``NOT_FOUND``), ``400`` ``INVALID_INPUT_DATA`` for
-a bad query.
+``404`` ``CHANNEL_NOT_FOUND`` for a channel the server does not run (a path
+the server has no route for is the middleware's ``NOT_FOUND``), ``400``
+``INVALID_INPUT_DATA`` for a bad query.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from aiohttp import web
 
@@ -29,9 +31,7 @@ async def snapshot(request: web.Request) -> web.Response:
     service = request.app[keys.SERVICE]
     name = request.match_info["channel"]
     out = channel_snapshot(service, name)
-    if out is None:  # 404, as the OpenAPI document says: the path names nothing
-        raise web.HTTPNotFound(text=f"no channel {name[:40]!r}; channels are {', '.join(service.channels)}")
-    return web.json_response(out)
+    return _unknown_channel(name, service.channels) if out is None else web.json_response(out)
 
 
 async def results(request: web.Request) -> web.Response:
@@ -39,8 +39,7 @@ async def results(request: web.Request) -> web.Response:
     service = request.app[keys.SERVICE]
     name = request.match_info["channel"]
     if name not in service.channels:
-        return web.json_response(error_body("CHANNEL_NOT_FOUND", f"no channel {name[:40]!r}; channels are "
-                                            f"{', '.join(service.channels)}"), status=404)
+        return _unknown_channel(name, service.channels)
     kept = service.results.keep
     unknown = sorted(set(request.query) - {"limit"})
     if unknown:
@@ -56,6 +55,11 @@ async def results(request: web.Request) -> web.Response:
     found = service.results.recent(name, limit)
     return web.json_response({"channel": name, "kept": kept,
                               "results": [result_json(result, config) for result in found]})
+
+
+def _unknown_channel(name: str, channels: Iterable[str]) -> web.Response:
+    return web.json_response(error_body("CHANNEL_NOT_FOUND", f"no channel {name[:40]!r}; channels are "
+                                        f"{', '.join(channels)}"), status=404)
 
 
 def _bad_input(details: str) -> web.Response:

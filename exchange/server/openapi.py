@@ -394,8 +394,8 @@ def document() -> dict[str, Any]:
                                     "schema": {"type": "string"}}],
                     "responses": {
                         "200": {"description": "snapshot", "content": {"application/json": {"schema": _SNAPSHOT}}},
-                        "404": {"description": "no such channel", "content": {"application/json": {
-                            "schema": _ERROR}}},
+                        "404": {"description": "CHANNEL_NOT_FOUND: the server runs no such channel",
+                                "content": {"application/json": {"schema": _ERROR}}},
                     },
                 }
             },

@@ -273,7 +273,7 @@ async def test_snapshot_channels_and_openapi(client: TestClient, clock: VirtualC
     assert game["gameData"]["communityCards"] == ["NOT AVAILABLE"] * 5
     assert [s["status"] for s in game["markets"][0]["selections"]] == ["IN_PLAY"] * 4
     resp = await client.get("/games/v1/channels/nope/snapshot")
-    assert resp.status == 404 and (await resp.json())["error"] == "NOT_FOUND"
+    assert resp.status == 404 and (await resp.json())["error"] == "CHANNEL_NOT_FOUND"
     doc = await (await client.get("/openapi.json")).json()
     assert "/api/login" in doc["paths"] and doc["openapi"].startswith("3.")
 

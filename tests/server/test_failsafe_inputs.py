@@ -87,7 +87,9 @@ async def test_an_unknown_channels_snapshot_is_the_documented_404(client: TestCl
     resp = await client.get("/games/v1/channels/nope/snapshot")
     assert resp.status == 404
     body = await resp.json()
-    assert body["error"] == "NOT_FOUND" and "no channel 'nope'" in body["details"] and "holdem" in body["details"]
+    assert body["error"] == "CHANNEL_NOT_FOUND" and "no channel 'nope'" in body["details"]
+    assert "holdem" in body["details"]  # and the channels it runs
+    assert (await (await client.get("/games/v1/channels/nope/results")).json())["error"] == body["error"]
 
 
 async def test_a_json_rpc_body_over_the_limit_is_an_aping_error(client: TestClient) -> None:
