@@ -6,7 +6,8 @@ hi/lo) answer in this one shape. It lives apart from both producers so that
 each can import it without importing the other: ``equity`` hands the other
 games to ``variant_equity``, which imports numba and so is imported only when
 asked. The public names are :class:`engine.equity.EquityResult` and
-:class:`engine.equity.HandEquity` (also exported by :mod:`engine`).
+:class:`engine.equity.HandEquity` (also exported by :mod:`engine`), and the hi/lo
+games' :class:`engine.equity.HiLoEquityResult` and :class:`engine.equity.HiLoHandEquity`.
 """
 
 from __future__ import annotations
@@ -62,16 +63,24 @@ class EquityResult:
     seed: int | None = None  # the Monte Carlo seed used (replays the same boards)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON shape: variant, board, exact, boards and per hand cards, win, tie, equity."""
-        return {
+        """The JSON shape: variant, board, dead (the cards taken out), exact, boards and per hand cards, win, tie,
+        equity; a Monte Carlo's also its seed (the same seed deals the same samples again) and each hand's
+        standard error, so that a figure written down can be weighed and made again."""
+        out: dict[str, Any] = {
             "variant": self.variant,
             "board": format_cards(self.board),
+            "dead": format_cards(self.dead),
             "exact": self.exact,
             "boards": self.boards,
             "hands": [
                 {"cards": format_cards(h.cards), "win": h.win, "tie": h.tie, "equity": h.equity} for h in self.results
             ],
         }
+        if not self.exact:
+            out["seed"] = self.seed
+            for entry, hand in zip(out["hands"], self.results, strict=True):
+                entry["stderr"] = hand.stderr
+        return out
 
     def _check(self) -> None:
         """Invariants: every board's pot is shared out exactly once; counts fit in the boards.

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
 from engine._errors import EngineInputError
+from engine._hilo_result import HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, parse_cards
 from engine.evaluator import _plain
 from engine.showdown import listed_hands
@@ -51,6 +52,8 @@ __all__ = [
     "EquityVariant",
     "HandEquity",
     "HandRule",
+    "HiLoEquityResult",
+    "HiLoHandEquity",
     "enumerate_equity_holdem",
     "enumerate_equity_omaha",
     "equity",

@@ -43,10 +43,11 @@ def test_a_hilo_table_names_its_first_columns_scoop_and_share(capsys: pytest.Cap
     lines = out.splitlines()
     assert code == 0 and lines[1].split() == ["hand", "scoop", "%", "share", "%", "equity", "%", "hi", "win", "%",
                                               "hi", "tie", "%", "lo", "win", "%", "lo", "tie", "%"]
-    assert [line.split()[4:] for line in lines[2:]] == [
+    assert [line.split()[4:] for line in lines[2:5]] == [
         ["0.000", "100.000", "50.000", "100.000", "0.000", "0.000", "0.000"],
         ["0.000", "100.000", "25.000", "0.000", "0.000", "0.000", "100.000"],
         ["0.000", "100.000", "25.000", "0.000", "0.000", "0.000", "100.000"]]
+    assert lines[5] == "no low in 0.000 % of the boards (the Low market's No low)" and len(lines) == 6
 
 
 def test_a_hand_of_no_cards_yet_is_named_so(capsys: pytest.CaptureFixture[str]) -> None:
@@ -71,8 +72,9 @@ def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"variant", "board", "exact", "boards", "hands"}
+    assert set(data) == {"variant", "board", "dead", "exact", "boards", "hands"}
     assert (data["variant"], data["board"], data["exact"], data["boards"]) == ("omaha", "2c 3d 4h", True, 780)
+    assert data["dead"] == "5s"
     assert [h["cards"] for h in data["hands"]] == ["As Ks Qh Jh", "Qd Qc 9c 8d"]
     assert all(set(h) == {"cards", "win", "tie", "equity"} for h in data["hands"])
 
@@ -198,7 +200,7 @@ def test_a_seed_for_an_exact_count_is_refused_before_counting(
 def test_a_seed_without_samples_seeds_a_count_too_large_to_enumerate(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "--variant", "stud7", "AsKsQs", "2c2d2h", "--seed", "3")
     assert code == 0 and err == ""
-    assert out.splitlines()[0] == "stud7 equity, no board: Monte Carlo over 200,000 samples (seed 3)"
+    assert out.splitlines()[0] == "stud7 equity: Monte Carlo over 200,000 samples (seed 3)"
 
 
 def test_json_of_a_monte_carlo_names_its_seed_and_each_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -237,10 +239,44 @@ def test_ctrl_c_stops_a_count_at_once(capsys: pytest.CaptureFixture[str], monkey
 
 
 def test_a_draw_count_is_exact_where_it_takes_a_moment_else_well_sampled(capsys: pytest.CaptureFixture[str]) -> None:
-    """The live game's budget (20,000 deals exact, else 2,000 samples: about 1 % error) is not the command's: three
-    5-Card Draw hands drawing one card each are counted exactly, and a count past reach is sampled 20,000 times."""
-    code, out, _ = run_cli(capsys, "--variant", "draw5", "AsKsQsJs2d", "7c7d7h8c3h", "2c3c4c5c9h")
-    assert code == 0 and out.splitlines()[0] == "draw5 equity, no board: exact over 792,540 boards"
+    """The live game's budget (a few thousand deals) is not the command's, nor the engine's from Python: three
+    5-Card Draw hands drawing one card each are counted exactly, and a count past reach is sampled 20,000 times
+    (from Python it was 2,000, ten times the command's error)."""
+    from engine.draw_equity import draw_equity
+
+    hands = ["AsKsQsJs2d", "7c7d7h8c3h", "2c3c4c5c9h"]
+    code, out, _ = run_cli(capsys, "--variant", "draw5", *hands)
+    assert code == 0 and out.splitlines()[0] == "draw5 equity: exact over 792,540 deals"
+    exact = draw_equity("draw5", hands, draws_left=1)
+    assert exact.exact and exact.boards == 792_540
     code, out, _ = run_cli(capsys, "--variant", "triple-draw-27", "2c3d4h7s9c", "KcQd9h8s3c", "--seed", "1")
-    header = "triple-draw-27 equity, no board: Monte Carlo over 20,000 samples (seed 1)"
+    header = "triple-draw-27 equity: Monte Carlo over 20,000 samples (seed 1)"
     assert code == 0 and out.splitlines()[0] == header
+    sampled = draw_equity("triple-draw-27", ["2c3d4h7s9c", "KcQd9h8s3c"], draws_left=3, seed=1)
+    assert (sampled.exact, sampled.boards) == (False, 20_000)
+
+
+def test_help_gives_the_draw_games_samples_the_engine_takes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine.draw_equity import DEFAULT_SAMPLES
+
+    monkeypatch.setenv("COLUMNS", "1000")
+    assert f"{DEFAULT_SAMPLES:,} in draw games" in run_cli(capsys, "--help")[1]
+
+
+def test_a_hilo_table_ends_with_the_share_of_deals_without_a_low(capsys: pytest.CaptureFixture[str]) -> None:
+    import engine
+    from engine.equity import HiLoEquityResult
+
+    code, out, _ = run_cli(capsys, "--variant", "omaha-hilo", "AsKs2d3c", "QdQcJh4h", "--board", "Ah7c9s")
+    result = engine.equity("omaha-hilo", ["AsKs2d3c", "QdQcJh4h"], board="Ah7c9s")
+    assert isinstance(result, HiLoEquityResult)
+    no_low = result.no_low
+    assert code == 0 and 0 < no_low < 1
+    assert out.splitlines()[-1] == f"no low in {100 * no_low:.3f} % of the boards (the Low market's No low)"
+
+
+def test_a_game_without_a_board_counts_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "--variant", "stud7", "AsKsQsJdTd9c", "2c2d2h3d3c4s")
+    assert code == 0 and out.splitlines()[0] == "stud7 equity: exact over 1,560 deals"

@@ -139,7 +139,7 @@ def test_equity_accepts_every_dealt_out_variant(
     assert sum(h["equity"] for h in data["hands"]) == pytest.approx(1.0)
     assert ("no_low" in data) == variant.endswith("hilo")
     code, out, _ = run_cli(capsys, "equity", "--variant", variant, *hands, "--board", board)
-    assert code == 0 and out.startswith(f"{variant} equity, ")
+    assert code == 0 and out.startswith(f"{variant} equity")
     assert ("lo win %" in out) == variant.endswith("hilo")
 
 
@@ -163,7 +163,7 @@ def test_equity_sampled_when_exact_is_too_big(capsys: pytest.CaptureFixture[str]
     ("variant", "hands", "samples"),
     [
         ("stud7", ["AsKsQs", "2c2d2h"], 200_000),  # too many deals to count: sampled, at a random seed unless given
-        ("draw5", ["2c3d4h7s9c", "KcQd9h8s3c"], 20_000),  # the command's draw samples (the live game takes 2,000)
+        ("draw5", ["2c3d4h7s9c", "KcQd9h8s3c"], 20_000),  # the engine's draw samples (the live game takes fewer)
     ],
 )
 def test_a_sampled_count_takes_a_seed_without_samples(
@@ -172,7 +172,7 @@ def test_a_sampled_count_takes_a_seed_without_samples(
     """The header of a count too large to enumerate names its seed; that seed reproduces it without --samples."""
     code, out, err = run_cli(capsys, "equity", "--variant", variant, *hands, "--seed", "3")
     assert code == 0, err
-    assert out.splitlines()[0] == f"{variant} equity, no board: Monte Carlo over {samples:,} samples (seed 3)"
+    assert out.splitlines()[0] == f"{variant} equity: Monte Carlo over {samples:,} samples (seed 3)"
     again = run_cli(capsys, "equity", "--variant", variant, *hands, "--samples", str(samples), "--seed", "3")[1]
     assert again == out
 

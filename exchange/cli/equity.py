@@ -35,13 +35,10 @@ SEATS = "8; 6 in americana, telesina, draw5 and triple-draw-27; 5 in draw32"
 """Each game's most hands, as ``--help`` gives them (the engine's variants say so too: a test holds them alike; the
 engine is not imported to build the parser, as it loads the compiled rankings)."""
 
-DRAW_EXACT_LIMIT = 2_000_000
-"""The most deals a draw game's exact count may take here (about half a second for three 5-Card Draw hands drawing
-one card each), a hundred times the live game's budget: a user waits a moment for an exact answer."""
-
 DRAW_SAMPLES = 20_000
-"""A draw game's deals when the exact count is past :data:`DRAW_EXACT_LIMIT` and no ``--samples`` is given: a
-standard error near 0.3 %, in under a second in every draw game (32-Card Draw's reshuffles are the slowest)."""
+"""A draw game's deals where the exact count is too large and no ``--samples`` is given, as ``--help`` says: the
+engine's default (``engine.draw_equity.DEFAULT_SAMPLES``), said again so that ``--help`` is built without loading
+the engine; a test holds them alike."""
 
 MAX_SAMPLES = 10**9
 """The largest ``--samples``: a standard error near 0.002 %, and hours of dealing in the stud games already (the
@@ -102,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         fail(str(error))
     if args.json:
-        print(json.dumps(to_json(result)))
+        print(json.dumps(result.to_dict()))
     else:
         print(format_table(result))
     return 0
@@ -141,8 +138,7 @@ def _counts_exactly(args: argparse.Namespace) -> bool:
         return True
     if args.variant not in POLICIES:
         return counts_exactly(args.variant, args.hands, args.board, args.dead)
-    return draw_counts_exactly(args.variant, args.hands, args.dead, draws_left=_draws(args),
-                               exact_limit=DRAW_EXACT_LIMIT)
+    return draw_counts_exactly(args.variant, args.hands, args.dead, draws_left=_draws(args))
 
 
 def _draws(args: argparse.Namespace) -> int:
@@ -165,29 +161,26 @@ def _compute(args: argparse.Namespace) -> EquityResult:
     if args.board:
         fail(f"{args.variant} has no board; give the discards already seen with --dead")
     return draw_equity(args.variant, args.hands, args.dead, draws_left=_draws(args), samples=args.samples,
-                       seed=args.seed, exact_limit=DRAW_EXACT_LIMIT, fallback_samples=DRAW_SAMPLES)
-
-
-def to_json(result: EquityResult) -> dict[str, Any]:
-    """The result's dict; a Monte Carlo's also names its seed (``--seed`` deals the same samples again) and
-    each hand's standard error, as the table does."""
-    data = result.to_dict()
-    if not result.exact:
-        data["seed"] = result.seed
-        for hand, counted in zip(data["hands"], result.results, strict=True):
-            hand["stderr"] = counted.stderr
-    return data
+                       seed=args.seed)
 
 
 def format_table(result: EquityResult) -> str:
-    """A readable table: a header line, then hand, win %, tie %, equity % (and ± stderr for Monte Carlo)."""
-    no_board = "preflop" if result.variant.startswith(("holdem", "omaha")) else "no board"
-    board = f"board {' '.join(map(str, result.board))}" if result.board else no_board
+    """A readable table: a header line, then hand, win %, tie %, equity % (and ± stderr for Monte Carlo); a hi/lo
+    game's ends with the share of deals with no low (the Low market's "No low")."""
+    from engine.equity import HiLoEquityResult
+    from engine.variants import get_variant
+
+    if get_variant(result.variant).board_cards:  # what is counted: the boards left, or the deals of a game without
+        no_board = "preflop" if result.variant.startswith(("holdem", "omaha")) else "no board yet"
+        where = f", board {' '.join(map(str, result.board))}" if result.board else f", {no_board}"
+        dealt = "board"
+    else:
+        where, dealt = "", "deal"
     if result.exact:
-        how = f"exact over {counted(result.boards, 'board')}"
+        how = f"exact over {counted(result.boards, dealt)}"
     else:
         how = f"Monte Carlo over {counted(result.boards, 'sample')} (seed {result.seed})"
-    lines = [f"{result.variant} equity, {board}: {how}"]
+    lines = [f"{result.variant} equity{where}: {how}"]
     labels = [" ".join(map(str, h.cards)) or "(no cards)" for h in result.results]
     width = max(len("hand"), *map(len, labels))
     hilo = [f"{100 * getattr(h, k):7.3f}" for h in result.results for k in HILO] if hasattr(result, "no_low") else []
@@ -202,5 +195,7 @@ def format_table(result: EquityResult) -> str:
         if h.stderr is not None:
             row += f"  ± {100 * h.stderr:.3f}"
         lines.append(row)
+    if isinstance(result, HiLoEquityResult):
+        lines.append(f"no low in {100 * result.no_low:.3f} % of the {dealt}s (the Low market's No low)")
     return "\n".join(lines)
 

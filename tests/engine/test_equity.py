@@ -314,12 +314,24 @@ def test_omaha_suit_mirror() -> None:
 
 def test_to_dict_has_exactly_the_documented_keys() -> None:
     data = engine.equity("holdem", ["AsKs", "QdQc"], board="Ah7c2s").to_dict()
-    assert set(data) == {"variant", "board", "exact", "boards", "hands"}
+    assert set(data) == {"variant", "board", "dead", "exact", "boards", "hands"}
     assert data["variant"] == "holdem" and data["board"] == "Ah 7c 2s" and data["exact"] is True
+    assert data["dead"] == ""
     assert data["boards"] == 990
     assert [set(h) for h in data["hands"]] == [{"cards", "win", "tie", "equity"}] * 2
     assert [h["cards"] for h in data["hands"]] == ["As Ks", "Qd Qc"]
     assert sum(h["equity"] for h in data["hands"]) == pytest.approx(1.0)
+
+
+def test_a_sampled_results_dict_can_be_weighed_and_made_again() -> None:
+    """A Monte Carlo written down keeps its seed, its error bars and the cards taken out."""
+    result = engine.equity("holdem", ["AsKs", "QdQc"], dead="2c", samples=1000, seed=1)
+    data = result.to_dict()
+    assert data["dead"] == "2c" and data["seed"] == 1 and data["exact"] is False
+    assert [h["stderr"] for h in data["hands"]] == [h.stderr for h in result.results]
+    assert all(0 < h["stderr"] < 0.05 for h in data["hands"])
+    again = engine.equity("holdem", ["AsKs", "QdQc"], dead=data["dead"], samples=data["boards"], seed=data["seed"])
+    assert again.to_dict() == data
 
 
 def test_result_keeps_its_inputs() -> None:

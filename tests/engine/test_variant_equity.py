@@ -166,7 +166,7 @@ def test_hilo_without_any_possible_low_is_all_high() -> None:
 def test_high_only_games_have_the_holdem_result_shape() -> None:
     r = variant_equity("soko", ["As Ks 9s 4s", "Qc Qd 8h 5c"])
     assert type(r) is EquityResult
-    assert set(r.to_dict()) == {"variant", "board", "exact", "boards", "hands"}
+    assert set(r.to_dict()) == {"variant", "board", "dead", "exact", "boards", "hands"}
     assert set(r.to_dict()["hands"][0]) == {"cards", "win", "tie", "equity"}
     r._check()
 
