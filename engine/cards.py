@@ -153,14 +153,32 @@ def format_cards(cards: Iterable[Card]) -> str:
     return " ".join(str(card) for card in cards)
 
 
-def check_distinct(*groups: Sequence[Card]) -> None:
-    """Raise :class:`CardError` naming the first card that appears twice across the groups."""
-    seen: set[Card] = set()
-    for group in groups:
+def check_distinct(*groups: Sequence[Card], names: Sequence[str] = ()) -> None:
+    """Raise :class:`CardError` naming the first card that appears twice across the groups, and where, if the
+    groups have ``names``.
+
+    >>> check_distinct([Card.parse("As")], [], [Card.parse("As")], names=["hand 1", "the board", "the dead cards"])
+    Traceback (most recent call last):
+    ...
+    engine.cards.CardError: card As appears more than once (in hand 1 and in the dead cards)
+    """
+    seen: dict[Card, int] = {}  # each card and the group it was first seen in
+    for i, group in enumerate(groups):
         for card in group:
-            if card in seen:
+            first = seen.get(card)
+            if first is None:
+                seen[card] = i
+            elif not names:
                 raise CardError(f"card {card} appears more than once")
-            seen.add(card)
+            else:
+                where = f"twice in {names[i]}" if first == i else f"in {names[first]} and in {names[i]}"
+                raise CardError(f"card {card} appears more than once ({where})")
+
+
+def group_names(hands: int, board: str = "the board") -> list[str]:
+    """The names :func:`check_distinct` gives the groups of an equity question or a showdown: each hand, the board
+    (``board``: Telesina's is the vela) and the dead cards."""
+    return [f"hand {i + 1}" for i in range(hands)] + [board, "the dead cards"]
 
 
 def deck52() -> tuple[Card, ...]:

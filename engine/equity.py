@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
 from engine._errors import EngineInputError
 from engine._hilo_result import HiLoEquityResult, HiLoHandEquity
-from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, parse_cards
+from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, group_names, parse_cards
 from engine.evaluator import _plain
 from engine.showdown import listed_hands
 from engine.streets import check_board_size
@@ -147,7 +147,7 @@ def equity(
     board_cards = _cards(board, "board")
     dead_cards = _cards(dead, "dead cards")
     check_board_size(spec.name, spec.streets, board_cards)
-    check_distinct(*hand_cards, board_cards, dead_cards)
+    check_distinct(*hand_cards, board_cards, dead_cards, names=group_names(len(hand_cards)))
     _check_deck_left(hand_cards, board_cards, dead_cards)
     seed = _run_seed(samples, seed)
     counts = _count(

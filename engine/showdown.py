@@ -25,7 +25,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from engine._errors import EngineInputError, InvariantError
-from engine.cards import Card, CardError, CardLike, check_distinct, parse_cards
+from engine.cards import Card, CardError, CardLike, check_distinct, group_names, parse_cards
 from engine.wording import counted, with_article
 
 if TYPE_CHECKING:  # the rankings import numba; ``import engine`` stays light without them
@@ -181,14 +181,14 @@ def check_cards(
             raise ShowdownError(
                 f"hand {i + 1} has {counted(len(hand), 'card')}; {with_article(variant.title)} hand has at most {want}"
             )
+    what = "the vela" if variant.name == "telesina" else "the board"
     if complete and len(board) != want_board:
-        what = "the vela" if variant.name == "telesina" else "the board"
         raise ShowdownError(f"{what} has {counted(len(board), 'card')}; {variant.title} needs {want_board}")
     if not complete and len(board) > want_board:
         raise ShowdownError(f"the board has {counted(len(board), 'card')}; {variant.title} has at most {want_board}")
     try:
         variant.deck.check(c for group in (*hands, board, dead) for c in group)
-        check_distinct(*hands, board, dead)
+        check_distinct(*hands, board, dead, names=group_names(len(hands), board=what))
     except CardError as err:
         raise ShowdownError(str(err)) from None
 

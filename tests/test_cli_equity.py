@@ -98,7 +98,9 @@ def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
         (["AsKs", "QdQc", "--board", "Ah7c2s3d4d5d"], "board has 6 cards"),
         (["AsKs", "QdQc", "--board", "Ah7c"], "needs 0, 3, 4 or 5 board cards"),
         (["AsKs", "QdQc", "--board", "Ah7"], "board: 'Ah7' is not a list of cards"),
-        (["AsKs", "QdQc", "--dead", "Ks"], "card Ks appears more than once"),
+        (["AsKs", "QdQc", "--dead", "Ks"], "card Ks appears more than once (in hand 1 and in the dead cards)"),
+        (["AsAs", "QdQc"], "card As appears more than once (twice in hand 1)"),
+        (["--variant", "telesina", "AhQc9d8s7h", "AdKc9h8c7d", "--board", "Ah"], "(in hand 1 and in the vela)"),
         (["AsKs", "QdQc", "--samples", "0"], "samples must be a positive whole number"),
         (["AsKs", "QdQc", "--samples", "many"], "argument --samples: must be a positive whole number of samples"),
         (["AsKs", "QdQc", "--samples", str(10**20)], "argument --samples: must be at most 1,000,000,000, not"),
@@ -166,7 +168,7 @@ def test_real_process_exit_codes() -> None:
         check=False,
     )
     assert bad.returncode == 2
-    assert bad.stderr == "exchange-poker: error: card As appears more than once\n"
+    assert bad.stderr == "exchange-poker: error: card As appears more than once (in hand 1 and in hand 2)\n"
     assert "Traceback" not in bad.stderr
 
 

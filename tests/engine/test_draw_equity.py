@@ -135,7 +135,7 @@ def dealt(variant: str, hands: int) -> list[str]:
         ("triple-draw-27", dealt("triple-draw-27", 8), "2-7 Triple Draw needs 2 to 6 hands, got 8"),
         ("draw32", dealt("draw32", 6), "32-Card Draw needs 2 to 5 hands, got 6"),
         ("draw5", ["As Ks Qs Js 9d", "2c 2d 2h 3c"], "hand 2 has 4 cards; a 5-Card Draw hand has 5"),
-        ("draw5", ["As Ks Qs Js 9d", "2c 2d 2h 3c As"], "card As appears more than once"),
+        ("draw5", ["As Ks Qs Js 9d", "2c 2d 2h 3c As"], "card As appears more than once (in hand 1 and in hand 2)"),
         ("draw32", ["As Ks Qs Js 9d", "7c 8d 9h Tc 6s"],
          "card 6s is not in the 32-card deck; it holds ranks 7 8 9 T J Q K A only"),
         ("draw5", ["As Ks Qs Js 9d", None], "hand 2: None is not a list of cards; give a string such as 'As Kd' or a "
@@ -158,7 +158,7 @@ def test_hands_are_refused_as_at_the_showdown(variant: str, hands: Any, message:
 
 
 def test_a_dead_card_held_by_a_hand_is_named() -> None:
-    with pytest.raises(EngineInputError, match=r"^card 2c appears more than once$"):
+    with pytest.raises(EngineInputError, match=r"^card 2c appears more than once \(in hand 2 and in the dead cards\)$"):
         draw_equity("draw5", ["As Ks Qs Js 9d", "2c 2d 2h 3c 3d"], "2c", draws_left=1)
 
 
