@@ -35,6 +35,10 @@ if TYPE_CHECKING:  # the rankings import numba; ``import engine`` stays light wi
 CardsLike = str | Iterable[CardLike]
 
 
+#: What :attr:`PotHalf.rule` says when Telesina's heads-up rule decided the pot.
+HEADS_UP_RULE = "heads-up: the lowest straight flush (A-7-8-9-T of spades) beats the highest (T-A of hearts)"
+
+
 class ShowdownError(EngineInputError):
     """The hands or board do not fit the game: wrong counts, foreign or repeated cards."""
 
@@ -43,14 +47,22 @@ class ShowdownError(EngineInputError):
 class PotHalf:
     """One ranking's verdict: the winners (every tied hand) and each hand's made hand.
 
-    A hand that makes no hand in this ranking (no qualifying low) is ``None``.
+    A hand that makes no hand in this ranking (no qualifying low) is ``None``. ``rule`` names a game's rule that
+    decided the half against the ranking (Telesina's heads-up rule), else ``None``.
     """
 
     winners: tuple[int, ...]
     hands: tuple[HandValue | None, ...]
+    rule: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"winners": list(self.winners), "hands": [None if h is None else h.to_dict() for h in self.hands]}
+        """Winners and hands; ``rule`` too where one decided the half."""
+        out: dict[str, object] = {
+            "winners": list(self.winners), "hands": [None if h is None else h.to_dict() for h in self.hands]
+        }
+        if self.rule is not None:
+            out["rule"] = self.rule
+        return out
 
 
 @dataclass(frozen=True)
@@ -226,15 +238,17 @@ def showdown(variant: str | Variant, hands: Sequence[CardsLike], board: CardsLik
 
     highs: list[HandValue | None] = [made_hand(game, game.ranking, h, shared) for h in seats]
     winners = _winners(highs)
-    rule = game.ranking.heads_up
-    if rule is not None and len(seats) == 2:
+    heads_up = game.ranking.heads_up
+    rule = None
+    if heads_up is not None and len(seats) == 2:
         keys = [-1 if v is None else v.key for v in highs]
-        override = rule(keys, [(*h, *shared) for h in seats])
+        override = heads_up(keys, [(*h, *shared) for h in seats])
         if override is not None:
             winner, played = override
             highs[winner] = game.ranking.evaluate(played)
             winners = (winner,)
-    high = PotHalf(winners, tuple(highs))
+            rule = HEADS_UP_RULE
+    high = PotHalf(winners, tuple(highs), rule)
 
     low = None
     if game.low is not None:

@@ -235,3 +235,12 @@ def test_a_count_over_one_board_says_board(capsys: pytest.CaptureFixture[str]) -
     code, out, _ = run_cli(capsys, "equity", "AsKs", "QdQc", "--board", "Ah7c2s3d4d")
     assert code == 0
     assert out.splitlines()[0] == "holdem equity, board Ah 7c 2s 3d 4d: exact over 1 board"  # on main: "1 boards"
+
+
+def test_a_pot_telesinas_heads_up_rule_decided_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """A789T of spades 'winning' against a royal flush reads as a mistake unless the rule is named."""
+    code, out, _ = run_cli(capsys, "showdown", "--variant", "telesina", "--hands", "As 7s 8s 9s Ts", "Th Jh Qh Kh Ah",
+                           "--board", "7c")
+    assert code == 0
+    assert out.splitlines()[-1] == "hand 1 wins (heads-up: the lowest straight flush (A-7-8-9-T of spades) beats " \
+        "the highest (T-A of hearts))"

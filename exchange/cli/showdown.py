@@ -91,7 +91,7 @@ def format_result(result: ShowdownResult, board: str) -> str:
             line += f" | low: {low}" + (" *" if result.low and i in result.low.winners else "")
         lines.append(line)
     if not game.is_hilo:
-        lines.append(_who(result.high.winners))
+        lines.append(_who(result.high.winners) + (f" ({result.high.rule})" if result.high.rule else ""))
     elif result.low is None:
         lines.append(f"high: {_who(result.high.winners)}; no qualifying low, so high takes the whole pot")
     else:

@@ -16,7 +16,7 @@ from pokerkit import EightOrBetterLowHand, Hand, OmahaEightOrBetterLowHand, Omah
 from engine import InvariantError
 from engine.cards import Card
 from engine.rankings import HandCategory, HandValue
-from engine.showdown import ShowdownError, ShowdownResult, showdown
+from engine.showdown import HEADS_UP_RULE, ShowdownError, ShowdownResult, showdown
 from engine.variants import UnknownVariantError
 
 
@@ -160,11 +160,13 @@ def test_heads_up_lowest_spade_straight_flush_beats_hearts_royal() -> None:
     r = showdown("telesina", [HEARTS_ROYAL, SPADES_LOW], board="Kc")
     assert r.high.winners == (1,)
     assert r.high.hands[1] is not None and r.high.hands[1].category is HandCategory.STRAIGHT_FLUSH
+    assert r.high.rule == HEADS_UP_RULE and r.high.to_dict()["rule"] == HEADS_UP_RULE  # said, not left to guess
 
 
 def test_three_hands_the_usual_order_holds() -> None:
     r = showdown("telesina", [HEARTS_ROYAL, SPADES_LOW, "7h 7d 7c 8h 8d"], board="Kc")
     assert r.high.winners == (0,)
+    assert r.high.rule is None and "rule" not in r.high.to_dict()
 
 
 def test_heads_up_the_spade_hand_plays_a789t_even_with_a_higher_spade_straight_flush() -> None:
