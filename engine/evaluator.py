@@ -94,6 +94,15 @@ class Category(IntEnum):
         """
         return self.name.lower().replace("_", " ")
 
+    def __str__(self) -> str:
+        """Printed, the category reads as its :attr:`label` (an ``IntEnum`` would print its number).
+
+        >>> print(Category.STRAIGHT_FLUSH), f"{Category.PAIR}", int(Category.PAIR)
+        straight flush
+        (None, 'pair', 1)
+        """
+        return self.label
+
 
 def category(value: int) -> Category:
     """The :class:`Category` of a hand value.
