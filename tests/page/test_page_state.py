@@ -234,3 +234,17 @@ def test_the_countdown_bar_fills_in_step_with_a_window_of_two_and_a_half_seconds
                 expect(bar).to_have_attribute("style", re.compile(rf"width: {share}%"))
     finally:
         live.stop()
+
+
+def test_following_a_table_by_keyboard_lands_on_its_heading_and_back(browser: Browser, server: LiveServer) -> None:
+    """Enter on a lobby card shows the table; the focus goes to its heading (it was left on the page's body, the
+    card being hidden), and back to the lobby's heading by the "All tables" link."""
+    with watched_page(browser, f"{server.url}/") as page:
+        card = page.locator(".lobby-card[data-channel='holdem']")
+        card.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#table-title")).to_be_focused()
+        page.get_by_role("link", name="← All tables").focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#lobby-title")).to_be_focused()
+        expect(card).to_be_visible()

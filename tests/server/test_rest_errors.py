@@ -42,7 +42,7 @@ async def test_an_unknown_path_is_a_json_404_whatever_the_method(client: TestCli
 
 async def test_a_domain_error_on_a_rest_route_is_a_json_4xx(client: TestClient) -> None:
     resp = await client.get("/games/v1/channels/nothing/snapshot")
-    assert resp.status == 404 and (await resp.json())["error"] == "NOT_FOUND"
+    assert resp.status == 404 and (await resp.json())["error"] == "CHANNEL_NOT_FOUND"
 
 
 async def test_too_large_a_body_is_an_aping_error_on_json_rpc_and_a_json_413_on_rest(client: TestClient) -> None:

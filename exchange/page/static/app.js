@@ -272,13 +272,17 @@ function tick() {
 function route() {
   const match = /^#\/table\/(.+)$/.exec(location.hash);
   const channel = match ? decodeURIComponent(match[1]) : null;
-  if (channel !== state.current) {
+  const moved = channel !== state.current;
+  if (moved) {
     table.reset();
     slip.clear();
   }
   state.current = channel;
   $("lobby").hidden = channel !== null;
   $("table").hidden = channel === null;
+  // A keyboard or screen reader user lands on the view's heading, not on the page's body (the card or link
+  // followed is hidden now).
+  if (moved) $(channel ? "table-title" : "lobby-title").focus({ preventScroll: true });
   renderResults();
   if (channel) {
     renderTable();
