@@ -26,6 +26,7 @@ The summary says what the journal's start-up check found
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -156,8 +157,18 @@ def main(argv: list[str] | None = None) -> int:
     """The snapshot taker: one snapshot of the database at ``argv[0]``; reports on stdout (see SnapshotTaker).
 
     Then, if given, the exchange config as JSON (``ExchangeConfig.to_dict()``) and ``--keep-results N``: the
-    server's.
+    server's. A server killed meanwhile has closed the pipe it reads the report from: what was saved is in the
+    database and there is nobody to tell, so the taker ends quietly (it printed a traceback into the dead
+    server's log).
     """
+    try:
+        return _take_and_report(argv)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor a complaint from the exit's flush
+        return 0
+
+
+def _take_and_report(argv: list[str] | None) -> int:
     path, *rest = sys.argv[1:] if argv is None else argv
     try:
         keep_results = None

@@ -3,9 +3,12 @@ results it listed before, and the state it rebuilds is the state a full replay o
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,3 +139,17 @@ def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replay
 
     with_snapshot, full = _digests(server.db, tmp_path)
     assert with_snapshot == full and len(list(full[1])) >= len(listed)
+
+
+def test_a_taker_whose_server_is_gone_ends_quietly(tmp_path: Path) -> None:
+    """A server SIGKILLed while its snapshot taker runs leaves no reader of the taker's report: the taker ended with
+    a BrokenPipeError traceback in the dead server's log. Its report's pipe is closed before it starts here."""
+    Journal.open(str(tmp_path / "exchange.db")).close()
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        taker = subprocess.run([sys.executable, "-m", "exchange.server.recovery", str(tmp_path / "exchange.db")],
+                               stdout=write, stderr=subprocess.PIPE, timeout=60, check=False)
+    finally:
+        os.close(write)
+    assert (taker.returncode, taker.stderr.decode()) == (0, "")
