@@ -183,7 +183,8 @@ def format_table(result: EquityResult) -> str:
     lines = [f"{result.variant} equity{where}: {how}"]
     labels = [" ".join(map(str, h.cards)) or "(no cards)" for h in result.results]
     width = max(len("hand"), *map(len, labels))
-    hilo = [f"{100 * getattr(h, k):7.3f}" for h in result.results for k in HILO] if hasattr(result, "no_low") else []
+    split = result if isinstance(result, HiLoEquityResult) else None  # a hi/lo pot
+    hilo = [f"{100 * getattr(h, k):7.3f}" for h in result.results for k in HILO] if split is not None else []
     win, tie = ("scoop %", "share %") if hilo else ("win %", "tie %")  # a hi/lo pot: whole, or a part of it
     header = f"{'hand':<{width}}  {win:>8}  {tie:>8}  {'equity %':>9}"
     header += "  hi win %  hi tie %  lo win %  lo tie %" if hilo else ""
@@ -195,7 +196,7 @@ def format_table(result: EquityResult) -> str:
         if h.stderr is not None:
             row += f"  ± {100 * h.stderr:.3f}"
         lines.append(row)
-    if isinstance(result, HiLoEquityResult):
-        lines.append(f"no low in {100 * result.no_low:.3f} % of the {dealt}s (the Low market's No low)")
+    if split is not None:
+        lines.append(f"no low in {100 * split.no_low:.3f} % of the {dealt}s (the Low market's No low)")
     return "\n".join(lines)
 
