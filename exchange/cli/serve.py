@@ -55,7 +55,7 @@ from exchange.server.connections import (
     run_app,
 )
 from exchange.server.database import DatabaseUnusable, refusal
-from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
+from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
 from exchange.server.record_folder import RecordingRefused, check_folder
@@ -321,6 +321,9 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger(__name__).info("stopped")
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
         fail(refusal(config.db_path, exc))
+    except JournalFailed:  # before the first answer (a full disk): the service has logged its fail-stop line
+        logging.shutdown()
+        return EXIT_JOURNAL_FAILED
     except TlsConfigError as exc:
         fail(str(exc))
     except RecordingRefused as exc:  # taken by another server, or changed since the check

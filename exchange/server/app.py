@@ -59,7 +59,7 @@ from exchange.server.config import ServerConfig
 from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.games_stream import GAMES_STREAM_PATH, GamesHub
-from exchange.server.journal import Journal
+from exchange.server.journal import Journal, JournalFailed
 from exchange.server.jsonrpc import ACCOUNT_EXCEPTION, HEARTBEAT, Endpoint, Method, Params, envelope_error
 from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
@@ -244,7 +244,10 @@ async def _exchange(
         if warm and runner is not None and config.run_games:
             games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels),
                                                            name="warm-up")
-        await service.durable()  # a stop signal may end the start here: the games are stopped all the same
+        try:
+            await service.durable()  # a stop signal may end the start here: the games are stopped all the same
+        except ApiError as exc:  # the journal failed before the first answer (a full disk): the fail-stop is logged
+            raise JournalFailed(exc.details) from None
         yield
     finally:
         if games is not None:

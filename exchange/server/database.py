@@ -4,7 +4,7 @@ The accounts (:mod:`exchange.server.store`) and the journal
 (:mod:`exchange.server.journal`) share one file. When it cannot be used — a
 directory, a missing folder, a file that is not a database, no permission, or
 ``-wal`` / ``-shm`` files left beside a database that was deleted while a
-server still had it open — SQLite only says ``disk I/O error`` or ``unable to
+server still had it open, a full disk — SQLite only says ``disk I/O error`` or ``unable to
 open database file``; :func:`open_with` turns that into
 :class:`DatabaseUnusable`, whose message names the file and the likely cause,
 for the command line to print on one line.
@@ -19,6 +19,7 @@ the folder /nonexistent-folder does not exist (SQLite: unable to open database f
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -88,6 +89,17 @@ def refusal(path: str, exc: DatabaseUnusable | sqlite3.Error) -> str:
     return str(exc)
 
 
+#: Free space under which a write's failure is put down to a full disk (SQLite may only say "disk I/O error").
+FULL_DISK_BYTES = 1 << 20
+
+
+def _free_bytes(folder: Path) -> int:
+    try:
+        return shutil.disk_usage(folder).free
+    except OSError:
+        return FULL_DISK_BYTES  # not known: no verdict from it
+
+
 def diagnose(path: str, exc: sqlite3.Error) -> str:
     """What is probably wrong with ``path``, from the file system and SQLite's terse message."""
     said = f"(SQLite: {exc})"
@@ -100,6 +112,8 @@ def diagnose(path: str, exc: sqlite3.Error) -> str:
         return f"the folder {file.parent} does not exist {said}"
     if "not a database" in str(exc):
         return f"it is not an SQLite database (another file of that name?) {said}"
+    if "disk is full" in str(exc) or _free_bytes(file.parent) < FULL_DISK_BYTES:
+        return f"the disk it is on is full ({_free_bytes(file.parent):,} bytes free); make room, then try again {said}"
     if "malformed" in str(exc):
         return (f"the file is damaged; restore it (with its -wal and -durable files) from a backup, or save what "
                 f"is left with 'sqlite3 {path} .recover' into a new database {said}")

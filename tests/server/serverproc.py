@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -40,10 +41,19 @@ PORT_TRIES = 3  # starts on a port of its own choosing, each taken by another pr
 ADDRESS_IN_USE = "address already in use"  # what the server says then, in its one line of error
 
 
-def cli(*args: str, timeout: float = 60, check: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m exchange.cli ARGS`` to its end (at most ``timeout`` seconds), its output captured as text."""
+def cli(*args: str, timeout: float = 60, check: bool = False,
+        max_file_bytes: int | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m exchange.cli ARGS`` to its end (at most ``timeout`` seconds), its output captured as text.
+
+    ``max_file_bytes``: no file it writes may grow past that size (``RLIMIT_FSIZE``; Python ignores ``SIGXFSZ``,
+    so a write past it fails as one on a full disk would), for it and the processes it starts.
+    """
+    def limit_files() -> None:
+        if max_file_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+
     return subprocess.run([sys.executable, "-m", "exchange.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, check=check, cwd=REPO)
+                          timeout=timeout, check=check, cwd=REPO, preexec_fn=limit_files)
 
 
 def listening(pid: int, port: int) -> bool:

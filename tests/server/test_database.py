@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 import select
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from exchange.server import database
 from exchange.server.database import DatabaseUnusable
 from exchange.server.journal import Journal
 from exchange.server.journal_check import JournalDamaged
@@ -175,3 +177,18 @@ def test_another_programs_database_is_left_as_it_was(tmp_path: Path) -> None:
     with contextlib.closing(sqlite3.connect(db)) as conn:
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == {"albums", "photos"}
+
+
+@pytest.mark.parametrize("said", ["database or disk is full", "disk I/O error"])
+def test_a_full_disk_is_named_not_blamed_on_the_files_beside_it(
+        tmp_path: Path, said: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a full disk SQLite says "full" or only "disk I/O error" (making its -shm file); its -wal and -shm are
+    there as after any crash. The refusal said to stop the other process using them, or remove them."""
+    db = tmp_path / "exchange.db"
+    for leftover in ("-wal", "-shm"):
+        Path(f"{db}{leftover}").write_bytes(b"")
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(database.shutil, "disk_usage", lambda folder: usage._replace(free=4096))
+    problem = database.diagnose(str(db), sqlite3.OperationalError(said))
+    assert problem.startswith("the disk it is on is full (4,096 bytes free); make room"), problem
+    assert problem.endswith(f"(SQLite: {said})")

@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import signal
+import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -35,7 +36,7 @@ from aiohttp.test_utils import TestClient
 from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.journal import Journal, JournalFailed
-from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, START_MS, login, place, rpc, serving
+from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, START_MS, free_port, login, place, rpc, serving
 from tests.server.serverproc import ServerProcess, cli, gone
 
 MARKET = "holdem.0"
@@ -309,6 +310,23 @@ def test_serve_exits_3_in_one_line_when_its_writer_is_killed_and_restarts_clean(
     assert api.call("listCurrentOrders", {})["result"]["currentOrders"] == []
     funds = api.call("getAccountFunds", {}, path=ACCOUNT)["result"]
     assert funds["availableToBetBalance"] == 1000 and funds["exposure"] == 0
+
+
+def test_serve_exits_3_in_one_line_when_its_journal_cannot_be_written_at_start(db: Path) -> None:
+    """A start on a full disk: the first records cannot be journaled, so the server never serves; it fail-stops as
+    it would later (it ended with a traceback and exit 1). The "full disk" is a file size limit at the length the
+    write-ahead log has when the server starts, held open at that length by a connection of the test's own."""
+    ServerProcess(db).start().stop()  # the journal's tables are made: a start needs to write nothing else
+    with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as held:
+        for _ in range(40):  # each commit appends a frame; nothing changes
+            held.execute("UPDATE accounts SET name = name")
+        wal_bytes = Path(f"{db}-wal").stat().st_size
+        again = cli("serve", "--db", str(db), "--host", "127.0.0.1", "--port", str(free_port()), "--no-house",
+                    max_file_bytes=wal_bytes, timeout=BOUND_S * 3)
+    assert again.returncode == 3, again
+    assert "Traceback" not in again.stderr, again.stderr
+    fatal = [line for line in again.stderr.splitlines() if "fail-stop" in line]
+    assert len(fatal) == 1 and "CRITICAL" in fatal[0] and "journal write failed" in fatal[0], again.stderr
 
 
 def test_serve_with_a_stalled_writer_answers_in_time_exits_and_never_reuses_a_market_id(
