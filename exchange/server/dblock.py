@@ -41,6 +41,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from exchange.server.database import DatabaseUnusable
 
@@ -68,10 +69,18 @@ class DatabaseInUse(DatabaseUnusable):
 
 
 def lock_path_for(db_path: str) -> str | None:
-    """The lock file beside ``db_path``; None for databases that no other process can open (in memory, URIs)."""
-    if db_path == ":memory:" or db_path.startswith("file:") or not db_path:
+    """The lock file beside the file ``db_path`` names, whatever way it is written (a symbolic link, a relative
+    path, ``..``): one lock a database. None for a database no other process can open (in memory).
+
+    A SQLite URI (``file:...``) is refused (:class:`DatabaseUnusable`): SQLite opens the file it names, the lock
+    would be beside a file named after the URI, and a second server naming the database otherwise would start.
+    """
+    if db_path == ":memory:" or not db_path:
         return None
-    return f"{db_path}.lock"
+    if db_path.startswith("file:"):
+        named = unquote(urlsplit(db_path).path) or "exchange.db"
+        raise DatabaseUnusable(db_path, f"a SQLite URI is not taken; give the database file's path, such as {named}")
+    return f"{os.path.realpath(db_path)}.lock"
 
 
 class DatabaseLock:

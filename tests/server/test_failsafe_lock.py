@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import requests
 
+from exchange.server.database import DatabaseUnusable
 from exchange.server.dblock import DatabaseInUse, DatabaseLock
 from tests.server.serverproc import ServerProcess, cli
 
@@ -71,3 +72,30 @@ def test_the_lock_is_per_database_and_refuses_within_one_process(tmp_path: Path)
     finally:
         held.release()
     assert not DatabaseLock.acquire(":memory:").held
+
+
+def test_one_lock_whatever_way_the_database_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second server on the same file named through a symbolic link, or another relative path, was not refused:
+    both folded the journal, and the first fail-stopped on a journal record number the second had written."""
+    db = tmp_path / "data" / "exchange.db"
+    db.parent.mkdir()
+    (tmp_path / "link.db").symlink_to(db)
+    (tmp_path / "folder").symlink_to(db.parent)
+    monkeypatch.chdir(tmp_path)
+    held = DatabaseLock.acquire(str(db))
+    try:
+        for other in ("link.db", "folder/exchange.db", "data/../data/exchange.db", "./data/exchange.db"):
+            with pytest.raises(DatabaseInUse, match="another server"):
+                DatabaseLock.acquire(other)
+    finally:
+        held.release()
+
+
+@pytest.mark.parametrize(("uri", "path"), [("file:exchange.db", "exchange.db"),
+                                           ("file:///srv/ex%20one.db?mode=rwc", "/srv/ex one.db")])
+def test_a_sqlite_uri_is_refused_saying_what_to_give(uri: str, path: str) -> None:
+    """SQLite opens the file a ``file:`` URI names; the lock would have been beside no file at all, or none taken."""
+    with pytest.raises(DatabaseUnusable) as refused:
+        DatabaseLock.acquire(uri)
+    assert str(refused.value) == (f"cannot use the database {uri}: a SQLite URI is not taken; give the database "
+                                  f"file's path, such as {path}")
