@@ -3,15 +3,16 @@ SQLite file of their own beside the database (``exchange.db-statement``), so a `
 costs an index lookup, in proportion to the page (and ``fromRecord``), however long the journal is.
 
 The journal stays the authority: the index is derived from it and can be deleted at any time (the next call
-rebuilds it). It holds each item (``account, seq, part``: a journal record and, for a market result, part 0
-the result and part 1 the commission) with its date (its event's: an opening balance is dated when the account
-was added, though the core opens it at its first login), amount and the account's running balance after it,
-each account's balance so far, and its *mark*: the last journal record it has read, with that record's CRC. A call
-first brings the index up to the journal's last committed record (each record is read once, ever: only the
-records committed since the last call), in one transaction with the new mark, so a crash leaves the index at
-an old mark, never between. If the record at the mark is no longer the one the index read (the journal was
-replaced, or damaged records were set aside at a start and their sequence numbers reused), the index is
-rebuilt from the start. Reads see committed records only, through a read-only connection, as before.
+rebuilds it); one found damaged (not a database, or malformed) is deleted and rebuilt at once, with a warning. It
+holds each item (``account, seq, part``: a journal record and, for a market result, part 0 the result and part 1
+the commission) with its date (its event's: an opening balance is dated when the account was added, though the core
+opens it at its first login), amount and the account's running balance after it, each account's balance so far, and
+its *mark*: the last journal record it has read, with that record's CRC. A call first brings the index up to the
+journal's last committed record (each record is read once, ever: only the records committed since the last call),
+in one transaction with the new mark, so a crash leaves the index at an old mark, never between. If the record at
+the mark is no longer the one the index read (the journal was replaced, or damaged records were set aside at a
+start and their sequence numbers reused), the index is rebuilt from the start. Reads see committed records only,
+through a read-only connection, as before.
 
 An item's ``refId`` is its record's number (and ``-c`` for a commission), unique over the account's history:
 when records were lost or set aside and their numbers used again, the journal noted the rewind, and the records
@@ -24,16 +25,22 @@ page with its ``itemDateRange`` as one index range walked from its newest end.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 import sqlite3
 import threading
 from bisect import bisect_right
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.request import pathname2url
 
 from engine import InvariantError
 from exchange.server import jsoncodec
 from exchange.server.journal_check import rewinds
+
+log = logging.getLogger(__name__)
 
 _TYPES = ("AccountCredited", "AccountDebited", "MarketSettled", "MarketVoided")
 _MATCHING = "(" + " OR ".join(f"body LIKE '{{\"type\":\"{t}\"%'" for t in _TYPES) + ")"
@@ -143,9 +150,15 @@ class StatementIndex:
             return [], False
         sql, args = page_query(account, classes, start, end)
         with self._lock:
-            conn = self._connection()
-            self._catch_up(conn)
-            rows = conn.execute(sql, (*args, count + 1, first)).fetchall()
+            try:
+                rows = self._read(sql, (*args, count + 1, first))
+            except sqlite3.DatabaseError as exc:
+                if isinstance(exc, sqlite3.OperationalError) or not self._damaged():
+                    raise  # busy, a full disk, or the journal's own damage: not the index's to mend
+                log.warning("the statement index %s is damaged (%s): deleting it and building it again from the "
+                            "journal", self.index_path, exc)
+                self._discard()
+                rows = self._read(sql, (*args, count + 1, first))
             rewinds = self._rewinds
         items = [Item(ref_id(seq, part, rewinds), ts, amount, balance, kind, market)
                  for seq, part, ts, amount, balance, kind, market in rows[:count]]
@@ -157,18 +170,52 @@ class StatementIndex:
                 self._conn.close()
                 self._conn = None
 
+    def _read(self, sql: str, args: Sequence[str | int]) -> list[Any]:
+        conn = self._connection()
+        self._catch_up(conn)
+        return conn.execute(sql, args).fetchall()
+
+    def _read_only_journal(self) -> sqlite3.Connection:
+        """A connection that reads the journal's committed records and can write nothing (its path quoted in the
+        URI: a ``?`` or ``#`` in a file name would end it)."""
+        return sqlite3.connect(f"file:{pathname2url(self.journal_path)}?mode=ro", uri=True)
+
+    def _damaged(self) -> bool:
+        """Whether the index file is not a sound SQLite database (SQLite's quick check, on a connection of its own)."""
+        try:
+            with contextlib.closing(sqlite3.connect(self.index_path)) as conn:
+                return bool(conn.execute("PRAGMA quick_check").fetchall() != [("ok",)])
+        except sqlite3.OperationalError:
+            return False  # cannot be read now (locked, no room): no verdict
+        except sqlite3.DatabaseError:
+            return True
+
+    def _discard(self) -> None:
+        """Close and delete the index (with SQLite's files beside it): the next read builds it from the start."""
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self.index_path + suffix)
+
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             conn = sqlite3.connect(self.index_path, check_same_thread=False, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost tail is read again from the journal
-            conn.executescript(SCHEMA)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost tail is read again from the journal
+                conn.executescript(SCHEMA)
+            except BaseException:
+                conn.close()
+                raise
             self._conn = conn
         return self._conn
 
     def _catch_up(self, conn: sqlite3.Connection) -> None:
         """Index the journal's records after the mark, through its last committed one, in one transaction."""
-        journal = sqlite3.connect(f"file:{self.journal_path}?mode=ro", uri=True)
+        journal = self._read_only_journal()
         try:
             journal.execute("BEGIN")  # one read snapshot of the journal for the whole catch-up
             self._rewinds = rewinds(journal)
@@ -230,7 +277,7 @@ class StatementIndex:
             indexed = conn.execute("SELECT account, seq, part, ts, amount, balance, kind FROM items "
                                    "ORDER BY account, seq, part").fetchall()
             stored = dict(conn.execute("SELECT account, balance FROM balances").fetchall())
-        journal = sqlite3.connect(f"file:{self.journal_path}?mode=ro", uri=True)
+        journal = self._read_only_journal()
         try:
             rows = journal.execute(f"SELECT seq, body FROM journal WHERE kind = 'event' AND {_MATCHING} "
                                    "ORDER BY seq").fetchall()

@@ -28,6 +28,7 @@ from tests.server.helpers import ACCOUNT, PLAYING_MS, START_MS, WINDOW_MS, login
 ACCOUNTS = ("alice", "bob", "carol")
 KINDS = {"ALL": ("DEPOSIT", "WITHDRAWAL", "RESULT", "COMMISSION"), "DEPOSITS_WITHDRAWALS": ("DEPOSIT", "WITHDRAWAL"),
          "EXCHANGE": ("RESULT", "COMMISSION"), "POKER_ROOM": ()}
+PAGE = 4096  # SQLite's page size
 WINDOWS = [(0, 100), (0, 1), (1, 3), (7, 100), (50, 10), (99, 100), (150, 5), (10_000, 100)]
 
 
@@ -137,9 +138,11 @@ def _agree(index: StatementIndex, path: Path, rng: random.Random, span: tuple[in
     return compared
 
 
-def test_pages_match_the_full_fold_as_the_journal_grows_restarts_and_is_damaged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["ex.db", "what? #1 100%.db"])
+def test_pages_match_the_full_fold_as_the_journal_grows_restarts_and_is_damaged(tmp_path: Path, name: str) -> None:
+    """(A file name with ``?``, ``#`` or ``%`` was cut short where the index reads the journal through a URI.)"""
     rng = random.Random(20261201)
-    path = tmp_path / "ex.db"
+    path = tmp_path / name
     first = _history(rng, 1_700_000_000_000, 400, 0)
     _write(path, first)
     index = StatementIndex(str(path))
@@ -169,6 +172,33 @@ def test_pages_match_the_full_fold_as_the_journal_grows_restarts_and_is_damaged(
     rebuilt = StatementIndex(str(path))
     assert _agree(rebuilt, path, rng, (span[0], other[-1][0])) > 0
     rebuilt.close()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "torn pages"])
+def test_a_damaged_index_is_rebuilt_with_a_warning(tmp_path: Path, damage: str,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """A damaged index file made every getAccountStatement fail (UNEXPECTED_ERROR) until someone deleted it."""
+    rng = random.Random(11)
+    path = tmp_path / "ex.db"
+    history = _history(rng, 1_700_000_000_000, 300, 0)
+    _write(path, history)
+    built = StatementIndex(str(path))
+    built.page("alice", KINDS["ALL"], None, None, 0, 10)
+    built.close()
+    index_file = Path(built.index_path)
+    if damage == "garbage":  # not a database at all
+        index_file.write_bytes(b"not an index" * 1_000)
+    else:  # SQLite's header kept, the pages after the first overwritten: "database disk image is malformed"
+        data = bytearray(index_file.read_bytes())
+        assert len(data) > 3 * PAGE
+        data[PAGE:] = bytes(len(data) - PAGE)
+        index_file.write_bytes(bytes(data))
+    again = StatementIndex(str(path))
+    with caplog.at_level("WARNING", logger="exchange.server.statement_index"):
+        assert _agree(again, path, rng, (history[0][0], history[-1][0])) > 0
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "is damaged" in warned[0] and "building it again" in warned[0], warned
+    again.close()
 
 
 def test_a_call_reads_only_the_records_committed_since_the_last(tmp_path: Path,
