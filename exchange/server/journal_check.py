@@ -116,6 +116,10 @@ def check(
             problems.append(f"{exc}, so lost records cannot be ruled out")
         except OSError as exc:  # a directory, or no permission, in the mark's place
             raise _mark_unusable(path, exc) from None
+    if mark is None and last and not problems and path not in ("", ":memory:"):
+        log.warning("the journal holds %d records but has no durable mark (%s is missing: the database copied "
+                    "without its -durable and -wal files?), so whether records acknowledged to clients are missing "
+                    "cannot be checked; starting from the %d there are", last, mark_path(path), last)
     if mark is not None and mark > last:
         problems.append(f"records up to seq {mark} were acknowledged to clients (the durable mark), but the "
                         f"journal ends at seq {last}: {mark - last} acknowledged records are missing (the -wal "

@@ -236,3 +236,24 @@ def test_serve_sets_aside_a_damaged_record_after_the_newest_snapshot_when_told_t
     assert journal._conn.execute("SELECT seq FROM journal_damaged").fetchall() == [(last,)]
     assert journal.last_seq >= last, "the server went on numbering its records from the one set aside"
     journal.close()
+
+
+def test_a_journal_without_its_durable_mark_starts_with_a_warning(tmp_path: Path,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """A copy of the database without its -durable file: nothing says whether acknowledged records are missing.
+    It started with only an INFO clause "no durable mark ... or a new database", as a new database does."""
+    db = tmp_path / "ex.db"
+    _crashed_journal(db)
+    Path(f"{db}-durable").unlink()
+    with caplog.at_level("WARNING", logger="exchange.server.journal_check"):
+        summary = _check(db)
+    assert summary.startswith(f"journal checked: {RECORDS} records, no durable mark")
+    (warning,) = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warning.startswith(f"the journal holds {RECORDS} records but has no durable mark ({db}-durable is "
+                              "missing: the database copied without its -durable and -wal files?)"), warning
+
+    fresh = tmp_path / "new.db"  # a new database has no mark either, and nothing to warn about
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="exchange.server.journal_check"):
+        assert "0 records, no durable mark" in _check(fresh)
+    assert not caplog.records
