@@ -41,9 +41,12 @@ from exchange.server.service import ExchangeService
 
 
 def _new_bet(view: OrderView) -> JsonDict:
-    """The ``instruction`` of a replace's ``placeInstructionReport``: the new bet's runner and side, the old
-    bet's."""
-    return {"selectionId": view.selection_id, "side": str(view.side), "orderType": "LIMIT", "handicap": 0.0}
+    """The ``instruction`` of a replace's ``placeInstructionReport``: the new bet's runner, side and
+    ``customerOrderRef``, the old bet's (as placeOrders echoes its instruction)."""
+    echo: JsonDict = {"selectionId": view.selection_id, "side": str(view.side), "orderType": "LIMIT", "handicap": 0.0}
+    if view.customer_ref is not None:
+        echo["customerOrderRef"] = view.customer_ref
+    return echo
 
 
 def _replace_outcome(instruction: JsonDict, events: Sequence[object], service: ExchangeService,

@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from betfairlightweight.resources.bettingresources import ReplaceOrders
 
-from tests.server.helpers import login, place_one, rpc
+from tests.server.helpers import login, place, place_one, rpc
 
 MARKET = "holdem.0"
 
@@ -106,3 +106,18 @@ async def test_a_stale_replace_to_odds_off_the_ladder_is_refused_as_a_current_on
     assert (stale["status"], stale["instructionReports"][0]["errorCode"]) == ("FAILURE", "INVALID_ODDS")
     [order] = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
     assert (order["betId"], order["sizeRemaining"], order["priceSize"]["price"]) == (bet["betId"], 2.0, 3.0)
+
+
+async def test_the_new_bets_instruction_carries_the_customer_order_ref_it_keeps(client: TestClient) -> None:
+    """The new bet keeps the old one's customerOrderRef (listCurrentOrders shows it); the report's echo of its
+    instruction left it out, as no placeOrders report does."""
+    alice = await login(client, "alice", "pw-alice")
+    params = place(MARKET, 1, "BACK", 3.0, 2)
+    params["instructions"][0]["customerOrderRef"] = "mine-7"
+    (placed,) = (await rpc(client, alice, "placeOrders", params))["result"]["instructionReports"]
+    assert placed["instruction"]["customerOrderRef"] == "mine-7"
+    report = (await _replace(client, alice, {"betId": placed["betId"], "newPrice": 3.5})).replace_instruction_reports[0]
+    new = report.place_instruction_reports
+    assert new.status == "SUCCESS" and new.instruction.customer_order_ref == "mine-7"
+    current = (await rpc(client, alice, "listCurrentOrders", {"betIds": [new.bet_id]}))["result"]["currentOrders"]
+    assert [order["customerOrderRef"] for order in current] == ["mine-7"]
