@@ -55,6 +55,7 @@ from exchange.server import (
     update_orders,
 )
 from exchange.server.auth import Session, Sessions
+from exchange.server.cashier import References
 from exchange.server.config import ServerConfig
 from exchange.server.dblock import DatabaseLock
 from exchange.server.errors import ApiError, ApingCode
@@ -194,6 +195,7 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
             lock.note_child(journal.writer_pid)
         app[keys.STORE] = store
         app[keys.JOURNAL] = journal
+        app[keys.CASHIER] = References(journal)
         yield
         await journal.stop()
         if journal.written:  # (none: the start was refused, or nothing happened)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from exchange.server.auth import Sessions
+from exchange.server.cashier import References
 from exchange.server.config import ServerConfig
 from exchange.server.games_stream import GamesHub
 from exchange.server.journal import Journal
@@ -18,6 +19,7 @@ from exchange.server.stream import StreamHub
 CONFIG = web.AppKey("config", ServerConfig)
 STORE = web.AppKey("store", AccountStore)
 JOURNAL = web.AppKey("journal", Journal)
+CASHIER = web.AppKey("cashier_references", References)  # operators' deposits and withdrawals by reference
 SESSIONS = web.AppKey("sessions", Sessions)
 LOGIN_LIMITS = web.AppKey("login_limits", LoginLimits)
 SERVICE = web.AppKey("service", ExchangeService)

@@ -296,15 +296,17 @@ def _results_path() -> dict[str, Any]:
 
 
 def _operator_post(what: str, path_param: dict[str, Any], body: dict[str, Any], done: str,
-                   refusals: dict[str, str]) -> dict[str, Any]:
-    """An operator route's POST: ``path_param`` names what it acts on, ``body`` its JSON fields (all required),
-    ``done`` the answer's fields, ``refusals`` its own refusals beyond a session's and a role's, by status."""
+                   refusals: dict[str, str], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An operator route's POST: ``path_param`` names what it acts on, ``body`` its required JSON fields and
+    ``optional`` the others, ``done`` the answer's fields, ``refusals`` its own refusals beyond a session's and a
+    role's, by status."""
     refusal = {"content": {"application/json": {"schema": _ERROR}}}
     return {"post": {
         "summary": f"Operators only: {what}",
         "parameters": [*_AUTH_HEADERS, {"in": "path", "required": True, "schema": {"type": "string"}, **path_param}],
         "requestBody": {"required": True, "content": {"application/json": {"schema": {
-            "type": "object", "required": list(body), "additionalProperties": False, "properties": body}}}},
+            "type": "object", "required": list(body), "additionalProperties": False,
+            "properties": {**body, **(optional or {})}}}}},
         "responses": {
             "200": {"description": f"done and journaled: {done}",
                     "content": {"application/json": {"schema": {"type": "object"}}}},
@@ -348,11 +350,16 @@ def _money_path(what: str, *, withdraw: bool = False) -> dict[str, Any]:
               "description": "pounds, two decimals at most"}
     refusals = {"400": "INVALID_INPUT_DATA: no reason, a bad amount, or an unknown field",
                 "404": "ACCOUNT_NOT_FOUND: no trader's account of that name"}
-    if withdraw:
-        refusals["409"] = "INSUFFICIENT_FUNDS: more than the account has available to bet"
+    refusals["409"] = ("INSUFFICIENT_FUNDS: more than the account has available to bet; " if withdraw else "") + \
+        "DUPLICATE_REFERENCE: the reference names another movement"
+    reference = {"type": "string", "minLength": 1, "maxLength": 64,
+                 "description": "the caller's name for this movement: sent again, it is not made twice (the first "
+                                "one's answer comes back, with repeated: true)"}
     return _operator_post(what, {"name": "account", "description": "the account's name, any case"},
                           {"amount": amount, "reason": _REASON},
-                          "action, account, amount, operator, reason, at, balance, availableToBetBalance", refusals)
+                          "action, account, amount, operator, reason, at, reference (if given), balance, "
+                          "availableToBetBalance; repeated: true if the reference's movement was made before",
+                          refusals, optional={"reference": reference})
 
 
 def _identity_paths() -> dict[str, Any]:

@@ -29,7 +29,7 @@ from exchange.core.commands import Deposit, Withdraw
 from exchange.core.events import CommandRejected
 from exchange.core.money import format_minor, to_minor
 from exchange.game.table import Game, GameStateError
-from exchange.server import jsoncodec, keys
+from exchange.server import cashier, jsoncodec, keys
 from exchange.server.auth import Session
 from exchange.server.connections import read_body
 from exchange.server.errors import ApiError, ApingCode, invalid_input
@@ -41,8 +41,8 @@ ACTIONS = ("suspend", "resume", "void")
 MONEY_ACTIONS = ("deposit", "withdraw")
 MAX_REASON = 200
 MAX_AMOUNT = 100_000_000_000  # minor units: £1,000,000,000.00 at once
-JOURNAL_KIND = "operator"
-_EXAMPLES = {"reason": '"..."', "amount": "25.50"}
+JOURNAL_KIND = cashier.JOURNAL_KIND
+_EXAMPLES = {"reason": '"..."', "amount": "25.50", "reference": '"pay-1234"'}
 
 
 class OperatorRefusal(web.HTTPException):
@@ -99,8 +99,9 @@ async def _act(request: web.Request, action: str) -> web.Response:
     return web.json_response({**record, "marketStatus": None if status is None else status.value})
 
 
-async def _body(request: web.Request, fields: tuple[str, ...]) -> dict[str, Any]:
-    """The request's JSON object, with no field but ``fields`` (else ``INVALID_INPUT_DATA`` saying its shape)."""
+async def _body(request: web.Request, fields: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The request's JSON object, with no field but ``fields`` and ``optional`` (else ``INVALID_INPUT_DATA`` saying
+    its shape)."""
     try:
         body = jsoncodec.loads_client(await read_body(request))
     except jsoncodec.NotUnicode as exc:
@@ -108,15 +109,16 @@ async def _body(request: web.Request, fields: tuple[str, ...]) -> dict[str, Any]
     except (ValueError, RecursionError):
         body = None
     if not isinstance(body, dict):
-        raise invalid_input("the body must be a JSON object: " + _shape(fields))
-    unknown = sorted(set(body) - set(fields))
+        raise invalid_input("the body must be a JSON object: " + _shape(fields, optional))
+    unknown = sorted(set(body) - set(fields) - set(optional))
     if unknown:
-        raise invalid_input(f"unknown fields {unknown}; the body is {_shape(fields)}")
+        raise invalid_input(f"unknown fields {unknown}; the body is {_shape(fields, optional)}")
     return body
 
 
-def _shape(fields: tuple[str, ...]) -> str:
-    return "{" + ", ".join(f'"{name}": {_EXAMPLES[name]}' for name in fields) + "}"
+def _shape(fields: tuple[str, ...], optional: tuple[str, ...]) -> str:
+    shape = "{" + ", ".join(f'"{name}": {_EXAMPLES[name]}' for name in fields + optional) + "}"
+    return shape + "".join(f", {name} optional" for name in optional)
 
 
 def _reason(body: dict[str, Any]) -> str:
@@ -125,10 +127,28 @@ def _reason(body: dict[str, Any]) -> str:
     reason = body.get("reason")
     if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
         raise invalid_input(f"reason must be a non-empty string of at most {MAX_REASON} characters, not {reason!r}")
-    control = next((c for c in reason.strip() if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
+    return _one_line("reason", reason)
+
+
+def _one_line(field: str, text: str) -> str:
+    """``text`` stripped, if it is one line (no control characters, NUL or a newline, nor a line or paragraph
+    separator); else ``INVALID_INPUT_DATA``."""
+    control = next((c for c in text.strip() if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
     if control is not None:
-        raise invalid_input(f"reason must be one line of text, without control characters ({control!r} here)")
-    return reason.strip()
+        raise invalid_input(f"{field} must be one line of text, without control characters ({control!r} here)")
+    return text.strip()
+
+
+def _reference(body: dict[str, Any]) -> str | None:
+    """The body's ``reference``, if any: text of one line, at most :data:`~exchange.server.cashier.MAX_REFERENCE`
+    characters, naming the movement for the caller (:mod:`exchange.server.cashier`)."""
+    reference = body.get("reference")
+    if reference is None:
+        return None
+    if not isinstance(reference, str) or not reference.strip() or len(reference) > cashier.MAX_REFERENCE:
+        raise invalid_input(f"reference must be a non-empty string of at most {cashier.MAX_REFERENCE} characters, "
+                            f"not {reference!r:.80}")
+    return _one_line("reference", reference)
 
 
 def _amount(body: dict[str, Any]) -> int:
@@ -163,11 +183,12 @@ def _live_game(service: ExchangeService, market_id: str) -> Game:
 
 async def move_money(request: web.Request) -> web.Response:
     """``POST /operator/v1/accounts/{account}/deposit`` (or ``withdraw``): money into or out of a trader's account
-    from outside the markets, as a cashier would, journaled with who moved it and why."""
+    from outside the markets, as a cashier would, journaled with who moved it and why; with a ``reference``, once
+    whatever number of times it is sent (:mod:`exchange.server.cashier`)."""
     action = request.match_info["action"]
     session = _operator(request, "deposit into or withdraw from an account")
-    body = await _body(request, ("amount", "reason"))
-    reason, amount = _reason(body), _amount(body)
+    body = await _body(request, ("amount", "reason"), optional=("reference",))
+    reason, amount, reference = _reason(body), _amount(body), _reference(body)
     service, store = request.app[keys.SERVICE], request.app[keys.STORE]
     service.check_available()
     name = store.named(request.match_info["account"])
@@ -177,6 +198,10 @@ async def move_money(request: web.Request) -> web.Response:
     if name == session.account:  # a cashier does not pay themselves: another operator may
         raise ApiError(ApingCode.ACCESS_DENIED, f"an operator does not {action} on their own account ({name!r}); "
                        "another operator may")
+    references = request.app[keys.CASHIER]
+    made = None if reference is None else references.made(reference)
+    if made is not None:
+        return _made_already(service, made, action, name, amount)
     service.ensure_account(store.get(name))  # one that never logged in is opened first, with its opening balance
     now = service.now()
     command = Deposit if action == "deposit" else Withdraw
@@ -184,9 +209,29 @@ async def move_money(request: web.Request) -> web.Response:
     refused = next((e for e in events if isinstance(e, CommandRejected)), None)
     if refused is not None:  # the one refusal left once the amount is checked: more than is available
         raise OperatorRefusal(409, str(refused.error_code), refused.message)
-    record = {"action": action, "account": name, "amount": apiformat.money(amount), "operator": session.account,
-              "reason": reason, "at": now}
+    record: dict[str, Any] = {"action": action, "account": name, "amount": apiformat.money(amount),
+                              "operator": session.account, "reason": reason, "at": now}
+    if reference is not None:
+        record["reference"] = reference
     service.journal.append(JOURNAL_KIND, record, ts_ms=now)
-    funds = service.funds(name)
+    if reference is not None:
+        references.note(record)
+    return _with_funds(service, record)
+
+
+def _made_already(service: ExchangeService, made: dict[str, Any], action: str, name: str,
+                  amount: int) -> web.Response:
+    """The answer to a movement asked again by its reference: the first one's record, if it is the same."""
+    if not cashier.same_movement(made, action, name, amount):
+        raise OperatorRefusal(409, "DUPLICATE_REFERENCE", (
+            f"reference {made['reference']!r} names a {made['action']} of {format_minor(to_minor(made['amount']))} "
+            f"for {made['account']!r} by {made['operator']!r}, not a {action} of {format_minor(amount)} for "
+            f"{name!r}; a reference names one movement (nothing moved)"))
+    return _with_funds(service, {**made, "repeated": True})
+
+
+def _with_funds(service: ExchangeService, record: dict[str, Any]) -> web.Response:
+    """A movement's answer: its record and the account's balance and available to bet now."""
+    funds = service.funds(record["account"])
     return web.json_response({**record, "balance": apiformat.money(funds.balance),
                               "availableToBetBalance": apiformat.money(funds.available)})

@@ -66,7 +66,8 @@ async def test_an_operator_deposits_and_withdraws_and_the_statement_shows_it(tmp
     ({"reason": "r"}, "not None"),
     ({"amount": 5}, "reason must be a non-empty string"),
     ({"amount": 5, "reason": "r", "to": "bob"}, """unknown fields ['to']; the body is {"amount": 25.50, "reason\""""),
-    ([5], 'the body must be a JSON object: {"amount": 25.50, "reason": "..."}'),
+    ([5], 'the body must be a JSON object: {"amount": 25.50, "reason": "...", "reference": "pay-1234"}, '
+          'reference optional'),
     *[({"amount": text, "reason": "r"}, f"not {text!r} (as text: digits, and a point and decimals if any, as 25.50)")
       for text in ("1e2", " 1", "+0.01", "\u0660.\u0660\u0661", "0.0_1", "1.5\n")],
     ({"amount": 1e-300, "reason": "r"}, "with at most two decimals, not 1e-300"),
@@ -123,3 +124,53 @@ async def test_the_opening_deposit_is_dated_when_the_account_was_added(tmp_path:
         alice = await login(client, "alice", "pw-alice")  # the day the account was added: dated now, not ahead
         statement = (await rpc(client, alice, "getAccountStatement", {}, path=ACCOUNT))["result"]["accountStatement"]
         assert [item["itemDate"] for item in statement] == [apiformat.iso(START_MS)]
+
+
+async def test_a_movement_sent_again_with_its_reference_is_made_once_across_a_restart(tmp_path: Path) -> None:
+    """A cashier whose connection dropped before the answer sends the deposit again: with the same reference the
+    money moves once, and the answer is the first one's record (it moved twice)."""
+    db = tmp_path / "ex.db"
+    pay = {"amount": 25.5, "reason": "card payment", "reference": "pay-0001"}
+    async with serving(db, VirtualClock(start_ms=START_MS), operators=("ops", "ops2")) as client:
+        ops = await login(client, "ops", "pw-ops")
+        code, first = await move(client, ops, "deposit", "alice", pay)
+        assert (code, first["reference"], first["balance"]) == (200, "pay-0001", 1025.5) and "repeated" not in first
+        code, again = await move(client, await login(client, "ops2", "pw-ops2"), "deposit", "ALICE", pay)
+        assert (code, again["repeated"], again["balance"]) == (200, True, 1025.5)
+        assert {k: again[k] for k in first} == first  # the first one's record: its operator and time
+        # refused movements leave their reference free; the same reference for another movement is refused
+        code, answer = await move(client, ops, "withdraw", "alice", {"amount": 5000, "reason": "r", "reference": "w1"})
+        assert (code, answer["error"]) == (409, "INSUFFICIENT_FUNDS")
+        code, answer = await move(client, ops, "withdraw", "alice", {"amount": 5, "reason": "r", "reference": "w1"})
+        assert (code, answer["balance"]) == (200, 1020.5)
+        for action, account, amount in (("withdraw", "alice", 25.5), ("deposit", "bob", 25.5),
+                                        ("deposit", "alice", 25.51)):
+            code, answer = await move(client, ops, action, account, {**pay, "amount": amount})
+            assert (code, answer["error"]) == (409, "DUPLICATE_REFERENCE"), answer
+            assert answer["details"] == (f"reference 'pay-0001' names a deposit of 25.50 for 'alice' by 'ops', not "
+                                         f"a {action} of {amount:.2f} for '{account}'; a reference names one "
+                                         "movement (nothing moved)")
+        code, answer = await move(client, ops, "deposit", "alice", {**pay, "reference": "pay-0002"})
+        assert (code, answer["balance"]) == (200, 1046.0)  # another reference, another movement
+    async with serving(db, VirtualClock(start_ms=START_MS + 60_000), accounts=(), operators=()) as client:
+        ops = await login(client, "ops", "pw-ops")
+        code, again = await move(client, ops, "deposit", "alice", pay)  # the journal remembers it
+        assert (code, again["repeated"], again["at"], again["balance"]) == (200, True, first["at"], 1046.0)
+        statement = (await rpc(client, await login(client, "alice", "pw-alice"), "getAccountStatement",
+                               {"includeItem": "DEPOSITS_WITHDRAWALS"}, path=ACCOUNT))["result"]["accountStatement"]
+        assert [item["amount"] for item in statement] == [25.5, -5.0, 25.5, 1000.0]
+
+
+@pytest.mark.parametrize(("reference", "says"), [
+    ("", "reference must be a non-empty string of at most 64 characters, not ''"),
+    (" ", "not ' '"),
+    ("x" * 65, "of at most 64 characters"),
+    (17, "not 17"),
+    ("a\tb", "reference must be one line of text, without control characters ('\\t' here)"),
+])
+async def test_a_bad_reference_is_refused_and_moves_nothing(client: TestClient, reference: Any, says: str) -> None:
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops = await login(client, "ops", "pw-ops")
+    code, answer = await move(client, ops, "deposit", "alice", {"amount": 5, "reason": "r", "reference": reference})
+    assert (code, answer["error"]) == (400, "INVALID_INPUT_DATA") and says in answer["details"], answer
+    assert "alice" not in client.app[keys.SERVICE].exchange.accounts
