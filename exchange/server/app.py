@@ -227,16 +227,7 @@ async def _exchange(
     app[keys.JOURNAL].writer_ready()  # started with the journal, it has been starting while the server recovered
     if demo_check is not None:
         app[keys.DEMO_PASSWORD_OK] = await demo_check
-    hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
-    spectators = GamesHub(service)
-    app[keys.SESSIONS].on_end(hub.session_ended)
-    service.on_failure(hub.fail)
-    service.on_failure(spectators.fail)
-    if on_fatal is not None:
-        service.on_failure(on_fatal)
-    app[keys.SERVICE] = service
-    app[keys.HUB] = hub
-    app[keys.GAMES] = spectators
+    hub, spectators = _add_service(app, service, config, on_fatal)
     beats = _add_endpoints(app, service, gate, clock)
     recording = games = None
     try:  # from here a start that fails (a recording refused) undoes what it did
@@ -264,6 +255,22 @@ async def _exchange(
             runner.close()
         with contextlib.suppress(ApiError):  # the journal failed: nothing more can be written, nor needs to be
             await service.durable()
+
+
+def _add_service(app: web.Application, service: ExchangeService, config: ServerConfig,
+                 on_fatal: Callable[[str], None] | None) -> tuple[StreamHub, GamesHub]:
+    """The service and its two stream hubs (traders' and spectators'), each told when the service fails, as
+    ``on_fatal`` is."""
+    hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
+    spectators = GamesHub(service)
+    app[keys.SESSIONS].on_end(hub.session_ended)
+    for listener in (hub.fail, spectators.fail, on_fatal):
+        if listener is not None:
+            service.on_failure(listener)
+    app[keys.SERVICE] = service
+    app[keys.HUB] = hub
+    app[keys.GAMES] = spectators
+    return hub, spectators
 
 
 def _add_endpoints(app: web.Application, service: ExchangeService, gate: AccountGate,

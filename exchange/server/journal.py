@@ -53,13 +53,12 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from exchange.clock import Clock, Timer, WallClock
 from exchange.core.exchange import Exchange, ExchangeConfig
-from exchange.server import jsoncodec, snapshots
+from exchange.server import journal_read, jsoncodec, snapshots
 from exchange.server.database import open_with
 from exchange.server.ended_markets import EndedMarkets
 from exchange.server.exchange_id import exchange_id
@@ -70,9 +69,9 @@ from exchange.server.journal_check import (
     check,
     reset_mark,
     rewinds,
-    verify_record,
 )
 from exchange.server.journal_mark import DurableMark
+from exchange.server.journal_read import Record
 from exchange.server.journal_writer import MAX_ROWS_PER_STATEMENT, SCHEMA, WriterProcess, insert_rows
 from exchange.server.kept_results import KeptResults
 from exchange.server.notes import MarketNotes
@@ -85,22 +84,8 @@ STOP_TIMEOUT_S = 30.0  # how long stop() waits for the writer to finish before k
 DEFAULT_COMMIT_TIMEOUT_MS = 5_000  # the longest a record may wait for its commit before the journal fails
 
 
-#: The records that are not the core's events (operator actions, game results, ...), a few beside them: found by
-#: kind without reading the journal through (:meth:`Journal.records_of_kind`). A partial index, so an event's
-#: insert costs nothing more; made once when a journal from before it is first opened.
-OTHER_KINDS_INDEX = "CREATE INDEX IF NOT EXISTS journal_other_kinds ON journal (kind, seq) WHERE kind <> 'event';"
-
-
 class JournalFailed(RuntimeError):
     """A write to the journal failed; the server must stop accepting commands."""
-
-
-@dataclass(frozen=True, slots=True)
-class Record:
-    seq: int
-    ts_ms: int
-    kind: str
-    body: Mapping[str, Any]
 
 
 Row = tuple[int, int, str, Any]  # seq, ts_ms, kind, body (a mapping or a core record)
@@ -118,7 +103,7 @@ class Journal:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
-        self._conn.executescript(SCHEMA + snapshots.SCHEMA + OTHER_KINDS_INDEX)
+        self._conn.executescript(SCHEMA + snapshots.SCHEMA + journal_read.OTHER_KINDS_INDEX)
         snapshots.upgrade(conn)  # a snapshots table from before the recent results were kept in it
         if "crc" not in {row[1] for row in conn.execute("PRAGMA table_info(journal)")}:
             conn.execute("ALTER TABLE journal ADD COLUMN crc INTEGER")  # a journal from before checksums
@@ -273,33 +258,12 @@ class Journal:
         return saved
 
     def records(self, after: int = 0) -> Iterator[Record]:
-        """Every committed record with ``seq > after``, in order.
-
-        Each is checked as it is read (numbered on from ``after``, body matching its checksum):
-        :class:`JournalDamaged` at the first that is not, with ``first_bad`` set to its number.
-        """
-        cursor = self._conn.execute("SELECT seq, ts_ms, kind, body, crc FROM journal WHERE seq > ? ORDER BY seq",
-                                    (after,))
-        expected = after + 1
-        for seq, ts_ms, kind, body, crc in cursor:
-            problem = verify_record(seq, body, crc, expected=expected)
-            if problem is not None:
-                raise JournalDamaged(self._path() or ":memory:", problem, first_bad=expected)
-            expected = seq + 1
-            yield Record(seq, ts_ms, kind, jsoncodec.loads(body))
+        """Every committed record with ``seq > after``, in order, each checked (:func:`journal_read.records_after`)."""
+        return journal_read.records_after(self._conn, self._path(), after)
 
     def records_of_kind(self, kind: str) -> Iterator[Record]:
-        """Every committed record of ``kind`` (not ``"event"``: see :data:`OTHER_KINDS_INDEX`), in order, each
-        checked against its checksum (:class:`JournalDamaged` at the first that fails)."""
-        if kind == "event":
-            raise ValueError("the core's events are read in order with records(), not by kind")
-        cursor = self._conn.execute("SELECT seq, ts_ms, kind, body, crc FROM journal WHERE kind = ? AND kind <> "
-                                    "'event' ORDER BY seq", (kind,))  # (the second term lets SQLite use the index)
-        for seq, ts_ms, kind, body, crc in cursor:
-            problem = verify_record(seq, body, crc, expected=seq)
-            if problem is not None:
-                raise JournalDamaged(self._path() or ":memory:", problem, first_bad=seq)
-            yield Record(seq, ts_ms, kind, jsoncodec.loads(body))
+        """Every committed record of ``kind`` (not an event), in order (:func:`journal_read.records_of_kind`)."""
+        return journal_read.records_of_kind(self._conn, self._path(), kind)
 
     def append(self, kind: str, body: Any, *, ts_ms: int) -> int:
         """Queue one record (not yet durable); returns its sequence number.

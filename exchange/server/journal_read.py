@@ -1,0 +1,60 @@
+"""Reading the journal's committed records back, each checked against its checksum as it is read.
+
+In order from a record on (:func:`records_after`: recovery's fold, tools), or by kind (:func:`records_of_kind`:
+the few records that are not the core's events, such as an operator's, found through :data:`OTHER_KINDS_INDEX`
+without reading the journal through).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from exchange.server import jsoncodec
+from exchange.server.journal_check import JournalDamaged, verify_record
+
+#: The records that are not the core's events (operator actions, game results, ...), a few beside them. A partial
+#: index, so an event's insert costs nothing more; made once when a journal from before it is first opened.
+OTHER_KINDS_INDEX = "CREATE INDEX IF NOT EXISTS journal_other_kinds ON journal (kind, seq) WHERE kind <> 'event';"
+
+_COLUMNS = "SELECT seq, ts_ms, kind, body, crc FROM journal"
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    seq: int
+    ts_ms: int
+    kind: str
+    body: Mapping[str, Any]
+
+
+def records_after(conn: sqlite3.Connection, path: str, after: int) -> Iterator[Record]:
+    """Every committed record with ``seq > after``, in order, numbered on from ``after`` with no gap:
+    :class:`JournalDamaged` (naming the database at ``path``) at the first that is not, or whose body does not
+    match its checksum, with ``first_bad`` set to the number due."""
+    cursor = conn.execute(f"{_COLUMNS} WHERE seq > ? ORDER BY seq", (after,))
+    return _checked(cursor, path, numbered_from=after + 1)
+
+
+def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[Record]:
+    """Every committed record of ``kind``, in order, each checked against its checksum; not ``"event"`` (the core's
+    events are read in order, :func:`records_after`)."""
+    if kind == "event":
+        raise ValueError("the core's events are read in order with records_after(), not by kind")
+    # (the second term is the index's own condition: SQLite uses a partial index only where the query states it)
+    cursor = conn.execute(f"{_COLUMNS} WHERE kind = ? AND kind <> 'event' ORDER BY seq", (kind,))
+    return _checked(cursor, path, numbered_from=None)
+
+
+def _checked(cursor: sqlite3.Cursor, path: str, numbered_from: int | None) -> Iterator[Record]:
+    expected = numbered_from
+    for seq, ts_ms, kind, body, crc in cursor:
+        due = seq if expected is None else expected
+        problem = verify_record(seq, body, crc, expected=due)
+        if problem is not None:
+            raise JournalDamaged(path or ":memory:", problem, first_bad=due)
+        if expected is not None:
+            expected = seq + 1
+        yield Record(seq, ts_ms, kind, jsoncodec.loads(body))
