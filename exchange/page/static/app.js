@@ -10,9 +10,12 @@ import { Lobby } from "./lobby.js";
 import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { STATUS_WORDS, TableView, marketTitle } from "./table.js";
 import { Results } from "./results.js";
-import { NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, setFunds, tenThousandths } from "./trading.js";
+import {
+  NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, setFunds, settledName, tenThousandths,
+} from "./trading.js";
 
 const SETTLED_KEPT = 10;
+const LOW_SUFFIX = "-low"; // a hi/lo game's Low market id: the game's, then this ("omaha-hilo.3-low")
 const LADDER_REFRESH_MS = 400;
 
 const state = {
@@ -237,6 +240,18 @@ function selectionName(marketId, selectionId) {
   return market && markets.length > 1 ? `${name} · ${marketTitle(market)}` : name;
 }
 
+/**
+ * A settled bet by its game and selection; where its channel's games have two markets, which one it was on, as the
+ * bets list names it ("omaha-hilo.3 No low · Low", "omaha-hilo.3 Hand 2 · High"; it was the Low market's id).
+ */
+function settledBetName(bet) {
+  const low = bet.marketId.endsWith(LOW_SUFFIX);
+  const game = low ? bet.marketId.slice(0, -LOW_SUFFIX.length) : bet.marketId;
+  const channel = state.channels.get(game.slice(0, game.lastIndexOf(".")));
+  const named = settledName({ ...bet, marketId: game });
+  return (channel?.markets.length ?? 1) > 1 ? `${named} · ${low ? "Low" : "High"}` : named;
+}
+
 function renderMyOrders() {
   const markets = currentMarkets().map((m) => m.marketId);
   $("orders-login").hidden = state.session.loggedIn || state.replay !== null;
@@ -427,7 +442,7 @@ async function refreshSettled() {
       state.session.clearedOrders({ betStatus: "SETTLED", groupBy: "MARKET", marketIds }),
       state.session.clearedOrders({ betStatus: "SETTLED", includeItemDescription: true, marketIds }),
     ]);
-    renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse(), open);
+    renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse(), open, settledBetName);
   } catch (err) {
     refused(err);
   }

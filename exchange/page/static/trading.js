@@ -444,11 +444,11 @@ export function renderOrders(orders, names, { onCancel, onReplace, readOnly = fa
 
 /**
  * The account's settled markets (``listClearedOrders`` by market: profit and commission) and bets, newest first; each
- * bet's selection by the name its ``itemDescription`` gives ("No low" is a Low market's fifth). A market in ``open``
- * (ids) is still trading: only the bets on its hands settled early are in, and its commission is charged when it
- * settles, so its row says so.
+ * bet named by ``name`` (by default its market id and the selection's name its ``itemDescription`` gives: "No low" is
+ * a Low market's fifth). A market in ``open`` (ids) is still trading: only the bets on its hands settled early are
+ * in, and its commission is charged when it settles, so its row says so.
  */
-export function renderSettled(markets, bets, open = new Set()) {
+export function renderSettled(markets, bets, open = new Set(), name = settledName) {
   replaceChildren($("settled"), markets.length ? markets.map((m) => h("tr", {},
     h("td", {}, m.marketId, open.has(m.marketId)
       ? h("span", { class: "muted", title: "bets on its hands settled early; the rest settle with the market" },
@@ -457,11 +457,16 @@ export function renderSettled(markets, bets, open = new Set()) {
     open.has(m.marketId) ? h("td", { class: "muted" }, "at settlement") : h("td", {}, money(pennies(m.commission ?? 0)))))
     : [h("tr", {}, h("td", { colspan: 4, class: "muted" }, "none yet"))]);
   replaceChildren($("settled-bets"), bets.map((b) => h("li", { class: b.side },
-    h("span", { class: "tag" }, b.side), h("span", {}, `${b.marketId} ${b.itemDescription?.runnerDesc ?? `Selection ${b.selectionId}`}`),
+    h("span", { class: "tag" }, b.side), h("span", {}, name(b)),
     h("span", {}, `${money(pennies(b.sizeSettled ?? 0))} at ${formatAverage(tenThousandths(b.priceMatched ?? b.priceRequested))}`),
     deadHeat(b) ? h("span", { class: "muted", title: "its hand tied for the win: paid at odds divided by the number tied" },
       "dead heat") : "",
     h("span", { class: "acts" }, `profit ${money(pennies(b.profit ?? 0))}`))));
+}
+
+/** A settled bet's market id and the name of its selection. */
+export function settledName(b) {
+  return `${b.marketId} ${b.itemDescription?.runnerDesc ?? `Selection ${b.selectionId}`}`;
 }
 
 /**
