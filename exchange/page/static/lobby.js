@@ -28,12 +28,16 @@ export class Lobby {
     }
   }
 
+  /** A channel's card: a link named by the channel alone, the game, round and times its description (read after
+   * it: the whole card as the link's name was every term and figure run together). */
   card(channel, left) {
     const cells = { game: h("dd", { class: "lobby-game" }), round: h("dd", { class: "lobby-round" }) };
     this.cards.set(channel.id, cells);
-    return h("a", { class: "lobby-card", href: `#/table/${encodeURIComponent(channel.id)}`, dataset: { channel: channel.id } },
-      h("h2", {}, channel.name),
-      h("dl", {},
+    const id = `lobby-${channel.id}`;
+    return h("a", { class: "lobby-card", href: `#/table/${encodeURIComponent(channel.id)}`, dataset: { channel: channel.id },
+      "aria-labelledby": `${id}-name`, "aria-describedby": `${id}-details` },
+      h("h2", { id: `${id}-name` }, channel.name),
+      h("dl", { id: `${id}-details` },
         h("dt", {}, "Game"), cells.game,
         h("dt", {}, "Round"), cells.round,
         h("dt", {}, "Time left"), h("dd", { class: "lobby-time", dataset: { channel: channel.id } }, left),
