@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from exchange.core.money import to_minor
-from exchange.server.journal import Journal
+from exchange.server.errors import ApiError, ApingCode
+from exchange.server.journal import Journal, JournalDamaged
 
 #: The journal kind of an operator's records (:mod:`exchange.server.operator`).
 JOURNAL_KIND = "operator"
@@ -40,10 +41,17 @@ class References:
         self._movements()[record["reference"]] = dict(record)
 
     def _movements(self) -> dict[str, dict[str, Any]]:
+        """The movements by reference; ``SERVICE_UNAVAILABLE`` while an operator record in the journal is damaged
+        (a reference could then not be told apart from one used before; a movement without one is unaffected)."""
         if self._made is None:
-            self._made = {record.body["reference"]: dict(record.body)
-                          for record in self._journal.records_of_kind(JOURNAL_KIND)
-                          if record.body.get("reference") is not None}
+            try:
+                self._made = {record.body["reference"]: dict(record.body)
+                              for record in self._journal.records_of_kind(JOURNAL_KIND)
+                              if record.body.get("reference") is not None}
+            except JournalDamaged as exc:
+                raise ApiError(ApingCode.SERVICE_UNAVAILABLE, (
+                    f"the references of earlier movements cannot be read ({exc.detail}), so none is taken: send the "
+                    "movement without a reference, or restore the database")) from None
         return self._made
 
 
