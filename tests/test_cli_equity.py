@@ -92,6 +92,9 @@ def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
         ([f"{r}c{r}d" for r in "23456789T"], "got 9 hands"),
         (["AsKs", "QdQx"], "hand 2: 'Qx' has an unknown suit"),
         (["AsKs", "1dQc"], "hand 2: '1d' has an unknown rank"),
+        # the game where a hand goes: it was "hand 1: 'ho' has an unknown rank 'h'"
+        (["holdem", "AsKs", "QdQc"], "hand 1 is 'holdem', a game, not cards: give the game as --variant holdem"),
+        (["--variant", "omaha", "AsKs2d3c", "draw5"], "hand 2 is 'draw5', a game, not cards"),
         (["AsKs", "AsQc"], "card As appears more than once"),
         (["AsKsQh", "QdQc"], "hand 1 (As Ks Qh) has 3 cards; holdem hands have exactly 2 hole cards"),
         (["--variant", "omaha", "AsKs", "QdQc"], "omaha hands have exactly 4 hole cards"),

@@ -89,6 +89,9 @@ def test_dead_heat(capsys: pytest.CaptureFixture[str]) -> None:
         (["--variant", "draw32", "--hands", *["As Ks Qs Js Ts"] * 6], "32-Card Draw needs 2 to 5 hands, got 6"),
         (["--variant", "stud7"], "the following arguments are required: --hands"),
         (["--hands", "AsKs", "QdQc", "--frobnicate"], "unrecognized arguments: --frobnicate"),
+        # the game where a hand goes: it was "hand 1: 'om' has an unknown rank 'o'"
+        (["--hands", "Omaha", "AsKs2d3c", "QdQh9c8d"],
+         "hand 1 is 'Omaha', a game, not cards: give the game as --variant omaha"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
-from exchange.cli.options import fail, one_line_errors, whole_number
+from exchange.cli.options import fail, one_line_errors, refuse_a_game_as_a_hand, whole_number
 
 if TYPE_CHECKING:
     from engine import EquityResult
@@ -90,7 +90,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    _check_variant(args.variant)
+    refuse_a_game_as_a_hand(args.hands, _check_variant(args.variant))
     try:
         if args.seed is not None and args.samples is None and _counts_exactly(args):
             fail("--seed needs --samples here: this count is exact (exact equity uses no randomness)")
@@ -105,14 +105,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_variant(variant: str) -> None:
-    """Refuse a variant equity does not price, naming those it does: the engine's, and the draw games'."""
+def _check_variant(variant: str) -> list[str]:
+    """The variants equity prices (the engine's and the draw games'); one not among them is refused, naming them."""
     from engine.draw_policy import POLICIES
     from engine.variant_equity import equity_variants
 
     known = [*equity_variants(), *POLICIES]
     if variant not in known:
         fail(f"unknown variant {variant!r}; equity knows {', '.join(known)}")
+    return known
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, NoReturn
 
 PROG = "exchange-poker"
@@ -184,6 +184,14 @@ def one_line_errors(parser: argparse.ArgumentParser) -> None:
     # Instance attributes shadow the methods (mypy rejects assigning to a method, hence setattr).
     setattr(parser, "error", fail)  # noqa: B010
     setattr(parser, "parse_known_args", strict_parse_known_args)  # noqa: B010
+
+
+def refuse_a_game_as_a_hand(hands: Sequence[str], games: Collection[str]) -> None:
+    """A hand written as a game's name (``equity holdem AsKs QdQc``) is refused saying where the game goes; the
+    card parser would have said ``'ho' has an unknown rank 'h'``."""
+    for i, hand in enumerate(hands, 1):
+        if hand.strip().lower() in games:
+            fail(f"hand {i} is {hand!r}, a game, not cards: give the game as --variant {hand.strip().lower()}")
 
 
 def fail(message: str) -> NoReturn:

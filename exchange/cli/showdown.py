@@ -15,7 +15,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from exchange.cli.options import fail, one_line_errors
+from exchange.cli.options import fail, one_line_errors, refuse_a_game_as_a_hand
 
 if TYPE_CHECKING:
     from engine.showdown import PotHalf, ShowdownResult
@@ -45,6 +45,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from engine.showdown import showdown
 
+    refuse_a_game_as_a_hand(args.hands, NAMES.split(", "))
     try:
         result = showdown(args.variant, args.hands, args.board)
     except ValueError as error:
