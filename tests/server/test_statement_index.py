@@ -73,6 +73,15 @@ def _write(path: Path, records: list[tuple[int, str, Any]], *, set_aside_from: i
     asyncio.run(write())
 
 
+def _journal(folder: Path, *, seed: int) -> tuple[Path, list[tuple[int, str, Any]], random.Random]:
+    """A journal in ``folder`` of 300 records of a seeded history; the history, and the generator to go on with."""
+    rng = random.Random(seed)
+    path = folder / "ex.db"
+    history = _history(rng, 1_700_000_000_000, 300, 0)
+    _write(path, history)
+    return path, history, rng
+
+
 def _fold(path: Path) -> dict[str, list[Item]]:
     """The statement as it was read before the index: the whole journal folded, each account's items oldest
     first with its running balance."""
@@ -178,10 +187,7 @@ def test_pages_match_the_full_fold_as_the_journal_grows_restarts_and_is_damaged(
 def test_a_damaged_index_is_rebuilt_with_a_warning(tmp_path: Path, damage: str,
                                                    caplog: pytest.LogCaptureFixture) -> None:
     """A damaged index file made every getAccountStatement fail (UNEXPECTED_ERROR) until someone deleted it."""
-    rng = random.Random(11)
-    path = tmp_path / "ex.db"
-    history = _history(rng, 1_700_000_000_000, 300, 0)
-    _write(path, history)
+    path, history, rng = _journal(tmp_path, seed=11)
     built = StatementIndex(str(path))
     built.page("alice", KINDS["ALL"], None, None, 0, 10)
     built.close()
@@ -203,10 +209,7 @@ def test_a_damaged_index_is_rebuilt_with_a_warning(tmp_path: Path, damage: str,
 
 def test_a_call_reads_only_the_records_committed_since_the_last(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    rng = random.Random(7)
-    path = tmp_path / "ex.db"
-    history = _history(rng, 1_700_000_000_000, 300, 0)
-    _write(path, history)
+    path, history, rng = _journal(tmp_path, seed=7)
     index = StatementIndex(str(path))
     read: list[int] = []
     original = StatementIndex._records
