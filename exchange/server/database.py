@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import unquote, urlsplit
 
 T = TypeVar("T")
 
@@ -49,8 +50,18 @@ def connect(path: str) -> sqlite3.Connection:
     return conn
 
 
+def refuse_uri(path: str) -> None:
+    """Refuse a SQLite URI (``file:...``) for the database: SQLite would open the file it names, but the lock that
+    keeps a second server off a database is beside a file's path (:mod:`exchange.server.dblock`)."""
+    if path.startswith("file:"):
+        named = unquote(urlsplit(path).path) or "exchange.db"
+        raise DatabaseUnusable(path, f"a SQLite URI is not taken; give the database file's path, such as {named}")
+
+
 def open_with(path: str, build: Callable[[sqlite3.Connection], T]) -> T:
-    """``build(connection)`` on a fresh connection to ``path``; any SQLite error becomes :class:`DatabaseUnusable`."""
+    """``build(connection)`` on a fresh connection to ``path``; any SQLite error becomes :class:`DatabaseUnusable`,
+    and so does a URI (:func:`refuse_uri`)."""
+    refuse_uri(path)
     try:
         conn = connect(path)
     except sqlite3.Error as exc:
@@ -103,7 +114,7 @@ def _free_bytes(folder: Path) -> int:
 def diagnose(path: str, exc: sqlite3.Error) -> str:
     """What is probably wrong with ``path``, from the file system and SQLite's terse message."""
     said = f"(SQLite: {exc})"
-    if path == ":memory:" or path.startswith("file:"):
+    if path == ":memory:":
         return said[1:-1]
     file = Path(path)
     if file.is_dir():

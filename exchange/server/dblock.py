@@ -41,9 +41,8 @@ import os
 import signal
 import time
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
-from exchange.server.database import DatabaseUnusable
+from exchange.server.database import DatabaseUnusable, refuse_uri
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +71,13 @@ def lock_path_for(db_path: str) -> str | None:
     """The lock file beside the file ``db_path`` names, whatever way it is written (a symbolic link, a relative
     path, ``..``): one lock a database. None for a database no other process can open (in memory).
 
-    A SQLite URI (``file:...``) is refused (:class:`DatabaseUnusable`): SQLite opens the file it names, the lock
-    would be beside a file named after the URI, and a second server naming the database otherwise would start.
+    A SQLite URI (``file:...``) is refused (:func:`~exchange.server.database.refuse_uri`): SQLite opens the file it
+    names, the lock would be beside a file named after the URI, and a second server naming the database otherwise
+    would start.
     """
     if db_path == ":memory:" or not db_path:
         return None
-    if db_path.startswith("file:"):
-        named = unquote(urlsplit(db_path).path) or "exchange.db"
-        raise DatabaseUnusable(db_path, f"a SQLite URI is not taken; give the database file's path, such as {named}")
+    refuse_uri(db_path)
     return f"{os.path.realpath(db_path)}.lock"
 
 

@@ -192,3 +192,16 @@ def test_a_full_disk_is_named_not_blamed_on_the_files_beside_it(
     problem = database.diagnose(str(db), sqlite3.OperationalError(said))
     assert problem.startswith("the disk it is on is full (4,096 bytes free); make room"), problem
     assert problem.endswith(f"(SQLite: {said})")
+
+
+def test_a_sqlite_uri_is_refused_before_anything_is_made(tmp_path: Path) -> None:
+    """SQLite opens the file a ``file:`` URI names, but no lock is held on it: refused, and nothing made (the
+    accounts were opened, making the file, before the server refused it)."""
+    uri = f"file:{tmp_path / 'ex.db'}?mode=rwc"
+    for argv in (("serve", "--db", uri, "--port", str(free_port())), ("accounts", "--db", uri, "add", "x",
+                                                                       "--password", "p")):
+        result = cli(*argv)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result
+        assert result.stderr == (f"exchange-poker: error: cannot use the database {uri}: a SQLite URI is not taken; "
+                                 f"give the database file's path, such as {tmp_path / 'ex.db'}\n")
+    assert list(tmp_path.iterdir()) == []
