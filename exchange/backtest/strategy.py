@@ -453,16 +453,31 @@ def _decimal(price: PriceLike) -> Decimal:
     if isinstance(price, float):
         return Decimal(repr(price))
     if isinstance(price, Fraction):  # as the handle's own fair_odds are
-        exact = Decimal(price.numerator) / Decimal(price.denominator)
-        if Fraction(exact) != price:
-            raise ValueError(f"price {price} has no exact decimal: give decimal odds on the ladder, e.g. '2.5'")
-        return exact
+        return _exact_decimal(price)
     if isinstance(price, bool) or not isinstance(price, str | int):
         raise TypeError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'")
     try:
         return Decimal(price)
     except InvalidOperation:
         raise ValueError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'") from None
+
+
+def _exact_decimal(price: Fraction) -> Decimal:
+    """A fraction's decimal, every digit of it (a division in a decimal context would round past 28 digits and
+    call a fraction that has one inexact); refused if it has none (its denominator has a prime factor but 2 and 5).
+
+    >>> _exact_decimal(Fraction(7, 2)), _exact_decimal(Fraction(1, 2**50))  # 35 digits
+    (Decimal('3.5'), Decimal('8.8817841970012523233890533447265625E-16'))
+    """
+    rest, places = price.denominator, 0
+    while rest % 10 == 0:
+        rest, places = rest // 10, places + 1
+    while rest % 2 == 0 or rest % 5 == 0:
+        rest, places = rest // (2 if rest % 2 == 0 else 5), places + 1
+    if rest != 1:
+        raise ValueError(f"price {price} has no exact decimal: give decimal odds on the ladder, e.g. '2.5'")
+    digits = price.numerator * 10**places // price.denominator  # exact: the denominator divides 10**places
+    return Decimal(f"{digits}e-{places}")
 
 
 class Strategy:
