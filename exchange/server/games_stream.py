@@ -123,13 +123,16 @@ class GamesHub:
         outbox = Outbox(WebSocketTransport(ws, request.transport), max_bytes=self.max_queued_bytes)
         try:
             async with self.sending:  # the image, then every flush after it: nothing is missed or reordered
+                # A watcher from before its image: a change while the image waits for the journal is flushed to it
+                # after the image (the flush waits for this lock). Added after, that change was not marked for
+                # anyone, and a watcher alone saw nothing until the next change.
+                self.connections.add(outbox)
                 messages = [self._channels_message()]
                 messages += [self._snapshot_message(name) for name in self.service.channels]
                 if not await self.service.held():
                     return ws
                 if not all(outbox.put(_dumps(message)) for message in messages):
                     return ws
-                self.connections.add(outbox)
             async for msg in ws:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY) and not outbox.put(_READ_ONLY):
                     break

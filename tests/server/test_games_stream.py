@@ -7,9 +7,11 @@ that are the exact shares of the pot, and nothing to a client but snapshots.
 
 from __future__ import annotations
 
+import asyncio
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient
 
@@ -86,3 +88,28 @@ async def test_the_page_and_its_files_are_served_and_nothing_else(client: TestCl
     for missing in ("/static/nothing.js", "/static/..%2Froutes.py"):
         resp = await client.get(missing)
         assert resp.status == 404 and (await resp.json())["error"] == "NOT_FOUND"
+
+
+async def test_a_change_while_a_spectators_image_waits_for_the_journal_reaches_it(
+    client: TestClient, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spectator's first image waits for the journal before it is sent; a window that closed in that wait was
+    marked for no one (the spectator was not yet counted), so a lone page kept showing the open window, or the game
+    before, until something else changed (a page test stuck on a still clock)."""
+    service = client.app[keys.SERVICE]
+    waiting, release = asyncio.Event(), asyncio.Event()
+    held = service.held
+
+    async def held_when_released() -> bool:
+        waiting.set()
+        await release.wait()
+        return await held()
+
+    monkeypatch.setattr(service, "held", held_when_released)
+    async with client.ws_connect("/games/v1/stream") as ws:
+        await asyncio.wait_for(waiting.wait(), 3)  # the image is built and waits
+        clock.advance(WINDOW_MS)  # meanwhile the Deal window closes
+        release.set()
+        assert (await next_snapshot(ws))["game"]["bettingOpen"] is True  # the image, from before the close
+        flush(client, clock)
+        assert (await next_snapshot(ws))["game"]["bettingOpen"] is False
