@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -38,7 +39,7 @@ from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.journal import Journal, JournalDamaged, Record
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
-from exchange.server.snapshots import Damaged, Saved
+from exchange.server.snapshots import END_WITH_SERVER, Damaged, Saved
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +154,10 @@ def take_snapshot(
     return saved, restored
 
 
+#: The taker's exit status when it ended because its server closed its stdin or died.
+EXIT_SERVER_GONE = 3
+
+
 def main(argv: list[str] | None = None) -> int:
     """The snapshot taker: one snapshot of the database at ``argv[0]``; reports on stdout (see SnapshotTaker).
 
@@ -160,16 +165,33 @@ def main(argv: list[str] | None = None) -> int:
     server's. A server killed meanwhile has closed the pipe it reads the report from: what was saved is in the
     database and there is nobody to tell, so the taker ends quietly (it printed a traceback into the dead
     server's log).
+
+    With ``--end-with-server`` (anywhere; the server starts it so) the taker ends as soon as its stdin is
+    closed: the server never writes to that pipe, so it closes when the server closes it or dies (the kernel
+    closes it then, SIGKILL included). A taker that outlived a killed server went on folding the journal on the
+    cores the restarted server recovers on, and wrote a snapshot after the restart had begun; one ended half way
+    leaves nothing (SQLite rolls its transaction back).
     """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if END_WITH_SERVER in args:
+        args.remove(END_WITH_SERVER)
+        threading.Thread(target=_end_when_stdin_closes, name="end-with-server", daemon=True).start()
     try:
-        return _take_and_report(argv)
+        return _take_and_report(args)
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nor a complaint from the exit's flush
         return 0
 
 
-def _take_and_report(argv: list[str] | None) -> int:
-    path, *rest = sys.argv[1:] if argv is None else argv
+def _end_when_stdin_closes() -> None:
+    """End the process, at once, when a read of stdin finds it closed (the read waits without the GIL)."""
+    while os.read(sys.stdin.fileno(), 4096):
+        pass  # the server writes nothing; whatever comes is not for the taker
+    os._exit(EXIT_SERVER_GONE)
+
+
+def _take_and_report(args: list[str]) -> int:
+    path, *rest = args
     try:
         keep_results = None
         if rest[-2:-1] == ["--keep-results"]:

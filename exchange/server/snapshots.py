@@ -236,10 +236,14 @@ def _checksum(state: bytes, *parts: bytes) -> str:
 
 # --- the process that takes them -----------------------------------------------------------------
 
+#: The taker's flag: it ends as soon as its stdin is closed (:func:`exchange.server.recovery.main`).
+END_WITH_SERVER = "--end-with-server"
+
 
 class SnapshotTaker:
-    """A running ``python -m exchange.server.recovery DB [CONFIG] [--keep-results N]`` that writes one snapshot and
-    reports on one line.
+    """A running ``python -m exchange.server.recovery DB [CONFIG] [--keep-results N] --end-with-server`` that writes
+    one snapshot and reports on one line; it ends with the server (its stdin is a pipe from the server, closed when
+    the server reaps it or dies).
 
     ``CONFIG`` is the server's exchange config as JSON (:meth:`ExchangeConfig.to_dict`) and ``N`` its results kept
     a channel: the taker folds the journal with the same settings (``keep_closed_markets`` above all), so the
@@ -251,7 +255,7 @@ class SnapshotTaker:
     """
 
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stdin is not None
         self._proc = proc
         self.fd = proc.stdout.fileno()
         self._output = b""
@@ -265,8 +269,9 @@ class SnapshotTaker:
         extra = [] if config is None else [jsoncodec.dumps(config.to_dict()).decode()]
         if keep_results is not None:
             extra += ["--keep-results", str(keep_results)]
-        proc = subprocess.Popen([sys.executable, "-m", "exchange.server.recovery", path, *extra],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env, bufsize=0)
+        # stdin: a pipe the server never writes to, so that the taker ends with the server (END_WITH_SERVER)
+        proc = subprocess.Popen([sys.executable, "-m", "exchange.server.recovery", path, *extra, END_WITH_SERVER],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0)
         taker = cls(proc)
         os.set_blocking(taker.fd, False)
         return taker
@@ -291,8 +296,9 @@ class SnapshotTaker:
         except subprocess.TimeoutExpired:
             self._proc.kill()
             code = self._proc.wait()
-        assert self._proc.stdout is not None
+        assert self._proc.stdout is not None and self._proc.stdin is not None
         self._proc.stdout.close()
+        self._proc.stdin.close()
         return code
 
     def kill(self) -> int:

@@ -14,7 +14,9 @@ from typing import Any
 from aiohttp.test_utils import TestClient, TestServer
 
 from exchange.clock import VirtualClock
-from exchange.core.commands import CreateMarket, OpenMarket, SettleMarket
+from exchange.core.commands import CreateMarket, Deposit, OpenAccount, OpenMarket, SettleMarket
+from exchange.core.events import Event
+from exchange.core.exchange import Exchange
 from exchange.game.table import EquityFn
 from exchange.server import keys
 from exchange.server.app import create_app
@@ -33,6 +35,13 @@ WINDOW_MS = 3_000
 PLAYING_MS = 100
 HEARTBEAT_MS = 500
 
+
+def account_events(count: int) -> list[Event]:
+    """``count`` real events (opening and funding accounts), for a journal that a snapshot taker can fold."""
+    exchange, events = Exchange(), []
+    for i in range(count // 2 + 1):
+        events += exchange.execute(OpenAccount(i, f"a{i}")) + exchange.execute(Deposit(i, f"a{i}", 100, "x"))
+    return events[:count]
 
 
 @contextlib.asynccontextmanager

@@ -20,7 +20,7 @@ import requests
 from exchange.server.journal import Journal
 from exchange.server.kept_results import KEEP_RESULTS, KeptResults
 from exchange.server.recovery import restore
-from tests.server.helpers import wait_until
+from tests.server.helpers import account_events, wait_until
 from tests.server.serverproc import ServerProcess
 
 
@@ -119,7 +119,7 @@ def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replay
     wait_until(lambda: _mid_window(server), timeout_s=10, what="a betting window in its first half")
     listed = _results(server)  # no game can end in the half window before the kill
     server.kill()
-    # a snapshot taker at work outlives the kill and may still write one: let it finish before reading the newest
+    # a snapshot taker at work ends with the server: reading the newest once it has
     wait_until(lambda: not _takers(server.db), timeout_s=30, what="the snapshot taker exiting after the kill")
     newest = _snapshot_seqs(server.db)[-1]
 
@@ -153,3 +153,39 @@ def test_a_taker_whose_server_is_gone_ends_quietly(tmp_path: Path) -> None:
     finally:
         os.close(write)
     assert (taker.returncode, taker.stderr.decode()) == (0, "")
+
+
+#: A stand-in for the server: starts a snapshot taker on the database ``argv[1]`` as the journal does, prints its
+#: process id, and waits to be killed.
+_STARTS_A_TAKER = """
+import sys, time
+from exchange.server.snapshots import SnapshotTaker
+print(SnapshotTaker.start(sys.argv[1]).pid, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_taker_at_work_ends_with_the_server_that_started_it_and_writes_nothing(tmp_path: Path) -> None:
+    """A taker outlived a SIGKILLed server: it went on folding the journal beside the restarted server's recovery
+    and wrote its snapshot after the restart had begun. Its stdin is a pipe from the server, which the kernel
+    closes when the server dies, and it ends then. The test holds the database's write lock, so the taker is at
+    work (waiting to write its snapshot) when its server is killed."""
+    db = tmp_path / "exchange.db"
+    journal = Journal.open(str(db))
+    for i, event in enumerate(account_events(30)):
+        journal.append("event", event, ts_ms=i)
+    journal.flush()
+    journal.close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with subprocess.Popen([sys.executable, "-c", _STARTS_A_TAKER, str(db)], stdout=subprocess.PIPE) as server:
+            assert server.stdout is not None
+            taker = int(server.stdout.readline())
+            assert _takers(db) == [taker]
+            server.kill()
+        wait_until(lambda: not _takers(db), timeout_s=10, what="the taker ending with its server")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert _snapshot_seqs(db) == []

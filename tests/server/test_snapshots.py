@@ -19,7 +19,7 @@ from exchange.agents.house import NoiseTrader
 from exchange.clock import VirtualClock
 from exchange.core import snapshot
 from exchange.core.commands import CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder, SettleMarket
-from exchange.core.events import AccountOpened, Event
+from exchange.core.events import AccountOpened
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 from exchange.game.channels import get_channel
@@ -31,6 +31,7 @@ from exchange.server.notes import MarketNotes
 from exchange.server.recovery import main, restore, take_snapshot
 from exchange.server.service import ExchangeService, river_only_equities
 from exchange.server.snapshots import SnapshotPolicy
+from tests.server.helpers import account_events
 
 START_MS = 1_000_000
 
@@ -282,14 +283,6 @@ def test_the_recovery_log_line_says_what_it_did(
     assert after.infos.keys() == service.infos.keys()
 
 
-def _events(count: int) -> list[Event]:
-    """``count`` real events (opening and funding accounts), so a taker can fold them."""
-    exchange, events = Exchange(), []
-    for i in range(count // 2 + 1):
-        events += exchange.execute(OpenAccount(i, f"a{i}")) + exchange.execute(Deposit(i, f"a{i}", 100, "x"))
-    return events[:count]
-
-
 async def _taken(journal: Journal, count: int, within_s: float = 30) -> None:
     for _ in range(int(within_s / 0.05)):
         if len(journal.snapshots_taken) >= count and journal.snapshot_taker_pid is None:
@@ -302,12 +295,12 @@ async def test_the_journal_has_a_snapshot_taken_every_n_records(tmp_path: Path) 
     path = tmp_path / "j.db"
     journal = Journal.open(str(path))
     journal.start(SnapshotPolicy(every_records=25, every_ms=0))
-    for i, event in enumerate(_events(30)):
+    for i, event in enumerate(account_events(30)):
         journal.append("event", event, ts_ms=i)
     await journal.sync()
     await _taken(journal, 1)
     assert journal.snapshots_taken == [30] and journal.snapshot_seq == 30
-    for i, event in enumerate(_events(60)[30:]):  # fifteen more accounts
+    for i, event in enumerate(account_events(60)[30:]):  # fifteen more accounts
         journal.append("event", event, ts_ms=i)
     await journal.sync()
     await _taken(journal, 2)
@@ -322,7 +315,7 @@ async def test_the_journal_has_a_snapshot_taken_every_m_minutes_if_anything_chan
     clock = VirtualClock(START_MS)
     journal = Journal.open(str(tmp_path / "j.db"))
     journal.start(SnapshotPolicy(every_records=0, every_ms=200), clock=clock)
-    events = _events(4)
+    events = account_events(4)
     for i, event in enumerate(events[:3]):
         journal.append("event", event, ts_ms=i)
     await journal.sync()
