@@ -11,12 +11,11 @@ import argparse
 import sqlite3
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
 
 from exchange.cli.options import fail, one_line_errors
 from exchange.core.money import format_minor
 from exchange.server.account import DEFAULT_CURRENCY
-from exchange.server.database import DatabaseUnusable, refusal
+from exchange.server.database import DatabaseUnusable, nothing_at, refusal
 from exchange.server.ledger import balances_from_db
 from exchange.server.store import AccountExists, AccountStore, UnknownAccount
 
@@ -72,16 +71,11 @@ def run(args: argparse.Namespace) -> int:
         fail(refusal(args.db, exc))
 
 
-def _absent(db: str) -> bool:
-    """Nothing at all at ``db`` in a folder that exists: a mistyped name (the store judges anything else)."""
-    return Path(db).parent.is_dir() and not any(Path(f"{db}{suffix}").exists() for suffix in ("", "-wal", "-shm"))
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.action is None:
         fail(f"give an action: {', '.join(ACTIONS[:-1])} or {ACTIONS[-1]} "
              "('exchange-poker accounts ACTION --help' lists its options)")
-    if args.action != "add" and _absent(args.db):  # opening it would make an empty one, with nobody in it
+    if args.action != "add" and nothing_at(args.db):  # opening it would make an empty one, with nobody in it
         fail(f"no database at {args.db} (exchange-poker serve or accounts add makes one)")
     store = AccountStore.open(args.db)
     try:

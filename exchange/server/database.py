@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit
+from urllib.request import pathname2url
 
 T = TypeVar("T")
 
@@ -48,6 +49,19 @@ def connect(path: str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def connect_read_only(path: str) -> sqlite3.Connection:
+    """A connection that reads what is committed and can write nothing, beside a running server or without one
+    (the path quoted in the URI: a ``?``, ``#`` or ``%`` in a file's name would cut it short)."""
+    return sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?mode=ro", uri=True)
+
+
+def nothing_at(path: str) -> bool:
+    """Nothing at all at ``path`` (no database, no ``-wal`` or ``-shm``) in a folder that exists: a mistyped name,
+    for a command that reads a database to say so (opening it would make an empty one, or fail saying only "unable
+    to open database file"); anything else is judged when it is opened."""
+    return Path(path).parent.is_dir() and not any(Path(f"{path}{suffix}").exists() for suffix in ("", "-wal", "-shm"))
 
 
 def refuse_uri(path: str) -> None:

@@ -2,13 +2,14 @@
 
 In order from a record on (:func:`records_after`: recovery's fold, tools), or by kind (:func:`records_of_kind`:
 the few records that are not the core's events, such as an operator's, found through :data:`OTHER_KINDS_INDEX`
-without reading the journal through).
+without reading the journal through), or those whose text holds given values (:func:`records_holding`: the audit
+trail's search, :mod:`exchange.server.audit_trail`).
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,24 @@ def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[
         raise ValueError("the core's events are read in order with records_after(), not by kind")
     # (the second term is the index's own condition: SQLite uses a partial index only where the query states it)
     cursor = conn.execute(f"{_COLUMNS} WHERE kind = ? AND kind <> 'event' ORDER BY seq", (kind,))
+    return _checked(cursor, path, numbered_from=None)
+
+
+def records_holding(conn: sqlite3.Connection, path: str, after: int, kinds: Collection[str],
+                    texts: Sequence[Collection[str]]) -> Iterator[Record]:
+    """The committed records with ``seq > after``, of one of ``kinds`` (any, if empty), whose body's JSON text holds,
+    for each set in ``texts``, one of its texts; in order, each checked against its checksum (their numbering is
+    not: the records found are not consecutive). A text may stand in a body for another reason (a number inside a
+    larger one): the caller judges the records found."""
+    clauses: list[str] = ["seq > ?"]
+    params: list[object] = [after]
+    if kinds:
+        clauses.append(f"kind IN ({', '.join('?' * len(kinds))})")
+        params += kinds
+    for group in texts:
+        clauses.append(f"({' OR '.join(['instr(body, ?) > 0'] * len(group))})")
+        params += group
+    cursor = conn.execute(f"{_COLUMNS} WHERE {' AND '.join(clauses)} ORDER BY seq", params)
     return _checked(cursor, path, numbered_from=None)
 
 

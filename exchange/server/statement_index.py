@@ -34,10 +34,10 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.request import pathname2url
 
 from engine import InvariantError
 from exchange.server import jsoncodec
+from exchange.server.database import connect_read_only
 from exchange.server.journal_check import rewinds
 
 log = logging.getLogger(__name__)
@@ -176,9 +176,8 @@ class StatementIndex:
         return conn.execute(sql, args).fetchall()
 
     def _read_only_journal(self) -> sqlite3.Connection:
-        """A connection that reads the journal's committed records and can write nothing (its path quoted in the
-        URI: a ``?`` or ``#`` in a file name would end it)."""
-        return sqlite3.connect(f"file:{pathname2url(self.journal_path)}?mode=ro", uri=True)
+        """A connection that reads the journal's committed records and can write nothing."""
+        return connect_read_only(self.journal_path)
 
     def _damaged(self) -> bool:
         """Whether the index file is not a sound SQLite database (SQLite's quick check, on a connection of its own)."""

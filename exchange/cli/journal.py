@@ -1,0 +1,138 @@
+"""``exchange-poker journal``: the audit trail, the server database's journal records, as JSON lines.
+
+Each line is one record, oldest first: ``{"seq", "ts_ms", "time", "kind", "body"}`` (``time`` is ``ts_ms`` in
+ISO 8601, UTC), the body as the server journaled it (a core event's fields, an operator's action, a game's
+result). The filters are :mod:`exchange.server.audit_trail`'s: what a record concerns (``--market``,
+``--account``, ``--bet``, each repeatable), its ``--kind`` and event ``--type``, ``--after`` a record's number,
+``--since`` / ``--until`` a time. It reads what the server has committed, beside a running server or without one,
+and writes nothing. A damaged record stops it, after the records before it, with status 1.
+
+    exchange-poker journal --db exchange.db --account alice --type Matched
+    exchange-poker journal --market holdem.17 > holdem.17.jsonl   # pandas: pd.read_json(path, lines=True)
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sqlite3
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from exchange.cli.options import fail, one_line_errors, positive, whole_number_from_to
+from exchange.server import jsoncodec
+from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find
+from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
+from exchange.server.journal_check import JournalDamaged
+from exchange.server.journal_read import Record
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: The status when a damaged record stopped the listing (bad arguments are 2, as every command's).
+DAMAGED = 1
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "journal", help="the audit trail: the server database's journal records, found by what they concern",
+        description="Print the journal's records as JSON lines, oldest first: every record, or those the options "
+                    "ask for (several values of one option: any of them; several options: all of them).")
+    parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
+    parser.add_argument("--market", action="append", default=[], metavar="ID",
+                        help="records that concern this market (holdem.17, omaha-hilo.3-low)")
+    parser.add_argument("--account", action="append", default=[], metavar="NAME",
+                        help="records that concern this account: its bets, matches, results, money moved for or by it")
+    parser.add_argument("--bet", action="append", default=[], type=positive, metavar="ID",
+                        help="records that concern this bet: its placing, matches, cancel or lapse, result")
+    parser.add_argument("--kind", action="append", default=[], choices=KINDS,
+                        help="records of this kind: the core's events, operators' actions, games' results, "
+                             "markets the exchange forgot")
+    parser.add_argument("--type", action="append", default=[], metavar="TYPE", type=_event_type,
+                        help="events of this type (OrderPlaced, Matched, OrderLapsed, MarketSettled, ...)")
+    parser.add_argument("--after", type=whole_number_from_to(0, 2**63 - 1), default=0, metavar="SEQ",
+                        help="only records numbered after SEQ")
+    parser.add_argument("--since", type=_time, metavar="TIME",
+                        help="only records at or after TIME (ISO 8601, such as 2026-12-05T09:30; UTC unless it says)")
+    parser.add_argument("--until", type=_time, metavar="TIME", help="only records before TIME")
+    count = parser.add_mutually_exclusive_group()
+    count.add_argument("--limit", type=positive, metavar="N", help="at most the first N records found")
+    count.add_argument("--last", type=positive, metavar="N", help="only the last N records found")
+    one_line_errors(parser)
+    parser.set_defaults(run=run)
+
+
+def _event_type(text: str) -> str:
+    if text not in EVENT_TYPE_NAMES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an event type; the types are {', '.join(EVENT_TYPE_NAMES)}")
+    return text
+
+
+def _time(text: str) -> int:
+    """An ISO 8601 time (UTC unless it gives an offset) as epoch milliseconds."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time like 2026-12-05T09:30 or 2026-12-05") from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return (when - EPOCH) // timedelta(milliseconds=1)
+
+
+def query_of(args: argparse.Namespace) -> Query:
+    """The :class:`Query` the command line asks for."""
+    return Query(markets=frozenset(args.market), accounts=frozenset(args.account), bets=frozenset(args.bet),
+                 kinds=frozenset(args.kind), types=frozenset(args.type), after=args.after, since_ms=args.since,
+                 until_ms=args.until)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        refuse_uri(args.db)
+        if nothing_at(args.db):
+            fail(f"no database at {args.db} (exchange-poker serve --db {args.db} makes one)")
+        conn = _open(args.db)
+    except (DatabaseUnusable, sqlite3.Error) as exc:
+        fail(refusal(args.db, exc))
+    try:
+        _print(_chosen(find(conn, args.db, query_of(args)), args.limit, args.last))
+    except JournalDamaged as exc:
+        print(f"exchange-poker: error: {exc}", file=sys.stderr)
+        return DAMAGED
+    except sqlite3.Error as exc:
+        fail(refusal(args.db, exc))
+    finally:
+        conn.close()
+    return 0
+
+
+def _open(db: str) -> sqlite3.Connection:
+    """The database, read-only; one with no journal is refused (nothing would be found in it)."""
+    conn = connect_read_only(db)
+    try:
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal'").fetchone() is None:
+            raise DatabaseUnusable(db, "it has no journal: it is not a database 'exchange-poker serve' has run on")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _chosen(records: Iterable[Record], limit: int | None, last: int | None) -> Iterable[Record]:
+    if last is not None:
+        return collections.deque(records, maxlen=last)
+    if limit is not None:
+        return (record for _, record in zip(range(limit), records, strict=False))
+    return records
+
+
+def _print(records: Iterable[Record]) -> None:
+    write = sys.stdout.write
+    for record in records:
+        write(jsoncodec.dumps_str(line(record)) + "\n")
+
+
+def line(record: Record) -> dict[str, Any]:
+    """One record as the command prints it."""
+    time = (EPOCH + timedelta(milliseconds=record.ts_ms)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return {"seq": record.seq, "ts_ms": record.ts_ms, "time": time, "kind": record.kind, "body": record.body}

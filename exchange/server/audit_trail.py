@@ -1,0 +1,118 @@
+"""The journal as the audit trail: its records found by what they concern (``exchange-poker journal``).
+
+Every record a server journaled stays in its database: a restart folds only the records after the newest
+snapshot, and none is ever deleted. :func:`find` reads them back, oldest first, each checked against its
+checksum: those that concern a market, an account or a bet, of a kind or an event type, in a span of time.
+
+A record *concerns* a value when a field of its body named for that sort of value holds it, at any depth:
+
+* a market: ``market_id``;
+* an account: ``account_id``, a match's ``back_account_id`` and ``lay_account_id``, and an operator record's
+  ``account`` (whose money moved) and ``operator`` (who acted);
+* a bet: ``bet_id``, a match's ``back_bet_id`` and ``lay_bet_id``, and the bet a replacement ``replaces``.
+
+So a market's settlement concerns every account and bet it settles, and a match both of its bets and accounts.
+Several values of one sort are any of them; values of several sorts must all be met.
+
+Reading takes no lock and writes nothing (:func:`~exchange.server.database.connect_read_only`): it may run
+beside a server, and sees what the server has committed.
+
+>>> from exchange.core.events import Matched
+>>> from exchange.core.side import Side
+>>> match = jsoncodec.loads(jsoncodec.dumps_record(Matched(5, 1, "holdem.3", 2, 40, 500, 7, 9, "al", "bo", Side.BACK)))
+>>> record = Record(12, 5, "event", match)
+>>> Query(accounts=frozenset({"bo"}), bets=frozenset({7})).matches(record)
+True
+>>> Query(markets=frozenset({"holdem.30"})).matches(record)
+False
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from exchange.core.events import EVENT_TYPES
+from exchange.server import jsoncodec
+from exchange.server.cashier import JOURNAL_KIND as OPERATOR_KIND
+from exchange.server.ended_markets import ENDED_KIND
+from exchange.server.journal_read import Record, records_after, records_holding
+from exchange.server.kept_results import RESULT_KIND
+
+#: The kinds of record a server journals: the core's events, operators' actions, games' results, the markets the
+#: exchange forgot.
+KINDS = ("event", OPERATOR_KIND, RESULT_KIND, ENDED_KIND)
+#: The core's event types (an event's ``type``).
+EVENT_TYPE_NAMES = tuple(sorted(EVENT_TYPES))
+
+MARKET_FIELDS = frozenset({"market_id"})
+ACCOUNT_FIELDS = frozenset({"account_id", "back_account_id", "lay_account_id", "account", "operator"})
+BET_FIELDS = frozenset({"bet_id", "back_bet_id", "lay_bet_id", "replaces"})
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """Which records to find: each non-empty set must be met (by one of its values); ``after`` a record's number,
+    ``since_ms`` / ``until_ms`` the span of its time (``until_ms`` excluded)."""
+
+    markets: frozenset[str] = frozenset()
+    accounts: frozenset[str] = frozenset()
+    bets: frozenset[int] = frozenset()
+    kinds: frozenset[str] = frozenset()
+    types: frozenset[str] = frozenset()
+    after: int = 0
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+    def matches(self, record: Record) -> bool:
+        """Whether ``record`` is one the query asks for."""
+        body = record.body
+        return (
+            (not self.kinds or record.kind in self.kinds)
+            and (not self.types or (record.kind == "event" and body.get("type") in self.types))
+            and (self.since_ms is None or record.ts_ms >= self.since_ms)
+            and (self.until_ms is None or record.ts_ms < self.until_ms)
+            and (not self.markets or concerns(body, MARKET_FIELDS, self.markets))
+            and (not self.accounts or concerns(body, ACCOUNT_FIELDS, self.accounts))
+            and (not self.bets or concerns(body, BET_FIELDS, self.bets))
+        )
+
+    def texts(self) -> list[set[str]]:
+        """For each set of values asked for, their JSON texts: a record concerning one holds it (the journal is
+        written in compact JSON, UTF-8 as it is). A value not in ASCII is not looked for (a body that could not
+        be written so has it escaped): the records are then judged by :meth:`matches` alone."""
+        groups = [self.markets, self.accounts, self.bets, self.types]
+        texts = [{jsoncodec.dumps_str(value) for value in group} for group in groups if group]
+        return [group for group in texts if all(text.isascii() for text in group)]
+
+
+def concerns(body: object, fields: frozenset[str], values: Iterable[object]) -> bool:
+    """Whether a field named in ``fields``, anywhere in ``body``, holds one of ``values``."""
+    wanted = set(values)
+    return any(_held(body, fields, wanted))
+
+
+def _held(body: object, fields: frozenset[str], wanted: set[object]) -> Iterator[bool]:
+    """True for each field named in ``fields`` that holds a wanted text or whole number, at any depth."""
+    if isinstance(body, Mapping):
+        for key, value in body.items():
+            if key in fields and type(value) in (str, int) and value in wanted:
+                yield True
+            yield from _held(value, fields, wanted)
+    elif isinstance(body, list):
+        for item in body:
+            yield from _held(item, fields, wanted)
+
+
+def find(conn: sqlite3.Connection, path: str, query: Query) -> Iterator[Record]:
+    """The records ``query`` asks for, oldest first, each checked against its checksum (and, when every record
+    after ``query.after`` is read, their numbering): :class:`~exchange.server.journal_check.JournalDamaged` at the
+    first damaged one read. The journal's text is searched for the values asked for first, so a search for one
+    market or account does not decode every record."""
+    texts = query.texts()
+    if not texts and not query.kinds:
+        records = records_after(conn, path, query.after)
+    else:
+        records = records_holding(conn, path, query.after, sorted(query.kinds), [sorted(t) for t in texts])
+    return (record for record in records if query.matches(record))

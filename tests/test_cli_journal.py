@@ -1,0 +1,229 @@
+"""``exchange-poker journal``: the audit trail found by what it concerns, judged against the journal read by hand.
+
+The journal is written by the server's own :class:`~exchange.server.journal.Journal` from a real exchange's
+events (two markets whose ids one prefixes the other, a match, a replace, a cancel, a lapse, an early settlement
+and a settlement) beside an operator's record and a game's result. The oracle reads the rows with plain
+``sqlite3`` and ``json`` and names, record shape by record shape, where each sort of value stands: it shares
+no code with the search it judges.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from exchange.core.commands import (
+    CancelOrder,
+    CreateMarket,
+    Deposit,
+    OpenAccount,
+    OpenMarket,
+    PlaceOrder,
+    ReplaceOrder,
+    SettleMarket,
+    SettleSelection,
+    SuspendMarket,
+)
+from exchange.core.exchange import Exchange
+from exchange.core.side import Side
+from exchange.server.journal import Journal
+from tests.cli_helpers import run_cli
+
+Row = dict[str, Any]
+Written = (OpenAccount | Deposit | CreateMarket | OpenMarket | PlaceOrder | ReplaceOrder | CancelOrder | SuspendMarket
+           | SettleSelection | SettleMarket)
+T0 = 1_796_000_000_000  # 2026-11-30T00:53:20Z
+
+
+def _commands() -> Iterator[Written]:
+    for name in ("al", "bo", "cy"):
+        yield OpenAccount(0, name)
+        yield Deposit(0, name, 100_000)
+    for market in ("m.1", "m.10"):
+        yield CreateMarket(0, market, (1, 2, 3))
+        yield OpenMarket(0, market)
+    yield PlaceOrder(1_000, "al", "m.1", 1, Side.BACK, Decimal("3"), 500)  # bet 1
+    yield PlaceOrder(2_000, "bo", "m.1", 1, Side.LAY, Decimal("3"), 300)  # bet 2: matches 300 of bet 1
+    yield PlaceOrder(3_000, "cy", "m.10", 2, Side.BACK, Decimal("4"), 200)  # bet 3
+    yield ReplaceOrder(4_000, "cy", 3, Decimal("5"))  # bet 4 replaces bet 3
+    yield PlaceOrder(5_000, "bo", "m.10", 1, Side.LAY, Decimal("2"), 1000)  # bet 5
+    yield CancelOrder(6_000, "bo", 5)
+    yield PlaceOrder(7_000, "al", "m.10", 3, Side.LAY, Decimal("2"), 400)  # bet 6: lapses
+    yield SuspendMarket(8_000, "m.10")
+    yield SuspendMarket(8_000, "m.1")
+    yield SettleSelection(9_000, "m.1", 3)
+    yield SettleMarket(10_000, "m.1", (1,))
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A journal of the commands' events, an operator's deposit for al by op at +11 s and a game's result at +12 s."""
+    path = tmp_path_factory.mktemp("journal") / "exchange.db"
+    journal = Journal.open(str(path))
+    exchange = Exchange()
+    for command in _commands():
+        for event in exchange.execute(command):
+            journal.append("event", event, ts_ms=T0 + command.ts)
+    journal.append("operator", {"action": "deposit", "account": "al", "amount": 5.0, "operator": "op",
+                                "reason": "top-up", "at": T0 + 11_000}, ts_ms=T0 + 11_000)
+    journal.append("result", {"channel": "holdem", "game_id": "m.1", "status": "SETTLED",
+                              "markets": [{"market_id": "m.1", "winners": [1]}]}, ts_ms=T0 + 12_000)
+    journal.flush()
+    journal.close()
+    return path
+
+
+def _rows(db: Path) -> list[Row]:
+    conn = sqlite3.connect(db)
+    try:
+        return [{"seq": seq, "ts_ms": ts, "kind": kind, "body": json.loads(body)}
+                for seq, ts, kind, body in conn.execute("SELECT seq, ts_ms, kind, body FROM journal ORDER BY seq")]
+    finally:
+        conn.close()
+
+
+def _nested(body: Row, key: str) -> list[Row]:
+    """The records listed under ``key`` (a settlement's ``bets`` and ``accounts``, a result's ``markets``)."""
+    return list(body.get(key) or [])
+
+
+def _accounts_of(body: Row) -> set[str]:
+    named = {body.get(k) for k in ("account_id", "back_account_id", "lay_account_id", "account", "operator")}
+    named |= {item["account_id"] for key in ("bets", "accounts") for item in _nested(body, key)}
+    return {name for name in named if name is not None}
+
+
+def _bets_of(body: Row) -> set[int]:
+    named = {body.get(k) for k in ("bet_id", "back_bet_id", "lay_bet_id", "replaces")}
+    named |= {bet["bet_id"] for bet in _nested(body, "bets")}
+    return {bet for bet in named if bet is not None}
+
+
+def _markets_of(body: Row) -> set[str]:
+    return {m for m in [body.get("market_id"), *(m["market_id"] for m in _nested(body, "markets"))] if m is not None}
+
+
+def _listed(capsys: pytest.CaptureFixture[str], db: Path, *options: str) -> list[Row]:
+    code, out, err = run_cli(capsys, "journal", "--db", str(db), *options)
+    assert (code, err) == (0, "")
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def _without_time(rows: list[Row]) -> list[Row]:
+    return [{k: v for k, v in row.items() if k != "time"} for row in rows]
+
+
+@pytest.mark.parametrize(
+    ("options", "wanted"),
+    [
+        ((), lambda row: True),
+        (("--account", "bo"), lambda row: "bo" in _accounts_of(row["body"])),
+        (("--account", "op"), lambda row: "op" in _accounts_of(row["body"])),
+        (("--account", "al", "--account", "cy"), lambda row: bool({"al", "cy"} & _accounts_of(row["body"]))),
+        (("--bet", "3"), lambda row: 3 in _bets_of(row["body"])),
+        (("--bet", "1", "--account", "bo"),
+         lambda row: 1 in _bets_of(row["body"]) and "bo" in _accounts_of(row["body"])),
+        (("--market", "m.1"), lambda row: "m.1" in _markets_of(row["body"])),
+        (("--market", "m.10", "--type", "OrderLapsed"), lambda row: row["body"].get("type") == "OrderLapsed"
+         and row["body"]["market_id"] == "m.10"),
+        (("--kind", "operator", "--kind", "result"), lambda row: row["kind"] in ("operator", "result")),
+        (("--type", "Matched", "--type", "OrderCancelled"), lambda row: row["body"].get("type") in
+         ("Matched", "OrderCancelled")),
+        (("--after", "20", "--until", "2026-11-30T00:53:29"), lambda row: row["seq"] > 20
+         and row["ts_ms"] < T0 + 9_000),
+        (("--since", "2026-11-30T01:53:30+01:00"), lambda row: row["ts_ms"] >= T0 + 10_000),
+    ],
+)
+def test_what_is_listed_is_every_record_the_options_ask_for_oldest_first(
+    db: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...], wanted: Callable[[Row], bool],
+) -> None:
+    expected = [row for row in _rows(db) if wanted(row)]
+    assert expected, "the journal should hold records of each case"
+    assert _without_time(_listed(capsys, db, *options)) == expected
+
+
+def test_each_case_finds_what_it_is_about(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What the oracle is held to: a bet's records from its placing to its settlement, a replacement by the bet it
+    replaces, and the market m.1 only where its id stands whole (not in m.10's)."""
+    types = [row["body"].get("type") for row in _listed(capsys, db, "--bet", "1")]
+    assert types == ["OrderPlaced", "Matched", "OrderLapsed", "MarketSettled"]
+    replaced = _listed(capsys, db, "--bet", "3")
+    assert [(row["body"]["type"], row["body"]["bet_id"]) for row in replaced][-1] == ("OrderPlaced", 4)
+    assert {row["body"].get("market_id") for row in _listed(capsys, db, "--market", "m.1")} == {"m.1", None}
+    assert [row["kind"] for row in _listed(capsys, db, "--market", "m.1", "--kind", "result")] == ["result"]
+
+
+def test_the_first_and_the_last_and_the_time_in_utc(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    every = _listed(capsys, db, "--account", "al")
+    assert _listed(capsys, db, "--account", "al", "--limit", "2") == every[:2]
+    assert _listed(capsys, db, "--account", "al", "--last", "2") == every[-2:]
+    assert every[-1]["time"] == "2026-11-30T00:53:31.000Z" and every[-1]["kind"] == "operator"
+    assert _listed(capsys, db, "--account", "nobody") == []
+
+
+def test_a_damaged_record_stops_the_listing_after_those_before_it(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    copy = tmp_path / "damaged.db"
+    source = sqlite3.connect(db)
+    source.execute("VACUUM INTO ?", (str(copy),))
+    source.close()
+    conn = sqlite3.connect(copy)
+    conn.execute("UPDATE journal SET body = replace(body, '\"size\":300', '\"size\":900') WHERE seq = ("
+                 "SELECT min(seq) FROM journal WHERE body LIKE '%\"Matched\"%')")
+    (bad,) = conn.execute("SELECT seq FROM journal WHERE body LIKE '%\"size\":900%'").fetchone()
+    conn.commit()
+    conn.close()
+    for options in ((), ("--account", "bo")):
+        code, out, err = run_cli(capsys, "journal", "--db", str(copy), *options)
+        assert code == 1 and err.count("\n") == 1 and "the journal is damaged" in err and f"{bad}" in err
+        assert all(json.loads(line)["seq"] < bad for line in out.splitlines())
+
+
+def test_it_reads_what_is_committed_beside_a_writer_and_writes_nothing(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    before = {p.name: p.stat().st_mtime_ns for p in db.parent.iterdir()}
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO journal (seq, ts_ms, kind, body, crc) VALUES (10000, 0, 'event', '{}', 0)")
+    try:
+        listed = _listed(capsys, db)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert [row["seq"] for row in listed] == [row["seq"] for row in _rows(db)]
+    assert {p.name: p.stat().st_mtime_ns for p in db.parent.iterdir() if p.name in before} == before
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (("--type", "Placed"), "'Placed' is not an event type; the types are AccountCredited"),
+        (("--kind", "events"), "argument --kind: invalid choice: 'events'"),
+        (("--since", "last week"), "'last week' is not a time like 2026-12-05T09:30"),
+        (("--bet", "x"), "argument --bet: must be a whole number from 1, not x"),
+        (("--limit", "2", "--last", "2"), "argument --last: not allowed with argument --limit"),
+    ],
+)
+def test_a_bad_option_is_status_2_and_one_line(
+    db: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...], says: str,
+) -> None:
+    code, out, err = run_cli(capsys, "journal", "--db", str(db), *options)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and says in err
+
+
+def test_a_database_that_is_not_one_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.db"
+    code, _, err = run_cli(capsys, "journal", "--db", str(missing))
+    assert code == 2 and f"no database at {missing}" in err and not missing.exists()
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    code, _, err = run_cli(capsys, "journal", "--db", str(other))
+    assert code == 2 and "it has no journal" in err and err.count("\n") == 1
