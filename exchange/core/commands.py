@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, ClassVar
 
+from exchange.core.events import LapseReason
 from exchange.core.orders import OrderType, PersistenceType
 from exchange.core.records import Record
 from exchange.core.side import Side
@@ -87,11 +88,13 @@ class OpenMarket(Command):
 
 @dataclass(frozen=True, slots=True)
 class SuspendMarket(Command):
-    """Close the betting window: every unmatched order lapses, status SUSPENDED."""
+    """Close the betting window, or suspend the market inside it: every unmatched order lapses (``lapse_reason``),
+    status SUSPENDED."""
 
     TYPE_TAG: ClassVar[str] = "SuspendMarket"
     ts: int
     market_id: str
+    lapse_reason: LapseReason = LapseReason.WINDOW_CLOSED
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,7 +54,11 @@ class CancelReason(StrEnum):
 
 
 class LapseReason(StrEnum):
+    """Why unmatched size lapsed: its betting window closed, or the market was suspended inside it (an operator's
+    suspend, a card exposed before its time), a selection or the market settled, or the order's fill-or-kill."""
+
     WINDOW_CLOSED = "WINDOW_CLOSED"
+    MARKET_SUSPENDED = "MARKET_SUSPENDED"
     SELECTION_SETTLED = "SELECTION_SETTLED"
     MARKET_SETTLED = "MARKET_SETTLED"
     FILL_OR_KILL = "FILL_OR_KILL"  # the unmatched part of a FILL_OR_KILL order, at once

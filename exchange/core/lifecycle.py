@@ -137,11 +137,11 @@ def resume_market(state: ExchangeState, cmd: ResumeMarket) -> list[Event]:
 
 
 def suspend_market(state: ExchangeState, cmd: SuspendMarket) -> list[Event]:
-    """Close the betting window: every unmatched order lapses."""
+    """Close the betting window, or suspend the market inside it: every unmatched order lapses."""
     market = state.require_open_market(cmd.market_id, "suspend")
     if market.status is not MarketStatus.ACTIVE:
         raise ExchangeError(f"cannot suspend market {cmd.market_id}: it is {market.status}")
-    events = _lapse(state, market, None, cmd.ts, LapseReason.WINDOW_CLOSED)
+    events = _lapse(state, market, None, cmd.ts, cmd.lapse_reason)
     ev = MarketSuspended(cmd.ts, cmd.market_id, market.round)
     state.apply_market_suspended(ev)
     events.append(ev)

@@ -20,7 +20,7 @@ from exchange.core.commands import (
     VoidMatchedSince,
 )
 from exchange.core.errors import ExchangeError
-from exchange.core.events import Event
+from exchange.core.events import Event, LapseReason
 from exchange.core.exchange import Exchange
 from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.layouts import MarketKind
@@ -52,6 +52,9 @@ class ExchangeMarket:
 
     def suspend(self, at_ms: int) -> Sequence[Event]:
         return self.exchange.execute(SuspendMarket(at_ms, self.market_id))
+
+    def hold(self, at_ms: int) -> Sequence[Event]:
+        return self.exchange.execute(SuspendMarket(at_ms, self.market_id, LapseReason.MARKET_SUSPENDED))
 
     def lapse(self, at_ms: int) -> Sequence[Event]:
         return ()

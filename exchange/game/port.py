@@ -48,8 +48,13 @@ class MarketPort(Protocol):
         """Void the market: unmatched cancelled, unsettled matched bets refunded."""
         ...
 
+    def hold(self, at_ms: int) -> Sequence[object]:
+        """Suspend the market inside the current window (an operator's suspend, a card exposed): SUSPENDED, its
+        unmatched remainders lapsed as suspended, not as the window's close; the window runs on."""
+        ...
+
     def resume(self, at_ms: int) -> Sequence[object]:
-        """Reopen the market suspended inside the current window (an operator's resume), in the same round."""
+        """Reopen the market held inside the current window (an operator's resume), in the same round."""
         ...
 
     def match_mark(self) -> int:

@@ -523,7 +523,7 @@ class Game:
     def _suspend_in_window(self, why: str) -> None:
         if self._hold is None:
             for market in self._undecided():
-                self._emit_to(market, *market.port.suspend(self._clock.now()))
+                self._emit_to(market, *market.port.hold(self._clock.now()))
         if self._hold is None or why.startswith("a card"):
             self._hold = why
 

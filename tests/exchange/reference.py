@@ -496,7 +496,7 @@ class Reference:
         m = self._open(c.market_id)
         if m.status != "ACTIVE":
             raise Illegal("not active")
-        events = self._lapse(m, None, c.ts, LapseReason.WINDOW_CLOSED)
+        events = self._lapse(m, None, c.ts, c.lapse_reason)
         m.status = "SUSPENDED"
         return [*events, MarketSuspended(c.ts, c.market_id, m.round)]
 

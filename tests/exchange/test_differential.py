@@ -48,7 +48,15 @@ from exchange.core.commands import (
     Withdraw,
 )
 from exchange.core.errors import ExchangeError
-from exchange.core.events import CancelReason, CommandRejected, Event, MarketSettled, OrderCancelled, OrderRejected
+from exchange.core.events import (
+    CancelReason,
+    CommandRejected,
+    Event,
+    LapseReason,
+    MarketSettled,
+    OrderCancelled,
+    OrderRejected,
+)
 from exchange.core.exchange import Exchange
 from exchange.core.ladder import PRICES
 from exchange.core.orders import OrderType, PersistenceType
@@ -159,7 +167,8 @@ class Decoder:
         if kind < 75:
             return OpenMarket(ts, self.market(b, "SUSPENDED"))
         if kind < 77:
-            return SuspendMarket(ts, self.market(b, "ACTIVE"))
+            return SuspendMarket(ts, self.market(b, "ACTIVE"), LapseReason.MARKET_SUSPENDED if c % 4 == 0
+                                 else LapseReason.WINDOW_CLOSED)
         if kind < 79:
             market = self.market(b)
             return SettleSelection(ts, market, self.selection(market, e))

@@ -15,7 +15,7 @@ from exchange.agents.house import (
 from exchange.agents.view import bettor_view
 from exchange.clock import VirtualClock
 from exchange.core import ladder
-from exchange.core.events import Matched, OrderPlaced, OrderRejected
+from exchange.core.events import LapseReason, Matched, OrderLapsed, OrderPlaced, OrderRejected
 from exchange.core.exchange import Exchange
 from exchange.core.side import Side
 from exchange.game.channel import Channel
@@ -224,6 +224,25 @@ def test_the_maker_quotes_again_when_an_operator_resumes_the_market_inside_its_w
     game.operator_resume()
     clock.run(until_ms=clock.now() + 200)
     assert game.round == Round.PREFLOP and resting() == quoted
+
+
+def test_what_an_operator_suspends_lapses_as_suspended_and_what_the_window_close_lapses_as_closed() -> None:
+    """The journal (and ``exchange-poker journal``) says why each unmatched bet lapsed: the house's quotes taken off
+    by an operator's suspension inside the window lapse ``MARKET_SUSPENDED``, those quoted again after the resume
+    lapse ``WINDOW_CLOSED`` when the window closes."""
+    channel, clock, log = make_channel(seeded_decks(5), config=CHANNELS["holdem"].with_times(2_000, 100))
+    game = channel.start(at_ms=0, games=1)
+    window = game.windows[1]
+    clock.run(until_ms=window.opens_ms + 500)
+    game.operator_suspend("price feed down")
+    suspended_ms = clock.now()
+    clock.run(until_ms=suspended_ms + 200)
+    game.operator_resume()
+    clock.run(until_ms=window.closes_ms)
+    lapsed = [(s.at_ms, s.event.reason) for s in log if isinstance(s.event, OrderLapsed) and s.at_ms > window.opens_ms]
+    assert {reason for at, reason in lapsed if at == suspended_ms} == {LapseReason.MARKET_SUSPENDED}
+    assert {reason for at, reason in lapsed if at == window.closes_ms} == {LapseReason.WINDOW_CLOSED}
+    assert {at for at, _ in lapsed} == {suspended_ms, window.closes_ms}
 
 
 def test_a_noise_trader_trades_a_window_resumed_by_an_operator_no_more_often_than_any_other() -> None:

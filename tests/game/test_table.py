@@ -38,6 +38,9 @@ class RecordingPort:
     def suspend(self, at_ms: int) -> Sequence[object]:
         return self._rec("suspend", at_ms)
 
+    def hold(self, at_ms: int) -> Sequence[object]:
+        return self._rec("hold", at_ms)
+
     def lapse(self, at_ms: int) -> Sequence[object]:
         return self._rec("lapse", at_ms)
 
