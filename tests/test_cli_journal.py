@@ -10,7 +10,12 @@ no code with the search it judges.
 from __future__ import annotations
 
 import json
+import queue
+import signal
 import sqlite3
+import subprocess
+import sys
+import threading
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -200,6 +205,47 @@ def test_it_reads_what_is_committed_beside_a_writer_and_writes_nothing(
         writer.close()
     assert [row["seq"] for row in listed] == [row["seq"] for row in _rows(db)]
     assert {p.name: p.stat().st_mtime_ns for p in db.parent.iterdir() if p.name in before} == before
+
+
+def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
+    db: Path, tmp_path: Path,
+) -> None:
+    """``--last 1 --follow``, as ``tail -f``: the account's last record, then each of its records a writer commits
+    later (another account's left out); Ctrl-C ends it quietly."""
+    live = tmp_path / "live.db"
+    source = sqlite3.connect(db)
+    source.execute("VACUUM INTO ?", (str(live),))
+    source.close()
+    rows = _rows(live)
+    every, end = [row for row in rows if "al" in _accounts_of(row["body"])], rows[-1]["seq"]
+    argv = [sys.executable, "-m", "exchange.cli", "journal", "--db", str(live), "--account", "al", "--last", "1",
+            "--follow"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as follower:
+        lines: queue.Queue[str] = queue.Queue()
+        stdout = follower.stdout
+        assert stdout is not None
+
+        def read() -> None:
+            for line in stdout:
+                lines.put(line)
+
+        threading.Thread(target=read, daemon=True).start()
+        try:
+            assert json.loads(lines.get(timeout=30))["seq"] == every[-1]["seq"]
+            writer = Journal.open(str(live))
+            for account, amount in (("al", 7.0), ("bo", 8.0), ("al", 9.0)):
+                writer.append("operator", {"action": "deposit", "account": account, "amount": amount, "operator": "op",
+                                           "reason": "later", "at": T0 + 20_000}, ts_ms=T0 + 20_000)
+            writer.flush()
+            writer.close()
+            later = [json.loads(lines.get(timeout=30)) for _ in range(2)]
+            assert [(row["body"]["account"], row["body"]["amount"]) for row in later] == [("al", 7.0), ("al", 9.0)]
+            assert [row["seq"] for row in later] == [end + 1, end + 3]
+        finally:
+            follower.send_signal(signal.SIGINT)
+        assert follower.wait(timeout=30) == 0
+        assert follower.stderr is not None and follower.stderr.read() == ""
+    assert lines.empty()
 
 
 @pytest.mark.parametrize(

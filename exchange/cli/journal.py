@@ -4,8 +4,9 @@ Each line is one record, oldest first: ``{"seq", "ts_ms", "time", "kind", "body"
 ISO 8601, UTC), the body as the server journaled it (a core event's fields, an operator's action, a game's
 result). The filters are :mod:`exchange.server.audit_trail`'s: what a record concerns (``--market``,
 ``--account``, ``--bet``, each repeatable), its ``--kind`` and event ``--type``, ``--after`` a record's number,
-``--since`` / ``--until`` a time. It reads what the server has committed, beside a running server or without one,
-and writes nothing. A damaged record stops it, after the records before it, with status 1.
+``--since`` / ``--until`` a time; ``--follow`` then prints what the server commits from then on, as ``tail -f``
+does. It reads what the server has committed, beside a running server or without one, and writes nothing. A
+damaged record stops it, after the records before it, with status 1.
 
     exchange-poker journal --db exchange.db --account alice --type Matched
     exchange-poker journal --market holdem.17 > holdem.17.jsonl   # pandas: pd.read_json(path, lines=True)
@@ -17,18 +18,22 @@ import argparse
 import collections
 import sqlite3
 import sys
+import time
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from exchange.cli.options import fail, one_line_errors, positive, whole_number_from_to
 from exchange.server import jsoncodec
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
 from exchange.server.journal_check import JournalDamaged
-from exchange.server.journal_read import Record
+from exchange.server.journal_read import Record, last_seq
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: How often ``--follow`` looks for records committed since it last looked (seconds).
+FOLLOW_POLL_S = 0.2
 #: The status when a damaged record stopped the listing (bad arguments are 2, as every command's).
 DAMAGED = 1
 
@@ -58,6 +63,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--limit", type=positive, metavar="N", help="at most the first N records found")
     count.add_argument("--last", type=positive, metavar="N", help="only the last N records found")
+    parser.add_argument("--follow", action="store_true",
+                        help="then print the records the server commits from now on, as they come, until stopped "
+                             "(Ctrl-C); with --last N, the last N first (as tail -f)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
 
@@ -87,6 +95,8 @@ def query_of(args: argparse.Namespace) -> Query:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.follow and (args.limit is not None or args.until is not None):
+        fail("--follow prints records as they come, with no end: not with --limit or --until")
     try:
         refuse_uri(args.db)
         if nothing_at(args.db):
@@ -95,7 +105,12 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:
         fail(refusal(args.db, exc))
     try:
-        _print(_chosen(find(conn, args.db, query_of(args)), args.limit, args.last))
+        if args.follow:
+            _follow(conn, args.db, query_of(args), args.last)
+        else:
+            _print(_chosen(find(conn, args.db, query_of(args)), args.limit, args.last))
+    except KeyboardInterrupt:  # how --follow is ended: stopped as asked
+        return 0
     except JournalDamaged as exc:
         print(f"exchange-poker: error: {exc}", file=sys.stderr)
         return DAMAGED
@@ -116,6 +131,17 @@ def _open(db: str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def _follow(conn: sqlite3.Connection, db: str, query: Query, last: int | None) -> NoReturn:
+    """Print what ``query`` finds now (the ``last`` of it, if given), then what it finds among the records committed
+    since, every :data:`FOLLOW_POLL_S`, for ever."""
+    while True:
+        through = last_seq(conn)
+        _print(_chosen(find(conn, db, replace(query, through=through)), None, last))
+        sys.stdout.flush()
+        query, last = replace(query, after=max(query.after, through)), None
+        time.sleep(FOLLOW_POLL_S)
 
 
 def _chosen(records: Iterable[Record], limit: int | None, last: int | None) -> Iterable[Record]:

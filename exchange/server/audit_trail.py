@@ -53,8 +53,9 @@ BET_FIELDS = frozenset({"bet_id", "back_bet_id", "lay_bet_id", "replaces"})
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """Which records to find: each non-empty set must be met (by one of its values); ``after`` a record's number,
-    ``since_ms`` / ``until_ms`` the span of its time (``until_ms`` excluded)."""
+    """Which records to find: each non-empty set must be met (by one of its values); ``after`` and ``through`` the
+    span of a record's number (``through`` included: None, to the end), ``since_ms`` / ``until_ms`` that of its time
+    (``until_ms`` excluded)."""
 
     markets: frozenset[str] = frozenset()
     accounts: frozenset[str] = frozenset()
@@ -62,6 +63,7 @@ class Query:
     kinds: frozenset[str] = frozenset()
     types: frozenset[str] = frozenset()
     after: int = 0
+    through: int | None = None
     since_ms: int | None = None
     until_ms: int | None = None
 
@@ -112,7 +114,8 @@ def find(conn: sqlite3.Connection, path: str, query: Query) -> Iterator[Record]:
     market or account does not decode every record."""
     texts = query.texts()
     if not texts and not query.kinds:
-        records = records_after(conn, path, query.after)
+        records = records_after(conn, path, query.after, query.through)
     else:
-        records = records_holding(conn, path, query.after, sorted(query.kinds), [sorted(t) for t in texts])
+        records = records_holding(conn, path, query.after, query.through, sorted(query.kinds),
+                                  [sorted(t) for t in texts])
     return (record for record in records if query.matches(record))

@@ -107,9 +107,9 @@ class Journal:
         snapshots.upgrade(conn)  # a snapshots table from before the recent results were kept in it
         if "crc" not in {row[1] for row in conn.execute("PRAGMA table_info(journal)")}:
             conn.execute("ALTER TABLE journal ADD COLUMN crc INTEGER")  # a journal from before checksums
-        (last,) = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
-        self._next_seq = int(last) + 1
-        self._durable_seq = int(last)
+        last = journal_read.last_seq(conn)
+        self._next_seq = last + 1
+        self._durable_seq = last
         self.checked: JournalCheck | None = None
         self._mark: DurableMark | None = None  # for writes on this thread (flush), opened when first needed
         self._commit_timeout_s = DEFAULT_COMMIT_TIMEOUT_MS / 1000

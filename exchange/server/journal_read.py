@@ -31,11 +31,17 @@ class Record:
     body: Mapping[str, Any]
 
 
-def records_after(conn: sqlite3.Connection, path: str, after: int) -> Iterator[Record]:
-    """Every committed record with ``seq > after``, in order, numbered on from ``after`` with no gap:
-    :class:`JournalDamaged` (naming the database at ``path``) at the first that is not, or whose body does not
-    match its checksum, with ``first_bad`` set to the number due."""
-    cursor = conn.execute(f"{_COLUMNS} WHERE seq > ? ORDER BY seq", (after,))
+def last_seq(conn: sqlite3.Connection) -> int:
+    """The number of the journal's last committed record (0: none)."""
+    (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
+    return int(last)
+
+
+def records_after(conn: sqlite3.Connection, path: str, after: int, through: int | None = None) -> Iterator[Record]:
+    """Every committed record with ``seq > after`` (and ``<= through``, if given), in order, numbered on from
+    ``after`` with no gap: :class:`JournalDamaged` (naming the database at ``path``) at the first that is not, or
+    whose body does not match its checksum, with ``first_bad`` set to the number due."""
+    cursor = conn.execute(f"{_COLUMNS} WHERE seq > ? AND seq <= ? ORDER BY seq", (after, _last(through)))
     return _checked(cursor, path, numbered_from=after + 1)
 
 
@@ -49,14 +55,14 @@ def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[
     return _checked(cursor, path, numbered_from=None)
 
 
-def records_holding(conn: sqlite3.Connection, path: str, after: int, kinds: Collection[str],
+def records_holding(conn: sqlite3.Connection, path: str, after: int, through: int | None, kinds: Collection[str],
                     texts: Sequence[Collection[str]]) -> Iterator[Record]:
-    """The committed records with ``seq > after``, of one of ``kinds`` (any, if empty), whose body's JSON text holds,
-    for each set in ``texts``, one of its texts; in order, each checked against its checksum (their numbering is
-    not: the records found are not consecutive). A text may stand in a body for another reason (a number inside a
-    larger one): the caller judges the records found."""
-    clauses: list[str] = ["seq > ?"]
-    params: list[object] = [after]
+    """The committed records with ``seq > after`` (and ``<= through``, if given), of one of ``kinds`` (any, if
+    empty), whose body's JSON text holds, for each set in ``texts``, one of its texts; in order, each checked
+    against its checksum (their numbering is not: the records found are not consecutive). A text may stand in a
+    body for another reason (a number inside a larger one): the caller judges the records found."""
+    clauses: list[str] = ["seq > ?", "seq <= ?"]
+    params: list[object] = [after, _last(through)]
     if kinds:
         clauses.append(f"kind IN ({', '.join('?' * len(kinds))})")
         params += kinds
@@ -67,6 +73,11 @@ def records_holding(conn: sqlite3.Connection, path: str, after: int, kinds: Coll
         params += group
     cursor = conn.execute(f"{_COLUMNS} WHERE {' AND '.join(clauses)} ORDER BY seq", params)
     return _checked(cursor, path, numbered_from=None)
+
+
+def _last(through: int | None) -> int:
+    """The last record number to read: ``through``, or the largest SQLite holds (none given)."""
+    return (1 << 63) - 1 if through is None else through
 
 
 def _checked(cursor: sqlite3.Cursor, path: str, numbered_from: int | None) -> Iterator[Record]:
