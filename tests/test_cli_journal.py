@@ -93,6 +93,15 @@ def _rows(db: Path) -> list[Row]:
         conn.close()
 
 
+def _copy(db: Path, to: Path) -> Path:
+    """A copy of the database at ``to`` (the module's journal is shared by its tests: one that writes, writes a
+    copy)."""
+    source = sqlite3.connect(db)
+    source.execute("VACUUM INTO ?", (str(to),))
+    source.close()
+    return to
+
+
 def _nested(body: Row, key: str) -> list[Row]:
     """The records listed under ``key`` (a settlement's ``bets`` and ``accounts``, a result's ``markets``)."""
     return list(body.get(key) or [])
@@ -175,10 +184,7 @@ def test_the_first_and_the_last_and_the_time_in_utc(db: Path, capsys: pytest.Cap
 def test_a_damaged_record_stops_the_listing_after_those_before_it(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    copy = tmp_path / "damaged.db"
-    source = sqlite3.connect(db)
-    source.execute("VACUUM INTO ?", (str(copy),))
-    source.close()
+    copy = _copy(db, tmp_path / "damaged.db")
     conn = sqlite3.connect(copy)
     conn.execute("UPDATE journal SET body = replace(body, '\"size\":300', '\"size\":900') WHERE seq = ("
                  "SELECT min(seq) FROM journal WHERE body LIKE '%\"Matched\"%')")
@@ -212,10 +218,7 @@ def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
 ) -> None:
     """``--last 1 --follow``, as ``tail -f``: the account's last record, then each of its records a writer commits
     later (another account's left out); Ctrl-C ends it quietly."""
-    live = tmp_path / "live.db"
-    source = sqlite3.connect(db)
-    source.execute("VACUUM INTO ?", (str(live),))
-    source.close()
+    live = _copy(db, tmp_path / "live.db")
     rows = _rows(live)
     every, end = [row for row in rows if "al" in _accounts_of(row["body"])], rows[-1]["seq"]
     argv = [sys.executable, "-m", "exchange.cli", "journal", "--db", str(live), "--account", "al", "--last", "1",
