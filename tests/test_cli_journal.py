@@ -191,10 +191,15 @@ def test_a_damaged_record_stops_the_listing_after_those_before_it(
     (bad,) = conn.execute("SELECT seq FROM journal WHERE body LIKE '%\"size\":900%'").fetchone()
     conn.commit()
     conn.close()
-    for options in ((), ("--account", "bo")):
+    rows = _rows(db)
+    for options, wanted in (((), rows), (("--account", "bo"), [r for r in rows if "bo" in _accounts_of(r["body"])])):
         code, out, err = run_cli(capsys, "journal", "--db", str(copy), *options)
         assert code == 1 and err.count("\n") == 1 and "the journal is damaged" in err and f"{bad}" in err
-        assert all(json.loads(line)["seq"] < bad for line in out.splitlines())
+        assert [json.loads(line)["seq"] for line in out.splitlines()] == [r["seq"] for r in wanted if r["seq"] < bad]
+    # --last reads from the end back: the records it reads are checked, those before them are not read
+    assert [row["seq"] for row in _listed(capsys, copy, "--last", "2")] == [r["seq"] for r in rows[-2:]]
+    code, out, err = run_cli(capsys, "journal", "--db", str(copy), "--last", str(len(rows)))
+    assert (code, out) == (1, "") and f"{bad}" in err
 
 
 def test_it_reads_what_is_committed_beside_a_writer_and_writes_nothing(

@@ -15,7 +15,7 @@ damaged record stops it, after the records before it, with status 1.
 from __future__ import annotations
 
 import argparse
-import collections
+import itertools
 import sqlite3
 import sys
 import time
@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 from exchange.cli.options import fail, one_line_errors, positive, whole_number_from_to
 from exchange.server import jsoncodec
-from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find
+from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
 from exchange.server.journal_check import JournalDamaged
 from exchange.server.journal_read import Record, last_seq
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         if args.follow:
             _follow(conn, args.db, query_of(args), args.last)
         else:
-            _print(_chosen(find(conn, args.db, query_of(args)), args.limit, args.last))
+            _print(_chosen(conn, args.db, query_of(args), args.limit, args.last))
     except KeyboardInterrupt:  # how --follow is ended: stopped as asked
         return 0
     except JournalDamaged as exc:
@@ -138,18 +138,18 @@ def _follow(conn: sqlite3.Connection, db: str, query: Query, last: int | None) -
     since, every :data:`FOLLOW_POLL_S`, for ever."""
     while True:
         through = last_seq(conn)
-        _print(_chosen(find(conn, db, replace(query, through=through)), None, last))
+        _print(_chosen(conn, db, replace(query, through=through), None, last))
         sys.stdout.flush()
         query, last = replace(query, after=max(query.after, through)), None
         time.sleep(FOLLOW_POLL_S)
 
 
-def _chosen(records: Iterable[Record], limit: int | None, last: int | None) -> Iterable[Record]:
+def _chosen(conn: sqlite3.Connection, db: str, query: Query, limit: int | None, last: int | None) -> Iterable[Record]:
+    """What ``query`` finds: all of it, the first ``limit`` or the ``last``."""
     if last is not None:
-        return collections.deque(records, maxlen=last)
-    if limit is not None:
-        return (record for _, record in zip(range(limit), records, strict=False))
-    return records
+        return find_last(conn, db, query, last)
+    found = find(conn, db, query)
+    return found if limit is None else itertools.islice(found, limit)
 
 
 def _print(records: Iterable[Record]) -> None:

@@ -56,11 +56,12 @@ def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[
 
 
 def records_holding(conn: sqlite3.Connection, path: str, after: int, through: int | None, kinds: Collection[str],
-                    texts: Sequence[Collection[str]]) -> Iterator[Record]:
+                    texts: Sequence[Collection[str]], *, newest_first: bool = False) -> Iterator[Record]:
     """The committed records with ``seq > after`` (and ``<= through``, if given), of one of ``kinds`` (any, if
-    empty), whose body's JSON text holds, for each set in ``texts``, one of its texts; in order, each checked
-    against its checksum (their numbering is not: the records found are not consecutive). A text may stand in a
-    body for another reason (a number inside a larger one): the caller judges the records found."""
+    empty), whose body's JSON text holds, for each set in ``texts``, one of its texts; in order (or from the last
+    back, ``newest_first``), each checked against its checksum (their numbering is not: the records found are not
+    consecutive). A text may stand in a body for another reason (a number inside a larger one): the caller judges
+    the records found."""
     clauses: list[str] = ["seq > ?", "seq <= ?"]
     params: list[object] = [after, _last(through)]
     if kinds:
@@ -71,7 +72,8 @@ def records_holding(conn: sqlite3.Connection, path: str, after: int, through: in
     for group in texts:
         clauses.append(f"({' OR '.join(['instr(body, ?) > 0'] * len(group))})")
         params += group
-    cursor = conn.execute(f"{_COLUMNS} WHERE {' AND '.join(clauses)} ORDER BY seq", params)
+    order = "DESC" if newest_first else "ASC"
+    cursor = conn.execute(f"{_COLUMNS} WHERE {' AND '.join(clauses)} ORDER BY seq {order}", params)
     return _checked(cursor, path, numbered_from=None)
 
 
