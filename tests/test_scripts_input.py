@@ -31,9 +31,9 @@ def test_soak_restarts_only_on_a_missing_database_is_refused_and_creates_nothing
     assert list(missing.parent.iterdir()) == []  # sqlite3.connect made an empty soak.db there
 
 
-MEASUREMENTS = ("bench_cards.py", "bench_engine.py", "bench_exchange.py", "bench_game.py", "bench_rankings.py",
-                "bench_snapshot.py", "bench_statement.py", "bench_table.py", "core_memory.py", "count_instructions.py",
-                "load_heavy_reads.py", "soak.py")
+MEASUREMENTS = ("bench_cards.py", "bench_engine.py", "bench_exchange.py", "bench_game.py", "bench_journal.py",
+                "bench_rankings.py", "bench_snapshot.py", "bench_statement.py", "bench_table.py", "core_memory.py",
+                "count_instructions.py", "load_heavy_reads.py", "soak.py")
 
 
 @pytest.mark.parametrize("name", MEASUREMENTS)
@@ -57,6 +57,7 @@ def test_a_measurement_imports_the_checkout_it_is_run_from(name: str, tmp_path: 
         ("bench_game.py", ["--games", "0"], "argument --games: must be a whole number from 1, not 0"),
         ("bench_rankings.py", ["--hands", "-5"], "argument --hands: must be a whole number from 1, not -5"),
         ("bench_statement.py", ["--repeats", "0"], "argument --repeats: must be a whole number from 1, not 0"),
+        ("bench_journal.py", ["--markets", "0"], "argument --markets: must be a whole number from 1, not 0"),
         ("core_memory.py", ["--marks", "500,many"], "argument --marks: must be whole numbers from 1, comma-separated"),
         ("count_instructions.py", ["--small", "0"], "argument --small: must be a whole number from 1, not 0"),
         ("count_instructions.py", ["--small", "500", "--large", "500"],
