@@ -39,6 +39,8 @@ from exchange.core.exchange import Exchange
 from exchange.core.side import Side
 from exchange.server.journal import Journal
 from tests.cli_helpers import run_cli
+from tests.server.helpers import wait_until
+from tests.server.serverproc import ServerProcess, cli
 
 Row = dict[str, Any]
 Written = (OpenAccount | Deposit | CreateMarket | OpenMarket | PlaceOrder | ReplaceOrder | CancelOrder | SuspendMarket
@@ -254,6 +256,23 @@ def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
         assert follower.wait(timeout=30) == 0
         assert follower.stderr is not None and follower.stderr.read() == ""
     assert lines.empty()
+
+
+def test_the_servers_start_names_the_command_and_it_reads_the_running_servers_journal(tmp_path: Path) -> None:
+    """``serve`` names the audit trail's command as it starts; run beside the running server (without
+    ``--follow``, which would not end), it prints the server's last records."""
+    db = tmp_path / "exchange.db"
+    with ServerProcess(db, "--demo", window_s=1, playing_s=0.1) as server:
+        (audit,) = [line.split(None, 1)[1] for line in server.out.read_text().splitlines()
+                    if line.strip().startswith("audit:")]
+        assert audit == f"exchange-poker journal --db {db} --last 20 --follow"
+        wait_until(lambda: len(_rows(db)) >= 20, timeout_s=30, what="the server's first 20 records")
+        done = cli(*audit.split()[1:-1])
+        assert (done.returncode, done.stderr) == (0, "")
+        listed = _without_time([json.loads(line) for line in done.stdout.splitlines()])
+    first = listed[0]["seq"]
+    assert [row["seq"] for row in listed] == list(range(first, first + 20))
+    assert listed == [row for row in _rows(db) if first <= row["seq"] < first + 20]
 
 
 @pytest.mark.parametrize(

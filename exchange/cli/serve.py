@@ -373,6 +373,7 @@ def _startup_lines(app: web.Application, config: ServerConfig, url: str) -> list
     if config.irregularity_rate:
         lines.append(f"  dealer:   {_irregularity_line(config)}")
     lines.append(f"  OpenAPI:  {url}/openapi.json")
+    lines.append(f"  audit:    exchange-poker journal --db {config.db_path} --last 20 --follow")
     return lines
 
 
