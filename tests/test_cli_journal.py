@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from exchange.clock import VirtualClock
 from exchange.core.commands import (
     CancelOrder,
     CreateMarket,
@@ -35,11 +36,11 @@ from exchange.core.commands import (
     SettleSelection,
     SuspendMarket,
 )
-from exchange.core.exchange import Exchange
+from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 from exchange.server.journal import Journal
 from tests.cli_helpers import run_cli
-from tests.server.helpers import wait_until
+from tests.server.helpers import START_MS, play, trading_service, wait_until
 from tests.server.serverproc import ServerProcess, cli
 
 Row = dict[str, Any]
@@ -256,6 +257,31 @@ def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
         assert follower.wait(timeout=30) == 0
         assert follower.stderr is not None and follower.stderr.read() == ""
     assert lines.empty()
+
+
+def test_a_servers_own_records_are_found_by_what_they_concern_at_any_depth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A server's journal (its games' results, the markets it forgot, with each account's cleared orders listed
+    under the account's name): an account's records include every forgotten market it has cleared orders on, a
+    market's include its result and how it ended. The oracle names where the value stands in each kind."""
+    db = tmp_path / "exchange.db"
+    clock = VirtualClock(START_MS)
+    service = trading_service(Journal.open(str(db)), clock, ExchangeConfig(keep_closed_markets=1))
+    play(service, clock, START_MS + 45_300)
+    service.journal.close()
+    rows = _rows(db)
+    ended = [row for row in rows if row["kind"] == "ended"]
+    assert len(ended) >= 2, "the server should have forgotten markets"
+    for row in ended:
+        market = row["body"]["info"]["market_id"]
+        found = _listed(capsys, db, "--market", market, "--kind", "ended", "--kind", "result")
+        assert [(r["kind"], r["seq"]) for r in found] == [
+            (r["kind"], r["seq"]) for r in rows if (r["kind"] == "ended" and r["body"]["info"]["market_id"] == market)
+            or (r["kind"] == "result" and market in {m["market_id"] for m in r["body"]["markets"]})]
+        assert [r["kind"] for r in found] == ["result", "ended"]
+    noise = _listed(capsys, db, "--account", "noise-1", "--kind", "ended")
+    assert noise and [r["seq"] for r in noise] == [r["seq"] for r in ended if "noise-1" in r["body"]["cleared"]]
 
 
 def test_the_servers_start_names_the_command_and_it_reads_the_running_servers_journal(tmp_path: Path) -> None:

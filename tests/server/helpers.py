@@ -13,16 +13,20 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
+from exchange.agents.host import seat
+from exchange.agents.house import NoiseTrader
 from exchange.clock import VirtualClock
 from exchange.core.commands import CreateMarket, Deposit, OpenAccount, OpenMarket, SettleMarket
 from exchange.core.events import Event
-from exchange.core.exchange import Exchange
+from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.game.channels import get_channel
 from exchange.game.table import EquityFn
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
+from exchange.server.journal import Journal
 from exchange.server.limits import Limits
-from exchange.server.service import river_only_equities
+from exchange.server.service import ExchangeService, river_only_equities
 
 APP_KEY = "test-app"
 BETTING = "/exchange/betting/json-rpc/v1"
@@ -34,6 +38,26 @@ START_MS = 1_700_000_000_000  # an epoch time, so timestamps in answers look lik
 WINDOW_MS = 3_000
 PLAYING_MS = 100
 HEARTBEAT_MS = 500
+
+
+def trading_service(journal: Journal, clock: VirtualClock, config: ExchangeConfig | None = None) -> ExchangeService:
+    """A service on ``journal``: Hold'em with 2 s windows, the house maker and two noise traders who take its prices
+    (so orders match), started at ``clock``'s time."""
+    service = ExchangeService(journal, clock, [get_channel("holdem").with_times(2_000, 100)], seed=1,
+                              equities=river_only_equities, exchange_config=config)
+    service.recover()
+    service.start()
+    channel = service.channels["holdem"]
+    for name in ("noise-1", "noise-2"):
+        channel.open_account(name, 1_000_000)
+        seat(channel, NoiseTrader(name), name)
+    return service
+
+
+def play(service: ExchangeService, clock: VirtualClock, until_ms: int) -> None:
+    """Run the service's games until ``until_ms`` and write the journal out."""
+    clock.run(until_ms=until_ms)
+    service.journal.flush()
 
 
 def account_events(count: int) -> list[Event]:

@@ -14,44 +14,23 @@ from typing import Any
 
 import pytest
 
-from exchange.agents.host import seat
-from exchange.agents.house import NoiseTrader
 from exchange.clock import VirtualClock
 from exchange.core import snapshot
 from exchange.core.commands import CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder, SettleMarket
 from exchange.core.events import AccountOpened
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
-from exchange.game.channels import get_channel
 from exchange.server import jsoncodec, snapshots
 from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.journal import Journal
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
 from exchange.server.recovery import main, restore, take_snapshot
-from exchange.server.service import ExchangeService, river_only_equities
+from exchange.server.service import ExchangeService
 from exchange.server.snapshots import SnapshotPolicy
-from tests.server.helpers import account_events
+from tests.server.helpers import account_events, play, trading_service
 
 START_MS = 1_000_000
-
-
-def _service(journal: Journal, clock: VirtualClock, config: ExchangeConfig | None = None) -> ExchangeService:
-    """Hold'em with 2 s windows, the house maker and two noise traders who take its prices (so orders match)."""
-    service = ExchangeService(journal, clock, [get_channel("holdem").with_times(2_000, 100)], seed=1,
-                              equities=river_only_equities, exchange_config=config)
-    service.recover()
-    service.start()
-    channel = service.channels["holdem"]
-    for name in ("noise-1", "noise-2"):
-        channel.open_account(name, 1_000_000)
-        seat(channel, NoiseTrader(name), name)
-    return service
-
-
-def _play(service: ExchangeService, clock: VirtualClock, until_ms: int) -> None:
-    clock.run(until_ms=until_ms)
-    service.journal.flush()
 
 
 def _full_replay(journal: Journal, keep_results: int = KEEP_RESULTS) -> tuple[Exchange, MarketNotes, KeptResults]:
@@ -78,8 +57,8 @@ def _snapshot_results(journal: Journal, seq: int) -> KeptResults:
 def played() -> tuple[ExchangeService, VirtualClock]:
     """A journal (in memory) of about five games, stopped in the middle of a betting window: books have orders."""
     clock = VirtualClock(START_MS)
-    service = _service(Journal.open(":memory:"), clock)
-    _play(service, clock, START_MS + 30_700)
+    service = trading_service(Journal.open(":memory:"), clock)
+    play(service, clock, START_MS + 30_700)
     market = service.exchange.markets[service.live_market_ids()[0]]
     assert market.is_open and service.exchange.next_match_id > 10, "the fixture should have open books and matches"
     return service, clock
@@ -158,7 +137,7 @@ def test_recovery_from_a_snapshot_and_the_tail_equals_a_full_replay(
     service, clock = played
     saved, _ = take_snapshot(service.journal)
     assert saved is not None and saved.seq == service.journal.last_seq
-    _play(service, clock, START_MS + 45_300)  # more games, again mid-window
+    play(service, clock, START_MS + 45_300)  # more games, again mid-window
     restored = restore(service.journal)
     assert restored.snapshot_seq == saved.seq and restored.replayed == service.journal.last_seq - saved.seq > 0
     assert restored.damaged == ()
@@ -195,9 +174,9 @@ def test_a_flipped_byte_is_detected_reported_and_the_older_snapshot_used(
 ) -> None:
     service, clock = played
     older, _ = take_snapshot(service.journal)
-    _play(service, clock, START_MS + 40_000)
+    play(service, clock, START_MS + 40_000)
     newer, _ = take_snapshot(service.journal)
-    _play(service, clock, START_MS + 45_300)
+    play(service, clock, START_MS + 45_300)
     assert older is not None and newer is not None
     _corrupt(service.journal, newer.seq, column)
 
@@ -247,7 +226,7 @@ def test_only_the_newest_snapshots_are_kept_and_every_journal_record_stays(
     service, clock = played
     seqs = []
     for step in range(snapshots.KEEP + 2):
-        _play(service, clock, START_MS + 31_000 + 1_000 * step)
+        play(service, clock, START_MS + 31_000 + 1_000 * step)
         saved, _ = take_snapshot(service.journal)
         assert saved is not None
         seqs.append(saved.seq)
@@ -261,9 +240,9 @@ def test_the_recovery_log_line_says_what_it_did(
 ) -> None:
     service, clock = played
     older, _ = take_snapshot(service.journal)
-    _play(service, clock, START_MS + 40_000)
+    play(service, clock, START_MS + 40_000)
     newer, _ = take_snapshot(service.journal)
-    _play(service, clock, START_MS + 45_300)
+    play(service, clock, START_MS + 45_300)
     assert older is not None and newer is not None
     _corrupt(service.journal, newer.seq, "exchange")
     open_market = service.live_market_ids()[0]
@@ -344,7 +323,7 @@ def test_a_snapshot_keeps_the_results_it_was_told_to_and_one_that_kept_fewer_is_
     saved, _ = take_snapshot(service.journal, keep_results=3)
     assert saved is not None
     assert _snapshot_results(service.journal, saved.seq).keep == 3
-    _play(service, clock, START_MS + 45_300)
+    play(service, clock, START_MS + 45_300)
     fewer = restore(service.journal, keep_results=2)
     assert fewer.snapshot_seq == saved.seq and fewer.results == _full_replay(service.journal, 2)[2]
     assert len(fewer.results.recent("holdem", 10)) == 2
@@ -365,7 +344,7 @@ def test_a_snapshot_from_before_results_were_kept_is_passed_over(
     state, notes = conn.execute("SELECT exchange, notes FROM snapshots WHERE seq = ?", (saved.seq,)).fetchone()
     old_checksum = hashlib.sha256(state + notes).hexdigest()
     conn.execute("UPDATE snapshots SET results = NULL, sha256 = ? WHERE seq = ?", (old_checksum, saved.seq))
-    _play(service, clock, START_MS + 45_300)
+    play(service, clock, START_MS + 45_300)
     restored = restore(service.journal, keep_results=7)
     assert restored.snapshot_seq == 0
     why = "it was taken before recent results were kept"
@@ -378,8 +357,8 @@ def test_a_snapshot_from_before_ended_markets_were_kept_is_used_remembering_none
     remembers no forgotten market (none was journaled then), and the ones the journal's tail remembers are folded
     in: what the live server remembers."""
     clock = VirtualClock(START_MS)
-    service = _service(Journal.open(":memory:"), clock, ExchangeConfig(keep_closed_markets=1))
-    _play(service, clock, START_MS + 30_700)
+    service = trading_service(Journal.open(":memory:"), clock, ExchangeConfig(keep_closed_markets=1))
+    play(service, clock, START_MS + 30_700)
     saved, _ = take_snapshot(service.journal, service.exchange.config)
     assert saved is not None and len(service.ended.by_id) == 1
     conn = service.journal._conn
@@ -387,7 +366,7 @@ def test_a_snapshot_from_before_ended_markets_were_kept_is_used_remembering_none
                                          (saved.seq,)).fetchone()
     conn.execute("UPDATE snapshots SET ended = NULL, sha256 = ? WHERE seq = ?",
                  (hashlib.sha256(state + notes + results).hexdigest(), saved.seq))
-    _play(service, clock, START_MS + 45_300)
+    play(service, clock, START_MS + 45_300)
     restored = restore(service.journal, service.exchange.config)
     assert restored.snapshot_seq == saved.seq and not restored.damaged
     tail = [EndedMarket.from_dict(r.body) for r in service.journal.records(after=saved.seq) if r.kind == ENDED_KIND]
