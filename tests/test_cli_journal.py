@@ -71,13 +71,16 @@ def _commands() -> Iterator[Written]:
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A journal of the commands' events, an operator's deposit for al by op at +11 s and a game's result at +12 s."""
+    """A journal of the commands' events, an operator's suspension of m.10 (at +7.5 s, journaled after them) and
+    deposit for al (+11 s), both by op, and a game's result (+12 s)."""
     path = tmp_path_factory.mktemp("journal") / "exchange.db"
     journal = Journal.open(str(path))
     exchange = Exchange()
     for command in _commands():
         for event in exchange.execute(command):
             journal.append("event", event, ts_ms=T0 + command.ts)
+    journal.append("operator", {"action": "suspend", "marketId": "m.10", "operator": "op", "reason": "feed down",
+                                "at": T0 + 7_500}, ts_ms=T0 + 7_500)
     journal.append("operator", {"action": "deposit", "account": "al", "amount": 5.0, "operator": "op",
                                 "reason": "top-up", "at": T0 + 11_000}, ts_ms=T0 + 11_000)
     journal.append("result", {"channel": "holdem", "game_id": "m.1", "status": "SETTLED",
@@ -123,7 +126,8 @@ def _bets_of(body: Row) -> set[int]:
 
 
 def _markets_of(body: Row) -> set[str]:
-    return {m for m in [body.get("market_id"), *(m["market_id"] for m in _nested(body, "markets"))] if m is not None}
+    named = [body.get("market_id"), body.get("marketId"), *(m["market_id"] for m in _nested(body, "markets"))]
+    return {m for m in named if m is not None}
 
 
 def _listed(capsys: pytest.CaptureFixture[str], db: Path, *options: str) -> list[Row]:
@@ -147,6 +151,8 @@ def _without_time(rows: list[Row]) -> list[Row]:
         (("--bet", "1", "--account", "bo"),
          lambda row: 1 in _bets_of(row["body"]) and "bo" in _accounts_of(row["body"])),
         (("--market", "m.1"), lambda row: "m.1" in _markets_of(row["body"])),
+        (("--market", "m.10", "--kind", "operator"), lambda row: row["kind"] == "operator"
+         and "m.10" in _markets_of(row["body"])),
         (("--market", "m.10", "--type", "OrderLapsed"), lambda row: row["body"].get("type") == "OrderLapsed"
          and row["body"]["market_id"] == "m.10"),
         (("--kind", "operator", "--kind", "result"), lambda row: row["kind"] in ("operator", "result")),

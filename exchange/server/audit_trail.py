@@ -6,7 +6,7 @@ checksum: those that concern a market, an account or a bet, of a kind or an even
 
 A record *concerns* a value when a field of its body named for that sort of value holds it, at any depth:
 
-* a market: ``market_id``;
+* a market: ``market_id`` (``marketId`` in an operator's suspend, resume or void);
 * an account: ``account_id``, a match's ``back_account_id`` and ``lay_account_id``, and an operator record's
   ``account`` (whose money moved) and ``operator`` (who acted);
 * a bet: ``bet_id``, a match's ``back_bet_id`` and ``lay_bet_id``, and the bet a replacement ``replaces``.
@@ -47,7 +47,7 @@ KINDS = ("event", OPERATOR_KIND, RESULT_KIND, ENDED_KIND)
 #: The core's event types (an event's ``type``).
 EVENT_TYPE_NAMES = tuple(sorted(EVENT_TYPES))
 
-MARKET_FIELDS = frozenset({"market_id"})
+MARKET_FIELDS = frozenset({"market_id", "marketId"})  # an operator's action on a market names it as API-NG does
 ACCOUNT_FIELDS = frozenset({"account_id", "back_account_id", "lay_account_id", "account", "operator"})
 BET_FIELDS = frozenset({"bet_id", "back_bet_id", "lay_bet_id", "replaces"})
 
