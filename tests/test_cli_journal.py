@@ -9,6 +9,7 @@ no code with the search it judges.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import signal
@@ -39,6 +40,8 @@ from exchange.core.commands import (
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 from exchange.server.journal import Journal
+from exchange.server.journal_check import REWINDS_SCHEMA
+from exchange.server.journal_writer import body_crc
 from tests.cli_helpers import run_cli
 from tests.server.helpers import START_MS, play, trading_service, wait_until
 from tests.server.serverproc import ServerProcess, cli
@@ -227,16 +230,13 @@ def test_it_reads_what_is_committed_beside_a_writer_and_writes_nothing(
     assert {p.name: p.stat().st_mtime_ns for p in db.parent.iterdir() if p.name in before} == before
 
 
-def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
-    db: Path, tmp_path: Path,
-) -> None:
-    """``--last 1 --follow``, as ``tail -f``: the account's last record, then each of its records a writer commits
-    later (another account's left out); Ctrl-C ends it quietly."""
-    live = _copy(db, tmp_path / "live.db")
-    rows = _rows(live)
-    every, end = [row for row in rows if "al" in _accounts_of(row["body"])], rows[-1]["seq"]
-    argv = [sys.executable, "-m", "exchange.cli", "journal", "--db", str(live), "--account", "al", "--last", "1",
-            "--follow"]
+@contextlib.contextmanager
+def _following(db: Path, *options: str) -> Iterator[tuple[Callable[[], Row], list[str]]]:
+    """``exchange-poker journal --db DB OPTIONS --follow`` as a process: a call gives its next record (waiting at most
+    30 s); once the block ends it is sent SIGINT, must end with status 0, and what it said on stderr is in the
+    list. A record it printed that the block did not take fails the test."""
+    argv = [sys.executable, "-m", "exchange.cli", "journal", "--db", str(db), *options, "--follow"]
+    said: list[str] = []
     with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as follower:
         lines: queue.Queue[str] = queue.Queue()
         stdout = follower.stdout
@@ -248,21 +248,60 @@ def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
 
         threading.Thread(target=read, daemon=True).start()
         try:
-            assert json.loads(lines.get(timeout=30))["seq"] == every[-1]["seq"]
-            writer = Journal.open(str(live))
-            for account, amount in (("al", 7.0), ("bo", 8.0), ("al", 9.0)):
-                writer.append("operator", {"action": "deposit", "account": account, "amount": amount, "operator": "op",
-                                           "reason": "later", "at": T0 + 20_000}, ts_ms=T0 + 20_000)
-            writer.flush()
-            writer.close()
-            later = [json.loads(lines.get(timeout=30)) for _ in range(2)]
-            assert [(row["body"]["account"], row["body"]["amount"]) for row in later] == [("al", 7.0), ("al", 9.0)]
-            assert [row["seq"] for row in later] == [end + 1, end + 3]
+            yield (lambda: json.loads(lines.get(timeout=30))), said
         finally:
             follower.send_signal(signal.SIGINT)
         assert follower.wait(timeout=30) == 0
-        assert follower.stderr is not None and follower.stderr.read() == ""
+        assert follower.stderr is not None
+        said.extend(follower.stderr.read().splitlines())
     assert lines.empty()
+
+
+def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
+    db: Path, tmp_path: Path,
+) -> None:
+    """``--last 1 --follow``, as ``tail -f``: the account's last record, then each of its records a writer commits
+    later (another account's left out); Ctrl-C ends it quietly."""
+    live = _copy(db, tmp_path / "live.db")
+    rows = _rows(live)
+    every, end = [row for row in rows if "al" in _accounts_of(row["body"])], rows[-1]["seq"]
+    with _following(live, "--account", "al", "--last", "1") as (following, said):
+        assert following()["seq"] == every[-1]["seq"]
+        writer = Journal.open(str(live))
+        for account, amount in (("al", 7.0), ("bo", 8.0), ("al", 9.0)):
+            writer.append("operator", {"action": "deposit", "account": account, "amount": amount, "operator": "op",
+                                       "reason": "later", "at": T0 + 20_000}, ts_ms=T0 + 20_000)
+        writer.flush()
+        writer.close()
+        later = [following() for _ in range(2)]
+        assert [(row["body"]["account"], row["body"]["amount"]) for row in later] == [("al", 7.0), ("al", 9.0)]
+        assert [row["seq"] for row in later] == [end + 1, end + 3]
+    assert said == []
+
+
+def test_follow_goes_back_to_where_a_start_set_records_aside(db: Path, tmp_path: Path) -> None:
+    """A start that accepts damage sets the journal's last records aside and numbers its next ones from there
+    (``journal_rewinds`` says from where). Seen in one look, the new records reach past the old end: a follower
+    going on from the number it had read to would miss those below it."""
+    live = _copy(db, tmp_path / "live.db")
+    end = _rows(live)[-1]["seq"]
+    with _following(live, "--after", str(end - 2)) as (following, said):
+        assert [following()["seq"] for _ in range(2)] == [end - 1, end]
+        conn = sqlite3.connect(live, isolation_level=None)
+        conn.execute("BEGIN IMMEDIATE")  # all in one commit: the follower sees the rewind and the new records at once
+        conn.execute(REWINDS_SCHEMA)
+        conn.execute("DELETE FROM journal WHERE seq >= ?", (end - 1,))
+        conn.execute("INSERT INTO journal_rewinds (first_seq) VALUES (?)", (end - 1,))
+        for seq in (end - 1, end, end + 1):
+            body = json.dumps({"action": "deposit", "account": "cy", "amount": seq, "operator": "op", "reason": "r",
+                               "at": T0}, separators=(",", ":"))
+            conn.execute("INSERT INTO journal (seq, ts_ms, kind, body, crc) VALUES (?, ?, 'operator', ?, ?)",
+                         (seq, T0 + 30_000, body, body_crc(body)))
+        conn.execute("COMMIT")
+        conn.close()
+        assert [following()["body"]["amount"] for _ in range(3)] == [end - 1, end, end + 1]
+    assert said == [f"exchange-poker: note: a start set records after {end - 2} aside (damage accepted) and numbered "
+                    "its new records from there: following from there"]
 
 
 def test_a_servers_own_records_are_found_by_what_they_concern_at_any_depth(

@@ -16,6 +16,7 @@ and checks the records it reads).
 from __future__ import annotations
 
 import argparse
+import collections
 import itertools
 import sqlite3
 import sys
@@ -25,11 +26,11 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
 
-from exchange.cli.options import fail, one_line_errors, positive, whole_number_from_to
+from exchange.cli.options import PROG, fail, one_line_errors, positive, whole_number_from_to
 from exchange.server import jsoncodec
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
-from exchange.server.journal_check import JournalDamaged
+from exchange.server.journal_check import JournalDamaged, rewinds
 from exchange.server.journal_read import Record, last_seq
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -136,12 +137,24 @@ def _open(db: str) -> sqlite3.Connection:
 
 def _follow(conn: sqlite3.Connection, db: str, query: Query, last: int | None) -> NoReturn:
     """Print what ``query`` finds now (the ``last`` of it, if given), then what it finds among the records committed
-    since, every :data:`FOLLOW_POLL_S`, for ever."""
+    since, every :data:`FOLLOW_POLL_S`, for ever.
+
+    A start that accepts damage sets the journal's last records aside and numbers its new ones from the first of
+    them again (a row of ``journal_rewinds`` says from where): followed from the number it had read to, those new
+    records would be missed, so a rewind takes the follower back to it, and it says so on stderr."""
+    read_to, seen = None, collections.Counter(rewinds(conn))
     while True:
-        through = last_seq(conn)
-        _print(_chosen(conn, db, replace(query, through=through), None, last))
+        through, now = last_seq(conn), collections.Counter(rewinds(conn))
+        new = now - seen
+        if read_to is not None and new and min(new) <= read_to:
+            read_to = min(new) - 1
+            print(f"{PROG}: note: a start set records after {read_to} aside (damage accepted) and numbered its new "
+                  "records from there: following from there", file=sys.stderr, flush=True)
+        seen = now
+        after = query.after if read_to is None else max(query.after, read_to)
+        _print(_chosen(conn, db, replace(query, after=after, through=through), None, last))
         sys.stdout.flush()
-        query, last = replace(query, after=max(query.after, through)), None
+        read_to, last = through, None
         time.sleep(FOLLOW_POLL_S)
 
 
