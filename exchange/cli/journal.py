@@ -5,7 +5,7 @@ ISO 8601, UTC), the body as the server journaled it (a core event's fields, an o
 result). The filters are :mod:`exchange.server.audit_trail`'s: what a record concerns (``--market``,
 ``--account``, ``--bet``, each repeatable), its ``--kind`` and event ``--type``, ``--after`` a record's number,
 ``--since`` / ``--until`` a time; ``--follow`` then prints what the server commits from then on, as ``tail -f``
-does. It reads what the server has committed, beside a running server or without one, and writes nothing. A
+does. It reads what the server has committed, beside a running server or without one, and changes nothing. A
 damaged record stops it, after the records before it, with status 1 (``--last N`` reads from the journal's end back
 and checks the records it reads).
 

@@ -14,7 +14,7 @@ A record *concerns* a value when a field of its body named for that sort of valu
 So a market's settlement concerns every account and bet it settles, and a match both of its bets and accounts.
 Several values of one sort are any of them; values of several sorts must all be met.
 
-Reading takes no lock and writes nothing (:func:`~exchange.server.database.connect_read_only`): it may run
+Reading takes no lock and changes nothing (:func:`~exchange.server.database.connect_read_only`): it may run
 beside a server, and sees what the server has committed.
 
 >>> from exchange.core.events import Matched
