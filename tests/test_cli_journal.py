@@ -228,8 +228,8 @@ def test_it_reads_what_is_committed_beside_a_writer_and_changes_nothing(
     finally:
         writer.execute("ROLLBACK")
         writer.close()
-    assert [row["seq"] for row in listed] == [row["seq"] for row in _rows(db)]
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert [row["seq"] for row in listed] == [row["seq"] for row in _rows(db)]
 
 
 @contextlib.contextmanager
