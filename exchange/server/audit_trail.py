@@ -73,7 +73,7 @@ class Query:
         body = record.body
         return (
             (not self.kinds or record.kind in self.kinds)
-            and (not self.types or (record.kind == "event" and body.get("type") in self.types))
+            and (not self.types or (record.kind == "event" and _text(body.get("type")) in self.types))
             and (self.since_ms is None or record.ts_ms >= self.since_ms)
             and (self.until_ms is None or record.ts_ms < self.until_ms)
             and (not self.markets or concerns(body, MARKET_FIELDS, self.markets))
@@ -88,6 +88,11 @@ class Query:
         groups = [self.markets, self.accounts, self.bets, self.types]
         texts = [{jsoncodec.dumps_str(value) for value in group} for group in groups if group]
         return [group for group in texts if all(text.isascii() for text in group)]
+
+
+def _text(value: object) -> str | None:
+    """``value`` if it is text, else None (a body is read as it is: what a field holds is not assumed)."""
+    return value if isinstance(value, str) else None
 
 
 def concerns(body: object, fields: frozenset[str], values: Iterable[object]) -> bool:
