@@ -69,8 +69,8 @@ class Query:
     until_ms: int | None = None
 
     def matches(self, record: Record) -> bool:
-        """Whether ``record`` is one the query asks for."""
-        body = record.body
+        """Whether ``record`` is one the query asks for (a body that is not a JSON object holds no field)."""
+        body = record.body if isinstance(record.body, Mapping) else {}
         return (
             (not self.kinds or record.kind in self.kinds)
             and (not self.types or (record.kind == "event" and _text(body.get("type")) in self.types))

@@ -73,3 +73,11 @@ def test_the_search_finds_exactly_what_reading_every_record_finds(
         assert find_last(conn, str(path), query, last) == wanted[-last:]
     finally:
         conn.close()
+
+
+def test_a_body_that_is_not_an_object_holds_no_field() -> None:
+    """A hand-edited or foreign journal's body may be any JSON: it concerns nothing, and raises nothing."""
+    for body in (["al"], "al", 12, None):
+        record = Record(1, 0, "event", body)  # type: ignore[arg-type]  # not a mapping, on purpose
+        assert not Query(accounts=frozenset({"al"}), types=frozenset({"al"})).matches(record)
+        assert Query().matches(record)
