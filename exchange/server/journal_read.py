@@ -91,4 +91,9 @@ def _checked(cursor: sqlite3.Cursor, path: str, numbered_from: int | None) -> It
             raise JournalDamaged(path or ":memory:", problem, first_bad=due)
         if expected is not None:
             expected = seq + 1
-        yield Record(seq, ts_ms, kind, jsoncodec.loads(body))
+        try:
+            parsed = jsoncodec.loads(body)
+        except (ValueError, RecursionError) as exc:  # no checksum to catch it (a journal from before them)
+            raise JournalDamaged(path or ":memory:", f"record {seq}: its body is not JSON ({exc})",
+                                 first_bad=seq) from None
+        yield Record(seq, ts_ms, kind, parsed)

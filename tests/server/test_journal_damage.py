@@ -151,6 +151,18 @@ def test_a_record_whose_body_changed_stops_the_recovery(tmp_path: Path) -> None:
     journal.close()
 
 
+def test_a_body_that_is_not_json_is_damage_at_that_record(tmp_path: Path) -> None:
+    """A journal from before checksums has none to catch a body that is not JSON: the start crashed with a
+    JSONDecodeError traceback; it is damage at that record, refused or set aside as any other."""
+    journal = _journal_of(tmp_path / "ex.db", 10)
+    journal._conn.execute("UPDATE journal SET body = 'not json', crc = NULL WHERE seq = 6")
+    with pytest.raises(JournalDamaged, match="record 6: its body is not JSON") as refused:
+        restore(journal)
+    assert refused.value.first_bad == 6
+    assert restore(journal, accept_damaged=True).last_seq == 5
+    journal.close()
+
+
 def test_a_record_missing_in_the_middle_stops_the_recovery(tmp_path: Path) -> None:
     journal = _journal_of(tmp_path / "ex.db", 10)
     journal._conn.execute("DELETE FROM journal WHERE seq = 3")
