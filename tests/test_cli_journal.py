@@ -365,6 +365,20 @@ def test_a_bad_option_is_status_2_and_one_line(
     assert (code, out) == (2, "") and err.count("\n") == 1 and says in err
 
 
+def test_a_journal_from_before_checksums_is_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A server adds the checksum column when it opens an older journal; the command, which writes nothing, reads
+    one no server has opened since (it said "no such column: crc")."""
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.execute("CREATE TABLE journal (seq INTEGER PRIMARY KEY, ts_ms INTEGER NOT NULL, kind TEXT NOT NULL, "
+                 "body TEXT NOT NULL)")
+    conn.execute("""INSERT INTO journal VALUES (1, 5, 'event', '{"type":"AccountOpened","ts":5,"account_id":"al"}')""")
+    conn.commit()
+    conn.close()
+    (row,) = _listed(capsys, old, "--account", "al")
+    assert (row["seq"], row["body"]["account_id"]) == (1, "al")
+
+
 def test_a_database_that_is_not_one_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "missing.db"
     code, _, err = run_cli(capsys, "journal", "--db", str(missing))

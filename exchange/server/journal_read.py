@@ -21,6 +21,15 @@ from exchange.server.journal_check import JournalDamaged, verify_record
 OTHER_KINDS_INDEX = "CREATE INDEX IF NOT EXISTS journal_other_kinds ON journal (kind, seq) WHERE kind <> 'event';"
 
 _COLUMNS = "SELECT seq, ts_ms, kind, body, crc FROM journal"
+#: The same of a journal from before checksums that no server has opened since (a server adds the column; a reader
+#: that may not write reads none).
+_COLUMNS_WITHOUT_CRC = "SELECT seq, ts_ms, kind, body, NULL FROM journal"
+
+
+def _select(conn: sqlite3.Connection) -> str:
+    """The query's head for the journal of ``conn``: its checksums, if it has them."""
+    has_crc = any(row[1] == "crc" for row in conn.execute("PRAGMA table_info(journal)"))
+    return _COLUMNS if has_crc else _COLUMNS_WITHOUT_CRC
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +50,7 @@ def records_after(conn: sqlite3.Connection, path: str, after: int, through: int 
     """Every committed record with ``seq > after`` (and ``<= through``, if given), in order, numbered on from
     ``after`` with no gap: :class:`JournalDamaged` (naming the database at ``path``) at the first that is not, or
     whose body does not match its checksum, with ``first_bad`` set to the number due."""
-    cursor = conn.execute(f"{_COLUMNS} WHERE seq > ? AND seq <= ? ORDER BY seq", (after, _last(through)))
+    cursor = conn.execute(f"{_select(conn)} WHERE seq > ? AND seq <= ? ORDER BY seq", (after, _last(through)))
     return _checked(cursor, path, numbered_from=after + 1)
 
 
@@ -51,7 +60,7 @@ def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[
     if kind == "event":
         raise ValueError("the core's events are read in order with records_after(), not by kind")
     # (the second term is the index's own condition: SQLite uses a partial index only where the query states it)
-    cursor = conn.execute(f"{_COLUMNS} WHERE kind = ? AND kind <> 'event' ORDER BY seq", (kind,))
+    cursor = conn.execute(f"{_select(conn)} WHERE kind = ? AND kind <> 'event' ORDER BY seq", (kind,))
     return _checked(cursor, path, numbered_from=None)
 
 
@@ -73,7 +82,7 @@ def records_holding(conn: sqlite3.Connection, path: str, after: int, through: in
         clauses.append(f"({' OR '.join(['instr(body, ?) > 0'] * len(group))})")
         params += group
     order = "DESC" if newest_first else "ASC"
-    cursor = conn.execute(f"{_COLUMNS} WHERE {' AND '.join(clauses)} ORDER BY seq {order}", params)
+    cursor = conn.execute(f"{_select(conn)} WHERE {' AND '.join(clauses)} ORDER BY seq {order}", params)
     return _checked(cursor, path, numbered_from=None)
 
 
