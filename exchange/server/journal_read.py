@@ -9,7 +9,7 @@ trail's search, :mod:`exchange.server.audit_trail`).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,10 @@ from exchange.server.journal_check import JournalDamaged, verify_record
 #: The records that are not the core's events (operator actions, game results, ...), a few beside them. A partial
 #: index, so an event's insert costs nothing more; made once when a journal from before it is first opened.
 OTHER_KINDS_INDEX = "CREATE INDEX IF NOT EXISTS journal_other_kinds ON journal (kind, seq) WHERE kind <> 'event';"
+
+#: Records read in one query. A read transaction left open (a reader whose output is not being read: ``| less``)
+#: keeps the server's checkpoints from starting its write-ahead log again, which then grows for as long.
+PAGE = 1000
 
 _COLUMNS = "SELECT seq, ts_ms, kind, body, crc FROM journal"
 #: The same of a journal from before checksums that no server has opened since (a server adds the column; a reader
@@ -50,8 +54,8 @@ def records_after(conn: sqlite3.Connection, path: str, after: int, through: int 
     """Every committed record with ``seq > after`` (and ``<= through``, if given), in order, numbered on from
     ``after`` with no gap: :class:`JournalDamaged` (naming the database at ``path``) at the first that is not, or
     whose body does not match its checksum, with ``first_bad`` set to the number due."""
-    cursor = conn.execute(f"{_select(conn)} WHERE seq > ? AND seq <= ? ORDER BY seq", (after, _last(through)))
-    return _checked(cursor, path, numbered_from=after + 1)
+    rows = _pages(conn, ["seq > ?", "seq <= ?"], [after, _last(through)])
+    return _checked(rows, path, numbered_from=after + 1)
 
 
 def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[Record]:
@@ -60,8 +64,7 @@ def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[
     if kind == "event":
         raise ValueError("the core's events are read in order with records_after(), not by kind")
     # (the second term is the index's own condition: SQLite uses a partial index only where the query states it)
-    cursor = conn.execute(f"{_select(conn)} WHERE kind = ? AND kind <> 'event' ORDER BY seq", (kind,))
-    return _checked(cursor, path, numbered_from=None)
+    return _checked(_pages(conn, ["kind = ?", "kind <> 'event'"], [kind]), path, numbered_from=None)
 
 
 def records_holding(conn: sqlite3.Connection, path: str, after: int, through: int | None, kinds: Collection[str],
@@ -81,9 +84,7 @@ def records_holding(conn: sqlite3.Connection, path: str, after: int, through: in
     for group in texts:
         clauses.append(f"({' OR '.join(['instr(body, ?) > 0'] * len(group))})")
         params += group
-    order = "DESC" if newest_first else "ASC"
-    cursor = conn.execute(f"{_select(conn)} WHERE {' AND '.join(clauses)} ORDER BY seq {order}", params)
-    return _checked(cursor, path, numbered_from=None)
+    return _checked(_pages(conn, clauses, params, newest_first=newest_first), path, numbered_from=None)
 
 
 def _last(through: int | None) -> int:
@@ -91,9 +92,25 @@ def _last(through: int | None) -> int:
     return (1 << 63) - 1 if through is None else through
 
 
-def _checked(cursor: sqlite3.Cursor, path: str, numbered_from: int | None) -> Iterator[Record]:
+def _pages(conn: sqlite3.Connection, where: list[str], params: list[object], *,
+           newest_first: bool = False) -> Iterator[tuple[Any, ...]]:
+    """The journal's rows that ``where`` selects, in order (or newest first), :data:`PAGE` at a time: each page's
+    query is finished before its rows are handed on, so no read transaction stays open while a caller is slow."""
+    head = _select(conn)
+    order, beyond = ("DESC", "seq < ?") if newest_first else ("ASC", "seq > ?")
+    bound: list[object] = []
+    while True:
+        clause = " AND ".join([*where, beyond] if bound else where)
+        rows = conn.execute(f"{head} WHERE {clause} ORDER BY seq {order} LIMIT {PAGE}", [*params, *bound]).fetchall()
+        yield from rows
+        if len(rows) < PAGE:
+            return
+        bound = [rows[-1][0]]
+
+
+def _checked(rows: Iterable[tuple[Any, ...]], path: str, numbered_from: int | None) -> Iterator[Record]:
     expected = numbered_from
-    for seq, ts_ms, kind, body, crc in cursor:
+    for seq, ts_ms, kind, body, crc in rows:
         due = seq if expected is None else expected
         problem = verify_record(seq, body, crc, expected=due)
         if problem is not None:

@@ -13,8 +13,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from exchange.server.audit_trail import ACCOUNT_FIELDS, BET_FIELDS, KINDS, MARKET_FIELDS, Query, find, find_last
+from exchange.server.database import connect_read_only
 from exchange.server.journal import Journal
-from exchange.server.journal_read import Record, records_after
+from exchange.server.journal_read import PAGE, Record, records_after
 
 # Values drawn from small pools, so that a query's value is often in a body, and often in it for another reason.
 TEXTS = ("holdem.1", "holdem.10", "al", "al\"x", "a\\l", "Zoë", "ø", "1", "12")
@@ -81,3 +82,24 @@ def test_a_body_that_is_not_an_object_holds_no_field() -> None:
         record = Record(1, 0, "event", body)  # type: ignore[arg-type]  # not a mapping, on purpose
         assert not Query(accounts=frozenset({"al"}), types=frozenset({"al"})).matches(record)
         assert Query().matches(record)
+
+
+def test_a_slow_reader_does_not_hold_the_servers_log(tmp_path: Path) -> None:
+    """Records are read a page at a time, each page's query finished before its records are handed on: a reader
+    whose output waits (``exchange-poker journal | less``) holds no read transaction, so the server's checkpoints
+    can start its write-ahead log again (one held open let the log grow by gigabytes an hour)."""
+    path = tmp_path / "exchange.db"
+    _journal(path, [("event", {"i": i}, i) for i in range(PAGE + 10)])
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("INSERT INTO journal (seq, ts_ms, kind, body) VALUES (?, 0, 'event', '{}')", (PAGE + 11,))
+    reader = connect_read_only(str(path))
+    try:
+        records = records_after(reader, str(path), 0)
+        assert next(records).seq == 1  # the reader has read, and waits on its caller
+        busy, _, _ = writer.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+        assert busy == 0
+        assert [r.seq for r in records] == list(range(2, PAGE + 12))
+    finally:
+        reader.close()
+        writer.close()
