@@ -118,7 +118,8 @@ def _nested(body: Row, key: str) -> list[Row]:
 
 
 def _accounts_of(body: Row) -> set[str]:
-    named = {body.get(k) for k in ("account_id", "back_account_id", "lay_account_id", "account", "operator")}
+    named = {body.get(k) for k in ("account_id", "back_account_id", "lay_account_id", "house_account_id", "account",
+                                   "operator")}
     named |= {item["account_id"] for key in ("bets", "accounts") for item in _nested(body, key)}
     return {name for name in named if name is not None}
 
@@ -150,6 +151,7 @@ def _without_time(rows: list[Row]) -> list[Row]:
         ((), lambda row: True),
         (("--account", "bo"), lambda row: "bo" in _accounts_of(row["body"])),
         (("--account", "op"), lambda row: "op" in _accounts_of(row["body"])),
+        (("--account", "HOUSE"), lambda row: "HOUSE" in _accounts_of(row["body"])),
         (("--account", "al", "--account", "cy"), lambda row: bool({"al", "cy"} & _accounts_of(row["body"]))),
         (("--bet", "3"), lambda row: 3 in _bets_of(row["body"])),
         (("--bet", "1", "--account", "bo"),

@@ -7,8 +7,9 @@ checksum: those that concern a market, an account or a bet, of a kind or an even
 A record *concerns* a value when a field of its body named for that sort of value holds it, at any depth:
 
 * a market: ``market_id`` (``marketId`` in an operator's suspend, resume or void);
-* an account: ``account_id``, a match's ``back_account_id`` and ``lay_account_id``, and an operator record's
-  ``account`` (whose money moved) and ``operator`` (who acted);
+* an account: ``account_id``, a match's ``back_account_id`` and ``lay_account_id``, the ``house_account_id`` a
+  settlement pays commission to, and an operator record's ``account`` (whose money moved) and ``operator`` (who
+  acted);
 * a bet: ``bet_id``, a match's ``back_bet_id`` and ``lay_bet_id``, and the bet a replacement ``replaces``.
 
 So a market's settlement concerns every account and bet it settles, and a match both of its bets and accounts.
@@ -30,6 +31,7 @@ False
 from __future__ import annotations
 
 import itertools
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -48,7 +50,8 @@ KINDS = ("event", OPERATOR_KIND, RESULT_KIND, ENDED_KIND)
 EVENT_TYPE_NAMES = tuple(sorted(EVENT_TYPES))
 
 MARKET_FIELDS = frozenset({"market_id", "marketId"})  # an operator's action on a market names it as API-NG does
-ACCOUNT_FIELDS = frozenset({"account_id", "back_account_id", "lay_account_id", "account", "operator"})
+ACCOUNT_FIELDS = frozenset({"account_id", "back_account_id", "lay_account_id", "house_account_id", "account",
+                            "operator"})
 BET_FIELDS = frozenset({"bet_id", "back_bet_id", "lay_bet_id", "replaces"})
 
 
@@ -82,12 +85,19 @@ class Query:
         )
 
     def texts(self) -> list[set[str]]:
-        """For each set of values asked for, their JSON texts: a record concerning one holds it (the journal is
-        written in compact JSON, UTF-8 as it is). A value not in ASCII is not looked for (a body that could not
-        be written so has it escaped): the records are then judged by :meth:`matches` alone."""
+        """For each set of values asked for, their JSON texts: a record concerning one holds it. The journal is
+        written in compact JSON by orjson, or by the standard library where orjson refuses a body (a number past
+        64 bits), and the two write some characters differently (orjson a letter past ASCII or DEL as it is, the
+        standard library escaped): a set holding a value they write differently is not looked for, and the records
+        are judged by :meth:`matches` alone."""
         groups = [self.markets, self.accounts, self.bets, self.types]
-        texts = [{jsoncodec.dumps_str(value) for value in group} for group in groups if group]
-        return [group for group in texts if all(text.isascii() for text in group)]
+        return [{_json(value) for value in group} for group in groups
+                if group and all(_json(value) == json.dumps(value) for value in group)]
+
+
+def _json(value: object) -> str:
+    """A value as the journal's writer writes it (orjson, compact)."""
+    return jsoncodec.dumps_str(value)
 
 
 def _text(value: object) -> str | None:

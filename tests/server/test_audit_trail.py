@@ -18,7 +18,7 @@ from exchange.server.journal import Journal
 from exchange.server.journal_read import PAGE, Record, records_after
 
 # Values drawn from small pools, so that a query's value is often in a body, and often in it for another reason.
-TEXTS = ("holdem.1", "holdem.10", "al", "al\"x", "a\\l", "Zoë", "ø", "1", "12")
+TEXTS = ("holdem.1", "holdem.10", "al", "al\"x", "a\\l", "Zoë", "ø", "a\x7fb", "1", "12")
 NUMBERS = (1, 2, 12, 21, 121, 2**40, 2**70)  # past 64 bits: a body the standard library writes, its letters escaped
 FIELDS = (*sorted(MARKET_FIELDS | ACCOUNT_FIELDS | BET_FIELDS), "type", "reason", "other")
 
@@ -61,6 +61,8 @@ def _journal(path: Path, written: list[tuple[str, dict[str, Any], int]]) -> list
 @example(written=[("event", {"account_id": "Zoë", "other": 2**70}, 1)], query=Query(accounts=frozenset({"Zoë"})),
          last=1)  # a body with a number past 64 bits is written by the standard library: its "ë" escaped
 @example(written=[("event", {"account_id": "al\"x"}, 1)], query=Query(accounts=frozenset({"al\"x"})), last=1)
+@example(written=[("event", {"account_id": "a\x7fb", "other": 2**70}, 1)], query=Query(accounts=frozenset({"a\x7fb"})),
+         last=1)  # DEL: as it is by orjson, escaped by the standard library
 @example(written=[("event", {"type": {"other": 1}}, 1)], query=Query(types=frozenset({"al"})), last=1)  # not text
 def test_the_search_finds_exactly_what_reading_every_record_finds(
     tmp_path_factory: pytest.TempPathFactory, written: list[tuple[str, dict[str, Any], int]], query: Query, last: int,
