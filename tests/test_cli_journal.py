@@ -167,6 +167,9 @@ def _without_time(rows: list[Row]) -> list[Row]:
         (("--after", "20", "--until", "2026-11-30T00:53:29"), lambda row: row["seq"] > 20
          and row["ts_ms"] < T0 + 9_000),
         (("--since", "2026-11-30T01:53:30+01:00"), lambda row: row["ts_ms"] >= T0 + 10_000),
+        # half a millisecond after T0 + 8 s: the records stamped T0 + 8 s are before it
+        (("--since", "2026-11-30T00:53:28.0005"), lambda row: row["ts_ms"] > T0 + 8_000),
+        (("--until", "2026-11-30T00:53:28.0005"), lambda row: row["ts_ms"] <= T0 + 8_000),
     ],
 )
 def test_what_is_listed_is_every_record_the_options_ask_for_oldest_first(
@@ -358,6 +361,7 @@ def test_the_servers_start_names_the_command_and_it_reads_the_running_servers_jo
         (("--since", "last week"), "'last week' is not a time like 2026-12-05T09:30"),
         (("--bet", "x"), "argument --bet: must be a whole number from 1, not x"),
         (("--limit", "2", "--last", "2"), "argument --last: not allowed with argument --limit"),
+        (("--last", "9" * 30), "argument --last: must be a whole number from 1 to "),
     ],
 )
 def test_a_bad_option_is_status_2_and_one_line(
@@ -365,6 +369,21 @@ def test_a_bad_option_is_status_2_and_one_line(
 ) -> None:
     code, out, err = run_cli(capsys, "journal", "--db", str(db), *options)
     assert (code, out) == (2, "") and err.count("\n") == 1 and says in err
+
+
+def test_a_line_end_inside_a_text_is_escaped_so_each_record_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """JSON leaves U+0085, U+2028 and U+2029 as they are, and ``str.splitlines`` ends a line at each: a client's
+    reference holding one would split its record in two for such a reader."""
+    path = tmp_path / "exchange.db"
+    journal = Journal.open(str(path))
+    journal.append("operator", {"action": "deposit", "account": "al", "reason": "a\x85b\u2028c\u2029d"}, ts_ms=1)
+    journal.flush()
+    journal.close()
+    code, out, err = run_cli(capsys, "journal", "--db", str(path))
+    assert (code, err) == (0, "") and len(out.splitlines()) == 1
+    assert json.loads(out)["body"]["reason"] == "a\x85b\u2028c\u2029d"
 
 
 def test_a_journal_from_before_checksums_is_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -34,6 +34,8 @@ from exchange.server.journal_check import JournalDamaged, rewinds
 from exchange.server.journal_read import Record, last_seq
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: ``--limit`` and ``--last``: counts a Python slice takes.
+COUNT = whole_number_from_to(1, sys.maxsize)
 #: How often ``--follow`` looks for records committed since it last looked (seconds).
 FOLLOW_POLL_S = 0.2
 #: The status when a damaged record stopped the listing (bad arguments are 2, as every command's).
@@ -63,8 +65,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="only records at or after TIME (ISO 8601, such as 2026-12-05T09:30; UTC unless it says)")
     parser.add_argument("--until", type=_time, metavar="TIME", help="only records before TIME")
     count = parser.add_mutually_exclusive_group()
-    count.add_argument("--limit", type=positive, metavar="N", help="at most the first N records found")
-    count.add_argument("--last", type=positive, metavar="N", help="only the last N records found")
+    count.add_argument("--limit", type=COUNT, metavar="N", help="at most the first N records found")
+    count.add_argument("--last", type=COUNT, metavar="N", help="only the last N records found")
     parser.add_argument("--follow", action="store_true",
                         help="then print the records the server commits from now on, as they come, until stopped "
                              "(Ctrl-C); with --last N, the last N first (as tail -f)")
@@ -79,14 +81,16 @@ def _event_type(text: str) -> str:
 
 
 def _time(text: str) -> int:
-    """An ISO 8601 time (UTC unless it gives an offset) as epoch milliseconds."""
+    """An ISO 8601 time (UTC unless it gives an offset) as the first epoch millisecond at or after it: a record
+    stamped then is at or after the time, one stamped before it is before (a time between two milliseconds is
+    rounded up, not down)."""
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a time like 2026-12-05T09:30 or 2026-12-05") from None
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return (when - EPOCH) // timedelta(milliseconds=1)
+    return -((EPOCH - when) // timedelta(milliseconds=1))
 
 
 def query_of(args: argparse.Namespace) -> Query:
@@ -166,10 +170,15 @@ def _chosen(conn: sqlite3.Connection, db: str, query: Query, limit: int | None, 
     return found if limit is None else itertools.islice(found, limit)
 
 
+#: Characters that JSON leaves as they are but Python's ``str.splitlines`` (and some editors) take as line ends: a
+#: line of the output holds them escaped, so that it is one line to every reader.
+_LINE_ENDS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
 def _print(records: Iterable[Record]) -> None:
     write = sys.stdout.write
     for record in records:
-        write(jsoncodec.dumps_str(line(record)) + "\n")
+        write(jsoncodec.dumps_str(line(record)).translate(_LINE_ENDS) + "\n")
 
 
 def line(record: Record) -> dict[str, Any]:
