@@ -220,6 +220,33 @@ def test_a_damaged_record_stops_the_listing_after_those_before_it(
     assert (code, out) == (1, "") and f"{bad}" in err
 
 
+@pytest.mark.parametrize("options", [(), ("--kind", "event"), ("--type", "Matched"), ("--account", "bo"),
+                                     ("--last", "1000"), ("--account", "bo", "--last", "1000")])
+def test_a_missing_record_stops_every_search_that_reaches_it(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...],
+) -> None:
+    """A search that does not read every record still checks the journal's numbering: a record deleted from the
+    middle stops it (after the records before it, read oldest first), status 1, where a filter skipped it."""
+    copy = _copy(db, tmp_path / "gap.db")
+    rows = _rows(copy)
+    gone = rows[len(rows) // 2]["seq"]
+    conn = sqlite3.connect(copy)
+    conn.execute("DELETE FROM journal WHERE seq = ?", (gone,))
+    conn.commit()
+    conn.close()
+    code, out, err = run_cli(capsys, "journal", "--db", str(copy), *options)
+    assert code == 1 and err.count("\n") == 1 and f"record {gone} is missing" in err
+    assert all(json.loads(line)["seq"] < gone for line in out.splitlines())
+    if "--last" in options:
+        assert out == ""
+    else:
+        listed = [json.loads(line)["seq"] for line in out.splitlines()]
+        assert listed == [line["seq"] for line in _listed(capsys, db, *options) if line["seq"] < gone]
+    filters = options[:2] if options[:1] != ("--last",) else ()
+    after = [row for row in _listed(capsys, db, *filters) if row["seq"] > gone]
+    assert _listed(capsys, copy, *filters, "--after", str(gone)) == after  # past the gap: read as ever
+
+
 def test_it_reads_what_is_committed_beside_a_writer_and_changes_nothing(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -6,8 +6,8 @@ result). The filters are :mod:`exchange.server.audit_trail`'s: what a record con
 ``--account``, ``--bet``, each repeatable), its ``--kind`` and event ``--type``, ``--after`` a record's number,
 ``--since`` / ``--until`` a time; ``--follow`` then prints what the server commits from then on, as ``tail -f``
 does. It reads what the server has committed, beside a running server or without one, and changes nothing. A
-damaged record stops it, after the records before it, with status 1 (``--last N`` reads from the journal's end back
-and checks the records it reads).
+damaged or missing record stops it, after the records before it, with status 1 (a search reads and checks only the
+records that can concern it; ``--last N`` reads from the journal's end back).
 
     exchange-poker journal --db exchange.db --account alice --type Matched
     exchange-poker journal --market holdem.17 > holdem.17.jsonl   # pandas: pd.read_json(path, lines=True)

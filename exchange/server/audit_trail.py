@@ -40,7 +40,8 @@ from exchange.core.events import EVENT_TYPES
 from exchange.server import jsoncodec
 from exchange.server.cashier import JOURNAL_KIND as OPERATOR_KIND
 from exchange.server.ended_markets import ENDED_KIND
-from exchange.server.journal_read import Record, records_after, records_holding
+from exchange.server.journal_check import JournalDamaged
+from exchange.server.journal_read import Record, first_missing, records_after, records_holding
 from exchange.server.kept_results import RESULT_KIND
 
 #: The kinds of record a server journals: the core's events, operators' actions, games' results, the markets the
@@ -125,24 +126,33 @@ def _held(body: object, fields: frozenset[str], wanted: set[object]) -> Iterator
 
 def find_last(conn: sqlite3.Connection, path: str, query: Query, count: int) -> list[Record]:
     """The last ``count`` records ``query`` asks for, oldest first, read from the journal's end back, so the last
-    few of a long journal come at once: each one read is checked against its checksum, but not their numbering
-    (what :func:`find` checks when it reads every record)."""
+    few of a long journal come at once: each one read is checked against its checksum, and the journal's numbering
+    back to the first missing record, if any (:class:`~exchange.server.journal_check.JournalDamaged` if the
+    reading reaches it)."""
+    gap = first_missing(conn, query.after, query.through)
     texts = [sorted(group) for group in query.texts()]
-    records = records_holding(conn, path, query.after, query.through, sorted(query.kinds), texts, newest_first=True)
+    records = records_holding(conn, path, query.after if gap is None else max(query.after, gap), query.through,
+                              sorted(query.kinds), texts, newest_first=True)
     found = list(itertools.islice((record for record in records if query.matches(record)), count))
+    if gap is not None and len(found) < count:
+        raise JournalDamaged(path, f"record {gap} is missing", first_bad=gap)
     found.reverse()
     return found
 
 
 def find(conn: sqlite3.Connection, path: str, query: Query) -> Iterator[Record]:
-    """The records ``query`` asks for, oldest first, each checked against its checksum (and, when every record
-    after ``query.after`` is read, their numbering): :class:`~exchange.server.journal_check.JournalDamaged` at the
-    first damaged one read. The journal's text is searched for the values asked for first, so a search for one
-    market or account does not decode every record."""
+    """The records ``query`` asks for, oldest first, each checked against its checksum, and the journal's numbering
+    (:class:`~exchange.server.journal_check.JournalDamaged` at the first damaged or missing record, after those
+    before it). The journal's text is searched for the values asked for first, so a search for one market or
+    account does not decode every record (the checksums of the records it does not read are not checked)."""
     texts = query.texts()
     if not texts and not query.kinds:
-        records = records_after(conn, path, query.after, query.through)
-    else:
-        records = records_holding(conn, path, query.after, query.through, sorted(query.kinds),
-                                  [sorted(t) for t in texts])
-    return (record for record in records if query.matches(record))
+        yield from (record for record in records_after(conn, path, query.after, query.through)
+                    if query.matches(record))
+        return
+    gap = first_missing(conn, query.after, query.through)
+    through = query.through if gap is None else gap - 1
+    records = records_holding(conn, path, query.after, through, sorted(query.kinds), [sorted(t) for t in texts])
+    yield from (record for record in records if query.matches(record))
+    if gap is not None:
+        raise JournalDamaged(path, f"record {gap} is missing", first_bad=gap)

@@ -50,6 +50,22 @@ def last_seq(conn: sqlite3.Connection) -> int:
     return int(last)
 
 
+def first_missing(conn: sqlite3.Connection, after: int, through: int | None = None) -> int | None:
+    """The first record number missing from the journal after ``after`` (to ``through``, if given), or None: what
+    a reader that does not read every record checks their numbering with (SQLite counts them without reading
+    their bodies)."""
+    count, low, high = conn.execute("SELECT COUNT(*), MIN(seq), MAX(seq) FROM journal WHERE seq > ? AND seq <= ?",
+                                    (after, _last(through))).fetchone()
+    if not count or (low == after + 1 and high - low + 1 == count):
+        return None
+    if low != after + 1:
+        return after + 1
+    (missing,) = conn.execute("SELECT seq + 1 FROM journal AS j WHERE seq > ? AND seq < ? AND NOT EXISTS "
+                              "(SELECT 1 FROM journal WHERE seq = j.seq + 1) ORDER BY seq LIMIT 1",
+                              (after, high)).fetchone()
+    return int(missing)
+
+
 def records_after(conn: sqlite3.Connection, path: str, after: int, through: int | None = None) -> Iterator[Record]:
     """Every committed record with ``seq > after`` (and ``<= through``, if given), in order, numbered on from
     ``after`` with no gap: :class:`JournalDamaged` (naming the database at ``path``) at the first that is not, or
