@@ -127,14 +127,12 @@ def _held(body: object, fields: frozenset[str], wanted: set[object]) -> Iterator
 def find_last(conn: sqlite3.Connection, path: str, query: Query, count: int) -> list[Record]:
     """The last ``count`` records ``query`` asks for, oldest first, read from the journal's end back, so the last
     few of a long journal come at once: each one read is checked against its checksum, and the journal's numbering
-    back to the first missing record, if any (:class:`~exchange.server.journal_check.JournalDamaged` if the
-    reading reaches it)."""
-    gap = first_missing(conn, query.after, query.through)
+    over the span read (:class:`~exchange.server.journal_check.JournalDamaged` for a record missing there)."""
     texts = [sorted(group) for group in query.texts()]
-    records = records_holding(conn, path, query.after if gap is None else max(query.after, gap), query.through,
-                              sorted(query.kinds), texts, newest_first=True)
+    records = records_holding(conn, path, query.after, query.through, sorted(query.kinds), texts, newest_first=True)
     found = list(itertools.islice((record for record in records if query.matches(record)), count))
-    if gap is not None and len(found) < count:
+    gap = first_missing(conn, found[-1].seq - 1 if len(found) == count else query.after, query.through)
+    if gap is not None:
         raise JournalDamaged(path, f"record {gap} is missing", first_bad=gap)
     found.reverse()
     return found

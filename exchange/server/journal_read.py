@@ -70,7 +70,7 @@ def records_after(conn: sqlite3.Connection, path: str, after: int, through: int 
     """Every committed record with ``seq > after`` (and ``<= through``, if given), in order, numbered on from
     ``after`` with no gap: :class:`JournalDamaged` (naming the database at ``path``) at the first that is not, or
     whose body does not match its checksum, with ``first_bad`` set to the number due."""
-    rows = _pages(conn, ["seq > ?", "seq <= ?"], [after, _last(through)])
+    rows = _pages(conn, [], [], after, through)
     return _checked(rows, path, numbered_from=after + 1)
 
 
@@ -80,7 +80,7 @@ def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[
     if kind == "event":
         raise ValueError("the core's events are read in order with records_after(), not by kind")
     # (the second term is the index's own condition: SQLite uses a partial index only where the query states it)
-    return _checked(_pages(conn, ["kind = ?", "kind <> 'event'"], [kind]), path, numbered_from=None)
+    return _checked(_pages(conn, ["kind = ?", "kind <> 'event'"], [kind], 0, None), path, numbered_from=None)
 
 
 def records_holding(conn: sqlite3.Connection, path: str, after: int, through: int | None, kinds: Collection[str],
@@ -90,8 +90,8 @@ def records_holding(conn: sqlite3.Connection, path: str, after: int, through: in
     back, ``newest_first``), each checked against its checksum (their numbering is not: the records found are not
     consecutive). A text may stand in a body for another reason (a number inside a larger one): the caller judges
     the records found."""
-    clauses: list[str] = ["seq > ?", "seq <= ?"]
-    params: list[object] = [after, _last(through)]
+    clauses: list[str] = []
+    params: list[object] = []
     if kinds:
         clauses.append(f"kind IN ({', '.join('?' * len(kinds))})")
         params += kinds
@@ -100,7 +100,8 @@ def records_holding(conn: sqlite3.Connection, path: str, after: int, through: in
     for group in texts:
         clauses.append(f"({' OR '.join(['instr(body, ?) > 0'] * len(group))})")
         params += group
-    return _checked(_pages(conn, clauses, params, newest_first=newest_first), path, numbered_from=None)
+    return _checked(_pages(conn, clauses, params, after, through, newest_first=newest_first), path,
+                    numbered_from=None)
 
 
 def _last(through: int | None) -> int:
@@ -108,20 +109,25 @@ def _last(through: int | None) -> int:
     return (1 << 63) - 1 if through is None else through
 
 
-def _pages(conn: sqlite3.Connection, where: list[str], params: list[object], *,
+def _pages(conn: sqlite3.Connection, where: list[str], params: list[object], after: int, through: int | None, *,
            newest_first: bool = False) -> Iterator[tuple[Any, ...]]:
-    """The journal's rows that ``where`` selects, in order (or newest first), :data:`PAGE` at a time: each page's
-    query is finished before its rows are handed on, so no read transaction stays open while a caller is slow."""
+    """The journal's rows numbered after ``after`` (to ``through``, if given) that ``where`` selects, in order (or
+    newest first), :data:`PAGE` at a time: each page's query is finished before its rows are handed on, so no
+    read transaction stays open while a caller is slow. Each page is one range of numbers (one bound moved past
+    the page before), which SQLite reads from its place in the table, not from the range's start."""
     head = _select(conn)
-    order, beyond = ("DESC", "seq < ?") if newest_first else ("ASC", "seq > ?")
-    bound: list[object] = []
+    low, high = after, _last(through)
+    clause = " AND ".join(["seq > ?", "seq <= ?", *where])
+    order = "DESC" if newest_first else "ASC"
     while True:
-        clause = " AND ".join([*where, beyond] if bound else where)
-        rows = conn.execute(f"{head} WHERE {clause} ORDER BY seq {order} LIMIT {PAGE}", [*params, *bound]).fetchall()
+        rows = conn.execute(f"{head} WHERE {clause} ORDER BY seq {order} LIMIT {PAGE}", [low, high, *params]).fetchall()
         yield from rows
         if len(rows) < PAGE:
             return
-        bound = [rows[-1][0]]
+        if newest_first:
+            high = rows[-1][0] - 1
+        else:
+            low = rows[-1][0]
 
 
 def _checked(rows: Iterable[tuple[Any, ...]], path: str, numbered_from: int | None) -> Iterator[Record]:
