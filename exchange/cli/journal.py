@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import collections
 import itertools
+import os
 import sqlite3
 import sys
 import time
@@ -128,8 +129,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _open(db: str) -> sqlite3.Connection:
-    """The database, read-only; one with no journal is refused (nothing would be found in it)."""
-    conn = connect_read_only(db)
+    """The database, read-only; one with no journal is refused (nothing would be found in it).
+
+    In a folder this process may not write (an archived copy, a backup mounted read-only), SQLite cannot make the
+    ``-shm`` file it reads a write-ahead log through. With no ``-wal`` beside the database nothing is in such a
+    log, and no server can be running there (it would have made one): the file is read as it is (SQLite's
+    ``immutable``). With a ``-wal`` and no ``-shm``, its records cannot be read in place: refused, saying so."""
+    folder_fixed = not os.access(os.path.dirname(os.path.abspath(db)) or ".", os.W_OK)
+    if folder_fixed and os.path.exists(f"{db}-wal") and not os.path.exists(f"{db}-shm"):
+        raise DatabaseUnusable(db, f"its write-ahead log {db}-wal can only be read through a -shm file beside it, "
+                                   "which this folder does not let be made; copy the database with its -wal to a "
+                                   "folder you can write, and read the copy")
+    conn = connect_read_only(db, immutable=folder_fixed and not os.path.exists(f"{db}-wal"))
     try:
         if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal'").fetchone() is None:
             raise DatabaseUnusable(db, "it has no journal: it is not a database 'exchange-poker serve' has run on")

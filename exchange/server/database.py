@@ -51,12 +51,14 @@ def connect(path: str) -> sqlite3.Connection:
     return conn
 
 
-def connect_read_only(path: str) -> sqlite3.Connection:
+def connect_read_only(path: str, *, immutable: bool = False) -> sqlite3.Connection:
     """A connection that reads what is committed and can write nothing, beside a running server or without one
     (the path quoted in the URI: a ``?``, ``#`` or ``%`` in a file's name would cut it short). Opened where no
     server has the database open, SQLite leaves its ``-wal`` (empty) and ``-shm`` files beside it, as any reader
-    of a database in WAL mode does; the next server takes them as they are."""
-    return sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?mode=ro", uri=True)
+    of a database in WAL mode does; the next server takes them as they are. ``immutable``: the file is read as it is,
+    without locks or a ``-shm`` (only for one nothing can be writing: see ``exchange-poker journal``)."""
+    flags = "mode=ro&immutable=1" if immutable else "mode=ro"
+    return sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?{flags}", uri=True)
 
 
 def nothing_at(path: str) -> bool:
