@@ -288,7 +288,8 @@ def test_the_pages_own_if_wins_is_the_servers_with_hands_settled_early(browser: 
                        "result": []}) if "listMarketProfitAndLoss" in (route.request.post_data or "")
                        else route.continue_())
             page.get_by_role("button", name="Log in").click()
-            live.to_game_time(window_opens(4))
+            expect(page.locator("#settled")).to_have_text("none yet")  # logged in, and the settled bets read
+            live.to_game_time(window_opens(4))  # hands settle early: the page reads its settled bets again
             [shown] = live.snapshot()["game"]["markets"]
             assert shown["status"] == "OPEN"
             assert {s["status"] for s in shown["selections"]} == {"IN_PLAY", "CAN_NOT_WIN"}

@@ -154,16 +154,20 @@ function forgetUnshown() {
 }
 
 /** Which selections each open market of ``game`` has settled, kept for its "if wins" once it closes; the previous
- * game's are dropped when a new one comes. */
+ * game's are dropped when a new one comes. A hand settled early settles the account's bets on it while the market
+ * trades on: the settled bets are read again then (nothing else says so: the market is not closed). */
 function noteSettled(game, previousGame) {
   if (previousGame && previousGame.id !== game?.id) {
     for (const m of previousGame.markets) state.settledWhileOpen.delete(m.marketId);
   }
+  let more = false;
   for (const m of game?.markets ?? []) {
     if (m.status === "CLOSED") continue;
     const settled = m.selections.filter((s) => s.status !== "IN_PLAY").map((s) => s.selectionId);
+    more ||= settled.length > (state.settledWhileOpen.get(m.marketId)?.length ?? 0);
     state.settledWhileOpen.set(m.marketId, settled);
   }
+  if (more && state.session.loggedIn && !state.replay) refreshSettled();
 }
 
 /** A game whose markets have settled joins the recent results (once); the account's history is refreshed. */
