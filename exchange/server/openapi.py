@@ -323,7 +323,7 @@ _REASON = {"type": "string", "minLength": 1, "maxLength": 200}
 def _operator_path(what: str) -> dict[str, Any]:
     return _operator_post(
         what, {"name": "marketId", "description": "CHANNEL.GAME, e.g. holdem.17"}, {"reason": _REASON},
-        "action, marketId, operator, reason, at, marketStatus",
+        "action, marketId, operator, reason, at, marketStatus and status (Betfair's name for it, as listMarketBook)",
         {"400": "INVALID_INPUT_DATA: no reason, or an unknown field",
          "404": "MARKET_NOT_FOUND: not a live game's market",
          "409": "MARKET_STATE_CONFLICT: the market's state does not allow it"})

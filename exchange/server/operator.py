@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import web
 
 from exchange.betfair import apiformat
+from exchange.betfair.stream import market_status
 from exchange.core.commands import Deposit, Withdraw
 from exchange.core.events import CommandRejected
 from exchange.core.money import format_minor, to_minor
@@ -96,7 +97,9 @@ async def _act(request: web.Request, action: str) -> web.Response:
     record = {"action": action, "marketId": market_id, "operator": session.account, "reason": reason, "at": now}
     service.journal.append(JOURNAL_KIND, record, ts_ms=now)
     status = service.exchange.markets[market_id].status if market_id in service.exchange.markets else None
-    return web.json_response({**record, "marketStatus": None if status is None else status.value})
+    # the exchange's status, and Betfair's name for it (listMarketBook's: ACTIVE is OPEN), as the Games API gives both
+    return web.json_response({**record, "marketStatus": None if status is None else status.value,
+                              "status": None if status is None else str(market_status(status))})
 
 
 async def _body(request: web.Request, fields: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict[str, Any]:

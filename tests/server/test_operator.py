@@ -50,7 +50,7 @@ async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock:
     assert back["result"]["instructionReports"][0]["sizeMatched"] == 10.0
 
     code, body = await act(client, ops, "suspend")
-    assert (code, body["marketStatus"], body["operator"]) == (200, "SUSPENDED", "ops")
+    assert (code, body["marketStatus"], body["status"], body["operator"]) == (200, "SUSPENDED", "SUSPENDED", "ops")
     assert await status(client, bob) == "SUSPENDED"
     refused = await rpc(client, bob, "placeOrders", place("holdem.0", 2, "BACK", 4.0, 2))
     assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
@@ -58,14 +58,15 @@ async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock:
     assert (code, body["error"]) == (409, "MARKET_STATE_CONFLICT")
 
     code, body = await act(client, ops, "resume")
-    assert (code, body["marketStatus"]) == (200, "ACTIVE") and await status(client, bob) == "OPEN"
+    assert (code, body["marketStatus"], body["status"]) == (200, "ACTIVE", "OPEN")
+    assert await status(client, bob) == "OPEN"
     code, body = await act(client, ops, "resume")
     assert (code, body["error"]) == (409, "MARKET_STATE_CONFLICT")
 
     code, body = await act(client, ops, "void", body={"reason": ""})
     assert (code, body["error"]) == (400, "INVALID_INPUT_DATA")
     code, body = await act(client, ops, "void", body={"reason": "shuffler jammed"})
-    assert (code, body["marketStatus"]) == (200, "VOID")
+    assert (code, body["marketStatus"], body["status"]) == (200, "VOID", "CLOSED")
     assert await status(client, bob) == "CLOSED"
     (market,) = (await (await client.get("/games/v1/channels/holdem/snapshot")).json())["game"]["markets"]
     assert market["marketStatus"] == "VOID"
