@@ -420,9 +420,8 @@ def _as_a_user_held_to_permissions(*argv: str) -> subprocess.CompletedProcess[st
     capabilities that pass them, by util-linux's ``setpriv``)."""
     command = [sys.executable, "-m", "exchange.cli", *argv]
     if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")
-        if setpriv is None:
-            pytest.skip("root, and no setpriv to run a process that file permissions hold")
+        setpriv = shutil.which("setpriv")  # util-linux, an essential package of Debian
+        assert setpriv is not None, "running as root, the test needs setpriv (util-linux) to drop its capabilities"
         command = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--inh-caps=-all", "--", *command]
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
 

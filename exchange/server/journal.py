@@ -105,7 +105,7 @@ class Journal:
         self._conn = conn
         self._conn.executescript(SCHEMA + snapshots.SCHEMA + journal_read.OTHER_KINDS_INDEX)
         snapshots.upgrade(conn)  # a snapshots table from before the recent results were kept in it
-        if "crc" not in {row[1] for row in conn.execute("PRAGMA table_info(journal)")}:
+        if not journal_read.has_checksums(conn):
             conn.execute("ALTER TABLE journal ADD COLUMN crc INTEGER")  # a journal from before checksums
         last = journal_read.last_seq(conn)
         self._next_seq = last + 1

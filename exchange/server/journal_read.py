@@ -30,10 +30,14 @@ _COLUMNS = "SELECT seq, ts_ms, kind, body, crc FROM journal"
 _COLUMNS_WITHOUT_CRC = "SELECT seq, ts_ms, kind, body, NULL FROM journal"
 
 
+def has_checksums(conn: sqlite3.Connection) -> bool:
+    """Whether the journal of ``conn`` has its ``crc`` column (a server adds it to a journal from before them)."""
+    return any(row[1] == "crc" for row in conn.execute("PRAGMA table_info(journal)"))
+
+
 def _select(conn: sqlite3.Connection) -> str:
     """The query's head for the journal of ``conn``: its checksums, if it has them."""
-    has_crc = any(row[1] == "crc" for row in conn.execute("PRAGMA table_info(journal)"))
-    return _COLUMNS if has_crc else _COLUMNS_WITHOUT_CRC
+    return _COLUMNS if has_checksums(conn) else _COLUMNS_WITHOUT_CRC
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,9 +184,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _end_when_stdin_closes() -> None:
-    """End the process, at once, when a read of stdin finds it closed (the read waits without the GIL)."""
+    """End the process, at once, when stdin is closed: read to its end (the server writes nothing to it; the read
+    waits without the GIL). ``os.read``, not ``sys.stdin.buffer.read()``: this daemon thread blocked in the buffered
+    reader would hold its lock, and the interpreter's own exit, taking it, aborts (SIGABRT)."""
     while os.read(sys.stdin.fileno(), 4096):
-        pass  # the server writes nothing; whatever comes is not for the taker
+        continue  # whatever comes is not for the taker
     os._exit(EXIT_SERVER_GONE)
 
 
