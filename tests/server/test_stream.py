@@ -18,7 +18,7 @@ from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from tests.server.helpers import APP_KEY, HEARTBEAT_MS, login, place, rpc
+from tests.server.helpers import APP_KEY, HEARTBEAT_MS, login, place, rpc, wanted
 
 MARKET = "holdem.0"
 
@@ -30,11 +30,12 @@ async def next_message(ws: ClientWebSocketResponse, timeout: float = 3) -> dict[
 
 
 async def receive(ws: ClientWebSocketResponse, op: str, *, ct: str | None = None, timeout: float = 3) -> dict[str, Any]:
-    """The next message with ``op`` (and ``ct``), skipping the others."""
+    """The next message with ``op`` (and ``ct``), skipping the others (see :func:`wanted`)."""
     while True:
         message = await next_message(ws, timeout)
-        if message.get("op") == op and (ct is None or message.get("ct") == ct):
+        if wanted(message, op, ct):
             return message
+
 
 
 def flush(client: TestClient, clock: VirtualClock) -> None:

@@ -19,7 +19,7 @@ from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.server import keys
 from exchange.server.tls import TlsConfigError, self_signed, server_context
-from tests.server.helpers import APP_KEY, login, place, rpc, virtual_clock
+from tests.server.helpers import APP_KEY, login, place, rpc, virtual_clock, wanted
 
 MARKET = "holdem.0"
 
@@ -49,7 +49,7 @@ class Lines:
     async def receive(self, op: str, ct: str | None = None) -> dict[str, Any]:
         while True:
             message: dict[str, Any] = json.loads(await self.line())
-            if message["op"] == op and (ct is None or message.get("ct") == ct):
+            if wanted(message, op, ct):
                 return message
 
     async def close(self) -> None:
