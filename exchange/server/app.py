@@ -332,13 +332,8 @@ async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, c
 
 
 async def _stream(app: web.Application) -> AsyncIterator[None]:
-    hub = app[keys.HUB]
-    task = asyncio.get_running_loop().create_task(hub.heartbeats(), name="stream-heartbeats")
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    await hub.close()
+    await app[keys.HUB].close()
     await app[keys.GAMES].close()
 
 

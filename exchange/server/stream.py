@@ -49,8 +49,13 @@ shown: a new subscription first brings the recorders of its markets up to date
 (sending those changes to the other subscribers) and takes its image from the
 very same snapshots, so no later delta is computed against a state it never saw.
 
-A client is never waited for: each connection's messages are queued on its
-outbox and written by a task of its own, so one client that stops reading
+Heartbeats and idle timeouts keep to the server's clock, as the flush does:
+the hub plans one look at its connections, at the earliest time one is due
+(:meth:`StreamHub.check_by`), so a heartbeat goes out when its subscription has
+been quiet for exactly ``heartbeatMs``, and a test's clock decides when.
+
+A client is never waited for: sending only queues a connection's messages on its
+outbox, written by a task of its own, so one client that stops reading
 holds up nobody else; one that lets more than ``max_queued_bytes`` (1 MiB)
 pile up beyond its largest message is dropped
 (:mod:`exchange.server.stream_transport`).
@@ -58,7 +63,7 @@ pile up beyond its largest message is dropped
 Nothing is sent before the journal holds it: each flush (its market diffs
 and its order deltas alike) and each subscription image is computed, then
 held until the records behind it are
-committed (:meth:`StreamHub.held`), one at a time (the hub's ``sending``
+committed (:meth:`ExchangeService.held`), one at a time (the hub's ``sending``
 lock keeps them in order). If the journal fails, every connection is told
 ``SERVICE_UNAVAILABLE`` and closed (:meth:`StreamHub.fail`), and so is one that
 connects and asks anything (authentication, a subscription) while the server stops.
@@ -70,244 +75,29 @@ import asyncio
 import itertools
 import json
 import logging
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
 from exchange.clock import Timer
 from exchange.core.events import Event, MarketSettled, MarketVoided
-from exchange.server import jsoncodec
 from exchange.server.auth import Session, Sessions
-from exchange.server.errors import ApiError
 from exchange.server.order_deltas import DirtyOrders, OrderDirt
-from exchange.server.params import INT_MAX, INT_MIN
 from exchange.server.service import ExchangeService
-from exchange.server.stream_params import (
-    MIN_HEARTBEAT_MS,
-    MarketParams,
-    OrderParams,
-    StreamInputError,
-    clock_token,
-    parse_market_subscription,
-    parse_order_subscription,
-)
+from exchange.server.stream_connection import MAX_CONNECTIONS_PER_ACCOUNT, RESUME_MARGIN_MS, StreamConnection
 from exchange.server.stream_subscription import MarketDelta, Subscription
-from exchange.server.stream_transport import MAX_QUEUED_BYTES, Outbox, Transport, WebSocketTransport
+from exchange.server.stream_transport import MAX_QUEUED_BYTES, Transport, WebSocketTransport
 
 log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 MAX_MESSAGE = 64 * 1024
 WS_READ_LIMIT = 4 * MAX_MESSAGE
-#: Stream connections one account may hold at once (Betfair's default); one more is refused at authentication.
-MAX_CONNECTIONS_PER_ACCOUNT = 10
-#: A resubscription is also shown the markets that closed this long before its clock's time, as well as after:
-#: a close flushed just after the client's last message may have been missed, and one shown twice does no harm.
-RESUME_MARGIN_MS = 60_000
 #: A connection with no subscription is closed with ``TIMEOUT`` this long after its last request, as Betfair's is.
 IDLE_TIMEOUT_MS = 15_000
-_Params = TypeVar("_Params", MarketParams, OrderParams)
-
-
-class StreamConnection:
-    """One stream client, whatever its transport."""
-
-    def __init__(self, hub: StreamHub, transport: Transport, connection_id: str) -> None:
-        self.hub = hub
-        self.transport = transport
-        self.outbox = Outbox(transport, max_bytes=hub.max_queued_bytes)
-        self.connection_id = connection_id
-        self.account: str | None = None
-        self.token: str | None = None
-        self.market_sub: Subscription | None = None
-        self.order_sub: Subscription | None = None
-        self.closed = False
-        #: When the connection opened or last sent a request (the service's clock): the idle timeout counts from it.
-        self.last_request_ms = hub.service.now()
-
-    async def send(self, message: JsonDict) -> None:
-        """Queue ``message`` on the connection's outbox (it never waits for the client: see :mod:`.stream_transport`);
-        a connection gone, or dropped as too slow, is closed here."""
-        if self.closed or self.transport.closed:
-            return
-        if not self.outbox.put(json.dumps(message, separators=(",", ":"))):
-            self.closed = True
-            self.hub.disconnect(self)
-
-    async def status(self, request_id: int | None, error: str | None = None, message: str = "",
-                     *, close: bool = False) -> None:
-        out: JsonDict = {"op": "status", "statusCode": "FAILURE" if error else "SUCCESS", "connectionClosed": close}
-        if request_id is not None:
-            out["id"] = request_id
-        if error:
-            out["errorCode"] = error
-            out["errorMessage"] = message
-        else:
-            out["connectionsAvailable"] = self.hub.connections_available(self.account)
-        await self.send(out)
-        if close:
-            self.closed = True
-            self.outbox.close_after()
-
-    async def handle(self, text: str) -> None:
-        self.last_request_ms = self.hub.service.now()
-        try:
-            message = jsoncodec.loads_client(text)
-        except jsoncodec.NotUnicode as exc:
-            await self.status(None, "INVALID_INPUT", f"the message holds text that is not Unicode: {exc}")
-            return
-        except RecursionError:
-            await self.status(None, "INVALID_INPUT", "the message is nested too deeply to be read (a few hundred "
-                              "levels at most)")
-            return
-        except ValueError:
-            await self.status(None, "INVALID_INPUT", "the message is not JSON")
-            return
-        if not isinstance(message, dict):
-            await self.status(None, "INVALID_INPUT", "a message must be a JSON object with an op")
-            return
-        request_id = message.get("id")
-        if isinstance(request_id, bool) or not isinstance(request_id, int | None) or (
-            request_id is not None and not INT_MIN <= request_id <= INT_MAX
-        ):
-            await self.status(None, "INVALID_INPUT", f"id must be an integer of 64 bits, from {INT_MIN} to {INT_MAX}")
-            return
-        op = message.get("op")
-        if self.hub.service.failure is not None:  # the server is stopping: no request can be served
-            await self.unavailable(request_id)
-        elif op == "authentication":
-            await self._authenticate(request_id, message)
-        elif op == "heartbeat":
-            await self.status(request_id)
-        elif op in ("marketSubscription", "orderSubscription"):
-            if self.account is None:
-                await self.status(request_id, "NOT_AUTHORIZED", "authenticate first", close=True)
-            elif self.token is None or not self.hub.sessions.alive(self.token):
-                await self.end_session(request_id)
-            elif op == "marketSubscription":
-                await self._subscribe_markets(request_id, message)
-            else:
-                await self._subscribe_orders(request_id, message)
-        else:
-            await self.status(request_id, "INVALID_INPUT", f"unknown op {op!r:.40}; use authentication, "
-                              "marketSubscription, orderSubscription or heartbeat")
-
-    async def unavailable(self, request_id: int | None = None) -> None:
-        """Tell the client the journal has failed and close: the server is stopping, nothing more is served."""
-        self.forget_session()
-        await self.status(request_id, "SERVICE_UNAVAILABLE",
-                          f"the exchange is stopping: {self.hub.service.failure or 'the journal failed'}", close=True)
-
-    async def _authenticate(self, request_id: int | None, message: Mapping[str, Any]) -> None:
-        app_key, token = message.get("appKey"), message.get("session")
-        try:
-            session = self.hub.sessions.check(token if isinstance(token, str) else None,
-                                              app_key if isinstance(app_key, str) else None)
-        except ApiError as err:
-            await self.status(request_id, str(err.code), err.details, close=True)
-            return
-        if self.account is not None and self.account != session.account:
-            await self.status(request_id, "INVALID_INPUT", "this connection is authenticated for another account, "
-                              "whose subscriptions it carries; open a new connection for this one")
-            return
-        if self.account != session.account and self.hub.connections_available(session.account) <= 0:
-            await self.status(request_id, "MAX_CONNECTION_LIMIT_EXCEEDED",
-                              f"the account has {MAX_CONNECTIONS_PER_ACCOUNT} stream connections open, the most it "
-                              "may; close one first", close=True)
-            return
-        self.account = session.account
-        self.token = session.token
-        await self.status(request_id)
-
-    def forget_session(self) -> None:
-        """Stop everything for this connection at once (its session ended); :meth:`end_session` tells and closes."""
-        self.account = None
-        self.market_sub = self.order_sub = None
-
-    async def end_session(self, request_id: int | None = None) -> None:
-        self.forget_session()
-        await self.status(request_id, "INVALID_SESSION_INFORMATION",
-                          "the session has ended (logout or expiry); log in again", close=True)
-
-    async def _subscribe_markets(self, request_id: int | None, message: Mapping[str, Any]) -> None:
-        try:
-            params = self._checked(parse_market_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms))
-        except StreamInputError as err:
-            await self.status(request_id, "INVALID_INPUT", str(err))
-            return
-        sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
-                           params=params,
-                           fields=params.fields, ladder_levels=params.ladder_levels)
-        async with self.hub.sending:
-            pending, images = self.hub.images_in_step(sub, params.resume_from_ms)
-            if not await self.hub.service.held():  # the journal failed meanwhile: say so, at once
-                await self.unavailable(request_id)
-                return
-            self.market_sub = sub
-            await self.status(request_id)
-            await self.send_market(sub, [sub.filter_change(image) for image in images], ct="SUB_IMAGE")
-            await self.hub.fan_out(pending, skip=sub)
-
-    async def _subscribe_orders(self, request_id: int | None, message: Mapping[str, Any]) -> None:
-        assert self.account is not None
-        try:
-            order_params = self._checked(parse_order_subscription(message, default_heartbeat_ms=self.hub.heartbeat_ms))
-        except StreamInputError as err:
-            await self.status(request_id, "INVALID_INPUT", str(err))
-            return
-        params = order_params
-        sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
-                           overall_position=params.include_overall_position, strategy_refs=params.strategy_refs,
-                           partition_by_strategy=params.partition_by_strategy)
-        async with self.hub.sending:  # as for markets: what is pending goes to the others, the image shows it
-            pending = self.hub.collect()
-            resuming = params.resume_from_ms is not None  # the client's cache may hold orders that ended since
-            images = self.hub.service.order_image(self.account, ended=resuming)
-            if params.resume_from_ms is not None:  # and the final records on the markets that closed since
-                images += self.hub.service.closed_order_images(self.account, params.resume_from_ms - RESUME_MARGIN_MS)
-            if not await self.hub.service.held():  # the journal failed meanwhile: say so, at once
-                await self.unavailable(request_id)
-                return
-            self.order_sub = sub
-            await self.status(request_id)
-            await self.send_orders(sub, images, ct="SUB_IMAGE")
-            await self.hub.fan_out(pending, skip=sub)
-
-    def _checked(self, params: _Params) -> _Params:
-        """``params``, as a fresh subscription if their clock (a resubscription's) is ahead of the server's: it is
-        from another server, so what closed since it cannot be told (and refusing it would refuse for good a client
-        that resends its clock after every reconnect)."""
-        if params.resume_from_ms is not None and params.resume_from_ms > self.hub.service.now():
-            return replace(params, resume_from_ms=None)
-        return params
-
-    async def send_market(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None) -> None:
-        """A market change message (``mcm``) of ``changes``; ``ct`` its change type (``SUB_IMAGE``, ...)."""
-        await self._send_change(sub, "mcm", ct, {"mc": changes} if changes or ct == "SUB_IMAGE" else {})
-
-    async def send_orders(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None,
-                          filtered: bool = False) -> None:
-        """An order change message (``ocm``) of ``changes`` as the subscription's ``orderFilter`` asks (already,
-        if ``filtered``)."""
-        if not filtered:
-            changes = sub.filter_orders(changes)
-        await self._send_change(sub, "ocm", ct, {"oc": changes} if changes or ct == "SUB_IMAGE" else {})
-
-    async def _send_change(self, sub: Subscription, op: str, ct: str | None, body: JsonDict) -> None:
-        now = self.hub.service.now()
-        clk = clock_token(next(sub.clk), now)
-        out: JsonDict = {"op": op, "id": sub.id, "clk": clk, "pt": now}
-        if ct == "SUB_IMAGE":
-            out.update({"initialClk": clk, "ct": ct, "heartbeatMs": sub.heartbeat_ms,
-                        "conflateMs": self.hub.conflate_ms})
-        elif ct:
-            out["ct"] = ct
-        out.update(body)
-        sub.last_sent_ms = now
-        await self.send(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +134,9 @@ class StreamHub:
         self._closed_markets: list[MarketDelta] = []
         self._closed_orders: dict[str, list[dict[str, Any]]] = {}  # per account
         self._flush_handle: Timer | None = None
+        #: The next look at the connections for heartbeats and idle timeouts (:meth:`check_by`): when, its timer.
+        self._check_at: int | None = None
+        self._check_timer: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.sending = asyncio.Lock()  # one flush or subscription image at a time, in order
 
@@ -384,7 +177,11 @@ class StreamHub:
 
     def _flush_soon(self) -> None:
         self._flush_handle = None
-        task = asyncio.get_running_loop().create_task(self.flush())
+        self._spawn(self.flush())
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task the hub cancels when it closes."""
+        task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -392,15 +189,12 @@ class StreamHub:
         async with self.sending:
             pending = self.collect()
             if await self.service.held():
-                await self.fan_out(pending)
+                self.fan_out(pending)
 
     def fail(self, reason: str) -> None:
-        """The journal failed: every connection gets nothing more, then is told and closed."""
+        """The journal failed: every connection gets nothing more, then is told and closed (:meth:`_tell_soon`)."""
         for conn in list(self.connections):
-            conn.forget_session()
-            task = asyncio.get_running_loop().create_task(conn.unavailable())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._tell_soon(conn, conn.unavailable)
 
     def collect(self, also: Iterable[str] = ()) -> Pending:
         """Take the dirty markets (and ``also``) and orders: diff each market once against what was shown, and
@@ -429,7 +223,7 @@ class StreamHub:
         deltas += [d for d in (self._market_delta(m) for m in sorted(markets)) if d is not None]
         return Pending(deltas, orders)
 
-    async def fan_out(self, pending: Pending, *, skip: Subscription | None = None) -> None:
+    def fan_out(self, pending: Pending, *, skip: Subscription | None = None) -> None:
         """Send collected changes to every subscriber (but ``skip``, which has just had an image of them)."""
         for conn in list(self.connections):
             if conn.token is not None and not self.sessions.alive(conn.token):
@@ -439,13 +233,13 @@ class StreamHub:
                 mine = [sub.filter_change(d) for d in pending.markets if sub.wants(d.change["id"])]
                 mine = [c for c in mine if len(c) > 1]
                 if mine:
-                    await conn.send_market(sub, mine)
+                    conn.send_market(sub, mine)
             osub = conn.order_sub
             account = conn.account
             if osub is not None and osub is not skip and account is not None and account in pending.orders:
                 changes = osub.filter_orders(pending.orders[account])
                 if changes:
-                    await conn.send_orders(osub, changes, filtered=True)
+                    conn.send_orders(osub, changes, filtered=True)
 
     def _market_delta(self, market_id: str) -> MarketDelta | None:
         snapshot = self.service.stream_snapshot(market_id)
@@ -512,16 +306,22 @@ class StreamHub:
     def session_ended(self, session: Session) -> None:
         """A session ended (logout or expiry): its connections get nothing more, then are told and closed."""
         for conn in [c for c in self.connections if c.token == session.token]:
-            conn.forget_session()
-            task = asyncio.get_running_loop().create_task(conn.end_session())
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._tell_soon(conn, conn.end_session)
 
-    async def connect(self, transport: Transport) -> StreamConnection:
+    @staticmethod
+    def _tell_soon(conn: StreamConnection, tell: Callable[[], None]) -> None:
+        """Stop ``conn``'s subscriptions now, and ``tell`` it (a status that closes it) once the loop has finished
+        what it is doing: a request that found the session ended (or the journal failed) answers first, with its
+        id, and the closed connection then takes nothing more."""
+        conn.forget_session()
+        asyncio.get_running_loop().call_soon(tell)
+
+    def connect(self, transport: Transport) -> StreamConnection:
         """A new connection on ``transport``, greeted with ``{"op": "connection", "connectionId"}``."""
         conn = StreamConnection(self, transport, f"{next(self._ids):03d}-{self.service.now()}")
         self.connections.add(conn)
-        await conn.send({"op": "connection", "connectionId": conn.connection_id})
+        self.check_by(conn.next_check_ms())
+        conn.send({"op": "connection", "connectionId": conn.connection_id})
         return conn
 
     def connections_available(self, account: str | None) -> int:
@@ -546,28 +346,43 @@ class StreamHub:
         # reader closes the connection with 1009 (message too big) before it is read
         ws = web.WebSocketResponse(max_msg_size=WS_READ_LIMIT, heartbeat=30)
         await ws.prepare(request)
-        conn = await self.connect(WebSocketTransport(ws, request.transport))
+        conn = self.connect(WebSocketTransport(ws, request.transport))
         try:
             async for msg in ws:
                 if msg.type is WSMsgType.TEXT and len(msg.data.encode()) > MAX_MESSAGE:
-                    await conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
+                    conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
                 elif msg.type is WSMsgType.TEXT:
                     await conn.handle(msg.data)
                 elif msg.type is WSMsgType.BINARY:
-                    await conn.status(None, "INVALID_INPUT", "send JSON text frames")
+                    conn.status(None, "INVALID_INPUT", "send JSON text frames")
                 if conn.closed:
                     break
         finally:
             await self.release(conn)
         return ws
 
-    async def heartbeats(self) -> None:
-        """Run :meth:`beat` every quarter of the shortest heartbeat; runs until cancelled."""
-        while True:
-            await asyncio.sleep(MIN_HEARTBEAT_MS / 1000 / 2)
-            await self.beat()
+    def check_by(self, at_ms: int | None) -> None:
+        """Look at the connections (:meth:`beat`) at ``at_ms``, on the service's clock, unless a look comes sooner.
 
-    async def beat(self) -> None:
+        Heartbeats and idle timeouts keep to the clock, as the flush does: a test's clock sends each exactly when
+        it passes its time. A connection's next look only moves later as it is sent messages or sends requests,
+        so only a new connection and a request (a subscription made or ended) call this, and each look plans the
+        next at the earliest connection's."""
+        if at_ms is None or (self._check_at is not None and self._check_at <= at_ms):
+            return
+        if self._check_timer is not None:
+            self._check_timer.cancel()
+        self._check_at = at_ms
+        self._check_timer = self.service.clock.call_at(at_ms, self._check)
+
+    def _check(self) -> None:
+        self._check_at = self._check_timer = None
+        self.beat()
+        due = [at for at in (conn.next_check_ms() for conn in self.connections) if at is not None]
+        if due:  # never sooner than the next millisecond: a connection still due would be looked at in a loop
+            self.check_by(max(min(due), self.service.now() + 1))
+
+    def beat(self) -> None:
         """Send ``ct: HEARTBEAT`` on every subscription idle for its ``heartbeatMs``, and close with ``TIMEOUT``
         every connection that has no subscription and has sent no request for :data:`IDLE_TIMEOUT_MS`."""
         now = self.service.now()
@@ -576,17 +391,18 @@ class StreamHub:
                 continue  # expired: ended here, and the listener closes it
             if conn.market_sub is None and conn.order_sub is None:
                 if now - conn.last_request_ms >= self.idle_ms:
-                    await conn.status(None, "TIMEOUT", f"the connection is not subscribed and has been idle for "
-                                      f"{self.idle_ms} ms", close=True)
+                    conn.status(None, "TIMEOUT", f"the connection is not subscribed and has been idle for "
+                                f"{self.idle_ms} ms", close=True)
                 continue
             if conn.market_sub and now - conn.market_sub.last_sent_ms >= conn.market_sub.heartbeat_ms:
-                await conn.send_market(conn.market_sub, [], ct="HEARTBEAT")
+                conn.send_market(conn.market_sub, [], ct="HEARTBEAT")
             if conn.order_sub and now - conn.order_sub.last_sent_ms >= conn.order_sub.heartbeat_ms:
-                await conn.send_orders(conn.order_sub, [], ct="HEARTBEAT")
+                conn.send_orders(conn.order_sub, [], ct="HEARTBEAT")
 
     async def close(self) -> None:
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
+        for timer in (self._flush_handle, self._check_timer):
+            if timer is not None:
+                timer.cancel()
         # each connection closed politely after what it has queued, all at once, an unread one aborted in 5 s
         await asyncio.gather(*(conn.outbox.finish() for conn in list(self.connections)))
         for task in list(self._tasks):

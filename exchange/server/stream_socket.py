@@ -27,7 +27,8 @@ import socket
 import ssl
 
 from exchange.server.connections import DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS
-from exchange.server.stream import MAX_MESSAGE, StreamConnection, StreamHub
+from exchange.server.stream import MAX_MESSAGE, StreamHub
+from exchange.server.stream_connection import StreamConnection
 
 CRLF = b"\r\n"
 _FULL = json.dumps({"op": "status", "statusCode": "FAILURE", "errorCode": "MAX_CONNECTION_LIMIT_EXCEEDED",
@@ -100,7 +101,7 @@ class StreamSocketServer:
             await transport.close()
             return
         self._transports.add(transport)
-        conn = await self.hub.connect(transport)
+        conn = self.hub.connect(transport)
         try:
             await _read_lines(conn, reader)
         finally:
@@ -139,14 +140,14 @@ async def _read_lines(conn: StreamConnection, reader: asyncio.StreamReader) -> N
         try:
             line = await reader.readuntil(b"\n")
         except asyncio.LimitOverrunError:
-            await conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
+            conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
             return
         except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError, OSError):
             return  # the client went away
         try:
             text = line.decode()
         except UnicodeDecodeError:
-            await conn.status(None, "INVALID_INPUT", "a message is a line of UTF-8 JSON", close=True)
+            conn.status(None, "INVALID_INPUT", "a message is a line of UTF-8 JSON", close=True)
             return
         if text.strip():
             await conn.handle(text)

@@ -72,9 +72,9 @@ async def _subscribed(client: TestClient, token: str) -> ClientWebSocketResponse
 
 
 async def _closed_with_session_error(ws: ClientWebSocketResponse) -> None:
-    """The server says the session ended, then closes; nothing else (no ocm) comes first or after."""
+    """The server says the session ended, then closes; nothing else (no ocm but heartbeats) comes first or after."""
     status = await _frame(ws)
-    while status is not None and status["op"] == "mcm" and status.get("ct") == "HEARTBEAT":
+    while status is not None and status.get("ct") == "HEARTBEAT":
         status = await _frame(ws)
     assert status is not None and status["op"] == "status", status
     assert status["errorCode"] == "INVALID_SESSION_INFORMATION" and status["connectionClosed"] is True
@@ -114,7 +114,11 @@ async def test_an_expired_session_cannot_subscribe_even_before_the_sweep(tmp_pat
         await _until(ws, "connection")
         await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": token})
         assert (await _until(ws, "status"))["statusCode"] == "SUCCESS"
-        clock.advance(TTL_MS)  # expired; no sweep has run
+        for request_id in range(10, 14):  # a request every 12 s keeps the connection from its 15 s idle timeout
+            clock.advance(TTL_MS // 5)
+            await ws.send_json({"op": "heartbeat", "id": request_id})
+            assert (await _until(ws, "status"))["id"] == request_id
+        clock.advance(TTL_MS // 5)  # expired; no sweep has run
         await ws.send_json({"op": "marketSubscription", "id": 2, "marketFilter": {}})
         refused = await _until(ws, "status")
         assert refused["id"] == 2 and refused["errorCode"] == "INVALID_SESSION_INFORMATION"

@@ -18,6 +18,7 @@ from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
+from exchange.server.stream import IDLE_TIMEOUT_MS
 from tests.server.helpers import APP_KEY, HEARTBEAT_MS, login, place, rpc, wanted
 
 MARKET = "holdem.0"
@@ -104,6 +105,29 @@ async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestCl
 
 
 # --- subscription input: every field checked, a wrong one refused by name -------------------------------------
+
+async def test_heartbeats_keep_to_the_servers_clock(client: TestClient, clock: VirtualClock) -> None:
+    """A quiet subscription is sent a heartbeat each time it has been quiet for ``heartbeatMs`` by the server's
+    clock, whatever the wall clock does: none a millisecond early, three in a jump of three periods, each at its
+    own time; and an unsubscribed connection is closed at its idle timeout to the millisecond."""
+    opened = clock.now()
+    async with client.ws_connect("/stream") as ws, client.ws_connect("/stream") as idle:
+        await authenticated(client, ws)
+        await ws.send_json({"op": MS, "id": 2, "marketFilter": {"marketIds": [MARKET]}, "heartbeatMs": HEARTBEAT_MS})
+        start = (await receive(ws, "mcm", ct="SUB_IMAGE"))["pt"]
+        assert (await next_message(idle))["op"] == "connection"
+        clock.advance(HEARTBEAT_MS - 1)
+        await ws.send_json({"op": "heartbeat", "id": 7})  # a request: it is no change sent, so no heartbeat's
+        assert (await next_message(ws))["id"] == 7  # nothing came before its answer
+        clock.advance(3 * HEARTBEAT_MS)
+        beats = [await next_message(ws) for _ in range(3)]
+        assert [(b["ct"], b["pt"]) for b in beats] == [("HEARTBEAT", start + n * HEARTBEAT_MS) for n in (1, 2, 3)]
+        clock.run(until_ms=opened + IDLE_TIMEOUT_MS - 1)
+        await idle.send_json({"op": "heartbeat", "id": 8})
+        assert (await next_message(idle))["id"] == 8
+        clock.run(until_ms=opened + IDLE_TIMEOUT_MS - 1 + IDLE_TIMEOUT_MS)
+        assert (await next_message(idle))["errorCode"] == "TIMEOUT"
+
 
 async def authenticated(client: TestClient, ws: ClientWebSocketResponse, name: str = "alice") -> str:
     token = await login(client, name, f"pw-{name}")

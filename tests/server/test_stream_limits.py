@@ -15,7 +15,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from exchange.server import keys
-from exchange.server.stream import MAX_CONNECTIONS_PER_ACCOUNT
+from exchange.server.stream_connection import MAX_CONNECTIONS_PER_ACCOUNT
 from tests.server.helpers import APP_KEY, StreamServer, login, until
 from tests.server.test_stream_socket import Lines
 

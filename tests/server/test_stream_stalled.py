@@ -16,7 +16,7 @@ import ssl
 from aiohttp.test_utils import TestClient
 
 from exchange.server import keys
-from exchange.server.stream import StreamConnection
+from exchange.server.stream_connection import StreamConnection
 from exchange.server.stream_socket import SocketTransport
 from tests.server.helpers import APP_KEY, login, place, rpc, until, virtual_clock
 from tests.server.test_stream_socket import Lines
