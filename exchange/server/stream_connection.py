@@ -144,6 +144,10 @@ class StreamConnection:
 
     def _authenticate(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         app_key, token = message.get("appKey"), message.get("session")
+        if not isinstance(token, str) or not token:  # the session's own words name an HTTP header
+            self.status(request_id, "NO_SESSION", "authentication needs a session: the token /api/login answered, "
+                        "as the message's 'session' (a string)", close=True)
+            return
         try:
             session = self.hub.sessions.check(token if isinstance(token, str) else None,
                                               app_key if isinstance(app_key, str) else None)

@@ -56,6 +56,12 @@ async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestCl
         await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": "bad"})
         failed = await receive(ws, "status")
         assert failed["errorCode"] == "INVALID_SESSION_INFORMATION" and failed["connectionClosed"] is True
+    for session in ({}, {"session": ""}, {"session": 7}):
+        async with client.ws_connect("/stream") as ws:
+            await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, **session})
+            failed = await receive(ws, "status")
+            assert failed["errorCode"] == "NO_SESSION" and "'session'" in failed["errorMessage"], failed
+            assert failed["connectionClosed"] is True
     async with client.ws_connect("/stream") as ws:
         listener = StreamListener(max_latency=None)
         listener.on_data((await ws.receive()).data)
