@@ -45,6 +45,7 @@ from exchange.core.side import Side
 from exchange.server.journal import Journal
 from exchange.server.journal_check import REWINDS_SCHEMA
 from exchange.server.journal_writer import body_crc
+from exchange.server.recovery import restore
 from tests.cli_helpers import run_cli
 from tests.server.helpers import START_MS, play, trading_service, wait_until
 from tests.server.serverproc import ServerProcess, cli
@@ -220,6 +221,51 @@ def test_a_damaged_record_stops_the_listing_after_those_before_it(
     assert [row["seq"] for row in _listed(capsys, copy, "--last", "2")] == [r["seq"] for r in rows[-2:]]
     code, out, err = run_cli(capsys, "journal", "--db", str(copy), "--last", str(len(rows)))
     assert (code, out) == (1, "") and f"{bad}" in err
+
+
+def test_set_aside_lists_what_starts_set_aside_as_damaged_each_with_its_problem(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Two starts accept damage (a record whose body is not JSON, then an earlier one whose body no longer matches
+    its checksum): ``--set-aside`` lists every record they set aside, in that order, as read, each with what is
+    wrong with it; the journal's own listing ends before them."""
+    copy = _copy(db, tmp_path / "aside.db")
+    rows = _rows(copy)
+    first, second = rows[len(rows) // 3]["seq"], rows[2 * len(rows) // 3]["seq"]
+    _accept_damage(copy, "UPDATE journal SET body = '{not json', crc = NULL WHERE seq = ?", second)
+    _accept_damage(copy, "UPDATE journal SET body = replace(body, ':', ': ') WHERE seq = ?", first)
+
+    listed = _listed(capsys, copy, "--set-aside")
+    order = [r for r in rows if r["seq"] >= second] + [r for r in rows if first <= r["seq"] < second]
+    assert [(r["seq"], r["kind"], r["problem"] is not None) for r in listed] == [
+        (r["seq"], r["kind"], r["seq"] in (first, second)) for r in order]
+    by_seq = {r["seq"]: r for r in listed}
+    assert by_seq[second]["body"] is None and by_seq[second]["text"] == "{not json"
+    assert "not JSON" in by_seq[second]["problem"]
+    assert by_seq[first]["body"] == next(r["body"] for r in rows if r["seq"] == first)  # the same JSON, spaced out
+    assert "does not match its checksum" in by_seq[first]["problem"] and "text" not in by_seq[first]
+    assert _without_time([r for r in listed if r["seq"] not in (first, second)]) == [
+        {**r, "problem": None} for r in order if r["seq"] not in (first, second)]
+    assert [r["seq"] for r in _listed(capsys, copy)] == [r["seq"] for r in rows if r["seq"] < first]
+    bo = [r for r in listed if r["body"] is not None and "bo" in _accounts_of(r["body"])]
+    assert bo and _listed(capsys, copy, "--set-aside", "--account", "bo", "--last", "2") == bo[-2:]
+    code, _, err = run_cli(capsys, "journal", "--db", str(copy), "--set-aside", "--follow")
+    assert code == 2 and "not with --limit, --until or --set-aside" in err
+    assert _listed(capsys, db, "--set-aside") == []  # a journal nothing was set aside from
+
+
+def _accept_damage(db: Path, damage: str, seq: int) -> None:
+    """Damage record ``seq`` with the SQL ``damage``; then a start accepts it, as ``serve --accept-damaged-journal``
+    does (recovery sets the records from there on aside)."""
+    conn = sqlite3.connect(db)
+    conn.execute(damage, (seq,))
+    conn.commit()
+    conn.close()
+    journal = Journal.open(str(db))
+    try:
+        assert restore(journal, accept_damaged=True).last_seq == seq - 1
+    finally:
+        journal.close()
 
 
 @pytest.mark.parametrize("options", [(), ("--kind", "event"), ("--type", "Matched"), ("--account", "bo"),

@@ -7,7 +7,8 @@ result). The filters are :mod:`exchange.server.audit_trail`'s: what a record con
 ``--since`` / ``--until`` a time; ``--follow`` then prints what the server commits from then on, as ``tail -f``
 does. It reads what the server has committed, beside a running server or without one, and changes nothing. A
 damaged or missing record stops it, after the records before it, with status 1 (a search reads and checks only the
-records that can concern it; ``--last N`` reads from the journal's end back).
+records that can concern it; ``--last N`` reads from the journal's end back). ``--set-aside`` lists instead the
+records starts set aside as damaged (``serve --accept-damaged-journal``), each with what is wrong with it.
 
     exchange-poker journal --db exchange.db --account alice --type Matched
     exchange-poker journal --market holdem.17 > holdem.17.jsonl   # pandas: pd.read_json(path, lines=True)
@@ -32,7 +33,7 @@ from exchange.server import jsoncodec
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
 from exchange.server.journal_check import JournalDamaged, rewinds
-from exchange.server.journal_read import Record, last_seq
+from exchange.server.journal_read import Record, SetAside, last_seq, set_aside
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: ``--limit`` and ``--last``: counts a Python slice takes.
@@ -68,6 +69,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     count = parser.add_mutually_exclusive_group()
     count.add_argument("--limit", type=COUNT, metavar="N", help="at most the first N records found")
     count.add_argument("--last", type=COUNT, metavar="N", help="only the last N records found")
+    parser.add_argument("--set-aside", action="store_true",
+                        help="list the records a start set aside as damaged (serve --accept-damaged-journal) instead, "
+                             "in the order they were set aside, each with what is wrong with it")
     parser.add_argument("--follow", action="store_true",
                         help="then print the records the server commits from now on, as they come, until stopped "
                              "(Ctrl-C); with --last N, the last N first (as tail -f)")
@@ -102,8 +106,8 @@ def query_of(args: argparse.Namespace) -> Query:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.follow and (args.limit is not None or args.until is not None):
-        fail("--follow prints records as they come, with no end: not with --limit or --until")
+    if args.follow and (args.limit is not None or args.until is not None or args.set_aside):
+        fail("--follow prints records as they come, with no end: not with --limit, --until or --set-aside")
     try:
         refuse_uri(args.db)
         if nothing_at(args.db):
@@ -112,7 +116,9 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:
         fail(refusal(args.db, exc))
     try:
-        if args.follow:
+        if args.set_aside:
+            _print_set_aside(conn, query_of(args), args.limit, args.last)
+        elif args.follow:
             _follow(conn, args.db, query_of(args), args.last)
         else:
             _print(_chosen(conn, args.db, query_of(args), args.limit, args.last))
@@ -187,9 +193,37 @@ _LINE_ENDS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\
 
 
 def _print(records: Iterable[Record]) -> None:
+    _write(map(line, records))
+
+
+def _write(rows: Iterable[dict[str, Any]]) -> None:
+    """Each row as one line of JSON."""
     write = sys.stdout.write
-    for record in records:
-        write(jsoncodec.dumps_str(line(record)).translate(_LINE_ENDS) + "\n")
+    for row in rows:
+        write(jsoncodec.dumps_str(row).translate(_LINE_ENDS) + "\n")
+
+
+def _print_set_aside(conn: sqlite3.Connection, query: Query, limit: int | None, last: int | None) -> None:
+    """Print the records starts set aside that ``query`` asks for (the first ``limit``, or the ``last``), as
+    :func:`line` prints the journal's, each with its ``problem`` (what is wrong with it; null: nothing, it went with
+    a damaged record before it) and, if its body is not JSON, ``body`` null and the ``text`` read."""
+    rows = (row for row in map(_set_aside_line, set_aside(conn)) if query.matches(_record_of(row)))
+    _write(collections.deque(rows, maxlen=last) if last is not None else itertools.islice(rows, limit))
+
+
+def _set_aside_line(aside: SetAside) -> dict[str, Any]:
+    try:
+        body, problem = jsoncodec.loads(aside.text), aside.problem
+    except (ValueError, RecursionError) as exc:
+        body, problem = None, aside.problem or f"record {aside.seq}: its body is not JSON ({exc})"
+    out = {**line(Record(aside.seq, aside.ts_ms, aside.kind, body)), "problem": problem}
+    if body is None:
+        out["text"] = aside.text
+    return out
+
+
+def _record_of(printed: dict[str, Any]) -> Record:
+    return Record(printed["seq"], printed["ts_ms"], printed["kind"], printed["body"])
 
 
 def line(record: Record) -> dict[str, Any]:

@@ -48,6 +48,38 @@ class Record:
     body: Mapping[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class SetAside:
+    """A record a start set aside as damaged (``journal_damaged``), as it was read: its body's text, and what is wrong
+    with it (None: nothing; it came after a damaged or missing record, and went with it)."""
+
+    seq: int
+    ts_ms: int
+    kind: str
+    text: str
+    problem: str | None
+
+
+def set_aside(conn: sqlite3.Connection) -> Iterator[SetAside]:
+    """The records starts set aside with the damage accepted, in the order they were set aside (each start's from its
+    first damaged record on; numbers may repeat, the journal numbering its next records from there again),
+    :data:`PAGE` at a time. A record whose body does not match its checksum says so; one whose body is not JSON
+    is the reader's to find."""
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(journal_damaged)")]
+    if not columns:
+        return
+    crc = "crc" if "crc" in columns else "NULL"
+    after = 0
+    while True:
+        rows = conn.execute(f"SELECT rowid, seq, ts_ms, kind, body, {crc} FROM journal_damaged WHERE rowid > ? "
+                            f"ORDER BY rowid LIMIT {PAGE}", (after,)).fetchall()
+        for _, seq, ts_ms, kind, body, checksum in rows:
+            yield SetAside(seq, ts_ms, kind, body, verify_record(seq, body, checksum, expected=seq))
+        if len(rows) < PAGE:
+            return
+        after = rows[-1][0]
+
+
 def last_seq(conn: sqlite3.Connection) -> int:
     """The number of the journal's last committed record (0: none)."""
     (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
