@@ -121,9 +121,15 @@ class LoginCode(StrEnum):
 
 
 class LoginFailure(Exception):
-    """Login, keepAlive or logout refused: answered as ``{"status": "FAIL", "error": code}``."""
+    """Login, keepAlive or logout refused: answered as ``{"status": "FAIL", "error": code}``, and ``errorDetails``
+    saying what was wrong where there is more to say than the code (:meth:`answer`)."""
 
     def __init__(self, code: LoginCode, details: str = "") -> None:
         super().__init__(f"{code}: {details}" if details else str(code))
         self.code = code
         self.details = details
+
+    def answer(self, fields: dict[str, str]) -> dict[str, str]:
+        """The refusal's answer: the login's own ``fields`` (its code among them), and ``errorDetails`` if there
+        is more to say than the code (Betfair's clients read the fields they know and show the whole answer)."""
+        return {**fields, "errorDetails": self.details} if self.details else fields

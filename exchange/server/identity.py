@@ -55,7 +55,7 @@ async def cert_login(request: web.Request) -> web.Response:
     try:
         session = await _open_session(request)
     except LoginFailure as err:
-        return web.json_response({"loginStatus": str(err.code)})
+        return web.json_response(err.answer({"loginStatus": str(err.code)}))
     return web.json_response({"sessionToken": session.token, "loginStatus": "SUCCESS"})
 
 
@@ -73,7 +73,9 @@ async def _open_session(request: web.Request) -> Session:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"form field {repeated[0]} is given more than once")
     username, password = form.get("username"), form.get("password")
     if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
-        raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, "form fields username and password are required")
+        json_sent = " (the login takes a form, application/x-www-form-urlencoded, as Betfair's: not JSON)"
+        raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, "form fields username and password are required"
+                           + (json_sent if request.content_type == "application/json" else ""))
     if len(username) > MAX_FIELD or len(password) > MAX_FIELD:
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"username and password are at most {MAX_FIELD} long")
     wait_ms = request.app[keys.LOGIN_LIMITS].attempt(username.lower(), request.remote or "")  # names: any case

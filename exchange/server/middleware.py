@@ -43,7 +43,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except LoginFailure as err:
         # The identity service answers a refusal with 200 and status FAIL (what Betfair's clients expect).
         product = request.headers.get("X-Application", "")
-        return web.json_response({"token": "", "product": product, "status": "FAIL", "error": str(err.code)})
+        return web.json_response(err.answer({"token": "", "product": product, "status": "FAIL",
+                                             "error": str(err.code)}))
     except web.HTTPException as exc:
         if exc.status < 400:
             raise

@@ -40,6 +40,8 @@ _IDENTITY_ANSWER = {
             "description": "empty on success; INVALID_USERNAME_OR_PASSWORD, INPUT_VALIDATION_ERROR, "
             "INVALID_APP_KEY, NO_SESSION or TEMPORARY_BAN_TOO_MANY_REQUESTS otherwise",
         },
+        "errorDetails": {"type": "string",
+                         "description": "on a refusal with more to say than its code: what was wrong"},
     },
 }
 

@@ -34,7 +34,9 @@ def test_a_visible_ascii_key_is_taken_as_given(app_key: str) -> None:
 async def test_login_and_api_ng_refuse_a_non_ascii_key(client: TestClient) -> None:
     resp = await client.post("/api/login", data={"username": "alice", "password": "pw-alice"},
                              headers={"X-Application": "ключ"})
-    assert await resp.json() == {"token": "", "product": "ключ", "status": "FAIL", "error": "INVALID_APP_KEY"}
+    answer = await resp.json()
+    assert answer == {"token": "", "product": "ключ", "status": "FAIL", "error": "INVALID_APP_KEY",
+                      "errorDetails": answer["errorDetails"]} and "visible ASCII" in answer["errorDetails"]
     token = await login(client, "alice", "pw-alice")
     answer = await rpc(client, token, "listCurrentOrders", app_key="café")
     assert answer["error"]["data"]["APINGException"]["errorCode"] == "INVALID_APP_KEY"

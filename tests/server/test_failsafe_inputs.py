@@ -71,7 +71,11 @@ async def test_a_malformed_login_form_is_input_validation_error_not_500(client: 
         resp = await client.post("/api/login", data=body, headers={
             "X-Application": APP_KEY, "Content-Type": "multipart/form-data; boundary=xyz"})
     assert resp.status == 200
-    assert await resp.json() == {"token": "", "product": APP_KEY, "status": "FAIL", "error": "INPUT_VALIDATION_ERROR"}
+    answer = await resp.json()
+    assert answer == {"token": "", "product": APP_KEY, "status": "FAIL", "error": "INPUT_VALIDATION_ERROR",
+                      "errorDetails": answer["errorDetails"]}
+    assert answer["errorDetails"].startswith(("the login form could not be read: ",
+                                              "form fields username and password"))
     assert "Traceback" not in caplog.text and "unhandled" not in caplog.text
 
 

@@ -155,8 +155,9 @@ async def test_login_attempts_are_limited_per_account(tmp_path: Path, clock: Vir
         for _ in range(3):
             assert (await _login_answer(client, "alice", "wrong"))["error"] == "INVALID_USERNAME_OR_PASSWORD"
         banned = await _login_answer(client, "alice", "pw-alice")  # even the right password, for now
-        assert banned == {"token": "", "product": APP_KEY, "status": "FAIL",
-                          "error": "TEMPORARY_BAN_TOO_MANY_REQUESTS"}
+        assert banned == {"token": "", "product": APP_KEY, "status": "FAIL", "error": "TEMPORARY_BAN_TOO_MANY_REQUESTS",
+                          "errorDetails": "too many login attempts for this account or from this address; "
+                                          "wait 60000 ms"}
         assert (await _login_answer(client, "bob", "pw-bob"))["status"] == "SUCCESS"  # another account
         clock.advance(60_000)  # the window has passed
         assert (await _login_answer(client, "alice", "pw-alice"))["status"] == "SUCCESS"

@@ -26,7 +26,7 @@ export class Session {
   async login(username, password) {
     const body = new URLSearchParams({ username, password });
     const answer = await fetchJson("/api/login", { method: "POST", body, headers: { "X-Application": APP_KEY } });
-    if (answer.status !== "SUCCESS") throw new ApiRefusal(answer.error || "LOGIN_FAILED", loginWords(answer.error));
+    if (answer.status !== "SUCCESS") throw new ApiRefusal(answer.error || "LOGIN_FAILED", loginWords(answer));
     this.token = answer.token;
     this.account = username;
   }
@@ -114,12 +114,13 @@ async function fetchJson(path, init) {
   return body;
 }
 
-function loginWords(code) {
+/** A refused login in the page's words; a refusal it has none for in the server's (its errorDetails). */
+function loginWords(answer) {
   return {
     INVALID_USERNAME_OR_PASSWORD: "wrong username or password",
     TEMPORARY_BAN_TOO_MANY_REQUESTS: "too many login attempts: wait a minute",
     INPUT_VALIDATION_ERROR: "give a username and a password",
-  }[code] ?? "login refused";
+  }[answer.error] ?? answer.errorDetails ?? "login refused";
 }
 
 /** The refusal of one instruction of a place/cancel/replace report, or null when it succeeded. */
