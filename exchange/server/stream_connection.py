@@ -50,13 +50,16 @@ class StreamConnection:
         self.market_sub: Subscription | None = None
         self.order_sub: Subscription | None = None
         self.closed = False
+        #: Its session ended (or the server is stopping): it is only to be told and closed, nothing more is due.
+        self.ended = False
         #: When the connection opened or last sent a request (the service's clock): the idle timeout counts from it.
         self.last_request_ms = hub.service.now()
 
     def next_check_ms(self) -> int | None:
         """When the hub must look at this connection next (:meth:`StreamHub.beat`): a subscription's heartbeat is
-        due, or with none the idle timeout; None once it is closed. (A session that has expired is found then.)"""
-        if self.closed:
+        due, or with none the idle timeout; None once it is closed or ended. (A session that has expired is found
+        then.)"""
+        if self.closed or self.ended:
             return None
         subs = [sub for sub in (self.market_sub, self.order_sub) if sub is not None]
         if not subs:
@@ -171,6 +174,7 @@ class StreamConnection:
         """Stop everything for this connection at once (its session ended); :meth:`end_session` tells and closes."""
         self.account = None
         self.market_sub = self.order_sub = None
+        self.ended = True
 
     def end_session(self, request_id: int | None = None) -> None:
         self.forget_session()

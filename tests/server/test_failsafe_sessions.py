@@ -104,6 +104,23 @@ async def test_expiry_closes_the_stream_at_the_next_sweep(client: TestClient, cl
     assert len(client.app[keys.SESSIONS]) == 0
 
 
+async def test_a_connection_whose_session_ended_is_looked_at_no_more(client: TestClient, clock: VirtualClock,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub looks at its connections when one is due a heartbeat; a connection whose session it finds ended has
+    nothing more due (it is told and closed as soon as the loop turns), so a long jump of the clock past the
+    expiry takes a look per heartbeat before it and none after, not one every millisecond."""
+    hub = client.app[keys.HUB]
+    looks: list[int] = []
+    beat = hub.beat
+    monkeypatch.setattr(hub, "beat", lambda: (looks.append(clock.now()), beat()))
+    ws = await _subscribed(client, await login(client, "alice", "pw-alice"))
+    start, every = clock.now(), hub.heartbeat_ms
+    clock.advance(TTL_MS + 10 * every)
+    await _closed_with_session_error(ws)
+    assert len(looks) <= TTL_MS // every + 2, (len(looks), looks[-3:])
+    assert looks and looks[-1] - start <= TTL_MS + every
+
+
 async def test_an_expired_session_cannot_subscribe_even_before_the_sweep(tmp_path: Path,
                                                                           clock: VirtualClock) -> None:
     # no games: a game's change would be flushed on the clock as it advances, and that flush, finding the session
