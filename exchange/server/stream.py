@@ -98,6 +98,9 @@ MAX_MESSAGE = 64 * 1024
 WS_READ_LIMIT = 4 * MAX_MESSAGE
 #: A connection with no subscription is closed with ``TIMEOUT`` this long after its last request, as Betfair's is.
 IDLE_TIMEOUT_MS = 15_000
+#: Looks at the connections for heartbeats come at most this often: each is a pass over every connection, and
+#: quiet subscriptions fall due at scattered times (a heartbeat is at most this late when several are due close).
+CHECK_SPACING_MS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,17 +380,20 @@ class StreamHub:
 
     def _check(self) -> None:
         self._check_at = self._check_timer = None
-        self.beat()
-        due = [at for at in (conn.next_check_ms() for conn in self.connections) if at is not None]
-        if due:  # never sooner than the next millisecond: a connection still due would be looked at in a loop
-            self.check_by(max(min(due), self.service.now() + 1))
+        try:
+            self.beat()
+        finally:  # whatever happened, the next look is planned: quiet subscribers ask for none
+            due = [at for at in (conn.next_check_ms() for conn in self.connections) if at is not None]
+            if due:  # a look costs one pass over the connections: at most one each CHECK_SPACING_MS
+                self.check_by(max(min(due), self.service.now() + CHECK_SPACING_MS))
 
     def beat(self) -> None:
         """Send ``ct: HEARTBEAT`` on every subscription idle for its ``heartbeatMs``, and close with ``TIMEOUT``
-        every connection that has no subscription and has sent no request for :data:`IDLE_TIMEOUT_MS`."""
+        every connection that has no subscription and has sent no request for the hub's ``idle_ms``; a connection
+        whose session ended (or the journal failed) is only to be told so, and is passed over."""
         now = self.service.now()
         for conn in list(self.connections):
-            if conn.token is not None and not self.sessions.alive(conn.token):
+            if conn.ended or (conn.token is not None and not self.sessions.alive(conn.token)):
                 continue  # expired: ended here, and the listener closes it
             if conn.market_sub is None and conn.order_sub is None:
                 if now - conn.last_request_ms >= self.idle_ms:
@@ -403,6 +409,7 @@ class StreamHub:
         for timer in (self._flush_handle, self._check_timer):
             if timer is not None:
                 timer.cancel()
+        self._check_at = -1  # no look is planned after the close (check_by plans none before it)
         # each connection closed politely after what it has queued, all at once, an unread one aborted in 5 s
         await asyncio.gather(*(conn.outbox.finish() for conn in list(self.connections)))
         for task in list(self._tasks):

@@ -214,7 +214,7 @@ def close_and_forget(service: Any, market_id: str, now: int) -> None:
 
 
 def wanted(message: dict[str, Any], op: str, ct: str | None) -> bool:
-    """Whether ``message`` is an ``op`` with ``ct``, or with no ``ct`` given any but a heartbeat: the stream's
-    heartbeats are sent on the loop's time (each checks the clock), so one can come before the change a test
-    made and is waiting for; a test that wants a heartbeat asks for ``ct="HEARTBEAT"``."""
+    """Whether ``message`` is an ``op`` with ``ct``, or with no ``ct`` given any but a heartbeat: a heartbeat due
+    while a test moves the clock is sent inside the move, and a flush runs as a task after it, so one can come
+    before the change the test is waiting for; a test that wants a heartbeat asks for ``ct="HEARTBEAT"``."""
     return message.get("op") == op and (message.get("ct") == ct if ct is not None else message.get("ct") != "HEARTBEAT")
