@@ -23,7 +23,7 @@ import os
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
@@ -33,7 +33,7 @@ from exchange.server import jsoncodec
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
 from exchange.server.journal_check import JournalDamaged, rewinds
-from exchange.server.journal_read import Record, SetAside, last_seq, set_aside
+from exchange.server.journal_read import Record, last_seq, set_aside
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: ``--limit`` and ``--last``: counts a Python slice takes.
@@ -207,23 +207,19 @@ def _print_set_aside(conn: sqlite3.Connection, query: Query, limit: int | None, 
     """Print the records starts set aside that ``query`` asks for (the first ``limit``, or the ``last``), as
     :func:`line` prints the journal's, each with its ``problem`` (what is wrong with it; null: nothing, it went with
     a damaged record before it) and, if its body is not JSON, ``body`` null and the ``text`` read."""
-    rows = (row for row in map(_set_aside_line, set_aside(conn)) if query.matches(_record_of(row)))
+    rows = _set_aside_lines(conn, query)
     _write(collections.deque(rows, maxlen=last) if last is not None else itertools.islice(rows, limit))
 
 
-def _set_aside_line(aside: SetAside) -> dict[str, Any]:
-    try:
-        body, problem = jsoncodec.loads(aside.text), aside.problem
-    except (ValueError, RecursionError) as exc:
-        body, problem = None, aside.problem or f"record {aside.seq}: its body is not JSON ({exc})"
-    out = {**line(Record(aside.seq, aside.ts_ms, aside.kind, body)), "problem": problem}
-    if body is None:
-        out["text"] = aside.text
-    return out
-
-
-def _record_of(printed: dict[str, Any]) -> Record:
-    return Record(printed["seq"], printed["ts_ms"], printed["kind"], printed["body"])
+def _set_aside_lines(conn: sqlite3.Connection, query: Query) -> Iterator[dict[str, Any]]:
+    for aside in set_aside(conn):
+        try:
+            body, problem = jsoncodec.loads(aside.text), aside.problem
+        except (ValueError, RecursionError) as exc:
+            body, problem = None, aside.problem or f"record {aside.seq}: its body is not JSON ({exc})"
+        record = Record(aside.seq, aside.ts_ms, aside.kind, body)
+        if query.matches(record):
+            yield {**line(record), "problem": problem, **({"text": aside.text} if body is None else {})}
 
 
 def line(record: Record) -> dict[str, Any]:

@@ -140,6 +140,7 @@ class StreamHub:
         #: The next look at the connections for heartbeats and idle timeouts (:meth:`check_by`): when, its timer.
         self._check_at: int | None = None
         self._check_timer: Timer | None = None
+        self._closed = False
         self._tasks: set[asyncio.Task[None]] = set()
         self.sending = asyncio.Lock()  # one flush or subscription image at a time, in order
 
@@ -371,7 +372,7 @@ class StreamHub:
         it passes its time. A connection's next look only moves later as it is sent messages or sends requests,
         so only a new connection and a request (a subscription made or ended) call this, and each look plans the
         next at the earliest connection's."""
-        if at_ms is None or (self._check_at is not None and self._check_at <= at_ms):
+        if at_ms is None or self._closed or (self._check_at is not None and self._check_at <= at_ms):
             return
         if self._check_timer is not None:
             self._check_timer.cancel()
@@ -396,20 +397,20 @@ class StreamHub:
             if conn.ended or (conn.token is not None and not self.sessions.alive(conn.token)):
                 continue  # expired: ended here, and the listener closes it
             if conn.market_sub is None and conn.order_sub is None:
-                if now - conn.last_request_ms >= self.idle_ms:
+                if conn.idle_due_ms <= now:
                     conn.status(None, "TIMEOUT", f"the connection is not subscribed and has been idle for "
                                 f"{self.idle_ms} ms", close=True)
                 continue
-            if conn.market_sub and now - conn.market_sub.last_sent_ms >= conn.market_sub.heartbeat_ms:
+            if conn.market_sub and conn.market_sub.heartbeat_due_ms <= now:
                 conn.send_market(conn.market_sub, [], ct="HEARTBEAT")
-            if conn.order_sub and now - conn.order_sub.last_sent_ms >= conn.order_sub.heartbeat_ms:
+            if conn.order_sub and conn.order_sub.heartbeat_due_ms <= now:
                 conn.send_orders(conn.order_sub, [], ct="HEARTBEAT")
 
     async def close(self) -> None:
         for timer in (self._flush_handle, self._check_timer):
             if timer is not None:
                 timer.cancel()
-        self._check_at = -1  # no look is planned after the close (check_by plans none before it)
+        self._closed = True  # a request still being answered plans no look after this
         # each connection closed politely after what it has queued, all at once, an unread one aborted in 5 s
         await asyncio.gather(*(conn.outbox.finish() for conn in list(self.connections)))
         for task in list(self._tasks):

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from exchange.server import jsoncodec
-from exchange.server.errors import ApiError
+from exchange.server.errors import ApiError, ApingCode
 from exchange.server.params import INT_MAX, INT_MIN
 from exchange.server.stream_params import (
     MarketParams,
@@ -35,6 +35,7 @@ MAX_CONNECTIONS_PER_ACCOUNT = 10
 #: a close flushed just after the client's last message may have been missed, and one shown twice does no harm.
 RESUME_MARGIN_MS = 60_000
 _Params = TypeVar("_Params", MarketParams, OrderParams)
+_NO_SESSION = "authentication needs a session: the token /api/login answered, as the message's 'session' (a string)"
 
 
 class StreamConnection:
@@ -62,9 +63,12 @@ class StreamConnection:
         if self.closed or self.ended:
             return None
         subs = [sub for sub in (self.market_sub, self.order_sub) if sub is not None]
-        if not subs:
-            return self.last_request_ms + self.hub.idle_ms
-        return min(sub.last_sent_ms + sub.heartbeat_ms for sub in subs)
+        return min(sub.heartbeat_due_ms for sub in subs) if subs else self.idle_due_ms
+
+    @property
+    def idle_due_ms(self) -> int:
+        """When the connection, if it has no subscription, is closed as idle (``TIMEOUT``)."""
+        return self.last_request_ms + self.hub.idle_ms
 
     def send(self, message: JsonDict) -> None:
         """Queue ``message`` on the connection's outbox (it never waits for the client: see :mod:`.stream_transport`);
@@ -76,7 +80,7 @@ class StreamConnection:
             self.hub.disconnect(self)
 
     def status(self, request_id: int | None, error: str | None = None, message: str = "",
-                     *, close: bool = False) -> None:
+               *, close: bool = False) -> None:
         out: JsonDict = {"op": "status", "statusCode": "FAILURE" if error else "SUCCESS", "connectionClosed": close}
         if request_id is not None:
             out["id"] = request_id
@@ -105,7 +109,7 @@ class StreamConnection:
             return
         except RecursionError:
             self.status(None, "INVALID_INPUT", "the message is nested too deeply to be read (a few hundred "
-                              "levels at most)")
+                        "levels at most)")
             return
         except ValueError:
             self.status(None, "INVALID_INPUT", "the message is not JSON")
@@ -137,33 +141,30 @@ class StreamConnection:
                 await self._subscribe_orders(request_id, message)
         else:
             self.status(request_id, "INVALID_INPUT", f"unknown op {op!r:.40}; use authentication, "
-                              "marketSubscription, orderSubscription or heartbeat")
+                        "marketSubscription, orderSubscription or heartbeat")
 
     def unavailable(self, request_id: int | None = None) -> None:
         """Tell the client the journal has failed and close: the server is stopping, nothing more is served."""
         self.forget_session()
         self.status(request_id, "SERVICE_UNAVAILABLE",
-                          f"the exchange is stopping: {self.hub.service.failure or 'the journal failed'}", close=True)
+                    f"the exchange is stopping: {self.hub.service.failure or 'the journal failed'}", close=True)
 
     def _authenticate(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         app_key, token = message.get("appKey"), message.get("session")
-        if not isinstance(token, str) or not token:  # the session's own words name an HTTP header
-            self.status(request_id, "NO_SESSION", "authentication needs a session: the token /api/login answered, "
-                        "as the message's 'session' (a string)", close=True)
-            return
         try:
             session = self.hub.sessions.check(token if isinstance(token, str) else None,
                                               app_key if isinstance(app_key, str) else None)
-        except ApiError as err:
-            self.status(request_id, str(err.code), err.details, close=True)
+        except ApiError as err:  # the sessions' NO_SESSION names the HTTP header: here the token is a field
+            details = _NO_SESSION if err.code is ApingCode.NO_SESSION else err.details
+            self.status(request_id, str(err.code), details, close=True)
             return
         if self.account is not None and self.account != session.account:
             self.status(request_id, "INVALID_INPUT", "this connection is authenticated for another account, "
-                              "whose subscriptions it carries; open a new connection for this one")
+                        "whose subscriptions it carries; open a new connection for this one")
             return
         if self.account != session.account and self.hub.connections_available(session.account) <= 0:
             self.status(request_id, "MAX_CONNECTION_LIMIT_EXCEEDED",
-                              f"the account has {MAX_CONNECTIONS_PER_ACCOUNT} stream connections open, the most it "
+                        f"the account has {MAX_CONNECTIONS_PER_ACCOUNT} stream connections open, the most it "
                               "may; close one first", close=True)
             return
         self.account = session.account
@@ -179,7 +180,7 @@ class StreamConnection:
     def end_session(self, request_id: int | None = None) -> None:
         self.forget_session()
         self.status(request_id, "INVALID_SESSION_INFORMATION",
-                          "the session has ended (logout or expiry); log in again", close=True)
+                    "the session has ended (logout or expiry); log in again", close=True)
 
     async def _subscribe_markets(self, request_id: int | None, message: Mapping[str, Any]) -> None:
         try:
@@ -238,7 +239,7 @@ class StreamConnection:
         self._send_change(sub, "mcm", ct, {"mc": changes} if changes or ct == "SUB_IMAGE" else {})
 
     def send_orders(self, sub: Subscription, changes: list[JsonDict], *, ct: str | None = None,
-                          filtered: bool = False) -> None:
+                    filtered: bool = False) -> None:
         """An order change message (``ocm``) of ``changes`` as the subscription's ``orderFilter`` asks (already,
         if ``filtered``)."""
         if not filtered:

@@ -58,6 +58,11 @@ class Subscription:
     clk: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     last_sent_ms: int = 0
 
+    @property
+    def heartbeat_due_ms(self) -> int:
+        """When the subscription is sent a heartbeat if nothing else is sent it before."""
+        return self.last_sent_ms + self.heartbeat_ms
+
     def wants(self, market_id: str) -> bool:
         if self.params is not None:
             return self.params.wants(market_id)

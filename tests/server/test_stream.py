@@ -38,7 +38,6 @@ async def receive(ws: ClientWebSocketResponse, op: str, *, ct: str | None = None
             return message
 
 
-
 def flush(client: TestClient, clock: VirtualClock) -> None:
     """Let the conflation interval pass: every change made since the last flush goes out in one message."""
     clock.advance(client.app[keys.HUB].conflate_ms)
@@ -110,8 +109,6 @@ async def test_stream_auth_subscribe_images_deltas_and_heartbeats(client: TestCl
         assert (await receive(ws, "status"))["errorCode"] == "INVALID_INPUT"
 
 
-# --- subscription input: every field checked, a wrong one refused by name -------------------------------------
-
 async def test_heartbeats_keep_to_the_servers_clock(client: TestClient, clock: VirtualClock) -> None:
     """A quiet subscription is sent a heartbeat each time it has been quiet for ``heartbeatMs`` by the server's
     clock, whatever the wall clock does: none a millisecond early, three in a jump of three periods, each at its
@@ -134,6 +131,8 @@ async def test_heartbeats_keep_to_the_servers_clock(client: TestClient, clock: V
         clock.run(until_ms=opened + IDLE_TIMEOUT_MS - 1 + IDLE_TIMEOUT_MS)
         assert (await next_message(idle))["errorCode"] == "TIMEOUT"
 
+
+# --- subscription input: every field checked, a wrong one refused by name -------------------------------------
 
 async def authenticated(client: TestClient, ws: ClientWebSocketResponse, name: str = "alice") -> str:
     token = await login(client, name, f"pw-{name}")
