@@ -10,8 +10,8 @@
 * :mod:`exchange.backtest.runner` — sessions in chunks, run anywhere, merged in game order;
 * :mod:`exchange.backtest.workers` — where chunks run: in-process, a local process pool, or a Dask cluster;
 * :mod:`exchange.tables` — the Parquet tables it writes (shared with the server's recording);
-* :mod:`exchange.backtest.projection` — the public book rebuilt from events, for the recording;
-* :mod:`exchange.betfair.stream` — each market in Betfair's Exchange Stream format;
+* :mod:`exchange.tables.streams` — each market in Betfair's Exchange Stream format (shared with the server's
+  recording), from :mod:`exchange.betfair.projection`, the public book rebuilt from events;
 * :mod:`exchange.backtest.summary` — the figures printed at the end;
 * :mod:`exchange.backtest.replay` (with ``replay_files``, ``replay_deal``, ``replay_market``) and
   :mod:`exchange.backtest.replay_server` — ``exchange-poker replay``: the trading page over a backtest's files.

@@ -39,12 +39,7 @@ from exchange.agents.house import (
 )
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.instructions import InstructionLog, Sent
-from exchange.backtest.projection import BookProjection
 from exchange.backtest.strategy import Strategy
-from exchange.betfair import description
-from exchange.betfair.stream import (
-    MarketRecorder,
-)
 from exchange.clock import VirtualClock
 from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
@@ -54,10 +49,10 @@ from exchange.game.deal import seeded_decks
 from exchange.game.equities import game_equities
 from exchange.game.events import GameStarted, Stamped
 from exchange.game.irregular import seeded_irregularities
-from exchange.game.layouts import MarketKind
 from exchange.game.table import EquityFn
 from exchange.tables.collector import Collector
 from exchange.tables.outputs import Table
+from exchange.tables.streams import StreamFeed
 
 #: Settled markets the exchange of a session keeps (the newest): enough for every late read, and a
 #: long session's exchange stays the size of a short one's.
@@ -193,7 +188,7 @@ class World:
         streams = []
         for record in self.records:
             record.collector.write(tables)
-            streams += [(feed.market_id, feed.recorder.text()) for feed in record.feeds]
+            streams += [(feed.market_id, feed.text()) for feed in record.feeds]
         return streams
 
     def where(self) -> str:
@@ -316,37 +311,3 @@ def play_session(setup: GameSetup, session: int, strategy: Strategy,
         host.release(world.channel)  # else the agents' registry keeps every session's world alive
     streams = world.write(tables)
     return world.outcome(), streams
-
-
-class StreamFeed:
-    """Records one market after every clock instant at which one of its events happened.
-
-    The book comes from :class:`~exchange.backtest.projection.BookProjection`, a
-    fold over the market's events, not from the exchange's internals. ``kind``: which
-    of the game's markets it is (default: the main one), for its runners and its name.
-    """
-
-    def __init__(self, clock: VirtualClock, market_id: str, config: ChannelConfig, start: int,
-                 kind: MarketKind | None = None) -> None:  # fmt: skip
-        windows_end = start + (config.windows - 1) * config.round_ms + config.betting_window_ms
-        kind = kind or config.markets[0]
-        self.recorder = MarketRecorder(description.market_info(
-            market_id, title=config.title, start_ms=start, suspend_ms=windows_end, hands=config.hands,
-            commission_bps=config.commission_bps, runner_names=config.selection_names(kind),
-            market_label=kind.label if len(config.markets) > 1 else None))
-        self.book = BookProjection()
-        self._clock = clock
-        self.market_id = market_id
-        self._pending = False
-
-    def on_event(self, stamped: Stamped) -> None:
-        if stamped.market_id != self.market_id:
-            return
-        self.book.apply(stamped.event)
-        if not self._pending:
-            self._pending = True
-            self._clock.call_later(0, self._flush)
-
-    def _flush(self) -> None:
-        self._pending = False
-        self.recorder.update(self.book.snapshot(), self._clock.now())

@@ -39,7 +39,7 @@ MODULES = [
     "exchange.backtest.instructions",
     "exchange.backtest.loading",
     "exchange.tables.outputs",
-    "exchange.backtest.projection",
+    "exchange.betfair.projection",
     "exchange.betfair.stream",
     "exchange.backtest.runner",
     "exchange.backtest.strategy",

@@ -1,7 +1,7 @@
 """One market, one description: REST, the live stream and a recording say the same of the same game.
 
 An in-process server plays game ``holdem.0`` on the test's clock; the backtester's recorder
-(:class:`exchange.backtest.world.StreamFeed`, what writes ``streams/<marketId>``) is attached to the server's
+(:class:`exchange.tables.streams.StreamFeed`, what writes ``streams/<marketId>``) is attached to the server's
 own channel before the game is dealt, so it records that very game. At each step of the game (the Deal
 window, the suspension after it, the Pre-flop window in play, the settlement) the market's in-play flag, event,
 name, times, status and version are read three ways and must agree; the stream is subscribed mid-game, so its
@@ -20,12 +20,12 @@ import pytest
 from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient, TestServer
 
-from exchange.backtest.world import StreamFeed
 from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.service import river_only_equities
+from exchange.tables.streams import StreamFeed
 from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login, rpc
 
 MARKET = "holdem.0"

@@ -1,0 +1,58 @@
+"""A game's markets in Betfair's stream format (``streams/<marketId>``), recorded from the channel's events.
+
+Both drivers write these files beside the tables: the backtester for every game it plays (unless
+``--no-streams``), the server with ``--record`` for every game that ends. They are what Betfair's historical
+data files are (one ``mcm`` line per change, as :class:`~exchange.betfair.stream.MarketRecorder` writes them),
+so flumine and betfairlightweight read them, and ``exchange-poker replay`` shows their prices.
+"""
+
+from __future__ import annotations
+
+from exchange.betfair import description
+from exchange.betfair.projection import BookProjection
+from exchange.betfair.stream import MarketRecorder
+from exchange.clock import Clock, Timer
+from exchange.game.channels import ChannelConfig
+from exchange.game.events import Stamped
+from exchange.game.layouts import MarketKind
+
+
+class StreamFeed:
+    """Records one market after every clock instant at which one of its events happened.
+
+    The book comes from :class:`~exchange.betfair.projection.BookProjection`, a
+    fold over the market's events, not from the exchange's internals. ``kind``: which
+    of the game's markets it is (default: the main one), for its runners and its name;
+    ``start``: when the game started (ms on ``clock``).
+    """
+
+    def __init__(self, clock: Clock, market_id: str, config: ChannelConfig, start: int,
+                 kind: MarketKind | None = None) -> None:  # fmt: skip
+        windows_end = start + (config.windows - 1) * config.round_ms + config.betting_window_ms
+        kind = kind or config.markets[0]
+        self.recorder = MarketRecorder(description.market_info(
+            market_id, title=config.title, start_ms=start, suspend_ms=windows_end, hands=config.hands,
+            commission_bps=config.commission_bps, runner_names=config.selection_names(kind),
+            market_label=kind.label if len(config.markets) > 1 else None))
+        self.book = BookProjection()
+        self._clock = clock
+        self.market_id = market_id
+        self._pending: Timer | None = None
+
+    def on_event(self, stamped: Stamped) -> None:
+        if stamped.market_id != self.market_id:
+            return
+        self.book.apply(stamped.event)
+        if self._pending is None:
+            self._pending = self._clock.call_later(0, self._flush)
+
+    def text(self) -> str:
+        """The recording so far, the events of this instant included (one line a message)."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._flush()
+        return self.recorder.text()
+
+    def _flush(self) -> None:
+        self._pending = None
+        self.recorder.update(self.book.snapshot(), self._clock.now())
