@@ -1,7 +1,9 @@
-"""A recording's folder: six tables of part files, held by one server (:mod:`exchange.server.recording`).
+"""A recording's folder: six tables of part files and the markets' stream files, held by one server
+(:mod:`exchange.server.recording`).
 
 Each table is a folder ``DIR/<table>.parquet`` of part files ``part-<first>-<last>.parquet`` (the first and
-last ``game_index`` in them), which pandas and pyarrow read as one table. What a reader finds there is always
+last ``game_index`` in them), which pandas and pyarrow read as one table; each market of a recorded game has its
+Betfair stream file ``DIR/streams/<marketId>``, as in a backtest's folder. What a reader finds there is always
 whole and consistent:
 
 * **a part of every table or of none**: the six files of a part are written under names readers skip
@@ -9,10 +11,14 @@ whole and consistent:
   rename failing removes the six hidden files and keeps the rows for the next part (:meth:`RecordFolder.write`:
   no gap in ``game_index``); renames left undone (a crash, a later rename failing) are finished at the next
   start, and hidden files of an uncommitted part are removed;
+* **a game's stream files before its rows**: the stream files of a part's games are written (each under a hidden
+  name, flushed to the disk, renamed) before the part is committed, so every game in the tables has its markets'
+  recordings (a game whose part could not be written yet may have them already: they are written again, the same,
+  with its part);
 * **the games the journal holds, even after a kill**: each game's rows are held in ``DIR/.pending/<index>/`` (one
-  Arrow file per table, flushed to the disk, the folder renamed into place) once the journal has its records
-  and until its part is written; a recording started after a kill takes the games held there and writes them as
-  its first part (:meth:`RecordFolder.hold`);
+  Arrow file per table and its stream files, flushed to the disk, the folder renamed into place) once the journal
+  has its records and until its part is written; a recording started after a kill takes the games held there and
+  writes them as its first part (:meth:`RecordFolder.hold`);
 * **one server per folder**: the server holds ``flock`` on ``DIR/.recording.lock`` for the recording's life (the
   kernel drops it when the process ends, however it ends);
 * **one exchange per folder**: a folder holding a game this exchange has not dealt yet (``holdem.57`` when its
@@ -42,6 +48,7 @@ from typing import TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from exchange.betfair.stream import write_stream
 from exchange.game.channels import parse_market_id
 from exchange.tables import INT64_MAX
 from exchange.tables.outputs import TABLES
@@ -49,6 +56,8 @@ from exchange.tables.outputs import TABLES
 log = logging.getLogger(__name__)
 
 Tables = dict[str, pa.Table]
+#: A game's (or a part's) stream files: ``(market id, text)`` of each market.
+Streams = tuple[tuple[str, str], ...]
 T = TypeVar("T")
 
 #: The lock file a recording holds in its folder.
@@ -60,6 +69,8 @@ _HIDDEN = re.compile(r"\.(part-\d+-\d+\.parquet)\.tmp")  # a part being written 
 _PROBE = ".recording-probe"  # written and removed in each table's folder: can a part be written there?
 _PENDING = ".pending"  # DIR/.pending/<index>/<table>.arrow: a game's rows, held until its part is written
 _HELD = re.compile(r"\d{9,}")  # a game held whole (one being written is under a hidden name)
+#: The folder of the markets' stream files, in ``DIR`` and in a held game's folder.
+STREAMS = "streams"
 
 
 class RecordingRefused(ValueError):
@@ -87,6 +98,9 @@ def _next_game_index(directory: Path) -> int:
             raise RecordingRefused(f"{folder} is in the way of a table's folder (a link to nothing?)")
         if folder.is_dir():
             last = max([last, *(int(match[2]) for p in folder.iterdir() if (match := _PART.fullmatch(p.name)))])
+    streams = directory / STREAMS
+    if os.path.lexists(streams) and not streams.is_dir():
+        raise RecordingRefused(f"{streams} is in the way of the stream files' folder (a file, or a link to nothing?)")
     if last >= INT64_MAX:
         raise RecordingRefused(f"{directory} holds a part numbering games past {INT64_MAX}, more than a table holds")
     return last + 1
@@ -105,6 +119,7 @@ class _Unwritten:
     first: int
     last: int
     tables: Tables
+    streams: Streams
 
 
 class RecordFolder:
@@ -138,10 +153,10 @@ class RecordFolder:
             os.close(self._lock)
             raise
 
-    def hold(self, index: int, tables: Tables) -> None:
-        """Keep game ``index``'s rows on the disk until its part is written, for a start after a kill to write
-        them. A game that cannot be held (logged) is kept in memory only, as are the games after it until the
-        next part is written: what is held is always the games right after the last part."""
+    def hold(self, index: int, tables: Tables, streams: Streams = ()) -> None:
+        """Keep game ``index``'s rows and stream files on the disk until its part is written, for a start after a
+        kill to write them. A game that cannot be held (logged) is kept in memory only, as are the games after it
+        until the next part is written: what is held is always the games right after the last part."""
         if self._hold_failed:
             return
         pending = self.directory / _PENDING
@@ -152,6 +167,11 @@ class RecordFolder:
                 with pa.ipc.new_file(str(hidden / f"{name}.arrow"), table.schema) as writer:
                     writer.write_table(table)
                 _sync(hidden / f"{name}.arrow")
+            if streams:
+                (hidden / STREAMS).mkdir()
+                for market_id, text in streams:
+                    _sync(write_stream(hidden / STREAMS, market_id, text))
+                _sync(hidden / STREAMS)
             _sync(hidden)
             os.replace(hidden, pending / f"{index:09d}")
             _sync(pending)
@@ -162,17 +182,20 @@ class RecordFolder:
                       "loses the games since the last one", index, pending, type(exc).__name__, exc,
                       exc_info=not isinstance(exc, OSError))
 
-    def write(self, tables: Tables, first: int, last: int) -> None:
-        """The part of games ``first`` to ``last``, with the rows of a part that could not be written before; if it
-        cannot be written (a full disk, a folder in the way) its rows are kept for the next part, said in the log."""
+    def write(self, tables: Tables, first: int, last: int, streams: Streams = ()) -> None:
+        """The part of games ``first`` to ``last`` (and their stream files first), with the rows of a part that could
+        not be written before; if it cannot be written (a full disk, a folder in the way) its rows are kept for the
+        next part, said in the log."""
         if self._unwritten is not None:
             earlier, self._unwritten = self._unwritten, None
             first = earlier.first
             tables = {name: pa.concat_tables([earlier.tables[name], table]) for name, table in tables.items()}
+            streams = earlier.streams + streams
         try:
+            self._write_streams(streams)
             self._commit(tables, f"part-{first:09d}-{last:09d}.parquet")
         except OSError as exc:
-            self._unwritten = _Unwritten(first, last, tables)
+            self._unwritten = _Unwritten(first, last, tables, streams)
             log.error("recording: games %d to %d could not be written to %s (%s); they are tried again with the "
                       "next part", first, last, self.directory, exc)
             return
@@ -202,11 +225,13 @@ class RecordFolder:
             log.error("recording: game %d was held but the game before it was not: removed", stray)
             _remove(pending / f"{stray:09d}")
         games: list[Tables] = []
+        streams: Streams = ()
         for index in run:
             try:
                 tables = {name: _read_held(pending / f"{index:09d}", name) for name in TABLES}
                 undealt = _first_undealt(tables["games"].column("market_id").to_pylist(), next_games)
-            except (OSError, pa.ArrowException) as exc:
+                held_streams = _read_held_streams(pending / f"{index:09d}")
+            except (OSError, UnicodeDecodeError, pa.ArrowException) as exc:
                 undealt = f"unreadable ({exc})"
             if undealt is not None:
                 log.error("recording: held games %d to %d removed (game %d: %s)", index, run[-1], index, undealt)
@@ -214,9 +239,11 @@ class RecordFolder:
                     _remove(pending / f"{later:09d}")
                 break
             games.append(tables)
+            streams += held_streams
         if games:
             self._unwritten = _Unwritten(self.next_index, self.next_index + len(games) - 1,
-                                         {name: pa.concat_tables([game[name] for game in games]) for name in TABLES})
+                                         {name: pa.concat_tables([game[name] for game in games]) for name in TABLES},
+                                         streams)
             log.warning("recording: games %d to %d ended before the last stop and were not written: written first",
                         self._unwritten.first, self._unwritten.last)
             self.next_index += len(games)
@@ -226,7 +253,7 @@ class RecordFolder:
         recording stops), or the games a kill left held (written first as it starts)."""
         if self._unwritten is not None:
             earlier, self._unwritten = self._unwritten, None
-            self.write(earlier.tables, earlier.first, earlier.last)
+            self.write(earlier.tables, earlier.first, earlier.last, earlier.streams)
 
     def close(self) -> None:
         """Give the folder up; of the rows still unwritten, those held are written at the next start and the rest
@@ -239,6 +266,21 @@ class RecordFolder:
                       f"games {held[0]} to {held[-1]} are held and written at the next start" if held
                       else "they are lost from the recording")
         os.close(self._lock)
+
+    def _write_streams(self, streams: Streams) -> None:
+        """Each market's stream file, under a hidden name and on the disk, then renamed into ``DIR/streams``."""
+        folder = self.directory / STREAMS
+        for market_id, text in streams:
+            hidden = folder / f".{market_id}.tmp"
+            try:
+                _sync(write_stream(folder, hidden.name, text))
+                os.replace(hidden, folder / market_id)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    hidden.unlink()
+                raise
+        if streams:
+            _sync(folder)
 
     def _commit(self, tables: Tables, name: str) -> None:
         """Every table's file of the part under its hidden name, on the disk, then renamed: the first rename
@@ -273,6 +315,14 @@ def _read_held(game: Path, table: str) -> pa.Table:
     return pa.ipc.open_file(pa.BufferReader((game / f"{table}.arrow").read_bytes())).read_all()
 
 
+def _read_held_streams(game: Path) -> Streams:
+    """A held game's stream files (none for a game held before the recording wrote them)."""
+    folder = game / STREAMS
+    if not folder.is_dir():
+        return ()
+    return tuple((path.name, path.read_text(encoding="utf-8")) for path in sorted(folder.iterdir()))
+
+
 def _remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
@@ -293,7 +343,7 @@ def _refused_unless(directory: Path, step: Callable[[Path], T]) -> T:
 def _take(directory: Path) -> int:
     """Make the tables' folders and ``.pending``, take the folder's lock and see that a file can be written in
     each of them: the lock's descriptor."""
-    folders = [*_folders(directory), directory / _PENDING]
+    folders = [*_folders(directory), directory / STREAMS, directory / _PENDING]
     for folder in folders:
         folder.mkdir(parents=True, exist_ok=True)
     lock = _lock(directory)
@@ -378,6 +428,8 @@ def _finish_interrupted_parts(directory: Path) -> None:
                 os.replace(hidden, folder / match[1])
             else:
                 hidden.unlink()
+    for hidden in (directory / STREAMS).glob(".*.tmp"):  # a stream file being written: written again with its part
+        hidden.unlink()
 
 
 def _sync(path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The backtest's Parquet tables, recorded by the live server as its games end (``serve --record DIR``).
+"""The backtest's Parquet tables and stream files, recorded by the live server as its games end (``serve --record
+DIR``).
 
 Every channel's stamped events feed a :class:`~exchange.tables.collector.Collector` for each game, from its
 start (a game under way when the server started is not recorded). When a game ends its rows join those
@@ -6,7 +7,10 @@ waiting; every ``every`` games or ``every_ms`` (at the first game end after it),
 the waiting rows are written as one part file per table, ``DIR/<table>.parquet/part-<first>-<last>.parquet``
 (the first and last ``game_index`` in it). A folder of part files named ``<table>.parquet`` is read as one
 table by pandas and pyarrow (``pd.read_parquet(DIR / "settlements.parquet")``), so the settlements notebook
-reads a recording as it reads a backtest. A restart carries on after the last ``game_index`` written.
+reads a recording as it reads a backtest. Each market of a game written has its Betfair stream file
+``DIR/streams/<marketId>`` (:class:`~exchange.tables.streams.StreamFeed`, as a backtest writes them), which flumine
+and betfairlightweight read as Betfair's historical files. A restart carries on after the last ``game_index``
+written.
 
 What is written is what the journal holds, whole:
 
@@ -51,9 +55,10 @@ from exchange.core.exchange import Exchange
 from exchange.core.side import Side
 from exchange.game.channels import ChannelConfig
 from exchange.game.events import GameStarted, Stamped
-from exchange.server.record_folder import INT64_MAX, RecordFolder, Tables
+from exchange.server.record_folder import INT64_MAX, RecordFolder, Streams, Tables
 from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, empty_tables
+from exchange.tables.streams import StreamFeed
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +82,11 @@ class Requested:
 
 @dataclass(frozen=True, slots=True)
 class _Ended:
-    """One ended game's rows, and the journal's word that the game is on disk."""
+    """One ended game's rows and stream files, and the journal's word that the game is on disk."""
 
     index: int
     tables: Tables
+    streams: Streams
     on_disk: asyncio.Future[None]
 
 
@@ -115,6 +121,7 @@ class Recording:
         self._executing = executing
         self._durable = durable
         self._games: dict[str, Collector] = {}  # market id -> its game's collector (a hi/lo game: both markets)
+        self._feeds: dict[str, StreamFeed] = {}  # market id -> its stream file's recording
         self._ended: list[_Ended] = []  # the games ended since the last part
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
         # the last step handed to the writer (a game to hold, a part to write): each waits for the one before
@@ -134,13 +141,14 @@ class Recording:
         except Exception as exc:
             self.stopped = f"{type(exc).__name__}: {exc}"
             self._games.clear()
+            self._feeds.clear()
             log.exception("recording: stopped at event %d of %s (%s); the games go on unrecorded, the journal "
                           "keeps every order and settlement", stamped.seq, stamped.market_id, self.stopped)
 
     def _note(self, stamped: Stamped) -> None:
         event = stamped.event
         if type(event) is GameStarted:
-            self._start(event)
+            self._start(event, stamped.at_ms)
         if stamped.market_id is None:  # a game is always stamped with its market: this is a refusal naming none
             if type(event) is OrderRejected:
                 self._refused_without_market(event)
@@ -149,17 +157,19 @@ class Recording:
         if collector is None:
             return
         collector(stamped)
+        self._feeds[stamped.market_id].on_event(stamped)
         if collector.ended:
             self._end(collector)
 
-    def _start(self, started: GameStarted) -> None:
+    def _start(self, started: GameStarted, at_ms: int) -> None:
         config = self._configs[started.channel]
         market_ids = config.market_ids(started.game_number)
         # numbered when it ends (renumber): the recording's games are counted in the order they end
         collector = Collector(-1, market_ids, (), session=0, balance=self._balance, asked=self._asked,
                               min_stake=config.min_stake)
-        for market_id in market_ids:
+        for market_id, kind in zip(market_ids, config.markets, strict=True):
             self._games[market_id] = collector
+            self._feeds[market_id] = StreamFeed(self._clock, market_id, config, at_ms, kind)
 
     def _refused_without_market(self, rejection: OrderRejected) -> None:
         """A refused cancel or replace names only the bet id it was given: its row goes to the game whose market
@@ -199,12 +209,13 @@ class Recording:
         part with the journal's promise that the game is on disk."""
         for market_id in collector.market_ids:
             del self._games[market_id]
+        streams = tuple((market_id, self._feeds.pop(market_id).text()) for market_id in collector.market_ids)
         index = self.next_index
         collector.renumber(index, session=0, session_game=index)
         rows = empty_tables()
         collector.write(rows)
         tables = {name: table.to_arrow() for name, table in rows.items()}
-        game = _Ended(index, tables, _on_disk(self._durable))
+        game = _Ended(index, tables, streams, _on_disk(self._durable))
         self._ended.append(game)
         self._last_step = asyncio.ensure_future(self._hold(game, self._last_step))
         self.next_index += 1
@@ -225,7 +236,8 @@ class Recording:
         start after a kill writes them."""
         await asyncio.wait((previous, game.on_disk))  # a journal failure: the part leaving the game out says it
         if _journal_failure(game) is None and not self._write_fault:
-            await self._on_writer(f"game {game.index} was not held", self._folder.hold, game.index, game.tables)
+            await self._on_writer(f"game {game.index} was not held", self._folder.hold, game.index, game.tables,
+                                  game.streams)
 
     async def _write_part(self, games: list[_Ended], previous: asyncio.Future[None]) -> None:
         """Write the games the journal holds, after the games before them are held or written; the games after a
@@ -243,7 +255,8 @@ class Recording:
     def _write(self, games: list[_Ended]) -> None:
         """The part of ``games`` (on the writer thread)."""
         tables = {name: pa.concat_tables([game.tables[name] for game in games]) for name in TABLES}
-        self._folder.write(tables, games[0].index, games[-1].index)
+        streams = tuple(stream for game in games for stream in game.streams)
+        self._folder.write(tables, games[0].index, games[-1].index, streams)
 
     async def _on_writer(self, failed: str, step: Callable[..., None], *args: object) -> None:
         """``step(*args)`` on the recording's writer thread. A fault of the recording's (not the disk's: the folder

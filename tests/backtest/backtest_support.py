@@ -62,6 +62,15 @@ def assert_same_outputs(a: Path, b: Path) -> None:
         assert (a / "streams" / name).read_bytes() == (b / "streams" / name).read_bytes(), name
 
 
+def market_books(path: Path) -> list[Any]:
+    """The market books betfairlightweight's historical stream rebuilds from the stream file at ``path``."""
+    betfairlightweight = pytest.importorskip("betfairlightweight")
+    trading = betfairlightweight.APIClient("username", "password", app_key="app-key")
+    listener = betfairlightweight.StreamListener(max_latency=None)
+    stream = trading.streaming.create_historical_generator_stream(file_path=str(path), listener=listener)
+    return [book for books in stream.get_generator()() for book in books]
+
+
 def flumine_replay(files: list[str], back: dict[str, int]) -> tuple[int, dict[str, list[tuple[Any, ...]]]]:
     """Run a flumine ``FlumineSimulation`` over stream files, backing hand ``back[market]`` at the first price.
 

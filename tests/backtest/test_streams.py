@@ -11,7 +11,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,15 +20,7 @@ from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.betfair.stream import EVENT_TYPE_ID
 from exchange.tables.outputs import TableWriter
-from tests.backtest.backtest_support import Run, flumine_replay, small_config
-
-
-def market_books(path: Path) -> list[Any]:
-    betfairlightweight = pytest.importorskip("betfairlightweight")
-    trading = betfairlightweight.APIClient("username", "password", app_key="app-key")
-    listener = betfairlightweight.StreamListener(max_latency=None)
-    stream = trading.streaming.create_historical_generator_stream(file_path=str(path), listener=listener)
-    return [book for books in stream.get_generator()() for book in books]
+from tests.backtest.backtest_support import Run, flumine_replay, market_books, small_config
 
 
 def test_every_line_is_an_mcm_with_clk_pt_and_a_full_first_image(small_run: Run) -> None:

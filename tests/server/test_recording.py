@@ -164,11 +164,21 @@ def _part_name_taken(record: Path, table: str = "games") -> Callable[[], None]:
     return lambda: shutil.rmtree(taken)
 
 
+def _stream_name_taken(record: Path) -> Callable[[], None]:
+    """A folder holding something where the first game's stream file goes: the part is not committed."""
+    taken = record / "streams" / "holdem.0"
+    (taken / "x").mkdir(parents=True)
+    return lambda: shutil.rmtree(taken)
+
+
 def hidden_files(record: Path) -> list[str]:
-    return [p.name for name in TABLES for p in (record / TABLES[name].file_name).iterdir() if p.name.startswith(".")]
+    """The files of a part (or a stream file) being written, left behind."""
+    folders = [*(record / TABLES[name].file_name for name in TABLES), record / "streams"]
+    return [p.name for folder in folders for p in folder.iterdir() if p.name.startswith(".")]
 
 
-@pytest.mark.parametrize("obstacle", [_fills_folder_a_file, _part_name_taken], ids=["write", "first-rename"])
+@pytest.mark.parametrize("obstacle", [_fills_folder_a_file, _part_name_taken, _stream_name_taken],
+                         ids=["write", "first-rename", "stream-file"])
 async def test_a_part_that_cannot_be_written_is_tried_again_with_the_next_one(
     tmp_path: Path, clock: VirtualClock, caplog: pytest.LogCaptureFixture,
     obstacle: Callable[[Path], Callable[[], None]],
@@ -194,6 +204,7 @@ async def test_a_part_that_cannot_be_written_is_tried_again_with_the_next_one(
     games = read_tables(record, ["games"])["games"].to_pandas()
     assert list(games.game_index) == [0, 1] and list(games.market_id) == ["holdem.0", "holdem.1"]
     assert hidden_files(record) == []
+    assert sorted(p.name for p in (record / "streams").iterdir()) == ["holdem.0", "holdem.1"]
 
 
 async def test_a_part_that_could_not_be_written_is_tried_once_more_at_the_stop(
@@ -276,6 +287,10 @@ def test_a_folder_that_cannot_take_a_recording_is_refused(tmp_path: Path) -> Non
     (tmp_path / "other" / "orders.parquet").write_bytes(b"PAR1")  # was taken for a folder at the server's start
     with pytest.raises(RecordingRefused, match=r"\(orders.parquet is a file\)"):
         next_game_index(tmp_path / "other")
+    (tmp_path / "streams-a-file").mkdir()
+    (tmp_path / "streams-a-file" / "streams").write_text("not a folder")
+    with pytest.raises(RecordingRefused, match="streams is in the way of the stream files' folder"):
+        next_game_index(tmp_path / "streams-a-file")
 
 
 @pytest.mark.parametrize(

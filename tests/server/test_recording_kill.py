@@ -24,9 +24,11 @@ from exchange.server import keys
 from exchange.server.record_folder import RecordFolder, check_folder
 from exchange.server.recording import Recording
 from exchange.tables.outputs import TABLES, empty_tables, read_tables
+from tests.backtest.backtest_support import market_books
 from tests.server.helpers import serving, wait_until
 from tests.server.serverproc import ServerProcess
 from tests.server.test_recording import CHANNELS_RUN, GAME_MS, hidden_files, parts, play_games, trade
+from tests.server.test_recording_streams import stream_files
 
 PENDING = ".pending"
 
@@ -79,6 +81,7 @@ async def test_a_start_after_a_kill_writes_the_games_held(tmp_path: Path, clock:
         await client.app[keys.RECORDING].written()
         assert held(record) == [f"{index:09d}" for index in range(4)]
         assert all(parts(record, name) == [] for name in TABLES)  # no part yet: a kill lost all four before
+        assert stream_files(record) == {}  # held with their games' rows, written with their part
         shutil.copytree(record, killed)  # what a SIGKILL leaves
     assert held(record) == []  # the stop wrote them as a part: nothing is held any more
     clock = VirtualClock(start_ms=clock.now() + 10 * GAME_MS)
@@ -93,6 +96,7 @@ async def test_a_start_after_a_kill_writes_the_games_held(tmp_path: Path, clock:
     written = rows(killed, range(4))
     assert written == rows(record, range(4))  # as the clean stop wrote them
     assert len(written["games"]) == 4 and written["settlements"] and written["equities"]
+    assert stream_files(killed) == stream_files(record) and len(stream_files(killed)) == 6  # a hi/lo game has two
     assert {fill["market_id"] for fill in written["fills"]} == {"holdem.0", "omaha-hilo.0-low"}  # alice's and bob's
 
 
@@ -292,3 +296,9 @@ def test_a_killed_server_loses_no_game_the_exchange_settled(tmp_path: Path) -> N
     settlements = read_tables(record, ["settlements"])["settlements"].to_pandas()
     for market_id, rows in settlements.groupby("market_id"):
         assert rows.net_profit.sum() + rows.commission_received.sum() + rows.rounding_received.sum() == 0, market_id
+    # every game recorded has its stream file, and the house's trading is in it
+    assert set(stream_files(record)) == recorded
+    fills = read_tables(record, ["fills"])["fills"].to_pandas()
+    for market_id, traded in fills[~fills.voided].groupby("market_id")["size"].sum().items():
+        closed = market_books(record / "streams" / market_id)[-1]
+        assert closed.status == "CLOSED" and round(closed.total_matched * 100) == traded, market_id
