@@ -117,7 +117,7 @@ def test_a_bad_option_is_one_line_and_status_2(
         (["accounts", "--db", "folder", "list"], "cannot use the database folder: it is a directory"),
         (["accounts", "--db", "folder", "add", "bob", "--password", "p"], "cannot use the database folder"),
         (["replay", "folder", "--speed", "1000000"], "--speed: must be a number from 0.1 to 100, not 1000000"),
-        (["replay", "folder"], "is not a backtest output folder"),
+        (["replay", "folder"], "is not a backtest's output or a server's recording"),
         (["backtest", "--strategy", "no_such_module_here:Mine", "--seed", "1", "--games", "1", "--out", "o"],
          "no_such_module_here"),
         (["backtest", "--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1", "--games", "1",

@@ -56,7 +56,7 @@ class RecordedGame:
     """One game of the backtest: its deal (the public cards after each reveal), status and recorded markets."""
 
     market_id: str
-    game_index: int
+    game_number: int
     channel: ChannelConfig
     start_ms: int
     status: str
@@ -193,7 +193,7 @@ def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:
         "channel": {"id": cfg.name, "name": f"{cfg.title} (replay)", "variant": cfg.variant, "status": "RUNNING"},
         "game": {
             "id": game.market_id,
-            "gameNumber": game.game_index,
+            "gameNumber": game.game_number,
             "round": int(window.round),
             "roundName": cfg.layout.windows[window.round - 1],
             "bettingWindowTime": cfg.betting_window_ms // 1000,
@@ -226,16 +226,19 @@ def _cards(public: PublicCards, hand: int, seat_cards: int) -> JsonDict:
 # --- reading a folder ----------------------------------------------------------------------------------------------
 
 
-def load_timeline(directory: Path, account: str | None = None) -> Timeline:
-    """Read a backtest's output folder (``exchange-poker backtest --out DIR``) as a :class:`Timeline`."""
-    folder = read_folder(directory, account)
+def load_timeline(directory: Path, account: str | None = None, channel: str | None = None) -> Timeline:
+    """Read a backtest's output folder (``exchange-poker backtest --out DIR``), or a live server's recording
+    (``serve --record DIR``), as a :class:`Timeline` of ``channel``'s games with ``account``'s bets (see
+    :func:`~exchange.backtest.replay_files.read_folder`)."""
+    folder = read_folder(directory, account, channel)
     games = []
     for row in folder.games:
         config = folder.channel(row)
+        number = folder.game_number(row)
         markets = tuple(folder.market(row, market_id, kind)
-                        for market_id, kind in zip(config.market_ids(row["game_index"]), config.markets, strict=True))
+                        for market_id, kind in zip(config.market_ids(number), config.markets, strict=True))
         games.append(RecordedGame(
-            market_id=row["market_id"], game_index=row["game_index"], channel=config, start_ms=row["start_ms"],
+            market_id=row["market_id"], game_number=number, channel=config, start_ms=row["start_ms"],
             status=row["status"], stages=folder.stages(row), markets=markets,
             settlements=[s for m in markets if (s := folder.settlement(m.market_id)) is not None],
             exposures=folder.exposures(row),

@@ -1,5 +1,9 @@
 """Reading a backtest's output folder for the replay: its tables, grouped by market, and its stream recordings.
 
+A live server's recording (``serve --record DIR``) is read the same way: its tables are folders of part files
+(pyarrow reads each as one table), its games may be of several channels (one is replayed: ``channel``), and
+whose bets are shown is any account's (``account``; a backtest's strategy account by default).
+
 A folder written before ``equities.parquet`` existed is read without equities;
 one written before hi/lo games recorded their Low market's stream shows that
 market without prices; one written before fills recorded when the exchange
@@ -23,7 +27,7 @@ from exchange.backtest.replay_deal import RecordedDealError, recorded_stages
 from exchange.backtest.replay_market import PublishedEquity, RecordedMarket
 from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.betfair import apiformat
-from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel
+from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel, parse_market_id
 from exchange.game.deal import PublicCards
 from exchange.game.layouts import MarketKind
 
@@ -58,10 +62,14 @@ class Folder:
     irregularities: dict[str, list[JsonDict]] = field(default_factory=dict)
 
     def channel(self, row: JsonDict) -> ChannelConfig:
+        """The channel of the game of ``row``, with the windows it was played with (a server's may be shorter than
+        the channel's; a folder written before they were recorded has the channel's)."""
         try:
-            return get_channel(row["channel"])
+            config = get_channel(row["channel"])
         except UnknownChannel as exc:
             raise ReplayError(f"{row['market_id']}: {exc.args[0]}") from None
+        betting = row.get("betting_window_ms")
+        return config if not betting else config.with_times(betting, row.get("playing_window_ms"))
 
     def stages(self, row: JsonDict) -> tuple[PublicCards, ...]:
         """The game's public cards after each reveal (a voided game whose cards cannot be dealt again: none)."""
@@ -72,6 +80,14 @@ class Folder:
             if row["status"] == "VOID":
                 return (PublicCards(hands=(None,) * config.hands),)
             raise ReplayError(str(exc)) from None
+
+    def game_number(self, row: JsonDict) -> int:
+        """The number the game of ``row`` was dealt as, its market id's (a backtest's ``game_index``; a recording's
+        ``game_index`` counts the games recorded)."""
+        parsed = parse_market_id(row["market_id"])
+        if parsed is None:
+            raise ReplayError(f"{row['market_id']!r} is not a game's market id (channel.number)")
+        return parsed[1]
 
     def market(self, row: JsonDict, market_id: str, kind: MarketKind) -> RecordedMarket:
         """One market of the game of ``row``: its recording, its result, its equities and the strategy's orders."""
@@ -100,14 +116,16 @@ class Folder:
                 "commission": apiformat.money(row["commission"])}
 
 
-def read_folder(directory: Path, account: str | None = None) -> Folder:
-    """Read what the replay needs of ``directory``; :class:`ReplayError` saying what is missing if it is not a
-    backtest's output."""
+def read_folder(directory: Path, account: str | None = None, channel: str | None = None) -> Folder:
+    """Read what the replay needs of ``directory``, the games of ``channel`` (may be left out when the folder holds
+    one channel's) and ``account``'s bets; :class:`ReplayError` saying what is missing if it is not a backtest's
+    output or a server's recording, or naming the channels it holds."""
     mine = account or STRATEGY_ACCOUNT
     for name in REQUIRED:
-        if not (directory / name).is_file():
-            raise ReplayError(f"{directory} is not a backtest output folder: {name} is missing "
-                              "(write one with 'exchange-poker backtest --out DIR')")
+        if not (directory / name).exists():
+            raise ReplayError(f"{directory} is not a backtest's output or a server's recording: {name} is missing "
+                              "(write one with 'exchange-poker backtest --out DIR' or 'exchange-poker serve --record "
+                              "DIR')")
     if not (directory / "streams").is_dir():
         raise ReplayError(f"{directory}/streams is missing: the backtest was run with --no-streams, and the replay "
                           "needs the recorded markets")
@@ -115,14 +133,28 @@ def read_folder(directory: Path, account: str | None = None) -> Folder:
     irregularities = directory / "irregularities.parquet"
     return Folder(
         directory=directory,
-        games=pq.read_table(directory / "games.parquet").to_pylist(),
+        games=_games_of(pq.read_table(directory / "games.parquet").to_pylist(), channel),
         orders=_rows_by_market(directory / "orders.parquet", lambda r: r["account"] == mine and not r["error_code"]),
         fills=_rows_by_market(directory / "fills.parquet",
                               lambda r: mine in (r["back_account"], r["lay_account"]) and _when_known(r)),
         settled=_rows_by_market(directory / "settlements.parquet", lambda r: r["account"] == mine),
-        equities=_rows_by_market(equities, lambda r: True) if equities.is_file() else {},
-        irregularities=_rows_by_market(irregularities, lambda r: True) if irregularities.is_file() else {},
+        equities=_rows_by_market(equities, lambda r: True) if equities.exists() else {},
+        irregularities=_rows_by_market(irregularities, lambda r: True) if irregularities.exists() else {},
     )
+
+
+def _games_of(games: list[JsonDict], channel: str | None) -> list[JsonDict]:
+    """The games of ``channel``, or of the one channel the folder holds (a server records several)."""
+    held = sorted({row["channel"] for row in games})
+    if channel is None:
+        if len(held) > 1:
+            raise ReplayError(f"the folder holds games of {len(held)} channels ({', '.join(held)}): choose one "
+                              "with --channel")
+        return games
+    if channel not in held:
+        raise ReplayError(f"the folder holds no game of channel {channel!r}; it holds "
+                          f"{', '.join(held) or 'no game yet'}")
+    return [row for row in games if row["channel"] == channel]
 
 
 def _cards(text: str | None) -> tuple[str, ...]:

@@ -3,10 +3,15 @@
     exchange-poker backtest --strategy scripts/value_backer.py:ValueBacker --games 20 --seed 1 --out out/value
     exchange-poker replay out/value
 
-DIR is a backtest's ``--out`` folder (its Parquet files and ``streams/``).
+DIR is a backtest's ``--out`` folder (its Parquet files and ``streams/``), or a live server's recording
+(``serve --record DIR``): then ``--account`` names whose bets to show, and ``--channel`` which channel's games
+when it recorded several.
+
+    exchange-poker replay out/live --account demo --channel omaha-hilo
+
 The page at the printed address shows each game as the live table shows it
 (cards turned in their windows, the equities the game published, the recorded prices), with the
-strategy's bets, fills, "if it wins" P&L and results.
+strategy's (or the account's) bets, fills, "if it wins" P&L and results.
 """
 
 from __future__ import annotations
@@ -19,15 +24,21 @@ from aiohttp import web
 from engine.wording import counted
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
+from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.cli.options import fail, http_url, number_from_to, one_line_errors, port
 
 LOOPBACK = "127.0.0.1"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("replay", help="watch a backtest's games on the trading page",
+    parser = subparsers.add_parser("replay", help="watch a backtest's (or a recording's) games on the trading page",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dir", type=Path, metavar="DIR", help="a backtest's output folder (backtest --out)")
+    parser.add_argument("dir", type=Path, metavar="DIR",
+                        help="a backtest's output folder (backtest --out), or a server's recording (serve --record)")
+    parser.add_argument("--account", default=None, metavar="NAME",
+                        help=f"whose bets to show (default {STRATEGY_ACCOUNT}, a backtest's strategy)")
+    parser.add_argument("--channel", default=None, metavar="NAME",
+                        help="the channel whose games to show (needed when DIR holds several: a server's recording)")
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--speed", type=number_from_to(MIN_SPEED, MAX_SPEED), default=1.0,
@@ -41,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.dir.exists():
         fail(f"{args.dir}: no such folder; give a backtest's output folder (its --out)")
     try:
-        timeline = load_timeline(args.dir)
+        timeline = load_timeline(args.dir, args.account, args.channel)
     except (ReplayError, OSError, ValueError) as exc:
         fail(str(exc))
     app = create_replay_app(timeline)

@@ -186,6 +186,8 @@ class Collector:
             low_early=None if low is None else low.early,
             low_total_matched=None if low is None else low.total_matched,
             **_draw_columns(g),
+            betting_window_ms=g.betting_window_ms,
+            playing_window_ms=g.playing_window_ms,
         )
 
     def _write_orders(self, table: Table, g: MarketRecord) -> None:

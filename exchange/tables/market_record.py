@@ -92,6 +92,9 @@ class MarketRecord:
     channel: str = ""
     variant: str = ""
     start_ms: int = 0
+    #: The game's betting and playing windows (ms; a server's may differ from its channel's defaults).
+    betting_window_ms: int = 0
+    playing_window_ms: int | None = None
     hands: tuple[str | None, ...] = (None,) * MAX_HANDS
     board: str = ""
     winners: tuple[int, ...] = ()
@@ -141,6 +144,8 @@ class IrregularityRecord:
 
 def _started(g: MarketRecord, s: Stamped, e: GameStarted) -> None:
     g.channel, g.variant, g.start_ms = e.channel, e.variant, s.at_ms
+    g.betting_window_ms = e.windows[0].length_ms
+    g.playing_window_ms = e.windows[1].opens_ms - e.windows[0].closes_ms if len(e.windows) > 1 else None
     g.hands = (None,) * e.hands
 
 

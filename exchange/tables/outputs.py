@@ -56,7 +56,7 @@ runs of the same backtest write identical files.
 ...          start_ms=0, hand_1="As Ks", hand_2="Qd Qc", hand_3="7h 6h", hand_4="2c 2d", board="Ah 7c 2s 9d 3h",
 ...          winners="1", n_winners=1, dead_heat=False, early=False, status="SETTLED", min_stake=200,
 ...          total_matched=0, low_market_id=None, low_winners=None, low_dead_heat=None, low_early=None,
-...          low_total_matched=None,
+...          low_total_matched=None, betting_window_ms=30_000, playing_window_ms=5_000,
 ...          **{f"{c}_{i}": None for c in ("dealt", "discarded", "drawn") for i in range(1, 5)})
 >>> merge([t, t]).num_rows
 2
@@ -128,6 +128,8 @@ GAMES = _spec(
     ("low_early", pa.bool_()),
     ("low_total_matched", pa.int64()),
     *((f"{what}_{hand}", pa.string()) for what in ("dealt", "discarded", "drawn") for hand in range(1, 5)),
+    ("betting_window_ms", pa.int64()),
+    ("playing_window_ms", pa.int64()),
 )
 
 ORDERS = _spec(

@@ -178,9 +178,9 @@ def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: 
     from exchange.cli import main
 
     assert main(["replay", str(tmp_path)]) == 2
-    assert capsys.readouterr().err == (f"exchange-poker: error: {tmp_path} is not a backtest output folder: "
-                                       "games.parquet is missing "
-                                       "(write one with 'exchange-poker backtest --out DIR')\n")
+    assert capsys.readouterr().err == (f"exchange-poker: error: {tmp_path} is not a backtest's output or a server's "
+                                       "recording: games.parquet is missing (write one with 'exchange-poker backtest "
+                                       "--out DIR' or 'exchange-poker serve --record DIR')\n")
     assert main(["replay", str(tmp_path), "--speed", "0"]) == 2
     assert "--speed: must be a number from 0.1 to 100, not 0" in capsys.readouterr().err
 

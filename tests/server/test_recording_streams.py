@@ -1,8 +1,9 @@
-"""``serve --record DIR`` writes each recorded market's Betfair stream file, ``DIR/streams/<marketId>``.
+"""``serve --record DIR`` writes each recorded market's Betfair stream file, ``DIR/streams/<marketId>``, and
+``exchange-poker replay`` shows a recording as it shows a backtest.
 
 As a backtest's folder has them: betfairlightweight rebuilds each market from its file as the tables say it
-ended, the file of a game appears with its part (not while the game is held, nor while it is played), and
-files that cannot be written are tried again with the next part.
+ended, and the file of a game appears with its part (not while the game is held, nor while it is played; the
+tests of holding and of failed parts are in ``test_recording_kill.py`` and ``test_recording.py``).
 """
 
 from __future__ import annotations
@@ -11,11 +12,16 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
+from exchange.backtest.replay import ReplayError, game_snapshot, load_timeline
+from exchange.cli import main
 from exchange.clock import VirtualClock
+from exchange.game.channels import CHANNELS
 from exchange.server import keys
 from exchange.tables.outputs import read_tables
 from tests.backtest.backtest_support import market_books
-from tests.server.helpers import serving
+from tests.server.helpers import PLAYING_MS, WINDOW_MS, serving
 from tests.server.test_recording import CHANNELS_RUN, play_games, trade
 
 
@@ -55,3 +61,38 @@ async def test_each_market_written_has_a_stream_file_that_rebuilds_it(tmp_path: 
             for runner in books[-1].runners:
                 assert runner.status == ("WINNER" if runner.selection_id in won else "LOSER"), market_id
                 assert round(runner.total_matched * 100) == traded.get((market_id, runner.selection_id), 0)
+
+
+async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
+    tmp_path: Path, clock: VirtualClock, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``exchange-poker replay DIR --account NAME --channel NAME`` on a recording: the games of one channel, dealt as
+    numbered live, on the windows the server played (the tests' short ones, not the channel's), with the account's
+    bets as the exchange matched and settled them."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, channels=CHANNELS_RUN, equities=None,
+                       record_dir=str(record)) as client:
+        await trade(client, 0)
+        play_games(clock, 2)
+        exchange = client.app[keys.SERVICE].exchange
+        result = exchange.market_result("alice", "omaha-hilo.0-low")
+    assert main(["replay", str(record), "--account", "alice"]) == 2
+    assert capsys.readouterr().err == ("exchange-poker: error: the folder holds games of 2 channels (holdem, "
+                                       "omaha-hilo): choose one with --channel\n")
+    with pytest.raises(ReplayError, match="holds no game of channel 'stud7'; it holds holdem, omaha-hilo"):
+        load_timeline(record, "alice", "stud7")
+
+    timeline = load_timeline(record, "alice", "omaha-hilo")
+    assert [(g.market_id, g.game_number) for g in timeline.games] == [("omaha-hilo.0", 0), ("omaha-hilo.1", 1)]
+    first = timeline.games[0]
+    assert [w.length_ms for w in first.windows] == [WINDOW_MS] * CHANNELS["omaha-hilo"].windows
+    assert first.windows[1].opens_ms - first.windows[0].closes_ms == PLAYING_MS
+    assert first.closed_ms is not None and first.start_ms < first.closed_ms <= first.end_ms
+    assert [len(m.stream) > 2 for m in first.markets] == [True, True]  # High and Low, each from its own file
+    orders = game_snapshot(first, first.end_ms)["game"]["orders"]
+    assert [(o["marketId"], o["selectionId"], o["side"], o["sizeMatched"]) for o in orders] == [
+        ("omaha-hilo.0-low", 2, "BACK", 10.0)]
+    (settled,) = timeline.settled_before(timeline.length_ms)
+    assert settled["marketId"] == "omaha-hilo.0-low"
+    assert round(settled["profit"] * 100) == result.profit - result.commission
+    assert game_snapshot(timeline.games[1], timeline.games[1].end_ms)["game"]["orders"] == []
