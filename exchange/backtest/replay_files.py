@@ -30,6 +30,7 @@ from exchange.betfair import apiformat
 from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel, parse_market_id
 from exchange.game.deal import PublicCards
 from exchange.game.layouts import MarketKind
+from exchange.tables.outputs import TABLES
 
 JsonDict = dict[str, Any]
 REQUIRED = ("games.parquet", "orders.parquet", "fills.parquet", "settlements.parquet")
@@ -133,7 +134,10 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
     irregularities = directory / "irregularities.parquet"
     return Folder(
         directory=directory,
-        games=_games_of(pq.read_table(directory / "games.parquet").to_pylist(), channel),
+        # as today's table: a recording's parts written before a column existed read it as null (without the
+        # schema, a part without it read first would leave the column out of every part)
+        games=_games_of(pq.read_table(directory / "games.parquet", schema=TABLES["games"].schema).to_pylist(),
+                        channel),
         orders=_rows_by_market(directory / "orders.parquet", lambda r: r["account"] == mine and not r["error_code"]),
         fills=_rows_by_market(directory / "fills.parquet",
                               lambda r: mine in (r["back_account"], r["lay_account"]) and _when_known(r)),

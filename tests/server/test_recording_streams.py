@@ -12,6 +12,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 
 from exchange.backtest.replay import ReplayError, game_snapshot, load_timeline
@@ -96,3 +98,15 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
     assert settled["marketId"] == "omaha-hilo.0-low"
     assert round(settled["profit"] * 100) == result.profit - result.commission
     assert game_snapshot(timeline.games[1], timeline.games[1].end_ms)["game"]["orders"] == []
+
+    # a recording begun by an older version: its first part has no window columns, the next part has them
+    (part,) = (record / "games.parquet").iterdir()
+    games = pq.read_table(part)
+    older = games.filter(pc.less(games["game_index"], 2)).drop_columns(["betting_window_ms", "playing_window_ms"])
+    pq.write_table(older, part.with_name("part-000000000-000000001.parquet"))
+    pq.write_table(games.filter(pc.greater_equal(games["game_index"], 2)),
+                   part.with_name("part-000000002-000000003.parquet"))
+    part.unlink()
+    older_game, newer_game = load_timeline(record, "alice", "omaha-hilo").games
+    assert older_game.windows[0].length_ms == CHANNELS["omaha-hilo"].betting_window_ms  # the channel's
+    assert newer_game.windows[0].length_ms == WINDOW_MS
