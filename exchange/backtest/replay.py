@@ -108,11 +108,12 @@ class RecordedGame:
 
 
 class Timeline:
-    """Every game of a backtest folder, by start time."""
+    """Every game of a backtest folder, by start time; ``account``: whose bets it shows (None: the strategy's)."""
 
-    def __init__(self, games: Sequence[RecordedGame]) -> None:
+    def __init__(self, games: Sequence[RecordedGame], account: str | None = None) -> None:
         if not games:
             raise ReplayError("the backtest has no games to replay")
+        self.account = account
         self.games = sorted(games, key=lambda g: g.start_ms)
         self._starts = [g.start_ms for g in self.games]
         self.channel = self.games[0].channel
@@ -243,7 +244,7 @@ def load_timeline(directory: Path, account: str | None = None, channel: str | No
             settlements=[s for m in markets if (s := folder.settlement(m.market_id)) is not None],
             exposures=folder.exposures(row),
         ))
-    return Timeline(games)
+    return Timeline(games, account)
 
 
 __all__ = ["NOT_AVAILABLE", "RecordedGame", "ReplayError", "Timeline", "game_snapshot", "load_timeline"]

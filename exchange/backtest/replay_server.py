@@ -94,7 +94,7 @@ class Player:
         place = self.timeline.place_at(position)
         return {"playing": self.clock.playing, "speed": self.clock.speed, "positionMs": position,
                 "lengthMs": self.timeline.length_ms,
-                "position": f"game {place + 1} of {len(self.timeline.games)}"}
+                "position": f"game {place + 1} of {len(self.timeline.games)}", "account": self.timeline.account}
 
     def channels_message(self) -> JsonDict:
         entry = self.timeline.channel_entry()

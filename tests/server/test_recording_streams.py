@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from exchange.backtest.replay import ReplayError, game_snapshot, load_timeline
+from exchange.backtest.replay_server import PLAYER, create_replay_app
 from exchange.cli import main
 from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
@@ -98,6 +99,7 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
     assert settled["marketId"] == "omaha-hilo.0-low"
     assert round(settled["profit"] * 100) == result.profit - result.commission
     assert game_snapshot(timeline.games[1], timeline.games[1].end_ms)["game"]["orders"] == []
+    assert create_replay_app(timeline)[PLAYER].state()["account"] == "alice"  # the page says whose bets they are
 
     # a recording begun by an older version: its first part has no window columns, the next part has them
     (part,) = (record / "games.parquet").iterdir()
