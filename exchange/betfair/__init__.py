@@ -2,5 +2,7 @@
 
 * :mod:`~exchange.betfair.apiformat` — API-NG JSON shapes (orders, books, funds);
 * :mod:`~exchange.betfair.stream` — Exchange Stream messages (``mcm``) and the recordings the
-  backtester writes and flumine replays.
+  backtester and the server's ``--record`` write and flumine replays;
+* :mod:`~exchange.betfair.projection` — a market's public book folded from the core's events, what the
+  recordings show.
 """

@@ -3,7 +3,8 @@
 * :mod:`exchange.tables.outputs` — the six tables' schemas (games, orders, fills, settlements, equities,
   irregularities), columnar accumulation, merging, writing and reading;
 * :mod:`exchange.tables.collector` — one game's rows, projected from its channel's stamped events;
-* :mod:`exchange.tables.market_record` — what a market's rows are made from, folded event by event.
+* :mod:`exchange.tables.market_record` — what a market's rows are made from, folded event by event;
+* :mod:`exchange.tables.streams` — each market's Betfair stream file, recorded from the same events.
 
 Both drivers write them: the backtester (:mod:`exchange.backtest`) one file per table for a whole run, the
 server (:mod:`exchange.server.recording`) a part file per table every few games, as they end.
