@@ -23,7 +23,9 @@ class StreamFeed:
     The book comes from :class:`~exchange.betfair.projection.BookProjection`, a
     fold over the market's events, not from the exchange's internals. ``kind``: which
     of the game's markets it is (default: the main one), for its runners and its name;
-    ``start``: when the game started (ms on ``clock``).
+    ``start``: when the game started (ms since the epoch, as the events are stamped). ``clock`` only
+    schedules the recording of an instant once its events are in (at the next turn of the clock); each
+    message's ``pt`` is the time its events were stamped with, as a server's monotonic clock is no date.
     """
 
     def __init__(self, clock: Clock, market_id: str, config: ChannelConfig, start: int,
@@ -38,11 +40,14 @@ class StreamFeed:
         self._clock = clock
         self.market_id = market_id
         self._pending: Timer | None = None
+        self._at_ms = start
 
     def on_event(self, stamped: Stamped) -> None:
+        """Fold one event of the channel into the book (another market's is passed over)."""
         if stamped.market_id != self.market_id:
             return
         self.book.apply(stamped.event)
+        self._at_ms = stamped.at_ms
         if self._pending is None:
             self._pending = self._clock.call_later(0, self._flush)
 
@@ -55,4 +60,4 @@ class StreamFeed:
 
     def _flush(self) -> None:
         self._pending = None
-        self.recorder.update(self.book.snapshot(), self._clock.now())
+        self.recorder.update(self.book.snapshot(), self._at_ms)

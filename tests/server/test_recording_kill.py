@@ -8,6 +8,7 @@ SIGKILLs a real server process with house bots trading.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -296,8 +297,14 @@ def test_a_killed_server_loses_no_game_the_exchange_settled(tmp_path: Path) -> N
     settlements = read_tables(record, ["settlements"])["settlements"].to_pandas()
     for market_id, rows in settlements.groupby("market_id"):
         assert rows.net_profit.sum() + rows.commission_received.sum() + rows.rounding_received.sum() == 0, market_id
-    # every game recorded has its stream file, and the house's trading is in it
+    # every game recorded has its stream file, stamped with the date the game was played, with the house's trading
     assert set(stream_files(record)) == recorded
+    for game in games.itertuples():
+        published = [json.loads(line)["pt"] for line in stream_files(record)[game.market_id].splitlines()]
+        assert published == sorted(published), game.market_id
+        # the first message groups the events of the game's start (a loop turn: their stamps a millisecond apart)
+        assert 0 <= published[0] - game.start_ms < 1000, game.market_id
+        assert published[-1] - game.start_ms < 60_000, game.market_id  # a game of 1 s windows, not a clock since boot
     fills = read_tables(record, ["fills"])["fills"].to_pandas()
     for market_id, traded in fills[~fills.voided].groupby("market_id")["size"].sum().items():
         closed = market_books(record / "streams" / market_id)[-1]
