@@ -13,8 +13,11 @@ whole and consistent:
   start, and hidden files of an uncommitted part are removed;
 * **a game's stream files before its rows**: the stream files of a part's games are written (each under a hidden
   name, flushed to the disk, renamed) before the part is committed, so every game in the tables has its markets'
-  recordings (a game whose part could not be written yet may have them already: they are written again, the same,
-  with its part);
+  recordings (but one held by a version that recorded none). A game whose part could not be written may have them
+  already: they are written again, the same, with its part, and removed if its rows are given up (lost at the stop,
+  or held and not written by a start, below); a start also removes the stream files of games this exchange has not
+  dealt (a kill between them and their part, then a journal that lost the game). A part's stream files are written
+  under hidden names first (``.<marketId>.tmp``), which readers listing the folder skip as they skip dot-files;
 * **the games the journal holds, even after a kill**: each game's rows are held in ``DIR/.pending/<index>/`` (one
   Arrow file per table and its stream files, flushed to the disk, the folder renamed into place) once the journal
   has its records and until its part is written; a recording started after a kill takes the games held there and
@@ -40,7 +43,7 @@ import logging
 import os
 import re
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -223,7 +226,7 @@ class RecordFolder:
         run = list(itertools.takewhile(held.__contains__, itertools.count(self.next_index)))
         for stray in sorted(held.difference(run)):
             log.error("recording: game %d was held but the game before it was not: removed", stray)
-            _remove(pending / f"{stray:09d}")
+            self._drop_held(pending / f"{stray:09d}")
         games: list[Tables] = []
         streams: Streams = ()
         for index in run:
@@ -236,7 +239,7 @@ class RecordFolder:
             if undealt is not None:
                 log.error("recording: held games %d to %d removed (game %d: %s)", index, run[-1], index, undealt)
                 for later in run[len(games):]:
-                    _remove(pending / f"{later:09d}")
+                    self._drop_held(pending / f"{later:09d}")
                 break
             games.append(tables)
             streams += held_streams
@@ -247,6 +250,26 @@ class RecordFolder:
             log.warning("recording: games %d to %d ended before the last stop and were not written: written first",
                         self._unwritten.first, self._unwritten.last)
             self.next_index += len(games)
+        self._drop_undealt_streams(next_games)
+
+    def _drop_held(self, game: Path) -> None:
+        """Remove a held game that is not to be written, and the stream files a part that failed wrote of it."""
+        self._unlink_streams(path.name for path in _held_stream_files(game))
+        _remove(game)
+
+    def _drop_undealt_streams(self, next_games: Mapping[str, int]) -> None:
+        """Remove the stream files of games this exchange has not dealt: written for a part a kill kept from being
+        committed, of games its journal then lost (no part holds them: :func:`_check_dealt`)."""
+        undealt = [path.name for path in (self.directory / STREAMS).iterdir()
+                   if not path.name.startswith(".") and _first_undealt([path.name], next_games) is not None]
+        for market_id in undealt:
+            log.error("recording: the stream file of %s, a game this exchange has not dealt, removed", market_id)
+        self._unlink_streams(undealt)
+
+    def _unlink_streams(self, market_ids: Iterable[str]) -> None:
+        for market_id in market_ids:
+            with contextlib.suppress(FileNotFoundError):
+                (self.directory / STREAMS / market_id).unlink()
 
     def retry(self) -> None:
         """Write the rows not written yet: those of a part that could not be written (tried once more as the
@@ -257,10 +280,12 @@ class RecordFolder:
 
     def close(self) -> None:
         """Give the folder up; of the rows still unwritten, those held are written at the next start and the rest
-        lost from the recording, said in the log."""
+        lost from the recording, said in the log (with the stream files a failed part wrote of them)."""
         if self._unwritten is not None:
             first, last = self._unwritten.first, self._unwritten.last
             held = [i for i in range(first, last + 1) if (self.directory / _PENDING / f"{i:09d}").is_dir()]
+            kept = {path.name for i in held for path in _held_stream_files(self.directory / _PENDING / f"{i:09d}")}
+            self._unlink_streams(market_id for market_id, _ in self._unwritten.streams if market_id not in kept)
             log.error("recording: games %d to %d could not be written to %s; %s (the journal keeps their orders "
                       "and settlements)", first, last, self.directory,
                       f"games {held[0]} to {held[-1]} are held and written at the next start" if held
@@ -315,12 +340,14 @@ def _read_held(game: Path, table: str) -> pa.Table:
     return pa.ipc.open_file(pa.BufferReader((game / f"{table}.arrow").read_bytes())).read_all()
 
 
-def _read_held_streams(game: Path) -> Streams:
+def _held_stream_files(game: Path) -> list[Path]:
     """A held game's stream files (none for a game held before the recording wrote them)."""
     folder = game / STREAMS
-    if not folder.is_dir():
-        return ()
-    return tuple((path.name, path.read_text(encoding="utf-8")) for path in sorted(folder.iterdir()))
+    return sorted(folder.iterdir()) if folder.is_dir() else []
+
+
+def _read_held_streams(game: Path) -> Streams:
+    return tuple((path.name, path.read_text(encoding="utf-8")) for path in _held_stream_files(game))
 
 
 def _remove(path: Path) -> None:

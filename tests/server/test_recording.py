@@ -489,12 +489,14 @@ async def test_a_part_a_crash_left_half_renamed_is_finished_at_the_next_start(tm
         os.replace(folder / name, folder / f".{name}.tmp")
     unfinished = record / TABLES["fills"].file_name / ".part-000000001-000000001.parquet.tmp"
     unfinished.write_bytes(b"half a file")  # a crash while writing the next part
+    (record / "streams" / ".holdem.1.tmp").write_text("half a stream file")  # or the stream files before it
     clock = VirtualClock(start_ms=1_700_000_000_000 + 10 * GAME_MS)
     async with serving(tmp_path / "ex.db", clock, accounts=(), record_dir=str(record), record_every=1):
         play_games(clock, 1)
     for table in TABLES:
         assert parts(record, table) == [name, "part-000000001-000000001.parquet"], table
     assert len(read_tables(record)["settlements"].to_pandas().query("game_index == 0")) > 0
+    assert hidden_files(record) == []
 
 
 def test_next_game_index_reads_every_table(tmp_path: Path) -> None:

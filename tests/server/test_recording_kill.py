@@ -149,11 +149,16 @@ def test_a_start_writes_only_the_games_right_after_the_last_part(
     folder = RecordFolder(tmp_path)
     pending = tmp_path / PENDING
     try:
-        folder.write(no_rows(), 0, 1)
+        folder.write(no_rows(), 0, 1, (("holdem.1", "in a part\n"),))
         folder.hold(2, no_rows())
         folder.hold(3, no_rows())
         shutil.copytree(pending / "000000002", pending / "000000001")  # its removal failed
         shutil.copytree(pending / "000000003", pending / "000000005")  # game 4 was never held
+        (pending / "000000001" / "streams").mkdir()
+        (pending / "000000001" / "streams" / "holdem.1").write_text("in a part\n")
+        (pending / "000000005" / "streams").mkdir()
+        (pending / "000000005" / "streams" / "holdem.5").write_text("after a gap\n")
+        (tmp_path / "streams" / "holdem.5").write_text("after a gap\n")  # written for a part that failed
         (pending / ".000000006.tmp").mkdir()
     finally:
         folder.close()
@@ -163,6 +168,7 @@ def test_a_start_writes_only_the_games_right_after_the_last_part(
     assert again.next_index == 4 and held(tmp_path) == []
     for name in TABLES:
         assert parts(tmp_path, name) == ["part-000000000-000000001.parquet", "part-000000002-000000003.parquet"]
+    assert stream_files(tmp_path) == {"holdem.1": "in a part\n"}  # a game in a part keeps its file
 
 
 def test_a_part_not_written_at_the_stop_is_written_at_the_next_start_if_held(
@@ -185,6 +191,27 @@ def test_a_part_not_written_at_the_stop_is_written_at_the_next_start_if_held(
     assert parts(tmp_path, "fills") == ["part-000000000-000000000.parquet"] and again.next_index == 1
 
 
+def test_the_stream_files_of_games_lost_at_the_stop_are_removed(tmp_path: Path,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """A part that cannot be written leaves the stream files it wrote first; at the stop, those of its games not
+    held (lost from the recording) go, those of the games held stay (the next start writes them again)."""
+    folder = RecordFolder(tmp_path)
+    fills = tmp_path / TABLES["fills"].file_name
+    try:
+        folder.hold(0, no_rows(), (("holdem.0", "stream 0\n"),))
+        (tmp_path / PENDING / ".000000001.tmp").write_text("in the way")  # game 1 cannot be held
+        folder.hold(1, no_rows(), (("holdem.1", "stream 1\n"),))
+        fills.rmdir()
+        fills.write_text("in the way")  # the part cannot be written
+        folder.write(no_rows(), 0, 1, (("holdem.0", "stream 0\n"), ("holdem.1", "stream 1\n")))
+        assert stream_files(tmp_path) == {"holdem.0": "stream 0\n", "holdem.1": "stream 1\n"}
+    finally:
+        with caplog.at_level(logging.ERROR):
+            folder.close()
+    assert "games 0 to 0 are held and written at the next start" in caplog.text
+    assert stream_files(tmp_path) == {"holdem.0": "stream 0\n"}
+
+
 def test_the_command_lines_check_leaves_the_games_held(tmp_path: Path) -> None:
     """It runs before the database is read: what is held is for the recording to take, checked against it."""
     folder = RecordFolder(tmp_path)
@@ -198,17 +225,22 @@ def test_held_games_this_exchange_has_not_dealt_are_not_written(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Its journal lost them (a damaged tail set aside), or they are another exchange's: the recording must not say
-    they settled. The games held before them are written."""
+    they settled, nor leave their stream files (a part that failed wrote game 2's, and a kill came before the game
+    after it was held, whose stream file a part wrote too). The games held before them are written."""
     folder = RecordFolder(tmp_path)
     for index in range(3):
-        folder.hold(index, no_rows(f"holdem.{index}"))
+        folder.hold(index, no_rows(f"holdem.{index}"), ((f"holdem.{index}", f"stream {index}\n"),))
+    (tmp_path / "streams" / "holdem.2").write_text("stream 2\n")  # written for a part whose commit failed
+    (tmp_path / "streams" / "holdem.3").write_text("stream 3\n")  # a game never held
     folder.close()
     with caplog.at_level(logging.ERROR):
         again = restart(tmp_path, {"holdem": 2})
     assert ("recording: held games 2 to 2 removed (game 2: holdem.2, a game this exchange has not dealt yet (its "
             "holdem games are numbered below 2))") in caplog.text
+    assert "recording: the stream file of holdem.3, a game this exchange has not dealt, removed" in caplog.text
     assert again.next_index == 2 and held(tmp_path) == []
     assert read_tables(tmp_path, ["games"])["games"].column("market_id").to_pylist() == ["holdem.0", "holdem.1"]
+    assert stream_files(tmp_path) == {"holdem.0": "stream 0\n", "holdem.1": "stream 1\n"}
 
 
 def test_a_held_game_that_cannot_be_read_is_removed_and_the_start_goes_on(
