@@ -112,7 +112,7 @@ class Timeline:
 
     def __init__(self, games: Sequence[RecordedGame], account: str | None = None) -> None:
         if not games:
-            raise ReplayError("the backtest has no games to replay")
+            raise ReplayError("the folder has no games to replay")
         self.account = account
         self.games = sorted(games, key=lambda g: g.start_ms)
         self._starts = [g.start_ms for g in self.games]

@@ -119,17 +119,24 @@ class Folder:
 
 def read_folder(directory: Path, account: str | None = None, channel: str | None = None) -> Folder:
     """Read what the replay needs of ``directory``, the games of ``channel`` (may be left out when the folder holds
-    one channel's) and ``account``'s bets; :class:`ReplayError` saying what is missing if it is not a backtest's
-    output or a server's recording, or naming the channels it holds."""
-    mine = account or STRATEGY_ACCOUNT
+    one channel's) and ``account``'s bets (a backtest's strategy by default; a recording has no default);
+    :class:`ReplayError` saying what is missing if it is not a backtest's output or a server's recording, or naming
+    the channels (or accounts) to choose from."""
     for name in REQUIRED:
         if not (directory / name).exists():
             raise ReplayError(f"{directory} is not a backtest's output or a server's recording: {name} is missing "
                               "(write one with 'exchange-poker backtest --out DIR' or 'exchange-poker serve --record "
                               "DIR')")
+    recording = (directory / "games.parquet").is_dir()  # a backtest writes each table as one file
     if not (directory / "streams").is_dir():
-        raise ReplayError(f"{directory}/streams is missing: the backtest was run with --no-streams, and the replay "
-                          "needs the recorded markets")
+        raise ReplayError(f"{directory}/streams is missing: the replay needs the recorded markets, which "
+                          + ("a server recorded before its recordings had stream files does not have" if recording
+                             else "a backtest run with --no-streams does not write"))
+    if recording and account is None:
+        bettors = set(pq.read_table(directory / "orders.parquet", columns=["account"]).column("account").to_pylist())
+        raise ReplayError(f"{directory} is a server's recording: choose whose bets to show with --account (the "
+                          f"accounts that bet in it: {', '.join(sorted(bettors)) or 'none yet'})")
+    mine = account or STRATEGY_ACCOUNT
     equities = directory / "equities.parquet"
     irregularities = directory / "irregularities.parquet"
     return Folder(

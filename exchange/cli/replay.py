@@ -50,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     if not args.dir.exists():
-        fail(f"{args.dir}: no such folder; give a backtest's output folder (its --out)")
+        fail(f"{args.dir}: no such folder; give a backtest's output folder (its --out) or a server's recording (its "
+             "--record)")
     try:
         timeline = load_timeline(args.dir, args.account, args.channel)
     except (ReplayError, OSError, ValueError) as exc:

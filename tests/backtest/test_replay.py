@@ -207,4 +207,4 @@ def test_the_command_names_a_folder_that_is_not_there(tmp_path: Any, capsys: pyt
 
     assert main(["replay", str(tmp_path / "nowhere")]) == 2
     assert capsys.readouterr().err == (f"exchange-poker: error: {tmp_path / 'nowhere'}: no such folder; give a "
-                                       "backtest's output folder (its --out)\n")
+                                       "backtest's output folder (its --out) or a server's recording (its --record)\n")

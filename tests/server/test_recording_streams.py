@@ -79,6 +79,9 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
         play_games(clock, 2)
         exchange = client.app[keys.SERVICE].exchange
         result = exchange.market_result("alice", "omaha-hilo.0-low")
+    with pytest.raises(ReplayError, match=r"is a server's recording: choose whose bets to show with --account \(the "
+                                          r"accounts that bet in it: alice, bob\)"):
+        load_timeline(record)
     assert main(["replay", str(record), "--account", "alice"]) == 2
     assert capsys.readouterr().err == ("exchange-poker: error: the folder holds games of 2 channels (holdem, "
                                        "omaha-hilo): choose one with --channel\n")
