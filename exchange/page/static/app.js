@@ -1,20 +1,22 @@
 // The trading page: lobby and tables live from the games stream; login, bet slip, orders and history over API-NG
 // and the Exchange Stream. In a replay (exchange-poker replay DIR) the same page shows a backtest's games with
-// play / pause / speed, and the strategy's orders instead of a login.
+// play / pause / speed, and the strategy's orders instead of a login. This module holds the page's state, draws the
+// lobby and the table from the games stream and routes between them; the account's calls (account.js), the login
+// and session (session.js) and a replay's controls (replay.js) are given what they need of it here.
 
-import { ApiRefusal, Session, instructionRefusal } from "./api.js";
+import { SETTLED_KEPT, accountActions } from "./account.js";
+import { ApiRefusal, Session } from "./api.js";
 import { timeLeftWords, windowShare } from "./countdown.js";
 import { $, setText } from "./dom.js";
-import { LIMIT_RETRY_MS, gamesFeed, orderFeed } from "./feeds.js";
+import { gamesFeed } from "./feeds.js";
 import { Lobby } from "./lobby.js";
-import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
-import { STATUS_WORDS, TableView, marketTitle } from "./table.js";
+import { notify } from "./notice.js";
+import { replayControls } from "./replay.js";
 import { Results } from "./results.js";
-import {
-  NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, setFunds, settledName, tenThousandths,
-} from "./trading.js";
+import { sessionControls } from "./session.js";
+import { STATUS_WORDS, TableView, marketTitle } from "./table.js";
+import { NOTHING_MATCHED, Orders, Slip, renderOrders, renderSettled, settledName } from "./trading.js";
 
-const SETTLED_KEPT = 10;
 const LOW_SUFFIX = "-low"; // a hi/lo game's Low market id: the game's, then this ("omaha-hilo.3-low")
 const LADDER_REFRESH_MS = 400;
 
@@ -49,21 +51,17 @@ const table = new TableView({
   },
   onLadder: () => refreshLadders(true),
 });
-const slip = new Slip({ onSubmit: place, onMissing: (words) => notify(`Not placed: ${words}`) });
+const slip = new Slip({ onSubmit: (bet) => place(bet), onMissing: (words) => notify(`Not placed: ${words}`) });
 const results = new Results($("results"));
+const { place, cancel, replace, refreshOrders, refreshPnl, refreshFunds, refreshSettled } = accountActions(state, {
+  refused, renderTable, renderMyOrders, currentMarkets, selectionName, settledBetName, slip, results,
+});
+const { login, resumeSession, sessionLost, logout } = sessionControls(state, {
+  renderTable, forgetUnshown, refreshOrders, refreshFunds, refreshSettled, refreshPnl,
+});
+const { showConnection, setReplay, control } = replayControls(state, { refused });
 
-// --- notices --------------------------------------------------------------------------------------------------
-
-let noticeTimer = null;
-
-function notify(text, ok = false) {
-  const el = $("notice");
-  el.className = ok ? "notice ok" : "notice";
-  el.hidden = false;
-  setText(el, text);
-  clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(() => { el.hidden = true; }, ok ? 4000 : 10000);
-}
+// --- refusals ------------------------------------------------------------------------------------------------------
 
 /**
  * Say why a request failed. ``unsure``: what the trader asked for (a bet placed, changed or cancelled), when the
@@ -310,147 +308,7 @@ function route() {
   }
 }
 
-// --- trading ------------------------------------------------------------------------------------------------------
-
-async function place(bet) {
-  if (state.replay) return notify("This is a replay: watch the strategy's bets; nothing can be placed.");
-  if (!state.session.loggedIn) return notify("Log in to place bets (the demo account: demo / demo).");
-  try {
-    const report = await state.session.betting("placeOrders", {
-      marketId: bet.marketId,
-      instructions: [{ selectionId: bet.selectionId, side: bet.side, orderType: "LIMIT",
-        limitOrder: { size: bet.size, price: bet.price, persistenceType: "LAPSE" } }],
-    });
-    const failure = instructionRefusal(report);
-    if (failure) throw failure;
-    const done = report.instructionReports[0];
-    const matched = pennies(done.sizeMatched ?? 0);
-    const shown = currentMarkets().some((m) => m.marketId === bet.marketId); // else the game has moved on
-    const name = shown ? selectionName(bet.marketId, bet.selectionId) : bet.name;
-    // matched at the resting bets' prices, which may be better than those asked: the average says at what
-    const at = matched > 0 ? ` at ${formatAverage(tenThousandths(done.averagePriceMatched))}` : "";
-    notify(`${bet.side === "BACK" ? "Back" : "Lay"} ${name} at ${formatPrice(hundredths(bet.price))} for ` +
-      `${money(pennies(bet.size))} placed: ${money(matched)} matched${at} (bet ${done.betId}).`, true);
-    slip.done();
-  } catch (err) {
-    refused(err, { what: "bet", done: "placed", again: "placing" });
-  }
-  await Promise.all([refreshOrders(), refreshFunds()]);
-}
-
-async function cancel(order) {
-  try {
-    const report = await state.session.betting("cancelOrders", { marketId: order.marketId, instructions: [{ betId: order.betId }] });
-    const failure = instructionRefusal(report);
-    if (failure) throw failure;
-    notify(`Bet ${order.betId} cancelled.`, true);
-  } catch (err) {
-    refused(err, { what: "cancel", done: "cancelled", again: "cancelling" });
-  }
-  await Promise.all([refreshOrders(), refreshFunds()]);
-}
-
-/** Move ``order`` to the odds typed as ``typed``; odds that are no number are stopped here, the rest is the server's. */
-async function replace(order, typed) {
-  const problem = oddsProblem(typed);
-  if (problem?.missing) return notify(`Not changed: ${problem.words}`);
-  const newPrice = Number(typed);
-  try {
-    const report = await state.session.betting("replaceOrders", {
-      marketId: order.marketId, instructions: [{ betId: order.betId, newPrice }],
-    });
-    const failure = instructionRefusal(report);
-    if (failure) throw failure;
-    // a replace is a cancel and a new bet: name the new bet, the one the list shows from now on
-    const newId = report.instructionReports?.[0]?.placeInstructionReport?.betId;
-    const now = newId ? `: it is now bet ${newId}` : "";
-    notify(`Bet ${order.betId} moved to ${formatPrice(hundredths(newPrice))}${now}.`, true);
-  } catch (err) {
-    refused(err, { what: "change of odds", done: "changed", again: "changing" });
-  }
-  await Promise.all([refreshOrders(), refreshFunds()]);
-}
-
-/**
- * Read the account's bets on the table's markets: listCurrentOrders, and for a market that has closed its cleared
- * orders too (listCurrentOrders no longer lists a settled bet, and the order stream's image holds executable orders
- * only: a tab that meets a market once it has closed learns its bets from here alone).
- */
-async function refreshOrders() {
-  const markets = currentMarkets();
-  const marketIds = markets.map((m) => m.marketId);
-  if (!state.session.loggedIn || !marketIds.length) return renderMyOrders();
-  const closed = markets.filter((m) => m.status === "CLOSED").map((m) => m.marketId);
-  const since = state.orders.mark(); // a change the order stream brings meanwhile is newer than the answer
-  try {
-    const [current, cleared] = await Promise.all([state.session.currentOrders(marketIds),
-      closed.length ? state.session.clearedBets(closed) : []]);
-    state.orders.applyList(marketIds, current, cleared, since);
-  } catch (err) {
-    refused(err);
-  }
-  renderTable();
-  await refreshPnl();
-}
-
-/**
- * Each open market's "if wins" as the server counts it (listMarketProfitAndLoss, settled bets included), kept with
- * the bets they count. The server answers for open markets only (one that has just closed is left out): a market's
- * last figures are kept when it closes, as settlement changes none of them, while they count every bet matched; a
- * bet matched as the market closed (or before the page opened) is counted by the page's own sum (exact over the
- * fills the order stream gave). A voided market keeps the results of bets on hands settled before the void: the
- * page's own sum shows those alone, the voided matches counting nothing.
- */
-async function refreshPnl() {
-  const markets = currentMarkets();
-  const marketIds = markets.filter((m) => m.status !== "CLOSED").map((m) => m.marketId);
-  for (const id of [...state.pnl.keys()]) if (!markets.some((m) => m.marketId === id)) state.pnl.delete(id);
-  if (!state.session.loggedIn || state.replay || !marketIds.length) return;
-  const keys = new Map(marketIds.map((id) => [id, state.orders.matchedKey(id)])); // the bets the answer counts
-  try {
-    const answer = await state.session.betting("listMarketProfitAndLoss", { marketIds, includeSettledBets: true });
-    for (const market of answer) {
-      const figures = new Map(market.profitAndLosses.map((p) => [p.selectionId, pennies(p.ifWin)]));
-      state.pnl.set(market.marketId, { figures, key: keys.get(market.marketId) });
-    }
-  } catch (err) {
-    refused(err);
-  }
-  if (state.current) renderTable();
-}
-
-async function refreshFunds() {
-  if (!state.session.loggedIn) return;
-  try {
-    setFunds(await state.session.funds());
-  } catch (err) {
-    refused(err);
-  }
-}
-
-/**
- * The account's settled markets and bets among the recent and current games', newest first. (listClearedOrders
- * answers a page at a time, oldest first: asked of every market, a long-lived account would see its oldest page.)
- */
-async function refreshSettled() {
-  if (!state.session.loggedIn || state.replay) return;
-  // The games being played too: a Low market can settle before its game ends, and a market with hands settled early
-  // has their bets in before its own settlement.
-  const live = [...state.snapshots.values()].flatMap((e) => e.snapshot.game?.markets ?? []);
-  const playing = live.map((m) => m.marketId);
-  const open = new Set(live.filter((m) => m.status !== "CLOSED").map((m) => m.marketId));
-  const marketIds = [...new Set([...results.marketIds(), ...playing])];
-  if (!marketIds.length) return renderSettled([], []);
-  try {
-    const [markets, bets] = await Promise.all([
-      state.session.clearedOrders({ betStatus: "SETTLED", groupBy: "MARKET", marketIds }),
-      state.session.clearedOrders({ betStatus: "SETTLED", includeItemDescription: true, marketIds }),
-    ]);
-    renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse(), open, settledBetName);
-  } catch (err) {
-    refused(err);
-  }
-}
+// --- the table's ladders -------------------------------------------------------------------------------------------
 
 /** The full ladders open on the table: over API-NG when logged in (at most every LADDER_REFRESH_MS, the last change
  * included), else the best offers known. */
@@ -482,141 +340,6 @@ async function refreshLadders(now) {
       const runner = books.find((b) => b.marketId === marketId)?.runners.find((r) => r.selectionId === selectionId);
       table.showLadder(marketId, selectionId, runner?.ex, "this market is closed");
     }
-  } catch (err) {
-    refused(err);
-  }
-}
-
-// --- login ----------------------------------------------------------------------------------------------------------
-
-async function login(event) {
-  event.preventDefault();
-  const form = new FormData(event.target);
-  try {
-    await state.session.login(String(form.get("username")), String(form.get("password")));
-  } catch (err) {
-    return notify(`Login refused: ${err.message}`);
-  }
-  sessionStorage.setItem("session", JSON.stringify({ token: state.session.token, account: state.session.account }));
-  startSession();
-}
-
-/**
- * The tab's session from before a reload, resumed once the first channel list says what serves the page: a live
- * server. A replay (on an address a live server used before) has no login: the old session is forgotten there.
- */
-function resumeSession(replay) {
-  state.sessionResumed = true;
-  const saved = sessionStorage.getItem("session");
-  if (!saved || state.session.loggedIn) return; // (logged in meanwhile: that session is the one saved)
-  if (replay) return sessionStorage.removeItem("session");
-  const { token, account } = JSON.parse(saved);
-  state.session.token = token;
-  state.session.account = account;
-  startSession();
-}
-
-function startSession() {
-  $("login-form").hidden = true;
-  $("funds").hidden = false;
-  setText($("who"), state.session.account);
-  state.orderFeed = orderFeed(state.session.token, {
-    onOrders(oc, image) {
-      state.orders.applyStream(oc, image);
-      forgetUnshown(); // (a late change of a past game's bet)
-      if (image) refreshOrders();  // what ended unseen is read back
-      if (oc.some((m) => m.closed)) refreshSettled();
-      refreshFunds();
-      refreshPnl();
-      if (state.current) renderTable();
-    },
-    onRefused(words, status) {
-      // A session logged out elsewhere or expired: the page is logged out too, and says why.
-      if (status.connectionClosed && status.errorCode === "INVALID_SESSION_INFORMATION") return sessionLost(words);
-      if (status.errorCode === "MAX_CONNECTION_LIMIT_EXCEEDED") return ordersUnstreamed(words);
-      notify(`The order stream refused: ${words}`);
-    },
-    onLive: ordersStreamed,
-  });
-  refreshFunds();
-  refreshSettled();
-  refreshOrders();
-}
-
-/**
- * The account holds every stream connection it may (other tabs, a bot): the page says so where the bets are
- * listed and reads them over API-NG every few seconds instead, while the stream is tried again as often.
- */
-function ordersUnstreamed(words) {
-  const note = $("orders-feed");
-  setText(note, `Your bets are read every ${LIMIT_RETRY_MS / 1000} s, not streamed: ${words}`);
-  note.hidden = false;
-  if (state.ordersPoll === null) {
-    state.ordersPoll = setInterval(() => Promise.all([refreshOrders(), refreshFunds()]), LIMIT_RETRY_MS);
-  }
-}
-
-/** The order stream is (back) on: what changed while it was not is in its image. */
-function ordersStreamed() {
-  clearInterval(state.ordersPoll);
-  state.ordersPoll = null;
-  $("orders-feed").hidden = true;
-  document.body.dataset.ordersFeed = "live"; // the order stream is subscribed: every change of an order reaches the page
-}
-
-/** The server no longer knows the page's session (``words``: what it said): logged out, and told why and what to do. */
-function sessionLost(words) {
-  if (!state.session.loggedIn) return; // (said once: the other requests under way meet the same end)
-  endSession();
-  notify(`Your session has ended (${words}): the server restarted, or the session expired or was logged out ` +
-    "elsewhere. Log in again to trade.");
-}
-
-function endSession() {
-  state.orderFeed?.stop();
-  state.orderFeed = null;
-  ordersStreamed();
-  delete document.body.dataset.ordersFeed;
-  state.session.token = null;
-  sessionStorage.removeItem("session");
-  state.orders.clear();
-  state.pnl.clear();
-  $("login-form").hidden = false;
-  $("funds").hidden = true;
-  renderSettled([], []);
-  if (state.current) renderTable();
-}
-
-async function logout() {
-  await state.session.logout();
-  endSession();
-}
-
-// --- replay ---------------------------------------------------------------------------------------------------------
-
-// The feed's state in the header: a replay's feed is connected, not live.
-function showConnection() {
-  setText($("connection"), !state.connected ? "reconnecting…" : state.replay ? "● replay" : "● live");
-}
-
-function setReplay(replay) {
-  state.replay = replay;
-  showConnection();
-  $("replay-controls").hidden = false;
-  $("account").hidden = true;
-  setText($("orders-title"), "The strategy's bets");
-  setText($("settled-title"), "The strategy's settled markets");
-  $("replay-speed").value = String(replay.speed);
-  setText($("replay-state"), `${replay.playing ? "playing" : "paused"} · ${replay.speed}× · ${replay.position ?? ""}`);
-}
-
-async function control(body) {
-  try {
-    const response = await fetch("/replay/v1/control", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(body) });
-    const answer = await response.json();
-    if (!response.ok) throw new ApiRefusal(answer.error, answer.details);
-    setReplay(answer);
   } catch (err) {
     refused(err);
   }

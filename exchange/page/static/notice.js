@@ -1,0 +1,15 @@
+// The notice under the header: what the page has to tell the trader (a bet placed, a refusal, a session ended),
+// shown until the next one or a few seconds (a success 4 s, anything else 10 s).
+
+import { $, setText } from "./dom.js";
+
+let noticeTimer = null;
+
+export function notify(text, ok = false) {
+  const el = $("notice");
+  el.className = ok ? "notice ok" : "notice";
+  el.hidden = false;
+  setText(el, text);
+  clearTimeout(noticeTimer);
+  noticeTimer = setTimeout(() => { el.hidden = true; }, ok ? 4000 : 10000);
+}

@@ -1,0 +1,40 @@
+// A replay (exchange-poker replay DIR) on the page: its controls in the header (play, pause, the next game, the
+// speed), sent to the replay's control route, with its state beside them; no login, and the lists of bets are the
+// strategy's. The games feed's state in the header says "replay" rather than "live".
+
+import { ApiRefusal } from "./api.js";
+import { $, setText } from "./dom.js";
+
+/** The replay's controls, on the page's ``state`` (the replay's state, and whether the games feed is connected);
+ * ``refused(err)`` says why a request failed. */
+export function replayControls(state, { refused }) {
+  // The feed's state in the header: a replay's feed is connected, not live.
+  function showConnection() {
+    setText($("connection"), !state.connected ? "reconnecting…" : state.replay ? "● replay" : "● live");
+  }
+
+  function setReplay(replay) {
+    state.replay = replay;
+    showConnection();
+    $("replay-controls").hidden = false;
+    $("account").hidden = true;
+    setText($("orders-title"), "The strategy's bets");
+    setText($("settled-title"), "The strategy's settled markets");
+    $("replay-speed").value = String(replay.speed);
+    setText($("replay-state"), `${replay.playing ? "playing" : "paused"} · ${replay.speed}× · ${replay.position ?? ""}`);
+  }
+
+  async function control(body) {
+    try {
+      const response = await fetch("/replay/v1/control", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body) });
+      const answer = await response.json();
+      if (!response.ok) throw new ApiRefusal(answer.error, answer.details);
+      setReplay(answer);
+    } catch (err) {
+      refused(err);
+    }
+  }
+
+  return { showConnection, setReplay, control };
+}
