@@ -278,9 +278,10 @@ class FakeTime:
 
 
 @contextlib.contextmanager
-def replay_server(directory: Path) -> Iterator[tuple[AppThread, FakeTime]]:
-    """``exchange-poker replay DIRECTORY``'s app on a thread, its clock moved by the returned :class:`FakeTime`."""
-    timeline = load_timeline(directory)
+def replay_server(directory: Path, account: str | None = None) -> Iterator[tuple[AppThread, FakeTime]]:
+    """``exchange-poker replay DIRECTORY [--account ACCOUNT]``'s app on a thread, its clock moved by the returned
+    :class:`FakeTime`."""
+    timeline = load_timeline(directory, account)
     time = FakeTime()
     server = AppThread(create_replay_app(timeline, clock=ReplayClock(timeline.length_ms, now=time)))
     server.start()

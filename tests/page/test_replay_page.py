@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from exchange.agents.house import MAKER_ACCOUNT
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import STRATEGY_ACCOUNT, BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
@@ -42,6 +43,7 @@ def test_the_replay_plays_a_recorded_game_with_the_strategys_bets(page: Page, ba
     expect(page.locator("#replay-controls")).to_be_visible()
     expect(page.locator("#account")).to_be_hidden()
     expect(page.locator("#connection")).to_have_text("● replay")  # its feed is connected, but nothing is live
+    expect(page.locator("#orders-title")).to_have_text("The strategy's bets")
     expect(page.locator("#game-id")).to_contain_text(games[0]["market_id"])
     expect(page.locator("#hands .card.back")).to_have_count(8)
     page.get_by_label("Speed").select_option("10")
@@ -71,6 +73,19 @@ def test_the_replay_plays_a_recorded_game_with_the_strategys_bets(page: Page, ba
     # The tab holds the strategy's bets on the game shown only: the first game's are forgotten with it.
     held = page.evaluate("async () => (await import('/static/app.js')).held()")
     assert games[0]["market_id"] not in held["orderMarkets"], held
+
+
+def test_a_replay_of_another_account_says_whose_bets_it_shows(browser: Browser, backtest: Path) -> None:
+    """``--account`` (a server's recording names one): the lists are that account's, and say so."""
+    with (replay_server(backtest, MAKER_ACCOUNT) as (server, _),
+          watched_page(browser, f"{server.url}/#/table/{TABLE}") as tab):
+        expect(tab.locator("#orders-title")).to_have_text(f"{MAKER_ACCOUNT}'s bets")
+        expect(tab.locator("#settled-title")).to_have_text(f"{MAKER_ACCOUNT}'s settled markets")
+        placed = {str(o["bet_id"]) for o in pq.read_table(backtest / "orders.parquet").to_pylist()
+                  if o["account"] == MAKER_ACCOUNT}
+        bets = tab.locator("#unmatched li[data-bet], #matched li[data-bet]")
+        expect(bets.first).to_be_visible()
+        assert {bets.nth(i).get_attribute("data-bet") for i in range(bets.count())} <= placed
 
 
 def test_a_tab_that_was_logged_in_to_a_live_server_on_the_same_address_shows_the_replay_alone(

@@ -5,6 +5,7 @@
 import { instructionRefusal } from "./api.js";
 import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { notify } from "./notice.js";
+import { whose } from "./replay.js";
 import { renderSettled, setFunds, tenThousandths } from "./trading.js";
 
 /** How many settled markets the page lists (and twice as many settled bets). */
@@ -20,7 +21,7 @@ export function accountActions(state, {
   refused, renderTable, renderMyOrders, currentMarkets, selectionName, settledBetName, slip, results,
 }) {
   async function place(bet) {
-    if (state.replay) return notify("This is a replay: watch the strategy's bets; nothing can be placed.");
+    if (state.replay) return notify(`This is a replay: watch ${whose(state.replay, false)} bets; nothing can be placed.`);
     if (!state.session.loggedIn) return notify("Log in to place bets (the demo account: demo / demo).");
     try {
       const report = await state.session.betting("placeOrders", {

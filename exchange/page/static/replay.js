@@ -1,6 +1,7 @@
 // A replay (exchange-poker replay DIR) on the page: its controls in the header (play, pause, the next game, the
 // speed), sent to the replay's control route, with its state beside them; no login, and the lists of bets are the
-// strategy's. The games feed's state in the header says "replay" rather than "live".
+// strategy's (a backtest's) or the account's the replay was given (a server's recording). The games feed's state in
+// the header says "replay" rather than "live".
 
 import { ApiRefusal } from "./api.js";
 import { $, setText } from "./dom.js";
@@ -18,8 +19,8 @@ export function replayControls(state, { refused }) {
     showConnection();
     $("replay-controls").hidden = false;
     $("account").hidden = true;
-    setText($("orders-title"), "The strategy's bets");
-    setText($("settled-title"), "The strategy's settled markets");
+    setText($("orders-title"), `${whose(replay)} bets`);
+    setText($("settled-title"), `${whose(replay)} settled markets`);
     $("replay-speed").value = String(replay.speed);
     setText($("replay-state"), `${replay.playing ? "playing" : "paused"} · ${replay.speed}× · ${replay.position ?? ""}`);
   }
@@ -37,4 +38,11 @@ export function replayControls(state, { refused }) {
   }
 
   return { showConnection, setReplay, control };
+}
+
+/** Whose bets a replay shows: the strategy's (a backtest's), or those of the account the replay names, its name as
+ * it is spelt; ``first``: at the start of a sentence. */
+export function whose(replay, first = true) {
+  if (replay?.account) return `${replay.account}'s`;
+  return first ? "The strategy's" : "the strategy's";
 }
