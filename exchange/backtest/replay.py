@@ -28,7 +28,8 @@ an order's cancelled or lapsed part taken off at its window's close.
 
 Games follow one another on the timeline at their recorded start times
 (a backtest deals them back to back), so a position is milliseconds since the
-first game's start.
+first game's start, but for the time a server recording them was stopped
+(:class:`Timeline`).
 """
 
 from __future__ import annotations
@@ -108,35 +109,52 @@ class RecordedGame:
 
 
 class Timeline:
-    """Every game of a backtest folder, by start time; ``account``: whose bets it shows (None: the strategy's)."""
+    """Every game of a backtest folder, by start time; ``account``: whose bets it shows (None: the strategy's).
+
+    A position is milliseconds of the recording since the first game's start, less the time no game was played
+    when a server was stopped: a wait between two games longer than a game is cut to one playing window (a
+    recording over several days replays its games back to back; a backtest's games have no such wait).
+    """
 
     def __init__(self, games: Sequence[RecordedGame], account: str | None = None) -> None:
         if not games:
             raise ReplayError("the folder has no games to replay")
         self.account = account
         self.games = sorted(games, key=lambda g: g.start_ms)
-        self._starts = [g.start_ms for g in self.games]
         self.channel = self.games[0].channel
         self.origin_ms = self.games[0].start_ms
+        self._cuts: list[int] = []  # per game: the recorded time cut before it
+        self._starts: list[int] = []  # per game: its start's position
+        cut = 0
+        for before, game in zip([None, *self.games[:-1]], self.games, strict=True):
+            wait = 0 if before is None else game.start_ms - before.end_ms
+            if wait > game.channel.game_ms:
+                cut += wait - game.channel.playing_window_ms
+            self._cuts.append(cut)
+            self._starts.append(game.start_ms - cut - self.origin_ms)
         self._results: dict[str, JsonDict] = {}
 
     @property
     def length_ms(self) -> int:
-        return self.games[-1].end_ms - self.origin_ms
+        return self.games[-1].end_ms - self._cuts[-1] - self.origin_ms
 
     def game_at(self, position_ms: int) -> RecordedGame:
-        """The game on the table ``position_ms`` after the first game's start."""
+        """The game on the table at ``position_ms``."""
         return self.games[self.place_at(position_ms)]
 
     def place_at(self, position_ms: int) -> int:
-        """The place (from 0) among the folder's games of the one on the table ``position_ms`` after the first's
-        start (not its game number: a session ended early leaves the games it did not deal out)."""
-        return max(0, bisect.bisect_right(self._starts, self.origin_ms + position_ms) - 1)
+        """The place (from 0) among the folder's games of the one on the table at ``position_ms`` (not its game
+        number: a session ended early leaves the games it did not deal out)."""
+        return max(0, bisect.bisect_right(self._starts, position_ms) - 1)
 
     def next_start(self, position_ms: int) -> int | None:
         """The position where the game after the one at ``position_ms`` starts; None after the last."""
-        i = bisect.bisect_right(self._starts, self.origin_ms + position_ms)
-        return None if i >= len(self._starts) else self._starts[i] - self.origin_ms
+        i = bisect.bisect_right(self._starts, position_ms)
+        return None if i >= len(self._starts) else self._starts[i]
+
+    def recorded_ms(self, position_ms: int) -> int:
+        """The time in the recording that ``position_ms`` shows."""
+        return self.origin_ms + position_ms + self._cuts[self.place_at(position_ms)]
 
     def channel_entry(self) -> JsonDict:
         """The channel as ``/games/v1/channels`` lists it."""
@@ -148,8 +166,8 @@ class Timeline:
                 "gameId": None, "snapshot": f"/games/v1/channels/{cfg.name}/snapshot"}
 
     def _done(self, position_ms: int) -> list[RecordedGame]:
-        now = self.origin_ms + position_ms
-        return [g for g in self.games if g.windows[-1].closes_ms <= now]
+        return [g for g, cut in zip(self.games, self._cuts, strict=True)
+                if g.windows[-1].closes_ms - cut - self.origin_ms <= position_ms]
 
     def settled_before(self, position_ms: int) -> list[JsonDict]:
         """The strategy's result on each market settled by ``position_ms`` (oldest first), as grouped cleared
@@ -173,9 +191,8 @@ class Timeline:
         return self._results[game.market_id]
 
     def snapshot(self, position_ms: int) -> JsonDict:
-        """The channel's snapshot ``position_ms`` after the first game's start."""
-        game = self.game_at(position_ms)
-        return game_snapshot(game, self.origin_ms + position_ms)
+        """The channel's snapshot at ``position_ms``."""
+        return game_snapshot(self.game_at(position_ms), self.recorded_ms(position_ms))
 
 
 def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:

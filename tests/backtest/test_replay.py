@@ -187,18 +187,23 @@ def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: 
 
 def test_the_players_position_counts_the_games_of_the_folder(small_run: Run, tmp_path: Any) -> None:
     """A backtest in sessions whose strategy ended some of them early has gaps in its game numbers (here games 0,
-    4 and 8 of the folder): the player says it is at game 3 of 3 at the end, not 'game 9 of 3'."""
+    4 and 8 of the folder): the player says it is at game 3 of 3 at the end, not 'game 9 of 3', and plays them
+    a playing window apart (the games not dealt are not waited out)."""
     shutil.copytree(small_run.out, tmp_path / "out")
     games = pq.read_table(small_run.out / "games.parquet")
     kept = games.filter(pc.is_in(games.column("game_index"), pa.array([0, 4, 8])))
     pq.write_table(kept, tmp_path / "out" / "games.parquet")
     timeline = load_timeline(tmp_path / "out")
     player = Player(timeline, ReplayClock(timeline.length_ms))
-    positions = []
+    positions, position = [], 0
     for game in timeline.games:
-        player.clock.seek(game.start_ms - timeline.origin_ms)
+        player.clock.seek(position)
         positions.append(player.state()["position"])
+        assert timeline.recorded_ms(position) == game.start_ms
+        position = timeline.next_start(position) or timeline.length_ms
     assert positions == ["game 1 of 3", "game 2 of 3", "game 3 of 3"]
+    game_ms, playing_ms = timeline.channel.game_ms, timeline.channel.playing_window_ms
+    assert timeline.length_ms == 3 * game_ms + 2 * playing_ms
 
 
 def test_the_command_names_a_folder_that_is_not_there(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:

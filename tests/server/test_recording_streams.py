@@ -28,7 +28,7 @@ from exchange.server import keys
 from exchange.tables.outputs import read_tables
 from tests.backtest.backtest_support import flumine_replay, market_books
 from tests.server.helpers import PLAYING_MS, WINDOW_MS, serving
-from tests.server.test_recording import CHANNELS_RUN, play_games, trade
+from tests.server.test_recording import CHANNELS_RUN, GAME_MS, play_games, trade
 
 
 def stream_files(record: Path) -> dict[str, str]:
@@ -118,6 +118,31 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
     older_game, newer_game = load_timeline(record, "alice", "omaha-hilo").games
     assert older_game.windows[0].length_ms == CHANNELS["omaha-hilo"].betting_window_ms  # the channel's
     assert newer_game.windows[0].length_ms == WINDOW_MS
+
+
+async def test_the_replay_skips_the_time_the_server_was_stopped(tmp_path: Path) -> None:
+    """A recording over two runs of the server, ten games' time apart: the replay plays the second run's game a
+    playing window after the first's, not after the ten games' wait, and each on its own recorded time."""
+    record = tmp_path / "rec"
+    starts = [1_700_000_000_000, 1_700_000_000_000 + 10 * GAME_MS]
+    for run, start in enumerate(starts):
+        clock = VirtualClock(start_ms=start)
+        async with serving(tmp_path / "ex.db", clock, accounts=("alice",) if run == 0 else (),
+                           record_dir=str(record)):
+            play_games(clock, 1)
+    timeline = load_timeline(record, "alice")
+    first, second = timeline.games
+    assert (first.market_id, second.market_id) == ("holdem.0", "holdem.2")  # holdem.1 was under way at the stop
+    assert (first.start_ms, second.start_ms) == (starts[0], starts[1])
+    later = timeline.next_start(0)
+    assert later == GAME_MS + PLAYING_MS and timeline.length_ms == 2 * GAME_MS + PLAYING_MS
+    assert timeline.place_at(later - 1) == 0 and timeline.place_at(later) == 1
+    assert timeline.recorded_ms(later) == second.start_ms and timeline.recorded_ms(later - 1) == first.end_ms + PLAYING_MS - 1
+    dealt = timeline.snapshot(later)["game"]
+    assert (dealt["id"], dealt["round"], dealt["bettingOpen"]) == ("holdem.2", 1, True)
+    assert [s["marketId"] for s in timeline.settled_before(later)] == []  # alice did not bet
+    assert [r["id"] for r in timeline.results_before(later)] == ["holdem.0"]
+    assert [r["id"] for r in timeline.results_before(timeline.length_ms)] == ["holdem.2", "holdem.0"]
 
 
 async def test_flumine_backtests_a_live_sessions_markets(tmp_path: Path, clock: VirtualClock) -> None:
