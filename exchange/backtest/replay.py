@@ -28,8 +28,7 @@ an order's cancelled or lapsed part taken off at its window's close.
 
 Games follow one another on the timeline at their recorded start times
 (a backtest deals them back to back), so a position is milliseconds since the
-first game's start, but for the time a server recording them was stopped
-(:class:`Timeline`).
+first game's start, less the time no game was played (:class:`Timeline`).
 """
 
 from __future__ import annotations
@@ -111,9 +110,10 @@ class RecordedGame:
 class Timeline:
     """Every game of a backtest folder, by start time; ``account``: whose bets it shows (None: the strategy's).
 
-    A position is milliseconds of the recording since the first game's start, less the time no game was played
-    when a server was stopped: a wait between two games longer than a game is cut to one playing window (a
-    recording over several days replays its games back to back; a backtest's games have no such wait).
+    A position is milliseconds of the recording since the first game's start, less the time no game was played:
+    a wait between two games longer than a game is cut to one playing window (a recording over several runs of a
+    server replays its games back to back, and a backtest in sessions that ended early does not wait out the games
+    it did not deal).
     """
 
     def __init__(self, games: Sequence[RecordedGame], account: str | None = None) -> None:
