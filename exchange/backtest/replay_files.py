@@ -133,7 +133,8 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
                           + ("a server recorded before its recordings had stream files does not have" if recording
                              else "a backtest run with --no-streams does not write"))
     if recording and account is None:
-        bettors = set(pq.read_table(directory / "orders.parquet", columns=["account"]).column("account").to_pylist())
+        orders = pq.read_table(directory / "orders.parquet", columns=["account"], schema=TABLES["orders"].schema)
+        bettors = set(orders.column("account").to_pylist())
         raise ReplayError(f"{directory} is a server's recording: choose whose bets to show with --account (the "
                           f"accounts that bet in it: {', '.join(sorted(bettors)) or 'none yet'})")
     mine = account or STRATEGY_ACCOUNT

@@ -82,6 +82,14 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
     with pytest.raises(ReplayError, match=r"is a server's recording: choose whose bets to show with --account \(the "
                                           r"accounts that bet in it: alice, bob\)"):
         load_timeline(record)
+    empty = tmp_path / "empty"  # a recording begun, no game ended yet
+    for name in ("games", "orders", "fills", "settlements", "streams"):
+        (empty / (name if name == "streams" else f"{name}.parquet")).mkdir(parents=True)
+    with pytest.raises(ReplayError, match=r"choose whose bets to show with --account \(the accounts that bet in it: "
+                                          r"none yet\)"):
+        load_timeline(empty)
+    with pytest.raises(ReplayError, match="the folder has no games to replay"):
+        load_timeline(empty, "alice")
     assert main(["replay", str(record), "--account", "alice"]) == 2
     assert capsys.readouterr().err == ("exchange-poker: error: the folder holds games of 2 channels (holdem, "
                                        "omaha-hilo): choose one with --channel\n")
