@@ -4,7 +4,8 @@ A live server's recording (``serve --record DIR``) is read the same way: its tab
 (pyarrow reads each as one table), its games may be of several channels (one is replayed: ``channel``), and
 whose bets are shown is any account's (``account``; a backtest's strategy account by default).
 
-A folder written before ``equities.parquet`` existed is read without equities;
+Each table is read as today's (:func:`~exchange.tables.outputs.read_table`): a column that a file or part was
+written without reads as null. A folder written before ``equities.parquet`` existed is read without equities;
 one written before hi/lo games recorded their Low market's stream shows that
 market without prices; one written before fills recorded when the exchange
 voided them (``voided_ms``) leaves those fills out; one written before
@@ -21,8 +22,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from exchange.backtest.replay_deal import RecordedDealError, recorded_stages
 from exchange.backtest.replay_market import PublishedEquity, RecordedMarket
 from exchange.backtest.runner import STRATEGY_ACCOUNT
@@ -30,7 +29,7 @@ from exchange.betfair import apiformat
 from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel, parse_market_id
 from exchange.game.deal import PublicCards
 from exchange.game.layouts import MarketKind
-from exchange.tables.outputs import TABLES
+from exchange.tables.outputs import read_table
 
 JsonDict = dict[str, Any]
 REQUIRED = ("games.parquet", "orders.parquet", "fills.parquet", "settlements.parquet")
@@ -69,8 +68,8 @@ class Folder:
             config = get_channel(row["channel"])
         except UnknownChannel as exc:
             raise ReplayError(f"{row['market_id']}: {exc.args[0]}") from None
-        betting = row.get("betting_window_ms")
-        return config if not betting else config.with_times(betting, row.get("playing_window_ms"))
+        betting = row["betting_window_ms"]
+        return config if not betting else config.with_times(betting, row["playing_window_ms"])
 
     def stages(self, row: JsonDict) -> tuple[PublicCards, ...]:
         """The game's public cards after each reveal (a voided game whose cards cannot be dealt again: none)."""
@@ -104,7 +103,7 @@ class Folder:
 
     def exposures(self, row: JsonDict) -> tuple[Exposure, ...]:
         """The cards a dealer's error exposed in the game of ``row``, each irregularity's when it happened."""
-        return tuple(Exposure(at_ms=r["at_ms"], cards=_cards(r["cards"]), dead=_cards(r.get("dead_cards")))
+        return tuple(Exposure(at_ms=r["at_ms"], cards=_cards(r["cards"]), dead=_cards(r["dead_cards"]))
                      for r in sorted(self.irregularities.get(row["market_id"], []), key=lambda r: r["at_ms"]))
 
     def settlement(self, market_id: str) -> JsonDict | None:
@@ -133,7 +132,7 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
                           + ("a server recorded before its recordings had stream files does not have" if recording
                              else "a backtest run with --no-streams does not write"))
     if recording and account is None:
-        orders = pq.read_table(directory / "orders.parquet", columns=["account"], schema=TABLES["orders"].schema)
+        orders = read_table(directory, "orders", columns=["account"])
         bettors = set(orders.column("account").to_pylist())
         raise ReplayError(f"{directory} is a server's recording: choose whose bets to show with --account (the "
                           f"accounts that bet in it: {', '.join(sorted(bettors)) or 'none yet'})")
@@ -142,16 +141,15 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
     irregularities = directory / "irregularities.parquet"
     return Folder(
         directory=directory,
-        # as today's table: a recording's parts written before a column existed read it as null (without the
-        # schema, a part without it read first would leave the column out of every part)
-        games=_games_of(pq.read_table(directory / "games.parquet", schema=TABLES["games"].schema).to_pylist(),
-                        channel),
-        orders=_rows_by_market(directory / "orders.parquet", lambda r: r["account"] == mine and not r["error_code"]),
-        fills=_rows_by_market(directory / "fills.parquet",
+        # each table as today's: a column a file or part was written without (by an older version) reads as null
+        games=_games_of(read_table(directory, "games").to_pylist(), channel),
+        orders=_rows_by_market(directory, "orders", lambda r: r["account"] == mine and not r["error_code"]),
+        fills=_rows_by_market(directory, "fills",
                               lambda r: mine in (r["back_account"], r["lay_account"]) and _when_known(r)),
-        settled=_rows_by_market(directory / "settlements.parquet", lambda r: r["account"] == mine),
-        equities=_rows_by_market(equities, lambda r: True) if equities.exists() else {},
-        irregularities=_rows_by_market(irregularities, lambda r: True) if irregularities.exists() else {},
+        settled=_rows_by_market(directory, "settlements", lambda r: r["account"] == mine),
+        equities=_rows_by_market(directory, "equities", lambda r: True) if equities.exists() else {},
+        irregularities=(_rows_by_market(directory, "irregularities", lambda r: True) if irregularities.exists()
+                        else {}),
     )
 
 
@@ -177,12 +175,12 @@ def _cards(text: str | None) -> tuple[str, ...]:
 def _when_known(fill: JsonDict) -> bool:
     """A fill the replay can place in time: one that stood, or one voided whose void time was recorded (a folder
     written before ``voided_ms`` existed leaves its voided fills out, as the replay did then)."""
-    return not fill["voided"] or fill.get("voided_ms") is not None
+    return not fill["voided"] or fill["voided_ms"] is not None
 
 
-def _rows_by_market(path: Path, keep: Callable[[JsonDict], bool]) -> dict[str, list[JsonDict]]:
+def _rows_by_market(directory: Path, table: str, keep: Callable[[JsonDict], bool]) -> dict[str, list[JsonDict]]:
     out: dict[str, list[JsonDict]] = {}
-    for row in pq.read_table(path).to_pylist():
+    for row in read_table(directory, table).to_pylist():
         if keep(row):
             out.setdefault(row["market_id"], []).append(row)
     return out
@@ -197,7 +195,7 @@ def _publications(rows: list[JsonDict]) -> list[tuple[int, dict[int, PublishedEq
         if (row["at_ms"], row["round"]) != key:
             key = (row["at_ms"], row["round"])
             out.append((row["at_ms"], {}))
-        stderr = row.get("stderr")
+        stderr = row["stderr"]
         out[-1][1][row["selection_id"]] = PublishedEquity(Fraction(row["equity_exact"]),
                                                           None if stderr is None else Fraction(stderr))
     return out

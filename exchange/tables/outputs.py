@@ -1,4 +1,4 @@
-"""The backtest's Parquet tables: their schemas, columnar accumulation, merging and writing.
+"""The backtest's Parquet tables: their schemas, columnar accumulation, merging, writing and reading.
 
 Six tables, one file each in the output directory:
 
@@ -340,7 +340,7 @@ class FileTables(Mapping[str, pa.Table]):
         if name not in self._read:
             if name not in TABLES:
                 raise KeyError(name)
-            self._read[name] = pq.read_table(self.directory / TABLES[name].file_name)
+            self._read[name] = read_table(self.directory, name)
         return self._read[name]
 
     def __iter__(self) -> Iterator[str]:
@@ -350,6 +350,23 @@ class FileTables(Mapping[str, pa.Table]):
         return len(TABLES)
 
 
+def read_table(directory: Path, name: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """Table ``name`` of a backtest's output or a server's recording (``DIR/<name>.parquet``: one file, or a
+    folder of part files), read with today's schema: a column that a file or part was written without (by an
+    older version) is read as null there. Without it pyarrow takes the columns of the first part it reads, so a
+    recording begun by an older version would lose a newer column from every part.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> (folder / "games.parquet").mkdir()
+    >>> pq.write_table(pa.table({"game_index": [0]}), folder / "games.parquet" / "part-0-0.parquet")
+    >>> pq.write_table(pa.table({"game_index": [1], "min_stake": [200]}), folder / "games.parquet" / "part-1-1.parquet")
+    >>> read_table(folder, "games", ["game_index", "min_stake"]).to_pylist()
+    [{'game_index': 0, 'min_stake': None}, {'game_index': 1, 'min_stake': 200}]
+    """
+    return pq.read_table(Path(directory) / TABLES[name].file_name, columns=columns, schema=TABLES[name].schema)
+
+
 def read_tables(directory: Path, names: Iterable[str] = TABLES) -> dict[str, pa.Table]:
     """Read the tables back (for tests and tools)."""
-    return {name: pq.read_table(directory / TABLES[name].file_name) for name in names}
+    return {name: read_table(directory, name) for name in names}

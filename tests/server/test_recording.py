@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 import pytest
 from aiohttp.test_utils import TestClient
 
@@ -347,6 +349,22 @@ async def test_the_settlements_notebook_reads_a_recording_of_two_channels(
     with pytest.raises(refused, match=r"ACCOUNT 'alcie' has no result in .* \(omaha-hilo\); its accounts are HOUSE, "
                                       r"alice, bob"):
         run_notebook(record, monkeypatch, account="alcie")
+
+    # a recording begun by an older version: its first fills part has no equity column, the next part has it (read
+    # as the first part's columns, the column was gone from every part, and the calibration failed on it)
+    (part,) = (record / "fills.parquet").iterdir()
+    fills = pq.read_table(part)
+    last = max(f["game_index"] for f in fills.to_pylist() if "alice" in (f["back_account"], f["lay_account"]))
+    older = fills.filter(pc.less(fills["game_index"], last))
+    newer = fills.filter(pc.greater_equal(fills["game_index"], last))
+    pq.write_table(older.drop_columns(["equity"]), part.with_name(f"part-{0:09d}-{last - 1:09d}.parquet"))
+    pq.write_table(newer, part.with_name(f"part-{last:09d}-{pc.max(newer['game_index']).as_py():09d}.parquet"))
+    part.unlink()
+    with_equity = newer.filter(pc.is_valid(newer["equity"])).to_pylist()
+    mine = sum("alice" in (f["back_account"], f["lay_account"]) for f in with_equity)
+    assert 0 < mine < 2  # alice's matches of the first game have no equity now
+    outputs, _ = run_notebook(record, monkeypatch, account="alice")
+    assert f"alice: {mine} matches with an equity" in outputs and "2 games, 4 orders, 2 fills" in outputs
 
 
 async def test_the_settlements_notebook_says_a_recording_holds_no_game_yet(
