@@ -17,6 +17,7 @@ import pytest
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
+from exchange.tables.outputs import TABLES
 from tests.backtest.backtest_support import ROOT, Run, run_notebook
 
 
@@ -77,6 +78,23 @@ def test_settlements_notebook_reads_the_minimum_stake_from_the_games_table(
     pq.write_table(games, out / "games.parquet")
     outputs, _ = run_notebook(out, monkeypatch)
     assert "risk of ruin (balance below the 5000.00 minimum stake): 100.0% of sessions" in outputs
+
+
+def test_the_notebooks_medians_are_the_summarys_to_the_penny(
+    session_run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sessions ending on 7.00 and 9.01: the median is 8.005, which the backtest's summary rounds up to 8.01 (an
+    exact half up, in whole pennies). The notebook took the median of floats in pounds and printed 8.00."""
+    out = tmp_path / "run"
+    shutil.copytree(session_run.out, out)
+    rows = pq.read_table(out / "settlements.parquet").to_pylist()
+    ending = {0: 700, 1: 901}  # the strategy's balance after each game of sessions 0 and 1; session 2 left out
+    kept = [r | {"balance_after": ending[r["session"]]} if r["account"] == "strategy" else r
+            for r in rows if r["account"] != "strategy" or r["session"] in ending]
+    pq.write_table(pa.Table.from_pylist(kept, schema=TABLES["settlements"].schema), out / "settlements.parquet")
+    outputs, _ = run_notebook(out, monkeypatch)
+    assert "2 sessions of up to" in outputs
+    assert "final bankroll: median 8.01," in outputs
 
 
 HILO_MAKER = """
