@@ -2,7 +2,7 @@
 
 Both drivers write these files beside the tables: the backtester for every game it plays (unless
 ``--no-streams``), the server with ``--record`` for every game that ends. They are what Betfair's historical
-data files are (one ``mcm`` line per change, as :class:`~exchange.betfair.stream.MarketRecorder` writes them),
+data files are (one ``mcm`` line per millisecond in which the market changed, as :class:`~exchange.betfair.stream.MarketRecorder` writes them),
 so flumine and betfairlightweight read them, and ``exchange-poker replay`` shows their prices.
 """
 
@@ -18,13 +18,14 @@ from exchange.game.layouts import MarketKind
 
 
 class StreamFeed:
-    """Records one market after every clock instant at which one of its events happened.
+    """Records one market once per instant at which one of its events happened: one message per ``pt``.
 
     The book comes from :class:`~exchange.betfair.projection.BookProjection`, a
     fold over the market's events, not from the exchange's internals. ``kind``: which
     of the game's markets it is (default: the main one), for its runners and its name;
-    ``start``: when the game started (ms since the epoch, as the events are stamped). ``clock`` only
-    schedules the recording of an instant once its events are in (at the next turn of the clock); each
+    ``start``: when the game started (ms since the epoch, as the events are stamped). An instant is recorded
+    when an event stamped later comes, or when ``clock`` has moved on a millisecond (the events of one
+    instant come over several turns of the clock: a window opens, then the house quotes in it); each
     message's ``pt`` is the time its events were stamped with, as a server's monotonic clock is no date.
     """
 
@@ -46,17 +47,23 @@ class StreamFeed:
         """Fold one event of the channel into the book (another market's is passed over)."""
         if stamped.market_id != self.market_id:
             return
+        if stamped.at_ms > self._at_ms:
+            self._record_now()  # the instant before is over
         self.book.apply(stamped.event)
         self._at_ms = stamped.at_ms
         if self._pending is None:
-            self._pending = self._clock.call_later(0, self._flush)
+            self._pending = self._clock.call_later(1, self._flush)
 
     def text(self) -> str:
         """The recording so far, the events of this instant included (one line a message)."""
+        self._record_now()
+        return self.recorder.text()
+
+    def _record_now(self) -> None:
+        """Record the instant whose events are in, if any."""
         if self._pending is not None:
             self._pending.cancel()
             self._flush()
-        return self.recorder.text()
 
     def _flush(self) -> None:
         self._pending = None

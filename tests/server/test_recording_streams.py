@@ -8,6 +8,7 @@ tests of holding and of failed parts are in ``test_recording_kill.py`` and ``tes
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -56,8 +57,9 @@ async def test_each_market_written_has_a_stream_file_that_rebuilds_it(tmp_path: 
             markets.append((game["low_market_id"], game["low_winners"]))
         for market_id, winners in markets:
             path = record / "streams" / market_id
-            first = json.loads(path.read_text().splitlines()[0])
-            assert first["pt"] == game["start_ms"] and first["mc"][0]["img"] is True
+            lines = [json.loads(line) for line in path.read_text().splitlines()]
+            assert lines[0]["pt"] == game["start_ms"] and lines[0]["mc"][0]["img"] is True
+            assert all(a["pt"] < b["pt"] for a, b in itertools.pairwise(lines)), market_id  # one message an instant
             books = market_books(path)
             assert books[0].status == "OPEN" and books[-1].status == "CLOSED", market_id
             won = {int(w) for w in winners.split(",")}
