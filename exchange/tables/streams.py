@@ -2,8 +2,9 @@
 
 Both drivers write these files beside the tables: the backtester for every game it plays (unless
 ``--no-streams``), the server with ``--record`` for every game that ends. They are what Betfair's historical
-data files are (one ``mcm`` line per millisecond in which the market changed, as :class:`~exchange.betfair.stream.MarketRecorder` writes them),
-so flumine and betfairlightweight read them, and ``exchange-poker replay`` shows their prices.
+data files are (one ``mcm`` line per millisecond in which the market changed, as
+:class:`~exchange.betfair.stream.MarketRecorder` writes them), so flumine and betfairlightweight read them, and
+``exchange-poker replay`` shows their prices.
 """
 
 from __future__ import annotations
