@@ -132,17 +132,21 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
                           + ("a server recorded before its recordings had stream files does not have" if recording
                              else "a backtest run with --no-streams does not write"))
     if recording and account is None:
-        orders = read_table(directory, "orders", columns=["account"])
-        bettors = set(orders.column("account").to_pylist())
         raise ReplayError(f"{directory} is a server's recording: choose whose bets to show with --account (the "
-                          f"accounts that bet in it: {', '.join(sorted(bettors)) or 'none yet'})")
+                          f"accounts that bet in it: {', '.join(_bettors(directory)) or 'none yet'})")
+    # each table as today's: a column a file or part was written without (by an older version) reads as null
+    games = _games_of(read_table(directory, "games").to_pylist(), channel)
+    if games and account is not None:
+        bettors = _bettors(directory)
+        if bettors and account not in bettors:  # a name mistyped, most likely (where nobody bet, any shows none)
+            raise ReplayError(f"{account!r} placed no bet in {directory}: the page would show no bets (the accounts "
+                              f"that bet in it: {', '.join(bettors)})")
     mine = account or STRATEGY_ACCOUNT
     equities = directory / "equities.parquet"
     irregularities = directory / "irregularities.parquet"
     return Folder(
         directory=directory,
-        # each table as today's: a column a file or part was written without (by an older version) reads as null
-        games=_games_of(read_table(directory, "games").to_pylist(), channel),
+        games=games,
         orders=_rows_by_market(directory, "orders", lambda r: r["account"] == mine and not r["error_code"]),
         fills=_rows_by_market(directory, "fills",
                               lambda r: mine in (r["back_account"], r["lay_account"]) and _when_known(r)),
@@ -151,6 +155,11 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
         irregularities=(_rows_by_market(directory, "irregularities", lambda r: True) if irregularities.exists()
                         else {}),
     )
+
+
+def _bettors(directory: Path) -> list[str]:
+    """The accounts that placed a bet (or tried to) in the folder."""
+    return sorted(set(read_table(directory, "orders", ["account"])["account"].to_pylist()))
 
 
 def _games_of(games: list[JsonDict], channel: str | None) -> list[JsonDict]:

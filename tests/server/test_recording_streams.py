@@ -92,6 +92,9 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
         load_timeline(empty)
     with pytest.raises(ReplayError, match="the folder has no games to replay"):
         load_timeline(empty, "alice")
+    with pytest.raises(ReplayError, match=r"'alcie' placed no bet in .*: the page would show no bets \(the accounts "
+                                          r"that bet in it: alice, bob\)"):
+        load_timeline(record, "alcie", "omaha-hilo")
     assert main(["replay", str(record), "--account", "alice"]) == 2
     assert capsys.readouterr().err == ("exchange-poker: error: the folder holds games of 2 channels (holdem, "
                                        "omaha-hilo): choose one with --channel\n")
