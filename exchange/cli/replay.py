@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("dir", type=Path, metavar="DIR",
                         help="a backtest's output folder (backtest --out), or a server's recording (serve --record)")
     parser.add_argument("--account", default=None, metavar="NAME",
-                        help=f"whose bets to show (default {STRATEGY_ACCOUNT}, a backtest's strategy)")
+                        help=f"whose bets to show, an account that bet in DIR (default {STRATEGY_ACCOUNT}, a "
+                             "backtest's strategy; a server's recording has no default)")
     parser.add_argument("--channel", default=None, metavar="NAME",
                         help="the channel whose games to show (needed when DIR holds several: a server's recording)")
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
