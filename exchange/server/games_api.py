@@ -5,7 +5,8 @@ The channel list and snapshots are built by :mod:`exchange.server.game_view`
 :mod:`exchange.server.results`. A refusal is ``{"error": CODE, "details": ...}``:
 ``404`` ``CHANNEL_NOT_FOUND`` for a channel the server does not run (a path
 the server has no route for is the middleware's ``NOT_FOUND``), ``400``
-``INVALID_INPUT_DATA`` for a bad query.
+``INVALID_INPUT_DATA`` for a bad query: a parameter a route does not take is refused, not ignored (the
+channel list and a snapshot take none, the results ``limit``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ DEFAULT_RESULTS = 10
 
 
 async def list_channels(request: web.Request) -> web.Response:
+    if request.query:
+        return _unknown_query(request, "the channel list takes none")
     return web.json_response({"channels": channel_list(request.app[keys.SERVICE])})
 
 
@@ -31,7 +34,9 @@ async def snapshot(request: web.Request) -> web.Response:
     service = request.app[keys.SERVICE]
     name = request.match_info["channel"]
     out = channel_snapshot(service, name)
-    return _unknown_channel(name, service.channels) if out is None else web.json_response(out)
+    if out is None:
+        return _unknown_channel(name, service.channels)
+    return _unknown_query(request, "a snapshot takes none") if request.query else web.json_response(out)
 
 
 async def results(request: web.Request) -> web.Response:
@@ -41,9 +46,8 @@ async def results(request: web.Request) -> web.Response:
     if name not in service.channels:
         return _unknown_channel(name, service.channels)
     kept = service.results.keep
-    unknown = sorted(set(request.query) - {"limit"})
-    if unknown:
-        return _bad_input(f"unknown query parameters {unknown[:5]}; the only one is limit (1 to {kept})")
+    if set(request.query) - {"limit"}:
+        return _unknown_query(request, f"the only one is limit (1 to {kept})", allowed={"limit"})
     if len(request.query.getall("limit", ())) > 1:
         return _bad_input(f"limit is given {len(request.query.getall('limit'))} times; give it once (1 to {kept})")
     raw = request.query.get("limit", str(min(DEFAULT_RESULTS, kept)))
@@ -60,6 +64,12 @@ async def results(request: web.Request) -> web.Response:
 def _unknown_channel(name: str, channels: Iterable[str]) -> web.Response:
     return web.json_response(error_body("CHANNEL_NOT_FOUND", f"no channel {name[:40]!r}; channels are "
                                         f"{', '.join(channels)}"), status=404)
+
+
+def _unknown_query(request: web.Request, takes: str, allowed: set[str] | None = None) -> web.Response:
+    """The refusal of the query parameters a route does not take (``takes`` says which it does)."""
+    unknown = sorted(set(request.query) - (allowed or set()))
+    return _bad_input(f"unknown query parameters {unknown[:5]}; {takes}")
 
 
 def _bad_input(details: str) -> web.Response:

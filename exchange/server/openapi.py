@@ -393,7 +393,9 @@ def document() -> dict[str, Any]:
                 "get": {
                     "summary": "The channels this server runs",
                     "responses": {"200": {"description": "channel list", "content": {"application/json": {
-                        "schema": {"type": "object"}}}}},
+                        "schema": {"type": "object"}}}},
+                        "400": {"description": "INVALID_INPUT_DATA: a query parameter (the route takes none)",
+                                "content": {"application/json": {"schema": _ERROR}}}},
                 }
             },
             "/games/v1/channels/{channelId}/snapshot": {
@@ -403,6 +405,8 @@ def document() -> dict[str, Any]:
                                     "schema": {"type": "string"}}],
                     "responses": {
                         "200": {"description": "snapshot", "content": {"application/json": {"schema": _SNAPSHOT}}},
+                        "400": {"description": "INVALID_INPUT_DATA: a query parameter (the route takes none)",
+                                "content": {"application/json": {"schema": _ERROR}}},
                         "404": {"description": "CHANNEL_NOT_FOUND: the server runs no such channel",
                                 "content": {"application/json": {"schema": _ERROR}}},
                     },

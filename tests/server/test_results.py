@@ -127,6 +127,23 @@ async def test_a_bad_channel_or_limit_is_refused_with_a_stable_code(client: Test
     assert body["error"] == code and body["details"]
 
 
+@pytest.mark.parametrize(("path", "details"), [
+    ("/games/v1/channels?channel=holdem", "unknown query parameters ['channel']; the channel list takes none"),
+    ("/games/v1/channels/omaha-hilo/snapshot?limit=1&at=5", "unknown query parameters ['at', 'limit']; a snapshot "
+                                                             "takes none"),
+    ("/games/v1/channels/omaha-hilo/results?limit=1&count=2", "unknown query parameters ['count']; the only one is "
+                                                              f"limit (1 to {KEEP})"),
+])
+async def test_a_query_parameter_a_games_route_does_not_take_is_refused(client: TestClient, path: str,
+                                                                        details: str) -> None:
+    """Not ignored: a client asking a snapshot ``?at=5`` would take the game now for the game it asked for."""
+    resp = await client.get(path)
+    body = await resp.json()
+    assert (resp.status, body["error"], body["details"]) == (400, "INVALID_INPUT_DATA", details)
+    resp = await client.get(path.split("?")[0])
+    assert resp.status == 200  # the route itself answers
+
+
 async def test_a_long_limit_is_quoted_cut_and_said_to_be(client: TestClient) -> None:
     body = await (await client.get("/games/v1/channels/omaha-hilo/results?limit=" + "9" * 33)).json()
     assert body["details"].endswith(f"not '{'9' * 20}...'")  # (it read as the whole value, 20 nines)
