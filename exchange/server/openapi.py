@@ -374,6 +374,32 @@ def _identity_paths() -> dict[str, Any]:
     }
 
 
+def _games_paths() -> dict[str, Any]:
+    """The Exchange Games API's routes: the channel list, a channel's snapshot and its results."""
+    no_query = {"description": "INVALID_INPUT_DATA: a query parameter (the route takes none)",
+                "content": {"application/json": {"schema": _ERROR}}}
+    return {
+        "/games/v1/channels": {"get": {
+            "summary": "The channels this server runs",
+            "responses": {
+                "200": {"description": "channel list", "content": {"application/json": {"schema": {"type": "object"}}}},
+                "400": no_query,
+            },
+        }},
+        "/games/v1/channels/{channelId}/snapshot": {"get": {
+            "summary": "Exchange Games API channel snapshot: the game, its cards and its market",
+            "parameters": [{"name": "channelId", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "responses": {
+                "200": {"description": "snapshot", "content": {"application/json": {"schema": _SNAPSHOT}}},
+                "400": no_query,
+                "404": {"description": "CHANNEL_NOT_FOUND: the server runs no such channel",
+                        "content": {"application/json": {"schema": _ERROR}}},
+            },
+        }},
+        "/games/v1/channels/{channelId}/results": _results_path(),
+    }
+
+
 def document() -> dict[str, Any]:
     """The whole document, a fresh dict each call."""
     return {
@@ -389,30 +415,7 @@ def document() -> dict[str, Any]:
         "paths": {
             **_identity_paths(),
             **_api_ng_paths(),
-            "/games/v1/channels": {
-                "get": {
-                    "summary": "The channels this server runs",
-                    "responses": {"200": {"description": "channel list", "content": {"application/json": {
-                        "schema": {"type": "object"}}}},
-                        "400": {"description": "INVALID_INPUT_DATA: a query parameter (the route takes none)",
-                                "content": {"application/json": {"schema": _ERROR}}}},
-                }
-            },
-            "/games/v1/channels/{channelId}/snapshot": {
-                "get": {
-                    "summary": "Exchange Games API channel snapshot: the game, its cards and its market",
-                    "parameters": [{"name": "channelId", "in": "path", "required": True,
-                                    "schema": {"type": "string"}}],
-                    "responses": {
-                        "200": {"description": "snapshot", "content": {"application/json": {"schema": _SNAPSHOT}}},
-                        "400": {"description": "INVALID_INPUT_DATA: a query parameter (the route takes none)",
-                                "content": {"application/json": {"schema": _ERROR}}},
-                        "404": {"description": "CHANNEL_NOT_FOUND: the server runs no such channel",
-                                "content": {"application/json": {"schema": _ERROR}}},
-                    },
-                }
-            },
-            "/games/v1/channels/{channelId}/results": _results_path(),
+            **_games_paths(),
             "/stream": {
                 "get": {
                     "summary": "WebSocket: Exchange Stream API messages (authentication, marketSubscription, "
