@@ -32,7 +32,7 @@ STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        ([], "give a command: equity, showdown, play, serve, accounts, journal, backtest or replay"),
+        ([], "give a command: equity, showdown, play, serve, accounts, journal, backtest, replay or compare"),
         (["nosuch"], "argument COMMAND: invalid choice: 'nosuch' (choose from 'equity', 'showdown', 'play',"),
         (["serve", "--port", "abc"], "argument --port: must be a port from 1 to 65535, not abc"),
         (["serve", "--port", "70000"], "argument --port: must be a port from 1 to 65535, not 70000"),

@@ -23,7 +23,7 @@ from exchange.cli.stdout import OutputFailed, checked_stdout
 from exchange.cli.stopping import TERMINATED, Terminated
 
 # Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "journal", "backtest", "replay")
+SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "journal", "backtest", "replay", "compare")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -1,0 +1,168 @@
+"""Backtests side by side (``exchange-poker compare DIR DIR ...``): each run's figures, then each against the first,
+game by game.
+
+A backtest deals game ``N`` from its seed and ``N`` alone, whatever its strategy does, so two backtests with the
+same channel, seed and irregularity rate play their strategies over the same deals. Their difference is best
+measured game by game then (a paired comparison): the luck of the cards, which dominates either run's own P&L,
+cancels out, and the standard error of the mean difference per game is a fraction of either run's. Runs dealt
+differently are compared on their means alone, the two standard errors combined.
+
+Money stays in whole pennies: each game's net P&L (after commission; a hi/lo game's two markets together) and
+the sums are integers, and a mean is shown to the penny, an exact half up, as the backtest's summary shows
+them. The standard errors, statistics of those pennies, are floats.
+
+>>> standard_error([100, -100, 100, -100])
+57.735026918962575
+>>> standard_error([5])  # one game tells nothing of the spread
+nan
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from exchange.backtest.provenance import FILE_NAME
+from exchange.backtest.runner import STRATEGY_ACCOUNT, read_for_summary
+from exchange.backtest.summary import Summary, summarise
+from exchange.core.money import format_minor
+from exchange.game.channels import parse_market_id
+from exchange.tables.outputs import read_table
+
+#: What deals a backtest's games besides a game's number (``backtest.json``'s fields): runs that differ in one
+#: of these were dealt differently.
+DEALT_BY = ("channel", "seed", "irregularity_rate")
+
+
+class CompareError(ValueError):
+    """A folder that cannot be compared (not a backtest's output), or too few of them."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One backtest's output: what made it (``backtest.json``), its summary, and its strategy's net P&L in each
+    game (minor units) by the game's number."""
+
+    folder: Path
+    record: dict[str, Any]
+    summary: Summary
+    pnl: dict[int, int]
+
+    @property
+    def strategy(self) -> str:
+        """The strategy as the command line named it, with its parameters if it had any."""
+        params = self.record.get("params") or {}
+        return f"{self.record['strategy']} {json.dumps(params, sort_keys=True)}" if params else self.record["strategy"]
+
+    @property
+    def mean(self) -> Fraction:
+        """The mean net P&L per game."""
+        return Fraction(sum(self.pnl.values()), len(self.pnl)) if self.pnl else Fraction(0)
+
+    @property
+    def stderr(self) -> float:
+        return standard_error(list(self.pnl.values()))
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A run against the first: the mean difference of net P&L per game (the run's less the first's) and its
+    standard error; ``paired``, the games compared one by one (0 when the runs were dealt differently, said
+    by ``unpaired``)."""
+
+    mean: Fraction
+    stderr: float
+    paired: int
+    unpaired: str | None = None
+
+
+def read_run(folder: Path) -> Run:
+    """The run whose output is ``folder``; :class:`CompareError` if it is not a backtest's."""
+    path = folder / FILE_NAME
+    if not path.is_file():
+        raise CompareError(f"{folder} has no {FILE_NAME}: compare reads backtests' output folders ('exchange-poker "
+                           "backtest --out DIR'; a server's recording has no strategy to compare)")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    games = read_table(folder, "games", ["market_id"])["market_id"].to_pylist()
+    pnl = {_number(market_id): 0 for market_id in games}
+    for row in read_table(folder, "settlements", ["account", "market_id", "net_profit"]).to_pylist():
+        if row["account"] == STRATEGY_ACCOUNT:  # a hi/lo game's Low market's row adds to its game's
+            pnl[_number(row["market_id"])] += row["net_profit"]
+    summary = summarise(read_for_summary(folder, STRATEGY_ACCOUNT), STRATEGY_ACCOUNT)
+    return Run(folder, record, summary, pnl)
+
+
+def _number(market_id: str) -> int:
+    parsed = parse_market_id(market_id)
+    if parsed is None:
+        raise CompareError(f"a game's market id {market_id!r} names no game number")
+    return parsed[1]
+
+
+def against(first: Run, run: Run) -> Difference:
+    """``run`` against ``first``: game by game over the games both played if they were dealt alike, else on the
+    means alone."""
+    differ = [f"{name} {first.record.get(name)!r} against {run.record.get(name)!r}" for name in DEALT_BY
+              if first.record.get(name) != run.record.get(name)]
+    both = sorted(first.pnl.keys() & run.pnl.keys())
+    if differ or not both:
+        return Difference(run.mean - first.mean, math.hypot(first.stderr, run.stderr), 0,
+                          "dealt differently: " + ", ".join(differ) if differ else "no game in common")
+    differences = [run.pnl[n] - first.pnl[n] for n in both]
+    return Difference(Fraction(sum(differences), len(both)), standard_error(differences), len(both))
+
+
+def standard_error(values: Sequence[int]) -> float:
+    """The standard error of the mean of ``values`` (the sample's standard deviation over the root of its size);
+    NaN for fewer than two values."""
+    n = len(values)
+    if n < 2:
+        return math.nan
+    mean = Fraction(sum(values), n)
+    variance = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return math.sqrt(variance / n)
+
+
+def compare(folders: Sequence[Path]) -> tuple[list[Run], list[Difference]]:
+    """The runs of ``folders`` and each but the first against the first."""
+    if len(folders) < 2:
+        raise CompareError("give two backtests' output folders or more: the first is the one the others are "
+                           "measured against")
+    runs = [read_run(folder) for folder in folders]
+    return runs, [against(runs[0], run) for run in runs[1:]]
+
+
+def report(runs: Sequence[Run], differences: Sequence[Difference]) -> str:
+    """The comparison as text: a line per run, then each run against the first."""
+    lines = ["run  games  matched volume    net P&L      ROI   per game (± s.e.)  strategy (folder)"]
+    for label, run in zip(_labels(len(runs)), runs, strict=True):
+        roi = "n/a" if run.summary.roi is None else f"{float(run.summary.roi) * 100:+.2f}%"
+        lines.append(f"{label:<4} {len(run.pnl):>5} {format_minor(run.summary.matched_volume):>15} "
+                     f"{format_minor(run.summary.net_profit):>10} {roi:>8}   {_per_game(run.mean, run.stderr):<17}  "
+                     f"{run.strategy} ({run.folder})")
+    lines.append("")
+    lines.append("against A, net P&L per game (± s.e.):")
+    for label, difference in zip(_labels(len(runs))[1:], differences, strict=True):
+        how = (f"paired: the same {difference.paired} deals" if difference.paired
+               else f"unpaired: {difference.unpaired}")
+        lines.append(f"{label:<4} {_per_game(difference.mean, difference.stderr, signed=True)}  ({how})")
+    return "\n".join(lines)
+
+
+def _labels(count: int) -> list[str]:
+    """A, B, ..., Z, then A2, B2, ...: a short name for each run."""
+    return [chr(ord("A") + i % 26) + (str(i // 26 + 1) if i >= 26 else "") for i in range(count)]
+
+
+def _per_game(mean: Fraction, stderr: float, signed: bool = False) -> str:
+    """A mean per game to the penny (an exact half up) with its standard error."""
+    shown = format_minor(math.floor(mean + Fraction(1, 2)))
+    if signed and not shown.startswith("-"):
+        shown = "+" + shown
+    spread = "n/a" if math.isnan(stderr) else f"{stderr / 100:.2f}"
+    return f"{shown} ± {spread}"

@@ -1,0 +1,117 @@
+"""exchange-poker compare: backtests side by side, each against the first game by game on the same deals.
+
+The oracle reads the settlements with pandas, by ``game_index`` (the module goes by the market id's game number),
+and takes its statistics from :mod:`statistics`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import statistics
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from exchange.backtest.compare import against, read_run
+from exchange.backtest.loading import StrategySpec
+from exchange.backtest.runner import BacktestConfig, run_backtest
+from exchange.backtest.workers import InlineExecutor
+from exchange.tables.outputs import read_table
+from tests.backtest.backtest_support import SEED, Run, small_config
+from tests.cli_helpers import run_cli
+
+
+def backtest(config: BacktestConfig, out: Path) -> Path:
+    with InlineExecutor() as executor:
+        run_backtest(dataclasses.replace(config, record_streams=False), executor, out)
+    return out
+
+
+def net_per_game(folder: Path) -> dict[int, int]:
+    """The strategy's net P&L in each game (every game, 0 where it has no row), read another way."""
+    settlements = read_table(folder, "settlements").to_pandas()
+    games = read_table(folder, "games").to_pandas()
+    mine = settlements[settlements.account == "strategy"].groupby("game_index").net_profit.sum()
+    return {int(g): int(mine.get(g, 0)) for g in games.game_index}
+
+
+def test_runs_dealt_alike_are_compared_game_by_game(small_run: Run, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    bigger = backtest(small_config(params='{"stake": 900}'), tmp_path / "bigger")  # the same seed: the same deals
+    first, second = net_per_game(small_run.out), net_per_game(bigger)
+    differences = [second[g] - first[g] for g in first]
+    assert any(differences)  # the stake changed what it made: a comparison that can tell
+
+    difference = against(read_run(small_run.out), read_run(bigger))
+    assert difference.paired == len(first) == 10 and difference.unpaired is None
+    assert difference.mean == Fraction(sum(differences), len(differences))
+    assert math.isclose(difference.stderr, statistics.stdev(differences) / math.sqrt(len(differences)))
+
+    code, out, err = run_cli(capsys, "compare", str(small_run.out), str(bigger))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    a, b = lines[1], lines[2]
+    assert a.startswith("A ") and str(small_run.out) in a and b.startswith("B ") and '{"stake": 900}' in b
+    summary = small_run.result.summary
+    assert f" {sum(first.values()) / 100:.2f} " in a and f" {summary.matched_volume / 100:.2f} " in a
+    assert difference.mean.denominator != 2  # not an exact half penny, which floats would round either way
+    shown = f"{float(difference.mean) / 100:+.2f}"
+    assert f"B    {shown} ± {difference.stderr / 100:.2f}  (paired: the same 10 deals)" in out
+
+
+def test_runs_dealt_differently_are_compared_on_their_means(small_run: Run, tmp_path: Path) -> None:
+    other_seed = backtest(dataclasses.replace(small_config(), seed=SEED + 1, games=6), tmp_path / "seed")
+    first, second = read_run(small_run.out), read_run(other_seed)
+    difference = against(first, second)
+    assert difference.paired == 0 and difference.unpaired == f"dealt differently: seed {SEED} against {SEED + 1}"
+    per_game = net_per_game(small_run.out), net_per_game(other_seed)
+    assert difference.mean == (Fraction(sum(per_game[1].values()), 6) - Fraction(sum(per_game[0].values()), 10))
+    errors = [statistics.stdev(p.values()) / math.sqrt(len(p)) for p in per_game]
+    assert math.isclose(difference.stderr, math.hypot(*errors))
+
+
+HILO_MAKER = """
+from exchange.backtest.strategy import ALL_MARKETS, Strategy
+from exchange.core import ladder
+from exchange.core.side import Side
+
+
+class BothMarkets(Strategy):
+    markets = ALL_MARKETS
+
+    def on_window_open(self, market, round):
+        for hand in market.view.live_hands:
+            if hand.fair_odds is not None and (tick := ladder.tick_at_or_above(hand.fair_odds)) is not None:
+                market.place_order(hand.hand, Side.BACK, ladder.price(tick), 300)
+"""
+
+
+def test_a_hi_lo_games_two_markets_are_one_games_pnl(tmp_path: Path) -> None:
+    source = tmp_path / "both_markets.py"
+    source.write_text(HILO_MAKER)
+    config = BacktestConfig(strategy=StrategySpec.parse(f"{source}:BothMarkets"), games=3, seed=5,
+                            channel="omaha-hilo")  # fmt: skip
+    folder = backtest(config, tmp_path / "hilo")
+    settlements = read_table(folder, "settlements").to_pandas()
+    low = settlements[(settlements.account == "strategy") & settlements.market_id.str.endswith("-low")]
+    assert low.net_profit.any()  # the Low market made or lost something: left out, the sums would differ
+    run = read_run(folder)
+    assert run.pnl == net_per_game(folder)  # (one-game worlds: a game's index is its number)
+    assert sum(run.pnl.values()) == run.summary.net_profit
+    itself = against(run, run)
+    assert (itself.mean, itself.stderr, itself.paired) == (0, 0.0, 3)
+
+
+def test_what_cannot_be_compared_is_refused_on_one_line(small_run: Run, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "recording").mkdir()
+    for argv, says in [
+        ([str(small_run.out)], "give two backtests' output folders or more"),
+        ([str(small_run.out), str(tmp_path / "nowhere")], "nowhere: no such folder"),
+        ([str(small_run.out), str(tmp_path / "recording")], "recording has no backtest.json: compare reads "
+                                                            "backtests' output folders"),
+    ]:
+        code, out, err = run_cli(capsys, "compare", *argv)
+        assert (code, out) == (2, "") and says in err and err.count("\n") == 1, err
