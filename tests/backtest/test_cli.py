@@ -212,7 +212,7 @@ def test_the_readme_example_commands_name_real_strategies() -> None:
     from exchange.backtest.strategy import Strategy
 
     commands = [line for line in _readme_section().splitlines() if line.startswith("exchange-poker backtest")]
-    assert len(commands) == 4
+    assert len(commands) == 6  # the two runs of the comparison's example among them
     for line in commands:
         words = shlex.split(line)
         reference = words[words.index("--strategy") + 1]
