@@ -25,7 +25,7 @@ from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.book import PriceSize
 from exchange.core.market import MarketBook, MarketStatus, RunnerBook
-from exchange.core.orders import BetStatus, ClearedOrder, OrderView
+from exchange.core.orders import BetStatus, ClearedOrder, LapseReason, OrderView
 
 JsonDict = dict[str, Any]
 
@@ -106,11 +106,28 @@ def current_order(view: OrderView) -> JsonDict:
     }
     if view.matched_ts is not None:
         out["matchedDate"] = iso(view.matched_ts)
+    if view.cancelled_ts is not None:
+        out["cancelledDate"] = iso(view.cancelled_ts)
+    if view.lapsed_ts is not None:
+        out["lapsedDate"] = iso(view.lapsed_ts)
+    if (code := lapse_status_reason(view.lapse_reason)) is not None:
+        out["lapseStatusReasonCode"] = code
     if view.customer_ref:
         out["customerOrderRef"] = view.customer_ref
     if view.strategy_ref:
         out["customerStrategyRef"] = view.strategy_ref
     return out
+
+
+def lapse_status_reason(reason: LapseReason | None) -> str | None:
+    """API-NG's ``lapseStatusReasonCode`` of a lapse: Betfair's ``MKT_SUSPENDED`` for a betting window's close and a
+    suspension inside it; none (left out) for the reasons Betfair's list has no code for, as Betfair leaves it
+    out then (a selection or the market settled, a fill-or-kill order's unmatched rest).
+
+    >>> lapse_status_reason(LapseReason.WINDOW_CLOSED), lapse_status_reason(LapseReason.MARKET_SETTLED)
+    ('MKT_SUSPENDED', None)
+    """
+    return "MKT_SUSPENDED" if reason in (LapseReason.WINDOW_CLOSED, LapseReason.MARKET_SUSPENDED) else None
 
 
 def runner_order(view: OrderView) -> JsonDict:

@@ -27,22 +27,28 @@ from decimal import Decimal
 from typing import Any
 
 from exchange.betfair import apiformat
-from exchange.core.orders import ClearedOrder, MatchedByTick, MatchedRow, OrderStatus, OrderView
+from exchange.core.orders import ClearedOrder, LapseReason, MatchedByTick, MatchedRow, OrderStatus, OrderView
 from exchange.core.side import Side
 
 
 def order_change(bet_id: int, price: Decimal, size: int, side: Side, complete: bool, placed: int,
                  matched_ts: int | None, avp: float, sm: int, sr: int, sl: int, sc: int, sv: int, ref: str | None,
-                 rfs: str | None) -> dict[str, Any]:
-    """One ``uo`` record: the order's sizes matched, remaining, lapsed, cancelled and voided, its refs."""
+                 rfs: str | None, *, cancelled_ts: int | None, lapsed_ts: int | None,
+                 lapse_reason: LapseReason | None) -> dict[str, Any]:
+    """One ``uo`` record: the order's sizes matched, remaining, lapsed, cancelled and voided, its refs; when it
+    last matched (``md``), was last cancelled (``cd``) and lapsed (``ld``, with Betfair's ``lsrc`` where
+    Betfair has a code for the reason), each left out if it never did."""
     out: dict[str, Any] = {
         "id": str(bet_id), "p": float(price), "s": apiformat.money(size), "side": "B" if side is Side.BACK else "L",
         "status": "EC" if complete else "E", "pt": "L", "ot": "L", "pd": placed, "avp": avp,
         "sm": apiformat.money(sm), "sr": apiformat.money(sr), "sl": apiformat.money(sl), "sc": apiformat.money(sc),
         "sv": apiformat.money(sv), "rac": "", "rc": "REG_GGC", "rfo": ref or "", "rfs": rfs or "",
     }
-    if matched_ts is not None:
-        out["md"] = matched_ts
+    for key, ts in (("md", matched_ts), ("cd", cancelled_ts), ("ld", lapsed_ts)):
+        if ts is not None:
+            out[key] = ts
+    if (code := apiformat.lapse_status_reason(lapse_reason)) is not None:
+        out["lsrc"] = code
     return out
 
 
@@ -61,7 +67,8 @@ def open_order(o: OrderView) -> OrderRow:
     """The row of an order on an open market."""
     uo = order_change(o.bet_id, o.price, o.size, o.side, o.status is OrderStatus.EXECUTION_COMPLETE, o.placed_ts,
              o.matched_ts, apiformat.price(o.average_price_matched), o.size_matched, o.size_remaining, o.size_lapsed,
-             o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref)
+             o.size_cancelled, o.size_voided, o.customer_ref, o.strategy_ref, cancelled_ts=o.cancelled_ts,
+             lapsed_ts=o.lapsed_ts, lapse_reason=o.lapse_reason)
     return OrderRow(o.selection_id, o.bet_id, o.side, o.strategy_ref, uo)
 
 
@@ -69,7 +76,8 @@ def cleared_order(o: ClearedOrder) -> OrderRow:
     """The row of a cleared order (its market closed)."""
     uo = order_change(o.bet_id, o.price_requested, o.size, o.side, True, o.placed_ts, o.last_matched_ts,
              apiformat.price(o.price_matched), o.size_matched, 0, o.size_lapsed, o.size_cancelled, o.size_voided,
-             o.customer_ref, o.strategy_ref)
+             o.customer_ref, o.strategy_ref, cancelled_ts=o.cancelled_ts, lapsed_ts=o.lapsed_ts,
+             lapse_reason=o.lapse_reason)
     return OrderRow(o.selection_id, o.bet_id, o.side, o.strategy_ref, uo)
 
 

@@ -70,7 +70,7 @@ def _digest(ex: ExchangeState) -> str:
                 order.bet_id, order.account_id, order.market_id, order.selection_id, order.side,
                 order.tick, order.size, order.remaining, order.matched, order.matched_x100, order.lapsed,
                 order.cancelled, order.voided, order.placed_ts, order.matched_ts, order.round,
-                order.customer_ref, order.result,
+                order.customer_ref, order.result, order.cancelled_ts, order.lapsed_ts, order.lapse_reason,
             )
         )  # fmt: skip
     parts.append(sorted(ex.cleared))

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from exchange.core.errors import ErrorCode
 from exchange.core.market import SelectionStatus
-from exchange.core.orders import BetOutcome
+from exchange.core.orders import BetOutcome, LapseReason
 from exchange.core.records import Record, fast_constructor
 from exchange.core.side import Side
 
@@ -51,17 +51,6 @@ class CancelReason(StrEnum):
     REPLACED = "REPLACED"
     MARKET_VOIDED = "MARKET_VOIDED"
     ACCOUNT_OVERDRAWN = "ACCOUNT_OVERDRAWN"
-
-
-class LapseReason(StrEnum):
-    """Why unmatched size lapsed: its betting window closed, or the market was suspended inside it (an operator's
-    suspend, a card exposed before its time), a selection or the market settled, or the order's fill-or-kill."""
-
-    WINDOW_CLOSED = "WINDOW_CLOSED"
-    MARKET_SUSPENDED = "MARKET_SUSPENDED"
-    SELECTION_SETTLED = "SELECTION_SETTLED"
-    MARKET_SETTLED = "MARKET_SETTLED"
-    FILL_OR_KILL = "FILL_OR_KILL"  # the unmatched part of a FILL_OR_KILL order, at once
 
 
 @dataclass(frozen=True, slots=True)

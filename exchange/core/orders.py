@@ -65,6 +65,17 @@ class BetOutcome(StrEnum):
     LOST = "LOST"
 
 
+class LapseReason(StrEnum):
+    """Why unmatched size lapsed: its betting window closed, or the market was suspended inside it (an operator's
+    suspend, a card exposed before its time), a selection or the market settled, or the order's fill-or-kill."""
+
+    WINDOW_CLOSED = "WINDOW_CLOSED"
+    MARKET_SUSPENDED = "MARKET_SUSPENDED"
+    SELECTION_SETTLED = "SELECTION_SETTLED"
+    MARKET_SETTLED = "MARKET_SETTLED"
+    FILL_OR_KILL = "FILL_OR_KILL"  # the unmatched part of a FILL_OR_KILL order, at once
+
+
 class BetStatus(StrEnum):
     """How a cleared order ended, as API-NG's ``listClearedOrders`` names it."""
 
@@ -83,16 +94,20 @@ class Order:
     order shares with its position (account, market, selection id) is read
     through it rather than stored again.  ``sel`` is the selection's index in
     its market; ``result`` the bet's settled :class:`~exchange.core.events.BetResult`
-    once its selection or market is settled; ``matched_ts`` the last fill's.
+    once its selection or market is settled; ``matched_ts`` the last fill's, ``cancelled_ts`` the last
+    cancellation's and ``lapsed_ts`` the lapse's, with its ``lapse_reason``.
     When its market closes the order is compacted into a :class:`ClearedOrder`.
     """
 
     __slots__ = (
         "bet_id",
         "cancelled",
+        "cancelled_ts",
         "customer_ref",
         "is_back",
+        "lapse_reason",
         "lapsed",
+        "lapsed_ts",
         "matched",
         "matched_ts",
         "matched_x100",
@@ -133,6 +148,9 @@ class Order:
         self.voided = 0
         self.placed_ts = placed_ts
         self.matched_ts: int | None = None
+        self.cancelled_ts: int | None = None
+        self.lapsed_ts: int | None = None
+        self.lapse_reason: LapseReason | None = None
         self.round = round
         self.customer_ref = customer_ref
         self.strategy_ref = strategy_ref
@@ -240,6 +258,9 @@ class Order:
             order_type=OrderType.LIMIT,
             persistence_type=PersistenceType.LAPSE,
             strategy_ref=self.strategy_ref,
+            cancelled_ts=self.cancelled_ts,
+            lapsed_ts=self.lapsed_ts,
+            lapse_reason=self.lapse_reason,
         )
 
     def cleared(self, matched_by_tick: MatchedByTick) -> ClearedOrder:
@@ -283,6 +304,9 @@ class Order:
             round=self.round,
             strategy_ref=self.strategy_ref,
             several_prices=matched_by_tick if len(matched_by_tick) > 1 else (),
+            cancelled_ts=self.cancelled_ts,
+            lapsed_ts=self.lapsed_ts,
+            lapse_reason=self.lapse_reason,
         )
 
 
@@ -311,6 +335,11 @@ class OrderView(Record):
     order_type: OrderType
     persistence_type: PersistenceType
     strategy_ref: str | None = None  # API-NG's customerStrategyRef
+    #: When some of it was last cancelled, and when its remainder lapsed and why (API-NG's cancelledDate,
+    #: lapsedDate and lapseStatusReasonCode); ``None`` if none of it was.
+    cancelled_ts: int | None = None
+    lapsed_ts: int | None = None
+    lapse_reason: LapseReason | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,6 +393,10 @@ class ClearedOrder(Record):
     round: int
     strategy_ref: str | None = None  # API-NG's customerStrategyRef
     several_prices: MatchedByTick = ()
+    #: As :class:`OrderView`'s: when some of it was last cancelled, when its remainder lapsed and why.
+    cancelled_ts: int | None = None
+    lapsed_ts: int | None = None
+    lapse_reason: LapseReason | None = None
 
     @property
     def size_matched(self) -> int:
@@ -423,7 +456,8 @@ class ClearedOrder(Record):
         if self.bet_status is not BetStatus.SETTLED or not self.size_voided:
             return None
         return replace(self, size=self.size_voided, bet_status=BetStatus.VOIDED, bet_outcome=None, size_settled=0,
-                       price_matched=None, profit=0, size_cancelled=0, size_lapsed=0, several_prices=())
+                       price_matched=None, profit=0, size_cancelled=0, size_lapsed=0, several_prices=(),
+                       cancelled_ts=None, lapsed_ts=None, lapse_reason=None)
 
     def view(self) -> OrderView:
         """The cleared bet as ``listCurrentOrders`` shows an order that is complete."""
@@ -449,4 +483,7 @@ class ClearedOrder(Record):
             order_type=OrderType.LIMIT,
             persistence_type=PersistenceType.LAPSE,
             strategy_ref=self.strategy_ref,
+            cancelled_ts=self.cancelled_ts,
+            lapsed_ts=self.lapsed_ts,
+            lapse_reason=self.lapse_reason,
         )

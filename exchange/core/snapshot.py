@@ -43,10 +43,12 @@ MAGIC = b"EXSNAP"
 #: 2: orders carry strategy_ref (customerStrategyRef); 3: cleared orders filed by bet-id block;
 #: 4: cleared orders keep their matched stake by price (matched_by_tick); 5: each account's cleared orders on a
 #: market packed as one byte string, built on first read (:mod:`exchange.core.cleared`); 6: the state's table of
-#: ``apply_*`` methods is no longer pickled (rebuilt on load), so renaming one keeps snapshots loadable.
-FORMAT_VERSION = 6
-#: The formats this code loads: 5 differs from 6 only in the applier table, which a load replaces.
-READABLE_VERSIONS = frozenset({5, 6})
+#: ``apply_*`` methods is no longer pickled (rebuilt on load), so renaming one keeps snapshots loadable; 7: orders
+#: and cleared orders keep when they were cancelled and lapsed, and why they lapsed (an older snapshot has none:
+#: a start falls back to replaying the journal, which has them).
+FORMAT_VERSION = 7
+#: The formats this code loads.
+READABLE_VERSIONS = frozenset({7})
 _VERSION = struct.Struct("<H")
 _HEADER = len(MAGIC) + _VERSION.size
 PICKLE_PROTOCOL = 5

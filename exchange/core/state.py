@@ -228,10 +228,12 @@ class ExchangeState:
     def apply_order_cancelled(self, ev: OrderCancelled) -> None:
         order = self._take_unmatched(ev.bet_id, ev.size)
         order.cancelled += ev.size
+        order.cancelled_ts = ev.ts
 
     def apply_order_lapsed(self, ev: OrderLapsed) -> None:
         order = self._take_unmatched(ev.bet_id, ev.size)
         order.lapsed += ev.size
+        order.lapsed_ts, order.lapse_reason = ev.ts, ev.reason
 
     def _take_unmatched(self, bet_id: int, amount: int) -> Order:
         order = self.orders[bet_id]

@@ -128,6 +128,9 @@ class Bet:
     fills: list[Match] = field(default_factory=list)
     result: BetResult | None = None
     strategy_ref: str | None = None
+    cancelled_ts: int | None = None  # the last cancellation's
+    lapsed_ts: int | None = None
+    lapse_reason: LapseReason | None = None
 
     @property
     def matched(self) -> int:
@@ -432,6 +435,7 @@ class Reference:
             return [self._order_refused(c.ts, OrderAction.CANCEL, c.account_id, r.code, c.bet_id)]
         bet.remaining -= amount
         bet.cancelled += amount
+        bet.cancelled_ts = c.ts
         return [OrderCancelled(c.ts, bet.bet_id, bet.account, bet.market, bet.selection, amount, CancelReason.BY_USER)]
 
     def _do_ReplaceOrder(self, c: ReplaceOrder) -> list[Event]:
@@ -451,6 +455,7 @@ class Reference:
         amount = bet.remaining
         bet.remaining = 0
         bet.cancelled += amount
+        bet.cancelled_ts = c.ts
         cancelled = OrderCancelled(
             c.ts, bet.bet_id, bet.account, bet.market, bet.selection, amount, CancelReason.REPLACED
         )
@@ -507,6 +512,7 @@ class Reference:
             events.append(OrderLapsed(ts, bet.bet_id, bet.account, m.market_id, bet.selection, bet.remaining, reason))
             bet.lapsed += bet.remaining
             bet.remaining = 0
+            bet.lapsed_ts, bet.lapse_reason = ts, reason
         return events
 
     def _do_SettleSelection(self, c: SettleSelection) -> list[Event]:
@@ -610,6 +616,7 @@ class Reference:
             )
             bet.cancelled += bet.remaining
             bet.remaining = 0
+            bet.cancelled_ts = c.ts
         events.extend(self._void_matches(m, None, c.ts, c.reason))
         accounts = []
         for account in m.participants:
@@ -646,6 +653,7 @@ class Reference:
                     )
                     bet.cancelled += bet.remaining
                     bet.remaining = 0
+                    bet.cancelled_ts = c.ts
         return events
 
     # -- reads -----------------------------------------------------------------------
@@ -692,6 +700,9 @@ class Reference:
                     "round": bet.round,
                     "strategy_ref": bet.strategy_ref,
                     "several_prices": by_tick if len(by_tick) > 1 else (),
+                    "cancelled_ts": bet.cancelled_ts,
+                    "lapsed_ts": bet.lapsed_ts,
+                    "lapse_reason": bet.lapse_reason,
                 }
             )
         return out
@@ -727,6 +738,9 @@ class Reference:
                     "size_voided": bet.voided,
                     "matched_ts": bet.fills[-1].ts if bet.fills else None,
                     "round": bet.round,
+                    "cancelled_ts": bet.cancelled_ts,
+                    "lapsed_ts": bet.lapsed_ts,
+                    "lapse_reason": bet.lapse_reason,
                 }
             )
         return out

@@ -10,6 +10,7 @@ server for a heartbeat: everything the flush sent comes before that answer, so a
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import random
 from collections.abc import AsyncIterator
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 from aiohttp import ClientWebSocketResponse
 from aiohttp.test_utils import TestClient
+from betfairlightweight.resources import CurrentOrders
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
@@ -27,6 +29,7 @@ from exchange.server import keys
 from tests.server.helpers import (
     HEARTBEAT_MS,
     PLAYING_MS,
+    START_MS,
     WINDOW_MS,
     close_and_forget,
     login,
@@ -224,6 +227,45 @@ async def test_orders_that_end_are_sent_once_with_status_ec(client: TestClient, 
 
         clock.advance(WINDOW_MS + PLAYING_MS)  # no change of alice's: nothing is sent again
         assert await mirror.settle(client, ws) == []
+
+
+async def test_a_cancel_and_a_lapse_carry_their_dates_and_betfairs_lapse_code(client: TestClient,
+                                                                             clock: VirtualClock) -> None:
+    """``cd``, ``ld`` and ``lsrc`` on the stream, ``cancelledDate``, ``lapsedDate`` and ``lapseStatusReasonCode`` in
+    listCurrentOrders, as betfairlightweight reads them (and flumine, recreating its orders from them)."""
+    service = client.app[keys.SERVICE]
+    async with client.ws_connect("/stream") as ws:
+        alice = await authenticated(client, ws)
+        mirror = Mirror()
+        await mirror.subscribe(ws)
+        bet = await _bet(client, alice, 2, "BACK", 6.0, 10, matched=0.0)
+        clock.advance(100)
+        cancelled_ms = service.now()
+        await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": bet,
+                                                                                       "sizeReduction": 4}]})
+        flush(client, clock)
+        await mirror.settle(client, ws)
+        (order,) = (o for r in mirror.runners() for o in r.unmatched_orders.values())
+        assert (order.cancelled_date, order.lapsed_date, order.lapse_status_reason_code) == (
+            _date(cancelled_ms), None, None)
+
+        lapsed_ms = START_MS + WINDOW_MS
+        clock.run(until_ms=lapsed_ms)  # the Deal window closes: the rest lapses
+        flush(client, clock)
+        await mirror.settle(client, ws)
+        (order,) = (o for r in mirror.runners() for o in r.unmatched_orders.values())
+        assert (order.size_cancelled, order.size_lapsed) == (4, 6)
+        assert (order.cancelled_date, order.lapsed_date, order.lapse_status_reason_code) == (
+            _date(cancelled_ms), _date(lapsed_ms), "MKT_SUSPENDED")
+        answer = (await rpc(client, alice, "listCurrentOrders", {"betIds": [bet]}))["result"]
+        (listed,) = CurrentOrders(**answer).orders
+        assert (listed.cancelled_date, listed.lapsed_date, listed.lapse_status_reason_code) == (
+            _date(cancelled_ms), _date(lapsed_ms), "MKT_SUSPENDED")
+
+
+def _date(ms: int) -> datetime.datetime:
+    """A time as betfairlightweight reads the stream's (milliseconds since the epoch, in UTC)."""
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
 
 
 async def test_a_voided_match_takes_its_level_out_of_the_clients_ladder(client: TestClient,
