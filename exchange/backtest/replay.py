@@ -111,9 +111,9 @@ class Timeline:
     """Every game of a backtest folder, by start time; ``account``: whose bets it shows (None: the strategy's).
 
     A position is milliseconds of the recording since the first game's start, less the time no game was played:
-    a wait between two games longer than a game is cut to one playing window (a recording over several runs of a
-    server replays its games back to back, and a backtest in sessions that ended early does not wait out the games
-    it did not deal).
+    a wait between two games longer than a playing window is cut to one (a recording over several runs of a server
+    replays its games back to back, however short the stop, and a backtest in sessions that ended early does not
+    wait out the games it did not deal; games dealt one after the other have no wait between them).
     """
 
     def __init__(self, games: Sequence[RecordedGame], account: str | None = None) -> None:
@@ -128,7 +128,7 @@ class Timeline:
         cut = 0
         for before, game in zip([None, *self.games[:-1]], self.games, strict=True):
             wait = 0 if before is None else game.start_ms - before.end_ms
-            if wait > game.channel.game_ms:
+            if wait > game.channel.playing_window_ms:
                 cut += wait - game.channel.playing_window_ms
             self._cuts.append(cut)
             self._starts.append(game.start_ms - cut - self.origin_ms)

@@ -130,11 +130,13 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
     assert newer_game.windows[0].length_ms == WINDOW_MS
 
 
-async def test_the_replay_skips_the_time_the_server_was_stopped(tmp_path: Path) -> None:
-    """A recording over two runs of the server, ten games' time apart: the replay plays the second run's game a
-    playing window after the first's, not after the ten games' wait, and each on its own recorded time."""
+@pytest.mark.parametrize("apart_ms", [10 * GAME_MS, 2 * GAME_MS])
+async def test_the_replay_skips_the_time_the_server_was_stopped(apart_ms: int, tmp_path: Path) -> None:
+    """A recording over two runs of the server, ten games' time apart or two (a wait of one game after the first
+    run's game: only longer ones were cut): the replay plays the second run's game a playing window after the
+    first's, not after the wait, and each on its own recorded time."""
     record = tmp_path / "rec"
-    starts = [1_700_000_000_000, 1_700_000_000_000 + 10 * GAME_MS]
+    starts = [1_700_000_000_000, 1_700_000_000_000 + apart_ms]
     for run, start in enumerate(starts):
         clock = VirtualClock(start_ms=start)
         async with serving(tmp_path / "ex.db", clock, accounts=("alice",) if run == 0 else (),
