@@ -404,8 +404,9 @@ def _first_undealt(market_ids: list[str], next_games: Mapping[str, int]) -> str 
             last[parsed[0]] = max(last.get(parsed[0], -1), parsed[1])
     for channel, number in sorted(last.items()):
         if channel in next_games and number >= next_games[channel]:
-            return (f"{channel}.{number}, a game this exchange has not dealt yet (its {channel} games are numbered "
-                    f"below {next_games[channel]})")
+            dealt = next_games[channel]
+            so_far = f"its {channel} games are numbered below {dealt}" if dealt else f"it has dealt no {channel} game"
+            return f"{channel}.{number}, a game this exchange has not dealt yet ({so_far})"
     return None
 
 

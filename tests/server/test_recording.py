@@ -586,8 +586,8 @@ def test_a_folder_another_exchange_recorded_is_refused_at_the_start(
     asyncio.run(record_games(tmp_path / "old.db", record, 2, START_MS))
     code, out, err = refused_serve(capsys, "--db", str(tmp_path / "new.db"), "--record", str(record))
     assert (code, out) == (2, "") and err.count("\n") == 1, err
-    assert (f"--record {record}: {record} holds holdem.1, a game this exchange has not dealt yet (its holdem games "
-            "are numbered below 0): it is another exchange's recording") in err
+    assert (f"--record {record}: {record} holds holdem.1, a game this exchange has not dealt yet (it has dealt no "
+            "holdem game): it is another exchange's recording") in err  # (not "numbered below 0")
     asyncio.run(record_games(tmp_path / "old.db", record, 1, START_MS + 10 * GAME_MS))  # its own exchange goes on
     assert parts(record, "games")[-1] == "part-000000002-000000002.parquet"
 
