@@ -261,7 +261,7 @@ def load_timeline(directory: Path, account: str | None = None, channel: str | No
             settlements=[s for m in markets if (s := folder.settlement(m.market_id)) is not None],
             exposures=folder.exposures(row),
         ))
-    return Timeline(games, account)
+    return Timeline(games, folder.account)
 
 
 __all__ = ["NOT_AVAILABLE", "RecordedGame", "ReplayError", "Timeline", "game_snapshot", "load_timeline"]

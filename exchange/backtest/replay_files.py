@@ -60,6 +60,9 @@ class Folder:
     settled: dict[str, list[JsonDict]]
     equities: dict[str, list[JsonDict]]
     irregularities: dict[str, list[JsonDict]] = field(default_factory=dict)
+    #: Whose bets: the account as the tables spell it (account names are the same whatever their case); ``None``:
+    #: a backtest's strategy.
+    account: str | None = None
 
     def channel(self, row: JsonDict) -> ChannelConfig:
         """The channel of the game of ``row``, with the windows it was played with (a server's may be shorter than
@@ -138,6 +141,7 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
     games = _games_of(read_table(directory, "games").to_pylist(), channel)
     if games and account is not None:
         bettors = _bettors(directory)
+        account = next((name for name in bettors if name.casefold() == account.casefold()), account)
         if bettors and account not in bettors:  # a name mistyped, most likely (where nobody bet, any shows none)
             raise ReplayError(f"{account!r} placed no bet in {directory}: the page would show no bets (the accounts "
                               f"that bet in it: {', '.join(bettors)})")
@@ -154,6 +158,7 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
         equities=_rows_by_market(directory, "equities", lambda r: True) if equities.exists() else {},
         irregularities=(_rows_by_market(directory, "irregularities", lambda r: True) if irregularities.exists()
                         else {}),
+        account=account,
     )
 
 

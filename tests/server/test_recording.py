@@ -334,7 +334,7 @@ async def test_the_settlements_notebook_reads_a_recording_of_two_channels(
             await trade(client, game)
             play_games(clock, 1)
     monkeypatch.setenv("BACKTEST_CHANNEL", "omaha-hilo")
-    outputs, images = run_notebook(record, monkeypatch, account="alice")
+    outputs, images = run_notebook(record, monkeypatch, account="Alice")  # names are the same whatever their case
     # the hi/lo channel's only: each game's Low market has alice, bob and HOUSE, its High market HOUSE alone
     assert "2 games, 4 orders, 2 fills, 8 settlement rows" in outputs
     assert "1 sessions of up to 2 games" in outputs

@@ -103,6 +103,8 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
 
     timeline = load_timeline(record, "alice", "omaha-hilo")
     assert [(g.market_id, g.game_number) for g in timeline.games] == [("omaha-hilo.0", 0), ("omaha-hilo.1", 1)]
+    shouted = load_timeline(record, "ALICE", "omaha-hilo")  # names are the same whatever their case, as the server's
+    assert shouted.account == "alice" and shouted.games[0].settlements == timeline.games[0].settlements != []
     first = timeline.games[0]
     assert [w.length_ms for w in first.windows] == [WINDOW_MS] * CHANNELS["omaha-hilo"].windows
     assert first.windows[1].opens_ms - first.windows[0].closes_ms == PLAYING_MS
