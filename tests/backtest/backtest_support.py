@@ -32,6 +32,30 @@ class Run:
     out: Path
 
 
+#: A strategy's source (class ``BothMarkets``) that trades every market of a game, a hi/lo game's Low market too:
+#: a back of 3.00 at each live hand's fair odds as each window opens, and a lay beside it unless ``lay`` is false.
+BOTH_MARKETS = """
+from exchange.backtest.strategy import ALL_MARKETS, Strategy
+from exchange.core import ladder
+from exchange.core.side import Side
+
+
+class BothMarkets(Strategy):
+    markets = ALL_MARKETS
+
+    def __init__(self, *, lay=True, **kwargs):
+        super().__init__(**kwargs)
+        self.lay = lay
+
+    def on_window_open(self, market, round):
+        for hand in market.view.live_hands:
+            if hand.fair_odds is not None and (tick := ladder.tick_at_or_above(hand.fair_odds)) is not None:
+                market.place_order(hand.hand, Side.BACK, ladder.price(tick), 300)
+                if self.lay:
+                    market.place_order(hand.hand, Side.LAY, ladder.price(tick), 300)
+"""
+
+
 def small_config(reference: str = "scripts/market_maker.py:MarketMaker", params: str = "{}") -> BacktestConfig:
     path, name = reference.split(":")
     return BacktestConfig(strategy=StrategySpec.parse(f"{ROOT / path}:{name}", params), games=GAMES, seed=SEED)

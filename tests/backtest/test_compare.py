@@ -19,7 +19,7 @@ from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.tables.outputs import read_table
-from tests.backtest.backtest_support import SEED, Run, small_config
+from tests.backtest.backtest_support import BOTH_MARKETS, SEED, Run, small_config
 from tests.cli_helpers import run_cli
 
 
@@ -74,26 +74,10 @@ def test_runs_dealt_differently_are_compared_on_their_means(small_run: Run, tmp_
     assert math.isclose(difference.stderr, math.hypot(*errors))
 
 
-HILO_MAKER = """
-from exchange.backtest.strategy import ALL_MARKETS, Strategy
-from exchange.core import ladder
-from exchange.core.side import Side
-
-
-class BothMarkets(Strategy):
-    markets = ALL_MARKETS
-
-    def on_window_open(self, market, round):
-        for hand in market.view.live_hands:
-            if hand.fair_odds is not None and (tick := ladder.tick_at_or_above(hand.fair_odds)) is not None:
-                market.place_order(hand.hand, Side.BACK, ladder.price(tick), 300)
-"""
-
-
 def test_a_hi_lo_games_two_markets_are_one_games_pnl(tmp_path: Path) -> None:
     source = tmp_path / "both_markets.py"
-    source.write_text(HILO_MAKER)
-    config = BacktestConfig(strategy=StrategySpec.parse(f"{source}:BothMarkets"), games=3, seed=5,
+    source.write_text(BOTH_MARKETS)
+    config = BacktestConfig(strategy=StrategySpec.parse(f"{source}:BothMarkets", '{"lay": false}'), games=3, seed=5,
                             channel="omaha-hilo")  # fmt: skip
     folder = backtest(config, tmp_path / "hilo")
     settlements = read_table(folder, "settlements").to_pandas()

@@ -18,7 +18,7 @@ from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.tables.outputs import TABLES
-from tests.backtest.backtest_support import ROOT, Run, run_notebook
+from tests.backtest.backtest_support import BOTH_MARKETS, ROOT, Run, run_notebook
 
 
 def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,30 +97,13 @@ def test_the_notebooks_medians_are_the_summarys_to_the_penny(
     assert "final bankroll: median 8.01," in outputs
 
 
-HILO_MAKER = """
-from exchange.backtest.strategy import ALL_MARKETS, Strategy
-from exchange.core import ladder
-from exchange.core.side import Side
-
-
-class BothMarkets(Strategy):
-    markets = ALL_MARKETS
-
-    def on_window_open(self, market, round):
-        for hand in market.view.live_hands:
-            if hand.fair_odds is not None and (tick := ladder.tick_at_or_above(hand.fair_odds)) is not None:
-                market.place_order(hand.hand, Side.BACK, ladder.price(tick), 300)
-                market.place_order(hand.hand, Side.LAY, ladder.price(tick), 300)
-"""
-
-
 def test_settlements_notebook_names_a_stud_hi_lo_games_rounds_and_both_markets_hands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The channel's own names: a 7-Card Stud game's streets (not Hold'em's Pre-flop and Flop), and each market's
     selections apart, the Low market's "No low" among them."""
     source = tmp_path / "both_markets.py"
-    source.write_text(HILO_MAKER)
+    source.write_text(BOTH_MARKETS)
     config = BacktestConfig(strategy=StrategySpec.parse(f"{source}:BothMarkets"), games=2, seed=5,
                             channel="stud7-hilo", record_streams=False)  # fmt: skip
     out = tmp_path / "out"
