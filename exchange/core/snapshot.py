@@ -23,7 +23,7 @@ the second, falling back to an older snapshot or to a full replay.
 (b'EXSNAP', True)
 >>> load(data).state_digest() == exchange.state_digest()
 True
->>> load(b"EXSNAP\\x05\\x00garbage")
+>>> load(b"EXSNAP\\x07\\x00garbage")
 Traceback (most recent call last):
 ...
 exchange.core.snapshot.SnapshotError: the snapshot does not unpickle: UnpicklingError: ...
