@@ -214,15 +214,27 @@ async def _json_errors(request: web.Request, handler: Any) -> web.StreamResponse
 
 
 async def _channels(request: web.Request) -> web.Response:
+    if request.query:
+        return _query_refused(request, "the channel list takes none")
     return web.json_response({"channels": request.app[PLAYER].channels_message()["channels"]})
 
 
 async def _snapshot(request: web.Request) -> web.Response:
+    """The channel's snapshot at the replay's position; refused as the live server's Games API refuses."""
     player = request.app[PLAYER]
     name = request.match_info["channel"]
     if name != player.timeline.channel.name:
-        raise web.HTTPNotFound(text=f"no channel {name[:40]!r}; this replay shows {player.timeline.channel.name}")
+        return web.json_response({"error": "CHANNEL_NOT_FOUND", "details": f"no channel {name[:40]!r}; this replay "
+                                  f"shows {player.timeline.channel.name}"}, status=404)
+    if request.query:
+        return _query_refused(request, "a snapshot takes none")
     return web.json_response(player.timeline.snapshot(player.clock.position()))
+
+
+def _query_refused(request: web.Request, takes: str) -> web.Response:
+    """A query parameter the route does not take, refused as the live server's Games API refuses it."""
+    details = f"unknown query parameters {sorted(request.query)[:5]}; {takes}"
+    return web.json_response({"error": "INVALID_INPUT_DATA", "details": details}, status=400)
 
 
 async def _control(request: web.Request) -> web.Response:

@@ -170,7 +170,11 @@ async def test_the_player_plays_pauses_changes_speed_and_skips_and_refuses_bad_c
                            ({"volume": 3}, 'send a JSON object with "action"'), ("{", "the body is not JSON")):
             refusal = await control(bad, 400)
             assert refusal["error"] == "INVALID_INPUT" and words in refusal["details"]
-        assert (await client.get("/games/v1/channels/omaha/snapshot")).status == 404
+        unknown = await client.get("/games/v1/channels/omaha/snapshot")  # as the live server's Games API answers
+        assert (unknown.status, (await unknown.json())["error"]) == (404, "CHANNEL_NOT_FOUND")
+        for path in ("/games/v1/channels?x=1", "/games/v1/channels/holdem/snapshot?at=5"):
+            asked = await client.get(path)
+            assert (asked.status, (await asked.json())["error"]) == (400, "INVALID_INPUT_DATA"), path
 
 
 def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: Any,
