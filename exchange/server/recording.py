@@ -29,8 +29,9 @@ What is written is what the journal holds, whole:
 What differs from a backtest's tables: ``game_index`` counts the games recorded in ``DIR`` in the order they
 ended, over every channel (``market_id`` names the game); the recording is one session (``session`` 0,
 ``session_game`` the game index); a settlement row is written for each account that had a bet in the market
-(a row of zeros for one whose bets all lapsed or were cancelled), and the house's commission account. A refused instruction's row says what the client asked (a placement's
-side, price, size and round; a cancel's size reduction; a replace's new price), as a backtest's does: the
+(a row of zeros for one whose bets all lapsed or were cancelled), and the house's commission account. A refused
+instruction's row says what the client asked (a placement's side, price, size and round; a cancel's size
+reduction; a replace's new price), as a backtest's does: the
 refusal is published while its command executes (:attr:`ExchangeService.executing`). A kill loses from the
 recording the games that had ended but were not held yet (those of its last moments, or all since the last part
 after a game could not be held): the journal still holds their every order and settlement.
