@@ -7,6 +7,11 @@ measured game by game then (a paired comparison): the luck of the cards, which d
 cancels out, and the standard error of the mean difference per game is a fraction of either run's. Runs dealt
 differently are compared on their means alone, the two standard errors combined.
 
+The difference is taken over the games both runs played: a session its strategy ended early leaves the games it
+did not play out of it (the count of deals says how many), though each run's own line counts all its games. The
+standard errors treat games as independent, as one-game worlds are; the games of one session (``--sessions``)
+share a bankroll and the strategy's memory, so there they are a guide, not a bound.
+
 Money stays in whole pennies: each game's net P&L (after commission; a hi/lo game's two markets together) and
 the sums are integers, and a mean is shown to the penny, an exact half up, as the backtest's summary shows
 them. The standard errors, statistics of those pennies, are floats.

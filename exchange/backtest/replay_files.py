@@ -140,11 +140,11 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
     # each table as today's: a column a file or part was written without (by an older version) reads as null
     games = _games_of(read_table(directory, "games").to_pylist(), channel)
     if games and account is not None:
-        bettors = _bettors(directory)
+        bettors = _bettors(directory, {m for g in games for m in (g["market_id"], g["low_market_id"]) if m})
         account = next((name for name in bettors if name.casefold() == account.casefold()), account)
         if bettors and account not in bettors:  # a name mistyped, most likely (where nobody bet, any shows none)
-            raise ReplayError(f"{account!r} placed no bet in {directory}: the page would show no bets (the accounts "
-                              f"that bet in it: {', '.join(bettors)})")
+            raise ReplayError(f"{account!r} placed no bet on the {games[0]['channel']} games of {directory}: the page "
+                              f"would show no bets (the accounts that did: {', '.join(bettors)})")
     mine = account or STRATEGY_ACCOUNT
     equities = directory / "equities.parquet"
     irregularities = directory / "irregularities.parquet"
@@ -162,9 +162,11 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
     )
 
 
-def _bettors(directory: Path) -> list[str]:
-    """The accounts that placed a bet (or tried to) in the folder."""
-    return sorted(set(read_table(directory, "orders", ["account"])["account"].to_pylist()))
+def _bettors(directory: Path, markets: set[str] | None = None) -> list[str]:
+    """The accounts that placed a bet in the folder (one refused is none), or on one of ``markets``."""
+    rows = read_table(directory, "orders", ["account", "market_id", "error_code"]).to_pylist()
+    placed = (r for r in rows if r["error_code"] is None and (markets is None or r["market_id"] in markets))
+    return sorted({r["account"] for r in placed})
 
 
 def _games_of(games: list[JsonDict], channel: str | None) -> list[JsonDict]:

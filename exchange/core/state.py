@@ -158,9 +158,7 @@ class ExchangeState:
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        """A pickled state (a snapshot, perhaps from before :attr:`forgotten` was kept, or one of format 5 that
-        pickled the appliers), nothing forgotten yet, its appliers this code's."""
-        state.pop("_appliers", None)
+        """A pickled state (a snapshot), nothing forgotten yet, its appliers this code's."""
         self.__dict__.update(state)
         self.forgotten = {}
         self._appliers = self._applier_table()

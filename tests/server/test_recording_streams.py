@@ -13,6 +13,7 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
@@ -23,7 +24,7 @@ from exchange.cli import main
 from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
 from exchange.server import keys
-from exchange.tables.outputs import read_tables
+from exchange.tables.outputs import TABLES, read_tables
 from tests.backtest.backtest_support import flumine_backs_the_winners, market_books
 from tests.server.helpers import PLAYING_MS, WINDOW_MS, serving
 from tests.server.test_recording import CHANNELS_RUN, GAME_MS, play_games, trade
@@ -92,8 +93,8 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
         load_timeline(empty)
     with pytest.raises(ReplayError, match="the folder has no games to replay"):
         load_timeline(empty, "alice")
-    with pytest.raises(ReplayError, match=r"'alcie' placed no bet in .*: the page would show no bets \(the accounts "
-                                          r"that bet in it: alice, bob\)"):
+    with pytest.raises(ReplayError, match=r"'alcie' placed no bet on the omaha-hilo games of .*: the page would show "
+                                          r"no bets \(the accounts that did: alice, bob\)"):
         load_timeline(record, "alcie", "omaha-hilo")
     assert main(["replay", str(record), "--account", "alice"]) == 2
     assert capsys.readouterr().err == ("exchange-poker: error: the folder holds games of 2 channels (holdem, "
@@ -118,6 +119,20 @@ async def test_the_replay_shows_a_recorded_channel_with_an_accounts_bets(
     assert round(settled["profit"] * 100) == result.profit - result.commission
     assert game_snapshot(timeline.games[1], timeline.games[1].end_ms)["game"]["orders"] == []
     assert create_replay_app(timeline)[PLAYER].state()["account"] == "alice"  # the page says whose bets they are
+
+    # who placed a bet is asked of the channel's games, and a refused one is none: carol's only bet was refused,
+    # dave bet on the hi/lo channel only
+    others = [{name: None for name in TABLES["orders"].schema.names} | row for row in (
+        {"game_index": 0, "market_id": "holdem.0", "account": "carol", "error_code": "INSUFFICIENT_FUNDS"},
+        {"game_index": 0, "market_id": "omaha-hilo.0-low", "account": "dave", "error_code": None})]
+    pq.write_table(pa.Table.from_pylist(others, schema=TABLES["orders"].schema),
+                   record / "orders.parquet" / "part-999999998-999999999.parquet")
+    for account, channel in (("carol", "holdem"), ("dave", "holdem")):
+        with pytest.raises(ReplayError, match=rf"'{account}' placed no bet on the holdem games .*\(the accounts that "
+                                              r"did: alice, bob\)"):
+            load_timeline(record, account, channel)
+    assert load_timeline(record, "dave", "omaha-hilo").account == "dave"
+    (record / "orders.parquet" / "part-999999998-999999999.parquet").unlink()
 
     # a recording begun by an older version: its first part has no window columns, the next part has them
     (part,) = (record / "games.parquet").iterdir()
