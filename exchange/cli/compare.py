@@ -1,9 +1,9 @@
 """``exchange-poker compare DIR DIR ...``: backtests side by side, each against the first game by game.
 
-    exchange-poker backtest --strategy scripts/value_backer.py:ValueBacker --games 1000 --seed 1 --out out/v5
-    exchange-poker backtest --strategy scripts/value_backer.py:ValueBacker --params '{"margin": 0.1}' \\
-        --games 1000 --seed 1 --out out/v10
-    exchange-poker compare out/v5 out/v10
+    exchange-poker backtest --strategy scripts/market_maker.py:MarketMaker --games 500 --seed 1 --out out/edge0
+    exchange-poker backtest --strategy scripts/market_maker.py:MarketMaker --params '{"edge_ticks": 1}' \\
+        --games 500 --seed 1 --out out/edge1
+    exchange-poker compare out/edge0 out/edge1
 
 Prints each run's games, matched volume, net P&L, ROI and net P&L per game with its standard error, then each
 run's difference from the first per game. Backtests with the same channel, seed and irregularity rate were
