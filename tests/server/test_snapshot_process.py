@@ -67,13 +67,28 @@ def _takers(db: Path) -> list[int]:
     return pids
 
 
-def _mid_window(server: ServerProcess) -> bool:
-    """A betting window open and not half gone: killed now, the server dies with a market open."""
+def _mid_window(server: ServerProcess) -> str | None:
+    """The game whose betting window is open and not half gone (killed now, the server dies with a market open);
+    None if there is none."""
     try:
         game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=1).json()["game"]
     except requests.RequestException:
-        return False
-    return bool(game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < 50)
+        return None
+    return game["id"] if game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < 50 else None
+
+
+def _kill_mid_game(server: ServerProcess) -> list[dict[str, Any]]:
+    """Kill the server inside a game's betting window; the results it listed just before, inside that window. The
+    window is looked at again after the listing: on a loaded machine the game could end while the results were read
+    (CI saw a kill land between two games, so no market was open to void)."""
+    for _ in range(20):
+        wait_until(lambda: _mid_window(server) is not None, timeout_s=10, what="a betting window in its first half")
+        game = _mid_window(server)
+        listed = _results(server)  # no game can end in the half window before the kill
+        if game is not None and _mid_window(server) == game:
+            server.kill()
+            return listed
+    raise AssertionError("no betting window stayed open while the results were read")
 
 
 def _results(server: ServerProcess) -> list[dict[str, Any]]:
@@ -116,9 +131,7 @@ def test_a_killed_server_restarts_from_its_snapshot_and_rebuilds_the_full_replay
     assert "recovery: full replay of 0 journal records (no snapshot)" in server.log()
     _wait_for_snapshots(server.db, 2)
     assert "snapshot taken at seq" in server.log()
-    wait_until(lambda: _mid_window(server), timeout_s=10, what="a betting window in its first half")
-    listed = _results(server)  # no game can end in the half window before the kill
-    server.kill()
+    listed = _kill_mid_game(server)
     # a snapshot taker at work ends with the server: reading the newest once it has
     wait_until(lambda: not _takers(server.db), timeout_s=30, what="the snapshot taker exiting after the kill")
     newest = _snapshot_seqs(server.db)[-1]
