@@ -146,10 +146,9 @@ def report(runs: Sequence[Run], differences: Sequence[Difference]) -> str:
     """The comparison as text: a line per run, then each run against the first."""
     lines = ["run  games  matched volume    net P&L      ROI   per game (± s.e.)  strategy (folder)"]
     for label, run in zip(_labels(len(runs)), runs, strict=True):
-        roi = "n/a" if run.summary.roi is None else f"{float(run.summary.roi) * 100:+.2f}%"
-        lines.append(f"{label:<4} {len(run.pnl):>5} {format_minor(run.summary.matched_volume):>15} "
-                     f"{format_minor(run.summary.net_profit):>10} {roi:>8}   {_per_game(run.mean, run.stderr):<17}  "
-                     f"{run.strategy} ({run.folder})")
+        figures = (f"{len(run.pnl):>5} {format_minor(run.summary.matched_volume):>15} "
+                   f"{format_minor(run.summary.net_profit):>10} {run.summary.roi_text:>8}")
+        lines.append(f"{label:<4} {figures}   {_per_game(run.mean, run.stderr):<17}  {run.strategy} ({run.folder})")
     lines.append("")
     lines.append("against A, net P&L per game (± s.e.):")
     for label, difference in zip(_labels(len(runs))[1:], differences, strict=True):

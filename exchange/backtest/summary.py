@@ -123,8 +123,23 @@ class Summary:
         """Net profit per unit of matched stake; ``None`` when nothing matched."""
         return Fraction(self.net_profit, self.matched_volume) if self.matched_volume else None
 
+    @property
+    def roi_text(self) -> str:
+        """The ROI as a percentage to two decimals, rounded exactly (an exact half up); ``n/a`` when nothing matched.
+
+        >>> figures = dict(account="a", games=1, dead_heats=0, bets=1, rejected=0, gross_profit=0, commission=0,
+        ...                max_drawdown=0)
+        >>> Summary(matched_volume=300, net_profit=100, **figures).roi_text, Summary(matched_volume=20_000,
+        ...     net_profit=1, **figures).roi_text  # a third of the stake; 0.005 %, an exact half, up
+        ('+33.33%', '+0.01%')
+        """
+        if self.roi is None:
+            return "n/a"
+        hundredths = math.floor(self.roi * 10_000 + Fraction(1, 2))  # of a percent
+        return f"{'-' if hundredths < 0 else '+'}{abs(hundredths) // 100}.{abs(hundredths) % 100:02d}%"
+
     def lines(self) -> list[str]:
-        roi = "n/a" if self.roi is None else f"{float(self.roi) * 100:+.2f}%"
+        roi = self.roi_text
         dead_heats = counted(self.dead_heats, "dead heat")
         if self.low_dead_heats is not None:  # (in brackets: the voided games must not read as dead heats)
             dead_heats += f" ({self.dead_heats - self.low_dead_heats} on High, {self.low_dead_heats} on Low)"
