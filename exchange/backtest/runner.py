@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Protocol
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.provenance import FILE_NAME as RECORD_FILE
@@ -40,15 +39,13 @@ from exchange.betfair.stream import write_stream
 from exchange.game.channels import get_channel
 from exchange.game.table import EquityFn
 from exchange.tables.outputs import (
-    GAMES,
-    ORDERS,
-    SETTLEMENTS,
     TABLES,
     FileTables,
     Table,
     TableWriter,
     empty_tables,
     merge,
+    read_table,
 )
 
 #: 2026-01-01T00:00:00Z: where the first game's clock starts (epoch milliseconds).
@@ -350,10 +347,9 @@ def read_for_summary(out: Path, account: str) -> dict[str, pa.Table]:
     mine = [("account", "=", account)]
     orders = ["account", "status", "action", "size_matched"]
     settled = ["account", "session", "game_index", "gross_profit", "commission", "net_profit", "balance_after"]
-    return {"games": pq.read_table(out / GAMES.file_name,
-                                    columns=["game_index", "dead_heat", "low_market_id", "low_dead_heat", "status"]),
-            "orders": pq.read_table(out / ORDERS.file_name, columns=orders, filters=mine),
-            "settlements": pq.read_table(out / SETTLEMENTS.file_name, columns=settled, filters=mine)}
+    return {"games": read_table(out, "games", ["game_index", "dead_heat", "low_market_id", "low_dead_heat", "status"]),
+            "orders": read_table(out, "orders", orders, filters=mine),
+            "settlements": read_table(out, "settlements", settled, filters=mine)}
 
 
 def clear_recordings(directory: Path, *, keep_folder: bool) -> None:

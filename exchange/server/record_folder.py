@@ -54,7 +54,7 @@ import pyarrow.parquet as pq
 from exchange.betfair.stream import write_stream
 from exchange.game.channels import parse_market_id
 from exchange.tables import INT64_MAX
-from exchange.tables.outputs import TABLES
+from exchange.tables.outputs import TABLES, read_table
 
 log = logging.getLogger(__name__)
 
@@ -389,7 +389,7 @@ def _check_dealt(directory: Path, next_games: Mapping[str, int]) -> None:
     games = directory / TABLES["games"].file_name
     if next(games.glob("part-*.parquet"), None) is None:
         return
-    undealt = _first_undealt(pq.read_table(games, columns=["market_id"]).column("market_id").to_pylist(), next_games)
+    undealt = _first_undealt(read_table(directory, "games", ["market_id"]).column("market_id").to_pylist(), next_games)
     if undealt is not None:
         raise RecordingRefused(f"{directory} holds {undealt}: it is another exchange's recording, or this database "
                                "is older than it; record into another folder")

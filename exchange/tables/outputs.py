@@ -350,11 +350,13 @@ class FileTables(Mapping[str, pa.Table]):
         return len(TABLES)
 
 
-def read_table(directory: Path, name: str, columns: Sequence[str] | None = None) -> pa.Table:
+def read_table(directory: Path, name: str, columns: Sequence[str] | None = None,
+               filters: Sequence[tuple[str, str, object]] | None = None) -> pa.Table:
     """Table ``name`` of a backtest's output or a server's recording (``DIR/<name>.parquet``: one file, or a
     folder of part files), read with today's schema: a column that a file or part was written without (by an
     older version) is read as null there. Without it pyarrow takes the columns of the first part it reads, so a
-    recording begun by an older version would lose a newer column from every part.
+    recording begun by an older version would lose a newer column from every part. ``columns`` and ``filters``
+    (rows kept, as pyarrow takes them) are read the same way.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -364,7 +366,8 @@ def read_table(directory: Path, name: str, columns: Sequence[str] | None = None)
     >>> read_table(folder, "games", ["game_index", "min_stake"]).to_pylist()
     [{'game_index': 0, 'min_stake': None}, {'game_index': 1, 'min_stake': 200}]
     """
-    return pq.read_table(Path(directory) / TABLES[name].file_name, columns=columns, schema=TABLES[name].schema)
+    return pq.read_table(Path(directory) / TABLES[name].file_name, columns=columns, filters=filters,
+                         schema=TABLES[name].schema)
 
 
 def read_tables(directory: Path, names: Iterable[str] = TABLES) -> dict[str, pa.Table]:
