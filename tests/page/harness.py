@@ -232,8 +232,10 @@ def backs_on_every_hand(live: LiveServer, lays: tuple[tuple[float, float], ...] 
 
 
 #: What the browser itself logs of a server stopped under an open tab: its requests refused while nothing listens,
-#: and one in flight at the stop cut off (reset, or closed with no answer). Not the page's errors: the network's.
-SERVER_STOPPED = ("net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET", "net::ERR_EMPTY_RESPONSE")
+#: and one in flight at the stop cut off (reset, or closed with no answer: a request's empty response, a stream's
+#: socket closed before its handshake was answered). Not the page's errors: the network's.
+SERVER_STOPPED = ("net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET", "net::ERR_EMPTY_RESPONSE",
+                  "Connection closed before receiving a handshake response")
 
 
 @contextlib.contextmanager
