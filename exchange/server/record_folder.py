@@ -15,8 +15,9 @@ whole and consistent:
   name, flushed to the disk, renamed) before the part is committed, so every game in the tables has its markets'
   recordings (but one held by a version that recorded none). A game whose part could not be written may have them
   already: they are written again, the same, with its part, and removed if its rows are given up (lost at the stop,
-  or held and not written by a start, below); a start also removes the stream files of games this exchange has not
-  dealt (a kill between them and their part, then a journal that lost the game). A part's stream files are written
+  or held and not written by a start, below); a start also removes the stream files of the exchange's markets that
+  no part holds and no held game writes (a kill between them and their part, of a game not held or one the
+  journal then lost), so every stream file has its game in the tables too. A part's stream files are written
   under hidden names first (``.<marketId>.tmp``), which readers listing the folder skip as they skip dot-files;
 * **the games the journal holds, even after a kill**: each game's rows are held in ``DIR/.pending/<index>/`` (one
   Arrow file per table and its stream files, flushed to the disk, the folder renamed into place) once the journal
@@ -243,6 +244,7 @@ class RecordFolder:
                 break
             games.append(tables)
             streams += held_streams
+        self._drop_unrecorded_streams(next_games, {market_id for market_id, _ in streams})
         if games:
             self._unwritten = _Unwritten(self.next_index, self.next_index + len(games) - 1,
                                          {name: pa.concat_tables([game[name] for game in games]) for name in TABLES},
@@ -250,21 +252,26 @@ class RecordFolder:
             log.warning("recording: games %d to %d ended before the last stop and were not written: written first",
                         self._unwritten.first, self._unwritten.last)
             self.next_index += len(games)
-        self._drop_undealt_streams(next_games)
 
     def _drop_held(self, game: Path) -> None:
         """Remove a held game that is not to be written, and the stream files a part that failed wrote of it."""
         self._unlink_streams(path.name for path in _held_stream_files(game))
         _remove(game)
 
-    def _drop_undealt_streams(self, next_games: Mapping[str, int]) -> None:
-        """Remove the stream files of games this exchange has not dealt: written for a part a kill kept from being
-        committed, of games its journal then lost (no part holds them: :func:`_check_dealt`)."""
-        undealt = [path.name for path in (self.directory / STREAMS).iterdir()
-                   if not path.name.startswith(".") and _first_undealt([path.name], next_games) is not None]
-        for market_id in undealt:
-            log.error("recording: the stream file of %s, a game this exchange has not dealt, removed", market_id)
-        self._unlink_streams(undealt)
+    def _drop_unrecorded_streams(self, next_games: Mapping[str, int], held: set[str]) -> None:
+        """Remove the stream files of this exchange's markets that no part holds and no held game taken writes:
+        written for a part a kill kept from being committed, of a game that was not held (lost from the recording)
+        or that its journal then lost (one this exchange has not dealt). A file naming no market of this exchange's
+        channels is not the recording's, and stays."""
+        recorded = held | _recorded_markets(self.directory)
+        for path in sorted((self.directory / STREAMS).iterdir()):
+            parsed = parse_market_id(path.name)
+            if path.name.startswith(".") or parsed is None or parsed[0] not in next_games or path.name in recorded:
+                continue
+            why = ("a game this exchange has not dealt" if _first_undealt([path.name], next_games) is not None
+                   else "a game lost from the recording (its part was not written)")
+            log.error("recording: the stream file of %s, %s, removed", path.name, why)
+            self._unlink_streams([path.name])
 
     def _unlink_streams(self, market_ids: Iterable[str]) -> None:
         for market_id in market_ids:
@@ -386,13 +393,18 @@ def _take(directory: Path) -> int:
 
 def _check_dealt(directory: Path, next_games: Mapping[str, int]) -> None:
     """Refuse a folder holding a game that the exchange has not dealt yet (see the module)."""
-    games = directory / TABLES["games"].file_name
-    if next(games.glob("part-*.parquet"), None) is None:
-        return
-    undealt = _first_undealt(read_table(directory, "games", ["market_id"]).column("market_id").to_pylist(), next_games)
+    undealt = _first_undealt(list(_recorded_markets(directory)), next_games)
     if undealt is not None:
         raise RecordingRefused(f"{directory} holds {undealt}: it is another exchange's recording, or this database "
                                "is older than it; record into another folder")
+
+
+def _recorded_markets(directory: Path) -> set[str]:
+    """The market ids of the games the parts in ``directory`` hold (a hi/lo game's two)."""
+    if next((directory / TABLES["games"].file_name).glob("part-*.parquet"), None) is None:
+        return set()
+    games = read_table(directory, "games", ["market_id", "low_market_id"])
+    return {market_id for column in games.columns for market_id in column.to_pylist() if market_id is not None}
 
 
 def _first_undealt(market_ids: list[str], next_games: Mapping[str, int]) -> str | None:

@@ -243,6 +243,31 @@ def test_held_games_this_exchange_has_not_dealt_are_not_written(
     assert stream_files(tmp_path) == {"holdem.0": "stream 0\n", "holdem.1": "stream 1\n"}
 
 
+def test_stream_files_of_games_no_part_holds_are_removed_at_the_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Games 0 and 1 written (1 a hi/lo game of two markets), then game 2's stream file written for a part a kill
+    kept from being committed, game 2 not held (its hold failed): the game is lost from the recording, so is its
+    file. A file naming no market of the exchange's channels is not the recording's and stays."""
+    folder = RecordFolder(tmp_path)
+    games = no_rows("holdem.0")
+    hilo = pa.Table.from_pylist([{"market_id": "omaha-hilo.0", "low_market_id": "omaha-hilo.0-low"}],
+                                schema=TABLES["games"].schema)
+    games["games"] = pa.concat_tables([games["games"], hilo])
+    written = (("holdem.0", "stream 0\n"), ("omaha-hilo.0", "high 0\n"), ("omaha-hilo.0-low", "low 0\n"))
+    folder.write(games, 0, 1, written)
+    folder.close()
+    (tmp_path / "streams" / "holdem.1").write_text("stream 1\n")  # the part's commit never came
+    (tmp_path / "streams" / "notes.txt").write_text("mine\n")
+    (tmp_path / "streams" / "stud.4").write_text("another channel's\n")
+    with caplog.at_level(logging.ERROR):
+        again = restart(tmp_path, {"holdem": 2, "omaha-hilo": 1})
+    assert ("recording: the stream file of holdem.1, a game lost from the recording (its part was not written), "
+            "removed") in caplog.text
+    assert again.next_index == 2
+    assert stream_files(tmp_path) == {**dict(written), "notes.txt": "mine\n", "stud.4": "another channel's\n"}
+
+
 def test_a_held_game_that_cannot_be_read_is_removed_and_the_start_goes_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
