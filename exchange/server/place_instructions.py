@@ -130,7 +130,7 @@ def _instruction_fields(raw: JsonDict, where: str) -> tuple[int, Side, str, str 
         order_type = get_enum(raw, "orderType", ORDER_TYPES, where=where)
     customer_ref = raw.get("customerOrderRef")
     if customer_ref is not None:  # too long: the instruction's INVALID_CUSTOMER_ORDER_REF (parse_place), not malformed
-        customer_ref = get_str(raw, "customerOrderRef", where=where)
+        customer_ref = get_str(raw, "customerOrderRef", where=where) or None  # "" is no ref, as everywhere after
     handicap = raw.get("handicap")
     if handicap is not None and (handicap.__class__ not in _NUMBERS or handicap) and number_text(handicap) != 0:
         raise invalid_input(f"{where}handicap must be 0 (no market here has handicaps), not {handicap!r:.40}")
