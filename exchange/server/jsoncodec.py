@@ -4,7 +4,8 @@ Every placeOrders call parses one body and writes one answer and one journal
 record; with the standard library that was an eighth of the server's CPU per
 order, with orjson it is a fiftieth. orjson refuses a few things the standard
 library takes (``NaN``, lone surrogates, UTF-16 bodies): those fall back to
-:mod:`json`, so the server accepts the JSON it did before. One difference
+:mod:`json`, so the server accepts the JSON it did before (but a client's ``NaN`` and
+lone surrogates, which are not JSON text: :func:`loads_client`). One difference
 remains: orjson reads an integer past 64 bits as a float, which every field
 that wants an integer refuses with ``INVALID_INPUT_DATA`` (no API-NG field
 holds such a number; Betfair's are Java longs). A document with more than
@@ -40,14 +41,23 @@ from exchange.core.records import Record
 FAST_BRACKETS = 512  # a 50-call batch of one-instruction placeOrders has 250
 
 
-def loads(data: bytes | str) -> Any:
-    """Parse JSON; raises ``ValueError`` (or ``RecursionError``, ``UnicodeDecodeError``) as :func:`json.loads`."""
+def loads(data: bytes | str, parse_constant: Callable[[str], Any] | None = None) -> Any:
+    """Parse JSON; raises ``ValueError`` (or ``RecursionError``, ``UnicodeDecodeError``) as :func:`json.loads`,
+    to which ``parse_constant`` goes (what ``NaN``, ``Infinity`` and ``-Infinity`` are read as)."""
     if len(data) > FAST_BRACKETS and _brackets(data) > FAST_BRACKETS:  # a short body cannot have that many
-        return json.loads(data)
+        return json.loads(data, parse_constant=parse_constant)
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
-        return json.loads(data)
+        return json.loads(data, parse_constant=parse_constant)
+
+
+class NotANumber(ValueError):
+    """A client's document holds ``NaN``, ``Infinity`` or ``-Infinity``: JavaScript's, not JSON's (RFC 8259)."""
+
+
+def _not_a_number(name: str) -> Any:
+    raise NotANumber(f"{name} is not a JSON number (JSON has none that is not finite)")
 
 
 class NotUnicode(ValueError):
@@ -59,7 +69,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a half left alone once the pa
 
 
 def loads_client(data: bytes | str) -> Any:
-    r""":func:`loads` for a client's document: one holding a lone surrogate is refused (:class:`NotUnicode`).
+    r""":func:`loads` for a client's document: one holding a lone surrogate is refused (:class:`NotUnicode`), and
+    one holding ``NaN`` or ``Infinity`` (:class:`NotANumber`: they are not JSON, though Python writes them).
 
     JSON can write half of a UTF-16 pair (``"x\udc00"``) and Python reads it, but no UTF-8 text takes it: a
     reference carrying one went through the API and then stopped the Parquet recording of every game. The
@@ -77,8 +88,13 @@ def loads_client(data: bytes | str) -> Any:
     ... except NotUnicode as exc:
     ...     print(str(exc)[:51])
     'x\udc00' has half of a UTF-16 surrogate pair alone
+    >>> try:
+    ...     loads_client(b'{"limitOrder": {"size": 2, "price": NaN}}')
+    ... except NotANumber as exc:
+    ...     print(exc)
+    NaN is not a JSON number (JSON has none that is not finite)
     """
-    value = loads(data)
+    value = loads(data, _not_a_number)
     # a UTF-8 body is read for the escapes first; text (a stream's line) and a UTF-16 or -32 body are walked whole
     utf8 = data if isinstance(data, bytes) and json.detect_encoding(data) == "utf-8" else None
     if utf8 is None or _SURROGATE_ESCAPE.search(utf8):
@@ -115,6 +131,8 @@ def not_json(exc: BaseException) -> str:
     """
     if isinstance(exc, NotUnicode):
         return f"the body holds text that is not Unicode: {exc}"
+    if isinstance(exc, NotANumber):
+        return f"the body is not JSON: {exc}"
     if isinstance(exc, RecursionError):
         return "the body is nested too deeply to be read (a few hundred levels at most)"
     if isinstance(exc, ValueError) and "digits" in str(exc) and "limit" in str(exc):

@@ -107,7 +107,7 @@ async def _body(request: web.Request, fields: tuple[str, ...], optional: tuple[s
     its shape)."""
     try:
         body = jsoncodec.loads_client(await read_body(request))
-    except jsoncodec.NotUnicode as exc:
+    except (jsoncodec.NotUnicode, jsoncodec.NotANumber) as exc:
         raise invalid_input(jsoncodec.not_json(exc)) from None
     except (ValueError, RecursionError):
         body = None

@@ -107,6 +107,9 @@ class StreamConnection:
         except jsoncodec.NotUnicode as exc:
             self.status(None, "INVALID_INPUT", f"the message holds text that is not Unicode: {exc}")
             return
+        except jsoncodec.NotANumber as exc:
+            self.status(None, "INVALID_INPUT", f"the message is not JSON: {exc}")
+            return
         except RecursionError:
             self.status(None, "INVALID_INPUT", "the message is nested too deeply to be read (a few hundred "
                         "levels at most)")

@@ -32,8 +32,10 @@ KEYS = ["marketId", "instructions", "selectionId", "side", "orderType", "limitOr
 PARAMS = ["marketId", "instructions", "betIds", "marketIds", "betStatus", "maxResults", "priceProjection",
           "groupBy", "orderProjection", "fromRecord", "recordCount", "filter"]
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=False),
-                    st.text(max_size=8), st.sampled_from(["holdem.0", "BACK", "LAY", "LIMIT", "LAPSE", "1"]))
+# JSON's numbers are finite: json.dumps would write an infinity as Infinity, a parse error (test_refusal_words)
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70),
+                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+                    st.sampled_from(["holdem.0", "BACK", "LAY", "LIMIT", "LAPSE", "1"]))
 values = st.recursive(
     scalars, lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner,
                                                                                   max_size=5)), max_leaves=12)

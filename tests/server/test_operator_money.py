@@ -80,6 +80,7 @@ async def test_an_operator_deposits_and_withdraws_and_the_statement_shows_it(tmp
     ({"amount": 5, "reason": "a\u0000b"}, "reason must be one line of text, without control characters ('\\x00' here)"),
     ({"amount": 5, "reason": "a\nb"}, "without control characters ('\\n' here)"),
     ({"amount": 5, "reason": "cash\udc00"}, "the body holds text that is not Unicode: 'cash\\udc00' has half"),
+    ({"amount": float("inf"), "reason": "r"}, "the body is not JSON: Infinity is not a JSON number"),
 ])
 async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body: Any, says: str) -> None:
     client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)

@@ -143,6 +143,23 @@ async def test_text_with_half_a_surrogate_pair_is_refused_before_anything_is_don
     assert answer["result"]["status"] == "SUCCESS", answer
 
 
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity"])
+async def test_a_number_that_is_not_finite_is_not_json(alice: tuple[TestClient, str], number: str) -> None:
+    """Python's parser reads ``NaN`` and ``Infinity``, which JSON has not: the call was parsed and its instruction
+    refused for its price, where any other malformed body is a parse error."""
+    client, token = alice
+    params = f'{{"marketId": "holdem.0", "instructions": [{{"selectionId": 1, "side": "BACK", "orderType": "LIMIT", ' \
+             f'"limitOrder": {{"size": 2, "price": {number}, "persistenceType": "LAPSE"}}}}]}}'
+    answer = await raw_call(client, token, call("placeOrders", params))
+    assert answer["error"] == {"code": -32700, "message": f"Parse error: the body is not JSON: {number} is not a "
+                               "JSON number (JSON has none that is not finite)"}, answer
+    resp = await client.post("/exchange/betting/rest/v1.0/placeOrders/", headers=headers(token), data=params)
+    fault = await resp.json()
+    assert resp.status == 400 and f"{number} is not a JSON number" in fault["detail"]["APINGException"][
+        "errorDetails"], fault
+    assert (await rpc(client, token, "listCurrentOrders", {}))["result"]["currentOrders"] == []
+
+
 async def test_half_a_surrogate_pair_is_refused_in_a_utf16_body_too(alice: tuple[TestClient, str]) -> None:
     """The escapes were looked for in the bytes as UTF-8 writes them: a UTF-16 body (JSON allows reading one) went
     through and was placed."""

@@ -381,6 +381,7 @@ async def test_a_message_that_is_no_request_is_refused_saying_why(client: TestCl
             ('{"op": "heartbeat", "id": 1, "x": "a\\udc00"}', "the message holds text that is not Unicode: 'a\\udc00'"),
             ("[" * 30_000 + "]" * 30_000, "the message is nested too deeply to be read"),
             (f'{{"op": "heartbeat", "id": {2**70}}}', "id must be an integer of 64 bits"),
+            ('{"op": "heartbeat", "id": NaN}', "the message is not JSON: NaN is not a JSON number"),
         ]
         for text, says in refusals:
             await ws.send_str(text)
