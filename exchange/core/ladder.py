@@ -143,17 +143,19 @@ def invalid_price_message(value: Decimal | Fraction | int) -> str:
     'price 1001 is above the highest price 1000'
     >>> invalid_price_message(Decimal(repr(3 * 1.1)))  # doctest: +ELLIPSIS
     'price 3.3000000000000003 is not on the ladder: it is 3.3 with a floating-point error, send 3.3 ...'
+    >>> invalid_price_message(Decimal("1.0099999999999998"))  # at an end of the ladder too  # doctest: +ELLIPSIS
+    'price 1.0099999999999998 is not on the ladder: it is 1.01 with a floating-point error, send 1.01 ...'
     """
     shown = value if not isinstance(value, Fraction) else Decimal(value.numerator) / Decimal(value.denominator)
     below, above = nearest_ticks(value)
+    near = next((t for t in (below, above) if t is not None and abs(Decimal(shown) - PRICES[t]) <= FLOAT_NOISE), None)
+    if near is not None:  # what a float sum leaves (3 * 1.1 is 3.3000000000000003): say so, and what to send
+        return (f"price {shown} is not on the ladder: it is {price_str(near)} with a floating-point error, "
+                f"send {price_str(near)} (round computed prices to the ladder)")
     if below is None:
         return f"price {shown} is below the lowest price {price_str(MIN_TICK)}"
     if above is None:
         return f"price {shown} is above the highest price {price_str(MAX_TICK)}"
-    near = next((t for t in (below, above) if abs(Decimal(shown) - PRICES[t]) <= FLOAT_NOISE), None)
-    if near is not None:  # what a float sum leaves (3 * 1.1 is 3.3000000000000003): say so, and what to send
-        return (f"price {shown} is not on the ladder: it is {price_str(near)} with a floating-point error, "
-                f"send {price_str(near)} (round computed prices to the ladder)")
     return f"price {shown} is not on the ladder; nearest ticks {price_str(below)}, {price_str(above)}"
 
 

@@ -155,7 +155,10 @@ async def test_error_codes(client: TestClient) -> None:
     for price, size, says in ((3 * 1.1, 2, "price 3.3000000000000003 is not on the ladder: it is 3.3 with a "
                                            "floating-point error, send 3.3"),
                               (2.0, 0.1 + 2.2, "amount 2.3000000000000003 has more than two decimals: it is 2.30 "
-                                               "with a floating-point error, send 2.30")):
+                                               "with a floating-point error, send 2.30"),
+                              # at the ladder's ends too (they were "below the lowest price 1.01", no more said)
+                              (1.0099999999999998, 2, "it is 1.01 with a floating-point error, send 1.01"),
+                              (1000.0000000000001, 2, "it is 1000 with a floating-point error, send 1000")):
         result = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", price, size)))["result"]
         assert says in result["errorMessage"], result  # a computed price or size: what to send instead
     assert await code(alice, place(MARKET, 1, "BACK", 2.0, 1.5)) == ("BET_ACTION_ERROR", "INVALID_BET_SIZE")
