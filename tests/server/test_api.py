@@ -171,6 +171,9 @@ async def test_error_codes(client: TestClient) -> None:
     bad = place(MARKET, 1, "BACK", 2.0, 2)
     bad["instructions"][0]["limitOrder"]["persistenceType"] = "PERSIST"
     assert (await code(alice, bad))[1] == "INVALID_PERSISTENCE_TYPE"
+    del bad["instructions"][0]["limitOrder"]["persistenceType"]  # optional in Betfair's schema: LAPSE, as offered
+    (left_out,) = (await rpc(client, alice, "placeOrders", bad))["result"]["instructionReports"]
+    assert (left_out["status"], left_out["instruction"]["limitOrder"]["persistenceType"]) == ("SUCCESS", "LAPSE")
     many = {"marketId": MARKET, "instructions": place(MARKET, 1, "BACK", 2.0, 2)["instructions"] * 201}
     result = (await rpc(client, alice, "placeOrders", many))["result"]
     assert result["errorCode"] == "TOO_MANY_INSTRUCTIONS" and result["status"] == "FAILURE"
