@@ -327,7 +327,7 @@ def check_market_active(market: Market, round_: int | None) -> None:
 def _not_open(market_id: str, status: MarketStatus) -> Rejection:
     return Rejection(
         ErrorCode.MARKET_NOT_OPEN_FOR_BETTING,
-        f"market {market_id} is {status}; orders are accepted only while it is ACTIVE",
+        f"market {market_id} is {status}; orders are accepted only while it is open, in a betting window",
     )
 
 

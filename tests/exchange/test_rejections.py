@@ -126,11 +126,12 @@ def test_market_not_open_before_first_window_while_suspended_and_after_void(hx: 
     hx.market("1.2", open_=False)
     rejection = place(hx, market_id="1.2")
     assert rejection.error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
-    assert rejection.message == "market 1.2 is SUSPENDED; orders are accepted only while it is ACTIVE"
+    assert rejection.message == ("market 1.2 is SUSPENDED; orders are accepted only while it is open, in a betting "
+                                 "window")
     hx.suspend()
     assert place(hx).error_code is ErrorCode.MARKET_NOT_OPEN_FOR_BETTING
     hx.void()
-    assert place(hx).message == "market 1.1 is VOID; orders are accepted only while it is ACTIVE"
+    assert place(hx).message == "market 1.1 is VOID; orders are accepted only while it is open, in a betting window"
 
 
 def test_selection_already_lost_and_won(hx: Harness) -> None:
