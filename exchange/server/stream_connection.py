@@ -18,6 +18,7 @@ from exchange.server.stream_params import (
     MarketParams,
     OrderParams,
     StreamInputError,
+    check_request,
     clock_token,
     parse_market_subscription,
     parse_order_subscription,
@@ -130,9 +131,11 @@ class StreamConnection:
         if self.hub.service.failure is not None:  # the server is stopping: no request can be served
             self.unavailable(request_id)
         elif op == "authentication":
-            self._authenticate(request_id, message)
+            if self._keys_known(request_id, op, message):
+                self._authenticate(request_id, message)
         elif op == "heartbeat":
-            self.status(request_id)
+            if self._keys_known(request_id, op, message):
+                self.status(request_id)
         elif op in ("marketSubscription", "orderSubscription"):
             if self.account is None:
                 self.status(request_id, "NOT_AUTHORIZED", "authenticate first", close=True)
@@ -145,6 +148,15 @@ class StreamConnection:
         else:
             self.status(request_id, "INVALID_INPUT", f"unknown op {op!r:.40}; use authentication, "
                         "marketSubscription, orderSubscription or heartbeat")
+
+    def _keys_known(self, request_id: int | None, op: str, message: Mapping[str, Any]) -> bool:
+        """Whether the request holds only the keys of its op; if not, the client is told which one is not."""
+        try:
+            check_request(op, message)
+        except StreamInputError as err:
+            self.status(request_id, "INVALID_INPUT", str(err))
+            return False
+        return True
 
     def unavailable(self, request_id: int | None = None) -> None:
         """Tell the client the journal has failed and close: the server is stopping, nothing more is served."""

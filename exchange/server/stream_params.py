@@ -89,10 +89,12 @@ _MARKET_FILTER_BOOLS = frozenset({"bspMarket", "turnInPlayEnabled"})
 _DATA_FILTER_KEYS = frozenset({"fields", "ladderLevels"})
 _ORDER_FILTER_KEYS = frozenset({"includeOverallPosition", "customerStrategyRefs", "partitionMatchedByStrategyRef",
                                 "accountIds"})
+_REQUEST_KEYS = {"authentication": frozenset({"op", "id", "appKey", "session"}), "heartbeat": frozenset({"op", "id"})}
 
 
 class StreamInputError(ValueError):
-    """A subscription field has the wrong type or value; the message says which field and what is allowed."""
+    """A request's field has the wrong type or value, or is unknown; the message says which field and what is
+    allowed."""
 
 
 def clock_token(count: int, publish_ms: int) -> str:
@@ -150,6 +152,19 @@ class OrderParams:
     strategy_refs: frozenset[str] | None
     partition_by_strategy: bool = False
     resume_from_ms: int | None = None
+
+
+def check_request(op: str, message: Mapping[str, Any]) -> None:
+    """Refuse an ``authentication`` or ``heartbeat`` holding a key Betfair does not define for it, as a
+    subscription's are refused.
+
+    >>> check_request("heartbeat", {"op": "heartbeat", "id": 5})
+    >>> check_request("heartbeat", {"op": "heartbeat", "id": 5, "heartbeatMs": 500})
+    Traceback (most recent call last):
+    ...
+    exchange.server.stream_params.StreamInputError: heartbeat: unknown key 'heartbeatMs'; allowed: id, op
+    """
+    _only(op, message, _REQUEST_KEYS[op])
 
 
 def parse_market_subscription(message: Mapping[str, Any], *, default_heartbeat_ms: int) -> MarketParams:

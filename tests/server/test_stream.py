@@ -372,6 +372,27 @@ async def test_betfairlightweight_cache_shows_best_offers_from_batb_batl(client:
         assert [(p.price, p.size) for p in runner.ex.available_to_back] == [(3.0, 10.0), (2.96, 4.0)]
 
 
+async def test_an_authentication_or_heartbeat_with_a_key_it_has_not_is_refused(client: TestClient) -> None:
+    """As a subscription's unknown key is: ``heartbeatMs`` sent on a heartbeat (it belongs to a subscription)
+    did nothing, said nothing. The connection stays open and unauthenticated until a well-formed authentication."""
+    token = await login(client, "alice", "pw-alice")
+    async with client.ws_connect("/stream") as ws:
+        await receive(ws, "connection")
+        await ws.send_json({"op": "authentication", "id": 1, "appKey": APP_KEY, "session": token, "sesion": token})
+        status = await receive(ws, "status")
+        assert (status["id"], status["errorCode"], status["errorMessage"], status["connectionClosed"]) == (
+            1, "INVALID_INPUT", "authentication: unknown key 'sesion'; allowed: appKey, id, op, session", False)
+        await ws.send_json({"op": "orderSubscription", "id": 2})
+        assert (await receive(ws, "status"))["errorCode"] == "NOT_AUTHORIZED"  # the refused one authenticated none
+    async with client.ws_connect("/stream") as ws:
+        await authenticated(client, ws)
+        await ws.send_json({"op": "heartbeat", "id": 3, "heartbeatMs": 500})
+        status = await receive(ws, "status")
+        assert (status["id"], status["errorMessage"]) == (3, "heartbeat: unknown key 'heartbeatMs'; allowed: id, op")
+        await ws.send_json({"op": "heartbeat", "id": 4})
+        assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+
+
 async def test_a_message_that_is_no_request_is_refused_saying_why(client: TestClient) -> None:
     """Text with half a surrogate pair, nesting past what is read, an id past 64 bits, a message past 64 KiB:
     each refused ``INVALID_INPUT`` in words (they were "not JSON", taken, and a bare 1009 close)."""
