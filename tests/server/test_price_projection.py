@@ -55,6 +55,19 @@ async def test_best_prices_depth_limits_the_levels(client: TestClient) -> None:
                                        "exBestOffersOverrides": plain}) == every
 
 
+async def test_starting_price_data_is_taken_and_gives_nothing(client: TestClient) -> None:
+    """``SP_AVAILABLE`` and ``SP_TRADED`` (which many bots ask for on every call) give no ``sp`` block, no market
+    here being a BSP market, and change nothing of the rest."""
+    alice = await _rested(client)
+    sp = {"priceData": ["EX_BEST_OFFERS", "SP_AVAILABLE", "SP_TRADED"]}
+    answer = await rpc(client, alice, "listMarketBook", {"marketIds": [MARKET], "priceProjection": sp})
+    assert [r for r in answer["result"][0]["runners"] if "sp" in r] == [], answer
+    assert await _book(client, alice, sp) == await _book(client, alice, BEST)
+    only_sp = await rpc(client, alice, "listMarketBook", {"marketIds": [MARKET],
+                                                          "priceProjection": {"priceData": ["SP_AVAILABLE"]}})
+    assert [r for r in only_sp["result"][0]["runners"] if "sp" in r] == [], only_sp
+
+
 async def test_stake_rollup_shows_no_level_under_its_limit(client: TestClient) -> None:
     alice = await _rested(client)
     rollup = {"bestPricesDepth": 10, "rollupModel": "STAKE"}
