@@ -136,7 +136,7 @@ def order_call(params: Mapping[str, Any], limit: int) -> tuple[str, str | None, 
     ``refusal`` is the report refusing the call whole when it holds more than ``limit`` instructions; a call with
     none is malformed (``INVALID_INPUT_DATA``)."""
     market_id = get_str(params, "marketId", max_len=64)
-    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX, one_line=True)
     raw = get_list(params, "instructions", required=True)
     if len(raw) > limit:
         return market_id, customer_ref, raw, too_many(market_id, customer_ref, limit, len(raw))
@@ -256,7 +256,7 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     market_id, customer_ref, raw, too_many_report = order_call(params, MAX_INSTRUCTIONS)
     if too_many_report is not None:
         return too_many_report
-    strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX) or None
+    strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX, one_line=True) or None
     requests = _crossed([parse_place(item, i) for i, item in enumerate(raw)])
     asynchronous = get_bool(params, "async", default=False)
     repeated = repeated_call(service, session, "placeOrders", market_id, customer_ref)
@@ -463,7 +463,7 @@ def _parse_cancel(item: Any, i: int) -> tuple[int | None, JsonDict, int | None, 
 
 async def cancel_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
     market_id = get_opt_str(params, "marketId", max_len=64)
-    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX)
+    customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX, one_line=True)
     raw = get_list(params, "instructions")
     if len(raw) > MAX_CHANGE_INSTRUCTIONS:
         return too_many(market_id, customer_ref, MAX_CHANGE_INSTRUCTIONS, len(raw))

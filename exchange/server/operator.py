@@ -19,7 +19,6 @@ restart with the audit trail; the answer waits until the record is on disk.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from aiohttp import web
@@ -34,7 +33,7 @@ from exchange.server import cashier, jsoncodec, keys
 from exchange.server.auth import Session
 from exchange.server.connections import read_body
 from exchange.server.errors import ApiError, ApingCode, invalid_input
-from exchange.server.params import plain_decimal
+from exchange.server.params import line_breaker, not_one_line, plain_decimal
 from exchange.server.service import ExchangeService
 from exchange.server.store import is_reserved
 
@@ -136,9 +135,9 @@ def _reason(body: dict[str, Any]) -> str:
 def _one_line(field: str, text: str) -> str:
     """``text`` stripped, if it is one line (no control characters, NUL or a newline, nor a line or paragraph
     separator); else ``INVALID_INPUT_DATA``."""
-    control = next((c for c in text.strip() if unicodedata.category(c) in ("Cc", "Zl", "Zp")), None)
-    if control is not None:
-        raise invalid_input(f"{field} must be one line of text, without control characters ({control!r} here)")
+    breaker = line_breaker(text.strip())
+    if breaker is not None:
+        raise invalid_input(not_one_line(field, breaker))
     return text.strip()
 
 

@@ -81,9 +81,32 @@ def _get(params: Mapping[str, Any], name: str, required: bool, where: str) -> An
     return value
 
 
+#: What breaks a line of text: a control character (NUL, a newline, an escape, ...: Unicode's ``Cc``), or a line or
+#: paragraph separator (``Zl``, ``Zp``).
+_LINE_BREAKER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def line_breaker(text: str) -> str | None:
+    r"""The first character of ``text`` that is no part of a line of text (:data:`_LINE_BREAKER`), if any.
+
+    >>> line_breaker("order-7"), line_breaker("a\tb"), line_breaker("x\u2028")
+    (None, '\t', '\u2028')
+    """
+    found = _LINE_BREAKER.search(text)
+    return None if found is None else found.group()
+
+
+def not_one_line(name: str, breaker: str) -> str:
+    """What to say of a text field ``name`` that holds ``breaker``."""
+    return f"{name} must be one line of text, without control characters ({breaker!r} here)"
+
+
 def get_str(
-    params: Mapping[str, Any], name: str, *, required: bool = True, max_len: int = MAX_STRING, where: str = ""
+    params: Mapping[str, Any], name: str, *, required: bool = True, max_len: int = MAX_STRING, where: str = "",
+    one_line: bool = False
 ) -> str:
+    """A string of at most ``max_len`` characters; ``one_line``: a reference or a label, which a control
+    character would break in the logs, the tables and the page (:func:`line_breaker`)."""
     value = _get(params, name, required, where)
     if value is _MISSING:
         return ""
@@ -91,13 +114,16 @@ def get_str(
         raise invalid_input(f"{where}{name} must be a string, not {_show(value)}")
     if len(value) > max_len:
         raise invalid_input(f"{where}{name} is at most {max_len} characters, not {len(value)}")
+    if one_line and (breaker := line_breaker(value)) is not None:
+        raise invalid_input(not_one_line(f"{where}{name}", breaker))
     return value
 
 
-def get_opt_str(params: Mapping[str, Any], name: str, *, max_len: int = MAX_STRING, where: str = "") -> str | None:
+def get_opt_str(params: Mapping[str, Any], name: str, *, max_len: int = MAX_STRING, where: str = "",
+                one_line: bool = False) -> str | None:
     if params.get(name) is None:
         return None
-    return get_str(params, name, max_len=max_len, where=where)
+    return get_str(params, name, max_len=max_len, where=where, one_line=one_line)
 
 
 #: The integers a parameter may be, from ``INT_MIN`` to ``INT_MAX``: those every JSON parser the server uses reads

@@ -18,7 +18,16 @@ from exchange.core.orders import OrderType, PersistenceType
 from exchange.core.records import fast_constructor
 from exchange.core.side import Side
 from exchange.server.errors import invalid_input
-from exchange.server.params import get_enum, get_int, get_number, get_object, get_str, number_text
+from exchange.server.params import (
+    get_enum,
+    get_int,
+    get_number,
+    get_object,
+    get_str,
+    line_breaker,
+    not_one_line,
+    number_text,
+)
 
 JsonDict = dict[str, Any]
 MAX_STAKE = 10**10  # minor units: anything above is refused as INVALID_BET_SIZE before it reaches the core
@@ -81,9 +90,12 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
     if limit.get("timeInForce") is not None or limit.get("minFillSize") is not None:
         fill_or_kill, fok_problem = _time_in_force(limit, size, echo["limitOrder"], where)
         problem = problem or fok_problem
-    if customer_ref is not None and len(customer_ref) > CUSTOMER_REF_MAX and problem is None:
-        problem = ("INVALID_CUSTOMER_ORDER_REF",
-                   f"customerOrderRef is at most {CUSTOMER_REF_MAX} characters, not {len(customer_ref)}")
+    if customer_ref is not None and problem is None:
+        if len(customer_ref) > CUSTOMER_REF_MAX:
+            problem = ("INVALID_CUSTOMER_ORDER_REF",
+                       f"customerOrderRef is at most {CUSTOMER_REF_MAX} characters, not {len(customer_ref)}")
+        elif (breaker := line_breaker(customer_ref)) is not None:
+            problem = ("INVALID_CUSTOMER_ORDER_REF", not_one_line("customerOrderRef", breaker))
     return _new_place_request(echo, selection_id, side, price, size, customer_ref, problem, fill_or_kill)
 
 

@@ -87,6 +87,30 @@ async def test_a_customer_order_ref_too_long_refuses_its_instruction_not_the_cal
     assert wrong_type["error"]["data"]["APINGException"]["errorCode"] == "INVALID_INPUT_DATA"
 
 
+async def test_a_reference_is_one_line_of_text(client: TestClient) -> None:
+    """A control character (a newline, NUL, a tab) or a line separator in a reference would break the line it is
+    written on (a log, a table's CSV, the page): ``customerOrderRef`` refuses its instruction
+    (``INVALID_CUSTOMER_ORDER_REF``, nothing placed), ``customerRef`` and ``customerStrategyRef`` the call
+    (``INVALID_INPUT_DATA``). Any other character is taken."""
+    alice = await login(client, "alice", "pw-alice")
+    report = (await rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 3.0, 2, customerOrderRef="a\nb")))[
+        "result"]
+    [refused] = report["instructionReports"]
+    assert (refused["errorCode"], report["errorMessage"]) == (
+        "INVALID_CUSTOMER_ORDER_REF", "instruction 0: INVALID_CUSTOMER_ORDER_REF: customerOrderRef must be one line "
+        "of text, without control characters ('\\n' here)"), report
+    for name, ref in (("customerRef", "retry\x00"), ("customerStrategyRef", "mm\u2028"), ("customerRef", "\t")):
+        params = {**place(MARKET, 1, "BACK", 3.0, 2), name: ref}
+        error = (await rpc(client, alice, "placeOrders", params))["error"]["data"]["APINGException"]
+        assert error["errorCode"] == "INVALID_INPUT_DATA" and f"{name} must be one line" in error["errorDetails"]
+    assert await _bets(client, alice) == []
+    cancel = await rpc(client, alice, "cancelOrders", {"customerRef": "x\ry"})
+    assert "customerRef must be one line" in cancel["error"]["data"]["APINGException"]["errorDetails"], cancel
+    taken = {**place(MARKET, 1, "BACK", 3.0, 2, customerOrderRef="ordre \u00e9t\u00e9 \u202e\U0001f600"),
+             "customerRef": "r\u00e9f", "customerStrategyRef": "strat\u00e9gie"}
+    assert (await rpc(client, alice, "placeOrders", taken))["result"]["status"] == "SUCCESS"
+
+
 async def test_a_repeated_cancel_or_replace_is_refused_and_changes_nothing(client: TestClient,
                                                                           clock: VirtualClock) -> None:
     """cancelOrders and replaceOrders de-duplicate too: a cancel of 2.00 of a bet, sent again for want of an answer,
