@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -96,6 +97,37 @@ def test_an_out_whose_names_are_taken_is_refused_before_the_games(
     assert err.startswith(f"exchange-poker: error: cannot write the output folder --out {out}: "), err
     assert reason in err, err
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+
+
+@pytest.mark.parametrize("theirs", [("games.parquet",), ("fills.parquet", "streams/holdem.0")])
+def test_an_out_holding_files_that_are_no_backtests_is_refused(
+    theirs: tuple[str, ...], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A table's name, or recordings in ``streams/``, in a folder without the record of a run (``backtest.json``):
+    not an earlier backtest's output, which is all a backtest replaces; they were overwritten without a word."""
+    out = tmp_path / "out"
+    for name in theirs:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text("precious\n", encoding="utf-8")
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(out), "--no-progress"]
+    code, stdout, err = run_cli(capsys, *argv)
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    held = ", ".join(name.replace("/holdem.0", "/") for name in theirs)
+    assert err.endswith(f"{out} holds {held} but no backtest.json, so not an earlier backtest's output (which a "
+                        "backtest replaces): choose another folder, or move them away\n"), err
+    assert all((out / name).read_text(encoding="utf-8") == "precious\n" for name in theirs)
+    assert sorted(p.name for p in out.iterdir()) == sorted({name.split("/")[0] for name in theirs})
+
+
+def test_an_earlier_backtests_output_is_replaced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its record of the run is what makes a folder a backtest's: the second run replaces the first's files."""
+    out = tmp_path / "out"
+    argv = ["backtest", "--strategy", STRATEGY, "--seed", "1", "--out", str(out), "--no-progress"]
+    assert run_cli(capsys, *argv, "--games", "2")[0] == 0
+    code, _, err = run_cli(capsys, *argv, "--games", "1")
+    assert code == 0, err
+    assert json.loads((out / "backtest.json").read_text(encoding="utf-8"))["games"] == 1
+    assert sorted(p.name for p in (out / "streams").iterdir()) == ["holdem.0"]
 
 
 def test_a_file_named_streams_is_left_alone_without_streams(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

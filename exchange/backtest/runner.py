@@ -19,6 +19,7 @@ tables, row for row; the merge orders them by session, hence by game index.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import zlib
@@ -243,7 +244,7 @@ def run_backtest(
     if out is None or writer is None or staging is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    paths = _publish(staging, (*writer.close(), write_run_record(staging, config)), out, config.record_streams)
+    paths = _publish(staging, write_run_record(staging, config), writer.close(), out, config.record_streams)
     return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
                           sessions)  # fmt: skip
 
@@ -258,7 +259,8 @@ class OutputBlocked(OSError):
 
 
 def check_out(out: Path, record_streams: bool) -> None:
-    """Raise :class:`OutputBlocked` if the run could not put its files into ``out`` once its games are played."""
+    """Raise :class:`OutputBlocked` if the run could not put its files into ``out`` once its games are played, or
+    would replace files that are not an earlier backtest's (a folder without its :data:`RECORD_FILE`)."""
     for spec in TABLES.values():
         if (out / spec.file_name).is_dir():
             raise OutputBlocked(f"{out / spec.file_name} is a folder, not the {spec.name} table a backtest writes")
@@ -267,6 +269,14 @@ def check_out(out: Path, record_streams: bool) -> None:
     streams = out / "streams"
     if record_streams and streams.exists() and not streams.is_dir():
         raise OutputBlocked(f"{streams} is a file, not the folder of the stream recordings a backtest writes")
+    if not (out / RECORD_FILE).is_file():
+        taken = [spec.file_name for spec in TABLES.values() if os.path.lexists(out / spec.file_name)]
+        if streams.is_dir() and any(streams.iterdir()):
+            taken.append("streams/")
+        if taken:
+            raise OutputBlocked(f"{out} holds {', '.join(taken)} but no {RECORD_FILE}, so not an earlier "
+                                "backtest's output (which a backtest replaces): choose another folder, or move "
+                                "them away")
 
 
 def _staging(out: Path, record_streams: bool) -> Path:
@@ -287,9 +297,14 @@ def _discard(writer: OrderedWriter, staging: Path, failure: BaseException) -> No
     shutil.rmtree(staging, ignore_errors=True)
 
 
-def _publish(staging: Path, tables: tuple[Path, ...], out: Path, record_streams: bool) -> tuple[Path, ...]:
-    """Move a finished run's tables and recordings from ``staging`` into ``out``, replacing an earlier run's (its
-    recordings all go, so none is read as this run's); remove ``staging``. Returns the paths written."""
+def _publish(staging: Path, record: Path, tables: tuple[Path, ...], out: Path, record_streams: bool
+             ) -> tuple[Path, ...]:
+    """Move a finished run's record, tables and recordings from ``staging`` into ``out``, replacing an earlier
+    run's (its recordings all go, so none is read as this run's); remove ``staging``. Returns the paths written.
+
+    The record goes first: a folder holding one is a backtest's, whose files the next run may replace
+    (:func:`check_out`), so a run stopped half way through this leaves a folder the next one takes."""
+    written = record.replace(out / record.name)
     streams = out / "streams"
     clear_recordings(streams, keep_folder=record_streams)
     if record_streams:
@@ -297,9 +312,7 @@ def _publish(staging: Path, tables: tuple[Path, ...], out: Path, record_streams:
         staged = staging / "streams"
         for path in sorted(staged.iterdir()) if staged.is_dir() else ():
             path.replace(streams / path.name)
-    paths = []
-    for path in tables:
-        paths.append(path.replace(out / path.name))
+    paths = [*(path.replace(out / path.name) for path in tables), written]
     shutil.rmtree(staging)
     return (*paths, streams) if record_streams else tuple(paths)
 

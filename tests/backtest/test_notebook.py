@@ -45,6 +45,17 @@ def test_a_relative_data_dir_is_the_repository_roots_as_the_readme_gives_it(
     assert f"{small_run.config.games} games" in outputs
 
 
+def test_a_data_dir_that_is_no_folder_says_where_it_was_looked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backtest run elsewhere and its relative ``--out`` given as is: the notebook looked for it under the
+    repository root and stopped on pyarrow's bare "no such file"; it says where it looked, and what to give."""
+    nbclient = pytest.importorskip("nbclient")
+    with pytest.raises(nbclient.exceptions.CellExecutionError) as refused:
+        run_notebook("out/no-such-backtest", monkeypatch, folder=ROOT / "notebooks")
+    assert (f"DATA_DIR 'out/no-such-backtest': there is no folder {ROOT / 'out/no-such-backtest'} (a relative path "
+            f"is read from the repository root, {ROOT}; give the absolute path of a folder elsewhere)"
+            ) in str(refused.value)
+
+
 def test_the_calibration_is_of_the_accounts_own_matches(small_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     """It took every account's fills (the house's, the noise trader's) as the account's."""
     fills = pq.read_table(small_run.out / "fills.parquet").to_pandas()
