@@ -42,6 +42,9 @@ from exchange.tables.outputs import read_table
 #: What deals a backtest's games besides a game's number (``backtest.json``'s fields): runs that differ in one
 #: of these were dealt differently.
 DEALT_BY = ("channel", "seed", "irregularity_rate")
+#: What a strategy's P&L depends on besides itself and its deals (``backtest.json``'s fields): a difference in one
+#: of these is said beside the comparison, as it is not the strategies'.
+PLAYED_BY = ("latency_ms", "balance", "sessions", "games_per_session")
 
 
 class CompareError(ValueError):
@@ -84,6 +87,7 @@ class Difference:
     stderr: float
     paired: int
     unpaired: str | None = None
+    played_differently: tuple[str, ...] = ()
 
 
 def read_run(folder: Path) -> Run:
@@ -112,14 +116,21 @@ def _number(market_id: str) -> int:
 def against(first: Run, run: Run) -> Difference:
     """``run`` against ``first``: game by game over the games both played if they were dealt alike, else on the
     means alone."""
-    differ = [f"{name} {first.record.get(name)!r} against {run.record.get(name)!r}" for name in DEALT_BY
-              if first.record.get(name) != run.record.get(name)]
+    differ, played = (tuple(f"{name} {_shown(first.record.get(name))} against {_shown(run.record.get(name))}"
+                            for name in names if first.record.get(name) != run.record.get(name))
+                      for names in (DEALT_BY, PLAYED_BY))
     both = sorted(first.pnl.keys() & run.pnl.keys())
     if differ or not both:
         return Difference(run.mean - first.mean, math.hypot(first.stderr, run.stderr), 0,
-                          "dealt differently: " + ", ".join(differ) if differ else "no game in common")
+                          "dealt differently: " + ", ".join(differ) if differ else "no game in common", played)
     differences = [run.pnl[n] - first.pnl[n] for n in both]
-    return Difference(Fraction(sum(differences), len(both)), standard_error(differences), len(both))
+    return Difference(Fraction(sum(differences), len(both)), standard_error(differences), len(both),
+                      played_differently=played)
+
+
+def _shown(value: object) -> str:
+    """A setting of ``backtest.json`` as a line shows it (``None``: the option was not given, a default used)."""
+    return "not set" if value is None else repr(value)
 
 
 def standard_error(values: Sequence[int]) -> float:
@@ -154,6 +165,8 @@ def report(runs: Sequence[Run], differences: Sequence[Difference]) -> str:
     for label, difference in zip(_labels(len(runs))[1:], differences, strict=True):
         how = (f"paired: the same {difference.paired} deals" if difference.paired
                else f"unpaired: {difference.unpaired}")
+        if difference.played_differently:  # not the strategies' difference alone
+            how += "; played differently: " + ", ".join(difference.played_differently)
         lines.append(f"{label:<4} {_per_game(difference.mean, difference.stderr, signed=True)}  ({how})")
     return "\n".join(lines)
 

@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
 
     for folder in args.dirs:
         if not folder.is_dir():
-            fail(f"{folder}: no such folder; give backtests' output folders (their --out)")
+            what = "a file, not a folder" if folder.exists() else "no such folder"
+            fail(f"{folder}: {what}; give backtests' output folders (their --out)")
     try:
         runs, differences = compare(args.dirs)
     except (CompareError, OSError, ValueError) as exc:

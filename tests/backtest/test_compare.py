@@ -93,11 +93,27 @@ def test_a_hi_lo_games_two_markets_are_one_games_pnl(tmp_path: Path) -> None:
 def test_what_cannot_be_compared_is_refused_on_one_line(small_run: Run, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "recording").mkdir()
+    (tmp_path / "notes.txt").write_text("mine\n")
     for argv, says in [
         ([str(small_run.out)], "give two backtests' output folders or more"),
         ([str(small_run.out), str(tmp_path / "nowhere")], "nowhere: no such folder"),
+        ([str(small_run.out), str(tmp_path / "notes.txt")], "notes.txt: a file, not a folder"),
         ([str(small_run.out), str(tmp_path / "recording")], "recording has no backtest.json: compare reads "
                                                             "backtests' output folders"),
     ]:
         code, out, err = run_cli(capsys, "compare", *argv)
         assert (code, out) == (2, "") and says in err and err.count("\n") == 1, err
+
+
+def test_what_else_the_runs_were_played_with_is_said(small_run: Run, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The same deals with another latency: paired, and the line says the runs were not played alike (the
+    difference is not the strategies' alone)."""
+    assert small_run.config.latency_ms is None  # the strategy's own
+    slower = backtest(dataclasses.replace(small_config(), latency_ms=250), tmp_path / "slower")
+    difference = against(read_run(small_run.out), read_run(slower))
+    assert difference.paired == 10
+    assert difference.played_differently == ("latency_ms not set against 250",)
+    code, out, _ = run_cli(capsys, "compare", str(small_run.out), str(slower))
+    assert code == 0 and "(paired: the same 10 deals; played differently: latency_ms not set against 250)" in out
+    assert against(read_run(small_run.out), read_run(small_run.out)).played_differently == ()
