@@ -152,6 +152,17 @@ def test_a_latency_that_is_no_whole_number_of_ms_says_what_is_allowed(
                    f"not {latency}\n"), err  # fmt: skip
 
 
+def test_a_latency_no_order_could_beat_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """As long as a betting window or longer: every order would have been refused MARKET_NOT_OPEN_FOR_BETTING."""
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(tmp_path / "out")]
+    code, out, err = run_cli(capsys, *argv, "--latency-ms", "30000")
+    assert (code, out) == (2, "")
+    assert err.endswith("a latency of 30000 ms is not shorter than holdem's betting windows (30000 ms): no order "
+                        "could arrive while one is open\n"), err
+    assert not (tmp_path / "out").exists()
+    assert run_cli(capsys, *argv, "--latency-ms", "29999", "--no-progress")[0] == 0
+
+
 DIES_IN_GAME_2 = """
 import os
 

@@ -99,6 +99,10 @@ class BacktestConfig:
                              f"not {self.balance!r}")
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
+        window = get_channel(self.channel).betting_window_ms
+        if latency is not None and latency >= window:  # every order would arrive after its window closed
+            raise ValueError(f"a latency of {latency} ms is not shorter than {self.channel}'s betting windows "
+                             f"({window} ms): no order could arrive while one is open")
         rate = self.irregularity_rate
         if type(rate) not in (int, float) or not 0.0 <= rate <= 1.0:
             raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {rate!r}")
