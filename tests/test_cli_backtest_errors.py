@@ -113,8 +113,8 @@ def test_an_out_holding_files_that_are_no_backtests_is_refused(
     code, stdout, err = run_cli(capsys, *argv)
     assert code == 2 and stdout == "" and err.count("\n") == 1, err
     held = ", ".join(name.replace("/holdem.0", "/") for name in theirs)
-    assert err.endswith(f"{out} holds {held} but no backtest.json, so not an earlier backtest's output (which a "
-                        "backtest replaces): choose another folder, or move them away\n"), err
+    assert f"{out} holds {held} but no backtest.json, so not an earlier backtest's output, which is all a " in err
+    assert err.endswith("choose another folder, or move them away\n"), err
     assert all((out / name).read_text(encoding="utf-8") == "precious\n" for name in theirs)
     assert sorted(p.name for p in out.iterdir()) == sorted({name.split("/")[0] for name in theirs})
 
@@ -128,6 +128,17 @@ def test_an_earlier_backtests_output_is_replaced(tmp_path: Path, capsys: pytest.
     assert code == 0, err
     assert json.loads((out / "backtest.json").read_text(encoding="utf-8"))["games"] == 1
     assert sorted(p.name for p in (out / "streams").iterdir()) == ["holdem.0"]
+
+
+def test_a_hidden_file_in_streams_is_no_recording(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file manager's ``.DS_Store`` in an empty folder's ``streams/`` neither refuses the run nor is removed."""
+    out = tmp_path / "out"
+    (out / "streams").mkdir(parents=True)
+    (out / "streams" / ".DS_Store").write_text("finder\n", encoding="utf-8")
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(out), "--no-progress"]
+    code, _, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    assert sorted(p.name for p in (out / "streams").iterdir()) == [".DS_Store", "holdem.0"]
 
 
 def test_a_file_named_streams_is_left_alone_without_streams(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,7 +44,7 @@ from exchange.tables.outputs import read_table
 DEALT_BY = ("channel", "seed", "irregularity_rate")
 #: What a strategy's P&L depends on besides itself and its deals (``backtest.json``'s fields): a difference in one
 #: of these is said beside the comparison, as it is not the strategies'.
-PLAYED_BY = ("latency_ms", "balance", "sessions", "games_per_session")
+PLAYED_BY = ("latency_ms", "balance", "games_per_session")
 
 
 class CompareError(ValueError):

@@ -275,12 +275,13 @@ def check_out(out: Path, record_streams: bool) -> None:
         raise OutputBlocked(f"{streams} is a file, not the folder of the stream recordings a backtest writes")
     if not (out / RECORD_FILE).is_file():
         taken = [spec.file_name for spec in TABLES.values() if os.path.lexists(out / spec.file_name)]
-        if streams.is_dir() and any(streams.iterdir()):
+        if _recordings(streams):
             taken.append("streams/")
         if taken:
             raise OutputBlocked(f"{out} holds {', '.join(taken)} but no {RECORD_FILE}, so not an earlier "
-                                "backtest's output (which a backtest replaces): choose another folder, or move "
-                                "them away")
+                                "backtest's output, which is all a backtest replaces (a backtest of a version "
+                                "before 2026-12-04, or one stopped as it moved its files in, has none: remove its "
+                                "files); choose another folder, or move them away")
 
 
 def _staging(out: Path, record_streams: bool) -> Path:
@@ -306,9 +307,10 @@ def _publish(staging: Path, record: Path, tables: tuple[Path, ...], out: Path, r
     """Move a finished run's record, tables and recordings from ``staging`` into ``out``, replacing an earlier
     run's (its recordings all go, so none is read as this run's); remove ``staging``. Returns the paths written.
 
-    The record goes first: a folder holding one is a backtest's, whose files the next run may replace
-    (:func:`check_out`), so a run stopped half way through this leaves a folder the next one takes."""
-    written = record.replace(out / record.name)
+    The earlier run's record goes first and this run's comes last: a folder holding one is a backtest's whose
+    files are all its own, which the next run may replace (:func:`check_out`); one stopped half way through this
+    holds none, and is refused until its files are removed, rather than read as a mix of two runs."""
+    (out / record.name).unlink(missing_ok=True)
     streams = out / "streams"
     clear_recordings(streams, keep_folder=record_streams)
     if record_streams:
@@ -316,7 +318,7 @@ def _publish(staging: Path, record: Path, tables: tuple[Path, ...], out: Path, r
         staged = staging / "streams"
         for path in sorted(staged.iterdir()) if staged.is_dir() else ():
             path.replace(streams / path.name)
-    paths = [*(path.replace(out / path.name) for path in tables), written]
+    paths = [*(path.replace(out / path.name) for path in tables), record.replace(out / record.name)]
     shutil.rmtree(staging)
     return (*paths, streams) if record_streams else tuple(paths)
 
@@ -372,13 +374,17 @@ def read_for_summary(out: Path, account: str) -> dict[str, pa.Table]:
 def clear_recordings(directory: Path, *, keep_folder: bool) -> None:
     """Remove the recordings an earlier backtest into the same folder left in ``directory`` (``out/streams``),
     so none is read as this run's; the folder too unless ``keep_folder`` (and only if nothing else is in it)."""
-    if not directory.is_dir():
-        return
-    for path in directory.iterdir():
-        if path.is_file():
-            path.unlink()
-    if not keep_folder and not any(directory.iterdir()):
+    for path in _recordings(directory):
+        path.unlink()
+    if not keep_folder and directory.is_dir() and not any(directory.iterdir()):
         directory.rmdir()
+
+
+def _recordings(directory: Path) -> list[Path]:
+    """The stream recordings in ``directory`` (a backtest's ``streams/``): its files, but hidden ones."""
+    if not directory.is_dir():
+        return []
+    return [path for path in directory.iterdir() if path.is_file() and not path.name.startswith(".")]
 
 
 def merge_results(results: Sequence[ChunkResult]) -> dict[str, pa.Table]:

@@ -68,6 +68,7 @@ def test_runs_dealt_differently_are_compared_on_their_means(small_run: Run, tmp_
     first, second = read_run(small_run.out), read_run(other_seed)
     difference = against(first, second)
     assert difference.paired == 0 and difference.unpaired == f"dealt differently: seed {SEED} against {SEED + 1}"
+    assert difference.played_differently == ()  # fewer games are not another way of playing them
     per_game = net_per_game(small_run.out), net_per_game(other_seed)
     assert difference.mean == (Fraction(sum(per_game[1].values()), 6) - Fraction(sum(per_game[0].values()), 10))
     errors = [statistics.stdev(p.values()) / math.sqrt(len(p)) for p in per_game]

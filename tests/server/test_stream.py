@@ -409,8 +409,11 @@ async def test_a_message_that_is_no_request_is_refused_saying_why(client: TestCl
             status = await receive(ws, "status")
             assert status["errorCode"] == "INVALID_INPUT" and status["errorMessage"].startswith(says), status
             assert status["connectionClosed"] is False
-        await ws.send_str('{"op": "heartbeat", "id": 7, "x": "\\ud83d\\ude00"}')  # a whole pair is a character
-        assert (await receive(ws, "status"))["id"] == 7
+        # a whole pair is a character: taken, where a subscription takes text
+        await ws.send_str('{"op": "orderSubscription", "id": 7, "orderFilter": {"customerStrategyRefs": '
+                          '["\\ud83d\\ude00"]}}')
+        status = await receive(ws, "status")
+        assert (status["id"], status["statusCode"]) == (7, "SUCCESS"), status
         await ws.send_str('{"op": "heartbeat", "x": "' + "x" * 70_000 + '"}')
         status = await receive(ws, "status")
         assert (status["errorCode"], status["errorMessage"], status["connectionClosed"]) == (
