@@ -172,6 +172,11 @@ def test_a_latency_no_order_could_beat_is_refused(tmp_path: Path, capsys: pytest
                         "could arrive while one is open\n"), err
     assert not (tmp_path / "out").exists()
     assert run_cli(capsys, *argv, "--latency-ms", "29999", "--no-progress")[0] == 0
+    code, out, err = run_cli(capsys, *argv, "--params", '{"latency_ms": 45000}')  # the strategy's own
+    assert (code, out) == (2, "")
+    assert err.endswith("a latency of 45000 ms (the strategy's own; --latency-ms sets another) is not shorter than "
+                        "holdem's betting windows (30000 ms): no order could arrive while one is open\n"), err
+    assert run_cli(capsys, *argv, "--params", '{"latency_ms": 45000}', "--latency-ms", "50", "--no-progress")[0] == 0
 
 
 DIES_IN_GAME_2 = """

@@ -99,10 +99,8 @@ class BacktestConfig:
                              f"not {self.balance!r}")
         if self.games < 1:
             raise ValueError(f"a backtest needs at least one game, not {self.games}")
-        window = get_channel(self.channel).betting_window_ms
-        if latency is not None and latency >= window:  # every order would arrive after its window closed
-            raise ValueError(f"a latency of {latency} ms is not shorter than {self.channel}'s betting windows "
-                             f"({window} ms): no order could arrive while one is open")
+        if latency is not None:
+            check_latency(latency, self.channel)
         rate = self.irregularity_rate
         if type(rate) not in (int, float) or not 0.0 <= rate <= 1.0:
             raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {rate!r}")
@@ -260,6 +258,15 @@ STAGING = ".backtest-in-progress"
 class OutputBlocked(OSError):
     """A name a backtest writes in its output folder is held by the wrong kind of thing (a folder where a table
     goes, a file where the recordings go): refused before any game is played."""
+
+
+def check_latency(latency_ms: int, channel: str, whose: str = "") -> None:
+    """Refuse a latency no order could beat: as long as ``channel``'s betting windows or longer, every order would
+    arrive after its window closed. ``whose``: words after the figure (the strategy's own, say)."""
+    window = get_channel(channel).betting_window_ms
+    if latency_ms >= window:
+        raise ValueError(f"a latency of {latency_ms} ms{whose} is not shorter than {channel}'s betting windows "
+                         f"({window} ms): no order could arrive while one is open")
 
 
 def check_out(out: Path, record_streams: bool) -> None:

@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.agent import traded_markets
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
-    from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig
+    from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, check_latency
     from exchange.backtest.strategy import Strategy
     from exchange.backtest.workers import make_executor
 
@@ -163,6 +163,8 @@ def _run(args: argparse.Namespace) -> int:
             raise StrategyLoadError(f"{args.strategy} is not a subclass of exchange.backtest.strategy.Strategy")
         stage = "as it named the markets it trades"
         traded_markets(strategy, get_channel(args.channel))
+        if args.latency_ms is None:  # the option's is checked with the rest of the run's settings
+            check_latency(strategy.latency_ms, args.channel, " (the strategy's own; --latency-ms sets another)")
         config = BacktestConfig(
             strategy=spec,
             channel=args.channel,
