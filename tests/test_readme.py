@@ -142,6 +142,14 @@ def options_of(parser: argparse.ArgumentParser) -> set[str]:
     return names
 
 
+#: Options of other tools the README shows, with the tool: none of them may be taken for one of ours.
+OTHER_TOOLS = {"--output": "jupyter execute"}
+
+
 def test_every_option_the_readme_names_is_a_commands() -> None:
     named = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", TEXT))
-    assert named - options_of(build_parser()) == set()
+    ours = options_of(build_parser())
+    assert named - ours - OTHER_TOOLS.keys() == set()
+    assert OTHER_TOOLS.keys() <= named and not OTHER_TOOLS.keys() & ours  # each shown, and none ours
+    for option, tool in OTHER_TOOLS.items():
+        assert re.search(rf"{tool} [^`]*{option}", TEXT), option  # shown with its tool
