@@ -147,7 +147,6 @@ def _run(args: argparse.Namespace) -> int:
     from exchange.backtest.loading import StrategyLoadError, StrategySpec
     from exchange.backtest.runner import DEFAULT_BALANCE, BacktestConfig, check_latency
     from exchange.backtest.strategy import Strategy
-    from exchange.backtest.workers import make_executor
 
     stage = "as its file loaded"  # where the strategy's own code runs, for a line that says where it raised
     try:
@@ -185,6 +184,17 @@ def _run(args: argparse.Namespace) -> int:
         if args.debug:
             raise
         fail(f"strategy {args.strategy!r} raised {type(exc).__name__}: {exc} {stage} (--debug shows the traceback)")
+    result = _into_out(args, config)
+    print(result.summary.text())
+    print(f"wrote {', '.join(str(p) for p in result.paths)}")
+    return 0
+
+
+def _into_out(args: argparse.Namespace, config: BacktestConfig) -> BacktestResult:
+    """The backtest played on the workers asked for into ``--out``, made for it and taken away again if the run
+    fails; what goes wrong is said on one line."""
+    from exchange.backtest.workers import make_executor
+
     try:
         executor = make_executor(args.workers or 1, args.scheduler)
     except (OSError, RuntimeError, ValueError) as exc:  # no cluster extra; no scheduler there; a malformed address
@@ -196,13 +206,10 @@ def _run(args: argparse.Namespace) -> int:
             reason = "it is a file, not a folder" if args.out.is_file() else exc.strerror or str(exc)
             fail(f"cannot write the output folder --out {args.out}: {reason}")
         try:
-            result = _played(args, config, executor)
+            return _played(args, config, executor)
         except BaseException:  # a failure, Ctrl-C included: the folder is left as it was, not made
             _take_away(made)
             raise
-    print(result.summary.text())
-    print(f"wrote {', '.join(str(p) for p in result.paths)}")
-    return 0
 
 
 def _played(args: argparse.Namespace, config: BacktestConfig, executor: Executor) -> BacktestResult:
