@@ -43,7 +43,8 @@ from exchange.tables.outputs import read_table
 #: of these were dealt differently.
 DEALT_BY = ("channel", "seed", "irregularity_rate")
 #: What a strategy's P&L depends on besides itself and its deals (``backtest.json``'s fields): a difference in one
-#: of these is said beside the comparison, as it is not the strategies'.
+#: of these is said beside the comparison, as it is not the strategies'. A latency not set (the strategy's own,
+#: which the record does not hold) differs from nothing: it may be the other's.
 PLAYED_BY = ("latency_ms", "balance", "games_per_session")
 
 
@@ -117,7 +118,7 @@ def against(first: Run, run: Run) -> Difference:
     """``run`` against ``first``: game by game over the games both played if they were dealt alike, else on the
     means alone."""
     differ, played = (tuple(f"{name} {_shown(first.record.get(name))} against {_shown(run.record.get(name))}"
-                            for name in names if first.record.get(name) != run.record.get(name))
+                            for name in names if _differ(first.record.get(name), run.record.get(name), names))
                       for names in (DEALT_BY, PLAYED_BY))
     both = sorted(first.pnl.keys() & run.pnl.keys())
     if differ or not both:
@@ -126,6 +127,11 @@ def against(first: Run, run: Run) -> Difference:
     differences = [run.pnl[n] - first.pnl[n] for n in both]
     return Difference(Fraction(sum(differences), len(both)), standard_error(differences), len(both),
                       played_differently=played)
+
+
+def _differ(first: object, other: object, names: tuple[str, ...]) -> bool:
+    """Whether two runs' values of a setting differ; of how they were played, only two values both known do."""
+    return first != other and (names is DEALT_BY or (first is not None and other is not None))
 
 
 def _shown(value: object) -> str:

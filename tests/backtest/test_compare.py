@@ -109,12 +109,14 @@ def test_what_cannot_be_compared_is_refused_on_one_line(small_run: Run, tmp_path
 def test_what_else_the_runs_were_played_with_is_said(small_run: Run, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """The same deals with another latency: paired, and the line says the runs were not played alike (the
-    difference is not the strategies' alone)."""
-    assert small_run.config.latency_ms is None  # the strategy's own
-    slower = backtest(dataclasses.replace(small_config(), latency_ms=250), tmp_path / "slower")
-    difference = against(read_run(small_run.out), read_run(slower))
+    difference is not the strategies' alone). A latency not set is the strategy's own, which may be the same."""
+    quick, slower = (backtest(dataclasses.replace(small_config(), latency_ms=ms), tmp_path / f"{ms}ms")
+                     for ms in (50, 250))
+    difference = against(read_run(quick), read_run(slower))
     assert difference.paired == 10
-    assert difference.played_differently == ("latency_ms not set against 250",)
-    code, out, _ = run_cli(capsys, "compare", str(small_run.out), str(slower))
-    assert code == 0 and "(paired: the same 10 deals; played differently: latency_ms not set against 250)" in out
+    assert difference.played_differently == ("latency_ms 50 against 250",)
+    code, out, _ = run_cli(capsys, "compare", str(quick), str(slower))
+    assert code == 0 and "(paired: the same 10 deals; played differently: latency_ms 50 against 250)" in out
+    assert small_run.config.latency_ms is None  # the strategy's own: perhaps 250 too
+    assert against(read_run(small_run.out), read_run(slower)).played_differently == ()
     assert against(read_run(small_run.out), read_run(small_run.out)).played_differently == ()
