@@ -34,7 +34,7 @@ from typing import Any
 
 from exchange.backtest.provenance import FILE_NAME
 from exchange.backtest.runner import STRATEGY_ACCOUNT, read_for_summary
-from exchange.backtest.summary import Summary, summarise
+from exchange.backtest.summary import Summary, half_up, summarise
 from exchange.core.money import format_minor
 from exchange.game.channels import parse_market_id
 from exchange.tables.outputs import read_table
@@ -117,9 +117,7 @@ def _number(market_id: str) -> int:
 def against(first: Run, run: Run) -> Difference:
     """``run`` against ``first``: game by game over the games both played if they were dealt alike, else on the
     means alone."""
-    differ, played = (tuple(f"{name} {_shown(first.record.get(name))} against {_shown(run.record.get(name))}"
-                            for name in names if _differ(first.record.get(name), run.record.get(name), names))
-                      for names in (DEALT_BY, PLAYED_BY))
+    differ, played = _differing(first, run, DEALT_BY), _differing(first, run, PLAYED_BY, both_set=True)
     both = sorted(first.pnl.keys() & run.pnl.keys())
     if differ or not both:
         return Difference(run.mean - first.mean, math.hypot(first.stderr, run.stderr), 0,
@@ -129,9 +127,15 @@ def against(first: Run, run: Run) -> Difference:
                       played_differently=played)
 
 
-def _differ(first: object, other: object, names: tuple[str, ...]) -> bool:
-    """Whether two runs' values of a setting differ; of how they were played, only two values both known do."""
-    return first != other and (names is DEALT_BY or (first is not None and other is not None))
+def _differing(first: Run, run: Run, names: Sequence[str], *, both_set: bool = False) -> tuple[str, ...]:
+    """The settings of ``names`` (``backtest.json``'s) in which the two runs differ, as a line says each;
+    ``both_set``: only those both runs set (``None``, an option not given, is a default the record does not hold)."""
+    differing = []
+    for name in names:
+        ours, theirs = first.record.get(name), run.record.get(name)
+        if ours != theirs and not (both_set and None in (ours, theirs)):
+            differing.append(f"{name} {_shown(ours)} against {_shown(theirs)}")
+    return tuple(differing)
 
 
 def _shown(value: object) -> str:
@@ -184,7 +188,7 @@ def _labels(count: int) -> list[str]:
 
 def _per_game(mean: Fraction, stderr: float, signed: bool = False) -> str:
     """A mean per game to the penny (an exact half up) with its standard error."""
-    shown = format_minor(math.floor(mean + Fraction(1, 2)))
+    shown = format_minor(half_up(mean))
     if signed and not shown.startswith("-"):
         shown = "+" + shown
     spread = "n/a" if math.isnan(stderr) else f"{stderr / 100:.2f}"

@@ -31,6 +31,16 @@ from engine.wording import counted
 from exchange.core.money import format_minor
 
 
+def half_up(value: Fraction) -> int:
+    """``value`` to the nearest whole number, an exact half up: how a summary rounds an exact figure it shows (a
+    median or a mean to the penny, a ROI to a hundredth of a percent).
+
+    >>> half_up(Fraction(1601, 2)), half_up(Fraction(-1601, 2)), half_up(Fraction(4, 3))
+    (801, -800, 1)
+    """
+    return math.floor(value + Fraction(1, 2))
+
+
 @dataclass(frozen=True, slots=True)
 class SessionFigures:
     """The strategy's bankroll over sessions: each session's final balance, in session order. Minor units."""
@@ -56,7 +66,7 @@ class SessionFigures:
 
     def lines(self) -> list[str]:
         final = sorted(self.final)
-        shown = format_minor(math.floor(self.median + Fraction(1, 2)))  # to the penny as every figure, a half up
+        shown = format_minor(half_up(self.median))  # to the penny as every figure
         return [
             f"sessions        {len(final)}, each from {format_minor(self.starting)}",
             f"final bankroll  median {shown}, lowest {format_minor(final[0])}, "
@@ -135,7 +145,7 @@ class Summary:
         """
         if self.roi is None:
             return "n/a"
-        hundredths = math.floor(self.roi * 10_000 + Fraction(1, 2))  # of a percent
+        hundredths = half_up(self.roi * 10_000)  # of a percent
         return f"{'-' if hundredths < 0 else '+'}{abs(hundredths) // 100}.{abs(hundredths) % 100:02d}%"
 
     def lines(self) -> list[str]:
