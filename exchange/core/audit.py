@@ -26,7 +26,9 @@ def state_digest(ex: ExchangeState) -> str:
     """A SHA-256 of the whole state: balances, positions, markets, books' live queues, matches, orders, counters.
 
     Two exchanges with equal digests are in the same state; replaying a
-    journal must reproduce the digest exactly.
+    journal must reproduce the digest exactly. Each account's cleared orders on
+    a closed market enter by their own digest
+    (:meth:`~exchange.core.cleared.ClearedOrders.digest`), worked out once.
     """
     with collections_paused():  # building packed cleared orders for their repr makes ~500,000 objects, no garbage
         return _digest(ex)
@@ -41,7 +43,7 @@ def _digest(ex: ExchangeState) -> str:
                 account.balance,
                 account.reserved,
                 [(m, p.d, p.ltot, p.settled, [o.bet_id for o in p.orders]) for m, p in account.positions.items()],
-                sorted(account.cleared.items()),
+                [(market_id, cleared.digest()) for market_id, cleared in sorted(account.cleared.items())],
                 sorted(account.results.items()),
             )
         )

@@ -131,11 +131,11 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
     server can be that late.
     """
     started = time.perf_counter()
+    digest = exchange.state_digest()  # first: the dump carries the cleared orders' digests worked out for it
     state = core_snapshot.dump(exchange)
     notes_bytes = notes.to_json()
     results_bytes = results.to_json()
     ended_bytes = ended.to_json()
-    digest = exchange.state_digest()
     reloaded = core_snapshot.load(state).state_digest()
     if reloaded != digest:
         raise core_snapshot.SnapshotError(f"the dump of record {seq} reloads to digest {reloaded[:12]}..., "

@@ -3,20 +3,24 @@
 The digest is stored beside every snapshot and compared across replays, snapshots and restarts, so making it
 faster must not change a byte of it. The golden value below was computed by the digest as first defined (main at
 c050128, before it was made faster), then again when the state grew (snapshot format 7: orders keep when they
-were cancelled and lapsed, and why); the reference below is that definition, written out without any of the
-speed-ups, and must agree with the exchange's on random flows, live and reloaded from a snapshot (where each
-account's cleared orders are still packed bytes).
+were cancelled and lapsed, and why), and again when each account's cleared orders on a market came to enter by
+their own SHA-256 (so that a snapshot carries it beside their packed bytes, 2026-12-05). The reference below is
+that definition, written out without any of the speed-ups, and must agree with the exchange's on random flows,
+live and reloaded from a snapshot (where each account's cleared orders are still packed bytes), and reloaded
+again (where the digests travel with the bytes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
 
-from exchange.core import ladder
+from exchange.core import cleared as cleared_module
+from exchange.core import ladder, records
 from exchange.core.commands import (
     CancelOrder,
     Command,
@@ -31,6 +35,7 @@ from exchange.core.commands import (
 )
 from exchange.core.exchange import Exchange
 from exchange.core.market import Market
+from exchange.core.orders import ClearedOrder
 from exchange.core.side import Side
 from exchange.core.snapshot import dump, load
 from tests.exchange.flows import FlowRunner, random_steps
@@ -41,8 +46,10 @@ def reference_digest(ex: Exchange) -> str:
     parts: list[object] = [ex.config, ex.next_bet_id, ex.next_match_id, ex.money_in, list(ex.closed)]
     for account in sorted(ex.accounts.values(), key=lambda a: a.account_id):
         positions = [(m, p.d, p.ltot, p.settled, [o.bet_id for o in p.orders]) for m, p in account.positions.items()]
-        parts.append((account.account_id, account.balance, account.reserved, positions,
-                      sorted(account.cleared.items()), sorted(account.results.items())))
+        cleared = [(market_id, hashlib.sha256(repr(tuple(orders)).encode()).digest())
+                   for market_id, orders in sorted(account.cleared.items())]
+        parts.append((account.account_id, account.balance, account.reserved, positions, cleared,
+                      sorted(account.results.items())))
     for market in ex.markets.values():
         if not isinstance(market, Market):
             parts.append(market)
@@ -92,8 +99,8 @@ def _known_state() -> Exchange:
     return ex
 
 
-# The digest of _known_state() by the definition's code as of snapshot format 7; see the module docstring.
-KNOWN_DIGEST = "6b062d92949915236ec1136de45bd373e35ef2bf7300bb455a445316204cda00"
+# The digest of _known_state() by the definition's code as of 2026-12-05; see the module docstring.
+KNOWN_DIGEST = "814ea2dd4f9498498ef6051d3177889999a8d039f510a8be08bd2c9973129468"
 
 
 def test_the_digest_of_a_known_state_is_pinned() -> None:
@@ -116,4 +123,36 @@ def test_the_digest_is_its_definition_on_random_flows(seed: int) -> None:
             assert ex.state_digest() == reference_digest(ex)
             reloaded = load(dump(ex))
             assert reloaded.state_digest() == reference_digest(ex)
+            assert load(dump(reloaded)).state_digest() == reference_digest(ex)  # the digests carried
     assert runner.ex.cleared and runner.ex.orders  # the flow closed markets and left orders live
+
+
+def test_cleared_orders_packed_afresh_are_digested_from_their_new_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dump that packs a record wrongly is seen by the reloaded digest: cleared orders packed afresh do not carry
+    the digest of the records they were packed from."""
+    ex = _known_state()
+    digest = ex.state_digest()  # every cleared orders' digest worked out, from the records
+    data = dump(ex)
+    build = records._unpickle
+
+    def one_penny_more(cls: type, values: tuple[object, ...]) -> object:
+        record: object = build(cls, values)
+        return replace(record, profit=record.profit + 1) if isinstance(record, ClearedOrder) else record
+
+    monkeypatch.setattr(records, "_unpickle", one_penny_more)  # the bytes read back as another state
+    assert load(data).state_digest() != digest
+
+
+def test_a_digest_worked_out_from_packed_bytes_travels_with_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cleared orders loaded packed and digested there are dumped with their digest, so the next load digests them
+    without reading the bytes again; the digest is the same."""
+    reloaded = load(dump(_known_state()))
+    assert reloaded.state_digest() == KNOWN_DIGEST  # digested from the packed bytes, which stay packed
+    assert reloaded.accounts["al"].cleared["1.1"].is_packed
+    again = load(dump(reloaded))
+
+    def unread(data: bytes) -> object:
+        raise AssertionError("packed cleared orders were read for a digest they carry")
+
+    monkeypatch.setattr(cleared_module.pickle, "loads", unread)
+    assert again.state_digest() == KNOWN_DIGEST

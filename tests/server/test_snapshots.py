@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from exchange.clock import VirtualClock
+from exchange.core import cleared as cleared_module
 from exchange.core import snapshot
 from exchange.core.commands import CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder, SettleMarket
 from exchange.core.events import AccountOpened
@@ -176,6 +177,36 @@ def test_a_flipped_byte_is_detected_reported_and_the_older_snapshot_used(
     restored = restore(service.journal)
     assert restored.snapshot_seq == 0 and [d.seq for d in restored.damaged] == [newer.seq, older.seq]
     assert restored.exchange.state_digest() == service.exchange.state_digest()
+
+
+def test_a_snapshot_carries_the_digests_of_the_cleared_orders_it_loaded_packed(
+    played: tuple[ExchangeService, VirtualClock], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The taker digests the state before dumping it, so the cleared orders it loaded from the last snapshot are
+    written with their digests: a reload reads only the cleared orders of the markets closed since."""
+    service, clock = played
+    older, _ = take_snapshot(service.journal)
+    closed_before = set(service.exchange.closed)
+    play(service, clock, START_MS + 60_000)
+    newer, _ = take_snapshot(service.journal)
+    assert older is not None and newer is not None
+    closed_since = set(service.exchange.closed) - closed_before
+    assert closed_before and closed_since, "the fixture should close markets before and after the first snapshot"
+
+    loaded, _ = service.journal.load_snapshot()
+    assert loaded is not None and loaded.seq == newer.seq
+    read: list[bytes] = []
+    loads = pickle.loads
+
+    def reading(data: bytes) -> object:
+        read.append(data)
+        return loads(data)
+
+    monkeypatch.setattr(cleared_module.pickle, "loads", reading)
+    assert loaded.exchange.state_digest() == service.exchange.state_digest()
+    expected = sum(market_id in closed_since for account in loaded.exchange.accounts.values()
+                   for market_id in account.cleared)
+    assert len(read) == expected > 0
 
 
 def test_a_dump_that_does_not_reload_to_its_state_is_never_written(
