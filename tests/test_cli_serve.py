@@ -1,4 +1,5 @@
-"""``exchange-poker serve`` stopped by a signal while it starts, and commands whose reader goes away."""
+"""``exchange-poker serve`` stopped by a signal while it starts, what it loads before it answers, and commands whose
+reader goes away."""
 
 from __future__ import annotations
 
@@ -158,3 +159,13 @@ def test_the_startup_lines_say_which_channels_the_dealer_errs_on(
 
     config = ServerConfig(db_path=str(tmp_path / "x.db"), channels=channels, irregularity_rate=0.25)
     assert _irregularity_line(config) == line
+
+
+def test_serve_loads_no_numeric_library_before_it_answers() -> None:
+    """numpy, numba and pyarrow take about a fifth of a second to load: a server that records nothing loads them on
+    its equity thread once it answers (the engine's warm-up), not before, so a restart is not held up by them."""
+    code = ("import sys, exchange.cli.serve; "
+            "print(' '.join(sorted({'numpy', 'numba', 'pyarrow'} & set(sys.modules))) or 'none')")
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=BOUND_S)
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "none"

@@ -26,6 +26,7 @@ import sqlite3
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -58,13 +59,15 @@ from exchange.server.database import DatabaseUnusable, refusal
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.limits import Limits
-from exchange.server.record_folder import RecordingRefused, check_folder
-from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
-from exchange.server.recording import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
-from exchange.server.recording import Recording
+from exchange.server.recording_options import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
+from exchange.server.recording_options import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
+from exchange.server.recording_options import RecordingRefused
 from exchange.server.snapshots import DEFAULT_EVERY_MS, DEFAULT_EVERY_RECORDS, SnapshotPolicy
 from exchange.server.store import AccountStore
 from exchange.server.tls import TlsConfigError, server_context
+
+if TYPE_CHECKING:  # loaded for serve --record only (it loads pyarrow)
+    from exchange.server.recording import Recording
 
 LOOPBACK = "127.0.0.1"
 EXIT_JOURNAL_FAILED = 3
@@ -246,6 +249,8 @@ def _check_record(args: argparse.Namespace) -> None:
         return
     if not args.record:
         fail("--record: give a folder (an empty name names none)")
+    from exchange.server.record_folder import check_folder  # pyarrow: only for a server that records
+
     try:
         check_folder(Path(args.record))
     except RecordingRefused as exc:

@@ -38,7 +38,6 @@ from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, format_cards
 from engine.equity import EquityResult
 from engine.equity import equity as engine_equity
-from exchange.game.deadcheck import draw_losers, eight_low_losers, high_losers
 from exchange.game.layouts import LAYOUTS
 from exchange.game.lowcheck import low_losers
 from exchange.game.prospects import Prospects
@@ -84,6 +83,7 @@ def game_equities(
     layout = LAYOUTS[variant]
     if layout.draws:
         from engine.draw_equity import draw_equity  # the engine's rankings (numba): when first needed, not at import
+        from exchange.game.deadcheck import draw_losers  # numpy: on the worker thread, not at the server's start
 
         result = draw_equity(variant, hand_cards, out, draws_left=draws_left, stock=stock,
                              seed=_seed(hand_cards, board), exact_limit=DRAW_EXACT[variant],
@@ -96,6 +96,7 @@ def game_equities(
     from engine.last_card import last_card_applies, last_card_equity
     from engine.variant_equity import deal_count, variant_equity  # numba: only when needed
     from engine.variants import get_variant
+    from exchange.game.deadcheck import eight_low_losers, high_losers  # numpy, as above
 
     deals = deal_count(get_variant(variant), hand_cards, tuple(board), out)
     if not out and LAST_CARD_FROM <= deals <= LAST_CARD_DEALS and last_card_applies(variant, hand_cards, board):

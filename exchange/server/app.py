@@ -24,7 +24,7 @@ import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -66,11 +66,13 @@ from exchange.server.limits import AccountGate, Limits
 from exchange.server.middleware import error_middleware
 from exchange.server.offload import ThreadedEquities, warm_engine
 from exchange.server.ratelimit import LoginLimits
-from exchange.server.recording import Recording
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountExists, AccountStore, check_password
 from exchange.server.stream import StreamHub
 from exchange.server.stream_socket import StreamSocketServer
+
+if TYPE_CHECKING:  # loaded by _recording, for serve --record only (it loads pyarrow)
+    from exchange.server.recording import Recording
 
 ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
 
@@ -290,6 +292,8 @@ def _recording(app: web.Application, config: ServerConfig, service: ExchangeServ
     """``serve --record``: the Parquet tables of every game that ends, written as the server runs."""
     if config.record_dir is None:
         return None
+    from exchange.server.recording import Recording
+
     recording = app[keys.RECORDING] = Recording(Path(config.record_dir), service.exchange, service.configs,
                                                  durable=service.durable, clock=for_durations(clock),
                                                  next_games={c: service.next_game_number(c) for c in service.configs},

@@ -14,8 +14,8 @@ from exchange.server.connections import DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_
 from exchange.server.journal import DEFAULT_COMMIT_TIMEOUT_MS
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.ratelimit import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, DEFAULT_WINDOW_MS
-from exchange.server.recording import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
-from exchange.server.recording import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
+from exchange.server.recording_options import DEFAULT_EVERY as DEFAULT_RECORD_EVERY
+from exchange.server.recording_options import DEFAULT_EVERY_MS as DEFAULT_RECORD_EVERY_MS
 from exchange.server.snapshots import SnapshotPolicy
 
 #: Closed markets the server keeps in memory (with their cleared orders); older ones are in the journal only.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from aiohttp import web
 
 from exchange.server.auth import Sessions
@@ -11,10 +13,12 @@ from exchange.server.games_stream import GamesHub
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint
 from exchange.server.ratelimit import LoginLimits
-from exchange.server.recording import Recording
 from exchange.server.service import ExchangeService
 from exchange.server.store import AccountStore
 from exchange.server.stream import StreamHub
+
+if TYPE_CHECKING:  # loaded with serve --record only (it loads pyarrow)
+    from exchange.server.recording import Recording
 
 CONFIG = web.AppKey("config", ServerConfig)
 STORE = web.AppKey("store", AccountStore)
@@ -28,7 +32,7 @@ GAMES = web.AppKey("games_hub", GamesHub)
 BETTING = web.AppKey("betting_endpoint", Endpoint)
 ACCOUNT = web.AppKey("account_endpoint", Endpoint)
 HEARTBEAT = web.AppKey("heartbeat_endpoint", Endpoint)
-RECORDING = web.AppKey("recording", Recording)  # serve --record: the tables being written
+RECORDING: web.AppKey[Recording] = web.AppKey("recording")  # serve --record: the tables being written
 STREAM_PORT = web.AppKey("stream_port", int)  # the TLS stream's port, once it listens (serve --stream-port)
 #: serve --demo: whether the demo account has the demo password (checked on a thread while the server recovers)
 DEMO_PASSWORD_OK = web.AppKey("demo_password_ok", bool)

@@ -54,6 +54,7 @@ import pyarrow.parquet as pq
 
 from exchange.betfair.stream import write_stream
 from exchange.game.channels import parse_market_id
+from exchange.server.recording_options import RecordingRefused
 from exchange.tables import INT64_MAX
 from exchange.tables.outputs import TABLES, read_table
 
@@ -75,10 +76,6 @@ _PENDING = ".pending"  # DIR/.pending/<index>/<table>.arrow: a game's rows, held
 _HELD = re.compile(r"\d{9,}")  # a game held whole (one being written is under a hidden name)
 #: The folder of the markets' stream files, in ``DIR`` and in a held game's folder.
 STREAMS = "streams"
-
-
-class RecordingRefused(ValueError):
-    """``DIR`` cannot take a recording; the message says why."""
 
 
 def next_game_index(directory: Path) -> int:

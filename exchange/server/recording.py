@@ -57,16 +57,12 @@ from exchange.core.side import Side
 from exchange.game.channels import ChannelConfig
 from exchange.game.events import GameStarted, Stamped
 from exchange.server.record_folder import INT64_MAX, RecordFolder, Streams, Tables
+from exchange.server.recording_options import DEFAULT_EVERY, DEFAULT_EVERY_MS
 from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, empty_tables
 from exchange.tables.streams import StreamFeed
 
 log = logging.getLogger(__name__)
-
-#: Games written together in one part file of each table, at most.
-DEFAULT_EVERY = 100
-#: And a part is written at the first game end this long after the last one (ms): how late readers see a game.
-DEFAULT_EVERY_MS = 10 * 60_000
 
 
 @dataclass(frozen=True, slots=True)

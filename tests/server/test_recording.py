@@ -25,7 +25,6 @@ import pyarrow.parquet as pq
 import pytest
 from aiohttp.test_utils import TestClient
 
-from exchange.cli import serve as serve_cli
 from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
 from exchange.game.events import Stamped
@@ -557,7 +556,7 @@ def test_serve_refuses_a_folder_another_server_records_into(tmp_path: Path, caps
         assert (code, out) == (2, "") and refusal in err and err.count("\n") == 1, err
         assert not (tmp_path / "a.db").exists()  # refused before the server started
         # the lock taken between that check and the start: the start refuses it the same way
-        monkeypatch.setattr(serve_cli, "check_folder", lambda directory: None)
+        monkeypatch.setattr(record_folder, "check_folder", lambda directory: None)
         code, out, err = refused_serve(capsys, "--db", str(tmp_path / "b.db"), "--record", str(record))
         assert (code, out) == (2, "") and refusal in err and err.count("\n") == 1, err
 
