@@ -43,8 +43,8 @@ from exchange.tables.outputs import read_table
 #: of these were dealt differently.
 DEALT_BY = ("channel", "seed", "irregularity_rate")
 #: What a strategy's P&L depends on besides itself and its deals (``backtest.json``'s fields): a difference in one
-#: of these is said beside the comparison, as it is not the strategies'. A latency not set (the strategy's own,
-#: which the record does not hold) differs from nothing: it may be the other's.
+#: of these is said beside the comparison, as it is not the strategies'. A latency not recorded (``null``: a run
+#: from before the record held the strategy's own, or sessions played at several) differs from nothing.
 PLAYED_BY = ("latency_ms", "balance", "games_per_session")
 
 
@@ -129,7 +129,7 @@ def against(first: Run, run: Run) -> Difference:
 
 def _differing(first: Run, run: Run, names: Sequence[str], *, both_set: bool = False) -> tuple[str, ...]:
     """The settings of ``names`` (``backtest.json``'s) in which the two runs differ, as a line says each;
-    ``both_set``: only those both runs set (``None``, an option not given, is a default the record does not hold)."""
+    ``both_set``: only those both runs hold (``None`` is a value the record does not know)."""
     differing = []
     for name in names:
         ours, theirs = first.record.get(name), run.record.get(name)

@@ -246,7 +246,8 @@ def run_backtest(
     if out is None or writer is None or staging is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    paths = _publish(staging, write_run_record(staging, config), writer.close(), out, config.record_streams)
+    record = write_run_record(staging, config, {s.latency_ms for s in sessions})
+    paths = _publish(staging, record, writer.close(), out, config.record_streams)
     return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
                           sessions)  # fmt: skip
 

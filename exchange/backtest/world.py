@@ -119,11 +119,13 @@ class GameRecord:
 
 @dataclass(frozen=True, slots=True)
 class SessionOutcome:
-    """How a session went: the games it dealt, and the strategy's reason if it ended the session early."""
+    """How a session went: the games it dealt, the strategy's reason if it ended the session early, and the
+    latency the strategy played at (``--latency-ms``, or its own)."""
 
     session: int
     games: int
     ended_by: str | None
+    latency_ms: int
 
 
 class World:
@@ -154,6 +156,7 @@ class World:
         self.ended_by: str | None = None
         #: The strategy's instructions on their way (set when it is seated): its refused ones' rows say what it asked.
         self.instructions: InstructionLog | None = None
+        self.latency_ms = 0  # the strategy's, once seated
         self._by_market: dict[str, GameRecord] = {}
         self.channel.subscribe(self._route)
 
@@ -198,7 +201,7 @@ class World:
                 f"{self.setup.channel}, seed {self.setup.seed}, at {self.clock.now()} ms on its clock")
 
     def outcome(self) -> SessionOutcome:
-        return SessionOutcome(self.session, len(self.records), self.ended_by)
+        return SessionOutcome(self.session, len(self.records), self.ended_by, self.latency_ms)
 
     def _route(self, stamped: Stamped) -> None:
         event = stamped.event
@@ -292,6 +295,7 @@ def _seat(world: World, strategy: Strategy) -> None:
     channel.open_account(setup.account, setup.balance)
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
+    world.latency_ms = strategy.latency_ms
     rng = random.Random(f"{setup.seed}/{session}/strategy")
     seated = attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session,
                              ref_prefix=f"{setup.account}-{session}")  # unique over the backtest's sessions

@@ -109,7 +109,8 @@ def test_what_cannot_be_compared_is_refused_on_one_line(small_run: Run, tmp_path
 def test_what_else_the_runs_were_played_with_is_said(small_run: Run, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """The same deals with another latency: paired, and the line says the runs were not played alike (the
-    difference is not the strategies' alone). A latency not set is the strategy's own, which may be the same."""
+    difference is not the strategies' alone). A run without ``--latency-ms`` records its strategy's own; a record
+    from before it did holds none, which differs from nothing."""
     quick, slower = (backtest(dataclasses.replace(small_config(), latency_ms=ms), tmp_path / f"{ms}ms")
                      for ms in (50, 250))
     difference = against(read_run(quick), read_run(slower))
@@ -117,6 +118,10 @@ def test_what_else_the_runs_were_played_with_is_said(small_run: Run, tmp_path: P
     assert difference.played_differently == ("latency_ms 50 against 250",)
     code, out, _ = run_cli(capsys, "compare", str(quick), str(slower))
     assert code == 0 and "(paired: the same 10 deals; played differently: latency_ms 50 against 250)" in out
-    assert small_run.config.latency_ms is None  # the strategy's own: perhaps 250 too
-    assert against(read_run(small_run.out), read_run(slower)).played_differently == ()
-    assert against(read_run(small_run.out), read_run(small_run.out)).played_differently == ()
+    own = read_run(small_run.out)
+    assert small_run.config.latency_ms is None  # played at the strategy's own, which the record holds
+    assert own.record["latency_ms"] == small_config().strategy.build().latency_ms == 100
+    assert against(own, read_run(slower)).played_differently == ("latency_ms 100 against 250",)
+    assert against(own, own).played_differently == ()
+    older = dataclasses.replace(own, record={**own.record, "latency_ms": None})
+    assert against(older, read_run(slower)).played_differently == ()
