@@ -92,7 +92,7 @@ from exchange.agents.trader import Arrival, Trader
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import Bankroll, BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
-from exchange.betfair.apiformat import CUSTOMER_REF_MAX
+from exchange.betfair.apiformat import CUSTOMER_REF_MAX, line_breaker
 from exchange.core.accounts import AccountFunds
 from exchange.core.events import BetResult, OrderAction, OrderRejected
 from exchange.core.market import MarketBook
@@ -362,8 +362,8 @@ class MarketHandle:
         :class:`~exchange.core.side.Side`, a hand or size that is not an ``int``, a price that is not text or a
         number, a ``customer_ref`` that is not text), and ``ValueError`` a price text that is no number, a
         ``Fraction`` with no exact decimal, a hand or size past 64 bits or a ``customer_ref`` over 32 characters
-        (API-NG's limit): what the exchange itself refuses (hand 9, a size under
-        the minimum, odds off the ladder) comes back through ``on_order_rejected``.
+        (API-NG's limit) or not one line of text (a control character): what the exchange itself refuses (hand 9,
+        a size under the minimum, odds off the ladder) comes back through ``on_order_rejected``.
         """
         if not isinstance(side, Side):
             raise TypeError(f"side must be Side.BACK or Side.LAY, not {side!r}")
@@ -374,6 +374,9 @@ class MarketHandle:
         if customer_ref is not None and len(customer_ref) > CUSTOMER_REF_MAX:
             raise ValueError(f"customer_ref is at most {CUSTOMER_REF_MAX} characters (Betfair's limit, which the "
                              f"HTTP API holds too), not {len(customer_ref)}: {customer_ref!r}")
+        if customer_ref is not None and (breaker := line_breaker(customer_ref)) is not None:
+            raise ValueError(f"customer_ref must be one line of text, without control characters ({breaker!r} in "
+                             f"{customer_ref!r}), as the HTTP API's customerOrderRef")
         ref = customer_ref if customer_ref is not None else self._refs.next()
         asked = _decimal(price)
         arrival = self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size,

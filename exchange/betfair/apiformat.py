@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import re
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
@@ -31,6 +32,21 @@ JsonDict = dict[str, Any]
 
 #: The longest ``customerRef`` / ``customerOrderRef`` API-NG takes ("up to 32 chars").
 CUSTOMER_REF_MAX = 32
+
+#: What breaks a line of text: a control character (NUL, a newline, an escape, ...: Unicode's ``Cc``), or a line or
+#: paragraph separator (``Zl``, ``Zp``).
+_LINE_BREAKER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def line_breaker(text: str) -> str | None:
+    r"""The first character of ``text`` that is no part of a line of text (:data:`_LINE_BREAKER`), if any: a
+    reference or a label holds none.
+
+    >>> line_breaker("order-7"), line_breaker("a\tb"), line_breaker("x\u2028")
+    (None, '\t', '\u2028')
+    """
+    found = _LINE_BREAKER.search(text)
+    return None if found is None else found.group()
 
 
 

@@ -33,7 +33,7 @@ from exchange.server import cashier, jsoncodec, keys
 from exchange.server.auth import Session
 from exchange.server.connections import read_body
 from exchange.server.errors import ApiError, ApingCode, invalid_input
-from exchange.server.params import line_breaker, not_one_line, plain_decimal
+from exchange.server.params import not_one_line, plain_decimal
 from exchange.server.service import ExchangeService
 from exchange.server.store import is_reserved
 
@@ -135,7 +135,7 @@ def _reason(body: dict[str, Any]) -> str:
 def _one_line(field: str, text: str) -> str:
     """``text`` stripped, if it is one line (no control characters, NUL or a newline, nor a line or paragraph
     separator); else ``INVALID_INPUT_DATA``."""
-    breaker = line_breaker(text.strip())
+    breaker = apiformat.line_breaker(text.strip())
     if breaker is not None:
         raise invalid_input(not_one_line(field, breaker))
     return text.strip()

@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, TypeVar
 
+from exchange.betfair.apiformat import line_breaker
 from exchange.server.errors import invalid_input
 
 T = TypeVar("T")
@@ -79,21 +80,6 @@ def _get(params: Mapping[str, Any], name: str, required: bool, where: str) -> An
             raise invalid_input(f"{where}{name} is required")
         return _MISSING
     return value
-
-
-#: What breaks a line of text: a control character (NUL, a newline, an escape, ...: Unicode's ``Cc``), or a line or
-#: paragraph separator (``Zl``, ``Zp``).
-_LINE_BREAKER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def line_breaker(text: str) -> str | None:
-    r"""The first character of ``text`` that is no part of a line of text (:data:`_LINE_BREAKER`), if any.
-
-    >>> line_breaker("order-7"), line_breaker("a\tb"), line_breaker("x\u2028")
-    (None, '\t', '\u2028')
-    """
-    found = _LINE_BREAKER.search(text)
-    return None if found is None else found.group()
 
 
 def not_one_line(name: str, breaker: str) -> str:

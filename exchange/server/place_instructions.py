@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from exchange.betfair.apiformat import CUSTOMER_REF_MAX
+from exchange.betfair.apiformat import CUSTOMER_REF_MAX, line_breaker
 from exchange.core.money import to_exact_decimal, to_minor
 from exchange.core.orders import OrderType, PersistenceType
 from exchange.core.records import fast_constructor
@@ -24,7 +24,6 @@ from exchange.server.params import (
     get_number,
     get_object,
     get_str,
-    line_breaker,
     not_one_line,
     number_text,
 )

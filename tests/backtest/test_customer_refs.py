@@ -69,27 +69,35 @@ def test_automatic_references_of_a_long_account_id_fit_the_limit_and_never_repea
 
 
 class LongRefBacker(Strategy):
-    """Names its own references: one of 33 characters (refused), one of 32 (placed)."""
+    """Names its own references: one of 33 characters and two that are not one line (refused), one of 32 and one
+    with a space (placed)."""
 
     markets = ALL_MARKETS
     refusals: ClassVar[list[str]] = []
 
     def on_window_open(self, market: MarketHandle, round: Round) -> None:
         if round is Round.PREFLOP and market.kind is MarketKind.HIGH:
-            try:
-                market.place_order(1, Side.BACK, "900", 200, customer_ref="r" * 33)
-            except ValueError as exc:
-                self.refusals.append(str(exc))
+            for ref in ("r" * 33, "two\nlines", "nul\x00"):
+                try:
+                    market.place_order(1, Side.BACK, "900", 200, customer_ref=ref)
+                except ValueError as exc:
+                    self.refusals.append(str(exc))
             market.place_order(2, Side.BACK, "900", 200, customer_ref="k" * 32)
+            market.place_order(3, Side.BACK, "900", 200, customer_ref="my ref")
 
 
-def test_a_strategys_own_reference_over_betfairs_limit_is_refused_as_the_http_api_refuses_it() -> None:
+def test_a_strategys_own_reference_is_refused_where_the_http_api_refuses_it() -> None:
+    """Over Betfair's 32 characters, or a control character in it (which breaks the tables' and the logs' lines)."""
     LongRefBacker.refusals.clear()
     refs = placed_refs(games=1, games_per_session=1, strategy="LongRefBacker")
-    assert refs == ["k" * 32]
+    assert refs == ["k" * 32, "my ref"]
     assert LongRefBacker.refusals == [
         "customer_ref is at most 32 characters (Betfair's limit, which the HTTP API holds too), not 33: "
-        f"{'r' * 33!r}"]
+        f"{'r' * 33!r}",
+        "customer_ref must be one line of text, without control characters ('\\n' in 'two\\nlines'), as the HTTP "
+        "API's customerOrderRef",
+        "customer_ref must be one line of text, without control characters ('\\x00' in 'nul\\x00'), as the HTTP "
+        "API's customerOrderRef"]
 
 
 @pytest.mark.parametrize("prefix", ["x" * 20, "x" * 21, LONG_ACCOUNT])
