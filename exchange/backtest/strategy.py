@@ -377,8 +377,8 @@ class MarketHandle:
         if customer_ref is not None and (breaker := line_breaker(customer_ref)) is not None:
             raise ValueError(f"customer_ref must be one line of text, without control characters ({breaker!r} in "
                              f"{customer_ref!r}), as the HTTP API's customerOrderRef")
-        ref = customer_ref if customer_ref is not None else self._refs.next()
         asked = _decimal(price)
+        ref = customer_ref if customer_ref is not None else self._refs.next()  # numbered once nothing can refuse it
         arrival = self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size,
                              customer_ref=ref)  # fmt: skip
         self._trader.place_price(hand, side, asked, size, customer_ref=ref, arrival=arrival)

@@ -8,6 +8,7 @@ from game to game of a session, not between the sessions of one backtest (each i
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from typing import Any, ClassVar
 
@@ -98,6 +99,25 @@ def test_a_strategys_own_reference_is_refused_where_the_http_api_refuses_it() ->
         "API's customerOrderRef",
         "customer_ref must be one line of text, without control characters ('\\x00' in 'nul\\x00'), as the HTTP "
         "API's customerOrderRef"]
+
+
+class TypoBacker(Strategy):
+    """Places with a price that is no number first (refused with ValueError), then twice as it meant to."""
+
+    markets = ALL_MARKETS
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP and market.kind is MarketKind.HIGH:
+            with contextlib.suppress(ValueError):
+                market.place_order(1, Side.BACK, "9OO", 200)
+            market.place_order(1, Side.BACK, "900", 200)
+            market.place_order(2, Side.BACK, "900", 200)
+
+
+def test_a_placement_refused_by_its_arguments_takes_no_reference_number() -> None:
+    """The automatic references count the placements sent: one refused before it was sent leaves no gap."""
+    refs = placed_refs(games=1, games_per_session=1, strategy="TypoBacker")
+    assert [ref.rsplit("-", 1)[1] for ref in refs] == ["1", "2"]
 
 
 @pytest.mark.parametrize("prefix", ["x" * 20, "x" * 21, LONG_ACCOUNT])
