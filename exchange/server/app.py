@@ -135,6 +135,7 @@ def create_app(
     app[connections.GUARD] = connections.ConnectionGuard(max_connections=config.max_connections,
                                                          header_timeout_ms=config.header_timeout_ms, clock=timer)
     app[connections.BODY_TIMEOUT_MS] = config.body_timeout_ms
+    app[connections.LISTENING] = asyncio.Event()
     app[keys.SESSIONS] = Sessions(timer, ttl_ms=config.session_ttl_ms)
     app[keys.LOGIN_LIMITS] = LoginLimits(timer, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)
@@ -213,8 +214,9 @@ async def _exchange(
     # clock (tests) keeps them inline, so what happens at a given clock time does not depend on threads.
     runner = ThreadedEquities() if isinstance(clock, WallClock) else None
     # The engine's exact equities need its tables and kernels loaded before the first game is dealt. On the
-    # wall clock that happens on the worker thread once the server answers (a restart is not held up by it) and
-    # the games start when it is done; a virtual clock warms it first, so the games start at a known time.
+    # wall clock that happens on the worker thread once the server listens (a restart is not held up by it: the
+    # thread's imports would take the GIL from the rest of the start) and the games start when it is done; a
+    # virtual clock warms it first, so the games start at a known time.
     warm = equities is None and runner is not None
     if equities is None and runner is None:
         warmer = ThreadedEquities()
@@ -237,8 +239,8 @@ async def _exchange(
         service.start(functools.partial(_touch_both, hub, spectators), run_games=config.run_games and not warm,
                       watchers=() if recording is None else (recording,))
         if warm and runner is not None and config.run_games:
-            games = asyncio.get_running_loop().create_task(_games_once_warm(service, runner, channels),
-                                                           name="warm-up")
+            games = asyncio.get_running_loop().create_task(
+                _games_once_warm(service, runner, channels, app[connections.LISTENING]), name="warm-up")
         try:
             await service.durable()  # a stop signal may end the start here: the games are stopped all the same
         except ApiError as exc:  # the journal failed before the first answer (a full disk): the fail-stop is logged
@@ -315,7 +317,9 @@ def _demo_password_check(store: AccountStore, config: ServerConfig) -> asyncio.F
     def works() -> bool:
         return check_password(credentials, config.demo_password) is not None
 
-    return asyncio.ensure_future(asyncio.to_thread(works))
+    # On the default executor at once: a task of ``asyncio.to_thread`` would start only when the loop next ran,
+    # after the recovery it is meant to overlap, and the start would wait for it after
+    return asyncio.get_running_loop().run_in_executor(None, works)
 
 
 def _channel_configs(config: ServerConfig) -> list[ChannelConfig]:
@@ -329,8 +333,10 @@ def _channel_configs(config: ServerConfig) -> list[ChannelConfig]:
     return channels
 
 
-async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, channels: list[ChannelConfig]) -> None:
-    """Warm the poker engine on the equity worker thread, then start the channels' games."""
+async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, channels: list[ChannelConfig],
+                           listening: asyncio.Event) -> None:
+    """Once the server listens, warm the poker engine on the equity worker thread, then start the channels' games."""
+    await listening.wait()
     await warm_engine(runner, [c.variant for c in channels])
     service.start_games()
 

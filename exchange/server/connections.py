@@ -208,6 +208,9 @@ class ConnectionGuard:
 #: The app's guard (:func:`run_app` listens through it) and the body timeout its handlers read bodies with.
 GUARD = web.AppKey("connection_guard", ConnectionGuard)
 BODY_TIMEOUT_MS = web.AppKey("body_timeout_ms", int)
+#: Set by :func:`listen` once the app's port is bound (an app that has it): work that must not hold up the first
+#: answer waits for it. A server started otherwise (aiohttp's test server) sets it itself if anything waits.
+LISTENING = web.AppKey("listening", asyncio.Event)
 
 
 @web.middleware
@@ -350,6 +353,8 @@ async def listen(app: web.Application, host: str, port: int, *, handle_signals: 
     except BaseException:
         await runner.cleanup()
         raise
+    if LISTENING in app:
+        app[LISTENING].set()
     return runner
 
 

@@ -1,0 +1,73 @@
+"""What a server's start overlaps with work on other threads: the demo password's check begins before the recovery,
+the engine's warm-up once the port is bound."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from exchange.clock import VirtualClock
+from exchange.server import app as app_module
+from exchange.server import connections, keys
+from exchange.server.app import create_app
+from exchange.server.config import ServerConfig
+from exchange.server.service import ExchangeService
+from exchange.server.store import Credentials
+from tests.server.helpers import serving
+
+BOUND_S = 10  # the longest the recovery waits to see the check begun
+
+
+async def test_the_demo_password_is_checked_on_a_thread_while_the_server_recovers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check (scrypt: tens of milliseconds on purpose) was a task that began only once the loop ran again,
+    after the recovery, and the start then waited for it."""
+    begun = threading.Event()
+    check = app_module.check_password
+
+    def checking(credentials: Credentials | None, password: str) -> Any:
+        begun.set()
+        return check(credentials, password)
+
+    recover = ExchangeService.recover
+    seen_begun = []
+
+    def recovering(self: ExchangeService, **kwargs: Any) -> Any:
+        seen_begun.append(begun.wait(BOUND_S))  # the loop is held here, as by a long recovery
+        return recover(self, **kwargs)
+
+    monkeypatch.setattr(app_module, "check_password", checking)
+    monkeypatch.setattr(ExchangeService, "recover", recovering)
+    async with serving(tmp_path / "ex.db", VirtualClock(1_000_000), accounts=(), demo=True) as client:
+        assert client.app[keys.DEMO_PASSWORD_OK] is True
+    assert seen_begun == [True]
+
+
+async def test_the_engine_is_warmed_once_the_server_listens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the wall clock the warm-up (the engine's imports, on the equity thread) waits for the port to be bound:
+    begun during the start, the thread's imports took the GIL from the rest of it (about 50 ms of a restart)."""
+    warmed_listening = []
+    never = asyncio.Event()
+
+    async def warm(runner: object, variants: Sequence[str]) -> float:
+        warmed_listening.append(app[connections.LISTENING].is_set())
+        await never.wait()  # the games stay unstarted: nothing of the engine is needed
+        return 0.0
+
+    monkeypatch.setattr(app_module, "warm_engine", warm)
+    app = create_app(ServerConfig(db_path=str(tmp_path / "ex.db"), house=False))  # the wall clock, as serve runs
+    runner = await connections.listen(app, "127.0.0.1", 0)
+    try:
+        for _ in range(100):  # the warm-up task runs at one of the loop's next turns
+            if warmed_listening:
+                break
+            await asyncio.sleep(0)
+        assert warmed_listening == [True]
+    finally:
+        await runner.cleanup()
