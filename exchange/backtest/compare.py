@@ -139,7 +139,7 @@ def _differing(first: Run, run: Run, names: Sequence[str], *, both_set: bool = F
 
 
 def _shown(value: object) -> str:
-    """A setting of ``backtest.json`` as a line shows it (``None``: the option was not given, a default used)."""
+    """A setting of ``backtest.json`` as a line shows it (``None``: a value the record does not hold)."""
     return "not set" if value is None else repr(value)
 
 

@@ -33,6 +33,7 @@ import pyarrow as pa
 from exchange.backtest.loading import StrategySpec
 from exchange.backtest.provenance import FILE_NAME as RECORD_FILE
 from exchange.backtest.provenance import write_run_record
+from exchange.backtest.strategy import check_latency_ms
 from exchange.backtest.summary import Summary, summarise
 from exchange.backtest.workers import Executor, run_ordered
 from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
@@ -92,8 +93,8 @@ class BacktestConfig:
             if type(value) is not int:
                 raise ValueError(f"{name} must be a whole number, not {value!r}")
         latency = self.latency_ms
-        if latency is not None and (type(latency) is not int or latency < 0):  # the clock keeps whole milliseconds
-            raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency!r}")
+        if latency is not None:
+            check_latency_ms(latency)
         if type(self.balance) is not int or not 0 < self.balance <= MAX_BALANCE:  # money is whole minor units
             raise ValueError(f"balance must be a whole number of minor units above 0 and at most {MAX_BALANCE}, "
                              f"not {self.balance!r}")
@@ -246,7 +247,11 @@ def run_backtest(
     if out is None or writer is None or staging is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    record = write_run_record(staging, config, {s.latency_ms for s in sessions})
+    try:
+        record = write_run_record(staging, config, {s.latency_ms for s in sessions})
+    except BaseException as failure:
+        _discard(writer, staging, failure)
+        raise
     paths = _publish(staging, record, writer.close(), out, config.record_streams)
     return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
                           sessions)  # fmt: skip

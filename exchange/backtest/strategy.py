@@ -483,6 +483,13 @@ def _exact_decimal(price: Fraction) -> Decimal:
     return Decimal(f"{digits}e-{places}")
 
 
+def check_latency_ms(latency_ms: object) -> None:
+    """Refuse a latency that is not a whole number of milliseconds, 0 or more (``ValueError``): the clock and every
+    timestamp are whole milliseconds."""
+    if type(latency_ms) is not int or latency_ms < 0:
+        raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency_ms!r}")
+
+
 class Strategy:
     """Base class of backtestable strategies. Override the hooks you need; all default to doing nothing.
 
@@ -505,8 +512,7 @@ class Strategy:
     def __init__(
         self, *, latency_ms: int = DEFAULT_LATENCY_MS, name: str | None = None, context: dict[str, Any] | None = None
     ) -> None:
-        if type(latency_ms) is not int or latency_ms < 0:  # the clock and every timestamp are whole milliseconds
-            raise ValueError(f"latency must be a whole number of ms, 0 or more, not {latency_ms!r}")
+        check_latency_ms(latency_ms)
         if name is not None and not isinstance(name, str):
             raise ValueError(f"name must be text, not {name!r}")
         if context is not None and not isinstance(context, dict):

@@ -39,7 +39,7 @@ from exchange.agents.house import (
 )
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.instructions import InstructionLog, Sent
-from exchange.backtest.strategy import Strategy
+from exchange.backtest.strategy import Strategy, check_latency_ms
 from exchange.clock import VirtualClock
 from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
@@ -295,6 +295,7 @@ def _seat(world: World, strategy: Strategy) -> None:
     channel.open_account(setup.account, setup.balance)
     if setup.latency_ms is not None:
         strategy.latency_ms = setup.latency_ms
+    check_latency_ms(strategy.latency_ms)  # as Strategy.__init__ did, for a subclass that set its own since
     world.latency_ms = strategy.latency_ms
     rng = random.Random(f"{setup.seed}/{session}/strategy")
     seated = attach_strategy(channel, strategy, setup.account, rng=rng, on_session_end=world.end_session,

@@ -54,6 +54,9 @@ from exchange.core.records import field_names
 
 #: The pickle protocol of the packed records (the snapshot's own).
 _PROTOCOL = 5
+#: What a carried digest was worked out as. Raise it when a record's ``repr`` changes while its fields do not (an
+#: enum member renamed): a digest carried from before is then dropped at load and worked out again.
+DIGEST_FORMAT = 1
 
 
 class ClearedOrders(Sequence[ClearedOrder]):
@@ -129,28 +132,28 @@ class ClearedOrders(Sequence[ClearedOrder]):
     def __repr__(self) -> str:
         return f"ClearedOrders({self.records!r})"
 
-    def __reduce__(self) -> tuple[Any, tuple[tuple[str, ...], tuple[int, ...], bytes, bytes | None]]:
+    def __reduce__(self) -> tuple[Any, tuple[tuple[str, ...], tuple[int, ...], bytes, bytes | None, int]]:
         """Pickled as the record layout, the bet ids, the records packed (kept packed if never read) and, if
-        they were, the digest of those bytes (see the module)."""
-        records = self._records
+        they were, the digest of those bytes with its :data:`DIGEST_FORMAT` (see the module)."""
+        records, layout = self._records, field_names(ClearedOrder)
         if isinstance(records, bytes):
-            return _unpacked_later, (field_names(ClearedOrder), self.bet_ids, records, self._digest)
-        return _unpacked_later, (field_names(ClearedOrder), self.bet_ids, pickle.dumps(records, protocol=_PROTOCOL),
-                                 None)
+            return _unpacked_later, (layout, self.bet_ids, records, self._digest, DIGEST_FORMAT)
+        return _unpacked_later, (layout, self.bet_ids, pickle.dumps(records, protocol=_PROTOCOL), None, DIGEST_FORMAT)
 
 
 def _unpacked_later(layout: tuple[str, ...], bet_ids: tuple[int, ...], packed: bytes,
-                    digest: bytes | None = None) -> ClearedOrders:
+                    digest: bytes | None = None, digest_format: int | None = None) -> ClearedOrders:
     """A :class:`ClearedOrders` from its pickle, its records left packed; a changed record layout is refused now.
 
     ``digest``: the records' digest, if it was worked out from these bytes (a snapshot from before digests were
-    carried has none).
+    carried has none), kept if it was worked out as this code does (``digest_format``).
     """
     if layout != field_names(ClearedOrder):
         raise ValueError(f"cleared orders were packed with the fields {layout}; this code's are "
                          f"{field_names(ClearedOrder)}")
     cleared = ClearedOrders.__new__(ClearedOrders)
-    cleared._records, cleared.bet_ids, cleared._digest = packed, bet_ids, digest
+    cleared._records, cleared.bet_ids = packed, bet_ids
+    cleared._digest = digest if digest_format == DIGEST_FORMAT else None
     return cleared
 
 

@@ -76,6 +76,8 @@ if TYPE_CHECKING:  # loaded by _recording, for serve --record only (it loads pya
 
 ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
 
+#: The longest the engine's warm-up waits for the port to be bound (see _games_once_warm).
+LISTEN_WAIT_S = 5
 BETTING_PREFIX = "SportsAPING/v1.0/"
 BETTING_REST = "/exchange/betting/rest/v1.0/"  # then the method's name: API-NG over REST
 ACCOUNT_REST = "/exchange/account/rest/v1.0/"
@@ -335,8 +337,15 @@ def _channel_configs(config: ServerConfig) -> list[ChannelConfig]:
 
 async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, channels: list[ChannelConfig],
                            listening: asyncio.Event) -> None:
-    """Once the server listens, warm the poker engine on the equity worker thread, then start the channels' games."""
-    await listening.wait()
+    """Once the server listens, warm the poker engine on the equity worker thread, then start the channels' games.
+
+    A server started without :func:`~exchange.server.connections.listen` (aiohttp's own runners) never says it
+    listens: after :data:`LISTEN_WAIT_S` the warm-up goes ahead all the same, so its games are late, not lost.
+    """
+    try:
+        await asyncio.wait_for(listening.wait(), LISTEN_WAIT_S)
+    except TimeoutError:
+        log.warning("the server did not say it listens within %d s: warming the poker engine now", LISTEN_WAIT_S)
     await warm_engine(runner, [c.variant for c in channels])
     service.start_games()
 

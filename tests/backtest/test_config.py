@@ -9,6 +9,7 @@ seed of 1.0 (or ``True``) dealt other games than ``--seed 1``; only whole number
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,9 @@ from typing import Any
 import pytest
 
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
-from exchange.backtest.runner import BacktestConfig
+from exchange.backtest.runner import BacktestConfig, run_backtest
+from exchange.backtest.strategy import Strategy
+from exchange.backtest.workers import InlineExecutor
 
 SPEC = StrategySpec.parse("exchange.backtest.strategy:Strategy")
 
@@ -70,3 +73,22 @@ def test_a_missing_module_says_where_it_was_looked_for_in_that_order(
     places = [f"in the current folder ({tmp_path})", "among the installed packages"]
     searched = " or ".join(places if current_first else places[::-1])
     assert str(caught.value) == f"no module 'no_module_here_at_all' {searched}"
+
+
+class LatencyAfterInit(Strategy):
+    """Sets its own latency after ``Strategy.__init__`` checked the one it was given."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.latency_ms = 50.0  # type: ignore[assignment]  # what the test is about
+
+
+def test_a_latency_a_strategy_set_itself_is_checked_when_it_is_seated(tmp_path: Path) -> None:
+    """Refused before a game is played, the output folder left as it was: it went on to play every game and then
+    failed to write the run's record (a numpy integer), leaving the run's files in the folder."""
+    config = BacktestConfig(strategy=StrategySpec.parse(f"{__name__}:LatencyAfterInit"), games=2, seed=1)
+    out = tmp_path / "out"
+    refusal = re.escape("latency must be a whole number of ms, 0 or more, not 50.0")
+    with InlineExecutor() as executor, pytest.raises(ValueError, match=refusal):
+        run_backtest(config, executor, out)
+    assert not out.exists() or not any(out.iterdir())

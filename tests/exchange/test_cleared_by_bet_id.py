@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from exchange.core.cleared import ClearedByBetId, ClearedOrders
+from exchange.core.cleared import DIGEST_FORMAT, ClearedByBetId, ClearedOrders
 from exchange.core.orders import BetStatus, ClearedOrder
 from exchange.core.side import Side
 
@@ -85,15 +85,26 @@ def test_records_out_of_bet_id_order_are_refused() -> None:
 
 def test_records_packed_with_another_layout_are_refused_at_load() -> None:
     """A record class whose fields changed since the bytes were written: refused when they load, not later."""
-    build, (layout, ids, packed, digest) = cleared([1]).__reduce__()
+    build, (layout, ids, packed, digest, digest_format) = cleared([1]).__reduce__()
     with pytest.raises(ValueError, match="packed with the fields"):
-        build((*layout, "new_field"), ids, packed, digest)
+        build((*layout, "new_field"), ids, packed, digest, digest_format)
 
 
 def test_records_packed_before_digests_were_carried_load_and_digest_alike() -> None:
     """A snapshot written before the digest travelled with the bytes gives three arguments: the digest is worked
     out from the bytes when asked."""
     original = cleared([1, 4, 9])
-    build, (layout, ids, packed, _) = original.__reduce__()
+    build, (layout, ids, packed, _, _) = original.__reduce__()
     older = build(layout, ids, packed)
     assert older.is_packed and older.digest() == original.digest() and older.is_packed
+
+
+def test_a_digest_worked_out_another_way_is_dropped_at_load() -> None:
+    """A digest carried with another :data:`DIGEST_FORMAT` (a record's repr changed, its fields not) is worked out
+    again from the bytes, not taken."""
+    loaded = pickle.loads(pickle.dumps(cleared([2, 3])))
+    true_digest = loaded.digest()
+    build, (layout, ids, packed, digest, digest_format) = loaded.__reduce__()
+    assert digest == true_digest and digest_format == DIGEST_FORMAT
+    assert build(layout, ids, packed, b"stale", digest_format + 1).digest() == true_digest
+    assert build(layout, ids, packed, b"stale", digest_format).digest() == b"stale"  # the format says it is good

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp import web
 
 from exchange.clock import VirtualClock
 from exchange.server import app as app_module
@@ -69,5 +70,30 @@ async def test_the_engine_is_warmed_once_the_server_listens(tmp_path: Path, monk
                 break
             await asyncio.sleep(0)
         assert warmed_listening == [True]
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_server_that_never_says_it_listens_still_warms_the_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Started by aiohttp's own runner (no connections.listen), the warm-up goes ahead after its wait, with a
+    warning: the games are late, not lost."""
+    warmed = asyncio.Event()
+
+    async def warm(runner: object, variants: Sequence[str]) -> float:
+        warmed.set()
+        await asyncio.Event().wait()  # the games stay unstarted
+        return 0.0
+
+    monkeypatch.setattr(app_module, "warm_engine", warm)
+    monkeypatch.setattr(app_module, "LISTEN_WAIT_S", 0)
+    app = create_app(ServerConfig(db_path=str(tmp_path / "ex.db"), house=False))
+    runner = web.AppRunner(app)
+    await runner.setup()
+    try:
+        await asyncio.wait_for(warmed.wait(), BOUND_S)
+        assert not app[connections.LISTENING].is_set()
+        assert "did not say it listens within 0 s: warming the poker engine now" in caplog.text
     finally:
         await runner.cleanup()
