@@ -358,6 +358,7 @@ class MarketHandle:
     ) -> OrderTicket:
         """Back or lay ``hand`` at ``price`` for ``size`` minor units (API-NG ``placeOrders``, LIMIT, LAPSE).
 
+        ``customer_ref`` labels the order; without one (``None`` or ``""``) it gets the next automatic reference.
         An argument of the wrong type raises ``TypeError`` here, naming it (a ``side`` that is not a
         :class:`~exchange.core.side.Side`, a hand or size that is not an ``int``, a price that is not text or a
         number, a ``customer_ref`` that is not text), and ``ValueError`` a price text that is no number, a
@@ -378,7 +379,8 @@ class MarketHandle:
             raise ValueError(f"customer_ref must be one line of text, without control characters ({breaker!r} in "
                              f"{customer_ref!r}), as the HTTP API's customerOrderRef")
         asked = _decimal(price)
-        ref = customer_ref if customer_ref is not None else self._refs.next()  # numbered once nothing can refuse it
+        # numbered once nothing can refuse it; "" names none, as the HTTP API's customerOrderRef "" does
+        ref = customer_ref if customer_ref else self._refs.next()
         arrival = self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size,
                              customer_ref=ref)  # fmt: skip
         self._trader.place_price(hand, side, asked, size, customer_ref=ref, arrival=arrival)

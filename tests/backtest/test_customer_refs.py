@@ -34,7 +34,7 @@ class RestingBacker(Strategy):
     def on_window_open(self, market: MarketHandle, round: Round) -> None:
         if round is Round.PREFLOP:
             market.place_order(1, Side.BACK, "900", 200)
-            market.place_order(2, Side.BACK, "900", 200)
+            market.place_order(2, Side.BACK, "900", 200, customer_ref="")  # names none, as over HTTP
 
 
 def placed_refs(games: int, games_per_session: int, strategy: str = "RestingBacker", **changes: Any) -> list[str]:
@@ -102,7 +102,8 @@ def test_a_strategys_own_reference_is_refused_where_the_http_api_refuses_it() ->
 
 
 class TypoBacker(Strategy):
-    """Places with a price that is no number first (refused with ValueError), then twice as it meant to."""
+    """Places with a price that is no number first (refused with ValueError), then twice as it meant to (the second
+    with an empty reference)."""
 
     markets = ALL_MARKETS
 
@@ -111,11 +112,12 @@ class TypoBacker(Strategy):
             with contextlib.suppress(ValueError):
                 market.place_order(1, Side.BACK, "9OO", 200)
             market.place_order(1, Side.BACK, "900", 200)
-            market.place_order(2, Side.BACK, "900", 200)
+            market.place_order(2, Side.BACK, "900", 200, customer_ref="")  # names none, as over HTTP
 
 
 def test_a_placement_refused_by_its_arguments_takes_no_reference_number() -> None:
-    """The automatic references count the placements sent: one refused before it was sent leaves no gap."""
+    """The automatic references count the placements sent: one refused before it was sent leaves no gap. An empty
+    reference is none, as the HTTP API's ``customerOrderRef: ""`` is: it is numbered too."""
     refs = placed_refs(games=1, games_per_session=1, strategy="TypoBacker")
     assert [ref.rsplit("-", 1)[1] for ref in refs] == ["1", "2"]
 
