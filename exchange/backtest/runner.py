@@ -234,6 +234,8 @@ def run_backtest(
 
     try:
         results = run_ordered(executor, run_chunk, chunks, on_result)
+        sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
+        record = None if staging is None else write_run_record(staging, config, {s.latency_ms for s in sessions})
     except BaseException as failure:
         if writer is not None and staging is not None:
             _discard(writer, staging, failure)
@@ -241,17 +243,11 @@ def run_backtest(
     finally:
         if bar is not None:
             bar.close()
-    sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
     figures = (config.account, config.balance if config.in_sessions else None, get_channel(config.channel).min_stake,
                [s.ended_by for s in sessions if s.games < config.games_per_session])  # the last game's is no cut
-    if out is None or writer is None or staging is None:
+    if out is None or writer is None or staging is None or record is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    try:
-        record = write_run_record(staging, config, {s.latency_ms for s in sessions})
-    except BaseException as failure:
-        _discard(writer, staging, failure)
-        raise
     paths = _publish(staging, record, writer.close(), out, config.record_streams)
     return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
                           sessions)  # fmt: skip

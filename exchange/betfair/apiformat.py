@@ -49,7 +49,6 @@ def line_breaker(text: str) -> str | None:
     return None if found is None else found.group()
 
 
-
 def money(minor: int) -> float:
     """Minor units as the float API-NG carries (exact to the penny for any realistic amount)."""
     return round(minor / 100, 2)
