@@ -161,11 +161,12 @@ def test_the_startup_lines_say_which_channels_the_dealer_errs_on(
     assert _irregularity_line(config) == line
 
 
-def test_serve_loads_no_numeric_library_before_it_answers() -> None:
+def test_serve_loads_no_numeric_library_nor_process_pool_before_it_answers() -> None:
     """numpy, numba and pyarrow take about a fifth of a second to load: a server that records nothing loads them on
-    its equity thread once it answers (the engine's warm-up), not before, so a restart is not held up by them."""
-    code = ("import sys, exchange.cli.serve; "
-            "print(' '.join(sorted({'numpy', 'numba', 'pyarrow'} & set(sys.modules))) or 'none')")
+    its equity thread once it answers (the engine's warm-up), not before, so a restart is not held up by them. The
+    backtest's process pools (multiprocessing) it never loads."""
+    code = ("import sys, exchange.cli, exchange.cli.serve; "
+            "print(' '.join(sorted({'numpy', 'numba', 'pyarrow', 'multiprocessing'} & set(sys.modules))) or 'none')")
     loaded = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=BOUND_S)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "none"

@@ -23,6 +23,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar, cast
 
+from exchange.backtest.stopped import ChunkStopped
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -73,11 +75,6 @@ class InlineExecutor(_Closing):
     def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
         for index, item in enumerate(items):
             yield index, fn(item)
-
-
-class ChunkStopped(BaseException):
-    """A worker's chunk stopped by the command (Ctrl-C or SIGTERM there): a ``BaseException``, as
-    ``KeyboardInterrupt`` is, so that no ``except Exception`` in a strategy carries the chunk on."""
 
 
 #: In a worker: whether it runs a chunk now (a stop raises there), and whether the command has stopped it.

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
 
-from exchange.backtest.workers import ChunkStopped
+from exchange.backtest.stopped import ChunkStopped
 from exchange.cli.options import PROG, fail, one_line_errors
 from exchange.cli.stdout import OutputFailed, checked_stdout
 from exchange.cli.stopping import TERMINATED, Terminated

@@ -432,11 +432,16 @@ def tune_gc(app: web.Application) -> None:
     With a young threshold of 10,000 few request objects live long enough to be
     promoted, and what the server built at startup (modules, the recovered
     exchange) is frozen out of every collection once the app has started.
+
+    Before the freeze, the young generations are collected, not the whole heap: the start's garbage (the orders
+    of the markets a restart's tail closed, which refer to their positions and back) is young, and a full
+    collection, which walks the recovered heap as well, found nothing more in three times the time (35 against
+    14 ms after 10,000 games).
     """
     gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
 
     async def freeze(_app: web.Application) -> None:
-        gc.collect()
+        gc.collect(1)
         gc.freeze()
 
     app.on_startup.append(freeze)

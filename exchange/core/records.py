@@ -151,12 +151,29 @@ def _unpickle(cls: type[_D], values: tuple[Any, ...]) -> _D:
     """
     build = _UNPICKLERS.get(cls)
     if build is None:
-        # (__dataclass_params__ is how dataclasses records frozen=True; typeshed does not declare it)
-        fast = "__slots__" in cls.__dict__ and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
-        fast = fast and not hasattr(cls, "__post_init__") and all(
-            field.default_factory is dataclasses.MISSING for field in dataclasses.fields(cls))
-        build = _UNPICKLERS[cls] = fast_constructor(cls) if fast else cls
+        build = _UNPICKLERS[cls] = fast_constructor(cls) if _twinnable(cls) else cls
     return build(*values)
+
+
+def _twinnable(cls: type) -> bool:
+    """Whether :func:`fast_constructor` can build ``cls``: a frozen dataclass whose own slots are all its fields (a
+    subclass of another slotted dataclass has only its own fields as slots), with nothing to run at construction.
+
+    >>> @dataclasses.dataclass(frozen=True, slots=True)
+    ... class P(Record):
+    ...     x: int
+    >>> @dataclasses.dataclass(frozen=True, slots=True)
+    ... class Q(P):
+    ...     y: int = 0
+    >>> _twinnable(P), _twinnable(Q), _unpickle(Q, (1, 2))
+    (True, False, Q(x=1, y=2))
+    """
+    fields = dataclasses.fields(cls)
+    # (__dataclass_params__ is how dataclasses records frozen=True; typeshed does not declare it)
+    return (cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+            and tuple(cls.__dict__.get("__slots__", ())) == tuple(field.name for field in fields)
+            and not hasattr(cls, "__post_init__")
+            and all(field.default_factory is dataclasses.MISSING for field in fields))
 
 
 _TWINS: dict[type, type] = {}
@@ -255,7 +272,7 @@ def _decoder(hint: Any) -> Callable[[Any], Any] | None:
         return lambda values: tuple(map(item, values))
     if isinstance(hint, type):
         if issubclass(hint, Enum):
-            return hint
+            return _member_by_value(hint)
         if issubclass(hint, Record):
             return hint.from_dict
         if hint is Decimal:
@@ -263,6 +280,30 @@ def _decoder(hint: Any) -> Callable[[Any], Any] | None:
         if hint is Fraction:
             return Fraction
     return None
+
+
+def _member_by_value(enum: type[Enum]) -> Callable[[Any], Enum]:
+    """``enum(value)`` by a dict lookup: calling an enum class runs Python code in ``EnumType.__call__`` (about
+    a microsecond), and a restart decodes two for each event of the journal's tail. A value that is no member's
+    is passed to the class, which raises its ``ValueError``.
+
+    >>> from exchange.core.side import Side
+    >>> _member_by_value(Side)("BACK") is Side.BACK
+    True
+    >>> _member_by_value(Side)("X")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'X' is not a valid Side
+    """
+    members = {member.value: member for member in enum}
+
+    def member(value: Any) -> Enum:
+        try:
+            return members[value]
+        except (KeyError, TypeError):  # (TypeError: an unhashable value, a list say)
+            return enum(value)
+
+    return member
 
 
 def _decimal(value: Any) -> Decimal:

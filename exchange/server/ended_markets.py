@@ -18,7 +18,7 @@ as many markets again as the exchange keeps, oldest forgotten first.
 A restart remembers them too: the server journals each as one record of kind
 :data:`ENDED_KIND` (:meth:`EndedMarket.to_dict`) when the exchange forgets the
 market; recovery folds those records as it folds the results of games, and each
-snapshot stores the markets remembered (:meth:`EndedMarkets.to_json`).
+snapshot stores the markets remembered (:meth:`EndedMarkets.to_snapshot`).
 
 >>> from exchange.betfair.stream import BetfairMarketStatus
 >>> info = MarketInfo("holdem.7", "1", "Hold'em 7", "Hold'em", 0, 0, 9_000, ("Hand 1", "Hand 2"), channel="holdem")
@@ -28,12 +28,15 @@ True
 >>> remembered = EndedMarkets(keep=1)
 >>> remembered.add("holdem.7", ended), remembered.closed_since(9_000)
 ([], ['holdem.7'])
->>> EndedMarkets.from_json(remembered.to_json()) == remembered
+>>> EndedMarkets.from_snapshot(remembered.to_snapshot()) == remembered
+True
+>>> EndedMarkets.from_snapshot(remembered.to_json()) == remembered  # a snapshot's of before 2026-12-06
 True
 """
 
 from __future__ import annotations
 
+import pickle
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -50,6 +53,9 @@ from exchange.server.market_infos import MarketInfo
 
 #: The journal record kind of a market the exchange forgot, as the server remembers it.
 ENDED_KIND = "ended"
+#: The start of a snapshot's markets remembered (:meth:`EndedMarkets.to_snapshot`); a snapshot taken before
+#: 2026-12-06 holds their JSON (:meth:`EndedMarkets.to_json`), which starts otherwise.
+SNAPSHOT_MAGIC = b"EXENDED1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +135,36 @@ class EndedMarkets:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def to_json(self) -> bytes:
-        """The snapshot's form: ``{"keep": K, "markets": [...]}``, oldest first, each :meth:`EndedMarket.to_dict`."""
+        """A snapshot's form before 2026-12-06: ``{"keep": K, "markets": [...]}``, oldest first, each
+        :meth:`EndedMarket.to_dict`."""
         return jsoncodec.dumps({"keep": self.keep, "markets": [ended.to_dict() for ended in self.by_id.values()]})
+
+    def to_snapshot(self) -> bytes:
+        """A snapshot's form: :data:`SNAPSHOT_MAGIC`, then a pickle of ``(keep, (market, ...))``, oldest first.
+
+        A restart decodes it in a fifth of the time the same markets take as JSON (about 12 ms against 60 for a
+        thousand). The bytes come only from the server's own database, checksummed (see
+        :mod:`exchange.core.snapshot` on pickle)."""
+        with collections_paused():
+            return SNAPSHOT_MAGIC + pickle.dumps((self.keep, tuple(self.by_id.values())), protocol=5)
+
+    @classmethod
+    def from_snapshot(cls, data: bytes) -> EndedMarkets:
+        """The markets :meth:`to_snapshot` wrote, or :meth:`to_json` (a snapshot of before it); ``ValueError`` if
+        ``data`` is neither."""
+        if not data.startswith(SNAPSHOT_MAGIC):
+            return cls.from_json(data)
+        try:
+            with collections_paused():
+                keep, markets = pickle.loads(memoryview(data)[len(SNAPSHOT_MAGIC):])
+            remembered = cls(whole_number(keep))
+            for ended in markets:
+                if not isinstance(ended, EndedMarket):
+                    raise TypeError(f"a {type(ended).__name__} among the markets")
+                remembered.add(ended.info.market_id, ended)
+        except Exception as exc:  # a damaged pickle can fail in any of a dozen ways; all mean "not loadable"
+            raise ValueError(f"the markets remembered do not unpickle: {type(exc).__name__}: {exc}") from None
+        return remembered
 
     @classmethod
     def from_json(cls, data: bytes) -> EndedMarkets:

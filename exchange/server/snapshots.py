@@ -135,14 +135,14 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
     state = core_snapshot.dump(exchange)
     notes_bytes = notes.to_json()
     results_bytes = results.to_json()
-    ended_bytes = ended.to_json()
+    ended_bytes = ended.to_snapshot()
     reloaded = core_snapshot.load(state).state_digest()
     if reloaded != digest:
         raise core_snapshot.SnapshotError(f"the dump of record {seq} reloads to digest {reloaded[:12]}..., "
                                           f"not the state's {digest[:12]}...: not written")
     if KeptResults.from_json(results_bytes) != results:
         raise core_snapshot.SnapshotError(f"the recent results at record {seq} do not reload as they are: not written")
-    if EndedMarkets.from_json(ended_bytes) != ended:
+    if EndedMarkets.from_snapshot(ended_bytes) != ended:
         raise core_snapshot.SnapshotError(f"the ended markets at record {seq} do not reload as they are: not written")
     checksum = _checksum(state, notes_bytes, results_bytes, ended_bytes)
     build_ms = (time.perf_counter() - started) * 1000
@@ -219,7 +219,7 @@ def _verified(
     try:
         notes = MarketNotes.from_json(notes_bytes)
         results = KeptResults.from_json(results_bytes)
-        ended = EndedMarkets.from_json(ended_bytes) if ended_bytes is not None else EndedMarkets(0)
+        ended = EndedMarkets.from_snapshot(ended_bytes) if ended_bytes is not None else EndedMarkets(0)
     except ValueError as exc:
         raise core_snapshot.SnapshotError(str(exc)) from None
     return exchange, notes, results, ended
