@@ -78,6 +78,8 @@ ServiceMethod = Callable[[ExchangeService, Session, Params], Awaitable[Any]]
 
 #: The longest the engine's warm-up waits for the port to be bound (see _games_once_warm).
 LISTEN_WAIT_S = 5
+#: How long after the port is bound the engine's warm-up begins (see _games_once_warm).
+WARM_UP_AFTER_S = 0.25
 BETTING_PREFIX = "SportsAPING/v1.0/"
 BETTING_REST = "/exchange/betting/rest/v1.0/"  # then the method's name: API-NG over REST
 ACCOUNT_REST = "/exchange/account/rest/v1.0/"
@@ -216,8 +218,8 @@ async def _exchange(
     # clock (tests) keeps them inline, so what happens at a given clock time does not depend on threads.
     runner = ThreadedEquities() if isinstance(clock, WallClock) else None
     # The engine's exact equities need its tables and kernels loaded before the first game is dealt. On the
-    # wall clock that happens on the worker thread once the server listens (a restart is not held up by it: the
-    # thread's imports would take the GIL from the rest of the start) and the games start when it is done; a
+    # wall clock that happens on the worker thread a moment after the server listens (a restart is not held up by
+    # it: the thread's imports would take the GIL from the rest of the start) and the games start when it is done; a
     # virtual clock warms it first, so the games start at a known time.
     warm = equities is None and runner is not None
     if equities is None and runner is None:
@@ -337,7 +339,13 @@ def _channel_configs(config: ServerConfig) -> list[ChannelConfig]:
 
 async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, channels: list[ChannelConfig],
                            listening: asyncio.Event) -> None:
-    """Once the server listens, warm the poker engine on the equity worker thread, then start the channels' games.
+    """:data:`WARM_UP_AFTER_S` after the server listens, warm the poker engine on the equity worker thread, then
+    start the channels' games.
+
+    The warm-up's imports hold the GIL in long stretches (numba's libraries load in C, 20-50 ms at a time), so
+    begun as the port was bound, they held up the first answers of a restart, to the clients that reconnect at
+    once, by 50-75 ms; a moment later those are answered first. The games start that much later (there are no
+    open markets before them: a restart voids the ones it finds open).
 
     A server started without :func:`~exchange.server.connections.listen` (aiohttp's own runners) never says it
     listens: after :data:`LISTEN_WAIT_S` the warm-up goes ahead all the same, so its games are late, not lost.
@@ -346,6 +354,7 @@ async def _games_once_warm(service: ExchangeService, runner: ThreadedEquities, c
         await asyncio.wait_for(listening.wait(), LISTEN_WAIT_S)
     except TimeoutError:
         log.warning("the server did not say it listens within %d s: warming the poker engine now", LISTEN_WAIT_S)
+    await asyncio.sleep(WARM_UP_AFTER_S)
     await warm_engine(runner, [c.variant for c in channels])
     service.start_games()
 
