@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from exchange.core import ladder
 from exchange.core.errors import LedgerError
-from exchange.core.records import Record
+from exchange.core.records import Record, fast_constructor
 from exchange.core.side import Side
 
 if TYPE_CHECKING:
@@ -281,7 +281,7 @@ class Order:
             status = BetStatus.LAPSED
         else:
             status = BetStatus.CANCELLED
-        return ClearedOrder(
+        return _new_cleared_order(
             bet_id=self.bet_id,
             account_id=self.account_id,
             market_id=self.market_id,
@@ -487,3 +487,8 @@ class ClearedOrder(Record):
             lapsed_ts=self.lapsed_ts,
             lapse_reason=self.lapse_reason,
         )
+
+
+#: Every closed market clears each of its orders (a restart's tail folds dozens of closes): built the fast way
+#: (:func:`~exchange.core.records.fast_constructor`; a quarter of the class's time for its 25 fields).
+_new_cleared_order = fast_constructor(ClearedOrder)
