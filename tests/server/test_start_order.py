@@ -75,17 +75,24 @@ async def test_the_engine_is_warmed_once_the_server_listens(tmp_path: Path, monk
         await runner.cleanup()
 
 
-async def test_the_first_answers_come_before_the_warm_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Clients that reconnect as the server listens are answered before the warm-up's imports take the GIL from
-    the loop (they held up a restart's first answer by 50-75 ms); the warm-up waits WARM_UP_AFTER_S for them."""
-    warming = asyncio.Event()
+def _warm_up_noted(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The engine's warm-up replaced by one that sets the event returned and never ends (the games stay unstarted:
+    nothing of the engine is needed)."""
+    begun = asyncio.Event()
 
     async def warm(runner: object, variants: Sequence[str]) -> float:
-        warming.set()
-        await asyncio.Event().wait()  # the games stay unstarted
+        begun.set()
+        await asyncio.Event().wait()
         return 0.0
 
     monkeypatch.setattr(app_module, "warm_engine", warm)
+    return begun
+
+
+async def test_the_first_answers_come_before_the_warm_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clients that reconnect as the server listens are answered before the warm-up's imports take the GIL from
+    the loop (they held up a restart's first answer by 50-75 ms); the warm-up waits WARM_UP_AFTER_S for them."""
+    warming = _warm_up_noted(monkeypatch)
     monkeypatch.setattr(app_module, "WARM_UP_AFTER_S", 3600)  # never, within the test
     app = create_app(ServerConfig(db_path=str(tmp_path / "ex.db"), house=False))
     runner = await connections.listen(app, "127.0.0.1", 0)
@@ -103,14 +110,7 @@ async def test_a_server_that_never_says_it_listens_still_warms_the_engine(
 ) -> None:
     """Started by aiohttp's own runner (no connections.listen), the warm-up goes ahead after its wait, with a
     warning: the games are late, not lost."""
-    warmed = asyncio.Event()
-
-    async def warm(runner: object, variants: Sequence[str]) -> float:
-        warmed.set()
-        await asyncio.Event().wait()  # the games stay unstarted
-        return 0.0
-
-    monkeypatch.setattr(app_module, "warm_engine", warm)
+    warmed = _warm_up_noted(monkeypatch)
     monkeypatch.setattr(app_module, "LISTEN_WAIT_S", 0)
     app = create_app(ServerConfig(db_path=str(tmp_path / "ex.db"), house=False))
     runner = web.AppRunner(app)
