@@ -20,7 +20,8 @@ The package's bytecode is compiled first, as ``pip install`` does: a server
 run from a checkout where ``PYTHONDONTWRITEBYTECODE`` is set would otherwise
 compile every module from source at each start (0.15 s here), which no
 installed server does. ``--keep`` keeps the databases; ``--restarts-only DB`` times the three starts
-again on a copy of a kept one (on a quiet machine, say).
+again on a copy of a kept one (on a quiet machine, say); ``--repeats N`` times the restart and the fresh start N
+times each, alternately, and prints their medians.
 
     python scripts/soak.py --games 200 --window-seconds 0.15 --playing-seconds 0.03
 """
@@ -35,6 +36,7 @@ import shutil
 import signal
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -237,6 +239,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
     parser.add_argument("--restarts-only", type=kept_database, metavar="DB",
                         help="only time the three starts, on a copy of DB (a database a kept run left)")
+    parser.add_argument("--repeats", type=positive, default=1,
+                        help="time the restart and the fresh start this many times each, alternately, and print "
+                             "their medians (default 1; the full replay is timed once)")
     return parser.parse_args(argv)
 
 
@@ -292,24 +297,46 @@ def without_snapshots(db: Path, copy: Path) -> Path:
     return copy
 
 
-def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Server]) -> list[tuple[str, float, str]]:
-    """``(name, seconds to the first answer, recovery log line)`` of the three starts after the kill."""
-    starts = []
-    bare = without_snapshots(db, work / "no-snapshots.db")
-    # A full replay takes about a minute per two million records on a busy host: it gets a longer wait.
-    for name, path, wait_s in (("restart (snapshot + tail)", db, 120),
-                               ("restart (full replay, snapshots removed)", bare, 1200),
-                               ("fresh start, empty database", work / "fresh.db", 120)):
+@dataclass
+class Start:
+    """One kind of start after the kill, timed one or more times: seconds to the first answer, and the recovery
+    log line of its first start."""
+
+    name: str
+    seconds: list[float] = field(default_factory=list)
+    line: str = ""
+
+    def figure(self) -> str:
+        if len(self.seconds) == 1:
+            return f"{self.seconds[0]:.2f} s"
+        return (f"{statistics.median(self.seconds):.2f} s, median of {len(self.seconds)} "
+                f"({min(self.seconds):.2f}-{max(self.seconds):.2f}: {' / '.join(f'{t:.2f}' for t in self.seconds)})")
+
+
+def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Server], repeats: int = 1) -> list[Start]:
+    """The three starts after the kill: the restart and the fresh start ``repeats`` times each, one after the other
+    (this host's speed changes from minute to minute: alternated, both see the same), each restart on a copy of
+    ``db``; the full replay once (it takes a minute or more)."""
+    restart, full, fresh = (Start("restart (snapshot + tail)"), Start("restart (full replay, snapshots removed)"),
+                            Start("fresh start, empty database"))
+
+    def timed(start: Start, path: Path, wait_s: float) -> None:
         server = Server(path, serve_args, work / f"{len(servers)}.log")
         servers.append(server)
-        seconds = server.start(timeout_s=wait_s)
-        starts.append((name, seconds, server.recovery_line()))
+        start.seconds.append(server.start(timeout_s=wait_s))
+        start.line = start.line or server.recovery_line()
         server.stop()
-    return starts
+
+    for repeat in range(repeats):
+        timed(restart, copy_database(db, work / f"restart-{repeat}.db"), 120)
+        timed(fresh, work / f"fresh-{repeat}.db", 120)
+    # A full replay takes about a minute per two million records on a busy host: it gets a longer wait.
+    timed(full, without_snapshots(db, work / "no-snapshots.db"), 1200)
+    return [restart, full, fresh]
 
 
 def report(ran_s: float, samples: list[Sample], at_marks: dict[int, Sample], marks: list[int],
-           figures: dict[str, Any], first_start: float, starts: list[tuple[str, float, str]]) -> None:
+           figures: dict[str, Any], first_start: float, starts: list[Start]) -> None:
     """Print the table of figures, then each start's recovery log line."""
     first, last = samples[0], samples[-1]
     warm = samples[1] if len(samples) > 2 else first  # the first game loads the equity tables: grow from after it
@@ -327,14 +354,14 @@ def report(ran_s: float, samples: list[Sample], at_marks: dict[int, Sample], mar
         ("open fds first / last / max", f"{first.fds} / {last.fds} / {max(s.fds for s in samples)}"),
         ("first start (empty database)", f"{first_start:.2f} s"),
     ]
-    rows += [(name, f"{seconds:.2f} s") for name, seconds, _ in starts]
+    rows += [(start.name, start.figure()) for start in starts]
     width = max(len(name) for name, _ in rows)
     print()
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
     print()
-    for name, _, line in starts:
-        print(f"{name}: {line}")
+    for start in starts:
+        print(f"{start.name}: {start.line}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,13 +375,13 @@ def main(argv: list[str] | None = None) -> int:
     servers: list[Server] = []
     if args.restarts_only is not None:
         try:
-            starts = time_starts(work, copy_database(args.restarts_only, db), serve_args, servers)
+            starts = time_starts(work, copy_database(args.restarts_only, db), serve_args, servers, args.repeats)
         finally:
             for server in servers:
                 server.stop()
             shutil.rmtree(work, ignore_errors=True)
-        for name, seconds, line in starts:
-            print(f"{name}: {seconds:.2f} s; {line}")
+        for start in starts:
+            print(f"{start.name}: {start.figure()}; {start.line}")
         return 0
     try:
         print(f"soak: up to {args.games} games or {args.time_limit:g} s, windows {args.window_seconds} s / "
@@ -368,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         ran_s = time.perf_counter() - started
         live.kill()
         figures = db_figures(db)
-        starts = time_starts(work, db, serve_args, servers)
+        starts = time_starts(work, db, serve_args, servers, args.repeats)
     finally:
         for server in servers:
             server.stop()

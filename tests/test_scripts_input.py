@@ -70,6 +70,7 @@ def test_a_measurement_imports_the_checkout_it_is_run_from(name: str, tmp_path: 
         ("soak.py", ["--marks", "1000,x"], "argument --marks: must be whole numbers from 1, comma-separated"),
         ("soak.py", ["--window-seconds", "0"], "argument --window-seconds: must be a number of seconds from 0.001"),
         ("soak.py", ["--time-limit", "-1"], "argument --time-limit: must be a number of seconds from 0.001"),
+        ("soak.py", ["--repeats", "0"], "argument --repeats: must be a whole number from 1, not 0"),
         ("bench_snapshot.py", ["--markets", "0"], "argument --markets: must be a whole number from 1, not 0"),
         ("bench_snapshot.py", ["--repeats", "-1"], "argument --repeats: must be a whole number from 1, not -1"),
         ("bench_table.py", ["--hands", "0"], "argument --hands: must be a whole number from 1, not 0"),
