@@ -313,10 +313,12 @@ class Start:
                 f"({min(self.seconds):.2f}-{max(self.seconds):.2f}: {' / '.join(f'{t:.2f}' for t in self.seconds)})")
 
 
-def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Server], repeats: int = 1) -> list[Start]:
+def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Server], repeats: int = 1,
+                keep: bool = False) -> list[Start]:
     """The three starts after the kill: the restart and the fresh start ``repeats`` times each, one after the other
     (this host's speed changes from minute to minute: alternated, both see the same), each restart on a copy of
-    ``db``; the full replay once (it takes a minute or more)."""
+    ``db`` (removed after it unless ``keep``: a 10,000-game database is a gigabyte); the full replay once (it
+    takes a minute or more)."""
     restart, full, fresh = (Start("restart (snapshot + tail)"), Start("restart (full replay, snapshots removed)"),
                             Start("fresh start, empty database"))
 
@@ -328,7 +330,11 @@ def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Serve
         server.stop()
 
     for repeat in range(repeats):
-        timed(restart, copy_database(db, work / f"restart-{repeat}.db"), 120)
+        copy = copy_database(db, work / f"restart-{repeat}.db")
+        timed(restart, copy, 120)
+        if not keep:
+            for path in work.glob(f"{copy.name}*"):  # and its write-ahead log, lock and durable mark
+                path.unlink()
         timed(fresh, work / f"fresh-{repeat}.db", 120)
     # A full replay takes about a minute per two million records on a busy host: it gets a longer wait.
     timed(full, without_snapshots(db, work / "no-snapshots.db"), 1200)
@@ -395,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         ran_s = time.perf_counter() - started
         live.kill()
         figures = db_figures(db)
-        starts = time_starts(work, db, serve_args, servers, args.repeats)
+        starts = time_starts(work, db, serve_args, servers, args.repeats, args.keep)
     finally:
         for server in servers:
             server.stop()

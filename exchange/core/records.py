@@ -148,32 +148,23 @@ def _unpickle(cls: type[_D], values: tuple[Any, ...]) -> _D:
     >>> funds = AccountFunds("alice", 1000, 250, 750)
     >>> pickle.loads(pickle.dumps(funds)) == funds, _unpickle(AccountFunds, ("bob", 5, 0, 5))
     (True, AccountFunds(account_id='bob', balance=5, exposure=0, available=5))
-    """
-    build = _UNPICKLERS.get(cls)
-    if build is None:
-        build = _UNPICKLERS[cls] = fast_constructor(cls) if _twinnable(cls) else cls
-    return build(*values)
-
-
-def _twinnable(cls: type) -> bool:
-    """Whether :func:`fast_constructor` can build ``cls``: a frozen dataclass whose own slots are all its fields (a
-    subclass of another slotted dataclass has only its own fields as slots), with nothing to run at construction.
-
     >>> @dataclasses.dataclass(frozen=True, slots=True)
     ... class P(Record):
     ...     x: int
     >>> @dataclasses.dataclass(frozen=True, slots=True)
-    ... class Q(P):
+    ... class Q(P):  # its own slots are y alone: no fast constructor
     ...     y: int = 0
-    >>> _twinnable(P), _twinnable(Q), _unpickle(Q, (1, 2))
-    (True, False, Q(x=1, y=2))
+    >>> _unpickle(Q, (1, 2))
+    Q(x=1, y=2)
     """
-    fields = dataclasses.fields(cls)
-    # (__dataclass_params__ is how dataclasses records frozen=True; typeshed does not declare it)
-    return (cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
-            and tuple(cls.__dict__.get("__slots__", ())) == tuple(field.name for field in fields)
-            and not hasattr(cls, "__post_init__")
-            and all(field.default_factory is dataclasses.MISSING for field in fields))
+    build = _UNPICKLERS.get(cls)
+    if build is None:
+        try:
+            build = fast_constructor(cls)
+        except TypeError:  # a class it cannot build (a subclass of another slotted dataclass, say): the class does
+            build = cls
+        _UNPICKLERS[cls] = build
+    return build(*values)
 
 
 _TWINS: dict[type, type] = {}
@@ -216,6 +207,36 @@ def mutable_twin(cls: type) -> type:
             },
         )
     return twin
+
+
+def layout(*roots: type) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The field names of the dataclasses ``roots`` and of every dataclass their fields hold (in tuples, unions,
+    mappings), by qualified name, sorted: what a pickle of them depends on, as records pickle their field values
+    by position (:meth:`Record.__reduce__`). A pickle that stores it can refuse to load under a code whose
+    layout differs, where the values would otherwise land in the wrong fields without an error.
+
+    >>> from exchange.core.accounts import AccountFunds
+    >>> layout(AccountFunds)
+    (('exchange.core.accounts.AccountFunds', ('account_id', 'balance', 'exposure', 'available')),)
+    """
+    found: dict[type, tuple[str, ...]] = {}
+    todo = list(roots)
+    while todo:
+        cls = todo.pop()
+        if cls in found or not dataclasses.is_dataclass(cls):
+            continue
+        found[cls] = field_names(cls)
+        for hint in _hints(cls).values():
+            todo.extend(_classes_in(hint))
+    return tuple(sorted((f"{cls.__module__}.{cls.__qualname__}", names) for cls, names in found.items()))
+
+
+def _classes_in(hint: Any) -> list[type]:
+    """The classes a type hint names: itself, or those of its arguments (``tuple[X, ...]``, ``X | None``)."""
+    args = typing.get_args(hint)
+    if args:
+        return [cls for arg in args for cls in _classes_in(arg)]
+    return [hint] if isinstance(hint, type) else []
 
 
 def _hints(cls: type) -> dict[str, Any]:
