@@ -370,6 +370,15 @@ def test_a_snapshot_from_before_results_were_kept_is_passed_over(
     assert restored.results == _full_replay(service.journal, 7)[2]
 
 
+def _rewrite_ended(journal: Journal, seq: int, ended: bytes | None) -> None:
+    """Put ``ended`` in the snapshot's ``ended`` column (None: NULL, as a row from before the column), with the
+    checksum that makes the row valid again."""
+    conn = journal._conn
+    parts = conn.execute("SELECT exchange, notes, results FROM snapshots WHERE seq = ?", (seq,)).fetchone()
+    conn.execute("UPDATE snapshots SET ended = ?, sha256 = ? WHERE seq = ?",
+                 (ended, hashlib.sha256(b"".join(parts) + (ended or b"")).hexdigest(), seq))
+
+
 def test_a_snapshot_from_before_ended_markets_were_kept_is_used_remembering_none_then_the_tails() -> None:
     """A row written before the ``ended`` column (NULL there, its checksum over the other parts) is still used: it
     remembers no forgotten market (none was journaled then), and the ones the journal's tail remembers are folded
@@ -379,11 +388,7 @@ def test_a_snapshot_from_before_ended_markets_were_kept_is_used_remembering_none
     play(service, clock, START_MS + 30_700)
     saved, _ = take_snapshot(service.journal, service.exchange.config)
     assert saved is not None and len(service.ended.by_id) == 1
-    conn = service.journal._conn
-    state, notes, results = conn.execute("SELECT exchange, notes, results FROM snapshots WHERE seq = ?",
-                                         (saved.seq,)).fetchone()
-    conn.execute("UPDATE snapshots SET ended = NULL, sha256 = ? WHERE seq = ?",
-                 (hashlib.sha256(state + notes + results).hexdigest(), saved.seq))
+    _rewrite_ended(service.journal, saved.seq, None)
     play(service, clock, START_MS + 45_300)
     restored = restore(service.journal, service.exchange.config)
     assert restored.snapshot_seq == saved.seq and not restored.damaged
@@ -401,14 +406,6 @@ def _remembering_snapshot() -> tuple[ExchangeService, int]:
     saved, _ = take_snapshot(service.journal, service.exchange.config)
     assert saved is not None and len(service.ended.by_id) == 1, "the fixture should remember a forgotten market"
     return service, saved.seq
-
-
-def _rewrite_ended(journal: Journal, seq: int, ended: bytes) -> None:
-    """Put ``ended`` in the snapshot's ``ended`` column, with the checksum that makes the row valid again."""
-    conn = journal._conn
-    parts = conn.execute("SELECT exchange, notes, results FROM snapshots WHERE seq = ?", (seq,)).fetchone()
-    conn.execute("UPDATE snapshots SET ended = ?, sha256 = ? WHERE seq = ?",
-                 (ended, hashlib.sha256(b"".join(parts) + ended).hexdigest(), seq))
 
 
 def test_a_snapshot_pickles_the_markets_remembered_and_one_holding_their_json_still_loads() -> None:
