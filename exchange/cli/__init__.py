@@ -18,23 +18,37 @@ from collections.abc import Iterator, Sequence
 from types import FrameType
 
 from exchange.backtest.stopped import ChunkStopped
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import PROG, fail, one_line_errors
 from exchange.cli.stdout import OutputFailed, checked_stdout
 from exchange.cli.stopping import TERMINATED, Terminated
 
-# Subcommand modules, in the order ``--help`` lists them.
-SUBCOMMANDS = ("equity", "showdown", "play", "serve", "accounts", "journal", "backtest", "replay", "compare")
+#: Subcommand modules, in the order ``--help`` lists them.
+SUBCOMMANDS = tuple(SUMMARIES)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; given a known ``command``, only that subcommand is registered, so a command
     imports only what it uses (``serve`` does not load pyarrow for ``backtest`` and ``replay``)."""
-    parser = argparse.ArgumentParser(prog="exchange-poker", description="Exchange Poker simulator")
-    one_line_errors(parser)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser, subparsers = _top_parser()
     for name in (command,) if command in SUBCOMMANDS else SUBCOMMANDS:
         importlib.import_module(f"exchange.cli.{name}").register(subparsers)
     return parser
+
+
+def listing_parser() -> argparse.ArgumentParser:
+    """The command line with every subcommand named and summed up, none of them loaded: all that
+    ``exchange-poker --help``, no command or a mistyped one need (the whole tree takes a second or more to load)."""
+    parser, subparsers = _top_parser()
+    for name, summary in SUMMARIES.items():
+        subparsers.add_parser(name, help=summary)
+    return parser
+
+
+def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
+    parser = argparse.ArgumentParser(prog="exchange-poker", description="Exchange Poker simulator")
+    one_line_errors(parser)
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
 
 #: The status of a command whose output's reader went away (``| head``), as of a tool ended by SIGPIPE.
@@ -51,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     code: int = 0  # a stop signal while serve starts: a clean stop
     try:
         with checked_stdout(), _stops_while_serve_starts() if command == "serve" else contextlib.nullcontext():
-            parser = build_parser(command)
+            parser = build_parser(command) if command in SUBCOMMANDS else listing_parser()
             args = parser.parse_args(argv)
             if args.command is None:
                 fail(f"give a command: {', '.join(SUBCOMMANDS[:-1])} or {SUBCOMMANDS[-1]} "

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from decimal import Decimal, InvalidOperation
 
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import fail, one_line_errors
 from exchange.core.money import format_minor
 from exchange.server.account import DEFAULT_CURRENCY
@@ -38,7 +39,7 @@ def parse_money(text: str) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("accounts", help="add, list, re-password or change the role of exchange accounts")
+    parser = subparsers.add_parser("accounts", help=SUMMARIES["accounts"])
     parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     add = actions.add_parser("add", help="create an account")

@@ -26,6 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import fail, one_line_errors, positive, share, whole_number
 from exchange.cli.stopping import terminated_as_interrupted
@@ -40,7 +41,7 @@ if TYPE_CHECKING:  # (the backtester loads when a run starts: --help stays quick
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "backtest",
-        help="backtest a strategy over many games (Parquet + Betfair stream files)",
+        help=SUMMARIES["backtest"],
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

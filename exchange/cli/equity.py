@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import fail, one_line_errors, refuse_a_game_as_a_hand, whole_number
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def register(subparsers: Any) -> None:
     """Add the ``equity`` subcommand."""
     parser = subparsers.add_parser(
         "equity",
-        help="equity of 2 hands up to the game's seats (exact, or Monte Carlo with --samples)",
+        help=SUMMARIES["equity"],
         description=f"Equity of 2 hands up to the game's seats ({SEATS}): exact over every remaining board, or "
         f"Monte Carlo with --samples (and where the exact count is too large: 200,000 deals, {DRAW_SAMPLES:,} in draw "
         "games).",

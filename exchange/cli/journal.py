@@ -28,6 +28,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
 
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import PROG, fail, one_line_errors, positive, whole_number_from_to
 from exchange.server import jsoncodec
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
@@ -46,7 +47,7 @@ DAMAGED = 1
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "journal", help="the audit trail: the server database's journal records, found by what they concern",
+        "journal", help=SUMMARIES["journal"],
         description="Print the journal's records as JSON lines, oldest first: every record, or those the options "
                     "ask for (several values of one option: any of them; several options: all of them).")
     parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")

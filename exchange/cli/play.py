@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import fail, one_line_errors, positive, whole_number
 from exchange.cli.play_out import OutError, Staging, check_out
@@ -44,7 +45,7 @@ def register(subparsers: Any) -> None:
     """Add the ``play`` subcommand."""
     parser = subparsers.add_parser(
         "play",
-        help="play hands between bots; PHH hand histories and a Parquet table of results",
+        help=SUMMARIES["play"],
         description="Play hands of any game between bots and write their hand histories and results.",
     )
     parser.add_argument("--variant", default="holdem", help=f"the game (default holdem): {NAMES}")

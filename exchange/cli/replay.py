@@ -25,13 +25,14 @@ from engine.wording import counted
 from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
 from exchange.backtest.runner import STRATEGY_ACCOUNT
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import fail, http_url, number_from_to, one_line_errors, port
 
 LOOPBACK = "127.0.0.1"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("replay", help="watch a backtest's (or a recording's) games on the trading page",
+    parser = subparsers.add_parser("replay", help=SUMMARIES["replay"],
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR",
                         help="a backtest's output folder (backtest --out), or a server's recording (serve --record)")

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import (
     fail,
     http_url,
@@ -77,7 +78,7 @@ GC_YOUNG_THRESHOLD = 10_000
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("serve", help="run the Betfair-compatible exchange server")
+    parser = subparsers.add_parser("serve", help=SUMMARIES["serve"])
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
     parser.add_argument("--db", default="exchange.db",

@@ -15,6 +15,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import fail, one_line_errors, refuse_a_game_as_a_hand
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def register(subparsers: Any) -> None:
     """Add the ``showdown`` subcommand."""
     parser = subparsers.add_parser(
         "showdown",
-        help="who wins the pot (and each half in hi/lo games)",
+        help=SUMMARIES["showdown"],
         description="Decide a showdown: the winners of the pot (both halves in hi/lo games) and each hand played.",
     )
     parser.add_argument("--variant", default="holdem", help=f"the game (default holdem): {NAMES}")

@@ -1,0 +1,40 @@
+"""``exchange-poker --help`` lists every command from their summaries alone, loading none of them."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+from exchange.cli import SUBCOMMANDS, build_parser
+from exchange.cli.commands import SUMMARIES
+
+REPO = Path(__file__).resolve().parents[1]
+BOUND_S = 60
+
+
+def test_the_list_of_commands_loads_none_of_them() -> None:
+    """On main the list loaded every command, so aiohttp, pandas and pyarrow: 1.2 s and 100 MB for a page of
+    names. A mistyped command and no command at all are answered the same way."""
+    code = ("import sys\n"
+            "from exchange.cli import main\n"
+            "codes = [main(argv) for argv in (['--help'], ['sevre'], [])]\n"
+            "loaded = {'aiohttp', 'pandas', 'pyarrow', 'numpy', 'engine'} & set(sys.modules)\n"
+            "loaded |= {name for name in sys.modules if name.startswith('exchange.cli.') and\n"
+            "           name not in ('exchange.cli.commands', 'exchange.cli.options', 'exchange.cli.stdout',\n"
+            "                        'exchange.cli.stopping')}\n"
+            "print(codes, sorted(loaded), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=BOUND_S)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "[0, 2, 2] []"
+    assert "invalid choice: 'sevre' (choose from 'equity'," in done.stderr
+    listed = " ".join(done.stdout.split())  # argparse wraps the summaries
+    for name, summary in SUMMARIES.items():
+        assert f"{name} {summary}" in listed
+
+
+def test_each_command_shows_the_summary_the_list_shows() -> None:
+    (commands,) = [action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)]
+    assert tuple(commands.choices) == SUBCOMMANDS == tuple(SUMMARIES)
+    assert {action.dest: action.help for action in commands._choices_actions} == SUMMARIES
