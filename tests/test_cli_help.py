@@ -7,8 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from exchange.cli import SUBCOMMANDS, build_parser
+from exchange.cli import EPILOG, SUBCOMMANDS, build_parser
 from exchange.cli.commands import SUMMARIES
+from exchange.server.config import ServerConfig
 
 REPO = Path(__file__).resolve().parents[1]
 BOUND_S = 60
@@ -38,3 +39,11 @@ def test_each_command_shows_the_summary_the_list_shows() -> None:
     (commands,) = [action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)]
     assert tuple(commands.choices) == SUBCOMMANDS == tuple(SUMMARIES)
     assert {action.dest: action.help for action in commands._choices_actions} == SUMMARIES
+
+
+def test_the_list_ends_with_how_to_start_as_serve_starts() -> None:
+    """The epilog's page address and demo login are serve's own defaults."""
+    args = build_parser("serve").parse_args(["serve", "--demo"])
+    config = ServerConfig()
+    assert f"http://{args.host}:{args.port}/" in EPILOG
+    assert f"log in as {config.demo_account} / {config.demo_password}." in EPILOG

@@ -25,6 +25,9 @@ from exchange.cli.stopping import TERMINATED, Terminated
 
 #: Subcommand modules, in the order ``--help`` lists them.
 SUBCOMMANDS = tuple(SUMMARIES)
+#: Below the list of commands: where to go next.
+EPILOG = ("'exchange-poker COMMAND --help' lists a command's options. To start, 'exchange-poker serve --demo' runs "
+          "the exchange with its house traders; then open http://127.0.0.1:8080/ and log in as demo / demo.")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -46,7 +49,7 @@ def listing_parser() -> argparse.ArgumentParser:
 
 
 def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
-    parser = argparse.ArgumentParser(prog="exchange-poker", description="Exchange Poker simulator")
+    parser = argparse.ArgumentParser(prog="exchange-poker", description="Exchange Poker simulator", epilog=EPILOG)
     one_line_errors(parser)
     return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
