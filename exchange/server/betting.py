@@ -56,6 +56,7 @@ from exchange.core.side import Side
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
 from exchange.server.params import (
+    MARKET_ID_MAX,
     get_bool,
     get_int,
     get_list,
@@ -135,7 +136,7 @@ def order_call(params: Mapping[str, Any], limit: int) -> tuple[str, str | None, 
     """``(marketId, customerRef, instructions, refusal)`` of a placeOrders, replaceOrders or updateOrders call:
     ``refusal`` is the report refusing the call whole when it holds more than ``limit`` instructions; a call with
     none is malformed (``INVALID_INPUT_DATA``)."""
-    market_id = get_str(params, "marketId", max_len=64)
+    market_id = get_str(params, "marketId", max_len=MARKET_ID_MAX)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX, one_line=True)
     raw = get_list(params, "instructions", required=True)
     if len(raw) > limit:
@@ -462,7 +463,7 @@ def _parse_cancel(item: Any, i: int) -> tuple[int | None, JsonDict, int | None, 
 
 
 async def cancel_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
-    market_id = get_opt_str(params, "marketId", max_len=64)
+    market_id = get_opt_str(params, "marketId", max_len=MARKET_ID_MAX)
     customer_ref = get_opt_str(params, "customerRef", max_len=CUSTOMER_REF_MAX, one_line=True)
     raw = get_list(params, "instructions")
     if len(raw) > MAX_CHANGE_INSTRUCTIONS:

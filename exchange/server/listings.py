@@ -36,6 +36,7 @@ from exchange.server.limits import (
 from exchange.server.market_filter import parse_market_filter, parse_time, parse_time_range
 from exchange.server.market_infos import MarketInfo
 from exchange.server.params import (
+    MARKET_ID_MAX,
     get_bool,
     get_enum,
     get_int,
@@ -267,7 +268,7 @@ def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], boo
 
 async def list_runner_book(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> list[JsonDict]:
     """``listRunnerBook``: listMarketBook of one market, with only the runner ``selectionId`` (``handicap`` 0)."""
-    market_id = get_str(params, "marketId", max_len=64)
+    market_id = get_str(params, "marketId", max_len=MARKET_ID_MAX)
     selection_id = get_int(params, "selectionId")
     handicap = params.get("handicap")
     if handicap is not None and (isinstance(handicap, bool) or not isinstance(handicap, int | float) or handicap

@@ -33,6 +33,8 @@ from exchange.server.errors import invalid_input
 T = TypeVar("T")
 _MISSING = object()
 MAX_STRING = 256
+#: The longest ``marketId`` a call naming one market takes (ours are a channel and a game number, ``holdem.17``).
+MARKET_ID_MAX = 64
 
 
 _INTEGER_TEXT = re.compile(r"-?[0-9]{1,18}")
