@@ -129,7 +129,8 @@ def find_last(conn: sqlite3.Connection, path: str, query: Query, count: int) -> 
     few of a long journal come at once: each one read is checked against its checksum, and the journal's numbering
     over the span read (:class:`~exchange.server.journal_check.JournalDamaged` for a record missing there)."""
     texts = [sorted(group) for group in query.texts()]
-    records = records_holding(conn, path, query.after, query.through, sorted(query.kinds), texts, newest_first=True)
+    records = records_holding(conn, path, query.after, query.through, sorted(query.kinds), texts,
+                              since_ms=query.since_ms, until_ms=query.until_ms, newest_first=True)
     found = list(itertools.islice((record for record in records if query.matches(record)), count))
     gap = first_missing(conn, found[-1].seq - 1 if len(found) == count else query.after, query.through)
     if gap is not None:
@@ -141,16 +142,18 @@ def find_last(conn: sqlite3.Connection, path: str, query: Query, count: int) -> 
 def find(conn: sqlite3.Connection, path: str, query: Query) -> Iterator[Record]:
     """The records ``query`` asks for, oldest first, each checked against its checksum, and the journal's numbering
     (:class:`~exchange.server.journal_check.JournalDamaged` at the first damaged or missing record, after those
-    before it). The journal's text is searched for the values asked for first, so a search for one market or
-    account does not decode every record (the checksums of the records it does not read are not checked)."""
+    before it). The journal's text is searched for the values asked for first, and its times for the span asked for,
+    so a search for one market, one account or one hour does not decode every record (the checksums of the records
+    it does not read are not checked)."""
     texts = query.texts()
-    if not texts and not query.kinds:
+    if not texts and not query.kinds and query.since_ms is None and query.until_ms is None:
         yield from (record for record in records_after(conn, path, query.after, query.through)
                     if query.matches(record))
         return
     gap = first_missing(conn, query.after, query.through)
     through = query.through if gap is None else gap - 1
-    records = records_holding(conn, path, query.after, through, sorted(query.kinds), [sorted(t) for t in texts])
+    records = records_holding(conn, path, query.after, through, sorted(query.kinds), [sorted(t) for t in texts],
+                              since_ms=query.since_ms, until_ms=query.until_ms)
     yield from (record for record in records if query.matches(record))
     if gap is not None:
         raise JournalDamaged(path, f"record {gap} is missing", first_bad=gap)

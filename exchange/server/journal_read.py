@@ -120,14 +120,19 @@ def records_of_kind(conn: sqlite3.Connection, path: str, kind: str) -> Iterator[
 
 
 def records_holding(conn: sqlite3.Connection, path: str, after: int, through: int | None, kinds: Collection[str],
-                    texts: Sequence[Collection[str]], *, newest_first: bool = False) -> Iterator[Record]:
+                    texts: Sequence[Collection[str]], *, since_ms: int | None = None, until_ms: int | None = None,
+                    newest_first: bool = False) -> Iterator[Record]:
     """The committed records with ``seq > after`` (and ``<= through``, if given), of one of ``kinds`` (any, if
-    empty), whose body's JSON text holds, for each set in ``texts``, one of its texts; in order (or from the last
-    back, ``newest_first``), each checked against its checksum (their numbering is not: the records found are not
-    consecutive). A text may stand in a body for another reason (a number inside a larger one): the caller judges
-    the records found."""
+    empty), whose body's JSON text holds, for each set in ``texts``, one of its texts, and whose time is at or after
+    ``since_ms`` and before ``until_ms`` (if given); in order (or from the last back, ``newest_first``), each checked
+    against its checksum (their numbering is not: the records found are not consecutive). A text may stand in a body
+    for another reason (a number inside a larger one): the caller judges the records found."""
     clauses: list[str] = []
     params: list[object] = []
+    for bound, clause in ((since_ms, "ts_ms >= ?"), (until_ms, "ts_ms < ?")):
+        if bound is not None:  # SQLite skips the records outside the span without their being read here
+            clauses.append(clause)
+            params.append(bound)
     if kinds:
         clauses.append(f"kind IN ({', '.join('?' * len(kinds))})")
         params += kinds
