@@ -143,7 +143,7 @@ def create_app(
     app[keys.SESSIONS] = Sessions(timer, ttl_ms=config.session_ttl_ms)
     app[keys.LOGIN_LIMITS] = LoginLimits(timer, per_account=config.login_per_account,
                                          per_address=config.login_per_address, window_ms=config.login_window_ms)
-    gate = AccountGate(limits or Limits())
+    gate = AccountGate(limits or Limits(), clock=timer)
     app.cleanup_ctx.append(functools.partial(_database, config=config, clock=clock))
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
                                              on_fatal=on_fatal, gate=gate))

@@ -30,11 +30,12 @@ does:
   :attr:`Limits.rows_per_slice` records with a yield to the loop between
   chunks, so an order or a window close waits for one chunk at most.
 
->>> limits = Limits(calls_per_second=2)
->>> clock = iter([0, 0, 0, 1000]).__next__
->>> gate = AccountGate(limits, clock=lambda: clock())
+>>> from exchange.clock import VirtualClock
+>>> clock = VirtualClock()
+>>> gate = AccountGate(Limits(calls_per_second=2), clock=clock)
 >>> [gate.admit("alice") is None for _ in range(3)]
 [True, True, False]
+>>> clock.advance(1000)
 >>> gate.admit("alice") is None  # a second later the bucket has refilled
 True
 >>> market_book_weight({"EX_BEST_OFFERS", "EX_TRADED"}, depth=3)
@@ -44,13 +45,14 @@ True
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncIterator, Callable, Collection, Iterable, Iterator
+import math
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TypeVar
 
+from exchange.clock import Clock
 from exchange.server.errors import ApiError, ApingCode
 
 T = TypeVar("T")
@@ -205,9 +207,9 @@ class AccountGate:
     slice of list-building between two other steps (an order, a timer).
     """
 
-    def __init__(self, limits: Limits, *, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, limits: Limits, *, clock: Clock) -> None:
         self.limits = limits
-        self._clock = clock or (lambda: time.monotonic() * 1000)
+        self._clock = clock  # for durations (exchange.clock.for_durations): the rates are a machine's, not a game's
         self._buckets: dict[str, tuple[float, float]] = {}  # account -> (tokens, at ms)
         self._reading: dict[str, int] = {}
         self._read_debt: dict[str, tuple[float, float]] = {}  # account -> (records owed, at ms)
@@ -218,7 +220,7 @@ class AccountGate:
         rate = self.limits.calls_per_second
         if not rate:
             return None
-        now = self._clock()
+        now = self._clock.now()
         tokens, at = self._buckets.get(account, (float(rate), now))
         tokens = min(float(rate), tokens + (now - at) * rate / 1000)
         if tokens < 1:
@@ -242,7 +244,7 @@ class AccountGate:
         try:
             wait_ms = self._owed_ms(account)
             if wait_ms > 0:  # paced, not refused: the account's records of the last second are over its rate
-                await asyncio.sleep(wait_ms / 1000)
+                await _after(self._clock, math.ceil(wait_ms))
             async with self._lane:
                 yield
         finally:
@@ -256,19 +258,32 @@ class AccountGate:
     def spend_rows(self, account: str, rows: int) -> None:
         """Count ``rows`` records read by ``account`` against its read rate."""
         if self.limits.read_rows_per_second:
-            self._read_debt[account] = (self._debt(account) + rows, self._clock())
+            self._read_debt[account] = (self._debt(account) + rows, self._clock.now())
 
     def _debt(self, account: str) -> float:
         """Records owed beyond one second's worth (0 or more), repaid at the read rate."""
         rate = self.limits.read_rows_per_second
-        owed, at = self._read_debt.get(account, (0.0, self._clock()))
-        return max(0.0, owed - (self._clock() - at) * rate / 1000)
+        now = self._clock.now()
+        owed, at = self._read_debt.get(account, (0.0, now))
+        return max(0.0, owed - (now - at) * rate / 1000)
 
     def _owed_ms(self, account: str) -> float:
         rate = self.limits.read_rows_per_second
         if not rate:
             return 0.0
         return (self._debt(account) - rate) * 1000 / rate
+
+
+async def _after(clock: Clock, delay_ms: int) -> None:
+    """Return ``delay_ms`` later by ``clock`` (a test's virtual clock: once the test has moved it that far)."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def due() -> None:
+        if not done.done():  # (not if the request was given up meanwhile)
+            done.set_result(None)
+
+    clock.call_later(delay_ms, due)
+    await done
 
 
 def slices(items: Iterable[T], size: int) -> Iterator[list[T]]:

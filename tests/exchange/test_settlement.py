@@ -36,10 +36,18 @@ def results(ev: MarketSettled | MarketVoided) -> dict[str, tuple[int, int]]:
     return {a.account_id: (a.profit, a.commission) for a in ev.accounts}
 
 
-def assert_conserved(hx: Harness, ev: MarketSettled) -> None:
-    """Σ P&L + rounding == 0, and the house got every commission plus the rounding."""
-    assert sum(a.profit for a in ev.accounts) + ev.rounding == 0
-    assert sum(a.profit - a.commission for a in ev.accounts) + sum(a.commission for a in ev.accounts) + ev.rounding == 0
+def settle_conserved(hx: Harness, *winners: int, market_id: str = "1.1") -> MarketSettled:
+    """Settle the market; each account's balance moved by its result net of commission, the house's by every
+    commission plus the rounding, and no other (the money on the exchange the same to the penny)."""
+    before = {name: hx.balance(name) for name in hx.ex.accounts}
+    ev = settled(hx.settle(*winners, market_id=market_id))
+    after = {name: hx.balance(name) for name in hx.ex.accounts}
+    moved = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+    due = {a.account_id: a.profit - a.commission for a in ev.accounts}
+    due[HOUSE] = due.get(HOUSE, 0) + sum(a.commission for a in ev.accounts) + ev.rounding
+    assert moved == {name: amount for name, amount in due.items() if amount}
+    assert sum(after.values()) == sum(before.values())
+    return ev
 
 
 def test_outright_win_with_commission(hx: Harness) -> None:
@@ -48,7 +56,7 @@ def test_outright_win_with_commission(hx: Harness) -> None:
     hx.back("carol", 2, "4", 500)
     hx.lay("dave", 2, "4", 500)
     hx.suspend()
-    ev = settled(hx.settle(1))
+    ev = settle_conserved(hx, 1)
     assert results(ev) == {
         "alice": (-2000, 0),
         "bob": (2000, 50),  # 2.5 % of 20.00
@@ -56,7 +64,6 @@ def test_outright_win_with_commission(hx: Harness) -> None:
         "dave": (500, 12),  # 2.5 % of 5.00 = 0.125 -> 0.12 (rounded down)
     }
     assert ev.rounding == 0
-    assert_conserved(hx, ev)
     assert hx.balance("alice") == START - 2000
     assert hx.balance("bob") == START + 1950
     assert hx.balance("dave") == START + 488
@@ -76,7 +83,7 @@ def test_dead_heat_of_two(hx: Harness) -> None:
     hx.back("alice", 3, "6", 400)
     hx.lay("bob", 3, "6", 400)
     hx.suspend()
-    ev = settled(hx.settle(1, 2))
+    ev = settle_conserved(hx, 1, 2)
     # selection 1: 10.00 × (3/2 − 1) = +5.00 to the backer; selection 2: 5.00 × (4/2 − 1) = +5.00
     # selection 3 lost: alice −4.00, bob +4.00
     assert results(ev) == {
@@ -94,7 +101,6 @@ def test_dead_heat_of_two(hx: Harness) -> None:
         ("bob", 3): (BetOutcome.WON, 400),
     }
     assert list(hx.ex.markets["1.1"].selection_status[:2]) == [SelectionStatus.TIED_DEAD_HEAT] * 2
-    assert_conserved(hx, ev)
     hx.assert_replays()
 
 
@@ -102,7 +108,7 @@ def test_dead_heat_of_three_at_short_odds_loses_for_the_backer(hx: Harness) -> N
     hx.lay("alice", 1, "2.5", 1000)
     hx.back("bob", 1, "2.5", 1000)
     hx.suspend()
-    ev = settled(hx.settle(1, 2, 3))
+    ev = settle_conserved(hx, 1, 2, 3)
     # 10.00 × (2.5/3 − 1) = −1.666… : the backer "wins" at odds 0.833 and loses 1.67; the layer gets 1.67
     assert results(ev) == {"alice": (167, 4), "bob": (-167, 0)}
     assert [(b.account_id, b.outcome, b.profit) for b in ev.bets] == [
@@ -110,7 +116,6 @@ def test_dead_heat_of_three_at_short_odds_loses_for_the_backer(hx: Harness) -> N
         ("bob", BetOutcome.WON, -167),
     ]
     assert ev.rounding == 0
-    assert_conserved(hx, ev)
 
 
 def test_dead_heat_of_four(hx: Harness) -> None:
@@ -121,11 +126,10 @@ def test_dead_heat_of_four(hx: Harness) -> None:
     hx.lay("bob", 3, "2", 800)
     hx.back("alice", 3, "2", 800)  # 8.00 × (2/4 − 1) = −4.00
     hx.suspend()
-    ev = settled(hx.settle(4, 3, 2, 1))
+    ev = settle_conserved(hx, 4, 3, 2, 1)
     assert ev.winners == (4, 3, 2, 1)
     assert results(ev) == {"alice": (-400, 0), "bob": (400, 10), "dave": (-450, 0), "carol": (450, 11)}
     assert all(s is SelectionStatus.TIED_DEAD_HEAT for s in hx.ex.markets["1.1"].selection_status)
-    assert_conserved(hx, ev)
     hx.assert_replays()
 
 
@@ -136,11 +140,10 @@ def test_one_account_backing_and_laying_the_same_hand_pays_commission_on_net(hx:
     hx.lay("alice", 1, "2.5", 1000)  # ... and lays 10.00 at 2.5: +5.00 if 1 wins, 0 otherwise
     assert hx.exposure("alice") == 0
     hx.suspend()
-    ev = settled(hx.settle(1))
+    ev = settle_conserved(hx, 1)
     # per bet +20.00 and −15.00; commission on the net 5.00 only (not on the winning bet's 20.00)
     assert results(ev)["alice"] == (500, 12)
     assert sorted(b.profit for b in ev.bets if b.account_id == "alice") == [-1500, 2000]
-    assert_conserved(hx, ev)
 
 
 def test_back_and_lay_same_hand_that_loses_nets_to_zero(hx: Harness) -> None:
@@ -149,7 +152,7 @@ def test_back_and_lay_same_hand_that_loses_nets_to_zero(hx: Harness) -> None:
     hx.back("carol", 1, "2.5", 1000)
     hx.lay("alice", 1, "2.5", 1000)
     hx.suspend()
-    ev = settled(hx.settle(2))
+    ev = settle_conserved(hx, 2)
     assert results(ev)["alice"] == (0, 0)
     assert sorted((b.outcome, b.profit) for b in ev.bets if b.account_id == "alice") == [
         (BetOutcome.LOST, -1000),
@@ -165,7 +168,7 @@ def test_commission_only_on_positive_net(hx: Harness) -> None:
     hx.lay("carol", 3, "2", 1000)
     hx.back("alice", 3, "2", 1000)  # −10.00 if 1 wins
     hx.suspend()
-    ev = settled(hx.settle(1))
+    ev = settle_conserved(hx, 1)
     assert results(ev)["alice"] == (2000 - 1500 - 1000, 0)
     assert results(ev)["carol"] == (2500, 62)
     assert hx.balance(HOUSE) == 62 + 50 * 0  # bob lost
@@ -176,7 +179,7 @@ def test_commission_rate_per_market(hx: Harness) -> None:
     hx.lay("bob", 1, "3", 1000, market_id="1.2")
     hx.back("alice", 1, "3", 1000, market_id="1.2")
     hx.suspend("1.2")
-    ev = settled(hx.settle(1, market_id="1.2"))
+    ev = settle_conserved(hx, 1, market_id="1.2")
     assert results(ev)["alice"] == (2000, 100)
     assert hx.ex.market_result("alice", "1.2") == AccountResult("alice", 2000, 100)
 
@@ -190,24 +193,22 @@ def test_rounding_is_explicit_and_conserves_money(hx: Harness) -> None:
     hx.back("dave", 2, "1.01", 201)
     hx.suspend()
     hx.lose(3)
-    ev = settled(hx.settle(1, 2))
+    ev = settle_conserved(hx, 1, 2)
     # dead heat of 1 and 2: bob 250 × (1.01/2 − 1) = −123.75 minor units -> −124; alice +123.75 -> +124
     # dave 201 × (0.505 − 1) = −99.495 -> −99; carol +99.495 -> +99; commissions 3.1 -> 3 and 2.475 -> 2
     assert results(ev) == {"alice": (124, 3), "bob": (-124, 0), "carol": (99, 2), "dave": (-99, 0)}
     assert ev.rounding == 0
-    assert_conserved(hx, ev)
 
 
 def test_rounding_residue_goes_to_the_house(hx: Harness) -> None:
     hx.lay("alice", 1, "1.01", 250)
     hx.back("bob", 1, "1.01", 250)
     hx.suspend()
-    ev = settled(hx.settle(1))
+    ev = settle_conserved(hx, 1)
     # exact +2.5 / −2.5 minor units: both halves round down: +2 and −3, the house keeps 1
     assert results(ev) == {"alice": (-3, 0), "bob": (2, 0)}
     assert ev.rounding == 1
     assert hx.balance(HOUSE) == 1
-    assert_conserved(hx, ev)
 
 
 def test_window_close_lapses_unmatched_and_next_window_is_a_new_round(hx: Harness) -> None:
@@ -251,7 +252,7 @@ def test_early_loser_settles_its_bets_at_once_and_cash_moves_at_the_end(hx: Harn
     assert [(c.bet_status, c.bet_outcome, c.profit) for c in cleared] == [(BetStatus.SETTLED, BetOutcome.WON, 1000)]
     assert hx.ex.current_orders("alice")[0].size_matched == 1000
     hx.open()
-    final = settled(hx.settle(2))
+    final = settle_conserved(hx, 2)
     assert results(final)["alice"] == (1000, 25)  # commission on the whole market's net
     assert results(final)["bob"] == (-1000, 0)
     assert results(final)["carol"] == (-1000, 0) and results(final)["dave"] == (1000, 25)
@@ -330,7 +331,7 @@ def test_void_matched_since_a_card_exposure(hx: Harness) -> None:
     # exposure counts only what is still matched (and alice's unmatched 8.00 at 3)
     assert hx.exposure("alice") == 500 * 2 + 800 * 2
     hx.suspend()
-    ev = settled(hx.settle(1))
+    ev = settle_conserved(hx, 1)
     assert results(ev) == {"alice": (-1000, 0), "bob": (1000, 25), "carol": (0, 0), "dave": (0, 0)}
     hx.assert_replays()
 
@@ -459,7 +460,7 @@ def test_orders_on_a_selection_settled_early_are_cleared_at_that_time(hx: Harnes
 def test_bet_results_are_records(hx: Harness) -> None:
     hx.lay("alice", 1, "3", 1000)
     hx.back("bob", 1, "3", 1000)
-    ev = settled(hx.settle(1))
+    ev = settle_conserved(hx, 1)
     assert BetResult(2, "bob", 1, BetOutcome.WON, 2000) in ev.bets
     assert ev.to_dict()["accounts"][1] == {"account_id": "bob", "profit": 2000, "commission": 50}
 

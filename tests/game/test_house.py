@@ -41,14 +41,13 @@ def test_maker_quotes_bracket_the_fair_price_in_every_window(seed: int) -> None:
             fair = hand.fair_odds
             assert fair is not None and hand.equity < 1
             back, lay = hand.best_to_back, hand.best_to_lay
-            # Betfair's ladder: available to back ≤ fair ≤ available to lay (the maker earns the spread).
-            if back is not None:
-                assert ladder.PRICE_X100[back] <= fair * 100
-                assert back >= (ladder.tick_at_or_below(fair) or 0) - 2  # within a few ticks
-            if lay is not None:
-                assert ladder.PRICE_X100[lay] >= fair * 100
-                assert lay <= (ladder.tick_at_or_above(fair) or ladder.MAX_TICK) + 2
-            assert back is not None or lay is not None
+            # Betfair's ladder: available to back ≤ fair ≤ available to lay (the maker earns the spread), both
+            # sides quoted (none of these deals' fair prices is at the ladder's end).
+            assert back is not None and lay is not None, (hand, fair)
+            assert ladder.PRICE_X100[back] <= fair * 100
+            assert back >= (ladder.tick_at_or_below(fair) or 0) - 2  # within a few ticks
+            assert ladder.PRICE_X100[lay] >= fair * 100
+            assert lay <= (ladder.tick_at_or_above(fair) or ladder.MAX_TICK) + 2
             checked += 1
     clock.run()
     assert checked >= 8
