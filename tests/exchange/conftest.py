@@ -112,9 +112,8 @@ class Harness:
         return self.run(ReplaceOrder(self.tick(), account, bet_id, Decimal(price)))
 
     def rejected(self, events: list[Event]) -> OrderRejected:
-        assert len(events) == 1 and isinstance(events[0], OrderRejected | Event), events
-        rejection = events[0]
-        assert isinstance(rejection, OrderRejected), rejection
+        (rejection,) = events
+        assert isinstance(rejection, OrderRejected), events
         return rejection
 
     # -- lifecycle -----------------------------------------------------------

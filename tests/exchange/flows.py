@@ -311,7 +311,8 @@ def oracle_exposure(pos: Position, restore: dict[int, int] | None = None) -> int
 
 
 def check_against_exact(ex: Exchange, ev: MarketSettled) -> None:
-    """Each account's settled P&L is its exact dead-heat P&L rounded to the nearest unit, and adds up."""
+    """Each account's settled P&L is its exact dead-heat P&L rounded to the nearest unit (an exact half down), and
+    adds up."""
     market = ex.markets[ev.market_id]
     n = len(ev.winners)
     exact: dict[str, Fraction] = {}
@@ -321,12 +322,13 @@ def check_against_exact(ex: Exchange, ev: MarketSettled) -> None:
         back = o.size_settled * (o.price_matched / n - 1) if o.selection_id in ev.winners else -o.size_settled
         exact[o.account_id] = exact.get(o.account_id, Fraction(0)) + (back if o.side is Side.BACK else -back)
         status = market.selection_status[market.selection_ids.index(o.selection_id)]
-        assert status.value in {"WINNER", "TIED_DEAD_HEAT", "LOSER"}
+        won = "WINNER" if n == 1 else "TIED_DEAD_HEAT"
+        assert status.value == (won if o.selection_id in ev.winners else "LOSER"), (o.selection_id, ev.winners)
     settled_now: dict[str, int] = {}
     for bet in ev.bets:
         settled_now[bet.account_id] = settled_now.get(bet.account_id, 0) + bet.profit
-    for account_id, value in exact.items():
-        assert abs(settled_now[account_id] - value) <= Fraction(1, 2), (account_id, settled_now[account_id], value)
+    for account_id, value in exact.items():  # to the nearest unit, an exact half down (towards minus infinity)
+        assert settled_now[account_id] == math.ceil(value - Fraction(1, 2)), (account_id, value)
     now = {b.bet_id for b in ev.bets}
     for a in ev.accounts:
         cleared = ex.accounts[a.account_id].cleared[ev.market_id]

@@ -86,10 +86,11 @@ def test_exposure_adds_up_across_markets(hx: Harness) -> None:
 
 
 def test_fills_never_raise_exposure(hx: Harness) -> None:
+    """A back's worst case is its stake lost, matched or not: a fill moves none of it (nor drops it)."""
     hx.back("alice", 1, "3", 1000)
-    before = hx.exposure("alice")
+    assert hx.exposure("alice") == 1000
     hx.lay("bob", 1, "3", 400)
-    assert hx.exposure("alice") <= before
+    assert hx.exposure("alice") == 1000 and hx.exposure("bob") == 800  # bob's lay: 4.00 × (3 − 1)
 
 
 def test_cancel_releases_exposure(hx: Harness) -> None:

@@ -484,7 +484,7 @@ def test_audit_catches_an_order_removed_from_the_exchange(s: State, bet: str) ->
     ``LedgerError``.
     """
     del s.ex.orders[s.bets[bet]]
-    with pytest.raises(LedgerError):
+    with pytest.raises(LedgerError, match=rf"^bet {s.bets[bet]} is in a position but not in the orders$"):
         s.ex._check()
 
 

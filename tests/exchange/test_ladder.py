@@ -186,7 +186,7 @@ def test_probability_conversions() -> None:
 @given(st.integers(0, 349), st.integers(-400, 400))
 def test_tick_up_down_are_clamped_inverses(tick: int, n: int) -> None:
     up = tick_up(tick, n)
-    assert 0 <= up <= 349
+    assert up == min(349, max(0, tick + n)) and tick_down(tick, n) == min(349, max(0, tick - n))
     if 0 <= tick + n <= 349:
         assert tick_down(up, n) == tick
 
@@ -195,14 +195,18 @@ def test_tick_up_down_are_clamped_inverses(tick: int, n: int) -> None:
 def test_fair_rounding_brackets_the_value(fair: Fraction) -> None:
     above = ladder.tick_at_or_above(fair)
     below = ladder.tick_at_or_below(fair)
+    assert (above is None) == (fair * 100 > ladder.PRICE_X100[-1])  # None only off the ladder's ends
+    assert (below is None) == (fair * 100 < ladder.PRICE_X100[0])
     if above is not None:
         assert ladder.PRICE_X100[above] >= fair * 100
         assert above == 0 or ladder.PRICE_X100[above - 1] < fair * 100
     if below is not None:
         assert ladder.PRICE_X100[below] <= fair * 100
         assert below == 349 or ladder.PRICE_X100[below + 1] > fair * 100
-    nearest = ladder.nearest_tick(fair)
-    assert nearest in {t for t in (above, below) if t is not None}
+    # the nearer of the two (a tie to the shorter price), clamped to the ladder's end where only one is
+    candidates = sorted((abs(ladder.PRICE_X100[t] - fair * 100), ladder.PRICE_X100[t], t)
+                        for t in {above, below} if t is not None)
+    assert ladder.nearest_tick(fair) == candidates[0][2]
 
 
 @given(st.decimals(min_value=Decimal("0.5"), max_value=Decimal("1200"), places=3, allow_nan=False))

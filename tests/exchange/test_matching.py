@@ -169,10 +169,13 @@ def test_replace_of_partially_matched_order_moves_only_the_remainder(hx: Harness
 
 
 def test_replace_that_crosses_matches_immediately(hx: Harness) -> None:
-    hx.lay("bob", 1, "3", 500)
+    lay = hx.lay("bob", 1, "3", 500)
     bet = hx.back("alice", 1, "3.2", 300)
     events = hx.replace("alice", bet, "3")
     assert types(events) == ["OrderCancelled", "OrderPlaced", "Matched"]
+    placed, matched = events[1], events[2]
+    assert isinstance(placed, OrderPlaced) and isinstance(matched, Matched)
+    assert (matched.tick, matched.size, matched.back_bet_id, matched.lay_bet_id) == (t("3"), 300, placed.bet_id, lay)
 
 
 def test_self_match_is_allowed(hx: Harness) -> None:

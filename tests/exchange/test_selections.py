@@ -137,7 +137,7 @@ def test_early_settlement_until_two_are_left_then_a_dead_heat(n: int) -> None:
 
 
 def assert_settlement(h: Harness, ev: MarketSettled) -> None:
-    """Σ P&L + rounding = 0; each account's P&L now is its exact dead-heat P&L within half a unit."""
+    """Σ P&L + rounding = 0; each account's P&L now is its exact dead-heat P&L to the nearest unit, a half down."""
     assert sum(a.profit for a in ev.accounts) + ev.rounding == 0
     n_winners = len(ev.winners)
     for a in ev.accounts:
@@ -150,7 +150,7 @@ def assert_settlement(h: Harness, ev: MarketSettled) -> None:
                 c.size_settled * (c.price_matched / n_winners - 1) if c.selection_id in ev.winners else -c.size_settled
             )
             exact += won if c.side is Side.BACK else -won
-        assert abs(sum(b.profit for b in now) - exact) <= Fraction(1, 2), (a, exact)
+        assert sum(b.profit for b in now) == math.ceil(exact - Fraction(1, 2)), (a, exact)  # nearest, a half down
         assert a.commission == (a.profit * 250 // 10_000 if a.profit > 0 else 0)
 
 

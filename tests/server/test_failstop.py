@@ -36,7 +36,7 @@ from aiohttp.test_utils import TestClient
 from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.journal import Journal, JournalFailed
-from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, START_MS, free_port, login, place, rpc, serving
+from tests.server.helpers import ACCOUNT, APP_KEY, BETTING, START_MS, free_port, login, place, rpc, serving, until
 from tests.server.serverproc import ServerProcess, cli, gone
 
 MARKET = "holdem.0"
@@ -217,7 +217,8 @@ async def test_with_the_writer_stalled_nothing_undurable_is_shown_and_every_wait
     os.kill(_writer(client), signal.SIGSTOP)
     started = time.monotonic()
     place_task = asyncio.ensure_future(rpc(client, alice, "placeOrders", place(MARKET, 1, "BACK", 3.0, 2)))
-    await asyncio.sleep(0.1)  # the order is in memory now, its record stuck behind the stalled writer
+    exchange = client.app[keys.SERVICE].exchange  # the order in memory, its record stuck behind the stalled writer:
+    await until(lambda: bool(exchange.current_orders("alice")), "alice's order placed in memory")
     reads = await asyncio.wait_for(asyncio.gather(
         rpc(client, alice, "listCurrentOrders"), rpc(client, alice, "getAccountFunds", path=ACCOUNT),
         client.get("/games/v1/channels/holdem/snapshot")), BOUND_S)

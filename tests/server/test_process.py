@@ -80,13 +80,14 @@ def test_betfairlightweight_resources_work_unmodified(server: ServerProcess) -> 
     cancelled = alice.betting.cancel_orders(market_id, [filters.cancel_instruction(new_id, size_reduction=1.0)])
     assert cancelled.cancel_instruction_reports[0].size_cancelled == 1.0
     funds = alice.account.get_account_funds()
-    assert funds.available_to_bet_balance < 1000 and funds.exposure < 0
+    # Hand 1 winning is alice's worst case: 4 matched at 3.0 lose 8.00, the 5 left at 3.5 would lose 12.50.
+    assert (funds.exposure, funds.available_to_bet_balance) == (-20.5, 979.5)
     cleared = alice.betting.list_cleared_orders(bet_status="SETTLED")
     assert cleared.orders == []
     assert alice.keep_alive().status == "SUCCESS"
     assert alice.logout().status == "SUCCESS"
-    with pytest.raises(betfairlightweight.exceptions.APIError):
-        alice.session_token = "expired"
+    alice.session_token = "expired"
+    with pytest.raises(betfairlightweight.exceptions.APIError, match="INVALID_SESSION_INFORMATION"):
         alice.betting.list_current_orders()
 
 
