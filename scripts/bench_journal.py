@@ -10,7 +10,9 @@ process, its output counted and dropped), timed as the median of ``--repeats`` r
 * ``market + type``: one market's fills;
 * ``every record``: the whole journal, each record checked and decoded;
 * ``last 20``: the last 20 records (read from the end back);
-* ``last 20 of an account``: the last 20 of one account's.
+* ``last 20 of an account``: the last 20 of one account's;
+* ``20 after a late time``: the first 20 records at or after a time nine tenths of the way through (``--since``);
+* ``a tenth by time``: the records of a tenth of the journal's time, in its middle (``--since`` / ``--until``).
 
     python scripts/bench_journal.py [--markets 2000] [--repeats 5]
 """
@@ -26,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -90,6 +93,13 @@ def timed(argv: Sequence[str], repeats: int) -> tuple[float, int]:
     return statistics.median(seconds), lines
 
 
+def _at(markets: int, share: float) -> str:
+    """The time ``share`` of the way through the journal :func:`write` makes (each market 100 placements 10 ms
+    apart), as ``--since`` takes it."""
+    ms = START_MS + round(markets * 100 * 10 * share)
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--markets", type=positive, default=2000, help="markets in the journal (default 2000)")
@@ -108,6 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "every record": [],
             "last 20": ["--last", "20"],
             "last 20 of an account": ["--account", "trader-7", "--last", "20"],
+            "20 after a late time": ["--since", _at(args.markets, 0.9), "--limit", "20"],
+            "a tenth by time": ["--since", _at(args.markets, 0.45), "--until", _at(args.markets, 0.55)],
         }
         print(f"{'search':<24}{'median s':>10}{'records':>10}   ({args.repeats} runs each)")
         for name, options in searches.items():
