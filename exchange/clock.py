@@ -89,6 +89,10 @@ class VirtualClock:
     def pending(self) -> int:
         return sum(1 for entry in self._queue if not entry.cancelled)
 
+    def next_due(self) -> int | None:
+        """When the next callback is due; None if nothing is scheduled."""
+        return min((entry.when for entry in self._queue if not entry.cancelled), default=None)
+
     def step(self) -> bool:
         """Run the next due callback, advancing time to it. False when nothing is scheduled."""
         while self._queue:

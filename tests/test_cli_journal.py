@@ -269,7 +269,9 @@ def _accept_damage(db: Path, damage: str, seq: int) -> None:
 
 
 @pytest.mark.parametrize("options", [(), ("--kind", "event"), ("--type", "Matched"), ("--account", "bo"),
-                                     ("--last", "1000"), ("--account", "bo", "--last", "1000")])
+                                     ("--last", "1000"), ("--account", "bo", "--last", "1000"),
+                                     ("--since", "2000-01-01"), ("--until", "2099-01-01"),
+                                     ("--since", "2000-01-01", "--last", "1000")])
 def test_a_missing_record_stops_every_search_that_reaches_it(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...],
 ) -> None:

@@ -282,8 +282,11 @@ async def _after(clock: Clock, delay_ms: int) -> None:
         if not done.done():  # (not if the request was given up meanwhile)
             done.set_result(None)
 
-    clock.call_later(delay_ms, due)
-    await done
+    timer = clock.call_later(delay_ms, due)
+    try:
+        await done
+    finally:  # a request given up (the server stopping) leaves no timer behind
+        timer.cancel()
 
 
 def slices(items: Iterable[T], size: int) -> Iterator[list[T]]:

@@ -8,6 +8,7 @@ did: a batch of 50 ``listClearedOrders`` of 1000 records each.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 from collections.abc import AsyncIterator
@@ -35,11 +36,12 @@ from exchange.core.commands import (
 from exchange.core.orders import BetStatus
 from exchange.core.side import Side
 from exchange.server import keys
-from exchange.server.limits import Limits
+from exchange.server.limits import AccountGate, Limits
 from exchange.server.service import ExchangeService
 from tests.server.helpers import BETTING, START_MS, headers, login, rpc, serving
 
 MARKETS = 250
+BOUND_S = 30  # the longest a test waits for an answer that is due (a loaded machine)
 BETS_PER_MARKET = 20  # 5,000 settled bets
 
 
@@ -60,7 +62,12 @@ def seed(service: ExchangeService, account: str, markets: int = MARKETS, per_mar
         service.execute(SettleMarket(now(), market_id, (1,)))
 
 
-def _client(tmp_path: Path, limits: Limits | None = None) -> AbstractAsyncContextManager[TestClient]:
+#: The limits of a server whose clock stands still, but for the rates: with no time passing, an account over its
+#: read rate would wait for ever, and one over its call rate be refused for good (the tests of the rates give theirs).
+STILL = Limits(calls_per_second=0, read_rows_per_second=0)
+
+
+def _client(tmp_path: Path, limits: Limits = STILL) -> AbstractAsyncContextManager[TestClient]:
     """A server (no house, alice and bob with 1000.00 each) whose games stand still: its clock is never advanced."""
     return serving(tmp_path / "ex.db", VirtualClock(start_ms=START_MS), limits=limits)
 
@@ -214,19 +221,37 @@ async def test_an_account_over_its_read_rate_is_paced_by_the_servers_clock(tmp_p
         for page in range(2):
             (answer,), _ = await _post(client, token, _cleared(1, fromRecord=1000 * page))
             assert len(answer["result"]["clearedOrders"]) == 1000
-        scheduled = clock.pending
+        scheduled, owed_until = clock.pending, clock.now() + 1000
         third = asyncio.create_task(_post(client, token, _cleared(1)))
-        for _ in range(1000):  # until the call waits on the clock (a bounded loop: no wall-clock wait)
-            if clock.pending > scheduled:
+        for _ in range(1000):  # until the call waits on the clock for the second owed (bounded: no wall-clock wait)
+            if clock.next_due() == owed_until:
                 break
             await asyncio.sleep(0)
-        assert clock.pending == scheduled + 1 and not third.done()
+        assert clock.next_due() == owed_until and clock.pending == scheduled + 1 and not third.done()
         clock.advance(999)
-        await asyncio.sleep(0)
-        assert not third.done()
+        assert clock.next_due() == owed_until and not third.done()  # a millisecond short: still waiting
         clock.advance(1)
-        (answer,), _ = await third
+        assert clock.pending == scheduled  # its wait is over
+        (answer,), _ = await asyncio.wait_for(third, BOUND_S)
         assert len(answer["result"]["clearedOrders"]) == 1000
+
+
+async def test_a_paced_call_given_up_leaves_no_timer() -> None:
+    clock = VirtualClock()
+    gate = AccountGate(Limits(read_rows_per_second=1_000), clock=clock)
+    gate.spend_rows("alice", 3_000)  # two seconds' worth owed beyond the one the rate allows
+
+    async def read() -> None:
+        async with gate.reading("alice"):
+            pass
+
+    paced = asyncio.create_task(read())
+    await asyncio.sleep(0)
+    assert clock.next_due() == 2_000 and not paced.done()
+    paced.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await paced
+    assert clock.pending == 0
 
 
 async def test_more_than_three_list_calls_in_flight_are_refused(heavy: tuple[TestClient, str]) -> None:
@@ -238,7 +263,7 @@ async def test_more_than_three_list_calls_in_flight_are_refused(heavy: tuple[Tes
     async with client.app[keys.BETTING].gate.reading("another"):
         waiting = set(calls)
         while len(refused) < 3:  # each wait bounded: a fourth call let in would wait behind the lane, and time out
-            done, waiting = await asyncio.wait(waiting, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+            done, waiting = await asyncio.wait(waiting, timeout=BOUND_S, return_when=asyncio.FIRST_COMPLETED)
             assert done, f"{len(refused)} calls answered while the lane is held; 3 should be refused"
             refused += done
         assert len(refused) == 3 and not any(call.done() for call in waiting)
