@@ -170,3 +170,19 @@ def for_durations(clock: Clock) -> Clock:
     other clock (a test's virtual clock) itself."""
     return MonotonicClock(clock._loop) if type(clock) is WallClock else clock
 
+
+
+async def sleep(clock: Clock, delay_ms: int) -> None:
+    """Return ``delay_ms`` later by ``clock`` (a virtual clock: once its owner has moved it that far). Given up
+    (cancelled), it leaves no callback behind."""
+    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def due() -> None:
+        if not done.done():  # (not if the sleep was given up meanwhile)
+            done.set_result(None)
+
+    timer = clock.call_later(delay_ms, due)
+    try:
+        await done
+    finally:
+        timer.cancel()

@@ -52,6 +52,8 @@ from exchange.server.journal import Journal
 ACCOUNTS = tuple(f"trader-{i}" for i in range(200))
 PRICES = tuple(Decimal(p) for p in ("3", "3.5", "4", "4.5", "5"))
 START_MS = 1_796_000_000_000
+PLACEMENTS = 100  # a market's placements
+STEP_MS = 10  # between two placements
 Written = OpenAccount | Deposit | CreateMarket | OpenMarket | PlaceOrder | SuspendMarket | SettleMarket
 
 
@@ -63,8 +65,8 @@ def write(path: Path, markets: int, seed: int = 1) -> int:
     for m in range(markets):
         market = f"holdem.{m}"
         commands += [CreateMarket(ts, market, (1, 2, 3, 4)), OpenMarket(ts, market)]
-        for _ in range(100):
-            ts += 10
+        for _ in range(PLACEMENTS):
+            ts += STEP_MS
             commands.append(PlaceOrder(ts, rng.choice(ACCOUNTS), market, rng.randint(1, 4),
                                        rng.choice((Side.BACK, Side.LAY)), rng.choice(PRICES), rng.randint(2, 50) * 100))
         commands += [SuspendMarket(ts, market), SettleMarket(ts, market, (rng.randint(1, 4),))]
@@ -94,9 +96,8 @@ def timed(argv: Sequence[str], repeats: int) -> tuple[float, int]:
 
 
 def _at(markets: int, share: float) -> str:
-    """The time ``share`` of the way through the journal :func:`write` makes (each market 100 placements 10 ms
-    apart), as ``--since`` takes it."""
-    ms = START_MS + round(markets * 100 * 10 * share)
+    """The time ``share`` of the way through the journal :func:`write` makes, as ``--since`` takes it."""
+    ms = START_MS + round(markets * PLACEMENTS * STEP_MS * share)
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds")
 
 

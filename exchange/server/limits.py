@@ -52,7 +52,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TypeVar
 
-from exchange.clock import Clock
+from exchange.clock import Clock, sleep
 from exchange.server.errors import ApiError, ApingCode
 
 T = TypeVar("T")
@@ -244,7 +244,7 @@ class AccountGate:
         try:
             wait_ms = self._owed_ms(account)
             if wait_ms > 0:  # paced, not refused: the account's records of the last second are over its rate
-                await _after(self._clock, math.ceil(wait_ms))
+                await sleep(self._clock, math.ceil(wait_ms))
             async with self._lane:
                 yield
         finally:
@@ -272,21 +272,6 @@ class AccountGate:
         if not rate:
             return 0.0
         return (self._debt(account) - rate) * 1000 / rate
-
-
-async def _after(clock: Clock, delay_ms: int) -> None:
-    """Return ``delay_ms`` later by ``clock`` (a test's virtual clock: once the test has moved it that far)."""
-    done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def due() -> None:
-        if not done.done():  # (not if the request was given up meanwhile)
-            done.set_result(None)
-
-    timer = clock.call_later(delay_ms, due)
-    try:
-        await done
-    finally:  # a request given up (the server stopping) leaves no timer behind
-        timer.cancel()
 
 
 def slices(items: Iterable[T], size: int) -> Iterator[list[T]]:
