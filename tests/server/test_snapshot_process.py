@@ -178,6 +178,14 @@ time.sleep(120)
 """
 
 
+def _has_open(pid: int, path: Path) -> bool:
+    """Whether process ``pid`` has the file at ``path`` open."""
+    try:
+        return any(os.readlink(fd) == str(path) for fd in Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:  # gone, or a descriptor closed while read
+        return False
+
+
 def test_a_taker_at_work_ends_with_the_server_that_started_it_and_writes_nothing(tmp_path: Path) -> None:
     """A taker outlived a SIGKILLed server: it went on folding the journal beside the restarted server's recovery
     and wrote its snapshot after the restart had begun. Its stdin is a pipe from the server, which the kernel
@@ -195,7 +203,10 @@ def test_a_taker_at_work_ends_with_the_server_that_started_it_and_writes_nothing
         with subprocess.Popen([sys.executable, "-c", _STARTS_A_TAKER, str(db)], stdout=subprocess.PIPE) as server:
             assert server.stdout is not None
             taker = int(server.stdout.readline())
-            assert _takers(db) == [taker]
+            # its process id is printed as its exec finishes, when /proc may not show its command line yet (CI
+            # saw none on a loaded machine); once it has the database open it is the taker, at work
+            wait_until(lambda: _has_open(taker, db), timeout_s=30, what="the taker opening the database")
+            assert _takers(db) == [taker]  # at work: waiting for the write lock to write its snapshot
             server.kill()
         wait_until(lambda: not _takers(db), timeout_s=10, what="the taker ending with its server")
     finally:
