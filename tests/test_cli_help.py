@@ -47,3 +47,25 @@ def test_the_list_ends_with_how_to_start_as_serve_starts() -> None:
     config = ServerConfig()
     assert f"http://{args.host}:{args.port}/" in EPILOG
     assert f"log in as {config.demo_account} / {config.demo_password}." in EPILOG
+
+
+#: serve loads aiohttp to state its defaults; it is about to run a server anyway
+_LIGHT = [name for name in SUBCOMMANDS if name != "serve"]
+
+
+def test_a_commands_help_loads_no_heavy_library() -> None:
+    """``replay --help`` loaded aiohttp and pyarrow (0.7 s, 98 MB) for options that need neither; every command but
+    serve loads its libraries only when it runs."""
+    code = ("import sys\n"
+            "from exchange.cli import main\n"
+            "for name in sys.argv[1:]:\n"
+            "    try:\n"
+            "        main([name, '--help'])\n"
+            "    except SystemExit as exit:\n"
+            "        assert exit.code == 0, (name, exit.code)\n"
+            "print(sorted({'aiohttp', 'pandas', 'pyarrow', 'numpy'} & set(sys.modules)), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code, *_LIGHT], cwd=REPO, capture_output=True, text=True,
+                          timeout=BOUND_S)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "[]"
+    assert done.stdout.count("usage: exchange-poker ") == len(_LIGHT)

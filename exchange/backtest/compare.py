@@ -32,8 +32,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from exchange.backtest.loading import STRATEGY_ACCOUNT
 from exchange.backtest.provenance import FILE_NAME
-from exchange.backtest.runner import STRATEGY_ACCOUNT, read_for_summary
+from exchange.backtest.runner import read_for_summary
 from exchange.backtest.summary import Summary, half_up, summarise
 from exchange.core.money import format_minor
 from exchange.game.channels import parse_market_id

@@ -22,9 +22,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from exchange.backtest.loading import STRATEGY_ACCOUNT
 from exchange.backtest.replay_deal import RecordedDealError, recorded_stages
 from exchange.backtest.replay_market import PublishedEquity, RecordedMarket
-from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.betfair import apiformat
 from exchange.game.channels import ChannelConfig, UnknownChannel, get_channel, parse_market_id
 from exchange.game.deal import PublicCards

@@ -15,7 +15,7 @@ strategy's bets, P&L and history, whichever games were skipped.
 ``{playing, speed, position, positionMs, lengthMs}``, and every page is told.
 Bad input is a 400 ``{"error": "INVALID_INPUT", "details": ...}``.
 
-The position moves on a :class:`ReplayClock`: with the wall clock by default,
+The position moves on a :class:`~exchange.backtest.replay_clock.ReplayClock`: with the wall clock by default,
 or any ``now`` function a test injects. Each page is sent to by its own
 :class:`~exchange.backtest.replay_watchers.Watcher`: a page that stops reading
 holds up no other, and is dropped once far behind. When the replay stops, every
@@ -28,56 +28,19 @@ import asyncio
 import contextlib
 import json
 import math
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
 from exchange.backtest.replay import Timeline
+from exchange.backtest.replay_clock import MAX_SPEED, MIN_SPEED, ReplayClock
 from exchange.backtest.replay_watchers import Watcher
 from exchange.page import add_page_routes
 
 TICK_S = 0.1  # how often (wall clock) the player looks whether the table changed
-MIN_SPEED, MAX_SPEED = 0.1, 100.0
 TIMELINE = web.AppKey("timeline", Timeline)
 JsonDict = dict[str, Any]
-
-
-class ReplayClock:
-    """The replay's position in ms since the first game's start: paused, or moving at ``speed`` × ``now()``."""
-
-    def __init__(self, length_ms: int, now: Callable[[], float] = time.monotonic) -> None:
-        self.length_ms = length_ms
-        self._now = now
-        self.speed = 1.0
-        self.playing = False
-        self._base_ms = 0.0
-        self._since = now()
-
-    def position(self) -> int:
-        moved = (self._now() - self._since) * 1000 * self.speed if self.playing else 0.0
-        return int(min(self.length_ms, self._base_ms + moved))
-
-    def _rebase(self) -> None:
-        self._base_ms = float(self.position())
-        self._since = self._now()
-
-    def play(self) -> None:
-        self._rebase()
-        self.playing = True
-
-    def pause(self) -> None:
-        self._rebase()
-        self.playing = False
-
-    def set_speed(self, speed: float) -> None:
-        self._rebase()
-        self.speed = speed
-
-    def seek(self, position_ms: int) -> None:
-        self._base_ms = float(max(0, min(self.length_ms, position_ms)))
-        self._since = self._now()
 
 
 class Player:

@@ -30,7 +30,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from exchange.backtest.loading import StrategySpec
+from exchange.backtest.loading import STRATEGY_ACCOUNT, StrategySpec
 from exchange.backtest.provenance import FILE_NAME as RECORD_FILE
 from exchange.backtest.provenance import write_run_record
 from exchange.backtest.strategy import check_latency_ms
@@ -52,7 +52,6 @@ from exchange.tables.outputs import (
 
 #: 2026-01-01T00:00:00Z: where the first game's clock starts (epoch milliseconds).
 EPOCH_MS = 1_767_225_600_000
-STRATEGY_ACCOUNT = "strategy"
 #: The strategy account's starting balance in each world or session: 10,000.00.
 DEFAULT_BALANCE = 1_000_000
 #: The largest starting balance (minor units: 10,000,000,000,000.00): the tables hold money in 64-bit columns,

@@ -19,12 +19,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from aiohttp import web
-
 from engine.wording import counted
-from exchange.backtest.replay import ReplayError, load_timeline
-from exchange.backtest.replay_server import MAX_SPEED, MIN_SPEED, PLAYER, create_replay_app
-from exchange.backtest.runner import STRATEGY_ACCOUNT
+from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.replay_clock import MAX_SPEED, MIN_SPEED
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import fail, http_url, number_from_to, one_line_errors, port
 
@@ -51,6 +48,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    # loaded here, not with the parser: aiohttp and pyarrow take most of a second, which --help need not wait for
+    from aiohttp import web
+
+    from exchange.backtest.replay import ReplayError, load_timeline
+    from exchange.backtest.replay_server import PLAYER, create_replay_app
+
     if not args.dir.exists():
         fail(f"{args.dir}: no such folder; give a backtest's output folder (its --out) or a server's recording (its "
              "--record)")

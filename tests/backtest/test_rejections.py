@@ -23,7 +23,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS, STRATEGY_ACCOUNT
+from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS
 from exchange.backtest.strategy import ALL_MARKETS, GameStart, MarketHandle, Strategy
 from exchange.backtest.summary import summarise
 from exchange.backtest.world import GameSetup, HouseSpec, play_session

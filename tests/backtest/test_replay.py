@@ -19,10 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
+from exchange.backtest.loading import STRATEGY_ACCOUNT
 from exchange.backtest.replay import NOT_AVAILABLE, ReplayError, Timeline, game_snapshot, load_timeline
+from exchange.backtest.replay_clock import ReplayClock
 from exchange.backtest.replay_market import RecordedMarket, exact_average, orders_at
-from exchange.backtest.replay_server import PLAYER, Player, ReplayClock, create_replay_app
-from exchange.backtest.runner import STRATEGY_ACCOUNT
+from exchange.backtest.replay_server import PLAYER, Player, create_replay_app
 from exchange.game.channels import get_channel
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import timetable

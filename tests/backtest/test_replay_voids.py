@@ -17,8 +17,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from exchange.backtest.loading import STRATEGY_ACCOUNT
 from exchange.backtest.replay import RecordedGame, Timeline, game_snapshot, load_timeline
-from exchange.backtest.runner import STRATEGY_ACCOUNT
 from exchange.core.events import MatchVoided
 from exchange.game.irregular import BetsVoided
 from tests.voided_backtest import Row, VoidedBacktest, pennies, rows, write_voided_backtest

@@ -16,7 +16,8 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from exchange.backtest.replay import load_timeline
-from exchange.backtest.replay_server import PLAYER, ReplayClock, create_replay_app
+from exchange.backtest.replay_clock import ReplayClock
+from exchange.backtest.replay_server import PLAYER, create_replay_app
 from exchange.backtest.replay_watchers import MAX_SKIPPED
 from tests.backtest.backtest_support import Run
 from tests.server.helpers import until

@@ -26,7 +26,8 @@ from aiohttp import web
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from exchange.backtest.replay import load_timeline
-from exchange.backtest.replay_server import ReplayClock, create_replay_app
+from exchange.backtest.replay_clock import ReplayClock
+from exchange.backtest.replay_server import create_replay_app
 from exchange.clock import VirtualClock
 from exchange.game.channels import HOLDEM
 from exchange.game.rounds import timetable
