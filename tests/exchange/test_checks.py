@@ -156,32 +156,39 @@ def _result_while_unmatched(o: Order) -> None:
     o.result = BetResult(o.bet_id, o.account_id, o.selection_id, BetOutcome.LOST, -o.matched)
 
 
-ORDER_CORRUPTIONS: list[tuple[str, str, Callable[[Order], None], str]] = [
-    ("a negative part", "alice lay 1", lambda o: setattr(o, "lapsed", -1), r"sizes .* must be non-negative"),
-    ("a tick off the ladder", "carol back 2 resting", lambda o: setattr(o, "tick", 350), r"tick 350 is off the ladder"),
+ORDER_CORRUPTIONS: list[tuple[str, str, Callable[[Order], None], str, str]] = [
+    ("a negative part", "alice lay 1", lambda o: setattr(o, "lapsed", -1), r"sizes .* must be non-negative",
+     r"bet 1: sizes .* must be non-negative"),
+    ("a tick off the ladder", "carol back 2 resting", lambda o: setattr(o, "tick", 350), r"tick 350 is off the ladder",
+     r"book of selection 2, backs at tick 124: bet 5 is a back at tick 350 on selection 2"),
     ("a matched price sum with nothing matched", "carol back 2 resting", lambda o: setattr(o, "matched_x100", 250),
-     r"matched_x100 250 with nothing matched"),
+     r"matched_x100 250 with nothing matched", r"bet 5: matched sums"),
     ("an average price below 1.01", "bob back 1", lambda o: setattr(o, "matched_x100", 100 * o.matched),
-     r"average matched price .* is off the ladder"),
+     r"average matched price .* is off the ladder", r"bet 2: matched sums"),
     ("a back matched below its limit", "bob back 1", lambda o: setattr(o, "matched_x100", o.matched_x100 - 1),
-     r"matched at a worse price than its limit"),
+     r"matched at a worse price than its limit", r"bet 2: matched sums"),
     ("a lay matched above its limit", "alice lay 1", lambda o: setattr(o, "matched_x100", o.matched_x100 + 1),
-     r"matched at a worse price than its limit"),
-    ("a result for another bet", "dave back 3", _result_for_another_bet, r"settled result .* does not fit"),
+     r"matched at a worse price than its limit", r"bet 1: matched sums"),
+    ("a result for another bet", "dave back 3", _result_for_another_bet, r"settled result .* does not fit",
+     r"bet 6: settled result .* does not fit"),
     ("a result on an order with unmatched size", "alice lay 1", _result_while_unmatched,
-     r"settled result .* does not fit"),
+     r"settled result .* does not fit", r"position of 'alice' on 1.1: settled 200, early results sum to -200"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("bet", "corrupt", "message"), [c[1:] for c in ORDER_CORRUPTIONS],
+@pytest.mark.parametrize(("bet", "corrupt", "message", "audit_message"), [c[1:] for c in ORDER_CORRUPTIONS],
                          ids=[c[0] for c in ORDER_CORRUPTIONS])  # fmt: skip
-def test_order_check_catches(s: State, bet: str, corrupt: Callable[[Order], None], message: str) -> None:
+def test_order_check_catches(
+    s: State, bet: str, corrupt: Callable[[Order], None], message: str, audit_message: str,
+) -> None:
+    """The order's own check names what is wrong; the whole audit meets the corruption first where the message says
+    (the book holding the order, the matches' sums, the position's results)."""
     order = s.order(bet)
     order._check()
     corrupt(order)
     with pytest.raises(LedgerError, match=rf"bet {order.bet_id}: {message}"):
         order._check()
-    with pytest.raises(LedgerError):
+    with pytest.raises(LedgerError, match=audit_message):
         s.ex._check()
 
 
@@ -310,8 +317,10 @@ def test_book_check_catches_a_queue_out_of_time_order(s: State) -> None:
 
 
 def test_book_check_catches_an_order_queued_at_the_wrong_price(s: State) -> None:
-    s.order("carol back 2 resting").tick += 1
-    with pytest.raises(LedgerError, match=rf"book of selection 2, backs at tick {parse_price('2.5')}$"):
+    order = s.order("carol back 2 resting")
+    order.tick += 1
+    with pytest.raises(LedgerError, match=rf"book of selection 2, backs at tick {parse_price('2.5')}: bet "
+                                          rf"{order.bet_id} is a back at tick {order.tick} on selection 2$"):
         s.book(2)._check()
 
 
