@@ -4,7 +4,8 @@
 * :mod:`exchange.backtest.bankroll` — the strategy's account from game to game, as the exchange sees it;
 * :mod:`exchange.backtest.agent` — a strategy seated at a channel as ordinary game agents, one per market it trades;
 * :mod:`exchange.backtest.instructions` — what the strategy asked, until it arrives: what a refusal refused;
-* :mod:`exchange.backtest.loading` — ``module:Class`` / ``file.py:Class`` references, built in any worker;
+* :mod:`exchange.backtest.loading` — ``module:Class`` / ``file.py:Class`` references, built in any worker; the account
+  a strategy trades as;
 * :mod:`exchange.backtest.world` — one session's world (clock, exchange, channel, house liquidity, strategy),
   one game by default;
 * :mod:`exchange.backtest.runner` — sessions in chunks, run anywhere, merged in game order;
@@ -14,5 +15,6 @@
   recording), from :mod:`exchange.betfair.projection`, the public book rebuilt from events;
 * :mod:`exchange.backtest.summary` — the figures printed at the end;
 * :mod:`exchange.backtest.replay` (with ``replay_files``, ``replay_deal``, ``replay_market``) and
-  :mod:`exchange.backtest.replay_server` — ``exchange-poker replay``: the trading page over a backtest's files.
+  :mod:`exchange.backtest.replay_server` (its position on ``replay_clock``) — ``exchange-poker replay``: the
+  trading page over a backtest's files.
 """
