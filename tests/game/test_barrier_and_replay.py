@@ -163,7 +163,7 @@ async def test_the_same_game_runs_on_the_wall_clock() -> None:
 
     channel.subscribe(on_event)
     channel.start(games=1)
-    await asyncio.wait_for(done, timeout=10)
+    await asyncio.wait_for(done, timeout=60)  # the worker's first equities may load the engine's tables
     (result,) = log.of_type(ResultDeclared)
     assert result.winners == (4,)  # 2c2d makes a set of deuces
     assert [w.round for w in log.of_type(WindowClosed)] == [Round.DEAL, Round.PREFLOP, Round.FLOP, Round.TURN]

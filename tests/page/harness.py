@@ -46,7 +46,7 @@ PLAYING_MS = 1_000
 CALL_TIMEOUT_S = 20  # the first start may build the engine's tables
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 APP_KEY = "page-test"
-WAIT_MS = 10_000  # the longest any expectation waits for the page
+WAIT_MS = 30_000  # the longest any expectation waits for the page (Chromium on a loaded machine is slow)
 T = TypeVar("T")
 
 

@@ -112,6 +112,9 @@ def run_flumine_replace_cancel(url: str, stream_port: int, username: str, passwo
                 elif price == 900.0 and status == "Execution complete" and order.size_lapsed:
                     del seen["replace"]  # the window closed first: the next game's market starts again
                     seen.pop("cancel", None)
+                elif (price == 1000.0 and status == "Execution complete" and order.size_lapsed
+                      and seen.get("replace") == order.bet_id):
+                    del seen["replace"]  # it lapsed before the replace came: so does the next game's market
                 elif price == 900.0 and status == "Execution complete" and "done" not in seen:
                     seen["done"] = {"bet_id": order.bet_id, "size_cancelled": order.size_cancelled,
                                     "cancel_report": order.responses.cancel_responses[-1].status

@@ -25,13 +25,13 @@ from tests.server.serverproc import cli
 PAGE = 4096  # SQLite's default page size
 
 HOLD_OPEN = """
-import sqlite3, sys, time
+import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None)
 conn.execute("PRAGMA journal_mode=WAL")
 conn.execute("CREATE TABLE t (x)")
 conn.execute("INSERT INTO t VALUES (1)")
 print("open", flush=True)
-time.sleep(60)
+sys.stdin.read()  # held open until the test is done with it (it kills the holder), however long that takes
 """
 
 
@@ -39,7 +39,8 @@ time.sleep(60)
 def deleted_while_open(tmp_path: Path) -> Iterator[Path]:
     """The issue's case: a database deleted while a process still has it open, its -wal and -shm left beside."""
     db = tmp_path / "exchange.db"
-    holder = subprocess.Popen([sys.executable, "-c", HOLD_OPEN, str(db)], stdout=subprocess.PIPE)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_OPEN, str(db)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE)
     try:
         assert holder.stdout is not None
         readable, _, _ = select.select([holder.stdout], [], [], 30)  # a bounded wait for "open", not a fixed sleep
@@ -49,6 +50,8 @@ def deleted_while_open(tmp_path: Path) -> Iterator[Path]:
     finally:
         holder.kill()
         holder.wait(timeout=10)
+        assert holder.stdin is not None
+        holder.stdin.close()
 
 
 def _assert_refused(result: subprocess.CompletedProcess[str], db: Path, problem: str) -> None:

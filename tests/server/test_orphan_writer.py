@@ -93,7 +93,9 @@ def test_a_start_waits_for_what_a_killed_server_left_holding_the_lock(
 def test_a_start_kills_the_named_orphan_that_does_not_end_in_time(orphan: tuple[str, int, int]) -> None:
     db_path, child, _ = orphan
     lock = DatabaseLock.acquire(db_path, orphan_wait_s=0)
-    assert lock.held and gone(child)
+    assert lock.held
+    # its lock went with its files as it exited, a moment before /proc shows it gone
+    wait_until(lambda: gone(child), timeout_s=BOUND_S, what="the killed orphan exiting")
     lock.release()
 
 
@@ -135,8 +137,8 @@ def test_a_server_killed_with_a_batch_in_its_writers_pipe_restarts_without_a_fai
 
         def resume_the_writer_once_the_start_waits_for_it() -> None:
             with contextlib.suppress(AssertionError):
-                wait_until(lambda: bool(again.runs) and "waiting up to" in again.log(), timeout_s=BOUND_S,
-                           what="the new server waiting for the old writer")
+                wait_until(lambda: bool(again.runs) and "waiting up to" in again.log(),
+                           timeout_s=again.start_timeout_s, what="the new server waiting for the old writer")
                 waited.set()
             os.kill(writer, signal.SIGCONT)  # it commits its batch, reads the end of its input, exits
 
@@ -145,7 +147,8 @@ def test_a_server_killed_with_a_batch_in_its_writers_pipe_restarts_without_a_fai
         again.start()
         resume.join(BOUND_S)
         assert waited.is_set(), "the new server opened the journal while the old writer could still commit"
-        assert gone(writer) and "killing" not in again.log()
+        wait_until(lambda: gone(writer), timeout_s=BOUND_S, what="the old writer exiting")
+        assert "killing" not in again.log()
         game = requests.get(f"{again.url}/games/v1/channels/holdem/snapshot", timeout=BOUND_S).json()["game"]
         placed = Api(again).call("placeOrders", place(f"holdem.{game['gameNumber']}", 1, "BACK", 1000, 2))
         assert placed["result"]["status"] == "SUCCESS", placed

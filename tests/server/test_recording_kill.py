@@ -325,16 +325,31 @@ def test_a_killed_server_loses_no_game_the_exchange_settled(tmp_path: Path) -> N
     server = ServerProcess(tmp_path / "ex.db", "--record", str(record), "--record-every", "100",
                            "--record-every-minutes", "0", window_s=1, playing_s=0.1, house=True)
 
-    def everything_ended_is_held() -> bool:
-        """Early in a betting window (a game end is most of a window away), with two games or more ended and all
-        of them held: the kill then finds no game ended and not held yet."""
-        game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
+    def early_window() -> tuple[str, int] | None:
+        """The game and round whose betting window is open and not half gone (a game end is most of a window
+        away); None if there is none, or the server is slow to say."""
+        try:
+            game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
+        except requests.RequestException:
+            return None
         if not (game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < 50):
+            return None
+        return game["id"], game["round"]
+
+    def everything_ended_is_held() -> bool:
+        """Early in a betting window, with two games or more ended and all of them held, and still early in that
+        window once they are read (a loaded machine can take half a window reading them): the kill then finds no
+        game ended and not held yet."""
+        window = early_window()
+        if window is None:
             return False
-        listed = requests.get(f"{server.url}/games/v1/channels/holdem/results", params={"limit": 100},
-                              timeout=5).json()["results"]
+        try:
+            listed = requests.get(f"{server.url}/games/v1/channels/holdem/results", params={"limit": 100},
+                                  timeout=5).json()["results"]
+        except requests.RequestException:
+            return False
         ended = {result["id"] for result in listed}
-        return len(ended) >= 2 and held_market_ids(record) == ended
+        return len(ended) >= 2 and held_market_ids(record) == ended and early_window() == window
 
     with server:
         wait_until(everything_ended_is_held, timeout_s=60, what="two games or more ended, all held")

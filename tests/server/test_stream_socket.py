@@ -22,6 +22,8 @@ from exchange.server.tls import TlsConfigError, self_signed, server_context
 from tests.server.helpers import APP_KEY, login, place, rpc, virtual_clock, wanted
 
 MARKET = "holdem.0"
+#: The longest a line may take to come: a real server process just restarted on a loaded machine can take seconds.
+LINE_WAIT_S = 15
 
 
 class Lines:
@@ -42,7 +44,7 @@ class Lines:
         await self.writer.drain()
 
     async def line(self) -> str:
-        raw = await asyncio.wait_for(self.reader.readuntil(b"\n"), 3)
+        raw = await asyncio.wait_for(self.reader.readuntil(b"\n"), LINE_WAIT_S)
         assert raw.endswith(b"\r\n"), raw  # every message ends with CRLF
         return raw.decode()[:-2]
 
