@@ -35,6 +35,10 @@ from tests.server.helpers import free_port, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 30.0  # a warm engine cache: the server listens within a few seconds
+#: A cold one (a fresh machine whose first server test runs before any test has used the engine): the server says so
+#: and builds the tables and kernels before it listens: 20 s on a quiet machine, a minute or more on a loaded one.
+COLD_START_TIMEOUT_S = 200.0  # (under the suite's 300 s a test)
+COLD_START = "first run: building its tables"
 STOP_TIMEOUT_S = 20.0  # SIGINT to exit: the server stops its games, syncs the journal and ends its children
 KILL_TIMEOUT_S = 10.0
 PORT_TRIES = 3  # starts on a port of its own choosing, each taken by another process before the server bound it
@@ -145,8 +149,11 @@ class ServerProcess:
         with out.open("wb") as out_file, err.open("wb") as err_file:
             self.proc = subprocess.Popen(self.argv, stdout=out_file, stderr=err_file, env=self.env, cwd=REPO)
         try:
-            wait_until(self._dealing, timeout_s=self.start_timeout_s, what=f"the server on {self.url} dealing",
-                       poll_s=0.1)
+            wait_until(lambda: self._dealing() or COLD_START in self.log(), timeout_s=self.start_timeout_s,
+                       what=f"the server on {self.url} dealing", poll_s=0.1)
+            if not self._dealing():  # building the engine's cache first
+                wait_until(self._dealing, timeout_s=max(self.start_timeout_s, COLD_START_TIMEOUT_S),
+                           what=f"the server on {self.url} dealing once its engine cache is built", poll_s=0.1)
         except AssertionError as exc:
             self.kill()
             raise AssertionError(f"{exc}; its log ends: {self.log()[-3000:]}") from None
