@@ -143,7 +143,7 @@ def options_of(parser: argparse.ArgumentParser) -> set[str]:
 
 
 #: Options of other tools the README shows, with the tool: none of them may be taken for one of ours.
-OTHER_TOOLS = {"--output": "jupyter execute"}
+OTHER_TOOLS = {"--output": "jupyter execute", "--timeout": "pytest"}
 
 
 def test_every_option_the_readme_names_is_a_commands() -> None:
