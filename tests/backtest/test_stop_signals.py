@@ -33,10 +33,14 @@ class Signals(Strategy):
     def on_window_open(self, market, round):
         with open(self.pids, "a") as out:
             out.write(f"{os.getpid()}\\n")
-        command = os.getpid() if multiprocessing.parent_process() is None else os.getppid()
-        if self.signum == signal.SIGINT:  # as Ctrl-C in a terminal: every process of the group
-            os.kill(os.getpid(), signal.SIGINT)
-        os.kill(command, self.signum)
+        if self.signum == signal.SIGINT:  # one Ctrl-C in a terminal: every process of the group, once
+            try:
+                os.close(os.open(self.pids + ".ctrl-c", os.O_CREAT | os.O_EXCL))
+            except FileExistsError:  # another worker pressed it
+                return
+            os.killpg(0, signal.SIGINT)
+        else:
+            os.kill(os.getpid() if multiprocessing.parent_process() is None else os.getppid(), self.signum)
 """
 
 
@@ -55,6 +59,7 @@ def test_a_stop_signal_ends_a_backtest_on_one_line_and_removes_its_unfinished_ou
         [sys.executable, "-m", "exchange.cli", "backtest", "--strategy", f"{strategy}:Signals", "--params", params,
          "--games", "40", "--seed", "1", "--workers", str(workers), "--no-progress", "--out", str(out)],
         capture_output=True, text=True, timeout=BOUND_S, cwd=tmp_path, env=env,
+        start_new_session=True,  # a group of its own, as a terminal's job: the Ctrl-C reaches it and its workers
     )
     assert (done.returncode, done.stderr) == (128 + signum, f"exchange-poker: {said}\n")
     assert not out.exists()  # made for the run and taken away: no table, no .backtest-in-progress, no folder
