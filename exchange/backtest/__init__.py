@@ -1,11 +1,11 @@
 """Backtesting strategies on the exchange game, and the files a backtest leaves behind.
 
 * :mod:`exchange.backtest.strategy` — the flumine-style :class:`Strategy` base and the handle it trades through;
-* :mod:`exchange.backtest.bankroll` — the strategy's account from game to game, as the exchange sees it;
+* :mod:`exchange.backtest.bankroll` — the strategy's account (``STRATEGY_ACCOUNT`` in a backtest) from game to game,
+  as the exchange sees it;
 * :mod:`exchange.backtest.agent` — a strategy seated at a channel as ordinary game agents, one per market it trades;
 * :mod:`exchange.backtest.instructions` — what the strategy asked, until it arrives: what a refusal refused;
-* :mod:`exchange.backtest.loading` — ``module:Class`` / ``file.py:Class`` references, built in any worker; the account
-  a strategy trades as;
+* :mod:`exchange.backtest.loading` — ``module:Class`` / ``file.py:Class`` references, built in any worker;
 * :mod:`exchange.backtest.world` — one session's world (clock, exchange, channel, house liquidity, strategy),
   one game by default;
 * :mod:`exchange.backtest.runner` — sessions in chunks, run anywhere, merged in game order;

@@ -29,6 +29,8 @@ from exchange.core.accounts import AccountFunds
 from exchange.core.events import MarketSettled, MarketVoided
 from exchange.game.events import GameEnded, Stamped
 
+#: The account a backtest's strategy trades as (and the one ``exchange-poker replay`` shows by default).
+STRATEGY_ACCOUNT = "strategy"
 
 @dataclass(frozen=True, slots=True)
 class Bankroll:

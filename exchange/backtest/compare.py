@@ -32,7 +32,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.provenance import FILE_NAME
 from exchange.backtest.runner import read_for_summary
 from exchange.backtest.summary import Summary, half_up, summarise

@@ -26,9 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: The account a backtest's strategy trades as (and the one ``exchange-poker replay`` shows by default).
-STRATEGY_ACCOUNT = "strategy"
-
 _LOADING = threading.Lock()
 
 

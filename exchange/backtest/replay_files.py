@@ -22,7 +22,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.replay_deal import RecordedDealError, recorded_stages
 from exchange.backtest.replay_market import PublishedEquity, RecordedMarket
 from exchange.betfair import apiformat

@@ -30,7 +30,8 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT, StrategySpec
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
+from exchange.backtest.loading import StrategySpec
 from exchange.backtest.provenance import FILE_NAME as RECORD_FILE
 from exchange.backtest.provenance import write_run_record
 from exchange.backtest.strategy import check_latency_ms

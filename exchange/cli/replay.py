@@ -20,7 +20,7 @@ import argparse
 from pathlib import Path
 
 from engine.wording import counted
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.replay_clock import MAX_SPEED, MIN_SPEED
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import fail, http_url, number_from_to, one_line_errors, port
@@ -48,15 +48,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.dir.exists():
+        fail(f"{args.dir}: no such folder; give a backtest's output folder (its --out) or a server's recording (its "
+             "--record)")
     # loaded here, not with the parser: aiohttp and pyarrow take most of a second, which --help need not wait for
     from aiohttp import web
 
     from exchange.backtest.replay import ReplayError, load_timeline
     from exchange.backtest.replay_server import PLAYER, create_replay_app
 
-    if not args.dir.exists():
-        fail(f"{args.dir}: no such folder; give a backtest's output folder (its --out) or a server's recording (its "
-             "--record)")
     try:
         timeline = load_timeline(args.dir, args.account, args.channel)
     except (ReplayError, OSError, ValueError) as exc:

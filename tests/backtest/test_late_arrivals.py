@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from exchange.backtest.agent import attach_strategy
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS
 from exchange.backtest.strategy import ALL_MARKETS, MarketHandle, Strategy
 from exchange.backtest.world import GameSetup, HouseSpec, build_world

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pytest
 
 from exchange.backtest.agent import traded_markets
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS
 from exchange.backtest.strategy import ALL_MARKETS, GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.backtest.summary import max_drawdown, summarise

@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS
 from exchange.backtest.strategy import ALL_MARKETS, GameStart, MarketHandle, Strategy
 from exchange.backtest.summary import summarise

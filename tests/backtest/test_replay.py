@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.replay import NOT_AVAILABLE, ReplayError, Timeline, game_snapshot, load_timeline
 from exchange.backtest.replay_clock import ReplayClock
 from exchange.backtest.replay_market import RecordedMarket, exact_average, orders_at

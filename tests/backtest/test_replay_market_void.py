@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.replay import RecordedGame, Timeline, game_snapshot, load_timeline
 from exchange.core.events import MarketSettled, MarketVoided, MatchVoided, SelectionSettled
 from tests.voided_backtest import Row, VoidedBacktest, pennies, rows, write_market_voided_backtest

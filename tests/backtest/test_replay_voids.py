@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.replay import RecordedGame, Timeline, game_snapshot, load_timeline
 from exchange.core.events import MatchVoided
 from exchange.game.irregular import BetsVoided

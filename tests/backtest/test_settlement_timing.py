@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from engine.irregularities import Irregularity, Kind
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.runner import DEFAULT_BALANCE, EPOCH_MS
 from exchange.backtest.strategy import ALL_MARKETS, GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.backtest.world import GameSetup, HouseSpec, World, build_world

@@ -160,7 +160,7 @@ ORDER_CORRUPTIONS: list[tuple[str, str, Callable[[Order], None], str, str]] = [
     ("a negative part", "alice lay 1", lambda o: setattr(o, "lapsed", -1), r"sizes .* must be non-negative",
      r"bet 1: sizes .* must be non-negative"),
     ("a tick off the ladder", "carol back 2 resting", lambda o: setattr(o, "tick", 350), r"tick 350 is off the ladder",
-     r"book of selection 2, backs at tick 124: bet 5 is a back at tick 350 on selection 2"),
+     rf"book of selection 2, backs at tick {parse_price('2.5')}: bet 5 is a back at tick 350 on selection 2"),
     ("a matched price sum with nothing matched", "carol back 2 resting", lambda o: setattr(o, "matched_x100", 250),
      r"matched_x100 250 with nothing matched", r"bet 5: matched sums"),
     ("an average price below 1.01", "bob back 1", lambda o: setattr(o, "matched_x100", 100 * o.matched),

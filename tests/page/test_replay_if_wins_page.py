@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Page, expect
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT, StrategySpec
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
+from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
 from tests.page.harness import AppThread, FakeTime

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import Page, expect
 
-from exchange.backtest.loading import STRATEGY_ACCOUNT
+from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from tests.page.harness import AppThread, FakeTime, shoot
 from tests.voided_backtest import write_voided_backtest
 

@@ -84,7 +84,7 @@ async def test_a_stalled_writer_fails_the_journal_within_its_timeout_and_is_kill
         started = time.monotonic()
         with pytest.raises(JournalFailed, match=r"has not committed records for 0\.3 s"):
             await asyncio.wait_for(journal.sync(), BOUND_S)
-        assert time.monotonic() - started < BOUND_S / 2
+        assert time.monotonic() - started < 2  # the 0.3 s timeout, not the default 5 s
         assert len(reasons) == 1 and "stalled" in reasons[0]
         deadline = time.monotonic() + BOUND_S
         while not gone(pid) and time.monotonic() < deadline:
@@ -237,7 +237,7 @@ async def test_with_the_writer_stalled_nothing_undurable_is_shown_and_every_wait
         rpc(client, alice, "listCurrentOrders"), rpc(client, alice, "getAccountFunds", path=ACCOUNT),
         client.get("/games/v1/channels/holdem/snapshot")), BOUND_S)
     placed = await asyncio.wait_for(place_task, BOUND_S)
-    assert time.monotonic() - started < TIMEOUT_MS / 1000 + BOUND_S / 2, "the wait must end at the journal timeout"
+    assert time.monotonic() - started < 2 * TIMEOUT_MS / 1000 + 1, "the wait must end at the journal timeout"
     assert _unavailable(placed), placed  # not a bet id the journal does not hold
     orders, now_funds, snapshot = reads
     assert _unavailable(orders), orders  # not the order listed EXECUTABLE
@@ -251,7 +251,7 @@ async def test_with_the_writer_stalled_nothing_undurable_is_shown_and_every_wait
     text = json.dumps(seen)
     assert '"uo"' not in text or '"p": 3.0' not in text, seen
     assert seen[-1].get("errorCode") == "SERVICE_UNAVAILABLE" and seen[-1].get("connectionClosed") is True, seen
-    assert len(fatal) == 1 and "stalled" in fatal[0]
+    assert len(fatal) == 1 and f"for {TIMEOUT_MS / 1000:g} s (stalled" in fatal[0], fatal  # the timeout given
     await _everything_refused(client, alice)
 
 
@@ -361,12 +361,12 @@ def test_serve_with_a_stalled_writer_answers_in_time_exits_and_never_reuses_a_ma
     with contextlib.suppress(requests.ConnectionError, requests.ReadTimeout):
         answer = api.call("placeOrders", place(f"holdem.{shown}", 1, "BACK", 3.0, 2))
         assert _unavailable(answer), answer
-    assert server.wait(BOUND_S) == 3 and time.monotonic() - started < TIMEOUT_MS / 1000 + BOUND_S / 2
+    assert server.wait(BOUND_S) == 3 and time.monotonic() - started < 2 * TIMEOUT_MS / 1000 + 1
     # killed as the server exits: gone a moment later (its exit can take the kernel a moment)
     wait_until(lambda: gone(writer), timeout_s=BOUND_S,
                what="the stalled writer ending with the server (it could commit after a restart)")
     fatal = [line for line in server.log().splitlines() if "fail-stop" in line]
-    assert len(fatal) == 1 and "stalled" in fatal[0], fatal
+    assert len(fatal) == 1 and f"for {TIMEOUT_MS / 1000:g} s (stalled" in fatal[0], fatal  # the timeout given
 
     api, again = _after_restart(db, servers)
     assert _game_number(again) > shown  # the interrupted game is voided, its id never dealt again
