@@ -36,7 +36,7 @@ from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.limits import Limits
-from tests.server.helpers import START_MS, free_port
+from tests.server.helpers import START_MS
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,8 +55,9 @@ class AppThread:
 
     def __init__(self, app: web.Application) -> None:
         self.app = app
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        #: 0 until it starts on a port the system chooses (a port chosen here could be taken before the bind)
+        self.port = 0
+        self.url = ""
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="page-test-server", daemon=True)
         self.runner: web.AppRunner | None = None
@@ -71,6 +72,8 @@ class AppThread:
         self.runner = web.AppRunner(self.app, shutdown_timeout=1.0)
         await self.runner.setup()
         await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
+        self.port = self.runner.addresses[0][1]
+        self.url = f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
         """Stop listening and end the loop; once stopped, nothing more (a test may stop it early, to restart)."""
