@@ -68,7 +68,8 @@ def _item(service: ExchangeService, item: Item) -> JsonDict:
         "eventId": service.event_id(item.market_id) if item.market_id else 0, "eventTypeId": int(EVENT_TYPE_ID),
         "fullMarketName": f"{info.event_name} / {info.market_name}" if info else (item.market_id or item.kind),
         "grossBetAmount": 0.0, "transactionId": 0, "marketType": "O",
-        "placedDate": apiformat.iso(item.ts), "selectionId": 0, "startDate": apiformat.iso(item.ts),
+        "placedDate": apiformat.iso(item.ts), "selectionId": 0,
+        "startDate": apiformat.iso(item.ts if item.market_start is None else item.market_start),
         "transactionType": transaction, "winLose": win_lose,
         "marketName": info.market_name if info else (item.market_id or item.kind),
     }

@@ -7,11 +7,13 @@ rebuilds it); one found damaged (not a database, or malformed) is deleted and re
 holds each item (``account, seq, part``: a journal record and, for a market result, part 0 the result and part 1
 the commission) with its date (its event's: an opening balance is dated when the account was added, though the core
 opens it at its first login), amount and the account's running balance after it, each account's balance so far, and
-its *mark*: the last journal record it has read, with that record's CRC. A call first brings the index up to the
+its *mark*: the last journal record it has read, with that record's CRC; and each market's start (its
+``MarketCreated``), which a market's items give as their ``startDate``. A call first brings the index up to the
 journal's last committed record (each record is read once, ever: only the records committed since the last call),
 in one transaction with the new mark, so a crash leaves the index at an old mark, never between. If the record at
 the mark is no longer the one the index read (the journal was replaced, or damaged records were set aside at a
-start and their sequence numbers reused), the index is rebuilt from the start. Reads see committed records only,
+start and their sequence numbers reused), or its tables are of an older layout (:data:`VERSION`), the index is
+rebuilt from the start. Reads see committed records only,
 through a read-only connection, as before.
 
 An item's ``refId`` is its record's number (and ``-c`` for a commission), unique over the account's history:
@@ -42,14 +44,19 @@ from exchange.server.journal_check import rewinds
 
 log = logging.getLogger(__name__)
 
-_TYPES = ("AccountCredited", "AccountDebited", "MarketSettled", "MarketVoided")
+_TYPES = ("AccountCredited", "AccountDebited", "MarketSettled", "MarketVoided", "MarketCreated")
 _MATCHING = "(" + " OR ".join(f"body LIKE '{{\"type\":\"{t}\"%'" for t in _TYPES) + ")"
 #: Journal records read per query while catching up (the index is written in one transaction all the same).
 BATCH = 5_000
 #: Each item kind's class: deposits and withdrawals (``D``) or market items (``X``), indexed apart.
 CLASSES = {"DEPOSIT": "D", "WITHDRAWAL": "D", "RESULT": "X", "COMMISSION": "X"}
 
+#: The layout of the index's tables (SQLite's ``user_version``): an index of another is built again from the start.
+#: 2: each market's start (``markets``), for the items' ``startDate``.
+VERSION = 2
+
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS markets (market_id TEXT PRIMARY KEY, start_ts INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS mark (id INTEGER PRIMARY KEY CHECK (id = 0), seq INTEGER NOT NULL, crc INTEGER);
 CREATE TABLE IF NOT EXISTS balances (account TEXT PRIMARY KEY, balance INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS items (
@@ -72,6 +79,7 @@ class Item:
     balance: int
     kind: str  # DEPOSIT, WITHDRAWAL, RESULT or COMMISSION
     market_id: str | None = None
+    market_start: int | None = None  # when the market opened (its ``MarketCreated``), for a market's item
 
 
 Movement = tuple[str, int, int, str, str | None]  # account, part, amount, kind, market id
@@ -127,7 +135,8 @@ def page_query(account: str, classes: Collection[str], start: int | None, end: i
     if end is not None:
         where.append("ts <= ?")
         args.append(end)
-    return ("SELECT seq, part, ts, amount, balance, kind, market_id FROM items WHERE " + " AND ".join(where)
+    return ("SELECT seq, part, ts, amount, balance, kind, items.market_id, start_ts FROM items LEFT JOIN markets "
+            "ON markets.market_id = items.market_id WHERE " + " AND ".join(where)
             + " ORDER BY ts DESC, seq DESC, part DESC LIMIT ? OFFSET ?"), args
 
 
@@ -160,8 +169,8 @@ class StatementIndex:
                 self._discard()
                 rows = self._read(sql, (*args, count + 1, first))
             rewinds = self._rewinds
-        items = [Item(ref_id(seq, part, rewinds), ts, amount, balance, kind, market)
-                 for seq, part, ts, amount, balance, kind, market in rows[:count]]
+        items = [Item(ref_id(seq, part, rewinds), ts, amount, balance, kind, market, start)
+                 for seq, part, ts, amount, balance, kind, market, start in rows[:count]]
         return items, len(rows) > count
 
     def close(self) -> None:
@@ -206,6 +215,9 @@ class StatementIndex:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")  # derived data: a lost tail is read again from the journal
                 conn.executescript(SCHEMA)
+                if conn.execute("PRAGMA user_version").fetchone()[0] != VERSION:  # from before its tables were these
+                    conn.execute("DELETE FROM mark")  # the next catch-up builds it from the start
+                    conn.execute(f"PRAGMA user_version = {VERSION}")
             except BaseException:
                 conn.close()
                 raise
@@ -228,8 +240,8 @@ class StatementIndex:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 if not seq:
-                    conn.execute("DELETE FROM items")
-                    conn.execute("DELETE FROM balances")
+                    for table in ("items", "balances", "markets"):
+                        conn.execute(f"DELETE FROM {table}")
                 if last is not None:
                     self._index(conn, self._records(journal, seq, last[0]))
                     conn.execute("INSERT OR REPLACE INTO mark (id, seq, crc) VALUES (0, ?, ?)", last)
@@ -257,8 +269,11 @@ class StatementIndex:
     def _index(conn: sqlite3.Connection, records: Iterator[tuple[int, str]]) -> None:
         balances: dict[str, int] = {}
         rows = []
+        starts = []
         for seq, body in records:
             event = jsoncodec.loads(body)
+            if event["type"] == "MarketCreated":
+                starts.append((event["market_id"], event["ts"]))
             for account, part, amount, kind, market in movements(event):
                 if account not in balances:
                     known = conn.execute("SELECT balance FROM balances WHERE account = ?", (account,)).fetchone()
@@ -266,6 +281,7 @@ class StatementIndex:
                 balances[account] += amount
                 rows.append((account, seq, part, event["ts"], amount, balances[account], kind, CLASSES[kind], market))
         conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        conn.executemany("INSERT OR REPLACE INTO markets VALUES (?, ?)", starts)
         conn.executemany("INSERT OR REPLACE INTO balances VALUES (?, ?)", balances.items())
 
     def _check(self) -> None:
@@ -276,6 +292,7 @@ class StatementIndex:
             indexed = conn.execute("SELECT account, seq, part, ts, amount, balance, kind FROM items "
                                    "ORDER BY account, seq, part").fetchall()
             stored = dict(conn.execute("SELECT account, balance FROM balances").fetchall())
+            starts = dict(conn.execute("SELECT market_id, start_ts FROM markets").fetchall())
         journal = self._read_only_journal()
         try:
             rows = journal.execute(f"SELECT seq, body FROM journal WHERE kind = 'event' AND {_MATCHING} "
@@ -284,10 +301,13 @@ class StatementIndex:
             journal.close()
         folded: list[tuple[str, int, int, int, int, int, str]] = []
         balance: dict[str, int] = {}
+        created: dict[str, int] = {}
         for seq, body in rows:
             event = jsoncodec.loads(body)
+            if event["type"] == "MarketCreated":
+                created[event["market_id"]] = event["ts"]
             for account, part, amount, kind, _ in movements(event):
                 balance[account] = balance.get(account, 0) + amount
                 folded.append((account, seq, part, event["ts"], amount, balance[account], kind))
-        if sorted(folded) != indexed or stored != balance:
+        if sorted(folded) != indexed or stored != balance or starts != created:
             raise InvariantError("the statement index differs from a fold of the journal")

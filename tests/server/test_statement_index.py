@@ -19,10 +19,18 @@ from aiohttp.test_utils import TestClient
 
 from exchange.betfair import apiformat
 from exchange.clock import VirtualClock
-from exchange.core.events import AccountCredited, AccountDebited, AccountResult, Event, MarketSettled, MarketVoided
+from exchange.core.events import (
+    AccountCredited,
+    AccountDebited,
+    AccountResult,
+    Event,
+    MarketCreated,
+    MarketSettled,
+    MarketVoided,
+)
 from exchange.server import keys
 from exchange.server.journal import Journal
-from exchange.server.statement_index import SCHEMA, Item, StatementIndex, page_query
+from exchange.server.statement_index import SCHEMA, VERSION, Item, StatementIndex, page_query
 from tests.server.helpers import ACCOUNT, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc, serving
 
 ACCOUNTS = ("alice", "bob", "carol")
@@ -45,6 +53,9 @@ def _history(rng: random.Random, ts: int, count: int, market_base: int) -> list[
         elif roll < 0.25:
             event = AccountDebited(ts, account, rng.randint(1, 5_000), "withdrawal")
         elif roll < 0.55:
+            if rng.random() < 0.8:  # the market's start, journaled earlier (most markets': some began before)
+                created = ts - rng.randint(0, 5_000)
+                out.append((created, "event", MarketCreated(created, f"holdem.{market_base + i}", (1, 2), 10, 250)))
             results = tuple(AccountResult(a, rng.choice((0, rng.randint(-900, 900))), rng.choice((0, 0, 3, 17)))
                             for a in rng.sample(ACCOUNTS, rng.randint(1, 3)))
             event = (MarketSettled(ts, f"holdem.{market_base + i}", (1,), (), results, 0, "house")
@@ -93,10 +104,13 @@ def _fold(path: Path) -> dict[str, list[Item]]:
     conn.close()
     items: dict[str, list[Item]] = {a: [] for a in ACCOUNTS}
     balance = dict.fromkeys(ACCOUNTS, 0)
+    starts: dict[str, int] = {}
     for number, ts, kind, text in rows:
         body = json.loads(text)
         if kind != "event":
             continue
+        if body["type"] == "MarketCreated":
+            starts[body["market_id"]] = body["ts"]
         rewound = sum(1 for first in rewinds if first <= number)  # the record's number after each rewind below it
         seq = f"{number}.{rewound}" if rewound else str(number)
         if body["type"] in ("AccountCredited", "AccountDebited"):
@@ -111,11 +125,11 @@ def _fold(path: Path) -> dict[str, list[Item]]:
                 if result["profit"]:
                     balance[account] += result["profit"]
                     items[account].append(Item(str(seq), ts, result["profit"], balance[account], "RESULT",
-                                               body["market_id"]))
+                                               body["market_id"], starts.get(body["market_id"])))
                 if result["commission"]:
                     balance[account] -= result["commission"]
                     items[account].append(Item(f"{seq}-c", ts, -result["commission"], balance[account],
-                                               "COMMISSION", body["market_id"]))
+                                               "COMMISSION", body["market_id"], starts.get(body["market_id"])))
     return items
 
 
@@ -181,6 +195,27 @@ def test_pages_match_the_full_fold_as_the_journal_grows_restarts_and_is_damaged(
     rebuilt = StatementIndex(str(path))
     assert _agree(rebuilt, path, rng, (span[0], other[-1][0])) > 0
     rebuilt.close()
+
+
+def test_an_index_of_the_layout_before_the_markets_starts_is_built_again(tmp_path: Path) -> None:
+    """An index written before it kept each market's start has no ``markets`` table (and ``user_version`` 0): left as
+    it was, its items would say no start; it is built again from the journal."""
+    path, history, rng = _journal(tmp_path, seed=5)
+    built = StatementIndex(str(path))
+    built.page("alice", KINDS["ALL"], None, None, 0, 10)
+    built.close()
+    conn = sqlite3.connect(built.index_path)
+    conn.execute("DROP TABLE markets")
+    conn.execute("PRAGMA user_version = 0")
+    conn.commit()
+    conn.close()
+    again = StatementIndex(str(path))
+    assert _agree(again, path, rng, (history[0][0], history[-1][0])) > 0
+    starts = [item.market_start for item in again.page("alice", KINDS["EXCHANGE"], None, None, 0, 100)[0]]
+    assert any(start is not None for start in starts)  # the seed's markets have their starts
+    again.close()
+    with sqlite3.connect(built.index_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (VERSION,)
 
 
 @pytest.mark.parametrize("damage", ["garbage", "torn pages"])

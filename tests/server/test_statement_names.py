@@ -1,4 +1,4 @@
-"""A statement item names its market and commission rate the same once the exchange has forgotten the market
+"""A statement item names its market, commission rate and start the same once the exchange has forgotten the market
 (``keep_closed_markets``): the statement covers the whole journal, not only the markets kept."""
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ async def test_an_item_of_a_market_no_longer_kept_is_named_as_it_was(tmp_path: P
         for selection in (2, 3, 4):  # alice wins 5.00 (and pays commission) on these hands, or loses 15.00
             await rpc(client, bob, "placeOrders", place("holdem.0", selection, "LAY", 4.0, 10))
             await rpc(client, alice, "placeOrders", place("holdem.0", selection, "BACK", 4.0, 5))
+        catalogue = await rpc(client, alice, "listMarketCatalogue", {
+            "filter": {"marketIds": ["holdem.0"]}, "maxResults": 1, "marketProjection": ["MARKET_START_TIME"]})
+        (market,) = catalogue["result"]
         service = client.app[keys.SERVICE]
         while "holdem.0" not in service.exchange.markets or service.exchange.markets["holdem.0"].is_open:
             clock.advance(WINDOW_MS)
@@ -32,6 +35,9 @@ async def test_an_item_of_a_market_no_longer_kept_is_named_as_it_was(tmp_path: P
         # Seed 1 deals hand 4 the win: alice's result, then its commission (newest first).
         assert (kept[0]["refId"][-2:], kept[0]["legacyData"].get("commissionRate")) == ("-c", "2.5%")
         assert {i["legacyData"]["fullMarketName"] for i in kept} == {"Exchange Hold'em 0 / Game 0"}
+        # the game's start, as the catalogue gives it, where the item is dated when the market settled
+        assert {i["legacyData"]["startDate"] for i in kept} == {market["marketStartTime"]}
+        assert all(i["itemDate"] > market["marketStartTime"] for i in kept)
         while "holdem.0" in service.exchange.markets:  # the next game closes: holdem.0 is forgotten
             clock.advance(WINDOW_MS)
         assert await _market_items(client, alice) == kept
