@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import signal
@@ -15,20 +16,37 @@ from pathlib import Path
 import requests
 
 from tests.server.helpers import free_port, wait_until
-from tests.server.serverproc import REPO, ServerProcess, cli
+from tests.server.serverproc import ADDRESS_IN_USE, REPO, ServerProcess, cli
+
+
+def _tried(proc: subprocess.Popen[bytes], err: Path) -> bool:
+    """Whether ``serve`` has tried its start-up lines on a pipe nobody reads, or has ended."""
+    return "reader is gone" in err.read_text() or proc.poll() is not None
+
+
+def _serve_with_its_reader_gone(tmp_path: Path, err: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """``serve`` with its standard output's reader gone before the first line, once it has tried its start-up lines;
+    on another port while the one it was given is taken first by another process (``free_port`` finds one free only
+    *now*)."""
+    for _ in range(3):
+        port = free_port()
+        with err.open("wb") as err_file:
+            proc = subprocess.Popen([sys.executable, "-m", "exchange.cli", "serve", "--db", str(tmp_path / "ex.db"),
+                                     "--port", str(port), "--no-house"], stdout=subprocess.PIPE, stderr=err_file,
+                                    cwd=REPO)
+        assert proc.stdout is not None
+        proc.stdout.close()  # the reader gone before the first line: every write to the pipe fails
+        wait_until(functools.partial(_tried, proc, err), timeout_s=60, what="the start-up lines tried")
+        if proc.poll() is None or ADDRESS_IN_USE not in err.read_text().lower():
+            return proc, port
+        proc.wait(timeout=10)
+    raise AssertionError(f"every port given was taken first: {err.read_text()[-2000:]}")
 
 
 def test_serve_goes_on_serving_when_the_reader_of_its_output_has_gone(tmp_path: Path) -> None:
-    port = free_port()
     err = tmp_path / "serve.err"
-    with err.open("wb") as err_file:
-        proc = subprocess.Popen([sys.executable, "-m", "exchange.cli", "serve", "--db", str(tmp_path / "ex.db"),
-                                 "--port", str(port), "--no-house"], stdout=subprocess.PIPE, stderr=err_file, cwd=REPO)
-    assert proc.stdout is not None
-    proc.stdout.close()  # the reader gone before the first line: every write to the pipe fails
+    proc, port = _serve_with_its_reader_gone(tmp_path, err)
     try:
-        wait_until(lambda: "reader is gone" in err.read_text() or proc.poll() is not None, timeout_s=60,
-                   what="the start-up lines tried")
         assert proc.poll() is None, err.read_text()[-2000:]
         answer = requests.get(f"http://127.0.0.1:{port}/games/v1/channels", timeout=5)
         assert answer.status_code == 200 and answer.json()
