@@ -171,7 +171,6 @@ def for_durations(clock: Clock) -> Clock:
     return MonotonicClock(clock._loop) if type(clock) is WallClock else clock
 
 
-
 async def sleep(clock: Clock, delay_ms: int) -> None:
     """Return ``delay_ms`` later by ``clock`` (a virtual clock: once its owner has moved it that far). Given up
     (cancelled), it leaves no callback behind."""

@@ -32,6 +32,7 @@ from exchange.game.events import GameEnded, Stamped
 #: The account a backtest's strategy trades as (and the one ``exchange-poker replay`` shows by default).
 STRATEGY_ACCOUNT = "strategy"
 
+
 @dataclass(frozen=True, slots=True)
 class Bankroll:
     """The strategy's account as the exchange sees it, and its result since the strategy was seated. Minor units.

@@ -20,7 +20,7 @@ class ReplayClock:
         self._now = now
         self.speed = 1.0
         self.playing = False
-        self._base_ms = 0.0
+        self._base_ms = 0  # the position (whole ms) when it last started, stopped or changed speed
         self._since = now()
 
     def position(self) -> int:
@@ -28,7 +28,7 @@ class ReplayClock:
         return int(min(self.length_ms, self._base_ms + moved))
 
     def _rebase(self) -> None:
-        self._base_ms = float(self.position())
+        self._base_ms = self.position()
         self._since = self._now()
 
     def play(self) -> None:
@@ -44,5 +44,5 @@ class ReplayClock:
         self.speed = speed
 
     def seek(self, position_ms: int) -> None:
-        self._base_ms = float(max(0, min(self.length_ms, position_ms)))
+        self._base_ms = max(0, min(self.length_ms, position_ms))
         self._since = self._now()

@@ -260,9 +260,9 @@ class SelectionBook:
         ids = [o.bet_id for o in live]
         require(ids == sorted(set(ids)), f"{where}: queue out of time order {ids}")
         for o in live:
-            if not (o.is_back == is_back and o.tick == tick and o.selection_id == self.selection_id):
-                raise LedgerError(f"{where}: bet {o.bet_id} is a {'back' if o.is_back else 'lay'} at tick {o.tick} "
-                                  f"on selection {o.selection_id}")
+            require(o.is_back == is_back and o.tick == tick and o.selection_id == self.selection_id,
+                    f"{where}: bet {o.bet_id} is a {'back' if o.is_back else 'lay'} at tick {o.tick} on selection "
+                    f"{o.selection_id}")
 
 
 def _bad_reduce(order: Order, amount: int, level: int) -> LedgerError:

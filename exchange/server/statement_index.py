@@ -13,8 +13,7 @@ journal's last committed record (each record is read once, ever: only the record
 in one transaction with the new mark, so a crash leaves the index at an old mark, never between. If the record at
 the mark is no longer the one the index read (the journal was replaced, or damaged records were set aside at a
 start and their sequence numbers reused), or its tables are of an older layout (:data:`VERSION`), the index is
-rebuilt from the start. Reads see committed records only,
-through a read-only connection, as before.
+rebuilt from the start. Reads see committed records only, through a read-only connection, as before.
 
 An item's ``refId`` is its record's number (and ``-c`` for a commission), unique over the account's history:
 when records were lost or set aside and their numbers used again, the journal noted the rewind, and the records

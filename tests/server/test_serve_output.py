@@ -16,7 +16,7 @@ from pathlib import Path
 import requests
 
 from tests.server.helpers import free_port, wait_until
-from tests.server.serverproc import ADDRESS_IN_USE, REPO, ServerProcess, cli
+from tests.server.serverproc import ADDRESS_IN_USE, PORT_TRIES, REPO, ServerProcess, cli
 
 
 def _tried(proc: subprocess.Popen[bytes], err: Path) -> bool:
@@ -27,8 +27,8 @@ def _tried(proc: subprocess.Popen[bytes], err: Path) -> bool:
 def _serve_with_its_reader_gone(tmp_path: Path, err: Path) -> tuple[subprocess.Popen[bytes], int]:
     """``serve`` with its standard output's reader gone before the first line, once it has tried its start-up lines;
     on another port while the one it was given is taken first by another process (``free_port`` finds one free only
-    *now*)."""
-    for _ in range(3):
+    *now*), as :class:`ServerProcess` does."""
+    for _ in range(PORT_TRIES):
         port = free_port()
         with err.open("wb") as err_file:
             proc = subprocess.Popen([sys.executable, "-m", "exchange.cli", "serve", "--db", str(tmp_path / "ex.db"),
