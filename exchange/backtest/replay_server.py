@@ -37,6 +37,7 @@ from exchange.backtest.replay import Timeline
 from exchange.backtest.replay_clock import MAX_SPEED, MIN_SPEED, ReplayClock
 from exchange.backtest.replay_watchers import Watcher
 from exchange.page import add_page_routes
+from exchange.page.refusals import refusal, unknown_channel, unknown_query
 
 TICK_S = 0.1  # how often (wall clock) the player looks whether the table changed
 TIMELINE = web.AppKey("timeline", Timeline)
@@ -171,14 +172,13 @@ async def _json_errors(request: web.Request, handler: Any) -> web.StreamResponse
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
-        return web.json_response({"error": exc.reason.upper().replace(" ", "_"), "details": exc.text or exc.reason},
-                                 status=exc.status)
+        return refusal(exc.reason.upper().replace(" ", "_"), exc.text or exc.reason, exc.status)
     return response
 
 
 async def _channels(request: web.Request) -> web.Response:
     if request.query:
-        return _query_refused(request, "the channel list takes none")
+        return unknown_query(request, "the channel list takes none")
     return web.json_response({"channels": request.app[PLAYER].channels_message()["channels"]})
 
 
@@ -187,17 +187,10 @@ async def _snapshot(request: web.Request) -> web.Response:
     player = request.app[PLAYER]
     name = request.match_info["channel"]
     if name != player.timeline.channel.name:
-        return web.json_response({"error": "CHANNEL_NOT_FOUND", "details": f"no channel {name[:40]!r}; this replay "
-                                  f"shows {player.timeline.channel.name}"}, status=404)
+        return unknown_channel(name, [player.timeline.channel.name])
     if request.query:
-        return _query_refused(request, "a snapshot takes none")
+        return unknown_query(request, "a snapshot takes none")
     return web.json_response(player.timeline.snapshot(player.clock.position()))
-
-
-def _query_refused(request: web.Request, takes: str) -> web.Response:
-    """A query parameter the route does not take, refused as the live server's Games API refuses it."""
-    details = f"unknown query parameters {sorted(request.query)[:5]}; {takes}"
-    return web.json_response({"error": "INVALID_INPUT_DATA", "details": details}, status=400)
 
 
 async def _control(request: web.Request) -> web.Response:
@@ -205,11 +198,11 @@ async def _control(request: web.Request) -> web.Response:
     try:
         body = json.loads(await request.text())
     except json.JSONDecodeError as exc:
-        return web.json_response({"error": "INVALID_INPUT", "details": f"the body is not JSON: {exc}"}, status=400)
+        return refusal("INVALID_INPUT", f"the body is not JSON: {exc}")
     try:
         state = player.control(body)
     except ValueError as exc:
-        return web.json_response({"error": "INVALID_INPUT", "details": str(exc)}, status=400)
+        return refusal("INVALID_INPUT", str(exc))
     await player.broadcast(channels=True)
     return web.json_response(state)
 

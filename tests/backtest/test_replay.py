@@ -172,10 +172,13 @@ async def test_the_player_plays_pauses_changes_speed_and_skips_and_refuses_bad_c
             refusal = await control(bad, 400)
             assert refusal["error"] == "INVALID_INPUT" and words in refusal["details"]
         unknown = await client.get("/games/v1/channels/omaha/snapshot")  # as the live server's Games API answers
-        assert (unknown.status, (await unknown.json())["error"]) == (404, "CHANNEL_NOT_FOUND")
-        for path in ("/games/v1/channels?x=1", "/games/v1/channels/holdem/snapshot?at=5"):
+        assert (unknown.status, await unknown.json()) == (
+            404, {"error": "CHANNEL_NOT_FOUND", "details": "no channel 'omaha'; channels are holdem"})
+        for path, takes in (("/games/v1/channels?x=1", "['x']; the channel list takes none"),
+                            ("/games/v1/channels/holdem/snapshot?at=5", "['at']; a snapshot takes none")):
             asked = await client.get(path)
-            assert (asked.status, (await asked.json())["error"]) == (400, "INVALID_INPUT_DATA"), path
+            details = f"unknown query parameters {takes}"
+            assert (asked.status, await asked.json()) == (400, {"error": "INVALID_INPUT_DATA", "details": details})
 
 
 def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: Any,
