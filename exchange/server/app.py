@@ -34,6 +34,7 @@ from exchange.core.events import Event
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.table import EquityFn
 from exchange.page import add_page_routes
+from exchange.page.refusals import unknown_query
 from exchange.server import (
     account,
     betting,
@@ -527,4 +528,6 @@ async def games_stream(request: web.Request) -> web.StreamResponse:
 
 
 async def openapi_json(request: web.Request) -> web.Response:
+    if request.query:
+        return unknown_query(request, "the document takes none")
     return web.json_response(openapi.document())

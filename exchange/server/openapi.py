@@ -134,6 +134,12 @@ def _api_ng_paths() -> dict[str, Any]:
     }
 
 
+def _no_query() -> dict[str, Any]:
+    """The refusal of a route that takes no query parameter."""
+    return {"description": "INVALID_INPUT_DATA: a query parameter (the route takes none)",
+            "content": {"application/json": {"schema": _ERROR}}}
+
+
 def _menu_path() -> dict[str, Any]:
     """Betfair's navigation menu (betfairlightweight's ``navigation.list_navigation``)."""
     node = {"type": "object", "required": ["type", "id", "name"], "properties": {
@@ -146,6 +152,7 @@ def _menu_path() -> dict[str, Any]:
                                         "schema": {"type": "string", "pattern": "^[a-z]{2}$"}}],
         "responses": {
             "200": {"description": "the menu", "content": {"application/json": {"schema": node}}},
+            "400": _no_query(),
             "401": {"description": "NO_SESSION or INVALID_SESSION_INFORMATION",
                     "content": {"application/json": {"schema": _ERROR}}},
         },
@@ -376,8 +383,7 @@ def _identity_paths() -> dict[str, Any]:
 
 def _games_paths() -> dict[str, Any]:
     """The Exchange Games API's routes: the channel list, a channel's snapshot and its results."""
-    no_query = {"description": "INVALID_INPUT_DATA: a query parameter (the route takes none)",
-                "content": {"application/json": {"schema": _ERROR}}}
+    no_query = _no_query()
     return {
         "/games/v1/channels": {"get": {
             "summary": "The channels this server runs",
@@ -435,7 +441,8 @@ def document() -> dict[str, Any]:
             },
             "/": {"get": {"summary": "The trading page (HTML; its scripts and styles under /static/)",
                           "responses": {"200": {"description": "the page", "content": {"text/html": {}}}}}},
-            "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
+            "/openapi.json": {"get": {"summary": "This document",
+                                      "responses": {"200": {"description": "OpenAPI"}, "400": _no_query()}}},
             **_operator_paths(),
         },
     }

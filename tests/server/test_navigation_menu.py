@@ -106,3 +106,15 @@ async def test_the_menu_needs_a_session(server: TestClient) -> None:
     assert raised.value.status_code == 401
     resp = await server.get(MENU, headers={"X-Application": APP_KEY})
     assert resp.status == 401 and (await resp.json())["error"] == "NO_SESSION"
+
+
+async def test_a_query_parameter_on_the_menu_is_refused_after_the_session_is_checked(server: TestClient) -> None:
+    """The route takes none: ``?locale=fr`` is not read as a locale, nor anything else ignored."""
+    resp = await server.get(f"{MENU}?locale=fr", headers={"X-Application": APP_KEY})
+    assert resp.status == 401  # whoever asks without a session learns nothing more
+    client = await bflw(server)
+    signed_in = {"X-Application": APP_KEY, "X-Authentication": client.session_token}
+    resp = await server.get(f"{MENU}?locale=fr&depth=2", headers=signed_in)
+    assert (resp.status, await resp.json()) == (400, {
+        "error": "INVALID_INPUT_DATA", "details": "unknown query parameters ['depth', 'locale']; the menu takes none"})
+    assert (await server.get(MENU, headers=signed_in)).status == 200

@@ -45,6 +45,14 @@ async def test_a_domain_error_on_a_rest_route_is_a_json_4xx(client: TestClient) 
     assert resp.status == 404 and (await resp.json())["error"] == "CHANNEL_NOT_FOUND"
 
 
+async def test_a_query_parameter_on_the_openapi_document_is_refused(client: TestClient) -> None:
+    resp = await client.get("/openapi.json?version=3.0")
+    assert (resp.status, await resp.json()) == (400, {
+        "error": "INVALID_INPUT_DATA", "details": "unknown query parameters ['version']; the document takes none"})
+    document = await (await client.get("/openapi.json")).json()
+    assert document["paths"]["/openapi.json"]["get"]["responses"]["400"]["description"].startswith("INVALID_INPUT_DATA")
+
+
 async def test_too_large_a_body_is_an_aping_error_on_json_rpc_and_a_json_413_on_rest(client: TestClient) -> None:
     h = headers(await login(client, "alice", "pw-alice"))
     for path, exception in ((BETTING, "APINGException"), ("/exchange/account/json-rpc/v1", "AccountAPINGException")):
