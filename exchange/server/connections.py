@@ -225,8 +225,10 @@ async def connection_middleware(request: web.Request, handler: Handler) -> web.S
 
 
 def _too_slow(request: web.Request) -> web.HTTPRequestTimeout:
+    """408, the connection closed as soon as it is sent: the body's stream is ended here, or aiohttp would linger
+    up to 10 s more (on the wall clock, whatever the guard's) waiting for the body that did not come."""
     seconds = request.app[BODY_TIMEOUT_MS] / 1000
-    # closed at once, the rest of the body not waited for (aiohttp would linger 10 s more draining it)
+    request.content.feed_eof()
     return web.HTTPRequestTimeout(headers={"Connection": "close"},
                                   text=f"the request body did not arrive within {seconds:g} s")
 
@@ -247,7 +249,8 @@ async def _body_deadline(request: web.Request) -> AsyncIterator[None]:
 
 def closing(response: ResponseT) -> ResponseT:
     """``response`` to a request whose body is left unread (too large): the connection is closed after it, not
-    kept draining the body for aiohttp's lingering time (10 s) while it holds a connection slot."""
+    kept for another request. Before it closes, aiohttp lingers up to 10 s reading what the client still sends of
+    the body, so that a client still sending gets the answer, not a reset that would lose it."""
     response.force_close()
     return response
 
