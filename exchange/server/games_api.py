@@ -2,8 +2,8 @@
 
 The channel list and snapshots are built by :mod:`exchange.server.game_view`
 (the same that the spectators' stream sends); the results by
-:mod:`exchange.server.results`. A refusal is :mod:`exchange.page.refusals`'
-(the replay's routes refuse alike): ``404`` ``CHANNEL_NOT_FOUND`` for a channel the server does not run (a path
+:mod:`exchange.server.results`. Refusals are :mod:`exchange.page.refusals`'s, the same as the replay's routes
+give: ``404`` ``CHANNEL_NOT_FOUND`` for a channel the server does not run (a path
 the server has no route for is the middleware's ``NOT_FOUND``), ``400`` ``INVALID_INPUT_DATA`` for a bad query: a
 parameter a route does not take is refused, not ignored (the channel list and a snapshot take none, the results
 ``limit``).
