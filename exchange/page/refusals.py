@@ -2,8 +2,8 @@
 
 The live server and the replay serve those routes to the same page, so they refuse alike, from here:
 ``{"error": CODE, "details": ...}``, ``404`` ``CHANNEL_NOT_FOUND`` for a channel not shown, ``400``
-``INVALID_INPUT_DATA`` for a bad query (a parameter a route does not take is refused, not ignored; the live
-server's other GET routes refuse one alike).
+``INVALID_INPUT_DATA`` for a bad query (a parameter a route does not take is refused, not ignored). The live
+server's navigation menu and OpenAPI document, which take no query either, refuse one with the same answer.
 """
 
 from __future__ import annotations

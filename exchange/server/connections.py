@@ -226,7 +226,9 @@ async def connection_middleware(request: web.Request, handler: Handler) -> web.S
 
 def _too_slow(request: web.Request) -> web.HTTPRequestTimeout:
     """408, the connection closed as soon as it is sent: the body's stream is ended here, or aiohttp would linger
-    up to 10 s more (on the wall clock, whatever the guard's) waiting for the body that did not come."""
+    up to 10 s more (on the wall clock, whatever the guard's) waiting for the body that did not come. The close
+    itself is the error middleware's (``Connection: close`` makes it force the close): with the stream ended and the
+    connection kept, the parser would be left in the middle of a body."""
     seconds = request.app[BODY_TIMEOUT_MS] / 1000
     request.content.feed_eof()
     return web.HTTPRequestTimeout(headers={"Connection": "close"},

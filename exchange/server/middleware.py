@@ -51,7 +51,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         code = exc.reason.upper().replace(" ", "_")
         details = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else exc.reason
         response = web.json_response(error_body(code, details), status=exc.status, headers=_keep_allow(exc))
-        # its body left unread (too large, or not what its encoding says): close, do not drain it
+        # its body left unread (too large, timed out, or not what its encoding says): closed after the answer, not
+        # kept for another request (a 408's and a 400's body stream is ended first, so aiohttp does not linger)
         if exc.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE or exc.headers.get("Connection", "").lower() == "close":
             response.force_close()
         return response

@@ -212,15 +212,22 @@ async def test_a_client_gone_while_its_body_is_read_is_no_error(start: Start, ca
     assert await server.works()
 
 
-@pytest.mark.parametrize("path", ["/exchange/betting/json-rpc/v1", "/api/login"])
-async def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(start: Start, path: str) -> None:
+URLENCODED = ("application/x-www-form-urlencoded", b"username=a")
+MULTIPART = ("multipart/form-data; boundary=b", b'--b\r\nContent-Disposition: form-data; name="username"\r\n\r\na')
+
+
+@pytest.mark.parametrize(("path", "form"), [("/exchange/betting/json-rpc/v1", URLENCODED), ("/api/login", URLENCODED),
+                                           ("/api/login", MULTIPART)])
+async def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(start: Start, path: str,
+                                                                             form: tuple[str, bytes]) -> None:
+    kind, part = form
     server = await start()
     head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
-            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\n").encode()
+            f"Content-Type: {kind}\r\nContent-Length: 100\r\n\r\n").encode()
     reader, writer = await server.connect()
     await settle(lambda: len(server.guard) == 1, "the connection admitted")
     timers = server.clock.pending
-    writer.write(head + b"username=a")  # 10 of the 100 bytes promised
+    writer.write(head + part)  # the start of the 100 bytes promised
     await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
     server.clock.advance(BODY_MS - 1)
     assert server.clock.pending == timers + 1  # still waiting
@@ -240,9 +247,9 @@ async def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(st
                                            ("/api/login", b"413")])
 async def test_a_body_said_to_be_too_large_is_refused_at_once(start: Start, path: str, said: bytes) -> None:
     """Its Content-Length past the limit: refused before any of it is read, not after waiting out the body timeout
-    for bytes that were never going to be taken. (The server then closes the connection as it closes one whose body
-    timed out, below, after aiohttp's lingering close: up to 10 s reading what the client may still send, so that a
-    reset does not lose the answer on the way.)"""
+    for bytes that were never going to be taken. (The server then closes the connection, as its answer says, after
+    aiohttp's lingering close: up to 10 s reading what the client may still send, so that a reset does not lose the
+    answer on the way. A body that timed out, above, is not lingered for.)"""
     server = await start()
     head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
             "Content-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n").encode()

@@ -314,23 +314,36 @@ def _game_number(server: ServerProcess) -> int:
     return int(_game(server)["gameNumber"])
 
 
-def _window_just_opened(server: ServerProcess) -> bool:
-    """Whether a betting window opened a moment ago: at least three quarters of it are left."""
-    game = _game(server)
-    return bool(game["markets"][0]["status"] == "OPEN" and game["bettingWindowPercentageComplete"] < 25)
+def _game_in_a_window_just_opened(server: ServerProcess) -> int:
+    """The number of the game whose betting window opened a moment ago (three quarters of it or more left: seconds
+    in which an order is sure to be accepted), once one has."""
+    deadline = time.monotonic() + BOUND_S + 4 * WINDOW_S
+    while True:
+        game = _game(server)
+        if game["markets"][0]["status"] == "OPEN" and game["bettingWindowPercentageComplete"] < 25:
+            return int(game["gameNumber"])
+        assert time.monotonic() < deadline, f"no betting window opened within {BOUND_S + 4 * WINDOW_S} s"
+        time.sleep(0.05)
 
 
 def test_serve_exits_3_in_one_line_when_its_writer_is_killed_and_restarts_clean(
         db: Path, servers: list[ServerProcess]) -> None:
-    server = ServerProcess(db).start()
+    server = ServerProcess(db, window_s=WINDOW_S, playing_s=0.2).start()
     servers.append(server)
+    api = Api(server)
+    game = _game_in_a_window_just_opened(server)
+    (report,) = api.call("placeOrders", place(f"holdem.{game}", 1, "BACK", 3.0, 2))["result"]["instructionReports"]
+    assert api.call("getAccountFunds", {}, path=ACCOUNT)["result"]["exposure"] == -2  # held; answered, so journaled
     (writer,) = server.children()
     os.kill(writer, signal.SIGKILL)  # what a client waiting then is answered: the in-process test above
     assert server.wait(BOUND_S) == 3
     fatal = [line for line in server.log().splitlines() if "fail-stop" in line]
     assert len(fatal) == 1 and "CRITICAL" in fatal[0] and "journal writer process exited" in fatal[0], fatal
 
-    api, _ = _after_restart(db, servers)
+    api, again = _after_restart(db, servers)
+    assert _game_number(again) > game  # the interrupted game is voided: its unmatched order cancelled
+    cancelled = api.call("listClearedOrders", {"betStatus": "CANCELLED"})["result"]["clearedOrders"]
+    assert [order["betId"] for order in cancelled] == [report["betId"]]
     assert api.call("listCurrentOrders", {})["result"]["currentOrders"] == []
     funds = api.call("getAccountFunds", {}, path=ACCOUNT)["result"]
     assert funds["availableToBetBalance"] == 1000 and funds["exposure"] == 0
@@ -358,8 +371,7 @@ def test_serve_with_a_stalled_writer_answers_in_time_exits_and_never_reuses_a_ma
     server = ServerProcess(db, "--journal-timeout", str(TIMEOUT_MS / 1000), window_s=WINDOW_S, playing_s=0.2).start()
     servers.append(server)
     api = Api(server)
-    wait_until(lambda: _window_just_opened(server), timeout_s=BOUND_S + 4 * WINDOW_S, what="a betting window opening")
-    shown = _game_number(server)  # the window's game: seconds of it are left
+    shown = _game_in_a_window_just_opened(server)
     (writer,) = server.children()
     os.kill(writer, signal.SIGSTOP)
     started = time.monotonic()
