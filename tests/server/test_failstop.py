@@ -57,8 +57,8 @@ MARKET = "holdem.0"
 TIMEOUT_MS = 3_000
 HEALTHY_TIMEOUT_MS = 30_000  # and the tests that need a healthy writer (a loaded machine commits slowly, never stalls)
 BOUND_S = 10  # every wait in these tests
-#: The betting windows of the real server with a stalled writer: a placement just after one opens is sure to be
-#: accepted (what waits behind the writer), with seconds to spare.
+#: The betting windows of the real servers here: a placement just after one opens is sure to be accepted (and, with
+#: the writer stalled, to wait behind it), with seconds to spare.
 WINDOW_S = 6
 
 
@@ -333,9 +333,10 @@ def test_serve_exits_3_in_one_line_when_its_writer_is_killed_and_restarts_clean(
     api = Api(server)
     game = _game_in_a_window_just_opened(server)
     (report,) = api.call("placeOrders", place(f"holdem.{game}", 1, "BACK", 3.0, 2))["result"]["instructionReports"]
+    assert report["status"] == "SUCCESS", report
     assert api.call("getAccountFunds", {}, path=ACCOUNT)["result"]["exposure"] == -2  # held; answered, so journaled
     (writer,) = server.children()
-    os.kill(writer, signal.SIGKILL)  # what a client waiting then is answered: the in-process test above
+    os.kill(writer, signal.SIGKILL)  # (what a client waiting then is answered is the in-process test's, above)
     assert server.wait(BOUND_S) == 3
     fatal = [line for line in server.log().splitlines() if "fail-stop" in line]
     assert len(fatal) == 1 and "CRITICAL" in fatal[0] and "journal writer process exited" in fatal[0], fatal
