@@ -3,7 +3,8 @@
 The live server and the replay serve those routes to the same page, so they refuse alike, from here:
 ``{"error": CODE, "details": ...}``, ``404`` ``CHANNEL_NOT_FOUND`` for a channel not shown, ``400``
 ``INVALID_INPUT_DATA`` for a bad query (a parameter a route does not take is refused, not ignored). The live
-server's navigation menu and OpenAPI document, which take no query either, refuse one with the same answer.
+server's navigation menu and OpenAPI document, which take no query either, refuse one with the same answer, and
+every other REST refusal of the server (its error middleware's) has the same body, :func:`error_body`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,14 @@ from collections.abc import Iterable
 from aiohttp import web
 
 
+def error_body(code: str, details: str) -> dict[str, str]:
+    """The body of every refusal a REST route of the server or the replay answers (the server's error middleware's
+    too)."""
+    return {"error": code, "details": details}
+
+
 def refusal(code: str, details: str, status: int = 400) -> web.Response:
-    return web.json_response({"error": code, "details": details}, status=status)
+    return web.json_response(error_body(code, details), status=status)
 
 
 def bad_input(details: str) -> web.Response:

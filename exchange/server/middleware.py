@@ -25,13 +25,10 @@ from aiohttp import compression_utils, hdrs, web
 from aiohttp.http_exceptions import ContentEncodingError, HttpProcessingError, LineTooLong
 from aiohttp.typedefs import Handler
 
+from exchange.page.refusals import error_body
 from exchange.server.errors import ApiError, LoginFailure
 
 log = logging.getLogger(__name__)
-
-
-def error_body(code: str, details: str) -> dict[str, str]:
-    return {"error": code, "details": details}
 
 
 @web.middleware

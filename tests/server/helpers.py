@@ -9,7 +9,7 @@ import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -27,6 +27,8 @@ from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal
 from exchange.server.limits import Limits
 from exchange.server.service import ExchangeService, river_only_equities
+
+T = TypeVar("T")
 
 APP_KEY = "test-app"
 BETTING = "/exchange/betting/json-rpc/v1"
@@ -112,17 +114,19 @@ def virtual_clock(client: TestClient) -> VirtualClock:
     return clock
 
 
-def wait_until(condition: Callable[[], bool], *, timeout_s: float, what: str, poll_s: float = 0.05) -> None:
-    """Return as soon as ``condition()`` holds; fail naming ``what`` if it does not within ``timeout_s``.
+def wait_until(condition: Callable[[], T | None], *, timeout_s: float, what: str, poll_s: float = 0.05) -> T:
+    """Return what ``condition()`` gives as soon as it is true (the state found); fail naming ``what`` if it is not
+    within ``timeout_s``.
 
     For the tests that run a real server process on the wall clock: they wait for
     a state, never for a fixed time.
     """
     deadline = time.monotonic() + timeout_s
-    while not condition():
+    while not (found := condition()):
         if time.monotonic() >= deadline:
             raise AssertionError(f"{what}: not within {timeout_s} s")
         time.sleep(poll_s)
+    return found
 
 
 async def until(condition: Callable[[], bool], what: str, *, timeout_s: float = 10.0) -> None:

@@ -27,6 +27,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import requests
 
@@ -165,12 +166,25 @@ class ServerProcess:
         assert self.proc is not None
         if self.proc.poll() is not None:
             raise AssertionError(f"the server exited with {self.proc.returncode}; its log ends: {self.log()[-3000:]}")
-        if not listening(self.proc.pid, self.port):
-            return False
+        return listening(self.proc.pid, self.port) and bool(self.game(timeout_s=1))
+
+    def game(self, timeout_s: float = 5) -> dict[str, Any] | None:
+        """The Hold'em channel's game as its snapshot shows it now; None if there is none, or the server is slow to
+        say (ask again)."""
         try:
-            return bool(requests.get(f"{self.url}/games/v1/channels/holdem/snapshot", timeout=1).json().get("game"))
+            game: dict[str, Any] | None = requests.get(f"{self.url}/games/v1/channels/holdem/snapshot",
+                                                       timeout=timeout_s).json().get("game")
         except requests.RequestException:
-            return False
+            return None
+        return game
+
+    def game_in_early_window(self, gone_below_pct: int = 25) -> dict[str, Any] | None:
+        """The game if its betting window is open and less than ``gone_below_pct`` % of it has gone (seconds in
+        which an order is sure to be accepted), else None: a condition for :func:`wait_until`, which returns it."""
+        game = self.game()
+        if game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < gone_below_pct:
+            return game
+        return None
 
     @property
     def out(self) -> Path:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import betfairlightweight
 import pytest
-import requests
 from betfairlightweight import filters
 
 from tests.server.helpers import wait_until
@@ -47,12 +46,9 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 
 
 def _window_just_opened(server: ServerProcess) -> bool:
-    try:
-        game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
-    except requests.RequestException:  # a slow answer: ask again
-        return False
-    market = game["markets"][0]
-    return bool(market["status"] == "OPEN" and game["round"] >= 2 and game["bettingWindowPercentageComplete"] < 25)
+    """An in-play window (after the Deal's) with three quarters of it left."""
+    game = server.game_in_early_window()
+    return game is not None and game["round"] >= 2
 
 
 def test_every_betting_and_account_method_answers_with_what_betfairlightweight_parses(

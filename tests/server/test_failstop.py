@@ -304,26 +304,17 @@ def _after_restart(db: Path, servers: list[ServerProcess]) -> tuple[Api, ServerP
     return Api(again), again
 
 
-def _game(server: ServerProcess) -> dict[str, Any]:
-    snapshot = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=BOUND_S).json()
-    game: dict[str, Any] = snapshot["game"]
-    return game
-
-
 def _game_number(server: ServerProcess) -> int:
-    return int(_game(server)["gameNumber"])
+    game = server.game()
+    assert game is not None, "no game shown"
+    return int(game["gameNumber"])
 
 
 def _game_in_a_window_just_opened(server: ServerProcess) -> int:
-    """The number of the game whose betting window opened a moment ago (three quarters of it or more left: seconds
-    in which an order is sure to be accepted), once one has."""
-    deadline = time.monotonic() + BOUND_S + 4 * WINDOW_S
-    while True:
-        game = _game(server)
-        if game["markets"][0]["status"] == "OPEN" and game["bettingWindowPercentageComplete"] < 25:
-            return int(game["gameNumber"])
-        assert time.monotonic() < deadline, f"no betting window opened within {BOUND_S + 4 * WINDOW_S} s"
-        time.sleep(0.05)
+    """The number of the game whose betting window opened a moment ago (three quarters of it or more left), once
+    one has."""
+    game = wait_until(server.game_in_early_window, timeout_s=BOUND_S + 4 * WINDOW_S, what="a betting window opening")
+    return int(game["gameNumber"])
 
 
 def test_serve_exits_3_in_one_line_when_its_writer_is_killed_and_restarts_clean(

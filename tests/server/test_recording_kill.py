@@ -328,13 +328,8 @@ def test_a_killed_server_loses_no_game_the_exchange_settled(tmp_path: Path) -> N
     def early_window() -> tuple[str, int] | None:
         """The game and round whose betting window is open and not half gone (a game end is most of a window
         away); None if there is none, or the server is slow to say."""
-        try:
-            game = requests.get(f"{server.url}/games/v1/channels/holdem/snapshot", timeout=5).json()["game"]
-        except requests.RequestException:
-            return None
-        if not (game and game["bettingOpen"] and game["bettingWindowPercentageComplete"] < 50):
-            return None
-        return game["id"], game["round"]
+        game = server.game_in_early_window(gone_below_pct=50)
+        return None if game is None else (game["id"], game["round"])
 
     def everything_ended_is_held() -> bool:
         """Early in a betting window, with two games or more ended and all of them held, and still early in that
