@@ -1,12 +1,16 @@
 """Accounts: a balance, the positions on open markets, and what is kept of closed ones.
 
 Cash moves only when a market settles or is voided: early settlement of a
-losing selection fixes its bets' results (and shrinks exposure), and the
-account's net market P&L is posted in one amount at the end.  That keeps
-``available >= 0`` true at every step (a loss settled early cannot overdraw an
-account whose remaining outcomes all pay it back).  The exposure arithmetic
-is :mod:`exchange.core.positions`'; this module adds it up over markets and
+losing selection fixes its bets' results, and the account's net market P&L is
+posted in one amount at the end.  The exposure arithmetic is
+:mod:`exchange.core.positions`'; this module adds it up over markets and
 decides whether one more order is affordable (:meth:`Account.can_afford`).
+
+Available to bet can fall below zero without an order: a voided hedge
+(``VoidMatchedSince``), or a hand settled early whose loss the account's bets on
+the other hands covered (the VOID outcome, where that cover would be refunded,
+becomes its worst).  An account below zero can still hedge, but place
+nothing that makes an outcome worse than its balance covers (:meth:`Account.covers`).
 """
 
 from __future__ import annotations
@@ -80,22 +84,30 @@ class Account:
         return 0, exposure_of(worst, 0)
 
     def can_afford(self, market: Market, sel: int, is_back: bool, tick: int, size: int) -> bool:
-        """Whether one more unmatched order keeps available to bet from going negative.
+        """Whether the account can pay the loss of every outcome that one more unmatched order makes worse.
 
         First the bound: if what the account has not reserved covers the
         order's own largest loss, it is affordable whatever its exposure.
-        Otherwise the exact figures: an order that does not raise the
-        account's exposure is always allowed; one that does must fit in the
-        balance less the exposure of every market.
+        Otherwise the exact figures (:meth:`covers`).
         """
-        if self.balance - self.reserved >= order_reserve(is_back, tick, size):
+        reserve = order_reserve(is_back, tick, size)
+        if self.balance - self.reserved >= reserve:
             return True
-        return self.affords(*self.exposure_change(market, sel, is_back, tick, size))
+        pos = self.positions.get(market.market_id)
+        if pos is None:  # nothing on the market yet: the order's worst loss is its own largest loss
+            return reserve <= self.available()
+        return self.covers(pos, sel, *unmatched_effect(is_back, tick, size))
 
-    def affords(self, current: int, after: int) -> bool:
-        """Whether one market's exposure may move from ``current`` to ``after`` (minor units): a fall always, a
-        rise if available to bet covers it."""
-        return after <= current or self.available() - (after - current) >= 0
+    def covers(self, pos: Position, sel: int, dd: int, dl: int) -> bool:
+        """Whether the account can pay the loss of every outcome of ``pos``'s market that an order moving ``d[sel]``
+        by ``dd`` and ``ltot`` by ``dl`` makes worse: its balance less the exposure of its other markets.
+
+        While available to bet is at zero or above this is "the rise of the market's exposure fits in what is
+        available".  Below zero it still takes a hedge, an order that leaves the outcomes it makes worse covered,
+        and nothing else: an order that left the worst outcome where it was but made another worse than the balance
+        covers would leave the balance below zero if that other outcome came.
+        """
+        return pos.worsened_loss(sel, dd, dl) <= self.balance - (self.exposure() - pos.exposure())
 
     def _check(self) -> None:
         """Raise :class:`~exchange.core.errors.LedgerError` unless reserve and positions are consistent."""

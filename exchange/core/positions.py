@@ -33,7 +33,12 @@ The VOID outcome's P&L is ``settled``, the sum of the results of the
 position's bets settled early (minor units).  The exposure is the larger of
 the outright figure and ``-settled``: without it an account whose early-settled
 loss is covered by its other bets would show that loss as available, and a
-later void would book it against nothing.
+later void would book it against nothing.  It counts the bets settled so far,
+not those a hand settled later would add: settling a hand early can raise it and
+leave available to bet below zero (an account that backed every hand, and
+withdrew what that left free), and a void after that leaves the balance below
+zero.  While available is below zero the account may only hedge
+(:meth:`~exchange.core.accounts.Account.covers`).
 
 The table above is applied only by the four operations of :class:`Position`
 (:meth:`~Position.add_order`, :meth:`~Position.release`, :meth:`~Position.fill`,
@@ -212,6 +217,20 @@ class Position:
     def exposure_with(self, sel: int, is_back: bool, tick: int, size: int) -> int:
         """:meth:`exposure` with one more unmatched order (an order changes nothing in the VOID outcome)."""
         return exposure_of(self.outright_x100(sel, *unmatched_effect(is_back, tick, size)), self.settled)
+
+    def worsened_loss(self, sel: int, dd: int, dl: int) -> int:
+        """The largest loss, in minor units, among the outright outcomes that ``d[sel]`` growing by ``dd`` and
+        ``ltot`` by ``dl`` would make worse, after the change (0 where none of them is a loss).
+
+        A back worsens every outcome but its own selection winning, a lay only that one; neither changes the VOID
+        outcome.
+        """
+        worst = 0
+        for i in self.market.live:
+            delta = dl + dd if i == sel else dl
+            if delta < 0:
+                worst = min(worst, self.ltot + self.d[i] + delta)
+        return -(worst // 100)
 
     def reserve(self) -> int:
         """The sum of :func:`order_reserve` over the position's orders (their live size: matched + unmatched)."""

@@ -153,11 +153,7 @@ def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
         )
     if not account.can_afford(market, sel, is_back, tick, size):
         current, after = account.exposure_change(market, sel, is_back, tick, size)
-        raise Rejection(
-            ErrorCode.INSUFFICIENT_FUNDS,
-            f"this order needs {format_minor(after - current)} more exposure "
-            f"but only {format_minor(max(account.available(), 0))} is available to bet",
-        )
+        raise _short_of_funds("this order", account, after - current)
     return account, market, sel, tick
 
 
@@ -259,14 +255,24 @@ def _check_replace_funds(order: Order, tick: int) -> None:
     pos = order.position
     old_d, _ = unmatched_effect(False, order.tick, order.remaining)
     new_d, _ = unmatched_effect(False, tick, order.remaining)
-    current = pos.exposure()
-    after = exposure_of(pos.outright_x100(order.sel, new_d - old_d), pos.settled)
-    if not pos.account.affords(current, after):
-        raise Rejection(
+    if not pos.account.covers(pos, order.sel, new_d - old_d, 0):
+        after = exposure_of(pos.outright_x100(order.sel, new_d - old_d), pos.settled)
+        raise _short_of_funds("the new price", pos.account, after - pos.exposure())
+
+
+def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:
+    """``INSUFFICIENT_FUNDS`` for an order (or a new price) that ``rise``s its market's exposure."""
+    available = account.available()
+    if available < 0:
+        return Rejection(
             ErrorCode.INSUFFICIENT_FUNDS,
-            f"the new price needs {format_minor(after - current)} more exposure "
-            f"but only {format_minor(max(pos.account.available(), 0))} is available to bet",
+            f"available to bet is {format_minor(available)}, below zero: {what} would make an outcome worse "
+            "than the balance covers (until it is back at zero, only an order that hedges is taken)",
         )
+    return Rejection(
+        ErrorCode.INSUFFICIENT_FUNDS,
+        f"{what} needs {format_minor(rise)} more exposure but only {format_minor(available)} is available to bet",
+    )
 
 
 def own_live_order(state: ExchangeState, account_id: str, bet_id: object) -> Order:

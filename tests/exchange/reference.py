@@ -165,6 +165,11 @@ class Bet:
         return total
 
 
+def loss(pnl: Fraction) -> int:
+    """The loss of a P&L in whole minor units, rounded up (0 for a gain)."""
+    return max(0, math.ceil(-pnl))
+
+
 def unmatched_downside(selection: int, side: Side, tick: int, remaining: int, winner: int) -> Fraction:
     """What an unmatched order counts for if ``winner`` wins alone: its downside only, never its upside."""
     if side is BACK:
@@ -226,15 +231,15 @@ class Reference:
 
     # -- money ---------------------------------------------------------------------
 
-    def market_exposure(
+    def outcomes(
         self,
         account: str,
         m: Mkt,
         extra: tuple[int, Side, int, int] | None = None,
         without: int | None = None,
-    ) -> int:
-        """The worst loss over every outcome still possible on ``m`` (``extra``: one more unmatched order;
-        ``without``: a bet id whose unmatched part is left out)."""
+    ) -> list[Fraction]:
+        """The account's P&L in every outcome still possible on ``m``: each live selection winning alone, then the
+        market voided (``extra``: one more unmatched order; ``without``: a bet id whose unmatched part is left out)."""
         bets = [b for b in m.bets if b.account == account]
         outcomes: list[Fraction] = []
         for winner in m.live():
@@ -247,7 +252,11 @@ class Reference:
                 pnl += unmatched_downside(*extra, winner)
             outcomes.append(pnl)
         outcomes.append(Fraction(sum(b.result.profit for b in bets if b.result is not None)))
-        return max(0, math.ceil(-min(outcomes)))
+        return outcomes
+
+    def market_exposure(self, account: str, m: Mkt) -> int:
+        """The worst loss over every outcome still possible on ``m``."""
+        return loss(min(self.outcomes(account, m)))
 
     def exposure(self, account: str) -> int:
         return sum(self.market_exposure(account, m) for m in self.markets.values() if m.is_open)
@@ -259,9 +268,10 @@ class Reference:
         exposure = self.exposure(account)
         return self.balances[account], exposure, self.balances[account] - exposure
 
-    def _affordable(self, account: str, m: Mkt, now: int, after: int) -> bool:
-        """An order that does not raise exposure is allowed; one that does must leave available >= 0."""
-        return after <= now or self.balances[account] - (self.exposure(account) - now) - after >= 0
+    def _affordable(self, account: str, m: Mkt, before: list[Fraction], after: list[Fraction]) -> bool:
+        """Every outcome an order makes worse must lose no more than the balance less the other markets' exposure."""
+        cover = self.balances[account] - (self.exposure(account) - self.market_exposure(account, m))
+        return all(loss(a) <= cover for b, a in zip(before, after, strict=True) if a < b)
 
     # -- accounts ------------------------------------------------------------------
 
@@ -332,9 +342,9 @@ class Reference:
         tick = parse_tick(c.price)
         if type(c.size) is not int or c.size < m.min_stake:
             raise Refused(ErrorCode.INVALID_BET_SIZE)
-        now = self.market_exposure(c.account_id, m)
-        after = self.market_exposure(c.account_id, m, extra=(c.selection_id, c.side, tick, c.size))
-        if not self._affordable(c.account_id, m, now, after):
+        before = self.outcomes(c.account_id, m)
+        after = self.outcomes(c.account_id, m, extra=(c.selection_id, c.side, tick, c.size))
+        if not self._affordable(c.account_id, m, before, after):
             raise Refused(ErrorCode.INSUFFICIENT_FUNDS)
         return m, tick
 
@@ -444,11 +454,10 @@ class Reference:
             m = self.markets[bet.market]
             self._check_window(m, c.round)
             tick = parse_tick(c.new_price)
-            now = self.market_exposure(bet.account, m)
-            after = self.market_exposure(
-                bet.account, m, extra=(bet.selection, bet.side, tick, bet.remaining), without=bet.bet_id
-            )
-            if not self._affordable(bet.account, m, now, after):
+            before = self.outcomes(bet.account, m)
+            after = self.outcomes(bet.account, m, extra=(bet.selection, bet.side, tick, bet.remaining),
+                                  without=bet.bet_id)
+            if not self._affordable(bet.account, m, before, after):
                 raise Refused(ErrorCode.INSUFFICIENT_FUNDS)
         except Refused as r:
             return [self._order_refused(c.ts, OrderAction.REPLACE, c.account_id, r.code, c.bet_id)]

@@ -403,7 +403,10 @@ def test_voiding_a_hedge_overdraws_cancels_unmatched_and_leaves_the_rest_owed() 
     h.back("alice", 1, "3", 200)  # 1 wins: -20.00 unchanged; otherwise +10.00 - 2.00
     refused = h.rejected(h.place("alice", 2, BACK, "3", 200))
     assert refused.error_code is ErrorCode.INSUFFICIENT_FUNDS
-    assert refused.message == "this order needs 2.00 more exposure but only 0.00 is available to bet"
+    assert refused.message == (
+        "available to bet is -10.00, below zero: this order would make an outcome worse than the balance covers "
+        "(until it is back at zero, only an order that hedges is taken)"
+    )
     withdrawal = h.run(Withdraw(h.tick(), "alice", 1))[0]
     assert isinstance(withdrawal, CommandRejected) and withdrawal.error_code is ErrorCode.INSUFFICIENT_FUNDS
     assert h.available("alice") == -1000
