@@ -7,13 +7,15 @@ id, a live selection, a market that is open...), executes it and checks:
 * ``Exchange._check()`` (books, orders' size identity, back = lay matched per
   price and selection, exposure = recomputation, Σ balances = money paid in);
 * no order matched beyond its size;
-* no command but ``VoidMatchedSince`` lowers an account's available to bet below
-  zero, or further below zero (it may: a voided hedge brings back the risk it
-  covered); ``VoidMarket`` may not (exposure reserves the loss of the VOID
-  outcome, bets settled early keeping their results);
+* no command but ``VoidMatchedSince`` and ``SettleSelection`` lowers an account's
+  available to bet below zero, or further below zero: a voided hedge brings back
+  the risk it covered, and a hand settled early can make the VOID outcome (bets
+  settled early keep their results, the rest are refunded) the account's worst,
+  which is then what its exposure on that market is; ``VoidMarket`` may not
+  (exposure reserves the loss of the VOID outcome);
 * after ``VoidMarket``, no account's balance is below zero, unless matches in
   that market were voided by ``VoidMatchedSince`` or the account was already
-  left short by one (the separate, documented case above);
+  left short by one or by a hand settled early (the documented cases above);
 * after ``VoidMatchedSince``, exactly the accounts party to a voided match that
   were left below zero had their unmatched orders on the market cancelled
   (``ACCOUNT_OVERDRAWN``), and an account still below zero has none left there;
@@ -84,9 +86,10 @@ class FlowRunner:
         self.ts = 0
         self.market_count = 0
         self.settlements = 0
-        #: markets where VoidMatchedSince voided a match, and accounts it left below zero available
+        #: markets where VoidMatchedSince voided a match, and accounts it, or a hand settled early, left below zero
         self.void_since_markets: set[str] = set()
         self.void_since_short: set[str] = set()
+        self.settled_early_short: set[str] = set()
         for name in self.names:
             self._run(OpenAccount(self._tick(), name))
             self._run(Deposit(self._tick(), name, balance))
@@ -117,11 +120,15 @@ class FlowRunner:
             self.void_since_short |= {n for n, a in self.ex.accounts.items() if n != HOUSE and a.available() < 0}
         else:
             for name, account in self.ex.accounts.items():
-                if name != HOUSE and name in available:
-                    assert account.available() >= min(available[name], 0), (name, available[name], account.funds())
+                if name == HOUSE or name not in available or account.available() >= min(available[name], 0):
+                    continue
+                assert isinstance(command, SettleSelection), (name, available[name], account.funds())
+                pos = account.positions.get(command.market_id)
+                assert pos is not None and pos.exposure() == -pos.settled, (name, available[name], account.funds())
+                self.settled_early_short.add(name)
         if isinstance(command, VoidMarket) and command.market_id not in self.void_since_markets:
             for name, account in self.ex.accounts.items():
-                if name != HOUSE and name not in self.void_since_short:
+                if name != HOUSE and name not in self.void_since_short | self.settled_early_short:
                     assert account.balance >= 0, (name, command.market_id, account.funds())
         return events
 

@@ -64,6 +64,21 @@ def test_below_zero_after_an_early_loser_an_order_adding_risk_is_refused_and_a_h
     h.assert_replays()
 
 
+def test_what_is_not_reserved_a_void_after_a_hand_settled_early_can_leave_the_balance_below_zero() -> None:
+    """Exposure reserves the VOID outcome's loss as it stands, not as a hand settled later would make it (the spec's
+    exposure is the outright outcomes'): the dutcher withdrew what the outright outcomes left free, and a void after
+    hand 1 settled early keeps that back's -100.00 and refunds the backs that covered it."""
+    h = dutched(["4", "4", "4", "4"], [10_000] * 4)
+    assert (h.balance("dutch"), h.exposure("dutch")) == (0, 0)
+    h.suspend()
+    h.lose(1)
+    assert (h.exposure("dutch"), h.available("dutch")) == (10_000, -10_000)
+    h.void()
+    assert h.balance("dutch") == -10_000
+    assert h.balance("dutch") + h.balance("maker") + h.balance("HOUSE") == 10**9  # what was paid in, to the penny
+    h.assert_replays()
+
+
 @st.composite
 def dutches(draw: st.DrawFn) -> tuple[list[str], list[int]]:
     """Backs of every hand (3 to 8) at prices from 1.10 to 10, each stake the returns' total over its price: every
