@@ -9,8 +9,9 @@ decides whether one more order is affordable (:meth:`Account.can_afford`).
 Available to bet can fall below zero without an order: a voided hedge
 (``VoidMatchedSince``), or a hand settled early whose loss the account's bets on
 the other hands covered (the VOID outcome, where that cover would be refunded,
-becomes its worst).  An account below zero can still hedge, but place
-nothing that makes an outcome worse than its balance covers (:meth:`Account.covers`).
+becomes its worst).  Below zero, an order is still taken if every outcome it
+makes worse stays within the balance less the exposure of the account's other
+markets (:meth:`Account.covers`): a hedge, or a bet small enough.
 """
 
 from __future__ import annotations
@@ -103,9 +104,9 @@ class Account:
         by ``dd`` and ``ltot`` by ``dl`` makes worse: its balance less the exposure of its other markets.
 
         While available to bet is at zero or above this is "the rise of the market's exposure fits in what is
-        available".  Below zero it still takes a hedge, an order that leaves the outcomes it makes worse covered,
-        and nothing else: an order that left the worst outcome where it was but made another worse than the balance
-        covers would leave the balance below zero if that other outcome came.
+        available".  Below zero it is not "the market's exposure does not rise": an order that left the worst
+        outcome where it was but made another worse than the balance covers would leave the balance below zero if
+        that other outcome came.
         """
         return pos.worsened_loss(sel, dd, dl) <= self.balance - (self.exposure() - pos.exposure())
 

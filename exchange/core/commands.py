@@ -205,9 +205,11 @@ class VoidMatchedSince(Command):
     raises an account's exposure past its balance.  Then, after the voids,
     each account party to a voided match whose available to bet is below zero
     has its unmatched orders on this market cancelled (``ACCOUNT_OVERDRAWN``),
-    in bet-id order; if it is still below zero it stays so: orders that would
-    raise its exposure and withdrawals are refused until settlement or a
-    deposit makes room, and what it loses at settlement is debited in full
+    in bet-id order; if it is still below zero it stays so: withdrawals are
+    refused, and an order is taken only if every outcome it makes worse stays
+    within the balance less the exposure of its other markets
+    (:meth:`~exchange.core.accounts.Account.covers`), until settlement or a
+    deposit makes room; what it loses at settlement is debited in full
     (its balance may go below zero: money is conserved, nobody else pays).
     """
 

@@ -9,7 +9,7 @@ unmatched order adds only its downside (a back's stake on the outcomes where
 its selection loses, a lay's liability on the outcome where it wins) and none
 of its upside, so an unmatched hedge frees nothing until it is matched.  With
 that rule a fill can only lower exposure, so checking funds when an order is
-placed is enough for ``available >= 0`` to hold afterwards.
+placed is enough: no fill takes available to bet below zero.
 
 A :class:`Position` keeps, in hundredths of a minor unit (exact: prices have
 two decimals), a vector ``d`` and a scalar ``ltot`` such that the account's
@@ -37,8 +37,8 @@ later void would book it against nothing.  It counts the bets settled so far,
 not those a hand settled later would add: settling a hand early can raise it and
 leave available to bet below zero (an account that backed every hand, and
 withdrew what that left free), and a void after that leaves the balance below
-zero.  While available is below zero the account may only hedge
-(:meth:`~exchange.core.accounts.Account.covers`).
+zero.  While available is below zero an order is taken only if the outcomes it
+makes worse stay covered (:meth:`~exchange.core.accounts.Account.covers`).
 
 The table above is applied only by the four operations of :class:`Position`
 (:meth:`~Position.add_order`, :meth:`~Position.release`, :meth:`~Position.fill`,

@@ -261,13 +261,15 @@ def _check_replace_funds(order: Order, tick: int) -> None:
 
 
 def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:
-    """``INSUFFICIENT_FUNDS`` for an order (or a new price) that ``rise``s its market's exposure."""
+    """``INSUFFICIENT_FUNDS`` for an order (or a new price) the account cannot cover; ``rise``: what it adds to its
+    market's exposure (none, below zero, where the order may leave the worst outcome as it is)."""
     available = account.available()
     if available < 0:
         return Rejection(
             ErrorCode.INSUFFICIENT_FUNDS,
-            f"available to bet is {format_minor(available)}, below zero: {what} would make an outcome worse "
-            "than the balance covers (until it is back at zero, only an order that hedges is taken)",
+            f"available to bet is {format_minor(available)}, below zero: an order is taken only if every outcome it "
+            f"makes worse stays within the balance less the exposure of the account's other markets, and {what} "
+            "does not",
         )
     return Rejection(
         ErrorCode.INSUFFICIENT_FUNDS,

@@ -30,6 +30,9 @@ from exchange.core.side import Side
 
 BACK = Side.BACK
 LAY = Side.LAY
+#: What a refusal of an order while available to bet is below zero says is taken.
+COVERED = ("an order is taken only if every outcome it makes worse stays within the balance less the exposure of the "
+           "account's other markets")
 
 
 class Harness:

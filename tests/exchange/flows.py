@@ -16,6 +16,8 @@ id, a live selection, a market that is open...), executes it and checks:
 * after ``VoidMarket``, no account's balance is below zero, unless matches in
   that market were voided by ``VoidMatchedSince`` or the account was already
   left short by one or by a hand settled early (the documented cases above);
+  after a market settles normally, none is unless a ``VoidMatchedSince`` left
+  it short;
 * after ``VoidMatchedSince``, exactly the accounts party to a voided match that
   were left below zero had their unmatched orders on the market cancelled
   (``ACCOUNT_OVERDRAWN``), and an account still below zero has none left there;
@@ -130,6 +132,10 @@ class FlowRunner:
             for name, account in self.ex.accounts.items():
                 if name != HOUSE and name not in self.void_since_short | self.settled_early_short:
                     assert account.balance >= 0, (name, command.market_id, account.funds())
+        if any(isinstance(e, MarketSettled) for e in events):  # a normal settlement overdraws no one the voids spared
+            for name, account in self.ex.accounts.items():
+                if name != HOUSE and name not in self.void_since_short:
+                    assert account.balance >= 0, (name, command, account.funds())
         return events
 
     def check_overdrawn_cancels(self, market_id: str, events: list[Event]) -> None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exchange.core.commands import Withdraw
+from exchange.core.commands import Deposit, Withdraw
 from exchange.core.errors import ErrorCode
-from exchange.core.events import MarketSettled
+from exchange.core.events import MarketSettled, OrderRejected
 from exchange.core.ladder import PRICES
 
-from .conftest import BACK, LAY, Harness
+from .conftest import BACK, COVERED, LAY, Harness
 
 
 def dutched(prices: list[str], stakes: list[int]) -> Harness:
@@ -48,8 +48,7 @@ def test_below_zero_after_an_early_loser_an_order_adding_risk_is_refused_and_a_h
     refused = h.rejected(h.place("dutch", 2, BACK, "5", 10_000))
     assert refused.error_code is ErrorCode.INSUFFICIENT_FUNDS
     assert refused.message == (
-        "available to bet is -100.00, below zero: this order would make an outcome worse than the balance covers "
-        "(until it is back at zero, only an order that hedges is taken)"
+        f"available to bet is -100.00, below zero: {COVERED}, and this order does not"
     )
     # a lay of hand 2 at 2.0 makes only hand 2 winning worse (+100.00 -> +50.00): a hedge, taken
     h.lay("dutch", 2, "2", 5_000)
@@ -62,6 +61,45 @@ def test_below_zero_after_an_early_loser_an_order_adding_risk_is_refused_and_a_h
     assert (result.profit, result.commission) == (5_000, 125)  # 2.5 % of the net 50.00
     assert h.balance("dutch") == 4_875
     h.assert_replays()
+
+
+def below_zero() -> Harness:
+    """The dutcher of four hands at 4.0 after hand 1 lost early: balance 0, every outright outcome 0, void -100.00."""
+    h = dutched(["4", "4", "4", "4"], [10_000] * 4)
+    h.suspend()
+    h.lose(1)
+    h.open()
+    assert (h.balance("dutch"), h.available("dutch")) == (0, -10_000)
+    return h
+
+
+def test_below_zero_a_lay_moved_to_a_longer_price_is_refused_where_the_balance_cannot_pay_it() -> None:
+    h = below_zero()
+    h.run(Deposit(h.tick(), "dutch", 5_000))  # available -50.00: hand 2 winning may lose 50.00
+    bet = h.lay("dutch", 2, "1.5", 5_000)  # liability 25.00
+    refused = h.replace("dutch", bet, "5")  # liability 200.00 if hand 2 wins: the exposure stays 100.00 (the void's)
+    assert isinstance(refused[0], OrderRejected) and refused[0].error_code is ErrorCode.INSUFFICIENT_FUNDS
+    assert refused[0].message == f"available to bet is -50.00, below zero: {COVERED}, and the new price does not"
+    moved = h.replace("dutch", bet, "2")  # liability 50.00: covered
+    assert [type(e).__name__ for e in moved] == ["OrderCancelled", "OrderPlaced"]
+    h.back("maker", 2, "2", 5_000)
+    h.suspend()
+    h.settle(2)
+    assert h.balance("dutch") == 0  # 50.00, and hand 2 winning: 0 on the backs, -50.00 on the lay
+
+
+def test_below_zero_a_bet_small_enough_is_taken_and_nothing_on_another_market() -> None:
+    h = below_zero()
+    h.market("1.2")
+    h.run(Deposit(h.tick(), "dutch", 5_000))  # available -50.00; 1.1's outcomes may lose 50.00 each
+    refused = h.rejected(h.place("dutch", 1, BACK, "2", 200, market_id="1.2"))  # 1.1's exposure takes all 50.00
+    assert refused.message == f"available to bet is -50.00, below zero: {COVERED}, and this order does not"
+    assert h.rejected(h.place("dutch", 3, BACK, "3", 5_100)).error_code is ErrorCode.INSUFFICIENT_FUNDS
+    h.back("dutch", 3, "3", 5_000)  # hands 2 and 4 winning: -50.00 each, what the balance covers
+    h.lay("maker", 3, "3", 5_000)
+    h.suspend()
+    h.settle(4)
+    assert h.balance("dutch") == 0
 
 
 def test_what_is_not_reserved_a_void_after_a_hand_settled_early_can_leave_the_balance_below_zero() -> None:

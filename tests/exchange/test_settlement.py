@@ -20,11 +20,10 @@ from exchange.core.ladder import parse_price
 from exchange.core.market import Market, MarketStatus, SelectionStatus
 from exchange.core.orders import BetOutcome, BetStatus
 
-from .conftest import BACK, Harness, types
+from .conftest import BACK, COVERED, Harness, types
 
 START = 100_000  # each fixture account's balance (1000.00)
 HOUSE = "HOUSE"
-
 
 def settled(events: list) -> MarketSettled:
     last = events[-1]
@@ -375,7 +374,7 @@ def test_voiding_a_hedge_overdraws_cancels_unmatched_and_leaves_the_rest_owed() 
     h.back("bob", 1, "3", 1000)  # matched before the card is exposed
     assert h.available("alice") == 0
     exposed_at = h.tick()
-    h.back("alice", 1, "3.05", 1000)  # the hedge (it cannot raise her exposure, so it is allowed) ...
+    h.back("alice", 1, "3.05", 1000)  # the hedge (the outcomes it makes worse lose nothing: allowed) ...
     h.lay("carol", 1, "3.05", 1000)  # ... matched after the exposure: 1 wins +0.50, otherwise 0
     assert h.exposure("alice") == 0 and h.available("alice") == 2000
     h.lay("alice", 1, "2", 1000, market_id="1.2")  # the freed 20.00 goes to work: 10.00 on market 1.2 ...
@@ -399,13 +398,13 @@ def test_voiding_a_hedge_overdraws_cancels_unmatched_and_leaves_the_rest_owed() 
     assert (h.balance("alice"), h.exposure("alice"), h.available("alice")) == (2000, 3000, -1000)
     # carol's side of the void only lowers her exposure: her orders are not touched
     assert h.exposure("carol") == 0 and h.available("carol") == START
-    # short of 10.00, alice may still hedge (nothing that raises her exposure), not add risk nor withdraw
+    # short of 10.00, alice may still hedge (what it makes worse stays within her balance less 1.2's exposure), not
+    # add risk nor withdraw
     h.back("alice", 1, "3", 200)  # 1 wins: -20.00 unchanged; otherwise +10.00 - 2.00
     refused = h.rejected(h.place("alice", 2, BACK, "3", 200))
     assert refused.error_code is ErrorCode.INSUFFICIENT_FUNDS
     assert refused.message == (
-        "available to bet is -10.00, below zero: this order would make an outcome worse than the balance covers "
-        "(until it is back at zero, only an order that hedges is taken)"
+        f"available to bet is -10.00, below zero: {COVERED}, and this order does not"
     )
     withdrawal = h.run(Withdraw(h.tick(), "alice", 1))[0]
     assert isinstance(withdrawal, CommandRejected) and withdrawal.error_code is ErrorCode.INSUFFICIENT_FUNDS
