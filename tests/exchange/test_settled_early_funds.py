@@ -47,9 +47,7 @@ def test_below_zero_after_an_early_loser_an_order_adding_risk_is_refused_and_a_h
     # of hand 3 or 4 would now cost 100.00 the balance does not have
     refused = h.rejected(h.place("dutch", 2, BACK, "5", 10_000))
     assert refused.error_code is ErrorCode.INSUFFICIENT_FUNDS
-    assert refused.message == (
-        f"available to bet is -100.00, below zero: {COVERED}, and this order does not"
-    )
+    assert refused.message == f"available to bet is -100.00, below zero: {COVERED}, and this order does not"
     # a lay of hand 2 at 2.0 makes only hand 2 winning worse (+100.00 -> +50.00): a hedge, taken
     h.lay("dutch", 2, "2", 5_000)
     h.back("maker", 2, "2", 5_000)  # matched: hands 3 and 4 winning +50.00 each, hand 2 +50.00
@@ -92,7 +90,8 @@ def test_below_zero_a_bet_small_enough_is_taken_and_nothing_on_another_market() 
     h = below_zero()
     h.market("1.2")
     h.run(Deposit(h.tick(), "dutch", 5_000))  # available -50.00; 1.1's outcomes may lose 50.00 each
-    refused = h.rejected(h.place("dutch", 1, BACK, "2", 200, market_id="1.2"))  # 1.1's exposure takes all 50.00
+    # on 1.2 nothing is covered: 1.1's exposure (100.00, the void's) is more than the whole balance (50.00)
+    refused = h.rejected(h.place("dutch", 1, BACK, "2", 200, market_id="1.2"))
     assert refused.message == f"available to bet is -50.00, below zero: {COVERED}, and this order does not"
     assert h.rejected(h.place("dutch", 3, BACK, "3", 5_100)).error_code is ErrorCode.INSUFFICIENT_FUNDS
     h.back("dutch", 3, "3", 5_000)  # hands 2 and 4 winning: -50.00 each, what the balance covers
