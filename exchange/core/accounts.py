@@ -78,9 +78,9 @@ class Account:
     def exposure_change(self, market: Market, sel: int, is_back: bool, tick: int, size: int) -> tuple[int, int]:
         """The account's exposure on ``market`` now and with one more unmatched order (minor units)."""
         pos = self.positions.get(market.market_id)
-        if pos is not None:
-            return pos.exposure(), pos.exposure_with(sel, is_back, tick, size)
         dd, dl = unmatched_effect(is_back, tick, size)
+        if pos is not None:
+            return pos.exposure(), pos.exposure_with(sel, dd, dl)
         worst = min(dd if i == sel else 0 for i in market.live) + dl
         return 0, exposure_of(worst, 0)
 

@@ -214,9 +214,10 @@ class Position:
         """The worst loss over outcomes still possible (VOID included), in minor units (never negative). O(N)."""
         return exposure_of(self.outright_x100(), self.settled)
 
-    def exposure_with(self, sel: int, is_back: bool, tick: int, size: int) -> int:
-        """:meth:`exposure` with one more unmatched order (an order changes nothing in the VOID outcome)."""
-        return exposure_of(self.outright_x100(sel, *unmatched_effect(is_back, tick, size)), self.settled)
+    def exposure_with(self, sel: int, dd: int, dl: int) -> int:
+        """:meth:`exposure` if ``d[sel]`` grew by ``dd`` and ``ltot`` by ``dl``: one more unmatched order, or a lay's
+        new price (neither changes the VOID outcome)."""
+        return exposure_of(self.outright_x100(sel, dd, dl), self.settled)
 
     def worsened_loss(self, sel: int, dd: int, dl: int) -> int:
         """The largest loss, in minor units, among the outright outcomes that ``d[sel]`` growing by ``dd`` and

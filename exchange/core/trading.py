@@ -49,7 +49,7 @@ from exchange.core.events import (
 from exchange.core.market import ClosedMarket, Market, MarketStatus, SelectionStatus
 from exchange.core.money import format_minor
 from exchange.core.orders import Order, OrderType, PersistenceType
-from exchange.core.positions import Position, exposure_of, unmatched_effect
+from exchange.core.positions import Position, unmatched_effect
 from exchange.core.side import Side
 from exchange.core.state import ExchangeState
 
@@ -256,7 +256,7 @@ def _check_replace_funds(order: Order, tick: int) -> None:
     old_d, _ = unmatched_effect(False, order.tick, order.remaining)
     new_d, _ = unmatched_effect(False, tick, order.remaining)
     if not pos.account.covers(pos, order.sel, new_d - old_d, 0):
-        after = exposure_of(pos.outright_x100(order.sel, new_d - old_d), pos.settled)
+        after = pos.exposure_with(order.sel, new_d - old_d, 0)
         raise _short_of_funds("the new price", pos.account, after - pos.exposure())
 
 
