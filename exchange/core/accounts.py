@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from exchange.core.errors import require
-from exchange.core.positions import Position, exposure_of, order_reserve, unmatched_effect
+from exchange.core.positions import Position, order_reserve, unmatched_effect
 from exchange.core.records import Record
 
 if TYPE_CHECKING:
@@ -78,11 +78,9 @@ class Account:
     def exposure_change(self, market: Market, sel: int, is_back: bool, tick: int, size: int) -> tuple[int, int]:
         """The account's exposure on ``market`` now and with one more unmatched order (minor units)."""
         pos = self.positions.get(market.market_id)
-        dd, dl = unmatched_effect(is_back, tick, size)
-        if pos is not None:
-            return pos.exposure(), pos.exposure_with(sel, dd, dl)
-        worst = min(dd if i == sel else 0 for i in market.live) + dl
-        return 0, exposure_of(worst, 0)
+        if pos is None:  # nothing on the market yet: the order's own largest loss (another hand is always in play)
+            return 0, order_reserve(is_back, tick, size)
+        return pos.exposure(), pos.exposure_with(sel, *unmatched_effect(is_back, tick, size))
 
     def can_afford(self, market: Market, sel: int, is_back: bool, tick: int, size: int) -> bool:
         """Whether the account can pay the loss of every outcome that one more unmatched order makes worse.
@@ -95,7 +93,7 @@ class Account:
         if self.balance - self.reserved >= reserve:
             return True
         pos = self.positions.get(market.market_id)
-        if pos is None:  # nothing on the market yet: the order's worst loss is its own largest loss
+        if pos is None:  # nothing on the market yet: its exposure would be the order's own largest loss
             return reserve <= self.available()
         return self.covers(pos, sel, *unmatched_effect(is_back, tick, size))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 
 import pytest
@@ -24,6 +24,7 @@ from exchange.core.commands import (
 )
 from exchange.core.events import Event, OrderPlaced, OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
+from exchange.core.ladder import PRICES
 from exchange.core.market import MarketBook
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
@@ -33,6 +34,25 @@ LAY = Side.LAY
 #: What a refusal of an order while available to bet is below zero says is taken.
 COVERED = ("an order is taken only if every outcome it makes worse stays within the balance less the exposure of the "
            "account's other markets")
+
+
+
+def dutch(prices: Sequence[Decimal], stakes: Sequence[int], ts: int) -> list[Command]:
+    """Market ``1.1`` of one hand a price, ``dutch`` backing every hand at its price for its stake, each back met by
+    ``maker``'s lay: the accounts opened and funded (``dutch`` with the stakes' sum) and the market open."""
+    commands: list[Command] = [
+        OpenAccount(ts, "dutch"), Deposit(ts, "dutch", sum(stakes)), OpenAccount(ts, "maker"),
+        Deposit(ts, "maker", 10**9), CreateMarket(ts, "1.1", tuple(range(1, len(prices) + 1))), OpenMarket(ts, "1.1"),
+    ]  # fmt: skip
+    for sel, (price, stake) in enumerate(zip(prices, stakes, strict=True), start=1):
+        commands += [PlaceOrder(ts, "maker", "1.1", sel, LAY, price, stake),
+                     PlaceOrder(ts, "dutch", "1.1", sel, BACK, price, stake)]
+    return commands
+
+
+def even_stakes(ticks: Sequence[int], returns: int) -> list[int]:
+    """Stakes backing a hand at each tick that each return about ``returns`` (at least the minimum stake, 2.00)."""
+    return [max(200, int(returns / PRICES[t])) for t in ticks]
 
 
 class Harness:

@@ -62,6 +62,7 @@ from exchange.core.ladder import PRICES
 from exchange.core.orders import OrderType, PersistenceType
 from exchange.core.side import Side
 
+from .conftest import dutch, even_stakes
 from .reference import Illegal, Reference
 
 #: Traders: three regular accounts, a late one, the house itself (it may trade too) and an invalid id.
@@ -382,23 +383,16 @@ def test_seeded_flows_agree_and_reach_every_case(seed: int) -> None:
     assert seen["Matched"] >= 150 and seen["dead heat"] >= 5, seen
 
 
-
 def below_zero_flow(seed: int) -> Differential:
     """An account backs every hand (3 to 8, each stake about the same return), withdraws what that leaves free, and
     hands are settled early: its available to bet often falls below zero. It then places bets and moves them, some
     met by a maker and some left unmatched, and the market settles normally."""
     rng = random.Random(seed)
     run = Differential()
-    n = rng.randrange(3, 9)
-    for setup_cmd in (OpenAccount(0, "dutch"), Deposit(0, "dutch", 10**6), OpenAccount(0, "maker"),
-                      Deposit(0, "maker", 10**9), CreateMarket(0, "1.1", tuple(range(1, n + 1))), OpenMarket(0, "1.1")):
+    ticks = [rng.randrange(10, 250) for _ in range(rng.randrange(3, 9))]
+    for setup_cmd in dutch([PRICES[t] for t in ticks], even_stakes(ticks, rng.randrange(5_000, 40_000)), 1):
         run.run(setup_cmd)
-    returns = rng.randrange(5_000, 40_000)
-    for sel in range(1, n + 1):
-        price = PRICES[rng.randrange(10, 250)]
-        stake = max(200, int(returns / price))
-        run.run(PlaceOrder(1, "maker", "1.1", sel, Side.LAY, price, stake))
-        run.run(PlaceOrder(1, "dutch", "1.1", sel, Side.BACK, price, stake))
+    n = len(ticks)
     run.run(Withdraw(2, "dutch", run.ref.available("dutch")))
     run.run(SuspendMarket(3, "1.1"))
     live = list(range(1, n + 1))

@@ -9,6 +9,8 @@ would leave the balance below zero.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,19 +19,16 @@ from exchange.core.errors import ErrorCode
 from exchange.core.events import MarketSettled, OrderRejected
 from exchange.core.ladder import PRICES
 
-from .conftest import BACK, COVERED, LAY, Harness
+from .conftest import BACK, COVERED, LAY, Harness, dutch, even_stakes
 
 
 def dutched(prices: list[str], stakes: list[int]) -> Harness:
     """A market of ``len(prices)`` hands; ``dutch`` has backed each hand, matched by ``maker``, and withdrawn all it
     could."""
     h = Harness()
-    h.accounts("dutch", balance=sum(stakes))
-    h.accounts("maker", balance=10**9)
-    h.market(selections=tuple(range(1, len(prices) + 1)))
-    for sel, (price, stake) in enumerate(zip(prices, stakes, strict=True), start=1):
-        h.lay("maker", sel, price, stake)
-        h.back("dutch", sel, price, stake)
+    ts = h.tick()
+    for command in dutch([Decimal(p) for p in prices], stakes, ts):
+        assert not isinstance(h.run(command)[0], OrderRejected), command
     if h.available("dutch") > 0:
         h.run(Withdraw(h.tick(), "dutch", h.available("dutch")))
     return h
@@ -121,8 +120,7 @@ def dutches(draw: st.DrawFn) -> tuple[list[str], list[int]]:
     """Backs of every hand (3 to 8) at prices from 1.10 to 10, each stake the returns' total over its price: every
     outright outcome then returns about the same, so a hand settled early often leaves available below zero."""
     ticks = draw(st.lists(st.integers(10, 250), min_size=3, max_size=8))
-    returns = draw(st.integers(5_000, 40_000))
-    return [str(PRICES[t]) for t in ticks], [max(200, int(returns / PRICES[t])) for t in ticks]
+    return [str(PRICES[t]) for t in ticks], even_stakes(ticks, draw(st.integers(5_000, 40_000)))
 
 
 orders = st.lists(st.tuples(st.booleans(), st.integers(0, 7), st.integers(0, 349), st.integers(2, 60)), max_size=12)

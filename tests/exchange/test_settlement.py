@@ -25,6 +25,7 @@ from .conftest import BACK, COVERED, Harness, types
 START = 100_000  # each fixture account's balance (1000.00)
 HOUSE = "HOUSE"
 
+
 def settled(events: list) -> MarketSettled:
     last = events[-1]
     assert isinstance(last, MarketSettled), events
