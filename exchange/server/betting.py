@@ -40,7 +40,7 @@ twice is refused whole with ``DUPLICATE_BETIDS`` (:func:`named_twice`). replaceO
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -146,25 +146,39 @@ def order_call(params: Mapping[str, Any], limit: int) -> tuple[str, str | None, 
     return market_id, customer_ref, raw, None
 
 
-def refused_whole(market_id: str | None, customer_ref: str | None, code: str, message: str) -> JsonDict:
-    """The execution report refusing a whole call with ``code`` before any instruction is carried out."""
+def refused_whole(market_id: str | None, customer_ref: str | None, code: str, message: str,
+                  bases: Iterable[JsonDict] = ()) -> JsonDict:
+    """The execution report refusing a whole call with ``code`` before any instruction is carried out.
+
+    Each instruction gets its report, in the call's order, as Betfair answers a call refused whole: ``FAILURE``
+    with ``ERROR_IN_ORDER`` ("the action failed because the parent order failed") and what ``bases`` gives it
+    (the instruction's echo); a client that pairs its instructions with the reports by position (flumine does)
+    learns each one failed. A call refused before its instructions are read (too many of them) has none.
+
+    >>> refused_whole("holdem.1", "r", "DUPLICATE_TRANSACTION", "seen", [{"instruction": {"betId": "7"}}])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'status': 'FAILURE', 'errorCode': 'DUPLICATE_TRANSACTION', 'errorMessage': 'seen', 'marketId': 'holdem.1',
+     'customerRef': 'r', 'instructionReports': [{'status': 'FAILURE', 'errorCode': 'ERROR_IN_ORDER',
+                                                 'instruction': {'betId': '7'}}]}
+    """
     out: JsonDict = {"status": "FAILURE", "errorCode": code, "errorMessage": message}
     if market_id is not None:
         out["marketId"] = market_id
     if customer_ref is not None:
         out["customerRef"] = customer_ref
-    out["instructionReports"] = []
+    out["instructionReports"] = [{"status": "FAILURE", "errorCode": "ERROR_IN_ORDER", **base} for base in bases]
     return out
 
 
 def repeated_call(service: ExchangeService, session: Session, operation: str, market_id: str | None,
-                  customer_ref: str | None) -> JsonDict | None:
+                  customer_ref: str | None, bases: Iterable[JsonDict]) -> JsonDict | None:
     """The report refusing an ``operation`` call whose ``customerRef`` is that of one carried out within the last
-    minute (``DUPLICATE_TRANSACTION``, :mod:`exchange.server.customer_refs`), else None."""
+    minute (``DUPLICATE_TRANSACTION``, :mod:`exchange.server.customer_refs`; ``bases``: each instruction's echo,
+    :func:`refused_whole`), else None."""
     if not customer_ref:
         return None
     why = service.recent_refs.repeated(session.account, customer_ref, service.now(), operation=operation)
-    return None if why is None else refused_whole(market_id, customer_ref, "DUPLICATE_TRANSACTION", why)
+    return None if why is None else refused_whole(market_id, customer_ref, "DUPLICATE_TRANSACTION", why, bases)
 
 
 def remember_call(service: ExchangeService, session: Session, operation: str, customer_ref: str | None,
@@ -183,19 +197,21 @@ def unknown_market(service: ExchangeService, market_id: str | None, base: JsonDi
     return failed(base, "INVALID_MARKET_ID", f"market {market_id!r} does not exist")
 
 
-def named_twice(market_id: str | None, customer_ref: str | None, bet_ids: Sequence[int | None]) -> JsonDict | None:
+def named_twice(market_id: str | None, customer_ref: str | None, bet_ids: Sequence[int | None],
+                bases: Iterable[JsonDict]) -> JsonDict | None:
     """The report refusing a cancelOrders or replaceOrders call that names a bet more than once
-    (``DUPLICATE_BETIDS``, as API-NG refuses it, nothing carried out), or None.
+    (``DUPLICATE_BETIDS``, as API-NG refuses it, nothing carried out; ``bases``: each instruction's echo,
+    :func:`refused_whole`), or None.
 
-    >>> named_twice("holdem.1", None, [7, None, 8, None])
-    >>> named_twice("holdem.1", None, [7, 8, 7])["errorCode"]
+    >>> named_twice("holdem.1", None, [7, None, 8, None], [])
+    >>> named_twice("holdem.1", None, [7, 8, 7], [])["errorCode"]
     'DUPLICATE_BETIDS'
     """
     seen: set[int] = set()
     for bet_id in bet_ids:
         if bet_id is not None and bet_id in seen:
             return refused_whole(market_id, customer_ref, "DUPLICATE_BETIDS",
-                                 f"bet {bet_id} is named more than once; name each bet once a call")
+                                 f"bet {bet_id} is named more than once; name each bet once a call", bases)
         if bet_id is not None:
             seen.add(bet_id)
     return None
@@ -260,7 +276,8 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     strategy_ref = get_opt_str(params, "customerStrategyRef", max_len=STRATEGY_REF_MAX, one_line=True) or None
     requests = _crossed([parse_place(item, i) for i, item in enumerate(raw)])
     asynchronous = get_bool(params, "async", default=False)
-    repeated = repeated_call(service, session, "placeOrders", market_id, customer_ref)
+    repeated = repeated_call(service, session, "placeOrders", market_id, customer_ref,
+                             ({"instruction": r.echo} for r in requests))
     if repeated is not None:
         return repeated
     stale = stale_version(service, market_id, params)
@@ -478,10 +495,11 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
     outcomes: list[Outcome] = []
     # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
     parsed = [_parse_cancel(item, i) for i, item in enumerate(raw)]
-    twice = named_twice(market_id, customer_ref, [bet_id for bet_id, *_ in parsed])
+    echoes = [{"instruction": instruction} for _, instruction, *_ in parsed]
+    twice = named_twice(market_id, customer_ref, [bet_id for bet_id, *_ in parsed], echoes)
     if twice is not None:
         return twice
-    repeated = repeated_call(service, session, "cancelOrders", market_id, customer_ref)
+    repeated = repeated_call(service, session, "cancelOrders", market_id, customer_ref, echoes)
     if repeated is not None:
         return repeated
     for bet_id, instruction, reduction, refusal in parsed:

@@ -92,10 +92,11 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     stale = stale_version(service, market_id, params)
     # every instruction is read before any is carried out: a malformed one refuses the call and changes nothing
     parsed = [_parse_replace(item, i) for i, item in enumerate(raw)]
-    twice = named_twice(market_id, customer_ref, [bet_id for bet_id, _, _ in parsed])
+    bases = [_refused_with_the_call(instruction) for _, _, instruction in parsed]
+    twice = named_twice(market_id, customer_ref, [bet_id for bet_id, _, _ in parsed], bases)
     if twice is not None:
         return twice
-    repeated = repeated_call(service, session, "replaceOrders", market_id, customer_ref)
+    repeated = repeated_call(service, session, "replaceOrders", market_id, customer_ref, bases)
     if repeated is not None:
         return repeated
     outcomes: list[Outcome] = []
@@ -152,6 +153,14 @@ def _lapsed_replace(service: ExchangeService, session: Session, view: OrderView,
               "placeInstructionReport": {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED",
                                          "instruction": _new_bet(view)}}
     return Outcome(report, code, why)
+
+
+def _refused_with_the_call(instruction: JsonDict) -> JsonDict:
+    """What a replace's report holds when its call is refused whole (:func:`exchange.server.betting.refused_whole`):
+    its cancel and its new bet failed with the call."""
+    return {"cancelInstructionReport": {"status": "FAILURE", "errorCode": "ERROR_IN_ORDER",
+                                        "instruction": {"betId": instruction["betId"]}},
+            "placeInstructionReport": {"status": "FAILURE", "errorCode": "ERROR_IN_ORDER"}}
 
 
 def _replace_failure(instruction: JsonDict, view: OrderView | None, code: str, message: str) -> Outcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp.test_utils import TestClient
+from betfairlightweight.resources.bettingresources import PlaceOrders, ReplaceOrders
 
 from exchange.clock import VirtualClock
 from tests.server.helpers import login, place, rpc
@@ -30,6 +31,14 @@ def _call(ref: str | None, price: float = 3.0) -> dict[str, Any]:
     return params
 
 
+def _replace_refused(bet: str) -> dict[str, Any]:
+    """A replace's report when its call is refused whole: its cancel and its new bet failed with the call."""
+    return {"status": "FAILURE", "errorCode": "ERROR_IN_ORDER",
+            "cancelInstructionReport": {"status": "FAILURE", "errorCode": "ERROR_IN_ORDER",
+                                        "instruction": {"betId": bet}},
+            "placeInstructionReport": {"status": "FAILURE", "errorCode": "ERROR_IN_ORDER"}}
+
+
 async def test_a_repeated_call_within_the_minute_places_nothing(client: TestClient, clock: VirtualClock) -> None:
     alice = await login(client, "alice", "pw-alice")
     first = (await rpc(client, alice, "placeOrders", _call("retry-1")))["result"]
@@ -37,8 +46,13 @@ async def test_a_repeated_call_within_the_minute_places_nothing(client: TestClie
     clock.advance(1_000)  # a second later, still inside the window
     again = (await rpc(client, alice, "placeOrders", _call("retry-1")))["result"]
     assert again["status"] == "FAILURE" and again["errorCode"] == "DUPLICATE_TRANSACTION", again
-    assert again["instructionReports"] == [] and again["customerRef"] == "retry-1"
+    assert again["customerRef"] == "retry-1"
+    # each instruction reported failed with the call, in order (a client pairs them by position)
+    assert again["instructionReports"] == [{"status": "FAILURE", "errorCode": "ERROR_IN_ORDER",
+                                            "instruction": first["instructionReports"][0]["instruction"]}], again
     assert "customerRef 'retry-1'" in again["errorMessage"], again
+    [refused] = PlaceOrders(**again).place_instruction_reports  # as betfairlightweight reads it
+    assert (refused.status, refused.error_code, refused.instruction.selection_id) == ("FAILURE", "ERROR_IN_ORDER", 1)
     assert await _bets(client, alice) == [first["instructionReports"][0]["betId"]]
 
 
@@ -123,7 +137,8 @@ async def test_a_repeated_cancel_or_replace_is_refused_and_changes_nothing(clien
     assert first["status"] == "SUCCESS", first
     clock.advance(1_000)
     again = (await rpc(client, alice, "cancelOrders", reduce))["result"]
-    assert (again["errorCode"], again["instructionReports"]) == ("DUPLICATE_TRANSACTION", []), again
+    assert (again["errorCode"], again["instructionReports"]) == ("DUPLICATE_TRANSACTION", [
+        {"status": "FAILURE", "errorCode": "ERROR_IN_ORDER", "instruction": {"betId": bet, "sizeReduction": 2}}]), again
     assert "cancelOrders call" in again["errorMessage"]
     [order] = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
     assert order["sizeRemaining"] == 4.0  # reduced once
@@ -131,7 +146,10 @@ async def test_a_repeated_cancel_or_replace_is_refused_and_changes_nothing(clien
     moved = (await rpc(client, alice, "replaceOrders", move))["result"]  # the same ref, another operation: carried out
     assert moved["status"] == "SUCCESS", moved
     repeat = (await rpc(client, alice, "replaceOrders", move))["result"]
-    assert (repeat["errorCode"], repeat["instructionReports"]) == ("DUPLICATE_TRANSACTION", []), repeat
+    assert (repeat["errorCode"], repeat["instructionReports"]) == (
+        "DUPLICATE_TRANSACTION", [_replace_refused(bet)]), repeat
+    [report] = ReplaceOrders(**repeat).replace_instruction_reports
+    assert (report.error_code, report.cancel_instruction_reports.error_code) == ("ERROR_IN_ORDER", "ERROR_IN_ORDER")
     clock.advance(60_000)  # the window has passed: the same call is judged afresh (the bet has moved on)
     late = (await rpc(client, alice, "replaceOrders", move))["result"]
     assert late["errorCode"] != "DUPLICATE_TRANSACTION", late
@@ -151,4 +169,5 @@ async def test_a_repeated_replace_that_only_cancelled_is_a_duplicate(client: Tes
         "PROCESSED_WITH_ERRORS", "CANCELLED_NOT_PLACED"), first
     clock.advance(1_000)
     again = (await rpc(client, alice, "replaceOrders", call))["result"]
-    assert (again["errorCode"], again["instructionReports"]) == ("DUPLICATE_TRANSACTION", []), again
+    assert (again["errorCode"], again["instructionReports"]) == (
+        "DUPLICATE_TRANSACTION", [_replace_refused(bet)]), again

@@ -48,6 +48,11 @@ async def test_a_bet_named_twice_in_one_call_refuses_the_call_with_duplicate_bet
     for method, instructions in calls.items():
         report = (await rpc(client, alice, method, {"marketId": MARKET, "instructions": instructions}))["result"]
         assert (report["status"], report["errorCode"]) == ("FAILURE", "DUPLICATE_BETIDS"), method
-        assert report["instructionReports"] == []
+        # each instruction failed with the call, in the call's order
+        assert [(r["status"], r["errorCode"]) for r in report["instructionReports"]] == [
+            ("FAILURE", "ERROR_IN_ORDER")] * 2, report
+        echoed = [r.get("instruction") or r["cancelInstructionReport"]["instruction"]
+                  for r in report["instructionReports"]]
+        assert [e["betId"] for e in echoed] == [bet, str(int(bet))], report
     (order,) = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
     assert (order["betId"], order["sizeRemaining"], order["priceSize"]["price"]) == (bet, 10.0, 3.0)  # untouched
