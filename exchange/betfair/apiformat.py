@@ -137,7 +137,8 @@ def current_order(view: OrderView) -> JsonDict:
 def lapse_status_reason(reason: LapseReason | None) -> str | None:
     """API-NG's ``lapseStatusReasonCode`` of a lapse: Betfair's ``MKT_SUSPENDED`` for a betting window's close and a
     suspension inside it; none (left out) for the reasons Betfair's list has no code for, as Betfair leaves it
-    out then (a selection or the market settled, a fill-or-kill order's unmatched rest).
+    out then (a selection or the market settled; a fill-or-kill order's unmatched rest, in journals written before
+    2026-12-06).
 
     >>> lapse_status_reason(LapseReason.WINDOW_CLOSED), lapse_status_reason(LapseReason.MARKET_SETTLED)
     ('MKT_SUSPENDED', None)

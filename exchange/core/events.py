@@ -45,12 +45,15 @@ class CancelReason(StrEnum):
     orders on that market are cancelled to release what they reserve
     (:class:`~exchange.core.commands.VoidMatchedSince`, decided by
     :func:`exchange.core.lifecycle.void_matched_since`).
+    ``FILL_OR_KILL``: what a FILL_OR_KILL order did not match as it was placed
+    (:mod:`exchange.core.fill_or_kill`).
     """
 
     BY_USER = "BY_USER"
     REPLACED = "REPLACED"
     MARKET_VOIDED = "MARKET_VOIDED"
     ACCOUNT_OVERDRAWN = "ACCOUNT_OVERDRAWN"
+    FILL_OR_KILL = "FILL_OR_KILL"
 
 
 @dataclass(frozen=True, slots=True)

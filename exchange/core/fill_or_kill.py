@@ -4,9 +4,11 @@ API-NG's ``timeInForce: FILL_OR_KILL`` with ``minFillSize`` (the order's size
 when none is given): if the opposite side of the book can match at least the
 minimum at the order's price or better, the order matches as far as it can,
 like any order; otherwise it matches nothing. Either way nothing of it rests:
-the unmatched part lapses at once (:class:`~exchange.core.events.OrderLapsed`,
-reason ``FILL_OR_KILL``), so the bet is reported ``EXECUTION_COMPLETE`` with
-its lapsed size, as Betfair reports a killed order.
+the unmatched part is cancelled at once (:class:`~exchange.core.events.OrderCancelled`,
+reason ``FILL_OR_KILL``), so the bet is ``EXECUTION_COMPLETE`` with that size
+cancelled, and a bet killed whole clears ``CANCELLED``, as Betfair reports a
+killed order (journals written before 2026-12-06 hold it as a lapse, reason
+``FILL_OR_KILL``, and still replay as they were).
 
 >>> from exchange.core.book import SelectionBook
 >>> book = SelectionBook(1)
@@ -19,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from exchange.core.book import SelectionBook
-from exchange.core.events import LapseReason, OrderLapsed, new_order_lapsed
+from exchange.core.events import CancelReason, OrderCancelled, new_order_cancelled
 from exchange.core.orders import Order
 
 if TYPE_CHECKING:
@@ -42,9 +44,9 @@ def can_fill(order: Order, min_fill: int) -> bool:
     return available(book, is_back=order.is_back, tick=order.tick) >= min_fill
 
 
-def kill(state: ExchangeState, order: Order, ts: int) -> OrderLapsed:
-    """Lapse what is left of a FILL_OR_KILL order once it has matched what it could."""
-    event = new_order_lapsed(ts, order.bet_id, order.account_id, order.market_id, order.selection_id,
-                             order.remaining, LapseReason.FILL_OR_KILL)
-    state.apply_order_lapsed(event)
+def kill(state: ExchangeState, order: Order, ts: int) -> OrderCancelled:
+    """Cancel what is left of a FILL_OR_KILL order once it has matched what it could."""
+    event = new_order_cancelled(ts, order.bet_id, order.account_id, order.market_id, order.selection_id,
+                                order.remaining, CancelReason.FILL_OR_KILL)
+    state.apply_order_cancelled(event)
     return event

@@ -67,13 +67,15 @@ class BetOutcome(StrEnum):
 
 class LapseReason(StrEnum):
     """Why unmatched size lapsed: its betting window closed, or the market was suspended inside it (an operator's
-    suspend, a card exposed before its time), a selection or the market settled, or the order's fill-or-kill."""
+    suspend, a card exposed before its time), or a selection or the market settled."""
 
     WINDOW_CLOSED = "WINDOW_CLOSED"
     MARKET_SUSPENDED = "MARKET_SUSPENDED"
     SELECTION_SETTLED = "SELECTION_SETTLED"
     MARKET_SETTLED = "MARKET_SETTLED"
-    FILL_OR_KILL = "FILL_OR_KILL"  # the unmatched part of a FILL_OR_KILL order, at once
+    # the unmatched part of a FILL_OR_KILL order, in journals written before 2026-12-06 (it is cancelled now:
+    # CancelReason.FILL_OR_KILL)
+    FILL_OR_KILL = "FILL_OR_KILL"
 
 
 class BetStatus(StrEnum):

@@ -103,7 +103,7 @@ def _time_in_force(limit: Mapping[str, Any], size: int | None, echo: JsonDict, w
     """``(minimum fill, problem)`` of a limitOrder's ``timeInForce`` and ``minFillSize``, as API-NG has them.
 
     FILL_OR_KILL matches at once at least ``minFillSize`` (the whole size when absent) or nothing; the rest
-    lapses. A ``minFillSize`` without FILL_OR_KILL is ``UNEXPECTED_MIN_FILL_SIZE``; one that is not positive or
+    is cancelled. A ``minFillSize`` without FILL_OR_KILL is ``UNEXPECTED_MIN_FILL_SIZE``; one that is not positive or
     exceeds the size, ``INVALID_MIN_FILL_SIZE``. An unknown ``timeInForce`` is a malformed call.
     """
     tif = limit.get("timeInForce")

@@ -9,6 +9,7 @@ from decimal import Decimal
 from exchange.betfair import apiformat, order_changes
 from exchange.core.commands import (
     CancelOrder,
+    Command,
     CreateMarket,
     Deposit,
     OpenAccount,
@@ -16,34 +17,59 @@ from exchange.core.commands import (
     PlaceOrder,
     SettleMarket,
 )
+from exchange.core.events import CancelReason, OrderCancelled, OrderLapsed
 from exchange.core.exchange import Exchange
-from exchange.core.orders import LapseReason
+from exchange.core.orders import BetStatus, LapseReason
 from exchange.core.side import Side
+
+_SETUP: tuple[Command, ...] = (
+    OpenAccount(0, "al"), Deposit(0, "al", 10_000), OpenAccount(0, "bo"), Deposit(0, "bo", 10_000),
+    CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1"),
+    PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3"), 200),
+)
 
 
 def _exchange() -> Exchange:
-    ex = Exchange()
-    for command in (OpenAccount(0, "al"), Deposit(0, "al", 10_000), OpenAccount(0, "bo"), Deposit(0, "bo", 10_000),
-                    CreateMarket(0, "1.1", (1, 2)), OpenMarket(0, "1.1"),
-                    PlaceOrder(1, "bo", "1.1", 1, Side.LAY, Decimal("3"), 200)):  # fmt: skip
-        ex.execute(command)
-    return ex
+    return Exchange.replay(_SETUP)
 
 
-def test_a_fill_or_kills_rest_lapses_at_once_with_no_betfair_code() -> None:
+def test_a_fill_or_kills_rest_is_cancelled_at_once() -> None:
+    """As Betfair reports a killed order: the rest is cancelled (``sizeCancelled``, ``cancelledDate``, the stream's
+    ``sc`` and ``cd``), and a bet killed whole clears ``CANCELLED``."""
     ex = _exchange()
-    ex.execute(PlaceOrder(2, "al", "1.1", 1, Side.BACK, Decimal("3"), 500, fill_or_kill=100))  # 200 match, 300 lapse
-    (view,) = ex.current_orders("al")
-    assert (view.size_matched, view.size_lapsed, view.lapsed_ts, view.lapse_reason, view.cancelled_ts) == (
-        200, 300, 2, LapseReason.FILL_OR_KILL, None)
-    summary = apiformat.current_order(view)
-    assert summary["lapsedDate"] == apiformat.iso(2) and "lapseStatusReasonCode" not in summary
-    assert "cancelledDate" not in summary
+    events = ex.execute(PlaceOrder(2, "al", "1.1", 1, Side.BACK, Decimal("3"), 500, fill_or_kill=100))  # 200 match
+    assert [(type(e), getattr(e, "reason", None)) for e in events][-1] == (OrderCancelled, CancelReason.FILL_OR_KILL)
+    ex.execute(PlaceOrder(3, "al", "1.1", 1, Side.BACK, Decimal("3"), 400, fill_or_kill=400))  # nothing left: killed
+    part, whole = ex.current_orders("al")
+    assert (part.size_matched, part.size_cancelled, part.cancelled_ts, part.size_lapsed, part.lapsed_ts) == (
+        200, 300, 2, 0, None)
+    assert (whole.size_matched, whole.size_cancelled, whole.cancelled_ts) == (0, 400, 3)
+    summary = apiformat.current_order(part)
+    assert (summary["status"], summary["sizeCancelled"], summary["cancelledDate"]) == (
+        "EXECUTION_COMPLETE", 3.0, apiformat.iso(2))
+    assert "lapsedDate" not in summary
     ex.execute(SettleMarket(9, "1.1", (1,)))
-    (cleared,) = ex.cleared_orders("al")
-    assert (cleared.lapsed_ts, cleared.lapse_reason, cleared.cancelled_ts) == (2, LapseReason.FILL_OR_KILL, None)
-    uo = order_changes.cleared_order(cleared).uo
-    assert (uo["ld"], "lsrc" in uo, "cd" in uo) == (2, False, False)
+    cleared = {c.bet_id: c for c in ex.cleared_orders("al")}
+    assert (cleared[part.bet_id].bet_status, cleared[part.bet_id].size_cancelled) == (BetStatus.SETTLED, 300)
+    assert (cleared[whole.bet_id].bet_status, cleared[whole.bet_id].cancelled_ts) == (BetStatus.CANCELLED, 3)
+    uo = order_changes.cleared_order(cleared[part.bet_id]).uo
+    assert (uo["sc"], uo["cd"], "ld" in uo) == (3.0, 2, False)
+
+
+def test_a_fill_or_kill_lapsed_in_an_older_journal_replays_as_it_was() -> None:
+    """Journals written before 2026-12-06 hold a fill-or-kill's rest as a lapse (reason ``FILL_OR_KILL``): folded
+    now, the bet still shows it lapsed then, so an old journal's orders read as they did."""
+    ex = _exchange()
+    events = ex.execute(PlaceOrder(2, "al", "1.1", 1, Side.BACK, Decimal("3"), 500, fill_or_kill=100))
+    *rest, cancelled = events
+    assert isinstance(cancelled, OrderCancelled)
+    old = OrderLapsed(cancelled.ts, cancelled.bet_id, cancelled.account_id, cancelled.market_id,
+                      cancelled.selection_id, cancelled.size, LapseReason.FILL_OR_KILL)
+    folded = Exchange.replay([*_SETUP, *rest, old])
+    (view,) = folded.current_orders("al")
+    assert (view.size_matched, view.size_lapsed, view.lapsed_ts, view.lapse_reason, view.size_cancelled) == (
+        200, 300, 2, LapseReason.FILL_OR_KILL, 0)
+    assert "lapseStatusReasonCode" not in apiformat.current_order(view)  # Betfair has no code for it
 
 
 def test_a_cut_then_a_lapse_at_the_close_keeps_both_dates() -> None:
