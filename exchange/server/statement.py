@@ -73,8 +73,10 @@ def _item(service: ExchangeService, item: Item) -> JsonDict:
         "transactionType": transaction, "winLose": win_lose,
         "marketName": info.market_name if info else (item.market_id or item.kind),
     }
-    if item.kind == "COMMISSION" and info is not None:
-        legacy["commissionRate"] = f"{info.commission_percent}%"
+    if item.kind == "COMMISSION":  # as Betfair's commission items: no bet category, the market's rate
+        legacy["betCategoryType"] = "NONE"
+        if info is not None:
+            legacy["commissionRate"] = f"{info.commission_percent}%"
     return {"refId": item.ref_id, "itemDate": apiformat.iso(item.ts), "amount": apiformat.money(item.amount),
             "balance": apiformat.money(item.balance), "itemClass": "UNKNOWN",
             "itemClassData": {"unknownStatementItem": jsoncodec.dumps(legacy).decode()}, "legacyData": legacy}

@@ -34,6 +34,7 @@ async def test_an_item_of_a_market_no_longer_kept_is_named_as_it_was(tmp_path: P
         kept = await _market_items(client, alice)
         # Seed 1 deals hand 4 the win: alice's result, then its commission (newest first).
         assert (kept[0]["refId"][-2:], kept[0]["legacyData"].get("commissionRate")) == ("-c", "2.5%")
+        assert [i["legacyData"]["betCategoryType"] for i in kept] == ["NONE", "E"]  # commission, then the result
         assert {i["legacyData"]["fullMarketName"] for i in kept} == {"Exchange Hold'em 0 / Game 0"}
         # the game's start, as the catalogue gives it, where the item is dated when the market settled
         assert {i["legacyData"]["startDate"] for i in kept} == {market["marketStartTime"]}
