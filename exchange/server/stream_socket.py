@@ -81,7 +81,7 @@ class StreamSocketServer:
 
     async def start(self, host: str, port: int) -> int:
         """Listen on ``host:port`` (0: any free port); return the port."""
-        self.server = await asyncio.start_server(self._serve, host, port, ssl=self.context, limit=MAX_MESSAGE,
+        self.server = await asyncio.start_server(self._serve, host, port, ssl=self.context, limit=_LINE_LIMIT,
                                                  ssl_handshake_timeout=self.handshake_timeout_ms / 1000)
         return int(self.server.sockets[0].getsockname()[1])
 
@@ -113,6 +113,8 @@ class StreamSocketServer:
 #: How long a client may leave what it was sent unacknowledged, or stay silent to keepalive probes, before the
 #: system drops its connection (so one that vanished without closing stops counting toward its account's limit).
 VANISHED_AFTER_S = 60
+#: The reader's buffer: a message of :data:`MAX_MESSAGE` bytes and the CRLF that ends it.
+_LINE_LIMIT = MAX_MESSAGE + 2
 _KEEPALIVE = (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3),
               ("TCP_USER_TIMEOUT", VANISHED_AFTER_S * 1000))
 
@@ -135,15 +137,19 @@ def watch_for_vanishing(sock: socket.socket | None) -> None:
 
 
 async def _read_lines(conn: StreamConnection, reader: asyncio.StreamReader) -> None:
-    """Hand each line to ``conn`` until the client closes, sends something unreadable, or ``conn`` is closed."""
+    """Hand each line to ``conn`` until the client closes, sends something unreadable, or ``conn`` is closed.
+
+    A message is at most :data:`MAX_MESSAGE` bytes, not counting the CRLF (or LF) that ends it."""
     while not conn.closed:
         try:
-            line = await reader.readuntil(b"\n")
+            line: bytes | None = await reader.readuntil(b"\n")
         except asyncio.LimitOverrunError:
-            conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
-            return
+            line = None
         except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError, OSError):
             return  # the client went away
+        if line is None or len(line.rstrip(b"\r\n")) > MAX_MESSAGE:
+            conn.status(None, "INVALID_INPUT", f"a message is at most {MAX_MESSAGE} bytes", close=True)
+            return
         try:
             text = line.decode()
         except UnicodeDecodeError:

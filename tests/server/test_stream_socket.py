@@ -113,6 +113,26 @@ async def test_tls_lines_refuse_what_is_not_a_message(tls_client: TestClient) ->
     assert refused["errorCode"] == "INVALID_INPUT" and "at most 65536 bytes" in refused["errorMessage"]
 
 
+async def test_tls_lines_take_a_message_of_the_largest_size_and_refuse_one_byte_more(tls_client: TestClient) -> None:
+    """The limit is the message's: 65,536 bytes, whether a CRLF (as Betfair's protocol ends a message) or an LF
+    ends it (a 65,536-byte message ended by CRLF was refused)."""
+    port = tls_client.app[keys.STREAM_PORT]
+
+    def heartbeat(size: int) -> bytes:
+        head = b'{"op": "heartbeat", "id": 3'
+        return head + b" " * (size - len(head) - 1) + b"}"
+
+    for size, end, taken in ((65_536, b"\r\n", True), (65_536, b"\n", True), (65_537, b"\r\n", False),
+                             (65_537, b"\n", False), (65_538, b"\n", False)):
+        lines = await Lines.open(port)
+        await lines.line()
+        await lines.send(heartbeat(size) + end)
+        status = await lines.receive("status")
+        assert (status.get("errorCode"), status["connectionClosed"]) == (
+            (None, False) if taken else ("INVALID_INPUT", True)), (size, end, status)
+        await lines.close()
+
+
 def test_a_certificate_given_is_used_and_a_bad_one_is_refused(tmp_path: Path) -> None:
     cert, key = self_signed("exchange.test")
     (tmp_path / "c.pem").write_bytes(cert)
