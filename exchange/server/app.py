@@ -150,6 +150,7 @@ def create_app(
                                              on_fatal=on_fatal, gate=gate))
     app.cleanup_ctx.append(_stream)
     app.on_shutdown.append(_close_streams)
+    app.on_shutdown.append(_halt)
     app.cleanup_ctx.append(functools.partial(_stream_socket, config=config))
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)
@@ -375,6 +376,15 @@ async def _close_streams(app: web.Application) -> None:
     """
     await app[keys.HUB].close()
     await app[keys.GAMES].close()
+
+
+async def _halt(app: web.Application) -> None:
+    """As the server starts to stop (``on_shutdown``, before aiohttp waits for its request handlers): the games
+    freeze where they stand, and a request whose body had not all arrived is refused at once, not after the body
+    timeout (:meth:`~exchange.server.connections.ConnectionGuard.stop_reading_bodies`). Left to the cleanup
+    contexts, the games went on dealing and settling for as long as aiohttp waited (up to the body timeout)."""
+    app[keys.SERVICE].halt_games()
+    app[connections.GUARD].stop_reading_bodies()
 
 
 def _touch_both(hub: StreamHub, games: GamesHub, market_id: str | None, event: Event | None) -> None:

@@ -11,7 +11,8 @@ options of ``serve``:
   each response (so it is also the keep-alive idle limit), or it is closed;
 * **request body** (``body_timeout_ms``): once the head has arrived, the body
   must arrive within this time, or the request is answered ``408``
-  (``REQUEST_TIMEOUT``) and the connection closed.
+  (``REQUEST_TIMEOUT``) and the connection closed; ``503`` at once if the
+  server starts to stop meanwhile (:meth:`ConnectionGuard.stop_reading_bodies`).
 
 aiohttp has neither a connection cap nor a head timeout of its own (its
 keep-alive timer covers a connection that never sends anything only in recent
@@ -157,6 +158,34 @@ class ConnectionGuard:
         self.refused = 0
         self.timed_out = 0
         self._sweeper: Timer | None = None
+        #: Set when the server starts to stop (:meth:`stop_reading_bodies`).
+        self.stopping = False
+        self._body_waits: set[asyncio.Timeout] = set()
+
+    @contextlib.asynccontextmanager
+    async def body_deadline(self, timeout_ms: int) -> AsyncIterator[None]:
+        """``asyncio.timeout`` of ``timeout_ms`` on the guard's clock, ended at once if the server starts to stop
+        (:meth:`stop_reading_bodies`): the block gets ``TimeoutError`` when either comes."""
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(None) as timeout:
+            expire = self.clock.call_later(timeout_ms, lambda: timeout.reschedule(loop.time()))
+            self._body_waits.add(timeout)
+            if self.stopping:
+                timeout.reschedule(loop.time())
+            try:
+                yield
+            finally:
+                expire.cancel()
+                self._body_waits.discard(timeout)
+
+    def stop_reading_bodies(self) -> None:
+        """The server starts to stop. aiohttp reads nothing more from a connection once it is closing, so a request
+        whose body had not all arrived would wait out the body timeout before its 408 (the server's stop with it):
+        each such wait ends now, and the request is refused as the server stopping (:func:`read_body`)."""
+        self.stopping = True
+        loop = asyncio.get_running_loop()
+        for timeout in self._body_waits:
+            timeout.reschedule(loop.time())
 
     def protocol_factory(self, make_inner: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         """What ``loop.create_server`` takes: each connection guarded, ``make_inner`` (aiohttp's) inside."""
@@ -224,29 +253,21 @@ async def connection_middleware(request: web.Request, handler: Handler) -> web.S
         guard.request_done(request.transport)
 
 
-def _too_slow(request: web.Request) -> web.HTTPRequestTimeout:
-    """408, the connection closed as soon as it is sent: the body's stream is ended here, or aiohttp would linger
-    up to 10 s more (on the wall clock, whatever the guard's) waiting for the body that did not come. The close
-    itself is the error middleware's (``Connection: close`` makes it force the close): with the stream ended and the
-    connection kept, the parser would be left in the middle of a body."""
-    seconds = request.app[BODY_TIMEOUT_MS] / 1000
+def _unread(request: web.Request) -> web.HTTPException:
+    """The refusal of a request whose body did not arrive: 408 when it was too slow, 503 when the server started to
+    stop meanwhile (nothing was done; the client may send it again once the server is back). The connection is
+    closed as soon as it is sent: the body's stream is ended here, or aiohttp would linger up to 10 s more (on the
+    wall clock, whatever the guard's) waiting for the body that did not come. The close itself is the error
+    middleware's (``Connection: close`` makes it force the close): with the stream ended and the connection kept,
+    the parser would be left in the middle of a body."""
     request.content.feed_eof()
+    if request.app[GUARD].stopping:
+        return web.HTTPServiceUnavailable(headers={"Connection": "close", "Retry-After": "1"},
+                                          text="the server is stopping: the request's body was not read and nothing "
+                                               "was done; send it again once the server is back")
+    seconds = request.app[BODY_TIMEOUT_MS] / 1000
     return web.HTTPRequestTimeout(headers={"Connection": "close"},
                                   text=f"the request body did not arrive within {seconds:g} s")
-
-
-@contextlib.asynccontextmanager
-async def _body_deadline(request: web.Request) -> AsyncIterator[None]:
-    """``asyncio.timeout`` of the body timeout, counted on the guard's clock: the block gets ``TimeoutError``
-    when that clock reaches the deadline."""
-    loop = asyncio.get_running_loop()
-    async with asyncio.timeout(None) as timeout:
-        expire = request.app[GUARD].clock.call_later(request.app[BODY_TIMEOUT_MS],
-                                                     lambda: timeout.reschedule(loop.time()))
-        try:
-            yield
-        finally:
-            expire.cancel()
 
 
 def closing(response: ResponseT) -> ResponseT:
@@ -271,10 +292,10 @@ async def read_body(request: web.Request) -> bytes:
     try:
         if request.content.is_eof():  # the whole body came with the head: nothing to wait for
             return await request.read()
-        async with _body_deadline(request):
+        async with request.app[GUARD].body_deadline(request.app[BODY_TIMEOUT_MS]):
             return await request.read()
     except TimeoutError:
-        raise _too_slow(request) from None
+        raise _unread(request) from None
     except RequestPayloadError as exc:
         raise _undecodable(request, exc) from None
 
@@ -295,10 +316,10 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     :func:`read_body`)."""
     _refuse_a_body_said_too_large(request)
     try:
-        async with _body_deadline(request):
+        async with request.app[GUARD].body_deadline(request.app[BODY_TIMEOUT_MS]):
             return await request.post()
     except TimeoutError:
-        raise _too_slow(request) from None
+        raise _unread(request) from None
     except RequestPayloadError as exc:
         raise _undecodable(request, exc) from None
 

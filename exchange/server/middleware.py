@@ -47,7 +47,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
             raise
         code = exc.reason.upper().replace(" ", "_")
         details = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else exc.reason
-        response = web.json_response(error_body(code, details), status=exc.status, headers=_keep_allow(exc))
+        response = web.json_response(error_body(code, details), status=exc.status, headers=_kept_headers(exc))
         # its body left unread (too large, timed out, or not what its encoding says): closed after the answer, not
         # kept for another request (a 408's and a 400's body stream is ended first, so aiohttp does not linger)
         if exc.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE or exc.headers.get("Connection", "").lower() == "close":
@@ -62,9 +62,9 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         return web.json_response(body, status=500)
 
 
-def _keep_allow(exc: web.HTTPException) -> dict[str, str]:
-    allow = exc.headers.get("Allow")
-    return {"Allow": allow} if allow else {}
+def _kept_headers(exc: web.HTTPException) -> dict[str, str]:
+    """The refusal's headers that tell the client what to do: ``Allow`` (405) and ``Retry-After`` (503)."""
+    return {name: exc.headers[name] for name in ("Allow", "Retry-After") if name in exc.headers}
 
 
 class JsonErrorsHandler(web.RequestHandler):

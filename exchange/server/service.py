@@ -159,6 +159,7 @@ class ExchangeService:
         #: What the house's market maker is funded with, and topped up to at a start that finds it nearly drained.
         self.house_bankroll = house_bankroll
         self._runner = runner
+        self._halted = False  # the server started to stop: no game is dealt any more (halt_games)
         self._touch: Touch | None = None
         #: The client command being executed on a channel now (what a refusal published meanwhile refused).
         self.executing: Command | None = None
@@ -247,13 +248,21 @@ class ExchangeService:
         channel.open_account(account, bankroll - balance if balance < bankroll // TOP_UP_BELOW else 0)
 
     def start_games(self) -> None:
-        """Start dealing games on every channel (:meth:`start` does, unless told not to)."""
+        """Start dealing games on every channel (:meth:`start` does, unless told not to); none once halted."""
+        if self._halted:
+            return
         for channel in self.channels.values():
             channel.start()
 
-    def stop(self) -> None:
+    def halt_games(self) -> None:
+        """Freeze every game where it stands and deal no more: the server starts to stop (the restart voids the
+        games under way)."""
+        self._halted = True
         for channel in self.channels.values():
             channel.halt()
+
+    def stop(self) -> None:
+        self.halt_games()
         if self.statements is not None:
             self.statements.close()
 

@@ -39,6 +39,7 @@ class Listening:
     app: web.Application
     clock: VirtualClock
     port: int
+    runner: web.AppRunner
 
     @property
     def guard(self) -> connections.ConnectionGuard:
@@ -68,11 +69,12 @@ async def start(tmp_path: Path) -> AsyncIterator[Start]:
         app = create_app(config, clock=clock, equities=river_only_equities)
         runner = await connections.listen(app, "127.0.0.1", 0)
         runners.append(runner)
-        return Listening(app, clock, runner.addresses[0][1])
+        return Listening(app, clock, runner.addresses[0][1], runner)
 
     yield start
     for runner in runners:
-        await runner.cleanup()
+        if runner.server is not None:  # (not stopped by the test)
+            await runner.cleanup()
 
 
 async def settle(condition: Callable[[], bool], what: str) -> None:
@@ -240,6 +242,29 @@ async def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(st
     assert await read_to_end(reader) == b""
     writer.close()
     assert await server.works()
+
+
+async def test_a_body_still_awaited_when_the_server_stops_is_refused_at_once(start: Start) -> None:
+    """SIGTERM while a request's body is on its way: aiohttp reads nothing more of a connection once it is closing,
+    so the request waited out the whole body timeout before its 408 (which blamed the client), and the server's
+    stop waited with it. Now it is answered 503 as the stop begins; the server's clock does not move here, so
+    without that the answer would never come."""
+    server = await start()
+    head = (b"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+    reader, writer = await server.connect()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    timers = server.clock.pending
+    writer.write(head + b'{"jsonrpc": "2.0", ')  # the start of the 100 bytes promised
+    await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
+    stopping = asyncio.create_task(server.runner.cleanup())  # what SIGTERM runs
+    got = await read_answer(reader)
+    assert got.startswith(b"HTTP/1.1 503 "), got[:200]
+    assert b'"SERVICE_UNAVAILABLE"' in got and b"the server is stopping" in got
+    assert b"\r\nRetry-After: 1\r\n" in got
+    await asyncio.wait_for(stopping, READ_BOUND_S)
+    assert await read_to_end(reader) == b""  # and the connection closed
+    writer.close()
 
 
 @pytest.mark.parametrize(("path", "said"), [("/exchange/betting/json-rpc/v1", b'"REQUEST_SIZE_EXCEEDS_LIMIT"'),
