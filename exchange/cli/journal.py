@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import itertools
 import os
 import sqlite3
@@ -30,7 +31,7 @@ from typing import Any, NoReturn
 
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import PROG, fail, one_line_errors, positive, whole_number_from_to
-from exchange.server import jsoncodec
+from exchange.server import jsoncodec, snapshots
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
 from exchange.server.journal_check import JournalDamaged, rewinds
@@ -126,13 +127,29 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # how --follow is ended: stopped as asked
         return 0
     except JournalDamaged as exc:
-        print(f"exchange-poker: error: {exc}", file=sys.stderr)
+        print(f"exchange-poker: error: {_damage_said(conn, exc)}", file=sys.stderr)
         return DAMAGED
     except sqlite3.Error as exc:
         fail(refusal(args.db, exc))
     finally:
         conn.close()
     return 0
+
+
+def _damage_said(conn: sqlite3.Connection, exc: JournalDamaged) -> str:
+    """What is wrong and what to do. A damaged record before the newest snapshot is none of a start's business
+    (the state is rebuilt from the snapshot), so ``--accept-damaged-journal`` would not set it aside: only a backup
+    repairs it."""
+    snapshot = 0
+    with contextlib.suppress(sqlite3.Error):  # (a database from before snapshots)
+        snapshot = snapshots.newest_seq(conn)
+    if exc.first_bad is None or exc.first_bad > snapshot:
+        return str(exc)
+    return (f"cannot use the database {exc.path}: the journal is damaged: {exc.detail}; it lies before the newest "
+            f"snapshot (record {snapshot}), from which a start rebuilds the exchange, so a start neither reads it nor "
+            "sets it aside ('--accept-damaged-journal' changes nothing), but what reads the records before it (this "
+            "command, the account statement) stops there: restore the database (with its -wal and -durable files) "
+            "from a backup to repair it")
 
 
 def _open(db: str) -> sqlite3.Connection:

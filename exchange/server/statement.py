@@ -18,6 +18,7 @@ costs in proportion to the page, not to the journal.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,11 +26,14 @@ from exchange.betfair import apiformat
 from exchange.betfair.stream import EVENT_TYPE_ID
 from exchange.server import jsoncodec
 from exchange.server.auth import Session
-from exchange.server.errors import invalid_input
+from exchange.server.errors import ApiError, ApingCode, invalid_input
+from exchange.server.journal_check import JournalDamaged
 from exchange.server.market_filter import parse_time_range
 from exchange.server.params import get_enum, get_int, get_str
 from exchange.server.service import ExchangeService
 from exchange.server.statement_index import Item
+
+log = logging.getLogger(__name__)
 
 JsonDict = dict[str, Any]
 MAX_RECORDS = 100
@@ -51,8 +55,14 @@ async def get_account_statement(service: ExchangeService, session: Session, para
     index = service.statements
     if index is None:
         raise invalid_input("this server keeps its journal in memory: it has no statement to read")
-    page, more = await asyncio.to_thread(index.page, session.account, _KINDS[include], start, end,
-                                         min(first, LAST_OFFSET), count)
+    try:
+        page, more = await asyncio.to_thread(index.page, session.account, _KINDS[include], start, end,
+                                             min(first, LAST_OFFSET), count)
+    except JournalDamaged as exc:
+        log.error("account statements cannot be read: %s (exchange-poker journal --db %s --after %s says more)",
+                  exc.detail, index.journal_path, (exc.first_bad or 1) - 1)
+        raise ApiError(ApingCode.UNEXPECTED_ERROR, f"the account statement cannot be read: {exc.detail} in the "
+                       "server's journal; nothing else is affected, and the server's log says more") from None
     return {"accountStatement": [_item(service, i) for i in page], "moreAvailable": more}
 
 

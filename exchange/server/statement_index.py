@@ -39,7 +39,7 @@ from typing import Any
 from engine import InvariantError
 from exchange.server import jsoncodec
 from exchange.server.database import connect_read_only
-from exchange.server.journal_check import rewinds
+from exchange.server.journal_check import JournalDamaged, rewinds, verify_record
 
 log = logging.getLogger(__name__)
 
@@ -253,13 +253,19 @@ class StatementIndex:
         finally:
             journal.close()
 
-    @staticmethod
-    def _records(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, str]]:
+    def _records(self, journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, str]]:
+        """The records that move money, after ``after`` through ``through``, each checked against its checksum: a
+        damaged one raises :class:`~exchange.server.journal_check.JournalDamaged` (the start checks only the records
+        after the newest snapshot, and a statement must not show money a damaged record says)."""
         while True:
-            rows = journal.execute(f"SELECT seq, body FROM journal WHERE seq > ? AND seq <= ? AND kind = "
+            rows = journal.execute(f"SELECT seq, body, crc FROM journal WHERE seq > ? AND seq <= ? AND kind = "
                                    f"'event' AND {_MATCHING} ORDER BY seq LIMIT ?", (after, through, BATCH)
                                    ).fetchall()
-            yield from rows
+            for seq, body, crc in rows:
+                problem = verify_record(seq, body, crc, expected=seq)
+                if problem is not None:
+                    raise JournalDamaged(self.journal_path, problem, first_bad=seq)
+                yield seq, body
             if len(rows) < BATCH:
                 return
             after = rows[-1][0]

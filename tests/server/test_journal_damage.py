@@ -250,6 +250,25 @@ def test_serve_sets_aside_a_damaged_record_after_the_newest_snapshot_when_told_t
     journal.close()
 
 
+def test_a_damaged_record_before_the_newest_snapshot_is_reported_with_what_repairs_it(tmp_path: Path) -> None:
+    """A start rebuilds the exchange from its newest snapshot and checks only the records after it, so it neither
+    notices nor sets aside a damaged record before it. ``journal`` told the operator to start with
+    ``--accept-damaged-journal``, which then changed nothing; it now says the record is behind the snapshot and
+    that a backup repairs it."""
+    db = tmp_path / "exchange.db"
+    with ServerProcess(db, "--snapshot-every-records", "20", house=True, window_s=0.5, playing_s=0.1):
+        wait_until(lambda: _newest_snapshot(db) > 10, timeout_s=60, what="a snapshot taken")
+    damaged = _newest_snapshot(db) - 5
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute("""UPDATE journal SET body = replace(body, '"ts"', '"ts1"') WHERE seq = ?""", (damaged,))
+    listed = cli("journal", "--db", str(db))
+    assert listed.returncode == 1, listed
+    said = listed.stderr.strip().splitlines()[-1]
+    assert f"record {damaged}: its body does not match its checksum" in said, said
+    assert "lies before the newest snapshot" in said and "from a backup" in said, said
+    assert cli("journal", "--db", str(db), "--after", str(damaged)).returncode == 0  # the records after it are whole
+
+
 def test_a_journal_without_its_durable_mark_starts_with_a_warning(tmp_path: Path,
                                                                    caplog: pytest.LogCaptureFixture) -> None:
     """A copy of the database without its -durable file: nothing says whether acknowledged records are missing.

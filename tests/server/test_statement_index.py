@@ -7,6 +7,7 @@ after the index file was deleted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
 import sqlite3
@@ -249,12 +250,13 @@ def test_a_call_reads_only_the_records_committed_since_the_last(tmp_path: Path,
     read: list[int] = []
     original = StatementIndex._records
 
-    def counting(journal: sqlite3.Connection, after: int, through: int) -> Iterator[tuple[int, str]]:
-        for row in original(journal, after, through):
+    def counting(self: StatementIndex, journal: sqlite3.Connection, after: int, through: int
+                 ) -> Iterator[tuple[int, str]]:
+        for row in original(self, journal, after, through):
             read.append(row[0])
             yield row
 
-    monkeypatch.setattr(StatementIndex, "_records", staticmethod(counting))
+    monkeypatch.setattr(StatementIndex, "_records", counting)
     index.page("alice", KINDS["ALL"], None, None, 0, 10)
     assert read and sorted(read) == read
     indexed_once = len(read)
@@ -319,3 +321,25 @@ async def test_get_account_statement_pages_as_the_fold_across_a_restart(tmp_path
             funds = (await rpc(client, alice, "getAccountFunds", {}, path=ACCOUNT))["result"]
             assert (await _statement(client, alice, {}))[0][0][1] == funds["availableToBetBalance"]
             start_ms = clock.now() + 1_000
+
+
+async def test_a_damaged_record_refuses_the_statement_naming_it(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """A record whose body no longer matches its checksum (a bit flipped on disk) was read into the statement as it
+    stood: 1,000.00 more deposited than was. The start checks only the records after the newest snapshot, so the
+    statement checks each record it reads, and refuses to show money past a damaged one."""
+    db = tmp_path / "ex.db"
+    async with serving(db, VirtualClock(start_ms=START_MS)) as client:
+        alice = await login(client, "alice", "pw-alice")
+        with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+            (seq,) = conn.execute("""SELECT seq FROM journal WHERE body LIKE '{"type":"AccountCredited"%"alice"%'"""
+                                  ).fetchone()
+            conn.execute("UPDATE journal SET body = replace(body, '100000', '200000') WHERE seq = ?", (seq,))
+        with caplog.at_level("ERROR", logger="exchange.server.statement"):
+            answer = await rpc(client, alice, "getAccountStatement", {}, path=ACCOUNT)
+        error = answer["error"]["data"]["AccountAPINGException"]
+        assert error["errorCode"] == "UNEXPECTED_ERROR", answer
+        assert f"record {seq}: its body does not match its checksum" in error["errorDetails"], answer
+        assert [r.levelname for r in caplog.records if f"record {seq}" in r.getMessage()] == ["ERROR"]
+        funds = await rpc(client, alice, "getAccountFunds", {}, path=ACCOUNT)
+        assert funds["result"]["availableToBetBalance"] == 1000.0  # the exchange's own money is untouched
