@@ -373,7 +373,7 @@ def read_for_summary(out: Path, account: str) -> dict[str, pa.Table]:
     """What :func:`~exchange.backtest.summary.summarise` reads of a written folder: the games, and ``account``'s
     orders and settlement rows only."""
     mine = [("account", "=", account)]
-    orders = ["account", "status", "action", "size_matched"]
+    orders = ["account", "status", "action", "size_matched", "error_code"]
     settled = ["account", "session", "game_index", "gross_profit", "commission", "net_profit", "balance_after"]
     return {"games": read_table(out, "games", ["game_index", "dead_heat", "low_market_id", "low_dead_heat", "status"]),
             "orders": read_table(out, "orders", orders, filters=mine),

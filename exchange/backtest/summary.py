@@ -127,6 +127,8 @@ class Summary:
     refused_changes: int = 0
     #: Games voided whole (a misdeal, a technical fault): dealt, with no result.
     voided: int = 0
+    #: The refused placements' error codes with how many of each, most first (what a strategy got wrong).
+    rejected_codes: tuple[tuple[str, int], ...] = ()
 
     @property
     def roi(self) -> Fraction | None:
@@ -158,6 +160,7 @@ class Summary:
             f"account         {self.account}",
             f"games           {self.games} ({voided}{dead_heats})",
             f"bets            {self.bets} placed, {self.rejected} rejected"
+            + (f" ({', '.join(f'{n} {code}' for code, n in self.rejected_codes)})" if self.rejected_codes else "")
             + (f"; {self.replacing} more by replace_order" if self.replacing else "")
             + (f"; {counted(self.refused_changes, 'cancel or replace', 'cancels or replaces')} refused"
                if self.refused_changes else ""),
@@ -218,6 +221,7 @@ def summarise(
         low_dead_heats=low_dead_heats,
         bets=placed.num_rows,
         rejected=rejected.num_rows,
+        rejected_codes=tuple(Counter(rejected.column("error_code").to_pylist()).most_common()),
         replacing=replacing.num_rows,
         refused_changes=refused_changes.num_rows,
         voided=games.filter(pc.equal(games.column("status"), "VOID")).num_rows,

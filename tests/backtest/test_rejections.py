@@ -14,6 +14,7 @@ once more.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -188,7 +189,10 @@ def test_the_summary_counts_refused_bets_not_refused_cancels(played: Played) -> 
     summary = summarise(played.tables, STRATEGY_ACCOUNT)
     assert (summary.bets, summary.rejected, summary.replacing) == (2 * GAMES, 4 * GAMES, 0)
     assert summary.refused_changes == len(expected(played))
-    assert (f"bets            {2 * GAMES} placed, {4 * GAMES} rejected; {len(expected(played))} cancels or "
+    codes = Counter(r["error_code"] for r in played.orders if r["status"] == "REJECTED" and r["action"] == "PLACE")
+    assert summary.rejected_codes == tuple(codes.most_common()) and sum(codes.values()) == 4 * GAMES
+    said = ", ".join(f"{n} {code}" for code, n in codes.most_common())  # what the strategy got wrong, told
+    assert (f"bets            {2 * GAMES} placed, {4 * GAMES} rejected ({said}); {len(expected(played))} cancels or "
             "replaces refused") in summary.lines()
 
 
