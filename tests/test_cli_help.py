@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 from exchange.cli import EPILOG, SUBCOMMANDS, build_parser
@@ -68,3 +69,15 @@ def test_a_commands_help_loads_no_heavy_library() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines()[-1] == "[]"
     assert done.stdout.count("usage: exchange-poker ") == len(_LIGHT)
+
+
+def test_version_prints_the_installed_version_and_loads_no_command() -> None:
+    code = ("import sys\n"
+            "from exchange.cli import main\n"
+            "code = main(['--version'])\n"
+            f"loaded = {{*{HEAVY}, 'engine', 'exchange.backtest.runner'}} & set(sys.modules)\n"
+            "print(code, sorted(loaded), file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=BOUND_S)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "0 []"
+    assert done.stdout == f"exchange-poker {metadata.version('exchange-poker-sim')}\n"

@@ -135,13 +135,23 @@ def _differing(first: Run, run: Run, names: Sequence[str], *, both_set: bool = F
     for name in names:
         ours, theirs = first.record.get(name), run.record.get(name)
         if ours != theirs and not (both_set and None in (ours, theirs)):
-            differing.append(f"{name} {_shown(ours)} against {_shown(theirs)}")
+            differing.append(f"{name} {_shown(name, ours)} against {_shown(name, theirs)}")
     return tuple(differing)
 
 
-def _shown(value: object) -> str:
-    """A setting of ``backtest.json`` as a line shows it (``None``: a value the record does not hold)."""
-    return "not set" if value is None else repr(value)
+#: The settings of ``backtest.json`` that are money, in minor units: shown in pounds, as the command lines take them.
+MONEY = frozenset({"balance"})
+
+
+def _shown(name: str, value: object) -> str:
+    """A setting of ``backtest.json`` as a line shows it (``None``: a value the record does not hold).
+
+    >>> _shown("balance", 1_000_000), _shown("seed", 7), _shown("latency_ms", None)
+    ('10000.00', '7', 'not set')
+    """
+    if value is None:
+        return "not set"
+    return format_minor(value) if name in MONEY and isinstance(value, int) else repr(value)
 
 
 def standard_error(values: Sequence[int]) -> float:

@@ -57,7 +57,7 @@ def run_record(config: BacktestConfig, latencies: set[int]) -> dict[str, Any]:
         "irregularity_rate": config.irregularity_rate,
         "balance": config.balance,
         "record_streams": config.record_streams,
-        "version": _version(),
+        "version": installed_version(),
     }
 
 
@@ -68,7 +68,9 @@ def write_run_record(folder: Path, config: BacktestConfig, latencies: set[int]) 
     return path
 
 
-def _version() -> str | None:
+def installed_version() -> str | None:
+    """The installed distribution's version (``exchange-poker --version`` says it too); None from a checkout never
+    installed."""
     try:
         return metadata.version(DISTRIBUTION)
     except metadata.PackageNotFoundError:  # run from a checkout never installed

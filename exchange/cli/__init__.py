@@ -16,6 +16,7 @@ import signal
 import sys
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import Any
 
 from exchange.backtest.stopped import ChunkStopped
 from exchange.cli.commands import SUMMARIES
@@ -50,8 +51,25 @@ def listing_parser() -> argparse.ArgumentParser:
 
 def _top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]]:
     parser = argparse.ArgumentParser(prog="exchange-poker", description="Exchange Poker simulator", epilog=EPILOG)
+    parser.add_argument("--version", action=_Version)
     one_line_errors(parser)
     return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
+
+
+class _Version(argparse.Action):
+    """``--version``: print the installed version and exit. Looked up only when asked (reading the installed
+    packages' metadata costs every other command's start some 40 ms)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0,
+                         help="print the installed version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        from exchange.backtest.provenance import installed_version
+
+        print(f"{PROG} {installed_version() or 'from a checkout that was never installed (no version)'}")
+        parser.exit()
 
 
 #: The status of a command whose output's reader went away (``| head``), as of a tool ended by SIGPIPE.

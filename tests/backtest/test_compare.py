@@ -123,5 +123,7 @@ def test_what_else_the_runs_were_played_with_is_said(small_run: Run, tmp_path: P
     assert own.record["latency_ms"] == small_config().strategy.build().latency_ms == 100
     assert against(own, read_run(slower)).played_differently == ("latency_ms 100 against 250",)
     assert against(own, own).played_differently == ()
+    poorer = dataclasses.replace(own, record={**own.record, "balance": 10_000})  # as from --balance 100
+    assert against(own, poorer).played_differently == (f"balance {own.record['balance'] // 100}.00 against 100.00",)
     older = dataclasses.replace(own, record={**own.record, "latency_ms": None})
     assert against(older, read_run(slower)).played_differently == ()
