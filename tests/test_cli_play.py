@@ -62,6 +62,8 @@ def test_play_with_a_bot_of_your_own(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--hands", "0"], "argument --hands: must be a whole number from 1, not 0"),
         (["--seats", "3", "--bots", "random", "calling"], "one per player (3), not 2"),
         (["--bots", "nowhere.py:Bot"], "does not exist"),
+        (["--bots", "rnadom"], "bot 'rnadom' is not one: give random or calling (built in), or your own as "
+                               "module:Class or path/to/file.py:Class"),
         (["--stack", str(10**20)], "--stack must be at most 1000000000000"),
         (["--seed", str(-(10**13))], "--seed must be between -1000000000000 and 1000000000000"),
         (["--out", ""], "argument --out: give the folder to write to, not an empty name"),

@@ -114,6 +114,9 @@ def _bots(names: list[str], players: int, seed: int, debug: bool) -> list[Bot]:
         elif name == "calling":
             out.append(CallingBot())
         else:
+            if ":" not in name:  # a mistyped built-in, most likely: not a reference to a class
+                fail(f"bot {name!r} is not one: give random or calling (built in), or your own as module:Class "
+                     "or path/to/file.py:Class")
             try:
                 bot = StrategySpec.parse(name).build()
             except (StrategyLoadError, OSError, SyntaxError, ImportError) as error:
