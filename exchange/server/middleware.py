@@ -46,7 +46,7 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         if exc.status < 400:
             raise
         code = exc.reason.upper().replace(" ", "_")
-        details = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else exc.reason
+        details = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else _said(request, exc)
         response = web.json_response(error_body(code, details), status=exc.status, headers=_kept_headers(exc))
         # its body left unread (too large, timed out, or not what its encoding says): closed after the answer, not
         # kept for another request (a 408's and a 400's body stream is ended first, so aiohttp does not linger)
@@ -60,6 +60,16 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         log.exception("unhandled error on %s %s", request.method, request.path)
         body = error_body("UNEXPECTED_ERROR", "an unexpected internal error; it was logged")
         return web.json_response(body, status=500)
+
+
+def _said(request: web.Request, exc: web.HTTPException) -> str:
+    """What a refusal aiohttp's router makes says: for a 405 and a 404, what the client can do instead."""
+    path = request.path if len(request.path) <= 200 else request.path[:200] + "..."
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        return f"{request.method} is not allowed on {path}: use {' or '.join(sorted(exc.allowed_methods))}"
+    if isinstance(exc, web.HTTPNotFound):
+        return f"nothing is at {path}: /openapi.json lists the routes"
+    return exc.reason
 
 
 def _kept_headers(exc: web.HTTPException) -> dict[str, str]:

@@ -28,8 +28,10 @@ async def test_a_wrong_method_on_every_route_is_a_json_405_with_allow(client: Te
     wrong = "PUT"
     resp = await client.request(wrong, path)
     assert resp.status == 405
-    assert await resp.json() == {"error": "METHOD_NOT_ALLOWED", "details": "Method Not Allowed"}
-    assert method in resp.headers["Allow"].split(",")
+    allowed = resp.headers["Allow"].split(",")
+    assert method in allowed
+    assert await resp.json() == {"error": "METHOD_NOT_ALLOWED",
+                                 "details": f"PUT is not allowed on {path}: use {' or '.join(sorted(allowed))}"}
 
 
 @pytest.mark.parametrize("path", ["/nowhere", "/static", "/api/login/extra", "/games/v1/channels/holdem/snapshot/x"])
@@ -37,7 +39,8 @@ async def test_an_unknown_path_is_a_json_404_whatever_the_method(client: TestCli
     for method in ("GET", "POST", "DELETE"):
         resp = await client.request(method, path)
         assert resp.status == 404
-        assert await resp.json() == {"error": "NOT_FOUND", "details": "Not Found"}
+        assert await resp.json() == {"error": "NOT_FOUND", "details": f"nothing is at {path}: /openapi.json lists "
+                                                                      "the routes"}
 
 
 async def test_a_domain_error_on_a_rest_route_is_a_json_4xx(client: TestClient) -> None:
