@@ -13,7 +13,7 @@ strategy's bets, P&L and history, whichever games were skipped.
 ``POST /replay/v1/control`` with a JSON object: ``{"action": "play" | "pause" |
 "next"}`` and/or ``{"speed": S}`` (0.1 to 100); it answers the player's state
 ``{playing, speed, position, positionMs, lengthMs}``, and every page is told.
-Bad input is a 400 ``{"error": "INVALID_INPUT", "details": ...}``.
+Bad input is a 400 ``{"error": "INVALID_INPUT_DATA", "details": ...}``, as the server's REST routes answer it.
 
 The position moves on a :class:`~exchange.backtest.replay_clock.ReplayClock`: with the wall clock by default,
 or any ``now`` function a test injects. Each page is sent to by its own
@@ -198,11 +198,11 @@ async def _control(request: web.Request) -> web.Response:
     try:
         body = json.loads(await request.text())
     except json.JSONDecodeError as exc:
-        return refusal("INVALID_INPUT", f"the body is not JSON: {exc}")
+        return refusal("INVALID_INPUT_DATA", f"the body is not JSON: {exc}")
     try:
         state = player.control(body)
     except ValueError as exc:
-        return refusal("INVALID_INPUT", str(exc))
+        return refusal("INVALID_INPUT_DATA", str(exc))
     await player.broadcast(channels=True)
     return web.json_response(state)
 

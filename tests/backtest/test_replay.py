@@ -170,7 +170,7 @@ async def test_the_player_plays_pauses_changes_speed_and_skips_and_refuses_bad_c
                            ({"action": "rewind"}, "action must be play, pause or next"),
                            ({"volume": 3}, 'send a JSON object with "action"'), ("{", "the body is not JSON")):
             refusal = await control(bad, 400)
-            assert refusal["error"] == "INVALID_INPUT" and words in refusal["details"]
+            assert refusal["error"] == "INVALID_INPUT_DATA" and words in refusal["details"]
         unknown = await client.get("/games/v1/channels/omaha/snapshot")  # as the live server's Games API answers
         assert (unknown.status, await unknown.json()) == (
             404, {"error": "CHANNEL_NOT_FOUND", "details": "no channel 'omaha'; channels are holdem"})
