@@ -50,6 +50,17 @@ def log_in(page: Page) -> None:
     expect(page.locator("#balance").locator("..")).to_have_text(re.compile(r"^Available £"))
 
 
+def test_a_refused_login_is_no_longer_said_once_a_login_succeeds(page: Page) -> None:
+    """The refusal stayed on show (ten seconds) beside the account just logged in."""
+    page.locator("#login-form input[name=password]").fill("not-the-password")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#notice")).to_contain_text("Login refused")
+    expect(page.locator("#notice")).to_contain_text("INVALID_USERNAME_OR_PASSWORD")
+    page.locator("#login-form input[name=password]").fill("demo")
+    log_in(page)
+    expect(page.locator("#notice")).to_be_hidden(timeout=2_000)  # at once: the refusal itself would stay 10 s
+
+
 def shown_cards(page: Page, where: str) -> list[str | None]:
     """The cards drawn in ``#hands`` or ``#board``: their codes, None for a face-down card."""
     cards = page.locator(f"#{where} .card")

@@ -13,3 +13,9 @@ export function notify(text, ok = false) {
   clearTimeout(noticeTimer);
   noticeTimer = setTimeout(() => { el.hidden = true; }, ok ? 4000 : 10000);
 }
+
+/** Take the notice down now (what it said no longer holds: a login refused, then one that succeeded). */
+export function clearNotice() {
+  clearTimeout(noticeTimer);
+  $("notice").hidden = true;
+}

@@ -4,7 +4,7 @@
 
 import { $, setText } from "./dom.js";
 import { LIMIT_RETRY_MS, orderFeed } from "./feeds.js";
-import { notify } from "./notice.js";
+import { clearNotice, notify } from "./notice.js";
 import { renderSettled } from "./trading.js";
 
 /**
@@ -24,6 +24,7 @@ export function sessionControls(state, {
     } catch (err) {
       return notify(`Login refused: ${err.message}`);
     }
+    clearNotice(); // a refusal of an earlier try no longer holds
     sessionStorage.setItem("session", JSON.stringify({ token: state.session.token, account: state.session.account }));
     startSession();
   }
