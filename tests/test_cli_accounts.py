@@ -43,6 +43,8 @@ def test_a_refused_account_is_status_2_and_one_line(
         ("1000000000001", "'1000000000001' is more than the largest opening balance, 1000000000000"),
         ("-5", "'-5' must be a non-negative amount with at most two decimals"),
         ("1.234", "'1.234' must be a non-negative amount with at most two decimals"),
+        ("1e3", "'1e3' is not an amount like 1000 or 25.50"),  # written plainly, as the operator's routes take it
+        ("1_000", "'1_000' is not an amount like 1000 or 25.50"),
     ],
 )
 def test_a_bad_balance_says_what_is_allowed(

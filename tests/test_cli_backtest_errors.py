@@ -336,3 +336,7 @@ def test_a_balance_the_tables_cannot_hold_is_refused_before_the_games(
     assert (code, stdout) == (2, "")
     assert err.endswith("argument --balance: must be at most 10,000,000,000,000, not 100000000000000000\n"), err
     assert not out.exists()
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", STRATEGY, "--games", "1", "--balance", "1e3",
+                                "--out", str(out), "--no-progress")
+    assert (code, stdout) == (2, "") and err.endswith("argument --balance: '1e3' is not an amount like 1000 or "
+                                                      "25.50\n"), err

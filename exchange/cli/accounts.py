@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sqlite3
 from collections.abc import Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import fail, one_line_errors
@@ -18,6 +18,7 @@ from exchange.core.money import format_minor
 from exchange.server.account import DEFAULT_CURRENCY
 from exchange.server.database import DatabaseUnusable, nothing_at, refusal
 from exchange.server.ledger import balances_from_db
+from exchange.server.params import plain_decimal
 from exchange.server.store import AccountExists, AccountStore, UnknownAccount
 
 MAX_BALANCE = 10**12  # pounds: an opening balance above it is refused
@@ -26,11 +27,11 @@ ROLES = ("operator", "trader")
 
 
 def parse_money(text: str) -> int:
-    """Pounds with at most two decimals → minor units (``"1000"`` → 100000)."""
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50") from None
+    """Pounds with at most two decimals, written plainly → minor units (``"1000"`` → 100000; ``1e3`` is refused, as
+    the operator's routes and the bet slip refuse it)."""
+    if not plain_decimal(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50")
+    value = Decimal(text)
     if not value.is_finite() or value < 0 or value != value.quantize(Decimal("0.01")):
         raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative amount with at most two decimals")
     if value > MAX_BALANCE:

@@ -32,6 +32,7 @@ from exchange.cli.options import fail, one_line_errors, positive, share, whole_n
 from exchange.cli.stopping import terminated_as_interrupted
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
+from exchange.server.params import plain_decimal
 
 if TYPE_CHECKING:  # (the backtester loads when a run starts: --help stays quick)
     from exchange.backtest.runner import BacktestConfig, BacktestResult
@@ -80,6 +81,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _money(text: str) -> int:
+    if not plain_decimal(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50")
     try:
         value = to_minor(text)
     except ValueError as exc:
