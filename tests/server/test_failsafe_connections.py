@@ -199,19 +199,28 @@ async def test_a_client_gone_while_its_body_is_read_is_no_error(start: Start, ca
     """A connection lost while the server reads a request's body is the client's going, logged as that; it was an
     "unhandled error" with a traceback."""
     server = await start()
-    head = (b"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
-            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
-    _, writer = await server.connect()
-    await settle(lambda: len(server.guard) == 1, "the connection admitted")
-    timers = server.clock.pending
-    writer.write(head + b'{"jsonrpc"')
-    await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
+    _, writer = await half_sent(server, b'{"jsonrpc"')
+    timers = server.clock.pending - 1  # without the handler's wait for the body
     with caplog.at_level(logging.INFO, logger="exchange.server.middleware"):
         writer.transport.abort()
         await settle(lambda: server.clock.pending == timers and len(server.guard) == 0, "the handler done")
     assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "exchange.server.middleware"] == [
         ("INFO", "connection lost during POST /exchange/betting/json-rpc/v1")]
     assert await server.works()
+
+
+async def half_sent(server: Listening, part: bytes, path: str = "/exchange/betting/json-rpc/v1",
+                    kind: str = "application/json") -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection whose request has sent its head and ``part`` of the 100 bytes of body it promised, its handler
+    waiting for the rest."""
+    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
+            f"Content-Type: {kind}\r\nContent-Length: 100\r\n\r\n").encode()
+    reader, writer = await server.connect()
+    await settle(lambda: len(server.guard) == 1, "the connection admitted")
+    timers = server.clock.pending
+    writer.write(head + part)
+    await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
+    return reader, writer
 
 
 URLENCODED = ("application/x-www-form-urlencoded", b"username=a")
@@ -224,15 +233,10 @@ async def test_a_body_that_does_not_arrive_is_a_408_and_the_connection_closes(st
                                                                              form: tuple[str, bytes]) -> None:
     kind, part = form
     server = await start()
-    head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
-            f"Content-Type: {kind}\r\nContent-Length: 100\r\n\r\n").encode()
-    reader, writer = await server.connect()
-    await settle(lambda: len(server.guard) == 1, "the connection admitted")
-    timers = server.clock.pending
-    writer.write(head + part)  # the start of the 100 bytes promised
-    await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
+    reader, writer = await half_sent(server, part, path, kind)
+    waiting = server.clock.pending
     server.clock.advance(BODY_MS - 1)
-    assert server.clock.pending == timers + 1  # still waiting
+    assert server.clock.pending == waiting  # still waiting
     server.clock.advance(1)
     got = await read_answer(reader)
     assert got.startswith(b"HTTP/1.1 408 "), got[:200]
@@ -250,13 +254,7 @@ async def test_a_body_still_awaited_when_the_server_stops_is_refused_at_once(sta
     stop waited with it. Now it is answered 503 as the stop begins; the server's clock does not move here, so
     without that the answer would never come."""
     server = await start()
-    head = (b"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"
-            b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
-    reader, writer = await server.connect()
-    await settle(lambda: len(server.guard) == 1, "the connection admitted")
-    timers = server.clock.pending
-    writer.write(head + b'{"jsonrpc": "2.0", ')  # the start of the 100 bytes promised
-    await settle(lambda: server.clock.pending == timers + 1, "the handler waiting for the body")
+    reader, writer = await half_sent(server, b'{"jsonrpc": "2.0", ')
     stopping = asyncio.create_task(server.runner.cleanup())  # what SIGTERM runs
     got = await read_answer(reader)
     assert got.startswith(b"HTTP/1.1 503 "), got[:200]
