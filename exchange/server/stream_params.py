@@ -19,7 +19,7 @@ The rules, from Betfair's Exchange Stream API schema (``ESASwaggerSchema.json``)
 * ``heartbeatMs``: an integer; Betfair clamps it to 500..30000 and loops the
   value it uses back in the initial image, so do we (a client that asks for
   100 gets 500). Not an integer (``"x"``, ``1.5``, ``true``) is refused.
-* ``conflateMs``: an integer >= 0 (negative is refused). It is checked but not
+* ``conflateMs``: an integer from 0 to 120000, the schema's bounds (outside is refused). It is checked but not
   used: the simulator conflates every subscription at the server's own rate,
   which the initial image reports as its ``conflateMs`` (Betfair, too, may
   answer with a rate other than the one asked for).
@@ -67,6 +67,7 @@ from exchange.betfair.stream import EVENT_TYPE_ID
 
 MIN_HEARTBEAT_MS = 500
 MAX_HEARTBEAT_MS = 30_000
+MAX_CONFLATE_MS = 120_000  # the schema's bound on conflateMs
 MIN_LADDER_LEVELS = 1
 MAX_LADDER_LEVELS = 10
 DEFAULT_LADDER_LEVELS = 3
@@ -268,7 +269,8 @@ def _common(message: Mapping[str, Any], default_heartbeat_ms: int) -> int:
                      "values outside are clamped)")
     conflate = message.get("conflateMs")
     if conflate is not None:
-        _int("conflateMs", conflate, 0, None, allowed="an integer number of milliseconds >= 0")
+        _int("conflateMs", conflate, 0, MAX_CONFLATE_MS,
+             allowed=f"an integer number of milliseconds from 0 to {MAX_CONFLATE_MS}")
     _bool("segmentationEnabled", message.get("segmentationEnabled"))
     for key in ("clk", "initialClk"):
         value = message.get(key)
