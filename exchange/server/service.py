@@ -104,13 +104,6 @@ Listener = Callable[[Event], None]
 Touch = Callable[[str | None, Event | None], None]
 
 
-def _game_number(market_id: str, channel: str) -> int | None:
-    parsed = parse_market_id(market_id)
-    if parsed is not None and parsed[0] == channel:
-        return parsed[1]
-    return None
-
-
 class ExchangeService:
     """The exchange core plus the channels on it, journaled; what every handler talks to."""
 
@@ -238,7 +231,8 @@ class ExchangeService:
     def next_game_number(self, channel: str) -> int:
         """The number ``channel``'s next game takes: after the last one the journal knows (its markets, or the note
         of its last game when they have all been forgotten since), so market ids stay unique."""
-        numbers = [n for m in self.exchange.markets if (n := _game_number(m, channel)) is not None]
+        numbers = [parsed[1] for market_id in self.exchange.markets
+                   if (parsed := parse_market_id(market_id)) is not None and parsed[0] == channel]
         return max([*numbers, self.notes.numbers.get(channel, -1)]) + 1
 
     def _fund_house(self, channel: Channel, account: str, bankroll: int) -> None:
