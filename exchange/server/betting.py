@@ -48,7 +48,7 @@ from typing import Any
 from exchange.betfair import apiformat
 from exchange.betfair.apiformat import CUSTOMER_REF_MAX
 from exchange.core.commands import CancelOrder, PlaceOrder
-from exchange.core.events import Matched, OrderCancelled, OrderPlaced, OrderRejected
+from exchange.core.events import CancelReason, Matched, OrderCancelled, OrderPlaced, OrderRejected
 from exchange.core.ladder import PRICE_X100
 from exchange.core.money import to_minor
 from exchange.core.records import fast_constructor
@@ -244,8 +244,8 @@ def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeServ
     for event in events:
         if isinstance(event, OrderRejected):
             return failed(base, str(event.error_code), event.message)
-        if isinstance(event, OrderCancelled):
-            killed = True  # only a FILL_OR_KILL order is cancelled as it is placed
+        if isinstance(event, OrderCancelled) and event.reason is CancelReason.FILL_OR_KILL:
+            killed = True  # (a replace's events begin with its old bet's cancel)
         elif isinstance(event, OrderPlaced) and placed is None:
             placed = event
         elif isinstance(event, Matched) and placed is not None and placed.bet_id in (

@@ -121,3 +121,21 @@ async def test_the_new_bets_instruction_carries_the_customer_order_ref_it_keeps(
     assert new.status == "SUCCESS" and new.instruction.customer_order_ref == "mine-7"
     current = (await rpc(client, alice, "listCurrentOrders", {"betIds": [new.bet_id]}))["result"]["currentOrders"]
     assert [order["customerOrderRef"] for order in current] == ["mine-7"]
+
+
+async def test_the_new_bets_status_is_the_bets_own(client: TestClient) -> None:
+    """A new bet that rests is ``EXECUTABLE``, one matched in part too, one matched whole ``EXECUTION_COMPLETE``:
+    what listCurrentOrders says of it. The old bet's cancel, among the replace's events, was once read as a
+    fill-or-kill's and made every new bet ``EXPIRED``."""
+    alice, bob = await login(client, "alice", "pw-alice"), await login(client, "bob", "pw-bob")
+    await place_one(client, bob, MARKET, 2, "BACK", 3.0, 4)  # 4.00 to lay at 3.0 on hand 2
+    rests, part, whole = [(await place_one(client, alice, MARKET, sel, "LAY", 2.5, size))["betId"]
+                          for sel, size in ((1, 10), (2, 10), (2, 2))]
+    statuses = {}
+    for bet in (rests, whole, part):  # the whole one takes 2.00 of bob's back, the part one the 2.00 left
+        new = (await _replace(client, alice, {"betId": bet, "newPrice": 3.0})).replace_instruction_reports[0]
+        current = await rpc(client, alice, "listCurrentOrders", {"betIds": [new.place_instruction_reports.bet_id]})
+        (order,) = current["result"]["currentOrders"]
+        statuses[bet] = (new.place_instruction_reports.order_status, order["status"], order["sizeMatched"])
+    assert statuses == {rests: ("EXECUTABLE", "EXECUTABLE", 0.0), part: ("EXECUTABLE", "EXECUTABLE", 2.0),
+                        whole: ("EXECUTION_COMPLETE", "EXECUTION_COMPLETE", 2.0)}
