@@ -149,8 +149,8 @@ def create_app(
     app.cleanup_ctx.append(functools.partial(_exchange, config=config, clock=clock, equities=equities,
                                              on_fatal=on_fatal, gate=gate))
     app.cleanup_ctx.append(_stream)
+    app.on_shutdown.append(_halt)  # first: closing the streams may wait for slow readers
     app.on_shutdown.append(_close_streams)
-    app.on_shutdown.append(_halt)
     app.cleanup_ctx.append(functools.partial(_stream_socket, config=config))
     app.cleanup_ctx.append(functools.partial(_sweeper, clock=clock, every_ms=config.session_sweep_ms))
     _routes(app)

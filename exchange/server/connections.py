@@ -166,12 +166,11 @@ class ConnectionGuard:
     async def body_deadline(self, timeout_ms: int) -> AsyncIterator[None]:
         """``asyncio.timeout`` of ``timeout_ms`` on the guard's clock, ended at once if the server starts to stop
         (:meth:`stop_reading_bodies`): the block gets ``TimeoutError`` when either comes."""
-        loop = asyncio.get_running_loop()
         async with asyncio.timeout(None) as timeout:
-            expire = self.clock.call_later(timeout_ms, lambda: timeout.reschedule(loop.time()))
+            expire = self.clock.call_later(timeout_ms, lambda: _end_now(timeout))
             self._body_waits.add(timeout)
             if self.stopping:
-                timeout.reschedule(loop.time())
+                _end_now(timeout)
             try:
                 yield
             finally:
@@ -183,9 +182,8 @@ class ConnectionGuard:
         whose body had not all arrived would wait out the body timeout before its 408 (the server's stop with it):
         each such wait ends now, and the request is refused as the server stopping (:func:`read_body`)."""
         self.stopping = True
-        loop = asyncio.get_running_loop()
         for timeout in self._body_waits:
-            timeout.reschedule(loop.time())
+            _end_now(timeout)
 
     def protocol_factory(self, make_inner: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
         """What ``loop.create_server`` takes: each connection guarded, ``make_inner`` (aiohttp's) inside."""
@@ -232,6 +230,13 @@ class ConnectionGuard:
 
     def __len__(self) -> int:
         return len(self._open)
+
+
+def _end_now(timeout: asyncio.Timeout) -> None:
+    """End ``timeout``'s block now, unless it is ending already (the body timeout and the server's stop can come in
+    one turn of the loop: a second reschedule would raise)."""
+    if not timeout.expired():
+        timeout.reschedule(asyncio.get_running_loop().time())
 
 
 #: The app's guard (:func:`run_app` listens through it) and the body timeout its handlers read bodies with.

@@ -301,3 +301,38 @@ async def test_past_the_connection_cap_a_new_connection_gets_503_at_once(start: 
         held_writer.close()
     await settle(lambda: len(server.guard) == 0, "the closed connections forgotten")
     assert await server.works()  # once the server has seen the closes, it takes more
+
+
+@pytest.mark.parametrize("stop_first", [False, True])
+async def test_the_body_timeout_and_the_stop_in_one_turn_end_the_wait_once(stop_first: bool) -> None:
+    """The body timeout fired, and the stop came before the reading task resumed: ending the wait a second time
+    raised, out of the server's shutdown (its journal then never stopped); the other way round, in the timer's
+    callback."""
+    clock = VirtualClock(start_ms=START_MS)
+    guard = connections.ConnectionGuard(clock=clock)
+    loop = asyncio.get_running_loop()
+    errors: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _, context: errors.append(context))
+
+    async def reader() -> str:
+        try:
+            async with guard.body_deadline(BODY_MS):
+                await loop.create_future()  # a body that never comes
+        except TimeoutError:
+            return "ended"
+        return "not ended"
+
+    try:
+        task = asyncio.create_task(reader())
+        await asyncio.sleep(0)
+        if stop_first:
+            guard.stop_reading_bodies()
+            clock.advance(BODY_MS)
+        else:
+            clock.advance(BODY_MS)
+            await asyncio.sleep(0)  # the timeout is ending; the reader has not resumed
+            guard.stop_reading_bodies()
+        assert await task == "ended"
+        assert errors == []
+    finally:
+        loop.set_exception_handler(None)
