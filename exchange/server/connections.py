@@ -321,6 +321,8 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     :func:`read_body`)."""
     _refuse_a_body_said_too_large(request)
     try:
+        if request.content.is_eof():  # the whole body came with the head: nothing to wait for
+            return await request.post()
         async with request.app[GUARD].body_deadline(request.app[BODY_TIMEOUT_MS]):
             return await request.post()
     except TimeoutError:

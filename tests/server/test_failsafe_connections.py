@@ -336,3 +336,21 @@ async def test_the_body_timeout_and_the_stop_in_one_turn_end_the_wait_once(stop_
         assert errors == []
     finally:
         loop.set_exception_handler(None)
+
+
+@pytest.mark.parametrize("form", [URLENCODED, MULTIPART])
+async def test_a_login_whose_body_came_whole_is_answered_while_the_server_stops(start: Start,
+                                                                                 form: tuple[str, bytes]) -> None:
+    """Only a body still on its way is refused as the server stops: one that came with its head is read."""
+    kind, _ = form
+    server = await start()
+    server.guard.stop_reading_bodies()  # what the stop does first
+    body = (b"username=a&password=b" if kind.startswith("application") else
+            b'--b\r\nContent-Disposition: form-data; name="username"\r\n\r\na\r\n'
+            b'--b\r\nContent-Disposition: form-data; name="password"\r\n\r\nb\r\n--b--\r\n')
+    reader, writer = await server.connect()
+    writer.write((f"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\nContent-Type: {kind}\r\n"
+                  f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+    got = await read_answer(reader)
+    assert got.startswith(b"HTTP/1.1 200 ") and b'"INVALID_USERNAME_OR_PASSWORD"' in got, got[:300]
+    writer.close()
