@@ -265,8 +265,12 @@ def test_a_damaged_record_before_the_newest_snapshot_is_reported_with_what_repai
     assert listed.returncode == 1, listed
     said = listed.stderr.strip().splitlines()[-1]
     assert f"record {damaged}: its body does not match its checksum" in said, said
-    assert "lies before the newest snapshot" in said and "from a backup" in said, said
+    assert "lies before the newest sound snapshot" in said and "from a backup" in said, said
     assert cli("journal", "--db", str(db), "--after", str(damaged)).returncode == 0  # the records after it are whole
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:  # that snapshot spoilt: a start would read the record
+        conn.execute("UPDATE snapshots SET sha256 = 'spoilt' WHERE seq >= ?", (damaged,))
+    said = cli("journal", "--db", str(db)).stderr.strip().splitlines()[-1]
+    assert "snapshot" not in said and "'exchange-poker serve --accept-damaged-journal'" in said, said
 
 
 def test_a_journal_without_its_durable_mark_starts_with_a_warning(tmp_path: Path,
