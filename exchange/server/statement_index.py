@@ -10,7 +10,9 @@ opens it at its first login), amount and the account's running balance after it,
 its *mark*: the last journal record it has read, with that record's CRC; and each market's start (its
 ``MarketCreated``), which a market's items give as their ``startDate``. A call first brings the index up to the
 journal's last committed record (each record is read once, ever: only the records committed since the last call),
-in one transaction with the new mark, so a crash leaves the index at an old mark, never between. If the record at
+in one transaction with the new mark, so a crash leaves the index at an old mark, never between. Each record read
+is checked against its checksum (a start checks only those after the newest snapshot): a damaged one stops the
+catch-up there, the records before it indexed, and every call is refused until it is whole again. If the record at
 the mark is no longer the one the index read (the journal was replaced, or damaged records were set aside at a
 start and their sequence numbers reused), or its tables are of an older layout (:data:`VERSION`), the index is
 rebuilt from the start. Reads see committed records only, through a read-only connection, as before.
@@ -237,12 +239,19 @@ class StatementIndex:
             if (last is not None and seq == last[0]) or (last is None and mark is None):
                 return  # up to date, or nothing to index
             conn.execute("BEGIN IMMEDIATE")
+            damage: JournalDamaged | None = None
             try:
                 if not seq:
                     for table in ("items", "balances", "markets"):
                         conn.execute(f"DELETE FROM {table}")
                 if last is not None:
-                    self._index(conn, self._records(journal, seq, last[0]))
+                    try:
+                        self._index(conn, self._records(journal, seq, last[0]))
+                    except JournalDamaged as exc:  # indexed up to it: a call reads again from the damaged record
+                        damage = exc
+                        last = journal.execute("SELECT seq, crc FROM journal WHERE seq < ? ORDER BY seq DESC LIMIT 1",
+                                               (exc.first_bad,)).fetchone()
+                if last is not None:
                     conn.execute("INSERT OR REPLACE INTO mark (id, seq, crc) VALUES (0, ?, ?)", last)
                 else:
                     conn.execute("DELETE FROM mark")
@@ -250,6 +259,8 @@ class StatementIndex:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+            if damage is not None:
+                raise damage
         finally:
             journal.close()
 
@@ -275,19 +286,22 @@ class StatementIndex:
         balances: dict[str, int] = {}
         rows = []
         starts = []
-        for seq, body in records:
-            event = jsoncodec.loads(body)
-            if event["type"] == "MarketCreated":
-                starts.append((event["market_id"], event["ts"]))
-            for account, part, amount, kind, market in movements(event):
-                if account not in balances:
-                    known = conn.execute("SELECT balance FROM balances WHERE account = ?", (account,)).fetchone()
-                    balances[account] = known[0] if known is not None else 0
-                balances[account] += amount
-                rows.append((account, seq, part, event["ts"], amount, balances[account], kind, CLASSES[kind], market))
-        conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        conn.executemany("INSERT OR REPLACE INTO markets VALUES (?, ?)", starts)
-        conn.executemany("INSERT OR REPLACE INTO balances VALUES (?, ?)", balances.items())
+        try:
+            for seq, body in records:
+                event = jsoncodec.loads(body)
+                if event["type"] == "MarketCreated":
+                    starts.append((event["market_id"], event["ts"]))
+                for account, part, amount, kind, market in movements(event):
+                    if account not in balances:
+                        known = conn.execute("SELECT balance FROM balances WHERE account = ?", (account,)).fetchone()
+                        balances[account] = known[0] if known is not None else 0
+                    balances[account] += amount
+                    rows.append((account, seq, part, event["ts"], amount, balances[account], kind, CLASSES[kind],
+                                 market))
+        finally:  # what came before a damaged record is indexed all the same (the caller rolls back other errors)
+            conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany("INSERT OR REPLACE INTO markets VALUES (?, ?)", starts)
+            conn.executemany("INSERT OR REPLACE INTO balances VALUES (?, ?)", balances.items())
 
     def _check(self) -> None:
         """The index against a fold of the whole journal: the same items, balances and mark (tests call it)."""

@@ -31,6 +31,7 @@ from exchange.core.events import (
 )
 from exchange.server import keys
 from exchange.server.journal import Journal
+from exchange.server.journal_check import JournalDamaged
 from exchange.server.statement_index import SCHEMA, VERSION, Item, StatementIndex, page_query
 from tests.server.helpers import ACCOUNT, PLAYING_MS, START_MS, WINDOW_MS, login, place, rpc, serving
 
@@ -343,3 +344,27 @@ async def test_a_damaged_record_refuses_the_statement_naming_it(tmp_path: Path,
         assert [r.levelname for r in caplog.records if f"record {seq}" in r.getMessage()] == ["ERROR"]
         funds = await rpc(client, alice, "getAccountFunds", {}, path=ACCOUNT)
         assert funds["result"]["availableToBetBalance"] == 1000.0  # the exchange's own money is untouched
+
+
+def test_the_records_before_a_damaged_one_are_indexed_and_the_rest_once_it_is_whole(tmp_path: Path) -> None:
+    """The catch-up stops at a damaged record with what came before it indexed, so a call reads again from that
+    record only; once it is whole again (a backup restored), the statement reads on."""
+    path, _, _ = _journal(tmp_path, seed=11)
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        rows = conn.execute("""SELECT seq, body FROM journal WHERE body LIKE '{"type":"AccountCredited"%'""").fetchall()
+        seq, body = rows[len(rows) // 2]
+        conn.execute("UPDATE journal SET body = ? WHERE seq = ?", (body.replace('"amount":', '"amount":1'), seq))
+    index = StatementIndex(str(path))
+    with pytest.raises(JournalDamaged) as refused:
+        index.page("alice", KINDS["ALL"], None, None, 0, 10)
+    assert refused.value.first_bad == seq
+    with contextlib.closing(sqlite3.connect(index.index_path)) as conn:
+        assert conn.execute("SELECT seq FROM mark").fetchone() == (seq - 1,)
+        assert conn.execute("SELECT MAX(seq) FROM items").fetchone()[0] < seq
+    with pytest.raises(JournalDamaged):  # refused again
+        index.page("bob", KINDS["ALL"], None, None, 0, 10)
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("UPDATE journal SET body = ? WHERE seq = ?", (body, seq))
+    index.page("alice", KINDS["ALL"], None, None, 0, 10)
+    index._check()  # the same as a fold of the whole journal
+    index.close()
