@@ -32,7 +32,7 @@ def parse_money(text: str) -> int:
     if not plain_decimal(text):
         raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50")
     value = Decimal(text)
-    if not value.is_finite() or value < 0 or value != value.quantize(Decimal("0.01")):
+    if value < 0 or value != value.quantize(Decimal("0.01")):
         raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative amount with at most two decimals")
     if value > MAX_BALANCE:
         raise argparse.ArgumentTypeError(f"{text!r} is more than the largest opening balance, {MAX_BALANCE}")

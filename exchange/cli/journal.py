@@ -136,21 +136,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _damage_said(conn: sqlite3.Connection, exc: JournalDamaged) -> str:
-    """What is wrong and what to do. A damaged record before the newest sound snapshot is none of a start's
-    business (the state is rebuilt from the snapshot), so ``--accept-damaged-journal`` would not set it aside:
-    only a backup repairs it."""
+def _damage_said(conn: sqlite3.Connection, exc: JournalDamaged) -> JournalDamaged:
+    """``exc``, or, for a damaged record before the newest sound snapshot (none of a start's business: the state is
+    rebuilt from the snapshot), the same damage with what repairs it."""
     snapshot = 0
     with contextlib.suppress(sqlite3.Error):  # (a database from before snapshots)
         loaded, _ = snapshots.newest_valid(conn, last_seq(conn))  # (a damaged one a start passes over too)
         snapshot = loaded.seq if loaded is not None else 0
     if exc.first_bad is None or exc.first_bad > snapshot:
-        return str(exc)
-    return (f"cannot use the database {exc.path}: the journal is damaged: {exc.detail}; it lies before the newest "
-            f"sound snapshot (record {snapshot}), from which a start rebuilds the exchange, so a start neither reads "
-            "it nor sets it aside ('--accept-damaged-journal' changes nothing), but what reads the records before it "
-            "(this command, the account statement) stops there: restore the database (with its -wal and -durable "
-            "files) from a backup to repair it")
+        return exc
+    return JournalDamaged(exc.path, exc.detail, exc.first_bad, snapshot=snapshot)
 
 
 def _open(db: str) -> sqlite3.Connection:

@@ -54,6 +54,7 @@ from exchange.server.middleware import JsonErrorsHandler, encodings_taken
 log = logging.getLogger(__name__)
 
 ResponseT = TypeVar("ResponseT", bound=web.StreamResponse)
+BodyT = TypeVar("BodyT")
 
 DEFAULT_MAX_CONNECTIONS = 1000
 DEFAULT_HEADER_TIMEOUT_MS = 10_000
@@ -293,12 +294,24 @@ def _refuse_a_body_said_too_large(request: web.Request) -> None:
 async def read_body(request: web.Request) -> bytes:
     """The request body, or 408 if it does not arrive within the body timeout (413 past ``client_max_size``, at
     once if its Content-Length says so; 400 if it is not what its Content-Encoding says)."""
+    return await _arrived(request, request.read)
+
+
+async def read_form(request: web.Request) -> MultiDictProxy[Any]:
+    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413 and 400 as
+    :func:`read_body`)."""
+    return await _arrived(request, request.post)
+
+
+async def _arrived(request: web.Request, read: Callable[[], Awaitable[BodyT]]) -> BodyT:
+    """``read()`` of the request's body within the body timeout (nothing to wait for if the whole body came with
+    the head), refused as :func:`read_body` says."""
     _refuse_a_body_said_too_large(request)
     try:
         if request.content.is_eof():  # the whole body came with the head: nothing to wait for
-            return await request.read()
+            return await read()
         async with request.app[GUARD].body_deadline(request.app[BODY_TIMEOUT_MS]):
-            return await request.read()
+            return await read()
     except TimeoutError:
         raise _unread(request) from None
     except RequestPayloadError as exc:
@@ -314,21 +327,6 @@ def _undecodable(request: web.Request, exc: RequestPayloadError) -> web.HTTPBadR
     said = (f"the request body is not what its Content-Encoding ({encoding:.40}) says: {exc}; send it as it is, "
             f"or encoded as said ({encodings_taken()})")
     return web.HTTPBadRequest(headers={"Connection": "close"}, text=said)
-
-
-async def read_form(request: web.Request) -> MultiDictProxy[Any]:
-    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413 and 400 as
-    :func:`read_body`)."""
-    _refuse_a_body_said_too_large(request)
-    try:
-        if request.content.is_eof():  # the whole body came with the head: nothing to wait for
-            return await request.post()
-        async with request.app[GUARD].body_deadline(request.app[BODY_TIMEOUT_MS]):
-            return await request.post()
-    except TimeoutError:
-        raise _unread(request) from None
-    except RequestPayloadError as exc:
-        raise _undecodable(request, exc) from None
 
 
 # --- running --------------------------------------------------------------------------------------------------

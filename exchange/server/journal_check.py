@@ -49,10 +49,16 @@ SHOWN_PAGES = 10  # of the damaged pages SQLite's page check names, the first on
 class JournalDamaged(DatabaseUnusable):
     """The journal has lost or damaged acknowledged records; the server must not start on it as it is."""
 
-    def __init__(self, path: str, detail: str, first_bad: int | None = None) -> None:
-        super().__init__(path, f"the journal is damaged: {detail}; restore the database (with its -wal and "
-                               f"-durable files) from a backup, or start the server with 'exchange-poker serve "
-                               f"{ACCEPT_OPTION}' to carry on without what is lost")
+    def __init__(self, path: str, detail: str, first_bad: int | None = None, *, snapshot: int | None = None) -> None:
+        """``snapshot``: the newest sound snapshot, after ``first_bad``: a start rebuilds the exchange from it, so
+        neither reads the damaged record nor can set it aside, and only a backup repairs it."""
+        remedy = (f"restore the database (with its -wal and -durable files) from a backup, or start the server with "
+                  f"'exchange-poker serve {ACCEPT_OPTION}' to carry on without what is lost") if snapshot is None else (
+            f"it lies before the newest sound snapshot (record {snapshot}), from which a start rebuilds the "
+            f"exchange, so a start neither reads it nor sets it aside ('{ACCEPT_OPTION}' changes nothing), but what "
+            "reads the records before it ('exchange-poker journal', the account statement) stops there: restore the "
+            "database (with its -wal and -durable files) from a backup to repair it")
+        super().__init__(path, f"the journal is damaged: {detail}; {remedy}")
         self.detail = detail
         self.first_bad = first_bad  # the first damaged record, when one record is (not a loss at the end)
 
