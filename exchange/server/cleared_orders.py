@@ -2,7 +2,10 @@
 
 Every filter of the call is honoured: ``betIds``, ``marketIds``, ``runnerIds``,
 ``side``, ``eventTypeIds``, ``eventIds``, ``customerOrderRefs``,
-``customerStrategyRefs`` and ``settledDateRange`` (on the settled date), and
+``customerStrategyRefs`` and ``settledDateRange`` (on the settled date: a ``MARKET``, ``EVENT`` or ``EVENT_TYPE``
+rollup takes the markets with a bet settled in it, whole, as Betfair's "will always return the overall position
+from the market including all settlements", so that its commission, charged on the whole market, comes with the
+profit it was charged on), and
 ``includeItemDescription`` adds each row's ``itemDescription``. ``groupBy``
 rolls the bets up as Betfair does: ``BET`` one row a bet; ``SIDE`` one row per
 market, runner and side (the stake-weighted ``priceMatched``, sizes and profit
@@ -30,12 +33,13 @@ from exchange.betfair.stream import EVENT_TYPE_ID, EVENT_TYPE_NAME
 from exchange.core.orders import BetStatus, ClearedOrder
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
-from exchange.server.limits import current_budget
+from exchange.server.limits import Budget, current_budget
 from exchange.server.listings import (
     MAX_CLEARED_IDS,
     MAX_RECORDS,
     _bet_ids,
     _formatted,
+    _in_range,
     _matching,
     _page,
     check_id_count,
@@ -47,10 +51,13 @@ from exchange.server.service import ExchangeService
 
 JsonDict = dict[str, Any]
 GROUPS = ("EVENT_TYPE", "EVENT", "MARKET", "SIDE", "BET", "RUNNER", "STRATEGY")
+#: The rollups that carry their markets' commission: a settled date range takes each of their markets whole.
+WHOLE_MARKETS = ("MARKET", "EVENT", "EVENT_TYPE")
 
 
 def _filter(service: ExchangeService, params: Mapping[str, Any]) -> Callable[[ClearedOrder], bool] | None:
-    """A predicate for every filter the call gives, or None if it gives none (the index answers as it is)."""
+    """A predicate for every filter the call gives but ``settledDateRange`` (:func:`_settled_in`), or None if it
+    gives none (the index answers as it is)."""
     bet_ids = _bet_ids(params)
     market_ids = set(get_str_list(params, "marketIds", max_items=None)) or None
     check_id_count("listClearedOrders", len(bet_ids or ()) + len(market_ids or ()), "betIds and marketIds together",
@@ -63,9 +70,7 @@ def _filter(service: ExchangeService, params: Mapping[str, Any]) -> Callable[[Cl
     event_ids = set(get_str_list(params, "eventIds", max_items=MAX_RECORDS)) or None
     strategies = set(get_str_list(params, "customerStrategyRefs")) or None
     refs = set(get_str_list(params, "customerOrderRefs")) or None
-    start, end = parse_time_range(params, "settledDateRange")
-    if all(f is None for f in (bet_ids, market_ids, runner_ids, side, event_types, event_ids, strategies, refs,
-                               start, end)):
+    if all(f is None for f in (bet_ids, market_ids, runner_ids, side, event_types, event_ids, strategies, refs)):
         return None
     return lambda o: (
         (bet_ids is None or str(o.bet_id) in bet_ids)
@@ -75,9 +80,18 @@ def _filter(service: ExchangeService, params: Mapping[str, Any]) -> Callable[[Cl
         and (event_types is None or EVENT_TYPE_ID in event_types)
         and (event_ids is None or service.event_id(o.market_id) in event_ids)
         and (strategies is None or o.strategy_ref in strategies)
-        and (refs is None or o.customer_ref in refs)
-        and (start is None or o.settled_ts >= start)
-        and (end is None or o.settled_ts <= end))
+        and (refs is None or o.customer_ref in refs))
+
+
+async def _settled_in(orders: Sequence[ClearedOrder], start: int | None, end: int | None, group_by: str,
+                      budget: Budget) -> list[ClearedOrder]:
+    """The bets settled in ``settledDateRange``; for a rollup with commission (:data:`WHOLE_MARKETS`), every bet of
+    each market with one settled in it (a market whose hands settled early settles at several times)."""
+    settled = await _matching(orders, lambda o: _in_range(o.settled_ts, start, end), budget)
+    if group_by not in WHOLE_MARKETS:
+        return settled
+    markets = {o.market_id for o in settled}
+    return await _matching(orders, lambda o: o.market_id in markets, budget)
 
 
 async def list_cleared_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
@@ -87,6 +101,7 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
     refuse_source_id(params)
     get_str(params, "locale", required=False, max_len=16)  # one language here: checked, as every method does
     keep = _filter(service, params)
+    start, end = parse_time_range(params, "settledDateRange")
     budget = current_budget()
     limit = budget.limits.max_rows_per_call
     async with budget.reading():
@@ -94,6 +109,8 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
         orders: Sequence[ClearedOrder] = await service.cleared_rows(session.account, status)
         if keep is not None:
             orders = await _matching(orders, keep, budget)
+        if start is not None or end is not None:
+            orders = await _settled_in(orders, start, end, group_by, budget)
         if group_by == "BET":
             page, more = _page(orders, params, limit)
             budget.charge_rows(len(page), "listClearedOrders")
@@ -165,14 +182,13 @@ def _group_row(service: ExchangeService, session: Session, members: list[Cleared
         row["customerStrategyRef"] = first.strategy_ref
     elif group_by != "EVENT_TYPE":
         row["eventId"] = service.event_id(first.market_id)
-    if group_by in ("MARKET", "EVENT", "EVENT_TYPE"):
+    if group_by in WHOLE_MARKETS:
         # charged on the settled bets: a rollup of voided, lapsed or cancelled bets carries none, so that a client
         # summing profit less commission over every bet status counts each market's commission once
         markets = {o.market_id for o in members} if first.bet_status is BetStatus.SETTLED else set()
         row["commission"] = apiformat.money(sum(service.commission(session.account, m) for m in markets))
     elif group_by in ("SIDE", "RUNNER"):  # one runner of one market
         row |= {"marketId": first.market_id, "selectionId": first.selection_id, "handicap": 0.0,
-                "sizeSettled": apiformat.money(sum(_size_settled(o) for o in members)),
                 "sizeCancelled": apiformat.money(sum(o.size_cancelled + o.size_lapsed for o in members))}
         if describe:
             row["itemDescription"] = item_description(service, first.market_id, first.selection_id)

@@ -60,7 +60,8 @@ def parse_time(text: Any, name: str) -> int:
 
 
 def parse_time_range(params: Mapping[str, Any], name: str, *, where: str = "") -> tuple[int | None, int | None]:
-    """A ``TimeRange`` (``from``/``to``, either may be absent) as epoch ms; ``(None, None)`` when absent."""
+    """A ``TimeRange`` (``from``/``to``, either may be absent) as epoch ms; ``(None, None)`` when absent. A ``from``
+    after its ``to`` is taken as it is: it selects nothing, as Betfair documents ("no results will be returned")."""
     if params.get(name) is None:
         return None, None
     raw = get_object(params, name, where=where)
@@ -69,8 +70,6 @@ def parse_time_range(params: Mapping[str, Any], name: str, *, where: str = "") -
         raise invalid_input(f"{where}{name} has unknown keys {unknown}; a TimeRange has from and to")
     start = None if raw.get("from") is None else parse_time(raw["from"], f"{where}{name}.from")
     end = None if raw.get("to") is None else parse_time(raw["to"], f"{where}{name}.to")
-    if start is not None and end is not None and start > end:
-        raise invalid_input(f"{where}{name}.from is after its to")
     return start, end
 
 
