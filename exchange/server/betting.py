@@ -17,7 +17,8 @@ first (:meth:`exchange.core.exchange.Exchange.check_places`, each instruction co
 the ones before it as placed), and if any would be refused none is placed; the
 others report ``RELATED_ACTION_FAILED``; so is a call holding a back and a lay on one runner that would
 match each other (``INVALID_BACK_LAY_COMBINATION``, :func:`_crossed`). ``cancelOrders`` and
-``replaceOrders`` carry out each instruction on its own.
+``replaceOrders`` carry out each instruction on its own; a ``cancelOrders`` without instructions (every unmatched
+bet of a market, or of every market) reports none, as Betfair's.
 
 ``marketVersion`` (placeOrders, replaceOrders) is honoured as Betfair documents it: if the market's version
 (:mod:`exchange.betfair.description`: it counts the material changes) is past the one given, the bets lapse —
@@ -511,6 +512,9 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
                 outcomes.append(_cancel_one(service, session, view.market_id, view.bet_id, None, instruction))
     remember_call(service, session, "cancelOrders", customer_ref, outcomes)
     await service.durable()
-    return execution_report(market_id, customer_ref, outcomes, dependent=False)
+    report = execution_report(market_id, customer_ref, outcomes, dependent=False)
+    if not raw:  # as Betfair's: "the CancelInstruction report won't be returned for marketId level cancel instructions"
+        report["instructionReports"] = []
+    return report
 
 

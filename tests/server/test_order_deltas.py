@@ -145,7 +145,7 @@ async def test_the_image_holds_the_executable_orders_and_the_whole_matched_posit
         await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": gone}]})
         await _bet(client, alice, 3, "BACK", 10.0, 2, matched=0.0)
         cancelled = (await rpc(client, alice, "cancelOrders", {"marketId": MARKET}))["result"]  # every rest
-        assert cancelled["status"] == "SUCCESS" and len(cancelled["instructionReports"]) == 3
+        assert cancelled == {"status": "SUCCESS", "marketId": MARKET, "instructionReports": []}  # as Betfair's
         assert (await current(client, alice))[part][:3] == ("EC", 2.0, 0.0)
         again = await _bet(client, alice, 2, "LAY", 1.5, 3, matched=0.0)
 
