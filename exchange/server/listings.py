@@ -126,6 +126,8 @@ async def list_current_orders(service: ExchangeService, session: Session, params
     refs = set(get_str_list(params, "customerOrderRefs")) or None
     strategies = set(get_str_list(params, "customerStrategyRefs")) or None
     start, end = parse_time_range(params, "dateRange")
+    # API-NG's deprecated forerunner of dateRange, still in its signature: on the placed date whatever the orderBy
+    placed_from, placed_to = parse_time_range(params, "placedDateRange")
     describe = get_bool(params, "includeItemDescription", default=False)
     refuse_source_id(params)
     budget = current_budget()
@@ -138,7 +140,8 @@ async def list_current_orders(service: ExchangeService, session: Session, params
             and (refs is None or o.customer_ref in refs)
             and (strategies is None or o.strategy_ref in strategies)
             and (projection == "ALL" or str(o.status) == projection)
-            and _in_range(dated(o), start, end)), budget)
+            and _in_range(dated(o), start, end)
+            and _in_range(o.placed_ts, placed_from, placed_to)), budget)
         orders.sort(key=_order_sort_key(order_by, dated), reverse=descending)
         page, more = _page(orders, params, budget.limits.max_rows_per_call)
         budget.charge_rows(len(page), "listCurrentOrders")

@@ -73,6 +73,12 @@ async def test_current_orders_date_range(client: TestClient, clock: VirtualClock
     matched = (await rpc(client, alice, "listCurrentOrders", {"orderBy": "BY_MATCH_TIME",
                                                                "dateRange": {"from": cut}}))["result"]
     assert matched["currentOrders"] == []  # nothing is matched: no matched date falls in any range
+    # API-NG's deprecated placedDateRange, still in its signature: the placed date, whatever orderBy sorts by
+    placed = (await rpc(client, alice, "listCurrentOrders", {"placedDateRange": {"from": cut}}))["result"]
+    assert [o["selectionId"] for o in placed["currentOrders"]] == [2]
+    by_match = (await rpc(client, alice, "listCurrentOrders", {"orderBy": "BY_MATCH_TIME",
+                                                                "placedDateRange": {"to": cut}}))["result"]
+    assert by_match["currentOrders"] == []  # orderBy still lists only the orders with a match
 
 
 async def test_cleared_orders_group_by_side_and_runner_roll_up(client: TestClient, clock: VirtualClock) -> None:
