@@ -149,7 +149,9 @@ class CancelOrder(Command):
 class ReplaceOrder(Command):
     """API-NG ``replaceOrders``: cancel the unmatched part and place it anew at ``new_price`` (new bet id).
 
-    Atomic: if the new order would be refused, nothing changes.
+    Refused (not the caller's live bet, the market not open, the price off the ladder): nothing changes. As
+    Betfair's, the cancel is done first and stands if the new bet cannot be covered: an ``OrderCancelled`` then an
+    ``OrderRejected`` (:func:`exchange.core.trading.replace`).
     """
 
     TYPE_TAG: ClassVar[str] = "ReplaceOrder"

@@ -8,7 +8,9 @@ fills of :func:`match` call :meth:`~exchange.core.state.ExchangeState.add_order`
 and :meth:`~exchange.core.state.ExchangeState.fill`, the bodies of the fold's
 ``apply_order_placed`` and ``apply_matched``, which first look up (and, for a
 fill, check) what the live path already holds from its own checks.  A refused
-instruction yields one ``OrderRejected`` event and changes nothing.
+instruction yields one ``OrderRejected`` event and changes nothing, but for a
+replace whose new bet the account cannot cover: its cancel stands, as Betfair's
+(an ``OrderCancelled``, then the ``OrderRejected``).
 
 Precedence of a place instruction's checks: account, market, runner, then
 ``MARKET_NOT_OPEN_FOR_BETTING`` if the market is closed (settled or voided),
@@ -227,18 +229,27 @@ def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
 
     The new bet is the remainder whatever its size: the minimum stake is not checked again, as on Betfair, where
     it applies to what a trader stakes; a partly matched bet's remainder below it could otherwise only be
-    cancelled, never moved."""
+    cancelled, never moved. A replace the exchange refuses (not the caller's live bet, the market not open, a
+    price off the ladder) changes nothing; one whose new bet the account cannot cover (a lay moved to a longer
+    price) still cancels the old one, as Betfair's: "the cancel is completed first", and "the cancellations will
+    not be rolled back" when the new bet cannot be placed."""
     try:
         order = own_live_order(state, cmd.account_id, cmd.bet_id)
         market = order.position.market
         check_market_active(market, cmd.round)
         tick = _tick_or_invalid_odds(cmd.new_price)
-        _check_replace_funds(order, tick)
     except Rejection as r:
         return [_order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)]
     amount = order.remaining
+    refused: OrderRejected | None = None  # the new bet's refusal, judged before the cancel changes the position
+    try:
+        _check_replace_funds(order, tick)
+    except Rejection as r:
+        refused = _order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)
     cancelled = _cancelled(cmd.ts, order, amount, CancelReason.REPLACED)
     state.apply_order_cancelled(cancelled)
+    if refused is not None:
+        return [cancelled, refused]
     placed = OrderPlaced(
         cmd.ts, state.next_bet_id, order.account_id, market.market_id, order.selection_id,
         order.side, tick, amount, market.round, order.customer_ref, order.bet_id, order.strategy_ref,

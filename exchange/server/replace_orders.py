@@ -2,7 +2,9 @@
 
 Each instruction is carried out on its own (a refused one leaves the others done), but only once every
 instruction has been read: a malformed one refuses the whole call with ``INVALID_INPUT_DATA`` and changes
-nothing. A call holds at most 60 instructions, Betfair's limit. ``marketVersion`` and ``async`` are honoured as
+nothing. As Betfair's, a replace cancels first: if the new bet cannot be covered (a lay moved to a longer price),
+the old one stays cancelled and the replace reports ``CANCELLED_NOT_PLACED`` (:func:`_not_placed`). A call holds
+at most 60 instructions, Betfair's limit. ``marketVersion`` and ``async`` are honoured as
 :mod:`exchange.server.betting` describes for placeOrders: a stale version leaves only the cancels, and an
 asynchronous call reports each cancel in full and each new bet ``PENDING``.
 """
@@ -54,6 +56,10 @@ def _replace_outcome(instruction: JsonDict, events: Sequence[object], service: E
     cancel_instruction: JsonDict = {"betId": instruction["betId"]}
     place_echo = _new_bet(view)
     rejected = next((e for e in events if isinstance(e, OrderRejected)), None)
+    cancelled = [e for e in events if isinstance(e, OrderCancelled)]
+    if rejected is not None and cancelled:  # the new bet refused (funds), the old one cancelled all the same
+        return _not_placed(cancel_report(cancel_instruction, cancelled).report, str(rejected.error_code), view,
+                           rejected.message)
     if rejected is not None:
         code, message = str(rejected.error_code), rejected.message
         report = {
@@ -65,7 +71,7 @@ def _replace_outcome(instruction: JsonDict, events: Sequence[object], service: E
         }
         return Outcome(report, code, message)
     placed = next((e for e in events if isinstance(e, OrderPlaced)), None)
-    cancel = cancel_report(cancel_instruction, [e for e in events if isinstance(e, OrderCancelled)])
+    cancel = cancel_report(cancel_instruction, cancelled)
     if placed is not None:
         place_echo["limitOrder"] = {"size": apiformat.money(placed.size), "price": apiformat.tick_price(placed.tick),
                                     "persistenceType": "LAPSE"}
@@ -143,15 +149,21 @@ def pending_replace(outcome: Outcome) -> Outcome:
 
 def _lapsed_replace(service: ExchangeService, session: Session, view: OrderView, instruction: JsonDict,
                     why: str) -> Outcome:
-    """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet.
-    The replace reports ``CANCELLED_NOT_PLACED`` (API-NG's "bet cancelled but replacement bet was not placed"), its
-    place part why the new bet was not placed; a cancel that found nothing left to cancel is the replace's error."""
+    """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet
+    (:func:`_not_placed`, the new bet ``BET_TAKEN_OR_LAPSED``)."""
     command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id)
     cancel = cancel_report({"betId": instruction["betId"]}, service.execute(command)).report
+    return _not_placed(cancel, "BET_TAKEN_OR_LAPSED", view, why)
+
+
+def _not_placed(cancel: JsonDict, place_code: str, view: OrderView, why: str) -> Outcome:
+    """A replace whose old bet was cancelled (``cancel``, its report) and whose new bet was not placed
+    (``place_code``: lapsed, or refused for funds): ``CANCELLED_NOT_PLACED``, API-NG's "bet cancelled but
+    replacement bet was not placed", as Betfair's replace, which cancels first and does not take the cancel back. A
+    cancel that found nothing left to cancel is the replace's error instead."""
     code = "CANCELLED_NOT_PLACED" if cancel["status"] == "SUCCESS" else cancel["errorCode"]
     report = {"status": "FAILURE", "errorCode": code, "cancelInstructionReport": cancel,
-              "placeInstructionReport": {"status": "FAILURE", "errorCode": "BET_TAKEN_OR_LAPSED",
-                                         "instruction": _new_bet(view)}}
+              "placeInstructionReport": {"status": "FAILURE", "errorCode": place_code, "instruction": _new_bet(view)}}
     return Outcome(report, code, why)
 
 

@@ -348,3 +348,44 @@ def test_a_number_no_order_can_carry_is_refused_at_the_call(call: Any, says: str
     setup = ONE_HOLDEM_GAME
     with pytest.raises(ValueError, match=re.escape(says)):
         play_session(setup, 0, Asks(), empty_tables())
+
+
+class OverReacher(Strategy):
+    """Rests a lay of 990.00 at 1.01 in the Pre-flop window (liability 9.90) and moves it once to 50.0, whose
+    liability of 48,510.00 is past its balance of 10,000.00."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.moved: int | None = None
+        self.seen: list[OrderView] = []
+        self.heard: list[OrderRejected] = []
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        if round is Round.PREFLOP:
+            market.place_order(1, Side.LAY, "1.01", 99_000)
+
+    def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
+        self.seen += orders
+        for order in orders:
+            if self.moved is None and order.size_remaining:
+                self.moved = order.bet_id
+                market.replace_order(order.bet_id, "50")
+
+    def on_order_rejected(self, market: MarketHandle, rejection: OrderRejected) -> None:
+        self.heard.append(rejection)
+
+
+def test_a_replace_the_strategy_cannot_cover_cancels_the_bet_and_is_heard_refused() -> None:
+    """As Betfair's replace, the cancel is done first and stands: the strategy's bet is cancelled, whole, and the
+    strategy hears the new bet's refusal (``INSUFFICIENT_FUNDS``, the replace's, naming the old bet)."""
+    strategy, tables = OverReacher(), empty_tables()
+    play_session(ONE_HOLDEM_GAME, 0, strategy, tables)
+    assert strategy.moved is not None
+    [refusal] = strategy.heard
+    assert (refusal.action, refusal.error_code, refusal.bet_id) == (
+        OrderAction.REPLACE, ErrorCode.INSUFFICIENT_FUNDS, strategy.moved)
+    last = [o for o in strategy.seen if o.bet_id == strategy.moved][-1]
+    assert (last.size_remaining, last.size_cancelled) == (0, 99_000)
+    rows = [r for r in tables["orders"].to_arrow().to_pylist() if r["account"] == STRATEGY_ACCOUNT]
+    assert [(r["action"], r["status"], r["error_code"]) for r in rows] == [
+        ("PLACE", "CANCELLED", None), ("REPLACE", "REJECTED", "INSUFFICIENT_FUNDS")]

@@ -454,13 +454,11 @@ class Reference:
             m = self.markets[bet.market]
             self._check_window(m, c.round)
             tick = parse_tick(c.new_price)
-            before = self.outcomes(bet.account, m)
-            after = self.outcomes(bet.account, m, extra=(bet.selection, bet.side, tick, bet.remaining),
-                                  without=bet.bet_id)
-            if not self._affordable(bet.account, m, before, after):
-                raise Refused(ErrorCode.INSUFFICIENT_FUNDS)
         except Refused as r:
             return [self._order_refused(c.ts, OrderAction.REPLACE, c.account_id, r.code, c.bet_id)]
+        before = self.outcomes(bet.account, m)
+        after = self.outcomes(bet.account, m, extra=(bet.selection, bet.side, tick, bet.remaining), without=bet.bet_id)
+        affordable = self._affordable(bet.account, m, before, after)
         amount = bet.remaining
         bet.remaining = 0
         bet.cancelled += amount
@@ -468,6 +466,9 @@ class Reference:
         cancelled = OrderCancelled(
             c.ts, bet.bet_id, bet.account, bet.market, bet.selection, amount, CancelReason.REPLACED
         )
+        if not affordable:  # the cancel is done first, and stands when the new bet cannot be placed (Betfair's)
+            return [cancelled, self._order_refused(c.ts, OrderAction.REPLACE, c.account_id,
+                                                   ErrorCode.INSUFFICIENT_FUNDS, c.bet_id)]
         placed = self._place(c.ts, bet.account, m, bet.selection, bet.side, tick, amount, bet.customer_ref, bet.bet_id,
                              bet.strategy_ref)
         return [cancelled, *placed]

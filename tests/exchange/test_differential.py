@@ -412,7 +412,7 @@ def below_zero_flow(seed: int) -> Differential:
             cmd = PlaceOrder(ts, "dutch", "1.1", rng.choice(live), side, PRICES[rng.randrange(350)],
                              rng.randrange(200, 6_000))
         events = run.run(cmd) or []
-        taken = not isinstance(events[0], OrderRejected)
+        taken = not any(isinstance(e, OrderRejected) for e in events)  # a replace refused still cancels: not taken
         run.counts[f"{type(cmd).__name__} {'taken' if taken else 'refused'} {below} zero"] += 1
         if taken and isinstance(cmd, PlaceOrder) and rng.random() < 0.6:
             opposite = Side.LAY if cmd.side is Side.BACK else Side.BACK

@@ -20,7 +20,7 @@ from exchange.core.commands import (
     VoidMatchedSince,
 )
 from exchange.core.errors import ErrorCode, ExchangeError
-from exchange.core.events import OrderAction, OrderPlaced, OrderRejected
+from exchange.core.events import CancelReason, OrderAction, OrderCancelled, OrderPlaced, OrderRejected
 from exchange.core.orders import OrderType, PersistenceType
 from exchange.core.side import Side
 
@@ -203,9 +203,6 @@ def replace(hx: Harness, account: str, bet_id: int, price: object, round_: int |
 def test_replace_rejections_leave_the_order_alone(hx: Harness) -> None:
     bet = hx.lay("carol", 1, "3", 40_000)  # liability 800.00 of carol's 1000.00
     assert replace(hx, "carol", bet, Decimal("3.01")).error_code is ErrorCode.INVALID_ODDS
-    rejection = replace(hx, "carol", bet, Decimal("4"))  # would need 1200.00
-    assert rejection.error_code is ErrorCode.INSUFFICIENT_FUNDS
-    assert rejection.message == "the new price needs 400.00 more exposure but only 200.00 is available to bet"
     assert replace(hx, "alice", bet, Decimal("2")).error_code is ErrorCode.INVALID_BET_ID
     hx.suspend()
     hx.open()
@@ -271,3 +268,20 @@ def test_driver_misuse_raises(hx: Harness) -> None:
         with pytest.raises(ExchangeError, match="it is SETTLED"):
             ex.execute(cmd)
     ex._check()
+
+
+def test_a_replace_the_account_cannot_cover_still_cancels_the_old_bet(hx: Harness) -> None:
+    """As Betfair's replaceOrders: "the cancel is completed first", and "the cancellations will not be rolled back"
+    when the new bet cannot be placed: the old bet is cancelled (``REPLACED``), the new one refused, nothing placed."""
+    bet = hx.lay("carol", 1, "3", 40_000)  # liability 800.00 of carol's 1000.00
+    events = hx.replace("carol", bet, "4")  # would need 1200.00
+    cancelled, rejection = events
+    assert isinstance(cancelled, OrderCancelled) and isinstance(rejection, OrderRejected), events
+    assert (cancelled.bet_id, cancelled.size, cancelled.reason) == (bet, 40_000, CancelReason.REPLACED)
+    assert (rejection.action, rejection.error_code, rejection.bet_id) == (
+        OrderAction.REPLACE, ErrorCode.INSUFFICIENT_FUNDS, bet)
+    assert rejection.message == "the new price needs 400.00 more exposure but only 200.00 is available to bet"
+    view = hx.ex.order_view("carol", bet)
+    assert view is not None and (view.size_remaining, view.size_cancelled) == (0, 40_000)
+    assert hx.ex.funds("carol").exposure == 0  # type: ignore[union-attr]
+    hx.assert_replays()

@@ -75,8 +75,12 @@ def test_below_zero_a_lay_moved_to_a_longer_price_is_refused_where_the_balance_c
     h.run(Deposit(h.tick(), "dutch", 5_000))  # available -50.00: hand 2 winning may lose 50.00
     bet = h.lay("dutch", 2, "1.5", 5_000)  # liability 25.00
     refused = h.replace("dutch", bet, "5")  # liability 200.00 if hand 2 wins: the exposure stays 100.00 (the void's)
-    assert isinstance(refused[0], OrderRejected) and refused[0].error_code is ErrorCode.INSUFFICIENT_FUNDS
-    assert refused[0].message == f"available to bet is -50.00, below zero: {COVERED}, and the new price does not"
+    # as Betfair's, the cancel is done first and stands: the old bet is gone, the new one not placed
+    assert [type(e).__name__ for e in refused] == ["OrderCancelled", "OrderRejected"]
+    assert isinstance(refused[1], OrderRejected) and refused[1].error_code is ErrorCode.INSUFFICIENT_FUNDS
+    assert refused[1].message == f"available to bet is -50.00, below zero: {COVERED}, and the new price does not"
+    assert h.ex.order_view("dutch", bet).size_remaining == 0  # type: ignore[union-attr]
+    bet = h.lay("dutch", 2, "1.5", 5_000)
     moved = h.replace("dutch", bet, "2")  # liability 50.00: covered
     assert [type(e).__name__ for e in moved] == ["OrderCancelled", "OrderPlaced"]
     h.back("maker", 2, "2", 5_000)

@@ -139,3 +139,29 @@ async def test_the_new_bets_status_is_the_bets_own(client: TestClient) -> None:
         statuses[bet] = (new.place_instruction_reports.order_status, order["status"], order["sizeMatched"])
     assert statuses == {rests: ("EXECUTABLE", "EXECUTABLE", 0.0), part: ("EXECUTABLE", "EXECUTABLE", 2.0),
                         whole: ("EXECUTION_COMPLETE", "EXECUTION_COMPLETE", 2.0)}
+
+
+async def test_a_replace_the_account_cannot_cover_is_cancelled_not_placed(client: TestClient) -> None:
+    """As Betfair's: the cancel is done first and is not taken back when the new bet cannot be placed. A lay moved
+    to a price whose liability the account cannot cover leaves no bet, and says so: ``CANCELLED_NOT_PLACED``, the
+    cancel done in full, the new bet refused ``INSUFFICIENT_FUNDS`` (and, in the same call, another replace goes
+    ahead, each instruction on its own)."""
+    alice = await login(client, "alice", "pw-alice")  # 1000.00
+    lay = await place_one(client, alice, MARKET, 3, "LAY", 2.0, 900)  # liability 900.00
+    back = await place_one(client, alice, MARKET, 1, "BACK", 5.0, 10)
+    out = await rpc(client, alice, "replaceOrders", {"marketId": MARKET, "instructions": [
+        {"betId": back["betId"], "newPrice": 6.0}, {"betId": lay["betId"], "newPrice": 3.0}]})  # liability 1800.00
+    replaced = ReplaceOrders(**out["result"])
+    assert (replaced.status, replaced.error_code) == ("PROCESSED_WITH_ERRORS", "PROCESSED_WITH_ERRORS")
+    moved, refused = replaced.replace_instruction_reports
+    assert moved.status == "SUCCESS" and moved.place_instruction_reports.status == "SUCCESS"
+    assert (refused.status, refused.error_code) == ("FAILURE", "CANCELLED_NOT_PLACED")
+    assert refused.cancel_instruction_reports.status == "SUCCESS"
+    assert refused.cancel_instruction_reports.size_cancelled == 900.0
+    placed = refused.place_instruction_reports
+    assert (placed.status, placed.error_code) == ("FAILURE", "INSUFFICIENT_FUNDS")
+    assert (placed.instruction.selection_id, placed.instruction.side) == (3, "LAY")
+    orders = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
+    live = {(o["selectionId"], o["side"], o["priceSize"]["price"]) for o in orders if o["sizeRemaining"]}
+    assert live == {(1, "BACK", 6.0)}  # the lay is gone, and no lay at 3.0 was placed
+    assert "instruction 1: CANCELLED_NOT_PLACED: the new price needs 900.00 more" in out["result"]["errorMessage"]
