@@ -138,6 +138,13 @@ def _hoisted(rows: list[dict[str, Any]], group_by: str) -> dict[str, Any]:
     return want
 
 
+async def _alice_and_bob(client: TestClient) -> tuple[ExchangeService, str]:
+    """The server's service and alice's session, bob logged in too (the two trade with each other)."""
+    alice = await login(client, "alice", "pw-alice")
+    await login(client, "bob", "pw-bob")
+    return client.app[keys.SERVICE], alice
+
+
 async def _cleared(client: TestClient, token: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     answer = (await rpc(client, token, "listClearedOrders", params))["result"]
     assert not answer["moreAvailable"]
@@ -145,9 +152,7 @@ async def _cleared(client: TestClient, token: str, params: dict[str, Any]) -> li
 
 
 async def test_every_rollup_is_the_sum_of_its_bets(client: TestClient, clock: VirtualClock) -> None:
-    service: ExchangeService = client.app[keys.SERVICE]
-    alice = await login(client, "alice", "pw-alice")
-    await login(client, "bob", "pw-bob")
+    service, alice = await _alice_and_bob(client)
     rng = random.Random(5)
     for m in range(16):
         _market(service, clock, rng, f"roll.{m}")
@@ -213,9 +218,7 @@ async def test_the_rows_of_each_bet_add_up_to_its_size(client: TestClient, clock
 
 
 async def test_settled_date_bounds_are_inclusive_to_the_millisecond(client: TestClient, clock: VirtualClock) -> None:
-    service: ExchangeService = client.app[keys.SERVICE]
-    alice = await login(client, "alice", "pw-alice")
-    await login(client, "bob", "pw-bob")
+    service, alice = await _alice_and_bob(client)
     rng = random.Random(11)
     for m in range(14):
         _market(service, clock, rng, f"date.{m}")
@@ -232,9 +235,7 @@ async def test_a_rollup_with_commission_takes_each_market_whole(client: TestClie
     outside the range included, as Betfair's does: its commission, charged on the whole market, is then with the
     profit it was charged on, and a poller that sums profit less commission over windows counts each market once.
     The finer rollups keep only the bets settled in the range."""
-    service: ExchangeService = client.app[keys.SERVICE]
-    alice = await login(client, "alice", "pw-alice")
-    await login(client, "bob", "pw-bob")
+    service, alice = await _alice_and_bob(client)
     rng = random.Random(11)
     for m in range(6):
         _market(service, clock, rng, f"whole.{m}")
@@ -262,9 +263,7 @@ async def test_a_rollup_with_commission_takes_each_market_whole(client: TestClie
 
 async def test_a_range_that_ends_before_it_starts_holds_nothing(client: TestClient, clock: VirtualClock) -> None:
     """A ``from`` after its ``to`` is no error: "no results will be returned", as Betfair documents."""
-    service: ExchangeService = client.app[keys.SERVICE]
-    alice = await login(client, "alice", "pw-alice")
-    await login(client, "bob", "pw-bob")
+    service, alice = await _alice_and_bob(client)
     _settled_twice(service, clock, "reversed.0")
     bets = await _cleared(client, alice, {"betStatus": "SETTLED"})
     assert bets
