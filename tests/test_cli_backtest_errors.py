@@ -340,3 +340,29 @@ def test_a_balance_the_tables_cannot_hold_is_refused_before_the_games(
                                 "--out", str(out), "--no-progress")
     assert (code, stdout) == (2, "") and err.endswith("argument --balance: '1e3' is not an amount like 1000 or "
                                                       "25.50\n"), err
+
+
+def test_a_folder_another_backtest_is_writing_into_is_refused(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Two backtests into one folder at once: the second is refused on one line while the first holds the folder
+    (its lock, ``flock`` on the folder itself, taken here as a running backtest holds it), and the first's staging
+    folder is left alone. It used to be cleared, the first run then failing and the folder left unusable."""
+    import fcntl
+
+    out = tmp_path / "out"
+    staged = out / ".backtest-in-progress" / "fills.parquet"  # the running backtest's unfinished table
+    staged.parent.mkdir(parents=True)
+    staged.write_text("the first run's\n", encoding="utf-8")
+    holder = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(out), "--no-progress"]
+        code, stdout, err = run_cli(capsys, *argv)
+    finally:
+        os.close(holder)
+    assert code == 2 and stdout == "" and err.count("\n") == 1, err
+    assert f"another backtest is writing into {out} now: wait for it to end, or choose another folder" in err
+    assert staged.read_text(encoding="utf-8") == "the first run's\n"
+    assert sorted(p.name for p in out.iterdir()) == [".backtest-in-progress"]
+    code, stdout, err = run_cli(capsys, *argv)  # once it has ended (its lock given up), the folder is free
+    assert code == 0 and (out / "backtest.json").is_file() and not staged.parent.exists(), err

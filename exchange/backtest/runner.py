@@ -19,11 +19,13 @@ tables, row for row; the merge orders them by session, hence by game index.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import shutil
 import sys
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -216,9 +218,14 @@ def run_backtest(
     """
     plan = plan_chunks(config.sessions, executor.workers, chunk_size, config.games_per_session)
     chunks = [Chunk(config, first, count) for first, count in plan]
+    with _writing_into(out, config.record_streams) as staging:  # nothing reaches ``out`` before the run succeeds
+        return _run_into(config, executor, chunks, staging, out, progress)
+
+
+def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], staging: Path | None,
+              out: Path | None, progress: bool) -> BacktestResult:
+    """The chunks played, their results written to ``staging`` as they come and moved into ``out`` at the end."""
     bar = _progress_bar(config.games) if progress else None
-    # nothing reaches ``out`` before the run has succeeded
-    staging = None if out is None else _staging(out, config.record_streams)
     streams_dir = None if staging is None else staging / "streams"
     writer = None if staging is None else OrderedWriter(staging)
 
@@ -293,12 +300,30 @@ def check_out(out: Path, record_streams: bool) -> None:
                                 "files); choose another folder, or move them away")
 
 
-def _staging(out: Path, record_streams: bool) -> Path:
-    check_out(out, record_streams)
-    staging = out / STAGING
-    shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up
-    staging.mkdir(parents=True)
-    return staging
+@contextlib.contextmanager
+def _writing_into(out: Path | None, record_streams: bool) -> Iterator[Path | None]:
+    """The run's staging folder in ``out`` (None without ``out``), the folder locked for the run's life (``flock``
+    on the folder itself, which the kernel drops when the process ends, however it ends): a second backtest into
+    the same folder is refused while one runs, rather than clearing the first one's staging folder and mixing
+    their files."""
+    if out is None:
+        yield None
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    lock = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputBlocked(f"another backtest is writing into {out} now: wait for it to end, or choose another "
+                                "folder") from None
+        check_out(out, record_streams)
+        staging = out / STAGING
+        shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up (none holds the lock)
+        staging.mkdir()
+        yield staging
+    finally:
+        os.close(lock)
 
 
 def _discard(writer: OrderedWriter, staging: Path, failure: BaseException) -> None:

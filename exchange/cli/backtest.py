@@ -218,10 +218,12 @@ def _into_out(args: argparse.Namespace, config: BacktestConfig) -> BacktestResul
 
 def _played(args: argparse.Namespace, config: BacktestConfig, executor: Executor) -> BacktestResult:
     """The backtest run into ``--out``; a failure is said on one line (:func:`fail`) but the backtester's own."""
-    from exchange.backtest.runner import run_backtest
+    from exchange.backtest.runner import OutputBlocked, run_backtest
 
     try:
         return run_backtest(config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size)
+    except OutputBlocked as exc:  # another backtest writing into the folder
+        fail(f"cannot write the output folder --out {args.out}: {exc}")
     except BrokenProcessPool:
         fail("a worker process ended abruptly (killed, out of memory, or the strategy ended its process); "
              "nothing was written to --out")

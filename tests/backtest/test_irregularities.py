@@ -88,3 +88,30 @@ def test_a_hi_lo_backtest_counts_the_voids_of_both_markets(tmp_path: Path) -> No
 def test_a_backtest_refuses_irregularities_on_a_stud_channel() -> None:
     with pytest.raises(ValueError, match="channel stud7 is not dealt as hole cards then flop"):
         replace(small_config(), channel="stud7", irregularity_rate=0.5)
+
+
+def test_a_voided_fill_of_the_account_with_itself_would_have_made_nothing(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notebook's "had they stood they would have made": a fill whose back and lay are both the account's
+    makes nothing either way. It counted the back's side only. Here every voided fill of the account is made its
+    own on both sides, so the figure must be 0.00 (the fills as they were make something: the test can tell)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    config = replace(small_config(), games=12, seed=5, irregularity_rate=1.0, record_streams=False)
+    with InlineExecutor() as executor:
+        run_backtest(config, executor, tmp_path)
+    account = "house-noise-1"  # it bets in every window
+    before, _ = run_notebook(tmp_path, monkeypatch, account=account)
+    assert "had they stood they would have made 0.00" not in before
+    path = tmp_path / "fills.parquet"
+    fills = pq.read_table(path)
+    rows = fills.to_pylist()
+    mine = [r for r in rows if r["voided"] and account in (r["back_account"], r["lay_account"])]
+    assert mine
+    for row in mine:
+        row["back_account"] = row["lay_account"] = account
+    pq.write_table(pa.Table.from_pylist(rows, schema=fills.schema), path)
+    after, _ = run_notebook(tmp_path, monkeypatch, account=account)
+    assert f"{account}: voided matched stake {sum(r['size'] for r in mine) / 100:.2f} in {len(mine)} fills; had they " \
+           "stood they would have made 0.00" in after

@@ -18,7 +18,7 @@ from exchange.backtest.loading import StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.tables.outputs import TABLES
-from tests.backtest.backtest_support import BOTH_MARKETS, ROOT, Run, run_notebook
+from tests.backtest.backtest_support import BOTH_MARKETS, ROOT, Run, run_notebook, session_config
 
 
 def test_settlements_notebook_runs(small_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,3 +124,15 @@ def test_settlements_notebook_names_a_stud_hi_lo_games_rounds_and_both_markets_h
     for name in ("3rd street", "4th street", "High: Hand 1", "Low: No low"):
         assert name in outputs
     assert "Pre-flop" not in outputs and "Round 5" not in outputs
+
+
+def test_sessions_that_all_ended_early_are_counted_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session's length is the one the backtest was run with (its ``backtest.json``), not the longest session
+    played: when every session ended early, the notebook said none had, and that sessions were one game long."""
+    config = session_config("tests/backtest/test_sessions.py:Quitter", "{}")
+    with InlineExecutor() as executor:
+        result = run_backtest(config, executor, tmp_path)
+    assert all(s.games < config.games_per_session for s in result.sessions)
+    outputs, _ = run_notebook(tmp_path, monkeypatch)
+    assert (f"{config.sessions} sessions of up to {config.games_per_session} games ({config.sessions} ended early)"
+            in outputs), outputs
