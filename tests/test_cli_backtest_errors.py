@@ -246,6 +246,26 @@ class InInit(Strategy):
     def __init__(self, **params):
         super().__init__(**params)
         raise RuntimeError("boom in init")
+
+class SignalError(Exception):  # its constructor wants two arguments: it pickles, but cannot be rebuilt from its text
+    def __init__(self, market_id, reason):
+        super().__init__(f"{market_id}: {reason}")
+
+class OwnError(Strategy):
+    def on_market_open(self, market):
+        raise SignalError(market.market_id, "no edge")
+
+class LocalError(Strategy):
+    def on_market_open(self, market):
+        class Local(Exception):  # defined in a function: it does not pickle
+            pass
+        raise Local("local class")
+
+class HoldsTheHandle(Strategy):
+    def on_market_open(self, market):
+        error = LookupError("no edge")
+        error.market = market  # a market handle does not pickle
+        raise error
 """
 
 
@@ -256,7 +276,11 @@ class InInit(Strategy):
                     "(holdem.1)"),
     ("InEnd", "1", "on_game_end raised KeyError: 'no such thing', in backtest session 0, game 0 (holdem.0)"),
     ("InPlace", "1", "on_market_open raised TypeError: "),
-], ids=["book", "book-2-workers", "game-end", "bad-place-order"])
+    # an error that cannot come back from a worker process as it is: said all the same (it broke the process pool)
+    ("OwnError", "2", "on_market_open raised SignalError: holdem.0: no edge, in backtest session 0, game 0"),
+    ("LocalError", "2", "on_market_open raised Local: local class, in backtest session 0, game 0"),
+    ("HoldsTheHandle", "2", "on_market_open raised LookupError: no edge, in backtest session 0, game 0"),
+], ids=["book", "book-2-workers", "game-end", "bad-place-order", "unbuildable", "unpicklable", "holds-a-handle"])
 def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_the_game(
     name: str, workers: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

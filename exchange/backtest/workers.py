@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from types import TracebackType
@@ -108,14 +110,59 @@ def _say_nothing(unraisable: object) -> None:
 
 
 def _run_chunk(fn: Callable[[T], R], item: T) -> R:
-    """``fn(item)`` in a worker, stopped by SIGTERM while it runs (:func:`_stop`)."""
+    """``fn(item)`` in a worker, stopped by SIGTERM while it runs (:func:`_stop`); an error that could not come back
+    to the parent as it is comes as a :class:`WorkerError` (:func:`crossable`)."""
     _worker["in_chunk"] = True
     try:
         if _worker["stopped"]:
             raise ChunkStopped("the command stopped its workers")
         return fn(item)
+    except Exception as exc:
+        stand_in = crossable(exc)
+        if stand_in is exc:
+            raise
+        raise stand_in from exc  # the worker's traceback, sent back as text, shows the original under it
     finally:
         _worker["in_chunk"] = False
+
+
+class WorkerError(Exception):
+    """An error raised in a worker process that cannot come back to the parent as it is, in its stead: ``name``, its
+    class's; ``text``, what it said; ``trace``, its traceback; and its notes (a strategy's hook among them:
+    :func:`exchange.backtest.strategy_errors.raising_hook`). Such an error pickles but cannot be rebuilt (a class
+    whose constructor wants arguments of its own), or does not pickle at all (a class defined in a function, or one
+    holding an object that does not pickle, such as a market handle); sent as it was, it broke the process pool,
+    and the run ended on "a worker process ended abruptly" or on the pickling error, the strategy's unsaid."""
+
+    def __init__(self, name: str, text: str, trace: str) -> None:
+        super().__init__(name, text, trace)
+        self.name, self.text, self.trace = name, text, trace
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.text}"
+
+
+def crossable(exc: BaseException) -> BaseException:
+    """``exc`` if it comes back from a worker process as it is (pickled, then rebuilt), else a :class:`WorkerError`
+    standing for it, with its notes.
+
+    >>> class Needs(Exception):
+    ...     def __init__(self, market_id, reason):
+    ...         super().__init__(f"{market_id}: {reason}")
+    >>> error = Needs("holdem.3", "no edge")
+    >>> error.add_note("raised in the strategy's on_window_open")
+    >>> stand_in = crossable(error)
+    >>> str(stand_in), stand_in.__notes__, crossable(ValueError("fine")).args
+    ('Needs: holdem.3: no edge', ["raised in the strategy's on_window_open"], ('fine',))
+    """
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:
+        stand_in = WorkerError(type(exc).__name__, str(exc), "".join(traceback.format_exception(exc)))
+        for note in getattr(exc, "__notes__", ()):
+            stand_in.add_note(note)
+        return stand_in
+    return exc
 
 
 def _start_method() -> str:

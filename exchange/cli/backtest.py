@@ -234,10 +234,12 @@ def _played(args: argparse.Namespace, config: BacktestConfig, executor: Executor
 def _strategy_raised(args: argparse.Namespace, exc: Exception) -> NoReturn:
     """The run stopped on ``exc``: the strategy's own error on one line (but with ``--debug``), else re-raised."""
     from exchange.backtest.strategy_errors import other_notes, raising_hook
+    from exchange.backtest.workers import WorkerError
 
     hook = raising_hook(exc)
     if hook is None or args.debug:  # the backtester's own error, or asked for: the traceback
         raise exc
     where = "; ".join(other_notes(exc))
-    fail(f"strategy {args.strategy!r}: {hook} raised {type(exc).__name__}: {exc}, {where}; nothing was written to "
-         "--out (--debug shows the traceback)")
+    said = str(exc) if isinstance(exc, WorkerError) else f"{type(exc).__name__}: {exc}"  # its class named already
+    fail(f"strategy {args.strategy!r}: {hook} raised {said}, {where}; nothing was written to --out (--debug shows the "
+         "traceback)")
