@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from exchange.agents import host
 from exchange.agents.trader import Agent, Trader, overrides
@@ -316,8 +316,16 @@ class StrategyAgent(Agent):
             handle = self._handle = MarketHandle(trader, view, seated.rng, seated.watch, seated.instructions,
                                                  seated.refs)
             self._seen = {}
+        if view.market_status in _OVER and not view.orders and self._seen:
+            # a market over is none of the account's current orders: its handle lists them as they ended, so that
+            # a window closed by the market's settlement shows them lapsed (process_orders first), as the others do
+            view = replace(view, orders=self._as_they_ended(trader))
         handle._see(view)
         return handle
+
+    def _as_they_ended(self, trader: Trader) -> tuple[OrderView, ...]:
+        """The orders of this agent's market the strategy has seen, as the exchange has them now, by bet id."""
+        return tuple(trader.order(bet_id) or seen for bet_id, seen in sorted(self._seen.items()))
 
     def _update(self, handle: MarketHandle) -> None:
         if self.retired:
@@ -340,13 +348,12 @@ class StrategyAgent(Agent):
             self.strategy.on_settlement(handle, settlement)
 
     def _closed_with_the_market(self, handle: MarketHandle, trader: Trader) -> None:
-        """The orders the market's end changed that its view no longer lists: a market over is not one of the
+        """The orders the market's end changed that its view did not show changed: a market over is not one of the
         account's current orders, so an unmatched remainder it lapsed (settled) or cancelled (voided), or a match
         its void undid, went unheard, and a strategy kept the order executable. Told as the exchange has them."""
         if self.retired:
             return
-        shown = {o.bet_id for o in handle.view.orders}
-        now = (trader.order(o.bet_id) for o in self._seen.values() if o.bet_id not in shown)
+        now = (trader.order(bet_id) for bet_id in self._seen)
         ended = [o for o in now if o is not None and o.market_id == handle.market_id and self._seen[o.bet_id] != o]
         if ended:
             self._seen.update((o.bet_id, o) for o in ended)
@@ -361,6 +368,8 @@ class StrategyAgent(Agent):
             self.strategy.process_orders(handle, changed)
 
 
+#: A market's statuses once it is over (settled or voided).
+_OVER = frozenset({MarketStatus.SETTLED, MarketStatus.VOID})
 #: Agent hook -> the strategy hooks that need it delivered.
 _NEEDS: dict[str, tuple[str, ...]] = {
     "on_game_start": ("on_game_start", "on_market_open"),

@@ -319,7 +319,8 @@ class MarketHandle:
 
     @property
     def orders(self) -> tuple[OrderView, ...]:
-        """This strategy's orders on this market (all of them, unmatched or not)."""
+        """This strategy's orders on this market (all of them, unmatched or not; once the market is over, as they
+        ended)."""
         return self._view.orders
 
     @property
