@@ -390,3 +390,14 @@ def test_a_folder_another_backtest_is_writing_into_is_refused(tmp_path: Path,
     assert sorted(p.name for p in out.iterdir()) == [".backtest-in-progress"]
     code, stdout, err = run_cli(capsys, *argv)  # once it has ended (its lock given up), the folder is free
     assert code == 0 and (out / "backtest.json").is_file() and not staged.parent.exists(), err
+
+
+def test_an_empty_out_is_refused_not_taken_for_the_current_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--out "$OUT"`` with the variable unset: the tables and backtest.json went into the current folder."""
+    monkeypatch.chdir(tmp_path)
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", "",
+                                "--no-progress")
+    assert (code, stdout) == (2, "") and err.count("\n") == 1, err
+    assert "argument --out: give the folder to write to, not an empty name" in err
+    assert not any(tmp_path.iterdir())

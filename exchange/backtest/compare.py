@@ -98,13 +98,23 @@ def read_run(folder: Path) -> Run:
     if not path.is_file():
         raise CompareError(f"{folder} has no {FILE_NAME}: compare reads backtests' output folders ('exchange-poker "
                            "backtest --out DIR'; a server's recording has no strategy to compare)")
-    record = json.loads(path.read_text(encoding="utf-8"))
-    games = read_table(folder, "games", ["market_id"])["market_id"].to_pylist()
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CompareError(f"{path} is not a backtest's record of its run: {exc}") from None
+    if not isinstance(record, dict) or not isinstance(record.get("strategy"), str):
+        raise CompareError(f"{path} is not a backtest's record of its run (an object naming its strategy)")
+    try:
+        games = read_table(folder, "games", ["market_id"])["market_id"].to_pylist()
+        settled = read_table(folder, "settlements", ["account", "market_id", "net_profit"]).to_pylist()
+        summary = summarise(read_for_summary(folder, STRATEGY_ACCOUNT), STRATEGY_ACCOUNT)
+    except FileNotFoundError as exc:
+        raise CompareError(f"{folder} has its {FILE_NAME} but not its tables: {exc.filename or exc} is missing (a "
+                           "backtest's output folder holds both; run the backtest again)") from None
     pnl = {_number(market_id): 0 for market_id in games}
-    for row in read_table(folder, "settlements", ["account", "market_id", "net_profit"]).to_pylist():
+    for row in settled:
         if row["account"] == STRATEGY_ACCOUNT:  # a hi/lo game's Low market's row adds to its game's
             pnl[_number(row["market_id"])] += row["net_profit"]
-    summary = summarise(read_for_summary(folder, STRATEGY_ACCOUNT), STRATEGY_ACCOUNT)
     return Run(folder, record, summary, pnl)
 
 

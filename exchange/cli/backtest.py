@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.importing import current_folder_importable
-from exchange.cli.options import fail, one_line_errors, positive, share, whole_number
+from exchange.cli.options import fail, one_line_errors, out_folder, positive, share, whole_number
 from exchange.cli.stopping import terminated_as_interrupted
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="local worker processes (default 1)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="run on a Dask cluster instead (its workers: not with --workers)")
-    parser.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    parser.add_argument("--out", required=True, type=out_folder, metavar="DIR", help="output directory")
     parser.add_argument("--latency-ms", type=_non_negative, default=None, metavar="MS",
                         help="decision-to-exchange latency (default: the strategy's, 100 ms)")
     parser.add_argument("--chunk-size", type=positive, default=None, metavar="N",

@@ -14,6 +14,7 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 PROG = "exchange-poker"
@@ -22,6 +23,13 @@ BAD_INPUT = 2
 MILLISECOND = 0.001
 #: The longest duration an option takes, in seconds: a year (longer is a typo, and its milliseconds must fit).
 LONGEST_S = 365 * 24 * 3600
+
+
+def out_folder(text: str) -> Path:
+    """An ``--out`` folder's name; an empty one (an unset shell variable) would be the current folder, silently."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give the folder to write to, not an empty name")
+    return Path(text)
 
 
 def port(text: str) -> int:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from engine.wording import counted
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.importing import current_folder_importable
-from exchange.cli.options import fail, one_line_errors, positive, whole_number
+from exchange.cli.options import fail, one_line_errors, out_folder, positive, whole_number
 from exchange.cli.play_out import OutError, Staging, check_out
 from exchange.cli.stopping import terminated_as_interrupted
 
@@ -63,20 +63,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--bots", nargs="+", default=["random"], metavar="BOT", help="random, calling, module:Class or file.py:Class"
     )
-    parser.add_argument("--out", required=True, type=_folder,
+    parser.add_argument("--out", required=True, type=out_folder,
                         help="directory for hands/*.phh and results.parquet (an earlier run's there are replaced)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--debug", action="store_true",
                         help="a bot that raises shows its traceback (default: one line naming the bot, seat and hand)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
-
-
-def _folder(text: str) -> Path:
-    """``--out``: a folder's name; an empty one (an unset shell variable) would be the current folder."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("give the folder to write to, not an empty name")
-    return Path(text)
 
 
 class BotRaisedError(Exception):

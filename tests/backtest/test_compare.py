@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import shutil
 import statistics
 from fractions import Fraction
 from pathlib import Path
@@ -95,12 +96,26 @@ def test_what_cannot_be_compared_is_refused_on_one_line(small_run: Run, tmp_path
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "recording").mkdir()
     (tmp_path / "notes.txt").write_text("mine\n")
+    damaged = {"torn": '{"strategy": "scripts/x.py:X"', "listed": "[1, 2]"}  # each a backtest.json, and no tables
+    for name, text in damaged.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "backtest.json").write_text(text, encoding="utf-8")
+    shutil.copytree(small_run.out, tmp_path / "untabled")
+    (tmp_path / "untabled" / "settlements.parquet").unlink()
     for argv, says in [
         ([str(small_run.out)], "give two backtests' output folders or more"),
         ([str(small_run.out), str(tmp_path / "nowhere")], "nowhere: no such folder"),
         ([str(small_run.out), str(tmp_path / "notes.txt")], "notes.txt: a file, not a folder"),
         ([str(small_run.out), str(tmp_path / "recording")], "recording has no backtest.json: compare reads "
                                                             "backtests' output folders"),
+        ([str(small_run.out), str(tmp_path / "torn")],
+         f"{tmp_path / 'torn' / 'backtest.json'} is not a backtest's record of its run: Expecting"),
+        ([str(small_run.out), str(tmp_path / "listed")],
+         f"{tmp_path / 'listed' / 'backtest.json'} is not a backtest's record of its run (an object naming its "
+         "strategy)"),
+        ([str(small_run.out), str(tmp_path / "untabled")],
+         f"{tmp_path / 'untabled'} has its backtest.json but not its tables: "
+         f"{tmp_path / 'untabled' / 'settlements.parquet'} is missing"),
     ]:
         code, out, err = run_cli(capsys, "compare", *argv)
         assert (code, out) == (2, "") and says in err and err.count("\n") == 1, err
