@@ -442,6 +442,23 @@ def test_new_odds_being_typed_for_an_unmatched_bet_survive_the_next_snapshot(pag
     assert moved["priceSize"]["price"] == 46.0
 
 
+def test_a_change_of_odds_that_cannot_be_covered_says_the_bet_was_cancelled(page: Page, server: LiveServer) -> None:
+    """As Betfair's, a replace cancels first and the cancel stands when the new bet cannot be covered: the page says
+    the bet is gone and not moved, not "Refused" (which read as the bet left as it was)."""
+    market = server.snapshot()["game"]["id"]
+    demo = ApiClient(server.url, "demo", "demo")  # 1,000.00
+    bet = demo.place(market, 2, "LAY", 1.5, 900)["betId"]  # liability 450.00
+    server.advance(0)
+    row = page.locator(f"#unmatched li[data-bet='{bet}']")
+    row.get_by_label(f"New odds for bet {bet}").fill("3")  # liability 1,800.00
+    row.get_by_role("button", name="Change").click()
+    expect(page.locator("#notice")).to_have_text(
+        f"Bet {bet} cancelled, but not moved to 3.00: the new price needs 1350.00 more exposure but only 550.00 is "
+        "available to bet (CANCELLED_NOT_PLACED).")
+    expect(page.locator("#unmatched li[data-bet]")).to_have_count(0)
+    assert [o["status"] for o in demo.current_orders(market)] == ["EXECUTION_COMPLETE"]
+
+
 def test_a_resting_bets_odds_are_changed_from_the_keyboard_alone(page: Page, server: LiveServer) -> None:
     """A keyboard trader in a resting bet's odds field: the arrow keys step the odds along the ladder, as in the
     slip (50 up one tick is 55, the ladder's step there being 5), and Enter changes the bet, as Change does."""

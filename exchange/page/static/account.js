@@ -68,11 +68,17 @@ export function accountActions(state, {
         marketId: order.marketId, instructions: [{ betId: order.betId, newPrice }],
       });
       const failure = instructionRefusal(report);
-      if (failure) throw failure;
-      // a replace is a cancel and a new bet: name the new bet, the one the list shows from now on
-      const newId = report.instructionReports?.[0]?.placeInstructionReport?.betId;
-      const now = newId ? `: it is now bet ${newId}` : "";
-      notify(`Bet ${order.betId} moved to ${formatPrice(hundredths(newPrice))}${now}.`, true);
+      if (failure?.code === "CANCELLED_NOT_PLACED") {
+        // as Betfair's, a replace cancels first and the cancel stands: the bet is gone, and no new one was placed
+        notify(`Bet ${order.betId} cancelled, but not moved to ${formatPrice(hundredths(newPrice))}: ` +
+          `${failure.message}.`);
+      } else if (failure) throw failure;
+      else {
+        // a replace is a cancel and a new bet: name the new bet, the one the list shows from now on
+        const newId = report.instructionReports?.[0]?.placeInstructionReport?.betId;
+        const now = newId ? `: it is now bet ${newId}` : "";
+        notify(`Bet ${order.betId} moved to ${formatPrice(hundredths(newPrice))}${now}.`, true);
+      }
     } catch (err) {
       refused(err, { what: "change of odds", done: "changed", again: "changing" });
     }
