@@ -14,6 +14,7 @@ cluster.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -110,59 +111,81 @@ def _say_nothing(unraisable: object) -> None:
 
 
 def _run_chunk(fn: Callable[[T], R], item: T) -> R:
-    """``fn(item)`` in a worker, stopped by SIGTERM while it runs (:func:`_stop`); an error that could not come back
-    to the parent as it is comes as a :class:`WorkerError` (:func:`crossable`)."""
+    """``fn(item)`` in a worker, stopped by SIGTERM while it runs (:func:`_stop`); an error comes back as a
+    :class:`WorkerError` carrying it, which :meth:`ProcessExecutor.imap` unpacks."""
     _worker["in_chunk"] = True
     try:
         if _worker["stopped"]:
             raise ChunkStopped("the command stopped its workers")
-        return fn(item)
-    except Exception as exc:
-        stand_in = crossable(exc)
-        if stand_in is exc:
-            raise
-        raise stand_in from exc  # the worker's traceback, sent back as text, shows the original under it
+        try:
+            return fn(item)
+        except Exception as exc:
+            carrier = WorkerError.carrying(exc)
     finally:
         _worker["in_chunk"] = False
+    # raised outside the handler, so the error is not its context: Dask's pickling of errors (tblib's, which a
+    # process that imported distributed has) sends an error's context and cause along, and this one may not cross
+    raise carrier
 
 
 class WorkerError(Exception):
-    """An error raised in a worker process that cannot come back to the parent as it is, in its stead: ``name``, its
-    class's; ``text``, what it said; ``trace``, its traceback; and its notes (a strategy's hook among them:
-    :func:`exchange.backtest.strategy_errors.raising_hook`). Such an error pickles but cannot be rebuilt (a class
-    whose constructor wants arguments of its own), or does not pickle at all (a class defined in a function, or one
-    holding an object that does not pickle, such as a market handle); sent as it was, it broke the process pool,
-    and the run ended on "a worker process ended abruptly" or on the pickling error, the strategy's unsaid."""
+    """An error raised in a worker process, on its way back to the parent, and in the parent the error itself if it
+    can be rebuilt there (:meth:`unpacked`), else this in its stead: ``name``, its class's; ``text``, what it said;
+    ``trace``, its traceback; and its notes (a strategy's hook among them:
+    :func:`exchange.backtest.strategy_errors.raising_hook`).
 
-    def __init__(self, name: str, text: str, trace: str) -> None:
-        super().__init__(name, text, trace)
-        self.name, self.text, self.trace = name, text, trace
+    An error that pickles but cannot be rebuilt (a class whose constructor wants arguments of its own), or does not
+    pickle at all (a class defined in a function, one holding an object that does not pickle, such as a market
+    handle), broke the process pool when sent as it was: the run ended on "a worker process ended abruptly", or on
+    the pickling error, the strategy's unsaid. Carried as bytes, it is rebuilt where it is read, or said by name.
+    """
+
+    def __init__(self, name: str, text: str, trace: str, pickled: bytes | None) -> None:
+        super().__init__(name, text, trace, pickled)
+        self.name, self.text, self.trace, self.pickled = name, text, trace, pickled
 
     def __str__(self) -> str:
         return f"{self.name}: {self.text}"
 
-
-def crossable(exc: BaseException) -> BaseException:
-    """``exc`` if it comes back from a worker process as it is (pickled, then rebuilt), else a :class:`WorkerError`
-    standing for it, with its notes.
-
-    >>> class Needs(Exception):
-    ...     def __init__(self, market_id, reason):
-    ...         super().__init__(f"{market_id}: {reason}")
-    >>> error = Needs("holdem.3", "no edge")
-    >>> error.add_note("raised in the strategy's on_window_open")
-    >>> stand_in = crossable(error)
-    >>> str(stand_in), stand_in.__notes__, crossable(ValueError("fine")).args
-    ('Needs: holdem.3: no edge', ["raised in the strategy's on_window_open"], ('fine',))
-    """
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:
-        stand_in = WorkerError(type(exc).__name__, str(exc), "".join(traceback.format_exception(exc)))
+    @classmethod
+    def carrying(cls, exc: BaseException) -> WorkerError:
+        """``exc`` packed to cross to the parent: pickled if it pickles, and in any case by name, text, traceback and
+        notes."""
+        try:
+            pickled: bytes | None = pickle.dumps(exc)
+        except Exception:
+            pickled = None
+        carrier = cls(type(exc).__name__, str(exc), "".join(traceback.format_exception(exc)), pickled)
         for note in getattr(exc, "__notes__", ()):
-            stand_in.add_note(note)
-        return stand_in
-    return exc
+            carrier.add_note(note)
+        return carrier
+
+    def unpacked(self) -> BaseException:
+        """The error as it was raised if it can be rebuilt here, else this; either with the worker's traceback as
+        its cause.
+
+        >>> class Needs(Exception):
+        ...     def __init__(self, market_id, reason):
+        ...         super().__init__(f"{market_id}: {reason}")
+        >>> error = Needs("holdem.3", "no edge")
+        >>> error.add_note("raised in the strategy's on_window_open")
+        >>> stand_in = WorkerError.carrying(error).unpacked()
+        >>> str(stand_in), stand_in.__notes__, WorkerError.carrying(ValueError("fine")).unpacked()
+        ('Needs: holdem.3: no edge', ["raised in the strategy's on_window_open"], ValueError('fine'))
+        """
+        error: BaseException = self  # where it cannot be rebuilt here: said by name
+        if self.pickled is not None:
+            with contextlib.suppress(Exception):
+                error = pickle.loads(self.pickled)
+        error.__cause__ = WorkerTraceback(self.trace)
+        return error
+
+
+class WorkerTraceback(Exception):
+    """The traceback of an error raised in a worker process, as text: the cause of the error the parent raises."""
+
+    def __str__(self) -> str:
+        return f"raised in a worker process:\n{self.args[0]}"
 
 
 def _start_method() -> str:
@@ -218,7 +241,8 @@ class ProcessExecutor(_Closing):
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in sorted(done, key=pending.__getitem__):
                     if future.exception() is not None:
-                        raise _first_failure(pending, future)
+                        failure = _first_failure(pending, future)
+                        raise failure.unpacked() if isinstance(failure, WorkerError) else failure
                     index = pending.pop(future)
                     yield index, future.result()
                     for next_index, item in queue:
