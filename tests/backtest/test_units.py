@@ -11,6 +11,7 @@ import random
 import signal
 import statistics
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -72,35 +73,33 @@ def test_process_executor_returns_results_in_input_order() -> None:
         assert run_ordered(inline, _square, [3]) == [9]
 
 
-class _Unbuildable(Exception):
-    """A strategy's own error whose constructor wants two arguments: it pickles, but cannot be rebuilt."""
-
-    def __init__(self, market_id: str, reason: str) -> None:
-        super().__init__(f"{market_id}: {reason}")
+class _Holding(Exception):
+    """A strategy's own error holding what does not pickle (a lock, as a market handle holds one): it cannot cross
+    from a worker process as it is, wherever it is read."""
 
 
 def _raises(kind: str) -> int:
     if kind == "value":
         raise ValueError("plain")
-    error = _Unbuildable("holdem.3", "no edge")
+    error = _Holding("holdem.3: no edge")
+    error.lock = threading.Lock()  # type: ignore[attr-defined]  # what it holds
     error.add_note("raised in the strategy's on_window_open")
     raise error
 
 
 def test_a_workers_error_comes_back_as_it_was_or_said_by_name() -> None:
     """An error a worker process can send back comes as it was raised (its type, for a script that catches it);
-    one that cannot be rebuilt in the parent broke the process pool, and comes as a ``WorkerError`` naming its class,
-    with its text and notes; either has the worker's traceback as its cause."""
+    one that cannot cross as it is broke the process pool, and comes as a ``WorkerError`` naming its class, with its
+    text and notes; either has the worker's traceback as its cause."""
     with ProcessExecutor(2) as pool:
         with pytest.raises(ValueError, match="plain") as plain:
             run_ordered(pool, _raises, ["value"])
         with pytest.raises(workers.WorkerError) as unbuildable:
-            run_ordered(pool, _raises, ["unbuildable"])
+            run_ordered(pool, _raises, ["holding"])
     assert isinstance(plain.value.__cause__, workers.WorkerTraceback)
     assert 'raise ValueError("plain")' in str(plain.value.__cause__)
     error = unbuildable.value
-    assert (error.name, error.text) == ("_Unbuildable", "holdem.3: no edge")
-    assert str(error) == "_Unbuildable: holdem.3: no edge"
+    assert (error.name, error.text, str(error)) == ("_Holding", "holdem.3: no edge", "_Holding: holdem.3: no edge")
     assert error.__notes__ == ["raised in the strategy's on_window_open"]
     assert "raise error" in str(error.__cause__)
 
