@@ -110,6 +110,9 @@ class BettorView:
     #: Draw games: per hand, the cards discarded and drawn at each draw so far.
     discarded: tuple[tuple[tuple[Card, ...], ...], ...] = ()
     drawn: tuple[tuple[tuple[Card, ...], ...], ...] = ()
+    #: The last reveal's equities are being computed: the hands' ``equity`` is the reveal's before (the game's
+    #: market is suspended meanwhile; the window opens once they are in).
+    pricing: bool = False
 
     def hand(self, number: int) -> HandView:
         """Hand ``number`` (1-based, the selection id)."""
@@ -257,6 +260,7 @@ def bettor_view(
         seat_cards=config.hole_cards,
         discarded=public.discarded,
         drawn=public.drawn,
+        pricing=game.pricing,
     )
 
 

@@ -212,6 +212,11 @@ class Game:
     def over(self) -> bool:
         return self.phase in (Phase.FINISHED, Phase.VOID)
 
+    @property
+    def pricing(self) -> bool:
+        """A reveal's equities are being computed: the cards face up are newer than the markets' equities."""
+        return self._awaiting and not self.over
+
     # --- driving -------------------------------------------------------------------------
 
     def start(self) -> None:

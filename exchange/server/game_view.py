@@ -144,8 +144,9 @@ def _market(view: BettorView) -> dict[str, Any]:
             "bestAvailableToLayPrices": apiformat.price_sizes(book.available_to_lay[:3]) if book else [],
             "lastPriceTraded": None if book is None or book.last_traded_tick is None
             else apiformat.tick_price(book.last_traded_tick),
-            # A Monte Carlo estimate (a game with too many deals to count in a window) says so, with its error.
-            **apiformat.equity(hand.equity, hand.stderr),
+            # A Monte Carlo estimate (a game with too many deals to count in a window) says so, with its error; none
+            # while the cards just turned are being priced (the last figures are of other cards)
+            **({} if view.pricing else apiformat.equity(hand.equity, hand.stderr)),
         })
     return {
         "marketId": view.market_id,
@@ -154,6 +155,7 @@ def _market(view: BettorView) -> dict[str, Any]:
         "status": str(market_status(view.market_status)),
         "marketStatus": view.market_status.value,
         "minStake": apiformat.money(view.min_stake),
+        "equitiesPending": view.pricing,
         "selections": selections,
     }
 

@@ -196,7 +196,8 @@ _SELECTION = {
         "bestAvailableToBackPrices": {"type": "array"},
         "bestAvailableToLayPrices": {"type": "array"},
         "equity": {"type": "number", "description": "the selection's dead-heat share of the pot (0 to 1), "
-                   "as the engine computed it at the last reveal (not in Betfair's Games API)"},
+                   "as the engine computed it at the last reveal (not in Betfair's Games API); absent while its "
+                   "market's equitiesPending"},
         "equityExact": {"type": "string", "description": "the same share as an exact fraction, \"p/q\", where it is "
                         "exact (absent for a Monte Carlo estimate, which has equityStderr)"},
         "equityStderr": {"type": "number", "description": "only where the equity is a Monte Carlo estimate (a game "
@@ -234,6 +235,9 @@ _SNAPSHOT = {
                     "status": {"type": "string"},
                     "minStake": {"type": "number", "description": "the smallest size an order on the market may "
                                  "have (else INVALID_BET_SIZE)"},
+                    "equitiesPending": {"type": "boolean", "description": "the cards just turned are being priced "
+                                        "(a few tens of ms after a reveal, the market suspended): no selection has an "
+                                        "equity until they are, the last figures being of other cards"},
                     "selections": {"type": "array", "items": _SELECTION}}}},
             },
         },
