@@ -46,6 +46,8 @@ from exchange.server.jsoncodec import whole_number
 KEEP_RESULTS = 100
 #: The journal record kind of a finished game's result.
 RESULT_KIND = "result"
+#: One draw of a draw game: what each seat discarded, and what each drew instead.
+Draw = tuple[tuple[tuple[Card, ...], ...], tuple[tuple[Card, ...], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,7 @@ class GameResult:
     markets: tuple[MarketResult, ...]
     exposed: tuple[Card, ...] = ()  # cards a dealer's error showed, in the order seen (a misdeal's too)
     dead: tuple[Card, ...] = ()  # those of them out of play for the rest of the game (burned)
+    draws: tuple[Draw, ...] = ()  # a draw game's draws, in order: each what every seat discarded and drew
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values, every field (cards as ``"As"``): the journal's record and the snapshot's entry."""
@@ -100,6 +103,9 @@ class GameResult:
                         for m in self.markets],
             **({"exposed": [str(card) for card in self.exposed]} if self.exposed else {}),
             **({"dead": [str(card) for card in self.dead]} if self.dead else {}),
+            **({"draws": [{"discarded": [[str(card) for card in seat] for seat in discarded],
+                           "drawn": [[str(card) for card in seat] for seat in drawn]}
+                          for discarded, drawn in self.draws]} if self.draws else {}),
         }
 
     @classmethod
@@ -112,9 +118,16 @@ class GameResult:
             return cls(_text(data["channel"]), _text(data["game_id"]), whole_number(data["game_number"]),
                        _text(data["status"]), whole_number(data["ended_ms"]), _text_or_none(data["void_reason"]),
                        tuple(_cards(hand) for hand in data["hands"]), _cards(data["board"]), markets,
-                       _cards(data.get("exposed", [])), _cards(data.get("dead", [])))
+                       _cards(data.get("exposed", [])), _cards(data.get("dead", [])),
+                       tuple((_seats(d["discarded"]), _seats(d["drawn"])) for d in data.get("draws", [])))
         except (KeyError, TypeError, ValueError) as exc:  # CardError is a ValueError
             raise ValueError(f"not a game result: {type(exc).__name__}: {exc}") from None
+
+
+def _seats(values: object) -> tuple[tuple[Card, ...], ...]:
+    if not isinstance(values, list):
+        raise TypeError(f"expected a list of each seat's cards, got {values!r}")
+    return tuple(_cards(seat) for seat in values)
 
 
 def _text(value: object) -> str:

@@ -55,7 +55,7 @@ from exchange.game.events import (
     Stamped,
 )
 from exchange.game.irregular import IrregularityOccurred
-from exchange.server.kept_results import KEEP_RESULTS, GameResult, KeptResults, MarketResult
+from exchange.server.kept_results import KEEP_RESULTS, Draw, GameResult, KeptResults, MarketResult
 
 NOT_AVAILABLE = "NOT AVAILABLE"
 
@@ -74,6 +74,7 @@ class _Pending:
     void_reason: str | None = None
     exposed: tuple[Card, ...] = ()
     dead: tuple[Card, ...] = ()
+    draws: tuple[Draw, ...] = ()
 
 
 class RecentResults:
@@ -133,12 +134,14 @@ class RecentResults:
                                         declared.early if declared else False,
                                         tuple(pending.settled_early.get(market_id, ())), reason))
         return GameResult(channel, pending.game_id, pending.number, status, at_ms, pending.void_reason,
-                          pending.hands, pending.board, tuple(markets), pending.exposed, pending.dead)
+                          pending.hands, pending.board, tuple(markets), pending.exposed, pending.dead, pending.draws)
 
 
 def _fold(pending: _Pending, market_id: str, event: object) -> None:
     if isinstance(event, HoleCardsTurned | SeatCardsTurned | DrawMade):
         pending.hands = event.hands
+        if isinstance(event, DrawMade):
+            pending.draws += ((event.discarded, event.drawn),)
     elif isinstance(event, BoardTurned):
         pending.board = event.board
     elif isinstance(event, ResultDeclared):
@@ -172,8 +175,12 @@ def result_json(result: GameResult, config: ChannelConfig) -> dict[str, Any]:
     for i in range(config.hands):
         cards = [str(c) for c in result.hands[i]] if i < len(result.hands) else []
         cards += [NOT_AVAILABLE] * (layout.seat_cards - len(cards))
-        hands.append({"name": f"Hand {i + 1}", "selectionId": i + 1, "cards": cards,
-                      "faces": ["UP" if up else "DOWN" for up in faces]})
+        hand: dict[str, Any] = {"name": f"Hand {i + 1}", "selectionId": i + 1, "cards": cards,
+                                "faces": ["UP" if up else "DOWN" for up in faces]}
+        if result.draws:  # as the snapshot's: what the hand threw and drew at each draw
+            hand["draws"] = [{"discarded": [str(c) for c in discarded[i]], "drawn": [str(c) for c in drawn[i]]}
+                             for discarded, drawn in result.draws]
+        hands.append(hand)
     board = [str(c) for c in result.board] + [NOT_AVAILABLE] * (layout.board_cards - len(result.board))
     return {
         "id": result.game_id,

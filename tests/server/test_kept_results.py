@@ -22,6 +22,7 @@ from exchange.server.kept_results import GameResult, KeptResults, MarketResult
 CHANNELS = ("holdem", "omaha-hilo", "stud7")
 reasons = st.none() | st.text(max_size=30)
 cards = st.lists(st.integers(0, 51), unique=True, max_size=7).map(lambda ids: tuple(Card(i) for i in ids))
+seats = st.lists(cards, max_size=4).map(tuple)  # a draw's cards, seat by seat (thrown, or drawn)
 markets = st.builds(MarketResult, st.text(min_size=1, max_size=20), st.sampled_from(MarketKind),
                     st.lists(st.integers(1, 9), unique=True, max_size=4).map(tuple), st.booleans(),
                     st.lists(st.integers(1, 9), unique=True, max_size=4).map(tuple), reasons)
@@ -34,7 +35,7 @@ def results(draw: st.DrawFn, channel: str | None = None, number: int | None = No
     return GameResult(name, f"{name}.{game}", game, draw(st.sampled_from(("SETTLED", "VOID"))),
                       draw(st.integers(0, 2**53)), draw(reasons), draw(st.lists(cards, max_size=8).map(tuple)),
                       draw(cards), draw(st.lists(markets, min_size=1, max_size=2).map(tuple)), draw(cards),
-                      draw(cards))
+                      draw(cards), draw(st.lists(st.tuples(seats, seats), max_size=3).map(tuple)))
 
 
 @given(results())

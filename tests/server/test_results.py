@@ -19,9 +19,18 @@ import engine
 from exchange.clock import VirtualClock
 from exchange.core.events import MarketVoided
 from exchange.game.channels import CHANNELS, OMAHA_HILO
-from exchange.game.events import GameEnded, GameStarted, HandsCannotWin, HoleCardsTurned, ResultDeclared, Stamped
+from exchange.game.events import (
+    DrawMade,
+    GameEnded,
+    GameStarted,
+    HandsCannotWin,
+    HoleCardsTurned,
+    ResultDeclared,
+    Stamped,
+)
 from exchange.game.rounds import timetable
 from exchange.server import keys
+from exchange.server.kept_results import GameResult
 from exchange.server.results import RecentResults, result_json
 from tests.server.helpers import APP_KEY, PLAYING_MS, WINDOW_MS, login, serving
 
@@ -180,3 +189,25 @@ def test_early_results_losers_settled_early_and_a_market_voided_on_its_own() -> 
                                                         "LOSER"]
     assert result["gameData"]["hands"][0]["cards"] == ["As", "Ks", "2d", "3c"]
     assert result["gameData"]["communityCards"] == ["NOT AVAILABLE"] * 5
+
+
+async def test_a_draw_games_results_keep_each_hands_draws(tmp_path: Path, clock: VirtualClock) -> None:
+    """A draw game's result gives each hand's draws, as its snapshot does: what it threw and drew at each draw
+    (the dead cards its prices counted out). The route left them out. Checked against the game's own draw events,
+    and kept through the journal's record of the result."""
+    draw5 = CHANNELS["draw5"]
+    async with serving(tmp_path / "ex.db", clock, accounts=(), equities=None, seed=5, channels=("draw5",)) as client:
+        service = client.app[keys.SERVICE]
+        draws: list[object] = []
+        service.channels["draw5"].subscribe(lambda stamped: draws.append(stamped.event))
+        clock.advance(draw5.windows * (WINDOW_MS + PLAYING_MS) + PLAYING_MS)
+        [result] = (await results(client, "draw5"))["results"]
+    made = [e for e in draws if isinstance(e, DrawMade)]
+    assert len(made) == draw5.layout.draws >= 1
+    for seat, hand in enumerate(result["gameData"]["hands"]):
+        assert hand["draws"] == [{"discarded": [str(c) for c in e.discarded[seat]],
+                                  "drawn": [str(c) for c in e.drawn[seat]]} for e in made]
+        assert set(hand["draws"][-1]["drawn"]) <= set(hand["cards"])  # the last draw's cards are held at the end
+    assert any(d["discarded"] for hand in result["gameData"]["hands"] for d in hand["draws"])
+    [kept] = service.results.recent("draw5", 1)
+    assert GameResult.from_dict(kept.to_dict()) == kept and len(kept.draws) == len(made)
