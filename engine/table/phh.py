@@ -36,8 +36,10 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tomllib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -244,8 +246,12 @@ class HandHistory:
         for number, line in enumerate(self.actions, 1):
             try:
                 _apply(state, line)
-                _held_once(state)
             except ValueError as err:
+                raise PHHError(f"action {number} {line!r}: {err}") from None
+            try:
+                _held_once(state)
+            except PHHError as err:  # the table dealt as the action ended its round: name the line of that deal
+                number, line = self._dealing(number, line, state)
                 raise PHHError(f"action {number} {line!r}: {err}") from None
         dealt: dict[int | None, list[Card]] = {}
         for record in state.log:
@@ -258,6 +264,21 @@ class HandHistory:
         if self.finishing_stacks is not None and tuple(state.stacks) != self.finishing_stacks:
             raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
         return state
+
+
+    def _dealing(self, number: int, line: str, state: TableState) -> tuple[int, str]:
+        """The dealer's line after action ``number`` that deals a card now held twice (the table deals a street
+        when a seat's action ends the round before it), else action ``number`` itself."""
+        held = Counter(card for cards in (*state.cards, state.board) for card in cards)
+        twice = {card for card, times in held.items() if times > 1}
+        for later, text in enumerate(self.actions[number:], number + 1):
+            words = text.partition("#")[0].split()
+            if words[:1] != ["d"]:
+                break
+            with contextlib.suppress(CardError):
+                if twice & set(parse_cards(words[-1])):
+                    return later, text
+        return number, line
 
 
 def _held_once(state: TableState) -> None:

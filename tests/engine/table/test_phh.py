@@ -77,6 +77,21 @@ def test_bad_histories_are_refused_with_the_reason(text: str, message: str) -> N
         loads(text).replay()
 
 
+def test_a_card_dealt_twice_on_a_street_is_put_to_the_line_that_deals_it() -> None:
+    """The table deals the turn as the last call of the flop ends the round: a turn card already on the flop was
+    put to that call (``action 17 'p2 cc'``), not to the dealer's line that deals it."""
+    text = dumps(play_hand("holdem", [100, 100], [CallingBot(), CallingBot()], seed=4))
+    actions = loads(text).actions
+    board = [(n, line.split()[2]) for n, line in enumerate(actions, 1) if line.startswith("d db ")]
+    (_, flop), (turn_at, turn) = board[:2]
+    twice = flop[:2]  # the flop's first card, dealt again as the turn
+    assert not actions[turn_at - 2].startswith("d ")  # a seat's action comes before the turn's deal
+    with pytest.raises(PHHError) as refused:
+        loads(text.replace(f"'d db {turn}'", f"'d db {twice}'")).replay()
+    assert str(refused.value) == (f"action {turn_at} 'd db {twice}': a card the history deals is wrong: card "
+                                  f"{twice} appears more than once")
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
