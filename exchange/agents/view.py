@@ -235,7 +235,7 @@ def bettor_view(
     orders: Sequence[OrderView] = ()
     funds = None
     if account_id is not None:
-        orders = _orders(exchange, account_id, mid, open_orders_only)
+        orders = _orders(exchange, account_id, mid, open_orders_only, status)
         funds = exchange.funds(account_id)
     config = channel.config
     return BettorView(
@@ -272,10 +272,17 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
     return next((m for m in game.markets if m.kind is kind), None)
 
 
-def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool) -> Sequence[OrderView]:
+def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool, status: MarketStatus
+            ) -> Sequence[OrderView]:
     if open_only:
         return _open_orders(exchange, account_id, market_id)
+    if status in _OVER:  # a market over is none of the account's current orders: its orders as they ended
+        return tuple(cleared.view() for cleared in exchange.cleared_orders(account_id, market_id))
     return exchange.current_orders(account_id, market_id)
+
+
+#: A market's statuses once it is over (settled or voided).
+_OVER = frozenset({MarketStatus.SETTLED, MarketStatus.VOID})
 
 
 def _open_orders(exchange: Exchange, account_id: str, market_id: str) -> tuple[OrderView, ...]:

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from exchange.agents import host
 from exchange.agents.trader import Agent, Trader, overrides
@@ -297,13 +297,13 @@ class StrategyAgent(Agent):
     def on_market_settled(self, view: BettorView, trader: Trader) -> None:
         if self.retired:
             return
-        self._settle(self._enter(view, trader), trader)
+        self._settle(self._enter(view, trader))
 
     def on_game_end(self, view: BettorView, trader: Trader) -> None:
         if self.retired:
             return
         handle = self._enter(view, trader)
-        self._settle(handle, trader)  # its settlement now if it went unheard when the market ended (no hook for it)
+        self._settle(handle)  # its settlement now if it went unheard when the market ended (no hook for it)
         ended, self._ended = self._ended, None
         self.seated.market_ended(view, handle, None if ended is None else ended[1])
 
@@ -316,16 +316,8 @@ class StrategyAgent(Agent):
             handle = self._handle = MarketHandle(trader, view, seated.rng, seated.watch, seated.instructions,
                                                  seated.refs)
             self._seen = {}
-        if view.market_status in _OVER and not view.orders and self._seen:
-            # a market over is none of the account's current orders: its handle lists them as they ended, so that
-            # a window closed by the market's settlement shows them lapsed (process_orders first), as the others do
-            view = replace(view, orders=self._as_they_ended(trader))
         handle._see(view)
         return handle
-
-    def _as_they_ended(self, trader: Trader) -> tuple[OrderView, ...]:
-        """The orders of this agent's market the strategy has seen, as the exchange has them now, by bet id."""
-        return tuple(trader.order(bet_id) or seen for bet_id, seen in sorted(self._seen.items()))
 
     def _update(self, handle: MarketHandle) -> None:
         if self.retired:
@@ -334,10 +326,9 @@ class StrategyAgent(Agent):
         if self.strategy.check_market_book(handle):
             self.strategy.process_market_book(handle)
 
-    def _settle(self, handle: MarketHandle, trader: Trader) -> None:
+    def _settle(self, handle: MarketHandle) -> None:
         """The market is over: the orders its settlement changed, then the account's settlement (once a market)."""
-        self._orders_changed(handle)
-        self._closed_with_the_market(handle, trader)
+        self._orders_changed(handle)  # a market over shows its orders as they ended: those its end changed too
         market_id = handle.market_id
         if self._ended is not None and self._ended[0] == market_id:
             return
@@ -346,18 +337,6 @@ class StrategyAgent(Agent):
         self._ended = (market_id, settlement)
         if settlement is not None:
             self.strategy.on_settlement(handle, settlement)
-
-    def _closed_with_the_market(self, handle: MarketHandle, trader: Trader) -> None:
-        """The orders the market's end changed that its view did not show changed: a market over is not one of the
-        account's current orders, so an unmatched remainder it lapsed (settled) or cancelled (voided), or a match
-        its void undid, went unheard, and a strategy kept the order executable. Told as the exchange has them."""
-        if self.retired:
-            return
-        now = (trader.order(bet_id) for bet_id in self._seen)
-        ended = [o for o in now if o is not None and o.market_id == handle.market_id and self._seen[o.bet_id] != o]
-        if ended:
-            self._seen.update((o.bet_id, o) for o in ended)
-            self.strategy.process_orders(handle, ended)
 
     def _orders_changed(self, handle: MarketHandle) -> None:
         if self.retired:
@@ -368,8 +347,6 @@ class StrategyAgent(Agent):
             self.strategy.process_orders(handle, changed)
 
 
-#: A market's statuses once it is over (settled or voided).
-_OVER = frozenset({MarketStatus.SETTLED, MarketStatus.VOID})
 #: Agent hook -> the strategy hooks that need it delivered.
 _NEEDS: dict[str, tuple[str, ...]] = {
     "on_game_start": ("on_game_start", "on_market_open"),

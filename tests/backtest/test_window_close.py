@@ -68,3 +68,40 @@ def test_each_close_hears_its_lapse_first_and_sees_every_order_of_the_market() -
     # game 0's Low market and game 2's High market settled with the turn's close: the close that settles them
     assert sorted(closes.values()) == [3, 3, 4, 4, 4, 4]
     assert all(bets for what, _, bets in strategy.log if what == "settled")  # none listed empty, as before
+
+
+class Quiet(Strategy):
+    """Rests a back at 1000 in every window and reads its orders only as each window closes and at settlement: it
+    is woken for no fill nor update, so the backtester sees its orders only through the handle."""
+
+    markets = ALL_MARKETS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[tuple[str, str, tuple[int, ...]]] = []
+
+    def on_window_open(self, market: MarketHandle, round: Round) -> None:
+        market.place_order(1, Side.BACK, "1000", 200)
+
+    def on_window_close(self, market: MarketHandle, round: Round) -> None:
+        self.log.append(("close", market.market_id, tuple(o.bet_id for o in market.orders if o.size_lapsed)))
+
+    def on_settlement(self, market: MarketHandle, settlement: Settlement) -> None:
+        self.log.append(("settled", market.market_id, tuple(o.bet_id for o in market.orders)))
+
+
+def test_a_strategy_woken_for_nothing_else_sees_every_order_as_the_market_ends() -> None:
+    """Its last window's bet is in ``market.orders`` at the close that settles the market and at the settlement: the
+    orders of a market over are read from the exchange, not from what the strategy was shown before (which left out
+    the bets it was never shown)."""
+    strategy, tables = Quiet(), empty_tables()
+    play_session(SETUP, 0, strategy, tables)
+    placed: dict[str, list[int]] = {}
+    for row in tables["orders"].to_arrow().to_pylist():
+        if row["account"] == STRATEGY_ACCOUNT and row["status"] != "REJECTED":
+            placed.setdefault(row["market_id"], []).append(row["bet_id"])
+    last_close = {market_id: bets for what, market_id, bets in strategy.log if what == "close"}
+    settled = {market_id: bets for what, market_id, bets in strategy.log if what == "settled"}
+    assert len(placed) == 6
+    for market_id, bets in placed.items():  # every bet lapsed (nobody lays at 1000), the last one too
+        assert last_close[market_id] == settled[market_id] == tuple(sorted(bets)), (market_id, strategy.log)
