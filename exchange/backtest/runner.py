@@ -300,6 +300,22 @@ def check_out(out: Path, record_streams: bool) -> None:
                                 "files); choose another folder, or move them away")
 
 
+#: The output folders this process holds locked, by descriptor. A process forked meanwhile (a worker of a process
+#: pool made as a run begins) closes its copies: a lock goes only once every copy is closed, so a pool that outlived
+#: the run held its folder.
+_LOCKED: set[int] = set()
+
+
+def _unlock_in_child() -> None:
+    for fd in _LOCKED:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _LOCKED.clear()
+
+
+os.register_at_fork(after_in_child=_unlock_in_child)
+
+
 @contextlib.contextmanager
 def _writing_into(out: Path | None, record_streams: bool) -> Iterator[Path | None]:
     """The run's staging folder in ``out`` (None without ``out``), the folder locked for the run's life (``flock``
@@ -317,12 +333,14 @@ def _writing_into(out: Path | None, record_streams: bool) -> Iterator[Path | Non
         except BlockingIOError:
             raise OutputBlocked(f"another backtest is writing into {out} now: wait for it to end, or choose another "
                                 "folder") from None
+        _LOCKED.add(lock)
         check_out(out, record_streams)
         staging = out / STAGING
         shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up (none holds the lock)
         staging.mkdir()
         yield staging
     finally:
+        _LOCKED.discard(lock)
         os.close(lock)
 
 

@@ -177,6 +177,10 @@ class WorkerError(Exception):
         if self.pickled is not None:
             with contextlib.suppress(Exception):
                 error = pickle.loads(self.pickled)
+        kept = getattr(error, "__notes__", ())
+        for note in getattr(self, "__notes__", ()):
+            if note not in kept:  # an error whose pickling leaves its attributes behind (json's) lost its notes
+                error.add_note(note)
         error.__cause__ = WorkerTraceback(self.trace)
         return error
 

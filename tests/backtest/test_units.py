@@ -21,6 +21,7 @@ import pytest
 
 from exchange.backtest import workers
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
+from exchange.backtest.runner import run_backtest
 from exchange.backtest.summary import max_drawdown, session_figures
 from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor, run_ordered
 from exchange.betfair.stream import (
@@ -32,7 +33,7 @@ from exchange.betfair.stream import (
     RunnerStatus,
 )
 from exchange.tables import outputs
-from tests.backtest.backtest_support import Run
+from tests.backtest.backtest_support import Run, small_config
 
 MODULES = [
     "exchange.backtest.agent",
@@ -81,6 +82,12 @@ class _Holding(Exception):
 def _raises(kind: str) -> int:
     if kind == "value":
         raise ValueError("plain")
+    if kind == "json":  # its own pickling, which leaves its notes behind
+        try:
+            json.loads("{")
+        except json.JSONDecodeError as torn:
+            torn.add_note("raised in the strategy's on_market_open")
+            raise
     error = _Holding("holdem.3: no edge")
     error.lock = threading.Lock()  # type: ignore[attr-defined]  # what it holds
     error.add_note("raised in the strategy's on_window_open")
@@ -96,12 +103,26 @@ def test_a_workers_error_comes_back_as_it_was_or_said_by_name() -> None:
             run_ordered(pool, _raises, ["value"])
         with pytest.raises(workers.WorkerError) as unbuildable:
             run_ordered(pool, _raises, ["holding"])
+        with pytest.raises(json.JSONDecodeError) as decoding:
+            run_ordered(pool, _raises, ["json"])
+    assert decoding.value.__notes__ == ["raised in the strategy's on_market_open"]  # the hook the CLI names
     assert isinstance(plain.value.__cause__, workers.WorkerTraceback)
     assert 'raise ValueError("plain")' in str(plain.value.__cause__)
     error = unbuildable.value
     assert (error.name, error.text, str(error)) == ("_Holding", "holdem.3: no edge", "_Holding: holdem.3: no edge")
     assert error.__notes__ == ["raised in the strategy's on_window_open"]
     assert "raise error" in str(error.__cause__)
+
+
+def test_a_pool_that_outlives_a_run_leaves_its_folder_free(tmp_path: Path) -> None:
+    """The pool's workers are forked as the first run begins, with the folder's lock open: a lock goes only once
+    every copy is closed, so the next run into the folder on the same pool was refused ("another backtest is
+    writing into it"), with none running. The workers close their copies."""
+    config = replace(small_config(), games=2, record_streams=False)
+    with ProcessExecutor(2) as pool:
+        first = run_backtest(config, pool, tmp_path)
+        again = run_backtest(config, pool, tmp_path)
+    assert again.summary == first.summary
 
 
 def _fails_late_or_early(item: tuple[int, str]) -> int:

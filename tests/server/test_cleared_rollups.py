@@ -233,7 +233,7 @@ async def test_settled_date_bounds_are_inclusive_to_the_millisecond(client: Test
 async def test_a_rollup_with_commission_takes_each_market_whole(client: TestClient, clock: VirtualClock) -> None:
     """A ``settledDateRange`` picks a MARKET, EVENT or EVENT_TYPE rollup's markets, and each comes whole, bets settled
     outside the range included, as Betfair's does: its commission, charged on the whole market, is then with the
-    profit it was charged on, and a poller that sums profit less commission over windows counts each market once.
+    profit it was charged on (a market settled at two times is in the ranges of both, whole, as Betfair warns).
     The finer rollups keep only the bets settled in the range."""
     service, alice = await _alice_and_bob(client)
     rng = random.Random(11)
