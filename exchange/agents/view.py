@@ -260,7 +260,7 @@ def bettor_view(
         seat_cards=config.hole_cards,
         discarded=public.discarded,
         drawn=public.drawn,
-        pricing=game.pricing,
+        pricing=game.pricing and not game.over,  # a game voided as its equities were computed prices no more
     )
 
 

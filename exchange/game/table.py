@@ -150,7 +150,7 @@ class Game:
         self._on_finished = on_finished
         self._timer: Timer | None = None
         self._runner = runner
-        self._awaiting = False  # a reveal's equities are being computed
+        self.pricing = False  # a reveal's equities are being computed: the cards face up are newer than theirs
         self._open_when_ready: Round | None = None  # the window due while they were
         self._halted = False
         #: The dealer's error injected in this game (``None``: a clean deal).
@@ -212,11 +212,6 @@ class Game:
     def over(self) -> bool:
         return self.phase in (Phase.FINISHED, Phase.VOID)
 
-    @property
-    def pricing(self) -> bool:
-        """A reveal's equities are being computed: the cards face up are newer than the markets' equities."""
-        return self._awaiting and not self.over
-
     # --- driving -------------------------------------------------------------------------
 
     def start(self) -> None:
@@ -263,7 +258,7 @@ class Game:
         if dead:  # a card shown and burned at the deal (rules 1, 5): the opening prices count it out
             variant, hands = cfg.variant, cfg.hands
             self.phase = Phase.PLAYING  # dealt and on the table; the Deal window opens when the price is in
-            self._awaiting = True  # a Low market's price is sampled again: on the runner, as a reveal's
+            self.pricing = True  # a Low market's price is sampled again: on the runner, as a reveal's
             self._runner(lambda: opening_prospects(variant, hands, dead),
                          lambda prospects: self._publish_opening(prospects, dead), self._failed)
         else:
@@ -274,7 +269,7 @@ class Game:
         """The deal's prices are in: publish them and open the first window if it is due meanwhile."""
         if self.over or self._halted:
             return
-        self._awaiting = False
+        self.pricing = False
         for market, prospects in zip(self.markets, results, strict=True):
             market.prospects = prospects
             self._emit_to(market, EquitiesPublished(Round.DEAL, prospects.boards, prospects.hands, prospects.exact,
@@ -294,7 +289,7 @@ class Game:
 
     def _open(self, rnd: Round) -> None:
         self._timer = None
-        if self._awaiting:  # the last reveal's equities are not in yet: open when they are, close on time
+        if self.pricing:  # the last reveal's equities are not in yet: open when they are, close on time
             self._open_when_ready = rnd
             return
         window = self.windows[rnd - 1]
@@ -361,7 +356,7 @@ class Game:
         else:
             self._publish_step(deal.deal_next())
         job, dead = self._job(deal), deal.public.dead
-        self._awaiting = True
+        self.pricing = True
         self._runner(job, lambda prospects: self._apply(closing, prospects, dead), self._failed)
 
     def _job(self, deal: GameDeal) -> Callable[[], GameProspects]:
@@ -388,7 +383,7 @@ class Game:
         """
         if self.over or self._halted:
             return
-        self._awaiting = False
+        self.pricing = False
         following = next_round(self.config, closing)
         for market, prospects in zip(self.markets, results, strict=False):
             if market.decided:
@@ -408,7 +403,7 @@ class Game:
 
     def _failed(self, error: BaseException) -> None:
         if not self.over and not self._halted:
-            self._awaiting = False
+            self.pricing = False
             self.void(f"technical fault: the equity computation failed ({error!r:.200})")
 
     def _resolve(self, market: GameMarket, resolution: Resolution) -> None:
