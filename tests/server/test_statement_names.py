@@ -31,6 +31,7 @@ async def test_an_item_of_a_market_no_longer_kept_is_named_as_it_was(tmp_path: P
         service = client.app[keys.SERVICE]
         while "holdem.0" not in service.exchange.markets or service.exchange.markets["holdem.0"].is_open:
             clock.advance(WINDOW_MS)
+        await service.durable()  # the statement reads committed records: the settlement's, once it is on disk
         kept = await _market_items(client, alice)
         # Seed 1 deals hand 4 the win: alice's result, then its commission (newest first).
         assert (kept[0]["refId"][-2:], kept[0]["legacyData"].get("commissionRate")) == ("-c", "2.5%")
@@ -41,4 +42,5 @@ async def test_an_item_of_a_market_no_longer_kept_is_named_as_it_was(tmp_path: P
         assert all(i["itemDate"] > market["marketStartTime"] for i in kept)
         while "holdem.0" in service.exchange.markets:  # the next game closes: holdem.0 is forgotten
             clock.advance(WINDOW_MS)
+        await service.durable()
         assert await _market_items(client, alice) == kept
