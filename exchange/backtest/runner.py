@@ -20,7 +20,6 @@ tables, row for row; the merge orders them by session, hence by game index.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import sys
@@ -43,6 +42,7 @@ from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_s
 from exchange.betfair.stream import write_stream
 from exchange.game.channels import get_channel
 from exchange.game.table import EquityFn
+from exchange.tables import folder_lock
 from exchange.tables.outputs import (
     TABLES,
     FileTables,
@@ -300,48 +300,27 @@ def check_out(out: Path, record_streams: bool) -> None:
                                 "files); choose another folder, or move them away")
 
 
-#: The output folders this process holds locked, by descriptor. A process forked meanwhile (a worker of a process
-#: pool made as a run begins) closes its copies: a lock goes only once every copy is closed, so a pool that outlived
-#: the run held its folder.
-_LOCKED: set[int] = set()
-
-
-def _unlock_in_child() -> None:
-    for fd in _LOCKED:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _LOCKED.clear()
-
-
-os.register_at_fork(after_in_child=_unlock_in_child)
-
-
 @contextlib.contextmanager
 def _writing_into(out: Path | None, record_streams: bool) -> Iterator[Path | None]:
-    """The run's staging folder in ``out`` (None without ``out``), the folder locked for the run's life (``flock``
-    on the folder itself, which the kernel drops when the process ends, however it ends): a second backtest into
-    the same folder is refused while one runs, rather than clearing the first one's staging folder and mixing
-    their files."""
+    """The run's staging folder in ``out`` (None without ``out``), the folder locked for the run's life
+    (:mod:`exchange.tables.folder_lock`): a second backtest into the same folder is refused while one runs, rather
+    than clearing the first one's staging folder and mixing their files."""
     if out is None:
         yield None
         return
     out.mkdir(parents=True, exist_ok=True)
-    lock = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    lock = folder_lock.hold(out)
+    if lock is None:
+        raise OutputBlocked(f"another backtest is writing into {out} now: wait for it to end, or choose another "
+                            "folder")
     try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise OutputBlocked(f"another backtest is writing into {out} now: wait for it to end, or choose another "
-                                "folder") from None
-        _LOCKED.add(lock)
         check_out(out, record_streams)
         staging = out / STAGING
         shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up (none holds the lock)
         staging.mkdir()
         yield staging
     finally:
-        _LOCKED.discard(lock)
-        os.close(lock)
+        folder_lock.release(lock)
 
 
 def _discard(writer: OrderedWriter, staging: Path, failure: BaseException) -> None:

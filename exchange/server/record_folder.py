@@ -38,7 +38,6 @@ The writes run on the recording's writer thread; nothing here touches the event 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import itertools
 import logging
 import os
@@ -55,7 +54,7 @@ import pyarrow.parquet as pq
 from exchange.betfair.stream import write_stream
 from exchange.game.channels import parse_market_id
 from exchange.server.recording_options import RecordingRefused
-from exchange.tables import INT64_MAX
+from exchange.tables import INT64_MAX, folder_lock
 from exchange.tables.outputs import TABLES, read_table
 
 log = logging.getLogger(__name__)
@@ -151,7 +150,7 @@ class RecordFolder:
                     _refused_unless(directory, lambda d: _check_exchange(d, exchange_id))
                 _refused_unless(directory, lambda _: self._take_held(next_games))
         except BaseException:
-            os.close(self._lock)
+            folder_lock.release(self._lock)
             raise
 
     def hold(self, index: int, tables: Tables, streams: Streams = ()) -> None:
@@ -294,7 +293,7 @@ class RecordFolder:
                       "and settlements)", first, last, self.directory,
                       f"games {held[0]} to {held[-1]} are held and written at the next start" if held
                       else "they are lost from the recording")
-        os.close(self._lock)
+        folder_lock.release(self._lock)
 
     def _write_streams(self, streams: Streams) -> None:
         """Each market's stream file, under a hidden name and on the disk, then renamed into ``DIR/streams``."""
@@ -383,7 +382,7 @@ def _take(directory: Path) -> int:
             (folder / _PROBE).write_bytes(b"")
             (folder / _PROBE).unlink()
     except BaseException:
-        os.close(lock)
+        folder_lock.release(lock)
         raise
     return lock
 
@@ -438,14 +437,12 @@ def _check_exchange(directory: Path, exchange_id: str) -> None:
 
 
 def _lock(directory: Path) -> int:
-    """The descriptor holding the folder's lock (closing it gives the lock up, as does the process's end)."""
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
+    """The descriptor holding the folder's lock (:func:`exchange.tables.folder_lock.release` gives it up, as does the
+    process's end)."""
+    fd = folder_lock.hold(directory / LOCK_NAME, create=True)
+    if fd is None:
         raise RecordingRefused(f"another server is recording into {directory} (it holds {LOCK_NAME} there); give "
-                               "each server its own folder") from None
+                               "each server its own folder")
     return fd
 
 
