@@ -12,7 +12,8 @@ no poker room here) or all (``ALL``, the default), and
 ``fromRecord``/``recordCount`` page them (a page holds at most 100: a larger
 ``recordCount`` gets 100 and ``moreAvailable``). A page is read from
 :class:`~exchange.server.statement_index.StatementIndex` on a worker thread: it
-costs in proportion to the page, not to the journal.
+costs in proportion to the page, not to the journal, once everything executed so far is on disk (a market
+settled a moment ago is on the statement as it is on ``listClearedOrders``).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ async def get_account_statement(service: ExchangeService, session: Session, para
     index = service.statements
     if index is None:
         raise invalid_input("this server keeps its journal in memory: it has no statement to read")
+    await service.durable()  # the statement reads committed records: every settlement executed so far among them
     try:
         page, more = await asyncio.to_thread(index.page, session.account, _KINDS[include], start, end,
                                              min(first, LAST_OFFSET), count)

@@ -25,7 +25,6 @@ async def _settle(client: TestClient, clock: VirtualClock) -> None:
     service = client.app[keys.SERVICE]
     for _ in range(12):
         if MARKET not in service.live_market_ids():
-            await service.durable()  # the statement reads committed records: the settlement's, once it is on disk
             return
         clock.advance(WINDOW_MS + PLAYING_MS)
     raise AssertionError(f"{MARKET} did not settle")

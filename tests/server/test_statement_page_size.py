@@ -17,7 +17,6 @@ async def test_a_record_count_over_the_page_size_gets_a_full_page(client: TestCl
     alice = await login(client, "alice", "pw-alice")  # opens the account with its deposit
     for _ in range(120):
         service.execute(Deposit(service.now(), "alice", 1, "top-up"))
-    await service.durable()
     first = (await rpc(client, alice, "getAccountStatement", {"recordCount": 1000}, path=ACCOUNT))["result"]
     assert (len(first["accountStatement"]), first["moreAvailable"]) == (100, True)
     rest = (await rpc(client, alice, "getAccountStatement", {"fromRecord": 100, "recordCount": 1000},
