@@ -405,7 +405,8 @@ class MarketHandle:
 
         ``TypeError`` for a bet id that is not an ``int`` or a price that is not text or a number, ``ValueError``
         for a bet id past 64 bits or a price text that is no number, as :meth:`place_order`; odds off the ladder
-        come back through ``on_order_rejected``, as a placement's do.
+        come back through ``on_order_rejected``, as a placement's do, after the old bet's cancel (Betfair's replace
+        cancels first, and a new bet it cannot place leaves the old one cancelled).
         """
         bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
         asked = _decimal(new_price)

@@ -147,11 +147,11 @@ class CancelOrder(Command):
 
 @dataclass(frozen=True, slots=True)
 class ReplaceOrder(Command):
-    """API-NG ``replaceOrders``: cancel the unmatched part and place it anew at ``new_price`` (new bet id).
+    """Move one bet's unmatched part to ``new_price``: :class:`ReplaceOrders` with one move.
 
-    Refused (not the caller's live bet, the market not open, the price off the ladder): nothing changes. As
-    Betfair's, the cancel is done first and stands if the new bet cannot be covered: an ``OrderCancelled`` then an
-    ``OrderRejected`` (:func:`exchange.core.trading.replace`).
+    Refused (not the caller's live bet, the market not open): nothing changes. Otherwise, as Betfair's, the cancel
+    is done first and stands if the new bet cannot be placed (a price off the ladder, funds the account lacks): an
+    ``OrderCancelled`` then an ``OrderRejected`` (:func:`exchange.core.trading.replace`).
     """
 
     TYPE_TAG: ClassVar[str] = "ReplaceOrder"
@@ -159,6 +159,31 @@ class ReplaceOrder(Command):
     account_id: str
     bet_id: int
     new_price: Decimal
+    round: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Record):
+    """One bet of a :class:`ReplaceOrders` and the price its unmatched part moves to."""
+
+    bet_id: int
+    new_price: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceOrders(Command):
+    """API-NG ``replaceOrders``: several of an account's bets on one market moved at once, as Betfair does it.
+
+    Every bet that can be moved (the caller's, live, on ``market_id``, its market open) is cancelled first; then the
+    new bets are placed all or none. If one cannot be placed (a price off the ladder, funds the account lacks) none
+    is, and the cancels stand (:func:`exchange.core.trading.replace_orders`).
+    """
+
+    TYPE_TAG: ClassVar[str] = "ReplaceOrders"
+    ts: int
+    account_id: str
+    market_id: str
+    moves: tuple[Move, ...]
     round: int | None = None
 
 
@@ -236,6 +261,7 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         PlaceOrder,
         CancelOrder,
         ReplaceOrder,
+        ReplaceOrders,
         SettleSelection,
         SettleMarket,
         VoidMarket,

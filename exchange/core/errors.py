@@ -48,9 +48,10 @@ class ErrorCode(StrEnum):
     INVALID_AMOUNT = "INVALID_AMOUNT"
     INVALID_BID_TYPE = "INVALID_BID_TYPE"  # API-NG's name for a side that is neither BACK nor LAY
     INVALID_MIN_FILL_SIZE = "INVALID_MIN_FILL_SIZE"
-    # Reserved for the HTTP edge (batched instructions); the core's commands
-    # carry one instruction each and never produce it.
+    # Batched instructions: a bet named twice in one ReplaceOrders; a new bet of one not placed because another
+    # of its new bets could not be (they are placed all or none).
     DUPLICATE_BETIDS = "DUPLICATE_BETIDS"
+    RELATED_ACTION_FAILED = "RELATED_ACTION_FAILED"
 
 
 class Rejection(Exception):

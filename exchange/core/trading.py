@@ -9,8 +9,10 @@ and :meth:`~exchange.core.state.ExchangeState.fill`, the bodies of the fold's
 ``apply_order_placed`` and ``apply_matched``, which first look up (and, for a
 fill, check) what the live path already holds from its own checks.  A refused
 instruction yields one ``OrderRejected`` event and changes nothing, but for a
-replace whose new bet the account cannot cover: its cancel stands, as Betfair's
-(an ``OrderCancelled``, then the ``OrderRejected``).
+replace whose new bet cannot be placed (a price off the ladder, funds the
+account lacks): its cancel stands, as Betfair's (an ``OrderCancelled``, then
+the ``OrderRejected``); several replaces at once cancel first, then place all
+their new bets or none (:func:`replace_orders`).
 
 Precedence of a place instruction's checks: account, market, runner, then
 ``MARKET_NOT_OPEN_FOR_BETTING`` if the market is closed (settled or voided),
@@ -34,7 +36,7 @@ from typing import NoReturn
 
 from exchange.core import fill_or_kill, ladder
 from exchange.core.accounts import Account
-from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder
+from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder, ReplaceOrders
 from exchange.core.errors import ErrorCode, Rejection
 from exchange.core.events import (
     CancelReason,
@@ -225,50 +227,115 @@ def cancel(state: ExchangeState, cmd: CancelOrder) -> list[Event]:
 
 
 def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
-    """Move an order's unmatched remainder to a new price: cancel it and place a new bet for it.
+    """Move an order's unmatched remainder to a new price: :func:`replace_orders` with one move, on its market."""
+    order = state.orders.get(cmd.bet_id) if type(cmd.bet_id) is int else None
+    return _move(state, cmd.ts, cmd.account_id, None if order is None else order.market_id,
+                 ((cmd.bet_id, cmd.new_price),), cmd.round)
 
-    The new bet is the remainder whatever its size: the minimum stake is not checked again, as on Betfair, where
-    it applies to what a trader stakes; a partly matched bet's remainder below it could otherwise only be
-    cancelled, never moved. A replace the exchange refuses (not the caller's live bet, the market not open, a
-    price off the ladder) changes nothing; one whose new bet the account cannot cover (a lay moved to a longer
-    price) still cancels the old one, as Betfair's: "the cancel is completed first", and "the cancellations will
-    not be rolled back" when the new bet cannot be placed."""
-    try:
-        order = own_live_order(state, cmd.account_id, cmd.bet_id)
+
+def replace_orders(state: ExchangeState, cmd: ReplaceOrders) -> list[Event]:
+    """Move several of an account's orders on one market to new prices (API-NG ``replaceOrders``)."""
+    return _move(state, cmd.ts, cmd.account_id, cmd.market_id, tuple((m.bet_id, m.new_price) for m in cmd.moves),
+                 cmd.round)
+
+
+def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
+          moves: Sequence[tuple[int, object]], round_: int | None) -> list[Event]:
+    """Cancel the unmatched remainder of each order of ``moves`` (bet id, new price) and place it anew at its new
+    price, as Betfair's replace: every cancel first, then the new bets all placed, or none.
+
+    A move refused (not the caller's live bet on ``market_id``, named twice, its market not open) is an
+    ``OrderRejected`` and changes nothing. The others are cancelled (``REPLACED``) whatever comes next: "the
+    cancellations will not be rolled back". Their new bets are then placed in the order given, each matched as it
+    comes, or, if one cannot be (a price off the ladder, funds the account lacks), none is: one ``OrderRejected``
+    each, the first cause and ``RELATED_ACTION_FAILED`` for the others. A new bet is the remainder whatever its
+    size: the minimum stake is not checked again, as on Betfair, where it applies to what a trader stakes (a
+    partly matched bet's remainder below it could otherwise only be cancelled, never moved)."""
+    events: list[Event] = []
+    moving: list[tuple[Order, object]] = []
+    for bet_id, price in moves:
+        try:
+            order = own_live_order(state, account_id, bet_id)
+            if order.market_id != market_id:
+                raise Rejection(ErrorCode.INVALID_BET_ID, f"bet {bet_id} is not one of yours on market {market_id}")
+            if any(o is order for o, _ in moving):
+                raise Rejection(ErrorCode.DUPLICATE_BETIDS, f"bet {bet_id} is moved twice in one replace")
+            check_market_active(order.position.market, round_)
+        except Rejection as r:
+            events.append(_order_rejected(ts, OrderAction.REPLACE, account_id, r, bet_id))
+            continue
+        moving.append((order, price))
+    new_bets = _new_bets(moving)  # judged before the cancels change the positions
+    for order, _ in moving:
+        cancelled = _cancelled(ts, order, order.remaining, CancelReason.REPLACED)
+        events.append(cancelled)
+        state.apply_order_cancelled(cancelled)
+    if isinstance(new_bets, list):
+        events += (_order_rejected(ts, OrderAction.REPLACE, account_id, refusal, order.bet_id)
+                   for (order, _), refusal in zip(moving, new_bets, strict=True))
+        return events
+    for (order, _), (tick, amount) in zip(moving, new_bets, strict=True):
         market = order.position.market
-        check_market_active(market, cmd.round)
-        tick = _tick_or_invalid_odds(cmd.new_price)
-    except Rejection as r:
-        return [_order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)]
-    amount = order.remaining
-    refused: OrderRejected | None = None  # the new bet's refusal, judged before the cancel changes the position
-    try:
-        _check_replace_funds(order, tick)
-    except Rejection as r:
-        refused = _order_rejected(cmd.ts, OrderAction.REPLACE, cmd.account_id, r, cmd.bet_id)
-    cancelled = _cancelled(cmd.ts, order, amount, CancelReason.REPLACED)
-    state.apply_order_cancelled(cancelled)
-    if refused is not None:
-        return [cancelled, refused]
-    placed = OrderPlaced(
-        cmd.ts, state.next_bet_id, order.account_id, market.market_id, order.selection_id,
-        order.side, tick, amount, market.round, order.customer_ref, order.bet_id, order.strategy_ref,
-    )  # fmt: skip
-    events: list[Event] = [cancelled, placed]
-    match(state, state.apply_order_placed(placed), cmd.ts, events)
+        placed = OrderPlaced(
+            ts, state.next_bet_id, order.account_id, market.market_id, order.selection_id,
+            order.side, tick, amount, market.round, order.customer_ref, order.bet_id, order.strategy_ref,
+        )  # fmt: skip
+        events.append(placed)
+        match(state, state.apply_order_placed(placed), ts, events)
     return events
+
+
+def _new_bets(moving: Sequence[tuple[Order, object]]) -> tuple[tuple[int, int], ...] | list[Rejection]:
+    """The tick and size of each new bet of ``moving`` (each order and its new price), or, if one of them cannot be
+    placed once the old ones are cancelled, why each is not: the cause, and ``RELATED_ACTION_FAILED`` for the others.
+
+    Funds are judged against the positions as they are, by what the moves change (:func:`_check_replace_funds`).
+    The lays moved to shorter prices are counted first: they free what the others may need. Each move is checked
+    with the ones before it made; the positions are put back as they were before returning."""
+    ticks: list[int] = []
+    for i, (_, price) in enumerate(moving):
+        try:
+            ticks.append(_tick_or_invalid_odds(price))
+        except Rejection as r:
+            return _all_refused(moving, i, r)
+    shifted: list[tuple[Order, int]] = []
+    try:
+        for i in sorted(range(len(moving)), key=lambda i: ticks[i] > moving[i][0].tick):
+            order, tick = moving[i][0], ticks[i]
+            try:
+                _check_replace_funds(order, tick)
+            except Rejection as r:
+                return _all_refused(moving, i, r)
+            shift = _lay_shift(order, tick)
+            order.position.d[order.sel] += shift
+            shifted.append((order, shift))
+    finally:
+        for order, shift in shifted:
+            order.position.d[order.sel] -= shift
+    return tuple((tick, order.remaining) for (order, _), tick in zip(moving, ticks, strict=True))
+
+
+def _all_refused(moving: Sequence[tuple[Order, object]], failed: int, cause: Rejection) -> list[Rejection]:
+    others = Rejection(ErrorCode.RELATED_ACTION_FAILED, f"not placed: the new bet of bet {moving[failed][0].bet_id} "
+                       f"could not be ({cause.code}), and a replace's new bets are placed all or none")
+    return [cause if i == failed else others for i in range(len(moving))]
 
 
 def _check_replace_funds(order: Order, tick: int) -> None:
     """Only a lay's exposure depends on its price, and only a longer price needs more."""
-    if order.is_back or tick <= order.tick:
+    shift = _lay_shift(order, tick)
+    if shift >= 0:
         return
     pos = order.position
-    old_d, _ = unmatched_effect(False, order.tick, order.remaining)
-    new_d, _ = unmatched_effect(False, tick, order.remaining)
-    if not pos.account.covers(pos, order.sel, new_d - old_d, 0):
-        after = pos.exposure_with(order.sel, new_d - old_d, 0)
-        raise _short_of_funds("the new price", pos.account, after - pos.exposure())
+    if not pos.account.covers(pos, order.sel, shift, 0):
+        raise _short_of_funds("the new price", pos.account, pos.exposure_with(order.sel, shift, 0) - pos.exposure())
+
+
+def _lay_shift(order: Order, tick: int) -> int:
+    """How ``d[sel]`` moves when the order's unmatched remainder moves to ``tick`` (0 for a back)."""
+    if order.is_back:
+        return 0
+    return unmatched_effect(False, tick, order.remaining)[0] - unmatched_effect(False, order.tick, order.remaining)[0]
 
 
 def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:

@@ -50,7 +50,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from exchange.clock import Clock
-from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
+from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder, ReplaceOrders
 from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange
 from exchange.core.side import Side
@@ -195,6 +195,9 @@ class Recording:
                              None)
         if isinstance(command, ReplaceOrder):
             return Requested(market_id, None, command.new_price, None, command.round)
+        if isinstance(command, ReplaceOrders):
+            move = next((m for m in command.moves if m.bet_id == rejection.bet_id), None)
+            return None if move is None else Requested(command.market_id, None, move.new_price, None, command.round)
         return None
 
     def _balance(self, account: str) -> int:

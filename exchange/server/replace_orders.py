@@ -1,10 +1,13 @@
 """API-NG ``replaceOrders``: move unmatched bets to new prices, each a cancel and a new bet at the new price.
 
-Each instruction is carried out on its own (a refused one leaves the others done), but only once every
-instruction has been read: a malformed one refuses the whole call with ``INVALID_INPUT_DATA`` and changes
-nothing. As Betfair's, a replace cancels first: if the new bet cannot be covered (a lay moved to a longer price),
-the old one stays cancelled and the replace reports ``CANCELLED_NOT_PLACED`` (:func:`_not_placed`). A call holds
-at most 60 instructions, Betfair's limit. ``marketVersion`` and ``async`` are honoured as
+As Betfair's: "the cancel is completed first then the new orders are placed", all or none, and "the
+cancellations will not be rolled back". Every bet that can be moved is cancelled; if one new bet cannot be placed
+(a price off the ladder, funds the account lacks), none is, and each such replace reports ``CANCELLED_NOT_PLACED``
+(:func:`_not_placed`) with its new bet's cause, ``RELATED_ACTION_FAILED`` for the others; the call is then a
+``FAILURE`` (``BET_ACTION_ERROR``), as a live Betfair reply shows it. A replace refused before its cancel (not the
+caller's bet on the market, already taken or lapsed) leaves its bet and does not stop the others. Every instruction
+is read before any is carried out: a malformed one refuses the whole call with ``INVALID_INPUT_DATA`` and changes
+nothing. A call holds at most 60 instructions, Betfair's limit. ``marketVersion`` and ``async`` are honoured as
 :mod:`exchange.server.betting` describes for placeOrders: a stale version leaves only the cancels, and an
 asynchronous call reports each cancel in full and each new bet ``PENDING``.
 """
@@ -12,12 +15,13 @@ asynchronous call reports each cancel in full and each new bet ``PENDING``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from exchange.betfair import apiformat
 from exchange.core import ladder
-from exchange.core.commands import CancelOrder, ReplaceOrder
-from exchange.core.events import OrderCancelled, OrderPlaced, OrderRejected
+from exchange.core.commands import CancelOrder, Move, ReplaceOrders
+from exchange.core.events import Event, Matched, OrderCancelled, OrderPlaced, OrderRejected
 from exchange.core.money import to_exact_decimal
 from exchange.core.orders import OrderView
 from exchange.server.auth import Session
@@ -105,37 +109,46 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     repeated = repeated_call(service, session, "replaceOrders", market_id, customer_ref, bases)
     if repeated is not None:
         return repeated
-    outcomes: list[Outcome] = []
-    for bet_id, raw_price, instruction in parsed:
+    outcomes: list[Outcome | None] = [None] * len(parsed)
+    moves: list[tuple[int, Move, OrderView, JsonDict]] = []
+    for i, (bet_id, raw_price, instruction) in enumerate(parsed):
         if not service.knows_market(market_id):
-            outcomes.append(_replace_failure(instruction, None, "INVALID_MARKET_ID",
-                                             f"market {market_id!r} does not exist"))
+            outcomes[i] = _replace_failure(instruction, None, "INVALID_MARKET_ID",
+                                           f"market {market_id!r} does not exist")
             continue
         view = service.order(session.account, bet_id) if bet_id is not None else None
         if view is None or view.market_id != market_id:
-            outcomes.append(_replace_failure(instruction, None, "INVALID_BET_ID",
-                                             f"no bet {instruction['betId']} of yours on market {market_id}"))
+            outcomes[i] = _replace_failure(instruction, None, "INVALID_BET_ID",
+                                           f"no bet {instruction['betId']} of yours on market {market_id}")
             continue
         try:
             new_price = to_exact_decimal(raw_price, "newPrice")
         except ValueError as exc:
-            outcomes.append(_replace_failure(instruction, view, "INVALID_ODDS", str(exc)))
+            outcomes[i] = _replace_failure(instruction, view, "INVALID_ODDS", str(exc))
             continue
-        if stale is not None and ladder.tick_of(new_price) is None:  # refused, the bet kept, as the core would
-            message = ladder.invalid_price_message(new_price)
-            outcomes.append(_replace_failure(instruction, view, "INVALID_ODDS", message))
+        if stale is not None:  # the new bet lapses (or is off the ladder): what is left is the cancel of the old one
+            outcomes[i] = _lapsed_replace(service, session, view, instruction, stale, new_price)
             continue
-        if stale is not None:  # the new bet lapses: what is left is only the cancel of the old one
-            outcomes.append(_lapsed_replace(service, session, view, instruction, stale))
-            continue
-        command = ReplaceOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, new_price=new_price)
-        events = service.execute(command)
-        outcomes.append(_replace_outcome(instruction, events, service, view))
-    remember_call(service, session, "replaceOrders", customer_ref, outcomes)
+        moves.append((i, Move(view.bet_id, new_price), view, instruction))
+    if moves:  # every cancel, then the new bets all placed or none (the core's ReplaceOrders)
+        events = service.execute(ReplaceOrders(ts=service.now(), account_id=session.account, market_id=market_id,
+                                               moves=tuple(move for _, move, _, _ in moves)))
+        for i, move, view, instruction in moves:
+            outcomes[i] = _replace_outcome(instruction, _of_move(events, move.bet_id), service, view)
+    done = [o for o in outcomes if o is not None]
+    remember_call(service, session, "replaceOrders", customer_ref, done)
     await service.durable()
     if asynchronous:
-        outcomes = [pending_replace(o) for o in outcomes]
-    return execution_report(market_id, customer_ref, outcomes, dependent=False)
+        done = [pending_replace(o) for o in done]
+    # no new bet placed: the call failed (as Betfair reports a cancel done and its new bet not placed)
+    return execution_report(market_id, customer_ref, done, dependent=all(o.error for o in done))
+
+
+def _of_move(events: Sequence[Event], bet_id: int) -> list[Event]:
+    """The events of one move of a ReplaceOrders: its bet's cancel or refusal, the new bet placed for it, and every
+    fill (:func:`exchange.server.betting.place_report` counts those of the new bet only)."""
+    return [e for e in events if isinstance(e, Matched) or (isinstance(e, OrderPlaced) and e.replaces == bet_id)
+            or (isinstance(e, OrderCancelled | OrderRejected) and e.bet_id == bet_id)]
 
 
 def pending_replace(outcome: Outcome) -> Outcome:
@@ -148,11 +161,14 @@ def pending_replace(outcome: Outcome) -> Outcome:
 
 
 def _lapsed_replace(service: ExchangeService, session: Session, view: OrderView, instruction: JsonDict,
-                    why: str) -> Outcome:
+                    why: str, new_price: Decimal) -> Outcome:
     """A replace whose new bet lapses (a stale ``marketVersion``): the old bet's remainder is cancelled, no new bet
-    (:func:`_not_placed`, the new bet ``BET_TAKEN_OR_LAPSED``)."""
+    (:func:`_not_placed`, the new bet ``BET_TAKEN_OR_LAPSED``, or ``INVALID_ODDS`` off the ladder, as a current
+    replace's)."""
     command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id)
     cancel = cancel_report({"betId": instruction["betId"]}, service.execute(command)).report
+    if ladder.tick_of(new_price) is None:
+        return _not_placed(cancel, "INVALID_ODDS", view, ladder.invalid_price_message(new_price))
     return _not_placed(cancel, "BET_TAKEN_OR_LAPSED", view, why)
 
 

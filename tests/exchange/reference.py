@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -41,6 +42,7 @@ from exchange.core.commands import (
     OpenMarket,
     PlaceOrder,
     ReplaceOrder,
+    ReplaceOrders,
     SettleMarket,
     SettleSelection,
     SuspendMarket,
@@ -235,21 +237,21 @@ class Reference:
         self,
         account: str,
         m: Mkt,
-        extra: tuple[int, Side, int, int] | None = None,
-        without: int | None = None,
+        extra: Sequence[tuple[int, Side, int, int]] = (),
+        without: Collection[int] = (),
     ) -> list[Fraction]:
         """The account's P&L in every outcome still possible on ``m``: each live selection winning alone, then the
-        market voided (``extra``: one more unmatched order; ``without``: a bet id whose unmatched part is left out)."""
+        market voided (``extra``: more unmatched orders; ``without``: bet ids whose unmatched part is left out)."""
         bets = [b for b in m.bets if b.account == account]
         outcomes: list[Fraction] = []
         for winner in m.live():
             pnl = Fraction(0)
             for b in bets:
                 pnl += b.pnl((winner,))
-                if b.bet_id != without:
+                if b.bet_id not in without:
                     pnl += unmatched_downside(b.selection, b.side, b.tick, b.remaining, winner)
-            if extra is not None:
-                pnl += unmatched_downside(*extra, winner)
+            for order in extra:
+                pnl += unmatched_downside(*order, winner)
             outcomes.append(pnl)
         outcomes.append(Fraction(sum(b.result.profit for b in bets if b.result is not None)))
         return outcomes
@@ -343,7 +345,7 @@ class Reference:
         if type(c.size) is not int or c.size < m.min_stake:
             raise Refused(ErrorCode.INVALID_BET_SIZE)
         before = self.outcomes(c.account_id, m)
-        after = self.outcomes(c.account_id, m, extra=(c.selection_id, c.side, tick, c.size))
+        after = self.outcomes(c.account_id, m, extra=((c.selection_id, c.side, tick, c.size),))
         if not self._affordable(c.account_id, m, before, after):
             raise Refused(ErrorCode.INSUFFICIENT_FUNDS)
         return m, tick
@@ -449,29 +451,74 @@ class Reference:
         return [OrderCancelled(c.ts, bet.bet_id, bet.account, bet.market, bet.selection, amount, CancelReason.BY_USER)]
 
     def _do_ReplaceOrder(self, c: ReplaceOrder) -> list[Event]:
-        try:
-            bet = self._own_live(c.account_id, c.bet_id)
-            m = self.markets[bet.market]
-            self._check_window(m, c.round)
-            tick = parse_tick(c.new_price)
-        except Refused as r:
-            return [self._order_refused(c.ts, OrderAction.REPLACE, c.account_id, r.code, c.bet_id)]
-        before = self.outcomes(bet.account, m)
-        after = self.outcomes(bet.account, m, extra=(bet.selection, bet.side, tick, bet.remaining), without=bet.bet_id)
-        affordable = self._affordable(bet.account, m, before, after)
-        amount = bet.remaining
-        bet.remaining = 0
-        bet.cancelled += amount
-        bet.cancelled_ts = c.ts
-        cancelled = OrderCancelled(
-            c.ts, bet.bet_id, bet.account, bet.market, bet.selection, amount, CancelReason.REPLACED
-        )
-        if not affordable:  # the cancel is done first, and stands when the new bet cannot be placed (Betfair's)
-            return [cancelled, self._order_refused(c.ts, OrderAction.REPLACE, c.account_id,
-                                                   ErrorCode.INSUFFICIENT_FUNDS, c.bet_id)]
-        placed = self._place(c.ts, bet.account, m, bet.selection, bet.side, tick, amount, bet.customer_ref, bet.bet_id,
-                             bet.strategy_ref)
-        return [cancelled, *placed]
+        bet = self.bets.get(c.bet_id) if type(c.bet_id) is int else None
+        return self._move(c.ts, c.account_id, None if bet is None else bet.market, ((c.bet_id, c.new_price),),
+                          c.round)
+
+    def _do_ReplaceOrders(self, c: ReplaceOrders) -> list[Event]:
+        return self._move(c.ts, c.account_id, c.market_id, [(m.bet_id, m.new_price) for m in c.moves], c.round)
+
+    def _move(self, ts: int, account: str, market_id: str | None, moves: Sequence[tuple[int, Any]],
+              round_: int | None) -> list[Event]:
+        """Betfair's replace: each bet that can be moved is cancelled; then every new bet is placed, or none is
+        (one off the ladder, or the final position with all of them unaffordable)."""
+        events: list[Event] = []
+        moving: list[tuple[Bet, Any]] = []
+        for bet_id, price in moves:
+            try:
+                bet = self._own_live(account, bet_id)
+                if bet.market != market_id:
+                    raise Refused(ErrorCode.INVALID_BET_ID)
+                if any(b is bet for b, _ in moving):
+                    raise Refused(ErrorCode.DUPLICATE_BETIDS)
+                self._check_window(self.markets[bet.market], round_)
+            except Refused as r:
+                events.append(self._order_refused(ts, OrderAction.REPLACE, account, r.code, bet_id))
+                continue
+            moving.append((bet, price))
+        refusal = self._new_bets_refused(account, moving)
+        amounts: list[int] = []
+        for bet, _ in moving:
+            amount, bet.remaining = bet.remaining, 0
+            bet.cancelled += amount
+            bet.cancelled_ts = ts
+            amounts.append(amount)
+            events.append(OrderCancelled(ts, bet.bet_id, account, bet.market, bet.selection, amount,
+                                         CancelReason.REPLACED))
+        if refusal is not None:
+            failed, code = refusal
+            return events + [self._order_refused(ts, OrderAction.REPLACE, account,
+                                                 code if i == failed else ErrorCode.RELATED_ACTION_FAILED, bet.bet_id)
+                             for i, (bet, _) in enumerate(moving)]
+        for (bet, price), amount in zip(moving, amounts, strict=True):
+            events += self._place(ts, account, self.markets[bet.market], bet.selection, bet.side, parse_tick(price),
+                                  amount, bet.customer_ref, bet.bet_id, bet.strategy_ref)
+        return events
+
+    def _new_bets_refused(self, account: str, moving: Sequence[tuple[Bet, Any]]) -> tuple[int, ErrorCode] | None:
+        """Which new bet cannot be placed, and why: the first off the ladder; else, for funds, the first lay moved
+        to a longer price whose move, made with every move needing nothing more and the longer ones before it,
+        leaves a position the account cannot afford against the one before all of them."""
+        ticks: list[int] = []
+        for i, (_, price) in enumerate(moving):
+            try:
+                ticks.append(parse_tick(price))
+            except Refused as r:
+                return i, r.code
+        if not moving:
+            return None
+        m = self.markets[moving[0][0].market]
+        before = self.outcomes(account, m)
+        longer = [i for i, ((b, _), t) in enumerate(zip(moving, ticks, strict=True)) if b.side is LAY and t > b.tick]
+        made = [i for i in range(len(moving)) if i not in longer]
+        for i in longer:
+            made.append(i)
+            after = self.outcomes(account, m, extra=[(moving[j][0].selection, moving[j][0].side, ticks[j],
+                                                      moving[j][0].remaining) for j in made],
+                                  without={moving[j][0].bet_id for j in made})
+            if not self._affordable(account, m, before, after):
+                return i, ErrorCode.INSUFFICIENT_FUNDS
+        return None
 
     @staticmethod
     def _order_refused(ts: int, action: OrderAction, account: str, code: ErrorCode, bet_id: Any) -> OrderRejected:

@@ -36,10 +36,12 @@ from exchange.core.commands import (
     Command,
     CreateMarket,
     Deposit,
+    Move,
     OpenAccount,
     OpenMarket,
     PlaceOrder,
     ReplaceOrder,
+    ReplaceOrders,
     SettleMarket,
     SettleSelection,
     SuspendMarket,
@@ -162,9 +164,11 @@ class Decoder:
             owner, bet_id = self.bet(a, c)
             reduction = None if d % 3 == 0 else 1 + d * 13 % 2000 if d % 3 == 1 else d % 7 - 5
             return CancelOrder(ts, owner, bet_id, reduction)
-        if kind < 68:
+        if kind < 66:
             owner, bet_id = self.bet(a, c)
             return ReplaceOrder(ts, owner, bet_id, price_of(d), round_of(f))
+        if kind < 68:
+            return self.replaces(ts, a, c, d, f)
         if kind < 75:
             return OpenMarket(ts, self.market(b, "SUSPENDED"))
         if kind < 77:
@@ -192,6 +196,22 @@ class Decoder:
         if kind < 96:
             return Withdraw(ts, account, amount)
         return OpenAccount(ts, account if a % 5 else "a3")
+
+    def replaces(self, ts: int, a: int, c: int, d: int, f: int) -> ReplaceOrders:
+        """Several bets moved at once: mostly live bets of one account on one market, at prices that may be off the
+        ladder or beyond the account's means; sometimes a bet named twice, or any bet id."""
+        owner, first = self.bet(a, c)
+        bet = self.ref.bets.get(first)
+        market = bet.market if bet is not None else self.market(c)
+        mates = [b.bet_id for b in self.ref.bets.values()
+                 if b.account == owner and b.market == market and b.remaining and b.bet_id != first]
+        ids = [first, *mates[-(d % 4):]] if d % 4 else [first]
+        if f % 9 == 0:
+            ids.append(first)
+        if f % 11 == 0:
+            ids.append(c % 40 - 1)
+        return ReplaceOrders(ts, owner, market, tuple(Move(i, price_of(d + 13 * k)) for k, i in enumerate(ids)),
+                             round_of(f))
 
     def create(self, ts: int, b: int, c: int, d: int, e: int, f: int) -> CreateMarket:
         """A new market of 2 to 8 selections, sometimes with its own minimum stake or commission, sometimes
@@ -404,9 +424,13 @@ def below_zero_flow(seed: int) -> Differential:
     for ts in range(6, 6 + rng.randrange(4, 16)):
         below = "below" if run.ref.available("dutch") < 0 else "at or above"
         unmatched = [b for b in run.ref.bets.values() if b.account == "dutch" and b.remaining]
-        if unmatched and rng.random() < 0.4:  # mostly to a longer price: a lay's liability grows
+        if len(unmatched) > 1 and rng.random() < 0.6:  # several at once: judged together, placed all or none
+            moves = tuple(Move(b.bet_id, PRICES[rng.randrange(b.tick // 2, 350)])
+                          for b in rng.sample(unmatched, rng.randint(2, min(4, len(unmatched)))))
+            cmd: Command = ReplaceOrders(ts, "dutch", "1.1", moves)
+        elif unmatched and rng.random() < 0.4:  # mostly to a longer price: a lay's liability grows
             bet = rng.choice(unmatched)
-            cmd: Command = ReplaceOrder(ts, "dutch", bet.bet_id, PRICES[rng.randrange(bet.tick // 2, 350)])
+            cmd = ReplaceOrder(ts, "dutch", bet.bet_id, PRICES[rng.randrange(bet.tick // 2, 350)])
         else:
             side = rng.choice((Side.BACK, Side.LAY))
             cmd = PlaceOrder(ts, "dutch", "1.1", rng.choice(live), side, PRICES[rng.randrange(350)],
@@ -430,6 +454,6 @@ def test_below_zero_the_core_agrees_with_the_reference_model() -> None:
     seen: Counter[str] = Counter()
     for seed in range(60):
         seen += below_zero_flow(seed).counts
-    for action in ("PlaceOrder", "ReplaceOrder"):
+    for action in ("PlaceOrder", "ReplaceOrder"):  # (several replaces at once are reached, less often)
         for outcome in ("taken", "refused"):
             assert seen[f"{action} {outcome} below zero"], (action, outcome, seen)

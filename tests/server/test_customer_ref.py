@@ -166,7 +166,7 @@ async def test_a_repeated_replace_that_only_cancelled_is_a_duplicate(client: Tes
             "instructions": [{"betId": bet, "newPrice": 2.5}]}
     first = (await rpc(client, alice, "replaceOrders", call))["result"]
     assert (first["status"], first["instructionReports"][0]["errorCode"]) == (
-        "PROCESSED_WITH_ERRORS", "CANCELLED_NOT_PLACED"), first
+        "FAILURE", "CANCELLED_NOT_PLACED"), first
     clock.advance(1_000)
     again = (await rpc(client, alice, "replaceOrders", call))["result"]
     assert (again["errorCode"], again["instructionReports"]) == (

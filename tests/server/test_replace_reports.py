@@ -30,7 +30,7 @@ async def test_a_replace_lapsed_by_a_stale_version_names_the_bets_runner_and_sid
     alice = await login(client, "alice", "pw-alice")
     bet = await place_one(client, alice, MARKET, 3, "LAY", 3.0, 2)
     replaced = await _replace(client, alice, {"betId": bet["betId"], "newPrice": 2.5}, marketVersion={"version": 0})
-    assert (replaced.status, replaced.error_code) == ("PROCESSED_WITH_ERRORS", "PROCESSED_WITH_ERRORS")  # not nothing
+    assert (replaced.status, replaced.error_code) == ("FAILURE", "BET_ACTION_ERROR")  # no new bet, as Betfair's
     report = replaced.replace_instruction_reports[0]
     assert report.error_code == "CANCELLED_NOT_PLACED"  # the old bet is cancelled, the new one not placed
     assert report.cancel_instruction_reports.status == "SUCCESS"
@@ -55,11 +55,12 @@ async def test_a_stale_replace_of_a_bet_matched_meanwhile_cancels_nothing_and_sa
 async def test_a_replace_refused_by_the_exchange_names_the_bets_runner_and_side(client: TestClient) -> None:
     alice = await login(client, "alice", "pw-alice")
     bet = await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2)
+    replaced = await _replace(client, alice, {"betId": "999999", "newPrice": 3.0})
     report = (await _replace(client, alice, {"betId": bet["betId"], "newPrice": 3.03})).replace_instruction_reports[0]
-    assert report.error_code == "INVALID_ODDS"
+    assert report.error_code == "CANCELLED_NOT_PLACED"  # a price off the ladder: Betfair cancels first all the same
     placed = report.place_instruction_reports
-    assert (placed.error_code, placed.instruction.selection_id, placed.instruction.side) == (
-        "RELATED_ACTION_FAILED", 2, "BACK")
+    assert (placed.error_code, placed.instruction.selection_id, placed.instruction.side) == ("INVALID_ODDS", 2, "BACK")
+    assert replaced.replace_instruction_reports[0].error_code == "INVALID_BET_ID"
 
 
 async def test_a_replace_of_someone_elses_bet_names_no_runner(client: TestClient) -> None:
@@ -89,23 +90,24 @@ async def test_a_replace_of_an_unknown_bet_invents_no_new_bet(client: TestClient
     assert raw["placeInstructionReport"] == {"status": "FAILURE", "errorCode": "RELATED_ACTION_FAILED"}
 
 
-async def test_a_stale_replace_to_odds_off_the_ladder_is_refused_as_a_current_one_is_and_keeps_the_bet(
-        client: TestClient) -> None:
-    """A new price the ladder does not have is refused before anything is done, whatever the marketVersion: the
-    stale path cancelled the bet first (CANCELLED_NOT_PLACED) where a current one kept it (INVALID_ODDS)."""
+async def test_a_stale_replace_to_odds_off_the_ladder_is_answered_as_a_current_one_is(client: TestClient) -> None:
+    """A new price the ladder does not have: the bet is cancelled and the new one refused INVALID_ODDS, whatever the
+    marketVersion (the stale path answered BET_TAKEN_OR_LAPSED for the new bet)."""
     alice = await login(client, "alice", "pw-alice")
-    bet = await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2)
     answers = []
     for version in ({"version": 0}, None):  # stale, then none given (current)
+        bet = await place_one(client, alice, MARKET, 2, "BACK", 3.0, 2)
         extra = {} if version is None else {"marketVersion": version}
         out = await rpc(client, alice, "replaceOrders", {"marketId": MARKET, **extra,
                                                          "instructions": [{"betId": bet["betId"], "newPrice": 3.01}]})
         answers.append(out["result"])
-    stale, current = answers
-    assert stale["instructionReports"] == current["instructionReports"]
-    assert (stale["status"], stale["instructionReports"][0]["errorCode"]) == ("FAILURE", "INVALID_ODDS")
-    [order] = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
-    assert (order["betId"], order["sizeRemaining"], order["priceSize"]["price"]) == (bet["betId"], 2.0, 3.0)
+    stale, current = ([{**r, "cancelInstructionReport": {**r["cancelInstructionReport"], "instruction": None}}
+                       for r in answer["instructionReports"]] for answer in answers)  # bet ids apart
+    assert stale == current
+    assert (answers[0]["status"], stale[0]["errorCode"], stale[0]["placeInstructionReport"]["errorCode"]) == (
+        "FAILURE", "CANCELLED_NOT_PLACED", "INVALID_ODDS")
+    orders = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert [o["sizeRemaining"] for o in orders] == [0, 0]
 
 
 async def test_the_new_bets_instruction_carries_the_customer_order_ref_it_keeps(client: TestClient) -> None:
@@ -144,17 +146,18 @@ async def test_the_new_bets_status_is_the_bets_own(client: TestClient) -> None:
 async def test_a_replace_the_account_cannot_cover_is_cancelled_not_placed(client: TestClient) -> None:
     """As Betfair's: the cancel is done first and is not taken back when the new bet cannot be placed. A lay moved
     to a price whose liability the account cannot cover leaves no bet, and says so: ``CANCELLED_NOT_PLACED``, the
-    cancel done in full, the new bet refused ``INSUFFICIENT_FUNDS`` (and, in the same call, another replace goes
-    ahead, each instruction on its own)."""
+    cancel done in full, the new bet refused ``INSUFFICIENT_FUNDS``; the call's other new bets are not placed either
+    (all or none), their cancels standing."""
     alice = await login(client, "alice", "pw-alice")  # 1000.00
     lay = await place_one(client, alice, MARKET, 3, "LAY", 2.0, 900)  # liability 900.00
     back = await place_one(client, alice, MARKET, 1, "BACK", 5.0, 10)
     out = await rpc(client, alice, "replaceOrders", {"marketId": MARKET, "instructions": [
         {"betId": back["betId"], "newPrice": 6.0}, {"betId": lay["betId"], "newPrice": 3.0}]})  # liability 1800.00
     replaced = ReplaceOrders(**out["result"])
-    assert (replaced.status, replaced.error_code) == ("PROCESSED_WITH_ERRORS", "PROCESSED_WITH_ERRORS")
+    assert (replaced.status, replaced.error_code) == ("FAILURE", "BET_ACTION_ERROR")
     moved, refused = replaced.replace_instruction_reports
-    assert moved.status == "SUCCESS" and moved.place_instruction_reports.status == "SUCCESS"
+    assert (moved.error_code, moved.cancel_instruction_reports.status, moved.place_instruction_reports.error_code) == (
+        "CANCELLED_NOT_PLACED", "SUCCESS", "RELATED_ACTION_FAILED")
     assert (refused.status, refused.error_code) == ("FAILURE", "CANCELLED_NOT_PLACED")
     assert refused.cancel_instruction_reports.status == "SUCCESS"
     assert refused.cancel_instruction_reports.size_cancelled == 900.0
@@ -163,5 +166,5 @@ async def test_a_replace_the_account_cannot_cover_is_cancelled_not_placed(client
     assert (placed.instruction.selection_id, placed.instruction.side) == (3, "LAY")
     orders = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
     live = {(o["selectionId"], o["side"], o["priceSize"]["price"]) for o in orders if o["sizeRemaining"]}
-    assert live == {(1, "BACK", 6.0)}  # the lay is gone, and no lay at 3.0 was placed
+    assert live == set()  # both cancelled: no lay at 3.0, and no back at 6.0 either
     assert "instruction 1: CANCELLED_NOT_PLACED: the new price needs 900.00 more" in out["result"]["errorMessage"]

@@ -143,7 +143,7 @@ async def test_market_version_lapses_orders_sent_against_an_earlier_window(clien
     assert fresh["result"]["status"] == "SUCCESS"
     replaced = (await rpc(client, bob, "replaceOrders", {"marketId": MARKET, "marketVersion": {"version": seen},
                                                          "instructions": [{"betId": resting, "newPrice": 8.0}]}))
-    assert replaced["result"]["status"] == "PROCESSED_WITH_ERRORS"  # the old bet was cancelled: something was done
+    assert replaced["result"]["status"] == "FAILURE"  # no new bet placed, though the old one was cancelled
     report = replaced["result"]["instructionReports"][0]
     assert report["errorCode"] == "CANCELLED_NOT_PLACED" and report["cancelInstructionReport"]["sizeCancelled"] == 2
     current = (await rpc(client, bob, "listCurrentOrders", {}))["result"]["currentOrders"]
