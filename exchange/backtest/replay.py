@@ -43,6 +43,7 @@ from typing import Any
 from exchange.backtest.replay_files import Exposure, ReplayError, read_folder
 from exchange.backtest.replay_market import RecordedMarket, orders_at, position_at
 from exchange.betfair.apiformat import dealer_error_cards
+from exchange.betfair.description import market_type_of
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import PublicCards
 from exchange.game.rounds import Window, timetable
@@ -160,7 +161,7 @@ class Timeline:
         """The channel as ``/games/v1/channels`` lists it."""
         cfg = self.channel
         return {"id": cfg.name, "name": f"{cfg.title} (replay)", "variant": cfg.variant, "status": "RUNNING",
-                "rounds": list(cfg.layout.windows), "markets": [kind.value.upper() for kind in cfg.markets],
+                "rounds": list(cfg.layout.windows), "markets": [market_type_of(kind.suffix) for kind in cfg.markets],
                 "bettingWindowTime": cfg.betting_window_ms // 1000, "playingWindowTime": cfg.playing_window_ms // 1000,
                 "bettingWindowMs": cfg.betting_window_ms, "playingWindowMs": cfg.playing_window_ms,
                 "gameId": None, "snapshot": f"/games/v1/channels/{cfg.name}/snapshot"}

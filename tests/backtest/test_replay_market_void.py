@@ -165,3 +165,11 @@ def test_each_settlement_row_has_its_own_markets_status(voided: VoidedBacktest) 
     assert statuses == {(LOW, "SETTLED"), (HIGH, "VOID")}
     [game] = rows(voided.out, "games")
     assert game["status"] == "VOID"
+
+
+def test_the_channel_list_names_the_markets_as_the_live_servers_does(timeline: Timeline) -> None:
+    """The High market's type is WIN, as on the live server's channel list, in its snapshots and in API-NG (the
+    replay's list said HIGH)."""
+    assert timeline.channel_entry()["markets"] == ["WIN", "LOW"]
+    markets = markets_shown(timeline.games[0], timeline.games[0].windows[0].opens_ms)
+    assert [m["marketType"] for m in markets.values()] == ["WIN", "LOW"]
