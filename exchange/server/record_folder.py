@@ -418,6 +418,15 @@ def _first_undealt(market_ids: list[str], next_games: Mapping[str, int]) -> str 
     return None
 
 
+def named_exchange(directory: Path) -> str | None:
+    """The exchange whose recording ``directory`` is, if it names one (None too where it cannot be read: the
+    folder's own check says why)."""
+    try:
+        return (directory / EXCHANGE_NAME).read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _check_exchange(directory: Path, exchange_id: str) -> None:
     """Refuse a folder recording another exchange; one naming none (new, or recorded before folders named their
     exchange) is named this exchange's."""

@@ -29,7 +29,7 @@ from exchange.clock import VirtualClock
 from exchange.game.channels import CHANNELS
 from exchange.game.events import Stamped
 from exchange.server import keys, record_folder
-from exchange.server.record_folder import LOCK_NAME, RecordingRefused, check_folder, next_game_index
+from exchange.server.record_folder import EXCHANGE_NAME, LOCK_NAME, RecordingRefused, check_folder, next_game_index
 from exchange.server.service import ExchangeService
 from exchange.tables.collector import Collector
 from exchange.tables.outputs import TABLES, read_tables
@@ -580,15 +580,34 @@ def test_a_folder_another_exchange_recorded_is_refused_at_the_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A fresh database deals holdem.0 again: recording it beside the old holdem.0 would repeat market ids (the
-    notebook failed on them). Only the start knows what the exchange has dealt: the command line's check passes."""
+    notebook failed on them). Only the start knows what the exchange has dealt: the command line's check passes a
+    folder naming no exchange (recorded before folders named theirs), and one naming another is refused by the
+    command line before the database is made (below)."""
     record = tmp_path / "rec"
     asyncio.run(record_games(tmp_path / "old.db", record, 2, START_MS))
+    (record / EXCHANGE_NAME).unlink()
     code, out, err = refused_serve(capsys, "--db", str(tmp_path / "new.db"), "--record", str(record))
     assert (code, out) == (2, "") and err.count("\n") == 1, err
     assert (f"--record {record}: {record} holds holdem.1, a game this exchange has not dealt yet (it has dealt no "
             "holdem game): it is another exchange's recording") in err  # (not "numbered below 0")
     asyncio.run(record_games(tmp_path / "old.db", record, 1, START_MS + 10 * GAME_MS))  # its own exchange goes on
     assert parts(record, "games")[-1] == "part-000000002-000000002.parquet"
+
+
+def test_a_folder_naming_an_exchange_is_refused_for_a_new_database_before_it_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database that does not exist yet would be a new exchange: a folder naming one is another's, refused on one
+    line before anything is opened (the database, its lock and its durable mark were made, and a recovery logged)."""
+    record = tmp_path / "rec"
+    asyncio.run(record_games(tmp_path / "old.db", record, 1, START_MS))
+    code, out, err = refused_serve(capsys, "--db", str(tmp_path / "new.db"), "--record", str(record))
+    theirs = (record / EXCHANGE_NAME).read_text().strip()
+    assert (code, out, err) == (2, "", f"exchange-poker: error: --record {record}: it is another exchange's recording "
+                                       f"(it names {theirs}, and the database {tmp_path / 'new.db'} does not exist "
+                                       "yet: it would be a new exchange); record into another folder, or give the "
+                                       "--db that recorded it\n")
+    assert not list(tmp_path.glob("new.db*"))
 
 
 def test_serve_refuses_a_lock_file_it_cannot_open(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
