@@ -92,6 +92,14 @@ def unmatched_effect(is_back: bool, tick: int, size: int) -> tuple[int, int]:
     return -size * (PRICE_X100[tick] - 100), 0
 
 
+def lay_shift(order: Order, tick: int) -> int:
+    """How ``d[sel]`` moves when the order's unmatched remainder moves to ``tick``: 0 for a back (its row does not
+    depend on its price), below 0 for a lay moved to a longer price."""
+    if order.is_back:
+        return 0
+    return unmatched_effect(False, tick, order.remaining)[0] - unmatched_effect(False, order.tick, order.remaining)[0]
+
+
 def matched_effect(is_back: bool, tick: int, size: int) -> tuple[int, int]:
     """``(Δd[j], Δltot)`` of ``size`` matched at ``tick`` (the table's matched rows)."""
     if is_back:
@@ -190,6 +198,12 @@ class Position:
         md, ml = matched_effect(order.is_back, tick, size)
         self.d[order.sel] -= md
         self.ltot -= ml
+
+    def shift(self, sel: int, dd: int) -> None:
+        """Move ``d[sel]`` by ``dd``: a lay's unmatched row counted at another price (:func:`lay_shift`), for a check
+        of several replaces at once that shifts it back before it returns (:func:`exchange.core.trading._new_bets`).
+        """
+        self.d[sel] += dd
 
     def _unreserve(self, order: Order, amount: int) -> None:
         live = order.remaining + order.matched

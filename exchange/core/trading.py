@@ -53,7 +53,7 @@ from exchange.core.events import (
 from exchange.core.market import ClosedMarket, Market, MarketStatus, SelectionStatus
 from exchange.core.money import format_minor
 from exchange.core.orders import Order, OrderType, PersistenceType
-from exchange.core.positions import Position, unmatched_effect
+from exchange.core.positions import Position, lay_shift
 from exchange.core.side import Side
 from exchange.core.state import ExchangeState
 
@@ -306,12 +306,12 @@ def _new_bets(moving: Sequence[tuple[Order, object]]) -> tuple[tuple[int, int], 
                 _check_replace_funds(order, tick)
             except Rejection as r:
                 return _all_refused(moving, i, r)
-            shift = _lay_shift(order, tick)
-            order.position.d[order.sel] += shift
+            shift = lay_shift(order, tick)
+            order.position.shift(order.sel, shift)
             shifted.append((order, shift))
     finally:
         for order, shift in shifted:
-            order.position.d[order.sel] -= shift
+            order.position.shift(order.sel, -shift)
     return tuple((tick, order.remaining) for (order, _), tick in zip(moving, ticks, strict=True))
 
 
@@ -323,19 +323,12 @@ def _all_refused(moving: Sequence[tuple[Order, object]], failed: int, cause: Rej
 
 def _check_replace_funds(order: Order, tick: int) -> None:
     """Only a lay's exposure depends on its price, and only a longer price needs more."""
-    shift = _lay_shift(order, tick)
+    shift = lay_shift(order, tick)
     if shift >= 0:
         return
     pos = order.position
     if not pos.account.covers(pos, order.sel, shift, 0):
         raise _short_of_funds("the new price", pos.account, pos.exposure_with(order.sel, shift, 0) - pos.exposure())
-
-
-def _lay_shift(order: Order, tick: int) -> int:
-    """How ``d[sel]`` moves when the order's unmatched remainder moves to ``tick`` (0 for a back)."""
-    if order.is_back:
-        return 0
-    return unmatched_effect(False, tick, order.remaining)[0] - unmatched_effect(False, order.tick, order.remaining)[0]
 
 
 def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:
