@@ -211,6 +211,8 @@ async def list_market_book(
         raise invalid_input(f"matchProjection must be NO_ROLLUP, ROLLED_UP_BY_PRICE or ROLLED_UP_BY_AVG_PRICE, "
                             f"not {match_projection!r:.40}")
     wanted, overall, by_strategy = _order_filters(params)
+    if order_projection is None:  # API-NG's matchProjection: "if you ask for orders", how their matches are shown
+        match_projection = None
     out = []
     for i, market_id in enumerate(unique_ids):
         if i:
@@ -218,8 +220,7 @@ async def list_market_book(
         book = service.market_book(market_id)
         if book is None:
             continue
-        every = [o for o in service.orders(session.account) if o.market_id == market_id] if (
-            order_projection or match_projection) else []
+        every = [o for o in service.orders(session.account) if o.market_id == market_id] if order_projection else []
         mine = [o for o in every if wanted(o)]
         fills = service.exchange.matches(session.account, market_id) if match_projection and every else ()
         runners = []

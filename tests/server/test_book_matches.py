@@ -37,7 +37,7 @@ async def _order(client: TestClient, token: str, side: str, price: float, size: 
 async def _book(client: TestClient, token: str, projection: str,
                 **extra: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     answer = await rpc(client, token, "listMarketBook", {"marketIds": [MARKET], "matchProjection": projection,
-                                                         **extra})
+                                                         "orderProjection": "ALL", **extra})
     (book,) = answer["result"]
     MarketBook(**book)  # betfairlightweight reads it
     (runner,) = [r for r in book["runners"] if r["selectionId"] == RUNNER]
@@ -140,3 +140,18 @@ async def test_matches_by_fill_price_and_by_strategy(client: TestClient, clock: 
     after_void = await _check_every_projection(client, alice)
     assert after_void["ROLLED_UP_BY_PRICE"] == seen["ROLLED_UP_BY_PRICE"]
     assert after_void["NO_ROLLUP"] == no_rollup
+
+
+async def test_matches_come_only_with_the_orders_asked_for(client: TestClient, clock: VirtualClock) -> None:
+    """API-NG's matchProjection says how matches are shown "if you ask for orders": without an orderProjection a
+    runner has neither ``orders`` nor ``matches`` (they came with matchProjection alone)."""
+    clock.run(until_ms=GAME_1 + 10)
+    alice = await login(client, "alice", "pw-alice")
+    bob = await login(client, "bob", "pw-bob")
+    await _order(client, bob, "LAY", 3.0, 4)
+    await _order(client, alice, "BACK", 3.0, 4, matched=4)
+    answer = await rpc(client, alice, "listMarketBook", {"marketIds": [MARKET], "matchProjection": "NO_ROLLUP"})
+    (runner,) = [r for r in answer["result"][0]["runners"] if r["selectionId"] == RUNNER]
+    assert "matches" not in runner and "orders" not in runner, runner
+    matches, _ = await _book(client, alice, "NO_ROLLUP")
+    assert [(m["side"], m["size"]) for m in matches] == [("BACK", 4.0)]

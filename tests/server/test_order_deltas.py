@@ -111,7 +111,7 @@ async def current(client: TestClient, token: str) -> dict[str, Sizes]:
 
 async def booked(client: TestClient, token: str) -> dict[int, dict[str, list[list[float]]]]:
     """Per runner with a match, the account's matched backs and lays as ``listMarketBook`` rolls them up."""
-    params = {"marketIds": [MARKET], "matchProjection": "ROLLED_UP_BY_PRICE"}
+    params = {"marketIds": [MARKET], "orderProjection": "ALL", "matchProjection": "ROLLED_UP_BY_PRICE"}
     answer = await rpc(client, token, "listMarketBook", params)
     out = {}
     for runner in answer["result"][0]["runners"]:
