@@ -199,12 +199,6 @@ class Position:
         self.d[order.sel] -= md
         self.ltot -= ml
 
-    def shift(self, sel: int, dd: int) -> None:
-        """Move ``d[sel]`` by ``dd``: a lay's unmatched row counted at another price (:func:`lay_shift`), for a check
-        of several replaces at once that shifts it back before it returns (:func:`exchange.core.trading._new_bets`).
-        """
-        self.d[sel] += dd
-
     def _unreserve(self, order: Order, amount: int) -> None:
         live = order.remaining + order.matched
         self.account.reserved -= order_reserve(order.is_back, order.tick, live) - order_reserve(

@@ -286,32 +286,31 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
 
 
 def _new_bets(moving: Sequence[tuple[Order, object]]) -> tuple[tuple[int, int], ...] | list[Rejection]:
-    """The tick and size of each new bet of ``moving`` (each order and its new price), or, if one of them cannot be
-    placed once the old ones are cancelled, why each is not: the cause, and ``RELATED_ACTION_FAILED`` for the others.
+    """The tick and size of each new bet of ``moving`` (each order and its new price, all on one market), or, if one
+    of them cannot be placed once the old ones are cancelled, why each is not: the cause, and
+    ``RELATED_ACTION_FAILED`` for the others.
 
-    Funds are judged against the positions as they are, by what the moves change (:func:`_check_replace_funds`).
-    The lays moved to shorter prices are counted first: they free what the others may need. Each move is checked
-    with the ones before it made; the positions are put back as they were before returning."""
+    Funds are judged on the call as a whole, against the position before it: only a lay's row depends on its price,
+    and it changes only the outcome of its own selection winning, so each selection's lays count together (one moved
+    to a longer price may use what another moved to a shorter one frees), and a selection the call leaves worse
+    must stay within what the account covers (:meth:`~exchange.core.accounts.Account.covers`). The cause named is
+    the first lay moved to a longer price on such a selection."""
     ticks: list[int] = []
     for i, (_, price) in enumerate(moving):
         try:
             ticks.append(_tick_or_invalid_odds(price))
         except Rejection as r:
             return _all_refused(moving, i, r)
-    shifted: list[tuple[Order, int]] = []
-    try:
-        for i in sorted(range(len(moving)), key=lambda i: ticks[i] > moving[i][0].tick):
-            order, tick = moving[i][0], ticks[i]
+    shifts = [lay_shift(order, tick) for (order, _), tick in zip(moving, ticks, strict=True)]
+    net: dict[int, int] = {}
+    for (order, _), shift in zip(moving, shifts, strict=True):
+        net[order.sel] = net.get(order.sel, 0) + shift
+    for i, ((order, _), shift) in enumerate(zip(moving, shifts, strict=True)):
+        if shift < 0:
             try:
-                _check_replace_funds(order, tick)
+                _check_new_price(order.position, order.sel, net[order.sel])
             except Rejection as r:
                 return _all_refused(moving, i, r)
-            shift = lay_shift(order, tick)
-            order.position.shift(order.sel, shift)
-            shifted.append((order, shift))
-    finally:
-        for order, shift in shifted:
-            order.position.shift(order.sel, -shift)
     return tuple((tick, order.remaining) for (order, _), tick in zip(moving, ticks, strict=True))
 
 
@@ -321,14 +320,11 @@ def _all_refused(moving: Sequence[tuple[Order, object]], failed: int, cause: Rej
     return [cause if i == failed else others for i in range(len(moving))]
 
 
-def _check_replace_funds(order: Order, tick: int) -> None:
-    """Only a lay's exposure depends on its price, and only a longer price needs more."""
-    shift = lay_shift(order, tick)
-    if shift >= 0:
-        return
-    pos = order.position
-    if not pos.account.covers(pos, order.sel, shift, 0):
-        raise _short_of_funds("the new price", pos.account, pos.exposure_with(order.sel, shift, 0) - pos.exposure())
+def _check_new_price(pos: Position, sel: int, shift: int) -> None:
+    """Refuse lays' new prices that move ``d[sel]`` by ``shift`` (below 0: more at risk if the selection wins)
+    where the account cannot cover the outcome they make worse."""
+    if shift < 0 and not pos.account.covers(pos, sel, shift, 0):
+        raise _short_of_funds("the new price", pos.account, pos.exposure_with(sel, shift, 0) - pos.exposure())
 
 
 def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:

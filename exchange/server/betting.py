@@ -101,7 +101,8 @@ def execution_report(
 
     Of a call whose instructions are carried out one by one (cancel, replace, update), some done (a replace
     whose cancel was done counts, its new bet not placed) and some refused, the status is
-    ``PROCESSED_WITH_ERRORS``, as API-NG reports it: not ``FAILURE``, which says nothing was done.
+    ``PROCESSED_WITH_ERRORS``, as API-NG reports it: not ``FAILURE``, which says nothing was done (replaceOrders
+    passes ``dependent`` when it placed no new bet: Betfair reports that ``FAILURE``, its cancels done or not).
     """
     failures = [(i, o) for i, o in enumerate(outcomes) if o.error]
     out: JsonDict = {"status": "SUCCESS"}

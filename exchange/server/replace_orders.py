@@ -61,7 +61,7 @@ def _replace_outcome(instruction: JsonDict, events: Sequence[object], service: E
     place_echo = _new_bet(view)
     rejected = next((e for e in events if isinstance(e, OrderRejected)), None)
     cancelled = [e for e in events if isinstance(e, OrderCancelled)]
-    if rejected is not None and cancelled:  # the new bet refused (funds), the old one cancelled all the same
+    if rejected is not None and cancelled:  # the new bet not placed, the old one cancelled all the same
         return _not_placed(cancel_report(cancel_instruction, cancelled).report, str(rejected.error_code), view,
                            rejected.message)
     if rejected is not None:
@@ -174,9 +174,10 @@ def _lapsed_replace(service: ExchangeService, session: Session, view: OrderView,
 
 def _not_placed(cancel: JsonDict, place_code: str, view: OrderView, why: str) -> Outcome:
     """A replace whose old bet was cancelled (``cancel``, its report) and whose new bet was not placed
-    (``place_code``: lapsed, or refused for funds): ``CANCELLED_NOT_PLACED``, API-NG's "bet cancelled but
-    replacement bet was not placed", as Betfair's replace, which cancels first and does not take the cancel back. A
-    cancel that found nothing left to cancel is the replace's error instead."""
+    (``place_code``: lapsed, off the ladder, refused for funds, or not placed for another's sake):
+    ``CANCELLED_NOT_PLACED``, API-NG's "bet cancelled but replacement bet was not placed", as Betfair's replace,
+    which cancels first and does not take the cancel back. A cancel that found nothing left to cancel is the
+    replace's error instead."""
     code = "CANCELLED_NOT_PLACED" if cancel["status"] == "SUCCESS" else cancel["errorCode"]
     report = {"status": "FAILURE", "errorCode": code, "cancelInstructionReport": cancel,
               "placeInstructionReport": {"status": "FAILURE", "errorCode": place_code, "instruction": _new_bet(view)}}

@@ -496,9 +496,9 @@ class Reference:
         return events
 
     def _new_bets_refused(self, account: str, moving: Sequence[tuple[Bet, Any]]) -> tuple[int, ErrorCode] | None:
-        """Which new bet cannot be placed, and why: the first off the ladder; else, for funds, the first lay moved
-        to a longer price whose move, made with every move needing nothing more and the longer ones before it,
-        leaves a position the account cannot afford against the one before all of them."""
+        """Which new bet cannot be placed, and why: the first off the ladder; else, for funds (the position with
+        every move made, against the one before), the first lay moved to a longer price on a selection whose
+        winning the account cannot cover."""
         ticks: list[int] = []
         for i, (_, price) in enumerate(moving):
             try:
@@ -509,16 +509,12 @@ class Reference:
             return None
         m = self.markets[moving[0][0].market]
         before = self.outcomes(account, m)
-        longer = [i for i, ((b, _), t) in enumerate(zip(moving, ticks, strict=True)) if b.side is LAY and t > b.tick]
-        made = [i for i in range(len(moving)) if i not in longer]
-        for i in longer:
-            made.append(i)
-            after = self.outcomes(account, m, extra=[(moving[j][0].selection, moving[j][0].side, ticks[j],
-                                                      moving[j][0].remaining) for j in made],
-                                  without={moving[j][0].bet_id for j in made})
-            if not self._affordable(account, m, before, after):
-                return i, ErrorCode.INSUFFICIENT_FUNDS
-        return None
+        moved = [(b.selection, b.side, t, b.remaining) for (b, _), t in zip(moving, ticks, strict=True)]
+        after = self.outcomes(account, m, extra=moved, without={b.bet_id for b, _ in moving})
+        cover = self.balances[account] - (self.exposure(account) - self.market_exposure(account, m))
+        short = {winner for winner, b, a in zip(m.live(), before, after, strict=False) if a < b and loss(a) > cover}
+        return next(((i, ErrorCode.INSUFFICIENT_FUNDS) for i, ((b, _), t) in enumerate(zip(moving, ticks, strict=True))
+                     if b.side is LAY and t > b.tick and b.selection in short), None)
 
     @staticmethod
     def _order_refused(ts: int, action: OrderAction, account: str, code: ErrorCode, bet_id: Any) -> OrderRejected:

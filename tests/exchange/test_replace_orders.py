@@ -92,3 +92,40 @@ def test_a_move_refused_before_its_cancel_leaves_its_bet_and_the_others_go_on(hx
     assert [(e.replaces, e.tick) for e in events if isinstance(e, OrderPlaced)] == [(mine, ladder.tick_of(Decimal(4)))]
     assert {o.bet_id for o in hx.ex.current_orders("alice")} >= {elsewhere}
     hx.assert_replays()
+
+
+def _below_zero(hx: Harness) -> tuple[int, int]:
+    """dave below zero (available -300.00): a hedge on market 1.2 taken back by a voided match, and two lays on
+    hand 1 of 1.1 (400.00 and 500.00 at risk if it wins). Returns the lays' bet ids."""
+    hx.market("1.2")
+    hx.lay("dave", 1, "2", 40_000, market_id="1.2")
+    hx.back("carol", 1, "2", 40_000, market_id="1.2")
+    hedge_ts = hx.ts + 1
+    hx.back("dave", 1, "2", 40_000, market_id="1.2")
+    hx.lay("carol", 1, "2", 40_000, market_id="1.2")
+    shortened = hx.lay("dave", 1, "5", 10_000)
+    lengthened = hx.lay("dave", 1, "3", 25_000)
+    hx.void_since(hedge_ts, market_id="1.2")  # the hedge's match voided: 1.2 risks 400.00 again
+    assert hx.available("dave") == -30_000
+    return shortened, lengthened
+
+
+def test_below_zero_a_call_that_leaves_every_outcome_better_is_taken(hx: Harness) -> None:
+    """Judged on the call as a whole against the position before it: hand 1's loss goes from 900.00 to 725.00
+    (a lay to a longer price, another to a shorter one), so the call is taken though the account is below zero
+    (judged move after move, the longer one was refused and both bets lost)."""
+    shortened, lengthened = _below_zero(hx)
+    events = _moves(hx, "dave", (lengthened, "3.5"), (shortened, "2"))
+    assert not [e for e in events if isinstance(e, OrderRejected)], events
+    assert hx.available("dave") == -12_500
+    hx.assert_replays()
+
+
+def test_below_zero_a_call_that_leaves_an_outcome_worse_says_so(hx: Harness) -> None:
+    shortened, lengthened = _below_zero(hx)
+    events = _moves(hx, "dave", (shortened, "4.5"), (lengthened, "3.5"))  # hand 1 winning: 900.00 -> 975.00 lost
+    refused = [e for e in events if isinstance(e, OrderRejected)]
+    assert [(e.bet_id, e.error_code) for e in refused] == [(shortened, ErrorCode.RELATED_ACTION_FAILED),
+                                                           (lengthened, ErrorCode.INSUFFICIENT_FUNDS)], events
+    assert "available to bet is -300.00, below zero" in refused[1].message
+    hx.assert_replays()
