@@ -9,7 +9,10 @@ Rules held here (``variants.md``, "Betting order" and "Stud games"; the rest *st
   open pair on 7-Card Stud's fourth street allows the big bet there too;
 * pot limit allows raising to the pot after the call; no limit to the whole stack;
 * an all-in for less than a full raise does not reopen the betting to seats that
-  have acted (unless such all-ins add up to a full raise);
+  have acted: a seat that has acted may raise again only once what it faces since
+  its last action adds up to a full raise (several such all-ins may); before the
+  flop the blinds are live bets, so a full raise there adds at least the round's
+  smallest bet, and the big blind's own all-in short of that reopens nothing;
 * in stud the bring-in seat must post the bring-in or complete to the small bet;
 * a seat that stood pat when its draw time ran out may not bet or raise in the
   round after the draw.
@@ -54,10 +57,10 @@ class Betting(ABC):
     def _init_betting(self, seats: int) -> None:
         self.bets = [0] * seats
         self.actors: deque[int] = deque()
-        self.acted: set[int] = set()
+        self.faced: dict[int, int] = {}  # per seat that has acted this round: the top bet once it had
         self.raises = 0
         self.last_raise = 0
-        self.shorts: list[int] = []
+        self.full_raise = 0  # what a raise must add to reopen the betting to the seats that have acted
         self.bring_in_due = False
         self.completing = False
         self.aggressor: int | None = None
@@ -92,8 +95,8 @@ class Betting(ABC):
         # most a fixed-limit round allows after it (2, 4, 6, 8 at 1/2), as after any bet
         self.raises = 1 if max(self.bets) > 0 else 0
         self.last_raise = 0
-        self.shorts = []
-        self.acted = set()
+        self.full_raise = self.round_min if max(self.bets) > 0 else 0
+        self.faced = {}
         self.aggressor = None
         self.bring_in_due = self.completing = bring_in
         order = clockwise_from(first, self.seats)
@@ -196,10 +199,9 @@ class Betting(ABC):
             return f"seat {seat} stood pat when its draw time ran out; it may only check, call or fold this round"
         if self.structure is Structure.FIXED_LIMIT and self.raises >= MAX_BETS_FIXED_LIMIT:
             return "the betting is capped: a bet and three raises are the most a fixed-limit round allows"
-        if min(self.stacks[seat], call) < self.last_raise:
-            return f"seat {seat} faces an all-in that is less than a full raise; it may only call or fold"
-        if self.shorts and sum(self.shorts) < self.last_raise and seat in self.acted:
-            return f"seat {seat} has acted and the all-in since is less than a full raise; it may only call or fold"
+        if seat in self.faced and max(self.bets) - self.faced[seat] < self.full_raise:
+            return (f"seat {seat} has acted, and the all-ins since add up to less than a full raise; it may only call "
+                    "or fold")
         if self.stacks[seat] <= call:
             return f"seat {seat} has {self.stacks[seat]} chips, not more than the {call} to call; it may only call"
         top = max(self.bets)
@@ -265,16 +267,10 @@ class Betting(ABC):
         self.bring_in_due = self.completing = False
         self.actors = deque(s for s in clockwise_from(seat, self.seats)[1:] if self.live[s] and self.stacks[s] > 0)
         self.aggressor = seat
-        if raised >= self.last_raise:
-            self.acted = {seat}
+        self.faced[seat] = to
         self.last_raise = max(self.last_raise, raised)
+        self.full_raise = max(self.full_raise, raised)
         self.raises += 1
-        if self.stacks[seat]:
-            self.shorts.clear()
-        else:
-            self.shorts.append(raised)
-        if sum(self.shorts) >= self.last_raise:
-            self.shorts.clear()
         record = A.BetRaise(seat, to)
         self._record(record)
         self._round_over()
@@ -286,8 +282,10 @@ class Betting(ABC):
         return self.phase is Phase.BETTING and bool(self.actors)
 
     def _pop(self) -> int:
+        """The seat to act, taken off the queue: it has acted, facing the top bet there is now (a bet or raise sets
+        what it faced to its own new total)."""
         seat = self.actors.popleft()
-        self.acted.add(seat)
+        self.faced[seat] = max(self.bets)
         self._split_open = False
         return seat
 

@@ -127,17 +127,36 @@ class Mirror:
                 return
 
 
-def compare_options(ours: TableState, theirs: pk.State) -> None:
+def faces_a_short_all_in(ours: TableState) -> bool:
+    """Whether the seat to act has acted this round and a seat has gone all in since: where pokerkit 0.7.7 judges
+    the reopening of the betting otherwise. It counts no blind as a bet (so the big blind's all-in for less than a
+    full raise reopens the betting before the flop), and judges short all-ins after ones that added up to a full
+    raise one by one; ours follows the standard rule (``engine/table/betting.py``; ``test_rules.py`` holds each
+    case)."""
+    all_ins = False  # a bet or raise since the seat's last action by a seat all in now
+    for action in reversed(ours.log):
+        if not isinstance(action, A.Fold | A.CheckCall | A.BetRaise | A.PostBringIn) or action.seat is None:
+            return False  # the round began before the seat acted in it
+        if action.seat == ours.actor:
+            return all_ins
+        all_ins = all_ins or (isinstance(action, A.BetRaise) and ours.stacks[action.seat] == 0)
+    return False
+
+
+def compare_options(ours: TableState, theirs: pk.State) -> bool:
+    """Assert both tables offer the seat to act the same; return whether both let it bet or raise."""
     assert ours.actor == theirs.actor_index
     assert ours.pot == theirs.total_pot_amount
     assert ours.can_post_bring_in() == theirs.can_post_bring_in()
     if ours.can_post_bring_in():
-        return
+        return True
     assert ours.can_check_call() == theirs.can_check_or_call()
     assert ours.to_call() == theirs.checking_or_calling_amount
     assert ours.can_fold() == (theirs.checking_or_calling_amount > 0)
     sizes = ours.raise_sizes()
     least, most = theirs.min_completion_betting_or_raising_to_amount, theirs.max_completion_betting_or_raising_to_amount
+    if bool(sizes) != (least is not None) and faces_a_short_all_in(ours):
+        return False
     if theirs.betting_structure is not pk.BettingStructure.FIXED_LIMIT and ours.structure is Structure.FIXED_LIMIT:
         # pokerkit 0.7.7 builds its fixed-limit Omaha Hi/Lo as pot limit with no cap: only the least size is shared
         assert sizes == () if ours.raises == 4 or least is None else sizes == (least,)
@@ -151,6 +170,7 @@ def compare_options(ours: TableState, theirs: pk.State) -> None:
             assert sizes[1] == min(ours.stacks[seat] + ours.bets[seat], max(ours.bets) + ours.stakes.big_bet)
     else:
         assert sizes == (least, most)
+    return bool(sizes)
 
 
 def step(ours: TableState, theirs: pk.State, rng: random.Random) -> None:
@@ -162,7 +182,7 @@ def step(ours: TableState, theirs: pk.State, rng: random.Random) -> None:
         ours.draw(discards)
         theirs.stand_pat_or_discard("".join(map(str, discards)))
         return
-    compare_options(ours, theirs)
+    both_raise = compare_options(ours, theirs)
     choices = []
     if ours.can_post_bring_in():
         choices += ["bring-in", "raise"]
@@ -170,7 +190,7 @@ def step(ours: TableState, theirs: pk.State, rng: random.Random) -> None:
         choices += ["call", "call"]
         if ours.can_fold():
             choices.append("fold")
-        if ours.raise_sizes():
+        if both_raise:
             choices.append("raise")
     choice = rng.choice(choices)
     if choice == "bring-in":

@@ -492,3 +492,50 @@ def test_a_corrupted_table_state_is_caught(corrupt: Callable[[TableState], objec
     corrupt(state)
     with pytest.raises(InvariantError, match=message):
         state._check()
+
+
+def _no_limit(stacks: list[int], structure: Structure = Structure.NO_LIMIT) -> TableState:
+    return TableState.start("holdem", stacks, seed=1, structure=structure)
+
+
+@pytest.mark.parametrize("structure", [Structure.NO_LIMIT, Structure.FIXED_LIMIT])
+def test_the_big_blinds_all_in_short_of_a_full_raise_does_not_reopen_the_betting(structure: Structure) -> None:
+    """1/2, three seats: the button and the small blind call, the big blind (3 chips) raises all in to 3, a raise of
+    1 where a full one adds 2 (the blinds are live bets). The two who called may call or fold, not raise."""
+    table = _no_limit([100, 3, 100], structure)
+    table.check_call()
+    table.check_call()
+    bb = table.actor
+    assert bb is not None and table.stacks[bb] == 1
+    table.bet_raise(3)
+    for _ in range(2):
+        assert table.raise_sizes() == () and table.to_call() == 1
+        with pytest.raises(IllegalActionError, match="all-ins since add up to less than a full raise"):
+            table.bet_raise()
+        table.check_call()
+    assert table.street == 1
+
+
+def test_short_all_ins_reopen_the_betting_once_they_add_up_to_a_full_raise_and_after() -> None:
+    """On the flop a bet of 10 is called; all-ins to 15 and 21 add 11, a full raise: the bettor may raise again,
+    and still may after a third all-in to 23 (what it faces since its bet has only grown)."""
+    for stacks, third in (([200, 200, 17, 23, 200, 200], False), ([200, 200, 17, 23, 25, 200], True)):
+        table = _no_limit(stacks)
+        while table.street == 0:
+            table.check_call()
+        bettor = table.actor
+        for to in (10, None, 15, 21, 23 if third else None, None):
+            table.check_call() if to is None else table.bet_raise(to)
+        assert table.actor == bettor and table.to_call() == (13 if third else 11)
+        assert table.raise_sizes()[0] == (33 if third else 31)
+
+
+def test_a_single_short_all_in_does_not_reopen_the_betting_after_the_flop() -> None:
+    table = _no_limit([100, 5, 100])
+    while table.street == 0:
+        table.check_call()
+    bettor = table.actor
+    table.bet_raise(2)
+    table.bet_raise(3)  # all in: a raise of 1 where a full one adds 2
+    table.check_call()
+    assert table.actor == bettor and table.raise_sizes() == () and table.to_call() == 1
