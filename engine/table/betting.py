@@ -9,10 +9,11 @@ Rules held here (``variants.md``, "Betting order" and "Stud games"; the rest *st
   open pair on 7-Card Stud's fourth street allows the big bet there too;
 * pot limit allows raising to the pot after the call; no limit to the whole stack;
 * an all-in for less than a full raise does not reopen the betting to seats that
-  have acted: a seat that has acted may raise again only once what it faces since
-  its last action adds up to a full raise (several such all-ins may); before the
-  flop the blinds are live bets, so a full raise there adds at least the round's
-  smallest bet, and the big blind's own all-in short of that reopens nothing;
+  have acted: a seat that has acted (a check included) may raise again only once
+  what it faces since its last action adds up to a full raise (several such
+  all-ins may), the least a raise may add; a full completion of the bring-in
+  reopens it; before the flop the blinds are live bets, so an all-in there short
+  of a full raise over the big blind reopens nothing;
 * in stud the bring-in seat must post the bring-in or complete to the small bet;
 * a seat that stood pat when its draw time ran out may not bet or raise in the
   round after the draw.
@@ -60,7 +61,6 @@ class Betting(ABC):
         self.faced: dict[int, int] = {}  # per seat that has acted this round: the top bet once it had
         self.raises = 0
         self.last_raise = 0
-        self.full_raise = 0  # what a raise must add to reopen the betting to the seats that have acted
         self.bring_in_due = False
         self.completing = False
         self.aggressor: int | None = None
@@ -95,7 +95,6 @@ class Betting(ABC):
         # most a fixed-limit round allows after it (2, 4, 6, 8 at 1/2), as after any bet
         self.raises = 1 if max(self.bets) > 0 else 0
         self.last_raise = 0
-        self.full_raise = self.round_min if max(self.bets) > 0 else 0
         self.faced = {}
         self.aggressor = None
         self.bring_in_due = self.completing = bring_in
@@ -199,7 +198,7 @@ class Betting(ABC):
             return f"seat {seat} stood pat when its draw time ran out; it may only check, call or fold this round"
         if self.structure is Structure.FIXED_LIMIT and self.raises >= MAX_BETS_FIXED_LIMIT:
             return "the betting is capped: a bet and three raises are the most a fixed-limit round allows"
-        if seat in self.faced and max(self.bets) - self.faced[seat] < self.full_raise:
+        if seat in self.faced and max(self.bets) - self.faced[seat] < self._full_raise():
             return (f"seat {seat} has acted, and the all-ins since add up to less than a full raise; it may only call "
                     "or fold")
         if self.stacks[seat] <= call:
@@ -218,7 +217,7 @@ class Betting(ABC):
         cap = self.stacks[seat] + self.bets[seat]
         top = max(self.bets)
         base = 0 if self.completing else top
-        least = min(cap, base + max(self.last_raise, self.round_min))
+        least = min(cap, base + self._full_raise())
         if self.structure is Structure.FIXED_LIMIT:
             big = min(cap, top + self.stakes.big_bet)
             return (least, big) if self.double_limit and big > least else (least,)
@@ -261,15 +260,17 @@ class Betting(ABC):
         if self.double_limit and to > self.raise_sizes()[0]:
             self.open_pair_big_bet = True
         top = max(self.bets)
+        base = 0 if self.completing else top  # a completion is a whole bet, not a raise of the bring-in
         seat = self._pop()
         self._put(seat, to - self.bets[seat])
         raised = to - top
         self.bring_in_due = self.completing = False
         self.actors = deque(s for s in clockwise_from(seat, self.seats)[1:] if self.live[s] and self.stacks[s] > 0)
         self.aggressor = seat
+        if to - base >= self._full_raise():  # a full bet or raise: the betting is open again to every other seat
+            self.faced = {}
         self.faced[seat] = to
         self.last_raise = max(self.last_raise, raised)
-        self.full_raise = max(self.full_raise, raised)
         self.raises += 1
         record = A.BetRaise(seat, to)
         self._record(record)
@@ -278,12 +279,17 @@ class Betting(ABC):
 
     # ------------------------------------------------------------------ helpers
 
+    def _full_raise(self) -> int:
+        """The least a bet or raise adds (over the top bet; a completion, over nothing): the smallest bet, or the
+        last raise if larger. One that adds less is an all-in short of a full raise."""
+        return max(self.last_raise, self.round_min)
+
     def _betting(self) -> bool:
         return self.phase is Phase.BETTING and bool(self.actors)
 
     def _pop(self) -> int:
         """The seat to act, taken off the queue: it has acted, facing the top bet there is now (a bet or raise sets
-        what it faced to its own new total)."""
+        what it faced to its own new total; the bring-in seat's is 0 until then, the bring-in being no bet)."""
         seat = self.actors.popleft()
         self.faced[seat] = max(self.bets)
         self._split_open = False

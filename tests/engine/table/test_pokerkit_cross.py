@@ -34,7 +34,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.table import Phase, Stakes, Structure, TableState
+from engine.table import IllegalActionError, Phase, Stakes, Structure, TableState
 from engine.table import actions as A
 from engine.table.bots import CallingBot, Decision, Move, SeatView, play_hand
 from engine.table.phh import dumps, loads
@@ -129,10 +129,10 @@ class Mirror:
 
 def faces_a_short_all_in(ours: TableState) -> bool:
     """Whether the seat to act has acted this round and a seat has gone all in since: where pokerkit 0.7.7 judges
-    the reopening of the betting otherwise. It counts no blind as a bet (so the big blind's all-in for less than a
-    full raise reopens the betting before the flop), and judges short all-ins after ones that added up to a full
-    raise one by one; ours follows the standard rule (``engine/table/betting.py``; ``test_rules.py`` holds each
-    case)."""
+    the reopening of the betting otherwise. It counts no blind as a bet and lets a short all-in's size stand for a
+    full raise (so an all-in short of a full raise may reopen the betting), and judges short all-ins after ones that
+    added up to a full raise one by one; ours follows the standard rule (``engine/table/betting.py``;
+    ``test_rules.py`` holds each case)."""
     all_ins = False  # a bet or raise since the seat's last action by a seat all in now
     for action in reversed(ours.log):
         if not isinstance(action, A.Fold | A.CheckCall | A.BetRaise | A.PostBringIn) or action.seat is None:
@@ -141,6 +141,16 @@ def faces_a_short_all_in(ours: TableState) -> bool:
             return all_ins
         all_ins = all_ins or (isinstance(action, A.BetRaise) and ours.stacks[action.seat] == 0)
     return False
+
+
+def reopening_differs(ours: TableState, theirs_may: bool) -> bool:
+    """Whether the two tables differ on whether the seat to act may raise only as the reopening rule makes them:
+    where ours refuses, for that rule alone; where pokerkit refuses, with a short all-in since the seat acted."""
+    try:
+        ours.verify_bet_raise()
+    except IllegalActionError as refusal:
+        return theirs_may and "less than a full raise" in str(refusal) and faces_a_short_all_in(ours)
+    return not theirs_may and faces_a_short_all_in(ours)
 
 
 def compare_options(ours: TableState, theirs: pk.State) -> bool:
@@ -155,7 +165,7 @@ def compare_options(ours: TableState, theirs: pk.State) -> bool:
     assert ours.can_fold() == (theirs.checking_or_calling_amount > 0)
     sizes = ours.raise_sizes()
     least, most = theirs.min_completion_betting_or_raising_to_amount, theirs.max_completion_betting_or_raising_to_amount
-    if bool(sizes) != (least is not None) and faces_a_short_all_in(ours):
+    if bool(sizes) != (least is not None) and reopening_differs(ours, least is not None):
         return False
     if theirs.betting_structure is not pk.BettingStructure.FIXED_LIMIT and ours.structure is Structure.FIXED_LIMIT:
         # pokerkit 0.7.7 builds its fixed-limit Omaha Hi/Lo as pot limit with no cap: only the least size is shared

@@ -539,3 +539,40 @@ def test_a_single_short_all_in_does_not_reopen_the_betting_after_the_flop() -> N
     table.bet_raise(3)  # all in: a raise of 1 where a full one adds 2
     table.check_call()
     assert table.actor == bettor and table.raise_sizes() == () and table.to_call() == 1
+
+
+def test_an_all_in_bet_short_of_the_smallest_bet_and_one_raising_it_short_reopen_nothing() -> None:
+    """On the flop at 1/2: an all-in bet of 1 (the smallest bet is 2) is called; an all-in to 2 adds 1, short of a
+    full raise (2); the seat that called may only call or fold."""
+    table = _no_limit([3, 100, 4, 100])
+    while table.street == 0:
+        table.check_call()
+    table.bet_raise(1)  # all in
+    caller = table.actor
+    table.check_call()
+    table.bet_raise(2)  # all in
+    table.check_call()
+    assert table.actor == caller and table.to_call() == 1 and table.raise_sizes() == ()
+
+
+def test_a_completion_is_a_full_bet_and_an_all_in_short_of_a_raise_over_it_reopens_nothing() -> None:
+    """7-Card Stud at 4/8 with a bring-in of 2: the bring-in, a completion to 4 (a full bet: the seat that brought
+    in may raise over it), a call, an all-in to 7 (adds 3 of the 4 a raise adds): the completer and the caller may
+    only call or fold, the bring-in seat, which has not answered the completion, may raise."""
+    seats = 5
+    first = TableState.start("stud7", [100] * seats, seed=3).actor
+    assert first is not None
+    bring_in, completer, caller, all_in, _ = ((first + i) % seats for i in range(seats))
+    stacks = [100] * seats
+    stacks[all_in] = 8  # 1 for the ante, 7 to go all in with
+    table = TableState.start("stud7", stacks, seed=3, structure=Structure.FIXED_LIMIT)
+    table.post_bring_in()
+    table.bet_raise(4)
+    table.check_call()
+    table.bet_raise(7)
+    table.check_call()
+    assert table.actor == bring_in and table.raise_sizes() == (11,)
+    table.check_call()
+    for seat in (completer, caller):
+        assert table.actor == seat and table.raise_sizes() == ()
+        table.check_call()
