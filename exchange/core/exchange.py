@@ -22,7 +22,7 @@ How the drivers use it:
   cancelled, ``ACCOUNT_OVERDRAWN``; see the command).  Misuse (unknown
   market, settling twice) raises :class:`ExchangeError`.
 * **HTTP layer / agents** (trade for one account each): ``PlaceOrder``,
-  ``CancelOrder``, ``ReplaceOrder``, ``OpenAccount``, ``Deposit``,
+  ``CancelOrder``, ``ReplaceOrder``, ``ReplaceOrders``, ``OpenAccount``, ``Deposit``,
   ``Withdraw``; a refused instruction comes back as one ``OrderRejected`` /
   ``CommandRejected`` event with an API-NG error code and a message.  Reads:
   :meth:`Exchange.market_book` (``listMarketBook``), :meth:`Exchange.current_orders`,
