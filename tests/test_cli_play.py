@@ -182,7 +182,7 @@ BROKEN_BOTS = (
     ("bot", "message", "error"),
     [
         ("Crashes", "hand 2: player 2 ({bot}), in seat 0, raised KeyError: 'no such key'", KeyError),
-        ("NoModel", "bot '{bot}' raised RuntimeError: no model file", RuntimeError),
+        ("NoModel", "player 2's bot '{bot}' raised RuntimeError: no model file", RuntimeError),
     ],
 )
 def test_a_bot_that_raises_is_named_on_one_line_and_debug_shows_its_traceback(
@@ -207,7 +207,7 @@ def test_a_bot_file_that_raises_as_it_loads_exits_2_with_one_line(
     path.write_text("raise RuntimeError('module blows up')\n")
     code, _, err = run_cli(capsys, "play", "--hands", "1", "--out", str(tmp_path), "--bots", f"{path}:Bot")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
-    assert f"bot '{path}:Bot' raised RuntimeError: module blows up (--debug shows the traceback)" in err
+    assert f"player 1's bot '{path}:Bot' raised RuntimeError: module blows up (--debug shows the traceback)" in err
 
 
 def test_a_failing_run_clears_its_progress_bar_before_the_error_line(

@@ -117,7 +117,8 @@ def _bots(names: list[str], players: int, seed: int, debug: bool) -> list[Bot]:
             except Exception as error:  # the bot's own code, run as its file loads or its class is built
                 if debug:
                     raise
-                fail(f"bot {name!r} raised {type(error).__name__}: {error} (--debug shows the traceback)")
+                fail(f"player {player + 1}'s bot {name!r} raised {type(error).__name__}: {error} (--debug shows the "
+                     "traceback)")
             if not callable(getattr(bot, "decide", None)):
                 fail(f"bot {name!r} has no decide(view) method")
             out.append(bot if debug else _Watched(bot))
