@@ -168,16 +168,21 @@ def test_the_slip_says_what_is_wrong_with_the_odds_or_stake_before_anything_is_s
     expect(page.locator("#notice")).to_contain_text(why if unsendable else "Refused")
     assert demo.current_orders(low) == []
 
-def test_a_change_of_odds_left_empty_is_stopped_and_said(page: Page, server: LiveServer) -> None:
+def test_a_change_of_odds_left_empty_or_off_the_ladder_is_stopped_and_said(page: Page, server: LiveServer) -> None:
+    """Odds off the ladder are stopped too: sent, the server would cancel the bet and place none (a replace cancels
+    first, as Betfair's), so a typo would cost the bet."""
     high, _ = markets(server)
     demo = ApiClient(server.url, "demo", "demo")
     place(page, high, 2, "BACK", "80", "2")
     expect(page.locator("#notice")).to_contain_text("£0.00 matched")
     [order] = demo.current_orders(high)
     row = page.locator(f"#unmatched li[data-bet='{order['betId']}']")
-    row.get_by_label(f"New odds for bet {order['betId']}").fill("")
-    row.get_by_role("button", name="Change").click()
-    expect(page.locator("#notice")).to_have_text("Not changed: Give the odds: 1.01 to 1000.")
+    for typed, said in (("", "Give the odds: 1.01 to 1000."),
+                        ("3.03", "Odds 3.03 are not on the ladder: the nearest are 3.00 and 3.05."),
+                        ("1001", "Odds 1001 are above the highest on the ladder, 1000.")):
+        row.get_by_label(f"New odds for bet {order['betId']}").fill(typed)
+        row.get_by_role("button", name="Change").click()
+        expect(page.locator("#notice")).to_have_text(f"Not changed: {said}")
     [same] = demo.current_orders(high)
     assert (same["betId"], same["priceSize"]["price"], same["status"]) == (order["betId"], 80.0, "EXECUTABLE")
 

@@ -58,10 +58,13 @@ export function accountActions(state, {
     await Promise.all([refreshOrders(), refreshFunds()]);
   }
 
-  /** Move ``order`` to the odds typed as ``typed``; odds that are no number are stopped here, the rest is the server's. */
+  /**
+   * Move ``order`` to the odds typed as ``typed``. Odds that are no number, or not on the ladder, are stopped here:
+   * the server cancels the bet first and keeps it cancelled when the new odds are refused (Betfair's replace).
+   */
   async function replace(order, typed) {
     const problem = oddsProblem(typed);
-    if (problem?.missing) return notify(`Not changed: ${problem.words}`);
+    if (problem) return notify(`Not changed: ${problem.words}`);
     const newPrice = Number(typed);
     try {
       const report = await state.session.betting("replaceOrders", {
