@@ -265,7 +265,6 @@ class HandHistory:
             raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
         return state
 
-
     def _dealing(self, number: int, line: str, state: TableState) -> tuple[int, str]:
         """The dealer's line after action ``number`` that deals a card now held twice (the table deals a street
         when a seat's action ends the round before it), else action ``number`` itself."""

@@ -42,7 +42,7 @@ from typing import Any
 
 from exchange.backtest.replay_files import Exposure, ReplayError, read_folder
 from exchange.backtest.replay_market import RecordedMarket, orders_at, position_at
-from exchange.betfair.apiformat import dealer_error_cards
+from exchange.betfair.apiformat import dealer_error_cards, hand_draws
 from exchange.betfair.description import market_type_of
 from exchange.game.channels import ChannelConfig
 from exchange.game.deal import PublicCards
@@ -237,8 +237,7 @@ def _cards(public: PublicCards, hand: int, seat_cards: int) -> JsonDict:
     out: JsonDict = {"cards": [str(c) for c in cards] + [NOT_AVAILABLE] * missing,
                      "faces": ["UP" if up else "DOWN" for up in faces] + ["DOWN"] * missing}
     if public.discarded:
-        out["draws"] = [{"discarded": [str(c) for c in thrown], "drawn": [str(c) for c in got]}
-                        for thrown, got in zip(public.discarded[hand], public.drawn[hand], strict=True)]
+        out["draws"] = hand_draws(public.discarded[hand], public.drawn[hand])
     return out
 
 

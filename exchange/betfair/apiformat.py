@@ -288,3 +288,14 @@ def dealer_error_cards(exposed: Iterable[object], dead: Iterable[object]) -> Jso
     """
     fields = {"exposedCards": [str(card) for card in exposed], "deadCards": [str(card) for card in dead]}
     return {name: cards for name, cards in fields.items() if cards}
+
+
+def hand_draws(discarded: Iterable[Iterable[object]], drawn: Iterable[Iterable[object]]) -> list[JsonDict]:
+    """A draw game's hand's ``draws`` as the Games API gives them: at each draw, the cards it threw and those it
+    drew instead; the live snapshot, the results route and a replay's snapshot alike.
+
+    >>> hand_draws([["2c", "7d"], []], [["Ah", "Kh"], []])
+    [{'discarded': ['2c', '7d'], 'drawn': ['Ah', 'Kh']}, {'discarded': [], 'drawn': []}]
+    """
+    return [{"discarded": [str(card) for card in thrown], "drawn": [str(card) for card in got]}
+            for thrown, got in zip(discarded, drawn, strict=True)]

@@ -252,7 +252,10 @@ def _check_record(args: argparse.Namespace) -> None:
         fail("--record: give a folder (an empty name names none)")
     from exchange.server.record_folder import check_folder, named_exchange  # pyarrow: only for a server that records
 
-    theirs = named_exchange(Path(args.record))
+    try:
+        theirs = named_exchange(Path(args.record))
+    except (OSError, UnicodeDecodeError):  # the folder's own check says what is wrong with it
+        theirs = None
     if theirs is not None and args.db != ":memory:" and not Path(args.db).exists():  # refused before it is made
         fail(f"--record {args.record}: it is another exchange's recording (it names {theirs}, and the database "
              f"{args.db} does not exist yet: it would be a new exchange); record into another folder, or give the "

@@ -228,9 +228,7 @@ def cancel(state: ExchangeState, cmd: CancelOrder) -> list[Event]:
 
 def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
     """Move an order's unmatched remainder to a new price: :func:`replace_orders` with one move, on its market."""
-    order = state.orders.get(cmd.bet_id) if type(cmd.bet_id) is int else None
-    return _move(state, cmd.ts, cmd.account_id, None if order is None else order.market_id,
-                 ((cmd.bet_id, cmd.new_price),), cmd.round)
+    return _move(state, cmd.ts, cmd.account_id, None, ((cmd.bet_id, cmd.new_price),), cmd.round)
 
 
 def replace_orders(state: ExchangeState, cmd: ReplaceOrders) -> list[Event]:
@@ -244,7 +242,7 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
     """Cancel the unmatched remainder of each order of ``moves`` (bet id, new price) and place it anew at its new
     price, as Betfair's replace: every cancel first, then the new bets all placed, or none.
 
-    A move refused (not the caller's live bet on ``market_id``, named twice, its market not open) is an
+    A move refused (not the caller's live bet on ``market_id``, if given, named twice, its market not open) is an
     ``OrderRejected`` and changes nothing. The others are cancelled (``REPLACED``) whatever comes next: "the
     cancellations will not be rolled back". Their new bets are then placed in the order given, each matched as it
     comes, or, if one cannot be (a price off the ladder, funds the account lacks), none is: one ``OrderRejected``
@@ -256,7 +254,7 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
     for bet_id, price in moves:
         try:
             order = own_live_order(state, account_id, bet_id)
-            if order.market_id != market_id:
+            if market_id is not None and order.market_id != market_id:
                 raise Rejection(ErrorCode.INVALID_BET_ID, f"bet {bet_id} is not one of yours on market {market_id}")
             if any(o is order for o, _ in moving):
                 raise Rejection(ErrorCode.DUPLICATE_BETIDS, f"bet {bet_id} is moved twice in one replace")

@@ -115,8 +115,7 @@ def _cards(view: BettorView, hand: int) -> dict[str, Any]:
         "faces": ["UP" if up else "DOWN" for up in faces] + ["DOWN"] * missing,
     }
     if view.discarded:
-        out["draws"] = [{"discarded": [str(c) for c in thrown], "drawn": [str(c) for c in got]}
-                        for thrown, got in zip(view.discarded[hand - 1], view.drawn[hand - 1], strict=True)]
+        out["draws"] = apiformat.hand_draws(view.discarded[hand - 1], view.drawn[hand - 1])
     return out
 
 

@@ -419,20 +419,19 @@ def _first_undealt(market_ids: list[str], next_games: Mapping[str, int]) -> str 
 
 
 def named_exchange(directory: Path) -> str | None:
-    """The exchange whose recording ``directory`` is, if it names one (None too where it cannot be read: the
-    folder's own check says why)."""
+    """The exchange whose recording ``directory`` is, None if it names none (``OSError`` where its name cannot be
+    read)."""
     try:
         return (directory / EXCHANGE_NAME).read_text().strip()
-    except (OSError, UnicodeDecodeError):
+    except FileNotFoundError:
         return None
 
 
 def _check_exchange(directory: Path, exchange_id: str) -> None:
     """Refuse a folder recording another exchange; one naming none (new, or recorded before folders named their
     exchange) is named this exchange's."""
-    named = directory / EXCHANGE_NAME
-    if named.exists():
-        theirs = named.read_text().strip()
+    theirs = named_exchange(directory)
+    if theirs is not None:
         if theirs != exchange_id:
             raise RecordingRefused(f"{directory} is another exchange's recording (its {EXCHANGE_NAME} names "
                                    f"{theirs}, this database's exchange is {exchange_id}); record into another "
@@ -441,7 +440,7 @@ def _check_exchange(directory: Path, exchange_id: str) -> None:
     hidden = directory / f".{EXCHANGE_NAME}.tmp"
     hidden.write_text(f"{exchange_id}\n")
     _sync(hidden)
-    os.replace(hidden, named)
+    os.replace(hidden, directory / EXCHANGE_NAME)
     _sync(directory)
 
 

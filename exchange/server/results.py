@@ -178,8 +178,8 @@ def result_json(result: GameResult, config: ChannelConfig) -> dict[str, Any]:
         hand: dict[str, Any] = {"name": f"Hand {i + 1}", "selectionId": i + 1, "cards": cards,
                                 "faces": ["UP" if up else "DOWN" for up in faces]}
         if result.draws:  # as the snapshot's: what the hand threw and drew at each draw
-            hand["draws"] = [{"discarded": [str(c) for c in discarded[i]], "drawn": [str(c) for c in drawn[i]]}
-                             for discarded, drawn in result.draws]
+            hand["draws"] = apiformat.hand_draws((discarded[i] for discarded, _ in result.draws),
+                                                 (drawn[i] for _, drawn in result.draws))
         hands.append(hand)
     board = [str(c) for c in result.board] + [NOT_AVAILABLE] * (layout.board_cards - len(result.board))
     return {

@@ -451,9 +451,7 @@ class Reference:
         return [OrderCancelled(c.ts, bet.bet_id, bet.account, bet.market, bet.selection, amount, CancelReason.BY_USER)]
 
     def _do_ReplaceOrder(self, c: ReplaceOrder) -> list[Event]:
-        bet = self.bets.get(c.bet_id) if type(c.bet_id) is int else None
-        return self._move(c.ts, c.account_id, None if bet is None else bet.market, ((c.bet_id, c.new_price),),
-                          c.round)
+        return self._move(c.ts, c.account_id, None, ((c.bet_id, c.new_price),), c.round)
 
     def _do_ReplaceOrders(self, c: ReplaceOrders) -> list[Event]:
         return self._move(c.ts, c.account_id, c.market_id, [(m.bet_id, m.new_price) for m in c.moves], c.round)
@@ -467,7 +465,7 @@ class Reference:
         for bet_id, price in moves:
             try:
                 bet = self._own_live(account, bet_id)
-                if bet.market != market_id:
+                if market_id is not None and bet.market != market_id:
                     raise Refused(ErrorCode.INVALID_BET_ID)
                 if any(b is bet for b, _ in moving):
                     raise Refused(ErrorCode.DUPLICATE_BETIDS)
