@@ -15,6 +15,9 @@ Rules held here (``variants.md``, "Betting order" and "Stud games"; the rest *st
   reopens it; before the flop the blinds are live bets, so an all-in there short
   of a full raise over the big blind reopens nothing;
 * in stud the bring-in seat must post the bring-in or complete to the small bet;
+  an all-in above the bring-in but short of the small bet leaves the completion to
+  be made: the next seats may call it or complete to the small bet (in fixed limit
+  every bet or raise counts toward the cap, such an all-in too);
 * a seat that stood pat when its draw time ran out may not bet or raise in the
   round after the draw.
 """
@@ -264,10 +267,12 @@ class Betting(ABC):
         seat = self._pop()
         self._put(seat, to - self.bets[seat])
         raised = to - top
-        self.bring_in_due = self.completing = False
+        full = to - base >= self._full_raise()
+        self.bring_in_due = False
+        self.completing = self.completing and not full  # an all-in short of the completion leaves it to be made
         self.actors = deque(s for s in clockwise_from(seat, self.seats)[1:] if self.live[s] and self.stacks[s] > 0)
         self.aggressor = seat
-        if to - base >= self._full_raise():  # a full bet or raise: the betting is open again to every other seat
+        if full:  # a full bet or raise: the betting is open again to every other seat
             self.faced = {}
         self.faced[seat] = to
         self.last_raise = max(self.last_raise, raised)

@@ -2,11 +2,13 @@
 engines side by side, comparing the seat to act, every legal action and amount, the pot,
 and the final stacks; and our PHH files replayed by pokerkit to the same stacks.
 
-pokerkit is told the cards our table dealt, so both play the same deal. Two documented
+pokerkit is told the cards our table dealt, so both play the same deal. Three documented
 differences are steered around, not accepted: the 7-Card Stud big bet on an open pair
 (pokerkit has no such rule: the bots pick pokerkit's size and the extra size is checked
-to be exactly the big bet), and how odd chips fall: pokerkit combines pots contested
-by the same seats before splitting and gives all of a part's odd chips to one winner,
+to be exactly the big bet); the completion that a stud all-in short of it leaves to be
+made (pokerkit takes the all-in for the completion: no seat raises there, and our least
+size is checked to be the completion); and how odd chips fall: pokerkit combines pots
+contested by the same seats before splitting and gives all of a part's odd chips to one winner,
 where we split each pot and give odd chips one each to the winners closest to the
 button. pokerkit's stacks are checked against a model of its settlement of our
 final state (:func:`pokerkit_settlement`), and ours against pokerkit's whenever the
@@ -153,6 +155,13 @@ def reopening_differs(ours: TableState, theirs_may: bool) -> bool:
     return not theirs_may and faces_a_short_all_in(ours)
 
 
+def completion_left_open(ours: TableState) -> bool:
+    """Whether a stud bring-in was followed by an all-in short of the completion, which leaves the completion to be
+    made (``engine/table/betting.py``): ours offers a completion to the smallest bet, where pokerkit 0.7.7 takes the
+    all-in for the completion and asks a full raise over it."""
+    return ours.completing and ours.aggressor is not None
+
+
 def compare_options(ours: TableState, theirs: pk.State) -> bool:
     """Assert both tables offer the seat to act the same; return whether both let it bet or raise."""
     assert ours.actor == theirs.actor_index
@@ -165,6 +174,11 @@ def compare_options(ours: TableState, theirs: pk.State) -> bool:
     assert ours.can_fold() == (theirs.checking_or_calling_amount > 0)
     sizes = ours.raise_sizes()
     least, most = theirs.min_completion_betting_or_raising_to_amount, theirs.max_completion_betting_or_raising_to_amount
+    if completion_left_open(ours):
+        seat = ours.actor
+        assert seat is not None
+        assert not sizes or sizes[0] == min(ours.stacks[seat] + ours.bets[seat], ours.round_min)
+        return False  # steered around: neither table bets or raises here
     if bool(sizes) != (least is not None) and reopening_differs(ours, least is not None):
         return False
     if theirs.betting_structure is not pk.BettingStructure.FIXED_LIMIT and ours.structure is Structure.FIXED_LIMIT:

@@ -576,3 +576,40 @@ def test_a_completion_is_a_full_bet_and_an_all_in_short_of_a_raise_over_it_reope
     for seat in (completer, caller):
         assert table.actor == seat and table.raise_sizes() == ()
         table.check_call()
+
+
+@pytest.mark.parametrize("structure", [Structure.FIXED_LIMIT, Structure.NO_LIMIT])
+def test_an_all_in_short_of_the_completion_leaves_the_completion_to_be_made(structure: Structure) -> None:
+    """7-Card Stud, bring-in 2, small bet 4: after the bring-in an all-in to 3 is no full bet, so the next seat may
+    call 3 or complete to 4 (not raise to 7 as over a completion); the one after may still complete; a completion to
+    4 is a full bet, over which the bring-in seat may raise."""
+    seats = 5
+    first = TableState.start("stud7", [100] * seats, seed=3).actor
+    assert first is not None
+    bring_in, all_in, caller, completer, _ = ((first + i) % seats for i in range(seats))
+    stacks = [100] * seats
+    stacks[all_in] = 4  # 1 for the ante, 3 to go all in with
+    table = TableState.start("stud7", stacks, seed=3, structure=structure)
+    table.post_bring_in()
+    table.bet_raise(3)
+    assert table.actor == caller and table.to_call() == 3 and table.raise_sizes()[0] == 4
+    table.check_call()
+    assert table.actor == completer and table.raise_sizes()[0] == 4
+    table.bet_raise(4)
+    assert table.raise_sizes()[0] == 8  # a raise over the completion adds a full bet
+    table.check_call()
+    assert table.actor == bring_in and table.to_call() == 2 and table.raise_sizes()[0] == 8
+    table.check_call()
+    assert table.actor == caller and table.to_call() == 1 and table.raise_sizes()[0] == 8
+
+
+def test_the_bring_in_seat_all_in_short_of_the_completion_leaves_it_to_the_next() -> None:
+    seats = 3
+    first = TableState.start("stud7", [100] * seats, seed=3).actor
+    assert first is not None
+    stacks = [100] * seats
+    stacks[first] = 4  # the bring-in seat: 1 for the ante, completes all in to 3
+    table = TableState.start("stud7", stacks, seed=3, structure=Structure.FIXED_LIMIT)
+    assert table.actor == first and table.raise_sizes() == (3,)
+    table.bet_raise(3)
+    assert table.to_call() == 3 and table.raise_sizes() == (4,)
