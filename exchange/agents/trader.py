@@ -123,8 +123,6 @@ class Trader:
 
     def place(self, hand: int, side: Side, tick: int, size: int, *, customer_ref: str | None = None) -> None:
         """Back or lay ``hand`` at ladder ``tick`` for ``size`` minor units (backer's stake)."""
-        if not ladder.is_tick(tick):
-            raise ValueError(f"tick {tick!r} is not on the ladder (0 to {ladder.MAX_TICK})")
         self.place_price(hand, side, ladder.price(tick), size, customer_ref=customer_ref)
 
     def place_price(
@@ -205,7 +203,7 @@ class Agent:
 
     Hooks are called with the view as of the moment they run and the agent's
     :class:`Trader`. ``on_market_update`` is only delivered to agents that
-    override it (at most once per clock instant), since it is frequent.
+    override it (conflated: see :mod:`exchange.agents.host`), since it is frequent.
     """
 
     #: A label for logs and reports.

@@ -96,6 +96,7 @@ from exchange.betfair.apiformat import CUSTOMER_REF_MAX, line_breaker
 from exchange.core.accounts import AccountFunds
 from exchange.core.events import BetResult, OrderAction, OrderRejected
 from exchange.core.market import MarketBook
+from exchange.core.money import as_printed
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
 from exchange.game.layouts import MarketKind
@@ -109,7 +110,8 @@ ALL_MARKETS: tuple[MarketKind, ...] = tuple(MarketKind)
 
 PriceLike = Decimal | str | float | int | Fraction
 """A price as a trader writes it: ``"2.5"``, ``Decimal("2.5")``, ``2.5`` (floats via their shortest repr),
-``Fraction(5, 2)`` (one with an exact decimal, as the handle's ``fair_odds`` may be)."""
+``Fraction(5, 2)`` (one with an exact decimal, as the handle's ``fair_odds`` may be); numpy's numbers, as read from
+a frame, as they print."""
 _REF_PREFIX_MAX = 20  # an automatic reference's prefix: room left for "-" and a counter of up to 11 digits
 
 
@@ -455,18 +457,17 @@ def _whole(name: str, value: object, hint: str) -> int:
 
 def _decimal(price: PriceLike) -> Decimal:
     """A price as the exchange reads it: exactly, as written (a float as it prints, a fraction as its decimal)."""
-    if isinstance(price, Decimal):
-        return price
-    if isinstance(price, float):
-        return Decimal(repr(price))
     if isinstance(price, Fraction):  # as the handle's own fair_odds are
         return _exact_decimal(price)
-    if isinstance(price, bool) or not isinstance(price, str | int):
+    if isinstance(price, str):
+        try:
+            return Decimal(price)
+        except InvalidOperation:
+            raise ValueError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'") from None
+    printed = as_printed(price)  # a number of any kind, numpy's from a frame included
+    if printed is None:
         raise TypeError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'")
-    try:
-        return Decimal(price)
-    except InvalidOperation:
-        raise ValueError(f"price {price!r} is not a number: give decimal odds on the ladder, e.g. '2.5'") from None
+    return printed
 
 
 def _exact_decimal(price: Fraction) -> Decimal:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from decimal import Decimal
 from fractions import Fraction
+from numbers import Integral
 
 from exchange.core.money import FLOAT_NOISE, to_exact_decimal
 from exchange.core.side import Side
@@ -80,26 +81,36 @@ class InvalidPrice(ValueError):
 
 
 def price(tick: int) -> Decimal:
-    """The decimal price of a tick.
+    """The decimal price of a tick; ``ValueError`` for a tick off the ladder (``tick_down`` and ``tick_up`` stop
+    at its ends), never another end's price as a negative index would give.
 
     >>> price(99), price(100), price(349)
     (Decimal('2'), Decimal('2.02'), Decimal('1000'))
+    >>> price(-1)
+    Traceback (most recent call last):
+    ...
+    ValueError: tick -1 is not on the ladder: a tick is a whole number from 0 (odds 1.01) to 349 (odds 1000)
     """
+    if not is_tick(tick):
+        raise ValueError(f"tick {tick!r} is not on the ladder: a tick is a whole number from {MIN_TICK} (odds "
+                         f"{PRICES[MIN_TICK]}) to {MAX_TICK} (odds {PRICES[MAX_TICK]})")
     return PRICES[tick]
 
 
 def price_str(tick: int) -> str:
-    """The price of a tick as text, as messages and JSON show it.
+    """The price of a tick as text, as messages and JSON show it (``ValueError`` as :func:`price`).
 
     >>> price_str(0), price_str(99), price_str(159)
     ('1.01', '2', '3.5')
     """
-    return str(PRICES[tick])
+    return str(price(tick))
 
 
 def is_tick(tick: object) -> bool:
-    """Whether ``tick`` is a valid tick index (an ``int``, not a ``bool``, in range)."""
-    return isinstance(tick, int) and not isinstance(tick, bool) and MIN_TICK <= tick <= MAX_TICK
+    """Whether ``tick`` is a valid tick index (a whole number of any integer type, not a ``bool``, in range)."""
+    if type(tick) is not int and (isinstance(tick, bool) or not isinstance(tick, Integral)):  # ints first: fast
+        return False
+    return MIN_TICK <= int(tick) <= MAX_TICK
 
 
 def tick_of(value: Decimal) -> int | None:

@@ -11,6 +11,7 @@ Nothing here or in the core does float arithmetic.
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from numbers import Integral, Rational, Real
 
 MINOR_PER_MAJOR = 100
 #: A client's number this close to an exact one (a whole penny, a ladder price) is that one with a binary float's
@@ -57,23 +58,46 @@ def format_minor(minor: int) -> str:
     return f"{'-' if minor < 0 else ''}{whole}.{cents:02d}"
 
 
-def to_exact_decimal(value: object, what: str) -> Decimal:
-    """Convert a client value to a finite ``Decimal`` without float arithmetic."""
+def as_printed(value: object) -> Decimal | None:
+    """A number as it prints, exactly, or ``None`` for anything that is no number of these kinds (a ``bool``, text,
+    a fraction): a ``Decimal``; a whole number of any integer type (numpy's ``int64`` from a frame); a float by its
+    shortest ``repr``, numpy's ``float64`` included; another binary float (numpy's ``float32``) as it prints.
+
+    >>> import numpy as np
+    >>> as_printed(2.3), as_printed(np.float64(2.5)), as_printed(np.float32(2.1)), as_printed(np.int64(3))
+    (Decimal('2.3'), Decimal('2.5'), Decimal('2.1'), Decimal('3'))
+    >>> as_printed(True), as_printed("2.5")
+    (None, None)
+    """
+    if isinstance(value, Decimal):
+        return value
     if isinstance(value, bool):
-        raise ValueError(f"{what} {value!r} is not a number")
-    try:
-        if isinstance(value, Decimal):
-            result = value
-        elif isinstance(value, int):
-            result = Decimal(value)
-        elif isinstance(value, float):
-            result = Decimal(repr(value))
-        elif isinstance(value, str):
+        return None
+    if isinstance(value, Integral):
+        return Decimal(int(value))
+    if isinstance(value, float):
+        return Decimal(repr(float(value)))  # float(): a subclass's repr may name its type (np.float64(2.5))
+    if isinstance(value, Real) and not isinstance(value, Rational):
+        try:
+            return Decimal(str(value))
+        except InvalidOperation:
+            return None
+    return None
+
+
+def to_exact_decimal(value: object, what: str) -> Decimal:
+    """Convert a client value to a finite ``Decimal`` without float arithmetic (text, or a number :func:`as_printed`
+    reads)."""
+    if isinstance(value, str):
+        try:
             result = Decimal(value.strip())
-        else:
+        except InvalidOperation:
+            raise ValueError(f"{what} {value!r} is not a number") from None
+    else:
+        printed = as_printed(value)
+        if printed is None:
             raise ValueError(f"{what} {value!r} is not a number")
-    except InvalidOperation:
-        raise ValueError(f"{what} {value!r} is not a number") from None
+        result = printed
     if not result.is_finite():
         shown = repr(value) if isinstance(value, str) else str(value)
         raise ValueError(f"{what} {shown} is not a finite number")

@@ -220,21 +220,26 @@ class WrongTypes(Strategy):
             except (TypeError, ValueError) as exc:
                 self.raised[name] = exc
         market.place_order(numpy.int64(2), Side.BACK, "900", numpy.int64(300))  # type: ignore[arg-type]  # numpy ints, which count as ints
+        for hand, price in ((1, numpy.float64(950.0)), (3, numpy.float32(2.1)), (4, numpy.int64(800))):
+            market.place_order(hand, Side.BACK, price, 200)  # type: ignore[arg-type]  # numpy's numbers, as they print
 
 
 def test_an_argument_of_the_wrong_type_is_refused_at_the_call_naming_it() -> None:
     """A hand, size, bet id or reference that is not an int (or text), a price that is no number: a ``TypeError``
     at the strategy's own line naming the argument, not a row that says 2 for 2.5 (the tables' integer columns
     truncate) nor an ``ArrowInvalid`` once the whole session has been played; the session plays on. Any integer
-    type is an int (numpy's, from a strategy that reads pandas)."""
+    type is an int (numpy's, from a strategy that reads pandas), and numpy's numbers are prices as they print
+    (``float64`` once stopped the decimal module with its bare ``ConversionSyntax``)."""
     strategy = WrongTypes()
     tables = empty_tables()
     play_session(small_config().setup(), 0, strategy, tables)
     assert {name: type(exc) for name, exc in strategy.raised.items()} == {name: TypeError for name, _, _ in WRONG_TYPES}
     for name, _, named in WRONG_TYPES:
         assert named in str(strategy.raised[name]), (name, str(strategy.raised[name]))
-    [sent] = [r for r in tables["orders"].to_arrow().to_pylist() if r["account"] == "strategy"]
-    assert (sent["selection_id"], sent["size"], sent["status"]) == (2, 300, "LAPSED"), "numpy's integers are ints"
+    sent = {r["selection_id"]: r for r in tables["orders"].to_arrow().to_pylist() if r["account"] == "strategy"}
+    assert (sent[2]["size"], sent[2]["status"]) == (300, "LAPSED"), "numpy's integers are ints"
+    assert {hand: r["price"] for hand, r in sent.items()} == {1: 950, 2: 900, 3: 2.1, 4: 800}
+    assert "REJECTED" not in {r["status"] for r in sent.values()}
 
 
 class RaisesInGame(Strategy):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from decimal import Decimal
 from fractions import Fraction
 from itertools import pairwise
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -71,6 +73,31 @@ def test_tick_arithmetic_across_band_boundaries(boundary: str, below: str, above
     assert price(tick_up(t)) == Decimal(above)
     assert price(tick_down(t)) == Decimal(below)
     assert tick_up(tick_down(t)) == t
+
+
+@pytest.mark.parametrize("tick", [-1, -3, 350, True, 2.0, "5"])
+def test_a_tick_off_the_ladder_has_no_price(tick: object) -> None:
+    """A negative tick is not an index from the other end (``price(-1)`` was 1000: a lay "two ticks under" a
+    favourite at 1.02 went in at 1000), nor is a flag or a float a tick."""
+    refusal = re.escape(f"tick {tick!r} is not on the ladder: a tick is a whole number from 0")
+    for show in (price, ladder.price_str):
+        with pytest.raises(ValueError, match=refusal):
+            show(tick)  # type: ignore[arg-type]  # a wrong type, on purpose
+
+
+def test_numpys_numbers_are_ticks_and_prices_as_they_print() -> None:
+    """As read from a pandas frame: numpy's integers are ticks, its floats prices as they print (``float32(2.1)``
+    is 2.1, not 2.0999999046325684); its ``float64`` once stopped the decimal module (``ConversionSyntax``)."""
+    assert price(np.int64(99)) == Decimal("2")  # type: ignore[arg-type]  # numpy's int, on purpose
+    assert ladder.is_tick(np.int32(349)) and not ladder.is_tick(np.int64(350))
+    assert parse_price(np.float64(2.02)) == 100 and parse_price(np.float32(2.1)) == parse_price("2.1")
+    assert parse_price(np.int64(3)) == parse_price("3")
+    with pytest.raises(InvalidPrice, match=r"price 2\.03 is not on the ladder"):
+        parse_price(np.float64(2.03))
+    with pytest.raises(InvalidPrice, match="not a finite number"):
+        parse_price(np.float32("nan"))
+    with pytest.raises(InvalidPrice, match="is not a number"):
+        parse_price(np.bool_(True))
 
 
 def test_ends_of_the_ladder_clamp() -> None:
