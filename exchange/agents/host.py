@@ -5,7 +5,12 @@ concerns an agent, schedules the hook on the clock *after* the current step
 (``call_later(0)``): the agent then reads a view of a settled state and its
 commands cannot re-enter the game or the exchange mid-step. Hooks an agent
 does not override are never scheduled, and ``on_market_update`` is
-conflated to at most one call per agent per clock instant.
+conflated: the book changes made while one is pending for an agent join it,
+and a change made after it has run brings another, at the same instant too.
+So an instant can bring several, each showing the book as it then stood (a
+noise trader's trade, then the house's requote answering it at 0 ms), the last
+the book as the instant left it; a stream subscriber, and a replay of the
+recorded stream files, sees one message an instant, that last book.
 
 A seat watches one market of each game: the main one, or (``market=``) a hi/lo
 game's Low market. The game's own events (start, windows, end) reach every

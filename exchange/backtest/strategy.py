@@ -24,13 +24,16 @@ Hooks, in the order a game calls them (names as flumine's where it has one)::
     on_settlement(market, settlement)           the market settled (or was voided), as it did
     on_game_end(game)                           the game is over: each market's result, the bankroll after it
 
-A "market update" is the market as it stands after what happened at one instant of
-the clock: the book's changes (orders placed, matched, cancelled) are conflated to
-one update an instant, as a stream subscriber sees one conflated message, but a
-window opening and cards turned are updates of their own. So one instant can bring
-two or three: a window opens (its book still empty), then the house's quotes come
-at the same instant; ``check_market_book`` is where a strategy that acts once an
-instant says so.
+A "market update" is the market as it stands after some of the book's changes
+(orders placed, matched, cancelled): changes made while an update is pending are
+conflated into it, and a change made after it has run brings another, at the same
+instant of the clock too; a window opening and cards turned are updates of their
+own. So one instant can bring two or three: a window opens (its book still empty),
+then the house's quotes come at the same instant; a noise trade, then the house's
+requote answering it (the house acts at 0 ms), each book shown as it stood, the
+last as the instant left it. A stream subscriber, and a replay of the recorded
+stream files, sees one message an instant, that last book. ``check_market_book``
+is where a strategy that acts once an instant says so (``market.view.now_ms``).
 
 **Which markets.** Most games have one market; a Hi/Lo game (``omaha-hilo``,
 ``stud7-hilo``) has two, High (``omaha-hilo.17``, hands 1-4) and Low

@@ -11,6 +11,9 @@ from typing import Any
 import numpy
 import pytest
 
+from exchange.agents import host
+from exchange.agents.trader import Agent, Trader
+from exchange.agents.view import BettorView
 from exchange.backtest.strategy import MarketHandle, Settlement, Strategy
 from exchange.backtest.strategy_errors import other_notes, raising_hook
 from exchange.backtest.world import build_world, play_session
@@ -18,6 +21,8 @@ from exchange.betfair.stream import snapshot_of
 from exchange.core import ladder
 from exchange.core.errors import ErrorCode
 from exchange.core.events import OrderRejected
+from exchange.core.exchange import Exchange
+from exchange.core.market import MarketBook
 from exchange.core.orders import OrderView
 from exchange.core.side import Side
 from exchange.game.layouts import MarketKind
@@ -104,6 +109,38 @@ def test_orders_arrive_after_the_latency_and_off_ladder_prices_come_back_rejecte
         assert [o.placed_ts for o in probe.orders.values()] == [probe.decided_ms + expected]
         assert [r.error_code for r in probe.rejections] == [ErrorCode.INVALID_ODDS]
         assert "2.02, 2.04" in probe.rejections[0].message
+
+
+class Watcher(Agent):
+    """Keeps the clock and the exchange's book at each market update it is given; trades nothing."""
+
+    def __init__(self, exchange: Exchange) -> None:
+        self.exchange = exchange
+        self.seen: list[tuple[int, MarketBook | None]] = []
+
+    def on_market_update(self, view: BettorView, trader: Trader) -> None:
+        self.seen.append((view.now_ms, self.exchange.market_book(view.market_id, None)))
+
+
+def test_market_updates_show_each_book_an_instant_went_through_the_last_as_it_left_it() -> None:
+    """A noise trade and the house's requote answering it at the same millisecond: an agent is shown the book
+    after the trade, then after the requote (as the docs say: the last update of an instant is the book as the
+    instant left it, the one message a stream subscriber sees); no book change goes unshown."""
+    config = small_config()
+    world = build_world(config.setup(), 0, config.strategy.build())
+    world.channel.open_account("watcher", 100)
+    watcher = Watcher(world.exchange)
+    host.seat(world.channel, watcher, "watcher")
+    world.channel.start(games=1)
+    left: dict[int, MarketBook | None] = {}  # each instant's book once nothing more was due at it
+    while world.clock.step():
+        if world.clock.next_due() != world.clock.now():
+            left[world.clock.now()] = world.exchange.market_book("holdem.0", None)
+    last: dict[int, MarketBook | None] = {}
+    for ms, book in watcher.seen:
+        last[ms] = book
+    assert len(last) > 20 and all(book == left[ms] for ms, book in last.items())
+    assert any(book != last[ms] for ms, book in watcher.seen), "the book between a trade and the house's requote"
 
 
 def test_settlement_hook_agrees_with_the_settlements_table() -> None:
