@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -78,6 +79,18 @@ class HandView:
     def best_to_lay(self) -> int | None:
         """Tick of the best price available to lay (the lowest resting back)."""
         return self.book.available_to_lay[0].tick if self.book and self.book.available_to_lay else None
+
+    @property
+    def best_to_back_price(self) -> Decimal | None:
+        """The best price available to back as odds (what ``place_order`` takes; ``best_to_back`` is its tick)."""
+        tick = self.best_to_back
+        return None if tick is None else ladder.price(tick)
+
+    @property
+    def best_to_lay_price(self) -> Decimal | None:
+        """The best price available to lay as odds (``best_to_lay`` is its tick)."""
+        tick = self.best_to_lay
+        return None if tick is None else ladder.price(tick)
 
 
 @dataclass(frozen=True, slots=True)

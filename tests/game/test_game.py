@@ -63,6 +63,9 @@ def test_house_bets_in_a_dead_heat_settle_at_a_quarter_too() -> None:
     assert view is not None
     best = view.hand(3).best_to_back
     assert best is not None and str(ladder.price(best)) == "3.95"  # one tick under the fair 4.0
+    assert str(view.hand(3).best_to_back_price) == "3.95"  # the same as odds, to place with
+    lay = view.hand(3).best_to_lay
+    assert lay is not None and view.hand(3).best_to_lay_price == ladder.price(lay) > ladder.price(best)
     assert isinstance(place(channel, "bob", 3, Side.BACK, "3.95", 500, 1), OrderPlaced)
     clock.run()
     (settled,) = log.of_type(MarketSettled)
