@@ -555,17 +555,23 @@ def test_an_all_in_bet_short_of_the_smallest_bet_and_one_raising_it_short_reopen
     assert table.actor == caller and table.to_call() == 1 and table.raise_sizes() == ()
 
 
+def _stud_short_of_chips(seats: int, short: int, chips: int, structure: Structure = Structure.FIXED_LIMIT
+                         ) -> tuple[TableState, list[int]]:
+    """7-Card Stud at 4/8, bring-in 2, 100 chips a seat but ``chips`` for the seat ``short`` places after the
+    bring-in seat (0: that seat); the table, and the seats in turn from the bring-in seat."""
+    first = TableState.start("stud7", [100] * seats, seed=3).actor
+    assert first is not None
+    order = [(first + i) % seats for i in range(seats)]
+    stacks = [100] * seats
+    stacks[order[short]] = chips
+    return TableState.start("stud7", stacks, seed=3, structure=structure), order
+
+
 def test_a_completion_is_a_full_bet_and_an_all_in_short_of_a_raise_over_it_reopens_nothing() -> None:
     """7-Card Stud at 4/8 with a bring-in of 2: the bring-in, a completion to 4 (a full bet: the seat that brought
     in may raise over it), a call, an all-in to 7 (adds 3 of the 4 a raise adds): the completer and the caller may
     only call or fold, the bring-in seat, which has not answered the completion, may raise."""
-    seats = 5
-    first = TableState.start("stud7", [100] * seats, seed=3).actor
-    assert first is not None
-    bring_in, completer, caller, all_in, _ = ((first + i) % seats for i in range(seats))
-    stacks = [100] * seats
-    stacks[all_in] = 8  # 1 for the ante, 7 to go all in with
-    table = TableState.start("stud7", stacks, seed=3, structure=Structure.FIXED_LIMIT)
+    table, (bring_in, completer, caller, _, _) = _stud_short_of_chips(5, 3, 8)  # 1 for the ante, 7 to go all in
     table.post_bring_in()
     table.bet_raise(4)
     table.check_call()
@@ -583,13 +589,7 @@ def test_an_all_in_short_of_the_completion_leaves_the_completion_to_be_made(stru
     """7-Card Stud, bring-in 2, small bet 4: after the bring-in an all-in to 3 is no full bet, so the next seat may
     call 3 or complete to 4 (not raise to 7 as over a completion); the one after may still complete; a completion to
     4 is a full bet, over which the bring-in seat may raise."""
-    seats = 5
-    first = TableState.start("stud7", [100] * seats, seed=3).actor
-    assert first is not None
-    bring_in, all_in, caller, completer, _ = ((first + i) % seats for i in range(seats))
-    stacks = [100] * seats
-    stacks[all_in] = 4  # 1 for the ante, 3 to go all in with
-    table = TableState.start("stud7", stacks, seed=3, structure=structure)
+    table, (bring_in, _, caller, completer, _) = _stud_short_of_chips(5, 1, 4, structure)  # all in to 3
     table.post_bring_in()
     table.bet_raise(3)
     assert table.actor == caller and table.to_call() == 3 and table.raise_sizes()[0] == 4
@@ -604,12 +604,7 @@ def test_an_all_in_short_of_the_completion_leaves_the_completion_to_be_made(stru
 
 
 def test_the_bring_in_seat_all_in_short_of_the_completion_leaves_it_to_the_next() -> None:
-    seats = 3
-    first = TableState.start("stud7", [100] * seats, seed=3).actor
-    assert first is not None
-    stacks = [100] * seats
-    stacks[first] = 4  # the bring-in seat: 1 for the ante, completes all in to 3
-    table = TableState.start("stud7", stacks, seed=3, structure=Structure.FIXED_LIMIT)
+    table, (first, _, _) = _stud_short_of_chips(3, 0, 4)  # the bring-in seat: 1 for the ante, all in to 3
     assert table.actor == first and table.raise_sizes() == (3,)
     table.bet_raise(3)
     assert table.to_call() == 3 and table.raise_sizes() == (4,)
