@@ -314,18 +314,18 @@ async def _arrived(request: web.Request, read: Callable[[], Awaitable[BodyT]]) -
             return await read()
     except TimeoutError:
         raise _unread(request) from None
-    except RequestPayloadError as exc:
-        raise _undecodable(request, exc) from None
+    except RequestPayloadError:
+        raise _undecodable(request) from None
 
 
-def _undecodable(request: web.Request, exc: RequestPayloadError) -> web.HTTPBadRequest:
+def _undecodable(request: web.Request) -> web.HTTPBadRequest:
     """400 for a body its Content-Encoding does not decode (gzip that is not gzip, say), closing the connection:
     the rest of the body is neither read nor drained (draining would meet the same error), and the parser is past
     a body it could not follow."""
     request.content.feed_eof()
     encoding = request.headers.get("Content-Encoding", "none")
-    said = (f"the request body is not what its Content-Encoding ({encoding:.40}) says: {exc}; send it as it is, "
-            f"or encoded as said ({encodings_taken()})")
+    said = (f"the request body is not what its Content-Encoding ({encoding:.40}) says: it cannot be decoded; send it "
+            f"as it is, or encoded as said ({encodings_taken()})")  # (not the parser's own words: "400, message:")
     return web.HTTPBadRequest(headers={"Connection": "close"}, text=said)
 
 

@@ -143,3 +143,16 @@ async def test_expect_100_continue_is_still_met(port: int) -> None:
     raw = await asyncio.wait_for(reader.read(), 5)
     writer.close()
     assert raw.startswith(b"HTTP/1.1 200 ") and json.loads(raw.partition(b"\r\n\r\n")[2])["status"] == "FAIL"
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_a_body_that_is_not_what_its_encoding_says_is_a_400_saying_so(port: int, encoding: str) -> None:
+    """Said in the server's own words: the details carried aiohttp's ("400, message: Can not decode
+    content-encoding: gzip; ...")."""
+    request = (f"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: {encoding}\r\n"
+               f"Content-Length: 5\r\nConnection: close\r\n\r\nhello").encode()
+    status, _, body = await _exchange(port, request)
+    answer = json.loads(body)
+    assert (status, answer["error"]) == (400, "BAD_REQUEST"), answer
+    assert answer["details"] == (f"the request body is not what its Content-Encoding ({encoding}) says: it cannot "
+                                 f"be decoded; send it as it is, or encoded as said ({encodings_taken()})"), answer
