@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from engine._errors import EngineInputError, InvariantError
 from engine.cards import Card, CardError, CardLike, check_distinct, group_names, parse_cards
-from engine.wording import counted, with_article
+from engine.wording import counted, or_list, with_article
 
 if TYPE_CHECKING:  # the rankings import numba; ``import engine`` stays light without them
     from engine.rankings import HandValue, Ranking
@@ -183,7 +183,8 @@ def check_cards(
     if not 2 <= n <= variant.max_seats:
         raise ShowdownError(f"{variant.title} needs 2 to {variant.max_seats} hands, got {n}")
     want, want_board = variant.hole_cards, variant.board_cards
-    if complete and variant.shared_last_card and len(board) == 1 and all(len(h) == want - 1 for h in hands):
+    if complete and variant.shared_last_card and board:
+        check_shared_card(variant, hands, dead)
         want, want_board = want - 1, 1  # the pack ran short: one shared face-up last card
     for i, hand in enumerate(hands):
         if complete and len(hand) != want:
@@ -203,6 +204,24 @@ def check_cards(
         check_distinct(*hands, board, dead, names=group_names(len(hands), board=what))
     except CardError as err:
         raise ShowdownError(str(err)) from None
+
+
+def check_shared_card(variant: Variant, hands: Sequence[Sequence[Card]], dead: Sequence[Card] = ()) -> None:
+    """Refuse a board in a stud game with a shared last card unless it can be that card: every hand at sixth
+    street, and the cards left then (all but the hands' and ``dead``) too few to give each hand its own
+    (``variants.md``: eight seats of 7-Card Stud, or fewer with cards out of play)."""
+    own = variant.hole_cards - 1
+    why = (f"a board card in {variant.title} is the shared last card, dealt only when the pack cannot give every "
+           "hand ")
+    if any(len(h) != own for h in hands):
+        held = or_list(sorted({len(h) for h in hands}))
+        raise ShowdownError(f"{why}its own after sixth street: the hands hold {held} cards, not {own} each")
+    left = variant.deck - sum(map(len, hands)) - len(dead)
+    if left >= len(hands):
+        raise ShowdownError(
+            f"{why}its own: {counted(left, 'card')} {'was' if left == 1 else 'were'} left for "
+            f"{counted(len(hands), 'hand')}"
+        )
 
 
 def made_hand(variant: Variant, ranking: Ranking, hand: Sequence[Card], board: Sequence[Card]) -> HandValue | None:

@@ -57,10 +57,10 @@ from engine._variant_kernels import (
 from engine.cards import Card
 from engine.rankings import EIGHT_OR_BETTER
 from engine.rankings.fast import TELESINA_CODE
-from engine.showdown import CardsLike, check_cards, parse_hand, parse_hands
+from engine.showdown import CardsLike, check_cards, check_shared_card, parse_hand, parse_hands
 from engine.streets import check_between_streets
 from engine.variants import VARIANTS, Deal, Face, Street, Variant, get_variant
-from engine.wording import counted, or_list
+from engine.wording import counted
 
 EXACT_LIMIT = 50_000_000
 DEFAULT_SAMPLES = 200_000
@@ -187,27 +187,11 @@ def shared_last_card(
         return game
     unseen = game.deck - sum(map(len, hands)) - len(board) - len(dead)
     if board:
-        _check_shared_card(game, hands, board, unseen)
+        check_shared_card(game, hands, dead)
     elif any(len(h) >= game.hole_cards for h in hands) or unseen >= sum(game.hole_cards - len(h) for h in hands):
         return game
     last = game.streets[-1]
     return replace(game, streets=(*game.streets[:-1], Street(last.name, (Deal(Face.BOARD, 1),), last.big_bet)))
-
-
-def _check_shared_card(game: Variant, hands: Sequence[Sequence[Card]], board: Sequence[Card], unseen: int) -> None:
-    """Refuse a ``board`` in a stud game with a shared last card unless it can be that card: every hand at sixth
-    street, and the cards left then (the unseen and the board's) too few to give each hand its own."""
-    own = game.hole_cards - 1
-    why = f"a board card in {game.title} is the shared last card, dealt only when the pack cannot give every hand "
-    if any(len(h) != own for h in hands):
-        held = or_list(sorted({len(h) for h in hands}))
-        raise EngineInputError(f"{why}its own after sixth street: the hands hold {held} cards, not {own} each")
-    left = unseen + len(board)
-    if left >= len(hands):
-        raise EngineInputError(
-            f"{why}its own: {counted(left, 'card')} {'was' if left == 1 else 'were'} left for "
-            f"{counted(len(hands), 'hand')}"
-        )
 
 
 def equity_game(variant: str | Variant) -> Variant:

@@ -105,10 +105,28 @@ def test_stud7_best_five_of_seven() -> None:
     assert r.high.hands[1] is not None and r.high.hands[1].category is HandCategory.FLUSH
 
 
+#: Eight 7-Card Stud hands at sixth street: 48 cards, 4 left for 8 hands, so the last card is one shared face up.
+EIGHT_AT_SIXTH = ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d", "5h 6h 7h 8h 4c 5c", "2s 3s 4s 5s 6s 7s",
+                  "8s 9s Ts Js Qs Ks", "Ac Ah 6c 7c 8c 3c", "2d 3d 5d 6d 7d 8d", "9d Td Jd Qd 9h Th"]
+
+
 def test_stud7_with_a_shared_last_card() -> None:
-    r = showdown("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d"], board="Ah")
-    assert r.high.winners == (0,)
-    assert r.high.hands[0] is not None and r.high.hands[0].category is HandCategory.FULL_HOUSE
+    r = showdown("stud7", EIGHT_AT_SIXTH, board="Kh")
+    assert r.high.winners == (4,)  # the king-high straight flush in spades
+    assert r.high.hands[0] is not None and r.high.hands[0].category is HandCategory.FULL_HOUSE  # As Ad Kc Kd Kh
+
+
+@pytest.mark.parametrize("variant", ["stud7", "stud7-hilo"])
+def test_a_shared_last_card_is_refused_where_the_pack_gives_every_hand_its_own(variant: str) -> None:
+    """Two hands at sixth street leave 40 cards: the last card is each one's own, never a board card. showdown()
+    took it (and named a winner) where the equity refused it."""
+    with pytest.raises(ShowdownError, match="shared last card, dealt only when the pack cannot give every hand its "
+                                            "own: 40 cards were left for 2 hands"):
+        showdown(variant, EIGHT_AT_SIXTH[:2], board="Kh")
+    seven = [h + " " + c for h, c in zip(EIGHT_AT_SIXTH[:3], ["4h", "Jh", "Qh"], strict=True)]
+    with pytest.raises(ShowdownError, match="the hands hold 7 cards, not 6 each"):
+        showdown(variant, seven, board="Kh")
+    assert showdown(variant, EIGHT_AT_SIXTH, board="Kh").high.winners == (4,)
 
 
 def test_stud7_hilo_low_from_any_five_of_seven() -> None:
