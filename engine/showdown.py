@@ -198,7 +198,7 @@ def check_cards(
     if complete and len(board) != want_board:
         raise ShowdownError(f"{what} has {counted(len(board), 'card')}; {variant.title} needs {want_board}")
     if not complete and len(board) > want_board:
-        raise ShowdownError(f"the board has {counted(len(board), 'card')}; {variant.title} has at most {want_board}")
+        raise ShowdownError(f"{what} has {counted(len(board), 'card')}; {variant.title} has at most {want_board}")
     try:
         variant.deck.check(c for group in (*hands, board, dead) for c in group)
         check_distinct(*hands, board, dead, names=group_names(len(hands), board=what))

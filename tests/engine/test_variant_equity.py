@@ -281,6 +281,7 @@ STUD_MISMATCH = "deals every hand alike, so between streets all hold as many car
         ("stud7", ["As Ad Kc Kd 2h 3h", "9c Tc Jc Qc 2c 4d"], "Ah",
          "a board card in 7-Card Stud is the shared last card, dealt only when the pack cannot give every hand its "
          "own: 40 cards were left for 2 hands"),
+        ("telesina", ["Ah Kh", "Ad Kd"], "7h 8h", "the vela has 2 cards; Telesina has at most 1"),  # as showdown says
     ],
 )
 def test_a_deal_no_street_leaves_is_refused(variant: str, hands: list[str], board: str, message: str) -> None:
