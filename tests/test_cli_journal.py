@@ -46,6 +46,7 @@ from exchange.server.journal import Journal
 from exchange.server.journal_check import REWINDS_SCHEMA
 from exchange.server.journal_writer import body_crc
 from exchange.server.recovery import restore
+from exchange.server.store import AccountStore
 from tests.cli_helpers import run_cli
 from tests.server.helpers import START_MS, play, trading_service, wait_until
 from tests.server.serverproc import ServerProcess, cli
@@ -192,6 +193,47 @@ def test_each_case_finds_what_it_is_about(db: Path, capsys: pytest.CaptureFixtur
     assert [(row["body"]["type"], row["body"]["bet_id"]) for row in replaced][-1] == ("OrderPlaced", 4)
     assert {row["body"].get("market_id") for row in _listed(capsys, db, "--market", "m.1")} == {"m.1", None}
     assert [row["kind"] for row in _listed(capsys, db, "--market", "m.1", "--kind", "result")] == ["result"]
+
+
+def test_an_account_is_found_whatever_the_case_of_its_name(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As logins and ``accounts`` take names: ``AL`` is the account al, ``house`` the server's HOUSE; a name the
+    database holds no account of is looked for as it is. The listing was empty, status 0."""
+    copy = _copy(db, tmp_path / "exchange.db")
+    store = AccountStore.open(str(copy))
+    store.add("al", "pw", deposit=0)
+    store.close()
+    al = _listed(capsys, copy, "--account", "al")
+    assert al and _listed(capsys, copy, "--account", "AL") == al == _listed(capsys, copy, "--account", "Al")
+    house = _listed(capsys, copy, "--account", "HOUSE")
+    assert house and _listed(capsys, copy, "--account", "house") == house
+    assert _listed(capsys, db, "--account", "house") == house  # a journal with no accounts table: the same
+    assert _listed(capsys, copy, "--account", "BO") == []  # bo traded, but has no login in this database
+
+
+def test_an_operators_action_on_a_game_is_found_by_each_of_its_markets(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A void sent through a hi/lo game's High market voids its Low market too: a search of the Low market finds
+    the operator's record behind its MarketVoided (it found the event alone), and not the High market's events."""
+    copy = _copy(db, tmp_path / "exchange.db")
+    journal = Journal.open(str(copy))
+    for market in ("omaha-hilo.16", "omaha-hilo.16-low"):
+        journal.append("event", {"type": "MarketVoided", "ts": 20_000, "market_id": market, "accounts": [],
+                                 "house_account_id": "HOUSE", "reason": "operator op"}, ts_ms=T0 + 20_000)
+    journal.append("operator", {"action": "void", "marketId": "omaha-hilo.16", "operator": "op", "reason": "fault",
+                                "at": T0 + 20_000}, ts_ms=T0 + 20_000)
+    journal.append("operator", {"action": "void", "marketId": "omaha-hilo.17", "operator": "op", "reason": "fault",
+                                "at": T0 + 21_000}, ts_ms=T0 + 21_000)  # another game's: never found here
+    journal.flush()
+    journal.close()
+    low = _listed(capsys, copy, "--market", "omaha-hilo.16-low")
+    assert [(row["kind"], row["body"].get("market_id", row["body"].get("marketId"))) for row in low] == [
+        ("event", "omaha-hilo.16-low"), ("operator", "omaha-hilo.16")]
+    assert _listed(capsys, copy, "--market", "omaha-hilo.16-low", "--kind", "operator") == low[1:]
+    assert _listed(capsys, copy, "--market", "omaha-hilo.16", "--kind", "operator") == low[1:]
+    assert _listed(capsys, copy, "--market", "m.10", "--kind", "operator")[0]["body"]["action"] == "suspend"
 
 
 def test_the_first_and_the_last_and_the_time_in_utc(db: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,7 +19,7 @@ from exchange.server.account import DEFAULT_CURRENCY
 from exchange.server.database import DatabaseUnusable, nothing_at, refusal
 from exchange.server.ledger import balances_from_db
 from exchange.server.params import plain_decimal
-from exchange.server.store import AccountExists, AccountStore, UnknownAccount
+from exchange.server.store import AccountExists, AccountStore, UnknownAccount, reserved_as_stored
 
 MAX_BALANCE = 10**12  # pounds: an opening balance above it is refused
 ACTIONS = ("add", "list", "password", "role")
@@ -84,6 +84,10 @@ def _run(args: argparse.Namespace) -> int:
         {"add": _add, "list": _list, "password": _password, "role": _role}[args.action](store, args)
         return 0
     except UnknownAccount:
+        own = reserved_as_stored(args.name)
+        if own is not None:  # listed, with role house, yet no login: nothing to set
+            fail(f"{own} is the server's own account (HOUSE and names beginning house- are): it has no password "
+                 "and no role to set")
         fail(f"no account {args.name!r} in {args.db} ('exchange-poker accounts --db {args.db} list' lists them)")
     finally:
         store.close()

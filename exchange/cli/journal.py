@@ -36,6 +36,7 @@ from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, fi
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
 from exchange.server.journal_check import JournalDamaged, rewinds
 from exchange.server.journal_read import Record, last_seq, set_aside
+from exchange.server.store import reserved_as_stored, stored_name
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 #: ``--limit`` and ``--last``: counts a Python slice takes.
@@ -100,11 +101,25 @@ def _time(text: str) -> int:
     return -((EPOCH - when) // timedelta(milliseconds=1))
 
 
-def query_of(args: argparse.Namespace) -> Query:
-    """The :class:`Query` the command line asks for."""
-    return Query(markets=frozenset(args.market), accounts=frozenset(args.account), bets=frozenset(args.bet),
+def query_of(args: argparse.Namespace, conn: sqlite3.Connection) -> Query:
+    """The :class:`Query` the command line asks for; account names as stored, whatever their case (as logins
+    take them)."""
+    accounts = frozenset(_as_stored(conn, name) for name in args.account)
+    return Query(markets=frozenset(args.market), accounts=accounts, bets=frozenset(args.bet),
                  kinds=frozenset(args.kind), types=frozenset(args.type), after=args.after, since_ms=args.since,
                  until_ms=args.until)
+
+
+def _as_stored(conn: sqlite3.Connection, name: str) -> str:
+    """The account ``name`` names as the journal writes it: the server's own (``house`` is ``HOUSE``), a client's
+    stored name, or ``name`` itself for none (an account the database does not hold, or a database of no
+    accounts)."""
+    own = reserved_as_stored(name)
+    if own is not None:
+        return own
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").fetchone() is None:
+        return name
+    return stored_name(conn, name) or name
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,11 +134,11 @@ def run(args: argparse.Namespace) -> int:
         fail(refusal(args.db, exc))
     try:
         if args.set_aside:
-            _print_set_aside(conn, query_of(args), args.limit, args.last)
+            _print_set_aside(conn, query_of(args, conn), args.limit, args.last)
         elif args.follow:
-            _follow(conn, args.db, query_of(args), args.last)
+            _follow(conn, args.db, query_of(args, conn), args.last)
         else:
-            _print(_chosen(conn, args.db, query_of(args), args.limit, args.last))
+            _print(_chosen(conn, args.db, query_of(args, conn), args.limit, args.last))
     except KeyboardInterrupt:  # how --follow is ended: stopped as asked
         return 0
     except JournalDamaged as exc:

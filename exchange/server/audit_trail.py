@@ -6,7 +6,8 @@ checksum: those that concern a market, an account or a bet, of a kind or an even
 
 A record *concerns* a value when a field of its body named for that sort of value holds it, at any depth:
 
-* a market: ``market_id`` (``marketId`` in an operator's suspend, resume or void);
+* a market: ``market_id`` (``marketId`` in an operator's suspend, resume or void, which acts on the whole game:
+  so such a record concerns every market of the game it names, a hi/lo game's Low market with its High);
 * an account: ``account_id``, a match's ``back_account_id`` and ``lay_account_id``, the ``house_account_id`` a
   settlement pays commission to, and an operator record's ``account`` (whose money moved) and ``operator`` (who
   acted);
@@ -37,6 +38,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from exchange.core.events import EVENT_TYPES
+from exchange.game.layouts import MarketKind
 from exchange.server import jsoncodec
 from exchange.server.cashier import JOURNAL_KIND as OPERATOR_KIND
 from exchange.server.ended_markets import ENDED_KIND
@@ -80,10 +82,17 @@ class Query:
             and (not self.types or (record.kind == "event" and _text(body.get("type")) in self.types))
             and (self.since_ms is None or record.ts_ms >= self.since_ms)
             and (self.until_ms is None or record.ts_ms < self.until_ms)
-            and (not self.markets or concerns(body, MARKET_FIELDS, self.markets))
+            and (not self.markets or concerns(body, MARKET_FIELDS, self._markets_of(record.kind)))
             and (not self.accounts or concerns(body, ACCOUNT_FIELDS, self.accounts))
             and (not self.bets or concerns(body, BET_FIELDS, self.bets))
         )
+
+    def _markets_of(self, kind: str) -> frozenset[str]:
+        """The market ids a record of ``kind`` concerning :attr:`markets` names: an operator's, any market of their
+        games (an action on a game is sent through one of its markets and acts on all)."""
+        if kind != OPERATOR_KIND:
+            return self.markets
+        return frozenset(market for asked in self.markets for market in game_markets(asked))
 
     def texts(self) -> list[set[str]]:
         """For each set of values asked for, their JSON texts: a record concerning one holds it. The journal is
@@ -91,9 +100,21 @@ class Query:
         64 bits), and the two write some characters differently (orjson a letter past ASCII or DEL as it is, the
         standard library escaped): a set holding a value they write differently is not looked for, and the records
         are judged by :meth:`matches` alone."""
-        groups = [self.markets, self.accounts, self.bets, self.types]
+        markets = self._markets_of(OPERATOR_KIND) if not self.kinds or OPERATOR_KIND in self.kinds else self.markets
+        groups = [markets, self.accounts, self.bets, self.types]
         return [{_json(value) for value in group} for group in groups
                 if group and all(_json(value) == json.dumps(value) for value in group)]
+
+
+def game_markets(market_id: str) -> tuple[str, str]:
+    """The markets of ``market_id``'s game an operator's action may name: its main market and, in a hi/lo game, its
+    Low market (a game of one market has no Low: its id is simply never found).
+
+    >>> game_markets("omaha-hilo.16-low"), game_markets("holdem.3")
+    (('omaha-hilo.16', 'omaha-hilo.16-low'), ('holdem.3', 'holdem.3-low'))
+    """
+    main = market_id.removesuffix(MarketKind.LOW.suffix)
+    return main, main + MarketKind.LOW.suffix
 
 
 def _json(value: object) -> str:

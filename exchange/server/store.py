@@ -99,12 +99,28 @@ def is_reserved(name: str) -> bool:
     return name == ExchangeConfig().house_account_id or name.startswith(HOUSE_PREFIX)
 
 
+def reserved_as_stored(name: str) -> str | None:
+    """The server's own account ``name`` names, whatever its case (``house`` is ``HOUSE``, ``House-Maker`` is
+    ``house-maker``), or None if it names none of them."""
+    for stored in (name.upper(), name.lower()):
+        if is_reserved(stored):
+            return stored
+    return None
+
+
+def stored_name(conn: sqlite3.Connection, name: str) -> str | None:
+    """The stored name of the client account ``name`` names, whatever its case (None: no such account, or several
+    differing only in case, added before names were told apart so, none of them ``name`` exactly)."""
+    rows = [row[0] for row in conn.execute("SELECT name FROM accounts WHERE name = ? COLLATE NOCASE", (name,))]
+    return name if name in rows else rows[0] if len(rows) == 1 else None
+
+
 def check_name(name: str) -> str:
     """Account names are 1–64 letters, digits or ``_.@-``; anything else is refused with the rule. The server's own
     names are refused in any case (``House`` would be told from ``HOUSE`` by the exchange, not by a person)."""
     if not _NAME.match(name):
         raise ValueError(f"account name {name!r} is not allowed: use 1-64 letters, digits or _ . @ -")
-    if is_reserved(name.upper()) or is_reserved(name.lower()):
+    if reserved_as_stored(name) is not None:
         raise ValueError(f"account name {name!r} is the server's own (HOUSE and names beginning house- are, "
                          "in any case)")
     return name
@@ -150,11 +166,8 @@ class AccountStore:
         return account
 
     def named(self, name: str) -> str | None:
-        """The stored name of the account ``name`` names, whatever its case (None: no such account, or several
-        differing only in case, added before names were told apart so, none of them ``name`` exactly)."""
-        rows = [row[0] for row in self._conn.execute("SELECT name FROM accounts WHERE name = ? COLLATE NOCASE",
-                                                     (name,))]
-        return name if name in rows else rows[0] if len(rows) == 1 else None
+        """The stored name of the account ``name`` names (:func:`stored_name`)."""
+        return stored_name(self._conn, name)
 
     def set_password(self, name: str, password: str) -> str:
         """Give the account a new password (a new salt with it); its stored name. :class:`UnknownAccount` if none."""
