@@ -119,7 +119,7 @@ def scripted(plans: Mapping[int, IrregularityPlan]) -> ScriptedIrregularities:
 RATE_CHOICES: tuple[Callable[[random.Random, int], Irregularity], ...] = (
     lambda rng, hole: Irregularity(Kind.EXPOSED_HOLE_CARDS, (0,)),
     lambda rng, hole: Irregularity(Kind.EXPOSED_HOLE_CARDS, (rng.randrange(1, hole),)),
-    lambda rng, hole: Irregularity(Kind.EXPOSED_HOLE_CARDS, tuple(rng.sample(range(1, hole), 2))),
+    lambda rng, hole: Irregularity(Kind.EXPOSED_HOLE_CARDS, tuple(sorted(rng.sample(range(1, hole), 2)))),
     lambda rng, hole: Irregularity(Kind.TOO_MANY_FLOP_CARDS, count=rng.choice((1, 1, 2))),
     lambda rng, hole: Irregularity(Kind.PREMATURE_FLOP),
     lambda rng, hole: Irregularity(Kind.PREMATURE_TURN),

@@ -135,6 +135,9 @@ def test_the_seeded_rate_replays_and_chooses_every_rule() -> None:
     assert plans == [seeded_irregularities("s", 0.5)(n) for n in range(400)]
     assert 150 < sum(p is not None for p in plans) < 250
     assert {p.kind.rule for p in plans if p is not None} == {1, 2, 3, 4, 5}
+    exposed = [p.irregularity for p in plans if p is not None and len(p.irregularity.cards) == 2]
+    assert exposed and all(list(i.cards) == sorted(i.cards) for i in exposed)  # in dealing order, as they are read
+    assert all(i.describe().startswith(f"rule 1: exposed-hole-cards at card {i.cards[0] + 1}, ") for i in exposed)
 
 
 irregular_plans = st.builds(
