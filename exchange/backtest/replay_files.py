@@ -124,6 +124,10 @@ def read_folder(directory: Path, account: str | None = None, channel: str | None
     one channel's) and ``account``'s bets (a backtest's strategy by default; a recording has no default);
     :class:`ReplayError` saying what is missing if it is not a backtest's output or a server's recording, or naming
     the channels (or accounts) to choose from."""
+    if directory.exists() and not directory.is_dir():
+        hint = f" (the folder holding it: {directory.parent})" if directory.suffix == ".parquet" else ""
+        raise ReplayError(f"{directory} is a file: give the folder of a backtest's output or a server's "
+                          f"recording{hint}")
     for name in REQUIRED:
         if not (directory / name).exists():
             raise ReplayError(f"{directory} is not a backtest's output or a server's recording: {name} is missing "

@@ -366,8 +366,15 @@ def read_table(directory: Path, name: str, columns: Sequence[str] | None = None,
     >>> read_table(folder, "games", ["game_index", "min_stake"]).to_pylist()
     [{'game_index': 0, 'min_stake': None}, {'game_index': 1, 'min_stake': 200}]
     """
-    return pq.read_table(Path(directory) / TABLES[name].file_name, columns=columns, filters=filters,
-                         schema=TABLES[name].schema)
+    path = Path(directory) / TABLES[name].file_name
+    try:
+        return pq.read_table(path, columns=columns, filters=filters, schema=TABLES[name].schema)
+    except pa.ArrowInvalid as exc:  # not Parquet at all, cut short, or another program's table
+        raise UnreadableTable(f"{path} is not a {name} table this program wrote, or it is damaged: {exc}") from None
+
+
+class UnreadableTable(pa.ArrowInvalid):
+    """A table file pyarrow cannot read as the table it should be (pyarrow's reason after the file's name)."""
 
 
 def read_tables(directory: Path, names: Iterable[str] = TABLES) -> dict[str, pa.Table]:

@@ -193,6 +193,26 @@ def test_the_command_refuses_a_folder_that_is_no_backtest_in_one_line(tmp_path: 
     assert "--speed: must be a number from 0.1 to 100, not 0" in capsys.readouterr().err
 
 
+def test_a_table_file_for_the_folder_or_a_damaged_table_is_said_so_in_one_line(
+    small_run: Run, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The games file given for its folder was 'games.parquet is missing'; a damaged table gave pyarrow's words
+    alone ('Parquet magic bytes not found in footer')."""
+    from exchange.cli import main
+
+    table = small_run.out / "games.parquet"
+    assert main(["replay", str(table)]) == 2
+    assert capsys.readouterr().err == (f"exchange-poker: error: {table} is a file: give the folder of a backtest's "
+                                       f"output or a server's recording (the folder holding it: {small_run.out})\n")
+    damaged = tmp_path / "damaged"
+    shutil.copytree(small_run.out, damaged)
+    (damaged / "games.parquet").write_bytes(b"not a parquet file at all")
+    assert main(["replay", str(damaged)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"exchange-poker: error: {damaged / 'games.parquet'} is not a games table this program "
+                          "wrote, or it is damaged: ") and err.count("\n") == 1
+
+
 def test_the_players_position_counts_the_games_of_the_folder(small_run: Run, tmp_path: Any) -> None:
     """A backtest in sessions whose strategy ended some of them early has gaps in its game numbers (here games 0,
     4 and 8 of the folder): the player says it is at game 3 of 3 at the end, not 'game 9 of 3', and plays them
