@@ -184,7 +184,7 @@ def check_cards(
         raise ShowdownError(f"{variant.title} needs 2 to {variant.max_seats} hands, got {n}")
     want, want_board = variant.hole_cards, variant.board_cards
     if complete and variant.shared_last_card and board:
-        check_shared_card(variant, hands, dead)
+        check_shared_card(variant, hands, dead, folds_unseen=True)
         want, want_board = want - 1, 1  # the pack ran short: one shared face-up last card
     for i, hand in enumerate(hands):
         if complete and len(hand) != want:
@@ -206,10 +206,15 @@ def check_cards(
         raise ShowdownError(str(err)) from None
 
 
-def check_shared_card(variant: Variant, hands: Sequence[Sequence[Card]], dead: Sequence[Card] = ()) -> None:
+def check_shared_card(variant: Variant, hands: Sequence[Sequence[Card]], dead: Sequence[Card] = (), *,
+                      folds_unseen: bool = False) -> None:
     """Refuse a board in a stud game with a shared last card unless it can be that card: every hand at sixth
     street, and the cards left then (all but the hands' and ``dead``) too few to give each hand its own
-    (``variants.md``: eight seats of 7-Card Stud, or fewer with cards out of play)."""
+    (``variants.md``: eight seats of 7-Card Stud, or fewer with cards out of play).
+
+    With ``folds_unseen`` (a showdown, given the hands still in) seats that folded took cards not named here: the
+    board card is refused only where the pack would give each hand its own even had every other seat folded at
+    sixth street (two or three hands still in, say; five of eight seats may be short of cards)."""
     own = variant.hole_cards - 1
     why = (f"a board card in {variant.title} is the shared last card, dealt only when the pack cannot give every "
            "hand ")
@@ -217,9 +222,12 @@ def check_shared_card(variant: Variant, hands: Sequence[Sequence[Card]], dead: S
         held = or_list(sorted({len(h) for h in hands}))
         raise ShowdownError(f"{why}its own after sixth street: the hands hold {held} cards, not {own} each")
     left = variant.deck - sum(map(len, hands)) - len(dead)
+    even = f"even had every other seat of {variant.max_seats} folded at sixth street, " if folds_unseen else ""
+    if folds_unseen:
+        left -= (variant.max_seats - len(hands)) * own
     if left >= len(hands):
         raise ShowdownError(
-            f"{why}its own: {counted(left, 'card')} {'was' if left == 1 else 'were'} left for "
+            f"{why}its own: {even}{counted(left, 'card')} {'was' if left == 1 else 'were'} left for "
             f"{counted(len(hands), 'hand')}"
         )
 

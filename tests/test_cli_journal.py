@@ -210,6 +210,12 @@ def test_an_account_is_found_whatever_the_case_of_its_name(
     assert house and _listed(capsys, copy, "--account", "house") == house
     assert _listed(capsys, db, "--account", "house") == house  # a journal with no accounts table: the same
     assert _listed(capsys, copy, "--account", "BO") == []  # bo traded, but has no login in this database
+    conn = sqlite3.connect(copy)  # a client named house, added before the server's names were refused in any case
+    conn.execute("INSERT INTO accounts (name, salt, pw_hash, deposit, currency, created_ms) VALUES ('house', x'', "
+                 "x'', 0, 'GBP', 0)")
+    conn.commit()
+    conn.close()
+    assert _listed(capsys, copy, "--account", "House") == []  # that client's records (none), not HOUSE's
 
 
 def test_an_operators_action_on_a_game_is_found_by_each_of_its_markets(

@@ -16,8 +16,8 @@ Rules held here (``variants.md``, "Betting order" and "Stud games"; the rest *st
   of a full raise over the big blind reopens nothing;
 * in stud the bring-in seat must post the bring-in or complete to the small bet;
   an all-in above the bring-in but short of the small bet leaves the completion to
-  be made: the next seats may call it or complete to the small bet (in fixed limit
-  every bet or raise counts toward the cap, such an all-in too);
+  be made: the next seats may call it or complete to the small bet (such an all-in
+  is no bet toward the fixed-limit cap: the completion is the round's bet);
 * a seat that stood pat when its draw time ran out may not bet or raise in the
   round after the draw.
 """
@@ -268,6 +268,8 @@ class Betting(ABC):
         self._put(seat, to - self.bets[seat])
         raised = to - top
         full = to - base >= self._full_raise()
+        if full or not self.completing:  # an all-in short of the completion is no bet: the completion will be
+            self.raises += 1
         self.bring_in_due = False
         self.completing = self.completing and not full  # an all-in short of the completion leaves it to be made
         self.actors = deque(s for s in clockwise_from(seat, self.seats)[1:] if self.live[s] and self.stacks[s] > 0)
@@ -276,7 +278,6 @@ class Betting(ABC):
             self.faced = {}
         self.faced[seat] = to
         self.last_raise = max(self.last_raise, raised)
-        self.raises += 1
         record = A.BetRaise(seat, to)
         self._record(record)
         self._round_over()

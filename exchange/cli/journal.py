@@ -111,15 +111,14 @@ def query_of(args: argparse.Namespace, conn: sqlite3.Connection) -> Query:
 
 
 def _as_stored(conn: sqlite3.Connection, name: str) -> str:
-    """The account ``name`` names as the journal writes it: the server's own (``house`` is ``HOUSE``), a client's
-    stored name, or ``name`` itself for none (an account the database does not hold, or a database of no
-    accounts)."""
-    own = reserved_as_stored(name)
-    if own is not None:
-        return own
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").fetchone() is None:
-        return name
-    return stored_name(conn, name) or name
+    """The account ``name`` names as the journal writes it: a client's stored name (one added before the server's
+    names were refused in any case, ``house`` say, is still a client's), else the server's own (``house`` is
+    ``HOUSE``), else ``name`` itself (an account the database does not hold, or a database of no accounts)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").fetchone() is not None:
+        client = stored_name(conn, name)
+        if client is not None:
+            return client
+    return reserved_as_stored(name) or name
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,7 +26,7 @@ from decimal import Decimal
 from fractions import Fraction
 from numbers import Integral
 
-from exchange.core.money import FLOAT_NOISE, to_exact_decimal
+from exchange.core.money import FLOAT_NOISE, numpy_kind, to_exact_decimal
 from exchange.core.side import Side
 
 #: The ladder's bands as ``(from, to, step)`` in hundredths: prices in
@@ -108,7 +108,8 @@ def price_str(tick: int) -> str:
 
 def is_tick(tick: object) -> bool:
     """Whether ``tick`` is a valid tick index (a whole number of any integer type, not a ``bool``, in range)."""
-    if type(tick) is not int and (isinstance(tick, bool) or not isinstance(tick, Integral)):  # ints first: fast
+    if type(tick) is not int and (isinstance(tick, bool) or not isinstance(tick, Integral)  # ints first: fast
+                                  or numpy_kind(tick) not in "iu"):  # (numpy's timedelta64 is registered Integral)
         return False
     return MIN_TICK <= int(tick) <= MAX_TICK
 

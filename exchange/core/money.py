@@ -66,12 +66,14 @@ def as_printed(value: object) -> Decimal | None:
     >>> import numpy as np
     >>> as_printed(2.3), as_printed(np.float64(2.5)), as_printed(np.float32(2.1)), as_printed(np.int64(3))
     (Decimal('2.3'), Decimal('2.5'), Decimal('2.1'), Decimal('3'))
-    >>> as_printed(True), as_printed("2.5")
-    (None, None)
+    >>> as_printed(True), as_printed("2.5"), as_printed(np.timedelta64(3))
+    (None, None, None)
     """
-    if isinstance(value, Decimal):
-        return value
-    if isinstance(value, bool):
+    if type(value) is float:  # JSON's numbers first: the placements' path
+        return Decimal(repr(value))
+    if type(value) is int or isinstance(value, Decimal):
+        return Decimal(value)
+    if isinstance(value, bool) or numpy_kind(value) not in "iuf":  # numpy registers its timedelta64 as Integral
         return None
     if isinstance(value, Integral):
         return Decimal(int(value))
@@ -83,6 +85,13 @@ def as_printed(value: object) -> Decimal | None:
         except InvalidOperation:
             return None
     return None
+
+
+def numpy_kind(value: object) -> str:
+    """A numpy scalar's kind (``i``, ``u``: integers; ``f``: floats; ``m``: a timedelta; ``b``: a bool), ``i`` for
+    anything else (a Python number has no dtype)."""
+    kind = getattr(getattr(value, "dtype", None), "kind", "i")
+    return kind if isinstance(kind, str) and kind else "i"
 
 
 def to_exact_decimal(value: object, what: str) -> Decimal:

@@ -369,7 +369,7 @@ def read_table(directory: Path, name: str, columns: Sequence[str] | None = None,
     path = Path(directory) / TABLES[name].file_name
     try:
         return pq.read_table(path, columns=columns, filters=filters, schema=TABLES[name].schema)
-    except pa.ArrowInvalid as exc:  # not Parquet at all, cut short, or another program's table
+    except pa.ArrowInvalid as exc:  # not Parquet at all, or cut short (a Parquet file of other columns reads as nulls)
         raise UnreadableTable(f"{path} is not a {name} table this program wrote, or it is damaged: {exc}") from None
 
 

@@ -118,11 +118,16 @@ def test_stud7_with_a_shared_last_card() -> None:
 
 @pytest.mark.parametrize("variant", ["stud7", "stud7-hilo"])
 def test_a_shared_last_card_is_refused_where_the_pack_gives_every_hand_its_own(variant: str) -> None:
-    """Two hands at sixth street leave 40 cards: the last card is each one's own, never a board card. showdown()
-    took it (and named a winner) where the equity refused it."""
+    """Two hands at sixth street leave at least 4 cards, even had six more seats folded there: the last card is
+    each one's own, never a board card. showdown() took it (and named a winner) where the equity refused it. Five
+    hands still in of eight seats may be short (4 cards for 5), and are taken."""
     with pytest.raises(ShowdownError, match="shared last card, dealt only when the pack cannot give every hand its "
-                                            "own: 40 cards were left for 2 hands"):
+                                            "own: even had every other seat of 8 folded at sixth street, 4 cards "
+                                            "were left for 2 hands"):
         showdown(variant, EIGHT_AT_SIXTH[:2], board="Kh")
+    with pytest.raises(ShowdownError, match="4 cards were left for 4 hands"):
+        showdown(variant, EIGHT_AT_SIXTH[:4], board="Kh")
+    assert showdown(variant, EIGHT_AT_SIXTH[3:], board="Kh").high.winners == (1,)  # the five still in
     seven = [h + " " + c for h, c in zip(EIGHT_AT_SIXTH[:3], ["4h", "Jh", "Qh"], strict=True)]
     with pytest.raises(ShowdownError, match="the hands hold 7 cards, not 6 each"):
         showdown(variant, seven, board="Kh")

@@ -98,6 +98,9 @@ def test_numpys_numbers_are_ticks_and_prices_as_they_print() -> None:
         parse_price(np.float32("nan"))
     with pytest.raises(InvalidPrice, match="is not a number"):
         parse_price(np.bool_(True))
+    with pytest.raises(InvalidPrice, match="is not a number"):
+        parse_price(np.timedelta64(3))  # numpy registers it as an Integral: it is no odds
+    assert not ladder.is_tick(np.timedelta64(5))
 
 
 def test_ends_of_the_ladder_clamp() -> None:

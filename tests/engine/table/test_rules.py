@@ -608,3 +608,31 @@ def test_the_bring_in_seat_all_in_short_of_the_completion_leaves_it_to_the_next(
     assert table.actor == first and table.raise_sizes() == (3,)
     table.bet_raise(3)
     assert table.to_call() == 3 and table.raise_sizes() == (4,)
+
+
+def test_all_ins_short_of_the_completion_are_no_bets_toward_the_fixed_limit_cap() -> None:
+    """The completion is the round's bet: an all-in to 3 before it took one of the round's raises (4/8 capped at 12,
+    not 16), and four such all-ins capped the round before anyone could complete."""
+    table, _ = _stud_short_of_chips(5, 1, 4)  # all in to 3
+    table.post_bring_in()
+    table.bet_raise(3)
+    for to in (4, 8, 12, 16):
+        assert table.raise_sizes() == (to,)
+        table.bet_raise(to)
+    assert table.raise_sizes() == ()
+    with pytest.raises(IllegalActionError, match="the betting is capped"):
+        table.bet_raise()
+    stakes = Stakes(ante=1, bring_in=3, small_bet=10, big_bet=20)
+    first = TableState.start("stud7", [100] * 8, seed=3, stakes=stakes).actor
+    assert first is not None
+    stacks = [100] * 8
+    for place, chips in zip(range(1, 5), (6, 7, 8, 9), strict=True):  # all in to 5, 6, 7 and 8
+        stacks[(first + place) % 8] = chips
+    table = TableState.start("stud7", stacks, seed=3, stakes=stakes, structure=Structure.FIXED_LIMIT)
+    table.post_bring_in()
+    for to in (5, 6, 7, 8):
+        table.bet_raise(to)
+    for to in (10, 20, 30, 40):
+        assert table.raise_sizes() == (to,)
+        table.bet_raise(to)
+    assert table.raise_sizes() == ()
