@@ -83,14 +83,20 @@ async def test_a_request_the_parser_cannot_read_is_a_json_error(port: int, what:
     assert len(answer["details"]) <= 300  # says what was wrong without echoing the request back
 
 
+async def _post_encoded(port: int, encoding: str, body: str) -> tuple[int, dict[str, Any]]:
+    """A JSON-RPC POST whose body says it is encoded ``encoding`` (and is ``body`` as it is): the status and the
+    JSON answer."""
+    request = (f"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: {encoding}\r\n"
+               f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n{body}").encode()
+    status, _, answer = await _exchange(port, request)
+    return status, json.loads(answer)
+
+
 @pytest.mark.parametrize("encoding", [e for e in ("br", "zstd") if e not in BODY_ENCODINGS])
 async def test_a_body_in_an_encoding_not_taken_is_a_415_naming_those_taken(port: int, encoding: str) -> None:
     """br and zstd bodies need libraries aiohttp makes optional: without them the answer was a 400 calling the
     request "not valid HTTP/1.1" and telling the client to install Brotli."""
-    request = (f"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: {encoding}\r\n"
-               f"Content-Length: 2\r\n\r\n{{}}").encode()
-    status, _, body = await _exchange(port, request)
-    answer = json.loads(body)
+    status, answer = await _post_encoded(port, encoding, "{}")
     assert (status, answer["error"]) == (415, "UNSUPPORTED_MEDIA_TYPE"), answer
     assert answer["details"] == (f"a request body encoded {encoding!r} is not taken here: send it as it is, or "
                                  f"encoded {encodings_taken()}"), answer
@@ -149,10 +155,7 @@ async def test_expect_100_continue_is_still_met(port: int) -> None:
 async def test_a_body_that_is_not_what_its_encoding_says_is_a_400_saying_so(port: int, encoding: str) -> None:
     """Said in the server's own words: the details carried aiohttp's ("400, message: Can not decode
     content-encoding: gzip; ...")."""
-    request = (f"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nContent-Encoding: {encoding}\r\n"
-               f"Content-Length: 5\r\nConnection: close\r\n\r\nhello").encode()
-    status, _, body = await _exchange(port, request)
-    answer = json.loads(body)
+    status, answer = await _post_encoded(port, encoding, "hello")
     assert (status, answer["error"]) == (400, "BAD_REQUEST"), answer
     assert answer["details"] == (f"the request body is not what its Content-Encoding ({encoding}) says: it cannot "
                                  f"be decoded; send it as it is, or encoded as said ({encodings_taken()})"), answer
