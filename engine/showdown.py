@@ -214,7 +214,7 @@ def check_shared_card(variant: Variant, hands: Sequence[Sequence[Card]], dead: S
 
     With ``folds_unseen`` (a showdown, given the hands still in) seats that folded took cards not named here: the
     board card is refused only where the pack would give each hand its own even had every other seat folded at
-    sixth street (two or three hands still in, say; five of eight seats may be short of cards)."""
+    sixth street (up to four hands still in of 7-Card Stud's eight seats; five may have run it short)."""
     own = variant.hole_cards - 1
     why = (f"a board card in {variant.title} is the shared last card, dealt only when the pack cannot give every "
            "hand ")
