@@ -78,7 +78,7 @@ def as_printed(value: object) -> Decimal | None:
     if isinstance(value, Integral):
         return Decimal(int(value))
     if isinstance(value, float):
-        return Decimal(repr(float(value)))  # float(): a subclass's repr may name its type (np.float64(2.5))
+        return Decimal(float.__repr__(value))  # the float's own shortest repr: a subclass's may name its type
     if isinstance(value, Real) and not isinstance(value, Rational):
         try:
             return Decimal(str(value))
