@@ -139,9 +139,11 @@ def _markets_of(body: Row) -> set[str]:
     return {m for m in named if m is not None}
 
 
-def _listed(capsys: pytest.CaptureFixture[str], db: Path, *options: str) -> list[Row]:
+def _listed(capsys: pytest.CaptureFixture[str], db: Path, *options: str, unknown: str = "") -> list[Row]:
+    """The records listed; ``unknown``: what the note on stderr names that no record concerns (none: no note)."""
     code, out, err = run_cli(capsys, "journal", "--db", str(db), *options)
-    assert (code, err) == (0, "")
+    note = f"exchange-poker: note: no record of the journal concerns {unknown}\n" if unknown else ""
+    assert (code, err) == (0, note)
     return [json.loads(line) for line in out.splitlines()]
 
 
@@ -209,13 +211,13 @@ def test_an_account_is_found_whatever_the_case_of_its_name(
     house = _listed(capsys, copy, "--account", "HOUSE")
     assert house and _listed(capsys, copy, "--account", "house") == house
     assert _listed(capsys, db, "--account", "house") == house  # a journal with no accounts table: the same
-    assert _listed(capsys, copy, "--account", "BO") == []  # bo traded, but has no login in this database
+    assert _listed(capsys, copy, "--account", "BO", unknown="account BO") == []  # bo traded, has no login here
     conn = sqlite3.connect(copy)  # a client named house, added before the server's names were refused in any case
     conn.execute("INSERT INTO accounts (name, salt, pw_hash, deposit, currency, created_ms) VALUES ('house', x'', "
                  "x'', 0, 'GBP', 0)")
     conn.commit()
     conn.close()
-    assert _listed(capsys, copy, "--account", "House") == []  # that client's records (none), not HOUSE's
+    assert _listed(capsys, copy, "--account", "House", unknown="account house") == []  # that client's, not HOUSE's
 
 
 def test_an_operators_action_on_a_game_is_found_by_each_of_its_markets(
@@ -247,7 +249,7 @@ def test_the_first_and_the_last_and_the_time_in_utc(db: Path, capsys: pytest.Cap
     assert _listed(capsys, db, "--account", "al", "--limit", "2") == every[:2]
     assert _listed(capsys, db, "--account", "al", "--last", "2") == every[-2:]
     assert every[-1]["time"] == "2026-11-30T00:53:31.000Z" and every[-1]["kind"] == "operator"
-    assert _listed(capsys, db, "--account", "nobody") == []
+    assert _listed(capsys, db, "--account", "nobody", unknown="account nobody") == []
 
 
 def test_a_damaged_record_stops_the_listing_after_those_before_it(
@@ -487,6 +489,7 @@ def test_the_servers_start_names_the_command_and_it_reads_the_running_servers_jo
         (("--bet", "x"), "argument --bet: must be a whole number from 1, not x"),
         (("--limit", "2", "--last", "2"), "argument --last: not allowed with argument --limit"),
         (("--last", "9" * 30), "argument --last: must be a whole number from 1 to "),
+        (("--market", "m,10"), "'m,10' is not a market id: one is CHANNEL.GAME, such as holdem.17"),
     ],
 )
 def test_a_bad_option_is_status_2_and_one_line(
@@ -494,6 +497,22 @@ def test_a_bad_option_is_status_2_and_one_line(
 ) -> None:
     code, out, err = run_cli(capsys, "journal", "--db", str(db), *options)
     assert (code, out) == (2, "") and err.count("\n") == 1 and says in err
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        (("--market", "m.11"), "market m.11"),
+        (("--account", "zed", "--market", "m.1", "--bet", "99"), "account zed, bet 99"),  # m.1 is found alone
+        (("--account", "bo", "--kind", "operator"), ""),  # each alone is found: together nothing, and no note
+    ],
+)
+def test_a_search_that_lists_nothing_says_which_value_it_names_no_record_concerns(
+    db: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...], says: str,
+) -> None:
+    """A misspelt market, account or bet id lists nothing, as a search that finds nothing does: stderr says which
+    of them the journal never mentions (status 0: nothing is wrong with the journal)."""
+    assert _listed(capsys, db, *options, unknown=says) == []
 
 
 def test_a_line_end_inside_a_text_is_escaped_so_each_record_is_one_line(

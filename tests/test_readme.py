@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import inspect
 import io
 import re
 import shlex
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from exchange.backtest.strategy import Strategy
 from exchange.cli import build_parser, main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -153,3 +155,15 @@ def test_every_option_the_readme_names_is_a_commands() -> None:
     assert OTHER_TOOLS.keys() <= named and not OTHER_TOOLS.keys() & ours  # each shown, and none ours
     for option, tool in OTHER_TOOLS.items():
         assert re.search(rf"{tool} [^`]*{option}", TEXT), option  # shown with its tool
+
+
+def test_the_strategy_hooks_the_readme_lists_are_the_strategy_classs_with_their_parameters() -> None:
+    """The Backtesting section's hooks, each as ``name(parameters)``, are the base class's public methods that a
+    strategy overrides, with their parameters' names in order."""
+    listed = TEXT[TEXT.index("\nHooks ("):]
+    listed = listed[:listed.index("The handle has")]
+    said = {name: [p.strip() for p in params.split(",")] for name, params in
+            re.findall(r"`((?:on|check|process)_\w+)\(([\w, ]+)\)`", listed)}
+    hooks = {name: list(inspect.signature(method).parameters)[1:] for name, method in vars(Strategy).items()
+             if re.match(r"(on|check|process)_", name) and callable(method)}
+    assert said == hooks

@@ -559,8 +559,9 @@ class Strategy:
         return market.betting_open
 
     def process_market_book(self, market: MarketHandle) -> None:
-        """The market changed: a window opened, cards were turned, or its book changed (conflated to once an
-        instant; an opening and the quotes that follow it at the same instant are two calls)."""
+        """The market changed: a window opened, cards were turned, or its book changed. Changes made while an
+        update is pending join it; one after it brings another, at the same instant too (an opening and the house's
+        quotes that follow it, a noise trade and the requote answering it, are two calls)."""
 
     def process_orders(self, market: MarketHandle, orders: Sequence[OrderView]) -> None:
         """Some of this strategy's orders changed: placed, matched, cancelled, lapsed, settled."""

@@ -5,7 +5,8 @@ ISO 8601, UTC), the body as the server journaled it (a core event's fields, an o
 result). The filters are :mod:`exchange.server.audit_trail`'s: what a record concerns (``--market``,
 ``--account``, ``--bet``, each repeatable), its ``--kind`` and event ``--type``, ``--after`` a record's number,
 ``--since`` / ``--until`` a time; ``--follow`` then prints what the server commits from then on, as ``tail -f``
-does. It reads what the server has committed, beside a running server or without one, and changes nothing. A
+does. A search that lists nothing says on stderr which market, account or bet it names no record concerns at all.
+It reads what the server has committed, beside a running server or without one, and changes nothing. A
 damaged or missing record stops it, after the records before it, with status 1 (a search reads and checks only the
 records that can concern it; ``--last N`` reads from the journal's end back). ``--set-aside`` lists instead the
 records starts set aside as damaged (``serve --accept-damaged-journal``), each with what is wrong with it.
@@ -31,6 +32,7 @@ from typing import Any, NoReturn
 
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import PROG, fail, one_line_errors, positive, whole_number_from_to
+from exchange.game.channels import parse_market_id
 from exchange.server import jsoncodec, snapshots
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
@@ -53,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print the journal's records as JSON lines, oldest first: every record, or those the options "
                     "ask for (several values of one option: any of them; several options: all of them).")
     parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
-    parser.add_argument("--market", action="append", default=[], metavar="ID",
+    parser.add_argument("--market", action="append", default=[], metavar="ID", type=_market_id,
                         help="records that concern this market (holdem.17, omaha-hilo.3-low)")
     parser.add_argument("--account", action="append", default=[], metavar="NAME",
                         help="records that concern this account: its bets, matches, results, money moved for or by it")
@@ -80,6 +82,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "(Ctrl-C); with --last N, the last N first (as tail -f)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
+
+
+def _market_id(text: str) -> str:
+    if parse_market_id(text) is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a market id: one is CHANNEL.GAME, such as holdem.17, or "
+                                         "CHANNEL.GAME-low for a hi/lo game's Low market, such as omaha-hilo.3-low")
+    return text
 
 
 def _event_type(text: str) -> str:
@@ -137,7 +146,9 @@ def run(args: argparse.Namespace) -> int:
         elif args.follow:
             _follow(conn, args.db, query_of(args, conn), args.last)
         else:
-            _print(_chosen(conn, args.db, query_of(args, conn), args.limit, args.last))
+            query = query_of(args, conn)
+            if not _print(_chosen(conn, args.db, query, args.limit, args.last)):
+                _say_what_no_record_concerns(conn, args.db, query)
     except KeyboardInterrupt:  # how --follow is ended: stopped as asked
         return 0
     except JournalDamaged as exc:
@@ -220,15 +231,29 @@ def _chosen(conn: sqlite3.Connection, db: str, query: Query, limit: int | None, 
 _LINE_ENDS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
-def _print(records: Iterable[Record]) -> None:
-    _write(map(line, records))
+def _print(records: Iterable[Record]) -> int:
+    return _write(map(line, records))
 
 
-def _write(rows: Iterable[dict[str, Any]]) -> None:
-    """Each row as one line of JSON."""
+def _write(rows: Iterable[dict[str, Any]]) -> int:
+    """Each row as one line of JSON; how many there were."""
     write = sys.stdout.write
+    written = 0
     for row in rows:
         write(jsoncodec.dumps_str(row).translate(_LINE_ENDS) + "\n")
+        written += 1
+    return written
+
+
+def _say_what_no_record_concerns(conn: sqlite3.Connection, db: str, query: Query) -> None:
+    """After a search that listed nothing, say on stderr which of the markets, accounts and bets it named no record
+    of the journal concerns at all (a misspelt one would otherwise look like a search that found nothing)."""
+    named = [(f"market {m}", Query(markets=frozenset({m}))) for m in sorted(query.markets)]
+    named += [(f"account {a}", Query(accounts=frozenset({a}))) for a in sorted(query.accounts)]
+    named += [(f"bet {b}", Query(bets=frozenset({b}))) for b in sorted(query.bets)]
+    unknown = [name for name, alone in named if next(find(conn, db, alone), None) is None]
+    if unknown:
+        print(f"{PROG}: note: no record of the journal concerns {', '.join(unknown)}", file=sys.stderr)
 
 
 def _print_set_aside(conn: sqlite3.Connection, query: Query, limit: int | None, last: int | None) -> None:

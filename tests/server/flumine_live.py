@@ -75,7 +75,7 @@ def run_flumine_live(url: str, stream_port: int, username: str, password: str, c
     return seen
 
 
-def run_flumine_replace_cancel(url: str, stream_port: int, username: str, password: str, cert_dir: str,
+def run_flumine_replace_cancel(url: str, stream_port: int, username: str, password: str, cert_dir: str | None,
                                timeout_s: float) -> dict[str, Any]:
     """flumine places a back at 1000 (nobody takes it: the server runs no house), replaces it at 900 once the
     order stream shows it resting, then cancels the replacement once that rests; stops when the order stream
@@ -127,9 +127,10 @@ def run_flumine_replace_cancel(url: str, stream_port: int, username: str, passwo
     return seen
 
 
-def _run(url: str, username: str, password: str, cert_dir: str, strategy: type, timeout_s: float) -> Any:
+def _run(url: str, username: str, password: str, cert_dir: str | None, strategy: type, timeout_s: float) -> Any:
     """Run flumine live with one ``strategy`` on every market of the server's stream until the strategy stops it,
-    or ``timeout_s`` has passed; the framework, once it has stopped."""
+    or ``timeout_s`` has passed; the framework, once it has stopped. flumine logs in with certificates from
+    ``cert_dir`` (its default login), or, with none, interactively (as the README's example does)."""
     import betfairlightweight
     from flumine import Flumine, clients
     from flumine.events.events import TerminationEvent
@@ -138,7 +139,7 @@ def _run(url: str, username: str, password: str, cert_dir: str, strategy: type, 
     trading = betfairlightweight.APIClient(username, password, app_key="flumine-test", certs=cert_dir)
     trading.identity_uri = trading.identity_cert_uri = f"{url}/api/"
     trading.api_uri = f"{url}/exchange/"
-    framework = Flumine(client=clients.BetfairClient(trading))
+    framework = Flumine(client=clients.BetfairClient(trading, interactive_login=cert_dir is None))
     stream = BetfairMarketStream(market_filter={}, market_data_filter={"fields": ["EX_BEST_OFFERS",
                                                                                   "EX_MARKET_DEF"]})
     framework.add_strategy(strategy(streams=[stream], max_order_exposure=10, max_selection_exposure=10))

@@ -1,7 +1,8 @@
 """flumine live, unmodified from PyPI, trades against a real server process over Betfair's TLS stream.
 
 The server runs with house liquidity and short windows on the wall clock; flumine logs in with its default
-certificate login (any certificate files do), reads its account details, opens its order and market streams
+certificate login (any certificate files do; the replace and cancel test logs in interactively, as the README's
+example), reads its account details, opens its order and market streams
 on the server's stream port, backs a hand, and stops once its order stream shows the bet matched. Run in a
 spawned process: importing flumine patches betfairlightweight for the whole process.
 """
@@ -61,16 +62,17 @@ def test_flumine_live_places_is_matched_and_sees_it_on_the_order_stream(
     assert seen["order_stream"]["rfs"] == expected_ref
 
 
-def test_flumine_live_replaces_and_cancels_through_api_ng(tmp_path: Path, cert_dir: str) -> None:
+def test_flumine_live_replaces_and_cancels_through_api_ng(tmp_path: Path) -> None:
     """flumine's replace and cancel read replaceOrders' and cancelOrders' reports: the replaced bet ends, its
     replacement joins flumine's blotter with the new bet id, and the cancelled replacement ends with its whole
-    stake cancelled. No house and no noise traders: nothing takes the bets."""
+    stake cancelled. No house and no noise traders: nothing takes the bets. flumine logs in interactively, with
+    no certificates, as the README's example does."""
     with ServerProcess(tmp_path / "ex.db", "--demo", "--noise-traders", "0", window_s=10, playing_s=0.3,
                        stream=True) as server:
         assert server.stream_port is not None
         spawn = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as pool:
-            seen = pool.submit(run_flumine_replace_cancel, server.url, server.stream_port, "demo", "demo", cert_dir,
+            seen = pool.submit(run_flumine_replace_cancel, server.url, server.stream_port, "demo", "demo", None,
                                2 * FLUMINE_TIMEOUT_S).result(timeout=3 * FLUMINE_TIMEOUT_S)
     assert "done" in seen, f"the replacement was not seen cancelled: {seen}"
     assert seen["done"] == {"bet_id": seen["cancel"], "size_cancelled": 2.0, "cancel_report": "SUCCESS"}
