@@ -39,15 +39,15 @@ from __future__ import annotations
 import contextlib
 import json
 import tomllib
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Any
 
-from engine.cards import Card, CardError, check_distinct, parse_cards
+from engine.cards import Card, CardError, parse_cards
 from engine.table import actions as A
 from engine.table.errors import TableError
+from engine.table.shoe import CardNotInStub
 from engine.table.state import TableState
 from engine.table.structures import Stakes, Structure
 from engine.variants import ForcedBets, get_variant
@@ -215,11 +215,7 @@ class HandHistory:
         """The cards the history deals to each seat (``None``: the board), in order."""
         out: dict[int | None, list[Card]] = {}
         for line in self.actions:
-            words = line.split("#")[0].split()
-            if words[:2] == ["d", "db"] and len(words) == 3:
-                out.setdefault(None, []).extend(parse_cards(words[2]))
-            elif words[:2] == ["d", "dh"] and len(words) == 4 and words[2][1:].isdigit():
-                out.setdefault(int(words[2][1:]) - 1, []).extend(parse_cards(words[3]))
+            _record_deal(out, line)
         return out
 
     def _checked_deals(self) -> dict[int | None, list[Card]]:
@@ -233,31 +229,32 @@ class HandHistory:
 
     def replay(self) -> TableState:
         """Play the hand again through :class:`TableState`: the seats' actions are applied, and
-        the cards the table deals to each seat and the board must be the ones recorded (in
-        any grouping: pokerkit's files read too) and the final stacks those recorded."""
+        the cards the table deals to each seat and the board must be the ones recorded, recorded
+        where the table deals them (by the next seat action; in any grouping: pokerkit's files
+        read too), each card still in the stub when dealt (a pack deals a card once, and a draw's
+        discard only in a reshuffle), and the final stacks those recorded."""
         deals = self._checked_deals()
         try:
             state = TableState.replay(
                 self.variant, self.starting_stacks, deals, structure=self.structure, stakes=self.stakes
             )
+        except CardNotInStub as err:
+            raise PHHError(f"a card the history deals is wrong: {err}") from None
         except ValueError as err:
             raise PHHError(f"the hand cannot be set up: {err}") from None
-        _held_once(state)
+        recorded: dict[int | None, list[Card]] = {}  # what the dealer's lines read so far deal
         for number, line in enumerate(self.actions, 1):
+            if _is_seat_action(line):
+                _dealt_so_far(state, recorded, number, line)
+            _record_deal(recorded, line)
             try:
                 _apply(state, line)
+            except CardNotInStub as err:  # the table dealt as the action ended its round: name the line of that deal
+                number, line = self._dealing(number, line, err.card)
+                raise PHHError(f"action {number} {line!r}: a card the history deals is wrong: {err}") from None
             except ValueError as err:
                 raise PHHError(f"action {number} {line!r}: {err}") from None
-            try:
-                _held_once(state)
-            except PHHError as err:  # the table dealt as the action ended its round: name the line of that deal
-                number, line = self._dealing(number, line, state)
-                raise PHHError(f"action {number} {line!r}: {err}") from None
-        dealt: dict[int | None, list[Card]] = {}
-        for record in state.log:
-            if isinstance(record, A.Deal):
-                dealt.setdefault(record.seat, []).extend(record.cards)
-        if dealt != self.dealt():
+        if _table_dealt(state) != self.dealt():
             raise PHHError("the table dealt other cards than the history records (or fewer, or more)")
         for number, line in enumerate(self.actions, 1):
             _check_show(state, number, line)
@@ -265,28 +262,55 @@ class HandHistory:
             raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
         return state
 
-    def _dealing(self, number: int, line: str, state: TableState) -> tuple[int, str]:
-        """The dealer's line after action ``number`` that deals a card now held twice (the table deals a street
-        when a seat's action ends the round before it), else action ``number`` itself."""
-        held = Counter(card for cards in (*state.cards, state.board) for card in cards)
-        twice = {card for card, times in held.items() if times > 1}
+    def _dealing(self, number: int, line: str, card: Card) -> tuple[int, str]:
+        """The dealer's line after action ``number`` that deals ``card`` (the table deals a street when a seat's
+        action ends the round before it), else action ``number`` itself."""
         for later, text in enumerate(self.actions[number:], number + 1):
             words = text.partition("#")[0].split()
             if words[:1] != ["d"]:
                 break
             with contextlib.suppress(CardError):
-                if twice & set(parse_cards(words[-1])):
+                if card in parse_cards(words[-1]):
                     return later, text
         return number, line
 
 
-def _held_once(state: TableState) -> None:
-    """Refuse a card held twice (by two seats, or a seat and the board): a deal no pack makes.
-    A discard may come back to another seat after a reshuffle, so this is checked as the hand goes."""
-    try:
-        check_distinct(*state.cards, state.board)
-    except CardError as err:
-        raise PHHError(f"a card the history deals is wrong: {err}") from None
+def _is_seat_action(line: str) -> bool:
+    """A seat's own action (``pN ...``, not a show): the table deals nothing between the dealer's lines before it
+    and it."""
+    words = line.partition("#")[0].split()
+    return bool(words) and words[0] != "d" and words[1:2] != ["sm"]
+
+
+def _table_dealt(state: TableState) -> dict[int | None, list[Card]]:
+    """The cards the table has dealt to each seat (``None``: the board), in order."""
+    dealt: dict[int | None, list[Card]] = {}
+    for record in state.log:
+        if isinstance(record, A.Deal):
+            dealt.setdefault(record.seat, []).extend(record.cards)
+    return dealt
+
+
+def _dealt_so_far(state: TableState, recorded: dict[int | None, list[Card]], number: int, line: str) -> None:
+    """Refuse a seat's action (``number``, ``line``) before which the history's dealer lines have dealt other cards
+    than the table has by then (``recorded``): a street recorded before the betting that comes first, or after the
+    action that follows it."""
+    table = _table_dealt(state)
+    for target in sorted(recorded.keys() | table.keys(), key=lambda t: -1 if t is None else t):
+        if recorded.get(target, []) != table.get(target, []):
+            who = "the board" if target is None else f"seat {target}"
+            raise PHHError(f"action {number} {line!r}: the history has dealt {who} "
+                           f"{_cards(recorded.get(target, [])) or 'nothing'} before it, the table "
+                           f"{_cards(table.get(target, [])) or 'nothing'}: a deal out of its place")
+
+
+def _record_deal(dealt: dict[int | None, list[Card]], line: str) -> None:
+    """Add the cards of a dealer's line (``d db CARDS``, ``d dh pN CARDS``) to ``dealt``; other lines add none."""
+    words = line.split("#")[0].split()
+    if words[:2] == ["d", "db"] and len(words) == 3:
+        dealt.setdefault(None, []).extend(parse_cards(words[2]))
+    elif words[:2] == ["d", "dh"] and len(words) == 4 and words[2][1:].isdigit():
+        dealt.setdefault(int(words[2][1:]) - 1, []).extend(parse_cards(words[3]))
 
 
 def _check_show(state: TableState, number: int, line: str) -> None:

@@ -79,37 +79,55 @@ class Shoe:
 
 class ScriptedShoe(Shoe):
     """Deals the cards a hand history recorded: ``script`` maps each seat (``None``: the
-    board) to the cards it received, in order. Burns and the stub's size come from
-    ``deck`` less every card named."""
+    board) to the cards it received, in order.
+
+    The stub is the whole pack, and each card dealt is taken out of it as a real shoe's
+    is, so the history must be a deal a pack can make: a card is dealt once, and comes
+    back only as a real shoe brings it back, in a reshuffle of the discards once the stub
+    is empty (never to the seat that discarded it that round, nor to a seat still waiting
+    for its cards). A burn takes a card the rest of the script does not deal, if there is one.
+    """
 
     def __init__(self, script: dict[int | None, list[Card]], deck: Sequence[Card]) -> None:
-        named = {card for cards in script.values() for card in cards}
-        spare = [card for card in deck if card not in named]
-        super().__init__(spare, random.Random(0))
+        super().__init__(deck, random.Random(0))
         self._script = {target: list(reversed(cards)) for target, cards in script.items()}
-        self._used = 0
-        self._size = len(deck)
-
-    def __len__(self) -> int:
-        return self._size - self._used
 
     def take(
         self, count: int, seat: int | None = None, waiting: frozenset[int] = frozenset()
     ) -> tuple[tuple[Card, ...], int]:
         queue = self._script.get(seat, [])
+        who = "the board" if seat is None else f"seat {seat}"
         if len(queue) < count:
-            who = "the board" if seat is None else f"seat {seat}"
             raise TableError(f"the recorded hand deals {len(queue)} more cards to {who}, the table needs {count}")
-        out = tuple(queue.pop() for _ in range(count))
-        self._used += count
-        return out, 0
+        out: list[Card] = []
+        reshuffled = 0
+        for _ in range(count):
+            card = queue.pop()
+            if not self._stub:
+                reshuffled += self._reshuffle(waiting | {seat} if seat is not None else waiting)
+            if card not in self._stub:
+                raise CardNotInStub(card, who)
+            self._stub.remove(card)
+            out.append(card)
+        return tuple(out), reshuffled
 
     def burn(self) -> Card:
-        """A card nobody sees: the next spare one."""
+        """A card nobody sees: one the rest of the script does not deal, if the stub holds one."""
         if not self._stub:
-            raise TableError("no spare card left to burn")
-        self._used += 1
-        return self._stub.pop()
+            self._reshuffle(frozenset())
+        dealt_later = {card for cards in self._script.values() for card in cards}
+        card = next((c for c in reversed(self._stub) if c not in dealt_later), self._stub[-1])
+        self._stub.remove(card)
+        return card
 
-    def unseen(self) -> tuple[Card, ...]:
-        return ()
+
+class CardNotInStub(TableError):
+    """A recorded deal no pack makes: ``card`` is dealt to ``who`` when it is not in the stub."""
+
+    def __init__(self, card: Card, who: str) -> None:
+        super().__init__(
+            f"card {card} appears more than once: it is dealt to {who} when it is no longer in the stub (a card "
+            "comes back only in a reshuffle of the draws' discards, once the stub is empty, and never to the seat "
+            "that discarded it that round)"
+        )
+        self.card = card

@@ -514,10 +514,9 @@ class TableState(Betting):
             check_distinct(held)
         except ValueError as err:
             raise InvariantError(f"a card is held twice: {err}") from None
-        if not isinstance(self.shoe, ScriptedShoe):
-            every = sorted([*held, *self.burned, *self.mucked, *self.shoe.unseen()])
-            if every != list(self.variant.deck.cards()):
-                raise InvariantError("the held, burned, mucked, stub and discarded cards are not the pack once")
+        every = sorted([*held, *self.burned, *self.mucked, *self.shoe.unseen()])
+        if every != list(self.variant.deck.cards()):
+            raise InvariantError("the held, burned, mucked, stub and discarded cards are not the pack once")
         actor = self.actor
         if actor is not None and not self.live[actor]:
             raise InvariantError(f"seat {actor} is to act but has folded")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from engine.table import Structure, TableState
+from engine.table import actions as A
 from engine.table.bots import CallingBot, Decision, Move, SeatView, play_hand
+from engine.table.phase import Phase
 from engine.table.phh import PHHError, dumps, loads, parse_code, variant_code
 from engine.variants import VARIANTS
 
@@ -88,8 +90,62 @@ def test_a_card_dealt_twice_on_a_street_is_put_to_the_line_that_deals_it() -> No
     assert not actions[turn_at - 2].startswith("d ")  # a seat's action comes before the turn's deal
     with pytest.raises(PHHError) as refused:
         loads(text.replace(f"'d db {turn}'", f"'d db {twice}'")).replay()
-    assert str(refused.value) == (f"action {turn_at} 'd db {twice}': a card the history deals is wrong: card "
-                                  f"{twice} appears more than once")
+    assert str(refused.value).startswith(f"action {turn_at} 'd db {twice}': a card the history deals is wrong: card "
+                                         f"{twice} appears more than once: it is dealt to the board when it is no "
+                                         "longer in the stub")
+
+
+LIMIT_HOLDEM = "variant = 'FT'\nantes = [0, 0, 0]\nblinds_or_straddles = [1, 2, 0]\nsmall_bet = 2\nbig_bet = 4\n"
+DRAW = "variant = 'F5CD'\nantes = [0, 0]\nblinds_or_straddles = [1, 2]\nsmall_bet = 2\nbig_bet = 4\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # a seat's own discards back with 42 cards in the stub (no reshuffle)
+        (DRAW + "starting_stacks = [100, 100]\nactions = ['d dh p1 JdJs6c9cQh', 'd dh p2 7h7dAsAhQs', 'p2 cc', "
+         "'p1 cc', 'p1 sd JdJs', 'p2 sd', 'd dh p1 JdJs', 'p1 cc', 'p2 cc']",
+         "action 7 'd dh p1 JdJs': a card the history deals is wrong: card Jd appears more than once: it is dealt "
+         "to seat 0 when it is no longer in the stub"),
+        # a folded seat's cards on the flop
+        (LIMIT_HOLDEM + "starting_stacks = [100, 100, 100]\nactions = ['d dh p1 2c3c', 'd dh p2 7h7d', "
+         "'d dh p3 AsKs', 'p3 f', 'p1 cc', 'p2 cc', 'd db AsKs2d', 'p1 cc', 'p2 cc']",
+         "action 7 'd db AsKs2d': a card the history deals is wrong: card As appears more than once: it is dealt "
+         "to the board when it is no longer in the stub"),
+        # the flop recorded before the betting that comes first
+        (LIMIT_HOLDEM + "starting_stacks = [100, 100, 100]\nactions = ['d dh p1 2c3c', 'd dh p2 7h7d', "
+         "'d dh p3 AsKs', 'd db Td9d9h', 'p3 f', 'p1 cc', 'p2 cc']",
+         "action 5 'p3 f': the history has dealt the board Td9d9h before it, the table nothing: a deal out of its "
+         "place"),
+        # the flop recorded after the first action on it
+        (LIMIT_HOLDEM + "starting_stacks = [100, 100, 100]\nactions = ['d dh p1 2c3c', 'd dh p2 7h7d', "
+         "'d dh p3 AsKs', 'p3 f', 'p1 cc', 'p2 cc', 'p1 cc', 'd db Td9d9h', 'p2 cc']",
+         "action 7 'p1 cc': the history has dealt the board nothing before it, the table Td9d9h: a deal out of "
+         "its place"),
+    ],
+)  # fmt: skip
+def test_a_deal_no_pack_makes_or_out_of_its_place_is_refused(text: str, message: str) -> None:
+    """A history replays only as a pack and a dealer could have dealt it: each card still in the stub when dealt,
+    each street recorded between the actions the table deals it between."""
+    with pytest.raises(PHHError) as refused:
+        loads(text).replay()
+    assert str(refused.value).startswith(message)
+
+
+def test_a_hand_whose_discards_are_reshuffled_back_in_replays() -> None:
+    """The cards a reshuffle brings back (to seats other than those that discarded them) are dealt again on replay,
+    and the replay writes the same history."""
+    state = TableState.start("draw5", [50] * 6, seed=9)  # 30 dealt, 22 left: every seat drawing five runs it dry
+    while not state.done:
+        if state.phase is Phase.DRAWING and state.actor is not None:
+            state.draw(state.cards[state.actor])
+        else:
+            state.check_call()
+    assert any(isinstance(record, A.Reshuffle) for record in state.log)
+    text = dumps(state)
+    replayed = loads(text).replay()
+    assert replayed.stacks == state.stacks and dumps(replayed) == text
+    replayed._check()  # the held, burned, mucked, stub and discarded cards are the pack once
 
 
 @pytest.mark.parametrize(
