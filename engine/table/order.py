@@ -8,28 +8,36 @@ In stud games the up cards decide: the bring-in by the variant's
 :class:`~engine.variants.BringIn` rule, later rounds by the best poker hand the up
 cards make (:func:`up_strength`; pairs and sets only, as four or fewer cards make no
 straight or flush; Soko's four-flush and four-straight count with four up cards).
-Ties go to the seat closest to the button's left.
+Telesina's hands are its ranking T's, which breaks ties by suit (hearts > diamonds >
+clubs > spades): high cards are compared card by card, rank then suit, and equal pairs
+with equal kickers by the suit of the highest kicker. Other ties go to the seat
+closest to the button's left.
 
 >>> from engine.cards import parse_cards
->>> up_strength(parse_cards("Kd Kc"), soko=False) > up_strength(parse_cards("As Qs"), soko=False)
+>>> up_strength(parse_cards("Kd Kc"), "stud7") > up_strength(parse_cards("As Qs"), "stud7")
 True
->>> up_strength(parse_cards("9s 7s 4s 2s"), soko=True) > up_strength(parse_cards("Ah Ad Kc Qs"), soko=True)
+>>> up_strength(parse_cards("9s 7s 4s 2s"), "soko") > up_strength(parse_cards("Ah Ad Kc Qs"), "soko")
 True
->>> up_strength(parse_cards("9s 7s 4s 2s"), soko=True) > up_strength(parse_cards("Ah Ad Kc Kd"), soko=True)
+>>> up_strength(parse_cards("9s 7s 4s 2s"), "soko") > up_strength(parse_cards("Ah Ad Kc Kd"), "soko")
 False
+>>> up_strength(parse_cards("Ah 8h"), "telesina") > up_strength(parse_cards("As Kc"), "telesina")  # the ace of hearts
+True
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.cards import Card
+from engine.cards import Card, Suit
 
 _HIGH, _PAIR, _FOUR_STRAIGHT, _FOUR_FLUSH, _TWO_PAIR, _TRIPS, _QUADS = range(7)
+#: Ranking T's suits, weakest first (``variants.md``: hearts > diamonds > clubs > spades).
+_TELESINA_SUITS = (Suit.SPADES, Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS)
 
 
-def up_strength(cards: Sequence[Card], *, soko: bool) -> tuple[int, ...]:
-    """A comparable strength of a seat's up cards (greater is better), ranks only."""
+def up_strength(cards: Sequence[Card], variant: str) -> tuple[int, ...]:
+    """A comparable strength of a seat's up cards in game ``variant`` (greater is better): ranks only, but
+    Telesina's, whose ranking breaks ties by suit."""
     counts: dict[int, int] = {}
     for card in cards:
         counts[card.rank] = counts.get(card.rank, 0) + 1
@@ -45,13 +53,30 @@ def up_strength(cards: Sequence[Card], *, soko: bool) -> tuple[int, ...]:
         category = _TWO_PAIR
     elif shape[:1] == (2,):
         category = _PAIR
-    if soko and len(cards) == 4 and category < _TWO_PAIR:
+    if variant == "soko" and len(cards) == 4 and category < _TWO_PAIR:
         if len({card.suit for card in cards}) == 1:
             return (_FOUR_FLUSH, *ranks)
         top = _four_straight_top(set(counts))
         if top:
             return (_FOUR_STRAIGHT, top)
+    if variant == "telesina":
+        return (category, *_telesina_ties(cards, category, ranks))
     return (category, *ranks)
+
+
+def _telesina_ties(cards: Sequence[Card], category: int, ranks: tuple[int, ...]) -> tuple[int, ...]:
+    """Ranking T within a category: high cards card by card, each by rank then suit; a pair by its rank, its
+    kickers, then the suit of the highest kicker; sets by rank (two equal ones cannot both be showing)."""
+    def suit(card: Card) -> int:
+        return _TELESINA_SUITS.index(card.suit)
+
+    if category == _HIGH:
+        return tuple(card.rank * 4 + suit(card) for card in sorted(cards, key=lambda c: (c.rank, suit(c)),
+                                                                    reverse=True))
+    if category == _PAIR and len(cards) > 2:
+        kickers = [card for card in cards if ranks.count(card.rank) == 1]
+        return (*ranks, suit(max(kickers, key=lambda c: (c.rank, suit(c)))))
+    return ranks
 
 
 def _four_straight_top(ranks: set[int]) -> int:
@@ -64,13 +89,14 @@ def _four_straight_top(ranks: set[int]) -> int:
     return 0
 
 
-def best_up_seat(up_cards: Sequence[Sequence[Card] | None], *, soko: bool) -> int:
-    """The seat whose up cards are best (``None`` for a seat out of the hand); ties to the lowest seat."""
+def best_up_seat(up_cards: Sequence[Sequence[Card] | None], variant: str) -> int:
+    """The seat whose up cards are best in game ``variant`` (``None`` for a seat out of the hand); ties to the
+    lowest seat."""
     best, seat = None, -1
     for i, cards in enumerate(up_cards):
         if cards is None:
             continue
-        strength = up_strength(cards, soko=soko)
+        strength = up_strength(cards, variant)
         if best is None or strength > best:
             best, seat = strength, i
     return seat

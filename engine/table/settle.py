@@ -35,7 +35,7 @@ def show_order(state: TableState) -> list[int]:
     if first is None or not state.live[first]:
         if variant.bring_in is not None and not variant.is_hilo:
             ups = [state.up_cards(s) if state.live[s] else None for s in range(state.seats)]
-            first = best_up_seat(ups, soko=variant.name == "soko")
+            first = best_up_seat(ups, variant.name)
         else:
             first = 0
     return [s for s in clockwise_from(first, state.seats) if state.live[s]]

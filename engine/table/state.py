@@ -294,7 +294,7 @@ class TableState(Betting):
             seats = [s for s in range(self.seats) if self.live[s]]
             return seats[variant.bring_in.seat([self.up_cards(s)[-1] for s in seats])]
         ups = [self.up_cards(s) if self.live[s] else None for s in range(self.seats)]
-        return best_up_seat(ups, soko=variant.name == "soko")
+        return best_up_seat(ups, variant.name)
 
     def _round_over(self) -> None:
         """After each betting action: close the round when nobody is left to act."""

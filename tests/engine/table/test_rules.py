@@ -99,6 +99,35 @@ def test_stud_later_rounds_best_up_hand_acts_first() -> None:
     assert state.street == 1 and state.actor == 1  # the open pair of nines
 
 
+@pytest.mark.parametrize(
+    ("hands", "first"),
+    [
+        (["7cAs8s", "7dAh8h"], 1),  # A-8 high both: the ace of hearts over the ace of spades
+        (["7cAh8s", "7dAsKs"], 0),  # card by card: A♥ beats A♠ before the king is looked at
+        (["7cKh8s", "7dAsTh"], 1),  # the rank first: the ace of spades over the king of hearts
+        (["7c8s8h", "7d8d8c"], 0),  # equal pairs with no kicker: a tie, to the seat nearer the button's left
+    ],
+)
+def test_telesina_later_rounds_best_up_hand_by_ranking_t_acts_first(hands: list[str], first: int) -> None:
+    """Telesina's up cards are compared by its ranking T, which breaks ties by suit (hearts > diamonds > clubs >
+    spades): high cards card by card, rank then suit."""
+    state = TableState.start("telesina", [100, 100], deck=stacked("telesina", hands))
+    state.post_bring_in()
+    state.check_call()
+    assert state.street == 1 and state.actor == first
+
+
+def test_telesina_pair_ties_go_to_the_suit_of_the_highest_kicker() -> None:
+    """Equal pairs with equal kickers: the suit of the highest kicker decides (ranking T)."""
+    deck = stacked("telesina", ["7c9h9sKs", "7d9d9cKh"])
+    state = TableState.start("telesina", [100, 100], deck=deck)
+    state.post_bring_in()
+    state.check_call()
+    state.check_call()
+    state.check_call()
+    assert state.street == 2 and state.actor == 1  # 9-9-K♥ over 9-9-K♠
+
+
 def test_open_pair_on_fourth_street_allows_the_big_bet() -> None:
     deck = stacked("stud7", ["AsKs2c7d", "AhKh9c9d", "AdQdTcJh"])
     state = TableState.start("stud7", [100] * 3, deck=deck)
