@@ -84,6 +84,14 @@ class Draw(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class Drew(Action):
+    """A :class:`Draw` as the table sees it: how many cards the seat discarded (and is dealt), not which."""
+
+    count: int
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class TimePassed(Action):
     """``seconds`` passed while the seat was to draw (it has ``left`` seconds of the draw time)."""
 

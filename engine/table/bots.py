@@ -1,8 +1,9 @@
 """Playing a hand with bots: what a seat sees, what it may decide, and two simple bots.
 
 A bot is any object with ``decide(view: SeatView) -> Decision``. The view holds only
-what the seat may see (its own cards, everyone's up cards, the board, the chips) and
-:class:`Options`, what the rules let it do now. :func:`play_hand` asks the bots in
+what the seat may see (its own cards, everyone's up cards, the board, the chips, the
+hand's actions so far with each draw as a count of cards) and :class:`Options`, what the
+rules let it do now. :func:`play_hand` asks the bots in
 turn until the hand is over::
 
     from engine.table.bots import CallingBot, Decision, Move, RandomBot, SeatView, play_hand
@@ -33,6 +34,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from engine.cards import Card
+from engine.table import actions as A
 from engine.table.errors import IllegalActionError
 from engine.table.phase import Phase
 from engine.table.state import TableState
@@ -88,6 +90,9 @@ class SeatView:
     live: tuple[bool, ...]
     pot: int
     options: Options
+    #: The hand so far as every seat sees it (:func:`public_history`): forced bets, each seat's actions, how many
+    #: cards each drew, shows and awards, in order; no card a seat may not see.
+    history: tuple[A.Action, ...] = ()
 
 
 class Bot(Protocol):
@@ -135,7 +140,27 @@ def view(state: TableState) -> SeatView:
         tuple(state.live),
         state.pot,
         options(state),
+        public_history(state.log),
     )
+
+
+#: The records every seat sees as they are (the cards dealt are in the view's own fields; burns nobody sees).
+_PUBLIC = (A.PostAnte, A.PostBlind, A.PostBringIn, A.Fold, A.CheckCall, A.BetRaise, A.Reshuffle, A.TimePassed,
+           A.OfferSplit, A.AnswerSplit, A.Show, A.Award)
+
+
+def public_history(log: Sequence[A.Action]) -> tuple[A.Action, ...]:
+    """What every seat has seen of a hand's ``log``: its records but the deals and burns, each draw as how many
+    cards the seat drew (:class:`~engine.table.actions.Drew`), not which.
+
+    >>> from engine.table import TableState
+    >>> state = TableState.start("draw5", [20, 20], seed=1)
+    >>> _ = state.check_call(), state.check_call(), state.draw(state.cards[0][:2])
+    >>> public_history(state.log)[-3:]
+    (CheckCall(seat=1, amount=1), CheckCall(seat=0, amount=0), Drew(seat=0, count=2, timed_out=False))
+    """
+    return tuple(A.Drew(record.seat, len(record.discards), record.timed_out) if isinstance(record, A.Draw) else record
+                 for record in log if isinstance(record, (A.Draw, *_PUBLIC)))
 
 
 def apply(state: TableState, decision: Decision) -> None:

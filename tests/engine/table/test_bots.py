@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from engine.cards import Card
 from engine.table import IllegalActionError, Phase, TableState
 from engine.table import actions as A
-from engine.table.bots import BotMoveError, CallingBot, Decision, Move, SeatView, apply, play_hand, view
+from engine.table.bots import (
+    BotMoveError,
+    CallingBot,
+    Decision,
+    Move,
+    RandomBot,
+    SeatView,
+    apply,
+    play_hand,
+    view,
+)
 
 
 @pytest.mark.parametrize(
@@ -63,3 +74,32 @@ def test_a_move_given_as_its_text_is_that_move() -> None:
     apply(state, Decision("accept the split"))  # type: ignore[arg-type]  # a move as text, on purpose
     apply(state, Decision("accept the split"))  # type: ignore[arg-type]  # a move as text, on purpose
     assert state.done and [a.half for a in state.log if isinstance(a, A.Award)] == ["split"] * 3
+
+
+
+def _cards_in(record: A.Action) -> list[Card]:
+    """Every card a record names, in any field."""
+    out: list[Card] = []
+    for name in record.__slots__:
+        value = getattr(record, name)
+        out += [value] if isinstance(value, Card) else [v for v in value if isinstance(v, Card)] \
+            if isinstance(value, tuple) else []
+    return out
+
+
+@pytest.mark.parametrize("variant", ["holdem", "draw5", "triple-draw-27", "draw32", "stud7", "telesina"])
+def test_a_seat_sees_the_hand_so_far_with_no_card_it_may_not_see(variant: str) -> None:
+    """Each seat's view holds every forced bet and every seat's action so far, in order, each draw as how many cards
+    were drawn, and names no card: a seat learns others' down cards and discards from nothing in it."""
+    for seed in range(15):
+        seats = 3 if "draw" in variant else 4
+        bots = [RandomBot(seed * 10 + s) for s in range(seats)]
+        state = TableState.start(variant, [60] * seats, seed=seed)
+        while not state.done:
+            seen = view(state)
+            acted = [r for r in state.log if not isinstance(r, A.Deal | A.Burn | A.Reshuffle | A.Draw)]
+            drawn = [(r.seat, len(r.discards)) for r in state.log if isinstance(r, A.Draw)]
+            assert [r for r in seen.history if not isinstance(r, A.Drew | A.Reshuffle)] == acted
+            assert [(r.seat, r.count) for r in seen.history if isinstance(r, A.Drew)] == drawn
+            assert [card for record in seen.history for card in _cards_in(record)] == []
+            apply(state, bots[seen.seat].decide(seen))
