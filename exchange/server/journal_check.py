@@ -76,12 +76,17 @@ class JournalCheck:
         """Whether the mark must be made to say :attr:`last_seq` (a first start, or damage accepted)."""
         return bool(self.accepted) or self.mark is None
 
-    def summary(self) -> str:
-        """One clause for the recovery log line."""
+    def summary(self, *, set_aside: bool = False) -> str:
+        """One clause for the recovery log line; ``set_aside``: the recovery then set damaged records aside (so
+        they, acknowledged or not, are no longer the journal's).
+
+        >>> JournalCheck(last_seq=10, mark=10, quick_check="ok").summary(set_aside=True)
+        'journal checked: 10 records, all acknowledged records present until damaged ones were set aside, pages ok'
+        """
         if self.mark is None:
             found = "no durable mark to compare with (a journal from before marks, or a new database)"
         elif self.mark <= self.last_seq:
-            found = "all acknowledged records present"
+            found = "all acknowledged records present" + (" until damaged ones were set aside" if set_aside else "")
         else:
             found = f"acknowledged up to seq {self.mark}"
         out = f"journal checked: {self.last_seq} records, {found}, pages {self.quick_check}"

@@ -116,7 +116,7 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
     notes.keep_only(exchange.markets)  # what the live server forgets as the core forgets closed markets
     ended.drop_kept(exchange.markets)  # forgotten under a smaller keep_closed_markets, kept under this one
     elapsed = (time.perf_counter() - started) * 1000
-    checked = journal.checked.summary() if journal.checked is not None else ""
+    checked = journal.checked.summary(set_aside=bool(set_aside)) if journal.checked is not None else ""
     return Restored(exchange, notes, results, ended, snapshot_seq, replayed, seq, tuple(damaged), elapsed, checked,
                     set_aside)
 

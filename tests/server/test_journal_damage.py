@@ -244,6 +244,7 @@ def test_serve_sets_aside_a_damaged_record_after_the_newest_snapshot_when_told_t
         pass
     recovery = next(line for line in server.log().splitlines() if "recovery:" in line)
     assert f"DAMAGED RECORDS SET ASIDE: 1 records from seq {last}" in recovery, recovery
+    assert "all acknowledged records present until damaged ones were set aside" in recovery, recovery
     journal = Journal.open(str(db))
     assert journal._conn.execute("SELECT seq FROM journal_damaged").fetchall() == [(last,)]
     assert journal.last_seq >= last, "the server went on numbering its records from the one set aside"
