@@ -134,6 +134,44 @@ def test_settled_bets_name_no_low_and_agree_with_the_cleared_orders(page: Page, 
         expect(row.locator("td").nth(3)).to_have_text(money(group["commission"]))
 
 
+def test_if_wins_follows_a_hand_settled_early_while_its_market_trades_on(page: Page, server: LiveServer) -> None:
+    """A hand settled early fixes the results of the bets on it while its market trades on, with no bet matched:
+    the page kept the figures from before (a green "if wins +£2.00" beside a hand that had lost) until reloaded.
+    Bets on every selection of both markets, then at each reveal (before the next window opens, which brings nothing
+    that would read the figures again): each selection settled early shows what listMarketProfitAndLoss says, game
+    after game until one has settled a hand early in a market still open."""
+    bob, demo = ApiClient(server.url, "bob", "pw-bob"), ApiClient(server.url, "demo", "demo")
+    checked = 0
+    for _ in range(4):  # games
+        high, low = markets(server)
+        for market, selections in ((high, range(1, 5)), (low, range(1, 6))):
+            for selection in selections:
+                bob.place(market, selection, "LAY", 3.0, 2)
+                demo.place(market, selection, "BACK", 3.0, 2)
+        server.advance(0)
+        for number in (2, 3, 4):
+            server.to_game_time(window_opens(number) - 1)  # the cards turned, the next window not open yet
+            game = server.snapshot()["game"]
+            open_ids = [m["marketId"] for m in game["markets"] if m["status"] != "CLOSED"]
+            settled = {m["marketId"]: [s["selectionId"] for s in m["selections"] if s["status"] != "IN_PLAY"]
+                       for m in game["markets"] if m["marketId"] in open_ids}
+            if not any(settled.values()):
+                continue
+            answer = demo.call("listMarketProfitAndLoss", {"marketIds": open_ids, "includeSettledBets": True})
+            for market in answer:
+                for figure in market["profitAndLosses"]:
+                    if figure["selectionId"] in settled[market["marketId"]]:
+                        shown = page.locator(f"section[data-market='{market['marketId']}'] "
+                                             f"tr[data-selection='{figure['selectionId']}'] .pnl")
+                        if_win = figure["ifWin"]
+                        expect(shown).to_have_text(f"if wins {'+' if if_win > 0 else ''}{money(if_win)}")
+                        checked += 1
+        if checked:
+            return
+        server.to_game_time(0, next_game=True)
+    raise AssertionError("no hand was settled early in a market still open in four games")
+
+
 @pytest.mark.parametrize(("odds", "stake", "why"), [
     ("", "2", "Give the odds: 1.01 to 1000."),
     ("abc", "2", "Odds abc are not a number: give decimal odds, 1.01 to 1000."),

@@ -12,6 +12,15 @@ import { renderSettled, setFunds, tenThousandths } from "./trading.js";
 export const SETTLED_KEPT = 10;
 
 /**
+ * What the server's "if wins" of ``marketId`` count, as the page knows it: the account's bets matched there, and the
+ * hands the market has settled while open (an early settlement fixes the results of the bets on a hand, and changes
+ * its figures with no bet matched).
+ */
+export function pnlKey(state, marketId) {
+  return `${state.orders.matchedKey(marketId)} ${JSON.stringify(state.settledWhileOpen.get(marketId) ?? [])}`;
+}
+
+/**
  * The trader's actions and the account's reads, on the page's ``state`` (its session, bets, figures and snapshots),
  * with what they need of the page: ``refused(err, unsure)`` says why a request failed; ``renderTable()``,
  * ``renderMyOrders()`` draw again; ``currentMarkets()`` the table's markets; ``selectionName(marketId, selectionId)``
@@ -112,7 +121,7 @@ export function accountActions(state, {
 
   /**
    * Each open market's "if wins" as the server counts it (listMarketProfitAndLoss, settled bets included), kept with
-   * the bets they count. The server answers for open markets only (one that has just closed is left out): a market's
+   * the bets and the hands settled early they count (:func:`pnlKey`). The server answers for open markets only (one that has just closed is left out): a market's
    * last figures are kept when it closes, as settlement changes none of them, while they count every bet matched; a
    * bet matched as the market closed (or before the page opened) is counted by the page's own sum (exact over the
    * fills the order stream gave). A voided market keeps the results of bets on hands settled before the void: the
@@ -123,7 +132,7 @@ export function accountActions(state, {
     const marketIds = markets.filter((m) => m.status !== "CLOSED").map((m) => m.marketId);
     for (const id of [...state.pnl.keys()]) if (!markets.some((m) => m.marketId === id)) state.pnl.delete(id);
     if (!state.session.loggedIn || state.replay || !marketIds.length) return;
-    const keys = new Map(marketIds.map((id) => [id, state.orders.matchedKey(id)])); // the bets the answer counts
+    const keys = new Map(marketIds.map((id) => [id, pnlKey(state, id)])); // the bets and hands the answer counts
     try {
       const answer = await state.session.betting("listMarketProfitAndLoss", { marketIds, includeSettledBets: true });
       for (const market of answer) {

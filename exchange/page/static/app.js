@@ -4,7 +4,7 @@
 // lobby and the table from the games stream and routes between them; the account's calls (account.js), the login
 // and session (session.js) and a replay's controls (replay.js) are given what they need of it here.
 
-import { SETTLED_KEPT, accountActions } from "./account.js";
+import { SETTLED_KEPT, accountActions, pnlKey } from "./account.js";
 import { ApiRefusal, Session } from "./api.js";
 import { timeLeftWords, windowShare } from "./countdown.js";
 import { $, setText } from "./dom.js";
@@ -153,7 +153,8 @@ function forgetUnshown() {
 
 /** Which selections each open market of ``game`` has settled, kept for its "if wins" once it closes; the previous
  * game's are dropped when a new one comes. A hand settled early settles the account's bets on it while the market
- * trades on: the settled bets are read again then (nothing else says so: the market is not closed). */
+ * trades on: the settled bets and the server's "if wins" are read again then (nothing else says so: the market is
+ * not closed, and no bet is matched). */
 function noteSettled(game, previousGame) {
   if (previousGame && previousGame.id !== game?.id) {
     for (const m of previousGame.markets) state.settledWhileOpen.delete(m.marketId);
@@ -165,7 +166,10 @@ function noteSettled(game, previousGame) {
     more ||= settled.length > (state.settledWhileOpen.get(m.marketId)?.length ?? 0);
     state.settledWhileOpen.set(m.marketId, settled);
   }
-  if (more && state.session.loggedIn && !state.replay) refreshSettled();
+  if (more && state.session.loggedIn && !state.replay) {
+    refreshSettled();
+    refreshPnl();
+  }
 }
 
 /** A game whose markets have settled joins the recent results (once); the account's history is refreshed. */
@@ -220,13 +224,14 @@ function renderTable() {
 }
 
 /**
- * The server's "if wins" of ``marketId`` if they count the bets matched now (else null: a fill came after them, or
- * nothing is matched: the server answers for a market with unmatched bets alone, all its figures 0).
+ * The server's "if wins" of ``marketId`` if they count the bets matched now and the hands settled early (else null: a
+ * fill or an early settlement came after them, or nothing is matched: the server answers for a market with unmatched
+ * bets alone, all its figures 0).
  */
 function serverPnl(marketId) {
   const kept = state.pnl.get(marketId);
-  const matched = state.orders.matchedKey(marketId);
-  return kept && kept.key === matched && matched !== NOTHING_MATCHED ? kept.figures : null;
+  return kept && kept.key === pnlKey(state, marketId) && state.orders.matchedKey(marketId) !== NOTHING_MATCHED
+    ? kept.figures : null;
 }
 
 function currentMarkets() {
