@@ -347,6 +347,19 @@ def test_a_missing_record_stops_every_search_that_reaches_it(
     assert _listed(capsys, copy, *filters, "--after", str(gone)) == after  # past the gap: read as ever
 
 
+def test_a_search_past_a_gap_that_lists_nothing_leaves_unsaid_what_the_gap_may_hold(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The note looks for each value over the whole journal: a record missing before the span searched is no fault
+    of the search (status 0, as ever), and the note says nothing it could not check."""
+    copy = _copy(db, tmp_path / "gap.db")
+    conn = sqlite3.connect(copy)
+    conn.execute("DELETE FROM journal WHERE seq = 3")
+    conn.commit()
+    conn.close()
+    assert _listed(capsys, copy, "--account", "zed", "--after", "5") == []  # no note, no damage said
+
+
 def test_it_reads_what_is_committed_beside_a_writer_and_changes_nothing(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -9,9 +9,10 @@ In stud games the up cards decide: the bring-in by the variant's
 cards make (:func:`up_strength`; pairs and sets only, as four or fewer cards make no
 straight or flush; Soko's four-flush and four-straight count with four up cards).
 Telesina's hands are its ranking T's, which breaks ties by suit (hearts > diamonds >
-clubs > spades): high cards are compared card by card, rank then suit, and equal pairs
-with equal kickers by the suit of the highest kicker. Other ties go to the seat
-closest to the button's left.
+clubs > spades): high cards are compared card by card, rank then suit, equal pairs
+with equal kickers by the suit of the highest kicker, and equal two pairs by the suit
+of the top pair's highest card. Other ties (a pair alone showing against an equal
+one) go to the seat closest to the button's left.
 
 >>> from engine.cards import parse_cards
 >>> up_strength(parse_cards("Kd Kc"), "stud7") > up_strength(parse_cards("As Qs"), "stud7")
@@ -66,7 +67,8 @@ def up_strength(cards: Sequence[Card], variant: str) -> tuple[int, ...]:
 
 def _telesina_ties(cards: Sequence[Card], category: int, ranks: tuple[int, ...]) -> tuple[int, ...]:
     """Ranking T within a category: high cards card by card, each by rank then suit; a pair by its rank, its
-    kickers, then the suit of the highest kicker; sets by rank (two equal ones cannot both be showing)."""
+    kickers, then the suit of the highest kicker (a pair alone showing: no suit, a tie); two pair by their ranks,
+    then the suit of the top pair's highest card; sets by rank (two equal ones cannot both be showing)."""
     def suit(card: Card) -> int:
         return _TELESINA_SUITS.index(card.suit)
 
@@ -76,6 +78,8 @@ def _telesina_ties(cards: Sequence[Card], category: int, ranks: tuple[int, ...])
     if category == _PAIR and len(cards) > 2:
         kickers = [card for card in cards if ranks.count(card.rank) == 1]
         return (*ranks, suit(max(kickers, key=lambda c: (c.rank, suit(c)))))
+    if category == _TWO_PAIR:  # no kicker showing: the suit of the top pair's highest card, as ranking T's two pair
+        return (*ranks, max(suit(card) for card in cards if card.rank == ranks[0]))
     return ranks
 
 

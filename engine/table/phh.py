@@ -39,6 +39,7 @@ from __future__ import annotations
 import contextlib
 import json
 import tomllib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -254,6 +255,11 @@ class HandHistory:
                 raise PHHError(f"action {number} {line!r}: a card the history deals is wrong: {err}") from None
             except ValueError as err:
                 raise PHHError(f"action {number} {line!r}: {err}") from None
+            twice = _held_twice(state)  # (cards taken as recorded after a recording dealer's own reshuffle)
+            if twice is not None:
+                number, line = self._dealing(number, line, twice)
+                raise PHHError(f"action {number} {line!r}: a card the history deals is wrong: card {twice} appears "
+                               "more than once: two hold it at once")
         if _table_dealt(state) != self.dealt():
             raise PHHError("the table dealt other cards than the history records (or fewer, or more)")
         for number, line in enumerate(self.actions, 1):
@@ -273,6 +279,12 @@ class HandHistory:
                 if card in parse_cards(words[-1]):
                     return later, text
         return number, line
+
+
+def _held_twice(state: TableState) -> Card | None:
+    """A card two seats (or a seat and the board) hold at once, if any."""
+    held = Counter(card for cards in (*state.cards, state.board) for card in cards)
+    return next((card for card, times in held.items() if times > 1), None)
 
 
 def _is_seat_action(line: str) -> bool:

@@ -26,6 +26,9 @@ from engine.table.errors import TableError
 class Shoe:
     """The stub (top card first) and the discards that may be reshuffled into it."""
 
+    #: Whether cards are dealt as a recording says, beyond what the stub and discards account for (a replay).
+    as_recorded = False
+
     def __init__(self, order: Sequence[Card], rng: random.Random) -> None:
         self._stub = list(reversed(order))  # the top card is popped from the end
         self._rng = rng
@@ -83,9 +86,14 @@ class ScriptedShoe(Shoe):
 
     The stub is the whole pack, and each card dealt is taken out of it as a real shoe's
     is, so the history must be a deal a pack can make: a card is dealt once, and comes
-    back only as a real shoe brings it back, in a reshuffle of the discards once the stub
-    is empty (never to the seat that discarded it that round, nor to a seat still waiting
-    for its cards). A burn takes a card the rest of the script does not deal, if there is one.
+    back only in a reshuffle once the stub is empty, as a real shoe brings it back (the
+    discards, never to the seat that discarded it that round, nor to a seat still waiting
+    for its cards). A dealer who burns before each draw (pokerkit's does) runs dry a card a
+    draw sooner, and may reshuffle by other rules (burns, folded hands, a seat's own
+    discards): a card dealt again with no more cards left in the stub than draws so far is
+    that dealer's reshuffle, and from then on the cards are taken as recorded (the table
+    still refuses a card held twice). A burn takes a card the rest of the script does not
+    deal, if there is one.
     """
 
     def __init__(self, script: dict[int | None, list[Card]], deck: Sequence[Card]) -> None:
@@ -103,13 +111,21 @@ class ScriptedShoe(Shoe):
         reshuffled = 0
         for _ in range(count):
             card = queue.pop()
-            if not self._stub:
-                reshuffled += self._reshuffle(waiting | {seat} if seat is not None else waiting)
-            if card not in self._stub:
+            aside = waiting | {seat} if seat is not None else waiting
+            if not self._stub and not self.as_recorded and self._usable(aside):
+                reshuffled += self._reshuffle(aside)
+            if card in self._stub:
+                self._stub.remove(card)
+            elif self.as_recorded or len(self._stub) <= self._round + 1:  # a burn before each draw, this one's too
+                self.as_recorded = True
+            else:
                 raise CardNotInStub(card, who)
-            self._stub.remove(card)
             out.append(card)
         return tuple(out), reshuffled
+
+    def _usable(self, aside: frozenset[int]) -> bool:
+        """Whether a reshuffle now would bring any card in."""
+        return any(not (r == self._round and s in aside) for r, s, _ in self._discards)
 
     def burn(self) -> Card:
         """A card nobody sees: one the rest of the script does not deal, if the stub holds one."""

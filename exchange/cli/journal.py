@@ -245,13 +245,22 @@ def _write(rows: Iterable[dict[str, Any]]) -> int:
     return written
 
 
+def _concerns_none(conn: sqlite3.Connection, db: str, alone: Query) -> bool:
+    """Whether no record of the whole journal concerns what ``alone`` names (a damaged or missing record on the way,
+    outside the span searched, leaves it unsaid: False)."""
+    try:
+        return next(find(conn, db, alone), None) is None
+    except JournalDamaged:
+        return False
+
+
 def _say_what_no_record_concerns(conn: sqlite3.Connection, db: str, query: Query) -> None:
     """After a search that listed nothing, say on stderr which of the markets, accounts and bets it named no record
     of the journal concerns at all (a misspelt one would otherwise look like a search that found nothing)."""
     named = [(f"market {m}", Query(markets=frozenset({m}))) for m in sorted(query.markets)]
     named += [(f"account {a}", Query(accounts=frozenset({a}))) for a in sorted(query.accounts)]
     named += [(f"bet {b}", Query(bets=frozenset({b}))) for b in sorted(query.bets)]
-    unknown = [name for name, alone in named if next(find(conn, db, alone), None) is None]
+    unknown = [name for name, alone in named if _concerns_none(conn, db, alone)]
     if unknown:
         print(f"{PROG}: note: no record of the journal concerns {', '.join(unknown)}", file=sys.stderr)
 

@@ -428,6 +428,43 @@ def test_we_replay_pokerkit_hand_histories(variant: str, structure: Structure, s
         assert replayed.stacks == list(theirs.stacks)
 
 
+def test_we_replay_pokerkits_own_triple_draw_deals_with_its_reshuffles() -> None:
+    """pokerkit deals by its own rules: a burn before each draw (so its stub runs dry a card a draw sooner than our
+    table's) and a reshuffle of burns, folded hands and every discard. Its histories still read: once it has plainly
+    reshuffled (a card dealt again with no more cards left in our stub than draws so far), the cards are taken as
+    recorded. Six seats drawing three to five cards each run the pack dry."""
+    game = pk.FixedLimitDeuceToSevenLowballTripleDraw(
+        (pk.Automation.ANTE_POSTING, pk.Automation.BET_COLLECTION, pk.Automation.BLIND_OR_STRADDLE_POSTING,
+         pk.Automation.CARD_BURNING, pk.Automation.HOLE_DEALING, pk.Automation.BOARD_DEALING,
+         pk.Automation.HOLE_CARDS_SHOWING_OR_MUCKING, pk.Automation.HAND_KILLING, pk.Automation.CHIPS_PUSHING,
+         pk.Automation.CHIPS_PULLING), True, 0, (1, 2), 2, 4)
+    rng, reshuffled, texts = random.Random(5), 0, []
+    saved = random.getstate()
+    random.seed(5)  # pokerkit shuffles with the random module's own generator
+    try:
+        for _ in range(10):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                state = game([200] * 6, 6)
+                while state.status:
+                    seat = state.stand_patter_or_discarder_index
+                    if state.can_stand_pat_or_discard() and seat is not None:
+                        held = state.hole_cards[seat]
+                        state.stand_pat_or_discard(held[: rng.choice([3, 4, 5])])
+                    else:
+                        state.check_or_call()
+                texts.append(pk.HandHistory.from_game_state(game, state).dumps())
+    finally:
+        random.setstate(saved)
+    for text in texts:
+        history = loads(text)
+        dealt = [card for cards in history.dealt().values() for card in cards]
+        reshuffled += len(dealt) > len(set(dealt))
+        replayed = history.replay()
+        assert replayed.done and sum(replayed.stacks) == 1200
+    assert reshuffled, "the hands should run the pack dry"
+
+
 @pytest.mark.parametrize(("variant", "structure"), BUILT)
 @settings(max_examples=25, deadline=None)
 @given(seats=st.integers(2, 7), seed=st.integers(0, 2**32 - 1))

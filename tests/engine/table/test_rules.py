@@ -128,6 +128,16 @@ def test_telesina_pair_ties_go_to_the_suit_of_the_highest_kicker() -> None:
     assert state.street == 2 and state.actor == 1  # 9-9-K♥ over 9-9-K♠
 
 
+def test_telesina_equal_two_pairs_go_to_the_suit_of_the_top_pairs_highest_card() -> None:
+    """Four up cards making equal two pairs: no kicker shows, so the top pair's suit decides (ranking T)."""
+    deck = stacked("telesina", ["7cKcKs8c8s", "7dKhKd8h8d"])
+    state = TableState.start("telesina", [100, 100], deck=deck)
+    state.post_bring_in()
+    for _ in range(5):
+        state.check_call()
+    assert state.street == 3 and state.actor == 1  # K♥ K♦ 8♥ 8♦ over K♣ K♠ 8♣ 8♠
+
+
 def test_open_pair_on_fourth_street_allows_the_big_bet() -> None:
     deck = stacked("stud7", ["AsKs2c7d", "AhKh9c9d", "AdQdTcJh"])
     state = TableState.start("stud7", [100] * 3, deck=deck)
