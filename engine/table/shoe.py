@@ -62,14 +62,15 @@ class Shoe:
         """The top card, face down to nobody."""
         return self.take(1)[0][0]
 
-    def _reshuffle(self, aside: frozenset[int]) -> int:
-        def kept(d: tuple[int, int, Card]) -> bool:
-            return d[0] == self._round and d[1] in aside
+    def _usable(self, aside: frozenset[int]) -> list[tuple[int, int, Card]]:
+        """The discards a reshuffle now brings in: all but this round's of the seats ``aside``."""
+        return [d for d in self._discards if not (d[0] == self._round and d[1] in aside)]
 
-        usable = [d for d in self._discards if not kept(d)]
+    def _reshuffle(self, aside: frozenset[int]) -> int:
+        usable = self._usable(aside)
         if not usable:
             raise TableError("the deck and the usable discards are empty: no card left to deal")
-        self._discards = [d for d in self._discards if kept(d)]
+        self._discards = [d for d in self._discards if d not in usable]
         cards = [card for _, _, card in usable]
         self._rng.shuffle(cards)
         self._stub = cards
@@ -122,10 +123,6 @@ class ScriptedShoe(Shoe):
                 raise CardNotInStub(card, who)
             out.append(card)
         return tuple(out), reshuffled
-
-    def _usable(self, aside: frozenset[int]) -> bool:
-        """Whether a reshuffle now would bring any card in."""
-        return any(not (r == self._round and s in aside) for r, s, _ in self._discards)
 
     def burn(self) -> Card:
         """A card nobody sees: one the rest of the script does not deal, if the stub holds one."""
