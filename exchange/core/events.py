@@ -316,6 +316,19 @@ class MarketVoided(Event):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class IdsSkipped(Event):
+    """The next ``count`` bet ids and match ids are passed over, never given: the journal lost (or set aside)
+    ``count`` records at a start that accepted the damage, each of which may have given one of either to a
+    client, so none of them may name another bet or match now. Written by the journal, not decided from a
+    command."""
+
+    TYPE_TAG: ClassVar[str] = "IdsSkipped"
+    ts: int
+    count: int
+    reason: str
+
+
 #: Fast constructors for the events made on the hot path (see :func:`exchange.core.records.fast_constructor`).
 new_order_placed = fast_constructor(OrderPlaced)
 new_matched = fast_constructor(Matched)
@@ -344,6 +357,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         SelectionSettled,
         MarketSettled,
         MarketVoided,
+        IdsSkipped,
     )
 }
 

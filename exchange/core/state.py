@@ -53,6 +53,7 @@ from exchange.core.events import (
     AccountResult,
     CommandRejected,
     Event,
+    IdsSkipped,
     MarketCreated,
     MarketOpened,
     MarketSettled,
@@ -145,6 +146,7 @@ class ExchangeState:
             SelectionSettled: self.apply_selection_settled,
             MarketSettled: self.apply_market_settled,
             MarketVoided: self.apply_market_voided,
+            IdsSkipped: self.apply_ids_skipped,
             OrderRejected: _ignore,
             CommandRejected: _ignore,
         }
@@ -268,6 +270,12 @@ class ExchangeState:
     def apply_account_debited(self, ev: AccountDebited) -> None:
         self.accounts[ev.account_id].balance -= ev.amount
         self.money_in -= ev.amount
+
+    def apply_ids_skipped(self, ev: IdsSkipped) -> None:
+        if type(ev.count) is not int or ev.count < 0:
+            raise ExchangeError(f"ids skipped must be a count (an int from 0 up), not {ev.count!r}")
+        self.next_bet_id += ev.count
+        self.next_match_id += ev.count
 
     # -- market lifecycle ------------------------------------------------------------
 

@@ -18,10 +18,11 @@ the folder /nonexistent-folder does not exist (SQLite: unable to open database f
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit
@@ -49,6 +50,18 @@ def connect(path: str) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+@contextlib.contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction on ``conn`` (a connection of :func:`connect`): all of the block committed, or none."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def connect_read_only(path: str, *, immutable: bool = False) -> sqlite3.Connection:

@@ -59,7 +59,7 @@ from typing import Any
 from exchange.clock import Clock, Timer, WallClock
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import journal_read, jsoncodec, snapshots
-from exchange.server.database import open_with
+from exchange.server.database import open_with, transaction
 from exchange.server.ended_markets import EndedMarkets
 from exchange.server.exchange_id import exchange_id
 from exchange.server.journal_check import (
@@ -69,6 +69,7 @@ from exchange.server.journal_check import (
     check,
     reset_mark,
     rewinds,
+    write_ids_skipped,
 )
 from exchange.server.journal_mark import DurableMark
 from exchange.server.journal_read import Record
@@ -169,16 +170,25 @@ class Journal:
     def check(self, *, accept_damaged: bool = False, check_pages: bool = False) -> JournalCheck:
         """Look for lost or damaged acknowledged records (:func:`exchange.server.journal_check.check`).
 
-        A snapshot beyond the journal's last record (the records it folded were lost, and the loss accepted)
-        is deleted: the journal numbers its next records from its end, and once they passed the snapshot's
-        number a start would load it, with the lost records' effects, and skip the new ones below it.
+        Lost records accepted: the next record skips the bet ids and match ids they may have given
+        (:func:`~exchange.server.journal_check.write_ids_skipped`). A snapshot beyond the journal's last record (the
+        records it folded were lost, and the loss accepted) is deleted: the journal numbers its next records from
+        its end, and once they passed the snapshot's number a start would load it, with the lost records' effects,
+        and skip the new ones below it.
         """
         self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged, check_pages=check_pages)
-        mark = self.checked.mark
-        if self.checked.accepted and (mark is None or mark > self.checked.last_seq):
-            self._note_rewind(self.checked.last_seq + 1)  # records after the last may have been lost
+        mark, last = self.checked.mark, self.checked.last_seq
+        if self.checked.accepted and (mark is None or mark > last):  # records after the last may have been lost
+            with transaction(self._conn):
+                self._note_rewind(last + 1)
+                lost = "acknowledged records lost"
+                if mark is not None and write_ids_skipped(self._conn, last + 1, mark - last, lost):
+                    self._next_seq, self._durable_seq = last + 2, last + 1
+            if mark is None:
+                log.warning("journal: how many records were lost is not known (no durable mark), so bet ids and "
+                            "match ids given to clients before may be given again")
         if self._path() and self.checked.mark_to_reset():  # after the rewind: a crash between notes it again
-            reset_mark(self._path(), self.checked.last_seq)
+            reset_mark(self._path(), self._durable_seq)
         if self._drop_snapshots_from(self.checked.last_seq + 1):
             log.warning("journal: the snapshots beyond its last record (%d) were deleted", self.checked.last_seq)
         return self.checked
@@ -193,6 +203,7 @@ class Journal:
 
     def set_aside(self, first_seq: int, problem: str) -> int:
         """Move the records from ``first_seq`` on into ``journal_damaged`` (damage accepted at start); how many.
+        Record ``first_seq`` is then the one that skips the bet ids and match ids they may have given.
 
         Only at start-up, nothing on its way to the database (the writer may be running: it writes what it is
         handed): the journal then carries on after the last record kept, numbering from ``first_seq`` again. The
@@ -205,20 +216,16 @@ class Journal:
         if self._path():  # first: a crash before the commit leaves the mark behind the records (safe), never ahead
             reset_mark(self._path(), first_seq - 1)  # (which the next start would report as acknowledged records lost)
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_damaged AS SELECT * FROM journal WHERE 0")
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
+        with transaction(self._conn):
             self._conn.execute("INSERT INTO journal_damaged SELECT * FROM journal WHERE seq >= ?", (first_seq,))
-            moved = self._conn.execute("DELETE FROM journal WHERE seq >= ?", (first_seq,)).rowcount
+            moved = int(self._conn.execute("DELETE FROM journal WHERE seq >= ?", (first_seq,)).rowcount)
             self._drop_snapshots_from(first_seq)
             self._note_rewind(first_seq)
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
-        self._next_seq = first_seq
-        self._durable_seq = first_seq - 1
+            skipped = write_ids_skipped(self._conn, first_seq, moved, "records set aside")
+        self._next_seq = first_seq + skipped
+        self._durable_seq = self._next_seq - 1
         log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)
-        return int(moved)
+        return moved
 
     def rewinds(self) -> list[int]:
         """Where the journal numbered its records from an earlier number again, ascending (none: never)."""

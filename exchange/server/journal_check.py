@@ -21,7 +21,9 @@ Damage refuses the start (:class:`JournalDamaged`, a
 :class:`~exchange.server.database.DatabaseUnusable` whose message says
 what was found and what to do), unless the operator starts with
 ``--accept-damaged-journal``: then the loss is logged, the mark is reset to
-what is there and the server carries on from it.
+what is there and the server carries on from it, the journal's next record
+passing over the bet ids and match ids the records lost may have given
+(:meth:`Journal.check`, :meth:`Journal.set_aside`).
 
 >>> JournalCheck(last_seq=10, mark=10, quick_check="ok").summary()
 'journal checked: 10 records, all acknowledged records present, pages ok'
@@ -36,9 +38,11 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
+from exchange.core.events import IdsSkipped
+from exchange.server import jsoncodec
 from exchange.server.database import DatabaseUnusable
 from exchange.server.journal_mark import DurableMark, MarkUnreadable, mark_path, read_mark
-from exchange.server.journal_writer import body_crc
+from exchange.server.journal_writer import body_crc, insert_rows
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +183,21 @@ def rewinds(conn: sqlite3.Connection) -> list[int]:
     if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_rewinds'").fetchone():
         return [seq for (seq,) in conn.execute("SELECT first_seq FROM journal_rewinds ORDER BY first_seq")]
     return []
+
+
+def write_ids_skipped(conn: sqlite3.Connection, seq: int, lost: int, why: str) -> bool:
+    """Write record ``seq``, the journal's next, :class:`IdsSkipped` for ``lost`` records gone (none if 0); whether.
+
+    Each record lost may have given a client one bet id or match id, which the fold would give again to the next
+    bet or match (a client still holding it would name another now); skipping as many as records were lost rules
+    that out. In the caller's transaction, the one that notes the loss, so no start sees one without the other.
+    """
+    if not lost:
+        return False
+    (ts,) = conn.execute("SELECT COALESCE(MAX(ts_ms), 0) FROM journal WHERE seq < ?", (seq,)).fetchone()
+    event = IdsSkipped(int(ts), lost, f"{lost} {why}")
+    insert_rows(conn, [(seq, int(ts), "event", jsoncodec.dumps_record(event))])
+    return True
 
 
 def reset_mark(path: str, seq: int) -> None:

@@ -62,7 +62,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-from exchange.server.database import connect
+from exchange.server.database import connect, transaction
 from exchange.server.journal_mark import DurableMark
 
 SCHEMA = """
@@ -94,15 +94,10 @@ def insert_rows(conn: sqlite3.Connection, rows: list[Row]) -> None:
     if len(rows) <= MAX_ROWS_PER_STATEMENT:  # the usual case: one statement, its own transaction
         conn.execute(_insert_sql(len(rows)), _values(rows))
         return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         for start in range(0, len(rows), MAX_ROWS_PER_STATEMENT):
             chunk = rows[start:start + MAX_ROWS_PER_STATEMENT]
             conn.execute(_insert_sql(len(chunk)), _values(chunk))
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def body_crc(body: str) -> int:

@@ -97,22 +97,25 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
     if loaded is not None:
         ended.restore(loaded.ended)
     snapshot_seq, replayed, set_aside = seq, 0, ""
-    try:
-        for record in journal.records(after=seq):
-            decoded = _decoded(journal, record)
-            seq, replayed = record.seq, replayed + 1
-            if isinstance(decoded, GameResult):
-                results.add(decoded)
-            elif isinstance(decoded, EndedMarket):
-                ended.add(decoded.info.market_id, decoded)
-            elif decoded is not None:
-                exchange.apply(decoded)
-                notes.note(decoded)
-    except JournalDamaged as exc:
-        if not accept_damaged or exc.first_bad is None:
-            raise
-        moved = journal.set_aside(exc.first_bad, exc.detail)
-        set_aside = f"{moved} records from seq {exc.first_bad} ({exc.detail})"
+    while True:
+        try:
+            for record in journal.records(after=seq):
+                decoded = _decoded(journal, record)
+                seq, replayed = record.seq, replayed + 1
+                if isinstance(decoded, GameResult):
+                    results.add(decoded)
+                elif isinstance(decoded, EndedMarket):
+                    ended.add(decoded.info.market_id, decoded)
+                elif decoded is not None:
+                    exchange.apply(decoded)
+                    notes.note(decoded)
+            break
+        except JournalDamaged as exc:
+            if not accept_damaged or exc.first_bad is None or set_aside:
+                raise
+            moved = journal.set_aside(exc.first_bad, exc.detail)
+            set_aside = f"{moved} records from seq {exc.first_bad} ({exc.detail})"
+            # and fold on: the record the journal wrote in their place skips the bet ids they may have given
     notes.keep_only(exchange.markets)  # what the live server forgets as the core forgets closed markets
     ended.drop_kept(exchange.markets)  # forgotten under a smaller keep_closed_markets, kept under this one
     elapsed = (time.perf_counter() - started) * 1000

@@ -41,6 +41,7 @@ from pathlib import Path
 from exchange.core import snapshot as core_snapshot
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
+from exchange.server.database import transaction
 from exchange.server.ended_markets import EndedMarkets
 from exchange.server.journal_check import rewinds as rewinds_of
 from exchange.server.kept_results import KeptResults
@@ -146,8 +147,7 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
         raise core_snapshot.SnapshotError(f"the ended markets at record {seq} do not reload as they are: not written")
     checksum = _checksum(state, notes_bytes, results_bytes, ended_bytes)
     build_ms = (time.perf_counter() - started) * 1000
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         if rewinds is not None and rewinds_of(conn) != rewinds:
             raise core_snapshot.SnapshotError(f"the journal was rewound (at {rewinds_of(conn)[len(rewinds):]}) "
                                               f"after records up to {seq} were folded: not written")
@@ -158,10 +158,6 @@ def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNo
         )
         conn.execute("DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT ?)",
                      (KEEP,))
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
     return Saved(seq, len(state) + len(notes_bytes) + len(results_bytes) + len(ended_bytes), digest, build_ms)
 
 

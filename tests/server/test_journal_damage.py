@@ -12,21 +12,27 @@ loss, unless the damage is explicitly accepted.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
+from exchange.core.commands import Command, CreateMarket, Deposit, OpenAccount, OpenMarket, PlaceOrder
+from exchange.core.events import IdsSkipped, Matched, OrderPlaced, event_from_dict
+from exchange.core.exchange import Exchange
+from exchange.core.side import Side
 from exchange.server.journal import Journal
 from exchange.server.journal_check import JournalDamaged
 from exchange.server.journal_mark import read_mark
-from exchange.server.recovery import restore
+from exchange.server.recovery import Restored, restore
 from tests.server.helpers import wait_until
 from tests.server.serverproc import ServerProcess, cli
 
@@ -131,7 +137,7 @@ def test_accepting_the_damage_logs_it_and_resets_the_mark(tmp_path: Path) -> Non
     _remove(_crashed_journal(db))
     summary = _check(db, accept=True)
     assert "DAMAGE ACCEPTED" in summary and f"records up to seq {RECORDS} were acknowledged" in summary
-    assert read_mark(str(db)) == 0
+    assert read_mark(str(db)) == 1  # record 1: the ids the lost records may have given skipped
     assert "DAMAGE" not in _check(db)  # the next start is clean: the loss was accepted once
 
 
@@ -159,7 +165,7 @@ def test_a_body_that_is_not_json_is_damage_at_that_record(tmp_path: Path) -> Non
     with pytest.raises(JournalDamaged, match="record 6: its body is not JSON") as refused:
         restore(journal)
     assert refused.value.first_bad == 6
-    assert restore(journal, accept_damaged=True).last_seq == 5
+    assert restore(journal, accept_damaged=True).last_seq == 6  # 6: the ids of those set aside skipped
     journal.close()
 
 
@@ -176,11 +182,11 @@ def test_accepted_record_damage_sets_the_rest_aside_and_says_so(tmp_path: Path) 
     journal = _journal_of(db, 10)
     journal._conn.execute("""UPDATE journal SET body = '{"i":999}' WHERE seq = 7""")
     restored = restore(journal, accept_damaged=True)
-    assert restored.last_seq == 6 and journal.last_seq == 6 and read_mark(str(db)) == 6
+    assert restored.last_seq == 7 and journal.last_seq == 7 and read_mark(str(db)) == 6  # 7: the ids skipped
     assert "DAMAGED RECORDS SET ASIDE: 4 records from seq 7" in restored.summary()
     (aside,) = journal._conn.execute("SELECT COUNT(*) FROM journal_damaged").fetchone()
     assert aside == 4
-    assert restore(journal).last_seq == 6  # and the journal is whole again
+    assert restore(journal).last_seq == 7  # and the journal is whole again
     journal.close()
 
 
@@ -218,7 +224,7 @@ def test_a_record_that_does_not_decode_is_damage_at_that_record(tmp_path: Path, 
         restore(journal)
     assert refused.value.first_bad == 5
     restored = restore(journal, accept_damaged=True)
-    assert restored.last_seq == 4 and journal.last_seq == 4
+    assert restored.last_seq == 5 and journal.last_seq == 5  # 5: the ids of 5-6 skipped
     assert "DAMAGED RECORDS SET ASIDE: 2 records from seq 5" in restored.summary()
     journal.close()
 
@@ -293,3 +299,80 @@ def test_a_journal_without_its_durable_mark_starts_with_a_warning(tmp_path: Path
     with caplog.at_level("WARNING", logger="exchange.server.journal_check"):
         assert "0 records, no durable mark" in _check(fresh)
     assert not caplog.records
+
+
+def _trading_journal(db: Path, orders: int) -> Journal:
+    """A journal of two funded accounts trading on one market: ``orders`` orders, backs and lays in turn, each lay
+    meeting the back before it (a bet id an order, a match id a pair), every record acknowledged (the mark says
+    the journal's end)."""
+    exchange, journal = Exchange(), Journal.open(str(db))
+    journal.check()
+    commands: list[Command] = [OpenAccount(0, "al"), Deposit(0, "al", 10**6), OpenAccount(0, "bo"),
+                               Deposit(0, "bo", 10**6), CreateMarket(0, "1.1", (1, 2, 3, 4)), OpenMarket(0, "1.1")]
+    for i in range(orders):
+        side, account = (Side.BACK, "al") if i % 2 == 0 else (Side.LAY, "bo")
+        commands.append(PlaceOrder(i, account, "1.1", 1, side, Decimal("2.0"), 500))
+    for ts, command in enumerate(commands):
+        for event in exchange.execute(command):
+            journal.append("event", event, ts_ms=ts)
+    journal.flush()
+    return journal
+
+
+def _ids(records: Iterable[tuple[str]]) -> tuple[set[int], set[int]]:
+    """The bet ids and match ids given by the events among ``records`` (each a JSON body)."""
+    events = [event_from_dict(json.loads(body)) for (body,) in records]
+    return ({e.bet_id for e in events if isinstance(e, OrderPlaced)},
+            {e.match_id for e in events if isinstance(e, Matched)})
+
+
+def _ids_given_next(restored: Restored) -> tuple[int, int]:
+    """The bet id and the match id the restored exchange gives next: a back and a lay that meet."""
+    exchange = restored.exchange
+    (placed,) = exchange.execute(PlaceOrder(10**6, "al", "1.1", 2, Side.BACK, Decimal("3.0"), 500))
+    placed_lay, matched, *_ = exchange.execute(PlaceOrder(10**6, "bo", "1.1", 2, Side.LAY, Decimal("3.0"), 500))
+    assert isinstance(placed, OrderPlaced) and isinstance(placed_lay, OrderPlaced) and isinstance(matched, Matched)
+    return placed.bet_id, matched.match_id
+
+
+def test_accepting_lost_records_never_gives_their_bet_or_match_ids_again(tmp_path: Path) -> None:
+    """The -wal's last records lost, the loss accepted: the bets and matches in them had been acknowledged to
+    clients, whose ids the fold would give to the next bets and matches (a client still holding one would name
+    another account's bet). The journal skips as many ids as records were lost, in a record of its own."""
+    db = tmp_path / "ex.db"
+    journal = _trading_journal(db, 20)
+    lost_rows = journal._conn.execute("SELECT body FROM journal WHERE seq > ? ORDER BY seq", (10,)).fetchall()
+    journal._conn.execute("DELETE FROM journal WHERE seq > 10")  # as a lost -wal leaves it: the mark says more
+    journal.close()
+    lost_bets, lost_matches = _ids(lost_rows)
+    assert lost_bets and lost_matches, "the test needs bets and matches in the records lost"
+    journal = Journal.open(str(db))
+    assert "DAMAGE ACCEPTED" in journal.check(accept_damaged=True).summary()
+    restored = restore(journal)
+    (skip,) = [event_from_dict(dict(r.body)) for r in journal.records(after=10)]
+    (kept_ts,) = journal._conn.execute("SELECT ts_ms FROM journal WHERE seq = 10").fetchone()
+    assert skip == IdsSkipped(kept_ts, len(lost_rows), f"{len(lost_rows)} acknowledged records lost")
+    bet_id, match_id = _ids_given_next(restored)
+    assert bet_id > max(lost_bets) and match_id > max(lost_matches)
+    journal.close()
+    journal = Journal.open(str(db))  # and a later start, which folds the skip like any record, agrees
+    assert "DAMAGE" not in journal.check().summary()
+    assert _ids_given_next(restore(journal)) == (bet_id, match_id)
+    journal.close()
+
+
+def test_records_set_aside_never_give_their_bet_or_match_ids_again(tmp_path: Path) -> None:
+    db = tmp_path / "ex.db"
+    journal = _trading_journal(db, 20)
+    journal._conn.execute("""UPDATE journal SET body = replace(body, '"ts"', '"ts1"') WHERE seq = 12""")
+    aside = journal._conn.execute("SELECT body FROM journal WHERE seq > 12 ORDER BY seq").fetchall()
+    set_aside_bets, set_aside_matches = _ids(aside)
+    assert set_aside_bets and set_aside_matches, "the test needs bets and matches in the records set aside"
+    restored = restore(journal, accept_damaged=True)
+    moved = len(aside) + 1
+    assert f"{moved} records from seq 12" in restored.summary() and restored.last_seq == 12
+    (skip,) = [event_from_dict(dict(r.body)) for r in journal.records(after=11)]
+    assert isinstance(skip, IdsSkipped) and skip.count == moved and skip.reason == f"{moved} records set aside"
+    bet_id, match_id = _ids_given_next(restored)
+    assert bet_id > max(set_aside_bets) and match_id > max(set_aside_matches)
+    journal.close()
