@@ -64,6 +64,11 @@ class NotUnicode(ValueError):
     """A client's document holds a string that is not Unicode text: a lone UTF-16 surrogate (``"\\udc00"``)."""
 
 
+class RepeatedKey(ValueError):
+    """A client's document gives one object the same key twice: JSON readers differ on which one counts (RFC 8259
+    leaves it open), so a repeated ``size`` or ``sizeReduction`` must not be read as the last one quietly."""
+
+
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # how JSON writes half of a UTF-16 pair
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a half left alone once the parser joined the pairs
 
@@ -93,8 +98,14 @@ def loads_client(data: bytes | str) -> Any:
     ... except NotANumber as exc:
     ...     print(exc)
     NaN is not a JSON number (JSON has none that is not finite)
+    >>> try:
+    ...     loads_client(b'{"limitOrder": {"size": 2, "price": 3, "size": 50}}')
+    ... except RepeatedKey as exc:
+    ...     print(exc)
+    one object gives the key 'size' twice; give each key once
     """
     value = loads(data, _not_a_number)
+    _refuse_a_repeated_key(data, value)
     # a UTF-8 body is read for the escapes first; text (a stream's line) and a UTF-16 or -32 body are walked whole
     utf8 = data if isinstance(data, bytes) and json.detect_encoding(data) == "utf-8" else None
     if utf8 is None or _SURROGATE_ESCAPE.search(utf8):
@@ -103,6 +114,44 @@ def loads_client(data: bytes | str) -> Any:
             raise NotUnicode(f"{found!r:.60} has half of a UTF-16 surrogate pair alone; send text as UTF-8 (or "
                              "escape a character past U+FFFF as its two halves together)")
     return value
+
+
+_KEY_END_BYTES, _KEY_END_TEXT = re.compile(rb'"\s*:'), re.compile(r'"\s*:')  # a key's closing quote, its colon
+
+
+def _refuse_a_repeated_key(data: bytes | str, value: Any) -> None:
+    """Raise :class:`RepeatedKey` if an object of the document ``data`` (parsed: ``value``) repeats a key.
+
+    The parsed objects keep one value a key, so a document without repeats has exactly as many keys in them as its
+    text has keys; the text is counted as quotes followed by a colon, which is at least that (a string value may
+    hold ``":`` too, and a UTF-16 body counts none): only when the counts differ is it read again, pair by pair.
+    """
+    marks = len(_KEY_END_BYTES.findall(data)) if isinstance(data, bytes) else len(_KEY_END_TEXT.findall(data))
+    if marks == _keys(value):
+        return
+
+    def first_repeat(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise RepeatedKey(f"one object gives the key {key!r:.60} twice; give each key once")
+            seen.add(key)
+        return dict(pairs)
+
+    json.loads(data, object_pairs_hook=first_repeat)
+
+
+def _keys(value: Any) -> int:
+    """How many keys the objects of a parsed document hold."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
 
 
 def _lone_surrogate(value: Any) -> str | None:
@@ -133,6 +182,8 @@ def not_json(exc: BaseException) -> str:
         return f"the body holds text that is not Unicode: {exc}"
     if isinstance(exc, NotANumber):
         return f"the body is not JSON: {exc}"
+    if isinstance(exc, RepeatedKey):
+        return f"the body is ambiguous: {exc}"
     if isinstance(exc, RecursionError):
         return "the body is nested too deeply to be read (a few hundred levels at most)"
     if isinstance(exc, ValueError) and "digits" in str(exc) and "limit" in str(exc):

@@ -106,10 +106,9 @@ async def _body(request: web.Request, fields: tuple[str, ...], optional: tuple[s
     its shape)."""
     try:
         body = jsoncodec.loads_client(await read_body(request))
-    except (jsoncodec.NotUnicode, jsoncodec.NotANumber) as exc:
-        raise invalid_input(jsoncodec.not_json(exc)) from None
-    except (ValueError, RecursionError):
-        body = None
+    except (ValueError, RecursionError) as exc:  # (a UnicodeDecodeError is a ValueError)
+        raise invalid_input(f"{jsoncodec.not_json(exc)}; the body must be a JSON object: "
+                            f"{_shape(fields, optional)}") from None
     if not isinstance(body, dict):
         raise invalid_input("the body must be a JSON object: " + _shape(fields, optional))
     unknown = sorted(set(body) - set(fields) - set(optional))

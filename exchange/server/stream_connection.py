@@ -111,6 +111,9 @@ class StreamConnection:
         except jsoncodec.NotANumber as exc:
             self.status(None, "INVALID_INPUT", f"the message is not JSON: {exc}")
             return
+        except jsoncodec.RepeatedKey as exc:
+            self.status(None, "INVALID_INPUT", f"the message is ambiguous: {exc}")
+            return
         except RecursionError:
             self.status(None, "INVALID_INPUT", "the message is nested too deeply to be read (a few hundred "
                         "levels at most)")

@@ -36,6 +36,23 @@ def test_what_orjson_refuses_parses_as_the_standard_library_does(body: bytes) ->
     assert repr(jsoncodec.loads(body)) == repr(json.loads(body))
 
 
+@pytest.mark.parametrize("body", [
+    b'{"a": 1, "b": {"a": 2}}', b'[{"a": 1}, {"a": 2}]', rb'{"a": "x\":", "b": "\"  :"}', rb'{"a\":": 1, "a": 2}',
+    '{"a": 1, "b": [{"c": 2}]}'.encode("utf-16"), b'{"a" :1,"b"\n:2}', b"{}", b"[]", rb'"a\":"',
+])
+def test_a_document_without_a_repeated_key_is_taken_as_it_parses(body: bytes) -> None:
+    assert jsoncodec.loads_client(body) == json.loads(body)
+
+
+@pytest.mark.parametrize(("body", "key"), [
+    (b'{"a": 1, "a": 1}', "a"), (b'{"x": [{"b": 1, "c": 2, "b": 3}]}', "b"), (b'{"a" : 1, "a"\n:2}', "a"),
+    ('{"a": 1, "b": [{"c": 2, "c": 3}]}'.encode("utf-16"), "c"), (rb'{"\u0061": 1, "a": 2}', "a"),
+])
+def test_a_repeated_key_is_refused_naming_it(body: bytes, key: str) -> None:
+    with pytest.raises(jsoncodec.RepeatedKey, match=f"one object gives the key {key!r} twice"):
+        jsoncodec.loads_client(body)
+
+
 def test_an_integer_past_64_bits_arrives_as_a_float_which_integer_fields_refuse() -> None:
     assert jsoncodec.loads(b'{"id": 12345678901234567890}') == {"id": 12345678901234567890}  # 64 bits: exact
     assert isinstance(jsoncodec.loads(b'{"id": 123456789012345678901234567890}')["id"], float)

@@ -26,7 +26,9 @@ from tests.server.helpers import ACCOUNT, APP_KEY, START_MS, headers, login, pla
 
 
 async def move(client: TestClient, token: str | None, action: str, account: str, body: Any) -> tuple[int, Any]:
-    resp = await client.post(f"/operator/v1/accounts/{account}/{action}", data=json.dumps(body),
+    """``body``: JSON to send, or bytes sent as they are."""
+    data = body if isinstance(body, bytes) else json.dumps(body)
+    resp = await client.post(f"/operator/v1/accounts/{account}/{action}", data=data,
                              headers=headers(token))
     return resp.status, await resp.json()
 
@@ -81,6 +83,9 @@ async def test_an_operator_deposits_and_withdraws_and_the_statement_shows_it(tmp
     ({"amount": 5, "reason": "a\nb"}, "without control characters ('\\n' here)"),
     ({"amount": 5, "reason": "cash\udc00"}, "the body holds text that is not Unicode: 'cash\\udc00' has half"),
     ({"amount": float("inf"), "reason": "r"}, "the body is not JSON: Infinity is not a JSON number"),
+    # (both were "the body must be a JSON object", and the second deposited 2.00, the last amount)
+    (b'{"amount": 1, "reason": "caf\xe9"}', "the body is not JSON ('utf-8' codec can't decode byte 0xe9"),
+    (b'{"amount": 1, "reason": "r", "amount": 2}', "the body is ambiguous: one object gives the key 'amount' twice"),
 ])
 async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body: Any, says: str) -> None:
     client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)

@@ -19,7 +19,7 @@ from aiohttp.test_utils import TestClient
 from exchange.clock import VirtualClock
 from exchange.server.errors import ApiError
 from exchange.server.params import get_int
-from tests.server.helpers import BETTING, headers, login, place, rpc, serving
+from tests.server.helpers import BETTING, headers, login, place, place_one, rpc, serving
 
 
 @pytest.fixture
@@ -158,6 +158,31 @@ async def test_a_number_that_is_not_finite_is_not_json(alice: tuple[TestClient, 
     assert resp.status == 400 and f"{number} is not a JSON number" in fault["detail"]["APINGException"][
         "errorDetails"], fault
     assert (await rpc(client, token, "listCurrentOrders", {}))["result"]["currentOrders"] == []
+
+
+async def test_a_key_given_twice_in_one_object_refuses_the_body(alice: tuple[TestClient, str]) -> None:
+    """The parser kept the last of a repeated key: a limit order's ``size`` given as 2 and then 50 placed 50, and a
+    cancel's ``sizeReduction`` given as 1 and then null cancelled the whole bet. JSON leaves open which counts, so
+    the body is refused saying which key, and nothing is done."""
+    client, token = alice
+    bet = (await place_one(client, token, "holdem.0", 1, "BACK", 3, 5))["betId"]
+    repeated = [
+        call("placeOrders", '{"marketId": "holdem.0", "instructions": [{"selectionId": 1, "side": "BACK", '
+                            '"orderType": "LIMIT", "limitOrder": {"size": 2, "price": 3, "size": 50, '
+                            '"persistenceType": "LAPSE"}}]}'),
+        call("cancelOrders", f'{{"marketId": "holdem.0", "instructions": [{{"betId": "{bet}", "sizeReduction": 1, '
+                             '"sizeReduction": null}]}'),
+    ]
+    for body, key in zip(repeated, ("size", "sizeReduction"), strict=True):
+        answer = await raw_call(client, token, body)
+        assert answer["error"] == {"code": -32700, "message": f"Parse error: the body is ambiguous: one object gives "
+                                   f"the key {key!r} twice; give each key once"}, answer
+    resp = await client.post("/exchange/betting/rest/v1.0/placeOrders/", headers=headers(token),
+                             data='{"marketId": "holdem.0", "marketId": "holdem.1", "instructions": []}')
+    fault = await resp.json()
+    assert resp.status == 400 and "the key 'marketId' twice" in fault["detail"]["APINGException"]["errorDetails"]
+    (order,) = (await rpc(client, token, "listCurrentOrders", {}))["result"]["currentOrders"]
+    assert (order["betId"], order["sizeRemaining"], order["sizeCancelled"]) == (bet, 5.0, 0.0)
 
 
 async def test_half_a_surrogate_pair_is_refused_in_a_utf16_body_too(alice: tuple[TestClient, str]) -> None:

@@ -404,6 +404,7 @@ async def test_a_message_that_is_no_request_is_refused_saying_why(client: TestCl
             ("[" * 30_000 + "]" * 30_000, "the message is nested too deeply to be read"),
             (f'{{"op": "heartbeat", "id": {2**70}}}', "id must be an integer of 64 bits"),
             ('{"op": "heartbeat", "id": NaN}', "the message is not JSON: NaN is not a JSON number"),
+            ('{"op": "heartbeat", "id": 1, "id": 2}', "the message is ambiguous: one object gives the key 'id' twice"),
         ]
         for text, says in refusals:
             await ws.send_str(text)
