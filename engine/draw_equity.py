@@ -166,7 +166,8 @@ def _plan(
     out = parse_hand(dead, "dead cards")
     check_cards(game, seats, (), dead=out)  # the seats, five cards each, in the pack, none twice: as at the showdown
     if not 0 <= draws_left <= len(game.draws):
-        raise EngineInputError(f"{game.title} has {counted(len(game.draws), 'draw')}; {draws_left} cannot be left")
+        raise EngineInputError(f"{game.title} has {counted(len(game.draws), 'draw')}; {draws_left} cannot be left "
+                               f"(0 to {len(game.draws)} can)")
     seen = {c for s in seats for c in s} | set(out)
     unseen = [c for c in game.deck.cards() if c not in seen]
     stock_size = len(unseen) if stock is None else stock

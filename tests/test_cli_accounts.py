@@ -40,7 +40,9 @@ def test_a_refused_account_is_status_2_and_one_line(
 @pytest.mark.parametrize(
     ("balance", "fragment"),
     [
-        ("1000000000001", "'1000000000001' is more than the largest opening balance, 1000000000000"),
+        ("1000000000001", "'1000000000001' is more than the largest opening balance, 1,000,000,000,000"),
+        ("9" * 20, f"'{'9' * 20}' is more than the largest opening balance"),  # (was "not an amount": too long)
+        ("9" * 40 + ".5", "is more than the largest opening balance"),
         ("-5", "'-5' must be a non-negative amount with at most two decimals"),
         ("1.234", "'1.234' must be a non-negative amount with at most two decimals"),
         ("1e3", "'1e3' is not an amount like 1000 or 25.50"),  # written plainly, as the operator's routes take it

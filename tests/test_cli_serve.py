@@ -114,14 +114,17 @@ def test_a_port_another_process_listens_on_is_refused_before_the_server_starts(t
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
+        record = tmp_path / "out" / "rec"
         done = subprocess.run([sys.executable, "-m", "exchange.cli", "serve", "--db", str(db), "--port", str(port),
-                               "--no-house"], capture_output=True, text=True, timeout=BOUND_S, cwd=REPO)
+                               "--no-house", "--record", str(record)],
+                              capture_output=True, text=True, timeout=BOUND_S, cwd=REPO)
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [  # on main: the whole start's log lines first, then the refusal
         f"exchange-poker: error: --port {port}: cannot listen on 127.0.0.1:{port} (Address already in use); "
         "is another server on it? Give another port"
     ]
     assert not db.exists()
+    assert not record.parent.exists()  # (the recording's check left the folders it made, tables' and all)
 
 
 def test_output_that_cannot_be_written_is_one_line_not_a_traceback() -> None:

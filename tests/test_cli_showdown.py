@@ -224,7 +224,7 @@ def test_equity_bad_input(capsys: pytest.CaptureFixture[str], argv: list[str], f
         (["equity", "--variant", "stud7", "AsAdKcKd2h3h4h5h", "9cTc"], "hand 1 has 8 cards; a 7-Card Stud hand"),
         (["equity", "--variant", "omaha", "AsAdKcKd2h", "9cTcJcQc"], "has 5 cards; omaha hands have exactly 4 hole"),
         (["equity", "--variant", "draw5", "AsKsQsJsTs", "9s9h9d9c8s", "--draws", "2"],
-         "5-Card Draw has 1 draw; 2 cannot be left"),
+         "5-Card Draw has 1 draw; 2 cannot be left (0 to 1 can)"),
     ],
 )
 def test_counts_and_articles_in_refusals(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:

@@ -120,8 +120,8 @@ class StrategySpec:
         except (TypeError, ValueError) as exc:
             takes = keyword_parameters(cls)
             said = f"; {cls.__name__} takes {', '.join(takes)}" if takes else ""
-            raise StrategyLoadError(f"cannot build {self.reference} with params {self.params_json}: {exc}{said}"
-                                    ) from None
+            given = f" with params {self.params_json}" if self.params else ""  # (play has no --params to name)
+            raise StrategyLoadError(f"cannot build {self.reference}{given}: {exc}{said}") from None
 
     def _module(self) -> types.ModuleType:
         if self.module is not None:

@@ -8,20 +8,21 @@ account first logs in, when the server opens it on the exchange).
 from __future__ import annotations
 
 import argparse
+import re
 import sqlite3
 from collections.abc import Sequence
 from decimal import Decimal
 
 from exchange.cli.commands import SUMMARIES
-from exchange.cli.options import fail, one_line_errors
+from exchange.cli.options import database, fail, one_line_errors
 from exchange.core.money import format_minor
 from exchange.server.account import DEFAULT_CURRENCY
 from exchange.server.database import DatabaseUnusable, nothing_at, refusal
 from exchange.server.ledger import balances_from_db
-from exchange.server.params import plain_decimal
 from exchange.server.store import AccountExists, AccountStore, UnknownAccount, reserved_as_stored
 
 MAX_BALANCE = 10**12  # pounds: an opening balance above it is refused
+_AMOUNT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")  # written plainly (no exponent, sign, spaces or other digits)
 ACTIONS = ("add", "list", "password", "role")
 ROLES = ("operator", "trader")
 
@@ -29,19 +30,19 @@ ROLES = ("operator", "trader")
 def parse_money(text: str) -> int:
     """Pounds with at most two decimals, written plainly → minor units (``"1000"`` → 100000; ``1e3`` is refused, as
     the operator's routes and the bet slip refuse it)."""
-    if not plain_decimal(text):
+    if _AMOUNT.fullmatch(text) is None:  # (digits of any length: a long one is too large, not malformed)
         raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50")
     value = Decimal(text)
+    if value > MAX_BALANCE:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than the largest opening balance, {MAX_BALANCE:,}")
     if value < 0 or value != value.quantize(Decimal("0.01")):
         raise argparse.ArgumentTypeError(f"{text!r} must be a non-negative amount with at most two decimals")
-    if value > MAX_BALANCE:
-        raise argparse.ArgumentTypeError(f"{text!r} is more than the largest opening balance, {MAX_BALANCE}")
     return int(value * 100)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("accounts", help=SUMMARIES["accounts"])
-    parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
+    parser.add_argument("--db", type=database, default="exchange.db", help="the server database (default: exchange.db)")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     add = actions.add_parser("add", help="create an account")
     add.add_argument("name", help="the account's name: 1-64 letters, digits or _ . @ - (not HOUSE or house-...)")
@@ -50,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                      help="opening balance in pounds, at most two decimals (default 1000)")
     add.add_argument("--operator", action="store_true",
                      help="the account may suspend, resume and void markets (the server's /operator routes)")
-    add.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    add.add_argument("--db", type=database, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     listing = actions.add_parser("list", help="list accounts, balances and roles (trader or operator)")
     password = actions.add_parser("password", help="give an account a new password (logged-in sessions go on "
                                                    "until they end)")
@@ -60,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     role.add_argument("name", help="the account's name")
     role.add_argument("role", choices=ROLES, help="operator: may suspend, resume and void markets; trader: may not")
     for each in (listing, password, role):
-        each.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        each.add_argument("--db", type=database, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     for each in (parser, add, listing, password, role):
         one_line_errors(each)
     parser.set_defaults(run=run)

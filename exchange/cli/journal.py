@@ -31,7 +31,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NoReturn
 
 from exchange.cli.commands import SUMMARIES
-from exchange.cli.options import PROG, fail, one_line_errors, positive, whole_number_from_to
+from exchange.cli.options import PROG, database, fail, one_line_errors, positive, whole_number_from_to
 from exchange.game.channels import parse_market_id
 from exchange.server import jsoncodec, snapshots
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "journal", help=SUMMARIES["journal"],
         description="Print the journal's records as JSON lines, oldest first: every record, or those the options "
                     "ask for (several values of one option: any of them; several options: all of them).")
-    parser.add_argument("--db", default="exchange.db", help="the server database (default: exchange.db)")
+    parser.add_argument("--db", type=database, default="exchange.db", help="the server database (default: exchange.db)")
     parser.add_argument("--market", action="append", default=[], metavar="ID", type=_market_id,
                         help="records that concern this market (holdem.17, omaha-hilo.3-low)")
     parser.add_argument("--account", action="append", default=[], metavar="NAME",

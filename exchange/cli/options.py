@@ -32,6 +32,15 @@ def out_folder(text: str) -> Path:
     return Path(text)
 
 
+def database(text: str) -> str:
+    """A ``--db`` path; an empty one (an unset shell variable) would be SQLite's throw-away database, which keeps
+    nothing once the command ends."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give the database file's path, such as exchange.db, not an empty name "
+                                         "(SQLite would open a throw-away database, and nothing would be kept)")
+    return text
+
+
 def port(text: str) -> int:
     """A TCP port to listen on for ``--port``: 1 to 65535 (the startup line names it, so 0 is no use)."""
     return _port(text, low=1, allowed="1 to 65535")

@@ -32,6 +32,7 @@ from aiohttp import web
 
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import (
+    database,
     fail,
     http_url,
     minutes_in_ms,
@@ -81,7 +82,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser("serve", help=SUMMARIES["serve"])
     parser.add_argument("--host", default=LOOPBACK, help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=port, default=8080, help="port to listen on (default 8080)")
-    parser.add_argument("--db", default="exchange.db",
+    parser.add_argument("--db", type=database, default="exchange.db",
                         help="SQLite database: accounts and journal (default: exchange.db)")
     _add_game_arguments(parser)
     _journal_options(parser)

@@ -38,7 +38,8 @@ def register(subparsers: Any) -> None:
         "--hands", nargs="+", required=True, metavar="HAND", help='each seat\'s cards, e.g. "Ah Qc 9d 8s 7h" or AhQc'
     )
     parser.add_argument("--board", default="", help="community cards, or Telesina's vela, e.g. Jh")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print the result as JSON (its winners counted from 0: the text's hand 1 is 0)")
     one_line_errors(parser)
     parser.set_defaults(run=run)
 

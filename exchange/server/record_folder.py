@@ -108,8 +108,14 @@ def _next_game_index(directory: Path) -> int:
 
 def check_folder(directory: Path) -> None:
     """Raise :class:`RecordingRefused` if ``directory`` cannot take a recording now: the folder is taken as a
-    recording takes it (made, locked, each table's folder written to) and given back."""
-    RecordFolder(directory).close()
+    recording takes it (made, locked, each table's folder written to) and given back. A folder the check made is
+    removed again (the server may yet be refused: a folder left behind would look like a recording)."""
+    made = next((f for f in reversed((directory, *directory.parents)) if not os.path.lexists(f)), None)
+    try:
+        RecordFolder(directory).close()
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -257,6 +257,10 @@ def test_a_strategy_file_is_shipped_as_source(tmp_path: Path) -> None:
     assert str(refused.value).endswith("; Mine takes edge, latency_ms, name, context")
     with pytest.raises(StrategyLoadError, match=r"context must be a dict of settings \(a JSON object\), not 5"):
         replace(spec, params_json='{"context": 5}').build()
+    path.write_text("class Bad:\n    def __init__(self):\n        raise ValueError('no init')\n")
+    with pytest.raises(StrategyLoadError) as refused:  # no params: none named (play has no --params)
+        StrategySpec.parse(f"{path}:Bad").build()
+    assert str(refused.value) == f"cannot build {path}:Bad: no init"
 
 
 def _snap(status: BetfairMarketStatus, *runners: RunnerSnapshot) -> MarketSnapshot:

@@ -19,6 +19,7 @@ from exchange.server.database import DatabaseUnusable
 from exchange.server.journal import Journal
 from exchange.server.journal_check import JournalDamaged
 from exchange.server.store import AccountStore
+from tests.cli_helpers import run_cli
 from tests.server.helpers import free_port
 from tests.server.serverproc import cli
 
@@ -207,4 +208,18 @@ def test_a_sqlite_uri_is_refused_before_anything_is_made(tmp_path: Path) -> None
         assert result.returncode == 2 and "Traceback" not in result.stderr, result
         assert result.stderr == (f"exchange-poker: error: cannot use the database {uri}: a SQLite URI is not taken; "
                                  f"give the database file's path, such as {tmp_path / 'ex.db'}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [("serve", "--port", "1"), ("accounts", "list"), ("accounts", "add", "zed"),
+                                  ("journal",)])
+def test_an_empty_database_path_is_refused(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """SQLite opens a throw-away database for an empty path: ``accounts --db '' add zed`` said "added zed" and the
+    next ``list`` had no zed, and ``serve --db ''`` ran with nothing kept (an unset shell variable does that)."""
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(capsys, *argv[:1], "--db", "", *argv[1:])
+    assert code == 2 and err == ("exchange-poker: error: argument --db: give the database file's path, such as "
+                                 "exchange.db, not an empty name (SQLite would open a throw-away database, and "
+                                 "nothing would be kept)\n"), err
     assert list(tmp_path.iterdir()) == []
