@@ -29,6 +29,7 @@ import pytest
 
 from exchange.backtest.strategy import Strategy
 from exchange.cli import build_parser, main
+from exchange.tables.outputs import TABLES
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 TEXT = README.read_text(encoding="utf-8")
@@ -167,3 +168,15 @@ def test_the_strategy_hooks_the_readme_lists_are_the_strategy_classs_with_their_
     hooks = {name: list(inspect.signature(method).parameters)[1:] for name, method in vars(Strategy).items()
              if re.match(r"(on|check|process)_", name) and callable(method)}
     assert said == hooks
+
+
+@pytest.mark.parametrize("table", sorted(TABLES))
+def test_every_column_of_a_backtests_table_is_named_in_its_row_of_the_readme(table: str) -> None:
+    """A researcher reads the outputs' table to know what a column holds: ``at_ms``, ``size_voided`` and others
+    were in the files and nowhere in the README."""
+    (row,) = [line for line in TEXT.splitlines() if line.startswith(f"| `{table}.parquet` |")]
+    named = set(re.findall(r"`(\w+)`", row))
+    named |= {f"{stem}_{i}" for stem in re.findall(r"`(\w+)_1`\.\.`\1_4`", row) for i in range(1, 5)}  # `a_1`..`a_4`
+    every_row = {"game_index", "session", "session_game", "market_id"}  # named once, above the table
+    columns = set(TABLES[table].schema.names) - every_row
+    assert columns <= named, f"{table}.parquet's columns the README does not name: {sorted(columns - named)}"
