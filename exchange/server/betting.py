@@ -433,6 +433,14 @@ def parse_bet_id(raw: Mapping[str, Any], where: str) -> int | None:
     return int(text)
 
 
+def no_such_bet(given: object, bet_id: int | None, where: str) -> str:
+    """Why an instruction naming bet ``given`` (:func:`parse_bet_id`: ``bet_id``) fails ``INVALID_BET_ID``: it is no
+    bet id at all, or none of the account's on the market (``where``)."""
+    if bet_id is None:
+        return f"betId {str(given)!r:.40} is not a bet id: a string of digits (as placeOrders gave it)"
+    return f"no bet {bet_id} of yours on {where}"
+
+
 def cancel_report(instruction: JsonDict, events: Sequence[object]) -> Outcome:
     base: JsonDict = {"instruction": instruction}
     cancelled = 0
@@ -456,7 +464,7 @@ def _cancel_one(service: ExchangeService, session: Session, market_id: str | Non
         return refusal
     view = service.order(session.account, bet_id) if bet_id is not None else None
     if view is None or (market_id is not None and view.market_id != market_id):
-        return failed(base, "INVALID_BET_ID", f"no bet {instruction.get('betId')} of yours on this market")
+        return failed(base, "INVALID_BET_ID", no_such_bet(instruction.get("betId"), bet_id, "this market"))
     command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, size_reduction=reduction)
     return cancel_report(instruction, service.execute(command))
 

@@ -33,6 +33,7 @@ from exchange.server.betting import (
     cancel_report,
     execution_report,
     named_twice,
+    no_such_bet,
     order_call,
     parse_bet_id,
     pending,
@@ -119,7 +120,7 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
         view = service.order(session.account, bet_id) if bet_id is not None else None
         if view is None or view.market_id != market_id:
             outcomes[i] = _replace_failure(instruction, None, "INVALID_BET_ID",
-                                           f"no bet {instruction['betId']} of yours on market {market_id}")
+                                           no_such_bet(instruction["betId"], bet_id, f"market {market_id}"))
             continue
         try:
             new_price = to_exact_decimal(raw_price, "newPrice")

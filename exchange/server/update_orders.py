@@ -21,6 +21,7 @@ from exchange.server.betting import (
     Outcome,
     execution_report,
     failed,
+    no_such_bet,
     order_call,
     parse_bet_id,
     unknown_market,
@@ -44,7 +45,7 @@ def _update_one(service: ExchangeService, session: Session, market_id: str, raw:
         return refusal
     view = service.order(session.account, bet_id) if bet_id is not None else None
     if view is None or view.market_id != market_id:
-        return failed(base, "INVALID_BET_ID", f"no bet {raw['betId']} of yours on market {market_id}")
+        return failed(base, "INVALID_BET_ID", no_such_bet(raw["betId"], bet_id, f"market {market_id}"))
     if not view.size_remaining:
         return failed(base, "BET_TAKEN_OR_LAPSED", f"bet {view.bet_id} has nothing unmatched to update")
     if persistence != "LAPSE":

@@ -16,6 +16,7 @@ from tests.server.helpers import login, place, place_one, rpc
 
 MARKET = "holdem.0"
 NOT_ASCII = ["²", "١", "1²", "𝟏"]
+NOT_DIGITS = [*NOT_ASCII, " 1", "1.0", "-1", "1 "]
 
 
 def _instruction(method: str, bet_id: str) -> dict[str, Any]:
@@ -25,14 +26,17 @@ def _instruction(method: str, bet_id: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("method", ["cancelOrders", "replaceOrders", "updateOrders"])
-@pytest.mark.parametrize("bet_id", NOT_ASCII)
+@pytest.mark.parametrize("bet_id", NOT_DIGITS)
 async def test_a_bet_id_of_other_digits_is_no_bet_of_yours(client: TestClient, method: str, bet_id: str) -> None:
+    """Refused as no bet id at all (" 1" was "no bet  1 of yours", as if a bet " 1" could be someone else's)."""
     alice = await login(client, "alice", "pw-alice")
     bet = await place_one(client, alice, MARKET, 1, "BACK", 3.0, 2)
     assert bet["betId"] == "1"
     out = await rpc(client, alice, method, {"marketId": MARKET, "instructions": [_instruction(method, bet_id)]})
     (report,) = out["result"]["instructionReports"]
     assert report["errorCode"] == "INVALID_BET_ID", out
+    said = f"betId {bet_id!r} is not a bet id: a string of digits (as placeOrders gave it)"
+    assert said in out["result"]["errorMessage"], out
     current = (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"]
     assert [(o["betId"], o["priceSize"]["price"], o["sizeRemaining"]) for o in current] == [("1", 3.0, 2.0)]
 
