@@ -63,6 +63,11 @@ class Account:
             pos = self.positions[market.market_id] = market.positions[self.account_id] = Position(self, market)
         return pos
 
+    def drop_position(self, market: Market) -> None:
+        """Undo :meth:`open_position` of a position nothing happened on (a tentative one: ``check_places``)."""
+        del self.positions[market.market_id]
+        del market.positions[self.account_id]
+
     def exposure(self) -> int:
         """Total exposure over open markets (minor units)."""
         return sum(p.exposure() for p in self.positions.values())

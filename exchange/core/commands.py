@@ -114,8 +114,9 @@ class PlaceOrder(Command):
     with ``BET_REJECTED_ROUND_STALE`` (``None`` skips the check).
     ``strategy_ref``: API-NG's ``customerStrategyRef``, kept on the order.
     ``fill_or_kill``: API-NG's ``timeInForce: FILL_OR_KILL`` with its ``minFillSize`` (the size when none is
-    given): the order matches at once if at least this much can, else not at all; what does not match lapses
-    (:mod:`exchange.core.fill_or_kill`). ``None``: an ordinary order that rests.
+    given): the order matches at once if at least this much can, else not at all; what does not match is
+    cancelled (``OrderCancelled``, reason ``FILL_OR_KILL``: :mod:`exchange.core.fill_or_kill`). ``None``: an
+    ordinary order that rests.
     """
 
     TYPE_TAG: ClassVar[str] = "PlaceOrder"

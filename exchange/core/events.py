@@ -139,7 +139,8 @@ class MarketOpened(Event):
 
 @dataclass(frozen=True, slots=True)
 class MarketSuspended(Event):
-    """A betting window closed (after its unmatched orders lapsed)."""
+    """A betting window closed, or an operator suspended the market inside one (after its unmatched orders
+    lapsed)."""
 
     TYPE_TAG: ClassVar[str] = "MarketSuspended"
     ts: int

@@ -207,7 +207,8 @@ class Exchange(ExchangeState):
         self, account_id: str, market_id: str | None = None, *, live_only: bool = False
     ) -> tuple[OrderView, ...]:
         """``listCurrentOrders``: the account's orders on markets not yet settled or voided, market by market
-        (in the order it first bet on them), each market's by bet id.
+        (in the order it first bet on them), each market's by bet id; a bet on a hand settled early is among
+        them until its market closes (as Betfair lists it till the market settles).
 
         ``live_only``: only the orders with an unmatched remainder.
         """
@@ -306,7 +307,8 @@ class Exchange(ExchangeState):
         return account.results.get(market_id) if account is not None else None
 
     def profit_and_loss(self, account_id: str, market_id: str) -> dict[int, Decimal] | None:
-        """``listMarketProfitAndLoss``: matched P&L if each selection wins alone (exact ``Decimal``)."""
+        """``listMarketProfitAndLoss``: matched P&L if each selection wins alone, in minor units (pennies) as exact
+        ``Decimal`` (a fraction of a penny kept: commission and rounding not applied)."""
         account = self.accounts.get(account_id)
         pos = account.positions.get(market_id) if account is not None else None
         if pos is None:

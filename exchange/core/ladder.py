@@ -30,7 +30,7 @@ from exchange.core.money import FLOAT_NOISE, numpy_kind, to_exact_decimal
 from exchange.core.side import Side
 
 #: The ladder's bands as ``(from, to, step)`` in hundredths: prices in
-#: ``(from, to]`` step by ``step``; the first band also includes 1.01.
+#: ``(from, to]`` step by ``step`` (so the ladder starts at 1.01).
 BANDS: tuple[tuple[int, int, int], ...] = (
     (100, 200, 1),
     (200, 300, 2),

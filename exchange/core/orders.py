@@ -59,7 +59,8 @@ class OrderStatus(StrEnum):
 
 
 class BetOutcome(StrEnum):
-    """The result of a settled bet (a dead-heat win is ``WON`` at reduced odds)."""
+    """The result of a settled bet: which hand won, not the bet's sign. A dead-heat win is ``WON`` at reduced
+    odds, which is a loss for a back at odds under the number tied (the lay is then ``LOST`` with a gain)."""
 
     WON = "WON"
     LOST = "LOST"

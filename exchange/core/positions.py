@@ -154,6 +154,11 @@ class Position:
             self.d[order.sel] -= liability
             self.account.reserved += -(-liability // 100)
 
+    def take_back(self, order: Order) -> None:
+        """Undo :meth:`add_order` of an order that never matched (a tentative one: :func:`check_places`)."""
+        self.release(order, order.remaining)
+        self.orders.remove(order)
+
     def release(self, order: Order, amount: int) -> None:
         """``amount`` of the order's unmatched size leaves it (cancelled or lapsed; the caller says which)."""
         if not 0 < amount <= order.remaining:

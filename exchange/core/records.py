@@ -65,6 +65,11 @@ class Record:
         return _unpickle, (cls, values(self))
 
 
+class NoFastConstructor(TypeError):
+    """The class is not one :func:`fast_constructor` can build (a default factory, a ``__post_init__``, slots that
+    are not its fields): the class itself must build it."""
+
+
 def fast_constructor(cls: type[_D]) -> Callable[..., _D]:
     """A function that builds instances of a frozen, slotted dataclass about three times faster.
 
@@ -98,7 +103,7 @@ def fast_constructor(cls: type[_D]) -> Callable[..., _D]:
     params: list[str] = []
     for field in fields:
         if field.default_factory is not dataclasses.MISSING:
-            raise TypeError(f"{cls.__name__}.{field.name}: a fast constructor cannot run a default factory")
+            raise NoFastConstructor(f"{cls.__name__}.{field.name}: a fast constructor cannot run a default factory")
         if field.default is dataclasses.MISSING:
             params.append(field.name)
         else:
@@ -161,7 +166,7 @@ def _unpickle(cls: type[_D], values: tuple[Any, ...]) -> _D:
     if build is None:
         try:
             build = fast_constructor(cls)
-        except TypeError:  # a class it cannot build (a subclass of another slotted dataclass, say): the class does
+        except NoFastConstructor:  # (a subclass of another slotted dataclass, say): the class builds it
             build = cls
         _UNPICKLERS[cls] = build
     return build(*values)
@@ -192,10 +197,11 @@ def mutable_twin(cls: type) -> type:
     twin = _TWINS.get(cls)
     if twin is None:
         if not (dataclasses.is_dataclass(cls) and "__slots__" in cls.__dict__) or hasattr(cls, "__post_init__"):
-            raise TypeError(f"{cls.__name__}: a twin needs a slotted dataclass with no __post_init__ to skip")
+            raise NoFastConstructor(f"{cls.__name__}: a twin needs a slotted dataclass with no __post_init__ to skip")
         names = tuple(field.name for field in dataclasses.fields(cls))
         if tuple(cls.__dict__["__slots__"]) != names:
-            raise TypeError(f"{cls.__name__}: its slots {cls.__dict__['__slots__']} are not its fields {names}")
+            raise NoFastConstructor(f"{cls.__name__}: its slots {cls.__dict__['__slots__']} are not its fields "
+                                    f"{names}")
         twin = _TWINS[cls] = type(
             f"_{cls.__name__}Builder",
             (cls,),

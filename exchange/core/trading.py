@@ -181,7 +181,7 @@ def check_places(state: ExchangeState, commands: Sequence[PlaceOrder]) -> list[R
     """
     results: list[Rejection | None] = []
     tentative: list[tuple[Position, Order]] = []
-    opened: list[tuple[str, Market]] = []
+    opened: list[tuple[Account, Market]] = []
     try:
         for cmd in commands:
             try:
@@ -191,18 +191,16 @@ def check_places(state: ExchangeState, commands: Sequence[PlaceOrder]) -> list[R
                 continue
             results.append(None)
             if market.market_id not in account.positions:
-                opened.append((cmd.account_id, market))
+                opened.append((account, market))
             pos = account.open_position(market)
             order = Order(0, pos, sel, cmd.side is _BACK, tick, cmd.size, cmd.ts, 0, None)
             pos.add_order(order)
             tentative.append((pos, order))
     finally:
         for pos, order in reversed(tentative):
-            pos.release(order, order.remaining)
-            pos.orders.remove(order)
-        for account_id, market in opened:
-            del state.accounts[account_id].positions[market.market_id]
-            del market.positions[account_id]
+            pos.take_back(order)
+        for account, market in opened:
+            account.drop_position(market)
     return results
 
 
@@ -343,7 +341,8 @@ def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:
 
 
 def own_live_order(state: ExchangeState, account_id: str, bet_id: object) -> Order:
-    """The caller's own order with unmatched size in an ACTIVE market, else a :class:`Rejection`."""
+    """The caller's own order with unmatched size, else a :class:`Rejection` (its market is ACTIVE then: a
+    window's close lapses every unmatched order)."""
     if account_id not in state.accounts:
         raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {account_id!r} does not exist")
     if type(bet_id) is not int:
