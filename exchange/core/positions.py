@@ -126,9 +126,10 @@ class Position:
         self.account = account
         self.account_id = account.account_id
         self.market = market
+        #: the table's vector and scalar, in hundredths of a penny: if selection i wins alone, P&L >= ltot + d[i]
         self.d: list[int] = [0] * len(market.selection_ids)
         self.ltot = 0
-        #: the sum of the results of this position's bets settled early: its P&L if the market is voided
+        #: the sum of the results of this position's bets settled early, in pennies: its P&L if the market is voided
         self.settled = 0
         self.orders: list[Order] = []
 
