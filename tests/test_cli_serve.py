@@ -173,3 +173,15 @@ def test_serve_loads_no_numeric_library_nor_process_pool_before_it_answers() -> 
     loaded = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=BOUND_S)
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "none"
+
+
+def test_a_seeded_server_says_its_deals_can_be_foreseen(tmp_path: Path) -> None:
+    """A probe dealt every card of a ``--seed 7`` server's games ahead of their reveal, from the hole cards and the
+    market id's game number: the start says so."""
+    from tests.server.serverproc import ServerProcess
+
+    with ServerProcess(tmp_path / "ex.db", "--seed", "7") as server:
+        pass
+    decks = [line for line in server.out.read_text().splitlines() if "decks:" in line]
+    assert decks == ["  decks:    seeded (--seed 7): whoever knows or guesses the seed can deal every card ahead of "
+                     "its reveal (a market's id numbers its game); leave --seed out for real trading"], decks

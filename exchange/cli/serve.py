@@ -135,7 +135,10 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
                         help="betting window length (default: the channel's, 30; holdem-turbo 18)")
     parser.add_argument("--playing-seconds", type=seconds_or_zero, default=None, metavar="S",
                         help="playing (suspended) window length (default: the channel's, 3)")
-    parser.add_argument("--seed", type=whole_number, default=None, help="seed for the decks (default: random)")
+    parser.add_argument("--seed", type=whole_number, default=None,
+                        help="seed for the decks, for games dealt again alike (default: random); anyone who knows or "
+                             "guesses it can deal every game's cards ahead of their reveal, so leave it out for "
+                             "real trading")
     parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
     parser.add_argument("--noise-traders", type=not_negative(int), default=DEFAULT_NOISE_TRADERS, metavar="N",
                         help=f"house noise traders taking the best prices at random moments, so the ladder moves "
@@ -387,9 +390,17 @@ def _startup_lines(app: web.Application, config: ServerConfig, url: str) -> list
         lines.append(f"  record:   {_recording_line(app[keys.RECORDING])}")
     if config.irregularity_rate:
         lines.append(f"  dealer:   {_irregularity_line(config)}")
+    if config.seed is not None:
+        lines.append(f"  decks:    {_seeded_line(config.seed)}")
     lines.append(f"  OpenAPI:  {url}/openapi.json")
     lines.append(f"  audit:    exchange-poker journal --db {config.db_path} --last 20 --follow")
     return lines
+
+
+def _seeded_line(seed: int) -> str:
+    """What a server dealing from ``--seed`` says as it starts: its deals can be foreseen."""
+    return (f"seeded (--seed {seed}): whoever knows or guesses the seed can deal every card ahead of its reveal (a "
+            "market's id numbers its game); leave --seed out for real trading")
 
 
 def _dealt_as_holdem(channels: Iterable[str]) -> list[str]:
