@@ -19,6 +19,7 @@ restart with the audit trail; the answer waits until the record is on disk.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from aiohttp import web
@@ -37,7 +38,11 @@ from exchange.server.params import not_one_line, plain_decimal
 from exchange.server.service import ExchangeService
 from exchange.server.store import is_reserved
 
+log = logging.getLogger(__name__)
+
 ACTIONS = ("suspend", "resume", "void")
+_DONE = {"suspend": "suspended", "resume": "resumed", "void": "voided", "deposit": "deposited {} into",
+         "withdraw": "withdrew {} from"}  # what the server's log says was done
 MONEY_ACTIONS = ("deposit", "withdraw")
 MAX_REASON = 200
 MAX_AMOUNT = 100_000_000_000  # minor units: £1,000,000,000.00 at once
@@ -95,6 +100,7 @@ async def _act(request: web.Request, action: str) -> web.Response:
     now = service.now()
     record = {"action": action, "marketId": market_id, "operator": session.account, "reason": reason, "at": now}
     service.journal.append(JOURNAL_KIND, record, ts_ms=now)
+    log.info("operator %s %s %s: %s", session.account, _DONE[action], market_id, reason)
     status = service.exchange.markets[market_id].status if market_id in service.exchange.markets else None
     # the exchange's status, and Betfair's name for it (listMarketBook's: ACTIVE is OPEN), as the Games API gives both
     return web.json_response({**record, "marketStatus": None if status is None else status.value,
@@ -215,6 +221,8 @@ async def move_money(request: web.Request) -> web.Response:
     if reference is not None:
         record["reference"] = reference
     service.journal.append(JOURNAL_KIND, record, ts_ms=now)
+    log.info("operator %s %s %s%s: %s", session.account, _DONE[action].format(format_minor(amount)), name,
+             "" if reference is None else f" (reference {reference!r})", reason)
     if reference is not None:
         references.note(record)
     return _with_funds(service, record)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
@@ -42,7 +43,9 @@ async def test_anyone_but_an_operator_is_refused_and_nothing_changes(client: Tes
     assert operator_records(client) == []
 
 
-async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock: VirtualClock) -> None:
+async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock: VirtualClock,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="exchange.server.operator")
     client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
     ops, alice, bob = [await login(client, n, f"pw-{n}") for n in ("ops", "alice", "bob")]
     lay = await rpc(client, alice, "placeOrders", place("holdem.0", 2, "LAY", 4.0, 10))
@@ -67,6 +70,10 @@ async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock:
     assert (code, body["error"]) == (400, "INVALID_INPUT_DATA")
     code, body = await act(client, ops, "void", body={"reason": "shuffler jammed"})
     assert (code, body["marketStatus"], body["status"]) == (200, "VOID", "CLOSED")
+    # each action in the server's log too (there were none: only the journal had them)
+    assert [r.getMessage() for r in caplog.records if r.name == "exchange.server.operator"] == [
+        f"operator ops {done} holdem.0: {why}" for done, why in (
+            ("suspended", "video feed lost"), ("resumed", "video feed lost"), ("voided", "shuffler jammed"))]
     assert await status(client, bob) == "CLOSED"
     (market,) = (await (await client.get("/games/v1/channels/holdem/snapshot")).json())["game"]["markets"]
     assert market["marketStatus"] == "VOID"

@@ -96,6 +96,19 @@ async def test_a_bad_body_is_refused_and_moves_nothing(client: TestClient, body:
     assert "alice" not in client.app[keys.SERVICE].exchange.accounts  # not even opened
 
 
+async def test_a_movement_is_logged_with_who_made_it_and_why(client: TestClient,
+                                                          caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="exchange.server.operator")
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops = await login(client, "ops", "pw-ops")
+    assert (await move(client, ops, "deposit", "alice", {"amount": 25.5, "reason": "top-up", "reference": "p-1"}))[0] \
+        == 200
+    assert (await move(client, ops, "withdraw", "alice", {"amount": 5, "reason": "cash out"}))[0] == 200
+    assert [r.getMessage() for r in caplog.records if r.name == "exchange.server.operator"] == [
+        "operator ops deposited 25.50 into alice (reference 'p-1'): top-up",
+        "operator ops withdrew 5.00 from alice: cash out"]
+
+
 async def test_only_an_operator_moves_money_and_only_a_traders(client: TestClient) -> None:
     alice = await login(client, "alice", "pw-alice")
     code, answer = await move(client, alice, "deposit", "alice", {"amount": 5, "reason": "mine"})
