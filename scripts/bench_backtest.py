@@ -11,6 +11,9 @@ whatever else the machine is running)::
     python scripts/bench_backtest.py --games 200 --repeats 1 --strategy scripts/flop_mover.py:FlopMover
     python scripts/bench_backtest.py --sessions 10        # the same 1,000 games as 10 sessions of 100, and alone
 
+The default strategy is ``scripts/market_maker.py:MarketMaker`` of the checkout this script is in (the
+repository root), wherever it is run from; a ``--strategy`` file given relative is found from the current folder.
+
 With ``--sessions K`` every repeat times the games twice, interleaved: as
 one-game worlds and as K sessions of ``games / K`` games each (one world, one
 account and one strategy instance per session), so the per-game figures of the
@@ -34,9 +37,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from exchange.backtest.loading import StrategySpec
+from exchange.backtest.loading import StrategyLoadError, StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
+from exchange.backtest.strategy import Strategy
 from exchange.backtest.workers import make_executor
+from exchange.cli.options import positive, whole_number
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The strategy timed when none is given: the example market maker of this script's own checkout.
+DEFAULT_STRATEGY = "scripts/market_maker.py:MarketMaker"
 
 
 def _cpu() -> tuple[float, float]:
@@ -59,25 +68,47 @@ def time_once(config: BacktestConfig, workers: int) -> tuple[float, float, float
         return wall, own_after - own + children_after - children, own_after - own
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, StrategySpec]:
+    """The command line, and the strategy it names, loaded and built once: bad input is refused on one line
+    before anything is timed."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--strategy", default="scripts/market_maker.py:MarketMaker")
-    parser.add_argument("--params", default="{}")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--no-streams", action="store_true", help="skip the Betfair stream files")
-    parser.add_argument("--sessions", type=int, default=None, metavar="K",
-                        help="also time the games as K sessions of games/K games (interleaved with one-game worlds)")
+    parser.add_argument("--games", type=positive, default=1000, help="games a backtest plays (default 1000)")
+    parser.add_argument("--seed", type=whole_number, default=1, help="the backtests' seed (default 1)")
+    parser.add_argument("--strategy", default=None, metavar="FILE.py:CLASS|MODULE:CLASS",
+                        help=f"the strategy timed (default {DEFAULT_STRATEGY} of this script's checkout, the "
+                             f"repository root {ROOT}, wherever it is run from)")
+    parser.add_argument("--params", default="{}", help="the strategy's keyword parameters, a JSON object "
+                                                       "(default {})")
+    parser.add_argument("--workers", type=positive, nargs="+", default=[1, 2],
+                        help="local worker process counts, each timed in turn (default 1 2)")
+    parser.add_argument("--repeats", type=positive, default=3, help="timed backtests of each kind (default 3)")
+    parser.add_argument("--no-streams", action="store_true", help="skip the Betfair stream files (default: write "
+                                                                  "them)")
+    parser.add_argument("--sessions", type=positive, default=None, metavar="K",
+                        help="also time the games as K sessions of games/K games (interleaved with one-game "
+                             "worlds); K must divide --games (default: one-game worlds only)")
     args = parser.parse_args(argv)
+    if args.sessions is not None and args.games % args.sessions:
+        parser.error(f"argument --sessions: must divide --games ({args.games}), not {args.sessions}")
+    file, _, name = DEFAULT_STRATEGY.partition(":")
+    reference = f"{ROOT / file}:{name}" if args.strategy is None else args.strategy
+    args.strategy = args.strategy or DEFAULT_STRATEGY  # as the report names it
+    try:
+        spec = StrategySpec.parse(reference, args.params)
+        if not isinstance(spec.build(), Strategy):  # a wrong class or params fail here, not after the warm-up
+            raise StrategyLoadError(f"{args.strategy} is not a subclass of exchange.backtest.strategy.Strategy")
+    except StrategyLoadError as exc:
+        parser.error(str(exc))
+    except (SyntaxError, ImportError) as exc:  # a strategy file that cannot run, or a module it needs
+        parser.error(f"strategy {args.strategy!r}: {exc}")
+    return args, spec
 
-    spec = StrategySpec.parse(args.strategy, args.params)
+
+def main(argv: list[str] | None = None) -> int:
+    args, spec = parse_args(argv)
     config = BacktestConfig(strategy=spec, games=args.games, seed=args.seed, record_streams=not args.no_streams)
     modes = {"worlds": config}
     if args.sessions is not None:
-        if args.sessions < 1 or args.games % args.sessions:
-            parser.error(f"--sessions {args.sessions} must divide --games {args.games}")
         modes["sessions"] = replace(config, games_per_session=args.games // args.sessions)
     time_once(BacktestConfig(strategy=spec, games=2, seed=args.seed), 1)  # compile the equity kernels
 

@@ -21,6 +21,7 @@ Printed: min / median / max over the repeats of the milliseconds per game held a
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -75,11 +76,27 @@ def one_repeat(rows: list[dict[str, pa.Table]], where: Path) -> tuple[float, flo
     return hold_ms, part_ms, bare_part_ms
 
 
+def folder_to_write(text: str) -> Path:
+    """``--dir``: a folder that is there and that this user may write in (the scratch folder is made inside)."""
+    path = Path(text)
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give the folder to make the recording folders in, not an empty name")
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no folder at {text}: give a folder that is there")
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder: give a folder that is there")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write in {text}: give a folder this user may write in")
+    return path
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--games", type=positive, default=100)
-    parser.add_argument("--repeats", type=positive, default=5)
-    parser.add_argument("--dir", type=Path, default=Path.cwd(), help="where the folders are made (default: here)")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=positive, default=100, help="games of the backtest held and written "
+                                                                    "(default 100)")
+    parser.add_argument("--repeats", type=positive, default=5, help="timed repeats (default 5)")
+    parser.add_argument("--dir", type=folder_to_write, default=Path.cwd(),
+                        help="an existing folder where the recording folders are made (default: the current one)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-recording-", dir=args.dir) as scratch:
         rows = games_rows(args.games, Path(scratch))

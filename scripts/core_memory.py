@@ -12,6 +12,9 @@ allocated (objects tracked by the collector, pymalloc's allocated blocks and
 arenas) and glibc's own account (``mallinfo2``: heap in use and free, and
 memory mapped for large blocks such as big dict tables). RSS growing while
 the allocations stay flat is the allocator's, not a leak. Linux with glibc only.
+
+Without ``--marks`` the marks are those of the default list within ``--markets``, and ``--markets`` itself;
+marks given beyond ``--markets`` are refused (they would never be reached, and print nothing).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 
 MIB = 1 << 20
+#: The market counts reported at without ``--marks`` (those within ``--markets``, and ``--markets`` itself).
+DEFAULT_MARKS = (500, 1000, 1500, 2000, 3000)
 
 
 class MallInfo2(ctypes.Structure):
@@ -89,14 +94,24 @@ def mark_list(text: str) -> list[int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--markets", type=positive, default=3000)
-    parser.add_argument("--keep", type=positive, default=1000, help="closed markets kept (keep_closed_markets)")
-    parser.add_argument("--orders", type=positive, default=240, help="orders a market")
-    parser.add_argument("--marks", type=mark_list, default="500,1000,1500,2000,3000",
-                        help="market counts at which to report memory, comma-separated")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--markets", type=positive, default=3000,
+                        help="markets played one after another, each settled (default 3000)")
+    parser.add_argument("--keep", type=positive, default=1000,
+                        help="closed markets kept (keep_closed_markets; default 1000)")
+    parser.add_argument("--orders", type=positive, default=240, help="orders a market (default 240)")
+    parser.add_argument("--marks", type=mark_list, default=None,
+                        help="market counts at which to report memory, comma-separated, none beyond --markets "
+                             f"(default {','.join(map(str, DEFAULT_MARKS))} within --markets, and --markets)")
     args = parser.parse_args(argv)
-    marks = set(args.marks)
+    if args.marks is None:
+        marks = {mark for mark in DEFAULT_MARKS if mark <= args.markets} | {args.markets}
+    elif max(args.marks) > args.markets:
+        beyond = sorted(mark for mark in args.marks if mark > args.markets)
+        parser.error(f"argument --marks: must be from 1 to --markets ({args.markets}), not "
+                     f"{','.join(map(str, beyond))}: no report is printed at a market never played")
+    else:
+        marks = set(args.marks)
     rng = random.Random(1)
     ex = Exchange(ExchangeConfig(keep_closed_markets=args.keep))
     accounts = [f"a{i}" for i in range(6)]

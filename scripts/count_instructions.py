@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bench_exchange  # (this folder is on sys.path when the script runs)
 
-from exchange.cli.options import positive
+from exchange.cli.options import positive, whole_number_from_to
 
 
 def run_one(side: str, ops: int, total: int, selections: int) -> None:
@@ -58,13 +59,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["--run"]:
         run_one(args[1], int(args[2]), int(args[3]), int(args[4]))
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--small", type=positive, default=5_000)
-    parser.add_argument("--large", type=positive, default=35_000)
-    parser.add_argument("--selections", type=positive, default=4)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--small", type=positive, default=5_000,
+                        help="operations of the shorter run (default 5000)")
+    parser.add_argument("--large", type=positive, default=35_000,
+                        help="operations of the longer run, more than --small (default 35000)")
+    parser.add_argument("--selections", type=whole_number_from_to(2, bench_exchange.MAX_SELECTIONS), default=4,
+                        help=f"selections of the market, 2 to {bench_exchange.MAX_SELECTIONS} as bench_exchange.py "
+                             f"allows (default 4)")
     ns = parser.parse_args(args)
     if ns.large <= ns.small:  # the cost of one operation is the difference divided by large - small
         parser.error(f"argument --large: must be more than --small ({ns.small}), not {ns.large}")
+    if shutil.which("valgrind") is None:  # before a minute of work, not at the first count
+        parser.error("valgrind is needed to count instructions and is not on the PATH "
+                     "(Debian's valgrind package: apt-get install valgrind)")
     per_op = {}
     for side in ("exchange", "bare"):
         small, large = (count(side, n, ns.large, ns.selections) for n in (ns.small, ns.large))

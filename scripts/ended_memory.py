@@ -9,7 +9,10 @@ market maker and noise traders, short windows) with ``keep_closed_markets =
 --keep`` for ``--games`` games, so that the store of endings
 (:mod:`exchange.server.ended_markets`) holds ``--keep`` markets, then prints
 its size: every object it reaches, each counted once, less classes, modules
-and functions (shared with the rest of the process).
+and functions (shared with the rest of the process): the markets remembered,
+their bytes, and the bytes a market. The store holds only the markets the
+exchange has forgotten, the games beyond the newest ``--keep``: ``--games``
+must be more than ``--keep`` (twice it, or more, fills the store).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import gc
 import sys
 import tempfile
 import types
+from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -65,11 +69,16 @@ async def measure(games: int, keep: int, folder: Path) -> tuple[int, int]:
         return len(service.ended.by_id), deep_size(service.ended.by_id)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=positive, default=260)
-    parser.add_argument("--keep", type=positive, default=100)
-    args = parser.parse_args()
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=positive, default=260, help="games played, more than --keep (default 260)")
+    parser.add_argument("--keep", type=positive, default=100,
+                        help="closed markets the exchange keeps (keep_closed_markets), and the store remembers "
+                             "(default 100)")
+    args = parser.parse_args(argv)
+    if args.games <= args.keep:
+        parser.error(f"argument --games: must be more than --keep ({args.keep}), not {args.games}: the store "
+                     f"remembers only markets the exchange forgot, those beyond the newest --keep")
     with tempfile.TemporaryDirectory() as folder:
         count, size = asyncio.run(measure(args.games, args.keep, Path(folder)))
     per = size / count if count else 0

@@ -15,13 +15,20 @@ three starts until the server answers HTTP:
   replay of the journal: what a restart cost before snapshots);
 * a fresh start on an empty database.
 
-and prints a table of the figures, with each start's recovery log line.
-The package's bytecode is compiled first, as ``pip install`` does: a server
+and prints a table of the figures, with each start's recovery log line; the restart's row says what the restart
+did, as that line does (a snapshot and the journal after it, or a full replay when every snapshot was passed over).
+The package's bytecode is compiled first, as ``pip install`` does, into the ``__pycache__`` folders of the
+checkout this script is in (it writes there): a server
 run from a checkout where ``PYTHONDONTWRITEBYTECODE`` is set would otherwise
 compile every module from source at each start (0.15 s here), which no
 installed server does. ``--keep`` keeps the databases; ``--restarts-only DB`` times the three starts
 again on a copy of a kept one (on a quiet machine, say); ``--repeats N`` times the restart and the fresh start N
 times each, alternately, and prints their medians.
+
+With ``--restarts-only``, give the same serve options as the run that made DB (``--window-seconds``,
+``--playing-seconds``, ``--snapshot-every-records``, ``--snapshot-every-minutes``, ``--keep-closed-markets``): a
+snapshot taken with another exchange config (another ``--keep-closed-markets``) is passed over, and the restart
+is then a full replay of the journal, which its row says.
 
     python scripts/soak.py --games 200 --window-seconds 0.15 --playing-seconds 0.03
 """
@@ -228,17 +235,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--games", type=positive, default=200, help="games to run before the kill (default 200)")
     parser.add_argument("--time-limit", type=seconds, default=600, help="seconds at most before the kill (600)")
     parser.add_argument("--sample-seconds", type=seconds, default=10, help="seconds between samples (10)")
-    parser.add_argument("--window-seconds", type=seconds, default=0.15)
-    parser.add_argument("--playing-seconds", type=seconds_or_zero, default=0.03)
-    parser.add_argument("--snapshot-every-records", type=not_negative(int), default=5_000)
-    parser.add_argument("--snapshot-every-minutes", type=minutes_or_off, default=1)
+    parser.add_argument("--window-seconds", type=seconds, default=0.15, help="passed to serve (default 0.15)")
+    parser.add_argument("--playing-seconds", type=seconds_or_zero, default=0.03, help="passed to serve (default 0.03)")
+    parser.add_argument("--snapshot-every-records", type=not_negative(int), default=5_000,
+                        help="passed to serve (default 5000)")
+    parser.add_argument("--snapshot-every-minutes", type=minutes_or_off, default=1, help="passed to serve (default 1)")
     parser.add_argument("--keep-closed-markets", type=positive, default=None, help="passed to serve (default: serve's)")
     parser.add_argument("--marks", type=mark_list, default=[1000, 10000],
                         help="game numbers at which to report RSS, comma-separated (default 1000,10000)")
     parser.add_argument("--no-trade", action="store_true", help="only the house's orders, no client bets")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder (databases and logs)")
     parser.add_argument("--restarts-only", type=kept_database, metavar="DB",
-                        help="only time the three starts, on a copy of DB (a database a kept run left)")
+                        help="only time the three starts, on a copy of DB (a database a kept run left); give the "
+                             "same serve options as the run that made DB, or its snapshots are passed over and the "
+                             "restart is a full replay")
     parser.add_argument("--repeats", type=positive, default=1,
                         help="time the restart and the fresh start this many times each, alternately, and print "
                              "their medians (default 1; the full replay is timed once)")
@@ -254,10 +264,24 @@ def mark_list(text: str) -> list[int]:
 
 
 def kept_database(text: str) -> Path:
-    """``--restarts-only``: a database file that is there (opening a missing one would create it empty)."""
+    """``--restarts-only``: an exchange's database file that is there (opening a missing one would create it empty;
+    a file that is no SQLite database, or no exchange's, would fail its copy or its server's start)."""
     path = Path(text)
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no database at {text}")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise argparse.ArgumentTypeError(f"{text} is not a SQLite database ({exc}): give the database a kept soak "
+                                         f"or a server left") from None
+    missing = sorted({"journal", "snapshots"} - tables)
+    if missing:
+        raise argparse.ArgumentTypeError(f"{text} is not an exchange's database: it has no {' or '.join(missing)} "
+                                         f"table")
     return path
 
 
@@ -313,13 +337,33 @@ class Start:
                 f"({min(self.seconds):.2f}-{max(self.seconds):.2f}: {' / '.join(f'{t:.2f}' for t in self.seconds)})")
 
 
+def restart_name(line: str) -> str:
+    """The restart's row, saying what it did as its recovery log line ``line`` does: a snapshot and the journal
+    after it, or a full replay (none taken yet, or every one passed over: taken with another exchange config).
+
+    >>> restart_name("snapshot at seq 9000 + 120 journal records (seq 9001-9120)")
+    'restart (snapshot + tail)'
+    >>> restart_name("full replay of 9120 journal records (seq 1-9120) (no snapshot); snapshots passed over (...)")
+    'restart (full replay: snapshots passed over)'
+    """
+    if line.startswith("snapshot at seq"):
+        how = "snapshot + tail"
+        if "snapshots passed over" in line:
+            how += ", newer snapshots passed over"
+    elif line.startswith("full replay"):
+        how = "full replay: snapshots passed over" if "snapshots passed over" in line else "full replay: no snapshot"
+    else:
+        how = "how unknown: no recovery line"
+    return f"restart ({how})"
+
+
 def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Server], repeats: int = 1,
                 keep: bool = False) -> list[Start]:
     """The three starts after the kill: the restart and the fresh start ``repeats`` times each, one after the other
     (this host's speed changes from minute to minute: alternated, both see the same), each restart on a copy of
     ``db`` (removed after it unless ``keep``: a 10,000-game database is a gigabyte); the full replay once (it
     takes a minute or more)."""
-    restart, full, fresh = (Start("restart (snapshot + tail)"), Start("restart (full replay, snapshots removed)"),
+    restart, full, fresh = (Start("restart"), Start("restart (full replay, snapshots removed)"),
                             Start("fresh start, empty database"))
 
     def timed(start: Start, path: Path, wait_s: float) -> None:
@@ -338,6 +382,7 @@ def time_starts(work: Path, db: Path, serve_args: list[str], servers: list[Serve
         timed(fresh, work / f"fresh-{repeat}.db", 120)
     # A full replay takes about a minute per two million records on a busy host: it gets a longer wait.
     timed(full, without_snapshots(db, work / "no-snapshots.db"), 1200)
+    restart.name = restart_name(restart.line)  # what the restart did, not what it was meant to do
     return [restart, full, fresh]
 
 
@@ -388,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
         for start in starts:
             print(f"{start.name}: {start.figure()}; {start.line}")
+        if "snapshots passed over" in starts[0].line:
+            print("(the restart passed its snapshots over: were the serve options those of the run that made "
+                  f"{args.restarts_only}? see --help)")
         return 0
     try:
         print(f"soak: up to {args.games} games or {args.time_limit:g} s, windows {args.window_seconds} s / "
