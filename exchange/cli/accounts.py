@@ -8,7 +8,6 @@ account first logs in, when the server opens it on the exchange).
 from __future__ import annotations
 
 import argparse
-import re
 import sqlite3
 from collections.abc import Sequence
 from decimal import Decimal
@@ -19,10 +18,10 @@ from exchange.core.money import format_minor
 from exchange.server.account import DEFAULT_CURRENCY
 from exchange.server.database import DatabaseUnusable, nothing_at, refusal
 from exchange.server.ledger import balances_from_db
+from exchange.server.params import plain_decimal
 from exchange.server.store import AccountExists, AccountStore, UnknownAccount, reserved_as_stored
 
 MAX_BALANCE = 10**12  # pounds: an opening balance above it is refused
-_AMOUNT = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")  # written plainly (no exponent, sign, spaces or other digits)
 ACTIONS = ("add", "list", "password", "role")
 ROLES = ("operator", "trader")
 
@@ -30,8 +29,10 @@ ROLES = ("operator", "trader")
 def parse_money(text: str) -> int:
     """Pounds with at most two decimals, written plainly → minor units (``"1000"`` → 100000; ``1e3`` is refused, as
     the operator's routes and the bet slip refuse it)."""
-    if _AMOUNT.fullmatch(text) is None:  # (digits of any length: a long one is too large, not malformed)
-        raise argparse.ArgumentTypeError(f"{text!r} is not an amount like 1000 or 25.50")
+    if not plain_decimal(text):
+        too_long = text.isascii() and text.replace(".", "", 1).isdigit()  # digits, past the 18 read
+        raise argparse.ArgumentTypeError(f"{text!r} is more than the largest opening balance, {MAX_BALANCE:,}"
+                                         if too_long else f"{text!r} is not an amount like 1000 or 25.50")
     value = Decimal(text)
     if value > MAX_BALANCE:
         raise argparse.ArgumentTypeError(f"{text!r} is more than the largest opening balance, {MAX_BALANCE:,}")

@@ -245,7 +245,7 @@ def _check_stream_options(args: argparse.Namespace) -> None:
 
 def _check_record(args: argparse.Namespace) -> None:
     """A folder that cannot take the recording is refused before the server starts (the folder is taken as the
-    recording takes it, then given back: its tables' folders are made); so are the recording's options alone."""
+    recording takes it, then given back as it was); so are the recording's options alone."""
     if args.record is None:
         options = (("--record-every", args.record_every), ("--record-every-minutes", args.record_every_minutes))
         given = [option for option, value in options if value is not None]

@@ -436,9 +436,10 @@ def parse_bet_id(raw: Mapping[str, Any], where: str) -> int | None:
 def no_such_bet(given: object, bet_id: int | None, where: str) -> str:
     """Why an instruction naming bet ``given`` (:func:`parse_bet_id`: ``bet_id``) fails ``INVALID_BET_ID``: it is no
     bet id at all, or none of the account's on the market (``where``)."""
-    if bet_id is None:
-        return f"betId {str(given)!r:.40} is not a bet id: a string of digits (as placeOrders gave it)"
-    return f"no bet {bet_id} of yours on {where}"
+    text = str(given)
+    if bet_id is None and not (text.isascii() and text.isdigit()):
+        return f"betId {text!r:.40} is not a bet id: a string of digits (as placeOrders gave it)"
+    return f"no bet {text} of yours on {where}"
 
 
 def cancel_report(instruction: JsonDict, events: Sequence[object]) -> Outcome:

@@ -67,6 +67,7 @@ from exchange.server.journal_check import (
     JournalCheck,
     JournalDamaged,
     check,
+    ids_given_from,
     reset_mark,
     rewinds,
     write_ids_skipped,
@@ -181,7 +182,7 @@ class Journal:
         if self.checked.accepted and (mark is None or mark > last):  # records after the last may have been lost
             with transaction(self._conn):
                 self._note_rewind(last + 1)
-                lost = "acknowledged records lost"
+                lost = f"{mark - last if mark is not None else 0} acknowledged records lost"
                 if mark is not None and write_ids_skipped(self._conn, last + 1, mark - last, lost):
                     self._next_seq, self._durable_seq = last + 2, last + 1
             if mark is None:
@@ -217,11 +218,12 @@ class Journal:
             reset_mark(self._path(), first_seq - 1)  # (which the next start would report as acknowledged records lost)
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_damaged AS SELECT * FROM journal WHERE 0")
         with transaction(self._conn):
+            given = ids_given_from(self._conn, first_seq)
             self._conn.execute("INSERT INTO journal_damaged SELECT * FROM journal WHERE seq >= ?", (first_seq,))
             moved = int(self._conn.execute("DELETE FROM journal WHERE seq >= ?", (first_seq,)).rowcount)
             self._drop_snapshots_from(first_seq)
             self._note_rewind(first_seq)
-            skipped = write_ids_skipped(self._conn, first_seq, moved, "records set aside")
+            skipped = write_ids_skipped(self._conn, first_seq, given, f"{moved} records set aside")
         self._next_seq = first_seq + skipped
         self._durable_seq = self._next_seq - 1
         log.warning("journal: %d records from seq %d set aside in journal_damaged (%s)", moved, first_seq, problem)

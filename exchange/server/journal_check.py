@@ -185,19 +185,38 @@ def rewinds(conn: sqlite3.Connection) -> list[int]:
     return []
 
 
-def write_ids_skipped(conn: sqlite3.Connection, seq: int, lost: int, why: str) -> bool:
-    """Write record ``seq``, the journal's next, :class:`IdsSkipped` for ``lost`` records gone (none if 0); whether.
+def write_ids_skipped(conn: sqlite3.Connection, seq: int, count: int, why: str) -> bool:
+    """Write record ``seq``, the journal's next, :class:`IdsSkipped` passing over ``count`` ids (none if 0), for
+    ``why`` (the records gone); whether it was written.
 
     Each record lost may have given a client one bet id or match id, which the fold would give again to the next
-    bet or match (a client still holding it would name another now); skipping as many as records were lost rules
-    that out. In the caller's transaction, the one that notes the loss, so no start sees one without the other.
+    bet or match (a client still holding it would name another now); skipping as many rules that out (an earlier
+    skip among records set aside counts its own ids: :func:`ids_given_from`). In the caller's transaction, the one
+    that notes the loss, so no start sees one without the other. (Records lost whole, a ``-wal`` gone, are counted
+    one id each: an earlier skip among them, unreadable, is not counted.)
     """
-    if not lost:
+    if not count:
         return False
     (ts,) = conn.execute("SELECT COALESCE(MAX(ts_ms), 0) FROM journal WHERE seq < ?", (seq,)).fetchone()
-    event = IdsSkipped(int(ts), lost, f"{lost} {why}")
+    event = IdsSkipped(int(ts), count, why)
     insert_rows(conn, [(seq, int(ts), "event", jsoncodec.dumps_record(event))])
     return True
+
+
+def ids_given_from(conn: sqlite3.Connection, first_seq: int) -> int:
+    """How many bet ids and match ids the records from ``first_seq`` on may have given: one a record, and the
+    ids it passed over for an :class:`IdsSkipped` (a damaged one, unread, one)."""
+    (records,) = conn.execute("SELECT COUNT(*) FROM journal WHERE seq >= ?", (first_seq,)).fetchone()
+    total = int(records)
+    for (body,) in conn.execute("SELECT body FROM journal WHERE seq >= ? AND kind = 'event' AND body LIKE ?",
+                                (first_seq, '%"IdsSkipped"%')):
+        try:
+            count = jsoncodec.loads(body)["count"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if type(count) is int and count > 1:
+            total += count - 1
+    return total
 
 
 def reset_mark(path: str, seq: int) -> None:

@@ -124,9 +124,13 @@ def _refuse_a_repeated_key(data: bytes | str, value: Any) -> None:
 
     The parsed objects keep one value a key, so a document without repeats has exactly as many keys in them as its
     text has keys; the text is counted as quotes followed by a colon, which is at least that (a string value may
-    hold ``":`` too, and a UTF-16 body counts none): only when the counts differ is it read again, pair by pair.
+    hold ``":`` too): only when the counts differ is it read again, pair by pair. A body in UTF-16 or -32 is always
+    read pair by pair (its bytes for a key's quote and colon are not those, and a character's may be).
     """
-    marks = len(_KEY_END_BYTES.findall(data)) if isinstance(data, bytes) else len(_KEY_END_TEXT.findall(data))
+    if isinstance(data, str):
+        marks = len(_KEY_END_TEXT.findall(data))
+    else:
+        marks = len(_KEY_END_BYTES.findall(data)) if json.detect_encoding(data) == "utf-8" else -1
     if marks == _keys(value):
         return
 

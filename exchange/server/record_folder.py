@@ -108,14 +108,23 @@ def _next_game_index(directory: Path) -> int:
 
 def check_folder(directory: Path) -> None:
     """Raise :class:`RecordingRefused` if ``directory`` cannot take a recording now: the folder is taken as a
-    recording takes it (made, locked, each table's folder written to) and given back. A folder the check made is
-    removed again (the server may yet be refused: a folder left behind would look like a recording)."""
+    recording takes it (made, locked, each table's folder written to) and given back. What the check made is
+    removed again while it holds the folder's lock (the server may yet be refused, and a folder left behind would
+    look like a recording); a refused check removes nothing, as another server may have made the folder meanwhile.
+    """
     made = next((f for f in reversed((directory, *directory.parents)) if not os.path.lexists(f)), None)
+    there = set(os.listdir(directory)) if made is None and directory.is_dir() else set()
+    folder = RecordFolder(directory)
     try:
-        RecordFolder(directory).close()
+        for path in [made] if made is not None else [directory / name for name in os.listdir(directory)]:
+            if path.name in there:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
     finally:
-        if made is not None:
-            shutil.rmtree(made, ignore_errors=True)
+        folder.close()
 
 
 @dataclass(frozen=True, slots=True)

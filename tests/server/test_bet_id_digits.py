@@ -65,3 +65,11 @@ async def test_a_market_version_says_what_is_wrong_with_it(client: TestClient, v
     exception = out["error"]["data"]["APINGException"]
     assert (exception["errorCode"], exception["errorDetails"]) == ("INVALID_INPUT_DATA", says), out
     assert (await rpc(client, alice, "listCurrentOrders", {}))["result"]["currentOrders"] == []
+
+
+async def test_a_bet_id_of_too_many_digits_is_no_bet_of_yours(client: TestClient) -> None:
+    """Digits all the same, past the 18 of ours: not called "not a bet id" (a review found it was)."""
+    alice = await login(client, "alice", "pw-alice")
+    out = await rpc(client, alice, "cancelOrders", {"marketId": MARKET, "instructions": [{"betId": "9" * 19}]})
+    assert out["result"]["instructionReports"][0]["errorCode"] == "INVALID_BET_ID", out
+    assert f"no bet {'9' * 19} of yours on this market" in out["result"]["errorMessage"], out

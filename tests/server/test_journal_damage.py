@@ -376,3 +376,24 @@ def test_records_set_aside_never_give_their_bet_or_match_ids_again(tmp_path: Pat
     bet_id, match_id = _ids_given_next(restored)
     assert bet_id > max(set_aside_bets) and match_id > max(set_aside_matches)
     journal.close()
+
+
+def test_a_later_damage_setting_aside_an_earlier_skip_skips_its_ids_too(tmp_path: Path) -> None:
+    """A second accepted damage, at a record before the first one's skip, set the skip aside and counted it as one
+    id: the bets placed after the first skip got their ids again (found by a review)."""
+    db = tmp_path / "ex.db"
+    journal = _trading_journal(db, 30)
+    journal._conn.execute("""UPDATE journal SET body = replace(body, '"ts"', '"ts1"') WHERE seq = 30""")
+    restored = restore(journal, accept_damaged=True)  # record 30 now skips the ids of the records set aside
+    exchange, given = restored.exchange, []
+    for i in range(6):  # trading goes on after the skip: ids past it
+        side, account = (Side.BACK, "al") if i % 2 == 0 else (Side.LAY, "bo")
+        for event in exchange.execute(PlaceOrder(100 + i, account, "1.1", 3, side, Decimal("2.0"), 500)):
+            journal.append("event", event, ts_ms=100 + i)
+            given.append(event)
+    journal.flush()
+    bets, matches = _ids([(json.dumps(e.to_dict()),) for e in given])
+    journal._conn.execute("""UPDATE journal SET body = replace(body, '"ts"', '"ts1"') WHERE seq = 20""")
+    bet_id, match_id = _ids_given_next(restore(journal, accept_damaged=True))
+    assert bet_id > max(bets) and match_id > max(matches)
+    journal.close()

@@ -47,6 +47,9 @@ def test_a_document_without_a_repeated_key_is_taken_as_it_parses(body: bytes) ->
 @pytest.mark.parametrize(("body", "key"), [
     (b'{"a": 1, "a": 1}', "a"), (b'{"x": [{"b": 1, "c": 2, "b": 3}]}', "b"), (b'{"a" : 1, "a"\n:2}', "a"),
     ('{"a": 1, "b": [{"c": 2, "c": 3}]}'.encode("utf-16"), "c"), (rb'{"\u0061": 1, "a": 2}', "a"),
+    # a character whose UTF-16 bytes are a quote and a colon: the marks counted came out even
+    ('{"size": 2, "size": 50, "ref": "\u3a22\u3a22"}'.encode("utf-16-le"), "size"),
+    ('{"size": 2, "size": 50, "ref": "\u223a\u223a"}'.encode("utf-16-be"), "size"),
 ])
 def test_a_repeated_key_is_refused_naming_it(body: bytes, key: str) -> None:
     with pytest.raises(jsoncodec.RepeatedKey, match=f"one object gives the key {key!r} twice"):

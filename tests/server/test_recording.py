@@ -640,3 +640,35 @@ def test_serve_says_where_it_records(tmp_path: Path) -> None:
         line = next(line for line in server.out.read_text().splitlines() if line.startswith("  record:"))
     assert line == (f"  record:   the tables of every game that ends, {record.resolve()}/<table>.parquet/ (from "
                     "game_index 2; a part every 7 games or 2.5 minutes, and at the stop)")
+
+
+def test_the_folder_check_leaves_a_folder_as_it_found_it(tmp_path: Path) -> None:
+    """The check made the tables' folders, the lock and ``.pending``, and left them: a folder that then looked like a
+    recording, which a backtest refused (a server refused after the check, on its port, leaves nothing now)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("mine")
+    check_folder(empty)
+    assert [p.name for p in empty.iterdir()] == ["notes.txt"]
+    check_folder(tmp_path / "new" / "rec")
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_refused_folder_check_removes_nothing_another_server_made(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another server made the folder and took it while the check ran: the check, refused, removed the folder it
+    thought it had made, that server's lock and recording with it (found by a review)."""
+    record, other = tmp_path / "rec", list[record_folder.RecordFolder]()
+    first_look, taking = record_folder.next_game_index, list[bool]()
+
+    def another_server_takes_it(directory: Path) -> int:
+        if not taking:  # (once: the other server's own look comes here too)
+            taking.append(True)
+            other.append(record_folder.RecordFolder(directory))
+        return first_look(directory)
+
+    monkeypatch.setattr(record_folder, "next_game_index", another_server_takes_it)
+    with pytest.raises(RecordingRefused, match="another server is recording"):
+        check_folder(record)
+    assert (record / LOCK_NAME).exists() and (record / ".pending").is_dir()
+    other[0].close()
