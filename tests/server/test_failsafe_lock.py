@@ -15,6 +15,7 @@ import requests
 
 from exchange.server.database import DatabaseUnusable
 from exchange.server.dblock import DatabaseInUse, DatabaseLock
+from tests.server.helpers import free_port
 from tests.server.serverproc import ServerProcess, cli
 
 
@@ -34,8 +35,8 @@ def _game(server: ServerProcess) -> dict[str, Any]:
 
 def test_a_second_server_on_the_same_database_is_refused_in_one_line(first: ServerProcess) -> None:
     before = _game(first)
-    second = cli("serve", "--db", str(first.db), "--port", str(first.port + 1 if first.port < 65535 else 1025),
-                 "--no-house", timeout=30)
+    # a port no one listens on (first.port + 1 was, at times: another test's server, and the refusal was the port's)
+    second = cli("serve", "--db", str(first.db), "--port", str(free_port()), "--no-house", timeout=30)
     assert second.returncode == 2, second
     lines = second.stderr.strip().splitlines()
     assert len(lines) == 1, second.stderr
