@@ -220,6 +220,7 @@ def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:
             "bettingWindowPercentageComplete": window.percentage_complete(now_ms),
             "bettingWindowRemainingMs": max(0, window.closes_ms - now_ms) if betting_open else 0,
             "bettingOpen": betting_open,
+            "suspendedReason": None,  # (a recording keeps no suspension's reason)
             "gameData": {"hands": hands, "communityCards": [str(c) for c in public.board]
                          + [NOT_AVAILABLE] * (board_cards - len(public.board)), **game.exposed_at(now_ms)},
             "markets": markets,

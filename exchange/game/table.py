@@ -456,6 +456,12 @@ class Game:
 
     # --- an operator's hand (every market of the game not yet settled) --------------------
 
+    @property
+    def suspended_for(self) -> str | None:
+        """Why the game's markets are suspended inside their betting window, or None: ``operator: `` and the
+        operator's reason, or a card exposed before its time."""
+        return self._hold
+
     def operator_suspend(self, reason: str) -> None:
         """Suspend the game's markets inside their betting window (a technical fault); the window runs on."""
         if self.phase is not Phase.BETTING or self._hold is not None:

@@ -97,10 +97,17 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
         "bettingWindowPercentageComplete": view.percentage_complete,
         "bettingWindowRemainingMs": 0 if view.window is None else max(0, view.window.closes_ms - view.now_ms),
         "bettingOpen": any(v.betting_open for v in views),  # a hi/lo game's Low market may trade on alone
+        "suspendedReason": _suspended_for(channel, view.market_id),
         "gameData": _game_data(channel, view.market_id, hands, board),
         "markets": [_market(v) for v in views],
     }
     return out
+
+
+def _suspended_for(channel: Channel, market_id: str) -> str | None:
+    """Why the game's markets are suspended inside their window (an operator's reason, a card exposed early)."""
+    game = channel.game(market_id)
+    return None if game is None else game.suspended_for
 
 
 def _cards(view: BettorView, hand: int) -> dict[str, Any]:

@@ -224,6 +224,10 @@ _SNAPSHOT = {
                 "bettingWindowPercentageComplete": {"type": "integer", "minimum": 0, "maximum": 100},
                 "bettingWindowRemainingMs": {"type": "integer", "minimum": 0, "description": "milliseconds until "
                                              "the betting window closes (0 between windows)"},
+                "suspendedReason": {"type": ["string", "null"], "description": "why the game's markets are "
+                                    "suspended inside their betting window: 'operator: ' and the operator's "
+                                    "reason, or 'a card exposed before its time'; null otherwise (a replay keeps "
+                                    "none)"},
                 "gameData": {"type": "object", "description": "hands (cards, NOT AVAILABLE until dealt; faces UP or "
                              "DOWN; draws in draw games) and community cards; exposedCards only when a dealer's "
                              "error showed cards before their time (Hold'em-dealt games); deadCards only when "

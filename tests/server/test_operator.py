@@ -23,6 +23,12 @@ async def act(client: TestClient, token: str | None, action: str, market_id: str
     return resp.status, await resp.json()
 
 
+async def snapshot(client: TestClient) -> dict[str, Any]:
+    """The Holdem channel's game as the Games API shows it."""
+    game: dict[str, Any] = (await (await client.get("/games/v1/channels/holdem/snapshot")).json())["game"]
+    return game
+
+
 async def status(client: TestClient, token: str, market_id: str = "holdem.0") -> str:
     answer = await rpc(client, token, "listMarketBook", {"marketIds": [market_id]})
     return str(answer["result"][0]["status"])
@@ -52,9 +58,12 @@ async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock:
     back = await rpc(client, bob, "placeOrders", place("holdem.0", 2, "BACK", 4.0, 10))
     assert back["result"]["instructionReports"][0]["sizeMatched"] == 10.0
 
+    assert (await snapshot(client))["suspendedReason"] is None
     code, body = await act(client, ops, "suspend")
     assert (code, body["marketStatus"], body["status"], body["operator"]) == (200, "SUSPENDED", "SUSPENDED", "ops")
     assert await status(client, bob) == "SUSPENDED"
+    # why, for the traders (they saw SUSPENDED alone, as at a window's close)
+    assert (await snapshot(client))["suspendedReason"] == "operator: video feed lost"
     refused = await rpc(client, bob, "placeOrders", place("holdem.0", 2, "BACK", 4.0, 2))
     assert refused["result"]["instructionReports"][0]["errorCode"] == "MARKET_NOT_OPEN_FOR_BETTING"
     code, body = await act(client, ops, "suspend")
@@ -63,6 +72,7 @@ async def test_an_operator_suspends_resumes_and_voids(client: TestClient, clock:
     code, body = await act(client, ops, "resume")
     assert (code, body["marketStatus"], body["status"]) == (200, "ACTIVE", "OPEN")
     assert await status(client, bob) == "OPEN"
+    assert (await snapshot(client))["suspendedReason"] is None
     code, body = await act(client, ops, "resume")
     assert (code, body["error"]) == (409, "MARKET_STATE_CONFLICT")
 
