@@ -158,7 +158,7 @@ class Game:
         self._incident_timer: Timer | None = None  # a premature street's exposure, or its notice
         self._incident: Callable[[], None] | None = None  # what that timer will run
         self._exposed: tuple[int, dict[str, int]] | None = None  # a card seen, not acted on: when; each match_mark
-        self._hold: str | None = None  # why the markets are suspended inside their window (an exposure, an operator)
+        self.suspended_for: str | None = None  # why the markets are held in their window ("operator: ...", a card)
 
     # --- what anyone may read ---------------------------------------------------------
 
@@ -332,8 +332,8 @@ class Game:
             self._cancel_incident()
             self._notice()
         self.phase = Phase.PLAYING
-        if self._hold is not None:  # already suspended inside the window
-            self._hold = None
+        if self.suspended_for is not None:  # already suspended inside the window
+            self.suspended_for = None
         else:
             for market in self._undecided():
                 self._emit_to(market, *market.port.suspend(now))
@@ -456,15 +456,9 @@ class Game:
 
     # --- an operator's hand (every market of the game not yet settled) --------------------
 
-    @property
-    def suspended_for(self) -> str | None:
-        """Why the game's markets are suspended inside their betting window, or None: ``operator: `` and the
-        operator's reason, or a card exposed before its time."""
-        return self._hold
-
     def operator_suspend(self, reason: str) -> None:
         """Suspend the game's markets inside their betting window (a technical fault); the window runs on."""
-        if self.phase is not Phase.BETTING or self._hold is not None:
+        if self.phase is not Phase.BETTING or self.suspended_for is not None:
             raise GameStateError(f"market {self.market_id} is not open for betting ({self._state_words()}): "
                                  "only an open market can be suspended")
         self._suspend_in_window(f"operator: {reason}")
@@ -478,17 +472,17 @@ class Game:
     def operator_resume(self) -> None:
         """Reopen markets an operator suspended, while the window lasts (never ones held for an exposed card)."""
         window = self.window
-        if (window is None or self.phase is not Phase.BETTING or self._hold is None
-                or not self._hold.startswith("operator")):
+        if (window is None or self.phase is not Phase.BETTING or self.suspended_for is None
+                or not self.suspended_for.startswith("operator")):
             raise GameStateError(f"market {self.market_id} was not suspended by an operator in an open window "
                                  f"({self._state_words()}): nothing to resume")
-        self._hold = None
+        self.suspended_for = None
         for market in self._undecided():
             self._emit_to(market, *market.port.resume(self._clock.now()))
         self._emit(WindowResumed(window.round, window.closes_ms))  # the agents requote the window's rest
 
     def _state_words(self) -> str:
-        held = f", suspended: {self._hold}" if self._hold else ""
+        held = f", suspended: {self.suspended_for}" if self.suspended_for else ""
         return f"phase {self.phase}{held}"
 
     # --- irregularities (engine.irregularities, exchange.game.irregular) --------------------
@@ -527,11 +521,11 @@ class Game:
                                              sum(e.size for e in matches)))
 
     def _suspend_in_window(self, why: str) -> None:
-        if self._hold is None:
+        if self.suspended_for is None:
             for market in self._undecided():
                 self._emit_to(market, *market.port.hold(self._clock.now()))
-        if self._hold is None or why.startswith("a card"):
-            self._hold = why
+        if self.suspended_for is None or why.startswith("a card"):
+            self.suspended_for = why
 
     def _announce(self, cards: tuple[Card, ...], outcome: str) -> None:
         plan = self.irregularity
