@@ -182,8 +182,8 @@ class Journal:
         if self.checked.accepted and (mark is None or mark > last):  # records after the last may have been lost
             with transaction(self._conn):
                 self._note_rewind(last + 1)
-                lost = f"{mark - last if mark is not None else 0} acknowledged records lost"
-                if mark is not None and write_ids_skipped(self._conn, last + 1, mark - last, lost):
+                lost = 0 if mark is None else mark - last  # (unknown without a mark: nothing to count)
+                if write_ids_skipped(self._conn, last + 1, lost, f"{lost} acknowledged records lost"):
                     self._next_seq, self._durable_seq = last + 2, last + 1
             if mark is None:
                 log.warning("journal: how many records were lost is not known (no durable mark), so bet ids and "

@@ -40,7 +40,7 @@ from typing import Any
 
 from engine import InvariantError
 from exchange.server import jsoncodec
-from exchange.server.database import connect_read_only
+from exchange.server.database import connect_read_only, transaction
 from exchange.server.journal_check import JournalDamaged, rewinds, verify_record
 
 log = logging.getLogger(__name__)
@@ -238,9 +238,8 @@ class StatementIndex:
             last = journal.execute("SELECT seq, crc FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
             if (last is not None and seq == last[0]) or (last is None and mark is None):
                 return  # up to date, or nothing to index
-            conn.execute("BEGIN IMMEDIATE")
             damage: JournalDamaged | None = None
-            try:
+            with transaction(conn):
                 if not seq:
                     for table in ("items", "balances", "markets"):
                         conn.execute(f"DELETE FROM {table}")
@@ -255,10 +254,6 @@ class StatementIndex:
                     conn.execute("INSERT OR REPLACE INTO mark (id, seq, crc) VALUES (0, ?, ?)", last)
                 else:
                     conn.execute("DELETE FROM mark")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
             if damage is not None:
                 raise damage
         finally:
