@@ -332,11 +332,12 @@ def run(args: argparse.Namespace) -> int:
         fail(refusal(config.db_path, exc))
     app = create_app(config, on_fatal=exit_soon, limits=limits_from(args))
     tune_gc(app)
+    stopped_by: str | None = None  # the signal run_app returned on
     try:
         with contextlib.suppress(KeyboardInterrupt, asyncio.CancelledError):
-            run_app(app, host=args.host, port=args.port,
-                    ready=functools.partial(announce, config=config, url=http_url(args.host, args.port)))
-        logging.getLogger(__name__).info("stopped")
+            stopped_by = run_app(app, host=args.host, port=args.port,
+                                 ready=functools.partial(announce, config=config, url=http_url(args.host, args.port)))
+        logging.getLogger(__name__).info("stopped" if stopped_by is None else f"stopped on {stopped_by}")
     except (DatabaseUnusable, sqlite3.Error) as exc:  # in use by another server, or went bad since the check
         fail(refusal(config.db_path, exc))
     except JournalFailed:  # before the first answer (a full disk): the service has logged its fail-stop line

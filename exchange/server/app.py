@@ -192,6 +192,10 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
     with contextlib.ExitStack() as opened:  # closed in reverse order, however the start or the stop ends
         lock = DatabaseLock.acquire(config.db_path)  # before the journal is read: one server per database
         opened.callback(lock.release)
+        if lock.unreleased is not None:
+            log.warning("the last server on %s (process %d) did not stop cleanly (it was killed, crashed, or its "
+                        "machine stopped): the markets it left open are voided (the recovery line names them)",
+                        config.db_path, lock.unreleased)
         store = AccountStore.open(config.db_path)
         opened.callback(store.close)
         journal = Journal.open(config.db_path)
@@ -382,8 +386,13 @@ async def _halt(app: web.Application) -> None:
     """As the server starts to stop (``on_shutdown``, before aiohttp waits for its request handlers): the games
     freeze where they stand, and a request whose body had not all arrived is refused at once, not after the body
     timeout (:meth:`~exchange.server.connections.ConnectionGuard.stop_reading_bodies`). Left to the cleanup
-    contexts, the games went on dealing and settling for as long as aiohttp waited (up to the body timeout)."""
-    app[keys.SERVICE].halt_games()
+    contexts, the games went on dealing and settling for as long as aiohttp waited (up to the body timeout).
+    The log names the markets left open, which the next start voids."""
+    service = app[keys.SERVICE]
+    service.halt_games()
+    left_open = [market_id for market_id, market in service.exchange.markets.items() if market.is_open]
+    log.info("stopping: no more games are dealt; markets left open (voided at the next start): %s",
+             ", ".join(left_open) or "none")
     app[connections.GUARD].stop_reading_bodies()
 
 

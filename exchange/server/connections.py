@@ -40,6 +40,7 @@ import functools
 import json
 import logging
 import resource
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
@@ -389,15 +390,32 @@ async def listen(app: web.Application, host: str, port: int, *, handle_signals: 
     return runner
 
 
+#: The signals that stop a served app (each ends :func:`run_app` as aiohttp's own handling would).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 async def _serve(app: web.Application, host: str, port: int,
-                 ready: Callable[[web.Application], Awaitable[None]]) -> None:
-    runner = await listen(app, host, port, handle_signals=True)
+                 ready: Callable[[web.Application], Awaitable[None]], signals: list[str]) -> None:
+    """Serve until a stop signal; ``signals`` gets the name of each one that came."""
+    loop = asyncio.get_running_loop()
+    for signum in STOP_SIGNALS:  # when aiohttp would add its own (its runner's setup, first thing in listen)
+        loop.add_signal_handler(signum, _stop_on, signal.Signals(signum).name, signals)
     try:
-        await ready(app)  # requests are already served while it runs
-        while True:
-            await asyncio.sleep(3600)
+        runner = await listen(app, host, port)
+        try:
+            await ready(app)  # requests are already served while it runs
+            while True:
+                await asyncio.sleep(3600)
+        finally:
+            await runner.cleanup()
     finally:
-        await runner.cleanup()
+        for signum in STOP_SIGNALS:
+            loop.remove_signal_handler(signum)
+
+
+def _stop_on(name: str, signals: list[str]) -> None:
+    signals.append(name)
+    raise web.GracefulExit  # a SystemExit: out of the loop's run, as aiohttp's handler does
 
 
 async def _nothing(app: web.Application) -> None:
@@ -405,21 +423,25 @@ async def _nothing(app: web.Application) -> None:
 
 
 def run_app(app: web.Application, *, host: str, port: int,
-            ready: Callable[[web.Application], Awaitable[None]] = _nothing) -> None:
+            ready: Callable[[web.Application], Awaitable[None]] = _nothing) -> str | None:
     """``web.run_app(app, host=host, port=port)`` with the app's connection guard on the listener.
 
     ``ready(app)`` is awaited once the app has started and the port is bound. Returns on SIGINT or
     SIGTERM after a clean shutdown (the cleanup contexts that had started have run), one that comes
-    while the app starts included; an error at startup (the database in use, the port taken) propagates.
+    while the app starts included, with the signal's name (``"SIGTERM"``; None when the loop ended
+    otherwise); an error at startup (the database in use, the port taken) propagates.
     """
     ensure_file_limit(app[GUARD].max_connections)
     loop = asyncio.new_event_loop()
-    main = loop.create_task(_serve(app, host, port, ready))
+    signals: list[str] = []
+    main = loop.create_task(_serve(app, host, port, ready, signals))
     try:
         asyncio.set_event_loop(loop)
         loop.run_until_complete(main)
-    except (web.GracefulExit, KeyboardInterrupt):
+    except web.GracefulExit:
         pass
+    except KeyboardInterrupt:  # Ctrl-C before the handlers were added
+        signals.append("SIGINT")
     finally:
         try:
             main.cancel()
@@ -431,6 +453,7 @@ def run_app(app: web.Application, *, host: str, port: int,
             loop.run_until_complete(loop.shutdown_default_executor())
             loop.close()
             asyncio.set_event_loop(None)
+    return signals[0] if signals else None
 
 
 def _cancel_all(loop: asyncio.AbstractEventLoop) -> None:

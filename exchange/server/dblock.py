@@ -6,7 +6,9 @@ crashed. So a server takes ``flock(LOCK_EX)`` on the lock file before it
 opens anything, and a second one is refused at once with the first one's
 process id. The kernel drops the lock when the holder's file is closed,
 whatever ends the process (SIGKILL included), so a crash never leaves a stale
-lock; the file itself stays, and is harmless. The ``accounts`` command takes
+lock; the file itself stays, and is harmless. A clean stop empties it, so a
+start that finds a process id in it knows that the server before it did not stop
+cleanly (:attr:`DatabaseLock.unreleased`). The ``accounts`` command takes
 no lock: adding an account beside a running server is allowed.
 
 **The journal writer holds it too.** The writer process inherits the lock's
@@ -84,8 +86,12 @@ def lock_path_for(db_path: str) -> str | None:
 class DatabaseLock:
     """A held lock; :meth:`release` (or the process ending) lets another server start on the database."""
 
-    def __init__(self, fd: int | None) -> None:
+    def __init__(self, fd: int | None, unreleased: int | None = None) -> None:
         self._fd = fd
+        #: The process id of the server before this one if it never released the lock: it did not stop cleanly
+        #: (killed, crashed, stopped by a journal failure, or its machine stopped). None after a clean stop, or
+        #: on a new database.
+        self.unreleased = unreleased
 
     @classmethod
     def acquire(cls, db_path: str, *, orphan_wait_s: float = ORPHAN_WAIT_S) -> DatabaseLock:
@@ -108,9 +114,10 @@ class DatabaseLock:
         except OSError as exc:
             os.close(fd)
             raise DatabaseUnusable(db_path, f"cannot lock {lock_path}: {exc.strerror}") from None
+        unreleased = _read_pids(fd)[0]  # a clean stop empties the file (release): a process named did not
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        return cls(fd)
+        return cls(fd, unreleased)
 
     @property
     def held(self) -> bool:

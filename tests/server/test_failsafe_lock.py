@@ -50,7 +50,11 @@ def test_a_second_server_on_the_same_database_is_refused_in_one_line(first: Serv
 
 
 def test_the_lock_dies_with_a_killed_server(first: ServerProcess) -> None:
+    killed = first.pid
     first.kill()  # SIGKILL: no clean-up ran, the kernel dropped the lock
+    lock = DatabaseLock.acquire(str(first.db))
+    assert lock.unreleased == killed  # the file still names it: it did not stop cleanly
+    lock.release()
     with ServerProcess(first.db) as again:
         assert _game(again)["id"] == "holdem.1"  # it recovered: the killed server's game was voided
 
@@ -59,7 +63,7 @@ def test_a_cleanly_stopped_server_frees_the_database(first: ServerProcess) -> No
     first.stop()
     assert first.proc is not None and first.proc.returncode == 0
     lock = DatabaseLock.acquire(str(first.db))
-    assert lock.held
+    assert lock.held and lock.unreleased is None  # its stop emptied the lock file
     lock.release()
 
 

@@ -8,6 +8,8 @@ every balance is what the journal says.
 
 from __future__ import annotations
 
+import re
+import signal
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -42,11 +44,25 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
         yield srv
 
 
-def test_a_clean_stop_ends_the_journal_writer_too(server: ServerProcess) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_clean_stop_ends_the_journal_writer_too_and_says_what_the_next_start_voids(
+    server: ServerProcess, stop: signal.Signals,
+) -> None:
+    game = wait_until(server.game_in_early_window, timeout_s=30, what="the first game's window open")
     (writer,) = server.children()
-    server.stop()
-    assert server.proc is not None and server.proc.returncode == 0
+    assert server.proc is not None
+    server.proc.send_signal(stop)
+    assert server.proc.wait(timeout=30) == 0
     wait_until(lambda: gone(writer), timeout_s=10, what="the journal writer exiting after the server")
+    log = server.log()
+    left_open = re.search(r"stopping: no more games are dealt; markets left open \(voided at the next start\): (.*)",
+                          log)
+    assert left_open is not None and game["id"] in left_open[1].split(", "), log[-2000:]
+    assert log.rstrip().endswith(f"INFO exchange.cli.serve: stopped on {stop.name}"), log[-1000:]
+    server.start()  # a clean stop released the lock: the next start does not take it for a crash
+    voided = re.search(r"recovery: .*; markets voided: (.*)", server.log())
+    assert voided is not None and voided[1].split(", ") == left_open[1].split(", ")
+    assert "did not stop cleanly" not in server.log()
 
 
 def test_betfairlightweight_resources_work_unmodified(server: ServerProcess) -> None:
@@ -105,11 +121,13 @@ def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: S
         acked[report.place_instruction_reports[0].bet_id] = (client.username, after_void)
     assert requests.get(f"{server.url}/games/v1/channels/holdem/snapshot").json()["game"]["round"] == 1
     (writer,) = server.children()
+    killed = server.pid
     server.kill()  # SIGKILL in the middle of the Deal window
     wait_until(lambda: gone(writer), timeout_s=10, what="the journal writer exiting after a SIGKILLed server")
 
     journal_balances = balances_from_db(str(server.db))
     server.start()
+    assert f"the last server on {server.db} (process {killed}) did not stop cleanly" in server.log()
     alice, bob = _client(server, "alice", "pw-a"), _client(server, "bob", "pw-b")
     for client, opening in ((alice, 1000.0), (bob, 500.5)):
         funds = client.account.get_account_funds()

@@ -59,7 +59,8 @@ def test_serve_goes_on_serving_when_the_reader_of_its_output_has_gone(tmp_path: 
     log = err.read_text()
     assert "WARNING exchange.cli.serve: standard output's reader is gone: serving on" in log
     assert "cannot listen" not in log and "Traceback" not in log
-    assert log.rstrip().endswith("INFO exchange.cli.serve: stopped"), log[-1000:]  # the last word, once all is done
+    # the last word, once all is done
+    assert log.rstrip().endswith("INFO exchange.cli.serve: stopped on SIGINT"), log[-1000:]
 
 
 def test_demo_on_an_account_with_another_password_shows_no_login_with_the_demo_password(tmp_path: Path) -> None:
