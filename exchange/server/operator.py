@@ -100,6 +100,7 @@ async def _act(request: web.Request, action: str) -> web.Response:
     now = service.now()
     record = {"action": action, "marketId": market_id, "operator": session.account, "reason": reason, "at": now}
     service.journal.append(JOURNAL_KIND, record, ts_ms=now)
+    await service.durable(service.journal.last_seq)  # the log says only what the journal holds
     log.info("operator %s %s %s: %s", session.account, _DONE[action], market_id, reason)
     status = service.exchange.markets[market_id].status if market_id in service.exchange.markets else None
     # the exchange's status, and Betfair's name for it (listMarketBook's: ACTIVE is OPEN), as the Games API gives both
@@ -221,10 +222,11 @@ async def move_money(request: web.Request) -> web.Response:
     if reference is not None:
         record["reference"] = reference
     service.journal.append(JOURNAL_KIND, record, ts_ms=now)
+    if reference is not None:  # before any wait: a repeat that comes meanwhile finds it
+        references.note(record)
+    await service.durable(service.journal.last_seq)  # the log says only what the journal holds
     log.info("operator %s %s %s%s: %s", session.account, _DONE[action].format(format_minor(amount)), name,
              "" if reference is None else f" (reference {reference!r})", reason)
-    if reference is not None:
-        references.note(record)
     return _with_funds(service, record)
 
 

@@ -42,6 +42,7 @@ from tests.server.helpers import (
     BETTING,
     START_MS,
     free_port,
+    headers,
     login,
     place,
     rpc,
@@ -256,6 +257,23 @@ async def test_with_the_writer_stalled_nothing_undurable_is_shown_and_every_wait
     assert seen[-1].get("errorCode") == "SERVICE_UNAVAILABLE" and seen[-1].get("connectionClosed") is True, seen
     assert len(fatal) == 1 and f"for {TIMEOUT_MS / 1000:g} s (stalled" in fatal[0], fatal  # the timeout given
     await _everything_refused(client, alice)
+
+
+@pytest.mark.parametrize("app_client", [TIMEOUT_MS], indirect=True)
+async def test_an_operators_action_the_journal_never_holds_is_refused_and_not_logged(
+        app_client: tuple[TestClient, list[str]], caplog: pytest.LogCaptureFixture) -> None:
+    """The server log is an operator's record too: it said "operator ops suspended holdem.0" for a suspension whose
+    journal record never reached the disk (the answer was refused, but the line was written first)."""
+    caplog.set_level("INFO", logger="exchange.server.operator")
+    client, fatal = app_client
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops = await login(client, "ops", "pw-ops")
+    os.kill(_writer(client), signal.SIGSTOP)
+    resp = await asyncio.wait_for(client.post(f"/operator/v1/markets/{MARKET}/suspend", headers=headers(ops),
+                                              data=json.dumps({"reason": "video feed lost"})), BOUND_S)
+    assert (resp.status, (await resp.json())["error"]) == (503, "SERVICE_UNAVAILABLE")
+    assert len(fatal) == 1
+    assert [r.getMessage() for r in caplog.records if r.name == "exchange.server.operator"] == []
 
 
 # --- real server processes -----------------------------------------------------------------------

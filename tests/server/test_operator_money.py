@@ -5,6 +5,7 @@ is at most what the account has available to bet."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import sqlite3
@@ -22,7 +23,7 @@ from exchange.server.config import ServerConfig
 from exchange.server.journal import Journal
 from exchange.server.kept_results import KEEP_RESULTS
 from exchange.server.recovery import take_snapshot
-from tests.server.helpers import ACCOUNT, APP_KEY, START_MS, headers, login, place, rpc, serving
+from tests.server.helpers import ACCOUNT, APP_KEY, START_MS, headers, login, place, rpc, serving, until
 
 
 async def move(client: TestClient, token: str | None, action: str, account: str, body: Any) -> tuple[int, Any]:
@@ -184,6 +185,37 @@ async def test_a_movement_sent_again_with_its_reference_is_made_once_across_a_re
         statement = (await rpc(client, await login(client, "alice", "pw-alice"), "getAccountStatement",
                                {"includeItem": "DEPOSITS_WITHDRAWALS"}, path=ACCOUNT))["result"]["accountStatement"]
         assert [item["amount"] for item in statement] == [25.5, -5.0, 25.5, 1000.0]
+
+
+async def test_a_movement_sent_again_while_the_first_is_being_made_durable_is_made_once(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The handler waits for the journal before it logs the movement: a repeat that comes meanwhile finds its
+    reference taken (noted before the wait), and is answered as a repeat."""
+    client.app[keys.STORE].add("ops", "pw-ops", deposit=0, operator=True)
+    ops = await login(client, "ops", "pw-ops")
+    service = client.app[keys.SERVICE]
+    disk = asyncio.Event()
+    durable, waits = service.durable, []
+
+    async def held_until_told(through: int | None = None) -> None:
+        waits.append(through)
+        await disk.wait()
+        await durable(through)
+
+    monkeypatch.setattr(service, "durable", held_until_told)
+    pay = {"amount": 25.5, "reason": "card payment", "reference": "pay-0001"}
+    first = asyncio.ensure_future(move(client, ops, "deposit", "alice", pay))
+    records = service.journal.records
+    await until(lambda: any(r.kind == "operator" for r in records()), "the first movement journaled, not durable")
+    again = asyncio.ensure_future(move(client, ops, "deposit", "alice", pay))
+    await until(lambda: len(waits) == 2, "the repeat handled (moved again, or answered as a repeat) and waiting too")
+    disk.set()
+    (code, body), (code_again, body_again) = await asyncio.gather(first, again)
+    assert (code, code_again, body_again.get("repeated"), body_again["balance"]) == (200, 200, True, 1025.5)
+    assert {key: body_again[key] for key in body} == body  # the first one's record
+    assert service.funds("alice").balance == 102_550  # moved once
+    assert sum(r.kind == "operator" for r in records()) == 1
 
 
 @pytest.mark.parametrize(("reference", "says"), [
