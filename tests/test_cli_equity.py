@@ -123,6 +123,10 @@ def test_json_is_the_result_dict(capsys: pytest.CaptureFixture[str]) -> None:
          "a board card in 7-Card Stud Hi/Lo is the shared last card, dealt only when the pack cannot give every"),
         (["--variant", "omaha-hilo", "AsKs2d3c", "QdQcJh4h", "--board", "5h6h"],
          "board has 2 cards (5h 6h); omaha-hilo equity needs 0, 3, 4 or 5 board cards"),
+        # the generator takes its seed modulo 2**64: these gave seed 2**64 - 1's sample (and 0's) under their names
+        (["AsKs", "QdQc", "--samples", "100", "--seed", "-1"],
+         "argument --seed: must be a whole number from 0 to 18446744073709551615, not -1"),
+        (["AsKs", "QdQc", "--samples", "100", "--seed", str(2**64)], f"to 18446744073709551615, not {2**64}"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str) -> None:

@@ -65,7 +65,9 @@ def test_play_with_a_bot_of_your_own(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--bots", "rnadom"], "bot 'rnadom' is not one: give random or calling (built in), or your own as "
                                "module:Class or path/to/file.py:Class"),
         (["--stack", str(10**20)], "--stack must be at most 1000000000000"),
-        (["--seed", str(-(10**13))], "--seed must be between -1000000000000 and 1000000000000"),
+        (["--seed", str(10**13)], "--seed must be 0 to 1000000000000, not 10000000000000"),
+        # hand 1 of seed -1 was dealt as hand 999,999 of seed 0 (its seed's sign was dropped)
+        (["--seed", "-1"], "--seed must be 0 to 1000000000000, not -1"),
         (["--out", ""], "argument --out: give the folder to write to, not an empty name"),
     ],
 )

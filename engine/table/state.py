@@ -112,10 +112,12 @@ class TableState(Betting):
         stakes: Stakes | None = None,
         draw_seconds: float = DRAW_SECONDS,
     ) -> TableState:
-        """A hand dealt from ``deck`` (top card first) or, by default, the pack shuffled with ``seed``.
+        """A hand dealt from ``deck`` (top card first) or, by default, the pack shuffled with ``seed`` (0 or more).
 
         The same seed also shuffles the discards if a draw runs the deck dry.
         """
+        if isinstance(seed, Integral) and seed < 0:
+            raise ValueError(f"seed must be 0 or more, not {seed}: a negative seed would deal as {-seed} does")
         game = get_variant(variant)
         rng = random.Random(int(seed) if isinstance(seed, Integral) else seed)  # random.Random refuses numpy's
         if deck is None:

@@ -24,12 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 from engine.wording import counted
 from exchange.cli.commands import SUMMARIES
-from exchange.cli.options import fail, one_line_errors, refuse_a_game_as_a_hand, whole_number
+from exchange.cli.options import fail, one_line_errors, refuse_a_game_as_a_hand, whole_number, whole_number_from_to
 
 if TYPE_CHECKING:
     from engine import EquityResult
 
 HILO = ("high_win", "high_tie", "low_win", "low_tie")  # extra columns for hi/lo games
+
+SEED_MAX = 2**64 - 1
+"""The largest ``--seed``: the Monte Carlo generator (SplitMix64) takes its seed modulo 2**64, so a larger or a
+negative one would give another seed's sample under its own name."""
 
 
 SEATS = "8; 6 in americana, telesina, draw5 and triple-draw-27; 5 in draw32"
@@ -83,8 +87,9 @@ def register(subparsers: Any) -> None:
                         help="draw games: draws still to come (default: every draw of the game)")
     parser.add_argument("--samples", type=sample_count,
                         help=f"Monte Carlo over this many random boards instead of exact (at most {MAX_SAMPLES:,})")
-    parser.add_argument("--seed", type=whole_number,
-                        help="seed of a Monte Carlo, forced or not (same seed, same boards)")
+    parser.add_argument("--seed", type=whole_number_from_to(0, SEED_MAX),
+                        help=f"seed of a Monte Carlo, forced or not (same seed, same boards), 0 to {SEED_MAX} "
+                             "(the generator's 64 bits)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     one_line_errors(parser)
     parser.set_defaults(run=run)

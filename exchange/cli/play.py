@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from engine.table.bots import Bot, Decision, SeatView
 
 MAX_CHIPS = 10**12
-"""The largest --stack, and the largest --seed either side of 0: the Parquet columns are 64-bit."""
+"""The largest --stack and --seed: the Parquet columns are 64-bit."""
 HANDS_PER_SEED = 1_000_000
 """Hand h (from 0) of seed s is dealt from s x HANDS_PER_SEED + h: more hands would be another seed's deals."""
 NAMES = "holdem, omaha, omaha-hilo, soko, stud7, stud7-hilo, draw5, triple-draw-27, americana, telesina, draw32"
@@ -57,7 +57,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--hands", type=positive, default=100,
                         help=f"hands to play, 1 to {HANDS_PER_SEED} (default 100)")
     parser.add_argument("--seed", type=whole_number, default=0,
-                        help="seed of the deals and the random bots (default 0)")
+                        help="seed of the deals and the random bots, 0 or more (default 0)")
     parser.add_argument("--stack", type=positive, default=200,
                         help="every player's chips at the start of a hand (default 200)")
     parser.add_argument(
@@ -146,9 +146,9 @@ def _run(args: argparse.Namespace) -> int:
              f"dealt from s x {HANDS_PER_SEED:,} + h, so more would repeat the deals of seed s + 1")
     if args.stack > MAX_CHIPS:
         fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
-    if abs(args.seed) > MAX_CHIPS:
-        fail(f"--seed must be between {-MAX_CHIPS} and {MAX_CHIPS} "
-             f"(each hand's seed is seed x {HANDS_PER_SEED:,} + the hand's number counted from 0)")
+    if not 0 <= args.seed <= MAX_CHIPS:
+        fail(f"--seed must be 0 to {MAX_CHIPS}, not {args.seed} (each hand's seed is seed x {HANDS_PER_SEED:,} + "
+             "the hand's number counted from 0, and a negative one would deal as the same number without its sign)")
     try:
         check_out(args.out)
     except OutError as error:

@@ -675,3 +675,11 @@ def test_all_ins_short_of_the_completion_are_no_bets_toward_the_fixed_limit_cap(
         assert table.raise_sizes() == (to,)
         table.bet_raise(to)
     assert table.raise_sizes() == ()
+
+
+def test_a_negative_seed_is_refused_as_it_would_deal_as_its_absolute_value() -> None:
+    """``random.Random`` drops a seed's sign: seed -3 dealt the hand of seed 3 (and ``play --seed -1`` the hands of
+    seeds 0 and 1)."""
+    with pytest.raises(ValueError, match="seed must be 0 or more, not -3: a negative seed would deal as 3 does"):
+        TableState.start("holdem", [50, 50], seed=-3)
+    assert TableState.start("holdem", [50, 50], seed=3).cards != TableState.start("holdem", [50, 50], seed=4).cards
