@@ -167,13 +167,17 @@ def _toml(key: str, value: object) -> str:
     )
 
 
+def hand_code(state: TableState) -> str:
+    """The variant code a hand is written with: its game's, or a stud hand's with the big bet on an open pair or a
+    shared 7th card (which PHH's stud has not)."""
+    code = OPEN_PAIR_CODE if state.open_pair_big_bet else variant_code(state.variant.name, state.structure)
+    return code + SHARED_CARD_SUFFIX if state.shared_card else code
+
+
 def fields(state: TableState, **extra: object) -> dict[str, object]:
     """The PHH fields of a hand, in the order they are written."""
     stakes, n = state.stakes, state.seats
-    code = OPEN_PAIR_CODE if state.open_pair_big_bet else variant_code(state.variant.name, state.structure)
-    if state.shared_card:
-        code += SHARED_CARD_SUFFIX
-    out: dict[str, object] = {"variant": code, "antes": [stakes.ante] * n}
+    out: dict[str, object] = {"variant": hand_code(state), "antes": [stakes.ante] * n}
     if state.variant.forced_bets is ForcedBets.BLINDS:
         out["blinds_or_straddles"] = [stakes.small_blind, stakes.big_blind] + [0] * (n - 2)
     else:
@@ -211,6 +215,7 @@ class HandHistory:
     actions: tuple[str, ...]
     finishing_stacks: tuple[int, ...] | None = None
     other: dict[str, object] = field(default_factory=dict)
+    code: str = ""  # the file's variant code (none given: the one the hand is written with)
 
     def dealt(self) -> dict[int | None, list[Card]]:
         """The cards the history deals to each seat (``None``: the board), in order."""
@@ -220,7 +225,9 @@ class HandHistory:
         return out
 
     def _checked_deals(self) -> dict[int | None, list[Card]]:
-        """:meth:`dealt`, refused unless every card is well written and of the game's pack."""
+        """:meth:`dealt`, refused unless every player named is a seat and every card is well written and of the
+        game's pack."""
+        _check_players(self.actions, len(self.starting_stacks))
         try:
             dealt = self.dealt()
             get_variant(self.variant).deck.check(card for group in dealt.values() for card in group)
@@ -266,6 +273,10 @@ class HandHistory:
             _check_show(state, number, line)
         if self.finishing_stacks is not None and tuple(state.stacks) != self.finishing_stacks:
             raise PHHError(f"the hand ends with stacks {state.stacks}, the history says {list(self.finishing_stacks)}")
+        if self.code and hand_code(state) != self.code:  # other readers go by the code: it must be the hand's
+            raise PHHError(f"the variant code {self.code!r} is not the hand played, which is written "
+                           f"{hand_code(state)!r} ({OPEN_PAIR_CODE}: the big bet on an open pair on fourth street; "
+                           f"{SHARED_CARD_SUFFIX} at the end: a shared 7th card)")
         return state
 
     def _dealing(self, number: int, line: str, card: Card) -> tuple[int, str]:
@@ -323,6 +334,17 @@ def _record_deal(dealt: dict[int | None, list[Card]], line: str) -> None:
         dealt.setdefault(None, []).extend(parse_cards(words[2]))
     elif words[:2] == ["d", "dh"] and len(words) == 4 and words[2][1:].isdigit():
         dealt.setdefault(int(words[2][1:]) - 1, []).extend(parse_cards(words[3]))
+
+
+def _check_players(actions: Sequence[str], seats: int) -> None:
+    """Refuse an action line naming a player who is not a seat of the hand (``p1`` to ``pN``)."""
+    for number, line in enumerate(actions, 1):
+        words = line.partition("#")[0].split()
+        named = words[2:3] if words[:2] == ["d", "dh"] else words[:1] if words[:1] != ["d"] else []
+        for player in named:
+            if not (player.startswith("p") and player[1:].isdigit() and 1 <= int(player[1:]) <= seats):
+                raise PHHError(f"action {number} {line!r}: {player!r} is not a player of this {seats}-seat hand "
+                               f"(p1 to p{seats})")
 
 
 def _check_show(state: TableState, number: int, line: str) -> None:
@@ -385,6 +407,8 @@ def loads(text: str) -> HandHistory:
         raise PHHError(f"not a PHH (TOML) text: {err}") from None
     try:
         return _history(data)
+    except PHHError:
+        raise
     except KeyError as err:
         raise PHHError(f"the hand history has no {err.args[0]!r} field") from None
     except (TypeError, ValueError, IndexError) as err:
@@ -392,10 +416,13 @@ def loads(text: str) -> HandHistory:
 
 
 def _history(data: dict[str, Any]) -> HandHistory:
-    if "_variant" in data:
-        name, structure = str(data["_variant"]), Structure(str(data["_structure"]))
-    else:
-        name, structure = parse_code(str(data["variant"]))
+    code = str(data["variant"])
+    name, structure = parse_code(code)
+    if "_variant" in data or "_structure" in data:  # ours: the same game in our names
+        ours = (str(data.get("_variant")), str(data.get("_structure")))
+        if ours != (name, str(structure)):
+            raise PHHError(f"the variant code {code!r} is {name} {structure}, but _variant and _structure say "
+                           f"{ours[0]} {ours[1]}: a hand history is of one game")
     variant = get_variant(name)
     antes = list(data.get("antes", [0]))
     if variant.forced_bets is ForcedBets.BLINDS:
@@ -419,4 +446,5 @@ def _history(data: dict[str, Any]) -> HandHistory:
         tuple(str(a) for a in data["actions"]),
         None if finishing is None else tuple(int(s) for s in finishing),
         {k: v for k, v in data.items() if k not in known | {"starting_stacks", "actions", "finishing_stacks"}},
+        code,
     )

@@ -6,7 +6,7 @@ import pytest
 
 from engine.table import Structure, TableState
 from engine.table import actions as A
-from engine.table.bots import CallingBot, Decision, Move, SeatView, play_hand
+from engine.table.bots import CallingBot, Decision, Move, RandomBot, SeatView, play_hand
 from engine.table.phase import Phase
 from engine.table.phh import PHHError, dumps, loads, parse_code, variant_code
 from engine.variants import VARIANTS
@@ -200,3 +200,53 @@ def test_a_show_of_cards_the_seat_does_not_hold_is_refused() -> None:
     with pytest.raises(PHHError, match=f"p1 sm {other}.*seat 0 shows {other}, which it does not hold"):
         loads(forged).replay()
     assert loads(text.replace(shown, "p1 sm ????")).replay().stacks == state.stacks  # unknown cards: not checked
+
+
+def _holdem_text() -> str:
+    return dumps(play_hand("holdem", [200] * 3, [CallingBot()] * 3, seed=7))
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("FO/8", "the variant code 'FO/8' is omaha-hilo fixed-limit, but _variant and _structure say holdem "
+                 "fixed-limit: a hand history is of one game"),
+        ("NT", "the variant code 'NT' is holdem no-limit, but _variant and _structure say holdem fixed-limit"),
+        ("XX", "unknown variant code 'XX'"),
+    ],
+)
+def test_a_variant_code_that_is_not_the_files_game_is_refused(code: str, message: str) -> None:
+    """The three replayed as fixed-limit Hold'em (our names won, the code was not read), where pokerkit and other
+    readers of the file go by the code alone."""
+    with pytest.raises(PHHError, match=message):
+        loads(_holdem_text().replace("'FT'", f"'{code}'"))
+
+
+def test_a_history_with_the_code_alone_reads_as_that_code_says() -> None:
+    text = "\n".join(line for line in _holdem_text().splitlines() if not line.startswith(("_variant", "_structure")))
+    history = loads(text)
+    assert (history.variant, history.structure, history.replay().stacks) == ("holdem", Structure.FIXED_LIMIT,
+                                                                              [204, 198, 198])
+
+
+@pytest.mark.parametrize(("line", "bad"), [("d dh p1 ", "d dh p9 "), ("d dh p1 ", "d dh p0 "), ("p2 cc", "p4 cc"),
+                                          ("p2 cc", "x2 cc")])
+def test_a_player_who_is_not_a_seat_is_named_as_such(line: str, bad: str) -> None:
+    """``p9`` of a 3-seat hand was "the recorded hand deals 0 more cards to seat 0, the table needs 1"."""
+    player = bad.split()[-1] if bad.startswith("d") else bad.split()[0]
+    with pytest.raises(PHHError, match=f"'{player}' is not a player of this 3-seat hand \\(p1 to p3\\)"):
+        loads(_holdem_text().replace(line, bad, 1)).replay()
+
+
+@pytest.mark.parametrize(("state", "written", "given"), [
+    (play_hand("stud7", [200] * 3, [RandomBot(55), RandomBot(56), RandomBot(57)], seed=55), "F7SOP", "F7S"),
+    (play_hand("stud7", [200] * 8, [CallingBot()] * 8, seed=1), "F7SSC", "F7S"),
+])
+def test_a_stud_code_that_hides_what_the_hand_did_is_refused(state: TableState, written: str, given: str) -> None:
+    """A hand with the big bet on an open pair, or a shared 7th card, is not PHH's ``F7S``: a file saying so would
+    be read otherwise elsewhere (pokerkit allows neither)."""
+    text = dumps(state)
+    assert f"variant = '{written}'" in text and loads(text).replay().stacks == state.stacks
+    with pytest.raises(PHHError, match=f"the variant code '{given}' is not the hand played, which is written "
+                                       f"'{written}'"):
+        loads(text.replace(f"'{written}'", f"'{given}'")).replay()
