@@ -15,8 +15,9 @@ when the channel deals the next.
 The results survive a restart: recovery rebuilds the kept results from the
 newest snapshot and the journal's ``result`` records after it, and
 :meth:`RecentResults.restore` takes them. A game a restart voided (its markets
-voided by recovery, not by the game) never ended, so it is not listed; it is in
-``listClearedOrders``.
+voided by recovery, not by the game) is listed too, with the restart's reason and
+no cards (they were in the stopped server's memory alone):
+:meth:`RecentResults.voided_at_start`.
 
 >>> from exchange.game.events import GameStarted, ResultDeclared, GameEnded, Stamped
 >>> from exchange.game.channels import HOLDEM
@@ -33,7 +34,7 @@ voided by recovery, not by the game) never ended, so it is not listed; it is in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ from engine.cards import Card
 from exchange.betfair import apiformat
 from exchange.betfair.description import market_type_of
 from exchange.core.events import MarketVoided
+from exchange.core.market import ClosedMarket, Market, SelectionStatus
 from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.events import (
     BoardTurned,
@@ -100,6 +102,34 @@ class RecentResults:
         """Start from the results recovery rebuilt (the newest ``keep`` of them a channel), before any game ends."""
         self.kept = kept.kept_to(self.keep)
 
+    def voided_at_start(self, voided: Iterable[str], at_ms: int, reason: str,
+                        markets: Mapping[str, Market | ClosedMarket]) -> list[GameResult]:
+        """Keep and return the results of the games whose markets a start found open and voided (``voided``), with
+        ``reason``; a market of such a game settled before the stop (a hi/lo game's Low, certain early) keeps its
+        winners, read from the exchange's ``markets``. No cards: the stopped server alone knew them."""
+        games: dict[tuple[str, int], set[str]] = {}
+        for market_id in voided:
+            parsed = parse_market_id(market_id)
+            if parsed is not None and parsed[0] in self.channels:  # (a channel no longer served is not listed)
+                games.setdefault(parsed[:2], set()).add(market_id)
+        ended = []
+        for (channel, number), void in games.items():
+            config, results = self.channels[channel], []
+            for market_id, kind in zip(config.market_ids(number), config.markets, strict=True):
+                market = markets.get(market_id)
+                statuses = {} if market is None else dict(zip(market.selection_ids, market.selection_status,
+                                                              strict=True))
+                if market_id in void or market is None:  # its hands settled as losers before the stop stay so
+                    losers = tuple(sid for sid, status in statuses.items() if status is SelectionStatus.LOSER)
+                    results.append(MarketResult(market_id, kind, (), False, losers, reason))
+                else:  # settled while the game went on: its result was certain early
+                    winners = tuple(sid for sid, status in statuses.items() if status in _WON)
+                    results.append(MarketResult(market_id, kind, winners, True, (), None))
+            ended.append(GameResult(channel, config.market_id(number), number, "VOID", at_ms, reason, (), (),
+                                    tuple(results)))
+            self.kept.add(ended[-1])
+        return ended
+
     def note(self, stamped: Stamped) -> GameResult | None:
         """Fold one event of a channel's stream in (every other kind of event is passed over at once); the game's
         result if the event ended it (it is kept), else None."""
@@ -158,6 +188,7 @@ def _fold(pending: _Pending, market_id: str, event: object) -> None:
         pending.dead = event.dead  # every card out of play so far
 
 
+_WON = (SelectionStatus.WINNER, SelectionStatus.TIED_DEAD_HEAT)
 _FOLDED = frozenset({GameStarted, GameEnded, HoleCardsTurned, SeatCardsTurned, DrawMade, BoardTurned,
                      ResultDeclared, HandsCannotWin, MarketVoided, GameVoided, IrregularityOccurred})
 

@@ -183,6 +183,8 @@ class ExchangeService:
             if market.is_open:
                 self._record(self.exchange.execute(VoidMarket(now, market_id, VOID_REASON)))
                 self.recovered_voids.append(market_id)
+        for ended in self.results.voided_at_start(self.recovered_voids, now, VOID_REASON, self.exchange.markets):
+            self.journal.append(RESULT_KIND, ended.to_dict(), ts_ms=now)  # listed with its reason, as a game's end
         self.cleared_index.rebuild()
         voided = ", ".join(self.recovered_voids) or "none"
         worrying = restored.damaged or restored.set_aside or (self.journal.checked and self.journal.checked.accepted)

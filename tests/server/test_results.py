@@ -18,6 +18,7 @@ from aiohttp.test_utils import TestClient
 import engine
 from exchange.clock import VirtualClock
 from exchange.core.events import MarketVoided
+from exchange.core.market import Market, SelectionStatus
 from exchange.game.channels import CHANNELS, OMAHA_HILO
 from exchange.game.events import (
     DrawMade,
@@ -211,3 +212,23 @@ async def test_a_draw_games_results_keep_each_hands_draws(tmp_path: Path, clock:
     assert any(d["discarded"] for hand in result["gameData"]["hands"] for d in hand["draws"])
     [kept] = service.results.recent("draw5", 1)
     assert GameResult.from_dict(kept.to_dict()) == kept and len(kept.draws) == len(made)
+
+
+def test_a_game_a_start_voided_keeps_what_was_settled_before_the_stop() -> None:
+    """A hi/lo game stopped after its Low market settled early (no low possible) and after Hand 2 was settled as a
+    loser of the High market: the start voids the High market alone, and the result says so, hand by hand."""
+    high, low = (Market(market_id, ids, 200, 500) for market_id, ids in (("omaha-hilo.4", (1, 2, 3, 4)),
+                                                                         ("omaha-hilo.4-low", (1, 2, 3, 4, 5))))
+    high.selection_status[1] = SelectionStatus.LOSER
+    low.selection_status[:] = [SelectionStatus.LOSER] * 4 + [SelectionStatus.WINNER]  # "No low"
+    results = RecentResults({"omaha-hilo": OMAHA_HILO}, keep=5)
+    markets = {"omaha-hilo.4": high, "omaha-hilo.4-low": low, "holdem.9": Market("holdem.9", (1, 2, 3, 4), 200, 500)}
+    (ended,) = results.voided_at_start(["omaha-hilo.4", "holdem.9"], 7_000, "the server stopped", markets)
+    assert results.recent("omaha-hilo", 5) == [ended]  # kept; Hold'em is not a channel served here
+    assert (ended.game_id, ended.game_number, ended.status, ended.void_reason, ended.hands) == (
+        "omaha-hilo.4", 4, "VOID", "the server stopped", ())
+    answer = result_json(ended, OMAHA_HILO)["markets"]
+    assert [(m["result"], m["winners"], m["early"], m["settledEarly"], m["voidReason"]) for m in answer] == [
+        ("VOID", [], False, [2], "the server stopped"), ("SETTLED", [5], True, [], None)]
+    assert [s["status"] for s in answer[0]["selections"]] == ["REMOVED", "LOSER", "REMOVED", "REMOVED"]
+    assert [s["status"] for s in answer[1]["selections"]] == ["LOSER"] * 4 + ["WINNER"]
