@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,8 @@ def test_the_listing_s_columns_line_up_whatever_the_lengths(tmp_path: Path, caps
         (("role", "house", "trader"), "HOUSE is the server's own account"),
         (("password", "House-Maker", "--password", "x"), "house-maker is the server's own account"),
         (("role", "carol", "operator"), "no account 'carol' in"),
+        (("history", "HOUSE"), "HOUSE is the server's own account"),
+        (("history", "carol"), "no account 'carol' in"),
     ],
 )
 def test_a_role_or_password_for_an_account_with_no_login_says_why(
@@ -116,3 +119,41 @@ def test_a_role_or_password_for_an_account_with_no_login_says_why(
     assert said in err
     if "server's own" in said:
         assert "it has no password and no role to set" in err
+
+
+def test_every_change_to_an_account_is_recorded_with_when_and_who(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A grant of operator rights (``role NAME operator``) left no record anywhere: the journal cannot hold it (the
+    command changes the store beside a running server)."""
+    db = str(tmp_path / "x.db")
+    monkeypatch.setattr("getpass.getuser", lambda: "ops-admin")
+    for action in (("add", "alice", "--password", "pw-a"), ("role", "ALICE", "operator"), ("role", "alice", "operator"),
+                   ("password", "alice", "--password", "new"), ("add", "bob", "--password", "b", "--operator",
+                                                                "--balance", "5"), ("role", "bob", "trader")):
+        assert run_cli(capsys, "accounts", "--db", db, *action)[0] == 0
+    changes = AccountStore.open(db).changes()
+    assert [(c.account, c.change, c.by) for c in changes] == [
+        ("alice", "added (trader, balance 1000.00 GBP)", "ops-admin (exchange-poker accounts)"),
+        ("alice", "made an operator", "ops-admin (exchange-poker accounts)"),  # once: the second changed nothing
+        ("alice", "password changed", "ops-admin (exchange-poker accounts)"),
+        ("bob", "added (operator, balance 5.00 GBP)", "ops-admin (exchange-poker accounts)"),
+        ("bob", "made a trader", "ops-admin (exchange-poker accounts)")]
+    assert changes[0].at_ms <= changes[-1].at_ms
+    code, out, _ = run_cli(capsys, "accounts", "--db", db, "history", "Bob")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["when", "account", "change", "by"] and len(lines) == 3
+    assert lines[2].endswith("bob     made a trader                      ops-admin (exchange-poker accounts)")
+    assert run_cli(capsys, "accounts", "--db", db, "history")[1].count("\n") == 6
+
+
+def test_who_made_a_change_is_the_user_id_when_it_has_no_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def nameless() -> str:
+        raise KeyError("getpwuid(): uid not found: 4242")
+
+    monkeypatch.setattr("getpass.getuser", nameless)
+    db = str(tmp_path / "x.db")
+    assert run_cli(capsys, "accounts", "--db", db, "add", "alice", "--password", "pw-a")[0] == 0
+    assert [c.by for c in AccountStore.open(db).changes("alice")] == [f"uid {os.getuid()} (exchange-poker accounts)"]

@@ -1,15 +1,21 @@
-"""``exchange-poker accounts``: add and list accounts in the server's database, change a password or a role.
+"""``exchange-poker accounts``: add and list accounts in the server's database, change a password or a role, and
+list those changes.
 
 The server reads the same SQLite file, so an account added while it runs can
 log in at once. Balances shown are the journal's (the opening deposit until the
-account first logs in, when the server opens it on the exchange).
+account first logs in, when the server opens it on the exchange). Every change
+is recorded with when and by whom (the user running the command), and
+``history`` lists them: a grant of operator rights leaves a record.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
+import os
 import sqlite3
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from exchange.cli.commands import SUMMARIES
@@ -22,7 +28,7 @@ from exchange.server.params import plain_decimal
 from exchange.server.store import AccountExists, AccountStore, UnknownAccount, reserved_as_stored
 
 MAX_BALANCE = 10**12  # pounds: an opening balance above it is refused
-ACTIONS = ("add", "list", "password", "role")
+ACTIONS = ("add", "list", "password", "role", "history")
 ROLES = ("operator", "trader")
 
 
@@ -61,9 +67,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     role = actions.add_parser("role", help="make an account an operator, or a trader again")
     role.add_argument("name", help="the account's name")
     role.add_argument("role", choices=ROLES, help="operator: may suspend, resume and void markets; trader: may not")
-    for each in (listing, password, role):
+    history = actions.add_parser("history", help="list the changes made to accounts (added, password, role): when, "
+                                                 "and the user who made them")
+    history.add_argument("name", nargs="?", help="one account's changes (default: every account's)")
+    for each in (listing, password, role, history):
         each.add_argument("--db", type=database, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    for each in (parser, add, listing, password, role):
+    for each in (parser, add, listing, password, role, history):
         one_line_errors(each)
     parser.set_defaults(run=run)
 
@@ -83,13 +92,14 @@ def _run(args: argparse.Namespace) -> int:
         fail(f"no database at {args.db} (exchange-poker serve or accounts add makes one)")
     store = AccountStore.open(args.db)
     try:
-        {"add": _add, "list": _list, "password": _password, "role": _role}[args.action](store, args)
+        {"add": _add, "list": _list, "password": _password, "role": _role, "history": _history}[args.action](
+            store, args)
         return 0
     except UnknownAccount:
         own = reserved_as_stored(args.name)
         if own is not None:  # listed, with role house, yet no login: nothing to set
             fail(f"{own} is the server's own account (HOUSE and names beginning house- are): it has no password "
-                 "and no role to set")
+                 "and no role to set" + (", and no changes to list" if args.action == "history" else ""))
         fail(f"no account {args.name!r} in {args.db} ('exchange-poker accounts --db {args.db} list' lists them)")
     finally:
         store.close()
@@ -97,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _add(store: AccountStore, args: argparse.Namespace) -> None:
     try:
-        account = store.add(args.name, args.password, deposit=args.balance, operator=args.operator)
+        account = store.add(args.name, args.password, deposit=args.balance, operator=args.operator, by=changer())
     except (AccountExists, ValueError) as exc:
         fail(str(exc))
     role = " (operator)" if args.operator else ""
@@ -121,16 +131,33 @@ def _list(store: AccountStore, args: argparse.Namespace) -> None:
 
 def _password(store: AccountStore, args: argparse.Namespace) -> None:
     try:
-        name = store.set_password(args.name, args.password)
+        name = store.set_password(args.name, args.password, by=changer())
     except ValueError as exc:
         fail(str(exc))
     print(f"{name}: password changed (sessions logged in before go on until they end)")
 
 
 def _role(store: AccountStore, args: argparse.Namespace) -> None:
-    name, changed = store.set_operator(args.name, args.role == "operator")
+    name, changed = store.set_operator(args.name, args.role == "operator", by=changer())
     role = "an operator" if args.role == "operator" else "a trader"
     print(f"{name} is {'now' if changed else 'already'} {role}")
+
+
+def _history(store: AccountStore, args: argparse.Namespace) -> None:
+    if args.name is not None and store.named(args.name) is None:
+        raise UnknownAccount(args.name)
+    rows = [(datetime.fromtimestamp(change.at_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S UTC"), change.account,
+             change.change, change.by) for change in store.changes(args.name)]
+    print(table(("when", "account", "change", "by"), rows, right=(False, False, False, False)))
+
+
+def changer() -> str:
+    """Who is making a change, as its record names them: the user running the command."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no name for this user id (a container's): its number
+        user = f"uid {os.getuid()}"
+    return f"{user} (exchange-poker accounts)"
 
 
 def table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]], right: tuple[bool, ...]) -> str:

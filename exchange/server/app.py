@@ -321,7 +321,7 @@ def _demo_password_check(store: AccountStore, config: ServerConfig) -> asyncio.F
     the GIL) while the server recovers."""
     if store.credentials(config.demo_account) is None:
         with contextlib.suppress(AccountExists):
-            store.add(config.demo_account, config.demo_password, deposit=config.demo_balance)
+            store.add(config.demo_account, config.demo_password, deposit=config.demo_balance, by="serve --demo")
     credentials = store.credentials(config.demo_account)
 
     def works() -> bool:

@@ -1,17 +1,27 @@
 """Accounts: names, salted password hashes and deposits, in the server's SQLite file.
 
 The same database file holds the journal (:mod:`exchange.server.journal`); this
-module owns only the ``accounts`` table. Passwords are never stored: only a
-random salt and ``hashlib.scrypt`` of the password with it. Money is integer
-minor units (pence).
+module owns only the ``accounts``, ``operators`` and ``account_changes`` tables.
+Passwords are never stored: only a random salt and ``hashlib.scrypt`` of the
+password with it. Money is integer minor units (pence).
+
+Each change to an account (added, a new password, made an operator or a trader
+again) is recorded in ``account_changes`` with when and by whom, in the same
+transaction as the change: the journal cannot hold them, as ``exchange-poker
+accounts`` changes the store beside a running server, whose journal only it
+writes. :meth:`AccountStore.changes` reads them back.
 
 >>> store = AccountStore.open(":memory:")
->>> store.add("alice", "s3cret", deposit=100_000)
+>>> store.add("alice", "s3cret", deposit=100_000, by="ops")
 Account(name='alice', deposit=100000, currency='GBP', created_ms=...)
 >>> store.verify("alice", "s3cret") is not None, store.verify("alice", "wrong")
 (True, None)
 >>> [a.name for a in store.list()]
 ['alice']
+>>> store.set_operator("ALICE", True, by="root")
+('alice', True)
+>>> [(c.account, c.change, c.by) for c in store.changes()]
+[('alice', 'added (trader, balance 1000.00 GBP)', 'ops'), ('alice', 'made an operator', 'root')]
 """
 
 from __future__ import annotations
@@ -25,8 +35,9 @@ import time
 from dataclasses import dataclass
 
 from exchange.agents.house import HOUSE_PREFIX
+from exchange.core.money import format_minor
 from exchange.core.state import ExchangeConfig
-from exchange.server.database import open_with
+from exchange.server.database import open_with, transaction
 
 # scrypt cost: ~16 MiB and a few tens of milliseconds per check; logins are rare.
 _SCRYPT_N = 2**14
@@ -47,7 +58,23 @@ CREATE TABLE IF NOT EXISTS accounts (
 CREATE TABLE IF NOT EXISTS operators (
     name TEXT PRIMARY KEY REFERENCES accounts(name)
 );
+CREATE TABLE IF NOT EXISTS account_changes (
+    at_ms INTEGER NOT NULL,
+    account TEXT NOT NULL,
+    change TEXT NOT NULL,
+    by TEXT NOT NULL
+);
 """
+
+
+@dataclass(frozen=True, slots=True)
+class AccountChange:
+    """One change to an account: when (epoch ms, UTC), what, and who made it (as the changer named itself)."""
+
+    at_ms: int
+    account: str
+    change: str
+    by: str
 
 
 class AccountExists(ValueError):
@@ -141,8 +168,10 @@ class AccountStore:
     def close(self) -> None:
         self._conn.close()
 
-    def add(self, name: str, password: str, *, deposit: int, currency: str = "GBP", operator: bool = False) -> Account:
-        """Create an account (an operator's if ``operator``); raises :class:`AccountExists` if the name is taken."""
+    def add(self, name: str, password: str, *, deposit: int, currency: str = "GBP", operator: bool = False,
+            by: str = "") -> Account:
+        """Create an account (an operator's if ``operator``), recorded as made ``by`` whom; raises
+        :class:`AccountExists` if the name is taken."""
         check_name(name)
         if not password:
             raise ValueError("a password must not be empty")
@@ -154,40 +183,64 @@ class AccountStore:
                                 f"account {name!r} is account {same[0]!r}: names are the same whatever their case")
         salt = secrets.token_bytes(16)
         account = Account(name, deposit, currency, time.time_ns() // 1_000_000)
+        role = "operator" if operator else "trader"
         try:
-            self._conn.execute(
-                "INSERT INTO accounts (name, salt, pw_hash, deposit, currency, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                (name, salt, hash_password(password, salt), deposit, currency, account.created_ms),
-            )
+            with transaction(self._conn):  # the account, its role and its record, or none of them
+                self._conn.execute(
+                    "INSERT INTO accounts (name, salt, pw_hash, deposit, currency, created_ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (name, salt, hash_password(password, salt), deposit, currency, account.created_ms),
+                )
+                if operator:
+                    self._conn.execute("INSERT INTO operators (name) VALUES (?)", (name,))
+                self._record(name, f"added ({role}, balance {format_minor(deposit)} {currency})", by,
+                             account.created_ms)
         except sqlite3.IntegrityError:
             raise AccountExists(f"account {name!r} already exists") from None
-        if operator:
-            self._conn.execute("INSERT INTO operators (name) VALUES (?)", (name,))
         return account
+
+    def changes(self, name: str | None = None) -> list[AccountChange]:
+        """Every change recorded (to the account ``name`` names, when given), oldest first (a database made by an
+        earlier version has none of the changes made before it was upgraded)."""
+        where, args = ("", ()) if name is None else (" WHERE account = ?", (self.named(name) or name,))
+        rows = self._conn.execute(f"SELECT at_ms, account, change, by FROM account_changes{where} ORDER BY rowid",
+                                  args).fetchall()
+        return [AccountChange(*row) for row in rows]
+
+    def _record(self, name: str, change: str, by: str, at_ms: int | None = None) -> None:
+        self._conn.execute("INSERT INTO account_changes (at_ms, account, change, by) VALUES (?, ?, ?, ?)",
+                           (time.time_ns() // 1_000_000 if at_ms is None else at_ms, name, change, by))
 
     def named(self, name: str) -> str | None:
         """The stored name of the account ``name`` names (:func:`stored_name`)."""
         return stored_name(self._conn, name)
 
-    def set_password(self, name: str, password: str) -> str:
-        """Give the account a new password (a new salt with it); its stored name. :class:`UnknownAccount` if none."""
+    def set_password(self, name: str, password: str, *, by: str = "") -> str:
+        """Give the account a new password (a new salt with it), recorded as changed ``by`` whom; its stored name.
+        :class:`UnknownAccount` if none."""
         if not password:
             raise ValueError("a password must not be empty")
         stored = self._stored(name)
         salt = secrets.token_bytes(16)
-        self._conn.execute("UPDATE accounts SET salt = ?, pw_hash = ? WHERE name = ?",
-                           (salt, hash_password(password, salt), stored))
+        with transaction(self._conn):
+            self._conn.execute("UPDATE accounts SET salt = ?, pw_hash = ? WHERE name = ?",
+                               (salt, hash_password(password, salt), stored))
+            self._record(stored, "password changed", by)
         return stored
 
-    def set_operator(self, name: str, operator: bool) -> tuple[str, bool]:
-        """Make the account an operator's (or a trader's again); its stored name and whether that changed anything.
-        :class:`UnknownAccount` if none."""
+    def set_operator(self, name: str, operator: bool, *, by: str = "") -> tuple[str, bool]:
+        """Make the account an operator's (or a trader's again), recorded as made ``by`` whom when it changes; its
+        stored name and whether that changed anything. :class:`UnknownAccount` if none."""
         name = self._stored(name)
         if operator:
             sql = "INSERT OR IGNORE INTO operators (name) VALUES (?)"
         else:
             sql = "DELETE FROM operators WHERE name = ?"
-        return name, bool(self._conn.execute(sql, (name,)).rowcount)
+        with transaction(self._conn):
+            changed = bool(self._conn.execute(sql, (name,)).rowcount)
+            if changed:
+                self._record(name, "made an operator" if operator else "made a trader", by)
+        return name, changed
 
     def _stored(self, name: str) -> str:
         stored = self.named(name)

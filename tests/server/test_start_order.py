@@ -47,6 +47,8 @@ async def test_the_demo_password_is_checked_on_a_thread_while_the_server_recover
     monkeypatch.setattr(ExchangeService, "recover", recovering)
     async with serving(tmp_path / "ex.db", VirtualClock(1_000_000), accounts=(), demo=True) as client:
         assert client.app[keys.DEMO_PASSWORD_OK] is True
+        assert [(c.change, c.by) for c in client.app[keys.STORE].changes("demo")] == [
+            ("added (trader, balance 1000.00 GBP)", "serve --demo")]  # the record of who added it
     assert seen_begun == [True]
 
 
