@@ -52,6 +52,7 @@ class Player:
         self.clock = clock
         self.connections: set[Watcher] = set()
         self._last: str | None = None
+        self._place: int | None = None  # the game the last broadcast was at (its place in the folder)
 
     def state(self) -> JsonDict:
         position = self.clock.position()
@@ -77,10 +78,10 @@ class Player:
             raise ValueError('send a JSON object with "action" (play, pause or next) and/or "speed"')
         speed = body.get("speed")
         if speed is not None and not _good_speed(speed):
-            raise ValueError(f"speed must be a number from {MIN_SPEED:g} to {MAX_SPEED:g}, not {speed!r:.40}")
+            raise ValueError(f"speed must be a number from {MIN_SPEED:g} to {MAX_SPEED:g}, not {json.dumps(speed):.40}")
         action = body.get("action")
         if action is not None and action not in ("play", "pause", "next"):
-            raise ValueError(f"action must be play, pause or next, not {action!r:.40}")
+            raise ValueError(f"action must be play, pause or next, not {json.dumps(action):.40}")
         if speed is not None:
             self.clock.set_speed(float(speed))
         if action == "play":
@@ -93,7 +94,10 @@ class Player:
         return self.state()
 
     async def broadcast(self, *, channels: bool) -> None:
-        """Send the snapshot if it changed since the last one sent (and the channel list if asked)."""
+        """Send the snapshot if it changed since the last one sent, and the channel list (with the player's state)
+        if asked or the player has moved on to another game (a page said "game 2 of 20" while it played on)."""
+        place = self.timeline.place_at(self.clock.position())
+        channels, self._place = channels or place != self._place, place
         messages = [self.channels_message()] if channels else []
         snapshot = self.snapshot_message()
         text = json.dumps({**snapshot, "pt": 0, "snapshot": _without_countdown(snapshot["snapshot"])})

@@ -93,3 +93,27 @@ async def test_each_page_is_told_at_once_when_the_replay_stops(small_run: Run) -
                 closing = await page.receive(timeout=BOUND_S)
             assert (closing.type, closing.data) == (WSMsgType.CLOSE, WSCloseCode.GOING_AWAY)
         assert app[PLAYER].connections == set()
+
+
+async def test_a_page_is_told_the_players_position_as_each_game_starts(small_run: Run) -> None:
+    """The channel list (which carries the player's state) went out at a page's connection, a control and the end:
+    a page showed "playing · game 2 of 3" while the table played games 3 and 4. The replay's clock is moved by hand
+    into each next game; its own loop broadcasts what changed."""
+    timeline = load_timeline(small_run.out)
+    now = [0.0]
+    app = create_replay_app(timeline, clock=ReplayClock(timeline.length_ms, now=lambda: now[0]))
+    count = len(timeline.games)
+    async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+        player = app[PLAYER]
+        ws = await client.ws_connect("/games/v1/stream")
+        first = await ws.receive_json(timeout=BOUND_S)
+        assert (first["op"], first["replay"]["position"]) == ("channels", f"game 1 of {count}")
+        player.clock.play()
+        for number in range(2, count + 1):
+            start = timeline.next_start(player.clock.position())
+            assert start is not None
+            now[0] = start / 1000 + 0.001  # the clock's seconds (speed 1): just into the next game
+            while (message := await ws.receive_json(timeout=BOUND_S))["op"] != "channels":
+                pass  # (the snapshots of the game meanwhile)
+            assert message["replay"]["position"] == f"game {number} of {count}"
+        await ws.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+import requests
 from playwright.sync_api import Browser, Page, expect
 
 from exchange.agents.house import MAKER_ACCOUNT
@@ -126,3 +127,19 @@ def test_a_tab_on_a_replay_follows_a_live_server_started_on_the_same_address(bro
                 expect(page.locator("#who")).to_have_text("demo")
             finally:
                 live.stop()
+
+
+def test_a_speed_the_list_has_not_is_shown_in_it(browser: Browser, backtest: Path) -> None:
+    """``replay --speed 3`` (any speed from 0.1 to 100 is taken): the list offered 0.5 to 30 and showed a blank."""
+    with (replay_server(backtest) as (server, _), watched_page(browser, f"{server.url}/#/table/{TABLE}") as tab):
+        speed = tab.get_by_label("Speed")
+        expect(speed).to_have_value("1")
+        assert [o.get_attribute("value") for o in speed.locator("option").all()] == [
+            "0.1", "0.25", "0.5", "1", "2", "5", "10", "30", "100"]
+        answer = requests.post(f"{server.url}/replay/v1/control", json={"speed": 3}, timeout=5)
+        assert answer.json()["speed"] == 3
+        expect(speed).to_have_value("3")
+        expect(speed.locator("option:checked")).to_have_text("3×")
+        expect(tab.locator("#replay-state")).to_contain_text("3×")
+        refused = requests.post(f"{server.url}/replay/v1/control", json={"speed": True}, timeout=5).json()
+        assert refused["details"] == "speed must be a number from 0.1 to 100, not true"  # (was Python's True)

@@ -12,10 +12,11 @@ import dataclasses
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
-from playwright.sync_api import Browser, Locator, Page, Route, expect
+from playwright.sync_api import Browser, Locator, Page, Route, WebSocketRoute, expect
 
 from exchange.server import keys
 from exchange.server.limits import Limits
@@ -381,6 +382,87 @@ def test_a_bet_left_unanswered_says_it_may_have_been_placed_not_refused(browser:
         notice = page.locator("#notice")
         expect(notice).to_contain_text("No answer from the server to this bet")
         expect(notice).to_contain_text("it may have been placed: check your bets before placing it again")
+
+
+def test_a_bet_whose_answer_and_every_later_read_are_lost_still_says_it_may_have_been_placed(
+    browser: Browser, server: LiveServer,
+) -> None:
+    """The server takes the bet, then the connection fails: its answer is lost, and so are the page's reads of the
+    bets and funds that follow. Each of those failed reads said "Refused: the server did not answer", which took
+    the place of the "may have been placed" notice within milliseconds (a trader would place the bet again)."""
+    server.to_game_time(0, next_game=True)
+    with watched_page(browser, f"{server.url}/#/table/holdem", browser_says=("net::ERR_FAILED",)) as page:
+        page.get_by_role("button", name="Log in").click()
+        expect(page.locator("#who")).to_have_text("demo")
+        placed: list[dict[str, Any]] = []
+        lost: list[str] = []
+
+        def connection_fails_after_the_bet(route: Route) -> None:
+            body = route.request.post_data or ""
+            if "placeOrders" in body:
+                placed.append(route.fetch().json())  # the server takes it; its answer never arrives
+            elif not placed:
+                return route.continue_()
+            else:
+                lost.append(body)
+            route.abort()
+
+        page.route("**/exchange/**", connection_fails_after_the_bet)
+        page.locator("tr[data-selection='1'] button.price.back.best").click()
+        page.locator("#slip-price").fill("50")
+        page.locator("#slip-confirm").click()
+        notice = page.locator("#notice")
+        expect(notice).to_contain_text("No answer from the server to this bet")
+        # the slip is given back once the page has read the bets, funds and "if wins" again (and failed)
+        expect(page.locator("#slip-confirm")).to_be_enabled()
+        assert {"listCurrentOrders", "getAccountFunds"} <= {word for line in lost for word in re.findall(r"\w+", line)}
+        expect(notice).to_contain_text("it may have been placed: check your bets before placing it again")
+        assert placed[0]["result"]["status"] == "SUCCESS"  # it was placed
+
+
+def test_while_the_games_stream_is_down_nothing_is_sent_and_the_table_shows_it_is_out_of_date(
+    browser: Browser, server: LiveServer,
+) -> None:
+    """The table looked live (the market open, the countdown running, Place enabled) while the server was down: the
+    header's small "reconnecting…" was the only sign, and a bet placed then was "Refused"."""
+    server.to_game_time(0, next_game=True)
+    market = server.snapshot()["game"]["id"]
+    resting = ApiClient(server.url, "demo", "demo").place(market, 2, "BACK", 70, 2)["betId"]
+    down: list[bool] = [False]
+    sockets: list[WebSocketRoute] = []
+
+    def games_stream(ws: WebSocketRoute) -> None:
+        if down[0]:
+            ws.close()  # a server that is not there
+        else:
+            sockets.append(ws)
+            ws.connect_to_server()
+
+    with watched_page(browser, "about:blank") as page:
+        page.route_web_socket(re.compile(r"/games/v1/stream$"), games_stream)
+        page.goto(f"{server.url}/#/table/holdem")
+        page.get_by_role("button", name="Log in").click()
+        expect(page.locator(f"#unmatched li[data-bet='{resting}']")).to_have_count(1)
+        page.locator("tr[data-selection='1'] button.price.back.best").click()
+        page.locator("#slip-price").fill("50")
+        expect(page.locator("#slip-confirm")).to_be_enabled()
+        down[0] = True
+        for ws in sockets:
+            ws.close()
+        expect(page.locator("#connection")).to_have_text("reconnecting…")
+        expect(page.locator("body")).to_have_class(re.compile(r"\boffline\b"))
+        expect(page.locator("#slip-confirm")).to_be_disabled()
+        expect(page.locator("#slip-outcome")).to_have_text(
+            "The connection to the server is lost (reconnecting…): no bet is sent until it is back.")
+        page.locator(f"#unmatched li[data-bet='{resting}']").get_by_role("button", name="Cancel").click()
+        expect(page.locator("#notice")).to_have_text(
+            "Not cancelled: the connection to the server is lost (reconnecting…): nothing was sent, and the prices "
+            "and figures shown may be out of date until it is back.")
+        assert [o["betId"] for o in ApiClient(server.url, "demo", "demo").current_orders(market)] == [resting]
+        down[0] = False  # the server is back: the page's next try connects
+        expect(page.locator("#connection")).to_have_text("● live")
+        expect(page.locator("body")).not_to_have_class(re.compile(r"\boffline\b"))
+        expect(page.locator("#slip-confirm")).to_be_enabled()
 
 
 def test_focus_returns_to_the_price_cell_once_the_bet_is_placed(page: Page, server: LiveServer) -> None:

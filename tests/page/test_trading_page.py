@@ -9,6 +9,7 @@ a table mid-game and a settled game are saved in ``tests/artifacts/``.
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from collections.abc import Iterator
 from fractions import Fraction
@@ -475,3 +476,42 @@ def test_a_table_the_server_does_not_run_says_so(page: Page, server: LiveServer)
     expect(page.locator("#game-id")).to_have_text("see all tables")
     page.get_by_role("link", name="← All tables").click()
     expect(page.locator(".lobby-card[data-channel='holdem']")).to_be_visible()
+
+
+def test_a_session_ended_elsewhere_is_said_in_one_sentence_until_the_trader_logs_in(page: Page,
+                                                                                   server: LiveServer) -> None:
+    """Logged out from another program: the notice read "Your session has ended (the session has ended (logout or
+    expiry); log in again (INVALID_SESSION_INFORMATION)): ...", and went away after ten seconds, leaving no reason
+    on screen. The tab's own clock is moved by the test."""
+    page.clock.install()
+    page.reload()
+    log_in(page)
+    token = json.loads(page.evaluate("sessionStorage.getItem('session')"))["token"]
+    answer = requests.post(f"{server.url}/api/logout", timeout=5,
+                           headers={"X-Application": "exchange-poker-page", "X-Authentication": token})
+    assert answer.json()["status"] == "SUCCESS"
+    notice = page.locator("#notice")
+    expect(notice).to_have_text("Your session has ended (the server restarted, or the session expired or was logged "
+                                "out elsewhere): log in again to trade.")
+    page.clock.run_for(60_000)
+    expect(notice).to_be_visible()
+    expect(page.locator("#login-form")).to_be_visible()
+    log_in(page)
+    expect(notice).to_be_hidden()
+
+
+def test_the_keyboards_focus_lands_on_the_account_after_a_login_and_on_the_bets_after_a_cancel(
+    page: Page, server: LiveServer,
+) -> None:
+    """Both left it on the page's body: a keyboard trader started again from "Skip to the table"."""
+    page.goto(f"{server.url}/#/table/holdem")
+    page.locator("#login-form input[name=password]").press("Enter")  # the form comes filled with the demo account
+    expect(page.locator("#who")).to_have_text("demo")
+    expect(page.locator("#funds")).to_be_focused()
+    bet = ApiClient(server.url, "demo", "demo").place(server.snapshot()["game"]["id"], 2, "BACK", 70, 2)["betId"]
+    server.advance(0)
+    cancel = page.locator(f"#unmatched li[data-bet='{bet}']").get_by_role("button", name="Cancel")
+    cancel.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#notice")).to_have_text(f"Bet {bet} cancelled.")
+    expect(page.locator("#orders-title")).to_be_focused()

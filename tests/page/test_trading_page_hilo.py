@@ -363,9 +363,8 @@ def test_a_session_ended_elsewhere_logs_the_page_out(page: Page, server: LiveSer
                                                                 "X-Authentication": token}, timeout=5).json()
     assert answer["status"] == "SUCCESS", answer
     server.advance(0)
-    expect(page.locator("#notice")).to_contain_text("Your session has ended (")
-    expect(page.locator("#notice")).to_contain_text("INVALID_SESSION_INFORMATION")
-    expect(page.locator("#notice")).to_contain_text("logged out elsewhere. Log in again to trade.")
+    expect(page.locator("#notice")).to_have_text("Your session has ended (the server restarted, or the session "
+                                                  "expired or was logged out elsewhere): log in again to trade.")
     expect(page.locator("#login-form")).to_be_visible()
     expect(page.locator("#funds")).to_be_hidden()
     expect(page.locator("#orders-login")).to_be_visible()

@@ -3,6 +3,7 @@
 // and bets.
 
 import { instructionRefusal } from "./api.js";
+import { $ } from "./dom.js";
 import { formatAverage, formatPrice, hundredths, money, oddsProblem, pennies } from "./ladder.js";
 import { notify } from "./notice.js";
 import { whose } from "./replay.js";
@@ -10,6 +11,16 @@ import { renderSettled, setFunds, tenThousandths } from "./trading.js";
 
 /** How many settled markets the page lists (and twice as many settled bets). */
 export const SETTLED_KEPT = 10;
+
+/** Why nothing is sent while the games stream is down (the slip says it too). */
+export const OFFLINE = "the connection to the server is lost (reconnecting…): nothing was sent, and the prices and " +
+  "figures shown may be out of date until it is back.";
+
+/** A bet's row redrawn after a cancel or a change took its button, and focus with it: back to the list of bets, not
+ * to the top of the page. */
+function keepFocus() {
+  if (document.activeElement === null || document.activeElement === document.body) $("orders-title").focus();
+}
 
 /**
  * What the server's "if wins" of ``marketId`` count, as the page knows it: the account's bets matched there, and the
@@ -22,7 +33,7 @@ export function pnlKey(state, marketId) {
 
 /**
  * The trader's actions and the account's reads, on the page's ``state`` (its session, bets, figures and snapshots),
- * with what they need of the page: ``refused(err, unsure)`` says why a request failed; ``renderTable()``,
+ * with what they need of the page: ``refused(err, unsure, read)`` says why a request failed; ``renderTable()``,
  * ``renderMyOrders()`` draw again; ``currentMarkets()`` the table's markets; ``selectionName(marketId, selectionId)``
  * and ``settledBetName(bet)`` name a bet; ``slip`` the bet slip; ``results`` the recent results.
  */
@@ -32,6 +43,7 @@ export function accountActions(state, {
   async function place(bet) {
     if (state.replay) return notify(`This is a replay: watch ${whose(state.replay, false)} bets; nothing can be placed.`);
     if (!state.session.loggedIn) return notify("Log in to place bets (the demo account: demo / demo).");
+    if (!state.connected) return notify(`Not placed: ${OFFLINE}`);
     try {
       const report = await state.session.betting("placeOrders", {
         marketId: bet.marketId,
@@ -56,6 +68,7 @@ export function accountActions(state, {
   }
 
   async function cancel(order) {
+    if (!state.connected) return notify(`Not cancelled: ${OFFLINE}`);
     try {
       const report = await state.session.betting("cancelOrders", { marketId: order.marketId, instructions: [{ betId: order.betId }] });
       const failure = instructionRefusal(report);
@@ -65,6 +78,7 @@ export function accountActions(state, {
       refused(err, { what: "cancel", done: "cancelled", again: "cancelling" });
     }
     await Promise.all([refreshOrders(), refreshFunds()]);
+    keepFocus();
   }
 
   /**
@@ -74,6 +88,7 @@ export function accountActions(state, {
   async function replace(order, typed) {
     const problem = oddsProblem(typed);
     if (problem) return notify(`Not changed: ${problem.words}`);
+    if (!state.connected) return notify(`Not changed: ${OFFLINE}`);
     const newPrice = Number(typed);
     try {
       const report = await state.session.betting("replaceOrders", {
@@ -95,6 +110,7 @@ export function accountActions(state, {
       refused(err, { what: "change of odds", done: "changed", again: "changing" });
     }
     await Promise.all([refreshOrders(), refreshFunds()]);
+    keepFocus();
   }
 
   /**
@@ -113,7 +129,7 @@ export function accountActions(state, {
         closed.length ? state.session.clearedBets(closed) : []]);
       state.orders.applyList(marketIds, current, cleared, since);
     } catch (err) {
-      refused(err);
+      refused(err, null, true);
     }
     renderTable();
     await refreshPnl();
@@ -140,7 +156,7 @@ export function accountActions(state, {
         state.pnl.set(market.marketId, { figures, key: keys.get(market.marketId) });
       }
     } catch (err) {
-      refused(err);
+      refused(err, null, true);
     }
     if (state.current) renderTable();
   }
@@ -150,7 +166,7 @@ export function accountActions(state, {
     try {
       setFunds(await state.session.funds());
     } catch (err) {
-      refused(err);
+      refused(err, null, true);
     }
   }
 
@@ -174,7 +190,7 @@ export function accountActions(state, {
       ]);
       renderSettled(markets.slice(-SETTLED_KEPT).reverse(), bets.slice(-2 * SETTLED_KEPT).reverse(), open, settledBetName);
     } catch (err) {
-      refused(err);
+      refused(err, null, true);
     }
   }
 

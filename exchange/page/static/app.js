@@ -66,16 +66,21 @@ const { showConnection, setReplay, control } = replayControls(state, { refused }
 /**
  * Say why a request failed. ``unsure``: what the trader asked for (a bet placed, changed or cancelled), when the
  * connection failed under it: the server may have done it, so the page says so rather than "Refused" (which would
- * have the trader send it again, a second bet if the first went through).
+ * have the trader send it again, a second bet if the first went through). ``read``: the page reading its figures
+ * again, which says nothing when the connection failed under it (the header says the page is reconnecting, and the
+ * table is shown out of date): said as "Refused", it took the place of the "may have been placed" just shown.
  */
-function refused(err, unsure = null) {
+function refused(err, unsure = null, read = false) {
   if (err instanceof ApiRefusal && (err.code === "INVALID_SESSION_INFORMATION" || err.code === "NO_SESSION")) {
-    if (state.session.loggedIn) return sessionLost(err.message);
+    if (state.session.loggedIn) return sessionLost();
     if (err.code === "INVALID_SESSION_INFORMATION") return; // a request under way as the session ended: said already
   }
-  if (unsure && err instanceof ApiRefusal && err.code === "NETWORK") {
-    return notify(`No answer from the server to this ${unsure.what} (${err.message}): it may have been ` +
-      `${unsure.done}: check your bets before ${unsure.again} it again.`);
+  if (err instanceof ApiRefusal && err.code === "NETWORK") {
+    if (unsure) {
+      return notify(`No answer from the server to this ${unsure.what} (${err.message}): it may have been ` +
+        `${unsure.done}: check your bets before ${unsure.again} it again.`);
+    }
+    if (read) return;
   }
   notify(`Refused: ${err.message}`);
 }
@@ -346,7 +351,7 @@ async function refreshLadders(now) {
       table.showLadder(marketId, selectionId, runner?.ex, "this market is closed");
     }
   } catch (err) {
-    refused(err);
+    refused(err, null, true);
   }
 }
 
@@ -368,6 +373,7 @@ function start() {
     onChannels, onSnapshot,
     onState(status) {
       state.connected = status === "live";
+      if (!state.replay) slip.connected(state.connected);
       // Games may end unseen while the stream is down: the next channel list reads the results route again.
       if (status === "reconnecting" && !state.replay) state.resultsLoaded = false;
       showConnection();

@@ -1,17 +1,18 @@
 // The notice under the header: what the page has to tell the trader (a bet placed, a refusal, a session ended),
-// shown until the next one or a few seconds (a success 4 s, anything else 10 s).
+// shown until the next one or a few seconds (a success 4 s, anything else 10 s), or until the next one (``sticky``:
+// what the trader must act on, such as logging in again).
 
 import { $, setText } from "./dom.js";
 
 let noticeTimer = null;
 
-export function notify(text, ok = false) {
+export function notify(text, ok = false, sticky = false) {
   const el = $("notice");
   el.className = ok ? "notice ok" : "notice";
   el.hidden = false;
   setText(el, text);
   clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(() => { el.hidden = true; }, ok ? 4000 : 10000);
+  if (!sticky) noticeTimer = setTimeout(() => { el.hidden = true; }, ok ? 4000 : 10000);
 }
 
 /** Take the notice down now (what it said no longer holds: a login refused, then one that succeeded). */

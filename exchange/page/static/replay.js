@@ -9,9 +9,11 @@ import { $, setText } from "./dom.js";
 /** The replay's controls, on the page's ``state`` (the replay's state, and whether the games feed is connected);
  * ``refused(err)`` says why a request failed. */
 export function replayControls(state, { refused }) {
-  // The feed's state in the header: a replay's feed is connected, not live.
+  // The feed's state in the header: a replay's feed is connected, not live. While it is down the table is shown
+  // faded (its prices, countdown and figures are the last known), as out of date.
   function showConnection() {
     setText($("connection"), !state.connected ? "reconnecting…" : state.replay ? "● replay" : "● live");
+    document.body.classList.toggle("offline", !state.connected);
   }
 
   function setReplay(replay) {
@@ -21,8 +23,20 @@ export function replayControls(state, { refused }) {
     $("account").hidden = true;
     setText($("orders-title"), `${whose(replay)} bets`);
     setText($("settled-title"), `${whose(replay)} settled markets`);
-    $("replay-speed").value = String(replay.speed);
+    showSpeed(replay.speed);
     setText($("replay-state"), `${replay.playing ? "playing" : "paused"} · ${replay.speed}× · ${replay.position ?? ""}`);
+  }
+
+  /** The speed in its list, added to it if it is not one of the list's (``replay --speed 3``: the list was blank). */
+  function showSpeed(speed) {
+    const select = $("replay-speed");
+    const value = String(speed);
+    if (![...select.options].some((option) => option.value === value)) {
+      const option = new Option(`${value}×`, value);
+      const after = [...select.options].find((o) => Number(o.value) > speed);
+      select.add(option, after ?? null);
+    }
+    select.value = value;
   }
 
   async function control(body) {

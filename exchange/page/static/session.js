@@ -45,8 +45,10 @@ export function sessionControls(state, {
   }
 
   function startSession() {
+    const typing = $("login-form").contains(document.activeElement); // the trader just logged in
     $("login-form").hidden = true;
     $("funds").hidden = false;
+    if (typing) $("funds").focus(); // (hiding the form took focus to the top of the page)
     setText($("who"), state.session.account);
     state.orderFeed = orderFeed(state.session.token, {
       onOrders(oc, image) {
@@ -60,7 +62,7 @@ export function sessionControls(state, {
       },
       onRefused(words, status) {
         // A session logged out elsewhere or expired: the page is logged out too, and says why.
-        if (status.connectionClosed && status.errorCode === "INVALID_SESSION_INFORMATION") return sessionLost(words);
+        if (status.connectionClosed && status.errorCode === "INVALID_SESSION_INFORMATION") return sessionLost();
         if (status.errorCode === "MAX_CONNECTION_LIMIT_EXCEEDED") return ordersUnstreamed(words);
         notify(`The order stream refused: ${words}`);
       },
@@ -92,12 +94,12 @@ export function sessionControls(state, {
     document.body.dataset.ordersFeed = "live"; // the order stream is subscribed: every change of an order reaches the page
   }
 
-  /** The server no longer knows the page's session (``words``: what it said): logged out, and told why and what to do. */
-  function sessionLost(words) {
+  /** The server no longer knows the page's session: logged out, and told why and what to do (kept until they log in). */
+  function sessionLost() {
     if (!state.session.loggedIn) return; // (said once: the other requests under way meet the same end)
     endSession();
-    notify(`Your session has ended (${words}): the server restarted, or the session expired or was logged out ` +
-      "elsewhere. Log in again to trade.");
+    notify("Your session has ended (the server restarted, or the session expired or was logged out elsewhere): " +
+      "log in again to trade.", false, true);
   }
 
   function endSession() {

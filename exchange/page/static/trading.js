@@ -253,6 +253,7 @@ export class Slip {
     this.minimum = null; // the market's minimum stake in pennies, when the server gives it
     this.blocked = null; // why the bet cannot be placed now (its market suspended, its selection out), or null
     this.sending = false; // an order from the slip is on its way: another click is not another order
+    this.offline = false; // the games stream is down: the slip says so and sends nothing
     this.origin = null; // the element (a price cell) that filled the slip, where focus goes back when it is done
     this.onSubmit = onSubmit;
     this.form = $("slip-form");
@@ -260,7 +261,7 @@ export class Slip {
     this.stake = $("slip-stake");
     this.form.addEventListener("submit", (event) => {
       event.preventDefault();
-      if (!this.bet || this.blocked || this.sending) return;
+      if (!this.bet || this.blocked || this.offline || this.sending) return;
       const missing = [oddsProblem(this.price.value), this.stakeProblem()].find((p) => p?.missing || p?.stop);
       if (missing) onMissing(missing.words);
       else this.send({ ...this.bet, price: Number(this.price.value), size: Number(this.stake.value) });
@@ -320,13 +321,23 @@ export class Slip {
     }
   }
 
+  /** Whether the games stream is up: while it is down the slip sends nothing (the server is not there, or the
+   * prices it was filled from may be out of date), and says so. */
+  connected(up) {
+    this.offline = !up;
+    this.describe();
+  }
+
   /** The profit or liability of the bet as filled in, what is wrong with its odds or stake, or why it cannot be placed. */
   describe() {
     if (!this.bet) return;
-    $("slip-confirm").disabled = this.blocked !== null || this.sending;
+    const stop = this.offline
+      ? "The connection to the server is lost (reconnecting…): no bet is sent until it is back."
+      : this.blocked;
+    $("slip-confirm").disabled = stop !== null || this.sending;
     const problem = oddsProblem(this.price.value) ?? this.stakeProblem();
-    let words = this.blocked ?? problem?.words;
-    if (!this.blocked && !problem) {
+    let words = stop ?? problem?.words;
+    if (!stop && !problem) {
       const x100 = hundredths(this.price.value);
       const stake = pennies(this.stake.value);
       words = this.bet.side === "BACK"
