@@ -266,6 +266,19 @@ class HoldsTheHandle(Strategy):
         error = LookupError("no edge")
         error.market = market  # a market handle does not pickle
         raise error
+
+class Exits(Strategy):
+    def on_window_open(self, market, round):
+        import sys
+        sys.exit(3)
+
+class Async(Strategy):
+    async def process_market_book(self, market):
+        market.place_order(1, "BACK", "2", 200)
+
+class ForgetsToAnswer(Strategy):
+    def check_market_book(self, market):
+        self.asked = True
 """
 
 
@@ -280,7 +293,17 @@ class HoldsTheHandle(Strategy):
     ("OwnError", "2", "on_market_open raised SignalError: holdem.0: no edge, in backtest session 0, game 0"),
     ("LocalError", "2", "on_market_open raised Local: local class, in backtest session 0, game 0"),
     ("HoldsTheHandle", "2", "on_market_open raised LookupError: no edge, in backtest session 0, game 0"),
-], ids=["book", "book-2-workers", "game-end", "bad-place-order", "unbuildable", "unpicklable", "holds-a-handle"])
+    # these three ended the run with status 3 and nothing said, or ran to the end with no hook run and no bet placed
+    ("Exits", "1", "on_window_open raised StrategyExited: SystemExit(3): a strategy ends its session with "
+                   "end_session(), not sys.exit(), in backtest session 0, game 0 (holdem.0)"),
+    ("Exits", "2", "on_window_open raised StrategyExited: SystemExit(3)"),
+    ("Async", "1", "process_market_book raised TypeError: the game calls a hook as a plain function, so async def "
+                   "process_market_book would never run its body; write def process_market_book, in backtest "
+                   "session 0, game 0"),
+    ("ForgetsToAnswer", "1", "check_market_book raised TypeError: it returned None: it answers True (call "
+                             "process_market_book) or False, in backtest session 0, game 0"),
+], ids=["book", "book-2-workers", "game-end", "bad-place-order", "unbuildable", "unpicklable", "holds-a-handle",
+        "sys-exit", "sys-exit-2-workers", "async-hook", "check-answers-none"])
 def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_the_game(
     name: str, workers: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
 import inspect
 import io
 import re
@@ -180,3 +181,23 @@ def test_every_column_of_a_backtests_table_is_named_in_its_row_of_the_readme(tab
     every_row = {"game_index", "session", "session_game", "market_id"}  # named once, above the table
     columns = set(TABLES[table].schema.names) - every_row
     assert columns <= named, f"{table}.parquet's columns the README does not name: {sorted(columns - named)}"
+
+
+@pytest.mark.parametrize("reader", ["BettorView", "HandView", "OrderView", "OrderRejected", "OrderTicket", "GameStart",
+                                    "GameEnd", "Settlement"])
+def test_every_field_and_method_a_strategy_reads_is_named_in_its_row_of_the_readme(reader: str) -> None:
+    """A strategy author had to read the source for ``HandView``'s, ``OrderView``'s and ``OrderRejected``'s fields:
+    each class a hook is given has a row of the Backtesting section naming all it holds."""
+    from exchange.agents import view
+    from exchange.backtest import strategy
+    from exchange.core import events, orders
+
+    cls = next(getattr(module, reader) for module in (view, orders, events, strategy) if hasattr(module, reader))
+    (row,) = [line for line in TEXT.splitlines() if re.match(rf"\| `{reader}`( / `\w+`)? \(", line)
+              or re.match(rf"\| `\w+` / `{reader}` \(", line)]
+    named = set(re.findall(r"`(\w+)", row))
+    public = {field.name for field in dataclasses.fields(cls)} | {
+        name for name, value in vars(cls).items() if not name.startswith("_") and
+        (isinstance(value, property) or inspect.isfunction(value))}
+    public -= {"to_dict", "from_dict", "CHANGES_STATE", "TYPE_TAG"}  # (an event's own, for the journal)
+    assert public <= named, f"{reader}'s fields and methods the README does not name: {sorted(public - named)}"

@@ -24,6 +24,7 @@ was (``exchange-poker backtest --debug`` shows the traceback).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -49,16 +50,39 @@ class Guarded:
         setattr(self._strategy, name, value)
 
 
+class StrategyExited(Exception):
+    """A strategy's hook raised ``SystemExit`` (``sys.exit()``): an error of the strategy's like any other. Left to
+    go on, it ended the whole backtest with the strategy's exit status and not a word of why."""
+
+
 def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    if inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method):
+        def refused(*args: Any, **kwargs: Any) -> Any:  # called, it would make a coroutine and run none of its body
+            raise _noted(TypeError(f"the game calls a hook as a plain function, so async def {name} would never run "
+                                   f"its body; write def {name}"), name)
+
+        return refused
+
     def hook(*args: Any, **kwargs: Any) -> Any:
         try:
-            return method(*args, **kwargs)
+            answer = method(*args, **kwargs)
         except Exception as exc:
             if raising_hook(exc) is None:  # a hook the strategy called itself has noted it already
                 exc.add_note(f"{_NOTE}{name}")
             raise
+        except SystemExit as exc:
+            raise _noted(StrategyExited(f"SystemExit({exc.code!r}): a strategy ends its session with "
+                                        "end_session(), not sys.exit()"), name) from None
+        if answer is None and name == "check_market_book":  # a forgotten return: process_market_book never ran
+            raise _noted(TypeError("it returned None: it answers True (call process_market_book) or False"), name)
+        return answer
 
     return hook
+
+
+def _noted(exc: Exception, name: str) -> Exception:
+    exc.add_note(f"{_NOTE}{name}")
+    return exc
 
 
 def raising_hook(exc: BaseException) -> str | None:
