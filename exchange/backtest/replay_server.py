@@ -52,7 +52,7 @@ class Player:
         self.clock = clock
         self.connections: set[Watcher] = set()
         self._last: str | None = None
-        self._place: int | None = None  # the game the last broadcast was at (its place in the folder)
+        self._place = timeline.place_at(clock.position())  # the game the last broadcast was at (its place)
 
     def state(self) -> JsonDict:
         position = self.clock.position()

@@ -182,6 +182,7 @@ class AccountStore:
             raise AccountExists(f"account {name!r} already exists" if same[0] == name else
                                 f"account {name!r} is account {same[0]!r}: names are the same whatever their case")
         salt = secrets.token_bytes(16)
+        hashed = hash_password(password, salt)  # (tens of ms: not while holding the write lock the journal needs)
         account = Account(name, deposit, currency, time.time_ns() // 1_000_000)
         role = "operator" if operator else "trader"
         try:
@@ -189,7 +190,7 @@ class AccountStore:
                 self._conn.execute(
                     "INSERT INTO accounts (name, salt, pw_hash, deposit, currency, created_ms) "
                     "VALUES (?, ?, ?, ?, ?, ?)",
-                    (name, salt, hash_password(password, salt), deposit, currency, account.created_ms),
+                    (name, salt, hashed, deposit, currency, account.created_ms),
                 )
                 if operator:
                     self._conn.execute("INSERT INTO operators (name) VALUES (?)", (name,))
@@ -222,9 +223,9 @@ class AccountStore:
             raise ValueError("a password must not be empty")
         stored = self._stored(name)
         salt = secrets.token_bytes(16)
+        hashed = hash_password(password, salt)  # before the write lock, as in add
         with transaction(self._conn):
-            self._conn.execute("UPDATE accounts SET salt = ?, pw_hash = ? WHERE name = ?",
-                               (salt, hash_password(password, salt), stored))
+            self._conn.execute("UPDATE accounts SET salt = ?, pw_hash = ? WHERE name = ?", (salt, hashed, stored))
             self._record(stored, "password changed", by)
         return stored
 

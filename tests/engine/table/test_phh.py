@@ -244,9 +244,23 @@ def test_a_player_who_is_not_a_seat_is_named_as_such(line: str, bad: str) -> Non
 ])
 def test_a_stud_code_that_hides_what_the_hand_did_is_refused(state: TableState, written: str, given: str) -> None:
     """A hand with the big bet on an open pair, or a shared 7th card, is not PHH's ``F7S``: a file saying so would
-    be read otherwise elsewhere (pokerkit allows neither)."""
+    be read otherwise elsewhere (pokerkit allows neither). This project's own files said so before it had those
+    codes (they carry ``_variant``): those are still read."""
     text = dumps(state)
     assert f"variant = '{written}'" in text and loads(text).replay().stacks == state.stacks
+    older = text.replace(f"'{written}'", f"'{given}'")
+    assert loads(older).replay().stacks == state.stacks  # ours, from before 2026-12-02 / -04
+    foreign = "\n".join(line for line in older.splitlines() if not line.startswith(("_variant", "_structure")))
     with pytest.raises(PHHError, match=f"the variant code '{given}' is not the hand played, which is written "
                                        f"'{written}'"):
-        loads(text.replace(f"'{written}'", f"'{given}'")).replay()
+        loads(foreign).replay()
+    with pytest.raises(PHHError, match="the variant code 'F7SOPSC' is not the hand played"):  # more than it did
+        loads(dumps(play_hand("stud7", [200] * 3, [CallingBot()] * 3, seed=1)).replace("'F7S'", "'F7SOPSC'")).replay()
+
+
+@pytest.mark.parametrize("dropped", ["_variant", "_structure"])
+def test_our_names_for_the_game_come_in_pairs(dropped: str) -> None:
+    """One of the two without the other was told "_variant and _structure say stud7 None"."""
+    text = "\n".join(line for line in _holdem_text().splitlines() if not line.startswith(dropped))
+    with pytest.raises(PHHError, match=f"^the hand history has no '{dropped}' field$"):
+        loads(text)
