@@ -193,9 +193,10 @@ async def _database(app: web.Application, *, config: ServerConfig, clock: Clock)
         lock = DatabaseLock.acquire(config.db_path)  # before the journal is read: one server per database
         opened.callback(lock.release)
         if lock.unreleased is not None:
-            log.warning("the last server on %s (process %d) did not stop cleanly (it was killed, crashed, or its "
-                        "machine stopped): the markets it left open are voided (the recovery line names them)",
+            log.warning("the server on %s before this one (process %d) did not stop cleanly (it was killed, crashed, "
+                        "or its machine stopped): the markets it left open are voided (the recovery line names them)",
                         config.db_path, lock.unreleased)
+        app[keys.DB_LOCK] = lock
         store = AccountStore.open(config.db_path)
         opened.callback(store.close)
         journal = Journal.open(config.db_path)
@@ -238,6 +239,7 @@ async def _exchange(
                               irregularity_rate=config.irregularity_rate, noise_traders=config.noise_traders,
                               keep_results=config.keep_results)
     service.recover(accept_damaged=config.accept_damaged_journal)
+    app[keys.DB_LOCK].recovered()  # what an unclean stop left is dealt with: a stop from now on empties the lock file
     app[keys.JOURNAL].writer_ready()  # started with the journal, it has been starting while the server recovered
     if demo_check is not None:
         app[keys.DEMO_PASSWORD_OK] = await demo_check

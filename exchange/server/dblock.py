@@ -7,8 +7,8 @@ opens anything, and a second one is refused at once with the first one's
 process id. The kernel drops the lock when the holder's file is closed,
 whatever ends the process (SIGKILL included), so a crash never leaves a stale
 lock; the file itself stays, and is harmless. A clean stop empties it, so a
-start that finds a process id in it knows that the server before it did not stop
-cleanly (:attr:`DatabaseLock.unreleased`). The ``accounts`` command takes
+start that finds a process id in it knows that a server before it did not stop
+cleanly (:attr:`DatabaseLock.unreleased`), until a start has recovered from it. The ``accounts`` command takes
 no lock: adding an account beside a running server is allowed.
 
 **The journal writer holds it too.** The writer process inherits the lock's
@@ -135,12 +135,21 @@ class DatabaseLock:
         if self._fd is not None:
             os.pwrite(self._fd, f"{os.getpid()} {pid}\n".encode(), 0)
 
+    def recovered(self) -> None:
+        """What the server before left undone is dealt with (the markets it left open voided): this server's stop
+        may empty the lock file."""
+        self.unreleased = None
+
     def release(self) -> None:
-        """Give the lock up (closing the file drops it); a second call does nothing."""
+        """Give the lock up (closing the file drops it); a second call does nothing. Until :meth:`recovered`, the
+        process id of the server before that did not stop cleanly is left in the file, so a start that stops
+        before recovering (refused on a damaged journal, say) does not hide from the next one what it found."""
         if self._fd is not None:
             fd, self._fd = self._fd, None
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
+                if self.unreleased is not None:
+                    os.pwrite(fd, f"{self.unreleased}\n".encode(), 0)
             os.close(fd)
 
 

@@ -9,6 +9,7 @@ from aiohttp import web
 from exchange.server.auth import Sessions
 from exchange.server.cashier import References
 from exchange.server.config import ServerConfig
+from exchange.server.dblock import DatabaseLock
 from exchange.server.games_stream import GamesHub
 from exchange.server.journal import Journal
 from exchange.server.jsonrpc import Endpoint
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # loaded with serve --record only (it loads pyarrow)
 CONFIG = web.AppKey("config", ServerConfig)
 STORE = web.AppKey("store", AccountStore)
 JOURNAL = web.AppKey("journal", Journal)
+DB_LOCK = web.AppKey("database_lock", DatabaseLock)
 CASHIER = web.AppKey("cashier_references", References)  # operators' deposits and withdrawals by reference
 SESSIONS = web.AppKey("sessions", Sessions)
 LOGIN_LIMITS = web.AppKey("login_limits", LoginLimits)

@@ -18,6 +18,8 @@ from exchange.server.dblock import DatabaseInUse, DatabaseLock
 from tests.server.helpers import free_port
 from tests.server.serverproc import ServerProcess, cli
 
+NOT_RUNNING = 4_194_305  # a process id past Linux's largest: no process has it
+
 
 @pytest.fixture
 def first(tmp_path: Path) -> Iterator[ServerProcess]:
@@ -104,3 +106,18 @@ def test_a_sqlite_uri_is_refused_saying_what_to_give(uri: str, path: str) -> Non
         DatabaseLock.acquire(uri)
     assert str(refused.value) == (f"cannot use the database {uri}: a SQLite URI is not taken; give the database "
                                   f"file's path, such as {path}")
+
+
+def test_a_crash_is_said_again_by_each_start_until_one_has_recovered_from_it(tmp_path: Path) -> None:
+    """A start after a SIGKILL said so, then was refused (a damaged journal) and stopped cleanly: its stop emptied the
+    lock file, and the start that did void the killed server's markets said nothing of the crash."""
+    db = str(tmp_path / "ex.db")
+    Path(db + ".lock").write_text(f"{NOT_RUNNING}\n")  # what a killed server leaves
+    refused = DatabaseLock.acquire(db)
+    assert refused.unreleased == NOT_RUNNING
+    refused.release()  # stopped before recovering
+    again = DatabaseLock.acquire(db)
+    assert again.unreleased == NOT_RUNNING  # said again
+    again.recovered()
+    again.release()
+    assert DatabaseLock.acquire(db).unreleased is None

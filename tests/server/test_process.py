@@ -127,7 +127,7 @@ def test_crash_during_an_open_window_recovers_every_acknowledged_order(server: S
 
     journal_balances = balances_from_db(str(server.db))
     server.start()
-    assert f"the last server on {server.db} (process {killed}) did not stop cleanly" in server.log()
+    assert f"the server on {server.db} before this one (process {killed}) did not stop cleanly" in server.log()
     alice, bob = _client(server, "alice", "pw-a"), _client(server, "bob", "pw-b")
     for client, opening in ((alice, 1000.0), (bob, 500.5)):
         funds = client.account.get_account_funds()
