@@ -25,8 +25,9 @@ from bisect import bisect_left, bisect_right
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Integral
+from typing import SupportsFloat
 
-from exchange.core.money import FLOAT_NOISE, numpy_kind, to_exact_decimal
+from exchange.core.money import FLOAT_NOISE, as_printed, numpy_kind, to_exact_decimal
 from exchange.core.side import Side
 
 #: The ladder's bands as ``(from, to, step)`` in hundredths: prices in
@@ -114,12 +115,40 @@ def is_tick(tick: object) -> bool:
     return MIN_TICK <= int(tick) <= MAX_TICK
 
 
-def tick_of(value: Decimal) -> int | None:
-    """The tick of an exact ``Decimal`` price, or ``None`` if it is not on the ladder.
+Odds = Decimal | Fraction | int | float | str | SupportsFloat  # (numpy's numbers too)
+"""Odds as the ladder's helpers take them: exact (a ``Decimal``, a ``Fraction`` such as a hand's ``fair_odds``, a
+whole number), or text, or a float as it prints (``3.05``, numpy's ``float32(2.1)``), as ``place_order`` reads a
+price. A float was taken at its binary value, a little off the price it prints: ``tick_of(3.05)`` was None."""
 
-    >>> tick_of(Decimal("1.01")), tick_of(Decimal("1000.0")), tick_of(Decimal("2.03"))
-    (0, 349, None)
+
+def _odds(value: Odds) -> Decimal | Fraction | int:
+    """``value`` exactly (see :data:`Odds`); ``TypeError`` for what is no number, ``ValueError`` for text that is
+    not one."""
+    if isinstance(value, Decimal | Fraction) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return to_exact_decimal(value, "odds") if isinstance(value, str) else _printed(value)
+
+
+def _printed(value: object) -> Decimal:
+    printed = as_printed(value)
+    if printed is None:
+        raise TypeError(f"odds {value!r} are not a number: give decimal odds, e.g. Decimal('2.5'), '2.5' or 2.5")
+    return printed
+
+
+def tick_of(value: Odds) -> int | None:
+    """The tick of a price given exactly (:data:`Odds`), or ``None`` if it is not on the ladder.
+
+    >>> tick_of(Decimal("1.01")), tick_of(Decimal("1000.0")), tick_of(Decimal("2.03")), tick_of(3.05), tick_of("2")
+    (0, 349, None, 150, 99)
     """
+    if type(value) is not Decimal:  # (the exchange's own calls give one)
+        exact = _odds(value)
+        if isinstance(exact, Decimal):
+            value = exact
+        else:
+            above = tick_at_or_above(exact)
+            return above if above is not None and PRICES[above] == exact else None
     try:
         return TICK_OF_PRICE.get(value)
     except TypeError:  # signalling NaN is unhashable
@@ -223,39 +252,42 @@ def ticks_between(a: int, b: int) -> int:
     return b - a
 
 
-def tick_at_or_above(value: Fraction | Decimal | int) -> int | None:
+def tick_at_or_above(value: Odds) -> int | None:
     """The lowest tick whose price is ``>= value`` (``None`` above 1000).
 
     >>> price(tick_at_or_above(Fraction(203, 100))), tick_at_or_above(Fraction(1, 2))
     (Decimal('2.04'), 0)
+    >>> tick_at_or_above(2.1) == tick_of("2.1")  # a float as it prints (its binary value is a little above 2.1)
+    True
     """
-    t = bisect_left(PRICE_X100, Fraction(value) * 100)
+    t = bisect_left(PRICE_X100, Fraction(_odds(value)) * 100)
     return t if t < TICK_COUNT else None
 
 
-def tick_at_or_below(value: Fraction | Decimal | int) -> int | None:
+def tick_at_or_below(value: Odds) -> int | None:
     """The highest tick whose price is ``<= value`` (``None`` below 1.01).
 
     >>> price(tick_at_or_below(Fraction(203, 100))), tick_at_or_below(1), tick_at_or_below(5000)
     (Decimal('2.02'), None, 349)
     """
-    t = bisect_right(PRICE_X100, Fraction(value) * 100) - 1
+    t = bisect_right(PRICE_X100, Fraction(_odds(value)) * 100) - 1
     return t if t >= 0 else None
 
 
-def nearest_tick(value: Fraction | Decimal | int) -> int:
+def nearest_tick(value: Odds) -> int:
     """The tick nearest ``value``, clamped to the ladder; a tie goes to the shorter price.
 
     >>> price(nearest_tick(Fraction(2029, 1000))), price(nearest_tick(Fraction(203, 100))), nearest_tick(2000)
     (Decimal('2.02'), Decimal('2.02'), 349)
     """
-    above = tick_at_or_above(value)
+    exact = _odds(value)
+    above = tick_at_or_above(exact)
     if above is None:
         return MAX_TICK
     if above == MIN_TICK:
         return MIN_TICK
     below = above - 1
-    x100 = Fraction(value) * 100
+    x100 = Fraction(exact) * 100
     if x100 - PRICE_X100[below] <= PRICE_X100[above] - x100:
         return below
     return above

@@ -249,3 +249,28 @@ def test_parse_accepts_exactly_the_ladder(value: Decimal) -> None:
         assert str(value) in str(exc)
     else:
         assert on_ladder and price(tick) == value
+
+
+@given(st.integers(ladder.MIN_TICK, ladder.MAX_TICK))
+def test_the_odds_helpers_take_a_price_as_it_prints(tick: int) -> None:
+    """``tick_of(3.05)`` was None and ``tick_at_or_above(2.1)`` the tick of 2.12: a float was taken at its binary
+    value (numpy's float32 was a TypeError), where ``place_order`` reads a price as it prints."""
+    odds = ladder.price(tick)
+    for given_as in (float(odds), np.float32(odds), np.float64(odds), str(odds), Fraction(odds), odds):
+        assert ladder.tick_of(given_as) == tick, given_as
+        assert ladder.tick_at_or_above(given_as) == ladder.tick_at_or_below(given_as) == tick, given_as
+        assert ladder.nearest_tick(given_as) == tick, given_as
+    between = (Fraction(odds) + Fraction(ladder.price(ladder.tick_up(tick)))) / 2
+    if tick < ladder.MAX_TICK:
+        assert ladder.tick_of(between) is None and ladder.tick_of(float(between)) is None
+
+
+@pytest.mark.parametrize(("odds", "error", "says"), [
+    (True, TypeError, "odds True are not a number"),
+    (None, TypeError, "odds None are not a number"),
+    ("two", ValueError, "odds 'two' is not a number"),
+])
+def test_what_is_no_odds_is_refused_by_the_helpers(odds: object, error: type[Exception], says: str) -> None:
+    for helper in (ladder.tick_of, ladder.tick_at_or_above, ladder.tick_at_or_below, ladder.nearest_tick):
+        with pytest.raises(error, match=re.escape(says)):
+            helper(odds)  # type: ignore[arg-type]
