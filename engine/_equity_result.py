@@ -12,6 +12,7 @@ games' :class:`engine.equity.HiLoEquityResult` and :class:`engine.equity.HiLoHan
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -23,6 +24,15 @@ from engine.cards import Card, format_cards
 # number of hands tied, so it has MAX_HANDS + 1 entries.
 MAX_HANDS = 8
 
+
+def run_seed(seed: int | None) -> int:
+    """The seed a Monte Carlo runs with and records: ``seed`` modulo 2**64 (the generators' 64 bits, so the result
+    names the seed that deals its samples again, one the command line takes), or 64 random bits when missing.
+
+    >>> run_seed(5) == run_seed(2**64 + 5) == 5, run_seed(-1) == 2**64 - 1
+    (True, True)
+    """
+    return secrets.randbits(64) if seed is None else seed % 2**64
 
 @dataclass(frozen=True, slots=True)
 class HandEquity:

@@ -107,7 +107,7 @@ def draw_equity(
     if samples is None and (draws_left == 0 or plan.fits):
         tally = _exact(plan.game.name, seats, drawing, unseen, draws_left)
         return _result(plan.game.name, seats, out, tally, exact=True, seed=None)
-    rng_seed = 0 if seed is None else seed
+    rng_seed = 0 if seed is None else seed % 2**64  # as every Monte Carlo of the engine's (run_seed)
     tally = _sampled(plan.game.name, seats, unseen, plan.stock, draws_left, samples or fallback_samples, rng_seed, out)
     return _result(plan.game.name, seats, out, tally, exact=False, seed=rng_seed)
 

@@ -23,7 +23,6 @@ checks (:func:`enumerate_equity_holdem`, :func:`enumerate_equity_omaha`,
 from __future__ import annotations
 
 import math
-import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -32,7 +31,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, run_seed
 from engine._errors import EngineInputError
 from engine._hilo_result import HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, group_names, parse_cards
@@ -196,7 +195,7 @@ def _run_seed(samples: int | None, seed: int | None) -> int | None:
     if samples is None:
         return None
     _check_samples(samples, seed)
-    return secrets.randbits(64) if seed is None else seed
+    return run_seed(seed)
 
 
 def _cards(cards: Cards, what: str) -> tuple[Card, ...]:

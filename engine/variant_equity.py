@@ -24,7 +24,6 @@ which :mod:`engine.draw_equity` plays under the published draw policies.
 from __future__ import annotations
 
 import math
-import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -33,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, run_seed
 from engine._errors import EngineInputError
 from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine._variant_kernels import (
@@ -118,7 +117,7 @@ def variant_equity(
         count, seed = total, None
     else:
         count = samples or DEFAULT_SAMPLES
-        seed = secrets.randbits(64) if seed is None else seed
+        seed = run_seed(seed)
     tally = _run(game, seats, shared, out_of_play, exact, count, seed or 0)
     return tally_result(game, seats, shared, out_of_play, exact, count, seed, tally)
 

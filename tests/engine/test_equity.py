@@ -240,6 +240,7 @@ def test_sampled_boards_follow_the_documented_generator(board: str, samples: int
                 splits[i][len(winners)] += 1
     result = engine.equity("holdem", hands, board=board, samples=samples, seed=-5)  # seeds are taken mod 2**64
     assert counts_of(result) == (samples, wins, splits)
+    assert result.seed == result.to_dict()["seed"] == 2**64 - 5  # the seed the command line takes to deal them again
 
 
 def test_stderr_of_a_certain_outcome_is_zero() -> None:
@@ -481,3 +482,10 @@ def test_a_corrupted_result_is_caught(result: engine.EquityResult, match: str) -
     SLICKS_AND_QUEENS._check()
     with pytest.raises(engine.InvariantError, match=match):
         result._check()
+
+
+@pytest.mark.parametrize(("variant", "hands"), [("holdem", ["AsKs", "QdQc"]), ("stud7", ["AsKsQs", "2c2d2h"])])
+def test_a_seed_past_64_bits_is_recorded_as_the_seed_that_deals_its_samples(variant: str, hands: list[str]) -> None:
+    """``seed=2**64 + 5`` dealt seed 5's samples and recorded 2**64 + 5, which ``equity --seed`` refuses."""
+    big, five = (engine.equity(variant, hands, samples=500, seed=seed) for seed in (2**64 + 5, 5))
+    assert big.seed == 5 and big.to_dict() == five.to_dict()
