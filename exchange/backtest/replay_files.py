@@ -110,9 +110,11 @@ class Folder:
                      for r in sorted(self.irregularities.get(row["market_id"], []), key=lambda r: r["at_ms"]))
 
     def settlement(self, market_id: str) -> JsonDict | None:
-        """The strategy's result on ``market_id`` as a grouped cleared order (None if it had no row)."""
+        """The strategy's result on ``market_id`` as a grouped cleared order; None if it had no bet settled there
+        (no row, or one of no bets: as ``listClearedOrders`` lists a live account's settled markets, the page listed
+        every game of the replay as "0 bets, £0.00")."""
         rows = self.settled.get(market_id)
-        if not rows:
+        if not rows or not rows[0]["bets"]:
             return None
         row = rows[0]
         return {"marketId": market_id, "betCount": row["bets"], "profit": apiformat.money(row["gross_profit"]),

@@ -87,11 +87,29 @@ def test_the_strategys_orders_and_results_at_the_end_are_those_of_the_files(smal
             assert bet_id not in {o["betId"] for o in before}
     settled = {r["market_id"]: r for r in rows(small_run, "settlements") if r["account"] == STRATEGY_ACCOUNT}
     results = timeline.settled_before(timeline.length_ms)
-    assert {r["marketId"] for r in results} == settled.keys()
+    # the markets with a bet settled, as listClearedOrders lists a live account's (every market was listed, most of
+    # them "0 bets, £0.00")
+    assert {r["marketId"] for r in results} == {market for market, row in settled.items() if row["bets"]}
     for result in results:
         row = settled[result["marketId"]]
         assert (round(result["profit"] * 100), round(result["commission"] * 100)) == (row["gross_profit"],
                                                                                       row["commission"])
+
+
+def test_a_market_the_strategy_had_no_bet_settled_on_is_not_among_its_settled_markets(small_run: Run,
+                                                                                       tmp_path: Any) -> None:
+    """The replay's page listed every game as a settled market of "0 bets, £0.00" where the live page, reading
+    listClearedOrders, lists only the markets with a bet settled."""
+    shutil.copytree(small_run.out, tmp_path / "out")
+    table = pq.read_table(small_run.out / "settlements.parquet")
+    market = next(r["market_id"] for r in table.to_pylist() if r["account"] == STRATEGY_ACCOUNT and r["bets"])
+    none = [0 if (r["account"], r["market_id"]) == (STRATEGY_ACCOUNT, market) else r["bets"]
+            for r in table.to_pylist()]  # as a market it only lapsed bets on
+    pq.write_table(table.set_column(table.schema.get_field_index("bets"), "bets", pa.array(none, pa.int64())),
+                   tmp_path / "out" / "settlements.parquet")
+    timeline = load_timeline(tmp_path / "out")
+    listed = {r["marketId"] for r in timeline.settled_before(timeline.length_ms)}
+    assert market not in listed and listed
 
 
 def test_the_average_matched_price_is_exact_and_rounded_only_as_the_live_api_rounds_it(
