@@ -5,8 +5,10 @@ Background work runs in ``cleanup_ctx`` contexts, in order: the database
 journal writer), the exchange (recovery from the journal, then the channels
 on the clock with the house seated; on the wall clock the poker engine is
 warmed on a worker thread once the server answers, the games start when it
-is done, and reveals' equities are computed on that thread), the stream hub's
-heartbeats, and the sweep of expired sessions on the clock. Handlers are thin:
+is done, and reveals' equities are computed on that thread), the Exchange
+Stream on its own TLS port when one is configured, the stream hubs (closed
+as the server stops; their heartbeats are timers on the clock), and the sweep
+of expired sessions on the clock. Handlers are thin:
 they read the request, call one function and write JSON.
 
 Every answer is held until the journal has committed the records behind it

@@ -2,8 +2,11 @@
 
 Each method takes the caller's session and the JSON params and returns the
 API-NG result (``PlaceExecutionReport``, ``CancelExecutionReport``, …).
-Order-changing methods wait for the journal before answering, so every
-acknowledged order survives a crash.
+Every answer leaves once the journal holds what it shows (the HTTP edge holds
+each one: ``app._rpc`` and ``app._rest``), so every acknowledged order survives
+a crash; ``placeOrders``, ``cancelOrders`` and ``replaceOrders`` also wait
+themselves before they report (a caller of the method alone gets the same), and
+the edge's wait then finds it done.
 
 Refusals come at two levels, as in API-NG: a malformed call (a field of the
 wrong type, an unknown enum value) is an ``INVALID_INPUT_DATA``
@@ -237,7 +240,7 @@ def failed(report_base: JsonDict, code: str, message: str) -> Outcome:
 _new_place_order = fast_constructor(PlaceOrder)
 
 
-def place_report(events: Sequence[object], echo: JsonDict, service: ExchangeService) -> Outcome:
+def place_report(events: Sequence[object], echo: JsonDict) -> Outcome:
     """A ``PlaceInstructionReport`` from the events one ``PlaceOrder`` produced."""
     base: JsonDict = {"instruction": echo}
     placed: OrderPlaced | None = None
@@ -315,7 +318,7 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
     if refusal is not None:
         return execution_report(market_id, customer_ref, refusal, dependent=True)
     outcomes = [
-        place_report(service.execute(command), r.echo, service) for r, command in zip(requests, commands, strict=True)
+        place_report(service.execute(command), r.echo) for r, command in zip(requests, commands, strict=True)
     ]
     remember_call(service, session, "placeOrders", customer_ref, outcomes)
     await service.durable()

@@ -33,7 +33,7 @@ from exchange.betfair.stream import EVENT_TYPE_ID, EVENT_TYPE_NAME
 from exchange.core.orders import BetStatus, ClearedOrder
 from exchange.server.auth import Session
 from exchange.server.errors import invalid_input
-from exchange.server.limits import Budget, current_budget
+from exchange.server.limits import current_budget
 from exchange.server.listings import (
     MAX_CLEARED_IDS,
     MAX_RECORDS,
@@ -83,15 +83,15 @@ def _filter(service: ExchangeService, params: Mapping[str, Any]) -> Callable[[Cl
         and (refs is None or o.customer_ref in refs))
 
 
-async def _settled_in(orders: Sequence[ClearedOrder], start: int | None, end: int | None, group_by: str,
-                      budget: Budget) -> list[ClearedOrder]:
+async def _settled_in(orders: Sequence[ClearedOrder], start: int | None, end: int | None,
+                      group_by: str) -> list[ClearedOrder]:
     """The bets settled in ``settledDateRange``; for a rollup with commission (:data:`WHOLE_MARKETS`), every bet of
     each market with one settled in it (a market whose hands settled early settles at several times)."""
-    settled = await _matching(orders, lambda o: _in_range(o.settled_ts, start, end), budget)
+    settled = await _matching(orders, lambda o: _in_range(o.settled_ts, start, end))
     if group_by not in WHOLE_MARKETS:
         return settled
     markets = {o.market_id for o in settled}
-    return await _matching(orders, lambda o: o.market_id in markets, budget)
+    return await _matching(orders, lambda o: o.market_id in markets)
 
 
 async def list_cleared_orders(service: ExchangeService, session: Session, params: Mapping[str, Any]) -> JsonDict:
@@ -108,9 +108,9 @@ async def list_cleared_orders(service: ExchangeService, session: Session, params
         # In (settled_ts, bet_id) order already; a page of an unfiltered list is an index lookup.
         orders: Sequence[ClearedOrder] = await service.cleared_rows(session.account, status)
         if keep is not None:
-            orders = await _matching(orders, keep, budget)
+            orders = await _matching(orders, keep)
         if start is not None or end is not None:
-            orders = await _settled_in(orders, start, end, group_by, budget)
+            orders = await _settled_in(orders, start, end, group_by)
         if group_by == "BET":
             page, more = _page(orders, params, limit)
             budget.charge_rows(len(page), "listClearedOrders")

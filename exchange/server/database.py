@@ -40,6 +40,14 @@ class DatabaseUnusable(Exception):
         self.problem = problem
 
 
+def child_environment() -> dict[str, str]:
+    """The environment of a process the server starts (the journal writer, the snapshot taker): the server's own,
+    with this package's root first on ``PYTHONPATH``, so that the child imports the package from where the server
+    did."""
+    root = str(Path(__file__).resolve().parents[2])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+
+
 def connect(path: str) -> sqlite3.Connection:
     """A connection in WAL mode with full fsync on commit (no checks: see :func:`open_with`)."""
     conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)

@@ -1,6 +1,7 @@
-"""The journal: every accepted command and every game event, in order, in SQLite.
+"""The journal: every state-changing core event, in order, in SQLite, beside each game's result, how forgotten
+markets ended and the operators' actions (records of kinds ``event``, ``result``, ``ended`` and ``operator``).
 
-The server applies a command to the in-memory exchange, appends the records it
+The server applies a command to the in-memory exchange, appends the events it
 produced with :meth:`Journal.append`, and only answers after
 ``await journal.sync()`` says they are on disk (WAL, ``synchronous=FULL``).
 Writes happen in a writer process (:mod:`exchange.server.journal_writer`);
@@ -39,12 +40,12 @@ committed records, so the loop's only cost is starting it.
 >>> async def demo():
 ...     journal = Journal.open(":memory:")
 ...     journal.start()
-...     journal.append("place", {"betId": "1"}, ts_ms=5)
+...     journal.append("event", {"type": "AccountCredited"}, ts_ms=5)
 ...     await journal.sync()
 ...     await journal.stop()
 ...     return [(r.seq, r.kind, r.body) for r in journal.records()]
 >>> asyncio.run(demo())
-[(1, 'place', {'betId': '1'})]
+[(1, 'event', {'type': 'AccountCredited'})]
 """
 
 from __future__ import annotations

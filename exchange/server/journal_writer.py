@@ -60,9 +60,8 @@ import sys
 import time
 import zlib
 from collections.abc import Iterator
-from pathlib import Path
 
-from exchange.server.database import connect, transaction
+from exchange.server.database import child_environment, connect, transaction
 from exchange.server.journal_mark import DurableMark
 
 SCHEMA = """
@@ -151,8 +150,7 @@ class WriterProcess:
         (the writer's interpreter start is a tenth of a second), then calls :meth:`wait_ready`. ``lock_fd``: the
         database lock's descriptor, which the writer holds open for its life, so that no other server takes the
         lock while it may still commit (:mod:`exchange.server.dblock`)."""
-        root = str(Path(__file__).resolve().parents[2])  # the writer imports this package from where the server did
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+        env = child_environment()
         with signals_blocked(IGNORED_SIGNALS):  # the child starts with them blocked (see the module)
             proc = subprocess.Popen([sys.executable, "-m", "exchange.server.journal_writer", path],
                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0,

@@ -43,6 +43,7 @@ from exchange.server.params import (
     get_str,
     get_str_list,
     number_text,
+    record_window,
 )
 from exchange.server.price_projection import parse_price_projection
 from exchange.server.service import ExchangeService
@@ -53,17 +54,8 @@ SCAN_SLICE = 2000  # orders filtered between two turns of the loop (about 1 ms)
 MAX_CATALOGUE = 1000
 
 
-def _window(params: Mapping[str, Any], limit: int) -> tuple[int, int]:
-    """``fromRecord`` and ``recordCount`` (0 or absent: a full page; more than a page: a page)."""
-    start = get_int(params, "fromRecord", default=0)
-    count = get_int(params, "recordCount", default=limit)
-    if start < 0 or count < 0:
-        raise invalid_input("fromRecord and recordCount must not be negative")
-    return start, min(count or limit, limit)
-
-
 def _page(items: Sequence[Any], params: Mapping[str, Any], limit: int = MAX_RECORDS) -> tuple[list[Any], bool]:
-    start, count = _window(params, limit)
+    start, count = record_window(params, limit)
     page = list(items[start : start + count])
     return page, start + count < len(items)
 
@@ -78,8 +70,9 @@ async def _formatted(items: Sequence[Any], format_one: Callable[[Any], JsonDict]
     return out
 
 
-async def _matching(items: Iterable[Any], keep: Callable[[Any], bool], budget: Budget) -> list[Any]:
-    """The items ``keep`` accepts, scanned in slices with a turn of the loop between them."""
+async def _matching(items: Iterable[Any], keep: Callable[[Any], bool]) -> list[Any]:
+    """The items ``keep`` accepts, scanned :data:`SCAN_SLICE` at a time with a turn of the loop between slices (a
+    fixed slice: a test is cheaper than a row's formatting, which ``Limits.rows_per_slice`` paces)."""
     out: list[Any] = []
     for i, chunk in enumerate(slices(items, SCAN_SLICE)):
         if i:
@@ -141,7 +134,7 @@ async def list_current_orders(service: ExchangeService, session: Session, params
             and (strategies is None or o.strategy_ref in strategies)
             and (projection == "ALL" or str(o.status) == projection)
             and _in_range(dated(o), start, end)
-            and _in_range(o.placed_ts, placed_from, placed_to)), budget)
+            and _in_range(o.placed_ts, placed_from, placed_to)))
         orders.sort(key=_order_sort_key(order_by, dated), reverse=descending)
         page, more = _page(orders, params, budget.limits.max_rows_per_call)
         budget.charge_rows(len(page), "listCurrentOrders")

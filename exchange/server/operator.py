@@ -1,4 +1,5 @@
-"""Operator routes: suspend, resume and void a live market for a technical fault, each journaled.
+"""Operator routes: suspend, resume and void a live market for a technical fault, and deposit into or withdraw from
+a trader's account as a cashier (:func:`move_money`, references in :mod:`exchange.server.cashier`), each journaled.
 
 ``POST /operator/v1/markets/{marketId}/suspend`` (and ``/resume``, ``/void``) with
 ``{"reason": "..."}`` and the usual ``X-Application`` / ``X-Authentication``
@@ -13,8 +14,9 @@ winner. An action the market's state does not allow is ``409``
 ``MARKET_STATE_CONFLICT``; a market that is not live ``404`` ``MARKET_NOT_FOUND``.
 
 Every accepted action is a journal record of kind ``"operator"`` (who, what,
-which market, why, when) beside the core events it caused, so it survives a
-restart with the audit trail; the answer waits until the record is on disk.
+which market or account, why, when) beside the core events it caused, so it
+survives a restart with the audit trail; it is logged, and answered, once the
+record is on disk.
 """
 
 from __future__ import annotations
@@ -40,7 +42,6 @@ from exchange.server.store import is_reserved
 
 log = logging.getLogger(__name__)
 
-ACTIONS = ("suspend", "resume", "void")
 _DONE = {"suspend": "suspended", "resume": "resumed", "void": "voided", "deposit": "deposited {} into",
          "withdraw": "withdrew {} from"}  # what the server's log says was done
 MONEY_ACTIONS = ("deposit", "withdraw")

@@ -138,6 +138,15 @@ def get_int(params: Mapping[str, Any], name: str, *, where: str = "", default: i
     return value
 
 
+def record_window(params: Mapping[str, Any], limit: int) -> tuple[int, int]:
+    """``fromRecord`` and ``recordCount`` of a paged list (0 or absent: a full page; more than a page: a page)."""
+    start = get_int(params, "fromRecord", default=0)
+    count = get_int(params, "recordCount", default=limit)
+    if start < 0 or count < 0:
+        raise invalid_input("fromRecord and recordCount must not be negative")
+    return start, min(count or limit, limit)
+
+
 def get_number(params: Mapping[str, Any], name: str, *, where: str = "") -> int | float:
     value = _get(params, name, True, where)
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -84,7 +84,7 @@ def parse_place(raw: Any, i: int) -> PlaceRequest:
         return _new_place_request(echo, selection_id, side, None, None, customer_ref, ("INVALID_ORDER_TYPE", message))
     raw_price, raw_size, persistence = _limit_fields(limit, where)
     echo["limitOrder"] = {"size": raw_size, "price": raw_price, "persistenceType": persistence}
-    price, size, problem = _limit_values(limit, raw_price, raw_size, persistence)
+    price, size, problem = _limit_values(raw_price, raw_size, persistence)
     fill_or_kill = None
     if limit.get("timeInForce") is not None or limit.get("minFillSize") is not None:
         fill_or_kill, fok_problem = _time_in_force(limit, size, echo["limitOrder"], where)
@@ -162,9 +162,8 @@ def _limit_fields(limit: Mapping[str, Any], where: str) -> tuple[Any, Any, str]:
     return raw_price, raw_size, persistence
 
 
-def _limit_values(
-    limit: Mapping[str, Any], raw_price: Any, raw_size: Any, persistence: str
-) -> tuple[Decimal | None, int | None, tuple[str, str] | None]:
+def _limit_values(raw_price: Any, raw_size: Any,
+                  persistence: str) -> tuple[Decimal | None, int | None, tuple[str, str] | None]:
     """``(price, size in minor units, problem)``: the first bad value found becomes the problem, not an exception."""
     problem: tuple[str, str] | None = None
     size: int | None = None

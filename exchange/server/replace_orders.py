@@ -80,7 +80,7 @@ def _replace_outcome(instruction: JsonDict, events: Sequence[object], service: E
     if placed is not None:
         place_echo["limitOrder"] = {"size": apiformat.money(placed.size), "price": apiformat.tick_price(placed.tick),
                                     "persistenceType": "LAPSE"}
-    place = place_report(events, place_echo, service)
+    place = place_report(events, place_echo)
     return Outcome({"status": "SUCCESS", "cancelInstructionReport": cancel.report,
                     "placeInstructionReport": place.report})
 

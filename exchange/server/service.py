@@ -288,8 +288,8 @@ class ExchangeService:
         every answer.
 
         ``SERVICE_UNAVAILABLE`` (:class:`~exchange.server.errors.ApiError`) if the journal has failed or fails
-        meanwhile (a stalled writer fails it after its commit timeout). The journal's own future when it is
-        already done or sure to be: one coroutine fewer on the hot path.
+        meanwhile (a stalled writer fails it after its commit timeout). The journal's own future when it has
+        already succeeded: one coroutine fewer on the hot path.
         """
         self.check_available()
         try:
@@ -478,9 +478,8 @@ class ExchangeService:
         return book is not None and book.status in _OPEN_STATUSES and description.in_play(book.round)
 
     def catalogue(self) -> list[MarketInfo]:
-        """Markets newest first: the open ones, then the most recent closed ones."""
-        infos = sorted(self.infos.values(), key=lambda i: (i.open_ms, i.market_id), reverse=True)
-        return infos
+        """The markets known (open ones and the closed ones kept), newest first by when they opened."""
+        return sorted(self.infos.values(), key=lambda i: (i.open_ms, i.market_id), reverse=True)
 
     def live_market_ids(self) -> list[str]:
         return [m for m, market in self.exchange.markets.items() if market.is_open]

@@ -36,12 +36,11 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from exchange.core import snapshot as core_snapshot
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
-from exchange.server.database import transaction
+from exchange.server.database import child_environment, transaction
 from exchange.server.ended_markets import EndedMarkets
 from exchange.server.journal_check import rewinds as rewinds_of
 from exchange.server.kept_results import KeptResults
@@ -246,8 +245,8 @@ class SnapshotTaker:
     server can load what it writes.
 
     Its line is ``saved <seq> <bytes> <build ms>``, ``none <seq>`` (nothing newer to save) or
-    ``error <message>``; then it exits. The server watches :attr:`fd` and calls :meth:`finish` when it is
-    readable.
+    ``error <message>``; then it exits. The server watches :attr:`fd`, calls :meth:`read` each time it is
+    readable, and :meth:`finish` once that has given the line.
     """
 
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
@@ -260,8 +259,7 @@ class SnapshotTaker:
     def start(cls, path: str, config: ExchangeConfig | None = None, keep_results: int | None = None) -> SnapshotTaker:
         """Start a taker on the database at ``path``, folding with ``config`` and keeping ``keep_results`` a channel
         (None: the newest snapshot's)."""
-        root = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+        env = child_environment()
         extra = [] if config is None else [jsoncodec.dumps(config.to_dict()).decode()]
         if keep_results is not None:
             extra += ["--keep-results", str(keep_results)]

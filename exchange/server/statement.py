@@ -30,7 +30,7 @@ from exchange.server.auth import Session
 from exchange.server.errors import ApiError, ApingCode, invalid_input
 from exchange.server.journal_check import JournalDamaged
 from exchange.server.market_filter import parse_time_range
-from exchange.server.params import get_enum, get_int, get_str
+from exchange.server.params import get_enum, get_str, record_window
 from exchange.server.service import ExchangeService
 from exchange.server.statement_index import Item
 
@@ -48,11 +48,7 @@ async def get_account_statement(service: ExchangeService, session: Session, para
     get_enum(params, "wallet", ("UK",), default="UK")
     include = get_enum(params, "includeItem", INCLUDE, default="ALL")
     start, end = parse_time_range(params, "itemDateRange")
-    first = get_int(params, "fromRecord", default=0)
-    count = get_int(params, "recordCount", default=MAX_RECORDS)
-    if first < 0 or count < 0:
-        raise invalid_input("fromRecord and recordCount must not be negative")
-    count = min(count or MAX_RECORDS, MAX_RECORDS)  # the page size limit caps a page, as the other lists' do
+    first, count = record_window(params, MAX_RECORDS)  # as the other lists page (their limit is larger)
     index = service.statements
     if index is None:
         raise invalid_input("this server keeps its journal in memory: it has no statement to read")
