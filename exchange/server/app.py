@@ -394,9 +394,8 @@ async def _halt(app: web.Application) -> None:
     The log names the markets left open, which the next start voids."""
     service = app[keys.SERVICE]
     service.halt_games()
-    left_open = [market_id for market_id, market in service.exchange.markets.items() if market.is_open]
     log.info("stopping: no more games are dealt; markets left open (voided at the next start): %s",
-             ", ".join(left_open) or "none")
+             ", ".join(service.live_market_ids()) or "none")
     app[connections.GUARD].stop_reading_bodies()
 
 

@@ -8,8 +8,9 @@ process id. The kernel drops the lock when the holder's file is closed,
 whatever ends the process (SIGKILL included), so a crash never leaves a stale
 lock; the file itself stays, and is harmless. A clean stop empties it, so a
 start that finds a process id in it knows that a server before it did not stop
-cleanly (:attr:`DatabaseLock.unreleased`), until a start has recovered from it. The ``accounts`` command takes
-no lock: adding an account beside a running server is allowed.
+cleanly (:attr:`DatabaseLock.unreleased`); the id stays there until a start has
+recovered from that stop. The ``accounts`` command takes no lock: adding an
+account beside a running server is allowed.
 
 **The journal writer holds it too.** The writer process inherits the lock's
 descriptor (:attr:`DatabaseLock.fd`), so the lock is free only once the server

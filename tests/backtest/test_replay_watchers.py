@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from typing import Any
 
-from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp import ClientWebSocketResponse, WSCloseCode, WSMsgType, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from exchange.backtest.replay import load_timeline
@@ -95,6 +96,14 @@ async def test_each_page_is_told_at_once_when_the_replay_stops(small_run: Run) -
         assert app[PLAYER].connections == set()
 
 
+async def next_channel_list(ws: ClientWebSocketResponse) -> dict[str, Any]:
+    """The next channel list the replay sends, past the snapshots before it."""
+    while True:
+        message: dict[str, Any] = await ws.receive_json(timeout=BOUND_S)
+        if message["op"] == "channels":
+            return message
+
+
 async def test_a_page_is_told_the_players_position_as_each_game_starts(small_run: Run) -> None:
     """The channel list (which carries the player's state) went out at a page's connection, a control and the end:
     a page showed "playing · game 2 of 3" while the table played games 3 and 4. The replay's clock is moved by hand
@@ -113,7 +122,5 @@ async def test_a_page_is_told_the_players_position_as_each_game_starts(small_run
             start = timeline.next_start(player.clock.position())
             assert start is not None
             now[0] = start / 1000 + 0.001  # the clock's seconds (speed 1): just into the next game
-            while (message := await ws.receive_json(timeout=BOUND_S))["op"] != "channels":
-                pass  # (the snapshots of the game meanwhile)
-            assert message["replay"]["position"] == f"game {number} of {count}"
+            assert (await next_channel_list(ws))["replay"]["position"] == f"game {number} of {count}"
         await ws.close()

@@ -1,6 +1,6 @@
 // The notice under the header: what the page has to tell the trader (a bet placed, a refusal, a session ended),
-// shown until the next one or a few seconds (a success 4 s, anything else 10 s), or until the next one (``sticky``:
-// what the trader must act on, such as logging in again).
+// shown until the next one or for a few seconds (a success 4 s, anything else 10 s); a ``sticky`` one (what the
+// trader must act on, such as logging in again) stays until the next.
 
 import { $, setText } from "./dom.js";
 
