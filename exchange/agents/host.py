@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from exchange.agents.trader import Agent, Trader, overrides
@@ -39,7 +39,7 @@ from exchange.core.events import (
     OrderPlaced,
     OrderRejected,
 )
-from exchange.core.orders import OrderView
+from exchange.core.orders import OrderView, OrderViews
 from exchange.game.channels import parse_market_id
 from exchange.game.events import (
     EquitiesPublished,
@@ -79,6 +79,8 @@ class Seat:
     hooks: frozenset[str] = frozenset()
     update_pending: bool = False
     market: MarketKind | None = None
+    #: The views of its orders it was last given: each hook's view builds again only those of orders that changed.
+    views: OrderViews = field(default_factory=OrderViews)
 
 
 class AgentHost:
@@ -155,6 +157,7 @@ class AgentHost:
                 open_orders_only=agent.open_orders_only,
                 with_book=agent.wants_book,
                 market=seat.market,
+                views=seat.views,
             )
             if view is None:
                 return

@@ -24,7 +24,7 @@ from engine.cards import Card, format_cards
 from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
-from exchange.core.orders import OrderStatus, OrderView
+from exchange.core.orders import OrderStatus, OrderView, OrderViews
 from exchange.core.side import Side
 from exchange.game.events import HandEquity
 from exchange.game.layouts import MarketKind
@@ -224,14 +224,15 @@ def bettor_view(
     open_orders_only: bool = False,
     with_book: bool = True,
     market: MarketKind | None = None,
+    views: OrderViews | None = None,
 ) -> BettorView | None:
     """The channel's game (current, or the one of ``market_id``) as ``account_id`` may see it; ``None`` if none.
 
-    The view shows one market: the one ``market_id`` names, else the game's
-    market of kind ``market`` (a hi/lo game's Low), else its main market.
-    ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
-    of ``orders``; ``with_book=False`` leaves out the price ladders (hands keep
-    their status). Both are for busy agents that do not read those parts.
+    The view shows one market: the one ``market_id`` names, else the game's market of kind ``market`` (a hi/lo
+    game's Low), else its main market. ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
+    of ``orders``; ``with_book=False`` leaves out the price ladders (hands keep their status). Both are for busy
+    agents that do not read those parts. ``views``: the viewer's memo of its orders' views, for one that looks at
+    every update (each order's view is built again only once it changed).
     """
     game = channel.game(market_id)
     if game is None:
@@ -248,7 +249,7 @@ def bettor_view(
     orders: Sequence[OrderView] = ()
     funds = None
     if account_id is not None:
-        orders = _orders(exchange, account_id, mid, open_orders_only, status)
+        orders = _orders(exchange, account_id, mid, open_orders_only, status, views)
         funds = exchange.funds(account_id)
     config = channel.config
     return BettorView(
@@ -285,19 +286,13 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
     return next((m for m in game.markets if m.kind is kind), None)
 
 
-def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool, status: MarketStatus
-            ) -> Sequence[OrderView]:
-    if open_only:
-        return _open_orders(exchange, account_id, market_id)
-    if status in _OVER:  # a market over is none of the account's current orders: its orders as they ended
+def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool, status: MarketStatus,
+            views: OrderViews | None) -> Sequence[OrderView]:
+    if status in _OVER and not open_only:  # a market over is none of the account's current orders: as they ended
         return tuple(cleared.view() for cleared in exchange.cleared_orders(account_id, market_id))
-    return exchange.current_orders(account_id, market_id)
+    return exchange.current_orders(account_id, market_id, live_only=open_only, views=views)
 
 
 #: A market's statuses once it is over (settled or voided).
 _OVER = frozenset({MarketStatus.SETTLED, MarketStatus.VOID})
 
-
-def _open_orders(exchange: Exchange, account_id: str, market_id: str) -> tuple[OrderView, ...]:
-    """The account's orders on the market with an unmatched remainder, by bet id."""
-    return exchange.current_orders(account_id, market_id, live_only=True)

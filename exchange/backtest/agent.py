@@ -341,7 +341,8 @@ class StrategyAgent(Agent):
     def _orders_changed(self, handle: MarketHandle) -> None:
         if self.retired:
             return
-        changed = [o for o in handle.view.orders if self._seen.get(o.bet_id) != o]
+        seen = self._seen  # a view unchanged is mostly the very one seen before (OrderViews): no fields compared
+        changed = [o for o in handle.view.orders if (was := seen.get(o.bet_id)) is not o and was != o]
         if changed:
             self._seen.update((o.bet_id, o) for o in changed)
             self.strategy.process_orders(handle, changed)

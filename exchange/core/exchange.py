@@ -95,7 +95,7 @@ from exchange.core.commands import (
 from exchange.core.errors import ExchangeError, Rejection
 from exchange.core.events import AccountResult, Event
 from exchange.core.market import ClosedMarket, MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, MatchedRow, MatchView, OrderView
+from exchange.core.orders import ClearedOrder, MatchedRow, MatchView, OrderView, OrderViews
 from exchange.core.side import Side
 from exchange.core.state import ExchangeConfig, ExchangeState
 
@@ -204,13 +204,15 @@ class Exchange(ExchangeState):
         return cleared.view() if cleared is not None and cleared.account_id == account_id else None
 
     def current_orders(
-        self, account_id: str, market_id: str | None = None, *, live_only: bool = False
+        self, account_id: str, market_id: str | None = None, *, live_only: bool = False,
+        views: OrderViews | None = None,
     ) -> tuple[OrderView, ...]:
         """``listCurrentOrders``: the account's orders on markets not yet settled or voided, market by market
         (in the order it first bet on them), each market's by bet id; a bet on a hand settled early is among
         them until its market closes (as Betfair lists it till the market settles).
 
-        ``live_only``: only the orders with an unmatched remainder.
+        ``live_only``: only the orders with an unmatched remainder. ``views``: a caller's memo of the views it
+        listed before, for one that lists the same orders at every turn.
         """
         account = self.accounts.get(account_id)
         if account is None:
@@ -219,7 +221,8 @@ class Exchange(ExchangeState):
             positions = list(account.positions.values())
         else:
             positions = [account.positions[market_id]] if market_id in account.positions else []
-        return tuple(o.view() for pos in positions for o in pos.orders if o.remaining or not live_only)
+        orders = (o for pos in positions for o in pos.orders if o.remaining or not live_only)
+        return tuple(o.view() for o in orders) if views is None else views.of(orders)
 
     def cleared_orders(self, account_id: str, market_id: str | None = None) -> tuple[ClearedOrder, ...]:
         """``listClearedOrders``: orders on settled or voided markets, and on selections settled early."""

@@ -61,7 +61,7 @@ from exchange.core.events import (
 )
 from exchange.core.exchange import Exchange
 from exchange.core.ladder import PRICES
-from exchange.core.orders import OrderType, PersistenceType
+from exchange.core.orders import OrderType, OrderViews, PersistenceType
 from exchange.core.side import Side
 
 from .conftest import dutch, even_stakes
@@ -276,6 +276,8 @@ class Differential:
         self.ex = Exchange()
         self.ref = Reference()
         self.counts: Counter[str] = Counter()
+        #: Each account's memo of its order views, listed after every command as a strategy's view lists them.
+        self.views: dict[str, OrderViews] = {}
 
     def run(self, cmd: Command) -> list[Event] | None:
         """Execute ``cmd`` on both and compare; the core's events (None for driver misuse)."""
@@ -301,6 +303,9 @@ class Differential:
             assert (funds.balance, funds.exposure, funds.available) == self.ref.funds(account), (account, cmd)
         for market_id in {*was_open, *(m.market_id for m in self.ref.markets.values() if m.is_open)}:
             assert core_market_view(self.ex, market_id) == self.ref.market_view(market_id), (market_id, cmd)
+        for account in self.ref.balances:  # a view kept from before a change of the order is built again
+            memo = self.views.setdefault(account, OrderViews())
+            assert self.ex.current_orders(account, views=memo) == self.ex.current_orders(account), (account, cmd)
         return got
 
     def count(self, events: list[Event]) -> None:

@@ -1,0 +1,69 @@
+"""A memo of order views (:class:`OrderViews`): an order's view is built again exactly when the order changed."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from exchange.core.commands import (
+    CancelOrder,
+    CreateMarket,
+    Deposit,
+    OpenAccount,
+    OpenMarket,
+    PlaceOrder,
+    VoidMatchedSince,
+)
+from exchange.core.exchange import Exchange
+from exchange.core.orders import OrderViews
+from exchange.core.side import Side
+
+
+def market_with_three_lays() -> Exchange:
+    """``maker`` rests lays 1, 2 and 3 (bets 1-3) on hands 1-3 of market 1.1; ``taker`` is funded."""
+    ex = Exchange()
+    for name in ("maker", "taker"):
+        ex.execute(OpenAccount(0, name))
+        ex.execute(Deposit(0, name, 100_000))
+    ex.execute(CreateMarket(0, "1.1", (1, 2, 3, 4)))
+    ex.execute(OpenMarket(0, "1.1"))
+    for sel in (1, 2, 3):
+        ex.execute(PlaceOrder(1, "maker", "1.1", sel, Side.LAY, Decimal("3"), 1_000))
+    return ex
+
+
+def test_an_unchanged_order_keeps_its_view_and_a_changed_one_gets_a_new_one() -> None:
+    ex = market_with_three_lays()
+    memo = OrderViews()
+    first = ex.current_orders("maker", "1.1", views=memo)
+    assert ex.current_orders("maker", "1.1", views=memo) == first
+    assert all(a is b for a, b in zip(ex.current_orders("maker", "1.1", views=memo), first, strict=True))
+
+    ex.execute(PlaceOrder(2, "taker", "1.1", 1, Side.BACK, Decimal("3"), 400))  # bet 1 partly matched
+    ex.execute(CancelOrder(3, "maker", 2, 300))  # bet 2 reduced
+    after = ex.current_orders("maker", "1.1", views=memo)
+    assert after == ex.current_orders("maker", "1.1")  # as built afresh
+    assert [v.size_matched for v in after] == [400, 0, 0]
+    assert [v.size_cancelled for v in after] == [0, 300, 0]
+    assert after[0] is not first[0] and after[1] is not first[1] and after[2] is first[2]
+
+
+def test_a_voided_match_is_a_change() -> None:
+    """A void moves matched stake to voided and leaves the remainder as it was."""
+    ex = market_with_three_lays()
+    ex.execute(PlaceOrder(2, "taker", "1.1", 3, Side.BACK, Decimal("3"), 1_000))  # bet 3 matched whole
+    memo = OrderViews()
+    before = ex.current_orders("maker", "1.1", views=memo)
+    ex.execute(VoidMatchedSince(3, "1.1", 2))
+    after = ex.current_orders("maker", "1.1", views=memo)
+    assert after == ex.current_orders("maker", "1.1")
+    assert (before[2].size_matched, after[2].size_matched, after[2].size_voided) == (1_000, 0, 1_000)
+
+
+def test_the_memo_holds_only_the_orders_it_listed_last() -> None:
+    ex = market_with_three_lays()
+    memo = OrderViews()
+    ex.current_orders("maker", "1.1", views=memo)
+    ex.execute(CancelOrder(2, "maker", 2))  # bet 2 cancelled whole: no longer live
+    live = ex.current_orders("maker", "1.1", live_only=True, views=memo)
+    assert [v.bet_id for v in live] == [1, 3]
+    assert sorted(memo._kept) == [1, 3]
