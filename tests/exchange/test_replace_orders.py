@@ -129,3 +129,14 @@ def test_below_zero_a_call_that_leaves_an_outcome_worse_says_so(hx: Harness) -> 
                                                            (lengthened, ErrorCode.INSUFFICIENT_FUNDS)], events
     assert "available to bet is -300.00, below zero" in refused[1].message
     hx.assert_replays()
+
+
+def test_a_remainder_below_the_minimum_stake_moves_whatever_its_size(hx: Harness) -> None:
+    """The minimum stake is a placement's: a replace carries the remainder over, as small as a fill or a size
+    reduction left it (a part-matched bet's few pence can be moved to another price)."""
+    bet = hx.back("alice", 1, "9", 1_000)
+    hx.cancel("alice", bet, 999)
+    events = hx.replace("alice", bet, "8")
+    placed = [e for e in events if isinstance(e, OrderPlaced)]
+    assert [(p.replaces, p.size) for p in placed] == [(bet, 1)]
+    hx.assert_replays()
