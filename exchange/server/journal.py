@@ -106,6 +106,8 @@ class Journal:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        #: The database file ('' for an in-memory database, which no other process can open).
+        self.path = _database_file(conn)
         self._conn.executescript(SCHEMA + snapshots.SCHEMA + journal_read.OTHER_KINDS_INDEX)
         snapshots.upgrade(conn)  # a snapshots table from before the recent results were kept in it
         if not journal_read.has_checksums(conn):
@@ -178,7 +180,7 @@ class Journal:
         its end, and once they passed the snapshot's number a start would load it, with the lost records' effects,
         and skip the new ones below it.
         """
-        self.checked = check(self._conn, self._path(), accept_damaged=accept_damaged, check_pages=check_pages)
+        self.checked = check(self._conn, self.path, accept_damaged=accept_damaged, check_pages=check_pages)
         mark, last = self.checked.mark, self.checked.last_seq
         if self.checked.accepted and (mark is None or mark > last):  # records after the last may have been lost
             with transaction(self._conn):
@@ -189,8 +191,8 @@ class Journal:
             if mark is None:
                 log.warning("journal: how many records were lost is not known (no durable mark), so bet ids and "
                             "match ids given to clients before may be given again")
-        if self._path() and self.checked.mark_to_reset():  # after the rewind: a crash between notes it again
-            reset_mark(self._path(), self._durable_seq)
+        if self.path and self.checked.mark_to_reset():  # after the rewind: a crash between notes it again
+            reset_mark(self.path, self._durable_seq)
         if self._drop_snapshots_from(self.checked.last_seq + 1):
             log.warning("journal: the snapshots beyond its last record (%d) were deleted", self.checked.last_seq)
         return self.checked
@@ -215,8 +217,8 @@ class Journal:
         """
         if self._pending or self._writing_last:
             raise RuntimeError(f"none set aside while others are on their way to the database (to {self.last_seq})")
-        if self._path():  # first: a crash before the commit leaves the mark behind the records (safe), never ahead
-            reset_mark(self._path(), first_seq - 1)  # (which the next start would report as acknowledged records lost)
+        if self.path:  # first: a crash before the commit leaves the mark behind the records (safe), never ahead
+            reset_mark(self.path, first_seq - 1)  # (which the next start would report as acknowledged records lost)
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_damaged AS SELECT * FROM journal WHERE 0")
         with transaction(self._conn):
             given = ids_given_from(self._conn, first_seq)
@@ -269,11 +271,11 @@ class Journal:
 
     def records(self, after: int = 0) -> Iterator[Record]:
         """Every committed record with ``seq > after``, in order, each checked (:func:`journal_read.records_after`)."""
-        return journal_read.records_after(self._conn, self._path(), after)
+        return journal_read.records_after(self._conn, self.path, after)
 
     def records_of_kind(self, kind: str) -> Iterator[Record]:
         """Every committed record of ``kind`` (not an event), in order (:func:`journal_read.records_of_kind`)."""
-        return journal_read.records_of_kind(self._conn, self._path(), kind)
+        return journal_read.records_of_kind(self._conn, self.path, kind)
 
     def append(self, kind: str, body: Any, *, ts_ms: int) -> int:
         """Queue one record (not yet durable); returns its sequence number.
@@ -322,9 +324,9 @@ class Journal:
         if batch:
             self._write(batch)
             self._durable_seq = batch[-1][0]
-            if self._path():
+            if self.path:
                 if self._mark is None:
-                    self._mark = DurableMark.open(self._path())
+                    self._mark = DurableMark.open(self.path)
                 self._mark.write(self._durable_seq)
         waiters, self._pending_waiters = self._pending_waiters, []
         _release(waiters)
@@ -350,7 +352,7 @@ class Journal:
         self._keep_results = keep_results
         self._loop = asyncio.get_running_loop()
         self._clock = clock or WallClock(self._loop)
-        path = self._path()
+        path = self.path
         if path:
             # ready when first needed, or when the server asks (writer_ready)
             self._writer = WriterProcess.launch(path, lock_fd)
@@ -400,18 +402,6 @@ class Journal:
             self._mark.close()
             self._mark = None
         self._conn.close()
-
-    @property
-    def path(self) -> str:
-        """The database file ('' for an in-memory database, which no other process can open)."""
-        return self._path()
-
-    def _path(self) -> str:
-        """The database file ('' for an in-memory database, which no other process can open)."""
-        for _, name, file in self._conn.execute("PRAGMA database_list"):
-            if name == "main":
-                return str(file or "")
-        return ""
 
     # --- the group commit -----------------------------------------------------------------------
 
@@ -520,7 +510,7 @@ class Journal:
             return
         self._snapshot_mark = self._durable_seq  # if it fails, the next try is a full interval later
         try:
-            self._taker = SnapshotTaker.start(self._path(), self._exchange_config, self._keep_results)
+            self._taker = SnapshotTaker.start(self.path, self._exchange_config, self._keep_results)
         except OSError as exc:  # no snapshot this time; the journal itself is unharmed
             log.error("could not start the snapshot taker: %s", exc)
             return
@@ -591,3 +581,11 @@ def _release(waiters: list[asyncio.Future[None]]) -> None:
     for future in waiters:
         if not future.done():
             future.set_result(None)
+
+
+def _database_file(conn: sqlite3.Connection) -> str:
+    """The file of the connection's main database ('' in memory)."""
+    for _, name, file in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return str(file or "")
+    return ""
