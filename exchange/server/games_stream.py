@@ -38,6 +38,7 @@ from aiohttp import WSMsgType, web
 
 from exchange.clock import Timer
 from exchange.core.events import Event
+from exchange.page.refusals import unknown_query
 from exchange.server.game_view import channel_list, channel_snapshot
 from exchange.server.service import ExchangeService
 from exchange.server.stream_transport import MAX_QUEUED_BYTES, Outbox, WebSocketTransport
@@ -117,7 +118,9 @@ class GamesHub:
             self.connections.discard(outbox)
             outbox.abort()
 
-    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if request.query:  # refused as the snapshot and results routes refuse theirs, not silently unread
+            return unknown_query(request, "the games stream takes none")
         ws = web.WebSocketResponse(max_msg_size=MAX_MESSAGE, heartbeat=30)
         await ws.prepare(request)
         outbox = Outbox(WebSocketTransport(ws, request.transport), max_bytes=self.max_queued_bytes)

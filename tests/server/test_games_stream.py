@@ -113,3 +113,11 @@ async def test_a_change_while_a_spectators_image_waits_for_the_journal_reaches_i
         assert (await next_snapshot(ws))["game"]["bettingOpen"] is True  # the image, from before the close
         flush(client, clock)
         assert (await next_snapshot(ws))["game"]["bettingOpen"] is False
+
+
+async def test_a_query_on_the_stream_is_refused_as_on_the_snapshot(client: TestClient) -> None:
+    """The snapshot and results routes refuse what they do not read; so does the stream, before it upgrades."""
+    response = await client.get("/games/v1/stream?channel=holdem")
+    assert response.status == 400
+    assert await response.json() == {"error": "INVALID_INPUT_DATA",
+                                     "details": "unknown query parameters ['channel']; the games stream takes none"}
