@@ -84,6 +84,7 @@ from aiohttp import WSMsgType, web
 from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
 from exchange.clock import Timer
 from exchange.core.events import Event, MarketSettled, MarketVoided
+from exchange.page.refusals import unknown_query
 from exchange.server.auth import Session, Sessions
 from exchange.server.order_deltas import DirtyOrders, OrderDirt
 from exchange.server.service import ExchangeService
@@ -345,7 +346,9 @@ class StreamHub:
         self.disconnect(conn)
         await conn.outbox.finish()
 
-    async def handle(self, request: web.Request) -> web.WebSocketResponse:
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if request.query:  # (a session token goes in the authentication message, as on Betfair's stream)
+            return unknown_query(request, "the stream takes none: send the authentication message")
         # a message past MAX_MESSAGE is refused in words, as on the TLS port; past WS_READ_LIMIT the socket's own
         # reader closes the connection with 1009 (message too big) before it is read
         ws = web.WebSocketResponse(max_msg_size=WS_READ_LIMIT, heartbeat=30)

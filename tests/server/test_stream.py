@@ -420,3 +420,12 @@ async def test_a_message_that_is_no_request_is_refused_saying_why(client: TestCl
         status = await receive(ws, "status")
         assert (status["errorCode"], status["errorMessage"], status["connectionClosed"]) == (
             "INVALID_INPUT", "a message is at most 65536 bytes", True)
+
+
+async def test_a_query_on_the_stream_is_refused_the_token_goes_in_the_authentication(client: TestClient) -> None:
+    token = await login(client, "alice", "pw-alice")
+    response = await client.get(f"/stream?session={token}")
+    assert response.status == 400
+    assert await response.json() == {
+        "error": "INVALID_INPUT_DATA",
+        "details": "unknown query parameters ['session']; the stream takes none: send the authentication message"}
