@@ -221,8 +221,9 @@ class Exchange(ExchangeState):
             positions = list(account.positions.values())
         else:
             positions = [account.positions[market_id]] if market_id in account.positions else []
-        orders = (o for pos in positions for o in pos.orders if o.remaining or not live_only)
-        return tuple(o.view() for o in orders) if views is None else views.of(orders)
+        if views is not None:
+            return views.of(positions, live_only)
+        return tuple(o.view() for pos in positions for o in pos.orders if o.remaining or not live_only)
 
     def cleared_orders(self, account_id: str, market_id: str | None = None) -> tuple[ClearedOrder, ...]:
         """``listClearedOrders``: orders on settled or voided markets, and on selections settled early."""

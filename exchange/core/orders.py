@@ -269,7 +269,8 @@ class Order:
 
     def sizes(self) -> tuple[int, int, int, int, int, int]:
         """What changes as the order lives, and so its :meth:`view`: every change moves some of its size (a fill,
-        a cancel, a lapse, a void), and sets the dates and averages the view shows with it."""
+        a cancel or a lapse moves some of what is unmatched, a void some of what is matched), and sets the dates
+        and averages the view shows with it."""
         return self.matched, self.matched_x100, self.remaining, self.lapsed, self.cancelled, self.voided
 
     def cleared(self, matched_by_tick: MatchedByTick) -> ClearedOrder:
@@ -320,29 +321,79 @@ class Order:
 
 
 class OrderViews:
-    """Views of orders for a caller that lists the same orders again and again (a strategy's view of its market,
-    built at every update): an order's view is built again only once the order has changed (:meth:`Order.sizes`).
+    """Views of orders for a caller that lists the same account's orders again and again (a strategy's view of its
+    market, built at every update): each market's views are kept in bet-id order, and only the orders that may still
+    change are looked at again.
 
-    Listing n orders of which none changed costs n look-ups, not n views (a view is about fifteen times a look-up):
-    a strategy keeping thousands of orders on a market no longer pays for them all at every update. It keeps the
-    views of the orders it listed last, so it holds no order a listing no longer shows.
+    An order with nothing unmatched and nothing matched (cancelled or lapsed whole, or voided) never changes again,
+    so a listing costs a look at each order still resting or matched and a view for each new or changed one
+    (:meth:`Order.sizes`): a strategy that has placed and cancelled thousands of orders on a market pays for the
+    few it still has, not for all of them at every update. It keeps the markets it listed last, and no other.
     """
 
-    __slots__ = ("_kept",)
+    __slots__ = ("_listings",)
 
     def __init__(self) -> None:
-        self._kept: dict[int, tuple[tuple[int, ...], OrderView]] = {}
+        self._listings: dict[str, _Listing] = {}
 
-    def of(self, orders: Iterable[Order]) -> tuple[OrderView, ...]:
-        """The views of ``orders``, in their order."""
-        kept = self._kept
-        listed: dict[int, tuple[tuple[int, ...], OrderView]] = {}
-        for order in orders:
-            sizes = order.sizes()
-            known = kept.get(order.bet_id)
-            listed[order.bet_id] = known if known is not None and known[0] == sizes else (sizes, order.view())
-        self._kept = listed
-        return tuple(view for _, view in listed.values())
+    def of(self, positions: Iterable[Position], live_only: bool = False) -> tuple[OrderView, ...]:
+        """The views of the positions' orders, position by position, each's by bet id (``live_only``: only those
+        with an unmatched remainder)."""
+        listings: dict[str, _Listing] = {}
+        out: list[OrderView] = []
+        for position in positions:
+            market_id = position.market.market_id
+            listing = self._listings.get(market_id)
+            if listing is None or not listing.follows(position):
+                listing = _Listing(position)
+            listing.update()
+            listings[market_id] = listing
+            out.extend(listing.live() if live_only else listing.views)
+        self._listings = listings
+        return tuple(out)
+
+
+class _Listing:
+    """One position's order views, by bet id, and where in them the orders that may still change are."""
+
+    __slots__ = ("changing", "position", "sizes", "views")
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.views: list[OrderView] = []
+        self.sizes: list[tuple[int, ...]] = []  # each order's sizes when its view was built
+        self.changing: list[int] = []  # the indices of the orders with something unmatched or matched, ascending
+
+    def follows(self, position: Position) -> bool:
+        """Whether ``position`` is the one listed, its orders listed still first in it (an order is only ever taken
+        out in the command that put it in: :meth:`~exchange.core.positions.Position.take_back`)."""
+        orders, listed = position.orders, len(self.views)
+        return position is self.position and len(orders) >= listed and (
+            listed == 0 or orders[listed - 1].bet_id == self.views[-1].bet_id)
+
+    def update(self) -> None:
+        """Build again the views of the orders changed since the last update, and those of the orders new since."""
+        orders, views, sizes = self.position.orders, self.views, self.sizes
+        changing = []
+        for i in self.changing:
+            order = orders[i]
+            now = order.sizes()
+            if now != sizes[i]:
+                views[i], sizes[i] = order.view(), now
+            if order.remaining or order.matched:
+                changing.append(i)
+        for i in range(len(views), len(orders)):
+            order = orders[i]
+            views.append(order.view())
+            sizes.append(order.sizes())
+            if order.remaining or order.matched:
+                changing.append(i)
+        self.changing = changing
+
+    def live(self) -> list[OrderView]:
+        """The views of the orders with an unmatched remainder (all among those that may change)."""
+        orders = self.position.orders
+        return [self.views[i] for i in self.changing if orders[i].remaining]
 
 
 @dataclass(frozen=True, slots=True)

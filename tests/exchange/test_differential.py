@@ -276,8 +276,9 @@ class Differential:
         self.ex = Exchange()
         self.ref = Reference()
         self.counts: Counter[str] = Counter()
-        #: Each account's memo of its order views, listed after every command as a strategy's view lists them.
-        self.views: dict[str, OrderViews] = {}
+        #: Each account's memos of its order views (all of them, and the live ones), listed after every command as
+        #: a strategy's view lists them.
+        self.views: dict[tuple[str, bool], OrderViews] = {}
 
     def run(self, cmd: Command) -> list[Event] | None:
         """Execute ``cmd`` on both and compare; the core's events (None for driver misuse)."""
@@ -304,8 +305,10 @@ class Differential:
         for market_id in {*was_open, *(m.market_id for m in self.ref.markets.values() if m.is_open)}:
             assert core_market_view(self.ex, market_id) == self.ref.market_view(market_id), (market_id, cmd)
         for account in self.ref.balances:  # a view kept from before a change of the order is built again
-            memo = self.views.setdefault(account, OrderViews())
-            assert self.ex.current_orders(account, views=memo) == self.ex.current_orders(account), (account, cmd)
+            for live in (False, True):
+                memo = self.views.setdefault((account, live), OrderViews())
+                kept = self.ex.current_orders(account, live_only=live, views=memo)
+                assert kept == self.ex.current_orders(account, live_only=live), (account, live, cmd)
         return got
 
     def count(self, events: list[Event]) -> None:

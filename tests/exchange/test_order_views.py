@@ -11,6 +11,7 @@ from exchange.core.commands import (
     OpenAccount,
     OpenMarket,
     PlaceOrder,
+    VoidMarket,
     VoidMatchedSince,
 )
 from exchange.core.exchange import Exchange
@@ -59,11 +60,30 @@ def test_a_voided_match_is_a_change() -> None:
     assert (before[2].size_matched, after[2].size_matched, after[2].size_voided) == (1_000, 0, 1_000)
 
 
-def test_the_memo_holds_only_the_orders_it_listed_last() -> None:
+def test_orders_done_with_are_listed_without_being_looked_at_again() -> None:
+    """Cancelled whole with nothing matched, an order never changes: its view is the one listed before, and a live
+    listing leaves it out."""
     ex = market_with_three_lays()
-    memo = OrderViews()
+    memo, live = OrderViews(), OrderViews()
     ex.current_orders("maker", "1.1", views=memo)
-    ex.execute(CancelOrder(2, "maker", 2))  # bet 2 cancelled whole: no longer live
-    live = ex.current_orders("maker", "1.1", live_only=True, views=memo)
-    assert [v.bet_id for v in live] == [1, 3]
-    assert sorted(memo._kept) == [1, 3]
+    ex.execute(CancelOrder(2, "maker", 2))
+    done = ex.current_orders("maker", "1.1", views=memo)[1]
+    assert done.size_cancelled == 1_000
+    ex.execute(PlaceOrder(3, "maker", "1.1", 4, Side.LAY, Decimal("3"), 500))  # bet 4
+    listed = ex.current_orders("maker", "1.1", views=memo)
+    assert listed[1] is done and [v.bet_id for v in listed] == [1, 2, 3, 4]
+    assert [v.bet_id for v in ex.current_orders("maker", "1.1", live_only=True, views=live)] == [1, 3, 4]
+
+
+def test_a_listing_follows_the_markets_asked_for() -> None:
+    """One memo across markets and a market's end: each listing is as built afresh."""
+    ex = market_with_three_lays()
+    ex.execute(CreateMarket(2, "1.2", (1, 2)))
+    ex.execute(OpenMarket(2, "1.2"))
+    ex.execute(PlaceOrder(2, "maker", "1.2", 1, Side.BACK, Decimal("2"), 300))
+    memo = OrderViews()
+    for market_id in ("1.1", None, "1.2", "1.1", None):
+        assert ex.current_orders("maker", market_id, views=memo) == ex.current_orders("maker", market_id)
+    ex.execute(VoidMarket(3, "1.1", "a misdeal"))
+    assert ex.current_orders("maker", views=memo) == ex.current_orders("maker")
+    assert [v.bet_id for v in ex.current_orders("maker", views=memo)] == [4]
