@@ -228,8 +228,11 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
     bar = _progress_bar(config.games) if progress else None
     streams_dir = None if staging is None else staging / "streams"
     writer = None if staging is None else OrderedWriter(staging)
+    played = 0
 
     def on_result(index: int, result: ChunkResult) -> None:
+        nonlocal played
+        played += result.games
         if streams_dir is not None:
             for market_id, packed in result.streams:
                 write_stream(streams_dir, market_id, zlib.decompress(packed).decode("utf-8"))
@@ -246,6 +249,9 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
     except BaseException as failure:
         if writer is not None and staging is not None:
             _discard(writer, staging, failure)
+        if not isinstance(failure, Exception):  # stopped (Ctrl-C, SIGTERM): how far it had gone
+            done = f"{played:,} of {config.games:,}"
+            failure.add_note(f"at least {done} games had been played (those of the chunks done)")
         raise
     finally:
         if bar is not None:

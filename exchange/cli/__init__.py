@@ -106,14 +106,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left is not tried again at exit
         print(f"{PROG}: error: cannot write the output: {error}", file=sys.stderr)
         return OUTPUT_FAILED
-    except KeyboardInterrupt:  # Ctrl-C: the command stopped as asked (what it was writing it has removed)
-        print(f"{PROG}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as stop:  # Ctrl-C: the command stopped as asked (what it was writing it has removed)
+        print(f"{PROG}: interrupted{_how_far(stop)}", file=sys.stderr)
         return INTERRUPTED
-    except (Terminated, ChunkStopped):  # SIGTERM, in a command that takes it as Ctrl-C (exchange.cli.stopping), or
-        # in one of its workers alone (its chunk stopped, its error the command's)
-        print(f"{PROG}: terminated", file=sys.stderr)
+    except (Terminated, ChunkStopped) as stop:  # SIGTERM, in a command that takes it as Ctrl-C
+        # (exchange.cli.stopping), or in one of its workers alone (its chunk stopped, its error the command's)
+        print(f"{PROG}: terminated{_how_far(stop)}", file=sys.stderr)
         return TERMINATED
     return code
+
+
+def _how_far(stop: BaseException) -> str:
+    """What a stopped command noted on its way out (a backtest: the games played, ``--out`` untouched)."""
+    notes = getattr(stop, "__notes__", ())
+    return f": {'; '.join(notes)}" if notes else ""
 
 
 class _Stopped(Exception):
