@@ -97,7 +97,8 @@ class AgentHost:
         if market is not None and market not in self.channel.config.markets:
             raise ValueError(f"channel {self.channel.config.name} has no {market.value} market")
         trader = Trader(ChannelGateway(self.channel, market), account_id, latency_ms=latency_ms)
-        seat = Seat(agent, trader, frozenset(h for h in _HOOKS if overrides(agent, h)), market=market)
+        seat = Seat(agent, trader, frozenset(h for h in _HOOKS if overrides(agent, h)), market=market,
+                    views=OrderViews() if agent.order_views is None else agent.order_views)
         self.seats.append(seat)
         self._by_account.setdefault(account_id, []).append(seat)
         return trader

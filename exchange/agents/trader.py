@@ -27,7 +27,7 @@ from exchange.clock import Clock
 from exchange.core import ladder
 from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
 from exchange.core.events import Matched, OrderRejected
-from exchange.core.orders import OrderView
+from exchange.core.orders import OrderView, OrderViews
 from exchange.core.side import Side
 
 
@@ -212,6 +212,9 @@ class Agent:
     open_orders_only: bool = False
     #: Views given to the hooks carry the public price ladders (an agent that never reads them can say no).
     wants_book: bool = True
+    #: The memo the views given to the hooks list its orders through (``None``: the host's own); an agent that asks
+    #: it which orders changed (:meth:`OrderViews.changed`) makes its own, with ``changes=True``.
+    order_views: OrderViews | None = None
 
     def on_game_start(self, view: BettorView, trader: Trader) -> None:
         """A new game (and market) exists; no window is open yet."""

@@ -288,11 +288,11 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
 
 def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool, status: MarketStatus,
             views: OrderViews | None) -> Sequence[OrderView]:
-    if status in _OVER and not open_only:  # a market over is none of the account's current orders: as they ended
+    if status in MARKET_OVER and not open_only:  # a market over is none of the account's current orders: as they ended
         return tuple(cleared.view() for cleared in exchange.cleared_orders(account_id, market_id))
     return exchange.current_orders(account_id, market_id, live_only=open_only, views=views)
 
 
 #: A market's statuses once it is over (settled or voided).
-_OVER = frozenset({MarketStatus.SETTLED, MarketStatus.VOID})
+MARKET_OVER = frozenset({MarketStatus.SETTLED, MarketStatus.VOID})
 

@@ -58,14 +58,14 @@ from dataclasses import dataclass, field
 
 from exchange.agents import host
 from exchange.agents.trader import Agent, Trader, overrides
-from exchange.agents.view import BettorView
+from exchange.agents.view import MARKET_OVER, BettorView
 from exchange.backtest.bankroll import BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketHandle, Settlement, Strategy
 from exchange.backtest.strategy_errors import Guarded
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
-from exchange.core.orders import OrderView
+from exchange.core.orders import OrderView, OrderViews
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.layouts import MarketKind
@@ -234,6 +234,8 @@ class SeatedStrategy:
 class StrategyAgent(Agent):
     """Runs one :class:`Strategy` on one market of each game, through the agent hooks of that market."""
 
+    order_views: OrderViews
+
     def __init__(self, seated: SeatedStrategy, kind: MarketKind) -> None:
         self.seated = seated
         self.strategy = seated.strategy
@@ -241,6 +243,7 @@ class StrategyAgent(Agent):
         self.name = seated.strategy.name
         self._handle: MarketHandle | None = None
         self._seen: dict[int, OrderView] = {}
+        self.order_views = OrderViews(changes=True)  # which orders changed, without comparing every one
         self._quiet: tuple[str, object] | None = None  # (market, round) of a window its settled market sat out
         self._ended: tuple[str, Settlement | None] | None = None  # (market, settlement) told the strategy
 
@@ -341,8 +344,11 @@ class StrategyAgent(Agent):
     def _orders_changed(self, handle: MarketHandle) -> None:
         if self.retired:
             return
-        seen = self._seen  # a view unchanged is mostly the very one seen before (OrderViews): no fields compared
-        changed = [o for o in handle.view.orders if (was := seen.get(o.bet_id)) is not o and was != o]
+        view = handle.view
+        built = self.order_views.changed(view.market_id)  # the views built since the last look, changed or not
+        if view.market_status in MARKET_OVER:  # its orders as they ended, cleared (no memo): every one is looked at
+            built = list(view.orders)
+        changed = [o for o in built if self._seen.get(o.bet_id) != o]
         if changed:
             self._seen.update((o.bet_id, o) for o in changed)
             self.strategy.process_orders(handle, changed)

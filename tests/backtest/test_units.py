@@ -160,10 +160,12 @@ def test_the_error_reported_is_the_first_items_not_the_first_to_come(tmp_path: P
 
 
 def _finishes_with_a_mark(item: tuple[int, str]) -> int:
-    """Item 0 is done at once; item 1 runs on a moment, then leaves a mark: it was not stopped."""
+    """Item 0 is done at once; item 1 marks that it started, runs on a moment, then leaves a mark: it was not
+    stopped."""
     index, folder = item
     if index == 0:
         return index
+    Path(folder, f"item-{index}-started").write_text("started")
     time.sleep(0.3)
     Path(folder, f"item-{index}-finished").write_text("done")
     return index
@@ -175,7 +177,11 @@ def test_a_commands_exit_on_an_error_lets_the_chunks_under_way_finish(tmp_path: 
     between the writes of a large one, and the pool waited for the rest for ever (a CI run hung so)."""
     with pytest.raises(SystemExit), ProcessExecutor(2) as pool:
         items = iter(pool.imap(_finishes_with_a_mark, [(0, str(tmp_path)), (1, str(tmp_path))]))
-        assert next(items) == (0, 0)  # item 1 is under way
+        assert next(items) == (0, 0)
+        for _ in range(6000):  # bounded: item 1 is under way within moments (on a busy host, not always at once)
+            if Path(tmp_path, "item-1-started").exists():
+                break
+            time.sleep(0.01)
         raise SystemExit(2)  # as options.fail does, saying why
     assert Path(tmp_path, "item-1-finished").read_text() == "done"
 

@@ -61,7 +61,7 @@ from exchange.core.events import (
 )
 from exchange.core.exchange import Exchange
 from exchange.core.ladder import PRICES
-from exchange.core.orders import OrderType, OrderViews, PersistenceType
+from exchange.core.orders import OrderType, OrderView, OrderViews, PersistenceType
 from exchange.core.side import Side
 
 from .conftest import dutch, even_stakes
@@ -279,6 +279,7 @@ class Differential:
         #: Each account's memos of its order views (all of them, and the live ones), listed after every command as
         #: a strategy's view lists them.
         self.views: dict[tuple[str, bool], OrderViews] = {}
+        self.listed: dict[str, dict[int, OrderView]] = {}  # each account's orders as listed after the last command
 
     def run(self, cmd: Command) -> list[Event] | None:
         """Execute ``cmd`` on both and compare; the core's events (None for driver misuse)."""
@@ -306,10 +307,22 @@ class Differential:
             assert core_market_view(self.ex, market_id) == self.ref.market_view(market_id), (market_id, cmd)
         for account in self.ref.balances:  # a view kept from before a change of the order is built again
             for live in (False, True):
-                memo = self.views.setdefault((account, live), OrderViews())
+                memo = self.views.setdefault((account, live), OrderViews(changes=True))
                 kept = self.ex.current_orders(account, live_only=live, views=memo)
                 assert kept == self.ex.current_orders(account, live_only=live), (account, live, cmd)
+                if not live:
+                    self.check_changed(account, kept, memo)
         return got
+
+    def check_changed(self, account: str, listed: tuple[OrderView, ...], memo: OrderViews) -> None:
+        """What the memo says changed since the last command is every order new or changed, as listed now."""
+        before, now = self.listed.get(account, {}), {v.bet_id: v for v in listed}
+        for market_id in dict.fromkeys(v.market_id for v in listed):
+            said = memo.changed(market_id)
+            assert all(now[v.bet_id] is v for v in said), market_id
+            want = [v for v in listed if v.market_id == market_id and before.get(v.bet_id) != v]
+            assert [v for v in said if before.get(v.bet_id) != v] == want, market_id
+        self.listed[account] = now
 
     def count(self, events: list[Event]) -> None:
         for e in events:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from exchange.core.commands import (
     CancelOrder,
     CreateMarket,
@@ -87,3 +89,27 @@ def test_a_listing_follows_the_markets_asked_for() -> None:
     ex.execute(VoidMarket(3, "1.1", "a misdeal"))
     assert ex.current_orders("maker", views=memo) == ex.current_orders("maker")
     assert [v.bet_id for v in ex.current_orders("maker", views=memo)] == [4]
+
+
+def test_changed_says_the_orders_new_or_changed_since_it_was_last_asked() -> None:
+    ex = market_with_three_lays()
+    memo = OrderViews(changes=True)
+    ex.current_orders("maker", "1.1", views=memo)
+    assert [v.bet_id for v in memo.changed("1.1")] == [1, 2, 3]  # new to it
+    ex.current_orders("maker", "1.1", views=memo)
+    assert memo.changed("1.1") == []
+    ex.execute(PlaceOrder(2, "taker", "1.1", 3, Side.BACK, Decimal("3"), 200))  # bet 3 partly matched
+    ex.current_orders("maker", "1.1", views=memo)
+    ex.execute(CancelOrder(3, "maker", 1, 100))  # bet 1 reduced: two listings, one question
+    ex.execute(PlaceOrder(3, "taker", "1.1", 3, Side.BACK, Decimal("3"), 200))  # bet 3 matched further
+    listed = ex.current_orders("maker", "1.1", views=memo)
+    changed = memo.changed("1.1")
+    assert [(v.bet_id, v.size_cancelled, v.size_matched) for v in changed] == [(1, 100, 0), (3, 0, 400)]
+    assert changed == [listed[0], listed[2]]
+
+
+def test_only_a_memo_made_to_keep_changes_says_them() -> None:
+    memo = OrderViews()
+    market_with_three_lays().current_orders("maker", views=memo)
+    with pytest.raises(ValueError, match="keeps no changes"):
+        memo.changed("1.1")
