@@ -246,24 +246,41 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
         results = run_ordered(executor, run_chunk, chunks, on_result)
         sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
         record = None if staging is None else write_run_record(staging, config, {s.latency_ms for s in sessions})
+        written = () if writer is None else writer.close()
     except BaseException as failure:
         if writer is not None and staging is not None:
             _discard(writer, staging, failure)
-        if not isinstance(failure, Exception):  # stopped (Ctrl-C, SIGTERM): how far it had gone
+        if not isinstance(failure, Exception):  # stopped (Ctrl-C, SIGTERM): how far it had gone, and nothing kept
             done = f"{played:,} of {config.games:,}"
             failure.add_note(f"at least {done} games had been played (those of the chunks done)")
+            if out is not None:
+                failure.add_note(f"{out} is as it was (a backtest writes there once every game is played)")
         raise
     finally:
         if bar is not None:
             bar.close()
     figures = (config.account, config.balance if config.in_sessions else None, get_channel(config.channel).min_stake,
                [s.ended_by for s in sessions if s.games < config.games_per_session])  # the last game's is no cut
-    if out is None or writer is None or staging is None or record is None:
+    if out is None or staging is None or record is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    paths = _publish(staging, record, writer.close(), out, config.record_streams)
-    return BacktestResult(FileTables(out), summarise(read_for_summary(out, config.account), *figures), paths,
-                          sessions)  # fmt: skip
+    with _said_if_stopped(f"every game was played, and its files were being moved into {out}: remove them there "
+                          f"and in {out / STAGING}, or run it again"):
+        paths = _publish(staging, record, written, out, config.record_streams)
+    with _said_if_stopped(f"every game was played and {out} holds the run's files; its summary was not printed"):
+        summary = summarise(read_for_summary(out, config.account), *figures)
+    return BacktestResult(FileTables(out), summary, paths, sessions)
+
+
+@contextlib.contextmanager
+def _said_if_stopped(note: str) -> Iterator[None]:
+    """A Ctrl-C or SIGTERM inside (not an error) is noted with ``note``: where the run was, as the command says."""
+    try:
+        yield
+    except BaseException as stop:
+        if not isinstance(stop, Exception):
+            stop.add_note(note)
+        raise
 
 
 #: Where a backtest writes inside ``--out`` until it has succeeded.

@@ -211,10 +211,8 @@ def _into_out(args: argparse.Namespace, config: BacktestConfig) -> BacktestResul
             fail(f"cannot write the output folder --out {args.out}: {reason}")
         try:
             return _played(args, config, executor)
-        except BaseException as failure:  # a failure, Ctrl-C included: the folder is left as it was, not made
+        except BaseException:  # a failure, Ctrl-C included: the folder is left as it was, not made
             _take_away(made)
-            if not isinstance(failure, Exception):  # stopped: said on the command's one line (exchange.cli.main)
-                failure.add_note("--out is as it was (a backtest writes there once every game is played)")
             raise
 
 

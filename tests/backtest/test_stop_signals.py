@@ -62,9 +62,34 @@ def test_a_stop_signal_ends_a_backtest_on_one_line_and_removes_its_unfinished_ou
         capture_output=True, text=True, timeout=BOUND_S, cwd=tmp_path, env=env,
         start_new_session=True,  # a group of its own, as a terminal's job: the Ctrl-C reaches it and its workers
     )
-    how_far = ("at least 0 of 40 games had been played (those of the chunks done); "
-               "--out is as it was (a backtest writes there once every game is played)")
+    how_far = (f"at least 0 of 40 games had been played (those of the chunks done); "
+               f"{out} is as it was (a backtest writes there once every game is played)")
     assert (done.returncode, done.stderr) == (128 + signum, f"exchange-poker: {said}: {how_far}\n")
     assert not out.exists()  # made for the run and taken away: no table, no .backtest-in-progress, no folder
     strategy_pids = {int(p) for p in pids.read_text().split()}
     assert not any(alive(pid) for pid in strategy_pids)  # no worker runs its chunk on
+
+
+@pytest.mark.parametrize(("stopped", "said"), [
+    ("_publish", "every game was played, and its files were being moved into {out}: remove them there and in "
+                 "{out}/.backtest-in-progress, or run it again"),
+    ("read_for_summary", "every game was played and {out} holds the run's files; its summary was not printed"),
+])
+def test_a_stop_once_every_game_is_played_says_what_is_in_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], stopped: str, said: str
+) -> None:
+    """Past the games, the files are moved into --out and read back for the summary: a Ctrl-C there does not leave
+    the folder as it was, and the line says so (it said the folder was as it was, which held the new tables)."""
+    from exchange.backtest import runner
+    from exchange.cli import INTERRUPTED, main
+
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, stopped, interrupted)
+    out = tmp_path / "out"
+    argv = ["backtest", "--strategy", "exchange.backtest.strategy:Strategy", "--games", "2", "--seed", "1",
+            "--out", str(out), "--no-progress", "--no-streams"]
+    assert main(argv) == INTERRUPTED
+    assert capsys.readouterr().err == f"exchange-poker: interrupted: {said.format(out=out)}\n"
+    assert out.is_dir()
