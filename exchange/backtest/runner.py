@@ -264,8 +264,8 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
     if out is None or staging is None or record is None:
         tables = merge_results(results)
         return BacktestResult(tables, summarise(tables, *figures), (), sessions)
-    with _said_if_stopped(f"every game was played, and its files were being moved into {out}: remove them there "
-                          f"and in {out / STAGING}, or run it again"):
+    with _said_if_stopped(f"every game was played, and its files were being moved into {out}: remove them before "
+                          "another run into it"):
         paths = _publish(staging, record, written, out, config.record_streams)
     with _said_if_stopped(f"every game was played and {out} holds the run's files; its summary was not printed"):
         summary = summarise(read_for_summary(out, config.account), *figures)

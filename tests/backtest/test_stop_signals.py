@@ -71,8 +71,8 @@ def test_a_stop_signal_ends_a_backtest_on_one_line_and_removes_its_unfinished_ou
 
 
 @pytest.mark.parametrize(("stopped", "said"), [
-    ("_publish", "every game was played, and its files were being moved into {out}: remove them there and in "
-                 "{out}/.backtest-in-progress, or run it again"),
+    ("_publish", "every game was played, and its files were being moved into {out}: remove them before another "
+                 "run into it"),
     ("read_for_summary", "every game was played and {out} holds the run's files; its summary was not printed"),
 ])
 def test_a_stop_once_every_game_is_played_says_what_is_in_out(
