@@ -39,7 +39,8 @@ from exchange.core.events import (
     OrderPlaced,
     OrderRejected,
 )
-from exchange.core.orders import OrderView, OrderViews
+from exchange.core.order_views import OrderViews
+from exchange.core.orders import OrderView
 from exchange.game.channels import parse_market_id
 from exchange.game.events import (
     EquitiesPublished,

@@ -27,7 +27,8 @@ from exchange.clock import Clock
 from exchange.core import ladder
 from exchange.core.commands import CancelOrder, Command, PlaceOrder, ReplaceOrder
 from exchange.core.events import Matched, OrderRejected
-from exchange.core.orders import OrderView, OrderViews
+from exchange.core.order_views import OrderViews
+from exchange.core.orders import OrderView
 from exchange.core.side import Side
 
 

@@ -24,7 +24,8 @@ from engine.cards import Card, format_cards
 from exchange.core import ladder
 from exchange.core.accounts import AccountFunds
 from exchange.core.market import MarketBook, MarketStatus, RunnerBook, SelectionStatus
-from exchange.core.orders import OrderStatus, OrderView, OrderViews
+from exchange.core.order_views import OrderViews
+from exchange.core.orders import OrderStatus, OrderView
 from exchange.core.side import Side
 from exchange.game.events import HandEquity
 from exchange.game.layouts import MarketKind

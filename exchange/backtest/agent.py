@@ -65,7 +65,8 @@ from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketH
 from exchange.backtest.strategy_errors import Guarded
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
-from exchange.core.orders import OrderView, OrderViews
+from exchange.core.order_views import OrderViews
+from exchange.core.orders import OrderView
 from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, parse_market_id
 from exchange.game.layouts import MarketKind

@@ -95,7 +95,8 @@ from exchange.core.commands import (
 from exchange.core.errors import ExchangeError, Rejection
 from exchange.core.events import AccountResult, Event
 from exchange.core.market import ClosedMarket, MarketBook, MarketStatus, SelectionStatus
-from exchange.core.orders import ClearedOrder, MatchedRow, MatchView, OrderView, OrderViews
+from exchange.core.order_views import OrderViews
+from exchange.core.orders import ClearedOrder, MatchedRow, MatchView, OrderView
 from exchange.core.side import Side
 from exchange.core.state import ExchangeConfig, ExchangeState
 

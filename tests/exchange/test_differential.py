@@ -61,7 +61,8 @@ from exchange.core.events import (
 )
 from exchange.core.exchange import Exchange
 from exchange.core.ladder import PRICES
-from exchange.core.orders import OrderType, OrderView, OrderViews, PersistenceType
+from exchange.core.order_views import OrderViews
+from exchange.core.orders import OrderType, OrderView, PersistenceType
 from exchange.core.side import Side
 
 from .conftest import dutch, even_stakes

@@ -17,7 +17,7 @@ from exchange.core.commands import (
     VoidMatchedSince,
 )
 from exchange.core.exchange import Exchange
-from exchange.core.orders import OrderViews
+from exchange.core.order_views import OrderViews
 from exchange.core.side import Side
 
 
