@@ -87,6 +87,11 @@ class BookProjection:
         #: Each runner's last snapshot, reused (the same object) until the runner changes.
         self._cache: dict[int, RunnerSnapshot] = {}
 
+    @property
+    def created(self) -> bool:
+        """Whether the market's creation is in (before it, the book has no runners to show)."""
+        return bool(self._runners)
+
     def apply(self, event: object) -> None:
         """Fold one event in; events this projection does not need are ignored."""
         if description.changes_definition(event):

@@ -4,7 +4,10 @@ Both drivers write these files beside the tables: the backtester for every game 
 ``--no-streams``), the server with ``--record`` for every game that ends. They are what Betfair's historical
 data files are (one ``mcm`` line per millisecond in which the market changed, as
 :class:`~exchange.betfair.stream.MarketRecorder` writes them), so flumine and betfairlightweight read them, and
-``exchange-poker replay`` shows their prices.
+``exchange-poker replay`` shows their prices. A file starts with the market as it was created, runners and all,
+even when it closed in that same millisecond (a misdeal voids a game at its deal): then its close has a line of
+its own at the same ``pt``, since a reader that first meets a market closed never shows it (flumine's
+``FlumineSimulation`` calls none of a strategy's hooks for it).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from exchange.betfair import description
 from exchange.betfair.projection import BookProjection
 from exchange.betfair.stream import MarketRecorder
 from exchange.clock import Clock, Timer
+from exchange.core.events import MarketSettled, MarketVoided
 from exchange.game.channels import ChannelConfig
 from exchange.game.events import Stamped
 from exchange.game.layouts import MarketKind
@@ -48,8 +52,8 @@ class StreamFeed:
         """Fold one event of the channel into the book (another market's is passed over)."""
         if stamped.market_id != self.market_id:
             return
-        if stamped.at_ms > self._at_ms:
-            self._record_now()  # the instant before is over
+        if stamped.at_ms > self._at_ms or (not self.recorder.lines and isinstance(stamped.event, _CLOSES)):
+            self._record_now()  # the instant before is over (or, closing as it is created, the market as created)
         self.book.apply(stamped.event)
         self._at_ms = stamped.at_ms
         if self._pending is None:
@@ -68,4 +72,9 @@ class StreamFeed:
 
     def _flush(self) -> None:
         self._pending = None
-        self.recorder.update(self.book.snapshot(), self._at_ms)
+        if self.book.created:  # (a game's first events may come before its market's, the clock turning between)
+            self.recorder.update(self.book.snapshot(), self._at_ms)
+
+
+#: The events that close a market.
+_CLOSES = (MarketSettled, MarketVoided)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import multiprocessing
 from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,8 +18,19 @@ from exchange.backtest.replay import ReplayError, load_timeline
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.betfair.stream import EVENT_TYPE_ID
+from exchange.clock import VirtualClock
+from exchange.core.events import MarketCreated
+from exchange.game.channels import get_channel
+from exchange.game.events import GameStarted, Stamped
 from exchange.tables.outputs import TableWriter
-from tests.backtest.backtest_support import Run, flumine_backs_the_winners, market_books, small_config
+from exchange.tables.streams import StreamFeed
+from tests.backtest.backtest_support import (
+    Run,
+    flumine_backs_the_winners,
+    flumine_replay,
+    market_books,
+    small_config,
+)
 
 
 def test_every_line_is_an_mcm_with_clk_pt_and_a_full_first_image(small_run: Run) -> None:
@@ -75,6 +88,27 @@ def test_a_flumine_backtest_replays_the_recorded_markets(small_run: Run) -> None
     assert len(files) == len(games)
     tied = flumine_backs_the_winners(games, files)
     assert any(n > 1 for n in tied), "flumine should have settled at least one dead heat"
+
+
+def test_a_game_misdealt_at_its_deal_is_met_by_flumine_before_it_closes(tmp_path: Path) -> None:
+    """A misdeal voids the market in the millisecond it was created: its file's one line was a closed image, and
+    flumine's simulation, meeting a market already closed, called none of a strategy's hooks for it ("Market
+    holdem.3 not present when closing"). The file starts with the market as created, runners and all, then closes
+    at the same ``pt``."""
+    config = replace(small_config(), games=12, seed=5, irregularity_rate=1.0)
+    with InlineExecutor() as executor:
+        games = {g["market_id"]: g for g in run_backtest(config, executor, tmp_path).tables["games"].to_pylist()}
+    voided = sorted(m for m, g in games.items() if g["status"] == "VOID")
+    assert voided, "seed 5 must misdeal a game for this test to mean anything"
+    for market_id in games:
+        lines = [json.loads(line)["mc"][0] for line in (tmp_path / "streams" / market_id).read_text().splitlines()]
+        first = lines[0]["marketDefinition"]
+        assert first["status"] != "CLOSED" and [r["status"] for r in first["runners"]] == ["ACTIVE"] * 4, market_id
+        assert lines[-1]["marketDefinition"]["status"] == "CLOSED"
+    files = [str(tmp_path / "streams" / m) for m in voided]
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        _, closed = pool.submit(flumine_replay, files, {m: 1 for m in voided}).result(timeout=120)
+    assert sorted(closed) == voided  # each closed as flumine's own market, its process_closed_market called
 
 
 def test_a_backtest_written_over_an_older_one_leaves_only_its_own_recordings(tmp_path: Path) -> None:
@@ -143,3 +177,22 @@ def test_a_failure_to_close_the_unfinished_tables_does_not_hide_why_the_run_fail
     notes = getattr(raised.value, "__notes__", [])
     assert any("No space left on device" in note for note in notes), notes
     assert not any(out.iterdir()), "no staging folder is left"
+
+
+#: When the recorded game starts (ms since the epoch, as the events are stamped).
+START_MS = 1_767_225_600_000
+
+
+def test_a_recording_starts_once_its_market_exists() -> None:
+    """On the live server a game's first event can come a millisecond before its market's creation (the loop
+    turning between): the feed recorded an image with no runners, which flumine took for the market's first book.
+    Nothing is recorded before the creation; the first line lists the runners."""
+    clock = VirtualClock(START_MS)
+    config = get_channel("holdem")
+    feed = StreamFeed(clock, "holdem.0", config, START_MS)
+    feed.on_event(Stamped(0, START_MS, "holdem.0", GameStarted("holdem", 0, config.variant, 4, ())))
+    clock.advance(1)  # the feed's flush of the instant runs
+    feed.on_event(Stamped(1, START_MS + 1, "holdem.0", MarketCreated(START_MS + 1, "holdem.0", (1, 2, 3, 4), 200, 250)))
+    clock.advance(1)
+    lines = [json.loads(line)["mc"][0] for line in feed.text().splitlines()]
+    assert [[r["id"] for r in line["marketDefinition"]["runners"]] for line in lines] == [[1, 2, 3, 4]]
