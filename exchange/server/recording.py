@@ -286,6 +286,10 @@ class Recording:
         finally:
             self._writer.shutdown(wait=True)
             self._folder.close()
+        if self.stopped is None and not self._write_fault:  # (a fault has said what is missing)
+            last = "before its first game" if self.next_index == 0 else f"after game_index {self.next_index - 1}"
+            log.info("recording: %s stopped %s (a game under way is voided at the next start, and not recorded)",
+                     self.directory, last)
 
 
 def _journal_failure(game: _Ended) -> BaseException | None:

@@ -117,13 +117,16 @@ async def test_the_tables_say_what_the_exchange_says(tmp_path: Path, clock: Virt
     assert published == set(games.market_id) | set(hilo.low_market_id)
 
 
-async def test_a_restart_carries_on_after_the_games_recorded(tmp_path: Path) -> None:
+async def test_a_restart_carries_on_after_the_games_recorded(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     record = tmp_path / "rec"
     for start in range(2):
         clock = VirtualClock(start_ms=1_700_000_000_000 + start * 10 * GAME_MS)
-        async with serving(tmp_path / "ex.db", clock, accounts=("alice",) if start == 0 else (),
-                           record_dir=str(record), record_every=5):
-            play_games(clock, 2)
+        with caplog.at_level(logging.INFO, logger="exchange.server.recording"):
+            async with serving(tmp_path / "ex.db", clock, accounts=("alice",) if start == 0 else (),
+                               record_dir=str(record), record_every=5):
+                play_games(clock, 2)
+        # the stop says what the folder holds (the games under way are not among them)
+        assert f"recording: {record} stopped after game_index {2 * start + 1} (a game under way" in caplog.text
     games = read_tables(record, ["games"])["games"].to_pandas()
     assert list(games.sort_values("game_index").game_index) == [0, 1, 2, 3]
     # the second start's games are numbered on from the first's; its first game number follows the journal's
