@@ -137,13 +137,18 @@ class PlaceOrder(Command):
 
 @dataclass(frozen=True, slots=True)
 class CancelOrder(Command):
-    """API-NG ``cancelOrders`` with one instruction: cancel all, or ``size_reduction`` of, the unmatched part."""
+    """API-NG ``cancelOrders`` with one instruction: cancel all, or ``size_reduction`` of, the unmatched part.
+
+    ``market_id``: the market the cancel was sent through, if any (API-NG's ``marketId``): a bet not on it is
+    refused ``INVALID_BET_ID`` (as :class:`ReplaceOrders` refuses one).
+    """
 
     TYPE_TAG: ClassVar[str] = "CancelOrder"
     ts: int
     account_id: str
     bet_id: int
     size_reduction: int | None = None
+    market_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -207,7 +207,7 @@ def check_places(state: ExchangeState, commands: Sequence[PlaceOrder]) -> list[R
 def cancel(state: ExchangeState, cmd: CancelOrder) -> list[Event]:
     """Cancel an order's unmatched remainder, or reduce it by ``size_reduction``."""
     try:
-        order = own_live_order(state, cmd.account_id, cmd.bet_id)
+        order = own_live_order(state, cmd.account_id, cmd.bet_id, cmd.market_id)
         reduction = cmd.size_reduction
         if reduction is None:
             amount = order.remaining
@@ -251,9 +251,7 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
     moving: list[tuple[Order, object]] = []
     for bet_id, price in moves:
         try:
-            order = own_live_order(state, account_id, bet_id)
-            if market_id is not None and order.market_id != market_id:
-                raise Rejection(ErrorCode.INVALID_BET_ID, f"bet {bet_id} is not one of yours on market {market_id}")
+            order = own_live_order(state, account_id, bet_id, market_id)
             if any(o is order for o, _ in moving):
                 raise Rejection(ErrorCode.DUPLICATE_BETIDS, f"bet {bet_id} is moved twice in one replace")
             check_market_active(order.position.market, round_)
@@ -340,9 +338,9 @@ def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:
     )
 
 
-def own_live_order(state: ExchangeState, account_id: str, bet_id: object) -> Order:
-    """The caller's own order with unmatched size, else a :class:`Rejection` (its market is ACTIVE then: a
-    window's close lapses every unmatched order)."""
+def own_live_order(state: ExchangeState, account_id: str, bet_id: object, market_id: str | None = None) -> Order:
+    """The caller's own order with unmatched size (on ``market_id``, if given), else a :class:`Rejection` (its
+    market is ACTIVE then: a window's close lapses every unmatched order)."""
     if account_id not in state.accounts:
         raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {account_id!r} does not exist")
     if type(bet_id) is not int:
@@ -360,6 +358,8 @@ def own_live_order(state: ExchangeState, account_id: str, bet_id: object) -> Ord
         raise Rejection(
             ErrorCode.BET_TAKEN_OR_LAPSED, _taken_message(bet_id, order.matched, order.lapsed, order.cancelled)
         )
+    if market_id is not None and order.market_id != market_id:
+        raise Rejection(ErrorCode.INVALID_BET_ID, f"bet {bet_id} is not one of yours on market {market_id}")
     return order
 
 

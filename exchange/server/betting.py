@@ -466,10 +466,11 @@ def _cancel_one(service: ExchangeService, session: Session, market_id: str | Non
     refusal = unknown_market(service, market_id, base)
     if refusal is not None:
         return refusal
-    view = service.order(session.account, bet_id) if bet_id is not None else None
-    if view is None or (market_id is not None and view.market_id != market_id):
+    if bet_id is None:  # no bet id of ours at all
         return failed(base, "INVALID_BET_ID", no_such_bet(instruction.get("betId"), bet_id, "this market"))
-    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=view.bet_id, size_reduction=reduction)
+    # the exchange refuses a bet not the account's on the market (a recording files one it never had under it)
+    command = CancelOrder(ts=service.now(), account_id=session.account, bet_id=bet_id, size_reduction=reduction,
+                          market_id=market_id)
     return cancel_report(instruction, service.execute(command))
 
 

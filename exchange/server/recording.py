@@ -188,7 +188,8 @@ class Recording:
         if isinstance(command, PlaceOrder):
             return Requested(command.market_id, command.side, command.price, command.size, command.round)
         bet = self._exchange.orders.get(getattr(command, "bet_id", -1))
-        market_id = rejection.market_id or (bet.market_id if bet is not None else "")
+        sent_through = getattr(command, "market_id", None)  # a bet id the account never had: the call's market
+        market_id = rejection.market_id or (bet.market_id if bet is not None else sent_through or "")
         if isinstance(command, CancelOrder):  # a reduction past any stake (refused) is not a size a column holds
             reduction = command.size_reduction
             return Requested(market_id, None, None, reduction if reduction is None or reduction <= INT64_MAX else None,

@@ -424,7 +424,7 @@ class Reference:
             )
         return events
 
-    def _own_live(self, account: str, bet_id: object) -> Bet:
+    def _own_live(self, account: str, bet_id: object, market_id: str | None = None) -> Bet:
         if account not in self.balances:
             raise Refused(ErrorCode.INVALID_ACCOUNT)
         bet = self.bets.get(bet_id) if type(bet_id) is int else None
@@ -432,11 +432,13 @@ class Reference:
             raise Refused(ErrorCode.INVALID_BET_ID)
         if not bet.remaining:
             raise Refused(ErrorCode.BET_TAKEN_OR_LAPSED)
+        if market_id is not None and bet.market != market_id:
+            raise Refused(ErrorCode.INVALID_BET_ID)
         return bet
 
     def _do_CancelOrder(self, c: CancelOrder) -> list[Event]:
         try:
-            bet = self._own_live(c.account_id, c.bet_id)
+            bet = self._own_live(c.account_id, c.bet_id, c.market_id)
             if c.size_reduction is None:
                 amount = bet.remaining
             elif type(c.size_reduction) is not int or c.size_reduction <= 0:
@@ -464,9 +466,7 @@ class Reference:
         moving: list[tuple[Bet, Any]] = []
         for bet_id, price in moves:
             try:
-                bet = self._own_live(account, bet_id)
-                if market_id is not None and bet.market != market_id:
-                    raise Refused(ErrorCode.INVALID_BET_ID)
+                bet = self._own_live(account, bet_id, market_id)
                 if any(b is bet for b, _ in moving):
                     raise Refused(ErrorCode.DUPLICATE_BETIDS)
                 self._check_window(self.markets[bet.market], round_)

@@ -164,7 +164,9 @@ class Decoder:
         if kind < 64:
             owner, bet_id = self.bet(a, c)
             reduction = None if d % 3 == 0 else 1 + d * 13 % 2000 if d % 3 == 1 else d % 7 - 5
-            return CancelOrder(ts, owner, bet_id, reduction)
+            bet = self.ref.bets.get(bet_id)  # sent through (API-NG's marketId): none, the bet's market, or any
+            sent_through = (None, None if bet is None else bet.market, self.market(b, "ACTIVE"))[f % 3]
+            return CancelOrder(ts, owner, bet_id, reduction, sent_through)
         if kind < 66:
             owner, bet_id = self.bet(a, c)
             return ReplaceOrder(ts, owner, bet_id, price_of(d), round_of(f))

@@ -284,3 +284,15 @@ def test_a_replace_the_account_cannot_cover_still_cancels_the_old_bet(hx: Harnes
     assert view is not None and (view.size_remaining, view.size_cancelled) == (0, 40_000)
     assert hx.ex.funds("carol").exposure == 0  # type: ignore[union-attr]
     hx.assert_replays()
+
+
+def test_a_cancel_sent_through_a_market_cancels_only_a_bet_on_it(hx: Harness) -> None:
+    """API-NG's cancelOrders names a market: a bet of the account's on another is not one of its bets there."""
+    hx.market("1.2")
+    bet = hx.lay("alice", 1, "3", 500)
+    elsewhere = hx.run(CancelOrder(hx.tick(), "alice", bet, None, "1.2"))
+    assert [(e.error_code, e.message) for e in elsewhere if isinstance(e, OrderRejected)] == [
+        (ErrorCode.INVALID_BET_ID, f"bet {bet} is not one of yours on market 1.2")]
+    assert [o.size_remaining for o in hx.ex.current_orders("alice")] == [500]
+    (cancelled,) = hx.run(CancelOrder(hx.tick(), "alice", bet, None, "1.1"))
+    assert isinstance(cancelled, OrderCancelled) and cancelled.size == 500

@@ -430,6 +430,23 @@ async def test_a_refusal_row_says_what_the_client_asked(tmp_path: Path, clock: V
     assert (replace_row.bet_id, replace_row.price) == (int(bet), 4.0) and pd.isna(replace_row.size)  # none asked
 
 
+async def test_a_cancel_of_a_bet_id_never_had_is_recorded_under_the_market_it_was_sent_through(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    """As a backtest's: the server refused it itself, before the exchange, and the recording never saw it."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        alice = await login(client, "alice", "pw-alice")
+        cancel = {"marketId": "holdem.0", "instructions": [{"betId": "999999", "sizeReduction": 2.0}]}
+        report = (await rpc(client, alice, "cancelOrders", cancel))["result"]
+        assert report["instructionReports"][0]["errorCode"] == "INVALID_BET_ID", report
+        play_games(clock, 1)
+    orders = read_tables(record, ["orders"])["orders"].to_pandas()
+    (row,) = orders[orders.status == "REJECTED"].itertuples()
+    assert (row.market_id, row.action, row.error_code, row.bet_id, row.size) == (
+        "holdem.0", "CANCEL", "INVALID_BET_ID", 999999, 200)
+
+
 async def test_a_refused_reduction_past_any_stake_is_recorded_without_its_size(tmp_path: Path,
                                                                               clock: VirtualClock) -> None:
     """A cancel asking to reduce a bet by 1e20 is refused; its size fits no column (the part failed to convert, the
