@@ -346,20 +346,20 @@ def own_live_order(state: ExchangeState, account_id: str, bet_id: object, market
     if type(bet_id) is not int:
         raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
     order = state.orders.get(bet_id)
-    if order is None:
-        cleared = state.cleared.get(bet_id)
-        if cleared is not None and cleared.account_id == account_id:
-            raise Rejection(ErrorCode.BET_TAKEN_OR_LAPSED, _taken_message(
-                bet_id, cleared.size_settled, cleared.size_lapsed, cleared.size_cancelled))  # fmt: skip
-    if order is None or order.account_id != account_id:
+    bet = order if order is not None else state.cleared.get(bet_id)
+    if bet is None or bet.account_id != account_id:
         # Someone else's bet is reported exactly like a bet that does not exist.
         raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
+    if market_id is not None and bet.market_id != market_id:  # (before whether it is done: it is not one here)
+        raise Rejection(ErrorCode.INVALID_BET_ID, f"bet {bet_id} is not one of yours on market {market_id}")
+    if order is None:
+        cleared = state.cleared[bet_id]
+        raise Rejection(ErrorCode.BET_TAKEN_OR_LAPSED, _taken_message(
+            bet_id, cleared.size_settled, cleared.size_lapsed, cleared.size_cancelled))  # fmt: skip
     if not order.remaining:
         raise Rejection(
             ErrorCode.BET_TAKEN_OR_LAPSED, _taken_message(bet_id, order.matched, order.lapsed, order.cancelled)
         )
-    if market_id is not None and order.market_id != market_id:
-        raise Rejection(ErrorCode.INVALID_BET_ID, f"bet {bet_id} is not one of yours on market {market_id}")
     return order
 
 

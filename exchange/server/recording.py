@@ -123,6 +123,7 @@ class Recording:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recording")
         # the last step handed to the writer (a game to hold, a part to write): each waits for the one before
         self._write_fault = False  # a part failed to be written other than by the disk: nothing more is written
+        self._left_out = False  # games ended were left out, the journal failing before they were on disk
         # the games a kill left held (if any), written first
         self._last_step = asyncio.ensure_future(self._on_writer("the games held were not written", self._folder.retry))
         #: Why the recording stopped (a fault of its own), or None while it records.
@@ -247,6 +248,7 @@ class Recording:
         outcomes = [_journal_failure(game) for game in games]
         kept = next((i for i, outcome in enumerate(outcomes) if outcome is not None), len(games))
         if kept < len(games):
+            self._left_out = True
             log.error("recording: games %d to %d are not recorded: the journal failed before they were on disk "
                       "(%s); a restart finds them unsettled", games[kept].index, games[-1].index, outcomes[kept])
         if kept and not self._write_fault:
@@ -287,7 +289,7 @@ class Recording:
         finally:
             self._writer.shutdown(wait=True)
             self._folder.close()
-        if self.stopped is None and not self._write_fault:  # (a fault has said what is missing)
+        if self.stopped is None and not self._write_fault and not self._left_out:  # (a fault said what is missing)
             last = "before its first game" if self.next_index == 0 else f"after game_index {self.next_index - 1}"
             log.info("recording: %s stopped %s (a game under way is voided at the next start, and not recorded)",
                      self.directory, last)

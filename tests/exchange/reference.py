@@ -430,10 +430,10 @@ class Reference:
         bet = self.bets.get(bet_id) if type(bet_id) is int else None
         if bet is None or bet.account != account:
             raise Refused(ErrorCode.INVALID_BET_ID)
+        if market_id is not None and bet.market != market_id:  # not one of its bets there, done or not
+            raise Refused(ErrorCode.INVALID_BET_ID)
         if not bet.remaining:
             raise Refused(ErrorCode.BET_TAKEN_OR_LAPSED)
-        if market_id is not None and bet.market != market_id:
-            raise Refused(ErrorCode.INVALID_BET_ID)
         return bet
 
     def _do_CancelOrder(self, c: CancelOrder) -> list[Event]:

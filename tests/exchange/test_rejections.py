@@ -10,9 +10,11 @@ from exchange.core import ladder
 from exchange.core.commands import (
     CancelOrder,
     CreateMarket,
+    Move,
     OpenMarket,
     PlaceOrder,
     ReplaceOrder,
+    ReplaceOrders,
     SettleMarket,
     SettleSelection,
     SuspendMarket,
@@ -151,9 +153,10 @@ def test_selection_already_lost_and_won(hx: Harness) -> None:
     assert place(hx, selection_id=9).error_code is ErrorCode.INVALID_RUNNER  # a runner it never had is still that
 
 
-def cancel(hx: Harness, account: str, bet_id: object, reduction: object = None) -> OrderRejected:
+def cancel(hx: Harness, account: str, bet_id: object, reduction: object = None,
+           market_id: str | None = None) -> OrderRejected:
     digest = hx.ex.state_digest()
-    events = hx.run(CancelOrder(hx.tick(), account, bet_id, reduction))  # type: ignore[arg-type]  # bad ids and reductions
+    events = hx.run(CancelOrder(hx.tick(), account, bet_id, reduction, market_id))  # type: ignore[arg-type]  # bad ids and reductions
     assert len(events) == 1 and isinstance(events[0], OrderRejected), events
     assert events[0].action is OrderAction.CANCEL
     assert hx.ex.state_digest() == digest
@@ -296,3 +299,10 @@ def test_a_cancel_sent_through_a_market_cancels_only_a_bet_on_it(hx: Harness) ->
     assert [o.size_remaining for o in hx.ex.current_orders("alice")] == [500]
     (cancelled,) = hx.run(CancelOrder(hx.tick(), "alice", bet, None, "1.1"))
     assert isinstance(cancelled, OrderCancelled) and cancelled.size == 500
+    # done with, it is still no bet of alice's on 1.2 (not "taken or lapsed" there), and a replace says the same
+    again = cancel(hx, "alice", bet, None, "1.2")
+    assert (again.error_code, again.message) == (ErrorCode.INVALID_BET_ID,
+                                                 f"bet {bet} is not one of yours on market 1.2")
+    moved = hx.run(ReplaceOrders(hx.tick(), "alice", "1.2", (Move(bet, Decimal("4")),)))
+    assert [e.error_code for e in moved if isinstance(e, OrderRejected)] == [ErrorCode.INVALID_BET_ID]
+    assert cancel(hx, "alice", bet, None, "1.1").error_code is ErrorCode.BET_TAKEN_OR_LAPSED
