@@ -34,6 +34,7 @@ def run_seed(seed: int | None) -> int:
     """
     return secrets.randbits(64) if seed is None else seed % 2**64
 
+
 @dataclass(frozen=True, slots=True)
 class HandEquity:
     """One hand's result. ``splits[k]`` counts boards where it tied for best with ``k - 1`` others (k = 2..8)."""

@@ -28,7 +28,7 @@ from fractions import Fraction
 from itertools import combinations
 from math import comb
 
-from engine._equity_result import MAX_HANDS, EquityResult, HandEquity
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, run_seed
 from engine._errors import EngineInputError
 from engine.cards import Card
 from engine.draw_policy import POLICIES, decide, discards
@@ -107,7 +107,7 @@ def draw_equity(
     if samples is None and (draws_left == 0 or plan.fits):
         tally = _exact(plan.game.name, seats, drawing, unseen, draws_left)
         return _result(plan.game.name, seats, out, tally, exact=True, seed=None)
-    rng_seed = 0 if seed is None else seed % 2**64  # as every Monte Carlo of the engine's (run_seed)
+    rng_seed = run_seed(0 if seed is None else seed)  # (default 0, not random: a reveal's price replays)
     tally = _sampled(plan.game.name, seats, unseen, plan.stock, draws_left, samples or fallback_samples, rng_seed, out)
     return _result(plan.game.name, seats, out, tally, exact=False, seed=rng_seed)
 

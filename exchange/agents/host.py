@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from exchange.agents.trader import Agent, Trader, overrides
@@ -77,11 +77,11 @@ _HOOKS = (
 class Seat:
     agent: Agent
     trader: Trader
+    #: The memo its hooks' views list its orders through: each builds again only those of orders that changed.
+    views: OrderViews
     hooks: frozenset[str] = frozenset()
     update_pending: bool = False
     market: MarketKind | None = None
-    #: The views of its orders it was last given: each hook's view builds again only those of orders that changed.
-    views: OrderViews = field(default_factory=OrderViews)
 
 
 class AgentHost:
@@ -98,8 +98,8 @@ class AgentHost:
         if market is not None and market not in self.channel.config.markets:
             raise ValueError(f"channel {self.channel.config.name} has no {market.value} market")
         trader = Trader(ChannelGateway(self.channel, market), account_id, latency_ms=latency_ms)
-        seat = Seat(agent, trader, frozenset(h for h in _HOOKS if overrides(agent, h)), market=market,
-                    views=OrderViews() if agent.order_views is None else agent.order_views)
+        views = OrderViews() if agent.order_views is None else agent.order_views
+        seat = Seat(agent, trader, views, frozenset(h for h in _HOOKS if overrides(agent, h)), market=market)
         self.seats.append(seat)
         self._by_account.setdefault(account_id, []).append(seat)
         return trader

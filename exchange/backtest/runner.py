@@ -250,11 +250,9 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
     except BaseException as failure:
         if writer is not None and staging is not None:
             _discard(writer, staging, failure)
-        if not isinstance(failure, Exception):  # stopped (Ctrl-C, SIGTERM): how far it had gone, and nothing kept
-            done = f"{played:,} of {config.games:,}"
-            failure.add_note(f"at least {done} games had been played (those of the chunks done)")
-            if out is not None:
-                failure.add_note(f"{out} is as it was (a backtest writes there once every game is played)")
+        kept = () if out is None else (f"{out} is as it was (a backtest writes there once every game is played)",)
+        _note_if_stopped(failure, f"at least {played:,} of {config.games:,} games had been played (those of the "
+                                  "chunks done)", *kept)
         raise
     finally:
         if bar is not None:
@@ -274,13 +272,19 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
 
 @contextlib.contextmanager
 def _said_if_stopped(note: str) -> Iterator[None]:
-    """A Ctrl-C or SIGTERM inside (not an error) is noted with ``note``: where the run was, as the command says."""
+    """A Ctrl-C or SIGTERM inside is noted with ``note`` (:func:`_note_if_stopped`)."""
     try:
         yield
     except BaseException as stop:
-        if not isinstance(stop, Exception):
-            stop.add_note(note)
+        _note_if_stopped(stop, note)
         raise
+
+
+def _note_if_stopped(failure: BaseException, *notes: str) -> None:
+    """If ``failure`` is a stop (Ctrl-C, SIGTERM: no error), note where the run was, as the command's line says."""
+    if not isinstance(failure, Exception):
+        for note in notes:
+            failure.add_note(note)
 
 
 #: Where a backtest writes inside ``--out`` until it has succeeded.
