@@ -104,6 +104,7 @@ class BettorView:
     now_ms: int
     round: Round | None
     window: Window | None
+    #: Orders are taken now: the window is open (before its ``closes_ms``) and the market active.
     betting_open: bool
     market_status: MarketStatus
     hands: tuple[HandView, ...]
@@ -119,6 +120,10 @@ class BettorView:
     market_ids: tuple[str, ...] = ()
     #: Per hand, whether each card was dealt face up (the poker meaning; bettors see every dealt card).
     faces: tuple[tuple[bool, ...], ...] = ()
+    #: The orders of ``orders`` with an unmatched remainder, when the view's builder listed them (:func:`bettor_view`
+    #: does, so that :meth:`open_orders` need not go through every order an account ever placed on the market);
+    #: ``None``: :meth:`open_orders` finds them in ``orders``. Give ``None`` when replacing ``orders`` in a copy.
+    live_orders: tuple[OrderView, ...] | None = None
     #: Cards each hand holds at the end of the game (what a page leaves room for).
     seat_cards: int = 2
     #: Draw games: per hand, the cards discarded and drawn at each draw so far.
@@ -147,13 +152,12 @@ class BettorView:
 
     def open_orders(self, hand: int | None = None, side: Side | None = None) -> tuple[OrderView, ...]:
         """This account's orders with an unmatched remainder, optionally of one hand and side."""
-        return tuple(
-            o
-            for o in self.orders
-            if o.status is OrderStatus.EXECUTABLE
-            and (hand is None or o.selection_id == hand)
-            and (side is None or o.side is side)
-        )
+        live = self.live_orders
+        if live is None:
+            live = tuple(o for o in self.orders if o.status is OrderStatus.EXECUTABLE)
+        if hand is None and side is None:
+            return live
+        return tuple(o for o in live if (hand is None or o.selection_id == hand) and (side is None or o.side is side))
 
     @property
     def percentage_complete(self) -> int:
@@ -247,26 +251,32 @@ def bettor_view(
     book = channel.market_book(mid) if with_book else None
     statuses = exchange.selection_statuses(mid)
     public = game.public
-    orders: Sequence[OrderView] = ()
+    orders: tuple[OrderView, ...] = ()
+    live: tuple[OrderView, ...] = ()
     funds = None
     if account_id is not None:
-        orders = _orders(exchange, account_id, mid, open_orders_only, status, views)
+        orders, live = _orders(exchange, account_id, mid, open_orders_only, status, views)
         funds = exchange.funds(account_id)
     config = channel.config
+    now_ms = channel.clock.now()
+    window = game.window
     return BettorView(
         channel=config.name,
         market_id=mid,
         game_number=game.number,
-        now_ms=channel.clock.now(),
+        now_ms=now_ms,
         round=game.round,
-        window=game.window,
-        betting_open=game.phase is Phase.BETTING and status is MarketStatus.ACTIVE,
+        window=window,
+        # a window past its closing time is closed, though its timer (late on a busy loop) has not run yet
+        betting_open=(game.phase is Phase.BETTING and status is MarketStatus.ACTIVE
+                      and window is not None and now_ms < window.closes_ms),
         market_status=status,
         hands=build_hands(public.hands, shown.prospects.hands, book, statuses, config.selection_names(shown.kind)),
         board=public.board,
         min_stake=config.min_stake,
         account_id=account_id,
-        orders=tuple(orders),
+        orders=orders,
+        live_orders=live,
         funds=funds,
         round_name=game.round_name,
         market_kind=shown.kind,
@@ -288,10 +298,16 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
 
 
 def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool, status: MarketStatus,
-            views: OrderViews | None) -> Sequence[OrderView]:
+            views: OrderViews | None) -> tuple[tuple[OrderView, ...], tuple[OrderView, ...]]:
+    """The account's orders on the market as a view lists them, and those of them with an unmatched remainder."""
     if status in MARKET_OVER and not open_only:  # a market over is none of the account's current orders: as they ended
-        return tuple(cleared.view() for cleared in exchange.cleared_orders(account_id, market_id))
-    return exchange.current_orders(account_id, market_id, live_only=open_only, views=views)
+        return tuple(cleared.view() for cleared in exchange.cleared_orders(account_id, market_id)), ()
+    orders = exchange.current_orders(account_id, market_id, live_only=open_only, views=views)
+    if open_only:
+        return orders, orders
+    if views is not None:
+        return orders, views.live(market_id)
+    return orders, tuple(o for o in orders if o.status is OrderStatus.EXECUTABLE)
 
 
 #: A market's statuses once it is over (settled or voided).

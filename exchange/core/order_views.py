@@ -53,6 +53,12 @@ class OrderViews:
             self._changes = {m: views for m, views in self._changes.items() if m in listings}
         return tuple(out)
 
+    def live(self, market_id: str) -> tuple[OrderView, ...]:
+        """The views of the market's orders with an unmatched remainder, by bet id, as of the last listing that had
+        the market (none if the last did not have it)."""
+        listing = self._listings.get(market_id)
+        return () if listing is None else tuple(listing.live())
+
     def changed(self, market_id: str) -> list[OrderView]:
         """The views of the market's orders built since the last call for it, as they are now, by bet id: every
         new order and every one that changed (and, where the memo lost track of a market and listed it afresh, its
@@ -104,6 +110,6 @@ class _Listing:
         return built
 
     def live(self) -> list[OrderView]:
-        """The views of the orders with an unmatched remainder (all among those that may change)."""
-        orders = self.position.orders
-        return [self.views[i] for i in self.changing if orders[i].remaining]
+        """The views, as last updated, of the orders with an unmatched remainder (all among those that may change)."""
+        views = self.views
+        return [views[i] for i in self.changing if views[i].size_remaining]

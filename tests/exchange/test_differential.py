@@ -315,6 +315,9 @@ class Differential:
                 assert kept == self.ex.current_orders(account, live_only=live), (account, live, cmd)
                 if not live:
                     self.check_changed(account, kept, memo)
+                    for market_id in {v.market_id for v in kept}:  # its live ones, as listed with live_only
+                        assert memo.live(market_id) == tuple(
+                            v for v in self.ex.current_orders(account, market_id, live_only=True)), (market_id, cmd)
         return got
 
     def check_changed(self, account: str, listed: tuple[OrderView, ...], memo: OrderViews) -> None:

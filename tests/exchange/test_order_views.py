@@ -77,6 +77,20 @@ def test_orders_done_with_are_listed_without_being_looked_at_again() -> None:
     assert [v.bet_id for v in ex.current_orders("maker", "1.1", live_only=True, views=live)] == [1, 3, 4]
 
 
+def test_live_says_the_orders_of_the_last_listing_with_something_unmatched() -> None:
+    ex = market_with_three_lays()
+    memo = OrderViews()
+    assert memo.live("1.1") == ()  # not listed yet
+    ex.current_orders("maker", "1.1", views=memo)
+    ex.execute(CancelOrder(2, "maker", 2))
+    ex.execute(PlaceOrder(2, "taker", "1.1", 3, Side.BACK, Decimal("3"), 400))  # bet 4 takes 400 of bet 3
+    assert [v.bet_id for v in memo.live("1.1")] == [1, 2, 3]  # as of the last listing
+    listed = ex.current_orders("maker", "1.1", views=memo)
+    assert memo.live("1.1") == (listed[0], listed[2]) and listed[2].size_remaining == 600
+    ex.current_orders("maker", "1.2", views=memo)
+    assert memo.live("1.1") == ()  # the last listing did not have it
+
+
 def test_a_listing_follows_the_markets_asked_for() -> None:
     """One memo across markets and a market's end: each listing is as built afresh."""
     ex = market_with_three_lays()

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from exchange.agents.view import bettor_view
 from exchange.core import ladder
+from exchange.core.commands import CancelOrder
 from exchange.core.errors import ErrorCode
 from exchange.core.events import MarketSettled, OrderLapsed, OrderPlaced, OrderRejected, SelectionSettled
 from exchange.core.market import SelectionStatus
+from exchange.core.order_views import OrderViews
 from exchange.core.side import Side
 from exchange.game.channels import HOLDEM
 from exchange.game.events import BoardTurned, HandsCannotWin, ResultDeclared, WindowClosed
@@ -150,3 +154,30 @@ def test_unmatched_orders_lapse_at_every_close() -> None:
     assert channel.exchange.current_orders("bob") == ()
     assert [(c.bet_id, c.size_lapsed) for c in channel.exchange.cleared_orders("bob")] == [(b, 200) for b in bets]
     clock.run()
+
+
+def test_a_views_open_orders_are_its_orders_with_something_unmatched_however_it_was_built() -> None:
+    """Alice rests three lays and cancels one; bob takes part of another. Her view lists the two with something
+    unmatched, built with a memo of her order views or without, and a view built by hand finds them in its orders."""
+    channel, clock, _ = make_channel(one_deck(*ROYAL), makers=0)
+    channel.start(at_ms=0, games=1)
+    clock.run(until_ms=opens(Round.DEAL) + 1_000)
+    memo = OrderViews()
+    for hand in (1, 2, 2):
+        assert isinstance(place(channel, "alice", hand, Side.LAY, "5", 1_000, rnd=1), OrderPlaced)
+    assert bettor_view(channel, "alice", views=memo) is not None  # the memo lists all three
+    game = channel.game()
+    assert game is not None
+    channel.submit(CancelOrder(clock.now(), "alice", 1, market_id=game.market_id))
+    assert isinstance(place(channel, "bob", 2, Side.BACK, "5", 400, rnd=1), OrderPlaced)  # takes 400 of bet 2
+    for views in (memo, None):
+        view = bettor_view(channel, "alice", views=views)
+        assert view is not None and [o.bet_id for o in view.orders] == [1, 2, 3]
+        assert [(o.bet_id, o.size_remaining) for o in view.open_orders()] == [(2, 600), (3, 1_000)]
+        assert [o.bet_id for o in view.open_orders(hand=2, side=Side.LAY)] == [2, 3]
+        assert view.open_orders(hand=1) == () and view.open_orders(side=Side.BACK) == ()
+        by_hand = dataclasses.replace(view, live_orders=None)
+        assert by_hand.open_orders() == view.open_orders() and by_hand.open_orders(hand=2) == view.open_orders(2)
+    only_open = bettor_view(channel, "alice", open_orders_only=True)
+    assert only_open is not None and [o.bet_id for o in only_open.orders] == [2, 3]
+    assert only_open.open_orders() == only_open.orders

@@ -8,10 +8,12 @@ then it catches up, and the game goes on exactly as it would have.
 from __future__ import annotations
 
 from engine.irregularities import Irregularity, Kind
+from exchange.agents.view import bettor_view
 from exchange.clock import VirtualClock
 from exchange.core.errors import ErrorCode
 from exchange.core.events import MarketSettled, MarketSuspended, OrderLapsed, OrderPlaced, OrderRejected
 from exchange.core.exchange import Exchange
+from exchange.core.market import MarketStatus
 from exchange.core.side import Side
 from exchange.game.channel import Channel
 from exchange.game.channels import HOLDEM
@@ -48,6 +50,25 @@ def test_an_order_after_the_close_is_refused_though_the_close_timer_has_not_run(
     assert game.phase is Phase.FINISHED
     assert sum(isinstance(e.event, WindowClosed) for e in log.events) == 4
     assert sum(isinstance(e.event, MarketSettled) for e in log.events) == 1
+
+
+def test_a_view_read_after_the_close_shows_betting_closed_and_changes_nothing() -> None:
+    """A snapshot read between the window's closing time and its late timer says what an order would find: closed
+    (the market's own status is the exchange's, still active until the close runs; the read does not run it)."""
+    channel, clock, log = make_channel(one_deck(*DECK), makers=0)
+    channel.start(at_ms=0, games=1)
+    deal = timetable(HOLDEM, 0)[Round.DEAL - 1]
+    clock.run(until_ms=deal.closes_ms - 1)
+    before = bettor_view(channel, account_id="alice")
+    assert before is not None and before.betting_open and before.percentage_complete < 100
+    events = len(log.events)
+    late(clock, 1)  # exactly closes_ms: the window is closed from then on
+    after = bettor_view(channel, account_id="alice")
+    assert after is not None and not after.betting_open and after.percentage_complete == 100
+    assert after.market_status is MarketStatus.ACTIVE  # the exchange has not been told yet
+    assert after.snapshot()["bettingOpen"] is False
+    game = channel.game()
+    assert game is not None and game.phase is Phase.BETTING and len(log.events) == events  # nothing closed by a read
 
 
 def test_a_timer_on_time_is_unchanged() -> None:
