@@ -35,7 +35,7 @@ from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
+from exchange.server.fallback_equities import river_only_equities
 
 _SHARED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
 

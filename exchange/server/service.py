@@ -78,7 +78,6 @@ from exchange.server.cleared_index import ClearedIndex
 from exchange.server.customer_refs import RecentRefs
 from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.errors import ApiError, ApingCode
-from exchange.server.fallback_equities import river_only_equities as river_only_equities
 from exchange.server.journal import Journal, JournalFailed
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND
 from exchange.server.limits import pause

@@ -30,9 +30,9 @@ from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
+from exchange.server.fallback_equities import river_only_equities
 from exchange.server.journal import Journal
 from exchange.server.journal_writer import SCHEMA, WriterProcess, connect, signals_blocked
-from exchange.server.service import river_only_equities
 from tests.server.helpers import free_port
 
 REPO = Path(__file__).resolve().parents[2]
