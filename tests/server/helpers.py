@@ -24,9 +24,10 @@ from exchange.game.table import EquityFn
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
+from exchange.server.fallback_equities import river_only_equities
 from exchange.server.journal import Journal
 from exchange.server.limits import Limits
-from exchange.server.service import ExchangeService, river_only_equities
+from exchange.server.service import ExchangeService
 
 T = TypeVar("T")
 

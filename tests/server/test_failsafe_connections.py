@@ -23,7 +23,7 @@ from exchange.clock import VirtualClock
 from exchange.server import connections
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
+from exchange.server.fallback_equities import river_only_equities
 from tests.server.helpers import START_MS
 
 HALF_REQUEST = b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Application: raw\r\n"

@@ -10,8 +10,9 @@ from exchange.agents.house import MAKER_ACCOUNT
 from exchange.clock import VirtualClock
 from exchange.core.commands import Withdraw
 from exchange.game.channels import get_channel
+from exchange.server.fallback_equities import river_only_equities
 from exchange.server.journal import Journal
-from exchange.server.service import HOUSE_BANKROLL, ExchangeService, river_only_equities
+from exchange.server.service import HOUSE_BANKROLL, ExchangeService
 
 
 async def house_balance_after_a_restart(db: Path, spent: int) -> int:

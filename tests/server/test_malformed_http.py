@@ -24,8 +24,8 @@ from exchange.clock import VirtualClock
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
 from exchange.server.connections import listen
+from exchange.server.fallback_equities import river_only_equities
 from exchange.server.middleware import BODY_ENCODINGS, encodings_taken
-from exchange.server.service import river_only_equities
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, free_port
 
 OVERSIZE_HEADER = b"GET /games/v1/channels HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n"

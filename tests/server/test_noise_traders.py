@@ -7,7 +7,7 @@ from pathlib import Path
 from exchange.cli.serve import DEFAULT_NOISE_TRADERS
 from exchange.clock import VirtualClock
 from exchange.server import keys
-from exchange.server.service import river_only_equities
+from exchange.server.fallback_equities import river_only_equities
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, login, rpc, serving
 
 

@@ -24,7 +24,7 @@ from exchange.clock import VirtualClock
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import ServerConfig
-from exchange.server.service import river_only_equities
+from exchange.server.fallback_equities import river_only_equities
 from exchange.tables.streams import StreamFeed
 from tests.server.helpers import APP_KEY, PLAYING_MS, START_MS, WINDOW_MS, login, rpc
 

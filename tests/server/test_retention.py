@@ -26,8 +26,9 @@ from exchange.core.exchange import ExchangeConfig
 from exchange.core.orders import BetStatus
 from exchange.game.channels import get_channel
 from exchange.server import cleared_index, keys
+from exchange.server.fallback_equities import river_only_equities
 from exchange.server.journal import Journal
-from exchange.server.service import ExchangeService, river_only_equities
+from exchange.server.service import ExchangeService
 from tests.server.helpers import START_MS, login, place, rpc, serving
 
 KEEP = 20

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from exchange.clock import VirtualClock
 from exchange.game.channels import get_channel
+from exchange.server.fallback_equities import river_only_equities
 from exchange.server.journal import Journal
-from exchange.server.service import ExchangeService, river_only_equities
+from exchange.server.service import ExchangeService
 
 START_MS = 1_000_000
 GAMES = 40  # at rate 1.0 every game has an error; a third of them expose hole cards, some the last ones
