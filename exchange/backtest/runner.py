@@ -37,7 +37,7 @@ from exchange.backtest.provenance import FILE_NAME as RECORD_FILE
 from exchange.backtest.provenance import write_run_record
 from exchange.backtest.strategy import check_latency_ms
 from exchange.backtest.summary import Summary, summarise
-from exchange.backtest.workers import Executor, run_ordered
+from exchange.backtest.workers import Executor, report_progress, run_ordered
 from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
 from exchange.betfair.stream import write_stream
 from exchange.game.channels import get_channel
@@ -199,6 +199,7 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
     result = ChunkResult(chunk.first, chunk.count, empty_tables())
     for session in range(chunk.first, chunk.first + chunk.count):
         outcome, recordings = play_session(setup, session, spec.build(), result.tables)
+        report_progress(outcome.games)
         result.sessions.append(outcome)
         result.streams += [(market_id, zlib.compress(text.encode("utf-8"), 6)) for market_id, text in recordings]
     return result
@@ -225,25 +226,21 @@ def run_backtest(
 def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], staging: Path | None,
               out: Path | None, progress: bool) -> BacktestResult:
     """The chunks played, their results written to ``staging`` as they come and moved into ``out`` at the end."""
-    bar = _progress_bar(config.games) if progress else None
+    played = _Played(_progress_bar(config.games) if progress else None)
     streams_dir = None if staging is None else staging / "streams"
     writer = None if staging is None else OrderedWriter(staging)
-    played = 0
 
     def on_result(index: int, result: ChunkResult) -> None:
-        nonlocal played
-        played += result.games
         if streams_dir is not None:
             for market_id, packed in result.streams:
                 write_stream(streams_dir, market_id, zlib.decompress(packed).decode("utf-8"))
             result.streams.clear()
         if writer is not None:
             writer.add(index, result)
-        if bar is not None:
-            bar.update(result.games)
+        played.chunk_done(result.games)
 
     try:
-        results = run_ordered(executor, run_chunk, chunks, on_result)
+        results = run_ordered(executor, run_chunk, chunks, on_result, played.said if progress else None)
         sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
         record = None if staging is None else write_run_record(staging, config, {s.latency_ms for s in sessions})
         written = () if writer is None else writer.close()
@@ -251,12 +248,11 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
         if writer is not None and staging is not None:
             _discard(writer, staging, failure)
         kept = () if out is None else (f"{out} is as it was (a backtest writes there once every game is played)",)
-        _note_if_stopped(failure, f"at least {played:,} of {config.games:,} games had been played (those of the "
-                                  "chunks done)", *kept)
+        _note_if_stopped(failure, f"at least {played.in_chunks_done:,} of {config.games:,} games had been played "
+                                  "(those of the chunks done)", *kept)
         raise
     finally:
-        if bar is not None:
-            bar.close()
+        played.close()
     figures = (config.account, config.balance if config.in_sessions else None, get_channel(config.channel).min_stake,
                [s.ended_by for s in sessions if s.games < config.games_per_session])  # the last game's is no cut
     if out is None or staging is None or record is None:
@@ -456,6 +452,36 @@ def merge_results(results: Sequence[ChunkResult]) -> dict[str, pa.Table]:
             )
         expected += result.count
     return {name: merge([r.tables[name] for r in ordered]) for name in TABLES}
+
+
+class _Played:
+    """The games of a run played so far, on its progress bar (if it has one): those of the chunks whose results are
+    in and, ahead of them, those the workers said they had played in chunks still under way (an executor that does
+    not carry what they say, a Dask cluster's, moves the bar a chunk at a time)."""
+
+    def __init__(self, bar: _Bar | None) -> None:
+        self.bar = bar
+        self.in_chunks_done = 0
+        self.said_played = 0
+        self.shown = 0
+
+    def chunk_done(self, games: int) -> None:
+        self.in_chunks_done += games
+        self._show()
+
+    def said(self, games: int) -> None:
+        self.said_played += games
+        self._show()
+
+    def _show(self) -> None:
+        now = max(self.in_chunks_done, self.said_played)
+        if self.bar is not None and now > self.shown:
+            self.bar.update(now - self.shown)
+            self.shown = now
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _progress_bar(total: int) -> _Bar:

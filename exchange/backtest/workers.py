@@ -15,6 +15,7 @@ cluster.
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import os
 import pickle
@@ -23,6 +24,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from multiprocessing.sharedctypes import Synchronized
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar, cast
 
@@ -40,8 +42,13 @@ class Executor(Protocol):
         """How many items can run at once (for sizing chunks)."""
         ...
 
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
-        """``(index, fn(items[index]))`` for every item, in completion order. An item's exception propagates."""
+    def imap(self, fn: Callable[[T], R], items: Sequence[T],
+             on_progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, R]]:
+        """``(index, fn(items[index]))`` for every item, in completion order. An item's exception propagates.
+
+        ``on_progress`` is called here with what the items say of their progress as they run
+        (:func:`report_progress`), where the executor can carry it.
+        """
         ...
 
     def close(self) -> None:
@@ -75,13 +82,45 @@ class InlineExecutor(_Closing):
     def workers(self) -> int:
         return 1
 
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def imap(self, fn: Callable[[T], R], items: Sequence[T],
+             on_progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, R]]:
+        global _progress
         for index, item in enumerate(items):
-            yield index, fn(item)
+            _progress = on_progress
+            try:
+                result = fn(item)
+            finally:
+                _progress = None
+            yield index, result
+
+
+#: Where :func:`report_progress` goes in this process: the command's own callback (an item run here), a counter
+#: shared with the command (a pool's worker), or nowhere.
+_progress: Callable[[int], None] | None = None
+
+
+def report_progress(units: int) -> None:
+    """Say, from inside an item, that ``units`` more of its work are done (a backtest's chunk: games played), so a
+    progress bar moves within a long item; an executor that cannot carry it (a Dask cluster's) drops it."""
+    if _progress is not None:
+        _progress(units)
 
 
 #: In a worker: whether it runs a chunk now (a stop raises there), and whether the command has stopped it.
 _worker = {"in_chunk": False, "stopped": False}
+
+
+def _start_worker(progress: Synchronized[int]) -> None:
+    """A pool's worker starts: it reports its items' progress to the shared counter ``progress``
+    (:func:`report_progress`) and leaves stopping to the command."""
+    global _progress
+    _progress = functools.partial(_add, progress)
+    _leave_stopping_to_the_command()
+
+
+def _add(counter: Synchronized[int], units: int) -> None:
+    with counter.get_lock():
+        counter.value += units
 
 
 def _leave_stopping_to_the_command() -> None:
@@ -192,6 +231,10 @@ class WorkerTraceback(Exception):
         return f"raised in a worker process:\n{self.args[0]}"
 
 
+#: How often a pool's command looks at its workers' progress while it waits for a result, in seconds.
+PROGRESS_EVERY_S = 0.5
+
+
 def _start_method() -> str:
     """``fork`` where the platform has it (workers inherit imported and JIT-compiled code), else ``spawn``."""
     override = os.environ.get("EXCHANGE_POKER_START_METHOD")
@@ -207,7 +250,9 @@ class ProcessExecutor(_Closing):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, not {workers}")
         self._workers = workers
+        self._context = multiprocessing.get_context(_start_method())
         self._pool: ProcessPoolExecutor | None = None
+        self._progress: Synchronized[int] = self._context.Value("q", 0)  # the units of progress its workers reported
         #: this process's children from before the pool: the pool's workers are the others
         self._children_before: set[multiprocessing.process.BaseProcess] = set()
 
@@ -227,13 +272,15 @@ class ProcessExecutor(_Closing):
                 worker.terminate()
         self.close()
 
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def imap(self, fn: Callable[[T], R], items: Sequence[T],
+             on_progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, R]]:
+        """As :meth:`Executor.imap`; the workers' progress is looked at every :data:`PROGRESS_EVERY_S` seconds."""
         if self._pool is None:
-            context = multiprocessing.get_context(_start_method())
             self._children_before = set(multiprocessing.active_children())
-            self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=context,
-                                             initializer=_leave_stopping_to_the_command)
-        pool = self._pool
+            self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=self._context,
+                                             initializer=_start_worker, initargs=(self._progress,))
+        pool, progress = self._pool, self._progress
+        told = progress.value
         pending: dict[Future[R], int] = {}
         queue = iter(enumerate(items))
         try:
@@ -242,7 +289,11 @@ class ProcessExecutor(_Closing):
                 if len(pending) >= 2 * self._workers:
                     break
             while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                every = None if on_progress is None else PROGRESS_EVERY_S
+                done, _ = wait(pending, timeout=every, return_when=FIRST_COMPLETED)
+                if on_progress is not None and (now := progress.value) != told:
+                    on_progress(now - told)
+                    told = now
                 for future in sorted(done, key=pending.__getitem__):
                     if future.exception() is not None:
                         failure = _first_failure(pending, future)
@@ -307,7 +358,9 @@ class DaskExecutor(_Closing):
         threads = sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values())
         return max(1, threads)
 
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def imap(self, fn: Callable[[T], R], items: Sequence[T],
+             on_progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, R]]:
+        """As :meth:`Executor.imap`, but the items' progress is not carried: ``on_progress`` is never called."""
         from distributed import as_completed
         from distributed import wait as wait_all
 
@@ -345,11 +398,13 @@ def run_ordered(
     fn: Callable[[T], R],
     items: Sequence[T],
     on_result: Callable[[int, R], None] | None = None,
+    on_progress: Callable[[int], None] | None = None,
 ) -> list[R]:
-    """Every ``fn(item)`` through ``executor``, returned in input order; ``on_result`` sees each as it completes."""
+    """Every ``fn(item)`` through ``executor``, returned in input order; ``on_result`` sees each as it completes,
+    ``on_progress`` what the items report of their progress as they run (:func:`report_progress`)."""
     results: list[R | None] = [None] * len(items)
     seen = [False] * len(items)
-    for index, result in executor.imap(fn, items):
+    for index, result in executor.imap(fn, items, on_progress):
         if seen[index]:
             raise RuntimeError(f"item {index} was reported twice")
         seen[index] = True

@@ -75,7 +75,8 @@ class Backwards(InlineExecutor):
     def __init__(self) -> None:
         self.reported: list[ChunkResult] = []
 
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
+    def imap(self, fn: Callable[[T], R], items: Sequence[T],
+             on_progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, R]]:
         results = [fn(item) for item in items]
         for index in reversed(range(len(items))):
             result = results[index]
