@@ -321,7 +321,6 @@ async def place_orders(service: ExchangeService, session: Session, params: Mappi
         place_report(service.execute(command), r.echo) for r, command in zip(requests, commands, strict=True)
     ]
     remember_call(service, session, "placeOrders", customer_ref, outcomes)
-    await service.durable()
     if asynchronous:
         outcomes = [pending(o) for o in outcomes]
     return execution_report(market_id, customer_ref, outcomes, dependent=True)
@@ -525,7 +524,6 @@ async def cancel_orders(service: ExchangeService, session: Session, params: Mapp
                 instruction = {"betId": str(view.bet_id)}
                 outcomes.append(_cancel_one(service, session, view.market_id, view.bet_id, None, instruction))
     remember_call(service, session, "cancelOrders", customer_ref, outcomes)
-    await service.durable()
     report = execution_report(market_id, customer_ref, outcomes, dependent=False)
     if not raw:  # as Betfair's: "the CancelInstruction report won't be returned for marketId level cancel instructions"
         report["instructionReports"] = []

@@ -138,7 +138,6 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
             outcomes[i] = _replace_outcome(instruction, _of_move(events, move.bet_id), service, view)
     done = [o for o in outcomes if o is not None]
     remember_call(service, session, "replaceOrders", customer_ref, done)
-    await service.durable()
     if asynchronous:
         done = [pending_replace(o) for o in done]
     # no new bet placed: the call failed (as Betfair reports a cancel done and its new bet not placed)

@@ -6,7 +6,7 @@ bot's quote, a window closing, a settlement — is published on a channel's
 event bus (or, for account commands, directly here); the service listens
 first on every bus and appends each state-changing core event to the
 journal, so the journal is the complete, ordered record. Handlers call
-:meth:`execute` and then ``await`` :meth:`durable` before answering.
+:meth:`execute`; the HTTP edge awaits :meth:`durable` before their answer leaves.
 
 **Durable before visible.** The in-memory state runs ahead of the disk by
 the records not yet committed, and a settlement or a fill made by a game
