@@ -251,25 +251,17 @@ def bettor_view(
     book = channel.market_book(mid) if with_book else None
     statuses = exchange.selection_statuses(mid)
     public = game.public
-    orders: tuple[OrderView, ...] = ()
-    live: tuple[OrderView, ...] = ()
-    funds = None
-    if account_id is not None:
-        orders, live = _orders(exchange, account_id, mid, open_orders_only, status, views)
-        funds = exchange.funds(account_id)
+    orders, live = _orders(exchange, account_id, mid, open_orders_only, status, views)
     config = channel.config
     now_ms = channel.clock.now()
-    window = game.window
     return BettorView(
         channel=config.name,
         market_id=mid,
         game_number=game.number,
         now_ms=now_ms,
         round=game.round,
-        window=window,
-        # a window past its closing time is closed, though its timer (late on a busy loop) has not run yet
-        betting_open=(game.phase is Phase.BETTING and status is MarketStatus.ACTIVE
-                      and window is not None and now_ms < window.closes_ms),
+        window=game.window,
+        betting_open=_betting_open(game, status, now_ms),
         market_status=status,
         hands=build_hands(public.hands, shown.prospects.hands, book, statuses, config.selection_names(shown.kind)),
         board=public.board,
@@ -277,7 +269,7 @@ def bettor_view(
         account_id=account_id,
         orders=orders,
         live_orders=live,
-        funds=funds,
+        funds=None if account_id is None else exchange.funds(account_id),
         round_name=game.round_name,
         market_kind=shown.kind,
         market_ids=tuple(m.market_id for m in game.markets),
@@ -297,9 +289,20 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
     return next((m for m in game.markets if m.kind is kind), None)
 
 
-def _orders(exchange: Exchange, account_id: str, market_id: str, open_only: bool, status: MarketStatus,
+def _betting_open(game: Game, status: MarketStatus, now_ms: int) -> bool:
+    """Whether orders are taken now: the market active and its window open, not past its closing time (the close's
+    timer, late on a busy loop, may not have run yet)."""
+    window = game.window
+    return (game.phase is Phase.BETTING and status is MarketStatus.ACTIVE and window is not None
+            and now_ms < window.closes_ms)
+
+
+def _orders(exchange: Exchange, account_id: str | None, market_id: str, open_only: bool, status: MarketStatus,
             views: OrderViews | None) -> tuple[tuple[OrderView, ...], tuple[OrderView, ...]]:
-    """The account's orders on the market as a view lists them, and those of them with an unmatched remainder."""
+    """The account's orders on the market as a view lists them, and those of them with an unmatched remainder (none
+    for an anonymous viewer)."""
+    if account_id is None:
+        return (), ()
     if status in MARKET_OVER and not open_only:  # a market over is none of the account's current orders: as they ended
         return tuple(cleared.view() for cleared in exchange.cleared_orders(account_id, market_id)), ()
     orders = exchange.current_orders(account_id, market_id, live_only=open_only, views=views)

@@ -23,7 +23,7 @@ the second, falling back to an older snapshot or to a full replay.
 (b'EXSNAP', True)
 >>> load(data).state_digest() == exchange.state_digest()
 True
->>> load(b"EXSNAP\\x07\\x00garbage")
+>>> load(MAGIC + FORMAT_VERSION.to_bytes(2, "little") + b"garbage")
 Traceback (most recent call last):
 ...
 exchange.core.snapshot.SnapshotError: the snapshot does not unpickle: UnpicklingError: ...
@@ -47,8 +47,8 @@ MAGIC = b"EXSNAP"
 #: and cleared orders keep when they were cancelled and lapsed, and why they lapsed (an older snapshot has none:
 #: a start falls back to replaying the journal, which has them).
 FORMAT_VERSION = 7
-#: The formats this code loads.
-READABLE_VERSIONS = frozenset({7})
+#: The formats this code loads (an older one's would need its own reading).
+READABLE_VERSIONS = frozenset({FORMAT_VERSION})
 _VERSION = struct.Struct("<H")
 _HEADER = len(MAGIC) + _VERSION.size
 PICKLE_PROTOCOL = 5

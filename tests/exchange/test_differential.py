@@ -27,7 +27,6 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
-import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
@@ -272,17 +271,25 @@ def records(items: Any, names: Any) -> list[dict[str, Any]]:
     return [{name: getattr(item, name) for name in names} for item in items]
 
 
+#: The differential flows fold their events into a fresh exchange after this many commands, and at the end.
+REPLAY_EVERY = 10
+
+
 class Differential:
     """Drives the core and the reference side by side, comparing after every command."""
 
-    def __init__(self) -> None:
+    def __init__(self, replay_every: int = REPLAY_EVERY) -> None:
         self.ex = Exchange()
         self.ref = Reference()
+        self.replay_every = replay_every
         self.counts: Counter[str] = Counter()
         #: Each account's memos of its order views (all of them, and the live ones), listed after every command as
         #: a strategy's view lists them.
         self.views: dict[tuple[str, bool], OrderViews] = {}
         self.listed: dict[str, dict[int, OrderView]] = {}  # each account's orders as listed after the last command
+        #: The core's events so far: folded into a fresh exchange (the journal's replay), they rebuild its state.
+        self.events: list[Event] = []
+        self.commands = 0  # executed (not refused as the driver's misuse)
 
     def run(self, cmd: Command) -> list[Event] | None:
         """Execute ``cmd`` on both and compare; the core's events (None for driver misuse)."""
@@ -301,6 +308,10 @@ class Differential:
         else:
             assert without_message(got) == want, cmd
             self.count(got)
+            self.events += got
+            self.commands += 1
+            if self.commands % self.replay_every == 0:
+                self.check_replay()
         assert set(self.ex.accounts) == set(self.ref.balances)
         for account in self.ref.balances:
             funds = self.ex.funds(account)
@@ -319,6 +330,12 @@ class Differential:
                         assert memo.live(market_id) == tuple(
                             v for v in self.ex.current_orders(account, market_id, live_only=True)), (market_id, cmd)
         return got
+
+    def check_replay(self) -> None:
+        """The events folded into a fresh exchange, as a restart folds the journal's, rebuild the same state: what a
+        command changed is changed the same way by its events' fold (a field the execute side sets and the fold
+        forgets differs here)."""
+        assert Exchange.replay(self.events).state_digest() == self.ex.state_digest(), len(self.events)
 
     def check_changed(self, account: str, listed: tuple[OrderView, ...], memo: OrderViews) -> None:
         """What the memo says changed since the last command is every order new or changed, as listed now."""
@@ -343,6 +360,7 @@ class Differential:
                 self.counts["commission"] += any(a.commission for a in e.accounts)
 
     def finish(self) -> None:
+        self.check_replay()
         for account in self.ref.balances:
             cleared = self.ex.cleared_orders(account)
             names = [f.name for f in dataclasses.fields(cleared[0])] if cleared else []
@@ -391,7 +409,7 @@ def test_the_core_agrees_with_the_reference_model(
 def seeded_flow(seed: int, steps: int) -> Differential:
     """``steps`` random commands; whenever fewer than two markets are open, a new one (2 to 8 selections)."""
     rng = random.Random(seed)
-    run = Differential()
+    run = Differential(replay_every=100)
     for cmd in setup(tuple(rng.randrange(2_000, 20_000) for _ in range(3)), ()):
         run.run(cmd)
     decoder = Decoder(run.ref)
@@ -412,10 +430,12 @@ def seeded_flow(seed: int, steps: int) -> Differential:
     return run
 
 
-@pytest.mark.parametrize("seed", [1, 2])
-def test_seeded_flows_agree_and_reach_every_case(seed: int) -> None:
-    run = seeded_flow(seed, steps=2500)
-    seen = run.counts
+def test_seeded_flows_agree_and_reach_every_case() -> None:
+    """Three seeded flows agree with the reference; together they reach every case, the rare ones (rounding, say)
+    in one of them at least, whichever a change to the decoder's draws moves them to."""
+    seen: Counter[str] = Counter()
+    for seed in (1, 2, 3):
+        seen += seeded_flow(seed, steps=2500).counts
     # the flows reached what they claim to compare: fills, every lifecycle path, rounding, the odd rejections
     for what in (
         "Matched", "OrderLapsed", "SelectionSettled", "MarketSettled", "MarketVoided", "MatchVoided",
@@ -427,7 +447,7 @@ def test_seeded_flows_agree_and_reach_every_case(seed: int) -> None:
         CancelReason.BY_USER.value, CancelReason.REPLACED.value, CancelReason.MARKET_VOIDED.value,
     ):  # fmt: skip
         assert seen[what], (what, seen)
-    assert seen["Matched"] >= 150 and seen["dead heat"] >= 5, seen
+    assert seen["Matched"] >= 450 and seen["dead heat"] >= 15, seen
 
 
 def below_zero_flow(seed: int) -> Differential:

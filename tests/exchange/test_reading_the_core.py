@@ -1,7 +1,8 @@
 """``docs/reading-the-core.md`` stays true of the code.
 
 * Every name it puts in backticks exists: a file, a module of the core, or something in one
-  (``Position.fill``, ``exchange._DECIDERS``, ``ExchangeState.money_in``).
+  (``Position.fill``, ``exchange._DECIDERS``, ``ExchangeState.money_in``), or a name a file defines
+  (``tests/exchange/test_state_digest.py:KNOWN_DIGEST``).
 * It names the decider of every command, and the registries it says a new state change joins are
   complete: every command has a decider, every event an applier.
 * What it says of the route is what happens: a placement, its fill and a cancel change state through
@@ -54,7 +55,12 @@ def _attribute(obj: Any, name: str) -> Any:
 
 
 def resolves(name: str) -> bool:
-    """Whether ``name`` is a file of the repository (or of the core), or a dotted name in the core."""
+    """Whether ``name`` is a file of the repository (or of the core), a name a file defines (``path.py:name``), or
+    a dotted name in the core."""
+    if ".py:" in name:
+        path, defined = name.split(":")
+        source = (ROOT / path).read_text(encoding="utf-8") if (ROOT / path).is_file() else ""
+        return re.search(rf"^(def|class) {defined}\b|^{defined}( *:.*)? =", source, re.MULTILINE) is not None
     if "/" in name or name.endswith(".py"):
         return (ROOT / name).exists() or (ROOT / "exchange" / "core" / name).exists()
     head, *rest = name.split(".")
