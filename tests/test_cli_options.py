@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from exchange.cli import build_parser
+from exchange.game.channels import dealt_as_holdem
 from tests.cli_helpers import run_cli
 
 
@@ -61,7 +62,7 @@ STRATEGY = ("--strategy", "exchange.backtest.strategy:Strategy", "--seed", "1")
          "--stream-port 9000 is the HTTP --port; give the stream another port"),
         (["serve", "--channel", "stud7", "--channel", "draw5", "--irregularity-rate", "0.5"],
          "--irregularity-rate: the dealer's irregularities are Hold'em's, and no channel given is dealt as hole cards "
-         "then flop, turn and river (holdem, holdem-turbo, omaha, omaha-hilo are)"),
+         f"then flop, turn and river ({', '.join(dealt_as_holdem())} are)"),
         (["serve", "--channel", "nosuch"], "argument --channel: invalid choice: 'nosuch' (choose from"),
         (["serve", "--irregularity-rate", "2"], "must be a share from 0 to 1, not 2"),
         (["serve", "--keep-results", "0"], "argument --keep-results: must be a whole number from 1, not 0"),

@@ -30,6 +30,7 @@ import pytest
 
 from exchange.backtest.strategy import Strategy
 from exchange.cli import build_parser, main
+from exchange.game.channels import dealt_as_holdem
 from exchange.tables.outputs import TABLES
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -201,3 +202,12 @@ def test_every_field_and_method_a_strategy_reads_is_named_in_its_row_of_the_read
         (isinstance(value, property) or inspect.isfunction(value))}
     public -= {"to_dict", "from_dict", "CHANGES_STATE", "TYPE_TAG"}  # (an event's own, for the journal)
     assert public <= named, f"{reader}'s fields and methods the README does not name: {sorted(public - named)}"
+
+
+def test_where_the_readme_lists_the_channels_dealt_as_holdem_it_lists_them_all() -> None:
+    """The dealer's irregularities are for channels dealt as Hold'em is; the README names them where it says so."""
+    lists = re.findall(r"((?:`[a-z0-9-]+`,? )+and `[a-z0-9-]+` channels|Hold'em-dealt channel: (?:`[a-z0-9-]+`,?\s*)+)",
+                       TEXT)
+    assert len(lists) == 2, lists
+    for found in lists:
+        assert re.findall(r"`([a-z0-9-]+)`", found) == dealt_as_holdem(), found

@@ -40,7 +40,7 @@ from exchange.backtest.summary import Summary, summarise
 from exchange.backtest.workers import Executor, report_progress, run_ordered
 from exchange.backtest.world import GameSetup, HouseSpec, SessionOutcome, play_session
 from exchange.betfair.stream import write_stream
-from exchange.game.channels import get_channel
+from exchange.game.channels import dealt_as_holdem, get_channel
 from exchange.game.table import EquityFn
 from exchange.tables import folder_lock
 from exchange.tables.outputs import (
@@ -109,8 +109,8 @@ class BacktestConfig:
             raise ValueError(f"the irregularity rate is a share of games, 0 to 1, not {rate!r}")
         if self.irregularity_rate and not get_channel(self.channel).layout.holdem_streets:
             raise ValueError(f"--irregularity-rate: the dealer's irregularities are Hold'em's; channel {self.channel} "
-                             "is not dealt as hole cards then flop, turn and river (holdem, holdem-turbo, omaha, "
-                             "omaha-hilo are)")
+                             f"is not dealt as hole cards then flop, turn and river ({', '.join(dealt_as_holdem())} "
+                             "are)")
         if self.games_per_session < 1:
             raise ValueError(f"a session needs at least one game, not {self.games_per_session}")
         if self.games % self.games_per_session:

@@ -24,7 +24,6 @@ import os
 import socket
 import sqlite3
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,7 +46,7 @@ from exchange.cli.options import (
     share,
     whole_number,
 )
-from exchange.game.channels import CHANNELS
+from exchange.game.channels import CHANNELS, dealt_as_holdem
 from exchange.server import keys
 from exchange.server.app import create_app
 from exchange.server.config import DEFAULT_KEEP_CLOSED_MARKETS, ServerConfig
@@ -272,8 +271,8 @@ def _check_record(args: argparse.Namespace) -> None:
 
 def _check_irregularities(args: argparse.Namespace) -> None:
     """A rate of dealer errors on channels none of which deals them would be silently ignored: refuse it."""
-    if args.irregularity_rate and not _dealt_as_holdem(args.channels or ("holdem",)):
-        able = ", ".join(_dealt_as_holdem(CHANNELS))
+    if args.irregularity_rate and not dealt_as_holdem(args.channels or ("holdem",)):
+        able = ", ".join(dealt_as_holdem())
         fail("--irregularity-rate: the dealer's irregularities are Hold'em's, and no channel given is dealt as hole "
               f"cards then flop, turn and river ({able} are)")
 
@@ -404,15 +403,9 @@ def _seeded_line(seed: int) -> str:
             "market's id numbers its game); leave --seed out for real trading")
 
 
-def _dealt_as_holdem(channels: Iterable[str]) -> list[str]:
-    """The channels among ``channels`` whose games are dealt as Hold'em is: the only ones the dealer's irregularity
-    rules are written for."""
-    return [name for name in channels if CHANNELS[name].layout.holdem_streets]
-
-
 def _irregularity_line(config: ServerConfig) -> str:
     """Where ``--irregularity-rate`` deals errors: the channels dealt as Hold'em is, and which it leaves alone."""
-    dealt = _dealt_as_holdem(config.channels)
+    dealt = dealt_as_holdem(config.channels)
     others = [name for name in config.channels if name not in dealt]
     line = f"irregularities in a share {config.irregularity_rate:g} of the games on {', '.join(dealt)}"
     if others:

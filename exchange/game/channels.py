@@ -24,6 +24,7 @@ so a new table (a slower Omaha, a hyper-turbo Hold'em) is one more
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
@@ -178,6 +179,16 @@ def parse_market_id(market_id: str) -> tuple[str, int, MarketKind] | None:
     if kind is MarketKind.WIN and config is not None:
         kind = config.markets[0]
     return channel, int(rest), kind
+
+
+def dealt_as_holdem(names: Iterable[str] = CHANNELS) -> list[str]:
+    """The channels among ``names`` whose games are dealt as Hold'em is (hole cards, then flop, turn and river, each
+    after a burn): the only ones the dealer's irregularity rules are written for.
+
+    >>> dealt_as_holdem()
+    ['holdem', 'holdem-turbo', 'omaha', 'omaha-hilo']
+    """
+    return [name for name in names if CHANNELS[name].layout.holdem_streets]
 
 
 def get_channel(name: str) -> ChannelConfig:
