@@ -49,6 +49,16 @@ class HiLoHandEquity(HandEquity):
     def share(self) -> Fraction:
         return Fraction(self.share_units, SHARE_UNIT)
 
+    @property
+    def high_halves(self) -> Fraction:
+        """The high halves it won over the deals counted, exactly (one shared by k counts 1/k)."""
+        return Fraction(self.high_units, SHARE_UNIT)
+
+    @property
+    def low_halves(self) -> Fraction:
+        """The low halves it won over the deals counted, exactly (one shared by k counts 1/k)."""
+        return Fraction(self.low_units, SHARE_UNIT)
+
 
 @dataclass(frozen=True, slots=True)
 class HiLoEquityResult(EquityResult):

@@ -125,6 +125,13 @@ def tables() -> Tables:
     return load_tables()
 
 
+def tables_cached() -> bool:
+    """Whether the lookup arrays are in their disk cache (else the first use builds them, which takes a while)."""
+    from engine._tables import cache_path
+
+    return cache_path().exists()
+
+
 class _Scalar:
     """The tables as Python lists, for the pure-Python scalar path."""
 

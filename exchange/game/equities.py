@@ -33,10 +33,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Protocol
 
-from engine._equity_result import HandEquity
-from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, format_cards
-from engine.equity import EquityResult
+from engine.equity import EquityResult, HandEquity, HiLoEquityResult, HiLoHandEquity
 from engine.equity import equity as engine_equity
 from exchange.game.layouts import LAYOUTS
 from exchange.game.lowcheck import low_losers
@@ -183,14 +181,14 @@ def hilo_prospects(result: HiLoEquityResult, low_known: tuple[tuple[int, ...], b
     n = len(hands)
     high = Prospects.from_counts(
         result.boards, [h.high_wins for h in hands], [h.high_ties for h in hands],
-        [Fraction(h.high_units, SHARE_UNIT) for h in hands], exact=result.exact, known_losers=high_known,
+        [h.high_halves for h in hands], exact=result.exact, known_losers=high_known,
     )  # fmt: skip
     losers, made = low_known
     low = Prospects.from_counts(
         result.boards,
         [*(h.low_wins for h in hands), result.no_low_deals],
         [*(h.low_ties for h in hands), 0],
-        [*(Fraction(h.low_units, SHARE_UNIT) for h in hands), result.no_low_deals],
+        [*(h.low_halves for h in hands), result.no_low_deals],
         exact=result.exact,
         known_losers=(*losers, n + 1) if made else losers,
     )

@@ -74,9 +74,9 @@ def _hand_over(done: Future[GameProspects], deliver: Callable[[GameProspects], N
 
 async def warm_engine(runner: ThreadedEquities, variants: Sequence[str]) -> float:
     """Warm the engine for ``variants`` on the worker thread, logging a line before and after; the seconds taken."""
-    from engine._tables import cache_path
+    from engine.evaluator import tables_cached
 
-    first = not cache_path().exists()
+    first = not tables_cached()
     log.info("warming the poker engine for %s%s", ", ".join(dict.fromkeys(variants)),
              " (first run: building its tables and compiling its kernels; this takes a while)" if first else "")
     began = time.perf_counter()
