@@ -126,14 +126,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+def _seconds_by_channel(field: str) -> str:
+    """A window length of the channels in seconds, as help says it: the most channels' first, then the others'.
+
+    >>> _seconds_by_channel("betting_window_ms")
+    '30; holdem-turbo 18'
+    """
+    lengths = {name: getattr(config, field) / 1000 for name, config in CHANNELS.items()}
+    usual = max(set(lengths.values()), key=list(lengths.values()).count)
+    return "; ".join([f"{usual:g}", *(f"{name} {length:g}" for name, length in lengths.items() if length != usual)])
+
+
 def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of the games themselves: channels, windows, decks, house liquidity, dealer errors."""
     parser.add_argument("--channel", action="append", choices=sorted(CHANNELS), dest="channels",
                         help="a channel to run (repeat for several; default holdem)")
     parser.add_argument("--window-seconds", type=seconds, default=None, metavar="S",
-                        help="betting window length (default: the channel's, 30; holdem-turbo 18)")
+                        help="betting window length (default: the channel's, "
+                             f"{_seconds_by_channel('betting_window_ms')})")
     parser.add_argument("--playing-seconds", type=seconds_or_zero, default=None, metavar="S",
-                        help="playing (suspended) window length (default: the channel's, 3)")
+                        help="playing (suspended) window length (default: the channel's, "
+                             f"{_seconds_by_channel('playing_window_ms')})")
     parser.add_argument("--seed", type=whole_number, default=None,
                         help="seed for the decks, for games dealt again alike (default: random); anyone who knows or "
                              "guesses it can deal every game's cards ahead of their reveal, so leave it out for "
