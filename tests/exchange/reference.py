@@ -7,6 +7,8 @@ Everything else is done the obvious, slow way, straight from the rules in
 
 * every order of a market sits in one list; the resting order an incoming one
   meets first is found by filtering and sorting (price, then bet id);
+* a FILL_OR_KILL order matches only if the crossing orders add up to its minimum fill, and its rest is
+  cancelled at once;
 * exposure is the worst P&L over every outcome still possible, computed by
   trying each one with ``Fraction``: each live selection winning alone, and
   VOID (bets settled early keep their results, the rest are refunded);
@@ -318,8 +320,16 @@ class Reference:
                     c.ts, OrderAction.PLACE, c.account_id, r.code, "", c.market_id, c.selection_id, None, c.customer_ref
                 )
             ]
-        return self._place(c.ts, c.account_id, m, c.selection_id, c.side, tick, c.size, c.customer_ref, None,
-                           c.strategy_ref)
+        events = self._place(c.ts, c.account_id, m, c.selection_id, c.side, tick, c.size, c.customer_ref, None,
+                             c.strategy_ref, c.fill_or_kill)
+        bet = self.bets[self.next_bet - 1]
+        if c.fill_or_kill is not None and bet.remaining:  # nothing of it rests: the rest is cancelled at once
+            events.append(OrderCancelled(c.ts, bet.bet_id, bet.account, bet.market, bet.selection, bet.remaining,
+                                         CancelReason.FILL_OR_KILL))
+            bet.cancelled += bet.remaining
+            bet.remaining = 0
+            bet.cancelled_ts = c.ts
+        return events
 
     def _check_place(self, c: PlaceOrder) -> tuple[Mkt, int]:
         if c.account_id not in self.balances:
@@ -344,6 +354,8 @@ class Reference:
         tick = parse_tick(c.price)
         if type(c.size) is not int or c.size < m.min_stake:
             raise Refused(ErrorCode.INVALID_BET_SIZE)
+        if c.fill_or_kill is not None and (type(c.fill_or_kill) is not int or not 0 < c.fill_or_kill <= c.size):
+            raise Refused(ErrorCode.INVALID_MIN_FILL_SIZE)
         before = self.outcomes(c.account_id, m)
         after = self.outcomes(c.account_id, m, extra=((c.selection_id, c.side, tick, c.size),))
         if not self._affordable(c.account_id, m, before, after):
@@ -371,7 +383,10 @@ class Reference:
         customer_ref: str | None,
         replaces: int | None,
         strategy_ref: str | None = None,
+        min_fill: int | None = None,
     ) -> list[Event]:
+        """Queue a bet and match it while the book crosses; ``min_fill``: match nothing unless the crossing orders
+        can match that much at once (a FILL_OR_KILL order's)."""
         bet = Bet(self.next_bet, account, m.market_id, selection, side, tick, size, ts, m.round, customer_ref, size,
                   strategy_ref=strategy_ref)
         self.next_bet += 1
@@ -385,8 +400,9 @@ class Reference:
                 strategy_ref,
             )
         ]
-        while bet.remaining:
-            opposite = LAY if side is BACK else BACK
+        opposite = LAY if side is BACK else BACK
+        matches = min_fill is None or self.crossable(m, selection, side, tick) >= min_fill  # judged once, before
+        while bet.remaining and matches:
             crossing = [
                 r
                 for r in m.bets
@@ -423,6 +439,14 @@ class Reference:
                 )
             )
         return events
+
+    @staticmethod
+    def crossable(m: Mkt, selection: int, side: Side, tick: int) -> int:
+        """What an order on ``side`` at ``tick`` could match now: the opposite side's resting size at its price or
+        better."""
+        opposite = LAY if side is BACK else BACK
+        return sum(r.remaining for r in m.bets if r.selection == selection and r.side is opposite
+                   and (r.tick >= tick if side is BACK else r.tick <= tick))
 
     def _own_live(self, account: str, bet_id: object, market_id: str | None = None) -> Bet:
         if account not in self.balances:

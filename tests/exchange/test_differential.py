@@ -55,6 +55,7 @@ from exchange.core.events import (
     Event,
     LapseReason,
     MarketSettled,
+    Matched,
     OrderCancelled,
     OrderRejected,
 )
@@ -65,7 +66,7 @@ from exchange.core.orders import OrderType, OrderView, PersistenceType
 from exchange.core.side import Side
 
 from .conftest import dutch, even_stakes
-from .reference import Illegal, Reference
+from .reference import Illegal, Reference, Refused, parse_tick
 
 #: Traders: three regular accounts, a late one, the house itself (it may trade too) and an invalid id.
 NAMES = ("a0", "a1", "a2") * 4 + ("a3", "HOUSE", "")
@@ -148,6 +149,17 @@ class Decoder:
         bet = pool[-1 - c // 4 % len(pool)]
         return (bet.account if a % 5 else NAMES[a % len(NAMES)]), bet.bet_id
 
+    def min_fill(self, market_id: str, selection: int, side: Side, price: object, size: int, c: int) -> int:
+        """A FILL_OR_KILL order's minimum fill: the whole size, half of it, one unit, out of range, or exactly what
+        the book can match now and one unit more (the edge of matching at all)."""
+        m = self.ref.markets.get(market_id)
+        try:
+            crossable = 0 if m is None else self.ref.crossable(m, selection, side, parse_tick(price))
+        except Refused:  # off the ladder: refused before its minimum fill counts
+            crossable = 0
+        edge = min(size, max(1, crossable))
+        return (size, max(1, size // 2), 1, 0, size + 1, edge, min(size, crossable + 1))[c // 3 % 7]
+
     def command(self, raw: Raw, ts: int) -> Command:
         kind, a, b, c, d, e, f, back = raw
         account = NAMES[a % len(NAMES)]
@@ -155,10 +167,12 @@ class Decoder:
             market = self.market(b, "ACTIVE")
             order_type = OrderType.LIMIT_ON_CLOSE if f % 50 == 1 else OrderType.LIMIT
             persistence = PersistenceType.PERSIST if f % 50 == 2 else PersistenceType.LAPSE
+            selection, side = self.selection(market, e), Side.BACK if back else Side.LAY
+            size, price = size_of(c), price_of(d)
+            fok = self.min_fill(market, selection, side, price, size, c) if f % 10 == 3 else None  # a tenth
             return PlaceOrder(
-                ts, account, market, self.selection(market, e), Side.BACK if back else Side.LAY, price_of(d),
-                size_of(c), round_of(f), "ref" if f % 7 == 0 else None, order_type, persistence,
-                "strategy" if f % 5 == 0 else None,
+                ts, account, market, selection, side, price, size, round_of(f), "ref" if f % 7 == 0 else None,
+                order_type, persistence, "strategy" if f % 5 == 0 else None, fok,
             )  # fmt: skip
         if kind < 64:
             owner, bet_id = self.bet(a, c)
@@ -308,6 +322,8 @@ class Differential:
         else:
             assert without_message(got) == want, cmd
             self.count(got)
+            if isinstance(cmd, PlaceOrder) and cmd.fill_or_kill is not None:
+                self.counts["fill or kill matched"] += any(isinstance(e, Matched) for e in got)
             self.events += got
             self.commands += 1
             if self.commands % self.replay_every == 0:
@@ -445,6 +461,7 @@ def test_seeded_flows_agree_and_reach_every_case() -> None:
         "INVALID_BET_ID", "MARKET_NOT_OPEN_FOR_BETTING", "BET_REJECTED_ROUND_STALE", "SELECTION_ALREADY_LOST",
         "INVALID_MARKET_ID", "INVALID_ACCOUNT", "DUPLICATE_ACCOUNT", "INVALID_AMOUNT",
         CancelReason.BY_USER.value, CancelReason.REPLACED.value, CancelReason.MARKET_VOIDED.value,
+        CancelReason.FILL_OR_KILL.value, "INVALID_MIN_FILL_SIZE", "fill or kill matched",
     ):  # fmt: skip
         assert seen[what], (what, seen)
     assert seen["Matched"] >= 450 and seen["dead heat"] >= 15, seen
