@@ -120,7 +120,13 @@ def _start_worker(progress: Synchronized[int]) -> None:
 
 def _add(counter: Synchronized[int], units: int) -> None:
     with counter.get_lock():
-        counter.value += units
+        counter.get_obj().value += units
+
+
+def _read(counter: Synchronized[int]) -> int:
+    """The counter's value, read without its lock: a worker killed holding the lock (out of memory, say) must not
+    hold the command too, which then hears the pool is broken (the value is one aligned word)."""
+    return counter.get_obj().value
 
 
 def _leave_stopping_to_the_command() -> None:
@@ -253,6 +259,7 @@ class ProcessExecutor(_Closing):
         self._context = multiprocessing.get_context(_start_method())
         self._pool: ProcessPoolExecutor | None = None
         self._progress: Synchronized[int] = self._context.Value("q", 0)  # the units of progress its workers reported
+        self._stale = False  # items of an abandoned imap may still be running, and adding to the counter
         #: this process's children from before the pool: the pool's workers are the others
         self._children_before: set[multiprocessing.process.BaseProcess] = set()
 
@@ -274,13 +281,17 @@ class ProcessExecutor(_Closing):
 
     def imap(self, fn: Callable[[T], R], items: Sequence[T],
              on_progress: Callable[[int], None] | None = None) -> Iterator[tuple[int, R]]:
-        """As :meth:`Executor.imap`; the workers' progress is looked at every :data:`PROGRESS_EVERY_S` seconds."""
+        """As :meth:`Executor.imap`, one at a time; the workers' progress is looked at every
+        :data:`PROGRESS_EVERY_S` seconds."""
+        if self._stale:  # their progress is not this imap's: a fresh pool and counter, once they are done
+            self.close()
+            self._progress, self._stale = self._context.Value("q", 0), False
         if self._pool is None:
             self._children_before = set(multiprocessing.active_children())
             self._pool = ProcessPoolExecutor(max_workers=self._workers, mp_context=self._context,
                                              initializer=_start_worker, initargs=(self._progress,))
         pool, progress = self._pool, self._progress
-        told = progress.value
+        told = _read(progress)
         pending: dict[Future[R], int] = {}
         queue = iter(enumerate(items))
         try:
@@ -291,7 +302,7 @@ class ProcessExecutor(_Closing):
             while pending:
                 every = None if on_progress is None else PROGRESS_EVERY_S
                 done, _ = wait(pending, timeout=every, return_when=FIRST_COMPLETED)
-                if on_progress is not None and (now := progress.value) != told:
+                if on_progress is not None and (now := _read(progress)) != told:
                     on_progress(now - told)
                     told = now
                 for future in sorted(done, key=pending.__getitem__):
@@ -304,8 +315,8 @@ class ProcessExecutor(_Closing):
                         pending[pool.submit(_run_chunk, fn, item)] = next_index
                         break
         finally:
-            for future in pending:
-                future.cancel()
+            running = [future for future in pending if not future.cancel()]
+            self._stale = any(not future.done() for future in running)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -3,13 +3,18 @@ that can carry what its workers say (this process, a local pool); a Dask cluster
 
 from __future__ import annotations
 
+import os
+import signal
 import time
+from collections.abc import Generator
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from pathlib import Path
+from typing import cast
 
 import pytest
 
-from exchange.backtest import runner
+from exchange.backtest import runner, workers
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor, report_progress, run_ordered
 from tests.backtest.backtest_support import small_config
@@ -101,3 +106,36 @@ def test_a_dask_clusters_bar_moves_a_chunk_at_a_time(bar: Bar) -> None:
     ):
         run_backtest(replace(small_config(), games=5), executor, None, progress=True, chunk_size=3)
     assert sorted(bar.moves) == [2, 3] and bar.closed
+
+
+def _dies_holding_the_counter(item: int) -> int:
+    """As a worker killed (out of memory, say) inside :func:`workers._add`, the counter's lock held."""
+    counter = workers._progress.args[0]  # type: ignore[union-attr]  # the worker's partial(_add, counter)
+    counter.get_lock().acquire()
+    os.kill(os.getpid(), signal.SIGKILL)
+    return item
+
+
+@pytest.mark.timeout(120)
+def test_a_worker_killed_holding_the_counter_breaks_the_pool_and_does_not_hang_the_command() -> None:
+    with ProcessExecutor(1) as pool, pytest.raises(BrokenProcessPool):
+        run_ordered(pool, _dies_holding_the_counter, [0], on_progress=lambda units: None)
+
+
+def _says_five_twice(item: int) -> int:
+    report_progress(5)
+    time.sleep(0.3)  # still running when its run is abandoned
+    report_progress(5)
+    return item
+
+
+def test_a_run_after_an_abandoned_one_hears_only_its_own_items() -> None:
+    """Items of a run whose reader stopped (its on_result raised, say) may still be running: the next run on the
+    executor does not count what they say."""
+    said: list[int] = []
+    with ProcessExecutor(2) as pool:
+        abandoned = cast("Generator[tuple[int, int], None, None]", pool.imap(_says_five_twice, [0, 1, 2, 3]))
+        next(abandoned)
+        abandoned.close()
+        assert run_ordered(pool, _says_two, [0, 1], on_progress=said.append) == [0, 1]
+    assert sum(said) == 4

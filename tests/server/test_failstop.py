@@ -218,6 +218,19 @@ async def test_a_killed_writer_refuses_the_command_and_everything_after(
     await _everything_refused(client, alice)
 
 
+async def test_a_killed_writer_refuses_a_placement_over_rest_too(app_client: tuple[TestClient, list[str]]) -> None:
+    """API-NG over REST as over JSON-RPC: the placement's answer waits for the journal at the HTTP edge (the
+    betting methods do not wait themselves), so it is refused, never a bet id the journal does not hold."""
+    client, _ = app_client
+    alice = await login(client, "alice", "pw-alice")
+    os.kill(_writer(client), signal.SIGKILL)
+    resp = await asyncio.wait_for(client.post("/exchange/betting/rest/v1.0/placeOrders/", headers=headers(alice),
+                                              data=json.dumps(place(MARKET, 1, "BACK", 3.0, 2))), BOUND_S)
+    fault = await resp.json()
+    assert resp.status == 503 and fault["faultcode"] == "Server", fault
+    assert fault["detail"]["APINGException"]["errorCode"] == "SERVICE_UNAVAILABLE", fault
+
+
 @pytest.mark.parametrize("app_client", [TIMEOUT_MS], indirect=True)
 async def test_with_the_writer_stalled_nothing_undurable_is_shown_and_every_wait_ends(
         app_client: tuple[TestClient, list[str]]) -> None:
