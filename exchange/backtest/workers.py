@@ -1,8 +1,11 @@
 """Where chunks of games run: in this process, a local process pool, or a Dask cluster — one interface.
 
 An :class:`Executor` maps a picklable function over a list of work items and
-yields ``(index, result)`` pairs *as they complete* (so a progress bar moves);
-:func:`run_ordered` puts them back in input order. Nothing about a result may
+yields ``(index, result)`` pairs *as they complete*; :func:`run_ordered` puts
+them back in input order. An item says how far it has got with
+:func:`report_progress` (a backtest's chunk, each game it has played), which
+reaches the caller's ``on_progress`` while the item still runs, so a progress
+bar moves within a long chunk (not on a Dask cluster). Nothing about a result may
 depend on where or in which order it ran: the caller merges by index, so a
 backtest gives byte-identical output on one process, on K processes and on a
 cluster.
