@@ -230,6 +230,7 @@ def bettor_view(
     with_book: bool = True,
     market: MarketKind | None = None,
     views: OrderViews | None = None,
+    now_ms: int | None = None,
 ) -> BettorView | None:
     """The channel's game (current, or the one of ``market_id``) as ``account_id`` may see it; ``None`` if none.
 
@@ -237,7 +238,8 @@ def bettor_view(
     game's Low), else its main market. ``open_orders_only`` leaves fully matched, lapsed and cancelled orders out
     of ``orders``; ``with_book=False`` leaves out the price ladders (hands keep their status). Both are for busy
     agents that do not read those parts. ``views``: the viewer's memo of its orders' views, for one that looks at
-    every update (each order's view is built again only once it changed).
+    every update (each order's view is built again only once it changed). ``now_ms``: the instant of several views
+    read together (the clock's now, by default).
     """
     game = channel.game(market_id)
     if game is None:
@@ -253,7 +255,7 @@ def bettor_view(
     public = game.public
     orders, live = _orders(exchange, account_id, mid, open_orders_only, status, views)
     config = channel.config
-    now_ms = channel.clock.now()
+    now_ms = channel.clock.now() if now_ms is None else now_ms
     return BettorView(
         channel=config.name,
         market_id=mid,

@@ -77,13 +77,15 @@ def channel_snapshot(service: ExchangeService, name: str) -> dict[str, Any] | No
     channel = service.channels.get(name)
     if channel is None:
         return None
-    view = bettor_view(channel)
+    now = channel.clock.now()  # every market's view at one instant: a window's edge falls between none of them
+    view = bettor_view(channel, now_ms=now)
     cfg = channel.config
     out: dict[str, Any] = {"channel": {"id": name, "name": cfg.title, "variant": cfg.variant, "status": "RUNNING"}}
     if view is None:
         out["game"] = None
         return out
-    views = [view] + [v for m in view.market_ids[1:] if (v := bettor_view(channel, market_id=m)) is not None]
+    others = (bettor_view(channel, market_id=m, now_ms=now) for m in view.market_ids[1:])
+    views = [view] + [v for v in others if v is not None]
     hands = [{"name": hand.name, "selectionId": hand.hand, **_cards(view, hand.hand), "status": _status(view, hand)}
              for hand in view.hands]
     board = [str(c) for c in view.board] + [NOT_AVAILABLE] * (cfg.layout.board_cards - len(view.board))

@@ -12,9 +12,10 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from exchange.clock import VirtualClock
+from exchange.core.commands import SuspendMarket
 from exchange.core.exchange import Exchange
 from exchange.game.channel import Channel
-from exchange.game.channels import HOLDEM
+from exchange.game.channels import HOLDEM, OMAHA_HILO
 from exchange.game.deal import seeded_decks
 from exchange.server.game_view import channel_snapshot
 from exchange.server.service import ExchangeService
@@ -55,3 +56,33 @@ def test_the_cards_just_turned_come_without_equities_until_theirs_are_in() -> No
     assert market["equitiesPending"] is False
     shares = [selection["equityExact"] for selection in market["selections"]]
     assert len(set(shares)) > 1 and "1/4" not in shares  # the hole cards' own figures
+
+
+class Ticking(VirtualClock):
+    """A clock a millisecond later at every read once ``ticking`` is set, as a busy loop's wall clock can be between
+    two reads."""
+
+    ticking = False
+
+    def now(self) -> int:
+        now = super().now()
+        if self.ticking:
+            self._now += 1
+        return now
+
+
+def test_a_snapshot_shows_every_market_at_one_instant_at_the_windows_edge() -> None:
+    """A hi/lo game's High market suspended alone (as one settled early is closed) and its Low market open, read a
+    millisecond before the window's close on a clock that moves at every read: betting is open with 1 ms left, not
+    closed beside 1 ms left because the Low market's view was read a millisecond later."""
+    clock = Ticking(start_ms=0)
+    channel = Channel(OMAHA_HILO, clock, Exchange(), decks=seeded_decks(3))
+    channel.start(games=1)
+    game = channel.current
+    assert game is not None
+    clock.run(until_ms=game.windows[0].closes_ms - 1)
+    channel.exchange.execute(SuspendMarket(clock.now(), game.market_id))
+    clock.ticking = True
+    snapshot = _snapshot(channel)
+    assert [market["marketStatus"] for market in snapshot["markets"]] == ["SUSPENDED", "ACTIVE"]
+    assert (snapshot["bettingWindowRemainingMs"], snapshot["bettingOpen"]) == (1, True)
