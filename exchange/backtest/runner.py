@@ -198,8 +198,8 @@ def run_chunk(chunk: Chunk) -> ChunkResult:
     spec = chunk.config.strategy
     result = ChunkResult(chunk.first, chunk.count, empty_tables())
     for session in range(chunk.first, chunk.first + chunk.count):
-        outcome, recordings = play_session(setup, session, spec.build(), result.tables)
-        report_progress(outcome.games)
+        outcome, recordings = play_session(setup, session, spec.build(), result.tables)  # each game says it ended
+        report_progress(setup.games_per_session - outcome.games)  # those a session that ended early passed over
         result.sessions.append(outcome)
         result.streams += [(market_id, zlib.compress(text.encode("utf-8"), 6)) for market_id, text in recordings]
     return result
@@ -226,7 +226,7 @@ def run_backtest(
 def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], staging: Path | None,
               out: Path | None, progress: bool) -> BacktestResult:
     """The chunks played, their results written to ``staging`` as they come and moved into ``out`` at the end."""
-    played = _Played(_progress_bar(config.games) if progress else None)
+    done = _Done(_progress_bar(config.games) if progress else None, config.games_per_session)
     streams_dir = None if staging is None else staging / "streams"
     writer = None if staging is None else OrderedWriter(staging)
 
@@ -237,10 +237,10 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
             result.streams.clear()
         if writer is not None:
             writer.add(index, result)
-        played.chunk_done(result.games)
+        done.chunk_done(result)
 
     try:
-        results = run_ordered(executor, run_chunk, chunks, on_result, played.said if progress else None)
+        results = run_ordered(executor, run_chunk, chunks, on_result, done.said)
         sessions = tuple(s for r in sorted(results, key=lambda r: r.first) for s in r.sessions)
         record = None if staging is None else write_run_record(staging, config, {s.latency_ms for s in sessions})
         written = () if writer is None else writer.close()
@@ -248,11 +248,10 @@ def _run_into(config: BacktestConfig, executor: Executor, chunks: list[Chunk], s
         if writer is not None and staging is not None:
             _discard(writer, staging, failure)
         kept = () if out is None else (f"{out} is as it was (a backtest writes there once every game is played)",)
-        _note_if_stopped(failure, f"at least {played.in_chunks_done:,} of {config.games:,} games had been played "
-                                  "(those of the chunks done)", *kept)
+        _note_if_stopped(failure, f"{done.games:,} of {config.games:,} games were done", *kept)
         raise
     finally:
-        played.close()
+        done.close()
     figures = (config.account, config.balance if config.in_sessions else None, get_channel(config.channel).min_stake,
                [s.ended_by for s in sessions if s.games < config.games_per_session])  # the last game's is no cut
     if out is None or staging is None or record is None:
@@ -454,30 +453,33 @@ def merge_results(results: Sequence[ChunkResult]) -> dict[str, pa.Table]:
     return {name: merge([r.tables[name] for r in ordered]) for name in TABLES}
 
 
-class _Played:
-    """The games of a run played so far, on its progress bar (if it has one): those of the chunks whose results are
-    in and, ahead of them, those the workers said they had played in chunks still under way (an executor that does
-    not carry what they say, a Dask cluster's, moves the bar a chunk at a time)."""
+class _Done:
+    """How many of a run's games are done (played, or passed over by a session that ended early), on its progress
+    bar if it has one: those of the chunks whose results are in and, ahead of them, those the workers said they had
+    done in chunks still under way (an executor that does not carry what they say, a Dask cluster's, counts a chunk
+    at a time)."""
 
-    def __init__(self, bar: _Bar | None) -> None:
+    def __init__(self, bar: _Bar | None, games_per_session: int) -> None:
         self.bar = bar
+        self.games_per_session = games_per_session
+        self.games = 0
         self.in_chunks_done = 0
-        self.said_played = 0
-        self.shown = 0
+        self.said_done = 0
 
-    def chunk_done(self, games: int) -> None:
-        self.in_chunks_done += games
-        self._show()
+    def chunk_done(self, result: ChunkResult) -> None:
+        self.in_chunks_done += result.count * self.games_per_session
+        self._count()
 
     def said(self, games: int) -> None:
-        self.said_played += games
-        self._show()
+        self.said_done += games
+        self._count()
 
-    def _show(self) -> None:
-        now = max(self.in_chunks_done, self.said_played)
-        if self.bar is not None and now > self.shown:
-            self.bar.update(now - self.shown)
-            self.shown = now
+    def _count(self) -> None:
+        now = max(self.in_chunks_done, self.said_done)
+        if now > self.games:
+            if self.bar is not None:
+                self.bar.update(now - self.games)
+            self.games = now
 
     def close(self) -> None:
         if self.bar is not None:

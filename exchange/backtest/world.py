@@ -40,6 +40,7 @@ from exchange.agents.house import (
 from exchange.backtest.agent import attach_strategy
 from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.strategy import Strategy, check_latency_ms
+from exchange.backtest.workers import report_progress
 from exchange.clock import VirtualClock
 from exchange.core.events import OrderRejected
 from exchange.core.exchange import Exchange, ExchangeConfig
@@ -47,7 +48,7 @@ from exchange.game.channel import Channel
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.deal import seeded_decks
 from exchange.game.equities import game_equities
-from exchange.game.events import GameStarted, Stamped
+from exchange.game.events import GameEnded, GameStarted, Stamped
 from exchange.game.irregular import seeded_irregularities
 from exchange.game.table import EquityFn
 from exchange.tables.collector import Collector
@@ -218,6 +219,8 @@ class World:
         record.collector(stamped)
         for feed in record.feeds:
             feed.on_event(stamped)
+        if type(event) is GameEnded:
+            report_progress(1)  # for the command's progress bar, as each game ends
 
     def _refused_without_market(self, rejection: OrderRejected) -> None:
         """A refused cancel or replace names no market (only the bet id it was given): its row goes to the game

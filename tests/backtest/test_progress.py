@@ -17,7 +17,7 @@ import pytest
 from exchange.backtest import runner, workers
 from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import DaskExecutor, InlineExecutor, ProcessExecutor, report_progress, run_ordered
-from tests.backtest.backtest_support import small_config
+from tests.backtest.backtest_support import session_config, small_config
 
 
 def _says_two_then_waits_to_be_heard(item: tuple[int, str]) -> str:
@@ -89,6 +89,13 @@ def test_the_bar_moves_a_game_at_a_time_in_chunks_of_three(bar: Bar) -> None:
     config = replace(small_config(), games=5)
     run_backtest(config, InlineExecutor(), None, progress=True, chunk_size=3)
     assert bar.moves == [1] * 5 and bar.closed
+
+
+def test_in_sessions_the_bar_moves_a_game_at_a_time_and_counts_the_games_a_session_passed_over(bar: Bar) -> None:
+    """Three sessions of five games; the second ends after four (its drawdown limit): its fifth is passed over."""
+    result = run_backtest(session_config(), InlineExecutor(), None, progress=True)
+    assert [s.games for s in result.sessions] == [5, 4, 5]
+    assert bar.moves == [1] * 15
 
 
 def test_with_a_pool_the_bar_reaches_every_game_once(bar: Bar) -> None:
