@@ -3,7 +3,7 @@
 An :class:`Executor` maps a picklable function over a list of work items and
 yields ``(index, result)`` pairs *as they complete*; :func:`run_ordered` puts
 them back in input order. An item says how far it has got with
-:func:`report_progress` (a backtest's chunk, each game it has played), which
+:func:`report_progress` (a backtest's chunk, each game it is done with), which
 reaches the caller's ``on_progress`` while the item still runs, so a progress
 bar moves within a long chunk (not on a Dask cluster). Nothing about a result may
 depend on where or in which order it ran: the caller merges by index, so a
@@ -103,7 +103,7 @@ _progress: Callable[[int], None] | None = None
 
 
 def report_progress(units: int) -> None:
-    """Say, from inside an item, that ``units`` more of its work are done (a backtest's chunk: games played), so a
+    """Say, from inside an item, that ``units`` more of its work are done (a backtest's chunk: games), so a
     progress bar moves within a long item; an executor that cannot carry it (a Dask cluster's) drops it."""
     if _progress is not None:
         _progress(units)
