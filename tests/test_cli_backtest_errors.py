@@ -279,6 +279,27 @@ class Async(Strategy):
 class ForgetsToAnswer(Strategy):
     def check_market_book(self, market):
         self.asked = True
+
+class AnswersItself(Strategy):
+    # at every update a lay under each hand's fair odds, every third all cancelled: each arrives at once
+    def __init__(self):
+        super().__init__(latency_ms=0)
+        self.updates = 0
+
+    def process_market_book(self, market):
+        from exchange.core import ladder
+        from exchange.core.side import Side
+        view = market.view
+        if not view.betting_open:
+            return
+        self.updates += 1
+        if self.updates % 3 == 0:
+            market.cancel_all()
+            return
+        for hand in view.live_hands:
+            if hand.fair_odds is not None:
+                tick = ladder.nearest_tick(hand.fair_odds) - 1
+                market.place_order(hand.hand, Side.LAY, ladder.price(tick), view.min_stake)
 """
 
 
@@ -302,8 +323,13 @@ class ForgetsToAnswer(Strategy):
                    "session 0, game 0"),
     ("ForgetsToAnswer", "1", "check_market_book raised TypeError: it returned None: it answers True (call "
                              "process_market_book) or False, in backtest session 0, game 0"),
+    # this one ran for ever at one instant, the progress bar at 0 and nothing said
+    ("AnswersItself", "1", "process_market_book raised StrategyStuck: updated 1,000 times at 1767225600000 ms without "
+                           "the game's clock moving on: with latency 0 ms its orders arrive at once, and each changes "
+                           "the book, which updates it again: give it a latency above 0 (--latency-ms), or place only "
+                           "when what it looks at has changed, in backtest session 0, game 0 (holdem.0)"),
 ], ids=["book", "book-2-workers", "game-end", "bad-place-order", "unbuildable", "unpicklable", "holds-a-handle",
-        "sys-exit", "sys-exit-2-workers", "async-hook", "check-answers-none"])
+        "sys-exit", "sys-exit-2-workers", "async-hook", "check-answers-none", "stuck-at-one-instant"])
 def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_the_game(
     name: str, workers: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -62,7 +62,7 @@ from exchange.agents.view import MARKET_OVER, BettorView
 from exchange.backtest.bankroll import BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketHandle, Settlement, Strategy
-from exchange.backtest.strategy_errors import Guarded
+from exchange.backtest.strategy_errors import Guarded, stuck_at_one_instant
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
 from exchange.core.order_views import OrderViews
@@ -232,6 +232,11 @@ class SeatedStrategy:
                 self.on_session_end(reason)
 
 
+#: Updates of one market at one instant of the game's clock past which a strategy is taken to answer its own orders
+#: for ever (the example strategies see three at most).
+UPDATES_AT_ONE_INSTANT = 1_000
+
+
 class StrategyAgent(Agent):
     """Runs one :class:`Strategy` on one market of each game, through the agent hooks of that market."""
 
@@ -247,6 +252,7 @@ class StrategyAgent(Agent):
         self.order_views = OrderViews(changes=True)  # which orders changed, without comparing every one
         self._quiet: tuple[str, object] | None = None  # (market, round) of a window its settled market sat out
         self._ended: tuple[str, Settlement | None] | None = None  # (market, settlement) told the strategy
+        self._instant = (-1, 0)  # (ms, updates at it): a strategy answering its own orders for ever at one instant
 
     @property
     def retired(self) -> bool:
@@ -326,6 +332,10 @@ class StrategyAgent(Agent):
     def _update(self, handle: MarketHandle) -> None:
         if self.retired:
             return
+        at_ms, updates = self._instant
+        self._instant = (now := handle.now_ms, updates + 1 if now == at_ms else 1)
+        if updates >= UPDATES_AT_ONE_INSTANT:
+            raise stuck_at_one_instant(updates, now, handle.latency_ms)
         self._orders_changed(handle)
         if self.strategy.check_market_book(handle):
             self.strategy.process_market_book(handle)

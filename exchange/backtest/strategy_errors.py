@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 _NOTE = "raised in the strategy's "
+E = TypeVar("E", bound=Exception)
 
 
 class Guarded:
@@ -53,6 +54,22 @@ class Guarded:
 class StrategyExited(Exception):
     """A strategy's hook raised ``SystemExit`` (``sys.exit()``): an error of the strategy's like any other. Left to
     go on, it ended the whole backtest with the strategy's exit status and not a word of why."""
+
+
+class StrategyStuck(Exception):
+    """A strategy's ``process_market_book`` was called over and over at one instant of the game's clock: each update
+    it answers with an order that arrives at once changes the book, which updates it again, and the game's clock
+    never moves on (the run went on for ever, its progress bar at 0)."""
+
+
+def stuck_at_one_instant(updates: int, at_ms: int, latency_ms: int) -> StrategyStuck:
+    """The error of a strategy updated ``updates`` times at ``at_ms`` with its latency ``latency_ms``."""
+    why = (f"with latency {latency_ms} ms its orders arrive at once, and each changes the book, which updates it "
+           "again: give it a latency above 0 (--latency-ms), or place only when what it looks at has changed"
+           if latency_ms == 0 else "each order it places changes the book, which updates it again: place only when "
+           "what it looks at has changed")
+    return _noted(StrategyStuck(f"updated {updates:,} times at {at_ms} ms without the game's clock moving on: {why}"),
+                  "process_market_book")
 
 
 def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,7 +97,7 @@ def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
     return hook
 
 
-def _noted(exc: Exception, name: str) -> Exception:
+def _noted(exc: E, name: str) -> E:
     exc.add_note(f"{_NOTE}{name}")
     return exc
 
