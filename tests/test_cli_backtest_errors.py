@@ -324,7 +324,7 @@ class AnswersItself(Strategy):
     ("ForgetsToAnswer", "1", "check_market_book raised TypeError: it returned None: it answers True (call "
                              "process_market_book) or False, in backtest session 0, game 0"),
     # this one ran for ever at one instant, the progress bar at 0 and nothing said
-    ("AnswersItself", "1", "process_market_book raised StrategyStuck: updated 1,000 times at 1767225600000 ms without "
+    ("AnswersItself", "1", "process_market_book raised StrategyStuck: updated 1,001 times at 1767225600000 ms without "
                            "the game's clock moving on: with latency 0 ms its orders arrive at once, and each changes "
                            "the book, which updates it again: give it a latency above 0 (--latency-ms), or place only "
                            "when what it looks at has changed, in backtest session 0, game 0 (holdem.0)"),

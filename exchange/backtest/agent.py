@@ -237,6 +237,21 @@ class SeatedStrategy:
 UPDATES_AT_ONE_INSTANT = 1_000
 
 
+class Instant:
+    """How many times in a row something happened at one instant of the clock."""
+
+    __slots__ = ("at_ms", "times")
+
+    def __init__(self) -> None:
+        self.at_ms, self.times = -1, 0
+
+    def count(self, now_ms: int) -> int:
+        """Count one more at ``now_ms``; how many in a row at it, this one included."""
+        self.times = self.times + 1 if now_ms == self.at_ms else 1
+        self.at_ms = now_ms
+        return self.times
+
+
 class StrategyAgent(Agent):
     """Runs one :class:`Strategy` on one market of each game, through the agent hooks of that market."""
 
@@ -252,7 +267,7 @@ class StrategyAgent(Agent):
         self.order_views = OrderViews(changes=True)  # which orders changed, without comparing every one
         self._quiet: tuple[str, object] | None = None  # (market, round) of a window its settled market sat out
         self._ended: tuple[str, Settlement | None] | None = None  # (market, settlement) told the strategy
-        self._instant = (-1, 0)  # (ms, updates at it): a strategy answering its own orders for ever at one instant
+        self._instant = Instant()  # a strategy answering its own orders for ever is updated at one instant
 
     @property
     def retired(self) -> bool:
@@ -332,10 +347,8 @@ class StrategyAgent(Agent):
     def _update(self, handle: MarketHandle) -> None:
         if self.retired:
             return
-        at_ms, updates = self._instant
-        self._instant = (now := handle.now_ms, updates + 1 if now == at_ms else 1)
-        if updates >= UPDATES_AT_ONE_INSTANT:
-            raise stuck_at_one_instant(updates, now, handle.latency_ms)
+        if (updates := self._instant.count(handle.now_ms)) > UPDATES_AT_ONE_INSTANT:
+            raise stuck_at_one_instant(updates, handle.now_ms, handle.latency_ms)
         self._orders_changed(handle)
         if self.strategy.check_market_book(handle):
             self.strategy.process_market_book(handle)

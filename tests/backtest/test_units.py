@@ -334,3 +334,13 @@ def test_a_table_written_in_parts_is_the_same_file_however_it_was_cut(
     sizes = [written.metadata.row_group(i).num_rows for i in range(written.num_row_groups)]
     assert sizes[:-1] == [97] * (len(sizes) - 1) and sum(sizes) == orders.num_rows
     assert written.read().equals(orders)
+
+
+def test_updates_at_one_instant_are_counted_in_a_row_and_start_again_when_the_clock_moves() -> None:
+    """The count that stops a strategy stuck at one instant: as many as allowed at one instant and then a later one
+    is one, not one past the limit (which would stop a strategy the clock had moved on for)."""
+    from exchange.backtest.agent import UPDATES_AT_ONE_INSTANT, Instant
+
+    instant = Instant()
+    assert [instant.count(5) for _ in range(UPDATES_AT_ONE_INSTANT)][-1] == UPDATES_AT_ONE_INSTANT
+    assert instant.count(6) == 1 and instant.count(6) == 2 and instant.count(5) == 1
