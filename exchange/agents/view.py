@@ -120,9 +120,10 @@ class BettorView:
     market_ids: tuple[str, ...] = ()
     #: Per hand, whether each card was dealt face up (the poker meaning; bettors see every dealt card).
     faces: tuple[tuple[bool, ...], ...] = ()
-    #: The orders of ``orders`` with an unmatched remainder, when the view's builder listed them (:func:`bettor_view`
-    #: does, so that :meth:`open_orders` need not go through every order an account ever placed on the market);
-    #: ``None``: :meth:`open_orders` finds them in ``orders``. Give ``None`` when replacing ``orders`` in a copy.
+    #: The orders of ``orders`` with an unmatched remainder, when the view's builder knew them (:func:`bettor_view`
+    #: with a memo of order views does, so that :meth:`open_orders` need not go through every order an account ever
+    #: placed on the market); ``None``: :meth:`open_orders` finds them in ``orders``. Give ``None`` when replacing
+    #: ``orders`` in a copy.
     live_orders: tuple[OrderView, ...] | None = None
     #: Cards each hand holds at the end of the game (what a page leaves room for).
     seat_cards: int = 2
@@ -300,9 +301,9 @@ def _betting_open(game: Game, status: MarketStatus, now_ms: int) -> bool:
 
 
 def _orders(exchange: Exchange, account_id: str | None, market_id: str, open_only: bool, status: MarketStatus,
-            views: OrderViews | None) -> tuple[tuple[OrderView, ...], tuple[OrderView, ...]]:
-    """The account's orders on the market as a view lists them, and those of them with an unmatched remainder (none
-    for an anonymous viewer)."""
+            views: OrderViews | None) -> tuple[tuple[OrderView, ...], tuple[OrderView, ...] | None]:
+    """The account's orders on the market as a view lists them, and those of them with an unmatched remainder where
+    they are known without looking (``None``: :meth:`BettorView.open_orders` finds them if asked)."""
     if account_id is None:
         return (), ()
     if status in MARKET_OVER and not open_only:  # a market over is none of the account's current orders: as they ended
@@ -310,9 +311,7 @@ def _orders(exchange: Exchange, account_id: str | None, market_id: str, open_onl
     orders = exchange.current_orders(account_id, market_id, live_only=open_only, views=views)
     if open_only:
         return orders, orders
-    if views is not None:
-        return orders, views.live(market_id)
-    return orders, tuple(o for o in orders if o.status is OrderStatus.EXECUTABLE)
+    return orders, None if views is None else views.live(market_id)
 
 
 #: A market's statuses once it is over (settled or voided).
