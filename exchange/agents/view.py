@@ -30,7 +30,7 @@ from exchange.core.side import Side
 from exchange.game.events import HandEquity
 from exchange.game.layouts import MarketKind
 from exchange.game.rounds import Round, Window
-from exchange.game.table import Game, GameMarket, Phase
+from exchange.game.table import Game, GameMarket
 
 if TYPE_CHECKING:
     from exchange.core.exchange import Exchange
@@ -264,7 +264,7 @@ def bettor_view(
         now_ms=now_ms,
         round=game.round,
         window=game.window,
-        betting_open=_betting_open(game, status, now_ms),
+        betting_open=status is MarketStatus.ACTIVE and game.window_open_at(now_ms),
         market_status=status,
         hands=build_hands(public.hands, shown.prospects.hands, book, statuses, config.selection_names(shown.kind)),
         board=public.board,
@@ -292,12 +292,6 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
     return next((m for m in game.markets if m.kind is kind), None)
 
 
-def _betting_open(game: Game, status: MarketStatus, now_ms: int) -> bool:
-    """Whether orders are taken now: the market active and its window open, not past its closing time (the close's
-    timer, late on a busy loop, may not have run yet)."""
-    window = game.window
-    return (game.phase is Phase.BETTING and status is MarketStatus.ACTIVE and window is not None
-            and now_ms < window.closes_ms)
 
 
 def _orders(exchange: Exchange, account_id: str | None, market_id: str, open_only: bool, status: MarketStatus,

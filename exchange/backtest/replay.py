@@ -203,7 +203,7 @@ def game_snapshot(game: RecordedGame, now_ms: int) -> JsonDict:
     window = game.window_at(now_ms)
     public = game.public_at(now_ms)
     markets = [market.at(now_ms, len(game.markets)) for market in game.markets]
-    betting_open = window.opens_ms <= now_ms < window.closes_ms and any(m["status"] == "OPEN" for m in markets)
+    betting_open = window.open_at(now_ms) and any(m["status"] == "OPEN" for m in markets)
     statuses = {s["selectionId"]: s["status"] for s in markets[0]["selections"]}
     hands = [{"name": f"Hand {i + 1}", "selectionId": i + 1, "status": statuses.get(i + 1, "IN_PLAY"),
               **_cards(public, i, cfg.layout.seat_cards)} for i in range(cfg.hands)]

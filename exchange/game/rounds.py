@@ -99,6 +99,15 @@ class Window:
     def length_ms(self) -> int:
         return self.closes_ms - self.opens_ms
 
+    def open_at(self, now_ms: int) -> bool:
+        """Whether ``now_ms`` falls in the window.
+
+        >>> window = Window(Round.DEAL, opens_ms=1_000, closes_ms=31_000)
+        >>> window.open_at(999), window.open_at(1_000), window.open_at(30_999), window.open_at(31_000)
+        (False, True, True, False)
+        """
+        return self.opens_ms <= now_ms < self.closes_ms
+
     def percentage_complete(self, now_ms: int) -> int:
         """``bettingWindowPercentageComplete`` of the Exchange Games API: 0..100, clamped."""
         if now_ms <= self.opens_ms:

@@ -304,17 +304,18 @@ class Game:
             at = window.opens_ms + window.length_ms * plan.at_permille // 1000
             self._schedule_incident(max(at, self._clock.now()), self._expose)
 
-    def close_if_due(self) -> None:
-        """Close the betting window now if its time has come and its timer has not run yet.
-
-        On the wall clock a timer runs when the loop gets to it, a little after its time when the loop is
-        busy; a trader's command arriving meanwhile must find the window closed, as it is from ``closes_ms``
-        on. An irregularity's timer still pending is due before the close (each is set inside the window),
-        so it runs first, as the timers would have run them, in time order.
-        """
+    def window_open_at(self, now_ms: int) -> bool:
+        """Whether the game is in a betting window open at ``now_ms``: closed from ``closes_ms`` on, though its
+        close's timer may run a little later on a busy loop."""
         window = self.window
-        if (self.phase is Phase.BETTING and window is not None and self._timer is not None
-                and self._clock.now() >= window.closes_ms):
+        return self.phase is Phase.BETTING and window is not None and window.open_at(now_ms)
+
+    def close_if_due(self) -> None:
+        """Close the betting window now if its time has come and its timer has not run yet (a trader's command
+        arriving must find it closed). An irregularity's timer still pending is due before the close (each is
+        set inside the window), so it runs first, as the timers would have run them, in time order.
+        """
+        if self.phase is Phase.BETTING and self._timer is not None and not self.window_open_at(self._clock.now()):
             while self._incident_timer is not None and self._incident is not None:  # an exposure, then its notice
                 incident = self._incident
                 self._cancel_incident()
@@ -332,11 +333,10 @@ class Game:
             self._cancel_incident()
             self._notice()
         self.phase = Phase.PLAYING
-        if self.suspended_for is not None:  # already suspended inside the window
-            self.suspended_for = None
-        else:
+        if self.suspended_for is None:  # else suspended already inside the window
             for market in self._undecided():
                 self._emit_to(market, *market.port.suspend(now))
+        self.suspended_for = None
         self._emit(WindowClosed(rnd))
         for market in self._undecided():
             self._emit_to(market, *market.port.lapse(now))
