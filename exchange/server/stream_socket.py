@@ -105,9 +105,11 @@ class StreamSocketServer:
         try:
             await _read_lines(conn, reader)
         finally:
-            await self.hub.release(conn)
-            self._transports.discard(transport)
-            await transport.close()
+            self._transports.discard(transport)  # its place on the port is free, whatever the release meets
+            try:
+                await self.hub.release(conn)
+            finally:
+                await transport.close()
 
 
 #: How long a client may leave what it was sent unacknowledged, or stay silent to keepalive probes, before the

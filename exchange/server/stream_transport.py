@@ -145,13 +145,19 @@ class Outbox:
             self._ready.set()
 
     async def finish(self) -> None:
-        """Write what is queued and close, within :data:`DRAIN_TIMEOUT_S`; abort the connection if it takes longer."""
+        """Write what is queued and close, within :data:`DRAIN_TIMEOUT_S`; abort the connection if it takes longer.
+
+        An outbox aborted before (a client too slow) has nothing left to write: its writer's cancellation is the
+        abort's, not this caller's, and ends here (it once escaped and skipped the rest of the connection's
+        release, which held its place on the stream port for good)."""
         self.close_after()
         try:
             async with asyncio.timeout(DRAIN_TIMEOUT_S):
-                await asyncio.shield(self._task)
+                await asyncio.wait((self._task,))  # waits, and leaves the writer running if this caller is cancelled
         except TimeoutError:
             self.abort()
+        if self._task.done() and not self._task.cancelled():
+            self._task.result()  # a writer's own failure is raised, not lost
 
     def abort(self) -> None:
         """Drop whatever is queued and the connection with it."""

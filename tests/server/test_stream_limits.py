@@ -78,6 +78,21 @@ async def test_the_stream_port_takes_at_most_max_connections_whoever_opens_them(
     assert len(small.app[keys.HUB].connections) == 3  # the refused one never reached the hub
     await held.pop().close()
     await _hub_holds(small, 2)
+
+
+async def test_a_client_dropped_for_reading_too_slowly_frees_its_place_on_the_stream_port(small: TestClient) -> None:
+    port, hub = small.app[keys.STREAM_PORT], small.app[keys.HUB]
+    held = [await Lines.open(port) for _ in range(3)]
+    for lines in held:
+        assert json.loads(await lines.line())["op"] == "connection"
+    await until(lambda: len(hub.connections) == 3, "the hub holds the three connections", timeout_s=3)
+    slow = next(iter(hub.connections))
+    slow.outbox.abort()  # what put() does to a client too far behind
+    await _hub_holds(small, 2)
+    again = await Lines.open(port)
+    assert json.loads(await again.line())["op"] == "connection"  # not MAX_CONNECTION_LIMIT_EXCEEDED
+    for lines in [*held, again]:
+        await lines.close()
     again = await Lines.open(port)
     assert json.loads(await again.line())["op"] == "connection"
     for lines in [*held, again]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from exchange.server.stream_transport import Outbox
 
 LIMIT = 1_000
@@ -64,3 +66,23 @@ async def test_a_client_that_stops_reading_is_dropped_within_its_largest_message
             break
     assert peer.aborted and outbox.gone
     assert LIMIT + 500 + LIMIT - 50 < peer.unread <= LIMIT + 500 + LIMIT
+
+
+async def test_a_dropped_client_s_outbox_finishes_quietly_and_a_writer_s_own_failure_is_raised() -> None:
+    # The connection's release awaits finish() after the drop: the writer's cancellation was the abort's, and once
+    # escaped from finish() and skipped the rest of the release (the place on the stream port was never freed).
+    peer = Peer()
+    outbox = Outbox(peer, max_bytes=LIMIT)
+    assert outbox.put("i" * (LIMIT + 500))
+    await asyncio.sleep(0)
+    assert not outbox.put("d" * (LIMIT + 1)) and peer.aborted
+    await outbox.finish()
+
+    class Broken(Peer):
+        async def send_text(self, text: str) -> None:
+            raise ValueError("a bug in the writer")
+
+    broken = Outbox(Broken(), max_bytes=LIMIT)
+    assert broken.put("x")
+    with pytest.raises(ValueError, match="a bug in the writer"):
+        await broken.finish()
