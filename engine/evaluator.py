@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from enum import IntEnum
 from functools import cache
 from itertools import combinations
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine._errors import EngineInputError
@@ -130,6 +131,22 @@ def tables_cached() -> bool:
     from engine._tables import cache_path
 
     return cache_path().exists()
+
+
+def kernels_cached() -> bool:
+    """Whether compiled kernels of an earlier run are in numba's disk cache (else the first use compiles them, some
+    seconds each: a new install or checkout, whatever the lookup arrays' cache holds)."""
+    from numba.core import caching, config  # numba loads with the engine's kernels, not at import
+    from numba.misc.appdirs import AppDirs
+
+    here = Path(__file__).parent  # the kernels' folder: numba's cache holds one folder of files for it
+    ours = caching.UserWideCacheLocator.get_suitable_cache_subpath(str(here / "_kernels.py"))
+    chosen = getattr(config, "CACHE_DIR", "")  # NUMBA_CACHE_DIR (set by numba at import: no stub knows it)
+    if chosen:
+        folders = [Path(chosen) / ours]
+    else:  # beside the source, or the user's cache where that is not writable
+        folders = [here / "__pycache__", Path(AppDirs(appname="numba", appauthor=False).user_cache_dir) / ours]
+    return any(next(folder.glob("*.nbi"), None) is not None for folder in folders if folder.is_dir())
 
 
 class _Scalar:

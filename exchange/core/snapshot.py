@@ -70,7 +70,8 @@ def load(data: bytes) -> Exchange:
         raise SnapshotError(f"not a snapshot: it does not start with {MAGIC!r} ({len(data)} bytes)")
     (version,) = _VERSION.unpack_from(data, len(MAGIC))
     if version not in READABLE_VERSIONS:
-        raise SnapshotError(f"snapshot format {version} is not supported; this code reads formats "
+        whose = "a newer" if version > max(READABLE_VERSIONS) else "an older"
+        raise SnapshotError(f"snapshot format {version} is {whose} version's; this code reads formats "
                             f"{', '.join(map(str, sorted(READABLE_VERSIONS)))}")
     try:
         with collections_paused():

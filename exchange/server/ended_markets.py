@@ -154,8 +154,11 @@ class EndedMarkets:
     @classmethod
     def from_snapshot(cls, data: bytes) -> EndedMarkets:
         """The markets :meth:`to_snapshot` wrote, or :meth:`to_json` (a snapshot of before it); ``ValueError`` if
-        ``data`` is neither, or was pickled under another layout of the records (a field added since would take
-        the next one's value)."""
+        ``data`` is neither (a newer version's form, ``EXENDED2`` say, is named as such), or was pickled under another
+        layout of the records (a field added since would take the next one's value)."""
+        if data.startswith(SNAPSHOT_MAGIC[:-1]) and not data.startswith(SNAPSHOT_MAGIC):
+            raise ValueError(f"the markets remembered are in a newer version's form "
+                             f"({bytes(data[:len(SNAPSHOT_MAGIC)])!r}); this code reads {SNAPSHOT_MAGIC!r} and JSON")
         if not data.startswith(SNAPSHOT_MAGIC):
             return cls.from_json(data)
         try:

@@ -67,6 +67,19 @@ class JournalDamaged(DatabaseUnusable):
         self.first_bad = first_bad  # the first damaged record, when one record is (not a loss at the end)
 
 
+class JournalFromNewerVersion(DatabaseUnusable):
+    """A record this code does not know the kind of: written by a newer version, not damaged. Never set aside, as
+    ``--accept-damaged-journal`` would set aside damage: the records from it on are sound, and hold orders and
+    settlements the newer version acknowledged."""
+
+    def __init__(self, path: str, seq: int, what: str) -> None:
+        super().__init__(path, f"record {seq} of the journal holds {what}, which this version of exchange-poker does "
+                               "not know: a newer version wrote it. Start that version (or a newer one) on this "
+                               f"database; going back is not possible once it holds such records ('{ACCEPT_OPTION}' "
+                               "would set aside this record and every one after it)")
+        self.seq = seq
+
+
 @dataclass(frozen=True, slots=True)
 class JournalCheck:
     """What the start-up check found: the journal's last record, the mark, SQLite's page check, any loss accepted."""

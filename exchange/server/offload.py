@@ -74,11 +74,11 @@ def _hand_over(done: Future[GameProspects], deliver: Callable[[GameProspects], N
 
 async def warm_engine(runner: ThreadedEquities, variants: Sequence[str]) -> float:
     """Warm the engine for ``variants`` on the worker thread, logging a line before and after; the seconds taken."""
-    from engine.evaluator import tables_cached
+    from engine.evaluator import kernels_cached, tables_cached
 
-    first = not tables_cached()
-    log.info("warming the poker engine for %s%s", ", ".join(dict.fromkeys(variants)),
-             " (first run: building its tables and compiling its kernels; this takes a while)" if first else "")
+    first = ("" if kernels_cached() else " (first run: compiling its kernels; this takes a while)") if tables_cached() \
+        else " (first run: building its tables and compiling its kernels; this takes a while)"
+    log.info("warming the poker engine for %s%s", ", ".join(dict.fromkeys(variants)), first)
     began = time.perf_counter()
     await runner.run(lambda: warm_up(variants))
     elapsed = time.perf_counter() - began

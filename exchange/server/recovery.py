@@ -26,17 +26,20 @@ The summary says what the journal's start-up check found
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
 import time
 from dataclasses import dataclass
 
-from exchange.core.events import Event, event_from_dict
+from exchange.core.events import EVENT_TYPES, Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
+from exchange.server.audit_trail import KINDS
 from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.journal import Journal, JournalDamaged, Record
+from exchange.server.journal_check import JournalFromNewerVersion
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import END_WITH_SERVER, Damaged, Saved
@@ -75,6 +78,11 @@ class Restored:
         return how
 
 
+#: A fold of this many records or more is announced before it starts (about half a second's work).
+ANNOUNCED_FOLD = 20_000
+log = logging.getLogger(__name__)
+
+
 def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_damaged: bool = False,
             keep_results: int | None = None) -> Restored:
     """The exchange, market notes, recent results and ended markets after every committed record: newest valid
@@ -97,6 +105,9 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
     if loaded is not None:
         ended.restore(loaded.ended)
     snapshot_seq, replayed, set_aside = seq, 0, ""
+    if journal.last_seq - seq >= ANNOUNCED_FOLD:  # seconds before the server listens: say why it is quiet
+        log.info("recovery: folding %d journal records %s", journal.last_seq - seq,
+                 f"after the snapshot at seq {seq}" if seq else "from the first (no snapshot this code can use)")
     while True:
         try:
             for record in journal.records(after=seq):
@@ -127,9 +138,16 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
 def _decoded(journal: Journal, record: Record) -> Event | GameResult | EndedMarket | None:
     """A record's event, game result or ended market (``None`` for the kinds recovery does not fold).
 
-    A body that passed its checksum but does not decode (written by another version of the code) is damage
-    at that record: :class:`JournalDamaged`, which ``accept_damaged`` can set aside like any other.
+    A record of a kind, or an event of a type, this code does not know was written by a newer version:
+    :class:`JournalFromNewerVersion` (no event type has ever been removed or renamed, so an older version's are all
+    known). A body that passed its checksum and still does not decode is damage at that record:
+    :class:`JournalDamaged`, which ``accept_damaged`` can set aside like any other.
     """
+    if record.kind not in KINDS:
+        raise JournalFromNewerVersion(journal.path or ":memory:", record.seq, f"a record of kind {record.kind!r:.40}")
+    event_type = record.body.get("type") if record.kind == "event" else None
+    if isinstance(event_type, str) and event_type not in EVENT_TYPES:
+        raise JournalFromNewerVersion(journal.path or ":memory:", record.seq, f"an event {event_type!r:.40}")
     try:
         if record.kind == "event":
             return event_from_dict(dict(record.body))

@@ -39,7 +39,7 @@ START_TIMEOUT_S = 30.0  # a warm engine cache: the server listens within a few s
 #: A cold one (a fresh machine whose first server test runs before any test has used the engine): the server says so
 #: and builds the tables and kernels before it listens: 20 s on a quiet machine, a minute or more on a loaded one.
 COLD_START_TIMEOUT_S = 200.0  # (under the suite's 300 s a test)
-COLD_START = "first run: building its tables"
+COLD_START = "first run: "  # building its tables and compiling its kernels, or the kernels alone
 STOP_TIMEOUT_S = 20.0  # SIGINT to exit: the server stops its games, syncs the journal and ends its children
 KILL_TIMEOUT_S = 10.0
 PORT_TRIES = 3  # starts on a port of its own choosing, each taken by another process before the server bound it

@@ -98,7 +98,7 @@ def _journal_of(db: Path, count: int) -> Path:
     """A database of ``count`` journal records, all in its main file (checkpointed), 4 KiB pages."""
     journal = Journal.open(str(db))
     for i in range(count):
-        journal.append("test", {"i": i, "pad": "x" * 200}, ts_ms=i)
+        journal.append("operator", {"i": i, "pad": "x" * 200}, ts_ms=i)
     journal.flush()
     journal.close()
     with contextlib.closing(sqlite3.connect(db)) as conn:

@@ -29,8 +29,9 @@ from exchange.core.commands import Command, CreateMarket, Deposit, OpenAccount, 
 from exchange.core.events import IdsSkipped, Matched, OrderPlaced, event_from_dict
 from exchange.core.exchange import Exchange
 from exchange.core.side import Side
+from exchange.server.cashier import JOURNAL_KIND as OPERATOR  # a kind a restart passes over
 from exchange.server.journal import Journal
-from exchange.server.journal_check import JournalDamaged
+from exchange.server.journal_check import JournalDamaged, JournalFromNewerVersion
 from exchange.server.journal_mark import read_mark
 from exchange.server.recovery import Restored, restore
 from tests.server.helpers import wait_until
@@ -47,7 +48,7 @@ _BUILD = textwrap.dedent("""
         journal.check()
         journal.start(None)
         for i in range(count):
-            journal.append("test", {"i": i, "pad": "x" * 200}, ts_ms=i)
+            journal.append("operator", {"i": i, "pad": "x" * 200}, ts_ms=i)
             if i % 10 == 9:
                 await journal.sync()  # one commit (several WAL frames) per ten records
         await journal.sync()
@@ -144,7 +145,7 @@ def test_accepting_the_damage_logs_it_and_resets_the_mark(tmp_path: Path) -> Non
 def _journal_of(db: Path, count: int) -> Journal:
     journal = Journal.open(str(db))
     for i in range(count):
-        journal.append("test", {"i": i}, ts_ms=i)
+        journal.append(OPERATOR, {"i": i}, ts_ms=i)
     journal.flush()
     return journal
 
@@ -207,7 +208,7 @@ def test_serve_refuses_a_damaged_journal_in_one_line_unless_told_to_accept_it(tm
 
 
 @pytest.mark.parametrize(("kind", "body", "says"), [
-    ("event", {"type": "NoSuchEvent"}, "record 5 (event) does not decode: KeyError"),
+    ("event", {"type": "OrderPlaced", "ts": 4}, "record 5 (event) does not decode: TypeError"),
     ("result", {"channel": "holdem"}, "record 5 (result) does not decode: ValueError: not a game result"),
     ("ended", {"info": {}}, "record 5 (ended) does not decode: KeyError"),
 ])
@@ -218,7 +219,7 @@ def test_a_record_that_does_not_decode_is_damage_at_that_record(tmp_path: Path, 
     db = tmp_path / "ex.db"
     journal = _journal_of(db, 4)
     journal.append(kind, body, ts_ms=4)
-    journal.append("test", {"i": 5}, ts_ms=5)
+    journal.append(OPERATOR, {"i": 5}, ts_ms=5)
     journal.flush()
     with pytest.raises(JournalDamaged, match=re.escape(says)) as refused:
         restore(journal)
@@ -227,6 +228,31 @@ def test_a_record_that_does_not_decode_is_damage_at_that_record(tmp_path: Path, 
     assert restored.last_seq == 5 and journal.last_seq == 5  # 5: the ids of 5-6 skipped
     assert "DAMAGED RECORDS SET ASIDE: 2 records from seq 5" in restored.summary()
     journal.close()
+
+
+@pytest.mark.parametrize(("kind", "body", "says"), [
+    ("event", {"type": "SomethingNew", "ts": 4}, "record 5 of the journal holds an event 'SomethingNew'"),
+    ("audit", {"who": "ops"}, "record 5 of the journal holds a record of kind 'audit'"),
+])
+def test_a_record_a_newer_version_wrote_refuses_the_start_and_is_never_set_aside(tmp_path: Path, kind: str,
+                                                                                  body: dict[str, object],
+                                                                                  says: str) -> None:
+    """A kind or an event type this code does not know is a newer version's, not damage: the records from it on are
+    sound (a rollback after the newer version wrote one), so the start is refused saying so, and accepting damage
+    does not set them aside (an older version that took it for damage set aside every order after it)."""
+    db = tmp_path / "ex.db"
+    journal = _journal_of(db, 4)
+    journal.append(kind, body, ts_ms=4)
+    journal.append(OPERATOR, {"i": 5}, ts_ms=5)
+    journal.flush()
+    for accept in (False, True):
+        with pytest.raises(JournalFromNewerVersion, match=re.escape(says)) as refused:
+            restore(journal, accept_damaged=accept)
+        assert "a newer version wrote it" in str(refused.value) and refused.value.seq == 5
+    assert journal.last_seq == 6  # nothing set aside
+    journal.close()
+    refused_cli = cli("accounts", "--db", str(db), "list")
+    assert refused_cli.returncode == 2 and "a newer version wrote it" in refused_cli.stderr, refused_cli
 
 
 def test_serve_sets_aside_a_damaged_record_after_the_newest_snapshot_when_told_to(tmp_path: Path) -> None:
