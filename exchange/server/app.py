@@ -245,7 +245,7 @@ async def _exchange(
     app[keys.JOURNAL].writer_ready()  # started with the journal, it has been starting while the server recovered
     if demo_check is not None:
         app[keys.DEMO_PASSWORD_OK] = await demo_check
-    hub, spectators = _add_service(app, service, config, on_fatal)
+    hub, spectators = _add_service(app, service, config, on_fatal, gate)
     beats = _add_endpoints(app, service, gate, clock)
     recording = games = None
     try:  # from here a start that fails (a recording refused) undoes what it did
@@ -276,10 +276,10 @@ async def _exchange(
 
 
 def _add_service(app: web.Application, service: ExchangeService, config: ServerConfig,
-                 on_fatal: Callable[[str], None] | None) -> tuple[StreamHub, GamesHub]:
+                 on_fatal: Callable[[str], None] | None, gate: AccountGate) -> tuple[StreamHub, GamesHub]:
     """The service and its two stream hubs (traders' and spectators'), each told when the service fails, as
-    ``on_fatal`` is."""
-    hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms)
+    ``on_fatal`` is; ``gate`` paces the traders' subscription images with their list calls."""
+    hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms, gate=gate)
     spectators = GamesHub(service)
     app[keys.SESSIONS].on_end(hub.session_ended)
     for listener in (hub.fail, spectators.fail, on_fatal):

@@ -242,9 +242,7 @@ class AccountGate:
         if self._lane is None:
             self._lane = asyncio.Lock()
         try:
-            wait_ms = self._owed_ms(account)
-            if wait_ms > 0:  # paced, not refused: the account's records of the last second are over its rate
-                await sleep(self._clock, math.ceil(wait_ms))
+            await self.paced(account)
             async with self._lane:
                 yield
         finally:
@@ -254,6 +252,13 @@ class AccountGate:
             else:
                 del self._reading[account]
 
+
+    async def paced(self, account: str) -> None:
+        """Wait while ``account`` has read more than its rate allows (paced, not refused: its records of the last
+        second are over the rate); at once if it has not."""
+        wait_ms = self._owed_ms(account)
+        if wait_ms > 0:
+            await sleep(self._clock, math.ceil(wait_ms))
 
     def spend_rows(self, account: str, rows: int) -> None:
         """Count ``rows`` records read by ``account`` against its read rate."""

@@ -75,17 +75,19 @@ import asyncio
 import itertools
 import json
 import logging
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from exchange.betfair.stream import MarketRecorder, MarketSnapshot, RunnerSnapshot
+from exchange.betfair.stream import BetfairMarketStatus, MarketRecorder, MarketSnapshot, RunnerSnapshot
 from exchange.clock import Timer
 from exchange.core.events import Event, MarketSettled, MarketVoided
 from exchange.page.refusals import unknown_query
 from exchange.server.auth import Session, Sessions
+from exchange.server.limits import AccountGate
 from exchange.server.order_deltas import DirtyOrders, OrderDirt
 from exchange.server.service import ExchangeService
 from exchange.server.stream_connection import MAX_CONNECTIONS_PER_ACCOUNT, RESUME_MARGIN_MS, StreamConnection
@@ -102,6 +104,8 @@ IDLE_TIMEOUT_MS = 15_000
 #: Looks at the connections for heartbeats come at most this often: each is a pass over every connection, and
 #: quiet subscriptions fall due at scattered times (a heartbeat is at most this late when several are due close).
 CHECK_SPACING_MS = 50
+#: Closed markets' images kept built: as many as a resubscription can ask for with the default keep settings.
+CLOSED_IMAGES_KEPT = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +125,10 @@ class StreamHub:
 
     def __init__(self, sessions: Sessions, service: ExchangeService, *, heartbeat_ms: int = 5_000,
                  conflate_ms: int = 50, idle_ms: int = IDLE_TIMEOUT_MS,
-                 max_queued_bytes: int = MAX_QUEUED_BYTES) -> None:
+                 max_queued_bytes: int = MAX_QUEUED_BYTES, gate: AccountGate | None = None) -> None:
         self.sessions = sessions
+        #: Paces an account whose subscription images pass its read rate, as its list calls are (None: never).
+        self.gate = gate
         self.max_queued_bytes = max_queued_bytes
         self.service = service
         self.heartbeat_ms = heartbeat_ms
@@ -136,6 +142,9 @@ class StreamHub:
         self._dirty_orders = DirtyOrders()
         #: The changes of markets that closed since the last flush, read as they closed (see :meth:`_read_closed`).
         self._closed_markets: list[MarketDelta] = []
+        #: The images of closed markets, each built once: a closed market's image never changes, and a
+        #: resubscription images every market closed since its clock (up to the kept and remembered ones).
+        self._closed_images: OrderedDict[str, MarketDelta] = OrderedDict()
         self._closed_orders: dict[str, list[dict[str, Any]]] = {}  # per account
         self._flush_handle: Timer | None = None
         #: The next look at the connections for heartbeats and idle timeouts (:meth:`check_by`): when, its timer.
@@ -286,25 +295,37 @@ class StreamHub:
         against exactly what its image showed. The collected changes are for the
         other subscribers (:meth:`fan_out` with ``skip=sub``).
         """
-        market_ids = self.service.stream_market_ids(sub.market_ids)
-        if resume_from_ms is not None:
-            market_ids = sorted({*market_ids, *self.service.closed_market_ids(resume_from_ms - RESUME_MARGIN_MS)})
-        market_ids = [m for m in market_ids if sub.wants(m)]
-        pending = self.collect(market_ids)
-        return pending, self.market_images(market_ids)
+        followed = [m for m in self.service.stream_market_ids(sub.market_ids) if sub.wants(m)]
+        closed = [] if resume_from_ms is None else [
+            m for m in self.service.closed_market_ids(resume_from_ms - RESUME_MARGIN_MS) if sub.wants(m)]
+        pending = self.collect(followed)  # a closed market has no next delta to be in step with
+        return pending, self.market_images(sorted({*followed, *closed}))
 
     def market_images(self, market_ids: Iterable[str]) -> list[MarketDelta]:
-        """A full image (``img: true``) of each market as it is now."""
+        """A full image (``img: true``) of each market as it is now (a closed one's as it closed, built once)."""
         images = []
         for market_id in market_ids:
-            snapshot = self.service.stream_snapshot(market_id)
-            info = self.service.recorder_info(market_id)
-            if snapshot is None or info is None:
-                continue
-            line = MarketRecorder(info).update(snapshot, self.service.now())
-            if line is not None:
-                images.append(MarketDelta(json.loads(line)["mc"][0], {}, _runners(snapshot)))
+            image = self._closed_images.get(market_id)
+            if image is None:
+                image = self._image(market_id)
+            if image is not None:
+                images.append(image)
         return images
+
+    def _image(self, market_id: str) -> MarketDelta | None:
+        snapshot = self.service.stream_snapshot(market_id)
+        info = self.service.recorder_info(market_id)
+        if snapshot is None or info is None:
+            return None
+        line = MarketRecorder(info).update(snapshot, self.service.now())
+        if line is None:
+            return None
+        image = MarketDelta(json.loads(line)["mc"][0], {}, _runners(snapshot))
+        if snapshot.status is BetfairMarketStatus.CLOSED and snapshot.settled_ms is not None:  # final, to the letter
+            self._closed_images[market_id] = image
+            while len(self._closed_images) > CLOSED_IMAGES_KEPT:
+                self._closed_images.popitem(last=False)
+        return image
 
     # --- connections and heartbeats -------------------------------------------------------
 

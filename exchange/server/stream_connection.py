@@ -35,6 +35,9 @@ MAX_CONNECTIONS_PER_ACCOUNT = 10
 #: A resubscription is also shown the markets that closed this long before its clock's time, as well as after:
 #: a close flushed just after the client's last message may have been missed, and one shown twice does no harm.
 RESUME_MARGIN_MS = 60_000
+#: What one market's image in a subscription costs against the account's read rate (``--read-records-per-second``),
+#: in list records: building and sending it takes about as long as ten of a list's records.
+IMAGE_RECORDS = 10
 _Params = TypeVar("_Params", MarketParams, OrderParams)
 _NO_SESSION = "authentication needs a session: the token /api/login answered, as the message's 'session' (a string)"
 
@@ -209,8 +212,10 @@ class StreamConnection:
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
                            params=params,
                            fields=params.fields, ladder_levels=params.ladder_levels)
+        await self._paced()
         async with self.hub.sending:
             pending, images = self.hub.images_in_step(sub, params.resume_from_ms)
+            self._charge(len(images))
             if not await self.hub.service.held():  # the journal failed meanwhile: say so, at once
                 self.unavailable(request_id)
                 return
@@ -230,12 +235,14 @@ class StreamConnection:
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
                            overall_position=params.include_overall_position, strategy_refs=params.strategy_refs,
                            partition_by_strategy=params.partition_by_strategy)
+        await self._paced()
         async with self.hub.sending:  # as for markets: what is pending goes to the others, the image shows it
             pending = self.hub.collect()
             resuming = params.resume_from_ms is not None  # the client's cache may hold orders that ended since
             images = self.hub.service.order_image(self.account, ended=resuming)
             if params.resume_from_ms is not None:  # and the final records on the markets that closed since
                 images += self.hub.service.closed_order_images(self.account, params.resume_from_ms - RESUME_MARGIN_MS)
+            self._charge(len(images))
             if not await self.hub.service.held():  # the journal failed meanwhile: say so, at once
                 self.unavailable(request_id)
                 return
@@ -243,6 +250,18 @@ class StreamConnection:
             self.status(request_id)
             self.send_orders(sub, images, ct="SUB_IMAGE")
             self.hub.fan_out(pending, skip=sub)
+
+    async def _paced(self) -> None:
+        """Wait while the account is over its read rate: a subscription's image is a read, and a resubscription's
+        (every market closed since its clock) a large one; a client resubscribing in a loop held the loop that
+        every client shares."""
+        if self.hub.gate is not None and self.account is not None:
+            await self.hub.gate.paced(self.account)
+
+    def _charge(self, markets: int) -> None:
+        """Count an image of ``markets`` markets against the account's read rate, each as :data:`IMAGE_RECORDS`."""
+        if self.hub.gate is not None and self.account is not None:
+            self.hub.gate.spend_rows(self.account, markets * IMAGE_RECORDS)
 
     def _checked(self, params: _Params) -> _Params:
         """``params``, as a fresh subscription if their clock (a resubscription's) is ahead of the server's: it is

@@ -12,13 +12,18 @@ server cannot read (an older version's, Betfair's, one from ahead) is imaged as 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 from betfairlightweight.streaming.listener import StreamListener
 
 from exchange.clock import VirtualClock
-from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, place, rpc
+from exchange.server import keys
+from exchange.server.limits import Limits
+from exchange.server.stream_connection import IMAGE_RECORDS
+from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, place, rpc, serving, until
 from tests.server.test_stream import MS, OS, authenticated, receive
 
 GAME_0_CLOSED = START_MS + 4 * (WINDOW_MS + PLAYING_MS) + 10
@@ -111,3 +116,52 @@ async def test_a_clock_the_server_cannot_read_is_answered_with_a_fresh_image(
         assert [book.market_id for book in listener.snap()] == ["holdem.1"]
     image = await _subscribe(client, OS, {"initialClk": "3", "clk": "nonsense"})
     assert image["ct"] == "SUB_IMAGE" and image["oc"] == []
+
+
+async def test_a_closed_market_s_image_is_built_once_and_shown_the_same_to_every_resubscription(
+        client: TestClient, clock: VirtualClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resubscription images every market closed since its clock: a closed market's image never changes, so it
+    is built once (a client resubscribing in a loop rebuilt hundreds a time, on the loop every client shares)."""
+    first = await _subscribe(client, MS, {"marketFilter": {}})
+    clock.run(until_ms=GAME_0_CLOSED)
+    service = client.app[keys.SERVICE]
+    read: list[str] = []
+    snapshot_of = service.stream_snapshot
+
+    def reading(market_id: str) -> Any:
+        read.append(market_id)
+        return snapshot_of(market_id)
+
+    monkeypatch.setattr(service, "stream_snapshot", reading)
+    resume = {"marketFilter": {}, "initialClk": first["initialClk"], "clk": first["clk"]}
+    again = await _subscribe(client, MS, resume)
+    assert MARKET in read
+    read.clear()
+    once_more = await _subscribe(client, MS, resume)
+    assert MARKET not in read and "holdem.1" in read  # the open market is read afresh
+    assert [mc for mc in once_more["mc"] if mc["id"] == MARKET] == [mc for mc in again["mc"] if mc["id"] == MARKET]
+    assert [mc["marketDefinition"]["status"] for mc in again["mc"] if mc["id"] == MARKET] == ["CLOSED"]
+
+
+async def test_subscription_images_count_against_the_account_s_read_rate(tmp_path: Path) -> None:
+    """Each market imaged counts as IMAGE_RECORDS list records: past the rate, the next subscription waits on the
+    server's clock for the time owed, as a list call does (answered, not refused)."""
+    clock = VirtualClock(start_ms=START_MS)
+    async with serving(tmp_path / "ex.db", clock, limits=Limits(read_rows_per_second=IMAGE_RECORDS)) as client:
+        first = await _subscribe(client, MS, {"marketFilter": {}})
+        clock.run(until_ms=GAME_0_CLOSED)
+        resume = {"marketFilter": {}, "initialClk": first["initialClk"], "clk": first["clk"]}
+        again = await _subscribe(client, MS, resume)
+        assert len(again["mc"]) == 2  # the closed market and the open one: two seconds' worth at this rate
+        async with client.ws_connect("/stream") as ws:
+            await authenticated(client, ws)
+            scheduled = clock.pending
+            await ws.send_json({"op": MS, "id": 2, **resume})
+            await until(lambda: clock.pending == scheduled + 1, "the subscription waiting on the server's clock")
+            assert clock.next_due() == clock.now() + 1000  # two seconds' worth read: one owed
+            clock.advance(999)
+            with pytest.raises(TimeoutError):  # a millisecond short: still waiting
+                await receive(ws, "status", timeout=0.2)
+            clock.advance(1)
+            assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
+            assert len((await receive(ws, "mcm", ct="SUB_IMAGE"))["mc"]) == 2
