@@ -292,8 +292,6 @@ def _market_of(game: Game, market_id: str | None, kind: MarketKind | None) -> Ga
     return next((m for m in game.markets if m.kind is kind), None)
 
 
-
-
 def _orders(exchange: Exchange, account_id: str | None, market_id: str, open_only: bool, status: MarketStatus,
             views: OrderViews | None) -> tuple[tuple[OrderView, ...], tuple[OrderView, ...] | None]:
     """The account's orders on the market as a view lists them, and those of them with an unmatched remainder where

@@ -387,7 +387,10 @@ def _startup_lines(app: web.Application, config: ServerConfig, url: str) -> list
             demo = f"; demo account {config.demo_account!r}, password {config.demo_password!r}"
         else:
             demo = f"; account {config.demo_account!r} exists with another password (--demo left it as it was)"
-    lines = [f"Exchange Poker server on {url}  (database {config.db_path}{demo})",
+    from exchange.backtest.provenance import installed_version  # as --version reads it
+
+    version = installed_version() or "a checkout never installed"
+    lines = [f"Exchange Poker server on {url}  (version {version}; database {config.db_path}{demo})",
              f"  page:     {url}/  (the trading page: open it in a browser)"]
     if config.demo and app[keys.DEMO_PASSWORD_OK]:
         lines.append(f"  login:    curl -s -X POST {url}/api/login -H 'X-Application: demo' "

@@ -305,10 +305,10 @@ class Game:
             self._schedule_incident(max(at, self._clock.now()), self._expose)
 
     def window_open_at(self, now_ms: int) -> bool:
-        """Whether the game is in a betting window open at ``now_ms``: closed from ``closes_ms`` on, though its
-        close's timer may run a little later on a busy loop."""
+        """Whether the game is in a betting window not closed by ``now_ms`` (its close's timer may run late on a busy
+        loop); not :meth:`Window.open_at`: a wall clock stepped back before ``opens_ms`` must not close it."""
         window = self.window
-        return self.phase is Phase.BETTING and window is not None and window.open_at(now_ms)
+        return self.phase is Phase.BETTING and window is not None and now_ms < window.closes_ms
 
     def close_if_due(self) -> None:
         """Close the betting window now if its time has come and its timer has not run yet (a trader's command

@@ -75,8 +75,8 @@ class JournalFromNewerVersion(DatabaseUnusable):
     def __init__(self, path: str, seq: int, what: str) -> None:
         super().__init__(path, f"record {seq} of the journal holds {what}, which this version of exchange-poker does "
                                "not know: a newer version wrote it. Start that version (or a newer one) on this "
-                               f"database; going back is not possible once it holds such records ('{ACCEPT_OPTION}' "
-                               "would set aside this record and every one after it)")
+                               "database: going back is not possible once it holds such records, which are sound "
+                               f"('{ACCEPT_OPTION}' does not set them aside)")
         self.seq = seq
 
 

@@ -46,6 +46,8 @@ class Record:
     ts_ms: int
     kind: str
     body: Mapping[str, Any]
+    #: Its body was checked against a checksum (False: a record of before checksums, read as it is).
+    checksummed: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,4 +187,4 @@ def _checked(rows: Iterable[tuple[Any, ...]], path: str, numbered_from: int | No
         except (ValueError, RecursionError) as exc:  # no checksum to catch it (a journal from before them)
             raise JournalDamaged(path or ":memory:", f"record {seq}: its body is not JSON ({exc})",
                                  first_bad=seq) from None
-        yield Record(seq, ts_ms, kind, parsed)
+        yield Record(seq, ts_ms, kind, parsed, crc is not None)

@@ -74,13 +74,19 @@ def _hand_over(done: Future[GameProspects], deliver: Callable[[GameProspects], N
 
 async def warm_engine(runner: ThreadedEquities, variants: Sequence[str]) -> float:
     """Warm the engine for ``variants`` on the worker thread, logging a line before and after; the seconds taken."""
-    from engine.evaluator import kernels_cached, tables_cached
-
-    first = ("" if kernels_cached() else " (first run: compiling its kernels; this takes a while)") if tables_cached() \
-        else " (first run: building its tables and compiling its kernels; this takes a while)"
+    first = await runner.run(_first_run)  # it imports numba: off the loop, as the warm-up
     log.info("warming the poker engine for %s%s", ", ".join(dict.fromkeys(variants)), first)
     began = time.perf_counter()
     await runner.run(lambda: warm_up(variants))
     elapsed = time.perf_counter() - began
     log.info("poker engine ready in %.1f s", elapsed)
     return elapsed
+
+
+def _first_run() -> str:
+    """What a first run of the engine does before it is warm, in words for the log ("": nothing, it is cached)."""
+    from engine.evaluator import kernels_cached, tables_cached
+
+    if not tables_cached():
+        return " (first run: building its tables and compiling its kernels; this takes a while)"
+    return "" if kernels_cached() else " (first run: compiling its kernels; this takes a while)"

@@ -31,6 +31,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from exchange.core.events import EVENT_TYPES, Event, event_from_dict
@@ -138,16 +139,19 @@ def restore(journal: Journal, config: ExchangeConfig | None = None, *, accept_da
 def _decoded(journal: Journal, record: Record) -> Event | GameResult | EndedMarket | None:
     """A record's event, game result or ended market (``None`` for the kinds recovery does not fold).
 
-    A record of a kind, or an event of a type, this code does not know was written by a newer version:
-    :class:`JournalFromNewerVersion` (no event type has ever been removed or renamed, so an older version's are all
-    known). A body that passed its checksum and still does not decode is damage at that record:
-    :class:`JournalDamaged`, which ``accept_damaged`` can set aside like any other.
+    A sound record (its checksum holds) of a kind, or an event of a type, this code does not know was written by a
+    newer version: :class:`JournalFromNewerVersion` (no event type has ever been removed or renamed, so an older
+    version's are all known). Any other that does not decode is damage at that record (one of before checksums
+    cannot be told apart from damage): :class:`JournalDamaged`, which ``accept_damaged`` can set aside like any
+    other.
     """
-    if record.kind not in KINDS:
-        raise JournalFromNewerVersion(journal.path or ":memory:", record.seq, f"a record of kind {record.kind!r:.40}")
-    event_type = record.body.get("type") if record.kind == "event" else None
-    if isinstance(event_type, str) and event_type not in EVENT_TYPES:
-        raise JournalFromNewerVersion(journal.path or ":memory:", record.seq, f"an event {event_type!r:.40}")
+    if record.checksummed and isinstance(record.body, Mapping):
+        if record.kind not in KINDS:
+            raise JournalFromNewerVersion(journal.path or ":memory:", record.seq,
+                                          f"a record of kind {record.kind!r:.40}")
+        event_type = record.body.get("type") if record.kind == "event" else None
+        if isinstance(event_type, str) and event_type not in EVENT_TYPES:
+            raise JournalFromNewerVersion(journal.path or ":memory:", record.seq, f"an event {event_type!r:.40}")
     try:
         if record.kind == "event":
             return event_from_dict(dict(record.body))

@@ -83,6 +83,22 @@ def test_a_timer_on_time_is_unchanged() -> None:
     assert isinstance(place(channel, "bob", 1, Side.LAY, "4", 200, rnd=1), OrderPlaced)
 
 
+def test_a_wall_clock_stepped_back_before_the_window_opened_leaves_it_open() -> None:
+    """The server's time is the wall clock's, its timers a steady clock's: stepped back (an NTP correction) to before
+    the window's opening time, an order finds the window open, as a view does, and nothing closes it early."""
+    channel, clock, log = make_channel(one_deck(*DECK), makers=0)
+    channel.start(at_ms=0, games=1)
+    deal = timetable(HOLDEM, 0)[Round.DEAL - 1]
+    clock.run(until_ms=deal.opens_ms + 100)
+    late(clock, -500)  # before opens_ms
+    game = channel.game()
+    assert game is not None and game.window_open_at(clock.now())
+    assert isinstance(place(channel, "bob", 1, Side.LAY, "4", 200, rnd=1), OrderPlaced)
+    view = bettor_view(channel, account_id="bob")
+    assert view is not None and view.betting_open
+    assert game.phase is Phase.BETTING and not any(isinstance(e.event, WindowClosed) for e in log.events)
+
+
 def test_a_late_close_runs_the_windows_overdue_irregularity_first_and_refuses_the_order() -> None:
     """A premature flop due at 90 % of the Pre-flop window has not been shown when the loop, busy, reaches an
     order after the window's close: the flop is exposed (and noticed) first, as its timer would have, and the

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import AsyncIterator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -209,4 +210,5 @@ def test_the_demo_account_exists_only_with_serve_demo(tmp_path: Path) -> None:
         assert _demo_login(demo) == "SUCCESS"
         first_line, page_line = demo.out.read_text().splitlines()[:2]
         assert first_line.startswith(f"Exchange Poker server on {demo.url}") and "password 'demo'" in first_line
+        assert f"(version {metadata.version('exchange-poker-sim')}; database " in first_line  # which build it is
         assert page_line.split()[:2] == ["page:", f"{demo.url}/"]  # the trading page's address

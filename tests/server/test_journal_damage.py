@@ -33,6 +33,7 @@ from exchange.server.cashier import JOURNAL_KIND as OPERATOR  # a kind a restart
 from exchange.server.journal import Journal
 from exchange.server.journal_check import JournalDamaged, JournalFromNewerVersion
 from exchange.server.journal_mark import read_mark
+from exchange.server.journal_writer import body_crc
 from exchange.server.recovery import Restored, restore
 from tests.server.helpers import wait_until
 from tests.server.serverproc import ServerProcess, cli
@@ -253,6 +254,21 @@ def test_a_record_a_newer_version_wrote_refuses_the_start_and_is_never_set_aside
     journal.close()
     refused_cli = cli("accounts", "--db", str(db), "list")
     assert refused_cli.returncode == 2 and "a newer version wrote it" in refused_cli.stderr, refused_cli
+
+
+@pytest.mark.parametrize(("body", "crc"), [('{"type": "SomethingNew", "ts": 4}', "NULL"), ("[1, 2]", "crc")])
+def test_a_record_no_checksum_vouches_for_or_not_an_object_is_damage_not_a_newer_version_s(tmp_path: Path, body: str,
+                                                                                            crc: str) -> None:
+    """A record of before checksums may have been damaged into any text (a type garbled into one no version wrote),
+    and a body that is not a JSON object no version wrote: damage, which accepting sets aside."""
+    journal = _journal_of(tmp_path / "ex.db", 6)
+    journal._conn.execute(f"UPDATE journal SET kind = 'event', body = ?, crc = {crc} WHERE seq = 5", (body,))
+    if crc == "crc":
+        journal._conn.execute("UPDATE journal SET crc = ? WHERE seq = 5", (body_crc(body),))
+    with pytest.raises(JournalDamaged, match="record 5 \\(event\\) does not decode"):
+        restore(journal)
+    assert "DAMAGED RECORDS SET ASIDE: 2 records from seq 5" in restore(journal, accept_damaged=True).summary()
+    journal.close()
 
 
 def test_serve_sets_aside_a_damaged_record_after_the_newest_snapshot_when_told_to(tmp_path: Path) -> None:
