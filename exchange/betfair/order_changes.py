@@ -175,19 +175,24 @@ def market_image(market_id: str, rows: Sequence[OrderRow], matched: Mapping[int,
     return {"id": market_id, "orc": orc}
 
 
-def market_delta(market_id: str, rows: Sequence[OrderRow], levels: Iterable[tuple[int, Side, int]],
+def market_delta(market_id: str, rows: Sequence[OrderRow], levels: Iterable[tuple[int, Side, int, int]],
                  matched: Mapping[int, Sequence[MatchedRow]], *, closed: bool) -> dict[str, Any] | None:
     """One market's ``oc`` entry in a delta, or None if nothing changed: per runner that changed, the records
-    of the orders that changed (``rows``) and the matched levels that moved (``levels``: selection id, side
-    and tick), each with the stake now, overall and (``smc``) for the strategy refs of the changed orders;
-    ``closed: true`` once the market has closed.
+    of the orders that changed (``rows``) and the matched levels that moved (``levels``: selection id, side,
+    tick and the bet whose match moved it, one of ``rows``), each with the stake now, overall and (``smc``) per
+    strategy ref, each ref's only at the levels its own bets moved; ``closed: true`` once the market has closed.
 
     ``matched`` is, for each selection with a level in ``levels``, the account's matched rows on it
     (:meth:`exchange.core.exchange.Exchange.matched_on`).
     """
+    ref_of = {row.bet_id: row.strategy_ref for row in rows}
     moved: dict[int, dict[Side, set[int]]] = {}
-    for selection_id, side, tick in levels:
+    moved_by_ref: dict[int, dict[str, dict[Side, set[int]]]] = {}
+    for selection_id, side, tick, bet_id in levels:
         moved.setdefault(selection_id, {}).setdefault(side, set()).add(tick)
+        ref = ref_of.get(bet_id)
+        if ref:
+            moved_by_ref.setdefault(selection_id, {}).setdefault(ref, {}).setdefault(side, set()).add(tick)
     by_runner: dict[int, list[OrderRow]] = {}
     for row in rows:
         by_runner.setdefault(row.selection_id, []).append(row)
@@ -201,8 +206,8 @@ def market_delta(market_id: str, rows: Sequence[OrderRow], levels: Iterable[tupl
         if ticks:
             rows_now = matched.get(selection_id, ())
             change.update(matched_levels(((side, by_tick) for side, _, by_tick in rows_now), ticks))
-            refs = sorted({r.strategy_ref for r in runner_rows if r.strategy_ref})
-            smc = {ref: matched_levels(((side, t) for side, r, t in rows_now if r == ref), ticks) for ref in refs}
+            smc = {ref: matched_levels(((side, t) for side, r, t in rows_now if r == ref), its_ticks)
+                   for ref, its_ticks in sorted(moved_by_ref.get(selection_id, {}).items())}
             if smc:
                 change["smc"] = smc
         orc.append(change)

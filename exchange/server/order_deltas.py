@@ -30,8 +30,8 @@ from exchange.core.exchange import Exchange, cleared_matched_on
 from exchange.core.orders import ClearedOrder
 from exchange.core.side import Side
 
-#: A matched level of one account: ``(selection id, side, tick)``.
-Level = tuple[int, Side, int]
+#: A matched level of one account that moved: ``(selection id, side, tick, the bet whose match moved it)``.
+Level = tuple[int, Side, int, int]
 
 
 @dataclass
@@ -49,7 +49,7 @@ class DirtyOrders:
     >>> dirty.note(Matched(5, 1, "1.1", 7, 149, 200, 3, 4, "al", "bo", Side.BACK))
     >>> dirty.note(OrderCancelled(6, 4, "bo", "1.1", 7, 100, "BY_USER"))
     >>> sorted((key, sorted(d.bets), sorted(d.levels)) for key, d in dirty.take().items())
-    [(('al', '1.1'), [3], [(7, <Side.BACK: 'BACK'>, 149)]), (('bo', '1.1'), [4], [(7, <Side.LAY: 'LAY'>, 149)])]
+    [(('al', '1.1'), [3], [(7, <Side.BACK: 'BACK'>, 149, 3)]), (('bo', '1.1'), [4], [(7, <Side.LAY: 'LAY'>, 149, 4)])]
     >>> dirty.take()
     {}
     """
@@ -71,7 +71,7 @@ class DirtyOrders:
                                              (event.lay_account_id, event.lay_bet_id, Side.LAY)):
                 dirt = self._of(account_id, event.market_id)
                 dirt.bets.add(bet_id)
-                dirt.levels.add((event.selection_id, side, event.tick))
+                dirt.levels.add((event.selection_id, side, event.tick, bet_id))
         elif isinstance(event, OrderPlaced | OrderCancelled | OrderLapsed):
             self._of(event.account_id, event.market_id).bets.add(event.bet_id)
         elif isinstance(event, MarketSettled | MarketVoided):

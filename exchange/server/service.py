@@ -568,7 +568,7 @@ class ExchangeService:
                     changed = OrderDirt()
                 else:
                     cleared = found
-            moved = {selection_id for selection_id, _, _ in changed.levels}
+            moved = {selection_id for selection_id, _, _, _ in changed.levels}
             if is_open:
                 views = (self.exchange.order_view(account, bet_id) for bet_id in sorted(changed.bets))
                 rows = [order_changes.open_order(v) for v in views if v is not None]

@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from exchange.betfair import order_changes
+from exchange.core import ladder
 from exchange.core.ladder import PRICES, TICK_COUNT
 from exchange.core.market import Fill, Market
 from exchange.core.orders import MatchedRow
@@ -164,16 +165,22 @@ def test_a_delta_applied_to_the_image_gives_the_position_after(case: Case, data:
     built from the levels they moved: applied as a client applies it, it gives the whole case's position."""
     cut = data.draw(st.integers(0, len(case.fills)))
     by_id = {b.bet_id: b for b in case.bets}
-    moved: set[tuple[int, Side, int]] = set()
+    moved: set[tuple[int, Side, int, int]] = set()
     changed: set[int] = set()
     for match_id, _, _, tick, _, back_id, lay_id in case.fills:
         if match_id >= cut or match_id in case.voided:  # a match id is its index here
             for bet in (by_id[back_id], by_id[lay_id]):
                 if bet.account == ME:
-                    moved.add((bet.selection_id, bet.side, tick))
+                    moved.add((bet.selection_id, bet.side, tick, bet.bet_id))
                     changed.add(bet.bet_id)
     image = served(Case(case.bets, case.fills[:cut], frozenset()))
     changed_rows = _rows(b for b in case.bets if b.bet_id in changed)
     delta = order_changes.market_delta("m", changed_rows, moved, _matched(case), closed=False)
     assert (delta is None) == (not changed)
     assert _applied(image, delta) == regrouped(case)
+    for orc in delta["orc"] if delta else ():  # a strategy is sent only the levels its own bets moved
+        for ref, levels in orc.get("smc", {}).items():
+            its_own = {(side, tick) for sel, side, tick, bet in moved if sel == orc["id"] and by_id[bet].ref == ref}
+            sent = {(Side.BACK if key == "mb" else Side.LAY, ladder.parse_price(Decimal(str(price))))
+                    for key in ("mb", "ml") for price, _ in levels.get(key, [])}
+            assert sent <= its_own, (ref, sent, its_own)

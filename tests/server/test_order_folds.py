@@ -166,7 +166,7 @@ async def _step(rng: random.Random, client: TestClient, tokens: dict[str, str], 
     clock.advance(rng.choice([0, 0, 1]))
 
 
-@pytest.mark.parametrize("seed", [1, 4, 5])  # each walk fills, voids and resubscribes
+@pytest.mark.parametrize("seed", [4, 5, 7])  # each walk fills, voids a strategy's level to 0 and resubscribes
 async def test_every_subscription_folds_to_a_fresh_image(seed: int, client: TestClient, clock: VirtualClock) -> None:
     rng = random.Random(seed)
     tokens = {"bob": await login(client, "bob", "pw-bob")}
