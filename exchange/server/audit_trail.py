@@ -39,16 +39,14 @@ from dataclasses import dataclass
 
 from exchange.core.events import EVENT_TYPES
 from exchange.game.layouts import MarketKind
-from exchange.server import jsoncodec
+from exchange.server import journal_kinds, jsoncodec
 from exchange.server.cashier import JOURNAL_KIND as OPERATOR_KIND
-from exchange.server.ended_markets import ENDED_KIND
 from exchange.server.journal_check import JournalDamaged
 from exchange.server.journal_read import Record, first_missing, records_after, records_holding
-from exchange.server.kept_results import RESULT_KIND
 
 #: The kinds of record a server journals: the core's events, operators' actions, games' results, the markets the
 #: exchange forgot.
-KINDS = ("event", OPERATOR_KIND, RESULT_KIND, ENDED_KIND)
+KINDS = journal_kinds.KINDS
 #: The core's event types (an event's ``type``).
 EVENT_TYPE_NAMES = tuple(sorted(EVENT_TYPES))
 

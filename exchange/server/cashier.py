@@ -17,11 +17,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from exchange.core.money import to_minor
+from exchange.server import journal_kinds
 from exchange.server.errors import ApiError, ApingCode
 from exchange.server.journal import Journal, JournalDamaged
 
 #: The journal kind of an operator's records (:mod:`exchange.server.operator`).
-JOURNAL_KIND = "operator"
+JOURNAL_KIND = journal_kinds.OPERATOR
 MAX_REFERENCE = 64
 
 

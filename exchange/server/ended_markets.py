@@ -49,12 +49,12 @@ from exchange.betfair.stream import MarketSnapshot
 from exchange.core.gc_pause import collections_paused
 from exchange.core.orders import ClearedOrder
 from exchange.core.records import layout
-from exchange.server import jsoncodec
+from exchange.server import journal_kinds, jsoncodec
 from exchange.server.jsoncodec import whole_number
 from exchange.server.market_infos import MarketInfo
 
 #: The journal record kind of a market the exchange forgot, as the server remembers it.
-ENDED_KIND = "ended"
+ENDED_KIND = journal_kinds.ENDED
 #: The start of a snapshot's markets remembered (:meth:`EndedMarkets.to_snapshot`); a snapshot taken before
 #: 2026-12-06 holds their JSON (:meth:`EndedMarkets.to_json`), which starts otherwise.
 SNAPSHOT_MAGIC = b"EXENDED1"

@@ -59,7 +59,7 @@ from typing import Any
 
 from exchange.clock import Clock, Timer, WallClock
 from exchange.core.exchange import Exchange, ExchangeConfig
-from exchange.server import journal_read, jsoncodec, snapshots
+from exchange.server import journal_kinds, journal_read, jsoncodec, snapshots
 from exchange.server.database import open_with, transaction
 from exchange.server.ended_markets import EndedMarkets
 from exchange.server.exchange_id import exchange_id
@@ -285,6 +285,8 @@ class Journal:
         """
         if self._failure is not None:
             raise JournalFailed("the journal has failed; no command can be accepted") from self._failure
+        if kind not in journal_kinds.KINDS:  # the next start would take it for a newer version's
+            raise ValueError(f"a journal record's kind is one of {', '.join(journal_kinds.KINDS)}, not {kind!r}")
         seq = self._next_seq
         self._next_seq = seq + 1
         self._pending.append((seq, ts_ms, kind, body))

@@ -39,13 +39,13 @@ import orjson
 from engine import InvariantError
 from engine.cards import Card
 from exchange.game.layouts import MarketKind
-from exchange.server import jsoncodec
+from exchange.server import journal_kinds, jsoncodec
 from exchange.server.jsoncodec import whole_number
 
 #: Results kept per channel: a few hours of one channel with the default windows.
 KEEP_RESULTS = 100
 #: The journal record kind of a finished game's result.
-RESULT_KIND = "result"
+RESULT_KIND = journal_kinds.RESULT
 #: One draw of a draw game: what each seat discarded, and what each drew instead.
 Draw = tuple[tuple[tuple[Card, ...], ...], tuple[tuple[Card, ...], ...]]
 

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from exchange.core.events import EVENT_TYPES, Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
-from exchange.server.audit_trail import KINDS
 from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
 from exchange.server.journal import Journal, JournalDamaged, Record
 from exchange.server.journal_check import JournalFromNewerVersion
+from exchange.server.journal_kinds import KINDS
 from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import END_WITH_SERVER, Damaged, Saved

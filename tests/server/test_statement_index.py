@@ -65,7 +65,8 @@ def _history(rng: random.Random, ts: int, count: int, market_base: int) -> list[
         elif roll < 0.8:
             event = {"type": "OrderPlaced", "ts": ts, "account_id": account, "amount": 5}  # not a movement
         else:
-            out.append((ts, "place", {"account": account, "size": 200}))
+            out.append((ts, "operator", {"action": "suspend", "marketId": f"holdem.{market_base + i}", "operator": "op",
+                                         "reason": "a record the statement passes over"}))
             continue
         out.append((ts, "event", event))
     return out
