@@ -68,9 +68,9 @@ class JournalDamaged(DatabaseUnusable):
 
 
 class JournalFromNewerVersion(DatabaseUnusable):
-    """A record this code does not know the kind of: written by a newer version, not damaged. Never set aside, as
-    ``--accept-damaged-journal`` would set aside damage: the records from it on are sound, and hold orders and
-    settlements the newer version acknowledged."""
+    """A sound record (its checksum holds) of a kind, or an event of a type, this code does not know: written by a
+    newer version, not damaged. Never set aside, as ``--accept-damaged-journal`` sets damage aside: the records from
+    it on hold orders and settlements the newer version acknowledged."""
 
     def __init__(self, path: str, seq: int, what: str) -> None:
         super().__init__(path, f"record {seq} of the journal holds {what}, which this version of exchange-poker does "
