@@ -145,13 +145,17 @@ def _decoded(journal: Journal, record: Record) -> Event | GameResult | EndedMark
     cannot be told apart from damage): :class:`JournalDamaged`, which ``accept_damaged`` can set aside like any
     other.
     """
-    if record.checksummed and isinstance(record.body, Mapping):
-        if record.kind not in KINDS:
-            raise JournalFromNewerVersion(journal.path or ":memory:", record.seq,
-                                          f"a record of kind {record.kind!r:.40}")
-        event_type = record.body.get("type") if record.kind == "event" else None
-        if isinstance(event_type, str) and event_type not in EVENT_TYPES:
-            raise JournalFromNewerVersion(journal.path or ":memory:", record.seq, f"an event {event_type!r:.40}")
+    path = journal.path or ":memory:"
+    sound = record.checksummed and isinstance(record.body, Mapping)
+    if record.kind not in KINDS:
+        if sound:
+            raise JournalFromNewerVersion(path, record.seq, f"a record of kind {record.kind!r:.40} (unless that kind "
+                                          "is itself damaged: the record's checksum covers its body only)")
+        raise JournalDamaged(path, f"record {record.seq} is of no kind this version knows ({record.kind!r:.40}) and "
+                             "no checksum vouches for it", first_bad=record.seq)
+    event_type = record.body.get("type") if sound and record.kind == "event" else None
+    if isinstance(event_type, str) and event_type not in EVENT_TYPES:
+        raise JournalFromNewerVersion(path, record.seq, f"an event {event_type!r:.40}")
     try:
         if record.kind == "event":
             return event_from_dict(dict(record.body))
@@ -160,7 +164,7 @@ def _decoded(journal: Journal, record: Record) -> Event | GameResult | EndedMark
         if record.kind == ENDED_KIND:
             return EndedMarket.from_dict(record.body)
     except (KeyError, TypeError, ValueError) as exc:
-        raise JournalDamaged(journal.path or ":memory:", f"record {record.seq} ({record.kind}) does not decode: "
+        raise JournalDamaged(path, f"record {record.seq} ({record.kind}) does not decode: "
                              f"{type(exc).__name__}: {exc}", first_bad=record.seq) from None
     return None
 

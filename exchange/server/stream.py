@@ -104,7 +104,8 @@ IDLE_TIMEOUT_MS = 15_000
 #: Looks at the connections for heartbeats come at most this often: each is a pass over every connection, and
 #: quiet subscriptions fall due at scattered times (a heartbeat is at most this late when several are due close).
 CHECK_SPACING_MS = 50
-#: Closed markets' images kept built: as many as a resubscription can ask for with the default keep settings.
+#: Closed markets' images kept built, at least: as many as a resubscription can ask for with the default keep
+#: settings (a server keeping more closed markets keeps twice their number).
 CLOSED_IMAGES_KEPT = 2_000
 
 
@@ -144,7 +145,9 @@ class StreamHub:
         self._closed_markets: list[MarketDelta] = []
         #: The images of closed markets, each built once: a closed market's image never changes, and a
         #: resubscription images every market closed since its clock (up to the kept and remembered ones).
-        self._closed_images: OrderedDict[str, MarketDelta] = OrderedDict()
+        self._closed_images: OrderedDict[str, MarketDelta] = OrderedDict()  # least recently shown first
+        #: As many as a resubscription can ask for: the closed markets the exchange keeps, and as many remembered.
+        self._closed_images_kept = max(CLOSED_IMAGES_KEPT, 2 * (service.exchange.config.keep_closed_markets or 0))
         self._closed_orders: dict[str, list[dict[str, Any]]] = {}  # per account
         self._flush_handle: Timer | None = None
         #: The next look at the connections for heartbeats and idle timeouts (:meth:`check_by`): when, its timer.
@@ -288,7 +291,8 @@ class StreamHub:
         """Bring the recorders of ``sub``'s markets up to date, then image those same states for ``sub``.
 
         A resubscription (``resume_from_ms``, from its clock) also images the markets that closed since then
-        (less :data:`RESUME_MARGIN_MS`), so the client's cache learns how they ended.
+        (less :data:`RESUME_MARGIN_MS`), so the client's cache learns how they ended: each as it closed, with no
+        recorder (nothing will change it).
 
         Synchronous on purpose: nothing can change the exchange between the
         collect and the images, so the next delta ``sub`` receives is computed
@@ -308,6 +312,8 @@ class StreamHub:
             image = self._closed_images.get(market_id)
             if image is None:
                 image = self._image(market_id)
+            else:
+                self._closed_images.move_to_end(market_id)
             if image is not None:
                 images.append(image)
         return images
@@ -323,7 +329,7 @@ class StreamHub:
         image = MarketDelta(json.loads(line)["mc"][0], {}, _runners(snapshot))
         if snapshot.status is BetfairMarketStatus.CLOSED and snapshot.settled_ms is not None:  # final, to the letter
             self._closed_images[market_id] = image
-            while len(self._closed_images) > CLOSED_IMAGES_KEPT:
+            while len(self._closed_images) > self._closed_images_kept:
                 self._closed_images.popitem(last=False)
         return image
 
@@ -421,7 +427,7 @@ class StreamHub:
             if conn.ended or (conn.token is not None and not self.sessions.alive(conn.token)):
                 continue  # expired: ended here, and the listener closes it
             if conn.market_sub is None and conn.order_sub is None:
-                if conn.idle_due_ms <= now:
+                if conn.idle_due_ms <= now and not conn.busy:  # (busy: its request's answer plans the next look)
                     conn.status(None, "TIMEOUT", f"the connection is not subscribed and has been idle for "
                                 f"{self.idle_ms} ms", close=True)
                 continue

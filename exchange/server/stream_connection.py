@@ -57,8 +57,11 @@ class StreamConnection:
         self.closed = False
         #: Its session ended (or the server is stopping): it is only to be told and closed, nothing more is due.
         self.ended = False
-        #: When the connection opened or last sent a request (the service's clock): the idle timeout counts from it.
+        #: When the connection opened, or its last request was answered (the service's clock): the idle timeout
+        #: counts from it.
         self.last_request_ms = hub.service.now()
+        #: A request of it is being answered (a subscription may wait for the account's read rate): not idle.
+        self.busy = False
 
     def next_check_ms(self) -> int | None:
         """When the hub must look at this connection next (:meth:`StreamHub.beat`): a subscription's heartbeat is
@@ -99,10 +102,12 @@ class StreamConnection:
             self.outbox.close_after()
 
     async def handle(self, text: str) -> None:
-        self.last_request_ms = self.hub.service.now()
+        self.busy = True
         try:
             await self._handle(text)
         finally:  # a subscription made, or ended, may need a check sooner than the one planned
+            self.busy = False
+            self.last_request_ms = self.hub.service.now()
             self.hub.check_by(self.next_check_ms())
 
     async def _handle(self, text: str) -> None:
@@ -212,7 +217,8 @@ class StreamConnection:
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms, market_ids=params.market_ids,
                            params=params,
                            fields=params.fields, ladder_levels=params.ladder_levels)
-        await self._paced()
+        if not await self._paced():
+            return
         async with self.hub.sending:
             pending, images = self.hub.images_in_step(sub, params.resume_from_ms)
             self._charge(len(images))
@@ -235,7 +241,8 @@ class StreamConnection:
         sub = Subscription(id=request_id or 0, heartbeat_ms=params.heartbeat_ms,
                            overall_position=params.include_overall_position, strategy_refs=params.strategy_refs,
                            partition_by_strategy=params.partition_by_strategy)
-        await self._paced()
+        if not await self._paced():
+            return
         async with self.hub.sending:  # as for markets: what is pending goes to the others, the image shows it
             pending = self.hub.collect()
             resuming = params.resume_from_ms is not None  # the client's cache may hold orders that ended since
@@ -251,12 +258,13 @@ class StreamConnection:
             self.send_orders(sub, images, ct="SUB_IMAGE")
             self.hub.fan_out(pending, skip=sub)
 
-    async def _paced(self) -> None:
+    async def _paced(self) -> bool:
         """Wait while the account is over its read rate: a subscription's image is a read, and a resubscription's
         (every market closed since its clock) a large one; a client resubscribing in a loop held the loop that
-        every client shares."""
+        every client shares. Whether to go on: not if the connection was closed or its session ended meanwhile."""
         if self.hub.gate is not None and self.account is not None:
             await self.hub.gate.paced(self.account)
+        return not (self.closed or self.ended or self.account is None)
 
     def _charge(self, markets: int) -> None:
         """Count an image of ``markets`` markets against the account's read rate, each as :data:`IMAGE_RECORDS`."""

@@ -265,16 +265,24 @@ def test_the_journal_takes_only_the_kinds_a_restart_knows(tmp_path: Path) -> Non
     journal.close()
 
 
-@pytest.mark.parametrize(("body", "crc"), [('{"type": "SomethingNew", "ts": 4}', "NULL"), ("[1, 2]", "crc")])
-def test_a_record_no_checksum_vouches_for_or_not_an_object_is_damage_not_a_newer_version_s(tmp_path: Path, body: str,
-                                                                                            crc: str) -> None:
-    """A record of before checksums may have been damaged into any text (a type garbled into one no version wrote),
-    and a body that is not a JSON object no version wrote: damage, which accepting sets aside."""
+@pytest.mark.parametrize(("kind", "body", "crc", "says"), [
+    ("event", '{"type": "SomethingNew", "ts": 4}', "NULL", "record 5 (event) does not decode"),
+    ("event", "[1, 2]", "crc", "record 5 (event) does not decode"),
+    ("evemt", '{"type": "AccountOpened", "ts": 4, "account_id": "bo"}', "NULL",
+     "record 5 is of no kind this version knows ('evemt') and no checksum vouches for it"),
+    ("audit", "[1, 2]", "crc", "record 5 is of no kind this version knows ('audit')"),
+])
+def test_a_record_no_checksum_vouches_for_or_not_an_object_is_damage_not_a_newer_version_s(
+    tmp_path: Path, kind: str, body: str, crc: str, says: str,
+) -> None:
+    """A record of before checksums may have been damaged into any text (a type or a kind garbled into one no
+    version wrote), and a body that is not a JSON object no version wrote: damage, which accepting sets aside (a
+    kind unknown was passed over without a word, its record lost)."""
     journal = _journal_of(tmp_path / "ex.db", 6)
-    journal._conn.execute(f"UPDATE journal SET kind = 'event', body = ?, crc = {crc} WHERE seq = 5", (body,))
+    journal._conn.execute(f"UPDATE journal SET kind = ?, body = ?, crc = {crc} WHERE seq = 5", (kind, body))
     if crc == "crc":
         journal._conn.execute("UPDATE journal SET crc = ? WHERE seq = 5", (body_crc(body),))
-    with pytest.raises(JournalDamaged, match="record 5 \\(event\\) does not decode"):
+    with pytest.raises(JournalDamaged, match=re.escape(says)):
         restore(journal)
     assert "DAMAGED RECORDS SET ASIDE: 2 records from seq 5" in restore(journal, accept_damaged=True).summary()
     journal.close()

@@ -145,23 +145,27 @@ async def test_a_closed_market_s_image_is_built_once_and_shown_the_same_to_every
 
 async def test_subscription_images_count_against_the_account_s_read_rate(tmp_path: Path) -> None:
     """Each market imaged counts as IMAGE_RECORDS list records: past the rate, the next subscription waits on the
-    server's clock for the time owed, as a list call does (answered, not refused)."""
+    server's clock for the time owed, as a list call does (answered, not refused), and its connection is not
+    closed as idle meanwhile, though the wait passes the idle timeout."""
     clock = VirtualClock(start_ms=START_MS)
-    async with serving(tmp_path / "ex.db", clock, limits=Limits(read_rows_per_second=IMAGE_RECORDS)) as client:
+    async with serving(tmp_path / "ex.db", clock, limits=Limits(read_rows_per_second=1)) as client:
         first = await _subscribe(client, MS, {"marketFilter": {}})
         clock.run(until_ms=GAME_0_CLOSED)
         resume = {"marketFilter": {}, "initialClk": first["initialClk"], "clk": first["clk"]}
         again = await _subscribe(client, MS, resume)
-        assert len(again["mc"]) == 2  # the closed market and the open one: two seconds' worth at this rate
+        assert len(again["mc"]) == 2  # the closed market and the open one
+        owed_ms = (2 * IMAGE_RECORDS - 1) * 1000  # their records at one a second, less the second the rate allows
+        idle_ms = client.app[keys.HUB].idle_ms
+        assert owed_ms > idle_ms + 1_000
         async with client.ws_connect("/stream") as ws:
             await authenticated(client, ws)
             scheduled = clock.pending
             await ws.send_json({"op": MS, "id": 2, **resume})
             await until(lambda: clock.pending == scheduled + 1, "the subscription waiting on the server's clock")
-            assert clock.next_due() == clock.now() + 1000  # two seconds' worth read: one owed
-            clock.advance(999)
-            with pytest.raises(TimeoutError):  # a millisecond short: still waiting
+            clock.advance(idle_ms + 1_000)
+            clock.advance(owed_ms - idle_ms - 1_000 - 1)
+            with pytest.raises(TimeoutError):  # a millisecond short: still waiting, and not closed as idle
                 await receive(ws, "status", timeout=0.2)
             clock.advance(1)
             assert (await receive(ws, "status"))["statusCode"] == "SUCCESS"
-            assert len((await receive(ws, "mcm", ct="SUB_IMAGE"))["mc"]) == 2
+            assert (await receive(ws, "mcm", ct="SUB_IMAGE"))["mc"]
