@@ -100,18 +100,17 @@ def quote_ticks(
     """Where to rest the maker's lays and backs for a hand of ``equity``.
 
     A side is left empty where the ladder ends (fair odds below the bottom
-    tick: no lay; above the top tick: no back). A hand at equity 0 or 1 is not
-    quoted at all (its outcome is known). An equity sampled with standard error
-    ``stderr`` is quoted as if it could be :data:`STDERR_WIDTH` errors either
+    tick: no lay; above the top tick: no back). A hand at an exact equity of 0 or 1
+    is not quoted at all (its outcome is known). An equity sampled with standard
+    error ``stderr`` is quoted as if it could be :data:`STDERR_WIDTH` errors either
     side: lays from the higher equity's odds, backs from the lower's (none if
-    that reaches 0).
+    that reaches 0), a sampled 0 or 1 too (the sample is not the cards).
 
     >>> ladder = tuple(Fraction(p) for p in ("3", "3.5", "4", "4.5", "5"))
     >>> quote_ticks(ladder, Fraction(1, 4), QuoteSpec(margin_ticks=0, levels=1), Fraction(1, 40))
     QuoteTicks(lay_ticks=(0,), back_ticks=(4,))
     """
-    odds = fair_odds(equity)
-    if odds is None or equity == 1:
+    if stderr is None and (equity == 0 or equity == 1):
         return NO_QUOTE
     spread = STDERR_WIDTH * (stderr or 0)
     widen = 1 + spec.margin_percent

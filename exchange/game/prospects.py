@@ -55,14 +55,14 @@ class Prospects:
     ) -> Prospects:
         """From counts: ``shares[i]`` is hand i's wins plus its dead-heat shares (1/n per n-way tie).
 
-        A sampled estimate (``exact=False``) carries each equity's standard error,
-        ``sqrt(p (1 - p) / boards)``: a bound for a share between 0 and 1. A share
+        A sampled estimate (``exact=False``) carries each equity's standard error
+        (:func:`_stderr`: never 0, so a share the sample never saw win is not shown certain). A share
         the cards decide has none, as an exact one: 0 for each of ``known_losers``,
         1 for the one hand left when all the others are among them.
 
         >>> sampled = Prospects.from_counts(10, (7, 3, 0), (0, 0, 0), (7, 3, 0), exact=False, known_losers=(3,))
         >>> [h.stderr for h in sampled.hands]
-        [Fraction(144913, 1000000), Fraction(144913, 1000000), None]
+        [Fraction(6403, 50000), Fraction(6403, 50000), None]
         """
         if not len(wins) == len(ties) == len(shares):
             raise ValueError(f"need one count per hand: {len(wins)} wins, {len(ties)} ties, {len(shares)} shares")
@@ -110,8 +110,16 @@ class Prospects:
 
 
 def _stderr(equity: Fraction, boards: int) -> Fraction:
-    """``sqrt(p (1 - p) / n)`` to six decimal places, exact as a Fraction (events carry no floats)."""
-    micro = math.isqrt(int(equity * (1 - equity) * 10**12 / boards))
+    """The standard error of a share ``p`` sampled over ``n`` deals, as Agresti and Coull adjust it for a
+    two-error band: ``sqrt(q (1 - q) / (n + 4))`` with ``q = (p n + 2) / (n + 4)``; to six decimal places, exact as
+    a Fraction (events carry no floats). The plain ``sqrt(p (1 - p) / n)`` is 0 for a hand the sample never saw win
+    (a live one, 1/496 to win, was so published as dead: no error, no fair price, no quote) and too narrow near it.
+
+    >>> _stderr(Fraction(0), 3_000), _stderr(Fraction(1, 2), 3_000)
+    (Fraction(47, 100000), Fraction(4561, 500000))
+    """
+    adjusted = (equity * boards + 2) / (boards + 4)
+    micro = math.isqrt(int(adjusted * (1 - adjusted) * 10**12 / (boards + 4)))
     return Fraction(micro, 10**6)
 
 

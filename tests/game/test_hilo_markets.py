@@ -131,3 +131,6 @@ def test_the_opening_low_prices_every_hand_alike(variant: str, dead: tuple[str, 
     assert len({(h.win, h.tie, h.stderr) for h in hands}) == 1
     assert no_low.equity == Fraction(no_low.win, low.boards) and 0 < no_low.equity < 1
     assert all(h.equity == Fraction(1, 4) for h in high.hands)
+    # every game opens on this one sample (cached): one of 3,000 deals put stud7-hilo's "No low" 0.8 points low in
+    # every game; without cards seen at the deal it is sampled over OPENING_SAMPLES, its error near 0.16 %
+    assert no_low.stderr is not None and (no_low.stderr < Fraction(2, 1000) if not dead else no_low.stderr > 0)

@@ -141,6 +141,29 @@ def test_a_sampled_equity_is_quoted_wider_by_its_standard_error() -> None:
     assert Fraction(ladder.PRICE_X100[wide_back], 100) >= 1 / (Fraction(1, 4) - 2 * stderr)  # odds of p - 2 se
 
 
+def test_a_hand_the_sample_never_saw_win_is_quoted_by_its_error_and_one_proven_lost_is_not() -> None:
+    """A Monte Carlo that never dealt a hand's win is not the cards: the hand (1/496 to win, say) is live, so the
+    house lays it at the long odds its error band allows and offers no back (it was published as dead, and not
+    quoted); one the sample saw win every deal is backed short, not laid. A hand the cards decide is not quoted."""
+    from fractions import Fraction
+
+    from exchange.agents.house import LADDER as PRICES
+    from exchange.game.pricing import NO_QUOTE, QuoteSpec, quote_ticks
+    from exchange.game.prospects import Prospects
+
+    sampled = Prospects.from_counts(3_000, (2_000, 1_000, 0), (0, 0, 0), (2_000, 1_000, 0), exact=False)
+    never = sampled.hands[2]
+    assert never.equity == 0 and never.stderr is not None and never.stderr > 0
+    spec = QuoteSpec(margin_ticks=1, levels=2)
+    quoted = quote_ticks(PRICES, never.equity, spec, never.stderr)
+    assert quoted.lay_ticks and not quoted.back_ticks  # the house lays it, long: it may yet win
+    assert PRICES[quoted.lay_ticks[0]] <= 1 / (2 * never.stderr)  # at most the odds of two errors' equity
+    assert quote_ticks(PRICES, Fraction(0), spec) is NO_QUOTE  # exact: the cards beat it
+    always = quote_ticks(PRICES, Fraction(1), spec, never.stderr)
+    assert always.back_ticks and not always.lay_ticks
+    assert quote_ticks(PRICES, Fraction(1), spec) is NO_QUOTE
+
+
 def test_a_hi_lo_games_two_makers_share_one_account_without_overdrawing_it() -> None:
     """One account quotes the High and the Low market; with a bankroll too small to quote both in full, each
     maker must budget what the other has already sent, so the house still never meets INSUFFICIENT_FUNDS."""
