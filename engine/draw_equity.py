@@ -97,7 +97,8 @@ def draw_equity(
     (earlier discards). ``stock``: cards left in the deck (default: every unseen
     card). ``samples``: force a Monte Carlo of this many deals (else
     ``fallback_samples`` where exact enumeration is out of reach); ``seed`` its
-    seed (default 0, so a reveal's price can be replayed).
+    seed (default: 64 random bits, as every game's Monte Carlo takes; the result's ``seed`` deals the same
+    sample again).
     """
     _check_numbers(draws_left, stock, samples, seed, fallback_samples)
     plan = _plan(variant, hands, dead, draws_left, stock, exact_limit)
@@ -107,7 +108,7 @@ def draw_equity(
     if samples is None and (draws_left == 0 or plan.fits):
         tally = _exact(plan.game.name, seats, drawing, unseen, draws_left)
         return _result(plan.game.name, seats, out, tally, exact=True, seed=None)
-    rng_seed = run_seed(0 if seed is None else seed)  # (default 0, not random: a reveal's price replays)
+    rng_seed = run_seed(seed)
     tally = _sampled(plan.game.name, seats, unseen, plan.stock, draws_left, samples or fallback_samples, rng_seed, out)
     return _result(plan.game.name, seats, out, tally, exact=False, seed=rng_seed)
 
@@ -220,7 +221,7 @@ def _completions(
     kept, thrown = _kept(seats, drawing, dead)
     if samples is None and deal_count(_DRAW5_COMPLETION, kept, (), thrown) > exact_limit:
         samples = fallback_samples
-    result = variant_equity(_DRAW5_COMPLETION, kept, (), thrown, samples=samples, seed=0 if seed is None else seed)
+    result = variant_equity(_DRAW5_COMPLETION, kept, (), thrown, samples=samples, seed=seed)
     results = tuple(replace(h, cards=s) for h, s in zip(result.results, seats, strict=True))
     return replace(result, hands=tuple(seats), dead=dead, results=results)
 

@@ -291,3 +291,14 @@ def test_the_simulated_draws_deal_card_for_card_as_the_dealer(variant: str) -> N
             hands = [tuple(sorted({*h} - {*t} | {*g})) for h, t, g in zip(hands, thrown, got, strict=True)]
             ours = [tuple(sorted(h)) for h in module._one_draw(variant, ours, deck, sim_rng, {}, earlier)]
             assert [tuple(c.id for c in h) for h in hands] == ours, trial
+
+
+@pytest.mark.parametrize("variant", ["draw5", "triple-draw-27"])
+def test_a_sample_without_a_seed_takes_a_random_one_and_names_it_as_every_game_does(variant: str) -> None:
+    """A draw game's Monte Carlo without a seed drew the same sample every run (seed 0), where every other game's
+    draws a fresh one: now as they do, with the seed it took in the result, which deals the same sample again."""
+    hands = ["As Ad 7c 4h 2s", "Kc Kd Qh Qs 3c"] if variant == "draw5" else ["2c 3d 4h 5s 9c", "2d 3h 4s 6c 8d"]
+    first = draw_equity(variant, hands, draws_left=1, samples=500)
+    second = draw_equity(variant, hands, draws_left=1, samples=500)
+    assert first.seed is not None and second.seed is not None and first.seed != second.seed
+    assert draw_equity(variant, hands, draws_left=1, samples=500, seed=first.seed) == first
