@@ -135,12 +135,17 @@ def tables_cached() -> bool:
 
 def kernels_cached() -> bool:
     """Whether compiled kernels of an earlier run are in numba's disk cache (else the first use compiles them, some
-    seconds each: a new install or checkout, whatever the lookup arrays' cache holds)."""
-    from numba.core import caching, config  # numba loads with the engine's kernels, not at import
-    from numba.misc.appdirs import AppDirs
+    seconds each: a new install or checkout, whatever the lookup arrays' cache holds). True where it cannot tell
+    (a numba whose caching module is laid out otherwise): a hint for a log line, never a reason to fail."""
+    try:  # numba's own idea of its cache folders (names of its caching module, not a promised API)
+        from numba.core import caching, config  # numba loads with the engine's kernels, not at import
+        from numba.misc.appdirs import AppDirs
 
+        locate = caching.UserWideCacheLocator.get_suitable_cache_subpath
+    except (ImportError, AttributeError):  # another numba: the hint this answers is not worth a failed start
+        return True
     here = Path(__file__).parent  # the kernels' folder: numba's cache holds one folder of files for it
-    ours = caching.UserWideCacheLocator.get_suitable_cache_subpath(str(here / "_kernels.py"))
+    ours = locate(str(here / "_kernels.py"))
     chosen = getattr(config, "CACHE_DIR", "")  # NUMBA_CACHE_DIR (set by numba at import: no stub knows it)
     if chosen:
         folders = [Path(chosen) / ours]
