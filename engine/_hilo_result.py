@@ -44,6 +44,10 @@ class HiLoHandEquity(HandEquity):
     low_wins: int = 0
     low_ties: int = 0
     low_units: int = 0
+    #: A Monte Carlo's standard errors of ``high_share`` and ``low_share`` (None where counted exactly): the
+    #: bound ``sqrt(p (1 - p) / n)`` of a mean of per-deal shares between 0 and 1.
+    high_stderr: float | None = None
+    low_stderr: float | None = None
 
     @property
     def share(self) -> Fraction:
@@ -66,6 +70,8 @@ class HiLoEquityResult(EquityResult):
 
     no_low: float = 0.0
     no_low_deals: int = 0
+    #: A Monte Carlo's standard error of ``no_low`` (None where counted exactly).
+    no_low_stderr: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = EquityResult.to_dict(self)
@@ -79,7 +85,11 @@ class HiLoEquityResult(EquityResult):
                 low_tie=hand.low_tie,
                 low_share=hand.low_share,
             )
+            if hand.high_stderr is not None and hand.low_stderr is not None:
+                entry.update(high_share_stderr=hand.high_stderr, low_share_stderr=hand.low_stderr)
         out["no_low"] = self.no_low
+        if self.no_low_stderr is not None:
+            out["no_low_stderr"] = self.no_low_stderr
         return out
 
     def _check(self) -> None:

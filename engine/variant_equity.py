@@ -247,6 +247,12 @@ def _stderr(share_sum: int, square_sum: int, n: int) -> float:
     return math.sqrt(max(variance, 0.0) / n)
 
 
+def _bound(share: float, n: int) -> float:
+    """``sqrt(p (1 - p) / n)``: the most the standard error of a mean of ``n`` values between 0 and 1 with mean ``p``
+    can be (a half's share, or a deal without a low, sampled)."""
+    return math.sqrt(max(share * (1 - share), 0.0) / n)
+
+
 def tally_result(
     game: Variant,
     seats: Sequence[tuple[Card, ...]],
@@ -291,6 +297,8 @@ def tally_result(
                     low_wins=t[LOW_WIN][i],
                     low_ties=t[LOW_TIE][i],
                     low_units=t[LOW_SHARE][i],
+                    high_stderr=None if exact else _bound(t[HIGH_SHARE][i] / SHARE_UNIT / count, count),
+                    low_stderr=None if exact else _bound(t[LOW_SHARE][i] / SHARE_UNIT / count, count),
                 )
             )
     common: dict[str, Any] = {
@@ -305,4 +313,6 @@ def tally_result(
     }
     if game.low is None:
         return EquityResult(**common)
-    return HiLoEquityResult(**common, no_low=t[NO_LOW_DEALS][0] / count, no_low_deals=t[NO_LOW_DEALS][0])
+    no_low = t[NO_LOW_DEALS][0] / count
+    return HiLoEquityResult(**common, no_low=no_low, no_low_deals=t[NO_LOW_DEALS][0],
+                            no_low_stderr=None if exact else _bound(no_low, count))

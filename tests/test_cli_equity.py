@@ -286,6 +286,18 @@ def test_a_hilo_table_ends_with_the_share_of_deals_without_a_low(capsys: pytest.
     assert out.splitlines()[-1] == f"no low in {100 * no_low:.3f} % of the boards (the Low market's No low)"
 
 
+def test_a_sampled_hilo_table_gives_no_low_its_standard_error(capsys: pytest.CaptureFixture[str]) -> None:
+    import engine
+
+    argv = ("--variant", "omaha-hilo", "AsKs2d3c", "QdQcJh4h", "--samples", "3000", "--seed", "5")
+    code, out, _ = run_cli(capsys, *argv)
+    result = engine.equity("omaha-hilo", ["AsKs2d3c", "QdQcJh4h"], samples=3000, seed=5)
+    no_low, error = result.to_dict()["no_low"], result.to_dict()["no_low_stderr"]
+    assert code == 0 and error > 0
+    assert out.splitlines()[-1] == (f"no low in {100 * no_low:.3f} % ± {100 * error:.3f} of the boards "
+                                    "(the Low market's No low)")
+
+
 def test_a_game_without_a_board_counts_deals(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "--variant", "stud7", "AsKsQsJdTd9c", "2c2d2h3d3c4s")
     assert code == 0 and out.splitlines()[0] == "stud7 equity: exact over 1,560 deals"

@@ -204,6 +204,7 @@ def format_table(result: EquityResult) -> str:
             row += f"  ± {100 * h.stderr:.3f}"
         lines.append(row)
     if split is not None:
-        lines.append(f"no low in {100 * split.no_low:.3f} % of the {dealt}s (the Low market's No low)")
+        error = "" if split.no_low_stderr is None else f" ± {100 * split.no_low_stderr:.3f}"
+        lines.append(f"no low in {100 * split.no_low:.3f} %{error} of the {dealt}s (the Low market's No low)")
     return "\n".join(lines)
 

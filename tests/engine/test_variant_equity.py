@@ -419,3 +419,30 @@ def test_random_small_deals_equal_brute_force_over_showdown(seed: int) -> None:
         assert mine.exact and mine.boards == ref["boards"], (variant, hands, shown, dead)
         assert [h.exact_equity for h in mine.results] == ref["equity"], (variant, hands, shown, dead)
         assert [Fraction(h.wins, h.boards) for h in mine.results] == ref["win"], (variant, hands, shown, dead)
+
+
+def test_a_sampled_hi_lo_result_gives_each_half_and_no_low_a_standard_error() -> None:
+    """A researcher pricing a High or a Low market reads the halves: sampled, each comes with its error (the pot's
+    had one, the halves and "No low" none); counted exactly, none."""
+    import math
+
+    from engine._hilo_result import HiLoEquityResult, HiLoHandEquity
+    from engine.variant_equity import variant_equity
+
+    hands = [parse_cards("As 2d Kc Qh"), parse_cards("3s 4d 9c 9h")]
+    sampled = variant_equity("omaha-hilo", hands, (), (), samples=4_000, seed=7)
+    assert isinstance(sampled, HiLoEquityResult) and sampled.no_low_stderr is not None
+    assert sampled.no_low_stderr == pytest.approx(math.sqrt(sampled.no_low * (1 - sampled.no_low) / 4_000))
+    as_json = sampled.to_dict()
+    assert as_json["no_low_stderr"] == sampled.no_low_stderr
+    for hand, entry in zip(sampled.results, as_json["hands"], strict=True):
+        assert isinstance(hand, HiLoHandEquity) and hand.high_stderr is not None and hand.low_stderr is not None
+        assert hand.high_stderr == pytest.approx(math.sqrt(hand.high_share * (1 - hand.high_share) / 4_000))
+        assert hand.low_stderr == pytest.approx(math.sqrt(hand.low_share * (1 - hand.low_share) / 4_000))
+        assert (entry["high_share_stderr"], entry["low_share_stderr"]) == (hand.high_stderr, hand.low_stderr)
+    board = parse_cards("Ah 5c 8d Jc")
+    exact = variant_equity("omaha-hilo", hands, board, ())
+    assert isinstance(exact, HiLoEquityResult) and exact.exact and exact.no_low_stderr is None
+    assert "no_low_stderr" not in exact.to_dict()
+    assert all(isinstance(h, HiLoHandEquity) and h.high_stderr is None and h.low_stderr is None
+               for h in exact.results)
