@@ -253,6 +253,23 @@ def _bound(share: float, n: int) -> float:
     return math.sqrt(max(share * (1 - share), 0.0) / n)
 
 
+def _hilo_hand(cards: tuple[Card, ...], t: list[list[int]], i: int, count: int, equity: float, stderr: float | None,
+               *, exact: bool) -> HiLoHandEquity:
+    """Hand ``i``'s result in a hi/lo game from the tally ``t`` over ``count`` deals."""
+    wins, ties = t[SCOOP][i], t[PARTIAL][i]
+    high_share, low_share = t[HIGH_SHARE][i] / SHARE_UNIT / count, t[LOW_SHARE][i] / SHARE_UNIT / count
+    return HiLoHandEquity(
+        cards, wins / count, ties / count, equity, wins, ties, (0,) * (MAX_HANDS + 1), count, stderr,
+        share_units=t[SHARE][i],
+        high_win=t[HIGH_WIN][i] / count, high_tie=t[HIGH_TIE][i] / count, high_share=high_share,
+        low_win=t[LOW_WIN][i] / count, low_tie=t[LOW_TIE][i] / count, low_share=low_share,
+        high_wins=t[HIGH_WIN][i], high_ties=t[HIGH_TIE][i], high_units=t[HIGH_SHARE][i],
+        low_wins=t[LOW_WIN][i], low_ties=t[LOW_TIE][i], low_units=t[LOW_SHARE][i],
+        high_stderr=None if exact else _bound(high_share, count),
+        low_stderr=None if exact else _bound(low_share, count),
+    )
+
+
 def tally_result(
     game: Variant,
     seats: Sequence[tuple[Card, ...]],
@@ -273,34 +290,7 @@ def tally_result(
             splits = tuple(t[SPLIT + k][i] for k in range(MAX_HANDS + 1))
             results.append(HandEquity(cards, wins / count, ties / count, equity, wins, ties, splits, count, stderr))
         else:
-            results.append(
-                HiLoHandEquity(
-                    cards,
-                    wins / count,
-                    ties / count,
-                    equity,
-                    wins,
-                    ties,
-                    (0,) * (MAX_HANDS + 1),
-                    count,
-                    stderr,
-                    share_units=t[SHARE][i],
-                    high_win=t[HIGH_WIN][i] / count,
-                    high_tie=t[HIGH_TIE][i] / count,
-                    high_share=t[HIGH_SHARE][i] / SHARE_UNIT / count,
-                    low_win=t[LOW_WIN][i] / count,
-                    low_tie=t[LOW_TIE][i] / count,
-                    low_share=t[LOW_SHARE][i] / SHARE_UNIT / count,
-                    high_wins=t[HIGH_WIN][i],
-                    high_ties=t[HIGH_TIE][i],
-                    high_units=t[HIGH_SHARE][i],
-                    low_wins=t[LOW_WIN][i],
-                    low_ties=t[LOW_TIE][i],
-                    low_units=t[LOW_SHARE][i],
-                    high_stderr=None if exact else _bound(t[HIGH_SHARE][i] / SHARE_UNIT / count, count),
-                    low_stderr=None if exact else _bound(t[LOW_SHARE][i] / SHARE_UNIT / count, count),
-                )
-            )
+            results.append(_hilo_hand(cards, t, i, count, equity, stderr, exact=exact))
     common: dict[str, Any] = {
         "variant": game.name,
         "hands": tuple(seats),
