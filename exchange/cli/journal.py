@@ -33,8 +33,8 @@ from typing import Any, NoReturn
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import PROG, database, fail, one_line_errors, positive, whole_number_from_to
 from exchange.game.channels import parse_market_id
-from exchange.server import jsoncodec, snapshots
-from exchange.server.audit_trail import EVENT_TYPE_NAMES, KINDS, Query, find, find_last
+from exchange.server import journal_kinds, jsoncodec, snapshots
+from exchange.server.audit_trail import EVENT_TYPE_NAMES, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
 from exchange.server.journal_check import JournalDamaged, rewinds
 from exchange.server.journal_read import Record, last_seq, set_aside
@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                         help="records that concern this account: its bets, matches, results, money moved for or by it")
     parser.add_argument("--bet", action="append", default=[], type=positive, metavar="ID",
                         help="records that concern this bet: its placing, matches, cancel or lapse, result")
-    parser.add_argument("--kind", action="append", default=[], choices=KINDS,
+    parser.add_argument("--kind", action="append", default=[], choices=journal_kinds.KINDS,
                         help="records of this kind: the core's events, operators' actions, games' results, "
                              "markets the exchange forgot")
     parser.add_argument("--type", action="append", default=[], metavar="TYPE", type=_event_type,

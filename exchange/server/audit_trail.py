@@ -40,13 +40,9 @@ from dataclasses import dataclass
 from exchange.core.events import EVENT_TYPES
 from exchange.game.layouts import MarketKind
 from exchange.server import journal_kinds, jsoncodec
-from exchange.server.cashier import JOURNAL_KIND as OPERATOR_KIND
 from exchange.server.journal_check import JournalDamaged
 from exchange.server.journal_read import Record, first_missing, records_after, records_holding
 
-#: The kinds of record a server journals: the core's events, operators' actions, games' results, the markets the
-#: exchange forgot.
-KINDS = journal_kinds.KINDS
 #: The core's event types (an event's ``type``).
 EVENT_TYPE_NAMES = tuple(sorted(EVENT_TYPES))
 
@@ -88,7 +84,7 @@ class Query:
     def _markets_of(self, kind: str) -> frozenset[str]:
         """The market ids a record of ``kind`` concerning :attr:`markets` names: an operator's, any market of their
         games (an action on a game is sent through one of its markets and acts on all)."""
-        if kind != OPERATOR_KIND:
+        if kind != journal_kinds.OPERATOR:
             return self.markets
         return frozenset(market for asked in self.markets for market in game_markets(asked))
 
@@ -98,7 +94,8 @@ class Query:
         64 bits), and the two write some characters differently (orjson a letter past ASCII or DEL as it is, the
         standard library escaped): a set holding a value they write differently is not looked for, and the records
         are judged by :meth:`matches` alone."""
-        markets = self._markets_of(OPERATOR_KIND) if not self.kinds or OPERATOR_KIND in self.kinds else self.markets
+        operator = journal_kinds.OPERATOR
+        markets = self._markets_of(operator) if not self.kinds or operator in self.kinds else self.markets
         groups = [markets, self.accounts, self.bets, self.types]
         return [{_json(value) for value in group} for group in groups
                 if group and all(_json(value) == json.dumps(value) for value in group)]

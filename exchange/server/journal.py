@@ -528,9 +528,8 @@ class Journal:
         taker, self._taker = self._taker, None
         code = taker.finish()
         *damaged, verdict = report.splitlines() or [""]
-        for line in damaged:  # "damaged SEQ PROBLEM": one it could not use (damaged, or another version's)
-            _, seq, problem = line.split(" ", 2) if line.count(" ") >= 2 else ("", "?", line)
-            log.warning("snapshot taker: passed over the snapshot at seq %s: %s", seq, problem)
+        for line in damaged:  # a snapshot it could not use (damaged, or another version's), said as logged
+            log.warning("snapshot taker: %s", line)
         word, _, rest = verdict.partition(" ")
         if word == "saved" and code == 0:
             seq, size, build_ms = rest.split()

@@ -252,7 +252,6 @@ class AccountGate:
             else:
                 del self._reading[account]
 
-
     async def paced(self, account: str) -> None:
         """Wait while ``account`` has read more than its rate allows (paced, not refused: its records of the last
         second are over the rate); at once if it has not."""

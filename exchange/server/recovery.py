@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from exchange.core.events import EVENT_TYPES, Event, event_from_dict
 from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.server import jsoncodec
-from exchange.server.ended_markets import ENDED_KIND, EndedMarket, EndedMarkets
+from exchange.server.ended_markets import EndedMarket, EndedMarkets
 from exchange.server.journal import Journal, JournalDamaged, Record
 from exchange.server.journal_check import JournalFromNewerVersion
-from exchange.server.journal_kinds import KINDS
-from exchange.server.kept_results import KEEP_RESULTS, RESULT_KIND, GameResult, KeptResults
+from exchange.server.journal_kinds import ENDED, EVENT, KINDS, RESULT
+from exchange.server.kept_results import KEEP_RESULTS, GameResult, KeptResults
 from exchange.server.notes import MarketNotes
 from exchange.server.snapshots import END_WITH_SERVER, Damaged, Saved
 
@@ -153,15 +153,15 @@ def _decoded(journal: Journal, record: Record) -> Event | GameResult | EndedMark
                                           "is itself damaged: the record's checksum covers its body only)")
         raise JournalDamaged(path, f"record {record.seq} is of no kind this version knows ({record.kind!r:.40}) and "
                              "no checksum vouches for it", first_bad=record.seq)
-    event_type = record.body.get("type") if sound and record.kind == "event" else None
+    event_type = record.body.get("type") if sound and record.kind == EVENT else None
     if isinstance(event_type, str) and event_type not in EVENT_TYPES:
         raise JournalFromNewerVersion(path, record.seq, f"an event {event_type!r:.40}")
     try:
-        if record.kind == "event":
+        if record.kind == EVENT:
             return event_from_dict(dict(record.body))
-        if record.kind == RESULT_KIND:
+        if record.kind == RESULT:
             return GameResult.from_dict(record.body)
-        if record.kind == ENDED_KIND:
+        if record.kind == ENDED:
             return EndedMarket.from_dict(record.body)
     except (KeyError, TypeError, ValueError) as exc:
         raise JournalDamaged(path, f"record {record.seq} ({record.kind}) does not decode: "
@@ -236,8 +236,8 @@ def _take_and_report(args: list[str]) -> int:
     except Exception as exc:
         print(f"error {type(exc).__name__}: {exc}".replace("\n", " "), flush=True)
         return 1
-    for damaged in restored.damaged:
-        print(f"damaged {damaged.seq} {damaged.problem}".replace("\n", " "))
+    for damaged in restored.damaged:  # as the server logs them
+        print(f"passed over the {damaged}".replace("\n", " "))
     if saved is None:
         print(f"none {restored.snapshot_seq}", flush=True)
     else:

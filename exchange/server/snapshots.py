@@ -245,7 +245,8 @@ class SnapshotTaker:
     server can load what it writes.
 
     Its line is ``saved <seq> <bytes> <build ms>``, ``none <seq>`` (nothing newer to save) or
-    ``error <message>``; then it exits. The server watches :attr:`fd`, calls :meth:`read` each time it is
+    ``error <message>``, after a line ``passed over the snapshot at seq <seq>: <why>`` for each newer snapshot it
+    could not use; then it exits. The server watches :attr:`fd`, calls :meth:`read` each time it is
     readable, and :meth:`finish` once that has given the line.
     """
 

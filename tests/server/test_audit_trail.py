@@ -12,9 +12,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from exchange.server.audit_trail import ACCOUNT_FIELDS, BET_FIELDS, KINDS, MARKET_FIELDS, Query, find, find_last
+from exchange.server.audit_trail import ACCOUNT_FIELDS, BET_FIELDS, MARKET_FIELDS, Query, find, find_last
 from exchange.server.database import connect_read_only
 from exchange.server.journal import Journal
+from exchange.server.journal_kinds import KINDS
 from exchange.server.journal_read import PAGE, Record, records_after
 
 # Values drawn from small pools, so that a query's value is often in a body, and often in it for another reason.

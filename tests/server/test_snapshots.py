@@ -453,6 +453,21 @@ def test_remembered_markets_in_a_newer_version_s_form_pass_the_snapshot_over_say
         "the markets remembered are in a newer version's form (b'EXENDED2'); this code reads b'EXENDED1' and JSON")
 
 
+def test_the_taker_reports_a_snapshot_it_passed_over_as_the_server_logs_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The taker's lines before its verdict are the server's log lines as they are (``snapshot taker: ...``)."""
+    service, seq = _remembering_snapshot()
+    _rewrite_ended(service.journal, seq, SNAPSHOT_MAGIC[:-1] + b"2")
+    path = tmp_path / "copy.db"
+    service.journal._conn.execute("VACUUM INTO ?", (str(path),))
+    assert main([str(path), jsoncodec.dumps(service.exchange.config.to_dict()).decode()]) == 0
+    passed_over, verdict = capsys.readouterr().out.splitlines()
+    assert passed_over == (f"passed over the snapshot at seq {seq}: the markets remembered are in a newer version's "
+                           "form (b'EXENDED2'); this code reads b'EXENDED1' and JSON")
+    assert verdict.startswith(f"saved {service.journal.last_seq} ")
+
+
 def test_remembered_markets_pickled_under_another_record_layout_pass_the_snapshot_over(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
