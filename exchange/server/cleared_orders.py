@@ -6,7 +6,8 @@ Every filter of the call is honoured: ``betIds``, ``marketIds``, ``runnerIds``,
 rollup takes the markets with a bet settled in it, whole, as Betfair's "will always return the overall position
 from the market including all settlements", so that its commission, charged on the whole market, comes with the
 profit it was charged on), and
-``includeItemDescription`` adds each row's ``itemDescription``. ``groupBy``
+``includeItemDescription`` adds each row's ``itemDescription`` (a rolled-up row's: what its bets share, down to
+the market, the event or the event type). ``groupBy``
 rolls the bets up as Betfair does: ``BET`` one row a bet; ``SIDE`` one row per
 market, runner and side (the stake-weighted ``priceMatched``, sizes and profit
 summed); ``RUNNER`` per market and runner; ``MARKET``, ``EVENT`` and
@@ -190,13 +191,23 @@ def _group_row(service: ExchangeService, session: Session, members: list[Cleared
     elif group_by in ("SIDE", "RUNNER"):  # one runner of one market
         row |= {"marketId": first.market_id, "selectionId": first.selection_id, "handicap": 0.0,
                 "sizeCancelled": apiformat.money(sum(o.size_cancelled + o.size_lapsed for o in members))}
-        if describe:
-            row["itemDescription"] = item_description(service, first.market_id, first.selection_id)
+    if describe:
+        row["itemDescription"] = _group_description(service, first, group_by)
     if group_by == "MARKET":
         row["marketId"] = first.market_id
     if group_by in ("SIDE", "RUNNER", "MARKET"):
         row |= _hoisted(members, group_by)
     return {k: v for k, v in row.items() if v is not None}
+
+
+def _group_description(service: ExchangeService, first: ClearedOrder, group_by: str) -> JsonDict:
+    """A rolled-up row's ``itemDescription``: as much of a bet's as every bet of the row shares (the runner's for a
+    SIDE or RUNNER row, the market's for a MARKET row, the event's for an EVENT row, the event type's else)."""
+    if group_by in ("SIDE", "RUNNER", "MARKET"):
+        return item_description(service, first.market_id, None if group_by == "MARKET" else first.selection_id)
+    shared = ("eventTypeDesc", "eventDesc") if group_by == "EVENT" else ("eventTypeDesc",)
+    whole = item_description(service, first.market_id, None)
+    return {k: whole[k] for k in shared if k in whole}
 
 
 def _hoisted(members: Sequence[ClearedOrder], group_by: str) -> JsonDict:

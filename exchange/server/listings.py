@@ -222,10 +222,10 @@ async def list_market_book(
                                         available_to_lay=projection.offers(r.available_to_lay))
             entry = apiformat.runner(shown, book.status, with_prices=projection.with_prices, depth=None,
                                      traded=projection.traded)
-            theirs = [o for o in mine if o.selection_id == r.selection_id]
+            theirs = [o for o in mine if o.selection_id == r.selection_id  # the orders shown, whose matches these are
+                      and (order_projection == "ALL" or str(o.status) == order_projection)]
             if order_projection:
-                entry["orders"] = [apiformat.runner_order(o) for o in theirs
-                                   if order_projection == "ALL" or str(o.status) == order_projection]
+                entry["orders"] = [apiformat.runner_order(o) for o in theirs]
             if match_projection:
                 matched = [o for o in every if o.selection_id == r.selection_id] if overall else theirs
                 entry["matches"] = _matches(matched, fills, match_projection)
@@ -240,7 +240,8 @@ async def list_market_book(
 def _order_filters(params: Mapping[str, Any]) -> tuple[Callable[[OrderView], bool], bool, bool]:
     """The orders listMarketBook shows (``betIds``, ``customerStrategyRefs``, ``matchedSince``: as API-NG's, the
     orders with a fill since then and every order still EXECUTABLE, whatever its matched date), whether
-    its ``matches`` count every order (``includeOverallPosition``, default true) or only those, and whether
+    its ``matches`` count every order (``includeOverallPosition``, default true) or only those shown (of these, the
+    ``orderProjection``'s), and whether
     each runner also gets ``matchesByStrategy`` (``partitionMatchedByStrategyRef``, default false).
 
     ``currencyCode`` must be GBP (the one currency); ``locale`` is accepted.

@@ -129,6 +129,14 @@ async def test_matches_by_fill_price_and_by_strategy(client: TestClient, clock: 
     assert by_strategy == {"s2": {"matches": only_s2}}
     overall, unpartitioned = await _book(client, alice, "ROLLED_UP_BY_PRICE", customerStrategyRefs=["s2"])
     assert overall == seen["ROLLED_UP_BY_PRICE"] and unpartitioned is None
+    # alice's orders are all filled: none is EXECUTABLE, so none is shown, and matches of the orders shown are none
+    executable, _ = await _book(client, alice, "ROLLED_UP_BY_PRICE", orderProjection="EXECUTABLE",
+                                includeOverallPosition=False)
+    complete, _ = await _book(client, alice, "ROLLED_UP_BY_PRICE", orderProjection="EXECUTION_COMPLETE",
+                              includeOverallPosition=False)
+    assert executable == [] and complete == seen["ROLLED_UP_BY_PRICE"]
+    overall, _ = await _book(client, alice, "ROLLED_UP_BY_PRICE", orderProjection="EXECUTABLE")
+    assert overall == seen["ROLLED_UP_BY_PRICE"]  # the overall position, whatever orders are shown
 
     clock.run(until_ms=exposure + 10)  # the flop is out: matches from now on will be voided on notice
     await _order(client, bob, "LAY", 3.5, 2, matched=0.0)

@@ -108,6 +108,18 @@ async def test_cleared_orders_group_by_side_and_runner_roll_up(client: TestClien
     assert runner["betCount"] == 3 and runner["selectionId"] == 1 and "side" not in runner
     # backs of 8 and a lay of 4: no sizeSettled, as Betfair's, where it would add a lay's stake to the backs'
     assert runner["profit"] == round(sum(profits.values()), 2) and "sizeSettled" not in runner
+    described = {}
+    for group in ("MARKET", "EVENT", "EVENT_TYPE"):
+        answer = await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED", "groupBy": group,
+                                                                "includeItemDescription": True})
+        (row,) = answer["result"]["clearedOrders"]
+        described[group] = row["itemDescription"]
+    # each rolled-up row is described down to what its bets share: the market, the event, the event type
+    market = rows["BACK"]["itemDescription"]
+    assert described["MARKET"] == {k: v for k, v in market.items() if k != "runnerDesc"}
+    assert described["MARKET"]["marketDesc"] and "runnerDesc" not in described["MARKET"]
+    assert described["EVENT"] == {"eventTypeDesc": market["eventTypeDesc"], "eventDesc": market["eventDesc"]}
+    assert described["EVENT_TYPE"] == {"eventTypeDesc": market["eventTypeDesc"]}
     none = await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED", "eventIds": ["holdem.9"]})
     assert none["result"]["clearedOrders"] == []
     later = await rpc(client, alice, "listClearedOrders", {"betStatus": "SETTLED",
