@@ -3,7 +3,7 @@
 Pure: it reads no clock and no randomness and imports nothing of the game,
 the engine, the agents or the drivers (a contract in CI holds this).
 :class:`~exchange.core.exchange.Exchange` is the façade; every module here is
-one idea (see the README's layout table).  ``docs/reading-the-core.md`` is a
+one idea, named in its first line.  ``docs/reading-the-core.md`` is a
 route through it: where a command enters, how an event is decided and then
 applied by the function the journal fold uses, where money is checked, and
 what a new state change has to touch.

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from exchange.core import ladder
-from exchange.core.errors import require
+from exchange.core.errors import LedgerError, require
 from exchange.core.gc_pause import collections_paused
 from exchange.core.market import Market, MarketStatus, SelectionStatus
 from exchange.core.orders import ClearedOrder
@@ -56,6 +56,7 @@ def _digest(ex: ExchangeState) -> str:
                 market.market_id, market.selection_ids, market.status, market.round,
                 market.selection_status, market.live, market.min_stake, market.commission_bps,
                 market.selection_settled_ts, sorted(market.voided_matches), market.fills, list(market.positions),
+                market.settled_ts,
             )
         )  # fmt: skip
         for book in market.books:
@@ -73,6 +74,7 @@ def _digest(ex: ExchangeState) -> str:
                 order.tick, order.size, order.remaining, order.matched, order.matched_x100, order.lapsed,
                 order.cancelled, order.voided, order.placed_ts, order.matched_ts, order.round,
                 order.customer_ref, order.result, order.cancelled_ts, order.lapsed_ts, order.lapse_reason,
+                order.strategy_ref,
             )
         )  # fmt: skip
     parts.append(sorted(ex.cleared))
@@ -155,8 +157,8 @@ def _check_matches(ex: ExchangeState, market: Market) -> None:
             acc[0] += size
             acc[1] += size * ladder.PRICE_X100[tick]
         back, lay = ex.orders.get(back_id), ex.orders.get(lay_id)
-        require(back is not None and lay is not None, f"match {match_id} names a bet not in the orders")
-        assert back is not None and lay is not None  # (for the type checker: required just above)
+        if back is None or lay is None:
+            raise LedgerError(f"match {match_id} names a bet not in the orders")
         require(back.is_back and not lay.is_back, f"match {match_id} does not pair a back with a lay")
         require(back.sel == lay.sel == sel, f"match {match_id} pairs bets on different selections")
     backs = [0] * len(market.books)

@@ -99,7 +99,10 @@ class SuspendMarket(Command):
 
 @dataclass(frozen=True, slots=True)
 class ResumeMarket(Command):
-    """Reopen a market suspended inside its betting window (an operator's resume): ACTIVE, the same round."""
+    """Reopen a suspended market in the round it is in: ACTIVE, nothing lapsed or turned (an operator's resume).
+
+    The core does not keep why a market was suspended: its driver allows a resume only inside the betting window
+    an operator suspended (the game's ``operator_resume``), never after a window's close."""
 
     TYPE_TAG: ClassVar[str] = "ResumeMarket"
     ts: int
@@ -230,9 +233,10 @@ class VoidMarket(Command):
 class VoidMatchedSince(Command):
     """Void every match at or after ``since_ts`` on selections not yet settled (a card exposed early).
 
-    ``first_match_id``, when given, says which of the matches in the millisecond ``since_ts`` came after the
-    card: those numbered from it on (the exchange numbers matches in the order it makes them). A driver that
-    knows the moment exactly passes the exchange's ``next_match_id`` as it was then.
+    ``first_match_id``, when given, narrows that to the matches numbered from it on (the exchange numbers matches
+    in the order it makes them): with a clock that never steps back, it says which of the matches in the
+    millisecond ``since_ts`` came after the card. A driver that knows the moment exactly passes the exchange's
+    ``next_match_id`` as it was then.
 
     Voiding is mandatory, even when a voided match was a hedge whose return
     raises an account's exposure past its balance.  Then, after the voids,

@@ -1,4 +1,4 @@
-"""Error codes the exchange core reports, and the two exception types it uses.
+"""Error codes the exchange core reports, and the three exception types it uses.
 
 User-caused problems (a price off the ladder, too little money, someone else's
 bet id) never raise out of the core: :meth:`exchange.core.exchange.Exchange.execute`
@@ -12,8 +12,11 @@ commands of :mod:`exchange.core.lifecycle` build their ``CommandRejected``
 directly.
 
 Programming errors (a game driver settling a market that does not exist,
-winners that are not selections of the market, corrupt replay input) raise
-:class:`ExchangeError`: those are bugs, not requests to refuse.
+winners that are not selections of the market, an id or a list of the wrong type in a driver's command) raise
+:class:`ExchangeError`: those are bugs, not requests to refuse.  A journal folded with records missing or out of
+order fails at the first lookup of what is not there (the ``KeyError`` names it): the journal's own checks
+(checksums, sequence numbers) are what refuse a damaged journal before it is folded.  A broken invariant of the
+books or the money is a :class:`LedgerError`.
 """
 
 from __future__ import annotations

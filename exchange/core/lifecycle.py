@@ -85,8 +85,8 @@ def withdraw(state: ExchangeState, cmd: Withdraw) -> list[Event]:
 
 
 def _check_amount(state: ExchangeState, cmd: Deposit | Withdraw) -> CommandRejected | None:
-    if cmd.account_id not in state.accounts:
-        return _rejected(cmd, ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r} does not exist")
+    if type(cmd.account_id) is not str or cmd.account_id not in state.accounts:
+        return _rejected(cmd, ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r:.40} does not exist")
     if type(cmd.amount) is not int or cmd.amount <= 0:
         return _rejected(cmd, ErrorCode.INVALID_AMOUNT, f"amount {cmd.amount!r} must be positive")
     return None
@@ -101,11 +101,13 @@ def _rejected(cmd: OpenAccount | Deposit | Withdraw, code: ErrorCode, message: s
 
 def create_market(state: ExchangeState, cmd: CreateMarket) -> list[Event]:
     """A new market, SUSPENDED at round 0, with any number of selections from two up."""
+    if type(cmd.market_id) is not str or not cmd.market_id:
+        raise ExchangeError(f"a market id is a non-empty string, not {cmd.market_id!r:.40}")
     if cmd.market_id in state.markets:
         raise ExchangeError(f"market {cmd.market_id!r} already exists")
-    ids = tuple(cmd.selection_ids)
+    ids = tuple(cmd.selection_ids) if isinstance(cmd.selection_ids, tuple | list) else ()
     if len(ids) < 2 or len(set(ids)) != len(ids) or not all(type(i) is int for i in ids):
-        raise ExchangeError(f"selection ids must be at least two distinct ints, not {ids!r}")
+        raise ExchangeError(f"selection ids must be at least two distinct ints, not {cmd.selection_ids!r:.60}")
     min_stake = state.config.min_stake if cmd.min_stake is None else cmd.min_stake
     bps = state.config.commission_bps if cmd.commission_bps is None else cmd.commission_bps
     if type(min_stake) is not int or min_stake <= 0:
@@ -163,9 +165,9 @@ def _lapse(state: ExchangeState, market: Market, only: int | None, ts: int, reas
 def settle_selection(state: ExchangeState, cmd: SettleSelection) -> list[Event]:
     """A hand that can no longer win or tie loses now; the last one standing wins the market."""
     market = state.require_open_market(cmd.market_id, "settle a selection of")
-    sel = market.index.get(cmd.selection_id)
+    sel = market.index.get(cmd.selection_id) if type(cmd.selection_id) is int else None
     if sel is None:
-        raise ExchangeError(f"selection {cmd.selection_id!r} is not in market {cmd.market_id}")
+        raise ExchangeError(f"selection {cmd.selection_id!r:.40} is not in market {cmd.market_id}")
     if market.selection_status[sel] is not SelectionStatus.IN_PLAY:
         raise ExchangeError(f"selection {cmd.selection_id} is already {market.selection_status[sel]}")
     events = _lapse(state, market, sel, cmd.ts, LapseReason.SELECTION_SETTLED)
@@ -181,9 +183,9 @@ def settle_selection(state: ExchangeState, cmd: SettleSelection) -> list[Event]:
 def settle_market(state: ExchangeState, cmd: SettleMarket) -> list[Event]:
     """The result: one winner, or several in a dead heat."""
     market = state.require_open_market(cmd.market_id, "settle")
-    winners = tuple(cmd.winners)
+    winners = tuple(cmd.winners) if isinstance(cmd.winners, tuple | list) else ()
     if not winners or len(set(winners)) != len(winners):
-        raise ExchangeError(f"winners must be distinct selection ids, not {winners!r}")
+        raise ExchangeError(f"winners must be distinct selection ids, not {cmd.winners!r:.60}")
     for w in winners:
         if w not in market.index:
             raise ExchangeError(f"winner {w!r} is not a selection of market {cmd.market_id}")
@@ -232,6 +234,9 @@ def void_matched_since(state: ExchangeState, cmd: VoidMatchedSince) -> list[Even
     stays short.  Accounts in order of their first voided match, orders by bet id.
     """
     market = state.require_open_market(cmd.market_id, "void bets of")
+    if type(cmd.since_ts) is not int or not (cmd.first_match_id is None or type(cmd.first_match_id) is int):
+        raise ExchangeError(f"since_ts is a time in ms and first_match_id a match id or None, not "
+                            f"{cmd.since_ts!r:.40} and {cmd.first_match_id!r:.40}")
     events = _void_matches(state, market, cmd.since_ts, cmd.ts, cmd.reason, cmd.first_match_id)
     parties = dict.fromkeys(
         account for ev in events if isinstance(ev, MatchVoided) for account in (ev.back_account_id, ev.lay_account_id)

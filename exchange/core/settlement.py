@@ -28,7 +28,7 @@ to zero; so ``Σ account P&L + rounding = 0`` to the unit.  Rounding the
 account's *total* (not each bet) also keeps every loss within the exposure
 reserved for it: the rounded total is at least the floor of the exact total,
 which is at least the floor of the worst outright outcome, and the account's
-exposure on the market is exactly ``−floor(worst outcome)``.
+exposure on the market is at least ``−floor(worst outcome)``.
 
 **Commission** is charged per account per market on positive net P&L:
 ``floor(net × bps / 10000)``, to the house account.

@@ -174,6 +174,8 @@ class ExchangeState:
 
     def require_open_market(self, market_id: str, action: str = "change") -> Market:
         """The open market ``market_id``; a closed or unknown one is a driver's error (for ``action``)."""
+        if type(market_id) is not str:
+            raise ExchangeError(f"a market id is a string, not {market_id!r:.40}")
         market = self.open_markets.get(market_id)
         if market is None:
             closed = self.markets.get(market_id)
@@ -362,7 +364,8 @@ class ExchangeState:
         while keep is not None and len(self.closed) > keep:
             market_id = self.closed.popleft()
             market = self.markets.pop(market_id)
-            assert isinstance(market, ClosedMarket)  # only closed markets are in self.closed
+            if not isinstance(market, ClosedMarket):  # only closed markets are in self.closed
+                raise ExchangeError(f"market {market_id} is in the closed markets but is {market.status}")
             forgotten = self.forgotten[market_id] = ForgottenMarket(market, {}, {})
             for account in self.accounts.values():
                 result = account.results.pop(market_id, None)

@@ -17,7 +17,8 @@ their new bets or none (:func:`replace_orders`).
 Precedence of a place instruction's checks: account, market, runner, then
 ``MARKET_NOT_OPEN_FOR_BETTING`` if the market is closed (settled or voided),
 then the selection's own status (a bet on a selection settled early, in a
-market still open, gets ``SELECTION_ALREADY_LOST`` / ``SELECTION_ALREADY_WON``),
+market still open, gets ``SELECTION_ALREADY_LOST``; a winner is declared only
+as its market closes, so ``SELECTION_ALREADY_WON`` answers a status no open market holds today),
 then the market's (``MARKET_NOT_OPEN_FOR_BETTING`` while suspended, before the
 first window), round, order and persistence type, side, price, size, the
 minimum fill (``fill_or_kill``), funds.
@@ -36,8 +37,8 @@ from typing import NoReturn
 
 from exchange.core import fill_or_kill, ladder
 from exchange.core.accounts import Account
-from exchange.core.commands import CancelOrder, PlaceOrder, ReplaceOrder, ReplaceOrders
-from exchange.core.errors import ErrorCode, Rejection
+from exchange.core.commands import CancelOrder, Move, PlaceOrder, ReplaceOrder, ReplaceOrders
+from exchange.core.errors import ErrorCode, ExchangeError, Rejection
 from exchange.core.events import (
     CancelReason,
     Event,
@@ -118,10 +119,10 @@ def match(state: ExchangeState, order: Order, ts: int, events: list[Event]) -> N
 
 def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
     """Check a place instruction; raise :class:`Rejection` with the first problem found (see the module)."""
-    account = state.accounts.get(cmd.account_id)
+    account = state.accounts.get(cmd.account_id) if type(cmd.account_id) is str else None
     if account is None:
-        raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r} does not exist")
-    market = state.open_markets.get(cmd.market_id)
+        raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {cmd.account_id!r:.40} does not exist")
+    market = state.open_markets.get(cmd.market_id) if type(cmd.market_id) is str else None
     if market is None:
         _refuse_closed_market(state, cmd)
     sel = market.index.get(cmd.selection_id) if type(cmd.selection_id) is int else None
@@ -163,9 +164,9 @@ def verify_place(state: ExchangeState, cmd: PlaceOrder) -> Placement:
 
 def _refuse_closed_market(state: ExchangeState, cmd: PlaceOrder) -> NoReturn:
     """Why a place instruction for a market not open is refused: unknown, or its runner, or closed."""
-    market = state.markets.get(cmd.market_id)
+    market = state.markets.get(cmd.market_id) if type(cmd.market_id) is str else None
     if market is None:
-        raise Rejection(ErrorCode.INVALID_MARKET_ID, f"market {cmd.market_id!r} does not exist")
+        raise Rejection(ErrorCode.INVALID_MARKET_ID, f"market {cmd.market_id!r:.40} does not exist")
     if type(cmd.selection_id) is not int or cmd.selection_id not in market.selection_ids:
         raise _invalid_runner(market, cmd.selection_id)
     raise _not_open(market.market_id, market.status)  # settled or voided: whatever became of the selection
@@ -231,6 +232,9 @@ def replace(state: ExchangeState, cmd: ReplaceOrder) -> list[Event]:
 
 def replace_orders(state: ExchangeState, cmd: ReplaceOrders) -> list[Event]:
     """Move several of an account's orders on one market to new prices (API-NG ``replaceOrders``)."""
+    # a driver's slip, not a trader's request to refuse (the server builds the moves from what it checked)
+    if not isinstance(cmd.moves, tuple | list) or not all(type(m) is Move for m in cmd.moves):
+        raise ExchangeError(f"a replace's moves are Move records, not {cmd.moves!r:.60}")
     return _move(state, cmd.ts, cmd.account_id, cmd.market_id, tuple((m.bet_id, m.new_price) for m in cmd.moves),
                  cmd.round)
 
@@ -341,8 +345,8 @@ def _short_of_funds(what: str, account: Account, rise: int) -> Rejection:
 def own_live_order(state: ExchangeState, account_id: str, bet_id: object, market_id: str | None = None) -> Order:
     """The caller's own order with unmatched size (on ``market_id``, if given), else a :class:`Rejection` (its
     market is ACTIVE then: a window's close lapses every unmatched order)."""
-    if account_id not in state.accounts:
-        raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {account_id!r} does not exist")
+    if type(account_id) is not str or account_id not in state.accounts:
+        raise Rejection(ErrorCode.INVALID_ACCOUNT, f"account {account_id!r:.40} does not exist")
     if type(bet_id) is not int:
         raise Rejection(ErrorCode.INVALID_BET_ID, f"bet id {bet_id!r} is not one of your orders")
     order = state.orders.get(bet_id)

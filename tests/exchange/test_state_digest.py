@@ -4,7 +4,10 @@ The digest is stored beside every snapshot and compared across replays, snapshot
 faster must not change a byte of it. The golden value below was computed by the digest as first defined (main at
 c050128, before it was made faster), then again when the state grew (snapshot format 7: orders keep when they
 were cancelled and lapsed, and why), and again when each account's cleared orders on a market came to enter by
-their own SHA-256 (so that a snapshot carries it beside their packed bytes, 2026-12-05). The reference below is
+their own SHA-256 (so that a snapshot carries it beside their packed bytes, 2026-12-05), and again when a review
+found two fields of the state it left out (an order's ``strategy_ref``, a market's ``settled_ts``, 2026-12-07: a
+replay that lost a strategy ref had the digest of one that kept it; :func:`test_every_field_of_the_state_is_digested`
+now finds any field left out). The reference below is
 that definition, written out without any of the speed-ups, and must agree with the exchange's on random flows,
 live and reloaded from a snapshot (where each account's cleared orders are still packed bytes), and reloaded
 again (where the digests travel with the bytes).
@@ -56,7 +59,7 @@ def reference_digest(ex: Exchange) -> str:
             continue
         parts.append((market.market_id, market.selection_ids, market.status, market.round, market.selection_status,
                       market.live, market.min_stake, market.commission_bps, market.selection_settled_ts,
-                      sorted(market.voided_matches), market.fills, list(market.positions)))
+                      sorted(market.voided_matches), market.fills, list(market.positions), market.settled_ts))
         for book in market.books:
             levels = []
             for is_back in (True, False):
@@ -67,7 +70,7 @@ def reference_digest(ex: Exchange) -> str:
     for o in ex.orders.values():
         parts.append((o.bet_id, o.account_id, o.market_id, o.selection_id, o.side, o.tick, o.size, o.remaining,
                       o.matched, o.matched_x100, o.lapsed, o.cancelled, o.voided, o.placed_ts, o.matched_ts, o.round,
-                      o.customer_ref, o.result, o.cancelled_ts, o.lapsed_ts, o.lapse_reason))
+                      o.customer_ref, o.result, o.cancelled_ts, o.lapsed_ts, o.lapse_reason, o.strategy_ref))
     parts.append(sorted(ex.cleared))
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
@@ -84,7 +87,7 @@ def _known_state() -> Exchange:
         PlaceOrder(3, "al", "1.1", 1, back, Decimal("3"), 400, customer_ref="ref-1"),
         PlaceOrder(3, "cy", "1.1", 2, back, Decimal("5"), 300), SuspendMarket(4, "1.1"), SettleMarket(5, "1.1", (1,)),
         CreateMarket(6, "1.2", (1, 2, 3, 4)), OpenMarket(6, "1.2"),
-        PlaceOrder(7, "al", "1.2", 3, back, Decimal("2.5"), 500),
+        PlaceOrder(7, "al", "1.2", 3, back, Decimal("2.5"), 500, strategy_ref="s1"),
         PlaceOrder(7, "bo", "1.2", 3, lay, Decimal("2.5"), 300),
         PlaceOrder(8, "cy", "1.2", 4, lay, Decimal("7"), 250), PlaceOrder(8, "cy", "1.2", 1, back, Decimal("10"), 200),
         CancelOrder(9, "cy", 8),
@@ -99,8 +102,8 @@ def _known_state() -> Exchange:
     return ex
 
 
-# The digest of _known_state() by the definition's code as of 2026-12-05; see the module docstring.
-KNOWN_DIGEST = "814ea2dd4f9498498ef6051d3177889999a8d039f510a8be08bd2c9973129468"
+# The digest of _known_state() by the definition's code as of 2026-12-07; see the module docstring.
+KNOWN_DIGEST = "283b1efc0ab33bc75d3d02656fddea99e9010202742507b25fb33b7215a56438"
 
 
 def test_the_digest_of_a_known_state_is_pinned() -> None:
@@ -156,3 +159,52 @@ def test_a_digest_worked_out_from_packed_bytes_travels_with_them(monkeypatch: py
 
     monkeypatch.setattr(cleared_module.pickle, "loads", unread)
     assert again.state_digest() == KNOWN_DIGEST
+
+
+class _Marker:
+    """A value no field holds, its truth the opposite of the field's (so a flag read only for its truth changes)."""
+
+    def __init__(self, truth: bool) -> None:
+        self.truth = truth
+
+    def __bool__(self) -> bool:
+        return self.truth
+
+    def __repr__(self) -> str:
+        return "<marker>"
+
+
+# Fields that are not state of their own: each is where its owner is filed, or rebuilt from a field digested.
+_DERIVED = {
+    "Market": {"index"},  # the position of each of selection_ids
+    "Position": {"account"},  # the account it is filed under
+    "SelectionBook": {"selection_id"},  # its market's selection_ids at the book's place
+}
+
+
+def test_every_field_of_the_state_is_digested() -> None:
+    """Each field of an order, a market, an account, a position and a book changes the digest (or cannot be read
+    by it) when set to a value it never holds, but for the few derived from others."""
+    ex = _known_state()
+    market = ex.markets["1.2"]
+    assert isinstance(market, Market)
+    books = [b for b in market.books if b.back_mask or b.lay_mask]  # backs rest on one, lays on another
+    order = next(o for o in ex.orders.values() if o.strategy_ref is not None)
+    pieces = (order, market, ex.accounts["al"], next(iter(market.positions.values())), *books)
+    digest = ex.state_digest()
+    read: dict[str, bool] = {}
+    for piece in pieces:
+        kind = type(piece).__name__
+        for name in type(piece).__slots__:  # type: ignore[attr-defined]  # every piece is a slotted class
+            kept = getattr(piece, name)
+            setattr(piece, name, _Marker(not kept))
+            try:
+                unchanged = ex.state_digest() == digest
+            except (TypeError, AttributeError, KeyError, IndexError):
+                unchanged = False  # the digest reads it (as a number, a container or an object)
+            finally:
+                setattr(piece, name, kept)
+            read[f"{kind}.{name}"] = read.get(f"{kind}.{name}", False) or not unchanged
+    assert ex.state_digest() == digest
+    derived = {f"{kind}.{name}" for kind, names in _DERIVED.items() for name in names}
+    assert sorted(field for field, seen in read.items() if not seen) == sorted(derived)
