@@ -5,6 +5,20 @@ export const APP_KEY = "exchange-poker-page";
 const BETTING = "/exchange/betting/json-rpc/v1";
 const ACCOUNT = "/exchange/account/json-rpc/v1";
 
+/**
+ * The list calls the server counts against an account's reads in progress (three at once, as Betfair's): the page
+ * sends at most ``READS_AT_ONCE`` of them at a time and queues the rest, leaving one of the three to another tab or a
+ * bot on the same account; one refused TOO_MANY_REQUESTS all the same (those others took their share) is sent again
+ * after a pause, up to ``READ_TRIES`` times, before the refusal is shown. The reads are the page's own, made after
+ * every game and bet: their refusal is not something the trader did.
+ */
+const LIST_CALLS = new Set(["listCurrentOrders", "listClearedOrders"]);
+const READS_AT_ONCE = 2;
+const READ_TRIES = 6;
+const READ_PAUSE_MS = 250; // times the try's number: 250 ms, 500 ms, ... 1.25 s (3.75 s in all)
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export class ApiRefusal extends Error {
   constructor(code, message) {
     super(message ? `${message} (${code})` : code);
@@ -17,6 +31,8 @@ export class Session {
     this.token = token;
     this.account = account;
     this.nextId = 1;
+    this.reading = 0; // list calls under way (at most READS_AT_ONCE)
+    this.waiting = []; // list calls waiting for one of those to end: each one's start
   }
 
   get loggedIn() {
@@ -40,7 +56,28 @@ export class Session {
   }
 
   betting(method, params) {
-    return this.call(BETTING, `SportsAPING/v1.0/${method}`, params);
+    const send = () => this.call(BETTING, `SportsAPING/v1.0/${method}`, params);
+    return LIST_CALLS.has(method) ? this.read(send) : send();
+  }
+
+  /** ``send()`` a list call in its turn (:data:`LIST_CALLS`), again after a pause while the server has too many. */
+  async read(send) {
+    if (this.reading < READS_AT_ONCE) this.reading += 1;
+    else await new Promise((start) => this.waiting.push(start)); // started with the place of a call that ended
+    try {
+      for (let tries = 1; ; tries += 1) {
+        try {
+          return await send();
+        } catch (err) {
+          if (!(err instanceof ApiRefusal && err.code === "TOO_MANY_REQUESTS") || tries >= READ_TRIES) throw err;
+          await pause(READ_PAUSE_MS * tries);
+        }
+      }
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(); // its place handed on: no call sent meanwhile can take it
+      else this.reading -= 1;
+    }
   }
 
   accountCall(method, params = {}) {
