@@ -280,7 +280,7 @@ def _add_service(app: web.Application, service: ExchangeService, config: ServerC
     """The service and its two stream hubs (traders' and spectators'), each told when the service fails, as
     ``on_fatal`` is; ``gate`` paces the traders' subscription images with their list calls."""
     hub = StreamHub(app[keys.SESSIONS], service, heartbeat_ms=config.heartbeat_ms, gate=gate)
-    spectators = GamesHub(service)
+    spectators = GamesHub(service, heartbeat_ms=config.games_heartbeat_ms)
     app[keys.SESSIONS].on_end(hub.session_ended)
     for listener in (hub.fail, spectators.fail, on_fatal):
         if listener is not None:

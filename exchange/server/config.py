@@ -57,6 +57,7 @@ class ServerConfig:
     header_timeout_ms: int = DEFAULT_HEADER_TIMEOUT_MS
     body_timeout_ms: int = DEFAULT_BODY_TIMEOUT_MS
     heartbeat_ms: int = 5_000
+    games_heartbeat_ms: int = 5_000  # the games stream's heartbeat (0: none; the page then never takes it for stalled)
     max_body_bytes: int = 1024 * 1024
     demo: bool = False
     demo_account: str = "demo"
@@ -96,6 +97,8 @@ class ServerConfig:
             raise ValueError("session lifetime, session sweep and heartbeat must be positive")
         if min(self.login_per_account, self.login_per_address, self.login_window_ms) <= 0:
             raise ValueError("login limits and their window must be positive")
+        if self.games_heartbeat_ms < 0:
+            raise ValueError(f"the games stream's heartbeat must not be negative, not {self.games_heartbeat_ms} ms")
         if self.keep_closed_markets is not None and self.keep_closed_markets < 0:
             raise ValueError(f"closed markets kept must not be negative, not {self.keep_closed_markets}")
         if self.keep_results < 1:

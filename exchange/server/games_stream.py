@@ -15,6 +15,11 @@ exact equities and best prices), as it changes:
   the service's clock sends each marked channel once; a new game on a channel
   also sends ``channels`` again.
 
+* ``{"op": "heartbeat", "pt"}`` every ``heartbeat_ms`` (:data:`HEARTBEAT_MS`, 5 s, unless the server's
+  ``games_heartbeat_ms`` says otherwise; 0: none) on the service's clock, whatever changed: a
+  watcher that hears nothing for several knows its stream has stalled (a connection still open that no longer
+  carries anything) and connects again, where it would have shown a table frozen in time as live.
+
 ``pt`` is the server's clock (epoch ms) when the message was built. A client
 sends nothing (a text frame is answered with an ``error`` message; the
 connection stays open). As every answer of the server, a message waits until
@@ -46,14 +51,16 @@ from exchange.server.stream_transport import MAX_QUEUED_BYTES, Outbox, WebSocket
 GAMES_STREAM_PATH = "/games/v1/stream"
 MAX_MESSAGE = 4 * 1024
 _KNOWN_MARKETS = 1_000  # markets whose channel is remembered (a few games of every channel)
+HEARTBEAT_MS = 5_000
 
 
 class GamesHub:
     """The spectator connections and the conflated flush of the channels that changed."""
 
     def __init__(self, service: ExchangeService, *, conflate_ms: int = 50,
-                 max_queued_bytes: int = MAX_QUEUED_BYTES) -> None:
+                 max_queued_bytes: int = MAX_QUEUED_BYTES, heartbeat_ms: int = HEARTBEAT_MS) -> None:
         self.service = service
+        self.heartbeat_ms = heartbeat_ms
         self.conflate_ms = conflate_ms
         self.max_queued_bytes = max_queued_bytes
         self.connections: set[Outbox] = set()
@@ -61,6 +68,7 @@ class GamesHub:
         self._games: dict[str, str | None] = {}
         self._channel_of: dict[str | None, list[str]] = {}  # a market's channel, found once
         self._flush_handle: Timer | None = None
+        self._beat_handle: Timer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.sending = asyncio.Lock()  # one flush or first image at a time, so messages leave in order
 
@@ -102,6 +110,21 @@ class GamesHub:
                 if not all(outbox.put(text) for text in texts):  # gone, or too far behind and dropped
                     self.connections.discard(outbox)
 
+    def _beat(self) -> None:
+        """Send every watcher a heartbeat, and the next one ``heartbeat_ms`` later while anyone watches."""
+        self._beat_handle = None
+        if not self.connections:
+            return
+        self._spawn(self._send_heartbeat())
+        self._beat_handle = self.service.clock.call_later(self.heartbeat_ms, self._beat)
+
+    async def _send_heartbeat(self) -> None:
+        async with self.sending:  # (after a flush under way, never inside one: messages leave whole and in order)
+            text = _dumps({"op": "heartbeat", "pt": self.service.now()})
+            for outbox in list(self.connections):
+                if not outbox.put(text):
+                    self.connections.discard(outbox)
+
     def _current_games(self) -> dict[str, str | None]:
         return {c["id"]: c["gameId"] for c in channel_list(self.service)}
 
@@ -130,6 +153,8 @@ class GamesHub:
                 # after the image (the flush waits for this lock). Added after, that change was not marked for
                 # anyone, and a watcher alone saw nothing until the next change.
                 self.connections.add(outbox)
+                if self._beat_handle is None and self.heartbeat_ms:
+                    self._beat_handle = self.service.clock.call_later(self.heartbeat_ms, self._beat)
                 messages = [self._channels_message()]
                 messages += [self._snapshot_message(name) for name in self.service.channels]
                 if not await self.service.held():
@@ -145,8 +170,9 @@ class GamesHub:
         return ws
 
     async def close(self) -> None:
-        if self._flush_handle is not None:
-            self._flush_handle.cancel()
+        for handle in (self._flush_handle, self._beat_handle):
+            if handle is not None:
+                handle.cancel()
         # each connection closed politely after what it has queued, all at once, an unread one aborted in 5 s
         await asyncio.gather(*(outbox.finish() for outbox in list(self.connections)))
         for task in list(self._tasks):

@@ -443,7 +443,8 @@ def document() -> dict[str, Any]:
                     "First {op: channels, pt, channels} (the list of /games/v1/channels) and one {op: snapshot, pt, "
                     "channel, snapshot} per channel (the snapshot of /games/v1/channels/{channelId}/snapshot); then "
                     "a snapshot message for each channel whose game changed (conflated, 50 ms) and a channels "
-                    "message when a new game starts. pt is the server's clock in epoch ms; the client sends nothing",
+                    "message when a new game starts; {op: heartbeat, pt} every 5 s whatever changed. pt is the "
+                    "server's clock in epoch ms; the client sends nothing",
                     "responses": {"101": {"description": "switching to WebSocket"}},
                 }
             },

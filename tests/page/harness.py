@@ -107,7 +107,10 @@ class LiveServer(AppThread):
         self.clock = VirtualClock(start_ms=START_MS)
         self.channel = channel
         config = ServerConfig(**{"db_path": str(db), "channels": (channel, *others), "window_ms": WINDOW_MS,
-                                 "playing_ms": PLAYING_MS, "house": False, "seed": 3, "demo": True, **settings})
+                                 "playing_ms": PLAYING_MS, "house": False, "seed": 3, "demo": True,
+                                 # no games stream heartbeat: a page that heard one takes a silence of 15 s for a
+                                 # stalled stream, and here the clock stands still while a slow browser works
+                                 "games_heartbeat_ms": 0, **settings})
         super().__init__(create_app(config, clock=self.clock, limits=limits))
         if port is not None:
             self.port, self.url = port, f"http://127.0.0.1:{port}"

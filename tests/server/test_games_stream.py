@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient
 
 from exchange.clock import VirtualClock
 from exchange.server import keys
+from exchange.server.games_stream import HEARTBEAT_MS
 from tests.server.helpers import PLAYING_MS, WINDOW_MS, login, place, rpc
 
 NOT_AVAILABLE = "NOT AVAILABLE"
@@ -121,3 +122,22 @@ async def test_a_query_on_the_stream_is_refused_as_on_the_snapshot(client: TestC
     assert response.status == 400
     assert await response.json() == {"error": "INVALID_INPUT_DATA",
                                      "details": "unknown query parameters ['channel']; the games stream takes none"}
+
+
+async def test_a_heartbeat_every_five_seconds_on_the_services_clock(client: TestClient, clock: VirtualClock) -> None:
+    """Whatever changes or not, a watcher hears the stream every HEARTBEAT_MS: a page that hears nothing for several
+    knows its connection stalled."""
+    connected = clock.now()
+    async with client.ws_connect("/games/v1/stream") as ws:
+        await next_snapshot(ws)
+        beats = []
+        for _ in range(2):
+            clock.advance(HEARTBEAT_MS)
+            while True:
+                message = await ws.receive_json(timeout=3)
+                if message["op"] == "heartbeat":
+                    beats.append(message)
+                    break
+                assert message["op"] in ("snapshot", "channels"), message
+    assert beats == [{"op": "heartbeat", "pt": connected + HEARTBEAT_MS},
+                     {"op": "heartbeat", "pt": connected + 2 * HEARTBEAT_MS}]

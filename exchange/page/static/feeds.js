@@ -4,6 +4,11 @@
 import { APP_KEY } from "./api.js";
 
 const RETRY_MS = [500, 1000, 2000, 5000];
+/**
+ * How long a stream that beats (the games stream sends a heartbeat every 5 s) may be silent before the page takes
+ * it for stalled (open, carrying nothing: a table frozen in time shown as live) and connects again.
+ */
+export const STALE_MS = 15000;
 /** How often a connection refused for the account's stream connection limit is tried again. */
 export const LIMIT_RETRY_MS = 5000;
 
@@ -11,15 +16,33 @@ function wsUrl(path) {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
 }
 
-/** A WebSocket that reconnects (with back-off) until stopped; ``onOpen(ws)`` after each connect. */
-class Reconnecting {
-  constructor(path, { onOpen, onMessage, onState }) {
+/**
+ * A WebSocket that reconnects (with back-off) until stopped; ``onOpen(ws)`` after each connect. Once the server has
+ * sent a ``heartbeat``, a connection silent for ``staleMs`` is dropped and another made (``onState`` says
+ * "reconnecting", then "live"): a server that sends none is never taken for stalled.
+ */
+export class Reconnecting {
+  constructor(path, { onOpen, onMessage, onState, staleMs = STALE_MS }) {
     this.path = path;
     this.handlers = { onOpen, onMessage, onState };
     this.stopped = false;
     this.failures = 0;
     this.ws = null;
     this.retryMs = null; // the wait before the next try, when the server said how long it should be
+    this.staleMs = staleMs;
+    this.beating = false; // a heartbeat heard: silence now means a stalled connection
+    this.heardAt = 0;
+    this.watch = setInterval(() => this.checkAlive(), Math.min(1000, staleMs / 3));
+    this.connect();
+  }
+
+  checkAlive() {
+    const ws = this.ws;
+    if (this.stopped || !this.beating || ws?.readyState !== WebSocket.OPEN) return;
+    if (performance.now() - this.heardAt < this.staleMs) return;
+    this.ws = null; // its close, whenever it comes, is not this feed's any more
+    ws.close();
+    this.handlers.onState?.("reconnecting");
     this.connect();
   }
 
@@ -29,10 +52,13 @@ class Reconnecting {
     this.ws = ws;
     ws.addEventListener("open", () => {
       this.failures = 0;
+      this.heardAt = performance.now();
       this.handlers.onState?.("live");
       this.handlers.onOpen?.(ws);
     });
     ws.addEventListener("message", (event) => {
+      if (this.ws !== ws) return;
+      this.heardAt = performance.now();
       let message;
       try {
         message = JSON.parse(event.data);
@@ -53,19 +79,22 @@ class Reconnecting {
 
   stop() {
     this.stopped = true;
+    clearInterval(this.watch);
     this.ws?.close();
   }
 }
 
 export function gamesFeed({ onChannels, onSnapshot, onReplay, onState }) {
-  return new Reconnecting("/games/v1/stream", {
+  const feed = new Reconnecting("/games/v1/stream", {
     onState,
     onMessage(message) {
-      if (message.op === "channels") onChannels(message);
+      if (message.op === "heartbeat") feed.beating = true;
+      else if (message.op === "channels") onChannels(message);
       else if (message.op === "snapshot") onSnapshot(message);
       else if (message.op === "replay") onReplay?.(message);
     },
   });
+  return feed;
 }
 
 /**
