@@ -174,14 +174,14 @@ def test_a_back_placed_by_clicking_is_matched_and_an_api_order_shows_and_cancels
     row = page.locator(f"#unmatched li[data-bet='{resting['betId']}']")
     expect(row).to_contain_text("Hand 2£2.00 at 50")
     row.get_by_label(f"New odds for bet {resting['betId']}").fill("40")
-    row.get_by_role("button", name="Change").click()
+    row.get_by_role("button", name=f"Change odds of bet {resting['betId']}", exact=True).click()
     expect(page.locator("#notice")).to_contain_text(f"Bet {resting['betId']} moved to 40")
     [moved] = [o for o in demo.current_orders(market) if o["status"] == "EXECUTABLE"]
     expect(page.locator("#notice")).to_have_text(f"Bet {resting['betId']} moved to 40: it is now bet {moved['betId']}.")
     assert (moved["selectionId"], moved["priceSize"]) == (2, {"price": 40.0, "size": 2.0})
     row = page.locator(f"#unmatched li[data-bet='{moved['betId']}']")
     expect(row).to_contain_text("Hand 2£2.00 at 40")
-    row.get_by_role("button", name="Cancel").click()
+    row.get_by_role("button", name=f"Cancel bet {moved['betId']}", exact=True).click()  # named for its bet
     expect(page.locator("#notice")).to_have_text(f"Bet {moved['betId']} cancelled.")
     expect(row).to_have_count(0)
     cancelled = next(o for o in demo.current_orders(market) if o["betId"] == moved["betId"])

@@ -417,8 +417,10 @@ function unmatchedRow(o, name, { onCancel, onReplace, readOnly }) {
         event.preventDefault();
         change();
       } });
-    buttons.push(h("button", { type: "button", onclick: change }, "Change"),
-      h("button", { type: "button", onclick: () => actOnce(o, buttons, () => onCancel(o)) }, "Cancel"));
+    // each named for its bet: a screen reader's list of buttons tells one bet's Cancel from another's
+    buttons.push(h("button", { type: "button", "aria-label": `Change odds of bet ${o.betId}`, onclick: change }, "Change"),
+      h("button", { type: "button", "aria-label": `Cancel bet ${o.betId}`,
+        onclick: () => actOnce(o, buttons, () => onCancel(o)) }, "Cancel"));
     const amount = h("span", {});
     const li = h("li", { class: o.side, dataset: { bet: o.betId } },
       h("span", { class: "tag" }, o.side), h("span", {}, name), amount,
