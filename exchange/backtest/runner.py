@@ -330,7 +330,7 @@ def _writing_into(out: Path | None, record_streams: bool) -> Iterator[Path | Non
     if out is None:
         yield None
         return
-    out.mkdir(parents=True, exist_ok=True)
+    made = folders_made(out)
     lock = folder_lock.hold(out)
     if lock is None:
         raise OutputBlocked(f"another backtest is writing into {out} now: wait for it to end, or choose another "
@@ -341,8 +341,28 @@ def _writing_into(out: Path | None, record_streams: bool) -> Iterator[Path | Non
         shutil.rmtree(staging, ignore_errors=True)  # a run killed before it could clean up (none holds the lock)
         staging.mkdir()
         yield staging
-    finally:
+    except BaseException:
         folder_lock.release(lock)
+        take_away(made)  # a run that fails leaves the folder as it was: not there, if it was not
+        raise
+    folder_lock.release(lock)
+
+
+def folders_made(out: Path) -> list[Path]:
+    """Make ``out``; returns the folders made (``out`` and the parents it lacked), deepest first, for
+    :func:`take_away`."""
+    made = [folder for folder in (out, *out.parents) if not folder.exists()]
+    out.mkdir(parents=True, exist_ok=True)
+    return made
+
+
+def take_away(made: list[Path]) -> None:
+    """Remove the folders a failed run made, deepest first, as long as they are empty (nothing else's is lost)."""
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
 
 
 def _discard(writer: OrderedWriter, staging: Path, failure: BaseException) -> None:

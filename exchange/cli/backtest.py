@@ -120,24 +120,14 @@ def _non_negative(text: str) -> int:
 def _prepare_out(out: Path, record_streams: bool) -> list[Path]:
     """Make ``out`` and prove it writable, with nothing in the way of the files the run puts there, so a bad
     ``--out`` fails before the games run. Returns the folders made (``out`` and the parents it lacked), deepest
-    first: a run that fails takes them away again (:func:`_take_away`)."""
-    from exchange.backtest.runner import check_out
+    first: a run that fails takes them away again (:func:`~exchange.backtest.runner.take_away`)."""
+    from exchange.backtest.runner import check_out, folders_made
 
-    made = [folder for folder in (out, *out.parents) if not folder.exists()]
-    out.mkdir(parents=True, exist_ok=True)
+    made = folders_made(out)
     with tempfile.TemporaryFile(dir=out):
         pass
     check_out(out, record_streams)
     return made
-
-
-def _take_away(made: list[Path]) -> None:
-    """Remove the folders a failed run made, deepest first, as long as they are empty (nothing else's is lost)."""
-    for folder in made:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
 
 
 def run(args: argparse.Namespace) -> int:
@@ -212,7 +202,9 @@ def _into_out(args: argparse.Namespace, config: BacktestConfig) -> BacktestResul
         try:
             return _played(args, config, executor)
         except BaseException:  # a failure, Ctrl-C included: the folder is left as it was, not made
-            _take_away(made)
+            from exchange.backtest.runner import take_away
+
+            take_away(made)
             raise
 
 

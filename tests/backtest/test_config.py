@@ -18,7 +18,7 @@ import pytest
 
 from exchange.backtest.loading import StrategyLoadError, StrategySpec
 from exchange.backtest.runner import BacktestConfig, run_backtest
-from exchange.backtest.strategy import Strategy
+from exchange.backtest.strategy import MarketHandle, Strategy
 from exchange.backtest.workers import InlineExecutor
 
 SPEC = StrategySpec.parse("exchange.backtest.strategy:Strategy")
@@ -91,4 +91,24 @@ def test_a_latency_a_strategy_set_itself_is_checked_when_it_is_seated(tmp_path: 
     refusal = re.escape("latency must be a whole number of ms, 0 or more, not 50.0")
     with InlineExecutor() as executor, pytest.raises(ValueError, match=refusal):
         run_backtest(config, executor, out)
-    assert not out.exists() or not any(out.iterdir())
+    assert not out.exists()
+
+
+class RaisesInItsSecondGame(Strategy):
+    def on_market_open(self, market: MarketHandle) -> None:
+        if market.market_id.endswith(".1"):
+            raise ZeroDivisionError("a strategy's own bug")
+
+
+def test_a_run_that_fails_takes_away_the_folders_it_made(tmp_path: Path) -> None:
+    """The Python API leaves the folder as it was, as the command does: a folder it made for a run that failed
+    (and its parents it made) is not left behind empty; one that was there stays."""
+    config = BacktestConfig(strategy=StrategySpec.parse(f"{__name__}:RaisesInItsSecondGame"), games=3, seed=1)
+    out = tmp_path / "new" / "deeper"
+    with InlineExecutor() as executor, pytest.raises(ZeroDivisionError, match="own bug"):
+        run_backtest(config, executor, out)
+    assert not (tmp_path / "new").exists()
+    out.mkdir(parents=True)
+    with InlineExecutor() as executor, pytest.raises(ZeroDivisionError, match="own bug"):
+        run_backtest(config, executor, out)
+    assert out.is_dir() and not any(out.iterdir())
