@@ -105,10 +105,13 @@ class GamesHub:
             messages += [self._snapshot_message(name) for name in dirty]
             if not await self.service.held():
                 return
-            texts = [_dumps(m) for m in messages]  # once, whatever the number of pages watching
-            for outbox in list(self.connections):
-                if not all(outbox.put(text) for text in texts):  # gone, or too far behind and dropped
-                    self.connections.discard(outbox)
+            self._send_all([_dumps(m) for m in messages])  # each made once, whatever the number of pages watching
+
+    def _send_all(self, texts: list[str]) -> None:
+        """Queue ``texts`` to every watcher; one gone, or too far behind and dropped, is watching no more."""
+        for outbox in list(self.connections):
+            if not all(outbox.put(text) for text in texts):
+                self.connections.discard(outbox)
 
     def _beat(self) -> None:
         """Send every watcher a heartbeat, and the next one ``heartbeat_ms`` later while anyone watches."""
@@ -120,10 +123,7 @@ class GamesHub:
 
     async def _send_heartbeat(self) -> None:
         async with self.sending:  # (after a flush under way, never inside one: messages leave whole and in order)
-            text = _dumps({"op": "heartbeat", "pt": self.service.now()})
-            for outbox in list(self.connections):
-                if not outbox.put(text):
-                    self.connections.discard(outbox)
+            self._send_all([_dumps({"op": "heartbeat", "pt": self.service.now()})])
 
     def _current_games(self) -> dict[str, str | None]:
         return {c["id"]: c["gameId"] for c in channel_list(self.service)}
