@@ -280,6 +280,10 @@ class ForgetsToAnswer(Strategy):
     def check_market_book(self, market):
         self.asked = True
 
+class SaysNo(Strategy):
+    def check_market_book(self, market):
+        return "no"
+
 class AnswersItself(Strategy):
     # at every update a lay under each hand's fair odds, every third all cancelled: each arrives at once
     def __init__(self):
@@ -323,13 +327,17 @@ class AnswersItself(Strategy):
                    "session 0, game 0"),
     ("ForgetsToAnswer", "1", "check_market_book raised TypeError: it returned None: it answers True (call "
                              "process_market_book) or False, in backtest session 0, game 0"),
+    # read by its truth, "no" was a yes: process_market_book ran at every update
+    ("SaysNo", "1", "check_market_book raised TypeError: it returned 'no': it answers True (call "
+                    "process_market_book) or False, in backtest session 0, game 0"),
     # this one ran for ever at one instant, the progress bar at 0 and nothing said
     ("AnswersItself", "1", "process_market_book raised StrategyStuck: updated 1,001 times at 1767225600000 ms without "
                            "the game's clock moving on: with latency 0 ms its orders arrive at once, and each changes "
                            "the book, which updates it again: give it a latency above 0 (--latency-ms), or place only "
                            "when what it looks at has changed, in backtest session 0, game 0 (holdem.0)"),
 ], ids=["book", "book-2-workers", "game-end", "bad-place-order", "unbuildable", "unpicklable", "holds-a-handle",
-        "sys-exit", "sys-exit-2-workers", "async-hook", "check-answers-none", "stuck-at-one-instant"])
+        "sys-exit", "sys-exit-2-workers", "async-hook", "check-answers-none", "check-answers-text",
+        "stuck-at-one-instant"])
 def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_the_game(
     name: str, workers: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
