@@ -62,6 +62,12 @@ def test_a_refused_login_is_no_longer_said_once_a_login_succeeds(page: Page) -> 
     expect(page.locator("#notice")).to_be_hidden(timeout=2_000)  # at once: the refusal itself would stay 10 s
 
 
+def test_the_header_names_the_account_logged_in_to_not_the_login_as_typed(page: Page) -> None:
+    """Names are any case at login: DEMO logs in to demo, and the header said DEMO."""
+    page.locator("#login-form input[name=username]").fill("DEMO")
+    log_in(page)
+
+
 def shown_cards(page: Page, where: str) -> list[str | None]:
     """The cards drawn in ``#hands`` or ``#board``: their codes, None for a face-down card."""
     cards = page.locator(f"#{where} .card")

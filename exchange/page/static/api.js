@@ -44,7 +44,10 @@ export class Session {
     const answer = await fetchJson("/api/login", { method: "POST", body, headers: { "X-Application": APP_KEY } });
     if (answer.status !== "SUCCESS") throw new ApiRefusal(answer.error || "LOGIN_FAILED", loginWords(answer));
     this.token = answer.token;
-    this.account = username;
+    // The account's own name, not the login as typed (names are any case: DEMO logs in to demo); the name typed if
+    // the details cannot be read.
+    const details = await this.accountCall("getAccountDetails").catch(() => null);
+    this.account = details?.firstName || username;
   }
 
   async logout() {
