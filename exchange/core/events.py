@@ -20,13 +20,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from exchange.core.errors import ErrorCode
 from exchange.core.market import SelectionStatus
 from exchange.core.orders import BetOutcome, LapseReason
 from exchange.core.records import Record, fast_constructor
 from exchange.core.side import Side
+
+if TYPE_CHECKING:
+    from exchange.core.orders import Order
 
 
 class OrderAction(StrEnum):
@@ -336,6 +339,12 @@ new_matched = fast_constructor(Matched)
 new_order_cancelled = fast_constructor(OrderCancelled)
 new_order_lapsed = fast_constructor(OrderLapsed)
 new_order_rejected = fast_constructor(OrderRejected)
+
+
+def order_cancelled(ts: int, order: Order, size: int, reason: CancelReason) -> OrderCancelled:
+    """The event that cancels ``size`` of ``order``'s unmatched remainder (by its owner, a replace, a fill-or-kill's
+    kill, a void, an overdrawn account)."""
+    return new_order_cancelled(ts, order.bet_id, order.account_id, order.market_id, order.selection_id, size, reason)
 
 #: Every event class by its journal tag (its name): what :func:`event_from_dict` reads back. A new event class
 #: must be added here; ``tests/exchange/test_journal.py`` fails when one is missing.

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from exchange.core.book import SelectionBook
-from exchange.core.events import CancelReason, OrderCancelled, new_order_cancelled
+from exchange.core.events import CancelReason, OrderCancelled, order_cancelled
 from exchange.core.orders import Order
 
 if TYPE_CHECKING:
@@ -46,7 +46,6 @@ def can_fill(order: Order, min_fill: int) -> bool:
 
 def kill(state: ExchangeState, order: Order, ts: int) -> OrderCancelled:
     """Cancel what is left of a FILL_OR_KILL order once it has matched what it could."""
-    event = new_order_cancelled(ts, order.bet_id, order.account_id, order.market_id, order.selection_id,
-                                order.remaining, CancelReason.FILL_OR_KILL)
+    event = order_cancelled(ts, order, order.remaining, CancelReason.FILL_OR_KILL)
     state.apply_order_cancelled(event)
     return event

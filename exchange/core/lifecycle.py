@@ -40,9 +40,9 @@ from exchange.core.events import (
     MarketSuspended,
     MarketVoided,
     MatchVoided,
-    OrderCancelled,
     SelectionSettled,
     new_order_lapsed,
+    order_cancelled,
 )
 from exchange.core.market import Market, MarketStatus, SelectionStatus
 from exchange.core.money import format_minor
@@ -212,9 +212,7 @@ def void_market(state: ExchangeState, cmd: VoidMarket) -> list[Event]:
     events: list[Event] = []
     for book in market.books:
         for o in book.live_orders():
-            ev = OrderCancelled(
-                cmd.ts, o.bet_id, o.account_id, o.market_id, o.selection_id, o.remaining, CancelReason.MARKET_VOIDED
-            )
+            ev = order_cancelled(cmd.ts, o, o.remaining, CancelReason.MARKET_VOIDED)
             state.apply_order_cancelled(ev)
             events.append(ev)
     events.extend(_void_matches(state, market, None, cmd.ts, cmd.reason))
@@ -246,10 +244,7 @@ def void_matched_since(state: ExchangeState, cmd: VoidMatchedSince) -> list[Even
             continue
         for o in market.positions[account_id].orders:
             if o.remaining:
-                ev = OrderCancelled(
-                    cmd.ts, o.bet_id, account_id, o.market_id, o.selection_id, o.remaining,
-                    CancelReason.ACCOUNT_OVERDRAWN,
-                )  # fmt: skip
+                ev = order_cancelled(cmd.ts, o, o.remaining, CancelReason.ACCOUNT_OVERDRAWN)
                 state.apply_order_cancelled(ev)
                 events.append(ev)
     return events

@@ -43,13 +43,12 @@ from exchange.core.events import (
     CancelReason,
     Event,
     OrderAction,
-    OrderCancelled,
     OrderPlaced,
     OrderRejected,
     new_matched,
-    new_order_cancelled,
     new_order_placed,
     new_order_rejected,
+    order_cancelled,
 )
 from exchange.core.market import ClosedMarket, Market, MarketStatus, SelectionStatus
 from exchange.core.money import format_minor
@@ -220,7 +219,7 @@ def cancel(state: ExchangeState, cmd: CancelOrder) -> list[Event]:
             amount = min(reduction, order.remaining)
     except Rejection as r:
         return [_order_rejected(cmd.ts, OrderAction.CANCEL, cmd.account_id, r, cmd.bet_id)]
-    ev = _cancelled(cmd.ts, order, amount, CancelReason.BY_USER)
+    ev = order_cancelled(cmd.ts, order, amount, CancelReason.BY_USER)
     state.apply_order_cancelled(ev)
     return [ev]
 
@@ -265,7 +264,7 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
         moving.append((order, price))
     new_bets = _new_bets(moving)  # judged before the cancels change the positions
     for order, _ in moving:
-        cancelled = _cancelled(ts, order, order.remaining, CancelReason.REPLACED)
+        cancelled = order_cancelled(ts, order, order.remaining, CancelReason.REPLACED)
         events.append(cancelled)
         state.apply_order_cancelled(cancelled)
     if isinstance(new_bets, list):
@@ -431,10 +430,6 @@ def _taken_message(bet_id: int, matched: int, lapsed: int, cancelled: int) -> st
         f"bet {bet_id} has no unmatched size left (matched {format_minor(matched)}, "
         f"lapsed {format_minor(lapsed)}, cancelled {format_minor(cancelled)})"
     )
-
-
-def _cancelled(ts: int, order: Order, amount: int, reason: CancelReason) -> OrderCancelled:
-    return new_order_cancelled(ts, order.bet_id, order.account_id, order.market_id, order.selection_id, amount, reason)
 
 
 def _order_rejected(ts: int, action: OrderAction, account_id: str, r: Rejection, bet_id: int) -> OrderRejected:
