@@ -1,11 +1,12 @@
 """A trader's instructions: place, cancel, replace; checked, matched, turned into events.
 
 Each function decides the events of one command and applies each as it goes,
-since matching depends on the state the previous fill left.  A cancel, and a
-replace's cancel and new order, apply their events with the state's
-``apply_*`` functions, the ones the journal fold calls; :func:`place` and the
-fills of :func:`match` call :meth:`~exchange.core.state.ExchangeState.add_order`
-and :meth:`~exchange.core.state.ExchangeState.fill`, the bodies of the fold's
+since matching depends on the state the previous fill left.  A cancel (a
+replace's too) applies its event with the state's ``apply_order_cancelled``,
+the function the journal fold calls; a new order (:func:`place`'s, a replace's
+new bet) and the fills of :func:`match` call
+:meth:`~exchange.core.state.ExchangeState.add_order` and
+:meth:`~exchange.core.state.ExchangeState.fill`, the bodies of the fold's
 ``apply_order_placed`` and ``apply_matched``, which first look up (and, for a
 fill, check) what the live path already holds from its own checks.  A refused
 instruction yields one ``OrderRejected`` event and changes nothing, but for a
@@ -43,7 +44,6 @@ from exchange.core.events import (
     CancelReason,
     Event,
     OrderAction,
-    OrderPlaced,
     OrderRejected,
     new_matched,
     new_order_placed,
@@ -272,13 +272,13 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
                    for (order, _), refusal in zip(moving, new_bets, strict=True))
         return events
     for (order, _), (tick, amount) in zip(moving, new_bets, strict=True):
-        market = order.position.market
-        placed = OrderPlaced(
+        account, market = order.position.account, order.position.market
+        placed = new_order_placed(
             ts, state.next_bet_id, order.account_id, market.market_id, order.selection_id,
             order.side, tick, amount, market.round, order.customer_ref, order.bet_id, order.strategy_ref,
         )  # fmt: skip
         events.append(placed)
-        match(state, state.apply_order_placed(placed), ts, events)
+        match(state, state.add_order(placed, account, market, order.sel), ts, events)
     return events
 
 
