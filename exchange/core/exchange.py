@@ -102,7 +102,9 @@ from exchange.core.state import ExchangeConfig, ExchangeState
 
 __all__ = ["Exchange", "ExchangeConfig", "cleared_matched_on"]
 
-_DECIDERS: dict[type, Callable[[Any, Any], list[Event]]] = {
+#: Each command's decider: the function that checks it against the state and applies its events. (Its second
+#: argument is the command of the key's type, which a dict's type cannot say.)
+_DECIDERS: dict[type[Command], Callable[[ExchangeState, Any], list[Event]]] = {
     PlaceOrder: trading.place,
     CancelOrder: trading.cancel,
     ReplaceOrder: trading.replace,

@@ -262,14 +262,14 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
             events.append(_order_rejected(ts, OrderAction.REPLACE, account_id, r, bet_id))
             continue
         moving.append((order, price))
-    new_bets = _new_bets(moving)  # judged before the cancels change the positions
+    new_bets, refusals = _new_bets(moving)  # judged before the cancels change the positions
     for order, _ in moving:
         cancelled = order_cancelled(ts, order, order.remaining, CancelReason.REPLACED)
         events.append(cancelled)
         state.apply_order_cancelled(cancelled)
-    if isinstance(new_bets, list):
+    if refusals:
         events += (_order_rejected(ts, OrderAction.REPLACE, account_id, refusal, order.bet_id)
-                   for (order, _), refusal in zip(moving, new_bets, strict=True))
+                   for (order, _), refusal in zip(moving, refusals, strict=True))
         return events
     for (order, _), (tick, amount) in zip(moving, new_bets, strict=True):
         account, market = order.position.account, order.position.market
@@ -282,10 +282,10 @@ def _move(state: ExchangeState, ts: int, account_id: str, market_id: str | None,
     return events
 
 
-def _new_bets(moving: Sequence[tuple[Order, object]]) -> tuple[tuple[int, int], ...] | list[Rejection]:
-    """The tick and size of each new bet of ``moving`` (each order and its new price, all on one market), or, if one
-    of them cannot be placed once the old ones are cancelled, why each is not: the cause, and
-    ``RELATED_ACTION_FAILED`` for the others.
+def _new_bets(moving: Sequence[tuple[Order, object]]) -> tuple[list[tuple[int, int]], list[Rejection]]:
+    """The tick and size of each new bet of ``moving`` (each order and its new price, all on one market), and no
+    refusals; or, if one of them cannot be placed once the old ones are cancelled, no bets and why each is not: the
+    cause, and ``RELATED_ACTION_FAILED`` for the others.
 
     Funds are judged on the call as a whole, against the position before it: only a lay's row depends on its price,
     and it changes only the outcome of its own selection winning, so each selection's lays count together (one moved
@@ -297,7 +297,7 @@ def _new_bets(moving: Sequence[tuple[Order, object]]) -> tuple[tuple[int, int], 
         try:
             ticks.append(_tick_or_invalid_odds(price))
         except Rejection as r:
-            return _all_refused(moving, i, r)
+            return [], _all_refused(moving, i, r)
     shifts = [lay_shift(order, tick) for (order, _), tick in zip(moving, ticks, strict=True)]
     net: dict[int, int] = {}
     for (order, _), shift in zip(moving, shifts, strict=True):
@@ -307,8 +307,8 @@ def _new_bets(moving: Sequence[tuple[Order, object]]) -> tuple[tuple[int, int], 
             try:
                 _check_new_price(order.position, order.sel, net[order.sel])
             except Rejection as r:
-                return _all_refused(moving, i, r)
-    return tuple((tick, order.remaining) for (order, _), tick in zip(moving, ticks, strict=True))
+                return [], _all_refused(moving, i, r)
+    return [(tick, order.remaining) for (order, _), tick in zip(moving, ticks, strict=True)], []
 
 
 def _all_refused(moving: Sequence[tuple[Order, object]], failed: int, cause: Rejection) -> list[Rejection]:
