@@ -17,12 +17,25 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from engine._errors import InvariantError
+from engine._errors import EngineInputError, InvariantError
 from engine.cards import Card, format_cards
 
 # The most hands one question may hold; ``HandEquity.splits`` is indexed by the
 # number of hands tied, so it has MAX_HANDS + 1 entries.
 MAX_HANDS = 8
+
+
+def check_samples(samples: object, unit: str) -> None:
+    """Refuse a sample size (given: None is none) that is not a positive whole number of ``unit`` (boards, deals)."""
+    if samples is not None and (type(samples) is bool or not isinstance(samples, int) or samples < 1):
+        raise EngineInputError(f"samples must be a positive whole number of {unit}, not {samples!r:.60}")
+
+
+def check_seed(seed: object) -> None:
+    """Refuse a Monte Carlo seed (given: None is drawn when needed) that is not a whole number, even where the answer
+    is exact and uses none: the same call must not be refused only once a sample is needed."""
+    if seed is not None and (type(seed) is bool or not isinstance(seed, int)):
+        raise EngineInputError(f"seed must be a whole number, not {seed!r:.60}")
 
 
 def run_seed(seed: int | None) -> int:

@@ -28,7 +28,7 @@ from fractions import Fraction
 from itertools import combinations
 from math import comb
 
-from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, run_seed
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, check_samples, check_seed, run_seed
 from engine._errors import EngineInputError
 from engine.cards import Card
 from engine.draw_policy import POLICIES, decide, discards
@@ -192,10 +192,8 @@ def _check_numbers(draws_left: object, stock: object, samples: object, seed: obj
     if stock is not None and not _whole(stock):
         raise EngineInputError(f"stock must be a whole number of cards, not {stock!r}")
     for size in (samples, fallback):
-        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
-            raise EngineInputError(f"samples must be a positive whole number of deals, not {size!r}")
-    if seed is not None and not _whole(seed):
-        raise EngineInputError(f"seed must be a whole number, not {seed!r}")
+        check_samples(size, "deals")
+    check_seed(seed)
 
 
 # 5-Card Draw's one draw, when the stock can serve every hand, deals each hand's kept cards random unseen

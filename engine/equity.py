@@ -31,7 +31,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, run_seed
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, check_samples, check_seed, run_seed
 from engine._errors import EngineInputError
 from engine._hilo_result import HiLoEquityResult, HiLoHandEquity
 from engine.cards import Card, CardError, CardLike, check_distinct, format_cards, group_names, parse_cards
@@ -134,21 +134,26 @@ def equity(
     for a bad or repeated card), a ``ValueError``, naming the problem.
 
     The other games dealt without decisions (``omaha-hilo`` and the stud games
-    ``soko``, ``stud7``, ``stud7-hilo``, ``americana``, ``telesina``) go to
+    ``soko``, ``stud7``, ``stud7-hilo``, ``americana``, ``telesina``), and a
+    game given as a :class:`~engine.variants.Variant`, go to
     :func:`engine.variant_equity.variant_equity`, which returns the same shape.
+    A ``seed`` that is not a whole number is refused even where the answer is
+    exact and draws none.
     """
-    if isinstance(variant, str) and variant not in EQUITY_VARIANTS:
+    if not (isinstance(variant, str) and variant in EQUITY_VARIANTS):  # another game's name, a Variant, a slip
         from engine.variant_equity import variant_equity  # imports numba: only when asked
 
         return variant_equity(variant, hands, board, dead, samples, seed)
-    spec = _variant(variant)
+    spec = EQUITY_VARIANTS[variant]
     hand_cards = _hands(spec, hands)
     board_cards = _cards(board, "board")
     dead_cards = _cards(dead, "dead cards")
     check_board_size(spec.name, spec.streets, board_cards)
     check_distinct(*hand_cards, board_cards, dead_cards, names=group_names(len(hand_cards)))
     _check_deck_left(hand_cards, board_cards, dead_cards)
-    seed = _run_seed(samples, seed)
+    check_samples(samples, "boards")
+    check_seed(seed)
+    seed = None if samples is None else run_seed(seed)  # recorded: the seed that deals the same samples again
     counts = _count(
         spec.rule,
         [[c.id for c in hand] for hand in hand_cards],
@@ -169,13 +174,6 @@ def equity(
     )
 
 
-def _variant(variant: str) -> EquityVariant:
-    spec = EQUITY_VARIANTS.get(variant) if isinstance(variant, str) else None
-    if spec is None:
-        raise EngineInputError(f"unknown variant {variant!r}; equity knows {', '.join(EQUITY_VARIANTS)}")
-    return spec
-
-
 def _check_deck_left(
     hand_cards: Sequence[Sequence[Card]], board_cards: Sequence[Card], dead_cards: Sequence[Card]
 ) -> None:
@@ -188,14 +186,6 @@ def _check_deck_left(
             "dead cards; "
             f"the board needs {missing} more"
         )
-
-
-def _run_seed(samples: int | None, seed: int | None) -> int | None:
-    """The seed a run records: ``None`` when exact, else ``seed`` checked, or drawn from the OS when missing."""
-    if samples is None:
-        return None
-    _check_samples(samples, seed)
-    return run_seed(seed)
 
 
 def _cards(cards: Cards, what: str) -> tuple[Card, ...]:
@@ -219,13 +209,6 @@ def _hands(spec: EquityVariant, hands: Iterable[Cards]) -> tuple[tuple[Card, ...
             )
         parsed.append(cards)
     return tuple(parsed)
-
-
-def _check_samples(samples: object, seed: object) -> None:
-    if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-        raise EngineInputError(f"samples must be a positive whole number of boards, not {samples!r}")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise EngineInputError(f"seed must be a whole number, not {seed!r}")
 
 
 def _hand_equity(cards: tuple[Card, ...], counts: EquityCounts, h: int, sampled: bool) -> HandEquity:

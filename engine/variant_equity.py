@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, run_seed
+from engine._equity_result import MAX_HANDS, EquityResult, HandEquity, check_samples, check_seed, run_seed
 from engine._errors import EngineInputError
 from engine._hilo_result import SHARE_UNIT, HiLoEquityResult, HiLoHandEquity
 from engine._variant_kernels import (
@@ -109,8 +109,8 @@ def variant_equity(
     naming the problem: an unknown or draw game, cards that do not fit the game.
     """
     game, seats, shared, out_of_play = _known(variant, hands, board, dead)
-    if samples is not None and (not isinstance(samples, int) or isinstance(samples, bool) or samples < 1):
-        raise EngineInputError(f"samples must be a positive whole number of deals, not {samples!r}")
+    check_samples(samples, "deals")
+    check_seed(seed)
     total = deal_count(game, seats, shared, out_of_play)
     exact = samples is None and _fits(total, seats)
     if exact:
@@ -194,8 +194,8 @@ def shared_last_card(
 
 
 def equity_game(variant: str | Variant) -> Variant:
-    if isinstance(variant, str) and variant not in VARIANTS:
-        raise EngineInputError(f"unknown variant {variant!r}; equity knows {', '.join(equity_variants())}")
+    if not isinstance(variant, str | Variant) or (isinstance(variant, str) and variant not in VARIANTS):
+        raise EngineInputError(f"unknown variant {variant!r:.60}; equity knows {', '.join(equity_variants())}")
     game = get_variant(variant)
     if game.has_draws:
         raise NoEquityError(

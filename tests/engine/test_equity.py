@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ import engine
 from engine import _equity_kernels
 from engine.cards import Card, CardError, parse_cards
 from engine.evaluator import evaluate, evaluate_batch, evaluate_omaha_batch
+from engine.variants import get_variant
 
 # `engine.equity` is the function; the module is needed for the kernels' entry points.
 equity_module = sys.modules["engine.equity"]
@@ -396,6 +398,9 @@ def test_rule_codes_match_the_kernels() -> None:
         ({"samples": True}, EngineInputError, "samples must be a positive whole number"),
         ({"samples": 10.5}, EngineInputError, "samples must be a positive whole number"),
         ({"samples": 10, "seed": "x"}, EngineInputError, "seed must be a whole number"),
+        ({"seed": "x"}, EngineInputError, "seed must be a whole number, not 'x'"),  # exact: refused all the same
+        ({"variant": None}, EngineInputError, "unknown variant None; equity knows holdem, omaha, omaha-hilo, soko"),
+        ({"variant": 3}, EngineInputError, "unknown variant 3; equity knows holdem, omaha, omaha-hilo, soko"),
         ({"hands": None}, EngineInputError, r"hands must be a list of hands, e\.g\. .* not None$"),
         ({"hands": ["As Ks", None]}, CardError, "^hand 2: None is not a list of cards; give a string such as"),
         ({"hands": ["As Ks", 5]}, CardError, "^hand 2: 5 is not a list of cards"),
@@ -408,6 +413,31 @@ def test_bad_input_names_the_problem(kwargs: dict[str, object], error: type[Exce
     with pytest.raises(error, match=fragment):
         engine.equity(**call)  # type: ignore[arg-type]  # arguments of any type, on purpose
     assert issubclass(error, ValueError)
+
+
+@pytest.mark.parametrize(("variant", "hands"), [
+    ("omaha-hilo", ["As 2d Kh Kc", "3c 4c Qd Qs"]),
+    ("stud7", ["As Ks Qs", "Qd Qc 2c"]),
+    ("stud7-hilo", ["As 2d 3c", "9c Tc Jc"]),
+    ("soko", ["As Ks 9s", "Qc Qd 8h"]),
+    ("americana", ["Ah 7c 8d", "Th Jc Qd"]),
+    ("telesina", ["As Ks", "Qd Qc"]),
+], ids=lambda v: v if isinstance(v, str) else None)
+@pytest.mark.parametrize("seed", ["x", [1], 1.5, True], ids=["text", "list", "float", "bool"])
+@pytest.mark.parametrize("samples", [None, 20], ids=["unsampled", "sampled"])
+def test_every_games_seed_is_checked_as_holdems(variant: str, hands: list[str], seed: object,
+                                                samples: int | None) -> None:
+    """The other games' path took any seed to ``seed % 2**64``: a string failed with Python's own TypeError, a float
+    or True was taken as a seed, and an exact answer ignored it."""
+    with pytest.raises(EngineInputError, match=f"^seed must be a whole number, not {re.escape(repr(seed))}$"):
+        engine.equity(variant, hands, samples=samples, seed=seed)  # type: ignore[arg-type]  # on purpose
+
+
+def test_a_variant_given_as_a_variant_object_is_priced_as_its_name_is() -> None:
+    stud = get_variant("stud7")
+    hands = ["As Ks Qs", "Qd Qc 2c"]
+    by_object = engine.equity(stud, hands, samples=200, seed=5)  # type: ignore[arg-type]  # a Variant, as showdown takes
+    assert by_object == engine.equity("stud7", hands, samples=200, seed=5)
 
 
 @pytest.mark.parametrize(
