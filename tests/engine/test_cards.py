@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import given
@@ -100,9 +101,12 @@ def test_bad_card_lists_and_values() -> None:
     assert issubclass(CardError, ValueError)
 
 
-@pytest.mark.parametrize("value", [None, 5, 1.5])
+# bytes were read byte by byte as card ids: b"AsKs" was "card id 65 is out of range"
+@pytest.mark.parametrize("value", [None, 5, 1.5, b"AsKs", bytearray(b"AsKs")], ids=["none", "int", "float", "bytes",
+                                                                                 "bytearray"])
 def test_a_value_that_is_not_a_list_of_cards_is_refused_saying_what_is(value: object) -> None:
-    with pytest.raises(CardError, match=rf"^{value!r} is not a list of cards; give a string such as 'As Kd' or a list"):
+    with pytest.raises(CardError, match=rf"^{re.escape(repr(value))} is not a list of cards; give a string such as "
+                                        "'As Kd' or a list"):
         parse_cards(value)  # type: ignore[arg-type]  # not cards, on purpose
 
 
