@@ -30,12 +30,13 @@ needs the evaluator *inside* its own njit code can call
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from enum import IntEnum
 from functools import cache
 from itertools import combinations
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, SupportsIndex
 
 from engine._errors import EngineInputError
 from engine._layout import (
@@ -105,15 +106,20 @@ class Category(IntEnum):
         return self.label
 
 
-def category(value: int) -> Category:
+def category(value: SupportsIndex) -> Category:
     """The :class:`Category` of a hand value.
 
     >>> category(evaluate("Kh Kd Kc 9s 9d"))
     <Category.FULL_HOUSE: 6>
     """
-    if value < 0 or value >> VALUE_SHIFT > Category.STRAIGHT_FLUSH:
-        raise EngineInputError(f"{value} is not a hand value; values run from 0 to {(8 << VALUE_SHIFT) | 9}")
-    return Category(value >> VALUE_SHIFT)
+    try:
+        number = operator.index(value)  # an int, or a NumPy one from evaluate_batch
+    except TypeError:  # cards, text, a float
+        number = None
+    if number is None or number < 0 or number >> VALUE_SHIFT > Category.STRAIGHT_FLUSH:
+        raise EngineInputError(f"{value!r:.60} is not a hand value (a number evaluate gives); values run from 0 to "
+                               f"{(8 << VALUE_SHIFT) | 9}")
+    return Category(number >> VALUE_SHIFT)
 
 
 # --------------------------------------------------------------------------- tables

@@ -205,6 +205,10 @@ def test_categories_and_labels() -> None:
         category(-1)
     with pytest.raises(EngineInputError, match="not a hand value"):
         category(9 << 12)
+    assert category(np.int32(evaluate("Qc Qd Qh 9s 9d"))) is Category.FULL_HOUSE  # evaluate_batch's numbers
+    for not_a_value in ("Qc Qd Qh 9s 9d", 1.5, None):  # cards given where their value is asked: Python's TypeError
+        with pytest.raises(EngineInputError, match=r"^.* is not a hand value \(a number evaluate gives\)"):
+            category(not_a_value)  # type: ignore[arg-type]  # on purpose
 
 
 def test_best_five_is_the_hand_that_plays() -> None:
