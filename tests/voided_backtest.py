@@ -85,21 +85,22 @@ def write_market_voided_backtest(out: Path) -> VoidedBacktest:
     return _write(world, out)
 
 
-def write_exposed_backtest(out: Path) -> VoidedBacktest:
-    """Play the Hold'em game dealt with an exposed hole card and voided in its Turn window; write it to ``out``."""
+def write_exposed_backtest(out: Path, operator_says: str = "a test") -> VoidedBacktest:
+    """Play the Hold'em game dealt with an exposed hole card and voided in its Turn window (the operator's reason
+    ``operator_says``); write it to ``out``."""
     world = _world("holdem", 1)
     world.channel.irregularities = scripted({0: EXPOSED_PLAN})
-    _void_in_the_last_window(world)
+    _void_in_the_last_window(world, operator_says)
     return _write(world, out)
 
 
-def _void_in_the_last_window(world: World) -> None:
+def _void_in_the_last_window(world: World, operator_says: str = "a test") -> None:
     channel = world.channel
 
     def void_in_the_last_window(stamped: Stamped) -> None:
         game = channel.game(stamped.market_id)
         if stamped.type == "WindowOpened" and game is not None and game.round is Round.TURN:
-            world.clock.call_later(OPERATOR_VOID_AFTER_MS, lambda: game.operator_void("a test"))
+            world.clock.call_later(OPERATOR_VOID_AFTER_MS, lambda: game.operator_void(operator_says))
 
     channel.subscribe(void_in_the_last_window)
 

@@ -44,7 +44,7 @@ from exchange.game.events import (
     Stamped,
     WindowOpened,
 )
-from exchange.game.irregular import IrregularityOccurred
+from exchange.game.irregular import BetsVoided, IrregularityOccurred
 from exchange.game.layouts import LAYOUTS
 
 MAX_HANDS = 4
@@ -121,6 +121,9 @@ class MarketRecord:
     discarded: list[list[str]] = field(default_factory=list)
     drawn: list[list[str]] = field(default_factory=list)
     irregularities: list[IrregularityRecord] = field(default_factory=list)
+    #: Matches voided whose cause is not known yet: a premature card's (a ``BetsVoided`` follows them) or a whole
+    #: market's void (a ``MarketVoided`` follows). The reason's words are not read: an operator's are free text.
+    voids_pending: list[MatchVoided] = field(default_factory=list)
 
     @property
     def total_matched(self) -> int:
@@ -220,17 +223,23 @@ def _irregularity(g: MarketRecord, s: Stamped, e: IrregularityOccurred) -> None:
 
 def _match_voided(g: MarketRecord, s: Stamped, e: MatchVoided) -> None:
     g.voided[e.match_id] = e.ts
-    if g.irregularities and ("misdeal" in e.reason or "exposed" in e.reason):
-        last = g.irregularities[-1]
-        last.matches += 1
-        last.stake += e.size
-        last.bets.extend(b for b in (e.back_bet_id, e.lay_bet_id) if b not in last.bets)
+    g.voids_pending.append(e)  # whose they are is known by what follows: BetsVoided, or the market's void
     value = e.size * ladder.PRICE_X100[e.tick]
     for bet_id in (e.back_bet_id, e.lay_bet_id):
         o = g.orders[bet_id]
         o.matched -= e.size
         o.matched_x100 -= value
         o.voided += e.size
+
+
+def _bets_voided(g: MarketRecord, s: Stamped, e: BetsVoided) -> None:
+    """The matches just voided were the last irregularity's (a card exposed before its time): counted in its row."""
+    last = g.irregularities[-1]
+    for v in g.voids_pending:
+        last.matches += 1
+        last.stake += v.size
+        last.bets.extend(b for b in (v.back_bet_id, v.lay_bet_id) if b not in last.bets)
+    g.voids_pending.clear()
 
 
 def _bets(g: MarketRecord, bets: Iterable[BetResult]) -> None:
@@ -251,6 +260,7 @@ def _market_settled(g: MarketRecord, s: Stamped, e: MarketSettled) -> None:
 
 
 def _market_voided(g: MarketRecord, s: Stamped, e: MarketVoided) -> None:
+    g.voids_pending.clear()  # the whole market's void (a misdeal at the deal, a fault, an operator): no row's
     g.results = {a.account_id: a for a in e.accounts}
     g.commission_received = sum(a.commission for a in e.accounts)
     g.house, g.market_status = e.house_account_id, "VOID"
@@ -271,6 +281,7 @@ HANDLERS: dict[type, Callable[[MarketRecord, Stamped, Any], None]] = {
     OrderCancelled: _cancelled,
     OrderLapsed: _lapsed,
     MatchVoided: _match_voided,
+    BetsVoided: _bets_voided,
     SelectionSettled: _selection_settled,
     MarketSettled: _market_settled,
     MarketVoided: _market_voided,

@@ -11,6 +11,7 @@ from exchange.backtest.runner import run_backtest
 from exchange.backtest.workers import InlineExecutor
 from exchange.tables.outputs import read_tables
 from tests.backtest.backtest_support import run_notebook, small_config
+from tests.voided_backtest import write_exposed_backtest
 
 
 def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path,
@@ -61,6 +62,20 @@ def test_every_irregularity_is_recorded_with_the_bets_it_voided(tmp_path: Path,
     # a misdealt market has no result: it is no market without a dead heat (it counted as one, in the share)
     assert f"of {12 - misdeals} markets with a result" in notebook_output
     assert f"; {misdeals} voided markets left out" in notebook_output
+
+
+@pytest.mark.parametrize("operator_says", ["a test", "dealer card exposed on camera", "misdealt feed"])
+def test_an_operators_void_is_not_counted_as_the_dealers_irregularity_whatever_its_words(tmp_path: Path,
+                                                                                       operator_says: str) -> None:
+    """The hole card exposed at the deal voids nothing (the deal goes on); the operator's void of the game in its
+    Turn window voids every match. The irregularity's row counted those matches as its own when the operator's
+    reason held the words "exposed" or "misdeal"."""
+    write_exposed_backtest(tmp_path, operator_says)
+    tables = {name: t.to_pylist() for name, t in read_tables(tmp_path).items()}
+    [row] = tables["irregularities"]
+    assert (row["rule"], row["outcome"]) == (1, "deal goes on")
+    assert (row["matches_voided"], row["stake_voided"], row["bets_voided"]) == (0, 0, [])
+    assert sum(f["voided"] for f in tables["fills"]) > 0  # the operator's void voided them: not the irregularity
 
 
 def test_a_hi_lo_backtest_counts_the_voids_of_both_markets(tmp_path: Path) -> None:
