@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -213,10 +214,11 @@ def test_a_bot_file_that_raises_as_it_loads_exits_2_with_one_line(
 
 
 def test_a_failing_run_clears_its_progress_bar_before_the_error_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On a terminal the bar is redrawn in place after a carriage return: the error must come after the bar is
     gone, on a line of its own, not run on from the bar (and the bar must not be drawn again after it)."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # a terminal: the bar is drawn
     bot = tmp_path / "late.py"
     bot.write_text(
         "from engine.table.bots import CallingBot\n"
@@ -229,6 +231,13 @@ def test_a_failing_run_clears_its_progress_bar_before_the_error_line(
     assert code == 2 and "%|" in err  # the bar was drawn
     last = err.split("\r")[-1]  # what is left on the terminal's last line
     assert last.startswith("exchange-poker: error: hand 2: player 2") and last.count("\n") == 1, repr(err)
+
+
+def test_no_progress_bar_is_drawn_into_a_file_or_a_pipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its frames, each after a carriage return, filled a log of ``2>log`` (hundreds of KB for a long run)."""
+    assert not sys.stderr.isatty()  # captured: as a file or a pipe
+    code, _, err = run_cli(capsys, "play", "--hands", "3", "--out", str(tmp_path / "out"))
+    assert (code, err) == (0, "")
 
 
 def test_the_summary_counts_in_english(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,7 +28,15 @@ from typing import TYPE_CHECKING, NoReturn
 
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.importing import current_folder_importable
-from exchange.cli.options import fail, one_line_errors, out_folder, positive, share, whole_number
+from exchange.cli.options import (
+    fail,
+    one_line_errors,
+    out_folder,
+    positive,
+    progress_bar_wanted,
+    share,
+    whole_number,
+)
 from exchange.cli.stopping import terminated_as_interrupted
 from exchange.core.money import to_minor
 from exchange.game.channels import CHANNELS, get_channel
@@ -213,7 +221,7 @@ def _played(args: argparse.Namespace, config: BacktestConfig, executor: Executor
     from exchange.backtest.runner import OutputBlocked, run_backtest
 
     try:
-        return run_backtest(config, executor, args.out, progress=not args.no_progress, chunk_size=args.chunk_size)
+        return run_backtest(config, executor, args.out, progress=progress_bar_wanted(args), chunk_size=args.chunk_size)
     except OutputBlocked as exc:  # another backtest writing into the folder
         fail(f"cannot write the output folder --out {args.out}: {exc}")
     except BrokenProcessPool:

@@ -184,6 +184,12 @@ def http_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def progress_bar_wanted(args: argparse.Namespace) -> bool:
+    """Whether a long run draws its progress bar: unless ``--no-progress``, and only on a terminal (redrawn in place
+    after a carriage return, a bar sent to a file or a pipe is hundreds of frames of noise)."""
+    return not args.no_progress and sys.stderr.isatty()
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> None:
     """Make argparse's errors for this subcommand one line, status 2, without the usage block.
 

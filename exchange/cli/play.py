@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from engine.wording import counted
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.importing import current_folder_importable
-from exchange.cli.options import fail, one_line_errors, out_folder, positive, whole_number
+from exchange.cli.options import fail, one_line_errors, out_folder, positive, progress_bar_wanted, whole_number
 from exchange.cli.play_out import OutError, Staging, check_out
 from exchange.cli.stopping import terminated_as_interrupted
 
@@ -182,7 +182,8 @@ def _play(
     from tqdm import tqdm
 
     rows: list[dict[str, Any]] = []
-    progress = tqdm(total=args.hands, unit="hand", file=sys.stderr, disable=args.no_progress, mininterval=0.5)
+    progress = tqdm(total=args.hands, unit="hand", file=sys.stderr, disable=not progress_bar_wanted(args),
+                    mininterval=0.5)
     try:
         for hand in range(args.hands):
             rows += _play_one(args, staging, hand, variant, structure, bots, names)

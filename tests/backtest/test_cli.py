@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,9 @@ from tests.backtest.backtest_support import ROOT
 
 
 def test_backtest_command_writes_tables_streams_and_a_summary(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # a terminal: the progress bar is drawn
     strategy = f"{ROOT / 'scripts' / 'flop_mover.py'}:FlopMover"
     code = main(["backtest", "--strategy", strategy, "--params", '{"stake": 500}', "--games", "3", "--seed", "4",
                  "--out", str(tmp_path)])  # fmt: skip
@@ -25,6 +27,10 @@ def test_backtest_command_writes_tables_streams_and_a_summary(
     for line in ("games           3", "bets", "matched volume", "net P&L", "ROI", "commission", "max drawdown"):
         assert line in captured.out
     assert "game" in captured.err  # the progress bar is on stderr
+    monkeypatch.undo()  # stderr captured, as a file or a pipe: no bar
+    assert main(["backtest", "--strategy", strategy, "--games", "1", "--seed", "4", "--out", str(tmp_path / "quiet"),
+                 "--no-streams"]) == 0
+    assert capsys.readouterr().err == ""
     tables = read_tables(tmp_path)
     assert set(tables) == set(TABLES) and tables["games"].num_rows == 3
     assert sorted(p.name for p in (tmp_path / "streams").iterdir()) == ["holdem.0", "holdem.1", "holdem.2"]
