@@ -26,14 +26,15 @@ MAX_HANDS = 8
 
 
 def check_samples(samples: object, unit: str) -> None:
-    """Refuse a sample size (given: None is none) that is not a positive whole number of ``unit`` (boards, deals)."""
+    """Refuse a sample size that is not a positive whole number of ``unit`` (boards, deals); None (no sampling)
+    passes."""
     if samples is not None and (type(samples) is bool or not isinstance(samples, int) or samples < 1):
         raise EngineInputError(f"samples must be a positive whole number of {unit}, not {samples!r:.60}")
 
 
 def check_seed(seed: object) -> None:
-    """Refuse a Monte Carlo seed (given: None is drawn when needed) that is not a whole number, even where the answer
-    is exact and uses none: the same call must not be refused only once a sample is needed."""
+    """Refuse a Monte Carlo seed that is not a whole number, even where the answer is exact and uses none (the same
+    call must not be refused only once a sample is needed); None (a seed drawn when one is needed) passes."""
     if seed is not None and (type(seed) is bool or not isinstance(seed, int)):
         raise EngineInputError(f"seed must be a whole number, not {seed!r:.60}")
 

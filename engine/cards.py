@@ -132,7 +132,8 @@ def to_card(value: CardLike) -> Card:
 
 
 def parse_cards(text: str | Iterable[CardLike]) -> tuple[Card, ...]:
-    """Parse ``"As Kd 7c"``, ``"AsKd7c"``, ``"As,Kd"`` or an iterable of card-likes.
+    """Parse ``"As Kd 7c"``, ``"AsKd7c"``, ``"As,Kd"`` or an iterable of card-likes (not ``bytes``, which would
+    be read byte by byte as card ids).
 
     Duplicates are allowed here; use :func:`check_distinct` where they are not.
     """
@@ -143,7 +144,7 @@ def parse_cards(text: str | Iterable[CardLike]) -> tuple[Card, ...]:
         if len(compact) % 2:
             raise CardError(f"{text!r} is not a list of cards: each card is two characters, e.g. 'As Kd' or 'AsKd'")
         return tuple(Card.parse(compact[i : i + 2]) for i in range(0, len(compact), 2))
-    if not isinstance(text, Iterable) or isinstance(text, bytes | bytearray):  # bytes: read as card ids, byte by byte
+    if not isinstance(text, Iterable) or isinstance(text, bytes | bytearray | memoryview):
         raise CardError(f"{text!r:.60} is not a list of cards; give a string such as 'As Kd' or a list like "
                         "['As', 'Kd']")
     return tuple(to_card(item) for item in text)

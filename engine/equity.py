@@ -38,6 +38,7 @@ from engine.cards import Card, CardError, CardLike, check_distinct, format_cards
 from engine.evaluator import _plain
 from engine.showdown import listed_hands
 from engine.streets import check_board_size
+from engine.variants import VARIANTS, Variant
 from engine.wording import counted
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class EquityCounts:
 
 
 def equity(
-    variant: str,
+    variant: str | Variant,
     hands: Iterable[Cards],
     board: Cards = (),
     dead: Cards = (),
@@ -134,13 +135,14 @@ def equity(
     for a bad or repeated card), a ``ValueError``, naming the problem.
 
     The other games dealt without decisions (``omaha-hilo`` and the stud games
-    ``soko``, ``stud7``, ``stud7-hilo``, ``americana``, ``telesina``), and a
-    game given as a :class:`~engine.variants.Variant`, go to
-    :func:`engine.variant_equity.variant_equity`, which returns the same shape.
-    A ``seed`` that is not a whole number is refused even where the answer is
-    exact and draws none.
+    ``soko``, ``stud7``, ``stud7-hilo``, ``americana``, ``telesina``) go to
+    :func:`engine.variant_equity.variant_equity`, which returns the same shape;
+    a game may be given as its :class:`~engine.variants.Variant` too. A ``seed``
+    that is not a whole number is refused, even where the answer is exact.
     """
-    if not (isinstance(variant, str) and variant in EQUITY_VARIANTS):  # another game's name, a Variant, a slip
+    if isinstance(variant, Variant) and VARIANTS.get(variant.name) == variant:  # a game of ours, as its name
+        variant = variant.name  # (Hold'em's and Omaha's samples are dealt here: a seed deals the same ones again)
+    if not (isinstance(variant, str) and variant in EQUITY_VARIANTS):  # another game, a Variant of its own, a slip
         from engine.variant_equity import variant_equity  # imports numba: only when asked
 
         return variant_equity(variant, hands, board, dead, samples, seed)

@@ -346,6 +346,7 @@ def order_cancelled(ts: int, order: Order, size: int, reason: CancelReason) -> O
     kill, a void, an overdrawn account)."""
     return new_order_cancelled(ts, order.bet_id, order.account_id, order.market_id, order.selection_id, size, reason)
 
+
 #: Every event class by its journal tag (its name): what :func:`event_from_dict` reads back. A new event class
 #: must be added here; ``tests/exchange/test_journal.py`` fails when one is missing.
 EVENT_TYPES: dict[str, type[Event]] = {

@@ -433,11 +433,15 @@ def test_every_games_seed_is_checked_as_holdems(variant: str, hands: list[str], 
         engine.equity(variant, hands, samples=samples, seed=seed)  # type: ignore[arg-type]  # on purpose
 
 
-def test_a_variant_given_as_a_variant_object_is_priced_as_its_name_is() -> None:
-    stud = get_variant("stud7")
-    hands = ["As Ks Qs", "Qd Qc 2c"]
-    by_object = engine.equity(stud, hands, samples=200, seed=5)  # type: ignore[arg-type]  # a Variant, as showdown takes
-    assert by_object == engine.equity("stud7", hands, samples=200, seed=5)
+@pytest.mark.parametrize(("variant", "hands"), [
+    ("holdem", ["As Ks", "Qd Qc"]),
+    ("omaha", ["As Ks Qs Js", "Qd Qc 2c 3c"]),
+    ("stud7", ["As Ks Qs", "Qd Qc 2c"]),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_a_variant_given_as_a_variant_object_is_priced_as_its_name_is(variant: str, hands: list[str]) -> None:
+    """Sampled too: the same seed deals the same boards whichever way the game is named."""
+    by_object = engine.equity(get_variant(variant), hands, samples=200, seed=5)  # a Variant, as showdown takes
+    assert by_object == engine.equity(variant, hands, samples=200, seed=5)
 
 
 @pytest.mark.parametrize(

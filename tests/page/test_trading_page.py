@@ -65,7 +65,8 @@ def test_a_refused_login_is_no_longer_said_once_a_login_succeeds(page: Page) -> 
 def test_the_header_names_the_account_logged_in_to_not_the_login_as_typed(page: Page) -> None:
     """Names are any case at login: DEMO logs in to demo, and the header said DEMO."""
     page.locator("#login-form input[name=username]").fill("DEMO")
-    log_in(page)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.locator("#who")).to_have_text("demo")
 
 
 def shown_cards(page: Page, where: str) -> list[str | None]:
