@@ -60,6 +60,16 @@ def keyword_parameters(cls: type) -> list[str]:
     return names
 
 
+def _where_looked(path: Path) -> str:
+    """What a missing strategy file's refusal adds: the folder a relative path was read from, and where the example
+    strategies are (they come with a clone of the repository, not with the installed package)."""
+    said = "" if path.is_absolute() else f" (looked for {Path.cwd() / path})"
+    if path.parts[:1] == ("scripts",) and not path.exists():
+        said += ("; the example strategies of scripts/ come with a clone of the repository, not with the installed "
+                 "package: run from the clone's root")
+    return said
+
+
 @dataclass(frozen=True, slots=True)
 class StrategySpec:
     """``reference`` (``module:Class`` or ``file.py:Class``), the file's source if it is a file, params as JSON."""
@@ -83,7 +93,7 @@ class StrategySpec:
         if target.endswith(".py") or "/" in target or "\\" in target:
             path = Path(target)
             if not path.is_file():
-                raise StrategyLoadError(f"strategy file {target!r} does not exist")
+                raise StrategyLoadError(f"strategy file {target!r} does not exist{_where_looked(path)}")
             try:
                 source = path.read_text(encoding="utf-8")
             except UnicodeDecodeError as exc:

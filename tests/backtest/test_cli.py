@@ -75,6 +75,20 @@ def test_module_references_and_channels(tmp_path: Path, capsys: pytest.CaptureFi
     assert not (tmp_path / "streams").exists()
 
 
+def test_a_missing_example_strategy_says_where_it_was_looked_for_and_where_the_examples_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's examples run from a clone's root; run elsewhere, the refusal only said the file did not exist."""
+    monkeypatch.chdir(tmp_path)  # a folder with no scripts/: as where the package is only installed
+    code = main(["backtest", "--strategy", "scripts/market_maker.py:MarketMaker", "--games", "1", "--seed", "1",
+                 "--out", "out"])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        f"exchange-poker: error: strategy file 'scripts/market_maker.py' does not exist (looked for "
+        f"{tmp_path / 'scripts' / 'market_maker.py'}); the example strategies of scripts/ come with a clone of the "
+        "repository, not with the installed package: run from the clone's root\n")
+
+
 @pytest.mark.parametrize(
     ("strategy", "params", "message"),
     [
