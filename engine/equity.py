@@ -38,11 +38,12 @@ from engine.cards import Card, CardError, CardLike, check_distinct, format_cards
 from engine.evaluator import _plain
 from engine.showdown import listed_hands
 from engine.streets import check_board_size
-from engine.variants import VARIANTS, Variant
 from engine.wording import counted
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from engine.variants import Variant
 
 __all__ = [
     "EQUITY_VARIANTS",
@@ -140,8 +141,8 @@ def equity(
     a game may be given as its :class:`~engine.variants.Variant` too. A ``seed``
     that is not a whole number is refused, even where the answer is exact.
     """
-    if isinstance(variant, Variant) and VARIANTS.get(variant.name) == variant:  # a game of ours, as its name
-        variant = variant.name  # (Hold'em's and Omaha's samples are dealt here: a seed deals the same ones again)
+    if not isinstance(variant, str):
+        variant = _by_name(variant)
     if not (isinstance(variant, str) and variant in EQUITY_VARIANTS):  # another game, a Variant of its own, a slip
         from engine.variant_equity import variant_equity  # imports numba: only when asked
 
@@ -174,6 +175,15 @@ def equity(
         results=tuple(_hand_equity(cards, counts, h, samples is not None) for h, cards in enumerate(hand_cards)),
         seed=seed,
     )
+
+
+def _by_name(variant: object) -> Any:
+    """A game of ours given as its :class:`~engine.variants.Variant`, as its name (Hold'em's and Omaha's samples are
+    dealt here, so that a seed deals the same boards either way); anything else as it is."""
+    from engine.variants import VARIANTS  # the rankings, with numba: only for a Variant
+
+    name = getattr(variant, "name", None)
+    return name if isinstance(name, str) and VARIANTS.get(name) == variant else variant
 
 
 def _check_deck_left(

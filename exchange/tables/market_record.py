@@ -16,7 +16,6 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Protocol
 
-from engine import InvariantError
 from engine.cards import format_cards
 from exchange.core import ladder
 from exchange.core.events import (
@@ -237,7 +236,7 @@ def _bets_voided(g: MarketRecord, s: Stamped, e: BetsVoided) -> None:
     """The matches just voided were the last irregularity's (a card exposed before its time): counted in its row."""
     pending = g.voids_pending
     if not g.irregularities or (e.matches, e.stake) != (len(pending), sum(v.size for v in pending)):
-        raise InvariantError(f"market {g.market_id}: BetsVoided says {e.matches} matches, {e.stake} staked, voided by "
+        raise RuntimeError(f"market {g.market_id}: BetsVoided says {e.matches} matches, {e.stake} staked, voided by "
                              f"irregularity {len(g.irregularities)}; the record holds {len(pending)} voided since")
     last = g.irregularities[-1]
     for v in g.voids_pending:
