@@ -57,7 +57,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--hands", type=positive, default=100,
                         help=f"hands to play, 1 to {HANDS_PER_SEED} (default 100)")
     parser.add_argument("--seed", type=whole_number, default=0,
-                        help="seed of the deals and the random bots, 0 or more (default 0)")
+                        help=f"seed of the deals and the random bots, 0 to {MAX_CHIPS} (default 0)")
     parser.add_argument("--stack", type=positive, default=200,
                         help="every player's chips at the start of a hand (default 200)")
     parser.add_argument(
@@ -148,7 +148,8 @@ def _run(args: argparse.Namespace) -> int:
         fail(f"--stack must be at most {MAX_CHIPS} (the results table holds 64-bit chip counts)")
     if not 0 <= args.seed <= MAX_CHIPS:
         fail(f"--seed must be 0 to {MAX_CHIPS}, not {args.seed} (each hand's seed is seed x {HANDS_PER_SEED:,} + "
-             "the hand's number counted from 0, and a negative one would deal as the same number without its sign)")
+             "the hand's number counted from 0" + (", and a negative one would deal as the same number without its "
+                                                  "sign)" if args.seed < 0 else ", which must fit in 64 bits)"))
     try:
         check_out(args.out)
     except OutError as error:
