@@ -8,6 +8,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import pytest
+
 from exchange.cli import EPILOG, SUBCOMMANDS, build_parser
 from exchange.cli.commands import SUMMARIES
 from exchange.server.config import ServerConfig
@@ -42,6 +44,14 @@ def test_each_command_shows_the_summary_the_list_shows() -> None:
     (commands,) = [action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction)]
     assert tuple(commands.choices) == SUBCOMMANDS == tuple(SUMMARIES)
     assert {action.dest: action.help for action in commands._choices_actions} == SUMMARIES
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_a_commands_help_shows_no_markup_of_its_docstring(command: str) -> None:
+    """backtest, replay and compare showed their module docstrings' reST: ``exchange-poker replay DIR``."""
+    (commands,) = [action for action in build_parser(command)._actions
+                   if isinstance(action, argparse._SubParsersAction)]
+    assert "``" not in commands.choices[command].format_help()
 
 
 def test_the_list_ends_with_how_to_start_as_serve_starts() -> None:

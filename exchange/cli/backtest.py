@@ -30,6 +30,7 @@ from exchange.cli.commands import SUMMARIES
 from exchange.cli.importing import current_folder_importable
 from exchange.cli.options import (
     fail,
+    help_text,
     one_line_errors,
     out_folder,
     positive,
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "backtest",
         help=SUMMARIES["backtest"],
-        description=__doc__,
+        description=help_text(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--strategy", required=True, metavar="REF", help="module:Class or path/to/file.py:Class")

@@ -17,12 +17,12 @@ import argparse
 from pathlib import Path
 
 from exchange.cli.commands import SUMMARIES
-from exchange.cli.options import fail, one_line_errors
+from exchange.cli.options import fail, help_text, one_line_errors
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("compare", help=SUMMARIES["compare"],
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dirs", type=Path, nargs="+", metavar="DIR",
                         help="backtests' output folders (backtest --out); the first is the one the others are "
                              "measured against")

@@ -184,6 +184,11 @@ def http_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+def help_text(docstring: str | None) -> str:
+    """A module's docstring as a command's ``--help`` description: its literals without reST's double backticks."""
+    return (docstring or "").replace("``", "")
+
+
 def progress_bar_wanted(args: argparse.Namespace) -> bool:
     """Whether a long run draws its progress bar: unless ``--no-progress``, and only on a terminal (redrawn in place
     after a carriage return, a bar sent to a file or a pipe is hundreds of frames of noise)."""

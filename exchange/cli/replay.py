@@ -23,14 +23,14 @@ from engine.wording import counted
 from exchange.backtest.bankroll import STRATEGY_ACCOUNT
 from exchange.backtest.replay_clock import MAX_SPEED, MIN_SPEED
 from exchange.cli.commands import SUMMARIES
-from exchange.cli.options import fail, http_url, number_from_to, one_line_errors, port
+from exchange.cli.options import fail, help_text, http_url, number_from_to, one_line_errors, port
 
 LOOPBACK = "127.0.0.1"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("replay", help=SUMMARIES["replay"],
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=help_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dir", type=Path, metavar="DIR",
                         help="a backtest's output folder (backtest --out), or a server's recording (serve --record)")
     parser.add_argument("--account", default=None, metavar="NAME",
