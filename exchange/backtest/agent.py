@@ -62,7 +62,7 @@ from exchange.agents.view import MARKET_OVER, BettorView
 from exchange.backtest.bankroll import BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketHandle, Settlement, Strategy
-from exchange.backtest.strategy_errors import Guarded, stuck_at_one_instant
+from exchange.backtest.strategy_errors import Guarded, said_yes, stuck_at_one_instant
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
 from exchange.core.order_views import OrderViews
@@ -350,7 +350,7 @@ class StrategyAgent(Agent):
         if (updates := self._instant.count(handle.now_ms)) > UPDATES_AT_ONE_INSTANT:
             raise stuck_at_one_instant(updates, handle.now_ms, handle.latency_ms)
         self._orders_changed(handle)
-        if self.strategy.check_market_book(handle):
+        if said_yes(self.strategy.check_market_book(handle)):
             self.strategy.process_market_book(handle)
 
     def _settle(self, handle: MarketHandle) -> None:

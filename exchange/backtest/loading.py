@@ -64,7 +64,7 @@ def _where_looked(path: Path) -> str:
     """What a missing strategy file's refusal adds: the folder a relative path was read from, and where the example
     strategies are (they come with a clone of the repository, not with the installed package)."""
     said = "" if path.is_absolute() else f" (looked for {Path.cwd() / path})"
-    if path.parts[:1] == ("scripts",) and not path.exists():
+    if path.parts[:1] == ("scripts",):
         said += ("; the example strategies of scripts/ come with a clone of the repository, not with the installed "
                  "package: run from the clone's root")
     return said

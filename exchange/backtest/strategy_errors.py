@@ -90,21 +90,22 @@ def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
         except SystemExit as exc:
             raise _noted(StrategyExited(f"SystemExit({exc.code!r}): a strategy ends its session with "
                                         "end_session(), not sys.exit()"), name) from None
-        if name == "check_market_book" and not _is_yes_or_no(answer):
-            raise _noted(TypeError(f"it returned {answer!r:.40}: it answers True (call process_market_book) or "
-                                   "False"), name)
         return answer
 
     return hook
 
 
-def _is_yes_or_no(answer: object) -> bool:
-    """Whether a ``check_market_book`` answer is a yes or no: True or False (a NumPy bool, 1 or 0 too, as equal to
-    them). None is a forgotten return, and anything else would be read by its truth: the string ``"no"`` as yes."""
+def said_yes(answer: object) -> bool:
+    """A ``check_market_book`` answer read: True or False (a NumPy bool, 1 or 0 too, as equal to them); anything else
+    is a ``TypeError`` noted as the hook's. None is a forgotten return, and anything else would be read by its truth:
+    the string ``"no"`` as yes."""
     try:
-        return answer is not None and (answer == True or answer == False)  # noqa: E712 (equal, not identical)
+        if answer is not None and (answer == True or answer == False):  # noqa: E712 (equal, not identical)
+            return bool(answer)
     except Exception:  # an answer whose == raises (a NumPy array of several) is no yes or no
-        return False
+        pass
+    raise _noted(TypeError(f"it returned {answer!r:.40}: it answers True (call process_market_book) or False"),
+                 "check_market_book")
 
 
 def _noted(exc: E, name: str) -> E:
