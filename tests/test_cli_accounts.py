@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from exchange.core.commands import Deposit, OpenAccount
+from exchange.core.exchange import Exchange
+from exchange.server.journal import Journal
 from exchange.server.store import AccountStore
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import as_a_user_held_to_permissions, run_cli
 
 
 @pytest.mark.parametrize(
@@ -157,3 +161,74 @@ def test_who_made_a_change_is_the_user_id_when_it_has_no_name(
     db = str(tmp_path / "x.db")
     assert run_cli(capsys, "accounts", "--db", db, "add", "alice", "--password", "pw-a")[0] == 0
     assert [c.by for c in AccountStore.open(db).changes("alice")] == [f"uid {os.getuid()} (exchange-poker accounts)"]
+
+
+def _served_on(db: Path) -> None:
+    """alice and bob (an operator) added; alice opened on the exchange with her deposit, then 12.34 more."""
+    journal = Journal.open(str(db))
+    exchange = Exchange()
+    for command in (OpenAccount(0, "alice"), Deposit(0, "alice", 100_000), Deposit(5, "alice", 1_234)):
+        for event in exchange.execute(command):
+            journal.append("event", event, ts_ms=command.ts)
+    journal.flush()
+    journal.close()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_listing_reads_a_database_in_a_folder_it_may_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backup mounted read-only: ``list`` and ``history`` opened it to write, and failed ("attempt to write a
+    readonly database"); they read it as it is, and say what they say of the original."""
+    monkeypatch.setattr("getpass.getuser", lambda: "ops")
+    db = tmp_path / "exchange.db"
+    for action in (("add", "alice", "--password", "a"), ("add", "bob", "--password", "b", "--operator")):
+        assert run_cli(capsys, "accounts", "--db", str(db), *action)[0] == 0
+    _served_on(db)
+    listed = run_cli(capsys, "accounts", "--db", str(db), "list")
+    history = run_cli(capsys, "accounts", "--db", str(db), "history")
+    assert ["alice", "1012.34", "GBP", "trader"] in [row.split() for row in listed[1].splitlines()]
+    assert "bob" in history[1]
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    sqlite3.connect(db).execute("VACUUM INTO ?", (str(archive / "exchange.db"),)).connection.close()
+    before = _files(archive)
+    archive.chmod(0o555)
+    try:
+        for action, original in (("list", listed), ("history", history)):
+            done = as_a_user_held_to_permissions("accounts", "--db", str(archive / "exchange.db"), action)
+            assert (done.returncode, done.stdout, done.stderr) == original
+    finally:
+        archive.chmod(0o755)
+    assert _files(archive) == before
+
+
+def test_listing_an_older_database_adds_nothing_to_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A database from before operators, the changes' records, snapshots' results and checksums: ``list`` and
+    ``history`` added the tables and columns they lack (a reading command wrote to the file); they read what is
+    there."""
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db)
+    conn.executescript("""
+        CREATE TABLE accounts (name TEXT PRIMARY KEY, salt BLOB NOT NULL, pw_hash BLOB NOT NULL,
+                               deposit INTEGER NOT NULL, currency TEXT NOT NULL, created_ms INTEGER NOT NULL);
+        INSERT INTO accounts VALUES ('alice', x'00', x'00', 100000, 'GBP', 0);
+        CREATE TABLE journal (seq INTEGER PRIMARY KEY, ts_ms INTEGER NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL);
+        INSERT INTO journal VALUES (1, 0, 'event', '{"type":"AccountOpened","ts":0,"account_id":"alice"}');
+        INSERT INTO journal VALUES (2, 0, 'event',
+            '{"type":"AccountCredited","ts":0,"account_id":"alice","amount":99,"reason":"deposit"}');
+        CREATE TABLE snapshots (seq INTEGER PRIMARY KEY, created_ms INTEGER NOT NULL, exchange BLOB NOT NULL,
+                                notes BLOB NOT NULL, sha256 TEXT NOT NULL, state_digest TEXT NOT NULL);
+    """)
+    conn.commit()
+    schema = conn.execute("SELECT * FROM sqlite_master ORDER BY name").fetchall()
+    conn.close()
+    code, out, err = run_cli(capsys, "accounts", "--db", str(db), "list")
+    assert (code, err) == (0, "") and ["alice", "0.99", "GBP", "trader"] in [row.split() for row in out.splitlines()]
+    code, out, err = run_cli(capsys, "accounts", "--db", str(db), "history", "alice")
+    assert (code, out.split(), err) == (0, ["when", "account", "change", "by"], "")
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT * FROM sqlite_master ORDER BY name").fetchall() == schema
+    conn.close()

@@ -12,9 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import queue
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -47,7 +45,7 @@ from exchange.server.journal_check import REWINDS_SCHEMA
 from exchange.server.journal_writer import body_crc
 from exchange.server.recovery import restore
 from exchange.server.store import AccountStore
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import as_a_user_held_to_permissions, run_cli
 from tests.server.helpers import START_MS, play, trading_service, wait_until
 from tests.server.serverproc import ServerProcess, cli
 
@@ -545,17 +543,6 @@ def test_a_line_end_inside_a_text_is_escaped_so_each_record_is_one_line(
     assert json.loads(out)["body"]["reason"] == "a\x85b\u2028c\u2029d"
 
 
-def _as_a_user_held_to_permissions(*argv: str) -> subprocess.CompletedProcess[str]:
-    """``python -m exchange.cli ARGV`` as a process that file permissions hold (root is not: it is run without the
-    capabilities that pass them, by util-linux's ``setpriv``)."""
-    command = [sys.executable, "-m", "exchange.cli", *argv]
-    if os.geteuid() == 0:
-        setpriv = shutil.which("setpriv")  # util-linux, an essential package of Debian
-        assert setpriv is not None, "running as root, the test needs setpriv (util-linux) to drop its capabilities"
-        command = [setpriv, "--bounding-set=-dac_override,-dac_read_search,-fowner", "--inh-caps=-all", "--", *command]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
-
-
 def test_a_database_in_a_folder_it_may_not_write_is_read_as_it_is(db: Path, tmp_path: Path) -> None:
     """An archived copy in a read-only folder: SQLite cannot make its -shm there, and said "attempt to write a
     readonly database". With no -wal nothing can be writing it: read as it is. With a -wal and no -shm, refused
@@ -565,13 +552,13 @@ def test_a_database_in_a_folder_it_may_not_write_is_read_as_it_is(db: Path, tmp_
     archived = _copy(db, folder / "exchange.db")
     folder.chmod(0o555)
     try:
-        done = _as_a_user_held_to_permissions("journal", "--db", str(archived), "--last", "2")
+        done = as_a_user_held_to_permissions("journal", "--db", str(archived), "--last", "2")
         assert (done.returncode, done.stderr) == (0, "")
         assert [json.loads(line)["seq"] for line in done.stdout.splitlines()] == [r["seq"] for r in _rows(db)[-2:]]
         folder.chmod(0o755)
         (folder / "exchange.db-wal").touch()
         folder.chmod(0o555)
-        refused = _as_a_user_held_to_permissions("journal", "--db", str(archived))
+        refused = as_a_user_held_to_permissions("journal", "--db", str(archived))
         assert refused.returncode == 2 and "copy the database with its -wal to a folder you can write" in refused.stderr
     finally:
         folder.chmod(0o755)

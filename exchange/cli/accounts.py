@@ -90,7 +90,8 @@ def _run(args: argparse.Namespace) -> int:
              "('exchange-poker accounts ACTION --help' lists its options)")
     if args.action != "add" and nothing_at(args.db):  # opening it would make an empty one, with nobody in it
         fail(f"no database at {args.db} (exchange-poker serve or accounts add makes one)")
-    store = AccountStore.open(args.db)
+    reading = args.action in {"list", "history"}  # the file left as it is: it may be a read-only backup
+    store = AccountStore.open_read_only(args.db) if reading else AccountStore.open(args.db)
     try:
         {"add": _add, "list": _list, "password": _password, "role": _role, "history": _history}[args.action](
             store, args)

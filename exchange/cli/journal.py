@@ -21,7 +21,6 @@ import argparse
 import collections
 import contextlib
 import itertools
-import os
 import sqlite3
 import sys
 import time
@@ -35,7 +34,7 @@ from exchange.cli.options import PROG, database, fail, one_line_errors, positive
 from exchange.game.channels import parse_market_id
 from exchange.server import journal_kinds, jsoncodec, snapshots
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, Query, find, find_last
-from exchange.server.database import DatabaseUnusable, connect_read_only, nothing_at, refusal, refuse_uri
+from exchange.server.database import DatabaseUnusable, nothing_at, open_read_only, refusal, refuse_uri, tables_of
 from exchange.server.journal_check import JournalDamaged, rewinds
 from exchange.server.journal_read import Record, last_seq, set_aside
 from exchange.server.store import reserved_as_stored, stored_name
@@ -174,20 +173,11 @@ def _damage_said(conn: sqlite3.Connection, exc: JournalDamaged) -> JournalDamage
 
 
 def _open(db: str) -> sqlite3.Connection:
-    """The database, read-only; one with no journal is refused (nothing would be found in it).
-
-    In a folder this process may not write (an archived copy, a backup mounted read-only), SQLite cannot make the
-    ``-shm`` file it reads a write-ahead log through. With no ``-wal`` beside the database nothing is in such a
-    log, and no server can be running there (it would have made one): the file is read as it is (SQLite's
-    ``immutable``). With a ``-wal`` and no ``-shm``, its records cannot be read in place: refused, saying so."""
-    folder_fixed = not os.access(os.path.dirname(os.path.abspath(db)) or ".", os.W_OK)
-    if folder_fixed and os.path.exists(f"{db}-wal") and not os.path.exists(f"{db}-shm"):
-        raise DatabaseUnusable(db, f"its write-ahead log {db}-wal can only be read through a -shm file beside it, "
-                                   "which this folder does not let be made; copy the database with its -wal to a "
-                                   "folder you can write, and read the copy")
-    conn = connect_read_only(db, immutable=folder_fixed and not os.path.exists(f"{db}-wal"))
+    """The database, read-only (:func:`~exchange.server.database.open_read_only`); one with no journal is refused
+    (nothing would be found in it)."""
+    conn = open_read_only(db)
     try:
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal'").fetchone() is None:
+        if "journal" not in tables_of(conn):
             raise DatabaseUnusable(db, "it has no journal: it is not a database 'exchange-poker serve' has run on")
     except BaseException:
         conn.close()

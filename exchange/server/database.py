@@ -82,6 +82,33 @@ def connect_read_only(path: str, *, immutable: bool = False) -> sqlite3.Connecti
     return sqlite3.connect(f"file:{pathname2url(os.path.abspath(path))}?{flags}", uri=True)
 
 
+def open_read_only(path: str) -> sqlite3.Connection:
+    """The database at ``path``, to read what is committed and write nothing (a command that only reads it:
+    ``exchange-poker journal``, ``accounts list``); :class:`DatabaseUnusable` if it cannot be read.
+
+    In a folder this process may not write (an archived copy, a backup mounted read-only), SQLite cannot make the
+    ``-shm`` file it reads a write-ahead log through. With no ``-wal`` beside the database nothing is in such a
+    log, and no server can be running there (it would have made one): the file is read as it is (SQLite's
+    ``immutable``). With a ``-wal`` and no ``-shm``, its records cannot be read in place: refused, saying so."""
+    refuse_uri(path)
+    folder_fixed = not os.access(os.path.dirname(os.path.abspath(path)) or ".", os.W_OK)
+    wal = os.path.exists(f"{path}-wal")
+    if folder_fixed and wal and not os.path.exists(f"{path}-shm"):
+        raise DatabaseUnusable(path, f"its write-ahead log {path}-wal can only be read through a -shm file beside "
+                                     "it, which this folder does not let be made; copy the database with its -wal to "
+                                     "a folder you can write, and read the copy")
+    try:
+        return connect_read_only(path, immutable=folder_fixed and not wal)
+    except sqlite3.Error as exc:
+        raise DatabaseUnusable(path, diagnose(path, exc)) from None
+
+
+def tables_of(conn: sqlite3.Connection) -> frozenset[str]:
+    """The names of the tables in the database of ``conn`` (SQLite's own left out)."""
+    return frozenset(name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+
+
 def nothing_at(path: str) -> bool:
     """Nothing at all at ``path`` (no database, no ``-wal`` or ``-shm``) in a folder that exists: a mistyped name,
     for a command that reads a database to say so (opening it would make an empty one, or fail saying only "unable
@@ -106,7 +133,7 @@ def open_with(path: str, build: Callable[[sqlite3.Connection], T]) -> T:
     except sqlite3.Error as exc:
         raise DatabaseUnusable(path, diagnose(path, exc)) from None
     try:
-        _check_ours(path, conn)
+        check_ours(path, conn)
         return build(conn)
     except sqlite3.Error as exc:
         conn.close()
@@ -121,10 +148,9 @@ OWN_TABLES = frozenset({"accounts", "journal"})
 NAMED_TABLES = 5  # of another program's database, the tables a refusal names
 
 
-def _check_ours(path: str, conn: sqlite3.Connection) -> None:
+def check_ours(path: str, conn: sqlite3.Connection) -> None:
     """Refuse another program's database: the exchange would add its tables to it without a word."""
-    tables = sorted(name for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+    tables = sorted(tables_of(conn))
     if tables and not OWN_TABLES & set(tables):
         named = ", ".join(tables[:NAMED_TABLES]) + (f" and {len(tables) - NAMED_TABLES} more"
                                                      if len(tables) > NAMED_TABLES else "")

@@ -104,14 +104,18 @@ class Journal:
     flight, and it carries everything that arrived while the last one was.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
         self._conn = conn
         #: The database file ('' for an in-memory database, which no other process can open).
         self.path = _database_file(conn)
-        self._conn.executescript(SCHEMA + snapshots.SCHEMA + journal_read.OTHER_KINDS_INDEX)
-        snapshots.upgrade(conn)  # a snapshots table from before the recent results were kept in it
-        if not journal_read.has_checksums(conn):
-            conn.execute("ALTER TABLE journal ADD COLUMN crc INTEGER")  # a journal from before checksums
+        if not read_only:
+            self._conn.executescript(SCHEMA + snapshots.SCHEMA + journal_read.OTHER_KINDS_INDEX)
+            snapshots.upgrade(conn)  # a snapshots table from before the recent results were kept in it
+            if not journal_read.has_checksums(conn):
+                conn.execute("ALTER TABLE journal ADD COLUMN crc INTEGER")  # a journal from before checksums
+        #: Whether its snapshots can be read (read-only, an older version's are not upgraded: the whole journal is
+        #: folded)
+        self._snapshots_readable = snapshots.readable(conn)
         last = journal_read.last_seq(conn)
         self._next_seq = last + 1
         self._durable_seq = last
@@ -132,7 +136,7 @@ class Journal:
         self.commits = 0
         self.written = 0
         self._policy: SnapshotPolicy | None = None
-        self._snapshot_seq = snapshots.newest_seq(conn)  # the newest snapshot's (0: none)
+        self._snapshot_seq = snapshots.newest_seq(conn) if self._snapshots_readable else 0  # the newest's (0: none)
         self._snapshot_mark = self._snapshot_seq  # the durable seq when the last snapshot was begun
         self._taker: SnapshotTaker | None = None
         self._clock: Clock | None = None  # times the every_ms snapshots while running
@@ -259,6 +263,8 @@ class Journal:
         self, config: ExchangeConfig | None = None, keep_results: int | None = None,
     ) -> tuple[Loaded | None, list[Damaged]]:
         """The newest valid snapshot and the damaged newer ones (:func:`~exchange.server.snapshots.newest_valid`)."""
+        if not self._snapshots_readable:
+            return None, []
         return snapshots.newest_valid(self._conn, self.last_seq, config, keep_results)
 
     def save_snapshot(self, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults,

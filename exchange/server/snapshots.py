@@ -120,6 +120,12 @@ def upgrade(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE snapshots ADD COLUMN {column} BLOB")
 
 
+def readable(conn: sqlite3.Connection) -> bool:
+    """Whether the database of ``conn`` has a ``snapshots`` table with every column this version reads (an older
+    version's lacks some until :func:`upgrade` adds them)."""
+    return {"results", "ended"} <= {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
+
+
 def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults,
          ended: EndedMarkets, *, rewinds: list[int] | None = None) -> Saved:
     """Write the state after record ``seq`` as a snapshot, then keep only the newest :data:`KEEP`; one transaction.

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from exchange.agents.house import HOUSE_PREFIX
 from exchange.core.money import format_minor
 from exchange.core.state import ExchangeConfig
-from exchange.server.database import open_with, transaction
+from exchange.server.database import check_ours, open_read_only, open_with, tables_of, transaction
 
 # scrypt cost: ~16 MiB and a few tens of milliseconds per check; logins are rare.
 _SCRYPT_N = 2**14
@@ -156,14 +156,30 @@ def check_name(name: str) -> str:
 class AccountStore:
     """The ``accounts`` table. Safe to share between the server and ``exchange-poker accounts``."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, read_only: bool = False) -> None:
         self._conn = conn
-        self._conn.executescript(SCHEMA)
+        if not read_only:
+            self._conn.executescript(SCHEMA)
+        #: The tables a database made by an earlier version lacks (read-only, they are not added): nothing in them.
+        self._missing = frozenset({"operators", "account_changes"} - tables_of(conn))
 
     @classmethod
     def open(cls, path: str) -> AccountStore:
         """The store in the file at ``path``; :class:`~exchange.server.database.DatabaseUnusable` if unusable."""
         return open_with(path, cls)
+
+    @classmethod
+    def open_read_only(cls, path: str) -> AccountStore:
+        """The store in the file at ``path``, to read (:func:`~exchange.server.database.open_read_only`): the file
+        is left as it is, and may be one this process cannot write; the methods that change it raise
+        :class:`sqlite3.OperationalError`."""
+        conn = open_read_only(path)
+        try:
+            check_ours(path, conn)
+            return cls(conn, read_only=True)
+        except BaseException:
+            conn.close()
+            raise
 
     def close(self) -> None:
         self._conn.close()
@@ -203,6 +219,8 @@ class AccountStore:
     def changes(self, name: str | None = None) -> list[AccountChange]:
         """Every change recorded (to the account ``name`` names, when given), oldest first (a database made by an
         earlier version has none of the changes made before it was upgraded)."""
+        if "account_changes" in self._missing:
+            return []
         where, args = ("", ()) if name is None else (" WHERE account = ?", (self.named(name) or name,))
         rows = self._conn.execute(f"SELECT at_ms, account, change, by FROM account_changes{where} ORDER BY rowid",
                                   args).fetchall()
@@ -251,7 +269,8 @@ class AccountStore:
 
     def is_operator(self, name: str) -> bool:
         """Whether the account may suspend, resume and void markets (``accounts add NAME --operator``)."""
-        return self._conn.execute("SELECT 1 FROM operators WHERE name = ?", (name,)).fetchone() is not None
+        return "operators" not in self._missing and self._conn.execute(
+            "SELECT 1 FROM operators WHERE name = ?", (name,)).fetchone() is not None
 
     def get(self, name: str) -> Account:
         row = self._conn.execute(
