@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import queue
 import signal
@@ -18,13 +19,14 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import exchange.cli.journal as journal_cli
 from exchange.clock import VirtualClock
 from exchange.core.commands import (
     CancelOrder,
@@ -42,6 +44,7 @@ from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 from exchange.server.journal import Journal
 from exchange.server.journal_check import REWINDS_SCHEMA
+from exchange.server.journal_read import Record
 from exchange.server.journal_writer import body_crc
 from exchange.server.recovery import restore
 from exchange.server.store import AccountStore
@@ -378,9 +381,10 @@ def test_it_reads_what_is_committed_beside_a_writer_and_changes_nothing(
 
 
 @contextlib.contextmanager
-def _following(db: Path, *options: str) -> Iterator[tuple[Callable[[], Row], list[str]]]:
+def _following(db: Path, *options: str, stop: signal.Signals = signal.SIGINT,
+               ) -> Iterator[tuple[Callable[[], Row], list[str]]]:
     """``exchange-poker journal --db DB OPTIONS --follow`` as a process: a call gives its next record (waiting at most
-    30 s); once the block ends it is sent SIGINT, must end with status 0, and what it said on stderr is in the
+    30 s); once the block ends it is sent ``stop``, must end with status 0, and what it said on stderr is in the
     list. A record it printed that the block did not take fails the test."""
     argv = [sys.executable, "-m", "exchange.cli", "journal", "--db", str(db), *options, "--follow"]
     said: list[str] = []
@@ -397,22 +401,24 @@ def _following(db: Path, *options: str) -> Iterator[tuple[Callable[[], Row], lis
         try:
             yield (lambda: json.loads(lines.get(timeout=30))), said
         finally:
-            follower.send_signal(signal.SIGINT)
+            follower.send_signal(stop)
         assert follower.wait(timeout=30) == 0
         assert follower.stderr is not None
         said.extend(follower.stderr.read().splitlines())
     assert lines.empty()
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
-    db: Path, tmp_path: Path,
+    stop: signal.Signals, db: Path, tmp_path: Path,
 ) -> None:
     """``--last 1 --follow``, as ``tail -f``: the account's last record, then each of its records a writer commits
-    later (another account's left out); Ctrl-C ends it quietly."""
+    later (another account's left out); Ctrl-C ends it quietly, status 0, and so does SIGTERM (as it stops a
+    server: it ended the follower as the signal does, status 143 where Ctrl-C gave 0)."""
     live = _copy(db, tmp_path / "live.db")
     rows = _rows(live)
     every, end = [row for row in rows if "al" in _accounts_of(row["body"])], rows[-1]["seq"]
-    with _following(live, "--account", "al", "--last", "1") as (following, said):
+    with _following(live, "--account", "al", "--last", "1", stop=stop) as (following, said):
         assert following()["seq"] == every[-1]["seq"]
         writer = Journal.open(str(live))
         for account, amount in (("al", 7.0), ("bo", 8.0), ("al", 9.0)):
@@ -424,6 +430,22 @@ def test_follow_prints_what_is_committed_after_it_started_until_it_is_stopped(
         assert [(row["body"]["account"], row["body"]["amount"]) for row in later] == [("al", 7.0), ("al", 9.0)]
         assert [row["seq"] for row in later] == [end + 1, end + 3]
     assert said == []
+
+
+def test_a_search_cut_short_by_ctrl_c_says_so_with_status_130(
+    db: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only ``--follow`` ends by Ctrl-C: a search stopped part of the way through exited 0, as if it had listed
+    everything it found."""
+    printed = journal_cli._print
+
+    def interrupted(records: Iterable[Record]) -> int:
+        printed(itertools.islice(records, 2))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(journal_cli, "_print", interrupted)
+    code, out, err = run_cli(capsys, "journal", "--db", str(db))
+    assert (code, len(out.splitlines()), err) == (130, 2, "exchange-poker: interrupted\n")
 
 
 def test_follow_goes_back_to_where_a_start_set_records_aside(db: Path, tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 
 from exchange.cli.commands import SUMMARIES
 from exchange.cli.options import PROG, database, fail, one_line_errors, positive, whole_number_from_to
+from exchange.cli.stopping import Terminated, terminated_as_interrupted
 from exchange.game.channels import parse_market_id
 from exchange.server import journal_kinds, jsoncodec, snapshots
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, Query, find, find_last
@@ -148,8 +149,6 @@ def run(args: argparse.Namespace) -> int:
             query = query_of(args, conn)
             if not _print(_chosen(conn, args.db, query, args.limit, args.last)):
                 _say_what_no_record_concerns(conn, args.db, query)
-    except KeyboardInterrupt:  # how --follow is ended: stopped as asked
-        return 0
     except JournalDamaged as exc:
         print(f"exchange-poker: error: {_damage_said(conn, exc)}", file=sys.stderr)
         return DAMAGED
@@ -185,13 +184,19 @@ def _open(db: str) -> sqlite3.Connection:
     return conn
 
 
-def _follow(conn: sqlite3.Connection, db: str, query: Query, last: int | None) -> NoReturn:
+def _follow(conn: sqlite3.Connection, db: str, query: Query, last: int | None) -> None:
     """Print what ``query`` finds now (the ``last`` of it, if given), then what it finds among the records committed
-    since, every :data:`FOLLOW_POLL_S`, for ever.
+    since, every :data:`FOLLOW_POLL_S`, until Ctrl-C or SIGTERM: how it is ended, so it returns (status 0; a search
+    with an end that either stops is cut short, and says so, status 130 or 143).
 
     A start that accepts damage sets the journal's last records aside and numbers its new ones from the first of
     them again (a row of ``journal_rewinds`` says from where): followed from the number it had read to, those new
     records would be missed, so a rewind takes the follower back to it, and it says so on stderr."""
+    with terminated_as_interrupted(), contextlib.suppress(KeyboardInterrupt, Terminated):
+        _follow_for_ever(conn, db, query, last)
+
+
+def _follow_for_ever(conn: sqlite3.Connection, db: str, query: Query, last: int | None) -> NoReturn:
     read_to, seen = None, collections.Counter(rewinds(conn))
     while True:
         through, now = last_seq(conn), collections.Counter(rewinds(conn))
