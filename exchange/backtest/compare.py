@@ -83,13 +83,15 @@ class Run:
 class Difference:
     """A run against the first: the mean difference of net P&L per game (the run's less the first's) and its
     standard error; ``paired``, the games compared one by one (0 when the runs were dealt differently, said
-    by ``unpaired``)."""
+    by ``unpaired``), and ``left_out``, the games of the first run and of this one that the other did not play
+    (a paired difference leaves them out)."""
 
     mean: Fraction
     stderr: float
     paired: int
     unpaired: str | None = None
     played_differently: tuple[str, ...] = ()
+    left_out: tuple[int, int] = (0, 0)
 
 
 def read_run(folder: Path) -> Run:
@@ -135,7 +137,7 @@ def against(first: Run, run: Run) -> Difference:
                           "dealt differently: " + ", ".join(differ) if differ else "no game in common", played)
     differences = [run.pnl[n] - first.pnl[n] for n in both]
     return Difference(Fraction(sum(differences), len(both)), standard_error(differences), len(both),
-                      played_differently=played)
+                      played_differently=played, left_out=(len(first.pnl) - len(both), len(run.pnl) - len(both)))
 
 
 def _differing(first: Run, run: Run, names: Sequence[str], *, both_set: bool = False) -> tuple[str, ...]:
@@ -196,6 +198,8 @@ def report(runs: Sequence[Run], differences: Sequence[Difference]) -> str:
     for label, difference in zip(_labels(len(runs))[1:], differences, strict=True):
         how = (f"paired: the same {difference.paired} deals" if difference.paired
                else f"unpaired: {difference.unpaired}")
+        how += "".join(f"; {of}'s other {n} game{'s' if n > 1 else ''} left out"
+                       for of, n in zip(("A", label), difference.left_out, strict=True) if n)
         if difference.played_differently:  # not the strategies' difference alone
             how += "; played differently: " + ", ".join(difference.played_differently)
         lines.append(f"{label:<4} {_per_game(difference.mean, difference.stderr, signed=True)}  ({how})")

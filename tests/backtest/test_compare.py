@@ -64,6 +64,23 @@ def test_runs_dealt_alike_are_compared_game_by_game(small_run: Run, tmp_path: Pa
     assert f"B    {shown} ± {difference.stderr / 100:.2f}  (paired: the same 10 deals)" in out
 
 
+def test_runs_of_more_games_are_compared_over_the_deals_both_played(small_run: Run, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs of 10 and 6 games on one seed: the difference is over the 6 deals both played, and the line says which
+    run's other games it left out (it said "the same 6 deals" under a row showing all 10 games' figures)."""
+    shorter = backtest(dataclasses.replace(small_config(params='{"stake": 900}'), games=6), tmp_path / "shorter")
+    first, second = net_per_game(small_run.out), net_per_game(shorter)
+    assert (len(first), len(second)) == (10, 6)
+    difference = against(read_run(small_run.out), read_run(shorter))
+    assert (difference.paired, difference.left_out) == (6, (4, 0))
+    assert difference.mean == Fraction(sum(second[g] - first[g] for g in second), 6)
+    out = run_cli(capsys, "compare", str(small_run.out), str(shorter))[1]
+    assert "(paired: the same 6 deals; A's other 4 games left out)" in out
+    out = run_cli(capsys, "compare", str(shorter), str(small_run.out), str(shorter))[1]
+    assert "B " in out and "(paired: the same 6 deals; B's other 4 games left out)" in out
+    assert "C " in out and "(paired: the same 6 deals)" in out
+
+
 def test_runs_dealt_differently_are_compared_on_their_means(small_run: Run, tmp_path: Path) -> None:
     other_seed = backtest(dataclasses.replace(small_config(), seed=SEED + 1, games=6), tmp_path / "seed")
     first, second = read_run(small_run.out), read_run(other_seed)
