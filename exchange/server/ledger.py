@@ -14,10 +14,8 @@ def balances_from_db(path: str) -> dict[str, int]:
     run on (``accounts add`` made it) has no record yet."""
     conn = open_read_only(path)
     try:
-        if "journal" in tables_of(conn):
-            exchange = restore(Journal(conn, read_only=True)).exchange
-        else:  # no record yet
-            exchange = Exchange()
+        has_records = "journal" in tables_of(conn)
+        exchange = restore(Journal(conn, read_only=True)).exchange if has_records else Exchange()
         return {name: account.balance for name, account in exchange.accounts.items()}
     finally:
         conn.close()
