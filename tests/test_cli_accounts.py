@@ -184,8 +184,8 @@ def test_listing_reads_a_database_in_a_folder_it_may_not_write(tmp_path: Path, c
     readonly database"); they read it as it is, and say what they say of the original."""
     monkeypatch.setattr("getpass.getuser", lambda: "ops")
     db = tmp_path / "exchange.db"
-    for action in (("add", "alice", "--password", "a"), ("add", "bob", "--password", "b", "--operator")):
-        assert run_cli(capsys, "accounts", "--db", str(db), *action)[0] == 0
+    for added in (("add", "alice", "--password", "a"), ("add", "bob", "--password", "b", "--operator")):
+        assert run_cli(capsys, "accounts", "--db", str(db), *added)[0] == 0
     _served_on(db)
     listed = run_cli(capsys, "accounts", "--db", str(db), "list")
     history = run_cli(capsys, "accounts", "--db", str(db), "history")

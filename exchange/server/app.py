@@ -135,7 +135,8 @@ def create_app(
     cost (:mod:`exchange.server.limits`; default ``Limits()``).
     """
     app = web.Application(middlewares=[connections.connection_middleware, error_middleware, durability_gate],
-                          client_max_size=config.max_body_bytes)
+                          client_max_size=config.max_body_bytes,
+                          handler_args=connections.HANDLER_ARGS)
     app[keys.CONFIG] = config
     clock = clock or WallClock()
     timer = for_durations(clock)  # timeouts and expiries: a step of the wall clock must not move them

@@ -43,14 +43,16 @@ import resource
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, TypeVar
+from urllib.parse import parse_qsl
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from aiohttp.typedefs import Handler
-from aiohttp.web_protocol import RequestPayloadError
-from multidict import MultiDictProxy
+from multidict import MultiDict, MultiDictProxy
 
 from exchange.clock import Clock, Timer, WallClock
-from exchange.server.middleware import JsonErrorsHandler, encodings_taken
+from exchange.server import body_coding
+from exchange.server.body_coding import encodings_taken
+from exchange.server.middleware import JsonErrorsHandler
 
 log = logging.getLogger(__name__)
 
@@ -292,16 +294,44 @@ def _refuse_a_body_said_too_large(request: web.Request) -> None:
         raise web.HTTPRequestEntityTooLarge(limit, request.content_length)
 
 
+#: What every connection's handler is made with (the app's ``handler_args``): request bodies are read as they
+#: came, and :func:`read_body` decodes them.
+HANDLER_ARGS: Mapping[str, Any] = {"auto_decompress": False}
+
+
 async def read_body(request: web.Request) -> bytes:
-    """The request body, or 408 if it does not arrive within the body timeout (413 past ``client_max_size``, at
-    once if its Content-Length says so; 400 if it is not what its Content-Encoding says)."""
-    return await _arrived(request, request.read)
+    """The request body, decoded as its Content-Encoding says (:mod:`exchange.server.body_coding`), or 408 if it
+    does not arrive within the body timeout (413 past ``client_max_size``, at once if its Content-Length says so,
+    and decoded; 400 if it is not what its Content-Encoding says; 415 in an encoding not taken)."""
+    raw = await _arrived(request, request.read)
+    encoding = request.headers.get(hdrs.CONTENT_ENCODING, "")
+    try:
+        return body_coding.decode(encoding, raw, limit=request.client_max_size)
+    except body_coding.NotTaken:
+        raise web.HTTPUnsupportedMediaType(text=f"a request body encoded {encoding.strip()[:40]!r} is not taken "
+                                                f"here: send it as it is, or encoded {encodings_taken()}") from None
+    except body_coding.TooLarge:
+        raise web.HTTPRequestEntityTooLarge(request.client_max_size, request.client_max_size + 1) from None
+    except body_coding.Undecodable as exc:
+        raise web.HTTPBadRequest(text=f"the request body is not what its Content-Encoding ({encoding.strip():.40}) "
+                                      f"says: {exc}; send it as it is, or encoded as said "
+                                      f"({encodings_taken()})") from None
 
 
 async def read_form(request: web.Request) -> MultiDictProxy[Any]:
-    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413 and 400 as
-    :func:`read_body`)."""
-    return await _arrived(request, request.post)
+    """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413, 400 and 415
+    as :func:`read_body`). An encoded form is url-encoded (a multipart one is refused, ``ValueError``), and one of
+    another content type is empty, as aiohttp reads them."""
+    if request.headers.get(hdrs.CONTENT_ENCODING, "").strip().lower() in body_coding.AS_IT_IS:
+        return await _arrived(request, request.post)
+    body = await read_body(request)
+    if request.content_type == "multipart/form-data":
+        raise ValueError("a multipart form is taken as it is, not encoded")
+    if request.content_type != "application/x-www-form-urlencoded":
+        return MultiDictProxy(MultiDict())
+    charset = request.charset or "utf-8"
+    return MultiDictProxy(MultiDict(parse_qsl(body.rstrip().decode(charset), keep_blank_values=True,
+                                              encoding=charset)))
 
 
 async def _arrived(request: web.Request, read: Callable[[], Awaitable[BodyT]]) -> BodyT:
@@ -315,19 +345,6 @@ async def _arrived(request: web.Request, read: Callable[[], Awaitable[BodyT]]) -
             return await read()
     except TimeoutError:
         raise _unread(request) from None
-    except RequestPayloadError:
-        raise _undecodable(request) from None
-
-
-def _undecodable(request: web.Request) -> web.HTTPBadRequest:
-    """400 for a body its Content-Encoding does not decode (gzip that is not gzip, say), closing the connection:
-    the rest of the body is neither read nor drained (draining would meet the same error), and the parser is past
-    a body it could not follow."""
-    request.content.feed_eof()
-    encoding = request.headers.get("Content-Encoding", "none")
-    said = (f"the request body is not what its Content-Encoding ({encoding:.40}) says: it cannot be decoded; send it "
-            f"as it is, or encoded as said ({encodings_taken()})")  # (not the parser's own words: "400, message:")
-    return web.HTTPBadRequest(headers={"Connection": "close"}, text=said)
 
 
 # --- running --------------------------------------------------------------------------------------------------
@@ -377,7 +394,8 @@ async def listen(app: web.Application, host: str, port: int, *, handle_signals: 
     error propagates.
     """
     guard = app[GUARD]
-    handler_args: dict[str, Any] = {"access_log": None, "keepalive_timeout": guard.header_timeout_ms / 1000}
+    handler_args: dict[str, Any] = {"access_log": None, "keepalive_timeout": guard.header_timeout_ms / 1000,
+                                    **HANDLER_ARGS}  # (the guarded site makes its handlers without the app's)
     runner = web.AppRunner(app, handle_signals=handle_signals, **handler_args)
     try:
         await runner.setup()

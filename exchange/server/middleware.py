@@ -21,11 +21,12 @@ import logging
 import re
 from http import HTTPStatus
 
-from aiohttp import compression_utils, hdrs, web
+from aiohttp import hdrs, web
 from aiohttp.http_exceptions import ContentEncodingError, HttpProcessingError, LineTooLong
 from aiohttp.typedefs import Handler
 
 from exchange.page.refusals import error_body
+from exchange.server.body_coding import encodings_taken
 from exchange.server.errors import ApiError, LoginFailure
 
 log = logging.getLogger(__name__)
@@ -106,21 +107,10 @@ class JsonErrorsHandler(web.RequestHandler):
         return await super().finish_response(request, resp, start_time)
 
 
-#: The request bodies' ``Content-Encoding`` values this server decodes (br and zstd where their libraries are
-#: installed: aiohttp's own optional dependencies).
-BODY_ENCODINGS = ("gzip", "deflate", *(("br",) if getattr(compression_utils, "HAS_BROTLI", False) else ()),
-                  *(("zstd",) if getattr(compression_utils, "HAS_ZSTD", False) else ()))  # (zstd: aiohttp 3.13)
-
-
-def encodings_taken() -> str:
-    """``gzip or deflate`` (and the others of :data:`BODY_ENCODINGS`), for a message."""
-    return ", ".join(BODY_ENCODINGS[:-1]) + " or " + BODY_ENCODINGS[-1]
-
-
 def _described(status: int, exc: BaseException | None) -> tuple[int, str, str]:
     """The status, stable code and details of an error aiohttp's protocol met outside the app."""
     named = re.search(r"\(([\w-]+)\)", exc.message) if isinstance(exc, ContentEncodingError) else None
-    if named is not None and named.group(1) not in BODY_ENCODINGS:  # one the parser has no library for, "(br)"
+    if named is not None:  # the parser knows the encoding but has no library for it, "(br)"
         return (HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
                 f"a request body encoded {named.group(1)[:40]!r} is not taken here: send it as it is, or encoded "
                 f"{encodings_taken()}")

@@ -12,7 +12,9 @@ listens on 127.0.0.1; each case is one raw socket that the server closes.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
+import logging
 import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -22,10 +24,10 @@ import pytest
 
 from exchange.clock import VirtualClock
 from exchange.server.app import create_app
+from exchange.server.body_coding import BODY_ENCODINGS, encodings_taken
 from exchange.server.config import ServerConfig
 from exchange.server.connections import listen
 from exchange.server.fallback_equities import river_only_equities
-from exchange.server.middleware import BODY_ENCODINGS, encodings_taken
 from tests.server.helpers import PLAYING_MS, START_MS, WINDOW_MS, free_port
 
 OVERSIZE_HEADER = b"GET /games/v1/channels HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n"
@@ -151,11 +153,93 @@ async def test_expect_100_continue_is_still_met(port: int) -> None:
     assert raw.startswith(b"HTTP/1.1 200 ") and json.loads(raw.partition(b"\r\n\r\n")[2])["status"] == "FAIL"
 
 
-@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
-async def test_a_body_that_is_not_what_its_encoding_says_is_a_400_saying_so(port: int, encoding: str) -> None:
-    """Said in the server's own words: the details carried aiohttp's ("400, message: Can not decode
-    content-encoding: gzip; ...")."""
-    status, answer = await _post_encoded(port, encoding, "hello")
+REQUEST = b'{"jsonrpc": "2.0", "id": 1, "method": "SportsAPING/v1.0/listEventTypes", "params": {"filter": {}}}'
+
+
+async def _post_body(port: int, head: bytes, body: bytes, *, after_head: bool) -> tuple[int, dict[str, Any]]:
+    """POST ``head`` (its lines, without Content-Length) and ``body``: with the head, or (``after_head``) only once
+    the handler has begun to wait for it (the server's ``100 Continue`` says so). The status and JSON answer."""
+    head += b"Content-Length: %d\r\nConnection: close\r\n" % len(body)
+    if not after_head:
+        status, _, answer = await _exchange(port, head + b"\r\n" + body)
+        return status, json.loads(answer)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(head + b"Expect: 100-continue\r\n\r\n")
+    await writer.drain()
+    assert await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5) == b"HTTP/1.1 100 Continue\r\n\r\n"
+    writer.write(body)
+    await writer.drain()
+    raw = await asyncio.wait_for(reader.read(), 5)  # (the body timeout never comes: the test's clock stands still)
+    writer.close()
+    status_line, _, rest = raw.partition(b"\r\n")
+    return int(status_line.split()[1]), json.loads(rest.partition(b"\r\n\r\n")[2])
+
+
+RPC_HEAD = b"POST /exchange/betting/json-rpc/v1 HTTP/1.1\r\nHost: x\r\nX-Application: k\r\nContent-Encoding: %s\r\n"
+
+
+@pytest.mark.parametrize(("encoding", "body", "said"), [
+    ("gzip", b"hello", "it is not a gzip stream"),
+    ("deflate", b"hello", "it is not a deflate stream"),
+    ("deflate", b"{}", "it ends before its deflate stream does"),
+    ("deflate", zlib.compress(REQUEST)[:-6], "it ends before its deflate stream does"),
+    ("gzip", gzip.compress(REQUEST)[:-8], "it ends before its gzip stream does"),
+    ("deflate", zlib.compress(REQUEST) + b"}", "it goes on past the end of its deflate stream"),
+], ids=["gzip-not-gzip", "deflate-not-deflate", "deflate-two-bytes", "deflate-cut", "gzip-without-its-trailer",
+        "deflate-and-more"])
+@pytest.mark.parametrize("after_head", [False, True], ids=["with-its-head", "after-its-head"])
+async def test_a_body_that_is_not_what_its_encoding_says_is_a_400_saying_so(
+        port: int, encoding: str, body: bytes, said: str, after_head: bool, caplog: pytest.LogCaptureFixture) -> None:
+    """Said in the server's own words, at once, whenever the body comes. aiohttp decoded bodies itself: its details
+    were its own ("400, message: Can not decode content-encoding: gzip; ..."); a deflate body that ended early was
+    "not valid HTTP/1.1: deflate" when it came with its head, and after it the handler waited out the body timeout
+    (a 408, and a traceback in the log); a gzip body without its checksum and length was taken."""
+    with caplog.at_level(logging.ERROR):
+        status, answer = await _post_body(port, RPC_HEAD % encoding.encode(), body, after_head=after_head)
     assert (status, answer["error"]) == (400, "BAD_REQUEST"), answer
-    assert answer["details"] == (f"the request body is not what its Content-Encoding ({encoding}) says: it cannot "
-                                 f"be decoded; send it as it is, or encoded as said ({encodings_taken()})"), answer
+    assert answer["details"] == (f"the request body is not what its Content-Encoding ({encoding}) says: {said}; "
+                                 f"send it as it is, or encoded as said ({encodings_taken()})"), answer
+    assert caplog.text == ""
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "GZIP", "deflate", "deflate-raw", "gzip-two-members", "identity"])
+async def test_a_body_its_encoding_decodes_is_read(port: int, encoding: str) -> None:
+    """Any case; a raw deflate stream without its zlib header (some clients send one); gzip members one after
+    another, as ``gzip.decompress`` reads them."""
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    body = {"gzip": gzip.compress(REQUEST), "GZIP": gzip.compress(REQUEST), "deflate": zlib.compress(REQUEST),
+            "deflate-raw": raw.compress(REQUEST) + raw.flush(), "identity": REQUEST,
+            "gzip-two-members": gzip.compress(REQUEST[:40]) + gzip.compress(REQUEST[40:])}[encoding]
+    said = encoding.split("-")[0].encode()
+    status, answer = await _post_body(port, RPC_HEAD % said, body, after_head=False)
+    assert status == 200 and answer["error"]["data"]["APINGException"]["errorCode"] == "NO_SESSION", answer
+    assert answer["id"] == 1  # the call's own id: the body was read
+
+
+async def test_a_body_that_decodes_past_the_limit_is_refused_as_too_large(port: int) -> None:
+    """A small gzip body of a large request (a "zip bomb") is refused as a large one is, before it is all
+    decoded."""
+    large = gzip.compress(b'{"params": "' + b"a" * (1 << 24) + b'"}')
+    assert len(large) < 1 << 16
+    status, answer = await _post_body(port, RPC_HEAD % b"gzip", large, after_head=True)
+    assert answer["error"]["data"]["APINGException"]["errorCode"] == "REQUEST_SIZE_EXCEEDS_LIMIT", (status, answer)
+
+
+@pytest.mark.parametrize(("content_type", "login"), [
+    (b"application/x-www-form-urlencoded", "INVALID_USERNAME_OR_PASSWORD"),
+    (b"multipart/form-data; boundary=b", "INPUT_VALIDATION_ERROR"),
+], ids=["url-encoded", "multipart"])
+async def test_an_encoded_login_form_is_read_if_url_encoded(port: int, content_type: bytes, login: str) -> None:
+    form = gzip.compress(b"username=nobody&password=x")
+    head = (b"POST /api/login HTTP/1.1\r\nHost: x\r\nX-Application: k\r\nContent-Encoding: gzip\r\n"
+            b"Content-Type: %s\r\n" % content_type)
+    status, answer = await _post_body(port, head, form, after_head=False)
+    assert (status, answer["status"], answer["error"]) == (200, "FAIL", login), answer
+
+
+async def test_a_body_in_an_encoding_no_one_knows_is_a_415(port: int) -> None:
+    """aiohttp passed a body it did not know the encoding of on as it was."""
+    status, answer = await _post_body(port, RPC_HEAD % b"x-rot13", REQUEST, after_head=False)
+    assert (status, answer["error"]) == (415, "UNSUPPORTED_MEDIA_TYPE"), answer
+    assert answer["details"] == ("a request body encoded 'x-rot13' is not taken here: send it as it is, or encoded "
+                                 f"{encodings_taken()}"), answer

@@ -1,0 +1,83 @@
+"""A request body's ``Content-Encoding``, decoded by the server itself, whole, with every check.
+
+aiohttp's own decoding (which the app turns off: ``auto_decompress``) failed three ways: a deflate body that was
+not deflate, arriving after its head, left the handler waiting for it until the body timeout (a 408 where a 400
+was due, and a traceback in the log), because the parser met the error as the message completed and told the
+payload nothing; the same body arriving with its head was called "not valid HTTP/1.1"; and a gzip body cut short
+before its checksum and length was taken. Here the body is read as it came and then decoded, so a body that does
+not decode is refused at once, always in the same words, and a gzip or deflate stream must end where the body
+ends.
+
+>>> import gzip
+>>> decode("gzip", gzip.compress(b'{"a": 1}'), limit=100)
+b'{"a": 1}'
+>>> decode("gzip", gzip.compress(b'{"a": 1}')[:-4], limit=100)
+Traceback (most recent call last):
+...
+exchange.server.body_coding.Undecodable: it ends before its gzip stream does
+"""
+
+from __future__ import annotations
+
+import zlib
+
+#: The ``Content-Encoding`` values of a request body that the server decodes.
+BODY_ENCODINGS = ("gzip", "deflate")
+#: Those that mean the body is as it is.
+AS_IT_IS = ("", "identity")
+
+
+class Undecodable(ValueError):
+    """The body is not what its ``Content-Encoding`` says; the message says how."""
+
+
+class NotTaken(ValueError):
+    """The body's ``Content-Encoding`` is not one the server decodes."""
+
+
+class TooLarge(ValueError):
+    """The decoded body would be larger than the server takes."""
+
+
+def encodings_taken() -> str:
+    """``gzip or deflate``, for a message."""
+    return ", ".join(BODY_ENCODINGS[:-1]) + " or " + BODY_ENCODINGS[-1]
+
+
+def decode(encoding: str, body: bytes, *, limit: int) -> bytes:
+    """``body`` decoded as ``encoding`` (a ``Content-Encoding`` header's value, any case) says, at most ``limit``
+    bytes of it (0: no limit): :class:`NotTaken`, :class:`Undecodable` or :class:`TooLarge` if not. An empty body
+    is empty whatever it says.
+
+    ``gzip`` may be several gzip members one after another (as ``gzip.decompress`` reads them). ``deflate`` is the
+    zlib format (RFC 1950); a raw deflate stream without its header is taken too, as some clients send one (its
+    first two bytes are then not a zlib header)."""
+    coding = encoding.strip().lower()
+    if coding in AS_IT_IS or (coding in BODY_ENCODINGS and not body):
+        return body
+    if coding == "gzip":
+        return _inflate(body, zlib.MAX_WBITS | 16, "gzip", limit, members=True)
+    if coding == "deflate":
+        wrapped = len(body) >= 2 and body[0] & 0x0F == zlib.DEFLATED and int.from_bytes(body[:2], "big") % 31 == 0
+        return _inflate(body, zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS, "deflate", limit, members=False)
+    raise NotTaken(encoding)
+
+
+def _inflate(body: bytes, wbits: int, name: str, limit: int, *, members: bool) -> bytes:
+    """``body`` inflated: one stream that ends where the body does, or (``members``) several one after another."""
+    decoded, rest = b"", body
+    while rest:
+        inflater = zlib.decompressobj(wbits)
+        room = limit + 1 - len(decoded) if limit else 0
+        try:
+            decoded += inflater.decompress(rest, room)
+        except zlib.error:
+            raise Undecodable(f"it is not a {name} stream") from None
+        if limit and len(decoded) > limit:
+            raise TooLarge(limit)
+        if not inflater.eof:
+            raise Undecodable(f"it ends before its {name} stream does")
+        rest = inflater.unused_data
+        if rest and not members:
+            raise Undecodable(f"it goes on past the end of its {name} stream")
+    return decoded
