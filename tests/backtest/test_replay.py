@@ -181,7 +181,10 @@ async def test_the_player_plays_pauses_changes_speed_and_skips_and_refuses_bad_c
         assert app[PLAYER].clock.position() == 20_000
         assert (await control({"action": "pause"}))["positionMs"] == 20_000
         time.now += 10
-        assert (await control({"action": "next"}))["positionMs"] == timeline.games[1].start_ms - timeline.origin_ms
+        state = await control({"action": "next"})
+        assert state == {"playing": False, "speed": 2, "positionMs": timeline.games[1].start_ms - timeline.origin_ms,
+                         "lengthMs": timeline.length_ms, "position": f"game 2 of {len(timeline.games)}",
+                         "account": None}  # the README's list: whose bets, None for a backtest's strategy
         snapshot = await (await client.get("/games/v1/channels/holdem/snapshot")).json()
         assert snapshot["game"]["id"] == timeline.games[1].market_id
         for bad, words in (({"speed": 0}, "speed must be a number from 0.1 to 100"),
