@@ -44,6 +44,7 @@ from exchange.core.exchange import Exchange, ExchangeConfig
 from exchange.core.side import Side
 from exchange.server.journal import Journal
 from exchange.server.journal_check import REWINDS_SCHEMA
+from exchange.server.journal_mark import DurableMark
 from exchange.server.journal_read import Record
 from exchange.server.journal_writer import body_crc
 from exchange.server.recovery import restore
@@ -609,3 +610,37 @@ def test_a_database_that_is_not_one_is_refused_in_one_line(tmp_path: Path, capsy
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
     code, _, err = run_cli(capsys, "journal", "--db", str(other))
     assert code == 2 and "it has no journal" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("options", [(), ("--account", "al"), ("--last", "1")], ids=["all", "an-account", "last"])
+def test_acknowledged_records_lost_at_the_end_fail_a_search(
+    options: tuple[str, ...], db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The -wal lost or cut: the records at the journal's end are gone, and only the durable mark knows they were
+    acknowledged. A server refuses to start on it; a search listed what was left with status 0, as if whole."""
+    copy = _copy(db, tmp_path / "copy.db")
+    end = _rows(copy)[-1]["seq"]
+    whole = run_cli(capsys, "journal", "--db", str(copy), *options)
+    assert whole[0] == 0 and whole[2] == ""
+    mark = DurableMark.open(str(copy))
+    mark.write(end + 3)
+    mark.close()
+    code, out, err = run_cli(capsys, "journal", "--db", str(copy), *options)
+    assert (code, out) == (1, whole[1])  # what there is, then the refusal
+    assert err.startswith(f"exchange-poker: error: cannot use the database {copy}: the journal is damaged: records "
+                          f"up to seq {end + 3} were acknowledged to clients (the durable mark), but the journal ends "
+                          f"at seq {end}: 3 acknowledged records are missing (the -wal file was lost, or damaged from "
+                          "that point); restore the database") and err.count("\n") == 1, err
+
+
+def test_a_follower_is_told_of_acknowledged_records_lost_at_the_end(db: Path, tmp_path: Path) -> None:
+    copy = _copy(db, tmp_path / "copy.db")
+    end = _rows(copy)[-1]["seq"]
+    mark = DurableMark.open(str(copy))
+    mark.write(end + 2)
+    mark.close()
+    with _following(copy, "--last", "1") as (following, said):
+        assert following()["seq"] == end
+    assert said == [f"exchange-poker: note: records up to seq {end + 2} were acknowledged to clients (the durable "
+                    f"mark), but the journal ends at seq {end}: 2 acknowledged records are missing (the -wal file "
+                    "was lost, or damaged from that point)"]

@@ -36,7 +36,7 @@ from exchange.game.channels import parse_market_id
 from exchange.server import journal_kinds, jsoncodec, snapshots
 from exchange.server.audit_trail import EVENT_TYPE_NAMES, Query, find, find_last
 from exchange.server.database import DatabaseUnusable, nothing_at, open_read_only, refusal, refuse_uri, tables_of
-from exchange.server.journal_check import JournalDamaged, rewinds
+from exchange.server.journal_check import JournalDamaged, lost_at_the_end, rewinds
 from exchange.server.journal_read import Record, last_seq, set_aside
 from exchange.server.store import reserved_as_stored, stored_name
 
@@ -141,14 +141,7 @@ def run(args: argparse.Namespace) -> int:
     except (DatabaseUnusable, sqlite3.Error) as exc:
         fail(refusal(args.db, exc))
     try:
-        if args.set_aside:
-            _print_set_aside(conn, query_of(args, conn), args.limit, args.last)
-        elif args.follow:
-            _follow(conn, args.db, query_of(args, conn), args.last)
-        else:
-            query = query_of(args, conn)
-            if not _print(_chosen(conn, args.db, query, args.limit, args.last)):
-                _say_what_no_record_concerns(conn, args.db, query)
+        return _answer(conn, args)
     except JournalDamaged as exc:
         print(f"exchange-poker: error: {_damage_said(conn, exc)}", file=sys.stderr)
         return DAMAGED
@@ -156,6 +149,25 @@ def run(args: argparse.Namespace) -> int:
         fail(refusal(args.db, exc))
     finally:
         conn.close()
+
+
+def _answer(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
+    """Print what the command asks of the journal. Acknowledged records lost at its end (the durable mark says so)
+    fail a search as a record missing inside it does, after what it found (a follower is told, and follows)."""
+    query = query_of(args, conn)
+    if args.set_aside:
+        _print_set_aside(conn, query, args.limit, args.last)
+        return 0
+    lost = lost_at_the_end(conn, args.db)  # before the records are read (see there)
+    if args.follow:
+        if lost is not None:
+            print(f"{PROG}: note: {lost}", file=sys.stderr, flush=True)
+        _follow(conn, args.db, query, args.last)
+        return 0
+    if not _print(_chosen(conn, args.db, query, args.limit, args.last)):
+        _say_what_no_record_concerns(conn, args.db, query)
+    if lost is not None:
+        raise JournalDamaged(args.db, lost)
     return 0
 
 

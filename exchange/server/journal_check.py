@@ -149,14 +149,32 @@ def check(
                     "without its -durable and -wal files?), so whether records acknowledged to clients are missing "
                     "cannot be checked; starting from the %d there are", last, mark_path(path), last)
     if mark is not None and mark > last:
-        problems.append(f"records up to seq {mark} were acknowledged to clients (the durable mark), but the "
-                        f"journal ends at seq {last}: {mark - last} acknowledged records are missing (the -wal "
-                        "file was lost, or damaged from that point)")
+        problems.append(tail_lost(mark, last))
     if problems and not accept_damaged:
         raise JournalDamaged(path, "; ".join(problems))
     if problems:
         log.warning("starting on a damaged journal (%s): %s", ACCEPT_OPTION, "; ".join(problems))
     return JournalCheck(last, mark, pages, tuple(problems))
+
+
+def tail_lost(mark: int, last: int) -> str:
+    """What is wrong with a journal that ends at ``last`` when records up to ``mark`` were acknowledged."""
+    return (f"records up to seq {mark} were acknowledged to clients (the durable mark), but the journal ends at seq "
+            f"{last}: {mark - last} acknowledged records are missing (the -wal file was lost, or damaged from that "
+            "point)")
+
+
+def lost_at_the_end(conn: sqlite3.Connection, path: str) -> str | None:
+    """What :func:`check` would say of the journal's end (:func:`tail_lost`), for a reader that changes nothing:
+    None when nothing acknowledged is missing there, or the mark is not there or unreadable to say so. The mark is
+    read before the journal's last record: the writer marks a commit only after it, so a server committing
+    meanwhile cannot make a loss appear."""
+    try:
+        mark = read_mark(path)
+    except (MarkUnreadable, OSError):  # said by the server's start, which refuses it
+        return None
+    (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
+    return tail_lost(mark, int(last)) if mark is not None and mark > last else None
 
 
 def page_problems(conn: sqlite3.Connection) -> str:
