@@ -119,6 +119,22 @@ def test_an_out_holding_files_that_are_no_backtests_is_refused(
     assert sorted(p.name for p in out.iterdir()) == sorted({name.split("/")[0] for name in theirs})
 
 
+@pytest.mark.parametrize("theirs", ["results.parquet", "hands/000000.phh"])
+def test_an_out_holding_play_s_hands_is_refused(
+    theirs: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``exchange-poker play --out`` wrote there: the backtest's tables went in beside its hands, as if one output."""
+    out = tmp_path / "out"
+    (out / theirs).parent.mkdir(parents=True, exist_ok=True)
+    (out / theirs).write_text("precious\n", encoding="utf-8")
+    argv = ["backtest", "--strategy", STRATEGY, "--games", "1", "--seed", "1", "--out", str(out), "--no-progress"]
+    code, stdout, err = run_cli(capsys, *argv)
+    assert (code, stdout) == (2, "")
+    assert err == (f"exchange-poker: error: cannot write the output folder --out {out}: {out} holds the hands "
+                   "'exchange-poker play' wrote (results.parquet, hands/); give the backtest a folder of its own\n")
+    assert [str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()] == [theirs]
+
+
 def test_an_earlier_backtests_output_is_replaced(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Its record of the run is what makes a folder a backtest's: the second run replaces the first's files."""
     out = tmp_path / "out"

@@ -263,7 +263,14 @@ def test_the_summary_counts_in_english(tmp_path: Path, capsys: pytest.CaptureFix
                                                         "its results table as a file of that name"),
         (lambda out: (out / "hands" / "000001.phh").mkdir(parents=True),
          "--out {out}: {out}/hands/000001.phh is a folder; a run replaces the hand histories there (files)"),
+        (lambda out: (out / "games.parquet").write_text("a backtest's table"),
+         "--out {out} holds a backtest's output or a server's recording (games.parquet and the other tables); give "
+         "play a folder of its own"),
+        (lambda out: (out / "fills.parquet").mkdir(),  # a recording's table: a folder of parts
+         "--out {out} holds a backtest's output or a server's recording (games.parquet and the other tables); give "
+         "play a folder of its own"),
     ],
+    ids=["hands-a-file", "results-a-folder", "a-hand-a-folder", "a-backtest", "a-recording"],
 )
 def test_an_out_whose_entries_are_in_the_way_is_refused_before_any_hand_is_played(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, message: str

@@ -49,6 +49,7 @@ from exchange.tables.outputs import (
     Table,
     TableWriter,
     empty_tables,
+    holds_play_output,
     merge,
     read_table,
 )
@@ -308,6 +309,9 @@ def check_out(out: Path, record_streams: bool) -> None:
             raise OutputBlocked(f"{out / spec.file_name} is a folder, not the {spec.name} table a backtest writes")
     if (out / RECORD_FILE).is_dir():
         raise OutputBlocked(f"{out / RECORD_FILE} is a folder, not the record of its run a backtest writes")
+    if holds_play_output(out):
+        raise OutputBlocked(f"{out} holds the hands 'exchange-poker play' wrote (results.parquet, hands/); give the "
+                            "backtest a folder of its own")
     streams = out / "streams"
     if record_streams and streams.exists() and not streams.is_dir():
         raise OutputBlocked(f"{streams} is a file, not the folder of the stream recordings a backtest writes")

@@ -22,8 +22,7 @@ from pathlib import Path
 
 STAGING = ".play-in-progress"
 """The name, before a random tail, of each run's staging folder inside ``--out``."""
-RESULTS = "results.parquet"
-HANDS = "hands"
+RESULTS, HANDS = "results.parquet", "hands"  # (exchange.tables.outputs.PLAY_OUTPUT)
 
 Stamp = tuple[int, int, int] | None
 """What identifies the results file a run found in ``--out`` (device, inode, modification time), or ``None``."""
@@ -37,8 +36,13 @@ def check_out(out: Path) -> None:
     """Refuse an ``--out`` whose entries are in the way of the files a run writes there, before it plays.
 
     Raises :class:`OutError` naming the entry."""
+    from exchange.tables.outputs import holds_tables  # (pyarrow: not for --help)
+
     if out.exists() and not out.is_dir():
         raise OutError(f"--out {out} is a file; give a folder (it is made if it does not exist)")
+    if holds_tables(out):
+        raise OutError(f"--out {out} holds a backtest's output or a server's recording (games.parquet and the other "
+                       "tables); give play a folder of its own")
     hands, results = out / HANDS, out / RESULTS
     if hands.exists() and not hands.is_dir():
         raise OutError(f"--out {out}: {hands} is a file; a run writes its hand histories into a folder of that name")

@@ -55,7 +55,7 @@ from exchange.betfair.stream import write_stream
 from exchange.game.channels import parse_market_id
 from exchange.server.recording_options import RecordingRefused
 from exchange.tables import INT64_MAX, folder_lock
-from exchange.tables.outputs import TABLES, read_table
+from exchange.tables.outputs import TABLES, holds_play_output, read_table
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,9 @@ def next_game_index(directory: Path) -> int:
 def _next_game_index(directory: Path) -> int:
     if os.path.lexists(directory) and not directory.is_dir():
         raise RecordingRefused(f"{directory} is not a folder")
+    if holds_play_output(directory):
+        raise RecordingRefused(f"{directory} holds the hands 'exchange-poker play' wrote (results.parquet, hands/); "
+                               "record into another folder")
     last = -1
     for folder in _folders(directory):
         if folder.is_file():

@@ -64,6 +64,7 @@ runs of the same backtest write identical files.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,6 +227,21 @@ IRREGULARITIES = _spec(
 TABLES: Mapping[str, TableSpec] = MappingProxyType(
     {t.name: t for t in (GAMES, ORDERS, FILLS, SETTLEMENTS, EQUITIES, IRREGULARITIES)}
 )
+
+
+#: What ``exchange-poker play --out`` writes: its results table and the folder of its hand histories. A folder of
+#: tables holds one command's output: a backtest's, a server's recording or these, and each refuses the others'.
+PLAY_OUTPUT = ("results.parquet", "hands")
+
+
+def holds_tables(folder: Path) -> bool:
+    """Whether ``folder`` holds one of the tables a backtest or a recording writes (a file or a folder of parts)."""
+    return any(os.path.lexists(folder / spec.file_name) for spec in TABLES.values())
+
+
+def holds_play_output(folder: Path) -> bool:
+    """Whether ``folder`` holds what ``exchange-poker play`` writes (:data:`PLAY_OUTPUT`)."""
+    return any(os.path.lexists(folder / name) for name in PLAY_OUTPUT)
 
 
 class Table:

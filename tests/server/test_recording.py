@@ -301,6 +301,7 @@ def test_a_folder_that_cannot_take_a_recording_is_refused(tmp_path: Path) -> Non
     ("where", "fragment"),
     [
         ("backtest", "holds a backtest's tables (games.parquet is a file); record into another folder"),
+        ("play", "holds the hands 'exchange-poker play' wrote (results.parquet, hands/); record into another folder"),
         ("a-file", "is not a folder"),
         ("a-file/below", "cannot record into"),
         ("a" * 300, "File name too long"),
@@ -314,6 +315,7 @@ def test_serve_refuses_a_record_folder_before_it_starts(
 ) -> None:
     (tmp_path / "backtest").mkdir()
     (tmp_path / "backtest" / "games.parquet").write_bytes(b"PAR1")
+    (tmp_path / "play" / "hands").mkdir(parents=True)  # (its results.parquet beside: either one says it)
     (tmp_path / "a-file").write_text("")
     (tmp_path / "broken-link").mkdir()
     (tmp_path / "broken-link" / "games.parquet").symlink_to(tmp_path / "nowhere")
