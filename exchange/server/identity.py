@@ -66,7 +66,8 @@ async def _open_session(request: web.Request) -> Session:
         form = await read_form(request)
     except FORM_ERRORS as err:  # a malformed form or multipart body
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err}") from None
-    except web.HTTPBadRequest as err:  # a body its Content-Encoding does not decode
+    except (web.HTTPBadRequest, web.HTTPUnsupportedMediaType) as err:  # an encoding that does not decode or is not
+        # taken
         raise LoginFailure(LoginCode.INPUT_VALIDATION_ERROR, f"the login form could not be read: {err.text}") from None
     repeated = [name for name in ("username", "password") if len(form.getall(name, ())) > 1]
     if repeated:

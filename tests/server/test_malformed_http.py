@@ -225,14 +225,17 @@ async def test_a_body_that_decodes_past_the_limit_is_refused_as_too_large(port: 
     assert answer["error"]["data"]["APINGException"]["errorCode"] == "REQUEST_SIZE_EXCEEDS_LIMIT", (status, answer)
 
 
-@pytest.mark.parametrize(("content_type", "login"), [
-    (b"application/x-www-form-urlencoded", "INVALID_USERNAME_OR_PASSWORD"),
-    (b"multipart/form-data; boundary=b", "INPUT_VALIDATION_ERROR"),
-], ids=["url-encoded", "multipart"])
-async def test_an_encoded_login_form_is_read_if_url_encoded(port: int, content_type: bytes, login: str) -> None:
+@pytest.mark.parametrize(("content_type", "encoding", "login"), [
+    (b"application/x-www-form-urlencoded", b"gzip", "INVALID_USERNAME_OR_PASSWORD"),
+    (b"multipart/form-data; boundary=b", b"gzip", "INPUT_VALIDATION_ERROR"),
+    (b"application/x-www-form-urlencoded", b"x-rot13", "INPUT_VALIDATION_ERROR"),
+], ids=["url-encoded", "multipart", "an-encoding-not-taken"])
+async def test_an_encoded_login_form_is_read_if_url_encoded(port: int, content_type: bytes, encoding: bytes,
+                                                             login: str) -> None:
+    """A login is answered as Betfair's, status 200 and a loginStatus, whatever is wrong with its form."""
     form = gzip.compress(b"username=nobody&password=x")
-    head = (b"POST /api/login HTTP/1.1\r\nHost: x\r\nX-Application: k\r\nContent-Encoding: gzip\r\n"
-            b"Content-Type: %s\r\n" % content_type)
+    head = (b"POST /api/login HTTP/1.1\r\nHost: x\r\nX-Application: k\r\nContent-Encoding: %s\r\n"
+            b"Content-Type: %s\r\n" % (encoding, content_type))
     status, answer = await _post_body(port, head, form, after_head=False)
     assert (status, answer["status"], answer["error"]) == (200, "FAIL", login), answer
 
