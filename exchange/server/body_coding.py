@@ -9,9 +9,9 @@ not decode is refused at once, always in the same words, and a gzip or deflate s
 ends.
 
 >>> import gzip
->>> decode("gzip", gzip.compress(b'{"a": 1}'), limit=100)
+>>> decode(["gzip"], gzip.compress(b'{"a": 1}'), limit=100)
 b'{"a": 1}'
->>> decode("gzip", gzip.compress(b'{"a": 1}')[:-4], limit=100)
+>>> decode(["gzip"], gzip.compress(b'{"a": 1}')[:-4], limit=100)
 Traceback (most recent call last):
 ...
 exchange.server.body_coding.Undecodable: it ends before its gzip stream does
@@ -20,11 +20,14 @@ exchange.server.body_coding.Undecodable: it ends before its gzip stream does
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable, Sequence
 
 #: The ``Content-Encoding`` values of a request body that the server decodes.
 BODY_ENCODINGS = ("gzip", "deflate")
-#: Those that mean the body is as it is.
-AS_IT_IS = ("", "identity")
+#: Other names of them (RFC 9110 asks a recipient to take ``x-gzip`` as ``gzip``).
+ALIASES = {"x-gzip": "gzip"}
+#: At most this many gzip members one after another in a body (each costs a copy of the rest of the body).
+MAX_MEMBERS = 64
 
 
 class Undecodable(ValueError):
@@ -44,29 +47,44 @@ def encodings_taken() -> str:
     return ", ".join(BODY_ENCODINGS[:-1]) + " or " + BODY_ENCODINGS[-1]
 
 
-def decode(encoding: str, body: bytes, *, limit: int) -> bytes:
-    """``body`` decoded as ``encoding`` (a ``Content-Encoding`` header's value, any case) says, at most ``limit``
+def codings(headers: Iterable[str]) -> list[str]:
+    """The codings the ``Content-Encoding`` header fields ``headers`` name, in the order they were applied (the
+    fields are one list, comma-separated, RFC 9110): lower case, ``identity`` left out, aliases named as
+    :data:`BODY_ENCODINGS` names them.
+
+    >>> codings(["GZIP", " identity , x-gzip"]), codings([]), codings(["identity"])
+    (['gzip', 'gzip'], [], [])
+    """
+    named = (part.strip().lower() for field in headers for part in field.split(","))
+    return [ALIASES.get(coding, coding) for coding in named if coding not in ("", "identity")]
+
+
+def decode(applied: Sequence[str], body: bytes, *, limit: int) -> bytes:
+    """``body`` decoded from the codings ``applied`` to it (:func:`codings`), the last first, at most ``limit``
     bytes of it (0: no limit): :class:`NotTaken`, :class:`Undecodable` or :class:`TooLarge` if not. An empty body
     is empty whatever it says.
 
-    ``gzip`` may be several gzip members one after another (as ``gzip.decompress`` reads them). ``deflate`` is the
-    zlib format (RFC 1950); a raw deflate stream without its header is taken too, as some clients send one (its
-    first two bytes are then not a zlib header)."""
-    coding = encoding.strip().lower()
-    if coding in AS_IT_IS or (coding in BODY_ENCODINGS and not body):
-        return body
-    if coding == "gzip":
-        return _inflate(body, zlib.MAX_WBITS | 16, "gzip", limit, members=True)
-    if coding == "deflate":
-        wrapped = len(body) >= 2 and body[0] & 0x0F == zlib.DEFLATED and int.from_bytes(body[:2], "big") % 31 == 0
-        return _inflate(body, zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS, "deflate", limit, members=False)
-    raise NotTaken(encoding)
+    ``gzip`` may be several gzip members one after another (at most :data:`MAX_MEMBERS`). ``deflate`` is the zlib
+    format (RFC 1950); a raw deflate stream without its header is taken too, as some clients send one (its first
+    two bytes are then not a zlib header)."""
+    for coding in reversed(applied):
+        if not body:
+            return body
+        if coding == "gzip":
+            body = _inflate(body, zlib.MAX_WBITS | 16, "gzip", limit, members=MAX_MEMBERS)
+        elif coding == "deflate":
+            wrapped = len(body) >= 2 and body[0] & 0x0F == zlib.DEFLATED and int.from_bytes(body[:2], "big") % 31 == 0
+            body = _inflate(body, zlib.MAX_WBITS if wrapped else -zlib.MAX_WBITS, "deflate", limit, members=1)
+        else:
+            raise NotTaken(coding)
+    return body
 
 
-def _inflate(body: bytes, wbits: int, name: str, limit: int, *, members: bool) -> bytes:
-    """``body`` inflated: one stream that ends where the body does, or (``members``) several one after another."""
+def _inflate(body: bytes, wbits: int, name: str, limit: int, *, members: int) -> bytes:
+    """``body`` inflated: at most ``members`` streams one after another, the last ending where the body does, and
+    at most ``limit`` bytes of output (the inflater is never asked for more than one byte past it)."""
     decoded, rest = b"", body
-    while rest:
+    for _ in range(members):
         inflater = zlib.decompressobj(wbits)
         room = limit + 1 - len(decoded) if limit else 0
         try:
@@ -78,6 +96,7 @@ def _inflate(body: bytes, wbits: int, name: str, limit: int, *, members: bool) -
         if not inflater.eof:
             raise Undecodable(f"it ends before its {name} stream does")
         rest = inflater.unused_data
-        if rest and not members:
-            raise Undecodable(f"it goes on past the end of its {name} stream")
-    return decoded
+        if not rest:
+            return decoded
+    raise Undecodable(f"it holds more than {members} {name} members" if members > 1
+                      else f"it goes on past the end of its {name} stream")

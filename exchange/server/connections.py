@@ -304,16 +304,18 @@ async def read_body(request: web.Request) -> bytes:
     does not arrive within the body timeout (413 past ``client_max_size``, at once if its Content-Length says so,
     and decoded; 400 if it is not what its Content-Encoding says; 415 in an encoding not taken)."""
     raw = await _arrived(request, request.read)
-    encoding = request.headers.get(hdrs.CONTENT_ENCODING, "")
+    applied = _codings(request)
     try:
-        return body_coding.decode(encoding, raw, limit=request.client_max_size)
-    except body_coding.NotTaken:
-        raise web.HTTPUnsupportedMediaType(text=f"a request body encoded {encoding.strip()[:40]!r} is not taken "
-                                                f"here: send it as it is, or encoded {encodings_taken()}") from None
+        return body_coding.decode(applied, raw, limit=request.client_max_size)
+    except body_coding.NotTaken as exc:
+        raise web.HTTPUnsupportedMediaType(text=f"a request body encoded {str(exc)[:40]!r} is not taken here: send "
+                                                f"it as it is, or encoded {encodings_taken()}") from None
     except body_coding.TooLarge:
-        raise web.HTTPRequestEntityTooLarge(request.client_max_size, request.client_max_size + 1) from None
+        limit = request.client_max_size
+        raise web.HTTPRequestEntityTooLarge(limit, limit + 1,
+                                            text=f"the request body decodes to more than {limit} bytes") from None
     except body_coding.Undecodable as exc:
-        raise web.HTTPBadRequest(text=f"the request body is not what its Content-Encoding ({encoding.strip():.40}) "
+        raise web.HTTPBadRequest(text=f"the request body is not what its Content-Encoding ({', '.join(applied):.40}) "
                                       f"says: {exc}; send it as it is, or encoded as said "
                                       f"({encodings_taken()})") from None
 
@@ -322,7 +324,7 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413, 400 and 415
     as :func:`read_body`). An encoded form is url-encoded (a multipart one is refused, ``ValueError``), and one of
     another content type is empty, as aiohttp reads them."""
-    if request.headers.get(hdrs.CONTENT_ENCODING, "").strip().lower() in body_coding.AS_IT_IS:
+    if not _codings(request):
         return await _arrived(request, request.post)
     body = await read_body(request)
     if request.content_type == "multipart/form-data":
@@ -332,6 +334,12 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     charset = request.charset or "utf-8"
     return MultiDictProxy(MultiDict(parse_qsl(body.rstrip().decode(charset), keep_blank_values=True,
                                               encoding=charset)))
+
+
+def _codings(request: web.Request) -> list[str]:
+    """The codings the request's body was sent in, from every ``Content-Encoding`` field
+    (:func:`body_coding.codings`)."""
+    return body_coding.codings(request.headers.getall(hdrs.CONTENT_ENCODING, ()))
 
 
 async def _arrived(request: web.Request, read: Callable[[], Awaitable[BodyT]]) -> BodyT:

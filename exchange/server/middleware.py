@@ -18,15 +18,13 @@ header other than ``100-continue`` (``EXPECTATION_FAILED``, 417).
 from __future__ import annotations
 
 import logging
-import re
 from http import HTTPStatus
 
 from aiohttp import hdrs, web
-from aiohttp.http_exceptions import ContentEncodingError, HttpProcessingError, LineTooLong
+from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
 from aiohttp.typedefs import Handler
 
 from exchange.page.refusals import error_body
-from exchange.server.body_coding import encodings_taken
 from exchange.server.errors import ApiError, LoginFailure
 
 log = logging.getLogger(__name__)
@@ -49,8 +47,8 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
         code = exc.reason.upper().replace(" ", "_")
         details = exc.text if exc.text and not exc.text.startswith(f"{exc.status}:") else _said(request, exc)
         response = web.json_response(error_body(code, details), status=exc.status, headers=_kept_headers(exc))
-        # its body left unread (too large, timed out, or not what its encoding says): closed after the answer, not
-        # kept for another request (a 408's and a 400's body stream is ended first, so aiohttp does not linger)
+        # its body left unread (too large, or timed out): closed after the answer, not kept for another request (a
+        # 408's body stream is ended first, so aiohttp does not linger)
         if exc.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE or exc.headers.get("Connection", "").lower() == "close":
             response.force_close()
         return response
@@ -109,11 +107,6 @@ class JsonErrorsHandler(web.RequestHandler):
 
 def _described(status: int, exc: BaseException | None) -> tuple[int, str, str]:
     """The status, stable code and details of an error aiohttp's protocol met outside the app."""
-    named = re.search(r"\(([\w-]+)\)", exc.message) if isinstance(exc, ContentEncodingError) else None
-    if named is not None:  # the parser knows the encoding but has no library for it, "(br)"
-        return (HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
-                f"a request body encoded {named.group(1)[:40]!r} is not taken here: send it as it is, or encoded "
-                f"{encodings_taken()}")
     if isinstance(exc, LineTooLong):
         limit = exc.args[1] if len(exc.args) > 1 else "8190"
         return (HTTPStatus.REQUEST_HEADER_FIELDS_TOO_LARGE, "REQUEST_HEADER_FIELDS_TOO_LARGE",
