@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -178,14 +179,20 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
 
 
-def test_listing_reads_a_database_in_a_folder_it_may_not_write(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize("copy", ["vacuumed", "the-file", "with-its-wal"])
+def test_listing_reads_a_database_in_a_folder_it_may_not_write(copy: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A backup mounted read-only: ``list`` and ``history`` opened it to write, and failed ("attempt to write a
-    readonly database"); they read it as it is, and say what they say of the original."""
+    readonly database"); they read it as it is, and say what they say of the original. The backup is a copy
+    SQLite made (not in WAL mode), the WAL-mode file alone, or the file with the ``-wal`` (holding the last
+    records) and ``-shm`` of a server still running."""
     monkeypatch.setattr("getpass.getuser", lambda: "ops")
     db = tmp_path / "exchange.db"
     for added in (("add", "alice", "--password", "a"), ("add", "bob", "--password", "b", "--operator")):
         assert run_cli(capsys, "accounts", "--db", str(db), *added)[0] == 0
+    running = sqlite3.connect(db)  # the server's connection: the -wal stays, with what is written meanwhile
+    running.execute("SELECT COUNT(*) FROM accounts").fetchone()
     _served_on(db)
     listed = run_cli(capsys, "accounts", "--db", str(db), "list")
     history = run_cli(capsys, "accounts", "--db", str(db), "history")
@@ -193,12 +200,24 @@ def test_listing_reads_a_database_in_a_folder_it_may_not_write(tmp_path: Path, c
     assert "bob" in history[1]
     archive = tmp_path / "archive"
     archive.mkdir()
-    sqlite3.connect(db).execute("VACUUM INTO ?", (str(archive / "exchange.db"),)).connection.close()
+    if copy == "vacuumed":
+        sqlite3.connect(db).execute("VACUUM INTO ?", (str(archive / "exchange.db"),)).connection.close()
+    else:
+        suffixes = ("", "-wal", "-shm") if copy == "with-its-wal" else ("",)
+        assert copy == "the-file" or Path(f"{db}-wal").stat().st_size > 0
+        for suffix in suffixes:
+            shutil.copyfile(f"{db}{suffix}", archive / f"exchange.db{suffix}")
+    running.close()
     before = _files(archive)
+    for path in archive.iterdir():  # as on a read-only mount (a -shm its reader may write, SQLite writes)
+        path.chmod(0o444)
     archive.chmod(0o555)
     try:
         for action, original in (("list", listed), ("history", history)):
             done = as_a_user_held_to_permissions("accounts", "--db", str(archive / "exchange.db"), action)
+            if copy == "the-file":  # its records in the -wal not taken: what the file alone holds, the deposits
+                assert done.returncode == 0 and done.stderr == "", done
+                continue
             assert (done.returncode, done.stdout, done.stderr) == original
     finally:
         archive.chmod(0o755)
@@ -232,3 +251,16 @@ def test_listing_an_older_database_adds_nothing_to_it(tmp_path: Path, capsys: py
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT * FROM sqlite_master ORDER BY name").fetchall() == schema
     conn.close()
+
+
+def test_listing_an_empty_file_lists_the_house_alone(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty file is an empty database, with nobody in it (listed, it was given the accounts' tables; read-only, it
+    said "no such table: accounts")."""
+    db = tmp_path / "empty.db"
+    db.touch()
+    code, out, err = run_cli(capsys, "accounts", "--db", str(db), "list")
+    assert (code, err) == (0, "")
+    assert [row.split() for row in out.splitlines()][1:] == [["HOUSE", "0.00", "GBP", "house"]]
+    code, out, err = run_cli(capsys, "accounts", "--db", str(db), "history")
+    assert (code, out.split(), err) == (0, ["when", "account", "change", "by"], "")
+    assert db.stat().st_size == 0

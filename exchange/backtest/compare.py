@@ -194,12 +194,13 @@ def report(runs: Sequence[Run], differences: Sequence[Difference]) -> str:
                    f"{format_minor(run.summary.net_profit):>10} {run.summary.roi_text:>8}")
         lines.append(f"{label:<4} {figures}   {_per_game(run.mean, run.stderr):<17}  {run.strategy} ({run.folder})")
     lines.append("")
-    lines.append("against A, net P&L per game (± s.e.):")
-    for label, difference in zip(_labels(len(runs))[1:], differences, strict=True):
+    first, *labels = _labels(len(runs))
+    lines.append(f"against {first}, net P&L per game (± s.e.):")
+    for label, difference in zip(labels, differences, strict=True):
         how = (f"paired: the same {difference.paired} deals" if difference.paired
                else f"unpaired: {difference.unpaired}")
         how += "".join(f"; {of}'s other {n} game{'s' if n > 1 else ''} left out"
-                       for of, n in zip(("A", label), difference.left_out, strict=True) if n)
+                       for of, n in zip((first, label), difference.left_out, strict=True) if n)
         if difference.played_differently:  # not the strategies' difference alone
             how += "; played differently: " + ", ".join(difference.played_differently)
         lines.append(f"{label:<4} {_per_game(difference.mean, difference.stderr, signed=True)}  ({how})")

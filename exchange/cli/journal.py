@@ -123,7 +123,7 @@ def _as_stored(conn: sqlite3.Connection, name: str) -> str:
     """The account ``name`` names as the journal writes it: a client's stored name (one added before the server's
     names were refused in any case, ``house`` say, is still a client's), else the server's own (``house`` is
     ``HOUSE``), else ``name`` itself (an account the database does not hold, or a database of no accounts)."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'").fetchone() is not None:
+    if "accounts" in tables_of(conn):
         client = stored_name(conn, name)
         if client is not None:
             return client

@@ -20,9 +20,10 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from exchange.tables import PLAY_HANDS, PLAY_RESULTS
+
 STAGING = ".play-in-progress"
 """The name, before a random tail, of each run's staging folder inside ``--out``."""
-RESULTS, HANDS = "results.parquet", "hands"  # (exchange.tables.outputs.PLAY_OUTPUT)
 
 Stamp = tuple[int, int, int] | None
 """What identifies the results file a run found in ``--out`` (device, inode, modification time), or ``None``."""
@@ -43,7 +44,7 @@ def check_out(out: Path) -> None:
     if holds_tables(out):
         raise OutError(f"--out {out} holds a backtest's output or a server's recording (games.parquet and the other "
                        "tables); give play a folder of its own")
-    hands, results = out / HANDS, out / RESULTS
+    hands, results = out / PLAY_HANDS, out / PLAY_RESULTS
     if hands.exists() and not hands.is_dir():
         raise OutError(f"--out {out}: {hands} is a file; a run writes its hand histories into a folder of that name")
     if results.is_dir():
@@ -82,7 +83,7 @@ def _abandoned(staging: Path) -> bool:
 
 def _stamp(out: Path) -> Stamp:
     try:
-        found = (out / RESULTS).stat()
+        found = (out / PLAY_RESULTS).stat()
     except FileNotFoundError:
         return None
     return found.st_dev, found.st_ino, found.st_mtime_ns
@@ -112,7 +113,7 @@ class Staging:
             self._fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
             fcntl.flock(self._fd, fcntl.LOCK_EX)
             self._found = _stamp(self.out)
-        (self.path / HANDS).mkdir()
+        (self.path / PLAY_HANDS).mkdir()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -139,12 +140,12 @@ class Staging:
                     "hands: run it again with another --out)"
                 )
             check_out(self.out)
-            hands = self.out / HANDS
+            hands = self.out / PLAY_HANDS
             hands.mkdir(exist_ok=True)
             for path in hands.glob("*.phh"):
                 path.unlink()
-            for path in sorted((self.path / HANDS).iterdir()):
+            for path in sorted((self.path / PLAY_HANDS).iterdir()):
                 path.replace(hands / path.name)
-            (self.path / RESULTS).replace(self.out / RESULTS)
+            (self.path / PLAY_RESULTS).replace(self.out / PLAY_RESULTS)
             self._found = _stamp(self.out)
             self._published = True

@@ -111,11 +111,14 @@ class Loaded:
     ended: EndedMarkets
 
 
+#: The columns of the ``snapshots`` table added after it was first made.
+ADDED_COLUMNS = ("results", "ended")
+
+
 def upgrade(conn: sqlite3.Connection) -> None:
-    """Add the ``results`` and ``ended`` columns to a ``snapshots`` table made before them (its rows keep NULL
-    there)."""
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
-    for column in ("results", "ended"):
+    """Add the :data:`ADDED_COLUMNS` to a ``snapshots`` table made before them (its rows keep NULL there)."""
+    columns = _columns(conn)
+    for column in ADDED_COLUMNS:
         if column not in columns:
             conn.execute(f"ALTER TABLE snapshots ADD COLUMN {column} BLOB")
 
@@ -123,7 +126,11 @@ def upgrade(conn: sqlite3.Connection) -> None:
 def readable(conn: sqlite3.Connection) -> bool:
     """Whether the database of ``conn`` has a ``snapshots`` table with every column this version reads (an older
     version's lacks some until :func:`upgrade` adds them)."""
-    return {"results", "ended"} <= {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
+    return set(ADDED_COLUMNS) <= _columns(conn)
+
+
+def _columns(conn: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
 
 
 def save(conn: sqlite3.Connection, seq: int, exchange: Exchange, notes: MarketNotes, results: KeptResults,

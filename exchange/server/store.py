@@ -160,8 +160,9 @@ class AccountStore:
         self._conn = conn
         if not read_only:
             self._conn.executescript(SCHEMA)
-        #: The tables a database made by an earlier version lacks (read-only, they are not added): nothing in them.
-        self._missing = frozenset({"operators", "account_changes"} - tables_of(conn))
+        #: The tables a database made by an earlier version (or an empty file) lacks, which a read-only store does not
+        #: add: nothing in them.
+        self._missing = frozenset({"accounts", "operators", "account_changes"} - tables_of(conn))
 
     @classmethod
     def open(cls, path: str) -> AccountStore:
@@ -232,7 +233,7 @@ class AccountStore:
 
     def named(self, name: str) -> str | None:
         """The stored name of the account ``name`` names (:func:`stored_name`)."""
-        return stored_name(self._conn, name)
+        return None if "accounts" in self._missing else stored_name(self._conn, name)
 
     def set_password(self, name: str, password: str, *, by: str = "") -> str:
         """Give the account a new password (a new salt with it), recorded as changed ``by`` whom; its stored name.
@@ -301,6 +302,8 @@ class AccountStore:
         return check_password(self.credentials(name), password)
 
     def list(self) -> list[Account]:
+        if "accounts" in self._missing:
+            return []
         rows = self._conn.execute("SELECT name, deposit, currency, created_ms FROM accounts ORDER BY name").fetchall()
         return [Account(*row) for row in rows]
 

@@ -13,3 +13,8 @@ server (:mod:`exchange.server.recording`) a part file per table every few games,
 #: The whole numbers a table's integer column holds (signed 64 bits): here, light, for those that check a value
 #: before it reaches a table (a strategy's order, a recording's part numbers) without loading pyarrow.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+#: What ``exchange-poker play --out`` writes: its results table and the folder of its hand histories. A folder of
+#: tables holds one command's output, a backtest's, a server's recording or these, and each refuses the others'
+#: (:func:`exchange.tables.outputs.holds_play_output`).
+PLAY_RESULTS, PLAY_HANDS = PLAY_OUTPUT = ("results.parquet", "hands")

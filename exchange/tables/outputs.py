@@ -73,6 +73,8 @@ from types import MappingProxyType
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from exchange.tables import PLAY_OUTPUT
+
 MONEY_NOTE = "money columns are integer minor units (1/100 of the currency); prices are ladder ticks and decimal odds"
 
 
@@ -229,18 +231,13 @@ TABLES: Mapping[str, TableSpec] = MappingProxyType(
 )
 
 
-#: What ``exchange-poker play --out`` writes: its results table and the folder of its hand histories. A folder of
-#: tables holds one command's output: a backtest's, a server's recording or these, and each refuses the others'.
-PLAY_OUTPUT = ("results.parquet", "hands")
-
-
 def holds_tables(folder: Path) -> bool:
     """Whether ``folder`` holds one of the tables a backtest or a recording writes (a file or a folder of parts)."""
     return any(os.path.lexists(folder / spec.file_name) for spec in TABLES.values())
 
 
 def holds_play_output(folder: Path) -> bool:
-    """Whether ``folder`` holds what ``exchange-poker play`` writes (:data:`PLAY_OUTPUT`)."""
+    """Whether ``folder`` holds what ``exchange-poker play`` writes (:data:`exchange.tables.PLAY_OUTPUT`)."""
     return any(os.path.lexists(folder / name) for name in PLAY_OUTPUT)
 
 
