@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                              "every amount on the command line (1000 or 25.50; default 10000: 1,000,000 pennies "
                              "in the tables)")
     parser.add_argument("--seed", type=whole_number, required=True, metavar="S",
-                        help="seed; game i is dealt from (S, i)")
+                        help="seed, any whole number; game i is dealt from (S, i)")
     parser.add_argument("--workers", type=positive, default=None, metavar="K",
                         help="local worker processes (default 1)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",

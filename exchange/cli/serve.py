@@ -148,9 +148,9 @@ def _add_game_arguments(parser: argparse.ArgumentParser) -> None:
                         help="playing (suspended) window length (default: the channel's, "
                              f"{_seconds_by_channel('playing_window_ms')})")
     parser.add_argument("--seed", type=whole_number, default=None,
-                        help="seed for the decks, for games dealt again alike (default: random); anyone who knows or "
-                             "guesses it can deal every game's cards ahead of their reveal, so leave it out for "
-                             "real trading")
+                        help="seed for the decks, any whole number, for games dealt again alike (default: random); "
+                             "anyone who knows or guesses it can deal every game's cards ahead of their reveal, so "
+                             "leave it out for real trading")
     parser.add_argument("--no-house", action="store_true", help="run without the house market maker")
     parser.add_argument("--noise-traders", type=not_negative(int), default=DEFAULT_NOISE_TRADERS, metavar="N",
                         help=f"house noise traders taking the best prices at random moments, so the ladder moves "
