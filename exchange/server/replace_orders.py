@@ -111,31 +111,34 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
     if repeated is not None:
         return repeated
     outcomes: list[Outcome | None] = [None] * len(parsed)
-    moves: list[tuple[int, Move, OrderView, JsonDict]] = []
+    moves: list[tuple[int, Move, OrderView | None, JsonDict]] = []
     for i, (bet_id, raw_price, instruction) in enumerate(parsed):
         if not service.knows_market(market_id):
             outcomes[i] = _replace_failure(instruction, None, "INVALID_MARKET_ID",
                                            f"market {market_id!r} does not exist")
             continue
         view = service.order(session.account, bet_id) if bet_id is not None else None
-        if view is None or view.market_id != market_id:
+        mine = view is not None and view.market_id == market_id
+        if not mine:
             outcomes[i] = _replace_failure(instruction, None, "INVALID_BET_ID",
                                            no_such_bet(instruction["betId"], bet_id, f"market {market_id}"))
-            continue
         try:
             new_price = to_exact_decimal(raw_price, "newPrice")
         except ValueError as exc:
-            outcomes[i] = _replace_failure(instruction, view, "INVALID_ODDS", str(exc))
+            outcomes[i] = outcomes[i] or _replace_failure(instruction, view, "INVALID_ODDS", str(exc))
             continue
-        if stale is not None:  # the new bet lapses (or is off the ladder): what is left is the cancel of the old one
+        if view is not None and mine and stale is not None:  # the new bet lapses (or is off the ladder): what is
+            # left is the cancel of the old one
             outcomes[i] = _lapsed_replace(service, session, view, instruction, stale, new_price)
             continue
-        moves.append((i, Move(view.bet_id, new_price), view, instruction))
+        if bet_id is not None:  # a bet not the caller's too: the exchange refuses it, and the recording has its row
+            moves.append((i, Move(bet_id, new_price), view if mine else None, instruction))
     if moves:  # every cancel, then the new bets all placed or none (the core's ReplaceOrders)
         events = service.execute(ReplaceOrders(ts=service.now(), account_id=session.account, market_id=market_id,
                                                moves=tuple(move for _, move, _, _ in moves)))
         for i, move, view, instruction in moves:
-            outcomes[i] = _replace_outcome(instruction, _of_move(events, move.bet_id), service, view)
+            if view is not None:
+                outcomes[i] = _replace_outcome(instruction, _of_move(events, move.bet_id), service, view)
     done = [o for o in outcomes if o is not None]
     remember_call(service, session, "replaceOrders", customer_ref, done)
     if asynchronous:

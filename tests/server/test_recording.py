@@ -449,6 +449,34 @@ async def test_a_cancel_of_a_bet_id_never_had_is_recorded_under_the_market_it_wa
         "holdem.0", "CANCEL", "INVALID_BET_ID", 999999, 200)
 
 
+async def test_a_replace_of_a_bet_not_the_caller_s_is_recorded_as_a_cancel_of_one_is(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    """A bet id never had, and another account's: the server refused the replace itself, before the exchange, and the
+    recording never saw it (a cancel of either has its row). The answer is as before, the same for both; the row
+    names neither the other account's runner nor its side."""
+    record = tmp_path / "rec"
+    async with serving(tmp_path / "ex.db", clock, record_dir=str(record), record_every=1) as client:
+        alice = await login(client, "alice", "pw-alice")
+        bob = await login(client, "bob", "pw-bob")
+        bobs = (await place_one(client, bob, "holdem.0", 2, "LAY", 3.0, 10.0))["betId"]
+        answers = []
+        for bet in ("999999", bobs):
+            replace = {"marketId": "holdem.0", "instructions": [{"betId": bet, "newPrice": 4.0}]}
+            report = (await rpc(client, alice, "replaceOrders", replace))["result"]["instructionReports"][0]
+            answers.append((report["errorCode"], report["cancelInstructionReport"]["errorCode"]))
+        assert answers == [("INVALID_BET_ID", "INVALID_BET_ID")] * 2
+        assert (await rpc(client, bob, "listCurrentOrders", {"betIds": [bobs]}))["result"]["currentOrders"][0][
+            "priceSize"]["price"] == 3.0  # bob's bet as it was
+        play_games(clock, 1)
+    orders = read_tables(record, ["orders"])["orders"].to_pandas()
+    rows = orders[orders.status == "REJECTED"]
+    assert [(r.account, r.market_id, r.action, r.error_code, r.bet_id, r.price) for r in rows.itertuples()] == [
+        ("alice", "holdem.0", "REPLACE", "INVALID_BET_ID", 999999, 4.0),
+        ("alice", "holdem.0", "REPLACE", "INVALID_BET_ID", int(bobs), 4.0)]
+    assert rows.selection_id.isna().all() and rows.side.isna().all()
+
+
 async def test_a_refused_reduction_past_any_stake_is_recorded_without_its_size(tmp_path: Path,
                                                                               clock: VirtualClock) -> None:
     """A cancel asking to reduce a bet by 1e20 is refused; its size fits no column (the part failed to convert, the
