@@ -189,7 +189,8 @@ def invalid_price_message(value: Decimal | Fraction | int) -> str:
     """
     shown = value if not isinstance(value, Fraction) else Decimal(value.numerator) / Decimal(value.denominator)
     below, above = nearest_ticks(value)
-    near = next((t for t in (below, above) if t is not None and abs(Decimal(shown) - PRICES[t]) <= FLOAT_NOISE), None)
+    near = next((t for t in (below, above)  # (compared, not subtracted: 1E+9999999 less a price overflows)
+                 if t is not None and PRICES[t] - FLOAT_NOISE <= shown <= PRICES[t] + FLOAT_NOISE), None)
     if near is not None:  # what a float sum leaves (3 * 1.1 is 3.3000000000000003): say so, and what to send
         return (f"price {shown} is not on the ladder: it is {price_str(near)} with a floating-point error, "
                 f"send {price_str(near)} (round computed prices to the ladder)")
@@ -209,7 +210,17 @@ def nearest_ticks(value: Decimal | Fraction | int) -> tuple[int | None, int | No
     (100, 101)
     >>> nearest_ticks(Decimal("1.01")), nearest_ticks(1000)
     ((None, 1), (348, None))
+
+    A value off the ladder's ends is placed by comparison alone: the exact arithmetic below would build an integer
+    of about 10**N digits for ``Decimal("1E+N")`` (seconds for N = 10**7, and a trader's strategy may give one).
+
+    >>> nearest_ticks(Decimal("1E+9999999")), nearest_ticks(Decimal("1E-9999999"))
+    ((349, None), (None, 0))
     """
+    if value > PRICES[MAX_TICK]:
+        return MAX_TICK, None
+    if value < PRICES[MIN_TICK]:
+        return None, MIN_TICK
     x100 = Fraction(value) * 100
     lo = bisect_left(PRICE_X100, x100) - 1
     hi = bisect_right(PRICE_X100, x100)

@@ -184,7 +184,7 @@ def settle_market(state: ExchangeState, cmd: SettleMarket) -> list[Event]:
     """The result: one winner, or several in a dead heat."""
     market = state.require_open_market(cmd.market_id, "settle")
     winners = tuple(cmd.winners) if isinstance(cmd.winners, tuple | list) else ()
-    if not winners or len(set(winners)) != len(winners):
+    if not winners or not all(type(w) is int for w in winners) or len(set(winners)) != len(winners):
         raise ExchangeError(f"winners must be distinct selection ids, not {cmd.winners!r:.60}")
     for w in winners:
         if w not in market.index:

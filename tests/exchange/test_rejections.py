@@ -58,6 +58,11 @@ def place(hx: Harness, **changes: object) -> OrderRejected:
         ({"price": Decimal("1")}, ErrorCode.INVALID_ODDS, "price 1 is below the lowest price 1.01"),
         ({"price": "abc"}, ErrorCode.INVALID_ODDS, "price 'abc' is not a number"),
         ({"price": Decimal("sNaN")}, ErrorCode.INVALID_ODDS, "price sNaN is not a finite number"),
+        # a huge exponent: placed by comparison (the exact arithmetic took seconds, and 1E+9999999 less a price
+        # raised decimal.Overflow out of execute)
+        ({"price": Decimal("1E+9999999")}, ErrorCode.INVALID_ODDS, "price 1E+9999999 is above the highest price 1000"),
+        ({"price": Decimal("1E-9999999")}, ErrorCode.INVALID_ODDS, "price 1E-9999999 is below the lowest price 1.01"),
+        ({"price": "-1e999999999"}, ErrorCode.INVALID_ODDS, "price -1E+999999999 is below the lowest price 1.01"),
         ({"size": 199}, ErrorCode.INVALID_BET_SIZE, "size 1.99 is below the minimum stake 2.00"),
         ({"size": 0}, ErrorCode.INVALID_BET_SIZE, "size 0 must be a positive whole number of minor units"),
         ({"size": -500}, ErrorCode.INVALID_BET_SIZE, "size -500 must be a positive whole number of minor units"),
@@ -216,6 +221,16 @@ def test_replace_rejections_leave_the_order_alone(hx: Harness) -> None:
     hx.replace("carol", fresh, "2")
 
 
+def test_a_replace_to_a_price_of_a_huge_exponent_is_refused_as_off_the_ladder(hx: Harness) -> None:
+    """The old bet is cancelled, as for any new price that cannot be placed (Betfair's replace); the new one is
+    refused naming the price (the exact arithmetic of the ladder took seconds, or raised decimal.Overflow)."""
+    bet = hx.back("alice", 1, "3", 500)
+    events = hx.run(ReplaceOrder(hx.tick(), "alice", bet, Decimal("1E+9999999")))
+    cancelled, rejected = events
+    assert isinstance(cancelled, OrderCancelled) and isinstance(rejected, OrderRejected), events
+    assert rejected.message == "price 1E+9999999 is above the highest price 1000"
+
+
 def test_a_remainder_below_the_minimum_stake_is_moved_not_refused(hx: Harness) -> None:
     """As on Betfair: the minimum stake is what a trader may ask to stake; a partly matched bet's remainder below
     it can be moved to a new price (a new bet of that size), while a new bet of that size is refused."""
@@ -246,8 +261,10 @@ def test_driver_misuse_raises(hx: Harness) -> None:
         ex.execute(OpenMarket(1, "1.1"))
     with pytest.raises(ExchangeError, match="not a selection"):
         ex.execute(SettleMarket(1, "1.1", (9,)))
-    with pytest.raises(ExchangeError, match="distinct"):
-        ex.execute(SettleMarket(1, "1.1", ()))
+    for winners in ((), (True,), ([1],), ("1",)):  # a bool or a list went on: True settled selection 1, and was
+        # journaled as True; a list raised TypeError
+        with pytest.raises(ExchangeError, match="distinct selection ids"):
+            ex.execute(SettleMarket(1, "1.1", winners))  # type: ignore[arg-type]  # wrong types on purpose
     with pytest.raises(ExchangeError, match="not in market"):
         ex.execute(SettleSelection(1, "1.1", 9))
     with pytest.raises(ExchangeError, match="not a command"):
