@@ -36,7 +36,7 @@ from aiohttp import WSMsgType, web
 from exchange.backtest.replay import Timeline
 from exchange.backtest.replay_clock import MAX_SPEED, MIN_SPEED, ReplayClock
 from exchange.backtest.replay_watchers import Watcher
-from exchange.page import add_page_routes
+from exchange.page import add_page_routes, body_coding
 from exchange.page.refusals import refusal, unknown_channel, unknown_query
 
 TICK_S = 0.1  # how often (wall clock) the player looks whether the table changed
@@ -140,7 +140,7 @@ PLAYER = web.AppKey("player", Player)
 
 def create_replay_app(timeline: Timeline, *, clock: ReplayClock | None = None) -> web.Application:
     """The replay as an aiohttp application: the page, the read routes, the stream and the control route."""
-    app = web.Application(middlewares=[_json_errors])
+    app = web.Application(middlewares=[_json_errors], handler_args=body_coding.HANDLER_ARGS)
     app[TIMELINE] = timeline
     app[PLAYER] = Player(timeline, clock or ReplayClock(timeline.length_ms))
     app.cleanup_ctx.append(_ticker)
@@ -200,8 +200,10 @@ async def _snapshot(request: web.Request) -> web.Response:
 async def _control(request: web.Request) -> web.Response:
     player = request.app[PLAYER]
     try:
-        body = json.loads(await request.text())
-    except json.JSONDecodeError as exc:
+        body = json.loads(await body_coding.body_of(request))
+    except body_coding.Refused as refused:
+        return refusal(refused.code, refused.details, refused.status)
+    except ValueError as exc:  # (not UTF-8 either)
         return refusal("INVALID_INPUT_DATA", f"the body is not JSON: {exc}")
     try:
         state = player.control(body)

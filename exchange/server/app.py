@@ -35,7 +35,7 @@ from exchange.clock import Clock, Timer, WallClock, for_durations
 from exchange.core.events import Event
 from exchange.game.channels import ChannelConfig, get_channel
 from exchange.game.table import EquityFn
-from exchange.page import add_page_routes
+from exchange.page import add_page_routes, body_coding
 from exchange.page.refusals import unknown_query
 from exchange.server import (
     account,
@@ -136,7 +136,7 @@ def create_app(
     """
     app = web.Application(middlewares=[connections.connection_middleware, error_middleware, durability_gate],
                           client_max_size=config.max_body_bytes,
-                          handler_args=connections.HANDLER_ARGS)
+                          handler_args=body_coding.HANDLER_ARGS)
     app[keys.CONFIG] = config
     clock = clock or WallClock()
     timer = for_durations(clock)  # timeouts and expiries: a step of the wall clock must not move them

@@ -42,6 +42,7 @@ import logging
 import resource
 import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
@@ -50,8 +51,7 @@ from aiohttp.typedefs import Handler
 from multidict import MultiDict, MultiDictProxy
 
 from exchange.clock import Clock, Timer, WallClock
-from exchange.server import body_coding
-from exchange.server.body_coding import encodings_taken
+from exchange.page import body_coding
 from exchange.server.middleware import JsonErrorsHandler
 
 log = logging.getLogger(__name__)
@@ -294,37 +294,27 @@ def _refuse_a_body_said_too_large(request: web.Request) -> None:
         raise web.HTTPRequestEntityTooLarge(limit, request.content_length)
 
 
-#: What every connection's handler is made with (the app's ``handler_args``): request bodies are read as they
-#: came, and :func:`read_body` decodes them.
-HANDLER_ARGS: Mapping[str, Any] = {"auto_decompress": False}
-
-
 async def read_body(request: web.Request) -> bytes:
-    """The request body, decoded as its Content-Encoding says (:mod:`exchange.server.body_coding`), or 408 if it
-    does not arrive within the body timeout (413 past ``client_max_size``, at once if its Content-Length says so,
+    """The request body, decoded as its Content-Encoding says (:func:`exchange.page.body_coding.decoded`), or 408 if
+    it does not arrive within the body timeout (413 past ``client_max_size``, at once if its Content-Length says so,
     and decoded; 400 if it is not what its Content-Encoding says; 415 in an encoding not taken)."""
     raw = await _arrived(request, request.read)
-    applied = _codings(request)
     try:
-        return body_coding.decode(applied, raw, limit=request.client_max_size)
-    except body_coding.NotTaken as exc:
-        raise web.HTTPUnsupportedMediaType(text=f"a request body encoded {str(exc)[:40]!r} is not taken here: send "
-                                                f"it as it is, or encoded {encodings_taken()}") from None
-    except body_coding.TooLarge:
-        limit = request.client_max_size
-        raise web.HTTPRequestEntityTooLarge(limit, limit + 1,
-                                            text=f"the request body decodes to more than {limit} bytes") from None
-    except body_coding.Undecodable as exc:
-        raise web.HTTPBadRequest(text=f"the request body is not what its Content-Encoding ({', '.join(applied):.40}) "
-                                      f"says: {exc}; send it as it is, or encoded as said "
-                                      f"({encodings_taken()})") from None
+        return body_coding.decoded(request, raw)
+    except body_coding.Refused as refused:  # raised as what the routes' callers catch
+        if refused.status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE:
+            raise web.HTTPRequestEntityTooLarge(request.client_max_size, request.client_max_size + 1,
+                                                text=refused.details) from None
+        if refused.status == HTTPStatus.UNSUPPORTED_MEDIA_TYPE:
+            raise web.HTTPUnsupportedMediaType(text=refused.details) from None
+        raise web.HTTPBadRequest(text=refused.details) from None
 
 
 async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413, 400 and 415
     as :func:`read_body`). An encoded form is url-encoded (a multipart one is refused, ``ValueError``), and one of
     another content type is empty, as aiohttp reads them."""
-    if not _codings(request):
+    if not body_coding.codings(request.headers.getall(hdrs.CONTENT_ENCODING, ())):
         return await _arrived(request, request.post)
     body = await read_body(request)
     if request.content_type == "multipart/form-data":
@@ -334,12 +324,6 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     charset = request.charset or "utf-8"
     return MultiDictProxy(MultiDict(parse_qsl(body.rstrip().decode(charset), keep_blank_values=True,
                                               encoding=charset)))
-
-
-def _codings(request: web.Request) -> list[str]:
-    """The codings the request's body was sent in, from every ``Content-Encoding`` field
-    (:func:`body_coding.codings`)."""
-    return body_coding.codings(request.headers.getall(hdrs.CONTENT_ENCODING, ()))
 
 
 async def _arrived(request: web.Request, read: Callable[[], Awaitable[BodyT]]) -> BodyT:
@@ -403,7 +387,7 @@ async def listen(app: web.Application, host: str, port: int, *, handle_signals: 
     """
     guard = app[GUARD]
     handler_args: dict[str, Any] = {"access_log": None, "keepalive_timeout": guard.header_timeout_ms / 1000,
-                                    **HANDLER_ARGS}  # (the guarded site makes its handlers without the app's)
+                                    **body_coding.HANDLER_ARGS}  # (the guarded site makes its own, without the app's)
     runner = web.AppRunner(app, handle_signals=handle_signals, **handler_args)
     try:
         await runner.setup()

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from exchange.clock import VirtualClock
-from exchange.server import body_coding
+from exchange.page import body_coding
+from exchange.page.body_coding import MAX_MEMBERS, encodings_taken
 from exchange.server.app import create_app
-from exchange.server.body_coding import MAX_MEMBERS, encodings_taken
 from exchange.server.config import ServerConfig
 from exchange.server.connections import listen
 from exchange.server.fallback_equities import river_only_equities

@@ -1,4 +1,5 @@
-"""A request body's ``Content-Encoding``, decoded by the server itself, whole, with every check.
+"""A request body's ``Content-Encoding``, decoded by the server itself, whole, with every check: the live server's
+routes (:func:`exchange.server.connections.read_body`) and the replay's control route alike.
 
 aiohttp's own decoding (which the app turns off: ``auto_decompress``) failed three ways: a deflate body that was
 not deflate, arriving after its head, left the handler waiting for it until the body timeout (a 408 where a 400
@@ -6,7 +7,8 @@ was due, and a traceback in the log), because the parser met the error as the me
 payload nothing; the same body arriving with its head was called "not valid HTTP/1.1"; and a gzip body cut short
 before its checksum and length was taken. Here the body is read as it came and then decoded, so a body that does
 not decode is refused at once, always in the same words, and a gzip or deflate stream must end where the body
-ends.
+ends. An application whose handlers are made with :data:`HANDLER_ARGS` sees each body as it came;
+:func:`body_of` decodes it, or says why not (:class:`Refused`).
 
 >>> import gzip
 >>> decode(["gzip"], gzip.compress(b'{"a": 1}'), limit=100)
@@ -14,13 +16,18 @@ b'{"a": 1}'
 >>> decode(["gzip"], gzip.compress(b'{"a": 1}')[:-4], limit=100)
 Traceback (most recent call last):
 ...
-exchange.server.body_coding.Undecodable: it ends before its gzip stream does
+exchange.page.body_coding.Undecodable: it ends before its gzip stream does
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from http import HTTPStatus
+from types import MappingProxyType
+from typing import Any
+
+from aiohttp import hdrs, web
 
 #: The ``Content-Encoding`` values of a request body that the server decodes.
 BODY_ENCODINGS = ("gzip", "deflate")
@@ -28,6 +35,11 @@ BODY_ENCODINGS = ("gzip", "deflate")
 ALIASES = {"x-gzip": "gzip"}
 #: At most this many gzip members one after another in a body (each costs a copy of the rest of the body).
 MAX_MEMBERS = 64
+
+
+#: What an aiohttp application's request handlers are made with (its ``handler_args``), so that its routes see a
+#: body as it came and decode it here.
+HANDLER_ARGS: Mapping[str, Any] = MappingProxyType({"auto_decompress": False})
 
 
 class Undecodable(ValueError):
@@ -40,6 +52,39 @@ class NotTaken(ValueError):
 
 class TooLarge(ValueError):
     """The decoded body would be larger than the server takes."""
+
+
+class Refused(Exception):
+    """A request body this module does not decode: the HTTP status of its refusal, a stable code and the words."""
+
+    def __init__(self, status: int, code: str, details: str) -> None:
+        super().__init__(details)
+        self.status, self.code, self.details = status, code, details
+
+
+async def body_of(request: web.Request) -> bytes:
+    """``request``'s body as it came (:data:`HANDLER_ARGS`), decoded as its ``Content-Encoding`` fields say, at most
+    ``client_max_size`` bytes of it; :class:`Refused` saying why not (400, 413 or 415)."""
+    return decoded(request, await request.read())
+
+
+def decoded(request: web.Request, body: bytes) -> bytes:
+    """``body``, ``request``'s as it came, decoded as :func:`body_of` says."""
+    applied = codings(request.headers.getall(hdrs.CONTENT_ENCODING, ()))
+    limit = request.client_max_size
+    try:
+        return decode(applied, body, limit=limit)
+    except NotTaken as exc:
+        raise Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE",
+                      f"a request body encoded {str(exc)[:40]!r} is not taken here: send it as it is, or encoded "
+                      f"{encodings_taken()}") from None
+    except TooLarge:
+        raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "REQUEST_ENTITY_TOO_LARGE",
+                      f"the request body decodes to more than {limit} bytes") from None
+    except Undecodable as exc:
+        raise Refused(HTTPStatus.BAD_REQUEST, "BAD_REQUEST",
+                      f"the request body is not what its Content-Encoding ({', '.join(applied):.40}) says: {exc}; "
+                      f"send it as it is, or encoded as said ({encodings_taken()})") from None
 
 
 def encodings_taken() -> str:
