@@ -118,21 +118,21 @@ async def replace_orders(service: ExchangeService, session: Session, params: Map
                                            f"market {market_id!r} does not exist")
             continue
         view = service.order(session.account, bet_id) if bet_id is not None else None
-        mine = view is not None and view.market_id == market_id
-        if not mine:
+        own = view if view is not None and view.market_id == market_id else None  # the caller's bet on the market
+        if own is None:
             outcomes[i] = _replace_failure(instruction, None, "INVALID_BET_ID",
                                            no_such_bet(instruction["betId"], bet_id, f"market {market_id}"))
         try:
             new_price = to_exact_decimal(raw_price, "newPrice")
         except ValueError as exc:
-            outcomes[i] = outcomes[i] or _replace_failure(instruction, view, "INVALID_ODDS", str(exc))
+            outcomes[i] = outcomes[i] or _replace_failure(instruction, own, "INVALID_ODDS", str(exc))
             continue
-        if view is not None and mine and stale is not None:  # the new bet lapses (or is off the ladder): what is
-            # left is the cancel of the old one
-            outcomes[i] = _lapsed_replace(service, session, view, instruction, stale, new_price)
+        if own is not None and stale is not None:  # the new bet lapses (or is off the ladder): what is left is the
+            # cancel of the old one
+            outcomes[i] = _lapsed_replace(service, session, own, instruction, stale, new_price)
             continue
         if bet_id is not None:  # a bet not the caller's too: the exchange refuses it, and the recording has its row
-            moves.append((i, Move(bet_id, new_price), view if mine else None, instruction))
+            moves.append((i, Move(bet_id, new_price), own, instruction))
     if moves:  # every cancel, then the new bets all placed or none (the core's ReplaceOrders)
         events = service.execute(ReplaceOrders(ts=service.now(), account_id=session.account, market_id=market_id,
                                                moves=tuple(move for _, move, _, _ in moves)))
