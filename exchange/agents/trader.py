@@ -69,6 +69,10 @@ class Gateway(Protocol):
         ...
 
 
+#: What a command is stamped with: the market it goes to and the round its sender saw (``None``: before the first).
+Stamp = tuple[str, int | None]
+
+
 class Trader:
     """One agent's hands on the exchange: its account, its latency, its commands.
 
@@ -128,13 +132,14 @@ class Trader:
 
     def place_price(
         self, hand: int, side: Side, price: Decimal, size: int, *, customer_ref: str | None = None,
-        arrival: Arrival | None = None,
+        arrival: Arrival | None = None, at: Stamp | None = None,
     ) -> None:
         """As :meth:`place` with a raw decimal price, as a user might send it (the exchange validates it).
 
-        ``arrival`` (here and for a cancel or replace) is told when the command reaches the exchange.
+        ``arrival`` (here and for a cancel or replace) is told when the command reaches the exchange. ``at``: the
+        market and round to stamp it with (here and for a replace; default: the last the agent saw, :meth:`saw`).
         """
-        market, rnd = self._seen()
+        market, rnd = at if at is not None else self._seen()
 
         def build(ts: int) -> Command:
             return PlaceOrder(
@@ -156,9 +161,10 @@ class Trader:
         """Move an order's unmatched remainder to ``tick`` (a new bet at the back of the queue)."""
         self.replace_price(bet_id, ladder.price(tick), arrival=arrival)
 
-    def replace_price(self, bet_id: int, new_price: Decimal, *, arrival: Arrival | None = None) -> None:
+    def replace_price(self, bet_id: int, new_price: Decimal, *, arrival: Arrival | None = None,
+                      at: Stamp | None = None) -> None:
         """As :meth:`replace` with a raw decimal price, as a user might send it (the exchange validates it)."""
-        _, rnd = self._seen()
+        _, rnd = at if at is not None else self._seen()
 
         def build(ts: int) -> Command:
             return ReplaceOrder(ts=ts, account_id=self.account_id, bet_id=bet_id, new_price=new_price, round=rnd)
@@ -169,7 +175,7 @@ class Trader:
         """Run ``callback`` after ``delay_ms`` of clock time (for agents that act at chosen moments)."""
         self._gateway.clock.call_later(delay_ms, callback)
 
-    def _seen(self) -> tuple[str, int | None]:
+    def _seen(self) -> Stamp:
         if self.seen_market is None:
             raise RuntimeError("an agent can trade only from a hook, once it has seen a market")
         return self.seen_market, self.seen_round

@@ -91,7 +91,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.cards import Card
-from exchange.agents.trader import Arrival, Trader
+from exchange.agents.trader import Arrival, Stamp, Trader
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import Bankroll, BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
@@ -389,7 +389,7 @@ class MarketHandle:
         ref = customer_ref if customer_ref else self._refs.next()
         arrival = self._note(OrderAction.PLACE, selection_id=hand, side=side, price=asked, size=size,
                              customer_ref=ref)  # fmt: skip
-        self._trader.place_price(hand, side, asked, size, customer_ref=ref, arrival=arrival)
+        self._trader.place_price(hand, side, asked, size, customer_ref=ref, arrival=arrival, at=self._stamp())
         return self._ticket(Instruction.PLACE, ref)
 
     def cancel_order(self, bet_id: int, size_reduction: int | None = None) -> OrderTicket:
@@ -416,7 +416,7 @@ class MarketHandle:
         bet_id = _whole("bet id", bet_id, "the bet_id of one of your orders")
         asked = _decimal(new_price)
         arrival = self._note(OrderAction.REPLACE, bet_id=bet_id, price=asked)
-        self._trader.replace_price(bet_id, asked, arrival=arrival)
+        self._trader.replace_price(bet_id, asked, arrival=arrival, at=self._stamp())
         return self._ticket(Instruction.REPLACE, None)
 
     def cancel_all(self) -> list[OrderTicket]:
@@ -428,10 +428,16 @@ class MarketHandle:
         with (``None`` without a log)."""
         if self._log is None:
             return None
-        trader = self._trader
-        market = trader.seen_market or self._view.market_id
-        asked.setdefault("round", trader.seen_round)
-        return self._log.sent(Sent(action, trader.account_id, market, **asked))
+        market, rnd = self._stamp()
+        asked.setdefault("round", rnd)
+        return self._log.sent(Sent(action, self._trader.account_id, market, **asked))
+
+    def _stamp(self) -> Stamp:
+        """This handle's market and the round its view is of: what its orders are sent to and stamped with, whatever
+        hook it is used from (a handle kept from an earlier game of a session sent them to the market of the hook
+        being run)."""
+        view = self._view
+        return view.market_id, None if view.round is None else int(view.round)
 
     def _ticket(self, kind: Instruction, ref: str | None) -> OrderTicket:
         now = self._trader.now()
