@@ -369,6 +369,28 @@ def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_th
     assert not (tmp_path / "runs").exists()  # --out and the parent made for it are taken away: as it was
 
 
+@pytest.mark.parametrize("ends", ["self.end_session(5)", "self.session_ended = b'enough'"], ids=["given", "set"])
+def test_a_session_ended_for_a_reason_that_is_no_text_is_one_line_naming_end_session(
+    ends: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The summary shows each reason as text: one of another type failed it with a traceback, exit 1, once every
+    table was already in --out."""
+    source = tmp_path / "ends.py"
+    source.write_text("from exchange.backtest.strategy import Strategy\n\n"
+                      "class Ends(Strategy):\n"
+                      "    def on_game_start(self, game):\n"
+                      f"        {ends}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    code, stdout, err = run_cli(capsys, "backtest", "--strategy", f"{source}:Ends", "--sessions", "2",
+                                "--games-per-session", "2", "--seed", "1", "--out", str(out), "--no-progress")
+    given = "5" if "5" in ends else "b'enough'"
+    assert (code, stdout, err.count("\n")) == (2, "", 1), err
+    assert err.startswith(f"exchange-poker: error: strategy '{source}:Ends': end_session raised TypeError: the "
+                          f"session's end was given {given}: its reason is a text, as the summary shows it, in "
+                          "backtest session 0, game 0 (holdem.0)"), err
+    assert not out.exists()
+
+
 def test_a_failed_run_into_a_folder_that_was_there_leaves_it_as_it_was(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "raises.py"

@@ -62,7 +62,7 @@ from exchange.agents.view import MARKET_OVER, BettorView
 from exchange.backtest.bankroll import BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
 from exchange.backtest.strategy import CustomerRefs, GameEnd, GameStart, MarketHandle, Settlement, Strategy
-from exchange.backtest.strategy_errors import Guarded, said_yes, stuck_at_one_instant
+from exchange.backtest.strategy_errors import Guarded, said_yes, session_end_reason, stuck_at_one_instant
 from exchange.core.events import BetResult, Matched, OrderRejected
 from exchange.core.market import MarketStatus
 from exchange.core.order_views import OrderViews
@@ -225,7 +225,7 @@ class SeatedStrategy:
         strategy = self.strategy
         strategy.on_game_end(GameEnd(view.game_number, self.market_ids(view), tuple(ending.settlements),
                                      handle.bankroll))  # fmt: skip
-        reason = strategy.session_ended
+        reason = session_end_reason(strategy.session_ended)
         if reason is not None:
             self.retired = True
             if self.on_session_end is not None:

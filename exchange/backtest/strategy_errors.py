@@ -108,6 +108,15 @@ def said_yes(answer: object) -> bool:
                  "check_market_book")
 
 
+def session_end_reason(reason: object) -> str | None:
+    """``session_ended`` read: None, or the text given to ``end_session``, which the summary shows; anything else
+    is a ``TypeError`` noted as ``end_session``'s (the summary failed on it once every table was written)."""
+    if reason is None or isinstance(reason, str):
+        return reason
+    raise _noted(TypeError(f"the session's end was given {reason!r:.40}: its reason is a text, as the summary shows "
+                           "it"), "end_session")
+
+
 def _noted(exc: E, name: str) -> E:
     exc.add_note(f"{_NOTE}{name}")
     return exc
