@@ -300,6 +300,17 @@ class SaysNo(Strategy):
     def check_market_book(self, market):
         return "no"
 
+class AnswersRefusals(Strategy):
+    # each refusal answered with the cancel of a bet it never had, refused again: each arrives at once
+    def __init__(self):
+        super().__init__(latency_ms=0)
+
+    def on_market_open(self, market):
+        market.cancel_order(999999)
+
+    def on_order_rejected(self, market, rejection):
+        market.cancel_order(999999)
+
 class AnswersItself(Strategy):
     # at every update a lay under each hand's fair odds, every third all cancelled: each arrives at once
     def __init__(self):
@@ -351,9 +362,15 @@ class AnswersItself(Strategy):
                            "the game's clock moving on: with latency 0 ms its orders arrive at once, and each changes "
                            "the book, which updates it again: give it a latency above 0 (--latency-ms), or place only "
                            "when what it looks at has changed, in backtest session 0, game 0 (holdem.0)"),
+    # and this one for ever at one instant too, told of its own refusals
+    ("AnswersRefusals", "1", "on_order_rejected raised StrategyStuck: told of 1,001 refusals at 1767225600000 ms "
+                             "without the game's clock moving on: each refusal it answers with an order that is "
+                             "refused again, which with latency 0 ms arrives at once: give it a latency above 0 "
+                             "(--latency-ms), or do not send again what was refused, in backtest session 0, game 0 "
+                             "(holdem.0)"),
 ], ids=["book", "book-2-workers", "game-end", "bad-place-order", "unbuildable", "unpicklable", "holds-a-handle",
         "sys-exit", "sys-exit-2-workers", "async-hook", "check-answers-none", "check-answers-text",
-        "stuck-at-one-instant"])
+        "stuck-at-one-instant", "refused-at-one-instant"])
 def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_the_game(
     name: str, workers: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

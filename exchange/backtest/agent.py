@@ -268,6 +268,7 @@ class StrategyAgent(Agent):
         self._quiet: tuple[str, object] | None = None  # (market, round) of a window its settled market sat out
         self._ended: tuple[str, Settlement | None] | None = None  # (market, settlement) told the strategy
         self._instant = Instant()  # a strategy answering its own orders for ever is updated at one instant
+        self._refused_instant = Instant()  # and one answering its refusals with orders refused again, told of them
 
     @property
     def retired(self) -> bool:
@@ -309,7 +310,10 @@ class StrategyAgent(Agent):
     def on_order_rejected(self, view: BettorView, trader: Trader, rejection: OrderRejected) -> None:
         if not self.seated.hears_through(self, rejection) or self.retired:  # (every agent is asked: see there)
             return
-        self.strategy.on_order_rejected(self._enter(view, trader), rejection)
+        handle = self._enter(view, trader)
+        if (refusals := self._refused_instant.count(handle.now_ms)) > UPDATES_AT_ONE_INSTANT:
+            raise stuck_at_one_instant(refusals, handle.now_ms, handle.latency_ms, hook="on_order_rejected")
+        self.strategy.on_order_rejected(handle, rejection)
 
     def on_window_close(self, view: BettorView, trader: Trader) -> None:
         if self.retired:

@@ -62,14 +62,22 @@ class StrategyStuck(Exception):
     never moves on (the run went on for ever, its progress bar at 0)."""
 
 
-def stuck_at_one_instant(updates: int, at_ms: int, latency_ms: int) -> StrategyStuck:
-    """The error of a strategy updated ``updates`` times at ``at_ms`` with its latency ``latency_ms``."""
-    why = (f"with latency {latency_ms} ms its orders arrive at once, and each changes the book, which updates it "
-           "again: give it a latency above 0 (--latency-ms), or place only when what it looks at has changed"
-           if latency_ms == 0 else "each order it places changes the book, which updates it again: place only when "
-           "what it looks at has changed")
-    return _noted(StrategyStuck(f"updated {updates:,} times at {at_ms} ms without the game's clock moving on: {why}"),
-                  "process_market_book")
+def stuck_at_one_instant(times: int, at_ms: int, latency_ms: int, *,
+                         hook: str = "process_market_book") -> StrategyStuck:
+    """The error of a strategy whose ``hook`` (``process_market_book``, or ``on_order_rejected``) was called
+    ``times`` times at ``at_ms`` with its latency ``latency_ms``."""
+    if hook == "on_order_rejected":
+        what = f"told of {times:,} refusals"
+        why = ("each refusal it answers with an order that is refused again" + (
+            f", which with latency {latency_ms} ms arrives at once: give it a latency above 0 (--latency-ms), or do "
+            "not send again what was refused" if latency_ms == 0 else ": do not send again what was refused"))
+    else:
+        what = f"updated {times:,} times"
+        why = (f"with latency {latency_ms} ms its orders arrive at once, and each changes the book, which updates it "
+               "again: give it a latency above 0 (--latency-ms), or place only when what it looks at has changed"
+               if latency_ms == 0 else "each order it places changes the book, which updates it again: place only "
+               "when what it looks at has changed")
+    return _noted(StrategyStuck(f"{what} at {at_ms} ms without the game's clock moving on: {why}"), hook)
 
 
 def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
