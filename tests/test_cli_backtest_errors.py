@@ -300,6 +300,15 @@ class SaysNo(Strategy):
     def check_market_book(self, market):
         return "no"
 
+class Yields(Strategy):
+    def process_market_book(self, market):
+        market.cancel_all()
+        yield
+
+class Stops(Strategy):
+    def on_market_open(self, market):
+        raise StopIteration("no more")
+
 class AnswersRefusals(Strategy):
     # each refusal answered with the cancel of a bet it never had, refused again: each arrives at once
     def __init__(self):
@@ -350,8 +359,8 @@ class AnswersItself(Strategy):
                    "end_session(), not sys.exit(), in backtest session 0, game 0 (holdem.0)"),
     ("Exits", "2", "on_window_open raised StrategyExited: SystemExit(3)"),
     ("Async", "1", "process_market_book raised TypeError: the game calls a hook as a plain function, so async def "
-                   "process_market_book would never run its body; write def process_market_book, in backtest "
-                   "session 0, game 0"),
+                   "process_market_book would never run its body; write def process_market_book without await or "
+                   "yield, in backtest session 0, game 0"),
     ("ForgetsToAnswer", "1", "check_market_book raised TypeError: it returned None: it answers True (call "
                              "process_market_book) or False, in backtest session 0, game 0"),
     # read by its truth, "no" was a yes: process_market_book ran at every update
@@ -362,6 +371,14 @@ class AnswersItself(Strategy):
                            "the game's clock moving on: with latency 0 ms its orders arrive at once, and each changes "
                            "the book, which updates it again: give it a latency above 0 (--latency-ms), or place only "
                            "when what it looks at has changed, in backtest session 0, game 0 (holdem.0)"),
+    # accepted, and its body never ran; a StopIteration became the runner's RuntimeError, a traceback, exit 1
+    ("Yields", "1", "process_market_book raised TypeError: the game calls a hook as a plain function, so a generator "
+                    "process_market_book (it yields) would never run its body; write def process_market_book "
+                    "without await or yield, in backtest session 0, game 0"),
+    ("Stops", "1", "on_market_open raised RuntimeError: it raised StopIteration('no more'), which ends a generator, "
+                   "not a hook, in backtest session 0, game 0 (holdem.0)"),
+    ("Stops", "2", "on_market_open raised RuntimeError: it raised StopIteration('no more'), which ends a generator, "
+                   "not a hook, in backtest session 0, game 0 (holdem.0)"),
     # and this one for ever at one instant too, told of its own refusals
     ("AnswersRefusals", "1", "on_order_rejected raised StrategyStuck: told of 1,001 refusals at 1767225600000 ms "
                              "without the game's clock moving on: each refusal it answers with an order that is "
@@ -370,7 +387,8 @@ class AnswersItself(Strategy):
                              "(holdem.0)"),
 ], ids=["book", "book-2-workers", "game-end", "bad-place-order", "unbuildable", "unpicklable", "holds-a-handle",
         "sys-exit", "sys-exit-2-workers", "async-hook", "check-answers-none", "check-answers-text",
-        "stuck-at-one-instant", "refused-at-one-instant"])
+        "stuck-at-one-instant", "generator-hook", "stop-iteration", "stop-iteration-2-workers",
+        "refused-at-one-instant"])
 def test_a_strategy_that_raises_during_a_game_is_one_line_naming_the_hook_and_the_game(
     name: str, workers: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -81,16 +81,24 @@ def stuck_at_one_instant(times: int, at_ms: int, latency_ms: int, *,
 
 
 def _guarded(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
-    if inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method):
-        def refused(*args: Any, **kwargs: Any) -> Any:  # called, it would make a coroutine and run none of its body
-            raise _noted(TypeError(f"the game calls a hook as a plain function, so async def {name} would never run "
-                                   f"its body; write def {name}"), name)
+    if inspect.iscoroutinefunction(method) or inspect.isasyncgenfunction(method) or inspect.isgeneratorfunction(
+            method):
+        kind = f"a generator {name} (it yields)" if inspect.isgeneratorfunction(method) else f"async def {name}"
+
+        def refused(*args: Any, **kwargs: Any) -> Any:  # called, it would make a coroutine or a generator and run none
+            # of its body
+            raise _noted(TypeError(f"the game calls a hook as a plain function, so {kind} would never run its body; "
+                                   f"write def {name} without await or yield"), name)
 
         return refused
 
     def hook(*args: Any, **kwargs: Any) -> Any:
         try:
             answer = method(*args, **kwargs)
+        except StopIteration as exc:  # on its way out through a generator of the runner's it would become a
+            # RuntimeError of the runner's, the hook's name lost
+            raise _noted(RuntimeError(f"it raised StopIteration({', '.join(map(repr, exc.args))}), which ends a "
+                                      "generator, not a hook"), name) from None
         except Exception as exc:
             if raising_hook(exc) is None:  # a hook the strategy called itself has noted it already
                 exc.add_note(f"{_NOTE}{name}")
