@@ -73,6 +73,11 @@ class Gateway(Protocol):
 Stamp = tuple[str, int | None]
 
 
+def stamp_of(view: BettorView) -> Stamp:
+    """The market and round of ``view``: what a command sent from it is stamped with."""
+    return view.market_id, None if view.round is None else int(view.round)
+
+
 class Trader:
     """One agent's hands on the exchange: its account, its latency, its commands.
 
@@ -116,8 +121,7 @@ class Trader:
 
     def saw(self, view: BettorView) -> None:
         """Note what the agent has seen: later commands are stamped with this market and round."""
-        self.seen_market = view.market_id
-        self.seen_round = None if view.round is None else int(view.round)
+        self.seen_market, self.seen_round = stamp_of(view)
 
     def when_idle(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once every command sent so far has been delivered (at once if none is in flight)."""

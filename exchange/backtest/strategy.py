@@ -91,7 +91,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.cards import Card
-from exchange.agents.trader import Arrival, Stamp, Trader
+from exchange.agents.trader import Arrival, Stamp, Trader, stamp_of
 from exchange.agents.view import BettorView
 from exchange.backtest.bankroll import Bankroll, BankrollWatch
 from exchange.backtest.instructions import InstructionLog, Sent
@@ -436,8 +436,7 @@ class MarketHandle:
         """This handle's market and the round its view is of: what its orders are sent to and stamped with, whatever
         hook it is used from (a handle kept from an earlier game of a session sent them to the market of the hook
         being run)."""
-        view = self._view
-        return view.market_id, None if view.round is None else int(view.round)
+        return stamp_of(self._view)
 
     def _ticket(self, kind: Instruction, ref: str | None) -> OrderTicket:
         now = self._trader.now()

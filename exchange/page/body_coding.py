@@ -70,7 +70,7 @@ async def body_of(request: web.Request) -> bytes:
 
 def decoded(request: web.Request, body: bytes) -> bytes:
     """``body``, ``request``'s as it came, decoded as :func:`body_of` says."""
-    applied = codings(request.headers.getall(hdrs.CONTENT_ENCODING, ()))
+    applied = codings_of(request)
     limit = request.client_max_size
     try:
         return decode(applied, body, limit=limit)
@@ -102,6 +102,11 @@ def codings(headers: Iterable[str]) -> list[str]:
     """
     named = (part.strip().lower() for field in headers for part in field.split(","))
     return [ALIASES.get(coding, coding) for coding in named if coding not in ("", "identity")]
+
+
+def codings_of(request: web.Request) -> list[str]:
+    """The codings ``request``'s body was sent in, from every ``Content-Encoding`` field (:func:`codings`)."""
+    return codings(request.headers.getall(hdrs.CONTENT_ENCODING, ()))
 
 
 def decode(applied: Sequence[str], body: bytes, *, limit: int) -> bytes:

@@ -46,7 +46,7 @@ from http import HTTPStatus
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
-from aiohttp import hdrs, web
+from aiohttp import web
 from aiohttp.typedefs import Handler
 from multidict import MultiDict, MultiDictProxy
 
@@ -314,7 +314,7 @@ async def read_form(request: web.Request) -> MultiDictProxy[Any]:
     """The form (url-encoded or multipart), or 408 if it does not arrive within the body timeout (413, 400 and 415
     as :func:`read_body`). An encoded form is url-encoded (a multipart one is refused, ``ValueError``), and one of
     another content type is empty, as aiohttp reads them."""
-    if not body_coding.codings(request.headers.getall(hdrs.CONTENT_ENCODING, ())):
+    if not body_coding.codings_of(request):
         return await _arrived(request, request.post)
     body = await read_body(request)
     if request.content_type == "multipart/form-data":

@@ -124,8 +124,7 @@ def check(
     after it has noted what must survive a crash (the journal's rewind): the mark reset is what makes the next
     start see a whole journal.
     """
-    (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
-    last = int(last)
+    last = _last_seq(conn)
     problems = []
     pages = "not checked"
     if check_pages:
@@ -173,8 +172,15 @@ def lost_at_the_end(conn: sqlite3.Connection, path: str) -> str | None:
         mark = read_mark(path)
     except (MarkUnreadable, OSError):  # said by the server's start, which refuses it
         return None
+    last = _last_seq(conn)
+    return tail_lost(mark, last) if mark is not None and mark > last else None
+
+
+def _last_seq(conn: sqlite3.Connection) -> int:
+    """The number of the journal's last committed record (as :func:`exchange.server.journal_read.last_seq`, which
+    imports this module)."""
     (last,) = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM journal").fetchone()
-    return tail_lost(mark, int(last)) if mark is not None and mark > last else None
+    return int(last)
 
 
 def page_problems(conn: sqlite3.Connection) -> str:

@@ -239,11 +239,11 @@ def _bets_voided(g: MarketRecord, s: Stamped, e: BetsVoided) -> None:
         raise RuntimeError(f"market {g.market_id}: BetsVoided says {e.matches} matches, {e.stake} staked, voided by "
                              f"irregularity {len(g.irregularities)}; the record holds {len(pending)} voided since")
     last = g.irregularities[-1]
-    for v in g.voids_pending:
-        last.matches += 1
-        last.stake += v.size
+    last.matches += e.matches
+    last.stake += e.stake
+    for v in pending:
         last.bets.extend(b for b in (v.back_bet_id, v.lay_bet_id) if b not in last.bets)
-    g.voids_pending.clear()
+    pending.clear()
 
 
 def _bets(g: MarketRecord, bets: Iterable[BetResult]) -> None:
